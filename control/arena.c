@@ -1,0 +1,110 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "arena.h"
+
+#define BLOCK_SIZE (64u * 1024)
+
+struct block {
+	struct block *next;
+	size_t size;
+	size_t used;
+	_Alignas(16) unsigned char data[];
+};
+
+struct sy_arena {
+	struct block *head;
+	size_t bytes;
+};
+
+struct sy_arena *
+sy_arena_new(void)
+{
+	return calloc(1, sizeof(struct sy_arena));
+}
+
+static struct block *
+new_block(struct sy_arena *a, size_t size)
+{
+	struct block *b = malloc(sizeof(*b) + size);
+
+	if (b == NULL)
+		return NULL;
+	b->size = size;
+	b->used = 0;
+	b->next = a->head;
+	a->head = b;
+	a->bytes += sizeof(*b) + size;
+	return b;
+}
+
+void *
+sy_arena_alloc(struct sy_arena *a, size_t size)
+{
+	struct block *b = a->head;
+	void *p;
+
+	size = (size + 15) & ~(size_t)15;
+	if (size == 0)
+		size = 16;
+	if (b == NULL || b->size - b->used < size) {
+		/* Big requests get a block of their own, so a 1M-entry array
+		 * does not waste the rest of a normal block. */
+		b = new_block(a, size > BLOCK_SIZE / 4 ? size : BLOCK_SIZE);
+		if (b == NULL)
+			return NULL;
+		if (size > BLOCK_SIZE / 4 && b->next != NULL) {
+			/* Keep filling the previous, partly used block next time. */
+			struct block *big = b;
+
+			a->head = b->next;
+			big->next = a->head->next;
+			a->head->next = big;
+			b = big;
+		}
+	}
+	p = b->data + b->used;
+	b->used += size;
+	memset(p, 0, size);
+	return p;
+}
+
+char *
+sy_arena_strndup(struct sy_arena *a, const char *s, size_t len)
+{
+	char *p = sy_arena_alloc(a, len + 1);
+
+	if (p != NULL) {
+		memcpy(p, s, len);
+		p[len] = '\0';
+	}
+	return p;
+}
+
+char *
+sy_arena_strdup(struct sy_arena *a, const char *s)
+{
+	return sy_arena_strndup(a, s, strlen(s));
+}
+
+size_t
+sy_arena_bytes(const struct sy_arena *a)
+{
+	return a->bytes;
+}
+
+void
+sy_arena_free(struct sy_arena *a)
+{
+	struct block *b, *next;
+
+	if (a == NULL)
+		return;
+	for (b = a->head; b != NULL; b = next) {
+		next = b->next;
+		free(b);
+	}
+	free(a);
+}

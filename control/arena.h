@@ -1,0 +1,22 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * A bump allocator: a generation is built out of one arena and freed with it
+ * in one call, so retiring a generation cannot leak a piece of it.
+ */
+#ifndef SY_ARENA_H
+#define SY_ARENA_H
+
+#include <stddef.h>
+
+struct sy_arena;
+
+struct sy_arena *sy_arena_new(void);
+/* Zeroed, 16-byte aligned memory that lives as long as the arena. NULL on OOM. */
+void *sy_arena_alloc(struct sy_arena *a, size_t size);
+char *sy_arena_strndup(struct sy_arena *a, const char *s, size_t len);
+char *sy_arena_strdup(struct sy_arena *a, const char *s);
+/* Bytes handed out plus block overhead. */
+size_t sy_arena_bytes(const struct sy_arena *a);
+void sy_arena_free(struct sy_arena *a);
+
+#endif

@@ -1,0 +1,404 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * routerd's config file (JSON). Strict: an unknown key is an error, because a
+ * misspelt key silently ignored is how a router ends up serving the wrong thing.
+ * Every error names the key and what was wrong with it.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "sy_config.h"
+
+static int
+fail(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+	return -EINVAL;
+}
+
+static int
+copy_string(json_t *v, const char *key, char *dst, size_t dstlen, char *err, size_t errlen)
+{
+	const char *s;
+
+	if (!json_is_string(v))
+		return fail(err, errlen, "%s: must be a string", key);
+	s = json_string_value(v);
+	if (strlen(s) >= dstlen)
+		return fail(err, errlen, "%s: longer than %zu characters", key, dstlen - 1);
+	strcpy(dst, s);
+	return 0;
+}
+
+static int
+parse_port_number(json_t *v, const char *key, uint16_t *out, char *err, size_t errlen)
+{
+	if (!json_is_integer(v) || json_integer_value(v) < 1 || json_integer_value(v) > 65535)
+		return fail(err, errlen, "%s: must be an integer from 1 to 65535", key);
+	*out = (uint16_t)json_integer_value(v);
+	return 0;
+}
+
+static int
+parse_workers(json_t *v, struct sy_config *cfg, char *err, size_t errlen)
+{
+	size_t i;
+	json_t *e;
+
+	if (json_is_integer(v)) {
+		json_int_t n = json_integer_value(v);
+
+		if (n < 1 || n > SY_MAX_WORKERS)
+			return fail(err, errlen, "workers: count must be from 1 to %d", SY_MAX_WORKERS);
+		cfg->n_workers = (unsigned)n;
+		for (i = 0; i < cfg->n_workers; i++)
+			cfg->worker_lcores[i] = (unsigned)i + 1; /* lcore 0 is the control thread */
+		return 0;
+	}
+	if (!json_is_array(v) || json_array_size(v) == 0 || json_array_size(v) > SY_MAX_WORKERS)
+		return fail(err, errlen, "workers: must be a count or a list of 1 to %d lcore ids",
+			    SY_MAX_WORKERS);
+	json_array_foreach(v, i, e) {
+		size_t j;
+
+		if (!json_is_integer(e) || json_integer_value(e) < 1 ||
+		    json_integer_value(e) >= 128)
+			return fail(err, errlen,
+				    "workers[%zu]: lcore id must be an integer from 1 to 127 "
+				    "(lcore 0 is the control thread)", i);
+		cfg->worker_lcores[i] = (unsigned)json_integer_value(e);
+		for (j = 0; j < i; j++)
+			if (cfg->worker_lcores[j] == cfg->worker_lcores[i])
+				return fail(err, errlen, "workers[%zu]: lcore %u listed twice", i,
+					    cfg->worker_lcores[i]);
+	}
+	cfg->n_workers = (unsigned)json_array_size(v);
+	return 0;
+}
+
+static int
+parse_port(json_t *v, size_t idx, struct sy_config *cfg, char *err, size_t errlen)
+{
+	struct sy_port_config *p = &cfg->ports[idx];
+	const char *key;
+	json_t *val;
+	char where[48];
+	int rc;
+
+	snprintf(where, sizeof(where), "ports[%zu]", idx);
+	if (!json_is_object(v))
+		return fail(err, errlen, "%s: must be an object", where);
+	json_object_foreach(v, key, val) {
+		char k[96];
+
+		snprintf(k, sizeof(k), "%s.%s", where, key);
+		if (strcmp(key, "name") == 0) {
+			rc = copy_string(val, k, p->name, sizeof(p->name), err, errlen);
+		} else if (strcmp(key, "devargs") == 0) {
+			rc = copy_string(val, k, p->devargs, sizeof(p->devargs), err, errlen);
+		} else if (strcmp(key, "pci") == 0) {
+			rc = copy_string(val, k, p->pci, sizeof(p->pci), err, errlen);
+		} else if (strcmp(key, "mtu") == 0) {
+			if (!json_is_integer(val) || json_integer_value(val) < 576 ||
+			    json_integer_value(val) > 9702)
+				return fail(err, errlen, "%s: must be an integer from 576 to 9702", k);
+			p->mtu = (uint16_t)json_integer_value(val);
+			rc = 0;
+		} else if (strcmp(key, "ipv4") == 0) {
+			size_t i;
+			json_t *a;
+
+			if (!json_is_array(val) || json_array_size(val) > SY_MAX_PORT_ADDRS)
+				return fail(err, errlen, "%s: must be a list of at most %d CIDRs", k,
+					    SY_MAX_PORT_ADDRS);
+			json_array_foreach(val, i, a) {
+				struct sy_port_addr *pa = &p->ipv4[i];
+
+				if (!json_is_string(a) ||
+				    sy_prefix_parse(json_string_value(a), &pa->addr, &pa->prefix_len) < 0 ||
+				    pa->addr.family != AF_INET)
+					return fail(err, errlen,
+						    "%s[%zu]: must be an IPv4 address with a prefix length, "
+						    "like \"198.18.0.1/24\"", k, i);
+			}
+			p->n_ipv4 = (unsigned)json_array_size(val);
+			rc = 0;
+		} else {
+			return fail(err, errlen, "%s: unknown key (known: name, devargs, pci, ipv4, mtu)", k);
+		}
+		if (rc < 0)
+			return rc;
+	}
+	if (p->name[0] == '\0')
+		return fail(err, errlen, "%s.name: required", where);
+	if ((p->devargs[0] == '\0') == (p->pci[0] == '\0'))
+		return fail(err, errlen, "%s: exactly one of devargs (a vdev) or pci (a NIC) is required",
+			    where);
+	if (sy_config_port_index(cfg, p->name) != -1)
+		return fail(err, errlen, "%s.name: port \"%s\" is defined twice", where, p->name);
+	return 0;
+}
+
+static int
+parse_route(json_t *v, size_t idx, struct sy_config *cfg, char *err, size_t errlen)
+{
+	struct sy_static_route *r = &cfg->routes[idx];
+	json_t *prefix = json_object_get(v, "prefix");
+	json_t *via = json_object_get(v, "via");
+	json_t *port = json_object_get(v, "port");
+	const char *key;
+	json_t *val;
+	int pi;
+
+	if (!json_is_object(v))
+		return fail(err, errlen, "routes[%zu]: must be an object", idx);
+	json_object_foreach(v, key, val)
+		if (strcmp(key, "prefix") && strcmp(key, "via") && strcmp(key, "port"))
+			return fail(err, errlen, "routes[%zu].%s: unknown key (known: prefix, via, port)",
+				    idx, key);
+	if (!json_is_string(prefix) ||
+	    sy_prefix_parse(json_string_value(prefix), &r->prefix, &r->prefix_len) < 0)
+		return fail(err, errlen, "routes[%zu].prefix: must be a CIDR like \"198.19.0.0/16\"", idx);
+	if (via != NULL && (!json_is_string(via) || sy_addr_parse(json_string_value(via), &r->via) < 0 ||
+			    r->via.family != r->prefix.family))
+		return fail(err, errlen, "routes[%zu].via: must be an address of the prefix's family", idx);
+	if (!json_is_string(port))
+		return fail(err, errlen, "routes[%zu].port: required, the name of a port", idx);
+	pi = sy_config_port_index(cfg, json_string_value(port));
+	if (pi < 0)
+		return fail(err, errlen, "routes[%zu].port: no port named \"%s\"", idx,
+			    json_string_value(port));
+	r->port = (unsigned)pi;
+	return 0;
+}
+
+static int
+parse_listen(json_t *v, struct sy_config *cfg, char *err, size_t errlen)
+{
+	const char *key;
+	json_t *val;
+	int rc = 0;
+
+	if (!json_is_object(v))
+		return fail(err, errlen, "listen: must be an object");
+	json_object_foreach(v, key, val) {
+		if (strcmp(key, "http") == 0) {
+			rc = parse_port_number(val, "listen.http", &cfg->http_port, err, errlen);
+		} else if (strcmp(key, "https") == 0) {
+			rc = parse_port_number(val, "listen.https", &cfg->https_port, err, errlen);
+		} else if (strcmp(key, "addresses") == 0) {
+			size_t i;
+			json_t *a;
+
+			if (!json_is_array(val) || json_array_size(val) > SY_MAX_LISTEN)
+				return fail(err, errlen, "listen.addresses: must be a list of at most %d addresses",
+					    SY_MAX_LISTEN);
+			json_array_foreach(val, i, a)
+				if (!json_is_string(a) || sy_addr_parse(json_string_value(a), &cfg->listen[i]) < 0)
+					return fail(err, errlen, "listen.addresses[%zu]: not an IP address", i);
+			cfg->n_listen = (unsigned)json_array_size(val);
+		} else {
+			return fail(err, errlen, "listen.%s: unknown key (known: addresses, http, https)", key);
+		}
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
+static int
+parse_top(json_t *root, struct sy_config *cfg, char *err, size_t errlen)
+{
+	const char *key;
+	json_t *val;
+	json_t *ports, *routes;
+	size_t i;
+	int rc = 0;
+
+	if (!json_is_object(root))
+		return fail(err, errlen, "the config must be a JSON object");
+	/* Ports first: static routes refer to them by name. */
+	ports = json_object_get(root, "ports");
+	if (ports != NULL) {
+		json_t *p;
+
+		if (!json_is_array(ports) || json_array_size(ports) > SY_MAX_PORTS)
+			return fail(err, errlen, "ports: must be a list of at most %d ports", SY_MAX_PORTS);
+		json_array_foreach(ports, i, p) {
+			if ((rc = parse_port(p, i, cfg, err, errlen)) < 0)
+				return rc;
+			cfg->n_ports++;
+		}
+	}
+	json_object_foreach(root, key, val) {
+		if (strcmp(key, "ports") == 0) {
+			continue;
+		} else if (strcmp(key, "workers") == 0) {
+			rc = parse_workers(val, cfg, err, errlen);
+		} else if (strcmp(key, "idle") == 0) {
+			if (json_is_string(val) && strcmp(json_string_value(val), "busy") == 0)
+				cfg->idle = SY_IDLE_BUSY;
+			else if (json_is_string(val) && strcmp(json_string_value(val), "adaptive") == 0)
+				cfg->idle = SY_IDLE_ADAPTIVE;
+			else
+				return fail(err, errlen, "idle: must be \"busy\" or \"adaptive\"");
+		} else if (strcmp(key, "eal") == 0) {
+			json_t *a;
+
+			if (!json_is_array(val) || json_array_size(val) > SY_MAX_EAL_ARGS)
+				return fail(err, errlen, "eal: must be a list of at most %d strings",
+					    SY_MAX_EAL_ARGS);
+			json_array_foreach(val, i, a) {
+				if (!json_is_string(a))
+					return fail(err, errlen, "eal[%zu]: must be a string", i);
+				cfg->eal_args[cfg->n_eal_args++] = strdup(json_string_value(a));
+			}
+		} else if (strcmp(key, "control_socket") == 0) {
+			rc = copy_string(val, key, cfg->control_socket, sizeof(cfg->control_socket), err,
+					 errlen);
+		} else if (strcmp(key, "state_dir") == 0) {
+			rc = copy_string(val, key, cfg->state_dir, sizeof(cfg->state_dir), err, errlen);
+		} else if (strcmp(key, "routes") == 0) {
+			continue; /* after the loop: needs every port */
+		} else if (strcmp(key, "listen") == 0) {
+			rc = parse_listen(val, cfg, err, errlen);
+		} else if (strcmp(key, "routing_subdomain") == 0) {
+			rc = copy_string(val, key, cfg->routing_subdomain, sizeof(cfg->routing_subdomain),
+					 err, errlen);
+		} else if (strcmp(key, "router_name") == 0) {
+			rc = copy_string(val, key, cfg->router_name, sizeof(cfg->router_name), err, errlen);
+		} else if (strcmp(key, "no_route_status") == 0) {
+			if (!json_is_integer(val) ||
+			    (json_integer_value(val) != 503 && json_integer_value(val) != 404))
+				return fail(err, errlen, "no_route_status: must be 503 or 404");
+			cfg->no_route_status = (uint16_t)json_integer_value(val);
+		} else {
+			return fail(err, errlen,
+				    "%s: unknown key (known: workers, idle, eal, control_socket, state_dir, "
+				    "ports, routes, listen, routing_subdomain, router_name, no_route_status)",
+				    key);
+		}
+		if (rc < 0)
+			return rc;
+	}
+	routes = json_object_get(root, "routes");
+	if (routes != NULL) {
+		json_t *r;
+
+		if (!json_is_array(routes) || json_array_size(routes) > SY_MAX_STATIC_ROUTES)
+			return fail(err, errlen, "routes: must be a list of at most %d routes",
+				    SY_MAX_STATIC_ROUTES);
+		json_array_foreach(routes, i, r) {
+			if ((rc = parse_route(r, i, cfg, err, errlen)) < 0)
+				return rc;
+			cfg->n_routes++;
+		}
+	}
+	return 0;
+}
+
+static void
+set_defaults(struct sy_config *cfg)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->n_workers = 1;
+	cfg->worker_lcores[0] = 1;
+	cfg->idle = SY_IDLE_BUSY;
+	strcpy(cfg->control_socket, "/run/switchyard/routerd.sock");
+	strcpy(cfg->state_dir, "/var/lib/switchyard");
+	cfg->http_port = 80;
+	cfg->https_port = 443;
+	strcpy(cfg->routing_subdomain, "apps.switchyard.local");
+	strcpy(cfg->router_name, "default");
+	cfg->no_route_status = 503;
+}
+
+int
+sy_config_parse(const char *text, struct sy_config *cfg, char *err, size_t errlen)
+{
+	json_error_t jerr;
+	json_t *root;
+	int rc;
+
+	set_defaults(cfg);
+	root = json_loads(text, JSON_REJECT_DUPLICATES, &jerr);
+	if (root == NULL)
+		return fail(err, errlen, "line %d column %d: %s", jerr.line, jerr.column, jerr.text);
+	rc = parse_top(root, cfg, err, errlen);
+	json_decref(root);
+	if (rc < 0)
+		sy_config_free(cfg);
+	return rc;
+}
+
+int
+sy_config_load(const char *path, struct sy_config *cfg, char *err, size_t errlen)
+{
+	char inner[400];
+	FILE *f = fopen(path, "r");
+	char *text;
+	long n;
+	int rc;
+
+	if (f == NULL)
+		return fail(err, errlen, "%s: %s", path, strerror(errno));
+	if (fseek(f, 0, SEEK_END) != 0 || (n = ftell(f)) < 0 || n > (1 << 24) ||
+	    fseek(f, 0, SEEK_SET) != 0) {
+		fclose(f);
+		return fail(err, errlen, "%s: cannot read (or larger than 16 MiB)", path);
+	}
+	text = malloc((size_t)n + 1);
+	if (text == NULL || fread(text, 1, (size_t)n, f) != (size_t)n) {
+		free(text);
+		fclose(f);
+		return fail(err, errlen, "%s: read failed", path);
+	}
+	text[n] = '\0';
+	fclose(f);
+	rc = sy_config_parse(text, cfg, inner, sizeof(inner));
+	free(text);
+	if (rc < 0)
+		return fail(err, errlen, "%s: %s", path, inner);
+	return 0;
+}
+
+void
+sy_config_free(struct sy_config *cfg)
+{
+	unsigned i;
+
+	for (i = 0; i < cfg->n_eal_args; i++)
+		free(cfg->eal_args[i]);
+	cfg->n_eal_args = 0;
+}
+
+int
+sy_config_port_index(const struct sy_config *cfg, const char *name)
+{
+	unsigned i;
+
+	for (i = 0; i < cfg->n_ports; i++)
+		if (strcmp(cfg->ports[i].name, name) == 0)
+			return (int)i;
+	return -1;
+}
+
+bool
+sy_config_has_pci(const struct sy_config *cfg)
+{
+	unsigned i;
+
+	for (i = 0; i < cfg->n_ports; i++)
+		if (cfg->ports[i].pci[0] != '\0')
+			return true;
+	return false;
+}

@@ -1,0 +1,131 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "eal_args.h"
+
+static int
+push(struct sy_eal_args *a, const char *s)
+{
+	if (a->argc >= SY_EAL_ARGV_MAX)
+		return -E2BIG;
+	a->argv[a->argc] = strdup(s);
+	if (a->argv[a->argc] == NULL)
+		return -ENOMEM;
+	a->argc++;
+	a->argv[a->argc] = NULL;
+	return 0;
+}
+
+static bool
+user_has(const struct sy_config *cfg, const char *prefix)
+{
+	unsigned i;
+
+	for (i = 0; i < cfg->n_eal_args; i++)
+		if (strncmp(cfg->eal_args[i], prefix, strlen(prefix)) == 0)
+			return true;
+	return false;
+}
+
+long
+sy_free_hugepages(void)
+{
+	FILE *f = fopen("/proc/meminfo", "r");
+	char line[256];
+	long n = 0;
+
+	if (f == NULL)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "HugePages_Free: %ld", &n) == 1)
+			break;
+	fclose(f);
+	return n;
+}
+
+int
+sy_eal_args_build(const struct sy_config *cfg, struct sy_eal_args *a, long free_hugepages,
+		  unsigned ncpus)
+{
+	char buf[512];
+	size_t off;
+	unsigned i;
+	int rc = 0;
+
+	memset(a, 0, sizeof(*a));
+	if (ncpus == 0) {
+		long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+		ncpus = n > 0 ? (unsigned)n : 1;
+	}
+	rc |= push(a, "routerd");
+	if (!user_has(cfg, "--lcores") && !user_has(cfg, "-l")) {
+		/* lcore 0 (control) on CPU 0; workers spread over the CPUs that
+		 * exist, so more workers than CPUs still runs (DESIGN.md 8). */
+		off = (size_t)snprintf(buf, sizeof(buf), "0@0");
+		for (i = 0; i < cfg->n_workers && off < sizeof(buf); i++)
+			off += (size_t)snprintf(buf + off, sizeof(buf) - off, ",%u@%u",
+						cfg->worker_lcores[i],
+						ncpus > 1 ? 1 + (cfg->worker_lcores[i] - 1) % (ncpus - 1) : 0);
+		rc |= push(a, "--lcores");
+		rc |= push(a, buf);
+	}
+	if (!user_has(cfg, "--file-prefix")) {
+		snprintf(buf, sizeof(buf), "sy-routerd-%ld", (long)getpid());
+		rc |= push(a, "--file-prefix");
+		rc |= push(a, buf);
+	}
+	if (!sy_config_has_pci(cfg))
+		rc |= push(a, "--no-pci");
+	if (free_hugepages < 0)
+		free_hugepages = sy_free_hugepages();
+	if (free_hugepages == 0 && !user_has(cfg, "--no-huge")) {
+		rc |= push(a, "--no-huge");
+		if (!user_has(cfg, "-m") && !user_has(cfg, "--socket-mem")) {
+			rc |= push(a, "-m");
+			rc |= push(a, "512");
+		}
+	} else if (!user_has(cfg, "--in-memory") && !user_has(cfg, "--no-huge")) {
+		/* Hugepages without files left behind (--no-huge is legacy
+		 * memory, which --in-memory does not go with). */
+		rc |= push(a, "--in-memory");
+	}
+	for (i = 0; i < cfg->n_ports; i++) {
+		const struct sy_port_config *p = &cfg->ports[i];
+
+		if (p->pci[0] != '\0') {
+			rc |= push(a, "-a");
+			rc |= push(a, p->pci);
+			continue;
+		}
+		/* net_af_packet serves one queue pair unless told otherwise; each
+		 * worker needs its own. */
+		if (strncmp(p->devargs, "net_af_packet", 13) == 0 && strstr(p->devargs, "qpairs=") == NULL)
+			snprintf(buf, sizeof(buf), "%s,qpairs=%u", p->devargs, cfg->n_workers);
+		else
+			snprintf(buf, sizeof(buf), "%s", p->devargs);
+		rc |= push(a, "--vdev");
+		rc |= push(a, buf);
+	}
+	for (i = 0; i < cfg->n_eal_args; i++)
+		rc |= push(a, cfg->eal_args[i]);
+	if (rc != 0) {
+		sy_eal_args_free(a);
+		return -E2BIG;
+	}
+	return 0;
+}
+
+void
+sy_eal_args_free(struct sy_eal_args *a)
+{
+	int i;
+
+	for (i = 0; i < a->argc; i++)
+		free(a->argv[i]);
+	a->argc = 0;
+}

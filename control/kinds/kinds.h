@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Resource kinds. Each kind is one file in control/kinds/ that fills in a
+ * struct sy_kind: its names (as kubectl spells them), the apiVersions it is
+ * applied with, and its validation. Compilation into the generation reads the
+ * stored objects by kind (control/compile.c).
+ */
+#ifndef SY_KINDS_H
+#define SY_KINDS_H
+
+#include <stdbool.h>
+
+#include <jansson.h>
+
+#include "errors.h"
+
+struct sy_kind {
+	const char *kind;                 /* canonical, e.g. "Route" */
+	const char *group;                /* "" for the core group */
+	const char *const *api_versions;  /* NULL-terminated, accepted on apply */
+	const char *const *names;         /* NULL-terminated lower-case aliases for get/delete */
+	/* Check one object; add errors naming fields (JSON paths) to errs.
+	 * `who` is "Kind namespace/name" for messages. Returns 0 or -1. */
+	int (*validate)(const json_t *obj, const char *who, struct sy_errors *errs);
+};
+
+extern const struct sy_kind sy_kind_service;
+extern const struct sy_kind sy_kind_endpoints;
+extern const struct sy_kind sy_kind_route;
+
+/* Every kind this router knows, NULL-terminated. */
+extern const struct sy_kind *const sy_kinds[];
+
+/* The kind an object is applied as, by apiVersion + kind. NULL if unknown. */
+const struct sy_kind *sy_kind_for_object(const char *api_version, const char *kind);
+/* The kind a user names on the command line ("route", "routes",
+ * "routes.route.openshift.io", "svc", "Route"...). NULL if unknown. */
+const struct sy_kind *sy_kind_by_name(const char *name);
+
+/* Helpers the kinds share for validating DNS names and fields. */
+bool sy_dns1123_label(const char *s, size_t len);
+bool sy_dns1123_subdomain(const char *s);
+
+#endif

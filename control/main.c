@@ -1,0 +1,207 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * routerd: the router. The main lcore is the control thread (config, control
+ * socket, journal, compile, publish, reclaim); every other lcore is a polling
+ * worker (dataplane/). See DESIGN.md sections 1-3.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <unistd.h>
+
+#include <rte_eal.h>
+#include <rte_errno.h>
+#include <rte_lcore.h>
+#include <rte_log.h>
+
+#include "compile.h"
+#include "eal_args.h"
+#include "router.h"
+#include "server.h"
+#include "sy_dataplane.h"
+
+static void
+usage(FILE *f)
+{
+	fprintf(f,
+		"usage: routerd [-c CONFIG.json] [--check]\n"
+		"  -c FILE   routerd's configuration (JSON, see README.md); without it the\n"
+		"            built-in defaults: no ports, socket /run/switchyard/routerd.sock\n"
+		"  --check   parse the configuration, print the EAL arguments, and exit\n");
+}
+
+static void
+free_generation(struct sy_generation *g)
+{
+	sy_generation_free(g);
+}
+
+/* The control thread's loop: control socket, signals, reclaiming retired
+ * generations. Returns when SIGINT or SIGTERM arrives. */
+static void
+control_loop(struct sy_router *r, struct sy_server *srv, int sigfd)
+{
+	struct pollfd pfds[SY_SERVER_MAX_CLIENTS + 2];
+
+	for (;;) {
+		unsigned n = sy_server_pollfds(srv, pfds + 1, SY_SERVER_MAX_CLIENTS + 1);
+		/* Poll often while old generations wait for the workers. */
+		int timeout = r->slot.n_retired ? 10 : 1000;
+		int rc;
+
+		pfds[0] = (struct pollfd){ .fd = sigfd, .events = POLLIN };
+		rc = poll(pfds, n + 1, timeout);
+		if (rc < 0 && errno != EINTR) {
+			RTE_LOG(ERR, USER1, "poll: %s\n", strerror(errno));
+			return;
+		}
+		if (rc > 0 && (pfds[0].revents & POLLIN)) {
+			struct signalfd_siginfo si;
+
+			if (read(sigfd, &si, sizeof(si)) == sizeof(si)) {
+				RTE_LOG(NOTICE, USER1, "signal %u: shutting down\n", si.ssi_signo);
+				return;
+			}
+		}
+		if (rc > 0)
+			sy_server_handle(srv, r, pfds + 1, n);
+		sy_gen_reclaim(&r->slot);
+	}
+}
+
+int
+main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "config", required_argument, NULL, 'c' },
+		{ "check", no_argument, NULL, 'k' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	static struct sy_router router;
+	struct sy_router *r = &router;
+	struct sy_server srv = { .listen_fd = -1 };
+	struct sy_eal_args eal;
+	char *eal_argv[SY_EAL_ARGV_MAX + 1];
+	const char *config_path = NULL;
+	bool check = false;
+	char err[512];
+	sigset_t sigs;
+	int opt, rc, sigfd, i, exit_code = 1;
+
+	while ((opt = getopt_long(argc, argv, "c:h", longopts, NULL)) != -1) {
+		switch (opt) {
+		case 'c':
+			config_path = optarg;
+			break;
+		case 'k':
+			check = true;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (optind != argc) {
+		usage(stderr);
+		return 2;
+	}
+	rc = config_path ? sy_config_load(config_path, &r->cfg, err, sizeof(err))
+			 : sy_config_parse("{}", &r->cfg, err, sizeof(err));
+	if (rc < 0) {
+		fprintf(stderr, "routerd: config: %s\n", err);
+		return 2;
+	}
+	if (sy_eal_args_build(&r->cfg, &eal, -1, 0) < 0) {
+		fprintf(stderr, "routerd: too many EAL arguments\n");
+		return 2;
+	}
+	if (check) {
+		for (i = 0; i < eal.argc; i++)
+			printf("%s%s", i ? " " : "", eal.argv[i]);
+		printf("\n");
+		sy_eal_args_free(&eal);
+		sy_config_free(&r->cfg);
+		return 0;
+	}
+
+	/* Block the signals before EAL starts its threads, so they inherit the
+	 * mask and only the control thread sees SIGINT/SIGTERM (via signalfd). */
+	sigemptyset(&sigs);
+	sigaddset(&sigs, SIGINT);
+	sigaddset(&sigs, SIGTERM);
+	pthread_sigmask(SIG_BLOCK, &sigs, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	sigfd = signalfd(-1, &sigs, SFD_CLOEXEC);
+
+	/* rte_eal_init may permute its argv: give it a copy of the pointers. */
+	memcpy(eal_argv, eal.argv, sizeof(eal_argv));
+	if (rte_eal_init(eal.argc, eal_argv) < 0) {
+		fprintf(stderr, "routerd: EAL init failed: %s\n", rte_strerror(rte_errno));
+		sy_eal_args_free(&eal);
+		sy_config_free(&r->cfg);
+		return 1;
+	}
+	for (i = 0; i < (int)r->cfg.n_workers; i++)
+		if (!rte_lcore_is_enabled(r->cfg.worker_lcores[i]) ||
+		    r->cfg.worker_lcores[i] == rte_get_main_lcore()) {
+			fprintf(stderr, "routerd: workers: lcore %u is not a worker lcore of this EAL\n",
+				r->cfg.worker_lcores[i]);
+			goto out_eal;
+		}
+
+	if (sy_gen_slot_init(&r->slot, r->cfg.n_workers, free_generation) < 0) {
+		fprintf(stderr, "routerd: cannot allocate the RCU state\n");
+		goto out_eal;
+	}
+	if (sy_router_load(r, err, sizeof(err)) < 0) {
+		fprintf(stderr, "routerd: %s\n", err);
+		goto out_slot;
+	}
+	if (sy_dp_init(&r->cfg, &r->slot, err, sizeof(err)) < 0) {
+		fprintf(stderr, "routerd: dataplane: %s\n", err);
+		goto out_router;
+	}
+	rc = sy_server_open(&srv, r->cfg.control_socket);
+	if (rc < 0) {
+		fprintf(stderr, "routerd: control socket %s: %s\n", r->cfg.control_socket, strerror(-rc));
+		sy_dp_stop();
+		goto out_router;
+	}
+	if (sy_dp_start() < 0) {
+		fprintf(stderr, "routerd: cannot start the workers\n");
+		sy_dp_stop();
+		goto out_server;
+	}
+	r->dataplane_up = true;
+	RTE_LOG(NOTICE, USER1, "routerd up: %u worker(s), %u port(s), generation %lu, control %s\n",
+		r->cfg.n_workers, r->cfg.n_ports, (unsigned long)r->gen_id, r->cfg.control_socket);
+
+	control_loop(r, &srv, sigfd);
+	exit_code = 0;
+
+	r->dataplane_up = false;
+	sy_dp_stop();
+out_server:
+	sy_server_close(&srv);
+out_router:
+	sy_router_fini(r);
+out_slot:
+	sy_gen_slot_fini(&r->slot);
+out_eal:
+	rte_eal_cleanup();
+	sy_eal_args_free(&eal);
+	sy_config_free(&r->cfg);
+	if (sigfd >= 0)
+		close(sigfd);
+	return exit_code;
+}

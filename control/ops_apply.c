@@ -1,0 +1,359 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * apply and delete: the only ops that change state. Both are all or nothing:
+ * every object is validated first; then the change is journaled (fsync) and
+ * only then does the store change and a new generation get published. A
+ * rejected request leaves the store, the journal and the live generation as
+ * they were.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <rte_log.h>
+
+#include "kinds/kinds.h"
+#include "router.h"
+
+/* One object of an apply, decoded. */
+struct staged {
+	const struct sy_kind *kind;
+	const char *ns;
+	const char *name;
+	json_t *obj; /* clean copy to store, owned */
+	const char *action;
+	char who[400];
+};
+
+static bool
+is_rfc3339(const char *s)
+{
+	struct tm tm;
+	const char *end;
+
+	memset(&tm, 0, sizeof(tm));
+	end = strptime(s, "%Y-%m-%dT%H:%M:%S", &tm);
+	if (end == NULL)
+		return false;
+	if (*end == '.') /* fractional seconds */
+		for (end++; *end >= '0' && *end <= '9'; end++)
+			;
+	return strcmp(end, "Z") == 0 || ((end[0] == '+' || end[0] == '-') && strlen(end) == 6);
+}
+
+/* Decode the identity of objects[i]; add errors naming what is wrong. */
+static int
+decode_one(const json_t *o, size_t i, struct staged *s, struct sy_errors *errs)
+{
+	const char *api = json_string_value(json_object_get(o, "apiVersion"));
+	const char *kind = json_string_value(json_object_get(o, "kind"));
+	const json_t *md = json_object_get(o, "metadata");
+	const json_t *ns = json_object_get(md, "namespace");
+	const json_t *name = json_object_get(md, "name");
+	const json_t *ts = json_object_get(md, "creationTimestamp");
+	const json_t *uid = json_object_get(md, "uid");
+	char where[48];
+
+	snprintf(where, sizeof(where), "objects[%zu]", i);
+	if (!json_is_object(o))
+		return sy_err_add(errs, "bad_request", where, NULL, "must be a JSON object");
+	if (api == NULL)
+		return sy_err_add(errs, "invalid", where, "apiVersion", "required");
+	if (kind == NULL)
+		return sy_err_add(errs, "invalid", where, "kind", "required");
+	if (!json_is_object(md))
+		return sy_err_add(errs, "invalid", where, "metadata", "required (with a name)");
+	if (!json_is_string(name) || json_string_length(name) == 0)
+		return sy_err_add(errs, "invalid", where, "metadata.name", "required");
+	if (ns != NULL && (!json_is_string(ns) || json_string_length(ns) == 0))
+		return sy_err_add(errs, "invalid", where, "metadata.namespace",
+				  "must be a non-empty string (omit it for \"default\")");
+	s->name = json_string_value(name);
+	s->ns = ns ? json_string_value(ns) : "default";
+	snprintf(s->who, sizeof(s->who), "%s %s/%s", kind, s->ns, s->name);
+	s->kind = sy_kind_for_object(api, kind);
+	if (s->kind == NULL) {
+		const struct sy_kind *const *k;
+		char known[512] = "";
+
+		for (k = sy_kinds; *k; k++)
+			snprintf(known + strlen(known), sizeof(known) - strlen(known), "%s%s %s",
+				 k == sy_kinds ? "" : ", ", (*k)->api_versions[0], (*k)->kind);
+		return sy_err_add(errs, "unknown_kind", s->who, "kind",
+				  "no kind \"%s\" in apiVersion \"%s\" (known: %s)", kind, api, known);
+	}
+	if (!sy_dns1123_subdomain(s->name))
+		return sy_err_add(errs, "invalid", s->who, "metadata.name",
+				  "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric "
+				  "characters, '-' or '.', and must start and end with an alphanumeric "
+				  "character");
+	if (!sy_dns1123_label(s->ns, strlen(s->ns)))
+		return sy_err_add(errs, "invalid", s->who, "metadata.namespace",
+				  "must be a lowercase RFC 1123 label of at most 63 characters");
+	if (ts != NULL && (!json_is_string(ts) || !is_rfc3339(json_string_value(ts))))
+		return sy_err_add(errs, "invalid", s->who, "metadata.creationTimestamp",
+				  "must be an RFC 3339 time like \"2026-01-02T03:04:05Z\"");
+	if (uid != NULL && (!json_is_string(uid) || json_string_length(uid) == 0 ||
+			    json_string_length(uid) >= 40))
+		return sy_err_add(errs, "invalid", s->who, "metadata.uid",
+				  "must be a non-empty string of at most 39 characters");
+	return s->kind->validate(o, s->who, errs);
+}
+
+/*
+ * What gets stored: the object as applied minus status (ours is computed),
+ * with namespace, creationTimestamp and uid filled in. Age is never reset: an
+ * existing object keeps its own; a new one keeps what it was given (objects
+ * imported from a cluster keep their age) or gets now.
+ */
+static json_t *
+clean_copy(const json_t *o, const struct staged *s, const struct sy_object *existing,
+	   const char *now)
+{
+	json_t *c = json_deep_copy(o);
+	json_t *md = json_object_get(c, "metadata");
+	const char *ts = json_string_value(json_object_get(md, "creationTimestamp"));
+	const char *uid = json_string_value(json_object_get(md, "uid"));
+	char newuid[40];
+
+	json_object_del(c, "status");
+	json_object_del(md, "resourceVersion");
+	json_object_del(md, "generation");
+	json_object_del(md, "managedFields");
+	json_object_set_new(md, "namespace", json_string(s->ns));
+	if (existing != NULL) {
+		ts = existing->created;
+		uid = existing->uid;
+	}
+	if (uid == NULL) {
+		sy_new_uid(newuid, sizeof(newuid));
+		uid = newuid;
+	}
+	json_object_set_new(md, "creationTimestamp", json_string(ts ? ts : now));
+	json_object_set_new(md, "uid", json_string(uid));
+	return c;
+}
+
+static struct sy_object *
+object_from_stored(const struct sy_kind *kind, json_t *obj)
+{
+	const json_t *md = json_object_get(obj, "metadata");
+
+	return sy_object_new(kind, json_string_value(json_object_get(md, "namespace")),
+			     json_string_value(json_object_get(md, "name")), obj,
+			     json_string_value(json_object_get(md, "creationTimestamp")),
+			     json_string_value(json_object_get(md, "uid")));
+}
+
+/* Put stored-form objects into the store; old versions keep their status so
+ * condition transition times survive an update. */
+static int
+commit_objects(struct sy_router *r, const struct sy_kind *const *kinds, json_t *const *objs,
+	       size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		struct sy_object *o = object_from_stored(kinds[i], objs[i]);
+		struct sy_object *old;
+
+		if (o == NULL)
+			return -ENOMEM;
+		old = sy_store_put(&r->store, o);
+		if (old != NULL) {
+			o->status = json_incref(old->status);
+			sy_object_free(old);
+		}
+	}
+	return 0;
+}
+
+json_t *
+sy_ops_apply(struct sy_router *r, const json_t *req)
+{
+	const json_t *objects = json_object_get(req, "objects");
+	struct sy_errors errs = { NULL };
+	struct staged *st;
+	size_t n, i, j, changed = 0;
+	char now[32];
+	json_t *results, *rec, *reply;
+	int rc;
+
+	if (!json_is_array(objects))
+		return sy_err_reply1("bad_request", NULL, "objects", "apply needs \"objects\": a list");
+	n = json_array_size(objects);
+	if (n == 0)
+		return sy_err_reply1("bad_request", NULL, "objects", "nothing to apply: the list is empty");
+	st = calloc(n, sizeof(*st));
+	if (st == NULL)
+		return sy_err_reply1("internal", NULL, NULL, "out of memory");
+	sy_now_rfc3339(now, sizeof(now));
+	for (i = 0; i < n; i++) {
+		if (decode_one(json_array_get(objects, i), i, &st[i], &errs) < 0 || st[i].kind == NULL)
+			continue;
+		for (j = 0; j < i; j++)
+			if (st[j].kind == st[i].kind && strcmp(st[j].ns, st[i].ns) == 0 &&
+			    strcmp(st[j].name, st[i].name) == 0) {
+				sy_err_add(&errs, "duplicate", st[i].who, "metadata.name",
+					   "objects[%zu] and objects[%zu] are the same object; apply "
+					   "each object once",
+					   j, i);
+				break;
+			}
+	}
+	if (sy_err_count(&errs) > 0) {
+		free(st);
+		return sy_err_reply(&errs);
+	}
+	results = json_array();
+	rec = json_pack("{s:s, s:s, s:[]}", "op", "apply", "time", now, "objects");
+	for (i = 0; i < n; i++) {
+		struct sy_object *ex = sy_store_find(&r->store, st[i].kind, st[i].ns, st[i].name);
+
+		st[i].obj = clean_copy(json_array_get(objects, i), &st[i], ex, now);
+		if (ex == NULL)
+			st[i].action = "created";
+		else if (json_equal(ex->obj, st[i].obj))
+			st[i].action = "unchanged";
+		else
+			st[i].action = "configured";
+		if (strcmp(st[i].action, "unchanged") != 0) {
+			json_array_append(json_object_get(rec, "objects"), st[i].obj);
+			changed++;
+		}
+		json_array_append_new(results, json_pack("{s:s, s:s, s:s, s:s}", "kind",
+							 st[i].kind->kind, "namespace", st[i].ns,
+							 "name", st[i].name, "action", st[i].action));
+	}
+	reply = NULL;
+	if (changed > 0) {
+		rc = sy_journal_append(&r->journal, rec);
+		if (rc < 0) {
+			reply = sy_err_reply1("internal", NULL, NULL,
+					      "cannot write the journal %s: %s; nothing was changed",
+					      r->journal.path, strerror(-rc));
+		} else {
+			const struct sy_kind **kinds = calloc(n, sizeof(*kinds));
+			json_t **objs = calloc(n, sizeof(*objs));
+			size_t k = 0;
+
+			for (i = 0; kinds && objs && i < n; i++)
+				if (strcmp(st[i].action, "unchanged") != 0) {
+					kinds[k] = st[i].kind;
+					objs[k++] = st[i].obj;
+				}
+			if (kinds == NULL || objs == NULL || commit_objects(r, kinds, objs, k) < 0)
+				RTE_LOG(ERR, USER1, "apply: out of memory committing objects\n");
+			free(kinds);
+			free(objs);
+			sy_router_recompile(r);
+		}
+	}
+	if (reply == NULL)
+		reply = json_pack("{s:b, s:I, s:O}", "ok", 1, "generation", (json_int_t)r->gen_id,
+				  "results", results);
+	for (i = 0; i < n; i++)
+		json_decref(st[i].obj);
+	free(st);
+	json_decref(results);
+	json_decref(rec);
+	return reply;
+}
+
+/* kind/namespace/name of a get or delete. Returns the kind or NULL with a reply. */
+const struct sy_kind *
+sy_ops_request_kind(const json_t *req, json_t **reply)
+{
+	const char *k = json_string_value(json_object_get(req, "kind"));
+	const struct sy_kind *kind;
+	const struct sy_kind *const *it;
+	char known[512] = "";
+
+	if (k == NULL) {
+		*reply = sy_err_reply1("bad_request", NULL, "kind", "\"kind\" is required");
+		return NULL;
+	}
+	kind = sy_kind_by_name(k);
+	if (kind != NULL)
+		return kind;
+	for (it = sy_kinds; *it; it++)
+		snprintf(known + strlen(known), sizeof(known) - strlen(known), "%s%s",
+			 it == sy_kinds ? "" : ", ", (*it)->names[1]);
+	*reply = sy_err_reply1("unknown_kind", NULL, "kind",
+			       "the server doesn't have a resource type \"%s\" (known: %s)", k, known);
+	return NULL;
+}
+
+json_t *
+sy_ops_delete(struct sy_router *r, const json_t *req)
+{
+	json_t *reply = NULL;
+	const struct sy_kind *kind = sy_ops_request_kind(req, &reply);
+	const char *ns = json_string_value(json_object_get(req, "namespace"));
+	const char *name = json_string_value(json_object_get(req, "name"));
+	struct sy_object *o;
+	json_t *rec;
+	char now[32];
+	int rc;
+
+	if (kind == NULL)
+		return reply;
+	if (name == NULL)
+		return sy_err_reply1("bad_request", NULL, "name", "delete needs \"name\"");
+	if (ns == NULL)
+		ns = "default";
+	if (sy_store_find(&r->store, kind, ns, name) == NULL)
+		return sy_err_reply1("not_found", NULL, "name", "%s \"%s\" not found in namespace \"%s\"",
+				     kind->kind, name, ns);
+	sy_now_rfc3339(now, sizeof(now));
+	rec = json_pack("{s:s, s:s, s:s, s:s, s:s}", "op", "delete", "time", now, "kind", kind->kind,
+			"namespace", ns, "name", name);
+	rc = sy_journal_append(&r->journal, rec);
+	json_decref(rec);
+	if (rc < 0)
+		return sy_err_reply1("internal", NULL, NULL,
+				     "cannot write the journal %s: %s; nothing was changed",
+				     r->journal.path, strerror(-rc));
+	o = sy_store_remove(&r->store, kind, ns, name);
+	sy_object_free(o);
+	sy_router_recompile(r);
+	return json_pack("{s:b, s:I}", "ok", 1, "generation", (json_int_t)r->gen_id);
+}
+
+int
+sy_ops_replay_record(json_t *rec, void *arg)
+{
+	struct sy_router *r = arg;
+	const char *op = json_string_value(json_object_get(rec, "op"));
+	size_t i;
+	json_t *o;
+
+	if (op != NULL && strcmp(op, "apply") == 0) {
+		json_array_foreach(json_object_get(rec, "objects"), i, o) {
+			const struct sy_kind *kind =
+				sy_kind_for_object(json_string_value(json_object_get(o, "apiVersion")),
+						   json_string_value(json_object_get(o, "kind")));
+
+			if (kind == NULL || json_object_get(json_object_get(o, "metadata"), "uid") == NULL) {
+				RTE_LOG(WARNING, USER1, "journal: skipping an object of unknown kind\n");
+				continue;
+			}
+			if (commit_objects(r, &kind, &o, 1) < 0)
+				return -ENOMEM;
+		}
+		return 0;
+	}
+	if (op != NULL && strcmp(op, "delete") == 0) {
+		const struct sy_kind *kind = sy_kind_by_name(json_string_value(json_object_get(rec, "kind")));
+
+		if (kind != NULL)
+			sy_object_free(sy_store_remove(&r->store, kind,
+						       json_string_value(json_object_get(rec, "namespace")),
+						       json_string_value(json_object_get(rec, "name"))));
+		return 0;
+	}
+	RTE_LOG(WARNING, USER1, "journal: skipping a record with unknown op\n");
+	return -1;
+}

@@ -1,0 +1,165 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Read-only ops: get, status, stats, and the dispatcher. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "router.h"
+#include "sy_dataplane.h"
+#include "sy_generation.h"
+
+json_t *
+sy_ops_get(struct sy_router *r, const json_t *req)
+{
+	json_t *reply = NULL;
+	const struct sy_kind *kind = sy_ops_request_kind(req, &reply);
+	const char *ns = json_string_value(json_object_get(req, "namespace"));
+	const char *name = json_string_value(json_object_get(req, "name"));
+	struct sy_object **objs;
+	json_t *items;
+	size_t n, i;
+
+	if (kind == NULL)
+		return reply;
+	items = json_array();
+	if (name != NULL) {
+		struct sy_object *o = sy_store_find(&r->store, kind, ns ? ns : "default", name);
+
+		if (o == NULL) {
+			json_decref(items);
+			return sy_err_reply1("not_found", NULL, "name",
+					     "%s \"%s\" not found in namespace \"%s\"", kind->kind, name,
+					     ns ? ns : "default");
+		}
+		json_array_append_new(items, sy_object_view(o));
+	} else {
+		objs = sy_store_list(&r->store, kind, ns, &n);
+		for (i = 0; i < n; i++)
+			json_array_append_new(items, sy_object_view(objs[i]));
+		free(objs);
+	}
+	return json_pack("{s:b, s:s, s:o}", "ok", 1, "kind", kind->kind, "items", items);
+}
+
+json_t *
+sy_ops_status(struct sy_router *r, const json_t *req)
+{
+	const struct sy_kind *const *k;
+	json_t *counts = json_object();
+	struct sy_generation *g = sy_gen_acquire(&r->slot);
+
+	for (k = sy_kinds; *k; k++)
+		json_object_set_new(counts, (*k)->kind,
+				    json_integer((json_int_t)sy_store_count(&r->store, *k)));
+	return json_pack("{s:b, s:I, s:I, s:I, s:o, s:I, s:s, s:I, s:b}", "ok", 1, "generation",
+			 (json_int_t)r->gen_id, "vhosts", (json_int_t)(g ? g->n_vhosts : 0),
+			 "generation_bytes", (json_int_t)(g ? g->bytes : 0), "objects", counts,
+			 "uptime_s", (json_int_t)(time(NULL) - r->started), "router_name",
+			 r->cfg.router_name, "retired_generations", (json_int_t)r->slot.n_retired,
+			 "dataplane", r->dataplane_up);
+}
+
+static json_t *
+counters_json(const struct sy_worker_counters *c)
+{
+	json_t *drops = json_object();
+	int i;
+
+	for (i = 0; i < SY_DROP__COUNT; i++)
+		json_object_set_new(drops, sy_drop_reason_names[i], json_integer((json_int_t)c->drops[i]));
+	return json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:o}",
+			 "rx_packets", (json_int_t)c->rx_packets, "rx_bytes", (json_int_t)c->rx_bytes,
+			 "tx_packets", (json_int_t)c->tx_packets, "tx_bytes", (json_int_t)c->tx_bytes,
+			 "busy_cycles", (json_int_t)c->busy_cycles, "idle_cycles",
+			 (json_int_t)c->idle_cycles, "loops", (json_int_t)c->loops,
+			 "arp_requests_sent", (json_int_t)c->arp_requests_sent, "arp_replies_sent",
+			 (json_int_t)c->arp_replies_sent, "icmp_echo_replies",
+			 (json_int_t)c->icmp_echo_replies, "drops", drops);
+}
+
+/* Sum the workers' counters. Each is written by one worker only; reading
+ * while it runs gives each counter's value at some recent instant. */
+static void
+add_counters(struct sy_worker_counters *sum, const struct sy_worker_counters *c)
+{
+	int i;
+
+	sum->rx_packets += c->rx_packets;
+	sum->rx_bytes += c->rx_bytes;
+	sum->tx_packets += c->tx_packets;
+	sum->tx_bytes += c->tx_bytes;
+	sum->busy_cycles += c->busy_cycles;
+	sum->idle_cycles += c->idle_cycles;
+	sum->loops += c->loops;
+	sum->arp_requests_sent += c->arp_requests_sent;
+	sum->arp_replies_sent += c->arp_replies_sent;
+	sum->icmp_echo_replies += c->icmp_echo_replies;
+	for (i = 0; i < SY_DROP__COUNT; i++)
+		sum->drops[i] += c->drops[i];
+}
+
+json_t *
+sy_ops_stats(struct sy_router *r, const json_t *req)
+{
+	struct sy_worker_counters sum, snap;
+	json_t *workers = json_array(), *ports = json_array();
+	struct sy_generation *g = sy_gen_acquire(&r->slot);
+	unsigned i;
+
+	memset(&sum, 0, sizeof(sum));
+	for (i = 0; r->dataplane_up && i < sy_dp_n_workers(); i++) {
+		json_t *w;
+
+		memcpy(&snap, sy_dp_worker_counters(i), sizeof(snap));
+		add_counters(&sum, &snap);
+		w = counters_json(&snap);
+		json_object_set_new(w, "worker", json_integer(i));
+		json_array_append_new(workers, w);
+	}
+	for (i = 0; r->dataplane_up && i < sy_dp_n_ports(); i++) {
+		struct sy_port_info pi;
+		char mac[18];
+
+		if (sy_dp_port_info(i, &pi) < 0)
+			continue;
+		snprintf(mac, sizeof(mac), "%02x:%02x:%02x:%02x:%02x:%02x", pi.mac[0], pi.mac[1],
+			 pi.mac[2], pi.mac[3], pi.mac[4], pi.mac[5]);
+		json_array_append_new(ports,
+				      json_pack("{s:s, s:i, s:s, s:i, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}",
+						"name", pi.name, "port_id", pi.port_id, "mac", mac,
+						"mtu", pi.mtu, "ipackets", (json_int_t)pi.ipackets,
+						"opackets", (json_int_t)pi.opackets, "ibytes",
+						(json_int_t)pi.ibytes, "obytes", (json_int_t)pi.obytes,
+						"imissed", (json_int_t)pi.imissed, "ierrors",
+						(json_int_t)pi.ierrors, "oerrors", (json_int_t)pi.oerrors,
+						"rx_nombuf", (json_int_t)pi.rx_nombuf));
+	}
+	return json_pack("{s:b, s:I, s:I, s:o, s:o, s:o}", "ok", 1, "generation",
+			 (json_int_t)r->gen_id, "generation_bytes", (json_int_t)(g ? g->bytes : 0),
+			 "workers", workers, "total", counters_json(&sum), "ports", ports);
+}
+
+json_t *
+sy_ops_handle(struct sy_router *r, const json_t *req)
+{
+	static const struct {
+		const char *op;
+		json_t *(*fn)(struct sy_router *, const json_t *);
+	} ops[] = {
+		{ "apply", sy_ops_apply },   { "delete", sy_ops_delete }, { "get", sy_ops_get },
+		{ "resolve", sy_ops_resolve }, { "stats", sy_ops_stats }, { "status", sy_ops_status },
+	};
+	const char *op;
+	size_t i;
+
+	if (!json_is_object(req))
+		return sy_err_reply1("bad_request", NULL, NULL, "a request must be a JSON object");
+	op = json_string_value(json_object_get(req, "op"));
+	if (op == NULL)
+		return sy_err_reply1("bad_request", NULL, "op", "\"op\" is required (a string)");
+	for (i = 0; i < sizeof(ops) / sizeof(ops[0]); i++)
+		if (strcmp(op, ops[i].op) == 0)
+			return ops[i].fn(r, req);
+	return sy_err_reply1("unknown_op", NULL, "op",
+			     "unknown op \"%s\" (known: apply, delete, get, resolve, stats, status)", op);
+}

@@ -1,0 +1,91 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * ARP: answer for our addresses, learn neighbours, resolve next hops.
+ *
+ * Each worker owns its neighbour table (no sharing, no locks). Because a
+ * reply can land on another worker's queue (net_af_packet spreads by the
+ * kernel's hash), a worker that learns a mapping posts it to every other
+ * worker's ring (MP enqueue, SC dequeue); each worker drains its own ring
+ * once per loop iteration.
+ *
+ * Table: set-associative, SY_ARP_BUCKETS x SY_ARP_WAYS entries, fixed at
+ * init. Packets waiting for a resolution are held in their entry (at most
+ * SY_ARP_PENDING_PER_NH each, SY_ARP_PENDING_MAX per worker), so an
+ * unresolvable destination cannot pin the mempool.
+ */
+#ifndef SY_ARP_H
+#define SY_ARP_H
+
+#include <stdint.h>
+
+#include <rte_ether.h>
+
+struct rte_mbuf;
+struct sy_worker;
+
+#define SY_ARP_BUCKETS 128 /* power of two */
+#define SY_ARP_WAYS 4
+#define SY_ARP_PENDING_PER_NH 4
+#define SY_ARP_PENDING_MAX 64
+/* Requests for an unresolved next hop: one per second, then give up. */
+#define SY_ARP_RETRY_MS 1000
+#define SY_ARP_MAX_PROBES 3
+/* A confirmed entry is used as is this long (Linux base_reachable_time is
+ * 30 s; a router's neighbours are few and stable, so longer)... */
+#define SY_ARP_REACHABLE_MS (5 * 60 * 1000)
+/* ...then re-resolved while still used, and dropped if nobody answers. */
+#define SY_ARP_STALE_TIMEOUT_MS 5000
+/* How often a worker walks its table for retries and expiry. */
+#define SY_ARP_TIMER_MS 100
+/* Neighbour-update ring size per worker. */
+#define SY_ARP_RING_SIZE 256
+
+enum sy_arp_state {
+	SY_ARP_FREE = 0,
+	SY_ARP_INCOMPLETE, /* request sent, packets may be waiting */
+	SY_ARP_REACHABLE,  /* confirmed within SY_ARP_REACHABLE_MS */
+	SY_ARP_STALE,      /* old but still used while we re-resolve */
+};
+
+struct sy_arp_entry {
+	uint32_t ip; /* network order */
+	uint16_t port;
+	uint8_t state;     /* enum sy_arp_state */
+	uint8_t probes;    /* requests sent in this resolution */
+	uint8_t n_pending;
+	struct rte_ether_addr mac;
+	uint64_t confirmed; /* TSC of the last confirmation */
+	uint64_t deadline;  /* TSC of the next retry (INCOMPLETE, STALE) */
+	struct rte_mbuf *pending[SY_ARP_PENDING_PER_NH]; /* ethernet header filled but dst */
+};
+
+struct sy_arp_table {
+	struct sy_arp_entry e[SY_ARP_BUCKETS][SY_ARP_WAYS];
+	unsigned n_pending; /* over the whole table */
+	uint64_t last_timer;
+};
+
+/* A neighbour update posted between workers (16 bytes: rte_ring elements must
+ * be a multiple of 4). */
+struct sy_arp_update {
+	uint32_t ip;
+	uint16_t port;
+	struct rte_ether_addr mac;
+	uint8_t pad[4];
+};
+
+/* Ethernet payload (data at the ARP header) received on port index `port`. */
+void sy_arp_input(struct sy_worker *w, uint16_t port, struct rte_mbuf *m);
+/* Send `m` (data at a filled ethernet header, dst MAC to be set) to next hop
+ * `ip` on `port`: now if known, else held while ARP resolves it. Consumes m. */
+void sy_arp_output(struct sy_worker *w, uint16_t port, uint32_t ip, struct rte_mbuf *m);
+/* Apply the updates other workers posted. Returns how many. */
+unsigned sy_arp_drain_updates(struct sy_worker *w);
+/* Retries, give-ups and aging, due at w->now. Called every SY_ARP_TIMER_MS. */
+void sy_arp_timer(struct sy_worker *w);
+/* MAC for (port, ip) if usable (reachable or stale), else NULL. */
+const struct rte_ether_addr *sy_arp_lookup(struct sy_worker *w, uint16_t port, uint32_t ip);
+/* Drop everything held (worker teardown). */
+void sy_arp_flush_all(struct sy_worker *w);
+
+#endif

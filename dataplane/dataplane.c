@@ -1,0 +1,252 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The data plane's contract with the control thread (include/sy_dataplane.h):
+ * one mempool, the ports, the shared tables and one struct sy_worker per
+ * worker lcore. All of it is built here, on the main lcore, before the
+ * workers start, and torn down after they stop.
+ */
+#include <errno.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <rte_eal.h>
+#include <rte_ethdev.h>
+#include <rte_launch.h>
+#include <rte_lcore.h>
+#include <rte_mbuf.h>
+#include <rte_mempool.h>
+#include <rte_rcu_qsbr.h>
+
+#include "dp_log.h"
+#include "port.h"
+#include "sy_dataplane.h"
+#include "worker.h"
+
+RTE_LOG_REGISTER(sy_dp_logtype, switchyard.dataplane, INFO);
+
+/* At least this many mbufs (2^13 - 1: mempools are fastest at 2^n - 1),
+ * enough for a 2-core lab under --no-huge -m 256. */
+#define SY_MBUF_MIN 8191
+#define SY_MBUF_CACHE 256
+
+static struct {
+	struct rte_mempool *pool;
+	struct sy_dp_shared *sh;
+	struct sy_worker *workers[SY_MAX_WORKERS];
+	unsigned n_workers;
+	bool launched[SY_MAX_WORKERS];
+	bool ready;
+} dp;
+
+static unsigned
+pool_size(unsigned n_ports, unsigned n_workers)
+{
+	/* Every queue's ring full, plus each worker's cache, its RX burst,
+	 * its TX buffers and its ARP hold queue. */
+	unsigned need = n_ports * n_workers * (SY_PORT_RX_DESC + SY_PORT_TX_DESC) +
+			n_workers * (SY_MBUF_CACHE + SY_RX_BURST + n_ports * SY_TX_BUF +
+				     SY_ARP_PENDING_MAX);
+	unsigned n = SY_MBUF_MIN;
+
+	while (n < need)
+		n = n * 2 + 1;
+	return n;
+}
+
+static void
+dp_teardown(void)
+{
+	unsigned i;
+
+	if (dp.sh != NULL)
+		for (i = 0; i < dp.sh->n_ports; i++)
+			sy_port_close(&dp.sh->ports[i]);
+	for (i = 0; i < SY_MAX_WORKERS; i++) {
+		sy_worker_destroy(dp.workers[i]);
+		dp.workers[i] = NULL;
+	}
+	sy_dp_shared_free(dp.sh);
+	dp.sh = NULL;
+	/* Ports are closed, so no driver still holds an mbuf from it. */
+	rte_mempool_free(dp.pool);
+	dp.pool = NULL;
+	dp.n_workers = 0;
+	dp.ready = false;
+}
+
+int
+sy_dp_init(const struct sy_config *cfg, struct sy_gen_slot *slot, char *err, size_t errlen)
+{
+	unsigned i, n_mbufs;
+	int rc;
+
+	if (dp.ready) {
+		snprintf(err, errlen, "dataplane: already initialized");
+		return -EALREADY;
+	}
+	if (cfg->n_workers == 0 || cfg->n_workers > SY_MAX_WORKERS) {
+		snprintf(err, errlen, "dataplane: need 1..%u workers, have %u", SY_MAX_WORKERS,
+			 cfg->n_workers);
+		return -EINVAL;
+	}
+	if (slot == NULL || slot->qs == NULL || slot->n_readers < cfg->n_workers) {
+		snprintf(err, errlen, "dataplane: generation slot has room for %u readers, need %u",
+			 slot && slot->qs ? slot->n_readers : 0, cfg->n_workers);
+		return -EINVAL;
+	}
+	for (i = 0; i < cfg->n_workers; i++) {
+		unsigned lc = cfg->worker_lcores[i];
+
+		if (lc >= RTE_MAX_LCORE || !rte_lcore_is_enabled(lc) ||
+		    lc == rte_get_main_lcore()) {
+			snprintf(err, errlen,
+				 "dataplane: worker %u: lcore %u is not an enabled worker lcore"
+				 " (check EAL -l/--lcores)",
+				 i, lc);
+			return -EINVAL;
+		}
+	}
+
+	n_mbufs = pool_size(cfg->n_ports, cfg->n_workers);
+	dp.pool = rte_pktmbuf_pool_create("sy_mbuf", n_mbufs, SY_MBUF_CACHE, 0,
+					  RTE_MBUF_DEFAULT_BUF_SIZE, (int)rte_socket_id());
+	if (dp.pool == NULL) {
+		rc = -rte_errno;
+		snprintf(err, errlen, "dataplane: mempool of %u mbufs: %s", n_mbufs,
+			 rte_strerror(rte_errno));
+		goto fail;
+	}
+
+	rc = sy_dp_shared_create(cfg, dp.pool, cfg->n_workers, &dp.sh, err, errlen);
+	if (rc < 0)
+		goto fail;
+	dp.sh->slot = slot;
+
+	for (i = 0; i < cfg->n_ports; i++) {
+		rc = sy_port_setup(&cfg->ports[i], (uint16_t)cfg->n_workers, dp.pool,
+				   &dp.sh->ports[i], err, errlen);
+		if (rc < 0)
+			goto fail;
+	}
+
+	for (i = 0; i < cfg->n_workers; i++) {
+		dp.workers[i] = sy_worker_create(dp.sh, i, cfg->worker_lcores[i]);
+		if (dp.workers[i] == NULL) {
+			rc = -ENOMEM;
+			snprintf(err, errlen, "dataplane: worker %u: out of memory", i);
+			goto fail;
+		}
+		/* Reader id == worker index (sy_gen_slot.h). */
+		rc = rte_rcu_qsbr_thread_register(slot->qs, i);
+		if (rc != 0) {
+			rc = -EINVAL;
+			snprintf(err, errlen, "dataplane: worker %u: rcu register failed", i);
+			goto fail;
+		}
+	}
+	dp.n_workers = cfg->n_workers;
+	dp.ready = true;
+	SY_DP_LOG(INFO, "%u workers, %u ports, %u mbufs", dp.n_workers, cfg->n_ports, n_mbufs);
+	return 0;
+fail:
+	if (dp.sh != NULL && slot != NULL && slot->qs != NULL)
+		for (i = 0; i < cfg->n_workers; i++)
+			if (dp.workers[i] != NULL)
+				(void)rte_rcu_qsbr_thread_unregister(slot->qs, i);
+	dp_teardown();
+	return rc;
+}
+
+int
+sy_dp_start(void)
+{
+	unsigned i;
+	int rc;
+
+	if (!dp.ready)
+		return -EINVAL;
+	atomic_store_explicit(&dp.sh->stop, false, memory_order_relaxed);
+	for (i = 0; i < dp.n_workers; i++) {
+		struct sy_worker *w = dp.workers[i];
+
+		rc = rte_eal_remote_launch(sy_worker_main, w, w->lcore);
+		if (rc != 0) {
+			SY_DP_LOG(ERR, "worker %u: launch on lcore %u: %s", i, w->lcore,
+				  strerror(-rc));
+			/* Leave the ones that run for sy_dp_stop to stop. */
+			return rc;
+		}
+		dp.launched[i] = true;
+	}
+	return 0;
+}
+
+void
+sy_dp_stop(void)
+{
+	unsigned i;
+
+	if (!dp.ready)
+		return;
+	/* Release: the workers' last flushes happen after they see it, and
+	 * nothing else is handed over. */
+	atomic_store_explicit(&dp.sh->stop, true, memory_order_release);
+	for (i = 0; i < dp.n_workers; i++) {
+		if (!dp.launched[i])
+			continue;
+		(void)rte_eal_wait_lcore(dp.workers[i]->lcore);
+		dp.launched[i] = false;
+	}
+	if (dp.sh->slot != NULL && dp.sh->slot->qs != NULL)
+		for (i = 0; i < dp.n_workers; i++)
+			(void)rte_rcu_qsbr_thread_unregister(dp.sh->slot->qs, i);
+	dp_teardown();
+}
+
+unsigned
+sy_dp_n_workers(void)
+{
+	return dp.n_workers;
+}
+
+const struct sy_worker_counters *
+sy_dp_worker_counters(unsigned i)
+{
+	if (i >= dp.n_workers)
+		return NULL;
+	return &dp.workers[i]->counters;
+}
+
+unsigned
+sy_dp_n_ports(void)
+{
+	return dp.sh != NULL ? dp.sh->n_ports : 0;
+}
+
+int
+sy_dp_port_info(unsigned i, struct sy_port_info *out)
+{
+	const struct sy_dp_port *p;
+	struct rte_eth_stats st;
+
+	if (dp.sh == NULL || i >= dp.sh->n_ports)
+		return -ENOENT;
+	p = &dp.sh->ports[i];
+	memset(out, 0, sizeof(*out));
+	snprintf(out->name, sizeof(out->name), "%s", p->name);
+	out->port_id = p->port_id;
+	memcpy(out->mac, p->mac.addr_bytes, sizeof(out->mac));
+	out->mtu = p->mtu;
+	if (p->port_id != SY_PORT_NONE && rte_eth_stats_get(p->port_id, &st) == 0) {
+		out->ipackets = st.ipackets;
+		out->opackets = st.opackets;
+		out->ibytes = st.ibytes;
+		out->obytes = st.obytes;
+		out->imissed = st.imissed;
+		out->ierrors = st.ierrors;
+		out->oerrors = st.oerrors;
+		out->rx_nombuf = st.rx_nombuf;
+	}
+	return 0;
+}

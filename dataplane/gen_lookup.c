@@ -1,0 +1,114 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Lookups in a published generation. Read-only, no allocation: the workers call
+ * these on the packet path (splice bind) and the control thread for `resolve`.
+ */
+#include <ctype.h>
+
+#include "sy_generation.h"
+
+size_t
+sy_host_normalize_len(const char *host, size_t len)
+{
+	size_t i;
+
+	/* "[v6]:port" keeps its brackets' content; a plain host loses ":port". */
+	if (len > 0 && host[0] == '[') {
+		for (i = 1; i < len && host[i] != ']'; i++)
+			;
+		return i < len ? i + 1 : len;
+	}
+	for (i = 0; i < len; i++)
+		if (host[i] == ':')
+			break;
+	len = i;
+	if (len > 0 && host[len - 1] == '.')
+		len--;
+	return len;
+}
+
+/* FNV-1a over the lower-cased bytes: cheap, good enough for host names, and
+ * the same on both sides (control builds, workers look up). */
+uint32_t
+sy_host_hash(const char *host, size_t len)
+{
+	uint32_t h = 2166136261u;
+	size_t i;
+
+	for (i = 0; i < len; i++) {
+		h ^= (uint8_t)tolower((unsigned char)host[i]);
+		h *= 16777619u;
+	}
+	return h;
+}
+
+static bool
+host_eq(const char *a, const char *lower, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		if (tolower((unsigned char)a[i]) != lower[i])
+			return false;
+	return true;
+}
+
+const struct sy_vhost *
+sy_gen_find_vhost(const struct sy_generation *g, const char *host, size_t len)
+{
+	uint32_t h, i;
+
+	if (g == NULL || g->n_vhosts == 0)
+		return NULL;
+	len = sy_host_normalize_len(host, len);
+	h = sy_host_hash(host, len);
+	for (i = 0; i <= g->vhost_mask; i++) {
+		uint32_t slot = g->vhost_slots[(h + i) & g->vhost_mask];
+		const struct sy_vhost *vh;
+
+		if (slot == 0)
+			return NULL;
+		vh = &g->vhosts[slot - 1];
+		if (vh->host_len == len && host_eq(host, vh->host, len))
+			return vh;
+	}
+	return NULL;
+}
+
+/*
+ * Segment-aware prefix: "/foo" matches "/foo", "/foo/" and "/foo/bar" but not
+ * "/foobar" (OpenShift's and Contour's rule). A prefix ending in '/' matches
+ * anything below it.
+ */
+static bool
+path_prefix_match(const char *prefix, size_t plen, const char *path, size_t len)
+{
+	if (plen == 1 && prefix[0] == '/')
+		return true;
+	if (len < plen || memcmp(prefix, path, plen) != 0)
+		return false;
+	return len == plen || prefix[plen - 1] == '/' || path[plen] == '/' ||
+	       path[plen] == '?';
+}
+
+const struct sy_rule *
+sy_vhost_match_path(const struct sy_vhost *vh, const char *path, size_t len)
+{
+	size_t plain = 0;
+	uint32_t i;
+
+	/* The query string is not part of the path a rule matches. */
+	while (plain < len && path[plain] != '?' && path[plain] != '#')
+		plain++;
+	for (i = 0; i < vh->n_rules; i++) {
+		const struct sy_rule *r = &vh->rules[i];
+
+		if (r->match == SY_PATH_EXACT) {
+			if (r->path_len == plain && memcmp(r->path, path, plain) == 0)
+				return r;
+		} else if (path_prefix_match(r->path, r->path_len, path, plain)) {
+			return r;
+		}
+	}
+	return NULL;
+}

@@ -1,0 +1,277 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <errno.h>
+#include <stdatomic.h>
+#include <stdio.h>
+
+#include <rte_cycles.h>
+#include <rte_errno.h>
+#include <rte_ethdev.h>
+#include <rte_malloc.h>
+#include <rte_prefetch.h>
+#include <rte_rcu_qsbr.h>
+#include <rte_ring_elem.h>
+
+#include "arp.h"
+#include "dp_log.h"
+#include "fib.h"
+#include "l3.h"
+#include "worker.h"
+
+/* Adaptive idle: after this many empty polls in a row, sleep, starting at
+ * SY_IDLE_SLEEP_MIN_US and doubling up to SY_IDLE_SLEEP_MAX_US while it stays
+ * idle. 1 ms is well under any TCP timer and keeps an idle lab at ~0% CPU. */
+#define SY_IDLE_EMPTY_POLLS 256
+#define SY_IDLE_SLEEP_MIN_US 10
+#define SY_IDLE_SLEEP_MAX_US 1000
+#define SY_PREFETCH_AHEAD 3
+
+int
+sy_dp_shared_create(const struct sy_config *cfg, struct rte_mempool *pool, unsigned n_workers,
+		    struct sy_dp_shared **out, char *err, size_t errlen)
+{
+	static atomic_uint seq;
+	struct sy_dp_shared *sh;
+	unsigned set = atomic_fetch_add(&seq, 1);
+	unsigned i, j;
+	int rc;
+
+	*out = NULL;
+	if (n_workers == 0 || n_workers > SY_MAX_WORKERS || cfg->n_ports > SY_MAX_PORTS) {
+		snprintf(err, errlen, "dataplane: %u workers, %u ports: out of range", n_workers,
+			 cfg->n_ports);
+		return -EINVAL;
+	}
+	sh = rte_zmalloc("sy_dp_shared", sizeof(*sh), RTE_CACHE_LINE_SIZE);
+	if (sh == NULL) {
+		snprintf(err, errlen, "dataplane: out of memory");
+		return -ENOMEM;
+	}
+	sh->pool = pool;
+	sh->n_workers = n_workers;
+	sh->n_ports = cfg->n_ports;
+	sh->idle = cfg->idle;
+	sh->tsc_per_ms = rte_get_tsc_hz() / 1000;
+	if (sh->tsc_per_ms == 0)
+		sh->tsc_per_ms = 1;
+	atomic_init(&sh->stop, false);
+
+	for (i = 0; i < cfg->n_ports; i++) {
+		const struct sy_port_config *pc = &cfg->ports[i];
+		struct sy_dp_port *p = &sh->ports[i];
+
+		snprintf(p->name, sizeof(p->name), "%s", pc->name);
+		p->port_id = SY_PORT_NONE;
+		p->mtu = pc->mtu ? pc->mtu : RTE_ETHER_MTU;
+		if (pc->n_ipv4 > SY_MAX_PORT_ADDRS) {
+			snprintf(err, errlen, "port %s: too many addresses", pc->name);
+			rc = -EINVAL;
+			goto fail;
+		}
+		for (j = 0; j < pc->n_ipv4; j++) {
+			uint8_t len = pc->ipv4[j].prefix_len;
+
+			if (pc->ipv4[j].addr.family != AF_INET || len > 32) {
+				snprintf(err, errlen, "port %s: address %u is not IPv4", pc->name, j);
+				rc = -EINVAL;
+				goto fail;
+			}
+			p->ipv4[j] = pc->ipv4[j].addr.v4;
+			p->ipv4_mask[j] = rte_cpu_to_be_32(len ? ~0u << (32 - len) : 0);
+		}
+		p->n_ipv4 = pc->n_ipv4;
+	}
+
+	rc = sy_fib_create(cfg, &sh->fib, err, errlen);
+	if (rc < 0)
+		goto fail;
+
+	for (i = 0; i < n_workers; i++) {
+		char name[RTE_RING_NAMESIZE];
+
+		snprintf(name, sizeof(name), "sy_nb_%u_%u", set, i);
+		/* Any worker posts, only the owner reads. */
+		sh->nb_ring[i] = rte_ring_create_elem(name, sizeof(struct sy_arp_update),
+						      SY_ARP_RING_SIZE, SOCKET_ID_ANY,
+						      RING_F_SC_DEQ);
+		if (sh->nb_ring[i] == NULL) {
+			rc = -rte_errno;
+			snprintf(err, errlen, "dataplane: ring %s: %s", name,
+				 rte_strerror(rte_errno));
+			goto fail;
+		}
+	}
+	*out = sh;
+	return 0;
+fail:
+	sy_dp_shared_free(sh);
+	return rc;
+}
+
+void
+sy_dp_shared_free(struct sy_dp_shared *sh)
+{
+	unsigned i;
+
+	if (sh == NULL)
+		return;
+	for (i = 0; i < SY_MAX_WORKERS; i++)
+		rte_ring_free(sh->nb_ring[i]);
+	sy_fib_free(sh->fib);
+	rte_free(sh);
+}
+
+struct sy_worker *
+sy_worker_create(struct sy_dp_shared *sh, unsigned id, unsigned lcore)
+{
+	struct sy_worker *w;
+	int socket = rte_lcore_to_socket_id(lcore);
+
+	w = rte_zmalloc_socket("sy_worker", sizeof(*w), RTE_CACHE_LINE_SIZE,
+			       socket < 0 ? SOCKET_ID_ANY : socket);
+	if (w == NULL)
+		return NULL;
+	w->id = id;
+	w->lcore = lcore;
+	w->queue = (uint16_t)id;
+	w->sh = sh;
+	w->now = rte_rdtsc();
+	w->arp.last_timer = w->now;
+	return w;
+}
+
+void
+sy_worker_destroy(struct sy_worker *w)
+{
+	unsigned p, i;
+
+	if (w == NULL)
+		return;
+	sy_arp_flush_all(w);
+	for (p = 0; p < SY_MAX_PORTS; p++) {
+		for (i = 0; i < w->txq[p].n; i++)
+			rte_pktmbuf_free(w->txq[p].pkts[i]);
+		w->txq[p].n = 0;
+	}
+	rte_free(w);
+}
+
+void
+sy_worker_tx_flush(struct sy_worker *w, uint16_t port)
+{
+	struct sy_txq *q = &w->txq[port];
+	uint16_t pid = w->sh->ports[port].port_id;
+	uint64_t bytes = 0;
+	uint16_t sent = 0, i;
+
+	if (q->n == 0)
+		return;
+	/* Sum before sending: a PMD may free what it sent (af_packet copies). */
+	for (i = 0; i < q->n; i++)
+		bytes += q->pkts[i]->pkt_len;
+	if (pid != SY_PORT_NONE)
+		sent = rte_eth_tx_burst(pid, w->queue, q->pkts, q->n);
+	for (i = sent; i < q->n; i++) {
+		bytes -= q->pkts[i]->pkt_len;
+		sy_drop(w, q->pkts[i], SY_DROP_TX_FULL);
+	}
+	w->counters.tx_packets += sent;
+	w->counters.tx_bytes += bytes;
+	q->n = 0;
+}
+
+unsigned
+sy_worker_poll(struct sy_worker *w)
+{
+	struct sy_dp_shared *sh = w->sh;
+	struct rte_mbuf *pkts[SY_RX_BURST];
+	unsigned work = 0;
+	uint16_t p, n, i;
+
+	/* Held for this burst only (DESIGN.md section 3). */
+	w->gen = sh->slot ? sy_gen_acquire(sh->slot) : NULL;
+
+	work += sy_arp_drain_updates(w);
+
+	for (p = 0; p < sh->n_ports; p++) {
+		uint16_t pid = sh->ports[p].port_id;
+
+		if (pid == SY_PORT_NONE)
+			continue;
+		n = rte_eth_rx_burst(pid, w->queue, pkts, SY_RX_BURST);
+		if (n == 0)
+			continue;
+		work += n;
+		w->counters.rx_packets += n;
+		for (i = 0; i < n && i < SY_PREFETCH_AHEAD; i++)
+			rte_prefetch0(rte_pktmbuf_mtod(pkts[i], void *));
+		for (i = 0; i < n; i++) {
+			if (i + SY_PREFETCH_AHEAD < n)
+				rte_prefetch0(rte_pktmbuf_mtod(pkts[i + SY_PREFETCH_AHEAD], void *));
+			w->counters.rx_bytes += pkts[i]->pkt_len;
+			sy_eth_input(w, p, pkts[i]);
+		}
+	}
+
+	if (w->now - w->arp.last_timer >= sy_ms_to_tsc(w, SY_ARP_TIMER_MS)) {
+		w->arp.last_timer = w->now;
+		sy_arp_timer(w);
+	}
+
+	for (p = 0; p < sh->n_ports; p++)
+		sy_worker_tx_flush(w, p);
+
+	w->gen = NULL;
+	return work;
+}
+
+int
+sy_worker_main(void *arg)
+{
+	struct sy_worker *w = arg;
+	struct sy_dp_shared *sh = w->sh;
+	struct rte_rcu_qsbr *qs = sh->slot ? sh->slot->qs : NULL;
+	unsigned sleep_us = SY_IDLE_SLEEP_MIN_US;
+	unsigned empty = 0;
+
+	SY_DP_LOG(INFO, "worker %u running on lcore %u (queue %u)", w->id, w->lcore, w->queue);
+	if (qs != NULL)
+		rte_rcu_qsbr_thread_online(qs, w->id);
+
+	/* Acquire pairs with the release in sy_dp_stop; nothing depends on
+	 * it but it costs nothing on x86. */
+	while (!atomic_load_explicit(&sh->stop, memory_order_acquire)) {
+		uint64_t t0 = rte_rdtsc();
+		unsigned work;
+
+		/* The top of the loop: no generation pointer is held here. */
+		if (qs != NULL)
+			rte_rcu_qsbr_quiescent(qs, w->id);
+		w->now = t0;
+		work = sy_worker_poll(w);
+		w->counters.loops++;
+
+		if (work != 0) {
+			empty = 0;
+			sleep_us = SY_IDLE_SLEEP_MIN_US;
+			w->counters.busy_cycles += rte_rdtsc() - t0;
+			continue;
+		}
+		if (sh->idle == SY_IDLE_ADAPTIVE && ++empty >= SY_IDLE_EMPTY_POLLS) {
+			/* Offline while asleep so the control thread never
+			 * waits on a sleeping worker to free a generation. */
+			if (qs != NULL)
+				rte_rcu_qsbr_thread_offline(qs, w->id);
+			rte_delay_us_sleep(sleep_us);
+			if (qs != NULL)
+				rte_rcu_qsbr_thread_online(qs, w->id);
+			if (sleep_us < SY_IDLE_SLEEP_MAX_US)
+				sleep_us = RTE_MIN(sleep_us * 2, (unsigned)SY_IDLE_SLEEP_MAX_US);
+		}
+		w->counters.idle_cycles += rte_rdtsc() - t0;
+	}
+
+	if (qs != NULL)
+		rte_rcu_qsbr_thread_offline(qs, w->id);
+	SY_DP_LOG(INFO, "worker %u stopped", w->id);
+	return 0;
+}

@@ -1,0 +1,145 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Per-worker state and the state every worker shares read-only.
+ *
+ * struct sy_dp_shared is built at init (sy_dp_shared_create, then the ports
+ * are filled in by dataplane.c) and never written while workers run, except
+ * `stop`. struct sy_worker belongs to one worker lcore; the control thread
+ * only reads its counters.
+ *
+ * Tests build both without ports: sy_dp_shared_create + sy_worker_create, set
+ * the ports' MACs, feed mbufs to sy_eth_input and look at w->txq[port].
+ */
+#ifndef SY_WORKER_H
+#define SY_WORKER_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <rte_common.h>
+#include <rte_ether.h>
+#include <rte_mbuf.h>
+
+#include "arp.h"
+#include "sy_config.h"
+#include "sy_counters.h"
+#include "sy_gen_slot.h"
+
+struct sy_fib;
+struct rte_ring;
+struct rte_mempool;
+struct sy_generation;
+
+/* No ethdev behind this port (unit tests): TX buffers are only filled. */
+#define SY_PORT_NONE UINT16_MAX
+
+#define SY_RX_BURST 32
+/* TX buffer per port: a full RX burst from every port can land on one port,
+ * plus released ARP queues; flushed early when full. */
+#define SY_TX_BUF 64
+
+struct sy_dp_port {
+	char name[SY_NAME_MAX];
+	uint16_t port_id; /* ethdev id, or SY_PORT_NONE */
+	uint16_t mtu;
+	struct rte_ether_addr mac;
+	uint32_t ipv4[SY_MAX_PORT_ADDRS]; /* network order */
+	uint32_t ipv4_mask[SY_MAX_PORT_ADDRS]; /* network order */
+	unsigned n_ipv4;
+	bool rx_ipv4_cksum; /* RX offload enabled: trust the mbuf flags */
+	bool tx_ipv4_cksum; /* TX offload enabled: let the NIC fill it */
+};
+
+struct sy_dp_shared {
+	struct sy_dp_port ports[SY_MAX_PORTS];
+	unsigned n_ports;
+	struct sy_fib *fib;
+	struct rte_mempool *pool; /* for packets a worker makes (ARP requests) */
+	struct rte_ring *nb_ring[SY_MAX_WORKERS]; /* neighbour updates, per worker */
+	unsigned n_workers;
+	struct sy_gen_slot *slot; /* NULL in tests */
+	enum sy_idle_policy idle;
+	uint64_t tsc_per_ms;
+	atomic_bool stop; /* ctl: wo (sy_dp_stop), workers: ro */
+};
+
+struct sy_txq {
+	uint16_t n;
+	struct rte_mbuf *pkts[SY_TX_BUF];
+};
+
+struct sy_worker {
+	unsigned id; /* worker index == RCU reader id == RX/TX queue id */
+	unsigned lcore;
+	uint16_t queue;
+	struct sy_dp_shared *sh; /* read-only */
+	uint64_t now;            /* TSC at the top of this loop iteration */
+	/* The generation held for the current burst; NULL between bursts. The
+	 * splice path reads it; nothing may keep it past the iteration. */
+	struct sy_generation *gen;
+	struct sy_txq txq[SY_MAX_PORTS];
+	struct sy_worker_counters counters; /* worker: wo, ctl: ro */
+	struct sy_arp_table arp;
+} __rte_cache_aligned;
+
+/* Build what workers share from cfg: port addresses (port_id = SY_PORT_NONE,
+ * MAC zero until the caller fills them), FIB, one neighbour ring per worker.
+ * `pool` is where workers take mbufs from. Returns 0 or -errno + err. */
+int sy_dp_shared_create(const struct sy_config *cfg, struct rte_mempool *pool,
+			unsigned n_workers, struct sy_dp_shared **out, char *err, size_t errlen);
+void sy_dp_shared_free(struct sy_dp_shared *sh);
+
+struct sy_worker *sy_worker_create(struct sy_dp_shared *sh, unsigned id, unsigned lcore);
+/* Frees held and buffered packets too. */
+void sy_worker_destroy(struct sy_worker *w);
+
+/* lcore entry point (rte_eal_remote_launch); arg is a struct sy_worker. */
+int sy_worker_main(void *arg);
+/* One loop iteration without the RCU and idle handling: RX every port,
+ * neighbour updates, timers, TX flush. Returns packets + updates handled. */
+unsigned sy_worker_poll(struct sy_worker *w);
+/* Send what port's TX buffer holds; frees what the driver refused (TX_FULL). */
+void sy_worker_tx_flush(struct sy_worker *w, uint16_t port);
+
+static inline void
+sy_drop(struct sy_worker *w, struct rte_mbuf *m, enum sy_drop_reason why)
+{
+	w->counters.drops[why]++;
+	rte_pktmbuf_free(m);
+}
+
+/* Queue a finished frame for TX on port index `port`. */
+static inline void
+sy_tx(struct sy_worker *w, uint16_t port, struct rte_mbuf *m)
+{
+	struct sy_txq *q = &w->txq[port];
+
+	if (unlikely(q->n == SY_TX_BUF))
+		sy_worker_tx_flush(w, port);
+	if (unlikely(q->n == SY_TX_BUF)) {
+		sy_drop(w, m, SY_DROP_TX_FULL);
+		return;
+	}
+	q->pkts[q->n++] = m;
+}
+
+static inline uint64_t
+sy_ms_to_tsc(const struct sy_worker *w, uint64_t ms)
+{
+	return w->sh->tsc_per_ms * ms;
+}
+
+/* Index of the port address that is `ip` (network order), or -1. */
+static inline int
+sy_port_addr_index(const struct sy_dp_port *p, uint32_t ip)
+{
+	unsigned i;
+
+	for (i = 0; i < p->n_ipv4; i++)
+		if (p->ipv4[i] == ip)
+			return (int)i;
+	return -1;
+}
+
+#endif

@@ -1,0 +1,83 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * routerd's own configuration (the file given with -c), parsed once at start by
+ * control/config.c. Resources (routes, services...) are not here: they come over
+ * the control socket and the journal.
+ */
+#ifndef SY_CONFIG_H
+#define SY_CONFIG_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "sy_addr.h"
+
+#define SY_MAX_PORTS 8
+#define SY_MAX_PORT_ADDRS 8
+#define SY_MAX_WORKERS 16
+#define SY_MAX_STATIC_ROUTES 64
+#define SY_MAX_LISTEN 8
+#define SY_MAX_EAL_ARGS 32
+#define SY_NAME_MAX 32
+
+enum sy_idle_policy {
+	SY_IDLE_BUSY,     /* poll forever: production, one core per worker */
+	SY_IDLE_ADAPTIVE, /* back off to short sleeps after empty polls */
+};
+
+struct sy_port_addr {
+	struct sy_addr addr;
+	uint8_t prefix_len;
+};
+
+struct sy_port_config {
+	char name[SY_NAME_MAX];
+	char devargs[256]; /* vdev, e.g. "net_af_packet0,iface=syc0"; empty for pci */
+	char pci[64];      /* PCI address; empty for vdev */
+	struct sy_port_addr ipv4[SY_MAX_PORT_ADDRS];
+	unsigned n_ipv4;
+	uint16_t mtu; /* 0 = leave the device default (1500) */
+};
+
+struct sy_static_route {
+	struct sy_addr prefix;
+	uint8_t prefix_len;
+	struct sy_addr via; /* family 0 = directly connected on `port` */
+	unsigned port;      /* index into sy_config.ports */
+};
+
+struct sy_config {
+	/* Worker lcore ids (the main lcore is 0, the control thread). */
+	unsigned worker_lcores[SY_MAX_WORKERS];
+	unsigned n_workers;
+	enum sy_idle_policy idle;
+	char *eal_args[SY_MAX_EAL_ARGS]; /* extra EAL arguments, owned */
+	unsigned n_eal_args;
+	char control_socket[108]; /* sun_path size */
+	char state_dir[256];
+	struct sy_port_config ports[SY_MAX_PORTS];
+	unsigned n_ports;
+	struct sy_static_route routes[SY_MAX_STATIC_ROUTES];
+	unsigned n_routes;
+	struct sy_addr listen[SY_MAX_LISTEN]; /* addresses served; empty = all port addresses */
+	unsigned n_listen;
+	uint16_t http_port;  /* default 80 */
+	uint16_t https_port; /* default 443 */
+	char routing_subdomain[254];
+	char router_name[64]; /* name in route statuses; default "default" */
+	uint16_t no_route_status; /* HTTP status for an unknown host: 503 (OpenShift) or 404 */
+};
+
+/*
+ * Parse a JSON config from text. On error returns -EINVAL and writes a message
+ * naming the key and the problem into err.
+ */
+int sy_config_parse(const char *json_text, struct sy_config *cfg, char *err, size_t errlen);
+int sy_config_load(const char *path, struct sy_config *cfg, char *err, size_t errlen);
+void sy_config_free(struct sy_config *cfg);
+/* Index of the port with this name, or -1. */
+int sy_config_port_index(const struct sy_config *cfg, const char *name);
+/* True when some port names a PCI device (else routerd adds --no-pci). */
+bool sy_config_has_pci(const struct sy_config *cfg);
+
+#endif

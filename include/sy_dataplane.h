@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * What the control thread (control/main.c) asks of the data plane. The
+ * dataplane owns mempools, ports, the FIB and the workers; the control thread
+ * owns configuration and the generation slot.
+ */
+#ifndef SY_DATAPLANE_H
+#define SY_DATAPLANE_H
+
+#include <stdint.h>
+
+#include "sy_config.h"
+#include "sy_counters.h"
+#include "sy_gen_slot.h"
+
+struct sy_port_info {
+	char name[SY_NAME_MAX];
+	uint16_t port_id;
+	uint8_t mac[6];
+	uint16_t mtu;
+	uint64_t ipackets, opackets, ibytes, obytes, imissed, ierrors, oerrors, rx_nombuf;
+};
+
+/* After rte_eal_init: mempools, ports (one RX and one TX queue per worker on
+ * every port), FIB from the ports' connected prefixes and cfg->routes, per
+ * worker state. Registers each worker as RCU reader i on slot->qs.
+ * Returns 0 or -errno with a message in err. */
+int sy_dp_init(const struct sy_config *cfg, struct sy_gen_slot *slot, char *err, size_t errlen);
+/* Launch the workers on their lcores. */
+int sy_dp_start(void);
+/* Ask workers to stop, wait for them, stop and close ports, free dataplane state. */
+void sy_dp_stop(void);
+unsigned sy_dp_n_workers(void);
+/* Counters of worker i (live, read-only for the caller). */
+const struct sy_worker_counters *sy_dp_worker_counters(unsigned i);
+unsigned sy_dp_n_ports(void);
+int sy_dp_port_info(unsigned i, struct sy_port_info *out);
+
+#endif

@@ -1,0 +1,137 @@
+# SPDX-License-Identifier: BSD-3-Clause
+# Helpers for the integration tests (sourced; not a test itself).
+# meson passes ROUTERD, ROUTERCTL and SY_SRC (see meson.build). Each test builds its own lab
+# with a unique id, starts its own routerd, and removes everything on exit, even on failure.
+set -uo pipefail
+
+: "${SY_SRC:?SY_SRC is not set (run through meson test)}"
+SY_LOG_TAG="[${T_NAME:-$(basename "$0" .sh)}]"
+# shellcheck source=../../tools/lib/lab.sh
+source "$SY_SRC/tools/lib/lab.sh"
+
+T_NUM=0
+T_OUT=
+T_ERR=
+T_RC=0
+
+t_note() { printf '# %s\n' "$*"; }
+t_ok() {
+	T_NUM=$((T_NUM + 1))
+	printf 'ok %d - %s\n' "$T_NUM" "$*"
+}
+# t_fail WHAT [DETAIL...]: report the first failed assertion and stop the test.
+t_fail() {
+	T_NUM=$((T_NUM + 1))
+	printf 'not ok %d - %s\n' "$T_NUM" "$1"
+	shift
+	local l
+	for l in "$@"; do printf '#   %s\n' "$l"; done
+	exit 1
+}
+t_skip_all() {
+	printf '1..0 # SKIP %s\n' "$*"
+	exit 77
+}
+
+# t_run CMD...: run CMD, keep stdout in T_OUT, stderr in T_ERR, status in T_RC.
+t_run() {
+	local ef
+	ef=$(mktemp)
+	T_OUT=$("$@" 2>"$ef")
+	T_RC=$?
+	T_ERR=$(cat "$ef")
+	rm -f "$ef"
+	return 0
+}
+# Last command's output, for failure messages.
+t_seen() { printf 'exit %s; stdout: %s; stderr: %s' "$T_RC" "${T_OUT:0:1500}" "${T_ERR:0:800}"; }
+
+# rctl ARGS...: routerctl on this test's socket, through t_run.
+rctl() { t_run "$ROUTERCTL" -s "$LAB_SOCKET" "$@"; }
+
+# t_expect_rc WANT WHAT: the last t_run exited WANT (a number or a|b list like 1|2).
+t_expect_rc() {
+	[[ "|$1|" == *"|$T_RC|"* ]] || t_fail "$2" "expected exit status $1" "seen: $(t_seen)"
+}
+# t_expect_out REGEX WHAT: stdout+stderr of the last t_run matches the extended REGEX.
+t_expect_out() {
+	printf '%s\n%s\n' "$T_OUT" "$T_ERR" | grep -Eq -- "$1" ||
+		t_fail "$2" "expected output matching /$1/" "seen: $(t_seen)"
+}
+t_expect_no_out() {
+	! printf '%s\n%s\n' "$T_OUT" "$T_ERR" | grep -Eq -- "$1" ||
+		t_fail "$2" "expected no output matching /$1/" "seen: $(t_seen)"
+}
+
+# t_json JSON PYEXPR: evaluate a Python expression over the parsed JSON `d` and print the
+# result (JSON for lists/objects/None/bools, plain for strings and numbers).
+t_json() {
+	python3 -c '
+import json, sys
+d = json.loads(sys.argv[1])
+v = eval(sys.argv[2], {"d": d})
+print(v if isinstance(v, (str, int, float)) and not isinstance(v, bool) else json.dumps(v))
+' "$1" "$2"
+}
+# t_json_expect JSON PYEXPR WHAT: fail unless PYEXPR over `d` is true.
+t_json_expect() {
+	local v
+	v=$(t_json "$1" "bool($2)" 2>&1) || t_fail "$3" "could not evaluate $2 over the JSON: $v" "JSON: ${1:0:1500}"
+	[ "$v" = true ] || t_fail "$3" "expected: $2" "JSON: ${1:0:1500}"
+}
+
+# Common start: root check, lab up, trap, routerd running and answering.
+# t_setup ID-PREFIX [WORKERS]
+t_setup() {
+	[ "$(id -u)" -eq 0 ] || t_skip_all "needs root (network namespaces)"
+	[ -x "${ROUTERD:-}" ] || t_fail "setup" "ROUTERD is not an executable: '${ROUTERD:-}'"
+	[ -x "${ROUTERCTL:-}" ] || t_fail "setup" "ROUTERCTL is not an executable: '${ROUTERCTL:-}'"
+	# A unique id: the prefix and this shell's PID (<= 10 chars for interface names).
+	lab_init "$1$(($$ % 10000000))" "${2:-1}" || t_fail "setup" "bad lab id"
+	LAB_ON_EXIT=_t_on_exit
+	lab_cleanup_on_exit
+	t_note "lab $LAB_ID, routerd $ROUTERD, routerctl $ROUTERCTL, workers $LAB_WORKERS"
+	lab_up || t_fail "lab up" "building the namespace lab failed (see the warnings above)"
+	t_ok "lab $LAB_ID up (namespaces, veths, nginx backends answer)"
+}
+
+# t_start_routerd [WHAT]: start routerd on the lab config and wait for its socket (30 s).
+t_start_routerd() {
+	lab_routerd_start || t_fail "${1:-start routerd}" "could not start routerd"
+	lab_routerd_wait 30 || t_fail "${1:-start routerd}" "routerd did not become ready; log tail:" \
+		"$(tail -n 30 "$LAB_ROUTERD_LOG")"
+	t_ok "${1:-routerd started} (pid $ROUTERD_PID, answers on $LAB_SOCKET)"
+}
+
+# Sanitizer reports in routerd's log (ASan/UBSan errors always fail; LeakSanitizer only where
+# the test asks for it: the shutdown test).
+T_SANITIZER_RE='ERROR: AddressSanitizer|runtime error:|ERROR: UndefinedBehaviorSanitizer'
+T_LEAK_RE='ERROR: LeakSanitizer|SUMMARY: AddressSanitizer: [0-9]+ byte\(s\) leaked'
+t_check_sanitizers() { # [leaks]
+	local re=$T_SANITIZER_RE
+	[ "${1:-}" = leaks ] && re="$re|$T_LEAK_RE"
+	[ -f "$LAB_ROUTERD_LOG" ] || return 0
+	if grep -Eq -- "$re" "$LAB_ROUTERD_LOG"; then
+		t_fail "no sanitizer report from routerd" "routerd's log has one:" \
+			"$(grep -E -A 25 -- "$re" "$LAB_ROUTERD_LOG" | head -n 60)"
+	fi
+}
+
+# t_finish: stop routerd with SIGTERM, check the log, print the plan. Call at the end.
+t_finish() {
+	if [ -n "$ROUTERD_PID" ]; then
+		lab_routerd_stop 15 || t_note "routerd exit status on SIGTERM: $ROUTERD_STATUS"
+	fi
+	t_check_sanitizers
+	grep -Eq -- "$T_LEAK_RE" "$LAB_ROUTERD_LOG" 2>/dev/null &&
+		t_note "LeakSanitizer reported leaks at routerd's exit (the shutdown test fails on them)"
+	printf '1..%d\n' "$T_NUM"
+}
+
+_t_on_exit() {
+	local rc=$1
+	if [ "$rc" -ne 0 ] && [ "$rc" -ne 77 ] && [ -n "${LAB_ROUTERD_LOG:-}" ] && [ -s "$LAB_ROUTERD_LOG" ]; then
+		printf '# --- last 40 lines of %s ---\n' "$LAB_ROUTERD_LOG"
+		tail -n 40 "$LAB_ROUTERD_LOG" | sed 's/^/# /'
+	fi
+}

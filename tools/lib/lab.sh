@@ -1,0 +1,313 @@
+# SPDX-License-Identifier: BSD-3-Clause
+# The namespace lab (DESIGN.md section 8), as functions for tools/lab, tools/demo and the
+# integration tests. Source it (bash only).
+#
+#   client ns  sy-ID-client                 root ns (routerd)              backend ns  sy-ID-backend
+#   syIDc1 198.18.0.2/24  <== veth ==>  syIDc0 [port "client"  198.18.0.1]
+#                                       syIDb0 [port "backend" 198.18.1.1]  <== veth ==>  syIDb1
+#                                                                     198.18.1.10 nginx "backend-a"
+#                                                                     198.18.1.11 nginx "backend-b"
+#
+# The root ends carry no address and no IPv6, so the kernel stays out of the way of
+# routerd's net_af_packet ports. Every address is in 198.18.0.0/15 and no namespace has a
+# default route, so nothing the lab does can reach another network.
+#
+# Typical use:
+#   source tools/lib/lab.sh
+#   lab_init t$$ 1 && lab_cleanup_on_exit && lab_up && lab_routerd_start && lab_routerd_wait
+# Everything made is recorded under $LAB_DIR and removed by lab_down (the EXIT trap).
+
+# shellcheck source=common.sh
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+set +m # no job control: background children stay in our process group and keep their PIDs
+
+LAB_ROOT=${SY_LAB_ROOT:-/run/switchyard/lab}
+LAB_TEMPLATE=${SY_LAB_TEMPLATE:-$SY_SRC/config/lab.routerd.json}
+
+# Fixed lab addressing (198.18.0.0/15 only).
+LAB_ROUTER_IP=198.18.0.1          # routerd, port "client" (the address clients talk to)
+LAB_CLIENT_IP=198.18.0.2          # the client namespace
+LAB_ROUTER_BACKEND_IP=198.18.1.1  # routerd, port "backend"
+LAB_BACKEND_A_IP=198.18.1.10      # nginx "backend-a"
+LAB_BACKEND_B_IP=198.18.1.11      # nginx "backend-b"
+LAB_UNUSED_IP=198.18.0.99         # on the client subnet, owned by nobody
+LAB_DOMAIN=lab.switchyard.test
+LAB_ROUTING_SUBDOMAIN=apps.lab.switchyard.test
+
+# lab_init ID [WORKERS]: set every LAB_* name for lab ID; makes nothing.
+lab_init() {
+	local id=$1
+	[[ $id =~ ^[a-z0-9]{1,10}$ ]] || {
+		sy_warn "lab id '$id': use 1 to 10 lowercase letters or digits (interface names are <= 15 chars)"
+		return 1
+	}
+	LAB_ID=$id
+	LAB_WORKERS=${2:-${LAB_WORKERS:-1}}
+	LAB_DIR=$LAB_ROOT/$id
+	LAB_NS_CLIENT=sy-$id-client
+	LAB_NS_BACKEND=sy-$id-backend
+	LAB_IF_CLIENT=sy${id}c0        # root side, routerd port "client"
+	LAB_IF_CLIENT_PEER=sy${id}c1   # in the client namespace
+	LAB_IF_BACKEND=sy${id}b0       # root side, routerd port "backend"
+	LAB_IF_BACKEND_PEER=sy${id}b1  # in the backend namespace
+	LAB_SOCKET=$LAB_DIR/routerd.sock
+	LAB_STATE_DIR=$LAB_DIR/state
+	LAB_ROUTERD_CONFIG=$LAB_DIR/routerd.json
+	LAB_ROUTERD_LOG=$LAB_DIR/routerd.log
+	LAB_ENV=$LAB_DIR/env
+	LAB_PIDS=$LAB_DIR/pids
+	ROUTERD_PID=
+}
+
+# Run a command inside the client / backend namespace.
+lab_client() { ip netns exec "$LAB_NS_CLIENT" "$@"; }
+lab_backend() { ip netns exec "$LAB_NS_BACKEND" "$@"; }
+
+# Remember a process we started, so lab_down stops exactly it.
+lab_track() { printf '%s %s\n' "$1" "$2" >>"$LAB_PIDS"; }
+
+# True when PID is alive and its command line mentions this lab's directory: a recorded PID
+# that the kernel has since given to an unrelated process is never signalled.
+lab_owns_pid() {
+	local pid=$1
+	sy_pid_alive "$pid" || return 1
+	tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -qF -- "$LAB_DIR/"
+}
+
+lab_offloads_off() { # [ns-exec-prefix...] DEV
+	"$@" rx off tx off tso off gso off gro off >/dev/null 2>&1 ||
+		sy_warn "ethtool: could not turn off every offload on ${*: -1}"
+}
+
+_lab_veth() { # ROOT_IF PEER_IF NS ADDR...
+	local rif=$1 pif=$2 ns=$3 a
+	shift 3
+	ip link add "$rif" type veth peer name "$pif" netns "$ns" || return 1
+	# Root end: no IPv4 address, no IPv6, no forwarding, no ARP answers: only routerd's
+	# net_af_packet socket uses it.
+	sysctl -qw "net.ipv6.conf.$rif.disable_ipv6=1" 2>/dev/null || true
+	sysctl -qw "net.ipv4.conf.$rif.forwarding=0" "net.ipv4.conf.$rif.arp_ignore=8" 2>/dev/null || true
+	ip link set "$rif" mtu 1500 up || return 1
+	lab_offloads_off ethtool -K "$rif"
+	lab_offloads_off ip netns exec "$ns" ethtool -K "$pif"
+	for a in "$@"; do
+		ip -n "$ns" addr add "$a" dev "$pif" || return 1
+	done
+	ip -n "$ns" link set "$pif" mtu 1500 up
+}
+
+# Self-signed certificate for NAME (for the passthrough backends).
+_lab_cert() { # NAME OUTBASE
+	openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 30 \
+		-subj "/CN=$1" -addext "subjectAltName=DNS:$1" \
+		-keyout "$2.key" -out "$2.crt" >/dev/null 2>&1
+}
+
+# One nginx backend: NAME ADDR BODY CERT-NAME. HTTP on :80 (BODY on every path, "ok" on
+# /health) and HTTPS on :443 with a certificate for CERT-NAME.
+_lab_nginx() {
+	local name=$1 addr=$2 body=$3 cn=$4 d=$LAB_DIR/nginx-$1 pid
+	mkdir -p "$d/tmp" "$d/www"
+	_lab_cert "$cn" "$d/tls" || return 1
+	cat >"$d/nginx.conf" <<EOF
+# nginx-$name for lab $LAB_ID (generated by tools/lib/lab.sh)
+pid $d/nginx.pid;
+error_log $d/error.log notice;
+events { worker_connections 256; }
+http {
+    access_log $d/access.log;
+    client_body_temp_path $d/tmp/body;
+    proxy_temp_path $d/tmp/proxy;
+    fastcgi_temp_path $d/tmp/fastcgi;
+    uwsgi_temp_path $d/tmp/uwsgi;
+    scgi_temp_path $d/tmp/scgi;
+    default_type text/plain;
+    server {
+        listen $addr:80;
+        listen $addr:443 ssl;
+        server_name $cn;
+        ssl_certificate $d/tls.crt;
+        ssl_certificate_key $d/tls.key;
+        add_header X-Backend $name always;
+        location = /health { return 200 "ok\n"; }
+        location / { return 200 "$body\n"; }
+    }
+}
+EOF
+	setsid ip netns exec "$LAB_NS_BACKEND" nginx -p "$d" -e "$d/error.log" -c "$d/nginx.conf" \
+		-g 'daemon off; master_process off;' </dev/null >>"$d/stdout.log" 2>&1 &
+	pid=$!
+	lab_track "$pid" "nginx-$name"
+	sy_poll 10 lab_backend curl -sf --max-time 1 "http://$addr/health" || {
+		sy_warn "nginx-$name did not answer on http://$addr/health:"
+		cat "$d/error.log" >&2
+		return 1
+	}
+}
+
+_lab_write_env() {
+	local v
+	{
+		echo "# lab $LAB_ID, written by tools/lib/lab.sh; source it from bash"
+		for v in LAB_ID LAB_WORKERS LAB_DIR LAB_NS_CLIENT LAB_NS_BACKEND LAB_IF_CLIENT \
+			LAB_IF_CLIENT_PEER LAB_IF_BACKEND LAB_IF_BACKEND_PEER LAB_ROUTER_IP LAB_CLIENT_IP \
+			LAB_ROUTER_BACKEND_IP LAB_BACKEND_A_IP LAB_BACKEND_B_IP LAB_UNUSED_IP LAB_DOMAIN \
+			LAB_ROUTING_SUBDOMAIN LAB_SOCKET LAB_STATE_DIR LAB_ROUTERD_CONFIG LAB_ROUTERD_LOG; do
+			printf '%s=%q\n' "$v" "${!v}"
+		done
+		printf 'ROUTERCTL_SOCKET=%q\n' "$LAB_SOCKET"
+	} >"$LAB_ENV"
+}
+
+# Generate routerd's config from the template (placeholders in config/lab.routerd.json).
+lab_write_config() {
+	[ -f "$LAB_TEMPLATE" ] || { sy_warn "no template $LAB_TEMPLATE"; return 1; }
+	sed -e "s|\"@WORKERS@\"|$LAB_WORKERS|g" \
+		-e "s|@CLIENT_IFACE@|$LAB_IF_CLIENT|g" \
+		-e "s|@BACKEND_IFACE@|$LAB_IF_BACKEND|g" \
+		-e "s|@SOCKET@|$LAB_SOCKET|g" \
+		-e "s|@STATE_DIR@|$LAB_STATE_DIR|g" \
+		"$LAB_TEMPLATE" >"$LAB_ROUTERD_CONFIG"
+}
+
+# Build the whole lab. On failure returns non-zero and leaves the pieces for lab_down.
+lab_up() {
+	[ -n "${LAB_ID:-}" ] || { sy_warn "lab_up: call lab_init first"; return 1; }
+	if [ -e "$LAB_DIR" ] || ip netns list | grep -qE "^($LAB_NS_CLIENT|$LAB_NS_BACKEND)( |\$)"; then
+		sy_warn "lab '$LAB_ID' already exists (tools/lab down --id $LAB_ID removes it)"
+		return 1
+	fi
+	mkdir -p "$LAB_DIR" "$LAB_STATE_DIR" && chmod 700 "$LAB_DIR" || return 1
+	: >"$LAB_PIDS"
+	local ns
+	for ns in "$LAB_NS_CLIENT" "$LAB_NS_BACKEND"; do
+		ip netns add "$ns" || return 1
+		ip -n "$ns" link set lo up || return 1
+	done
+	_lab_veth "$LAB_IF_CLIENT" "$LAB_IF_CLIENT_PEER" "$LAB_NS_CLIENT" "$LAB_CLIENT_IP/24" || return 1
+	_lab_veth "$LAB_IF_BACKEND" "$LAB_IF_BACKEND_PEER" "$LAB_NS_BACKEND" \
+		"$LAB_BACKEND_A_IP/24" "$LAB_BACKEND_B_IP/24" || return 1
+	_lab_nginx a "$LAB_BACKEND_A_IP" backend-a "a.passthrough.$LAB_DOMAIN" || return 1
+	_lab_nginx b "$LAB_BACKEND_B_IP" backend-b "b.passthrough.$LAB_DOMAIN" || return 1
+	lab_write_config || return 1
+	_lab_write_env
+}
+
+# Stop PID (ours) with SIGTERM, then SIGKILL after SECONDS.
+_lab_stop_pid() { # PID SECONDS
+	local pid=$1 deadline=$((SECONDS + $2))
+	lab_owns_pid "$pid" || return 0
+	kill -TERM "$pid" 2>/dev/null
+	while sy_pid_alive "$pid" && [ "$SECONDS" -lt "$deadline" ]; do sleep 0.1; done
+	if sy_pid_alive "$pid"; then
+		sy_warn "pid $pid did not stop on SIGTERM; SIGKILL"
+		kill -KILL "$pid" 2>/dev/null
+	fi
+	wait "$pid" 2>/dev/null || true
+}
+
+# Remove everything lab LAB_ID made. Idempotent; touches only names derived from the id and
+# processes recorded in $LAB_PIDS.
+lab_down() {
+	[ -n "${LAB_ID:-}" ] || return 0
+	local pid kind ns dev
+	if [ -f "$LAB_PIDS" ]; then
+		# routerd first (it holds the root veth ends), then the backends.
+		while read -r pid kind; do
+			[ "$kind" = routerd ] && _lab_stop_pid "$pid" 10
+		done <"$LAB_PIDS"
+		while read -r pid kind; do
+			[ "$kind" != routerd ] && _lab_stop_pid "$pid" 5
+		done <"$LAB_PIDS"
+	fi
+	for ns in "$LAB_NS_CLIENT" "$LAB_NS_BACKEND"; do
+		ip netns list | grep -qE "^$ns( |\$)" && ip netns del "$ns"
+	done
+	# Deleting a namespace destroys its veth end and with it the root end; make sure.
+	for dev in "$LAB_IF_CLIENT" "$LAB_IF_BACKEND"; do
+		ip link show "$dev" >/dev/null 2>&1 && ip link del "$dev"
+	done
+	case "$LAB_DIR" in
+	"$LAB_ROOT"/?*) rm -rf "$LAB_DIR" ;;
+	esac
+	rmdir "$LAB_ROOT" "$(dirname "$LAB_ROOT")" 2>/dev/null || true
+	return 0
+}
+
+# Install an EXIT/INT/TERM trap that removes the lab (and runs LAB_ON_EXIT first, if set,
+# e.g. to print logs). The script's exit status is kept.
+lab_cleanup_on_exit() {
+	trap '_lab_exit_trap' EXIT
+	trap 'exit 130' INT
+	trap 'exit 143' TERM
+}
+_lab_exit_trap() {
+	local rc=$?
+	trap - EXIT INT TERM
+	if [ -n "${LAB_ON_EXIT:-}" ]; then
+		$LAB_ON_EXIT "$rc" || true
+	fi
+	lab_down
+	exit "$rc"
+}
+
+# ---- routerd -------------------------------------------------------------------------
+
+# lab_routerd_start [CONFIG]: start routerd in the background (root namespace), logging to
+# $LAB_ROUTERD_LOG (appended, so restarts keep the earlier log). Sets ROUTERD_PID.
+lab_routerd_start() {
+	local cfg=${1:-$LAB_ROUTERD_CONFIG}
+	[ -x "${ROUTERD:-}" ] || { sy_warn "ROUTERD is not set to an executable (got '${ROUTERD:-}')"; return 1; }
+	printf '=== %s starting %s -c %s\n' "$(date -u +%FT%TZ)" "$ROUTERD" "$cfg" >>"$LAB_ROUTERD_LOG"
+	setsid "$ROUTERD" -c "$cfg" </dev/null >>"$LAB_ROUTERD_LOG" 2>&1 &
+	ROUTERD_PID=$!
+	lab_track "$ROUTERD_PID" routerd
+}
+
+_lab_routerd_ready() {
+	"$ROUTERCTL" -s "$LAB_SOCKET" status >/dev/null 2>&1
+}
+
+# lab_routerd_wait [SECONDS]: poll `routerctl status` until it answers (default 30 s).
+# Fails at once if routerd exits meanwhile.
+lab_routerd_wait() {
+	local deadline=$((SECONDS + ${1:-30}))
+	[ -x "${ROUTERCTL:-}" ] || { sy_warn "ROUTERCTL is not set to an executable (got '${ROUTERCTL:-}')"; return 1; }
+	until _lab_routerd_ready; do
+		if ! sy_pid_alive "$ROUTERD_PID"; then
+			wait "$ROUTERD_PID" 2>/dev/null
+			sy_warn "routerd (pid $ROUTERD_PID) exited with status $? before its control socket answered"
+			return 1
+		fi
+		if [ "$SECONDS" -ge "$deadline" ]; then
+			sy_warn "routerd did not answer on $LAB_SOCKET within ${1:-30} s"
+			return 1
+		fi
+		sleep 0.2
+	done
+}
+
+# lab_routerd_stop [SECONDS] [SIGNAL]: signal routerd (default SIGTERM) and wait up to
+# SECONDS (default 10). Sets ROUTERD_STATUS to its exit status, or to "timeout" (then it is
+# killed with SIGKILL). Returns 0 only on exit status 0.
+lab_routerd_stop() {
+	local secs=${1:-10} sig=${2:-TERM} deadline
+	ROUTERD_STATUS=
+	[ -n "$ROUTERD_PID" ] || return 1
+	deadline=$((SECONDS + secs))
+	kill -"$sig" "$ROUTERD_PID" 2>/dev/null
+	while sy_pid_alive "$ROUTERD_PID" && [ "$SECONDS" -lt "$deadline" ]; do sleep 0.1; done
+	if sy_pid_alive "$ROUTERD_PID"; then
+		ROUTERD_STATUS=timeout
+		kill -KILL "$ROUTERD_PID" 2>/dev/null
+		wait "$ROUTERD_PID" 2>/dev/null
+	else
+		wait "$ROUTERD_PID" 2>/dev/null
+		ROUTERD_STATUS=$?
+	fi
+	ROUTERD_PID=
+	[ "$ROUTERD_STATUS" = 0 ]
+}
+
+# routerctl on this lab's socket.
+lab_routerctl() { "$ROUTERCTL" -s "$LAB_SOCKET" "$@"; }

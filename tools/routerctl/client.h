@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * One connection to routerd's control socket: a JSON object per line each
+ * way (control/PROTOCOL.md).
+ */
+#ifndef RCTL_CLIENT_H
+#define RCTL_CLIENT_H
+
+#include <stddef.h>
+
+#include <jansson.h>
+
+struct rctl_client {
+	int fd;
+	const char *path;
+	char *buf; /* bytes received after the last reply's newline */
+	size_t len;
+	size_t cap;
+};
+
+/* Connect to the socket at path. Returns 0, or -errno with
+ * "cannot connect to PATH: strerror" in err. */
+int rctl_client_connect(struct rctl_client *c, const char *path, char *err, size_t errlen);
+
+/* Send req as one line and wait for the reply line. Returns the parsed
+ * reply (new reference), or NULL with the reason in err. */
+json_t *rctl_client_request(struct rctl_client *c, const json_t *req, char *err,
+			    size_t errlen);
+
+void rctl_client_close(struct rctl_client *c);
+
+#endif

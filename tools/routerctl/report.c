@@ -1,0 +1,308 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <ctype.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "age.h"
+#include "report.h"
+#include "table.h"
+
+/* Labels of the resolve report are padded to the longest ("endpoints:") so
+ * that the values form one column. */
+#define LABEL "%-11s"
+
+static const char *
+str_or(const json_t *v, const char *key, const char *dflt)
+{
+	const char *s = json_string_value(json_object_get(v, key));
+
+	return s ? s : dflt;
+}
+
+/* Scalars as text for generic columns; containers have no cell form. */
+static int
+cell_text(const json_t *v, char *buf, size_t len)
+{
+	switch (json_typeof(v)) {
+	case JSON_STRING:
+		snprintf(buf, len, "%s", json_string_value(v));
+		return 0;
+	case JSON_INTEGER:
+		snprintf(buf, len, "%" JSON_INTEGER_FORMAT, json_integer_value(v));
+		return 0;
+	case JSON_REAL:
+		snprintf(buf, len, "%g", json_real_value(v));
+		return 0;
+	case JSON_TRUE:
+		snprintf(buf, len, "true");
+		return 0;
+	case JSON_FALSE:
+		snprintf(buf, len, "false");
+		return 0;
+	case JSON_NULL:
+		snprintf(buf, len, "<none>");
+		return 0;
+	default:
+		return -1;
+	}
+}
+
+int
+rctl_print_resolve(FILE *out, const json_t *r)
+{
+	const json_t *rule = json_object_get(r, "rule");
+	const json_t *status = json_object_get(r, "status");
+	const json_t *s;
+	size_t i;
+
+	fprintf(out, LABEL "%s\n", "url:", str_or(r, "url", ""));
+	if (!json_is_true(json_object_get(r, "match"))) {
+		fprintf(out, LABEL "%s\n", "no route:", str_or(r, "reason", "no match"));
+		if (json_is_integer(status))
+			fprintf(out, LABEL "%" JSON_INTEGER_FORMAT "\n", "status:",
+				json_integer_value(status));
+		return ferror(out) ? -1 : 0;
+	}
+	fprintf(out, LABEL "%s (%s, tls %s)\n", "vhost:", str_or(r, "vhost", "-"),
+		str_or(r, "mode", "-"), str_or(r, "tls", "-"));
+	if (json_is_object(rule))
+		fprintf(out, LABEL "%s %s  (%s %s)\n", "rule:", str_or(rule, "match", "-"),
+			str_or(rule, "path", "-"), str_or(r, "kind", "-"), str_or(r, "object", "-"));
+	fprintf(out, LABEL "%s\n", "action:", str_or(r, "action", "-"));
+	if (json_is_integer(status))
+		fprintf(out, LABEL "%" JSON_INTEGER_FORMAT "\n", "status:",
+			json_integer_value(status));
+
+	fprintf(out, LABEL, "services:");
+	json_array_foreach(json_object_get(r, "services"), i, s) {
+		fprintf(out, "%s%s/%s %" JSON_INTEGER_FORMAT " (%.1f%%)", i ? ", " : "",
+			str_or(s, "namespace", "?"), str_or(s, "name", "?"),
+			json_integer_value(json_object_get(s, "weight")),
+			json_number_value(json_object_get(s, "share")) * 100);
+	}
+	fprintf(out, "%s\n", json_array_size(json_object_get(r, "services")) ? "" : "<none>");
+
+	fprintf(out, LABEL, "endpoints:");
+	json_array_foreach(json_object_get(r, "endpoints"), i, s) {
+		const char *addr = str_or(s, "address", "?");
+
+		fprintf(out, strchr(addr, ':') ? "%s[%s]:%" JSON_INTEGER_FORMAT " (%.1f%%)"
+					       : "%s%s:%" JSON_INTEGER_FORMAT " (%.1f%%)",
+			i ? ", " : "", addr, json_integer_value(json_object_get(s, "port")),
+			json_number_value(json_object_get(s, "share")) * 100);
+	}
+	fprintf(out, "%s\n", json_array_size(json_object_get(r, "endpoints")) ? "" : "<none>");
+	return ferror(out) ? -1 : 0;
+}
+
+static void
+u64_cell(const json_t *o, const char *key, char *buf, size_t len)
+{
+	snprintf(buf, len, "%" JSON_INTEGER_FORMAT, json_integer_value(json_object_get(o, key)));
+}
+
+static void
+busy_cell(const json_t *o, char *buf, size_t len)
+{
+	double busy = json_number_value(json_object_get(o, "busy_cycles"));
+	double idle = json_number_value(json_object_get(o, "idle_cycles"));
+
+	if (busy + idle <= 0)
+		snprintf(buf, len, "-");
+	else
+		snprintf(buf, len, "%.1f", busy * 100 / (busy + idle));
+}
+
+static int
+add_counter_row(struct rctl_table *t, const char *label, const json_t *o)
+{
+	char cells[5][32];
+	const char *row[6];
+
+	u64_cell(o, "rx_packets", cells[0], sizeof(cells[0]));
+	u64_cell(o, "rx_bytes", cells[1], sizeof(cells[1]));
+	u64_cell(o, "tx_packets", cells[2], sizeof(cells[2]));
+	u64_cell(o, "tx_bytes", cells[3], sizeof(cells[3]));
+	busy_cell(o, cells[4], sizeof(cells[4]));
+	row[0] = label;
+	row[1] = cells[0];
+	row[2] = cells[1];
+	row[3] = cells[2];
+	row[4] = cells[3];
+	row[5] = cells[4];
+	return rctl_table_add_row(t, row);
+}
+
+static int
+print_workers(FILE *out, const json_t *reply)
+{
+	static const char *const h[] = { "WORKER",  "RX PKTS",	"RX BYTES",
+					 "TX PKTS", "TX BYTES", "BUSY%" };
+	struct rctl_table *t = rctl_table_new(6, h);
+	const json_t *w, *id;
+	char label[32];
+	size_t i;
+	int rc = -1;
+
+	if (t == NULL)
+		return -1;
+	json_array_foreach(json_object_get(reply, "workers"), i, w) {
+		/* The router may name its workers by lcore; else by position. */
+		id = json_object_get(w, "lcore");
+		if (id == NULL)
+			id = json_object_get(w, "id");
+		if (id == NULL || cell_text(id, label, sizeof(label)) < 0)
+			snprintf(label, sizeof(label), "%zu", i);
+		if (add_counter_row(t, label, w) < 0)
+			goto out;
+	}
+	if (json_is_object(json_object_get(reply, "total")) &&
+	    add_counter_row(t, "total", json_object_get(reply, "total")) < 0)
+		goto out;
+	rc = rctl_table_print(t, out);
+out:
+	rctl_table_free(t);
+	return rc;
+}
+
+static int
+print_drops(FILE *out, const json_t *reply)
+{
+	static const char *const h[] = { "DROP REASON", "PACKETS" };
+	const json_t *drops = json_object_get(json_object_get(reply, "total"), "drops");
+	struct rctl_table *t;
+	const char *reason;
+	const json_t *n;
+	const char *row[2];
+	char count[32];
+	int rc = -1;
+
+	t = rctl_table_new(2, h);
+	if (t == NULL)
+		return -1;
+	/* Only what happened: the reasons that never fired are noise here and
+	 * still all present in -o json. */
+	json_object_foreach((json_t *)drops, reason, n) {
+		if (json_integer_value(n) == 0)
+			continue;
+		snprintf(count, sizeof(count), "%" JSON_INTEGER_FORMAT, json_integer_value(n));
+		row[0] = reason;
+		row[1] = count;
+		if (rctl_table_add_row(t, row) < 0)
+			goto out;
+	}
+	if (rctl_table_rows(t) == 0) {
+		fprintf(out, "no drops\n");
+		rc = ferror(out) ? -1 : 0;
+	} else {
+		rc = rctl_table_print(t, out);
+	}
+out:
+	rctl_table_free(t);
+	return rc;
+}
+
+/* Ports carry whatever the data plane reports; show every scalar field of
+ * the first port as a column, named by its key. */
+static int
+print_ports(FILE *out, const json_t *reply)
+{
+	const json_t *ports = json_object_get(reply, "ports");
+	const json_t *first = json_array_get(ports, 0), *port, *v;
+	const char *keys[16], *row[16];
+	char headers[16][32], cells[16][64];
+	struct rctl_table *t;
+	size_t nk = 0, i, k, j;
+	const char *key;
+	int rc = -1;
+
+	if (!json_is_object(first))
+		return 0;
+	json_object_foreach((json_t *)first, key, v) {
+		if (json_is_object(v) || json_is_array(v) || nk == 16)
+			continue;
+		keys[nk] = key;
+		for (j = 0; key[j] != '\0' && j + 1 < sizeof(headers[nk]); j++)
+			headers[nk][j] = (char)(key[j] == '_' ? ' ' : toupper((unsigned char)key[j]));
+		headers[nk][j] = '\0';
+		row[nk] = headers[nk];
+		nk++;
+	}
+	if (nk == 0)
+		return 0;
+	t = rctl_table_new(nk, row);
+	if (t == NULL)
+		return -1;
+	json_array_foreach(ports, i, port) {
+		for (k = 0; k < nk; k++) {
+			v = json_object_get(port, keys[k]);
+			if (v == NULL || cell_text(v, cells[k], sizeof(cells[k])) < 0)
+				snprintf(cells[k], sizeof(cells[k]), "-");
+			row[k] = cells[k];
+		}
+		if (rctl_table_add_row(t, row) < 0)
+			goto out;
+	}
+	rc = rctl_table_print(t, out);
+out:
+	rctl_table_free(t);
+	return rc;
+}
+
+int
+rctl_print_stats(FILE *out, const json_t *reply)
+{
+	fprintf(out, "generation %" JSON_INTEGER_FORMAT " (%" JSON_INTEGER_FORMAT " bytes)\n\n",
+		json_integer_value(json_object_get(reply, "generation")),
+		json_integer_value(json_object_get(reply, "generation_bytes")));
+	if (print_workers(out, reply) < 0)
+		return -1;
+	fputc('\n', out);
+	if (print_drops(out, reply) < 0)
+		return -1;
+	if (json_array_size(json_object_get(reply, "ports")) > 0) {
+		fputc('\n', out);
+		if (print_ports(out, reply) < 0)
+			return -1;
+	}
+	return ferror(out) ? -1 : 0;
+}
+
+int
+rctl_print_status(FILE *out, const json_t *r)
+{
+	static const char *const h[] = { "KIND", "OBJECTS" };
+	struct rctl_table *t;
+	const char *row[2];
+	const char *kind;
+	const json_t *n;
+	char uptime[32], count[32];
+	int rc = -1;
+
+	rctl_format_duration((long long)json_number_value(json_object_get(r, "uptime_s")), uptime,
+			     sizeof(uptime));
+	fprintf(out, "%-21s%s\n", "router:", str_or(r, "router_name", "-"));
+	fprintf(out, "%-21s%" JSON_INTEGER_FORMAT "\n", "generation:",
+		json_integer_value(json_object_get(r, "generation")));
+	fprintf(out, "%-21s%s\n", "uptime:", uptime);
+	fprintf(out, "%-21s%" JSON_INTEGER_FORMAT "\n", "retired generations:",
+		json_integer_value(json_object_get(r, "retired_generations")));
+	if (json_object_size(json_object_get(r, "objects")) == 0)
+		return ferror(out) ? -1 : 0;
+	fputc('\n', out);
+	t = rctl_table_new(2, h);
+	if (t == NULL)
+		return -1;
+	json_object_foreach(json_object_get(r, "objects"), kind, n) {
+		snprintf(count, sizeof(count), "%" JSON_INTEGER_FORMAT, json_integer_value(n));
+		row[0] = kind;
+		row[1] = count;
+		if (rctl_table_add_row(t, row) < 0)
+			goto out;
+	}
+	rc = rctl_table_print(t, out);
+out:
+	rctl_table_free(t);
+	return rc;
+}
