@@ -123,7 +123,7 @@ parse_port(json_t *v, size_t idx, struct sy_config *cfg, char *err, size_t errle
 			json_array_foreach(val, i, a) {
 				struct sy_port_addr *pa = &p->ipv4[i];
 
-				if (!json_is_string(a) ||
+				if (!json_is_string(a) || strchr(json_string_value(a), '/') == NULL ||
 				    sy_prefix_parse(json_string_value(a), &pa->addr, &pa->prefix_len) < 0 ||
 				    pa->addr.family != AF_INET)
 					return fail(err, errlen,

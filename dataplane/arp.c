@@ -175,17 +175,15 @@ arp_post_update(struct sy_worker *w, uint16_t port, uint32_t ip, const struct rt
 			(void)rte_ring_mp_enqueue_elem(w->sh->nb_ring[i], &u, sizeof(u));
 }
 
-/* Only learn what could be a neighbour on this port: a unicast MAC and an
- * address the FIB puts on-link here. Stops a peer from filling the table
- * with off-link or multicast mappings. */
+/* Only learn what could be a neighbour on this port: an address the FIB puts
+ * on-link here (the MAC was checked on input). Stops a peer from filling the
+ * table with off-link mappings. */
 static bool
 arp_learnable(struct sy_worker *w, uint16_t port, uint32_t ip, const struct rte_ether_addr *mac)
 {
 	struct sy_addr a = sy_addr_v4(ip);
 	struct sy_fib_result r;
 
-	if (!rte_is_valid_assigned_ether_addr(mac))
-		return false;
 	if (sy_fib_lookup(w->sh->fib, &a, &r) < 0 || !r.direct || r.port != port)
 		return false;
 	return sy_port_addr_index(&w->sh->ports[port], ip) < 0;
@@ -219,6 +217,12 @@ sy_arp_input(struct sy_worker *w, uint16_t port, struct rte_mbuf *m)
 	sip = a->arp_data.arp_sip;
 	tip = a->arp_data.arp_tip;
 	rte_ether_addr_copy(&a->arp_data.arp_sha, &sha);
+	/* A sender claiming a broadcast, multicast or zero MAC is bogus, and
+	 * answering it would broadcast our reply. */
+	if (unlikely(!rte_is_valid_assigned_ether_addr(&sha))) {
+		sy_drop(w, m, SY_DROP_ARP_MALFORMED);
+		return;
+	}
 	/* Only traffic addressed to us teaches us anything (RFC 826 would
 	 * also refresh existing entries from any request; we do not, so a
 	 * broadcast storm of requests for others costs nothing). */

@@ -301,6 +301,12 @@ cmd_get(struct rctl_client *c, struct cli *cli)
 
 	if (kind_and_name(cli, kind, sizeof(kind), &name) < 0)
 		return EXIT_USAGE;
+	/* The protocol names one object by namespace and name; there is no
+	 * "this name in every namespace" query to send. */
+	if (name != NULL && (cli->seen & OPT_ALL_NS)) {
+		errmsg("-A cannot be used with a NAME; use -n NS");
+		return EXIT_USAGE;
+	}
 	req = json_pack("{s:s, s:s}", "op", "get", "kind", kind);
 	if (req != NULL && (cli->ns != NULL || name != NULL))
 		json_object_set_new(req, "namespace", json_string(cli->ns ? cli->ns : "default"));
@@ -611,10 +617,17 @@ parse_args(int argc, char **argv, struct cli *cli)
 		case 'h':
 			return 1;
 		case ':':
-			errmsg("%s needs an argument", argv[optind - 1]);
+			if (optopt != 0)
+				errmsg("-%c needs an argument", optopt);
+			else
+				errmsg("%s needs an argument", argv[optind - 1]);
 			return -1;
 		default:
-			errmsg("unknown option %s", argv[optind - 1]);
+			/* optopt names a bad short option even inside "-Az". */
+			if (optopt != 0)
+				errmsg("unknown option -%c", optopt);
+			else
+				errmsg("unknown option %s", argv[optind - 1]);
 			return -1;
 		}
 	}

@@ -1,5 +1,4 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -447,10 +446,11 @@ rctl_get_table(const char *kind, const json_t *items, const struct rctl_get_opts
 	enum kind_layout layout = layout_of(kind);
 	const char *h[RCTL_MAX_COLS], *c[RCTL_MAX_COLS];
 	char *owned[RCTL_MAX_COLS];
-	size_t nh, nowned, i, j, off = o->with_namespace ? 1 : 0;
+	size_t nh, nowned, i, off = o->with_namespace ? 1 : 0;
 	struct rctl_table *t;
 	const json_t *obj;
 	char age[32];
+	int rc;
 
 	h[0] = "NAMESPACE";
 	nh = headers_of(layout, o->wide, h + off) + off;
@@ -466,10 +466,10 @@ rctl_get_table(const char *kind, const json_t *items, const struct rctl_get_opts
 			rctl_table_free(t);
 			return NULL;
 		}
-		j = rctl_table_add_row(t, c);
+		rc = rctl_table_add_row(t, c);
 		while (nowned > 0)
 			free(owned[--nowned]);
-		if (j != 0) {
+		if (rc != 0) {
 			rctl_table_free(t);
 			return NULL;
 		}

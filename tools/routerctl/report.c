@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <ctype.h>
-#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 

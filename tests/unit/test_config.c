@@ -1,0 +1,172 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* routerd's config file and the EAL command line built from it. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "eal_args.h"
+#include "sy_config.h"
+
+static const char *full_config =
+	"{\"workers\": [1, 2], \"idle\": \"adaptive\", \"eal\": [\"--log-level=*:error\"],"
+	" \"control_socket\": \"/tmp/x.sock\", \"state_dir\": \"/tmp/state\","
+	" \"ports\": [{\"name\": \"client\", \"devargs\": \"net_af_packet0,iface=c0\","
+	"              \"ipv4\": [\"198.18.0.1/24\", \"198.18.2.1/24\"], \"mtu\": 1500},"
+	"             {\"name\": \"backend\", \"devargs\": \"net_tap0,iface=b0\", \"ipv4\": [\"198.18.1.1/24\"]}],"
+	" \"routes\": [{\"prefix\": \"198.19.0.0/16\", \"via\": \"198.18.1.254\", \"port\": \"backend\"}],"
+	" \"listen\": {\"addresses\": [\"198.18.0.1\"], \"http\": 8080, \"https\": 8443},"
+	" \"routing_subdomain\": \"apps.example.test\", \"router_name\": \"edge-1\"}";
+
+static void
+test_full_config(void **state)
+{
+	struct sy_config c;
+	char err[256];
+	char buf[SY_ADDR_STRLEN];
+
+	assert_int_equal(sy_config_parse(full_config, &c, err, sizeof(err)), 0);
+	assert_int_equal(c.n_workers, 2);
+	assert_int_equal(c.worker_lcores[1], 2);
+	assert_int_equal(c.idle, SY_IDLE_ADAPTIVE);
+	assert_int_equal(c.n_ports, 2);
+	assert_string_equal(c.ports[0].name, "client");
+	assert_int_equal(c.ports[0].n_ipv4, 2);
+	assert_int_equal(c.ports[0].ipv4[1].prefix_len, 24);
+	assert_string_equal(sy_addr_format(&c.ports[0].ipv4[1].addr, buf, sizeof(buf)), "198.18.2.1");
+	assert_int_equal(c.n_routes, 1);
+	assert_int_equal(c.routes[0].port, 1);
+	assert_int_equal(c.routes[0].prefix_len, 16);
+	assert_int_equal(c.http_port, 8080);
+	assert_int_equal(c.https_port, 8443);
+	assert_int_equal(c.n_listen, 1);
+	assert_string_equal(c.router_name, "edge-1");
+	assert_string_equal(c.state_dir, "/tmp/state");
+	sy_config_free(&c);
+}
+
+static void
+test_defaults(void **state)
+{
+	struct sy_config c;
+	char err[256];
+
+	assert_int_equal(sy_config_parse("{}", &c, err, sizeof(err)), 0);
+	assert_int_equal(c.n_workers, 1);
+	assert_int_equal(c.idle, SY_IDLE_BUSY);
+	assert_int_equal(c.http_port, 80);
+	assert_int_equal(c.https_port, 443);
+	assert_int_equal(c.no_route_status, 503);
+	assert_string_equal(c.router_name, "default");
+	assert_string_equal(c.control_socket, "/run/switchyard/routerd.sock");
+}
+
+/* Each bad config is rejected with a message naming the key. */
+static void
+test_errors_name_the_key(void **state)
+{
+	static const struct {
+		const char *json;
+		const char *must_contain;
+	} cases[] = {
+		{ "{\"wokers\": 1}", "wokers: unknown key" },
+		{ "{\"workers\": 0}", "workers: count must be" },
+		{ "{\"workers\": [1, 1]}", "workers[1]: lcore 1 listed twice" },
+		{ "{\"workers\": [0]}", "lcore 0 is the control thread" },
+		{ "{\"idle\": \"lazy\"}", "idle: must be" },
+		{ "{\"ports\": [{\"name\": \"a\", \"devargs\": \"net_null0\", \"ipv4\": [\"198.18.0.1\"]}]}",
+		  "ports[0].ipv4[0]" },
+		{ "{\"ports\": [{\"name\": \"a\", \"devargs\": \"net_null0\", \"ipv4\": [\"300.1.1.1/24\"]}]}",
+		  "ports[0].ipv4[0]" },
+		{ "{\"ports\": [{\"name\": \"a\"}]}", "exactly one of devargs" },
+		{ "{\"ports\": [{\"name\": \"a\", \"devargs\": \"x\"}, {\"name\": \"a\", \"devargs\": \"y\"}]}",
+		  "defined twice" },
+		{ "{\"ports\": [{\"name\": \"a\", \"devargs\": \"x\", \"speed\": 1}]}", "ports[0].speed: unknown key" },
+		{ "{\"routes\": [{\"prefix\": \"198.19.0.0/16\", \"port\": \"nope\"}]}",
+		  "routes[0].port: no port named \"nope\"" },
+		{ "{\"routes\": [{\"prefix\": \"198.19.0.0/40\", \"port\": \"x\"}]}", "routes[0].prefix" },
+		{ "{\"listen\": {\"http\": 0}}", "listen.http" },
+		{ "{\"no_route_status\": 500}", "no_route_status" },
+		{ "{\"workers\": 1,}", "line 1" },
+		{ "[1]", "must be a JSON object" },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct sy_config c;
+		char err[512] = "";
+
+		if (sy_config_parse(cases[i].json, &c, err, sizeof(err)) != -EINVAL)
+			fail_msg("config %s was accepted", cases[i].json);
+		if (strstr(err, cases[i].must_contain) == NULL)
+			fail_msg("config %s: error \"%s\" does not mention \"%s\"", cases[i].json, err,
+				 cases[i].must_contain);
+	}
+}
+
+static bool
+has_arg(const struct sy_eal_args *a, const char *s)
+{
+	int i;
+
+	for (i = 0; i < a->argc; i++)
+		if (strcmp(a->argv[i], s) == 0)
+			return true;
+	return false;
+}
+
+static void
+test_eal_args(void **state)
+{
+	struct sy_config c;
+	struct sy_eal_args a;
+	char err[256];
+
+	assert_int_equal(sy_config_parse(full_config, &c, err, sizeof(err)), 0);
+	assert_int_equal(sy_eal_args_build(&c, &a, 0, 2), 0);
+	/* No PCI port: the host's NIC must never be probed. */
+	assert_true(has_arg(&a, "--no-pci"));
+	/* No hugepages: fall back to --no-huge with some memory. */
+	assert_true(has_arg(&a, "--no-huge"));
+	assert_false(has_arg(&a, "--in-memory"));
+	/* 2 CPUs: control on 0, both workers on CPU 1. */
+	assert_true(has_arg(&a, "0@0,1@1,2@1"));
+	/* af_packet gets a queue pair per worker. */
+	assert_true(has_arg(&a, "net_af_packet0,iface=c0,qpairs=2"));
+	assert_true(has_arg(&a, "net_tap0,iface=b0"));
+	assert_true(has_arg(&a, "--file-prefix"));
+	/* The operator's own arguments come last, so they win. */
+	assert_string_equal(a.argv[a.argc - 1], "--log-level=*:error");
+	sy_eal_args_free(&a);
+
+	assert_int_equal(sy_eal_args_build(&c, &a, 64, 2), 0);
+	assert_false(has_arg(&a, "--no-huge"));
+	assert_true(has_arg(&a, "--in-memory"));
+	sy_eal_args_free(&a);
+	sy_config_free(&c);
+
+	assert_int_equal(sy_config_parse("{\"ports\": [{\"name\": \"nic\", \"pci\": \"0000:03:00.0\"}]}",
+					 &c, err, sizeof(err)), 0);
+	assert_int_equal(sy_eal_args_build(&c, &a, 64, 4), 0);
+	assert_false(has_arg(&a, "--no-pci"));
+	assert_true(has_arg(&a, "0000:03:00.0"));
+	sy_eal_args_free(&a);
+	sy_config_free(&c);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_full_config),
+		cmocka_unit_test(test_defaults),
+		cmocka_unit_test(test_errors_name_the_key),
+		cmocka_unit_test(test_eal_args),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,384 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Control protocol decoding and the all-or-nothing apply: each bad input gets
+ * its own error naming object and field, and leaves the previous generation
+ * live; journal replay keeps objects and their age; a torn record is skipped.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "compile.h"
+#include "router.h"
+#include "test_eal.h"
+
+static char state_dir[64];
+
+static void
+gen_free(struct sy_generation *g)
+{
+	sy_generation_free(g);
+}
+
+static void
+router_start(struct sy_router *r)
+{
+	char err[256];
+
+	memset(r, 0, sizeof(*r));
+	assert_int_equal(sy_config_parse("{\"routing_subdomain\": \"apps.test\"}", &r->cfg, err,
+					 sizeof(err)), 0);
+	snprintf(r->cfg.state_dir, sizeof(r->cfg.state_dir), "%s", state_dir);
+	assert_int_equal(sy_gen_slot_init(&r->slot, 1, gen_free), 0);
+	if (sy_router_load(r, err, sizeof(err)) != 0)
+		fail_msg("load: %s", err);
+}
+
+static void
+router_stop(struct sy_router *r)
+{
+	sy_router_fini(r);
+	sy_gen_slot_fini(&r->slot);
+	sy_config_free(&r->cfg);
+}
+
+static json_t *
+call(struct sy_router *r, const char *req_text)
+{
+	json_error_t jerr;
+	json_t *req = json_loads(req_text, 0, &jerr);
+	json_t *reply;
+
+	if (req == NULL)
+		fail_msg("bad test request: %s", jerr.text);
+	reply = sy_ops_handle(r, req);
+	json_decref(req);
+	return reply;
+}
+
+static bool
+reply_ok(const json_t *reply)
+{
+	return json_is_true(json_object_get(reply, "ok"));
+}
+
+/* Assert a failed reply whose first error has this code (and field). */
+static void
+expect_error(json_t *reply, const char *code, const char *field, const char *msg_part)
+{
+	const json_t *e = json_object_get(reply, "error");
+	char *dump = json_dumps(reply, 0);
+
+	if (reply_ok(reply) || !json_is_object(e))
+		fail_msg("expected error %s, got %s", code, dump);
+	if (strcmp(json_string_value(json_object_get(e, "code")), code) != 0)
+		fail_msg("expected code %s, got %s", code, dump);
+	if (field && (!json_is_string(json_object_get(e, "field")) ||
+		      strcmp(json_string_value(json_object_get(e, "field")), field) != 0))
+		fail_msg("expected field %s, got %s", field, dump);
+	if (msg_part && strstr(json_string_value(json_object_get(e, "message")), msg_part) == NULL)
+		fail_msg("expected message with \"%s\", got %s", msg_part, dump);
+	free(dump);
+	json_decref(reply);
+}
+
+#define SVC(ns, name) \
+	"{\"apiVersion\":\"v1\",\"kind\":\"Service\",\"metadata\":{\"name\":\"" name "\",\"namespace\":\"" ns "\"}," \
+	"\"spec\":{\"ports\":[{\"name\":\"http\",\"port\":80}]}}"
+#define EPS(ns, name, ip) \
+	"{\"apiVersion\":\"v1\",\"kind\":\"Endpoints\",\"metadata\":{\"name\":\"" name "\",\"namespace\":\"" ns "\"}," \
+	"\"subsets\":[{\"addresses\":[{\"ip\":\"" ip "\"}],\"ports\":[{\"name\":\"http\",\"port\":8080}]}]}"
+#define ROUTE(ns, name, host, svc) \
+	"{\"apiVersion\":\"route.openshift.io/v1\",\"kind\":\"Route\",\"metadata\":{\"name\":\"" name "\"," \
+	"\"namespace\":\"" ns "\"},\"spec\":{\"host\":\"" host "\",\"to\":{\"kind\":\"Service\",\"name\":\"" svc "\"}}}"
+
+static uint64_t
+generation(struct sy_router *r)
+{
+	json_t *st = call(r, "{\"op\":\"status\"}");
+	uint64_t g = (uint64_t)json_integer_value(json_object_get(st, "generation"));
+
+	json_decref(st);
+	return g;
+}
+
+static const char *
+resolve_object(struct sy_router *r, const char *url, char *buf, size_t len)
+{
+	char req[512];
+	json_t *rep;
+
+	snprintf(req, sizeof(req), "{\"op\":\"resolve\",\"url\":\"%s\"}", url);
+	rep = call(r, req);
+	assert_true(reply_ok(rep));
+	snprintf(buf, len, "%s", json_is_string(json_object_get(rep, "object"))
+					 ? json_string_value(json_object_get(rep, "object"))
+					 : "(none)");
+	json_decref(rep);
+	return buf;
+}
+
+static void
+test_apply_get_resolve(void **state)
+{
+	struct sy_router r;
+	json_t *rep;
+	char buf[128];
+	static const char *const spellings[] = { "route", "routes", "Route", "ROUTES",
+						 "routes.route.openshift.io" };
+	size_t i;
+
+	router_start(&r);
+	rep = call(&r, "{\"op\":\"apply\",\"objects\":[" SVC("demo", "a") "," EPS("demo", "a", "198.18.1.10") ","
+		       ROUTE("demo", "web", "web.example.test", "a") "]}");
+	assert_true(reply_ok(rep));
+	assert_string_equal(json_string_value(json_object_get(json_array_get(json_object_get(rep, "results"), 2),
+							      "action")), "created");
+	json_decref(rep);
+	for (i = 0; i < sizeof(spellings) / sizeof(spellings[0]); i++) {
+		char req[200];
+
+		snprintf(req, sizeof(req), "{\"op\":\"get\",\"kind\":\"%s\"}", spellings[i]);
+		rep = call(&r, req);
+		assert_true(reply_ok(rep));
+		assert_string_equal(json_string_value(json_object_get(rep, "kind")), "Route");
+		assert_int_equal(json_array_size(json_object_get(rep, "items")), 1);
+		json_decref(rep);
+	}
+	rep = call(&r, "{\"op\":\"get\",\"kind\":\"route\",\"namespace\":\"demo\",\"name\":\"web\"}");
+	{
+		const json_t *item = json_array_get(json_object_get(rep, "items"), 0);
+		const json_t *md = json_object_get(item, "metadata");
+		const json_t *cond = json_array_get(json_object_get(json_array_get(json_object_get(
+			json_object_get(item, "status"), "ingress"), 0), "conditions"), 0);
+
+		assert_non_null(json_string_value(json_object_get(md, "creationTimestamp")));
+		assert_int_equal(json_string_length(json_object_get(md, "uid")), 36);
+		assert_string_equal(json_string_value(json_object_get(cond, "type")), "Admitted");
+		assert_string_equal(json_string_value(json_object_get(cond, "status")), "True");
+	}
+	json_decref(rep);
+	/* Empty kind: an empty list, not an error. */
+	rep = call(&r, "{\"op\":\"get\",\"kind\":\"svc\",\"namespace\":\"nothing-here\"}");
+	assert_true(reply_ok(rep));
+	assert_int_equal(json_array_size(json_object_get(rep, "items")), 0);
+	json_decref(rep);
+	/* Host lookup ignores case, a trailing dot and the port. */
+	assert_string_equal(resolve_object(&r, "http://web.example.test./x", buf, sizeof(buf)), "demo/web");
+	assert_string_equal(resolve_object(&r, "http://WEB.example.test:8080/", buf, sizeof(buf)), "demo/web");
+	assert_string_equal(resolve_object(&r, "http://other.example.test/", buf, sizeof(buf)), "(none)");
+	rep = call(&r, "{\"op\":\"resolve\",\"url\":\"http://web.example.test/\"}");
+	{
+		const json_t *ep = json_array_get(json_object_get(rep, "endpoints"), 0);
+
+		assert_string_equal(json_string_value(json_object_get(ep, "address")), "198.18.1.10");
+		assert_int_equal(json_integer_value(json_object_get(ep, "port")), 8080);
+		assert_string_equal(json_string_value(json_object_get(rep, "mode")), "splice");
+	}
+	json_decref(rep);
+	rep = call(&r, "{\"op\":\"resolve\",\"url\":\"http://nobody.test/\"}");
+	assert_int_equal(json_integer_value(json_object_get(rep, "status")), 503);
+	assert_string_equal(json_string_value(json_object_get(rep, "action")), "none");
+	json_decref(rep);
+	/* Same objects again: unchanged, and no new generation. */
+	{
+		uint64_t g = generation(&r);
+
+		rep = call(&r, "{\"op\":\"apply\",\"objects\":[" ROUTE("demo", "web", "web.example.test", "a") "]}");
+		assert_string_equal(json_string_value(json_object_get(json_array_get(json_object_get(rep, "results"), 0),
+								      "action")), "unchanged");
+		json_decref(rep);
+		assert_int_equal(generation(&r), g);
+	}
+	/* Delete, then it is gone. */
+	rep = call(&r, "{\"op\":\"delete\",\"kind\":\"routes\",\"namespace\":\"demo\",\"name\":\"web\"}");
+	assert_true(reply_ok(rep));
+	json_decref(rep);
+	expect_error(call(&r, "{\"op\":\"get\",\"kind\":\"route\",\"namespace\":\"demo\",\"name\":\"web\"}"),
+		     "not_found", "name", "not found");
+	expect_error(call(&r, "{\"op\":\"delete\",\"kind\":\"route\",\"namespace\":\"demo\",\"name\":\"web\"}"),
+		     "not_found", "name", NULL);
+	assert_string_equal(resolve_object(&r, "http://web.example.test/", buf, sizeof(buf)), "(none)");
+	router_stop(&r);
+}
+
+static void
+test_bad_requests_change_nothing(void **state)
+{
+	struct sy_router r;
+	uint64_t g;
+	char buf[128];
+	json_t *rep;
+
+	router_start(&r);
+	rep = call(&r, "{\"op\":\"apply\",\"objects\":[" ROUTE("demo", "keep", "keep.test", "a") "]}");
+	assert_true(reply_ok(rep));
+	json_decref(rep);
+	g = generation(&r);
+
+	expect_error(call(&r, "[1,2]"), "bad_request", NULL, "JSON object");
+	expect_error(call(&r, "{\"noop\":1}"), "bad_request", "op", NULL);
+	expect_error(call(&r, "{\"op\":\"launch\"}"), "unknown_op", "op", "launch");
+	expect_error(call(&r, "{\"op\":\"apply\"}"), "bad_request", "objects", NULL);
+	expect_error(call(&r, "{\"op\":\"get\",\"kind\":\"gateways\"}"), "unknown_kind", "kind", "gateways");
+	expect_error(call(&r, "{\"op\":\"apply\",\"objects\":[{\"apiVersion\":\"v9\",\"kind\":\"Gateway\","
+			      "\"metadata\":{\"name\":\"g\"}}]}"),
+		     "unknown_kind", "kind", "Gateway");
+	/* Route without to.name: the field is named. */
+	expect_error(call(&r, "{\"op\":\"apply\",\"objects\":[{\"apiVersion\":\"route.openshift.io/v1\","
+			      "\"kind\":\"Route\",\"metadata\":{\"name\":\"x\"},\"spec\":{\"host\":\"x.test\","
+			      "\"to\":{\"kind\":\"Service\"}}}]}"),
+		     "invalid", "spec.to.name", "required");
+	expect_error(call(&r, "{\"op\":\"apply\",\"objects\":[{\"apiVersion\":\"route.openshift.io/v1\","
+			      "\"kind\":\"Route\",\"metadata\":{\"name\":\"x\"},\"spec\":{\"host\":\"x.test\","
+			      "\"to\":{\"name\":\"a\",\"weight\":300}}}]}"),
+		     "invalid", "spec.to.weight", "between 0 and 256");
+	expect_error(call(&r, "{\"op\":\"apply\",\"objects\":[{\"apiVersion\":\"route.openshift.io/v1\","
+			      "\"kind\":\"Route\",\"metadata\":{\"name\":\"x\"},\"spec\":{\"host\":\"bad_host\","
+			      "\"to\":{\"name\":\"a\"}}}]}"),
+		     "invalid", "spec.host", "DNS 952");
+	expect_error(call(&r, "{\"op\":\"apply\",\"objects\":[{\"apiVersion\":\"route.openshift.io/v1\","
+			      "\"kind\":\"Route\",\"metadata\":{\"name\":\"x\"},\"spec\":{\"host\":\"p.test\","
+			      "\"path\":\"/a\",\"to\":{\"name\":\"a\"},\"tls\":{\"termination\":\"passthrough\"}}}]}"),
+		     "invalid", "spec.path", "passthrough termination does not support paths");
+	expect_error(call(&r, "{\"op\":\"apply\",\"objects\":[{\"apiVersion\":\"v1\",\"kind\":\"Service\","
+			      "\"metadata\":{}}]}"),
+		     "invalid", "metadata.name", "required");
+	/* Duplicates in one apply. */
+	expect_error(call(&r, "{\"op\":\"apply\",\"objects\":[" SVC("demo", "a") "," SVC("demo", "a") "]}"),
+		     "duplicate", "metadata.name", "same object");
+	/* Two good objects and one bad: nothing is created. */
+	expect_error(call(&r, "{\"op\":\"apply\",\"objects\":[" ROUTE("demo", "good1", "g1.test", "a") ","
+			      "{\"apiVersion\":\"route.openshift.io/v1\",\"kind\":\"Route\",\"metadata\":"
+			      "{\"name\":\"bad\"},\"spec\":{\"host\":\"b.test\"}}," ROUTE("demo", "good2", "g2.test", "a") "]}"),
+		     "invalid", "spec.to.name", NULL);
+	expect_error(call(&r, "{\"op\":\"get\",\"kind\":\"route\",\"namespace\":\"demo\",\"name\":\"good1\"}"),
+		     "not_found", NULL, NULL);
+	assert_string_equal(resolve_object(&r, "http://g1.test/", buf, sizeof(buf)), "(none)");
+	/* The previous generation is still the live one, and still serves. */
+	assert_int_equal(generation(&r), g);
+	assert_string_equal(resolve_object(&r, "http://keep.test/", buf, sizeof(buf)), "demo/keep");
+	router_stop(&r);
+}
+
+/* The oldest route keeps a host; another namespace is refused with OpenShift's message. */
+static void
+test_host_claims(void **state)
+{
+	struct sy_router r;
+	json_t *rep;
+	char buf[128];
+
+	router_start(&r);
+	rep = call(&r, "{\"op\":\"apply\",\"objects\":[{\"apiVersion\":\"route.openshift.io/v1\",\"kind\":\"Route\","
+		       "\"metadata\":{\"name\":\"old\",\"namespace\":\"a\",\"creationTimestamp\":\"2020-01-01T00:00:00Z\"},"
+		       "\"spec\":{\"host\":\"shared.test\",\"to\":{\"name\":\"s\"}}},"
+		       "{\"apiVersion\":\"route.openshift.io/v1\",\"kind\":\"Route\","
+		       "\"metadata\":{\"name\":\"young\",\"namespace\":\"b\",\"creationTimestamp\":\"2021-01-01T00:00:00Z\"},"
+		       "\"spec\":{\"host\":\"shared.test\",\"to\":{\"name\":\"s\"}}}]}");
+	assert_true(reply_ok(rep));
+	json_decref(rep);
+	rep = call(&r, "{\"op\":\"get\",\"kind\":\"route\",\"namespace\":\"b\",\"name\":\"young\"}");
+	{
+		const json_t *cond = json_array_get(json_object_get(json_array_get(json_object_get(json_object_get(
+			json_array_get(json_object_get(rep, "items"), 0), "status"), "ingress"), 0), "conditions"), 0);
+
+		assert_string_equal(json_string_value(json_object_get(cond, "status")), "False");
+		assert_string_equal(json_string_value(json_object_get(cond, "reason")), "HostAlreadyClaimed");
+		assert_string_equal(json_string_value(json_object_get(cond, "message")),
+				    "a route in another namespace holds host shared.test");
+	}
+	json_decref(rep);
+	assert_string_equal(resolve_object(&r, "http://shared.test/", buf, sizeof(buf)), "a/old");
+	/* The owner goes away: the displaced route is admitted. */
+	json_decref(call(&r, "{\"op\":\"delete\",\"kind\":\"route\",\"namespace\":\"a\",\"name\":\"old\"}"));
+	assert_string_equal(resolve_object(&r, "http://shared.test/", buf, sizeof(buf)), "b/young");
+	router_stop(&r);
+}
+
+static void
+test_journal_replay_keeps_age(void **state)
+{
+	struct sy_router r;
+	json_t *rep, *before, *after;
+	char path[128];
+	int fd;
+	char buf[128];
+
+	router_start(&r);
+	rep = call(&r, "{\"op\":\"apply\",\"objects\":[" SVC("j", "a") "," ROUTE("j", "r1", "r1.test", "a") "]}");
+	assert_true(reply_ok(rep));
+	json_decref(rep);
+	json_decref(call(&r, "{\"op\":\"apply\",\"objects\":[" ROUTE("j", "r2", "r2.test", "a") "]}"));
+	json_decref(call(&r, "{\"op\":\"delete\",\"kind\":\"route\",\"namespace\":\"j\",\"name\":\"r2\"}"));
+	before = call(&r, "{\"op\":\"get\",\"kind\":\"route\",\"namespace\":\"j\"}");
+	router_stop(&r);
+
+	/* A torn last record, as a kill -9 in the middle of a write leaves it. */
+	snprintf(path, sizeof(path), "%s/journal", state_dir);
+	fd = open(path, O_WRONLY | O_APPEND);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, "SYJ1 00000400 deadbeef {\"op\":\"apply\",\"obj", 41), 41);
+	close(fd);
+
+	router_start(&r);
+	after = call(&r, "{\"op\":\"get\",\"kind\":\"route\",\"namespace\":\"j\"}");
+	assert_int_equal(json_array_size(json_object_get(after, "items")), 1);
+	/* Same objects, same uid and creationTimestamp (status may be re-stamped). */
+	assert_true(json_equal(json_object_get(json_array_get(json_object_get(before, "items"), 0), "metadata"),
+			       json_object_get(json_array_get(json_object_get(after, "items"), 0), "metadata")));
+	assert_string_equal(resolve_object(&r, "http://r1.test/", buf, sizeof(buf)), "j/r1");
+	assert_string_equal(resolve_object(&r, "http://r2.test/", buf, sizeof(buf)), "(none)");
+	/* Appends after a torn tail still replay. */
+	json_decref(call(&r, "{\"op\":\"apply\",\"objects\":[" ROUTE("j", "r3", "r3.test", "a") "]}"));
+	router_stop(&r);
+	router_start(&r);
+	assert_string_equal(resolve_object(&r, "http://r3.test/", buf, sizeof(buf)), "j/r3");
+	router_stop(&r);
+	json_decref(before);
+	json_decref(after);
+}
+
+static int
+fresh_state(void **state)
+{
+	snprintf(state_dir, sizeof(state_dir), "/tmp/sy-test-control-XXXXXX");
+	if (mkdtemp(state_dir) == NULL)
+		return -1;
+	return 0;
+}
+
+static int
+remove_state(void **state)
+{
+	char cmd[128];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", state_dir);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_apply_get_resolve, fresh_state, remove_state),
+		cmocka_unit_test_setup_teardown(test_bad_requests_change_nothing, fresh_state, remove_state),
+		cmocka_unit_test_setup_teardown(test_host_claims, fresh_state, remove_state),
+		cmocka_unit_test_setup_teardown(test_journal_replay_keeps_age, fresh_state, remove_state),
+	};
+
+	if (sy_test_eal_init("test_control") < 0) {
+		fprintf(stderr, "EAL init failed\n");
+		return 1;
+	}
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,261 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Generations: compiled lookups (host normalisation, segment-aware longest
+ * prefix, OpenShift's endpoint weights) and RCU reclamation: an old generation
+ * is not freed while a reader still holds it, and is freed once it has passed
+ * a quiescent point.
+ */
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+#include <rte_rcu_qsbr.h>
+
+#include "compile.h"
+#include "sy_gen_slot.h"
+#include "test_eal.h"
+
+static void
+put(struct sy_store *st, const struct sy_kind *kind, const char *ns, const char *name,
+    const char *created, json_t *obj)
+{
+	char uid[40];
+
+	snprintf(uid, sizeof(uid), "uid-%s-%s", ns, name);
+	json_object_set_new(obj, "metadata", json_pack("{s:s, s:s}", "name", name, "namespace", ns));
+	sy_object_free(sy_store_put(st, sy_object_new(kind, ns, name, obj, created, uid)));
+	json_decref(obj);
+}
+
+static void
+put_route(struct sy_store *st, const char *ns, const char *name, const char *host, const char *path,
+	  json_t *to, json_t *alts)
+{
+	json_t *spec = json_pack("{s:s, s:o}", "host", host, "to", to);
+
+	if (path)
+		json_object_set_new(spec, "path", json_string(path));
+	if (alts)
+		json_object_set_new(spec, "alternateBackends", alts);
+	put(st, &sy_kind_route, ns, name, "2026-01-01T00:00:00Z",
+	    json_pack("{s:s, s:s, s:o}", "apiVersion", "route.openshift.io/v1", "kind", "Route", "spec", spec));
+}
+
+/* Endpoints ns/name with n addresses 198.18.1.(base+i) on port 80. */
+static void
+put_endpoints(struct sy_store *st, const char *ns, const char *name, int n, int base)
+{
+	json_t *addrs = json_array();
+	int i;
+
+	for (i = 0; i < n; i++) {
+		char ip[32];
+
+		snprintf(ip, sizeof(ip), "198.18.1.%d", base + i);
+		json_array_append_new(addrs, json_pack("{s:s}", "ip", ip));
+	}
+	put(st, &sy_kind_endpoints, ns, name, "2026-01-01T00:00:00Z",
+	    json_pack("{s:s, s:s, s:[{s:o, s:[{s:s, s:i}]}]}", "apiVersion", "v1", "kind", "Endpoints",
+		      "subsets", "addresses", addrs, "ports", "name", "http", "port", 80));
+}
+
+static const struct sy_compile_opts opts = {
+	.routing_subdomain = "apps.test",
+	.router_name = "default",
+	.no_route_status = 503,
+	.now = "2026-01-01T00:00:00Z",
+};
+
+static const char *
+match(const struct sy_generation *g, const char *host, const char *path)
+{
+	const struct sy_vhost *vh = sy_gen_find_vhost(g, host, strlen(host));
+	const struct sy_rule *r = vh ? sy_vhost_match_path(vh, path, strlen(path)) : NULL;
+
+	return r ? r->object : "-";
+}
+
+static void
+test_paths_longest_segment_prefix(void **state)
+{
+	struct sy_store st;
+	struct sy_generation *g;
+
+	sy_store_init(&st);
+	put_route(&st, "ns", "root", "h.test", NULL, json_pack("{s:s}", "name", "s"), NULL);
+	put_route(&st, "ns", "sub", "h.test", "/sub", json_pack("{s:s}", "name", "s"), NULL);
+	put_route(&st, "ns", "deep", "h.test", "/sub/deep", json_pack("{s:s}", "name", "s"), NULL);
+	put_route(&st, "ns", "slash", "h.test", "/dir/", json_pack("{s:s}", "name", "s"), NULL);
+	g = sy_compile(&st, &opts, 7);
+	assert_non_null(g);
+	assert_int_equal(g->id, 7);
+	assert_int_equal(g->n_vhosts, 1);
+	assert_string_equal(match(g, "h.test", "/"), "ns/root");
+	assert_string_equal(match(g, "h.test", "/sub"), "ns/sub");
+	assert_string_equal(match(g, "h.test", "/sub/"), "ns/sub");
+	assert_string_equal(match(g, "h.test", "/sub?x=1"), "ns/sub");
+	assert_string_equal(match(g, "h.test", "/subpar"), "ns/root"); /* segment-aware */
+	assert_string_equal(match(g, "h.test", "/sub/deep/x"), "ns/deep");
+	assert_string_equal(match(g, "h.test", "/dir/x"), "ns/slash");
+	assert_string_equal(match(g, "h.test", "/dir"), "ns/root"); /* "/dir/" does not match "/dir" */
+	assert_string_equal(match(g, "H.TEST:8080", "/sub"), "ns/sub");
+	assert_string_equal(match(g, "h.test.", "/sub"), "ns/sub");
+	assert_string_equal(match(g, "x.test", "/"), "-");
+	/* Path rules mean per-request decisions: proxy mode. */
+	assert_int_equal(sy_gen_find_vhost(g, "h.test", 6)->mode, SY_MODE_PROXY);
+	sy_generation_free(g);
+	sy_store_fini(&st);
+}
+
+static uint32_t
+endpoint_weight(const struct sy_generation *g, const char *host, unsigned service)
+{
+	const struct sy_vhost *vh = sy_gen_find_vhost(g, host, strlen(host));
+	const struct sy_pool *p = &g->pools[vh->rules[0].pool];
+	uint32_t i;
+
+	for (i = 0; i < p->n_endpoints; i++)
+		if (p->endpoints[i].service == service)
+			return p->endpoints[i].weight;
+	return UINT32_MAX;
+}
+
+/* The cases openshift/router's calculateServiceWeights tests. */
+static void
+test_openshift_endpoint_weights(void **state)
+{
+	struct sy_store st;
+	struct sy_generation *g;
+
+	sy_store_init(&st);
+	put_endpoints(&st, "ns", "one-a", 1, 10);
+	put_endpoints(&st, "ns", "one-b", 1, 20);
+	put_endpoints(&st, "ns", "two", 2, 30);
+	put_endpoints(&st, "ns", "five", 5, 40);
+	put_route(&st, "ns", "r1", "a.test", NULL, json_pack("{s:s, s:i}", "name", "one-a", "weight", 25),
+		  json_pack("[{s:s, s:i}]", "name", "one-b", "weight", 75));
+	put_route(&st, "ns", "r2", "b.test", NULL, json_pack("{s:s, s:i}", "name", "two", "weight", 50),
+		  json_pack("[{s:s, s:i}]", "name", "one-a", "weight", 50));
+	put_route(&st, "ns", "r3", "c.test", NULL, json_pack("{s:s, s:i}", "name", "five", "weight", 3),
+		  json_pack("[{s:s, s:i}]", "name", "one-a", "weight", 256));
+	put_route(&st, "ns", "r4", "d.test", NULL, json_pack("{s:s}", "name", "two"), NULL);
+	put_route(&st, "ns", "r5", "e.test", NULL, json_pack("{s:s, s:i}", "name", "one-a", "weight", 0), NULL);
+	g = sy_compile(&st, &opts, 1);
+	assert_non_null(g);
+	/* 25/75, one endpoint each -> 85/256 */
+	assert_int_equal(endpoint_weight(g, "a.test", 0), 85);
+	assert_int_equal(endpoint_weight(g, "a.test", 1), 256);
+	/* 50/50 with 2 vs 1 endpoints -> 128/256 */
+	assert_int_equal(endpoint_weight(g, "b.test", 0), 128);
+	assert_int_equal(endpoint_weight(g, "b.test", 1), 256);
+	/* 3 vs 256 with 5 vs 1 endpoints -> 1/256 */
+	assert_int_equal(endpoint_weight(g, "c.test", 0), 1);
+	assert_int_equal(endpoint_weight(g, "c.test", 1), 256);
+	/* A single service: every endpoint weight 1 (default weight 100). */
+	assert_int_equal(endpoint_weight(g, "d.test", 0), 1);
+	/* Weight 0: nothing to send to. */
+	assert_int_equal(g->pools[sy_gen_find_vhost(g, "e.test", 6)->rules[0].pool].total_weight, 0);
+	sy_generation_free(g);
+	sy_store_fini(&st);
+}
+
+/* ---- RCU: a reader holding a generation keeps it alive. ---- */
+
+static atomic_int freed;
+static struct sy_generation *freed_last;
+
+static void
+count_free(struct sy_generation *g)
+{
+	freed_last = g;
+	atomic_fetch_add(&freed, 1);
+	sy_generation_free(g);
+}
+
+struct reader {
+	struct sy_gen_slot *slot;
+	atomic_int stage; /* 0 start, 1 holding, 2 may report quiescence, 3 done */
+	struct sy_generation *held;
+};
+
+static void *
+reader_main(void *arg)
+{
+	struct reader *rd = arg;
+
+	rte_rcu_qsbr_thread_register(rd->slot->qs, 0);
+	rte_rcu_qsbr_thread_online(rd->slot->qs, 0);
+	/* A worker's loop iteration: load once, use, then report quiescence. */
+	rd->held = sy_gen_acquire(rd->slot);
+	atomic_store(&rd->stage, 1);
+	while (atomic_load(&rd->stage) != 2)
+		;
+	rte_rcu_qsbr_quiescent(rd->slot->qs, 0);
+	rte_rcu_qsbr_thread_offline(rd->slot->qs, 0);
+	rte_rcu_qsbr_thread_unregister(rd->slot->qs, 0);
+	atomic_store(&rd->stage, 3);
+	return NULL;
+}
+
+static void
+test_rcu_reclaim_waits_for_reader(void **state)
+{
+	struct sy_gen_slot slot;
+	struct sy_store st;
+	struct sy_generation *g1, *g2;
+	struct reader rd = { .slot = &slot };
+	pthread_t t;
+
+	sy_store_init(&st);
+	assert_int_equal(sy_gen_slot_init(&slot, 1, count_free), 0);
+	g1 = sy_compile(&st, &opts, 1);
+	g2 = sy_compile(&st, &opts, 2);
+	sy_gen_publish(&slot, g1);
+	assert_int_equal(pthread_create(&t, NULL, reader_main, &rd), 0);
+	while (atomic_load(&rd.stage) != 1)
+		;
+	assert_ptr_equal(rd.held, g1);
+
+	sy_gen_publish(&slot, g2);
+	assert_ptr_equal(sy_gen_acquire(&slot), g2);
+	/* The reader still holds g1: reclaim must keep it, however often asked. */
+	assert_int_equal(sy_gen_reclaim(&slot), 1);
+	assert_int_equal(sy_gen_reclaim(&slot), 1);
+	assert_int_equal(atomic_load(&freed), 0);
+	assert_int_equal(rd.held->id, 1); /* still valid memory */
+
+	atomic_store(&rd.stage, 2);
+	while (atomic_load(&rd.stage) != 3)
+		;
+	assert_int_equal(sy_gen_reclaim(&slot), 0);
+	assert_int_equal(atomic_load(&freed), 1);
+	assert_ptr_equal(freed_last, g1);
+	pthread_join(t, NULL);
+
+	sy_gen_slot_fini(&slot); /* frees the live g2 */
+	assert_int_equal(atomic_load(&freed), 2);
+	sy_store_fini(&st);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_paths_longest_segment_prefix),
+		cmocka_unit_test(test_openshift_endpoint_weights),
+		cmocka_unit_test(test_rcu_reclaim_waits_for_reader),
+	};
+
+	if (sy_test_eal_init("test_generation") < 0) {
+		fprintf(stderr, "EAL init failed\n");
+		return 1;
+	}
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
