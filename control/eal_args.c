@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
+#include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -85,6 +87,9 @@ sy_eal_args_build(const struct sy_config *cfg, struct sy_eal_args *a, long free_
 		free_hugepages = sy_free_hugepages();
 	if (free_hugepages == 0 && !user_has(cfg, "--no-huge")) {
 		rc |= push(a, "--no-huge");
+		/* No shared config files to leave behind (and no secondaries). */
+		if (!user_has(cfg, "--no-shconf"))
+			rc |= push(a, "--no-shconf");
 		if (!user_has(cfg, "-m") && !user_has(cfg, "--socket-mem")) {
 			rc |= push(a, "-m");
 			rc |= push(a, "512");
@@ -128,4 +133,23 @@ sy_eal_args_free(struct sy_eal_args *a)
 	for (i = 0; i < a->argc; i++)
 		free(a->argv[i]);
 	a->argc = 0;
+}
+
+void
+sy_eal_remove_runtime_dir(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	char path[PATH_MAX];
+
+	if (d == NULL)
+		return;
+	while ((e = readdir(d)) != NULL) {
+		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+		unlink(path);
+	}
+	closedir(d);
+	rmdir(dir);
 }

@@ -24,6 +24,9 @@ struct sy_eal_args {
 int sy_eal_args_build(const struct sy_config *cfg, struct sy_eal_args *out, long free_hugepages,
 		      unsigned ncpus);
 void sy_eal_args_free(struct sy_eal_args *a);
+/* Remove EAL's runtime directory (and the files in it) after rte_eal_cleanup,
+ * so routerd leaves nothing behind under /var/run/dpdk. */
+void sy_eal_remove_runtime_dir(const char *dir);
 /* Free hugepages of the default size, from /proc/meminfo (0 if unknown). */
 long sy_free_hugepages(void);
 

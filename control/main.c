@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
@@ -92,6 +93,7 @@ main(int argc, char **argv)
 	const char *config_path = NULL;
 	bool check = false;
 	char err[512];
+	char runtime_dir[PATH_MAX];
 	sigset_t sigs;
 	int opt, rc, sigfd, i, exit_code = 1;
 
@@ -198,7 +200,9 @@ out_router:
 out_slot:
 	sy_gen_slot_fini(&r->slot);
 out_eal:
+	snprintf(runtime_dir, sizeof(runtime_dir), "%s", rte_eal_get_runtime_dir());
 	rte_eal_cleanup();
+	sy_eal_remove_runtime_dir(runtime_dir);
 	sy_eal_args_free(&eal);
 	sy_config_free(&r->cfg);
 	if (sigfd >= 0)

@@ -369,6 +369,7 @@ remove_state(void **state)
 int
 main(void)
 {
+	int rc;
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_apply_get_resolve, fresh_state, remove_state),
 		cmocka_unit_test_setup_teardown(test_bad_requests_change_nothing, fresh_state, remove_state),
@@ -380,5 +381,7 @@ main(void)
 		fprintf(stderr, "EAL init failed\n");
 		return 1;
 	}
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	rc = cmocka_run_group_tests(tests, NULL, NULL);
+	sy_test_eal_fini();
+	return rc;
 }

@@ -247,6 +247,7 @@ test_rcu_reclaim_waits_for_reader(void **state)
 int
 main(void)
 {
+	int rc;
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_paths_longest_segment_prefix),
 		cmocka_unit_test(test_openshift_endpoint_weights),
@@ -257,5 +258,7 @@ main(void)
 		fprintf(stderr, "EAL init failed\n");
 		return 1;
 	}
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	rc = cmocka_run_group_tests(tests, NULL, NULL);
+	sy_test_eal_fini();
+	return rc;
 }
