@@ -63,18 +63,16 @@ static json_t *
 counters_json(const struct sy_worker_counters *c)
 {
 	json_t *drops = json_object();
+	json_t *o = json_object();
 	int i;
 
+#define SY_X(name) json_object_set_new(o, #name, json_integer((json_int_t)c->name));
+	SY_COUNTER_FIELDS(SY_X)
+#undef SY_X
 	for (i = 0; i < SY_DROP__COUNT; i++)
 		json_object_set_new(drops, sy_drop_reason_names[i], json_integer((json_int_t)c->drops[i]));
-	return json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:o}",
-			 "rx_packets", (json_int_t)c->rx_packets, "rx_bytes", (json_int_t)c->rx_bytes,
-			 "tx_packets", (json_int_t)c->tx_packets, "tx_bytes", (json_int_t)c->tx_bytes,
-			 "busy_cycles", (json_int_t)c->busy_cycles, "idle_cycles",
-			 (json_int_t)c->idle_cycles, "loops", (json_int_t)c->loops,
-			 "arp_requests_sent", (json_int_t)c->arp_requests_sent, "arp_replies_sent",
-			 (json_int_t)c->arp_replies_sent, "icmp_echo_replies",
-			 (json_int_t)c->icmp_echo_replies, "drops", drops);
+	json_object_set_new(o, "drops", drops);
+	return o;
 }
 
 /* Sum the workers' counters. Each is written by one worker only; reading
@@ -84,16 +82,9 @@ add_counters(struct sy_worker_counters *sum, const struct sy_worker_counters *c)
 {
 	int i;
 
-	sum->rx_packets += c->rx_packets;
-	sum->rx_bytes += c->rx_bytes;
-	sum->tx_packets += c->tx_packets;
-	sum->tx_bytes += c->tx_bytes;
-	sum->busy_cycles += c->busy_cycles;
-	sum->idle_cycles += c->idle_cycles;
-	sum->loops += c->loops;
-	sum->arp_requests_sent += c->arp_requests_sent;
-	sum->arp_replies_sent += c->arp_replies_sent;
-	sum->icmp_echo_replies += c->icmp_echo_replies;
+#define SY_X(name) sum->name += c->name;
+	SY_COUNTER_FIELDS(SY_X)
+#undef SY_X
 	for (i = 0; i < SY_DROP__COUNT; i++)
 		sum->drops[i] += c->drops[i];
 }

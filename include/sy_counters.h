@@ -34,6 +34,20 @@
 	X(ICMP_TRUNCATED, "icmp_truncated")                                    \
 	X(IPV6_UNSUPPORTED, "ipv6_unsupported")                                \
 	X(TCP_NO_SERVICE, "tcp_no_service")                                    \
+	X(TCP_MALFORMED, "tcp_malformed")                                      \
+	X(TCP_BAD_CHECKSUM, "tcp_bad_checksum")                                \
+	X(TCP_COOKIE_INVALID, "tcp_cookie_invalid")                            \
+	X(TCP_NO_FLOW, "tcp_no_flow")                                          \
+	X(TCP_UNEXPECTED, "tcp_unexpected_segment")                            \
+	X(TCP_HANDOFF_FULL, "tcp_handoff_ring_full")                           \
+	X(FLOW_TABLE_FULL, "flow_table_full")                                  \
+	X(CONN_POOL_EMPTY, "conn_pool_empty")                                  \
+	X(SNAT_PORTS_EXHAUSTED, "snat_ports_exhausted")                        \
+	X(PEEK_DUPLICATE, "peek_duplicate")                                    \
+	X(PEEK_OVERFLOW, "peek_overflow")                                      \
+	X(PEEK_OUT_OF_WINDOW, "peek_out_of_window")                            \
+	X(SPLICE_XLATE_FAILED, "splice_xlate_failed")                          \
+	X(LINGER_LATE, "linger_late_segment")                                  \
 	X(UDP_NO_SERVICE, "udp_no_service")                                    \
 	X(TX_FULL, "tx_full")                                                  \
 	X(NO_MBUF, "no_mbuf")
@@ -48,17 +62,31 @@ enum sy_drop_reason {
 /* Text names of the reasons, indexed by enum sy_drop_reason. */
 extern const char *const sy_drop_reason_names[SY_DROP__COUNT];
 
+/* Every counter other than drops, with the name `routerctl stats` shows. */
+#define SY_COUNTER_FIELDS(X)                                                   \
+	X(rx_packets)                                                          \
+	X(rx_bytes)                                                            \
+	X(tx_packets)                                                          \
+	X(tx_bytes)                                                            \
+	X(busy_cycles) /* TSC cycles of loop iterations that had work */       \
+	X(idle_cycles) /* TSC cycles of empty polls and sleeps */              \
+	X(loops)                                                               \
+	X(arp_requests_sent)                                                   \
+	X(arp_replies_sent)                                                    \
+	X(icmp_echo_replies)                                                   \
+	X(syn_cookies_sent)                                                    \
+	X(conns_opened)    /* cookie validated: a connection record made */    \
+	X(conns_spliced)   /* backend answered, held bytes sent */             \
+	X(conns_answered)  /* the router answered itself (4xx/5xx, alert) */   \
+	X(conns_closed)    /* records freed */                                 \
+	X(flows_active)    /* gauge: connection records in use */              \
+	X(backend_retries) /* another endpoint tried after a failed connect */ \
+	X(handoffs)        /* packets passed to the owning worker */
+
 struct sy_worker_counters {
-	uint64_t rx_packets;
-	uint64_t rx_bytes;
-	uint64_t tx_packets;
-	uint64_t tx_bytes;
-	uint64_t busy_cycles; /* TSC cycles of loop iterations that had work */
-	uint64_t idle_cycles; /* TSC cycles of empty polls and sleeps */
-	uint64_t loops;
-	uint64_t arp_requests_sent;
-	uint64_t arp_replies_sent;
-	uint64_t icmp_echo_replies;
+#define SY_X(name) uint64_t name;
+	SY_COUNTER_FIELDS(SY_X)
+#undef SY_X
 	uint64_t drops[SY_DROP__COUNT];
 } __attribute__((aligned(64)));
 

@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Translating a spliced TCP/IPv4 packet from one leg to the other (SPLICE.md,
+ * "Numbers to translate"). One struct describes one direction; the same code
+ * serves both:
+ *
+ *   client -> backend: addresses/ports to (snat:port_r -> backend),
+ *                      ack += ack_delta (= -d_seq), SACK blocks += sack_delta
+ *                      (= -d_seq), TSecr += tsecr_delta (= -d_ts)
+ *   backend -> client: addresses/ports to (vip:listen -> client),
+ *                      seq += seq_delta (= d_seq), TSval += tsval_delta (= d_ts),
+ *                      window rescaled from win_shift_in to win_shift_out
+ *
+ * Checksums are updated incrementally (RFC 1624) over every changed field,
+ * including the options inside the TCP checksum; the IPv4 header checksum
+ * likewise. All arithmetic wraps at 2^32.
+ */
+#ifndef SY_SPLICE_XLATE_H
+#define SY_SPLICE_XLATE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <rte_ip.h>
+#include <rte_tcp.h>
+
+struct sy_xlate {
+	uint32_t src_ip, dst_ip;     /* network order: the new addresses */
+	uint16_t src_port, dst_port; /* network order: the new ports */
+	uint32_t seq_delta;          /* added to seq */
+	uint32_t ack_delta;          /* added to ack (when ACK is set) */
+	uint32_t sack_delta;         /* added to both edges of every SACK block */
+	uint32_t tsval_delta;        /* added to TSval */
+	uint32_t tsecr_delta;        /* added to TSecr */
+	uint8_t win_shift_in;        /* scale the sender's window was in */
+	uint8_t win_shift_out;       /* scale the receiver expects */
+	uint16_t mss_clamp;          /* SYN/SYN-ACK MSS option lowered to this; 0 = leave */
+};
+
+/*
+ * Translate in place. ip points at the IPv4 header, th at the TCP header that
+ * follows it (contiguous with its options). Returns 0, or -1 when the TCP
+ * options are malformed (the packet should be dropped).
+ *
+ * Window: win_out = ceil((win << win_shift_in) / 2^win_shift_out), capped at
+ * 65535, and never 0 unless win was 0. Not applied to SYN segments (their
+ * window is never scaled).
+ */
+int sy_xlate_tcp4(struct rte_ipv4_hdr *ip, struct rte_tcp_hdr *th, const struct sy_xlate *x);
+
+/* RFC 1624 incremental checksum update for a 16-bit / 32-bit field change. */
+static inline uint16_t
+sy_csum_update16(uint16_t csum, uint16_t old_be, uint16_t new_be)
+{
+	uint32_t s = (uint16_t)~csum + (uint16_t)~old_be + new_be;
+
+	s = (s & 0xffff) + (s >> 16);
+	s = (s & 0xffff) + (s >> 16);
+	return (uint16_t)~s;
+}
+
+static inline uint16_t
+sy_csum_update32(uint16_t csum, uint32_t old_be, uint32_t new_be)
+{
+	csum = sy_csum_update16(csum, (uint16_t)(old_be >> 16), (uint16_t)(new_be >> 16));
+	return sy_csum_update16(csum, (uint16_t)(old_be & 0xffff), (uint16_t)(new_be & 0xffff));
+}
+
+#endif
