@@ -34,13 +34,6 @@ ipv4_is_martian_source(const struct sy_dp_shared *sh, uint32_t ip)
 }
 
 void
-sy_tcp_input(struct sy_worker *w, uint16_t port, struct rte_mbuf *m)
-{
-	/* The splice/proxy work plugs in here. */
-	sy_drop(w, m, SY_DROP_TCP_NO_SERVICE);
-}
-
-void
 sy_ipv4_input(struct sy_worker *w, uint16_t port, struct rte_mbuf *m)
 {
 	const struct sy_dp_port *p = &w->sh->ports[port];

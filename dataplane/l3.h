@@ -32,7 +32,7 @@ void sy_ipv4_output(struct sy_worker *w, struct rte_mbuf *m);
 
 /* ICMP inside an IPv4 packet for us (data at the IPv4 header, m->l3_len set). */
 void sy_icmp_input(struct sy_worker *w, uint16_t port, struct rte_mbuf *m);
-/* TCP for us. Hook for the TCP/splice work: counts TCP_NO_SERVICE and drops. */
+/* TCP for us (tcp_in.c): owner hand-off, connections, SYN cookies. */
 void sy_tcp_input(struct sy_worker *w, uint16_t port, struct rte_mbuf *m);
 
 #endif

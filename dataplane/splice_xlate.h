@@ -35,6 +35,10 @@ struct sy_xlate {
 	uint8_t win_shift_in;        /* scale the sender's window was in */
 	uint8_t win_shift_out;       /* scale the receiver expects */
 	uint16_t mss_clamp;          /* SYN/SYN-ACK MSS option lowered to this; 0 = leave */
+	bool csum_offload;           /* the TX port computes checksums: leave the IPv4
+	                              * checksum 0 and the TCP one the pseudo-header sum,
+	                              * as RTE_MBUF_F_TX_IP_CKSUM | RTE_MBUF_F_TX_TCP_CKSUM
+	                              * expect (caller sets ol_flags, l2_len, l3_len) */
 };
 
 /*

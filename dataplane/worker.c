@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <stdatomic.h>
 #include <stdio.h>
+#include <sys/random.h>
 
 #include <rte_cycles.h>
 #include <rte_errno.h>
@@ -24,6 +25,8 @@
 #define SY_IDLE_SLEEP_MIN_US 10
 #define SY_IDLE_SLEEP_MAX_US 1000
 #define SY_PREFETCH_AHEAD 3
+/* Segments waiting for their owning worker (a burst from every port). */
+#define SY_HANDOFF_RING_SIZE 4096
 
 int
 sy_dp_shared_create(const struct sy_config *cfg, struct rte_mempool *pool, unsigned n_workers,
@@ -85,6 +88,29 @@ sy_dp_shared_create(const struct sy_config *cfg, struct rte_mempool *pool, unsig
 	if (rc < 0)
 		goto fail;
 
+	/* TCP service: the configured listen addresses, else every port address. */
+	if (cfg->n_listen > 0) {
+		for (i = 0; i < cfg->n_listen; i++)
+			if (cfg->listen[i].family == AF_INET)
+				sh->listen_ip[sh->n_listen++] = cfg->listen[i].v4;
+	} else {
+		for (i = 0; i < sh->n_ports; i++)
+			for (j = 0; j < sh->ports[i].n_ipv4; j++)
+				sh->listen_ip[sh->n_listen++] = sh->ports[i].ipv4[j];
+	}
+	sh->http_port = rte_cpu_to_be_16(cfg->http_port ? cfg->http_port : 80);
+	sh->https_port = rte_cpu_to_be_16(cfg->https_port ? cfg->https_port : 443);
+	sh->mss_max = 1460;
+	for (i = 0; i < sh->n_ports; i++)
+		sh->mss_max = RTE_MIN(sh->mss_max, (uint16_t)(sh->ports[i].mtu - 40));
+	if (getrandom(sh->cookie_keys, sizeof(sh->cookie_keys), 0) != (ssize_t)sizeof(sh->cookie_keys)) {
+		snprintf(err, errlen, "dataplane: no randomness for the SYN cookie secret");
+		rc = -EIO;
+		goto fail;
+	}
+	/* [0] of the buffer in use is current, [1] previous. */
+	atomic_init(&sh->cookie_cur, 0);
+
 	for (i = 0; i < n_workers; i++) {
 		char name[RTE_RING_NAMESIZE];
 
@@ -93,7 +119,9 @@ sy_dp_shared_create(const struct sy_config *cfg, struct rte_mempool *pool, unsig
 		sh->nb_ring[i] = rte_ring_create_elem(name, sizeof(struct sy_arp_update),
 						      SY_ARP_RING_SIZE, SOCKET_ID_ANY,
 						      RING_F_SC_DEQ);
-		if (sh->nb_ring[i] == NULL) {
+		snprintf(name, sizeof(name), "sy_ho_%u_%u", set, i);
+		sh->handoff[i] = rte_ring_create(name, SY_HANDOFF_RING_SIZE, SOCKET_ID_ANY, RING_F_SC_DEQ);
+		if (sh->nb_ring[i] == NULL || sh->handoff[i] == NULL) {
 			rc = -rte_errno;
 			snprintf(err, errlen, "dataplane: ring %s: %s", name,
 				 rte_strerror(rte_errno));
@@ -108,14 +136,32 @@ fail:
 }
 
 void
+sy_dp_shared_rotate_cookie(struct sy_dp_shared *sh)
+{
+	unsigned cur = atomic_load_explicit(&sh->cookie_cur, memory_order_relaxed);
+	struct sy_cookie_keys *next = &sh->cookie_keys[(cur + 1) % 3];
+	uint8_t fresh[16];
+
+	/* The buffer written is the one retired two rotations ago: no worker
+	 * still reads it (a rotation is minutes apart, a read a packet long). */
+	if (getrandom(fresh, sizeof(fresh), 0) != (ssize_t)sizeof(fresh))
+		return;
+	memcpy(next->key[1], sh->cookie_keys[cur % 3].key[0], 16);
+	memcpy(next->key[0], fresh, 16);
+	atomic_store_explicit(&sh->cookie_cur, cur + 1, memory_order_release);
+}
+
+void
 sy_dp_shared_free(struct sy_dp_shared *sh)
 {
 	unsigned i;
 
 	if (sh == NULL)
 		return;
-	for (i = 0; i < SY_MAX_WORKERS; i++)
+	for (i = 0; i < SY_MAX_WORKERS; i++) {
 		rte_ring_free(sh->nb_ring[i]);
+		rte_ring_free(sh->handoff[i]);
+	}
 	sy_fib_free(sh->fib);
 	rte_free(sh);
 }
@@ -136,6 +182,10 @@ sy_worker_create(struct sy_dp_shared *sh, unsigned id, unsigned lcore)
 	w->sh = sh;
 	w->now = rte_rdtsc();
 	w->arp.last_timer = w->now;
+	if (sy_tcp_worker_init(w) < 0) {
+		rte_free(w);
+		return NULL;
+	}
 	return w;
 }
 
@@ -146,6 +196,7 @@ sy_worker_destroy(struct sy_worker *w)
 
 	if (w == NULL)
 		return;
+	sy_tcp_worker_fini(w);
 	sy_arp_flush_all(w);
 	for (p = 0; p < SY_MAX_PORTS; p++) {
 		for (i = 0; i < w->txq[p].n; i++)
@@ -191,6 +242,7 @@ sy_worker_poll(struct sy_worker *w)
 	w->gen = sh->slot ? sy_gen_acquire(sh->slot) : NULL;
 
 	work += sy_arp_drain_updates(w);
+	work += sy_tcp_handoff_drain(w);
 
 	for (p = 0; p < sh->n_ports; p++) {
 		uint16_t pid = sh->ports[p].port_id;
@@ -211,6 +263,8 @@ sy_worker_poll(struct sy_worker *w)
 			sy_eth_input(w, p, pkts[i]);
 		}
 	}
+
+	work += sy_tcp_timers_run(w);
 
 	if (w->now - w->arp.last_timer >= sy_ms_to_tsc(w, SY_ARP_TIMER_MS)) {
 		w->arp.last_timer = w->now;

@@ -22,9 +22,11 @@
 #include <rte_mbuf.h>
 
 #include "arp.h"
+#include "flow.h"
 #include "sy_config.h"
 #include "sy_counters.h"
 #include "sy_gen_slot.h"
+#include "tcp_syncookie.h"
 
 struct sy_fib;
 struct rte_ring;
@@ -59,6 +61,17 @@ struct sy_dp_shared {
 	struct rte_ring *nb_ring[SY_MAX_WORKERS]; /* neighbour updates, per worker */
 	unsigned n_workers;
 	struct sy_gen_slot *slot; /* NULL in tests */
+	/* TCP service: where clients connect (network order). */
+	uint32_t listen_ip[SY_MAX_LISTEN + SY_MAX_PORTS * SY_MAX_PORT_ADDRS];
+	unsigned n_listen;
+	uint16_t http_port, https_port;
+	uint16_t mss_max; /* MSS we announce at most: smallest port MTU - 40 */
+	struct rte_ring *handoff[SY_MAX_WORKERS]; /* segments for their owner */
+	/* SYN cookie secrets: three buffers so a rotation never rewrites the
+	 * one a worker may still be reading (ctl: wo via sy_dp_cookie_rotate,
+	 * workers: ro). */
+	struct sy_cookie_keys cookie_keys[3];
+	atomic_uint cookie_cur;
 	enum sy_idle_policy idle;
 	uint64_t tsc_per_ms;
 	atomic_bool stop; /* ctl: wo (sy_dp_stop), workers: ro */
@@ -81,7 +94,18 @@ struct sy_worker {
 	struct sy_txq txq[SY_MAX_PORTS];
 	struct sy_worker_counters counters; /* worker: wo, ctl: ro */
 	struct sy_arp_table arp;
+	struct sy_tcp_worker tcp;
 } __rte_cache_aligned;
+
+static inline const struct sy_cookie_keys *
+sy_dp_cookie_keys(const struct sy_dp_shared *sh)
+{
+	return &sh->cookie_keys[atomic_load_explicit(&sh->cookie_cur, memory_order_acquire) % 3];
+}
+/* New current secret; the old current one stays valid as the previous one. */
+void sy_dp_shared_rotate_cookie(struct sy_dp_shared *sh);
+/* Segments handed to this worker by others (tcp_in.c). */
+unsigned sy_tcp_handoff_drain(struct sy_worker *w);
 
 /* Build what workers share from cfg: port addresses (port_id = SY_PORT_NONE,
  * MAC zero until the caller fills them), FIB, one neighbour ring per worker.

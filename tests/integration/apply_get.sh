@@ -126,14 +126,14 @@ else
 fi
 
 # --- kind spellings ---
-for spec in route:6 routes:6 Route:6 route.openshift.io:6 svc:2 service:2 services:2 Service:2 \
+for spec in route:6 routes:6 Route:6 routes.route.openshift.io:6 svc:2 service:2 services:2 Service:2 \
 	ep:2 endpoints:2 Endpoints:2; do
 	k=${spec%:*} want=${spec#*:}
 	rctl get "$k" -n demo -o json
 	t_expect_rc 0 "get $k -n demo -o json"
 	t_json_expect "$T_OUT" "len($items_expr) == $want" "get $k -n demo: $want items"
 done
-t_ok "kind spellings (route routes Route route.openshift.io svc service services Service ep endpoints Endpoints)"
+t_ok "kind spellings (route routes Route routes.route.openshift.io svc service services Service ep endpoints Endpoints)"
 
 # --- resolve ---
 rctl resolve http://web.lab.switchyard.test/ -o json

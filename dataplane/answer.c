@@ -1,0 +1,201 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * ANSWER (SPLICE.md): the one place the router is a TCP endpoint in splice
+ * mode. It acknowledges what it held, sends a short response and FIN in one
+ * segment, retransmits it until acknowledged or SY_ANSWER_TRIES pass, answers
+ * the client's FIN, then frees the connection. The response is rebuilt from
+ * the status on each send, so the record stores nothing but the status.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include <rte_byteorder.h>
+#include <rte_ip.h>
+#include <rte_mbuf.h>
+#include <rte_tcp.h>
+
+#include "flow.h"
+#include "splice.h"
+#include "tcp_out.h"
+#include "tcp_seq.h"
+#include "worker.h"
+
+struct answer_text {
+	uint16_t status;
+	const char *reason;
+	const char *body;
+};
+
+/* OpenShift's router answers an unknown host with 503 and a small page. */
+static const struct answer_text answers[] = {
+	{ 400, "Bad Request", "Your browser sent a request that this server could not understand." },
+	{ 404, "Not Found", "The application is currently not serving requests at this endpoint." },
+	{ 408, "Request Timeout", "Your browser didn't send a complete request in time." },
+	{ 414, "URI Too Long", "The request target is too long." },
+	{ 431, "Request Header Fields Too Large", "The request header is too large." },
+	{ 503, "Service Unavailable",
+	  "The application is currently not serving requests at this endpoint. "
+	  "It may not have been started or is still starting." },
+};
+
+/* TLS alert record: fatal (2), unrecognized_name (112), RFC 6066 3. */
+static const uint8_t tls_alert_unrecognized_name[] = { 0x15, 0x03, 0x03, 0x00, 0x02, 0x02, 0x70 };
+
+static uint16_t
+answer_payload(const struct sy_conn *c, char *buf, size_t len)
+{
+	const struct answer_text *a = &answers[RTE_DIM(answers) - 1];
+	size_t i;
+	int n;
+
+	if (c->answer_status == 0) {
+		memcpy(buf, tls_alert_unrecognized_name, sizeof(tls_alert_unrecognized_name));
+		return sizeof(tls_alert_unrecognized_name);
+	}
+	for (i = 0; i < RTE_DIM(answers); i++)
+		if (answers[i].status == c->answer_status)
+			a = &answers[i];
+	n = snprintf(buf, len,
+		     "HTTP/1.1 %u %s\r\n"
+		     "Content-Type: text/html\r\n"
+		     "Content-Length: %zu\r\n"
+		     "Cache-Control: private, max-age=0, no-cache, no-store\r\n"
+		     "Connection: close\r\n"
+		     "\r\n"
+		     "<html><body><h1>%u %s</h1>\n%s\n</body></html>\n",
+		     a->status, a->reason,
+		     strlen("<html><body><h1>000 </h1>\n\n</body></html>\n") + strlen(a->reason) +
+			     strlen(a->body),
+		     a->status, a->reason, a->body);
+	return (uint16_t)RTE_MIN((size_t)n, len - 1);
+}
+
+/* Our window towards the client, in its scale. */
+static uint16_t
+answer_window(const struct sy_conn *c)
+{
+	return c->ws_c != SY_TCP_WS_NONE ? (uint16_t)(65535 >> 7) : 65535;
+}
+
+static void
+answer_send(struct sy_worker *w, struct sy_conn *c, bool with_payload)
+{
+	char buf[640];
+	uint16_t len = with_payload ? answer_payload(c, buf, sizeof(buf)) : 0;
+	struct sy_seg s;
+
+	memset(&s, 0, sizeof(s));
+	s.saddr = c->vip;
+	s.daddr = c->client_ip;
+	s.sport = c->vip_port;
+	s.dport = c->client_port;
+	s.ack = c->peek_next;
+	s.win = answer_window(c);
+	s.ts = c->ts_ok;
+	s.tsval = sy_tcp_ts_now(w);
+	s.tsecr = c->ts_recent;
+	if (with_payload) {
+		s.seq = c->isn_r + 1;
+		s.flags = RTE_TCP_ACK_FLAG | RTE_TCP_PSH_FLAG | RTE_TCP_FIN_FLAG;
+		s.payload = buf;
+		s.len = len;
+	} else {
+		/* A bare ACK after our FIN. */
+		s.seq = c->isn_r + 1 + c->fin_b + 1;
+		s.flags = RTE_TCP_ACK_FLAG;
+	}
+	sy_tcp_send(w, &s);
+}
+
+void
+sy_answer_start(struct sy_worker *w, struct sy_conn *c, uint16_t status)
+{
+	char buf[640];
+
+	/* What we held is now consumed: acknowledged by the answer. */
+	sy_peek_free(w, c->peek);
+	c->peek = NULL;
+	c->state = SY_CONN_ANSWER;
+	c->answer_status = status;
+	/* fin_b here: the length of our answer (its FIN follows it). */
+	c->fin_b = answer_payload(c, buf, sizeof(buf));
+	c->retx = 1;
+	w->counters.conns_answered++;
+	answer_send(w, c, true);
+	sy_conn_timer_set(w, c, w->now + sy_ms_to_tsc(w, SY_ANSWER_RTO_MS));
+}
+
+void
+sy_conn_reset_client(struct sy_worker *w, struct sy_conn *c)
+{
+	struct sy_seg s;
+
+	memset(&s, 0, sizeof(s));
+	s.saddr = c->vip;
+	s.daddr = c->client_ip;
+	s.sport = c->vip_port;
+	s.dport = c->client_port;
+	s.seq = c->isn_r + 1;
+	s.ack = c->peek_next;
+	s.flags = RTE_TCP_RST_FLAG | RTE_TCP_ACK_FLAG;
+	sy_tcp_send(w, &s);
+	w->counters.conns_answered++;
+	sy_conn_free(w, c);
+}
+
+void
+sy_answer_segment(struct sy_worker *w, struct sy_conn *c, struct rte_mbuf *m)
+{
+	struct rte_ipv4_hdr *ip = rte_pktmbuf_mtod(m, struct rte_ipv4_hdr *);
+	struct rte_tcp_hdr *th = (struct rte_tcp_hdr *)((uint8_t *)ip + rte_ipv4_hdr_len(ip));
+	uint8_t fl = th->tcp_flags;
+	uint32_t seq = rte_be_to_cpu_32(th->sent_seq);
+	uint32_t len = (uint32_t)(rte_be_to_cpu_16(ip->total_length) - rte_ipv4_hdr_len(ip) -
+				  (th->data_off >> 4) * 4);
+	uint32_t our_end = c->isn_r + 1 + c->fin_b + 1; /* after our FIN */
+
+	if (fl & RTE_TCP_RST_FLAG) {
+		rte_pktmbuf_free(m);
+		sy_conn_free(w, c);
+		return;
+	}
+	if ((fl & RTE_TCP_ACK_FLAG) && SEQ_GEQ(rte_be_to_cpu_32(th->recv_ack), our_end) &&
+	    !(c->flags & SY_CF_ANSWER_FIN_ACKED)) {
+		/* Delivered: stop retransmitting, give the client a moment to close. */
+		c->flags |= SY_CF_ANSWER_FIN_ACKED;
+		sy_conn_timer_set(w, c, w->now + sy_ms_to_tsc(w, SY_LINGER_MS));
+	}
+	/* Data or FIN past what we acknowledged: take it in (we are closing
+	 * anyway) so the client's close completes. */
+	if (SEQ_GEQ(seq + len + !!(fl & RTE_TCP_FIN_FLAG), c->peek_next) &&
+	    (len > 0 || (fl & RTE_TCP_FIN_FLAG)) && SEQ_LEQ(seq, c->peek_next)) {
+		c->peek_next = seq + len + !!(fl & RTE_TCP_FIN_FLAG);
+		if (fl & RTE_TCP_FIN_FLAG)
+			c->flags |= SY_CF_FIN_CLIENT;
+		answer_send(w, c, !(c->flags & SY_CF_ANSWER_FIN_ACKED));
+	}
+	rte_pktmbuf_free(m);
+	if ((c->flags & SY_CF_ANSWER_FIN_ACKED) && (c->flags & SY_CF_FIN_CLIENT) &&
+	    c->state == SY_CONN_ANSWER) {
+		/* Both closed: linger briefly for a retransmitted FIN. */
+		c->state = SY_CONN_LINGER;
+		sy_conn_timer_set(w, c, w->now + sy_ms_to_tsc(w, SY_LINGER_MS));
+	}
+}
+
+void
+sy_answer_timeout(struct sy_worker *w, struct sy_conn *c)
+{
+	if (c->flags & SY_CF_ANSWER_FIN_ACKED) {
+		/* Our side is done; the client did not close in time. */
+		sy_conn_free(w, c);
+		return;
+	}
+	if (c->retx >= SY_ANSWER_TRIES) {
+		sy_conn_free(w, c);
+		return;
+	}
+	c->retx++;
+	answer_send(w, c, true);
+	sy_conn_timer_set(w, c, w->now + sy_ms_to_tsc(w, (uint64_t)SY_ANSWER_RTO_MS << (c->retx - 1)));
+}

@@ -1,0 +1,112 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * One spliced connection (SPLICE.md): its record, its states, and the per
+ * worker tables that hold records (flow table, SNAT ports, timer wheel).
+ *
+ * A record is reachable from two flow-table keys, one per leg: the client
+ * tuple (as the client's packets carry it) and the backend tuple (as the
+ * backend's packets carry it). Everything forwarding needs is in the record
+ * by value: no pointer into a generation survives the burst that bound it.
+ */
+#ifndef SY_CONN_H
+#define SY_CONN_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "peek.h"
+#include "splice_xlate.h"
+
+struct rte_mbuf;
+struct rte_hash;
+struct rte_mempool;
+
+enum sy_conn_state {
+	SY_CONN_PEEK = 1,    /* holding the client's first bytes, unacknowledged */
+	SY_CONN_CONNECTING,  /* backend SYN sent with the client's ISN and options */
+	SY_CONN_SPLICED,     /* every packet translated both ways */
+	SY_CONN_ANSWER,      /* the router answers itself (4xx/5xx, TLS alert), then closes */
+	SY_CONN_LINGER,      /* closed; late packets still translated until the timer fires */
+};
+
+enum sy_conn_proto {
+	SY_CONN_HTTP,
+	SY_CONN_TLS,
+};
+
+/* Flow-table key: a packet's (src, dst) as it arrives. 40 bytes, IPv6-ready. */
+struct sy_flow_key {
+	uint8_t family;
+	uint8_t pad;
+	uint16_t sport; /* network order */
+	uint16_t dport; /* network order */
+	uint16_t pad2;
+	uint8_t saddr[16];
+	uint8_t daddr[16];
+};
+
+/* Client bytes held during PEEK and CONNECTING: a separate object so an
+ * established connection does not pay for it. */
+#define SY_PEEK_MAX_SEGS 48
+#define SY_PEEK_MAX_OOO 8
+#define SY_PEEK_MAX_BYTES (64 * 1024)
+
+struct sy_peek_buf {
+	struct rte_mbuf *seg[SY_PEEK_MAX_SEGS]; /* in order, data at the IPv4 header */
+	struct rte_mbuf *ooo[SY_PEEK_MAX_OOO];  /* out of order, waiting for the gap */
+	uint8_t n_seg;
+	uint8_t n_ooo;
+	uint32_t bytes; /* payload bytes held in seg[] */
+};
+
+/* Flags */
+#define SY_CF_FIN_CLIENT 0x01   /* client sent FIN (fin_c is its seq) */
+#define SY_CF_FIN_BACKEND 0x02  /* backend sent FIN (fin_b, client seq space) */
+#define SY_CF_ANSWER_FIN_ACKED 0x04
+#define SY_CF_TIMER 0x08        /* on the timer wheel */
+#define SY_CF_BACKEND_KEY 0x10  /* backend key is in the flow table */
+
+struct sy_conn {
+	/* -- cache lines 0-1: what forwarding reads -- */
+	struct sy_xlate to_backend;
+	struct sy_xlate to_client;
+	uint8_t state;   /* enum sy_conn_state */
+	uint8_t proto;   /* enum sy_conn_proto */
+	uint8_t flags;
+	uint8_t tries;   /* backend endpoints tried */
+	uint64_t last_seen; /* TSC of the last packet either way (idle timeout) */
+
+	/* -- tuples (network order) -- */
+	uint32_t client_ip, vip, snat_ip, backend_ip;
+	uint16_t client_port, vip_port, snat_port, backend_port;
+
+	/* -- handshake and PEEK -- */
+	uint32_t isn_c;      /* client ISN */
+	uint32_t isn_r;      /* our cookie ISN */
+	uint32_t isn_b;      /* backend ISN */
+	uint32_t peek_next;  /* next client sequence number expected */
+	uint32_t ts_recent;  /* client's latest TSval */
+	uint32_t tsval_r0;   /* our SYN-ACK TSval, as the client echoed it */
+	uint32_t fin_c;      /* client FIN seq (client space) */
+	uint32_t fin_b;      /* backend FIN seq, translated into client space */
+	uint16_t mss;        /* what the client may receive (from the cookie) */
+	uint16_t answer_status; /* HTTP status being answered; 0 = TLS alert / RST */
+	uint8_t ws_c;        /* client window scale, SY_TCP_WS_NONE if not offered */
+	uint8_t ws_b;
+	uint8_t sack_ok;
+	uint8_t ts_ok;
+	uint16_t client_win; /* last raw window from the client */
+	uint8_t retx;        /* SYNs sent to this endpoint / answers sent */
+	uint8_t pad;
+	uint16_t lb_first;   /* endpoint index of the first pick (retries walk on) */
+	uint64_t connect_deadline; /* TSC: give up on every endpoint */
+
+	struct sy_peek_buf *peek; /* PEEK and CONNECTING only */
+
+	/* -- timer wheel -- */
+	uint64_t expire; /* TSC */
+	struct sy_conn *tnext;
+	struct sy_conn **tprev;
+};
+
+#endif

@@ -1,0 +1,264 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <rte_cycles.h>
+#include <rte_errno.h>
+#include <rte_hash.h>
+#include <rte_hash_crc.h>
+#include <rte_malloc.h>
+#include <rte_mbuf.h>
+#include <rte_mempool.h>
+
+#include "dp_log.h"
+#include "flow.h"
+#include "splice.h"
+#include "worker.h"
+
+int
+sy_tcp_worker_init(struct sy_worker *w)
+{
+	struct sy_tcp_worker *t = &w->tcp;
+	static unsigned seq;
+	char name[RTE_MEMPOOL_NAMESIZE];
+	struct rte_hash_parameters hp = {
+		.entries = 2 * SY_CONN_MAX,
+		.key_len = sizeof(struct sy_flow_key),
+		.hash_func = rte_hash_crc,
+		.socket_id = (int)rte_socket_id(),
+		/* One writer (this worker) and no concurrent reader: no locks.
+		 * The extendable table keeps an unlucky bucket from refusing a key. */
+		.extra_flag = RTE_HASH_EXTRA_FLAGS_EXT_TABLE,
+	};
+	unsigned n = w->sh->n_workers, p, set = __atomic_fetch_add(&seq, 1, __ATOMIC_RELAXED);
+
+	snprintf(name, sizeof(name), "sy_flows_%u_%u", set, w->id);
+	hp.name = name;
+	t->flows = rte_hash_create(&hp);
+	snprintf(name, sizeof(name), "sy_conn_%u_%u", set, w->id);
+	/* No per-lcore cache: only this worker gets and puts. */
+	t->conns = rte_mempool_create(name, SY_CONN_MAX, sizeof(struct sy_conn), 0, 0, NULL, NULL,
+				      NULL, NULL, (int)rte_socket_id(),
+				      RTE_MEMPOOL_F_SP_PUT | RTE_MEMPOOL_F_SC_GET);
+	snprintf(name, sizeof(name), "sy_peek_%u_%u", set, w->id);
+	t->peeks = rte_mempool_create(name, SY_PEEK_BUFS, sizeof(struct sy_peek_buf), 0, 0, NULL,
+				      NULL, NULL, NULL, (int)rte_socket_id(),
+				      RTE_MEMPOOL_F_SP_PUT | RTE_MEMPOOL_F_SC_GET);
+	t->port_cap = (65536 - SY_SNAT_PORT_MIN) / n + 1;
+	t->ports = rte_malloc("sy_snat_ports", t->port_cap * sizeof(uint16_t), 0);
+	if (t->flows == NULL || t->conns == NULL || t->peeks == NULL || t->ports == NULL) {
+		SY_DP_LOG(ERR, "worker %u: connection tables: %s", w->id, rte_strerror(rte_errno));
+		sy_tcp_worker_fini(w);
+		return -ENOMEM;
+	}
+	t->port_head = 0;
+	t->port_count = 0;
+	for (p = SY_SNAT_PORT_MIN; p < 65536; p++)
+		if (p % n == w->id)
+			t->ports[t->port_count++] = (uint16_t)p;
+	t->tick_tsc = w->sh->tsc_per_ms * SY_WHEEL_TICK_MS;
+	t->wheel_tick = rte_rdtsc() / t->tick_tsc;
+	t->rng = 0x9e3779b97f4a7c15ull ^ ((uint64_t)w->id << 32) ^ rte_rdtsc();
+	return 0;
+}
+
+void
+sy_tcp_worker_fini(struct sy_worker *w)
+{
+	struct sy_tcp_worker *t = &w->tcp;
+	unsigned i;
+
+	/* Free every live record (and so its held mbufs) through the wheel:
+	 * every record has a timer in every state. */
+	for (i = 0; i < SY_WHEEL_SLOTS; i++)
+		while (t->wheel[i] != NULL)
+			sy_conn_free(w, t->wheel[i]);
+	rte_hash_free(t->flows);
+	rte_mempool_free(t->conns);
+	rte_mempool_free(t->peeks);
+	rte_free(t->ports);
+	memset(t, 0, sizeof(*t));
+}
+
+void
+sy_flow_key_v4(struct sy_flow_key *k, uint32_t saddr, uint32_t daddr, uint16_t sport,
+	       uint16_t dport)
+{
+	memset(k, 0, sizeof(*k));
+	k->family = AF_INET;
+	k->sport = sport;
+	k->dport = dport;
+	memcpy(k->saddr, &saddr, 4);
+	memcpy(k->daddr, &daddr, 4);
+}
+
+struct sy_conn *
+sy_flow_lookup(struct sy_worker *w, const struct sy_flow_key *k)
+{
+	void *data;
+
+	if (rte_hash_lookup_data(w->tcp.flows, k, &data) < 0)
+		return NULL;
+	return data;
+}
+
+int
+sy_flow_add(struct sy_worker *w, const struct sy_flow_key *k, struct sy_conn *c)
+{
+	return rte_hash_add_key_data(w->tcp.flows, k, c);
+}
+
+void
+sy_flow_del(struct sy_worker *w, const struct sy_flow_key *k)
+{
+	(void)rte_hash_del_key(w->tcp.flows, k);
+}
+
+struct sy_conn *
+sy_conn_alloc(struct sy_worker *w)
+{
+	void *obj;
+
+	if (rte_mempool_get(w->tcp.conns, &obj) < 0)
+		return NULL;
+	memset(obj, 0, sizeof(struct sy_conn));
+	w->counters.flows_active++;
+	w->counters.conns_opened++;
+	return obj;
+}
+
+struct sy_peek_buf *
+sy_peek_alloc(struct sy_worker *w)
+{
+	void *obj;
+
+	if (rte_mempool_get(w->tcp.peeks, &obj) < 0)
+		return NULL;
+	memset(obj, 0, sizeof(struct sy_peek_buf));
+	return obj;
+}
+
+void
+sy_peek_free(struct sy_worker *w, struct sy_peek_buf *p)
+{
+	unsigned i;
+
+	if (p == NULL)
+		return;
+	for (i = 0; i < p->n_seg; i++)
+		rte_pktmbuf_free(p->seg[i]);
+	for (i = 0; i < p->n_ooo; i++)
+		rte_pktmbuf_free(p->ooo[i]);
+	rte_mempool_put(w->tcp.peeks, p);
+}
+
+void
+sy_conn_free(struct sy_worker *w, struct sy_conn *c)
+{
+	struct sy_flow_key k;
+
+	sy_flow_key_v4(&k, c->client_ip, c->vip, c->client_port, c->vip_port);
+	sy_flow_del(w, &k);
+	if (c->flags & SY_CF_BACKEND_KEY) {
+		sy_flow_key_v4(&k, c->backend_ip, c->snat_ip, c->backend_port, c->snat_port);
+		sy_flow_del(w, &k);
+	}
+	if (c->snat_port != 0)
+		sy_snat_port_put(w, rte_be_to_cpu_16(c->snat_port));
+	sy_conn_timer_cancel(w, c);
+	sy_peek_free(w, c->peek);
+	c->peek = NULL;
+	c->state = 0;
+	rte_mempool_put(w->tcp.conns, c);
+	w->counters.flows_active--;
+	w->counters.conns_closed++;
+}
+
+uint16_t
+sy_snat_port_get(struct sy_worker *w)
+{
+	struct sy_tcp_worker *t = &w->tcp;
+	uint16_t p;
+
+	if (t->port_count == 0)
+		return 0;
+	p = t->ports[t->port_head];
+	t->port_head = (t->port_head + 1) % t->port_cap;
+	t->port_count--;
+	return p;
+}
+
+void
+sy_snat_port_put(struct sy_worker *w, uint16_t port)
+{
+	struct sy_tcp_worker *t = &w->tcp;
+
+	if (t->port_count == t->port_cap)
+		return;
+	t->ports[(t->port_head + t->port_count) % t->port_cap] = port;
+	t->port_count++;
+}
+
+void
+sy_conn_timer_cancel(struct sy_worker *w, struct sy_conn *c)
+{
+	if (!(c->flags & SY_CF_TIMER))
+		return;
+	*c->tprev = c->tnext;
+	if (c->tnext != NULL)
+		c->tnext->tprev = c->tprev;
+	c->tnext = NULL;
+	c->tprev = NULL;
+	c->flags &= (uint8_t)~SY_CF_TIMER;
+}
+
+void
+sy_conn_timer_set(struct sy_worker *w, struct sy_conn *c, uint64_t when)
+{
+	struct sy_tcp_worker *t = &w->tcp;
+	uint64_t tick = when / t->tick_tsc;
+	struct sy_conn **slot;
+
+	sy_conn_timer_cancel(w, c);
+	/* Never behind the hand: a past deadline fires on the next run. */
+	if (tick < t->wheel_tick)
+		tick = t->wheel_tick;
+	slot = &t->wheel[tick & (SY_WHEEL_SLOTS - 1)];
+	c->expire = when;
+	c->tnext = *slot;
+	if (*slot != NULL)
+		(*slot)->tprev = &c->tnext;
+	c->tprev = slot;
+	*slot = c;
+	c->flags |= SY_CF_TIMER;
+}
+
+unsigned
+sy_tcp_timers_run(struct sy_worker *w)
+{
+	struct sy_tcp_worker *t = &w->tcp;
+	uint64_t now_tick = w->now / t->tick_tsc;
+	unsigned fired = 0, steps = 0;
+
+	/* Bounded catch-up: after a long stall, one lap covers every slot. */
+	while (t->wheel_tick <= now_tick && steps++ < SY_WHEEL_SLOTS) {
+		struct sy_conn **slot = &t->wheel[t->wheel_tick & (SY_WHEEL_SLOTS - 1)];
+		struct sy_conn *c = *slot, *next;
+
+		for (; c != NULL; c = next) {
+			next = c->tnext;
+			if (c->expire > w->now)
+				continue; /* a later lap: stays in its slot */
+			sy_conn_timer_cancel(w, c);
+			/* May free c, or re-arm it (into another slot, or
+			 * this one at the head: `next` is already saved). */
+			sy_splice_timeout(w, c);
+			fired++;
+		}
+		t->wheel_tick++;
+	}
+	if (t->wheel_tick <= now_tick)
+		t->wheel_tick = now_tick; /* skipped laps: everything was visited once */
+	return fired;
+}

@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * A worker's connection tables (share-nothing: only the owning worker touches
+ * them): the flow table (rte_hash, one writer, so no locks), the pool of
+ * connection records and of PEEK buffers, the SNAT source ports this worker
+ * owns, and a timer wheel.
+ *
+ * SNAT ports: port % n_workers == worker id, so a backend's reply names its
+ * owner in the destination port (DESIGN.md section 4, flow ownership). Free
+ * ports are reused first-in first-out, so a port rests as long as possible
+ * before it meets the same backend again (its TIME_WAIT).
+ */
+#ifndef SY_FLOW_H
+#define SY_FLOW_H
+
+#include <stdint.h>
+
+#include "conn.h"
+
+struct sy_worker;
+
+#define SY_CONN_MAX 32768          /* records per worker */
+#define SY_PEEK_BUFS 4096          /* connections in PEEK/CONNECTING per worker */
+#define SY_SNAT_PORT_MIN 1024
+#define SY_WHEEL_SLOTS 4096        /* power of two */
+#define SY_WHEEL_TICK_MS 2         /* horizon: 8 s; later expiries re-queue */
+
+struct sy_tcp_worker {
+	struct rte_hash *flows;
+	struct rte_mempool *conns;
+	struct rte_mempool *peeks;
+	uint16_t *ports;        /* FIFO of free SNAT ports */
+	uint32_t port_cap, port_head, port_count;
+	struct sy_conn *wheel[SY_WHEEL_SLOTS];
+	uint64_t wheel_tick;    /* next tick to run */
+	uint64_t tick_tsc;      /* TSC per tick */
+	uint64_t rng;           /* xorshift state: backend picks */
+};
+
+int sy_tcp_worker_init(struct sy_worker *w);
+/* Free every connection (sending nothing) and the tables. */
+void sy_tcp_worker_fini(struct sy_worker *w);
+
+void sy_flow_key_v4(struct sy_flow_key *k, uint32_t saddr, uint32_t daddr, uint16_t sport,
+		    uint16_t dport);
+struct sy_conn *sy_flow_lookup(struct sy_worker *w, const struct sy_flow_key *k);
+int sy_flow_add(struct sy_worker *w, const struct sy_flow_key *k, struct sy_conn *c);
+void sy_flow_del(struct sy_worker *w, const struct sy_flow_key *k);
+
+/* A zeroed record, counted in flows_active; NULL when the pool is empty. */
+struct sy_conn *sy_conn_alloc(struct sy_worker *w);
+/* Remove both keys, the timer and the PEEK buffer (freeing held mbufs),
+ * return the SNAT port, free the record. */
+void sy_conn_free(struct sy_worker *w, struct sy_conn *c);
+struct sy_peek_buf *sy_peek_alloc(struct sy_worker *w);
+void sy_peek_free(struct sy_worker *w, struct sy_peek_buf *p);
+
+/* 0 when this worker has no free port (SNAT_PORTS_EXHAUSTED). */
+uint16_t sy_snat_port_get(struct sy_worker *w);
+void sy_snat_port_put(struct sy_worker *w, uint16_t port);
+
+/* (Re)arm the connection's timer at TSC `when`. */
+void sy_conn_timer_set(struct sy_worker *w, struct sy_conn *c, uint64_t when);
+void sy_conn_timer_cancel(struct sy_worker *w, struct sy_conn *c);
+/* Run the timers that are due: calls sy_splice_timeout() for each. */
+unsigned sy_tcp_timers_run(struct sy_worker *w);
+
+#endif

@@ -1,0 +1,745 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The splice lifecycle (SPLICE.md): hold the client's first bytes without
+ * acknowledging them, find Host / SNI, pick a backend, open the backend leg
+ * with the client's own ISN and options, send the held bytes, then translate
+ * every packet both ways until both sides have closed.
+ */
+#include <string.h>
+
+#include <rte_byteorder.h>
+#include <rte_ip.h>
+#include <rte_mbuf.h>
+#include <rte_tcp.h>
+
+#include "fib.h"
+#include "flow.h"
+#include "l3.h"
+#include "splice.h"
+#include "sy_generation.h"
+#include "tcp_out.h"
+#include "tcp_seq.h"
+#include "worker.h"
+
+/* Our window scale towards clients that offer scaling. 7 (x128) lets a
+ * 16-bit field say 8 MB, plenty for a spliced flow. */
+#define SY_WS_ROUTER 7
+
+static inline struct rte_tcp_hdr *
+tcp_hdr(struct rte_mbuf *m)
+{
+	struct rte_ipv4_hdr *ip = rte_pktmbuf_mtod(m, struct rte_ipv4_hdr *);
+
+	return (struct rte_tcp_hdr *)((uint8_t *)ip + rte_ipv4_hdr_len(ip));
+}
+
+static inline uint32_t
+tcp_payload_len(struct rte_mbuf *m)
+{
+	struct rte_ipv4_hdr *ip = rte_pktmbuf_mtod(m, struct rte_ipv4_hdr *);
+	struct rte_tcp_hdr *th = tcp_hdr(m);
+
+	return (uint32_t)(rte_be_to_cpu_16(ip->total_length) - rte_ipv4_hdr_len(ip) -
+			  ((th->data_off >> 4) * 4));
+}
+
+/* Sequence space a segment occupies: payload, plus one for SYN and FIN. */
+static inline uint32_t
+tcp_seg_len(struct rte_mbuf *m)
+{
+	struct rte_tcp_hdr *th = tcp_hdr(m);
+
+	return tcp_payload_len(m) + !!(th->tcp_flags & RTE_TCP_SYN_FLAG) +
+	       !!(th->tcp_flags & RTE_TCP_FIN_FLAG);
+}
+
+static void
+conn_key_client(const struct sy_conn *c, struct sy_flow_key *k)
+{
+	sy_flow_key_v4(k, c->client_ip, c->vip, c->client_port, c->vip_port);
+}
+
+static void
+conn_key_backend(const struct sy_conn *c, struct sy_flow_key *k)
+{
+	sy_flow_key_v4(k, c->backend_ip, c->snat_ip, c->backend_port, c->snat_port);
+}
+
+static inline void
+timer_in(struct sy_worker *w, struct sy_conn *c, uint64_t ms)
+{
+	sy_conn_timer_set(w, c, w->now + sy_ms_to_tsc(w, ms));
+}
+
+static void
+enter_linger(struct sy_worker *w, struct sy_conn *c)
+{
+	c->state = SY_CONN_LINGER;
+	timer_in(w, c, SY_LINGER_MS);
+}
+
+/* ---------------------------------------------------------------- open -- */
+
+void
+sy_splice_open(struct sy_worker *w, struct rte_mbuf *m, const struct sy_tcp_syn_opts *syn)
+{
+	struct rte_ipv4_hdr *ip = rte_pktmbuf_mtod(m, struct rte_ipv4_hdr *);
+	struct rte_tcp_hdr *th = tcp_hdr(m);
+	struct sy_flow_key k;
+	struct sy_conn *c;
+	uint32_t tsval, tsecr;
+
+	c = sy_conn_alloc(w);
+	if (c == NULL) {
+		/* The client's next data segment carries the same proof. */
+		sy_drop(w, m, SY_DROP_CONN_POOL_EMPTY);
+		return;
+	}
+	c->peek = sy_peek_alloc(w);
+	c->client_ip = ip->src_addr;
+	c->vip = ip->dst_addr;
+	c->client_port = th->src_port;
+	c->vip_port = th->dst_port;
+	conn_key_client(c, &k);
+	if (c->peek == NULL || sy_flow_add(w, &k, c) < 0) {
+		enum sy_drop_reason why = c->peek == NULL ? SY_DROP_CONN_POOL_EMPTY : SY_DROP_FLOW_TABLE_FULL;
+
+		c->client_ip = 0; /* not in the table: nothing to delete */
+		sy_conn_free(w, c);
+		sy_drop(w, m, why);
+		return;
+	}
+	c->state = SY_CONN_PEEK;
+	c->proto = th->dst_port == w->sh->https_port ? SY_CONN_TLS : SY_CONN_HTTP;
+	c->isn_c = rte_be_to_cpu_32(th->sent_seq) - 1;
+	c->isn_r = rte_be_to_cpu_32(th->recv_ack) - 1;
+	c->peek_next = c->isn_c + 1;
+	c->mss = syn->mss;
+	c->ws_c = syn->wscale;
+	c->sack_ok = syn->sack_ok;
+	c->ts_ok = syn->ts_ok;
+	if (c->ts_ok && sy_tcp_find_ts(th, &tsval, &tsecr)) {
+		c->ts_recent = tsval;
+		c->tsval_r0 = tsecr; /* the client echoes our SYN-ACK's TSval */
+	}
+	c->client_win = rte_be_to_cpu_16(th->rx_win);
+	c->last_seen = w->now;
+	timer_in(w, c, SY_PEEK_TIMEOUT_MS);
+	sy_splice_segment(w, c, m, true);
+}
+
+/* ---------------------------------------------------------------- peek -- */
+
+/*
+ * Cut `n` bytes off the front of a held segment's payload (a retransmission
+ * that overlaps what we hold): move the headers forward, fix seq and length,
+ * recompute the checksums. Rare, so full recomputation is fine.
+ */
+static void
+trim_front(struct rte_mbuf *m, uint32_t n)
+{
+	struct rte_ipv4_hdr *ip = rte_pktmbuf_mtod(m, struct rte_ipv4_hdr *);
+	uint16_t hl = (uint16_t)(rte_ipv4_hdr_len(ip) + (tcp_hdr(m)->data_off >> 4) * 4);
+	struct rte_tcp_hdr *th;
+
+	memmove((uint8_t *)ip + n, ip, hl);
+	rte_pktmbuf_adj(m, (uint16_t)n);
+	ip = rte_pktmbuf_mtod(m, struct rte_ipv4_hdr *);
+	th = tcp_hdr(m);
+	ip->total_length = rte_cpu_to_be_16((uint16_t)(rte_be_to_cpu_16(ip->total_length) - n));
+	th->sent_seq = rte_cpu_to_be_32(rte_be_to_cpu_32(th->sent_seq) + n);
+	ip->hdr_checksum = 0;
+	ip->hdr_checksum = rte_ipv4_cksum(ip);
+	th->cksum = 0;
+	th->cksum = rte_ipv4_udptcp_cksum(ip, th);
+}
+
+/* Append an in-order segment to the held list; pull in held out-of-order
+ * ones the gap was waiting for. Returns false if it did not fit. */
+static bool
+peek_append(struct sy_worker *w, struct sy_conn *c, struct rte_mbuf *m)
+{
+	struct sy_peek_buf *p = c->peek;
+	uint32_t len = tcp_payload_len(m);
+	bool progress = true;
+	unsigned i;
+
+	if (p->n_seg == SY_PEEK_MAX_SEGS || p->bytes + len > SY_PEEK_MAX_BYTES)
+		return false;
+	p->seg[p->n_seg++] = m;
+	p->bytes += len;
+	c->peek_next += tcp_seg_len(m);
+	while (progress) {
+		progress = false;
+		for (i = 0; i < p->n_ooo; i++) {
+			struct rte_mbuf *o = p->ooo[i];
+			uint32_t seq = rte_be_to_cpu_32(tcp_hdr(o)->sent_seq);
+			uint32_t end = seq + tcp_seg_len(o);
+
+			if (SEQ_GT(seq, c->peek_next))
+				continue;
+			p->ooo[i] = p->ooo[--p->n_ooo];
+			if (SEQ_LEQ(end, c->peek_next)) {
+				sy_drop(w, o, SY_DROP_PEEK_DUPLICATE);
+			} else {
+				if (SEQ_LT(seq, c->peek_next))
+					trim_front(o, c->peek_next - seq);
+				if (p->n_seg == SY_PEEK_MAX_SEGS ||
+				    p->bytes + tcp_payload_len(o) > SY_PEEK_MAX_BYTES) {
+					sy_drop(w, o, SY_DROP_PEEK_OVERFLOW);
+				} else {
+					p->seg[p->n_seg++] = o;
+					p->bytes += tcp_payload_len(o);
+					c->peek_next += tcp_seg_len(o);
+				}
+			}
+			progress = true;
+			break;
+		}
+	}
+	return true;
+}
+
+/* Hold a client segment (PEEK or CONNECTING). Returns true if m was kept. */
+static bool
+peek_hold(struct sy_worker *w, struct sy_conn *c, struct rte_mbuf *m)
+{
+	struct sy_peek_buf *p = c->peek;
+	uint32_t seq = rte_be_to_cpu_32(tcp_hdr(m)->sent_seq);
+	uint32_t end = seq + tcp_seg_len(m);
+
+	if (SEQ_LEQ(end, c->peek_next)) {
+		/* A retransmission of what we hold: the client's RTO fired
+		 * during a slow bind. */
+		sy_drop(w, m, SY_DROP_PEEK_DUPLICATE);
+		return false;
+	}
+	if (SEQ_LT(seq, c->peek_next))
+		trim_front(m, c->peek_next - seq);
+	else if (SEQ_GT(seq, c->peek_next)) {
+		if (seq - c->peek_next >= SY_PEEK_MAX_BYTES || p->n_ooo == SY_PEEK_MAX_OOO) {
+			sy_drop(w, m, SY_DROP_PEEK_OUT_OF_WINDOW);
+			return false;
+		}
+		p->ooo[p->n_ooo++] = m;
+		return true;
+	}
+	if (!peek_append(w, c, m)) {
+		/* Beyond the bound: the client retransmits it after binding. */
+		sy_drop(w, m, SY_DROP_PEEK_OVERFLOW);
+		return false;
+	}
+	return true;
+}
+
+/* The held payload as fragments for the peekers. */
+static unsigned
+peek_frags(const struct sy_peek_buf *p, struct sy_frag *f, unsigned max, bool *fin)
+{
+	unsigned i, n = 0;
+
+	*fin = false;
+	for (i = 0; i < p->n_seg && n < max; i++) {
+		struct rte_mbuf *m = p->seg[i];
+		struct rte_ipv4_hdr *ip = rte_pktmbuf_mtod(m, struct rte_ipv4_hdr *);
+		struct rte_tcp_hdr *th = tcp_hdr(m);
+		uint32_t off = rte_ipv4_hdr_len(ip) + (th->data_off >> 4) * 4;
+		uint32_t len = tcp_payload_len(m);
+
+		if (th->tcp_flags & RTE_TCP_FIN_FLAG)
+			*fin = true;
+		/* Walk a chained mbuf segment by segment. */
+		for (; m != NULL && len > 0 && n < max; m = m->next) {
+			uint32_t take;
+
+			if (off >= m->data_len) {
+				off -= m->data_len;
+				continue;
+			}
+			take = RTE_MIN(len, (uint32_t)m->data_len - off);
+			f[n].data = rte_pktmbuf_mtod_offset(m, const uint8_t *, off);
+			f[n].len = take;
+			n++;
+			len -= take;
+			off = 0;
+		}
+	}
+	return n;
+}
+
+static void bind_backend(struct sy_worker *w, struct sy_conn *c);
+
+/* Look at what is held: bind, answer, or keep waiting. */
+static void
+peek_try(struct sy_worker *w, struct sy_conn *c)
+{
+	struct sy_frag f[SY_PEEK_MAX_SEGS * 2];
+	bool fin;
+	unsigned n = peek_frags(c->peek, f, RTE_DIM(f), &fin);
+	enum sy_peek_status st;
+
+	if (c->proto == SY_CONN_HTTP) {
+		struct sy_http_head h;
+
+		st = sy_http_peek(f, n, SY_HTTP_HEAD_MAX, &h);
+		switch (st) {
+		case SY_PEEK_DONE:
+			bind_backend(w, c);
+			return;
+		case SY_PEEK_BAD:
+			sy_answer_start(w, c, 400);
+			return;
+		case SY_PEEK_TOO_BIG:
+			sy_answer_start(w, c, 431);
+			return;
+		case SY_PEEK_URI_TOO_LONG:
+			sy_answer_start(w, c, 414);
+			return;
+		default:
+			break;
+		}
+		/* The client closed (or we hold all we can) before a full head. */
+		if (fin || c->peek->n_seg == SY_PEEK_MAX_SEGS)
+			sy_answer_start(w, c, fin ? 400 : 431);
+		return;
+	}
+	{
+		struct sy_tls_hello hello;
+
+		st = sy_tls_peek(f, n, SY_TLS_HELLO_MAX, &hello);
+		if (st == SY_PEEK_DONE) {
+			bind_backend(w, c);
+			return;
+		}
+		/* Not TLS, broken, too big, or closed early: nothing to route. */
+		if (st != SY_PEEK_MORE || fin || c->peek->n_seg == SY_PEEK_MAX_SEGS)
+			sy_conn_reset_client(w, c);
+	}
+}
+
+/* ---------------------------------------------------------------- bind -- */
+
+/*
+ * Decide where the held request goes, using the generation held for this
+ * burst (the pointer is not kept: the endpoint is copied into c). Answers
+ * the client when nothing serves it.
+ */
+static const struct sy_pool *
+route_lookup(struct sy_worker *w, struct sy_conn *c, uint16_t *status)
+{
+	const struct sy_generation *g = w->gen;
+	struct sy_frag f[SY_PEEK_MAX_SEGS * 2];
+	const struct sy_vhost *vh = NULL;
+	const struct sy_rule *rule = NULL;
+	bool fin;
+	unsigned n = peek_frags(c->peek, f, RTE_DIM(f), &fin);
+
+	*status = g ? g->no_route_status : 503;
+	if (g == NULL)
+		return NULL;
+	if (c->proto == SY_CONN_HTTP) {
+		struct sy_http_head h;
+
+		if (sy_http_peek(f, n, SY_HTTP_HEAD_MAX, &h) != SY_PEEK_DONE || h.host_len == 0)
+			return NULL;
+		vh = sy_gen_find_vhost(g, h.host, h.host_len);
+		/* Plain HTTP reaches only plain vhosts: a TLS vhost's traffic
+		 * must not leave unencrypted (OpenShift: insecure policy None). */
+		if (vh == NULL || vh->tls != SY_TLS_NONE)
+			return NULL;
+		/* Path rules without the proxy: the first request's path picks
+		 * the rule for the whole connection (routerctl resolve says so). */
+		rule = sy_vhost_match_path(vh, h.path, h.path_len);
+	} else {
+		struct sy_tls_hello hello;
+
+		*status = 0; /* TLS: alert */
+		if (sy_tls_peek(f, n, SY_TLS_HELLO_MAX, &hello) != SY_PEEK_DONE || !hello.has_sni)
+			return NULL;
+		vh = sy_gen_find_vhost(g, hello.sni, hello.sni_len);
+		/* Edge and re-encrypt need termination (the proxy mode). */
+		if (vh == NULL || vh->tls != SY_TLS_PASSTHROUGH)
+			return NULL;
+		rule = vh->n_rules ? &vh->rules[0] : NULL;
+	}
+	if (rule == NULL)
+		return NULL;
+	return &g->pools[rule->pool];
+}
+
+static void
+connect_backend(struct sy_worker *w, struct sy_conn *c)
+{
+	struct sy_tcp_syn_opts o;
+	struct sy_seg s;
+
+	memset(&o, 0, sizeof(o));
+	/* The client's own options, so the backend negotiates what the client
+	 * will actually do; MSS no larger than the backend-side link carries. */
+	o.mss = c->mss; /* bind_backend lowered it to the backend link's */
+	o.wscale = c->ws_c;
+	o.sack_ok = c->sack_ok;
+	o.ts_ok = c->ts_ok;
+	o.tsval = c->ts_recent;
+	o.tsecr = 0;
+	memset(&s, 0, sizeof(s));
+	s.saddr = c->snat_ip;
+	s.daddr = c->backend_ip;
+	s.sport = c->snat_port;
+	s.dport = c->backend_port;
+	s.seq = c->isn_c;
+	s.flags = RTE_TCP_SYN_FLAG;
+	/* A SYN's window is never scaled. */
+	s.win = c->ws_c != SY_TCP_WS_NONE ? 65535 : c->client_win;
+	s.syn = &o;
+	sy_tcp_send(w, &s);
+}
+
+static void
+bind_backend(struct sy_worker *w, struct sy_conn *c)
+{
+	uint16_t status;
+	const struct sy_pool *pool = route_lookup(w, c, &status);
+	struct sy_flow_key k;
+	int i;
+
+	if (pool == NULL) {
+		if (c->proto == SY_CONN_TLS)
+			sy_answer_start(w, c, 0);
+		else
+			sy_answer_start(w, c, status);
+		return;
+	}
+	i = sy_lb_pick(pool, &w->tcp.rng, &c->lb_first, c->tries);
+	while (i >= 0 && pool->endpoints[i].addr.family != AF_INET)
+		i = sy_lb_pick(pool, &w->tcp.rng, &c->lb_first, ++c->tries); /* IPv6: a later issue */
+	if (i < 0) {
+		/* No endpoint (left) to try: OpenShift answers 503. */
+		if (c->proto == SY_CONN_TLS)
+			sy_conn_reset_client(w, c);
+		else
+			sy_answer_start(w, c, 503);
+		return;
+	}
+	if (c->flags & SY_CF_BACKEND_KEY) {
+		conn_key_backend(c, &k);
+		sy_flow_del(w, &k);
+		c->flags &= (uint8_t)~SY_CF_BACKEND_KEY;
+	}
+	if (c->snat_port == 0) {
+		uint16_t p = sy_snat_port_get(w);
+
+		if (p == 0) {
+			w->counters.drops[SY_DROP_SNAT_PORTS_EXHAUSTED]++;
+			sy_answer_start(w, c, c->proto == SY_CONN_HTTP ? 503 : 0);
+			return;
+		}
+		c->snat_port = rte_cpu_to_be_16(p);
+	}
+	c->backend_ip = pool->endpoints[i].addr.v4;
+	c->backend_port = rte_cpu_to_be_16(pool->endpoints[i].port);
+	/* The source address is the router's own on the port facing the
+	 * backend, so the backend's replies come back to this port. */
+	{
+		struct sy_fib_result fr;
+		struct sy_addr dst = sy_addr_v4(c->backend_ip);
+		const struct sy_dp_port *bp;
+
+		if (sy_fib_lookup(w->sh->fib, &dst, &fr) < 0 || w->sh->ports[fr.port].n_ipv4 == 0) {
+			w->counters.drops[SY_DROP_IPV4_NO_ROUTE]++;
+			sy_answer_start(w, c, c->proto == SY_CONN_HTTP ? 503 : 0);
+			return;
+		}
+		bp = &w->sh->ports[fr.port];
+		c->snat_ip = bp->ipv4[0];
+		/* A segment larger than the backend path allows must never be
+		 * produced (SPLICE.md, MSS). */
+		c->mss = RTE_MIN(c->mss, (uint16_t)(bp->mtu - 40));
+	}
+	conn_key_backend(c, &k);
+	if (sy_flow_add(w, &k, c) < 0) {
+		w->counters.drops[SY_DROP_FLOW_TABLE_FULL]++;
+		sy_answer_start(w, c, c->proto == SY_CONN_HTTP ? 503 : 0);
+		return;
+	}
+	c->flags |= SY_CF_BACKEND_KEY;
+	if (c->state == SY_CONN_PEEK)
+		c->connect_deadline = w->now + sy_ms_to_tsc(w, SY_CONNECT_TIMEOUT_MS);
+	c->state = SY_CONN_CONNECTING;
+	c->retx = 1;
+	connect_backend(w, c);
+	if (c->state == SY_CONN_CONNECTING)
+		timer_in(w, c, SY_SYN_RTO_MS);
+}
+
+/* The endpoint refused or did not answer: the next one, within the connect
+ * timeout; else tell the client. */
+static void
+retry_backend(struct sy_worker *w, struct sy_conn *c)
+{
+	if (w->now >= c->connect_deadline) {
+		if (c->proto == SY_CONN_TLS)
+			sy_conn_reset_client(w, c);
+		else
+			sy_answer_start(w, c, 503);
+		return;
+	}
+	c->tries++;
+	w->counters.backend_retries++;
+	bind_backend(w, c);
+}
+
+/* The backend answered our SYN: compute the deltas, send what we held. */
+static void
+backend_established(struct sy_worker *w, struct sy_conn *c, struct rte_mbuf *synack)
+{
+	struct rte_tcp_hdr *th = tcp_hdr(synack);
+	struct sy_tcp_syn_opts bo;
+	struct sy_peek_buf *p = c->peek;
+	uint32_t d_seq, d_ts = 0;
+	uint8_t ws_b = 0, ws_r = 0;
+	unsigned i;
+
+	if (sy_tcp_parse_syn_opts(th, &bo) < 0) {
+		sy_drop(w, synack, SY_DROP_TCP_MALFORMED);
+		return;
+	}
+	c->isn_b = rte_be_to_cpu_32(th->sent_seq);
+	d_seq = c->isn_r - c->isn_b;
+	if (c->ts_ok && bo.ts_ok)
+		d_ts = c->tsval_r0 - bo.tsval;
+	/* Scaling is in force only when both ends offered it (RFC 7323 2.2). */
+	if (c->ws_c != SY_TCP_WS_NONE) {
+		ws_r = SY_WS_ROUTER;
+		ws_b = bo.wscale != SY_TCP_WS_NONE ? bo.wscale : 0;
+	}
+	c->ws_b = ws_b;
+
+	memset(&c->to_backend, 0, sizeof(c->to_backend));
+	c->to_backend.src_ip = c->snat_ip;
+	c->to_backend.dst_ip = c->backend_ip;
+	c->to_backend.src_port = c->snat_port;
+	c->to_backend.dst_port = c->backend_port;
+	c->to_backend.ack_delta = -d_seq;
+	c->to_backend.sack_delta = -d_seq;
+	c->to_backend.tsecr_delta = -d_ts;
+
+	memset(&c->to_client, 0, sizeof(c->to_client));
+	c->to_client.src_ip = c->vip;
+	c->to_client.dst_ip = c->client_ip;
+	c->to_client.src_port = c->vip_port;
+	c->to_client.dst_port = c->client_port;
+	c->to_client.seq_delta = d_seq;
+	c->to_client.tsval_delta = d_ts;
+	c->to_client.win_shift_in = ws_b;
+	c->to_client.win_shift_out = ws_r;
+	rte_pktmbuf_free(synack); /* the client had its handshake with us */
+
+	/* The held segments, in order; the first one's ACK (of our cookie)
+	 * translates into the ACK of the backend's SYN-ACK. */
+	for (i = 0; i < p->n_seg; i++) {
+		struct rte_mbuf *m = p->seg[i];
+		struct rte_ipv4_hdr *ip = rte_pktmbuf_mtod(m, struct rte_ipv4_hdr *);
+		struct rte_tcp_hdr *sth = tcp_hdr(m);
+
+		if (sth->tcp_flags & RTE_TCP_FIN_FLAG) {
+			c->flags |= SY_CF_FIN_CLIENT;
+			c->fin_c = rte_be_to_cpu_32(sth->sent_seq) + tcp_payload_len(m);
+		}
+		if (sy_xlate_tcp4(ip, sth, &c->to_backend) < 0) {
+			sy_drop(w, m, SY_DROP_SPLICE_XLATE_FAILED);
+			continue;
+		}
+		sy_ipv4_output(w, m);
+	}
+	p->n_seg = 0;
+	for (i = 0; i < p->n_ooo; i++) {
+		struct rte_mbuf *m = p->ooo[i];
+
+		if (sy_xlate_tcp4(rte_pktmbuf_mtod(m, struct rte_ipv4_hdr *), tcp_hdr(m),
+				  &c->to_backend) < 0) {
+			sy_drop(w, m, SY_DROP_SPLICE_XLATE_FAILED);
+			continue;
+		}
+		sy_ipv4_output(w, m);
+	}
+	p->n_ooo = 0;
+	sy_peek_free(w, p);
+	c->peek = NULL;
+	c->state = SY_CONN_SPLICED;
+	c->last_seen = w->now;
+	w->counters.conns_spliced++;
+	timer_in(w, c, (c->flags & SY_CF_FIN_CLIENT) ? SY_HALF_CLOSED_TIMEOUT_MS : SY_IDLE_TIMEOUT_MS);
+}
+
+/* ------------------------------------------------------------ forward -- */
+
+static void
+forward(struct sy_worker *w, struct sy_conn *c, struct rte_mbuf *m, bool from_client)
+{
+	struct rte_ipv4_hdr *ip = rte_pktmbuf_mtod(m, struct rte_ipv4_hdr *);
+	struct rte_tcp_hdr *th = tcp_hdr(m);
+	uint8_t fl = th->tcp_flags;
+
+	c->last_seen = w->now;
+	if (fl & RTE_TCP_RST_FLAG) {
+		if (c->state != SY_CONN_LINGER)
+			enter_linger(w, c);
+	} else if (from_client) {
+		if ((fl & RTE_TCP_FIN_FLAG) && !(c->flags & SY_CF_FIN_CLIENT)) {
+			c->flags |= SY_CF_FIN_CLIENT;
+			c->fin_c = rte_be_to_cpu_32(th->sent_seq) + tcp_payload_len(m);
+		}
+		/* The client acknowledges the backend's FIN: both directions are
+		 * done once the client has closed too. */
+		if ((c->flags & SY_CF_FIN_BACKEND) && (c->flags & SY_CF_FIN_CLIENT) &&
+		    (fl & RTE_TCP_ACK_FLAG) &&
+		    SEQ_GT(rte_be_to_cpu_32(th->recv_ack), c->fin_b) && c->state == SY_CONN_SPLICED)
+			enter_linger(w, c);
+	} else {
+		if ((fl & RTE_TCP_FIN_FLAG) && !(c->flags & SY_CF_FIN_BACKEND)) {
+			c->flags |= SY_CF_FIN_BACKEND;
+			c->fin_b = rte_be_to_cpu_32(th->sent_seq) + c->to_client.seq_delta +
+				   tcp_payload_len(m);
+		}
+		if ((c->flags & SY_CF_FIN_CLIENT) && (c->flags & SY_CF_FIN_BACKEND) &&
+		    (fl & RTE_TCP_ACK_FLAG) &&
+		    SEQ_GT(rte_be_to_cpu_32(th->recv_ack), c->fin_c) && c->state == SY_CONN_SPLICED)
+			enter_linger(w, c);
+	}
+	if (unlikely(sy_xlate_tcp4(ip, th, from_client ? &c->to_backend : &c->to_client) < 0)) {
+		sy_drop(w, m, SY_DROP_SPLICE_XLATE_FAILED);
+		return;
+	}
+	sy_ipv4_output(w, m);
+}
+
+/* ------------------------------------------------------------ dispatch -- */
+
+void
+sy_splice_segment(struct sy_worker *w, struct sy_conn *c, struct rte_mbuf *m, bool from_client)
+{
+	struct rte_tcp_hdr *th = tcp_hdr(m);
+	uint8_t fl = th->tcp_flags;
+
+	switch (c->state) {
+	case SY_CONN_SPLICED:
+		forward(w, c, m, from_client);
+		return;
+	case SY_CONN_LINGER:
+		if (c->to_client.dst_ip != 0) {
+			forward(w, c, m, from_client);
+			return;
+		}
+		if (from_client) {
+			sy_answer_segment(w, c, m);
+			return;
+		}
+		sy_drop(w, m, SY_DROP_LINGER_LATE);
+		return;
+	case SY_CONN_ANSWER:
+		if (from_client) {
+			sy_answer_segment(w, c, m);
+			return;
+		}
+		sy_drop(w, m, SY_DROP_TCP_UNEXPECTED);
+		return;
+	case SY_CONN_PEEK:
+	case SY_CONN_CONNECTING:
+		break;
+	default:
+		sy_drop(w, m, SY_DROP_TCP_UNEXPECTED);
+		return;
+	}
+
+	if (!from_client) {
+		uint32_t ack = rte_be_to_cpu_32(th->recv_ack);
+
+		if (c->state != SY_CONN_CONNECTING || ack != c->isn_c + 1 || !(fl & RTE_TCP_ACK_FLAG)) {
+			sy_drop(w, m, SY_DROP_TCP_UNEXPECTED);
+			return;
+		}
+		if (fl & RTE_TCP_RST_FLAG) {
+			rte_pktmbuf_free(m);
+			retry_backend(w, c);
+			return;
+		}
+		if ((fl & (RTE_TCP_SYN_FLAG | RTE_TCP_ACK_FLAG)) == (RTE_TCP_SYN_FLAG | RTE_TCP_ACK_FLAG)) {
+			backend_established(w, c, m);
+			return;
+		}
+		sy_drop(w, m, SY_DROP_TCP_UNEXPECTED);
+		return;
+	}
+
+	/* From the client, before the splice. */
+	if (fl & RTE_TCP_RST_FLAG) {
+		rte_pktmbuf_free(m);
+		sy_conn_free(w, c);
+		return;
+	}
+	if (fl & RTE_TCP_SYN_FLAG) {
+		sy_drop(w, m, SY_DROP_TCP_UNEXPECTED);
+		return;
+	}
+	c->last_seen = w->now;
+	c->client_win = rte_be_to_cpu_16(th->rx_win);
+	if (c->ts_ok) {
+		uint32_t tsval, tsecr;
+
+		if (sy_tcp_find_ts(th, &tsval, &tsecr) && SEQ_GEQ(tsval, c->ts_recent))
+			c->ts_recent = tsval;
+	}
+	if (tcp_seg_len(m) == 0) {
+		/* A bare ACK or window update: nothing to hold. */
+		rte_pktmbuf_free(m);
+		return;
+	}
+	if (!peek_hold(w, c, m))
+		return;
+	if (c->state == SY_CONN_PEEK)
+		peek_try(w, c);
+}
+
+void
+sy_splice_timeout(struct sy_worker *w, struct sy_conn *c)
+{
+	uint64_t idle;
+
+	switch (c->state) {
+	case SY_CONN_PEEK:
+		/* The head or hello did not arrive in time. */
+		if (c->proto == SY_CONN_HTTP)
+			sy_answer_start(w, c, 408);
+		else
+			sy_conn_reset_client(w, c);
+		return;
+	case SY_CONN_CONNECTING:
+		if (c->retx < SY_SYN_TRIES && w->now < c->connect_deadline) {
+			c->retx++;
+			connect_backend(w, c);
+			timer_in(w, c, (uint64_t)SY_SYN_RTO_MS << (c->retx - 1));
+			return;
+		}
+		retry_backend(w, c);
+		return;
+	case SY_CONN_SPLICED:
+		idle = (c->flags & (SY_CF_FIN_CLIENT | SY_CF_FIN_BACKEND)) ? SY_HALF_CLOSED_TIMEOUT_MS
+									    : SY_IDLE_TIMEOUT_MS;
+		if (w->now - c->last_seen < sy_ms_to_tsc(w, idle)) {
+			/* Traffic since the timer was set: re-arm from it rather
+			 * than touch the wheel on every packet. */
+			sy_conn_timer_set(w, c, c->last_seen + sy_ms_to_tsc(w, idle));
+			return;
+		}
+		sy_conn_free(w, c);
+		return;
+	case SY_CONN_ANSWER:
+		sy_answer_timeout(w, c);
+		return;
+	case SY_CONN_LINGER:
+	default:
+		sy_conn_free(w, c);
+		return;
+	}
+}

@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The splice fast path (SPLICE.md): PEEK -> CONNECTING -> SPLICED -> LINGER,
+ * or PEEK -> ANSWER when the router answers itself. tcp_in.c finds the
+ * connection a segment belongs to and hands it here.
+ */
+#ifndef SY_SPLICE_H
+#define SY_SPLICE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "conn.h"
+#include "tcp_opts.h"
+
+struct rte_mbuf;
+struct sy_worker;
+struct sy_pool;
+
+/* Timers, in milliseconds. */
+#define SY_PEEK_TIMEOUT_MS 10000     /* request head / ClientHello must arrive by then */
+#define SY_SYN_RTO_MS 500            /* backend SYN retransmission */
+#define SY_SYN_TRIES 3               /* SYNs per endpoint before trying the next */
+#define SY_CONNECT_TIMEOUT_MS 5000   /* all endpoints together */
+#define SY_IDLE_TIMEOUT_MS 300000    /* established, no packet either way */
+#define SY_HALF_CLOSED_TIMEOUT_MS 60000
+#define SY_LINGER_MS 2000            /* after close: late packets still pass */
+#define SY_ANSWER_RTO_MS 250
+#define SY_ANSWER_TRIES 6
+
+/* Bytes the peekers may wait for before answering 431 / closing. */
+#define SY_HTTP_HEAD_MAX (16 * 1024)
+#define SY_TLS_HELLO_MAX (32 * 1024)
+
+/* A client ACK whose cookie validated: make the connection (PEEK) and take
+ * the segment (it may carry data). `syn` is what the cookie encoded. */
+void sy_splice_open(struct sy_worker *w, struct rte_mbuf *m, const struct sy_tcp_syn_opts *syn);
+/* A segment of connection c, from the client leg or the backend leg.
+ * Data at the IPv4 header. Consumes m. */
+void sy_splice_segment(struct sy_worker *w, struct sy_conn *c, struct rte_mbuf *m,
+		       bool from_client);
+/* c's timer fired. */
+void sy_splice_timeout(struct sy_worker *w, struct sy_conn *c);
+
+/* The router answers the client itself (answer.c): an HTTP status, or with
+ * status 0 a TLS alert (unrecognized_name), then FIN. */
+void sy_answer_start(struct sy_worker *w, struct sy_conn *c, uint16_t status);
+void sy_answer_segment(struct sy_worker *w, struct sy_conn *c, struct rte_mbuf *m);
+void sy_answer_timeout(struct sy_worker *w, struct sy_conn *c);
+/* RST to the client for everything held, and free c. */
+void sy_conn_reset_client(struct sy_worker *w, struct sy_conn *c);
+
+/* Weighted pick of a pool endpoint: the first try by weight at random, later
+ * tries walk on from it to the next endpoint with weight. -1: none left. */
+int sy_lb_pick(const struct sy_pool *p, uint64_t *rng, uint16_t *first, unsigned tries);
+
+#endif

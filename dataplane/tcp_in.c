@@ -1,0 +1,237 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * TCP input: which worker owns a segment, which connection it belongs to, and
+ * the stateless listening side (SYN cookies). DESIGN.md section 4.3-4.4.
+ *
+ * Ownership: a client-side flow belongs to the worker its 4-tuple hashes to;
+ * a backend-side flow to the worker its SNAT port names (port % workers). A
+ * segment that lands on another worker's queue (single-queue devices, the
+ * kernel's own spreading on af_packet) is passed to the owner over its ring.
+ */
+#include <rte_byteorder.h>
+#include <rte_hash_crc.h>
+#include <rte_ip.h>
+#include <rte_mbuf.h>
+#include <rte_ring.h>
+#include <rte_tcp.h>
+
+#include "flow.h"
+#include "l3.h"
+#include "splice.h"
+#include "tcp_out.h"
+#include "tcp_syncookie.h"
+#include "worker.h"
+
+static inline bool
+is_listen(const struct sy_dp_shared *sh, uint32_t ip, uint16_t port)
+{
+	unsigned i;
+
+	if (port != sh->http_port && port != sh->https_port)
+		return false;
+	for (i = 0; i < sh->n_listen; i++)
+		if (sh->listen_ip[i] == ip)
+			return true;
+	return false;
+}
+
+static inline unsigned
+client_owner(const struct sy_dp_shared *sh, uint32_t client_ip, uint16_t client_port)
+{
+	uint32_t h = rte_hash_crc_4byte(client_ip, 0x5eed);
+
+	return rte_hash_crc_2byte(client_port, h) % sh->n_workers;
+}
+
+static void
+cookie_tuple(struct sy_cookie_tuple *t, const struct rte_ipv4_hdr *ip, const struct rte_tcp_hdr *th)
+{
+	t->saddr = sy_addr_v4(ip->src_addr);
+	t->daddr = sy_addr_v4(ip->dst_addr);
+	t->sport = th->src_port;
+	t->dport = th->dst_port;
+}
+
+static inline uint32_t
+cookie_now(const struct sy_worker *w)
+{
+	return sy_cookie_counter(w->now / (w->sh->tsc_per_ms * 1000));
+}
+
+/*
+ * Answer a SYN with a cookie, no state kept (SPLICE.md): the SYN-ACK is the
+ * SYN's own mbuf turned around, which also keeps the cost of a flood down to
+ * the packet itself.
+ */
+static void
+syn_cookie_reply(struct sy_worker *w, struct rte_mbuf *m, struct rte_ipv4_hdr *ip,
+		 struct rte_tcp_hdr *th)
+{
+	const struct sy_dp_shared *sh = w->sh;
+	struct sy_tcp_syn_opts syn, out;
+	struct sy_cookie_tuple t;
+	uint32_t isn = rte_be_to_cpu_32(th->sent_seq);
+	uint32_t addr;
+	uint16_t port, total;
+	uint8_t opts[40];
+	unsigned olen;
+
+	if (sy_tcp_parse_syn_opts(th, &syn) < 0) {
+		sy_drop(w, m, SY_DROP_TCP_MALFORMED);
+		return;
+	}
+	cookie_tuple(&t, ip, th);
+	memset(&out, 0, sizeof(out));
+	out.wscale = syn.wscale != SY_TCP_WS_NONE ? 7 : SY_TCP_WS_NONE;
+	out.sack_ok = syn.sack_ok;
+	out.ts_ok = syn.ts_ok;
+	out.tsval = sy_tcp_ts_now(w);
+	out.tsecr = syn.tsval;
+	{
+		uint32_t cookie = sy_cookie_make(sy_dp_cookie_keys(sh), &t, isn, cookie_now(w), &syn,
+						 sh->mss_max);
+		/* The MSS we announce is the one the cookie encoded. */
+		out.mss = sy_cookie_mss_table[(cookie >> 24) & 7];
+		th->sent_seq = rte_cpu_to_be_32(cookie);
+	}
+	olen = sy_tcp_write_syn_opts(opts, &out);
+
+	addr = ip->src_addr;
+	ip->src_addr = ip->dst_addr;
+	ip->dst_addr = addr;
+	port = th->src_port;
+	th->src_port = th->dst_port;
+	th->dst_port = port;
+	th->recv_ack = rte_cpu_to_be_32(isn + 1);
+	th->tcp_flags = RTE_TCP_SYN_FLAG | RTE_TCP_ACK_FLAG;
+	th->rx_win = RTE_BE16(65535);
+	th->tcp_urp = 0;
+	th->data_off = (uint8_t)(((sizeof(*th) + olen) / 4) << 4);
+	memcpy(th + 1, opts, olen);
+	total = (uint16_t)(rte_ipv4_hdr_len(ip) + sizeof(*th) + olen);
+	/* A SYN may carry data (TFO) or options longer than ours: cut to size. */
+	if (m->pkt_len > total)
+		rte_pktmbuf_trim(m, (uint16_t)(m->pkt_len - total));
+	else if (m->pkt_len < total && rte_pktmbuf_append(m, (uint16_t)(total - m->pkt_len)) == NULL) {
+		sy_drop(w, m, SY_DROP_NO_MBUF);
+		return;
+	}
+	ip->total_length = rte_cpu_to_be_16(total);
+	ip->time_to_live = SY_IPV4_DEFAULT_TTL;
+	ip->packet_id = 0;
+	ip->fragment_offset = RTE_BE16(RTE_IPV4_HDR_DF_FLAG);
+	th->cksum = 0;
+	th->cksum = rte_ipv4_udptcp_cksum(ip, th);
+	w->counters.syn_cookies_sent++;
+	sy_ipv4_output(w, m);
+}
+
+/* A segment for a listen address with no connection: a SYN, or the ACK that
+ * completes a cookie handshake (possibly with the first data). */
+static void
+listen_input(struct sy_worker *w, struct rte_mbuf *m, struct rte_ipv4_hdr *ip,
+	     struct rte_tcp_hdr *th)
+{
+	uint8_t fl = th->tcp_flags;
+	struct sy_cookie_tuple t;
+	struct sy_tcp_syn_opts syn;
+	uint32_t tsval, tsecr;
+
+	/* Handshake segments are trusted for what they set up: check them. */
+	if (rte_ipv4_udptcp_cksum_verify(ip, th) != 0) {
+		sy_drop(w, m, SY_DROP_TCP_BAD_CHECKSUM);
+		return;
+	}
+	if ((fl & (RTE_TCP_SYN_FLAG | RTE_TCP_ACK_FLAG | RTE_TCP_RST_FLAG | RTE_TCP_FIN_FLAG)) ==
+	    RTE_TCP_SYN_FLAG) {
+		syn_cookie_reply(w, m, ip, th);
+		return;
+	}
+	if ((fl & (RTE_TCP_SYN_FLAG | RTE_TCP_RST_FLAG | RTE_TCP_ACK_FLAG)) != RTE_TCP_ACK_FLAG) {
+		sy_drop(w, m, SY_DROP_TCP_NO_FLOW);
+		return;
+	}
+	cookie_tuple(&t, ip, th);
+	if (!sy_cookie_check(sy_dp_cookie_keys(w->sh), &t, rte_be_to_cpu_32(th->sent_seq) - 1,
+			     rte_be_to_cpu_32(th->recv_ack) - 1, cookie_now(w), &syn)) {
+		/* Forged, stale, or a later segment of a connection we no
+		 * longer have. */
+		sy_drop(w, m, SY_DROP_TCP_COOKIE_INVALID);
+		return;
+	}
+	/* The client uses timestamps only if it put one in this ACK too. */
+	if (syn.ts_ok && !sy_tcp_find_ts(th, &tsval, &tsecr))
+		syn.ts_ok = false;
+	sy_splice_open(w, m, &syn);
+}
+
+/* A TCP segment owned by this worker. */
+static void
+tcp_input_owned(struct sy_worker *w, struct rte_mbuf *m)
+{
+	struct rte_ipv4_hdr *ip = rte_pktmbuf_mtod(m, struct rte_ipv4_hdr *);
+	struct rte_tcp_hdr *th = (struct rte_tcp_hdr *)((uint8_t *)ip + rte_ipv4_hdr_len(ip));
+	struct sy_flow_key k;
+	struct sy_conn *c;
+
+	sy_flow_key_v4(&k, ip->src_addr, ip->dst_addr, th->src_port, th->dst_port);
+	c = sy_flow_lookup(w, &k);
+	if (c != NULL) {
+		sy_splice_segment(w, c, m, c->client_port == th->src_port && c->client_ip == ip->src_addr &&
+						   c->vip_port == th->dst_port);
+		return;
+	}
+	if (is_listen(w->sh, ip->dst_addr, th->dst_port)) {
+		listen_input(w, m, ip, th);
+		return;
+	}
+	sy_drop(w, m, SY_DROP_TCP_NO_FLOW);
+}
+
+void
+sy_tcp_input(struct sy_worker *w, uint16_t port, struct rte_mbuf *m)
+{
+	struct rte_ipv4_hdr *ip = rte_pktmbuf_mtod(m, struct rte_ipv4_hdr *);
+	uint16_t ihl = (uint16_t)rte_ipv4_hdr_len(ip);
+	struct rte_tcp_hdr *th;
+	unsigned owner, thl;
+
+	/* Headers (with options) are read in place: first segment only. */
+	if (unlikely(m->data_len < ihl + sizeof(*th))) {
+		sy_drop(w, m, SY_DROP_TCP_MALFORMED);
+		return;
+	}
+	th = (struct rte_tcp_hdr *)((uint8_t *)ip + ihl);
+	thl = (th->data_off >> 4) * 4u;
+	if (unlikely(thl < sizeof(*th) || m->data_len < ihl + thl ||
+		     rte_be_to_cpu_16(ip->total_length) < ihl + thl)) {
+		sy_drop(w, m, SY_DROP_TCP_MALFORMED);
+		return;
+	}
+	if (is_listen(w->sh, ip->dst_addr, th->dst_port))
+		owner = client_owner(w->sh, ip->src_addr, th->src_port);
+	else
+		owner = rte_be_to_cpu_16(th->dst_port) % w->sh->n_workers;
+	if (owner != w->id) {
+		m->hash.usr = port;
+		if (rte_ring_mp_enqueue(w->sh->handoff[owner], m) != 0) {
+			sy_drop(w, m, SY_DROP_TCP_HANDOFF_FULL);
+			return;
+		}
+		w->counters.handoffs++;
+		return;
+	}
+	tcp_input_owned(w, m);
+}
+
+unsigned
+sy_tcp_handoff_drain(struct sy_worker *w)
+{
+	struct rte_mbuf *pkts[SY_RX_BURST];
+	unsigned n, i;
+
+	n = rte_ring_sc_dequeue_burst(w->sh->handoff[w->id], (void **)pkts, SY_RX_BURST, NULL);
+	for (i = 0; i < n; i++)
+		tcp_input_owned(w, pkts[i]);
+	return n;
+}

@@ -1,0 +1,70 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <errno.h>
+#include <string.h>
+
+#include <rte_byteorder.h>
+#include <rte_ip.h>
+#include <rte_mbuf.h>
+#include <rte_tcp.h>
+
+#include "l3.h"
+#include "tcp_out.h"
+#include "worker.h"
+
+uint32_t
+sy_tcp_ts_now(const struct sy_worker *w)
+{
+	return (uint32_t)(w->now / w->sh->tsc_per_ms);
+}
+
+int
+sy_tcp_send(struct sy_worker *w, const struct sy_seg *s)
+{
+	struct rte_mbuf *m = rte_pktmbuf_alloc(w->sh->pool);
+	struct rte_ipv4_hdr *ip;
+	struct rte_tcp_hdr *th;
+	uint8_t opts[40];
+	unsigned olen = 0;
+	uint16_t total;
+
+	if (m == NULL) {
+		w->counters.drops[SY_DROP_NO_MBUF]++;
+		return -ENOBUFS;
+	}
+	if (s->syn != NULL)
+		olen = sy_tcp_write_syn_opts(opts, s->syn);
+	else if (s->ts)
+		olen = sy_tcp_write_ts_opt(opts, s->tsval, s->tsecr);
+	total = (uint16_t)(sizeof(*ip) + sizeof(*th) + olen + s->len);
+	ip = (struct rte_ipv4_hdr *)rte_pktmbuf_append(m, total);
+	if (ip == NULL) {
+		rte_pktmbuf_free(m);
+		w->counters.drops[SY_DROP_NO_MBUF]++;
+		return -ENOBUFS;
+	}
+	th = (struct rte_tcp_hdr *)(ip + 1);
+	memset(ip, 0, sizeof(*ip));
+	ip->version_ihl = RTE_IPV4_VHL_DEF;
+	ip->total_length = rte_cpu_to_be_16(total);
+	ip->fragment_offset = RTE_BE16(RTE_IPV4_HDR_DF_FLAG);
+	ip->time_to_live = SY_IPV4_DEFAULT_TTL;
+	ip->next_proto_id = IPPROTO_TCP;
+	ip->src_addr = s->saddr;
+	ip->dst_addr = s->daddr;
+	th->src_port = s->sport;
+	th->dst_port = s->dport;
+	th->sent_seq = rte_cpu_to_be_32(s->seq);
+	th->recv_ack = rte_cpu_to_be_32(s->ack);
+	th->data_off = (uint8_t)(((sizeof(*th) + olen) / 4) << 4);
+	th->tcp_flags = s->flags;
+	th->rx_win = rte_cpu_to_be_16(s->win);
+	th->cksum = 0;
+	th->tcp_urp = 0;
+	memcpy(th + 1, opts, olen);
+	if (s->len)
+		memcpy((uint8_t *)(th + 1) + olen, s->payload, s->len);
+	th->cksum = rte_ipv4_udptcp_cksum(ip, th);
+	m->l3_len = sizeof(*ip);
+	sy_ipv4_output(w, m);
+	return 0;
+}
