@@ -217,7 +217,9 @@ void
 sy_conn_timer_set(struct sy_worker *w, struct sy_conn *c, uint64_t when)
 {
 	struct sy_tcp_worker *t = &w->tcp;
-	uint64_t tick = when / t->tick_tsc;
+	/* Round up: the slot is visited once its tick has begun, and by then
+	 * `when` must have passed, or the entry would wait a whole lap. */
+	uint64_t tick = (when + t->tick_tsc - 1) / t->tick_tsc;
 	struct sy_conn **slot;
 
 	sy_conn_timer_cancel(w, c);

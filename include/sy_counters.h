@@ -33,7 +33,6 @@
 	X(ICMP_UNSUPPORTED_TYPE, "icmp_unsupported_type")                      \
 	X(ICMP_TRUNCATED, "icmp_truncated")                                    \
 	X(IPV6_UNSUPPORTED, "ipv6_unsupported")                                \
-	X(TCP_NO_SERVICE, "tcp_no_service")                                    \
 	X(TCP_MALFORMED, "tcp_malformed")                                      \
 	X(TCP_BAD_CHECKSUM, "tcp_bad_checksum")                                \
 	X(TCP_COOKIE_INVALID, "tcp_cookie_invalid")                            \

@@ -674,7 +674,7 @@ test_ipv4_drops(void **state)
 	s = base; s.src = "198.19.0.1"; /* our own address */
 	expect_drop(mk_ip(&s), SY_DROP_IPV4_MARTIAN_SOURCE);
 	s = base; s.proto = IPPROTO_TCP;
-	expect_drop(mk_ip(&s), SY_DROP_TCP_NO_SERVICE);
+	expect_drop(mk_ip(&s), SY_DROP_TCP_MALFORMED); /* no room for a TCP header */
 	s = base; s.proto = IPPROTO_UDP;
 	expect_drop(mk_ip(&s), SY_DROP_UDP_NO_SERVICE);
 	s = base; s.proto = IPPROTO_GRE;

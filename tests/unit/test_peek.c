@@ -197,6 +197,7 @@ check(enum peek_kind kind, const void *in_, size_t len, uint32_t max_len,
 	union peek_res res;
 	enum sy_peek_status st;
 	size_t *cuts, i, p;
+	bool decided;
 
 	st = run_whole(kind, in, len, max_len, ref);
 	expect_st(st, want, "whole, len", len);
@@ -242,7 +243,9 @@ check(enum peek_kind kind, const void *in_, size_t len, uint32_t max_len,
 		free(cuts);
 	}
 
-	/* Progressive: each prefix as if that much had arrived so far. */
+	/* Progressive: each prefix as if that much had arrived so far. Once
+	 * the answer is known, more bytes do not change it. */
+	decided = false;
 	for (p = 0; p < len; p++) {
 		st = run_whole(kind, in, p, max_len, &res);
 		if (want == SY_PEEK_DONE) {
@@ -252,9 +255,12 @@ check(enum peek_kind kind, const void *in_, size_t len, uint32_t max_len,
 				expect_st(st, SY_PEEK_DONE, "prefix", p);
 			if (st == SY_PEEK_DONE)
 				same_res(kind, ref, &res, "prefix");
+		} else if (decided) {
+			expect_st(st, want, "prefix after the answer was known", p);
 		} else if (st != SY_PEEK_MORE && st != want) {
 			fail_msg("prefix %zu: got %s, want MORE or %s", p, st_name(st), st_name(want));
 		}
+		decided = decided || st != SY_PEEK_MORE;
 	}
 }
 
@@ -534,6 +540,9 @@ test_http_too_big(void **state)
 	while (n < 1500)
 		n += (size_t)snprintf(in + n, sizeof(in) - n, "X-Pad-%zu: %0100d\r\n", n, 7);
 	check_http(in, 1024, SY_PEEK_TOO_BIG, &r);
+	assert_int_equal(run_whole(PEEK_HTTP, (const uint8_t *)in, 1023, 1024, &r), SY_PEEK_MORE);
+	assert_int_equal(run_whole(PEEK_HTTP, (const uint8_t *)in, 1024, 1024, &r),
+			 SY_PEEK_TOO_BIG);
 	/* Below max_len it is just incomplete. */
 	check_http(in, BIG_MAX, SY_PEEK_MORE, &r);
 	/* Complete, and bytes past max_len after the head do not matter. */
@@ -637,6 +646,8 @@ struct hello_spec {
 	size_t pad_to;          /* grow the handshake message to this size with padding (21) */
 	bool sni_last;          /* server_name after the other extensions */
 	bool no_ext;            /* no extensions block at all (TLS 1.2 allows it) */
+	bool sid33;             /* a 33-byte session id, lengths consistent otherwise */
+	bool no_comp;           /* no compression method at all, likewise */
 	const uint8_t *raw_ext; /* appended verbatim to the extensions block */
 	size_t raw_ext_len;
 	const size_t *recs;     /* payload bytes of each record but the last (0 allowed) */
@@ -723,15 +734,16 @@ build_msg(struct bbuf *b, const struct hello_spec *sp, long pad_len, struct hell
 	for (i = 0; i < 32; i++)
 		put8(b, 0xd0 + i); /* random */
 	o->sid_len = b->len;
-	put8(b, 32);
-	for (i = 0; i < 32; i++)
+	put8(b, sp->sid33 ? 33 : 32);
+	for (i = 0; i < (sp->sid33 ? 33u : 32u); i++)
 		put8(b, i);
 	o->cs_len = b->len;
 	put16(b, sizeof(suites));
 	put(b, suites, sizeof(suites));
 	o->cm_len = b->len;
-	put8(b, 1);
-	put8(b, 0);
+	put8(b, sp->no_comp ? 0 : 1);
+	if (!sp->no_comp)
+		put8(b, 0); /* null */
 	if (!sp->no_ext) {
 		o->ext_len = b->len;
 		put16(b, 0); /* set below */
@@ -938,9 +950,21 @@ test_tls_hostile_lengths(void **state)
 {
 	struct hello_spec sp = { .sni = "h.example.test", .pad_to = 400 };
 	struct hello_off o;
+	union peek_res r;
+	size_t len;
 
 	build_hello(hello_buf, sizeof(hello_buf), &sp, &o);
 	tls_edit8(&sp, o.sid_len, 33, SY_PEEK_BAD);
+	/* RFC 8446 4.1.2: legacy_session_id<0..32>, even when the rest adds up. */
+	sp.sid33 = true;
+	len = build_hello(hello_buf, sizeof(hello_buf), &sp, &o);
+	check(PEEK_TLS, hello_buf, len, BIG_MAX, SY_PEEK_BAD, 0, &r);
+	sp.sid33 = false;
+	sp.no_comp = true;
+	len = build_hello(hello_buf, sizeof(hello_buf), &sp, &o);
+	check(PEEK_TLS, hello_buf, len, BIG_MAX, SY_PEEK_BAD, 0, &r);
+	sp.no_comp = false;
+	build_hello(hello_buf, sizeof(hello_buf), &sp, &o);
 	tls_edit8(&sp, o.sid_len, 255, SY_PEEK_BAD);
 	tls_edit16(&sp, o.cs_len, 7, BIG_MAX, SY_PEEK_BAD);
 	tls_edit16(&sp, o.cs_len, 0, BIG_MAX, SY_PEEK_BAD);
