@@ -354,12 +354,14 @@ build_vhost(struct sy_arena *a, struct sy_store *st, struct sy_generation *g, st
 	if (vh->host == NULL || vh->rules == NULL)
 		return -1;
 	vh->n_rules = (uint32_t)n;
-	/* Splice carries a connection to one backend for its life: only possible
-	 * when the host alone decides and nothing is terminated. */
-	vh->mode = (n == 1 && strcmp(rs[0]->path, "/") == 0 &&
-		    (vh->tls == SY_TLS_NONE || vh->tls == SY_TLS_PASSTHROUGH))
-			   ? SY_MODE_SPLICE
-			   : SY_MODE_PROXY;
+	/* Splice carries a connection to one backend for its life; TLS
+	 * termination needs the proxy. Path rules would too (per request), but
+	 * until the proxy exists the first request's path binds the connection
+	 * (SPLICE.md, "What splice cannot do"). */
+	vh->mode = (vh->tls == SY_TLS_NONE || vh->tls == SY_TLS_PASSTHROUGH) ? SY_MODE_SPLICE
+									     : SY_MODE_PROXY;
+	vh->bind_by_first_path = vh->mode == SY_MODE_SPLICE &&
+				 (n > 1 || strcmp(rs[0]->path, "/") != 0);
 	for (i = 0; i < n; i++) {
 		struct sy_rule *rule = &vh->rules[i];
 		char who[512];

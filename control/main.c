@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/signalfd.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <rte_eal.h>
@@ -49,6 +50,7 @@ static void
 control_loop(struct sy_router *r, struct sy_server *srv, int sigfd)
 {
 	struct pollfd pfds[SY_SERVER_MAX_CLIENTS + 2];
+	time_t next_rotation = time(NULL) + SY_DP_COOKIE_ROTATE_S;
 
 	for (;;) {
 		unsigned n = sy_server_pollfds(srv, pfds + 1, SY_SERVER_MAX_CLIENTS + 1);
@@ -73,6 +75,10 @@ control_loop(struct sy_router *r, struct sy_server *srv, int sigfd)
 		if (rc > 0)
 			sy_server_handle(srv, r, pfds + 1, n);
 		sy_gen_reclaim(&r->slot);
+		if (time(NULL) >= next_rotation) {
+			sy_dp_rotate_cookie_secret();
+			next_rotation = time(NULL) + SY_DP_COOKIE_ROTATE_S;
+		}
 	}
 }
 

@@ -146,6 +146,21 @@ sy_ops_resolve(struct sy_router *r, const json_t *req)
 	json_object_set_new(reply, "vhost", json_string(vh->host));
 	json_object_set_new(reply, "mode", json_string(vh->mode == SY_MODE_SPLICE ? "splice" : "proxy"));
 	json_object_set_new(reply, "tls", json_string(tls_names[vh->tls]));
+	if (vh->mode == SY_MODE_PROXY) {
+		json_object_set_new(reply, "binding", json_string("request"));
+		json_object_set_new(reply, "note",
+				    json_string("TLS termination needs the proxy mode, which this "
+						"router does not have yet: connections to this host "
+						"are not served"));
+	} else if (vh->bind_by_first_path) {
+		json_object_set_new(reply, "binding", json_string("first-request-path"));
+		json_object_set_new(reply, "note",
+				    json_string("spliced: the first request's path picks the rule "
+						"for the whole connection (per-request routing needs "
+						"the proxy mode)"));
+	} else {
+		json_object_set_new(reply, "binding", json_string("connection"));
+	}
 	json_object_set_new(reply, "rule",
 			    json_pack("{s:s, s:s}", "match",
 				      rule->match == SY_PATH_EXACT ? "exact" : "prefix", "path", rule->path));

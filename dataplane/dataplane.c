@@ -204,6 +204,13 @@ sy_dp_stop(void)
 	dp_teardown();
 }
 
+void
+sy_dp_rotate_cookie_secret(void)
+{
+	if (dp.sh != NULL)
+		sy_dp_shared_rotate_cookie(dp.sh);
+}
+
 unsigned
 sy_dp_n_workers(void)
 {

@@ -199,7 +199,7 @@ authority_has_port(const struct sy_http_head *out)
 static enum sy_peek_status
 parse_absolute(struct sy_http_cur *c, int ch, struct sy_http_head *out)
 {
-	char scheme[6];
+	char scheme[5];
 	unsigned n = 0;
 	enum sy_peek_status st;
 

@@ -30,6 +30,10 @@ int sy_dp_init(const struct sy_config *cfg, struct sy_gen_slot *slot, char *err,
 int sy_dp_start(void);
 /* Ask workers to stop, wait for them, stop and close ports, free dataplane state. */
 void sy_dp_stop(void);
+/* New SYN cookie secret (the previous one stays valid): call every
+ * SY_DP_COOKIE_ROTATE_S seconds from the control thread. */
+#define SY_DP_COOKIE_ROTATE_S 180
+void sy_dp_rotate_cookie_secret(void);
 unsigned sy_dp_n_workers(void);
 /* Counters of worker i (live, read-only for the caller). */
 const struct sy_worker_counters *sy_dp_worker_counters(unsigned i);

@@ -71,6 +71,9 @@ struct sy_vhost {
 	uint32_t host_len;
 	enum sy_tls_mode tls;
 	enum sy_carry_mode mode;
+	/* Splice with path rules: until the proxy mode takes these vhosts over,
+	 * the first request's path picks the rule for the whole connection. */
+	bool bind_by_first_path;
 	struct sy_rule *rules; /* ordered, most specific first */
 	uint32_t n_rules;
 };

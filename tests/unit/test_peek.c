@@ -351,6 +351,8 @@ test_http_absolute_form(void **state)
 	http_bad("GET http://u:p@e.test/ HTTP/1.1\r\nHost: e.test\r\n\r\n");
 	http_bad("GET ftp://e.test/ HTTP/1.1\r\nHost: e.test\r\n\r\n");
 	http_bad("GET httpss://e.test/ HTTP/1.1\r\nHost: e.test\r\n\r\n");
+	http_bad("GET abcdefghijklmnopqrstuvwxyz://e.test/ HTTP/1.1\r\nHost: e.test\r\n\r\n");
+	http_bad("GET ht+tp://e.test/ HTTP/1.1\r\nHost: e.test\r\n\r\n");
 	http_bad("GET http:/e.test/ HTTP/1.1\r\nHost: e.test\r\n\r\n");
 	http_bad("GET http:///x HTTP/1.1\r\nHost: e.test\r\n\r\n");
 	http_bad("GET http:// HTTP/1.1\r\nHost: e.test\r\n\r\n");
@@ -648,6 +650,7 @@ struct hello_spec {
 	bool no_ext;            /* no extensions block at all (TLS 1.2 allows it) */
 	bool sid33;             /* a 33-byte session id, lengths consistent otherwise */
 	bool no_comp;           /* no compression method at all, likewise */
+	bool cs_odd, cs_empty;  /* 7 or 0 bytes of cipher suites, likewise */
 	const uint8_t *raw_ext; /* appended verbatim to the extensions block */
 	size_t raw_ext_len;
 	const size_t *recs;     /* payload bytes of each record but the last (0 allowed) */
@@ -723,7 +726,7 @@ build_msg(struct bbuf *b, const struct hello_spec *sp, long pad_len, struct hell
 	static const uint8_t suites[] = { 0x13, 0x01, 0x13, 0x02, 0x13, 0x03, 0xc0, 0x2f };
 	static const uint8_t versions[] = { 0x00, 0x2b, 0x00, 0x03, 0x02, 0x03, 0x04 };
 	static const uint8_t groups[] = { 0x00, 0x0a, 0x00, 0x04, 0x00, 0x02, 0x00, 0x1d };
-	size_t i, ext_start;
+	size_t i, n, ext_start;
 
 	memset(o, 0, sizeof(*o));
 	b->len = 0;
@@ -738,8 +741,9 @@ build_msg(struct bbuf *b, const struct hello_spec *sp, long pad_len, struct hell
 	for (i = 0; i < (sp->sid33 ? 33u : 32u); i++)
 		put8(b, i);
 	o->cs_len = b->len;
-	put16(b, sizeof(suites));
-	put(b, suites, sizeof(suites));
+	n = sp->cs_empty ? 0 : sp->cs_odd ? sizeof(suites) - 1 : sizeof(suites);
+	put16(b, (unsigned)n);
+	put(b, suites, n);
 	o->cm_len = b->len;
 	put8(b, sp->no_comp ? 0 : 1);
 	if (!sp->no_comp)
@@ -964,6 +968,14 @@ test_tls_hostile_lengths(void **state)
 	len = build_hello(hello_buf, sizeof(hello_buf), &sp, &o);
 	check(PEEK_TLS, hello_buf, len, BIG_MAX, SY_PEEK_BAD, 0, &r);
 	sp.no_comp = false;
+	sp.cs_odd = true;
+	len = build_hello(hello_buf, sizeof(hello_buf), &sp, &o);
+	check(PEEK_TLS, hello_buf, len, BIG_MAX, SY_PEEK_BAD, 0, &r);
+	sp.cs_odd = false;
+	sp.cs_empty = true;
+	len = build_hello(hello_buf, sizeof(hello_buf), &sp, &o);
+	check(PEEK_TLS, hello_buf, len, BIG_MAX, SY_PEEK_BAD, 0, &r);
+	sp.cs_empty = false;
 	build_hello(hello_buf, sizeof(hello_buf), &sp, &o);
 	tls_edit8(&sp, o.sid_len, 255, SY_PEEK_BAD);
 	tls_edit16(&sp, o.cs_len, 7, BIG_MAX, SY_PEEK_BAD);
@@ -1145,6 +1157,8 @@ test_tls_too_big(void **state)
 	check(PEEK_TLS, hello_buf, len, (uint32_t)(3 * o.msg_len), SY_PEEK_TOO_BIG, 0, &r);
 	assert_int_equal(run_whole(PEEK_TLS, hello_buf, 3 * o.msg_len - 1, (uint32_t)(3 * o.msg_len),
 				   &r), SY_PEEK_MORE);
+	assert_int_equal(run_whole(PEEK_TLS, hello_buf, 3 * o.msg_len, (uint32_t)(3 * o.msg_len), &r),
+			 SY_PEEK_TOO_BIG);
 	free(recs);
 }
 

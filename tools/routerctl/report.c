@@ -68,6 +68,8 @@ rctl_print_resolve(FILE *out, const json_t *r)
 	if (json_is_object(rule))
 		fprintf(out, LABEL "%s %s  (%s %s)\n", "rule:", str_or(rule, "match", "-"),
 			str_or(rule, "path", "-"), str_or(r, "kind", "-"), str_or(r, "object", "-"));
+	if (json_is_string(json_object_get(r, "note")))
+		fprintf(out, LABEL "%s\n", "note:", str_or(r, "note", ""));
 	fprintf(out, LABEL "%s\n", "action:", str_or(r, "action", "-"));
 	if (json_is_integer(status))
 		fprintf(out, LABEL "%" JSON_INTEGER_FORMAT "\n", "status:",
