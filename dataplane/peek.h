@@ -14,6 +14,14 @@
  *   SY_PEEK_TOO_BIG    head/hello larger than max_len: 431 (HTTP) / close
  *   SY_PEEK_URI_TOO_LONG  request target longer than SY_PEEK_PATH_MAX: 414
  *   SY_PEEK_NOT_MINE   (TLS) the bytes are not a TLS handshake record
+ *
+ * max_len is the most stream bytes the caller will hold: only the first
+ * max_len bytes are looked at, and a head (HTTP, leading CRLFs included) or a
+ * ClientHello with its record headers (TLS) that does not fit in them is
+ * TOO_BIG (TLS: as soon as the declared hello length says it cannot fit,
+ * i.e. hello_len + 9 > max_len). Bytes after the head or the hello (a body,
+ * a pipelined request, a ChangeCipherSpec) are ignored. On any status but
+ * DONE, *out holds nothing useful.
  */
 #ifndef SY_PEEK_H
 #define SY_PEEK_H

@@ -90,8 +90,9 @@ syn_cookie_reply(struct sy_worker *w, struct rte_mbuf *m, struct rte_ipv4_hdr *i
 	{
 		uint32_t cookie = sy_cookie_make(sy_dp_cookie_keys(sh), &t, isn, cookie_now(w), &syn,
 						 sh->mss_max);
-		/* The MSS we announce is the one the cookie encoded. */
-		out.mss = sy_cookie_mss_table[(cookie >> 24) & 7];
+		/* The cookie keeps what the client may receive (for the backend
+		 * SYN); we announce what our ports carry (SPLICE.md, MSS). */
+		out.mss = sh->mss_max;
 		th->sent_seq = rte_cpu_to_be_32(cookie);
 	}
 	olen = sy_tcp_write_syn_opts(opts, &out);

@@ -151,6 +151,10 @@ sy_cookie_check(const struct sy_cookie_keys *k, const struct sy_cookie_tuple *t,
 		out->wscale = ws == CK_WS_NONE ? SY_TCP_WS_NONE : (uint8_t)ws;
 		out->sack_ok = (cookie & CK_SACK_BIT) != 0;
 		out->ts_ok = (cookie & CK_TS_BIT) != 0;
+		/* Not in the cookie: the caller reads them from the ACK. Zeroed
+		 * so nothing uninitialised travels into the connection. */
+		out->tsval = 0;
+		out->tsecr = 0;
 		return true;
 	}
 	return false;

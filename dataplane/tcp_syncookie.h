@@ -58,8 +58,9 @@ uint32_t sy_cookie_make(const struct sy_cookie_keys *k, const struct sy_cookie_t
 			uint32_t client_isn, uint32_t counter, const struct sy_tcp_syn_opts *syn,
 			uint16_t mss_clamp);
 /* Check the cookie an ACK returns (ack_seq - 1) for the client's ISN
- * (seq - 1). On success fills mss, wscale, sack_ok, ts_ok in *out and returns
- * true. Rejects forgeries, other tuples and expired counters. */
+ * (seq - 1). On success fills mss, wscale, sack_ok, ts_ok in *out (tsval and
+ * tsecr set to 0) and returns true; on failure *out is untouched. Rejects
+ * forgeries, other tuples and expired counters. */
 bool sy_cookie_check(const struct sy_cookie_keys *k, const struct sy_cookie_tuple *t,
 		     uint32_t client_isn, uint32_t cookie, uint32_t counter, struct sy_tcp_syn_opts *out);
 

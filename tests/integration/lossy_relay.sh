@@ -66,6 +66,9 @@ trap _cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
+# For foreground commands only. A background job must run `ip netns exec` directly (it
+# execs the command, so $! is the command's own PID); a function run with & would fork a
+# subshell, and signalling $! would leave the real process running.
 in_a() { ip netns exec "$NS_A" "$@"; }
 in_b() { ip netns exec "$NS_B" "$@"; }
 untrack() {
@@ -225,9 +228,9 @@ udp_run() {
 	shift
 	rm -f "$WORK/$name".*
 	relay_start "$name" "$@"
-	in_b "$PY" "$WORK/udp.py" recv "$IP_B" 9000 "$WORK/$name.b" "$WORK/$name.rb" &
+	ip netns exec "$NS_B" "$PY" "$WORK/udp.py" recv "$IP_B" 9000 "$WORK/$name.b" "$WORK/$name.rb" &
 	rb=$!
-	in_a "$PY" "$WORK/udp.py" recv "$IP_A" 9001 "$WORK/$name.a" "$WORK/$name.ra" &
+	ip netns exec "$NS_A" "$PY" "$WORK/udp.py" recv "$IP_A" 9001 "$WORK/$name.a" "$WORK/$name.ra" &
 	ra=$!
 	PIDS+=("$ra" "$rb")
 	# Both bound before anything is sent: a datagram to a closed port would cause an ICMP
@@ -237,9 +240,9 @@ udp_run() {
 		sleep 0.1
 	done
 	[ -e "$WORK/$name.ra" ] && [ -e "$WORK/$name.rb" ] || t_fail "UDP receivers ($name) start"
-	in_a "$PY" "$WORK/udp.py" send "$IP_A" "$IP_B" 9000 "$N_UDP" &
+	ip netns exec "$NS_A" "$PY" "$WORK/udp.py" send "$IP_A" "$IP_B" 9000 "$N_UDP" &
 	sa=$!
-	in_b "$PY" "$WORK/udp.py" send "$IP_B" "$IP_A" 9001 "$N_UDP" &
+	ip netns exec "$NS_B" "$PY" "$WORK/udp.py" send "$IP_B" "$IP_A" 9001 "$N_UDP" &
 	sb=$!
 	PIDS+=("$sa" "$sb")
 	for n in "$sa" "$sb" "$ra" "$rb"; do
@@ -280,9 +283,13 @@ t_ok "reproducible: seed 7 twice gives the same drops/dups/reorders and the same
 mkdir -p "$WORK/www"
 head -c $((5 * 1024 * 1024)) /dev/urandom >"$WORK/www/blob.bin" || t_fail "setup" "random file"
 want=$(sha256sum <"$WORK/www/blob.bin" | cut -d' ' -f1)
-in_b "$PY" -m http.server 8080 --bind "$IP_B" --directory "$WORK/www" >"$WORK/http.log" 2>&1 &
+ip netns exec "$NS_B" "$PY" -m http.server 8080 --bind "$IP_B" --directory "$WORK/www" >"$WORK/http.log" 2>&1 &
 HTTP_PID=$!
 PIDS+=("$HTTP_PID")
+sleep 0.2
+# $! must be the server itself (ip netns exec execs it), or the cleanup would miss it.
+tr '\0' ' ' <"/proc/$HTTP_PID/cmdline" 2>/dev/null | grep -q 'http.server' ||
+	t_fail "http.server runs as PID $HTTP_PID" "$(tr '\0' ' ' <"/proc/$HTTP_PID/cmdline" 2>&1)"
 for n in $(seq 50); do
 	in_b ss -Hltn "src $IP_B:8080" | grep -q . && break
 	kill -0 "$HTTP_PID" 2>/dev/null || t_fail "http.server starts" "$(cat "$WORK/http.log")"

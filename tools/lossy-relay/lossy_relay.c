@@ -11,12 +11,13 @@
 //
 // Counters, per direction (printed as one JSON line on stderr):
 //   received     frames read from the input port (outgoing copies excluded)
-//   forwarded    frames passed on (each original once, whether or not the kernel took it)
+//   forwarded    frames passed on, each original once, counted when decided (so including
+//                those still held) and whether or not the kernel then took it
 //   dropped      frames thrown away on purpose
 //   duplicated   extra copies sent (a duplicated frame goes out twice)
 //   reordered    frames held back until the next frame (or --reorder-delay-ms) went out
 //   delayed      frames held for --delay-ms
-//   held         frames still in the hold queue at the time of the report
+//   held         forwarded frames still in the hold queue at the time of the report
 //   hold_full    frames that should have been held but went out at once (queue full)
 //   exempt       frames not impaired (non-TCP with --only-tcp, or the other --direction)
 //   oversize     frames longer than the input port's MTU + Ethernet header (offloads on?)
@@ -24,8 +25,8 @@
 //   truncated    frames larger than the receive buffer (forwarded cut short: a bug report)
 //   sent         frames the kernel accepted for transmission (originals and copies)
 //   send_errors  sends the kernel refused
-// Invariants: received == forwarded + dropped + held at any time, and at exit (the queue is
-// flushed then, held == 0) sent + send_errors == forwarded + duplicated.
+// Invariants: received == forwarded + dropped at any time, and at exit (the queue is flushed
+// then, held == 0) sent + send_errors == forwarded + duplicated.
 
 // ppoll() is a GNU extension; the project defines this too, the guard keeps a lone build working.
 #ifndef _GNU_SOURCE
@@ -734,8 +735,14 @@ port_drain(struct relay *r, int in)
 				aux = (struct tpacket_auxdata *)CMSG_DATA(cm);
 		}
 		limit = (size_t)p->mtu + ETH_HLEN;
-		if (aux && (aux->tp_status & TP_STATUS_CSUMNOTREADY))
-			r->cnt[d].csum_partial++;
+		if (aux && (aux->tp_status & TP_STATUS_CSUMNOTREADY)) {
+			// Forwarded as is, the peer drops such a frame for its bad checksum: TCP
+			// then fails in a way that looks like the router's fault. Say why, once.
+			if (r->cnt[d].csum_partial++ == 0)
+				fprintf(stderr, RELAY_NAME ": warning: %s hands over frames with partial"
+					" checksums; turn offloads off on it and its peer (ethtool -K DEV rx"
+					" off tx off tso off gso off gro off)\n", p->name);
+		}
 		// The kernel strips a VLAN tag into the auxdata on receive; a transparent bridge
 		// must put it back or tagged traffic would leave untagged.
 		// The 4 bytes of headroom in front of f make room for it.
@@ -753,8 +760,9 @@ port_drain(struct relay *r, int in)
 		}
 		if (len >= 14 && (f[12] << 8 | f[13]) == ETH_P_8021Q)
 			limit += 4;
-		if (len > limit)
-			r->cnt[d].oversize++;
+		if (len > limit && r->cnt[d].oversize++ == 0)
+			fprintf(stderr, RELAY_NAME ": warning: %zu-byte frame on %s (MTU %d): a"
+				" super-frame from an offload; turn offloads off\n", len, p->name, p->mtu);
 		handle_frame(r, d, f, len);
 	}
 }

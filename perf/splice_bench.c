@@ -1,0 +1,1756 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * splice_bench: the "Splice fast path" performance figures, measured in one
+ * run, on one core, on net_ring ports driven by an in-process generator (no
+ * kernel in the path), printed as a table beside the machine's reference
+ * (dpdk-testpmd macswap on the same port kind) and the issue's targets.
+ * perf/README.md says what each figure means and how to read it.
+ *
+ * How it measures: one thread. The generator (client and backend peers)
+ * writes frames into the RX rings of two ring ports and reads what the
+ * worker transmitted from their TX rings; the worker is the real one
+ * (sy_worker_poll: RX burst, L2/L3, TCP, splice, TX burst). Only the cycles
+ * inside sy_worker_poll are counted (rdtsc around it); the generator's work
+ * is outside. Every figure is the median over several chunks of the run, so
+ * a chunk the hypervisor or another process stole the core from does not
+ * decide it. The worker clock (w->now) is the TSC plus an offset the
+ * harness may advance (the lifecycle phase moves time 2 ms per poll so that
+ * LINGER records expire as they would in production).
+ *
+ * Not a test: it prints numbers and verdicts and exits 0 unless the harness
+ * itself failed (a generator check, a drop, a stall), which exits 1.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <jansson.h>
+#include <rte_arp.h>
+#include <rte_byteorder.h>
+#include <rte_cycles.h>
+#include <rte_eal.h>
+#include <rte_eth_ring.h>
+#include <rte_ethdev.h>
+#include <rte_hash.h>
+#include <rte_hash_crc.h>
+#include <rte_ip.h>
+#include <rte_lcore.h>
+#include <rte_malloc.h>
+#include <rte_mbuf.h>
+#include <rte_mempool.h>
+#include <rte_ring.h>
+#include <rte_tcp.h>
+
+#include "compile.h"
+#include "conn.h"
+#include "flow.h"
+#include "l3.h"
+#include "port.h"
+#include "splice.h"
+#include "store.h"
+#include "sy_gen_slot.h"
+#include "sy_generation.h"
+#include "tcp_opts.h"
+#include "worker.h"
+
+#define CPORT_MIN 1024u
+#define N_CPORTS 65536u
+#define BENCH_RING_SIZE 8192
+#define BENCH_MBUFS 32767
+#define BENCH_BURST 32
+#define PORT_CLIENT 0
+#define PORT_BACKEND 1
+#define LC_INFLIGHT 128     /* lifecycle: connections in flight at once */
+#define EST_INFLIGHT 256    /* establishing flows for the forwarding phase */
+#define LC_TICK_MS 2        /* lifecycle: worker time advanced per poll */
+#define STREAM_PAYLOAD 64   /* bytes of payload in a forwarded data segment */
+#define MAX_CHUNKS 64
+
+static const char REQUEST[] = "GET / HTTP/1.1\r\nHost: bench.test\r\nUser-Agent: splice-bench\r\n"
+			      "Accept: */*\r\n\r\n";
+static const char RESPONSE[] = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\nContent-Type: text/plain\r\n"
+			       "\r\nok";
+#define REQ_LEN ((uint32_t)sizeof(REQUEST) - 1)
+#define RESP_LEN ((uint32_t)sizeof(RESPONSE) - 1)
+
+/* What the generator knows of one connection (indexed by client port). */
+enum gstate {
+	G_FREE,
+	G_SYN,      /* SYN sent, waiting for the cookie SYN-ACK */
+	G_REQ,      /* ACK + request sent, waiting for the backend SYN */
+	G_BSYNACK,  /* backend SYN-ACK sent, waiting for the request at the backend */
+	G_EST,      /* request delivered (forwarding phase: streams from here) */
+	G_RESP,     /* response sent by the backend, waiting for it at the client */
+	G_CFIN,     /* client FIN sent, waiting for it at the backend */
+	G_BFIN,     /* backend FIN sent, waiting for it at the client */
+	G_LAST,     /* client's last ACK sent, waiting for it at the backend */
+	G_CLOSED,   /* done; the tuple rests until the router's LINGER is over */
+};
+
+struct gconn {
+	uint8_t st;
+	uint16_t snat;      /* host order */
+	uint32_t isn_c, isn_r, isn_b;
+	uint32_t ts_r;      /* router's TSval, as the client last saw it */
+	uint32_t ts_c;      /* client's TSval, as the backend last saw it */
+	uint32_t c_off, b_off; /* payload bytes streamed each way */
+	uint64_t closed_at; /* worker time */
+};
+
+enum gmode { MODE_ESTABLISH, MODE_LIFECYCLE };
+
+struct chunkset {
+	double v[MAX_CHUNKS];
+	unsigned n;
+};
+
+static struct {
+	/* options */
+	bool quick, huge, run_testpmd;
+	unsigned core, tp_main_core;
+	const char *testpmd;
+	unsigned flows[4], n_flows;
+	unsigned chunks;
+	uint64_t stream_pkts, syns, conns, macswap_pkts;
+	unsigned tp_secs, tp_runs;
+
+	/* DPDK */
+	uint64_t hz;
+	struct rte_mempool *pool;
+	struct rte_ring *rx[2], *tx[2]; /* rx: generator -> worker, tx: worker -> generator */
+	uint16_t pid[2];
+	struct sy_config cfg;
+	struct sy_dp_shared *sh;
+	struct sy_gen_slot slot;
+	struct sy_store store;
+	struct sy_generation *gen;
+	struct sy_worker *w;
+	struct rte_ether_addr rmac[2], pmac[2];
+	uint32_t rip[2], pip[2]; /* router and peer addresses, network order */
+	char prefix[64];
+
+	/* generator */
+	enum gmode mode;
+	struct gconn *gc;
+	uint16_t *snat2c;
+	uint64_t toff; /* added to the TSC for the worker's clock */
+	uint16_t ip_id;
+	uint32_t lc_next_port;
+	uint64_t n_est, n_done, n_started, n_fwd_seen;
+	uint64_t unexpected, verify_err, gen_nombuf, gen_ring_full, arp_answered;
+	uint64_t sample;
+	struct rte_mbuf *q[2][BENCH_RING_SIZE];
+	unsigned nq[2];
+	uint8_t data[1500];
+	uint64_t rng;
+	bool failed;
+} B;
+
+/* Results */
+static struct {
+	double tp_cpp[8];
+	unsigned tp_n;
+	double tp_mhz;
+	char tp_err[256];
+	double macswap_cpp;
+	double fwd_cpp[4], fwd_wall_mpps[4], est_cpc[4];
+	double syn_cps, syn_wall;
+	double lc_cpc, lc_wall, lc_avg_cpc;
+	uint64_t lc_done, lc_flows_end, lc_closed;
+	size_t sz_conn, conn_obj, hash_total, conn_pool_total, peek_obj, peek_pool_total, mbuf_obj,
+		worker_total;
+} R;
+
+static void
+fail(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	fprintf(stderr, "splice_bench: ");
+	vfprintf(stderr, fmt, ap);
+	fprintf(stderr, "\n");
+	va_end(ap);
+	B.failed = true;
+}
+
+static uint64_t
+xrand(void)
+{
+	B.rng ^= B.rng << 13;
+	B.rng ^= B.rng >> 7;
+	B.rng ^= B.rng << 17;
+	return B.rng;
+}
+
+static double
+median(struct chunkset *c)
+{
+	unsigned i, j;
+
+	if (c->n == 0)
+		return 0;
+	for (i = 1; i < c->n; i++)
+		for (j = i; j > 0 && c->v[j - 1] > c->v[j]; j--) {
+			double t = c->v[j];
+
+			c->v[j] = c->v[j - 1];
+			c->v[j - 1] = t;
+		}
+	return c->n % 2 ? c->v[c->n / 2] : (c->v[c->n / 2 - 1] + c->v[c->n / 2]) / 2;
+}
+
+static void
+chunk_add(struct chunkset *c, double v)
+{
+	if (c->n < MAX_CHUNKS)
+		c->v[c->n++] = v;
+}
+
+static double
+wall_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* ------------------------------------------------------------ testpmd -- */
+
+/*
+ * dpdk-testpmd, macswap forwarding, one net_ring port (a net_ring vdev loops
+ * its TX back into its RX), 32 packets of 64 bytes circulating (--tx-first),
+ * forwarding on the same core the bench uses. --record-core-cycles makes it
+ * print its own busy cycles per packet (cycles of bursts that received
+ * something / packets), which is what we compare with.
+ */
+static void
+testpmd_once(unsigned run)
+{
+	char cmd[1024], line[512], dir[128];
+	double cpp = -1, mhz = 0;
+	FILE *f;
+
+	snprintf(B.prefix, sizeof(B.prefix), "sy-bench-tp-%ld-%u", (long)getpid(), run);
+	snprintf(cmd, sizeof(cmd),
+		 "timeout -k 5 -s INT %u %s -l %u,%u --no-pci %s --no-shconf --file-prefix %s"
+		 " --vdev net_ring0 --no-telemetry --log-level='*:error' --"
+		 " --forward-mode=macswap --tx-first --record-core-cycles --stats-period 1"
+		 " --total-num-mbufs 8192 </dev/null 2>&1",
+		 B.tp_secs + 1, B.testpmd, B.tp_main_core, B.core,
+		 B.huge ? "--huge-unlink -m 256" : "--no-huge -m 512", B.prefix);
+	f = popen(cmd, "r");
+	if (f == NULL) {
+		snprintf(R.tp_err, sizeof(R.tp_err), "popen: %s", strerror(errno));
+		return;
+	}
+	while (fgets(line, sizeof(line), f) != NULL) {
+		const char *p = strstr(line, "CPU cycles/packet=");
+		const char *q;
+
+		if (p == NULL)
+			continue;
+		cpp = strtod(p + strlen("CPU cycles/packet="), NULL);
+		q = strstr(line, " at ");
+		if (q != NULL)
+			mhz = strtod(q + 4, NULL);
+	}
+	(void)pclose(f);
+	/* EAL leaves its (empty, with --no-shconf) runtime directory. */
+	snprintf(dir, sizeof(dir), "/var/run/dpdk/%s", B.prefix);
+	(void)rmdir(dir);
+	if (cpp <= 0) {
+		snprintf(R.tp_err, sizeof(R.tp_err), "no \"CPU cycles/packet\" in its output");
+		fprintf(stderr, "splice_bench: testpmd gave no figure; try by hand: %s\n", cmd);
+		return;
+	}
+	R.tp_cpp[R.tp_n++] = cpp;
+	R.tp_mhz = mhz;
+}
+
+/* ------------------------------------------------------------- frames -- */
+
+struct seg_spec {
+	uint32_t saddr, daddr; /* network order */
+	uint16_t sport, dport; /* network order */
+	uint32_t seq, ack;
+	uint8_t flags;
+	uint16_t win;
+	const struct sy_tcp_syn_opts *syn;
+	bool ts;
+	uint32_t tsval, tsecr;
+	const void *payload;
+	uint16_t len;
+	bool tagged;  /* first 4 payload bytes := tag (to check translation) */
+	uint32_t tag;
+};
+
+/* A frame from the peer on `port` to the router, checksums complete. */
+static struct rte_mbuf *
+mk_seg(unsigned port, const struct seg_spec *s)
+{
+	struct rte_mbuf *m = rte_pktmbuf_alloc(B.pool);
+	struct rte_ether_hdr *eh;
+	struct rte_ipv4_hdr *ip;
+	struct rte_tcp_hdr *th;
+	uint8_t opts[40];
+	unsigned olen = 0;
+	uint16_t iplen;
+
+	if (m == NULL) {
+		B.gen_nombuf++;
+		return NULL;
+	}
+	if (s->syn != NULL)
+		olen = sy_tcp_write_syn_opts(opts, s->syn);
+	else if (s->ts)
+		olen = sy_tcp_write_ts_opt(opts, s->tsval, s->tsecr);
+	iplen = (uint16_t)(sizeof(*ip) + sizeof(*th) + olen + s->len);
+	eh = (struct rte_ether_hdr *)rte_pktmbuf_append(m, (uint16_t)(sizeof(*eh) + iplen));
+	rte_ether_addr_copy(&B.rmac[port], &eh->dst_addr);
+	rte_ether_addr_copy(&B.pmac[port], &eh->src_addr);
+	eh->ether_type = RTE_BE16(RTE_ETHER_TYPE_IPV4);
+	ip = (struct rte_ipv4_hdr *)(eh + 1);
+	memset(ip, 0, sizeof(*ip));
+	ip->version_ihl = RTE_IPV4_VHL_DEF;
+	ip->total_length = rte_cpu_to_be_16(iplen);
+	ip->packet_id = rte_cpu_to_be_16(B.ip_id++);
+	ip->fragment_offset = RTE_BE16(RTE_IPV4_HDR_DF_FLAG);
+	ip->time_to_live = 64;
+	ip->next_proto_id = IPPROTO_TCP;
+	ip->src_addr = s->saddr;
+	ip->dst_addr = s->daddr;
+	th = (struct rte_tcp_hdr *)(ip + 1);
+	th->src_port = s->sport;
+	th->dst_port = s->dport;
+	th->sent_seq = rte_cpu_to_be_32(s->seq);
+	th->recv_ack = rte_cpu_to_be_32(s->ack);
+	th->data_off = (uint8_t)(((sizeof(*th) + olen) / 4) << 4);
+	th->tcp_flags = s->flags;
+	th->rx_win = rte_cpu_to_be_16(s->win);
+	th->cksum = 0;
+	th->tcp_urp = 0;
+	memcpy(th + 1, opts, olen);
+	if (s->len) {
+		uint8_t *pl = (uint8_t *)(th + 1) + olen;
+
+		memcpy(pl, s->payload, s->len);
+		if (s->tagged && s->len >= 4) {
+			uint32_t t = rte_cpu_to_be_32(s->tag);
+
+			memcpy(pl, &t, 4);
+		}
+	}
+	ip->hdr_checksum = rte_ipv4_cksum(ip);
+	th->cksum = rte_ipv4_udptcp_cksum(ip, th);
+	return m;
+}
+
+struct tcpv {
+	struct rte_ipv4_hdr *ip;
+	struct rte_tcp_hdr *th;
+	const uint8_t *payload;
+	uint16_t plen;
+	uint32_t seq, ack;
+	uint8_t fl;
+};
+
+static int
+parse_tcp(struct rte_mbuf *m, struct tcpv *v)
+{
+	struct rte_ether_hdr *eh = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
+	unsigned ihl, thl, tl;
+
+	if (eh->ether_type != RTE_BE16(RTE_ETHER_TYPE_IPV4))
+		return -1;
+	v->ip = (struct rte_ipv4_hdr *)(eh + 1);
+	if (v->ip->next_proto_id != IPPROTO_TCP)
+		return -1;
+	ihl = rte_ipv4_hdr_len(v->ip);
+	v->th = (struct rte_tcp_hdr *)((uint8_t *)v->ip + ihl);
+	thl = (v->th->data_off >> 4) * 4u;
+	tl = rte_be_to_cpu_16(v->ip->total_length);
+	if (tl < ihl + thl || m->data_len < sizeof(*eh) + tl)
+		return -1;
+	v->payload = (const uint8_t *)v->th + thl;
+	v->plen = (uint16_t)(tl - ihl - thl);
+	v->seq = rte_be_to_cpu_32(v->th->sent_seq);
+	v->ack = rte_be_to_cpu_32(v->th->recv_ack);
+	v->fl = v->th->tcp_flags;
+	return 0;
+}
+
+static uint32_t
+tag_of(const struct tcpv *v)
+{
+	uint32_t t;
+
+	memcpy(&t, v->payload, 4);
+	return rte_be_to_cpu_32(t);
+}
+
+/* Every 16th frame the worker sends: are both checksums right? */
+static void
+check_sums(const struct tcpv *v)
+{
+	if ((++B.sample & 15) != 0)
+		return;
+	if (rte_raw_cksum(v->ip, rte_ipv4_hdr_len(v->ip)) != 0xffff ||
+	    rte_ipv4_udptcp_cksum_verify(v->ip, v->th) != 0)
+		B.verify_err++;
+}
+
+static void
+gen_push(unsigned port, struct rte_mbuf *m)
+{
+	if (m == NULL)
+		return;
+	if (B.nq[port] == BENCH_RING_SIZE) {
+		rte_pktmbuf_free(m);
+		B.gen_ring_full++;
+		return;
+	}
+	B.q[port][B.nq[port]++] = m;
+}
+
+static void
+gen_flush(void)
+{
+	unsigned p, n;
+
+	for (p = 0; p < 2; p++) {
+		if (B.nq[p] == 0)
+			continue;
+		n = rte_ring_enqueue_burst(B.rx[p], (void **)B.q[p], B.nq[p], NULL);
+		if (n < B.nq[p]) {
+			B.gen_ring_full += B.nq[p] - n;
+			rte_pktmbuf_free_bulk(&B.q[p][n], B.nq[p] - n);
+		}
+		B.nq[p] = 0;
+	}
+}
+
+/* An ARP frame from the peer on `port` to the router. */
+static struct rte_mbuf *
+mk_arp(unsigned port, uint16_t op, uint32_t tip)
+{
+	struct rte_mbuf *m = rte_pktmbuf_alloc(B.pool);
+	struct rte_ether_hdr *eh;
+	struct rte_arp_hdr *a;
+
+	if (m == NULL) {
+		B.gen_nombuf++;
+		return NULL;
+	}
+	eh = (struct rte_ether_hdr *)rte_pktmbuf_append(m, sizeof(*eh) + sizeof(*a));
+	rte_ether_addr_copy(&B.rmac[port], &eh->dst_addr);
+	rte_ether_addr_copy(&B.pmac[port], &eh->src_addr);
+	eh->ether_type = RTE_BE16(RTE_ETHER_TYPE_ARP);
+	a = (struct rte_arp_hdr *)(eh + 1);
+	a->arp_hardware = RTE_BE16(RTE_ARP_HRD_ETHER);
+	a->arp_protocol = RTE_BE16(RTE_ETHER_TYPE_IPV4);
+	a->arp_hlen = RTE_ETHER_ADDR_LEN;
+	a->arp_plen = 4;
+	a->arp_opcode = rte_cpu_to_be_16(op);
+	rte_ether_addr_copy(&B.pmac[port], &a->arp_data.arp_sha);
+	a->arp_data.arp_sip = B.pip[port];
+	rte_ether_addr_copy(&B.rmac[port], &a->arp_data.arp_tha);
+	a->arp_data.arp_tip = tip;
+	return m;
+}
+
+/* The peers answer the router's ARP requests (a neighbour gone stale). */
+static bool
+gen_arp(unsigned port, struct rte_mbuf *m)
+{
+	struct rte_ether_hdr *eh = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
+	struct rte_arp_hdr *a = (struct rte_arp_hdr *)(eh + 1);
+
+	if (eh->ether_type != RTE_BE16(RTE_ETHER_TYPE_ARP))
+		return false;
+	if (a->arp_opcode == RTE_BE16(RTE_ARP_OP_REQUEST) && a->arp_data.arp_tip == B.pip[port]) {
+		gen_push(port, mk_arp(port, RTE_ARP_OP_REPLY, a->arp_data.arp_sip));
+		B.arp_answered++;
+	}
+	return true;
+}
+
+/* ------------------------------------------------- the generator peers -- */
+
+static uint32_t
+peer_ts(unsigned port)
+{
+	uint64_t ms = (rte_rdtsc() + B.toff) / (B.hz / 1000);
+
+	return (uint32_t)ms * 3u + (port ? 0x40000000u : 0x12345u);
+}
+
+static void
+client_send(uint16_t cport, uint32_t seq, uint32_t ack, uint8_t flags, const void *pl, uint16_t len,
+	    uint32_t tsecr)
+{
+	struct seg_spec s = {
+		.saddr = B.pip[PORT_CLIENT], .daddr = B.rip[PORT_CLIENT],
+		.sport = rte_cpu_to_be_16(cport), .dport = RTE_BE16(80),
+		.seq = seq, .ack = ack, .flags = flags, .win = 502,
+		.ts = true, .tsval = peer_ts(PORT_CLIENT), .tsecr = tsecr,
+		.payload = pl, .len = len,
+	};
+
+	gen_push(PORT_CLIENT, mk_seg(PORT_CLIENT, &s));
+}
+
+static void
+backend_send(const struct gconn *g, uint32_t seq, uint32_t ack, uint8_t flags, const void *pl,
+	     uint16_t len)
+{
+	struct seg_spec s = {
+		.saddr = B.pip[PORT_BACKEND], .daddr = B.rip[PORT_BACKEND],
+		.sport = RTE_BE16(80), .dport = rte_cpu_to_be_16(g->snat),
+		.seq = seq, .ack = ack, .flags = flags, .win = 509,
+		.ts = true, .tsval = peer_ts(PORT_BACKEND), .tsecr = g->ts_c,
+		.payload = pl, .len = len,
+	};
+
+	gen_push(PORT_BACKEND, mk_seg(PORT_BACKEND, &s));
+}
+
+static void
+client_syn(uint16_t cport)
+{
+	struct gconn *g = &B.gc[cport];
+	struct sy_tcp_syn_opts o = {
+		.mss = 1460, .wscale = 7, .sack_ok = true, .ts_ok = true,
+		.tsval = peer_ts(PORT_CLIENT), .tsecr = 0,
+	};
+	struct seg_spec s = {
+		.saddr = B.pip[PORT_CLIENT], .daddr = B.rip[PORT_CLIENT],
+		.sport = rte_cpu_to_be_16(cport), .dport = RTE_BE16(80),
+		.flags = RTE_TCP_SYN_FLAG, .win = 64240, .syn = &o,
+	};
+
+	memset(g, 0, sizeof(*g));
+	/* The client port in the ISN's top half lets the backend side find
+	 * the connection from the backend SYN (seq = client ISN); the upper
+	 * ports make both legs' sequence numbers cross 2^32. */
+	g->isn_c = ((uint32_t)cport << 16) | (uint32_t)(xrand() & 0xffff);
+	s.seq = g->isn_c;
+	g->st = G_SYN;
+	B.n_started++;
+	gen_push(PORT_CLIENT, mk_seg(PORT_CLIENT, &s));
+}
+
+static void
+unexpected(const char *what, uint16_t cport, const struct tcpv *v)
+{
+	if (B.unexpected++ < 5)
+		fprintf(stderr, "splice_bench: unexpected %s (client port %u, state %u, flags %#x,"
+				" seq %u ack %u len %u)\n",
+			what, cport, B.gc[cport].st, v->fl, v->seq, v->ack, v->plen);
+}
+
+/* Router -> client. */
+static void
+on_client_frame(struct rte_mbuf *m)
+{
+	struct tcpv v;
+	uint16_t cport;
+	struct gconn *g;
+	uint32_t tsval, tsecr;
+
+	if (gen_arp(PORT_CLIENT, m))
+		return;
+	if (parse_tcp(m, &v) < 0) {
+		B.unexpected++;
+		return;
+	}
+	cport = rte_be_to_cpu_16(v.th->dst_port);
+	g = &B.gc[cport];
+	check_sums(&v);
+	if (v.ip->src_addr != B.rip[PORT_CLIENT] || v.ip->dst_addr != B.pip[PORT_CLIENT] ||
+	    v.th->src_port != RTE_BE16(80))
+		B.verify_err++;
+	if (sy_tcp_find_ts(v.th, &tsval, &tsecr))
+		g->ts_r = tsval;
+	switch (g->st) {
+	case G_SYN:
+		if (v.fl != (RTE_TCP_SYN_FLAG | RTE_TCP_ACK_FLAG) || v.ack != g->isn_c + 1) {
+			unexpected("cookie SYN-ACK", cport, &v);
+			return;
+		}
+		g->isn_r = v.seq;
+		g->st = G_REQ;
+		client_send(cport, g->isn_c + 1, g->isn_r + 1, RTE_TCP_ACK_FLAG | RTE_TCP_PSH_FLAG,
+			    REQUEST, REQ_LEN, g->ts_r);
+		return;
+	case G_EST:
+		/* Forwarding phase, backend -> client: seq translated by d_seq. */
+		if (v.plen < 4 || v.seq != tag_of(&v) + (g->isn_r - g->isn_b) ||
+		    v.ack != g->isn_c + 1 + REQ_LEN + g->c_off)
+			B.verify_err++;
+		B.n_fwd_seen++;
+		return;
+	case G_RESP:
+		if (v.plen != RESP_LEN || v.seq != g->isn_r + 1 || v.ack != g->isn_c + 1 + REQ_LEN) {
+			unexpected("response at the client", cport, &v);
+			return;
+		}
+		g->st = G_CFIN;
+		client_send(cport, g->isn_c + 1 + REQ_LEN, g->isn_r + 1 + RESP_LEN,
+			    RTE_TCP_FIN_FLAG | RTE_TCP_ACK_FLAG, NULL, 0, g->ts_r);
+		return;
+	case G_BFIN:
+		if (!(v.fl & RTE_TCP_FIN_FLAG) || v.seq != g->isn_r + 1 + RESP_LEN ||
+		    v.ack != g->isn_c + 2 + REQ_LEN) {
+			unexpected("backend FIN at the client", cport, &v);
+			return;
+		}
+		g->st = G_LAST;
+		client_send(cport, g->isn_c + 2 + REQ_LEN, g->isn_r + 2 + RESP_LEN, RTE_TCP_ACK_FLAG,
+			    NULL, 0, g->ts_r);
+		return;
+	default:
+		unexpected("segment at the client", cport, &v);
+		return;
+	}
+}
+
+/* Router -> backend. */
+static void
+on_backend_frame(struct rte_mbuf *m)
+{
+	struct tcpv v;
+	uint16_t cport, snat;
+	struct gconn *g;
+	uint32_t tsval, tsecr;
+
+	if (gen_arp(PORT_BACKEND, m))
+		return;
+	if (parse_tcp(m, &v) < 0) {
+		B.unexpected++;
+		return;
+	}
+	check_sums(&v);
+	snat = rte_be_to_cpu_16(v.th->src_port);
+	if (v.ip->src_addr != B.rip[PORT_BACKEND] || v.ip->dst_addr != B.pip[PORT_BACKEND] ||
+	    v.th->dst_port != RTE_BE16(80))
+		B.verify_err++;
+	if (v.fl & RTE_TCP_SYN_FLAG) {
+		struct sy_tcp_syn_opts o, a;
+		struct seg_spec s;
+
+		cport = (uint16_t)(v.seq >> 16);
+		g = &B.gc[cport];
+		if (g->st != G_REQ || v.seq != g->isn_c || sy_tcp_parse_syn_opts(v.th, &o) < 0) {
+			unexpected("backend SYN", cport, &v);
+			return;
+		}
+		/* The client's own options (SPLICE.md). */
+		if (o.wscale != 7 || !o.sack_ok || !o.ts_ok || o.mss == 0 || o.mss > 1460)
+			B.verify_err++;
+		g->snat = snat;
+		g->ts_c = o.tsval;
+		B.snat2c[snat] = cport;
+		g->isn_b = (uint32_t)xrand();
+		g->st = G_BSYNACK;
+		memset(&a, 0, sizeof(a));
+		a.mss = 1460;
+		a.wscale = 7;
+		a.sack_ok = true;
+		a.ts_ok = true;
+		a.tsval = peer_ts(PORT_BACKEND);
+		a.tsecr = o.tsval;
+		memset(&s, 0, sizeof(s));
+		s.saddr = B.pip[PORT_BACKEND];
+		s.daddr = B.rip[PORT_BACKEND];
+		s.sport = RTE_BE16(80);
+		s.dport = rte_cpu_to_be_16(snat);
+		s.seq = g->isn_b;
+		s.ack = g->isn_c + 1;
+		s.flags = RTE_TCP_SYN_FLAG | RTE_TCP_ACK_FLAG;
+		s.win = 65160;
+		s.syn = &a;
+		gen_push(PORT_BACKEND, mk_seg(PORT_BACKEND, &s));
+		return;
+	}
+	cport = B.snat2c[snat];
+	g = &B.gc[cport];
+	if (sy_tcp_find_ts(v.th, &tsval, &tsecr))
+		g->ts_c = tsval;
+	switch (g->st) {
+	case G_BSYNACK:
+		if (v.plen != REQ_LEN || v.seq != g->isn_c + 1 || v.ack != g->isn_b + 1 ||
+		    memcmp(v.payload, REQUEST, REQ_LEN) != 0) {
+			unexpected("request at the backend", cport, &v);
+			return;
+		}
+		if (B.mode == MODE_ESTABLISH) {
+			g->st = G_EST;
+			B.n_est++;
+			return;
+		}
+		g->st = G_RESP;
+		backend_send(g, g->isn_b + 1, g->isn_c + 1 + REQ_LEN, RTE_TCP_ACK_FLAG | RTE_TCP_PSH_FLAG,
+			     RESPONSE, RESP_LEN);
+		return;
+	case G_EST:
+		/* Forwarding phase, client -> backend: ack translated by -d_seq. */
+		if (v.plen < 4 || v.ack != tag_of(&v) - (g->isn_r - g->isn_b))
+			B.verify_err++;
+		B.n_fwd_seen++;
+		return;
+	case G_CFIN:
+		if (!(v.fl & RTE_TCP_FIN_FLAG) || v.seq != g->isn_c + 1 + REQ_LEN ||
+		    v.ack != g->isn_b + 1 + RESP_LEN) {
+			unexpected("client FIN at the backend", cport, &v);
+			return;
+		}
+		g->st = G_BFIN;
+		backend_send(g, g->isn_b + 1 + RESP_LEN, g->isn_c + 2 + REQ_LEN,
+			     RTE_TCP_FIN_FLAG | RTE_TCP_ACK_FLAG, NULL, 0);
+		return;
+	case G_LAST:
+		if ((v.fl & (RTE_TCP_FIN_FLAG | RTE_TCP_SYN_FLAG | RTE_TCP_RST_FLAG)) || v.plen != 0 ||
+		    v.ack != g->isn_b + 2 + RESP_LEN) {
+			unexpected("last ACK at the backend", cport, &v);
+			return;
+		}
+		g->st = G_CLOSED;
+		g->closed_at = rte_rdtsc() + B.toff;
+		B.n_done++;
+		return;
+	default:
+		unexpected("segment at the backend", cport, &v);
+		return;
+	}
+}
+
+/* Everything the worker transmitted: handled by the peers, then freed. */
+static unsigned
+gen_drain(void)
+{
+	struct rte_mbuf *pkts[64];
+	unsigned p, n, i, total = 0;
+
+	for (p = 0; p < 2; p++) {
+		while ((n = rte_ring_dequeue_burst(B.tx[p], (void **)pkts, RTE_DIM(pkts), NULL)) > 0) {
+			for (i = 0; i < n; i++) {
+				if (p == PORT_CLIENT)
+					on_client_frame(pkts[i]);
+				else
+					on_backend_frame(pkts[i]);
+			}
+			rte_pktmbuf_free_bulk(pkts, n);
+			total += n;
+		}
+	}
+	return total;
+}
+
+/* Free whatever sits in the rings (between phases). */
+static void
+rings_purge(void)
+{
+	struct rte_mbuf *pkts[64];
+	unsigned p, n;
+
+	for (p = 0; p < 2; p++) {
+		while ((n = rte_ring_dequeue_burst(B.rx[p], (void **)pkts, RTE_DIM(pkts), NULL)) > 0)
+			rte_pktmbuf_free_bulk(pkts, n);
+		while ((n = rte_ring_dequeue_burst(B.tx[p], (void **)pkts, RTE_DIM(pkts), NULL)) > 0)
+			rte_pktmbuf_free_bulk(pkts, n);
+	}
+}
+
+/* ------------------------------------------------------------- worker -- */
+
+static inline uint64_t
+poll_measured(void)
+{
+	uint64_t t0, t1;
+
+	B.w->now = rte_rdtsc() + B.toff;
+	t0 = rte_rdtsc();
+	sy_worker_poll(B.w);
+	t1 = rte_rdtsc();
+	return t1 - t0;
+}
+
+static uint64_t
+drops_total(const struct sy_worker_counters *c)
+{
+	uint64_t d = 0;
+	unsigned i;
+
+	for (i = 0; i < SY_DROP__COUNT; i++)
+		d += c->drops[i];
+	return d;
+}
+
+static void
+report_drops(const char *phase)
+{
+	const struct sy_worker_counters *c = &B.w->counters;
+	unsigned i;
+
+	if (drops_total(c) == 0)
+		return;
+	for (i = 0; i < SY_DROP__COUNT; i++)
+		if (c->drops[i])
+			fprintf(stderr, "splice_bench: %s: worker dropped %" PRIu64 " (%s)\n", phase,
+				c->drops[i], sy_drop_reason_names[i]);
+	B.failed = true;
+}
+
+static void
+generator_reset(void)
+{
+	memset(B.gc, 0, N_CPORTS * sizeof(*B.gc));
+	memset(B.snat2c, 0, N_CPORTS * sizeof(*B.snat2c));
+	B.n_est = B.n_done = B.n_started = B.n_fwd_seen = 0;
+	B.lc_next_port = CPORT_MIN;
+}
+
+/* A new worker (empty tables) that already knows both peers' MACs. */
+static int
+worker_fresh(void)
+{
+	unsigned p;
+
+	if (B.w != NULL)
+		sy_worker_destroy(B.w);
+	rings_purge();
+	B.w = sy_worker_create(B.sh, 0, rte_lcore_id());
+	if (B.w == NULL) {
+		fail("sy_worker_create failed");
+		return -1;
+	}
+	B.w->now = rte_rdtsc() + B.toff;
+	/* ARP replies through the real input path: no resolution is ever in
+	 * the measured path. */
+	for (p = 0; p < 2; p++) {
+		struct rte_mbuf *m = mk_arp(p, RTE_ARP_OP_REPLY, B.rip[p]);
+
+		if (m == NULL)
+			return -1;
+		sy_eth_input(B.w, (uint16_t)p, m);
+		if (sy_arp_lookup(B.w, (uint16_t)p, B.pip[p]) == NULL) {
+			fail("ARP seeding for port %u failed", p);
+			return -1;
+		}
+	}
+	generator_reset();
+	return 0;
+}
+
+/* ---------------------------------------------------------------- setup -- */
+
+static void
+put_obj(const struct sy_kind *kind, const char *ns, const char *name, json_t *obj)
+{
+	char uid[64];
+
+	snprintf(uid, sizeof(uid), "uid-%s-%s", ns, name);
+	json_object_set_new(obj, "metadata", json_pack("{s:s, s:s}", "name", name, "namespace", ns));
+	sy_object_free(sy_store_put(&B.store, sy_object_new(kind, ns, name, obj, "2026-01-01T00:00:00Z",
+							     uid)));
+	json_decref(obj);
+}
+
+/* Route bench.test -> Service bench (Endpoints 198.18.1.10:80). */
+static int
+build_generation(void)
+{
+	static const struct sy_compile_opts opts = {
+		.routing_subdomain = "apps.bench",
+		.router_name = "default",
+		.no_route_status = 503,
+		.now = "2026-01-01T00:00:00Z",
+	};
+	const struct sy_vhost *vh;
+
+	sy_store_init(&B.store);
+	put_obj(&sy_kind_endpoints, "bench", "bench",
+		json_pack("{s:s, s:s, s:[{s:[{s:s}], s:[{s:s, s:i}]}]}", "apiVersion", "v1", "kind",
+			  "Endpoints", "subsets", "addresses", "ip", "198.18.1.10", "ports", "name",
+			  "http", "port", 80));
+	put_obj(&sy_kind_route, "bench", "bench",
+		json_pack("{s:s, s:s, s:{s:s, s:{s:s, s:s}}}", "apiVersion", "route.openshift.io/v1",
+			  "kind", "Route", "spec", "host", "bench.test", "to", "kind", "Service", "name",
+			  "bench"));
+	B.gen = sy_compile(&B.store, &opts, 1);
+	if (B.gen == NULL) {
+		fail("sy_compile failed");
+		return -1;
+	}
+	vh = sy_gen_find_vhost(B.gen, "bench.test", strlen("bench.test"));
+	if (vh == NULL || vh->mode != SY_MODE_SPLICE || vh->n_rules == 0 ||
+	    B.gen->pools[vh->rules[0].pool].n_endpoints != 1) {
+		fail("generation: bench.test is not a spliced vhost with one endpoint");
+		return -1;
+	}
+	memset(&B.slot, 0, sizeof(B.slot));
+	atomic_init(&B.slot.live, B.gen);
+	return 0;
+}
+
+static void
+port_config(struct sy_port_config *pc, const char *name, const char *dev, const char *cidr)
+{
+	snprintf(pc->name, sizeof(pc->name), "%s", name);
+	snprintf(pc->devargs, sizeof(pc->devargs), "%s", dev);
+	(void)sy_prefix_parse(cidr, &pc->ipv4[0].addr, &pc->ipv4[0].prefix_len);
+	pc->n_ipv4 = 1;
+}
+
+static size_t
+heap_used(void)
+{
+	struct rte_malloc_socket_stats st;
+	size_t total = 0;
+	unsigned i;
+
+	for (i = 0; i < rte_socket_count(); i++)
+		if (rte_malloc_get_socket_stats(rte_socket_id_by_idx(i), &st) == 0)
+			total += st.heap_allocsz_bytes;
+	return total;
+}
+
+/*
+ * (4) Memory: build the same tables flow.c builds, one at a time, and see
+ * what the heap gives them. All of it is allocated up front, so the cost of
+ * one connection is its share of the tables sized for SY_CONN_MAX.
+ */
+static void
+measure_memory(void)
+{
+	struct rte_hash_parameters hp = {
+		.name = "sy_bench_memhash",
+		.entries = 2 * SY_CONN_MAX,
+		.key_len = sizeof(struct sy_flow_key),
+		.hash_func = rte_hash_crc,
+		.socket_id = (int)rte_socket_id(),
+		.extra_flag = RTE_HASH_EXTRA_FLAGS_EXT_TABLE,
+	};
+	struct rte_hash *h;
+	struct rte_mempool *mp;
+	size_t before;
+
+	R.sz_conn = sizeof(struct sy_conn);
+	before = heap_used();
+	h = rte_hash_create(&hp);
+	R.hash_total = heap_used() - before;
+	rte_hash_free(h);
+
+	before = heap_used();
+	mp = rte_mempool_create("sy_bench_memconn", SY_CONN_MAX, sizeof(struct sy_conn), 0, 0, NULL,
+				NULL, NULL, NULL, (int)rte_socket_id(),
+				RTE_MEMPOOL_F_SP_PUT | RTE_MEMPOOL_F_SC_GET);
+	R.conn_pool_total = heap_used() - before;
+	if (mp != NULL) {
+		R.conn_obj = mp->header_size + mp->elt_size + mp->trailer_size;
+		rte_mempool_free(mp);
+	}
+	before = heap_used();
+	mp = rte_mempool_create("sy_bench_mempeek", SY_PEEK_BUFS, sizeof(struct sy_peek_buf), 0, 0,
+				NULL, NULL, NULL, NULL, (int)rte_socket_id(),
+				RTE_MEMPOOL_F_SP_PUT | RTE_MEMPOOL_F_SC_GET);
+	R.peek_pool_total = heap_used() - before;
+	if (mp != NULL) {
+		R.peek_obj = mp->header_size + mp->elt_size + mp->trailer_size;
+		rte_mempool_free(mp);
+	}
+	R.mbuf_obj = B.pool->header_size + B.pool->elt_size + B.pool->trailer_size;
+	if (h == NULL || R.conn_obj == 0 || R.peek_obj == 0)
+		fail("memory: could not build the tables to measure them");
+}
+
+static int
+setup(void)
+{
+	static const struct rte_ether_addr rmac[2] = {
+		{ { 0x02, 0x53, 0x59, 0x00, 0x00, 0x01 } },
+		{ { 0x02, 0x53, 0x59, 0x00, 0x01, 0x01 } },
+	};
+	static const struct rte_ether_addr pmac[2] = {
+		{ { 0x02, 0x43, 0x4c, 0x00, 0x00, 0x02 } },
+		{ { 0x02, 0x42, 0x45, 0x00, 0x01, 0x0a } },
+	};
+	static const char *const devs[2] = { "net_ring_sybench_c", "net_ring_sybench_b" };
+	char err[256], name[RTE_RING_NAMESIZE], ethname[RTE_ETH_NAME_MAX_LEN];
+	struct sy_addr a;
+	size_t before;
+	unsigned p;
+	int rc;
+
+	B.hz = rte_get_tsc_hz();
+	B.pool = rte_pktmbuf_pool_create("sy_bench_mbuf", BENCH_MBUFS, 256, 0,
+					 RTE_MBUF_DEFAULT_BUF_SIZE, (int)rte_socket_id());
+	if (B.pool == NULL) {
+		fail("mbuf pool: %s", rte_strerror(rte_errno));
+		return -1;
+	}
+	measure_memory();
+
+	memset(&B.cfg, 0, sizeof(B.cfg));
+	B.cfg.n_workers = 1;
+	B.cfg.worker_lcores[0] = rte_lcore_id();
+	B.cfg.idle = SY_IDLE_BUSY;
+	B.cfg.http_port = 80;
+	B.cfg.https_port = 443;
+	B.cfg.no_route_status = 503;
+	B.cfg.n_ports = 2;
+	port_config(&B.cfg.ports[0], "client", devs[0], "198.18.0.1/24");
+	port_config(&B.cfg.ports[1], "backend", devs[1], "198.18.1.1/24");
+	(void)sy_addr_parse("198.18.0.1", &a);
+	B.rip[0] = a.v4;
+	(void)sy_addr_parse("198.18.1.1", &a);
+	B.rip[1] = a.v4;
+	(void)sy_addr_parse("198.18.0.2", &a);
+	B.pip[0] = a.v4;
+	(void)sy_addr_parse("198.18.1.10", &a);
+	B.pip[1] = a.v4;
+
+	rc = sy_dp_shared_create(&B.cfg, B.pool, 1, &B.sh, err, sizeof(err));
+	if (rc < 0) {
+		fail("%s", err);
+		return -1;
+	}
+	for (p = 0; p < 2; p++) {
+		int id;
+
+		snprintf(name, sizeof(name), "sy_bench_rx%u", p);
+		B.rx[p] = rte_ring_create(name, BENCH_RING_SIZE, (int)rte_socket_id(),
+					  RING_F_SP_ENQ | RING_F_SC_DEQ);
+		snprintf(name, sizeof(name), "sy_bench_tx%u", p);
+		B.tx[p] = rte_ring_create(name, BENCH_RING_SIZE, (int)rte_socket_id(),
+					  RING_F_SP_ENQ | RING_F_SC_DEQ);
+		if (B.rx[p] == NULL || B.tx[p] == NULL) {
+			fail("rings: %s", rte_strerror(rte_errno));
+			return -1;
+		}
+		id = rte_eth_from_rings(devs[p], &B.rx[p], 1, &B.tx[p], 1, rte_socket_id());
+		if (id < 0) {
+			fail("rte_eth_from_rings(%s): %s", devs[p], rte_strerror(rte_errno));
+			return -1;
+		}
+		B.pid[p] = (uint16_t)id;
+		/* sy_port_setup finds the ethdev by the name EAL gave it. */
+		if (rte_eth_dev_get_name_by_port(B.pid[p], ethname) == 0)
+			snprintf(B.cfg.ports[p].devargs, sizeof(B.cfg.ports[p].devargs), "%s", ethname);
+		fprintf(stderr, "splice_bench: port %s is ethdev %u \"%s\"\n", B.cfg.ports[p].name,
+			B.pid[p], B.cfg.ports[p].devargs);
+		rc = sy_port_setup(&B.cfg.ports[p], 1, B.pool, &B.sh->ports[p], err, sizeof(err));
+		if (rc < 0) {
+			fail("%s", err);
+			return -1;
+		}
+		B.rmac[p] = rmac[p];
+		B.pmac[p] = pmac[p];
+		(void)rte_eth_dev_default_mac_addr_set(B.pid[p], &B.rmac[p]);
+		B.sh->ports[p].mac = B.rmac[p];
+	}
+	if (build_generation() < 0)
+		return -1;
+	B.sh->slot = &B.slot;
+
+	B.gc = calloc(N_CPORTS, sizeof(*B.gc));
+	B.snat2c = calloc(N_CPORTS, sizeof(*B.snat2c));
+	if (B.gc == NULL || B.snat2c == NULL) {
+		fail("out of memory");
+		return -1;
+	}
+	before = heap_used();
+	if (worker_fresh() < 0)
+		return -1;
+	R.worker_total = heap_used() - before;
+	return 0;
+}
+
+static void
+teardown(void)
+{
+	unsigned p;
+
+	if (B.w != NULL)
+		sy_worker_destroy(B.w);
+	B.w = NULL;
+	rings_purge();
+	if (B.sh != NULL)
+		for (p = 0; p < B.sh->n_ports; p++)
+			sy_port_close(&B.sh->ports[p]);
+	sy_dp_shared_free(B.sh);
+	if (B.gen != NULL)
+		sy_generation_free(B.gen);
+	sy_store_fini(&B.store);
+	free(B.gc);
+	free(B.snat2c);
+}
+
+/* -------------------------------------------------- reference: macswap -- */
+
+/*
+ * testpmd's macswap, in the harness, on our ring port: RX burst, swap the
+ * MACs, TX burst back out of the same port; the generator puts what went
+ * out back on the RX ring (what a net_ring vdev does by itself).
+ */
+static void
+phase_macswap(void)
+{
+	struct rte_mbuf *pkts[BENCH_BURST];
+	struct chunkset cs = { .n = 0 };
+	uint16_t pid = B.pid[PORT_CLIENT];
+	unsigned c, i;
+
+	rings_purge();
+	for (i = 0; i < BENCH_BURST; i++) {
+		struct rte_mbuf *m = rte_pktmbuf_alloc(B.pool);
+
+		if (m == NULL || rte_pktmbuf_append(m, 64) == NULL) {
+			fail("macswap: no mbufs");
+			return;
+		}
+		memset(rte_pktmbuf_mtod(m, void *), 0x5a, 64);
+		(void)rte_ring_enqueue(B.rx[PORT_CLIENT], m);
+	}
+	for (c = 0; c < B.chunks; c++) {
+		uint64_t cyc = 0, done = 0;
+
+		while (done < B.macswap_pkts / B.chunks) {
+			uint64_t t0 = rte_rdtsc();
+			uint16_t n = rte_eth_rx_burst(pid, 0, pkts, BENCH_BURST), k, sent;
+
+			for (k = 0; k < n; k++) {
+				struct rte_ether_hdr *eh = rte_pktmbuf_mtod(pkts[k], struct rte_ether_hdr *);
+				struct rte_ether_addr t;
+
+				if (k + 1 < n)
+					rte_prefetch0(rte_pktmbuf_mtod(pkts[k + 1], void *));
+				rte_ether_addr_copy(&eh->src_addr, &t);
+				rte_ether_addr_copy(&eh->dst_addr, &eh->src_addr);
+				rte_ether_addr_copy(&t, &eh->dst_addr);
+				pkts[k]->ol_flags = 0;
+				pkts[k]->l2_len = sizeof(*eh);
+			}
+			sent = rte_eth_tx_burst(pid, 0, pkts, n);
+			cyc += rte_rdtsc() - t0;
+			if (sent < n)
+				rte_pktmbuf_free_bulk(&pkts[sent], n - sent);
+			done += n;
+			/* The loop back, outside the measured part. */
+			n = (uint16_t)rte_ring_dequeue_burst(B.tx[PORT_CLIENT], (void **)pkts, BENCH_BURST,
+							     NULL);
+			(void)rte_ring_enqueue_burst(B.rx[PORT_CLIENT], (void **)pkts, n, NULL);
+		}
+		chunk_add(&cs, (double)cyc / (double)done);
+	}
+	rings_purge();
+	R.macswap_cpp = median(&cs);
+}
+
+/* ------------------------------------------------------ (2) SYN cookies -- */
+
+static void
+phase_syn(void)
+{
+	struct chunkset cs = { .n = 0 };
+	struct sy_tcp_syn_opts o = { .mss = 1460, .wscale = 7, .sack_ok = true, .ts_ok = true };
+	struct seg_spec s = {
+		.saddr = B.pip[PORT_CLIENT], .daddr = B.rip[PORT_CLIENT], .dport = RTE_BE16(80),
+		.flags = RTE_TCP_SYN_FLAG, .win = 64240, .syn = &o,
+	};
+	uint32_t sport = CPORT_MIN;
+	uint64_t total = 0;
+	double t_start;
+	unsigned c;
+
+	if (worker_fresh() < 0)
+		return;
+	t_start = wall_now();
+	for (c = 0; c < B.chunks; c++) {
+		uint64_t cyc = 0, got = 0;
+
+		while (got < B.syns / B.chunks) {
+			struct rte_mbuf *pkts[64];
+			unsigned i, n;
+
+			if (rte_ring_count(B.rx[PORT_CLIENT]) < BENCH_BURST) {
+				for (i = 0; i < BENCH_BURST; i++) {
+					s.sport = rte_cpu_to_be_16((uint16_t)sport);
+					s.seq = (uint32_t)xrand();
+					o.tsval = (uint32_t)xrand();
+					sport = sport == 65535 ? CPORT_MIN : sport + 1;
+					gen_push(PORT_CLIENT, mk_seg(PORT_CLIENT, &s));
+				}
+				gen_flush();
+			}
+			cyc += poll_measured();
+			while ((n = rte_ring_dequeue_burst(B.tx[PORT_CLIENT], (void **)pkts, RTE_DIM(pkts),
+							   NULL)) > 0) {
+				for (i = 0; i < n; i++) {
+					struct tcpv v;
+
+					if (parse_tcp(pkts[i], &v) < 0 ||
+					    v.fl != (RTE_TCP_SYN_FLAG | RTE_TCP_ACK_FLAG)) {
+						B.unexpected++;
+						continue;
+					}
+					check_sums(&v);
+					got++;
+				}
+				rte_pktmbuf_free_bulk(pkts, n);
+			}
+		}
+		chunk_add(&cs, (double)cyc / (double)got);
+		total += got;
+	}
+	R.syn_wall = (double)total / (wall_now() - t_start);
+	R.syn_cps = median(&cs);
+	if (B.w->counters.syn_cookies_sent != total)
+		fail("SYN: %" PRIu64 " SYN-ACKs seen, worker counted %" PRIu64, total,
+		     B.w->counters.syn_cookies_sent);
+	report_drops("SYN cookies");
+}
+
+/* ------------------------------------------ (1) forwarding, established -- */
+
+static int
+establish(unsigned nflows, double *cyc_per_conn)
+{
+	uint32_t next = CPORT_MIN, last = CPORT_MIN + nflows;
+	uint64_t cyc = 0, idle = 0;
+
+	if (worker_fresh() < 0)
+		return -1;
+	B.mode = MODE_ESTABLISH;
+	while (B.n_est < nflows) {
+		while (next < last && B.n_started - B.n_est < EST_INFLIGHT)
+			client_syn((uint16_t)next++);
+		gen_flush();
+		cyc += poll_measured();
+		if (gen_drain() == 0 && ++idle > 100000) {
+			fail("establish: stalled at %" PRIu64 " of %u flows", B.n_est, nflows);
+			report_drops("establish");
+			return -1;
+		}
+		gen_flush();
+	}
+	*cyc_per_conn = (double)cyc / nflows;
+	if (B.w->counters.flows_active != nflows || B.w->counters.conns_spliced != nflows) {
+		fail("establish: %" PRIu64 " flows active, %" PRIu64 " spliced, want %u",
+		     B.w->counters.flows_active, B.w->counters.conns_spliced, nflows);
+		return -1;
+	}
+	report_drops("establish");
+	return 0;
+}
+
+/* One data segment each way per flow slot: client -> backend and back. */
+static void
+stream_fill(const uint16_t *order, unsigned nflows, unsigned *ic, unsigned *ib)
+{
+	unsigned i;
+
+	if (rte_ring_count(B.rx[PORT_CLIENT]) < BENCH_BURST)
+		for (i = 0; i < BENCH_BURST; i++) {
+			uint16_t cport = order[*ic];
+			struct gconn *g = &B.gc[cport];
+			uint32_t ack = g->isn_r + 1 + g->b_off;
+			struct seg_spec s = {
+				.saddr = B.pip[PORT_CLIENT], .daddr = B.rip[PORT_CLIENT],
+				.sport = rte_cpu_to_be_16(cport), .dport = RTE_BE16(80),
+				.seq = g->isn_c + 1 + REQ_LEN + g->c_off, .ack = ack,
+				.flags = RTE_TCP_ACK_FLAG | RTE_TCP_PSH_FLAG, .win = 502,
+				.ts = true, .tsval = g->c_off, .tsecr = g->ts_r,
+				.payload = B.data, .len = STREAM_PAYLOAD, .tagged = true, .tag = ack,
+			};
+
+			g->c_off += STREAM_PAYLOAD;
+			*ic = *ic + 1 == nflows ? 0 : *ic + 1;
+			gen_push(PORT_CLIENT, mk_seg(PORT_CLIENT, &s));
+		}
+	if (rte_ring_count(B.rx[PORT_BACKEND]) < BENCH_BURST)
+		for (i = 0; i < BENCH_BURST; i++) {
+			uint16_t cport = order[*ib];
+			struct gconn *g = &B.gc[cport];
+			uint32_t seq = g->isn_b + 1 + g->b_off;
+			struct seg_spec s = {
+				.saddr = B.pip[PORT_BACKEND], .daddr = B.rip[PORT_BACKEND],
+				.sport = RTE_BE16(80), .dport = rte_cpu_to_be_16(g->snat),
+				.seq = seq, .ack = g->isn_c + 1 + REQ_LEN + g->c_off,
+				.flags = RTE_TCP_ACK_FLAG | RTE_TCP_PSH_FLAG, .win = 509,
+				.ts = true, .tsval = g->b_off, .tsecr = g->ts_c,
+				.payload = B.data, .len = STREAM_PAYLOAD, .tagged = true, .tag = seq,
+			};
+
+			g->b_off += STREAM_PAYLOAD;
+			*ib = *ib + 1 == nflows ? 0 : *ib + 1;
+			gen_push(PORT_BACKEND, mk_seg(PORT_BACKEND, &s));
+		}
+	gen_flush();
+}
+
+static void
+phase_forward(unsigned idx, unsigned nflows)
+{
+	struct chunkset cs = { .n = 0 };
+	uint16_t *order;
+	unsigned i, c, ic = 0, ib;
+	uint64_t total = 0, tx0, drops0;
+	double t_start;
+
+	if (establish(nflows, &R.est_cpc[idx]) < 0)
+		return;
+	order = malloc(nflows * sizeof(*order));
+	if (order == NULL) {
+		fail("out of memory");
+		return;
+	}
+	/* Flows in random order, so neither the records nor the hash buckets
+	 * are walked in the order they were allocated. */
+	for (i = 0; i < nflows; i++)
+		order[i] = (uint16_t)(CPORT_MIN + i);
+	for (i = nflows - 1; i > 0; i--) {
+		unsigned j = (unsigned)(xrand() % (i + 1));
+		uint16_t t = order[i];
+
+		order[i] = order[j];
+		order[j] = t;
+	}
+	ib = nflows / 2;
+	/* The backend side's flows' response: the client acks nothing more
+	 * than the request's answer it never got, which is fine for a
+	 * forwarder that does not track sequence state. */
+	tx0 = B.w->counters.tx_packets;
+	drops0 = drops_total(&B.w->counters);
+	B.n_fwd_seen = 0;
+	t_start = wall_now();
+	for (c = 0; c < B.chunks; c++) {
+		uint64_t cyc = 0, t0 = B.w->counters.tx_packets, n;
+
+		while (B.w->counters.tx_packets - t0 < B.stream_pkts / B.chunks) {
+			stream_fill(order, nflows, &ic, &ib);
+			cyc += poll_measured();
+			(void)gen_drain();
+		}
+		n = B.w->counters.tx_packets - t0;
+		chunk_add(&cs, (double)cyc / (double)n);
+		total += n;
+	}
+	R.fwd_wall_mpps[idx] = (double)total / (wall_now() - t_start) / 1e6;
+	R.fwd_cpp[idx] = median(&cs);
+	if (B.n_fwd_seen != B.w->counters.tx_packets - tx0)
+		fail("forward: generator saw %" PRIu64 " forwarded segments, worker sent %" PRIu64,
+		     B.n_fwd_seen, B.w->counters.tx_packets - tx0);
+	if (drops_total(&B.w->counters) != drops0)
+		report_drops("forward");
+	free(order);
+}
+
+/* ------------------------------------------ (3) connection lifecycle -- */
+
+/* The next client port that is free, or whose connection's LINGER at the
+ * router is certainly over; 0 if the next one in turn is not ready. */
+static uint16_t
+lc_next_port(uint64_t now)
+{
+	uint32_t p = B.lc_next_port;
+	struct gconn *g = &B.gc[p];
+
+	if (g->st != G_FREE &&
+	    !(g->st == G_CLOSED && now - g->closed_at > (uint64_t)(SY_LINGER_MS + 500) * (B.hz / 1000)))
+		return 0;
+	B.lc_next_port = p == 65535 ? CPORT_MIN : p + 1;
+	return (uint16_t)p;
+}
+
+static void
+phase_lifecycle(void)
+{
+	struct chunkset cs = { .n = 0 };
+	const uint64_t tick = (B.hz / 1000) * LC_TICK_MS;
+	uint64_t per_chunk = B.conns / B.chunks, all_cyc = 0, polls = 0, stall = 0;
+	double t_start;
+	unsigned c;
+
+	if (worker_fresh() < 0)
+		return;
+	B.mode = MODE_LIFECYCLE;
+	t_start = wall_now();
+	for (c = 0; c < B.chunks && !B.failed; c++) {
+		uint64_t cyc = 0, d0 = B.n_done;
+
+		while (B.n_done - d0 < per_chunk) {
+			uint64_t now = rte_rdtsc() + B.toff, done = B.n_done;
+			unsigned k;
+
+			for (k = 0; k < BENCH_BURST && B.n_started - B.n_done < LC_INFLIGHT; k++) {
+				uint16_t p = lc_next_port(now);
+
+				if (p == 0)
+					break;
+				client_syn(p);
+			}
+			gen_flush();
+			B.toff += tick;
+			cyc += poll_measured();
+			polls++;
+			(void)gen_drain();
+			gen_flush();
+			if (B.n_done == done && ++stall > 100000) {
+				fail("lifecycle: stalled after %" PRIu64 " connections", B.n_done);
+				report_drops("lifecycle");
+				return;
+			}
+			if (B.n_done != done)
+				stall = 0;
+		}
+		chunk_add(&cs, (double)cyc / (double)(B.n_done - d0));
+		all_cyc += cyc;
+	}
+	/* The last ones: let every LINGER run out (worker time), counting the
+	 * polls that free them. */
+	{
+		uint64_t end = rte_rdtsc() + B.toff + (uint64_t)(SY_LINGER_MS + 200) * (B.hz / 1000);
+
+		while (rte_rdtsc() + B.toff < end || B.n_started != B.n_done) {
+			B.toff += tick;
+			all_cyc += poll_measured();
+			(void)gen_drain();
+			gen_flush();
+			if (++stall > 1000000)
+				break;
+		}
+	}
+	R.lc_wall = (double)B.n_done / (wall_now() - t_start);
+	R.lc_cpc = median(&cs);
+	R.lc_avg_cpc = (double)all_cyc / (double)B.n_done;
+	R.lc_done = B.n_done;
+	R.lc_flows_end = B.w->counters.flows_active;
+	R.lc_closed = B.w->counters.conns_closed;
+	if (R.lc_flows_end != 0)
+		fail("lifecycle: %" PRIu64 " flows still active after every LINGER ran out",
+		     R.lc_flows_end);
+	report_drops("lifecycle");
+	(void)polls;
+}
+
+/* --------------------------------------------------------------- table -- */
+
+static void
+row(const char *metric, const char *ours, const char *ref, const char *verdict)
+{
+	printf("%-44s | %-22s | %-30s | %s\n", metric, ours, ref, verdict);
+}
+
+static void
+print_table(void)
+{
+	char o[64], r[96], v[96], m[96];
+	double tp = 0, tsc_mhz = (double)B.hz / 1e6;
+	struct chunkset tps = { .n = 0 };
+	unsigned i;
+	double per_key = (double)R.hash_total / (2.0 * SY_CONN_MAX);
+	double conn_share = (double)R.conn_pool_total / SY_CONN_MAX;
+	double flow_mem = conn_share + 2 * per_key;
+	double peek_share = (double)R.peek_pool_total / SY_PEEK_BUFS;
+	double held_mem = conn_share + per_key + peek_share + (double)R.mbuf_obj;
+	time_t now = time(NULL);
+	char date[64];
+
+	for (i = 0; i < R.tp_n; i++)
+		chunk_add(&tps, R.tp_cpp[i]);
+	tp = median(&tps);
+	strftime(date, sizeof(date), "%Y-%m-%d %H:%M:%S %Z", localtime(&now));
+	printf("\nSwitchyard splice fast path: %s\n", date);
+	printf("core %u, TSC %.0f MHz, net_ring ports, %s, %s mode, %u chunks per figure (median)\n",
+	       B.core, tsc_mhz, B.huge ? "hugepages" : "no hugepages (--no-huge)",
+	       B.quick ? "quick" : "full", B.chunks);
+	printf("cycles are TSC cycles inside sy_worker_poll (RX burst .. TX burst), per unit\n\n");
+	row("metric", "ours", "reference", "ratio / verdict");
+	printf("%.*s\n", 44 + 3 + 22 + 3 + 30 + 3 + 20,
+	       "--------------------------------------------------------------------------------"
+	       "--------------------------------------------------------------------------------");
+
+	if (R.tp_n > 0)
+		snprintf(r, sizeof(r), "testpmd macswap %.1f", tp);
+	else
+		snprintf(r, sizeof(r), "testpmd: not run");
+	for (i = 0; i < B.n_flows; i++) {
+		snprintf(m, sizeof(m), "(1) spliced fwd, %u flows [cycles/pkt]", B.flows[i]);
+		snprintf(o, sizeof(o), "%.1f", R.fwd_cpp[i]);
+		if (R.tp_n > 0 && R.fwd_cpp[i] > 0)
+			snprintf(v, sizeof(v), "%.2fx testpmd: %s (<= 3x)", R.fwd_cpp[i] / tp,
+				 R.fwd_cpp[i] / tp <= 3.0 ? "PASS" : "FAIL");
+		else
+			snprintf(v, sizeof(v), "-");
+		row(m, o, r, v);
+		snprintf(m, sizeof(m), "    same, per core [Mpps]");
+		snprintf(o, sizeof(o), "%.2f", R.fwd_cpp[i] > 0 ? (double)B.hz / R.fwd_cpp[i] / 1e6 : 0);
+		snprintf(r, sizeof(r), "testpmd %.2f", tp > 0 ? (double)B.hz / tp / 1e6 : 0);
+		snprintf(v, sizeof(v), "wall %.2f Mpps incl. generator", R.fwd_wall_mpps[i]);
+		row(m, o, r, v);
+		if (R.tp_n > 0)
+			snprintf(r, sizeof(r), "testpmd macswap %.1f", tp);
+		else
+			snprintf(r, sizeof(r), "testpmd: not run");
+	}
+	snprintf(o, sizeof(o), "%.1f", R.macswap_cpp);
+	snprintf(v, sizeof(v), "%.2fx testpmd", tp > 0 ? R.macswap_cpp / tp : 0);
+	row("    harness macswap, same ports [cycles/pkt]", o, r, v);
+
+	snprintf(o, sizeof(o), "%.2f M (%.0f cyc/SYN)", R.syn_cps > 0 ? (double)B.hz / R.syn_cps / 1e6 : 0,
+		 R.syn_cps);
+	snprintf(v, sizeof(v), "%s; wall %.2f M/s",
+		 R.syn_cps > 0 && (double)B.hz / R.syn_cps >= 5e6 ? "PASS" : "FAIL", R.syn_wall / 1e6);
+	row("(2) SYN-ACK cookies per second per core", o, ">= 5 M", v);
+
+	snprintf(o, sizeof(o), "%.0f k (%.0f cyc/conn)", R.lc_cpc > 0 ? (double)B.hz / R.lc_cpc / 1e3 : 0,
+		 R.lc_cpc);
+	snprintf(v, sizeof(v), "%s; wall %.0f k/s",
+		 R.lc_cpc > 0 && (double)B.hz / R.lc_cpc >= 3e5 ? "PASS" : "FAIL", R.lc_wall / 1e3);
+	row("(3) new spliced conns per second per core", o, ">= 300 k", v);
+	snprintf(o, sizeof(o), "%.0f cyc/conn", R.lc_avg_cpc);
+	snprintf(v, sizeof(v), "%" PRIu64 " conns, flows_active at end %" PRIu64, R.lc_done,
+		 R.lc_flows_end);
+	row("    same, whole run incl. ramp and last LINGERs", o, "-", v);
+	for (i = 0; i < B.n_flows; i++) {
+		snprintf(m, sizeof(m), "    establish %u flows (no close) [cyc/conn]", B.flows[i]);
+		snprintf(o, sizeof(o), "%.0f", R.est_cpc[i]);
+		snprintf(v, sizeof(v), "%.0f k/s per core", R.est_cpc[i] > 0 ? (double)B.hz / R.est_cpc[i] / 1e3 : 0);
+		row(m, o, "-", v);
+	}
+
+	snprintf(o, sizeof(o), "%.0f B", flow_mem);
+	snprintf(v, sizeof(v), "%s", flow_mem <= 256 ? "PASS" : "FAIL");
+	row("(4) memory per established spliced flow", o, "<= 256 B", v);
+	snprintf(o, sizeof(o), "%.0f B", conn_share);
+	snprintf(v, sizeof(v), "sizeof(struct sy_conn) %zu, object %zu", R.sz_conn, R.conn_obj);
+	row("    record (conn mempool / SY_CONN_MAX)", o, "-", v);
+	snprintf(o, sizeof(o), "2 x %.0f B", per_key);
+	snprintf(v, sizeof(v), "rte_hash %.1f MB for %u keys, key %zu B", (double)R.hash_total / 1048576.0,
+		 2 * SY_CONN_MAX, sizeof(struct sy_flow_key));
+	row("    flow-table keys (rte_hash / entries)", o, "-", v);
+	snprintf(o, sizeof(o), "%.0f B", held_mem);
+	snprintf(v, sizeof(v), "record + key + peek %.0f B + 1 mbuf %zu B", peek_share, R.mbuf_obj);
+	row("(4) memory per held connection (PEEK, 1 seg)", o, "-", v);
+	snprintf(o, sizeof(o), "%.1f MB", (double)R.worker_total / 1048576.0);
+	snprintf(v, sizeof(v), "%u records, %u PEEK buffers", SY_CONN_MAX, SY_PEEK_BUFS);
+	row("    per worker, allocated at start", o, "-", v);
+
+	printf("\nreference: dpdk-testpmd %s, %u run(s) of %u s, forwarding on core %u, TSC %.0f MHz"
+	       " (testpmd says %.0f MHz); its figure is its own --record-core-cycles",
+	       B.testpmd, R.tp_n, B.tp_secs, B.core, tsc_mhz, R.tp_mhz);
+	if (R.tp_n > 1) {
+		printf(" [");
+		for (i = 0; i < R.tp_n; i++)
+			printf("%s%.1f", i ? " " : "", R.tp_cpp[i]);
+		printf("]");
+	}
+	printf("\n");
+	if (R.tp_err[0])
+		printf("testpmd: %s\n", R.tp_err);
+	printf("generator checks: %" PRIu64 " translation/checksum errors, %" PRIu64
+	       " unexpected segments, %" PRIu64 " generator mbuf/ring shortfalls, %" PRIu64
+	       " ARP requests answered\n",
+	       B.verify_err, B.unexpected, B.gen_nombuf + B.gen_ring_full, B.arp_answered);
+	fflush(stdout);
+}
+
+/* ---------------------------------------------------------------- main -- */
+
+static void
+usage(const char *prog)
+{
+	fprintf(stderr,
+		"usage: %s [--quick] [--core N] [--testpmd-main-core N] [--flows N[,N...]]\n"
+		"          [--huge] [--no-testpmd] [--testpmd PATH]\n"
+		"  --quick            smoke run (a few seconds)\n"
+		"  --core N           core for the worker and for testpmd's forwarding (default 1)\n"
+		"  --testpmd-main-core N  testpmd's main (stats) core (default 0)\n"
+		"  --flows LIST       established flows for (1) (default 1000,32000; at most %u)\n"
+		"  --huge             hugepages for both the bench and testpmd (default --no-huge)\n"
+		"  --no-testpmd       skip the dpdk-testpmd reference\n"
+		"  --testpmd PATH     default /usr/bin/dpdk-testpmd\n",
+		prog, SY_CONN_MAX - 64);
+}
+
+static int
+parse_args(int argc, char **argv)
+{
+	static const struct option lo[] = {
+		{ "quick", no_argument, NULL, 'q' },
+		{ "core", required_argument, NULL, 'c' },
+		{ "testpmd-main-core", required_argument, NULL, 'm' },
+		{ "flows", required_argument, NULL, 'f' },
+		{ "huge", no_argument, NULL, 'H' },
+		{ "no-testpmd", no_argument, NULL, 'n' },
+		{ "testpmd", required_argument, NULL, 't' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int opt;
+
+	B.core = 1;
+	B.tp_main_core = 0;
+	B.run_testpmd = true;
+	B.testpmd = "/usr/bin/dpdk-testpmd";
+	B.flows[0] = 1000;
+	B.flows[1] = 32000;
+	B.n_flows = 2;
+	while ((opt = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
+		switch (opt) {
+		case 'q':
+			B.quick = true;
+			break;
+		case 'c':
+			B.core = (unsigned)atoi(optarg);
+			break;
+		case 'm':
+			B.tp_main_core = (unsigned)atoi(optarg);
+			break;
+		case 'f': {
+			char *s = optarg, *end;
+
+			B.n_flows = 0;
+			while (*s && B.n_flows < RTE_DIM(B.flows)) {
+				unsigned long n = strtoul(s, &end, 10);
+
+				if (end == s || n == 0 || n > SY_CONN_MAX - 64) {
+					fprintf(stderr, "--flows: 1..%u each (SY_CONN_MAX per worker)\n",
+						SY_CONN_MAX - 64);
+					return -1;
+				}
+				B.flows[B.n_flows++] = (unsigned)n;
+				s = *end == ',' ? end + 1 : end;
+				if (*end != ',' && *end != '\0')
+					return -1;
+			}
+			break;
+		}
+		case 'H':
+			B.huge = true;
+			break;
+		case 'n':
+			B.run_testpmd = false;
+			break;
+		case 't':
+			B.testpmd = optarg;
+			break;
+		default:
+			usage(argv[0]);
+			return -1;
+		}
+	}
+	if (B.core == B.tp_main_core) {
+		fprintf(stderr, "--core and --testpmd-main-core must differ\n");
+		return -1;
+	}
+	if (B.quick) {
+		B.chunks = 5;
+		B.stream_pkts = 1000000;
+		B.macswap_pkts = 5000000;
+		B.syns = 500000;
+		B.conns = 50000;
+		B.tp_secs = 3;
+		B.tp_runs = 1;
+	} else {
+		B.chunks = 11;
+		B.stream_pkts = 11000000;
+		B.macswap_pkts = 55000000;
+		B.syns = 5500000;
+		B.conns = 440000;
+		B.tp_secs = 5;
+		B.tp_runs = 3;
+	}
+	return 0;
+}
+
+int
+main(int argc, char **argv)
+{
+	char prefix[64], lcores[16], dir[128];
+	char *eal[24];
+	int n = 0, rc;
+	unsigned i;
+
+	if (parse_args(argc, argv) < 0)
+		return 2;
+	B.rng = 0x9e3779b97f4a7c15ull ^ (uint64_t)getpid();
+	memset(B.data, 0xab, sizeof(B.data));
+
+	/* The reference first, while this process holds no core. */
+	if (B.run_testpmd) {
+		if (access(B.testpmd, X_OK) != 0)
+			snprintf(R.tp_err, sizeof(R.tp_err), "%s: not found (package dpdk-dev)",
+				 B.testpmd);
+		else
+			for (i = 0; i < B.tp_runs; i++) {
+				fprintf(stderr, "splice_bench: testpmd run %u/%u (%u s)...\n", i + 1,
+					B.tp_runs, B.tp_secs);
+				testpmd_once(i);
+			}
+	}
+
+	snprintf(prefix, sizeof(prefix), "sy-bench-%ld", (long)getpid());
+	snprintf(lcores, sizeof(lcores), "%u", B.core);
+	eal[n++] = argv[0];
+	eal[n++] = "-l";
+	eal[n++] = lcores;
+	eal[n++] = "--no-pci";
+	eal[n++] = "--no-shconf";
+	eal[n++] = "--no-telemetry";
+	eal[n++] = "--file-prefix";
+	eal[n++] = prefix;
+	eal[n++] = "--log-level=*:warning";
+	eal[n++] = "-m";
+	if (B.huge) {
+		eal[n++] = "512";
+		eal[n++] = "--huge-unlink";
+	} else {
+		eal[n++] = "1024";
+		eal[n++] = "--no-huge";
+	}
+	eal[n] = NULL;
+	rc = rte_eal_init(n, eal);
+	if (rc < 0) {
+		fprintf(stderr, "splice_bench: EAL: %s\n", rte_strerror(rte_errno));
+		return 1;
+	}
+	fprintf(stderr, "splice_bench: EAL up on core %u, TSC %" PRIu64 " Hz\n", B.core, rte_get_tsc_hz());
+
+	if (setup() == 0) {
+		fprintf(stderr, "splice_bench: reference macswap in the harness...\n");
+		phase_macswap();
+		fprintf(stderr, "splice_bench: (2) SYN cookies...\n");
+		phase_syn();
+		for (i = 0; i < B.n_flows && !B.failed; i++) {
+			fprintf(stderr, "splice_bench: (1) forwarding on %u established flows...\n",
+				B.flows[i]);
+			phase_forward(i, B.flows[i]);
+		}
+		if (!B.failed) {
+			fprintf(stderr, "splice_bench: (3) connection lifecycle...\n");
+			phase_lifecycle();
+		}
+		print_table();
+	}
+	if (B.verify_err || B.unexpected || B.gen_nombuf || B.gen_ring_full)
+		B.failed = true;
+	teardown();
+	snprintf(dir, sizeof(dir), "%s", rte_eal_get_runtime_dir());
+	rte_eal_cleanup();
+	(void)rmdir(dir);
+	if (B.failed)
+		fprintf(stderr, "splice_bench: the harness saw errors (above): figures are not valid\n");
+	return B.failed ? 1 : 0;
+}
