@@ -16,6 +16,27 @@
 #define HEADER_LEN (5 + 8 + 1 + 8 + 1) /* "SYJ1 " len " " crc " " */
 #define RECORD_MAX (64u << 20)
 
+/*
+ * CRC32-C of a record. rte_hash_crc() reads 8 bytes at a time straight from
+ * the pointer, and a record's JSON starts at an odd offset in the file buffer:
+ * copy each word out first so no unaligned load happens.
+ */
+static uint32_t
+record_crc(const void *data, size_t len)
+{
+	const uint8_t *p = data;
+	uint32_t crc = 0;
+	uint64_t word;
+
+	for (; len >= 8; p += 8, len -= 8) {
+		memcpy(&word, p, 8);
+		crc = rte_hash_crc_8byte(word, crc);
+	}
+	for (; len > 0; p++, len--)
+		crc = rte_hash_crc_1byte(*p, crc);
+	return crc;
+}
+
 static int
 mkdir_p(const char *dir)
 {
@@ -94,7 +115,7 @@ sy_journal_replay(struct sy_journal *j, int (*cb)(json_t *rec, void *arg), void 
 		if (avail < HEADER_LEN || memcmp(r, RECORD_MAGIC, 5) != 0 || parse_hex8(r + 5, &len) ||
 		    r[13] != ' ' || parse_hex8(r + 14, &crc) || r[22] != ' ' || len > RECORD_MAX ||
 		    avail < HEADER_LEN + len + 1 || r[HEADER_LEN + len] != '\n' ||
-		    rte_hash_crc(r + HEADER_LEN, len, 0) != crc) {
+		    record_crc(r + HEADER_LEN, len) != crc) {
 			RTE_LOG(WARNING, USER1,
 				"journal %s: torn or corrupt record at offset %zu (%zu bytes to the end "
 				"of the file), skipped; %d good records before it\n",
@@ -139,7 +160,7 @@ format_record(const json_t *rec, size_t *outlen)
 		char hdr[64];
 
 		snprintf(hdr, sizeof(hdr), RECORD_MAGIC "%08x %08x ", (uint32_t)len,
-			 rte_hash_crc(text, (uint32_t)len, 0));
+			 record_crc(text, len));
 		memcpy(out, hdr, HEADER_LEN);
 		memcpy(out + HEADER_LEN, text, len);
 		out[HEADER_LEN + len] = '\n';

@@ -95,7 +95,7 @@ test_scalar_types(void **state)
 			    "i: 80\nneg: -3\nplus: +7\nhex: 0x1F\noct: 0o17\nlead: 0123\n"
 			    "r: 1.5\ne: 1e3\nd: .5\nver: 1.10\n"
 			    "s: hello world\nyes: yes\ninf: .inf\nnan: .nan\n"
-			    "ip: 10.0.0.1\ntime: 08:30\ndash: -x\nhexish: 0xZZ\n"
+			    "ip: 198.18.9.1\ntime: 08:30\ndash: -x\nhexish: 0xZZ\n"
 			    "big: 99999999999999999999\n");
 
 	(void)state;
@@ -105,7 +105,7 @@ test_scalar_types(void **state)
 		    "\"i\":80,\"neg\":-3,\"plus\":7,\"hex\":31,\"oct\":15,\"lead\":123,"
 		    "\"r\":1.5,\"e\":1000.0,\"d\":0.5,\"ver\":1.1,"
 		    "\"s\":\"hello world\",\"yes\":\"yes\",\"inf\":\".inf\",\"nan\":\".nan\","
-		    "\"ip\":\"10.0.0.1\",\"time\":\"08:30\",\"dash\":\"-x\",\"hexish\":\"0xZZ\","
+		    "\"ip\":\"198.18.9.1\",\"time\":\"08:30\",\"dash\":\"-x\",\"hexish\":\"0xZZ\","
 		    "\"big\":1e20}");
 	assert_true(json_is_integer(json_object_get(json_array_get(docs, 0), "i")));
 	assert_true(json_is_real(json_object_get(json_array_get(docs, 0), "e")));
@@ -385,18 +385,18 @@ test_cells(void **state)
 
 	cell_is(rctl_endpoints_list, "{\"subsets\":[]}", "<none>");
 	cell_is(rctl_endpoints_list,
-		"{\"subsets\":[{\"addresses\":[{\"ip\":\"10.0.0.1\"},{\"ip\":\"10.0.0.2\"}],"
+		"{\"subsets\":[{\"addresses\":[{\"ip\":\"198.18.9.1\"},{\"ip\":\"198.18.9.2\"}],"
 		"\"ports\":[{\"port\":80}]}]}",
-		"10.0.0.1:80,10.0.0.2:80");
+		"198.18.9.1:80,198.18.9.2:80");
 	cell_is(rctl_endpoints_list,
-		"{\"subsets\":[{\"addresses\":[{\"ip\":\"10.0.0.1\"},{\"ip\":\"10.0.0.2\"},"
-		"{\"ip\":\"10.0.0.3\"},{\"ip\":\"10.0.0.4\"},{\"ip\":\"fd00::5\"}],"
+		"{\"subsets\":[{\"addresses\":[{\"ip\":\"198.18.9.1\"},{\"ip\":\"198.18.9.2\"},"
+		"{\"ip\":\"198.18.9.3\"},{\"ip\":\"198.18.9.4\"},{\"ip\":\"2001:db8::5\"}],"
 		"\"ports\":[{\"port\":80}]}]}",
-		"10.0.0.1:80,10.0.0.2:80,10.0.0.3:80 + 2 more...");
+		"198.18.9.1:80,198.18.9.2:80,198.18.9.3:80 + 2 more...");
 	cell_is(rctl_endpoints_list,
-		"{\"subsets\":[{\"addresses\":[{\"ip\":\"fd00::5\"}],\"ports\":[{\"port\":8443}]},"
-		"{\"addresses\":[{\"ip\":\"10.0.0.9\"}]}]}",
-		"[fd00::5]:8443,10.0.0.9");
+		"{\"subsets\":[{\"addresses\":[{\"ip\":\"2001:db8::5\"}],\"ports\":[{\"port\":8443}]},"
+		"{\"addresses\":[{\"ip\":\"198.18.9.9\"}]}]}",
+		"[2001:db8::5]:8443,198.18.9.9");
 }
 
 static char *

@@ -63,15 +63,52 @@ lab_init() {
 lab_client() { ip netns exec "$LAB_NS_CLIENT" "$@"; }
 lab_backend() { ip netns exec "$LAB_NS_BACKEND" "$@"; }
 
-# Remember a process we started, so lab_down stops exactly it.
-lab_track() { printf '%s %s\n' "$1" "$2" >>"$LAB_PIDS"; }
+# lab_spawn client|backend NAME CMD...: start CMD in the background inside that namespace,
+# output to $LAB_DIR/NAME.log, tracked so lab_down stops it. Sets LAB_SPAWN_PID (the
+# command's own PID: `ip netns exec` execs it).
+lab_spawn() {
+	local ns
+	case "$1" in
+	client) ns=$LAB_NS_CLIENT ;;
+	backend) ns=$LAB_NS_BACKEND ;;
+	*) sy_warn "lab_spawn: client or backend, not '$1'"; return 1 ;;
+	esac
+	setsid ip netns exec "$ns" "${@:3}" </dev/null >>"$LAB_DIR/$2.log" 2>&1 &
+	LAB_SPAWN_PID=$!
+	lab_track "$LAB_SPAWN_PID" "$2"
+}
 
-# True when PID is alive and its command line mentions this lab's directory: a recorded PID
-# that the kernel has since given to an unrelated process is never signalled.
+# Start time of PID (clock ticks since boot, /proc/PID/stat field 22), or nothing.
+_lab_starttime() {
+	local st
+	st=$(cat "/proc/$1/stat" 2>/dev/null) || return 1
+	st=${st##*) } # after "pid (comm) ": the comm may hold spaces
+	set -- $st
+	printf '%s' "${20}"
+}
+
+# lab_track PID NAME: remember a process this lab started (routerd, nginx, or any helper a
+# test runs), so lab_down stops exactly it. Its start time is recorded with it: a PID that
+# the kernel later gives to an unrelated process is never signalled.
+lab_track() {
+	local pid=$1 name=$2
+	if ! [[ $pid =~ ^[0-9]+$ ]] && [[ $name =~ ^[0-9]+$ ]]; then
+		pid=$2 name=$1 # lab_track NAME PID: accepted too
+	fi
+	[[ $pid =~ ^[0-9]+$ ]] || { sy_warn "lab_track: '$pid' is not a PID (usage: lab_track PID NAME)"; return 1; }
+	printf '%s %s %s\n' "$pid" "$name" "$(_lab_starttime "$pid" || echo -)" >>"$LAB_PIDS"
+}
+
+# lab_owns_pid PID [STARTTIME]: PID is alive and is the process that was recorded: same
+# start time, or (without one) its command line mentions this lab's directory.
 lab_owns_pid() {
-	local pid=$1
+	local pid=$1 st=${2:--}
 	sy_pid_alive "$pid" || return 1
-	tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -qF -- "$LAB_DIR/"
+	if [ "$st" != - ]; then
+		[ "$(_lab_starttime "$pid")" = "$st" ]
+	else
+		tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -qF -- "$LAB_DIR/"
+	fi
 }
 
 lab_offloads_off() { # [ns-exec-prefix...] DEV
@@ -199,10 +236,13 @@ lab_up() {
 }
 
 # Stop PID (ours) with SIGTERM, then SIGKILL after SECONDS.
-_lab_stop_pid() { # PID SECONDS
-	local pid=$1 deadline=$((SECONDS + $2))
-	lab_owns_pid "$pid" || return 0
-	kill -TERM "$pid" 2>/dev/null
+_lab_stop_pid() { # PID SECONDS [STARTTIME]
+	local pid=$1 deadline=$((SECONDS + $2)) kids
+	lab_owns_pid "$pid" "${3:--}" || return 0
+	# A tracked subshell (`lab_backend cmd &` forks one) has the real process as its child:
+	# stop the children too (by PID: they are ours).
+	kids=$(ps -o pid= --ppid "$pid" 2>/dev/null | tr -d ' ' | tr '\n' ' ')
+	kill -TERM "$pid" $kids 2>/dev/null
 	while sy_pid_alive "$pid" && [ "$SECONDS" -lt "$deadline" ]; do sleep 0.1; done
 	if sy_pid_alive "$pid"; then
 		sy_warn "pid $pid did not stop on SIGTERM; SIGKILL"
@@ -215,14 +255,14 @@ _lab_stop_pid() { # PID SECONDS
 # processes recorded in $LAB_PIDS.
 lab_down() {
 	[ -n "${LAB_ID:-}" ] || return 0
-	local pid kind ns dev
+	local pid kind st ns dev
 	if [ -f "$LAB_PIDS" ]; then
 		# routerd first (it holds the root veth ends), then the backends.
-		while read -r pid kind; do
-			[ "$kind" = routerd ] && _lab_stop_pid "$pid" 10
+		while read -r pid kind st; do
+			[ "$kind" = routerd ] && _lab_stop_pid "$pid" 10 "$st"
 		done <"$LAB_PIDS"
-		while read -r pid kind; do
-			[ "$kind" != routerd ] && _lab_stop_pid "$pid" 5
+		while read -r pid kind st; do
+			[ "$kind" != routerd ] && _lab_stop_pid "$pid" 5 "$st"
 		done <"$LAB_PIDS"
 	fi
 	for ns in "$LAB_NS_CLIENT" "$LAB_NS_BACKEND"; do
