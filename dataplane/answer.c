@@ -48,12 +48,12 @@ answer_payload(const struct sy_conn *c, char *buf, size_t len)
 	size_t i;
 	int n;
 
-	if (c->answer_status == 0) {
+	if (c->peek->answer_status == 0) {
 		memcpy(buf, tls_alert_unrecognized_name, sizeof(tls_alert_unrecognized_name));
 		return sizeof(tls_alert_unrecognized_name);
 	}
 	for (i = 0; i < RTE_DIM(answers); i++)
-		if (answers[i].status == c->answer_status)
+		if (answers[i].status == c->peek->answer_status)
 			a = &answers[i];
 	n = snprintf(buf, len,
 		     "HTTP/1.1 %u %s\r\n"
@@ -74,7 +74,7 @@ answer_payload(const struct sy_conn *c, char *buf, size_t len)
 static uint16_t
 answer_window(const struct sy_conn *c)
 {
-	return c->ws_c != SY_TCP_WS_NONE ? (uint16_t)(65535 >> 7) : 65535;
+	return c->peek->ws_c != SY_TCP_WS_NONE ? (uint16_t)(65535 >> 7) : 65535;
 }
 
 static void
@@ -89,19 +89,19 @@ answer_send(struct sy_worker *w, struct sy_conn *c, bool with_payload)
 	s.daddr = c->client_ip;
 	s.sport = c->vip_port;
 	s.dport = c->client_port;
-	s.ack = c->peek_next;
+	s.ack = c->peek->peek_next;
 	s.win = answer_window(c);
-	s.ts = c->ts_ok;
+	s.ts = c->peek->ts_ok;
 	s.tsval = sy_tcp_ts_now(w);
-	s.tsecr = c->ts_recent;
+	s.tsecr = c->peek->ts_recent;
 	if (with_payload) {
-		s.seq = c->isn_r + 1;
+		s.seq = c->peek->isn_r + 1;
 		s.flags = RTE_TCP_ACK_FLAG | RTE_TCP_PSH_FLAG | RTE_TCP_FIN_FLAG;
 		s.payload = buf;
 		s.len = len;
 	} else {
 		/* A bare ACK after our FIN. */
-		s.seq = c->isn_r + 1 + c->fin_b + 1;
+		s.seq = c->peek->isn_r + 1 + c->peek->answer_len + 1;
 		s.flags = RTE_TCP_ACK_FLAG;
 	}
 	sy_tcp_send(w, &s);
@@ -112,14 +112,13 @@ sy_answer_start(struct sy_worker *w, struct sy_conn *c, uint16_t status)
 {
 	char buf[640];
 
-	/* What we held is now consumed: acknowledged by the answer. */
-	sy_peek_free(w, c->peek);
-	c->peek = NULL;
+	/* What we held is now consumed: acknowledged by the answer. The
+	 * buffer itself stays: it has the sequence numbers we answer with. */
+	sy_peek_release_segments(w, c->peek);
 	c->state = SY_CONN_ANSWER;
-	c->answer_status = status;
-	/* fin_b here: the length of our answer (its FIN follows it). */
-	c->fin_b = answer_payload(c, buf, sizeof(buf));
-	c->retx = 1;
+	c->peek->answer_status = status;
+	c->peek->answer_len = answer_payload(c, buf, sizeof(buf));
+	c->peek->retx = 1;
 	w->counters.conns_answered++;
 	answer_send(w, c, true);
 	sy_conn_timer_set(w, c, w->now + sy_ms_to_tsc(w, SY_ANSWER_RTO_MS));
@@ -135,8 +134,8 @@ sy_conn_reset_client(struct sy_worker *w, struct sy_conn *c)
 	s.daddr = c->client_ip;
 	s.sport = c->vip_port;
 	s.dport = c->client_port;
-	s.seq = c->isn_r + 1;
-	s.ack = c->peek_next;
+	s.seq = c->peek->isn_r + 1;
+	s.ack = c->peek->peek_next;
 	s.flags = RTE_TCP_RST_FLAG | RTE_TCP_ACK_FLAG;
 	sy_tcp_send(w, &s);
 	w->counters.conns_answered++;
@@ -152,7 +151,7 @@ sy_answer_segment(struct sy_worker *w, struct sy_conn *c, struct rte_mbuf *m)
 	uint32_t seq = rte_be_to_cpu_32(th->sent_seq);
 	uint32_t len = (uint32_t)(rte_be_to_cpu_16(ip->total_length) - rte_ipv4_hdr_len(ip) -
 				  (th->data_off >> 4) * 4);
-	uint32_t our_end = c->isn_r + 1 + c->fin_b + 1; /* after our FIN */
+	uint32_t our_end = c->peek->isn_r + 1 + c->peek->answer_len + 1; /* after our FIN */
 
 	if (fl & RTE_TCP_RST_FLAG) {
 		rte_pktmbuf_free(m);
@@ -167,9 +166,9 @@ sy_answer_segment(struct sy_worker *w, struct sy_conn *c, struct rte_mbuf *m)
 	}
 	/* Data or FIN past what we acknowledged: take it in (we are closing
 	 * anyway) so the client's close completes. */
-	if (SEQ_GEQ(seq + len + !!(fl & RTE_TCP_FIN_FLAG), c->peek_next) &&
-	    (len > 0 || (fl & RTE_TCP_FIN_FLAG)) && SEQ_LEQ(seq, c->peek_next)) {
-		c->peek_next = seq + len + !!(fl & RTE_TCP_FIN_FLAG);
+	if (SEQ_GEQ(seq + len + !!(fl & RTE_TCP_FIN_FLAG), c->peek->peek_next) &&
+	    (len > 0 || (fl & RTE_TCP_FIN_FLAG)) && SEQ_LEQ(seq, c->peek->peek_next)) {
+		c->peek->peek_next = seq + len + !!(fl & RTE_TCP_FIN_FLAG);
 		if (fl & RTE_TCP_FIN_FLAG)
 			c->flags |= SY_CF_FIN_CLIENT;
 		answer_send(w, c, !(c->flags & SY_CF_ANSWER_FIN_ACKED));
@@ -191,11 +190,11 @@ sy_answer_timeout(struct sy_worker *w, struct sy_conn *c)
 		sy_conn_free(w, c);
 		return;
 	}
-	if (c->retx >= SY_ANSWER_TRIES) {
+	if (c->peek->retx >= SY_ANSWER_TRIES) {
 		sy_conn_free(w, c);
 		return;
 	}
-	c->retx++;
+	c->peek->retx++;
 	answer_send(w, c, true);
-	sy_conn_timer_set(w, c, w->now + sy_ms_to_tsc(w, (uint64_t)SY_ANSWER_RTO_MS << (c->retx - 1)));
+	sy_conn_timer_set(w, c, w->now + sy_ms_to_tsc(w, (uint64_t)SY_ANSWER_RTO_MS << (c->peek->retx - 1)));
 }

@@ -34,16 +34,19 @@ enum sy_conn_proto {
 	SY_CONN_TLS,
 };
 
-/* Flow-table key: a packet's (src, dst) as it arrives. 40 bytes, IPv6-ready. */
+/*
+ * Flow-table key: a packet's (src, dst) as it arrives. 16 bytes, so rte_hash
+ * compares it with its vector compare and hashes two words. The flow table
+ * keeps one hash table per address family: IPv6 flows get their own table
+ * with a 40-byte key when IPv6 forwarding arrives, without slowing this one.
+ */
 struct sy_flow_key {
-	uint8_t family;
-	uint8_t pad;
-	uint16_t sport; /* network order */
-	uint16_t dport; /* network order */
-	uint16_t pad2;
-	uint8_t saddr[16];
-	uint8_t daddr[16];
-};
+	uint32_t saddr; /* network order */
+	uint32_t daddr;
+	uint16_t sport;
+	uint16_t dport;
+	uint32_t zero;  /* padding, always 0 */
+} __attribute__((aligned(8)));
 
 /* Client bytes held during PEEK and CONNECTING: a separate object so an
  * established connection does not pay for it. */
@@ -57,6 +60,25 @@ struct sy_peek_buf {
 	uint8_t n_seg;
 	uint8_t n_ooo;
 	uint32_t bytes; /* payload bytes held in seg[] */
+
+	/* Handshake state that only PEEK, CONNECTING and ANSWER need: kept
+	 * here so an established connection's record stays small. */
+	uint32_t isn_c;      /* client ISN */
+	uint32_t isn_r;      /* our cookie ISN */
+	uint32_t peek_next;  /* next client sequence number expected */
+	uint32_t ts_recent;  /* client's latest TSval */
+	uint32_t tsval_r0;   /* our SYN-ACK TSval, as the client echoed it */
+	uint32_t answer_len; /* bytes of our answer (its FIN follows them) */
+	uint16_t mss;        /* what the client may receive (cookie), lowered to the backend link's */
+	uint16_t client_win; /* last raw window from the client */
+	uint16_t answer_status; /* HTTP status being answered; 0 = TLS alert */
+	uint16_t lb_first;   /* endpoint index of the first pick (retries walk on) */
+	uint8_t ws_c;        /* client window scale, SY_TCP_WS_NONE if not offered */
+	uint8_t sack_ok;
+	uint8_t ts_ok;
+	uint8_t retx;        /* SYNs sent to this endpoint / answers sent */
+	uint8_t tries;       /* backend endpoints tried */
+	uint64_t connect_deadline; /* TSC: give up on every endpoint */
 };
 
 /* Flags */
@@ -65,43 +87,38 @@ struct sy_peek_buf {
 #define SY_CF_ANSWER_FIN_ACKED 0x04
 #define SY_CF_TIMER 0x08        /* on the timer wheel */
 #define SY_CF_BACKEND_KEY 0x10  /* backend key is in the flow table */
+#define SY_CF_SPLICED 0x20      /* deltas valid: translate (also in LINGER) */
 
+/*
+ * The record of an established connection: about 100 bytes. Translation
+ * parameters are kept as the two deltas and the window shifts; the per
+ * direction struct sy_xlate is rebuilt on the stack per packet from them and
+ * the tuples (a few stores, cheaper than the cache misses a bigger record
+ * costs at 100k flows).
+ */
 struct sy_conn {
-	/* -- cache lines 0-1: what forwarding reads -- */
-	struct sy_xlate to_backend;
-	struct sy_xlate to_client;
 	uint8_t state;   /* enum sy_conn_state */
 	uint8_t proto;   /* enum sy_conn_proto */
 	uint8_t flags;
-	uint8_t tries;   /* backend endpoints tried */
-	uint64_t last_seen; /* TSC of the last packet either way (idle timeout) */
+	uint8_t win_shift_b; /* backend's window scale (0: none in force) */
+	uint8_t win_shift_r; /* ours towards the client (0: none in force) */
+	uint8_t client_if, backend_if; /* port indexes of the next hops */
+	uint8_t pad;
+	uint32_t d_seq;  /* isn_r - isn_b (SPLICE.md) */
+	uint32_t d_ts;   /* tsval_r0 - tsval_b0 */
 
 	/* -- tuples (network order) -- */
 	uint32_t client_ip, vip, snat_ip, backend_ip;
 	uint16_t client_port, vip_port, snat_port, backend_port;
+	/* Next hops, from the FIB once (it does not change while routerd
+	 * runs): the address ARP resolves on client_if / backend_if. */
+	uint32_t client_nh, backend_nh;
 
-	/* -- handshake and PEEK -- */
-	uint32_t isn_c;      /* client ISN */
-	uint32_t isn_r;      /* our cookie ISN */
-	uint32_t isn_b;      /* backend ISN */
-	uint32_t peek_next;  /* next client sequence number expected */
-	uint32_t ts_recent;  /* client's latest TSval */
-	uint32_t tsval_r0;   /* our SYN-ACK TSval, as the client echoed it */
 	uint32_t fin_c;      /* client FIN seq (client space) */
 	uint32_t fin_b;      /* backend FIN seq, translated into client space */
-	uint16_t mss;        /* what the client may receive (from the cookie) */
-	uint16_t answer_status; /* HTTP status being answered; 0 = TLS alert / RST */
-	uint8_t ws_c;        /* client window scale, SY_TCP_WS_NONE if not offered */
-	uint8_t ws_b;
-	uint8_t sack_ok;
-	uint8_t ts_ok;
-	uint16_t client_win; /* last raw window from the client */
-	uint8_t retx;        /* SYNs sent to this endpoint / answers sent */
-	uint8_t pad;
-	uint16_t lb_first;   /* endpoint index of the first pick (retries walk on) */
-	uint64_t connect_deadline; /* TSC: give up on every endpoint */
+	uint64_t last_seen;  /* TSC of the last packet either way (idle timeout) */
 
-	struct sy_peek_buf *peek; /* PEEK and CONNECTING only */
+	struct sy_peek_buf *peek; /* PEEK, CONNECTING and ANSWER only */
 
 	/* -- timer wheel -- */
 	uint64_t expire; /* TSC */

@@ -54,6 +54,8 @@ struct sy_conn *sy_conn_alloc(struct sy_worker *w);
 void sy_conn_free(struct sy_worker *w, struct sy_conn *c);
 struct sy_peek_buf *sy_peek_alloc(struct sy_worker *w);
 void sy_peek_free(struct sy_worker *w, struct sy_peek_buf *p);
+/* Free the held segments, keep the buffer (ANSWER still needs its numbers). */
+void sy_peek_release_segments(struct sy_worker *w, struct sy_peek_buf *p);
 
 /* 0 when this worker has no free port (SNAT_PORTS_EXHAUSTED). */
 uint16_t sy_snat_port_get(struct sy_worker *w);

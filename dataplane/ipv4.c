@@ -148,3 +148,15 @@ sy_ipv4_output(struct sy_worker *w, struct rte_mbuf *m)
 	}
 	sy_arp_output(w, r.port, r.nexthop.v4, m);
 }
+
+void
+sy_ipv4_output_nh(struct sy_worker *w, struct rte_mbuf *m, uint16_t port, uint32_t nexthop)
+{
+	m->l3_len = rte_ipv4_hdr_len(rte_pktmbuf_mtod(m, struct rte_ipv4_hdr *));
+	m->ol_flags &= RTE_MBUF_F_INDIRECT | RTE_MBUF_F_EXTERNAL;
+	if (unlikely(sy_eth_prepend(w, port, m, RTE_ETHER_TYPE_IPV4) < 0)) {
+		sy_drop(w, m, SY_DROP_NO_MBUF);
+		return;
+	}
+	sy_arp_output(w, port, nexthop, m);
+}

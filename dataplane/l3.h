@@ -30,6 +30,11 @@ void sy_ipv4_input(struct sy_worker *w, uint16_t port, struct rte_mbuf *m);
  */
 void sy_ipv4_output(struct sy_worker *w, struct rte_mbuf *m);
 
+/* A packet whose IPv4 header is final, checksum included, to a next hop the
+ * caller already looked up: only the ethernet header and ARP (the splice
+ * path's output; its checksums are updated incrementally). */
+void sy_ipv4_output_nh(struct sy_worker *w, struct rte_mbuf *m, uint16_t port, uint32_t nexthop);
+
 /* ICMP inside an IPv4 packet for us (data at the IPv4 header, m->l3_len set). */
 void sy_icmp_input(struct sy_worker *w, uint16_t port, struct rte_mbuf *m);
 /* TCP for us (tcp_in.c): owner hand-off, connections, SYN cookies. */

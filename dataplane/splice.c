@@ -65,6 +65,37 @@ conn_key_backend(const struct sy_conn *c, struct sy_flow_key *k)
 	sy_flow_key_v4(k, c->backend_ip, c->snat_ip, c->backend_port, c->snat_port);
 }
 
+/* The translation of each direction, from the record (SPLICE.md, "Numbers
+ * to translate"): client -> backend rewrites the addresses and moves acks,
+ * SACK edges and TSecr back by the deltas; backend -> client moves seq and
+ * TSval forward and rescales the window. */
+static inline void
+xlate_to_backend(const struct sy_conn *c, struct sy_xlate *x)
+{
+	memset(x, 0, sizeof(*x));
+	x->src_ip = c->snat_ip;
+	x->dst_ip = c->backend_ip;
+	x->src_port = c->snat_port;
+	x->dst_port = c->backend_port;
+	x->ack_delta = -c->d_seq;
+	x->sack_delta = -c->d_seq;
+	x->tsecr_delta = -c->d_ts;
+}
+
+static inline void
+xlate_to_client(const struct sy_conn *c, struct sy_xlate *x)
+{
+	memset(x, 0, sizeof(*x));
+	x->src_ip = c->vip;
+	x->dst_ip = c->client_ip;
+	x->src_port = c->vip_port;
+	x->dst_port = c->client_port;
+	x->seq_delta = c->d_seq;
+	x->tsval_delta = c->d_ts;
+	x->win_shift_in = c->win_shift_b;
+	x->win_shift_out = c->win_shift_r;
+}
+
 static inline void
 timer_in(struct sy_worker *w, struct sy_conn *c, uint64_t ms)
 {
@@ -109,20 +140,31 @@ sy_splice_open(struct sy_worker *w, struct rte_mbuf *m, const struct sy_tcp_syn_
 		sy_drop(w, m, why);
 		return;
 	}
+	{
+		struct sy_fib_result fr;
+		struct sy_addr dst = sy_addr_v4(c->client_ip);
+
+		/* No route back: the cookie ACK came, so there was one; keep the
+		 * record and let output count the drop if it vanished. */
+		if (sy_fib_lookup(w->sh->fib, &dst, &fr) == 0) {
+			c->client_if = (uint8_t)fr.port;
+			c->client_nh = fr.nexthop.v4;
+		}
+	}
 	c->state = SY_CONN_PEEK;
 	c->proto = th->dst_port == w->sh->https_port ? SY_CONN_TLS : SY_CONN_HTTP;
-	c->isn_c = rte_be_to_cpu_32(th->sent_seq) - 1;
-	c->isn_r = rte_be_to_cpu_32(th->recv_ack) - 1;
-	c->peek_next = c->isn_c + 1;
-	c->mss = syn->mss;
-	c->ws_c = syn->wscale;
-	c->sack_ok = syn->sack_ok;
-	c->ts_ok = syn->ts_ok;
-	if (c->ts_ok && sy_tcp_find_ts(th, &tsval, &tsecr)) {
-		c->ts_recent = tsval;
-		c->tsval_r0 = tsecr; /* the client echoes our SYN-ACK's TSval */
+	c->peek->isn_c = rte_be_to_cpu_32(th->sent_seq) - 1;
+	c->peek->isn_r = rte_be_to_cpu_32(th->recv_ack) - 1;
+	c->peek->peek_next = c->peek->isn_c + 1;
+	c->peek->mss = syn->mss;
+	c->peek->ws_c = syn->wscale;
+	c->peek->sack_ok = syn->sack_ok;
+	c->peek->ts_ok = syn->ts_ok;
+	if (c->peek->ts_ok && sy_tcp_find_ts(th, &tsval, &tsecr)) {
+		c->peek->ts_recent = tsval;
+		c->peek->tsval_r0 = tsecr; /* the client echoes our SYN-ACK's TSval */
 	}
-	c->client_win = rte_be_to_cpu_16(th->rx_win);
+	c->peek->client_win = rte_be_to_cpu_16(th->rx_win);
 	c->last_seen = w->now;
 	timer_in(w, c, SY_PEEK_TIMEOUT_MS);
 	sy_splice_segment(w, c, m, true);
@@ -168,7 +210,7 @@ peek_append(struct sy_worker *w, struct sy_conn *c, struct rte_mbuf *m)
 		return false;
 	p->seg[p->n_seg++] = m;
 	p->bytes += len;
-	c->peek_next += tcp_seg_len(m);
+	c->peek->peek_next += tcp_seg_len(m);
 	while (progress) {
 		progress = false;
 		for (i = 0; i < p->n_ooo; i++) {
@@ -176,21 +218,21 @@ peek_append(struct sy_worker *w, struct sy_conn *c, struct rte_mbuf *m)
 			uint32_t seq = rte_be_to_cpu_32(tcp_hdr(o)->sent_seq);
 			uint32_t end = seq + tcp_seg_len(o);
 
-			if (SEQ_GT(seq, c->peek_next))
+			if (SEQ_GT(seq, c->peek->peek_next))
 				continue;
 			p->ooo[i] = p->ooo[--p->n_ooo];
-			if (SEQ_LEQ(end, c->peek_next)) {
+			if (SEQ_LEQ(end, c->peek->peek_next)) {
 				sy_drop(w, o, SY_DROP_PEEK_DUPLICATE);
 			} else {
-				if (SEQ_LT(seq, c->peek_next))
-					trim_front(o, c->peek_next - seq);
+				if (SEQ_LT(seq, c->peek->peek_next))
+					trim_front(o, c->peek->peek_next - seq);
 				if (p->n_seg == SY_PEEK_MAX_SEGS ||
 				    p->bytes + tcp_payload_len(o) > SY_PEEK_MAX_BYTES) {
 					sy_drop(w, o, SY_DROP_PEEK_OVERFLOW);
 				} else {
 					p->seg[p->n_seg++] = o;
 					p->bytes += tcp_payload_len(o);
-					c->peek_next += tcp_seg_len(o);
+					c->peek->peek_next += tcp_seg_len(o);
 				}
 			}
 			progress = true;
@@ -208,16 +250,16 @@ peek_hold(struct sy_worker *w, struct sy_conn *c, struct rte_mbuf *m)
 	uint32_t seq = rte_be_to_cpu_32(tcp_hdr(m)->sent_seq);
 	uint32_t end = seq + tcp_seg_len(m);
 
-	if (SEQ_LEQ(end, c->peek_next)) {
+	if (SEQ_LEQ(end, c->peek->peek_next)) {
 		/* A retransmission of what we hold: the client's RTO fired
 		 * during a slow bind. */
 		sy_drop(w, m, SY_DROP_PEEK_DUPLICATE);
 		return false;
 	}
-	if (SEQ_LT(seq, c->peek_next))
-		trim_front(m, c->peek_next - seq);
-	else if (SEQ_GT(seq, c->peek_next)) {
-		if (seq - c->peek_next >= SY_PEEK_MAX_BYTES || p->n_ooo == SY_PEEK_MAX_OOO) {
+	if (SEQ_LT(seq, c->peek->peek_next))
+		trim_front(m, c->peek->peek_next - seq);
+	else if (SEQ_GT(seq, c->peek->peek_next)) {
+		if (seq - c->peek->peek_next >= SY_PEEK_MAX_BYTES || p->n_ooo == SY_PEEK_MAX_OOO) {
 			sy_drop(w, m, SY_DROP_PEEK_OUT_OF_WINDOW);
 			return false;
 		}
@@ -376,21 +418,21 @@ connect_backend(struct sy_worker *w, struct sy_conn *c)
 	memset(&o, 0, sizeof(o));
 	/* The client's own options, so the backend negotiates what the client
 	 * will actually do; MSS no larger than the backend-side link carries. */
-	o.mss = c->mss; /* bind_backend lowered it to the backend link's */
-	o.wscale = c->ws_c;
-	o.sack_ok = c->sack_ok;
-	o.ts_ok = c->ts_ok;
-	o.tsval = c->ts_recent;
+	o.mss = c->peek->mss; /* bind_backend lowered it to the backend link's */
+	o.wscale = c->peek->ws_c;
+	o.sack_ok = c->peek->sack_ok;
+	o.ts_ok = c->peek->ts_ok;
+	o.tsval = c->peek->ts_recent;
 	o.tsecr = 0;
 	memset(&s, 0, sizeof(s));
 	s.saddr = c->snat_ip;
 	s.daddr = c->backend_ip;
 	s.sport = c->snat_port;
 	s.dport = c->backend_port;
-	s.seq = c->isn_c;
+	s.seq = c->peek->isn_c;
 	s.flags = RTE_TCP_SYN_FLAG;
 	/* A SYN's window is never scaled. */
-	s.win = c->ws_c != SY_TCP_WS_NONE ? 65535 : c->client_win;
+	s.win = c->peek->ws_c != SY_TCP_WS_NONE ? 65535 : c->peek->client_win;
 	s.syn = &o;
 	sy_tcp_send(w, &s);
 }
@@ -410,9 +452,9 @@ bind_backend(struct sy_worker *w, struct sy_conn *c)
 			sy_answer_start(w, c, status);
 		return;
 	}
-	i = sy_lb_pick(pool, &w->tcp.rng, &c->lb_first, c->tries);
+	i = sy_lb_pick(pool, &w->tcp.rng, &c->peek->lb_first, c->peek->tries);
 	while (i >= 0 && pool->endpoints[i].addr.family != AF_INET)
-		i = sy_lb_pick(pool, &w->tcp.rng, &c->lb_first, ++c->tries); /* IPv6: a later issue */
+		i = sy_lb_pick(pool, &w->tcp.rng, &c->peek->lb_first, ++c->peek->tries); /* IPv6: a later issue */
 	if (i < 0) {
 		/* No endpoint (left) to try: OpenShift answers 503. */
 		if (c->proto == SY_CONN_TLS)
@@ -452,9 +494,11 @@ bind_backend(struct sy_worker *w, struct sy_conn *c)
 		}
 		bp = &w->sh->ports[fr.port];
 		c->snat_ip = bp->ipv4[0];
+		c->backend_if = (uint8_t)fr.port;
+		c->backend_nh = fr.nexthop.v4;
 		/* A segment larger than the backend path allows must never be
 		 * produced (SPLICE.md, MSS). */
-		c->mss = RTE_MIN(c->mss, (uint16_t)(bp->mtu - 40));
+		c->peek->mss = RTE_MIN(c->peek->mss, (uint16_t)(bp->mtu - 40));
 	}
 	conn_key_backend(c, &k);
 	if (sy_flow_add(w, &k, c) < 0) {
@@ -464,9 +508,9 @@ bind_backend(struct sy_worker *w, struct sy_conn *c)
 	}
 	c->flags |= SY_CF_BACKEND_KEY;
 	if (c->state == SY_CONN_PEEK)
-		c->connect_deadline = w->now + sy_ms_to_tsc(w, SY_CONNECT_TIMEOUT_MS);
+		c->peek->connect_deadline = w->now + sy_ms_to_tsc(w, SY_CONNECT_TIMEOUT_MS);
 	c->state = SY_CONN_CONNECTING;
-	c->retx = 1;
+	c->peek->retx = 1;
 	connect_backend(w, c);
 	if (c->state == SY_CONN_CONNECTING)
 		timer_in(w, c, SY_SYN_RTO_MS);
@@ -477,14 +521,14 @@ bind_backend(struct sy_worker *w, struct sy_conn *c)
 static void
 retry_backend(struct sy_worker *w, struct sy_conn *c)
 {
-	if (w->now >= c->connect_deadline) {
+	if (w->now >= c->peek->connect_deadline) {
 		if (c->proto == SY_CONN_TLS)
 			sy_conn_reset_client(w, c);
 		else
 			sy_answer_start(w, c, 503);
 		return;
 	}
-	c->tries++;
+	c->peek->tries++;
 	w->counters.backend_retries++;
 	bind_backend(w, c);
 }
@@ -498,41 +542,27 @@ backend_established(struct sy_worker *w, struct sy_conn *c, struct rte_mbuf *syn
 	struct sy_peek_buf *p = c->peek;
 	uint32_t d_seq, d_ts = 0;
 	uint8_t ws_b = 0, ws_r = 0;
+	struct sy_xlate x;
 	unsigned i;
 
 	if (sy_tcp_parse_syn_opts(th, &bo) < 0) {
 		sy_drop(w, synack, SY_DROP_TCP_MALFORMED);
 		return;
 	}
-	c->isn_b = rte_be_to_cpu_32(th->sent_seq);
-	d_seq = c->isn_r - c->isn_b;
-	if (c->ts_ok && bo.ts_ok)
-		d_ts = c->tsval_r0 - bo.tsval;
+	d_seq = c->peek->isn_r - rte_be_to_cpu_32(th->sent_seq); /* isn_r - isn_b */
+	if (c->peek->ts_ok && bo.ts_ok)
+		d_ts = c->peek->tsval_r0 - bo.tsval;
 	/* Scaling is in force only when both ends offered it (RFC 7323 2.2). */
-	if (c->ws_c != SY_TCP_WS_NONE) {
+	if (c->peek->ws_c != SY_TCP_WS_NONE) {
 		ws_r = SY_WS_ROUTER;
 		ws_b = bo.wscale != SY_TCP_WS_NONE ? bo.wscale : 0;
 	}
-	c->ws_b = ws_b;
-
-	memset(&c->to_backend, 0, sizeof(c->to_backend));
-	c->to_backend.src_ip = c->snat_ip;
-	c->to_backend.dst_ip = c->backend_ip;
-	c->to_backend.src_port = c->snat_port;
-	c->to_backend.dst_port = c->backend_port;
-	c->to_backend.ack_delta = -d_seq;
-	c->to_backend.sack_delta = -d_seq;
-	c->to_backend.tsecr_delta = -d_ts;
-
-	memset(&c->to_client, 0, sizeof(c->to_client));
-	c->to_client.src_ip = c->vip;
-	c->to_client.dst_ip = c->client_ip;
-	c->to_client.src_port = c->vip_port;
-	c->to_client.dst_port = c->client_port;
-	c->to_client.seq_delta = d_seq;
-	c->to_client.tsval_delta = d_ts;
-	c->to_client.win_shift_in = ws_b;
-	c->to_client.win_shift_out = ws_r;
+	c->d_seq = d_seq;
+	c->d_ts = d_ts;
+	c->win_shift_b = ws_b;
+	c->win_shift_r = ws_r;
+	c->flags |= SY_CF_SPLICED;
+	xlate_to_backend(c, &x);
 	rte_pktmbuf_free(synack); /* the client had its handshake with us */
 
 	/* The held segments, in order; the first one's ACK (of our cookie)
@@ -546,22 +576,22 @@ backend_established(struct sy_worker *w, struct sy_conn *c, struct rte_mbuf *syn
 			c->flags |= SY_CF_FIN_CLIENT;
 			c->fin_c = rte_be_to_cpu_32(sth->sent_seq) + tcp_payload_len(m);
 		}
-		if (sy_xlate_tcp4(ip, sth, &c->to_backend) < 0) {
+		if (sy_xlate_tcp4(ip, sth, &x) < 0) {
 			sy_drop(w, m, SY_DROP_SPLICE_XLATE_FAILED);
 			continue;
 		}
-		sy_ipv4_output(w, m);
+		sy_ipv4_output_nh(w, m, c->backend_if, c->backend_nh);
 	}
 	p->n_seg = 0;
 	for (i = 0; i < p->n_ooo; i++) {
 		struct rte_mbuf *m = p->ooo[i];
 
 		if (sy_xlate_tcp4(rte_pktmbuf_mtod(m, struct rte_ipv4_hdr *), tcp_hdr(m),
-				  &c->to_backend) < 0) {
+				  &x) < 0) {
 			sy_drop(w, m, SY_DROP_SPLICE_XLATE_FAILED);
 			continue;
 		}
-		sy_ipv4_output(w, m);
+		sy_ipv4_output_nh(w, m, c->backend_if, c->backend_nh);
 	}
 	p->n_ooo = 0;
 	sy_peek_free(w, p);
@@ -580,6 +610,7 @@ forward(struct sy_worker *w, struct sy_conn *c, struct rte_mbuf *m, bool from_cl
 	struct rte_ipv4_hdr *ip = rte_pktmbuf_mtod(m, struct rte_ipv4_hdr *);
 	struct rte_tcp_hdr *th = tcp_hdr(m);
 	uint8_t fl = th->tcp_flags;
+	struct sy_xlate x;
 
 	c->last_seen = w->now;
 	if (fl & RTE_TCP_RST_FLAG) {
@@ -599,7 +630,7 @@ forward(struct sy_worker *w, struct sy_conn *c, struct rte_mbuf *m, bool from_cl
 	} else {
 		if ((fl & RTE_TCP_FIN_FLAG) && !(c->flags & SY_CF_FIN_BACKEND)) {
 			c->flags |= SY_CF_FIN_BACKEND;
-			c->fin_b = rte_be_to_cpu_32(th->sent_seq) + c->to_client.seq_delta +
+			c->fin_b = rte_be_to_cpu_32(th->sent_seq) + c->d_seq +
 				   tcp_payload_len(m);
 		}
 		if ((c->flags & SY_CF_FIN_CLIENT) && (c->flags & SY_CF_FIN_BACKEND) &&
@@ -607,11 +638,18 @@ forward(struct sy_worker *w, struct sy_conn *c, struct rte_mbuf *m, bool from_cl
 		    SEQ_GT(rte_be_to_cpu_32(th->recv_ack), c->fin_c) && c->state == SY_CONN_SPLICED)
 			enter_linger(w, c);
 	}
-	if (unlikely(sy_xlate_tcp4(ip, th, from_client ? &c->to_backend : &c->to_client) < 0)) {
+	if (from_client)
+		xlate_to_backend(c, &x);
+	else
+		xlate_to_client(c, &x);
+	if (unlikely(sy_xlate_tcp4(ip, th, &x) < 0)) {
 		sy_drop(w, m, SY_DROP_SPLICE_XLATE_FAILED);
 		return;
 	}
-	sy_ipv4_output(w, m);
+	if (from_client)
+		sy_ipv4_output_nh(w, m, c->backend_if, c->backend_nh);
+	else
+		sy_ipv4_output_nh(w, m, c->client_if, c->client_nh);
 }
 
 /* ------------------------------------------------------------ dispatch -- */
@@ -627,7 +665,7 @@ sy_splice_segment(struct sy_worker *w, struct sy_conn *c, struct rte_mbuf *m, bo
 		forward(w, c, m, from_client);
 		return;
 	case SY_CONN_LINGER:
-		if (c->to_client.dst_ip != 0) {
+		if (c->flags & SY_CF_SPLICED) {
 			forward(w, c, m, from_client);
 			return;
 		}
@@ -655,7 +693,7 @@ sy_splice_segment(struct sy_worker *w, struct sy_conn *c, struct rte_mbuf *m, bo
 	if (!from_client) {
 		uint32_t ack = rte_be_to_cpu_32(th->recv_ack);
 
-		if (c->state != SY_CONN_CONNECTING || ack != c->isn_c + 1 || !(fl & RTE_TCP_ACK_FLAG)) {
+		if (c->state != SY_CONN_CONNECTING || ack != c->peek->isn_c + 1 || !(fl & RTE_TCP_ACK_FLAG)) {
 			sy_drop(w, m, SY_DROP_TCP_UNEXPECTED);
 			return;
 		}
@@ -683,12 +721,12 @@ sy_splice_segment(struct sy_worker *w, struct sy_conn *c, struct rte_mbuf *m, bo
 		return;
 	}
 	c->last_seen = w->now;
-	c->client_win = rte_be_to_cpu_16(th->rx_win);
-	if (c->ts_ok) {
+	c->peek->client_win = rte_be_to_cpu_16(th->rx_win);
+	if (c->peek->ts_ok) {
 		uint32_t tsval, tsecr;
 
-		if (sy_tcp_find_ts(th, &tsval, &tsecr) && SEQ_GEQ(tsval, c->ts_recent))
-			c->ts_recent = tsval;
+		if (sy_tcp_find_ts(th, &tsval, &tsecr) && SEQ_GEQ(tsval, c->peek->ts_recent))
+			c->peek->ts_recent = tsval;
 	}
 	if (tcp_seg_len(m) == 0) {
 		/* A bare ACK or window update: nothing to hold. */
@@ -715,10 +753,10 @@ sy_splice_timeout(struct sy_worker *w, struct sy_conn *c)
 			sy_conn_reset_client(w, c);
 		return;
 	case SY_CONN_CONNECTING:
-		if (c->retx < SY_SYN_TRIES && w->now < c->connect_deadline) {
-			c->retx++;
+		if (c->peek->retx < SY_SYN_TRIES && w->now < c->peek->connect_deadline) {
+			c->peek->retx++;
 			connect_backend(w, c);
-			timer_in(w, c, (uint64_t)SY_SYN_RTO_MS << (c->retx - 1));
+			timer_in(w, c, (uint64_t)SY_SYN_RTO_MS << (c->peek->retx - 1));
 			return;
 		}
 		retry_backend(w, c);

@@ -209,7 +209,9 @@ sy_tcp_input(struct sy_worker *w, uint16_t port, struct rte_mbuf *m)
 		sy_drop(w, m, SY_DROP_TCP_MALFORMED);
 		return;
 	}
-	if (is_listen(w->sh, ip->dst_addr, th->dst_port))
+	if (w->sh->n_workers == 1)
+		owner = 0;
+	else if (is_listen(w->sh, ip->dst_addr, th->dst_port))
 		owner = client_owner(w->sh, ip->src_addr, th->src_port);
 	else
 		owner = rte_be_to_cpu_16(th->dst_port) % w->sh->n_workers;

@@ -12,6 +12,22 @@
 # routerd's net_af_packet ports. Every address is in 198.18.0.0/15 and no namespace has a
 # default route, so nothing the lab does can reach another network.
 #
+# With the lossy relay (LAB_RELAY=1 before lab_up; tools/lossy-relay, DESIGN.md section 8),
+# the client side gets a second, root-only veth pair and sy-lossy-relay between the two:
+#
+#   client ns                       root ns
+#   syIDc1 198.18.0.2/24 <=veth=> syIDca [sy-lossy-relay] syIDcr <=veth=> syIDc0 [port "client"]
+#
+# syIDca and syIDcr are the relay's ports (-a and -b: "a2b" is client to router, "b2a" router
+# to client); syIDcr/syIDc0 is a veth pair with both ends in the root namespace. None of the
+# three root ends has an address or IPv6, and every end has its offloads off. routerd's
+# config is the same either way (its client port is on syIDc0). The relay runs in the root
+# namespace with LAB_RELAY_ARGS (default "--seed 1": a clean bridge), is tracked like
+# routerd and nginx (lab_down stops it) and writes its JSON stats (on SIGUSR1, at exit) to
+# $LAB_RELAY_LOG. lab_relay_stop / lab_relay_start change its impairments on a running lab;
+# lab_relay_stats prints its counters. LOSSY_RELAY names the executable (default: the one in
+# $SY_SRC/build).
+#
 # Typical use:
 #   source tools/lib/lab.sh
 #   lab_init t$$ 1 && lab_cleanup_on_exit && lab_up && lab_routerd_start && lab_routerd_wait
@@ -50,6 +66,14 @@ lab_init() {
 	LAB_IF_CLIENT_PEER=sy${id}c1   # in the client namespace
 	LAB_IF_BACKEND=sy${id}b0       # root side, routerd port "backend"
 	LAB_IF_BACKEND_PEER=sy${id}b1  # in the backend namespace
+	# Only with LAB_RELAY=1: the relay's ports, both in the root namespace.
+	LAB_RELAY=${LAB_RELAY:-0}
+	LAB_RELAY_ARGS=${LAB_RELAY_ARGS:---seed 1}
+	LAB_IF_RELAY_A=sy${id}ca       # root end of the client veth (relay port -a)
+	LAB_IF_RELAY_B=sy${id}cr       # root, veth peer of LAB_IF_CLIENT (relay port -b)
+	LAB_RELAY_LOG=$LAB_DIR/relay.log
+	LAB_RELAY_PID=
+	LAB_RELAY_JSON=
 	LAB_SOCKET=$LAB_DIR/routerd.sock
 	LAB_STATE_DIR=$LAB_DIR/state
 	LAB_ROUTERD_CONFIG=$LAB_DIR/routerd.json
@@ -63,17 +87,22 @@ lab_init() {
 lab_client() { ip netns exec "$LAB_NS_CLIENT" "$@"; }
 lab_backend() { ip netns exec "$LAB_NS_BACKEND" "$@"; }
 
-# lab_spawn client|backend NAME CMD...: start CMD in the background inside that namespace,
-# output to $LAB_DIR/NAME.log, tracked so lab_down stops it. Sets LAB_SPAWN_PID (the
-# command's own PID: `ip netns exec` execs it).
+# lab_spawn client|backend|root NAME CMD...: start CMD in the background inside that
+# namespace (root: the root namespace), output to $LAB_DIR/NAME.log, tracked so lab_down
+# stops it. Sets LAB_SPAWN_PID (the command's own PID: `ip netns exec` and setsid exec it).
 lab_spawn() {
 	local ns
 	case "$1" in
 	client) ns=$LAB_NS_CLIENT ;;
 	backend) ns=$LAB_NS_BACKEND ;;
-	*) sy_warn "lab_spawn: client or backend, not '$1'"; return 1 ;;
+	root) ns= ;;
+	*) sy_warn "lab_spawn: client, backend or root, not '$1'"; return 1 ;;
 	esac
-	setsid ip netns exec "$ns" "${@:3}" </dev/null >>"$LAB_DIR/$2.log" 2>&1 &
+	if [ -n "$ns" ]; then
+		setsid ip netns exec "$ns" "${@:3}" </dev/null >>"$LAB_DIR/$2.log" 2>&1 &
+	else
+		setsid "${@:3}" </dev/null >>"$LAB_DIR/$2.log" 2>&1 &
+	fi
 	LAB_SPAWN_PID=$!
 	lab_track "$LAB_SPAWN_PID" "$2"
 }
@@ -131,6 +160,96 @@ _lab_veth() { # ROOT_IF PEER_IF NS ADDR...
 		ip -n "$ns" addr add "$a" dev "$pif" || return 1
 	done
 	ip -n "$ns" link set "$pif" mtu 1500 up
+}
+
+_lab_root_veth() { # IF1 IF2: a veth pair with both ends in the root namespace, like a root end
+	local dev
+	ip link add "$1" type veth peer name "$2" || return 1
+	for dev in "$1" "$2"; do
+		sysctl -qw "net.ipv6.conf.$dev.disable_ipv6=1" 2>/dev/null || true
+		sysctl -qw "net.ipv4.conf.$dev.forwarding=0" "net.ipv4.conf.$dev.arp_ignore=8" 2>/dev/null || true
+		lab_offloads_off ethtool -K "$dev"
+		ip link set "$dev" mtu 1500 up || return 1
+	done
+}
+
+# ---- the lossy relay (LAB_RELAY=1) ----------------------------------------------------
+
+_lab_relay_bin() {
+	local bin=${LOSSY_RELAY:-$SY_SRC/build/tools/lossy-relay/sy-lossy-relay}
+	[ -x "$bin" ] || { sy_warn "LOSSY_RELAY is not an executable (got '$bin')"; return 1; }
+	printf '%s' "$bin"
+}
+
+# lab_relay_start [NAME [ARGS...]]: start sy-lossy-relay between LAB_IF_RELAY_A (client
+# side) and LAB_IF_RELAY_B (router side) with ARGS (default: $LAB_RELAY_ARGS, split on
+# blanks), its output in $LAB_DIR/NAME.log (default relay), and wait (10 s) until it bridges.
+# Sets LAB_RELAY_PID and LAB_RELAY_LOG. Only one relay at a time: lab_relay_stop first.
+lab_relay_start() {
+	local name=${1:-relay} bin n
+	[ "$#" -gt 0 ] && shift
+	[ "$LAB_RELAY" = 1 ] || { sy_warn "lab_relay_start: this lab has no relay (LAB_RELAY=1 before lab_up)"; return 1; }
+	if [ -n "$LAB_RELAY_PID" ] && sy_pid_alive "$LAB_RELAY_PID"; then
+		sy_warn "lab_relay_start: a relay runs already (pid $LAB_RELAY_PID); lab_relay_stop first"
+		return 1
+	fi
+	bin=$(_lab_relay_bin) || return 1
+	[ "$#" -gt 0 ] || set -- $LAB_RELAY_ARGS
+	LAB_RELAY_LOG=$LAB_DIR/$name.log
+	printf '=== %s %s -a %s -b %s %s\n' "$(date -u +%FT%TZ)" "$bin" "$LAB_IF_RELAY_A" \
+		"$LAB_IF_RELAY_B" "$*" >>"$LAB_RELAY_LOG"
+	lab_spawn root "$name" "$bin" -a "$LAB_IF_RELAY_A" -b "$LAB_IF_RELAY_B" "$@" || return 1
+	LAB_RELAY_PID=$LAB_SPAWN_PID
+	for n in $(seq 100); do
+		grep -q ': bridging ' "$LAB_RELAY_LOG" && return 0
+		sy_pid_alive "$LAB_RELAY_PID" || break
+		sleep 0.1
+	done
+	sy_warn "sy-lossy-relay did not start bridging; its log:"
+	cat "$LAB_RELAY_LOG" >&2
+	return 1
+}
+
+_lab_relay_json_count() { grep -c '^{' "$LAB_RELAY_LOG" 2>/dev/null || true; }
+
+# lab_relay_stats: print the running relay's counters (one JSON line: SIGUSR1, then the new
+# line from its log) and keep them in LAB_RELAY_JSON. Fails if it does not answer in 5 s.
+lab_relay_stats() {
+	local before n
+	[ -n "$LAB_RELAY_PID" ] && sy_pid_alive "$LAB_RELAY_PID" || { sy_warn "lab_relay_stats: no relay running"; return 1; }
+	before=$(_lab_relay_json_count)
+	kill -USR1 "$LAB_RELAY_PID" || return 1
+	for n in $(seq 50); do
+		if [ "$(_lab_relay_json_count)" -gt "$before" ]; then
+			LAB_RELAY_JSON=$(grep '^{' "$LAB_RELAY_LOG" | tail -n 1)
+			printf '%s\n' "$LAB_RELAY_JSON"
+			return 0
+		fi
+		sleep 0.1
+	done
+	sy_warn "lab_relay_stats: no stats from the relay (pid $LAB_RELAY_PID) within 5 s"
+	return 1
+}
+
+# lab_relay_stop: SIGTERM the relay, wait (10 s, then SIGKILL); its final JSON line (reason
+# "sigterm": the hold queue is flushed by then) goes to LAB_RELAY_JSON, its exit status to
+# LAB_RELAY_STATUS. Call it directly, not in $(...): it must reap the relay and reset
+# LAB_RELAY_PID in this shell.
+lab_relay_stop() {
+	local deadline=$((SECONDS + 10))
+	LAB_RELAY_STATUS=
+	[ -n "$LAB_RELAY_PID" ] || { sy_warn "lab_relay_stop: no relay running"; return 1; }
+	kill -TERM "$LAB_RELAY_PID" 2>/dev/null
+	while sy_pid_alive "$LAB_RELAY_PID" && [ "$SECONDS" -lt "$deadline" ]; do sleep 0.1; done
+	if sy_pid_alive "$LAB_RELAY_PID"; then
+		sy_warn "sy-lossy-relay (pid $LAB_RELAY_PID) did not stop on SIGTERM; SIGKILL"
+		kill -KILL "$LAB_RELAY_PID" 2>/dev/null
+	fi
+	wait "$LAB_RELAY_PID" 2>/dev/null
+	LAB_RELAY_STATUS=$?
+	LAB_RELAY_PID=
+	LAB_RELAY_JSON=$(grep '^{' "$LAB_RELAY_LOG" | tail -n 1)
+	[ "$LAB_RELAY_STATUS" = 0 ]
 }
 
 # Self-signed certificate for NAME (for the passthrough backends).
@@ -194,7 +313,8 @@ _lab_write_env() {
 		for v in LAB_ID LAB_WORKERS LAB_DIR LAB_NS_CLIENT LAB_NS_BACKEND LAB_IF_CLIENT \
 			LAB_IF_CLIENT_PEER LAB_IF_BACKEND LAB_IF_BACKEND_PEER LAB_ROUTER_IP LAB_CLIENT_IP \
 			LAB_ROUTER_BACKEND_IP LAB_BACKEND_A_IP LAB_BACKEND_B_IP LAB_UNUSED_IP LAB_DOMAIN \
-			LAB_ROUTING_SUBDOMAIN LAB_SOCKET LAB_STATE_DIR LAB_ROUTERD_CONFIG LAB_ROUTERD_LOG; do
+			LAB_ROUTING_SUBDOMAIN LAB_SOCKET LAB_STATE_DIR LAB_ROUTERD_CONFIG LAB_ROUTERD_LOG \
+			LAB_RELAY LAB_RELAY_ARGS LAB_IF_RELAY_A LAB_IF_RELAY_B LAB_RELAY_LOG; do
 			printf '%s=%q\n' "$v" "${!v}"
 		done
 		printf 'ROUTERCTL_SOCKET=%q\n' "$LAB_SOCKET"
@@ -226,7 +346,14 @@ lab_up() {
 		ip netns add "$ns" || return 1
 		ip -n "$ns" link set lo up || return 1
 	done
-	_lab_veth "$LAB_IF_CLIENT" "$LAB_IF_CLIENT_PEER" "$LAB_NS_CLIENT" "$LAB_CLIENT_IP/24" || return 1
+	if [ "$LAB_RELAY" = 1 ]; then
+		_lab_relay_bin >/dev/null || return 1
+		_lab_veth "$LAB_IF_RELAY_A" "$LAB_IF_CLIENT_PEER" "$LAB_NS_CLIENT" "$LAB_CLIENT_IP/24" || return 1
+		_lab_root_veth "$LAB_IF_RELAY_B" "$LAB_IF_CLIENT" || return 1
+		lab_relay_start relay || return 1
+	else
+		_lab_veth "$LAB_IF_CLIENT" "$LAB_IF_CLIENT_PEER" "$LAB_NS_CLIENT" "$LAB_CLIENT_IP/24" || return 1
+	fi
 	_lab_veth "$LAB_IF_BACKEND" "$LAB_IF_BACKEND_PEER" "$LAB_NS_BACKEND" \
 		"$LAB_BACKEND_A_IP/24" "$LAB_BACKEND_B_IP/24" || return 1
 	_lab_nginx a "$LAB_BACKEND_A_IP" backend-a "a.passthrough.$LAB_DOMAIN" || return 1
@@ -269,7 +396,8 @@ lab_down() {
 		ip netns list | grep -qE "^$ns( |\$)" && ip netns del "$ns"
 	done
 	# Deleting a namespace destroys its veth end and with it the root end; make sure.
-	for dev in "$LAB_IF_CLIENT" "$LAB_IF_BACKEND"; do
+	# The relay's root-only pair (syIDcr/syIDc0) goes with neither namespace: delete it here.
+	for dev in "$LAB_IF_CLIENT" "$LAB_IF_BACKEND" "$LAB_IF_RELAY_A" "$LAB_IF_RELAY_B"; do
 		ip link show "$dev" >/dev/null 2>&1 && ip link del "$dev"
 	done
 	case "$LAB_DIR" in

@@ -1,0 +1,156 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# splice_loss: the splice path under packet loss, duplication and reordering. The lab's
+# lossy relay (tools/lib/lab.sh, LAB_RELAY=1) sits between the client namespace and
+# routerd's client port and impairs TCP both ways with fixed seeds:
+#   - at 1% and at 5% drop (+1% dup, +1% reorder): a 20 MB download from nginx and a 20 MB
+#     upload to a sink arrive with identical sha256 within a bounded time (curl -m);
+#   - at 3% drop (+1% dup, +1% reorder): a burst of 200 short connections (SYN, cookie ACK,
+#     held request segments, FINs all get lost now and then) is answered 200 every time;
+#   - the relay's own counters prove it dropped, duplicated and reordered frames in both
+#     directions in each phase, and routerd's flow table is empty again within ~10 s of each
+#     phase (LINGER is 2 s; the rest is for the peers' retransmissions through the relay).
+# meson passes LOSSY_RELAY (the relay's executable) besides ROUTERD, ROUTERCTL and SY_SRC.
+T_NAME=splice_loss
+source "$(dirname "$0")/testlib.sh"
+
+[ -x "${LOSSY_RELAY:-}" ] || t_fail "setup" "LOSSY_RELAY is not an executable: '${LOSSY_RELAY:-}'"
+HTTPC="python3 $SY_SRC/tests/integration/httpc.py"
+D=lab.switchyard.test
+IMPAIR=(--dup 1 --reorder 1 --only-tcp)
+
+LAB_RELAY=1
+LAB_RELAY_ARGS="--seed 1" # a clean bridge while the lab comes up; each phase restarts it
+t_setup spl 1
+t_start_routerd
+
+rctl apply -f "$SY_SRC/config/routes.yaml"
+t_expect_rc 0 "apply config/routes.yaml"
+lab_spawn backend sink python3 "$SY_SRC/tests/integration/upload_sink.py" "$LAB_BACKEND_A_IP" 8080
+rctl apply -f - <<EOF
+apiVersion: v1
+kind: Endpoints
+metadata: {name: sink, namespace: demo}
+subsets:
+- addresses: [{ip: $LAB_BACKEND_A_IP}]
+  ports: [{name: http, port: 8080}]
+---
+apiVersion: route.openshift.io/v1
+kind: Route
+metadata: {name: sink, namespace: demo}
+spec:
+  host: upload.$D
+  to: {kind: Service, name: sink}
+EOF
+t_expect_rc 0 "apply the upload sink route"
+sy_poll 10 lab_backend curl -s -m 1 -o /dev/null "http://$LAB_BACKEND_A_IP:8080/" ||
+	t_fail "upload sink answers on $LAB_BACKEND_A_IP:8080" "$(cat "$LAB_DIR/sink.log")"
+t_run lab_client curl -s -m 10 -H "Host: web.$D" "http://$LAB_ROUTER_IP/"
+[ "$T_OUT" = backend-a ] || t_fail "web.$D through the clean relay answers backend-a" "seen: $(t_seen)"
+t_ok "routes applied; web.$D answers through the relay (clean)"
+
+# 20 MB of random bytes as nginx a's /big.bin.
+big=$LAB_DIR/nginx-a/www/big.bin
+head -c 20M /dev/urandom >"$big" || t_fail "setup" "20 MB random file"
+want=$(sha256sum <"$big" | cut -d' ' -f1)
+
+stats_json() { rctl stats -o json; [ "$T_RC" -eq 0 ] || t_fail "routerctl stats -o json" "$(t_seen)"; }
+nonzero_drops() { t_json "$1" '{k: v for k, v in d["total"]["drops"].items() if v}'; }
+
+# relay_phase NAME SEED DROP: restart the relay with DROP% + IMPAIR and the seed.
+relay_phase() {
+	if [ -n "$LAB_RELAY_PID" ]; then
+		lab_relay_stop || t_fail "relay stops on SIGTERM (exit 0)" "status $LAB_RELAY_STATUS; $(tail -n 5 "$LAB_RELAY_LOG")"
+	fi
+	lab_relay_start "relay-$1" --seed "$2" --drop "$3" "${IMPAIR[@]}" ||
+		t_fail "start the relay ($1: --seed $2 --drop $3 ${IMPAIR[*]})"
+	t_note "phase $1: relay --seed $2 --drop $3 ${IMPAIR[*]} (pid $LAB_RELAY_PID, log $LAB_RELAY_LOG)"
+}
+
+# flows_drain WHAT: flows_active must be 0 within 10 s (relay still running, so the peers'
+# retransmissions of FINs and last ACKs still get through).
+flows_drain() {
+	local deadline=$((SECONDS + 10)) n
+	while :; do
+		stats_json
+		n=$(t_json "$T_OUT" 'd["total"]["flows_active"]')
+		[ "$n" = 0 ] && break
+		if [ "$SECONDS" -ge "$deadline" ]; then
+			local relay
+			relay=$(lab_relay_stats 2>&1)
+			t_fail "$1: flows_active back to 0 within 10 s" "flows_active still $n" \
+				"routerd total: $(t_json "$T_OUT" '{k: v for k, v in d["total"].items() if k != "drops"}')" \
+				"routerd drops: $(nonzero_drops "$T_OUT")" \
+				"client sockets: $(lab_client ss -tanH 2>&1 | grep -v LISTEN | head -n 20 | tr '\n' ';')" \
+				"backend sockets: $(lab_backend ss -tanH 2>&1 | grep -v LISTEN | head -n 20 | tr '\n' ';')" \
+				"relay: $relay"
+		fi
+		sleep 0.5
+	done
+	t_note "$1: flows_active 0; opened $(t_json "$T_OUT" 'd["total"]["conns_opened"]') closed $(t_json "$T_OUT" 'd["total"]["conns_closed"]'); drops $(nonzero_drops "$T_OUT")"
+}
+
+# relay_check NAME: stop the relay and check its final counters: invariants, and drops,
+# duplicates and reorders in both directions (a2b = client to router, b2a = router to client).
+relay_check() {
+	lab_relay_stop || t_fail "$1: relay exits 0 on SIGTERM" "status $LAB_RELAY_STATUS; $(tail -n 5 "$LAB_RELAY_LOG")"
+	local j=$LAB_RELAY_JSON
+	t_json_expect "$j" 'd["reason"] == "sigterm"' "$1: relay's final stats"
+	t_json_expect "$j" 'all(d[k]["received"] == d[k]["forwarded"] + d[k]["dropped"] and d[k]["held"] == 0 and d[k]["sent"] == d[k]["forwarded"] + d[k]["duplicated"] and d[k]["send_errors"] == 0 for k in ("a2b", "b2a"))' \
+		"$1: relay counters consistent (received = forwarded + dropped, sent = forwarded + duplicated)"
+	t_json_expect "$j" 'all(d[k]["oversize"] == 0 and d[k]["csum_partial"] == 0 and d[k]["truncated"] == 0 for k in ("a2b", "b2a"))' \
+		"$1: no oversize / partial-checksum frames at the relay (offloads are off)"
+	t_json_expect "$j" 'all(d[k]["dropped"] > 0 and d[k]["duplicated"] > 0 and d[k]["reordered"] > 0 for k in ("a2b", "b2a"))' \
+		"$1: the relay dropped, duplicated and reordered frames in both directions"
+	RELAY_SUMMARY=$(t_json "$j" '"; ".join("%s %d frames: %d dropped, %d dup, %d reordered" % (k, d[k]["received"], d[k]["dropped"], d[k]["duplicated"], d[k]["reordered"]) for k in ("a2b", "b2a"))')
+}
+
+# transfers NAME: 20 MB down and 20 MB up through the relay, both checked end to end.
+transfers() {
+	local t0 took
+	t0=$(date +%s%N)
+	t_run lab_client sh -c "curl -sS -m 120 -H 'Host: web.$D' -w '%{http_code} %{size_download}\n' -o '$LAB_DIR/down.bin' http://$LAB_ROUTER_IP/big.bin"
+	took=$((($(date +%s%N) - t0) / 1000000))
+	local got
+	got=$(sha256sum <"$LAB_DIR/down.bin" | cut -d' ' -f1)
+	[ "$T_RC" -eq 0 ] && [ "$T_OUT" = "200 20971520" ] && [ "$got" = "$want" ] ||
+		t_fail "$1: 20 MB download through the router (curl -m 120) arrives intact" \
+			"want 200 20971520 sha256 $want" "got sha256 $got; $(t_seen)" \
+			"relay: $(lab_relay_stats 2>&1)" "routerd drops: $(stats_json; nonzero_drops "$T_OUT")"
+	t_ok "$1: 20 MB download intact (sha256 matches) in $took ms"
+	rm -f "$LAB_DIR/down.bin"
+	t0=$(date +%s%N)
+	t_run lab_client curl -sS -m 120 -H "Host: upload.$D" -H 'Content-Type: application/octet-stream' \
+		--data-binary "@$big" "http://$LAB_ROUTER_IP/up"
+	took=$((($(date +%s%N) - t0) / 1000000))
+	[ "$T_RC" -eq 0 ] && [ "$T_OUT" = "$want 20971520" ] ||
+		t_fail "$1: 20 MB upload through the router (curl -m 120): the sink's sha256 equals ours" \
+			"want '$want 20971520'" "$(t_seen)" \
+			"relay: $(lab_relay_stats 2>&1)" "routerd drops: $(stats_json; nonzero_drops "$T_OUT")"
+	t_ok "$1: 20 MB upload intact (the sink saw the same sha256) in $took ms"
+}
+
+for phase in "loss1 7 1" "loss5 11 5"; do
+	set -- $phase
+	relay_phase "$1" "$2" "$3"
+	transfers "$3% drop"
+	flows_drain "$3% drop"
+	relay_check "$3% drop"
+	t_ok "$3% drop + 1% dup + 1% reorder (seed $2): relay $RELAY_SUMMARY; flow table empty again"
+done
+
+# A burst of short connections at 3% loss: every handshake packet, held request segment and
+# FIN can be lost; every connection must still be answered.
+relay_phase burst3 5 3
+t_run lab_client $HTTPC count "$LAB_ROUTER_IP" "web.$D" / 200 8
+res=$T_OUT
+t_json_expect "$res" 'd["errors"] == 0 and d["statuses"] == {"200": 200} and d["bodies"] == {"backend-a": 200}' \
+	"3% drop: 200 short connections (8 at a time), all answered 200 backend-a"
+flows_drain "burst at 3% drop"
+relay_check "burst at 3% drop"
+t_ok "3% drop + 1% dup + 1% reorder (seed 5): 200 connections all 200; relay $RELAY_SUMMARY; flow table empty again"
+
+stats_json
+t_note "routerd total: $(t_json "$T_OUT" '{k: v for k, v in d["total"].items() if k != "drops"}')"
+t_note "routerd drops: $(nonzero_drops "$T_OUT")"
+t_finish
