@@ -38,12 +38,8 @@ sy_tcp_worker_init(struct sy_worker *w)
 	t->flows = rte_hash_create(&hp);
 	snprintf(name, sizeof(name), "sy_conn_%u_%u", set, w->id);
 	/* No per-lcore cache: only this worker gets and puts. */
-	/* Records packed, not cache aligned: at 100k flows the footprint
-	 * matters more than a record straddling two lines. */
 	t->conns = rte_mempool_create(name, SY_CONN_MAX, sizeof(struct sy_conn), 0, 0, NULL, NULL,
-				      NULL, NULL, (int)rte_socket_id(),
-				      RTE_MEMPOOL_F_SP_PUT | RTE_MEMPOOL_F_SC_GET |
-					      RTE_MEMPOOL_F_NO_CACHE_ALIGN);
+				      NULL, NULL, (int)rte_socket_id(), SY_CONN_POOL_FLAGS);
 	snprintf(name, sizeof(name), "sy_peek_%u_%u", set, w->id);
 	t->peeks = rte_mempool_create(name, SY_PEEK_BUFS, sizeof(struct sy_peek_buf), 0, 0, NULL,
 				      NULL, NULL, NULL, (int)rte_socket_id(),

@@ -15,6 +15,8 @@
 
 #include <stdint.h>
 
+#include <rte_mempool.h>
+
 #include "conn.h"
 
 struct sy_worker;
@@ -24,6 +26,13 @@ struct sy_worker;
 #define SY_SNAT_PORT_MIN 1024
 #define SY_WHEEL_SLOTS 4096        /* power of two */
 #define SY_WHEEL_TICK_MS 2         /* horizon: 8 s; later expiries re-queue */
+
+/* The record pool: one getter and putter (this worker), records packed (no
+ * cache alignment, no spreading over memory channels): at 100k flows the
+ * footprint matters more than a record straddling two lines. */
+#define SY_CONN_POOL_FLAGS                                                             \
+	(RTE_MEMPOOL_F_SP_PUT | RTE_MEMPOOL_F_SC_GET | RTE_MEMPOOL_F_NO_CACHE_ALIGN | \
+	 RTE_MEMPOOL_F_NO_SPREAD)
 
 struct sy_tcp_worker {
 	struct rte_hash *flows;

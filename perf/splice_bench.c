@@ -974,8 +974,7 @@ measure_memory(void)
 
 	before = heap_used();
 	mp = rte_mempool_create("sy_bench_memconn", SY_CONN_MAX, sizeof(struct sy_conn), 0, 0, NULL,
-				NULL, NULL, NULL, (int)rte_socket_id(),
-				RTE_MEMPOOL_F_SP_PUT | RTE_MEMPOOL_F_SC_GET);
+				NULL, NULL, NULL, (int)rte_socket_id(), SY_CONN_POOL_FLAGS);
 	R.conn_pool_total = heap_used() - before;
 	if (mp != NULL) {
 		R.conn_obj = mp->header_size + mp->elt_size + mp->trailer_size;
