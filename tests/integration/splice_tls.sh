@@ -98,9 +98,10 @@ t_ok "plain HTTP to :443: connection reset ($T_OUT)"
 
 # --- 4. a large ClientHello in 3 segments ---------------------------------------------------
 cat >"$LAB_DIR/bighello.py" <<'EOF'
-# bighello.py ADDR SNI CERT.der: a TLS 1.2 ClientHello of ~2 KB (a padding extension before
-# server_name, so the SNI is in the last segment), sent in 3 send() calls with TCP_NODELAY and
-# pauses; prints what came back as JSON.
+# bighello.py ADDR SNI CERT.der [CUT1 CUT2]: a TLS 1.2 ClientHello of ~2 KB (a padding
+# extension before server_name, so the SNI is in the last segment), sent in 3 send() calls
+# (split at CUT1 and CUT2, default 200 and 1100) with TCP_NODELAY and pauses; prints what came
+# back as JSON.
 import json, os, socket, struct, sys, time
 addr, sni, der = sys.argv[1], sys.argv[2].encode(), open(sys.argv[3], "rb").read()
 def ext(t, body): return struct.pack("!HH", t, len(body)) + body
@@ -118,7 +119,7 @@ body = (b"\x03\x03" + os.urandom(32) + b"\x00"
         + b"\x01\x00" + struct.pack("!H", len(exts)) + exts)
 hs = b"\x01" + struct.pack("!I", len(body))[1:] + body
 rec = b"\x16\x03\x01" + struct.pack("!H", len(hs)) + hs
-cuts = [0, 200, 1100, len(rec)]
+cuts = [0] + [int(a) for a in (sys.argv[4:6] or (200, 1100))] + [len(rec)]
 s = socket.create_connection((addr, 443), timeout=5)
 s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
 for i in range(3):
@@ -147,6 +148,15 @@ t_json_expect "$hello" 'd["first"][:4] == "1603" and d["first"][10:12] == "02"' 
 	"a ClientHello in 3 segments: a ServerHello comes back (16 03 .. .. 02) (drops: $(stats_drops))"
 t_json_expect "$hello" 'd["cert_of_backend"]' "...followed by backend a's certificate (the hello was spliced to a)"
 t_ok "a $(t_json "$hello" 'd["hello_len"]')-byte ClientHello in 3 segments (SNI in the last) was reassembled and spliced: backend a's ServerHello and certificate came back"
+
+# The same with a first segment of 3 bytes: not even the record header is whole.
+t_run lab_client python3 "$LAB_DIR/bighello.py" "$R" "a.$P" "$LAB_DIR/a.der" 3 1100
+t_expect_rc 0 "the large-ClientHello client runs (cuts 3, 1100)"
+hello=$T_OUT
+t_note "large ClientHello, 3-byte first segment: $hello"
+t_json_expect "$hello" 'd["first"][:4] == "1603" and d["first"][10:12] == "02" and d["cert_of_backend"]' \
+	"a ClientHello whose first segment is 3 bytes: backend a's ServerHello and certificate come back (drops: $(stats_drops))"
+t_ok "the same ClientHello split 3 / 1097 / rest (a partial record header first): reassembled and spliced"
 
 rctl stats -o json
 t_note "routerd: $(t_json "$T_OUT" '{k: d["total"][k] for k in ("conns_opened", "conns_spliced", "conns_answered", "conns_closed", "flows_active")}'); drops $(t_json "$T_OUT" '{k: v for k, v in d["total"]["drops"].items() if v}')"

@@ -194,6 +194,7 @@ lab_relay_start() {
 		return 1
 	fi
 	bin=$(_lab_relay_bin) || return 1
+	# shellcheck disable=SC2086 # split on blanks on purpose
 	[ "$#" -gt 0 ] || set -- $LAB_RELAY_ARGS
 	LAB_RELAY_LOG=$LAB_DIR/$name.log
 	printf '=== %s %s -a %s -b %s %s\n' "$(date -u +%FT%TZ)" "$bin" "$LAB_IF_RELAY_A" \

@@ -1,0 +1,552 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * One spliced connection, packet by packet, through a worker's real input
+ * path (sy_eth_input) with crafted frames: SYN -> cookie SYN-ACK, the ACK,
+ * a request split across segments (and out of order), the backend SYN with
+ * the client's ISN and options, the backend's SYN-ACK, the held bytes sent
+ * translated, data both ways with seq/ack/TS/SACK/window translated and
+ * checksums valid, sequence numbers crossing 2^32 on both legs, FINs, LINGER
+ * and the record freed. Also the router's own answer (503) and its close.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+#include <rte_ether.h>
+#include <rte_ip.h>
+#include <rte_mbuf.h>
+#include <rte_mempool.h>
+#include <rte_tcp.h>
+
+#include "compile.h"
+#include "l3.h"
+#include "tcp_opts.h"
+#include "test_eal.h"
+#include "worker.h"
+
+#define CLIENT "198.18.0.2"
+#define VIP "198.18.0.1"
+#define SNAT "198.18.1.1"
+#define BACKEND "198.18.1.10"
+
+static struct rte_mempool *mp;
+static struct sy_config cfg;
+static struct sy_dp_shared *sh;
+static struct sy_worker *w;
+static struct sy_store store;
+static struct sy_generation *gen;
+
+static const struct rte_ether_addr mac_p0 = { { 0x02, 0, 0, 0, 0, 0x01 } };
+static const struct rte_ether_addr mac_p1 = { { 0x02, 0, 0, 0, 0, 0x02 } };
+static const struct rte_ether_addr mac_client = { { 0x02, 0xcc, 0, 0, 0, 0x01 } };
+static const struct rte_ether_addr mac_backend = { { 0x02, 0xbb, 0, 0, 0, 0x01 } };
+
+static uint32_t
+ip4(const char *s)
+{
+	struct sy_addr a;
+
+	assert_int_equal(sy_addr_parse(s, &a), 0);
+	return a.v4;
+}
+
+/* A TCP segment as a peer sends it. */
+struct seg {
+	const char *src, *dst;
+	uint16_t sport, dport;
+	uint32_t seq, ack;
+	uint8_t flags;
+	uint16_t win;
+	const uint8_t *opts;
+	unsigned optlen;
+	const char *data;
+};
+
+static struct rte_mbuf *
+mk_seg(const struct seg *s, unsigned port)
+{
+	struct rte_mbuf *m = rte_pktmbuf_alloc(mp);
+	unsigned dlen = s->data ? (unsigned)strlen(s->data) : 0;
+	unsigned total = sizeof(struct rte_ether_hdr) + 20 + 20 + s->optlen + dlen;
+	struct rte_ether_hdr *eh;
+	struct rte_ipv4_hdr *ip;
+	struct rte_tcp_hdr *th;
+
+	assert_non_null(m);
+	eh = (struct rte_ether_hdr *)rte_pktmbuf_append(m, (uint16_t)total);
+	eh->dst_addr = port == 0 ? mac_p0 : mac_p1;
+	eh->src_addr = port == 0 ? mac_client : mac_backend;
+	eh->ether_type = RTE_BE16(RTE_ETHER_TYPE_IPV4);
+	ip = (struct rte_ipv4_hdr *)(eh + 1);
+	memset(ip, 0, sizeof(*ip));
+	ip->version_ihl = RTE_IPV4_VHL_DEF;
+	ip->total_length = rte_cpu_to_be_16((uint16_t)(total - sizeof(*eh)));
+	ip->time_to_live = 64;
+	ip->next_proto_id = IPPROTO_TCP;
+	ip->src_addr = ip4(s->src);
+	ip->dst_addr = ip4(s->dst);
+	ip->hdr_checksum = rte_ipv4_cksum(ip);
+	th = (struct rte_tcp_hdr *)(ip + 1);
+	memset(th, 0, sizeof(*th));
+	th->src_port = rte_cpu_to_be_16(s->sport);
+	th->dst_port = rte_cpu_to_be_16(s->dport);
+	th->sent_seq = rte_cpu_to_be_32(s->seq);
+	th->recv_ack = rte_cpu_to_be_32(s->ack);
+	th->data_off = (uint8_t)(((20 + s->optlen) / 4) << 4);
+	th->tcp_flags = s->flags;
+	th->rx_win = rte_cpu_to_be_16(s->win ? s->win : 502);
+	if (s->optlen)
+		memcpy(th + 1, s->opts, s->optlen);
+	if (dlen)
+		memcpy((uint8_t *)(th + 1) + s->optlen, s->data, dlen);
+	th->cksum = rte_ipv4_udptcp_cksum(ip, th);
+	return m;
+}
+
+/* Take the only frame on port's TX buffer; check its checksums. */
+static struct rte_mbuf *
+take(unsigned port, struct rte_ipv4_hdr **ip, struct rte_tcp_hdr **th)
+{
+	struct sy_txq *q = &w->txq[port];
+	struct rte_mbuf *m;
+	struct rte_ether_hdr *eh;
+
+	if (q->n != 1)
+		fail_msg("port %u: expected one frame to send, have %u", port, q->n);
+	m = q->pkts[0];
+	q->n = 0;
+	eh = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
+	assert_memory_equal(&eh->dst_addr, port == 0 ? &mac_client : &mac_backend, 6);
+	*ip = (struct rte_ipv4_hdr *)(eh + 1);
+	*th = (struct rte_tcp_hdr *)((uint8_t *)*ip + rte_ipv4_hdr_len(*ip));
+	assert_int_equal(rte_raw_cksum(*ip, rte_ipv4_hdr_len(*ip)), 0xffff);
+	assert_int_equal(rte_ipv4_udptcp_cksum_verify(*ip, *th), 0);
+	return m;
+}
+
+static void
+expect_nothing_sent(void)
+{
+	assert_int_equal(w->txq[0].n, 0);
+	assert_int_equal(w->txq[1].n, 0);
+}
+
+static unsigned
+payload_len(const struct rte_ipv4_hdr *ip, const struct rte_tcp_hdr *th)
+{
+	return rte_be_to_cpu_16(ip->total_length) - rte_ipv4_hdr_len(ip) - (th->data_off >> 4) * 4u;
+}
+
+static const char *
+payload(const struct rte_tcp_hdr *th)
+{
+	return (const char *)th + (th->data_off >> 4) * 4;
+}
+
+static void
+send_in(unsigned port, const struct seg *s)
+{
+	sy_eth_input(w, (uint16_t)port, mk_seg(s, port));
+}
+
+static uint64_t
+drops_total(void)
+{
+	uint64_t n = 0;
+	int i;
+
+	for (i = 0; i < SY_DROP__COUNT; i++)
+		n += w->counters.drops[i];
+	return n;
+}
+
+static void
+advance_ms(uint64_t ms)
+{
+	w->now += sh->tsc_per_ms * ms;
+	sy_tcp_timers_run(w);
+}
+
+static void
+put(const struct sy_kind *kind, const char *name, json_t *obj)
+{
+	json_object_set_new(obj, "metadata", json_pack("{s:s, s:s}", "name", name, "namespace", "t"));
+	sy_object_free(sy_store_put(&store, sy_object_new(kind, "t", name, obj,
+							   "2026-01-01T00:00:00Z", name)));
+	json_decref(obj);
+}
+
+static int
+group_setup(void **state)
+{
+	static const struct sy_compile_opts opts = {
+		.routing_subdomain = "apps.test",
+		.router_name = "default",
+		.no_route_status = 503,
+		.now = "2026-01-01T00:00:00Z",
+	};
+	char err[256];
+	struct sy_port_addr *pa;
+
+	if (sy_test_eal_init("test_splice_conn") < 0)
+		return -1;
+	mp = rte_pktmbuf_pool_create("t_splice", 2047, 0, 0, RTE_MBUF_DEFAULT_BUF_SIZE,
+				     SOCKET_ID_ANY);
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.n_workers = 1;
+	cfg.n_ports = 2;
+	cfg.http_port = 80;
+	cfg.https_port = 443;
+	snprintf(cfg.ports[0].name, SY_NAME_MAX, "client");
+	pa = &cfg.ports[0].ipv4[cfg.ports[0].n_ipv4++];
+	sy_prefix_parse(VIP "/24", &pa->addr, &pa->prefix_len);
+	snprintf(cfg.ports[1].name, SY_NAME_MAX, "backend");
+	pa = &cfg.ports[1].ipv4[cfg.ports[1].n_ipv4++];
+	sy_prefix_parse(SNAT "/24", &pa->addr, &pa->prefix_len);
+	if (mp == NULL || sy_dp_shared_create(&cfg, mp, 1, &sh, err, sizeof(err)) < 0)
+		return -1;
+	sh->ports[0].mac = mac_p0;
+	sh->ports[1].mac = mac_p1;
+
+	/* web.test -> service s -> 198.18.1.10:8080 */
+	sy_store_init(&store);
+	put(&sy_kind_endpoints, "s",
+	    json_pack("{s:s, s:s, s:[{s:[{s:s}], s:[{s:i}]}]}", "apiVersion", "v1", "kind",
+		      "Endpoints", "subsets", "addresses", "ip", BACKEND, "ports", "port", 8080));
+	put(&sy_kind_route, "web",
+	    json_pack("{s:s, s:s, s:{s:s, s:{s:s}}}", "apiVersion", "route.openshift.io/v1",
+		      "kind", "Route", "spec", "host", "web.test", "to", "name", "s"));
+	gen = sy_compile(&store, &opts, 1);
+	return gen ? 0 : -1;
+}
+
+static int
+group_teardown(void **state)
+{
+	sy_generation_free(gen);
+	sy_store_fini(&store);
+	sy_dp_shared_free(sh);
+	rte_mempool_free(mp);
+	sy_test_eal_fini();
+	return 0;
+}
+
+/* A fresh worker that knows the client's and the backend's MACs. */
+static int
+setup(void **state)
+{
+	struct rte_ipv4_hdr *ip;
+	struct rte_tcp_hdr *th;
+
+	w = sy_worker_create(sh, 0, rte_get_main_lcore());
+	assert_non_null(w);
+	w->gen = gen;
+	/* The peers' MACs as another worker would post them. */
+	(void)ip;
+	(void)th;
+	{
+		struct sy_arp_update u;
+
+		u.ip = ip4(CLIENT);
+		u.port = 0;
+		u.mac = mac_client;
+		rte_ring_enqueue_elem(sh->nb_ring[0], &u, sizeof(u));
+		u.ip = ip4(BACKEND);
+		u.port = 1;
+		u.mac = mac_backend;
+		rte_ring_enqueue_elem(sh->nb_ring[0], &u, sizeof(u));
+		sy_arp_drain_updates(w);
+	}
+	assert_non_null(sy_arp_lookup(w, 0, ip4(CLIENT)));
+	assert_non_null(sy_arp_lookup(w, 1, ip4(BACKEND)));
+	return 0;
+}
+
+static int
+teardown(void **state)
+{
+	sy_worker_destroy(w);
+	w = NULL;
+	/* Every mbuf back in the pool: nothing held or leaked. */
+	assert_int_equal(rte_mempool_avail_count(mp), 2047);
+	return 0;
+}
+
+/* Client options: MSS 1460, SACK-permitted, TS, window scale 7 (Linux's order). */
+static uint8_t syn_opts[20];
+static unsigned
+client_syn_opts(uint32_t tsval)
+{
+	struct sy_tcp_syn_opts o = { .mss = 1460, .wscale = 7, .sack_ok = true, .ts_ok = true,
+				     .tsval = tsval, .tsecr = 0 };
+
+	return sy_tcp_write_syn_opts(syn_opts, &o);
+}
+
+static uint8_t ts_buf[12];
+static const uint8_t *
+ts_opt(uint32_t tsval, uint32_t tsecr)
+{
+	sy_tcp_write_ts_opt(ts_buf, tsval, tsecr);
+	return ts_buf;
+}
+
+/* Handshake with the router; returns the cookie ISN and our SYN-ACK TSval. */
+static uint32_t
+handshake(uint32_t isn_c, uint16_t sport, uint32_t *tsval_r)
+{
+	struct rte_ipv4_hdr *ip;
+	struct rte_tcp_hdr *th;
+	struct sy_tcp_syn_opts o;
+	struct rte_mbuf *m;
+	uint32_t isn_r;
+	struct seg s = { CLIENT, VIP, sport, 80, isn_c, 0, RTE_TCP_SYN_FLAG, 64240, NULL, 0, NULL };
+
+	s.optlen = client_syn_opts(1000);
+	s.opts = syn_opts;
+	send_in(0, &s);
+	m = take(0, &ip, &th);
+	assert_int_equal(th->tcp_flags, RTE_TCP_SYN_FLAG | RTE_TCP_ACK_FLAG);
+	assert_int_equal(rte_be_to_cpu_32(th->recv_ack), isn_c + 1);
+	assert_int_equal(ip->src_addr, ip4(VIP));
+	assert_int_equal(sy_tcp_parse_syn_opts(th, &o), 0);
+	assert_true(o.sack_ok && o.ts_ok);
+	assert_int_equal(o.wscale, 7);
+	assert_int_equal(o.tsecr, 1000);
+	assert_true(o.mss <= 1460 && o.mss >= 536);
+	isn_r = rte_be_to_cpu_32(th->sent_seq);
+	*tsval_r = o.tsval;
+	rte_pktmbuf_free(m);
+	assert_int_equal(w->counters.syn_cookies_sent, 1);
+	assert_int_equal(w->counters.flows_active, 0); /* no state before the ACK */
+
+	s.flags = RTE_TCP_ACK_FLAG;
+	s.seq = isn_c + 1;
+	s.ack = isn_r + 1;
+	s.opts = ts_opt(1001, *tsval_r);
+	s.optlen = 12;
+	s.win = 502;
+	send_in(0, &s);
+	assert_int_equal(w->counters.flows_active, 1);
+	expect_nothing_sent();
+	return isn_r;
+}
+
+static void
+test_splice_lifecycle_wraps(void **state)
+{
+	/* Both legs cross 2^32: the client's ISN and the backend's. */
+	const uint32_t isn_c = 0xfffffff0u, isn_b = 0xfffffffeu;
+	const char *part1 = "GET /x HTTP/1.1\r\nHo";   /* 19 bytes: wraps the client seq */
+	const char *part2 = "st: web.test\r\n\r\n";
+	const uint32_t p1 = (uint32_t)strlen(part1), p2 = (uint32_t)strlen(part2);
+	struct rte_ipv4_hdr *ip;
+	struct rte_tcp_hdr *th;
+	struct sy_tcp_syn_opts o;
+	struct rte_mbuf *m;
+	uint32_t tsval_r, isn_r, tsval, tsecr, d_seq;
+	uint16_t snat_port;
+	struct seg s;
+	uint8_t opts[40];
+	unsigned olen;
+
+	isn_r = handshake(isn_c, 40000, &tsval_r);
+
+	/* The request in two segments, second one first: nothing is acknowledged
+	 * or sent until the head is whole. */
+	s = (struct seg){ CLIENT, VIP, 40000, 80, isn_c + 1 + p1, isn_r + 1, RTE_TCP_ACK_FLAG, 502,
+			  ts_opt(1003, tsval_r), 12, part2 };
+	send_in(0, &s);
+	expect_nothing_sent();
+	s.seq = isn_c + 1;
+	s.data = part1;
+	s.opts = ts_opt(1002, tsval_r);
+	send_in(0, &s);
+
+	/* The backend SYN: the client's ISN and options, from our SNAT address. */
+	m = take(1, &ip, &th);
+	assert_int_equal(th->tcp_flags, RTE_TCP_SYN_FLAG);
+	assert_int_equal(rte_be_to_cpu_32(th->sent_seq), isn_c);
+	assert_int_equal(ip->src_addr, ip4(SNAT));
+	assert_int_equal(ip->dst_addr, ip4(BACKEND));
+	assert_int_equal(rte_be_to_cpu_16(th->dst_port), 8080);
+	snat_port = rte_be_to_cpu_16(th->src_port);
+	assert_int_equal(sy_tcp_parse_syn_opts(th, &o), 0);
+	assert_true(o.sack_ok && o.ts_ok);
+	assert_int_equal(o.wscale, 7);
+	assert_int_equal(o.tsval, 1003); /* the client's latest TSval */
+	assert_int_equal(o.mss, 1460);
+	rte_pktmbuf_free(m);
+	expect_nothing_sent();
+
+	/* The backend answers: window scale 5, its own TS clock. */
+	{
+		struct sy_tcp_syn_opts bo = { .mss = 1460, .wscale = 5, .sack_ok = true,
+					      .ts_ok = true, .tsval = 50000, .tsecr = 1003 };
+
+		olen = sy_tcp_write_syn_opts(opts, &bo);
+	}
+	s = (struct seg){ BACKEND, SNAT, 8080, snat_port, isn_b, isn_c + 1,
+			  RTE_TCP_SYN_FLAG | RTE_TCP_ACK_FLAG, 65160, opts, olen, NULL };
+	send_in(1, &s);
+	assert_int_equal(w->counters.conns_spliced, 1);
+	/* The held bytes go to the backend in order, their ACK (of our cookie)
+	 * now acknowledging the backend's SYN-ACK, TSecr its clock. */
+	assert_int_equal(w->txq[1].n, 2);
+	{
+		struct sy_txq keep = w->txq[1];
+		unsigned i;
+
+		for (i = 0; i < 2; i++) {
+			w->txq[1].n = 1;
+			w->txq[1].pkts[0] = keep.pkts[i];
+			m = take(1, &ip, &th);
+			assert_int_equal(rte_be_to_cpu_32(th->sent_seq), i == 0 ? isn_c + 1 : isn_c + 1 + p1);
+			assert_int_equal(rte_be_to_cpu_32(th->recv_ack), isn_b + 1); /* wrapped: 0xffffffff */
+			assert_int_equal(payload_len(ip, th), i == 0 ? p1 : p2);
+			assert_true(sy_tcp_find_ts(th, &tsval, &tsecr));
+			assert_int_equal(tsecr, 50000);
+			assert_int_equal(ip->src_addr, ip4(SNAT));
+			assert_int_equal(rte_be_to_cpu_16(th->src_port), snat_port);
+			rte_pktmbuf_free(m);
+		}
+		w->txq[1].n = 0;
+	}
+
+	/* Backend data to the client: seq moved into our ISN space (the backend's
+	 * seq wraps past 2^32 here), TSval into our clock, window from scale 5
+	 * to our 7, addresses back to the VIP. */
+	d_seq = isn_r - isn_b;
+	s = (struct seg){ BACKEND, SNAT, 8080, snat_port, isn_b + 1, isn_c + 1 + p1 + p2,
+			  RTE_TCP_ACK_FLAG | RTE_TCP_PSH_FLAG, 1000, ts_opt(50010, 1003), 12,
+			  "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok" };
+	send_in(1, &s);
+	m = take(0, &ip, &th);
+	assert_int_equal(ip->src_addr, ip4(VIP));
+	assert_int_equal(ip->dst_addr, ip4(CLIENT));
+	assert_int_equal(rte_be_to_cpu_16(th->src_port), 80);
+	assert_int_equal(rte_be_to_cpu_16(th->dst_port), 40000);
+	assert_int_equal(rte_be_to_cpu_32(th->sent_seq), isn_b + 1 + d_seq);
+	assert_int_equal(rte_be_to_cpu_32(th->sent_seq), isn_r + 1);
+	assert_int_equal(rte_be_to_cpu_32(th->recv_ack), isn_c + 1 + p1 + p2);
+	assert_true(sy_tcp_find_ts(th, &tsval, &tsecr));
+	assert_int_equal(tsval, tsval_r + 10);
+	assert_int_equal(tsecr, 1003);
+	assert_int_equal(rte_be_to_cpu_16(th->rx_win), 1000 / 4); /* 1000 << 5 >> 7 */
+	assert_memory_equal(payload(th), "HTTP/1.1 200 OK", 15);
+	rte_pktmbuf_free(m);
+
+	/* The client acknowledges with a SACK block in our space: translated
+	 * into the backend's. */
+	{
+		uint8_t sack[12 + 12] = { 1, 1, 5, 10 };
+		uint32_t l = rte_cpu_to_be_32(isn_r + 100), r = rte_cpu_to_be_32(isn_r + 200);
+
+		memcpy(sack + 4, &l, 4);
+		memcpy(sack + 8, &r, 4);
+		sy_tcp_write_ts_opt(sack + 12, 1004, tsval_r + 10);
+		s = (struct seg){ CLIENT, VIP, 40000, 80, isn_c + 1 + p1 + p2, isn_r + 1 + 39,
+				  RTE_TCP_ACK_FLAG, 502, sack, 24, NULL };
+		send_in(0, &s);
+		m = take(1, &ip, &th);
+		assert_int_equal(rte_be_to_cpu_32(th->recv_ack), isn_b + 1 + 39);
+		memcpy(&l, (uint8_t *)(th + 1) + 4, 4);
+		memcpy(&r, (uint8_t *)(th + 1) + 8, 4);
+		assert_int_equal(rte_be_to_cpu_32(l), isn_b + 100);
+		assert_int_equal(rte_be_to_cpu_32(r), isn_b + 200);
+		assert_true(sy_tcp_find_ts(th, &tsval, &tsecr));
+		assert_int_equal(tsecr, 50010); /* back in the backend's clock */
+		rte_pktmbuf_free(m);
+	}
+
+	/* Close: client FIN, backend FIN+ACK, client's last ACK. */
+	s = (struct seg){ CLIENT, VIP, 40000, 80, isn_c + 1 + p1 + p2, isn_r + 1 + 39,
+			  RTE_TCP_ACK_FLAG | RTE_TCP_FIN_FLAG, 502, ts_opt(1005, tsval_r + 10), 12, NULL };
+	send_in(0, &s);
+	rte_pktmbuf_free(take(1, &ip, &th));
+	s = (struct seg){ BACKEND, SNAT, 8080, snat_port, isn_b + 1 + 39, isn_c + 2 + p1 + p2,
+			  RTE_TCP_ACK_FLAG | RTE_TCP_FIN_FLAG, 1000, ts_opt(50020, 1005), 12, NULL };
+	send_in(1, &s);
+	rte_pktmbuf_free(take(0, &ip, &th));
+	s = (struct seg){ CLIENT, VIP, 40000, 80, isn_c + 2 + p1 + p2, isn_r + 1 + 40,
+			  RTE_TCP_ACK_FLAG, 502, ts_opt(1006, tsval_r + 20), 12, NULL };
+	send_in(0, &s);
+	/* The last ACK still passes (LINGER translates late packets). */
+	m = take(1, &ip, &th);
+	assert_int_equal(rte_be_to_cpu_32(th->recv_ack), isn_b + 1 + 40);
+	rte_pktmbuf_free(m);
+	assert_int_equal(w->counters.flows_active, 1);
+	advance_ms(2100);
+	assert_int_equal(w->counters.flows_active, 0);
+	assert_int_equal(w->counters.conns_closed, 1);
+	assert_int_equal(drops_total(), 0);
+}
+
+static void
+test_unknown_host_answer(void **state)
+{
+	struct rte_ipv4_hdr *ip;
+	struct rte_tcp_hdr *th;
+	struct rte_mbuf *m;
+	uint32_t tsval_r, isn_r, isn_c = 12345;
+	const char *req = "GET / HTTP/1.1\r\nHost: nobody.test\r\n\r\n";
+	uint32_t len = (uint32_t)strlen(req), ans;
+	struct seg s;
+
+	isn_r = handshake(isn_c, 40001, &tsval_r);
+	s = (struct seg){ CLIENT, VIP, 40001, 80, isn_c + 1, isn_r + 1, RTE_TCP_ACK_FLAG, 502,
+			  ts_opt(1002, tsval_r), 12, req };
+	send_in(0, &s);
+	m = take(0, &ip, &th);
+	assert_int_equal(th->tcp_flags, RTE_TCP_ACK_FLAG | RTE_TCP_PSH_FLAG | RTE_TCP_FIN_FLAG);
+	assert_int_equal(rte_be_to_cpu_32(th->sent_seq), isn_r + 1);
+	assert_int_equal(rte_be_to_cpu_32(th->recv_ack), isn_c + 1 + len);
+	assert_memory_equal(payload(th), "HTTP/1.1 503 Service Unavailable\r\n", 34);
+	ans = payload_len(ip, th);
+	rte_pktmbuf_free(m);
+	/* Lost: it comes again after the RTO. */
+	advance_ms(300);
+	m = take(0, &ip, &th);
+	assert_int_equal(rte_be_to_cpu_32(th->sent_seq), isn_r + 1);
+	rte_pktmbuf_free(m);
+	/* The client takes it and closes; we acknowledge its FIN and linger. */
+	s = (struct seg){ CLIENT, VIP, 40001, 80, isn_c + 1 + len, isn_r + 2 + ans,
+			  RTE_TCP_ACK_FLAG | RTE_TCP_FIN_FLAG, 502, ts_opt(1003, tsval_r), 12, NULL };
+	send_in(0, &s);
+	m = take(0, &ip, &th);
+	assert_int_equal(th->tcp_flags, RTE_TCP_ACK_FLAG);
+	assert_int_equal(rte_be_to_cpu_32(th->recv_ack), isn_c + 2 + len);
+	rte_pktmbuf_free(m);
+	assert_int_equal(w->counters.conns_answered, 1);
+	advance_ms(2100);
+	assert_int_equal(w->counters.flows_active, 0);
+}
+
+/* A forged or stale ACK makes no state. */
+static void
+test_forged_ack(void **state)
+{
+	struct seg s = { CLIENT, VIP, 40002, 80, 777, 0x12345678, RTE_TCP_ACK_FLAG, 502, NULL, 0,
+			 "GET / HTTP/1.1\r\nHost: web.test\r\n\r\n" };
+
+	send_in(0, &s);
+	expect_nothing_sent();
+	assert_int_equal(w->counters.flows_active, 0);
+	assert_int_equal(w->counters.drops[SY_DROP_TCP_COOKIE_INVALID], 1);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_splice_lifecycle_wraps, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_unknown_host_answer, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_forged_ack, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, group_setup, group_teardown);
+}
