@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-#include <ctype.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -7,145 +7,28 @@
 #include "arena.h"
 #include "compile.h"
 
-/* One Route as the compiler sees it. */
-struct route_in {
-	struct sy_object *o;
-	char *host;
-	const char *path;        /* "/" when the route has none */
-	const char *termination; /* "" when no TLS */
-	bool wildcard;
-	bool admitted;
-	const char *reason;
-	char message[512];
-};
-
 /* One endpoint while pools are being built. */
 struct ep_tmp {
 	struct sy_addr addr;
 	uint16_t port;
 };
 
-char *
-sy_route_effective_host(const struct sy_object *route, const char *suffix)
+int
+sy_compile_add_rule(struct sy_compile_ctx *cx, const struct sy_rule_in *r)
 {
-	const json_t *spec = json_object_get(route->obj, "spec");
-	const char *host = json_string_value(json_object_get(spec, "host"));
-	char *out, *p;
+	if (cx->n_rules == cx->cap) {
+		size_t cap = cx->cap ? cx->cap * 2 : 64;
+		struct sy_rule_in *grown = realloc(cx->rules, cap * sizeof(*grown));
 
-	if (host != NULL && host[0] != '\0') {
-		out = strdup(host);
-	} else {
-		/* OpenShift's SimpleAllocationPlugin: dots in the name become dashes. */
-		if (asprintf(&out, "%s-%s.%s", route->name, route->ns, suffix) < 0)
-			return NULL;
-		for (p = out; *p && p < out + strlen(route->name); p++)
-			if (*p == '.')
-				*p = '-';
-	}
-	if (out == NULL)
-		return NULL;
-	for (p = out; *p; p++)
-		*p = (char)tolower((unsigned char)*p);
-	return out;
-}
-
-/* OpenShift's RouteLessThan: older creationTimestamp first, then smaller uid. */
-static int
-cmp_route_age(const void *a, const void *b)
-{
-	const struct route_in *x = a, *y = b;
-	int c = strcmp(x->o->created, y->o->created);
-
-	return c ? c : strcmp(x->o->uid, y->o->uid);
-}
-
-static void
-admit(struct route_in *routes, size_t n, const struct sy_compile_opts *opts)
-{
-	json_t *claims = json_object(); /* host -> [index of admitted route] */
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		struct route_in *r = &routes[i];
-		json_t *list = json_object_get(claims, r->host);
-		size_t k;
-		json_t *v;
-
-		r->admitted = false;
-		if (r->wildcard && !opts->allow_wildcard_routes) {
-			r->reason = "RouteNotAdmitted";
-			snprintf(r->message, sizeof(r->message), "wildcard routes are not allowed");
-			continue;
+		if (grown == NULL) {
+			free(r->host);
+			return -ENOMEM;
 		}
-		json_array_foreach(list, k, v) {
-			struct route_in *owner = &routes[json_integer_value(v)];
-
-			/* The oldest route's namespace owns the whole host; within it,
-			 * one route per path (openshift/router hostindex SameNamespace). */
-			if (strcmp(owner->o->ns, r->o->ns) != 0) {
-				r->reason = "HostAlreadyClaimed";
-				snprintf(r->message, sizeof(r->message),
-					 "a route in another namespace holds host %s", r->host);
-				break;
-			}
-			if (strcmp(owner->path, r->path) == 0) {
-				r->reason = "HostAlreadyClaimed";
-				snprintf(r->message, sizeof(r->message), "route %s/%s has host %s",
-					 owner->o->ns, owner->o->name, r->host);
-				break;
-			}
-			if ((strcmp(owner->termination, "passthrough") == 0) !=
-			    (strcmp(r->termination, "passthrough") == 0)) {
-				/* A passthrough host is carried by SNI alone; it cannot
-				 * also be terminated for a path on the same host. */
-				r->reason = "HostAlreadyClaimed";
-				snprintf(r->message, sizeof(r->message),
-					 "route %s/%s has host %s with %s termination", owner->o->ns,
-					 owner->o->name, r->host,
-					 owner->termination[0] ? owner->termination : "no");
-				break;
-			}
-		}
-		if (r->reason != NULL)
-			continue;
-		if (list == NULL) {
-			list = json_array();
-			json_object_set_new(claims, r->host, list);
-		}
-		json_array_append_new(list, json_integer((json_int_t)i));
-		r->admitted = true;
+		cx->rules = grown;
+		cx->cap = cap;
 	}
-	json_decref(claims);
-}
-
-/* Keep lastTransitionTime when the condition did not change. */
-static void
-set_route_status(struct route_in *r, const struct sy_compile_opts *opts)
-{
-	const char *wp = json_string_value(json_object_get(json_object_get(r->o->obj, "spec"),
-							   "wildcardPolicy"));
-	const char *status = r->admitted ? "True" : "False";
-	const char *since = opts->now;
-	json_t *old = json_object_get(json_object_get(json_array_get(json_object_get(r->o->status,
-									      "ingress"), 0),
-						      "conditions"), 0);
-	json_t *cond, *st;
-
-	if (old != NULL && json_is_string(json_object_get(old, "status")) &&
-	    strcmp(json_string_value(json_object_get(old, "status")), status) == 0 &&
-	    json_is_string(json_object_get(old, "lastTransitionTime")))
-		since = json_string_value(json_object_get(old, "lastTransitionTime"));
-	cond = json_pack("{s:s, s:s, s:s}", "type", "Admitted", "status", status,
-			 "lastTransitionTime", since);
-	if (!r->admitted) {
-		json_object_set_new(cond, "reason", json_string(r->reason));
-		json_object_set_new(cond, "message", json_string(r->message));
-	}
-	st = json_pack("{s:[{s:s, s:s, s:s, s:[o]}]}", "ingress", "host", r->host, "routerName",
-		       opts->router_name, "wildcardPolicy", wp && wp[0] ? wp : "None", "conditions",
-		       cond);
-	json_decref(r->o->status);
-	r->o->status = st;
+	cx->rules[cx->n_rules++] = *r;
+	return 0;
 }
 
 /* Does Endpoints port `ep` match the route's targetPort (name or number),
@@ -226,48 +109,29 @@ collect_endpoints(struct sy_store *st, const char *ns, const char *name, const j
 	return n;
 }
 
-static uint32_t
-backend_weight(const json_t *b)
-{
-	const json_t *w = json_object_get(b, "weight");
-
-	/* library-go defaulting: a nil weight is 100. */
-	return json_is_integer(w) ? (uint32_t)json_integer_value(w) : 100;
-}
-
 /*
- * A Route's pool: `to` and alternateBackends, with each service's weight spread
- * over its endpoints the way openshift/router's calculateServiceWeights does:
- * weight/endpoints per endpoint, scaled so the largest is 256, truncated, at
- * least 1 when the service weight is not 0; when only one service has weight
- * and endpoints, each of its endpoints gets 1.
+ * A rule's pool: its services, each service's weight spread over its
+ * endpoints as the rule's peer does it (enum sy_weight_mode).
  */
 static int
-build_route_pool(struct sy_arena *a, struct sy_store *st, const struct route_in *r,
-		 struct sy_pool *pool)
+build_pool(struct sy_arena *a, struct sy_store *st, const struct sy_rule_in *r, struct sy_pool *pool)
 {
-	const json_t *spec = json_object_get(r->o->obj, "spec");
-	const json_t *target = json_object_get(json_object_get(spec, "port"), "targetPort");
-	const json_t *backends[4];
-	struct ep_tmp *eps[4] = { NULL };
-	size_t n_eps[4] = { 0 };
-	size_t nb = 0, i, j, total_eps = 0, k = 0;
-	double per_ep[4], max_per_ep = 0;
+	struct ep_tmp *eps[SY_RULE_BACKENDS_MAX] = { NULL };
+	size_t n_eps[SY_RULE_BACKENDS_MAX] = { 0 };
+	size_t nb = r->n_backends, i, j, total_eps = 0, k = 0;
+	double per_ep[SY_RULE_BACKENDS_MAX], max_per_ep = 0;
+	uint64_t total_w = 0;
 	unsigned live = 0;
 
-	backends[nb++] = json_object_get(spec, "to");
-	for (i = 0; i < json_array_size(json_object_get(spec, "alternateBackends")) && nb < 4; i++)
-		backends[nb++] = json_array_get(json_object_get(spec, "alternateBackends"), i);
-
-	pool->services = sy_arena_alloc(a, nb * sizeof(*pool->services));
+	pool->services = sy_arena_alloc(a, (nb ? nb : 1) * sizeof(*pool->services));
 	if (pool->services == NULL)
 		return -1;
 	pool->n_services = (uint32_t)nb;
 	for (i = 0; i < nb; i++) {
-		const char *name = json_string_value(json_object_get(backends[i], "name"));
-		uint32_t w = backend_weight(backends[i]);
+		const char *name = r->backends[i].service;
+		uint32_t w = r->backends[i].weight;
 
-		n_eps[i] = collect_endpoints(st, r->o->ns, name, target, &eps[i]);
+		n_eps[i] = collect_endpoints(st, r->o->ns, name, r->target_port, &eps[i]);
 		pool->services[i].ns = sy_arena_strdup(a, r->o->ns);
 		pool->services[i].name = sy_arena_strdup(a, name);
 		pool->services[i].weight = w;
@@ -276,8 +140,10 @@ build_route_pool(struct sy_arena *a, struct sy_store *st, const struct route_in 
 		per_ep[i] = n_eps[i] ? (double)w / (double)n_eps[i] : 0;
 		if (per_ep[i] > max_per_ep)
 			max_per_ep = per_ep[i];
-		if (w > 0 && n_eps[i] > 0)
+		if (w > 0 && n_eps[i] > 0) {
 			live++;
+			total_w += w;
+		}
 	}
 	pool->endpoints = sy_arena_alloc(a, (total_eps ? total_eps : 1) * sizeof(*pool->endpoints));
 	if (pool->endpoints == NULL)
@@ -287,10 +153,14 @@ build_route_pool(struct sy_arena *a, struct sy_store *st, const struct route_in 
 		uint32_t w = pool->services[i].weight;
 		uint32_t ew;
 
-		if (live == 1)
-			ew = (w > 0) ? 1 : 0;
-		else if (w == 0 || max_per_ep == 0)
+		if (w == 0 || n_eps[i] == 0 || max_per_ep == 0)
 			ew = 0;
+		else if (r->weights == SY_WEIGHTS_PER_SERVICE)
+			/* Share w/total split over n endpoints, in units fine
+			 * enough that 1 endpoint of 1000 keeps its share. */
+			ew = (uint32_t)((double)w * 1000000.0 / (double)total_w / (double)n_eps[i]) + 1;
+		else if (live == 1)
+			ew = 1;
 		else {
 			ew = (uint32_t)(per_ep[i] * 256.0 / max_per_ep);
 			if (ew == 0)
@@ -315,41 +185,32 @@ fail:
 	return -1;
 }
 
-static enum sy_tls_mode
-tls_mode(const char *termination)
-{
-	if (strcmp(termination, "passthrough") == 0)
-		return SY_TLS_PASSTHROUGH;
-	if (strcmp(termination, "reencrypt") == 0)
-		return SY_TLS_REENCRYPT;
-	if (strcmp(termination, "edge") == 0)
-		return SY_TLS_EDGE;
-	return SY_TLS_NONE;
-}
-
-/* Longest path first (OpenShift sorts its map so the longest prefix wins). */
+/* Longest path first (OpenShift sorts its map so the longest prefix wins);
+ * exact matches before prefixes of the same length. */
 static int
 cmp_rule_path(const void *a, const void *b)
 {
-	const struct route_in *x = *(struct route_in *const *)a;
-	const struct route_in *y = *(struct route_in *const *)b;
+	const struct sy_rule_in *x = *(struct sy_rule_in *const *)a;
+	const struct sy_rule_in *y = *(struct sy_rule_in *const *)b;
 	size_t lx = strlen(x->path), ly = strlen(y->path);
 
 	if (lx != ly)
 		return lx > ly ? -1 : 1;
+	if (x->match != y->match)
+		return x->match == SY_PATH_EXACT ? -1 : 1;
 	return strcmp(x->path, y->path);
 }
 
 static int
 build_vhost(struct sy_arena *a, struct sy_store *st, struct sy_generation *g, struct sy_vhost *vh,
-	    const char *host, struct route_in **rs, size_t n)
+	    const char *host, struct sy_rule_in **rs, size_t n)
 {
 	size_t i;
 
 	qsort(rs, n, sizeof(*rs), cmp_rule_path);
 	vh->host = sy_arena_strdup(a, host);
 	vh->host_len = (uint32_t)strlen(host);
-	vh->tls = tls_mode(rs[0]->termination);
+	vh->tls = rs[0]->tls;
 	vh->rules = sy_arena_alloc(a, n * sizeof(*vh->rules));
 	if (vh->host == NULL || vh->rules == NULL)
 		return -1;
@@ -366,7 +227,7 @@ build_vhost(struct sy_arena *a, struct sy_store *st, struct sy_generation *g, st
 		struct sy_rule *rule = &vh->rules[i];
 		char who[512];
 
-		rule->match = SY_PATH_PREFIX;
+		rule->match = rs[i]->match;
 		rule->path = sy_arena_strdup(a, rs[i]->path);
 		rule->path_len = (uint32_t)strlen(rs[i]->path);
 		rule->kind = rs[i]->o->kind->kind;
@@ -374,7 +235,7 @@ build_vhost(struct sy_arena *a, struct sy_store *st, struct sy_generation *g, st
 		rule->object = sy_arena_strdup(a, who);
 		rule->pool = g->n_pools;
 		if (rule->path == NULL || rule->object == NULL ||
-		    build_route_pool(a, st, rs[i], &g->pools[g->n_pools]) < 0)
+		    build_pool(a, st, rs[i], &g->pools[g->n_pools]) < 0)
 			return -1;
 		g->n_pools++;
 	}
@@ -402,85 +263,105 @@ index_vhosts(struct sy_arena *a, struct sy_generation *g)
 	return 0;
 }
 
+/* Older claim first: creationTimestamp, then uid (OpenShift's RouteLessThan). */
+static bool
+claim_older(const struct sy_object *a, const struct sy_object *b)
+{
+	int c = strcmp(a->created, b->created);
+
+	return c < 0 || (c == 0 && strcmp(a->uid, b->uid) < 0);
+}
+
+/*
+ * One host, rules from several kinds: the kind whose oldest object on the
+ * host is the oldest of all keeps the host; the other kinds' rules for it
+ * are dropped and their kinds told (each kind has settled claims among its
+ * own objects already, by its own peer's rules).
+ */
+static void
+settle_cross_kind(struct sy_compile_ctx *cx, struct sy_rule_in **rs, size_t n, const char *host)
+{
+	const struct sy_object *winner = NULL;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (winner == NULL || claim_older(rs[i]->o, winner))
+			winner = rs[i]->o;
+	for (i = 0; i < n; i++) {
+		if (rs[i]->o->kind == winner->kind)
+			continue;
+		rs[i]->displaced = true;
+		if (rs[i]->o->kind->displaced != NULL)
+			rs[i]->o->kind->displaced(cx, rs[i]->o, host, winner);
+	}
+}
+
 struct sy_generation *
 sy_compile(struct sy_store *st, const struct sy_compile_opts *opts, uint64_t id)
 {
-	size_t n = 0, i, n_admitted = 0;
-	struct sy_object **objs = sy_store_list(st, &sy_kind_route, NULL, &n);
-	struct route_in *routes = calloc(n ? n : 1, sizeof(*routes));
-	struct route_in **by_host = calloc(n ? n : 1, sizeof(*by_host));
+	struct sy_compile_ctx cx = { .st = st, .opts = opts };
+	const struct sy_kind *const *k;
+	struct sy_rule_in **by_host = NULL;
 	struct sy_arena *a = sy_arena_new();
 	struct sy_generation *g = a ? sy_arena_alloc(a, sizeof(*g)) : NULL;
-	json_t *hosts = json_object(); /* host -> [route index], insertion ordered */
+	json_t *hosts = json_object(); /* host -> [rule index], insertion ordered */
 	const char *host;
 	json_t *list;
+	size_t i, n_live = 0;
 
-	if (objs == NULL || routes == NULL || by_host == NULL || g == NULL)
+	if (g == NULL || hosts == NULL)
 		goto fail;
 	g->id = id;
 	g->arena = a;
 	g->no_route_status = opts->no_route_status;
-	for (i = 0; i < n; i++) {
-		const json_t *spec = json_object_get(objs[i]->obj, "spec");
-		const char *path = json_string_value(json_object_get(spec, "path"));
-		const char *term = json_string_value(
-			json_object_get(json_object_get(spec, "tls"), "termination"));
-		const char *wp = json_string_value(json_object_get(spec, "wildcardPolicy"));
-
-		routes[i].o = objs[i];
-		routes[i].host = sy_route_effective_host(objs[i], opts->routing_subdomain);
-		if (routes[i].host == NULL)
+	for (k = sy_kinds; *k != NULL; k++)
+		if ((*k)->compile != NULL && (*k)->compile(&cx) < 0)
 			goto fail;
-		routes[i].path = path && path[0] ? path : "/";
-		/* An empty termination with a tls block means edge (library-go defaulting). */
-		routes[i].termination = term && term[0] ? term :
-					json_object_get(spec, "tls") && !json_is_null(json_object_get(spec, "tls")) ? "edge" : "";
-		routes[i].wildcard = wp && strcmp(wp, "Subdomain") == 0;
-	}
-	qsort(routes, n, sizeof(*routes), cmp_route_age);
-	admit(routes, n, opts);
-	for (i = 0; i < n; i++) {
-		set_route_status(&routes[i], opts);
-		if (!routes[i].admitted)
-			continue;
-		n_admitted++;
-		list = json_object_get(hosts, routes[i].host);
+	by_host = calloc(cx.n_rules ? cx.n_rules : 1, sizeof(*by_host));
+	if (by_host == NULL)
+		goto fail;
+	for (i = 0; i < cx.n_rules; i++) {
+		list = json_object_get(hosts, cx.rules[i].host);
 		if (list == NULL) {
 			list = json_array();
-			json_object_set_new(hosts, routes[i].host, list);
+			json_object_set_new(hosts, cx.rules[i].host, list);
 		}
 		json_array_append_new(list, json_integer((json_int_t)i));
 	}
 	g->vhosts = sy_arena_alloc(a, (json_object_size(hosts) + 1) * sizeof(*g->vhosts));
-	g->pools = sy_arena_alloc(a, (n_admitted + 1) * sizeof(*g->pools));
+	g->pools = sy_arena_alloc(a, (cx.n_rules + 1) * sizeof(*g->pools));
 	if (g->vhosts == NULL || g->pools == NULL)
 		goto fail;
 	json_object_foreach(hosts, host, list) {
-		size_t k, m = 0;
+		size_t j, m = 0, live = 0;
 		json_t *v;
 
-		json_array_foreach(list, k, v)
-			by_host[m++] = &routes[json_integer_value(v)];
-		if (build_vhost(a, st, g, &g->vhosts[g->n_vhosts], host, by_host, m) < 0)
+		json_array_foreach(list, j, v)
+			by_host[m++] = &cx.rules[json_integer_value(v)];
+		settle_cross_kind(&cx, by_host, m, host);
+		for (j = 0; j < m; j++)
+			if (!by_host[j]->displaced)
+				by_host[live++] = by_host[j];
+		n_live += live;
+		if (build_vhost(a, st, g, &g->vhosts[g->n_vhosts], host, by_host, live) < 0)
 			goto fail;
 		g->n_vhosts++;
 	}
 	if (index_vhosts(a, g) < 0)
 		goto fail;
 	g->bytes = sy_arena_bytes(a);
-	for (i = 0; i < n; i++)
-		free(routes[i].host);
-	free(routes);
+	(void)n_live;
+	for (i = 0; i < cx.n_rules; i++)
+		free(cx.rules[i].host);
+	free(cx.rules);
 	free(by_host);
-	free(objs);
 	json_decref(hosts);
 	return g;
 fail:
-	for (i = 0; routes && i < n; i++)
-		free(routes[i].host);
-	free(routes);
+	for (i = 0; i < cx.n_rules; i++)
+		free(cx.rules[i].host);
+	free(cx.rules);
 	free(by_host);
-	free(objs);
 	json_decref(hosts);
 	sy_arena_free(a);
 	return NULL;

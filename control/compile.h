@@ -1,8 +1,19 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Compile: every stored object -> one immutable generation, plus each object's
- * status. Admission (which route owns a host) happens here, so the data plane
+ * status. Admission (which object owns a host) happens here, so the data plane
  * only ever sees the final, conflict-free table (DESIGN.md section 3).
+ *
+ * Two stages:
+ *  1. Each kind with a `compile` callback (control/kinds/) reads its objects,
+ *     applies its own peer's rules (OpenShift host admission, Contour
+ *     delegation...), writes their statuses, and adds rule candidates
+ *     (struct sy_rule_in) for what it would serve.
+ *  2. The common part resolves claims on one host across kinds (the oldest
+ *     claim wins: creationTimestamp, then uid, as OpenShift orders routes;
+ *     the displaced kind is told, to say so in its status), orders the rules
+ *     of each host, resolves services to endpoints with weights, and lays
+ *     out the generation.
  */
 #ifndef SY_COMPILE_H
 #define SY_COMPILE_H
@@ -21,8 +32,50 @@ struct sy_compile_opts {
 	const char *now;               /* RFC 3339 time for new condition transitions */
 };
 
-/* Build generation `id` from the store and set every Route's status. NULL on
- * out of memory (the store's statuses are then unchanged). */
+/* How a rule's service weights become endpoint weights. */
+enum sy_weight_mode {
+	/* openshift/router calculateServiceWeights: weight/endpoints per
+	 * endpoint, scaled so the largest is 256; one live service: all 1. */
+	SY_WEIGHTS_OPENSHIFT,
+	/* Per service (Envoy weighted clusters, Skipper traffic): the service's
+	 * share is its weight / total, split evenly over its endpoints. */
+	SY_WEIGHTS_PER_SERVICE,
+};
+
+#define SY_RULE_BACKENDS_MAX 8
+
+struct sy_backend_in {
+	const char *service; /* in the namespace of the rule's object */
+	uint32_t weight;
+};
+
+/* A rule a kind would serve, before claims across kinds are settled. */
+struct sy_rule_in {
+	struct sy_object *o;  /* the object it comes from: its age is the claim's age */
+	char *host;           /* lower case; malloc'd, freed by the compiler */
+	const char *path;     /* "/" for everything */
+	enum sy_path_match match;
+	enum sy_tls_mode tls;
+	const json_t *target_port; /* service port (name or number); NULL: every port */
+	struct sy_backend_in backends[SY_RULE_BACKENDS_MAX];
+	unsigned n_backends;
+	enum sy_weight_mode weights;
+	bool displaced;       /* set by the compiler: another kind owns the host */
+};
+
+struct sy_compile_ctx {
+	struct sy_store *st;
+	const struct sy_compile_opts *opts;
+	struct sy_rule_in *rules;
+	size_t n_rules, cap;
+};
+
+/* Add a candidate (copied; r->host is taken over). 0 or -ENOMEM. */
+int sy_compile_add_rule(struct sy_compile_ctx *cx, const struct sy_rule_in *r);
+
+/* Build generation `id` from the store and set every object's status. NULL on
+ * out of memory (statuses may then be partly updated; the live generation
+ * stays). */
 struct sy_generation *sy_compile(struct sy_store *st, const struct sy_compile_opts *opts,
 				 uint64_t id);
 void sy_generation_free(struct sy_generation *g);

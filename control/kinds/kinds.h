@@ -14,6 +14,9 @@
 
 #include "errors.h"
 
+struct sy_compile_ctx;
+struct sy_object;
+
 struct sy_kind {
 	const char *kind;                 /* canonical, e.g. "Route" */
 	const char *group;                /* "" for the core group */
@@ -22,6 +25,13 @@ struct sy_kind {
 	/* Check one object; add errors naming fields (JSON paths) to errs.
 	 * `who` is "Kind namespace/name" for messages. Returns 0 or -1. */
 	int (*validate)(const json_t *obj, const char *who, struct sy_errors *errs);
+	/* Compile stage 1 (control/compile.h): set statuses, add rules. NULL
+	 * for kinds that only feed others (Service, Endpoints). */
+	int (*compile)(struct sy_compile_ctx *cx);
+	/* Another kind's older claim took `host` from object o: say so in o's
+	 * status. */
+	void (*displaced)(struct sy_compile_ctx *cx, struct sy_object *o, const char *host,
+			  const struct sy_object *winner);
 };
 
 extern const struct sy_kind sy_kind_service;

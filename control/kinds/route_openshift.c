@@ -6,10 +6,15 @@
  * Admission (who owns a host) is not validation: it happens at compile time
  * (control/compile.c) and is reported in status.
  */
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "kinds.h"
 #include "kind_util.h"
+#include "compile.h"
 
 static int
 check_backend(const json_t *b, const char *who, const char *base, struct sy_errors *errs)
@@ -177,6 +182,250 @@ validate_route(const json_t *obj, const char *who, struct sy_errors *errs)
 	return bad;
 }
 
+/* ------------------------------------------------------------- compile -- */
+
+/* One Route as admission sees it. */
+struct route_in {
+	struct sy_object *o;
+	char *host;
+	const char *path;        /* "/" when the route has none */
+	const char *termination; /* "" when no TLS */
+	bool wildcard;
+	bool admitted;
+	const char *reason;
+	char message[512];
+};
+
+char *
+sy_route_effective_host(const struct sy_object *route, const char *suffix)
+{
+	const json_t *spec = json_object_get(route->obj, "spec");
+	const char *host = json_string_value(json_object_get(spec, "host"));
+	char *out, *p;
+
+	if (host != NULL && host[0] != '\0') {
+		out = strdup(host);
+	} else {
+		/* OpenShift's SimpleAllocationPlugin: dots in the name become dashes. */
+		if (asprintf(&out, "%s-%s.%s", route->name, route->ns, suffix) < 0)
+			return NULL;
+		for (p = out; *p && p < out + strlen(route->name); p++)
+			if (*p == '.')
+				*p = '-';
+	}
+	if (out == NULL)
+		return NULL;
+	for (p = out; *p; p++)
+		*p = (char)tolower((unsigned char)*p);
+	return out;
+}
+
+/* OpenShift's RouteLessThan: older creationTimestamp first, then smaller uid. */
+static int
+cmp_route_age(const void *a, const void *b)
+{
+	const struct route_in *x = a, *y = b;
+	int c = strcmp(x->o->created, y->o->created);
+
+	return c ? c : strcmp(x->o->uid, y->o->uid);
+}
+
+static void
+admit(struct route_in *routes, size_t n, const struct sy_compile_opts *opts)
+{
+	json_t *claims = json_object(); /* host -> [index of admitted route] */
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		struct route_in *r = &routes[i];
+		json_t *list = json_object_get(claims, r->host);
+		size_t k;
+		json_t *v;
+
+		r->admitted = false;
+		if (r->wildcard && !opts->allow_wildcard_routes) {
+			r->reason = "RouteNotAdmitted";
+			snprintf(r->message, sizeof(r->message), "wildcard routes are not allowed");
+			continue;
+		}
+		json_array_foreach(list, k, v) {
+			struct route_in *owner = &routes[json_integer_value(v)];
+
+			/* The oldest route's namespace owns the whole host; within it,
+			 * one route per path (openshift/router hostindex SameNamespace). */
+			if (strcmp(owner->o->ns, r->o->ns) != 0) {
+				r->reason = "HostAlreadyClaimed";
+				snprintf(r->message, sizeof(r->message),
+					 "a route in another namespace holds host %s", r->host);
+				break;
+			}
+			if (strcmp(owner->path, r->path) == 0) {
+				r->reason = "HostAlreadyClaimed";
+				snprintf(r->message, sizeof(r->message), "route %s/%s has host %s",
+					 owner->o->ns, owner->o->name, r->host);
+				break;
+			}
+			if ((strcmp(owner->termination, "passthrough") == 0) !=
+			    (strcmp(r->termination, "passthrough") == 0)) {
+				/* A passthrough host is carried by SNI alone; it cannot
+				 * also be terminated for a path on the same host. */
+				r->reason = "HostAlreadyClaimed";
+				snprintf(r->message, sizeof(r->message),
+					 "route %s/%s has host %s with %s termination", owner->o->ns,
+					 owner->o->name, r->host,
+					 owner->termination[0] ? owner->termination : "no");
+				break;
+			}
+		}
+		if (r->reason != NULL)
+			continue;
+		if (list == NULL) {
+			list = json_array();
+			json_object_set_new(claims, r->host, list);
+		}
+		json_array_append_new(list, json_integer((json_int_t)i));
+		r->admitted = true;
+	}
+	json_decref(claims);
+}
+
+/* Keep lastTransitionTime when the condition did not change. */
+static void
+set_route_status(struct route_in *r, const struct sy_compile_opts *opts)
+{
+	const char *wp = json_string_value(json_object_get(json_object_get(r->o->obj, "spec"),
+							   "wildcardPolicy"));
+	const char *status = r->admitted ? "True" : "False";
+	const char *since = opts->now;
+	json_t *old = json_object_get(json_object_get(json_array_get(json_object_get(r->o->status,
+									      "ingress"), 0),
+						      "conditions"), 0);
+	json_t *cond, *st;
+
+	if (old != NULL && json_is_string(json_object_get(old, "status")) &&
+	    strcmp(json_string_value(json_object_get(old, "status")), status) == 0 &&
+	    json_is_string(json_object_get(old, "lastTransitionTime")))
+		since = json_string_value(json_object_get(old, "lastTransitionTime"));
+	cond = json_pack("{s:s, s:s, s:s}", "type", "Admitted", "status", status,
+			 "lastTransitionTime", since);
+	if (!r->admitted) {
+		json_object_set_new(cond, "reason", json_string(r->reason));
+		json_object_set_new(cond, "message", json_string(r->message));
+	}
+	st = json_pack("{s:[{s:s, s:s, s:s, s:[o]}]}", "ingress", "host", r->host, "routerName",
+		       opts->router_name, "wildcardPolicy", wp && wp[0] ? wp : "None", "conditions",
+		       cond);
+	json_decref(r->o->status);
+	r->o->status = st;
+}
+
+static uint32_t
+backend_weight(const json_t *b)
+{
+	const json_t *w = json_object_get(b, "weight");
+
+	/* library-go defaulting: a nil weight is 100. */
+	return json_is_integer(w) ? (uint32_t)json_integer_value(w) : 100;
+}
+
+static enum sy_tls_mode
+tls_mode(const char *termination)
+{
+	if (strcmp(termination, "passthrough") == 0)
+		return SY_TLS_PASSTHROUGH;
+	if (strcmp(termination, "reencrypt") == 0)
+		return SY_TLS_REENCRYPT;
+	if (strcmp(termination, "edge") == 0)
+		return SY_TLS_EDGE;
+	return SY_TLS_NONE;
+}
+
+
+static int
+compile_routes(struct sy_compile_ctx *cx)
+{
+	const struct sy_compile_opts *opts = cx->opts;
+	size_t n = 0, i, j;
+	struct sy_object **objs = sy_store_list(cx->st, &sy_kind_route, NULL, &n);
+	struct route_in *routes = calloc(n ? n : 1, sizeof(*routes));
+	int rc = 0;
+
+	if (objs == NULL || routes == NULL) {
+		free(objs);
+		free(routes);
+		return -ENOMEM;
+	}
+	for (i = 0; i < n; i++) {
+		const json_t *spec = json_object_get(objs[i]->obj, "spec");
+		const char *path = json_string_value(json_object_get(spec, "path"));
+		const char *term = json_string_value(
+			json_object_get(json_object_get(spec, "tls"), "termination"));
+		const char *wp = json_string_value(json_object_get(spec, "wildcardPolicy"));
+
+		routes[i].o = objs[i];
+		routes[i].host = sy_route_effective_host(objs[i], opts->routing_subdomain);
+		if (routes[i].host == NULL) {
+			rc = -ENOMEM;
+			goto out;
+		}
+		routes[i].path = path && path[0] ? path : "/";
+		/* An empty termination with a tls block means edge (library-go defaulting). */
+		routes[i].termination = term && term[0] ? term :
+					json_object_get(spec, "tls") && !json_is_null(json_object_get(spec, "tls")) ? "edge" : "";
+		routes[i].wildcard = wp && strcmp(wp, "Subdomain") == 0;
+	}
+	qsort(routes, n, sizeof(*routes), cmp_route_age);
+	admit(routes, n, opts);
+	for (i = 0; i < n && rc == 0; i++) {
+		const json_t *spec = json_object_get(routes[i].o->obj, "spec");
+		const json_t *alts = json_object_get(spec, "alternateBackends");
+		struct sy_rule_in r;
+
+		set_route_status(&routes[i], opts);
+		if (!routes[i].admitted)
+			continue;
+		memset(&r, 0, sizeof(r));
+		r.o = routes[i].o;
+		r.host = strdup(routes[i].host);
+		r.path = routes[i].path;
+		r.match = SY_PATH_PREFIX;
+		r.tls = tls_mode(routes[i].termination);
+		r.target_port = json_object_get(json_object_get(spec, "port"), "targetPort");
+		r.weights = SY_WEIGHTS_OPENSHIFT;
+		r.backends[r.n_backends].service = json_string_value(json_object_get(json_object_get(spec, "to"), "name"));
+		r.backends[r.n_backends++].weight = backend_weight(json_object_get(spec, "to"));
+		for (j = 0; j < json_array_size(alts) && r.n_backends < SY_RULE_BACKENDS_MAX; j++) {
+			r.backends[r.n_backends].service =
+				json_string_value(json_object_get(json_array_get(alts, j), "name"));
+			r.backends[r.n_backends++].weight = backend_weight(json_array_get(alts, j));
+		}
+		if (r.host == NULL || sy_compile_add_rule(cx, &r) < 0)
+			rc = -ENOMEM;
+	}
+out:
+	for (i = 0; i < n; i++)
+		free(routes[i].host);
+	free(routes);
+	free(objs);
+	return rc;
+}
+
+/* Another kind's older claim holds the host: not admitted by this router. */
+static void
+route_displaced(struct sy_compile_ctx *cx, struct sy_object *o, const char *host,
+		const struct sy_object *winner)
+{
+	struct route_in r;
+
+	memset(&r, 0, sizeof(r));
+	r.o = o;
+	r.host = (char *)host;
+	r.reason = "HostAlreadyClaimed";
+	snprintf(r.message, sizeof(r.message), "%s %s/%s holds host %s", winner->kind->kind,
+		 winner->ns, winner->name, host);
+	set_route_status(&r, cx->opts);
+}
+
 const struct sy_kind sy_kind_route = {
 	.kind = "Route",
 	.group = "route.openshift.io",
@@ -185,4 +434,6 @@ const struct sy_kind sy_kind_route = {
 	.names = (const char *const[]){ "route", "routes", "route.route.openshift.io",
 					"routes.route.openshift.io", NULL },
 	.validate = validate_route,
+	.compile = compile_routes,
+	.displaced = route_displaced,
 };
