@@ -14,8 +14,15 @@ struct block {
 	_Alignas(16) unsigned char data[];
 };
 
+struct cleanup {
+	struct cleanup *next;
+	void (*fn)(void *);
+	void *p;
+};
+
 struct sy_arena {
 	struct block *head;
+	struct cleanup *cleanups;
 	size_t bytes;
 };
 
@@ -89,6 +96,22 @@ sy_arena_strdup(struct sy_arena *a, const char *s)
 	return sy_arena_strndup(a, s, strlen(s));
 }
 
+int
+sy_arena_on_free(struct sy_arena *a, void (*fn)(void *), void *p)
+{
+	struct cleanup *c = sy_arena_alloc(a, sizeof(*c));
+
+	if (c == NULL) {
+		fn(p);
+		return -1;
+	}
+	c->fn = fn;
+	c->p = p;
+	c->next = a->cleanups;
+	a->cleanups = c;
+	return 0;
+}
+
 size_t
 sy_arena_bytes(const struct sy_arena *a)
 {
@@ -99,9 +122,12 @@ void
 sy_arena_free(struct sy_arena *a)
 {
 	struct block *b, *next;
+	struct cleanup *c;
 
 	if (a == NULL)
 		return;
+	for (c = a->cleanups; c != NULL; c = c->next)
+		c->fn(c->p);
 	for (b = a->head; b != NULL; b = next) {
 		next = b->next;
 		free(b);

@@ -15,6 +15,9 @@ struct sy_arena *sy_arena_new(void);
 void *sy_arena_alloc(struct sy_arena *a, size_t size);
 char *sy_arena_strndup(struct sy_arena *a, const char *s, size_t len);
 char *sy_arena_strdup(struct sy_arena *a, const char *s);
+/* Call fn(p) when the arena is freed (things the arena cannot hold itself,
+ * such as compiled regexes). 0 or -1 on out of memory (fn(p) is called now). */
+int sy_arena_on_free(struct sy_arena *a, void (*fn)(void *), void *p);
 /* Bytes handed out plus block overhead. */
 size_t sy_arena_bytes(const struct sy_arena *a);
 void sy_arena_free(struct sy_arena *a);

@@ -4,6 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define PCRE2_CODE_UNIT_WIDTH 8
+#include <pcre2.h>
+
 #include "arena.h"
 #include "compile.h"
 
@@ -186,7 +189,8 @@ fail:
 }
 
 /* Longest path first (OpenShift sorts its map so the longest prefix wins);
- * exact matches before prefixes of the same length. */
+ * exact matches before prefixes of the same length; then the kind's own
+ * priority (Skipper: more predicates first). */
 static int
 cmp_rule_path(const void *a, const void *b)
 {
@@ -198,7 +202,68 @@ cmp_rule_path(const void *a, const void *b)
 		return lx > ly ? -1 : 1;
 	if (x->match != y->match)
 		return x->match == SY_PATH_EXACT ? -1 : 1;
+	if (x->priority != y->priority)
+		return x->priority > y->priority ? -1 : 1;
 	return strcmp(x->path, y->path);
+}
+
+static void
+free_regex(void *p)
+{
+	pcre2_code_free(p);
+}
+
+static int
+build_preds(struct sy_arena *a, const struct sy_rule_in *in, struct sy_rule *rule)
+{
+	unsigned i, j;
+
+	rule->n_preds = in->n_preds;
+	rule->preds = sy_arena_alloc(a, (in->n_preds ? in->n_preds : 1) * sizeof(*rule->preds));
+	if (rule->preds == NULL)
+		return -1;
+	for (i = 0; i < in->n_preds; i++) {
+		const struct sy_pred_in *pi = &in->preds[i];
+		struct sy_predicate *p = &rule->preds[i];
+
+		p->type = pi->type;
+		p->name = pi->name ? sy_arena_strdup(a, pi->name) : NULL;
+		p->value = pi->value ? sy_arena_strdup(a, pi->value) : NULL;
+		p->fraction = pi->fraction;
+		if (pi->n_kv > 0) {
+			const char **kv = sy_arena_alloc(a, pi->n_kv * sizeof(*kv));
+
+			if (kv == NULL)
+				return -1;
+			for (j = 0; j < pi->n_kv; j++)
+				kv[j] = sy_arena_strdup(a, pi->kv[j]);
+			p->kv = kv;
+			p->n_kv = pi->n_kv;
+		}
+		if ((p->type == SY_PRED_HEADER_REGEXP || p->type == SY_PRED_COOKIE ||
+		     p->type == SY_PRED_PATH_REGEXP || p->type == SY_PRED_HOST_REGEXP) &&
+		    p->value != NULL) {
+			int err;
+			PCRE2_SIZE off;
+			pcre2_code *re = pcre2_compile((PCRE2_SPTR)p->value, PCRE2_ZERO_TERMINATED, 0,
+						       &err, &off, NULL);
+
+			/* The kind validated the regex; one that still fails
+			 * matches nothing rather than everything. */
+			if (re != NULL && sy_arena_on_free(a, free_regex, re) == 0)
+				p->regex = re;
+		}
+	}
+	rule->n_filters = in->n_filters;
+	rule->filters = sy_arena_alloc(a, (in->n_filters ? in->n_filters : 1) * sizeof(*rule->filters));
+	if (rule->filters == NULL)
+		return -1;
+	for (i = 0; i < in->n_filters; i++) {
+		rule->filters[i].type = in->filters[i].type;
+		rule->filters[i].name = sy_arena_strdup(a, in->filters[i].name ? in->filters[i].name : "");
+		rule->filters[i].args = sy_arena_strdup(a, in->filters[i].args ? in->filters[i].args : "[]");
+	}
+	return 0;
 }
 
 static int
@@ -206,37 +271,57 @@ build_vhost(struct sy_arena *a, struct sy_store *st, struct sy_generation *g, st
 	    const char *host, struct sy_rule_in **rs, size_t n)
 {
 	size_t i;
+	bool plain_paths = true;
 
 	qsort(rs, n, sizeof(*rs), cmp_rule_path);
 	vh->host = sy_arena_strdup(a, host);
 	vh->host_len = (uint32_t)strlen(host);
 	vh->tls = rs[0]->tls;
+	vh->insecure = rs[0]->insecure;
+	vh->tls_secret = rs[0]->tls_secret ? sy_arena_strdup(a, rs[0]->tls_secret) : NULL;
+	vh->min_tls_version = rs[0]->min_tls_version;
 	vh->rules = sy_arena_alloc(a, n * sizeof(*vh->rules));
 	if (vh->host == NULL || vh->rules == NULL)
 		return -1;
 	vh->n_rules = (uint32_t)n;
+	for (i = 0; i < n; i++)
+		if (rs[i]->n_preds > 0 || rs[i]->methods != 0 || rs[i]->n_filters > 0 ||
+		    rs[i]->action != SY_ACTION_BACKEND)
+			plain_paths = false;
 	/* Splice carries a connection to one backend for its life; TLS
-	 * termination needs the proxy. Path rules would too (per request), but
-	 * until the proxy exists the first request's path binds the connection
-	 * (SPLICE.md, "What splice cannot do"). */
-	vh->mode = (vh->tls == SY_TLS_NONE || vh->tls == SY_TLS_PASSTHROUGH) ? SY_MODE_SPLICE
-									     : SY_MODE_PROXY;
+	 * termination, predicates beyond the path and filters need the proxy.
+	 * Path rules would too (per request), but until the proxy exists the
+	 * first request's path binds the connection (SPLICE.md, "What splice
+	 * cannot do"). */
+	vh->mode = (vh->tls == SY_TLS_NONE || vh->tls == SY_TLS_PASSTHROUGH) && plain_paths
+			   ? SY_MODE_SPLICE
+			   : SY_MODE_PROXY;
 	vh->bind_by_first_path = vh->mode == SY_MODE_SPLICE &&
 				 (n > 1 || strcmp(rs[0]->path, "/") != 0);
 	for (i = 0; i < n; i++) {
 		struct sy_rule *rule = &vh->rules[i];
+		struct sy_pool *pool = &g->pools[g->n_pools];
 		char who[512];
 
 		rule->match = rs[i]->match;
 		rule->path = sy_arena_strdup(a, rs[i]->path);
 		rule->path_len = (uint32_t)strlen(rs[i]->path);
+		rule->methods = rs[i]->methods;
 		rule->kind = rs[i]->o->kind->kind;
+		rule->action = rs[i]->action;
+		rule->status = rs[i]->status;
+		rule->location = rs[i]->location ? sy_arena_strdup(a, rs[i]->location) : NULL;
+		rule->body = rs[i]->body ? sy_arena_strdup(a, rs[i]->body) : NULL;
 		snprintf(who, sizeof(who), "%s/%s", rs[i]->o->ns, rs[i]->o->name);
 		rule->object = sy_arena_strdup(a, who);
 		rule->pool = g->n_pools;
-		if (rule->path == NULL || rule->object == NULL ||
-		    build_pool(a, st, rs[i], &g->pools[g->n_pools]) < 0)
+		if (rule->path == NULL || rule->object == NULL || build_preds(a, rs[i], rule) < 0 ||
+		    build_pool(a, st, rs[i], pool) < 0)
 			return -1;
+		pool->strategy = rs[i]->strategy;
+		pool->hc = rs[i]->hc;
+		if (pool->hc.path != NULL)
+			pool->hc.path = sy_arena_strdup(a, pool->hc.path);
 		g->n_pools++;
 	}
 	return 0;

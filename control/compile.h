@@ -22,6 +22,7 @@
 #include <stdint.h>
 
 #include "store.h"
+#include "sy_config.h"
 #include "sy_generation.h"
 
 struct sy_compile_opts {
@@ -30,6 +31,7 @@ struct sy_compile_opts {
 	bool allow_wildcard_routes;
 	uint16_t no_route_status;
 	const char *now;               /* RFC 3339 time for new condition transitions */
+	const struct sy_config *cfg;   /* the router's own settings (shard selectors, root namespaces) */
 };
 
 /* How a rule's service weights become endpoint weights. */
@@ -49,17 +51,54 @@ struct sy_backend_in {
 	uint32_t weight;
 };
 
-/* A rule a kind would serve, before claims across kinds are settled. */
+#define SY_RULE_PREDS_MAX 16
+#define SY_RULE_FILTERS_MAX 16
+#define SY_PRED_KV_MAX 16
+
+/* A predicate as a kind states it; regexes are compiled by the compiler. */
+struct sy_pred_in {
+	enum sy_pred_type type;
+	const char *name;
+	const char *value;      /* exact value or regex text */
+	double fraction;        /* SY_PRED_TRAFFIC */
+	const char *kv[SY_PRED_KV_MAX];
+	unsigned n_kv;
+};
+
+struct sy_filter_in {
+	enum sy_filter_type type;
+	const char *name;
+	const char *args; /* JSON array text */
+};
+
+/* A rule a kind would serve, before claims across kinds are settled. All
+ * strings must live until sy_compile returns (the objects' JSON does). */
 struct sy_rule_in {
 	struct sy_object *o;  /* the object it comes from: its age is the claim's age */
-	char *host;           /* lower case; malloc'd, freed by the compiler */
+	char *host;           /* lower case; malloc'd, freed by the compiler. A
+			       * wildcard is "*.example.com" (exactly one more label) */
 	const char *path;     /* "/" for everything */
 	enum sy_path_match match;
+	uint32_t methods;     /* SY_METHOD_* bits; 0 = any */
+	struct sy_pred_in preds[SY_RULE_PREDS_MAX];
+	unsigned n_preds;
+	struct sy_filter_in filters[SY_RULE_FILTERS_MAX];
+	unsigned n_filters;
+	int priority;         /* within a host and path: higher first (Skipper: predicate count) */
+	enum sy_rule_action action;
+	uint16_t status;      /* REDIRECT / STATIC */
+	const char *location; /* REDIRECT */
+	const char *body;     /* STATIC */
 	enum sy_tls_mode tls;
+	enum sy_insecure_policy insecure;
+	const char *tls_secret;   /* "namespace/name" */
+	uint16_t min_tls_version;
 	const json_t *target_port; /* service port (name or number); NULL: every port */
 	struct sy_backend_in backends[SY_RULE_BACKENDS_MAX];
 	unsigned n_backends;
 	enum sy_weight_mode weights;
+	enum sy_lb_strategy strategy;
+	struct sy_health_check hc;   /* hc.path NULL: none */
 	bool displaced;       /* set by the compiler: another kind owns the host */
 };
 

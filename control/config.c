@@ -276,6 +276,30 @@ parse_top(json_t *root, struct sy_config *cfg, char *err, size_t errlen)
 					 err, errlen);
 		} else if (strcmp(key, "router_name") == 0) {
 			rc = copy_string(val, key, cfg->router_name, sizeof(cfg->router_name), err, errlen);
+		} else if (strcmp(key, "allow_wildcard_routes") == 0) {
+			if (!json_is_boolean(val))
+				return fail(err, errlen, "allow_wildcard_routes: must be true or false");
+			cfg->allow_wildcard_routes = json_is_true(val);
+		} else if (strcmp(key, "route_label_selector") == 0) {
+			rc = copy_string(val, key, cfg->route_label_selector,
+					 sizeof(cfg->route_label_selector), err, errlen);
+		} else if (strcmp(key, "namespace_label_selector") == 0) {
+			rc = copy_string(val, key, cfg->namespace_label_selector,
+					 sizeof(cfg->namespace_label_selector), err, errlen);
+		} else if (strcmp(key, "ingressroute_root_namespaces") == 0) {
+			json_t *a;
+
+			if (!json_is_array(val) || json_array_size(val) > SY_MAX_ROOT_NAMESPACES)
+				return fail(err, errlen,
+					    "ingressroute_root_namespaces: must be a list of at most %d "
+					    "namespaces", SY_MAX_ROOT_NAMESPACES);
+			json_array_foreach(val, i, a) {
+				if (!json_is_string(a) || json_string_length(a) == 0)
+					return fail(err, errlen,
+						    "ingressroute_root_namespaces[%zu]: must be a namespace name", i);
+				cfg->ingressroute_root_namespaces[cfg->n_ingressroute_root_namespaces++] =
+					strdup(json_string_value(a));
+			}
 		} else if (strcmp(key, "no_route_status") == 0) {
 			if (!json_is_integer(val) ||
 			    (json_integer_value(val) != 503 && json_integer_value(val) != 404))
@@ -284,7 +308,9 @@ parse_top(json_t *root, struct sy_config *cfg, char *err, size_t errlen)
 		} else {
 			return fail(err, errlen,
 				    "%s: unknown key (known: workers, idle, eal, control_socket, state_dir, "
-				    "ports, routes, listen, routing_subdomain, router_name, no_route_status)",
+				    "ports, routes, listen, routing_subdomain, router_name, no_route_status, "
+				    "allow_wildcard_routes, route_label_selector, namespace_label_selector, "
+				    "ingressroute_root_namespaces)",
 				    key);
 		}
 		if (rc < 0)
@@ -379,6 +405,9 @@ sy_config_free(struct sy_config *cfg)
 	for (i = 0; i < cfg->n_eal_args; i++)
 		free(cfg->eal_args[i]);
 	cfg->n_eal_args = 0;
+	for (i = 0; i < cfg->n_ingressroute_root_namespaces; i++)
+		free(cfg->ingressroute_root_namespaces[i]);
+	cfg->n_ingressroute_root_namespaces = 0;
 }
 
 int

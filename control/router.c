@@ -48,7 +48,8 @@ sy_router_recompile(struct sy_router *r)
 	struct sy_compile_opts opts = {
 		.routing_subdomain = r->cfg.routing_subdomain,
 		.router_name = r->cfg.router_name,
-		.allow_wildcard_routes = r->allow_wildcard_routes,
+		.allow_wildcard_routes = r->cfg.allow_wildcard_routes,
+		.cfg = &r->cfg,
 		.no_route_status = r->cfg.no_route_status,
 		.now = now,
 	};

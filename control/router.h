@@ -27,7 +27,6 @@ struct sy_router {
 	uint64_t gen_id;     /* id of the live generation */
 	time_t started;
 	bool dataplane_up;   /* stats can be read */
-	bool allow_wildcard_routes;
 };
 
 /* Store + journal replay + first generation. The slot must be initialised.

@@ -53,15 +53,20 @@ host_eq(const char *a, const char *lower, size_t len)
 	return true;
 }
 
-const struct sy_vhost *
-sy_gen_find_vhost(const struct sy_generation *g, const char *host, size_t len)
+static const struct sy_vhost *
+find_exact(const struct sy_generation *g, const char *host, size_t len, bool wildcard)
 {
-	uint32_t h, i;
+	/* A wildcard is stored as "*." + domain: hash and compare the same way
+	 * without building the string. */
+	uint32_t h = 2166136261u, i;
+	size_t k;
 
-	if (g == NULL || g->n_vhosts == 0)
-		return NULL;
-	len = sy_host_normalize_len(host, len);
-	h = sy_host_hash(host, len);
+	if (wildcard) {
+		h = (h ^ '*') * 16777619u;
+		h = (h ^ '.') * 16777619u;
+	}
+	for (k = 0; k < len; k++)
+		h = (h ^ (uint8_t)tolower((unsigned char)host[k])) * 16777619u;
 	for (i = 0; i <= g->vhost_mask; i++) {
 		uint32_t slot = g->vhost_slots[(h + i) & g->vhost_mask];
 		const struct sy_vhost *vh;
@@ -69,10 +74,36 @@ sy_gen_find_vhost(const struct sy_generation *g, const char *host, size_t len)
 		if (slot == 0)
 			return NULL;
 		vh = &g->vhosts[slot - 1];
-		if (vh->host_len == len && host_eq(host, vh->host, len))
+		if (wildcard) {
+			if (vh->host_len == len + 2 && vh->host[0] == '*' && vh->host[1] == '.' &&
+			    host_eq(host, vh->host + 2, len))
+				return vh;
+		} else if (vh->host_len == len && host_eq(host, vh->host, len)) {
 			return vh;
+		}
 	}
 	return NULL;
+}
+
+const struct sy_vhost *
+sy_gen_find_vhost(const struct sy_generation *g, const char *host, size_t len)
+{
+	const struct sy_vhost *vh;
+	const char *dot;
+
+	if (g == NULL || g->n_vhosts == 0)
+		return NULL;
+	len = sy_host_normalize_len(host, len);
+	vh = find_exact(g, host, len, false);
+	if (vh != NULL)
+		return vh;
+	/* An exact host beats a wildcard; a wildcard covers exactly one more
+	 * label (OpenShift's Subdomain policy: *.example.com serves
+	 * a.example.com, not a.b.example.com). */
+	dot = memchr(host, '.', len);
+	if (dot == NULL || dot == host)
+		return NULL;
+	return find_exact(g, dot + 1, len - (size_t)(dot + 1 - host), true);
 }
 
 /*
@@ -105,6 +136,9 @@ sy_vhost_match_path(const struct sy_vhost *vh, const char *path, size_t len)
 
 		if (r->match == SY_PATH_EXACT) {
 			if (r->path_len == plain && memcmp(r->path, path, plain) == 0)
+				return r;
+		} else if (r->match == SY_PATH_STRING_PREFIX) {
+			if (r->path_len <= plain && memcmp(r->path, path, r->path_len) == 0)
 				return r;
 		} else if (path_prefix_match(r->path, r->path_len, path, plain)) {
 			return r;

@@ -19,6 +19,7 @@
 #define SY_MAX_LISTEN 8
 #define SY_MAX_EAL_ARGS 32
 #define SY_NAME_MAX 32
+#define SY_MAX_ROOT_NAMESPACES 64
 
 enum sy_idle_policy {
 	SY_IDLE_BUSY,     /* poll forever: production, one core per worker */
@@ -66,6 +67,12 @@ struct sy_config {
 	char routing_subdomain[254];
 	char router_name[64]; /* name in route statuses; default "default" */
 	uint16_t no_route_status; /* HTTP status for an unknown host: 503 (OpenShift) or 404 */
+	/* Route semantics (the route-semantics issue) */
+	bool allow_wildcard_routes;      /* admit wildcardPolicy Subdomain (OpenShift 4: false) */
+	char route_label_selector[512];  /* this router's shard: Kubernetes label selector */
+	char namespace_label_selector[512];
+	char *ingressroute_root_namespaces[SY_MAX_ROOT_NAMESPACES]; /* empty: any */
+	unsigned n_ingressroute_root_namespaces;
 };
 
 /*

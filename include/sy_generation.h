@@ -33,6 +33,7 @@ enum sy_carry_mode {
 enum sy_path_match {
 	SY_PATH_PREFIX,  /* segment-aware prefix; "/" matches everything */
 	SY_PATH_EXACT,
+	SY_PATH_STRING_PREFIX, /* plain string prefix ("/foo" also matches "/foobar") */
 };
 
 struct sy_endpoint {
@@ -49,28 +50,137 @@ struct sy_pool_service {
 	uint32_t n_endpoints; /* endpoints of this service in the pool */
 };
 
+/* Load-balancing strategy (Contour's strategy, Skipper's lb algorithm). */
+enum sy_lb_strategy {
+	SY_LB_DEFAULT,           /* weighted random */
+	SY_LB_ROUND_ROBIN,
+	SY_LB_WEIGHTED_LEAST_REQUEST,
+	SY_LB_RANDOM,
+	SY_LB_COOKIE,
+	SY_LB_CONSISTENT_HASH,
+	SY_LB_POWER_OF_RANDOM_N,
+	SY_LB_LEAST_REQUESTS,
+};
+
+/* Active health check plan for a pool's endpoints (run by the control thread). */
+struct sy_health_check {
+	const char *path;          /* NULL: no health check */
+	uint32_t interval_s;
+	uint32_t timeout_s;
+	uint32_t unhealthy_threshold;
+	uint32_t healthy_threshold;
+};
+
 struct sy_pool {
 	struct sy_pool_service *services;
 	uint32_t n_services;
 	struct sy_endpoint *endpoints;
 	uint32_t n_endpoints;
 	uint64_t total_weight; /* sum of endpoint weights; 0 = nothing to send to */
+	enum sy_lb_strategy strategy;
+	struct sy_health_check hc;
+};
+
+/* What a request that matches a rule gets. */
+enum sy_rule_action {
+	SY_ACTION_BACKEND,  /* forward to the rule's pool */
+	SY_ACTION_REDIRECT, /* answer `status` with Location `location` */
+	SY_ACTION_STATIC,   /* answer `status` with `body` (Skipper status/inlineContent, shunt) */
+};
+
+/* Predicates beyond host and path (Skipper's; Contour HTTPProxy header
+ * conditions). All of a rule's predicates must hold. */
+enum sy_pred_type {
+	SY_PRED_HEADER,        /* name, value: exact */
+	SY_PRED_HEADER_REGEXP, /* name, regex */
+	SY_PRED_COOKIE,        /* name, regex on the cookie's value (Skipper Cookie) */
+	SY_PRED_PATH_REGEXP,   /* regex on the path */
+	SY_PRED_HOST_REGEXP,   /* regex on the host */
+	SY_PRED_TRAFFIC,       /* fraction of the requests that reach it */
+	SY_PRED_TRUE,          /* always: Skipper's priority padding */
+	SY_PRED_JWT_ALL_KV,    /* kv pairs: every one in the JWT payload (not verified) */
+	SY_PRED_JWT_ANY_KV,    /* kv pairs: any one of them */
+};
+
+struct sy_predicate {
+	enum sy_pred_type type;
+	const char *name;   /* header or cookie name */
+	const char *value;  /* exact value, or the regex's text */
+	void *regex;        /* compiled (PCRE2), owned by the generation */
+	double fraction;    /* SY_PRED_TRAFFIC */
+	const char *const *kv; /* JWT: key, value, key, value... */
+	uint32_t n_kv;      /* number of strings in kv */
+};
+
+/* Request/response changes (Skipper filters; carried for the proxy mode,
+ * shown by resolve). */
+enum sy_filter_type {
+	SY_FILTER_REDIRECT_TO,
+	SY_FILTER_MOD_PATH,
+	SY_FILTER_SET_PATH,
+	SY_FILTER_SET_REQUEST_HEADER,
+	SY_FILTER_SET_RESPONSE_HEADER,
+	SY_FILTER_RESPONSE_COOKIE,
+	SY_FILTER_STATUS,
+	SY_FILTER_INLINE_CONTENT,
+	SY_FILTER_RATELIMIT,
+	SY_FILTER_CLIENT_RATELIMIT,
+	SY_FILTER_OTHER,
+};
+
+struct sy_filter {
+	enum sy_filter_type type;
+	const char *name;  /* as written, e.g. "setRequestHeader" */
+	const char *args;  /* the arguments as JSON array text, e.g. ["X-A", "1"] */
 };
 
 struct sy_rule {
 	enum sy_path_match match;
-	const char *path; /* "/" when the route has none */
+	const char *path; /* "/" when the route has none; unused for SY_PATH_REGEX-only rules */
 	uint32_t path_len;
-	uint32_t pool;        /* index into generation pools */
+	uint32_t methods;     /* bit per SY_METHOD_*; 0 = any method */
+	struct sy_predicate *preds;
+	uint32_t n_preds;
+	struct sy_filter *filters;
+	uint32_t n_filters;
+	enum sy_rule_action action;
+	uint16_t status;      /* REDIRECT / STATIC: the status the router answers with */
+	const char *location; /* REDIRECT */
+	const char *body;     /* STATIC */
+	uint32_t pool;        /* index into generation pools (BACKEND) */
 	const char *kind;     /* object kind, e.g. "Route" */
 	const char *object;   /* "namespace/name" of the object that made this rule */
 };
 
+/* HTTP methods for sy_rule.methods. */
+enum {
+	SY_METHOD_GET = 1u << 0,
+	SY_METHOD_HEAD = 1u << 1,
+	SY_METHOD_POST = 1u << 2,
+	SY_METHOD_PUT = 1u << 3,
+	SY_METHOD_PATCH = 1u << 4,
+	SY_METHOD_DELETE = 1u << 5,
+	SY_METHOD_CONNECT = 1u << 6,
+	SY_METHOD_OPTIONS = 1u << 7,
+	SY_METHOD_TRACE = 1u << 8,
+};
+
+/* What plain HTTP gets on a TLS vhost (OpenShift insecureEdgeTerminationPolicy,
+ * Contour permitInsecure). */
+enum sy_insecure_policy {
+	SY_INSECURE_NONE,     /* not served over plain HTTP */
+	SY_INSECURE_ALLOW,    /* served */
+	SY_INSECURE_REDIRECT, /* redirected to https */
+};
+
 struct sy_vhost {
-	const char *host; /* lower case, no trailing dot, no port */
+	const char *host; /* lower case, no trailing dot, no port; "*.example.com" for wildcards */
 	uint32_t host_len;
 	enum sy_tls_mode tls;
 	enum sy_carry_mode mode;
+	enum sy_insecure_policy insecure;
+	const char *tls_secret;   /* "namespace/name" of the certificate's Secret, or NULL */
+	uint16_t min_tls_version; /* 0x0301 TLS 1.0 ... 0x0304 TLS 1.3; 0 = default */
 	/* Splice with path rules: until the proxy mode takes these vhosts over,
 	 * the first request's path picks the rule for the whole connection. */
 	bool bind_by_first_path;
