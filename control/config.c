@@ -12,6 +12,7 @@
 
 #include <jansson.h>
 
+#include "label_selector.h"
 #include "sy_config.h"
 
 static int
@@ -315,6 +316,19 @@ parse_top(json_t *root, struct sy_config *cfg, char *err, size_t errlen)
 		}
 		if (rc < 0)
 			return rc;
+	}
+	{
+		/* Shard selectors: refuse one the router could not apply. */
+		const char *sels[2] = { cfg->route_label_selector, cfg->namespace_label_selector };
+		const char *names[2] = { "route_label_selector", "namespace_label_selector" };
+		struct sy_label_selector *ls;
+		char why[200];
+
+		for (i = 0; i < 2; i++) {
+			if (sy_label_selector_parse(sels[i], &ls, why, sizeof(why)) < 0)
+				return fail(err, errlen, "%s: %s", names[i], why);
+			sy_label_selector_free(ls);
+		}
 	}
 	routes = json_object_get(root, "routes");
 	if (routes != NULL) {

@@ -89,7 +89,11 @@ decode_one(const json_t *o, size_t i, struct staged *s, struct sy_errors *errs)
 				  "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric "
 				  "characters, '-' or '.', and must start and end with an alphanumeric "
 				  "character");
-	if (!sy_dns1123_label(s->ns, strlen(s->ns)))
+	if (s->kind->cluster_scoped) {
+		/* Cluster-scoped: a namespace given is ignored, as kubectl does. */
+		s->ns = "";
+		snprintf(s->who, sizeof(s->who), "%s %s", kind, s->name);
+	} else if (!sy_dns1123_label(s->ns, strlen(s->ns)))
 		return sy_err_add(errs, "invalid", s->who, "metadata.namespace",
 				  "must be a lowercase RFC 1123 label of at most 63 characters");
 	if (ts != NULL && (!json_is_string(ts) || !is_rfc3339(json_string_value(ts))))
@@ -122,7 +126,10 @@ clean_copy(const json_t *o, const struct staged *s, const struct sy_object *exis
 	json_object_del(md, "resourceVersion");
 	json_object_del(md, "generation");
 	json_object_del(md, "managedFields");
-	json_object_set_new(md, "namespace", json_string(s->ns));
+	if (s->kind->cluster_scoped)
+		json_object_del(md, "namespace");
+	else
+		json_object_set_new(md, "namespace", json_string(s->ns));
 	if (existing != NULL) {
 		ts = existing->created;
 		uid = existing->uid;
@@ -141,7 +148,9 @@ object_from_stored(const struct sy_kind *kind, json_t *obj)
 {
 	const json_t *md = json_object_get(obj, "metadata");
 
-	return sy_object_new(kind, json_string_value(json_object_get(md, "namespace")),
+	const char *ns = json_string_value(json_object_get(md, "namespace"));
+
+	return sy_object_new(kind, kind->cluster_scoped || ns == NULL ? "" : ns,
 			     json_string_value(json_object_get(md, "name")), obj,
 			     json_string_value(json_object_get(md, "creationTimestamp")),
 			     json_string_value(json_object_get(md, "uid")));
@@ -302,14 +311,18 @@ sy_ops_delete(struct sy_router *r, const json_t *req)
 		return reply;
 	if (name == NULL)
 		return sy_err_reply1("bad_request", NULL, "name", "delete needs \"name\"");
-	if (ns == NULL)
+	if (kind->cluster_scoped)
+		ns = "";
+	else if (ns == NULL)
 		ns = "default";
 	if (sy_store_find(&r->store, kind, ns, name) == NULL)
 		return sy_err_reply1("not_found", NULL, "name", "%s \"%s\" not found in namespace \"%s\"",
 				     kind->kind, name, ns);
 	sy_now_rfc3339(now, sizeof(now));
-	rec = json_pack("{s:s, s:s, s:s, s:s, s:s}", "op", "delete", "time", now, "kind", kind->kind,
-			"namespace", ns, "name", name);
+	/* apiVersion too: two kinds may share a kind name (OpenShift's and
+	 * Contour's Route). */
+	rec = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s}", "op", "delete", "time", now, "apiVersion",
+			kind->api_versions[0], "kind", kind->kind, "namespace", ns, "name", name);
 	rc = sy_journal_append(&r->journal, rec);
 	json_decref(rec);
 	if (rc < 0)
@@ -346,7 +359,9 @@ sy_ops_replay_record(json_t *rec, void *arg)
 		return 0;
 	}
 	if (op != NULL && strcmp(op, "delete") == 0) {
-		const struct sy_kind *kind = sy_kind_by_name(json_string_value(json_object_get(rec, "kind")));
+		const struct sy_kind *kind =
+			sy_kind_for_object(json_string_value(json_object_get(rec, "apiVersion")),
+					   json_string_value(json_object_get(rec, "kind")));
 
 		if (kind != NULL)
 			sy_object_free(sy_store_remove(&r->store, kind,

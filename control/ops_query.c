@@ -22,6 +22,8 @@ sy_ops_get(struct sy_router *r, const json_t *req)
 	if (kind == NULL)
 		return reply;
 	items = json_array();
+	if (kind->cluster_scoped)
+		ns = name != NULL ? "" : NULL;
 	if (name != NULL) {
 		struct sy_object *o = sy_store_find(&r->store, kind, ns ? ns : "default", name);
 

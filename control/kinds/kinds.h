@@ -22,6 +22,7 @@ struct sy_kind {
 	const char *group;                /* "" for the core group */
 	const char *const *api_versions;  /* NULL-terminated, accepted on apply */
 	const char *const *names;         /* NULL-terminated lower-case aliases for get/delete */
+	bool cluster_scoped;              /* no namespace (Namespace); stored under "" */
 	/* Check one object; add errors naming fields (JSON paths) to errs.
 	 * `who` is "Kind namespace/name" for messages. Returns 0 or -1. */
 	int (*validate)(const json_t *obj, const char *who, struct sy_errors *errs);
@@ -37,6 +38,7 @@ struct sy_kind {
 extern const struct sy_kind sy_kind_service;
 extern const struct sy_kind sy_kind_endpoints;
 extern const struct sy_kind sy_kind_route;
+extern const struct sy_kind sy_kind_namespace;
 
 /* Every kind this router knows, NULL-terminated. */
 extern const struct sy_kind *const sy_kinds[];

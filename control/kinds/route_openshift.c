@@ -15,6 +15,8 @@
 #include "kinds.h"
 #include "kind_util.h"
 #include "compile.h"
+#include "label_selector.h"
+#include "store.h"
 
 static int
 check_backend(const json_t *b, const char *who, const char *base, struct sy_errors *errs)
@@ -61,6 +63,18 @@ check_host(const char *host, const char *who, struct sy_errors *errs)
 		return sy_err_add(errs, "invalid", who, "spec.host",
 				  "host must conform to DNS 952 subdomain conventions");
 	return 0;
+}
+
+/* route.openshift.io/allow-non-dns-compliant-host: "true" lifts the API's
+ * label checks; the router still applies its own (InvalidHost). */
+static bool
+allow_non_dns_host(const json_t *obj)
+{
+	const json_t *a = json_object_get(json_object_get(json_object_get(obj, "metadata"),
+							  "annotations"),
+					  "route.openshift.io/allow-non-dns-compliant-host");
+
+	return json_is_string(a) && strcmp(json_string_value(a), "true") == 0;
 }
 
 static int
@@ -133,9 +147,23 @@ validate_route(const json_t *obj, const char *who, struct sy_errors *errs)
 
 	if (host != NULL && !json_is_string(host))
 		bad = sy_err_add(errs, "invalid", who, "spec.host", "must be a string");
-	else if (host != NULL && json_string_length(host) > 0 &&
+	else if (host != NULL && json_string_length(host) > 0 && !allow_non_dns_host(obj) &&
 		 check_host(json_string_value(host), who, errs) < 0)
 		bad = -1;
+	else if ((host == NULL || json_string_length(host) == 0) && !allow_non_dns_host(obj)) {
+		/* The generated host's first label is "<name>-<namespace>": the API
+		 * server refuses it at create when that is over 63 characters
+		 * (openshift-apiserver PR#167). */
+		const json_t *md = json_object_get(obj, "metadata");
+		const char *name = json_string_value(json_object_get(md, "name"));
+		const char *ns = json_string_value(json_object_get(md, "namespace"));
+		size_t len = (name ? strlen(name) : 0) + 1 + strlen(ns ? ns : "default");
+
+		if (len > 63)
+			bad = sy_err_add(errs, "invalid", who, "spec.host",
+					 "Invalid value: \"%s-%s.<routing subdomain>\": must be no more "
+					 "than 63 characters", name ? name : "", ns ? ns : "default");
+	}
 	if (path != NULL && !json_is_string(path)) {
 		bad = sy_err_add(errs, "invalid", who, "spec.path", "must be a string");
 	} else if (path != NULL && json_string_length(path) > 0) {
@@ -191,6 +219,7 @@ struct route_in {
 	const char *path;        /* "/" when the route has none */
 	const char *termination; /* "" when no TLS */
 	bool wildcard;
+	bool out_of_shard;
 	bool admitted;
 	const char *reason;
 	char message[512];
@@ -230,6 +259,8 @@ cmp_route_age(const void *a, const void *b)
 	return c ? c : strcmp(x->o->uid, y->o->uid);
 }
 
+static bool router_host_invalid(struct route_in *r);
+
 static void
 admit(struct route_in *routes, size_t n, const struct sy_compile_opts *opts)
 {
@@ -243,6 +274,10 @@ admit(struct route_in *routes, size_t n, const struct sy_compile_opts *opts)
 		json_t *v;
 
 		r->admitted = false;
+		if (r->out_of_shard)
+			continue; /* never seen by this router: claims nothing */
+		if (router_host_invalid(r))
+			continue;
 		if (r->wildcard && !opts->allow_wildcard_routes) {
 			r->reason = "RouteNotAdmitted";
 			snprintf(r->message, sizeof(r->message), "wildcard routes are not allowed");
@@ -312,11 +347,69 @@ set_route_status(struct route_in *r, const struct sy_compile_opts *opts)
 		json_object_set_new(cond, "reason", json_string(r->reason));
 		json_object_set_new(cond, "message", json_string(r->message));
 	}
-	st = json_pack("{s:[{s:s, s:s, s:s, s:[o]}]}", "ingress", "host", r->host, "routerName",
+	const char *spec_host = json_string_value(json_object_get(json_object_get(r->o->obj, "spec"),
+								  "host"));
+
+	/* A wildcard route's status names the host it was given, not "*.domain". */
+	st = json_pack("{s:[{s:s, s:s, s:s, s:[o]}]}", "ingress", "host",
+		       r->wildcard && spec_host ? spec_host : r->host, "routerName",
 		       opts->router_name, "wildcardPolicy", wp && wp[0] ? wp : "None", "conditions",
 		       cond);
 	json_decref(r->o->status);
 	r->o->status = st;
+}
+
+/* Router-side host checks (openshift/router UniqueHost): run whatever the API
+ * allowed, since an annotation or an older cluster may have let it in. */
+static bool
+router_host_invalid(struct route_in *r)
+{
+	const char *p = r->host;
+	char why[300] = "";
+
+	if (r->host[0] == '\0') {
+		r->reason = "NoHostValue";
+		snprintf(r->message, sizeof(r->message), "no host value was defined for the route");
+		return true;
+	}
+	if (strlen(r->host) > 253)
+		snprintf(why, sizeof(why), "must be no more than 253 characters");
+	for (; why[0] == '\0';) {
+		const char *dot = strchr(p, '.');
+		size_t l = dot ? (size_t)(dot - p) : strlen(p);
+
+		if (l > 63)
+			snprintf(why, sizeof(why), "must be no more than 63 characters");
+		else if (!sy_dns1123_label(p, l) && !(p == r->host && l == 1 && p[0] == '*'))
+			snprintf(why, sizeof(why),
+				 "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric "
+				 "characters, '-' or '.', and must start and end with an alphanumeric "
+				 "character");
+		if (dot == NULL)
+			break;
+		p = dot + 1;
+	}
+	if (why[0] == '\0')
+		return false;
+	r->reason = "InvalidHost";
+	snprintf(r->message, sizeof(r->message),
+		 "host name validation errors: spec.host: Invalid value: \"%s\": %s", r->host, why);
+	return true;
+}
+
+/* Is the route in this router's shard? Both selectors must match (the route's
+ * labels, its namespace's labels). */
+static bool
+in_shard(struct sy_compile_ctx *cx, const struct sy_object *o, struct sy_label_selector *routes,
+	 struct sy_label_selector *namespaces)
+{
+	const json_t *labels = json_object_get(json_object_get(o->obj, "metadata"), "labels");
+	const struct sy_object *ns = sy_store_find(cx->st, &sy_kind_namespace, "", o->ns);
+
+	return sy_label_selector_matches(routes, labels) &&
+	       sy_label_selector_matches(namespaces,
+					 ns ? json_object_get(json_object_get(ns->obj, "metadata"), "labels")
+					    : NULL);
 }
 
 static uint32_t
@@ -348,12 +441,24 @@ compile_routes(struct sy_compile_ctx *cx)
 	size_t n = 0, i, j;
 	struct sy_object **objs = sy_store_list(cx->st, &sy_kind_route, NULL, &n);
 	struct route_in *routes = calloc(n ? n : 1, sizeof(*routes));
+	struct sy_label_selector *sel_routes = NULL, *sel_ns = NULL;
 	int rc = 0;
 
 	if (objs == NULL || routes == NULL) {
 		free(objs);
 		free(routes);
 		return -ENOMEM;
+	}
+	if (cx->opts->cfg != NULL) {
+		char why[200];
+
+		/* Checked at config load; a failure here leaves the shard open. */
+		if (sy_label_selector_parse(cx->opts->cfg->route_label_selector, &sel_routes, why,
+					    sizeof(why)) < 0)
+			sel_routes = NULL;
+		if (sy_label_selector_parse(cx->opts->cfg->namespace_label_selector, &sel_ns, why,
+					    sizeof(why)) < 0)
+			sel_ns = NULL;
 	}
 	for (i = 0; i < n; i++) {
 		const json_t *spec = json_object_get(objs[i]->obj, "spec");
@@ -373,6 +478,17 @@ compile_routes(struct sy_compile_ctx *cx)
 		routes[i].termination = term && term[0] ? term :
 					json_object_get(spec, "tls") && !json_is_null(json_object_get(spec, "tls")) ? "edge" : "";
 		routes[i].wildcard = wp && strcmp(wp, "Subdomain") == 0;
+		routes[i].out_of_shard = !in_shard(cx, objs[i], sel_routes, sel_ns);
+		if (routes[i].wildcard && opts->allow_wildcard_routes) {
+			/* Subdomain: www.example.com serves *.example.com. */
+			const char *dot = strchr(routes[i].host, '.');
+			char *w = NULL;
+
+			if (dot != NULL && asprintf(&w, "*%s", dot) >= 0) {
+				free(routes[i].host);
+				routes[i].host = w;
+			}
+		}
 	}
 	qsort(routes, n, sizeof(*routes), cmp_route_age);
 	admit(routes, n, opts);
@@ -381,6 +497,12 @@ compile_routes(struct sy_compile_ctx *cx)
 		const json_t *alts = json_object_get(spec, "alternateBackends");
 		struct sy_rule_in r;
 
+		if (routes[i].out_of_shard) {
+			/* Not this router's: it writes no status, serves nothing. */
+			json_decref(routes[i].o->status);
+			routes[i].o->status = NULL;
+			continue;
+		}
 		set_route_status(&routes[i], opts);
 		if (!routes[i].admitted)
 			continue;
@@ -390,6 +512,14 @@ compile_routes(struct sy_compile_ctx *cx)
 		r.path = routes[i].path;
 		r.match = SY_PATH_PREFIX;
 		r.tls = tls_mode(routes[i].termination);
+		{
+			const char *ins = json_string_value(json_object_get(json_object_get(spec, "tls"),
+									    "insecureEdgeTerminationPolicy"));
+
+			r.insecure = ins && strcmp(ins, "Allow") == 0	  ? SY_INSECURE_ALLOW :
+				     ins && strcmp(ins, "Redirect") == 0 ? SY_INSECURE_REDIRECT :
+									  SY_INSECURE_NONE;
+		}
 		r.target_port = json_object_get(json_object_get(spec, "port"), "targetPort");
 		r.weights = SY_WEIGHTS_OPENSHIFT;
 		r.backends[r.n_backends].service = json_string_value(json_object_get(json_object_get(spec, "to"), "name"));
@@ -407,6 +537,8 @@ out:
 		free(routes[i].host);
 	free(routes);
 	free(objs);
+	sy_label_selector_free(sel_routes);
+	sy_label_selector_free(sel_ns);
 	return rc;
 }
 

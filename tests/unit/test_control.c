@@ -30,17 +30,23 @@ gen_free(struct sy_generation *g)
 }
 
 static void
-router_start(struct sy_router *r)
+router_start_with(struct sy_router *r, const char *config)
 {
 	char err[256];
 
 	memset(r, 0, sizeof(*r));
-	assert_int_equal(sy_config_parse("{\"routing_subdomain\": \"apps.test\"}", &r->cfg, err,
-					 sizeof(err)), 0);
+	if (sy_config_parse(config, &r->cfg, err, sizeof(err)) != 0)
+		fail_msg("config: %s", err);
 	snprintf(r->cfg.state_dir, sizeof(r->cfg.state_dir), "%s", state_dir);
 	assert_int_equal(sy_gen_slot_init(&r->slot, 1, gen_free), 0);
 	if (sy_router_load(r, err, sizeof(err)) != 0)
 		fail_msg("load: %s", err);
+}
+
+static void
+router_start(struct sy_router *r)
+{
+	router_start_with(r, "{\"routing_subdomain\": \"apps.test\"}");
 }
 
 static void
@@ -348,6 +354,130 @@ test_journal_replay_keeps_age(void **state)
 	json_decref(after);
 }
 
+static int fresh_state(void **state);
+static int remove_state(void **state);
+
+/* The status Admitted condition of route ns/name: "True", "False", or "none". */
+static const char *
+admitted(struct sy_router *r, const char *ns, const char *name, char *reason, size_t len)
+{
+	char req[256];
+	json_t *rep, *cond;
+	static char out[16];
+
+	snprintf(req, sizeof(req), "{\"op\":\"get\",\"kind\":\"route\",\"namespace\":\"%s\",\"name\":\"%s\"}",
+		 ns, name);
+	rep = call(r, req);
+	cond = json_array_get(json_object_get(json_array_get(json_object_get(json_object_get(
+		json_array_get(json_object_get(rep, "items"), 0), "status"), "ingress"), 0), "conditions"), 0);
+	snprintf(out, sizeof(out), "%s", cond ? json_string_value(json_object_get(cond, "status")) : "none");
+	if (reason != NULL)
+		snprintf(reason, len, "%s", cond && json_object_get(cond, "reason")
+						   ? json_string_value(json_object_get(cond, "reason")) : "");
+	json_decref(rep);
+	return out;
+}
+
+#define LROUTE(ns, name, host, labels) \
+	"{\"apiVersion\":\"route.openshift.io/v1\",\"kind\":\"Route\",\"metadata\":{\"name\":\"" name "\"," \
+	"\"namespace\":\"" ns "\",\"labels\":" labels "},\"spec\":{\"host\":\"" host "\",\"to\":{\"name\":\"s\"}}}"
+
+/* Sharding: both selectors must match; outside the shard, no status and not
+ * served; relabelling moves a route in or out live. */
+static void
+test_sharding(void **state)
+{
+	struct sy_router r;
+	json_t *rep;
+	char buf[128];
+
+	router_start_with(&r, "{\"route_label_selector\": \"shard in (a, b)\","
+			      " \"namespace_label_selector\": \"env!=dev\"}");
+	rep = call(&r, "{\"op\":\"apply\",\"objects\":["
+		       "{\"apiVersion\":\"v1\",\"kind\":\"Namespace\",\"metadata\":{\"name\":\"dev\",\"labels\":{\"env\":\"dev\"}}},"
+		       LROUTE("prod", "in", "in.test", "{\"shard\":\"a\"}") ","
+		       LROUTE("prod", "out", "out.test", "{\"shard\":\"c\"}") ","
+		       LROUTE("dev", "devr", "dev.test", "{\"shard\":\"a\"}") "]}");
+	assert_true(reply_ok(rep));
+	json_decref(rep);
+	assert_string_equal(admitted(&r, "prod", "in", NULL, 0), "True");
+	assert_string_equal(admitted(&r, "prod", "out", NULL, 0), "none");
+	assert_string_equal(admitted(&r, "dev", "devr", NULL, 0), "none");
+	assert_string_equal(resolve_object(&r, "http://in.test/", buf, sizeof(buf)), "prod/in");
+	assert_string_equal(resolve_object(&r, "http://out.test/", buf, sizeof(buf)), "(none)");
+	assert_string_equal(resolve_object(&r, "http://dev.test/", buf, sizeof(buf)), "(none)");
+	/* Relabel: out comes in, the dev namespace too. */
+	json_decref(call(&r, "{\"op\":\"apply\",\"objects\":["
+			     "{\"apiVersion\":\"v1\",\"kind\":\"Namespace\",\"metadata\":{\"name\":\"dev\",\"labels\":{\"env\":\"test\"}}},"
+			     LROUTE("prod", "out", "out.test", "{\"shard\":\"b\"}") "]}"));
+	assert_string_equal(resolve_object(&r, "http://out.test/", buf, sizeof(buf)), "prod/out");
+	assert_string_equal(resolve_object(&r, "http://dev.test/", buf, sizeof(buf)), "dev/devr");
+	/* Namespaces are cluster-scoped: get without -n finds it. */
+	rep = call(&r, "{\"op\":\"get\",\"kind\":\"ns\",\"name\":\"dev\"}");
+	assert_true(reply_ok(rep));
+	json_decref(rep);
+	router_stop(&r);
+}
+
+/* Wildcards: refused unless allowed; then *.domain serves one more label,
+ * and an exact host beats it. */
+static void
+test_wildcards(void **state)
+{
+	struct sy_router r;
+	char buf[128], reason[64];
+	json_t *rep;
+	const char *objs = "{\"op\":\"apply\",\"objects\":["
+			   "{\"apiVersion\":\"route.openshift.io/v1\",\"kind\":\"Route\",\"metadata\":{\"name\":\"w\",\"namespace\":\"a\"},"
+			   "\"spec\":{\"host\":\"www.example.test\",\"wildcardPolicy\":\"Subdomain\",\"to\":{\"name\":\"s\"}}},"
+			   ROUTE("a", "exact", "api.example.test", "s") "]}";
+
+	router_start(&r);
+	json_decref(call(&r, objs));
+	assert_string_equal(admitted(&r, "a", "w", reason, sizeof(reason)), "False");
+	assert_string_equal(reason, "RouteNotAdmitted");
+	router_stop(&r);
+	remove_state(NULL);
+	fresh_state(NULL);
+
+	router_start_with(&r, "{\"allow_wildcard_routes\": true}");
+	rep = call(&r, objs);
+	assert_true(reply_ok(rep));
+	json_decref(rep);
+	assert_string_equal(admitted(&r, "a", "w", NULL, 0), "True");
+	assert_string_equal(resolve_object(&r, "http://foo.example.test/", buf, sizeof(buf)), "a/w");
+	assert_string_equal(resolve_object(&r, "http://api.example.test/", buf, sizeof(buf)), "a/exact");
+	assert_string_equal(resolve_object(&r, "http://a.b.example.test/", buf, sizeof(buf)), "(none)");
+	router_stop(&r);
+}
+
+/* Hosts the API would refuse: a generated host whose first label is over 63
+ * characters is rejected at apply; with the annotation that lifts the API's
+ * check, the router itself says InvalidHost. */
+static void
+test_invalid_hosts(void **state)
+{
+	struct sy_router r;
+	char reason[64];
+	json_t *rep;
+
+	router_start(&r);
+	expect_error(call(&r, "{\"op\":\"apply\",\"objects\":[{\"apiVersion\":\"route.openshift.io/v1\",\"kind\":\"Route\","
+			      "\"metadata\":{\"name\":\"a-very-long-route-name-that-goes-on-and-on\",\"namespace\":\"and-a-long-namespace-too-x\"},"
+			      "\"spec\":{\"to\":{\"name\":\"s\"}}}]}"),
+		     "invalid", "spec.host", "must be no more than 63 characters");
+	rep = call(&r, "{\"op\":\"apply\",\"objects\":[{\"apiVersion\":\"route.openshift.io/v1\",\"kind\":\"Route\","
+		       "\"metadata\":{\"name\":\"a-very-long-route-name-that-goes-on-and-on\",\"namespace\":\"and-a-long-namespace-too-x\","
+		       "\"annotations\":{\"route.openshift.io/allow-non-dns-compliant-host\":\"true\"}},"
+		       "\"spec\":{\"to\":{\"name\":\"s\"}}}]}");
+	assert_true(reply_ok(rep));
+	json_decref(rep);
+	assert_string_equal(admitted(&r, "and-a-long-namespace-too-x", "a-very-long-route-name-that-goes-on-and-on",
+				     reason, sizeof(reason)), "False");
+	assert_string_equal(reason, "InvalidHost");
+	router_stop(&r);
+}
+
 static int
 fresh_state(void **state)
 {
@@ -375,6 +505,9 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_bad_requests_change_nothing, fresh_state, remove_state),
 		cmocka_unit_test_setup_teardown(test_host_claims, fresh_state, remove_state),
 		cmocka_unit_test_setup_teardown(test_journal_replay_keeps_age, fresh_state, remove_state),
+		cmocka_unit_test_setup_teardown(test_sharding, fresh_state, remove_state),
+		cmocka_unit_test_setup_teardown(test_wildcards, fresh_state, remove_state),
+		cmocka_unit_test_setup_teardown(test_invalid_hosts, fresh_state, remove_state),
 	};
 
 	if (sy_test_eal_init("test_control") < 0) {
