@@ -278,6 +278,7 @@ build_vhost(struct sy_arena *a, struct sy_store *st, struct sy_generation *g, st
 	vh->host_len = (uint32_t)strlen(host);
 	vh->tls = rs[0]->tls;
 	vh->insecure = rs[0]->insecure;
+	vh->insecure_status = rs[0]->insecure_status;
 	vh->tls_secret = rs[0]->tls_secret ? sy_arena_strdup(a, rs[0]->tls_secret) : NULL;
 	vh->min_tls_version = rs[0]->min_tls_version;
 	vh->rules = sy_arena_alloc(a, n * sizeof(*vh->rules));

@@ -91,6 +91,7 @@ struct sy_rule_in {
 	const char *body;     /* STATIC */
 	enum sy_tls_mode tls;
 	enum sy_insecure_policy insecure;
+	uint16_t insecure_status; /* the redirect's status: 302 OpenShift, 301 Contour */
 	const char *tls_secret;   /* "namespace/name" */
 	uint16_t min_tls_version;
 	const json_t *target_port; /* service port (name or number); NULL: every port */

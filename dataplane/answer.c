@@ -41,32 +41,67 @@ static const struct answer_text answers[] = {
 /* TLS alert record: fatal (2), unrecognized_name (112), RFC 6066 3. */
 static const uint8_t tls_alert_unrecognized_name[] = { 0x15, 0x03, 0x03, 0x00, 0x02, 0x02, 0x70 };
 
+static const struct answer_text *
+answer_text(uint16_t status)
+{
+	static const struct answer_text redirects[] = {
+		{ 200, "OK", "" },
+		{ 301, "Moved Permanently", "" },
+		{ 302, "Found", "" },
+		{ 307, "Temporary Redirect", "" },
+		{ 308, "Permanent Redirect", "" },
+		{ 403, "Forbidden", "" },
+		{ 429, "Too Many Requests", "" },
+		{ 500, "Internal Server Error", "" },
+		{ 502, "Bad Gateway", "" },
+	};
+	size_t i;
+
+	for (i = 0; i < RTE_DIM(answers); i++)
+		if (answers[i].status == status)
+			return &answers[i];
+	for (i = 0; i < RTE_DIM(redirects); i++)
+		if (redirects[i].status == status)
+			return &redirects[i];
+	return NULL;
+}
+
+/* The answer, rebuilt identically on every (re)transmission: one segment
+ * (the buffer is smaller than any MSS we announce). */
 static uint16_t
 answer_payload(const struct sy_conn *c, char *buf, size_t len)
 {
-	const struct answer_text *a = &answers[RTE_DIM(answers) - 1];
-	size_t i;
+	const struct sy_peek_buf *p = c->peek;
+	const struct answer_text *a = answer_text(p->answer_status);
+	const char *reason = a ? a->reason : "Status";
+	char body[400];
+	const char *type = "text/html";
 	int n;
 
-	if (c->peek->answer_status == 0) {
+	if (p->answer_status == 0) {
 		memcpy(buf, tls_alert_unrecognized_name, sizeof(tls_alert_unrecognized_name));
 		return sizeof(tls_alert_unrecognized_name);
 	}
-	for (i = 0; i < RTE_DIM(answers); i++)
-		if (answers[i].status == c->peek->answer_status)
-			a = &answers[i];
+	if (p->answer_location[0] != '\0') {
+		body[0] = '\0'; /* a redirect says it all in Location */
+	} else if (p->answer_custom) {
+		snprintf(body, sizeof(body), "%s", p->answer_body); /* a rule's static answer */
+		type = "text/plain";
+	} else {
+		snprintf(body, sizeof(body), "<html><body><h1>%u %s</h1>\n%s\n</body></html>\n",
+			 p->answer_status, reason, a ? a->body : "");
+	}
 	n = snprintf(buf, len,
 		     "HTTP/1.1 %u %s\r\n"
-		     "Content-Type: text/html\r\n"
+		     "%s%s%s"
+		     "Content-Type: %s\r\n"
 		     "Content-Length: %zu\r\n"
 		     "Cache-Control: private, max-age=0, no-cache, no-store\r\n"
 		     "Connection: close\r\n"
 		     "\r\n"
-		     "<html><body><h1>%u %s</h1>\n%s\n</body></html>\n",
-		     a->status, a->reason,
-		     strlen("<html><body><h1>000 </h1>\n\n</body></html>\n") + strlen(a->reason) +
-			     strlen(a->body),
-		     a->status, a->reason, a->body);
+		     "%s",
+		     p->answer_status, reason, p->answer_location[0] ? "Location: " : "",
+		     p->answer_location, p->answer_location[0] ? "\r\n" : "", type, strlen(body), body);
 	return (uint16_t)RTE_MIN((size_t)n, len - 1);
 }
 
@@ -80,7 +115,7 @@ answer_window(const struct sy_conn *c)
 static void
 answer_send(struct sy_worker *w, struct sy_conn *c, bool with_payload)
 {
-	char buf[640];
+	char buf[1200];
 	uint16_t len = with_payload ? answer_payload(c, buf, sizeof(buf)) : 0;
 	struct sy_seg s;
 
@@ -110,7 +145,7 @@ answer_send(struct sy_worker *w, struct sy_conn *c, bool with_payload)
 void
 sy_answer_start(struct sy_worker *w, struct sy_conn *c, uint16_t status)
 {
-	char buf[640];
+	char buf[1200];
 
 	/* What we held is now consumed: acknowledged by the answer. The
 	 * buffer itself stays: it has the sequence numbers we answer with. */

@@ -79,6 +79,12 @@ struct sy_peek_buf {
 	uint8_t retx;        /* SYNs sent to this endpoint / answers sent */
 	uint8_t tries;       /* backend endpoints tried */
 	uint64_t connect_deadline; /* TSC: give up on every endpoint */
+	/* The router's own answer when a rule or policy says what it is: a
+	 * redirect's Location, a static body (copied: the generation it came
+	 * from may be gone by the retransmission). */
+	uint8_t answer_custom;
+	char answer_location[384];
+	char answer_body[256];
 };
 
 /* Flags */

@@ -146,3 +146,24 @@ sy_vhost_match_path(const struct sy_vhost *vh, const char *path, size_t len)
 	}
 	return NULL;
 }
+
+uint32_t
+sy_http_method_bit(const char *m, size_t len)
+{
+	static const struct {
+		const char *name;
+		uint32_t bit;
+	} methods[] = {
+		{ "GET", SY_METHOD_GET },	  { "HEAD", SY_METHOD_HEAD },
+		{ "POST", SY_METHOD_POST },	  { "PUT", SY_METHOD_PUT },
+		{ "PATCH", SY_METHOD_PATCH },	  { "DELETE", SY_METHOD_DELETE },
+		{ "CONNECT", SY_METHOD_CONNECT }, { "OPTIONS", SY_METHOD_OPTIONS },
+		{ "TRACE", SY_METHOD_TRACE },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(methods) / sizeof(methods[0]); i++)
+		if (strlen(methods[i].name) == len && memcmp(methods[i].name, m, len) == 0)
+			return methods[i].bit;
+	return 0;
+}

@@ -366,6 +366,36 @@ peek_try(struct sy_worker *w, struct sy_conn *c)
  * burst (the pointer is not kept: the endpoint is copied into c). Answers
  * the client when nothing serves it.
  */
+/* A redirect to the same URL over https (status per the vhost's kind: 302
+ * for OpenShift's Redirect policy, 301 for Contour's upgrade). */
+static void
+answer_redirect_https(struct sy_conn *c, const struct sy_vhost *vh, const struct sy_http_head *h)
+{
+	size_t hl = sy_host_normalize_len(h->host, h->host_len);
+
+	c->peek->answer_status = vh->insecure_status ? vh->insecure_status : 302;
+	/* A path too long for the buffer is cut: the client lands on a
+	 * prefix of its URL rather than on nothing. */
+	snprintf(c->peek->answer_location, sizeof(c->peek->answer_location), "https://%.*s%.*s",
+		 (int)RTE_MIN(hl, (size_t)SY_PEEK_HOST_MAX), h->host,
+		 (int)RTE_MIN((size_t)h->path_len, sizeof(c->peek->answer_location) - 8 - SY_PEEK_HOST_MAX - 1),
+		 h->path);
+	c->peek->answer_body[0] = '\0';
+}
+
+/* A rule whose action is the router's own answer: copy what it says (the
+ * generation is not ours past this burst). */
+static void
+answer_from_rule(struct sy_conn *c, const struct sy_rule *rule)
+{
+	c->peek->answer_status = rule->status ? rule->status : 404;
+	snprintf(c->peek->answer_location, sizeof(c->peek->answer_location), "%s",
+		 rule->action == SY_ACTION_REDIRECT && rule->location ? rule->location : "");
+	snprintf(c->peek->answer_body, sizeof(c->peek->answer_body), "%s",
+		 rule->action == SY_ACTION_STATIC && rule->body ? rule->body : "");
+	c->peek->answer_custom = 1;
+}
+
 static const struct sy_pool *
 route_lookup(struct sy_worker *w, struct sy_conn *c, uint16_t *status)
 {
@@ -385,13 +415,38 @@ route_lookup(struct sy_worker *w, struct sy_conn *c, uint16_t *status)
 		if (sy_http_peek(f, n, SY_HTTP_HEAD_MAX, &h) != SY_PEEK_DONE || h.host_len == 0)
 			return NULL;
 		vh = sy_gen_find_vhost(g, h.host, h.host_len);
-		/* Plain HTTP reaches only plain vhosts: a TLS vhost's traffic
-		 * must not leave unencrypted (OpenShift: insecure policy None). */
-		if (vh == NULL || vh->tls != SY_TLS_NONE)
+		if (vh == NULL)
 			return NULL;
+		if (vh->tls != SY_TLS_NONE) {
+			/* Plain HTTP to a TLS vhost: its insecure policy decides
+			 * (OpenShift insecureEdgeTerminationPolicy, Contour
+			 * permitInsecure). Passthrough is never served in plain. */
+			if (vh->insecure == SY_INSECURE_REDIRECT) {
+				answer_redirect_https(c, vh, &h);
+				*status = c->peek->answer_status;
+				return NULL;
+			}
+			if (vh->insecure != SY_INSECURE_ALLOW || vh->tls == SY_TLS_PASSTHROUGH)
+				return NULL;
+		}
 		/* Path rules without the proxy: the first request's path picks
 		 * the rule for the whole connection (routerctl resolve says so). */
 		rule = sy_vhost_match_path(vh, h.path, h.path_len);
+		if (rule == NULL)
+			return NULL;
+		if (rule->methods != 0 && !(rule->methods & sy_http_method_bit(h.method, h.method_len)))
+			return NULL;
+		if (rule->n_preds > 0 || rule->n_filters > 0) {
+			/* Header, cookie and traffic predicates and filters need
+			 * the proxy mode; splice must not guess. */
+			*status = 503;
+			return NULL;
+		}
+		if (rule->action != SY_ACTION_BACKEND) {
+			answer_from_rule(c, rule);
+			*status = c->peek->answer_status;
+			return NULL;
+		}
 	} else {
 		struct sy_tls_hello hello;
 

@@ -179,6 +179,7 @@ struct sy_vhost {
 	enum sy_tls_mode tls;
 	enum sy_carry_mode mode;
 	enum sy_insecure_policy insecure;
+	uint16_t insecure_status; /* REDIRECT: 302 (OpenShift) or 301 (Contour); 0 = 302 */
 	const char *tls_secret;   /* "namespace/name" of the certificate's Secret, or NULL */
 	uint16_t min_tls_version; /* 0x0301 TLS 1.0 ... 0x0304 TLS 1.3; 0 = default */
 	/* Splice with path rules: until the proxy mode takes these vhosts over,
@@ -212,6 +213,8 @@ const struct sy_vhost *sy_gen_find_vhost(const struct sy_generation *g, const ch
 /* First rule of the vhost whose path matches (rules are ordered). NULL when none. */
 const struct sy_rule *sy_vhost_match_path(const struct sy_vhost *vh, const char *path,
 					  size_t len);
+/* SY_METHOD_* bit of a method name (0 for an unknown method). */
+uint32_t sy_http_method_bit(const char *m, size_t len);
 /* Hash used by the vhost table (over the normalized host). */
 uint32_t sy_host_hash(const char *host, size_t len);
 /* Strip port and trailing dot: returns the length of the host part. */

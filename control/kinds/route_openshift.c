@@ -516,6 +516,7 @@ compile_routes(struct sy_compile_ctx *cx)
 			const char *ins = json_string_value(json_object_get(json_object_get(spec, "tls"),
 									    "insecureEdgeTerminationPolicy"));
 
+			r.insecure_status = 302; /* the HAProxy template's secure_redirect */
 			r.insecure = ins && strcmp(ins, "Allow") == 0	  ? SY_INSECURE_ALLOW :
 				     ins && strcmp(ins, "Redirect") == 0 ? SY_INSECURE_REDIRECT :
 									  SY_INSECURE_NONE;

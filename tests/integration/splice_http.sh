@@ -75,6 +75,47 @@ t_run lab_client $HTTPC raw "$LAB_ROUTER_IP" 80 'GET / HTTP/1.1\r\nUser-Agent: x
 t_expect_out '^HTTP/1.1 400 Bad Request' "HTTP/1.1 without Host gets 400"
 t_ok "the router's own answers: 503 for an unknown host, 400 for malformed heads"
 
+# Plain HTTP to TLS vhosts: insecureEdgeTerminationPolicy decides (Redirect: 302 to https,
+# Allow: served in plain, None: not served); passthrough hosts are never served in plain.
+rctl apply -f - <<EOF
+apiVersion: route.openshift.io/v1
+kind: Route
+metadata: {name: edge-redirect, namespace: demo}
+spec:
+  host: redirect.$D
+  to: {kind: Service, name: a}
+  port: {targetPort: http}
+  tls: {termination: edge, insecureEdgeTerminationPolicy: Redirect}
+---
+apiVersion: route.openshift.io/v1
+kind: Route
+metadata: {name: edge-allow, namespace: demo}
+spec:
+  host: allow.$D
+  to: {kind: Service, name: a}
+  port: {targetPort: http}
+  tls: {termination: edge, insecureEdgeTerminationPolicy: Allow}
+---
+apiVersion: route.openshift.io/v1
+kind: Route
+metadata: {name: edge-none, namespace: demo}
+spec:
+  host: none.$D
+  to: {kind: Service, name: a}
+  port: {targetPort: http}
+  tls: {termination: edge}
+EOF
+t_expect_rc 0 "apply edge routes with each insecure policy"
+t_run lab_client curl -s -m 10 -o /dev/null -w '%{http_code} %{redirect_url}' -H "Host: redirect.$D" "http://$LAB_ROUTER_IP/p?q=1"
+[ "$T_OUT" = "302 https://redirect.$D/p?q=1" ] || t_fail "Redirect policy: 302 to the https URL" "seen: $(t_seen)"
+get "allow.$D" /
+[ "$T_OUT" = backend-a ] || t_fail "Allow policy: plain HTTP is served" "seen: $(t_seen)"
+t_run lab_client curl -s -m 10 -o /dev/null -w '%{http_code}' -H "Host: none.$D" "http://$LAB_ROUTER_IP/"
+[ "$T_OUT" = 503 ] || t_fail "no insecure policy: plain HTTP is not served (503)" "seen: $(t_seen)"
+t_run lab_client curl -s -m 10 -o /dev/null -w '%{http_code}' -H "Host: a.passthrough.$D" "http://$LAB_ROUTER_IP/"
+[ "$T_OUT" = 503 ] || t_fail "a passthrough host over plain HTTP: 503" "seen: $(t_seen)"
+t_ok "insecure policies on TLS vhosts: Redirect -> 302 https, Allow -> served, None -> 503"
+
 # Keep-alive: 200 requests on one spliced connection.
 before=$(stat 'd["total"]["conns_spliced"]')
 t_run lab_client $HTTPC keepalive "$LAB_ROUTER_IP" "web.$D" / 200
