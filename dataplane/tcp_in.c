@@ -178,9 +178,18 @@ tcp_input_owned(struct sy_worker *w, struct rte_mbuf *m)
 	sy_flow_key_v4(&k, ip->src_addr, ip->dst_addr, th->src_port, th->dst_port);
 	c = sy_flow_lookup(w, &k);
 	if (c != NULL) {
-		sy_splice_segment(w, c, m, c->client_port == th->src_port && c->client_ip == ip->src_addr &&
-						   c->vip_port == th->dst_port);
-		return;
+		bool from_client = c->client_port == th->src_port && c->client_ip == ip->src_addr &&
+				   c->vip_port == th->dst_port;
+
+		/* A new SYN on a tuple still lingering: the client reused its
+		 * port (port exhaustion under load). The old connection is over;
+		 * this is a new one. */
+		if (!(from_client && c->state == SY_CONN_LINGER &&
+		      (th->tcp_flags & (RTE_TCP_SYN_FLAG | RTE_TCP_ACK_FLAG)) == RTE_TCP_SYN_FLAG)) {
+			sy_splice_segment(w, c, m, from_client);
+			return;
+		}
+		sy_conn_free(w, c);
 	}
 	if (is_listen(w->sh, ip->dst_addr, th->dst_port)) {
 		listen_input(w, m, ip, th);
