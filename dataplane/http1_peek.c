@@ -25,31 +25,7 @@
 #include <string.h>
 
 #include "peek.h"
-
-/* A read cursor over the fragment list. It never reads at or past `limit`
- * (min(total held, max_len)), so every byte access is inside a fragment. */
-struct sy_http_cur {
-	const struct sy_frag *frags;
-	unsigned fi;    /* current fragment */
-	uint32_t off;   /* offset in frags[fi] */
-	uint32_t pos;   /* stream offset of the next byte */
-	uint32_t limit; /* bytes of the stream this call may look at */
-};
-
-static inline int
-cur_next(struct sy_http_cur *c)
-{
-	if (c->pos >= c->limit)
-		return -1;
-	/* pos < limit <= total: a later fragment holds the byte, so this loop
-	 * stops before running off the list (empty fragments are skipped). */
-	while (c->off >= c->frags[c->fi].len) {
-		c->fi++;
-		c->off = 0;
-	}
-	c->pos++;
-	return c->frags[c->fi].data[c->off++];
-}
+#include "peek_cursor.h"
 
 /* Out of bytes: the caller turns this into MORE or TOO_BIG. */
 #define SY_HTTP_NEXT(c, ch)                                                                        \
@@ -136,7 +112,7 @@ path_put(struct sy_http_head *out, int ch)
 /* origin-form path and query after its first byte, up to the SP before
  * the version. */
 static enum sy_peek_status
-parse_path(struct sy_http_cur *c, struct sy_http_head *out)
+parse_path(struct sy_peek_cur *c, struct sy_http_head *out)
 {
 	enum sy_peek_status st;
 	int ch;
@@ -157,7 +133,7 @@ parse_path(struct sy_http_cur *c, struct sy_http_head *out)
  * starting with `ch`. Stops at SP, or also at "/" or "?" when `in_uri`; the
  * stop byte goes back through *stop. */
 static enum sy_peek_status
-parse_authority(struct sy_http_cur *c, int ch, bool in_uri, struct sy_http_head *out, int *stop)
+parse_authority(struct sy_peek_cur *c, int ch, bool in_uri, struct sy_http_head *out, int *stop)
 {
 	for (;;) {
 		if (ch == ' ' || (in_uri && (ch == '/' || ch == '?')))
@@ -197,7 +173,7 @@ authority_has_port(const struct sy_http_head *out)
  * https, whose authority is then the host (the Host header is ignored for
  * routing, as the origin server will ignore it too). */
 static enum sy_peek_status
-parse_absolute(struct sy_http_cur *c, int ch, struct sy_http_head *out)
+parse_absolute(struct sy_peek_cur *c, int ch, struct sy_http_head *out)
 {
 	char scheme[5];
 	unsigned n = 0;
@@ -237,7 +213,7 @@ parse_absolute(struct sy_http_cur *c, int ch, struct sy_http_head *out)
 /* method SP request-target SP HTTP-version CRLF, `ch` being the method's
  * first byte. */
 static enum sy_peek_status
-parse_request_line(struct sy_http_cur *c, int ch, struct sy_http_head *out, bool *host_in_target)
+parse_request_line(struct sy_peek_cur *c, int ch, struct sy_http_head *out, bool *host_in_target)
 {
 	enum sy_peek_status st;
 	bool connect, options;
@@ -321,7 +297,7 @@ parse_request_line(struct sy_http_cur *c, int ch, struct sy_http_head *out, bool
  * must never see a host that this router did not accept. Copied into
  * out->host only when `copy`. */
 static enum sy_peek_status
-parse_host_value(struct sy_http_cur *c, bool copy, struct sy_http_head *out)
+parse_host_value(struct sy_peek_cur *c, bool copy, struct sy_http_head *out)
 {
 	uint32_t len = 0; /* up to the last non-blank byte */
 	bool gap = false; /* blanks seen after the value started */
@@ -357,7 +333,7 @@ parse_host_value(struct sy_http_cur *c, bool copy, struct sy_http_head *out)
 
 /* Any other field value: checked for controls, not kept. */
 static enum sy_peek_status
-skip_value(struct sy_http_cur *c)
+skip_value(struct sy_peek_cur *c)
 {
 	int ch;
 
@@ -373,7 +349,7 @@ skip_value(struct sy_http_cur *c)
 }
 
 static enum sy_peek_status
-parse_head(struct sy_http_cur *c, struct sy_http_head *out)
+parse_head(struct sy_peek_cur *c, struct sy_http_head *out)
 {
 	static const char host_name[4] = { 'h', 'o', 's', 't' };
 	bool host_in_target = false, host_seen = false, is_host;
@@ -444,7 +420,7 @@ enum sy_peek_status
 sy_http_peek(const struct sy_frag *frags, unsigned n_frags, uint32_t max_len,
 	     struct sy_http_head *out)
 {
-	struct sy_http_cur cur = { .frags = frags };
+	struct sy_peek_cur cur = { .frags = frags };
 	enum sy_peek_status st;
 	uint64_t total = 0;
 	unsigned i;

@@ -19,6 +19,7 @@
 
 #include <rte_byteorder.h>
 
+#include "be_access.h"
 #include "splice_xlate.h"
 
 #define TCPOPT_EOL 0
@@ -37,21 +38,6 @@
 #define TH_OFF_SEQ 4
 #define TH_OFF_ACK 8
 #define TH_OFF_WIN 14
-
-static inline uint32_t
-get_be32(const uint8_t *p)
-{
-	return ((uint32_t)p[0] << 24) | ((uint32_t)p[1] << 16) | ((uint32_t)p[2] << 8) | p[3];
-}
-
-static inline void
-put_be32(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)(v >> 24);
-	p[1] = (uint8_t)(v >> 16);
-	p[2] = (uint8_t)(v >> 8);
-	p[3] = (uint8_t)v;
-}
 
 /* Sum of the 16-bit words of base[start, end), start and end even. */
 static inline uint32_t

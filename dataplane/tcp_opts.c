@@ -11,6 +11,7 @@
  */
 #include <string.h>
 
+#include "be_access.h"
 #include "tcp_opts.h"
 
 #define TCPOPT_EOL 0
@@ -27,34 +28,6 @@
 
 /* RFC 7323 2.3: a shift above 14 is treated as 14 (and logged by Linux). */
 #define TCP_MAX_WSCALE 14
-
-static inline uint16_t
-get_be16(const uint8_t *p)
-{
-	return (uint16_t)((p[0] << 8) | p[1]);
-}
-
-static inline uint32_t
-get_be32(const uint8_t *p)
-{
-	return ((uint32_t)p[0] << 24) | ((uint32_t)p[1] << 16) | ((uint32_t)p[2] << 8) | p[3];
-}
-
-static inline void
-put_be16(uint8_t *p, uint16_t v)
-{
-	p[0] = (uint8_t)(v >> 8);
-	p[1] = (uint8_t)v;
-}
-
-static inline void
-put_be32(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)(v >> 24);
-	p[1] = (uint8_t)(v >> 16);
-	p[2] = (uint8_t)(v >> 8);
-	p[3] = (uint8_t)v;
-}
 
 /* The options area of th: [*opt, *opt + return value). -1 if data_off < 5. */
 static inline int

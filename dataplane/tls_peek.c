@@ -35,6 +35,7 @@
 #include <stdint.h>
 
 #include "peek.h"
+#include "peek_cursor.h"
 
 #define SY_TLS_CONTENT_HANDSHAKE 22
 #define SY_TLS_HS_CLIENT_HELLO 1
@@ -46,19 +47,9 @@
 #define SY_TLS_RECORD_HDR 5
 #define SY_TLS_HS_HDR 4
 
-/* A read cursor over the fragment list that never reads at or past `limit`
- * (min(total held, max_len)). */
-struct sy_tls_cur {
-	const struct sy_frag *frags;
-	unsigned fi;    /* current fragment */
-	uint32_t off;   /* offset in frags[fi] */
-	uint32_t pos;   /* stream offset of the next byte */
-	uint32_t limit; /* bytes of the stream this call may look at */
-};
-
 /* The handshake stream: record payloads laid end to end. */
 struct sy_tls_rd {
-	struct sy_tls_cur cur;
+	struct sy_peek_cur cur;
 	uint32_t rec_left; /* payload bytes left in the current record */
 };
 
@@ -72,44 +63,6 @@ struct sy_tls_rd {
 		if (st_ != SY_TLS_OK)                                                              \
 			return st_;                                                                \
 	} while (0)
-
-static inline int
-cur_next(struct sy_tls_cur *c)
-{
-	if (c->pos >= c->limit)
-		return -1;
-	/* pos < limit <= total: a later fragment holds the byte, so this loop
-	 * stops before running off the list (empty fragments are skipped). */
-	while (c->off >= c->frags[c->fi].len) {
-		c->fi++;
-		c->off = 0;
-	}
-	c->pos++;
-	return c->frags[c->fi].data[c->off++];
-}
-
-static bool
-cur_skip(struct sy_tls_cur *c, uint32_t n)
-{
-	uint32_t room;
-
-	if (c->limit - c->pos < n)
-		return false;
-	c->pos += n;
-	while (n > 0) {
-		room = c->frags[c->fi].len - c->off;
-		if (room == 0) {
-			c->fi++;
-			c->off = 0;
-			continue;
-		}
-		if (room > n)
-			room = n;
-		c->off += room;
-		n -= room;
-	}
-	return true;
-}
 
 /* One record header. For the first record a wrong type or major version
  * means another protocol (NOT_MINE), decided on the first byte alone when it
