@@ -50,9 +50,19 @@ sy_ops_status(struct sy_router *r, const json_t *req)
 	json_t *counts = json_object();
 	struct sy_generation *g = sy_gen_acquire(&r->slot);
 
-	for (k = sy_kinds; *k; k++)
-		json_object_set_new(counts, (*k)->kind,
+	for (k = sy_kinds; *k; k++) {
+		const struct sy_kind *const *e;
+		char key[128];
+
+		/* Two kinds may share a name (OpenShift's and Contour's Route):
+		 * the first registered keeps it, later ones add their group. */
+		snprintf(key, sizeof(key), "%s", (*k)->kind);
+		for (e = sy_kinds; e != k; e++)
+			if (strcmp((*e)->kind, (*k)->kind) == 0)
+				snprintf(key, sizeof(key), "%s.%s", (*k)->kind, (*k)->group);
+		json_object_set_new(counts, key,
 				    json_integer((json_int_t)sy_store_count(&r->store, *k)));
+	}
 	return json_pack("{s:b, s:I, s:I, s:I, s:o, s:I, s:s, s:I, s:b}", "ok", 1, "generation",
 			 (json_int_t)r->gen_id, "vhosts", (json_int_t)(g ? g->n_vhosts : 0),
 			 "generation_bytes", (json_int_t)(g ? g->bytes : 0), "objects", counts,

@@ -1,14 +1,18 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * resolve: what would the live generation do with a request for this URL? It
- * runs the same lookups a worker runs (sy_gen_find_vhost, sy_vhost_match_path)
- * on the same generation, so the answer is what traffic gets.
+ * resolve: what would the live generation do with a request for this URL,
+ * method and headers? It runs on the same generation the workers read: the
+ * vhost lookup they run (sy_gen_find_vhost), then the per-request rule match
+ * (control/rule_match.c: path, method, predicates). Traffic predicates are
+ * not rolled: every candidate of a traffic split is reported with its share.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
 #include "router.h"
+#include "rule_match.h"
 #include "sy_generation.h"
 
 static const char *const tls_names[] = {
@@ -55,64 +59,293 @@ parse_url(const char *url, struct url_parts *u)
 	return 0;
 }
 
-static json_t *
-pool_json(const struct sy_pool *pool, json_t **endpoints)
+#define HITS_MAX 64
+
+/* Skipper's eskip quoting of a string argument. */
+static void
+append_quoted(char *buf, size_t len, const char *s, char delim)
 {
-	json_t *services = json_array();
+	size_t n = strlen(buf);
+
+	if (n + 1 < len)
+		buf[n++] = delim;
+	for (; *s && n + 3 < len; s++) {
+		if (*s == delim || *s == '\\')
+			buf[n++] = '\\';
+		buf[n++] = *s;
+	}
+	if (n + 1 < len)
+		buf[n++] = delim;
+	buf[n] = '\0';
+}
+
+/* "name(args)" of a filter, from its JSON array of arguments. */
+static json_t *
+filter_text(const struct sy_filter *f)
+{
+	json_t *args = json_loads(f->args ? f->args : "[]", JSON_DECODE_ANY, NULL);
+	char buf[2048];
+	const json_t *a;
+	size_t i;
+
+	snprintf(buf, sizeof(buf), "%s(", f->name);
+	json_array_foreach(args, i, a) {
+		if (i > 0)
+			snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf), ", ");
+		if (json_is_string(a)) {
+			append_quoted(buf, sizeof(buf), json_string_value(a), '"');
+		} else {
+			char *t = json_dumps(a, JSON_ENCODE_ANY);
+
+			snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf), "%s", t ? t : "null");
+			free(t);
+		}
+	}
+	snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf), ")");
+	json_decref(args);
+	return json_string(buf);
+}
+
+static json_t *
+predicate_text(const struct sy_predicate *p)
+{
+	static const char *const names[] = {
+		[SY_PRED_HEADER] = "Header",	       [SY_PRED_HEADER_REGEXP] = "HeaderRegexp",
+		[SY_PRED_COOKIE] = "Cookie",	       [SY_PRED_PATH_REGEXP] = "PathRegexp",
+		[SY_PRED_HOST_REGEXP] = "Host",	       [SY_PRED_TRAFFIC] = "Traffic",
+		[SY_PRED_TRUE] = "True",	       [SY_PRED_JWT_ALL_KV] = "JWTPayloadAllKV",
+		[SY_PRED_JWT_ANY_KV] = "JWTPayloadAnyKV",
+	};
+	char buf[2048];
+	uint32_t i;
+
+	snprintf(buf, sizeof(buf), "%s(", names[p->type]);
+	switch (p->type) {
+	case SY_PRED_HEADER:
+		append_quoted(buf, sizeof(buf), p->name, '"');
+		snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf), ", ");
+		append_quoted(buf, sizeof(buf), p->value, '"');
+		break;
+	case SY_PRED_HEADER_REGEXP:
+	case SY_PRED_COOKIE:
+		append_quoted(buf, sizeof(buf), p->name, '"');
+		snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf), ", ");
+		/* fall through */
+	case SY_PRED_PATH_REGEXP:
+	case SY_PRED_HOST_REGEXP:
+		append_quoted(buf, sizeof(buf), p->value ? p->value : "", '/');
+		break;
+	case SY_PRED_TRAFFIC:
+		snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf), "%g", p->fraction);
+		break;
+	case SY_PRED_JWT_ALL_KV:
+	case SY_PRED_JWT_ANY_KV:
+		for (i = 0; i < p->n_kv; i++) {
+			if (i > 0)
+				snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf), ", ");
+			append_quoted(buf, sizeof(buf), p->kv[i], '"');
+		}
+		break;
+	default:
+		break;
+	}
+	snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf), ")");
+	return json_string(buf);
+}
+
+/* A backend the pool cannot hold (Skipper network / lb backends), carried as
+ * a "<network>" / "<lb>" note filter by the kind; loopback likewise. */
+static const struct sy_filter *
+rule_note(const struct sy_rule *r, const char *name)
+{
+	uint32_t i;
+
+	for (i = 0; i < r->n_filters; i++)
+		if (strcmp(r->filters[i].name, name) == 0)
+			return &r->filters[i];
+	return NULL;
+}
+
+static const char *
+action_name(const struct sy_rule *r)
+{
+	switch (r->action) {
+	case SY_ACTION_REDIRECT:
+		return "redirect";
+	case SY_ACTION_STATIC:
+		return rule_note(r, "<loopback>") ? "loopback" : "static";
+	case SY_ACTION_BACKEND:
+	default:
+		return "backend";
+	}
+}
+
+static json_t *
+find_entry(json_t *list, const char *key, const char *val)
+{
+	const json_t *e;
+	size_t i;
+
+	json_array_foreach(list, i, e)
+		if (strcmp(json_string_value(json_object_get(e, key)), val) == 0)
+			return (json_t *)e;
+	return NULL;
+}
+
+/*
+ * A pool's services and endpoints, each share scaled by the probability that
+ * the rule gets the request, merged into services/endpoints (the same service
+ * reached through several rules of a split adds up).
+ */
+static void
+add_pool(const struct sy_pool *pool, double share, json_t *services, json_t *endpoints)
+{
 	uint32_t i;
 	char buf[SY_ADDR_STRLEN];
 
-	*endpoints = json_array();
 	for (i = 0; i < pool->n_services; i++) {
 		uint64_t w = 0;
 		uint32_t k;
+		double s;
+		char id[300];
+		json_t *e;
 
 		for (k = 0; k < pool->n_endpoints; k++)
 			if (pool->endpoints[k].service == i)
 				w += pool->endpoints[k].weight;
+		s = share * (pool->total_weight ? (double)w / (double)pool->total_weight : 0.0);
+		snprintf(id, sizeof(id), "%s/%s", pool->services[i].ns, pool->services[i].name);
+		e = find_entry(services, "id", id);
+		if (e != NULL) {
+			json_object_set_new(e, "share", json_real(json_real_value(json_object_get(e, "share")) + s));
+			continue;
+		}
 		json_array_append_new(services,
-				      json_pack("{s:s, s:s, s:i, s:i, s:f}", "namespace",
+				      json_pack("{s:s, s:s, s:s, s:i, s:i, s:f}", "id", id, "namespace",
 						pool->services[i].ns, "name", pool->services[i].name,
 						"weight", (int)pool->services[i].weight, "endpoints",
-						(int)pool->services[i].n_endpoints, "share",
-						pool->total_weight ? (double)w / (double)pool->total_weight : 0.0));
+						(int)pool->services[i].n_endpoints, "share", s));
 	}
 	for (i = 0; i < pool->n_endpoints; i++) {
-		const struct sy_endpoint *e = &pool->endpoints[i];
+		const struct sy_endpoint *ep = &pool->endpoints[i];
 		char svc[300];
 
-		snprintf(svc, sizeof(svc), "%s/%s", pool->services[e->service].ns,
-			 pool->services[e->service].name);
-		json_array_append_new(*endpoints,
+		snprintf(svc, sizeof(svc), "%s/%s", pool->services[ep->service].ns,
+			 pool->services[ep->service].name);
+		json_array_append_new(endpoints,
 				      json_pack("{s:s, s:i, s:s, s:i, s:f}", "address",
-						sy_addr_format(&e->addr, buf, sizeof(buf)), "port",
-						(int)e->port, "service", svc, "weight", (int)e->weight,
+						sy_addr_format(&ep->addr, buf, sizeof(buf)), "port",
+						(int)ep->port, "service", svc, "weight", (int)ep->weight,
 						"share",
-						pool->total_weight ? (double)e->weight / (double)pool->total_weight
-								   : 0.0));
+						share * (pool->total_weight ? (double)ep->weight /
+										  (double)pool->total_weight
+									    : 0.0)));
 	}
-	return services;
 }
+
+static void
+strip_ids(json_t *services)
+{
+	json_t *e;
+	size_t i;
+
+	json_array_foreach(services, i, e)
+		json_object_del(e, "id");
+}
+
+static json_t *
+rule_filters(const struct sy_rule *r)
+{
+	json_t *out = json_array();
+	uint32_t i;
+
+	for (i = 0; i < r->n_filters; i++)
+		if (r->filters[i].name[0] != '<')
+			json_array_append_new(out, filter_text(&r->filters[i]));
+	return out;
+}
+
+static json_t *
+rule_predicates(const struct sy_rule *r)
+{
+	json_t *out = json_array();
+	uint32_t i;
+
+	for (i = 0; i < r->n_preds; i++)
+		json_array_append_new(out, predicate_text(&r->preds[i]));
+	return out;
+}
+
+static json_t *
+rule_methods(const struct sy_rule *r)
+{
+	static const char *const names[] = { "GET", "HEAD", "POST", "PUT", "PATCH",
+					     "DELETE", "CONNECT", "OPTIONS", "TRACE" };
+	json_t *out = json_array();
+	unsigned i;
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (r->methods & (1u << i))
+			json_array_append_new(out, json_string(names[i]));
+	return out;
+}
+
+static json_t *
+rule_backend_note(const struct sy_rule *r)
+{
+	const struct sy_filter *net = rule_note(r, "<network>"), *lb = rule_note(r, "<lb>");
+	json_t *args, *out = NULL;
+
+	if (net == NULL && lb == NULL)
+		return NULL;
+	args = json_loads((net ? net : lb)->args, JSON_DECODE_ANY, NULL);
+	if (net != NULL) {
+		out = json_pack("{s:s, s:O}", "type", "network", "address", json_array_get(args, 0));
+	} else {
+		json_t *eps = json_array();
+		size_t i;
+
+		for (i = 1; i < json_array_size(args); i++)
+			json_array_append(eps, json_array_get(args, i));
+		out = json_pack("{s:s, s:O, s:o}", "type", "lb", "algorithm", json_array_get(args, 0),
+				"endpoints", eps);
+	}
+	json_decref(args);
+	return out;
+}
+
+static const char *const match_names[] = {
+	[SY_PATH_PREFIX] = "prefix",
+	[SY_PATH_EXACT] = "exact",
+	[SY_PATH_STRING_PREFIX] = "string-prefix",
+};
 
 json_t *
 sy_ops_resolve(struct sy_router *r, const json_t *req)
 {
 	const char *url = json_string_value(json_object_get(req, "url"));
-	const char *method = json_string_value(json_object_get(req, "method"));
+	const json_t *mj = json_object_get(req, "method");
+	const char *method = json_is_string(mj) ? json_string_value(mj) : "GET";
 	const json_t *headers = json_object_get(req, "headers");
 	struct sy_generation *g = sy_gen_acquire(&r->slot);
 	const struct sy_vhost *vh;
-	const struct sy_rule *rule;
+	const struct sy_rule *rule = NULL;
+	struct sy_rm_hit hits[HITS_MAX];
+	struct sy_rm_request q;
 	struct url_parts u;
 	const char *host, *key;
-	json_t *reply, *val, *endpoints;
-	char reason[700];
+	json_t *reply, *val, *services, *endpoints, *note;
+	char reason[3200];
+	bool path_matched = false;
+	size_t n = 0, i, primary = 0;
 
 	if (url == NULL)
 		return sy_err_reply1("bad_request", NULL, "url", "resolve needs \"url\"");
 	if (parse_url(url, &u) < 0)
 		return sy_err_reply1("bad_request", NULL, "url",
 				     "cannot parse \"%s\" as a URL like http://host/path", url);
+	if (mj != NULL && (!json_is_string(mj) || json_string_length(mj) == 0))
+		return sy_err_reply1("bad_request", NULL, "method", "must be a method name like \"GET\"");
 	if (headers != NULL && !json_is_object(headers))
 		return sy_err_reply1("bad_request", NULL, "headers", "must be an object of name: value");
 	host = u.host;
@@ -121,16 +354,32 @@ sy_ops_resolve(struct sy_router *r, const json_t *req)
 			host = json_string_value(val); /* a Host header wins, as on the wire */
 	reply = json_pack("{s:b, s:I, s:s, s:s, s:s, s:s, s:s}", "ok", 1, "generation",
 			  (json_int_t)(g ? g->id : 0), "url", url, "scheme", u.scheme, "host", host,
-			  "path", u.path, "method", method ? method : "GET");
+			  "path", u.path, "method", method);
 	vh = sy_gen_find_vhost(g, host, strlen(host));
-	rule = vh ? sy_vhost_match_path(vh, u.path, strlen(u.path)) : NULL;
+	if (vh != NULL) {
+		q.host = host;
+		q.method = method;
+		q.path = u.path;
+		q.headers = headers;
+		n = sy_rm_match(vh, &q, hits, HITS_MAX, &path_matched);
+		/* The rule that gets the request when no dice are rolled: the
+		 * first with a chance (a Traffic(0) candidate never gets it). */
+		for (primary = 0; primary < n && hits[primary].share <= 0; primary++)
+			;
+		rule = primary < n ? hits[primary].rule : NULL;
+	}
 	if (rule == NULL) {
 		if (vh == NULL)
 			snprintf(reason, sizeof(reason), "no route serves host \"%.*s\"",
 				 (int)sy_host_normalize_len(host, strlen(host)), host);
-		else
+		else if (!path_matched)
 			snprintf(reason, sizeof(reason), "host \"%s\" has no rule for path \"%s\"",
 				 vh->host, u.path);
+		else
+			snprintf(reason, sizeof(reason),
+				 "host \"%s\" has rules for path \"%s\", but none whose method and "
+				 "predicates match this %s request",
+				 vh->host, u.path, method);
 		json_object_set_new(reply, "match", json_false());
 		json_object_set_new(reply, "object", json_null());
 		json_object_set_new(reply, "kind", json_null());
@@ -149,9 +398,14 @@ sy_ops_resolve(struct sy_router *r, const json_t *req)
 	if (vh->mode == SY_MODE_PROXY) {
 		json_object_set_new(reply, "binding", json_string("request"));
 		json_object_set_new(reply, "note",
-				    json_string("TLS termination needs the proxy mode, which this "
-						"router does not have yet: connections to this host "
-						"are not served"));
+				    json_string(vh->tls == SY_TLS_EDGE || vh->tls == SY_TLS_REENCRYPT
+							? "TLS termination needs the proxy mode, which this "
+							  "router does not have yet: connections to this host "
+							  "are not served"
+							: "per-request rules (methods, predicates, filters, "
+							  "answers from the router) need the proxy mode, which "
+							  "this router does not have yet: connections to this "
+							  "host are not served"));
 	} else if (vh->bind_by_first_path) {
 		json_object_set_new(reply, "binding", json_string("first-request-path"));
 		json_object_set_new(reply, "note",
@@ -162,14 +416,61 @@ sy_ops_resolve(struct sy_router *r, const json_t *req)
 		json_object_set_new(reply, "binding", json_string("connection"));
 	}
 	json_object_set_new(reply, "rule",
-			    json_pack("{s:s, s:s}", "match",
-				      rule->match == SY_PATH_EXACT ? "exact" : "prefix", "path", rule->path));
+			    json_pack("{s:s, s:s}", "match", match_names[rule->match], "path", rule->path));
 	json_object_set_new(reply, "kind", json_string(rule->kind));
 	json_object_set_new(reply, "object", json_string(rule->object));
-	json_object_set_new(reply, "action", json_string("backend"));
-	json_object_set_new(reply, "services", pool_json(&g->pools[rule->pool], &endpoints));
+	json_object_set_new(reply, "action", json_string(action_name(rule)));
+	json_object_set_new(reply, "methods", rule_methods(rule));
+	json_object_set_new(reply, "predicates", rule_predicates(rule));
+	json_object_set_new(reply, "filters", rule_filters(rule));
+	/* Services across the traffic split: each rule's pool, scaled by the
+	 * chance the rule gets the request. */
+	services = json_array();
+	endpoints = json_array();
+	for (i = 0; i < n; i++)
+		if (hits[i].rule->action == SY_ACTION_BACKEND)
+			add_pool(&g->pools[hits[i].rule->pool], hits[i].share, services, endpoints);
+	strip_ids(services);
+	json_object_set_new(reply, "services", services);
 	json_object_set_new(reply, "endpoints", endpoints);
-	if (g->pools[rule->pool].total_weight == 0) {
+	note = rule_backend_note(rule);
+	if (note != NULL)
+		json_object_set_new(reply, "backend", note);
+	if (n > 1) {
+		json_t *split = json_array();
+
+		for (i = 0; i < n; i++) {
+			const struct sy_rule *h = hits[i].rule;
+			json_t *hs = json_array(), *he = json_array();
+
+			if (h->action == SY_ACTION_BACKEND)
+				add_pool(&g->pools[h->pool], hits[i].share, hs, he);
+			strip_ids(hs);
+			json_decref(he);
+			json_array_append_new(split,
+					      json_pack("{s:f, s:s, s:s, s:o, s:o}", "share", hits[i].share,
+							"object", h->object, "action", action_name(h),
+							"predicates", rule_predicates(h), "services", hs));
+		}
+		json_object_set_new(reply, "split", split);
+	}
+	if (rule->action == SY_ACTION_REDIRECT) {
+		json_object_set_new(reply, "status", json_integer(rule->status));
+		json_object_set_new(reply, "location", json_string(rule->location ? rule->location : ""));
+	} else if (rule->action == SY_ACTION_STATIC && rule_note(rule, "<loopback>") == NULL) {
+		json_object_set_new(reply, "status", json_integer(rule->status));
+		json_object_set_new(reply, "body", rule->body ? json_string(rule->body) : json_null());
+	} else if (rule->action == SY_ACTION_STATIC) {
+		json_object_set_new(reply, "status", json_null());
+		json_object_set_new(reply, "reason",
+				    json_string("loopback: the request goes through the routing table "
+						"again after the route's filters (not followed here)"));
+	} else if (note != NULL) {
+		json_object_set_new(reply, "status", json_null());
+		json_object_set_new(reply, "reason",
+				    json_string("network and lb backends are carried in the route "
+						"table but not served by this router yet"));
+	} else if (g->pools[rule->pool].total_weight == 0) {
 		/* OpenShift answers 503 when no backend can take the request. */
 		json_object_set_new(reply, "status", json_integer(503));
 		json_object_set_new(reply, "reason",

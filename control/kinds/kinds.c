@@ -10,6 +10,10 @@ const struct sy_kind *const sy_kinds[] = {
 	&sy_kind_endpoints,
 	&sy_kind_route,
 	&sy_kind_namespace,
+	&sy_kind_secret,
+	&sy_kind_ingressroute_contour,
+	&sy_kind_route_contour,
+	&sy_kind_routegroup,
 	NULL,
 };
 

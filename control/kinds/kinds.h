@@ -39,6 +39,14 @@ extern const struct sy_kind sy_kind_service;
 extern const struct sy_kind sy_kind_endpoints;
 extern const struct sy_kind sy_kind_route;
 extern const struct sy_kind sy_kind_namespace;
+extern const struct sy_kind sy_kind_secret;
+extern const struct sy_kind sy_kind_ingressroute_contour;
+extern const struct sy_kind sy_kind_route_contour;
+extern const struct sy_kind sy_kind_routegroup;
+
+/* control/kinds/secret.c: a kubernetes.io/tls Secret whose tls.crt and
+ * tls.key parse as PEM (what Contour keeps in its cache). */
+bool sy_secret_tls_valid(const struct sy_object *secret);
 
 /* Every kind this router knows, NULL-terminated. */
 extern const struct sy_kind *const sy_kinds[];

@@ -200,7 +200,8 @@ validate_route(const json_t *obj, const char *who, struct sy_errors *errs)
 	if ((wp != NULL && !json_is_string(wp)) ||
 	    (wps[0] && strcmp(wps, "None") && strcmp(wps, "Subdomain")))
 		bad = sy_err_add(errs, "invalid", who, "spec.wildcardPolicy",
-				 "must be None or Subdomain");
+				 "Unsupported value: \"%s\": supported values: \"None\", \"Subdomain\"",
+				 json_is_string(wp) ? wps : "?");
 	else if (strcmp(wps, "Subdomain") == 0 && (!json_is_string(host) || json_string_length(host) == 0))
 		bad = sy_err_add(errs, "invalid", who, "spec.wildcardPolicy",
 				 "host name not specified for wildcard policy");
@@ -261,10 +262,99 @@ cmp_route_age(const void *a, const void *b)
 
 static bool router_host_invalid(struct route_in *r);
 
+static bool
+was_admitted(const struct sy_object *o)
+{
+	const json_t *cond = json_array_get(json_object_get(json_array_get(json_object_get(o->status,
+											 "ingress"),
+									  0),
+							    "conditions"),
+					    0);
+	const char *st = json_string_value(json_object_get(cond, "status"));
+
+	return st != NULL && strcmp(st, "True") == 0;
+}
+
+/*
+ * Why r lost its host to the older `owner`, in the words of the plugin that
+ * decides it: with wildcards off only UniqueHost enforces claims (its
+ * messages), with wildcards on HostAdmitter does (PEER-SEMANTICS 1.4). A
+ * route that was serving until an older one arrived is told it was replaced.
+ */
+static void
+claim_message(struct route_in *r, const struct route_in *owner, bool same_ns,
+	      const struct sy_compile_opts *opts)
+{
+	r->reason = "HostAlreadyClaimed";
+	if (was_admitted(r->o) && !was_admitted(owner->o))
+		snprintf(r->message, sizeof(r->message), "replaced by older route %s", owner->o->name);
+	else if (!opts->allow_wildcard_routes && same_ns)
+		snprintf(r->message, sizeof(r->message), "route %s already exposes %s and is older",
+			 owner->o->name, r->host);
+	else if (!opts->allow_wildcard_routes)
+		snprintf(r->message, sizeof(r->message),
+			 "a route in another namespace holds %s and is older than %s", r->host,
+			 r->o->name);
+	else if (same_ns && owner->wildcard)
+		snprintf(r->message, sizeof(r->message), "wildcard route %s/%s has host %s, blocking %s",
+			 owner->o->ns, owner->o->name, owner->host,
+			 json_string_value(json_object_get(json_object_get(r->o->obj, "spec"), "host")));
+	else if (same_ns)
+		snprintf(r->message, sizeof(r->message), "route %s/%s has host %s", owner->o->ns,
+			 owner->o->name, owner->host);
+	else
+		snprintf(r->message, sizeof(r->message), "a route in another namespace holds host %s",
+			 r->host);
+}
+
+/*
+ * HostAdmitter's wildcard blocking (only with wildcards allowed): a wildcard
+ * route for *.D and plain routes under D from another namespace exclude each
+ * other, the older winning (routes arrive here oldest first).
+ */
+static void
+wildcard_blocks(struct route_in *r, struct route_in *routes, json_t *claims, json_t *by_domain)
+{
+	const char *dot = strchr(r->host, '.');
+	size_t k;
+	json_t *v, *list;
+	char key[300];
+
+	if (dot == NULL)
+		return;
+	if (r->wildcard) {
+		list = json_object_get(by_domain, dot + 1);
+		json_array_foreach(list, k, v) {
+			struct route_in *e = &routes[json_integer_value(v)];
+
+			if (strcmp(e->o->ns, r->o->ns) != 0) {
+				r->reason = "HostAlreadyClaimed";
+				snprintf(r->message, sizeof(r->message),
+					 "a route in another namespace holds host %s", e->host);
+				return;
+			}
+		}
+		return;
+	}
+	snprintf(key, sizeof(key), "*%s", dot);
+	list = json_object_get(claims, key);
+	json_array_foreach(list, k, v) {
+		struct route_in *e = &routes[json_integer_value(v)];
+
+		if (strcmp(e->o->ns, r->o->ns) != 0) {
+			r->reason = "HostAlreadyClaimed";
+			snprintf(r->message, sizeof(r->message),
+				 "a route in another namespace holds host %s", r->host);
+			return;
+		}
+	}
+}
+
 static void
 admit(struct route_in *routes, size_t n, const struct sy_compile_opts *opts)
 {
 	json_t *claims = json_object(); /* host -> [index of admitted route] */
+	json_t *by_domain = json_object(); /* domain -> [admitted plain routes under it] */
 	size_t i;
 
 	for (i = 0; i < n; i++) {
@@ -285,35 +375,39 @@ admit(struct route_in *routes, size_t n, const struct sy_compile_opts *opts)
 		}
 		json_array_foreach(list, k, v) {
 			struct route_in *owner = &routes[json_integer_value(v)];
+			bool same_ns = strcmp(owner->o->ns, r->o->ns) == 0;
+			bool both_tls = owner->termination[0] && r->termination[0];
 
 			/* The oldest route's namespace owns the whole host; within it,
-			 * one route per path (openshift/router hostindex SameNamespace). */
-			if (strcmp(owner->o->ns, r->o->ns) != 0) {
-				r->reason = "HostAlreadyClaimed";
-				snprintf(r->message, sizeof(r->message),
-					 "a route in another namespace holds host %s", r->host);
-				break;
-			}
-			if (strcmp(owner->path, r->path) == 0) {
-				r->reason = "HostAlreadyClaimed";
-				snprintf(r->message, sizeof(r->message), "route %s/%s has host %s",
-					 owner->o->ns, owner->o->name, r->host);
-				break;
-			}
-			if ((strcmp(owner->termination, "passthrough") == 0) !=
-			    (strcmp(r->termination, "passthrough") == 0)) {
-				/* A passthrough host is carried by SNI alone; it cannot
-				 * also be terminated for a path on the same host. */
-				r->reason = "HostAlreadyClaimed";
-				snprintf(r->message, sizeof(r->message),
-					 "route %s/%s has host %s with %s termination", owner->o->ns,
-					 owner->o->name, r->host,
-					 owner->termination[0] ? owner->termination : "no");
+			 * one route per path (openshift/router hostindex SameNamespace).
+			 * Two TLS routes conflict if either is passthrough: SNI alone
+			 * carries a passthrough host, so it cannot also be terminated
+			 * for a path; a plain route may share it (hostindex_test.go). */
+			if (!same_ns || strcmp(owner->path, r->path) == 0 ||
+			    (both_tls && (strcmp(owner->termination, "passthrough") == 0 ||
+					  strcmp(r->termination, "passthrough") == 0))) {
+				claim_message(r, owner, same_ns, opts);
 				break;
 			}
 		}
+		if (r->reason == NULL && opts->allow_wildcard_routes)
+			wildcard_blocks(r, routes, claims, by_domain);
 		if (r->reason != NULL)
 			continue;
+		{
+			/* Index plain hosts by their domain, for wildcard blocking. */
+			const char *dot = strchr(r->host, '.');
+
+			if (!r->wildcard && dot != NULL) {
+				json_t *dl = json_object_get(by_domain, dot + 1);
+
+				if (dl == NULL) {
+					dl = json_array();
+					json_object_set_new(by_domain, dot + 1, dl);
+				}
+				json_array_append_new(dl, json_integer((json_int_t)i));
+			}
+		}
 		if (list == NULL) {
 			list = json_array();
 			json_object_set_new(claims, r->host, list);
@@ -322,6 +416,7 @@ admit(struct route_in *routes, size_t n, const struct sy_compile_opts *opts)
 		r->admitted = true;
 	}
 	json_decref(claims);
+	json_decref(by_domain);
 }
 
 /* Keep lastTransitionTime when the condition did not change. */

@@ -301,7 +301,7 @@ test_host_claims(void **state)
 		assert_string_equal(json_string_value(json_object_get(cond, "status")), "False");
 		assert_string_equal(json_string_value(json_object_get(cond, "reason")), "HostAlreadyClaimed");
 		assert_string_equal(json_string_value(json_object_get(cond, "message")),
-				    "a route in another namespace holds host shared.test");
+				    "a route in another namespace holds shared.test and is older than young");
 	}
 	json_decref(rep);
 	assert_string_equal(resolve_object(&r, "http://shared.test/", buf, sizeof(buf)), "a/old");

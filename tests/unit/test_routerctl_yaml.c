@@ -15,6 +15,7 @@
 #include <jansson.h>
 
 #include "age.h"
+#include "describe.h"
 #include "input.h"
 #include "print.h"
 #include "table.h"
@@ -470,7 +471,7 @@ test_get_table(void **state)
 
 	/* An unknown kind gets NAME AGE; no NAMESPACE with -n. */
 	o.with_namespace = 0;
-	t = rctl_get_table("Secret", items, &o);
+	t = rctl_get_table("Widget", items, &o);
 	text = table_text(t);
 	assert_string_equal(text, "NAME  AGE\n"
 				  "web   45s\n"
@@ -488,6 +489,174 @@ test_get_table(void **state)
 	json_decref(items);
 }
 
+static char *
+get_text(const char *kind, const char *items_json, int with_ns, int wide)
+{
+	struct rctl_get_opts o = { .with_namespace = with_ns, .wide = wide,
+				   .now = 1714564800 + 45 };
+	json_t *items = json_loads(items_json, 0, NULL);
+	struct rctl_table *t;
+	char *text;
+
+	assert_non_null(items);
+	t = rctl_get_table(kind, items, &o);
+	assert_non_null(t);
+	text = table_text(t);
+	rctl_table_free(t);
+	json_decref(items);
+	return text;
+}
+
+static void
+test_get_new_kinds(void **state)
+{
+	char *text;
+
+	(void)state;
+	/* Contour IngressRoute: the CRD's printer columns. */
+	text = get_text("IngressRoute",
+			"[{\"apiVersion\":\"contour.heptio.com/v1beta1\",\"kind\":\"IngressRoute\","
+			"\"metadata\":{\"name\":\"site\",\"namespace\":\"web\"},"
+			"\"spec\":{\"virtualhost\":{\"fqdn\":\"site.example.com\",\"tls\":"
+			"{\"secretName\":\"cert\"}},\"routes\":[{\"match\":\"/api\"},{\"match\":\"/\"}]},"
+			"\"status\":{\"currentStatus\":\"valid\",\"description\":\"valid IngressRoute\"}},"
+			"{\"metadata\":{\"name\":\"child\",\"namespace\":\"web\"},"
+			"\"spec\":{\"routes\":[{\"match\":\"/x\"}]},\"status\":{\"currentStatus\":"
+			"\"orphaned\",\"description\":\"this IngressRoute is not part of a delegation "
+			"chain from a root IngressRoute\"}}]",
+			1, 0);
+	assert_string_equal(
+		text,
+		"NAMESPACE  NAME   FQDN              TLS SECRET  FIRST ROUTE  STATUS    STATUS DESCRIPTION\n"
+		"web        site   site.example.com  cert        /api         valid     valid IngressRoute\n"
+		"web        child                                /x           orphaned  this IngressRoute is "
+		"not part of a delegation chain from a root IngressRoute\n");
+	free(text);
+
+	/* Contour v1alpha1 Route: known by its apiVersion, or by the explicit name. */
+	text = get_text("Route",
+			"[{\"apiVersion\":\"contour.heptio.com/v1alpha1\",\"kind\":\"Route\","
+			"\"metadata\":{\"name\":\"draft\"},\"spec\":{\"host\":\"d.example.com\"},"
+			"\"status\":{\"currentStatus\":\"Valid\"}}]",
+			0, 0);
+	assert_string_equal(text, "NAME   HOST           STATUS\n"
+				  "draft  d.example.com  Valid\n");
+	free(text);
+	text = get_text("Route.contour.heptio.com", "[]", 0, 0);
+	assert_string_equal(text, "NAME  HOST  STATUS\n");
+	free(text);
+
+	/* Skipper RouteGroup: hosts joined, status.valid, the number of errors. */
+	text = get_text("RouteGroup",
+			"[{\"metadata\":{\"name\":\"app\",\"creationTimestamp\":\"2024-05-01T12:00:00Z\"},"
+			"\"spec\":{\"hosts\":[\"a.example.org\",\"b.example.org\"]},"
+			"\"status\":{\"valid\":true}},"
+			"{\"metadata\":{\"name\":\"bad\"},\"spec\":{},"
+			"\"status\":{\"valid\":false,\"errors\":[\"missing backend reference\",\"x\"]}}]",
+			0, 0);
+	assert_string_equal(text, "NAME  HOSTS                        VALID  ERRORS  AGE\n"
+				  "app   a.example.org,b.example.org  true   0       45s\n"
+				  "bad                                false  2       <unknown>\n");
+	free(text);
+
+	/* Secret: TYPE (Opaque by default) and the number of data keys. */
+	text = get_text("Secret",
+			"[{\"metadata\":{\"name\":\"cert\",\"creationTimestamp\":\"2024-05-01T12:00:00Z\"},"
+			"\"type\":\"kubernetes.io/tls\",\"data\":{\"tls.crt\":\"QQ==\",\"tls.key\":\"QQ==\"}},"
+			"{\"metadata\":{\"name\":\"plain\"},\"stringData\":{\"a\":\"b\"}}]",
+			0, 0);
+	assert_string_equal(text, "NAME   TYPE               DATA  AGE\n"
+				  "cert   kubernetes.io/tls  2     45s\n"
+				  "plain  Opaque             1     <unknown>\n");
+	free(text);
+
+	/* Namespace: never a NAMESPACE column; LABELS. */
+	text = get_text("Namespace",
+			"[{\"metadata\":{\"name\":\"pub\",\"labels\":{\"router\":\"public\",\"env\":"
+			"\"prod\"},\"creationTimestamp\":\"2024-05-01T12:00:00Z\"}},"
+			"{\"metadata\":{\"name\":\"bare\"}}]",
+			1, 0);
+	assert_string_equal(text, "NAME  LABELS                  AGE\n"
+				  "pub   router=public,env=prod  45s\n"
+				  "bare  <none>                  <unknown>\n");
+	free(text);
+}
+
+static char *
+describe_text(const char *obj_json, const char *eps_json)
+{
+	json_t *obj = json_loads(obj_json, 0, NULL);
+	json_t *eps = eps_json ? json_loads(eps_json, 0, NULL) : NULL;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	assert_non_null(obj);
+	assert_non_null(f);
+	assert_int_equal(rctl_describe(f, obj, eps, 1714564800 + 300), 0);
+	fclose(f);
+	json_decref(obj);
+	json_decref(eps);
+	return buf;
+}
+
+static void
+test_describe(void **state)
+{
+	char *text;
+
+	(void)state;
+	text = describe_text(
+		"{\"apiVersion\":\"route.openshift.io/v1\",\"kind\":\"Route\","
+		"\"metadata\":{\"name\":\"web\",\"namespace\":\"demo\",\"labels\":{\"app\":\"web\"},"
+		"\"creationTimestamp\":\"2024-05-01T12:00:00Z\"},"
+		"\"spec\":{\"host\":\"web.example.com\",\"path\":\"/b\",\"to\":{\"kind\":\"Service\","
+		"\"name\":\"a\",\"weight\":60},\"alternateBackends\":[{\"kind\":\"Service\",\"name\":\"b\","
+		"\"weight\":40}],\"tls\":{\"termination\":\"edge\",\"insecureEdgeTerminationPolicy\":"
+		"\"Redirect\"}},"
+		"\"status\":{\"ingress\":[{\"host\":\"web.example.com\",\"routerName\":\"default\","
+		"\"conditions\":[{\"type\":\"Admitted\",\"status\":\"True\",\"lastTransitionTime\":"
+		"\"2024-05-01T12:03:00Z\"}]},{\"host\":\"web.example.com\",\"routerName\":\"shard-b\","
+		"\"conditions\":[{\"type\":\"Admitted\",\"status\":\"False\",\"reason\":"
+		"\"HostAlreadyClaimed\",\"message\":\"a route in another namespace holds host "
+		"web.example.com\",\"lastTransitionTime\":\"2024-05-01T12:00:00Z\"}]}]}}",
+		"{\"a\":{\"subsets\":[{\"addresses\":[{\"ip\":\"10.0.0.1\"},{\"ip\":\"10.0.0.2\"},"
+		"{\"ip\":\"10.0.0.3\"},{\"ip\":\"10.0.0.4\"}],\"ports\":[{\"port\":80}]}]}}");
+	assert_string_equal(text,
+			    "Name:\t\t\tweb\n"
+			    "Namespace:\t\tdemo\n"
+			    "Created:\t\t5m ago\n"
+			    "Labels:\t\t\tapp=web\n"
+			    "Annotations:\t\t<none>\n"
+			    "Requested Host:\t\tweb.example.com\n"
+			    "\t\t\t  exposed on router default (host web.example.com) 2m ago\n"
+			    "\t\t\t  rejected by router shard-b: HostAlreadyClaimed (5m ago)\n"
+			    "\t\t\t    a route in another namespace holds host web.example.com\n"
+			    "Path:\t\t\t/b\n"
+			    "\nTLS Termination:\tedge\n"
+			    "Insecure Policy:\tRedirect\n"
+			    "Endpoint Port:\t\t<all endpoint ports>\n"
+			    "\nService:\ta\n"
+			    "Weight:\t\t60 (60%)\n"
+			    "Endpoints:\t10.0.0.1:80,10.0.0.2:80,10.0.0.3:80 + 1 more...\n"
+			    "\nService:\tb\n"
+			    "Weight:\t\t40 (40%)\n"
+			    "Endpoints:\t<none>\n");
+	free(text);
+
+	/* Any other kind: metadata, then spec and status as indented YAML. */
+	text = describe_text(
+		"{\"apiVersion\":\"zalando.org/v1\",\"kind\":\"RouteGroup\","
+		"\"metadata\":{\"name\":\"app\",\"namespace\":\"sk\"},"
+		"\"spec\":{\"hosts\":[\"a.example.org\"]},\"status\":{\"valid\":true}}",
+		NULL);
+	assert_non_null(strstr(text, "Name:\t\t\tapp\nNamespace:\t\tsk\n"));
+	assert_non_null(strstr(text, "Kind:\t\t\tRouteGroup\n"));
+	assert_non_null(strstr(text, "Spec:\n  hosts:\n  - a.example.org\n"));
+	assert_non_null(strstr(text, "Status:\n  valid: true\n"));
+	free(text);
+}
+
 int
 main(void)
 {
@@ -498,6 +667,7 @@ main(void)
 		cmocka_unit_test(test_emit_roundtrip), cmocka_unit_test(test_age),
 		cmocka_unit_test(test_route_services), cmocka_unit_test(test_cells),
 		cmocka_unit_test(test_table),	       cmocka_unit_test(test_get_table),
+		cmocka_unit_test(test_get_new_kinds),  cmocka_unit_test(test_describe),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

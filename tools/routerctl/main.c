@@ -16,6 +16,7 @@
 #include <jansson.h>
 
 #include "client.h"
+#include "describe.h"
 #include "input.h"
 #include "print.h"
 #include "report.h"
@@ -322,6 +323,9 @@ cmd_get(struct rctl_client *c, struct cli *cli)
 	}
 	/* The router knows every alias; its canonical name picks the columns. */
 	canon = json_string_value(json_object_get(reply, "kind"));
+	/* Contour's Route also answers "Route": keep the group for the columns. */
+	if (canon != NULL && strcmp(canon, "Route") == 0 && strstr(kind, "contour") != NULL)
+		canon = "Route.contour.heptio.com";
 	rc = print_get(cli, reply, canon ? canon : kind, name);
 	json_decref(reply);
 	return rc;
@@ -354,6 +358,84 @@ cmd_delete(struct rctl_client *c, struct cli *cli)
 	printf("%s/%s deleted\n", lkind, name);
 	json_decref(reply);
 	return 0;
+}
+
+/* The Endpoints of each backend of an OpenShift Route, by service name; services
+ * without Endpoints are left out (describe shows <none>). */
+static json_t *
+route_endpoints(struct rctl_client *c, const json_t *route)
+{
+	const json_t *spec = json_object_get(route, "spec"), *b;
+	const char *ns = json_string_value(
+		json_object_get(json_object_get(route, "metadata"), "namespace"));
+	json_t *out = json_object(), *backends = json_array(), *reply;
+	size_t i;
+
+	if (out == NULL || backends == NULL) {
+		json_decref(out);
+		json_decref(backends);
+		return NULL;
+	}
+	if (json_object_get(spec, "to") != NULL)
+		json_array_append(backends, json_object_get(spec, "to"));
+	json_array_foreach(json_object_get(spec, "alternateBackends"), i, b)
+		json_array_append(backends, (json_t *)b);
+	json_array_foreach(backends, i, b) {
+		const char *name = json_string_value(json_object_get(b, "name"));
+
+		if (name == NULL || json_object_get(out, name) != NULL)
+			continue;
+		reply = call(c, json_pack("{s:s, s:s, s:s, s:s}", "op", "get", "kind", "endpoints",
+					  "namespace", ns ? ns : "default", "name", name));
+		if (reply == NULL)
+			break;
+		if (json_is_true(json_object_get(reply, "ok")) &&
+		    json_array_size(json_object_get(reply, "items")) == 1)
+			json_object_set(out, name, json_array_get(json_object_get(reply, "items"), 0));
+		json_decref(reply);
+	}
+	json_decref(backends);
+	return out;
+}
+
+static int
+cmd_describe(struct rctl_client *c, struct cli *cli)
+{
+	const char *name;
+	json_t *reply, *obj, *eps = NULL;
+	char kind[128];
+	int rc;
+
+	if (kind_and_name(cli, kind, sizeof(kind), &name) < 0)
+		return EXIT_USAGE;
+	if (name == NULL) {
+		errmsg("describe needs a NAME: %s describe KIND NAME [-n NS]", prog);
+		return EXIT_USAGE;
+	}
+	reply = call(c, json_pack("{s:s, s:s, s:s, s:s}", "op", "get", "kind", kind, "namespace",
+				  cli->ns ? cli->ns : "default", "name", name));
+	if (reply == NULL)
+		return EXIT_USAGE;
+	if (!json_is_true(json_object_get(reply, "ok"))) {
+		rc = print_rejection(reply);
+		json_decref(reply);
+		return rc;
+	}
+	obj = json_array_get(json_object_get(reply, "items"), 0);
+	if (obj == NULL) {
+		errmsg("the router answered no object");
+		json_decref(reply);
+		return EXIT_REJECTED;
+	}
+	if (json_is_string(json_object_get(obj, "kind")) &&
+	    strcmp(json_string_value(json_object_get(obj, "kind")), "Route") == 0)
+		eps = route_endpoints(c, obj);
+	rc = rctl_describe(stdout, obj, eps, time(NULL)) < 0 ? EXIT_USAGE : 0;
+	if (rc != 0)
+		errmsg("cannot print the object");
+	json_decref(eps);
+	json_decref(reply);
+	return rc;
 }
 
 /* Sends {"op": op} or the given request, then prints the reply either
@@ -465,6 +547,8 @@ static const struct command commands[] = {
 	{ "get", NULL, cmd_get, OPT_NAMESPACE | OPT_OUTPUT | OPT_ALL_NS,
 	  { "json", "yaml", "wide", "name", NULL }, 1, 2,
 	  "get KIND [NAME] [-n NS | -A] [-o json|yaml|wide|name]" },
+	{ "describe", NULL, cmd_describe, OPT_NAMESPACE, { NULL }, 1, 2,
+	  "describe KIND NAME [-n NS]" },
 	{ "delete", NULL, cmd_delete, OPT_NAMESPACE, { NULL }, 1, 2, "delete KIND NAME [-n NS]" },
 	{ "stats", NULL, cmd_stats, OPT_OUTPUT, { "json", "yaml", NULL }, 0, 0, "stats [-o json|yaml]" },
 	{ "resolve", NULL, cmd_resolve, OPT_OUTPUT | OPT_METHOD | OPT_HEADER, { "json", "yaml", NULL },

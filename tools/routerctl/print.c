@@ -323,22 +323,111 @@ service_selector(const json_t *svc)
 	return buf;
 }
 
+/* "a=b,c=d" of an object of strings, or "<none>". */
+static char *
+join_map(const json_t *m)
+{
+	const char *key;
+	const json_t *v;
+	char *buf = NULL;
+	size_t len = 0, n = 0;
+	char val[256];
+	FILE *f;
+
+	if (json_object_size(m) == 0)
+		return strdup("<none>");
+	f = open_memstream(&buf, &len);
+	if (f == NULL)
+		return NULL;
+	json_object_foreach((json_t *)m, key, v) {
+		scalar_text(v, val, sizeof(val));
+		fprintf(f, "%s%s=%s", n++ ? "," : "", key, val);
+	}
+	if (fclose(f) != 0) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+char *
+rctl_labels(const json_t *obj)
+{
+	return join_map(at(obj, "metadata.labels"));
+}
+
+char *
+rctl_routegroup_hosts(const json_t *rg)
+{
+	const json_t *h;
+	char *buf = NULL;
+	size_t len = 0, i;
+	FILE *f;
+
+	if (json_array_size(at(rg, "spec.hosts")) == 0)
+		return strdup("");
+	f = open_memstream(&buf, &len);
+	if (f == NULL)
+		return NULL;
+	json_array_foreach(at(rg, "spec.hosts"), i, h)
+		fprintf(f, "%s%s", i ? "," : "", json_is_string(h) ? json_string_value(h) : "");
+	if (fclose(f) != 0) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+size_t
+rctl_secret_data_count(const json_t *secret)
+{
+	return json_object_size(json_object_get(secret, "data")) +
+	       json_object_size(json_object_get(secret, "stringData"));
+}
+
 enum kind_layout {
 	LAYOUT_ROUTE,
 	LAYOUT_SERVICE,
 	LAYOUT_ENDPOINTS,
+	LAYOUT_INGRESSROUTE,
+	LAYOUT_CONTOUR_ROUTE,
+	LAYOUT_ROUTEGROUP,
+	LAYOUT_SECRET,
+	LAYOUT_NAMESPACE,
 	LAYOUT_OTHER,
 };
 
-static enum kind_layout
-layout_of(const char *kind)
+int
+rctl_is_contour_route(const char *kind, const json_t *items)
 {
+	const char *api = str_at(json_array_get(items, 0), "apiVersion");
+
+	/* Both Route kinds answer "Route"; the group says which one. */
+	if (strncmp(kind, "Route.contour.heptio.com", 24) == 0)
+		return 1;
+	return strcmp(kind, "Route") == 0 && api != NULL &&
+	       strncmp(api, "contour.heptio.com/", 19) == 0;
+}
+
+static enum kind_layout
+layout_of(const char *kind, const json_t *items)
+{
+	if (rctl_is_contour_route(kind, items))
+		return LAYOUT_CONTOUR_ROUTE;
 	if (strcmp(kind, "Route") == 0)
 		return LAYOUT_ROUTE;
 	if (strcmp(kind, "Service") == 0)
 		return LAYOUT_SERVICE;
 	if (strcmp(kind, "Endpoints") == 0)
 		return LAYOUT_ENDPOINTS;
+	if (strcmp(kind, "IngressRoute") == 0)
+		return LAYOUT_INGRESSROUTE;
+	if (strcmp(kind, "RouteGroup") == 0)
+		return LAYOUT_ROUTEGROUP;
+	if (strcmp(kind, "Secret") == 0)
+		return LAYOUT_SECRET;
+	if (strcmp(kind, "Namespace") == 0)
+		return LAYOUT_NAMESPACE;
 	return LAYOUT_OTHER;
 }
 
@@ -373,6 +462,37 @@ headers_of(enum kind_layout layout, int wide, const char **h)
 		h[n++] = "ENDPOINTS";
 		h[n++] = "AGE";
 		break;
+	case LAYOUT_INGRESSROUTE:
+		/* Contour's CRD printer columns (no AGE among them). */
+		h[n++] = "FQDN";
+		h[n++] = "TLS SECRET";
+		h[n++] = "FIRST ROUTE";
+		h[n++] = "STATUS";
+		h[n++] = "STATUS DESCRIPTION";
+		if (wide)
+			h[n++] = "AGE";
+		break;
+	case LAYOUT_CONTOUR_ROUTE:
+		h[n++] = "HOST";
+		h[n++] = "STATUS";
+		if (wide)
+			h[n++] = "AGE";
+		break;
+	case LAYOUT_ROUTEGROUP:
+		h[n++] = "HOSTS";
+		h[n++] = "VALID";
+		h[n++] = "ERRORS";
+		h[n++] = "AGE";
+		break;
+	case LAYOUT_SECRET:
+		h[n++] = "TYPE";
+		h[n++] = "DATA";
+		h[n++] = "AGE";
+		break;
+	case LAYOUT_NAMESPACE:
+		h[n++] = "LABELS";
+		h[n++] = "AGE";
+		break;
 	case LAYOUT_OTHER:
 		h[n++] = "AGE";
 		break;
@@ -382,11 +502,19 @@ headers_of(enum kind_layout layout, int wide, const char **h)
 
 /* Fills the cells of one row; cells that need memory are added to owned so
  * the caller frees them. Returns the number of cells, 0 when out of memory. */
+static const char *
+or_empty(const char *s)
+{
+	return s ? s : "";
+}
+
 static size_t
 row_of(enum kind_layout layout, const json_t *obj, const struct rctl_get_opts *o,
-       const char **c, char **owned, size_t *nowned, char *age, size_t agelen)
+       const char **c, char **owned, size_t *nowned, char *age, size_t agelen,
+       char *num, size_t numlen)
 {
 	const char *name = str_at(obj, "metadata.name");
+	const json_t *v;
 	size_t n = 0, i;
 	char *s;
 
@@ -427,6 +555,39 @@ row_of(enum kind_layout layout, const json_t *obj, const struct rctl_get_opts *o
 		OWN(rctl_endpoints_list(obj));
 		c[n++] = age;
 		break;
+	case LAYOUT_INGRESSROUTE:
+		c[n++] = or_empty(str_at(obj, "spec.virtualhost.fqdn"));
+		c[n++] = or_empty(str_at(obj, "spec.virtualhost.tls.secretName"));
+		c[n++] = or_empty(str_at(json_array_get(at(obj, "spec.routes"), 0), "match"));
+		c[n++] = or_empty(str_at(obj, "status.currentStatus"));
+		c[n++] = or_empty(str_at(obj, "status.description"));
+		if (o->wide)
+			c[n++] = age;
+		break;
+	case LAYOUT_CONTOUR_ROUTE:
+		c[n++] = or_empty(str_at(obj, "spec.host"));
+		c[n++] = or_empty(str_at(obj, "status.currentStatus"));
+		if (o->wide)
+			c[n++] = age;
+		break;
+	case LAYOUT_ROUTEGROUP:
+		OWN(rctl_routegroup_hosts(obj));
+		v = at(obj, "status.valid");
+		c[n++] = json_is_boolean(v) ? (json_is_true(v) ? "true" : "false") : "";
+		snprintf(num, numlen, "%zu", json_array_size(at(obj, "status.errors")));
+		c[n++] = num;
+		c[n++] = age;
+		break;
+	case LAYOUT_SECRET:
+		c[n++] = str_at(obj, "type") && str_at(obj, "type")[0] ? str_at(obj, "type") : "Opaque";
+		snprintf(num, numlen, "%zu", rctl_secret_data_count(obj));
+		c[n++] = num;
+		c[n++] = age;
+		break;
+	case LAYOUT_NAMESPACE:
+		OWN(rctl_labels(obj));
+		c[n++] = age;
+		break;
 	case LAYOUT_OTHER:
 		c[n++] = age;
 		break;
@@ -443,26 +604,30 @@ nomem:
 struct rctl_table *
 rctl_get_table(const char *kind, const json_t *items, const struct rctl_get_opts *o)
 {
-	enum kind_layout layout = layout_of(kind);
+	enum kind_layout layout = layout_of(kind, items);
 	const char *h[RCTL_MAX_COLS], *c[RCTL_MAX_COLS];
 	char *owned[RCTL_MAX_COLS];
 	size_t nh, nowned, i, off = o->with_namespace ? 1 : 0;
 	struct rctl_table *t;
 	const json_t *obj;
-	char age[32];
+	char age[32], num[32];
 	int rc;
 
 	h[0] = "NAMESPACE";
+	/* Namespaces are not namespaced. */
+	if (layout == LAYOUT_NAMESPACE)
+		off = 0;
 	nh = headers_of(layout, o->wide, h + off) + off;
 	t = rctl_table_new(nh, h);
 	if (t == NULL)
 		return NULL;
 	json_array_foreach(items, i, obj) {
 		nowned = 0;
-		if (o->with_namespace)
+		if (off)
 			c[0] = str_at(obj, "metadata.namespace") ? str_at(obj, "metadata.namespace")
 								  : "default";
-		if (row_of(layout, obj, o, c + off, owned, &nowned, age, sizeof(age)) == 0) {
+		if (row_of(layout, obj, o, c + off, owned, &nowned, age, sizeof(age), num,
+			   sizeof(num)) == 0) {
 			rctl_table_free(t);
 			return NULL;
 		}

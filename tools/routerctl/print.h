@@ -39,4 +39,17 @@ char *rctl_service_ports(const json_t *svc);
 /* "10.0.0.1:80,10.0.0.2:80,10.0.0.3:80 + 2 more...", or "<none>". */
 char *rctl_endpoints_list(const json_t *ep);
 
+/* "app=web,tier=front" of metadata.labels, or "<none>". */
+char *rctl_labels(const json_t *obj);
+
+/* RouteGroup HOSTS: "a.example.org,b.example.org". */
+char *rctl_routegroup_hosts(const json_t *rg);
+
+/* Secret DATA: keys of data and stringData. */
+size_t rctl_secret_data_count(const json_t *secret);
+
+/* Whether kind+items are Contour's Route (contour.heptio.com), not OpenShift's: both
+ * answer kind "Route"; "Route.contour.heptio.com" names it explicitly. */
+int rctl_is_contour_route(const char *kind, const json_t *items);
+
 #endif

@@ -7,9 +7,9 @@
 #include "report.h"
 #include "table.h"
 
-/* Labels of the resolve report are padded to the longest ("endpoints:") so
+/* Labels of the resolve report are padded past the longest ("predicates:") so
  * that the values form one column. */
-#define LABEL "%-11s"
+#define LABEL "%-12s"
 
 static const char *
 str_or(const json_t *v, const char *key, const char *dflt)
@@ -47,6 +47,46 @@ cell_text(const json_t *v, char *buf, size_t len)
 	}
 }
 
+/* One line "label: a SEP b SEP c" of a list of strings (eskip-like text) or of
+ * objects (compact JSON); nothing when the list is absent or empty. */
+static int
+print_list(FILE *out, const char *label, const json_t *list, const char *sep)
+{
+	const json_t *v;
+	size_t i;
+	char *text;
+
+	if (!json_is_array(list) || json_array_size(list) == 0)
+		return 0;
+	fprintf(out, LABEL, label);
+	json_array_foreach(list, i, v) {
+		if (i > 0)
+			fputs(sep, out);
+		if (json_is_string(v)) {
+			fputs(json_string_value(v), out);
+			continue;
+		}
+		/* {"name": "setHeader", "args": [...]} reads as setHeader(...). */
+		if (json_is_string(json_object_get(v, "name")) &&
+		    json_is_array(json_object_get(v, "args"))) {
+			text = json_dumps(json_object_get(v, "args"), JSON_COMPACT);
+			if (text == NULL)
+				return -1;
+			text[strlen(text) - 1] = '\0';
+			fprintf(out, "%s(%s)", str_or(v, "name", "?"), text + 1);
+			free(text);
+			continue;
+		}
+		text = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
+		if (text == NULL)
+			return -1;
+		fputs(text, out);
+		free(text);
+	}
+	fputc('\n', out);
+	return ferror(out) ? -1 : 0;
+}
+
 int
 rctl_print_resolve(FILE *out, const json_t *r)
 {
@@ -70,10 +110,24 @@ rctl_print_resolve(FILE *out, const json_t *r)
 			str_or(rule, "path", "-"), str_or(r, "kind", "-"), str_or(r, "object", "-"));
 	if (json_is_string(json_object_get(r, "note")))
 		fprintf(out, LABEL "%s\n", "note:", str_or(r, "note", ""));
+	if (print_list(out, "predicates:", json_object_get(r, "predicates"), " && ") < 0)
+		return -1;
+	if (print_list(out, "filters:", json_object_get(r, "filters"), " -> ") < 0)
+		return -1;
 	fprintf(out, LABEL "%s\n", "action:", str_or(r, "action", "-"));
 	if (json_is_integer(status))
 		fprintf(out, LABEL "%" JSON_INTEGER_FORMAT "\n", "status:",
 			json_integer_value(status));
+	if (json_is_string(json_object_get(r, "location")))
+		fprintf(out, LABEL "%s\n", "location:", str_or(r, "location", ""));
+	if (json_is_string(json_object_get(r, "reason")))
+		fprintf(out, LABEL "%s\n", "reason:", str_or(r, "reason", ""));
+	/* A redirect or a static answer has no backend to show. */
+	if (json_is_string(json_object_get(r, "action")) &&
+	    (strcmp(str_or(r, "action", ""), "redirect") == 0 ||
+	     strcmp(str_or(r, "action", ""), "static") == 0) &&
+	    json_array_size(json_object_get(r, "services")) == 0)
+		return ferror(out) ? -1 : 0;
 
 	fprintf(out, LABEL, "services:");
 	json_array_foreach(json_object_get(r, "services"), i, s) {

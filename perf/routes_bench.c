@@ -1,0 +1,1407 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * routes_bench: the "Route semantics" performance figures. For generated
+ * sets of routes (10k, 100k and, with --huge-sizes, 1M) it measures, with the
+ * real control code:
+ *
+ *  (a) loading them through the control op (sy_ops_handle {"op":"apply"} in
+ *      batches: validate, journal + fsync, store, compile, publish), and one
+ *      full compile alone (sy_compile, with its stage-1 kinds timed apart);
+ *  (b) memory per route: heap held by the store and the live generation
+ *      (mallinfo2 delta), the generation's own g->bytes, and the RSS delta;
+ *  (c) lookup time per request: sy_gen_find_vhost + sy_vhost_match_path over
+ *      random known hosts and paths, unknown hosts, and known hosts with a
+ *      path no rule serves, in a tight loop (rdtsc / TSC Hz);
+ *  (d) with N routes loaded, the time from calling sy_ops_handle with one
+ *      changed route to a reader thread (RCU-registered, as a worker is)
+ *      seeing the new generation from sy_gen_acquire, broken into journal
+ *      append + fsync, compile and publish.
+ *
+ * Objects: per namespace, 10 Services (each with Endpoints, 2 addresses) and
+ * 100 routes, each route on its own host; one route in four has a path. The
+ * kinds: 80 % OpenShift Routes, 10 % Contour IngressRoutes, 10 % Skipper
+ * RouteGroups when those kinds are built in and serve a probe object; a kind
+ * that is not is replaced by OpenShift Routes (the table says which).
+ *
+ * Not a test: prints a table with the issue's targets and verdicts. Exits 1
+ * only if the harness saw something wrong (an apply refused, a lookup that
+ * found the wrong object, a change never seen); then the figures are void.
+ * perf/README.md describes each figure.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <malloc.h>
+#include <math.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <jansson.h>
+#include <rte_cycles.h>
+#include <rte_eal.h>
+#include <rte_pause.h>
+#include <rte_rcu_qsbr.h>
+
+#include "compile.h"
+#include "journal.h"
+#include "kinds/kinds.h"
+#include "router.h"
+#include "store.h"
+#include "sy_gen_slot.h"
+#include "sy_generation.h"
+
+#define TS "2026-01-01T00:00:00Z"
+#define ROUTES_PER_SVC 10
+#define SVCS_PER_NS 10
+#define ROUTES_PER_NS (ROUTES_PER_SVC * SVCS_PER_NS)
+#define MAX_SIZES 8
+#define MAX_REPS 64
+
+enum rkind { K_OPENSHIFT, K_IR, K_RG, K_N };
+
+static const char *const kind_label[K_N] = { "OpenShift Route", "Contour IngressRoute",
+					     "Skipper RouteGroup" };
+static const char *const kind_api[K_N] = { "route.openshift.io/v1", "contour.heptio.com/v1beta1",
+					   "zalando.org/v1" };
+static const char *const kind_name[K_N] = { "Route", "IngressRoute", "RouteGroup" };
+
+static struct {
+	size_t sizes[MAX_SIZES];
+	unsigned n_sizes;
+	size_t batch;      /* 0: automatic */
+	size_t apply_max;  /* larger sizes are loaded from a journal, the last batch applied */
+	size_t queries;    /* lookups per set */
+	unsigned changes;  /* change-latency repetitions */
+	unsigned core, reader_core;
+	bool quick, openshift_only, changes_set;
+	char state_dir[256];
+	char disk_dir[256];
+	bool own_state_dir;
+	double hz;
+	bool kind_on[K_N];
+	const char *kind_why[K_N];
+	int harness_errors;
+} B;
+
+/* One size's figures. Times in seconds unless named otherwise. */
+struct res {
+	size_t routes, services, objects, applies, batch, by_kind[K_N];
+	double apply_total, apply_compile_est, apply_last, apply_last_objects, reclaim_total;
+	double jrn_batch_tmpfs, jrn_batch_disk;
+	double compile_min, compile_med, stage1[K_N], stage2, publish, free_old;
+	size_t gen_bytes, heap_delta, rss_delta, n_vhosts, n_pools;
+	double lk_hit, lk_hostmiss, lk_pathmiss; /* ns */
+	size_t lk_wrong;
+	double chg_med, chg_min, chg_max, chg_ret_med; /* handle call -> reader saw it; -> return */
+	double chg_jrn_tmpfs, chg_jrn_disk, chg_reclaim, chg_compile;
+	unsigned chg_n, chg_bad;
+	bool ran, via_journal;
+	double restart; /* sy_router_load: journal replay + first compile */
+	size_t tail;    /* objects applied through the op after a journal load */
+};
+
+/* ---------------------------------------------------------------- util -- */
+
+static double
+now_s(void)
+{
+	return (double)rte_rdtsc_precise() / B.hz;
+}
+
+static int
+cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static double
+median(double *v, unsigned n)
+{
+	if (n == 0)
+		return 0;
+	qsort(v, n, sizeof(*v), cmp_double);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+static size_t
+heap_bytes(void)
+{
+	struct mallinfo2 mi = mallinfo2();
+
+	return mi.uordblks + mi.hblkhd;
+}
+
+static size_t
+rss_bytes(void)
+{
+	FILE *f = fopen("/proc/self/statm", "r");
+	unsigned long size = 0, rss = 0;
+
+	if (f == NULL)
+		return 0;
+	if (fscanf(f, "%lu %lu", &size, &rss) != 2)
+		rss = 0;
+	fclose(f);
+	return rss * (size_t)sysconf(_SC_PAGESIZE);
+}
+
+static uint64_t
+xorshift(uint64_t *s)
+{
+	uint64_t x = *s;
+
+	x ^= x << 13;
+	x ^= x >> 7;
+	x ^= x << 17;
+	return *s = x;
+}
+
+static void
+harness_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static void
+harness_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	fprintf(stderr, "routes_bench: HARNESS ERROR: ");
+	vfprintf(stderr, fmt, ap);
+	fprintf(stderr, "\n");
+	va_end(ap);
+	B.harness_errors++;
+}
+
+/* ------------------------------------------------------------ objects -- */
+
+static enum rkind
+route_kind(size_t i)
+{
+	if (i % 10 == 0 && B.kind_on[K_IR])
+		return K_IR;
+	if (i % 10 == 1 && B.kind_on[K_RG])
+		return K_RG;
+	return K_OPENSHIFT;
+}
+
+static int
+route_host(size_t i, char *buf, size_t len)
+{
+	return snprintf(buf, len, "app%zu.ns%zu.apps.bench.test", i, i / ROUTES_PER_NS);
+}
+
+/* One route in four has a path. */
+static const char *
+route_path(size_t i, char *buf, size_t len)
+{
+	if (i % 4 != 3)
+		return NULL;
+	snprintf(buf, len, "/api/v%zu", i % 7 + 1);
+	return buf;
+}
+
+static json_t *
+meta(const char *name, size_t ns)
+{
+	char n[32];
+
+	snprintf(n, sizeof(n), "ns%zu", ns);
+	return json_pack("{s:s, s:s, s:s}", "name", name, "namespace", n, "creationTimestamp", TS);
+}
+
+static json_t *
+make_service(size_t j)
+{
+	char name[32];
+
+	snprintf(name, sizeof(name), "svc%zu", j);
+	return json_pack("{s:s, s:s, s:o, s:{s:[{s:s, s:i, s:i}]}}", "apiVersion", "v1", "kind",
+			 "Service", "metadata", meta(name, j / SVCS_PER_NS), "spec", "ports", "name",
+			 "http", "port", 80, "targetPort", 8080);
+}
+
+static json_t *
+make_endpoints(size_t j)
+{
+	char name[32], a[32], b[32];
+	uint32_t x = (uint32_t)(2 * j + 1), y = (uint32_t)(2 * j + 2);
+
+	snprintf(name, sizeof(name), "svc%zu", j);
+	snprintf(a, sizeof(a), "10.%u.%u.%u", (x >> 16) & 255, (x >> 8) & 255, x & 255);
+	snprintf(b, sizeof(b), "10.%u.%u.%u", (y >> 16) & 255, (y >> 8) & 255, y & 255);
+	return json_pack("{s:s, s:s, s:o, s:[{s:[{s:s}, {s:s}], s:[{s:s, s:i}]}]}", "apiVersion",
+			 "v1", "kind", "Endpoints", "metadata", meta(name, j / SVCS_PER_NS),
+			 "subsets", "addresses", "ip", a, "ip", b, "ports", "name", "http", "port",
+			 8080);
+}
+
+/* Route i of kind k, to Service svc (in its namespace). */
+static json_t *
+make_route_k(size_t i, enum rkind k, size_t svc)
+{
+	char name[32], host[96], pbuf[32], sname[32];
+	const char *path = route_path(i, pbuf, sizeof(pbuf));
+	json_t *o, *spec;
+
+	snprintf(name, sizeof(name), "r%zu", i);
+	snprintf(sname, sizeof(sname), "svc%zu", svc);
+	route_host(i, host, sizeof(host));
+	switch (k) {
+	case K_IR:
+		spec = json_pack("{s:{s:s}, s:[{s:s, s:[{s:s, s:i}]}]}", "virtualhost", "fqdn", host,
+				 "routes", "match", path ? path : "/", "services", "name", sname, "port",
+				 80);
+		break;
+	case K_RG:
+		spec = json_pack("{s:[s], s:[{s:s, s:s, s:s, s:i}], s:[{s:s}], s:[{s:s}]}", "hosts",
+				 host, "backends", "name", "b", "type", "service", "serviceName", sname,
+				 "servicePort", 80, "defaultBackends", "backendName", "b", "routes",
+				 "pathSubtree", path ? path : "/");
+		break;
+	default:
+		spec = json_pack("{s:s, s:{s:s, s:s, s:i}, s:{s:s}}", "host", host, "to", "kind",
+				 "Service", "name", sname, "weight", 100, "port", "targetPort", "http");
+		if (path != NULL)
+			json_object_set_new(spec, "path", json_string(path));
+		break;
+	}
+	o = json_pack("{s:s, s:s, s:o, s:o}", "apiVersion", kind_api[k], "kind", kind_name[k],
+		      "metadata", meta(name, i / ROUTES_PER_NS), "spec", spec);
+	return o;
+}
+
+static json_t *
+make_route(size_t i)
+{
+	return make_route_k(i, route_kind(i), i / ROUTES_PER_SVC);
+}
+
+/* The object stream: per namespace, its Services, their Endpoints, its routes. */
+struct stream {
+	size_t n_routes, n_svc;
+	size_t ns, pos;
+};
+
+static json_t *
+stream_next(struct stream *s)
+{
+	for (;;) {
+		size_t s0 = s->ns * SVCS_PER_NS, r0 = s->ns * ROUTES_PER_NS;
+		size_t ns_svc = s0 >= s->n_svc ? 0 : (s->n_svc - s0 < SVCS_PER_NS ? s->n_svc - s0 : SVCS_PER_NS);
+		size_t ns_rt = r0 >= s->n_routes ? 0 :
+			       (s->n_routes - r0 < ROUTES_PER_NS ? s->n_routes - r0 : ROUTES_PER_NS);
+
+		if (ns_svc == 0 && ns_rt == 0)
+			return NULL;
+		if (s->pos < ns_svc)
+			return make_service(s0 + s->pos++);
+		if (s->pos < 2 * ns_svc)
+			return make_endpoints(s0 + s->pos++ - ns_svc);
+		if (s->pos < 2 * ns_svc + ns_rt)
+			return make_route(r0 + s->pos++ - 2 * ns_svc);
+		s->ns++;
+		s->pos = 0;
+	}
+}
+
+/* ------------------------------------------------------------- router -- */
+
+static void
+gen_free(struct sy_generation *g)
+{
+	sy_generation_free(g);
+}
+
+static int
+rm_state(const char *dir)
+{
+	char p[512];
+
+	snprintf(p, sizeof(p), "%s/journal", dir);
+	unlink(p);
+	snprintf(p, sizeof(p), "%s/journal.tmp", dir);
+	unlink(p);
+	return rmdir(dir);
+}
+
+static int
+router_start(struct sy_router *r, const char *dir)
+{
+	char err[256];
+
+	memset(r, 0, sizeof(*r));
+	if (sy_config_parse("{\"routing_subdomain\": \"apps.bench.test\"}", &r->cfg, err,
+			    sizeof(err)) != 0) {
+		fprintf(stderr, "config: %s\n", err);
+		return -1;
+	}
+	snprintf(r->cfg.state_dir, sizeof(r->cfg.state_dir), "%s", dir);
+	if (sy_gen_slot_init(&r->slot, 1, gen_free) != 0)
+		return -1;
+	if (sy_router_load(r, err, sizeof(err)) != 0) {
+		fprintf(stderr, "load: %s\n", err);
+		return -1;
+	}
+	return 0;
+}
+
+static void
+router_stop(struct sy_router *r)
+{
+	sy_router_fini(r);
+	sy_gen_slot_fini(&r->slot);
+	sy_config_free(&r->cfg);
+}
+
+static bool
+reply_ok(const json_t *rep, const char *what)
+{
+	if (json_is_true(json_object_get(rep, "ok")))
+		return true;
+	{
+		char *d = json_dumps(rep, JSON_COMPACT);
+
+		harness_error("%s refused: %.600s", what, d ? d : "?");
+		free(d);
+	}
+	return false;
+}
+
+/* Is kind k built in, does it compile, and does a probe object get served? */
+static void
+probe_kind(enum rkind k)
+{
+	const struct sy_kind *kind = sy_kind_for_object(kind_api[k], kind_name[k]);
+	struct sy_router r;
+	char dir[300], host[96];
+	json_t *req, *rep;
+	const struct sy_vhost *vh;
+	const struct sy_rule *rule;
+	bool ok;
+
+	B.kind_on[k] = false;
+	if (kind == NULL) {
+		B.kind_why[k] = "not built in (no such kind in sy_kinds)";
+		return;
+	}
+	if (kind->compile == NULL) {
+		B.kind_why[k] = "built in without a compile stage";
+		return;
+	}
+	snprintf(dir, sizeof(dir), "%s/probe", B.state_dir);
+	if (router_start(&r, dir) < 0) {
+		B.kind_why[k] = "probe router failed";
+		return;
+	}
+	req = json_pack("{s:s, s:[o, o, o]}", "op", "apply", "objects", make_service(0),
+			make_endpoints(0), make_route_k(ROUTES_PER_SVC * 0 + 3, k, 0));
+	rep = sy_ops_handle(&r, req);
+	ok = json_is_true(json_object_get(rep, "ok"));
+	route_host(3, host, sizeof(host));
+	vh = sy_gen_find_vhost(sy_gen_acquire(&r.slot), host, strlen(host));
+	rule = vh ? sy_vhost_match_path(vh, "/api/v4/x", 9) : NULL;
+	if (!ok) {
+		char *d = json_dumps(rep, JSON_COMPACT);
+
+		fprintf(stderr, "routes_bench: %s probe refused: %.400s\n", kind_label[k], d);
+		free(d);
+		B.kind_why[k] = "probe object refused at apply";
+	} else if (rule == NULL || strcmp(rule->object, "ns0/r3") != 0) {
+		B.kind_why[k] = "probe object not served";
+	} else {
+		B.kind_on[k] = true;
+	}
+	json_decref(req);
+	json_decref(rep);
+	router_stop(&r);
+	rm_state(dir);
+}
+
+/* ---------------------------------------------------------- journals -- */
+
+/* Median time of sy_journal_append(rec) on a fresh journal in dir. */
+static double
+journal_cost(const char *dir, const json_t *rec, unsigned reps)
+{
+	struct sy_journal j;
+	double t[MAX_REPS];
+	unsigned i;
+
+	if (reps > MAX_REPS)
+		reps = MAX_REPS;
+	if (sy_journal_open(&j, dir) < 0)
+		return -1;
+	for (i = 0; i < reps; i++) {
+		double t0 = now_s();
+
+		if (sy_journal_append(&j, rec) < 0) {
+			sy_journal_close(&j);
+			rm_state(dir);
+			return -1;
+		}
+		t[i] = now_s() - t0;
+	}
+	sy_journal_close(&j);
+	rm_state(dir);
+	return median(t, reps);
+}
+
+/* --------------------------------------------------------- the reader -- */
+
+/* A worker's view of the slot: registered RCU reader 0, acquire once per
+ * loop, quiescent at the top of every loop. Records when it first sees a
+ * generation with an id above `after`. */
+static struct {
+	struct sy_gen_slot *slot;
+	atomic_bool stop, ready;
+	_Atomic uint64_t after;
+	_Atomic uint64_t seen_tsc;
+	_Atomic uint64_t seen_id;
+} R;
+
+static void *
+reader_main(void *arg)
+{
+	cpu_set_t cs;
+
+	(void)arg;
+	CPU_ZERO(&cs);
+	CPU_SET(B.reader_core, &cs);
+	pthread_setaffinity_np(pthread_self(), sizeof(cs), &cs);
+	rte_rcu_qsbr_thread_register(R.slot->qs, 0);
+	rte_rcu_qsbr_thread_online(R.slot->qs, 0);
+	atomic_store(&R.ready, true);
+	while (!atomic_load_explicit(&R.stop, memory_order_relaxed)) {
+		const struct sy_generation *g;
+
+		rte_rcu_qsbr_quiescent(R.slot->qs, 0);
+		g = sy_gen_acquire(R.slot);
+		if (g != NULL && g->id > atomic_load_explicit(&R.after, memory_order_relaxed) &&
+		    atomic_load_explicit(&R.seen_tsc, memory_order_relaxed) == 0) {
+			atomic_store(&R.seen_id, g->id);
+			atomic_store(&R.seen_tsc, rte_rdtsc());
+		}
+		rte_pause();
+	}
+	rte_rcu_qsbr_thread_offline(R.slot->qs, 0);
+	rte_rcu_qsbr_thread_unregister(R.slot->qs, 0);
+	return NULL;
+}
+
+/* ------------------------------------------------------------ lookups -- */
+
+struct query {
+	const char *host, *path;
+	uint32_t hlen, plen;
+	uint32_t route; /* expected route index (hits) */
+};
+
+struct qset {
+	struct query *q;
+	char *text;
+	size_t n;
+};
+
+enum qtype { Q_HIT, Q_HOSTMISS, Q_PATHMISS };
+
+static int
+qset_build(struct qset *s, size_t n, size_t routes, enum qtype type, uint64_t seed)
+{
+	size_t i, off = 0, cap = n * 80;
+
+	s->q = calloc(n, sizeof(*s->q));
+	s->text = malloc(cap);
+	s->n = n;
+	if (s->q == NULL || s->text == NULL)
+		return -1;
+	for (i = 0; i < n; i++) {
+		size_t rt = xorshift(&seed) % routes;
+		char pbuf[32];
+		const char *path = route_path(rt, pbuf, sizeof(pbuf));
+		int hl, pl;
+
+		if (type == Q_PATHMISS) {
+			/* a host whose only rule has a path */
+			rt = rt - rt % 4 + 3;
+			if (rt >= routes)
+				rt = 3;
+			path = route_path(rt, pbuf, sizeof(pbuf));
+		}
+		if (type == Q_HOSTMISS)
+			hl = snprintf(s->text + off, cap - off, "nx%zu.ns%zu.apps.bench.test", rt,
+				      rt / ROUTES_PER_NS);
+		else
+			hl = route_host(rt, s->text + off, cap - off);
+		s->q[i].host = s->text + off;
+		s->q[i].hlen = (uint32_t)hl;
+		off += (size_t)hl + 1;
+		if (type == Q_PATHMISS)
+			pl = snprintf(s->text + off, cap - off, "/static/app.js");
+		else if (path != NULL)
+			pl = snprintf(s->text + off, cap - off, "%s/items/42?x=1", path);
+		else
+			pl = snprintf(s->text + off, cap - off, "/index.html");
+		s->q[i].path = s->text + off;
+		s->q[i].plen = (uint32_t)pl;
+		off += (size_t)pl + 1;
+		s->q[i].route = (uint32_t)rt;
+	}
+	return 0;
+}
+
+static void
+qset_free(struct qset *s)
+{
+	free(s->q);
+	free(s->text);
+}
+
+static uintptr_t lookup_sink;
+
+static uint64_t __attribute__((noinline))
+lookup_pass(const struct sy_generation *g, const struct query *q, size_t n)
+{
+	uintptr_t acc = 0;
+	uint64_t t0 = rte_rdtsc_precise(), t1;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		const struct sy_vhost *vh = sy_gen_find_vhost(g, q[i].host, q[i].hlen);
+		const struct sy_rule *r = vh ? sy_vhost_match_path(vh, q[i].path, q[i].plen) : NULL;
+
+		acc += (uintptr_t)r + (uintptr_t)vh;
+	}
+	t1 = rte_rdtsc_precise();
+	lookup_sink += acc;
+	return t1 - t0;
+}
+
+/* ns per lookup: one warm pass, then the best of 3. */
+static double
+lookup_ns(const struct sy_generation *g, const struct qset *s)
+{
+	uint64_t best = UINT64_MAX;
+	int i;
+
+	lookup_pass(g, s->q, s->n);
+	for (i = 0; i < 3; i++) {
+		uint64_t c = lookup_pass(g, s->q, s->n);
+
+		if (c < best)
+			best = c;
+	}
+	return (double)best / (double)s->n / B.hz * 1e9;
+}
+
+static size_t
+lookup_check(const struct sy_generation *g, const struct qset *s)
+{
+	size_t i, wrong = 0;
+
+	for (i = 0; i < s->n; i++) {
+		const struct sy_vhost *vh = sy_gen_find_vhost(g, s->q[i].host, s->q[i].hlen);
+		const struct sy_rule *r = vh ? sy_vhost_match_path(vh, s->q[i].path, s->q[i].plen) : NULL;
+		char want[64];
+
+		snprintf(want, sizeof(want), "ns%u/r%u", s->q[i].route / ROUTES_PER_NS, s->q[i].route);
+		if (r == NULL || strcmp(r->object, want) != 0) {
+			if (wrong++ < 3)
+				fprintf(stderr, "routes_bench: lookup %.*s%.*s -> %s, want %s\n",
+					(int)s->q[i].hlen, s->q[i].host, (int)s->q[i].plen,
+					s->q[i].path, r ? r->object : "(none)", want);
+		}
+	}
+	return wrong;
+}
+
+/* -------------------------------------------------------------- phases -- */
+
+static void
+compile_opts(struct sy_router *r, struct sy_compile_opts *o, char *now, size_t len)
+{
+	sy_now_rfc3339(now, len);
+	memset(o, 0, sizeof(*o));
+	o->routing_subdomain = r->cfg.routing_subdomain;
+	o->router_name = r->cfg.router_name;
+	o->allow_wildcard_routes = r->cfg.allow_wildcard_routes;
+	o->cfg = &r->cfg;
+	o->no_route_status = r->cfg.no_route_status;
+	o->now = now;
+}
+
+/* (a) load every object through the apply op. */
+static int
+phase_apply(struct sy_router *r, struct res *x, struct stream *s)
+{
+	json_t *objs = json_array(), *o;
+	size_t n = 0, total = 0;
+	bool done = false;
+
+	while (!done) {
+		o = stream_next(s);
+		if (o != NULL) {
+			json_array_append_new(objs, o);
+			n++;
+		}
+		done = o == NULL;
+		if (n == x->batch || (done && n > 0)) {
+			json_t *req = json_pack("{s:s, s:o}", "op", "apply", "objects", objs);
+			double t0 = now_s(), t1, t2;
+			json_t *rep = sy_ops_handle(r, req);
+			bool ok = reply_ok(rep, "apply");
+
+			json_decref(rep);
+			t1 = now_s();
+			sy_gen_reclaim(&r->slot);
+			t2 = now_s();
+			x->apply_total += t1 - t0;
+			x->reclaim_total += t2 - t1;
+			x->apply_last = t1 - t0;
+			x->apply_last_objects = (double)n;
+			x->applies++;
+			total += n;
+			if (!ok) {
+				json_decref(req);
+				return -1;
+			}
+			/* The journal cost of a batch this size: the same record,
+			 * appended to a scratch journal on tmpfs and on disk. */
+			if (x->applies == 1) {
+				json_t *rec = json_pack("{s:s, s:s, s:O}", "op", "apply", "time", TS,
+							"objects", json_object_get(req, "objects"));
+				char d[300];
+
+				snprintf(d, sizeof(d), "%s/jprobe", B.state_dir);
+				x->jrn_batch_tmpfs = journal_cost(d, rec, 3);
+				snprintf(d, sizeof(d), "%s/jprobe", B.disk_dir);
+				x->jrn_batch_disk = journal_cost(d, rec, 3);
+				json_decref(rec);
+			}
+			json_decref(req);
+			objs = json_array();
+			n = 0;
+			fprintf(stderr, "\r  apply: %zu/%zu objects, %zu applies, %.1f s", total,
+				x->via_journal ? x->tail : x->objects, x->applies, x->apply_total);
+		}
+	}
+	json_decref(objs);
+	fprintf(stderr, "\n");
+	return 0;
+}
+
+/*
+ * Sizes above --apply-max: applying everything in batches recompiles the
+ * whole store once per batch (quadratic), so the first objects - tail go
+ * straight into the journal, in stored form (uid and creationTimestamp set,
+ * as sy_ops_apply stores them), and sy_router_load replays it. Not timed.
+ */
+static int
+write_journal(const char *dir, struct stream *s, size_t n)
+{
+	struct sy_journal j;
+	size_t done = 0, uid = 0;
+	int rc = 0;
+
+	if (sy_journal_open(&j, dir) < 0)
+		return -1;
+	while (done < n && rc == 0) {
+		json_t *rec = json_pack("{s:s, s:s, s:[]}", "op", "apply", "time", TS, "objects");
+		json_t *arr = json_object_get(rec, "objects");
+		size_t k;
+
+		for (k = 0; k < 10000 && done < n; k++, done++) {
+			json_t *o = stream_next(s);
+			char u[40];
+
+			if (o == NULL)
+				break;
+			snprintf(u, sizeof(u), "00000000-0000-4000-8000-%012zx", ++uid);
+			json_object_set_new(json_object_get(o, "metadata"), "uid", json_string(u));
+			json_array_append_new(arr, o);
+		}
+		rc = sy_journal_append(&j, rec);
+		json_decref(rec);
+		fprintf(stderr, "\r  journal: %zu/%zu objects written", done, n);
+	}
+	fprintf(stderr, "\n");
+	sy_journal_close(&j);
+	return rc;
+}
+
+/* (a) full compile alone, then publish and free the old one: what
+ * sy_router_recompile does, step by step. Also stage 1 per kind. */
+static void
+phase_compile(struct sy_router *r, struct res *x, unsigned reps)
+{
+	double t[MAX_REPS], pub[MAX_REPS], fr[MAX_REPS];
+	unsigned i;
+	char now[32];
+	struct sy_compile_opts o;
+	struct sy_compile_ctx cx;
+	const struct sy_kind *const *k;
+
+	if (reps > MAX_REPS)
+		reps = MAX_REPS;
+	for (i = 0; i < reps; i++) {
+		struct sy_generation *g;
+		double t0, t1, t2, t3;
+
+		compile_opts(r, &o, now, sizeof(now));
+		t0 = now_s();
+		g = sy_compile(&r->store, &o, r->gen_id + 1);
+		t1 = now_s();
+		if (g == NULL) {
+			harness_error("sy_compile: out of memory");
+			return;
+		}
+		r->gen_id = g->id;
+		sy_gen_publish(&r->slot, g);
+		t2 = now_s();
+		sy_gen_reclaim(&r->slot);
+		t3 = now_s();
+		t[i] = t1 - t0;
+		pub[i] = t2 - t1;
+		fr[i] = t3 - t2;
+		fprintf(stderr, "\r  compile %u/%u: %.1f ms", i + 1, reps, t[i] * 1e3);
+	}
+	fprintf(stderr, "\n");
+	x->publish = median(pub, reps);
+	x->free_old = median(fr, reps);
+	x->compile_med = median(t, reps);
+	x->compile_min = t[0]; /* sorted by median() */
+	/* Stage 1 alone, kind by kind, as sy_compile runs it. */
+	compile_opts(r, &o, now, sizeof(now));
+	memset(&cx, 0, sizeof(cx));
+	cx.st = &r->store;
+	cx.opts = &o;
+	for (k = sy_kinds; *k != NULL; k++) {
+		double t0;
+		int e;
+
+		if ((*k)->compile == NULL)
+			continue;
+		t0 = now_s();
+		(*k)->compile(&cx);
+		for (e = 0; e < K_N; e++)
+			if (sy_kind_for_object(kind_api[e], kind_name[e]) == *k)
+				x->stage1[e] += now_s() - t0;
+	}
+	for (i = 0; i < cx.n_rules; i++)
+		free(cx.rules[i].host);
+	free(cx.rules);
+	{
+		double s1 = 0;
+		int e;
+
+		for (e = 0; e < K_N; e++)
+			s1 += x->stage1[e];
+		x->stage2 = x->compile_med - s1;
+	}
+}
+
+static void
+phase_lookup(struct sy_router *r, struct res *x)
+{
+	const struct sy_generation *g = sy_gen_acquire(&r->slot);
+	struct qset hit, hm, pm;
+	size_t n = B.queries;
+
+	memset(&hit, 0, sizeof(hit));
+	memset(&hm, 0, sizeof(hm));
+	memset(&pm, 0, sizeof(pm));
+	if (qset_build(&hit, n, x->routes, Q_HIT, 0x9e3779b97f4a7c15ull) < 0 ||
+	    qset_build(&hm, n, x->routes, Q_HOSTMISS, 0x2545f4914f6cdd1dull) < 0 ||
+	    qset_build(&pm, n, x->routes, Q_PATHMISS, 0x853c49e6748fea9bull) < 0) {
+		harness_error("out of memory for queries");
+		goto out;
+	}
+	x->n_vhosts = g->n_vhosts;
+	x->n_pools = g->n_pools;
+	x->lk_wrong = lookup_check(g, &hit);
+	if (x->lk_wrong)
+		harness_error("%zu of %zu lookups found the wrong object", x->lk_wrong, n);
+	x->lk_hit = lookup_ns(g, &hit);
+	x->lk_hostmiss = lookup_ns(g, &hm);
+	x->lk_pathmiss = lookup_ns(g, &pm);
+out:
+	qset_free(&hit);
+	qset_free(&hm);
+	qset_free(&pm);
+}
+
+/* (d) one changed route, N loaded: sy_ops_handle -> the reader sees it. */
+static void
+phase_change(struct sy_router *r, struct res *x)
+{
+	pthread_t th;
+	double lat[MAX_REPS], ret[MAX_REPS], rec_t[MAX_REPS], cmp[MAX_REPS];
+	unsigned i, n = B.changes > MAX_REPS ? MAX_REPS : B.changes;
+
+	/* 1M: each change and its compile take seconds; 3 unless told. */
+	if (!B.changes_set && x->routes >= 1000000 && n > 3)
+		n = 3;
+	size_t rt = (x->routes / 2) - (x->routes / 2) % 10 + 5; /* an OpenShift Route */
+	char host[96], d[300];
+	json_t *rec;
+
+	if (rt >= x->routes)
+		rt = x->routes - 1;
+	route_host(rt, host, sizeof(host));
+	memset(&R, 0, sizeof(R));
+	R.slot = &r->slot;
+	if (pthread_create(&th, NULL, reader_main, NULL) != 0) {
+		harness_error("cannot start the reader thread");
+		return;
+	}
+	while (!atomic_load(&R.ready))
+		rte_pause();
+	x->chg_n = n;
+	for (i = 0; i < n; i++) {
+		size_t svc = (rt / ROUTES_PER_SVC) ^ ((i & 1) ? 0 : 1);
+		json_t *req = json_pack("{s:s, s:[o]}", "op", "apply", "objects",
+					make_route_k(rt, K_OPENSHIFT, svc));
+		uint64_t t0, t1, seen, before = r->gen_id, spin = 0;
+		json_t *rep;
+		const struct sy_vhost *vh;
+		const struct sy_rule *rule;
+		char want[32];
+
+		atomic_store(&R.seen_tsc, 0);
+		atomic_store(&R.after, before);
+		t0 = rte_rdtsc_precise();
+		rep = sy_ops_handle(r, req);
+		t1 = rte_rdtsc_precise();
+		while ((seen = atomic_load(&R.seen_tsc)) == 0 && spin++ < 2000000000ull)
+			rte_pause();
+		reply_ok(rep, "change apply");
+		json_decref(rep);
+		json_decref(req);
+		lat[i] = seen ? (double)(seen - t0) / B.hz : -1;
+		ret[i] = (double)(t1 - t0) / B.hz;
+		snprintf(want, sizeof(want), "svc%zu", svc);
+		vh = sy_gen_find_vhost(sy_gen_acquire(&r->slot), host, strlen(host));
+		rule = vh ? sy_vhost_match_path(vh, "/index.html", 11) : NULL;
+		if (seen == 0 || rule == NULL ||
+		    strcmp(sy_gen_acquire(&r->slot)->pools[rule->pool].services[0].name, want) != 0) {
+			x->chg_bad++;
+			harness_error("change %u: not seen or not served (want %s)", i, want);
+		}
+		{
+			double t2 = now_s();
+
+			while (sy_gen_reclaim(&r->slot) > 0)
+				rte_pause();
+			rec_t[i] = now_s() - t2;
+		}
+		{
+			/* The compile inside that apply, redone alone on the same
+			 * store (the reader is running, as it was then). */
+			struct sy_compile_opts o;
+			char now[32];
+			struct sy_generation *g;
+			double t2;
+
+			compile_opts(r, &o, now, sizeof(now));
+			t2 = now_s();
+			g = sy_compile(&r->store, &o, r->gen_id + 1);
+			cmp[i] = now_s() - t2;
+			sy_generation_free(g);
+		}
+		fprintf(stderr, "\r  change %u/%u: %.2f ms", i + 1, n, lat[i] * 1e3);
+	}
+	fprintf(stderr, "\n");
+	atomic_store(&R.stop, true);
+	pthread_join(th, NULL);
+	x->chg_med = median(lat, n);
+	x->chg_min = lat[0];
+	x->chg_max = lat[n - 1];
+	x->chg_ret_med = median(ret, n);
+	x->chg_reclaim = median(rec_t, n);
+	x->chg_compile = median(cmp, n);
+	/* The journal part of one change: the same record on tmpfs / disk. */
+	rec = json_pack("{s:s, s:s, s:[o]}", "op", "apply", "time", TS, "objects",
+			make_route_k(rt, K_OPENSHIFT, rt / ROUTES_PER_SVC));
+	snprintf(d, sizeof(d), "%s/jprobe", B.state_dir);
+	x->chg_jrn_tmpfs = journal_cost(d, rec, 20);
+	snprintf(d, sizeof(d), "%s/jprobe", B.disk_dir);
+	x->chg_jrn_disk = journal_cost(d, rec, 20);
+	json_decref(rec);
+}
+
+static void
+run_size(struct res *x)
+{
+	struct sy_router r;
+	struct stream s;
+	char dir[300];
+	size_t heap0, rss0, i;
+	double t0;
+	int k;
+
+	x->services = (x->routes + ROUTES_PER_SVC - 1) / ROUTES_PER_SVC;
+	x->objects = x->routes + 2 * x->services;
+	x->batch = B.batch ? B.batch : (x->objects / 100 > 1000 ? x->objects / 100 : 1000);
+	x->via_journal = x->routes > B.apply_max && x->objects > x->batch;
+	for (k = 0; k < K_N; k++)
+		x->by_kind[k] = 0;
+	for (i = 0; i < x->routes; i++)
+		x->by_kind[route_kind(i)]++;
+	memset(&s, 0, sizeof(s));
+	s.n_routes = x->routes;
+	s.n_svc = x->services;
+	snprintf(dir, sizeof(dir), "%s/state-%zu", B.state_dir, x->routes);
+	fprintf(stderr, "routes_bench: %zu routes (%zu Services + Endpoints), %s\n", x->routes,
+		x->services, x->via_journal ? "journal load + last batch applied" : "all applied");
+	if (x->via_journal) {
+		x->tail = x->batch;
+		if (write_journal(dir, &s, x->objects - x->tail) < 0) {
+			harness_error("cannot write the journal");
+			rm_state(dir);
+			return;
+		}
+	}
+	malloc_trim(0);
+	heap0 = heap_bytes();
+	rss0 = rss_bytes();
+	t0 = now_s();
+	if (router_start(&r, dir) < 0) {
+		harness_error("router start failed");
+		return;
+	}
+	if (x->via_journal)
+		x->restart = now_s() - t0;
+	if (phase_apply(&r, x, &s) < 0)
+		goto out;
+	sy_gen_reclaim(&r.slot);
+	malloc_trim(0);
+	x->heap_delta = heap_bytes() - heap0;
+	x->rss_delta = rss_bytes() - rss0;
+	x->gen_bytes = sy_gen_acquire(&r.slot)->bytes;
+	if (!x->via_journal) {
+		/* What a restart costs with these objects in the journal. */
+		router_stop(&r);
+		malloc_trim(0);
+		t0 = now_s();
+		if (router_start(&r, dir) < 0) {
+			harness_error("router restart failed");
+			return;
+		}
+		x->restart = now_s() - t0;
+		fprintf(stderr, "  restart (replay + compile): %.2f s\n", x->restart);
+	}
+	phase_compile(&r, x, x->routes >= 1000000 ? 2 : B.quick ? 2 : 3);
+	phase_lookup(&r, x);
+	phase_change(&r, x);
+	x->ran = true;
+out:
+	router_stop(&r);
+	rm_state(dir);
+	malloc_trim(0);
+}
+
+/* -------------------------------------------------------------- table -- */
+
+static const char *
+size_name(size_t n, char *buf, size_t len)
+{
+	if (n >= 1000000 && n % 1000000 == 0)
+		snprintf(buf, len, "%zuM", n / 1000000);
+	else if (n >= 1000 && n % 1000 == 0)
+		snprintf(buf, len, "%zuk", n / 1000);
+	else
+		snprintf(buf, len, "%zu", n);
+	return buf;
+}
+
+#define ROWF "%-46s"
+#define COLW 12
+
+static void
+row(const char *label, const struct res *xs, unsigned n, double (*get)(const struct res *),
+    const char *fmt, const char *target, const char *verdict)
+{
+	unsigned i;
+
+	printf(ROWF, label);
+	for (i = 0; i < n; i++) {
+		char cell[32];
+
+		if (!xs[i].ran)
+			snprintf(cell, sizeof(cell), "-");
+		else if (isnan(get(&xs[i])))
+			snprintf(cell, sizeof(cell), "n/a");
+		else
+			snprintf(cell, sizeof(cell), fmt, get(&xs[i]));
+		printf(" | %*s", COLW, cell);
+	}
+	printf(" | %-14s | %s\n", target ? target : "", verdict ? verdict : "");
+}
+
+#define GETTER(name, expr) \
+	static double name(const struct res *x) { return (expr); }
+
+GETTER(g_apply_total, x->via_journal ? NAN : x->apply_total)
+GETTER(g_apply_per_obj, x->via_journal ? NAN : x->apply_total / (double)x->objects * 1e6)
+GETTER(g_apply_last, x->apply_last * 1e3)
+GETTER(g_applies, x->via_journal ? NAN : (double)x->applies)
+GETTER(g_batch, (double)x->batch)
+GETTER(g_reclaim_total, x->via_journal ? NAN : x->reclaim_total)
+GETTER(g_restart, x->restart)
+GETTER(g_jb_tmpfs, x->jrn_batch_tmpfs * 1e3)
+GETTER(g_jb_disk, x->jrn_batch_disk * 1e3)
+GETTER(g_compile, x->compile_med * 1e3)
+GETTER(g_compile_per_route, x->compile_med / (double)x->routes * 1e6)
+GETTER(g_s1_os, x->stage1[K_OPENSHIFT] * 1e3)
+GETTER(g_s1_ir, x->stage1[K_IR] * 1e3)
+GETTER(g_s1_rg, x->stage1[K_RG] * 1e3)
+GETTER(g_s2, x->stage2 * 1e3)
+GETTER(g_publish, x->publish * 1e6)
+GETTER(g_free_old, x->free_old * 1e3)
+GETTER(g_mem_total, (double)x->heap_delta / (double)x->routes)
+GETTER(g_mem_gen, (double)x->gen_bytes / (double)x->routes)
+GETTER(g_mem_store, ((double)x->heap_delta - (double)x->gen_bytes) / (double)x->routes)
+GETTER(g_mem_rss, (double)x->rss_delta / (double)x->routes)
+GETTER(g_mem_heap_mb, (double)x->heap_delta / 1048576.0)
+GETTER(g_lk_hit, x->lk_hit)
+GETTER(g_lk_hm, x->lk_hostmiss)
+GETTER(g_lk_pm, x->lk_pathmiss)
+GETTER(g_chg_med, x->chg_med * 1e3)
+GETTER(g_chg_min, x->chg_min * 1e3)
+GETTER(g_chg_max, x->chg_max * 1e3)
+GETTER(g_chg_ret, x->chg_ret_med * 1e3)
+GETTER(g_chg_jt, x->chg_jrn_tmpfs * 1e3)
+GETTER(g_chg_jd, x->chg_jrn_disk * 1e3)
+GETTER(g_chg_compile, x->chg_compile * 1e3)
+GETTER(g_chg_rest, (x->chg_ret_med - x->chg_jrn_tmpfs - x->chg_compile - x->publish) * 1e3)
+GETTER(g_chg_seen, (x->chg_med - x->chg_ret_med) * 1e6)
+GETTER(g_chg_reclaim, x->chg_reclaim * 1e3)
+
+/* Verdict at 1M: measured if 1M ran, else extrapolated linearly from the
+ * largest size run (labelled so). */
+static const char *
+verdict(const struct res *xs, unsigned n, double (*get)(const struct res *), double limit,
+	bool scales, char *buf, size_t len)
+{
+	int i, big = -1;
+	double v;
+
+	for (i = 0; i < (int)n; i++)
+		if (xs[i].ran && (big < 0 || xs[i].routes > xs[big].routes))
+			big = i;
+	if (big < 0)
+		return "-";
+	v = get(&xs[big]);
+	if (xs[big].routes >= 1000000) {
+		snprintf(buf, len, "%s at 1M", v <= limit ? "PASS" : "FAIL");
+		return buf;
+	}
+	if (scales)
+		v *= 1e6 / (double)xs[big].routes;
+	snprintf(buf, len, "%s at 1M, EXTRAPOLATED %s%.4g from %zu", v <= limit ? "PASS" : "FAIL",
+		 scales ? "(linear) " : "", v, xs[big].routes);
+	return buf;
+}
+
+static void
+print_table(const struct res *xs, unsigned n)
+{
+	unsigned i;
+	char buf[160], sn[24];
+	int k;
+
+	printf("\nroutes_bench: TSC %.0f MHz; kinds:", B.hz / 1e6);
+	for (k = 0; k < K_N; k++)
+		printf(" %s %s%s%s;", kind_label[k], B.kind_on[k] ? "on" : "OFF",
+		       B.kind_on[k] ? "" : " - ", B.kind_on[k] ? "" : B.kind_why[k]);
+	printf("\nstate dir (journal) %s; disk probe %s\n\n", B.state_dir, B.disk_dir);
+	printf(ROWF, "metric \\ routes loaded");
+	for (i = 0; i < n; i++)
+		printf(" | %*s", COLW, size_name(xs[i].routes, sn, sizeof(sn)));
+	printf(" | %-14s | %s\n", "target", "verdict");
+	printf(ROWF, "    routes by kind (OpenShift/IR/RG)");
+	for (i = 0; i < n; i++) {
+		char c[48];
+
+		snprintf(c, sizeof(c), "%zu/%zu/%zu", xs[i].by_kind[0], xs[i].by_kind[1],
+			 xs[i].by_kind[2]);
+		printf(" | %*s", COLW, c);
+	}
+	printf(" |\n");
+	row("(a) apply all objects in batches, total [s]", xs, n, g_apply_total, "%.2f", "", "");
+	row("      number of applies", xs, n, g_applies, "%.0f", "", "");
+	row("      objects per apply", xs, n, g_batch, "%.0f", "", "");
+	row("      per object [us]", xs, n, g_apply_per_obj, "%.1f", "", "");
+	row("      last apply (one batch, N loaded) [ms]", xs, n, g_apply_last, "%.1f", "", "");
+	row("      reclaim (free old gens), total [s]", xs, n, g_reclaim_total, "%.2f", "", "");
+	row("(a) restart: journal replay + compile [s]", xs, n, g_restart, "%.2f", "", "");
+	row("      journal of one batch, tmpfs [ms]", xs, n, g_jb_tmpfs, "%.2f", "", "");
+	row("      journal of one batch, disk fsync [ms]", xs, n, g_jb_disk, "%.2f", "", "");
+	row("(a) full compile, sy_compile alone [ms]", xs, n, g_compile, "%.1f", "", "");
+	row("      per route [us]", xs, n, g_compile_per_route, "%.2f", "", "");
+	row("      stage 1: OpenShift Routes [ms]", xs, n, g_s1_os, "%.1f", "", "");
+	row("      stage 1: Contour IngressRoutes [ms]", xs, n, g_s1_ir, "%.1f", "", "");
+	row("      stage 1: Skipper RouteGroups [ms]", xs, n, g_s1_rg, "%.1f", "", "");
+	row("      stage 2: claims, vhosts, pools [ms]", xs, n, g_s2, "%.1f", "", "");
+	row("      publish (pointer swap) [us]", xs, n, g_publish, "%.2f", "", "");
+	row("      free the old generation [ms]", xs, n, g_free_old, "%.1f", "", "");
+	row("(b) memory per route: store + gen [B]", xs, n, g_mem_total, "%.0f", "<= 1024 B",
+	    verdict(xs, n, g_mem_total, 1024, false, buf, sizeof(buf)));
+	row("      generation (g->bytes / routes) [B]", xs, n, g_mem_gen, "%.0f", "", "");
+	row("      store (heap delta - gen) [B]", xs, n, g_mem_store, "%.0f", "", "");
+	row("      RSS delta / routes [B]", xs, n, g_mem_rss, "%.0f", "", "");
+	row("      heap delta, total [MiB]", xs, n, g_mem_heap_mb, "%.1f", "", "");
+	row("(c) lookup, known host + path [ns]", xs, n, g_lk_hit, "%.1f", "<= 200 ns",
+	    verdict(xs, n, g_lk_hit, 200, false, buf, sizeof(buf)));
+	row("      unknown host [ns]", xs, n, g_lk_hm, "%.1f", "", "");
+	row("      known host, no rule for the path [ns]", xs, n, g_lk_pm, "%.1f", "", "");
+	row("(d) one change live: apply -> reader [ms]", xs, n, g_chg_med, "%.2f", "< 10 ms",
+	    verdict(xs, n, g_chg_med, 10, true, buf, sizeof(buf)));
+	row("      min / max [ms]", xs, n, g_chg_min, "%.2f", "", "");
+	row("", xs, n, g_chg_max, "%.2f", "", "");
+	row("      sy_ops_handle returned [ms]", xs, n, g_chg_ret, "%.2f", "", "");
+	row("      = journal append + fsync, tmpfs [ms]", xs, n, g_chg_jt, "%.3f", "", "");
+	row("      + compile (sy_compile alone, same store)", xs, n, g_chg_compile, "%.1f", "", "");
+	row("      + publish [us]", xs, n, g_publish, "%.2f", "", "");
+	row("      + the rest (validate, store, reply) [ms]", xs, n, g_chg_rest, "%.2f", "", "");
+	row("      reader saw it, after the return [us]", xs, n, g_chg_seen, "%.1f", "", "");
+	row("      journal fsync on disk instead [ms]", xs, n, g_chg_jd, "%.3f", "", "");
+	row("      after: old generation freed [ms]", xs, n, g_chg_reclaim, "%.1f", "", "");
+	for (i = 0; i < n; i++)
+		if (xs[i].ran && xs[i].via_journal)
+			printf("\n%zu routes: loaded from a journal of %zu objects (sy_router_load: "
+			       "replay + first compile), then the last %zu objects applied; \"n/a\": "
+			       "not applied in batches (quadratic)", xs[i].routes,
+			       xs[i].objects - xs[i].tail, xs[i].tail);
+	printf("\nlookups: %zu per set, best of 3 passes after a warm one; (d): median over the "
+	       "changes.\n",
+	       B.queries);
+	for (i = 0; i < n; i++)
+		if (xs[i].ran)
+			printf("%zu routes: %zu objects in applies of %zu; %zu vhosts, %zu pools, "
+			       "generation %.1f MiB; %u changes timed\n",
+			       xs[i].routes, xs[i].objects, xs[i].batch, xs[i].n_vhosts,
+			       xs[i].n_pools, (double)xs[i].gen_bytes / 1048576.0, xs[i].chg_n);
+}
+
+/* --------------------------------------------------------------- main -- */
+
+static void
+usage(FILE *f)
+{
+	fprintf(f,
+		"usage: routes_bench [--quick] [--huge-sizes] [--sizes 10000,100000]\n"
+		"                    [--batch N] [--apply-max N] [--queries N] [--changes N]\n"
+		"                    [--openshift-only]\n"
+		"                    [--state-dir DIR] [--disk-dir DIR] [--core N] [--reader-core N]\n"
+		"  --quick           sizes 1000,10000, fewer lookups and changes (seconds)\n"
+		"  --huge-sizes      add 1,000,000 routes (minutes; several GB of memory)\n"
+		"  --sizes LIST      route counts (default 10000,100000)\n"
+		"  --batch N         objects per apply (default: objects/100, at least 1000)\n"
+		"  --apply-max N     larger sizes: all but the last batch loaded from a journal\n"
+		"                    (sy_router_load), the last batch applied (default 200000)\n"
+		"  --queries N       lookups per set (default 1048576)\n"
+		"  --changes N       one-route changes timed for (d) (default 15, at most %d)\n"
+		"  --openshift-only  OpenShift Routes only, even if other kinds are built in\n"
+		"  --state-dir DIR   journal directory; should be tmpfs (default /dev/shm/...)\n"
+		"  --disk-dir DIR    where the disk fsync probe writes (default /var/tmp/...)\n"
+		"  --core N          control thread core (default 1); --reader-core (default 0)\n",
+		MAX_REPS);
+}
+
+static void
+cleanup(void)
+{
+	char d[300];
+
+	snprintf(d, sizeof(d), "%s/jprobe", B.disk_dir);
+	rm_state(d);
+	rmdir(B.disk_dir);
+	if (B.own_state_dir)
+		rmdir(B.state_dir);
+}
+
+int
+main(int argc, char **argv)
+{
+	static const struct option lo[] = {
+		{ "quick", no_argument, NULL, 'q' },	 { "huge-sizes", no_argument, NULL, 'H' },
+		{ "sizes", required_argument, NULL, 's' }, { "batch", required_argument, NULL, 'b' },
+		{ "queries", required_argument, NULL, 'Q' }, { "changes", required_argument, NULL, 'c' },
+		{ "openshift-only", no_argument, NULL, 'o' },
+		{ "state-dir", required_argument, NULL, 'S' },
+		{ "disk-dir", required_argument, NULL, 'D' }, { "core", required_argument, NULL, 'C' },
+		{ "reader-core", required_argument, NULL, 'R' }, { "help", no_argument, NULL, 'h' },
+		{ "apply-max", required_argument, NULL, 'A' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct res xs[MAX_SIZES];
+	bool huge = false, sizes_set = false, q_set = false, c_set = false;
+	char prefix[64], lcores[32];
+	char *eal[16];
+	int opt, ne = 0;
+	unsigned i;
+	time_t t = time(NULL);
+	char date[64];
+
+	B.core = 1;
+	B.reader_core = 0;
+	B.queries = 1u << 20;
+	B.apply_max = 200000;
+	B.changes = 15;
+	snprintf(B.state_dir, sizeof(B.state_dir), "/dev/shm/sy-routes-bench-%ld", (long)getpid());
+	snprintf(B.disk_dir, sizeof(B.disk_dir), "/var/tmp/sy-routes-bench-%ld", (long)getpid());
+	B.own_state_dir = true;
+	while ((opt = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
+		switch (opt) {
+		case 'q':
+			B.quick = true;
+			break;
+		case 'H':
+			huge = true;
+			break;
+		case 's': {
+			char *p = optarg, *end;
+
+			sizes_set = true;
+			B.n_sizes = 0;
+			while (*p && B.n_sizes < MAX_SIZES) {
+				unsigned long long v = strtoull(p, &end, 10);
+
+				if (end == p || v < 100) {
+					usage(stderr);
+					return 2;
+				}
+				B.sizes[B.n_sizes++] = (size_t)v;
+				p = *end == ',' ? end + 1 : end;
+			}
+			break;
+		}
+		case 'b':
+			B.batch = strtoul(optarg, NULL, 10);
+			break;
+		case 'A':
+			B.apply_max = strtoul(optarg, NULL, 10);
+			break;
+		case 'Q':
+			B.queries = strtoul(optarg, NULL, 10);
+			q_set = true;
+			break;
+		case 'c':
+			B.changes = (unsigned)strtoul(optarg, NULL, 10);
+			c_set = true;
+			B.changes_set = true;
+			break;
+		case 'o':
+			B.openshift_only = true;
+			break;
+		case 'S':
+			snprintf(B.state_dir, sizeof(B.state_dir), "%s", optarg);
+			B.own_state_dir = false;
+			break;
+		case 'D':
+			snprintf(B.disk_dir, sizeof(B.disk_dir), "%s", optarg);
+			break;
+		case 'C':
+			B.core = (unsigned)strtoul(optarg, NULL, 10);
+			break;
+		case 'R':
+			B.reader_core = (unsigned)strtoul(optarg, NULL, 10);
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (B.changes == 0 || B.changes > MAX_REPS || B.queries == 0) {
+		usage(stderr);
+		return 2;
+	}
+	if (!sizes_set) {
+		if (B.quick) {
+			B.sizes[0] = 1000;
+			B.sizes[1] = 10000;
+		} else {
+			B.sizes[0] = 10000;
+			B.sizes[1] = 100000;
+		}
+		B.n_sizes = 2;
+	}
+	if (huge && B.n_sizes < MAX_SIZES)
+		B.sizes[B.n_sizes++] = 1000000;
+	if (B.quick && !q_set)
+		B.queries = 1u << 16;
+	if (B.quick && !c_set)
+		B.changes = 5;
+
+	snprintf(prefix, sizeof(prefix), "sy-routes-bench-%ld", (long)getpid());
+	snprintf(lcores, sizeof(lcores), "0@%u", B.core);
+	eal[ne++] = argv[0];
+	eal[ne++] = "--no-huge";
+	eal[ne++] = "--no-pci";
+	eal[ne++] = "--no-shconf";
+	eal[ne++] = "-m";
+	eal[ne++] = "64";
+	eal[ne++] = "--file-prefix";
+	eal[ne++] = prefix;
+	eal[ne++] = "--no-telemetry";
+	eal[ne++] = "--log-level=*:error";
+	eal[ne++] = "--lcores";
+	eal[ne++] = lcores;
+	eal[ne] = NULL;
+	if (rte_eal_init(ne, eal) < 0) {
+		fprintf(stderr, "routes_bench: EAL init failed\n");
+		return 1;
+	}
+	B.hz = (double)rte_get_tsc_hz();
+	if (mkdir(B.state_dir, 0700) < 0 && errno != EEXIST) {
+		fprintf(stderr, "routes_bench: %s: %s\n", B.state_dir, strerror(errno));
+		return 1;
+	}
+	mkdir(B.disk_dir, 0700);
+	atexit(cleanup);
+	B.kind_on[K_OPENSHIFT] = true;
+	for (i = K_IR; i < K_N; i++) {
+		if (B.openshift_only) {
+			B.kind_why[i] = "--openshift-only";
+			continue;
+		}
+		probe_kind((enum rkind)i);
+		fprintf(stderr, "routes_bench: %s: %s\n", kind_label[i],
+			B.kind_on[i] ? "mixed in" : B.kind_why[i]);
+	}
+	memset(xs, 0, sizeof(xs));
+	for (i = 0; i < B.n_sizes; i++) {
+		xs[i].routes = B.sizes[i];
+		run_size(&xs[i]);
+	}
+	strftime(date, sizeof(date), "%Y-%m-%d %H:%M UTC", gmtime(&t));
+	printf("routes_bench %s, %s\n", date, B.quick ? "--quick" : "full");
+	print_table(xs, B.n_sizes);
+	{
+		char d[300];
+
+		snprintf(d, sizeof(d), "%s/probe", B.state_dir);
+		rmdir(d);
+	}
+	rte_eal_cleanup();
+	if (B.harness_errors > 0) {
+		printf("\nHARNESS ERRORS: %d (see stderr); the figures are not valid\n",
+		       B.harness_errors);
+		return 1;
+	}
+	return 0;
+}

@@ -1,0 +1,618 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Skipper RouteGroup: validation with Skipper's messages (the whole group
+ * refused on any error), the eskip item parser, traffic splits and route
+ * priority as Skipper computes them, every predicate and the action-making
+ * filters through resolve, and the status the group gets.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "compile.h"
+#include "eskip.h"
+#include "router.h"
+#include "test_eal.h"
+
+static char state_dir[64];
+
+static void
+gen_free(struct sy_generation *g)
+{
+	sy_generation_free(g);
+}
+
+static void
+router_start(struct sy_router *r)
+{
+	char err[256];
+
+	memset(r, 0, sizeof(*r));
+	assert_int_equal(sy_config_parse("{\"routing_subdomain\": \"apps.test\"}", &r->cfg, err,
+					 sizeof(err)), 0);
+	snprintf(r->cfg.state_dir, sizeof(r->cfg.state_dir), "%s", state_dir);
+	assert_int_equal(sy_gen_slot_init(&r->slot, 1, gen_free), 0);
+	if (sy_router_load(r, err, sizeof(err)) != 0)
+		fail_msg("load: %s", err);
+}
+
+static void
+router_stop(struct sy_router *r)
+{
+	sy_router_fini(r);
+	sy_gen_slot_fini(&r->slot);
+	sy_config_free(&r->cfg);
+}
+
+static json_t *
+call(struct sy_router *r, const char *req_text)
+{
+	json_error_t jerr;
+	json_t *req = json_loads(req_text, 0, &jerr);
+	json_t *reply;
+
+	if (req == NULL)
+		fail_msg("bad test request: %s: %s", jerr.text, req_text);
+	reply = sy_ops_handle(r, req);
+	json_decref(req);
+	return reply;
+}
+
+static bool
+reply_ok(const json_t *reply)
+{
+	return json_is_true(json_object_get(reply, "ok"));
+}
+
+static void
+apply_ok(struct sy_router *r, const char *objects)
+{
+	char *req;
+	json_t *rep;
+
+	assert_true(asprintf(&req, "{\"op\":\"apply\",\"objects\":[%s]}", objects) > 0);
+	rep = call(r, req);
+	if (!reply_ok(rep)) {
+		char *d = json_dumps(rep, 0);
+
+		fail_msg("apply failed: %s", d);
+	}
+	json_decref(rep);
+	free(req);
+}
+
+/* Apply must fail with exactly this field and message (first error). */
+static void
+apply_err(struct sy_router *r, const char *objects, const char *field, const char *msg)
+{
+	char *req, *d;
+	json_t *rep, *e;
+
+	assert_true(asprintf(&req, "{\"op\":\"apply\",\"objects\":[%s]}", objects) > 0);
+	rep = call(r, req);
+	e = json_object_get(rep, "error");
+	d = json_dumps(rep, 0);
+	if (reply_ok(rep) || strcmp(json_string_value(json_object_get(e, "code")), "invalid") != 0)
+		fail_msg("expected invalid, got %s", d);
+	if (field && strcmp(json_string_value(json_object_get(e, "field")), field) != 0)
+		fail_msg("expected field %s, got %s", field, d);
+	if (strcmp(json_string_value(json_object_get(e, "message")), msg) != 0)
+		fail_msg("expected message \"%s\", got %s", msg, d);
+	free(d);
+	free(req);
+	json_decref(rep);
+}
+
+#define SVC(name)                                                                                  \
+	"{\"apiVersion\":\"v1\",\"kind\":\"Service\",\"metadata\":{\"name\":\"" name "\","         \
+	"\"namespace\":\"demo\"},\"spec\":{\"ports\":[{\"name\":\"http\",\"port\":80}]}}"
+#define EPS(name, ip)                                                                              \
+	"{\"apiVersion\":\"v1\",\"kind\":\"Endpoints\",\"metadata\":{\"name\":\"" name "\","       \
+	"\"namespace\":\"demo\"},\"subsets\":[{\"addresses\":[{\"ip\":\"" ip "\"}],"               \
+	"\"ports\":[{\"name\":\"http\",\"port\":8080}]}]}"
+#define RG(name, spec)                                                                             \
+	"{\"apiVersion\":\"zalando.org/v1\",\"kind\":\"RouteGroup\",\"metadata\":{\"name\":\"" name \
+	"\",\"namespace\":\"demo\"},\"spec\":" spec "}"
+#define BE(name, svc) \
+	"{\"name\":\"" name "\",\"type\":\"service\",\"serviceName\":\"" svc "\",\"servicePort\":80}"
+#define BACKENDS3 \
+	"{\"name\":\"a\",\"type\":\"service\",\"serviceName\":\"a\",\"servicePort\":80}," \
+	"{\"name\":\"b\",\"type\":\"service\",\"serviceName\":\"b\",\"servicePort\":80}," \
+	"{\"name\":\"c\",\"type\":\"service\",\"serviceName\":\"c\",\"servicePort\":80}"
+#define SERVICES3 SVC("a") "," EPS("a", "198.18.0.1") "," SVC("b") "," EPS("b", "198.18.0.2") "," \
+	SVC("c") "," EPS("c", "198.18.0.3")
+
+/* resolve with method and headers (JSON object text or NULL). */
+static json_t *
+resolve(struct sy_router *r, const char *url, const char *method, const char *headers)
+{
+	char req[4096];
+	json_t *rep;
+
+	snprintf(req, sizeof(req), "{\"op\":\"resolve\",\"url\":\"%s\",\"method\":\"%s\"%s%s}", url,
+		 method ? method : "GET", headers ? ",\"headers\":" : "", headers ? headers : "");
+	rep = call(r, req);
+	assert_true(reply_ok(rep));
+	return rep;
+}
+
+/* The single service a request goes to ("(none)" / "(several)"). */
+static const char *
+resolve_service(struct sy_router *r, const char *url, const char *method, const char *headers,
+		char *buf, size_t len)
+{
+	json_t *rep = resolve(r, url, method, headers);
+	json_t *svcs = json_object_get(rep, "services");
+	const json_t *s;
+	size_t i, live = 0;
+
+	snprintf(buf, len, "(none)");
+	json_array_foreach(svcs, i, s)
+		if (json_real_value(json_object_get(s, "share")) > 0.999) {
+			snprintf(buf, len, "%s", json_string_value(json_object_get(s, "name")));
+			live++;
+		}
+	if (live == 0 && strcmp(json_string_value(json_object_get(rep, "action")), "backend") != 0)
+		snprintf(buf, len, "%s", json_string_value(json_object_get(rep, "action")));
+	json_decref(rep);
+	return buf;
+}
+
+static double
+share_of(const json_t *rep, const char *name)
+{
+	const json_t *s;
+	size_t i;
+
+	json_array_foreach(json_object_get(rep, "services"), i, s)
+		if (strcmp(json_string_value(json_object_get(s, "name")), name) == 0)
+			return json_real_value(json_object_get(s, "share"));
+	return -1;
+}
+
+static json_t *
+get_status(struct sy_router *r, const char *name)
+{
+	char req[256];
+	json_t *rep, *st;
+
+	snprintf(req, sizeof(req), "{\"op\":\"get\",\"kind\":\"rg\",\"namespace\":\"demo\",\"name\":\"%s\"}", name);
+	rep = call(r, req);
+	assert_true(reply_ok(rep));
+	st = json_incref(json_object_get(json_array_get(json_object_get(rep, "items"), 0), "status"));
+	json_decref(rep);
+	return st;
+}
+
+/* ------------------------------------------------------------------------ */
+
+static void
+test_eskip_parser(void **state)
+{
+	struct sy_eskip_call c;
+	char err[512];
+	char *j;
+
+	assert_int_equal(sy_eskip_parse_predicate("Header(\"X-A\", `b\\`c`)", &c, err, sizeof(err)), 0);
+	assert_string_equal(c.name, "Header");
+	assert_int_equal(c.n_args, 2);
+	assert_string_equal(c.args[1].text, "b`c");
+	sy_eskip_call_free(&c);
+	assert_int_equal(sy_eskip_parse_predicate("PathRegexp(/^\\/a[/]b$/)", &c, err, sizeof(err)), 0);
+	assert_int_equal(c.args[0].type, SY_ESKIP_REGEXP);
+	assert_string_equal(c.args[0].text, "^/a[/]b$");
+	sy_eskip_call_free(&c);
+	assert_int_equal(sy_eskip_parse_filter("ratelimit(20, \"1m\")", &c, err, sizeof(err)), 0);
+	j = sy_eskip_args_json(&c);
+	assert_string_equal(j, "[20, \"1m\"]");
+	free(j);
+	sy_eskip_call_free(&c);
+	assert_int_equal(sy_eskip_parse_predicate("Traffic(.1)", &c, err, sizeof(err)), 0);
+	assert_true(c.args[0].number > 0.09 && c.args[0].number < 0.11);
+	sy_eskip_call_free(&c);
+
+	assert_int_equal(sy_eskip_parse_filter("foo(42) -> bar(24)", &c, err, sizeof(err)), -1);
+	assert_string_equal(err, "single filter expected at \"foo(42) -> bar(24)\"");
+	assert_int_equal(sy_eskip_parse_predicate("Foo() && Bar()", &c, err, sizeof(err)), -1);
+	assert_string_equal(err, "single predicate expected at \"Foo() && Bar()\"");
+	assert_int_equal(sy_eskip_parse_predicate("*", &c, err, sizeof(err)), -1);
+	assert_string_equal(err, "single predicate expected at \"*\"");
+	assert_int_equal(sy_eskip_parse_predicate("", &c, err, sizeof(err)), -1);
+	assert_string_equal(err, "single predicate expected at \"\"");
+	assert_int_equal(sy_eskip_parse_predicate("Method", &c, err, sizeof(err)), -1);
+	assert_string_equal(err, "parse failed after token Method, position 6: syntax error");
+	assert_int_equal(sy_eskip_parse_filter("status(", &c, err, sizeof(err)), -1);
+	assert_string_equal(err, "parse failed after token (, position 7: syntax error");
+	assert_int_equal(sy_eskip_parse_filter("setPath(\"/x)", &c, err, sizeof(err)), -1);
+	assert_string_equal(err, "parse failed after token (, position 12: syntax error");
+	assert_int_equal(sy_eskip_parse_filter("a() -> #", &c, err, sizeof(err)), -1);
+	assert_string_equal(err, "parse failed after token ->, position 7: syntax error");
+	assert_int_equal(sy_eskip_parse_predicate("Foo() -> Bar()", &c, err, sizeof(err)), -1);
+	assert_string_equal(err, "parse failed after token ->, position 8: syntax error");
+}
+
+static void
+test_validation_messages(void **state)
+{
+	static const struct {
+		const char *spec;
+		const char *field;
+		const char *msg;
+	} cases[] = {
+		{ "\"x\"", "spec", "route group without spec" },
+		{ "{\"hosts\":[\"a.test\"]}", "spec.backends", "route group without backend" },
+		{ "{\"backends\":[]}", "spec.backends", "route group without backend" },
+		{ "{\"backends\":[{\"name\":\"a\",\"type\":\"shunt\"},{\"name\":\"a\",\"type\":\"shunt\"}],"
+		  "\"defaultBackends\":[{\"backendName\":\"a\"}]}",
+		  "spec.backends[1].name", "backends with duplicate name: a" },
+		{ "{\"backends\":[{\"type\":\"shunt\"}],\"defaultBackends\":[{\"backendName\":\"a\"}]}",
+		  "spec.backends[0].name", "invalid backend: , unnamed backend" },
+		{ "{\"backends\":[{\"name\":\"a\",\"type\":\"ftp\"}]}", "spec.backends[0].type",
+		  "invalid backend: a, unsupported backend type: ftp" },
+		{ "{\"backends\":[{\"name\":\"a\",\"type\":\"lb\",\"algorithm\":\"fastest\","
+		  "\"endpoints\":[\"10.0.0.1:80\"]}]}",
+		  "spec.backends[0].algorithm", "invalid backend: a, unsupported algorithm" },
+		{ "{\"backends\":[{\"name\":\"n\",\"type\":\"network\"}]}", "spec.backends[0].address",
+		  "invalid backend: n, address missing in backend: n" },
+		{ "{\"backends\":[{\"name\":\"s\",\"type\":\"service\",\"servicePort\":80}]}",
+		  "spec.backends[0].serviceName", "invalid backend: s, service name missing in backend: s" },
+		{ "{\"backends\":[{\"name\":\"s\",\"serviceName\":\"x\",\"servicePort\":0}]}",
+		  "spec.backends[0].servicePort", "invalid backend: s, invalid service port in backend: s, 0" },
+		{ "{\"backends\":[{\"name\":\"s\",\"serviceName\":\"x\",\"servicePort\":70000}]}",
+		  "spec.backends[0].servicePort",
+		  "invalid backend: s, invalid service port in backend: s, 70000" },
+		{ "{\"backends\":[{\"name\":\"l\",\"type\":\"lb\"}]}", "spec.backends[0].endpoints",
+		  "invalid backend: l, missing LB endpoints in backend: l" },
+		{ "{\"backends\":[{\"name\":\"a\",\"type\":\"shunt\"}]}", "spec.defaultBackends",
+		  "missing backend reference" },
+		{ "{\"backends\":[{\"name\":\"a\",\"type\":\"shunt\"}],\"defaultBackends\":[{\"backendName\":\"\"}]}",
+		  "spec.defaultBackends[0].backendName", "unnamed backend reference" },
+		{ "{\"backends\":[{\"name\":\"a\",\"type\":\"shunt\"}],\"defaultBackends\":[{\"backendName\":\"x\"}]}",
+		  "spec.defaultBackends[0].backendName", "invalid backend reference: x" },
+		{ "{\"backends\":[{\"name\":\"a\",\"type\":\"shunt\"}],\"defaultBackends\":"
+		  "[{\"backendName\":\"a\"},{\"backendName\":\"a\"}]}",
+		  "spec.defaultBackends[1].backendName", "duplicate backend reference: a" },
+		{ "{\"backends\":[{\"name\":\"a\",\"type\":\"shunt\"}],\"defaultBackends\":"
+		  "[{\"backendName\":\"a\",\"weight\":-1}]}",
+		  "spec.defaultBackends[0].weight", "invalid weight in backend: a, -1" },
+		{ "{\"backends\":[{\"name\":\"a\",\"type\":\"shunt\"}],\"routes\":[null]}",
+		  "spec.routes[0]", "invalid route spec" },
+		{ "{\"backends\":[{\"name\":\"a\",\"type\":\"shunt\"}],\"routes\":[{\"path\":\"/\"}]}",
+		  "spec.routes[0].backends", "missing backend reference" },
+		{ "{\"backends\":[{\"name\":\"a\",\"type\":\"shunt\"}],\"routes\":[{\"path\":\"/\","
+		  "\"backends\":[{\"backendName\":\"nope\"}]}]}",
+		  "spec.routes[0].backends[0].backendName", "invalid backend reference: nope" },
+		{ "{\"backends\":[{\"name\":\"a\",\"type\":\"shunt\"}],\"defaultBackends\":[{\"backendName\":\"a\"}],"
+		  "\"routes\":[{\"path\":\"/a\",\"pathSubtree\":\"/b\"}]}",
+		  "spec.routes[0].pathSubtree", "path and path subtree in the same route" },
+		{ "{\"backends\":[{\"name\":\"a\",\"type\":\"shunt\"}],\"defaultBackends\":[{\"backendName\":\"a\"}],"
+		  "\"routes\":[{\"path\":\"/a\",\"methods\":[\"GET\",\"\"]}]}",
+		  "spec.routes[0].methods[1]", "invalid method" },
+		{ "{\"backends\":[{\"name\":\"a\",\"type\":\"shunt\"}],\"defaultBackends\":[{\"backendName\":\"a\"}],"
+		  "\"routes\":[{\"path\":\"/a\",\"filters\":[\"foo(42) -> bar(24)\"]}]}",
+		  "spec.routes[0].filters[0]", "single filter expected at \"foo(42) -> bar(24)\"" },
+		{ "{\"backends\":[{\"name\":\"a\",\"type\":\"shunt\"}],\"defaultBackends\":[{\"backendName\":\"a\"}],"
+		  "\"routes\":[{\"path\":\"/a\",\"predicates\":[\"Foo() && Bar()\"]}]}",
+		  "spec.routes[0].predicates[0]", "single predicate expected at \"Foo() && Bar()\"" },
+		{ "{\"backends\":[{\"name\":\"a\",\"type\":\"shunt\"}],\"defaultBackends\":[{\"backendName\":\"a\"}],"
+		  "\"routes\":[{\"path\":\"/a\",\"predicates\":[\"Method\"]}]}",
+		  "spec.routes[0].predicates[0]", "parse failed after token Method, position 6: syntax error" },
+		{ "{\"backends\":[{\"name\":\"n\",\"type\":\"network\",\"address\":\"http://example.com/foo\"}],"
+		  "\"defaultBackends\":[{\"backendName\":\"n\"}]}",
+		  "spec.backends[0].address",
+		  "backend address \"http://example.com/foo\" does not match scheme://host format" },
+		{ "{\"hosts\":[\"example.org\",\"example.org\"],\"backends\":[{\"name\":\"a\",\"type\":\"shunt\"}],"
+		  "\"defaultBackends\":[{\"backendName\":\"a\"}]}",
+		  "spec.hosts[1]", "duplicate host \"example.org\"" },
+	};
+	struct sy_router r;
+	size_t i;
+
+	router_start(&r);
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *obj;
+
+		assert_true(asprintf(&obj, RG("bad", "%s"), cases[i].spec) > 0);
+		apply_err(&r, obj, cases[i].field, cases[i].msg);
+		free(obj);
+	}
+	router_stop(&r);
+}
+
+/* One bad route rejects the whole group, and nothing else of the apply lands. */
+static void
+test_whole_group_rejected(void **state)
+{
+	struct sy_router r;
+	char buf[64];
+	json_t *rep;
+
+	router_start(&r);
+	apply_err(&r, SERVICES3 ","
+		  RG("g", "{\"hosts\":[\"g.test\"],\"backends\":[" BACKENDS3 "],\"defaultBackends\":"
+			  "[{\"backendName\":\"a\"}],\"routes\":[{\"path\":\"/ok\"},{\"pathSubtree\":\"/x\","
+			  "\"path\":\"/y\"}]}"),
+		  "spec.routes[1].pathSubtree", "path and path subtree in the same route");
+	assert_string_equal(resolve_service(&r, "http://g.test/ok", NULL, NULL, buf, sizeof(buf)), "none");
+	rep = call(&r, "{\"op\":\"get\",\"kind\":\"routegroups.zalando.org\"}");
+	assert_int_equal(json_array_size(json_object_get(rep, "items")), 0);
+	json_decref(rep);
+	rep = call(&r, "{\"op\":\"get\",\"kind\":\"svc\",\"namespace\":\"demo\"}");
+	assert_int_equal(json_array_size(json_object_get(rep, "items")), 0);
+	json_decref(rep);
+	router_stop(&r);
+}
+
+static void
+test_traffic_split(void **state)
+{
+	struct sy_router r;
+	json_t *rep;
+
+	router_start(&r);
+	apply_ok(&r, SERVICES3 ","
+		 RG("split", "{\"hosts\":[\"split.test\"],\"backends\":[" BACKENDS3 "],"
+			     "\"defaultBackends\":[{\"backendName\":\"a\",\"weight\":6},"
+			     "{\"backendName\":\"b\",\"weight\":3},{\"backendName\":\"c\",\"weight\":1}]}") ","
+		 RG("unset", "{\"hosts\":[\"unset.test\"],\"backends\":[" BACKENDS3 "],"
+			     "\"routes\":[{\"pathSubtree\":\"/\",\"backends\":[{\"backendName\":\"a\",\"weight\":84},"
+			     "{\"backendName\":\"b\"},{\"backendName\":\"c\",\"weight\":42}]}]}"));
+	rep = resolve(&r, "http://split.test/any", NULL, NULL);
+	assert_float_equal(share_of(rep, "a"), 0.6, 1e-9);
+	assert_float_equal(share_of(rep, "b"), 0.3, 1e-9);
+	assert_float_equal(share_of(rep, "c"), 0.1, 1e-9);
+	/* Skipper's chain: Traffic(0.6) && True(), Traffic(0.75), the rest. */
+	assert_string_equal(json_string_value(json_array_get(json_object_get(rep, "predicates"), 0)),
+			    "Traffic(0.6)");
+	assert_string_equal(json_string_value(json_array_get(json_object_get(rep, "predicates"), 1)),
+			    "True()");
+	assert_int_equal(json_array_size(json_object_get(rep, "split")), 3);
+	json_decref(rep);
+	rep = resolve(&r, "http://unset.test/", NULL, NULL);
+	assert_float_equal(share_of(rep, "a"), 84.0 / 126.0, 1e-9);
+	assert_float_equal(share_of(rep, "b"), 0.0, 1e-9);
+	assert_float_equal(share_of(rep, "c"), 42.0 / 126.0, 1e-9);
+	json_decref(rep);
+	router_stop(&r);
+}
+
+static void
+test_priority(void **state)
+{
+	struct sy_router r;
+	char buf[64];
+
+	router_start(&r);
+	apply_ok(&r, SERVICES3 ","
+		 RG("prio", "{\"hosts\":[\"p.test\"],\"backends\":[" BACKENDS3 "],"
+			    "\"defaultBackends\":[{\"backendName\":\"a\"}],\"routes\":["
+			    "{\"pathSubtree\":\"/\"},"
+			    "{\"pathSubtree\":\"/\",\"predicates\":[\"Header(\\\"X-Team\\\", \\\"b\\\")\"],"
+			    "\"backends\":[{\"backendName\":\"b\"}]},"
+			    "{\"pathSubtree\":\"/\",\"predicates\":[\"Header(\\\"X-Team\\\", \\\"b\\\")\","
+			    "\"Header(\\\"X-Canary\\\", \\\"1\\\")\"],\"backends\":[{\"backendName\":\"c\"}]},"
+			    "{\"pathSubtree\":\"/api\",\"backends\":[{\"backendName\":\"c\"}]}]}"));
+	/* More predicates win among routes of one path. */
+	assert_string_equal(resolve_service(&r, "http://p.test/x", NULL, NULL, buf, sizeof(buf)), "a");
+	assert_string_equal(resolve_service(&r, "http://p.test/x", NULL, "{\"X-Team\":\"b\"}", buf,
+					    sizeof(buf)), "b");
+	assert_string_equal(resolve_service(&r, "http://p.test/x", NULL,
+					    "{\"x-team\":\"b\",\"X-Canary\":\"1\"}", buf, sizeof(buf)), "c");
+	/* The path tree first: /api beats "/" even with both headers. */
+	assert_string_equal(resolve_service(&r, "http://p.test/api/v1", NULL,
+					    "{\"X-Team\":\"b\",\"X-Canary\":\"1\"}", buf, sizeof(buf)), "c");
+	assert_string_equal(resolve_service(&r, "http://p.test/api/v1", NULL, NULL, buf, sizeof(buf)), "c");
+	assert_string_equal(resolve_service(&r, "http://p.test/apix", NULL, NULL, buf, sizeof(buf)), "a");
+	router_stop(&r);
+}
+
+#define JWT_GOOGLE_IMPORTANT \
+	"Bearer eyJhbGciOiJub25lIn0.eyJpc3MiOiJodHRwczovL2FjY291bnRzLmdvb2dsZS5jb20iLCJlbWFpbCI6ImltcG9ydGFudEBleGFtcGxlLm9yZyJ9.sig"
+#define JWT_GITHUB \
+	"Bearer eyJhbGciOiJub25lIn0.eyJpc3MiOiJodHRwczovL2FjY291bnRzLmdpdGh1Yi5jb20ifQ.sig"
+
+static void
+test_predicates(void **state)
+{
+	struct sy_router r;
+	char buf[64];
+
+	router_start(&r);
+	apply_ok(&r, SERVICES3 ","
+		 RG("preds", "{\"hosts\":[\"q.test\"],\"backends\":[" BACKENDS3 "],"
+			     "\"defaultBackends\":[{\"backendName\":\"a\"}],\"routes\":["
+			     "{\"pathSubtree\":\"/m\"},"
+			     "{\"pathSubtree\":\"/m\",\"methods\":[\"post\",\"PUT\"],\"backends\":[{\"backendName\":\"b\"}]},"
+			     "{\"pathSubtree\":\"/hr\"},"
+			     "{\"pathSubtree\":\"/hr\",\"predicates\":[\"HeaderRegexp(\\\"User-Agent\\\", /curl/)\"],"
+			     "\"backends\":[{\"backendName\":\"b\"}]},"
+			     "{\"pathSubtree\":\"/ck\"},"
+			     "{\"pathSubtree\":\"/ck\",\"predicates\":[\"Cookie(\\\"canary\\\", \\\"^team-foo$\\\")\"],"
+			     "\"backends\":[{\"backendName\":\"b\"}]},"
+			     "{\"pathSubtree\":\"/rx\"},"
+			     "{\"pathSubtree\":\"/rx\",\"pathRegexp\":\"[.]json$\",\"backends\":[{\"backendName\":\"b\"}]},"
+			     "{\"path\":\"/jwt\"},"
+			     "{\"path\":\"/jwt\",\"predicates\":[\"JWTPayloadAllKV(\\\"iss\\\", \\\"https://accounts.google.com\\\", "
+			     "\\\"email\\\", \\\"important@example.org\\\")\"],\"backends\":[{\"backendName\":\"b\"}]},"
+			     "{\"path\":\"/jwt\",\"predicates\":[\"JWTPayloadAnyKV(\\\"iss\\\", \\\"https://accounts.google.com\\\", "
+			     "\\\"iss\\\", \\\"https://accounts.github.com\\\")\"],\"backends\":[{\"backendName\":\"c\"}]}]}"));
+	assert_string_equal(resolve_service(&r, "http://q.test/m", "GET", NULL, buf, sizeof(buf)), "a");
+	assert_string_equal(resolve_service(&r, "http://q.test/m", "POST", NULL, buf, sizeof(buf)), "b");
+	assert_string_equal(resolve_service(&r, "http://q.test/m/x", "PUT", NULL, buf, sizeof(buf)), "b");
+	assert_string_equal(resolve_service(&r, "http://q.test/hr", NULL, "{\"user-agent\":\"curl/8.0\"}",
+					    buf, sizeof(buf)), "b");
+	assert_string_equal(resolve_service(&r, "http://q.test/hr", NULL, "{\"User-Agent\":\"wget\"}", buf,
+					    sizeof(buf)), "a");
+	assert_string_equal(resolve_service(&r, "http://q.test/ck", NULL,
+					    "{\"Cookie\":\"a=1; canary=team-foo; z=2\"}", buf, sizeof(buf)), "b");
+	assert_string_equal(resolve_service(&r, "http://q.test/ck", NULL, "{\"Cookie\":\"canary=team-foobar\"}",
+					    buf, sizeof(buf)), "a");
+	assert_string_equal(resolve_service(&r, "http://q.test/rx/a.json?x=1", NULL, NULL, buf, sizeof(buf)), "b");
+	assert_string_equal(resolve_service(&r, "http://q.test/rx/a.xml", NULL, NULL, buf, sizeof(buf)), "a");
+	assert_string_equal(resolve_service(&r, "http://q.test/jwt", NULL,
+					    "{\"Authorization\":\"" JWT_GOOGLE_IMPORTANT "\"}", buf, sizeof(buf)), "b");
+	assert_string_equal(resolve_service(&r, "http://q.test/jwt", NULL,
+					    "{\"Authorization\":\"" JWT_GITHUB "\"}", buf, sizeof(buf)), "c");
+	assert_string_equal(resolve_service(&r, "http://q.test/jwt", NULL, "{\"Authorization\":\"Bearer x.y\"}",
+					    buf, sizeof(buf)), "a");
+	assert_string_equal(resolve_service(&r, "http://q.test/jwt", NULL, NULL, buf, sizeof(buf)), "a");
+	router_stop(&r);
+}
+
+static void
+test_filters_and_actions(void **state)
+{
+	struct sy_router r;
+	json_t *rep;
+	char buf[64];
+
+	router_start(&r);
+	apply_ok(&r, SERVICES3 ","
+		 RG("act", "{\"hosts\":[\"act.test\",\"www.act.test\"],\"backends\":[" BACKENDS3 ","
+			   "{\"name\":\"redirect\",\"type\":\"shunt\"},{\"name\":\"gone\",\"type\":\"shunt\"}],"
+			   "\"defaultBackends\":[{\"backendName\":\"a\"}],\"routes\":["
+			   "{\"pathSubtree\":\"/\",\"filters\":[\"setRequestHeader(\\\"X-From\\\", \\\"rg\\\")\","
+			   "\"ratelimit(20, \\\"1m\\\")\"]},"
+			   "{\"path\":\"/login\",\"methods\":[\"GET\"],\"backends\":[{\"backendName\":\"redirect\"}],"
+			   "\"filters\":[\"redirectTo(308, \\\"https://login.example.org/\\\")\"]},"
+			   "{\"path\":\"/teapot\",\"backends\":[{\"backendName\":\"gone\"}],"
+			   "\"filters\":[\"status(418)\",\"inlineContent(\\\"short and stout\\\")\"]},"
+			   "{\"path\":\"/gone\",\"backends\":[{\"backendName\":\"gone\"}]},"
+			   "{\"pathSubtree\":\"/b\",\"backends\":[{\"backendName\":\"b\"}],"
+			   "\"filters\":[\"modPath(\\\"^/b\\\", \\\"/\\\")\"]}]}") ","
+		 RG("api", "{\"hosts\":[\"api.test\"],\"backends\":[" BACKENDS3 "],"
+			   "\"defaultBackends\":[{\"backendName\":\"a\"}],\"routes\":[{\"path\":\"/only\"}]}"));
+	rep = resolve(&r, "http://act.test/login", "GET", NULL);
+	assert_string_equal(json_string_value(json_object_get(rep, "action")), "redirect");
+	assert_int_equal(json_integer_value(json_object_get(rep, "status")), 308);
+	assert_string_equal(json_string_value(json_object_get(rep, "location")), "https://login.example.org/");
+	assert_string_equal(json_string_value(json_array_get(json_object_get(rep, "filters"), 0)),
+			    "redirectTo(308, \"https://login.example.org/\")");
+	json_decref(rep);
+	/* POST /login: the method does not match; the "/" route takes it. */
+	rep = resolve(&r, "http://www.act.test/login", "POST", NULL);
+	assert_string_equal(json_string_value(json_object_get(rep, "action")), "backend");
+	assert_string_equal(json_string_value(json_array_get(json_object_get(rep, "filters"), 0)),
+			    "setRequestHeader(\"X-From\", \"rg\")");
+	assert_string_equal(json_string_value(json_array_get(json_object_get(rep, "filters"), 1)),
+			    "ratelimit(20, \"1m\")");
+	assert_string_equal(json_string_value(json_object_get(rep, "object")), "demo/act");
+	assert_string_equal(json_string_value(json_object_get(rep, "kind")), "RouteGroup");
+	json_decref(rep);
+	rep = resolve(&r, "http://act.test/teapot", NULL, NULL);
+	assert_string_equal(json_string_value(json_object_get(rep, "action")), "static");
+	assert_int_equal(json_integer_value(json_object_get(rep, "status")), 418);
+	assert_string_equal(json_string_value(json_object_get(rep, "body")), "short and stout");
+	json_decref(rep);
+	rep = resolve(&r, "http://act.test/gone", NULL, NULL);
+	assert_string_equal(json_string_value(json_object_get(rep, "action")), "static");
+	assert_int_equal(json_integer_value(json_object_get(rep, "status")), 404);
+	json_decref(rep);
+	/* Route backends override defaultBackends. */
+	assert_string_equal(resolve_service(&r, "http://act.test/b/x", NULL, NULL, buf, sizeof(buf)), "b");
+	assert_string_equal(resolve_service(&r, "http://act.test/c", NULL, NULL, buf, sizeof(buf)), "a");
+	/* No Host-only route in "api": Skipper's catch-all shunt answers 404. */
+	assert_string_equal(resolve_service(&r, "http://api.test/only", NULL, NULL, buf, sizeof(buf)), "a");
+	rep = resolve(&r, "http://api.test/other", NULL, NULL);
+	assert_string_equal(json_string_value(json_object_get(rep, "action")), "static");
+	assert_int_equal(json_integer_value(json_object_get(rep, "status")), 404);
+	json_decref(rep);
+	router_stop(&r);
+}
+
+static void
+test_status(void **state)
+{
+	struct sy_router r;
+	json_t *st;
+	char buf[64];
+
+	router_start(&r);
+	apply_ok(&r, SERVICES3 ","
+		 RG("good", "{\"hosts\":[\"good.test\"],\"backends\":[" BACKENDS3 "],"
+			    "\"defaultBackends\":[{\"backendName\":\"a\"}]}") ","
+		 RG("partial", "{\"hosts\":[\"partial.test\"],\"backends\":[" BACKENDS3 ","
+			       "{\"name\":\"m\",\"type\":\"service\",\"serviceName\":\"missing\",\"servicePort\":80}],"
+			       "\"defaultBackends\":[{\"backendName\":\"a\"}],\"routes\":["
+			       "{\"pathSubtree\":\"/\"},{\"path\":\"/m\",\"backends\":[{\"backendName\":\"m\"}]}]}") ","
+		 RG("nohosts", "{\"backends\":[" BACKENDS3 "],\"defaultBackends\":[{\"backendName\":\"a\"}]}"));
+	st = get_status(&r, "good");
+	assert_true(json_is_true(json_object_get(st, "valid")));
+	assert_int_equal(json_integer_value(json_object_get(st, "routes")), 1);
+	assert_int_equal(json_array_size(json_object_get(st, "errors")), 0);
+	json_decref(st);
+	st = get_status(&r, "partial");
+	assert_false(json_is_true(json_object_get(st, "valid")));
+	assert_string_equal(json_string_value(json_object_get(json_array_get(json_object_get(st, "errors"), 0),
+							      "message")),
+			    "Ignoring route: service not found: demo/missing");
+	assert_string_equal(json_string_value(json_object_get(json_array_get(json_object_get(st, "errors"), 0),
+							      "field")), "spec.routes[1]");
+	json_decref(st);
+	/* The dropped route is gone; the other route still serves /m. */
+	assert_string_equal(resolve_service(&r, "http://partial.test/m", NULL, NULL, buf, sizeof(buf)), "a");
+	st = get_status(&r, "nohosts");
+	assert_false(json_is_true(json_object_get(st, "valid")));
+	assert_int_equal(json_integer_value(json_object_get(st, "routes")), 0);
+	json_decref(st);
+	/* An older OpenShift Route holds the host: the group says who. */
+	apply_ok(&r, "{\"apiVersion\":\"route.openshift.io/v1\",\"kind\":\"Route\",\"metadata\":{\"name\":\"old\","
+		     "\"namespace\":\"demo\",\"creationTimestamp\":\"2001-01-01T00:00:00Z\"},\"spec\":{\"host\":"
+		     "\"good.test\",\"to\":{\"kind\":\"Service\",\"name\":\"b\"}}}");
+	st = get_status(&r, "good");
+	assert_false(json_is_true(json_object_get(st, "valid")));
+	assert_string_equal(json_string_value(json_object_get(json_array_get(json_object_get(st, "errors"), 0),
+							      "message")),
+			    "host good.test is served by Route demo/old, whose claim is older");
+	assert_int_equal(json_integer_value(json_object_get(st, "routes")), 0);
+	json_decref(st);
+	assert_string_equal(resolve_service(&r, "http://good.test/", NULL, NULL, buf, sizeof(buf)), "b");
+	router_stop(&r);
+}
+
+static int
+fresh_state(void **state)
+{
+	snprintf(state_dir, sizeof(state_dir), "/tmp/sy-test-skipper-XXXXXX");
+	return mkdtemp(state_dir) == NULL ? -1 : 0;
+}
+
+static int
+remove_state(void **state)
+{
+	char cmd[128];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", state_dir);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+int
+main(void)
+{
+	int rc;
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_eskip_parser),
+		cmocka_unit_test_setup_teardown(test_validation_messages, fresh_state, remove_state),
+		cmocka_unit_test_setup_teardown(test_whole_group_rejected, fresh_state, remove_state),
+		cmocka_unit_test_setup_teardown(test_traffic_split, fresh_state, remove_state),
+		cmocka_unit_test_setup_teardown(test_priority, fresh_state, remove_state),
+		cmocka_unit_test_setup_teardown(test_predicates, fresh_state, remove_state),
+		cmocka_unit_test_setup_teardown(test_filters_and_actions, fresh_state, remove_state),
+		cmocka_unit_test_setup_teardown(test_status, fresh_state, remove_state),
+	};
+
+	if (sy_test_eal_init("test_skipper") < 0) {
+		fprintf(stderr, "EAL init failed\n");
+		return 1;
+	}
+	rc = cmocka_run_group_tests(tests, NULL, NULL);
+	sy_test_eal_fini();
+	return rc;
+}
