@@ -436,15 +436,22 @@ route_lookup(struct sy_worker *w, struct sy_conn *c, uint16_t *status)
 			return NULL;
 		if (rule->methods != 0 && !(rule->methods & sy_http_method_bit(h.method, h.method_len)))
 			return NULL;
-		if (rule->n_preds > 0 || rule->n_filters > 0) {
-			/* Header, cookie and traffic predicates and filters need
-			 * the proxy mode; splice must not guess. */
+		if (rule->n_preds > 0) {
+			/* Header, cookie and traffic predicates need the proxy
+			 * mode; splice must not guess. */
 			*status = 503;
 			return NULL;
 		}
 		if (rule->action != SY_ACTION_BACKEND) {
+			/* The rule's own answer (its status/inlineContent filters
+			 * are what it says). */
 			answer_from_rule(c, rule);
 			*status = c->peek->answer_status;
+			return NULL;
+		}
+		if (rule->n_filters > 0) {
+			/* Request and response rewriting needs the proxy mode. */
+			*status = 503;
 			return NULL;
 		}
 	} else {
