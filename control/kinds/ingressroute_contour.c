@@ -32,6 +32,7 @@
 
 #include "compile.h"
 #include "kinds.h"
+#include "contour_common.h"
 #include "kind_util.h"
 #include "store.h"
 
@@ -77,37 +78,6 @@ check_strategy(const json_t *v, const char *who, const char *field, struct sy_er
 		return sy_err_add(errs, "invalid", who, field,
 				  "must be one of RoundRobin, WeightedLeastRequest, Random, Cookie");
 	return 0;
-}
-
-static int
-check_health(const json_t *hc, const char *who, const char *base, struct sy_errors *errs)
-{
-	static const char *const ints[] = { "intervalSeconds", "timeoutSeconds",
-					    "unhealthyThresholdCount", "healthyThresholdCount",
-					    NULL };
-	const json_t *path = json_object_get(hc, "path");
-	char f[192];
-	int i, bad = 0;
-
-	if (hc == NULL || json_is_null(hc))
-		return 0;
-	if (!json_is_object(hc))
-		return sy_err_add(errs, "invalid", who, base, "must be an object");
-	snprintf(f, sizeof(f), "%s.path", base);
-	if (path == NULL)
-		bad = sy_err_add(errs, "invalid", who, f, "required");
-	else if (!json_is_string(path) || json_string_value(path)[0] != '/')
-		bad = sy_err_add(errs, "invalid", who, f, "must be a string starting with \"/\"");
-	for (i = 0; ints[i] != NULL; i++) {
-		const json_t *v = json_object_get(hc, ints[i]);
-
-		snprintf(f, sizeof(f), "%s.%s", base, ints[i]);
-		if (v != NULL && (!json_is_integer(v) || json_integer_value(v) < 0 ||
-				  json_integer_value(v) > 86400))
-			bad = sy_err_add(errs, "invalid", who, f,
-					 "must be an integer between 0 and 86400");
-	}
-	return bad;
 }
 
 static int
@@ -169,7 +139,7 @@ check_services(const json_t *svcs, const char *who, const char *base, struct sy_
 		if (check_strategy(json_object_get(s, "strategy"), who, f, errs) < 0)
 			bad = -1;
 		snprintf(f, sizeof(f), "%s[%zu].healthCheck", base, i);
-		if (check_health(json_object_get(s, "healthCheck"), who, f, errs) < 0)
+		if (sy_contour_check_health(json_object_get(s, "healthCheck"), who, f, errs, 0) < 0)
 			bad = -1;
 	}
 	return bad;
@@ -210,7 +180,7 @@ check_route(const json_t *rt, size_t i, const char *who, struct sy_errors *errs)
 	if (check_strategy(json_object_get(rt, "strategy"), who, f, errs) < 0)
 		bad = -1;
 	snprintf(f, sizeof(f), "%s.healthCheck", base);
-	if (check_health(json_object_get(rt, "healthCheck"), who, f, errs) < 0)
+	if (sy_contour_check_health(json_object_get(rt, "healthCheck"), who, f, errs, 0) < 0)
 		bad = -1;
 	return bad;
 }
@@ -282,7 +252,7 @@ validate_ingressroute(const json_t *obj, const char *who, struct sy_errors *errs
 	}
 	if (check_strategy(json_object_get(spec, "strategy"), who, "spec.strategy", errs) < 0)
 		bad = -1;
-	if (check_health(json_object_get(spec, "healthCheck"), who, "spec.healthCheck", errs) < 0)
+	if (sy_contour_check_health(json_object_get(spec, "healthCheck"), who, "spec.healthCheck", errs, 0) < 0)
 		bad = -1;
 	return bad;
 }
@@ -382,56 +352,9 @@ matches_path_prefix(const char *path, const char *prefix)
 
 /* Contour internal/dag builder.go lookupHTTPService: the Service must exist
  * in the route's namespace and have this port (by number). */
-static bool
-service_has_port(struct sy_store *st, const char *ns, const char *name, json_int_t port)
-{
-	struct sy_object *svc = sy_store_find(st, &sy_kind_service, ns, name);
-	const json_t *p;
-	size_t i;
-
-	if (svc == NULL)
-		return false;
-	json_array_foreach(json_object_get(json_object_get(svc->obj, "spec"), "ports"), i, p)
-		if (json_integer_value(json_object_get(p, "port")) == port)
-			return true;
-	return false;
-}
-
-static enum sy_lb_strategy
-strategy_of(const char *s)
-{
-	if (s == NULL || strcmp(s, "RoundRobin") == 0)
-		return SY_LB_ROUND_ROBIN; /* Contour's (and Envoy's) default */
-	if (strcmp(s, "WeightedLeastRequest") == 0)
-		return SY_LB_WEIGHTED_LEAST_REQUEST;
-	if (strcmp(s, "Random") == 0)
-		return SY_LB_RANDOM;
-	if (strcmp(s, "Cookie") == 0)
-		return SY_LB_COOKIE;
-	return SY_LB_ROUND_ROBIN;
-}
-
-static uint32_t
-int_or(const json_t *hc, const char *key, uint32_t dflt)
-{
-	json_int_t v = json_integer_value(json_object_get(hc, key));
-
-	return v > 0 ? (uint32_t)v : dflt;
-}
-
 /* Contour v0.15 internal/envoy/healthcheck.go: unset (0) fields take
  * hcTimeout 2s, hcInterval 10s, hcUnhealthyThreshold 3, hcHealthyThreshold
  * 2 (the design document said 5 s for the interval; the code says 10). */
-static void
-health_of(const json_t *hc, struct sy_health_check *out)
-{
-	out->path = json_string_value(json_object_get(hc, "path"));
-	out->interval_s = int_or(hc, "intervalSeconds", 10);
-	out->timeout_s = int_or(hc, "timeoutSeconds", 2);
-	out->unhealthy_threshold = int_or(hc, "unhealthyThresholdCount", 3);
-	out->healthy_threshold = int_or(hc, "healthyThresholdCount", 2);
-}
-
 /* Add r, or replace an earlier rule for the same host and path: Contour's
  * virtual host keeps its routes in a map by prefix, the last one added wins. */
 static int
@@ -501,7 +424,7 @@ route_rule(struct ir_ctx *ic, struct ir_state *st, const json_t *route, const st
 				   match, name);
 			return -1;
 		}
-		if (!service_has_port(ic->cx->st, st->o->ns, name, port)) {
+		if (!sy_service_has_port(ic->cx->st, st->o->ns, name, port)) {
 			set_status(st, "invalid", "Service [%s:%lld] is invalid or missing", name,
 				   (long long)port);
 			return -1;
@@ -553,9 +476,9 @@ route_rule(struct ir_ctx *ic, struct ir_state *st, const json_t *route, const st
 	 * of one route listing different ports would need one per backend. */
 	r.target_port = json_object_get(json_array_get(svcs, 0), "port");
 	r.weights = SY_WEIGHTS_PER_SERVICE;
-	r.strategy = strategy_of(strategy && strategy[0] ? strategy : NULL);
+	r.strategy = sy_contour_strategy(strategy && strategy[0] ? strategy : NULL);
 	if (hc != NULL)
-		health_of(hc, &r.hc);
+		sy_contour_health(hc, 10, &r.hc);
 	if (add_or_replace(ic, &r) < 0)
 		ic->rc = -ENOMEM;
 	return 0;
@@ -689,7 +612,7 @@ tcpproxy_rule(struct ir_ctx *ic, struct ir_state *st, const json_t *tcp, const s
 		json_int_t port = json_integer_value(json_object_get(svc, "port"));
 		json_int_t weight = json_integer_value(json_object_get(svc, "weight"));
 
-		if (port < 1 || port > 65535 || !service_has_port(ic->cx->st, st->o->ns, name, port)) {
+		if (port < 1 || port > 65535 || !sy_service_has_port(ic->cx->st, st->o->ns, name, port)) {
 			set_status(st, "invalid", "tcpproxy: service %s/%s/%lld: not found", st->o->ns,
 				   name, (long long)port);
 			return -1;
@@ -938,16 +861,6 @@ mark_duplicates(struct ir_ctx *ic)
 	return ic->rc;
 }
 
-static char *
-lower_dup(const char *s)
-{
-	char *out = strdup(s ? s : ""), *p;
-
-	for (p = out; p && *p; p++)
-		*p = (char)tolower((unsigned char)*p);
-	return out;
-}
-
 static void
 write_status(struct ir_state *st)
 {
@@ -985,7 +898,7 @@ compile_ingressroutes(struct sy_compile_ctx *cx)
 		ic.s[i].orphan = !ic.s[i].root;
 		if (ic.s[i].root) {
 			/* Duplicates are found case-insensitively (contour#3230). */
-			ic.s[i].fqdn = lower_dup(json_string_value(json_object_get(vh, "fqdn")));
+			ic.s[i].fqdn = sy_lower_dup(json_string_value(json_object_get(vh, "fqdn")));
 			if (ic.s[i].fqdn == NULL) {
 				ic.rc = -ENOMEM;
 				goto out;

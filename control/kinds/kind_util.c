@@ -1,5 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
 #include "kind_util.h"
+#include "store.h"
 
 int
 sy_kind_check_port(const json_t *v, bool required, const char *who, const char *field,
@@ -33,4 +38,29 @@ sy_kind_check_string(const json_t *v, const char *who, const char *field, struct
 	if (!json_is_string(v) || json_string_length(v) == 0)
 		return sy_err_add(errs, "invalid", who, field, "must be a non-empty string");
 	return 0;
+}
+
+bool
+sy_service_has_port(struct sy_store *st, const char *ns, const char *name, json_int_t port)
+{
+	struct sy_object *svc = sy_store_find(st, &sy_kind_service, ns, name);
+	const json_t *p;
+	size_t i;
+
+	if (svc == NULL)
+		return false;
+	json_array_foreach(json_object_get(json_object_get(svc->obj, "spec"), "ports"), i, p)
+		if (json_integer_value(json_object_get(p, "port")) == port)
+			return true;
+	return false;
+}
+
+char *
+sy_lower_dup(const char *s)
+{
+	char *out = strdup(s ? s : ""), *p;
+
+	for (p = out; p && *p; p++)
+		*p = (char)tolower((unsigned char)*p);
+	return out;
 }

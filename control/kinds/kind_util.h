@@ -18,4 +18,11 @@ int sy_kind_check_int_or_name(const json_t *v, const char *who, const char *fiel
 int sy_kind_check_string(const json_t *v, const char *who, const char *field,
 			 struct sy_errors *errs);
 
+/* Does Service ns/name exist with this port (by number)? Contour's
+ * lookupHTTPService and the Route CRD's upstreams need it. */
+struct sy_store;
+bool sy_service_has_port(struct sy_store *st, const char *ns, const char *name, json_int_t port);
+/* A lower-case malloc'd copy ("" for NULL). */
+char *sy_lower_dup(const char *s);
+
 #endif

@@ -17,6 +17,7 @@
 
 #include "compile.h"
 #include "kinds.h"
+#include "contour_common.h"
 #include "kind_util.h"
 #include "store.h"
 
@@ -37,38 +38,6 @@ check_strategy(const json_t *v, const char *who, const char *field, struct sy_er
 				return 0;
 	return sy_err_add(errs, "invalid", who, field,
 			  "must be one of RoundRobin, WeightedLeastRequest, Random");
-}
-
-static int
-check_health(const json_t *hc, const char *who, const char *base, struct sy_errors *errs)
-{
-	static const char *const ints[] = { "intervalSeconds", "timeoutSeconds",
-					    "unhealthyThresholdCount", "healthyThresholdCount",
-					    NULL };
-	const json_t *path = json_object_get(hc, "path");
-	char f[192];
-	int i, bad = 0;
-
-	if (hc == NULL || json_is_null(hc))
-		return 0;
-	if (!json_is_object(hc))
-		return sy_err_add(errs, "invalid", who, base, "must be an object");
-	snprintf(f, sizeof(f), "%s.path", base);
-	/* the draft gives every field a default but path */
-	if (path == NULL)
-		bad = sy_err_add(errs, "invalid", who, f, "required");
-	else if (!json_is_string(path) || json_string_value(path)[0] != '/')
-		bad = sy_err_add(errs, "invalid", who, f, "must be a string starting with \"/\"");
-	for (i = 0; ints[i] != NULL; i++) {
-		const json_t *v = json_object_get(hc, ints[i]);
-
-		snprintf(f, sizeof(f), "%s.%s", base, ints[i]);
-		if (v != NULL && (!json_is_integer(v) || json_integer_value(v) < 1 ||
-				  json_integer_value(v) > 86400))
-			bad = sy_err_add(errs, "invalid", who, f,
-					 "must be an integer between 1 and 86400");
-	}
-	return bad;
 }
 
 static int
@@ -96,7 +65,7 @@ check_upstream(const json_t *u, const char *who, const char *base, struct sy_err
 	if (check_strategy(json_object_get(u, "strategy"), who, f, errs) < 0)
 		bad = -1;
 	snprintf(f, sizeof(f), "%s.lbHealthCheck", base);
-	if (check_health(json_object_get(u, "lbHealthCheck"), who, f, errs) < 0)
+	if (sy_contour_check_health(json_object_get(u, "lbHealthCheck"), who, f, errs, 1) < 0)
 		bad = -1;
 	return bad;
 }
@@ -121,7 +90,7 @@ check_route(const json_t *rt, size_t i, const char *who, struct sy_errors *errs)
 	if (check_strategy(json_object_get(rt, "strategy"), who, f, errs) < 0)
 		bad = -1;
 	snprintf(f, sizeof(f), "%s.lbHealthCheck", base);
-	if (check_health(json_object_get(rt, "lbHealthCheck"), who, f, errs) < 0)
+	if (sy_contour_check_health(json_object_get(rt, "lbHealthCheck"), who, f, errs, 1) < 0)
 		bad = -1;
 	snprintf(f, sizeof(f), "%s.upstreams", base);
 	if (ups == NULL)
@@ -166,7 +135,7 @@ validate_route_contour(const json_t *obj, const char *who, struct sy_errors *err
 	}
 	if (check_strategy(json_object_get(spec, "strategy"), who, "spec.strategy", errs) < 0)
 		bad = -1;
-	if (check_health(json_object_get(spec, "lbHealthCheck"), who, "spec.lbHealthCheck", errs) < 0)
+	if (sy_contour_check_health(json_object_get(spec, "lbHealthCheck"), who, "spec.lbHealthCheck", errs, 1) < 0)
 		bad = -1;
 	if (routes == NULL)
 		return sy_err_add(errs, "invalid", who, "spec.routes", "required");
@@ -179,37 +148,6 @@ validate_route_contour(const json_t *obj, const char *who, struct sy_errors *err
 }
 
 /* ------------------------------------------------------------- compile -- */
-
-static enum sy_lb_strategy
-strategy_of(const char *s)
-{
-	/* "Defaults to RoundRobin if not specified" */
-	if (s != NULL && strcmp(s, "WeightedLeastRequest") == 0)
-		return SY_LB_WEIGHTED_LEAST_REQUEST;
-	if (s != NULL && strcmp(s, "Random") == 0)
-		return SY_LB_RANDOM;
-	return SY_LB_ROUND_ROBIN;
-}
-
-static uint32_t
-int_or(const json_t *hc, const char *key, uint32_t dflt)
-{
-	json_int_t v = json_integer_value(json_object_get(hc, key));
-
-	return v > 0 ? (uint32_t)v : dflt;
-}
-
-/* The draft's defaults: interval 5 s, timeout 2 s, unhealthy after 3. It
- * gives none for healthyThresholdCount: 2, Contour's hcHealthyThreshold. */
-static void
-health_of(const json_t *hc, struct sy_health_check *out)
-{
-	out->path = json_string_value(json_object_get(hc, "path"));
-	out->interval_s = int_or(hc, "intervalSeconds", 5);
-	out->timeout_s = int_or(hc, "timeoutSeconds", 2);
-	out->unhealthy_threshold = int_or(hc, "unhealthyThresholdCount", 3);
-	out->healthy_threshold = int_or(hc, "healthyThresholdCount", 2);
-}
 
 /* Override order upstream > route > spec ("health checks defined here
  * override any defined above"); a pool has one, so the first upstream that
@@ -230,21 +168,6 @@ pick(const json_t *spec, const json_t *route, const char *key)
 		return v;
 	v = json_object_get(spec, key);
 	return json_is_null(v) ? NULL : v;
-}
-
-static bool
-service_has_port(struct sy_store *st, const char *ns, const char *name, json_int_t port)
-{
-	struct sy_object *svc = sy_store_find(st, &sy_kind_service, ns, name);
-	const json_t *p;
-	size_t i;
-
-	if (svc == NULL)
-		return false;
-	json_array_foreach(json_object_get(json_object_get(svc->obj, "spec"), "ports"), i, p)
-		if (json_integer_value(json_object_get(p, "port")) == port)
-			return true;
-	return false;
 }
 
 static const char *
@@ -343,7 +266,7 @@ check_routes(struct sy_compile_ctx *cx, struct rc_route *rr)
 			const char *svc = json_string_value(json_object_get(u, "serviceName"));
 			json_int_t port = json_integer_value(json_object_get(u, "servicePort"));
 
-			if (!service_has_port(cx->st, rr->o->ns, svc, port))
+			if (!sy_service_has_port(cx->st, rr->o->ns, svc, port))
 				json_array_append_new(rr->errors,
 						      json_sprintf("route \"%s\": upstream \"%s:%lld\": "
 								   "Service not found in namespace "
@@ -382,25 +305,15 @@ emit_rules(struct sy_compile_ctx *cx, struct rc_route *rr)
 		/* one target port per rule (compile.h): the first upstream's */
 		r.target_port = json_object_get(json_array_get(json_object_get(rt, "upstreams"), 0),
 						"servicePort");
-		r.strategy = strategy_of(json_string_value(pick(spec, rt, "strategy")));
+		r.strategy = sy_contour_strategy(json_string_value(pick(spec, rt, "strategy")));
 		hc = pick(spec, rt, "lbHealthCheck");
 		if (json_is_object(hc))
-			health_of(hc, &r.hc);
+			sy_contour_health(hc, 5, &r.hc);
 		r.host = strdup(rr->host);
 		if (r.host == NULL || sy_compile_add_rule(cx, &r) < 0)
 			return -ENOMEM;
 	}
 	return 0;
-}
-
-static char *
-lower_dup(const char *s)
-{
-	char *out = strdup(s ? s : ""), *p;
-
-	for (p = out; p && *p; p++)
-		*p = (char)tolower((unsigned char)*p);
-	return out;
 }
 
 static int
@@ -418,7 +331,7 @@ compile_routes_contour(struct sy_compile_ctx *cx)
 	}
 	for (i = 0; i < n; i++) {
 		rs[i].o = objs[i];
-		rs[i].host = lower_dup(json_string_value(
+		rs[i].host = sy_lower_dup(json_string_value(
 			json_object_get(json_object_get(objs[i]->obj, "spec"), "host")));
 		rs[i].errors = json_array();
 		if (rs[i].host == NULL || rs[i].errors == NULL) {

@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <stdio.h>
+#include <string.h>
+
+#include "contour_common.h"
+
+enum sy_lb_strategy
+sy_contour_strategy(const char *s)
+{
+	if (s == NULL || strcmp(s, "RoundRobin") == 0)
+		return SY_LB_ROUND_ROBIN; /* Contour's (and Envoy's) default */
+	if (strcmp(s, "WeightedLeastRequest") == 0)
+		return SY_LB_WEIGHTED_LEAST_REQUEST;
+	if (strcmp(s, "Random") == 0)
+		return SY_LB_RANDOM;
+	if (strcmp(s, "Cookie") == 0)
+		return SY_LB_COOKIE;
+	return SY_LB_ROUND_ROBIN;
+}
+
+int
+sy_contour_check_health(const json_t *hc, const char *who, const char *base,
+			struct sy_errors *errs, int min_int)
+{
+	static const char *const ints[] = { "intervalSeconds", "timeoutSeconds",
+					    "unhealthyThresholdCount", "healthyThresholdCount",
+					    NULL };
+	const json_t *path = json_object_get(hc, "path");
+	char f[192];
+	int i, bad = 0;
+
+	if (hc == NULL || json_is_null(hc))
+		return 0;
+	if (!json_is_object(hc))
+		return sy_err_add(errs, "invalid", who, base, "must be an object");
+	snprintf(f, sizeof(f), "%s.path", base);
+	if (path == NULL)
+		bad = sy_err_add(errs, "invalid", who, f, "required");
+	else if (!json_is_string(path) || json_string_value(path)[0] != '/')
+		bad = sy_err_add(errs, "invalid", who, f, "must be a string starting with \"/\"");
+	for (i = 0; ints[i] != NULL; i++) {
+		const json_t *v = json_object_get(hc, ints[i]);
+
+		snprintf(f, sizeof(f), "%s.%s", base, ints[i]);
+		if (v != NULL && (!json_is_integer(v) || json_integer_value(v) < min_int ||
+				  json_integer_value(v) > 86400))
+			bad = sy_err_add(errs, "invalid", who, f,
+					 "must be an integer between %d and 86400", min_int);
+	}
+	return bad;
+}
+
+static uint32_t
+int_or(const json_t *hc, const char *key, uint32_t dflt)
+{
+	json_int_t v = json_integer_value(json_object_get(hc, key));
+
+	return v > 0 ? (uint32_t)v : dflt;
+}
+
+void
+sy_contour_health(const json_t *hc, uint32_t interval_s, struct sy_health_check *out)
+{
+	out->path = json_string_value(json_object_get(hc, "path"));
+	out->interval_s = int_or(hc, "intervalSeconds", interval_s);
+	out->timeout_s = int_or(hc, "timeoutSeconds", 2);
+	out->unhealthy_threshold = int_or(hc, "unhealthyThresholdCount", 3);
+	out->healthy_threshold = int_or(hc, "healthyThresholdCount", 2);
+}

@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* What Contour's two kinds (IngressRoute v1beta1, Route v1alpha1) share. */
+#ifndef SY_CONTOUR_COMMON_H
+#define SY_CONTOUR_COMMON_H
+
+#include <stdint.h>
+
+#include <jansson.h>
+
+#include "errors.h"
+#include "sy_generation.h"
+
+/* RoundRobin (the default), WeightedLeastRequest, Random, Cookie. */
+enum sy_lb_strategy sy_contour_strategy(const char *s);
+/* A healthCheck / lbHealthCheck block: path required, starting with "/"; the
+ * integer fields from min_int to 86400. */
+int sy_contour_check_health(const json_t *hc, const char *who, const char *base,
+			    struct sy_errors *errs, int min_int);
+/* Fill out from a health check block; unset (0) fields take the defaults:
+ * interval `interval_s`, timeout 2 s, unhealthy after 3, healthy after 2
+ * (Contour v0.15 internal/envoy/healthcheck.go; the Route CRD draft says an
+ * interval of 5 s, v0.15's code 10 s). */
+void sy_contour_health(const json_t *hc, uint32_t interval_s, struct sy_health_check *out);
+
+#endif
