@@ -620,8 +620,8 @@ test_describe(void **state)
 		"\"conditions\":[{\"type\":\"Admitted\",\"status\":\"False\",\"reason\":"
 		"\"HostAlreadyClaimed\",\"message\":\"a route in another namespace holds host "
 		"web.example.com\",\"lastTransitionTime\":\"2024-05-01T12:00:00Z\"}]}]}}",
-		"{\"a\":{\"subsets\":[{\"addresses\":[{\"ip\":\"10.0.0.1\"},{\"ip\":\"10.0.0.2\"},"
-		"{\"ip\":\"10.0.0.3\"},{\"ip\":\"10.0.0.4\"}],\"ports\":[{\"port\":80}]}]}}");
+		"{\"a\":{\"subsets\":[{\"addresses\":[{\"ip\":\"198.18.9.1\"},{\"ip\":\"198.18.9.2\"},"
+		"{\"ip\":\"198.18.9.3\"},{\"ip\":\"198.18.9.4\"}],\"ports\":[{\"port\":80}]}]}}");
 	assert_string_equal(text,
 			    "Name:\t\t\tweb\n"
 			    "Namespace:\t\tdemo\n"
@@ -638,7 +638,7 @@ test_describe(void **state)
 			    "Endpoint Port:\t\t<all endpoint ports>\n"
 			    "\nService:\ta\n"
 			    "Weight:\t\t60 (60%)\n"
-			    "Endpoints:\t10.0.0.1:80,10.0.0.2:80,10.0.0.3:80 + 1 more...\n"
+			    "Endpoints:\t198.18.9.1:80,198.18.9.2:80,198.18.9.3:80 + 1 more...\n"
 			    "\nService:\tb\n"
 			    "Weight:\t\t40 (40%)\n"
 			    "Endpoints:\t<none>\n");

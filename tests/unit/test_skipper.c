@@ -257,7 +257,7 @@ test_validation_messages(void **state)
 		{ "{\"backends\":[{\"name\":\"a\",\"type\":\"ftp\"}]}", "spec.backends[0].type",
 		  "invalid backend: a, unsupported backend type: ftp" },
 		{ "{\"backends\":[{\"name\":\"a\",\"type\":\"lb\",\"algorithm\":\"fastest\","
-		  "\"endpoints\":[\"10.0.0.1:80\"]}]}",
+		  "\"endpoints\":[\"198.18.9.1:80\"]}]}",
 		  "spec.backends[0].algorithm", "invalid backend: a, unsupported algorithm" },
 		{ "{\"backends\":[{\"name\":\"n\",\"type\":\"network\"}]}", "spec.backends[0].address",
 		  "invalid backend: n, address missing in backend: n" },

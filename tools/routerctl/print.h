@@ -36,7 +36,7 @@ char *rctl_route_termination(const json_t *route);
 /* "80/TCP,443:30443/TCP", or "<none>". */
 char *rctl_service_ports(const json_t *svc);
 
-/* "10.0.0.1:80,10.0.0.2:80,10.0.0.3:80 + 2 more...", or "<none>". */
+/* "198.18.9.1:80,198.18.9.2:80,198.18.9.3:80 + 2 more...", or "<none>". */
 char *rctl_endpoints_list(const json_t *ep);
 
 /* "app=web,tier=front" of metadata.labels, or "<none>". */
