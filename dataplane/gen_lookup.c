@@ -101,9 +101,14 @@ sy_gen_find_vhost(const struct sy_generation *g, const char *host, size_t len)
 	 * label (OpenShift's Subdomain policy: *.example.com serves
 	 * a.example.com, not a.b.example.com). */
 	dot = memchr(host, '.', len);
-	if (dot == NULL || dot == host)
-		return NULL;
-	return find_exact(g, dot + 1, len - (size_t)(dot + 1 - host), true);
+	if (dot != NULL && dot != host) {
+		vh = find_exact(g, dot + 1, len - (size_t)(dot + 1 - host), true);
+		if (vh != NULL)
+			return vh;
+	}
+	/* Last, the default vhost "" (rules that match any host, such as a
+	 * Skipper RouteGroup without hosts), if there is one. */
+	return len > 0 ? find_exact(g, host, 0, false) : NULL;
 }
 
 /*

@@ -75,10 +75,30 @@ lb_strategy(const char *a, enum sy_lb_strategy *out)
 	return -1;
 }
 
+/*
+ * Skipper decodes RouteGroups with Go's encoding/json, which matches field
+ * names case-insensitively ("backendname" is BackendName; Skipper's own
+ * fixtures rely on it): the exact key first, then any case.
+ */
+static json_t *
+rg_get(const json_t *o, const char *key)
+{
+	json_t *v = json_object_get(o, key);
+	const char *k;
+	json_t *val;
+
+	if (v != NULL || !json_is_object(o))
+		return v;
+	json_object_foreach((json_t *)o, k, val)
+		if (strcasecmp(k, key) == 0)
+			return val;
+	return NULL;
+}
+
 static const char *
 jstr(const json_t *o, const char *key)
 {
-	const char *s = json_string_value(json_object_get(o, key));
+	const char *s = json_string_value(rg_get(o, key));
 
 	return s ? s : "";
 }
@@ -89,7 +109,7 @@ check_backend(const json_t *b, const char *name, const char *base, const char *w
 	      struct sy_errors *errs)
 {
 	const char *type = jstr(b, "type");
-	const json_t *port = json_object_get(b, "servicePort");
+	const json_t *port = rg_get(b, "servicePort");
 	enum sy_lb_strategy s;
 	char f[128];
 
@@ -125,7 +145,7 @@ check_backend(const json_t *b, const char *name, const char *base, const char *w
 					  name, name, (long long)p);
 		}
 	}
-	if (strcmp(type, "lb") == 0 && json_array_size(json_object_get(b, "endpoints")) == 0) {
+	if (strcmp(type, "lb") == 0 && json_array_size(rg_get(b, "endpoints")) == 0) {
 		snprintf(f, sizeof(f), "%.100s.endpoints", base);
 		return sy_err_add(errs, "invalid", who, f,
 				  "invalid backend: %s, missing LB endpoints in backend: %s", name, name);
@@ -146,10 +166,10 @@ check_refs(const json_t *refs, const json_t *names, const char *base, const char
 
 	json_array_foreach(refs, i, ref) {
 		const char *n = jstr(ref, "backendName");
-		const json_t *w = json_object_get(ref, "weight");
+		const json_t *w = rg_get(ref, "weight");
 
 		snprintf(f, sizeof(f), "%s[%zu].backendName", base, i);
-		if (json_object_get(seen, n) != NULL) {
+		if (rg_get(seen, n) != NULL) {
 			rc = sy_err_add(errs, "invalid", who, f, "duplicate backend reference: %s", n);
 			break;
 		}
@@ -158,7 +178,7 @@ check_refs(const json_t *refs, const json_t *names, const char *base, const char
 			rc = sy_err_add(errs, "invalid", who, f, "unnamed backend reference");
 			break;
 		}
-		if (json_object_get(names, n) == NULL) {
+		if (rg_get(names, n) == NULL) {
 			rc = sy_err_add(errs, "invalid", who, f, "invalid backend reference: %s", n);
 			break;
 		}
@@ -177,9 +197,9 @@ check_refs(const json_t *refs, const json_t *names, const char *base, const char
 static int
 basic_validation(const json_t *spec, const char *who, struct sy_errors *errs)
 {
-	const json_t *backends = json_object_get(spec, "backends");
-	const json_t *defaults = json_object_get(spec, "defaultBackends");
-	const json_t *routes = json_object_get(spec, "routes");
+	const json_t *backends = rg_get(spec, "backends");
+	const json_t *defaults = rg_get(spec, "defaultBackends");
+	const json_t *routes = rg_get(spec, "routes");
 	json_t *names = json_object();
 	const json_t *b, *r;
 	size_t i, j;
@@ -195,7 +215,7 @@ basic_validation(const json_t *spec, const char *who, struct sy_errors *errs)
 		const char *name = jstr(b, "name");
 
 		snprintf(f, sizeof(f), "spec.backends[%zu]", i);
-		if (json_object_get(names, name) != NULL) {
+		if (rg_get(names, name) != NULL) {
 			snprintf(f, sizeof(f), "spec.backends[%zu].name", i);
 			sy_err_add(errs, "invalid", who, f, "backends with duplicate name: %s", name);
 			goto out;
@@ -219,18 +239,18 @@ basic_validation(const json_t *spec, const char *who, struct sy_errors *errs)
 			goto out;
 		}
 		snprintf(f, sizeof(f), "spec.routes[%zu].backends", i);
-		if (!has_default && json_array_size(json_object_get(r, "backends")) == 0) {
+		if (!has_default && json_array_size(rg_get(r, "backends")) == 0) {
 			sy_err_add(errs, "invalid", who, f, "missing backend reference");
 			goto out;
 		}
-		if (check_refs(json_object_get(r, "backends"), names, f, who, errs) < 0)
+		if (check_refs(rg_get(r, "backends"), names, f, who, errs) < 0)
 			goto out;
 		if (jstr(r, "path")[0] && jstr(r, "pathSubtree")[0]) {
 			snprintf(f, sizeof(f), "spec.routes[%zu].pathSubtree", i);
 			sy_err_add(errs, "invalid", who, f, "path and path subtree in the same route");
 			goto out;
 		}
-		json_array_foreach(json_object_get(r, "methods"), j, m) {
+		json_array_foreach(rg_get(r, "methods"), j, m) {
 			if (json_string_length(m) == 0) {
 				snprintf(f, sizeof(f), "spec.routes[%zu].methods[%zu]", i, j);
 				sy_err_add(errs, "invalid", who, f, "invalid method");
@@ -293,7 +313,7 @@ validate_routegroup(const json_t *obj, const char *who, struct sy_errors *errs)
 {
 	static const char *const methods[] = { "GET", "HEAD", "PATCH", "POST", "PUT", "DELETE",
 						"CONNECT", "OPTIONS", "TRACE", NULL };
-	const json_t *spec = json_object_get(obj, "spec");
+	const json_t *spec = rg_get(obj, "spec");
 	const json_t *r, *v, *b, *hosts;
 	json_t *seen;
 	size_t i, j;
@@ -305,8 +325,8 @@ validate_routegroup(const json_t *obj, const char *who, struct sy_errors *errs)
 	if (basic_validation(spec, who, errs) < 0)
 		return -1;
 	/* validateFilters, validatePredicates: every item, exactly one each. */
-	json_array_foreach(json_object_get(spec, "routes"), i, r) {
-		json_array_foreach(json_object_get(r, "filters"), j, v) {
+	json_array_foreach(rg_get(spec, "routes"), i, r) {
+		json_array_foreach(rg_get(r, "filters"), j, v) {
 			struct sy_eskip_call c;
 
 			snprintf(f, sizeof(f), "spec.routes[%zu].filters[%zu]", i, j);
@@ -316,7 +336,7 @@ validate_routegroup(const json_t *obj, const char *who, struct sy_errors *errs)
 			else
 				sy_eskip_call_free(&c);
 		}
-		json_array_foreach(json_object_get(r, "predicates"), j, v) {
+		json_array_foreach(rg_get(r, "predicates"), j, v) {
 			struct sy_eskip_call c;
 
 			snprintf(f, sizeof(f), "spec.routes[%zu].predicates[%zu]", i, j);
@@ -327,7 +347,7 @@ validate_routegroup(const json_t *obj, const char *who, struct sy_errors *errs)
 				sy_eskip_call_free(&c);
 		}
 		/* The CRD's methods enum (Skipper upper-cases them). */
-		json_array_foreach(json_object_get(r, "methods"), j, v) {
+		json_array_foreach(rg_get(r, "methods"), j, v) {
 			const char *m = json_is_string(v) ? json_string_value(v) : "";
 
 			for (k = 0; methods[k] != NULL; k++)
@@ -343,7 +363,7 @@ validate_routegroup(const json_t *obj, const char *who, struct sy_errors *errs)
 			}
 		}
 	}
-	json_array_foreach(json_object_get(spec, "backends"), i, b) {
+	json_array_foreach(rg_get(spec, "backends"), i, b) {
 		const char *addr = jstr(b, "address");
 
 		if (strcmp(jstr(b, "type"), "network") != 0 || network_address_ok(addr))
@@ -358,13 +378,13 @@ validate_routegroup(const json_t *obj, const char *who, struct sy_errors *errs)
 			free(q);
 		}
 	}
-	hosts = json_object_get(spec, "hosts");
+	hosts = rg_get(spec, "hosts");
 	seen = json_object();
 	json_array_foreach(hosts, i, v) {
 		const char *h = json_is_string(v) ? json_string_value(v) : "";
 
 		snprintf(f, sizeof(f), "spec.hosts[%zu]", i);
-		if (json_object_get(seen, h) != NULL) {
+		if (rg_get(seen, h) != NULL) {
 			char *q = sy_eskip_go_quote(h);
 
 			bad = sy_err_add(errs, "invalid", who, f, "duplicate host %s", q ? q : h);
@@ -448,7 +468,7 @@ traffic_calc(const json_t *refs, double *value, int *balance, uint32_t *weight)
 	double sum = 0;
 
 	for (i = 0; i < n; i++) {
-		const json_t *w = json_object_get(json_array_get(refs, i), "weight");
+		const json_t *w = rg_get(json_array_get(refs, i), "weight");
 
 		weight[i] = json_is_integer(w) && json_integer_value(w) > 0
 				    ? (uint32_t)json_integer_value(w)
@@ -730,35 +750,35 @@ service_endpoints(struct sy_store *st, const char *ns, const char *svc, json_int
 		snprintf(err, errlen, "service not found: %s/%s", ns, svc);
 		return -1;
 	}
-	type = json_string_value(json_object_get(json_object_get(s->obj, "spec"), "type"));
+	type = json_string_value(rg_get(rg_get(s->obj, "spec"), "type"));
 	if (type != NULL && strcasecmp(type, "ClusterIP") != 0) {
 		snprintf(err, errlen, "not supported service type in service/%s/%s: %s", ns, svc, type);
 		return -1;
 	}
-	json_array_foreach(json_object_get(json_object_get(s->obj, "spec"), "ports"), i, p)
-		if (json_integer_value(json_object_get(p, "port")) == port)
+	json_array_foreach(rg_get(rg_get(s->obj, "spec"), "ports"), i, p)
+		if (json_integer_value(rg_get(p, "port")) == port)
 			sp = p;
 	if (sp == NULL) {
 		snprintf(err, errlen, "target port not found: %s:%lld", svc, (long long)port);
 		return -1;
 	}
-	pname = json_string_value(json_object_get(sp, "name"));
-	target = json_is_integer(json_object_get(sp, "targetPort"))
-			 ? json_integer_value(json_object_get(sp, "targetPort"))
+	pname = json_string_value(rg_get(sp, "name"));
+	target = json_is_integer(rg_get(sp, "targetPort"))
+			 ? json_integer_value(rg_get(sp, "targetPort"))
 			 : port;
-	json_array_foreach(json_object_get(e ? e->obj : NULL, "subsets"), i, subset) {
+	json_array_foreach(rg_get(e ? e->obj : NULL, "subsets"), i, subset) {
 		bool match = false;
 
-		json_array_foreach(json_object_get(subset, "ports"), j, ep) {
-			const char *en = json_string_value(json_object_get(ep, "name"));
+		json_array_foreach(rg_get(subset, "ports"), j, ep) {
+			const char *en = json_string_value(rg_get(ep, "name"));
 
 			if ((pname && en && strcmp(pname, en) == 0) ||
-			    json_integer_value(json_object_get(ep, "port")) == target ||
+			    json_integer_value(rg_get(ep, "port")) == target ||
 			    (pname == NULL && en == NULL))
 				match = true;
 		}
 		if (match)
-			n += (int)json_array_size(json_object_get(subset, "addresses"));
+			n += (int)json_array_size(rg_get(subset, "addresses"));
 	}
 	return n;
 }
@@ -809,7 +829,7 @@ make_rule(struct rg_ctx *g, const json_t *route, const json_t *be, double traffi
 			if (add_pred(&rb, SY_PRED_PATH_REGEXP, NULL, rx, err, errlen) < 0)
 				return -1;
 		}
-		json_array_foreach(json_object_get(route, "methods"), i, v) {
+		json_array_foreach(rg_get(route, "methods"), i, v) {
 			for (k = 0; k < 9; k++)
 				if (strcasecmp(json_string_value(v),
 					       (const char *const[]){ "GET", "HEAD", "POST", "PUT", "PATCH",
@@ -821,7 +841,7 @@ make_rule(struct rg_ctx *g, const json_t *route, const json_t *be, double traffi
 			rb.has_method = true;
 			rb.weight++;
 		}
-		json_array_foreach(json_object_get(route, "predicates"), i, v) {
+		json_array_foreach(rg_get(route, "predicates"), i, v) {
 			struct sy_eskip_call c;
 			int rc;
 
@@ -832,7 +852,7 @@ make_rule(struct rg_ctx *g, const json_t *route, const json_t *be, double traffi
 			if (rc < 0)
 				return rc;
 		}
-		json_array_foreach(json_object_get(route, "filters"), i, v) {
+		json_array_foreach(rg_get(route, "filters"), i, v) {
 			struct sy_eskip_call c;
 			int rc;
 
@@ -846,7 +866,7 @@ make_rule(struct rg_ctx *g, const json_t *route, const json_t *be, double traffi
 	}
 	/* Backend (routegroup.go applyBackend). */
 	if (type[0] == '\0' || strcmp(type, "service") == 0) {
-		const json_t *port = json_object_get(be, "servicePort");
+		const json_t *port = rg_get(be, "servicePort");
 		int n = service_endpoints(g->cx->st, g->o->ns, jstr(be, "serviceName"),
 					  json_integer_value(port), err, errlen);
 
@@ -884,7 +904,7 @@ make_rule(struct rg_ctx *g, const json_t *route, const json_t *be, double traffi
 			lb_strategy(jstr(be, "algorithm"), &r->strategy);
 			json_array_append_new(args, json_string(jstr(be, "algorithm")[0] ? jstr(be, "algorithm")
 										    : "roundRobin"));
-			json_array_foreach(json_object_get(be, "endpoints"), i, v)
+			json_array_foreach(rg_get(be, "endpoints"), i, v)
 				json_array_append_new(args, json_string(json_string_value(v) ? json_string_value(v) : ""));
 		}
 		a = json_dumps(args, JSON_ENCODE_ANY);
@@ -948,7 +968,7 @@ push_rule(struct rg_ctx *g, const struct sy_rule_in *r)
 static int
 route_rules(struct rg_ctx *g, const json_t *route, size_t idx, const json_t *refs)
 {
-	const json_t *backends = json_object_get(g->spec, "backends");
+	const json_t *backends = rg_get(g->spec, "backends");
 	size_t n = json_array_size(refs), i, j, mark = g->n_rules;
 	double *value = calloc(n ? n : 1, sizeof(*value));
 	int *balance = calloc(n ? n : 1, sizeof(*balance));
@@ -1007,32 +1027,31 @@ set_status(struct sy_object *o, json_t *errors, size_t routes)
 static int
 compile_one(struct sy_compile_ctx *cx, struct sy_object *o)
 {
-	struct rg_ctx g = { .cx = cx, .o = o, .spec = json_object_get(o->obj, "spec") };
-	const json_t *routes = json_object_get(g.spec, "routes");
-	const json_t *hosts = json_object_get(g.spec, "hosts");
+	struct rg_ctx g = { .cx = cx, .o = o, .spec = rg_get(o->obj, "spec") };
+	const json_t *routes = rg_get(g.spec, "routes");
+	const json_t *hosts = rg_get(g.spec, "hosts");
 	json_t *seen = json_object();
+	json_t *any_host = NULL;
 	const json_t *r, *h;
 	size_t i, j, emitted = 0;
 	int rc = 0;
 
 	g.errors = json_array();
 	if (json_array_size(hosts) == 0) {
-		/* Skipper: no Host predicate, every host. Our vhost table is keyed
-		 * by host; say so rather than serve something else. */
-		status_error(&g, "spec.hosts",
-			     "a RouteGroup without hosts matches every host in Skipper; this router "
-			     "routes by host and does not serve it");
-		goto done;
+		/* Skipper: no Host predicate, so every host. Here: the default
+		 * vhost "", which serves a host no other vhost has. */
+		any_host = json_pack("[s]", "");
+		hosts = any_host;
 	}
 	if (json_array_size(routes) == 0) {
-		rc = route_rules(&g, NULL, 0, json_object_get(g.spec, "defaultBackends"));
+		rc = route_rules(&g, NULL, 0, rg_get(g.spec, "defaultBackends"));
 		if (json_array_size(g.errors) > 0)
 			g.n_rules = 0; /* the whole group fails */
 	} else {
 		json_array_foreach(routes, i, r) {
-			const json_t *refs = json_array_size(json_object_get(r, "backends"))
-						     ? json_object_get(r, "backends")
-						     : json_object_get(g.spec, "defaultBackends");
+			const json_t *refs = json_array_size(rg_get(r, "backends"))
+						     ? rg_get(r, "backends")
+						     : rg_get(g.spec, "defaultBackends");
 
 			if ((rc = route_rules(&g, r, i, refs)) < 0)
 				break;
@@ -1043,7 +1062,7 @@ compile_one(struct sy_compile_ctx *cx, struct sy_object *o)
 		char key[600];
 		size_t before = emitted;
 
-		if (rc < 0 || host == NULL || json_object_get(seen, host) != NULL || g.n_rules == 0)
+		if (rc < 0 || host == NULL || rg_get(seen, host) != NULL || g.n_rules == 0)
 			continue;
 		json_object_set_new(seen, host, json_true());
 		for (j = 0; j <= g.n_rules && rc == 0; j++) {
@@ -1051,8 +1070,9 @@ compile_one(struct sy_compile_ctx *cx, struct sy_object *o)
 
 			if (j == g.n_rules) {
 				/* hostCatchAllRoutes: Host(...) -> <shunt> when no route
-				 * of the group is Host-only. */
-				if (g.host_only)
+				 * of the group is Host-only (none without hosts: there
+				 * is no Host predicate to catch). */
+				if (g.host_only || host[0] == '\0')
 					break;
 				memset(&copy, 0, sizeof(copy));
 				copy.o = o;
@@ -1074,10 +1094,10 @@ compile_one(struct sy_compile_ctx *cx, struct sy_object *o)
 		snprintf(key, sizeof(key), "%s/%s %s", o->ns, o->name, host);
 		json_object_set_new(rg_host_rules, key, json_integer((json_int_t)(emitted - before)));
 	}
-done:
 	set_status(o, g.errors, emitted);
 	json_decref(g.errors);
 	json_decref(seen);
+	json_decref(any_host);
 	free(g.rules);
 	return rc;
 }
@@ -1110,7 +1130,7 @@ static void
 routegroup_displaced(struct sy_compile_ctx *cx, struct sy_object *o, const char *host,
 		     const struct sy_object *winner)
 {
-	json_t *errors = json_object_get(o->status, "errors");
+	json_t *errors = rg_get(o->status, "errors");
 	const json_t *e;
 	char msg[700], key[600];
 	size_t i;
@@ -1126,9 +1146,9 @@ routegroup_displaced(struct sy_compile_ctx *cx, struct sy_object *o, const char 
 	json_array_append_new(errors, json_pack("{s:s, s:s}", "field", "spec.hosts", "message", msg));
 	json_object_set_new(o->status, "valid", json_false());
 	snprintf(key, sizeof(key), "%s/%s %s", o->ns, o->name, host);
-	lost = json_integer_value(json_object_get(rg_host_rules, key));
+	lost = json_integer_value(rg_get(rg_host_rules, key));
 	json_object_set_new(o->status, "routes",
-			    json_integer(json_integer_value(json_object_get(o->status, "routes")) - lost));
+			    json_integer(json_integer_value(rg_get(o->status, "routes")) - lost));
 }
 
 const struct sy_kind sy_kind_routegroup = {

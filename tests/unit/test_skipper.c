@@ -558,10 +558,14 @@ test_status(void **state)
 	json_decref(st);
 	/* The dropped route is gone; the other route still serves /m. */
 	assert_string_equal(resolve_service(&r, "http://partial.test/m", NULL, NULL, buf, sizeof(buf)), "a");
+	/* No hosts: every host (Skipper has no Host predicate then); here the
+	 * default vhost, for hosts no other vhost has. */
 	st = get_status(&r, "nohosts");
-	assert_false(json_is_true(json_object_get(st, "valid")));
-	assert_int_equal(json_integer_value(json_object_get(st, "routes")), 0);
+	assert_true(json_is_true(json_object_get(st, "valid")));
+	assert_int_equal(json_integer_value(json_object_get(st, "routes")), 1);
 	json_decref(st);
+	assert_string_equal(resolve_service(&r, "http://anything.test/x", NULL, NULL, buf, sizeof(buf)), "a");
+	assert_string_equal(resolve_service(&r, "http://partial.test/m", NULL, NULL, buf, sizeof(buf)), "a");
 	/* An older OpenShift Route holds the host: the group says who. */
 	apply_ok(&r, "{\"apiVersion\":\"route.openshift.io/v1\",\"kind\":\"Route\",\"metadata\":{\"name\":\"old\","
 		     "\"namespace\":\"demo\",\"creationTimestamp\":\"2001-01-01T00:00:00Z\"},\"spec\":{\"host\":"
