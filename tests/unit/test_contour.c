@@ -24,8 +24,8 @@
 #include "compile.h"
 #include "router.h"
 #include "test_eal.h"
+#include "test_router.h"
 
-static char state_dir[64];
 
 /* A self-signed P-256 certificate for secure.test and its key, base64 PEM. */
 
@@ -33,40 +33,6 @@ static const char crt_b64[] =
 	"LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0tLS0tCk1JSUJnakNDQVNtZ0F3SUJBZ0lVQ01uNStxdXpWMjdkS1E0cUFXUnczY1dGSmtjd0NnWUlLb1pJemowRUF3SXcKRmpFVU1CSUdBMVVFQXd3TGMyVmpkWEpsTG5SbGMzUXdJQmNOTWpZeE1USXlNVGMxTmpFMldoZ1BNakV5TmpFdwpNamt4TnpVMk1UWmFNQll4RkRBU0JnTlZCQU1NQzNObFkzVnlaUzUwWlhOME1Ga3dFd1lIS29aSXpqMENBUVlJCktvWkl6ajBEQVFjRFFnQUU1TFBJdFpwTHZFWFJQeUliMExYQTlqTnlrYWxqUGRsUGR5YklQWlJpTGNxQ1lUTDUKcVFkR0FxQ3dCYVBBWHNOQlk5QTU2UlUwWjR4SkZRSm9BVWRSZEtOVE1GRXdIUVlEVlIwT0JCWUVGSjVpMDlXNApxMHZJOGhuaVFFTUEvM3Q1Mm9OUU1COEdBMVVkSXdRWU1CYUFGSjVpMDlXNHEwdkk4aG5pUUVNQS8zdDUyb05RCk1BOEdBMVVkRXdFQi93UUZNQU1CQWY4d0NnWUlLb1pJemowRUF3SURSd0F3UkFJZ0N5MjRURjNOeDlFQ1RTV2cKMDUyZUlrSlI0ejloQUNpdTFtYm5EbWJJcmRrQ0lHSWc5WWcrMHZWNmhXMkt4Z0gwa3RQT3Y1b0Nqc2xIT0l5TQpSWG1RUTZpaQotLS0tLUVORCBDRVJUSUZJQ0FURS0tLS0tCg==";
 static const char key_b64[] =
 	"LS0tLS1CRUdJTiBQUklWQVRFIEtFWS0tLS0tCk1JR0hBZ0VBTUJNR0J5cUdTTTQ5QWdFR0NDcUdTTTQ5QXdFSEJHMHdhd0lCQVFRZ2U2RVl0NTk0OGJ0a2VxbDYKU1loaHhXYUZEMWpmd3FFVnJlUmxnVXJBejNpaFJBTkNBQVRrczhpMW1rdThSZEUvSWh2UXRjRDJNM0tScVdNOQoyVTkzSnNnOWxHSXR5b0poTXZtcEIwWUNvTEFGbzhCZXcwRmowRG5wRlRSbmpFa1ZBbWdCUjFGMAotLS0tLUVORCBQUklWQVRFIEtFWS0tLS0tCg==";
-
-static void
-gen_free(struct sy_generation *g)
-{
-	sy_generation_free(g);
-}
-
-static void
-router_start_cfg(struct sy_router *r, const char *cfg_json)
-{
-	char err[256];
-
-	memset(r, 0, sizeof(*r));
-	if (sy_config_parse(cfg_json, &r->cfg, err, sizeof(err)) != 0)
-		fail_msg("config: %s", err);
-	snprintf(r->cfg.state_dir, sizeof(r->cfg.state_dir), "%s", state_dir);
-	assert_int_equal(sy_gen_slot_init(&r->slot, 1, gen_free), 0);
-	if (sy_router_load(r, err, sizeof(err)) != 0)
-		fail_msg("load: %s", err);
-}
-
-static void
-router_start(struct sy_router *r)
-{
-	router_start_cfg(r, "{\"routing_subdomain\": \"apps.test\"}");
-}
-
-static void
-router_stop(struct sy_router *r)
-{
-	sy_router_fini(r);
-	sy_gen_slot_fini(&r->slot);
-	sy_config_free(&r->cfg);
-}
 
 /* One request; ' stands for " in the text. */
 static json_t *
@@ -428,7 +394,7 @@ test_ir_root_namespaces(void **state)
 {
 	struct sy_router r;
 
-	router_start_cfg(&r, "{\"routing_subdomain\": \"apps.test\", "
+	router_start_with(&r, "{\"routing_subdomain\": \"apps.test\", "
 			     "\"ingressroute_root_namespaces\": [\"roots\", \"admin\"]}");
 	APPLY(&r, SVC("roots", "a", 80) "," SVC("team", "a", 80) "," EPS("team", "a", "198.18.4.1") ","
 		  IR("roots", "ok", ROOT("ok.test", DELEGATE_NS("/", "team", "leaf"))) ","
@@ -844,24 +810,6 @@ test_route_contour(void **state)
 		      "host \"heptio.test\" is claimed by Route.route.openshift.io os/first (older)");
 	EXPECT_RESOLVE(&r, "http://heptio.test/", "os/first");
 	router_stop(&r);
-}
-
-static int
-fresh_state(void **state)
-{
-	snprintf(state_dir, sizeof(state_dir), "/tmp/sy-test-contour-XXXXXX");
-	if (mkdtemp(state_dir) == NULL)
-		return -1;
-	return 0;
-}
-
-static int
-remove_state(void **state)
-{
-	char cmd[128];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", state_dir);
-	return system(cmd) == 0 ? 0 : -1;
 }
 
 int

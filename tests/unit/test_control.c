@@ -20,42 +20,8 @@
 #include "compile.h"
 #include "router.h"
 #include "test_eal.h"
+#include "test_router.h"
 
-static char state_dir[64];
-
-static void
-gen_free(struct sy_generation *g)
-{
-	sy_generation_free(g);
-}
-
-static void
-router_start_with(struct sy_router *r, const char *config)
-{
-	char err[256];
-
-	memset(r, 0, sizeof(*r));
-	if (sy_config_parse(config, &r->cfg, err, sizeof(err)) != 0)
-		fail_msg("config: %s", err);
-	snprintf(r->cfg.state_dir, sizeof(r->cfg.state_dir), "%s", state_dir);
-	assert_int_equal(sy_gen_slot_init(&r->slot, 1, gen_free), 0);
-	if (sy_router_load(r, err, sizeof(err)) != 0)
-		fail_msg("load: %s", err);
-}
-
-static void
-router_start(struct sy_router *r)
-{
-	router_start_with(r, "{\"routing_subdomain\": \"apps.test\"}");
-}
-
-static void
-router_stop(struct sy_router *r)
-{
-	sy_router_fini(r);
-	sy_gen_slot_fini(&r->slot);
-	sy_config_free(&r->cfg);
-}
 
 static json_t *
 call(struct sy_router *r, const char *req_text)
@@ -354,9 +320,6 @@ test_journal_replay_keeps_age(void **state)
 	json_decref(after);
 }
 
-static int fresh_state(void **state);
-static int remove_state(void **state);
-
 /* The status Admitted condition of route ns/name: "True", "False", or "none". */
 static const char *
 admitted(struct sy_router *r, const char *ns, const char *name, char *reason, size_t len)
@@ -476,24 +439,6 @@ test_invalid_hosts(void **state)
 				     reason, sizeof(reason)), "False");
 	assert_string_equal(reason, "InvalidHost");
 	router_stop(&r);
-}
-
-static int
-fresh_state(void **state)
-{
-	snprintf(state_dir, sizeof(state_dir), "/tmp/sy-test-control-XXXXXX");
-	if (mkdtemp(state_dir) == NULL)
-		return -1;
-	return 0;
-}
-
-static int
-remove_state(void **state)
-{
-	char cmd[128];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", state_dir);
-	return system(cmd) == 0 ? 0 : -1;
 }
 
 int

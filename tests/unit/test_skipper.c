@@ -20,36 +20,8 @@
 #include "eskip.h"
 #include "router.h"
 #include "test_eal.h"
+#include "test_router.h"
 
-static char state_dir[64];
-
-static void
-gen_free(struct sy_generation *g)
-{
-	sy_generation_free(g);
-}
-
-static void
-router_start(struct sy_router *r)
-{
-	char err[256];
-
-	memset(r, 0, sizeof(*r));
-	assert_int_equal(sy_config_parse("{\"routing_subdomain\": \"apps.test\"}", &r->cfg, err,
-					 sizeof(err)), 0);
-	snprintf(r->cfg.state_dir, sizeof(r->cfg.state_dir), "%s", state_dir);
-	assert_int_equal(sy_gen_slot_init(&r->slot, 1, gen_free), 0);
-	if (sy_router_load(r, err, sizeof(err)) != 0)
-		fail_msg("load: %s", err);
-}
-
-static void
-router_stop(struct sy_router *r)
-{
-	sy_router_fini(r);
-	sy_gen_slot_fini(&r->slot);
-	sy_config_free(&r->cfg);
-}
 
 static json_t *
 call(struct sy_router *r, const char *req_text)
@@ -579,22 +551,6 @@ test_status(void **state)
 	json_decref(st);
 	assert_string_equal(resolve_service(&r, "http://good.test/", NULL, NULL, buf, sizeof(buf)), "b");
 	router_stop(&r);
-}
-
-static int
-fresh_state(void **state)
-{
-	snprintf(state_dir, sizeof(state_dir), "/tmp/sy-test-skipper-XXXXXX");
-	return mkdtemp(state_dir) == NULL ? -1 : 0;
-}
-
-static int
-remove_state(void **state)
-{
-	char cmd[128];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", state_dir);
-	return system(cmd) == 0 ? 0 : -1;
 }
 
 int
