@@ -17,6 +17,14 @@ struct ep_tmp {
 };
 
 int
+sy_rule_in_reserve(struct sy_compile_ctx *cx, struct sy_rule_in *r)
+{
+	r->preds = sy_arena_alloc(cx->scratch, SY_RULE_PREDS_MAX * sizeof(*r->preds));
+	r->filters = sy_arena_alloc(cx->scratch, SY_RULE_FILTERS_MAX * sizeof(*r->filters));
+	return r->preds != NULL && r->filters != NULL ? 0 : -ENOMEM;
+}
+
+int
 sy_compile_add_rule(struct sy_compile_ctx *cx, const struct sy_rule_in *r)
 {
 	if (cx->n_rules == cx->cap) {
@@ -395,7 +403,8 @@ sy_compile(struct sy_store *st, const struct sy_compile_opts *opts, uint64_t id)
 	json_t *list;
 	size_t i, n_live = 0;
 
-	if (g == NULL || hosts == NULL)
+	cx.scratch = sy_arena_new();
+	if (g == NULL || hosts == NULL || cx.scratch == NULL)
 		goto fail;
 	g->id = id;
 	g->arena = a;
@@ -442,6 +451,7 @@ sy_compile(struct sy_store *st, const struct sy_compile_opts *opts, uint64_t id)
 	free(cx.rules);
 	free(by_host);
 	json_decref(hosts);
+	sy_arena_free(cx.scratch);
 	return g;
 fail:
 	for (i = 0; i < cx.n_rules; i++)
@@ -449,6 +459,7 @@ fail:
 	free(cx.rules);
 	free(by_host);
 	json_decref(hosts);
+	sy_arena_free(cx.scratch);
 	sy_arena_free(a);
 	return NULL;
 }

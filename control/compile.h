@@ -80,9 +80,12 @@ struct sy_rule_in {
 	const char *path;     /* "/" for everything */
 	enum sy_path_match match;
 	uint32_t methods;     /* SY_METHOD_* bits; 0 = any */
-	struct sy_pred_in preds[SY_RULE_PREDS_MAX];
+	/* Room for SY_RULE_PREDS_MAX / SY_RULE_FILTERS_MAX entries when the
+	 * kind reserved it (sy_rule_in_reserve); NULL for rules without any,
+	 * so the common rule candidate stays small at a million routes. */
+	struct sy_pred_in *preds;
 	unsigned n_preds;
-	struct sy_filter_in filters[SY_RULE_FILTERS_MAX];
+	struct sy_filter_in *filters;
 	unsigned n_filters;
 	int priority;         /* within a host and path: higher first (Skipper: predicate count) */
 	enum sy_rule_action action;
@@ -103,15 +106,21 @@ struct sy_rule_in {
 	bool displaced;       /* set by the compiler: another kind owns the host */
 };
 
+struct sy_arena;
+
 struct sy_compile_ctx {
 	struct sy_store *st;
 	const struct sy_compile_opts *opts;
 	struct sy_rule_in *rules;
 	size_t n_rules, cap;
+	struct sy_arena *scratch; /* lives for this compile only */
 };
 
 /* Add a candidate (copied; r->host is taken over). 0 or -ENOMEM. */
 int sy_compile_add_rule(struct sy_compile_ctx *cx, const struct sy_rule_in *r);
+/* Give r room for predicates and filters, from this compile's scratch memory
+ * (copies of r share it). 0 or -ENOMEM. */
+int sy_rule_in_reserve(struct sy_compile_ctx *cx, struct sy_rule_in *r);
 
 /* Build generation `id` from the store and set every object's status. NULL on
  * out of memory (statuses may then be partly updated; the live generation

@@ -51,6 +51,7 @@
 #include <rte_pause.h>
 #include <rte_rcu_qsbr.h>
 
+#include "arena.h"
 #include "compile.h"
 #include "journal.h"
 #include "kinds/kinds.h"
@@ -791,6 +792,7 @@ phase_compile(struct sy_router *r, struct res *x, unsigned reps)
 	memset(&cx, 0, sizeof(cx));
 	cx.st = &r->store;
 	cx.opts = &o;
+	cx.scratch = sy_arena_new(); /* as sy_compile gives it to the kinds */
 	for (k = sy_kinds; *k != NULL; k++) {
 		double t0;
 		int e;
@@ -806,6 +808,7 @@ phase_compile(struct sy_router *r, struct res *x, unsigned reps)
 	for (i = 0; i < cx.n_rules; i++)
 		free(cx.rules[i].host);
 	free(cx.rules);
+	sy_arena_free(cx.scratch);
 	{
 		double s1 = 0;
 		int e;

@@ -800,6 +800,8 @@ make_rule(struct rg_ctx *g, const json_t *route, const json_t *be, double traffi
 	char *a;
 
 	memset(r, 0, sizeof(*r));
+	if (sy_rule_in_reserve(g->cx, r) < 0)
+		return -ENOMEM;
 	r->o = g->o;
 	r->path = "/";
 	r->match = SY_PATH_PREFIX;
