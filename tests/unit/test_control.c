@@ -37,32 +37,6 @@ call(struct sy_router *r, const char *req_text)
 	return reply;
 }
 
-static bool
-reply_ok(const json_t *reply)
-{
-	return json_is_true(json_object_get(reply, "ok"));
-}
-
-/* Assert a failed reply whose first error has this code (and field). */
-static void
-expect_error(json_t *reply, const char *code, const char *field, const char *msg_part)
-{
-	const json_t *e = json_object_get(reply, "error");
-	char *dump = json_dumps(reply, 0);
-
-	if (reply_ok(reply) || !json_is_object(e))
-		fail_msg("expected error %s, got %s", code, dump);
-	if (strcmp(json_string_value(json_object_get(e, "code")), code) != 0)
-		fail_msg("expected code %s, got %s", code, dump);
-	if (field && (!json_is_string(json_object_get(e, "field")) ||
-		      strcmp(json_string_value(json_object_get(e, "field")), field) != 0))
-		fail_msg("expected field %s, got %s", field, dump);
-	if (msg_part && strstr(json_string_value(json_object_get(e, "message")), msg_part) == NULL)
-		fail_msg("expected message with \"%s\", got %s", msg_part, dump);
-	free(dump);
-	json_decref(reply);
-}
-
 #define SVC(ns, name) \
 	"{\"apiVersion\":\"v1\",\"kind\":\"Service\",\"metadata\":{\"name\":\"" name "\",\"namespace\":\"" ns "\"}," \
 	"\"spec\":{\"ports\":[{\"name\":\"http\",\"port\":80}]}}"

@@ -3,6 +3,7 @@
  * A control plane without a data plane, for unit tests of the ops: a struct
  * sy_router on a fresh state directory, driven through sy_ops_handle. Include
  * after cmocka.h; the test's setup/teardown are fresh_state/remove_state.
+ * (Marked unused: each test uses the helpers it needs.)
  */
 #ifndef SY_TEST_ROUTER_H
 #define SY_TEST_ROUTER_H
@@ -16,14 +17,14 @@
 
 static char state_dir[64];
 
-static void
+__attribute__((unused)) static void
 gen_free(struct sy_generation *g)
 {
 	sy_generation_free(g);
 }
 
 /* Start a router with this config (JSON) on the current state directory. */
-static void
+__attribute__((unused)) static void
 router_start_with(struct sy_router *r, const char *config)
 {
 	char err[256];
@@ -37,13 +38,13 @@ router_start_with(struct sy_router *r, const char *config)
 		fail_msg("load: %s", err);
 }
 
-static void
+__attribute__((unused)) static void
 router_start(struct sy_router *r)
 {
 	router_start_with(r, "{\"routing_subdomain\": \"apps.test\"}");
 }
 
-static void
+__attribute__((unused)) static void
 router_stop(struct sy_router *r)
 {
 	sy_router_fini(r);
@@ -51,20 +52,47 @@ router_stop(struct sy_router *r)
 	sy_config_free(&r->cfg);
 }
 
-static int
+__attribute__((unused)) static int
 fresh_state(void **state)
 {
 	snprintf(state_dir, sizeof(state_dir), "/tmp/sy-test-router-XXXXXX");
 	return mkdtemp(state_dir) == NULL ? -1 : 0;
 }
 
-static int
+__attribute__((unused)) static int
 remove_state(void **state)
 {
 	char cmd[128];
 
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", state_dir);
 	return system(cmd) == 0 ? 0 : -1;
+}
+
+__attribute__((unused)) static bool
+reply_ok(const json_t *reply)
+{
+	return json_is_true(json_object_get(reply, "ok"));
+}
+
+/* Assert a failed reply whose first error has this code (and field, and a
+ * message containing msg_part); takes the reply. */
+__attribute__((unused)) static void
+expect_error(json_t *reply, const char *code, const char *field, const char *msg_part)
+{
+	const json_t *e = json_object_get(reply, "error");
+	char *dump = json_dumps(reply, 0);
+
+	if (reply_ok(reply) || !json_is_object(e))
+		fail_msg("expected error %s, got %s", code, dump);
+	if (strcmp(json_string_value(json_object_get(e, "code")), code) != 0)
+		fail_msg("expected code %s, got %s", code, dump);
+	if (field && (!json_is_string(json_object_get(e, "field")) ||
+		      strcmp(json_string_value(json_object_get(e, "field")), field) != 0))
+		fail_msg("expected field %s, got %s", field, dump);
+	if (msg_part && strstr(json_string_value(json_object_get(e, "message")), msg_part) == NULL)
+		fail_msg("expected message with \"%s\", got %s", msg_part, dump);
+	free(dump);
+	json_decref(reply);
 }
 
 #endif

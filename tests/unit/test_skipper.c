@@ -37,12 +37,6 @@ call(struct sy_router *r, const char *req_text)
 	return reply;
 }
 
-static bool
-reply_ok(const json_t *reply)
-{
-	return json_is_true(json_object_get(reply, "ok"));
-}
-
 static void
 apply_ok(struct sy_router *r, const char *objects)
 {
