@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include "eal_args.h"
@@ -152,4 +153,33 @@ sy_eal_remove_runtime_dir(const char *dir)
 	}
 	closedir(d);
 	rmdir(dir);
+}
+
+void
+sy_eal_remove_stale_runtime_dirs(const char *base, const char *prefix)
+{
+	DIR *d = opendir(base);
+	struct dirent *e;
+	size_t pl = strlen(prefix);
+	char path[PATH_MAX];
+
+	if (d == NULL)
+		return;
+	while ((e = readdir(d)) != NULL) {
+		char *end;
+		long pid;
+
+		if (strncmp(e->d_name, prefix, pl) != 0)
+			continue;
+		pid = strtol(e->d_name + pl, &end, 10);
+		/* Only ours (prefix + a pid), and only if that process is gone:
+		 * never touch a running instance's files. */
+		if (end == e->d_name + pl || *end != '\0' || pid <= 0)
+			continue;
+		if (kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", base, e->d_name);
+		sy_eal_remove_runtime_dir(path);
+	}
+	closedir(d);
 }

@@ -27,6 +27,9 @@ void sy_eal_args_free(struct sy_eal_args *a);
 /* Remove EAL's runtime directory (and the files in it) after rte_eal_cleanup,
  * so routerd leaves nothing behind under /var/run/dpdk. */
 void sy_eal_remove_runtime_dir(const char *dir);
+/* Remove base/<prefix><pid> runtime directories of routerd instances that
+ * died without cleaning up (kill -9, a crash): EAL leaves one per process. */
+void sy_eal_remove_stale_runtime_dirs(const char *base, const char *prefix);
 /* Free hugepages of the default size, from /proc/meminfo (0 if unknown). */
 long sy_free_hugepages(void);
 

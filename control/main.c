@@ -151,6 +151,10 @@ main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	sigfd = signalfd(-1, &sigs, SFD_CLOEXEC);
 
+	/* What earlier routerds that were killed left behind (root's EAL
+	 * runtime directory; ours are named by the default --file-prefix). */
+	if (geteuid() == 0)
+		sy_eal_remove_stale_runtime_dirs("/var/run/dpdk", "sy-routerd-");
 	/* rte_eal_init may permute its argv: give it a copy of the pointers. */
 	memcpy(eal_argv, eal.argv, sizeof(eal_argv));
 	if (rte_eal_init(eal.argc, eal_argv) < 0) {

@@ -1420,8 +1420,11 @@ main(int argc, char **argv)
 
 		snprintf(d, sizeof(d), "%s/probe", B.state_dir);
 		rmdir(d);
+		/* EAL leaves its (empty, with --no-shconf) runtime directory. */
+		snprintf(d, sizeof(d), "%s", rte_eal_get_runtime_dir());
+		rte_eal_cleanup();
+		rmdir(d);
 	}
-	rte_eal_cleanup();
 	if (B.harness_errors > 0) {
 		printf("\nHARNESS ERRORS: %d (see stderr); the figures are not valid\n",
 		       B.harness_errors);
