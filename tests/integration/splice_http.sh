@@ -16,24 +16,8 @@ D=lab.switchyard.test
 
 rctl apply -f "$SY_SRC/config/routes.yaml"
 t_expect_rc 0 "apply config/routes.yaml"
-# An upload sink on backend a's address, port 8080, behind its own route.
-lab_spawn backend sink python3 "$SY_SRC/tests/integration/upload_sink.py" "$LAB_BACKEND_A_IP" 8080
-rctl apply -f - <<EOF
-apiVersion: v1
-kind: Endpoints
-metadata: {name: sink, namespace: demo}
-subsets:
-- addresses: [{ip: $LAB_BACKEND_A_IP}]
-  ports: [{name: http, port: 8080}]
----
-apiVersion: route.openshift.io/v1
-kind: Route
-metadata: {name: sink, namespace: demo}
-spec:
-  host: upload.$D
-  to: {kind: Service, name: sink}
-EOF
-t_expect_rc 0 "apply the upload sink route"
+# An upload sink on backend a, behind upload.$D.
+t_upload_sink "upload.$D"
 t_ok "routes applied"
 
 stat() { # stat PYEXPR over the stats reply

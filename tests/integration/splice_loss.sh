@@ -26,23 +26,8 @@ t_start_routerd
 
 rctl apply -f "$SY_SRC/config/routes.yaml"
 t_expect_rc 0 "apply config/routes.yaml"
-lab_spawn backend sink python3 "$SY_SRC/tests/integration/upload_sink.py" "$LAB_BACKEND_A_IP" 8080
-rctl apply -f - <<EOF
-apiVersion: v1
-kind: Endpoints
-metadata: {name: sink, namespace: demo}
-subsets:
-- addresses: [{ip: $LAB_BACKEND_A_IP}]
-  ports: [{name: http, port: 8080}]
----
-apiVersion: route.openshift.io/v1
-kind: Route
-metadata: {name: sink, namespace: demo}
-spec:
-  host: upload.$D
-  to: {kind: Service, name: sink}
-EOF
-t_expect_rc 0 "apply the upload sink route"
+# An upload sink on backend a, behind upload.$D.
+t_upload_sink "upload.$D"
 sy_poll 10 lab_backend curl -s -m 1 -o /dev/null "http://$LAB_BACKEND_A_IP:8080/" ||
 	t_fail "upload sink answers on $LAB_BACKEND_A_IP:8080" "$(cat "$LAB_DIR/sink.log")"
 t_run lab_client curl -s -m 10 -H "Host: web.$D" "http://$LAB_ROUTER_IP/"

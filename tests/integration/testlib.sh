@@ -117,6 +117,28 @@ t_check_sanitizers() { # [leaks]
 	fi
 }
 
+# t_upload_sink HOST: start tests/integration/upload_sink.py on backend a's address, port
+# 8080 (answers any request with the sha256 of its body), behind a route for HOST.
+t_upload_sink() {
+	lab_spawn backend sink python3 "$SY_SRC/tests/integration/upload_sink.py" "$LAB_BACKEND_A_IP" 8080
+	rctl apply -f - <<EOF
+apiVersion: v1
+kind: Endpoints
+metadata: {name: sink, namespace: demo}
+subsets:
+- addresses: [{ip: $LAB_BACKEND_A_IP}]
+  ports: [{name: http, port: 8080}]
+---
+apiVersion: route.openshift.io/v1
+kind: Route
+metadata: {name: sink, namespace: demo}
+spec:
+  host: $1
+  to: {kind: Service, name: sink}
+EOF
+	t_expect_rc 0 "apply the upload sink route"
+}
+
 # t_finish: stop routerd with SIGTERM, check the log, print the plan. Call at the end.
 t_finish() {
 	if [ -n "$ROUTERD_PID" ]; then
