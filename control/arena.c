@@ -21,15 +21,28 @@ struct cleanup {
 };
 
 struct sy_arena {
+	size_t block_size;
 	struct block *head;
 	struct cleanup *cleanups;
 	size_t bytes;
 };
 
 struct sy_arena *
+sy_arena_new_sized(size_t block_size)
+{
+	struct sy_arena *a = calloc(1, sizeof(struct sy_arena));
+
+	if (a != NULL) {
+		a->block_size = block_size;
+		a->bytes = sizeof(*a);
+	}
+	return a;
+}
+
+struct sy_arena *
 sy_arena_new(void)
 {
-	return calloc(1, sizeof(struct sy_arena));
+	return sy_arena_new_sized(BLOCK_SIZE);
 }
 
 static struct block *
@@ -59,10 +72,10 @@ sy_arena_alloc(struct sy_arena *a, size_t size)
 	if (b == NULL || b->size - b->used < size) {
 		/* Big requests get a block of their own, so a 1M-entry array
 		 * does not waste the rest of a normal block. */
-		b = new_block(a, size > BLOCK_SIZE / 4 ? size : BLOCK_SIZE);
+		b = new_block(a, size > a->block_size / 4 ? size : a->block_size);
 		if (b == NULL)
 			return NULL;
-		if (size > BLOCK_SIZE / 4 && b->next != NULL) {
+		if (size > a->block_size / 4 && b->next != NULL) {
 			/* Keep filling the previous, partly used block next time. */
 			struct block *big = b;
 

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * A bump allocator: a generation is built out of one arena and freed with it
- * in one call, so retiring a generation cannot leak a piece of it.
+ * A bump allocator: a vhost (control/compile.c) or a compile's scratch data is
+ * built out of one arena and freed with it in one call, so freeing it cannot
+ * leak a piece of it.
  */
 #ifndef SY_ARENA_H
 #define SY_ARENA_H
@@ -11,6 +12,9 @@
 struct sy_arena;
 
 struct sy_arena *sy_arena_new(void);
+/* With blocks of block_size bytes (sy_arena_new: 64 KB), for small things
+ * that are freed alone, such as one vhost. */
+struct sy_arena *sy_arena_new_sized(size_t block_size);
 /* Zeroed, 16-byte aligned memory that lives as long as the arena. NULL on OOM. */
 void *sy_arena_alloc(struct sy_arena *a, size_t size);
 char *sy_arena_strndup(struct sy_arena *a, const char *s, size_t len);

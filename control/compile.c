@@ -9,6 +9,8 @@
 
 #include "arena.h"
 #include "compile.h"
+#include "gen_build.h"
+#include "strmap.h"
 
 /* One endpoint while pools are being built. */
 struct ep_tmp {
@@ -274,16 +276,29 @@ build_preds(struct sy_arena *a, const struct sy_rule_in *in, struct sy_rule *rul
 	return 0;
 }
 
-static int
-build_vhost(struct sy_arena *a, struct sy_store *st, struct sy_generation *g, struct sy_vhost *vh,
-	    const char *host, struct sy_rule_in **rs, size_t n)
+/* Arena blocks of a vhost: one block holds a typical vhost (a rule, a pool,
+ * a few endpoints and strings); bigger ones grow by more blocks. */
+#define VHOST_BLOCK 512
+
+/*
+ * One vhost, in its own arena (so a later generation can keep it or drop it
+ * alone): the vhost, its host, rules and their pools. NULL on out of memory.
+ */
+static struct sy_vhost *
+build_vhost(struct sy_store *st, const char *host, struct sy_rule_in **rs, size_t n)
 {
+	struct sy_arena *a = sy_arena_new_sized(VHOST_BLOCK);
+	struct sy_vhost *vh = a ? sy_arena_alloc(a, sizeof(*vh)) : NULL;
 	size_t i;
 	bool plain_paths = true;
 
+	if (vh == NULL)
+		goto fail;
+	vh->arena = a;
 	qsort(rs, n, sizeof(*rs), cmp_rule_path);
 	vh->host = sy_arena_strdup(a, host);
 	vh->host_len = (uint32_t)strlen(host);
+	vh->hash = sy_host_hash(host, vh->host_len);
 	vh->tls = rs[0]->tls;
 	vh->insecure = rs[0]->insecure;
 	vh->insecure_status = rs[0]->insecure_status;
@@ -291,7 +306,7 @@ build_vhost(struct sy_arena *a, struct sy_store *st, struct sy_generation *g, st
 	vh->min_tls_version = rs[0]->min_tls_version;
 	vh->rules = sy_arena_alloc(a, n * sizeof(*vh->rules));
 	if (vh->host == NULL || vh->rules == NULL)
-		return -1;
+		goto fail;
 	vh->n_rules = (uint32_t)n;
 	for (i = 0; i < n; i++)
 		if (rs[i]->n_preds > 0 || rs[i]->methods != 0 || rs[i]->n_filters > 0 ||
@@ -309,9 +324,11 @@ build_vhost(struct sy_arena *a, struct sy_store *st, struct sy_generation *g, st
 				 (n > 1 || strcmp(rs[0]->path, "/") != 0);
 	for (i = 0; i < n; i++) {
 		struct sy_rule *rule = &vh->rules[i];
-		struct sy_pool *pool = &g->pools[g->n_pools];
+		struct sy_pool *pool = sy_arena_alloc(a, sizeof(*pool));
 		char who[512];
 
+		if (pool == NULL)
+			goto fail;
 		rule->match = rs[i]->match;
 		rule->path = sy_arena_strdup(a, rs[i]->path);
 		rule->path_len = (uint32_t)strlen(rs[i]->path);
@@ -323,38 +340,21 @@ build_vhost(struct sy_arena *a, struct sy_store *st, struct sy_generation *g, st
 		rule->body = rs[i]->body ? sy_arena_strdup(a, rs[i]->body) : NULL;
 		snprintf(who, sizeof(who), "%s/%s", rs[i]->o->ns, rs[i]->o->name);
 		rule->object = sy_arena_strdup(a, who);
-		rule->pool = g->n_pools;
+		rule->pool = pool;
 		if (rule->path == NULL || rule->object == NULL || build_preds(a, rs[i], rule) < 0 ||
 		    build_pool(a, st, rs[i], pool) < 0)
-			return -1;
+			goto fail;
 		pool->strategy = rs[i]->strategy;
 		pool->hc = rs[i]->hc;
 		if (pool->hc.path != NULL)
 			pool->hc.path = sy_arena_strdup(a, pool->hc.path);
-		g->n_pools++;
+		vh->n_pools++;
 	}
-	return 0;
-}
-
-static int
-index_vhosts(struct sy_arena *a, struct sy_generation *g)
-{
-	uint32_t size = 16, i;
-
-	while (size < 2 * g->n_vhosts)
-		size <<= 1;
-	g->vhost_slots = sy_arena_alloc(a, size * sizeof(*g->vhost_slots));
-	if (g->vhost_slots == NULL)
-		return -1;
-	g->vhost_mask = size - 1;
-	for (i = 0; i < g->n_vhosts; i++) {
-		uint32_t h = sy_host_hash(g->vhosts[i].host, g->vhosts[i].host_len);
-
-		while (g->vhost_slots[h & g->vhost_mask] != 0)
-			h++;
-		g->vhost_slots[h & g->vhost_mask] = i + 1;
-	}
-	return 0;
+	vh->bytes = sy_arena_bytes(a);
+	return vh;
+fail:
+	sy_arena_free(a);
+	return NULL;
 }
 
 /* Older claim first: creationTimestamp, then uid (OpenShift's RouteLessThan). */
@@ -390,83 +390,151 @@ settle_cross_kind(struct sy_compile_ctx *cx, struct sy_rule_in **rs, size_t n, c
 	}
 }
 
-struct sy_generation *
-sy_compile(struct sy_store *st, const struct sy_compile_opts *opts, uint64_t id)
+struct sy_object **
+sy_compile_list(struct sy_compile_ctx *cx, const struct sy_kind *kind, size_t *n)
 {
-	struct sy_compile_ctx cx = { .st = st, .opts = opts };
-	const struct sy_kind *const *k;
-	struct sy_rule_in **by_host = NULL;
-	struct sy_arena *a = sy_arena_new();
-	struct sy_generation *g = a ? sy_arena_alloc(a, sizeof(*g)) : NULL;
-	json_t *hosts = json_object(); /* host -> [rule index], insertion ordered */
-	const char *host;
-	json_t *list;
-	size_t i, n_live = 0;
+	struct sy_object **arr;
+	size_t i, k = 0;
 
+	if (cx->scope == NULL)
+		return sy_store_list(cx->st, kind, NULL, n);
+	*n = 0;
+	arr = malloc((cx->scope->n + 1) * sizeof(*arr));
+	if (arr == NULL)
+		return NULL;
+	for (i = 0; i < cx->scope->n; i++)
+		if (cx->scope->objs[i]->kind == kind)
+			arr[k++] = cx->scope->objs[i];
+	sy_store_sort(arr, k);
+	*n = k;
+	return arr;
+}
+
+/* Rules grouped by host: the first rule of each host, and a chain through
+ * the others in the order the kinds added them. */
+struct host_groups {
+	struct sy_strmap first; /* host -> rule index + 1 */
+	size_t *next;           /* rule index -> next index of the same host + 1, 0 = end */
+	size_t *last;           /* host's first rule index -> its last */
+};
+
+static int
+group_by_host(struct sy_compile_ctx *cx, struct host_groups *hg)
+{
+	size_t i;
+
+	if (sy_strmap_init(&hg->first, cx->n_rules) < 0)
+		return -ENOMEM;
+	hg->next = calloc(cx->n_rules + 1, sizeof(*hg->next));
+	hg->last = calloc(cx->n_rules + 1, sizeof(*hg->last));
+	if (hg->next == NULL || hg->last == NULL)
+		return -ENOMEM;
+	for (i = 0; i < cx->n_rules; i++) {
+		uintptr_t f = (uintptr_t)sy_strmap_get(&hg->first, cx->rules[i].host);
+
+		if (f == 0) {
+			if (sy_strmap_put(&hg->first, cx->rules[i].host, (void *)(i + 1)) < 0)
+				return -ENOMEM;
+			hg->last[i] = i;
+		} else {
+			hg->next[hg->last[f - 1]] = i + 1;
+			hg->last[f - 1] = i;
+		}
+	}
+	return 0;
+}
+
+static void
+host_groups_fini(struct host_groups *hg)
+{
+	sy_strmap_fini(&hg->first);
+	free(hg->next);
+	free(hg->last);
+}
+
+static void
+free_candidates(struct sy_compile_ctx *cx)
+{
+	size_t i;
+
+	for (i = 0; i < cx->n_rules; i++)
+		free(cx->rules[i].host);
+	free(cx->rules);
+	sy_arena_free(cx->scratch);
+}
+
+struct sy_generation *
+sy_compile_scoped(struct sy_store *st, const struct sy_compile_opts *opts, uint64_t id,
+		  struct sy_generation *prev, const struct sy_compile_scope *scope, int *err)
+{
+	struct sy_compile_ctx cx = { .st = st, .opts = opts, .scope = scope };
+	const struct sy_kind *const *k;
+	struct host_groups hg = { { 0 } };
+	struct sy_rule_in **by_host = NULL;
+	struct sy_generation *g = NULL;
+	const char *host;
+	void *first;
+	size_t i;
+
+	*err = -ENOMEM;
 	cx.scratch = sy_arena_new();
-	if (g == NULL || hosts == NULL || cx.scratch == NULL)
+	if (cx.scratch == NULL)
 		goto fail;
-	g->id = id;
-	g->arena = a;
-	g->no_route_status = opts->no_route_status;
 	for (k = sy_kinds; *k != NULL; k++)
 		if ((*k)->compile != NULL && (*k)->compile(&cx) < 0)
 			goto fail;
 	by_host = calloc(cx.n_rules ? cx.n_rules : 1, sizeof(*by_host));
-	if (by_host == NULL)
+	if (by_host == NULL || group_by_host(&cx, &hg) < 0)
 		goto fail;
-	for (i = 0; i < cx.n_rules; i++) {
-		list = json_object_get(hosts, cx.rules[i].host);
-		if (list == NULL) {
-			list = json_array();
-			json_object_set_new(hosts, cx.rules[i].host, list);
-		}
-		json_array_append_new(list, json_integer((json_int_t)i));
+	if (scope != NULL) {
+		/* Every vhost the scope makes must be one it may replace:
+		 * otherwise the scope missed an object that shares a host. */
+		for (i = 0; sy_strmap_next(&hg.first, &i, &host, &first);)
+			if (sy_strmap_get(scope->hosts, host) == NULL) {
+				*err = -ESRCH;
+				goto fail;
+			}
 	}
-	g->vhosts = sy_arena_alloc(a, (json_object_size(hosts) + 1) * sizeof(*g->vhosts));
-	g->pools = sy_arena_alloc(a, (cx.n_rules + 1) * sizeof(*g->pools));
-	if (g->vhosts == NULL || g->pools == NULL)
+	g = sy_gen_begin(scope ? prev : NULL, id, hg.first.count, opts->no_route_status);
+	if (g == NULL)
 		goto fail;
-	json_object_foreach(hosts, host, list) {
+	if (scope != NULL)
+		for (i = 0; sy_strmap_next(scope->hosts, &i, &host, &first);)
+			if (sy_gen_remove_host(g, host, strlen(host)) < 0)
+				goto fail;
+	for (i = 0; sy_strmap_next(&hg.first, &i, &host, &first);) {
 		size_t j, m = 0, live = 0;
-		json_t *v;
+		struct sy_vhost *vh;
 
-		json_array_foreach(list, j, v)
-			by_host[m++] = &cx.rules[json_integer_value(v)];
+		for (j = (uintptr_t)first; j != 0; j = hg.next[j - 1])
+			by_host[m++] = &cx.rules[j - 1];
 		settle_cross_kind(&cx, by_host, m, host);
 		for (j = 0; j < m; j++)
 			if (!by_host[j]->displaced)
 				by_host[live++] = by_host[j];
-		n_live += live;
-		if (build_vhost(a, st, g, &g->vhosts[g->n_vhosts], host, by_host, live) < 0)
+		vh = build_vhost(st, host, by_host, live);
+		if (vh == NULL || sy_gen_insert(g, vh) < 0)
 			goto fail;
-		g->n_vhosts++;
 	}
-	if (index_vhosts(a, g) < 0)
-		goto fail;
-	g->bytes = sy_arena_bytes(a);
-	(void)n_live;
-	for (i = 0; i < cx.n_rules; i++)
-		free(cx.rules[i].host);
-	free(cx.rules);
+	sy_gen_commit(g, scope ? prev : NULL);
+	host_groups_fini(&hg);
 	free(by_host);
-	json_decref(hosts);
-	sy_arena_free(cx.scratch);
+	free_candidates(&cx);
+	*err = 0;
 	return g;
 fail:
-	for (i = 0; i < cx.n_rules; i++)
-		free(cx.rules[i].host);
-	free(cx.rules);
+	if (g != NULL)
+		sy_gen_abort(g);
+	host_groups_fini(&hg);
 	free(by_host);
-	json_decref(hosts);
-	sy_arena_free(cx.scratch);
-	sy_arena_free(a);
+	free_candidates(&cx);
 	return NULL;
 }
 
-void
-sy_generation_free(struct sy_generation *g)
+struct sy_generation *
+sy_compile(struct sy_store *st, const struct sy_compile_opts *opts, uint64_t id)
 {
-	if (g != NULL)
-		sy_arena_free(g->arena);
+	int err;
+
+	return sy_compile_scoped(st, opts, id, NULL, NULL, &err);
 }

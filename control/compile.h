@@ -21,6 +21,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "gen_build.h"
 #include "store.h"
 #include "sy_config.h"
 #include "sy_generation.h"
@@ -107,10 +108,24 @@ struct sy_rule_in {
 };
 
 struct sy_arena;
+struct sy_strmap;
+
+/*
+ * An incremental compile (control/scope.c picks it): only these objects are
+ * compiled, and only these hosts' vhosts are rebuilt; everything else is
+ * shared with the previous generation. It must be closed: every object that
+ * could claim one of the hosts, or share a delegation, is in it.
+ */
+struct sy_compile_scope {
+	struct sy_object **objs;
+	size_t n;
+	const struct sy_strmap *hosts; /* host -> anything non-NULL */
+};
 
 struct sy_compile_ctx {
 	struct sy_store *st;
 	const struct sy_compile_opts *opts;
+	const struct sy_compile_scope *scope; /* NULL: every object */
 	struct sy_rule_in *rules;
 	size_t n_rules, cap;
 	struct sy_arena *scratch; /* lives for this compile only */
@@ -122,12 +137,23 @@ int sy_compile_add_rule(struct sy_compile_ctx *cx, const struct sy_rule_in *r);
  * (copies of r share it). 0 or -ENOMEM. */
 int sy_rule_in_reserve(struct sy_compile_ctx *cx, struct sy_rule_in *r);
 
+/* A kind's objects to compile, sorted as sy_store_list sorts: all of the
+ * store's, or the scope's. malloc'd; NULL on out of memory. */
+struct sy_object **sy_compile_list(struct sy_compile_ctx *cx, const struct sy_kind *kind,
+				   size_t *n);
+
 /* Build generation `id` from the store and set every object's status. NULL on
  * out of memory (statuses may then be partly updated; the live generation
  * stays). */
 struct sy_generation *sy_compile(struct sy_store *st, const struct sy_compile_opts *opts,
 				 uint64_t id);
-void sy_generation_free(struct sy_generation *g);
+/* The same for a scope: compile only scope->objs and build generation `id`
+ * from prev (the live one) with scope->hosts' vhosts rebuilt. Statuses of
+ * the scope's objects are set. NULL with *err -ENOMEM, or -ESRCH when the
+ * scope was not closed (a rule for a host outside it): compile all then. */
+struct sy_generation *sy_compile_scoped(struct sy_store *st, const struct sy_compile_opts *opts,
+					uint64_t id, struct sy_generation *prev,
+					const struct sy_compile_scope *scope, int *err);
 
 /* The host a Route is served on: spec.host lower-cased, or the generated
  * "<name with . -> ->-<namespace>.<suffix>" when empty. malloc'd. */

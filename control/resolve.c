@@ -429,7 +429,7 @@ sy_ops_resolve(struct sy_router *r, const json_t *req)
 	endpoints = json_array();
 	for (i = 0; i < n; i++)
 		if (hits[i].rule->action == SY_ACTION_BACKEND)
-			add_pool(&g->pools[hits[i].rule->pool], hits[i].share, services, endpoints);
+			add_pool(hits[i].rule->pool, hits[i].share, services, endpoints);
 	strip_ids(services);
 	json_object_set_new(reply, "services", services);
 	json_object_set_new(reply, "endpoints", endpoints);
@@ -444,7 +444,7 @@ sy_ops_resolve(struct sy_router *r, const json_t *req)
 			json_t *hs = json_array(), *he = json_array();
 
 			if (h->action == SY_ACTION_BACKEND)
-				add_pool(&g->pools[h->pool], hits[i].share, hs, he);
+				add_pool(h->pool, hits[i].share, hs, he);
 			strip_ids(hs);
 			json_decref(he);
 			json_array_append_new(split,
@@ -470,7 +470,7 @@ sy_ops_resolve(struct sy_router *r, const json_t *req)
 		json_object_set_new(reply, "reason",
 				    json_string("network and lb backends are carried in the route "
 						"table but not served by this router yet"));
-	} else if (g->pools[rule->pool].total_weight == 0) {
+	} else if (rule->pool->total_weight == 0) {
 		/* OpenShift answers 503 when no backend can take the request. */
 		json_object_set_new(reply, "status", json_integer(503));
 		json_object_set_new(reply, "reason",

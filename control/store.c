@@ -140,6 +140,12 @@ cmp_objects(const void *a, const void *b)
 	return c ? c : strcmp(x->name, y->name);
 }
 
+void
+sy_store_sort(struct sy_object **arr, size_t n)
+{
+	qsort(arr, n, sizeof(*arr), cmp_objects);
+}
+
 struct sy_object **
 sy_store_list(const struct sy_store *st, const struct sy_kind *kind, const char *ns, size_t *n)
 {

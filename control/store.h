@@ -44,6 +44,8 @@ struct sy_object *sy_store_remove(struct sy_store *st, const struct sy_kind *kin
  * by namespace then name. The array is malloc'd; *n its length. */
 struct sy_object **sy_store_list(const struct sy_store *st, const struct sy_kind *kind,
 				 const char *ns, size_t *n);
+/* Sort objects as sy_store_list does (kind, namespace, name). */
+void sy_store_sort(struct sy_object **arr, size_t n);
 size_t sy_store_count(const struct sy_store *st, const struct sy_kind *kind);
 
 /* A new detached object from an applied JSON (takes a reference to obj). */

@@ -3,7 +3,7 @@
  * Lookups in a published generation. Read-only, no allocation: the workers call
  * these on the packet path (splice bind) and the control thread for `resolve`.
  */
-#include <ctype.h>
+#include <string.h>
 
 #include "sy_generation.h"
 
@@ -27,6 +27,13 @@ sy_host_normalize_len(const char *host, size_t len)
 	return len;
 }
 
+/* ASCII lower case without tolower()'s locale call per byte. */
+static inline uint8_t
+lower(uint8_t c)
+{
+	return (unsigned)(c - 'A') < 26u ? (uint8_t)(c | 0x20) : c;
+}
+
 /* FNV-1a over the lower-cased bytes: cheap, good enough for host names, and
  * the same on both sides (control builds, workers look up). */
 uint32_t
@@ -35,20 +42,18 @@ sy_host_hash(const char *host, size_t len)
 	uint32_t h = 2166136261u;
 	size_t i;
 
-	for (i = 0; i < len; i++) {
-		h ^= (uint8_t)tolower((unsigned char)host[i]);
-		h *= 16777619u;
-	}
+	for (i = 0; i < len; i++)
+		h = (h ^ lower((uint8_t)host[i])) * 16777619u;
 	return h;
 }
 
 static bool
-host_eq(const char *a, const char *lower, size_t len)
+host_eq(const char *a, const char *lower_host, size_t len)
 {
 	size_t i;
 
 	for (i = 0; i < len; i++)
-		if (tolower((unsigned char)a[i]) != lower[i])
+		if (lower((uint8_t)a[i]) != (uint8_t)lower_host[i])
 			return false;
 	return true;
 }
@@ -59,6 +64,7 @@ find_exact(const struct sy_generation *g, const char *host, size_t len, bool wil
 	/* A wildcard is stored as "*." + domain: hash and compare the same way
 	 * without building the string. */
 	uint32_t h = 2166136261u, i;
+	const struct sy_vhost_chunk *c;
 	size_t k;
 
 	if (wildcard) {
@@ -66,19 +72,38 @@ find_exact(const struct sy_generation *g, const char *host, size_t len, bool wil
 		h = (h ^ '.') * 16777619u;
 	}
 	for (k = 0; k < len; k++)
-		h = (h ^ (uint8_t)tolower((unsigned char)host[k])) * 16777619u;
-	for (i = 0; i <= g->vhost_mask; i++) {
-		uint32_t slot = g->vhost_slots[(h + i) & g->vhost_mask];
-		const struct sy_vhost *vh;
+		h = (h ^ lower((uint8_t)host[k])) * 16777619u;
+	c = g->chunks[g->chunk_shift >= 32 ? 0 : h >> g->chunk_shift];
+	for (i = 0; i < SY_VHOST_CHUNK_SLOTS; i++) {
+		const struct sy_vhost_slot *s = &c->slots[(h + i) % SY_VHOST_CHUNK_SLOTS];
+		const struct sy_vhost *vh = s->vh;
 
-		if (slot == 0)
+		if (vh == NULL)
 			return NULL;
-		vh = &g->vhosts[slot - 1];
+		if (s->hash != h)
+			continue;
 		if (wildcard) {
 			if (vh->host_len == len + 2 && vh->host[0] == '*' && vh->host[1] == '.' &&
 			    host_eq(host, vh->host + 2, len))
 				return vh;
 		} else if (vh->host_len == len && host_eq(host, vh->host, len)) {
+			return vh;
+		}
+	}
+	return NULL;
+}
+
+const struct sy_vhost *
+sy_gen_next_vhost(const struct sy_generation *g, size_t *i)
+{
+	size_t total = (size_t)g->n_chunks * SY_VHOST_CHUNK_SLOTS;
+
+	for (; *i < total; (*i)++) {
+		const struct sy_vhost *vh =
+			g->chunks[*i / SY_VHOST_CHUNK_SLOTS]->slots[*i % SY_VHOST_CHUNK_SLOTS].vh;
+
+		if (vh != NULL) {
+			(*i)++;
 			return vh;
 		}
 	}

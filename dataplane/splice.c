@@ -468,7 +468,7 @@ route_lookup(struct sy_worker *w, struct sy_conn *c, uint16_t *status)
 	}
 	if (rule == NULL)
 		return NULL;
-	return &g->pools[rule->pool];
+	return rule->pool;
 }
 
 static void

@@ -1,9 +1,15 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The generation: the compiled, immutable route table the workers read
- * (DESIGN.md section 3). Built whole by the control thread (control/compile.c),
- * published through struct sy_gen_slot, never modified after publication,
- * freed in one piece (all its memory comes from one arena).
+ * (DESIGN.md section 3). Built by the control thread (control/compile.c,
+ * control/gen_build.c), published through struct sy_gen_slot, never modified
+ * after publication.
+ *
+ * Generations share structure: a vhost (with its rules and pools) is one
+ * immutable block, and the vhost table is a directory of fixed-size chunks.
+ * A change builds a new generation that copies the directory and only the
+ * chunks and vhosts it touches; the rest is shared with the previous one,
+ * which on retirement frees only what its successor replaced.
  *
  * It holds only what a lookup and a bind need, plus the names `routerctl
  * resolve` prints (object and service names), kept as flat strings.
@@ -147,7 +153,7 @@ struct sy_rule {
 	uint16_t status;      /* REDIRECT / STATIC: the status the router answers with */
 	const char *location; /* REDIRECT */
 	const char *body;     /* STATIC */
-	uint32_t pool;        /* index into generation pools (BACKEND) */
+	const struct sy_pool *pool; /* BACKEND: where to send it (in the vhost's block) */
 	const char *kind;     /* object kind, e.g. "Route" */
 	const char *object;   /* "namespace/name" of the object that made this rule */
 };
@@ -176,6 +182,7 @@ enum sy_insecure_policy {
 struct sy_vhost {
 	const char *host; /* lower case, no trailing dot, no port; "*.example.com" for wildcards */
 	uint32_t host_len;
+	uint32_t hash;    /* sy_host_hash(host) */
 	enum sy_tls_mode tls;
 	enum sy_carry_mode mode;
 	enum sy_insecure_policy insecure;
@@ -187,22 +194,48 @@ struct sy_vhost {
 	bool bind_by_first_path;
 	struct sy_rule *rules; /* ordered, most specific first */
 	uint32_t n_rules;
+	uint32_t n_pools;
+	/* Control side: the block this vhost and everything it points to live
+	 * in (freed as one), and its size. */
+	void *arena;
+	size_t bytes;
+};
+
+/*
+ * The vhost table: the top SY_VHOST_CHUNK_BITS.. bits of a host's hash pick a
+ * chunk in the directory, the low bits a slot in it; probing is linear and
+ * stays inside the chunk. A slot keeps the hash beside the pointer, so a
+ * probe reads a vhost only when the hash matches. A chunk is one 4 KB page:
+ * the unit a change copies.
+ */
+#define SY_VHOST_CHUNK_SLOTS 256
+struct sy_vhost_slot {
+	uint32_t hash;
+	const struct sy_vhost *vh; /* NULL: empty */
+};
+struct sy_vhost_chunk {
+	struct sy_vhost_slot slots[SY_VHOST_CHUNK_SLOTS];
+	uint64_t owner; /* id of the generation that created this copy */
+	uint32_t used;
 };
 
 struct sy_generation {
 	uint64_t id; /* increases by one per publication */
-	struct sy_vhost *vhosts;
+	struct sy_vhost_chunk **chunks;
+	uint32_t n_chunks;   /* a power of two */
+	uint32_t chunk_shift; /* chunk = hash >> chunk_shift (32 when one chunk) */
 	uint32_t n_vhosts;
-	/* Open-addressing table of vhost indexes + 1 (0 = empty), size mask + 1,
-	 * a power of two at least twice n_vhosts. */
-	uint32_t *vhost_slots;
-	uint32_t vhost_mask;
-	struct sy_pool *pools;
 	uint32_t n_pools;
 	uint16_t no_route_status; /* what an unknown host gets (503 or 404) */
 	size_t bytes;             /* memory held, for stats */
-	void *arena;              /* everything above lives here */
+	/* Control side (control/gen_build.c): what this generation frees when
+	 * it is retired. Everything it references, or, once a successor
+	 * shares its structure, only what the successor replaced. */
+	struct sy_gen_retire *retire;
 };
+
+/* Every vhost of g: for (i = 0; (vh = sy_gen_next_vhost(g, &i)) != NULL;) */
+const struct sy_vhost *sy_gen_next_vhost(const struct sy_generation *g, size_t *i);
 
 /*
  * Find the vhost for a Host header or SNI value: case-insensitive, ignores a

@@ -912,7 +912,7 @@ phase_change(struct sy_router *r, struct res *x)
 		vh = sy_gen_find_vhost(sy_gen_acquire(&r->slot), host, strlen(host));
 		rule = vh ? sy_vhost_match_path(vh, "/index.html", 11) : NULL;
 		if (seen == 0 || rule == NULL ||
-		    strcmp(sy_gen_acquire(&r->slot)->pools[rule->pool].services[0].name, want) != 0) {
+		    strcmp(rule->pool->services[0].name, want) != 0) {
 			x->chg_bad++;
 			harness_error("change %u: not seen or not served (want %s)", i, want);
 		}

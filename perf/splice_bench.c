@@ -915,7 +915,7 @@ build_generation(void)
 	}
 	vh = sy_gen_find_vhost(B.gen, "bench.test", strlen("bench.test"));
 	if (vh == NULL || vh->mode != SY_MODE_SPLICE || vh->n_rules == 0 ||
-	    B.gen->pools[vh->rules[0].pool].n_endpoints != 1) {
+	    vh->rules[0].pool->n_endpoints != 1) {
 		fail("generation: bench.test is not a spliced vhost with one endpoint");
 		return -1;
 	}

@@ -873,7 +873,7 @@ static int
 compile_ingressroutes(struct sy_compile_ctx *cx)
 {
 	struct ir_ctx ic = { .cx = cx };
-	struct sy_object **objs = sy_store_list(cx->st, &sy_kind_ingressroute_contour, NULL, &ic.n);
+	struct sy_object **objs = sy_compile_list(cx, &sy_kind_ingressroute_contour, &ic.n);
 	struct ir_state **visited = NULL;
 	size_t i;
 
@@ -948,7 +948,7 @@ ir_displaced(struct sy_compile_ctx *cx, struct sy_object *o, const char *host,
 	     const struct sy_object *winner)
 {
 	size_t n = 0, i;
-	struct sy_object **objs = sy_store_list(cx->st, &sy_kind_ingressroute_contour, NULL, &n);
+	struct sy_object **objs = sy_compile_list(cx, &sy_kind_ingressroute_contour, &n);
 	char desc[512];
 
 	if (objs == NULL)

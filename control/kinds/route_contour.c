@@ -320,7 +320,7 @@ static int
 compile_routes_contour(struct sy_compile_ctx *cx)
 {
 	size_t n = 0, i;
-	struct sy_object **objs = sy_store_list(cx->st, &sy_kind_route_contour, NULL, &n);
+	struct sy_object **objs = sy_compile_list(cx, &sy_kind_route_contour, &n);
 	struct rc_route *rs = calloc(n ? n : 1, sizeof(*rs));
 	json_t *claims = json_object(); /* host -> index of the holder */
 	int rc = 0;

@@ -534,7 +534,7 @@ compile_routes(struct sy_compile_ctx *cx)
 {
 	const struct sy_compile_opts *opts = cx->opts;
 	size_t n = 0, i, j;
-	struct sy_object **objs = sy_store_list(cx->st, &sy_kind_route, NULL, &n);
+	struct sy_object **objs = sy_compile_list(cx, &sy_kind_route, &n);
 	struct route_in *routes = calloc(n ? n : 1, sizeof(*routes));
 	struct sy_label_selector *sel_routes = NULL, *sel_ns = NULL;
 	int rc = 0;

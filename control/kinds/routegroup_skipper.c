@@ -1115,7 +1115,7 @@ compile_routegroups(struct sy_compile_ctx *cx)
 	json_decref(rg_host_rules);
 	rg_strings = json_array();
 	rg_host_rules = json_object();
-	objs = sy_store_list(cx->st, &sy_kind_routegroup, NULL, &n);
+	objs = sy_compile_list(cx, &sy_kind_routegroup, &n);
 	if (rg_strings == NULL || rg_host_rules == NULL || (objs == NULL && n > 0)) {
 		free(objs);
 		return -ENOMEM;

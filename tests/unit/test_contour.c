@@ -191,7 +191,7 @@ pool_for(struct sy_router *r, const char *host, const char *path)
 	const struct sy_rule *rule = vh ? sy_vhost_match_path(vh, path, strlen(path)) : NULL;
 
 	assert_non_null(rule);
-	return &g->pools[rule->pool];
+	return rule->pool;
 }
 
 /* Decode test base64 (the PEM as text). */

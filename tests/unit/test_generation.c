@@ -120,7 +120,7 @@ static uint32_t
 endpoint_weight(const struct sy_generation *g, const char *host, unsigned service)
 {
 	const struct sy_vhost *vh = sy_gen_find_vhost(g, host, strlen(host));
-	const struct sy_pool *p = &g->pools[vh->rules[0].pool];
+	const struct sy_pool *p = vh->rules[0].pool;
 	uint32_t i;
 
 	for (i = 0; i < p->n_endpoints; i++)
@@ -163,7 +163,7 @@ test_openshift_endpoint_weights(void **state)
 	/* A single service: every endpoint weight 1 (default weight 100). */
 	assert_int_equal(endpoint_weight(g, "d.test", 0), 1);
 	/* Weight 0: nothing to send to. */
-	assert_int_equal(g->pools[sy_gen_find_vhost(g, "e.test", 6)->rules[0].pool].total_weight, 0);
+	assert_int_equal(sy_gen_find_vhost(g, "e.test", 6)->rules[0].pool->total_weight, 0);
 	sy_generation_free(g);
 	sy_store_fini(&st);
 }
