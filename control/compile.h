@@ -155,6 +155,15 @@ struct sy_generation *sy_compile_scoped(struct sy_store *st, const struct sy_com
 					uint64_t id, struct sy_generation *prev,
 					const struct sy_compile_scope *scope, int *err);
 
+/* Checking incremental compiles (control/compile_verify.c): take a copy of
+ * every status before the incremental compile, then compile in full from
+ * those statuses and compare both the statuses and g: abort() on any
+ * difference. sy_compile_verify frees the snapshot. */
+struct sy_status_snapshot;
+struct sy_status_snapshot *sy_compile_verify_prepare(struct sy_store *st);
+void sy_compile_verify(struct sy_store *st, const struct sy_compile_opts *opts,
+		       const struct sy_generation *g, struct sy_status_snapshot *sn);
+
 /* The host a Route is served on: spec.host lower-cased, or the generated
  * "<name with . -> ->-<namespace>.<suffix>" when empty. malloc'd. */
 char *sy_route_effective_host(const struct sy_object *route, const char *suffix);

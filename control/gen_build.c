@@ -80,7 +80,7 @@ shift_for(uint32_t n_chunks)
 static struct sy_vhost_chunk *
 new_chunk(const struct sy_generation *g)
 {
-	struct sy_vhost_chunk *c = aligned_alloc(64, sizeof(*c));
+	struct sy_vhost_chunk *c = aligned_alloc(4096, sizeof(*c));
 
 	if (c != NULL) {
 		memset(c, 0, sizeof(*c));
@@ -152,7 +152,7 @@ writable_chunk(struct sy_generation *g, uint32_t hash)
 
 	if (c->owner == g->id)
 		return c;
-	copy = aligned_alloc(64, sizeof(*copy));
+	copy = aligned_alloc(4096, sizeof(*copy));
 	if (copy == NULL || list_add(&g->retire->replaced_chunks, c) < 0) {
 		free(copy);
 		return NULL;

@@ -170,7 +170,7 @@ commit_objects(struct sy_router *r, const struct sy_kind *const *kinds, json_t *
 
 		if (o == NULL)
 			return -ENOMEM;
-		old = sy_store_put(&r->store, o);
+		old = sy_router_put(r, o);
 		if (old != NULL) {
 			o->status = json_incref(old->status);
 			sy_object_free(old);
@@ -302,7 +302,6 @@ sy_ops_delete(struct sy_router *r, const json_t *req)
 	const struct sy_kind *kind = sy_ops_request_kind(req, &reply);
 	const char *ns = json_string_value(json_object_get(req, "namespace"));
 	const char *name = json_string_value(json_object_get(req, "name"));
-	struct sy_object *o;
 	json_t *rec;
 	char now[32];
 	int rc;
@@ -329,8 +328,7 @@ sy_ops_delete(struct sy_router *r, const json_t *req)
 		return sy_err_reply1("internal", NULL, NULL,
 				     "cannot write the journal %s: %s; nothing was changed",
 				     r->journal.path, strerror(-rc));
-	o = sy_store_remove(&r->store, kind, ns, name);
-	sy_object_free(o);
+	sy_router_remove(r, kind, ns, name);
 	sy_router_recompile(r);
 	return json_pack("{s:b, s:I}", "ok", 1, "generation", (json_int_t)r->gen_id);
 }
@@ -364,9 +362,8 @@ sy_ops_replay_record(json_t *rec, void *arg)
 					   json_string_value(json_object_get(rec, "kind")));
 
 		if (kind != NULL)
-			sy_object_free(sy_store_remove(&r->store, kind,
-						       json_string_value(json_object_get(rec, "namespace")),
-						       json_string_value(json_object_get(rec, "name"))));
+			sy_router_remove(r, kind, json_string_value(json_object_get(rec, "namespace")),
+					 json_string_value(json_object_get(rec, "name")));
 		return 0;
 	}
 	RTE_LOG(WARNING, USER1, "journal: skipping a record with unknown op\n");

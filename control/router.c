@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
 
@@ -41,11 +42,10 @@ sy_new_uid(char *buf, size_t len)
 		 b[15]);
 }
 
-int
-sy_router_recompile(struct sy_router *r)
+void
+sy_router_compile_opts(const struct sy_router *r, struct sy_compile_opts *opts, char *now)
 {
-	char now[32];
-	struct sy_compile_opts opts = {
+	*opts = (struct sy_compile_opts){
 		.routing_subdomain = r->cfg.routing_subdomain,
 		.router_name = r->cfg.router_name,
 		.allow_wildcard_routes = r->cfg.allow_wildcard_routes,
@@ -53,15 +53,104 @@ sy_router_recompile(struct sy_router *r)
 		.no_route_status = r->cfg.no_route_status,
 		.now = now,
 	};
-	struct sy_generation *g;
+	sy_now_rfc3339(now, 32);
+}
 
-	sy_now_rfc3339(now, sizeof(now));
-	g = sy_compile(&r->store, &opts, r->gen_id + 1);
+struct sy_object *
+sy_router_put(struct sy_router *r, struct sy_object *o)
+{
+	struct sy_compile_opts opts;
+	struct sy_rel_keys old_keys = { 0 };
+	struct sy_object *old;
+	char now[32];
+
+	sy_router_compile_opts(r, &opts, now);
+	old = sy_store_put(&r->store, o);
+	if (old != NULL)
+		sy_relations_remove(&r->rel, old, &old_keys);
+	if (sy_relations_add(&r->rel, o, &opts) < 0) {
+		/* Without its keys the object cannot be scoped: compile all. */
+		RTE_LOG(ERR, USER1, "relations of %s %s/%s: out of memory\n", o->kind->kind, o->ns,
+			o->name);
+		r->changes.full = true;
+	}
+	sy_changes_note(&r->changes, o, o->kind, o->ns, o->name, &old_keys);
+	sy_rel_keys_fini(&old_keys);
+	return old;
+}
+
+int
+sy_router_remove(struct sy_router *r, const struct sy_kind *kind, const char *ns, const char *name)
+{
+	struct sy_rel_keys old_keys = { 0 };
+	struct sy_object *o = sy_store_remove(&r->store, kind, ns, name);
+
+	if (o == NULL)
+		return -ENOENT;
+	sy_relations_remove(&r->rel, o, &old_keys);
+	sy_changes_note(&r->changes, NULL, kind, o->ns, o->name, &old_keys);
+	sy_rel_keys_fini(&old_keys);
+	sy_object_free(o);
+	return 0;
+}
+
+/* The scope of what changed, compiled against the live generation. NULL
+ * when a full compile is needed (too much changed, out of memory, or the
+ * scope turned out not to be closed, which is logged: it is a bug). */
+static struct sy_generation *
+compile_changes(struct sy_router *r, const struct sy_compile_opts *opts,
+		struct sy_generation *live)
+{
+	struct sy_scope sc;
+	struct sy_generation *g = NULL;
+	/* Past half the store, one pass over everything is cheaper. */
+	size_t limit = r->store.count / 2 + 64;
+	int rc, err = 0;
+
+	rc = sy_scope_build(&sc, &r->changes, &r->store, &r->rel, limit);
+	if (rc == 0) {
+		g = sy_compile_scoped(&r->store, opts, r->gen_id + 1, live, &sc.cs, &err);
+		if (g == NULL && err == -ESRCH)
+			RTE_LOG(ERR, USER1, "incremental compile: a rule for a host outside the "
+					    "scope of %zu objects; compiling everything\n", sc.cs.n);
+		if (g != NULL)
+			r->last_compile_objects = sc.cs.n;
+	}
+	sy_scope_fini(&sc);
+	return g;
+}
+
+int
+sy_router_recompile(struct sy_router *r)
+{
+	char now[32];
+	struct sy_compile_opts opts;
+	struct sy_generation *live = sy_gen_acquire(&r->slot), *g = NULL;
+
+	sy_router_compile_opts(r, &opts, now);
+	if (live != NULL && !r->changes.full) {
+		struct sy_status_snapshot *sn =
+			r->verify_compiles ? sy_compile_verify_prepare(&r->store) : NULL;
+
+		g = compile_changes(r, &opts, live);
+		if (g != NULL && sn != NULL)
+			sy_compile_verify(&r->store, &opts, g, sn);
+		else if (sn != NULL)
+			sy_compile_verify(&r->store, &opts, NULL, sn);
+	}
+	r->last_compile_incremental = g != NULL;
+	if (g == NULL) {
+		g = sy_compile(&r->store, &opts, r->gen_id + 1);
+		r->last_compile_objects = r->store.count;
+	}
 	if (g == NULL) {
 		RTE_LOG(ERR, USER1, "compile failed (out of memory); generation %lu stays live\n",
 			(unsigned long)r->gen_id);
+		/* What changed is still unpublished: the next compile does all. */
+		r->changes.full = true;
 		return -ENOMEM;
 	}
+	sy_changes_reset(&r->changes);
 	r->gen_id = g->id;
 	sy_gen_publish(&r->slot, g);
 	return 0;
@@ -94,6 +183,10 @@ sy_router_load(struct sy_router *r, char *err, size_t errlen)
 	int rc, warned = 0;
 
 	r->started = time(NULL);
+	/* The first generation compiles everything; replay notes no changes. */
+	r->changes.full = true;
+	r->verify_compiles = getenv("SY_COMPILE_VERIFY") != NULL &&
+			     strcmp(getenv("SY_COMPILE_VERIFY"), "1") == 0;
 	if (sy_store_init(&r->store) < 0) {
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
@@ -131,5 +224,7 @@ sy_router_fini(struct sy_router *r)
 	if (r->journal_open)
 		sy_journal_close(&r->journal);
 	r->journal_open = false;
+	sy_changes_reset(&r->changes);
+	sy_relations_fini(&r->rel);
 	sy_store_fini(&r->store);
 }

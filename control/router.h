@@ -12,6 +12,8 @@
 #include <jansson.h>
 
 #include "journal.h"
+#include "relations.h"
+#include "scope.h"
 #include "store.h"
 #include "sy_config.h"
 #include "sy_gen_slot.h"
@@ -27,13 +29,29 @@ struct sy_router {
 	uint64_t gen_id;     /* id of the live generation */
 	time_t started;
 	bool dataplane_up;   /* stats can be read */
+	struct sy_relations rel;     /* which objects meet (relations.h) */
+	struct sy_changes changes;   /* since the live generation (scope.h) */
+	bool verify_compiles;        /* SY_COMPILE_VERIFY=1: check each incremental one */
+	/* Last compile, for stats: objects compiled (all, or the scope's). */
+	size_t last_compile_objects;
+	bool last_compile_incremental;
 };
 
 /* Store + journal replay + first generation. The slot must be initialised.
  * Returns 0 or -errno with a message in err. */
 int sy_router_load(struct sy_router *r, char *err, size_t errlen);
 void sy_router_fini(struct sy_router *r);
-/* Compile the store and publish the result. Returns 0, or -ENOMEM with the
+/* Store o (a new version of its object, or a new object) and keep the
+ * relations index and the pending changes in step. The old version is
+ * returned, detached, for the caller to free. */
+struct sy_object *sy_router_put(struct sy_router *r, struct sy_object *o);
+/* Delete kind/ns/name from the store (relations and changes too); 0, or
+ * -ENOENT. */
+int sy_router_remove(struct sy_router *r, const struct sy_kind *kind, const char *ns,
+		     const char *name);
+/* Compile options from the router's config; `now` must have 32 bytes. */
+void sy_router_compile_opts(const struct sy_router *r, struct sy_compile_opts *opts, char *now);
+/* Compile what changed (or the whole store) and publish the result. Returns 0, or -ENOMEM with the
  * previous generation left live. */
 int sy_router_recompile(struct sy_router *r);
 

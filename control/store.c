@@ -212,6 +212,7 @@ sy_object_free(struct sy_object *o)
 	free(o->name);
 	json_decref(o->obj);
 	json_decref(o->status);
+	free(o->rel);
 	free(o);
 }
 

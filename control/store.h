@@ -8,6 +8,7 @@
 #define SY_STORE_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include <jansson.h>
 
@@ -22,6 +23,10 @@ struct sy_object {
 	char created[32]; /* RFC 3339 UTC, seconds: orders claims (oldest wins) */
 	char uid[40];
 	struct sy_object *hnext;
+	/* Its keys in the router's relations index (control/relations.h). */
+	struct sy_rel_key **rel;
+	uint32_t n_rel;
+	uint32_t mark; /* scope walks (control/scope.c) */
 };
 
 struct sy_store {

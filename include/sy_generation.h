@@ -205,19 +205,20 @@ struct sy_vhost {
  * The vhost table: the top SY_VHOST_CHUNK_BITS.. bits of a host's hash pick a
  * chunk in the directory, the low bits a slot in it; probing is linear and
  * stays inside the chunk. A slot keeps the hash beside the pointer, so a
- * probe reads a vhost only when the hash matches. A chunk is one 4 KB page:
- * the unit a change copies.
+ * probe reads a vhost only when the hash matches. A chunk is one 4 KB page
+ * (one TLB entry): the unit a change copies.
  */
-#define SY_VHOST_CHUNK_SLOTS 256
+#define SY_VHOST_CHUNK_SLOTS 255
 struct sy_vhost_slot {
 	uint32_t hash;
 	const struct sy_vhost *vh; /* NULL: empty */
 };
 struct sy_vhost_chunk {
-	struct sy_vhost_slot slots[SY_VHOST_CHUNK_SLOTS];
 	uint64_t owner; /* id of the generation that created this copy */
 	uint32_t used;
+	struct sy_vhost_slot slots[SY_VHOST_CHUNK_SLOTS];
 };
+_Static_assert(sizeof(struct sy_vhost_chunk) == 4096, "a vhost chunk is one page");
 
 struct sy_generation {
 	uint64_t id; /* increases by one per publication */

@@ -34,6 +34,7 @@
 #include "kinds.h"
 #include "contour_common.h"
 #include "kind_util.h"
+#include "relations.h"
 #include "store.h"
 
 #define SY_IR_DEPTH_MAX 64       /* delegation chain length we follow */
@@ -973,6 +974,54 @@ ir_displaced(struct sy_compile_ctx *cx, struct sy_object *o, const char *host,
 	free(objs);
 }
 
+/* Delegation (itself, and every object it delegates to), services of
+ * a routes[] or tcpproxy entry (in its own namespace). */
+static void
+ir_relations_routes(const struct sy_object *o, const json_t *entry, struct sy_rel_keys *out)
+{
+	const json_t *d = json_object_get(entry, "delegate");
+	const json_t *svc;
+	size_t i;
+
+	if (json_is_string(json_object_get(d, "name"))) {
+		const char *ns = json_string_value(json_object_get(d, "namespace"));
+
+		sy_rel_add(out, SY_REL_DELEGATION, "%s/%s", ns && ns[0] ? ns : o->ns,
+			   json_string_value(json_object_get(d, "name")));
+	}
+	json_array_foreach(json_object_get(entry, "services"), i, svc)
+		if (json_is_string(json_object_get(svc, "name")))
+			sy_rel_add(out, SY_REL_SERVICE, "%s/%s", o->ns,
+				   json_string_value(json_object_get(svc, "name")));
+}
+
+/* A root's fqdn and TLS Secret; its delegation links (the DAG joins roots
+ * and delegates); its services. */
+static void
+ir_relations(const struct sy_object *o, const struct sy_compile_opts *opts,
+	     struct sy_rel_keys *out)
+{
+	const json_t *spec = json_object_get(o->obj, "spec");
+	const json_t *vh = json_object_get(spec, "virtualhost");
+	const char *fqdn = json_string_value(json_object_get(vh, "fqdn"));
+	const char *secret =
+		json_string_value(json_object_get(json_object_get(vh, "tls"), "secretName"));
+	const json_t *rt;
+	size_t i;
+
+	(void)opts;
+	if (fqdn != NULL)
+		sy_rel_add_host(out, fqdn);
+	if (secret != NULL && strchr(secret, '/') != NULL)
+		sy_rel_add(out, SY_REL_SECRET, "%s", secret);
+	else if (secret != NULL)
+		sy_rel_add(out, SY_REL_SECRET, "%s/%s", o->ns, secret);
+	sy_rel_add(out, SY_REL_DELEGATION, "%s/%s", o->ns, o->name);
+	json_array_foreach(json_object_get(spec, "routes"), i, rt)
+		ir_relations_routes(o, rt, out);
+	ir_relations_routes(o, json_object_get(spec, "tcpproxy"), out);
+}
+
 const struct sy_kind sy_kind_ingressroute_contour = {
 	.kind = "IngressRoute",
 	.group = "contour.heptio.com",
@@ -982,5 +1031,6 @@ const struct sy_kind sy_kind_ingressroute_contour = {
 					"ingressroutes.contour.heptio.com", NULL },
 	.validate = validate_ingressroute,
 	.compile = compile_ingressroutes,
+	.relations = ir_relations,
 	.displaced = ir_displaced,
 };

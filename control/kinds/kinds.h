@@ -15,7 +15,9 @@
 #include "errors.h"
 
 struct sy_compile_ctx;
+struct sy_compile_opts;
 struct sy_object;
+struct sy_rel_keys;
 
 struct sy_kind {
 	const char *kind;                 /* canonical, e.g. "Route" */
@@ -29,6 +31,10 @@ struct sy_kind {
 	/* Compile stage 1 (control/compile.h): set statuses, add rules. NULL
 	 * for kinds that only feed others (Service, Endpoints). */
 	int (*compile)(struct sy_compile_ctx *cx);
+	/* The keys o meets other objects by (control/relations.h), from its
+	 * spec alone; every kind with `compile` has one. Errors go in out. */
+	void (*relations)(const struct sy_object *o, const struct sy_compile_opts *opts,
+			  struct sy_rel_keys *out);
 	/* Another kind's older claim took `host` from object o: say so in o's
 	 * status. */
 	void (*displaced)(struct sy_compile_ctx *cx, struct sy_object *o, const char *host,

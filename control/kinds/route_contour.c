@@ -19,6 +19,7 @@
 #include "kinds.h"
 #include "contour_common.h"
 #include "kind_util.h"
+#include "relations.h"
 #include "store.h"
 
 /* The draft's strategies (no Cookie: that came with IngressRoute). */
@@ -392,6 +393,25 @@ route_contour_displaced(struct sy_compile_ctx *cx, struct sy_object *o, const ch
 	json_decref(errors);
 }
 
+/* Its host and its upstreams' services. */
+static void
+route_contour_relations(const struct sy_object *o, const struct sy_compile_opts *opts,
+			struct sy_rel_keys *out)
+{
+	const json_t *spec = json_object_get(o->obj, "spec");
+	const json_t *rt, *u;
+	size_t i, j;
+
+	(void)opts;
+	if (json_is_string(json_object_get(spec, "host")))
+		sy_rel_add_host(out, json_string_value(json_object_get(spec, "host")));
+	json_array_foreach(json_object_get(spec, "routes"), i, rt)
+		json_array_foreach(json_object_get(rt, "upstreams"), j, u)
+			if (json_is_string(json_object_get(u, "serviceName")))
+				sy_rel_add(out, SY_REL_SERVICE, "%s/%s", o->ns,
+					   json_string_value(json_object_get(u, "serviceName")));
+}
+
 const struct sy_kind sy_kind_route_contour = {
 	.kind = "Route",
 	.group = "contour.heptio.com",
@@ -401,5 +421,6 @@ const struct sy_kind sy_kind_route_contour = {
 					NULL },
 	.validate = validate_route_contour,
 	.compile = compile_routes_contour,
+	.relations = route_contour_relations,
 	.displaced = route_contour_displaced,
 };

@@ -16,6 +16,7 @@
 #include "kind_util.h"
 #include "compile.h"
 #include "label_selector.h"
+#include "relations.h"
 #include "store.h"
 
 static int
@@ -427,9 +428,9 @@ set_route_status(struct route_in *r, const struct sy_compile_opts *opts)
 							   "wildcardPolicy"));
 	const char *status = r->admitted ? "True" : "False";
 	const char *since = opts->now;
-	json_t *old = json_object_get(json_object_get(json_array_get(json_object_get(r->o->status,
-									      "ingress"), 0),
-						      "conditions"), 0);
+	json_t *old = json_array_get(json_object_get(json_array_get(json_object_get(r->o->status,
+									     "ingress"), 0),
+						     "conditions"), 0);
 	json_t *cond, *st;
 
 	if (old != NULL && json_is_string(json_object_get(old, "status")) &&
@@ -654,6 +655,41 @@ route_displaced(struct sy_compile_ctx *cx, struct sy_object *o, const char *host
 	set_route_status(&r, cx->opts);
 }
 
+/* Its host; the wildcard domain it claims or lives under (HostAdmitter's
+ * blocking joins them); its services. */
+static void
+route_relations(const struct sy_object *o, const struct sy_compile_opts *opts,
+		struct sy_rel_keys *out)
+{
+	const json_t *spec = json_object_get(o->obj, "spec");
+	const char *wp = json_string_value(json_object_get(spec, "wildcardPolicy"));
+	char *host = sy_route_effective_host(o, opts->routing_subdomain);
+	const char *dot;
+	const json_t *b;
+	size_t i;
+
+	if (host == NULL) {
+		out->err = -ENOMEM;
+		return;
+	}
+	sy_rel_add(out, SY_REL_HOST, "%s", host);
+	dot = strchr(host, '.');
+	if (dot != NULL && wp != NULL && strcmp(wp, "Subdomain") == 0) {
+		sy_rel_add(out, SY_REL_HOST, "*%s", dot);
+		sy_rel_add(out, SY_REL_WILDCARD, "%s", dot + 1);
+	} else if (dot != NULL) {
+		sy_rel_add(out, SY_REL_UNDER, "%s", dot + 1);
+	}
+	free(host);
+	if (json_is_string(json_object_get(json_object_get(spec, "to"), "name")))
+		sy_rel_add(out, SY_REL_SERVICE, "%s/%s", o->ns,
+			   json_string_value(json_object_get(json_object_get(spec, "to"), "name")));
+	json_array_foreach(json_object_get(spec, "alternateBackends"), i, b)
+		if (json_is_string(json_object_get(b, "name")))
+			sy_rel_add(out, SY_REL_SERVICE, "%s/%s", o->ns,
+				   json_string_value(json_object_get(b, "name")));
+}
+
 const struct sy_kind sy_kind_route = {
 	.kind = "Route",
 	.group = "route.openshift.io",
@@ -663,5 +699,6 @@ const struct sy_kind sy_kind_route = {
 					"routes.route.openshift.io", NULL },
 	.validate = validate_route,
 	.compile = compile_routes,
+	.relations = route_relations,
 	.displaced = route_displaced,
 };

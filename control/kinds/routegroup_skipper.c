@@ -32,6 +32,7 @@
 #include "eskip.h"
 #include "kind_util.h"
 #include "kinds.h"
+#include "relations.h"
 
 /* ---------------------------------------------------------- validation -- */
 
@@ -1153,6 +1154,26 @@ routegroup_displaced(struct sy_compile_ctx *cx, struct sy_object *o, const char 
 			    json_integer(json_integer_value(rg_get(o->status, "routes")) - lost));
 }
 
+/* Its hosts (none: the default vhost "") and its backends' services. */
+static void
+rg_relations(const struct sy_object *o, const struct sy_compile_opts *opts,
+	     struct sy_rel_keys *out)
+{
+	const json_t *spec = rg_get(o->obj, "spec");
+	const json_t *hosts = rg_get(spec, "hosts"), *h, *b;
+	size_t i;
+
+	(void)opts;
+	json_array_foreach(hosts, i, h)
+		if (json_is_string(h))
+			sy_rel_add_host(out, json_string_value(h));
+	if (json_array_size(hosts) == 0)
+		sy_rel_add(out, SY_REL_HOST, "%s", "");
+	json_array_foreach(rg_get(spec, "backends"), i, b)
+		if (jstr(b, "serviceName")[0] != '\0')
+			sy_rel_add(out, SY_REL_SERVICE, "%s/%s", o->ns, jstr(b, "serviceName"));
+}
+
 const struct sy_kind sy_kind_routegroup = {
 	.kind = "RouteGroup",
 	.group = "zalando.org",
@@ -1161,5 +1182,6 @@ const struct sy_kind sy_kind_routegroup = {
 					"routegroups.zalando.org", NULL },
 	.validate = validate_routegroup,
 	.compile = compile_routegroups,
+	.relations = rg_relations,
 	.displaced = routegroup_displaced,
 };

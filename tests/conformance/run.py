@@ -134,7 +134,13 @@ class Routerd:
         self.file.flush()
         line = self.file.readline()
         if not line:
-            raise SetupError("routerd closed the control connection (crashed?)")
+            tail = ""
+            if self.log is not None:
+                self.log.flush()
+                self.log.seek(0)
+                tail = self.log.read()[-3000:]
+            raise SetupError("routerd closed the control connection (crashed?); log tail:\n"
+                             + tail)
         return json.loads(line)
 
     def supports(self, feature):

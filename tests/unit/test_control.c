@@ -23,55 +23,16 @@
 #include "test_router.h"
 
 
-static json_t *
-call(struct sy_router *r, const char *req_text)
-{
-	json_error_t jerr;
-	json_t *req = json_loads(req_text, 0, &jerr);
-	json_t *reply;
-
-	if (req == NULL)
-		fail_msg("bad test request: %s", jerr.text);
-	reply = sy_ops_handle(r, req);
-	json_decref(req);
-	return reply;
-}
-
-#define SVC(ns, name) \
-	"{\"apiVersion\":\"v1\",\"kind\":\"Service\",\"metadata\":{\"name\":\"" name "\",\"namespace\":\"" ns "\"}," \
-	"\"spec\":{\"ports\":[{\"name\":\"http\",\"port\":80}]}}"
-#define EPS(ns, name, ip) \
-	"{\"apiVersion\":\"v1\",\"kind\":\"Endpoints\",\"metadata\":{\"name\":\"" name "\",\"namespace\":\"" ns "\"}," \
-	"\"subsets\":[{\"addresses\":[{\"ip\":\"" ip "\"}],\"ports\":[{\"name\":\"http\",\"port\":8080}]}]}"
-#define ROUTE(ns, name, host, svc) \
-	"{\"apiVersion\":\"route.openshift.io/v1\",\"kind\":\"Route\",\"metadata\":{\"name\":\"" name "\"," \
-	"\"namespace\":\"" ns "\"},\"spec\":{\"host\":\"" host "\",\"to\":{\"kind\":\"Service\",\"name\":\"" svc "\"}}}"
-
 static uint64_t
 generation(struct sy_router *r)
 {
-	json_t *st = call(r, "{\"op\":\"status\"}");
+	json_t *st = ops_call(r, "{\"op\":\"status\"}");
 	uint64_t g = (uint64_t)json_integer_value(json_object_get(st, "generation"));
 
 	json_decref(st);
 	return g;
 }
 
-static const char *
-resolve_object(struct sy_router *r, const char *url, char *buf, size_t len)
-{
-	char req[512];
-	json_t *rep;
-
-	snprintf(req, sizeof(req), "{\"op\":\"resolve\",\"url\":\"%s\"}", url);
-	rep = call(r, req);
-	assert_true(reply_ok(rep));
-	snprintf(buf, len, "%s", json_is_string(json_object_get(rep, "object"))
-					 ? json_string_value(json_object_get(rep, "object"))
-					 : "(none)");
-	json_decref(rep);
-	return buf;
-}
 
 static void
 test_apply_get_resolve(void **state)
@@ -84,8 +45,8 @@ test_apply_get_resolve(void **state)
 	size_t i;
 
 	router_start(&r);
-	rep = call(&r, "{\"op\":\"apply\",\"objects\":[" SVC("demo", "a") "," EPS("demo", "a", "198.18.1.10") ","
-		       ROUTE("demo", "web", "web.example.test", "a") "]}");
+	rep = ops_call(&r, "{\"op\":\"apply\",\"objects\":[" T_SVC("demo", "a") "," T_EPS("demo", "a", "198.18.1.10") ","
+		       T_ROUTE("demo", "web", "web.example.test", "a") "]}");
 	assert_true(reply_ok(rep));
 	assert_string_equal(json_string_value(json_object_get(json_array_get(json_object_get(rep, "results"), 2),
 							      "action")), "created");
@@ -94,13 +55,13 @@ test_apply_get_resolve(void **state)
 		char req[200];
 
 		snprintf(req, sizeof(req), "{\"op\":\"get\",\"kind\":\"%s\"}", spellings[i]);
-		rep = call(&r, req);
+		rep = ops_call(&r, req);
 		assert_true(reply_ok(rep));
 		assert_string_equal(json_string_value(json_object_get(rep, "kind")), "Route");
 		assert_int_equal(json_array_size(json_object_get(rep, "items")), 1);
 		json_decref(rep);
 	}
-	rep = call(&r, "{\"op\":\"get\",\"kind\":\"route\",\"namespace\":\"demo\",\"name\":\"web\"}");
+	rep = ops_call(&r, "{\"op\":\"get\",\"kind\":\"route\",\"namespace\":\"demo\",\"name\":\"web\"}");
 	{
 		const json_t *item = json_array_get(json_object_get(rep, "items"), 0);
 		const json_t *md = json_object_get(item, "metadata");
@@ -114,15 +75,15 @@ test_apply_get_resolve(void **state)
 	}
 	json_decref(rep);
 	/* Empty kind: an empty list, not an error. */
-	rep = call(&r, "{\"op\":\"get\",\"kind\":\"svc\",\"namespace\":\"nothing-here\"}");
+	rep = ops_call(&r, "{\"op\":\"get\",\"kind\":\"svc\",\"namespace\":\"nothing-here\"}");
 	assert_true(reply_ok(rep));
 	assert_int_equal(json_array_size(json_object_get(rep, "items")), 0);
 	json_decref(rep);
 	/* Host lookup ignores case, a trailing dot and the port. */
-	assert_string_equal(resolve_object(&r, "http://web.example.test./x", buf, sizeof(buf)), "demo/web");
-	assert_string_equal(resolve_object(&r, "http://WEB.example.test:8080/", buf, sizeof(buf)), "demo/web");
-	assert_string_equal(resolve_object(&r, "http://other.example.test/", buf, sizeof(buf)), "(none)");
-	rep = call(&r, "{\"op\":\"resolve\",\"url\":\"http://web.example.test/\"}");
+	assert_string_equal(ops_resolve_object(&r, "http://web.example.test./x", buf, sizeof(buf)), "demo/web");
+	assert_string_equal(ops_resolve_object(&r, "http://WEB.example.test:8080/", buf, sizeof(buf)), "demo/web");
+	assert_string_equal(ops_resolve_object(&r, "http://other.example.test/", buf, sizeof(buf)), "(none)");
+	rep = ops_call(&r, "{\"op\":\"resolve\",\"url\":\"http://web.example.test/\"}");
 	{
 		const json_t *ep = json_array_get(json_object_get(rep, "endpoints"), 0);
 
@@ -131,7 +92,7 @@ test_apply_get_resolve(void **state)
 		assert_string_equal(json_string_value(json_object_get(rep, "mode")), "splice");
 	}
 	json_decref(rep);
-	rep = call(&r, "{\"op\":\"resolve\",\"url\":\"http://nobody.test/\"}");
+	rep = ops_call(&r, "{\"op\":\"resolve\",\"url\":\"http://nobody.test/\"}");
 	assert_int_equal(json_integer_value(json_object_get(rep, "status")), 503);
 	assert_string_equal(json_string_value(json_object_get(rep, "action")), "none");
 	json_decref(rep);
@@ -139,21 +100,21 @@ test_apply_get_resolve(void **state)
 	{
 		uint64_t g = generation(&r);
 
-		rep = call(&r, "{\"op\":\"apply\",\"objects\":[" ROUTE("demo", "web", "web.example.test", "a") "]}");
+		rep = ops_call(&r, "{\"op\":\"apply\",\"objects\":[" T_ROUTE("demo", "web", "web.example.test", "a") "]}");
 		assert_string_equal(json_string_value(json_object_get(json_array_get(json_object_get(rep, "results"), 0),
 								      "action")), "unchanged");
 		json_decref(rep);
 		assert_int_equal(generation(&r), g);
 	}
 	/* Delete, then it is gone. */
-	rep = call(&r, "{\"op\":\"delete\",\"kind\":\"routes\",\"namespace\":\"demo\",\"name\":\"web\"}");
+	rep = ops_call(&r, "{\"op\":\"delete\",\"kind\":\"routes\",\"namespace\":\"demo\",\"name\":\"web\"}");
 	assert_true(reply_ok(rep));
 	json_decref(rep);
-	expect_error(call(&r, "{\"op\":\"get\",\"kind\":\"route\",\"namespace\":\"demo\",\"name\":\"web\"}"),
+	expect_error(ops_call(&r, "{\"op\":\"get\",\"kind\":\"route\",\"namespace\":\"demo\",\"name\":\"web\"}"),
 		     "not_found", "name", "not found");
-	expect_error(call(&r, "{\"op\":\"delete\",\"kind\":\"route\",\"namespace\":\"demo\",\"name\":\"web\"}"),
+	expect_error(ops_call(&r, "{\"op\":\"delete\",\"kind\":\"route\",\"namespace\":\"demo\",\"name\":\"web\"}"),
 		     "not_found", "name", NULL);
-	assert_string_equal(resolve_object(&r, "http://web.example.test/", buf, sizeof(buf)), "(none)");
+	assert_string_equal(ops_resolve_object(&r, "http://web.example.test/", buf, sizeof(buf)), "(none)");
 	router_stop(&r);
 }
 
@@ -166,53 +127,53 @@ test_bad_requests_change_nothing(void **state)
 	json_t *rep;
 
 	router_start(&r);
-	rep = call(&r, "{\"op\":\"apply\",\"objects\":[" ROUTE("demo", "keep", "keep.test", "a") "]}");
+	rep = ops_call(&r, "{\"op\":\"apply\",\"objects\":[" T_ROUTE("demo", "keep", "keep.test", "a") "]}");
 	assert_true(reply_ok(rep));
 	json_decref(rep);
 	g = generation(&r);
 
-	expect_error(call(&r, "[1,2]"), "bad_request", NULL, "JSON object");
-	expect_error(call(&r, "{\"noop\":1}"), "bad_request", "op", NULL);
-	expect_error(call(&r, "{\"op\":\"launch\"}"), "unknown_op", "op", "launch");
-	expect_error(call(&r, "{\"op\":\"apply\"}"), "bad_request", "objects", NULL);
-	expect_error(call(&r, "{\"op\":\"get\",\"kind\":\"gateways\"}"), "unknown_kind", "kind", "gateways");
-	expect_error(call(&r, "{\"op\":\"apply\",\"objects\":[{\"apiVersion\":\"v9\",\"kind\":\"Gateway\","
+	expect_error(ops_call(&r, "[1,2]"), "bad_request", NULL, "JSON object");
+	expect_error(ops_call(&r, "{\"noop\":1}"), "bad_request", "op", NULL);
+	expect_error(ops_call(&r, "{\"op\":\"launch\"}"), "unknown_op", "op", "launch");
+	expect_error(ops_call(&r, "{\"op\":\"apply\"}"), "bad_request", "objects", NULL);
+	expect_error(ops_call(&r, "{\"op\":\"get\",\"kind\":\"gateways\"}"), "unknown_kind", "kind", "gateways");
+	expect_error(ops_call(&r, "{\"op\":\"apply\",\"objects\":[{\"apiVersion\":\"v9\",\"kind\":\"Gateway\","
 			      "\"metadata\":{\"name\":\"g\"}}]}"),
 		     "unknown_kind", "kind", "Gateway");
 	/* Route without to.name: the field is named. */
-	expect_error(call(&r, "{\"op\":\"apply\",\"objects\":[{\"apiVersion\":\"route.openshift.io/v1\","
+	expect_error(ops_call(&r, "{\"op\":\"apply\",\"objects\":[{\"apiVersion\":\"route.openshift.io/v1\","
 			      "\"kind\":\"Route\",\"metadata\":{\"name\":\"x\"},\"spec\":{\"host\":\"x.test\","
 			      "\"to\":{\"kind\":\"Service\"}}}]}"),
 		     "invalid", "spec.to.name", "required");
-	expect_error(call(&r, "{\"op\":\"apply\",\"objects\":[{\"apiVersion\":\"route.openshift.io/v1\","
+	expect_error(ops_call(&r, "{\"op\":\"apply\",\"objects\":[{\"apiVersion\":\"route.openshift.io/v1\","
 			      "\"kind\":\"Route\",\"metadata\":{\"name\":\"x\"},\"spec\":{\"host\":\"x.test\","
 			      "\"to\":{\"name\":\"a\",\"weight\":300}}}]}"),
 		     "invalid", "spec.to.weight", "between 0 and 256");
-	expect_error(call(&r, "{\"op\":\"apply\",\"objects\":[{\"apiVersion\":\"route.openshift.io/v1\","
+	expect_error(ops_call(&r, "{\"op\":\"apply\",\"objects\":[{\"apiVersion\":\"route.openshift.io/v1\","
 			      "\"kind\":\"Route\",\"metadata\":{\"name\":\"x\"},\"spec\":{\"host\":\"bad_host\","
 			      "\"to\":{\"name\":\"a\"}}}]}"),
 		     "invalid", "spec.host", "DNS 952");
-	expect_error(call(&r, "{\"op\":\"apply\",\"objects\":[{\"apiVersion\":\"route.openshift.io/v1\","
+	expect_error(ops_call(&r, "{\"op\":\"apply\",\"objects\":[{\"apiVersion\":\"route.openshift.io/v1\","
 			      "\"kind\":\"Route\",\"metadata\":{\"name\":\"x\"},\"spec\":{\"host\":\"p.test\","
 			      "\"path\":\"/a\",\"to\":{\"name\":\"a\"},\"tls\":{\"termination\":\"passthrough\"}}}]}"),
 		     "invalid", "spec.path", "passthrough termination does not support paths");
-	expect_error(call(&r, "{\"op\":\"apply\",\"objects\":[{\"apiVersion\":\"v1\",\"kind\":\"Service\","
+	expect_error(ops_call(&r, "{\"op\":\"apply\",\"objects\":[{\"apiVersion\":\"v1\",\"kind\":\"Service\","
 			      "\"metadata\":{}}]}"),
 		     "invalid", "metadata.name", "required");
 	/* Duplicates in one apply. */
-	expect_error(call(&r, "{\"op\":\"apply\",\"objects\":[" SVC("demo", "a") "," SVC("demo", "a") "]}"),
+	expect_error(ops_call(&r, "{\"op\":\"apply\",\"objects\":[" T_SVC("demo", "a") "," T_SVC("demo", "a") "]}"),
 		     "duplicate", "metadata.name", "same object");
 	/* Two good objects and one bad: nothing is created. */
-	expect_error(call(&r, "{\"op\":\"apply\",\"objects\":[" ROUTE("demo", "good1", "g1.test", "a") ","
+	expect_error(ops_call(&r, "{\"op\":\"apply\",\"objects\":[" T_ROUTE("demo", "good1", "g1.test", "a") ","
 			      "{\"apiVersion\":\"route.openshift.io/v1\",\"kind\":\"Route\",\"metadata\":"
-			      "{\"name\":\"bad\"},\"spec\":{\"host\":\"b.test\"}}," ROUTE("demo", "good2", "g2.test", "a") "]}"),
+			      "{\"name\":\"bad\"},\"spec\":{\"host\":\"b.test\"}}," T_ROUTE("demo", "good2", "g2.test", "a") "]}"),
 		     "invalid", "spec.to.name", NULL);
-	expect_error(call(&r, "{\"op\":\"get\",\"kind\":\"route\",\"namespace\":\"demo\",\"name\":\"good1\"}"),
+	expect_error(ops_call(&r, "{\"op\":\"get\",\"kind\":\"route\",\"namespace\":\"demo\",\"name\":\"good1\"}"),
 		     "not_found", NULL, NULL);
-	assert_string_equal(resolve_object(&r, "http://g1.test/", buf, sizeof(buf)), "(none)");
+	assert_string_equal(ops_resolve_object(&r, "http://g1.test/", buf, sizeof(buf)), "(none)");
 	/* The previous generation is still the live one, and still serves. */
 	assert_int_equal(generation(&r), g);
-	assert_string_equal(resolve_object(&r, "http://keep.test/", buf, sizeof(buf)), "demo/keep");
+	assert_string_equal(ops_resolve_object(&r, "http://keep.test/", buf, sizeof(buf)), "demo/keep");
 	router_stop(&r);
 }
 
@@ -225,7 +186,7 @@ test_host_claims(void **state)
 	char buf[128];
 
 	router_start(&r);
-	rep = call(&r, "{\"op\":\"apply\",\"objects\":[{\"apiVersion\":\"route.openshift.io/v1\",\"kind\":\"Route\","
+	rep = ops_call(&r, "{\"op\":\"apply\",\"objects\":[{\"apiVersion\":\"route.openshift.io/v1\",\"kind\":\"Route\","
 		       "\"metadata\":{\"name\":\"old\",\"namespace\":\"a\",\"creationTimestamp\":\"2020-01-01T00:00:00Z\"},"
 		       "\"spec\":{\"host\":\"shared.test\",\"to\":{\"name\":\"s\"}}},"
 		       "{\"apiVersion\":\"route.openshift.io/v1\",\"kind\":\"Route\","
@@ -233,7 +194,7 @@ test_host_claims(void **state)
 		       "\"spec\":{\"host\":\"shared.test\",\"to\":{\"name\":\"s\"}}}]}");
 	assert_true(reply_ok(rep));
 	json_decref(rep);
-	rep = call(&r, "{\"op\":\"get\",\"kind\":\"route\",\"namespace\":\"b\",\"name\":\"young\"}");
+	rep = ops_call(&r, "{\"op\":\"get\",\"kind\":\"route\",\"namespace\":\"b\",\"name\":\"young\"}");
 	{
 		const json_t *cond = json_array_get(json_object_get(json_array_get(json_object_get(json_object_get(
 			json_array_get(json_object_get(rep, "items"), 0), "status"), "ingress"), 0), "conditions"), 0);
@@ -244,10 +205,10 @@ test_host_claims(void **state)
 				    "a route in another namespace holds shared.test and is older than young");
 	}
 	json_decref(rep);
-	assert_string_equal(resolve_object(&r, "http://shared.test/", buf, sizeof(buf)), "a/old");
+	assert_string_equal(ops_resolve_object(&r, "http://shared.test/", buf, sizeof(buf)), "a/old");
 	/* The owner goes away: the displaced route is admitted. */
-	json_decref(call(&r, "{\"op\":\"delete\",\"kind\":\"route\",\"namespace\":\"a\",\"name\":\"old\"}"));
-	assert_string_equal(resolve_object(&r, "http://shared.test/", buf, sizeof(buf)), "b/young");
+	json_decref(ops_call(&r, "{\"op\":\"delete\",\"kind\":\"route\",\"namespace\":\"a\",\"name\":\"old\"}"));
+	assert_string_equal(ops_resolve_object(&r, "http://shared.test/", buf, sizeof(buf)), "b/young");
 	router_stop(&r);
 }
 
@@ -261,12 +222,12 @@ test_journal_replay_keeps_age(void **state)
 	char buf[128];
 
 	router_start(&r);
-	rep = call(&r, "{\"op\":\"apply\",\"objects\":[" SVC("j", "a") "," ROUTE("j", "r1", "r1.test", "a") "]}");
+	rep = ops_call(&r, "{\"op\":\"apply\",\"objects\":[" T_SVC("j", "a") "," T_ROUTE("j", "r1", "r1.test", "a") "]}");
 	assert_true(reply_ok(rep));
 	json_decref(rep);
-	json_decref(call(&r, "{\"op\":\"apply\",\"objects\":[" ROUTE("j", "r2", "r2.test", "a") "]}"));
-	json_decref(call(&r, "{\"op\":\"delete\",\"kind\":\"route\",\"namespace\":\"j\",\"name\":\"r2\"}"));
-	before = call(&r, "{\"op\":\"get\",\"kind\":\"route\",\"namespace\":\"j\"}");
+	json_decref(ops_call(&r, "{\"op\":\"apply\",\"objects\":[" T_ROUTE("j", "r2", "r2.test", "a") "]}"));
+	json_decref(ops_call(&r, "{\"op\":\"delete\",\"kind\":\"route\",\"namespace\":\"j\",\"name\":\"r2\"}"));
+	before = ops_call(&r, "{\"op\":\"get\",\"kind\":\"route\",\"namespace\":\"j\"}");
 	router_stop(&r);
 
 	/* A torn last record, as a kill -9 in the middle of a write leaves it. */
@@ -277,18 +238,18 @@ test_journal_replay_keeps_age(void **state)
 	close(fd);
 
 	router_start(&r);
-	after = call(&r, "{\"op\":\"get\",\"kind\":\"route\",\"namespace\":\"j\"}");
+	after = ops_call(&r, "{\"op\":\"get\",\"kind\":\"route\",\"namespace\":\"j\"}");
 	assert_int_equal(json_array_size(json_object_get(after, "items")), 1);
 	/* Same objects, same uid and creationTimestamp (status may be re-stamped). */
 	assert_true(json_equal(json_object_get(json_array_get(json_object_get(before, "items"), 0), "metadata"),
 			       json_object_get(json_array_get(json_object_get(after, "items"), 0), "metadata")));
-	assert_string_equal(resolve_object(&r, "http://r1.test/", buf, sizeof(buf)), "j/r1");
-	assert_string_equal(resolve_object(&r, "http://r2.test/", buf, sizeof(buf)), "(none)");
+	assert_string_equal(ops_resolve_object(&r, "http://r1.test/", buf, sizeof(buf)), "j/r1");
+	assert_string_equal(ops_resolve_object(&r, "http://r2.test/", buf, sizeof(buf)), "(none)");
 	/* Appends after a torn tail still replay. */
-	json_decref(call(&r, "{\"op\":\"apply\",\"objects\":[" ROUTE("j", "r3", "r3.test", "a") "]}"));
+	json_decref(ops_call(&r, "{\"op\":\"apply\",\"objects\":[" T_ROUTE("j", "r3", "r3.test", "a") "]}"));
 	router_stop(&r);
 	router_start(&r);
-	assert_string_equal(resolve_object(&r, "http://r3.test/", buf, sizeof(buf)), "j/r3");
+	assert_string_equal(ops_resolve_object(&r, "http://r3.test/", buf, sizeof(buf)), "j/r3");
 	router_stop(&r);
 	json_decref(before);
 	json_decref(after);
@@ -304,7 +265,7 @@ admitted(struct sy_router *r, const char *ns, const char *name, char *reason, si
 
 	snprintf(req, sizeof(req), "{\"op\":\"get\",\"kind\":\"route\",\"namespace\":\"%s\",\"name\":\"%s\"}",
 		 ns, name);
-	rep = call(r, req);
+	rep = ops_call(r, req);
 	cond = json_array_get(json_object_get(json_array_get(json_object_get(json_object_get(
 		json_array_get(json_object_get(rep, "items"), 0), "status"), "ingress"), 0), "conditions"), 0);
 	snprintf(out, sizeof(out), "%s", cond ? json_string_value(json_object_get(cond, "status")) : "none");
@@ -330,7 +291,7 @@ test_sharding(void **state)
 
 	router_start_with(&r, "{\"route_label_selector\": \"shard in (a, b)\","
 			      " \"namespace_label_selector\": \"env!=dev\"}");
-	rep = call(&r, "{\"op\":\"apply\",\"objects\":["
+	rep = ops_call(&r, "{\"op\":\"apply\",\"objects\":["
 		       "{\"apiVersion\":\"v1\",\"kind\":\"Namespace\",\"metadata\":{\"name\":\"dev\",\"labels\":{\"env\":\"dev\"}}},"
 		       LROUTE("prod", "in", "in.test", "{\"shard\":\"a\"}") ","
 		       LROUTE("prod", "out", "out.test", "{\"shard\":\"c\"}") ","
@@ -340,17 +301,17 @@ test_sharding(void **state)
 	assert_string_equal(admitted(&r, "prod", "in", NULL, 0), "True");
 	assert_string_equal(admitted(&r, "prod", "out", NULL, 0), "none");
 	assert_string_equal(admitted(&r, "dev", "devr", NULL, 0), "none");
-	assert_string_equal(resolve_object(&r, "http://in.test/", buf, sizeof(buf)), "prod/in");
-	assert_string_equal(resolve_object(&r, "http://out.test/", buf, sizeof(buf)), "(none)");
-	assert_string_equal(resolve_object(&r, "http://dev.test/", buf, sizeof(buf)), "(none)");
+	assert_string_equal(ops_resolve_object(&r, "http://in.test/", buf, sizeof(buf)), "prod/in");
+	assert_string_equal(ops_resolve_object(&r, "http://out.test/", buf, sizeof(buf)), "(none)");
+	assert_string_equal(ops_resolve_object(&r, "http://dev.test/", buf, sizeof(buf)), "(none)");
 	/* Relabel: out comes in, the dev namespace too. */
-	json_decref(call(&r, "{\"op\":\"apply\",\"objects\":["
+	json_decref(ops_call(&r, "{\"op\":\"apply\",\"objects\":["
 			     "{\"apiVersion\":\"v1\",\"kind\":\"Namespace\",\"metadata\":{\"name\":\"dev\",\"labels\":{\"env\":\"test\"}}},"
 			     LROUTE("prod", "out", "out.test", "{\"shard\":\"b\"}") "]}"));
-	assert_string_equal(resolve_object(&r, "http://out.test/", buf, sizeof(buf)), "prod/out");
-	assert_string_equal(resolve_object(&r, "http://dev.test/", buf, sizeof(buf)), "dev/devr");
+	assert_string_equal(ops_resolve_object(&r, "http://out.test/", buf, sizeof(buf)), "prod/out");
+	assert_string_equal(ops_resolve_object(&r, "http://dev.test/", buf, sizeof(buf)), "dev/devr");
 	/* Namespaces are cluster-scoped: get without -n finds it. */
-	rep = call(&r, "{\"op\":\"get\",\"kind\":\"ns\",\"name\":\"dev\"}");
+	rep = ops_call(&r, "{\"op\":\"get\",\"kind\":\"ns\",\"name\":\"dev\"}");
 	assert_true(reply_ok(rep));
 	json_decref(rep);
 	router_stop(&r);
@@ -367,10 +328,10 @@ test_wildcards(void **state)
 	const char *objs = "{\"op\":\"apply\",\"objects\":["
 			   "{\"apiVersion\":\"route.openshift.io/v1\",\"kind\":\"Route\",\"metadata\":{\"name\":\"w\",\"namespace\":\"a\"},"
 			   "\"spec\":{\"host\":\"www.example.test\",\"wildcardPolicy\":\"Subdomain\",\"to\":{\"name\":\"s\"}}},"
-			   ROUTE("a", "exact", "api.example.test", "s") "]}";
+			   T_ROUTE("a", "exact", "api.example.test", "s") "]}";
 
 	router_start(&r);
-	json_decref(call(&r, objs));
+	json_decref(ops_call(&r, objs));
 	assert_string_equal(admitted(&r, "a", "w", reason, sizeof(reason)), "False");
 	assert_string_equal(reason, "RouteNotAdmitted");
 	router_stop(&r);
@@ -378,13 +339,13 @@ test_wildcards(void **state)
 	fresh_state(NULL);
 
 	router_start_with(&r, "{\"allow_wildcard_routes\": true}");
-	rep = call(&r, objs);
+	rep = ops_call(&r, objs);
 	assert_true(reply_ok(rep));
 	json_decref(rep);
 	assert_string_equal(admitted(&r, "a", "w", NULL, 0), "True");
-	assert_string_equal(resolve_object(&r, "http://foo.example.test/", buf, sizeof(buf)), "a/w");
-	assert_string_equal(resolve_object(&r, "http://api.example.test/", buf, sizeof(buf)), "a/exact");
-	assert_string_equal(resolve_object(&r, "http://a.b.example.test/", buf, sizeof(buf)), "(none)");
+	assert_string_equal(ops_resolve_object(&r, "http://foo.example.test/", buf, sizeof(buf)), "a/w");
+	assert_string_equal(ops_resolve_object(&r, "http://api.example.test/", buf, sizeof(buf)), "a/exact");
+	assert_string_equal(ops_resolve_object(&r, "http://a.b.example.test/", buf, sizeof(buf)), "(none)");
 	router_stop(&r);
 }
 
@@ -399,11 +360,11 @@ test_invalid_hosts(void **state)
 	json_t *rep;
 
 	router_start(&r);
-	expect_error(call(&r, "{\"op\":\"apply\",\"objects\":[{\"apiVersion\":\"route.openshift.io/v1\",\"kind\":\"Route\","
+	expect_error(ops_call(&r, "{\"op\":\"apply\",\"objects\":[{\"apiVersion\":\"route.openshift.io/v1\",\"kind\":\"Route\","
 			      "\"metadata\":{\"name\":\"a-very-long-route-name-that-goes-on-and-on\",\"namespace\":\"and-a-long-namespace-too-x\"},"
 			      "\"spec\":{\"to\":{\"name\":\"s\"}}}]}"),
 		     "invalid", "spec.host", "must be no more than 63 characters");
-	rep = call(&r, "{\"op\":\"apply\",\"objects\":[{\"apiVersion\":\"route.openshift.io/v1\",\"kind\":\"Route\","
+	rep = ops_call(&r, "{\"op\":\"apply\",\"objects\":[{\"apiVersion\":\"route.openshift.io/v1\",\"kind\":\"Route\","
 		       "\"metadata\":{\"name\":\"a-very-long-route-name-that-goes-on-and-on\",\"namespace\":\"and-a-long-namespace-too-x\","
 		       "\"annotations\":{\"route.openshift.io/allow-non-dns-compliant-host\":\"true\"}},"
 		       "\"spec\":{\"to\":{\"name\":\"s\"}}}]}");

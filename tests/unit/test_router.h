@@ -15,6 +15,17 @@
 #include "compile.h"
 #include "router.h"
 
+/* Objects as tests apply them. */
+#define T_SVC(ns, name) \
+	"{\"apiVersion\":\"v1\",\"kind\":\"Service\",\"metadata\":{\"name\":\"" name "\",\"namespace\":\"" ns "\"}," \
+	"\"spec\":{\"ports\":[{\"name\":\"http\",\"port\":80}]}}"
+#define T_EPS(ns, name, ip) \
+	"{\"apiVersion\":\"v1\",\"kind\":\"Endpoints\",\"metadata\":{\"name\":\"" name "\",\"namespace\":\"" ns "\"}," \
+	"\"subsets\":[{\"addresses\":[{\"ip\":\"" ip "\"}],\"ports\":[{\"name\":\"http\",\"port\":8080}]}]}"
+#define T_ROUTE(ns, name, host, svc) \
+	"{\"apiVersion\":\"route.openshift.io/v1\",\"kind\":\"Route\",\"metadata\":{\"name\":\"" name "\"," \
+	"\"namespace\":\"" ns "\"},\"spec\":{\"host\":\"" host "\",\"to\":{\"kind\":\"Service\",\"name\":\"" svc "\"}}}"
+
 static char state_dir[64];
 
 __attribute__((unused)) static void
@@ -93,6 +104,38 @@ expect_error(json_t *reply, const char *code, const char *field, const char *msg
 		fail_msg("expected message with \"%s\", got %s", msg_part, dump);
 	free(dump);
 	json_decref(reply);
+}
+
+/* One request through sy_ops_handle; the reply is the caller's. */
+__attribute__((unused)) static json_t *
+ops_call(struct sy_router *r, const char *req_text)
+{
+	json_error_t jerr;
+	json_t *req = json_loads(req_text, 0, &jerr);
+	json_t *reply;
+
+	if (req == NULL)
+		fail_msg("bad test request: %s", jerr.text);
+	reply = sy_ops_handle(r, req);
+	json_decref(req);
+	return reply;
+}
+
+/* The "object" resolve names for url, or "(none)". */
+__attribute__((unused)) static const char *
+ops_resolve_object(struct sy_router *r, const char *url, char *buf, size_t len)
+{
+	char req[512];
+	json_t *rep;
+
+	snprintf(req, sizeof(req), "{\"op\":\"resolve\",\"url\":\"%s\"}", url);
+	rep = ops_call(r, req);
+	assert_true(reply_ok(rep));
+	snprintf(buf, len, "%s", json_is_string(json_object_get(rep, "object"))
+					 ? json_string_value(json_object_get(rep, "object"))
+					 : "(none)");
+	json_decref(rep);
+	return buf;
 }
 
 #endif

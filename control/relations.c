@@ -1,0 +1,185 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "compile.h"
+#include "relations.h"
+#include "store.h"
+
+void
+sy_rel_add(struct sy_rel_keys *out, char type, const char *fmt, ...)
+{
+	va_list ap;
+	char *s = NULL, *body = NULL;
+	size_t i;
+
+	va_start(ap, fmt);
+	if (vasprintf(&body, fmt, ap) < 0)
+		body = NULL;
+	va_end(ap);
+	if (body == NULL || asprintf(&s, "%c%s", type, body) < 0) {
+		free(body);
+		out->err = -ENOMEM;
+		return;
+	}
+	free(body);
+	for (i = 0; !out->dups && i < out->n; i++)
+		if (strcmp(out->keys[i], s) == 0) {
+			free(s);
+			return;
+		}
+	if (out->n == out->cap) {
+		size_t cap = out->cap ? out->cap * 2 : 8;
+		char **grown = realloc(out->keys, cap * sizeof(*grown));
+
+		if (grown == NULL) {
+			free(s);
+			out->err = -ENOMEM;
+			return;
+		}
+		out->keys = grown;
+		out->cap = cap;
+	}
+	out->keys[out->n++] = s;
+}
+
+void
+sy_rel_add_host(struct sy_rel_keys *out, const char *host)
+{
+	char *low = strdup(host);
+	size_t i;
+
+	if (low == NULL) {
+		out->err = -ENOMEM;
+		return;
+	}
+	for (i = 0; low[i] != '\0'; i++)
+		if ((unsigned)(low[i] - 'A') < 26u)
+			low[i] = (char)(low[i] | 0x20);
+	sy_rel_add(out, SY_REL_HOST, "%s", low);
+	free(low);
+}
+
+void
+sy_rel_keys_fini(struct sy_rel_keys *k)
+{
+	size_t i;
+
+	for (i = 0; i < k->n; i++)
+		free(k->keys[i]);
+	free(k->keys);
+	memset(k, 0, sizeof(*k));
+}
+
+static int
+index_one(struct sy_relations *rel, struct sy_object *o, char *key)
+{
+	struct sy_rel_key *rk = sy_strmap_get(&rel->index, key);
+
+	if (rk == NULL) {
+		rk = calloc(1, sizeof(*rk));
+		if (rk == NULL)
+			return -ENOMEM;
+		rk->key = key;
+		if (sy_strmap_put(&rel->index, rk->key, rk) < 0) {
+			free(rk);
+			return -ENOMEM;
+		}
+	} else {
+		free(key);
+	}
+	if (rk->n == rk->cap) {
+		uint32_t cap = rk->cap ? rk->cap * 2 : 2;
+		struct sy_object **grown = realloc(rk->objs, cap * sizeof(*grown));
+
+		if (grown == NULL)
+			return -ENOMEM;
+		rk->objs = grown;
+		rk->cap = cap;
+	}
+	rk->objs[rk->n++] = o;
+	o->rel[o->n_rel++] = rk;
+	return 0;
+}
+
+int
+sy_relations_add(struct sy_relations *rel, struct sy_object *o, const struct sy_compile_opts *opts)
+{
+	struct sy_rel_keys k = { 0 };
+	size_t i;
+	int rc = 0;
+
+	if (o->kind->relations == NULL)
+		return 0;
+	o->kind->relations(o, opts, &k);
+	if (k.err == 0 && k.n > 0) {
+		o->rel = calloc(k.n, sizeof(*o->rel));
+		if (o->rel == NULL)
+			k.err = -ENOMEM;
+	}
+	if (k.err < 0) {
+		sy_rel_keys_fini(&k);
+		return k.err;
+	}
+	for (i = 0; i < k.n; i++) {
+		if (rc == 0)
+			rc = index_one(rel, o, k.keys[i]); /* takes the string */
+		else
+			free(k.keys[i]);
+	}
+	free(k.keys);
+	return rc;
+}
+
+void
+sy_relations_remove(struct sy_relations *rel, struct sy_object *o, struct sy_rel_keys *keep)
+{
+	uint32_t i, j;
+
+	for (i = 0; i < o->n_rel; i++) {
+		struct sy_rel_key *rk = o->rel[i];
+
+		if (keep != NULL)
+			sy_rel_add(keep, rk->key[0], "%s", rk->key + 1);
+		for (j = 0; j < rk->n; j++)
+			if (rk->objs[j] == o) {
+				rk->objs[j] = rk->objs[--rk->n];
+				break;
+			}
+		if (rk->n == 0) {
+			sy_strmap_remove(&rel->index, rk->key);
+			free(rk->key);
+			free(rk->objs);
+			free(rk);
+		}
+	}
+	free(o->rel);
+	o->rel = NULL;
+	o->n_rel = 0;
+}
+
+const struct sy_rel_key *
+sy_relations_get(const struct sy_relations *rel, const char *key)
+{
+	return sy_strmap_get(&rel->index, key);
+}
+
+void
+sy_relations_fini(struct sy_relations *rel)
+{
+	size_t i = 0;
+	const char *key;
+	void *v;
+
+	while (sy_strmap_next(&rel->index, &i, &key, &v)) {
+		struct sy_rel_key *rk = v;
+
+		free(rk->key);
+		free(rk->objs);
+		free(rk);
+	}
+	sy_strmap_fini(&rel->index);
+}

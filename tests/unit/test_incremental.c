@@ -1,0 +1,262 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Incremental compiles (control/scope.c, control/gen_build.c): a change
+ * recompiles only the objects it can affect and rebuilds only their hosts,
+ * sharing the rest with the previous generation. Every test runs with
+ * SY_COMPILE_VERIFY=1, so the router also compiles everything after each
+ * change and aborts if the two differ in any status or vhost. On top of
+ * that, each test states how small the scope was.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include <cmocka.h>
+
+#include "compile.h"
+#include "router.h"
+#include "test_eal.h"
+#include "test_router.h"
+
+#define N_NS 4
+#define PER_NS 50
+
+/* 4 namespaces x 50 routes r<i>.ns<k>.apps.test -> service s<i % 5>. */
+static void
+load_many(struct sy_router *r)
+{
+	int k, i;
+
+	for (k = 0; k < N_NS; k++) {
+		char *req = NULL;
+		size_t len;
+		FILE *f = open_memstream(&req, &len);
+
+		fprintf(f, "{\"op\":\"apply\",\"objects\":[");
+		for (i = 0; i < 5; i++)
+			fprintf(f, "%s{\"apiVersion\":\"v1\",\"kind\":\"Service\",\"metadata\":{\"name\":\"s%d\","
+				   "\"namespace\":\"ns%d\"},\"spec\":{\"ports\":[{\"name\":\"http\",\"port\":80}]}},"
+				   "{\"apiVersion\":\"v1\",\"kind\":\"Endpoints\",\"metadata\":{\"name\":\"s%d\","
+				   "\"namespace\":\"ns%d\"},\"subsets\":[{\"addresses\":[{\"ip\":\"198.18.%d.%d\"}],"
+				   "\"ports\":[{\"name\":\"http\",\"port\":8080}]}]}",
+				i ? "," : "", i, k, i, k, k, i + 10);
+		for (i = 0; i < PER_NS; i++)
+			fprintf(f, ",{\"apiVersion\":\"route.openshift.io/v1\",\"kind\":\"Route\",\"metadata\":"
+				   "{\"name\":\"r%d\",\"namespace\":\"ns%d\"},\"spec\":{\"host\":\"r%d.ns%d.apps.test\","
+				   "\"to\":{\"kind\":\"Service\",\"name\":\"s%d\"}}}",
+				i, k, i, k, i % 5);
+		fprintf(f, "]}");
+		fclose(f);
+		{
+			json_t *rep = ops_call(r, req);
+
+			assert_true(reply_ok(rep));
+			json_decref(rep);
+		}
+		free(req);
+	}
+}
+
+static void
+apply(struct sy_router *r, const char *objects)
+{
+	char *req = NULL;
+	json_t *rep;
+
+	assert_true(asprintf(&req, "{\"op\":\"apply\",\"objects\":[%s]}", objects) > 0);
+	rep = ops_call(r, req);
+	if (!reply_ok(rep)) {
+		char *d = json_dumps(rep, 0);
+
+		fail_msg("apply failed: %s", d);
+	}
+	json_decref(rep);
+	free(req);
+}
+
+/* The first backend address resolve gives for url ("" when none). */
+static const char *
+backend_of(struct sy_router *r, const char *url, char *buf, size_t len)
+{
+	const struct sy_generation *g = sy_gen_acquire(&r->slot);
+	const char *host = url + 7, *slash = strchr(host, '/');
+	const struct sy_vhost *vh = sy_gen_find_vhost(g, host, (size_t)(slash - host));
+	const struct sy_rule *rule = vh ? sy_vhost_match_path(vh, slash, strlen(slash)) : NULL;
+
+	buf[0] = '\0';
+	if (rule != NULL && rule->action == SY_ACTION_BACKEND && rule->pool->n_endpoints > 0)
+		sy_addr_format(&rule->pool->endpoints[0].addr, buf, len);
+	return buf;
+}
+
+static void
+expect_incremental(struct sy_router *r, size_t max_objects)
+{
+	if (!r->last_compile_incremental)
+		fail_msg("the last change compiled everything");
+	if (r->last_compile_objects > max_objects)
+		fail_msg("the last change compiled %zu objects (at most %zu expected)",
+			 r->last_compile_objects, max_objects);
+}
+
+static void
+test_one_route_change(void **state)
+{
+	struct sy_router r;
+	const struct sy_generation *before;
+	char buf[64], was[64];
+
+	(void)state;
+	router_start(&r);
+	load_many(&r);
+	assert_int_equal(sy_gen_acquire(&r.slot)->n_vhosts, N_NS * PER_NS);
+	before = sy_gen_acquire(&r.slot);
+	snprintf(was, sizeof(was), "%s", backend_of(&r, "http://r7.ns2.apps.test/", buf, sizeof(buf)));
+	assert_string_equal(was, "198.18.2.12");
+	apply(&r, T_ROUTE("ns2", "r7", "r7.ns2.apps.test", "s4"));
+	expect_incremental(&r, 1);
+	assert_string_equal(backend_of(&r, "http://r7.ns2.apps.test/", buf, sizeof(buf)), "198.18.2.14");
+	/* A reader still on the old generation sees the old pool: its
+	 * vhost was replaced, not changed. The untouched ones are shared. */
+	{
+		const struct sy_vhost *old = sy_gen_find_vhost(before, "r7.ns2.apps.test", 16);
+		const struct sy_vhost *other_old = sy_gen_find_vhost(before, "r8.ns2.apps.test", 16);
+		const struct sy_vhost *other_new =
+			sy_gen_find_vhost(sy_gen_acquire(&r.slot), "r8.ns2.apps.test", 16);
+
+		assert_non_null(old);
+		sy_addr_format(&old->rules[0].pool->endpoints[0].addr, buf, sizeof(buf));
+		assert_string_equal(buf, "198.18.2.12");
+		assert_ptr_equal(other_old, other_new);
+	}
+	assert_int_equal(sy_gen_acquire(&r.slot)->n_vhosts, N_NS * PER_NS);
+	/* Retire the old generation (no reader holds it now): it frees only
+	 * what its successor replaced. The sanitizer build checks the rest
+	 * stays valid. */
+	sy_gen_reclaim(&r.slot);
+	assert_string_equal(backend_of(&r, "http://r8.ns2.apps.test/", buf, sizeof(buf)), "198.18.2.13");
+	/* A new route and a deletion are incremental too. */
+	apply(&r, T_ROUTE("ns1", "extra", "extra.ns1.apps.test", "s1"));
+	expect_incremental(&r, 1);
+	assert_int_equal(sy_gen_acquire(&r.slot)->n_vhosts, N_NS * PER_NS + 1);
+	json_decref(ops_call(&r, "{\"op\":\"delete\",\"kind\":\"route\",\"namespace\":\"ns0\",\"name\":\"r3\"}"));
+	expect_incremental(&r, 1);
+	assert_string_equal(ops_resolve_object(&r, "http://r3.ns0.apps.test/", buf, sizeof(buf)), "(none)");
+	assert_int_equal(sy_gen_acquire(&r.slot)->n_vhosts, N_NS * PER_NS);
+	sy_gen_reclaim(&r.slot);
+	router_stop(&r);
+}
+
+static void
+test_host_takeover_and_readmission(void **state)
+{
+	struct sy_router r;
+	char buf[64];
+
+	(void)state;
+	router_start(&r);
+	load_many(&r);
+	/* An older route in another namespace takes r5.ns1's host. */
+	apply(&r, "{\"apiVersion\":\"route.openshift.io/v1\",\"kind\":\"Route\",\"metadata\":{\"name\":\"thief\","
+		  "\"namespace\":\"ns3\",\"creationTimestamp\":\"2001-01-01T00:00:00Z\"},\"spec\":{\"host\":"
+		  "\"r5.ns1.apps.test\",\"to\":{\"kind\":\"Service\",\"name\":\"s0\"}}}");
+	expect_incremental(&r, 2);
+	assert_string_equal(ops_resolve_object(&r, "http://r5.ns1.apps.test/", buf, sizeof(buf)), "ns3/thief");
+	/* It goes: the displaced route comes back. */
+	json_decref(ops_call(&r, "{\"op\":\"delete\",\"kind\":\"route\",\"namespace\":\"ns3\",\"name\":\"thief\"}"));
+	expect_incremental(&r, 1);
+	assert_string_equal(ops_resolve_object(&r, "http://r5.ns1.apps.test/", buf, sizeof(buf)), "ns1/r5");
+	/* Another kind claims a host: the oldest claim across kinds wins. */
+	apply(&r, "{\"apiVersion\":\"zalando.org/v1\",\"kind\":\"RouteGroup\",\"metadata\":{\"name\":\"rg\","
+		  "\"namespace\":\"ns0\",\"creationTimestamp\":\"2001-01-01T00:00:00Z\"},\"spec\":{\"hosts\":"
+		  "[\"r9.ns2.apps.test\"],\"backends\":[{\"name\":\"b\",\"type\":\"service\",\"serviceName\":\"s1\","
+		  "\"servicePort\":80}],\"defaultBackends\":[{\"backendName\":\"b\"}]}}");
+	expect_incremental(&r, 2);
+	assert_string_equal(ops_resolve_object(&r, "http://r9.ns2.apps.test/", buf, sizeof(buf)), "ns0/rg");
+	router_stop(&r);
+}
+
+static void
+test_service_and_namespace_changes(void **state)
+{
+	struct sy_router r;
+	char buf[64];
+
+	(void)state;
+	router_start_with(&r, "{\"routing_subdomain\": \"apps.test\", \"namespace_label_selector\": \"shard!=off\"}");
+	load_many(&r);
+	/* New endpoints for ns3/s2: only the 10 routes that use it. */
+	apply(&r, T_EPS("ns3", "s2", "198.18.9.9"));
+	expect_incremental(&r, PER_NS / 5);
+	assert_string_equal(backend_of(&r, "http://r7.ns3.apps.test/", buf, sizeof(buf)), "198.18.9.9");
+	assert_string_equal(backend_of(&r, "http://r7.ns2.apps.test/", buf, sizeof(buf)), "198.18.2.12");
+	/* Labelling a namespace out of the shard takes its routes out. */
+	apply(&r, "{\"apiVersion\":\"v1\",\"kind\":\"Namespace\",\"metadata\":{\"name\":\"ns1\",\"labels\":"
+		  "{\"shard\":\"off\"}}}");
+	expect_incremental(&r, PER_NS);
+	assert_string_equal(ops_resolve_object(&r, "http://r1.ns1.apps.test/", buf, sizeof(buf)), "(none)");
+	assert_string_equal(ops_resolve_object(&r, "http://r1.ns0.apps.test/", buf, sizeof(buf)), "ns0/r1");
+	apply(&r, "{\"apiVersion\":\"v1\",\"kind\":\"Namespace\",\"metadata\":{\"name\":\"ns1\",\"labels\":"
+		  "{\"shard\":\"on\"}}}");
+	assert_string_equal(ops_resolve_object(&r, "http://r1.ns1.apps.test/", buf, sizeof(buf)), "ns1/r1");
+	router_stop(&r);
+}
+
+static void
+test_wildcard_and_delegation(void **state)
+{
+	struct sy_router r;
+	char buf[64];
+
+	(void)state;
+	router_start_with(&r, "{\"routing_subdomain\": \"apps.test\", \"allow_wildcard_routes\": true}");
+	load_many(&r);
+	/* A wildcard route for *.ns2.apps.test from another namespace is
+	 * blocked by the plain routes under it: they meet through the domain. */
+	apply(&r, "{\"apiVersion\":\"route.openshift.io/v1\",\"kind\":\"Route\",\"metadata\":{\"name\":\"wild\","
+		  "\"namespace\":\"ns0\"},\"spec\":{\"host\":\"www.ns2.apps.test\",\"wildcardPolicy\":\"Subdomain\","
+		  "\"to\":{\"kind\":\"Service\",\"name\":\"s0\"}}}");
+	expect_incremental(&r, PER_NS + 1);
+	assert_string_equal(ops_resolve_object(&r, "http://zzz.ns2.apps.test/", buf, sizeof(buf)), "(none)");
+	/* IngressRoute delegation: changing the delegate recompiles its root. */
+	apply(&r, "{\"apiVersion\":\"contour.heptio.com/v1beta1\",\"kind\":\"IngressRoute\",\"metadata\":"
+		  "{\"name\":\"root\",\"namespace\":\"ns0\"},\"spec\":{\"virtualhost\":{\"fqdn\":\"ir.test\"},"
+		  "\"routes\":[{\"match\":\"/\",\"delegate\":{\"name\":\"child\",\"namespace\":\"ns1\"}}]}},"
+		  "{\"apiVersion\":\"contour.heptio.com/v1beta1\",\"kind\":\"IngressRoute\",\"metadata\":"
+		  "{\"name\":\"child\",\"namespace\":\"ns1\"},\"spec\":{\"routes\":[{\"match\":\"/\","
+		  "\"services\":[{\"name\":\"s1\",\"port\":80}]}]}}");
+	expect_incremental(&r, 2);
+	assert_string_equal(backend_of(&r, "http://ir.test/", buf, sizeof(buf)), "198.18.1.11");
+	apply(&r, "{\"apiVersion\":\"contour.heptio.com/v1beta1\",\"kind\":\"IngressRoute\",\"metadata\":"
+		  "{\"name\":\"child\",\"namespace\":\"ns1\"},\"spec\":{\"routes\":[{\"match\":\"/\","
+		  "\"services\":[{\"name\":\"s3\",\"port\":80}]}]}}");
+	expect_incremental(&r, 2);
+	assert_string_equal(backend_of(&r, "http://ir.test/", buf, sizeof(buf)), "198.18.1.13");
+	router_stop(&r);
+}
+
+int
+main(void)
+{
+	int rc;
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_one_route_change, fresh_state, remove_state),
+		cmocka_unit_test_setup_teardown(test_host_takeover_and_readmission, fresh_state,
+						remove_state),
+		cmocka_unit_test_setup_teardown(test_service_and_namespace_changes, fresh_state,
+						remove_state),
+		cmocka_unit_test_setup_teardown(test_wildcard_and_delegation, fresh_state, remove_state),
+	};
+
+	/* Every incremental compile is checked against a full one. */
+	setenv("SY_COMPILE_VERIFY", "1", 1);
+	if (sy_test_eal_init("test_incremental") < 0) {
+		fprintf(stderr, "EAL init failed\n");
+		return 1;
+	}
+	rc = cmocka_run_group_tests(tests, NULL, NULL);
+	sy_test_eal_fini();
+	return rc;
+}
