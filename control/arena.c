@@ -22,6 +22,7 @@ struct cleanup {
 
 struct sy_arena {
 	size_t block_size;
+	size_t used; /* bytes handed out (rounded up to 16) */
 	struct block *head;
 	struct cleanup *cleanups;
 	size_t bytes;
@@ -87,6 +88,7 @@ sy_arena_alloc(struct sy_arena *a, size_t size)
 	}
 	p = b->data + b->used;
 	b->used += size;
+	a->used += size;
 	memset(p, 0, size);
 	return p;
 }
@@ -129,6 +131,46 @@ size_t
 sy_arena_bytes(const struct sy_arena *a)
 {
 	return a->bytes;
+}
+
+size_t
+sy_arena_used(const struct sy_arena *a)
+{
+	return a->used;
+}
+
+struct sy_arena *
+sy_arena_new_exact(size_t size)
+{
+	struct sy_arena *a = sy_arena_new_sized(size ? size : 16);
+
+	if (a != NULL && new_block(a, size ? size : 16) == NULL) {
+		free(a);
+		return NULL;
+	}
+	return a;
+}
+
+void
+sy_arena_reset(struct sy_arena *a)
+{
+	struct block *b, *next;
+	struct cleanup *c;
+
+	for (c = a->cleanups; c != NULL; c = c->next)
+		c->fn(c->p);
+	a->cleanups = NULL;
+	/* Keep the oldest block (the list's tail): a reused arena then costs
+	 * no malloc at all while what it holds fits in one block. */
+	for (b = a->head; b != NULL && b->next != NULL; b = next) {
+		next = b->next;
+		a->bytes -= sizeof(*b) + b->size;
+		free(b);
+	}
+	a->head = b;
+	if (b != NULL)
+		b->used = 0;
+	a->used = 0;
 }
 
 void

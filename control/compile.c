@@ -229,8 +229,9 @@ build_preds(struct sy_arena *a, const struct sy_rule_in *in, struct sy_rule *rul
 	unsigned i, j;
 
 	rule->n_preds = in->n_preds;
-	rule->preds = sy_arena_alloc(a, (in->n_preds ? in->n_preds : 1) * sizeof(*rule->preds));
-	if (rule->preds == NULL)
+	rule->preds = NULL;
+	if (in->n_preds > 0 &&
+	    (rule->preds = sy_arena_alloc(a, in->n_preds * sizeof(*rule->preds))) == NULL)
 		return -1;
 	for (i = 0; i < in->n_preds; i++) {
 		const struct sy_pred_in *pi = &in->preds[i];
@@ -265,8 +266,9 @@ build_preds(struct sy_arena *a, const struct sy_rule_in *in, struct sy_rule *rul
 		}
 	}
 	rule->n_filters = in->n_filters;
-	rule->filters = sy_arena_alloc(a, (in->n_filters ? in->n_filters : 1) * sizeof(*rule->filters));
-	if (rule->filters == NULL)
+	rule->filters = NULL;
+	if (in->n_filters > 0 &&
+	    (rule->filters = sy_arena_alloc(a, in->n_filters * sizeof(*rule->filters))) == NULL)
 		return -1;
 	for (i = 0; i < in->n_filters; i++) {
 		rule->filters[i].type = in->filters[i].type;
@@ -276,19 +278,15 @@ build_preds(struct sy_arena *a, const struct sy_rule_in *in, struct sy_rule *rul
 	return 0;
 }
 
-/* Arena blocks of a vhost: one block holds a typical vhost (a rule, a pool,
- * a few endpoints and strings); bigger ones grow by more blocks. */
-#define VHOST_BLOCK 512
-
 /*
- * One vhost, in its own arena (so a later generation can keep it or drop it
- * alone): the vhost, its host, rules and their pools. NULL on out of memory.
+ * One vhost in arena a: the vhost, its host, rules and their pools. NULL on
+ * out of memory (the caller frees a).
  */
 static struct sy_vhost *
-build_vhost(struct sy_store *st, const char *host, struct sy_rule_in **rs, size_t n)
+build_vhost_in(struct sy_arena *a, struct sy_store *st, const char *host, struct sy_rule_in **rs,
+	       size_t n)
 {
-	struct sy_arena *a = sy_arena_new_sized(VHOST_BLOCK);
-	struct sy_vhost *vh = a ? sy_arena_alloc(a, sizeof(*vh)) : NULL;
+	struct sy_vhost *vh = sy_arena_alloc(a, sizeof(*vh));
 	size_t i;
 	bool plain_paths = true;
 
@@ -353,8 +351,32 @@ build_vhost(struct sy_store *st, const char *host, struct sy_rule_in **rs, size_
 	vh->bytes = sy_arena_bytes(a);
 	return vh;
 fail:
-	sy_arena_free(a);
 	return NULL;
+}
+
+/*
+ * One vhost in its own block (so a later generation can keep it or drop it
+ * alone). Built twice: once to learn its size, then in one block of exactly
+ * that size, since a million vhosts in fixed-size blocks waste a third.
+ */
+static struct sy_vhost *
+build_vhost(struct sy_arena *trial, struct sy_store *st, const char *host, struct sy_rule_in **rs,
+	    size_t n)
+{
+	struct sy_arena *a;
+	struct sy_vhost *vh = build_vhost_in(trial, st, host, rs, n);
+	size_t size = vh ? sy_arena_used(trial) : 0;
+
+	sy_arena_reset(trial);
+	if (vh == NULL)
+		return NULL;
+	a = sy_arena_new_exact(size);
+	vh = a ? build_vhost_in(a, st, host, rs, n) : NULL;
+	if (vh == NULL) {
+		sy_arena_free(a);
+		return NULL;
+	}
+	return vh;
 }
 
 /* Older claim first: creationTimestamp, then uid (OpenShift's RouteLessThan). */
@@ -468,6 +490,7 @@ sy_compile_scoped(struct sy_store *st, const struct sy_compile_opts *opts, uint6
 		  struct sy_generation *prev, const struct sy_compile_scope *scope, int *err)
 {
 	struct sy_compile_ctx cx = { .st = st, .opts = opts, .scope = scope };
+	struct sy_arena *trial = sy_arena_new_sized(16384);
 	const struct sy_kind *const *k;
 	struct host_groups hg = { { 0 } };
 	struct sy_rule_in **by_host = NULL;
@@ -478,7 +501,7 @@ sy_compile_scoped(struct sy_store *st, const struct sy_compile_opts *opts, uint6
 
 	*err = -ENOMEM;
 	cx.scratch = sy_arena_new();
-	if (cx.scratch == NULL)
+	if (cx.scratch == NULL || trial == NULL)
 		goto fail;
 	for (k = sy_kinds; *k != NULL; k++)
 		if ((*k)->compile != NULL && (*k)->compile(&cx) < 0)
@@ -512,11 +535,12 @@ sy_compile_scoped(struct sy_store *st, const struct sy_compile_opts *opts, uint6
 		for (j = 0; j < m; j++)
 			if (!by_host[j]->displaced)
 				by_host[live++] = by_host[j];
-		vh = build_vhost(st, host, by_host, live);
+		vh = build_vhost(trial, st, host, by_host, live);
 		if (vh == NULL || sy_gen_insert(g, vh) < 0)
 			goto fail;
 	}
 	sy_gen_commit(g, scope ? prev : NULL);
+	sy_arena_free(trial);
 	host_groups_fini(&hg);
 	free(by_host);
 	free_candidates(&cx);
@@ -525,6 +549,7 @@ sy_compile_scoped(struct sy_store *st, const struct sy_compile_opts *opts, uint6
 fail:
 	if (g != NULL)
 		sy_gen_abort(g);
+	sy_arena_free(trial);
 	host_groups_fini(&hg);
 	free(by_host);
 	free_candidates(&cx);

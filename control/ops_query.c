@@ -63,12 +63,14 @@ sy_ops_status(struct sy_router *r, const json_t *req)
 		json_object_set_new(counts, key,
 				    json_integer((json_int_t)sy_store_count(&r->store, *k)));
 	}
-	return json_pack("{s:b, s:I, s:I, s:I, s:o, s:I, s:s, s:I, s:b}", "ok", 1, "generation",
-			 (json_int_t)r->gen_id, "vhosts", (json_int_t)(g ? g->n_vhosts : 0),
-			 "generation_bytes", (json_int_t)(g ? g->bytes : 0), "objects", counts,
-			 "uptime_s", (json_int_t)(time(NULL) - r->started), "router_name",
-			 r->cfg.router_name, "retired_generations", (json_int_t)r->slot.n_retired,
-			 "dataplane", r->dataplane_up);
+	return json_pack("{s:b, s:I, s:I, s:I, s:o, s:I, s:s, s:I, s:b, s:{s:b, s:I, s:f}}", "ok", 1,
+			 "generation", (json_int_t)r->gen_id, "vhosts",
+			 (json_int_t)(g ? g->n_vhosts : 0), "generation_bytes",
+			 (json_int_t)(g ? g->bytes : 0), "objects", counts, "uptime_s",
+			 (json_int_t)(time(NULL) - r->started), "router_name", r->cfg.router_name,
+			 "retired_generations", (json_int_t)r->slot.n_retired, "dataplane",
+			 r->dataplane_up, "last_compile", "incremental", r->last_compile_incremental,
+			 "objects", (json_int_t)r->last_compile_objects, "ms", r->last_compile_ms);
 }
 
 static json_t *

@@ -126,7 +126,9 @@ sy_router_recompile(struct sy_router *r)
 	char now[32];
 	struct sy_compile_opts opts;
 	struct sy_generation *live = sy_gen_acquire(&r->slot), *g = NULL;
+	struct timespec t0, t1;
 
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	sy_router_compile_opts(r, &opts, now);
 	if (live != NULL && !r->changes.full) {
 		struct sy_status_snapshot *sn =
@@ -153,6 +155,9 @@ sy_router_recompile(struct sy_router *r)
 	sy_changes_reset(&r->changes);
 	r->gen_id = g->id;
 	sy_gen_publish(&r->slot, g);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	r->last_compile_ms = (double)(t1.tv_sec - t0.tv_sec) * 1e3 +
+			     (double)(t1.tv_nsec - t0.tv_nsec) / 1e6;
 	return 0;
 }
 

@@ -35,6 +35,7 @@ struct sy_router {
 	/* Last compile, for stats: objects compiled (all, or the scope's). */
 	size_t last_compile_objects;
 	bool last_compile_incremental;
+	double last_compile_ms;      /* compile + publish */
 };
 
 /* Store + journal replay + first generation. The slot must be initialised.

@@ -103,7 +103,8 @@ struct res {
 	double lk_hit, lk_hostmiss, lk_pathmiss; /* ns */
 	size_t lk_wrong;
 	double chg_med, chg_min, chg_max, chg_ret_med; /* handle call -> reader saw it; -> return */
-	double chg_jrn_tmpfs, chg_jrn_disk, chg_reclaim, chg_compile;
+	double chg_jrn_tmpfs, chg_jrn_disk, chg_reclaim, chg_compile, chg_scope;
+	double chg_kind_med[K_N], chg_kind_scope[K_N]; /* other kinds' changes (IR, RG) */
 	unsigned chg_n, chg_bad;
 	bool ran, via_journal;
 	double restart; /* sy_router_load: journal replay + first compile */
@@ -850,23 +851,92 @@ out:
 }
 
 /* (d) one changed route, N loaded: sy_ops_handle -> the reader sees it. */
+/*
+ * One change of route rt (kind k) to Service `svc`, timed from the apply call
+ * to the reader seeing the new generation. Returns the latency in seconds
+ * (-1: never seen or served wrong) and the parts in *ret (until the call
+ * returned), *compile (compile + publish inside it), *scope (objects
+ * compiled), *reclaim (freeing the old generation after).
+ */
+static double
+one_change(struct sy_router *r, size_t rt, enum rkind k, size_t svc, double *ret, double *compile,
+	   double *scope, double *reclaim)
+{
+	json_t *req = json_pack("{s:s, s:[o]}", "op", "apply", "objects", make_route_k(rt, k, svc));
+	uint64_t t0, t1, seen, before = r->gen_id, spin = 0;
+	json_t *rep;
+	const struct sy_vhost *vh;
+	const struct sy_rule *rule;
+	char want[32], host[96];
+	double t2;
+
+	route_host(rt, host, sizeof(host));
+	atomic_store(&R.after, before);
+	atomic_store(&R.seen_tsc, 0);
+	t0 = rte_rdtsc_precise();
+	rep = sy_ops_handle(r, req);
+	t1 = rte_rdtsc_precise();
+	for (;;) {
+		seen = atomic_load(&R.seen_tsc);
+		if (seen != 0 && atomic_load(&R.seen_id) > before && seen >= t0)
+			break;
+		if (seen != 0) /* stale: seen before `after` was set; re-arm */
+			atomic_store(&R.seen_tsc, 0);
+		if (spin++ > 200000000ull) {
+			seen = 0;
+			break;
+		}
+		rte_pause();
+	}
+	reply_ok(rep, "change apply");
+	json_decref(rep);
+	json_decref(req);
+	*ret = (double)(t1 - t0) / B.hz;
+	*compile = r->last_compile_ms / 1e3;
+	*scope = r->last_compile_incremental ? (double)r->last_compile_objects : -1;
+	snprintf(want, sizeof(want), "svc%zu", svc);
+	vh = sy_gen_find_vhost(sy_gen_acquire(&r->slot), host, strlen(host));
+	rule = vh ? sy_vhost_match_path(vh, "/index.html", 11) : NULL;
+	if (seen == 0 || rule == NULL || rule->action != SY_ACTION_BACKEND ||
+	    strcmp(rule->pool->services[0].name, want) != 0) {
+		harness_error("change of %s %zu: not seen or not served (want %s)", kind_name[k], rt,
+			      want);
+		seen = 0;
+	}
+	t2 = now_s();
+	while (sy_gen_reclaim(&r->slot) > 0)
+		rte_pause();
+	*reclaim = now_s() - t2;
+	return seen ? (double)(seen - t0) / B.hz : -1;
+}
+
+/* The index of a route of kind k near the middle of the set. */
+static size_t
+route_of_kind(size_t routes, enum rkind k)
+{
+	size_t i = routes / 2 - (routes / 2) % 10;
+
+	for (; i < routes; i++)
+		if (route_kind(i) == k)
+			return i;
+	return SIZE_MAX;
+}
+
 static void
 phase_change(struct sy_router *r, struct res *x)
 {
 	pthread_t th;
-	double lat[MAX_REPS], ret[MAX_REPS], rec_t[MAX_REPS], cmp[MAX_REPS];
+	double lat[MAX_REPS], ret[MAX_REPS], rec_t[MAX_REPS], cmp[MAX_REPS], scope[MAX_REPS];
 	unsigned i, n = B.changes > MAX_REPS ? MAX_REPS : B.changes;
-
-	/* 1M: each change and its compile take tens of seconds; 2 unless told. */
-	if (!B.changes_set && x->routes >= 1000000 && n > 2)
-		n = 2;
-	size_t rt = (x->routes / 2) - (x->routes / 2) % 10 + 5; /* an OpenShift Route */
-	char host[96], d[300];
+	size_t rt = route_of_kind(x->routes, K_OPENSHIFT);
+	char d[300];
 	json_t *rec;
+	enum rkind k;
 
-	if (rt >= x->routes)
-		rt = x->routes - 1;
-	route_host(rt, host, sizeof(host));
+	if (rt == SIZE_MAX) {
+		harness_error("no OpenShift Route to change");
+		return;
+	}
 	memset(&R, 0, sizeof(R));
 	R.slot = &r->slot;
 	if (pthread_create(&th, NULL, reader_main, NULL) != 0) {
@@ -878,70 +948,35 @@ phase_change(struct sy_router *r, struct res *x)
 	x->chg_n = n;
 	for (i = 0; i < n; i++) {
 		size_t svc = (rt / ROUTES_PER_SVC) ^ ((i & 1) ? 0 : 1);
-		json_t *req = json_pack("{s:s, s:[o]}", "op", "apply", "objects",
-					make_route_k(rt, K_OPENSHIFT, svc));
-		uint64_t t0, t1, seen, before = r->gen_id, spin = 0;
-		json_t *rep;
-		const struct sy_vhost *vh;
-		const struct sy_rule *rule;
-		char want[32];
 
-		atomic_store(&R.after, before);
-		atomic_store(&R.seen_tsc, 0);
-		t0 = rte_rdtsc_precise();
-		rep = sy_ops_handle(r, req);
-		t1 = rte_rdtsc_precise();
-		for (;;) {
-			seen = atomic_load(&R.seen_tsc);
-			if (seen != 0 && atomic_load(&R.seen_id) > before && seen >= t0)
-				break;
-			if (seen != 0) /* stale: seen before `after` was set; re-arm */
-				atomic_store(&R.seen_tsc, 0);
-			if (spin++ > 200000000ull) {
-				seen = 0;
-				break;
-			}
-			rte_pause();
-		}
-		reply_ok(rep, "change apply");
-		json_decref(rep);
-		json_decref(req);
-		lat[i] = seen ? (double)(seen - t0) / B.hz : -1;
-		ret[i] = (double)(t1 - t0) / B.hz;
-		snprintf(want, sizeof(want), "svc%zu", svc);
-		vh = sy_gen_find_vhost(sy_gen_acquire(&r->slot), host, strlen(host));
-		rule = vh ? sy_vhost_match_path(vh, "/index.html", 11) : NULL;
-		if (seen == 0 || rule == NULL ||
-		    strcmp(rule->pool->services[0].name, want) != 0) {
+		lat[i] = one_change(r, rt, K_OPENSHIFT, svc, &ret[i], &cmp[i], &scope[i], &rec_t[i]);
+		if (lat[i] < 0)
 			x->chg_bad++;
-			harness_error("change %u: not seen or not served (want %s)", i, want);
-		}
-		{
-			double t2 = now_s();
-
-			while (sy_gen_reclaim(&r->slot) > 0)
-				rte_pause();
-			rec_t[i] = now_s() - t2;
-		}
-		{
-			/* The compile inside that apply, redone alone on the same
-			 * store (the reader is running, as it was then). */
-			struct sy_compile_opts o;
-			char now[32];
-			struct sy_generation *g;
-			double t2;
-
-			compile_opts(r, &o, now, sizeof(now));
-			t2 = now_s();
-			g = sy_compile(&r->store, &o, r->gen_id + 1);
-			cmp[i] = now_s() - t2;
-			sy_generation_free(g);
-		}
 		fprintf(stderr, "\r  change %u/%u: %.2f ms", i + 1, n, lat[i] * 1e3);
 	}
 	fprintf(stderr, "\n");
+	/* The other kinds: an IngressRoute root and a RouteGroup, 5 changes each. */
+	for (k = K_IR; k < K_N; k++) {
+		double l[5], rt2, c, sc, rc;
+		size_t ri = route_of_kind(x->routes, k);
+		unsigned m = 0;
+
+		if (!B.kind_on[k] || ri == SIZE_MAX)
+			continue;
+		for (i = 0; i < 5; i++) {
+			l[m] = one_change(r, ri, k, (ri / ROUTES_PER_SVC) ^ ((i & 1) ? 0 : 1), &rt2, &c,
+					  &sc, &rc);
+			if (l[m] < 0)
+				x->chg_bad++;
+			else
+				m++;
+		}
+		x->chg_kind_med[k] = m ? median(l, m) : -1;
+		x->chg_kind_scope[k] = sc;
+	}
 	atomic_store(&R.stop, true);
 	pthread_join(th, NULL);
+	x->chg_scope = median(scope, n);
 	x->chg_med = median(lat, n);
 	x->chg_min = lat[0];
 	x->chg_max = lat[n - 1];
@@ -1102,7 +1137,10 @@ GETTER(g_chg_ret, x->chg_ret_med * 1e3)
 GETTER(g_chg_jt, x->chg_jrn_tmpfs * 1e3)
 GETTER(g_chg_jd, x->chg_jrn_disk * 1e3)
 GETTER(g_chg_compile, x->chg_compile * 1e3)
-GETTER(g_chg_rest, (x->chg_ret_med - x->chg_jrn_tmpfs - x->chg_compile - x->publish) * 1e3)
+GETTER(g_chg_rest, (x->chg_ret_med - x->chg_jrn_tmpfs - x->chg_compile) * 1e3)
+GETTER(g_chg_scope, x->chg_scope)
+GETTER(g_chg_ir, x->chg_kind_med[K_IR] * 1e3)
+GETTER(g_chg_rg, x->chg_kind_med[K_RG] * 1e3)
 GETTER(g_chg_seen, (x->chg_med - x->chg_ret_med) * 1e6)
 GETTER(g_chg_reclaim, x->chg_reclaim * 1e3)
 
@@ -1195,11 +1233,13 @@ print_table(const struct res *xs, unsigned n)
 	row("", xs, n, g_chg_max, "%.2f", "", "");
 	row("      sy_ops_handle returned [ms]", xs, n, g_chg_ret, "%.2f", "", "");
 	row("      = journal append + fsync, tmpfs [ms]", xs, n, g_chg_jt, "%.3f", "", "");
-	row("      + compile (sy_compile alone, same store)", xs, n, g_chg_compile, "%.1f", "", "");
-	row("      + publish [us]", xs, n, g_publish, "%.2f", "", "");
+	row("      + compile + publish, incremental [ms]", xs, n, g_chg_compile, "%.3f", "", "");
+	row("        objects compiled (the scope)", xs, n, g_chg_scope, "%.0f", "", "");
 	row("      + the rest (validate, store, reply) [ms]", xs, n, g_chg_rest, "%.2f", "", "");
 	row("      reader saw it, after the return [us]", xs, n, g_chg_seen, "%.1f", "", "");
 	row("      journal fsync on disk instead [ms]", xs, n, g_chg_jd, "%.3f", "", "");
+	row("    an IngressRoute root changed [ms]", xs, n, g_chg_ir, "%.2f", "", "");
+	row("    a RouteGroup changed [ms]", xs, n, g_chg_rg, "%.2f", "", "");
 	row("      after: old generation freed [ms]", xs, n, g_chg_reclaim, "%.1f", "", "");
 	for (i = 0; i < n; i++)
 		if (xs[i].ran && xs[i].via_journal)

@@ -343,6 +343,17 @@ rctl_print_status(FILE *out, const json_t *r)
 	fprintf(out, "%-21s%s\n", "uptime:", uptime);
 	fprintf(out, "%-21s%" JSON_INTEGER_FORMAT "\n", "retired generations:",
 		json_integer_value(json_object_get(r, "retired_generations")));
+	{
+		const json_t *lc = json_object_get(r, "last_compile");
+
+		if (json_is_object(lc))
+			fprintf(out, "%-21s%s, %" JSON_INTEGER_FORMAT " objects, %.2f ms\n",
+				"last compile:",
+				json_is_true(json_object_get(lc, "incremental")) ? "incremental"
+										: "everything",
+				json_integer_value(json_object_get(lc, "objects")),
+				json_number_value(json_object_get(lc, "ms")));
+	}
 	if (json_object_size(json_object_get(r, "objects")) == 0)
 		return ferror(out) ? -1 : 0;
 	fputc('\n', out);
