@@ -425,7 +425,7 @@ sy_compile_list(struct sy_compile_ctx *cx, const struct sy_kind *kind, size_t *n
 	if (arr == NULL)
 		return NULL;
 	for (i = 0; i < cx->scope->n; i++)
-		if (cx->scope->objs[i]->kind == kind)
+		if (cx->scope->objs[i]->kind == kind && sy_store_warm(cx->st, cx->scope->objs[i]) == 0)
 			arr[k++] = cx->scope->objs[i];
 	sy_store_sort(arr, k);
 	*n = k;

@@ -163,8 +163,14 @@ sy_ops_handle(struct sy_router *r, const json_t *req)
 	if (op == NULL)
 		return sy_err_reply1("bad_request", NULL, "op", "\"op\" is required (a string)");
 	for (i = 0; i < sizeof(ops) / sizeof(ops[0]); i++)
-		if (strcmp(op, ops[i].op) == 0)
-			return ops[i].fn(r, req);
+		if (strcmp(op, ops[i].op) == 0) {
+			json_t *reply = ops[i].fn(r, req);
+
+			/* Objects rest as text between requests (store.h); the
+			 * reply holds its own references. */
+			sy_store_cool(&r->store);
+			return reply;
+		}
 	return sy_err_reply1("unknown_op", NULL, "op",
 			     "unknown op \"%s\" (known: apply, delete, get, resolve, stats, status)", op);
 }

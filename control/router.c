@@ -220,6 +220,7 @@ sy_router_load(struct sy_router *r, char *err, size_t errlen)
 		snprintf(err, errlen, "cannot compile the first generation: out of memory");
 		return -ENOMEM;
 	}
+	sy_store_cool(&r->store);
 	return 0;
 }
 

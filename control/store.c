@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <errno.h>
+#include <malloc.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,6 +29,7 @@ key_hash(const struct sy_kind *kind, const char *ns, const char *name)
 int
 sy_store_init(struct sy_store *st)
 {
+	memset(st, 0, sizeof(*st));
 	st->n_buckets = 1024;
 	st->count = 0;
 	st->buckets = calloc(st->n_buckets, sizeof(*st->buckets));
@@ -50,6 +52,9 @@ sy_store_fini(struct sy_store *st)
 	free(st->buckets);
 	st->buckets = NULL;
 	st->count = 0;
+	free(st->warm);
+	st->warm = NULL;
+	st->n_warm = st->cap_warm = 0;
 }
 
 static struct sy_object **
@@ -64,11 +69,117 @@ find_link(const struct sy_store *st, const struct sy_kind *kind, const char *ns,
 	return link;
 }
 
+/* The warm list belongs to the store, which callers see as const when they
+ * only look things up: warming is a cache fill, not a change. */
+static int
+warm_add(struct sy_store *st, struct sy_object *o)
+{
+	if (st->n_warm == st->cap_warm) {
+		size_t cap = st->cap_warm ? st->cap_warm * 2 : 256;
+		struct sy_object **grown = realloc(st->warm, cap * sizeof(*grown));
+
+		if (grown == NULL)
+			return -ENOMEM;
+		st->warm = grown;
+		st->cap_warm = cap;
+	}
+	st->warm[st->n_warm++] = o;
+	o->warm = true;
+	return 0;
+}
+
+static void
+warm_forget(struct sy_store *st, struct sy_object *o)
+{
+	size_t i;
+
+	if (!o->warm)
+		return;
+	for (i = st->n_warm; i-- > 0;)
+		if (st->warm[i] == o) {
+			st->warm[i] = st->warm[--st->n_warm];
+			break;
+		}
+	o->warm = false;
+}
+
+int
+sy_store_warm(const struct sy_store *cst, struct sy_object *o)
+{
+	struct sy_store *st = (struct sy_store *)cst;
+	json_error_t jerr;
+
+	if (o->warm)
+		return 0;
+	if (o->obj == NULL) {
+		o->obj = json_loads(o->text, 0, &jerr);
+		if (o->obj == NULL)
+			return -ENOMEM; /* we wrote the text: only memory can fail */
+		json_decref(o->status);
+		o->status = o->status_text ? json_loads(o->status_text, 0, &jerr) : NULL;
+	}
+	if (warm_add(st, o) < 0) {
+		/* Unlisted, it would never be cooled: keep it as text. */
+		json_decref(o->obj);
+		json_decref(o->status);
+		o->obj = NULL;
+		o->status = NULL;
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+static void
+cool_one(struct sy_object *o)
+{
+	char *text = o->text ? o->text : json_dumps(o->obj, JSON_COMPACT);
+	char *status = o->status ? json_dumps(o->status, JSON_COMPACT) : NULL;
+
+	o->warm = false;
+	if (text == NULL || (o->status != NULL && status == NULL)) {
+		/* Out of memory: stay a tree (still correct, just bigger). */
+		if (text != o->text)
+			free(text);
+		free(status);
+		return;
+	}
+	o->text = text;
+	free(o->status_text);
+	o->status_text = status;
+	json_decref(o->obj);
+	json_decref(o->status);
+	o->obj = NULL;
+	o->status = NULL;
+}
+
+void
+sy_store_cool(struct sy_store *st)
+{
+	size_t i;
+
+	for (i = 0; i < st->n_warm; i++)
+		cool_one(st->warm[i]);
+	/* After a full compile the list held every object: give that back. */
+	if (st->cap_warm > 4096) {
+		free(st->warm);
+		st->warm = NULL;
+		st->cap_warm = 0;
+	}
+	/* Millions of small trees were just freed. glibc would merge its fast
+	 * bins at the next large malloc, inside the next change (300 ms at a
+	 * million routes): do it now, at the end of this big request. */
+	if (st->n_warm > 65536)
+		malloc_trim(0);
+	st->n_warm = 0;
+}
+
 struct sy_object *
 sy_store_find(const struct sy_store *st, const struct sy_kind *kind, const char *ns,
 	      const char *name)
 {
-	return *find_link(st, kind, ns, name);
+	struct sy_object *o = *find_link(st, kind, ns, name);
+
+	return o != NULL && sy_store_warm(st, o) == 0 ? o : NULL;
 }
 
 static void
@@ -101,10 +212,15 @@ sy_store_put(struct sy_store *st, struct sy_object *o)
 	struct sy_object **link = find_link(st, o->kind, o->ns, o->name);
 	struct sy_object *old = *link;
 
+	if (!o->warm && o->obj != NULL && warm_add(st, o) < 0)
+		cool_one(o); /* no room on the list: rest as text right away */
 	if (old != NULL) {
 		o->hnext = old->hnext;
 		old->hnext = NULL;
 		*link = o;
+		/* The caller may read its status (kept across versions). */
+		sy_store_warm(st, old);
+		warm_forget(st, old);
 		return old;
 	}
 	o->hnext = NULL;
@@ -125,6 +241,7 @@ sy_store_remove(struct sy_store *st, const struct sy_kind *kind, const char *ns,
 	*link = o->hnext;
 	o->hnext = NULL;
 	st->count--;
+	warm_forget(st, o);
 	return o;
 }
 
@@ -159,7 +276,8 @@ sy_store_list(const struct sy_store *st, const struct sy_kind *kind, const char 
 		struct sy_object *o;
 
 		for (o = st->buckets[i]; o != NULL; o = o->hnext)
-			if ((kind == NULL || o->kind == kind) && (ns == NULL || strcmp(o->ns, ns) == 0))
+			if ((kind == NULL || o->kind == kind) && (ns == NULL || strcmp(o->ns, ns) == 0) &&
+			    sy_store_warm(st, o) == 0)
 				arr[k++] = o;
 	}
 	qsort(arr, k, sizeof(*arr), cmp_objects);
@@ -212,6 +330,8 @@ sy_object_free(struct sy_object *o)
 	free(o->name);
 	json_decref(o->obj);
 	json_decref(o->status);
+	free(o->text);
+	free(o->status_text);
 	free(o->rel);
 	free(o);
 }

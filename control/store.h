@@ -3,10 +3,19 @@
  * The object store: every applied resource as it was applied, with its age
  * (creationTimestamp, uid) and the status the last compile gave it. Control
  * thread only. The data plane never sees it: it sees the generation.
+ *
+ * Memory: a million routes as jansson trees take 6 KB each. So an object
+ * rests as compact JSON text (`text`, `status_text`) and is parsed into
+ * `obj` / `status` ("warm") only while a request or a compile uses it:
+ * sy_store_find and sy_store_list warm what they return; sy_store_cool, at
+ * the end of each request, writes statuses back to text and drops the trees.
+ * Anything that reads `obj` or `status` must have the object from those
+ * calls, in the same request.
  */
 #ifndef SY_STORE_H
 #define SY_STORE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -18,8 +27,12 @@ struct sy_object {
 	const struct sy_kind *kind;
 	char *ns;
 	char *name;
-	json_t *obj;     /* as applied, with metadata.creationTimestamp and metadata.uid set */
-	json_t *status;  /* set by compile; NULL for kinds without status */
+	json_t *obj;     /* as applied, with metadata.creationTimestamp and metadata.uid set
+			  * (NULL while cool: see above) */
+	json_t *status;  /* set by compile; NULL for kinds without status (and while cool) */
+	char *text;        /* obj as compact JSON; NULL until first cooled */
+	char *status_text; /* status as compact JSON, or NULL */
+	bool warm;         /* obj / status are the live copies, listed in the store's warm list */
 	char created[32]; /* RFC 3339 UTC, seconds: orders claims (oldest wins) */
 	char uid[40];
 	struct sy_object *hnext;
@@ -33,12 +46,19 @@ struct sy_store {
 	struct sy_object **buckets;
 	size_t n_buckets;
 	size_t count;
+	struct sy_object **warm; /* objects whose trees are parsed */
+	size_t n_warm, cap_warm;
 };
 
 int sy_store_init(struct sy_store *st);
 void sy_store_fini(struct sy_store *st);
+/* The object (warm), or NULL. */
 struct sy_object *sy_store_find(const struct sy_store *st, const struct sy_kind *kind,
 				const char *ns, const char *name);
+/* Parse o's trees if it rests as text. 0, or -ENOMEM (o->obj stays NULL). */
+int sy_store_warm(const struct sy_store *st, struct sy_object *o);
+/* Every warm object back to text: statuses written out, trees dropped. */
+void sy_store_cool(struct sy_store *st);
 /* Insert, or replace the object with the same identity (the old one is
  * returned, detached, for the caller to free or to put back). */
 struct sy_object *sy_store_put(struct sy_store *st, struct sy_object *o);
@@ -46,7 +66,7 @@ struct sy_object *sy_store_put(struct sy_store *st, struct sy_object *o);
 struct sy_object *sy_store_remove(struct sy_store *st, const struct sy_kind *kind,
 				  const char *ns, const char *name);
 /* Objects of a kind (NULL = all kinds), in namespace ns (NULL = all), sorted
- * by namespace then name. The array is malloc'd; *n its length. */
+ * by namespace then name, warm. The array is malloc'd; *n its length. */
 struct sy_object **sy_store_list(const struct sy_store *st, const struct sy_kind *kind,
 				 const char *ns, size_t *n);
 /* Sort objects as sy_store_list does (kind, namespace, name). */

@@ -30,6 +30,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "arena.h"
 #include "compile.h"
 #include "kinds.h"
 #include "contour_common.h"
@@ -293,10 +294,18 @@ struct ir_ctx {
 /*
  * Strings a rule points at that are not in any object's JSON ("ns/name" of a
  * secret): struct sy_rule_in requires them to live until sy_compile returns,
- * which is after this kind's callback. Kept until the next compile (the
- * control thread is the only caller).
+ * which is after this kind's callback. Freed with the compile's scratch
+ * arena (the control thread is the only caller).
  */
 static json_t *ir_strings;
+
+static void
+drop_ir_strings(void *p)
+{
+	json_decref(p);
+	if (ir_strings == p)
+		ir_strings = NULL;
+}
 
 static const char *
 keep_string(const char *s)
@@ -878,8 +887,10 @@ compile_ingressroutes(struct sy_compile_ctx *cx)
 	struct ir_state **visited = NULL;
 	size_t i;
 
-	json_decref(ir_strings);
+	/* Freed with the compile's scratch memory, when sy_compile returns. */
 	ir_strings = json_array();
+	if (ir_strings != NULL)
+		sy_arena_on_free(cx->scratch, drop_ir_strings, ir_strings);
 	ic.s = calloc(ic.n ? ic.n : 1, sizeof(*ic.s));
 	visited = calloc(SY_IR_DEPTH_MAX + 1, sizeof(*visited));
 	ic.index = json_object();

@@ -28,6 +28,7 @@
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>
 
+#include "arena.h"
 #include "compile.h"
 #include "eskip.h"
 #include "kind_util.h"
@@ -412,6 +413,16 @@ validate_routegroup(const json_t *obj, const char *who, struct sy_errors *errs)
 static json_t *rg_strings;
 /* "ns/name host" -> rules that group put on the host (for `displaced`). */
 static json_t *rg_host_rules;
+
+static void
+drop_rg_json(void *p)
+{
+	json_decref(p);
+	if (rg_strings == p)
+		rg_strings = NULL;
+	if (rg_host_rules == p)
+		rg_host_rules = NULL;
+}
 
 static const char *
 keep(const char *s)
@@ -1112,10 +1123,14 @@ compile_routegroups(struct sy_compile_ctx *cx)
 	struct sy_object **objs;
 	int rc = 0;
 
-	json_decref(rg_strings);
-	json_decref(rg_host_rules);
+	/* Both live until sy_compile returns (rules point at the strings; the
+	 * displaced callback reads the map), freed with its scratch memory. */
 	rg_strings = json_array();
 	rg_host_rules = json_object();
+	if (rg_strings != NULL)
+		sy_arena_on_free(cx->scratch, drop_rg_json, rg_strings);
+	if (rg_host_rules != NULL)
+		sy_arena_on_free(cx->scratch, drop_rg_json, rg_host_rules);
 	objs = sy_compile_list(cx, &sy_kind_routegroup, &n);
 	if (rg_strings == NULL || rg_host_rules == NULL || (objs == NULL && n > 0)) {
 		free(objs);
