@@ -21,6 +21,7 @@ struct cleanup {
 };
 
 struct sy_arena {
+	struct block *inline_block; /* sy_arena_new_exact: allocated with the arena */
 	size_t block_size;
 	size_t used; /* bytes handed out (rounded up to 16) */
 	struct block *head;
@@ -142,12 +143,22 @@ sy_arena_used(const struct sy_arena *a)
 struct sy_arena *
 sy_arena_new_exact(size_t size)
 {
-	struct sy_arena *a = sy_arena_new_sized(size ? size : 16);
+	/* One malloc for the arena and its block: a million vhosts save a
+	 * malloc header and a pointer chase each. */
+	struct sy_arena *a;
+	struct block *b;
+	size_t head = (sizeof(*a) + 15) & ~(size_t)15;
 
-	if (a != NULL && new_block(a, size ? size : 16) == NULL) {
-		free(a);
+	size = size ? size : 16;
+	a = calloc(1, head + sizeof(*b) + size);
+	if (a == NULL)
 		return NULL;
-	}
+	b = (struct block *)((unsigned char *)a + head);
+	b->size = size;
+	a->block_size = size;
+	a->head = b;
+	a->inline_block = b;
+	a->bytes = head + sizeof(*b) + size;
 	return a;
 }
 
@@ -165,7 +176,8 @@ sy_arena_reset(struct sy_arena *a)
 	for (b = a->head; b != NULL && b->next != NULL; b = next) {
 		next = b->next;
 		a->bytes -= sizeof(*b) + b->size;
-		free(b);
+		if (b != a->inline_block)
+			free(b);
 	}
 	a->head = b;
 	if (b != NULL)
@@ -185,7 +197,8 @@ sy_arena_free(struct sy_arena *a)
 		c->fn(c->p);
 	for (b = a->head; b != NULL; b = next) {
 		next = b->next;
-		free(b);
+		if (b != a->inline_block)
+			free(b);
 	}
 	free(a);
 }

@@ -80,29 +80,50 @@ index_one(struct sy_relations *rel, struct sy_object *o, char *key)
 	struct sy_rel_key *rk = sy_strmap_get(&rel->index, key);
 
 	if (rk == NULL) {
-		rk = calloc(1, sizeof(*rk));
-		if (rk == NULL)
+		size_t len = strlen(key) + 1;
+
+		rk = calloc(1, sizeof(*rk) + len);
+		if (rk == NULL) {
+			free(key);
 			return -ENOMEM;
-		rk->key = key;
+		}
+		memcpy(rk->key, key, len);
 		if (sy_strmap_put(&rel->index, rk->key, rk) < 0) {
+			free(key);
 			free(rk);
 			return -ENOMEM;
 		}
-	} else {
-		free(key);
 	}
-	if (rk->n == rk->cap) {
-		uint32_t cap = rk->cap ? rk->cap * 2 : 2;
-		struct sy_object **grown = realloc(rk->objs, cap * sizeof(*grown));
+	free(key);
+	if (rk->n == 1 && rk->cap <= 1) {
+		/* A second object: move to an array. */
+		struct sy_object **many = malloc(4 * sizeof(*many));
+
+		if (many == NULL)
+			return -ENOMEM;
+		many[0] = rk->u.one;
+		rk->u.many = many;
+		rk->cap = 4;
+	} else if (rk->cap > 1 && rk->n == rk->cap) {
+		uint32_t cap = rk->cap * 2;
+		struct sy_object **grown = realloc(rk->u.many, cap * sizeof(*grown));
 
 		if (grown == NULL)
 			return -ENOMEM;
-		rk->objs = grown;
+		rk->u.many = grown;
 		rk->cap = cap;
 	}
-	rk->objs[rk->n++] = o;
+	sy_rel_objs(rk)[rk->n++] = o;
 	o->rel[o->n_rel++] = rk;
 	return 0;
+}
+
+static void
+rel_key_free(struct sy_rel_key *rk)
+{
+	if (rk->cap > 1)
+		free(rk->u.many);
+	free(rk);
 }
 
 int
@@ -144,16 +165,16 @@ sy_relations_remove(struct sy_relations *rel, struct sy_object *o, struct sy_rel
 
 		if (keep != NULL)
 			sy_rel_add(keep, rk->key[0], "%s", rk->key + 1);
+		struct sy_object **objs = sy_rel_objs(rk);
+
 		for (j = 0; j < rk->n; j++)
-			if (rk->objs[j] == o) {
-				rk->objs[j] = rk->objs[--rk->n];
+			if (objs[j] == o) {
+				objs[j] = objs[--rk->n];
 				break;
 			}
 		if (rk->n == 0) {
 			sy_strmap_remove(&rel->index, rk->key);
-			free(rk->key);
-			free(rk->objs);
-			free(rk);
+			rel_key_free(rk);
 		}
 	}
 	free(o->rel);
@@ -175,11 +196,7 @@ sy_relations_fini(struct sy_relations *rel)
 	void *v;
 
 	while (sy_strmap_next(&rel->index, &i, &key, &v)) {
-		struct sy_rel_key *rk = v;
-
-		free(rk->key);
-		free(rk->objs);
-		free(rk);
+		rel_key_free(v);
 	}
 	sy_strmap_fini(&rel->index);
 }

@@ -36,12 +36,22 @@ enum {
 	SY_REL_SECRET = 't',
 };
 
-/* One key and the objects that state it. */
+/* One key and the objects that state it. Most keys (a host) have one
+ * object: it is kept inline, and the key's bytes follow the struct. */
 struct sy_rel_key {
-	char *key;
-	struct sy_object **objs;
+	union {
+		struct sy_object *one;   /* cap <= 1 */
+		struct sy_object **many; /* cap > 1 */
+	} u;
 	uint32_t n, cap;
+	char key[];
 };
+
+static inline struct sy_object **
+sy_rel_objs(struct sy_rel_key *rk)
+{
+	return rk->cap <= 1 ? &rk->u.one : rk->u.many;
+}
 
 /* Keys being collected for one object (the kinds' callback fills it). */
 struct sy_rel_keys {

@@ -100,7 +100,7 @@ push_key(struct walk *w, char type, const char *name)
 	memcpy(key + 1, name, len + 1);
 	rk = sy_relations_get(w->rel, key);
 	for (i = 0; rk != NULL && i < rk->n; i++)
-		push(w, rk->objs[i]);
+		push(w, sy_rel_objs((struct sy_rel_key *)rk)[i]);
 	if (key != stack)
 		free(key);
 }

@@ -107,16 +107,20 @@ int
 sy_store_warm(const struct sy_store *cst, struct sy_object *o)
 {
 	struct sy_store *st = (struct sy_store *)cst;
-	json_error_t jerr;
 
 	if (o->warm)
 		return 0;
 	if (o->obj == NULL) {
-		o->obj = json_loads(o->text, 0, &jerr);
+		o->obj = sy_unpack(&o->packed);
 		if (o->obj == NULL)
-			return -ENOMEM; /* we wrote the text: only memory can fail */
+			return -ENOMEM; /* we packed it: only memory can fail */
 		json_decref(o->status);
-		o->status = o->status_text ? json_loads(o->status_text, 0, &jerr) : NULL;
+		o->status = sy_unpack(&o->status_packed);
+		if (o->status == NULL && o->status_packed.bytes != NULL) {
+			json_decref(o->obj);
+			o->obj = NULL;
+			return -ENOMEM;
+		}
 	}
 	if (warm_add(st, o) < 0) {
 		/* Unlisted, it would never be cooled: keep it as text. */
@@ -132,20 +136,13 @@ sy_store_warm(const struct sy_store *cst, struct sy_object *o)
 static void
 cool_one(struct sy_object *o)
 {
-	char *text = o->text ? o->text : json_dumps(o->obj, JSON_COMPACT);
-	char *status = o->status ? json_dumps(o->status, JSON_COMPACT) : NULL;
-
 	o->warm = false;
-	if (text == NULL || (o->status != NULL && status == NULL)) {
-		/* Out of memory: stay a tree (still correct, just bigger). */
-		if (text != o->text)
-			free(text);
-		free(status);
+	/* The object never changes once stored: packed once. The status may
+	 * have: packed every time. Out of memory: stay a tree (still correct,
+	 * just bigger). */
+	if ((o->packed.bytes == NULL && sy_pack(o->obj, &o->packed) < 0) ||
+	    sy_pack(o->status, &o->status_packed) < 0)
 		return;
-	}
-	o->text = text;
-	free(o->status_text);
-	o->status_text = status;
 	json_decref(o->obj);
 	json_decref(o->status);
 	o->obj = NULL;
@@ -304,20 +301,21 @@ struct sy_object *
 sy_object_new(const struct sy_kind *kind, const char *ns, const char *name, json_t *obj,
 	      const char *created, const char *uid)
 {
-	struct sy_object *o = calloc(1, sizeof(*o));
+	size_t lns = strlen(ns) + 1, lname = strlen(name) + 1;
+	/* The names live in the same allocation (a million objects: two
+	 * mallocs fewer each). */
+	struct sy_object *o = calloc(1, sizeof(*o) + lns + lname);
 
 	if (o == NULL)
 		return NULL;
 	o->kind = kind;
-	o->ns = strdup(ns);
-	o->name = strdup(name);
+	o->ns = o->names;
+	memcpy(o->ns, ns, lns);
+	o->name = o->names + lns;
+	memcpy(o->name, name, lname);
 	o->obj = json_incref(obj);
 	snprintf(o->created, sizeof(o->created), "%s", created);
 	snprintf(o->uid, sizeof(o->uid), "%s", uid);
-	if (o->ns == NULL || o->name == NULL) {
-		sy_object_free(o);
-		return NULL;
-	}
 	return o;
 }
 
@@ -326,12 +324,10 @@ sy_object_free(struct sy_object *o)
 {
 	if (o == NULL)
 		return;
-	free(o->ns);
-	free(o->name);
 	json_decref(o->obj);
 	json_decref(o->status);
-	free(o->text);
-	free(o->status_text);
+	sy_packed_free(&o->packed);
+	sy_packed_free(&o->status_packed);
 	free(o->rel);
 	free(o);
 }

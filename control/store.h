@@ -5,10 +5,11 @@
  * thread only. The data plane never sees it: it sees the generation.
  *
  * Memory: a million routes as jansson trees take 6 KB each. So an object
- * rests as compact JSON text (`text`, `status_text`) and is parsed into
+ * rests packed (`packed`, `status_packed`: compact JSON compressed against a
+ * built-in dictionary, control/pack.h) and is unpacked into
  * `obj` / `status` ("warm") only while a request or a compile uses it:
  * sy_store_find and sy_store_list warm what they return; sy_store_cool, at
- * the end of each request, writes statuses back to text and drops the trees.
+ * the end of each request, packs statuses again and drops the trees.
  * Anything that reads `obj` or `status` must have the object from those
  * calls, in the same request.
  */
@@ -22,6 +23,7 @@
 #include <jansson.h>
 
 #include "kinds/kinds.h"
+#include "pack.h"
 
 struct sy_object {
 	const struct sy_kind *kind;
@@ -30,8 +32,8 @@ struct sy_object {
 	json_t *obj;     /* as applied, with metadata.creationTimestamp and metadata.uid set
 			  * (NULL while cool: see above) */
 	json_t *status;  /* set by compile; NULL for kinds without status (and while cool) */
-	char *text;        /* obj as compact JSON; NULL until first cooled */
-	char *status_text; /* status as compact JSON, or NULL */
+	struct sy_packed packed;        /* obj; empty until first cooled */
+	struct sy_packed status_packed; /* status; empty for none */
 	bool warm;         /* obj / status are the live copies, listed in the store's warm list */
 	char created[32]; /* RFC 3339 UTC, seconds: orders claims (oldest wins) */
 	char uid[40];
@@ -40,6 +42,7 @@ struct sy_object {
 	struct sy_rel_key **rel;
 	uint32_t n_rel;
 	uint32_t mark; /* scope walks (control/scope.c) */
+	char names[];  /* ns and name point here */
 };
 
 struct sy_store {
@@ -55,9 +58,9 @@ void sy_store_fini(struct sy_store *st);
 /* The object (warm), or NULL. */
 struct sy_object *sy_store_find(const struct sy_store *st, const struct sy_kind *kind,
 				const char *ns, const char *name);
-/* Parse o's trees if it rests as text. 0, or -ENOMEM (o->obj stays NULL). */
+/* Unpack o's trees if it rests packed. 0, or -ENOMEM (o->obj stays NULL). */
 int sy_store_warm(const struct sy_store *st, struct sy_object *o);
-/* Every warm object back to text: statuses written out, trees dropped. */
+/* Every warm object back to rest: statuses packed, trees dropped. */
 void sy_store_cool(struct sy_store *st);
 /* Insert, or replace the object with the same identity (the old one is
  * returned, detached, for the caller to free or to put back). */

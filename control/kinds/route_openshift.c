@@ -674,6 +674,10 @@ route_relations(const struct sy_object *o, const struct sy_compile_opts *opts,
 	}
 	sy_rel_add(out, SY_REL_HOST, "%s", host);
 	dot = strchr(host, '.');
+	/* Plain and wildcard routes meet only where wildcards are admitted
+	 * (HostAdmitter): without them, no domain keys. */
+	if (!opts->allow_wildcard_routes)
+		dot = NULL;
 	if (dot != NULL && wp != NULL && strcmp(wp, "Subdomain") == 0) {
 		sy_rel_add(out, SY_REL_HOST, "*%s", dot);
 		sy_rel_add(out, SY_REL_WILDCARD, "%s", dot + 1);

@@ -1,0 +1,172 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <zstd.h>
+
+#include "pack.h"
+
+/*
+ * Raw-content dictionary: what the objects of each kind and their statuses
+ * typically say. zstd finds matches anywhere in it and codes recent ones
+ * cheapest, so the commonest objects (OpenShift Routes and their statuses)
+ * come last.
+ */
+static const char dictionary[] =
+	"{\"apiVersion\":\"v1\",\"kind\":\"Secret\",\"metadata\":{\"name\":\"tls\",\"namespace\":"
+	"\"default\",\"creationTimestamp\":\"2026-01-01T00:00:00Z\",\"uid\":\"\"},\"type\":"
+	"\"kubernetes.io/tls\",\"data\":{\"tls.crt\":\"LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0tLS0t\","
+	"\"tls.key\":\"LS0tLS1CRUdJTiBQUklWQVRFIEtFWS0tLS0t\"}}"
+	"{\"apiVersion\":\"v1\",\"kind\":\"Namespace\",\"metadata\":{\"name\":\"default\","
+	"\"labels\":{\"router\":\"shard\"},\"creationTimestamp\":\"2026-01-01T00:00:00Z\",\"uid\":\"\"}}"
+	"{\"apiVersion\":\"contour.heptio.com/v1alpha1\",\"kind\":\"Route\",\"metadata\":{\"name\":"
+	"\"web\",\"namespace\":\"default\",\"creationTimestamp\":\"2026-01-01T00:00:00Z\",\"uid\":"
+	"\"\"},\"spec\":{\"host\":\"web.example.com\",\"routes\":[{\"pathPrefix\":\"/\","
+	"\"upstreams\":[{\"serviceName\":\"web\",\"servicePort\":80,\"weight\":100}]}]}}"
+	"{\"currentStatus\":\"valid\",\"lastProcessTime\":\"2026-01-01T00:00:00Z\",\"errors\":[]}"
+	"{\"apiVersion\":\"zalando.org/v1\",\"kind\":\"RouteGroup\",\"metadata\":{\"name\":\"web\","
+	"\"namespace\":\"default\",\"creationTimestamp\":\"2026-01-01T00:00:00Z\",\"uid\":\"\"},"
+	"\"spec\":{\"hosts\":[\"web.example.com\"],\"backends\":[{\"name\":\"web\",\"type\":"
+	"\"service\",\"serviceName\":\"web\",\"servicePort\":80}],\"defaultBackends\":[{"
+	"\"backendName\":\"web\"}],\"routes\":[{\"pathSubtree\":\"/\"}]}}"
+	"{\"valid\":true,\"errors\":[]}"
+	"{\"apiVersion\":\"contour.heptio.com/v1beta1\",\"kind\":\"IngressRoute\",\"metadata\":{"
+	"\"name\":\"web\",\"namespace\":\"default\",\"creationTimestamp\":\"2026-01-01T00:00:00Z\","
+	"\"uid\":\"\"},\"spec\":{\"virtualhost\":{\"fqdn\":\"web.example.com\",\"tls\":{"
+	"\"secretName\":\"tls\"}},\"routes\":[{\"match\":\"/\",\"services\":[{\"name\":\"web\","
+	"\"port\":80,\"weight\":100}]}]}}"
+	"{\"currentStatus\":\"valid\",\"description\":\"valid IngressRoute\"}"
+	"{\"apiVersion\":\"v1\",\"kind\":\"Service\",\"metadata\":{\"name\":\"web\",\"namespace\":"
+	"\"default\",\"creationTimestamp\":\"2026-01-01T00:00:00Z\",\"uid\":\"\"},\"spec\":{"
+	"\"ports\":[{\"name\":\"http\",\"port\":80,\"targetPort\":8080,\"protocol\":\"TCP\"}]}}"
+	"{\"apiVersion\":\"v1\",\"kind\":\"Endpoints\",\"metadata\":{\"name\":\"web\",\"namespace\":"
+	"\"default\",\"creationTimestamp\":\"2026-01-01T00:00:00Z\",\"uid\":\"\"},\"subsets\":[{"
+	"\"addresses\":[{\"ip\":\"10.128.0.10\"},{\"ip\":\"10.128.0.11\"}],\"ports\":[{\"name\":"
+	"\"http\",\"port\":8080,\"protocol\":\"TCP\"}]}]}"
+	"{\"ingress\":[{\"host\":\"web.apps.example.com\",\"routerName\":\"default\","
+	"\"wildcardPolicy\":\"None\",\"conditions\":[{\"type\":\"Admitted\",\"status\":\"False\","
+	"\"lastTransitionTime\":\"2026-01-01T00:00:00Z\",\"reason\":\"HostAlreadyClaimed\","
+	"\"message\":\"route web already exposes web.apps.example.com and is older\"}]}]}"
+	"{\"apiVersion\":\"route.openshift.io/v1\",\"kind\":\"Route\",\"metadata\":{\"name\":\"web\","
+	"\"namespace\":\"default\",\"labels\":{\"app\":\"web\"},\"annotations\":{},"
+	"\"creationTimestamp\":\"2026-01-01T00:00:00Z\",\"uid\":\"\"},\"spec\":{\"host\":"
+	"\"web.apps.example.com\",\"path\":\"/\",\"to\":{\"kind\":\"Service\",\"name\":\"web\","
+	"\"weight\":100},\"alternateBackends\":[{\"kind\":\"Service\",\"name\":\"web\",\"weight\":"
+	"100}],\"port\":{\"targetPort\":\"http\"},\"tls\":{\"termination\":\"edge\","
+	"\"insecureEdgeTerminationPolicy\":\"Redirect\"},\"wildcardPolicy\":\"None\"}}"
+	"{\"apiVersion\":\"route.openshift.io/v1\",\"kind\":\"Route\",\"metadata\":{\"name\":\"web\","
+	"\"namespace\":\"default\",\"creationTimestamp\":\"2026-01-01T00:00:00Z\",\"uid\":"
+	"\"00000000-0000-4000-8000-000000000000\"},\"spec\":{\"host\":\"web.apps.example.com\","
+	"\"to\":{\"kind\":\"Service\",\"name\":\"web\"},\"port\":{\"targetPort\":\"http\"}}}"
+	"{\"ingress\":[{\"host\":\"web.apps.example.com\",\"routerName\":\"default\","
+	"\"wildcardPolicy\":\"None\",\"conditions\":[{\"type\":\"Admitted\",\"status\":\"True\","
+	"\"lastTransitionTime\":\"2026-01-01T00:00:00Z\"}]}]}";
+
+/* Control thread only: one of each, made at first use, kept for the process. */
+static struct {
+	ZSTD_CCtx *cctx;
+	ZSTD_DCtx *dctx;
+	ZSTD_CDict *cdict;
+	ZSTD_DDict *ddict;
+	char *buf; /* scratch for dumps and decompression */
+	size_t cap;
+} z;
+
+static int
+init(void)
+{
+	if (z.cdict != NULL)
+		return 0;
+	z.cctx = ZSTD_createCCtx();
+	z.dctx = ZSTD_createDCtx();
+	/* Level 3: zstd's default; at a few hundred bytes it costs a few µs. */
+	z.cdict = ZSTD_createCDict(dictionary, sizeof(dictionary) - 1, 3);
+	z.ddict = ZSTD_createDDict(dictionary, sizeof(dictionary) - 1);
+	if (z.cctx == NULL || z.dctx == NULL || z.cdict == NULL || z.ddict == NULL)
+		return -ENOMEM;
+	/* The frame names no dictionary and carries no checksum: 6 bytes
+	 * saved per object, and only this process ever reads it. */
+	ZSTD_CCtx_setParameter(z.cctx, ZSTD_c_dictIDFlag, 0);
+	ZSTD_CCtx_setParameter(z.cctx, ZSTD_c_checksumFlag, 0);
+	return 0;
+}
+
+static int
+reserve(size_t n)
+{
+	char *grown;
+
+	if (n <= z.cap)
+		return 0;
+	grown = realloc(z.buf, n);
+	if (grown == NULL)
+		return -ENOMEM;
+	z.buf = grown;
+	z.cap = n;
+	return 0;
+}
+
+int
+sy_pack(const json_t *j, struct sy_packed *p)
+{
+	char *text;
+	size_t len, bound, n;
+	uint8_t *out;
+
+	if (j == NULL) {
+		sy_packed_free(p);
+		return 0;
+	}
+	if (init() < 0)
+		return -ENOMEM;
+	text = json_dumps(j, JSON_COMPACT);
+	if (text == NULL)
+		return -ENOMEM;
+	len = strlen(text);
+	bound = ZSTD_compressBound(len);
+	if (reserve(bound) < 0) {
+		free(text);
+		return -ENOMEM;
+	}
+	ZSTD_CCtx_refCDict(z.cctx, z.cdict);
+	n = ZSTD_compress2(z.cctx, z.buf, bound, text, len);
+	free(text);
+	if (ZSTD_isError(n))
+		return -ENOMEM;
+	out = malloc(n);
+	if (out == NULL)
+		return -ENOMEM;
+	memcpy(out, z.buf, n);
+	sy_packed_free(p);
+	p->bytes = out;
+	p->len = (uint32_t)n;
+	return 0;
+}
+
+json_t *
+sy_unpack(const struct sy_packed *p)
+{
+	unsigned long long size;
+	size_t n;
+	json_error_t jerr;
+
+	if (p->bytes == NULL || init() < 0)
+		return NULL;
+	size = ZSTD_getFrameContentSize(p->bytes, p->len);
+	if (size == ZSTD_CONTENTSIZE_UNKNOWN || size == ZSTD_CONTENTSIZE_ERROR ||
+	    reserve((size_t)size + 1) < 0)
+		return NULL;
+	n = ZSTD_decompress_usingDDict(z.dctx, z.buf, z.cap, p->bytes, p->len, z.ddict);
+	if (ZSTD_isError(n))
+		return NULL;
+	return json_loadb(z.buf, n, 0, &jerr);
+}
+
+void
+sy_packed_free(struct sy_packed *p)
+{
+	free(p->bytes);
+	p->bytes = NULL;
+	p->len = 0;
+}
