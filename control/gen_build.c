@@ -303,6 +303,22 @@ sy_gen_commit(struct sy_generation *g, struct sy_generation *prev)
 	list_free(&rt->added);
 }
 
+/* The generation itself: its lists, directory and header. */
+static void
+free_shell(struct sy_generation *g)
+{
+	struct sy_gen_retire *rt = g->retire;
+
+	list_free(&rt->chunks);
+	list_free(&rt->vhosts);
+	list_free(&rt->added);
+	list_free(&rt->replaced_chunks);
+	list_free(&rt->replaced_vhosts);
+	free(rt);
+	free(g->chunks);
+	free(g);
+}
+
 void
 sy_gen_abort(struct sy_generation *g)
 {
@@ -314,12 +330,7 @@ sy_gen_abort(struct sy_generation *g)
 	for (i = 0; i < g->n_chunks; i++)
 		if (g->chunks[i]->owner == g->id)
 			free(g->chunks[i]);
-	list_free(&rt->added);
-	list_free(&rt->replaced_chunks);
-	list_free(&rt->replaced_vhosts);
-	free(rt);
-	free(g->chunks);
-	free(g);
+	free_shell(g);
 }
 
 void
@@ -343,12 +354,5 @@ sy_generation_free(struct sy_generation *g)
 			free(g->chunks[i]);
 		}
 	}
-	list_free(&rt->chunks);
-	list_free(&rt->vhosts);
-	list_free(&rt->added);
-	list_free(&rt->replaced_chunks);
-	list_free(&rt->replaced_vhosts);
-	free(rt);
-	free(g->chunks);
-	free(g);
+	free_shell(g);
 }

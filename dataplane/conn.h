@@ -3,9 +3,10 @@
  * One spliced connection (SPLICE.md): its record, its states, and the per
  * worker tables that hold records (flow table, SNAT ports, timer wheel).
  *
- * A record is reachable from two flow-table keys, one per leg: the client
- * tuple (as the client's packets carry it) and the backend tuple (as the
- * backend's packets carry it). Everything forwarding needs is in the record
+ * A record is reachable from both legs (flow.h): the client tuple (as the
+ * client's packets carry it) through the flow table's hash, the backend
+ * tuple (as the backend's packets carry it) through its SNAT port's slot.
+ * Everything forwarding needs is in the record
  * by value: no pointer into a generation survives the burst that bound it.
  */
 #ifndef SY_CONN_H
@@ -92,7 +93,7 @@ struct sy_peek_buf {
 #define SY_CF_FIN_BACKEND 0x02  /* backend sent FIN (fin_b, client seq space) */
 #define SY_CF_ANSWER_FIN_ACKED 0x04
 #define SY_CF_TIMER 0x08        /* on the timer wheel */
-#define SY_CF_BACKEND_KEY 0x10  /* backend key is in the flow table */
+#define SY_CF_BACKEND_KEY 0x10  /* backend leg findable: its SNAT port slot names it */
 #define SY_CF_SPLICED 0x20      /* deltas valid: translate (also in LINGER) */
 
 /*
@@ -119,10 +120,11 @@ struct sy_conn {
 	/* Next hops, from the FIB once (it does not change while routerd
 	 * runs): the address ARP resolves on client_if / backend_if. */
 	uint32_t client_nh, backend_nh;
+	uint64_t last_seen;  /* TSC of the last packet either way (idle timeout) */
+	/* -- end of what forwarding an established segment touches (64 B) -- */
 
 	uint32_t fin_c;      /* client FIN seq (client space) */
 	uint32_t fin_b;      /* backend FIN seq, translated into client space */
-	uint64_t last_seen;  /* TSC of the last packet either way (idle timeout) */
 
 	struct sy_peek_buf *peek; /* PEEK, CONNECTING and ANSWER only */
 

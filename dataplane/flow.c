@@ -23,9 +23,10 @@ sy_tcp_worker_init(struct sy_worker *w)
 	static unsigned seq;
 	char name[RTE_MEMPOOL_NAMESIZE];
 	struct rte_hash_parameters hp = {
-		.entries = 2 * SY_CONN_MAX,
+		.entries = SY_FLOW_HASH_ENTRIES,
 		.key_len = sizeof(struct sy_flow_key),
-		.hash_func = rte_hash_crc,
+		.hash_func = rte_hash_crc, /* = sy_flow_hash() */
+		.hash_func_init_val = SY_FLOW_HASH_INIT,
 		.socket_id = (int)rte_socket_id(),
 		/* One writer (this worker) and no concurrent reader: no locks.
 		 * The extendable table keeps an unlucky bucket from refusing a key. */
@@ -46,7 +47,11 @@ sy_tcp_worker_init(struct sy_worker *w)
 				      RTE_MEMPOOL_F_SP_PUT | RTE_MEMPOOL_F_SC_GET);
 	t->port_cap = (65536 - SY_SNAT_PORT_MIN) / n + 1;
 	t->ports = rte_malloc("sy_snat_ports", t->port_cap * sizeof(uint16_t), 0);
-	if (t->flows == NULL || t->conns == NULL || t->peeks == NULL || t->ports == NULL) {
+	t->snat_conn = rte_zmalloc_socket("sy_snat_conn", sy_snat_slots(n) * sizeof(*t->snat_conn),
+					  RTE_CACHE_LINE_SIZE, (int)rte_socket_id());
+	t->snat_div = rte_reciprocal_value(n);
+	if (t->flows == NULL || t->conns == NULL || t->peeks == NULL || t->ports == NULL ||
+	    t->snat_conn == NULL) {
 		SY_DP_LOG(ERR, "worker %u: connection tables: %s", w->id, rte_strerror(rte_errno));
 		sy_tcp_worker_fini(w);
 		return -ENOMEM;
@@ -77,18 +82,8 @@ sy_tcp_worker_fini(struct sy_worker *w)
 	rte_mempool_free(t->conns);
 	rte_mempool_free(t->peeks);
 	rte_free(t->ports);
+	rte_free(t->snat_conn);
 	memset(t, 0, sizeof(*t));
-}
-
-void
-sy_flow_key_v4(struct sy_flow_key *k, uint32_t saddr, uint32_t daddr, uint16_t sport,
-	       uint16_t dport)
-{
-	k->saddr = saddr;
-	k->daddr = daddr;
-	k->sport = sport;
-	k->dport = dport;
-	k->zero = 0;
 }
 
 struct sy_conn *
@@ -111,6 +106,48 @@ void
 sy_flow_del(struct sy_worker *w, const struct sy_flow_key *k)
 {
 	(void)rte_hash_del_key(w->tcp.flows, k);
+}
+
+static inline struct sy_conn **
+snat_slot(struct sy_tcp_worker *t, uint16_t port_be)
+{
+	return &t->snat_conn[rte_reciprocal_divide(rte_be_to_cpu_16(port_be), t->snat_div)];
+}
+
+void
+sy_flow_backend_add(struct sy_worker *w, struct sy_conn *c)
+{
+	*snat_slot(&w->tcp, c->snat_port) = c;
+	c->flags |= SY_CF_BACKEND_KEY;
+}
+
+void
+sy_flow_backend_del(struct sy_worker *w, struct sy_conn *c)
+{
+	struct sy_conn **slot = snat_slot(&w->tcp, c->snat_port);
+
+	if (*slot == c)
+		*slot = NULL;
+	c->flags &= (uint8_t)~SY_CF_BACKEND_KEY;
+}
+
+struct sy_conn *
+sy_flow_find(struct sy_worker *w, uint32_t saddr, uint32_t daddr, uint16_t sport, uint16_t dport,
+	     bool *from_client)
+{
+	struct sy_flow_key k;
+	struct sy_conn *c;
+
+	/* A backend leg first: no hashing. A client segment whose port
+	 * happens to be in the SNAT range fails the full tuple compare. */
+	c = sy_flow_backend_lookup(&w->tcp, saddr, daddr, sport, dport);
+	if (c != NULL) {
+		*from_client = false;
+		return c;
+	}
+	sy_flow_key_v4(&k, saddr, daddr, sport, dport);
+	*from_client = true;
+	return sy_flow_lookup(w, &k);
 }
 
 struct sy_conn *
@@ -167,10 +204,8 @@ sy_conn_free(struct sy_worker *w, struct sy_conn *c)
 
 	sy_flow_key_v4(&k, c->client_ip, c->vip, c->client_port, c->vip_port);
 	sy_flow_del(w, &k);
-	if (c->flags & SY_CF_BACKEND_KEY) {
-		sy_flow_key_v4(&k, c->backend_ip, c->snat_ip, c->backend_port, c->snat_port);
-		sy_flow_del(w, &k);
-	}
+	if (c->flags & SY_CF_BACKEND_KEY)
+		sy_flow_backend_del(w, c);
 	if (c->snat_port != 0)
 		sy_snat_port_put(w, rte_be_to_cpu_16(c->snat_port));
 	sy_conn_timer_cancel(w, c);

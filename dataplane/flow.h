@@ -1,9 +1,18 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * A worker's connection tables (share-nothing: only the owning worker touches
- * them): the flow table (rte_hash, one writer, so no locks), the pool of
- * connection records and of PEEK buffers, the SNAT source ports this worker
- * owns, and a timer wheel.
+ * them): the flow table, the pool of connection records and of PEEK buffers,
+ * the SNAT source ports this worker owns, and a timer wheel.
+ *
+ * The flow table finds a connection from either leg's tuple:
+ *   - client leg: an rte_hash keyed by the client 4-tuple (one writer, so no
+ *     locks);
+ *   - backend leg: the destination port of a backend's segment is the SNAT
+ *     port this worker gave the connection, and a SNAT port belongs to one
+ *     connection at a time, so an array indexed by port finds the record
+ *     without hashing; the record's backend tuple is then compared in full.
+ * One hash key per connection instead of two halves the hash (memory, and
+ * cache footprint at 32k flows) and takes the hashing off backend segments.
  *
  * SNAT ports: port % n_workers == worker id, so a backend's reply names its
  * owner in the destination port (DESIGN.md section 4, flow ownership). Free
@@ -13,9 +22,14 @@
 #ifndef SY_FLOW_H
 #define SY_FLOW_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
+#include <rte_byteorder.h>
+#include <rte_hash.h>
+#include <rte_hash_crc.h>
 #include <rte_mempool.h>
+#include <rte_reciprocal.h>
 
 #include "conn.h"
 
@@ -34,8 +48,22 @@ struct sy_worker;
 	(RTE_MEMPOOL_F_SP_PUT | RTE_MEMPOOL_F_SC_GET | RTE_MEMPOOL_F_NO_CACHE_ALIGN | \
 	 RTE_MEMPOOL_F_NO_SPREAD)
 
+/* Client keys in the flow table: one per connection record. */
+#define SY_FLOW_HASH_ENTRIES SY_CONN_MAX
+
+/* Slots of a worker's SNAT port -> record array: port / n_workers for every
+ * port up to 65535 (a worker's own ports are port % n_workers == id, so
+ * they have distinct slots). */
+static inline unsigned
+sy_snat_slots(unsigned n_workers)
+{
+	return 65535u / n_workers + 1;
+}
+
 struct sy_tcp_worker {
-	struct rte_hash *flows;
+	struct rte_hash *flows;   /* client 4-tuple -> record */
+	struct sy_conn **snat_conn; /* SNAT port slot -> record (backend leg) */
+	struct rte_reciprocal snat_div; /* port / n_workers without a divide */
 	struct rte_mempool *conns;
 	struct rte_mempool *peeks;
 	uint16_t *ports;        /* FIFO of free SNAT ports */
@@ -50,11 +78,54 @@ int sy_tcp_worker_init(struct sy_worker *w);
 /* Free every connection (sending nothing) and the tables. */
 void sy_tcp_worker_fini(struct sy_worker *w);
 
-void sy_flow_key_v4(struct sy_flow_key *k, uint32_t saddr, uint32_t daddr, uint16_t sport,
-		    uint16_t dport);
+static inline void
+sy_flow_key_v4(struct sy_flow_key *k, uint32_t saddr, uint32_t daddr, uint16_t sport,
+	       uint16_t dport)
+{
+	k->saddr = saddr;
+	k->daddr = daddr;
+	k->sport = sport;
+	k->dport = dport;
+	k->zero = 0;
+}
+
+/* The hash the flow table uses (flow.c gives rte_hash this function and
+ * init value), inline so a burst hashes its keys without indirect calls. */
+#define SY_FLOW_HASH_INIT 0
+static inline hash_sig_t
+sy_flow_hash(const struct sy_flow_key *k)
+{
+	return rte_hash_crc(k, sizeof(*k), SY_FLOW_HASH_INIT);
+}
+
+/* Client leg: the hash. */
 struct sy_conn *sy_flow_lookup(struct sy_worker *w, const struct sy_flow_key *k);
 int sy_flow_add(struct sy_worker *w, const struct sy_flow_key *k, struct sy_conn *c);
 void sy_flow_del(struct sy_worker *w, const struct sy_flow_key *k);
+
+/* Backend leg: c->snat_port (set) now finds c, or no longer does. Sets and
+ * clears SY_CF_BACKEND_KEY. */
+void sy_flow_backend_add(struct sy_worker *w, struct sy_conn *c);
+void sy_flow_backend_del(struct sy_worker *w, struct sy_conn *c);
+
+/* The record whose backend leg is exactly (saddr:sport -> daddr:dport), all
+ * network order, or NULL. No hashing: the port names the slot. */
+static inline struct sy_conn *
+sy_flow_backend_lookup(const struct sy_tcp_worker *t, uint32_t saddr, uint32_t daddr,
+		       uint16_t sport, uint16_t dport)
+{
+	struct sy_conn *c = t->snat_conn[rte_reciprocal_divide(rte_be_to_cpu_16(dport), t->snat_div)];
+
+	if (c != NULL && c->snat_port == dport && c->backend_port == sport &&
+	    c->backend_ip == saddr && c->snat_ip == daddr)
+		return c;
+	return NULL;
+}
+
+/* The record a segment (saddr:sport -> daddr:dport) belongs to, and which
+ * leg it came on; NULL if none. */
+struct sy_conn *sy_flow_find(struct sy_worker *w, uint32_t saddr, uint32_t daddr, uint16_t sport,
+			     uint16_t dport, bool *from_client);
 
 /* A zeroed record, counted in flows_active; NULL when the pool is empty. */
 struct sy_conn *sy_conn_alloc(struct sy_worker *w);

@@ -59,43 +59,6 @@ conn_key_client(const struct sy_conn *c, struct sy_flow_key *k)
 	sy_flow_key_v4(k, c->client_ip, c->vip, c->client_port, c->vip_port);
 }
 
-static void
-conn_key_backend(const struct sy_conn *c, struct sy_flow_key *k)
-{
-	sy_flow_key_v4(k, c->backend_ip, c->snat_ip, c->backend_port, c->snat_port);
-}
-
-/* The translation of each direction, from the record (SPLICE.md, "Numbers
- * to translate"): client -> backend rewrites the addresses and moves acks,
- * SACK edges and TSecr back by the deltas; backend -> client moves seq and
- * TSval forward and rescales the window. */
-static inline void
-xlate_to_backend(const struct sy_conn *c, struct sy_xlate *x)
-{
-	memset(x, 0, sizeof(*x));
-	x->src_ip = c->snat_ip;
-	x->dst_ip = c->backend_ip;
-	x->src_port = c->snat_port;
-	x->dst_port = c->backend_port;
-	x->ack_delta = -c->d_seq;
-	x->sack_delta = -c->d_seq;
-	x->tsecr_delta = -c->d_ts;
-}
-
-static inline void
-xlate_to_client(const struct sy_conn *c, struct sy_xlate *x)
-{
-	memset(x, 0, sizeof(*x));
-	x->src_ip = c->vip;
-	x->dst_ip = c->client_ip;
-	x->src_port = c->vip_port;
-	x->dst_port = c->client_port;
-	x->seq_delta = c->d_seq;
-	x->tsval_delta = c->d_ts;
-	x->win_shift_in = c->win_shift_b;
-	x->win_shift_out = c->win_shift_r;
-}
-
 static inline void
 timer_in(struct sy_worker *w, struct sy_conn *c, uint64_t ms)
 {
@@ -504,7 +467,6 @@ bind_backend(struct sy_worker *w, struct sy_conn *c)
 {
 	uint16_t status;
 	const struct sy_pool *pool = route_lookup(w, c, &status);
-	struct sy_flow_key k;
 	int i;
 
 	if (pool == NULL) {
@@ -525,11 +487,8 @@ bind_backend(struct sy_worker *w, struct sy_conn *c)
 			sy_answer_start(w, c, 503);
 		return;
 	}
-	if (c->flags & SY_CF_BACKEND_KEY) {
-		conn_key_backend(c, &k);
-		sy_flow_del(w, &k);
-		c->flags &= (uint8_t)~SY_CF_BACKEND_KEY;
-	}
+	if (c->flags & SY_CF_BACKEND_KEY)
+		sy_flow_backend_del(w, c);
 	if (c->snat_port == 0) {
 		uint16_t p = sy_snat_port_get(w);
 
@@ -562,13 +521,9 @@ bind_backend(struct sy_worker *w, struct sy_conn *c)
 		 * produced (SPLICE.md, MSS). */
 		c->peek->mss = RTE_MIN(c->peek->mss, (uint16_t)(bp->mtu - 40));
 	}
-	conn_key_backend(c, &k);
-	if (sy_flow_add(w, &k, c) < 0) {
-		w->counters.drops[SY_DROP_FLOW_TABLE_FULL]++;
-		sy_answer_start(w, c, c->proto == SY_CONN_HTTP ? 503 : 0);
-		return;
-	}
-	c->flags |= SY_CF_BACKEND_KEY;
+	/* The SNAT port is this record's alone: the backend leg cannot
+	 * collide (flow.h). */
+	sy_flow_backend_add(w, c);
 	if (c->state == SY_CONN_PEEK)
 		c->peek->connect_deadline = w->now + sy_ms_to_tsc(w, SY_CONNECT_TIMEOUT_MS);
 	c->state = SY_CONN_CONNECTING;
@@ -624,7 +579,7 @@ backend_established(struct sy_worker *w, struct sy_conn *c, struct rte_mbuf *syn
 	c->win_shift_b = ws_b;
 	c->win_shift_r = ws_r;
 	c->flags |= SY_CF_SPLICED;
-	xlate_to_backend(c, &x);
+	sy_xlate_to_backend(c, &x);
 	rte_pktmbuf_free(synack); /* the client had its handshake with us */
 
 	/* The held segments, in order; the first one's ACK (of our cookie)
@@ -701,9 +656,9 @@ forward(struct sy_worker *w, struct sy_conn *c, struct rte_mbuf *m, bool from_cl
 			enter_linger(w, c);
 	}
 	if (from_client)
-		xlate_to_backend(c, &x);
+		sy_xlate_to_backend(c, &x);
 	else
-		xlate_to_client(c, &x);
+		sy_xlate_to_client(c, &x);
 	if (unlikely(sy_xlate_tcp4(ip, th, &x) < 0)) {
 		sy_drop(w, m, SY_DROP_SPLICE_XLATE_FAILED);
 		return;

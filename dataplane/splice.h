@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "conn.h"
 #include "tcp_opts.h"
@@ -31,6 +32,42 @@ struct sy_pool;
 /* Bytes the peekers may wait for before answering 431 / closing. */
 #define SY_HTTP_HEAD_MAX (16 * 1024)
 #define SY_TLS_HELLO_MAX (32 * 1024)
+
+/* The translation of each direction, from the record (SPLICE.md, "Numbers
+ * to translate"): client -> backend rewrites the addresses and moves acks,
+ * SACK edges and TSecr back by the deltas; backend -> client moves seq and
+ * TSval forward and rescales the window. */
+static inline void
+sy_xlate_to_backend(const struct sy_conn *c, struct sy_xlate *x)
+{
+	memset(x, 0, sizeof(*x));
+	x->src_ip = c->snat_ip;
+	x->dst_ip = c->backend_ip;
+	x->src_port = c->snat_port;
+	x->dst_port = c->backend_port;
+	x->ack_delta = -c->d_seq;
+	x->sack_delta = -c->d_seq;
+	x->tsecr_delta = -c->d_ts;
+}
+
+static inline void
+sy_xlate_to_client(const struct sy_conn *c, struct sy_xlate *x)
+{
+	memset(x, 0, sizeof(*x));
+	x->src_ip = c->vip;
+	x->dst_ip = c->client_ip;
+	x->src_port = c->vip_port;
+	x->dst_port = c->client_port;
+	x->seq_delta = c->d_seq;
+	x->tsval_delta = c->d_ts;
+	x->win_shift_in = c->win_shift_b;
+	x->win_shift_out = c->win_shift_r;
+}
+
+/* A received burst (data at the Ethernet headers) from port index `port`,
+ * n <= SY_RX_BURST: established spliced segments forwarded directly, every
+ * other frame through sy_eth_input, in burst order (splice_fast.c). */
+void sy_splice_rx_burst(struct sy_worker *w, uint16_t port, struct rte_mbuf **pkts, uint16_t n);
 
 /* A client ACK whose cookie validated: make the connection (PEEK) and take
  * the segment (it may carry data). `syn` is what the cookie encoded. */

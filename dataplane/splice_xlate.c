@@ -124,19 +124,6 @@ opts_check(const uint8_t *opt, unsigned n)
 	return 0;
 }
 
-static inline uint16_t
-win_rescale(uint16_t win, uint8_t shift_in, uint8_t shift_out)
-{
-	/* RFC 7323 2.3: the real window is win << shift. Rounding up rather
-	 * than down keeps a small non-zero window from becoming 0, which the
-	 * client would read as "stop" and probe (RFC 9293 3.8.6.1) while the
-	 * backend waits for data. The cap is the field's limit. */
-	uint64_t bytes = (uint64_t)win << shift_in;
-	uint64_t w = (bytes + ((1ull << shift_out) - 1)) >> shift_out;
-
-	return w > 65535 ? 65535 : (uint16_t)w;
-}
-
 int
 sy_xlate_tcp4(struct rte_ipv4_hdr *ip, struct rte_tcp_hdr *th, const struct sy_xlate *x)
 {
@@ -175,7 +162,7 @@ sy_xlate_tcp4(struct rte_ipv4_hdr *ip, struct rte_tcp_hdr *th, const struct sy_x
 		field_add32(t, TH_OFF_ACK, x->ack_delta, pacc);
 	/* A SYN's window is never scaled (RFC 7323 2.2). */
 	if (!syn && x->win_shift_in != x->win_shift_out) {
-		uint16_t w = rte_cpu_to_be_16(win_rescale(rte_be_to_cpu_16(th->rx_win),
+		uint16_t w = rte_cpu_to_be_16(sy_win_rescale(rte_be_to_cpu_16(th->rx_win),
 							  x->win_shift_in, x->win_shift_out));
 
 		field_set(t, TH_OFF_WIN, &w, 2, pacc);

@@ -52,6 +52,20 @@ struct sy_xlate {
  */
 int sy_xlate_tcp4(struct rte_ipv4_hdr *ip, struct rte_tcp_hdr *th, const struct sy_xlate *x);
 
+/* win_out for win (SPLICE.md, Window). */
+static inline uint16_t
+sy_win_rescale(uint16_t win, uint8_t shift_in, uint8_t shift_out)
+{
+	/* RFC 7323 2.3: the real window is win << shift. Rounding up rather
+	 * than down keeps a small non-zero window from becoming 0, which the
+	 * client would read as "stop" and probe (RFC 9293 3.8.6.1) while the
+	 * backend waits for data. The cap is the field's limit. */
+	uint64_t bytes = (uint64_t)win << shift_in;
+	uint64_t w = (bytes + ((1ull << shift_out) - 1)) >> shift_out;
+
+	return w > 65535 ? 65535 : (uint16_t)w;
+}
+
 /* RFC 1624 incremental checksum update for a 16-bit / 32-bit field change. */
 static inline uint16_t
 sy_csum_update16(uint16_t csum, uint16_t old_be, uint16_t new_be)

@@ -22,19 +22,6 @@
 #include "tcp_syncookie.h"
 #include "worker.h"
 
-static inline bool
-is_listen(const struct sy_dp_shared *sh, uint32_t ip, uint16_t port)
-{
-	unsigned i;
-
-	if (port != sh->http_port && port != sh->https_port)
-		return false;
-	for (i = 0; i < sh->n_listen; i++)
-		if (sh->listen_ip[i] == ip)
-			return true;
-	return false;
-}
-
 static inline unsigned
 client_owner(const struct sy_dp_shared *sh, uint32_t client_ip, uint16_t client_port)
 {
@@ -172,15 +159,11 @@ tcp_input_owned(struct sy_worker *w, struct rte_mbuf *m)
 {
 	struct rte_ipv4_hdr *ip = rte_pktmbuf_mtod(m, struct rte_ipv4_hdr *);
 	struct rte_tcp_hdr *th = (struct rte_tcp_hdr *)((uint8_t *)ip + rte_ipv4_hdr_len(ip));
-	struct sy_flow_key k;
 	struct sy_conn *c;
+	bool from_client;
 
-	sy_flow_key_v4(&k, ip->src_addr, ip->dst_addr, th->src_port, th->dst_port);
-	c = sy_flow_lookup(w, &k);
+	c = sy_flow_find(w, ip->src_addr, ip->dst_addr, th->src_port, th->dst_port, &from_client);
 	if (c != NULL) {
-		bool from_client = c->client_port == th->src_port && c->client_ip == ip->src_addr &&
-				   c->vip_port == th->dst_port;
-
 		/* A new SYN on a tuple still lingering: the client reused its
 		 * port (port exhaustion under load). The old connection is over;
 		 * this is a new one. */
@@ -191,7 +174,7 @@ tcp_input_owned(struct sy_worker *w, struct rte_mbuf *m)
 		}
 		sy_conn_free(w, c);
 	}
-	if (is_listen(w->sh, ip->dst_addr, th->dst_port)) {
+	if (sy_is_listen(w->sh, ip->dst_addr, th->dst_port)) {
 		listen_input(w, m, ip, th);
 		return;
 	}
@@ -220,7 +203,7 @@ sy_tcp_input(struct sy_worker *w, uint16_t port, struct rte_mbuf *m)
 	}
 	if (w->sh->n_workers == 1)
 		owner = 0;
-	else if (is_listen(w->sh, ip->dst_addr, th->dst_port))
+	else if (sy_is_listen(w->sh, ip->dst_addr, th->dst_port))
 		owner = client_owner(w->sh, ip->src_addr, th->src_port);
 	else
 		owner = rte_be_to_cpu_16(th->dst_port) % w->sh->n_workers;

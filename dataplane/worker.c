@@ -16,6 +16,7 @@
 #include "dp_log.h"
 #include "fib.h"
 #include "l3.h"
+#include "splice.h"
 #include "worker.h"
 
 /* Adaptive idle: after this many empty polls in a row, sleep, starting at
@@ -24,7 +25,6 @@
 #define SY_IDLE_EMPTY_POLLS 256
 #define SY_IDLE_SLEEP_MIN_US 10
 #define SY_IDLE_SLEEP_MAX_US 1000
-#define SY_PREFETCH_AHEAD 3
 /* Segments waiting for their owning worker (a burst from every port). */
 #define SY_HANDOFF_RING_SIZE 4096
 
@@ -236,7 +236,7 @@ sy_worker_poll(struct sy_worker *w)
 	struct sy_dp_shared *sh = w->sh;
 	struct rte_mbuf *pkts[SY_RX_BURST];
 	unsigned work = 0;
-	uint16_t p, n, i;
+	uint16_t p, n;
 
 	/* Held for this burst only (DESIGN.md section 3). */
 	w->gen = sh->slot ? sy_gen_acquire(sh->slot) : NULL;
@@ -254,14 +254,9 @@ sy_worker_poll(struct sy_worker *w)
 			continue;
 		work += n;
 		w->counters.rx_packets += n;
-		for (i = 0; i < n && i < SY_PREFETCH_AHEAD; i++)
-			rte_prefetch0(rte_pktmbuf_mtod(pkts[i], void *));
-		for (i = 0; i < n; i++) {
-			if (i + SY_PREFETCH_AHEAD < n)
-				rte_prefetch0(rte_pktmbuf_mtod(pkts[i + SY_PREFETCH_AHEAD], void *));
-			w->counters.rx_bytes += pkts[i]->pkt_len;
-			sy_eth_input(w, p, pkts[i]);
-		}
+		/* Established spliced segments directly, the rest through
+		 * sy_eth_input, in order (splice_fast.c). */
+		sy_splice_rx_burst(w, p, pkts, n);
 	}
 
 	work += sy_tcp_timers_run(w);

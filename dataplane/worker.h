@@ -154,6 +154,20 @@ sy_ms_to_tsc(const struct sy_worker *w, uint64_t ms)
 	return w->sh->tsc_per_ms * ms;
 }
 
+/* A TCP service address: where clients connect (network order). */
+static inline bool
+sy_is_listen(const struct sy_dp_shared *sh, uint32_t ip, uint16_t port)
+{
+	unsigned i;
+
+	if (port != sh->http_port && port != sh->https_port)
+		return false;
+	for (i = 0; i < sh->n_listen; i++)
+		if (sh->listen_ip[i] == ip)
+			return true;
+	return false;
+}
+
 /* Index of the port address that is `ip` (network order), or -1. */
 static inline int
 sy_port_addr_index(const struct sy_dp_port *p, uint32_t ip)

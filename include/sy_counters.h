@@ -80,7 +80,8 @@ extern const char *const sy_drop_reason_names[SY_DROP__COUNT];
 	X(conns_closed)    /* records freed */                                 \
 	X(flows_active)    /* gauge: connection records in use */              \
 	X(backend_retries) /* another endpoint tried after a failed connect */ \
-	X(handoffs)        /* packets passed to the owning worker */
+	X(handoffs)        /* packets passed to the owning worker */         \
+	X(fast_forwarded)  /* spliced segments the burst fast path forwarded */
 
 struct sy_worker_counters {
 #define SY_X(name) uint64_t name;

@@ -163,13 +163,13 @@ static struct {
 	char tp_err[256];
 	/* best chunk (the figure used) and median chunk of each */
 	double macswap_cpp, macswap_med;
-	double fwd_cpp[4], fwd_med[4], fwd_wall_mpps[4], est_cpc[4];
+	double fwd_cpp[4], fwd_med[4], fwd_wall_mpps[4], est_cpc[4], fwd_fast_share[4];
 	double syn_cps, syn_med, syn_wall;
 	double lc_cpc, lc_med, lc_wall, lc_avg_cpc;
 	char load[64];
 	uint64_t lc_done, lc_flows_end, lc_closed;
 	size_t sz_conn, conn_obj, hash_total, conn_pool_total, peek_obj, peek_pool_total, mbuf_obj,
-		worker_total;
+		snat_total, worker_total;
 } R;
 
 static void
@@ -956,7 +956,7 @@ measure_memory(void)
 {
 	struct rte_hash_parameters hp = {
 		.name = "sy_bench_memhash",
-		.entries = 2 * SY_CONN_MAX,
+		.entries = SY_FLOW_HASH_ENTRIES,
 		.key_len = sizeof(struct sy_flow_key),
 		.hash_func = rte_hash_crc,
 		.socket_id = (int)rte_socket_id(),
@@ -964,6 +964,7 @@ measure_memory(void)
 	};
 	struct rte_hash *h;
 	struct rte_mempool *mp;
+	void *snat;
 	size_t before;
 
 	R.sz_conn = sizeof(struct sy_conn);
@@ -971,6 +972,14 @@ measure_memory(void)
 	h = rte_hash_create(&hp);
 	R.hash_total = heap_used() - before;
 	rte_hash_free(h);
+
+	/* The backend legs' SNAT port -> record array, as flow.c sizes it for
+	 * this run's single worker (the largest it gets). */
+	before = heap_used();
+	snat = rte_zmalloc_socket("sy_bench_memsnat", sy_snat_slots(1) * sizeof(struct sy_conn *),
+				  RTE_CACHE_LINE_SIZE, (int)rte_socket_id());
+	R.snat_total = heap_used() - before;
+	rte_free(snat);
 
 	before = heap_used();
 	mp = rte_mempool_create("sy_bench_memconn", SY_CONN_MAX, sizeof(struct sy_conn), 0, 0, NULL,
@@ -990,7 +999,7 @@ measure_memory(void)
 		rte_mempool_free(mp);
 	}
 	R.mbuf_obj = B.pool->header_size + B.pool->elt_size + B.pool->trailer_size;
-	if (h == NULL || R.conn_obj == 0 || R.peek_obj == 0)
+	if (h == NULL || snat == NULL || R.conn_obj == 0 || R.peek_obj == 0)
 		fail("memory: could not build the tables to measure them");
 }
 
@@ -1327,7 +1336,7 @@ phase_forward(unsigned idx, unsigned nflows)
 	struct chunkset cs = { .n = 0 };
 	uint16_t *order;
 	unsigned i, c, ic = 0, ib;
-	uint64_t total = 0, tx0, drops0;
+	uint64_t total = 0, tx0, fast0, drops0;
 	double t_start;
 
 	if (establish(nflows, &R.est_cpc[idx]) < 0)
@@ -1353,6 +1362,7 @@ phase_forward(unsigned idx, unsigned nflows)
 	 * than the request's answer it never got, which is fine for a
 	 * forwarder that does not track sequence state. */
 	tx0 = B.w->counters.tx_packets;
+	fast0 = B.w->counters.fast_forwarded;
 	drops0 = drops_total(&B.w->counters);
 	B.n_fwd_seen = 0;
 	t_start = wall_now();
@@ -1369,6 +1379,8 @@ phase_forward(unsigned idx, unsigned nflows)
 		total += n;
 	}
 	R.fwd_wall_mpps[idx] = (double)total / (wall_now() - t_start) / 1e6;
+	R.fwd_fast_share[idx] = (double)(B.w->counters.fast_forwarded - fast0) /
+				(double)(B.w->counters.tx_packets - tx0);
 	R.fwd_cpp[idx] = best(&cs);
 	R.fwd_med[idx] = median(&cs);
 	if (B.n_fwd_seen != B.w->counters.tx_packets - tx0)
@@ -1483,9 +1495,10 @@ print_table(void)
 	double tp = 0, tp_med = 0, tsc_mhz = (double)B.hz / 1e6;
 	struct chunkset tps = { .n = 0 };
 	unsigned i;
-	double per_key = (double)R.hash_total / (2.0 * SY_CONN_MAX);
+	double per_key = (double)R.hash_total / SY_FLOW_HASH_ENTRIES;
 	double conn_share = (double)R.conn_pool_total / SY_CONN_MAX;
-	double flow_mem = conn_share + 2 * per_key;
+	double snat_share = (double)R.snat_total / SY_CONN_MAX;
+	double flow_mem = conn_share + per_key + snat_share;
 	double peek_share = (double)R.peek_pool_total / SY_PEEK_BUFS;
 	double held_mem = conn_share + per_key + peek_share + (double)R.mbuf_obj;
 	time_t now = time(NULL);
@@ -1526,6 +1539,8 @@ print_table(void)
 		snprintf(o, sizeof(o), "%.2f Mpps", (double)B.hz / R.fwd_cpp[i] / 1e6);
 		snprintf(v, sizeof(v), "wall %.2f Mpps incl. generator", R.fwd_wall_mpps[i]);
 		row("      same, per core", o, "", v);
+		snprintf(o, sizeof(o), "%.1f %%", 100.0 * R.fwd_fast_share[i]);
+		row("      of them by the burst fast path", o, "", "splice_fast.c; the rest per packet");
 	}
 	if (R.macswap_cpp > 0) {
 		snprintf(o, sizeof(o), "%.1f (%.1f)", R.macswap_cpp, R.macswap_med);
@@ -1578,10 +1593,14 @@ print_table(void)
 	snprintf(v, sizeof(v), "sizeof(struct sy_conn) %zu, mempool object %zu", R.sz_conn,
 		 R.conn_obj);
 	row("      record (conn pool / SY_CONN_MAX)", o, "", v);
-	snprintf(o, sizeof(o), "2 x %.0f B", per_key);
+	snprintf(o, sizeof(o), "%.0f B", per_key);
 	snprintf(v, sizeof(v), "rte_hash %.1f MB / %u entries, key %zu B",
-		 (double)R.hash_total / 1048576.0, 2 * SY_CONN_MAX, sizeof(struct sy_flow_key));
-	row("      flow-table keys (client, backend)", o, "", v);
+		 (double)R.hash_total / 1048576.0, SY_FLOW_HASH_ENTRIES, sizeof(struct sy_flow_key));
+	row("      flow-table key (client leg)", o, "", v);
+	snprintf(o, sizeof(o), "%.0f B", snat_share);
+	snprintf(v, sizeof(v), "SNAT port -> record array %.0f KB / SY_CONN_MAX",
+		 (double)R.snat_total / 1024.0);
+	row("      backend leg (SNAT port slot)", o, "", v);
 	snprintf(o, sizeof(o), "%.0f B", held_mem);
 	snprintf(v, sizeof(v), "record + 1 key + peek buf %.0f B + mbuf %zu B", peek_share,
 		 R.mbuf_obj);

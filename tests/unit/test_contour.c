@@ -134,24 +134,11 @@ expect_status(struct sy_router *r, const char *kind, const char *ns, const char 
 
 #define EXPECT_IR(r, ns, name, cur, desc) expect_status((r), "ingressroute", ns, name, cur, desc)
 
-/* resolve url -> "ns/name" of the rule's object, or "(none)". */
-static const char *
-resolve_object(struct sy_router *r, const char *url, char *buf, size_t len)
-{
-	json_t *rep = call(r, "{'op':'resolve','url':'%s'}", url);
-
-	assert_true(reply_ok(rep));
-	snprintf(buf, len, "%s", json_is_string(json_object_get(rep, "object"))
-					 ? json_string_value(json_object_get(rep, "object"))
-					 : "(none)");
-	json_decref(rep);
-	return buf;
-}
 
 #define EXPECT_RESOLVE(r, url, obj)                                                     \
 	do {                                                                            \
 		char b_[256];                                                           \
-		assert_string_equal(resolve_object((r), (url), b_, sizeof(b_)), (obj)); \
+		assert_string_equal(ops_resolve_object((r), (url), b_, sizeof(b_)), (obj)); \
 	} while (0)
 
 /* services[i].share of resolve's answer. */

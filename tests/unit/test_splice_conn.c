@@ -6,8 +6,11 @@
  * the client's ISN and options, the backend's SYN-ACK, the held bytes sent
  * translated, data both ways with seq/ack/TS/SACK/window translated and
  * checksums valid, sequence numbers crossing 2^32 on both legs, FINs, LINGER
- * and the record freed. Also the router's own answer (503) and its close.
+ * and the record freed. Also the router's own answer (503) and its close,
+ * and the established-flow fast path (splice_fast.c) against the per-packet
+ * path on every kind of frame.
  */
+#include <inttypes.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -23,7 +26,9 @@
 #include <rte_tcp.h>
 
 #include "compile.h"
+#include "arp.h"
 #include "l3.h"
+#include "splice.h"
 #include "tcp_opts.h"
 #include "test_eal.h"
 #include "worker.h"
@@ -235,6 +240,16 @@ group_teardown(void **state)
 	return 0;
 }
 
+/* A peer's MAC, as another worker would post it. */
+static void
+learn_peer(uint32_t ip, uint16_t port, const struct rte_ether_addr *mac)
+{
+	struct sy_arp_update u = { .ip = ip, .port = port, .mac = *mac };
+
+	rte_ring_enqueue_elem(sh->nb_ring[0], &u, sizeof(u));
+	sy_arp_drain_updates(w);
+}
+
 /* A fresh worker that knows the client's and the backend's MACs. */
 static int
 setup(void **state)
@@ -245,22 +260,10 @@ setup(void **state)
 	w = sy_worker_create(sh, 0, rte_get_main_lcore());
 	assert_non_null(w);
 	w->gen = gen;
-	/* The peers' MACs as another worker would post them. */
 	(void)ip;
 	(void)th;
-	{
-		struct sy_arp_update u;
-
-		u.ip = ip4(CLIENT);
-		u.port = 0;
-		u.mac = mac_client;
-		rte_ring_enqueue_elem(sh->nb_ring[0], &u, sizeof(u));
-		u.ip = ip4(BACKEND);
-		u.port = 1;
-		u.mac = mac_backend;
-		rte_ring_enqueue_elem(sh->nb_ring[0], &u, sizeof(u));
-		sy_arp_drain_updates(w);
-	}
+	learn_peer(ip4(CLIENT), 0, &mac_client);
+	learn_peer(ip4(BACKEND), 1, &mac_backend);
 	assert_non_null(sy_arp_lookup(w, 0, ip4(CLIENT)));
 	assert_non_null(sy_arp_lookup(w, 1, ip4(BACKEND)));
 	return 0;
@@ -548,6 +551,373 @@ test_forged_ack(void **state)
 	assert_int_equal(w->counters.drops[SY_DROP_TCP_COOKIE_INVALID], 1);
 }
 
+/* ---- the established-flow fast path (splice_fast.c) ------------------- */
+
+/* Open a spliced connection from client port `sport`: the backend answers
+ * with window scale 5 and its own TS clock, so every field translates.
+ * Returns the SNAT port; *isn_r is the cookie ISN. */
+static uint16_t
+open_spliced(uint16_t sport, uint32_t isn_c, uint32_t isn_b, uint32_t *isn_r, uint32_t *tsval_r)
+{
+	const char *req = "GET / HTTP/1.1\r\nHost: web.test\r\n\r\n";
+	struct sy_tcp_syn_opts bo = { .mss = 1460, .wscale = 5, .sack_ok = true, .ts_ok = true,
+				      .tsval = 50000, .tsecr = 1002 };
+	struct rte_ipv4_hdr *ip;
+	struct rte_tcp_hdr *th;
+	uint8_t opts[40];
+	unsigned olen = sy_tcp_write_syn_opts(opts, &bo);
+	uint16_t snat;
+	struct seg s;
+
+	*isn_r = handshake(isn_c, sport, tsval_r);
+	s = (struct seg){ CLIENT, VIP, sport, 80, isn_c + 1, *isn_r + 1, RTE_TCP_ACK_FLAG, 502,
+			  ts_opt(1002, *tsval_r), 12, req };
+	send_in(0, &s);
+	rte_pktmbuf_free(take(1, &ip, &th)); /* the backend SYN */
+	snat = rte_be_to_cpu_16(th->src_port);
+	s = (struct seg){ BACKEND, SNAT, 8080, snat, isn_b, isn_c + 1,
+			  RTE_TCP_SYN_FLAG | RTE_TCP_ACK_FLAG, 65160, opts, olen, NULL };
+	send_in(1, &s);
+	rte_pktmbuf_free(take(1, &ip, &th)); /* the held request */
+	assert_int_equal(w->counters.conns_spliced, 1);
+	return snat;
+}
+
+/* Frames sent on each port, moved out of the TX buffers. */
+struct sent {
+	struct rte_mbuf *m[2][64];
+	unsigned n[2];
+};
+
+static void
+collect(struct sent *out)
+{
+	unsigned p, i;
+
+	for (p = 0; p < 2; p++) {
+		for (i = 0; i < w->txq[p].n; i++) {
+			assert_true(out->n[p] < 64);
+			out->m[p][out->n[p]++] = w->txq[p].pkts[i];
+		}
+		w->txq[p].n = 0;
+	}
+}
+
+/* Same frame but for the checksum fields, and both checksums valid (a
+ * checksum of 0x0000 and of 0xffff are the same ones' complement value). */
+static void
+assert_same_frame(struct rte_mbuf *a, struct rte_mbuf *b)
+{
+	uint8_t *pa = rte_pktmbuf_mtod(a, uint8_t *), *pb = rte_pktmbuf_mtod(b, uint8_t *);
+	struct rte_ipv4_hdr *ipa = (struct rte_ipv4_hdr *)(pa + 14), *ipb = (struct rte_ipv4_hdr *)(pb + 14);
+	unsigned ihl = rte_ipv4_hdr_len(ipa), i;
+
+	assert_int_equal(a->pkt_len, b->pkt_len);
+	assert_int_equal(a->data_len, b->data_len);
+	assert_int_equal(a->l2_len, b->l2_len);
+	assert_int_equal(a->l3_len, b->l3_len);
+	assert_int_equal(a->ol_flags, b->ol_flags);
+	for (i = 0; i < a->data_len; i++) {
+		if (i == 14 + 10 || i == 14 + 11 || i == 14 + ihl + 16 || i == 14 + ihl + 17)
+			continue;
+		if (pa[i] != pb[i])
+			fail_msg("byte %u differs: slow 0x%02x, fast 0x%02x", i, pa[i], pb[i]);
+	}
+	assert_int_equal(rte_raw_cksum(ipa, ihl), 0xffff);
+	assert_int_equal(rte_raw_cksum(ipb, ihl), 0xffff);
+	assert_int_equal(rte_ipv4_udptcp_cksum_verify(ipa, (uint8_t *)ipa + ihl), 0);
+	assert_int_equal(rte_ipv4_udptcp_cksum_verify(ipb, (uint8_t *)ipb + ihl), 0);
+}
+
+static void
+snapshot_drops(uint64_t *d)
+{
+	memcpy(d, w->counters.drops, sizeof(w->counters.drops));
+}
+
+static struct rte_mbuf *
+ip_cksum_again(struct rte_mbuf *m)
+{
+	struct rte_ipv4_hdr *ip = rte_pktmbuf_mtod_offset(m, struct rte_ipv4_hdr *, 14);
+
+	ip->hdr_checksum = 0;
+	ip->hdr_checksum = rte_ipv4_cksum(ip);
+	return m;
+}
+
+/* 4 bytes of IPv4 options (NOPs) after the header: not the fast layout. */
+static struct rte_mbuf *
+with_ip_options(struct rte_mbuf *m)
+{
+	uint8_t *f = rte_pktmbuf_mtod(m, uint8_t *);
+	struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(f + 14);
+	unsigned rest = m->data_len - 14 - 20;
+
+	assert_non_null(rte_pktmbuf_append(m, 4));
+	memmove(f + 14 + 24, f + 14 + 20, rest);
+	memset(f + 14 + 20, 1, 4);
+	ip->version_ihl = 0x46;
+	ip->total_length = rte_cpu_to_be_16((uint16_t)(rte_be_to_cpu_16(ip->total_length) + 4));
+	return ip_cksum_again(m);
+}
+
+/*
+ * Every kind of frame, on both ports, through sy_eth_input one by one and
+ * through sy_splice_rx_burst as bursts: the same frames come out (byte for
+ * byte but the checksums, which are valid either way) and the same drops
+ * are counted. None of these frames changes the connection's state, so
+ * the second pass meets the state the first did.
+ */
+static void
+test_fast_path_matches_slow(void **state)
+{
+	const uint32_t isn_c = 0xffffff00u, isn_b = 0xfffffff0u;
+	uint32_t isn_r, tsval_r, cseq = isn_c + 1 + 34, cack;
+	uint16_t snat = open_spliced(41000, isn_c, isn_b, &isn_r, &tsval_r);
+	uint32_t bseq = isn_b + 1;
+	uint8_t sack_ts[24] = { 1, 1, 5, 10 }, ts_nop[12], badopt[4] = { 3, 0, 0, 0 };
+	struct rte_mbuf *in[2][SY_RX_BURST], *copy[2][SY_RX_BURST];
+	unsigned nin[2] = { 0, 0 }, p, i;
+	uint64_t d0[SY_DROP__COUNT], d1[SY_DROP__COUNT], d2[SY_DROP__COUNT];
+	struct sent slow = { .n = { 0, 0 } }, fast = { .n = { 0, 0 } };
+	struct rte_mbuf *m;
+	struct seg s;
+
+	cack = isn_r + 1;
+	{
+		uint32_t l = rte_cpu_to_be_32(isn_r + 100), r = rte_cpu_to_be_32(isn_r + 200);
+
+		memcpy(sack_ts + 4, &l, 4);
+		memcpy(sack_ts + 8, &r, 4);
+		sy_tcp_write_ts_opt(sack_ts + 12, 1010, tsval_r + 5);
+		/* TS first, then two NOPs: a layout the fast path leaves to
+		 * sy_xlate_tcp4. */
+		sy_tcp_write_ts_opt(ts_nop, 1011, tsval_r + 5);
+		memmove(ts_nop, ts_nop + 2, 10);
+		ts_nop[10] = ts_nop[11] = 1;
+	}
+#define ADD(port, mbuf) (in[port][nin[port]++] = (mbuf))
+	/* Client leg. */
+	s = (struct seg){ CLIENT, VIP, 41000, 80, cseq, cack, RTE_TCP_ACK_FLAG | RTE_TCP_PSH_FLAG,
+			  502, ts_opt(1003, tsval_r + 1), 12, "0123456789" };
+	ADD(0, mk_seg(&s, 0));
+	s = (struct seg){ CLIENT, VIP, 41000, 80, cseq + 10, cack, RTE_TCP_ACK_FLAG, 502, NULL, 0, NULL };
+	m = mk_seg(&s, 0); /* 54 bytes: padded to 60 as on a wire */
+	memset(rte_pktmbuf_append(m, 6), 0, 6);
+	ADD(0, m);
+	s = (struct seg){ CLIENT, VIP, 41000, 80, cseq + 10, cack + 5, RTE_TCP_ACK_FLAG, 502,
+			  sack_ts, 24, NULL };
+	ADD(0, mk_seg(&s, 0));
+	s.opts = ts_nop;
+	s.optlen = 12;
+	ADD(0, mk_seg(&s, 0));
+	s.flags = RTE_TCP_ACK_FLAG | RTE_TCP_PSH_FLAG | RTE_TCP_URG_FLAG | RTE_TCP_ECE_FLAG;
+	s.opts = ts_opt(1004, tsval_r + 2);
+	s.data = "urgent";
+	ADD(0, mk_seg(&s, 0));
+	ADD(0, with_ip_options(mk_seg(&s, 0)));
+	m = mk_seg(&s, 0); /* bad IPv4 checksum */
+	rte_pktmbuf_mtod_offset(m, struct rte_ipv4_hdr *, 14)->hdr_checksum ^= 0x0100;
+	ADD(0, m);
+	m = mk_seg(&s, 0); /* not our MAC */
+	rte_pktmbuf_mtod(m, struct rte_ether_hdr *)->dst_addr = mac_backend;
+	ADD(0, m);
+	m = mk_seg(&s, 0); /* a fragment */
+	rte_pktmbuf_mtod_offset(m, struct rte_ipv4_hdr *, 14)->fragment_offset = RTE_BE16(1);
+	ADD(0, ip_cksum_again(m));
+	m = mk_seg(&s, 0); /* longer than the frame */
+	rte_pktmbuf_mtod_offset(m, struct rte_ipv4_hdr *, 14)->total_length = RTE_BE16(400);
+	ADD(0, ip_cksum_again(m));
+	m = mk_seg(&s, 0); /* TTL 0 */
+	rte_pktmbuf_mtod_offset(m, struct rte_ipv4_hdr *, 14)->time_to_live = 0;
+	ADD(0, ip_cksum_again(m));
+	s.opts = badopt; /* option length 0: malformed */
+	s.optlen = 4;
+	ADD(0, mk_seg(&s, 0));
+	s = (struct seg){ CLIENT, VIP, 41001, 80, cseq, cack, RTE_TCP_ACK_FLAG, 502, NULL, 0, "x" };
+	ADD(0, mk_seg(&s, 0)); /* no such flow (and no cookie) */
+	s = (struct seg){ CLIENT, VIP, 41000, 80, cseq + 16, cack + 5, RTE_TCP_ACK_FLAG, 502,
+			  ts_opt(1005, tsval_r + 3), 12, "tail" };
+	ADD(0, mk_seg(&s, 0));
+
+	/* Backend leg. */
+	s = (struct seg){ BACKEND, SNAT, 8080, snat, bseq, cseq, RTE_TCP_ACK_FLAG | RTE_TCP_PSH_FLAG,
+			  1000, ts_opt(50010, 1003), 12, "HTTP/1.1 200 OK\r\n\r\n" };
+	ADD(1, mk_seg(&s, 1));
+	s = (struct seg){ BACKEND, SNAT, 8080, snat, bseq + 19, cseq + 10, RTE_TCP_ACK_FLAG, 0, NULL,
+			  0, NULL };
+	ADD(1, mk_seg(&s, 1)); /* window 0 stays 0 */
+	s.win = 1; /* 1 << 5 >> 7 rounds up to 1 */
+	ADD(1, mk_seg(&s, 1));
+	s.win = 65535;
+	s.opts = ts_nop;
+	s.optlen = 12;
+	ADD(1, mk_seg(&s, 1));
+	s.opts = sack_ts;
+	s.optlen = 24;
+	ADD(1, mk_seg(&s, 1));
+	s.sport = 8081; /* right SNAT port, wrong backend port */
+	ADD(1, mk_seg(&s, 1));
+	s = (struct seg){ BACKEND, SNAT, 8080, (uint16_t)(snat + 1), bseq, cseq, RTE_TCP_ACK_FLAG,
+			  1000, NULL, 0, NULL };
+	ADD(1, mk_seg(&s, 1)); /* a SNAT port nobody has */
+	s = (struct seg){ BACKEND, SNAT, 8080, snat, bseq + 19, cseq + 10, RTE_TCP_ACK_FLAG, 700,
+			  ts_opt(50011, 1004), 12, "more" };
+	ADD(1, with_ip_options(mk_seg(&s, 1)));
+	ADD(1, mk_seg(&s, 1));
+#undef ADD
+
+	for (p = 0; p < 2; p++)
+		for (i = 0; i < nin[p]; i++) {
+			copy[p][i] = rte_pktmbuf_copy(in[p][i], mp, 0, UINT32_MAX);
+			assert_non_null(copy[p][i]);
+		}
+	snapshot_drops(d0);
+	for (p = 0; p < 2; p++)
+		for (i = 0; i < nin[p]; i++) {
+			sy_eth_input(w, (uint16_t)p, in[p][i]);
+			collect(&slow);
+		}
+	snapshot_drops(d1);
+	assert_int_equal(w->counters.fast_forwarded, 0);
+	for (p = 0; p < 2; p++) {
+		sy_splice_rx_burst(w, (uint16_t)p, copy[p], (uint16_t)nin[p]);
+		collect(&fast);
+	}
+	snapshot_drops(d2);
+	/* The fast path took what it should: all but the frames with IPv4
+	 * options (and the malformed one, which it dropped as the slow path
+	 * does); the rest went through sy_eth_input. */
+	assert_int_equal(w->counters.fast_forwarded, 12);
+
+	for (i = 0; i < SY_DROP__COUNT; i++)
+		if (d1[i] - d0[i] != d2[i] - d1[i])
+			fail_msg("drop %s: slow %" PRIu64 ", fast %" PRIu64, sy_drop_reason_names[i],
+				 d1[i] - d0[i], d2[i] - d1[i]);
+	/* Each dropped frame for its own reason. */
+	assert_int_equal(d1[SY_DROP_IPV4_BAD_CHECKSUM] - d0[SY_DROP_IPV4_BAD_CHECKSUM], 1);
+	assert_int_equal(d1[SY_DROP_ETH_NOT_OURS] - d0[SY_DROP_ETH_NOT_OURS], 1);
+	assert_int_equal(d1[SY_DROP_IPV4_FRAGMENT] - d0[SY_DROP_IPV4_FRAGMENT], 1);
+	assert_int_equal(d1[SY_DROP_IPV4_TRUNCATED] - d0[SY_DROP_IPV4_TRUNCATED], 1);
+	assert_int_equal(d1[SY_DROP_IPV4_TTL_EXPIRED] - d0[SY_DROP_IPV4_TTL_EXPIRED], 1);
+	assert_int_equal(d1[SY_DROP_SPLICE_XLATE_FAILED] - d0[SY_DROP_SPLICE_XLATE_FAILED], 1);
+	assert_int_equal(d1[SY_DROP_TCP_COOKIE_INVALID] - d0[SY_DROP_TCP_COOKIE_INVALID], 1);
+	assert_int_equal(d1[SY_DROP_TCP_NO_FLOW] - d0[SY_DROP_TCP_NO_FLOW], 2);
+	for (p = 0; p < 2; p++) {
+		assert_int_equal(slow.n[p], fast.n[p]);
+		for (i = 0; i < slow.n[p]; i++) {
+			assert_same_frame(slow.m[p][i], fast.m[p][i]);
+			rte_pktmbuf_free(slow.m[p][i]);
+			rte_pktmbuf_free(fast.m[p][i]);
+		}
+	}
+	/* Client frames forwarded: 2 plain, SACK, TS-NOP, URG, IP options, tail. */
+	assert_int_equal(slow.n[1], 7);
+	/* Backend frames forwarded: data, 3 ACKs, SACK, IP options, data. */
+	assert_int_equal(slow.n[0], 7);
+}
+
+/* A FIN in the middle of a burst: it and everything after it on that
+ * connection take the per-packet path (the close logic reads their ACKs),
+ * and the order on the wire is kept. */
+static void
+test_fast_path_fin_mid_burst(void **state)
+{
+	const uint32_t isn_c = 1000, isn_b = 5000;
+	uint32_t isn_r, tsval_r, cseq = isn_c + 1 + 34;
+	uint16_t snat = open_spliced(41002, isn_c, isn_b, &isn_r, &tsval_r);
+	struct rte_mbuf *b[4];
+	struct rte_ipv4_hdr *ip;
+	struct rte_tcp_hdr *th;
+	struct sy_conn *c;
+	bool from_client;
+	unsigned i;
+	struct seg s = { CLIENT, VIP, 41002, 80, cseq, isn_r + 1, RTE_TCP_ACK_FLAG, 502,
+			 ts_opt(1003, tsval_r), 12, "abc" };
+
+	b[0] = mk_seg(&s, 0);
+	s.seq += 3;
+	s.flags |= RTE_TCP_FIN_FLAG;
+	s.data = NULL;
+	b[1] = mk_seg(&s, 0);
+	s.seq += 1; /* a bare ACK after our FIN, then one with no options */
+	s.flags = RTE_TCP_ACK_FLAG;
+	b[2] = mk_seg(&s, 0);
+	s.opts = NULL;
+	s.optlen = 0;
+	b[3] = mk_seg(&s, 0);
+	sy_splice_rx_burst(w, 0, b, 4);
+	assert_int_equal(w->txq[1].n, 4);
+	assert_int_equal(w->counters.fast_forwarded, 1);
+	for (i = 0; i < 4; i++) {
+		uint32_t want = i == 0 ? cseq : i == 1 ? cseq + 3 : cseq + 4;
+
+		ip = (struct rte_ipv4_hdr *)(rte_pktmbuf_mtod(w->txq[1].pkts[i], uint8_t *) + 14);
+		th = (struct rte_tcp_hdr *)(ip + 1);
+		assert_int_equal(rte_be_to_cpu_32(th->sent_seq), want);
+		assert_int_equal(rte_be_to_cpu_32(th->recv_ack), isn_b + 1);
+		assert_int_equal(rte_be_to_cpu_16(th->src_port), snat);
+		assert_int_equal(th->tcp_flags & RTE_TCP_FIN_FLAG, i == 1 ? RTE_TCP_FIN_FLAG : 0);
+		assert_int_equal(rte_ipv4_udptcp_cksum_verify(ip, th), 0);
+		rte_pktmbuf_free(w->txq[1].pkts[i]);
+	}
+	w->txq[1].n = 0;
+	c = sy_flow_find(w, ip4(CLIENT), ip4(VIP), RTE_BE16(41002), RTE_BE16(80), &from_client);
+	assert_non_null(c);
+	assert_true(from_client);
+	assert_true(c->flags & SY_CF_FIN_CLIENT);
+	assert_int_equal(c->fin_c, cseq + 3);
+	assert_int_equal(drops_total(), 0);
+}
+
+/* The backend's MAC is forgotten: the fast path hands its segments to ARP,
+ * which holds them and asks; learning the MAC sends them, in order. */
+static void
+test_fast_path_arp_unresolved(void **state)
+{
+	const uint32_t isn_c = 7000, isn_b = 9000;
+	uint32_t isn_r, tsval_r, cseq = isn_c + 1 + 34;
+	struct rte_mbuf *b[2], *m;
+	struct rte_ether_hdr *eh;
+	unsigned i;
+	struct seg s;
+
+	(void)open_spliced(41003, isn_c, isn_b, &isn_r, &tsval_r);
+	sy_arp_flush_all(w);
+	s = (struct seg){ CLIENT, VIP, 41003, 80, cseq, isn_r + 1, RTE_TCP_ACK_FLAG, 502,
+			  ts_opt(1003, tsval_r), 12, "abc" };
+	b[0] = mk_seg(&s, 0);
+	s.seq += 3;
+	b[1] = mk_seg(&s, 0);
+	sy_splice_rx_burst(w, 0, b, 2);
+	assert_int_equal(w->counters.fast_forwarded, 2);
+	/* Only the request went out; both segments wait for the answer. */
+	assert_int_equal(w->txq[1].n, 1);
+	eh = rte_pktmbuf_mtod(w->txq[1].pkts[0], struct rte_ether_hdr *);
+	assert_int_equal(eh->ether_type, RTE_BE16(RTE_ETHER_TYPE_ARP));
+	rte_pktmbuf_free(w->txq[1].pkts[0]);
+	w->txq[1].n = 0;
+
+	learn_peer(ip4(BACKEND), 1, &mac_backend);
+	assert_int_equal(w->txq[1].n, 2);
+	for (i = 0; i < 2; i++) {
+		struct rte_ipv4_hdr *ip;
+		struct rte_tcp_hdr *th;
+
+		m = w->txq[1].pkts[i];
+		eh = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
+		assert_memory_equal(&eh->dst_addr, &mac_backend, 6);
+		assert_memory_equal(&eh->src_addr, &mac_p1, 6);
+		ip = (struct rte_ipv4_hdr *)(eh + 1);
+		th = (struct rte_tcp_hdr *)(ip + 1);
+		assert_int_equal(rte_be_to_cpu_32(th->sent_seq), cseq + 3 * i);
+		assert_int_equal(rte_ipv4_udptcp_cksum_verify(ip, th), 0);
+		rte_pktmbuf_free(m);
+	}
+	w->txq[1].n = 0;
+	assert_int_equal(drops_total(), 0);
+}
+
 int
 main(void)
 {
@@ -555,6 +925,9 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_splice_lifecycle_wraps, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unknown_host_answer, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_forged_ack, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_fast_path_matches_slow, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_fast_path_fin_mid_burst, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_fast_path_arp_unresolved, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);
