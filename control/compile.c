@@ -300,12 +300,20 @@ build_vhost_in(struct sy_arena *a, struct sy_store *st, const char *host, struct
 	vh->tls = rs[0]->tls;
 	vh->insecure = rs[0]->insecure;
 	vh->insecure_status = rs[0]->insecure_status;
-	vh->tls_secret = rs[0]->tls_secret ? sy_arena_strdup(a, rs[0]->tls_secret) : NULL;
 	vh->min_tls_version = rs[0]->min_tls_version;
+	/* A lookup reads the vhost, its host, the rules and their paths: lay
+	 * them out together, right after the vhost, so they share a few lines. */
 	vh->rules = sy_arena_alloc(a, n * sizeof(*vh->rules));
 	if (vh->host == NULL || vh->rules == NULL)
 		goto fail;
 	vh->n_rules = (uint32_t)n;
+	for (i = 0; i < n; i++) {
+		vh->rules[i].path = sy_arena_strdup(a, rs[i]->path);
+		vh->rules[i].path_len = (uint32_t)strlen(rs[i]->path);
+		if (vh->rules[i].path == NULL)
+			goto fail;
+	}
+	vh->tls_secret = rs[0]->tls_secret ? sy_arena_strdup(a, rs[0]->tls_secret) : NULL;
 	for (i = 0; i < n; i++)
 		if (rs[i]->n_preds > 0 || rs[i]->methods != 0 || rs[i]->n_filters > 0 ||
 		    rs[i]->action != SY_ACTION_BACKEND)
@@ -328,8 +336,6 @@ build_vhost_in(struct sy_arena *a, struct sy_store *st, const char *host, struct
 		if (pool == NULL)
 			goto fail;
 		rule->match = rs[i]->match;
-		rule->path = sy_arena_strdup(a, rs[i]->path);
-		rule->path_len = (uint32_t)strlen(rs[i]->path);
 		rule->methods = rs[i]->methods;
 		rule->kind = rs[i]->o->kind->kind;
 		rule->action = rs[i]->action;
@@ -339,7 +345,7 @@ build_vhost_in(struct sy_arena *a, struct sy_store *st, const char *host, struct
 		snprintf(who, sizeof(who), "%s/%s", rs[i]->o->ns, rs[i]->o->name);
 		rule->object = sy_arena_strdup(a, who);
 		rule->pool = pool;
-		if (rule->path == NULL || rule->object == NULL || build_preds(a, rs[i], rule) < 0 ||
+		if (rule->object == NULL || build_preds(a, rs[i], rule) < 0 ||
 		    build_pool(a, st, rs[i], pool) < 0)
 			goto fail;
 		pool->strategy = rs[i]->strategy;

@@ -180,20 +180,23 @@ enum sy_insecure_policy {
 };
 
 struct sy_vhost {
+	/* What a lookup reads first, in the first cache line; the host's
+	 * bytes, the rules and their paths follow in the same block
+	 * (control/compile.c lays them out so). */
 	const char *host; /* lower case, no trailing dot, no port; "*.example.com" for wildcards */
+	struct sy_rule *rules; /* ordered, most specific first */
 	uint32_t host_len;
+	uint32_t n_rules;
 	uint32_t hash;    /* sy_host_hash(host) */
 	enum sy_tls_mode tls;
 	enum sy_carry_mode mode;
 	enum sy_insecure_policy insecure;
 	uint16_t insecure_status; /* REDIRECT: 302 (OpenShift) or 301 (Contour); 0 = 302 */
-	const char *tls_secret;   /* "namespace/name" of the certificate's Secret, or NULL */
 	uint16_t min_tls_version; /* 0x0301 TLS 1.0 ... 0x0304 TLS 1.3; 0 = default */
 	/* Splice with path rules: until the proxy mode takes these vhosts over,
 	 * the first request's path picks the rule for the whole connection. */
 	bool bind_by_first_path;
-	struct sy_rule *rules; /* ordered, most specific first */
-	uint32_t n_rules;
+	const char *tls_secret;   /* "namespace/name" of the certificate's Secret, or NULL */
 	uint32_t n_pools;
 	/* Control side: the block this vhost and everything it points to live
 	 * in (freed as one), and its size. */
