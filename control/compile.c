@@ -10,13 +10,8 @@
 #include "arena.h"
 #include "compile.h"
 #include "gen_build.h"
+#include "pool.h"
 #include "strmap.h"
-
-/* One endpoint while pools are being built. */
-struct ep_tmp {
-	struct sy_addr addr;
-	uint16_t port;
-};
 
 int
 sy_rule_in_reserve(struct sy_compile_ctx *cx, struct sy_rule_in *r)
@@ -42,160 +37,6 @@ sy_compile_add_rule(struct sy_compile_ctx *cx, const struct sy_rule_in *r)
 	}
 	cx->rules[cx->n_rules++] = *r;
 	return 0;
-}
-
-/* Does Endpoints port `ep` match the route's targetPort (name or number),
- * directly or through the Service's port table? */
-static bool
-port_matches(const json_t *ep, const json_t *target, const json_t *svc_ports)
-{
-	const char *ep_name = json_string_value(json_object_get(ep, "name"));
-	json_int_t ep_port = json_integer_value(json_object_get(ep, "port"));
-	size_t i;
-	const json_t *sp;
-
-	if (target == NULL)
-		return true; /* no port on the route: every endpoint port serves */
-	if (json_is_string(target)) {
-		if (ep_name && strcmp(ep_name, json_string_value(target)) == 0)
-			return true;
-		json_array_foreach(svc_ports, i, sp) {
-			const json_t *tp = json_object_get(sp, "targetPort");
-
-			if (json_is_string(json_object_get(sp, "name")) &&
-			    strcmp(json_string_value(json_object_get(sp, "name")),
-				   json_string_value(target)) == 0 &&
-			    json_is_integer(tp) && json_integer_value(tp) == ep_port)
-				return true;
-		}
-		return false;
-	}
-	if (json_integer_value(target) == ep_port)
-		return true;
-	json_array_foreach(svc_ports, i, sp) {
-		const char *sname = json_string_value(json_object_get(sp, "name"));
-
-		if (json_integer_value(json_object_get(sp, "port")) == json_integer_value(target) &&
-		    (sname == NULL ? ep_name == NULL : (ep_name && strcmp(sname, ep_name) == 0)))
-			return true;
-	}
-	return false;
-}
-
-/* Every ready (address, port) of service ns/name that the target port selects. */
-static size_t
-collect_endpoints(struct sy_store *st, const char *ns, const char *name, const json_t *target,
-		  struct ep_tmp **out)
-{
-	struct sy_object *eps = sy_store_find(st, &sy_kind_endpoints, ns, name);
-	struct sy_object *svc = sy_store_find(st, &sy_kind_service, ns, name);
-	const json_t *svc_ports = svc ? json_object_get(json_object_get(svc->obj, "spec"), "ports") : NULL;
-	const json_t *subset, *addr, *port;
-	size_t i, j, k, n = 0, cap = 0;
-
-	*out = NULL;
-	if (eps == NULL)
-		return 0;
-	json_array_foreach(json_object_get(eps->obj, "subsets"), i, subset) {
-		json_array_foreach(json_object_get(subset, "ports"), k, port) {
-			if (!port_matches(port, target, svc_ports))
-				continue;
-			json_array_foreach(json_object_get(subset, "addresses"), j, addr) {
-				struct ep_tmp e;
-
-				if (sy_addr_parse(json_string_value(json_object_get(addr, "ip")), &e.addr) < 0)
-					continue;
-				e.port = (uint16_t)json_integer_value(json_object_get(port, "port"));
-				if (n == cap) {
-					struct ep_tmp *grown;
-
-					cap = cap ? cap * 2 : 8;
-					grown = realloc(*out, cap * sizeof(**out));
-					if (grown == NULL)
-						return n;
-					*out = grown;
-				}
-				(*out)[n++] = e;
-			}
-		}
-	}
-	return n;
-}
-
-/*
- * A rule's pool: its services, each service's weight spread over its
- * endpoints as the rule's peer does it (enum sy_weight_mode).
- */
-static int
-build_pool(struct sy_arena *a, struct sy_store *st, const struct sy_rule_in *r, struct sy_pool *pool)
-{
-	struct ep_tmp *eps[SY_RULE_BACKENDS_MAX] = { NULL };
-	size_t n_eps[SY_RULE_BACKENDS_MAX] = { 0 };
-	size_t nb = r->n_backends, i, j, total_eps = 0, k = 0;
-	double per_ep[SY_RULE_BACKENDS_MAX], max_per_ep = 0;
-	uint64_t total_w = 0;
-	unsigned live = 0;
-
-	pool->services = sy_arena_alloc(a, (nb ? nb : 1) * sizeof(*pool->services));
-	if (pool->services == NULL)
-		return -1;
-	pool->n_services = (uint32_t)nb;
-	for (i = 0; i < nb; i++) {
-		const char *name = r->backends[i].service;
-		uint32_t w = r->backends[i].weight;
-
-		n_eps[i] = collect_endpoints(st, r->o->ns, name, r->target_port, &eps[i]);
-		pool->services[i].ns = sy_arena_strdup(a, r->o->ns);
-		pool->services[i].name = sy_arena_strdup(a, name);
-		pool->services[i].weight = w;
-		pool->services[i].n_endpoints = (uint32_t)n_eps[i];
-		total_eps += n_eps[i];
-		per_ep[i] = n_eps[i] ? (double)w / (double)n_eps[i] : 0;
-		if (per_ep[i] > max_per_ep)
-			max_per_ep = per_ep[i];
-		if (w > 0 && n_eps[i] > 0) {
-			live++;
-			total_w += w;
-		}
-	}
-	pool->endpoints = sy_arena_alloc(a, (total_eps ? total_eps : 1) * sizeof(*pool->endpoints));
-	if (pool->endpoints == NULL)
-		goto fail;
-	pool->total_weight = 0;
-	for (i = 0; i < nb; i++) {
-		uint32_t w = pool->services[i].weight;
-		uint32_t ew;
-
-		if (w == 0 || n_eps[i] == 0 || max_per_ep == 0)
-			ew = 0;
-		else if (r->weights == SY_WEIGHTS_PER_SERVICE)
-			/* Share w/total split over n endpoints, in units fine
-			 * enough that 1 endpoint of 1000 keeps its share. */
-			ew = (uint32_t)((double)w * 1000000.0 / (double)total_w / (double)n_eps[i]) + 1;
-		else if (live == 1)
-			ew = 1;
-		else {
-			ew = (uint32_t)(per_ep[i] * 256.0 / max_per_ep);
-			if (ew == 0)
-				ew = 1;
-		}
-		for (j = 0; j < n_eps[i]; j++) {
-			pool->endpoints[k].addr = eps[i][j].addr;
-			pool->endpoints[k].port = eps[i][j].port;
-			pool->endpoints[k].service = (uint16_t)i;
-			pool->endpoints[k].weight = ew;
-			pool->total_weight += ew;
-			k++;
-		}
-		free(eps[i]);
-		eps[i] = NULL;
-	}
-	pool->n_endpoints = (uint32_t)k;
-	return 0;
-fail:
-	for (i = 0; i < nb; i++)
-		free(eps[i]);
-	return -1;
 }
 
 /* Longest path first (OpenShift sorts its map so the longest prefix wins);
@@ -279,12 +120,13 @@ build_preds(struct sy_arena *a, const struct sy_rule_in *in, struct sy_rule *rul
 }
 
 /*
- * One vhost in arena a: the vhost, its host, rules and their pools. NULL on
- * out of memory (the caller frees a).
+ * One vhost in arena a: the vhost, its host and rules (rs, sorted), rule i
+ * sending to pools[i] (shared, control/pool.c). NULL on out of memory (the
+ * caller frees a).
  */
 static struct sy_vhost *
-build_vhost_in(struct sy_arena *a, struct sy_store *st, const char *host, struct sy_rule_in **rs,
-	       size_t n)
+build_vhost_in(struct sy_arena *a, const char *host, struct sy_rule_in **rs,
+	       const struct sy_pool **pools, size_t n)
 {
 	struct sy_vhost *vh = sy_arena_alloc(a, sizeof(*vh));
 	size_t i;
@@ -293,7 +135,6 @@ build_vhost_in(struct sy_arena *a, struct sy_store *st, const char *host, struct
 	if (vh == NULL)
 		goto fail;
 	vh->arena = a;
-	qsort(rs, n, sizeof(*rs), cmp_rule_path);
 	vh->host = sy_arena_strdup(a, host);
 	vh->host_len = (uint32_t)strlen(host);
 	vh->hash = sy_host_hash(host, vh->host_len);
@@ -330,11 +171,8 @@ build_vhost_in(struct sy_arena *a, struct sy_store *st, const char *host, struct
 				 (n > 1 || strcmp(rs[0]->path, "/") != 0);
 	for (i = 0; i < n; i++) {
 		struct sy_rule *rule = &vh->rules[i];
-		struct sy_pool *pool = sy_arena_alloc(a, sizeof(*pool));
 		char who[512];
 
-		if (pool == NULL)
-			goto fail;
 		rule->match = rs[i]->match;
 		rule->methods = rs[i]->methods;
 		rule->kind = rs[i]->o->kind->kind;
@@ -344,14 +182,9 @@ build_vhost_in(struct sy_arena *a, struct sy_store *st, const char *host, struct
 		rule->body = rs[i]->body ? sy_arena_strdup(a, rs[i]->body) : NULL;
 		snprintf(who, sizeof(who), "%s/%s", rs[i]->o->ns, rs[i]->o->name);
 		rule->object = sy_arena_strdup(a, who);
-		rule->pool = pool;
-		if (rule->object == NULL || build_preds(a, rs[i], rule) < 0 ||
-		    build_pool(a, st, rs[i], pool) < 0)
+		rule->pool = pools[i];
+		if (rule->object == NULL || build_preds(a, rs[i], rule) < 0)
 			goto fail;
-		pool->strategy = rs[i]->strategy;
-		pool->hc = rs[i]->hc;
-		if (pool->hc.path != NULL)
-			pool->hc.path = sy_arena_strdup(a, pool->hc.path);
 		vh->n_pools++;
 	}
 	vh->bytes = sy_arena_bytes(a);
@@ -363,26 +196,42 @@ fail:
 /*
  * One vhost in its own block (so a later generation can keep it or drop it
  * alone). Built twice: once to learn its size, then in one block of exactly
- * that size, since a million vhosts in fixed-size blocks waste a third.
+ * that size, since a million vhosts in fixed-size blocks waste a third. Its
+ * rules' pools come from the compile's pool cache, one reference each (the
+ * vhost gives them back when it is freed, gen_build.c).
  */
 static struct sy_vhost *
-build_vhost(struct sy_arena *trial, struct sy_store *st, const char *host, struct sy_rule_in **rs,
-	    size_t n)
+build_vhost(struct sy_arena *trial, struct sy_pool_cache *pc, struct sy_store *st,
+	    const char *host, struct sy_rule_in **rs, size_t n)
 {
-	struct sy_arena *a;
-	struct sy_vhost *vh = build_vhost_in(trial, st, host, rs, n);
-	size_t size = vh ? sy_arena_used(trial) : 0;
+	const struct sy_pool **pools = calloc(n ? n : 1, sizeof(*pools));
+	struct sy_arena *a = NULL;
+	struct sy_vhost *vh = NULL;
+	size_t i, size;
 
+	if (pools == NULL)
+		return NULL;
+	qsort(rs, n, sizeof(*rs), cmp_rule_path);
+	for (i = 0; i < n; i++)
+		if ((pools[i] = sy_pool_get(pc, st, rs[i])) == NULL)
+			goto fail;
+	vh = build_vhost_in(trial, host, rs, pools, n);
+	size = vh ? sy_arena_used(trial) : 0;
 	sy_arena_reset(trial);
 	if (vh == NULL)
-		return NULL;
+		goto fail;
 	a = sy_arena_new_exact(size);
-	vh = a ? build_vhost_in(a, st, host, rs, n) : NULL;
-	if (vh == NULL) {
-		sy_arena_free(a);
-		return NULL;
-	}
+	vh = a ? build_vhost_in(a, host, rs, pools, n) : NULL;
+	if (vh == NULL)
+		goto fail;
+	free(pools);
 	return vh;
+fail:
+	sy_arena_free(a);
+	for (i = 0; i < n && pools[i] != NULL; i++)
+		sy_pool_put(pools[i]);
+	free(pools);
+	return NULL;
 }
 
 /* Older claim first: creationTimestamp, then uid (OpenShift's RouteLessThan). */
@@ -497,6 +346,7 @@ sy_compile_scoped(struct sy_store *st, const struct sy_compile_opts *opts, uint6
 {
 	struct sy_compile_ctx cx = { .st = st, .opts = opts, .scope = scope };
 	struct sy_arena *trial = sy_arena_new_sized(16384);
+	struct sy_pool_cache pc;
 	const struct sy_kind *const *k;
 	struct host_groups hg = { { 0 } };
 	struct sy_rule_in **by_host = NULL;
@@ -506,6 +356,7 @@ sy_compile_scoped(struct sy_store *st, const struct sy_compile_opts *opts, uint6
 	size_t i;
 
 	*err = -ENOMEM;
+	sy_pool_cache_init(&pc);
 	cx.scratch = sy_arena_new();
 	if (cx.scratch == NULL || trial == NULL)
 		goto fail;
@@ -541,11 +392,12 @@ sy_compile_scoped(struct sy_store *st, const struct sy_compile_opts *opts, uint6
 		for (j = 0; j < m; j++)
 			if (!by_host[j]->displaced)
 				by_host[live++] = by_host[j];
-		vh = build_vhost(trial, st, host, by_host, live);
+		vh = build_vhost(trial, &pc, st, host, by_host, live);
 		if (vh == NULL || sy_gen_insert(g, vh) < 0)
 			goto fail;
 	}
 	sy_gen_commit(g, scope ? prev : NULL);
+	sy_pool_cache_fini(&pc);
 	sy_arena_free(trial);
 	host_groups_fini(&hg);
 	free(by_host);
@@ -555,6 +407,7 @@ sy_compile_scoped(struct sy_store *st, const struct sy_compile_opts *opts, uint6
 fail:
 	if (g != NULL)
 		sy_gen_abort(g);
+	sy_pool_cache_fini(&pc);
 	sy_arena_free(trial);
 	host_groups_fini(&hg);
 	free(by_host);

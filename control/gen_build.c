@@ -6,6 +6,7 @@
 
 #include "arena.h"
 #include "gen_build.h"
+#include "pool.h"
 
 /* Past this many used slots a chunk's probes get long: grow the directory. */
 #define CHUNK_FULL (SY_VHOST_CHUNK_SLOTS * 7 / 8)
@@ -57,8 +58,13 @@ list_free(struct ptr_list *l)
 void
 sy_vhost_free(struct sy_vhost *vh)
 {
-	if (vh != NULL)
-		sy_arena_free(vh->arena);
+	uint32_t i;
+
+	if (vh == NULL)
+		return;
+	for (i = 0; i < vh->n_rules; i++)
+		sy_pool_put(vh->rules[i].pool);
+	sy_arena_free(vh->arena);
 }
 
 static uint32_t
@@ -92,8 +98,9 @@ new_chunk(const struct sy_generation *g)
 static void
 set_bytes(struct sy_generation *g)
 {
+	/* Pools are shared between generations: all live ones are counted. */
 	g->bytes = sizeof(*g) + g->n_chunks * (sizeof(void *) + sizeof(struct sy_vhost_chunk)) +
-		   g->retire->vhost_bytes;
+		   g->retire->vhost_bytes + sy_pool_live_bytes();
 }
 
 struct sy_generation *

@@ -85,6 +85,10 @@ struct sy_pool {
 	uint64_t total_weight; /* sum of endpoint weights; 0 = nothing to send to */
 	enum sy_lb_strategy strategy;
 	struct sy_health_check hc;
+	/* Control side (control/pool.c): shared by rules, freed with the last. */
+	uint32_t refs;
+	void *arena;
+	size_t bytes;
 };
 
 /* What a request that matches a rule gets. */

@@ -1,0 +1,282 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "arena.h"
+#include "pool.h"
+
+/* One endpoint while pools are being built. */
+struct ep_tmp {
+	struct sy_addr addr;
+	uint16_t port;
+};
+
+/* Does Endpoints port `ep` match the route's targetPort (name or number),
+ * directly or through the Service's port table? */
+static bool
+port_matches(const json_t *ep, const json_t *target, const json_t *svc_ports)
+{
+	const char *ep_name = json_string_value(json_object_get(ep, "name"));
+	json_int_t ep_port = json_integer_value(json_object_get(ep, "port"));
+	size_t i;
+	const json_t *sp;
+
+	if (target == NULL)
+		return true; /* no port on the route: every endpoint port serves */
+	if (json_is_string(target)) {
+		if (ep_name && strcmp(ep_name, json_string_value(target)) == 0)
+			return true;
+		json_array_foreach(svc_ports, i, sp) {
+			const json_t *tp = json_object_get(sp, "targetPort");
+
+			if (json_is_string(json_object_get(sp, "name")) &&
+			    strcmp(json_string_value(json_object_get(sp, "name")),
+				   json_string_value(target)) == 0 &&
+			    json_is_integer(tp) && json_integer_value(tp) == ep_port)
+				return true;
+		}
+		return false;
+	}
+	if (json_integer_value(target) == ep_port)
+		return true;
+	json_array_foreach(svc_ports, i, sp) {
+		const char *sname = json_string_value(json_object_get(sp, "name"));
+
+		if (json_integer_value(json_object_get(sp, "port")) == json_integer_value(target) &&
+		    (sname == NULL ? ep_name == NULL : (ep_name && strcmp(sname, ep_name) == 0)))
+			return true;
+	}
+	return false;
+}
+
+/* Every ready (address, port) of service ns/name that the target port selects. */
+static size_t
+collect_endpoints(struct sy_store *st, const char *ns, const char *name, const json_t *target,
+		  struct ep_tmp **out)
+{
+	struct sy_object *eps = sy_store_find(st, &sy_kind_endpoints, ns, name);
+	struct sy_object *svc = sy_store_find(st, &sy_kind_service, ns, name);
+	const json_t *svc_ports = svc ? json_object_get(json_object_get(svc->obj, "spec"), "ports") : NULL;
+	const json_t *subset, *addr, *port;
+	size_t i, j, k, n = 0, cap = 0;
+
+	*out = NULL;
+	if (eps == NULL)
+		return 0;
+	json_array_foreach(json_object_get(eps->obj, "subsets"), i, subset) {
+		json_array_foreach(json_object_get(subset, "ports"), k, port) {
+			if (!port_matches(port, target, svc_ports))
+				continue;
+			json_array_foreach(json_object_get(subset, "addresses"), j, addr) {
+				struct ep_tmp e;
+
+				if (sy_addr_parse(json_string_value(json_object_get(addr, "ip")), &e.addr) < 0)
+					continue;
+				e.port = (uint16_t)json_integer_value(json_object_get(port, "port"));
+				if (n == cap) {
+					struct ep_tmp *grown;
+
+					cap = cap ? cap * 2 : 8;
+					grown = realloc(*out, cap * sizeof(**out));
+					if (grown == NULL)
+						return n;
+					*out = grown;
+				}
+				(*out)[n++] = e;
+			}
+		}
+	}
+	return n;
+}
+
+/*
+ * A rule's pool in its own block: its services, each service's weight spread
+ * over its endpoints as the rule's peer does it (enum sy_weight_mode). One
+ * reference (the caller's).
+ */
+static size_t
+round16(size_t n)
+{
+	return n ? (n + 15) & ~(size_t)15 : 16;
+}
+
+static struct sy_pool *
+build_pool(struct sy_store *st, const struct sy_rule_in *r)
+{
+	struct ep_tmp *eps[SY_RULE_BACKENDS_MAX] = { NULL };
+	size_t n_eps[SY_RULE_BACKENDS_MAX] = { 0 };
+	size_t nb = r->n_backends, i, j, total_eps = 0, k = 0, size;
+	double per_ep[SY_RULE_BACKENDS_MAX], max_per_ep = 0;
+	uint64_t total_w = 0;
+	unsigned live = 0;
+	struct sy_arena *a = NULL;
+	struct sy_pool *pool = NULL;
+
+	for (i = 0; i < nb; i++)
+		n_eps[i] = collect_endpoints(st, r->o->ns, r->backends[i].service, r->target_port,
+					     &eps[i]);
+	/* Everything in one block of its exact size. */
+	size = round16(sizeof(*pool)) + round16(nb * sizeof(*pool->services));
+	for (i = 0; i < nb; i++) {
+		size += round16(strlen(r->o->ns) + 1) + round16(strlen(r->backends[i].service) + 1);
+		total_eps += n_eps[i];
+	}
+	size += round16(total_eps * sizeof(*pool->endpoints));
+	if (r->hc.path != NULL)
+		size += round16(strlen(r->hc.path) + 1);
+	a = sy_arena_new_exact(size);
+	pool = a ? sy_arena_alloc(a, sizeof(*pool)) : NULL;
+	if (pool == NULL)
+		goto fail;
+	pool->arena = a;
+	pool->refs = 1;
+	pool->strategy = r->strategy;
+	pool->hc = r->hc;
+	if (r->hc.path != NULL && (pool->hc.path = sy_arena_strdup(a, r->hc.path)) == NULL)
+		goto fail;
+	pool->services = sy_arena_alloc(a, (nb ? nb : 1) * sizeof(*pool->services));
+	if (pool->services == NULL)
+		goto fail;
+	pool->n_services = (uint32_t)nb;
+	for (i = 0; i < nb; i++) {
+		const char *name = r->backends[i].service;
+		uint32_t w = r->backends[i].weight;
+
+		pool->services[i].ns = sy_arena_strdup(a, r->o->ns);
+		pool->services[i].name = sy_arena_strdup(a, name);
+		pool->services[i].weight = w;
+		pool->services[i].n_endpoints = (uint32_t)n_eps[i];
+		per_ep[i] = n_eps[i] ? (double)w / (double)n_eps[i] : 0;
+		if (per_ep[i] > max_per_ep)
+			max_per_ep = per_ep[i];
+		if (w > 0 && n_eps[i] > 0) {
+			live++;
+			total_w += w;
+		}
+	}
+	pool->endpoints = sy_arena_alloc(a, (total_eps ? total_eps : 1) * sizeof(*pool->endpoints));
+	if (pool->endpoints == NULL)
+		goto fail;
+	pool->total_weight = 0;
+	for (i = 0; i < nb; i++) {
+		uint32_t w = pool->services[i].weight;
+		uint32_t ew;
+
+		if (w == 0 || n_eps[i] == 0 || max_per_ep == 0)
+			ew = 0;
+		else if (r->weights == SY_WEIGHTS_PER_SERVICE)
+			/* Share w/total split over n endpoints, in units fine
+			 * enough that 1 endpoint of 1000 keeps its share. */
+			ew = (uint32_t)((double)w * 1000000.0 / (double)total_w / (double)n_eps[i]) + 1;
+		else if (live == 1)
+			ew = 1;
+		else {
+			ew = (uint32_t)(per_ep[i] * 256.0 / max_per_ep);
+			if (ew == 0)
+				ew = 1;
+		}
+		for (j = 0; j < n_eps[i]; j++) {
+			pool->endpoints[k].addr = eps[i][j].addr;
+			pool->endpoints[k].port = eps[i][j].port;
+			pool->endpoints[k].service = (uint16_t)i;
+			pool->endpoints[k].weight = ew;
+			pool->total_weight += ew;
+			k++;
+		}
+		free(eps[i]);
+		eps[i] = NULL;
+	}
+	pool->n_endpoints = (uint32_t)k;
+	pool->bytes = sy_arena_bytes(a);
+	return pool;
+fail:
+	for (i = 0; i < nb; i++)
+		free(eps[i]);
+	sy_arena_free(a);
+	return NULL;
+}
+
+static size_t live_bytes;
+
+/* What makes two rules' pools the same (see pool.h). */
+static char *
+pool_key(struct sy_pool_cache *pc, const struct sy_rule_in *r)
+{
+	char *tp = r->target_port ? json_dumps(r->target_port, JSON_ENCODE_ANY | JSON_COMPACT) : NULL;
+	char buf[4096];
+	size_t len, i;
+
+	len = (size_t)snprintf(buf, sizeof(buf), "%d|%d|%s|%u|%u|%u|%u|%s|%s", (int)r->weights,
+			       (int)r->strategy, r->hc.path ? r->hc.path : "", r->hc.interval_s,
+			       r->hc.timeout_s, r->hc.unhealthy_threshold, r->hc.healthy_threshold,
+			       tp ? tp : "-", r->o->ns);
+	free(tp);
+	for (i = 0; i < r->n_backends && len < sizeof(buf); i++)
+		len += (size_t)snprintf(buf + len, sizeof(buf) - len, "|%s=%u", r->backends[i].service,
+					r->backends[i].weight);
+	if (len >= sizeof(buf))
+		return NULL; /* too long to share: the caller builds its own */
+	return sy_arena_strdup(pc->keys, buf);
+}
+
+void
+sy_pool_cache_init(struct sy_pool_cache *pc)
+{
+	memset(pc, 0, sizeof(*pc));
+	pc->keys = sy_arena_new();
+}
+
+void
+sy_pool_cache_fini(struct sy_pool_cache *pc)
+{
+	size_t i = 0;
+	const char *key;
+	void *v;
+
+	/* The cache's own reference to each pool. */
+	while (sy_strmap_next(&pc->by_key, &i, &key, &v))
+		sy_pool_put(v);
+	sy_strmap_fini(&pc->by_key);
+	sy_arena_free(pc->keys);
+	pc->keys = NULL;
+}
+
+const struct sy_pool *
+sy_pool_get(struct sy_pool_cache *pc, struct sy_store *st, const struct sy_rule_in *r)
+{
+	char *key = pc->keys ? pool_key(pc, r) : NULL;
+	struct sy_pool *p = key ? sy_strmap_get(&pc->by_key, key) : NULL;
+
+	if (p != NULL) {
+		p->refs++;
+		return p;
+	}
+	p = build_pool(st, r);
+	if (p == NULL)
+		return NULL;
+	live_bytes += p->bytes;
+	/* The cache keeps a reference until the compile ends. */
+	if (key != NULL && sy_strmap_put(&pc->by_key, key, p) == 0)
+		p->refs++;
+	return p;
+}
+
+void
+sy_pool_put(const struct sy_pool *cp)
+{
+	struct sy_pool *p = (struct sy_pool *)cp;
+
+	if (p == NULL || --p->refs > 0)
+		return;
+	live_bytes -= p->bytes;
+	sy_arena_free(p->arena);
+}
+
+size_t
+sy_pool_live_bytes(void)
+{
+	return live_bytes;
+}
+
