@@ -9,8 +9,8 @@
 
 struct block {
 	struct block *next;
-	size_t size;
-	size_t used;
+	uint32_t size; /* a block is at most one big request: under 4 GB */
+	uint32_t used;
 	_Alignas(16) unsigned char data[];
 };
 
@@ -54,7 +54,7 @@ new_block(struct sy_arena *a, size_t size)
 
 	if (b == NULL)
 		return NULL;
-	b->size = size;
+	b->size = (uint32_t)size;
 	b->used = 0;
 	b->next = a->head;
 	a->head = b;
@@ -154,7 +154,7 @@ sy_arena_new_exact(size_t size)
 	if (a == NULL)
 		return NULL;
 	b = (struct block *)((unsigned char *)a + head);
-	b->size = size;
+	b->size = (uint32_t)size;
 	a->block_size = size;
 	a->head = b;
 	a->inline_block = b;

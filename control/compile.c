@@ -187,7 +187,7 @@ build_vhost_in(struct sy_arena *a, const char *host, struct sy_rule_in **rs,
 			goto fail;
 		vh->n_pools++;
 	}
-	vh->bytes = sy_arena_bytes(a);
+	vh->bytes = (uint32_t)sy_arena_bytes(a);
 	return vh;
 fail:
 	return NULL;

@@ -156,45 +156,25 @@ cool_one(struct sy_object *o)
  * 10,000 of them per malloc call that reaches it: the next requests, a
  * one-route change among them, would pay milliseconds for their small
  * mallocs (27 ms a change at a million routes, measured). Pay it now, at the
- * end of the big request: merge the fast bins (malloc_trim), then make small
- * mallocs of the sizes jansson and the compiler use until a batch of them
- * is fast again (bounded).
+ * end of the big request: merge the fast bins (malloc_trim), then make
+ * enough small mallocs to sort the list.
  */
 static void
-settle_heap(void)
+settle_heap(size_t n_cooled)
 {
 	enum { BATCH = 1000 };
 	void *p[BATCH];
-	unsigned round, i, fast = 0;
+	size_t rounds = n_cooled / 2000 + 4, r, i;
 
 	malloc_trim(0);
-	/* A request no small bin holds walks up to 10,000 chunks of the list
-	 * per call: repeat until a call comes back in under 2 µs. */
-	for (round = 0; round < 20000 && fast < 3; round++) {
-		struct timespec a, b;
-		void *big;
-
-		clock_gettime(CLOCK_MONOTONIC, &a);
-		big = malloc(100 * 1024);
-		free(big);
-		clock_gettime(CLOCK_MONOTONIC, &b);
-		fast = (b.tv_sec - a.tv_sec) * 1000000000L + (b.tv_nsec - a.tv_nsec) < 2000 ? fast + 1
-											   : 0;
-	}
-	fast = 0;
-	for (round = 0; round < 5000 && fast < 2; round++) {
-		struct timespec a, b;
-
-		clock_gettime(CLOCK_MONOTONIC, &a);
+	/* Small requests, of the sizes jansson and the compiler use, held
+	 * while a batch is made so that each must find a chunk of its own.
+	 * Counted, not timed: a timed loop stopped early on this VM. */
+	for (r = 0; r < rounds; r++) {
 		for (i = 0; i < BATCH; i++)
 			p[i] = malloc(24 + (i * 40) % 480);
 		for (i = 0; i < BATCH; i++)
 			free(p[i]);
-		clock_gettime(CLOCK_MONOTONIC, &b);
-		/* Under 200 ns a call: the list is sorted. */
-		fast = (b.tv_sec - a.tv_sec) * 1000000000L + (b.tv_nsec - a.tv_nsec) < 200L * BATCH
-			       ? fast + 1
-			       : 0;
 	}
 }
 
@@ -212,7 +192,7 @@ sy_store_cool(struct sy_store *st)
 		st->cap_warm = 0;
 	}
 	if (st->n_warm > 65536)
-		settle_heap();
+		settle_heap(st->n_warm);
 	st->n_warm = 0;
 }
 

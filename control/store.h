@@ -34,14 +34,14 @@ struct sy_object {
 	json_t *status;  /* set by compile; NULL for kinds without status (and while cool) */
 	struct sy_packed packed;        /* obj; empty until first cooled */
 	struct sy_packed status_packed; /* status; empty for none */
-	bool warm;         /* obj / status are the live copies, listed in the store's warm list */
-	char created[32]; /* RFC 3339 UTC, seconds: orders claims (oldest wins) */
-	char uid[40];
 	struct sy_object *hnext;
 	/* Its keys in the router's relations index (control/relations.h). */
 	struct sy_rel_key **rel;
 	uint32_t n_rel;
 	uint32_t mark; /* scope walks (control/scope.c) */
+	char created[32]; /* RFC 3339 UTC, seconds: orders claims (oldest wins) */
+	char uid[40];
+	bool warm;         /* obj / status are the live copies, listed in the store's warm list */
 	char names[];  /* ns and name point here */
 };
 

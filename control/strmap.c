@@ -100,8 +100,9 @@ sy_strmap_put(struct sy_strmap *m, const char *key, void *value)
 		s->value = value;
 		return 0;
 	}
-	/* Keep the load at or under one half: probes stay short. */
-	if (m->slots == NULL || (m->count + 1) * 2 > m->mask + 1)
+	/* Keep the load at or under three quarters: probes stay short, and a
+	 * million keys do not cost four million slots. */
+	if (m->slots == NULL || (m->count + 1) * 4 > (m->mask + 1) * 3)
 		if (resize(m, m->slots ? (m->mask + 1) * 2 : 16) < 0)
 			return -ENOMEM;
 	for (j = h & m->mask; m->slots[j].key != NULL; j = (j + 1) & m->mask)

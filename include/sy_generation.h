@@ -145,21 +145,22 @@ struct sy_filter {
 };
 
 struct sy_rule {
-	enum sy_path_match match;
+	/* Pointers first, then the small fields: no padding (a million rules). */
 	const char *path; /* "/" when the route has none; unused for SY_PATH_REGEX-only rules */
-	uint32_t path_len;
-	uint32_t methods;     /* bit per SY_METHOD_*; 0 = any method */
 	struct sy_predicate *preds;
-	uint32_t n_preds;
 	struct sy_filter *filters;
-	uint32_t n_filters;
-	enum sy_rule_action action;
-	uint16_t status;      /* REDIRECT / STATIC: the status the router answers with */
 	const char *location; /* REDIRECT */
 	const char *body;     /* STATIC */
-	const struct sy_pool *pool; /* BACKEND: where to send it (in the vhost's block) */
+	const struct sy_pool *pool; /* BACKEND: where to send it (shared, control/pool.c) */
 	const char *kind;     /* object kind, e.g. "Route" */
 	const char *object;   /* "namespace/name" of the object that made this rule */
+	enum sy_path_match match;
+	uint32_t path_len;
+	uint32_t methods;     /* bit per SY_METHOD_*; 0 = any method */
+	enum sy_rule_action action;
+	uint16_t n_preds;
+	uint16_t n_filters;
+	uint16_t status;      /* REDIRECT / STATIC: the status the router answers with */
 };
 
 /* HTTP methods for sy_rule.methods. */
@@ -197,15 +198,15 @@ struct sy_vhost {
 	enum sy_insecure_policy insecure;
 	uint16_t insecure_status; /* REDIRECT: 302 (OpenShift) or 301 (Contour); 0 = 302 */
 	uint16_t min_tls_version; /* 0x0301 TLS 1.0 ... 0x0304 TLS 1.3; 0 = default */
-	/* Splice with path rules: until the proxy mode takes these vhosts over,
-	 * the first request's path picks the rule for the whole connection. */
-	bool bind_by_first_path;
-	const char *tls_secret;   /* "namespace/name" of the certificate's Secret, or NULL */
 	uint32_t n_pools;
+	const char *tls_secret;   /* "namespace/name" of the certificate's Secret, or NULL */
 	/* Control side: the block this vhost and everything it points to live
 	 * in (freed as one), and its size. */
 	void *arena;
-	size_t bytes;
+	uint32_t bytes;
+	/* Splice with path rules: until the proxy mode takes these vhosts over,
+	 * the first request's path picks the rule for the whole connection. */
+	bool bind_by_first_path;
 };
 
 /*
