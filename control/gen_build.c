@@ -9,9 +9,10 @@
 #include "pool.h"
 
 /* Past this many used slots a chunk's probes get long: grow the directory. */
-#define CHUNK_FULL (SY_VHOST_CHUNK_SLOTS * 7 / 8)
-/* A new table is sized so chunks start at most this full. */
-#define CHUNK_TARGET (SY_VHOST_CHUNK_SLOTS / 2)
+#define CHUNK_FULL (SY_VHOST_CHUNK_SLOTS * 15 / 16)
+/* A new table is sized so chunks start two thirds full on average: the
+ * fullest of thousands is then still well under CHUNK_FULL. */
+#define CHUNK_TARGET (SY_VHOST_CHUNK_SLOTS * 2 / 3)
 
 struct ptr_list {
 	void **p;

@@ -107,66 +107,89 @@ reserve(size_t n)
 	return 0;
 }
 
-int
-sy_pack(const json_t *j, struct sy_packed *p)
+/* One frame of j into z.buf + off; its length, or 0 on failure. */
+static size_t
+compress_into(const json_t *j, size_t off)
 {
-	char *text;
+	char *text = json_dumps(j, JSON_COMPACT);
 	size_t len, bound, n;
-	uint8_t *out;
 
-	if (j == NULL) {
-		sy_packed_free(p);
-		return 0;
-	}
-	if (init() < 0)
-		return -ENOMEM;
-	text = json_dumps(j, JSON_COMPACT);
 	if (text == NULL)
-		return -ENOMEM;
+		return 0;
 	len = strlen(text);
 	bound = ZSTD_compressBound(len);
-	if (reserve(bound) < 0) {
+	if (reserve(off + bound) < 0) {
 		free(text);
-		return -ENOMEM;
+		return 0;
 	}
 	ZSTD_CCtx_refCDict(z.cctx, z.cdict);
-	n = ZSTD_compress2(z.cctx, z.buf, bound, text, len);
+	n = ZSTD_compress2(z.cctx, z.buf + off, bound, text, len);
 	free(text);
-	if (ZSTD_isError(n))
+	return ZSTD_isError(n) ? 0 : n;
+}
+
+int
+sy_pack(const json_t *obj, const json_t *status, struct sy_packed *p)
+{
+	size_t olen = p->obj_len, slen = 0;
+	uint8_t *out;
+
+	if (init() < 0)
 		return -ENOMEM;
-	out = malloc(n);
+	if (olen > 0) {
+		if (reserve(olen) < 0)
+			return -ENOMEM;
+		memcpy(z.buf, p->bytes, olen);
+	} else if ((olen = compress_into(obj, 0)) == 0) {
+		return -ENOMEM;
+	}
+	if (status != NULL && (slen = compress_into(status, olen)) == 0)
+		return -ENOMEM;
+	out = malloc(olen + slen);
 	if (out == NULL)
 		return -ENOMEM;
-	memcpy(out, z.buf, n);
-	sy_packed_free(p);
+	memcpy(out, z.buf, olen + slen);
+	free(p->bytes);
 	p->bytes = out;
-	p->len = (uint32_t)n;
+	p->obj_len = (uint32_t)olen;
+	p->status_len = (uint32_t)slen;
 	return 0;
 }
 
-json_t *
-sy_unpack(const struct sy_packed *p)
+static json_t *
+unpack(const uint8_t *frame, size_t len)
 {
 	unsigned long long size;
 	size_t n;
 	json_error_t jerr;
 
-	if (p->bytes == NULL || init() < 0)
+	if (frame == NULL || len == 0 || init() < 0)
 		return NULL;
-	size = ZSTD_getFrameContentSize(p->bytes, p->len);
+	size = ZSTD_getFrameContentSize(frame, len);
 	if (size == ZSTD_CONTENTSIZE_UNKNOWN || size == ZSTD_CONTENTSIZE_ERROR ||
 	    reserve((size_t)size + 1) < 0)
 		return NULL;
-	n = ZSTD_decompress_usingDDict(z.dctx, z.buf, z.cap, p->bytes, p->len, z.ddict);
+	n = ZSTD_decompress_usingDDict(z.dctx, z.buf, z.cap, frame, len, z.ddict);
 	if (ZSTD_isError(n))
 		return NULL;
 	return json_loadb(z.buf, n, 0, &jerr);
+}
+
+json_t *
+sy_unpack_object(const struct sy_packed *p)
+{
+	return unpack(p->bytes, p->obj_len);
+}
+
+json_t *
+sy_unpack_status(const struct sy_packed *p)
+{
+	return p->bytes ? unpack(p->bytes + p->obj_len, p->status_len) : NULL;
 }
 
 void
 sy_packed_free(struct sy_packed *p)
 {
 	free(p->bytes);
-	p->bytes = NULL;
-	p->len = 0;
+	memset(p, 0, sizeof(*p));
 }

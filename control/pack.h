@@ -14,15 +14,20 @@
 
 #include <jansson.h>
 
+/* An object and its status at rest: two zstd frames in one allocation. */
 struct sy_packed {
-	uint8_t *bytes; /* malloc'd zstd frame; NULL: nothing (a NULL json) */
-	uint32_t len;
+	uint8_t *bytes;      /* the object's frame, then the status's; NULL: nothing yet */
+	uint32_t obj_len;    /* 0: no object packed yet */
+	uint32_t status_len; /* 0: no status */
 };
 
-/* 0, or -ENOMEM (p unchanged). j NULL packs to nothing. */
-int sy_pack(const json_t *j, struct sy_packed *p);
-/* New reference, or NULL (nothing packed, or out of memory). */
-json_t *sy_unpack(const struct sy_packed *p);
+/* Pack status (NULL: none) beside the object: obj is packed only when p
+ * holds no object yet (an object never changes once stored). 0, or -ENOMEM
+ * (p unchanged). */
+int sy_pack(const json_t *obj, const json_t *status, struct sy_packed *p);
+/* New references, or NULL (nothing packed, or out of memory). */
+json_t *sy_unpack_object(const struct sy_packed *p);
+json_t *sy_unpack_status(const struct sy_packed *p);
 void sy_packed_free(struct sy_packed *p);
 
 #endif

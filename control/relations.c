@@ -137,7 +137,8 @@ sy_relations_add(struct sy_relations *rel, struct sy_object *o, const struct sy_
 		return 0;
 	o->kind->relations(o, opts, &k);
 	if (k.err == 0 && k.n > 0) {
-		o->rel = calloc(k.n, sizeof(*o->rel));
+		/* Most objects state two keys (a host, a service): no malloc. */
+		o->rel = k.n <= 2 ? o->rel_inline : calloc(k.n, sizeof(*o->rel));
 		if (o->rel == NULL)
 			k.err = -ENOMEM;
 	}
@@ -177,7 +178,8 @@ sy_relations_remove(struct sy_relations *rel, struct sy_object *o, struct sy_rel
 			rel_key_free(rk);
 		}
 	}
-	free(o->rel);
+	if (o->rel != o->rel_inline)
+		free(o->rel);
 	o->rel = NULL;
 	o->n_rel = 0;
 }

@@ -112,12 +112,12 @@ sy_store_warm(const struct sy_store *cst, struct sy_object *o)
 	if (o->warm)
 		return 0;
 	if (o->obj == NULL) {
-		o->obj = sy_unpack(&o->packed);
+		o->obj = sy_unpack_object(&o->packed);
 		if (o->obj == NULL)
 			return -ENOMEM; /* we packed it: only memory can fail */
 		json_decref(o->status);
-		o->status = sy_unpack(&o->status_packed);
-		if (o->status == NULL && o->status_packed.bytes != NULL) {
+		o->status = sy_unpack_status(&o->packed);
+		if (o->status == NULL && o->packed.status_len > 0) {
 			json_decref(o->obj);
 			o->obj = NULL;
 			return -ENOMEM;
@@ -141,8 +141,7 @@ cool_one(struct sy_object *o)
 	/* The object never changes once stored: packed once. The status may
 	 * have: packed every time. Out of memory: stay a tree (still correct,
 	 * just bigger). */
-	if ((o->packed.bytes == NULL && sy_pack(o->obj, &o->packed) < 0) ||
-	    sy_pack(o->status, &o->status_packed) < 0)
+	if (sy_pack(o->obj, o->status, &o->packed) < 0)
 		return;
 	json_decref(o->obj);
 	json_decref(o->status);
@@ -353,8 +352,8 @@ sy_object_free(struct sy_object *o)
 	json_decref(o->obj);
 	json_decref(o->status);
 	sy_packed_free(&o->packed);
-	sy_packed_free(&o->status_packed);
-	free(o->rel);
+	if (o->rel != o->rel_inline)
+		free(o->rel);
 	free(o);
 }
 

@@ -5,8 +5,8 @@
  * thread only. The data plane never sees it: it sees the generation.
  *
  * Memory: a million routes as jansson trees take 6 KB each. So an object
- * rests packed (`packed`, `status_packed`: compact JSON compressed against a
- * built-in dictionary, control/pack.h) and is unpacked into
+ * rests packed (`packed`: compact JSON compressed against a built-in
+ * dictionary, control/pack.h) and is unpacked into
  * `obj` / `status` ("warm") only while a request or a compile uses it:
  * sy_store_find and sy_store_list warm what they return; sy_store_cool, at
  * the end of each request, packs statuses again and drops the trees.
@@ -32,11 +32,11 @@ struct sy_object {
 	json_t *obj;     /* as applied, with metadata.creationTimestamp and metadata.uid set
 			  * (NULL while cool: see above) */
 	json_t *status;  /* set by compile; NULL for kinds without status (and while cool) */
-	struct sy_packed packed;        /* obj; empty until first cooled */
-	struct sy_packed status_packed; /* status; empty for none */
+	struct sy_packed packed; /* obj and status; empty until first cooled */
 	struct sy_object *hnext;
 	/* Its keys in the router's relations index (control/relations.h). */
-	struct sy_rel_key **rel;
+	struct sy_rel_key **rel; /* rel_inline when it has at most two */
+	struct sy_rel_key *rel_inline[2];
 	uint32_t n_rel;
 	uint32_t mark; /* scope walks (control/scope.c) */
 	char created[32]; /* RFC 3339 UTC, seconds: orders claims (oldest wins) */
