@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,13 +22,22 @@ struct cleanup {
 };
 
 struct sy_arena {
-	struct block *inline_block; /* sy_arena_new_exact: allocated with the arena */
-	size_t block_size;
-	size_t used; /* bytes handed out (rounded up to 16) */
 	struct block *head;
 	struct cleanup *cleanups;
 	size_t bytes;
+	uint32_t used;       /* bytes handed out (rounded up to 16) */
+	uint32_t block_size; /* bit 31: the first block is allocated with the arena */
 };
+/* Header of an exact arena: a million vhosts each carry one. */
+_Static_assert(sizeof(struct sy_arena) == 32, "an arena header is 32 bytes");
+
+#define INLINE_BLOCK 0x80000000u
+
+static bool
+is_inline(const struct sy_arena *a, const struct block *b)
+{
+	return (a->block_size & INLINE_BLOCK) && b == (const struct block *)(a + 1);
+}
 
 struct sy_arena *
 sy_arena_new_sized(size_t block_size)
@@ -35,7 +45,7 @@ sy_arena_new_sized(size_t block_size)
 	struct sy_arena *a = calloc(1, sizeof(struct sy_arena));
 
 	if (a != NULL) {
-		a->block_size = block_size;
+		a->block_size = (uint32_t)block_size;
 		a->bytes = sizeof(*a);
 	}
 	return a;
@@ -74,10 +84,12 @@ sy_arena_alloc(struct sy_arena *a, size_t size)
 	if (b == NULL || b->size - b->used < size) {
 		/* Big requests get a block of their own, so a 1M-entry array
 		 * does not waste the rest of a normal block. */
-		b = new_block(a, size > a->block_size / 4 ? size : a->block_size);
+		size_t bs = a->block_size & ~INLINE_BLOCK;
+
+		b = new_block(a, size > bs / 4 ? size : bs);
 		if (b == NULL)
 			return NULL;
-		if (size > a->block_size / 4 && b->next != NULL) {
+		if (size > bs / 4 && b->next != NULL) {
 			/* Keep filling the previous, partly used block next time. */
 			struct block *big = b;
 
@@ -89,7 +101,7 @@ sy_arena_alloc(struct sy_arena *a, size_t size)
 	}
 	p = b->data + b->used;
 	b->used += size;
-	a->used += size;
+	a->used += (uint32_t)size;
 	memset(p, 0, size);
 	return p;
 }
@@ -147,18 +159,16 @@ sy_arena_new_exact(size_t size)
 	 * malloc header and a pointer chase each. */
 	struct sy_arena *a;
 	struct block *b;
-	size_t head = (sizeof(*a) + 15) & ~(size_t)15;
 
 	size = size ? size : 16;
-	a = calloc(1, head + sizeof(*b) + size);
+	a = calloc(1, sizeof(*a) + sizeof(*b) + size);
 	if (a == NULL)
 		return NULL;
-	b = (struct block *)((unsigned char *)a + head);
+	b = (struct block *)(a + 1);
 	b->size = (uint32_t)size;
-	a->block_size = size;
+	a->block_size = (uint32_t)size | INLINE_BLOCK;
 	a->head = b;
-	a->inline_block = b;
-	a->bytes = head + sizeof(*b) + size;
+	a->bytes = sizeof(*a) + sizeof(*b) + size;
 	return a;
 }
 
@@ -176,7 +186,7 @@ sy_arena_reset(struct sy_arena *a)
 	for (b = a->head; b != NULL && b->next != NULL; b = next) {
 		next = b->next;
 		a->bytes -= sizeof(*b) + b->size;
-		if (b != a->inline_block)
+		if (!is_inline(a, b))
 			free(b);
 	}
 	a->head = b;
@@ -197,7 +207,7 @@ sy_arena_free(struct sy_arena *a)
 		c->fn(c->p);
 	for (b = a->head; b != NULL; b = next) {
 		next = b->next;
-		if (b != a->inline_block)
+		if (!is_inline(a, b))
 			free(b);
 	}
 	free(a);

@@ -17,6 +17,12 @@ sy_strmap_hash(const char *s, size_t len)
 	return h;
 }
 
+static uint32_t
+key_hash(const char *key)
+{
+	return sy_strmap_hash(key, strlen(key));
+}
+
 static int
 resize(struct sy_strmap *m, size_t size)
 {
@@ -34,7 +40,7 @@ resize(struct sy_strmap *m, size_t size)
 
 		if (old[i].key == NULL)
 			continue;
-		for (j = old[i].hash & m->mask; m->slots[j].key != NULL; j = (j + 1) & m->mask)
+		for (j = key_hash(old[i].key) & m->mask; m->slots[j].key != NULL; j = (j + 1) & m->mask)
 			;
 		m->slots[j] = old[i];
 	}
@@ -68,8 +74,7 @@ find(const struct sy_strmap *m, const char *key, size_t len, uint32_t h)
 	if (m->slots == NULL)
 		return NULL;
 	for (j = h & m->mask; m->slots[j].key != NULL; j = (j + 1) & m->mask)
-		if (m->slots[j].hash == h && strncmp(m->slots[j].key, key, len) == 0 &&
-		    m->slots[j].key[len] == '\0')
+		if (strncmp(m->slots[j].key, key, len) == 0 && m->slots[j].key[len] == '\0')
 			return &m->slots[j];
 	return NULL;
 }
@@ -107,7 +112,7 @@ sy_strmap_put(struct sy_strmap *m, const char *key, void *value)
 			return -ENOMEM;
 	for (j = h & m->mask; m->slots[j].key != NULL; j = (j + 1) & m->mask)
 		;
-	m->slots[j] = (struct sy_strmap_slot){ .key = key, .value = value, .hash = h };
+	m->slots[j] = (struct sy_strmap_slot){ .key = key, .value = value };
 	m->count++;
 	return 0;
 }
@@ -127,7 +132,7 @@ sy_strmap_remove(struct sy_strmap *m, const char *key)
 	 * when their home slot allows it, so lookups need no tombstones. */
 	i = (size_t)(s - m->slots);
 	for (j = (i + 1) & m->mask; m->slots[j].key != NULL; j = (j + 1) & m->mask) {
-		size_t home = m->slots[j].hash & m->mask;
+		size_t home = key_hash(m->slots[j].key) & m->mask;
 
 		/* j's entry may move to i if home is not within (i, j]. */
 		if ((j > i && (home <= i || home > j)) || (j < i && (home <= i && home > j))) {

@@ -12,10 +12,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* 16 bytes: a million keys are a million slots and more. The hash is not
+ * kept; a probe compares keys (short strings). */
 struct sy_strmap_slot {
 	const char *key; /* NULL: empty */
 	void *value;
-	uint32_t hash;
 };
 
 struct sy_strmap {
