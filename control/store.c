@@ -334,9 +334,8 @@ sy_object_new(const struct sy_kind *kind, const char *ns, const char *name, json
 	if (o == NULL)
 		return NULL;
 	o->kind = kind;
-	o->ns = o->names;
 	memcpy(o->ns, ns, lns);
-	o->name = o->names + lns;
+	o->name = o->ns + lns;
 	memcpy(o->name, name, lname);
 	o->obj = json_incref(obj);
 	snprintf(o->created, sizeof(o->created), "%s", created);

@@ -27,8 +27,7 @@
 
 struct sy_object {
 	const struct sy_kind *kind;
-	char *ns;
-	char *name;
+	char *name;      /* in ns[], after the namespace */
 	json_t *obj;     /* as applied, with metadata.creationTimestamp and metadata.uid set
 			  * (NULL while cool: see above) */
 	json_t *status;  /* set by compile; NULL for kinds without status (and while cool) */
@@ -42,7 +41,7 @@ struct sy_object {
 	char created[32]; /* RFC 3339 UTC, seconds: orders claims (oldest wins) */
 	char uid[40];
 	bool warm;         /* obj / status are the live copies, listed in the store's warm list */
-	char names[];  /* ns and name point here */
+	char ns[];       /* the namespace, then the name: one allocation */
 };
 
 struct sy_store {
