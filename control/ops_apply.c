@@ -16,6 +16,7 @@
 
 #include "kinds/kinds.h"
 #include "router.h"
+#include "strmap.h"
 
 /* One object of an apply, decoded. */
 struct staged {
@@ -185,6 +186,8 @@ sy_ops_apply(struct sy_router *r, const json_t *req)
 	const json_t *objects = json_object_get(req, "objects");
 	struct sy_errors errs = { NULL };
 	struct staged *st;
+	struct sy_strmap seen;
+	char **keys;
 	size_t n, i, j, changed = 0;
 	char now[32];
 	json_t *results, *rec, *reply;
@@ -199,19 +202,38 @@ sy_ops_apply(struct sy_router *r, const json_t *req)
 	if (st == NULL)
 		return sy_err_reply1("internal", NULL, NULL, "out of memory");
 	sy_now_rfc3339(now, sizeof(now));
+	/* Identities seen so far: a batch of thousands is checked in one pass. */
+	keys = calloc(n, sizeof(*keys));
+	if (keys == NULL || sy_strmap_init(&seen, n) < 0) {
+		free(keys);
+		free(st);
+		return sy_err_reply1("internal", NULL, NULL, "out of memory");
+	}
 	for (i = 0; i < n; i++) {
+		uintptr_t prev;
+
 		if (decode_one(json_array_get(objects, i), i, &st[i], &errs) < 0 || st[i].kind == NULL)
 			continue;
-		for (j = 0; j < i; j++)
-			if (st[j].kind == st[i].kind && strcmp(st[j].ns, st[i].ns) == 0 &&
-			    strcmp(st[j].name, st[i].name) == 0) {
-				sy_err_add(&errs, "duplicate", st[i].who, "metadata.name",
-					   "objects[%zu] and objects[%zu] are the same object; apply "
-					   "each object once",
-					   j, i);
-				break;
-			}
+		if (asprintf(&keys[i], "%p/%s/%s", (const void *)st[i].kind, st[i].ns, st[i].name) < 0) {
+			keys[i] = NULL;
+			sy_err_add(&errs, "internal", st[i].who, NULL, "out of memory");
+			continue;
+		}
+		prev = (uintptr_t)sy_strmap_get(&seen, keys[i]);
+		if (prev != 0) {
+			j = prev - 1;
+			sy_err_add(&errs, "duplicate", st[i].who, "metadata.name",
+				   "objects[%zu] and objects[%zu] are the same object; apply "
+				   "each object once",
+				   j, i);
+		} else if (sy_strmap_put(&seen, keys[i], (void *)(i + 1)) < 0) {
+			sy_err_add(&errs, "internal", st[i].who, NULL, "out of memory");
+		}
 	}
+	sy_strmap_fini(&seen);
+	for (i = 0; i < n; i++)
+		free(keys[i]);
+	free(keys);
 	if (sy_err_count(&errs) > 0) {
 		free(st);
 		return sy_err_reply(&errs);

@@ -707,8 +707,8 @@ phase_apply(struct sy_router *r, struct res *x, struct stream *s)
 }
 
 /*
- * Sizes above --apply-max: applying everything in batches recompiles the
- * whole store once per batch (quadratic), so the first objects - tail go
+ * Sizes above --apply-max (default: 2M, so never in the standard runs; a
+ * faster way to load a set for the other figures): the first objects - tail go
  * straight into the journal, in stored form (uid and creationTimestamp set,
  * as sy_ops_apply stores them), and sy_router_load replays it. Not timed.
  */
@@ -1170,7 +1170,7 @@ verdict(const struct res *xs, unsigned n, double (*get)(const struct res *), dou
 		return buf;
 	}
 	if (!scales) {
-		/* lookups and memory per route are not extrapolated */
+		/* lookups, memory per route and changes are not extrapolated */
 		snprintf(buf, len, "%s at %zu (1M not run)", v <= limit ? "PASS" : "FAIL",
 			 xs[big].routes);
 		return buf;
@@ -1233,8 +1233,9 @@ print_table(const struct res *xs, unsigned n)
 	    verdict(xs, n, g_lk_hit, 200, false, "ns", buf, sizeof(buf)));
 	row("      unknown host [ns]", xs, n, g_lk_hm, "%.1f", "", "");
 	row("      known host, no rule for the path [ns]", xs, n, g_lk_pm, "%.1f", "", "");
+	/* Not extrapolated: an incremental change costs what it touches, not N. */
 	row("(d) one change live: apply -> reader [ms]", xs, n, g_chg_med, "%.2f", "< 10 ms",
-	    verdict(xs, n, g_chg_med, 10, true, "ms", buf, sizeof(buf)));
+	    verdict(xs, n, g_chg_med, 10, false, "ms", buf, sizeof(buf)));
 	row("      min / max [ms]", xs, n, g_chg_min, "%.2f", "", "");
 	row("", xs, n, g_chg_max, "%.2f", "", "");
 	row("      sy_ops_handle returned [ms]", xs, n, g_chg_ret, "%.2f", "", "");
@@ -1251,7 +1252,7 @@ print_table(const struct res *xs, unsigned n)
 		if (xs[i].ran && xs[i].via_journal)
 			printf("\n%zu routes: loaded from a journal of %zu objects (sy_router_load: "
 			       "replay + first compile), then the last %zu objects applied; \"n/a\": "
-			       "not applied in batches (quadratic)", xs[i].routes,
+			       "not applied in batches (--apply-max)", xs[i].routes,
 			       xs[i].objects - xs[i].tail, xs[i].tail);
 	printf("\nlookups: %zu per set, best of 3 passes after a warm one; (d): median over the "
 	       "changes.\n",
@@ -1327,7 +1328,7 @@ main(int argc, char **argv)
 	B.core = 1;
 	B.reader_core = 0;
 	B.queries = 1u << 20;
-	B.apply_max = 200000;
+	B.apply_max = 2000000;
 	B.changes = 15;
 	snprintf(B.state_dir, sizeof(B.state_dir), "/dev/shm/sy-routes-bench-%ld", (long)getpid());
 	snprintf(B.disk_dir, sizeof(B.disk_dir), "/var/tmp/sy-routes-bench-%ld", (long)getpid());
