@@ -1259,7 +1259,7 @@ print_table(const struct res *xs, unsigned n)
 	       B.queries);
 	for (i = 0; i < n; i++)
 		if (xs[i].ran)
-			printf("%zu routes: %zu objects in applies of %zu; %zu vhosts, %zu pools, "
+			printf("%zu routes: %zu objects in applies of %zu; %zu vhosts, %zu rules (pools shared by rules with the same backends), "
 			       "generation %.1f MiB; %u changes timed\n",
 			       xs[i].routes, xs[i].objects, xs[i].batch, xs[i].n_vhosts,
 			       xs[i].n_pools, (double)xs[i].gen_bytes / 1048576.0, xs[i].chg_n);
