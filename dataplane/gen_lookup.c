@@ -34,17 +34,48 @@ lower(uint8_t c)
 	return (unsigned)(c - 'A') < 26u ? (uint8_t)(c | 0x20) : c;
 }
 
-/* FNV-1a over the lower-cased bytes: cheap, good enough for host names, and
- * the same on both sides (control builds, workers look up). */
+/*
+ * The vhost table's hash, the same on both sides (control builds, workers
+ * look up): eight bytes at a time, each byte OR 0x20, which lower-cases
+ * letters and maps everything else consistently (a few non-letters share a
+ * value; the compare after it is exact). A byte at a time, as FNV does, the
+ * hash was a chain of 30 dependent multiplies for a typical host: longer
+ * than the rest of a lookup, and it kept the CPU from starting the next
+ * lookup's memory accesses early.
+ */
+#define FOLD_CASE 0x2020202020202020ull
+#define HASH_MUL 0x9e3779b97f4a7c15ull
+
+static inline uint64_t
+mix(uint64_t h, uint64_t w)
+{
+	h = (h ^ w) * HASH_MUL;
+	return h ^ (h >> 29);
+}
+
+static uint32_t
+hash_bytes(uint64_t h, const char *p, size_t len)
+{
+	uint64_t w;
+
+	for (; len >= 8; p += 8, len -= 8) {
+		memcpy(&w, p, 8);
+		h = mix(h, w | FOLD_CASE);
+	}
+	if (len > 0) {
+		w = 0;
+		memcpy(&w, p, len);
+		/* Only the bytes that are there get the case bit. */
+		h = mix(h, w | (FOLD_CASE >> (8 * (8 - len))));
+	}
+	h ^= h >> 32;
+	return (uint32_t)h;
+}
+
 uint32_t
 sy_host_hash(const char *host, size_t len)
 {
-	uint32_t h = 2166136261u;
-	size_t i;
-
-	for (i = 0; i < len; i++)
-		h = (h ^ lower((uint8_t)host[i])) * 16777619u;
-	return h;
+	return hash_bytes(HASH_MUL ^ len, host, len);
 }
 
 static bool
@@ -61,18 +92,21 @@ host_eq(const char *a, const char *lower_host, size_t len)
 static const struct sy_vhost *
 find_exact(const struct sy_generation *g, const char *host, size_t len, bool wildcard)
 {
-	/* A wildcard is stored as "*." + domain: hash and compare the same way
-	 * without building the string. */
-	uint32_t h = 2166136261u, i;
+	/* A wildcard is stored as "*." + domain: hash that string. */
+	char star[2 + 256];
+	uint32_t h, i;
 	const struct sy_vhost_chunk *c;
-	size_t k;
 
 	if (wildcard) {
-		h = (h ^ '*') * 16777619u;
-		h = (h ^ '.') * 16777619u;
+		if (len > 256)
+			return NULL; /* no host name is that long */
+		star[0] = '*';
+		star[1] = '.';
+		memcpy(star + 2, host, len);
+		h = sy_host_hash(star, len + 2);
+	} else {
+		h = sy_host_hash(host, len);
 	}
-	for (k = 0; k < len; k++)
-		h = (h ^ lower((uint8_t)host[k])) * 16777619u;
 	c = g->chunks[g->chunk_shift >= 32 ? 0 : h >> g->chunk_shift];
 	for (i = 0; i < SY_VHOST_CHUNK_SLOTS; i++) {
 		const struct sy_vhost_slot *s = &c->slots[(h + i) % SY_VHOST_CHUNK_SLOTS];
