@@ -59,22 +59,6 @@ load_many(struct sy_router *r)
 	}
 }
 
-static void
-apply(struct sy_router *r, const char *objects)
-{
-	char *req = NULL;
-	json_t *rep;
-
-	assert_true(asprintf(&req, "{\"op\":\"apply\",\"objects\":[%s]}", objects) > 0);
-	rep = ops_call(r, req);
-	if (!reply_ok(rep)) {
-		char *d = json_dumps(rep, 0);
-
-		fail_msg("apply failed: %s", d);
-	}
-	json_decref(rep);
-	free(req);
-}
 
 /* The first backend address resolve gives for url ("" when none). */
 static const char *
@@ -115,7 +99,7 @@ test_one_route_change(void **state)
 	before = sy_gen_acquire(&r.slot);
 	snprintf(was, sizeof(was), "%s", backend_of(&r, "http://r7.ns2.apps.test/", buf, sizeof(buf)));
 	assert_string_equal(was, "198.18.2.12");
-	apply(&r, T_ROUTE("ns2", "r7", "r7.ns2.apps.test", "s4"));
+	ops_apply_ok(&r, T_ROUTE("ns2", "r7", "r7.ns2.apps.test", "s4"));
 	expect_incremental(&r, 1);
 	assert_string_equal(backend_of(&r, "http://r7.ns2.apps.test/", buf, sizeof(buf)), "198.18.2.14");
 	/* A reader still on the old generation sees the old pool: its
@@ -138,7 +122,7 @@ test_one_route_change(void **state)
 	sy_gen_reclaim(&r.slot);
 	assert_string_equal(backend_of(&r, "http://r8.ns2.apps.test/", buf, sizeof(buf)), "198.18.2.13");
 	/* A new route and a deletion are incremental too. */
-	apply(&r, T_ROUTE("ns1", "extra", "extra.ns1.apps.test", "s1"));
+	ops_apply_ok(&r, T_ROUTE("ns1", "extra", "extra.ns1.apps.test", "s1"));
 	expect_incremental(&r, 1);
 	assert_int_equal(sy_gen_acquire(&r.slot)->n_vhosts, N_NS * PER_NS + 1);
 	json_decref(ops_call(&r, "{\"op\":\"delete\",\"kind\":\"route\",\"namespace\":\"ns0\",\"name\":\"r3\"}"));
@@ -159,7 +143,7 @@ test_host_takeover_and_readmission(void **state)
 	router_start(&r);
 	load_many(&r);
 	/* An older route in another namespace takes r5.ns1's host. */
-	apply(&r, "{\"apiVersion\":\"route.openshift.io/v1\",\"kind\":\"Route\",\"metadata\":{\"name\":\"thief\","
+	ops_apply_ok(&r, "{\"apiVersion\":\"route.openshift.io/v1\",\"kind\":\"Route\",\"metadata\":{\"name\":\"thief\","
 		  "\"namespace\":\"ns3\",\"creationTimestamp\":\"2001-01-01T00:00:00Z\"},\"spec\":{\"host\":"
 		  "\"r5.ns1.apps.test\",\"to\":{\"kind\":\"Service\",\"name\":\"s0\"}}}");
 	expect_incremental(&r, 2);
@@ -169,7 +153,7 @@ test_host_takeover_and_readmission(void **state)
 	expect_incremental(&r, 1);
 	assert_string_equal(ops_resolve_object(&r, "http://r5.ns1.apps.test/", buf, sizeof(buf)), "ns1/r5");
 	/* Another kind claims a host: the oldest claim across kinds wins. */
-	apply(&r, "{\"apiVersion\":\"zalando.org/v1\",\"kind\":\"RouteGroup\",\"metadata\":{\"name\":\"rg\","
+	ops_apply_ok(&r, "{\"apiVersion\":\"zalando.org/v1\",\"kind\":\"RouteGroup\",\"metadata\":{\"name\":\"rg\","
 		  "\"namespace\":\"ns0\",\"creationTimestamp\":\"2001-01-01T00:00:00Z\"},\"spec\":{\"hosts\":"
 		  "[\"r9.ns2.apps.test\"],\"backends\":[{\"name\":\"b\",\"type\":\"service\",\"serviceName\":\"s1\","
 		  "\"servicePort\":80}],\"defaultBackends\":[{\"backendName\":\"b\"}]}}");
@@ -188,17 +172,17 @@ test_service_and_namespace_changes(void **state)
 	router_start_with(&r, "{\"routing_subdomain\": \"apps.test\", \"namespace_label_selector\": \"shard!=off\"}");
 	load_many(&r);
 	/* New endpoints for ns3/s2: only the 10 routes that use it. */
-	apply(&r, T_EPS("ns3", "s2", "198.18.9.9"));
+	ops_apply_ok(&r, T_EPS("ns3", "s2", "198.18.9.9"));
 	expect_incremental(&r, PER_NS / 5);
 	assert_string_equal(backend_of(&r, "http://r7.ns3.apps.test/", buf, sizeof(buf)), "198.18.9.9");
 	assert_string_equal(backend_of(&r, "http://r7.ns2.apps.test/", buf, sizeof(buf)), "198.18.2.12");
 	/* Labelling a namespace out of the shard takes its routes out. */
-	apply(&r, "{\"apiVersion\":\"v1\",\"kind\":\"Namespace\",\"metadata\":{\"name\":\"ns1\",\"labels\":"
+	ops_apply_ok(&r, "{\"apiVersion\":\"v1\",\"kind\":\"Namespace\",\"metadata\":{\"name\":\"ns1\",\"labels\":"
 		  "{\"shard\":\"off\"}}}");
 	expect_incremental(&r, PER_NS);
 	assert_string_equal(ops_resolve_object(&r, "http://r1.ns1.apps.test/", buf, sizeof(buf)), "(none)");
 	assert_string_equal(ops_resolve_object(&r, "http://r1.ns0.apps.test/", buf, sizeof(buf)), "ns0/r1");
-	apply(&r, "{\"apiVersion\":\"v1\",\"kind\":\"Namespace\",\"metadata\":{\"name\":\"ns1\",\"labels\":"
+	ops_apply_ok(&r, "{\"apiVersion\":\"v1\",\"kind\":\"Namespace\",\"metadata\":{\"name\":\"ns1\",\"labels\":"
 		  "{\"shard\":\"on\"}}}");
 	assert_string_equal(ops_resolve_object(&r, "http://r1.ns1.apps.test/", buf, sizeof(buf)), "ns1/r1");
 	router_stop(&r);
@@ -215,13 +199,13 @@ test_wildcard_and_delegation(void **state)
 	load_many(&r);
 	/* A wildcard route for *.ns2.apps.test from another namespace is
 	 * blocked by the plain routes under it: they meet through the domain. */
-	apply(&r, "{\"apiVersion\":\"route.openshift.io/v1\",\"kind\":\"Route\",\"metadata\":{\"name\":\"wild\","
+	ops_apply_ok(&r, "{\"apiVersion\":\"route.openshift.io/v1\",\"kind\":\"Route\",\"metadata\":{\"name\":\"wild\","
 		  "\"namespace\":\"ns0\"},\"spec\":{\"host\":\"www.ns2.apps.test\",\"wildcardPolicy\":\"Subdomain\","
 		  "\"to\":{\"kind\":\"Service\",\"name\":\"s0\"}}}");
 	expect_incremental(&r, PER_NS + 1);
 	assert_string_equal(ops_resolve_object(&r, "http://zzz.ns2.apps.test/", buf, sizeof(buf)), "(none)");
 	/* IngressRoute delegation: changing the delegate recompiles its root. */
-	apply(&r, "{\"apiVersion\":\"contour.heptio.com/v1beta1\",\"kind\":\"IngressRoute\",\"metadata\":"
+	ops_apply_ok(&r, "{\"apiVersion\":\"contour.heptio.com/v1beta1\",\"kind\":\"IngressRoute\",\"metadata\":"
 		  "{\"name\":\"root\",\"namespace\":\"ns0\"},\"spec\":{\"virtualhost\":{\"fqdn\":\"ir.test\"},"
 		  "\"routes\":[{\"match\":\"/\",\"delegate\":{\"name\":\"child\",\"namespace\":\"ns1\"}}]}},"
 		  "{\"apiVersion\":\"contour.heptio.com/v1beta1\",\"kind\":\"IngressRoute\",\"metadata\":"
@@ -229,7 +213,7 @@ test_wildcard_and_delegation(void **state)
 		  "\"services\":[{\"name\":\"s1\",\"port\":80}]}]}}");
 	expect_incremental(&r, 2);
 	assert_string_equal(backend_of(&r, "http://ir.test/", buf, sizeof(buf)), "198.18.1.11");
-	apply(&r, "{\"apiVersion\":\"contour.heptio.com/v1beta1\",\"kind\":\"IngressRoute\",\"metadata\":"
+	ops_apply_ok(&r, "{\"apiVersion\":\"contour.heptio.com/v1beta1\",\"kind\":\"IngressRoute\",\"metadata\":"
 		  "{\"name\":\"child\",\"namespace\":\"ns1\"},\"spec\":{\"routes\":[{\"match\":\"/\","
 		  "\"services\":[{\"name\":\"s3\",\"port\":80}]}]}}");
 	expect_incremental(&r, 2);

@@ -121,6 +121,25 @@ ops_call(struct sy_router *r, const char *req_text)
 	return reply;
 }
 
+/* Apply a JSON list body ("{...},{...}"); fail the test with the reply if
+ * it is refused. */
+__attribute__((unused)) static void
+ops_apply_ok(struct sy_router *r, const char *objects)
+{
+	char *req = NULL;
+	json_t *rep;
+
+	assert_true(asprintf(&req, "{\"op\":\"apply\",\"objects\":[%s]}", objects) > 0);
+	rep = ops_call(r, req);
+	if (!reply_ok(rep)) {
+		char *d = json_dumps(rep, 0);
+
+		fail_msg("apply failed: %s", d);
+	}
+	json_decref(rep);
+	free(req);
+}
+
 /* The "object" resolve names for url, or "(none)". */
 __attribute__((unused)) static const char *
 ops_resolve_object(struct sy_router *r, const char *url, char *buf, size_t len)

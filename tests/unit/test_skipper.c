@@ -37,22 +37,6 @@ call(struct sy_router *r, const char *req_text)
 	return reply;
 }
 
-static void
-apply_ok(struct sy_router *r, const char *objects)
-{
-	char *req;
-	json_t *rep;
-
-	assert_true(asprintf(&req, "{\"op\":\"apply\",\"objects\":[%s]}", objects) > 0);
-	rep = call(r, req);
-	if (!reply_ok(rep)) {
-		char *d = json_dumps(rep, 0);
-
-		fail_msg("apply failed: %s", d);
-	}
-	json_decref(rep);
-	free(req);
-}
 
 /* Apply must fail with exactly this field and message (first error). */
 static void
@@ -323,7 +307,7 @@ test_traffic_split(void **state)
 	json_t *rep;
 
 	router_start(&r);
-	apply_ok(&r, SERVICES3 ","
+	ops_apply_ok(&r, SERVICES3 ","
 		 RG("split", "{\"hosts\":[\"split.test\"],\"backends\":[" BACKENDS3 "],"
 			     "\"defaultBackends\":[{\"backendName\":\"a\",\"weight\":6},"
 			     "{\"backendName\":\"b\",\"weight\":3},{\"backendName\":\"c\",\"weight\":1}]}") ","
@@ -356,7 +340,7 @@ test_priority(void **state)
 	char buf[64];
 
 	router_start(&r);
-	apply_ok(&r, SERVICES3 ","
+	ops_apply_ok(&r, SERVICES3 ","
 		 RG("prio", "{\"hosts\":[\"p.test\"],\"backends\":[" BACKENDS3 "],"
 			    "\"defaultBackends\":[{\"backendName\":\"a\"}],\"routes\":["
 			    "{\"pathSubtree\":\"/\"},"
@@ -391,7 +375,7 @@ test_predicates(void **state)
 	char buf[64];
 
 	router_start(&r);
-	apply_ok(&r, SERVICES3 ","
+	ops_apply_ok(&r, SERVICES3 ","
 		 RG("preds", "{\"hosts\":[\"q.test\"],\"backends\":[" BACKENDS3 "],"
 			     "\"defaultBackends\":[{\"backendName\":\"a\"}],\"routes\":["
 			     "{\"pathSubtree\":\"/m\"},"
@@ -440,7 +424,7 @@ test_filters_and_actions(void **state)
 	char buf[64];
 
 	router_start(&r);
-	apply_ok(&r, SERVICES3 ","
+	ops_apply_ok(&r, SERVICES3 ","
 		 RG("act", "{\"hosts\":[\"act.test\",\"www.act.test\"],\"backends\":[" BACKENDS3 ","
 			   "{\"name\":\"redirect\",\"type\":\"shunt\"},{\"name\":\"gone\",\"type\":\"shunt\"}],"
 			   "\"defaultBackends\":[{\"backendName\":\"a\"}],\"routes\":["
@@ -501,7 +485,7 @@ test_status(void **state)
 	char buf[64];
 
 	router_start(&r);
-	apply_ok(&r, SERVICES3 ","
+	ops_apply_ok(&r, SERVICES3 ","
 		 RG("good", "{\"hosts\":[\"good.test\"],\"backends\":[" BACKENDS3 "],"
 			    "\"defaultBackends\":[{\"backendName\":\"a\"}]}") ","
 		 RG("partial", "{\"hosts\":[\"partial.test\"],\"backends\":[" BACKENDS3 ","
@@ -533,7 +517,7 @@ test_status(void **state)
 	assert_string_equal(resolve_service(&r, "http://anything.test/x", NULL, NULL, buf, sizeof(buf)), "a");
 	assert_string_equal(resolve_service(&r, "http://partial.test/m", NULL, NULL, buf, sizeof(buf)), "a");
 	/* An older OpenShift Route holds the host: the group says who. */
-	apply_ok(&r, "{\"apiVersion\":\"route.openshift.io/v1\",\"kind\":\"Route\",\"metadata\":{\"name\":\"old\","
+	ops_apply_ok(&r, "{\"apiVersion\":\"route.openshift.io/v1\",\"kind\":\"Route\",\"metadata\":{\"name\":\"old\","
 		     "\"namespace\":\"demo\",\"creationTimestamp\":\"2001-01-01T00:00:00Z\"},\"spec\":{\"host\":"
 		     "\"good.test\",\"to\":{\"kind\":\"Service\",\"name\":\"b\"}}}");
 	st = get_status(&r, "good");
