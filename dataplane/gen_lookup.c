@@ -18,20 +18,15 @@ sy_host_normalize_len(const char *host, size_t len)
 			;
 		return i < len ? i + 1 : len;
 	}
-	for (i = 0; i < len; i++)
-		if (host[i] == ':')
-			break;
-	len = i;
+	{
+		const char *colon = memchr(host, ':', len); /* vectorised, not a byte loop */
+
+		if (colon != NULL)
+			len = (size_t)(colon - host);
+	}
 	if (len > 0 && host[len - 1] == '.')
 		len--;
 	return len;
-}
-
-/* ASCII lower case without tolower()'s locale call per byte. */
-static inline uint8_t
-lower(uint8_t c)
-{
-	return (unsigned)(c - 'A') < 26u ? (uint8_t)(c | 0x20) : c;
 }
 
 /*
@@ -78,14 +73,39 @@ sy_host_hash(const char *host, size_t len)
 	return hash_bytes(HASH_MUL ^ len, host, len);
 }
 
+/* Eight bytes at once, ASCII upper case to lower (SWAR): a byte gets 0x20
+ * where it is 'A'..'Z'. */
+static inline uint64_t
+lower8(uint64_t w)
+{
+	uint64_t h = w & 0x7f7f7f7f7f7f7f7full;
+	uint64_t ge_a = h + 0x3f3f3f3f3f3f3f3full;  /* bit 7 set where h >= 'A' */
+	uint64_t gt_z = h + 0x2525252525252525ull;  /* bit 7 set where h > 'Z' */
+	uint64_t upper = (ge_a ^ gt_z) & ~w & 0x8080808080808080ull;
+
+	return w | (upper >> 2);
+}
+
+/* a (any case) equals lower_host (lower case already), len bytes. */
 static bool
 host_eq(const char *a, const char *lower_host, size_t len)
 {
-	size_t i;
+	uint64_t x, y;
 
-	for (i = 0; i < len; i++)
-		if (lower((uint8_t)a[i]) != (uint8_t)lower_host[i])
+	for (; len >= 8; a += 8, lower_host += 8, len -= 8) {
+		memcpy(&x, a, 8);
+		memcpy(&y, lower_host, 8);
+		if (lower8(x) != y)
 			return false;
+	}
+	if (len > 0) {
+		x = 0;
+		y = 0;
+		memcpy(&x, a, len);
+		memcpy(&y, lower_host, len);
+		if (lower8(x) != y)
+			return false;
+	}
 	return true;
 }
 
@@ -196,12 +216,16 @@ path_prefix_match(const char *prefix, size_t plen, const char *path, size_t len)
 const struct sy_rule *
 sy_vhost_match_path(const struct sy_vhost *vh, const char *path, size_t len)
 {
-	size_t plain = 0;
+	size_t plain;
 	uint32_t i;
+	const char *q = memchr(path, '?', len), *frag;
 
-	/* The query string is not part of the path a rule matches. */
-	while (plain < len && path[plain] != '?' && path[plain] != '#')
-		plain++;
+	/* The query string (and a fragment) is not part of the path a rule
+	 * matches. memchr is vectorised; a byte loop was most of the match. */
+	plain = q != NULL ? (size_t)(q - path) : len;
+	frag = memchr(path, '#', plain);
+	if (frag != NULL)
+		plain = (size_t)(frag - path);
 	for (i = 0; i < vh->n_rules; i++) {
 		const struct sy_rule *r = &vh->rules[i];
 

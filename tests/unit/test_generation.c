@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include <cmocka.h>
 #include <rte_rcu_qsbr.h>
@@ -130,6 +131,66 @@ endpoint_weight(const struct sy_generation *g, const char *host, unsigned servic
 }
 
 /* The cases openshift/router's calculateServiceWeights tests. */
+/*
+ * Hosts of every length from 1 to 40 (the lookup compares and hashes eight
+ * bytes at a time, and folds case with a bit trick): found in any case, with
+ * a port and a trailing dot; not found with one byte changed, or changed to
+ * a non-letter that a careless case fold would take for a letter ('@' for
+ * '`', '[' for '{').
+ */
+static void
+test_host_lengths_and_case(void **state)
+{
+	static const char alphabet[] = "abcdefghijklmnopqrstuvwxyz0123456789";
+	char hosts[40][48], name[16];
+	struct sy_store st;
+	struct sy_generation *g;
+	size_t i, j;
+
+	(void)state;
+	sy_store_init(&st);
+	for (i = 0; i < 40; i++) {
+		for (j = 0; j <= i; j++)
+			hosts[i][j] = alphabet[(i * 7 + j * 13) % (sizeof(alphabet) - 1)];
+		hosts[i][0] = 'a'; /* a valid first character */
+		hosts[i][i] = i > 0 ? 'z' : 'a';
+		hosts[i][i + 1] = '\0';
+		snprintf(name, sizeof(name), "r%zu", i);
+		put_route(&st, "ns", name, hosts[i], NULL, json_pack("{s:s}", "name", "s"), NULL);
+	}
+	g = sy_compile(&st, &opts, 1);
+	assert_non_null(g);
+	for (i = 0; i < 40; i++) {
+		char q[64], want[16];
+		size_t len = i + 1;
+
+		snprintf(want, sizeof(want), "ns/r%zu", i);
+		for (j = 0; j < len; j++) /* every other letter upper case */
+			q[j] = (char)(j % 2 && hosts[i][j] >= 'a' && hosts[i][j] <= 'z' ? hosts[i][j] - 32
+										  : hosts[i][j]);
+		q[len] = '\0';
+		assert_string_equal(match(g, q, "/"), want);
+		snprintf(q + len, sizeof(q) - len, ".:8443");
+		assert_string_equal(match(g, q, "/x?y#z"), want);
+		q[len] = '\0';
+		for (j = 0; j < len; j++) {
+			char saved = q[j];
+
+			q[j] = (char)(saved ^ 0x01);
+			assert_string_equal(match(g, q, "/"), "-");
+			/* Bytes next to the letters, which only a careless case
+			 * fold would turn into one. */
+			q[j] = '@';
+			assert_string_equal(match(g, q, "/"), "-");
+			q[j] = '[';
+			assert_string_equal(match(g, q, "/"), "-");
+			q[j] = saved;
+		}
+	}
+	sy_generation_free(g);
+	sy_store_fini(&st);
+}
+
 static void
 test_openshift_endpoint_weights(void **state)
 {
@@ -252,6 +313,7 @@ main(void)
 	int rc;
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_paths_longest_segment_prefix),
+		cmocka_unit_test(test_host_lengths_and_case),
 		cmocka_unit_test(test_openshift_endpoint_weights),
 		cmocka_unit_test(test_rcu_reclaim_waits_for_reader),
 	};
