@@ -28,32 +28,6 @@
 #include "server.h"
 #include "sy_dataplane.h"
 
-/*
- * The generation (a vhost block per host, table chunks) lives on the control
- * thread's malloc heap, and a route lookup is two dependent reads into it:
- * on 4 KB pages both also miss the TLB, a page walk each in a VM. glibc puts
- * its heap on transparent huge pages when the tunable glibc.malloc.hugetlb=1
- * is set, and tunables are read at process start: so routerd starts itself
- * again once with it (same PID: exec). At a million routes that took a
- * lookup from 200-214 ns to 167 (perf/README.md). SY_NO_HUGE_HEAP=1 skips
- * it; without THP on the machine the setting does nothing.
- */
-static void
-exec_with_huge_heap(char **argv)
-{
-	const char *t = getenv("GLIBC_TUNABLES");
-	char *v;
-
-	if (getenv("SY_NO_HUGE_HEAP") != NULL || (t != NULL && strstr(t, "glibc.malloc.hugetlb")))
-		return;
-	if (asprintf(&v, "%s%sglibc.malloc.hugetlb=1", t ? t : "", t && t[0] ? ":" : "") < 0)
-		return;
-	if (setenv("GLIBC_TUNABLES", v, 1) == 0)
-		execv("/proc/self/exe", argv);
-	/* exec failed: carry on, on 4 KB pages. */
-	free(v);
-}
-
 static void
 usage(FILE *f)
 {
@@ -129,7 +103,6 @@ main(int argc, char **argv)
 	sigset_t sigs;
 	int opt, rc, sigfd, i, exit_code = 1;
 
-	exec_with_huge_heap(argv);
 	while ((opt = getopt_long(argc, argv, "c:h", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'c':
