@@ -185,7 +185,6 @@ build_vhost_in(struct sy_arena *a, const char *host, struct sy_rule_in **rs,
 		rule->pool = pools[i];
 		if (rule->object == NULL || build_preds(a, rs[i], rule) < 0)
 			goto fail;
-		vh->n_pools++;
 	}
 	vh->bytes = (uint32_t)sy_arena_bytes(a);
 	return vh;

@@ -121,7 +121,7 @@ sy_gen_begin(struct sy_generation *prev, uint64_t id, size_t expected, uint16_t 
 		g->n_chunks = prev->n_chunks;
 		g->chunk_shift = prev->chunk_shift;
 		g->n_vhosts = prev->n_vhosts;
-		g->n_pools = prev->n_pools;
+		g->n_rules = prev->n_rules;
 		g->retire->vhost_bytes = prev->retire->vhost_bytes;
 		g->chunks = malloc(g->n_chunks * sizeof(*g->chunks));
 		if (g->chunks == NULL)
@@ -260,7 +260,7 @@ sy_gen_remove_host(struct sy_generation *g, const char *host, size_t len)
 	c->slots[i] = (struct sy_vhost_slot){ 0 };
 	c->used--;
 	g->n_vhosts--;
-	g->n_pools -= vh->n_pools;
+	g->n_rules -= vh->n_rules;
 	g->retire->vhost_bytes -= vh->bytes;
 	set_bytes(g);
 	return 0;
@@ -284,7 +284,7 @@ sy_gen_insert(struct sy_generation *g, struct sy_vhost *vh)
 	}
 	chunk_put(c, vh->hash, vh);
 	g->n_vhosts++;
-	g->n_pools += vh->n_pools;
+	g->n_rules += vh->n_rules;
 	g->retire->vhost_bytes += vh->bytes;
 	set_bytes(g);
 	return 0;

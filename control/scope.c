@@ -15,12 +15,11 @@
  *   N<name>              a Namespace (labels: sharding): all its objects
  */
 void
-sy_changes_note(struct sy_changes *ch, const struct sy_object *now, const struct sy_kind *kind,
-		const char *ns, const char *name, struct sy_rel_keys *old_keys)
+sy_changes_note(struct sy_changes *ch, const struct sy_kind *kind, const char *ns,
+		const char *name, struct sy_rel_keys *old_keys)
 {
 	size_t i;
 
-	(void)now;
 	if (ch->full)
 		return;
 	/* A batch notes many keys; the scope walk ignores repeats anyway. */

@@ -30,11 +30,10 @@ struct sy_changes {
 };
 
 /* Note that kind/ns/name changed (applied or deleted). `old_keys` are the
- * keys the replaced or deleted version had (relations_remove's `keep`), and
- * `now` the new version (NULL if deleted), already indexed. */
-void sy_changes_note(struct sy_changes *ch, const struct sy_object *now,
-		     const struct sy_kind *kind, const char *ns, const char *name,
-		     struct sy_rel_keys *old_keys);
+ * keys the replaced or deleted version had (relations_remove's `keep`); the
+ * new version, if any, is in the store and indexed already. */
+void sy_changes_note(struct sy_changes *ch, const struct sy_kind *kind, const char *ns,
+		     const char *name, struct sy_rel_keys *old_keys);
 void sy_changes_reset(struct sy_changes *ch);
 
 struct sy_scope {

@@ -198,7 +198,6 @@ struct sy_vhost {
 	enum sy_insecure_policy insecure;
 	uint16_t insecure_status; /* REDIRECT: 302 (OpenShift) or 301 (Contour); 0 = 302 */
 	uint16_t min_tls_version; /* 0x0301 TLS 1.0 ... 0x0304 TLS 1.3; 0 = default */
-	uint32_t n_pools;
 	const char *tls_secret;   /* "namespace/name" of the certificate's Secret, or NULL */
 	/* Control side: the block this vhost and everything it points to live
 	 * in (freed as one), and its size. */
@@ -234,7 +233,7 @@ struct sy_generation {
 	uint32_t n_chunks;   /* a power of two */
 	uint32_t chunk_shift; /* chunk = hash >> chunk_shift (32 when one chunk) */
 	uint32_t n_vhosts;
-	uint32_t n_pools;
+	uint32_t n_rules;    /* over all vhosts (each rule sends to a pool, shared or not) */
 	uint16_t no_route_status; /* what an unknown host gets (503 or 404) */
 	size_t bytes;             /* memory held, for stats */
 	/* Control side (control/gen_build.c): what this generation frees when

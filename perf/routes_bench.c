@@ -99,7 +99,7 @@ struct res {
 	double apply_total, apply_compile_est, apply_last, apply_last_objects, reclaim_total;
 	double jrn_batch_tmpfs, jrn_batch_disk;
 	double compile_min, compile_med, stage1[K_N], stage2, publish, free_old;
-	size_t gen_bytes, heap_delta, rss_delta, n_vhosts, n_pools;
+	size_t gen_bytes, heap_delta, rss_delta, n_vhosts, n_rules;
 	double lk_hit, lk_hostmiss, lk_pathmiss; /* ns */
 	size_t lk_wrong;
 	double chg_med, chg_min, chg_max, chg_ret_med; /* handle call -> reader saw it; -> return */
@@ -842,7 +842,7 @@ phase_lookup(struct sy_router *r, struct res *x)
 		goto out;
 	}
 	x->n_vhosts = g->n_vhosts;
-	x->n_pools = g->n_pools;
+	x->n_rules = g->n_rules;
 	x->lk_wrong = lookup_check(g, &hit);
 	if (x->lk_wrong)
 		harness_error("%zu of %zu lookups found the wrong object", x->lk_wrong, n);
@@ -1262,7 +1262,7 @@ print_table(const struct res *xs, unsigned n)
 			printf("%zu routes: %zu objects in applies of %zu; %zu vhosts, %zu rules (pools shared by rules with the same backends), "
 			       "generation %.1f MiB; %u changes timed\n",
 			       xs[i].routes, xs[i].objects, xs[i].batch, xs[i].n_vhosts,
-			       xs[i].n_pools, (double)xs[i].gen_bytes / 1048576.0, xs[i].chg_n);
+			       xs[i].n_rules, (double)xs[i].gen_bytes / 1048576.0, xs[i].chg_n);
 }
 
 /* --------------------------------------------------------------- main -- */
