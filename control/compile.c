@@ -130,7 +130,7 @@ build_vhost_in(struct sy_arena *a, const char *host, struct sy_rule_in **rs,
 {
 	struct sy_vhost *vh = sy_arena_alloc(a, sizeof(*vh));
 	size_t i;
-	bool plain_paths = true;
+	bool plain_paths = true, reachable = true;
 
 	if (vh == NULL)
 		goto fail;
@@ -159,12 +159,17 @@ build_vhost_in(struct sy_arena *a, const char *host, struct sy_rule_in **rs,
 		if (rs[i]->n_preds > 0 || rs[i]->methods != 0 || rs[i]->n_filters > 0 ||
 		    rs[i]->action != SY_ACTION_BACKEND)
 			plain_paths = false;
+	for (i = 0; i < n; i++)
+		if (pools[i]->needs_proxy)
+			reachable = false;
 	/* Splice carries a connection to one backend for its life; TLS
-	 * termination, predicates beyond the path and filters need the proxy.
+	 * termination, predicates beyond the path and filters need the proxy,
+	 * and so does a backend URL splice cannot reach (https, a host name).
 	 * Path rules would too (per request), but until the proxy exists the
 	 * first request's path binds the connection (SPLICE.md, "What splice
 	 * cannot do"). */
-	vh->mode = (vh->tls == SY_TLS_NONE || vh->tls == SY_TLS_PASSTHROUGH) && plain_paths
+	vh->mode = (vh->tls == SY_TLS_NONE || vh->tls == SY_TLS_PASSTHROUGH) && plain_paths &&
+			   reachable
 			   ? SY_MODE_SPLICE
 			   : SY_MODE_PROXY;
 	vh->bind_by_first_path = vh->mode == SY_MODE_SPLICE &&

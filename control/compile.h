@@ -48,7 +48,11 @@ enum sy_weight_mode {
 #define SY_RULE_BACKENDS_MAX 8
 
 struct sy_backend_in {
-	const char *service; /* in the namespace of the rule's object */
+	const char *service; /* in the namespace of the rule's object; with urls: the backend's name */
+	/* Endpoints written into the route (Skipper network and lb backends)
+	 * instead of the Service's: control/pool.c takes them from here.
+	 * NULL for a Service. */
+	const struct sy_url_backend *urls;
 	uint32_t weight;
 };
 

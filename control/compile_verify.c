@@ -26,11 +26,19 @@ dump_pool(FILE *f, const struct sy_pool *p)
 {
 	uint32_t i;
 
-	fprintf(f, "  pool strategy=%d total=%llu hc=%s\n", (int)p->strategy,
-		(unsigned long long)p->total_weight, p->hc.path ? p->hc.path : "-");
-	for (i = 0; i < p->n_services; i++)
+	fprintf(f, "  pool strategy=%d total=%llu hc=%s needs_proxy=%d\n", (int)p->strategy,
+		(unsigned long long)p->total_weight, p->hc.path ? p->hc.path : "-",
+		(int)p->needs_proxy);
+	for (i = 0; i < p->n_services; i++) {
+		const struct sy_url_backend *ub = p->services[i].urls;
+		uint32_t k;
+
 		fprintf(f, "   svc %s/%s w=%u eps=%u\n", p->services[i].ns, p->services[i].name,
 			p->services[i].weight, p->services[i].n_endpoints);
+		for (k = 0; ub != NULL && k < ub->n_urls; k++)
+			fprintf(f, "    url %d %s %s\n", (int)ub->type,
+				ub->algorithm ? ub->algorithm : "-", ub->urls[k]);
+	}
 	for (i = 0; i < p->n_endpoints; i++) {
 		char a[64];
 

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "arena.h"
+#include "backend_url.h"
 #include "pool.h"
 
 /* One endpoint while pools are being built. */
@@ -92,16 +93,80 @@ collect_endpoints(struct sy_store *st, const char *ns, const char *name, const j
 }
 
 /*
- * A rule's pool in its own block: its services, each service's weight spread
- * over its endpoints as the rule's peer does it (enum sy_weight_mode). One
- * reference (the caller's).
+ * The endpoints written into a URL backend (Skipper network / lb), one per
+ * URL; none when the splice path cannot reach one of them (*unreachable):
+ * serving the rest would send an lb's whole share to part of it.
  */
+static size_t
+url_endpoints(const struct sy_url_backend *ub, struct ep_tmp **out, bool *unreachable)
+{
+	char why[160];
+	uint32_t i;
+
+	*out = calloc(ub->n_urls ? ub->n_urls : 1, sizeof(**out));
+	if (*out == NULL)
+		return 0;
+	for (i = 0; i < ub->n_urls; i++) {
+		if (sy_backend_url_parse(ub->urls[i], &(*out)[i].addr, &(*out)[i].port, why,
+					 sizeof(why)) < 0) {
+			*unreachable = true;
+			free(*out);
+			*out = NULL;
+			return 0;
+		}
+	}
+	return ub->n_urls;
+}
+
 static size_t
 round16(size_t n)
 {
 	return n ? (n + 15) & ~(size_t)15 : 16;
 }
 
+/* What url_backend_copy takes from the pool's block. */
+static size_t
+url_backend_size(const struct sy_url_backend *ub)
+{
+	size_t size;
+	uint32_t i;
+
+	if (ub == NULL)
+		return 0;
+	size = round16(sizeof(*ub)) + round16(ub->n_urls * sizeof(*ub->urls));
+	for (i = 0; i < ub->n_urls; i++)
+		size += round16(strlen(ub->urls[i]) + 1);
+	if (ub->algorithm != NULL)
+		size += round16(strlen(ub->algorithm) + 1);
+	return size;
+}
+
+/* ub's URLs point into the objects' JSON; the pool outlives the compile. */
+static const struct sy_url_backend *
+url_backend_copy(struct sy_arena *a, const struct sy_url_backend *ub)
+{
+	struct sy_url_backend *c = sy_arena_alloc(a, sizeof(*c));
+	const char **urls = sy_arena_alloc(a, ub->n_urls * sizeof(*urls));
+	uint32_t i;
+
+	if (c == NULL || urls == NULL)
+		return NULL;
+	c->type = ub->type;
+	c->n_urls = ub->n_urls;
+	c->urls = urls;
+	for (i = 0; i < ub->n_urls; i++)
+		if ((urls[i] = sy_arena_strdup(a, ub->urls[i])) == NULL)
+			return NULL;
+	if (ub->algorithm != NULL && (c->algorithm = sy_arena_strdup(a, ub->algorithm)) == NULL)
+		return NULL;
+	return c;
+}
+
+/*
+ * A rule's pool in its own block: its services, each service's weight spread
+ * over its endpoints as the rule's peer does it (enum sy_weight_mode). One
+ * reference (the caller's).
+ */
 static struct sy_pool *
 build_pool(struct sy_store *st, const struct sy_rule_in *r)
 {
@@ -111,19 +176,23 @@ build_pool(struct sy_store *st, const struct sy_rule_in *r)
 	double per_ep[SY_RULE_BACKENDS_MAX], max_per_ep = 0;
 	uint64_t total_w = 0;
 	unsigned live = 0;
+	bool unreachable = false;
 	struct sy_arena *a = NULL;
 	struct sy_pool *pool = NULL;
 
 	for (i = 0; i < nb; i++)
-		n_eps[i] = collect_endpoints(st, r->o->ns, r->backends[i].service, r->target_port,
-					     &eps[i]);
+		n_eps[i] = r->backends[i].urls != NULL
+				   ? url_endpoints(r->backends[i].urls, &eps[i], &unreachable)
+				   : collect_endpoints(st, r->o->ns, r->backends[i].service,
+						       r->target_port, &eps[i]);
 	/* Everything in one block of its exact size. */
-	size = round16(sizeof(*pool)) + round16(nb * sizeof(*pool->services));
+	size = round16(sizeof(*pool)) + round16((nb ? nb : 1) * sizeof(*pool->services));
 	for (i = 0; i < nb; i++) {
 		size += round16(strlen(r->o->ns) + 1) + round16(strlen(r->backends[i].service) + 1);
+		size += url_backend_size(r->backends[i].urls);
 		total_eps += n_eps[i];
 	}
-	size += round16(total_eps * sizeof(*pool->endpoints));
+	size += round16((total_eps ? total_eps : 1) * sizeof(*pool->endpoints));
 	if (r->hc.path != NULL)
 		size += round16(strlen(r->hc.path) + 1);
 	a = sy_arena_new_exact(size);
@@ -133,6 +202,7 @@ build_pool(struct sy_store *st, const struct sy_rule_in *r)
 	pool->arena = a;
 	pool->refs = 1;
 	pool->strategy = r->strategy;
+	pool->needs_proxy = unreachable;
 	pool->hc = r->hc;
 	if (r->hc.path != NULL && (pool->hc.path = sy_arena_strdup(a, r->hc.path)) == NULL)
 		goto fail;
@@ -148,6 +218,9 @@ build_pool(struct sy_store *st, const struct sy_rule_in *r)
 		pool->services[i].name = sy_arena_strdup(a, name);
 		pool->services[i].weight = w;
 		pool->services[i].n_endpoints = (uint32_t)n_eps[i];
+		if (r->backends[i].urls != NULL &&
+		    (pool->services[i].urls = url_backend_copy(a, r->backends[i].urls)) == NULL)
+			goto fail;
 		per_ep[i] = n_eps[i] ? (double)w / (double)n_eps[i] : 0;
 		if (per_ep[i] > max_per_ep)
 			max_per_ep = per_ep[i];
@@ -207,15 +280,30 @@ pool_key(struct sy_pool_cache *pc, const struct sy_rule_in *r)
 	char *tp = r->target_port ? json_dumps(r->target_port, JSON_ENCODE_ANY | JSON_COMPACT) : NULL;
 	char buf[4096];
 	size_t len, i;
+	uint32_t j;
 
 	len = (size_t)snprintf(buf, sizeof(buf), "%d|%d|%s|%u|%u|%u|%u|%s|%s", (int)r->weights,
 			       (int)r->strategy, r->hc.path ? r->hc.path : "", r->hc.interval_s,
 			       r->hc.timeout_s, r->hc.unhealthy_threshold, r->hc.healthy_threshold,
 			       tp ? tp : "-", r->o->ns);
 	free(tp);
-	for (i = 0; i < r->n_backends && len < sizeof(buf); i++)
-		len += (size_t)snprintf(buf + len, sizeof(buf) - len, "|%s=%u", r->backends[i].service,
+	for (i = 0; i < r->n_backends && len < sizeof(buf); i++) {
+		const struct sy_url_backend *ub = r->backends[i].urls;
+
+		/* Names and URLs with their lengths: a RouteGroup backend's
+		 * name and URLs are any text, so no separator is safe. */
+		len += (size_t)snprintf(buf + len, sizeof(buf) - len, "|%zu:%s=%u",
+					strlen(r->backends[i].service), r->backends[i].service,
 					r->backends[i].weight);
+		if (ub == NULL || len >= sizeof(buf))
+			continue;
+		/* The pool keeps the URLs as written, for resolve. */
+		len += (size_t)snprintf(buf + len, sizeof(buf) - len, "@%d:%s", (int)ub->type,
+					ub->algorithm ? ub->algorithm : "-");
+		for (j = 0; j < ub->n_urls && len < sizeof(buf); j++)
+			len += (size_t)snprintf(buf + len, sizeof(buf) - len, ":%zu:%s",
+						strlen(ub->urls[j]), ub->urls[j]);
+	}
 	if (len >= sizeof(buf))
 		return NULL; /* too long to share: the caller builds its own */
 	return sy_arena_strdup(pc->keys, buf);

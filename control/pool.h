@@ -2,8 +2,10 @@
 /*
  * Pools: a rule's services resolved to endpoints, with each service's weight
  * spread over its endpoints as the rule's peer does it (enum sy_weight_mode).
+ * A backend written as URLs (Skipper network and lb) is a service of its
+ * own whose endpoints are those URLs' addresses, not a Service's.
  *
- * Rules with the same backends (namespace, services and weights, target
+ * Rules with the same backends (namespace, services and weights, URLs, target
  * port, weight mode, strategy, health check) share one pool: ten routes to
  * one Service hold one pool, not ten. A pool is its own block with a
  * reference count, one reference per rule of a vhost; the vhost gives its

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "backend_url.h"
 #include "router.h"
 #include "rule_match.h"
 #include "sy_generation.h"
@@ -153,8 +154,8 @@ predicate_text(const struct sy_predicate *p)
 	return json_string(buf);
 }
 
-/* A backend the pool cannot hold (Skipper network / lb backends), carried as
- * a "<network>" / "<lb>" note filter by the kind; loopback likewise. */
+/* An action the rule cannot say itself (Skipper's loopback backend), carried
+ * as a "<loopback>" note filter by the kind. */
 static const struct sy_filter *
 rule_note(const struct sy_rule *r, const char *name)
 {
@@ -192,6 +193,33 @@ find_entry(json_t *list, const char *key, const char *val)
 	return NULL;
 }
 
+static const char *const url_backend_types[] = {
+	[SY_URL_BACKEND_NETWORK] = "network",
+	[SY_URL_BACKEND_LB] = "lb",
+};
+
+/* What tells two services of a split apart: "ns/name" for a Service; a URL
+ * backend is named by its route, so its URLs count too (a Service and a
+ * backend of the same name are not one). malloc'd. */
+static char *
+service_id(const struct sy_pool_service *ps)
+{
+	const struct sy_url_backend *ub = ps->urls;
+	char *id = NULL, *more;
+	uint32_t i;
+
+	if (asprintf(&id, "%s/%s", ps->ns, ps->name) < 0)
+		return NULL;
+	for (i = 0; ub != NULL && i < ub->n_urls; i++) {
+		if (asprintf(&more, "%s %s", id, ub->urls[i]) < 0)
+			more = NULL;
+		free(id);
+		if ((id = more) == NULL)
+			return NULL;
+	}
+	return id;
+}
+
 /*
  * A pool's services and endpoints, each share scaled by the probability that
  * the rule gets the request, merged into services/endpoints (the same service
@@ -204,27 +232,34 @@ add_pool(const struct sy_pool *pool, double share, json_t *services, json_t *end
 	char buf[SY_ADDR_STRLEN];
 
 	for (i = 0; i < pool->n_services; i++) {
+		const struct sy_pool_service *ps = &pool->services[i];
 		uint64_t w = 0;
 		uint32_t k;
 		double s;
-		char id[300];
+		char *id = service_id(ps);
 		json_t *e;
 
+		if (id == NULL)
+			continue;
 		for (k = 0; k < pool->n_endpoints; k++)
 			if (pool->endpoints[k].service == i)
 				w += pool->endpoints[k].weight;
 		s = share * (pool->total_weight ? (double)w / (double)pool->total_weight : 0.0);
-		snprintf(id, sizeof(id), "%s/%s", pool->services[i].ns, pool->services[i].name);
 		e = find_entry(services, "id", id);
 		if (e != NULL) {
 			json_object_set_new(e, "share", json_real(json_real_value(json_object_get(e, "share")) + s));
+			free(id);
 			continue;
 		}
-		json_array_append_new(services,
-				      json_pack("{s:s, s:s, s:s, s:i, s:i, s:f}", "id", id, "namespace",
-						pool->services[i].ns, "name", pool->services[i].name,
-						"weight", (int)pool->services[i].weight, "endpoints",
-						(int)pool->services[i].n_endpoints, "share", s));
+		e = json_pack("{s:s, s:s, s:s, s:i, s:i, s:f}", "id", id, "namespace", ps->ns,
+			      "name", ps->name, "weight", (int)ps->weight, "endpoints",
+			      (int)ps->n_endpoints, "share", s);
+		/* Not a Service: a backend of the route's own (Skipper network / lb). */
+		if (ps->urls != NULL)
+			json_object_set_new(e, "type",
+					    json_string(url_backend_types[ps->urls->type]));
+		json_array_append_new(services, e);
+		free(id);
 	}
 	for (i = 0; i < pool->n_endpoints; i++) {
 		const struct sy_endpoint *ep = &pool->endpoints[i];
@@ -290,28 +325,76 @@ rule_methods(const struct sy_rule *r)
 	return out;
 }
 
-static json_t *
-rule_backend_note(const struct sy_rule *r)
+/* The rule's URL backend (Skipper network / lb), as written; NULL when it
+ * sends to Services. */
+static const struct sy_url_backend *
+rule_url_backend(const struct sy_rule *r)
 {
-	const struct sy_filter *net = rule_note(r, "<network>"), *lb = rule_note(r, "<lb>");
-	json_t *args, *out = NULL;
+	uint32_t i;
 
-	if (net == NULL && lb == NULL)
+	if (r->action != SY_ACTION_BACKEND)
 		return NULL;
-	args = json_loads((net ? net : lb)->args, JSON_DECODE_ANY, NULL);
-	if (net != NULL) {
-		out = json_pack("{s:s, s:O}", "type", "network", "address", json_array_get(args, 0));
-	} else {
-		json_t *eps = json_array();
-		size_t i;
+	for (i = 0; i < r->pool->n_services; i++)
+		if (r->pool->services[i].urls != NULL)
+			return r->pool->services[i].urls;
+	return NULL;
+}
 
-		for (i = 1; i < json_array_size(args); i++)
-			json_array_append(eps, json_array_get(args, i));
-		out = json_pack("{s:s, s:O, s:o}", "type", "lb", "algorithm", json_array_get(args, 0),
-				"endpoints", eps);
+static json_t *
+url_backend_json(const struct sy_url_backend *ub)
+{
+	json_t *eps;
+	uint32_t i;
+
+	if (ub->type == SY_URL_BACKEND_NETWORK)
+		return json_pack("{s:s, s:s}", "type", "network", "address", ub->urls[0]);
+	eps = json_array();
+	for (i = 0; i < ub->n_urls; i++)
+		json_array_append_new(eps, json_string(ub->urls[i]));
+	return json_pack("{s:s, s:s, s:o}", "type", "lb", "algorithm", ub->algorithm, "endpoints",
+			 eps);
+}
+
+/* Why the splice path cannot reach a pool's URL backend: the first URL it
+ * cannot (control/backend_url.c). */
+static void
+unreachable_why(const struct sy_pool *pool, char *reason, size_t len)
+{
+	const struct sy_url_backend *ub;
+	struct sy_addr addr;
+	uint16_t port;
+	char why[256];
+	uint32_t i, k;
+
+	snprintf(reason, len, "the splice path cannot reach the backend");
+	for (k = 0; k < pool->n_services; k++) {
+		if ((ub = pool->services[k].urls) == NULL)
+			continue;
+		for (i = 0; i < ub->n_urls; i++) {
+			if (sy_backend_url_parse(ub->urls[i], &addr, &port, why, sizeof(why)) == 0)
+				continue;
+			snprintf(reason, len, "%s %s: %s; connections to it are not served",
+				 ub->type == SY_URL_BACKEND_NETWORK ? "network backend"
+								    : "lb endpoint",
+				 ub->urls[i], why);
+			return;
+		}
 	}
-	json_decref(args);
-	return out;
+}
+
+/* Why a vhost is not spliced, as far as this request can tell. */
+static const char *
+proxy_note(const struct sy_vhost *vh, const struct sy_rule *rule)
+{
+	if (vh->tls == SY_TLS_EDGE || vh->tls == SY_TLS_REENCRYPT)
+		return "TLS termination needs the proxy mode, which this router does not have "
+		       "yet: connections to this host are not served";
+	if (rule->action == SY_ACTION_BACKEND && rule->pool->needs_proxy)
+		return "the splice path cannot reach this rule's backend (reason says why): "
+		       "connections to this host are not served";
+	return "per-request rules (methods, predicates, filters, answers from the router) need "
+	       "the proxy mode, which this router does not have yet: connections to this host "
+	       "are not served";
 }
 
 static const char *const match_names[] = {
@@ -334,7 +417,8 @@ sy_ops_resolve(struct sy_router *r, const json_t *req)
 	struct sy_rm_request q;
 	struct url_parts u;
 	const char *host, *key;
-	json_t *reply, *val, *services, *endpoints, *note;
+	json_t *reply, *val, *services, *endpoints;
+	const struct sy_url_backend *ub;
 	char reason[3200];
 	bool path_matched = false;
 	size_t n = 0, i, primary = 0;
@@ -397,15 +481,7 @@ sy_ops_resolve(struct sy_router *r, const json_t *req)
 	json_object_set_new(reply, "tls", json_string(tls_names[vh->tls]));
 	if (vh->mode == SY_MODE_PROXY) {
 		json_object_set_new(reply, "binding", json_string("request"));
-		json_object_set_new(reply, "note",
-				    json_string(vh->tls == SY_TLS_EDGE || vh->tls == SY_TLS_REENCRYPT
-							? "TLS termination needs the proxy mode, which this "
-							  "router does not have yet: connections to this host "
-							  "are not served"
-							: "per-request rules (methods, predicates, filters, "
-							  "answers from the router) need the proxy mode, which "
-							  "this router does not have yet: connections to this "
-							  "host are not served"));
+		json_object_set_new(reply, "note", json_string(proxy_note(vh, rule)));
 	} else if (vh->bind_by_first_path) {
 		json_object_set_new(reply, "binding", json_string("first-request-path"));
 		json_object_set_new(reply, "note",
@@ -433,9 +509,9 @@ sy_ops_resolve(struct sy_router *r, const json_t *req)
 	strip_ids(services);
 	json_object_set_new(reply, "services", services);
 	json_object_set_new(reply, "endpoints", endpoints);
-	note = rule_backend_note(rule);
-	if (note != NULL)
-		json_object_set_new(reply, "backend", note);
+	ub = rule_url_backend(rule);
+	if (ub != NULL)
+		json_object_set_new(reply, "backend", url_backend_json(ub));
 	if (n > 1) {
 		json_t *split = json_array();
 
@@ -465,11 +541,10 @@ sy_ops_resolve(struct sy_router *r, const json_t *req)
 		json_object_set_new(reply, "reason",
 				    json_string("loopback: the request goes through the routing table "
 						"again after the route's filters (not followed here)"));
-	} else if (note != NULL) {
+	} else if (rule->pool->needs_proxy) {
+		unreachable_why(rule->pool, reason, sizeof(reason));
 		json_object_set_new(reply, "status", json_null());
-		json_object_set_new(reply, "reason",
-				    json_string("network and lb backends are carried in the route "
-						"table but not served by this router yet"));
+		json_object_set_new(reply, "reason", json_string(reason));
 	} else if (rule->pool->total_weight == 0) {
 		/* OpenShift answers 503 when no backend can take the request. */
 		json_object_set_new(reply, "status", json_integer(503));

@@ -49,11 +49,29 @@ struct sy_endpoint {
 	uint32_t weight;   /* effective weight of this endpoint in the pool */
 };
 
+/*
+ * A backend written into the route as URLs instead of a Service (Skipper
+ * network and lb backends), kept as written for resolve. The splice path
+ * reaches only http:// to an IPv4 literal (control/backend_url.h).
+ */
+enum sy_url_backend_type {
+	SY_URL_BACKEND_NETWORK, /* one URL */
+	SY_URL_BACKEND_LB,      /* endpoint URLs, balanced by `algorithm` */
+};
+
+struct sy_url_backend {
+	enum sy_url_backend_type type;
+	uint32_t n_urls;
+	const char *const *urls;
+	const char *algorithm; /* LB: Skipper's name, e.g. "roundRobin"; NULL for NETWORK */
+};
+
 struct sy_pool_service {
 	const char *ns;
-	const char *name;
+	const char *name;     /* the Service; a URL backend: its name (RouteGroup backends[].name) */
 	uint32_t weight;      /* weight as configured on the route */
 	uint32_t n_endpoints; /* endpoints of this service in the pool */
+	const struct sy_url_backend *urls; /* NULL: a Service's Endpoints */
 };
 
 /* Load-balancing strategy (Contour's strategy, Skipper's lb algorithm). */
@@ -84,6 +102,10 @@ struct sy_pool {
 	uint32_t n_endpoints;
 	uint64_t total_weight; /* sum of endpoint weights; 0 = nothing to send to */
 	enum sy_lb_strategy strategy;
+	/* A URL backend the splice path cannot reach (https needs TLS to the
+	 * backend, a host name needs DNS): it has no endpoints, and its vhost
+	 * is left to the proxy mode instead of spliced. */
+	bool needs_proxy;
 	struct sy_health_check hc;
 	/* Control side (control/pool.c): shared by rules, freed with the last. */
 	uint32_t refs;

@@ -14,7 +14,9 @@
  * route of the group is Host-only, and Skipper's route priority (path tree
  * first, then the number of predicates) as rule priority. Routes whose
  * Service is missing are dropped ("Ignoring route: ..."), the rest stay.
- * Unlike Skipper, the group gets a status: {valid, errors, routes}.
+ * network and lb backends send to the addresses their URLs name (a pool of
+ * its own, control/pool.c). Unlike Skipper, the group gets a status:
+ * {valid, errors, routes}.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -796,6 +798,42 @@ service_endpoints(struct sy_store *st, const char *ns, const char *svc, json_int
 }
 
 /*
+ * A network backend's address or an lb backend's endpoints, as written
+ * (Skipper's eskip network backend and <algorithm, endpoints...> lb
+ * backend). They point into the group's JSON and the compile's scratch
+ * memory, which last until sy_compile returns. NULL on out of memory.
+ */
+static const struct sy_url_backend *
+url_backend(struct rg_ctx *g, const json_t *be, const char *type)
+{
+	const json_t *eps = rg_get(be, "endpoints"), *v;
+	struct sy_url_backend *ub = sy_arena_alloc(g->cx->scratch, sizeof(*ub));
+	const char **urls;
+	size_t i;
+
+	if (ub == NULL)
+		return NULL;
+	if (strcmp(type, "network") == 0) {
+		ub->type = SY_URL_BACKEND_NETWORK;
+		ub->n_urls = 1;
+	} else {
+		ub->type = SY_URL_BACKEND_LB;
+		ub->n_urls = (uint32_t)json_array_size(eps);
+		ub->algorithm = jstr(be, "algorithm")[0] ? jstr(be, "algorithm") : "roundRobin";
+	}
+	urls = sy_arena_alloc(g->cx->scratch, ub->n_urls * sizeof(*urls));
+	if (urls == NULL)
+		return NULL;
+	if (ub->type == SY_URL_BACKEND_NETWORK)
+		urls[0] = jstr(be, "address");
+	else
+		json_array_foreach(eps, i, v)
+			urls[i] = json_string_value(v) ? json_string_value(v) : "";
+	ub->urls = urls;
+	return ub;
+}
+
+/*
  * One rule: route (NULL for an implicit route), its methods, one backend
  * reference with its traffic share. 0, -1 with err (the route is dropped),
  * or -ENOMEM.
@@ -809,7 +847,6 @@ make_rule(struct rg_ctx *g, const json_t *route, const json_t *be, double traffi
 	const json_t *v;
 	size_t i;
 	int k;
-	char *a;
 
 	memset(r, 0, sizeof(*r));
 	if (sy_rule_in_reserve(g->cx, r) < 0)
@@ -907,25 +944,16 @@ make_rule(struct rg_ctx *g, const json_t *route, const json_t *be, double traffi
 			r->target_port = port;
 		}
 	} else if (strcmp(type, "network") == 0 || strcmp(type, "lb") == 0) {
-		/* Pools hold Service endpoints only: the URL / endpoint list rides
-		 * along as a note for resolve (and the proxy mode, later). */
-		json_t *args = json_array();
-
-		r->action = SY_ACTION_BACKEND;
-		if (type[0] == 'n') {
-			json_array_append_new(args, json_string(jstr(be, "address")));
-		} else {
+		/* The URLs are the pool's endpoints (control/pool.c); one splice
+		 * cannot reach leaves the vhost to the proxy mode. */
+		if ((r->backends[0].urls = url_backend(g, be, type)) == NULL)
+			return -ENOMEM;
+		if (type[0] == 'l')
 			lb_strategy(jstr(be, "algorithm"), &r->strategy);
-			json_array_append_new(args, json_string(jstr(be, "algorithm")[0] ? jstr(be, "algorithm")
-										    : "roundRobin"));
-			json_array_foreach(rg_get(be, "endpoints"), i, v)
-				json_array_append_new(args, json_string(json_string_value(v) ? json_string_value(v) : ""));
-		}
-		a = json_dumps(args, JSON_ENCODE_ANY);
-		json_decref(args);
-		if (add_filter(r, SY_FILTER_OTHER, type[0] == 'n' ? "<network>" : "<lb>", keep_owned(a),
-			       err, errlen) < 0)
-			return -1;
+		r->action = SY_ACTION_BACKEND;
+		r->backends[0].service = jstr(be, "name");
+		r->backends[0].weight = weight;
+		r->n_backends = 1;
 	} else if (strcmp(type, "loopback") == 0) {
 		r->action = SY_ACTION_STATIC;
 		if (add_filter(r, SY_FILTER_OTHER, "<loopback>", "[]", err, errlen) < 0)

@@ -3,8 +3,9 @@
 # kinds_e2e: a few rules of each kind carry real traffic through routerd's splice path
 # (curl in the client namespace, nginx backends): a Contour IngressRoute with a delegation
 # across namespaces and a canary by weights, a Contour v1alpha1 Route, a Skipper RouteGroup
-# (pathSubtree, exact path, a shunt answering with its own status, the catch-all 404), the
-# oldest claim winning a host across kinds.
+# (pathSubtree, exact path, a shunt answering with its own status, the catch-all 404),
+# RouteGroup network and lb backends (URLs of the backends), the oldest claim winning a
+# host across kinds.
 T_NAME=kinds_e2e
 source "$(dirname "$0")/testlib.sh"
 
@@ -106,6 +107,48 @@ get "rg.$D" /old/page
 t_run lab_client curl -s -m 10 -o /dev/null -w '%{http_code}' -H "Host: rg.$D" "http://$LAB_ROUTER_IP/elsewhere"
 [ "$T_OUT" = 404 ] || t_fail "RouteGroup catch-all: 404 for a path no route has (Skipper's shunt)" "seen: $(t_seen)"
 t_ok "RouteGroup: pathSubtree, exact path, a shunt's own answer, the catch-all 404"
+
+# Skipper network and lb backends: the URLs are the pool (no Service), spliced.
+rctl apply -f - <<EOF
+apiVersion: zalando.org/v1
+kind: RouteGroup
+metadata: {name: rg-lb, namespace: demo}
+spec:
+  hosts: [rg-lb.$D]
+  backends:
+  - name: both
+    type: lb
+    algorithm: roundRobin
+    endpoints: ["http://$LAB_BACKEND_A_IP:80", "http://$LAB_BACKEND_B_IP"]
+  defaultBackends: [{backendName: both}]
+---
+apiVersion: zalando.org/v1
+kind: RouteGroup
+metadata: {name: rg-net, namespace: demo}
+spec:
+  hosts: [rg-net.$D]
+  backends:
+  - {name: origin, type: network, address: "http://$LAB_BACKEND_B_IP:80"}
+  defaultBackends: [{backendName: origin}]
+EOF
+t_expect_rc 0 "apply RouteGroups with an lb and a network backend"
+rctl resolve "http://rg-lb.$D/" -o json
+t_json_expect "$T_OUT" 'd["mode"] == "splice" and d["status"] is None and d["backend"]["type"] == "lb" and
+	sorted("%s:%s" % (e["address"], e["port"]) for e in d["endpoints"]) ==
+	sorted(["'"$LAB_BACKEND_A_IP"':80", "'"$LAB_BACKEND_B_IP"':80"])' \
+	"resolve: the lb backend's URLs are the spliced pool"
+rctl resolve "http://rg-net.$D/"
+t_expect_out "backend: +network http://$LAB_BACKEND_B_IP:80" "routerctl resolve shows the network backend"
+get "rg-net.$D" /
+[ "$T_OUT" = "backend-b 200" ] || t_fail "RouteGroup network backend -> b" "seen: $(t_seen)"
+get "rg-net.$D" /other/path
+[ "$T_OUT" = "backend-b 200" ] || t_fail "RouteGroup network backend -> b (any path)" "seen: $(t_seen)"
+t_run lab_client python3 "$SY_SRC/tests/integration/httpc.py" count "$LAB_ROUTER_IP" "rg-lb.$D" / 20 4
+t_json_expect "$T_OUT" 'd["errors"] == 0 and d["statuses"] == {"200": 20} and
+	d["bodies"].get("backend-a", 0) > 0 and d["bodies"].get("backend-b", 0) > 0 and
+	d["bodies"].get("backend-a", 0) + d["bodies"].get("backend-b", 0) == 20' \
+	"RouteGroup lb backend: both endpoints answer over 20 connections"
+t_ok "RouteGroup network and lb backends carry traffic: $(t_json "$T_OUT" 'd["bodies"]')"
 
 # Canary by weights without a reload: re-apply the root with a/b 90/10.
 rctl apply -f - <<EOF

@@ -3,7 +3,8 @@
  * Skipper RouteGroup: validation with Skipper's messages (the whole group
  * refused on any error), the eskip item parser, traffic splits and route
  * priority as Skipper computes them, every predicate and the action-making
- * filters through resolve, and the status the group gets.
+ * filters through resolve, the status the group gets, and network and lb
+ * backends as pools of their URLs (spliced, or not served and why).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -16,6 +17,7 @@
 
 #include <cmocka.h>
 
+#include "backend_url.h"
 #include "compile.h"
 #include "eskip.h"
 #include "router.h"
@@ -531,6 +533,250 @@ test_status(void **state)
 	router_stop(&r);
 }
 
+/* ------------------------------------------------ network and lb backends -- */
+
+/* Which backend URLs the splice path reaches, and the words for the rest. */
+static void
+test_backend_url_parse(void **state)
+{
+	static const struct {
+		const char *url;
+		const char *addr; /* NULL: not reached */
+		uint16_t port;
+		const char *why;
+	} cases[] = {
+		{ "http://198.18.1.10:8080", "198.18.1.10", 8080, NULL },
+		{ "http://198.18.1.10", "198.18.1.10", 80, NULL },
+		{ "HTTP://198.18.1.10:", "198.18.1.10", 80, NULL },
+		{ "http://198.18.1.10:81/ignored?x", "198.18.1.10", 81, NULL },
+		{ "https://198.18.1.10", NULL, 0,
+		  "TLS to the backend needs the proxy mode, which this router does not have yet" },
+		{ "HTTPS://198.18.1.10:8443", NULL, 0,
+		  "TLS to the backend needs the proxy mode, which this router does not have yet" },
+		{ "http://backend.example", NULL, 0,
+		  "a host name needs DNS, which this router does not resolve" },
+		{ "http://198.18.1:80", NULL, 0,
+		  "a host name needs DNS, which this router does not resolve" },
+		{ "http://[2001:db8::1]:80", NULL, 0,
+		  "IPv6 backends are not reached by the splice path yet" },
+		{ "http://u:p@198.18.1.10", NULL, 0,
+		  "credentials in the URL need the proxy mode, which this router does not have yet" },
+		{ "http://198.18.1.10:70000", NULL, 0, "\"70000\" is not a port number" },
+		{ "http://198.18.1.10:0", NULL, 0, "\"0\" is not a port number" },
+		{ "http://198.18.1.10:8o", NULL, 0, "\"8o\" is not a port number" },
+		{ "ftp://198.18.1.10", NULL, 0, "the scheme \"ftp\" is not http" },
+		{ "198.18.1.10:80", NULL, 0, "not a URL like http://198.18.1.10:8080" },
+		{ "http://:80", NULL, 0, "the URL has no host" },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct sy_addr a;
+		uint16_t port = 0;
+		char why[256] = "", buf[SY_ADDR_STRLEN];
+		int rc = sy_backend_url_parse(cases[i].url, &a, &port, why, sizeof(why));
+
+		if (cases[i].addr != NULL) {
+			if (rc != 0)
+				fail_msg("%s: not reached: %s", cases[i].url, why);
+			assert_string_equal(sy_addr_format(&a, buf, sizeof(buf)), cases[i].addr);
+			assert_int_equal(port, cases[i].port);
+		} else {
+			if (rc == 0)
+				fail_msg("%s: reached, want \"%s\"", cases[i].url, cases[i].why);
+			assert_string_equal(why, cases[i].why);
+		}
+	}
+}
+
+
+#define LB_RG(name, host, backend) \
+	RG(name, "{\"hosts\":[\"" host "\"],\"backends\":[" backend "]," \
+		 "\"defaultBackends\":[{\"backendName\":\"web\"}]}")
+
+/* The live generation's rule for host / (one each here). */
+static const struct sy_rule *
+root_rule(struct sy_router *r, const char *host)
+{
+	const struct sy_vhost *vh = sy_gen_find_vhost(sy_gen_acquire(&r->slot), host, strlen(host));
+
+	assert_non_null(vh);
+	assert_int_equal(vh->n_rules, 1);
+	return &vh->rules[0];
+}
+
+static enum sy_carry_mode
+vhost_mode(struct sy_router *r, const char *host)
+{
+	return sy_gen_find_vhost(sy_gen_acquire(&r->slot), host, strlen(host))->mode;
+}
+
+static void
+assert_endpoint(const struct sy_endpoint *ep, const char *addr, uint16_t port)
+{
+	char buf[SY_ADDR_STRLEN];
+
+	assert_string_equal(sy_addr_format(&ep->addr, buf, sizeof(buf)), addr);
+	assert_int_equal(ep->port, port);
+}
+
+/* v equals the JSON text want. */
+static void
+assert_json(const json_t *v, const char *want)
+{
+	json_t *w = json_loads(want, 0, NULL);
+	char *d = json_dumps(v, JSON_ENCODE_ANY);
+
+	assert_non_null(w);
+	if (!json_equal(v, w))
+		fail_msg("expected %s, got %s", want, d ? d : "(none)");
+	free(d);
+	json_decref(w);
+}
+
+/* A backend that resolve says is not served, and why. */
+static void
+assert_not_served(struct sy_router *r, const char *url, const char *reason)
+{
+	json_t *rep = resolve(r, url, NULL, NULL);
+	char *d = json_dumps(rep, 0);
+
+	if (strcmp(json_string_value(json_object_get(rep, "mode")), "proxy") != 0 ||
+	    !json_is_null(json_object_get(rep, "status")) ||
+	    json_array_size(json_object_get(rep, "endpoints")) != 0 ||
+	    !json_is_object(json_object_get(rep, "backend")) ||
+	    strcmp(json_string_value(json_object_get(rep, "reason")), reason) != 0)
+		fail_msg("expected proxy mode, no endpoints and reason \"%s\", got %s", reason, d);
+	free(d);
+	json_decref(rep);
+}
+
+static void
+test_url_backends(void **state)
+{
+	struct sy_router r;
+	const struct sy_rule *rule;
+	const struct sy_pool *p;
+	json_t *rep, *st;
+
+	/* Every incremental compile is checked against a full one. */
+	setenv("SY_COMPILE_VERIFY", "1", 1);
+	router_start(&r);
+	ops_apply_ok(&r, LB_RG("lb", "lb.test",
+			       "{\"name\":\"web\",\"type\":\"lb\",\"algorithm\":\"leastRequests\","
+			       "\"endpoints\":[\"http://198.18.1.10:8080\",\"HTTP://198.18.1.11\"]}"));
+	ops_apply_ok(&r, LB_RG("net", "net.test",
+			       "{\"name\":\"web\",\"type\":\"network\",\"address\":\"http://198.18.1.12\"}"));
+	ops_apply_ok(&r, LB_RG("net-port", "net-port.test",
+			       "{\"name\":\"web\",\"type\":\"network\",\"address\":\"http://198.18.1.12:8081\"}"));
+
+	/* lb: a plain backend rule, so the vhost is spliced; its pool holds
+	 * both URLs' addresses and ports and the algorithm's strategy. */
+	assert_int_equal(vhost_mode(&r, "lb.test"), SY_MODE_SPLICE);
+	rule = root_rule(&r, "lb.test");
+	assert_int_equal(rule->action, SY_ACTION_BACKEND);
+	assert_int_equal(rule->n_filters, 0);
+	p = rule->pool;
+	assert_false(p->needs_proxy);
+	assert_int_equal(p->strategy, SY_LB_LEAST_REQUESTS);
+	assert_int_equal(p->n_endpoints, 2);
+	assert_endpoint(&p->endpoints[0], "198.18.1.10", 8080);
+	assert_endpoint(&p->endpoints[1], "198.18.1.11", 80);
+	assert_true(p->endpoints[0].weight > 0);
+	assert_int_equal(p->endpoints[0].weight, p->endpoints[1].weight);
+	assert_int_equal(p->n_services, 1);
+	assert_string_equal(p->services[0].name, "web");
+	rep = resolve(&r, "http://lb.test/x", NULL, NULL);
+	assert_string_equal(json_string_value(json_object_get(rep, "mode")), "splice");
+	assert_string_equal(json_string_value(json_object_get(rep, "action")), "backend");
+	assert_true(json_is_null(json_object_get(rep, "status")));
+	assert_null(json_object_get(rep, "reason"));
+	assert_int_equal(json_array_size(json_object_get(rep, "filters")), 0);
+	assert_json(json_object_get(rep, "backend"),
+		    "{\"type\":\"lb\",\"algorithm\":\"leastRequests\",\"endpoints\":"
+		    "[\"http://198.18.1.10:8080\",\"HTTP://198.18.1.11\"]}");
+	st = json_array_get(json_object_get(rep, "services"), 0);
+	assert_int_equal(json_array_size(json_object_get(rep, "services")), 1);
+	assert_string_equal(json_string_value(json_object_get(st, "namespace")), "demo");
+	assert_string_equal(json_string_value(json_object_get(st, "name")), "web");
+	assert_string_equal(json_string_value(json_object_get(st, "type")), "lb");
+	assert_int_equal(json_integer_value(json_object_get(st, "endpoints")), 2);
+	assert_true(json_real_value(json_object_get(st, "share")) > 0.999);
+	st = json_array_get(json_object_get(rep, "endpoints"), 1);
+	assert_string_equal(json_string_value(json_object_get(st, "address")), "198.18.1.11");
+	assert_int_equal(json_integer_value(json_object_get(st, "port")), 80);
+	assert_string_equal(json_string_value(json_object_get(st, "service")), "demo/web");
+	json_decref(rep);
+
+	/* network: one endpoint, port 80 unless the URL says. */
+	assert_int_equal(vhost_mode(&r, "net.test"), SY_MODE_SPLICE);
+	p = root_rule(&r, "net.test")->pool;
+	assert_int_equal(p->n_endpoints, 1);
+	assert_endpoint(&p->endpoints[0], "198.18.1.12", 80);
+	assert_endpoint(&root_rule(&r, "net-port.test")->pool->endpoints[0], "198.18.1.12", 8081);
+	rep = resolve(&r, "http://net.test/", NULL, NULL);
+	assert_json(json_object_get(rep, "backend"),
+		    "{\"type\":\"network\",\"address\":\"http://198.18.1.12\"}");
+	assert_string_equal(json_string_value(json_object_get(json_array_get(json_object_get(rep, "services"), 0),
+							      "type")), "network");
+	json_decref(rep);
+
+	/* Pools are shared by their URLs: another group with a backend of the
+	 * same name but one other endpoint has a pool of its own; the same
+	 * URLs on two hosts share one. */
+	ops_apply_ok(&r, LB_RG("lb2", "lb2.test",
+			       "{\"name\":\"web\",\"type\":\"lb\",\"algorithm\":\"leastRequests\","
+			       "\"endpoints\":[\"http://198.18.1.10:8080\",\"http://198.18.1.13\"]}") ","
+			 RG("two", "{\"hosts\":[\"two-a.test\",\"two-b.test\"],\"backends\":["
+				   "{\"name\":\"web\",\"type\":\"lb\",\"endpoints\":[\"http://198.18.1.14\"]}],"
+				   "\"defaultBackends\":[{\"backendName\":\"web\"}]}"));
+	p = root_rule(&r, "lb2.test")->pool;
+	assert_ptr_not_equal(p, root_rule(&r, "lb.test")->pool);
+	assert_int_equal(p->n_endpoints, 2);
+	assert_endpoint(&p->endpoints[1], "198.18.1.13", 80);
+	assert_ptr_equal(root_rule(&r, "two-a.test")->pool, root_rule(&r, "two-b.test")->pool);
+	assert_int_equal(root_rule(&r, "two-a.test")->pool->strategy, SY_LB_ROUND_ROBIN);
+
+	/* What the splice path cannot reach stays compiled, in the proxy mode,
+	 * without endpoints, and resolve says why. */
+	ops_apply_ok(&r, LB_RG("tls", "tls.test",
+			       "{\"name\":\"web\",\"type\":\"network\",\"address\":\"https://198.18.1.12\"}") ","
+			 LB_RG("dns", "dns.test",
+			       "{\"name\":\"web\",\"type\":\"network\",\"address\":\"http://backend.example:8080\"}") ","
+			 LB_RG("mixed", "mixed.test",
+			       "{\"name\":\"web\",\"type\":\"lb\","
+			       "\"endpoints\":[\"http://198.18.1.10\",\"http://web.example\"]}") ","
+			 LB_RG("bare", "bare.test",
+			       "{\"name\":\"web\",\"type\":\"lb\",\"endpoints\":[\"198.18.1.10:80\"]}"));
+	assert_not_served(&r, "http://tls.test/",
+			  "network backend https://198.18.1.12: TLS to the backend needs the proxy mode, "
+			  "which this router does not have yet; connections to it are not served");
+	assert_not_served(&r, "http://dns.test/",
+			  "network backend http://backend.example:8080: a host name needs DNS, which this "
+			  "router does not resolve; connections to it are not served");
+	assert_not_served(&r, "http://mixed.test/",
+			  "lb endpoint http://web.example: a host name needs DNS, which this router does "
+			  "not resolve; connections to it are not served");
+	assert_not_served(&r, "http://bare.test/",
+			  "lb endpoint 198.18.1.10:80: not a URL like http://198.18.1.10:8080; "
+			  "connections to it are not served");
+	assert_int_equal(root_rule(&r, "mixed.test")->pool->n_endpoints, 0);
+	assert_true(root_rule(&r, "mixed.test")->pool->needs_proxy);
+	st = get_status(&r, "mixed");
+	assert_true(json_is_true(json_object_get(st, "valid")));
+	json_decref(st);
+
+	/* A change of address reaches the pool (an incremental compile). */
+	ops_apply_ok(&r, LB_RG("net", "net.test",
+			       "{\"name\":\"web\",\"type\":\"network\",\"address\":\"http://198.18.1.15:81\"}"));
+	assert_endpoint(&root_rule(&r, "net.test")->pool->endpoints[0], "198.18.1.15", 81);
+	rep = call(&r, "{\"op\":\"status\"}");
+	assert_true(json_is_true(json_object_get(json_object_get(rep, "last_compile"), "incremental")));
+	json_decref(rep);
+	router_stop(&r);
+	unsetenv("SY_COMPILE_VERIFY");
+}
+
 int
 main(void)
 {
@@ -544,6 +790,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_predicates, fresh_state, remove_state),
 		cmocka_unit_test_setup_teardown(test_filters_and_actions, fresh_state, remove_state),
 		cmocka_unit_test_setup_teardown(test_status, fresh_state, remove_state),
+		cmocka_unit_test(test_backend_url_parse),
+		cmocka_unit_test_setup_teardown(test_url_backends, fresh_state, remove_state),
 	};
 
 	if (sy_test_eal_init("test_skipper") < 0) {

@@ -137,6 +137,19 @@ rctl_print_resolve(FILE *out, const json_t *r)
 			json_number_value(json_object_get(s, "share")) * 100);
 	}
 	fprintf(out, "%s\n", json_array_size(json_object_get(r, "services")) ? "" : "<none>");
+	/* A backend written into the route as URLs (Skipper network / lb). */
+	if (json_is_object(json_object_get(r, "backend"))) {
+		const json_t *b = json_object_get(r, "backend");
+
+		fprintf(out, LABEL "%s ", "backend:", str_or(b, "type", "?"));
+		if (json_is_string(json_object_get(b, "address")))
+			fputs(str_or(b, "address", ""), out);
+		else
+			fprintf(out, "%s:", str_or(b, "algorithm", "?"));
+		json_array_foreach(json_object_get(b, "endpoints"), i, s)
+			fprintf(out, " %s", json_is_string(s) ? json_string_value(s) : "?");
+		fputc('\n', out);
+	}
 
 	fprintf(out, LABEL, "endpoints:");
 	json_array_foreach(json_object_get(r, "endpoints"), i, s) {
