@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "arena.h"
+#include "gen_mem.h"
 
 #define BLOCK_SIZE (64u * 1024)
 
@@ -155,13 +156,14 @@ sy_arena_used(const struct sy_arena *a)
 struct sy_arena *
 sy_arena_new_exact(size_t size)
 {
-	/* One malloc for the arena and its block: a million vhosts save a
-	 * malloc header and a pointer chase each. */
+	/* One allocation for the arena and its block: a million vhosts save
+	 * a header and a pointer chase each. It is generation memory (on huge
+	 * pages, gen_mem.h): what workers read at random. */
 	struct sy_arena *a;
 	struct block *b;
 
 	size = size ? size : 16;
-	a = calloc(1, sizeof(*a) + sizeof(*b) + size);
+	a = sy_gen_mem_alloc(sizeof(*a) + sizeof(*b) + size);
 	if (a == NULL)
 		return NULL;
 	b = (struct block *)(a + 1);
@@ -210,5 +212,8 @@ sy_arena_free(struct sy_arena *a)
 		if (!is_inline(a, b))
 			free(b);
 	}
-	free(a);
+	if (a->block_size & INLINE_BLOCK)
+		sy_gen_mem_free(a, sizeof(*a) + sizeof(*b) + (a->block_size & ~INLINE_BLOCK));
+	else
+		free(a);
 }

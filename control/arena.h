@@ -16,7 +16,8 @@ struct sy_arena *sy_arena_new(void);
  * that are freed alone, such as one vhost. */
 struct sy_arena *sy_arena_new_sized(size_t block_size);
 /* One block of exactly `size` bytes up front: for something whose size is
- * known (sy_arena_used of a trial build), so nothing is wasted. */
+ * known (sy_arena_used of a trial build), so nothing is wasted. Arena and
+ * block are generation memory (gen_mem.h): for what workers read. */
 struct sy_arena *sy_arena_new_exact(size_t size);
 /* Zeroed, 16-byte aligned memory that lives as long as the arena. NULL on OOM. */
 void *sy_arena_alloc(struct sy_arena *a, size_t size);

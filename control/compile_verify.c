@@ -69,7 +69,8 @@ dump_generation(const struct sy_generation *g)
 	while ((vh = sy_gen_next_vhost(g, &i)) != NULL && n < g->n_vhosts)
 		all[n++] = vh;
 	qsort(all, n, sizeof(*all), cmp_vhost);
-	fprintf(f, "vhosts %u rules %u no_route %u\n", g->n_vhosts, g->n_rules, g->no_route_status);
+	fprintf(f, "vhosts %u (wildcards %u, default %u) rules %u no_route %u\n", g->n_vhosts,
+		g->n_wildcard_vhosts, g->n_default_vhosts, g->n_rules, g->no_route_status);
 	for (i = 0; i < n; i++) {
 		vh = all[i];
 		fprintf(f, "vhost '%s' tls=%d mode=%d insecure=%d/%u secret=%s min=%u first_path=%d\n",

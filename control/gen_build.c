@@ -6,6 +6,7 @@
 
 #include "arena.h"
 #include "gen_build.h"
+#include "gen_mem.h"
 #include "pool.h"
 
 /* Past this many used slots a chunk's probes get long: grow the directory. */
@@ -84,16 +85,31 @@ shift_for(uint32_t n_chunks)
 	return 32 - bits;
 }
 
+static void
+chunk_free(struct sy_vhost_chunk *c)
+{
+	sy_gen_mem_free(c, sizeof(*c));
+}
+
 static struct sy_vhost_chunk *
 new_chunk(const struct sy_generation *g)
 {
-	struct sy_vhost_chunk *c = aligned_alloc(4096, sizeof(*c));
+	struct sy_vhost_chunk *c = sy_gen_mem_alloc(sizeof(*c));
 
 	if (c != NULL) {
-		memset(c, 0, sizeof(*c));
 		c->owner = g->id;
 	}
 	return c;
+}
+
+/* Wildcards and the default vhost are counted apart (sy_generation). */
+static void
+count_kind(struct sy_generation *g, const struct sy_vhost *vh, int d)
+{
+	if (vh->host_len == 0)
+		g->n_default_vhosts += (uint32_t)d;
+	else if (vh->host[0] == '*')
+		g->n_wildcard_vhosts += (uint32_t)d;
 }
 
 static void
@@ -122,6 +138,8 @@ sy_gen_begin(struct sy_generation *prev, uint64_t id, size_t expected, uint16_t 
 		g->chunk_shift = prev->chunk_shift;
 		g->n_vhosts = prev->n_vhosts;
 		g->n_rules = prev->n_rules;
+		g->n_wildcard_vhosts = prev->n_wildcard_vhosts;
+		g->n_default_vhosts = prev->n_default_vhosts;
 		g->retire->vhost_bytes = prev->retire->vhost_bytes;
 		g->chunks = malloc(g->n_chunks * sizeof(*g->chunks));
 		if (g->chunks == NULL)
@@ -144,7 +162,7 @@ sy_gen_begin(struct sy_generation *prev, uint64_t id, size_t expected, uint16_t 
 fail:
 	if (g->chunks != NULL && prev == NULL)
 		for (i = 0; i < g->n_chunks; i++)
-			free(g->chunks[i]);
+			chunk_free(g->chunks[i]);
 	free(g->chunks);
 	free(g->retire);
 	free(g);
@@ -160,9 +178,9 @@ writable_chunk(struct sy_generation *g, uint32_t hash)
 
 	if (c->owner == g->id)
 		return c;
-	copy = aligned_alloc(4096, sizeof(*copy));
+	copy = sy_gen_mem_alloc(sizeof(*copy));
 	if (copy == NULL || list_add(&g->retire->replaced_chunks, c) < 0) {
-		free(copy);
+		chunk_free(copy);
 		return NULL;
 	}
 	memcpy(copy, c, sizeof(*copy));
@@ -214,7 +232,7 @@ grow(struct sy_generation *g)
 		}
 	for (i = 0; i < g->n_chunks; i++)
 		if (g->chunks[i]->owner == g->id)
-			free(g->chunks[i]);
+			chunk_free(g->chunks[i]);
 	free(g->chunks);
 	g->chunks = dir;
 	g->n_chunks = n;
@@ -223,7 +241,7 @@ grow(struct sy_generation *g)
 	return 0;
 fail:
 	for (i = 0; i < n; i++)
-		free(dir[i]);
+		chunk_free(dir[i]);
 	free(dir);
 	return -ENOMEM;
 }
@@ -261,6 +279,7 @@ sy_gen_remove_host(struct sy_generation *g, const char *host, size_t len)
 	c->used--;
 	g->n_vhosts--;
 	g->n_rules -= vh->n_rules;
+	count_kind(g, vh, -1);
 	g->retire->vhost_bytes -= vh->bytes;
 	set_bytes(g);
 	return 0;
@@ -285,6 +304,7 @@ sy_gen_insert(struct sy_generation *g, struct sy_vhost *vh)
 	chunk_put(c, vh->hash, vh);
 	g->n_vhosts++;
 	g->n_rules += vh->n_rules;
+	count_kind(g, vh, 1);
 	g->retire->vhost_bytes += vh->bytes;
 	set_bytes(g);
 	return 0;
@@ -337,7 +357,7 @@ sy_gen_abort(struct sy_generation *g)
 		sy_vhost_free(rt->added.p[i]);
 	for (i = 0; i < g->n_chunks; i++)
 		if (g->chunks[i]->owner == g->id)
-			free(g->chunks[i]);
+			chunk_free(g->chunks[i]);
 	free_shell(g);
 }
 
@@ -352,14 +372,14 @@ sy_generation_free(struct sy_generation *g)
 	rt = g->retire;
 	if (rt->delta) {
 		for (i = 0; i < rt->chunks.n; i++)
-			free(rt->chunks.p[i]);
+			chunk_free(rt->chunks.p[i]);
 		for (i = 0; i < rt->vhosts.n; i++)
 			sy_vhost_free(rt->vhosts.p[i]);
 	} else {
 		for (i = 0; i < g->n_chunks; i++) {
 			for (j = 0; j < SY_VHOST_CHUNK_SLOTS; j++)
 				sy_vhost_free((struct sy_vhost *)g->chunks[i]->slots[j].vh);
-			free(g->chunks[i]);
+			chunk_free(g->chunks[i]);
 		}
 	}
 	free_shell(g);

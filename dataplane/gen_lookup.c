@@ -186,7 +186,7 @@ sy_gen_find_vhost(const struct sy_generation *g, const char *host, size_t len)
 	/* An exact host beats a wildcard; a wildcard covers exactly one more
 	 * label (OpenShift's Subdomain policy: *.example.com serves
 	 * a.example.com, not a.b.example.com). */
-	dot = memchr(host, '.', len);
+	dot = g->n_wildcard_vhosts > 0 ? memchr(host, '.', len) : NULL;
 	if (dot != NULL && dot != host) {
 		vh = find_exact(g, dot + 1, len - (size_t)(dot + 1 - host), true);
 		if (vh != NULL)
@@ -194,7 +194,7 @@ sy_gen_find_vhost(const struct sy_generation *g, const char *host, size_t len)
 	}
 	/* Last, the default vhost "" (rules that match any host, such as a
 	 * Skipper RouteGroup without hosts), if there is one. */
-	return len > 0 ? find_exact(g, host, 0, false) : NULL;
+	return len > 0 && g->n_default_vhosts > 0 ? find_exact(g, host, 0, false) : NULL;
 }
 
 /*

@@ -256,6 +256,10 @@ struct sy_generation {
 	uint32_t chunk_shift; /* chunk = hash >> chunk_shift (32 when one chunk) */
 	uint32_t n_vhosts;
 	uint32_t n_rules;    /* over all vhosts (each rule sends to a pool, shared or not) */
+	/* Wildcard ("*.domain") and default ("") vhosts among them: a lookup
+	 * that misses probes for those only when there are some. */
+	uint32_t n_wildcard_vhosts;
+	uint32_t n_default_vhosts;
 	uint16_t no_route_status; /* what an unknown host gets (503 or 404) */
 	size_t bytes;             /* memory held, for stats */
 	/* Control side (control/gen_build.c): what this generation frees when

@@ -53,6 +53,7 @@
 
 #include "arena.h"
 #include "compile.h"
+#include "gen_mem.h"
 #include "journal.h"
 #include "kinds/kinds.h"
 #include "router.h"
@@ -141,7 +142,8 @@ heap_bytes(void)
 {
 	struct mallinfo2 mi = mallinfo2();
 
-	return mi.uordblks + mi.hblkhd;
+	/* Generation blocks live outside malloc (control/gen_mem.h). */
+	return mi.uordblks + mi.hblkhd + sy_gen_mem_bytes();
 }
 
 static size_t

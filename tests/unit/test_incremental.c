@@ -221,6 +221,45 @@ test_wildcard_and_delegation(void **state)
 	router_stop(&r);
 }
 
+/*
+ * A lookup probes for wildcard and default vhosts only while the generation
+ * has some (gen_build.c counts them): one arriving or leaving by an
+ * incremental change must be found, then not found.
+ */
+static void
+test_wildcard_and_default_come_and_go(void **state)
+{
+	struct sy_router r;
+	char buf[64];
+
+	(void)state;
+	router_start_with(&r, "{\"routing_subdomain\": \"apps.test\", \"allow_wildcard_routes\": true}");
+	load_many(&r);
+	assert_string_equal(ops_resolve_object(&r, "http://any.wild.test/", buf, sizeof(buf)), "(none)");
+	ops_apply_ok(&r, "{\"apiVersion\":\"route.openshift.io/v1\",\"kind\":\"Route\",\"metadata\":{\"name\":\"wild\","
+		  "\"namespace\":\"ns0\"},\"spec\":{\"host\":\"www.wild.test\",\"wildcardPolicy\":\"Subdomain\","
+		  "\"to\":{\"kind\":\"Service\",\"name\":\"s0\"}}}");
+	expect_incremental(&r, 2);
+	assert_string_equal(ops_resolve_object(&r, "http://any.wild.test/", buf, sizeof(buf)), "ns0/wild");
+	assert_string_equal(backend_of(&r, "http://Any.Wild.Test/", buf, sizeof(buf)), "198.18.0.10");
+	/* A RouteGroup without hosts takes every host no other vhost has. */
+	assert_string_equal(backend_of(&r, "http://nowhere.test/", buf, sizeof(buf)), "");
+	ops_apply_ok(&r, "{\"apiVersion\":\"zalando.org/v1\",\"kind\":\"RouteGroup\",\"metadata\":{\"name\":\"any\","
+		  "\"namespace\":\"ns1\"},\"spec\":{\"backends\":[{\"name\":\"b\",\"type\":\"service\","
+		  "\"serviceName\":\"s2\",\"servicePort\":80}],\"defaultBackends\":[{\"backendName\":\"b\"}]}}");
+	expect_incremental(&r, 2);
+	assert_string_equal(backend_of(&r, "http://nowhere.test/", buf, sizeof(buf)), "198.18.1.12");
+	json_decref(ops_call(&r, "{\"op\":\"delete\",\"kind\":\"route\",\"namespace\":\"ns0\",\"name\":\"wild\"}"));
+	json_decref(ops_call(&r, "{\"op\":\"delete\",\"kind\":\"routegroup\",\"namespace\":\"ns1\",\"name\":\"any\"}"));
+	expect_incremental(&r, 2);
+	assert_int_equal(sy_gen_acquire(&r.slot)->n_wildcard_vhosts, 0);
+	assert_int_equal(sy_gen_acquire(&r.slot)->n_default_vhosts, 0);
+	assert_string_equal(ops_resolve_object(&r, "http://any.wild.test/", buf, sizeof(buf)), "(none)");
+	assert_string_equal(backend_of(&r, "http://nowhere.test/", buf, sizeof(buf)), "");
+	assert_string_equal(backend_of(&r, "http://r1.ns1.apps.test/", buf, sizeof(buf)), "198.18.1.11");
+	router_stop(&r);
+}
+
 int
 main(void)
 {
@@ -232,6 +271,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_service_and_namespace_changes, fresh_state,
 						remove_state),
 		cmocka_unit_test_setup_teardown(test_wildcard_and_delegation, fresh_state, remove_state),
+		cmocka_unit_test_setup_teardown(test_wildcard_and_default_come_and_go, fresh_state,
+						remove_state),
 	};
 
 	/* Every incremental compile is checked against a full one. */
