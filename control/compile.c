@@ -142,18 +142,27 @@ build_vhost_in(struct sy_arena *a, const char *host, struct sy_rule_in **rs,
 	vh->insecure = rs[0]->insecure;
 	vh->insecure_status = rs[0]->insecure_status;
 	vh->min_tls_version = rs[0]->min_tls_version;
-	/* A lookup reads the vhost, its host, the rules and their paths: lay
-	 * them out together, right after the vhost, so they share a few lines. */
-	vh->rules = sy_arena_alloc(a, n * sizeof(*vh->rules));
-	if (vh->host == NULL || vh->rules == NULL)
-		goto fail;
-	vh->n_rules = (uint32_t)n;
-	for (i = 0; i < n; i++) {
-		vh->rules[i].path = sy_arena_strdup(a, rs[i]->path);
-		vh->rules[i].path_len = (uint32_t)strlen(rs[i]->path);
-		if (vh->rules[i].path == NULL)
+	/* A lookup reads the vhost, its host, the rules' paths and the head of
+	 * each rule it tries (path, length, match: sy_rule's first 16 bytes):
+	 * laid out in that order right after the vhost, they share as few
+	 * cache lines as they can (three for a one-rule vhost, not five). */
+	{
+		const char *few[16], **paths = n <= 16 ? few : malloc(n * sizeof(*paths));
+		bool ok = paths != NULL && vh->host != NULL;
+
+		for (i = 0; ok && i < n; i++)
+			ok = (paths[i] = sy_arena_strdup(a, rs[i]->path)) != NULL;
+		vh->rules = ok ? sy_arena_alloc(a, n * sizeof(*vh->rules)) : NULL;
+		for (i = 0; vh->rules != NULL && i < n; i++) {
+			vh->rules[i].path = paths[i];
+			vh->rules[i].path_len = (uint32_t)strlen(rs[i]->path);
+		}
+		if (paths != few)
+			free(paths);
+		if (vh->rules == NULL)
 			goto fail;
 	}
+	vh->n_rules = (uint32_t)n;
 	vh->tls_secret = rs[0]->tls_secret ? sy_arena_strdup(a, rs[0]->tls_secret) : NULL;
 	for (i = 0; i < n; i++)
 		if (rs[i]->n_preds > 0 || rs[i]->methods != 0 || rs[i]->n_filters > 0 ||

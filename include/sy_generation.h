@@ -167,8 +167,11 @@ struct sy_filter {
 };
 
 struct sy_rule {
-	/* Pointers first, then the small fields: no padding (a million rules). */
+	/* What a path match reads, first (one 16-byte piece of a line); then
+	 * pointers, then the small fields: no padding (a million rules). */
 	const char *path; /* "/" when the route has none; unused for SY_PATH_REGEX-only rules */
+	uint32_t path_len;
+	enum sy_path_match match;
 	struct sy_predicate *preds;
 	struct sy_filter *filters;
 	const char *location; /* REDIRECT */
@@ -176,8 +179,6 @@ struct sy_rule {
 	const struct sy_pool *pool; /* BACKEND: where to send it (shared, control/pool.c) */
 	const char *kind;     /* object kind, e.g. "Route" */
 	const char *object;   /* "namespace/name" of the object that made this rule */
-	enum sy_path_match match;
-	uint32_t path_len;
 	uint32_t methods;     /* bit per SY_METHOD_*; 0 = any method */
 	enum sy_rule_action action;
 	uint16_t n_preds;
