@@ -50,8 +50,11 @@ sy_tcp_worker_init(struct sy_worker *w)
 	t->snat_conn = rte_zmalloc_socket("sy_snat_conn", sy_snat_slots(n) * sizeof(*t->snat_conn),
 					  RTE_CACHE_LINE_SIZE, (int)rte_socket_id());
 	t->snat_div = rte_reciprocal_value(n);
+	t->client_cache = rte_zmalloc_socket("sy_flow_cache",
+					     SY_FLOW_CACHE_SLOTS * sizeof(*t->client_cache),
+					     RTE_CACHE_LINE_SIZE, (int)rte_socket_id());
 	if (t->flows == NULL || t->conns == NULL || t->peeks == NULL || t->ports == NULL ||
-	    t->snat_conn == NULL) {
+	    t->snat_conn == NULL || t->client_cache == NULL) {
 		SY_DP_LOG(ERR, "worker %u: connection tables: %s", w->id, rte_strerror(rte_errno));
 		sy_tcp_worker_fini(w);
 		return -ENOMEM;
@@ -83,6 +86,7 @@ sy_tcp_worker_fini(struct sy_worker *w)
 	rte_mempool_free(t->peeks);
 	rte_free(t->ports);
 	rte_free(t->snat_conn);
+	rte_free(t->client_cache);
 	memset(t, 0, sizeof(*t));
 }
 
@@ -99,13 +103,36 @@ sy_flow_lookup(struct sy_worker *w, const struct sy_flow_key *k)
 int
 sy_flow_add(struct sy_worker *w, const struct sy_flow_key *k, struct sy_conn *c)
 {
-	return rte_hash_add_key_data(w->tcp.flows, k, c);
+	hash_sig_t sig = sy_flow_hash(k);
+	uint64_t *pair = sy_flow_cache_pair(&w->tcp, sig);
+	uint64_t e = (uint64_t)(uintptr_t)c | sy_flow_cache_tag(sig);
+	int rc = rte_hash_add_key_with_hash_data(w->tcp.flows, k, sig, c);
+
+	if (rc < 0 || ((uintptr_t)c >> 48) != 0)
+		return rc;
+	/* An empty slot of the pair, else the first: the record it held is
+	 * still found through the hash. */
+	if (pair[0] == 0)
+		pair[0] = e;
+	else if (pair[1] == 0)
+		pair[1] = e;
+	else
+		pair[0] = e;
+	return 0;
 }
 
 void
-sy_flow_del(struct sy_worker *w, const struct sy_flow_key *k)
+sy_flow_del(struct sy_worker *w, const struct sy_flow_key *k, const struct sy_conn *c)
 {
-	(void)rte_hash_del_key(w->tcp.flows, k);
+	hash_sig_t sig = sy_flow_hash(k);
+	uint64_t *pair = sy_flow_cache_pair(&w->tcp, sig);
+	uint64_t e = (uint64_t)(uintptr_t)c | sy_flow_cache_tag(sig);
+
+	if (pair[0] == e)
+		pair[0] = 0;
+	if (pair[1] == e)
+		pair[1] = 0;
+	(void)rte_hash_del_key_with_hash(w->tcp.flows, k, sig);
 }
 
 static inline struct sy_conn **
@@ -203,7 +230,7 @@ sy_conn_free(struct sy_worker *w, struct sy_conn *c)
 	struct sy_flow_key k;
 
 	sy_flow_key_v4(&k, c->client_ip, c->vip, c->client_port, c->vip_port);
-	sy_flow_del(w, &k);
+	sy_flow_del(w, &k, c);
 	if (c->flags & SY_CF_BACKEND_KEY)
 		sy_flow_backend_del(w, c);
 	if (c->snat_port != 0)

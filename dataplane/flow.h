@@ -14,6 +14,16 @@
  * One hash key per connection instead of two halves the hash (memory, and
  * cache footprint at 32k flows) and takes the hashing off backend segments.
  *
+ * In front of the hash, a client-leg cache for the established-flow fast
+ * path (splice_fast.c): the key's hash picks a pair of slots, each holding a
+ * record pointer tagged with 16 more bits of the hash. A burst's client
+ * segments find their records with one load each instead of an rte_hash
+ * bulk lookup (bucket, then key store). It is only a hint: a tag that
+ * misses (the pair was full, or the record was evicted) goes to the hash,
+ * and a record found through it is used only if its client tuple matches the
+ * segment's field for field, as a hash key would. Records leave it when they
+ * are freed, so it never points at a free record.
+ *
  * SNAT ports: port % n_workers == worker id, so a backend's reply names its
  * owner in the destination port (DESIGN.md section 4, flow ownership). Free
  * ports are reused first-in first-out, so a port rests as long as possible
@@ -24,6 +34,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 
 #include <rte_byteorder.h>
 #include <rte_hash.h>
@@ -60,8 +71,12 @@ sy_snat_slots(unsigned n_workers)
 	return 65535u / n_workers + 1;
 }
 
+/* Client-leg cache slots: a power of two, two per pair, two per flow. */
+#define SY_FLOW_CACHE_SLOTS (2u * SY_CONN_MAX)
+
 struct sy_tcp_worker {
 	struct rte_hash *flows;   /* client 4-tuple -> record */
+	uint64_t *client_cache;   /* SY_FLOW_CACHE_SLOTS tagged record pointers (above) */
 	struct sy_conn **snat_conn; /* SNAT port slot -> record (backend leg) */
 	struct rte_reciprocal snat_div; /* port / n_workers without a divide */
 	struct rte_mempool *conns;
@@ -89,19 +104,60 @@ sy_flow_key_v4(struct sy_flow_key *k, uint32_t saddr, uint32_t daddr, uint16_t s
 	k->zero = 0;
 }
 
-/* The hash the flow table uses (flow.c gives rte_hash this function and
- * init value), inline so a burst hashes its keys without indirect calls. */
+/*
+ * The hash the flow table uses (flow.c gives rte_hash rte_hash_crc and this
+ * init value), inline so a burst hashes its keys without indirect calls:
+ * the same two 8-byte CRC steps rte_hash_crc() takes over 16 bytes. The
+ * words are read with memcpy, not through rte_hash_crc()'s uint64_t
+ * pointer: inlined on a key just written field by field, that read breaks
+ * C's aliasing rules, and gcc -O2 hashed a stale stack slot (a unit test
+ * got the same hash for every port).
+ */
 #define SY_FLOW_HASH_INIT 0
 static inline hash_sig_t
 sy_flow_hash(const struct sy_flow_key *k)
 {
-	return rte_hash_crc(k, sizeof(*k), SY_FLOW_HASH_INIT);
+	uint64_t w[2];
+
+	RTE_BUILD_BUG_ON(sizeof(*k) != sizeof(w));
+	memcpy(w, k, sizeof(w));
+	return rte_hash_crc_8byte(w[1], rte_hash_crc_8byte(w[0], SY_FLOW_HASH_INIT));
 }
 
 /* Client leg: the hash. */
 struct sy_conn *sy_flow_lookup(struct sy_worker *w, const struct sy_flow_key *k);
+/* Adds c under k (its client tuple) to the hash and the cache. */
 int sy_flow_add(struct sy_worker *w, const struct sy_flow_key *k, struct sy_conn *c);
-void sy_flow_del(struct sy_worker *w, const struct sy_flow_key *k);
+/* Removes c, under k, from both. */
+void sy_flow_del(struct sy_worker *w, const struct sy_flow_key *k, const struct sy_conn *c);
+
+/* The cache pair for a key's hash, and what a slot holds: the record's
+ * address in the low 48 bits (user-space addresses fit), 16 bits of the hash
+ * that did not pick the pair above them. */
+static inline uint64_t *
+sy_flow_cache_pair(const struct sy_tcp_worker *t, hash_sig_t sig)
+{
+	return &t->client_cache[(sig * 2u) & (SY_FLOW_CACHE_SLOTS - 1)];
+}
+
+static inline uint64_t
+sy_flow_cache_tag(hash_sig_t sig)
+{
+	return (uint64_t)(sig >> 16) << 48;
+}
+
+/* The record in pair whose tag is sig's, or NULL. */
+static inline struct sy_conn *
+sy_flow_cache_find(const uint64_t *pair, hash_sig_t sig)
+{
+	uint64_t tag = sy_flow_cache_tag(sig);
+
+	if (pair[0] != 0 && (pair[0] & ~((1ull << 48) - 1)) == tag)
+		return (struct sy_conn *)(uintptr_t)(pair[0] & ((1ull << 48) - 1));
+	if (pair[1] != 0 && (pair[1] & ~((1ull << 48) - 1)) == tag)
+		return (struct sy_conn *)(uintptr_t)(pair[1] & ((1ull << 48) - 1));
+	return NULL;
+}
 
 /* Backend leg: c->snat_port (set) now finds c, or no longer does. Sets and
  * clears SY_CF_BACKEND_KEY. */

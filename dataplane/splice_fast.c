@@ -34,8 +34,9 @@
  *   1. Classify each frame and compute where its record is: a client
  *      segment's key and its hash, a backend segment's SNAT port slot
  *      (prefetched).
- *   2. One rte_hash_lookup_with_hash_bulk_data() for all client keys; read
- *      the slots; prefetch every record found.
+ *   2. Client keys through the flow cache (flow.h: one load each), the
+ *      rest in one rte_hash_lookup_with_hash_bulk_data(); read the slots;
+ *      prefetch every record found.
  *   3. In burst order: re-check the record (a segment earlier in the burst,
  *      on the slow path, may have closed or freed it), translate in place
  *      with incremental checksums, write the Ethernet header from the cached
@@ -316,11 +317,12 @@ sy_splice_rx_burst(struct sy_worker *w, uint16_t port, struct rte_mbuf **pkts, u
 	hash_sig_t sig[SY_RX_BURST];
 	void *found[SY_RX_BURST];
 	struct sy_conn **slot[SY_RX_BURST];
+	uint64_t *pair[SY_RX_BURST];
 	struct sy_conn *conn[SY_RX_BURST];
 	uint8_t leg[SY_RX_BURST], key_of[SY_RX_BURST];
 	struct nh_memo memo[SY_MAX_PORTS] = { { 0, NULL } };
 	uint64_t bytes = 0, hits = 0;
-	unsigned i, nk = 0, fast = 0;
+	unsigned i, nk = 0, nm = 0, fast = 0;
 	bool memo_stale = false;
 
 	RTE_ASSERT(n <= SY_RX_BURST);
@@ -358,8 +360,9 @@ sy_splice_rx_burst(struct sy_worker *w, uint16_t port, struct rte_mbuf **pkts, u
 			leg[i] = LEG_CLIENT;
 			sy_flow_key_v4(&keys[nk], ip->src_addr, ip->dst_addr, th->src_port,
 				       th->dst_port);
-			keyp[nk] = &keys[nk];
 			sig[nk] = sy_flow_hash(&keys[nk]);
+			pair[nk] = sy_flow_cache_pair(t, sig[nk]);
+			rte_prefetch0(pair[nk]);
 			key_of[nk++] = (uint8_t)i;
 		} else if (likely(slot[i] != NULL)) {
 			leg[i] = LEG_BACKEND;
@@ -370,9 +373,24 @@ sy_splice_rx_burst(struct sy_worker *w, uint16_t port, struct rte_mbuf **pkts, u
 	}
 	w->counters.rx_bytes += bytes;
 
-	/* 2: the records, fetched while the next pass starts. */
-	if (nk > 0 && rte_hash_lookup_with_hash_bulk_data(t->flows, keyp, sig, nk, &hits, found) > 0) {
-		for (i = 0; i < nk; i++)
+	/* 2: the records, fetched while the next pass starts. Client keys
+	 * through the cache (flow.h); those it does not have, through the
+	 * hash in one bulk lookup. */
+	for (i = 0; i < nk; i++) {
+		struct sy_conn *c = sy_flow_cache_find(pair[i], sig[i]);
+
+		if (c != NULL) {
+			conn[key_of[i]] = c;
+			rte_prefetch0(c);
+			rte_prefetch0((uint8_t *)c + 63);
+			continue;
+		}
+		keyp[nm] = &keys[i];
+		sig[nm] = sig[i];
+		key_of[nm++] = key_of[i];
+	}
+	if (nm > 0 && rte_hash_lookup_with_hash_bulk_data(t->flows, keyp, sig, nm, &hits, found) > 0) {
+		for (i = 0; i < nm; i++)
 			if (hits & (1ull << i)) {
 				conn[key_of[i]] = found[i];
 				rte_prefetch0(found[i]);

@@ -169,7 +169,7 @@ static struct {
 	char load[64];
 	uint64_t lc_done, lc_flows_end, lc_closed;
 	size_t sz_conn, conn_obj, hash_total, conn_pool_total, peek_obj, peek_pool_total, mbuf_obj,
-		snat_total, worker_total;
+		snat_total, cache_total, worker_total;
 } R;
 
 static void
@@ -981,6 +981,13 @@ measure_memory(void)
 	R.snat_total = heap_used() - before;
 	rte_free(snat);
 
+	/* The client legs' cache in front of the hash (flow.h). */
+	before = heap_used();
+	snat = rte_zmalloc_socket("sy_bench_memcache", SY_FLOW_CACHE_SLOTS * sizeof(uint64_t),
+				  RTE_CACHE_LINE_SIZE, (int)rte_socket_id());
+	R.cache_total = heap_used() - before;
+	rte_free(snat);
+
 	before = heap_used();
 	mp = rte_mempool_create("sy_bench_memconn", SY_CONN_MAX, sizeof(struct sy_conn), 0, 0, NULL,
 				NULL, NULL, NULL, (int)rte_socket_id(), SY_CONN_POOL_FLAGS);
@@ -1498,9 +1505,10 @@ print_table(void)
 	double per_key = (double)R.hash_total / SY_FLOW_HASH_ENTRIES;
 	double conn_share = (double)R.conn_pool_total / SY_CONN_MAX;
 	double snat_share = (double)R.snat_total / SY_CONN_MAX;
-	double flow_mem = conn_share + per_key + snat_share;
+	double cache_share = (double)R.cache_total / SY_CONN_MAX;
+	double flow_mem = conn_share + per_key + snat_share + cache_share;
 	double peek_share = (double)R.peek_pool_total / SY_PEEK_BUFS;
-	double held_mem = conn_share + per_key + peek_share + (double)R.mbuf_obj;
+	double held_mem = conn_share + per_key + cache_share + peek_share + (double)R.mbuf_obj;
 	time_t now = time(NULL);
 	char date[64];
 
@@ -1601,8 +1609,12 @@ print_table(void)
 	snprintf(v, sizeof(v), "SNAT port -> record array %.0f KB / SY_CONN_MAX",
 		 (double)R.snat_total / 1024.0);
 	row("      backend leg (SNAT port slot)", o, "", v);
+	snprintf(o, sizeof(o), "%.0f B", cache_share);
+	snprintf(v, sizeof(v), "client-leg cache %.0f KB (%u slots) / SY_CONN_MAX",
+		 (double)R.cache_total / 1024.0, SY_FLOW_CACHE_SLOTS);
+	row("      client leg (cache slots)", o, "", v);
 	snprintf(o, sizeof(o), "%.0f B", held_mem);
-	snprintf(v, sizeof(v), "record + 1 key + peek buf %.0f B + mbuf %zu B", peek_share,
+	snprintf(v, sizeof(v), "record + 1 key + its cache slots + peek buf %.0f B + mbuf %zu B", peek_share,
 		 R.mbuf_obj);
 	row("(4) memory per held conn (PEEK, 1 segment)", o, "-", v);
 	snprintf(o, sizeof(o), "%.1f MB", (double)R.worker_total / 1048576.0);

@@ -918,6 +918,114 @@ test_fast_path_arp_unresolved(void **state)
 	assert_int_equal(drops_total(), 0);
 }
 
+/* A spliced record made by hand (no handshake): what the fast path reads. */
+static struct sy_conn *
+spliced_record(const char *client, uint16_t sport)
+{
+	struct sy_conn *c = sy_conn_alloc(w);
+	struct sy_flow_key k;
+
+	assert_non_null(c);
+	c->state = SY_CONN_SPLICED;
+	c->client_ip = ip4(client);
+	c->vip = ip4(VIP);
+	c->client_port = rte_cpu_to_be_16(sport);
+	c->vip_port = RTE_BE16(80);
+	c->snat_ip = ip4(SNAT);
+	c->snat_port = rte_cpu_to_be_16(sy_snat_port_get(w));
+	c->backend_ip = ip4(BACKEND);
+	c->backend_port = RTE_BE16(8080);
+	c->client_if = 0;
+	c->backend_if = 1;
+	c->client_nh = ip4(CLIENT);
+	c->backend_nh = ip4(BACKEND);
+	sy_flow_key_v4(&k, c->client_ip, c->vip, c->client_port, c->vip_port);
+	assert_int_equal(sy_flow_add(w, &k, c), 0);
+	return c;
+}
+
+static hash_sig_t
+client_sig(const char *client, uint16_t sport)
+{
+	struct sy_flow_key k;
+
+	sy_flow_key_v4(&k, ip4(client), ip4(VIP), rte_cpu_to_be_16(sport), RTE_BE16(80));
+	return sy_flow_hash(&k);
+}
+
+/*
+ * The client-leg cache (flow.h) holds two records per pair. Three flows
+ * whose keys share a pair: two are in the cache, the third only in the
+ * hash, and the fast path forwards all three. Freed records leave it.
+ * (The CRC is linear: over the port alone, at most two keys share a pair,
+ * so the clients' addresses vary too.)
+ */
+static void
+test_flow_cache_pair_overflow(void **state)
+{
+	static const char *const clients[] = { "198.18.0.2", "198.18.0.3", "198.18.0.4",
+						"198.18.0.5" };
+	struct {
+		const char *ip;
+		uint16_t port;
+	} f[3];
+	uint32_t target = client_sig(clients[0], 1024) & (SY_FLOW_CACHE_SLOTS / 2 - 1);
+	struct sy_conn *c[3];
+	struct rte_mbuf *b[3];
+	const uint64_t *pair;
+	unsigned i, a, p, n = 0, in_cache = 0;
+
+	(void)state;
+	for (a = 0; a < RTE_DIM(clients) && n < 3; a++)
+		for (p = 1024; p < 65536 && n < 3; p++)
+			if ((client_sig(clients[a], (uint16_t)p) & (SY_FLOW_CACHE_SLOTS / 2 - 1)) ==
+			    target) {
+				f[n].ip = clients[a];
+				f[n++].port = (uint16_t)p;
+			}
+	assert_int_equal(n, 3);
+	for (i = 0; i < 3; i++)
+		c[i] = spliced_record(f[i].ip, f[i].port);
+	pair = sy_flow_cache_pair(&w->tcp, client_sig(f[0].ip, f[0].port));
+	for (i = 0; i < 3; i++) {
+		struct sy_flow_key k;
+
+		sy_flow_key_v4(&k, ip4(f[i].ip), ip4(VIP), rte_cpu_to_be_16(f[i].port), RTE_BE16(80));
+		assert_ptr_equal(sy_flow_lookup(w, &k), c[i]);
+		in_cache += sy_flow_cache_find(pair, client_sig(f[i].ip, f[i].port)) == c[i];
+	}
+	assert_int_equal(in_cache, 2);
+
+	for (i = 0; i < 3; i++) {
+		struct seg s = { f[i].ip, VIP, f[i].port, 80, 1000, 2000, RTE_TCP_ACK_FLAG, 500,
+				 NULL, 0, "x" };
+
+		b[i] = mk_seg(&s, 0);
+	}
+	sy_splice_rx_burst(w, 0, b, 3);
+	assert_int_equal(w->counters.fast_forwarded, 3);
+	assert_int_equal(w->txq[1].n, 3);
+	for (i = 0; i < 3; i++) {
+		struct rte_mbuf *m = w->txq[1].pkts[i];
+		struct rte_ipv4_hdr *ip = rte_pktmbuf_mtod_offset(m, struct rte_ipv4_hdr *, 14);
+		struct rte_tcp_hdr *th = (struct rte_tcp_hdr *)(ip + 1);
+
+		assert_int_equal(ip->dst_addr, ip4(BACKEND));
+		assert_int_equal(th->src_port, c[i]->snat_port);
+		assert_int_equal(rte_ipv4_udptcp_cksum_verify(ip, th), 0);
+		rte_pktmbuf_free(m);
+	}
+	w->txq[1].n = 0;
+	assert_int_equal(drops_total(), 0);
+
+	for (i = 0; i < 3; i++)
+		sy_conn_free(w, c[i]);
+	assert_int_equal(pair[0], 0);
+	assert_int_equal(pair[1], 0);
+	for (i = 0; i < 3; i++)
+		assert_null(sy_flow_cache_find(pair, client_sig(f[i].ip, f[i].port)));
+}
+
 int
 main(void)
 {
@@ -928,6 +1036,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_fast_path_matches_slow, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fast_path_fin_mid_burst, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fast_path_arp_unresolved, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_flow_cache_pair_overflow, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);
