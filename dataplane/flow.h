@@ -124,6 +124,28 @@ sy_flow_hash(const struct sy_flow_key *k)
 	return rte_hash_crc_8byte(w[1], rte_hash_crc_8byte(w[0], SY_FLOW_HASH_INIT));
 }
 
+/*
+ * The same hash from the tuple's values, without a key in memory: the fast
+ * path hashes a burst's keys right after writing them, and reading 8 bytes
+ * just written as 4- and 2-byte fields stalls (no store forwarding).
+ * The words are the key's bytes as a little-endian load sees them.
+ */
+static inline hash_sig_t
+sy_flow_hash_v4(uint32_t saddr, uint32_t daddr, uint16_t sport, uint16_t dport)
+{
+#if RTE_BYTE_ORDER == RTE_LITTLE_ENDIAN
+	uint64_t w0 = saddr | ((uint64_t)daddr << 32);
+	uint64_t w1 = sport | ((uint64_t)dport << 16);
+
+	return rte_hash_crc_8byte(w1, rte_hash_crc_8byte(w0, SY_FLOW_HASH_INIT));
+#else
+	struct sy_flow_key k;
+
+	sy_flow_key_v4(&k, saddr, daddr, sport, dport);
+	return sy_flow_hash(&k);
+#endif
+}
+
 /* Client leg: the hash. */
 struct sy_conn *sy_flow_lookup(struct sy_worker *w, const struct sy_flow_key *k);
 /* Adds c under k (its client tuple) to the hash and the cache. */

@@ -358,9 +358,8 @@ sy_splice_rx_burst(struct sy_worker *w, uint16_t port, struct rte_mbuf **pkts, u
 				continue;
 			}
 			leg[i] = LEG_CLIENT;
-			sy_flow_key_v4(&keys[nk], ip->src_addr, ip->dst_addr, th->src_port,
-				       th->dst_port);
-			sig[nk] = sy_flow_hash(&keys[nk]);
+			sig[nk] = sy_flow_hash_v4(ip->src_addr, ip->dst_addr, th->src_port,
+						  th->dst_port);
 			pair[nk] = sy_flow_cache_pair(t, sig[nk]);
 			rte_prefetch0(pair[nk]);
 			key_of[nk++] = (uint8_t)i;
@@ -385,7 +384,16 @@ sy_splice_rx_burst(struct sy_worker *w, uint16_t port, struct rte_mbuf **pkts, u
 			rte_prefetch0((uint8_t *)c + 63);
 			continue;
 		}
-		keyp[nm] = &keys[i];
+		{
+			/* The key, for the hash: only for those the cache missed. */
+			const struct rte_ipv4_hdr *ip = rte_pktmbuf_mtod_offset(
+				pkts[key_of[i]], const struct rte_ipv4_hdr *, FAST_L2);
+			const struct rte_tcp_hdr *th = (const struct rte_tcp_hdr *)(ip + 1);
+
+			sy_flow_key_v4(&keys[nm], ip->src_addr, ip->dst_addr, th->src_port,
+				       th->dst_port);
+		}
+		keyp[nm] = &keys[nm];
 		sig[nm] = sig[i];
 		key_of[nm++] = key_of[i];
 	}
