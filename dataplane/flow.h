@@ -106,44 +106,37 @@ sy_flow_key_v4(struct sy_flow_key *k, uint32_t saddr, uint32_t daddr, uint16_t s
 
 /*
  * The hash the flow table uses (flow.c gives rte_hash rte_hash_crc and this
- * init value), inline so a burst hashes its keys without indirect calls:
- * the same two 8-byte CRC steps rte_hash_crc() takes over 16 bytes. The
- * words are read with memcpy, not through rte_hash_crc()'s uint64_t
- * pointer: inlined on a key just written field by field, that read breaks
- * C's aliasing rules, and gcc -O2 hashed a stale stack slot (a unit test
- * got the same hash for every port).
+ * init value): the same two 8-byte CRC steps rte_hash_crc() takes over the
+ * 16-byte key, computed from the tuple's values, so a burst hashes its keys
+ * without indirect calls and without a key in memory. Reading a key back as
+ * 8-byte words right after writing it as 4- and 2-byte fields stalls (no
+ * store forwarding), and through rte_hash_crc()'s uint64_t pointer it breaks
+ * C's aliasing rules: inlined, gcc -O2 hashed a stale stack slot (a unit
+ * test got the same hash for every port).
  */
 #define SY_FLOW_HASH_INIT 0
 static inline hash_sig_t
-sy_flow_hash(const struct sy_flow_key *k)
+sy_flow_hash_v4(uint32_t saddr, uint32_t daddr, uint16_t sport, uint16_t dport)
 {
 	uint64_t w[2];
 
-	RTE_BUILD_BUG_ON(sizeof(*k) != sizeof(w));
-	memcpy(w, k, sizeof(w));
-	return rte_hash_crc_8byte(w[1], rte_hash_crc_8byte(w[0], SY_FLOW_HASH_INIT));
-}
-
-/*
- * The same hash from the tuple's values, without a key in memory: the fast
- * path hashes a burst's keys right after writing them, and reading 8 bytes
- * just written as 4- and 2-byte fields stalls (no store forwarding).
- * The words are the key's bytes as a little-endian load sees them.
- */
-static inline hash_sig_t
-sy_flow_hash_v4(uint32_t saddr, uint32_t daddr, uint16_t sport, uint16_t dport)
-{
 #if RTE_BYTE_ORDER == RTE_LITTLE_ENDIAN
-	uint64_t w0 = saddr | ((uint64_t)daddr << 32);
-	uint64_t w1 = sport | ((uint64_t)dport << 16);
-
-	return rte_hash_crc_8byte(w1, rte_hash_crc_8byte(w0, SY_FLOW_HASH_INIT));
+	/* The key's bytes as a little-endian load sees them. */
+	w[0] = saddr | ((uint64_t)daddr << 32);
+	w[1] = sport | ((uint64_t)dport << 16);
 #else
 	struct sy_flow_key k;
 
 	sy_flow_key_v4(&k, saddr, daddr, sport, dport);
-	return sy_flow_hash(&k);
+	memcpy(w, &k, sizeof(w));
 #endif
+	return rte_hash_crc_8byte(w[1], rte_hash_crc_8byte(w[0], SY_FLOW_HASH_INIT));
+}
+
+static inline hash_sig_t
+sy_flow_hash(const struct sy_flow_key *k)
+{
+	return sy_flow_hash_v4(k->saddr, k->daddr, k->sport, k->dport);
 }
 
 /* Client leg: the hash. */
@@ -172,12 +165,12 @@ sy_flow_cache_tag(hash_sig_t sig)
 static inline struct sy_conn *
 sy_flow_cache_find(const uint64_t *pair, hash_sig_t sig)
 {
-	uint64_t tag = sy_flow_cache_tag(sig);
+	const uint64_t addr = (1ull << 48) - 1, tag = sy_flow_cache_tag(sig);
+	unsigned i;
 
-	if (pair[0] != 0 && (pair[0] & ~((1ull << 48) - 1)) == tag)
-		return (struct sy_conn *)(uintptr_t)(pair[0] & ((1ull << 48) - 1));
-	if (pair[1] != 0 && (pair[1] & ~((1ull << 48) - 1)) == tag)
-		return (struct sy_conn *)(uintptr_t)(pair[1] & ((1ull << 48) - 1));
+	for (i = 0; i < 2; i++)
+		if (pair[i] != 0 && (pair[i] & ~addr) == tag)
+			return (struct sy_conn *)(uintptr_t)(pair[i] & addr);
 	return NULL;
 }
 

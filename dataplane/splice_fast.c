@@ -32,8 +32,8 @@
  *
  * How: three passes over the burst.
  *   1. Classify each frame and compute where its record is: a client
- *      segment's key and its hash, a backend segment's SNAT port slot
- *      (prefetched).
+ *      segment's hash and its flow-cache pair, a backend segment's SNAT
+ *      port slot (both prefetched).
  *   2. Client keys through the flow cache (flow.h: one load each), the
  *      rest in one rte_hash_lookup_with_hash_bulk_data(); read the slots;
  *      prefetch every record found.
@@ -258,6 +258,15 @@ fast_xlate(const struct sy_conn *c, struct rte_ipv4_hdr *ip, struct rte_tcp_hdr 
 	return 0;
 }
 
+/* A record's forwarding fields (its first line's worth, conn.h): records are
+ * packed in their pool, so they may straddle two lines. */
+static inline void
+prefetch_record(const void *c)
+{
+	rte_prefetch0(c);
+	rte_prefetch0((const uint8_t *)c + 63);
+}
+
 /* The next hop's MAC, remembered per output port for the rest of the
  * burst (ARP changes only on the slow path, which forgets it). */
 struct nh_memo {
@@ -383,8 +392,7 @@ sy_splice_rx_burst(struct sy_worker *w, uint16_t port, struct rte_mbuf **pkts, u
 
 		if (c != NULL) {
 			conn[key_of[i]] = c;
-			rte_prefetch0(c);
-			rte_prefetch0((uint8_t *)c + 63);
+			prefetch_record(c);
 			continue;
 		}
 		{
@@ -404,15 +412,12 @@ sy_splice_rx_burst(struct sy_worker *w, uint16_t port, struct rte_mbuf **pkts, u
 		for (i = 0; i < nm; i++)
 			if (hits & (1ull << i)) {
 				conn[key_of[i]] = found[i];
-				rte_prefetch0(found[i]);
-				rte_prefetch0((uint8_t *)found[i] + 63);
+				prefetch_record(found[i]);
 			}
 	}
 	for (i = 0; i < n; i++)
-		if (leg[i] == LEG_BACKEND && (conn[i] = *slot[i]) != NULL) {
-			rte_prefetch0(conn[i]);
-			rte_prefetch0((uint8_t *)conn[i] + 63);
-		}
+		if (leg[i] == LEG_BACKEND && (conn[i] = *slot[i]) != NULL)
+			prefetch_record(conn[i]);
 
 	/* 3: in order. */
 	for (i = 0; i < n; i++) {
