@@ -13,6 +13,7 @@
 #define SY_CONN_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "peek.h"
@@ -97,7 +98,8 @@ struct sy_peek_buf {
 #define SY_CF_SPLICED 0x20      /* deltas valid: translate (also in LINGER) */
 
 /*
- * The record of an established connection: about 100 bytes. Translation
+ * The record of a connection: two cache lines, the first all that
+ * forwarding an established segment reads and writes. Translation
  * parameters are kept as the two deltas and the window shifts; the per
  * direction struct sy_xlate is rebuilt on the stack per packet from them and
  * the tuples (a few stores, cheaper than the cache misses a bigger record
@@ -114,9 +116,14 @@ struct sy_conn {
 	uint32_t d_seq;  /* isn_r - isn_b (SPLICE.md) */
 	uint32_t d_ts;   /* tsval_r0 - tsval_b0 */
 
-	/* -- tuples (network order) -- */
-	uint32_t client_ip, vip, snat_ip, backend_ip;
-	uint16_t client_port, vip_port, snat_port, backend_port;
+	/* -- tuples (network order) -- each leg's (source, destination) as
+	 * that leg's packets carry them, the client leg first: the fast path
+	 * compares a leg with one 8-byte and one 4-byte load, and writes the
+	 * other leg's pair, swapped, as the translated one (splice_fast.c). */
+	uint32_t client_ip, vip;        /* client leg: client -> listen address */
+	uint32_t backend_ip, snat_ip;   /* backend leg: backend -> our SNAT address */
+	uint16_t client_port, vip_port;
+	uint16_t backend_port, snat_port;
 	/* Next hops, from the FIB once (it does not change while routerd
 	 * runs): the address ARP resolves on client_if / backend_if. */
 	uint32_t client_nh, backend_nh;
@@ -130,8 +137,23 @@ struct sy_conn {
 
 	/* -- timer wheel -- */
 	uint64_t expire; /* TSC */
-	struct sy_conn *tnext;
+	struct sy_conn *tnext; /* also the free list's link (flow.h) */
 	struct sy_conn **tprev;
-};
+} __attribute__((aligned(64)));
+
+/* Two lines: the first holds everything forwarding reads (flow.h). */
+_Static_assert(sizeof(struct sy_conn) == 128, "sy_conn: two cache lines");
+_Static_assert(offsetof(struct sy_conn, last_seen) + 8 <= 64, "sy_conn: forwarding fields");
+
+/* The layout the fast path's leg loads rely on (above). */
+_Static_assert(offsetof(struct sy_conn, vip) == offsetof(struct sy_conn, client_ip) + 4 &&
+		       offsetof(struct sy_conn, backend_ip) == offsetof(struct sy_conn, client_ip) + 8 &&
+		       offsetof(struct sy_conn, snat_ip) == offsetof(struct sy_conn, client_ip) + 12,
+	       "sy_conn: leg addresses");
+_Static_assert(offsetof(struct sy_conn, vip_port) == offsetof(struct sy_conn, client_port) + 2 &&
+		       offsetof(struct sy_conn, backend_port) ==
+			       offsetof(struct sy_conn, client_port) + 4 &&
+		       offsetof(struct sy_conn, snat_port) == offsetof(struct sy_conn, client_port) + 6,
+	       "sy_conn: leg ports");
 
 #endif

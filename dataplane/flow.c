@@ -17,6 +17,33 @@
 #include "worker.h"
 
 int
+sy_conn_arena_init(struct sy_conn_arena *a, int socket)
+{
+	unsigned i;
+
+	a->rec = rte_zmalloc_socket("sy_conns", SY_CONN_MAX * sizeof(struct sy_conn),
+				    RTE_CACHE_LINE_SIZE, socket);
+	a->free = NULL;
+	if (a->rec == NULL)
+		return -ENOMEM;
+	/* The first records first: a lightly loaded worker keeps its few
+	 * records together. */
+	for (i = SY_CONN_MAX; i-- > 0;) {
+		a->rec[i].tnext = a->free;
+		a->free = &a->rec[i];
+	}
+	return 0;
+}
+
+void
+sy_conn_arena_fini(struct sy_conn_arena *a)
+{
+	rte_free(a->rec);
+	a->rec = NULL;
+	a->free = NULL;
+}
+
+int
 sy_tcp_worker_init(struct sy_worker *w)
 {
 	struct sy_tcp_worker *t = &w->tcp;
@@ -33,15 +60,14 @@ sy_tcp_worker_init(struct sy_worker *w)
 		.extra_flag = RTE_HASH_EXTRA_FLAGS_EXT_TABLE,
 	};
 	unsigned n = w->sh->n_workers, p, set = __atomic_fetch_add(&seq, 1, __ATOMIC_RELAXED);
+	int rc;
 
 	snprintf(name, sizeof(name), "sy_flows_%u_%u", set, w->id);
 	hp.name = name;
 	t->flows = rte_hash_create(&hp);
-	snprintf(name, sizeof(name), "sy_conn_%u_%u", set, w->id);
-	/* No per-lcore cache: only this worker gets and puts. */
-	t->conns = rte_mempool_create(name, SY_CONN_MAX, sizeof(struct sy_conn), 0, 0, NULL, NULL,
-				      NULL, NULL, (int)rte_socket_id(), SY_CONN_POOL_FLAGS);
+	rc = sy_conn_arena_init(&t->conns, (int)rte_socket_id());
 	snprintf(name, sizeof(name), "sy_peek_%u_%u", set, w->id);
+	/* No per-lcore cache: only this worker gets and puts. */
 	t->peeks = rte_mempool_create(name, SY_PEEK_BUFS, sizeof(struct sy_peek_buf), 0, 0, NULL,
 				      NULL, NULL, NULL, (int)rte_socket_id(),
 				      RTE_MEMPOOL_F_SP_PUT | RTE_MEMPOOL_F_SC_GET);
@@ -53,7 +79,7 @@ sy_tcp_worker_init(struct sy_worker *w)
 	t->client_cache = rte_zmalloc_socket("sy_flow_cache",
 					     SY_FLOW_CACHE_SLOTS * sizeof(*t->client_cache),
 					     RTE_CACHE_LINE_SIZE, (int)rte_socket_id());
-	if (t->flows == NULL || t->conns == NULL || t->peeks == NULL || t->ports == NULL ||
+	if (t->flows == NULL || rc != 0 || t->peeks == NULL || t->ports == NULL ||
 	    t->snat_conn == NULL || t->client_cache == NULL) {
 		SY_DP_LOG(ERR, "worker %u: connection tables: %s", w->id, rte_strerror(rte_errno));
 		sy_tcp_worker_fini(w);
@@ -82,7 +108,7 @@ sy_tcp_worker_fini(struct sy_worker *w)
 		while (t->wheel[i] != NULL)
 			sy_conn_free(w, t->wheel[i]);
 	rte_hash_free(t->flows);
-	rte_mempool_free(t->conns);
+	sy_conn_arena_fini(&t->conns);
 	rte_mempool_free(t->peeks);
 	rte_free(t->ports);
 	rte_free(t->snat_conn);
@@ -180,14 +206,15 @@ sy_flow_find(struct sy_worker *w, uint32_t saddr, uint32_t daddr, uint16_t sport
 struct sy_conn *
 sy_conn_alloc(struct sy_worker *w)
 {
-	void *obj;
+	struct sy_conn *c = w->tcp.conns.free;
 
-	if (rte_mempool_get(w->tcp.conns, &obj) < 0)
+	if (c == NULL)
 		return NULL;
-	memset(obj, 0, sizeof(struct sy_conn));
+	w->tcp.conns.free = c->tnext;
+	memset(c, 0, sizeof(*c));
 	w->counters.flows_active++;
 	w->counters.conns_opened++;
-	return obj;
+	return c;
 }
 
 struct sy_peek_buf *
@@ -238,8 +265,11 @@ sy_conn_free(struct sy_worker *w, struct sy_conn *c)
 	sy_conn_timer_cancel(w, c);
 	sy_peek_free(w, c->peek);
 	c->peek = NULL;
+	/* A segment later in the burst may still hold c (splice_fast.c): state
+	 * 0 tells it the record is gone. */
 	c->state = 0;
-	rte_mempool_put(w->tcp.conns, c);
+	c->tnext = w->tcp.conns.free;
+	w->tcp.conns.free = c;
 	w->counters.flows_active--;
 	w->counters.conns_closed++;
 }

@@ -41,6 +41,9 @@
 #include <rte_hash_crc.h>
 #include <rte_mempool.h>
 #include <rte_reciprocal.h>
+#if defined(RTE_ARCH_X86_64) && defined(__SSE4_2__)
+#include <nmmintrin.h>
+#endif
 
 #include "conn.h"
 
@@ -52,12 +55,23 @@ struct sy_worker;
 #define SY_WHEEL_SLOTS 4096        /* power of two */
 #define SY_WHEEL_TICK_MS 2         /* horizon: 8 s; later expiries re-queue */
 
-/* The record pool: one getter and putter (this worker), records packed (no
- * cache alignment, no spreading over memory channels): at 100k flows the
- * footprint matters more than a record straddling two lines. */
-#define SY_CONN_POOL_FLAGS                                                             \
-	(RTE_MEMPOOL_F_SP_PUT | RTE_MEMPOOL_F_SC_GET | RTE_MEMPOOL_F_NO_CACHE_ALIGN | \
-	 RTE_MEMPOOL_F_NO_SPREAD)
+/*
+ * The records: a worker's own array of SY_CONN_MAX, each on its own two
+ * cache lines (struct sy_conn is aligned to a line and 128 bytes), free ones
+ * on a list through their tnext, last freed first out. Not an rte_mempool:
+ * its object header (24 bytes before each object) either packs records
+ * across line boundaries, so a forwarded segment reads two lines of its
+ * record instead of one, or with cache alignment costs 192 bytes a record.
+ * One worker allocates and frees, so a list head is all the pool needs.
+ */
+struct sy_conn_arena {
+	struct sy_conn *rec;  /* SY_CONN_MAX records */
+	struct sy_conn *free; /* free records, through tnext */
+};
+
+/* All records free. Returns 0, or -ENOMEM. */
+int sy_conn_arena_init(struct sy_conn_arena *a, int socket);
+void sy_conn_arena_fini(struct sy_conn_arena *a);
 
 /* Client keys in the flow table: one per connection record. */
 #define SY_FLOW_HASH_ENTRIES SY_CONN_MAX
@@ -79,7 +93,7 @@ struct sy_tcp_worker {
 	uint64_t *client_cache;   /* SY_FLOW_CACHE_SLOTS tagged record pointers (above) */
 	struct sy_conn **snat_conn; /* SNAT port slot -> record (backend leg) */
 	struct rte_reciprocal snat_div; /* port / n_workers without a divide */
-	struct rte_mempool *conns;
+	struct sy_conn_arena conns;
 	struct rte_mempool *peeks;
 	uint16_t *ports;        /* FIFO of free SNAT ports */
 	uint32_t port_cap, port_head, port_count;
@@ -115,22 +129,33 @@ sy_flow_key_v4(struct sy_flow_key *k, uint32_t saddr, uint32_t daddr, uint16_t s
  * test got the same hash for every port).
  */
 #define SY_FLOW_HASH_INIT 0
+
+/* The same hash from the key's two 8-byte words as a load sees them: the
+ * first is (saddr, daddr) as they lie in an IPv4 header, the second (sport,
+ * dport, 0) (splice_fast.c loads them from the packet). CRC32-C either way;
+ * where the compiler may use the instruction, without rte_hash_crc's check
+ * of which implementation to call. */
+static inline hash_sig_t
+sy_flow_hash_words(uint64_t w0, uint64_t w1)
+{
+#if defined(RTE_ARCH_X86_64) && defined(__SSE4_2__)
+	return (hash_sig_t)_mm_crc32_u64(_mm_crc32_u64(SY_FLOW_HASH_INIT, w0), w1);
+#else
+	return rte_hash_crc_8byte(w1, rte_hash_crc_8byte(w0, SY_FLOW_HASH_INIT));
+#endif
+}
+
 static inline hash_sig_t
 sy_flow_hash_v4(uint32_t saddr, uint32_t daddr, uint16_t sport, uint16_t dport)
 {
+	struct sy_flow_key k;
 	uint64_t w[2];
 
-#if RTE_BYTE_ORDER == RTE_LITTLE_ENDIAN
-	/* The key's bytes as a little-endian load sees them. */
-	w[0] = saddr | ((uint64_t)daddr << 32);
-	w[1] = sport | ((uint64_t)dport << 16);
-#else
-	struct sy_flow_key k;
-
+	/* Through memcpy, not a cast: the words are read as the key's bytes
+	 * (gcc turns this into shifts and ors on registers). */
 	sy_flow_key_v4(&k, saddr, daddr, sport, dport);
 	memcpy(w, &k, sizeof(w));
-#endif
-	return rte_hash_crc_8byte(w[1], rte_hash_crc_8byte(w[0], SY_FLOW_HASH_INIT));
+	return sy_flow_hash_words(w[0], w[1]);
 }
 
 static inline hash_sig_t

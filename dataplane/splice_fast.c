@@ -31,17 +31,27 @@
  *     flow either; incremental updates carry a bad one through.
  *
  * How: three passes over the burst.
- *   1. Classify each frame and compute where its record is: a client
- *      segment's hash and its flow-cache pair, a backend segment's SNAT
- *      port slot (both prefetched).
+ *   1. Classify each frame with a few word loads and one branch, and compute
+ *      where its record is: a client segment's hash (CRC-32C of the two
+ *      words a flow key is made of, loaded straight from the headers) and
+ *      its flow-cache pair, a backend segment's SNAT port slot (both
+ *      prefetched).
  *   2. Client keys through the flow cache (flow.h: one load each), the
  *      rest in one rte_hash_lookup_with_hash_bulk_data(); read the slots;
  *      prefetch every record found.
  *   3. In burst order: re-check the record (a segment earlier in the burst,
  *      on the slow path, may have closed or freed it), translate in place
  *      with incremental checksums, write the Ethernet header from the cached
- *      next hop's MAC, queue for TX. A frame without a usable record goes to
+ *      next hop's, queue for TX. A frame without a usable record goes to
  *      sy_eth_input() here, so the order of a flow's segments is kept.
+ *
+ * Legs: a record keeps each leg's (source, destination) addresses and ports
+ * as that leg's segments carry them (conn.h). A segment matches its leg with
+ * one 8-byte and one 4-byte compare, and its translated addresses and ports
+ * are the other leg's, swapped: client -> listen becomes snat -> backend,
+ * backend -> snat becomes listen -> client. A swap leaves a ones' complement
+ * sum unchanged, so the checksum change for all four fields is computed on
+ * those two words.
  *
  * Translation: the common layouts are done inline on whole 32-bit words (no
  * TCP options, or NOP NOP TS as Linux and the BSDs send it); any other
@@ -64,20 +74,47 @@
 
 #define FAST_PREFETCH_AHEAD 4
 
-/* Frame layout the fast path accepts: Ethernet, 20-byte IPv4, TCP. */
-#define FAST_L2 ((unsigned)sizeof(struct rte_ether_hdr))
-#define FAST_L3 ((unsigned)sizeof(struct rte_ipv4_hdr))
-#define FAST_TH ((unsigned)sizeof(struct rte_tcp_hdr))
+/* Frame layout the fast path accepts: Ethernet, 20-byte IPv4, TCP. Offsets
+ * from the start of the frame. */
+#define FAST_L2 14u
+#define FAST_L3 20u
+#define FAST_TH 20u
+#define OFF_ETHERTYPE 12u                   /* ethertype, version/IHL, TOS */
+#define OFF_FRAG (FAST_L2 + 6)              /* fragment field, TTL, protocol */
+#define OFF_ADDRS (FAST_L2 + 12)            /* source, destination address */
+#define OFF_PORTS (FAST_L2 + FAST_L3)       /* source, destination port */
+#define OFF_DATA_OFF (FAST_L2 + FAST_L3 + 12) /* data offset, flags */
 
 /* The first option word of NOP NOP TS(10), and that layout's length. */
 #define FAST_TS_WORD RTE_BE32(0x0101080a)
 #define FAST_TS_HLEN (FAST_TH + 12)
 
+/* What the words above must hold, under their masks (network order):
+ * IPv4 without options; not a fragment, TCP; ACK without SYN, RST, FIN. */
+#define ETH_IP_MASK RTE_BE32(0xffffff00)
+#define ETH_IP_WANT RTE_BE32((RTE_ETHER_TYPE_IPV4 << 16) | (RTE_IPV4_VHL_DEF << 8))
+#define FRAG_PROTO_MASK RTE_BE32(0x3fff00ff)
+#define FRAG_PROTO_WANT RTE_BE32(IPPROTO_TCP)
+#define TTL_MASK RTE_BE32(0x0000ff00)
+#define FLAGS_MASK \
+	RTE_BE16(RTE_TCP_SYN_FLAG | RTE_TCP_RST_FLAG | RTE_TCP_FIN_FLAG | RTE_TCP_ACK_FLAG)
+#define FLAGS_WANT RTE_BE16(RTE_TCP_ACK_FLAG)
+
+/* Legs: the index of the leg's pair in the record (conn.h), client first. */
 enum fast_leg {
-	LEG_SLOW = 0, /* sy_eth_input() */
-	LEG_CLIENT,   /* client -> backend, looked up in the hash */
-	LEG_BACKEND,  /* backend -> client, looked up by SNAT port */
+	LEG_CLIENT = 0, /* client -> listen address: the hash */
+	LEG_BACKEND,    /* backend -> SNAT address: the SNAT port's slot */
+	LEG_SLOW,       /* sy_eth_input() */
 };
+
+static inline uint16_t
+load16(const void *p)
+{
+	uint16_t v;
+
+	memcpy(&v, p, 2);
+	return v;
+}
 
 static inline uint32_t
 load32(const void *p)
@@ -88,79 +125,134 @@ load32(const void *p)
 	return v;
 }
 
+static inline uint64_t
+load64(const void *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, 8);
+	return v;
+}
+
+/* The two halves of a word, swapped, as they lie in memory. */
+static inline uint64_t
+swap_halves64(uint64_t v)
+{
+	return (v << 32) | (v >> 32);
+}
+
+static inline uint32_t
+swap_halves32(uint32_t v)
+{
+	return (v << 16) | (v >> 16);
+}
+
+/* A leg's (source, destination) addresses and ports from the record. */
+static inline uint64_t
+leg_addrs(const struct sy_conn *c, unsigned leg)
+{
+	return load64((const uint8_t *)&c->client_ip + 8 * leg);
+}
+
+static inline uint32_t
+leg_ports(const struct sy_conn *c, unsigned leg)
+{
+	return load32((const uint8_t *)&c->client_port + 4 * leg);
+}
+
 /*
  * Ones' complement sums over raw words as they sit in memory: the sum is
  * independent of byte order (RFC 1071 2.(B)), so nothing is swapped. A
- * 32-bit word counts as its two 16-bit halves once folded.
+ * 32-bit word counts as its two 16-bit halves once folded, a 64-bit word as
+ * its four.
  */
+static inline uint64_t
+oc_add64(uint64_t a, uint64_t b)
+{
+	uint64_t s;
+
+	/* The end-around carry: add, then add the carry out (add, adc). */
+	return s = a + b, s + (s < a);
+}
+
+/* 64 bits to 32 with the end-around carry: the upper half of a word plus
+ * itself rotated by half its width is the sum of its halves (Linux's
+ * csum_fold, one size up). */
+static inline uint64_t
+fold32(uint64_t s)
+{
+	return (s + swap_halves64(s)) >> 32;
+}
+
 static inline uint16_t
 fold(uint64_t s)
 {
-	uint32_t t;
+	uint32_t t = (uint32_t)fold32(s);
 
-	/* Adding a word to itself rotated by half its width leaves, in the
-	 * upper half, the two halves' sum with the end-around carry (Linux's
-	 * csum_fold): 64 to 32 bits, then 32 to 16, three operations each. */
-	s = (s + ((s << 32) | (s >> 32))) >> 32;
-	t = (uint32_t)s;
-	return (uint16_t)((t + ((t << 16) | (t >> 16))) >> 16);
+	return (uint16_t)((t + swap_halves32(t)) >> 16);
 }
 
-/* RFC 1624 eqn. 3, HC' = ~(~HC + sum of (~m + m')), acc holding the sum. */
+/* RFC 1624 eqn. 3, HC' = ~(~HC + sum of (~m + m')), acc holding the sum
+ * (below 2^63: a few 32-bit terms). */
 static inline uint16_t
 csum_apply(uint16_t csum, uint64_t acc)
 {
 	return (uint16_t)~fold((uint16_t)~csum + acc);
 }
 
-/* ~old + new of a 32-bit word: what to add to acc for that change. */
+/* A network-order 32-bit field += d; returns its ~m + m' for acc. */
 static inline uint64_t
-delta32(uint32_t old_raw, uint32_t new_raw)
-{
-	return (uint64_t)(uint32_t)~old_raw + new_raw;
-}
-
-/* A network-order 32-bit field += d; returns its contribution to acc. */
-static inline uint64_t
-add32(void *field, uint32_t d)
+add32(uint8_t *field, uint32_t d)
 {
 	uint32_t old_raw = load32(field);
 	uint32_t new_raw = rte_cpu_to_be_32(rte_be_to_cpu_32(old_raw) + d);
 
 	memcpy(field, &new_raw, 4);
-	return delta32(old_raw, new_raw);
+	return (uint64_t)(uint32_t)~old_raw + new_raw;
+}
+
+/* A MAC address as the first six bytes of an 8-byte load would see it;
+ * MAC_MASK keeps those six. Built from two loads, not a copy into a zeroed
+ * word: reading that word back would wait for both stores to retire. */
+#define MAC_MASK RTE_BE64(0xffffffffffff0000ull)
+
+static inline uint64_t
+mac_word(const struct rte_ether_addr *mac)
+{
+	uint64_t lo = load32(mac->addr_bytes), hi = load16(mac->addr_bytes + 4);
+
+#if RTE_BYTE_ORDER == RTE_LITTLE_ENDIAN
+	return lo | (hi << 32);
+#else
+	return (lo << 32) | (hi << 16);
+#endif
 }
 
 /*
- * Is this frame one the fast path may take? Mirrors the checks of
- * sy_eth_input, sy_ipv4_input and sy_tcp_input for the layout above; any
- * "no" sends the frame there, where it gets its verdict and drop reason.
+ * Is this frame one the fast path may take? The checks of sy_eth_input,
+ * sy_ipv4_input and sy_tcp_input for the layout above, as masked compares of
+ * a few words and one branch; any "no" sends the frame there, where it gets
+ * its verdict and drop reason.
  */
 static inline bool
-fast_frame(const struct sy_dp_port *p, const struct rte_mbuf *m)
+fast_frame(const struct sy_dp_port *p, uint64_t mac, const struct rte_mbuf *m)
 {
-	const struct rte_ether_hdr *eh = rte_pktmbuf_mtod(m, const struct rte_ether_hdr *);
-	const struct rte_ipv4_hdr *ip = (const struct rte_ipv4_hdr *)(eh + 1);
-	const struct rte_tcp_hdr *th = (const struct rte_tcp_hdr *)(ip + 1);
-	unsigned tlen, thl;
-	uint64_t ck;
+	const uint8_t *f = rte_pktmbuf_mtod(m, const uint8_t *);
+	const uint8_t *ip = f + FAST_L2;
+	uint32_t frag = load32(f + OFF_FRAG);
+	unsigned thl, tlen;
+	uint64_t bad, ck;
 
 	if (unlikely(m->data_len < FAST_L2 + FAST_L3 + FAST_TH))
 		return false;
-	if (unlikely(!rte_is_same_ether_addr(&eh->dst_addr, &p->mac) ||
-		     eh->ether_type != RTE_BE16(RTE_ETHER_TYPE_IPV4)))
+	bad = ((load64(f) ^ mac) & MAC_MASK) |
+	      ((load32(f + OFF_ETHERTYPE) & ETH_IP_MASK) ^ ETH_IP_WANT) |
+	      ((frag & FRAG_PROTO_MASK) ^ FRAG_PROTO_WANT) |
+	      ((load16(f + OFF_DATA_OFF) & FLAGS_MASK) ^ FLAGS_WANT);
+	if (bad != 0 || (frag & TTL_MASK) == 0)
 		return false;
-	if (unlikely(ip->version_ihl != RTE_IPV4_VHL_DEF || ip->next_proto_id != IPPROTO_TCP))
-		return false;
-	/* Handshakes and closes leave first: the rest is their cost twice. */
-	if ((th->tcp_flags & (RTE_TCP_SYN_FLAG | RTE_TCP_RST_FLAG | RTE_TCP_FIN_FLAG |
-			      RTE_TCP_ACK_FLAG)) != RTE_TCP_ACK_FLAG)
-		return false;
-	if (unlikely(ip->time_to_live == 0 ||
-		     (ip->fragment_offset & RTE_BE16(RTE_IPV4_HDR_MF_FLAG | RTE_IPV4_HDR_OFFSET_MASK))))
-		return false;
-	tlen = rte_be_to_cpu_16(ip->total_length);
-	thl = (th->data_off >> 4) * 4u;
+	tlen = rte_be_to_cpu_16(load16(ip + 2));
+	thl = (f[OFF_DATA_OFF] >> 4) * 4u;
 	if (unlikely(thl < FAST_TH || m->data_len < FAST_L2 + FAST_L3 + thl ||
 		     tlen < FAST_L3 + thl || tlen > m->pkt_len - FAST_L2))
 		return false;
@@ -168,29 +260,22 @@ fast_frame(const struct sy_dp_port *p, const struct rte_mbuf *m)
 	if (!p->rx_ipv4_cksum || ck == RTE_MBUF_F_RX_IP_CKSUM_UNKNOWN ||
 	    ck == RTE_MBUF_F_RX_IP_CKSUM_NONE) {
 		/* A header that includes a correct checksum sums to 0xffff. */
-		const uint8_t *h = (const uint8_t *)ip;
+		uint64_t s = oc_add64(load64(ip), load64(ip + 8));
 
-		if (unlikely(fold((uint64_t)load32(h) + load32(h + 4) + load32(h + 8) +
-				  load32(h + 12) + load32(h + 16)) != 0xffff))
-			return false;
-	} else if (unlikely(ck != RTE_MBUF_F_RX_IP_CKSUM_GOOD)) {
-		return false;
+		return fold(oc_add64(s, load32(ip + 16))) == 0xffff;
 	}
-	return true;
+	return ck == RTE_MBUF_F_RX_IP_CKSUM_GOOD;
 }
 
-/* The record, if the segment still belongs on the fast path. */
+/* The record, if the segment still belongs on the fast path: SPLICED, no
+ * FIN either way yet, and the segment is its leg's, field for field. */
 static inline bool
-fast_conn_ok(const struct sy_conn *c, const struct rte_ipv4_hdr *ip, const struct rte_tcp_hdr *th,
-	     enum fast_leg leg)
+fast_conn_ok(const struct sy_conn *c, const uint8_t *f, unsigned leg)
 {
-	if (c->state != SY_CONN_SPLICED || (c->flags & (SY_CF_FIN_CLIENT | SY_CF_FIN_BACKEND)))
-		return false;
-	if (leg == LEG_CLIENT)
-		return c->client_ip == ip->src_addr && c->client_port == th->src_port &&
-		       c->vip == ip->dst_addr && c->vip_port == th->dst_port;
-	return c->backend_ip == ip->src_addr && c->backend_port == th->src_port &&
-	       c->snat_ip == ip->dst_addr && c->snat_port == th->dst_port;
+	return c->state == SY_CONN_SPLICED &&
+	       !(c->flags & (SY_CF_FIN_CLIENT | SY_CF_FIN_BACKEND)) &&
+	       leg_addrs(c, leg) == load64(f + OFF_ADDRS) &&
+	       leg_ports(c, leg) == load32(f + OFF_PORTS);
 }
 
 /*
@@ -198,122 +283,118 @@ fast_conn_ok(const struct sy_conn *c, const struct rte_ipv4_hdr *ip, const struc
  * sy_xlate_tcp4() with sy_xlate_to_backend() / sy_xlate_to_client(). Only
  * for ACK segments without SYN (fast_frame). Returns -1 when the options
  * are malformed.
+ *
+ * Client leg: the ack and TSecr go back into the backend's spaces. Backend
+ * leg: the seq and TSval forward into ours, the window to our scale.
  */
 static inline int
-fast_xlate(const struct sy_conn *c, struct rte_ipv4_hdr *ip, struct rte_tcp_hdr *th, unsigned thl,
-	   bool from_client)
+fast_xlate(const struct sy_conn *c, uint8_t *ip, unsigned thl, unsigned leg)
 {
-	uint8_t *t = (uint8_t *)th;
-	uint32_t before, new_src, new_dst;
-	uint64_t ip_acc, tcp_acc;
+	uint8_t *th = ip + FAST_L3;
+	const bool from_client = leg == LEG_CLIENT;
+	uint64_t a_old, a_new, ip_acc, tcp_acc;
+	uint32_t p_old, p_new;
 	struct sy_xlate x;
 
-	if (thl != FAST_TH && (thl != FAST_TS_HLEN || load32(t + FAST_TH) != FAST_TS_WORD)) {
+	if (thl != FAST_TH && (thl != FAST_TS_HLEN || load32(th + FAST_TH) != FAST_TS_WORD)) {
 		/* SACK blocks and other layouts: the general translation. */
 		if (from_client)
 			sy_xlate_to_backend(c, &x);
 		else
 			sy_xlate_to_client(c, &x);
-		return sy_xlate_tcp4(ip, th, &x);
+		return sy_xlate_tcp4((struct rte_ipv4_hdr *)ip, (struct rte_tcp_hdr *)th, &x);
 	}
 
-	new_src = from_client ? c->snat_ip : c->vip;
-	new_dst = from_client ? c->backend_ip : c->client_ip;
-	/* Addresses: in the IPv4 header and the TCP pseudo-header alike. */
-	ip_acc = delta32(ip->src_addr, new_src) + delta32(ip->dst_addr, new_dst);
-	ip->src_addr = new_src;
-	ip->dst_addr = new_dst;
-	ip->hdr_checksum = csum_apply(ip->hdr_checksum, ip_acc);
+	/* Addresses, in the IPv4 header and the TCP pseudo-header alike, and
+	 * ports: the other leg's, swapped. */
+	a_old = load64(ip + 12);
+	a_new = swap_halves64(leg_addrs(c, !leg));
+	p_old = load32(th);
+	p_new = swap_halves32(leg_ports(c, !leg));
+	memcpy(ip + 12, &a_new, 8);
+	memcpy(th, &p_new, 4);
+	ip_acc = fold32(oc_add64(~a_old, a_new));
+	memcpy(ip + 10, &(uint16_t){ csum_apply(load16(ip + 10), ip_acc) }, 2);
 
-	before = load32(t);
+	tcp_acc = ip_acc + (uint32_t)~p_old + p_new;
 	if (from_client) {
-		th->src_port = c->snat_port;
-		th->dst_port = c->backend_port;
-	} else {
-		th->src_port = c->vip_port;
-		th->dst_port = c->client_port;
-	}
-	tcp_acc = ip_acc + delta32(before, load32(t));
-
-	if (from_client) {
-		/* ack and TSecr back into the backend's spaces. */
-		tcp_acc += add32(&th->recv_ack, -c->d_seq);
+		tcp_acc += add32(th + 8, -c->d_seq);
 		if (thl == FAST_TS_HLEN)
-			tcp_acc += add32(t + FAST_TH + 8, -c->d_ts);
+			tcp_acc += add32(th + FAST_TH + 8, -c->d_ts);
 	} else {
-		/* seq and TSval forward into ours; the window to our scale. */
-		tcp_acc += add32(&th->sent_seq, c->d_seq);
+		tcp_acc += add32(th + 4, c->d_seq);
 		if (thl == FAST_TS_HLEN)
-			tcp_acc += add32(t + FAST_TH + 4, c->d_ts);
+			tcp_acc += add32(th + FAST_TH + 4, c->d_ts);
 		if (c->win_shift_b != c->win_shift_r) {
-			uint16_t old = th->rx_win;
+			uint16_t old = load16(th + 14);
+			uint16_t win = rte_cpu_to_be_16(sy_win_rescale(
+				rte_be_to_cpu_16(old), c->win_shift_b, c->win_shift_r));
 
-			th->rx_win = rte_cpu_to_be_16(sy_win_rescale(rte_be_to_cpu_16(old),
-								     c->win_shift_b,
-								     c->win_shift_r));
-			tcp_acc += (uint16_t)~old + (uint64_t)th->rx_win;
+			memcpy(th + 14, &win, 2);
+			tcp_acc += (uint16_t)~old + (uint64_t)win;
 		}
 	}
-	th->cksum = csum_apply(th->cksum, tcp_acc);
+	memcpy(th + 16, &(uint16_t){ csum_apply(load16(th + 16), tcp_acc) }, 2);
 	return 0;
 }
 
-/* A record's forwarding fields (its first line's worth, conn.h): records are
- * packed in their pool, so they may straddle two lines. */
+/* A record's forwarding fields: its first line (conn.h). */
 static inline void
-prefetch_record(const void *c)
+prefetch_record(const struct sy_conn *c)
 {
 	rte_prefetch0(c);
-	rte_prefetch0((const uint8_t *)c + 63);
 }
 
-/* The next hop's MAC, remembered per output port for the rest of the
- * burst (ARP changes only on the slow path, which forgets it). */
+/* The Ethernet addresses towards a next hop, kept per output port for the
+ * rest of the burst (ARP changes only on the slow path, which forgets them):
+ * destination and source as the frame carries them. */
 struct nh_memo {
 	uint32_t ip;
-	const struct rte_ether_addr *mac;
+	uint8_t eth[2 * RTE_ETHER_ADDR_LEN];
 };
 
 /* Returns 1 when m was forwarded (or is held by ARP), 0 when dropped. */
 static inline unsigned
-fast_forward(struct sy_worker *w, struct sy_conn *c, struct rte_mbuf *m, bool from_client,
-	     struct nh_memo *memo)
+fast_forward(struct sy_worker *w, struct sy_conn *c, struct rte_mbuf *m, unsigned leg,
+	     struct nh_memo *memo, uint32_t *memo_ok)
 {
-	struct rte_ether_hdr *eh = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
-	struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(eh + 1);
-	struct rte_tcp_hdr *th = (struct rte_tcp_hdr *)(ip + 1);
-	uint16_t tlen = rte_be_to_cpu_16(ip->total_length);
-	uint16_t out = from_client ? c->backend_if : c->client_if;
-	uint32_t nh = from_client ? c->backend_nh : c->client_nh;
+	uint8_t *f = rte_pktmbuf_mtod(m, uint8_t *);
+	unsigned tlen = rte_be_to_cpu_16(load16(f + FAST_L2 + 2));
+	uint16_t out = leg == LEG_CLIENT ? c->backend_if : c->client_if;
+	uint32_t nh = leg == LEG_CLIENT ? c->backend_nh : c->client_nh;
 	struct nh_memo *mm = &memo[out];
 
 	c->last_seen = w->now;
-	if (unlikely(fast_xlate(c, ip, th, (th->data_off >> 4) * 4u, from_client) < 0)) {
+	if (unlikely(fast_xlate(c, f + FAST_L2, (f[OFF_DATA_OFF] >> 4) * 4u, leg) < 0)) {
 		sy_drop(w, m, SY_DROP_SPLICE_XLATE_FAILED);
 		return 0;
 	}
 	/* As sy_ipv4_input and sy_ipv4_output_nh leave it: padding cut, the
 	 * headers' lengths, only the buffer ownership flags. */
-	if (m->pkt_len > FAST_L2 + tlen)
+	if (unlikely(m->pkt_len > FAST_L2 + tlen))
 		rte_pktmbuf_trim(m, (uint16_t)(m->pkt_len - FAST_L2 - tlen));
 	m->l2_len = FAST_L2;
 	m->l3_len = FAST_L3;
 	m->ol_flags &= RTE_MBUF_F_INDIRECT | RTE_MBUF_F_EXTERNAL;
-	rte_ether_addr_copy(&w->sh->ports[out].mac, &eh->src_addr);
-	if (mm->mac == NULL || mm->ip != nh) {
-		mm->ip = nh;
-		mm->mac = sy_arp_lookup(w, out, nh);
-		if (mm->mac == NULL) {
+	if (unlikely(!(*memo_ok & (1u << out)) || mm->ip != nh)) {
+		const struct rte_ether_addr *mac = sy_arp_lookup(w, out, nh);
+
+		if (mac == NULL) {
 			/* Unresolved: ARP holds it and asks, as on the slow path.
 			 * That may take over a table entry another port's memo
 			 * points at: forget them all. */
-			memset(&eh->dst_addr, 0, sizeof(eh->dst_addr));
+			memset(f, 0, RTE_ETHER_ADDR_LEN);
+			memcpy(f + RTE_ETHER_ADDR_LEN, &w->sh->ports[out].mac, RTE_ETHER_ADDR_LEN);
 			sy_arp_output(w, out, nh, m);
-			memset(memo, 0, sizeof(*memo) * SY_MAX_PORTS);
+			*memo_ok = 0;
 			return 1;
 		}
+		mm->ip = nh;
+		memcpy(mm->eth, mac, RTE_ETHER_ADDR_LEN);
+		memcpy(mm->eth + RTE_ETHER_ADDR_LEN, &w->sh->ports[out].mac, RTE_ETHER_ADDR_LEN);
+		*memo_ok |= 1u << out;
 	}
-	rte_ether_addr_copy(mm->mac, &eh->dst_addr);
+	memcpy(f, mm->eth, sizeof(mm->eth));
 	sy_tx(w, out, m);
 	return 1;
 }
@@ -323,19 +404,19 @@ sy_splice_rx_burst(struct sy_worker *w, uint16_t port, struct rte_mbuf **pkts, u
 {
 	const struct sy_dp_shared *sh = w->sh;
 	const struct sy_dp_port *p = &sh->ports[port];
+	const uint64_t mac = mac_word(&p->mac);
 	struct sy_tcp_worker *t = &w->tcp;
 	struct sy_flow_key keys[SY_RX_BURST];
 	const void *keyp[SY_RX_BURST];
 	hash_sig_t sig[SY_RX_BURST];
 	void *found[SY_RX_BURST];
-	struct sy_conn **slot[SY_RX_BURST];
-	uint64_t *pair[SY_RX_BURST];
+	void *where[SY_RX_BURST]; /* a client leg's cache pair, a backend leg's slot */
 	struct sy_conn *conn[SY_RX_BURST];
 	uint8_t leg[SY_RX_BURST], key_of[SY_RX_BURST];
-	struct nh_memo memo[SY_MAX_PORTS] = { { 0, NULL } };
+	struct nh_memo memo[SY_MAX_PORTS];
+	uint32_t memo_ok = 0;
 	uint64_t bytes = 0, hits = 0;
 	unsigned i, nk = 0, nm = 0, fast = 0;
-	bool memo_stale = false;
 
 	RTE_ASSERT(n <= SY_RX_BURST);
 	for (i = 0; i < n && i < FAST_PREFETCH_AHEAD; i++)
@@ -344,43 +425,45 @@ sy_splice_rx_burst(struct sy_worker *w, uint16_t port, struct rte_mbuf **pkts, u
 	/* 1: classify; where each record is. */
 	for (i = 0; i < n; i++) {
 		struct rte_mbuf *m = pkts[i];
-		const struct rte_ipv4_hdr *ip;
-		const struct rte_tcp_hdr *th;
+		const uint8_t *f;
+		uint16_t dport;
 
 		if (i + FAST_PREFETCH_AHEAD < n)
 			rte_prefetch0(rte_pktmbuf_mtod(pkts[i + FAST_PREFETCH_AHEAD], void *));
 		bytes += m->pkt_len;
 		conn[i] = NULL;
-		if (!fast_frame(p, m)) {
-			leg[i] = LEG_SLOW;
+		leg[i] = LEG_SLOW;
+		if (!fast_frame(p, mac, m))
 			continue;
-		}
-		ip = rte_pktmbuf_mtod_offset(m, const struct rte_ipv4_hdr *, FAST_L2);
-		th = (const struct rte_tcp_hdr *)(ip + 1);
-		slot[i] = NULL;
-		if (rte_be_to_cpu_16(th->dst_port) >= SY_SNAT_PORT_MIN)
-			slot[i] = &t->snat_conn[rte_reciprocal_divide(rte_be_to_cpu_16(th->dst_port),
-								      t->snat_div)];
-		if (sy_is_listen(sh, ip->dst_addr, th->dst_port)) {
-			/* A listen port in the SNAT range that is some record's
-			 * SNAT port: sy_flow_find() decides, as it tries that
-			 * leg first. */
-			if (unlikely(slot[i] != NULL && *slot[i] != NULL)) {
-				leg[i] = LEG_SLOW;
+		f = rte_pktmbuf_mtod(m, const uint8_t *);
+		dport = load16(f + OFF_PORTS + 2);
+		if (dport == sh->http_port || dport == sh->https_port) {
+			/* To a listen port: a client leg if a record has this
+			 * tuple as its client leg (records are made only for
+			 * listen addresses). A listen port that is also some
+			 * record's SNAT port: sy_flow_find() decides, as it tries
+			 * that leg first. */
+			uint16_t dp = rte_be_to_cpu_16(dport);
+			uint64_t w1 = load32(f + OFF_PORTS);
+
+			if (unlikely(dp >= SY_SNAT_PORT_MIN &&
+				     t->snat_conn[rte_reciprocal_divide(dp, t->snat_div)] != NULL))
 				continue;
-			}
+#if RTE_BYTE_ORDER == RTE_BIG_ENDIAN
+			w1 <<= 32; /* the key's second word: ports, then zero */
+#endif
 			leg[i] = LEG_CLIENT;
-			sig[nk] = sy_flow_hash_v4(ip->src_addr, ip->dst_addr, th->src_port,
-						  th->dst_port);
-			pair[nk] = sy_flow_cache_pair(t, sig[nk]);
-			rte_prefetch0(pair[nk]);
+			sig[nk] = sy_flow_hash_words(load64(f + OFF_ADDRS), w1);
+			where[i] = sy_flow_cache_pair(t, sig[nk]);
+			rte_prefetch0(where[i]);
 			key_of[nk++] = (uint8_t)i;
-		} else if (likely(slot[i] != NULL)) {
+		} else if (likely(rte_be_to_cpu_16(dport) >= SY_SNAT_PORT_MIN)) {
 			leg[i] = LEG_BACKEND;
-			rte_prefetch0(slot[i]);
-		} else {
-			leg[i] = LEG_SLOW; /* not a SNAT port: no record has it */
+			where[i] = &t->snat_conn[rte_reciprocal_divide(rte_be_to_cpu_16(dport),
+								       t->snat_div)];
+			rte_prefetch0(where[i]);
 		}
+		/* else not a SNAT port: no record has it */
 	}
 	w->counters.rx_bytes += bytes;
 
@@ -388,25 +471,22 @@ sy_splice_rx_burst(struct sy_worker *w, uint16_t port, struct rte_mbuf **pkts, u
 	 * through the cache (flow.h); those it does not have, through the
 	 * hash in one bulk lookup. */
 	for (i = 0; i < nk; i++) {
-		struct sy_conn *c = sy_flow_cache_find(pair[i], sig[i]);
+		unsigned k = key_of[i];
+		struct sy_conn *c = sy_flow_cache_find(where[k], sig[i]);
+		const uint8_t *f;
 
 		if (c != NULL) {
-			conn[key_of[i]] = c;
+			conn[k] = c;
 			prefetch_record(c);
 			continue;
 		}
-		{
-			/* The key, for the hash: only for those the cache missed. */
-			const struct rte_ipv4_hdr *ip = rte_pktmbuf_mtod_offset(
-				pkts[key_of[i]], const struct rte_ipv4_hdr *, FAST_L2);
-			const struct rte_tcp_hdr *th = (const struct rte_tcp_hdr *)(ip + 1);
-
-			sy_flow_key_v4(&keys[nm], ip->src_addr, ip->dst_addr, th->src_port,
-				       th->dst_port);
-		}
+		/* The key, for the hash: only for those the cache missed. */
+		f = rte_pktmbuf_mtod(pkts[k], const uint8_t *);
+		sy_flow_key_v4(&keys[nm], load32(f + OFF_ADDRS), load32(f + OFF_ADDRS + 4),
+			       load16(f + OFF_PORTS), load16(f + OFF_PORTS + 2));
 		keyp[nm] = &keys[nm];
 		sig[nm] = sig[i];
-		key_of[nm++] = key_of[i];
+		key_of[nm++] = (uint8_t)k;
 	}
 	if (nm > 0 && rte_hash_lookup_with_hash_bulk_data(t->flows, keyp, sig, nm, &hits, found) > 0) {
 		for (i = 0; i < nm; i++)
@@ -416,7 +496,7 @@ sy_splice_rx_burst(struct sy_worker *w, uint16_t port, struct rte_mbuf **pkts, u
 			}
 	}
 	for (i = 0; i < n; i++)
-		if (leg[i] == LEG_BACKEND && (conn[i] = *slot[i]) != NULL)
+		if (leg[i] == LEG_BACKEND && (conn[i] = *(struct sy_conn **)where[i]) != NULL)
 			prefetch_record(conn[i]);
 
 	/* 3: in order. */
@@ -424,23 +504,13 @@ sy_splice_rx_burst(struct sy_worker *w, uint16_t port, struct rte_mbuf **pkts, u
 		struct rte_mbuf *m = pkts[i];
 		struct sy_conn *c = conn[i];
 
-		if (c != NULL) {
-			const struct rte_ipv4_hdr *ip =
-				rte_pktmbuf_mtod_offset(m, const struct rte_ipv4_hdr *, FAST_L2);
-
-			if (likely(fast_conn_ok(c, ip, (const struct rte_tcp_hdr *)(ip + 1),
-						(enum fast_leg)leg[i]))) {
-				if (unlikely(memo_stale)) {
-					memset(memo, 0, sizeof(memo));
-					memo_stale = false;
-				}
-				fast += fast_forward(w, c, m, leg[i] == LEG_CLIENT, memo);
-				continue;
-			}
+		if (c != NULL && likely(fast_conn_ok(c, rte_pktmbuf_mtod(m, const uint8_t *), leg[i]))) {
+			fast += fast_forward(w, c, m, leg[i], memo, &memo_ok);
+			continue;
 		}
 		sy_eth_input(w, port, m);
 		/* It may have been ARP: look the next hops up again. */
-		memo_stale = true;
+		memo_ok = 0;
 	}
 	w->counters.fast_forwarded += fast;
 }
