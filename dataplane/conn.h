@@ -128,6 +128,12 @@ struct sy_conn {
 	 * runs): the address ARP resolves on client_if / backend_if. */
 	uint32_t client_nh, backend_nh;
 	uint64_t last_seen;  /* TSC of the last packet either way (idle timeout) */
+	/* The checksum change, ~m + m' folded to 16 bits, of translating the
+	 * client leg's addresses (IPv4 header) and addresses and ports (TCP)
+	 * into the backend leg's; the other way is its complement. Set with
+	 * the deltas (sy_conn_csum_deltas, splice.h): the fast path's part of
+	 * both checksums that does not depend on the segment. */
+	uint16_t csum_ip, csum_tcp;
 	/* -- end of what forwarding an established segment touches (64 B) -- */
 
 	uint32_t fin_c;      /* client FIN seq (client space) */
@@ -143,7 +149,7 @@ struct sy_conn {
 
 /* Two lines: the first holds everything forwarding reads (flow.h). */
 _Static_assert(sizeof(struct sy_conn) == 128, "sy_conn: two cache lines");
-_Static_assert(offsetof(struct sy_conn, last_seen) + 8 <= 64, "sy_conn: forwarding fields");
+_Static_assert(offsetof(struct sy_conn, csum_tcp) + 2 <= 64, "sy_conn: forwarding fields");
 
 /* The layout the fast path's leg loads rely on (above). */
 _Static_assert(offsetof(struct sy_conn, vip) == offsetof(struct sy_conn, client_ip) + 4 &&

@@ -64,6 +64,32 @@ sy_xlate_to_client(const struct sy_conn *c, struct sy_xlate *x)
 	x->win_shift_out = c->win_shift_r;
 }
 
+/* Sum of the two 16-bit words of a 32-bit one, as they lie in memory. */
+static inline uint32_t
+sy_csum_halves(uint32_t raw)
+{
+	return (raw & 0xffff) + (raw >> 16);
+}
+
+/* c->csum_ip and c->csum_tcp from its tuples (conn.h). Ones' complement
+ * sums do not depend on byte order (RFC 1071 2.(B)): raw words throughout. */
+static inline void
+sy_conn_csum_deltas(struct sy_conn *c)
+{
+	uint32_t ip = sy_csum_halves(~c->client_ip) + sy_csum_halves(~c->vip) +
+		      sy_csum_halves(c->snat_ip) + sy_csum_halves(c->backend_ip);
+	uint32_t tcp;
+
+	ip = (ip & 0xffff) + (ip >> 16);
+	ip = (ip & 0xffff) + (ip >> 16);
+	tcp = ip + (uint16_t)~c->client_port + (uint16_t)~c->vip_port + c->snat_port +
+	      c->backend_port;
+	tcp = (tcp & 0xffff) + (tcp >> 16);
+	tcp = (tcp & 0xffff) + (tcp >> 16);
+	c->csum_ip = (uint16_t)ip;
+	c->csum_tcp = (uint16_t)tcp;
+}
+
 /* A received burst (data at the Ethernet headers) from port index `port`,
  * n <= SY_RX_BURST: established spliced segments forwarded directly, every
  * other frame through sy_eth_input, in burst order (splice_fast.c). */

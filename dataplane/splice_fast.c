@@ -184,12 +184,17 @@ fold32(uint64_t s)
 	return (s + swap_halves64(s)) >> 32;
 }
 
+/* 32 bits to 16, the same way. */
+static inline uint16_t
+fold16(uint32_t t)
+{
+	return (uint16_t)((t + swap_halves32(t)) >> 16);
+}
+
 static inline uint16_t
 fold(uint64_t s)
 {
-	uint32_t t = (uint32_t)fold32(s);
-
-	return (uint16_t)((t + swap_halves32(t)) >> 16);
+	return fold16((uint32_t)fold32(s));
 }
 
 /* RFC 1624 eqn. 3, HC' = ~(~HC + sum of (~m + m')), acc holding the sum
@@ -198,6 +203,13 @@ static inline uint16_t
 csum_apply(uint16_t csum, uint64_t acc)
 {
 	return (uint16_t)~fold((uint16_t)~csum + acc);
+}
+
+/* The same for one 16-bit change d (a record's, conn.h). */
+static inline uint16_t
+csum_apply16(uint16_t csum, uint16_t d)
+{
+	return (uint16_t)~fold16((uint32_t)(uint16_t)~csum + d);
 }
 
 /* A network-order 32-bit field += d; returns its ~m + m' for acc. */
@@ -292,8 +304,9 @@ fast_xlate(const struct sy_conn *c, uint8_t *ip, unsigned thl, unsigned leg)
 {
 	uint8_t *th = ip + FAST_L3;
 	const bool from_client = leg == LEG_CLIENT;
-	uint64_t a_old, a_new, ip_acc, tcp_acc;
-	uint32_t p_old, p_new;
+	uint64_t a_new, tcp_acc;
+	uint32_t p_new;
+	uint16_t ip_d;
 	struct sy_xlate x;
 
 	if (thl != FAST_TH && (thl != FAST_TS_HLEN || load32(th + FAST_TH) != FAST_TS_WORD)) {
@@ -306,17 +319,16 @@ fast_xlate(const struct sy_conn *c, uint8_t *ip, unsigned thl, unsigned leg)
 	}
 
 	/* Addresses, in the IPv4 header and the TCP pseudo-header alike, and
-	 * ports: the other leg's, swapped. */
-	a_old = load64(ip + 12);
+	 * ports: the other leg's, swapped. Their checksum change is the
+	 * record's (conn.h), negated the other way. */
 	a_new = swap_halves64(leg_addrs(c, !leg));
-	p_old = load32(th);
 	p_new = swap_halves32(leg_ports(c, !leg));
 	memcpy(ip + 12, &a_new, 8);
 	memcpy(th, &p_new, 4);
-	ip_acc = fold32(oc_add64(~a_old, a_new));
-	memcpy(ip + 10, &(uint16_t){ csum_apply(load16(ip + 10), ip_acc) }, 2);
+	ip_d = from_client ? c->csum_ip : (uint16_t)~c->csum_ip;
+	tcp_acc = from_client ? c->csum_tcp : (uint16_t)~c->csum_tcp;
+	memcpy(ip + 10, &(uint16_t){ csum_apply16(load16(ip + 10), ip_d) }, 2);
 
-	tcp_acc = ip_acc + (uint32_t)~p_old + p_new;
 	if (from_client) {
 		tcp_acc += add32(th + 8, -c->d_seq);
 		if (thl == FAST_TS_HLEN)

@@ -27,6 +27,7 @@
 
 #include "compile.h"
 #include "arp.h"
+#include "be_access.h"
 #include "l3.h"
 #include "splice.h"
 #include "tcp_opts.h"
@@ -939,6 +940,7 @@ spliced_record(const char *client, uint16_t sport)
 	c->backend_if = 1;
 	c->client_nh = ip4(CLIENT);
 	c->backend_nh = ip4(BACKEND);
+	sy_conn_csum_deltas(c);
 	sy_flow_key_v4(&k, c->client_ip, c->vip, c->client_port, c->vip_port);
 	assert_int_equal(sy_flow_add(w, &k, c), 0);
 	return c;
@@ -1039,6 +1041,97 @@ test_flow_cache_pair_overflow(void **state)
 		assert_null(sy_flow_cache_find(pair, client_sig(f[i].ip, f[i].port)));
 }
 
+/*
+ * The fast path's checksums come from the record's precomputed changes
+ * (conn.h csum_ip / csum_tcp) and their complements the other way. Over
+ * random tuples, deltas, window scales and both layouts (no options, NOP
+ * NOP TS), every segment it forwards either way has valid IPv4 and TCP
+ * checksums and the tuple and numbers the per-packet path would give.
+ */
+static void
+test_fast_path_csum_random(void **state)
+{
+	static const uint8_t ts_opt[12] = { 1, 1, 8, 10, 0x11, 0x22, 0x33, 0x44,
+					    0x55, 0x66, 0x77, 0x88 };
+	uint64_t rng = 0x2545f4914f6cdd1dull;
+	unsigned i, leg;
+
+	(void)state;
+	for (i = 0; i < 200; i++) {
+		char client[32], backend[32];
+		struct sy_conn *c;
+		uint32_t r[6];
+		unsigned k;
+
+		for (k = 0; k < RTE_DIM(r); k++) {
+			rng ^= rng << 13;
+			rng ^= rng >> 7;
+			rng ^= rng << 17;
+			r[k] = (uint32_t)(rng >> 16);
+		}
+		snprintf(client, sizeof(client), "198.18.%u.%u", 2 + (r[0] & 0xff) % 250,
+			 (r[0] >> 8) & 0xff);
+		snprintf(backend, sizeof(backend), "198.19.%u.%u", r[1] & 0xff, (r[1] >> 8) & 0xff);
+		c = spliced_record(client, (uint16_t)(1024 + r[2] % 64000));
+		c->backend_ip = ip4(backend);
+		c->backend_port = rte_cpu_to_be_16((uint16_t)(1 + r[2] % 65535));
+		c->d_seq = r[3];
+		c->d_ts = r[4];
+		c->win_shift_b = (uint8_t)(r[5] % 15);
+		c->win_shift_r = (uint8_t)((r[5] >> 4) % 15);
+		sy_conn_csum_deltas(c);
+		sy_flow_backend_add(w, c);
+
+		for (leg = 0; leg < 2; leg++) {
+			bool ts = ((r[5] >> 8) + leg) & 1;
+			struct seg s = { client, VIP, rte_be_to_cpu_16(c->client_port), 80,
+					 r[3] ^ r[4], r[4] ^ r[0], RTE_TCP_ACK_FLAG | RTE_TCP_PSH_FLAG,
+					 (uint16_t)(1 + (r[1] >> 16) % 65535), ts ? ts_opt : NULL, ts ? 12 : 0,
+					 "payload" };
+			struct rte_ipv4_hdr *ip;
+			struct rte_tcp_hdr *th;
+			struct rte_mbuf *m;
+
+			if (leg == 1) {
+				s.src = backend;
+				s.dst = SNAT;
+				s.sport = rte_be_to_cpu_16(c->backend_port);
+				s.dport = rte_be_to_cpu_16(c->snat_port);
+			}
+			m = mk_seg(&s, leg);
+			sy_splice_rx_burst(w, (uint16_t)leg, &m, 1);
+			assert_int_equal(w->counters.fast_forwarded, 2 * i + leg + 1);
+			m = take(leg == 0 ? 1 : 0, &ip, &th); /* checks both checksums */
+			if (leg == 0) {
+				assert_int_equal(ip->src_addr, c->snat_ip);
+				assert_int_equal(ip->dst_addr, c->backend_ip);
+				assert_int_equal(th->src_port, c->snat_port);
+				assert_int_equal(th->dst_port, c->backend_port);
+				assert_int_equal(rte_be_to_cpu_32(th->recv_ack), s.ack - c->d_seq);
+				if (ts) /* TSecr back into the backend's clock */
+					assert_int_equal(get_be32((uint8_t *)(th + 1) + 8),
+							 0x55667788u - c->d_ts);
+			} else {
+				assert_int_equal(ip->src_addr, c->vip);
+				assert_int_equal(ip->dst_addr, c->client_ip);
+				assert_int_equal(th->src_port, c->vip_port);
+				assert_int_equal(th->dst_port, c->client_port);
+				assert_int_equal(rte_be_to_cpu_32(th->sent_seq), s.seq + c->d_seq);
+				assert_int_equal(rte_be_to_cpu_16(th->rx_win),
+						 sy_win_rescale(s.win, c->win_shift_b,
+								c->win_shift_r));
+				if (ts) /* TSval forward into ours */
+					assert_int_equal(get_be32((uint8_t *)(th + 1) + 4),
+							 0x11223344u + c->d_ts);
+			}
+			rte_pktmbuf_free(m);
+		}
+		sy_conn_free(w, c);
+	}
+	assert_int_equal(drops_total(), 0);
+	assert_int_equal(w->counters.flows_active, 0);
+}
+
 int
 main(void)
 {
@@ -1050,6 +1143,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_fast_path_fin_mid_burst, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fast_path_arp_unresolved, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_flow_cache_pair_overflow, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_fast_path_csum_random, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);
