@@ -382,11 +382,11 @@ fast_forward(struct sy_worker *w, struct sy_conn *c, struct rte_mbuf *m, unsigne
 		return 0;
 	}
 	/* As sy_ipv4_input and sy_ipv4_output_nh leave it: padding cut, the
-	 * headers' lengths, only the buffer ownership flags. */
+	 * headers' lengths (in one store: no offload asks for the rest), only
+	 * the buffer ownership flags. */
 	if (unlikely(m->pkt_len > FAST_L2 + tlen))
 		rte_pktmbuf_trim(m, (uint16_t)(m->pkt_len - FAST_L2 - tlen));
-	m->l2_len = FAST_L2;
-	m->l3_len = FAST_L3;
+	m->tx_offload = rte_mbuf_tx_offload(FAST_L2, FAST_L3, 0, 0, 0, 0, 0);
 	m->ol_flags &= RTE_MBUF_F_INDIRECT | RTE_MBUF_F_EXTERNAL;
 	if (unlikely(!(*memo_ok & (1u << out)) || mm->ip != nh)) {
 		const struct rte_ether_addr *mac = sy_arp_lookup(w, out, nh);
