@@ -73,6 +73,8 @@
 #include "worker.h"
 
 #define FAST_PREFETCH_AHEAD 4
+/* Frames between classifying one and reading its slot (pass 2). */
+#define FAST_RESOLVE_LAG 8
 
 /* Frame layout the fast path accepts: Ethernet, 20-byte IPv4, TCP. Offsets
  * from the start of the frame. */
@@ -411,6 +413,32 @@ fast_forward(struct sy_worker *w, struct sy_conn *c, struct rte_mbuf *m, unsigne
 	return 1;
 }
 
+/* Pass 2 for frame i (below): its record through the flow cache or its SNAT
+ * port's slot, prefetched; a client key the cache misses goes on the list
+ * for the hash. */
+static inline void
+fast_resolve(unsigned i, const uint8_t *leg, void *const *where, const hash_sig_t *sig,
+	     struct sy_conn **conn, uint8_t *miss, unsigned *nm)
+{
+	struct sy_conn *c;
+
+	if (leg[i] == LEG_CLIENT) {
+		c = sy_flow_cache_find(where[i], sig[i]);
+		if (c == NULL) {
+			miss[(*nm)++] = (uint8_t)i;
+			return;
+		}
+	} else if (leg[i] == LEG_BACKEND) {
+		c = *(struct sy_conn *const *)where[i];
+		if (c == NULL)
+			return;
+	} else {
+		return;
+	}
+	conn[i] = c;
+	prefetch_record(c);
+}
+
 void
 sy_splice_rx_burst(struct sy_worker *w, uint16_t port, struct rte_mbuf **pkts, uint16_t n)
 {
@@ -420,21 +448,22 @@ sy_splice_rx_burst(struct sy_worker *w, uint16_t port, struct rte_mbuf **pkts, u
 	struct sy_tcp_worker *t = &w->tcp;
 	struct sy_flow_key keys[SY_RX_BURST];
 	const void *keyp[SY_RX_BURST];
-	hash_sig_t sig[SY_RX_BURST];
+	hash_sig_t sig[SY_RX_BURST], msig[SY_RX_BURST];
 	void *found[SY_RX_BURST];
 	void *where[SY_RX_BURST]; /* a client leg's cache pair, a backend leg's slot */
 	struct sy_conn *conn[SY_RX_BURST];
-	uint8_t leg[SY_RX_BURST], key_of[SY_RX_BURST];
+	uint8_t leg[SY_RX_BURST], miss[SY_RX_BURST];
 	struct nh_memo memo[SY_MAX_PORTS];
 	uint32_t memo_ok = 0;
 	uint64_t bytes = 0, hits = 0;
-	unsigned i, nk = 0, nm = 0, fast = 0;
+	unsigned i, nm = 0, fast = 0;
 
 	RTE_ASSERT(n <= SY_RX_BURST);
 	for (i = 0; i < n && i < FAST_PREFETCH_AHEAD; i++)
 		rte_prefetch0(rte_pktmbuf_mtod(pkts[i], void *));
 
-	/* 1: classify; where each record is. */
+	/* 1: classify; where each record is. 2, FAST_RESOLVE_LAG frames
+	 * behind, so its slot has had time to arrive: the record. */
 	for (i = 0; i < n; i++) {
 		struct rte_mbuf *m = pkts[i];
 		const uint8_t *f;
@@ -442,6 +471,8 @@ sy_splice_rx_burst(struct sy_worker *w, uint16_t port, struct rte_mbuf **pkts, u
 
 		if (i + FAST_PREFETCH_AHEAD < n)
 			rte_prefetch0(rte_pktmbuf_mtod(pkts[i + FAST_PREFETCH_AHEAD], void *));
+		if (i >= FAST_RESOLVE_LAG)
+			fast_resolve(i - FAST_RESOLVE_LAG, leg, where, sig, conn, miss, &nm);
 		bytes += m->pkt_len;
 		conn[i] = NULL;
 		leg[i] = LEG_SLOW;
@@ -465,10 +496,9 @@ sy_splice_rx_burst(struct sy_worker *w, uint16_t port, struct rte_mbuf **pkts, u
 			w1 <<= 32; /* the key's second word: ports, then zero */
 #endif
 			leg[i] = LEG_CLIENT;
-			sig[nk] = sy_flow_hash_words(load64(f + OFF_ADDRS), w1);
-			where[i] = sy_flow_cache_pair(t, sig[nk]);
+			sig[i] = sy_flow_hash_words(load64(f + OFF_ADDRS), w1);
+			where[i] = sy_flow_cache_pair(t, sig[i]);
 			rte_prefetch0(where[i]);
-			key_of[nk++] = (uint8_t)i;
 		} else if (likely(rte_be_to_cpu_16(dport) >= SY_SNAT_PORT_MIN)) {
 			leg[i] = LEG_BACKEND;
 			where[i] = &t->snat_conn[rte_reciprocal_divide(rte_be_to_cpu_16(dport),
@@ -478,38 +508,25 @@ sy_splice_rx_burst(struct sy_worker *w, uint16_t port, struct rte_mbuf **pkts, u
 		/* else not a SNAT port: no record has it */
 	}
 	w->counters.rx_bytes += bytes;
+	for (i = n > FAST_RESOLVE_LAG ? n - FAST_RESOLVE_LAG : 0; i < n; i++)
+		fast_resolve(i, leg, where, sig, conn, miss, &nm);
 
-	/* 2: the records, fetched while the next pass starts. Client keys
-	 * through the cache (flow.h); those it does not have, through the
-	 * hash in one bulk lookup. */
-	for (i = 0; i < nk; i++) {
-		unsigned k = key_of[i];
-		struct sy_conn *c = sy_flow_cache_find(where[k], sig[i]);
-		const uint8_t *f;
+	/* Client keys the cache does not have: the hash, in one bulk lookup. */
+	for (i = 0; i < nm; i++) {
+		const uint8_t *f = rte_pktmbuf_mtod(pkts[miss[i]], const uint8_t *);
 
-		if (c != NULL) {
-			conn[k] = c;
-			prefetch_record(c);
-			continue;
-		}
-		/* The key, for the hash: only for those the cache missed. */
-		f = rte_pktmbuf_mtod(pkts[k], const uint8_t *);
-		sy_flow_key_v4(&keys[nm], load32(f + OFF_ADDRS), load32(f + OFF_ADDRS + 4),
+		sy_flow_key_v4(&keys[i], load32(f + OFF_ADDRS), load32(f + OFF_ADDRS + 4),
 			       load16(f + OFF_PORTS), load16(f + OFF_PORTS + 2));
-		keyp[nm] = &keys[nm];
-		sig[nm] = sig[i];
-		key_of[nm++] = (uint8_t)k;
+		keyp[i] = &keys[i];
+		msig[i] = sig[miss[i]];
 	}
-	if (nm > 0 && rte_hash_lookup_with_hash_bulk_data(t->flows, keyp, sig, nm, &hits, found) > 0) {
+	if (nm > 0 && rte_hash_lookup_with_hash_bulk_data(t->flows, keyp, msig, nm, &hits, found) > 0) {
 		for (i = 0; i < nm; i++)
 			if (hits & (1ull << i)) {
-				conn[key_of[i]] = found[i];
+				conn[miss[i]] = found[i];
 				prefetch_record(found[i]);
 			}
 	}
-	for (i = 0; i < n; i++)
-		if (leg[i] == LEG_BACKEND && (conn[i] = *(struct sy_conn **)where[i]) != NULL)
-			prefetch_record(conn[i]);
 
 	/* 3: in order. */
 	for (i = 0; i < n; i++) {
