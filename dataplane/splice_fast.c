@@ -30,20 +30,22 @@
  *   - the TCP checksum: the per-packet path does not verify it on a spliced
  *     flow either; incremental updates carry a bad one through.
  *
- * How: three passes over the burst.
- *   1. Classify each frame with a few word loads and one branch, and compute
+ * How: one loop over the burst, three stages a few frames apart, so what a
+ * stage prefetched has arrived when the next one reads it:
+ *   1. Classify frame i with a few word loads and one branch, and compute
  *      where its record is: a client segment's hash (CRC-32C of the two
  *      words a flow key is made of, loaded straight from the headers) and
- *      its flow-cache pair, a backend segment's SNAT port slot (both
- *      prefetched).
- *   2. Client keys through the flow cache (flow.h: one load each), the
- *      rest in one rte_hash_lookup_with_hash_bulk_data(); read the slots;
- *      prefetch every record found.
- *   3. In burst order: re-check the record (a segment earlier in the burst,
- *      on the slow path, may have closed or freed it), translate in place
- *      with incremental checksums, write the Ethernet header from the cached
- *      next hop's, queue for TX. A frame without a usable record goes to
- *      sy_eth_input() here, so the order of a flow's segments is kept.
+ *      its flow-cache pair, a backend segment's SNAT port slot; prefetch it.
+ *   2. FAST_RESOLVE_LAG frames behind: read that pair (flow.h: one load; a
+ *      key the cache does not have goes to the hash) or slot, and prefetch
+ *      the record.
+ *   3. Twice that behind, in burst order: check the record (a frame earlier
+ *      in the burst, on the slow path, may have closed or freed it, or
+ *      reused it for another flow), translate in place with incremental
+ *      checksums, write the Ethernet header from the next hop's, queue for
+ *      TX. A frame without a usable record goes to sy_eth_input() here, so
+ *      the order of a flow's segments is kept. What stage 2 read before
+ *      such a frame ran can only be stale towards "not on the fast path".
  *
  * Legs: a record keeps each leg's (source, destination) addresses and ports
  * as that leg's segments carry them (conn.h). A segment matches its leg with
@@ -73,8 +75,8 @@
 #include "worker.h"
 
 #define FAST_PREFETCH_AHEAD 4
-/* Frames between classifying one and reading its slot (pass 2). */
-#define FAST_RESOLVE_LAG 8
+/* Frames between the stages (How, above). */
+#define FAST_RESOLVE_LAG 8u
 
 /* Frame layout the fast path accepts: Ethernet, 20-byte IPv4, TCP. Offsets
  * from the start of the frame. */
@@ -413,29 +415,35 @@ fast_forward(struct sy_worker *w, struct sy_conn *c, struct rte_mbuf *m, unsigne
 	return 1;
 }
 
-/* Pass 2 for frame i (below): its record through the flow cache or its SNAT
- * port's slot, prefetched; a client key the cache misses goes on the list
- * for the hash. */
+/* Stage 2 for frame i (below): its record through the flow cache (the hash
+ * when the cache does not have it) or its SNAT port's slot, prefetched. */
 static inline void
-fast_resolve(unsigned i, const uint8_t *leg, void *const *where, const hash_sig_t *sig,
-	     struct sy_conn **conn, uint8_t *miss, unsigned *nm)
+fast_resolve(struct sy_tcp_worker *t, struct rte_mbuf *m, unsigned leg, void *where,
+	     hash_sig_t sig, struct sy_conn **conn)
 {
 	struct sy_conn *c;
 
-	if (leg[i] == LEG_CLIENT) {
-		c = sy_flow_cache_find(where[i], sig[i]);
-		if (c == NULL) {
-			miss[(*nm)++] = (uint8_t)i;
-			return;
+	if (leg == LEG_CLIENT) {
+		c = sy_flow_cache_find(where, sig);
+		if (unlikely(c == NULL)) {
+			const uint8_t *f = rte_pktmbuf_mtod(m, const uint8_t *);
+			struct sy_flow_key k;
+			void *data;
+
+			sy_flow_key_v4(&k, load32(f + OFF_ADDRS), load32(f + OFF_ADDRS + 4),
+				       load16(f + OFF_PORTS), load16(f + OFF_PORTS + 2));
+			if (rte_hash_lookup_with_hash_data(t->flows, &k, sig, &data) < 0)
+				return;
+			c = data;
 		}
-	} else if (leg[i] == LEG_BACKEND) {
-		c = *(struct sy_conn *const *)where[i];
+	} else if (leg == LEG_BACKEND) {
+		c = *(struct sy_conn *const *)where;
 		if (c == NULL)
 			return;
 	} else {
 		return;
 	}
-	conn[i] = c;
+	*conn = c;
 	prefetch_record(c);
 }
 
@@ -446,33 +454,48 @@ sy_splice_rx_burst(struct sy_worker *w, uint16_t port, struct rte_mbuf **pkts, u
 	const struct sy_dp_port *p = &sh->ports[port];
 	const uint64_t mac = mac_word(&p->mac);
 	struct sy_tcp_worker *t = &w->tcp;
-	struct sy_flow_key keys[SY_RX_BURST];
-	const void *keyp[SY_RX_BURST];
-	hash_sig_t sig[SY_RX_BURST], msig[SY_RX_BURST];
-	void *found[SY_RX_BURST];
+	hash_sig_t sig[SY_RX_BURST];
 	void *where[SY_RX_BURST]; /* a client leg's cache pair, a backend leg's slot */
 	struct sy_conn *conn[SY_RX_BURST];
-	uint8_t leg[SY_RX_BURST], miss[SY_RX_BURST];
+	uint8_t leg[SY_RX_BURST];
 	struct nh_memo memo[SY_MAX_PORTS];
 	uint32_t memo_ok = 0;
-	uint64_t bytes = 0, hits = 0;
-	unsigned i, nm = 0, fast = 0;
+	uint64_t bytes = 0;
+	unsigned i, fast = 0;
 
 	RTE_ASSERT(n <= SY_RX_BURST);
 	for (i = 0; i < n && i < FAST_PREFETCH_AHEAD; i++)
 		rte_prefetch0(rte_pktmbuf_mtod(pkts[i], void *));
 
-	/* 1: classify; where each record is. 2, FAST_RESOLVE_LAG frames
-	 * behind, so its slot has had time to arrive: the record. */
-	for (i = 0; i < n; i++) {
-		struct rte_mbuf *m = pkts[i];
+	for (i = 0; i < n + 2 * FAST_RESOLVE_LAG; i++) {
+		struct rte_mbuf *m;
 		const uint8_t *f;
 		uint16_t dport;
 
+		if (i >= FAST_RESOLVE_LAG && i - FAST_RESOLVE_LAG < n) {
+			unsigned j = i - FAST_RESOLVE_LAG;
+
+			fast_resolve(t, pkts[j], leg[j], where[j], sig[j], &conn[j]);
+		}
+		if (i >= 2 * FAST_RESOLVE_LAG) {
+			unsigned j = i - 2 * FAST_RESOLVE_LAG;
+			struct sy_conn *c = conn[j];
+
+			m = pkts[j];
+			if (c != NULL &&
+			    likely(fast_conn_ok(c, rte_pktmbuf_mtod(m, const uint8_t *), leg[j]))) {
+				fast += fast_forward(w, c, m, leg[j], memo, &memo_ok);
+			} else {
+				sy_eth_input(w, port, m);
+				/* It may have been ARP: look the next hops up again. */
+				memo_ok = 0;
+			}
+		}
+		if (i >= n)
+			continue;
+		m = pkts[i];
 		if (i + FAST_PREFETCH_AHEAD < n)
 			rte_prefetch0(rte_pktmbuf_mtod(pkts[i + FAST_PREFETCH_AHEAD], void *));
-		if (i >= FAST_RESOLVE_LAG)
-			fast_resolve(i - FAST_RESOLVE_LAG, leg, where, sig, conn, miss, &nm);
 		bytes += m->pkt_len;
 		conn[i] = NULL;
 		leg[i] = LEG_SLOW;
@@ -481,11 +504,6 @@ sy_splice_rx_burst(struct sy_worker *w, uint16_t port, struct rte_mbuf **pkts, u
 		f = rte_pktmbuf_mtod(m, const uint8_t *);
 		dport = load16(f + OFF_PORTS + 2);
 		if (dport == sh->http_port || dport == sh->https_port) {
-			/* To a listen port: a client leg if a record has this
-			 * tuple as its client leg (records are made only for
-			 * listen addresses). A listen port that is also some
-			 * record's SNAT port: sy_flow_find() decides, as it tries
-			 * that leg first. */
 			uint16_t dp = rte_be_to_cpu_16(dport);
 			uint64_t w1 = load32(f + OFF_PORTS);
 
@@ -505,41 +523,7 @@ sy_splice_rx_burst(struct sy_worker *w, uint16_t port, struct rte_mbuf **pkts, u
 								       t->snat_div)];
 			rte_prefetch0(where[i]);
 		}
-		/* else not a SNAT port: no record has it */
 	}
 	w->counters.rx_bytes += bytes;
-	for (i = n > FAST_RESOLVE_LAG ? n - FAST_RESOLVE_LAG : 0; i < n; i++)
-		fast_resolve(i, leg, where, sig, conn, miss, &nm);
-
-	/* Client keys the cache does not have: the hash, in one bulk lookup. */
-	for (i = 0; i < nm; i++) {
-		const uint8_t *f = rte_pktmbuf_mtod(pkts[miss[i]], const uint8_t *);
-
-		sy_flow_key_v4(&keys[i], load32(f + OFF_ADDRS), load32(f + OFF_ADDRS + 4),
-			       load16(f + OFF_PORTS), load16(f + OFF_PORTS + 2));
-		keyp[i] = &keys[i];
-		msig[i] = sig[miss[i]];
-	}
-	if (nm > 0 && rte_hash_lookup_with_hash_bulk_data(t->flows, keyp, msig, nm, &hits, found) > 0) {
-		for (i = 0; i < nm; i++)
-			if (hits & (1ull << i)) {
-				conn[miss[i]] = found[i];
-				prefetch_record(found[i]);
-			}
-	}
-
-	/* 3: in order. */
-	for (i = 0; i < n; i++) {
-		struct rte_mbuf *m = pkts[i];
-		struct sy_conn *c = conn[i];
-
-		if (c != NULL && likely(fast_conn_ok(c, rte_pktmbuf_mtod(m, const uint8_t *), leg[i]))) {
-			fast += fast_forward(w, c, m, leg[i], memo, &memo_ok);
-			continue;
-		}
-		sy_eth_input(w, port, m);
-		/* It may have been ARP: look the next hops up again. */
-		memo_ok = 0;
-	}
 	w->counters.fast_forwarded += fast;
 }
