@@ -18,7 +18,7 @@
  * path (splice_fast.c): the key's hash picks a pair of slots, each holding a
  * record pointer tagged with 16 more bits of the hash. A burst's client
  * segments find their records with one load each instead of an rte_hash
- * bulk lookup (bucket, then key store). It is only a hint: a tag that
+ * lookup (bucket, then key store). It is only a hint: a tag that
  * misses (the pair was full, or the record was evicted) goes to the hash,
  * and a record found through it is used only if its client tuple matches the
  * segment's field for field, as a hash key would. Records leave it when they
