@@ -1,14 +1,16 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * splice_bench: the "Splice fast path" performance figures, measured in one
- * run, on one core, on net_ring ports driven by an in-process generator (no
- * kernel in the path), printed as a table beside the machine's reference
- * (dpdk-testpmd macswap on the same port kind) and the issue's targets.
- * perf/README.md says what each figure means and how to read it.
+ * run, on one core, on net_ring or net_memif ports driven by an in-process
+ * generator (no kernel in the path), printed as a table beside the
+ * machine's reference (dpdk-testpmd macswap on the same port kind) and the
+ * issue's targets. perf/README.md says what each figure means and how to
+ * read it.
  *
  * How it measures: one thread. The generator (client and backend peers)
- * writes frames into the RX rings of two ring ports and reads what the
- * worker transmitted from their TX rings; the worker is the real one
+ * writes frames into the RX rings of two ring ports (or sends them from the
+ * other end of two memif pairs) and reads what the worker transmitted from
+ * their TX rings (the memif peers' RX); the worker is the real one
  * (sy_worker_poll: RX burst, L2/L3, TCP, splice, TX burst). Only the cycles
  * inside sy_worker_poll are counted (rdtsc around it); the generator's work
  * is outside. Every figure is the median over several chunks of the run, so
@@ -36,6 +38,7 @@
 #include <rte_arp.h>
 #include <rte_byteorder.h>
 #include <rte_cycles.h>
+#include <rte_dev.h>
 #include <rte_eal.h>
 #include <rte_eth_ring.h>
 #include <rte_ethdev.h>
@@ -122,12 +125,17 @@ static struct {
 	unsigned chunks;
 	uint64_t stream_pkts, syns, conns, macswap_pkts;
 	unsigned tp_secs, tp_runs;
+	bool memif; /* --port-kind memif: memif pairs instead of ring ports */
 
 	/* DPDK */
 	uint64_t hz;
 	struct rte_mempool *pool;
 	struct rte_ring *rx[2], *tx[2]; /* rx: generator -> worker, tx: worker -> generator */
 	uint16_t pid[2];
+	/* memif: the generator's end of each pair, its socket, frames sent */
+	uint16_t gpid[2];
+	char sock[2][108];
+	uint64_t gsent[2];
 	struct sy_config cfg;
 	struct sy_dp_shared *sh;
 	struct sy_gen_slot slot;
@@ -257,14 +265,27 @@ testpmd_once(unsigned run)
 	double cpp = -1, mhz = 0;
 	FILE *f;
 
+	char vdevs[256], sock[108] = "";
+
 	snprintf(B.prefix, sizeof(B.prefix), "sy-bench-tp-%ld-%u", (long)getpid(), run);
+	if (B.memif) {
+		/* A memif pair in the one process: what one forwards, the other
+		 * receives, as with the bench's pairs (same defaults). */
+		snprintf(sock, sizeof(sock), "/tmp/%s.sock", B.prefix);
+		snprintf(vdevs, sizeof(vdevs),
+			 "--vdev net_memif0,role=server,id=0,socket=%s"
+			 " --vdev net_memif1,role=client,id=0,socket=%s",
+			 sock, sock);
+	} else {
+		snprintf(vdevs, sizeof(vdevs), "--vdev net_ring0");
+	}
 	snprintf(cmd, sizeof(cmd),
 		 "timeout -k 5 -s INT %u %s -l %u,%u --no-pci %s --no-shconf --file-prefix %s"
-		 " --vdev net_ring0 --no-telemetry --log-level='*:error' --"
+		 " %s --no-telemetry --log-level='*:error' --"
 		 " --forward-mode=macswap --tx-first --record-core-cycles --stats-period 1"
 		 " --total-num-mbufs 8192 </dev/null 2>&1",
 		 B.tp_secs + 1, B.testpmd, B.tp_main_core, B.core,
-		 B.huge ? "--huge-unlink -m 256" : "--no-huge -m 512", B.prefix);
+		 B.huge ? "--huge-unlink -m 256" : "--no-huge -m 512", B.prefix, vdevs);
 	f = popen(cmd, "r");
 	if (f == NULL) {
 		snprintf(R.tp_err, sizeof(R.tp_err), "popen: %s", strerror(errno));
@@ -285,6 +306,8 @@ testpmd_once(unsigned run)
 	/* EAL leaves its (empty, with --no-shconf) runtime directory. */
 	snprintf(dir, sizeof(dir), "/var/run/dpdk/%s", B.prefix);
 	(void)rmdir(dir);
+	if (sock[0])
+		(void)unlink(sock);
 	if (cpp <= 0) {
 		snprintf(R.tp_err, sizeof(R.tp_err), "no \"CPU cycles/packet\" in its output");
 		fprintf(stderr, "splice_bench: testpmd gave no figure; try by hand: %s\n", cmd);
@@ -439,6 +462,41 @@ gen_push(unsigned port, struct rte_mbuf *m)
 	B.q[port][B.nq[port]++] = m;
 }
 
+/* Frames to the worker's port p: into its RX ring, or sent from the memif
+ * peer. Returns how many were taken. */
+static unsigned
+to_worker(unsigned p, struct rte_mbuf **m, unsigned n)
+{
+	if (!B.memif)
+		return rte_ring_enqueue_burst(B.rx[p], (void **)m, n, NULL);
+	n = rte_eth_tx_burst(B.gpid[p], 0, m, (uint16_t)n);
+	B.gsent[p] += n;
+	return n;
+}
+
+/* What the worker sent on its port p: from its TX ring, or received by
+ * the memif peer. */
+static unsigned
+from_worker(unsigned p, struct rte_mbuf **m, unsigned n)
+{
+	if (!B.memif)
+		return rte_ring_dequeue_burst(B.tx[p], (void **)m, n, NULL);
+	return rte_eth_rx_burst(B.gpid[p], 0, m, (uint16_t)n);
+}
+
+/* Frames waiting for the worker on its port p. */
+static uint64_t
+worker_backlog(unsigned p)
+{
+	struct rte_eth_stats st;
+
+	if (!B.memif)
+		return rte_ring_count(B.rx[p]);
+	if (rte_eth_stats_get(B.pid[p], &st) != 0)
+		return 0;
+	return B.gsent[p] - st.ipackets;
+}
+
 static void
 gen_flush(void)
 {
@@ -447,7 +505,7 @@ gen_flush(void)
 	for (p = 0; p < 2; p++) {
 		if (B.nq[p] == 0)
 			continue;
-		n = rte_ring_enqueue_burst(B.rx[p], (void **)B.q[p], B.nq[p], NULL);
+		n = to_worker(p, B.q[p], B.nq[p]);
 		if (n < B.nq[p]) {
 			B.gen_ring_full += B.nq[p] - n;
 			rte_pktmbuf_free_bulk(&B.q[p][n], B.nq[p] - n);
@@ -761,7 +819,7 @@ gen_drain(void)
 	unsigned p, n, i, total = 0;
 
 	for (p = 0; p < 2; p++) {
-		while ((n = rte_ring_dequeue_burst(B.tx[p], (void **)pkts, RTE_DIM(pkts), NULL)) > 0) {
+		while ((n = from_worker(p, pkts, RTE_DIM(pkts))) > 0) {
 			for (i = 0; i < n; i++) {
 				if (p == PORT_CLIENT)
 					on_client_frame(pkts[i]);
@@ -783,11 +841,19 @@ rings_purge(void)
 	unsigned p, n;
 
 	for (p = 0; p < 2; p++) {
+		if (B.memif) {
+			/* Both ends of the pair: what either has not read yet. */
+			while ((n = rte_eth_rx_burst(B.pid[p], 0, pkts, RTE_DIM(pkts))) > 0)
+				rte_pktmbuf_free_bulk(pkts, n);
+			while ((n = from_worker(p, pkts, RTE_DIM(pkts))) > 0)
+				rte_pktmbuf_free_bulk(pkts, n);
+			continue;
+		}
 		if (B.rx[p] == NULL || B.tx[p] == NULL)
 			continue;
 		while ((n = rte_ring_dequeue_burst(B.rx[p], (void **)pkts, RTE_DIM(pkts), NULL)) > 0)
 			rte_pktmbuf_free_bulk(pkts, n);
-		while ((n = rte_ring_dequeue_burst(B.tx[p], (void **)pkts, RTE_DIM(pkts), NULL)) > 0)
+		while ((n = from_worker(p, pkts, RTE_DIM(pkts))) > 0)
 			rte_pktmbuf_free_bulk(pkts, n);
 	}
 }
@@ -1010,6 +1076,76 @@ measure_memory(void)
 		fail("memory: could not build the tables to measure them");
 }
 
+/*
+ * memif pair p: the generator's end (server, started here) and the
+ * worker's (client, left for sy_port_setup to configure and start, as
+ * routerd would). Returns the worker end's ethdev id, or -1.
+ */
+static int
+memif_pair(unsigned p)
+{
+	struct rte_eth_conf conf;
+	char gname[32], wname[32], args[192];
+	uint16_t id;
+	int rc;
+
+	memset(&conf, 0, sizeof(conf));
+	snprintf(B.sock[p], sizeof(B.sock[p]), "/tmp/sy-bench-%ld-%u.sock", (long)getpid(), p);
+	(void)unlink(B.sock[p]);
+	snprintf(gname, sizeof(gname), "net_memif_sybench_g%u", p);
+	snprintf(wname, sizeof(wname), "net_memif_sybench_w%u", p);
+	snprintf(args, sizeof(args), "%s,role=server,id=0,socket=%s", gname, B.sock[p]);
+	if (rte_dev_probe(args) != 0 || rte_eth_dev_get_port_by_name(gname, &id) != 0) {
+		fail("memif %s: %s", gname, rte_strerror(rte_errno));
+		return -1;
+	}
+	B.gpid[p] = id;
+	rc = rte_eth_dev_configure(id, 1, 1, &conf);
+	if (rc == 0)
+		rc = rte_eth_rx_queue_setup(id, 0, 1024, rte_socket_id(), NULL, B.pool);
+	if (rc == 0)
+		rc = rte_eth_tx_queue_setup(id, 0, 1024, rte_socket_id(), NULL);
+	if (rc == 0)
+		rc = rte_eth_dev_start(id);
+	if (rc != 0) {
+		fail("memif %s: setup: %s", gname, rte_strerror(-rc));
+		return -1;
+	}
+	snprintf(args, sizeof(args), "%s,role=client,id=0,socket=%s", wname, B.sock[p]);
+	if (rte_dev_probe(args) != 0 || rte_eth_dev_get_port_by_name(wname, &id) != 0) {
+		fail("memif %s: %s", wname, rte_strerror(rte_errno));
+		return -1;
+	}
+	return id;
+}
+
+/* Both ends of both pairs connected (the control thread does the memif
+ * handshake). */
+static int
+memif_wait_up(void)
+{
+	double t0 = wall_now();
+	unsigned p;
+
+	while (wall_now() - t0 < 10) {
+		unsigned up = 0;
+
+		for (p = 0; p < 2; p++) {
+			struct rte_eth_link lw, lg;
+
+			if (rte_eth_link_get_nowait(B.pid[p], &lw) == 0 &&
+			    rte_eth_link_get_nowait(B.gpid[p], &lg) == 0 &&
+			    lw.link_status == RTE_ETH_LINK_UP && lg.link_status == RTE_ETH_LINK_UP)
+				up++;
+		}
+		if (up == 2)
+			return 0;
+		rte_delay_us_sleep(10000);
+	}
+	fail("memif pairs did not connect within 10 s");
+	return -1;
+}
+
 static int
 setup(void)
 {
@@ -1064,6 +1200,12 @@ setup(void)
 	for (p = 0; p < 2; p++) {
 		int id;
 
+		if (B.memif) {
+			id = memif_pair(p);
+			if (id < 0)
+				return -1;
+			goto port_up;
+		}
 		snprintf(name, sizeof(name), "sy_bench_rx%u", p);
 		B.rx[p] = rte_ring_create(name, BENCH_RING_SIZE, (int)rte_socket_id(),
 					  RING_F_SP_ENQ | RING_F_SC_DEQ);
@@ -1079,6 +1221,7 @@ setup(void)
 			fail("rte_eth_from_rings(%s): %s", devs[p], rte_strerror(rte_errno));
 			return -1;
 		}
+port_up:
 		B.pid[p] = (uint16_t)id;
 		/* sy_port_setup finds the ethdev by the name EAL gave it. */
 		if (rte_eth_dev_get_name_by_port(B.pid[p], ethname) == 0)
@@ -1095,6 +1238,8 @@ setup(void)
 		(void)rte_eth_dev_default_mac_addr_set(B.pid[p], &B.rmac[p]);
 		B.sh->ports[p].mac = B.rmac[p];
 	}
+	if (B.memif && memif_wait_up() < 0)
+		return -1;
 	if (build_generation() < 0)
 		return -1;
 	B.sh->slot = &B.slot;
@@ -1121,6 +1266,17 @@ teardown(void)
 		sy_worker_destroy(B.w);
 	B.w = NULL;
 	rings_purge();
+	for (p = 0; B.memif && p < 2; p++) {
+		if (B.sock[p][0] == '\0')
+			continue;
+		(void)rte_eth_dev_stop(B.gpid[p]);
+		(void)rte_eth_dev_close(B.gpid[p]);
+		(void)unlink(B.sock[p]);
+	}
+	/* memif: the control thread handles the peers' disconnection before
+	 * the worker's ends close. */
+	if (B.memif)
+		rte_delay_us_sleep(100000);
 	if (B.sh != NULL)
 		for (p = 0; p < B.sh->n_ports; p++)
 			sy_port_close(&B.sh->ports[p]);
@@ -1156,7 +1312,8 @@ phase_macswap(void)
 			return;
 		}
 		memset(rte_pktmbuf_mtod(m, void *), 0x5a, 64);
-		(void)rte_ring_enqueue(B.rx[PORT_CLIENT], m);
+		if (to_worker(PORT_CLIENT, &m, 1) != 1)
+			rte_pktmbuf_free(m);
 	}
 	for (c = 0; c < B.chunks; c++) {
 		uint64_t cyc = 0, done = 0;
@@ -1183,9 +1340,10 @@ phase_macswap(void)
 				rte_pktmbuf_free_bulk(&pkts[sent], n - sent);
 			done += n;
 			/* The loop back, outside the measured part. */
-			n = (uint16_t)rte_ring_dequeue_burst(B.tx[PORT_CLIENT], (void **)pkts, BENCH_BURST,
-							     NULL);
-			(void)rte_ring_enqueue_burst(B.rx[PORT_CLIENT], (void **)pkts, n, NULL);
+			n = (uint16_t)from_worker(PORT_CLIENT, pkts, BENCH_BURST);
+			sent = (uint16_t)to_worker(PORT_CLIENT, pkts, n);
+			if (sent < n)
+				rte_pktmbuf_free_bulk(&pkts[sent], n - sent);
 		}
 		chunk_add(&cs, (double)cyc / (double)done);
 	}
@@ -1220,7 +1378,7 @@ phase_syn(void)
 			struct rte_mbuf *pkts[64];
 			unsigned i, n;
 
-			if (rte_ring_count(B.rx[PORT_CLIENT]) < BENCH_BURST) {
+			if (worker_backlog(PORT_CLIENT) < BENCH_BURST) {
 				for (i = 0; i < BENCH_BURST; i++) {
 					s.sport = rte_cpu_to_be_16((uint16_t)sport);
 					s.seq = (uint32_t)xrand();
@@ -1231,8 +1389,7 @@ phase_syn(void)
 				gen_flush();
 			}
 			cyc += poll_measured();
-			while ((n = rte_ring_dequeue_burst(B.tx[PORT_CLIENT], (void **)pkts, RTE_DIM(pkts),
-							   NULL)) > 0) {
+			while ((n = from_worker(PORT_CLIENT, pkts, RTE_DIM(pkts))) > 0) {
 				for (i = 0; i < n; i++) {
 					struct tcpv v;
 
@@ -1298,7 +1455,7 @@ stream_fill(const uint16_t *order, unsigned nflows, unsigned *ic, unsigned *ib)
 {
 	unsigned i;
 
-	if (rte_ring_count(B.rx[PORT_CLIENT]) < BENCH_BURST)
+	if (worker_backlog(PORT_CLIENT) < BENCH_BURST)
 		for (i = 0; i < BENCH_BURST; i++) {
 			uint16_t cport = order[*ic];
 			struct gconn *g = &B.gc[cport];
@@ -1316,7 +1473,7 @@ stream_fill(const uint16_t *order, unsigned nflows, unsigned *ic, unsigned *ib)
 			*ic = *ic + 1 == nflows ? 0 : *ic + 1;
 			gen_push(PORT_CLIENT, mk_seg(PORT_CLIENT, &s));
 		}
-	if (rte_ring_count(B.rx[PORT_BACKEND]) < BENCH_BURST)
+	if (worker_backlog(PORT_BACKEND) < BENCH_BURST)
 		for (i = 0; i < BENCH_BURST; i++) {
 			uint16_t cport = order[*ib];
 			struct gconn *g = &B.gc[cport];
@@ -1518,8 +1675,8 @@ print_table(void)
 	tp_med = median(&tps);
 	strftime(date, sizeof(date), "%Y-%m-%d %H:%M:%S %Z", localtime(&now));
 	printf("\nSwitchyard splice fast path benchmark, %s\n", date);
-	printf("core %u, TSC %.0f MHz, net_ring ports, %s, %s mode, load average at start %s\n",
-	       B.core, tsc_mhz, B.huge ? "hugepages" : "no hugepages (--no-huge)",
+	printf("core %u, TSC %.0f MHz, %s ports, %s, %s mode, load average at start %s\n",
+	       B.core, tsc_mhz, B.memif ? "net_memif" : "net_ring", B.huge ? "hugepages" : "no hugepages (--no-huge)",
 	       B.quick ? "quick" : "full", R.load);
 	printf("ours = TSC cycles inside sy_worker_poll (RX burst .. TX burst) per unit: best of %u"
 	       " chunks (median in brackets)\n\n",
@@ -1561,7 +1718,9 @@ print_table(void)
 	if (R.tp_n > 0) {
 		snprintf(o, sizeof(o), "%.1f (%.1f)", tp, tp_med);
 		snprintf(v, sizeof(v), "%.0f Mpps per core", (double)B.hz / tp / 1e6);
-		row("    testpmd macswap, net_ring0 [cyc/pkt]", o, "(reference)", v);
+		row(B.memif ? "    testpmd macswap, memif pair [cyc/pkt]"
+			    : "    testpmd macswap, net_ring0 [cyc/pkt]",
+		    o, "(reference)", v);
 	}
 
 	if (R.syn_cps > 0) {
@@ -1644,6 +1803,7 @@ usage(const char *prog)
 	fprintf(stderr,
 		"usage: %s [--quick] [--core N] [--testpmd-main-core N] [--flows N[,N...]]\n"
 		"          [--huge] [--no-testpmd] [--testpmd PATH] [--only LIST]\n"
+		"          [--port-kind ring|memif]\n"
 		"  --quick            smoke run (a few seconds)\n"
 		"  --core N           core for the worker and for testpmd's forwarding (default 1)\n"
 		"  --testpmd-main-core N  testpmd's main (stats) core (default 0)\n"
@@ -1651,7 +1811,9 @@ usage(const char *prog)
 		"  --huge             hugepages for both the bench and testpmd (default --no-huge)\n"
 		"  --no-testpmd       skip the dpdk-testpmd reference\n"
 		"  --testpmd PATH     default /usr/bin/dpdk-testpmd\n"
-		"  --only LIST        some of macswap,syn,fwd,life (profiling)\n",
+		"  --only LIST        some of macswap,syn,fwd,life (profiling)\n"
+		"  --port-kind KIND   ring (default): net_ring ports; memif: net_memif pairs,\n"
+		"                     testpmd on a memif pair too\n",
 		prog, SY_CONN_MAX - 64);
 }
 
@@ -1667,6 +1829,7 @@ parse_args(int argc, char **argv)
 		{ "no-testpmd", no_argument, NULL, 'n' },
 		{ "testpmd", required_argument, NULL, 't' },
 		{ "only", required_argument, NULL, 'o' },
+		{ "port-kind", required_argument, NULL, 'k' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -1718,6 +1881,13 @@ parse_args(int argc, char **argv)
 			break;
 		case 't':
 			B.testpmd = optarg;
+			break;
+		case 'k':
+			if (strcmp(optarg, "ring") != 0 && strcmp(optarg, "memif") != 0) {
+				fprintf(stderr, "--port-kind: ring or memif\n");
+				return -1;
+			}
+			B.memif = strcmp(optarg, "memif") == 0;
 			break;
 		case 'o':
 			B.do_macswap = strstr(optarg, "macswap") != NULL;
