@@ -255,12 +255,13 @@ fast_frame(const struct sy_dp_port *p, uint64_t mac, const struct rte_mbuf *m)
 {
 	const uint8_t *f = rte_pktmbuf_mtod(m, const uint8_t *);
 	const uint8_t *ip = f + FAST_L2;
-	uint32_t frag = load32(f + OFF_FRAG);
 	unsigned thl, tlen;
 	uint64_t bad, ck;
+	uint32_t frag;
 
 	if (unlikely(m->data_len < FAST_L2 + FAST_L3 + FAST_TH))
 		return false;
+	frag = load32(f + OFF_FRAG);
 	bad = ((load64(f) ^ mac) & MAC_MASK) |
 	      ((load32(f + OFF_ETHERTYPE) & ETH_IP_MASK) ^ ETH_IP_WANT) |
 	      ((frag & FRAG_PROTO_MASK) ^ FRAG_PROTO_WANT) |
