@@ -211,14 +211,14 @@ sy_worker_tx_flush(struct sy_worker *w, uint16_t port)
 {
 	struct sy_txq *q = &w->txq[port];
 	uint16_t pid = w->sh->ports[port].port_id;
-	uint64_t bytes = 0;
+	/* Counted when queued: a PMD may free what it sent (af_packet
+	 * copies), and this saves a second walk over the mbufs. */
+	uint64_t bytes = q->bytes;
 	uint16_t sent = 0, i;
 
+	q->bytes = 0;
 	if (q->n == 0)
 		return;
-	/* Sum before sending: a PMD may free what it sent (af_packet copies). */
-	for (i = 0; i < q->n; i++)
-		bytes += q->pkts[i]->pkt_len;
 	if (pid != SY_PORT_NONE)
 		sent = rte_eth_tx_burst(pid, w->queue, q->pkts, q->n);
 	for (i = sent; i < q->n; i++) {

@@ -79,6 +79,7 @@ struct sy_dp_shared {
 
 struct sy_txq {
 	uint16_t n;
+	uint64_t bytes; /* of pkts[0..n), counted as they are queued */
 	struct rte_mbuf *pkts[SY_TX_BUF];
 };
 
@@ -145,6 +146,7 @@ sy_tx(struct sy_worker *w, uint16_t port, struct rte_mbuf *m)
 		sy_drop(w, m, SY_DROP_TX_FULL);
 		return;
 	}
+	q->bytes += m->pkt_len;
 	q->pkts[q->n++] = m;
 }
 
