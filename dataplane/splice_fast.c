@@ -24,9 +24,10 @@
  *     worker's tables. That record was made from a segment that passed
  *     those checks (cookie ACK, backend SYN-ACK) with the same tuple, and
  *     ports, addresses and worker count do not change while routerd runs.
- *     A backend segment to a listen address and port is looked up as a
- *     client one (as the ownership rule in tcp_in.c treats it), and falls
- *     back if that misses.
+ *     A segment to a listen port is looked up as a client one (as the
+ *     ownership rule in tcp_in.c treats it); records exist only for listen
+ *     addresses, so one to another address misses and falls back, and so
+ *     does one to a listen port that is also some record's SNAT port.
  *   - the TCP checksum: the per-packet path does not verify it on a spliced
  *     flow either; incremental updates carry a bad one through.
  *
@@ -52,8 +53,9 @@
  * one 8-byte and one 4-byte compare, and its translated addresses and ports
  * are the other leg's, swapped: client -> listen becomes snat -> backend,
  * backend -> snat becomes listen -> client. A swap leaves a ones' complement
- * sum unchanged, so the checksum change for all four fields is computed on
- * those two words.
+ * sum unchanged, so the checksum change of rewriting all four fields is the
+ * same for every segment of a leg: the record keeps it (csum_ip, csum_tcp),
+ * and the other leg's is its complement.
  *
  * Translation: the common layouts are done inline on whole 32-bit words (no
  * TCP options, or NOP NOP TS as Linux and the BSDs send it); any other
@@ -473,6 +475,8 @@ sy_splice_rx_burst(struct sy_worker *w, uint16_t port, struct rte_mbuf **pkts, u
 		const uint8_t *f;
 		uint16_t dport;
 
+		/* Stage 2 for frame i - FAST_RESOLVE_LAG, stage 3 for frame
+		 * i - 2 * FAST_RESOLVE_LAG, then stage 1 for frame i. */
 		if (i >= FAST_RESOLVE_LAG && i - FAST_RESOLVE_LAG < n) {
 			unsigned j = i - FAST_RESOLVE_LAG;
 
@@ -492,6 +496,7 @@ sy_splice_rx_burst(struct sy_worker *w, uint16_t port, struct rte_mbuf **pkts, u
 				memo_ok = 0;
 			}
 		}
+		/* Stage 1 for frame i. */
 		if (i >= n)
 			continue;
 		m = pkts[i];
@@ -505,6 +510,10 @@ sy_splice_rx_burst(struct sy_worker *w, uint16_t port, struct rte_mbuf **pkts, u
 		f = rte_pktmbuf_mtod(m, const uint8_t *);
 		dport = load16(f + OFF_PORTS + 2);
 		if (dport == sh->http_port || dport == sh->https_port) {
+			/* A client leg if a record has this tuple as its client
+			 * leg. A listen port that is also some record's SNAT
+			 * port: sy_flow_find() decides, as it tries that leg
+			 * first. */
 			uint16_t dp = rte_be_to_cpu_16(dport);
 			uint64_t w1 = load32(f + OFF_PORTS);
 
