@@ -76,7 +76,7 @@ sy_ops_status(struct sy_router *r, const json_t *req)
 static json_t *
 counters_json(const struct sy_worker_counters *c)
 {
-	json_t *drops = json_object();
+	json_t *drops = json_object(), *answers = json_object();
 	json_t *o = json_object();
 	int i;
 
@@ -86,6 +86,10 @@ counters_json(const struct sy_worker_counters *c)
 	for (i = 0; i < SY_DROP__COUNT; i++)
 		json_object_set_new(drops, sy_drop_reason_names[i], json_integer((json_int_t)c->drops[i]));
 	json_object_set_new(o, "drops", drops);
+	for (i = 0; i < SY_ANSWER__COUNT; i++)
+		json_object_set_new(answers, sy_answer_reason_names[i],
+				    json_integer((json_int_t)c->answers[i]));
+	json_object_set_new(o, "answers", answers);
 	return o;
 }
 
@@ -101,6 +105,8 @@ add_counters(struct sy_worker_counters *sum, const struct sy_worker_counters *c)
 #undef SY_X
 	for (i = 0; i < SY_DROP__COUNT; i++)
 		sum->drops[i] += c->drops[i];
+	for (i = 0; i < SY_ANSWER__COUNT; i++)
+		sum->answers[i] += c->answers[i];
 }
 
 json_t *

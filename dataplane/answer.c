@@ -78,6 +78,8 @@ answer_payload(const struct sy_conn *c, char *buf, size_t len)
 	const char *type = "text/html";
 	int n;
 
+	if (p->answer_empty)
+		return 0;
 	if (p->answer_status == 0) {
 		memcpy(buf, tls_alert_unrecognized_name, sizeof(tls_alert_unrecognized_name));
 		return sizeof(tls_alert_unrecognized_name);
@@ -131,7 +133,7 @@ answer_send(struct sy_worker *w, struct sy_conn *c, bool with_payload)
 	s.tsecr = c->peek->ts_recent;
 	if (with_payload) {
 		s.seq = c->peek->isn_r + 1;
-		s.flags = RTE_TCP_ACK_FLAG | RTE_TCP_PSH_FLAG | RTE_TCP_FIN_FLAG;
+		s.flags = RTE_TCP_ACK_FLAG | RTE_TCP_FIN_FLAG | (len ? RTE_TCP_PSH_FLAG : 0);
 		s.payload = buf;
 		s.len = len;
 	} else {
@@ -143,7 +145,7 @@ answer_send(struct sy_worker *w, struct sy_conn *c, bool with_payload)
 }
 
 void
-sy_answer_start(struct sy_worker *w, struct sy_conn *c, uint16_t status)
+sy_answer_start(struct sy_worker *w, struct sy_conn *c, uint16_t status, enum sy_answer_reason why)
 {
 	char buf[1200];
 
@@ -155,12 +157,24 @@ sy_answer_start(struct sy_worker *w, struct sy_conn *c, uint16_t status)
 	c->peek->answer_len = answer_payload(c, buf, sizeof(buf));
 	c->peek->retx = 1;
 	w->counters.conns_answered++;
+	w->counters.answers[why]++;
 	answer_send(w, c, true);
 	sy_conn_timer_set(w, c, w->now + sy_ms_to_tsc(w, SY_ANSWER_RTO_MS));
 }
 
 void
-sy_conn_reset_client(struct sy_worker *w, struct sy_conn *c)
+sy_answer_close(struct sy_worker *w, struct sy_conn *c)
+{
+	/* A client that connects and closes without a byte (a port check,
+	 * a load tool's last connections) gets its close acknowledged and
+	 * ours, not a 400: there is no request to answer, as HAProxy and
+	 * nginx see it too. */
+	c->peek->answer_empty = 1;
+	sy_answer_start(w, c, 0, SY_ANSWER_CLIENT_CLOSED_EMPTY);
+}
+
+void
+sy_conn_reset_client(struct sy_worker *w, struct sy_conn *c, enum sy_answer_reason why)
 {
 	struct sy_seg s;
 
@@ -174,6 +188,7 @@ sy_conn_reset_client(struct sy_worker *w, struct sy_conn *c)
 	s.flags = RTE_TCP_RST_FLAG | RTE_TCP_ACK_FLAG;
 	sy_tcp_send(w, &s);
 	w->counters.conns_answered++;
+	w->counters.answers[why]++;
 	sy_conn_free(w, c);
 }
 

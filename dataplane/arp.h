@@ -25,7 +25,11 @@ struct sy_worker;
 
 #define SY_ARP_BUCKETS 128 /* power of two */
 #define SY_ARP_WAYS 4
-#define SY_ARP_PENDING_PER_NH 4
+/* A burst of new connections to a backend not yet resolved holds its SYNs
+ * here: each one dropped costs its connection a SYN retransmission (500 ms).
+ * Linux holds about 100 per neighbour (unres_qlen_bytes); the per-worker
+ * cap below keeps the mempool safe. */
+#define SY_ARP_PENDING_PER_NH 16
 #define SY_ARP_PENDING_MAX 64
 /* Requests for an unresolved next hop: one per second, then give up. */
 #define SY_ARP_RETRY_MS 1000

@@ -25,11 +25,29 @@ struct rte_mempool;
 
 enum sy_conn_state {
 	SY_CONN_PEEK = 1,    /* holding the client's first bytes, unacknowledged */
-	SY_CONN_CONNECTING,  /* backend SYN sent with the client's ISN and options */
+	SY_CONN_CONNECTING,  /* backend SYN sent with our ISN and TSval and the client's options */
 	SY_CONN_SPLICED,     /* every packet translated both ways */
 	SY_CONN_ANSWER,      /* the router answers itself (4xx/5xx, TLS alert), then closes */
 	SY_CONN_LINGER,      /* closed; late packets still translated until the timer fires */
 };
+
+/* The two legs of a connection, as the record's per-leg arrays index them. */
+enum sy_leg {
+	SY_LEG_CLIENT = 0, /* client <-> listen address */
+	SY_LEG_BACKEND = 1, /* backend <-> our SNAT address */
+};
+
+/* last_seen's clock: the TSC in units of 2^16 cycles (26 us at 2.5 GHz).
+ * 32 bits of it wrap after a day or more, far beyond any idle timeout, and
+ * are compared by wrapping difference; they leave the record's first line
+ * room for the backend leg's deltas. */
+#define SY_CONN_SEEN_SHIFT 16
+
+static inline uint32_t
+sy_conn_seen(uint64_t tsc)
+{
+	return (uint32_t)(tsc >> SY_CONN_SEEN_SHIFT);
+}
 
 enum sy_conn_proto {
 	SY_CONN_HTTP,
@@ -67,8 +85,11 @@ struct sy_peek_buf {
 	 * here so an established connection's record stays small. */
 	uint32_t isn_c;      /* client ISN */
 	uint32_t isn_r;      /* our cookie ISN */
+	uint32_t isn_rb;     /* our ISN on the backend leg (tcp_isn.h) */
+	uint32_t tsval_rb;   /* our backend SYN's TSval (the same on every retry) */
 	uint32_t peek_next;  /* next client sequence number expected */
 	uint32_t ts_recent;  /* client's latest TSval */
+	uint32_t ts_first;   /* client's oldest TSval we forward (its handshake ACK's) */
 	uint32_t tsval_r0;   /* our SYN-ACK TSval, as the client echoed it */
 	uint32_t answer_len; /* bytes of our answer (its FIN follows them) */
 	uint16_t mss;        /* what the client may receive (cookie), lowered to the backend link's */
@@ -80,11 +101,13 @@ struct sy_peek_buf {
 	uint8_t ts_ok;
 	uint8_t retx;        /* SYNs sent to this endpoint / answers sent */
 	uint8_t tries;       /* backend endpoints tried */
+	uint8_t stale_acks;  /* stale ACKs answered with RST + SYN for this endpoint */
 	uint64_t connect_deadline; /* TSC: give up on every endpoint */
 	/* The router's own answer when a rule or policy says what it is: a
 	 * redirect's Location, a static body (copied: the generation it came
 	 * from may be gone by the retransmission). */
 	uint8_t answer_custom;
+	uint8_t answer_empty; /* close with a bare FIN: nothing to say */
 	char answer_location[384];
 	char answer_body[256];
 };
@@ -113,8 +136,16 @@ struct sy_conn {
 	uint8_t win_shift_r; /* ours towards the client (0: none in force) */
 	uint8_t client_if, backend_if; /* port indexes of the next hops */
 	uint8_t pad;
-	uint32_t d_seq;  /* isn_r - isn_b (SPLICE.md) */
-	uint32_t d_ts;   /* tsval_r0 - tsval_b0 */
+	/* Sequence and timestamp translation by the leg a segment arrives on
+	 * (enum sy_leg; SPLICE.md, "Numbers to translate"): a segment from
+	 * leg L gets seq += seq_delta[L] and TSval += ts_delta[L], and its
+	 * ack, SACK edges and TSecr -= the other leg's.
+	 *   seq_delta[CLIENT] = isn_rb - isn_c     (our ISN on the backend leg)
+	 *   seq_delta[BACKEND] = isn_r - isn_b     (our cookie ISN)
+	 *   ts_delta[CLIENT] = tsval_rb0 - tsval_c (our first backend TSval)
+	 *   ts_delta[BACKEND] = tsval_r0 - tsval_b0 */
+	uint32_t seq_delta[2];
+	uint32_t ts_delta[2];
 
 	/* -- tuples (network order) -- each leg's (source, destination) as
 	 * that leg's packets carry them, the client leg first: the fast path
@@ -127,7 +158,7 @@ struct sy_conn {
 	/* Next hops, from the FIB once (it does not change while routerd
 	 * runs): the address ARP resolves on client_if / backend_if. */
 	uint32_t client_nh, backend_nh;
-	uint64_t last_seen;  /* TSC of the last packet either way (idle timeout) */
+	uint32_t last_seen;  /* sy_conn_seen() of the last packet either way (idle timeout) */
 	/* The checksum change, ~m + m' folded to 16 bits, of translating the
 	 * client leg's addresses (IPv4 header) and addresses and ports (TCP)
 	 * into the backend leg's; the other way is its complement. Set with

@@ -6,3 +6,9 @@ const char *const sy_drop_reason_names[SY_DROP__COUNT] = {
 	SY_DROP_REASONS(SY_X)
 #undef SY_X
 };
+
+const char *const sy_answer_reason_names[SY_ANSWER__COUNT] = {
+#define SY_X(sym, name) [SY_ANSWER_##sym] = name,
+	SY_ANSWER_REASONS(SY_X)
+#undef SY_X
+};

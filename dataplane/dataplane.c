@@ -122,6 +122,20 @@ sy_dp_init(const struct sy_config *cfg, struct sy_gen_slot *slot, char *err, siz
 	if (rc < 0)
 		goto fail;
 	dp.sh->slot = slot;
+	if (cfg->state_dir[0] != '\0') {
+		/* The backend-leg ISN and timestamp keys outlive this process, so
+		 * a restart keeps its SYNs acceptable to the TIME_WAITs the last
+		 * run left on the backends (tcp_isn.h). */
+		char path[sizeof(cfg->state_dir) + 32];
+
+		snprintf(path, sizeof(path), "%s/backend-leg.key", cfg->state_dir);
+		rc = sy_leg_clock_keys_file(&dp.sh->leg_clock, path);
+		if (rc < 0) {
+			snprintf(err, errlen, "dataplane: %s: %s (delete it to make a new one)", path,
+				 strerror(-rc));
+			goto fail;
+		}
+	}
 
 	for (i = 0; i < cfg->n_ports; i++) {
 		rc = sy_port_setup(&cfg->ports[i], (uint16_t)cfg->n_workers, dp.pool,

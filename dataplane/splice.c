@@ -2,8 +2,9 @@
 /*
  * The splice lifecycle (SPLICE.md): hold the client's first bytes without
  * acknowledging them, find Host / SNI, pick a backend, open the backend leg
- * with the client's own ISN and options, send the held bytes, then translate
- * every packet both ways until both sides have closed.
+ * with the client's options but our own ISN and TSval (tcp_isn.h), send the
+ * held bytes, then translate every packet both ways until both sides have
+ * closed.
  */
 #include <string.h>
 
@@ -17,6 +18,7 @@
 #include "l3.h"
 #include "splice.h"
 #include "sy_generation.h"
+#include "tcp_isn.h"
 #include "tcp_out.h"
 #include "tcp_seq.h"
 #include "worker.h"
@@ -125,10 +127,11 @@ sy_splice_open(struct sy_worker *w, struct rte_mbuf *m, const struct sy_tcp_syn_
 	c->peek->ts_ok = syn->ts_ok;
 	if (c->peek->ts_ok && sy_tcp_find_ts(th, &tsval, &tsecr)) {
 		c->peek->ts_recent = tsval;
+		c->peek->ts_first = tsval;
 		c->peek->tsval_r0 = tsecr; /* the client echoes our SYN-ACK's TSval */
 	}
 	c->peek->client_win = rte_be_to_cpu_16(th->rx_win);
-	c->last_seen = w->now;
+	c->last_seen = sy_conn_seen(w->now);
 	timer_in(w, c, SY_PEEK_TIMEOUT_MS);
 	sy_splice_segment(w, c, m, true);
 }
@@ -283,6 +286,10 @@ peek_try(struct sy_worker *w, struct sy_conn *c)
 	unsigned n = peek_frags(c->peek, f, RTE_DIM(f), &fin);
 	enum sy_peek_status st;
 
+	if (fin && c->peek->bytes == 0) {
+		sy_answer_close(w, c);
+		return;
+	}
 	if (c->proto == SY_CONN_HTTP) {
 		struct sy_http_head h;
 
@@ -292,20 +299,22 @@ peek_try(struct sy_worker *w, struct sy_conn *c)
 			bind_backend(w, c);
 			return;
 		case SY_PEEK_BAD:
-			sy_answer_start(w, c, 400);
+			sy_answer_start(w, c, 400, SY_ANSWER_BAD_REQUEST);
 			return;
 		case SY_PEEK_TOO_BIG:
-			sy_answer_start(w, c, 431);
+			sy_answer_start(w, c, 431, SY_ANSWER_HEAD_TOO_LARGE);
 			return;
 		case SY_PEEK_URI_TOO_LONG:
-			sy_answer_start(w, c, 414);
+			sy_answer_start(w, c, 414, SY_ANSWER_URI_TOO_LONG);
 			return;
 		default:
 			break;
 		}
 		/* The client closed (or we hold all we can) before a full head. */
-		if (fin || c->peek->n_seg == SY_PEEK_MAX_SEGS)
-			sy_answer_start(w, c, fin ? 400 : 431);
+		if (fin)
+			sy_answer_start(w, c, 400, SY_ANSWER_BAD_REQUEST);
+		else if (c->peek->n_seg == SY_PEEK_MAX_SEGS)
+			sy_answer_start(w, c, 431, SY_ANSWER_HEAD_TOO_LARGE);
 		return;
 	}
 	{
@@ -318,7 +327,7 @@ peek_try(struct sy_worker *w, struct sy_conn *c)
 		}
 		/* Not TLS, broken, too big, or closed early: nothing to route. */
 		if (st != SY_PEEK_MORE || fin || c->peek->n_seg == SY_PEEK_MAX_SEGS)
-			sy_conn_reset_client(w, c);
+			sy_conn_reset_client(w, c, SY_ANSWER_NOT_TLS);
 	}
 }
 
@@ -360,7 +369,7 @@ answer_from_rule(struct sy_conn *c, const struct sy_rule *rule)
 }
 
 static const struct sy_pool *
-route_lookup(struct sy_worker *w, struct sy_conn *c, uint16_t *status)
+route_lookup(struct sy_worker *w, struct sy_conn *c, uint16_t *status, enum sy_answer_reason *why)
 {
 	const struct sy_generation *g = w->gen;
 	struct sy_frag f[SY_PEEK_MAX_SEGS * 2];
@@ -370,6 +379,7 @@ route_lookup(struct sy_worker *w, struct sy_conn *c, uint16_t *status)
 	unsigned n = peek_frags(c->peek, f, RTE_DIM(f), &fin);
 
 	*status = g ? g->no_route_status : 503;
+	*why = SY_ANSWER_NO_ROUTE;
 	if (g == NULL)
 		return NULL;
 	if (c->proto == SY_CONN_HTTP) {
@@ -387,10 +397,13 @@ route_lookup(struct sy_worker *w, struct sy_conn *c, uint16_t *status)
 			if (vh->insecure == SY_INSECURE_REDIRECT) {
 				answer_redirect_https(c, vh, &h);
 				*status = c->peek->answer_status;
+				*why = SY_ANSWER_INSECURE_REDIRECT;
 				return NULL;
 			}
-			if (vh->insecure != SY_INSECURE_ALLOW || vh->tls == SY_TLS_PASSTHROUGH)
+			if (vh->insecure != SY_INSECURE_ALLOW || vh->tls == SY_TLS_PASSTHROUGH) {
+				*why = SY_ANSWER_INSECURE_NOT_SERVED;
 				return NULL;
+			}
 		}
 		/* Path rules without the proxy: the first request's path picks
 		 * the rule for the whole connection (routerctl resolve says so). */
@@ -403,6 +416,7 @@ route_lookup(struct sy_worker *w, struct sy_conn *c, uint16_t *status)
 			/* Header, cookie and traffic predicates need the proxy
 			 * mode; splice must not guess. */
 			*status = 503;
+			*why = SY_ANSWER_NEEDS_PROXY;
 			return NULL;
 		}
 		if (rule->action != SY_ACTION_BACKEND) {
@@ -410,11 +424,13 @@ route_lookup(struct sy_worker *w, struct sy_conn *c, uint16_t *status)
 			 * are what it says). */
 			answer_from_rule(c, rule);
 			*status = c->peek->answer_status;
+			*why = SY_ANSWER_RULE_ANSWER;
 			return NULL;
 		}
 		if (rule->n_filters > 0) {
 			/* Request and response rewriting needs the proxy mode. */
 			*status = 503;
+			*why = SY_ANSWER_NEEDS_PROXY;
 			return NULL;
 		}
 	} else {
@@ -424,9 +440,13 @@ route_lookup(struct sy_worker *w, struct sy_conn *c, uint16_t *status)
 		if (sy_tls_peek(f, n, SY_TLS_HELLO_MAX, &hello) != SY_PEEK_DONE || !hello.has_sni)
 			return NULL;
 		vh = sy_gen_find_vhost(g, hello.sni, hello.sni_len);
-		/* Edge and re-encrypt need termination (the proxy mode). */
-		if (vh == NULL || vh->tls != SY_TLS_PASSTHROUGH)
+		if (vh == NULL)
 			return NULL;
+		if (vh->tls != SY_TLS_PASSTHROUGH) {
+			/* Edge and re-encrypt need termination (the proxy mode). */
+			*why = SY_ANSWER_NEEDS_PROXY;
+			return NULL;
+		}
 		rule = vh->n_rules ? &vh->rules[0] : NULL;
 	}
 	if (rule == NULL)
@@ -447,14 +467,14 @@ connect_backend(struct sy_worker *w, struct sy_conn *c)
 	o.wscale = c->peek->ws_c;
 	o.sack_ok = c->peek->sack_ok;
 	o.ts_ok = c->peek->ts_ok;
-	o.tsval = c->peek->ts_recent;
+	o.tsval = c->peek->tsval_rb;
 	o.tsecr = 0;
 	memset(&s, 0, sizeof(s));
 	s.saddr = c->snat_ip;
 	s.daddr = c->backend_ip;
 	s.sport = c->snat_port;
 	s.dport = c->backend_port;
-	s.seq = c->peek->isn_c;
+	s.seq = c->peek->isn_rb;
 	s.flags = RTE_TCP_SYN_FLAG;
 	/* A SYN's window is never scaled. */
 	s.win = c->peek->ws_c != SY_TCP_WS_NONE ? 65535 : c->peek->client_win;
@@ -465,15 +485,13 @@ connect_backend(struct sy_worker *w, struct sy_conn *c)
 static void
 bind_backend(struct sy_worker *w, struct sy_conn *c)
 {
+	enum sy_answer_reason why;
 	uint16_t status;
-	const struct sy_pool *pool = route_lookup(w, c, &status);
+	const struct sy_pool *pool = route_lookup(w, c, &status, &why);
 	int i;
 
 	if (pool == NULL) {
-		if (c->proto == SY_CONN_TLS)
-			sy_answer_start(w, c, 0);
-		else
-			sy_answer_start(w, c, status);
+		sy_answer_start(w, c, c->proto == SY_CONN_TLS ? 0 : status, why);
 		return;
 	}
 	i = sy_lb_pick(pool, &w->tcp.rng, &c->peek->lb_first, c->peek->tries);
@@ -481,10 +499,11 @@ bind_backend(struct sy_worker *w, struct sy_conn *c)
 		i = sy_lb_pick(pool, &w->tcp.rng, &c->peek->lb_first, ++c->peek->tries); /* IPv6: a later issue */
 	if (i < 0) {
 		/* No endpoint (left) to try: OpenShift answers 503. */
+		why = c->peek->tries == 0 ? SY_ANSWER_NO_ENDPOINT : SY_ANSWER_BACKEND_UNREACHABLE;
 		if (c->proto == SY_CONN_TLS)
-			sy_conn_reset_client(w, c);
+			sy_conn_reset_client(w, c, why);
 		else
-			sy_answer_start(w, c, 503);
+			sy_answer_start(w, c, 503, why);
 		return;
 	}
 	if (c->flags & SY_CF_BACKEND_KEY)
@@ -493,8 +512,8 @@ bind_backend(struct sy_worker *w, struct sy_conn *c)
 		uint16_t p = sy_snat_port_get(w);
 
 		if (p == 0) {
-			w->counters.drops[SY_DROP_SNAT_PORTS_EXHAUSTED]++;
-			sy_answer_start(w, c, c->proto == SY_CONN_HTTP ? 503 : 0);
+			sy_answer_start(w, c, c->proto == SY_CONN_HTTP ? 503 : 0,
+					SY_ANSWER_SNAT_PORTS_EXHAUSTED);
 			return;
 		}
 		c->snat_port = rte_cpu_to_be_16(p);
@@ -509,8 +528,8 @@ bind_backend(struct sy_worker *w, struct sy_conn *c)
 		const struct sy_dp_port *bp;
 
 		if (sy_fib_lookup(w->sh->fib, &dst, &fr) < 0 || w->sh->ports[fr.port].n_ipv4 == 0) {
-			w->counters.drops[SY_DROP_IPV4_NO_ROUTE]++;
-			sy_answer_start(w, c, c->proto == SY_CONN_HTTP ? 503 : 0);
+			sy_answer_start(w, c, c->proto == SY_CONN_HTTP ? 503 : 0,
+					SY_ANSWER_BACKEND_NO_ROUTE);
 			return;
 		}
 		bp = &w->sh->ports[fr.port];
@@ -524,6 +543,17 @@ bind_backend(struct sy_worker *w, struct sy_conn *c)
 	/* The SNAT port is this record's alone: the backend leg cannot
 	 * collide (flow.h). */
 	sy_flow_backend_add(w, c);
+	/* Our ISN and TSval for this tuple: past what a TIME_WAIT the backend
+	 * may still hold on it saw (tcp_isn.h). Client data and timestamps
+	 * move into them by the client leg's deltas. The SYN's TSval stands
+	 * for the oldest client TSval we forward, so no held segment arrives
+	 * older than the SYN and fails the backend's PAWS check (RFC 7323 5). */
+	c->peek->isn_rb = sy_backend_isn(&w->sh->leg_clock, w->now, c->snat_ip, c->backend_ip,
+					 c->snat_port, c->backend_port);
+	c->peek->tsval_rb = sy_backend_tsval(&w->sh->leg_clock, w->now, c->snat_ip, c->backend_ip);
+	c->peek->stale_acks = 0;
+	c->seq_delta[SY_LEG_CLIENT] = c->peek->isn_rb - c->peek->isn_c;
+	c->ts_delta[SY_LEG_CLIENT] = c->peek->ts_ok ? c->peek->tsval_rb - c->peek->ts_first : 0;
 	if (c->state == SY_CONN_PEEK)
 		c->peek->connect_deadline = w->now + sy_ms_to_tsc(w, SY_CONNECT_TIMEOUT_MS);
 	c->state = SY_CONN_CONNECTING;
@@ -540,9 +570,9 @@ retry_backend(struct sy_worker *w, struct sy_conn *c)
 {
 	if (w->now >= c->peek->connect_deadline) {
 		if (c->proto == SY_CONN_TLS)
-			sy_conn_reset_client(w, c);
+			sy_conn_reset_client(w, c, SY_ANSWER_BACKEND_UNREACHABLE);
 		else
-			sy_answer_start(w, c, 503);
+			sy_answer_start(w, c, 503, SY_ANSWER_BACKEND_UNREACHABLE);
 		return;
 	}
 	c->peek->tries++;
@@ -557,7 +587,7 @@ backend_established(struct sy_worker *w, struct sy_conn *c, struct rte_mbuf *syn
 	struct rte_tcp_hdr *th = tcp_hdr(synack);
 	struct sy_tcp_syn_opts bo;
 	struct sy_peek_buf *p = c->peek;
-	uint32_t d_seq, d_ts = 0;
+	uint32_t d_ts = 0;
 	uint8_t ws_b = 0, ws_r = 0;
 	struct sy_xlate x;
 	unsigned i;
@@ -566,7 +596,6 @@ backend_established(struct sy_worker *w, struct sy_conn *c, struct rte_mbuf *syn
 		sy_drop(w, synack, SY_DROP_TCP_MALFORMED);
 		return;
 	}
-	d_seq = c->peek->isn_r - rte_be_to_cpu_32(th->sent_seq); /* isn_r - isn_b */
 	if (c->peek->ts_ok && bo.ts_ok)
 		d_ts = c->peek->tsval_r0 - bo.tsval;
 	/* Scaling is in force only when both ends offered it (RFC 7323 2.2). */
@@ -574,8 +603,8 @@ backend_established(struct sy_worker *w, struct sy_conn *c, struct rte_mbuf *syn
 		ws_r = SY_WS_ROUTER;
 		ws_b = bo.wscale != SY_TCP_WS_NONE ? bo.wscale : 0;
 	}
-	c->d_seq = d_seq;
-	c->d_ts = d_ts;
+	c->seq_delta[SY_LEG_BACKEND] = c->peek->isn_r - rte_be_to_cpu_32(th->sent_seq); /* isn_r - isn_b */
+	c->ts_delta[SY_LEG_BACKEND] = d_ts;
 	c->win_shift_b = ws_b;
 	c->win_shift_r = ws_r;
 	sy_conn_csum_deltas(c);
@@ -615,7 +644,7 @@ backend_established(struct sy_worker *w, struct sy_conn *c, struct rte_mbuf *syn
 	sy_peek_free(w, p);
 	c->peek = NULL;
 	c->state = SY_CONN_SPLICED;
-	c->last_seen = w->now;
+	c->last_seen = sy_conn_seen(w->now);
 	w->counters.conns_spliced++;
 	timer_in(w, c, (c->flags & SY_CF_FIN_CLIENT) ? SY_HALF_CLOSED_TIMEOUT_MS : SY_IDLE_TIMEOUT_MS);
 }
@@ -630,7 +659,7 @@ forward(struct sy_worker *w, struct sy_conn *c, struct rte_mbuf *m, bool from_cl
 	uint8_t fl = th->tcp_flags;
 	struct sy_xlate x;
 
-	c->last_seen = w->now;
+	c->last_seen = sy_conn_seen(w->now);
 	if (fl & RTE_TCP_RST_FLAG) {
 		if (c->state != SY_CONN_LINGER)
 			enter_linger(w, c);
@@ -648,12 +677,15 @@ forward(struct sy_worker *w, struct sy_conn *c, struct rte_mbuf *m, bool from_cl
 	} else {
 		if ((fl & RTE_TCP_FIN_FLAG) && !(c->flags & SY_CF_FIN_BACKEND)) {
 			c->flags |= SY_CF_FIN_BACKEND;
-			c->fin_b = rte_be_to_cpu_32(th->sent_seq) + c->d_seq +
+			c->fin_b = rte_be_to_cpu_32(th->sent_seq) + c->seq_delta[SY_LEG_BACKEND] +
 				   tcp_payload_len(m);
 		}
+		/* The backend acknowledges in our backend leg's space; fin_c is
+		 * in the client's. */
 		if ((c->flags & SY_CF_FIN_CLIENT) && (c->flags & SY_CF_FIN_BACKEND) &&
 		    (fl & RTE_TCP_ACK_FLAG) &&
-		    SEQ_GT(rte_be_to_cpu_32(th->recv_ack), c->fin_c) && c->state == SY_CONN_SPLICED)
+		    SEQ_GT(rte_be_to_cpu_32(th->recv_ack) - c->seq_delta[SY_LEG_CLIENT], c->fin_c) &&
+		    c->state == SY_CONN_SPLICED)
 			enter_linger(w, c);
 	}
 	if (from_client)
@@ -668,6 +700,39 @@ forward(struct sy_worker *w, struct sy_conn *c, struct rte_mbuf *m, bool from_cl
 		sy_ipv4_output_nh(w, m, c->backend_if, c->backend_nh);
 	else
 		sy_ipv4_output_nh(w, m, c->client_if, c->client_nh);
+}
+
+/*
+ * The backend answered our SYN with an ACK that is not for it: it still
+ * holds an older connection on this 4-tuple (TIME_WAIT that did not take the
+ * SYN, or one it thinks is open) and acknowledges that one. RFC 793 (SYN-SENT,
+ * "the ACK is unacceptable") answers with <SEQ=SEG.ACK><CTL=RST>: that RST
+ * is exactly in the old connection's window, so the backend drops it (Linux
+ * kills a TIME_WAIT on it unless tcp_rfc1337 is set; RFC 5961 takes it for
+ * an open one). The SYN goes again at once rather than after its RTO; Linux
+ * rate-limits these ACKs (one per 500 ms per socket), so waiting for another
+ * would cost half a second. Bounded per endpoint; the SYN timer goes on.
+ */
+static void
+backend_stale_ack(struct sy_worker *w, struct sy_conn *c, struct rte_mbuf *m)
+{
+	struct rte_tcp_hdr *th = tcp_hdr(m);
+	struct sy_seg s;
+
+	memset(&s, 0, sizeof(s));
+	s.saddr = c->snat_ip;
+	s.daddr = c->backend_ip;
+	s.sport = c->snat_port;
+	s.dport = c->backend_port;
+	s.seq = rte_be_to_cpu_32(th->recv_ack);
+	s.flags = RTE_TCP_RST_FLAG;
+	rte_pktmbuf_free(m);
+	w->counters.backend_stale_acks++;
+	sy_tcp_send(w, &s);
+	if (c->peek->stale_acks >= SY_STALE_ACK_TRIES)
+		return;
+	c->peek->stale_acks++;
+	connect_backend(w, c);
 }
 
 /* ------------------------------------------------------------ dispatch -- */
@@ -711,7 +776,15 @@ sy_splice_segment(struct sy_worker *w, struct sy_conn *c, struct rte_mbuf *m, bo
 	if (!from_client) {
 		uint32_t ack = rte_be_to_cpu_32(th->recv_ack);
 
-		if (c->state != SY_CONN_CONNECTING || ack != c->peek->isn_c + 1 || !(fl & RTE_TCP_ACK_FLAG)) {
+		if (c->state != SY_CONN_CONNECTING || !(fl & RTE_TCP_ACK_FLAG)) {
+			sy_drop(w, m, SY_DROP_TCP_UNEXPECTED);
+			return;
+		}
+		if (ack != c->peek->isn_rb + 1) {
+			if (!(fl & (RTE_TCP_SYN_FLAG | RTE_TCP_RST_FLAG))) {
+				backend_stale_ack(w, c, m);
+				return;
+			}
 			sy_drop(w, m, SY_DROP_TCP_UNEXPECTED);
 			return;
 		}
@@ -738,13 +811,19 @@ sy_splice_segment(struct sy_worker *w, struct sy_conn *c, struct rte_mbuf *m, bo
 		sy_drop(w, m, SY_DROP_TCP_UNEXPECTED);
 		return;
 	}
-	c->last_seen = w->now;
+	c->last_seen = sy_conn_seen(w->now);
 	c->peek->client_win = rte_be_to_cpu_16(th->rx_win);
 	if (c->peek->ts_ok) {
 		uint32_t tsval, tsecr;
 
-		if (sy_tcp_find_ts(th, &tsval, &tsecr) && SEQ_GEQ(tsval, c->peek->ts_recent))
-			c->peek->ts_recent = tsval;
+		if (sy_tcp_find_ts(th, &tsval, &tsecr)) {
+			if (SEQ_GEQ(tsval, c->peek->ts_recent))
+				c->peek->ts_recent = tsval;
+			/* Reordered before the bind: the oldest still anchors
+			 * the backend leg's timestamps (bind_backend). */
+			if (c->state == SY_CONN_PEEK && SEQ_LT(tsval, c->peek->ts_first))
+				c->peek->ts_first = tsval;
+		}
 	}
 	if (tcp_seg_len(m) == 0) {
 		/* A bare ACK or window update: nothing to hold. */
@@ -760,19 +839,20 @@ sy_splice_segment(struct sy_worker *w, struct sy_conn *c, struct rte_mbuf *m, bo
 void
 sy_splice_timeout(struct sy_worker *w, struct sy_conn *c)
 {
-	uint64_t idle;
+	uint64_t idle, since;
 
 	switch (c->state) {
 	case SY_CONN_PEEK:
 		/* The head or hello did not arrive in time. */
 		if (c->proto == SY_CONN_HTTP)
-			sy_answer_start(w, c, 408);
+			sy_answer_start(w, c, 408, SY_ANSWER_HEAD_TIMEOUT);
 		else
-			sy_conn_reset_client(w, c);
+			sy_conn_reset_client(w, c, SY_ANSWER_HEAD_TIMEOUT);
 		return;
 	case SY_CONN_CONNECTING:
 		if (c->peek->retx < SY_SYN_TRIES && w->now < c->peek->connect_deadline) {
 			c->peek->retx++;
+			w->counters.backend_syn_retx++;
 			connect_backend(w, c);
 			timer_in(w, c, (uint64_t)SY_SYN_RTO_MS << (c->peek->retx - 1));
 			return;
@@ -780,12 +860,14 @@ sy_splice_timeout(struct sy_worker *w, struct sy_conn *c)
 		retry_backend(w, c);
 		return;
 	case SY_CONN_SPLICED:
-		idle = (c->flags & (SY_CF_FIN_CLIENT | SY_CF_FIN_BACKEND)) ? SY_HALF_CLOSED_TIMEOUT_MS
-									    : SY_IDLE_TIMEOUT_MS;
-		if (w->now - c->last_seen < sy_ms_to_tsc(w, idle)) {
+		idle = sy_ms_to_tsc(w, (c->flags & (SY_CF_FIN_CLIENT | SY_CF_FIN_BACKEND))
+					       ? SY_HALF_CLOSED_TIMEOUT_MS
+					       : SY_IDLE_TIMEOUT_MS);
+		since = (uint64_t)(uint32_t)(sy_conn_seen(w->now) - c->last_seen) << SY_CONN_SEEN_SHIFT;
+		if (since < idle) {
 			/* Traffic since the timer was set: re-arm from it rather
 			 * than touch the wheel on every packet. */
-			sy_conn_timer_set(w, c, c->last_seen + sy_ms_to_tsc(w, idle));
+			sy_conn_timer_set(w, c, w->now - since + idle);
 			return;
 		}
 		sy_conn_free(w, c);

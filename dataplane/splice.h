@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "conn.h"
+#include "sy_counters.h"
 #include "tcp_opts.h"
 
 struct rte_mbuf;
@@ -22,6 +23,7 @@ struct sy_pool;
 #define SY_PEEK_TIMEOUT_MS 10000     /* request head / ClientHello must arrive by then */
 #define SY_SYN_RTO_MS 500            /* backend SYN retransmission */
 #define SY_SYN_TRIES 3               /* SYNs per endpoint before trying the next */
+#define SY_STALE_ACK_TRIES 2         /* RST + SYN at once per endpoint for a stale ACK */
 #define SY_CONNECT_TIMEOUT_MS 5000   /* all endpoints together */
 #define SY_IDLE_TIMEOUT_MS 300000    /* established, no packet either way */
 #define SY_HALF_CLOSED_TIMEOUT_MS 60000
@@ -34,34 +36,45 @@ struct sy_pool;
 #define SY_TLS_HELLO_MAX (32 * 1024)
 
 /* The translation of each direction, from the record (SPLICE.md, "Numbers
- * to translate"): client -> backend rewrites the addresses and moves acks,
- * SACK edges and TSecr back by the deltas; backend -> client moves seq and
- * TSval forward and rescales the window. */
+ * to translate"): each leg's segments get that leg's seq and TSval deltas,
+ * and lose the other leg's from their ack, SACK edges and TSecr; the
+ * backend's window is rescaled to our scale towards the client. */
+static inline void
+sy_xlate_from_leg(const struct sy_conn *c, enum sy_leg leg, struct sy_xlate *x)
+{
+	const enum sy_leg other = leg == SY_LEG_CLIENT ? SY_LEG_BACKEND : SY_LEG_CLIENT;
+
+	memset(x, 0, sizeof(*x));
+	if (leg == SY_LEG_CLIENT) {
+		x->src_ip = c->snat_ip;
+		x->dst_ip = c->backend_ip;
+		x->src_port = c->snat_port;
+		x->dst_port = c->backend_port;
+	} else {
+		x->src_ip = c->vip;
+		x->dst_ip = c->client_ip;
+		x->src_port = c->vip_port;
+		x->dst_port = c->client_port;
+		x->win_shift_in = c->win_shift_b;
+		x->win_shift_out = c->win_shift_r;
+	}
+	x->seq_delta = c->seq_delta[leg];
+	x->tsval_delta = c->ts_delta[leg];
+	x->ack_delta = -c->seq_delta[other];
+	x->sack_delta = -c->seq_delta[other];
+	x->tsecr_delta = -c->ts_delta[other];
+}
+
 static inline void
 sy_xlate_to_backend(const struct sy_conn *c, struct sy_xlate *x)
 {
-	memset(x, 0, sizeof(*x));
-	x->src_ip = c->snat_ip;
-	x->dst_ip = c->backend_ip;
-	x->src_port = c->snat_port;
-	x->dst_port = c->backend_port;
-	x->ack_delta = -c->d_seq;
-	x->sack_delta = -c->d_seq;
-	x->tsecr_delta = -c->d_ts;
+	sy_xlate_from_leg(c, SY_LEG_CLIENT, x);
 }
 
 static inline void
 sy_xlate_to_client(const struct sy_conn *c, struct sy_xlate *x)
 {
-	memset(x, 0, sizeof(*x));
-	x->src_ip = c->vip;
-	x->dst_ip = c->client_ip;
-	x->src_port = c->vip_port;
-	x->dst_port = c->client_port;
-	x->seq_delta = c->d_seq;
-	x->tsval_delta = c->d_ts;
-	x->win_shift_in = c->win_shift_b;
-	x->win_shift_out = c->win_shift_r;
+	sy_xlate_from_leg(c, SY_LEG_BACKEND, x);
 }
 
 /* Sum of the two 16-bit words of a 32-bit one, as they lie in memory. */
@@ -107,11 +120,14 @@ void sy_splice_timeout(struct sy_worker *w, struct sy_conn *c);
 
 /* The router answers the client itself (answer.c): an HTTP status, or with
  * status 0 a TLS alert (unrecognized_name), then FIN. */
-void sy_answer_start(struct sy_worker *w, struct sy_conn *c, uint16_t status);
+void sy_answer_start(struct sy_worker *w, struct sy_conn *c, uint16_t status,
+		     enum sy_answer_reason why);
 void sy_answer_segment(struct sy_worker *w, struct sy_conn *c, struct rte_mbuf *m);
 void sy_answer_timeout(struct sy_worker *w, struct sy_conn *c);
+/* The client closed before sending a byte: FIN back, no payload. */
+void sy_answer_close(struct sy_worker *w, struct sy_conn *c);
 /* RST to the client for everything held, and free c. */
-void sy_conn_reset_client(struct sy_worker *w, struct sy_conn *c);
+void sy_conn_reset_client(struct sy_worker *w, struct sy_conn *c, enum sy_answer_reason why);
 
 /* Weighted pick of a pool endpoint: the first try by weight at random, later
  * tries walk on from it to the next endpoint with weight. -1: none left. */

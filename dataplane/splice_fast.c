@@ -108,9 +108,9 @@
 
 /* Legs: the index of the leg's pair in the record (conn.h), client first. */
 enum fast_leg {
-	LEG_CLIENT = 0, /* client -> listen address: the hash */
-	LEG_BACKEND,    /* backend -> SNAT address: the SNAT port's slot */
-	LEG_SLOW,       /* sy_eth_input() */
+	LEG_CLIENT = SY_LEG_CLIENT,   /* client -> listen address: the hash */
+	LEG_BACKEND = SY_LEG_BACKEND, /* backend -> SNAT address: the SNAT port's slot */
+	LEG_SLOW,                     /* sy_eth_input() */
 };
 
 static inline uint16_t
@@ -299,12 +299,11 @@ fast_conn_ok(const struct sy_conn *c, const uint8_t *f, unsigned leg)
 
 /*
  * Translate in place (SPLICE.md, "Numbers to translate"): the same result as
- * sy_xlate_tcp4() with sy_xlate_to_backend() / sy_xlate_to_client(). Only
- * for ACK segments without SYN (fast_frame). Returns -1 when the options
- * are malformed.
+ * sy_xlate_tcp4() with sy_xlate_from_leg(). Only for ACK segments without
+ * SYN (fast_frame). Returns -1 when the options are malformed.
  *
- * Client leg: the ack and TSecr go back into the backend's spaces. Backend
- * leg: the seq and TSval forward into ours, the window to our scale.
+ * Either leg: seq and TSval forward by this leg's deltas, ack and TSecr back
+ * by the other's (conn.h); backend leg: the window to our scale.
  */
 static inline int
 fast_xlate(const struct sy_conn *c, uint8_t *ip, unsigned thl, unsigned leg)
@@ -318,10 +317,7 @@ fast_xlate(const struct sy_conn *c, uint8_t *ip, unsigned thl, unsigned leg)
 
 	if (thl != FAST_TH && (thl != FAST_TS_HLEN || load32(th + FAST_TH) != FAST_TS_WORD)) {
 		/* SACK blocks and other layouts: the general translation. */
-		if (from_client)
-			sy_xlate_to_backend(c, &x);
-		else
-			sy_xlate_to_client(c, &x);
+		sy_xlate_from_leg(c, (enum sy_leg)leg, &x);
 		return sy_xlate_tcp4((struct rte_ipv4_hdr *)ip, (struct rte_tcp_hdr *)th, &x);
 	}
 
@@ -336,22 +332,19 @@ fast_xlate(const struct sy_conn *c, uint8_t *ip, unsigned thl, unsigned leg)
 	tcp_acc = from_client ? c->csum_tcp : (uint16_t)~c->csum_tcp;
 	memcpy(ip + 10, &(uint16_t){ csum_apply16(load16(ip + 10), ip_d) }, 2);
 
-	if (from_client) {
-		tcp_acc += add32(th + 8, -c->d_seq);
-		if (thl == FAST_TS_HLEN)
-			tcp_acc += add32(th + FAST_TH + 8, -c->d_ts);
-	} else {
-		tcp_acc += add32(th + 4, c->d_seq);
-		if (thl == FAST_TS_HLEN)
-			tcp_acc += add32(th + FAST_TH + 4, c->d_ts);
-		if (c->win_shift_b != c->win_shift_r) {
-			uint16_t old = load16(th + 14);
-			uint16_t win = rte_cpu_to_be_16(sy_win_rescale(
-				rte_be_to_cpu_16(old), c->win_shift_b, c->win_shift_r));
+	tcp_acc += add32(th + 4, c->seq_delta[leg]);
+	tcp_acc += add32(th + 8, -c->seq_delta[!leg]);
+	if (thl == FAST_TS_HLEN) {
+		tcp_acc += add32(th + FAST_TH + 4, c->ts_delta[leg]);
+		tcp_acc += add32(th + FAST_TH + 8, -c->ts_delta[!leg]);
+	}
+	if (!from_client && c->win_shift_b != c->win_shift_r) {
+		uint16_t old = load16(th + 14);
+		uint16_t win = rte_cpu_to_be_16(sy_win_rescale(rte_be_to_cpu_16(old),
+							       c->win_shift_b, c->win_shift_r));
 
-			memcpy(th + 14, &win, 2);
-			tcp_acc += (uint16_t)~old + (uint64_t)win;
-		}
+		memcpy(th + 14, &win, 2);
+		tcp_acc += (uint16_t)~old + (uint64_t)win;
 	}
 	memcpy(th + 16, &(uint16_t){ csum_apply(load16(th + 16), tcp_acc) }, 2);
 	return 0;
@@ -383,7 +376,7 @@ fast_forward(struct sy_worker *w, struct sy_conn *c, struct rte_mbuf *m, unsigne
 	uint32_t nh = leg == LEG_CLIENT ? c->backend_nh : c->client_nh;
 	struct nh_memo *mm = &memo[out];
 
-	c->last_seen = w->now;
+	c->last_seen = sy_conn_seen(w->now);
 	if (unlikely(fast_xlate(c, f + FAST_L2, (f[OFF_DATA_OFF] >> 4) * 4u, leg) < 0)) {
 		sy_drop(w, m, SY_DROP_SPLICE_XLATE_FAILED);
 		return 0;

@@ -4,12 +4,14 @@
  * "Numbers to translate"). One struct describes one direction; the same code
  * serves both:
  *
- *   client -> backend: addresses/ports to (snat:port_r -> backend),
- *                      ack += ack_delta (= -d_seq), SACK blocks += sack_delta
- *                      (= -d_seq), TSecr += tsecr_delta (= -d_ts)
- *   backend -> client: addresses/ports to (vip:listen -> client),
- *                      seq += seq_delta (= d_seq), TSval += tsval_delta (= d_ts),
- *                      window rescaled from win_shift_in to win_shift_out
+ *   client -> backend: addresses/ports to (snat:port_r -> backend), seq and
+ *                      TSval forward into our backend leg's spaces, ack, SACK
+ *                      blocks and TSecr back into the backend's
+ *   backend -> client: addresses/ports to (vip:listen -> client), seq and
+ *                      TSval forward into our client leg's spaces, ack, SACK
+ *                      blocks and TSecr back into the client's, window
+ *                      rescaled from win_shift_in to win_shift_out
+ * (the deltas: conn.h, seq_delta and ts_delta; splice.h builds this struct)
  *
  * Checksums are updated incrementally (RFC 1624) over every changed field,
  * including the options inside the TCP checksum; the IPv4 header checksum

@@ -108,6 +108,11 @@ sy_dp_shared_create(const struct sy_config *cfg, struct rte_mempool *pool, unsig
 		rc = -EIO;
 		goto fail;
 	}
+	if (sy_leg_clock_init(&sh->leg_clock, sh->tsc_per_ms) < 0) {
+		snprintf(err, errlen, "dataplane: no randomness for the backend-leg ISN secret");
+		rc = -EIO;
+		goto fail;
+	}
 	/* [0] of the buffer in use is current, [1] previous. */
 	atomic_init(&sh->cookie_cur, 0);
 

@@ -26,6 +26,7 @@
 #include "sy_config.h"
 #include "sy_counters.h"
 #include "sy_gen_slot.h"
+#include "tcp_isn.h"
 #include "tcp_syncookie.h"
 
 struct sy_fib;
@@ -72,6 +73,9 @@ struct sy_dp_shared {
 	 * workers: ro). */
 	struct sy_cookie_keys cookie_keys[3];
 	atomic_uint cookie_cur;
+	/* Our ISN and TSval on backend legs (tcp_isn.h): set at init, keys
+	 * from the state directory (dataplane.c). */
+	struct sy_leg_clock leg_clock;
 	enum sy_idle_policy idle;
 	uint64_t tsc_per_ms;
 	atomic_bool stop; /* ctl: wo (sy_dp_stop), workers: ro */

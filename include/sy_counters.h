@@ -51,6 +51,39 @@
 	X(TX_FULL, "tx_full")                                                  \
 	X(NO_MBUF, "no_mbuf")
 
+/*
+ * Why the router answered a client itself instead of splicing it to a
+ * backend (splice.c, answer.c): one count per connection, by reason, so
+ * every 4xx/5xx, redirect, TLS alert and RST of the router's own has a name
+ * in `routerctl stats`. The status it gives is in the comment (no_route:
+ * the configured no_route_status; TLS: an unrecognized_name alert).
+ */
+#define SY_ANSWER_REASONS(X)                                                   \
+	X(NO_ROUTE, "no_route")                 /* 503/404, TLS alert */        \
+	X(INSECURE_NOT_SERVED, "insecure_not_served") /* 503 */                \
+	X(INSECURE_REDIRECT, "insecure_redirect") /* 302/301 to https */       \
+	X(RULE_ANSWER, "rule_answer")           /* a rule's redirect/static */  \
+	X(NEEDS_PROXY, "needs_proxy_mode")      /* 503 */                       \
+	X(NO_ENDPOINT, "no_endpoint")           /* 503, TLS: RST */             \
+	X(BACKEND_UNREACHABLE, "backend_unreachable") /* 503, TLS: RST */      \
+	X(BACKEND_NO_ROUTE, "backend_no_route") /* 503, TLS: alert */           \
+	X(SNAT_PORTS_EXHAUSTED, "snat_ports_exhausted") /* 503, TLS: alert */  \
+	X(BAD_REQUEST, "bad_request")           /* 400 */                       \
+	X(URI_TOO_LONG, "uri_too_long")         /* 414 */                       \
+	X(HEAD_TOO_LARGE, "head_too_large")     /* 431 */                       \
+	X(HEAD_TIMEOUT, "head_timeout")         /* 408, TLS: RST */             \
+	X(NOT_TLS, "tls_not_a_client_hello")    /* RST */                       \
+	X(CLIENT_CLOSED_EMPTY, "client_closed_empty") /* FIN before a byte: FIN */
+
+enum sy_answer_reason {
+#define SY_X(sym, name) SY_ANSWER_##sym,
+	SY_ANSWER_REASONS(SY_X)
+#undef SY_X
+	SY_ANSWER__COUNT
+};
+
+extern const char *const sy_answer_reason_names[SY_ANSWER__COUNT];
+
 enum sy_drop_reason {
 #define SY_X(sym, name) SY_DROP_##sym,
 	SY_DROP_REASONS(SY_X)
@@ -76,10 +109,12 @@ extern const char *const sy_drop_reason_names[SY_DROP__COUNT];
 	X(syn_cookies_sent)                                                    \
 	X(conns_opened)    /* cookie validated: a connection record made */    \
 	X(conns_spliced)   /* backend answered, held bytes sent */             \
-	X(conns_answered)  /* the router answered itself (4xx/5xx, alert) */   \
+	X(conns_answered)  /* the router answered itself: `answers` says why */ \
 	X(conns_closed)    /* records freed */                                 \
 	X(flows_active)    /* gauge: connection records in use */              \
 	X(backend_retries) /* another endpoint tried after a failed connect */ \
+	X(backend_syn_retx) /* backend SYNs sent again after their RTO */     \
+	X(backend_stale_acks) /* SYN answered by an older conn's ACK: RST + SYN */ \
 	X(handoffs)        /* packets passed to the owning worker */         \
 	X(fast_forwarded)  /* spliced segments the burst fast path forwarded */
 
@@ -88,6 +123,7 @@ struct sy_worker_counters {
 	SY_COUNTER_FIELDS(SY_X)
 #undef SY_X
 	uint64_t drops[SY_DROP__COUNT];
+	uint64_t answers[SY_ANSWER__COUNT];
 } __attribute__((aligned(64)));
 
 #endif

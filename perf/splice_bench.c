@@ -102,6 +102,7 @@ struct gconn {
 	uint8_t st;
 	uint16_t snat;      /* host order */
 	uint32_t isn_c, isn_r, isn_b;
+	uint32_t isn_rb;    /* the router's ISN on the backend leg (its SYN's seq) */
 	uint32_t ts_r;      /* router's TSval, as the client last saw it */
 	uint32_t ts_c;      /* client's TSval, as the backend last saw it */
 	uint32_t c_off, b_off; /* payload bytes streamed each way */
@@ -614,9 +615,8 @@ client_syn(uint16_t cport)
 	};
 
 	memset(g, 0, sizeof(*g));
-	/* The client port in the ISN's top half lets the backend side find
-	 * the connection from the backend SYN (seq = client ISN); the upper
-	 * ports make both legs' sequence numbers cross 2^32. */
+	/* The upper client ports make the client leg's sequence numbers
+	 * cross 2^32. */
 	g->isn_c = ((uint32_t)cport << 16) | (uint32_t)(xrand() & 0xffff);
 	s.seq = g->isn_c;
 	g->st = G_SYN;
@@ -723,12 +723,23 @@ on_backend_frame(struct rte_mbuf *m)
 		struct sy_tcp_syn_opts o, a;
 		struct seg_spec s;
 
-		cport = (uint16_t)(v.seq >> 16);
+		/* The SYN carries the router's own ISN (tcp_isn.h): the
+		 * connection it opens is the one its SNAT port's slot holds. */
+		const struct sy_conn *c = sy_flow_backend_lookup(&B.w->tcp, v.ip->dst_addr,
+								 v.ip->src_addr, v.th->dst_port,
+								 v.th->src_port);
+
+		if (c == NULL) {
+			unexpected("backend SYN (no record)", 0, &v);
+			return;
+		}
+		cport = rte_be_to_cpu_16(c->client_port);
 		g = &B.gc[cport];
-		if (g->st != G_REQ || v.seq != g->isn_c || sy_tcp_parse_syn_opts(v.th, &o) < 0) {
+		if (g->st != G_REQ || sy_tcp_parse_syn_opts(v.th, &o) < 0) {
 			unexpected("backend SYN", cport, &v);
 			return;
 		}
+		g->isn_rb = v.seq;
 		/* The client's own options (SPLICE.md). */
 		if (o.wscale != 7 || !o.sack_ok || !o.ts_ok || o.mss == 0 || o.mss > 1460)
 			B.verify_err++;
@@ -752,7 +763,7 @@ on_backend_frame(struct rte_mbuf *m)
 		s.sport = RTE_BE16(80);
 		s.dport = rte_cpu_to_be_16(snat);
 		s.seq = g->isn_b;
-		s.ack = g->isn_c + 1;
+		s.ack = g->isn_rb + 1;
 		s.flags = RTE_TCP_SYN_FLAG | RTE_TCP_ACK_FLAG;
 		s.win = 65160;
 		s.syn = &a;
@@ -765,7 +776,7 @@ on_backend_frame(struct rte_mbuf *m)
 		g->ts_c = tsval;
 	switch (g->st) {
 	case G_BSYNACK:
-		if (v.plen != REQ_LEN || v.seq != g->isn_c + 1 || v.ack != g->isn_b + 1 ||
+		if (v.plen != REQ_LEN || v.seq != g->isn_rb + 1 || v.ack != g->isn_b + 1 ||
 		    memcmp(v.payload, REQUEST, REQ_LEN) != 0) {
 			unexpected("request at the backend", cport, &v);
 			return;
@@ -776,7 +787,7 @@ on_backend_frame(struct rte_mbuf *m)
 			return;
 		}
 		g->st = G_RESP;
-		backend_send(g, g->isn_b + 1, g->isn_c + 1 + REQ_LEN, RTE_TCP_ACK_FLAG | RTE_TCP_PSH_FLAG,
+		backend_send(g, g->isn_b + 1, g->isn_rb + 1 + REQ_LEN, RTE_TCP_ACK_FLAG | RTE_TCP_PSH_FLAG,
 			     RESPONSE, RESP_LEN);
 		return;
 	case G_EST:
@@ -786,13 +797,13 @@ on_backend_frame(struct rte_mbuf *m)
 		B.n_fwd_seen++;
 		return;
 	case G_CFIN:
-		if (!(v.fl & RTE_TCP_FIN_FLAG) || v.seq != g->isn_c + 1 + REQ_LEN ||
+		if (!(v.fl & RTE_TCP_FIN_FLAG) || v.seq != g->isn_rb + 1 + REQ_LEN ||
 		    v.ack != g->isn_b + 1 + RESP_LEN) {
 			unexpected("client FIN at the backend", cport, &v);
 			return;
 		}
 		g->st = G_BFIN;
-		backend_send(g, g->isn_b + 1 + RESP_LEN, g->isn_c + 2 + REQ_LEN,
+		backend_send(g, g->isn_b + 1 + RESP_LEN, g->isn_rb + 2 + REQ_LEN,
 			     RTE_TCP_FIN_FLAG | RTE_TCP_ACK_FLAG, NULL, 0);
 		return;
 	case G_LAST:
@@ -1481,7 +1492,7 @@ stream_fill(const uint16_t *order, unsigned nflows, unsigned *ic, unsigned *ib)
 			struct seg_spec s = {
 				.saddr = B.pip[PORT_BACKEND], .daddr = B.rip[PORT_BACKEND],
 				.sport = RTE_BE16(80), .dport = rte_cpu_to_be_16(g->snat),
-				.seq = seq, .ack = g->isn_c + 1 + REQ_LEN + g->c_off,
+				.seq = seq, .ack = g->isn_rb + 1 + REQ_LEN + g->c_off,
 				.flags = RTE_TCP_ACK_FLAG | RTE_TCP_PSH_FLAG, .win = 509,
 				.ts = true, .tsval = g->b_off, .tsecr = g->ts_c,
 				.payload = B.data, .len = STREAM_PAYLOAD, .tagged = true, .tag = seq,

@@ -31,6 +31,7 @@
 #include "l3.h"
 #include "splice.h"
 #include "tcp_opts.h"
+#include "tcp_seq.h"
 #include "test_eal.h"
 #include "worker.h"
 
@@ -340,11 +341,25 @@ handshake(uint32_t isn_c, uint16_t sport, uint32_t *tsval_r)
 	return isn_r;
 }
 
+/* Move the backend-leg clock so that the next bind's ISN is `want`
+ * (tcp_isn.h: a hash plus the clock in 64 ns steps); the next SNAT port is
+ * the head of the free-port FIFO. */
+static void
+steer_backend_isn(uint32_t want)
+{
+	uint16_t port = rte_cpu_to_be_16(w->tcp.ports[w->tcp.port_head]);
+	uint32_t isn = sy_backend_isn(&sh->leg_clock, w->now, ip4(SNAT), ip4(BACKEND), port,
+				      rte_cpu_to_be_16(8080));
+
+	sh->leg_clock.base_ns += (uint64_t)(uint32_t)(want - isn) << 6;
+}
+
 static void
 test_splice_lifecycle_wraps(void **state)
 {
-	/* Both legs cross 2^32: the client's ISN and the backend's. */
-	const uint32_t isn_c = 0xfffffff0u, isn_b = 0xfffffffeu;
+	/* Every sequence space crosses 2^32: the client's ISN, the backend's,
+	 * and ours on the backend leg. */
+	const uint32_t isn_c = 0xfffffff0u, isn_b = 0xfffffffeu, isn_rb = 0xfffffff5u;
 	const char *part1 = "GET /x HTTP/1.1\r\nHo";   /* 19 bytes: wraps the client seq */
 	const char *part2 = "st: web.test\r\n\r\n";
 	const uint32_t p1 = (uint32_t)strlen(part1), p2 = (uint32_t)strlen(part2);
@@ -352,7 +367,7 @@ test_splice_lifecycle_wraps(void **state)
 	struct rte_tcp_hdr *th;
 	struct sy_tcp_syn_opts o;
 	struct rte_mbuf *m;
-	uint32_t tsval_r, isn_r, tsval, tsecr, d_seq;
+	uint32_t tsval_r, isn_r, tsval, tsecr, d_seq, tsval_rb;
 	uint16_t snat_port;
 	struct seg s;
 	uint8_t opts[40];
@@ -369,20 +384,26 @@ test_splice_lifecycle_wraps(void **state)
 	s.seq = isn_c + 1;
 	s.data = part1;
 	s.opts = ts_opt(1002, tsval_r);
+	steer_backend_isn(isn_rb);
 	send_in(0, &s);
 
-	/* The backend SYN: the client's ISN and options, from our SNAT address. */
+	/* The backend SYN: the client's options, our own ISN and TSval for
+	 * this tuple (tcp_isn.h), from our SNAT address. */
 	m = take(1, &ip, &th);
 	assert_int_equal(th->tcp_flags, RTE_TCP_SYN_FLAG);
-	assert_int_equal(rte_be_to_cpu_32(th->sent_seq), isn_c);
 	assert_int_equal(ip->src_addr, ip4(SNAT));
 	assert_int_equal(ip->dst_addr, ip4(BACKEND));
 	assert_int_equal(rte_be_to_cpu_16(th->dst_port), 8080);
 	snat_port = rte_be_to_cpu_16(th->src_port);
+	assert_int_equal(rte_be_to_cpu_32(th->sent_seq), isn_rb);
+	assert_int_equal(rte_be_to_cpu_32(th->sent_seq),
+			 sy_backend_isn(&sh->leg_clock, w->now, ip->src_addr, ip->dst_addr, th->src_port,
+					th->dst_port));
 	assert_int_equal(sy_tcp_parse_syn_opts(th, &o), 0);
 	assert_true(o.sack_ok && o.ts_ok);
 	assert_int_equal(o.wscale, 7);
-	assert_int_equal(o.tsval, 1003); /* the client's latest TSval */
+	tsval_rb = sy_backend_tsval(&sh->leg_clock, w->now, ip->src_addr, ip->dst_addr);
+	assert_int_equal(o.tsval, tsval_rb);
 	assert_int_equal(o.mss, 1460);
 	rte_pktmbuf_free(m);
 	expect_nothing_sent();
@@ -394,12 +415,14 @@ test_splice_lifecycle_wraps(void **state)
 
 		olen = sy_tcp_write_syn_opts(opts, &bo);
 	}
-	s = (struct seg){ BACKEND, SNAT, 8080, snat_port, isn_b, isn_c + 1,
+	s = (struct seg){ BACKEND, SNAT, 8080, snat_port, isn_b, isn_rb + 1,
 			  RTE_TCP_SYN_FLAG | RTE_TCP_ACK_FLAG, 65160, opts, olen, NULL };
 	send_in(1, &s);
 	assert_int_equal(w->counters.conns_spliced, 1);
-	/* The held bytes go to the backend in order, their ACK (of our cookie)
-	 * now acknowledging the backend's SYN-ACK, TSecr its clock. */
+	/* The held bytes go to the backend in order, seq moved into our ISN
+	 * space there (wrapping past 2^32), their ACK (of our cookie) now
+	 * acknowledging the backend's SYN-ACK, TSval on from the SYN's (the
+	 * handshake ACK's 1001 is the SYN's), TSecr the backend's clock. */
 	assert_int_equal(w->txq[1].n, 2);
 	{
 		struct sy_txq keep = w->txq[1];
@@ -409,10 +432,11 @@ test_splice_lifecycle_wraps(void **state)
 			w->txq[1].n = 1;
 			w->txq[1].pkts[0] = keep.pkts[i];
 			m = take(1, &ip, &th);
-			assert_int_equal(rte_be_to_cpu_32(th->sent_seq), i == 0 ? isn_c + 1 : isn_c + 1 + p1);
+			assert_int_equal(rte_be_to_cpu_32(th->sent_seq), i == 0 ? isn_rb + 1 : isn_rb + 1 + p1);
 			assert_int_equal(rte_be_to_cpu_32(th->recv_ack), isn_b + 1); /* wrapped: 0xffffffff */
 			assert_int_equal(payload_len(ip, th), i == 0 ? p1 : p2);
 			assert_true(sy_tcp_find_ts(th, &tsval, &tsecr));
+			assert_int_equal(tsval, tsval_rb + (i == 0 ? 1 : 2)); /* 1002, 1003 */
 			assert_int_equal(tsecr, 50000);
 			assert_int_equal(ip->src_addr, ip4(SNAT));
 			assert_int_equal(rte_be_to_cpu_16(th->src_port), snat_port);
@@ -425,8 +449,8 @@ test_splice_lifecycle_wraps(void **state)
 	 * seq wraps past 2^32 here), TSval into our clock, window from scale 5
 	 * to our 7, addresses back to the VIP. */
 	d_seq = isn_r - isn_b;
-	s = (struct seg){ BACKEND, SNAT, 8080, snat_port, isn_b + 1, isn_c + 1 + p1 + p2,
-			  RTE_TCP_ACK_FLAG | RTE_TCP_PSH_FLAG, 1000, ts_opt(50010, 1003), 12,
+	s = (struct seg){ BACKEND, SNAT, 8080, snat_port, isn_b + 1, isn_rb + 1 + p1 + p2,
+			  RTE_TCP_ACK_FLAG | RTE_TCP_PSH_FLAG, 1000, ts_opt(50010, tsval_rb + 2), 12,
 			  "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok" };
 	send_in(1, &s);
 	m = take(0, &ip, &th);
@@ -462,7 +486,9 @@ test_splice_lifecycle_wraps(void **state)
 		memcpy(&r, (uint8_t *)(th + 1) + 8, 4);
 		assert_int_equal(rte_be_to_cpu_32(l), isn_b + 100);
 		assert_int_equal(rte_be_to_cpu_32(r), isn_b + 200);
+		assert_int_equal(rte_be_to_cpu_32(th->sent_seq), isn_rb + 1 + p1 + p2);
 		assert_true(sy_tcp_find_ts(th, &tsval, &tsecr));
+		assert_int_equal(tsval, tsval_rb + 3); /* the client's 1004 */
 		assert_int_equal(tsecr, 50010); /* back in the backend's clock */
 		rte_pktmbuf_free(m);
 	}
@@ -472,10 +498,15 @@ test_splice_lifecycle_wraps(void **state)
 			  RTE_TCP_ACK_FLAG | RTE_TCP_FIN_FLAG, 502, ts_opt(1005, tsval_r + 10), 12, NULL };
 	send_in(0, &s);
 	rte_pktmbuf_free(take(1, &ip, &th));
-	s = (struct seg){ BACKEND, SNAT, 8080, snat_port, isn_b + 1 + 39, isn_c + 2 + p1 + p2,
-			  RTE_TCP_ACK_FLAG | RTE_TCP_FIN_FLAG, 1000, ts_opt(50020, 1005), 12, NULL };
+	s = (struct seg){ BACKEND, SNAT, 8080, snat_port, isn_b + 1 + 39, isn_rb + 2 + p1 + p2,
+			  RTE_TCP_ACK_FLAG | RTE_TCP_FIN_FLAG, 1000, ts_opt(50020, tsval_rb + 4), 12, NULL };
 	send_in(1, &s);
-	rte_pktmbuf_free(take(0, &ip, &th));
+	m = take(0, &ip, &th);
+	/* Its ack and TSecr back into the client's spaces. */
+	assert_int_equal(rte_be_to_cpu_32(th->recv_ack), isn_c + 2 + p1 + p2);
+	assert_true(sy_tcp_find_ts(th, &tsval, &tsecr));
+	assert_int_equal(tsecr, 1005);
+	rte_pktmbuf_free(m);
 	s = (struct seg){ CLIENT, VIP, 40000, 80, isn_c + 2 + p1 + p2, isn_r + 1 + 40,
 			  RTE_TCP_ACK_FLAG, 502, ts_opt(1006, tsval_r + 20), 12, NULL };
 	send_in(0, &s);
@@ -526,6 +557,7 @@ test_unknown_host_answer(void **state)
 	assert_int_equal(rte_be_to_cpu_32(th->recv_ack), isn_c + 2 + len);
 	rte_pktmbuf_free(m);
 	assert_int_equal(w->counters.conns_answered, 1);
+	assert_int_equal(w->counters.answers[SY_ANSWER_NO_ROUTE], 1);
 	/* The client reuses its port at once (port exhaustion): the lingering
 	 * record gives way to the new connection's cookie handshake. */
 	s = (struct seg){ CLIENT, VIP, 40001, 80, 999, 0, RTE_TCP_SYN_FLAG, 64240, syn_opts, 0, NULL };
@@ -537,6 +569,39 @@ test_unknown_host_answer(void **state)
 	rte_pktmbuf_free(m);
 	assert_int_equal(w->counters.flows_active, 0);
 	assert_int_equal(w->counters.conns_closed, 1);
+}
+
+/* A client that closes before sending a byte gets its FIN acknowledged and
+ * ours, no 400 (nothing was asked), under its own answer reason. */
+static void
+test_client_closes_empty(void **state)
+{
+	struct rte_ipv4_hdr *ip;
+	struct rte_tcp_hdr *th;
+	struct rte_mbuf *m;
+	uint32_t tsval_r, isn_r, isn_c = 31337;
+	struct seg s;
+
+	isn_r = handshake(isn_c, 40003, &tsval_r);
+	s = (struct seg){ CLIENT, VIP, 40003, 80, isn_c + 1, isn_r + 1,
+			  RTE_TCP_ACK_FLAG | RTE_TCP_FIN_FLAG, 502, ts_opt(1002, tsval_r), 12, NULL };
+	send_in(0, &s);
+	m = take(0, &ip, &th);
+	assert_int_equal(th->tcp_flags, RTE_TCP_ACK_FLAG | RTE_TCP_FIN_FLAG);
+	assert_int_equal(payload_len(ip, th), 0);
+	assert_int_equal(rte_be_to_cpu_32(th->sent_seq), isn_r + 1);
+	assert_int_equal(rte_be_to_cpu_32(th->recv_ack), isn_c + 2);
+	rte_pktmbuf_free(m);
+	assert_int_equal(w->counters.answers[SY_ANSWER_CLIENT_CLOSED_EMPTY], 1);
+	assert_int_equal(w->counters.answers[SY_ANSWER_BAD_REQUEST], 0);
+	/* Its last ACK ends it. */
+	s = (struct seg){ CLIENT, VIP, 40003, 80, isn_c + 2, isn_r + 2, RTE_TCP_ACK_FLAG, 502,
+			  ts_opt(1003, tsval_r), 12, NULL };
+	send_in(0, &s);
+	expect_nothing_sent();
+	advance_ms(2100);
+	assert_int_equal(w->counters.flows_active, 0);
+	assert_int_equal(drops_total(), 0);
 }
 
 /* A forged or stale ACK makes no state. */
@@ -554,6 +619,10 @@ test_forged_ack(void **state)
 
 /* ---- the established-flow fast path (splice_fast.c) ------------------- */
 
+/* Our ISN on the backend leg of the last open_spliced() connection: client
+ * seq s goes to the backend as s - isn_c + spliced_isn_rb. */
+static uint32_t spliced_isn_rb, spliced_tsval_rb;
+
 /* Open a spliced connection from client port `sport`: the backend answers
  * with window scale 5 and its own TS clock, so every field translates.
  * Returns the SNAT port; *isn_r is the cookie ISN. */
@@ -567,6 +636,8 @@ open_spliced(uint16_t sport, uint32_t isn_c, uint32_t isn_b, uint32_t *isn_r, ui
 	struct rte_tcp_hdr *th;
 	uint8_t opts[40];
 	unsigned olen = sy_tcp_write_syn_opts(opts, &bo);
+	struct rte_mbuf *m;
+	uint32_t isn_rb;
 	uint16_t snat;
 	struct seg s;
 
@@ -574,9 +645,18 @@ open_spliced(uint16_t sport, uint32_t isn_c, uint32_t isn_b, uint32_t *isn_r, ui
 	s = (struct seg){ CLIENT, VIP, sport, 80, isn_c + 1, *isn_r + 1, RTE_TCP_ACK_FLAG, 502,
 			  ts_opt(1002, *tsval_r), 12, req };
 	send_in(0, &s);
-	rte_pktmbuf_free(take(1, &ip, &th)); /* the backend SYN */
+	m = take(1, &ip, &th); /* the backend SYN, with our ISN */
 	snat = rte_be_to_cpu_16(th->src_port);
-	s = (struct seg){ BACKEND, SNAT, 8080, snat, isn_b, isn_c + 1,
+	isn_rb = rte_be_to_cpu_32(th->sent_seq);
+	spliced_isn_rb = isn_rb;
+	{
+		struct sy_tcp_syn_opts o;
+
+		assert_int_equal(sy_tcp_parse_syn_opts(th, &o), 0);
+		spliced_tsval_rb = o.tsval;
+	}
+	rte_pktmbuf_free(m);
+	s = (struct seg){ BACKEND, SNAT, 8080, snat, isn_b, isn_rb + 1,
 			  RTE_TCP_SYN_FLAG | RTE_TCP_ACK_FLAG, 65160, opts, olen, NULL };
 	send_in(1, &s);
 	rte_pktmbuf_free(take(1, &ip, &th)); /* the held request */
@@ -851,7 +931,7 @@ test_fast_path_fin_mid_burst(void **state)
 	assert_int_equal(w->txq[1].n, 4);
 	assert_int_equal(w->counters.fast_forwarded, 1);
 	for (i = 0; i < 4; i++) {
-		uint32_t want = i == 0 ? cseq : i == 1 ? cseq + 3 : cseq + 4;
+		uint32_t want = (i == 0 ? cseq : i == 1 ? cseq + 3 : cseq + 4) - isn_c + spliced_isn_rb;
 
 		ip = (struct rte_ipv4_hdr *)(rte_pktmbuf_mtod(w->txq[1].pkts[i], uint8_t *) + 14);
 		th = (struct rte_tcp_hdr *)(ip + 1);
@@ -911,7 +991,7 @@ test_fast_path_arp_unresolved(void **state)
 		assert_memory_equal(&eh->src_addr, &mac_p1, 6);
 		ip = (struct rte_ipv4_hdr *)(eh + 1);
 		th = (struct rte_tcp_hdr *)(ip + 1);
-		assert_int_equal(rte_be_to_cpu_32(th->sent_seq), cseq + 3 * i);
+		assert_int_equal(rte_be_to_cpu_32(th->sent_seq), cseq + 3 * i - isn_c + spliced_isn_rb);
 		assert_int_equal(rte_ipv4_udptcp_cksum_verify(ip, th), 0);
 		rte_pktmbuf_free(m);
 	}
@@ -1044,7 +1124,7 @@ test_flow_cache_pair_overflow(void **state)
 /*
  * The fast path's checksums come from the record's precomputed changes
  * (conn.h csum_ip / csum_tcp) and their complements the other way. Over
- * random tuples, deltas, window scales and both layouts (no options, NOP
+ * random tuples, deltas of both legs, window scales and both layouts (no options, NOP
  * NOP TS), every segment it forwards either way has valid IPv4 and TCP
  * checksums and the tuple and numbers the per-packet path would give.
  */
@@ -1060,7 +1140,7 @@ test_fast_path_csum_random(void **state)
 	for (i = 0; i < 200; i++) {
 		char client[32], backend[32];
 		struct sy_conn *c;
-		uint32_t r[6];
+		uint32_t r[8];
 		unsigned k;
 
 		for (k = 0; k < RTE_DIM(r); k++) {
@@ -1075,8 +1155,10 @@ test_fast_path_csum_random(void **state)
 		c = spliced_record(client, (uint16_t)(1024 + r[2] % 64000));
 		c->backend_ip = ip4(backend);
 		c->backend_port = rte_cpu_to_be_16((uint16_t)(1 + r[2] % 65535));
-		c->d_seq = r[3];
-		c->d_ts = r[4];
+		c->seq_delta[SY_LEG_BACKEND] = r[3];
+		c->ts_delta[SY_LEG_BACKEND] = r[4];
+		c->seq_delta[SY_LEG_CLIENT] = r[6];
+		c->ts_delta[SY_LEG_CLIENT] = r[7];
 		c->win_shift_b = (uint8_t)(r[5] % 15);
 		c->win_shift_r = (uint8_t)((r[5] >> 4) % 15);
 		sy_conn_csum_deltas(c);
@@ -1107,22 +1189,34 @@ test_fast_path_csum_random(void **state)
 				assert_int_equal(ip->dst_addr, c->backend_ip);
 				assert_int_equal(th->src_port, c->snat_port);
 				assert_int_equal(th->dst_port, c->backend_port);
-				assert_int_equal(rte_be_to_cpu_32(th->recv_ack), s.ack - c->d_seq);
-				if (ts) /* TSecr back into the backend's clock */
+				assert_int_equal(rte_be_to_cpu_32(th->sent_seq),
+						 s.seq + c->seq_delta[SY_LEG_CLIENT]);
+				assert_int_equal(rte_be_to_cpu_32(th->recv_ack),
+						 s.ack - c->seq_delta[SY_LEG_BACKEND]);
+				if (ts) { /* TSval into our backend leg's, TSecr the backend's */
+					assert_int_equal(get_be32((uint8_t *)(th + 1) + 4),
+							 0x11223344u + c->ts_delta[SY_LEG_CLIENT]);
 					assert_int_equal(get_be32((uint8_t *)(th + 1) + 8),
-							 0x55667788u - c->d_ts);
+							 0x55667788u - c->ts_delta[SY_LEG_BACKEND]);
+				}
 			} else {
 				assert_int_equal(ip->src_addr, c->vip);
 				assert_int_equal(ip->dst_addr, c->client_ip);
 				assert_int_equal(th->src_port, c->vip_port);
 				assert_int_equal(th->dst_port, c->client_port);
-				assert_int_equal(rte_be_to_cpu_32(th->sent_seq), s.seq + c->d_seq);
+				assert_int_equal(rte_be_to_cpu_32(th->sent_seq),
+						 s.seq + c->seq_delta[SY_LEG_BACKEND]);
+				assert_int_equal(rte_be_to_cpu_32(th->recv_ack),
+						 s.ack - c->seq_delta[SY_LEG_CLIENT]);
 				assert_int_equal(rte_be_to_cpu_16(th->rx_win),
 						 sy_win_rescale(s.win, c->win_shift_b,
 								c->win_shift_r));
-				if (ts) /* TSval forward into ours */
+				if (ts) { /* TSval forward into ours, TSecr back into the client's */
 					assert_int_equal(get_be32((uint8_t *)(th + 1) + 4),
-							 0x11223344u + c->d_ts);
+							 0x11223344u + c->ts_delta[SY_LEG_BACKEND]);
+					assert_int_equal(get_be32((uint8_t *)(th + 1) + 8),
+							 0x55667788u - c->ts_delta[SY_LEG_CLIENT]);
+				}
 			}
 			rte_pktmbuf_free(m);
 		}
@@ -1132,6 +1226,145 @@ test_fast_path_csum_random(void **state)
 	assert_int_equal(w->counters.flows_active, 0);
 }
 
+/*
+ * One backend 4-tuple used twice in a row (one free SNAT port): the second
+ * connection's SYN must pass a Linux TIME_WAIT left by the first (RFC 6191,
+ * tcp_isn.h): seq past the first's last byte and FIN, TSval newer than its
+ * last, although the second client's own ISN and TSvals are lower than the
+ * first one's (two client hosts; with the client's numbers it would fail).
+ */
+static void
+test_backend_tuple_reuse(void **state)
+{
+	uint32_t isn_r, tsval_r, rcv_nxt, ts_recent, tsval, tsecr, isn2;
+	struct sy_tcp_syn_opts o;
+	struct rte_ipv4_hdr *ip;
+	struct rte_tcp_hdr *th;
+	struct rte_mbuf *m;
+	uint16_t snat1;
+	struct seg s;
+	char body[100];
+
+	w->tcp.port_count = 1; /* the FIFO gives the same port back */
+	snat1 = open_spliced(41010, 0xf0000000u, 5000, &isn_r, &tsval_r);
+
+	/* 99 more bytes, the client's clock 50 ms on, then its FIN. */
+	memset(body, 'x', sizeof(body));
+	advance_ms(50);
+	s = (struct seg){ CLIENT, VIP, 41010, 80, 0xf0000000u + 1 + 34, isn_r + 1,
+			  RTE_TCP_ACK_FLAG | RTE_TCP_PSH_FLAG, 502, ts_opt(1052, tsval_r), 12, NULL };
+	s.data = body; /* mk_seg takes a string: 99 bytes and the NUL */
+	body[sizeof(body) - 1] = '\0';
+	send_in(0, &s);
+	m = take(1, &ip, &th);
+	assert_true(sy_tcp_find_ts(th, &tsval, &tsecr));
+	assert_int_equal(tsval, spliced_tsval_rb + 51); /* the handshake ACK's 1001 + 51 */
+	rte_pktmbuf_free(m);
+	s.seq += 99;
+	s.data = NULL;
+	s.flags = RTE_TCP_ACK_FLAG | RTE_TCP_FIN_FLAG;
+	s.opts = ts_opt(1053, tsval_r);
+	send_in(0, &s);
+	m = take(1, &ip, &th);
+	rcv_nxt = rte_be_to_cpu_32(th->sent_seq) + 1; /* what the backend expects next */
+	assert_int_equal(rcv_nxt, spliced_isn_rb + 1 + 34 + 99 + 1);
+	assert_true(sy_tcp_find_ts(th, &ts_recent, &tsecr));
+	rte_pktmbuf_free(m);
+	s = (struct seg){ BACKEND, SNAT, 8080, snat1, 5001, rcv_nxt,
+			  RTE_TCP_ACK_FLAG | RTE_TCP_FIN_FLAG, 1000, ts_opt(50050, ts_recent), 12, NULL };
+	send_in(1, &s);
+	rte_pktmbuf_free(take(0, &ip, &th));
+	advance_ms(2100); /* LINGER ends: the port is free again */
+	assert_int_equal(w->counters.flows_active, 0);
+
+	/* Another client: lower ISN, and its TS clock far behind the first's
+	 * (handshake() stamps 1000/1001). */
+	w->counters.conns_spliced = 0;
+	w->counters.syn_cookies_sent = 0;
+	isn_r = handshake(0x10, 41011, &tsval_r);
+	s = (struct seg){ CLIENT, VIP, 41011, 80, 0x11, isn_r + 1, RTE_TCP_ACK_FLAG, 502,
+			  ts_opt(1001, tsval_r), 12, "GET / HTTP/1.1\r\nHost: web.test\r\n\r\n" };
+	send_in(0, &s);
+	m = take(1, &ip, &th);
+	assert_int_equal(th->tcp_flags, RTE_TCP_SYN_FLAG);
+	assert_int_equal(rte_be_to_cpu_16(th->src_port), snat1); /* the same 4-tuple */
+	isn2 = rte_be_to_cpu_32(th->sent_seq);
+	assert_int_equal(sy_tcp_parse_syn_opts(th, &o), 0);
+	rte_pktmbuf_free(m);
+	assert_true(SEQ_GT(isn2, rcv_nxt));       /* RFC 6191 without timestamps */
+	assert_true(SEQ_GT(o.tsval, ts_recent));  /* and with them */
+	assert_int_equal(drops_total(), 0);
+}
+
+/*
+ * The backend answers our SYN with an ACK of an older connection on the
+ * tuple (a TIME_WAIT that refused it): an RST for that ACK (RFC 793,
+ * <SEQ=SEG.ACK><CTL=RST>) and the same SYN again at once, twice at most
+ * per endpoint; then its SYN-ACK splices as usual.
+ */
+static void
+test_backend_stale_ack(void **state)
+{
+	const uint32_t isn_c = 4242;
+	uint32_t isn_r, tsval_r, isn_rb;
+	struct rte_ipv4_hdr *ip;
+	struct rte_tcp_hdr *th;
+	struct rte_mbuf *m;
+	struct sent out;
+	uint16_t snat;
+	struct seg s;
+	unsigned i, k;
+	uint8_t opts[40];
+	struct sy_tcp_syn_opts bo = { .mss = 1460, .wscale = 5, .sack_ok = true, .ts_ok = true,
+				      .tsval = 50000, .tsecr = 1002 };
+	unsigned olen = sy_tcp_write_syn_opts(opts, &bo);
+
+	isn_r = handshake(isn_c, 41020, &tsval_r);
+	s = (struct seg){ CLIENT, VIP, 41020, 80, isn_c + 1, isn_r + 1, RTE_TCP_ACK_FLAG, 502,
+			  ts_opt(1002, tsval_r), 12, "GET / HTTP/1.1\r\nHost: web.test\r\n\r\n" };
+	send_in(0, &s);
+	m = take(1, &ip, &th);
+	snat = rte_be_to_cpu_16(th->src_port);
+	isn_rb = rte_be_to_cpu_32(th->sent_seq);
+	rte_pktmbuf_free(m);
+
+	for (i = 0; i < 3; i++) {
+		s = (struct seg){ BACKEND, SNAT, 8080, snat, 777000 + i, 0x5a5a0000u + i,
+				  RTE_TCP_ACK_FLAG, 502, ts_opt(40000, 900), 12, NULL };
+		send_in(1, &s);
+		memset(&out, 0, sizeof(out));
+		collect(&out);
+		assert_int_equal(out.n[0], 0);
+		assert_int_equal(out.n[1], i < SY_STALE_ACK_TRIES ? 2 : 1);
+		for (k = 0; k < out.n[1]; k++) {
+			ip = (struct rte_ipv4_hdr *)(rte_pktmbuf_mtod(out.m[1][k], uint8_t *) + 14);
+			th = (struct rte_tcp_hdr *)(ip + 1);
+			assert_int_equal(rte_ipv4_udptcp_cksum_verify(ip, th), 0);
+			assert_int_equal(ip->dst_addr, ip4(BACKEND));
+			assert_int_equal(rte_be_to_cpu_16(th->src_port), snat);
+			if (k == 0) { /* RST for the stale ACK, then the SYN again */
+				assert_int_equal(th->tcp_flags, RTE_TCP_RST_FLAG);
+				assert_int_equal(rte_be_to_cpu_32(th->sent_seq), 0x5a5a0000u + i);
+			} else {
+				assert_int_equal(th->tcp_flags, RTE_TCP_SYN_FLAG);
+				assert_int_equal(rte_be_to_cpu_32(th->sent_seq), isn_rb);
+			}
+			rte_pktmbuf_free(out.m[1][k]);
+		}
+		assert_int_equal(w->counters.backend_stale_acks, i + 1);
+	}
+	s = (struct seg){ BACKEND, SNAT, 8080, snat, 9000, isn_rb + 1,
+			  RTE_TCP_SYN_FLAG | RTE_TCP_ACK_FLAG, 65160, opts, olen, NULL };
+	send_in(1, &s);
+	assert_int_equal(w->counters.conns_spliced, 1);
+	m = take(1, &ip, &th); /* the held request */
+	assert_int_equal(rte_be_to_cpu_32(th->sent_seq), isn_rb + 1);
+	assert_int_equal(rte_be_to_cpu_32(th->recv_ack), 9001);
+	rte_pktmbuf_free(m);
+	assert_int_equal(drops_total(), 0);
+	assert_int_equal(w->counters.conns_answered, 0);
+}
+
 int
 main(void)
 {
@@ -1139,6 +1372,9 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_splice_lifecycle_wraps, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unknown_host_answer, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_forged_ack, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_client_closes_empty, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_backend_tuple_reuse, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_backend_stale_ack, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fast_path_matches_slow, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fast_path_fin_mid_burst, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fast_path_arp_unresolved, setup, teardown),

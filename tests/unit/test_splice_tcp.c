@@ -11,6 +11,8 @@
  * Random tests use a fixed-seed xorshift so a failure reproduces; the seed
  * can be changed with SY_TEST_SEED.
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -30,6 +32,7 @@
 
 #include "splice_xlate.h"
 #include "sy_addr.h"
+#include "tcp_isn.h"
 #include "tcp_opts.h"
 #include "tcp_seq.h"
 #include "tcp_syncookie.h"
@@ -1211,12 +1214,104 @@ test_opts_fuzz_guard_page(void **state)
 	munmap(map, (size_t)pg * 2);
 }
 
+/*
+ * Our ISN and TSval on a backend leg (tcp_isn.h) across reuse of one
+ * 4-tuple. A Linux backend holding the last connection on it in TIME_WAIT
+ * takes the next SYN only if its TSval is newer than the last it saw, or
+ * (without timestamps) its seq is past the old connection's (RFC 6191): for
+ * any gap and any old connection the clocks outran, both must hold. Also:
+ * the ISN steps 15,625 a millisecond (64 ns), the TSval 1; other tuples get
+ * unrelated ISNs, other address pairs unrelated TSvals; a restart that loads
+ * the keys file gives the same numbers for the same wall-clock time.
+ */
+static void
+test_backend_isn_reuse(void **state)
+{
+	const uint64_t ms = 2500000; /* TSC cycles per ms here: 2.5 GHz */
+	const uint32_t snat = RTE_BE32(0xc6120101), be = RTE_BE32(0xc612010a);
+	const uint16_t sport = RTE_BE16(40000), dport = RTE_BE16(80);
+	char path[] = "/tmp/sy_leg_keyXXXXXX";
+	struct sy_leg_clock a, b;
+	uint32_t isn0, ts0;
+	uint64_t t0;
+	unsigned i;
+	int fd;
+
+	(void)state;
+	assert_int_equal(sy_leg_clock_init(&a, ms), 0);
+	t0 = a.base_tsc + 1000 * ms;
+	isn0 = sy_backend_isn(&a, t0, snat, be, sport, dport);
+	ts0 = sy_backend_tsval(&a, t0, snat, be);
+	assert_int_equal(sy_backend_isn(&a, t0 + ms, snat, be, sport, dport) - isn0, 15625);
+	assert_int_equal(sy_backend_tsval(&a, t0 + ms, snat, be) - ts0, 1);
+	/* Hours later the clock has not overflowed: still 15,625 a ms. */
+	assert_int_equal(sy_backend_isn(&a, t0 + 3600000ull * 5 * ms + ms, snat, be, sport, dport) -
+				 sy_backend_isn(&a, t0 + 3600000ull * 5 * ms, snat, be, sport, dport),
+			 15625);
+
+	/* An old connection on the tuple: opened at t0, it lasted `life` ms
+	 * of a client clock ticking at 1 kHz (its TSvals, translated, end at
+	 * ts0 + life), carried `bytes` towards the backend, and closed; the
+	 * backend's TIME_WAIT (60 s on Linux) keeps rcv_nxt (after our FIN) and
+	 * the last TSval. The next SYN on the tuple comes `gap` ms later.
+	 * Timestamps: newer for any life. Sequence numbers (what is left when
+	 * the client has no timestamps): past, while the old connection sent
+	 * less than the clock moved and life + gap < 2^31 steps of 64 ns
+	 * (137 s), as with Linux's own ISNs. */
+	for (i = 0; i < 4000; i++) {
+		uint64_t life = rnd32() % (i & 1 ? 8 * 3600000u : 77000u), gap = 1 + rnd32() % 60000;
+		uint64_t moved = (life + gap) * 15625;
+		uint64_t t1 = t0 + (life + gap) * ms;
+		uint32_t ts_recent = ts0 + (uint32_t)life;
+
+		assert_true(SEQ_GT(sy_backend_tsval(&a, t1, snat, be), ts_recent));
+		if (!(i & 1)) {
+			uint32_t bytes = (uint32_t)(rnd32() % (moved - 2));
+			uint32_t rcv_nxt = isn0 + 1 + bytes + 1;
+
+			/* Linux: after(seq, rcv_nxt) */
+			assert_true(SEQ_GT(sy_backend_isn(&a, t1, snat, be, sport, dport), rcv_nxt));
+		}
+	}
+
+	/* Another port of the same pair: another ISN, the same TSval clock. */
+	assert_int_not_equal(sy_backend_isn(&a, t0, snat, be, RTE_BE16(40001), dport), isn0);
+	assert_int_equal(sy_backend_tsval(&a, t0, snat, be), ts0);
+	assert_int_not_equal(sy_backend_tsval(&a, t0, snat, RTE_BE32(0xc612010b)), ts0);
+
+	/* Restart: the keys come back from the file the first run wrote. */
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	close(fd);
+	unlink(path);
+	assert_int_equal(sy_leg_clock_keys_file(&a, path), 0); /* first start: written */
+	assert_int_equal(sy_leg_clock_init(&b, ms), 0);
+	assert_memory_not_equal(b.isn_key, a.isn_key, 16);
+	assert_int_equal(sy_leg_clock_keys_file(&b, path), 0); /* restart: read */
+	assert_memory_equal(b.isn_key, a.isn_key, 16);
+	assert_memory_equal(b.ts_key, a.ts_key, 16);
+	/* The same wall-clock instant on the new run's TSC gives the same
+	 * numbers, so a later one gives later ones. */
+	b.base_ns = a.base_ns + 7 * 1000000ull;
+	b.base_tsc = 12345;
+	assert_int_equal(sy_backend_isn(&b, b.base_tsc + 993 * ms, snat, be, sport, dport), isn0);
+	assert_int_equal(sy_backend_tsval(&b, b.base_tsc + 993 * ms, snat, be), ts0);
+	/* A file of another size is an error, not replaced. */
+	fd = open(path, O_WRONLY | O_TRUNC);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, "short", 5), 5);
+	close(fd);
+	assert_int_equal(sy_leg_clock_keys_file(&b, path), -EINVAL);
+	unlink(path);
+}
+
 int
 main(void)
 {
 	const char *seed = getenv("SY_TEST_SEED");
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_opts_linux_layouts),
+		cmocka_unit_test(test_backend_isn_reuse),
 		cmocka_unit_test(test_opts_round_trip_all),
 		cmocka_unit_test(test_opts_parse_cases),
 		cmocka_unit_test(test_siphash_vectors),

@@ -234,11 +234,13 @@ out:
 	return rc;
 }
 
+/* One "reason -> count" object of the total as a two-column table, only the
+ * reasons that fired (all of them are in -o json); `none` when none did. */
 static int
-print_drops(FILE *out, const json_t *reply)
+print_reasons(FILE *out, const json_t *reply, const char *key, const char *const h[2],
+	      const char *none)
 {
-	static const char *const h[] = { "DROP REASON", "PACKETS" };
-	const json_t *drops = json_object_get(json_object_get(reply, "total"), "drops");
+	const json_t *reasons = json_object_get(json_object_get(reply, "total"), key);
 	struct rctl_table *t;
 	const char *reason;
 	const json_t *n;
@@ -249,9 +251,7 @@ print_drops(FILE *out, const json_t *reply)
 	t = rctl_table_new(2, h);
 	if (t == NULL)
 		return -1;
-	/* Only what happened: the reasons that never fired are noise here and
-	 * still all present in -o json. */
-	json_object_foreach((json_t *)drops, reason, n) {
+	json_object_foreach((json_t *)reasons, reason, n) {
 		if (json_integer_value(n) == 0)
 			continue;
 		snprintf(count, sizeof(count), "%" JSON_INTEGER_FORMAT, json_integer_value(n));
@@ -261,7 +261,7 @@ print_drops(FILE *out, const json_t *reply)
 			goto out;
 	}
 	if (rctl_table_rows(t) == 0) {
-		fprintf(out, "no drops\n");
+		fprintf(out, "%s\n", none);
 		rc = ferror(out) ? -1 : 0;
 	} else {
 		rc = rctl_table_print(t, out);
@@ -321,13 +321,21 @@ out:
 int
 rctl_print_stats(FILE *out, const json_t *reply)
 {
+	static const char *const drop_heads[] = { "DROP REASON", "PACKETS" };
+	static const char *const answer_heads[] = { "ANSWER REASON", "CONNECTIONS" };
+
 	fprintf(out, "generation %" JSON_INTEGER_FORMAT " (%" JSON_INTEGER_FORMAT " bytes)\n\n",
 		json_integer_value(json_object_get(reply, "generation")),
 		json_integer_value(json_object_get(reply, "generation_bytes")));
 	if (print_workers(out, reply) < 0)
 		return -1;
 	fputc('\n', out);
-	if (print_drops(out, reply) < 0)
+	if (print_reasons(out, reply, "drops", drop_heads, "no drops") < 0)
+		return -1;
+	/* Why the router answered clients itself (README, "Answers instead of
+	 * silence"): every status of its own has a reason here. */
+	fputc('\n', out);
+	if (print_reasons(out, reply, "answers", answer_heads, "no answers of the router's own") < 0)
 		return -1;
 	if (json_array_size(json_object_get(reply, "ports")) > 0) {
 		fputc('\n', out);
