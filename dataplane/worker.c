@@ -12,11 +12,12 @@
 #include <rte_rcu_qsbr.h>
 #include <rte_ring_elem.h>
 
-#include "arp.h"
+#include "net/arp.h"
 #include "dp_log.h"
-#include "fib.h"
-#include "l3.h"
-#include "splice.h"
+#include "net/fib.h"
+#include "net/net.h"
+#include "splice/splice.h"
+#include "tcp/tcp.h"
 #include "worker.h"
 
 /* Adaptive idle: after this many empty polls in a row, sleep, starting at

@@ -21,13 +21,13 @@
 #include <rte_ether.h>
 #include <rte_mbuf.h>
 
-#include "arp.h"
-#include "flow.h"
+#include "net/arp.h"
+#include "splice/flow.h"
 #include "sy_config.h"
 #include "sy_counters.h"
 #include "sy_gen_slot.h"
-#include "tcp_isn.h"
-#include "tcp_syncookie.h"
+#include "tcp/tcp_isn.h"
+#include "tcp/tcp_syncookie.h"
 
 struct sy_fib;
 struct rte_ring;
@@ -109,8 +109,6 @@ sy_dp_cookie_keys(const struct sy_dp_shared *sh)
 }
 /* New current secret; the old current one stays valid as the previous one. */
 void sy_dp_shared_rotate_cookie(struct sy_dp_shared *sh);
-/* Segments handed to this worker by others (tcp_in.c). */
-unsigned sy_tcp_handoff_drain(struct sy_worker *w);
 
 /* Build what workers share from cfg: port addresses (port_id = SY_PORT_NONE,
  * MAC zero until the caller fills them), FIB, one neighbour ring per worker.

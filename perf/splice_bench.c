@@ -53,15 +53,15 @@
 #include <rte_tcp.h>
 
 #include "compile.h"
-#include "conn.h"
-#include "flow.h"
-#include "l3.h"
+#include "splice/conn.h"
+#include "splice/flow.h"
+#include "net/net.h"
 #include "port.h"
-#include "splice.h"
+#include "splice/splice.h"
 #include "store.h"
 #include "sy_gen_slot.h"
 #include "sy_generation.h"
-#include "tcp_opts.h"
+#include "tcp/tcp_opts.h"
 #include "worker.h"
 
 #define CPORT_MIN 1024u

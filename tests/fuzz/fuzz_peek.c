@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * libFuzzer entry for the HTTP/1.x and TLS peekers (dataplane/http1_peek.c,
+ * libFuzzer entry for the HTTP/1.x and TLS peekers (dataplane/peek/http1_peek.c,
  * tls_peek.c). Not built by meson (the project compiles with gcc); build and
  * run it with clang from the top of the tree:
  *
  *   clang -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined \
  *     -fno-sanitize-recover=undefined -Idataplane \
- *     tests/fuzz/fuzz_peek.c dataplane/http1_peek.c dataplane/tls_peek.c \
+ *     tests/fuzz/fuzz_peek.c dataplane/peek/http1_peek.c dataplane/peek/tls_peek.c \
  *     -o /tmp/fuzz_peek
  *   mkdir -p /tmp/fuzz_peek_corpus && /tmp/fuzz_peek -max_total_time=300 /tmp/fuzz_peek_corpus
  *
@@ -22,7 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "peek.h"
+#include "peek/peek.h"
 
 #define FUZZ_MAX_FRAGS 4096
 

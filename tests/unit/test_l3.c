@@ -25,9 +25,9 @@
 #include <rte_mbuf.h>
 #include <rte_mempool.h>
 
-#include "arp.h"
-#include "fib.h"
-#include "l3.h"
+#include "net/arp.h"
+#include "net/fib.h"
+#include "net/net.h"
 #include "sy_counters.h"
 #include "test_eal.h"
 #include "worker.h"

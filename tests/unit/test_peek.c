@@ -27,7 +27,7 @@
 
 #include <cmocka.h>
 
-#include "peek.h"
+#include "peek/peek.h"
 
 #define BIG_MAX 65536 /* max_len of the tests that are not about max_len */
 /* Inputs up to this size are cut at every byte; larger ones at a sample. */

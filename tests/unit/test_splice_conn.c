@@ -26,12 +26,12 @@
 #include <rte_tcp.h>
 
 #include "compile.h"
-#include "arp.h"
+#include "net/arp.h"
 #include "be_access.h"
-#include "l3.h"
-#include "splice.h"
-#include "tcp_opts.h"
-#include "tcp_seq.h"
+#include "net/net.h"
+#include "splice/splice.h"
+#include "tcp/tcp_opts.h"
+#include "tcp/tcp_seq.h"
 #include "test_eal.h"
 #include "worker.h"
 

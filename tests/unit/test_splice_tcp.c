@@ -30,12 +30,12 @@
 #include <rte_ip.h>
 #include <rte_tcp.h>
 
-#include "splice_xlate.h"
+#include "splice/splice_xlate.h"
 #include "sy_addr.h"
-#include "tcp_isn.h"
-#include "tcp_opts.h"
-#include "tcp_seq.h"
-#include "tcp_syncookie.h"
+#include "tcp/tcp_isn.h"
+#include "tcp/tcp_opts.h"
+#include "tcp/tcp_seq.h"
+#include "tcp/tcp_syncookie.h"
 
 /* ---- helpers ---------------------------------------------------------- */
 

@@ -70,10 +70,11 @@
 #include <rte_prefetch.h>
 #include <rte_tcp.h>
 
-#include "arp.h"
-#include "flow.h"
-#include "l3.h"
-#include "splice.h"
+#include "net/arp.h"
+#include "splice/flow.h"
+#include "net/net.h"
+#include "splice/splice.h"
+#include "tcp/tcp.h"
 #include "worker.h"
 
 #define FAST_PREFETCH_AHEAD 4

@@ -19,7 +19,7 @@
 #include <string.h>
 #include <sys/socket.h>
 
-#include "tcp_syncookie.h"
+#include "tcp/tcp_syncookie.h"
 
 /* Ascending. 536: RFC 9293 default; 1220: IPv6 minimum MTU 1280 - 60; the
  * rest are common tunnel/PPPoE/Ethernet paths (Linux msstab plus a few). */

@@ -24,7 +24,7 @@
 #include <stdint.h>
 
 #include "sy_addr.h"
-#include "tcp_opts.h"
+#include "tcp/tcp_opts.h"
 
 #define SY_COOKIE_TICK_S 64
 #define SY_COOKIE_MAX_AGE 2 /* ticks: a cookie lives 2-3 minutes */

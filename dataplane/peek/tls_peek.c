@@ -34,8 +34,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "peek.h"
-#include "peek_cursor.h"
+#include "peek/peek.h"
+#include "peek/peek_cursor.h"
 
 #define SY_TLS_CONTENT_HANDSHAKE 22
 #define SY_TLS_HS_CLIENT_HELLO 1

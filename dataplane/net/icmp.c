@@ -6,7 +6,7 @@
 #include <rte_ip.h>
 #include <rte_mbuf.h>
 
-#include "l3.h"
+#include "net/net.h"
 #include "worker.h"
 
 /* Echo request -> echo reply in the same mbuf (RFC 792, RFC 1122 3.2.2.6). */

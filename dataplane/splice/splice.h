@@ -11,13 +11,12 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "conn.h"
+#include "splice/conn.h"
 #include "sy_counters.h"
-#include "tcp_opts.h"
+#include "tcp/tcp_opts.h"
 
 struct rte_mbuf;
 struct sy_worker;
-struct sy_pool;
 
 /* Timers, in milliseconds. */
 #define SY_PEEK_TIMEOUT_MS 10000     /* request head / ClientHello must arrive by then */
@@ -128,9 +127,5 @@ void sy_answer_timeout(struct sy_worker *w, struct sy_conn *c);
 void sy_answer_close(struct sy_worker *w, struct sy_conn *c);
 /* RST to the client for everything held, and free c. */
 void sy_conn_reset_client(struct sy_worker *w, struct sy_conn *c, enum sy_answer_reason why);
-
-/* Weighted pick of a pool endpoint: the first try by weight at random, later
- * tries walk on from it to the next endpoint with weight. -1: none left. */
-int sy_lb_pick(const struct sy_pool *p, uint64_t *rng, uint16_t *first, unsigned tries);
 
 #endif

@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "be_access.h"
-#include "tcp_opts.h"
+#include "tcp/tcp_opts.h"
 
 #define TCPOPT_EOL 0
 #define TCPOPT_NOP 1

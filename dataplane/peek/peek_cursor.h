@@ -10,7 +10,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "peek.h"
+#include "peek/peek.h"
 
 struct sy_peek_cur {
 	const struct sy_frag *frags;

@@ -20,7 +20,7 @@
 #include <rte_byteorder.h>
 
 #include "be_access.h"
-#include "splice_xlate.h"
+#include "splice/splice_xlate.h"
 
 #define TCPOPT_EOL 0
 #define TCPOPT_NOP 1

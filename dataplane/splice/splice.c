@@ -13,14 +13,15 @@
 #include <rte_mbuf.h>
 #include <rte_tcp.h>
 
-#include "fib.h"
-#include "flow.h"
-#include "l3.h"
-#include "splice.h"
+#include "lb/lb.h"
+#include "net/fib.h"
+#include "splice/flow.h"
+#include "net/net.h"
+#include "splice/splice.h"
 #include "sy_generation.h"
-#include "tcp_isn.h"
-#include "tcp_out.h"
-#include "tcp_seq.h"
+#include "tcp/tcp_isn.h"
+#include "tcp/tcp_out.h"
+#include "tcp/tcp_seq.h"
 #include "worker.h"
 
 /* Our window scale towards clients that offer scaling. 7 (x128) lets a

@@ -10,8 +10,8 @@
 
 #include <rte_cycles.h>
 
-#include "tcp_isn.h"
-#include "tcp_syncookie.h" /* sy_siphash24 */
+#include "tcp/tcp_isn.h"
+#include "tcp/tcp_syncookie.h" /* sy_siphash24 */
 
 int
 sy_leg_clock_init(struct sy_leg_clock *lc, uint64_t tsc_per_ms)

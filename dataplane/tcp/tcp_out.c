@@ -7,8 +7,8 @@
 #include <rte_mbuf.h>
 #include <rte_tcp.h>
 
-#include "l3.h"
-#include "tcp_out.h"
+#include "net/net.h"
+#include "tcp/tcp_out.h"
 #include "worker.h"
 
 uint32_t

@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "tcp_syncookie.h"
+#include "tcp/tcp_syncookie.h"
 
 #define ROTL64(x, b) (((x) << (b)) | ((x) >> (64 - (b))))
 

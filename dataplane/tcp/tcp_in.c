@@ -15,11 +15,12 @@
 #include <rte_ring.h>
 #include <rte_tcp.h>
 
-#include "flow.h"
-#include "l3.h"
-#include "splice.h"
-#include "tcp_out.h"
-#include "tcp_syncookie.h"
+#include "splice/flow.h"
+#include "net/net.h"
+#include "splice/splice.h"
+#include "tcp/tcp.h"
+#include "tcp/tcp_out.h"
+#include "tcp/tcp_syncookie.h"
 #include "worker.h"
 
 static inline unsigned

@@ -14,10 +14,10 @@
 #include <rte_mbuf.h>
 #include <rte_tcp.h>
 
-#include "flow.h"
-#include "splice.h"
-#include "tcp_out.h"
-#include "tcp_seq.h"
+#include "splice/flow.h"
+#include "splice/splice.h"
+#include "tcp/tcp_out.h"
+#include "tcp/tcp_seq.h"
 #include "worker.h"
 
 struct answer_text {

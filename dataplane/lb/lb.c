@@ -5,7 +5,8 @@
  * calculateServiceWeights), the share of connections each endpoint gets
  * converges on its weight / total.
  */
-#include "splice.h"
+#include "lb/lb.h"
+#include "splice/splice.h"
 #include "sy_generation.h"
 
 static inline uint64_t

@@ -45,7 +45,7 @@
 #include <nmmintrin.h>
 #endif
 
-#include "conn.h"
+#include "splice/conn.h"
 
 struct sy_worker;
 

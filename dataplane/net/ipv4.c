@@ -3,9 +3,10 @@
 #include <rte_ip.h>
 #include <rte_mbuf.h>
 
-#include "arp.h"
-#include "fib.h"
-#include "l3.h"
+#include "net/arp.h"
+#include "net/fib.h"
+#include "net/net.h"
+#include "tcp/tcp.h"
 #include "worker.h"
 
 /* One of our addresses, on any port: the weak host model, as Linux does, so a

@@ -16,8 +16,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "peek.h"
-#include "splice_xlate.h"
+#include "peek/peek.h"
+#include "splice/splice_xlate.h"
 
 struct rte_mbuf;
 struct rte_hash;

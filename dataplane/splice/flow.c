@@ -12,8 +12,8 @@
 #include <rte_mempool.h>
 
 #include "dp_log.h"
-#include "flow.h"
-#include "splice.h"
+#include "splice/flow.h"
+#include "splice/splice.h"
 #include "worker.h"
 
 int

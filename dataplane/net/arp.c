@@ -7,10 +7,10 @@
 #include <rte_mbuf.h>
 #include <rte_ring_elem.h>
 
-#include "arp.h"
+#include "net/arp.h"
 #include "dp_log.h"
-#include "fib.h"
-#include "l3.h"
+#include "net/fib.h"
+#include "net/net.h"
 #include "worker.h"
 
 #define SY_ARP_FRAME_LEN (sizeof(struct rte_ether_hdr) + sizeof(struct rte_arp_hdr))

@@ -5,8 +5,8 @@
 #include <rte_ether.h>
 #include <rte_mbuf.h>
 
-#include "arp.h"
-#include "l3.h"
+#include "net/arp.h"
+#include "net/net.h"
 #include "worker.h"
 
 void

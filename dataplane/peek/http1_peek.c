@@ -24,8 +24,8 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "peek.h"
-#include "peek_cursor.h"
+#include "peek/peek.h"
+#include "peek/peek_cursor.h"
 
 /* Out of bytes: the caller turns this into MORE or TOO_BIG. */
 #define SY_HTTP_NEXT(c, ch)                                                                        \

@@ -9,7 +9,7 @@
 #include <rte_malloc.h>
 
 #include "dp_log.h"
-#include "fib.h"
+#include "net/fib.h"
 
 /* Room for every connected prefix and static route, with tbl8 groups for
  * each of them being longer than /24 (a /32 host route costs one group). */

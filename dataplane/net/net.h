@@ -4,8 +4,8 @@
  * consumes the mbuf: it is sent (left in w->txq), held by ARP, or dropped
  * with a counted reason.
  */
-#ifndef SY_L3_H
-#define SY_L3_H
+#ifndef SY_NET_H
+#define SY_NET_H
 
 #include <stdint.h>
 
@@ -38,6 +38,5 @@ void sy_ipv4_output_nh(struct sy_worker *w, struct rte_mbuf *m, uint16_t port, u
 /* ICMP inside an IPv4 packet for us (data at the IPv4 header, m->l3_len set). */
 void sy_icmp_input(struct sy_worker *w, uint16_t port, struct rte_mbuf *m);
 /* TCP for us (tcp_in.c): owner hand-off, connections, SYN cookies. */
-void sy_tcp_input(struct sy_worker *w, uint16_t port, struct rte_mbuf *m);
 
 #endif

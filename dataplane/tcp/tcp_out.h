@@ -6,7 +6,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "tcp_opts.h"
+#include "tcp/tcp_opts.h"
 
 struct sy_worker;
 

@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * TCP on the workers: the face of tcp/. A segment for one of our listen
+ * addresses or SNAT ports comes in through sy_tcp_input (net/ipv4.c): SYNs
+ * are answered with cookies (tcp_syncookie.h), a cookie ACK opens a
+ * connection, every other segment goes to the connection its 4-tuple names
+ * (splice/flow.h), on the worker that owns it (a segment on another worker's
+ * queue is handed over through a ring). The router's own segments are built
+ * by tcp_out.h; its ISNs and timestamps on backend legs by tcp_isn.h.
+ */
+#ifndef SY_TCP_H
+#define SY_TCP_H
+
+#include <stdint.h>
+
+struct rte_mbuf;
+struct sy_worker;
+
+/* An IPv4 TCP segment for us, data at the IPv4 header. Consumes m. */
+void sy_tcp_input(struct sy_worker *w, uint16_t port, struct rte_mbuf *m);
+/* Segments handed to this worker by others. Returns how many. */
+unsigned sy_tcp_handoff_drain(struct sy_worker *w);
+
+#endif
