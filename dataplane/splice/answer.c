@@ -121,11 +121,7 @@ answer_send(struct sy_worker *w, struct sy_conn *c, bool with_payload)
 	uint16_t len = with_payload ? answer_payload(c, buf, sizeof(buf)) : 0;
 	struct sy_seg s;
 
-	memset(&s, 0, sizeof(s));
-	s.saddr = c->vip;
-	s.daddr = c->client_ip;
-	s.sport = c->vip_port;
-	s.dport = c->client_port;
+	sy_seg_on_leg(c, SY_LEG_CLIENT, &s);
 	s.ack = c->peek->peek_next;
 	s.win = answer_window(c);
 	s.ts = c->peek->ts_ok;
@@ -178,11 +174,7 @@ sy_conn_reset_client(struct sy_worker *w, struct sy_conn *c, enum sy_answer_reas
 {
 	struct sy_seg s;
 
-	memset(&s, 0, sizeof(s));
-	s.saddr = c->vip;
-	s.daddr = c->client_ip;
-	s.sport = c->vip_port;
-	s.dport = c->client_port;
+	sy_seg_on_leg(c, SY_LEG_CLIENT, &s);
 	s.seq = c->peek->isn_r + 1;
 	s.ack = c->peek->peek_next;
 	s.flags = RTE_TCP_RST_FLAG | RTE_TCP_ACK_FLAG;

@@ -470,11 +470,7 @@ connect_backend(struct sy_worker *w, struct sy_conn *c)
 	o.ts_ok = c->peek->ts_ok;
 	o.tsval = c->peek->tsval_rb;
 	o.tsecr = 0;
-	memset(&s, 0, sizeof(s));
-	s.saddr = c->snat_ip;
-	s.daddr = c->backend_ip;
-	s.sport = c->snat_port;
-	s.dport = c->backend_port;
+	sy_seg_on_leg(c, SY_LEG_BACKEND, &s);
 	s.seq = c->peek->isn_rb;
 	s.flags = RTE_TCP_SYN_FLAG;
 	/* A SYN's window is never scaled. */
@@ -720,11 +716,7 @@ backend_stale_ack(struct sy_worker *w, struct sy_conn *c, struct rte_mbuf *m)
 	struct rte_tcp_hdr *th = tcp_hdr(m);
 	struct sy_seg s;
 
-	memset(&s, 0, sizeof(s));
-	s.saddr = c->snat_ip;
-	s.daddr = c->backend_ip;
-	s.sport = c->snat_port;
-	s.dport = c->backend_port;
+	sy_seg_on_leg(c, SY_LEG_BACKEND, &s);
 	s.seq = rte_be_to_cpu_32(th->recv_ack);
 	s.flags = RTE_TCP_RST_FLAG;
 	rte_pktmbuf_free(m);

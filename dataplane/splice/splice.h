@@ -14,6 +14,7 @@
 #include "splice/conn.h"
 #include "sy_counters.h"
 #include "tcp/tcp_opts.h"
+#include "tcp/tcp_out.h"
 
 struct rte_mbuf;
 struct sy_worker;
@@ -74,6 +75,25 @@ static inline void
 sy_xlate_to_client(const struct sy_conn *c, struct sy_xlate *x)
 {
 	sy_xlate_from_leg(c, SY_LEG_BACKEND, x);
+}
+
+/* A segment of the router's own on one leg of c (tcp_out.h): zeroed, with
+ * that leg's addresses and ports, the router as the sender. */
+static inline void
+sy_seg_on_leg(const struct sy_conn *c, enum sy_leg leg, struct sy_seg *s)
+{
+	memset(s, 0, sizeof(*s));
+	if (leg == SY_LEG_CLIENT) {
+		s->saddr = c->vip;
+		s->daddr = c->client_ip;
+		s->sport = c->vip_port;
+		s->dport = c->client_port;
+	} else {
+		s->saddr = c->snat_ip;
+		s->daddr = c->backend_ip;
+		s->sport = c->snat_port;
+		s->dport = c->backend_port;
+	}
 }
 
 /* Sum of the two 16-bit words of a 32-bit one, as they lie in memory. */
