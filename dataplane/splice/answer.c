@@ -200,6 +200,15 @@ sy_answer_segment(struct sy_worker *w, struct sy_conn *c, struct rte_mbuf *m)
 		sy_conn_free(w, c);
 		return;
 	}
+	if (c->peek->ts_ok) {
+		uint32_t tsval, tsecr;
+
+		/* RFC 7323 4.3: echo the newest in-window TSval, or the
+		 * client measures our ACK of its FIN against an old one. */
+		if (sy_tcp_find_ts(th, &tsval, &tsecr) && SEQ_LEQ(seq, c->peek->peek_next) &&
+		    SEQ_GEQ(tsval, c->peek->ts_recent))
+			c->peek->ts_recent = tsval;
+	}
 	if ((fl & RTE_TCP_ACK_FLAG) && SEQ_GEQ(rte_be_to_cpu_32(th->recv_ack), our_end) &&
 	    !(c->flags & SY_CF_ANSWER_FIN_ACKED)) {
 		/* Delivered: stop retransmitting, give the client a moment to close. */

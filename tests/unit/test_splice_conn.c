@@ -25,7 +25,7 @@
 #include <rte_mempool.h>
 #include <rte_tcp.h>
 
-#include "compile.h"
+#include "dp_env.h"
 #include "net/arp.h"
 #include "be_access.h"
 #include "net/net.h"
@@ -35,30 +35,24 @@
 #include "test_eal.h"
 #include "worker.h"
 
-#define CLIENT "198.18.0.2"
-#define VIP "198.18.0.1"
-#define SNAT "198.18.1.1"
-#define BACKEND "198.18.1.10"
+#define CLIENT SY_TEST_CLIENT
+#define VIP SY_TEST_VIP
+#define SNAT SY_TEST_SNAT
+#define BACKEND SY_TEST_BACKEND
 
+/* The in-process data plane (tests/lib/dp_env.h) and short names for it. */
+static struct sy_test_dp env;
 static struct rte_mempool *mp;
-static struct sy_config cfg;
 static struct sy_dp_shared *sh;
 static struct sy_worker *w;
-static struct sy_store store;
-static struct sy_generation *gen;
-
-static const struct rte_ether_addr mac_p0 = { { 0x02, 0, 0, 0, 0, 0x01 } };
-static const struct rte_ether_addr mac_p1 = { { 0x02, 0, 0, 0, 0, 0x02 } };
-static const struct rte_ether_addr mac_client = { { 0x02, 0xcc, 0, 0, 0, 0x01 } };
-static const struct rte_ether_addr mac_backend = { { 0x02, 0xbb, 0, 0, 0, 0x01 } };
 
 static uint32_t
 ip4(const char *s)
 {
-	struct sy_addr a;
+	uint32_t a = sy_test_ip4(s);
 
-	assert_int_equal(sy_addr_parse(s, &a), 0);
-	return a.v4;
+	assert_int_not_equal(a, 0);
+	return a;
 }
 
 /* A TCP segment as a peer sends it. */
@@ -85,8 +79,8 @@ mk_seg(const struct seg *s, unsigned port)
 
 	assert_non_null(m);
 	eh = (struct rte_ether_hdr *)rte_pktmbuf_append(m, (uint16_t)total);
-	eh->dst_addr = port == 0 ? mac_p0 : mac_p1;
-	eh->src_addr = port == 0 ? mac_client : mac_backend;
+	eh->dst_addr = port == 0 ? sy_test_mac_port[0] : sy_test_mac_port[1];
+	eh->src_addr = port == 0 ? sy_test_mac_client : sy_test_mac_backend;
 	eh->ether_type = RTE_BE16(RTE_ETHER_TYPE_IPV4);
 	ip = (struct rte_ipv4_hdr *)(eh + 1);
 	memset(ip, 0, sizeof(*ip));
@@ -127,7 +121,7 @@ take(unsigned port, struct rte_ipv4_hdr **ip, struct rte_tcp_hdr **th)
 	m = q->pkts[0];
 	q->n = 0;
 	eh = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
-	assert_memory_equal(&eh->dst_addr, port == 0 ? &mac_client : &mac_backend, 6);
+	assert_memory_equal(&eh->dst_addr, port == 0 ? &sy_test_mac_client : &sy_test_mac_backend, 6);
 	*ip = (struct rte_ipv4_hdr *)(eh + 1);
 	*th = (struct rte_tcp_hdr *)((uint8_t *)*ip + rte_ipv4_hdr_len(*ip));
 	assert_int_equal(rte_raw_cksum(*ip, rte_ipv4_hdr_len(*ip)), 0xffff);
@@ -178,67 +172,20 @@ advance_ms(uint64_t ms)
 	sy_tcp_timers_run(w);
 }
 
-static void
-put(const struct sy_kind *kind, const char *name, json_t *obj)
-{
-	json_object_set_new(obj, "metadata", json_pack("{s:s, s:s}", "name", name, "namespace", "t"));
-	sy_object_free(sy_store_put(&store, sy_object_new(kind, "t", name, obj,
-							   "2026-01-01T00:00:00Z", name)));
-	json_decref(obj);
-}
-
 static int
 group_setup(void **state)
 {
-	static const struct sy_compile_opts opts = {
-		.routing_subdomain = "apps.test",
-		.router_name = "default",
-		.no_route_status = 503,
-		.now = "2026-01-01T00:00:00Z",
-	};
-	char err[256];
-	struct sy_port_addr *pa;
-
-	if (sy_test_eal_init("test_splice_conn") < 0)
+	if (sy_test_dp_init(&env, "test_splice_conn", 2047) < 0)
 		return -1;
-	mp = rte_pktmbuf_pool_create("t_splice", 2047, 0, 0, RTE_MBUF_DEFAULT_BUF_SIZE,
-				     SOCKET_ID_ANY);
-	memset(&cfg, 0, sizeof(cfg));
-	cfg.n_workers = 1;
-	cfg.n_ports = 2;
-	cfg.http_port = 80;
-	cfg.https_port = 443;
-	snprintf(cfg.ports[0].name, SY_NAME_MAX, "client");
-	pa = &cfg.ports[0].ipv4[cfg.ports[0].n_ipv4++];
-	sy_prefix_parse(VIP "/24", &pa->addr, &pa->prefix_len);
-	snprintf(cfg.ports[1].name, SY_NAME_MAX, "backend");
-	pa = &cfg.ports[1].ipv4[cfg.ports[1].n_ipv4++];
-	sy_prefix_parse(SNAT "/24", &pa->addr, &pa->prefix_len);
-	if (mp == NULL || sy_dp_shared_create(&cfg, mp, 1, &sh, err, sizeof(err)) < 0)
-		return -1;
-	sh->ports[0].mac = mac_p0;
-	sh->ports[1].mac = mac_p1;
-
-	/* web.test -> service s -> 198.18.1.10:8080 */
-	sy_store_init(&store);
-	put(&sy_kind_endpoints, "s",
-	    json_pack("{s:s, s:s, s:[{s:[{s:s}], s:[{s:i}]}]}", "apiVersion", "v1", "kind",
-		      "Endpoints", "subsets", "addresses", "ip", BACKEND, "ports", "port", 8080));
-	put(&sy_kind_route, "web",
-	    json_pack("{s:s, s:s, s:{s:s, s:{s:s}}}", "apiVersion", "route.openshift.io/v1",
-		      "kind", "Route", "spec", "host", "web.test", "to", "name", "s"));
-	gen = sy_compile(&store, &opts, 1);
-	return gen ? 0 : -1;
+	mp = env.mp;
+	sh = env.sh;
+	return 0;
 }
 
 static int
 group_teardown(void **state)
 {
-	sy_generation_free(gen);
-	sy_store_fini(&store);
-	sy_dp_shared_free(sh);
-	rte_mempool_free(mp);
-	sy_test_eal_fini();
+	sy_test_dp_fini(&env);
 	return 0;
 }
 
@@ -256,28 +203,17 @@ learn_peer(uint32_t ip, uint16_t port, const struct rte_ether_addr *mac)
 static int
 setup(void **state)
 {
-	struct rte_ipv4_hdr *ip;
-	struct rte_tcp_hdr *th;
-
-	w = sy_worker_create(sh, 0, rte_get_main_lcore());
-	assert_non_null(w);
-	w->gen = gen;
-	(void)ip;
-	(void)th;
-	learn_peer(ip4(CLIENT), 0, &mac_client);
-	learn_peer(ip4(BACKEND), 1, &mac_backend);
-	assert_non_null(sy_arp_lookup(w, 0, ip4(CLIENT)));
-	assert_non_null(sy_arp_lookup(w, 1, ip4(BACKEND)));
+	assert_int_equal(sy_test_dp_worker(&env), 0);
+	w = env.w;
 	return 0;
 }
 
 static int
 teardown(void **state)
 {
-	sy_worker_destroy(w);
-	w = NULL;
 	/* Every mbuf back in the pool: nothing held or leaked. */
-	assert_int_equal(rte_mempool_avail_count(mp), 2047);
+	assert_int_equal(sy_test_dp_worker_free(&env), 0);
+	w = NULL;
 	return 0;
 }
 
@@ -801,7 +737,7 @@ test_fast_path_matches_slow(void **state)
 	rte_pktmbuf_mtod_offset(m, struct rte_ipv4_hdr *, 14)->hdr_checksum ^= 0x0100;
 	ADD(0, m);
 	m = mk_seg(&s, 0); /* not our MAC */
-	rte_pktmbuf_mtod(m, struct rte_ether_hdr *)->dst_addr = mac_backend;
+	rte_pktmbuf_mtod(m, struct rte_ether_hdr *)->dst_addr = sy_test_mac_backend;
 	ADD(0, m);
 	m = mk_seg(&s, 0); /* a fragment */
 	rte_pktmbuf_mtod_offset(m, struct rte_ipv4_hdr *, 14)->fragment_offset = RTE_BE16(1);
@@ -979,7 +915,7 @@ test_fast_path_arp_unresolved(void **state)
 	rte_pktmbuf_free(w->txq[1].pkts[0]);
 	w->txq[1].n = 0;
 
-	learn_peer(ip4(BACKEND), 1, &mac_backend);
+	learn_peer(ip4(BACKEND), 1, &sy_test_mac_backend);
 	assert_int_equal(w->txq[1].n, 2);
 	for (i = 0; i < 2; i++) {
 		struct rte_ipv4_hdr *ip;
@@ -987,8 +923,8 @@ test_fast_path_arp_unresolved(void **state)
 
 		m = w->txq[1].pkts[i];
 		eh = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
-		assert_memory_equal(&eh->dst_addr, &mac_backend, 6);
-		assert_memory_equal(&eh->src_addr, &mac_p1, 6);
+		assert_memory_equal(&eh->dst_addr, &sy_test_mac_backend, 6);
+		assert_memory_equal(&eh->src_addr, &sy_test_mac_port[1], 6);
 		ip = (struct rte_ipv4_hdr *)(eh + 1);
 		th = (struct rte_tcp_hdr *)(ip + 1);
 		assert_int_equal(rte_be_to_cpu_32(th->sent_seq), cseq + 3 * i - isn_c + spliced_isn_rb);

@@ -1,0 +1,146 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* An in-process data plane for tests (dp_env.h). */
+#include <stdio.h>
+#include <string.h>
+
+#include <jansson.h>
+#include <rte_lcore.h>
+#include <rte_mbuf.h>
+#include <rte_mempool.h>
+#include <rte_ring.h>
+
+#include "compile.h"
+#include "dp_env.h"
+#include "kinds/kinds.h"
+#include "net/arp.h"
+#include "sy_addr.h"
+#include "test_eal.h"
+#include "worker.h"
+
+const struct rte_ether_addr sy_test_mac_port[2] = { { { 0x02, 0, 0, 0, 0, 0x01 } },
+						    { { 0x02, 0, 0, 0, 0, 0x02 } } };
+const struct rte_ether_addr sy_test_mac_client = { { 0x02, 0xcc, 0, 0, 0, 0x01 } };
+const struct rte_ether_addr sy_test_mac_backend = { { 0x02, 0xbb, 0, 0, 0, 0x01 } };
+
+uint32_t
+sy_test_ip4(const char *s)
+{
+	struct sy_addr a;
+
+	return sy_addr_parse(s, &a) == 0 && a.family == AF_INET ? a.v4 : 0;
+}
+
+static void
+put(struct sy_store *st, const struct sy_kind *kind, const char *name, json_t *obj)
+{
+	json_object_set_new(obj, "metadata", json_pack("{s:s, s:s}", "name", name, "namespace", "t"));
+	sy_object_free(sy_store_put(st, sy_object_new(kind, "t", name, obj, "2026-01-01T00:00:00Z",
+						      name)));
+	json_decref(obj);
+}
+
+static void
+put_route(struct sy_store *st, const char *name, const char *host, const char *svc,
+	  const char *ip)
+{
+	put(st, &sy_kind_endpoints, svc,
+	    json_pack("{s:s, s:s, s:[{s:[{s:s}], s:[{s:i}]}]}", "apiVersion", "v1", "kind",
+		      "Endpoints", "subsets", "addresses", "ip", ip, "ports", "port", 8080));
+	put(st, &sy_kind_route, name,
+	    json_pack("{s:s, s:s, s:{s:s, s:{s:s}}}", "apiVersion", "route.openshift.io/v1",
+		      "kind", "Route", "spec", "host", host, "to", "name", svc));
+}
+
+int
+sy_test_dp_init(struct sy_test_dp *d, const char *name, unsigned n_mbufs)
+{
+	static const struct sy_compile_opts opts = {
+		.routing_subdomain = "apps.test",
+		.router_name = "default",
+		.no_route_status = 503,
+		.now = "2026-01-01T00:00:00Z",
+	};
+	char err[256];
+	struct sy_port_addr *pa;
+	unsigned i;
+
+	memset(d, 0, sizeof(*d));
+	if (sy_test_eal_init(name) < 0) {
+		fprintf(stderr, "%s: EAL init failed\n", name);
+		return -1;
+	}
+	d->n_mbufs = n_mbufs;
+	d->mp = rte_pktmbuf_pool_create("t_dp_env", n_mbufs, 0, 0, RTE_MBUF_DEFAULT_BUF_SIZE,
+					SOCKET_ID_ANY);
+	d->cfg.n_workers = 1;
+	d->cfg.n_ports = 2;
+	d->cfg.http_port = 80;
+	d->cfg.https_port = 443;
+	snprintf(d->cfg.ports[0].name, SY_NAME_MAX, "client");
+	pa = &d->cfg.ports[0].ipv4[d->cfg.ports[0].n_ipv4++];
+	sy_prefix_parse(SY_TEST_VIP "/24", &pa->addr, &pa->prefix_len);
+	snprintf(d->cfg.ports[1].name, SY_NAME_MAX, "backend");
+	pa = &d->cfg.ports[1].ipv4[d->cfg.ports[1].n_ipv4++];
+	sy_prefix_parse(SY_TEST_SNAT "/24", &pa->addr, &pa->prefix_len);
+	if (d->mp == NULL || sy_dp_shared_create(&d->cfg, d->mp, 1, &d->sh, err, sizeof(err)) < 0) {
+		fprintf(stderr, "%s: data plane: %s\n", name, d->mp ? err : "no mempool");
+		return -1;
+	}
+	for (i = 0; i < 2; i++)
+		d->sh->ports[i].mac = sy_test_mac_port[i];
+
+	sy_store_init(&d->store);
+	put_route(&d->store, "web", "web.test", "s", SY_TEST_BACKEND);
+	put_route(&d->store, "dead", "dead.test", "dead", SY_TEST_DEAD);
+	d->gen = sy_compile(&d->store, &opts, 1);
+	if (d->gen == NULL) {
+		fprintf(stderr, "%s: the test routes do not compile\n", name);
+		return -1;
+	}
+	return 0;
+}
+
+void
+sy_test_dp_fini(struct sy_test_dp *d)
+{
+	sy_generation_free(d->gen);
+	sy_store_fini(&d->store);
+	sy_dp_shared_free(d->sh);
+	rte_mempool_free(d->mp);
+	sy_test_eal_fini();
+	memset(d, 0, sizeof(*d));
+}
+
+/* A peer's MAC, as another worker would post it. */
+static void
+learn_peer(struct sy_test_dp *d, const char *ip, uint16_t port, const struct rte_ether_addr *mac)
+{
+	struct sy_arp_update u = { .ip = sy_test_ip4(ip), .port = port, .mac = *mac };
+
+	rte_ring_enqueue_elem(d->sh->nb_ring[0], &u, sizeof(u));
+	sy_arp_drain_updates(d->w);
+}
+
+int
+sy_test_dp_worker(struct sy_test_dp *d)
+{
+	d->w = sy_worker_create(d->sh, 0, rte_get_main_lcore());
+	if (d->w == NULL)
+		return -1;
+	d->w->gen = d->gen;
+	learn_peer(d, SY_TEST_CLIENT, 0, &sy_test_mac_client);
+	learn_peer(d, SY_TEST_BACKEND, 1, &sy_test_mac_backend);
+	learn_peer(d, SY_TEST_DEAD, 1, &sy_test_mac_backend);
+	return sy_arp_lookup(d->w, 0, sy_test_ip4(SY_TEST_CLIENT)) &&
+			       sy_arp_lookup(d->w, 1, sy_test_ip4(SY_TEST_BACKEND))
+		       ? 0
+		       : -1;
+}
+
+unsigned
+sy_test_dp_worker_free(struct sy_test_dp *d)
+{
+	sy_worker_destroy(d->w);
+	d->w = NULL;
+	return d->n_mbufs - rte_mempool_avail_count(d->mp);
+}

@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * An in-process data plane for tests: EAL without hugepages or PCI, a
+ * mempool, the shared state of a router with two ports ("client"
+ * 198.18.0.1/24, "backend" 198.18.1.1/24), a generation compiled from a few
+ * routes, and a fresh worker that already knows the peers' MACs. Frames go
+ * in through the worker's real input (sy_eth_input, sy_splice_rx_burst) and
+ * what it sends waits in w->txq[port].
+ *
+ * Routes (namespace t):
+ *   web.test  -> service s    -> 198.18.1.10:8080
+ *   dead.test -> service dead -> 198.18.1.12:8080 (a peer nobody plays)
+ */
+#ifndef SY_TEST_DP_ENV_H
+#define SY_TEST_DP_ENV_H
+
+#include <stdint.h>
+
+#include <rte_ether.h>
+
+#include "store.h"
+#include "sy_config.h"
+
+struct rte_mempool;
+struct sy_dp_shared;
+struct sy_worker;
+struct sy_generation;
+
+#define SY_TEST_CLIENT "198.18.0.2"
+#define SY_TEST_VIP "198.18.0.1"
+#define SY_TEST_SNAT "198.18.1.1"
+#define SY_TEST_BACKEND "198.18.1.10"
+#define SY_TEST_DEAD "198.18.1.12"
+
+extern const struct rte_ether_addr sy_test_mac_port[2];  /* the router's ports */
+extern const struct rte_ether_addr sy_test_mac_client;
+extern const struct rte_ether_addr sy_test_mac_backend;  /* every backend-side peer */
+
+struct sy_test_dp {
+	struct rte_mempool *mp;
+	unsigned n_mbufs;
+	struct sy_config cfg;
+	struct sy_dp_shared *sh;
+	struct sy_store store;
+	struct sy_generation *gen;
+	struct sy_worker *w;
+};
+
+/* EAL (named `name`), mempool of n_mbufs, shared state, routes, generation.
+ * Returns 0, or -1 with a message on stderr. */
+int sy_test_dp_init(struct sy_test_dp *d, const char *name, unsigned n_mbufs);
+void sy_test_dp_fini(struct sy_test_dp *d);
+
+/* A fresh worker (d->w) holding d->gen, with the client's and every
+ * backend's MAC learnt. Returns 0 or -1. */
+int sy_test_dp_worker(struct sy_test_dp *d);
+/* Destroy it; returns the mbufs still out of the pool (0 = nothing leaked). */
+unsigned sy_test_dp_worker_free(struct sy_test_dp *d);
+
+/* A dotted quad in network order (0 if it does not parse). */
+uint32_t sy_test_ip4(const char *s);
+
+#endif

@@ -1,0 +1,936 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * tcp_scenario: a packetdrill-style runner of our own. Each script drives one
+ * worker (tests/lib/dp_env.h) through its real input with segments whose
+ * every field it states, expects the segments the worker sends field by
+ * field, on a virtual clock, and checks counters. Scripts live in
+ * tests/tcp/scenarios/ (their README says the format); the runner prints TAP
+ * and exits 1 if any script fails.
+ *
+ *   tcp_scenario FILE.pkt|DIR...     (a directory: its *.pkt files, sorted)
+ *
+ * Timing: a line's time (absolute seconds, or +seconds after the previous
+ * line) is reached in steps of one timer-wheel tick, running the worker's
+ * timers at each step, so a timer re-armed by another fires when it would
+ * in a running router. Frames the worker sends wait in a queue in the order
+ * sent; an outbound line takes the oldest one for its leg, and an inbound
+ * line, a time step or the end of the script with frames still waiting is
+ * an error ("unexpected segment"), as in packetdrill.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <glob.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_byteorder.h>
+#include <rte_ether.h>
+#include <rte_ip.h>
+#include <rte_mbuf.h>
+#include <rte_tcp.h>
+
+#include "dp_env.h"
+#include "splice/flow.h"
+#include "splice/splice.h"
+#include "sy_counters.h"
+#include "tcp/tcp_opts.h"
+#include "worker.h"
+
+#define MAX_VARS 32
+#define MAX_OPTS 8
+#define MAX_QUEUE 64
+#define MAX_DATA 4096
+/* How late an expected segment may come: a timer fires on the wheel's tick
+ * (2 ms) at or after its time, and one re-armed from there drifts by as
+ * much again (three backend SYNs: up to 6 ms). */
+#define TOLERANCE_MS 10
+
+/* The legs a line names: who sends to whom. */
+enum peer { PEER_CLIENT, PEER_BACKEND, PEER_DEAD, PEER__N };
+static const char *const peer_ip[PEER__N] = { SY_TEST_CLIENT, SY_TEST_BACKEND, SY_TEST_DEAD };
+static const char peer_letter[PEER__N] = { 'c', 'b', 'd' };
+
+struct var {
+	char name[24];
+	uint32_t val;
+};
+
+/* A number as a script writes it: a literal, $var, $var+N, $var-N, or *. */
+struct num {
+	bool any;
+	bool has_var;
+	char var[24];
+	int64_t add;
+};
+
+enum opt_kind { OPT_MSS, OPT_SACKOK, OPT_TS, OPT_NOP, OPT_WSCALE, OPT_SACK, OPT_EOL };
+
+struct opt {
+	enum opt_kind kind;
+	struct num a, b;        /* mss/wscale value; TS val/ecr; SACK one block */
+};
+
+struct seg_line {
+	bool inbound;           /* peer -> router */
+	enum peer peer;
+	uint8_t flags;
+	struct num seq, end;
+	uint32_t len;
+	bool len_any;           /* (*): outbound, any payload length */
+	bool has_ack, has_win, has_opts;
+	struct num ack, win;
+	struct opt opts[MAX_OPTS];
+	unsigned n_opts;
+	char data[MAX_DATA];    /* inbound: the payload; outbound: a prefix to match */
+	unsigned data_len;
+	bool has_data;
+};
+
+struct run {
+	const char *file;
+	unsigned line;
+	struct sy_test_dp *d;
+	uint64_t t0;            /* TSC at time 0 */
+	double now;             /* script seconds */
+	struct var vars[MAX_VARS];
+	unsigned n_vars;
+	uint16_t client_port, listen_port;
+	struct rte_mbuf *q[MAX_QUEUE];
+	uint8_t q_port[MAX_QUEUE];
+	unsigned nq;
+	bool drop_checked[SY_DROP__COUNT]; /* drops the script expects */
+	char err[512];
+};
+
+static int
+fail(struct run *r, const char *fmt, ...)
+{
+	va_list ap;
+	int n = snprintf(r->err, sizeof(r->err), "%s:%u: ", r->file, r->line);
+
+	va_start(ap, fmt);
+	vsnprintf(r->err + n, sizeof(r->err) - (size_t)n, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+static struct var *
+var_find(struct run *r, const char *name)
+{
+	unsigned i;
+
+	for (i = 0; i < r->n_vars; i++)
+		if (strcmp(r->vars[i].name, name) == 0)
+			return &r->vars[i];
+	return NULL;
+}
+
+/* ---------------------------------------------------------- parsing -- */
+
+static const char *
+skip_ws(const char *p)
+{
+	while (*p == ' ' || *p == '\t')
+		p++;
+	return p;
+}
+
+static int
+parse_num(struct run *r, const char **pp, struct num *n)
+{
+	const char *p = skip_ws(*pp);
+	char *end;
+
+	memset(n, 0, sizeof(*n));
+	if (*p == '*') {
+		n->any = true;
+		*pp = p + 1;
+		return 0;
+	}
+	if (*p == '$') {
+		size_t k = 0;
+
+		p++;
+		while ((isalnum((unsigned char)*p) || *p == '_') && k + 1 < sizeof(n->var))
+			n->var[k++] = *p++;
+		if (k == 0)
+			return fail(r, "a variable name after $");
+		n->has_var = true;
+		if (*p == '+' || *p == '-') {
+			bool neg = *p == '-';
+
+			n->add = (int64_t)strtoull(p + 1, &end, 0);
+			if (end == p + 1)
+				return fail(r, "a number after $%s%c", n->var, *p);
+			if (neg)
+				n->add = -n->add;
+			p = end;
+		}
+		*pp = p;
+		return 0;
+	}
+	errno = 0;
+	n->add = (int64_t)strtoull(p, &end, 0);
+	if (end == p || errno != 0)
+		return fail(r, "a number, $var or * expected at '%.20s'", p);
+	*pp = end;
+	return 0;
+}
+
+/* The value of n; false when it names a variable not bound yet. */
+static bool
+num_value(struct run *r, const struct num *n, uint32_t *v)
+{
+	const struct var *x;
+
+	if (!n->has_var) {
+		*v = (uint32_t)n->add;
+		return true;
+	}
+	x = var_find(r, n->var);
+	if (x == NULL)
+		return false;
+	*v = x->val + (uint32_t)n->add;
+	return true;
+}
+
+/* Outbound: does `got` match n? An unbound $var is bound to got - add. */
+static bool
+num_match(struct run *r, const struct num *n, uint32_t got)
+{
+	uint32_t want;
+
+	if (n->any)
+		return true;
+	if (!num_value(r, n, &want)) {
+		struct var *x;
+
+		if (r->n_vars == MAX_VARS)
+			return false;
+		x = &r->vars[r->n_vars++];
+		snprintf(x->name, sizeof(x->name), "%s", n->var);
+		x->val = got - (uint32_t)n->add;
+		return true;
+	}
+	return want == got;
+}
+
+static void
+num_str(struct run *r, const struct num *n, char *buf, size_t len)
+{
+	uint32_t v;
+
+	if (n->any)
+		snprintf(buf, len, "*");
+	else if (num_value(r, n, &v))
+		snprintf(buf, len, "%" PRIu32, v);
+	else
+		snprintf(buf, len, "$%s", n->var);
+}
+
+static int
+parse_flags(struct run *r, const char **pp, uint8_t *flags)
+{
+	const char *p = skip_ws(*pp);
+
+	*flags = 0;
+	for (; *p != '\0' && *p != ' ' && *p != '\t'; p++) {
+		switch (*p) {
+		case 'S': *flags |= RTE_TCP_SYN_FLAG; break;
+		case 'F': *flags |= RTE_TCP_FIN_FLAG; break;
+		case 'R': *flags |= RTE_TCP_RST_FLAG; break;
+		case 'P': *flags |= RTE_TCP_PSH_FLAG; break;
+		case 'U': *flags |= RTE_TCP_URG_FLAG; break;
+		case 'E': *flags |= RTE_TCP_ECE_FLAG; break;
+		case 'W': *flags |= RTE_TCP_CWR_FLAG; break;
+		case '.': *flags |= RTE_TCP_ACK_FLAG; break;
+		default: return fail(r, "unknown TCP flag '%c'", *p);
+		}
+	}
+	*pp = p;
+	return 0;
+}
+
+static int
+parse_opts(struct run *r, const char **pp, struct seg_line *s)
+{
+	const char *p = skip_ws(*pp) + 1; /* after '<' */
+
+	s->has_opts = true;
+	for (;;) {
+		struct opt *o;
+
+		p = skip_ws(p);
+		if (*p == '>') {
+			*pp = p + 1;
+			return 0;
+		}
+		if (s->n_opts == MAX_OPTS)
+			return fail(r, "more than %d options", MAX_OPTS);
+		o = &s->opts[s->n_opts++];
+		memset(o, 0, sizeof(*o));
+		if (strncmp(p, "mss ", 4) == 0) {
+			o->kind = OPT_MSS;
+			p += 4;
+			if (parse_num(r, &p, &o->a) < 0)
+				return -1;
+		} else if (strncmp(p, "sackOK", 6) == 0) {
+			o->kind = OPT_SACKOK;
+			p += 6;
+		} else if (strncmp(p, "TS val ", 7) == 0) {
+			o->kind = OPT_TS;
+			p += 7;
+			if (parse_num(r, &p, &o->a) < 0)
+				return -1;
+			p = skip_ws(p);
+			if (strncmp(p, "ecr ", 4) != 0)
+				return fail(r, "TS val X ecr Y");
+			p += 4;
+			if (parse_num(r, &p, &o->b) < 0)
+				return -1;
+		} else if (strncmp(p, "nop", 3) == 0) {
+			o->kind = OPT_NOP;
+			p += 3;
+		} else if (strncmp(p, "eol", 3) == 0) {
+			o->kind = OPT_EOL;
+			p += 3;
+		} else if (strncmp(p, "wscale ", 7) == 0) {
+			o->kind = OPT_WSCALE;
+			p += 7;
+			if (parse_num(r, &p, &o->a) < 0)
+				return -1;
+		} else if (strncmp(p, "sack ", 5) == 0) {
+			o->kind = OPT_SACK;
+			p += 5;
+			if (parse_num(r, &p, &o->a) < 0)
+				return -1;
+			if (*p != ':')
+				return fail(r, "sack LEFT:RIGHT (one block an option)");
+			p++;
+			if (parse_num(r, &p, &o->b) < 0)
+				return -1;
+		} else {
+			return fail(r, "unknown option at '%.20s'", p);
+		}
+		p = skip_ws(p);
+		if (*p == ',')
+			p++;
+		else if (*p != '>')
+			return fail(r, "',' or '>' expected in the options at '%.20s'", p);
+	}
+}
+
+/* A C string literal: "..." with \r \n \t \\ \" \xHH. */
+static int
+parse_string(struct run *r, const char **pp, char *out, unsigned max, unsigned *len)
+{
+	const char *p = skip_ws(*pp) + 1;
+
+	*len = 0;
+	while (*p != '"') {
+		char c = *p++;
+
+		if (c == '\0')
+			return fail(r, "unterminated string");
+		if (c == '\\') {
+			c = *p++;
+			switch (c) {
+			case 'r': c = '\r'; break;
+			case 'n': c = '\n'; break;
+			case 't': c = '\t'; break;
+			case '0': c = '\0'; break;
+			case 'x': {
+				char hex[3] = { p[0], p[0] ? p[1] : 0, 0 };
+
+				c = (char)strtoul(hex, NULL, 16);
+				p += 2;
+				break;
+			}
+			case '\\': case '"': break;
+			default: return fail(r, "unknown escape \\%c", c);
+			}
+		}
+		if (*len == max)
+			return fail(r, "string longer than %u bytes", max);
+		out[(*len)++] = c;
+	}
+	*pp = p + 1;
+	return 0;
+}
+
+/* "c>r", "r>b" ... */
+static int
+parse_leg(struct run *r, const char *w, struct seg_line *s)
+{
+	unsigned i;
+
+	if (strlen(w) != 3 || w[1] != '>')
+		return -1;
+	for (i = 0; i < PEER__N; i++) {
+		if (w[0] == peer_letter[i] && w[2] == 'r') {
+			s->inbound = true;
+			s->peer = i;
+			return 0;
+		}
+		if (w[0] == 'r' && w[2] == peer_letter[i]) {
+			s->inbound = false;
+			s->peer = i;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+/* SEQ:END(LEN) [ack N] [win N] [<opts>] ["data"] */
+static int
+parse_segment(struct run *r, const char *p, struct seg_line *s)
+{
+	if (parse_flags(r, &p, &s->flags) < 0 || parse_num(r, &p, &s->seq) < 0)
+		return -1;
+	if (*p != ':')
+		return fail(r, "SEQ:END(LEN) expected");
+	p++;
+	if (parse_num(r, &p, &s->end) < 0)
+		return -1;
+	if (*p != '(')
+		return fail(r, "SEQ:END(LEN) expected");
+	if (p[1] == '*' && !s->inbound) {
+		s->len_any = true;
+		p += 2;
+	} else {
+		s->len = (uint32_t)strtoul(p + 1, (char **)&p, 10);
+	}
+	if (*p != ')')
+		return fail(r, "SEQ:END(LEN) expected");
+	p++;
+	for (;;) {
+		p = skip_ws(p);
+		if (*p == '\0' || *p == '#')
+			break;
+		if (strncmp(p, "ack ", 4) == 0) {
+			p += 4;
+			s->has_ack = true;
+			if (parse_num(r, &p, &s->ack) < 0)
+				return -1;
+		} else if (strncmp(p, "win ", 4) == 0) {
+			p += 4;
+			s->has_win = true;
+			if (parse_num(r, &p, &s->win) < 0)
+				return -1;
+		} else if (*p == '<') {
+			if (parse_opts(r, &p, s) < 0)
+				return -1;
+		} else if (*p == '"') {
+			s->has_data = true;
+			if (parse_string(r, &p, s->data, sizeof(s->data), &s->data_len) < 0)
+				return -1;
+		} else {
+			return fail(r, "unexpected '%.20s'", p);
+		}
+	}
+	if (s->inbound && s->has_data && s->data_len != s->len)
+		return fail(r, "the payload has %u bytes, the segment says (%u)", s->data_len, s->len);
+	return 0;
+}
+
+/* ---------------------------------------------------------- frames -- */
+
+static uint16_t
+router_port(const struct run *r, enum peer p)
+{
+	return p == PEER_CLIENT ? r->listen_port : 0;
+}
+
+static unsigned
+write_opts(struct run *r, const struct seg_line *s, uint8_t *o)
+{
+	unsigned n = 0, i;
+	uint32_t a = 0, b = 0;
+
+	for (i = 0; i < s->n_opts; i++) {
+		const struct opt *x = &s->opts[i];
+
+		num_value(r, &x->a, &a);
+		num_value(r, &x->b, &b);
+		switch (x->kind) {
+		case OPT_MSS: o[n++] = 2; o[n++] = 4; o[n++] = (uint8_t)(a >> 8); o[n++] = (uint8_t)a; break;
+		case OPT_SACKOK: o[n++] = 4; o[n++] = 2; break;
+		case OPT_TS:
+			o[n++] = 8; o[n++] = 10;
+			a = rte_cpu_to_be_32(a); b = rte_cpu_to_be_32(b);
+			memcpy(o + n, &a, 4); memcpy(o + n + 4, &b, 4);
+			n += 8;
+			break;
+		case OPT_NOP: o[n++] = 1; break;
+		case OPT_EOL: o[n++] = 0; break;
+		case OPT_WSCALE: o[n++] = 3; o[n++] = 3; o[n++] = (uint8_t)a; break;
+		case OPT_SACK:
+			o[n++] = 5; o[n++] = 10;
+			a = rte_cpu_to_be_32(a); b = rte_cpu_to_be_32(b);
+			memcpy(o + n, &a, 4); memcpy(o + n + 4, &b, 4);
+			n += 8;
+			break;
+		}
+	}
+	while (n % 4)
+		o[n++] = 0; /* EOL padding */
+	return n;
+}
+
+static int
+inject(struct run *r, const struct seg_line *s)
+{
+	struct sy_test_dp *d = r->d;
+	uint8_t opts[40];
+	unsigned olen, port = s->peer == PEER_CLIENT ? 0 : 1;
+	unsigned total;
+	struct rte_mbuf *m;
+	struct rte_ether_hdr *eh;
+	struct rte_ipv4_hdr *ip;
+	struct rte_tcp_hdr *th;
+	uint32_t seq, ack = 0, win = 502, snat;
+	const struct var *sv = var_find(r, "snat");
+
+	if (!num_value(r, &s->seq, &seq) || (s->has_ack && !num_value(r, &s->ack, &ack)) ||
+	    (s->has_win && !num_value(r, &s->win, &win)))
+		return fail(r, "an inbound segment uses a variable not bound yet");
+	if (s->peer != PEER_CLIENT && sv == NULL)
+		return fail(r, "a backend segment before the router's SYN to it ($snat not bound)");
+	snat = sv ? sv->val : 0;
+	olen = write_opts(r, s, opts);
+	if (olen > 40)
+		return fail(r, "options longer than 40 bytes");
+	total = (unsigned)sizeof(*eh) + 20 + 20 + olen + s->len;
+	m = rte_pktmbuf_alloc(d->mp);
+	if (m == NULL || rte_pktmbuf_append(m, (uint16_t)total) == NULL)
+		return fail(r, "out of mbufs");
+	eh = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
+	eh->dst_addr = sy_test_mac_port[port];
+	eh->src_addr = port == 0 ? sy_test_mac_client : sy_test_mac_backend;
+	eh->ether_type = RTE_BE16(RTE_ETHER_TYPE_IPV4);
+	ip = (struct rte_ipv4_hdr *)(eh + 1);
+	memset(ip, 0, sizeof(*ip));
+	ip->version_ihl = RTE_IPV4_VHL_DEF;
+	ip->total_length = rte_cpu_to_be_16((uint16_t)(total - sizeof(*eh)));
+	ip->time_to_live = 64;
+	ip->next_proto_id = IPPROTO_TCP;
+	ip->src_addr = sy_test_ip4(peer_ip[s->peer]);
+	ip->dst_addr = sy_test_ip4(port == 0 ? SY_TEST_VIP : SY_TEST_SNAT);
+	ip->hdr_checksum = rte_ipv4_cksum(ip);
+	th = (struct rte_tcp_hdr *)(ip + 1);
+	memset(th, 0, sizeof(*th));
+	th->src_port = rte_cpu_to_be_16(port == 0 ? r->client_port : 8080);
+	th->dst_port = rte_cpu_to_be_16(port == 0 ? router_port(r, s->peer) : (uint16_t)snat);
+	th->sent_seq = rte_cpu_to_be_32(seq);
+	th->recv_ack = rte_cpu_to_be_32(ack);
+	th->data_off = (uint8_t)(((20 + olen) / 4) << 4);
+	th->tcp_flags = s->flags;
+	th->rx_win = rte_cpu_to_be_16((uint16_t)win);
+	memcpy(th + 1, opts, olen);
+	if (s->has_data)
+		memcpy((uint8_t *)(th + 1) + olen, s->data, s->len);
+	else
+		memset((uint8_t *)(th + 1) + olen, 'x', s->len);
+	th->cksum = rte_ipv4_udptcp_cksum(ip, th);
+	/* The burst entry: the fast path takes it if it may, else the
+	 * per-packet path, as on a running worker. */
+	sy_splice_rx_burst(d->w, (uint16_t)port, &m, 1);
+	return 0;
+}
+
+/* Move what the worker queued for TX into the run's queue, in order. */
+static int
+collect(struct run *r)
+{
+	struct sy_worker *w = r->d->w;
+	unsigned p, i;
+
+	for (p = 0; p < 2; p++) {
+		for (i = 0; i < w->txq[p].n; i++) {
+			if (r->nq == MAX_QUEUE)
+				return fail(r, "more than %d segments waiting", MAX_QUEUE);
+			r->q[r->nq] = w->txq[p].pkts[i];
+			r->q_port[r->nq++] = (uint8_t)p;
+		}
+		w->txq[p].n = 0;
+		w->txq[p].bytes = 0;
+	}
+	return 0;
+}
+
+static void
+describe(const struct rte_mbuf *m, char *buf, size_t len)
+{
+	const struct rte_ipv4_hdr *ip =
+		(const struct rte_ipv4_hdr *)(rte_pktmbuf_mtod(m, const uint8_t *) + 14);
+	const struct rte_tcp_hdr *th = (const struct rte_tcp_hdr *)(ip + 1);
+	unsigned plen = rte_be_to_cpu_16(ip->total_length) - 20 - (th->data_off >> 4) * 4u;
+
+	snprintf(buf, len, "flags %#x seq %" PRIu32 " ack %" PRIu32 " win %u len %u to port %u",
+		 th->tcp_flags, rte_be_to_cpu_32(th->sent_seq), rte_be_to_cpu_32(th->recv_ack),
+		 rte_be_to_cpu_16(th->rx_win), plen, rte_be_to_cpu_16(th->dst_port));
+}
+
+static int
+expect_none(struct run *r, const char *when)
+{
+	char d[160];
+
+	if (collect(r) < 0)
+		return -1;
+	if (r->nq == 0)
+		return 0;
+	describe(r->q[0], d, sizeof(d));
+	return fail(r, "unexpected segment %s: %s", when, d);
+}
+
+/* Compare the options of th with the line's, in order. */
+static int
+match_opts(struct run *r, const struct seg_line *s, const struct rte_tcp_hdr *th)
+{
+	const uint8_t *o = (const uint8_t *)(th + 1);
+	unsigned n = (th->data_off >> 4) * 4u - 20, i = 0, k;
+
+	for (k = 0; k < s->n_opts; k++) {
+		const struct opt *x = &s->opts[k];
+		static const uint8_t kinds[] = { [OPT_MSS] = 2, [OPT_SACKOK] = 4, [OPT_TS] = 8,
+						 [OPT_NOP] = 1, [OPT_WSCALE] = 3, [OPT_SACK] = 5,
+						 [OPT_EOL] = 0 };
+		uint32_t a, b;
+
+		if (i >= n || o[i] != kinds[x->kind])
+			return fail(r, "option %u: kind %u expected, got %d", k + 1, kinds[x->kind],
+				    i < n ? o[i] : -1);
+		if (x->kind == OPT_NOP || x->kind == OPT_EOL) {
+			i++;
+			continue;
+		}
+		if (i + 1 >= n || o[i + 1] < 2 || i + o[i + 1] > n)
+			return fail(r, "option %u: bad length", k + 1);
+		switch (x->kind) {
+		case OPT_MSS:
+			if (!num_match(r, &x->a, (uint32_t)(o[i + 2] << 8 | o[i + 3])))
+				return fail(r, "mss %u", o[i + 2] << 8 | o[i + 3]);
+			break;
+		case OPT_WSCALE:
+			if (!num_match(r, &x->a, o[i + 2]))
+				return fail(r, "wscale %u", o[i + 2]);
+			break;
+		case OPT_TS:
+		case OPT_SACK:
+			memcpy(&a, o + i + 2, 4);
+			memcpy(&b, o + i + 6, 4);
+			a = rte_be_to_cpu_32(a);
+			b = rte_be_to_cpu_32(b);
+			if (!num_match(r, &x->a, a) || !num_match(r, &x->b, b))
+				return fail(r, "%s %" PRIu32 " %" PRIu32, x->kind == OPT_TS ? "TS" : "sack",
+					    a, b);
+			break;
+		default:
+			break;
+		}
+		i += o[i + 1];
+	}
+	for (; i < n; i++)
+		if (o[i] != 0)
+			return fail(r, "more options than the line states (kind %u)", o[i]);
+	return 0;
+}
+
+static int
+expect(struct run *r, const struct seg_line *s)
+{
+	unsigned port = s->peer == PEER_CLIENT ? 0 : 1, i;
+	const struct rte_ipv4_hdr *ip;
+	const struct rte_tcp_hdr *th;
+	struct rte_mbuf *m = NULL;
+	unsigned plen, waited;
+	char want[32], got[160];
+	int rc = 0;
+
+	for (waited = 0;; waited += SY_WHEEL_TICK_MS) {
+		if (collect(r) < 0)
+			return -1;
+		for (i = 0; i < r->nq; i++)
+			if (r->q_port[i] == port) {
+				m = r->q[i];
+				memmove(&r->q[i], &r->q[i + 1], (r->nq - i - 1) * sizeof(r->q[0]));
+				memmove(&r->q_port[i], &r->q_port[i + 1], r->nq - i - 1);
+				r->nq--;
+				break;
+			}
+		if (m != NULL)
+			break;
+		if (waited >= TOLERANCE_MS)
+			return fail(r, "expected a segment to %s by %.3f s (+%u ms), none was sent",
+				    peer_ip[s->peer], r->now, TOLERANCE_MS);
+		/* A little later, as a timer on the wheel's tick would send it. */
+		r->d->w->now += r->d->sh->tsc_per_ms * SY_WHEEL_TICK_MS;
+		sy_tcp_timers_run(r->d->w);
+	}
+	ip = (const struct rte_ipv4_hdr *)(rte_pktmbuf_mtod(m, const uint8_t *) + 14);
+	th = (const struct rte_tcp_hdr *)((const uint8_t *)ip + rte_ipv4_hdr_len(ip));
+	plen = rte_be_to_cpu_16(ip->total_length) - rte_ipv4_hdr_len(ip) - (th->data_off >> 4) * 4u;
+	describe(m, got, sizeof(got));
+	if (rte_raw_cksum(ip, rte_ipv4_hdr_len(ip)) != 0xffff ||
+	    rte_ipv4_udptcp_cksum_verify(ip, th) != 0)
+		rc = fail(r, "bad checksum: %s", got);
+	else if (ip->dst_addr != sy_test_ip4(peer_ip[s->peer]) ||
+		 ip->src_addr != sy_test_ip4(port == 0 ? SY_TEST_VIP : SY_TEST_SNAT))
+		rc = fail(r, "wrong addresses: %s", got);
+	else if (port == 0 && (th->dst_port != rte_cpu_to_be_16(r->client_port) ||
+			       th->src_port != rte_cpu_to_be_16(r->listen_port)))
+		rc = fail(r, "wrong ports: %s", got);
+	else if (port == 1 && th->dst_port != RTE_BE16(8080))
+		rc = fail(r, "wrong backend port: %s", got);
+	else if (port == 1 && !num_match(r, &(struct num){ .has_var = true, .var = "snat" },
+					 rte_be_to_cpu_16(th->src_port)))
+		rc = fail(r, "the source port is not $snat: %s", got);
+	else if (th->tcp_flags != s->flags)
+		rc = fail(r, "flags %#x expected: %s", s->flags, got);
+	else if (!num_match(r, &s->seq, rte_be_to_cpu_32(th->sent_seq)))
+		num_str(r, &s->seq, want, sizeof(want)), rc = fail(r, "seq %s expected: %s", want, got);
+	else if (!s->len_any && plen != s->len)
+		rc = fail(r, "payload length %u expected: %s", s->len, got);
+	else if (!num_match(r, &s->end, rte_be_to_cpu_32(th->sent_seq) + plen))
+		rc = fail(r, "SEQ:END does not add up: %s", got);
+	else if (s->has_ack && !num_match(r, &s->ack, rte_be_to_cpu_32(th->recv_ack)))
+		num_str(r, &s->ack, want, sizeof(want)), rc = fail(r, "ack %s expected: %s", want, got);
+	else if (s->has_win && !num_match(r, &s->win, rte_be_to_cpu_16(th->rx_win)))
+		num_str(r, &s->win, want, sizeof(want)), rc = fail(r, "win %s expected: %s", want, got);
+	else if (s->has_opts && match_opts(r, s, th) < 0)
+		rc = -1;
+	else if (s->has_data && (plen < s->data_len ||
+				 memcmp((const uint8_t *)th + (th->data_off >> 4) * 4u, s->data,
+					s->data_len) != 0))
+		rc = fail(r, "the payload does not start with the line's string: %s", got);
+	rte_pktmbuf_free(m);
+	return rc;
+}
+
+/* ---------------------------------------------------------- clock -- */
+
+static int
+advance_to(struct run *r, double t)
+{
+	struct sy_worker *w = r->d->w;
+	const uint64_t step = w->sh->tsc_per_ms * SY_WHEEL_TICK_MS;
+	uint64_t target = r->t0 + (uint64_t)(t * 1000.0 * (double)w->sh->tsc_per_ms);
+
+	if (t < r->now)
+		return fail(r, "time goes back (%.3f after %.3f)", t, r->now);
+	while (w->now < target) {
+		w->now = w->now + step < target ? w->now + step : target;
+		sy_tcp_timers_run(w);
+		if (collect(r) < 0)
+			return -1;
+	}
+	r->now = t;
+	return 0;
+}
+
+/* ---------------------------------------------------------- checks -- */
+
+/* counter NAME == N | drop NAME == N | answer NAME == N | flows == N */
+static int
+check_counter(struct run *r, const char *p)
+{
+	const struct sy_worker_counters *c = &r->d->w->counters;
+	char kind[16], name[48];
+	unsigned long long want, got = ~0ull;
+	int i;
+
+	if (sscanf(p, "%15s %47s == %llu", kind, name, &want) == 3) {
+		if (strcmp(kind, "drop") == 0) {
+			for (i = 0; i < SY_DROP__COUNT; i++)
+				if (strcmp(sy_drop_reason_names[i], name) == 0) {
+					got = c->drops[i];
+					r->drop_checked[i] = true;
+				}
+		} else if (strcmp(kind, "answer") == 0) {
+			for (i = 0; i < SY_ANSWER__COUNT; i++)
+				if (strcmp(sy_answer_reason_names[i], name) == 0)
+					got = c->answers[i];
+		} else if (strcmp(kind, "counter") == 0) {
+#define SY_X(f) if (strcmp(name, #f) == 0) got = c->f;
+			SY_COUNTER_FIELDS(SY_X)
+#undef SY_X
+		} else {
+			return fail(r, "counter, drop or answer expected");
+		}
+		if (got == ~0ull)
+			return fail(r, "no %s named %s", kind, name);
+		if (got != want)
+			return fail(r, "%s %s is %llu, not %llu", kind, name, got, want);
+		return 0;
+	}
+	if (sscanf(p, "flows == %llu", &want) == 1) {
+		if (c->flows_active != want)
+			return fail(r, "%" PRIu64 " flows active, not %llu", c->flows_active, want);
+		return 0;
+	}
+	return fail(r, "bad check '%s'", p);
+}
+
+/* ---------------------------------------------------------- script -- */
+
+static int
+run_line(struct run *r, char *line)
+{
+	char *p = line, word[16];
+	struct seg_line s;
+	double t;
+	int n;
+
+	while (*p == ' ' || *p == '\t')
+		p++;
+	p[strcspn(p, "\r\n")] = '\0';
+	if (*p == '\0' || *p == '#')
+		return 0;
+	if (strncmp(p, "client_port ", 12) == 0) {
+		r->client_port = (uint16_t)atoi(p + 12);
+		return 0;
+	}
+	if (strncmp(p, "listen_port ", 12) == 0) {
+		r->listen_port = (uint16_t)atoi(p + 12);
+		return 0;
+	}
+	if (strncmp(p, "check ", 6) == 0)
+		return check_counter(r, p + 6);
+	/* TIME LEG SEGMENT */
+	if (*p == '+') {
+		t = r->now + strtod(p + 1, &p);
+	} else {
+		char *e;
+
+		t = strtod(p, &e);
+		if (e == p)
+			return fail(r, "a time, 'check', 'client_port' or 'listen_port' expected");
+		p = e;
+	}
+	if (sscanf(p, " %15s%n", word, &n) != 1)
+		return fail(r, "a leg (c>r, r>c, r>b, b>r, r>d) or 'quiet' expected");
+	p += n;
+	if (strcmp(word, "quiet") == 0) {
+		/* Nothing sent until this time. */
+		if (advance_to(r, t) < 0)
+			return -1;
+		return expect_none(r, "before the time the line says is quiet");
+	}
+	memset(&s, 0, sizeof(s));
+	if (parse_leg(r, word, &s) < 0)
+		return fail(r, "unknown leg '%s'", word);
+	if (parse_segment(r, p, &s) < 0)
+		return -1;
+	if (advance_to(r, t) < 0)
+		return -1;
+	if (s.inbound) {
+		if (expect_none(r, "before this inbound segment") < 0)
+			return -1;
+		return inject(r, &s);
+	}
+	return expect(r, &s);
+}
+
+static int
+run_file(struct sy_test_dp *d, const char *file, char *err, size_t errlen)
+{
+	struct run r;
+	char line[8192];
+	FILE *f = fopen(file, "r");
+	int rc = 0;
+	unsigned leaked, i;
+
+	memset(&r, 0, sizeof(r));
+	r.file = file;
+	r.d = d;
+	r.client_port = 40000;
+	r.listen_port = 80;
+	if (f == NULL) {
+		snprintf(err, errlen, "%s: %s", file, strerror(errno));
+		return -1;
+	}
+	if (sy_test_dp_worker(d) < 0) {
+		fclose(f);
+		snprintf(err, errlen, "%s: no worker", file);
+		return -1;
+	}
+	/* Time 0 is the worker's clock as created: its timer wheel starts there. */
+	r.t0 = d->w->now;
+	while (rc == 0 && fgets(line, sizeof(line), f) != NULL) {
+		r.line++;
+		rc = run_line(&r, line);
+	}
+	fclose(f);
+	if (rc == 0) {
+		r.line++;
+		rc = expect_none(&r, "at the end of the script");
+	}
+	/* Every drop must be one the script checked for. */
+	for (i = 0; i < SY_DROP__COUNT && rc == 0; i++)
+		if (d->w->counters.drops[i] != 0 && !r.drop_checked[i])
+			rc = fail(&r, "%" PRIu64 " segments dropped as %s (say so with 'check drop')",
+				  d->w->counters.drops[i], sy_drop_reason_names[i]);
+	for (i = 0; i < r.nq; i++)
+		rte_pktmbuf_free(r.q[i]);
+	leaked = sy_test_dp_worker_free(d);
+	if (rc == 0 && leaked != 0)
+		rc = fail(&r, "%u mbufs not back in the pool after the worker is gone", leaked);
+	if (rc < 0)
+		snprintf(err, errlen, "%s", r.err);
+	return rc;
+}
+
+int
+main(int argc, char **argv)
+{
+	struct sy_test_dp d;
+	glob_t g;
+	size_t i;
+	int a, failed = 0, flags = 0;
+
+	if (argc < 2) {
+		fprintf(stderr, "usage: tcp_scenario FILE.pkt|DIR...\n");
+		return 2;
+	}
+	memset(&g, 0, sizeof(g));
+	for (a = 1; a < argc; a++) {
+		char pat[4096];
+		FILE *f;
+
+		snprintf(pat, sizeof(pat), "%s/*.pkt", argv[a]);
+		f = fopen(argv[a], "r");
+		if (f != NULL && fgetc(f) != EOF) /* a file (a directory reads nothing) */
+			snprintf(pat, sizeof(pat), "%s", argv[a]);
+		if (f != NULL)
+			fclose(f);
+		if (glob(pat, flags, NULL, &g) != 0) {
+			fprintf(stderr, "tcp_scenario: nothing matches %s\n", pat);
+			return 2;
+		}
+		flags = GLOB_APPEND;
+	}
+	if (sy_test_dp_init(&d, "tcp_scenario", 2047) < 0)
+		return 1;
+	printf("1..%zu\n", g.gl_pathc);
+	for (i = 0; i < g.gl_pathc; i++) {
+		char err[600] = "";
+		const char *file = g.gl_pathv[i];
+		const char *name = strrchr(file, '/') ? strrchr(file, '/') + 1 : file;
+
+		if (run_file(&d, file, err, sizeof(err)) == 0) {
+			printf("ok %zu - %s\n", i + 1, name);
+		} else {
+			printf("not ok %zu - %s\n#   %s\n", i + 1, name, err);
+			failed++;
+		}
+	}
+	sy_test_dp_fini(&d);
+	printf("# %zu passed, %d failed\n", g.gl_pathc - (size_t)failed, failed);
+	globfree(&g);
+	return failed ? 1 : 0;
+}
