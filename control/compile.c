@@ -247,13 +247,11 @@ fail:
 	return NULL;
 }
 
-/* Older claim first: creationTimestamp, then uid (OpenShift's RouteLessThan). */
+/* Older claim first (control/age.h). */
 static bool
 claim_older(const struct sy_object *a, const struct sy_object *b)
 {
-	int c = strcmp(a->created, b->created);
-
-	return c < 0 || (c == 0 && strcmp(a->uid, b->uid) < 0);
+	return sy_object_age_cmp(a, b) < 0;
 }
 
 /*

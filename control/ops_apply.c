@@ -111,17 +111,19 @@ decode_one(const json_t *o, size_t i, struct staged *s, struct sy_errors *errs)
  * What gets stored: the object as applied minus status (ours is computed),
  * with namespace, creationTimestamp and uid filled in. Age is never reset: an
  * existing object keeps its own; a new one keeps what it was given (objects
- * imported from a cluster keep their age) or gets now.
+ * imported from a cluster keep their age), and what it lacks comes from the
+ * router's age clock (age.h), so objects created in one request, or one right
+ * after another, are older in the order they came.
  */
 static json_t *
 clean_copy(const json_t *o, const struct staged *s, const struct sy_object *existing,
-	   const char *now)
+	   struct sy_age_clock *clock)
 {
 	json_t *c = json_deep_copy(o);
 	json_t *md = json_object_get(c, "metadata");
 	const char *ts = json_string_value(json_object_get(md, "creationTimestamp"));
 	const char *uid = json_string_value(json_object_get(md, "uid"));
-	char newuid[40];
+	char newts[SY_AGE_TS_LEN], newuid[SY_AGE_UID_LEN];
 
 	json_object_del(c, "status");
 	json_object_del(md, "resourceVersion");
@@ -135,11 +137,14 @@ clean_copy(const json_t *o, const struct staged *s, const struct sy_object *exis
 		ts = existing->created;
 		uid = existing->uid;
 	}
-	if (uid == NULL) {
-		sy_new_uid(newuid, sizeof(newuid));
-		uid = newuid;
+	if (ts == NULL || uid == NULL) {
+		sy_age_now(clock, newts, newuid);
+		if (ts == NULL)
+			ts = newts;
+		if (uid == NULL)
+			uid = newuid;
 	}
-	json_object_set_new(md, "creationTimestamp", json_string(ts ? ts : now));
+	json_object_set_new(md, "creationTimestamp", json_string(ts));
 	json_object_set_new(md, "uid", json_string(uid));
 	return c;
 }
@@ -243,7 +248,7 @@ sy_ops_apply(struct sy_router *r, const json_t *req)
 	for (i = 0; i < n; i++) {
 		struct sy_object *ex = sy_store_find(&r->store, st[i].kind, st[i].ns, st[i].name);
 
-		st[i].obj = clean_copy(json_array_get(objects, i), &st[i], ex, now);
+		st[i].obj = clean_copy(json_array_get(objects, i), &st[i], ex, &r->age);
 		if (ex == NULL)
 			st[i].action = "created";
 		else if (json_equal(ex->obj, st[i].obj))
@@ -373,6 +378,10 @@ sy_ops_replay_record(json_t *rec, void *arg)
 				RTE_LOG(WARNING, USER1, "journal: skipping an object of unknown kind\n");
 				continue;
 			}
+			/* Objects created after the restart are younger than
+			 * every one the journal has, whatever the wall clock. */
+			sy_age_seen(&r->age, json_string_value(
+						     json_object_get(json_object_get(o, "metadata"), "uid")));
 			if (commit_objects(r, &kind, &o, 1) < 0)
 				return -ENOMEM;
 		}

@@ -3,7 +3,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 
 #include <rte_log.h>
 
@@ -18,28 +17,6 @@ sy_now_rfc3339(char *buf, size_t len)
 
 	gmtime_r(&t, &tm);
 	strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
-}
-
-void
-sy_new_uid(char *buf, size_t len)
-{
-	uint8_t b[16];
-
-	if (getrandom(b, sizeof(b), 0) != (ssize_t)sizeof(b)) {
-		/* No entropy should not stop an apply; uniqueness is what matters. */
-		static uint64_t seq;
-		uint64_t t = (uint64_t)time(NULL);
-
-		memcpy(b, &t, 8);
-		seq++;
-		memcpy(b + 8, &seq, 8);
-	}
-	b[6] = (uint8_t)((b[6] & 0x0f) | 0x40);
-	b[8] = (uint8_t)((b[8] & 0x3f) | 0x80);
-	snprintf(buf, len,
-		 "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", b[0], b[1],
-		 b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14],
-		 b[15]);
 }
 
 void

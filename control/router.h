@@ -11,6 +11,7 @@
 
 #include <jansson.h>
 
+#include "age.h"
 #include "journal.h"
 #include "relations.h"
 #include "scope.h"
@@ -36,6 +37,7 @@ struct sy_router {
 	size_t last_compile_objects;
 	bool last_compile_incremental;
 	double last_compile_ms;      /* compile + publish */
+	struct sy_age_clock age;     /* ages of the objects it creates (age.h) */
 };
 
 /* Store + journal replay + first generation. The slot must be initialised.
@@ -72,7 +74,5 @@ int sy_ops_replay_record(json_t *rec, void *router);
 
 /* "2026-11-22T17:30:00Z" for now. */
 void sy_now_rfc3339(char *buf, size_t len);
-/* A random (v4) UUID. */
-void sy_new_uid(char *buf, size_t len);
 
 #endif

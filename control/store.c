@@ -365,3 +365,11 @@ sy_object_view(const struct sy_object *o)
 		json_object_set(v, "status", o->status);
 	return v;
 }
+
+int
+sy_object_age_cmp(const struct sy_object *a, const struct sy_object *b)
+{
+	int c = strcmp(a->created, b->created);
+
+	return c ? c : strcmp(a->uid, b->uid);
+}

@@ -75,6 +75,11 @@ struct sy_object **sy_store_list(const struct sy_store *st, const struct sy_kind
 void sy_store_sort(struct sy_object **arr, size_t n);
 size_t sy_store_count(const struct sy_store *st, const struct sy_kind *kind);
 
+/* Which claim is older (control/age.h): < 0 when a is. creationTimestamp,
+ * then uid: OpenShift's RouteLessThan, and with the uids the router gives,
+ * the order it accepted the objects in. Every age decision uses this. */
+int sy_object_age_cmp(const struct sy_object *a, const struct sy_object *b);
+
 /* A new detached object from an applied JSON (takes a reference to obj). */
 struct sy_object *sy_object_new(const struct sy_kind *kind, const char *ns, const char *name,
 				json_t *obj, const char *created, const char *uid);

@@ -230,9 +230,8 @@ static int
 cmp_age(const void *a, const void *b)
 {
 	const struct rc_route *x = a, *y = b;
-	int c = strcmp(x->o->created, y->o->created);
 
-	return c ? c : strcmp(x->o->uid, y->o->uid);
+	return sy_object_age_cmp(x->o, y->o);
 }
 
 static void

@@ -251,14 +251,14 @@ sy_route_effective_host(const struct sy_object *route, const char *suffix)
 	return out;
 }
 
-/* OpenShift's RouteLessThan: older creationTimestamp first, then smaller uid. */
+/* OpenShift's RouteLessThan: older creationTimestamp first, then smaller uid
+ * (control/age.h: the router's uids sort in the order it accepted routes). */
 static int
 cmp_route_age(const void *a, const void *b)
 {
 	const struct route_in *x = a, *y = b;
-	int c = strcmp(x->o->created, y->o->created);
 
-	return c ? c : strcmp(x->o->uid, y->o->uid);
+	return sy_object_age_cmp(x->o, y->o);
 }
 
 static bool router_host_invalid(struct route_in *r);
