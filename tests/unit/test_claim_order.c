@@ -62,8 +62,8 @@ struct family {
 	const char *url;        /* what they compete for */
 	const char *x, *x_id;   /* an object and the "ns/name" resolve gives for it */
 	const char *y, *y_id;
-	const char *owner;      /* applied before both, deleted after: re-admission */
-	const char *owner_delete;
+	const char *owner;      /* applied before both, then removed or moved: re-admission */
+	const char *owner_after; /* the request that removes or moves it */
 };
 
 #define ROUTE(ns, name, spec)                                                           \
@@ -108,6 +108,11 @@ static const struct family families[] = {
 	  ROUTE("b", "r2", "{'host':'h.test'," TO_S "}"), "b/r2",
 	  ROUTE("o", "owner", "{'host':'h.test'," TO_S "}"),
 	  "{'op':'delete','kind':'route','namespace':'o','name':'owner'}" },
+	{ "re-admission after the owner changes host", "{}", "http://h.test/",
+	  ROUTE("a", "r1", "{'host':'h.test'," TO_S "}"), "a/r1",
+	  ROUTE("b", "r2", "{'host':'h.test'," TO_S "}"), "b/r2",
+	  ROUTE("o", "owner", "{'host':'h.test'," TO_S "}"),
+	  "{'op':'apply','objects':[" ROUTE("o", "owner", "{'host':'elsewhere.test'," TO_S "}") "]}" },
 };
 
 static void
@@ -166,8 +171,8 @@ test_first_claim_wins(void **state)
 				apply(&r, first);
 				apply(&r, second);
 			}
-			if (f->owner_delete)
-				call_ok(&r, f->owner_delete);
+			if (f->owner_after)
+				call_ok(&r, f->owner_after);
 			expect_owner(&r, f, want, i, "live");
 			router_stop(&r);
 			/* The journal keeps the order. */
