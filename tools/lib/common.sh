@@ -46,15 +46,24 @@ sy_install_deps() {
 	if [ ! -e /usr/sbin/policy-rc.d ]; then
 		printf '#!/bin/sh\nexit 101\n' >/usr/sbin/policy-rc.d && chmod 755 /usr/sbin/policy-rc.d && policy_added=1
 	fi
-	local rc=0
-	DEBIAN_FRONTEND=noninteractive apt-get update -q || rc=$?
+	# apt's thousand lines go to a log; the terminal gets one line a step.
+	local rc=0 log=${SY_APT_LOG:-${TMPDIR:-/tmp}/switchyard-apt.log}
+	: >"$log"
+	sy_log "dependencies: apt-get update (output in $log)"
+	DEBIAN_FRONTEND=noninteractive apt-get update -q >>"$log" 2>&1 || rc=$?
 	if [ "$rc" -eq 0 ]; then
-		DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}" || rc=$?
+		sy_log "dependencies: apt-get install ${#missing[@]} packages (output in $log)"
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
+			"${missing[@]}" >>"$log" 2>&1 || rc=$?
 	fi
 	[ "$policy_added" -eq 1 ] && rm -f /usr/sbin/policy-rc.d
-	[ "$rc" -eq 0 ] || sy_die "apt-get failed (exit $rc) installing: ${missing[*]}"
+	if [ "$rc" -ne 0 ]; then
+		tail -n 20 "$log" >&2
+		sy_die "apt-get failed (exit $rc) installing: ${missing[*]} (full output: $log)"
+	fi
 	mapfile -t missing < <(sy_missing_packages)
-	[ "${#missing[@]}" -eq 0 ] || sy_die "still missing after apt-get: ${missing[*]}"
+	[ "${#missing[@]}" -eq 0 ] || sy_die "still missing after apt-get: ${missing[*]} (see $log)"
+	sy_log "dependencies: installed"
 }
 
 # Reserve 2 MiB hugepages and mount hugetlbfs when possible. Failure is not an error:

@@ -398,8 +398,14 @@ lab_down() {
 	done
 	# Deleting a namespace destroys its veth end and with it the root end; make sure.
 	# The relay's root-only pair (syIDcr/syIDc0) goes with neither namespace: delete it here.
+	# `ip netns del` returns before the kernel has destroyed the pair, so a root end can
+	# vanish between the look and the delete: only one that is still there afterwards
+	# is worth a word.
 	for dev in "$LAB_IF_CLIENT" "$LAB_IF_BACKEND" "$LAB_IF_RELAY_A" "$LAB_IF_RELAY_B"; do
-		ip link show "$dev" >/dev/null 2>&1 && ip link del "$dev"
+		if ip link show "$dev" >/dev/null 2>&1 && ! ip link del "$dev" 2>/dev/null; then
+			sleep 0.2
+			ip link show "$dev" >/dev/null 2>&1 && sy_warn "could not remove interface $dev"
+		fi
 	done
 	case "$LAB_DIR" in
 	"$LAB_ROOT"/?*) rm -rf "$LAB_DIR" ;;
