@@ -182,6 +182,30 @@ parse_route(json_t *v, size_t idx, struct sy_config *cfg, char *err, size_t errl
 	return 0;
 }
 
+/* "metrics": "ADDR:PORT", an IPv4 address of this host (e.g. 127.0.0.1:9180). */
+static int
+parse_metrics(const json_t *val, struct sy_config *cfg, char *err, size_t errlen)
+{
+	const char *s = json_string_value(val), *colon;
+	char addr[64];
+	struct sy_addr a;
+	char *end;
+	long port;
+
+	if (s == NULL || (colon = strrchr(s, ':')) == NULL || (size_t)(colon - s) >= sizeof(addr))
+		return fail(err, errlen, "metrics: must be \"ADDRESS:PORT\", e.g. \"127.0.0.1:9180\"");
+	memcpy(addr, s, (size_t)(colon - s));
+	addr[colon - s] = '\0';
+	port = strtol(colon + 1, &end, 10);
+	if (sy_addr_parse(addr, &a) < 0 || a.family != AF_INET)
+		return fail(err, errlen, "metrics: \"%s\" is not an IPv4 address", addr);
+	if (*end != '\0' || end == colon + 1 || port < 1 || port > 65535)
+		return fail(err, errlen, "metrics: port \"%s\" is not 1-65535", colon + 1);
+	cfg->metrics_addr = a.v4;
+	cfg->metrics_port = (uint16_t)port;
+	return 0;
+}
+
 static int
 parse_listen(json_t *v, struct sy_config *cfg, char *err, size_t errlen)
 {
@@ -266,6 +290,8 @@ parse_top(json_t *root, struct sy_config *cfg, char *err, size_t errlen)
 		} else if (strcmp(key, "control_socket") == 0) {
 			rc = copy_string(val, key, cfg->control_socket, sizeof(cfg->control_socket), err,
 					 errlen);
+		} else if (strcmp(key, "metrics") == 0) {
+			rc = parse_metrics(val, cfg, err, errlen);
 		} else if (strcmp(key, "state_dir") == 0) {
 			rc = copy_string(val, key, cfg->state_dir, sizeof(cfg->state_dir), err, errlen);
 		} else if (strcmp(key, "routes") == 0) {
@@ -308,7 +334,7 @@ parse_top(json_t *root, struct sy_config *cfg, char *err, size_t errlen)
 			cfg->no_route_status = (uint16_t)json_integer_value(val);
 		} else {
 			return fail(err, errlen,
-				    "%s: unknown key (known: workers, idle, eal, control_socket, state_dir, "
+				    "%s: unknown key (known: workers, idle, eal, control_socket, metrics, state_dir, "
 				    "ports, routes, listen, routing_subdomain, router_name, no_route_status, "
 				    "allow_wildcard_routes, route_label_selector, namespace_label_selector, "
 				    "ingressroute_root_namespaces)",

@@ -24,6 +24,7 @@
 
 #include "compile.h"
 #include "eal_args.h"
+#include "observe/metrics_http.h"
 #include "router.h"
 #include "server.h"
 #include "sy_dataplane.h"
@@ -47,19 +48,23 @@ free_generation(struct sy_generation *g)
 /* The control thread's loop: control socket, signals, reclaiming retired
  * generations. Returns when SIGINT or SIGTERM arrives. */
 static void
-control_loop(struct sy_router *r, struct sy_server *srv, int sigfd)
+control_loop(struct sy_router *r, struct sy_server *srv, int sigfd, int metrics_fd)
 {
-	struct pollfd pfds[SY_SERVER_MAX_CLIENTS + 2];
+	struct pollfd pfds[SY_SERVER_MAX_CLIENTS + 3];
 	time_t next_rotation = time(NULL) + SY_DP_COOKIE_ROTATE_S;
 
 	for (;;) {
 		unsigned n = sy_server_pollfds(srv, pfds + 1, SY_SERVER_MAX_CLIENTS + 1);
+		/* The metrics endpoint, last (observe/metrics_http.h). */
+		const unsigned mi = n + 1;
+
 		/* Poll often while old generations wait for the workers. */
 		int timeout = r->slot.n_retired ? 10 : 1000;
 		int rc;
 
 		pfds[0] = (struct pollfd){ .fd = sigfd, .events = POLLIN };
-		rc = poll(pfds, n + 1, timeout);
+		pfds[mi] = (struct pollfd){ .fd = metrics_fd, .events = POLLIN };
+		rc = poll(pfds, n + 2, timeout);
 		if (rc < 0 && errno != EINTR) {
 			RTE_LOG(ERR, USER1, "poll: %s\n", strerror(errno));
 			return;
@@ -74,6 +79,8 @@ control_loop(struct sy_router *r, struct sy_server *srv, int sigfd)
 		}
 		if (rc > 0)
 			sy_server_handle(srv, r, pfds + 1, n);
+		if (rc > 0 && metrics_fd >= 0 && (pfds[mi].revents & POLLIN))
+			sy_metrics_http_serve(metrics_fd, r);
 		sy_gen_reclaim(&r->slot);
 		if (time(NULL) >= next_rotation) {
 			sy_dp_rotate_cookie_secret();
@@ -101,7 +108,7 @@ main(int argc, char **argv)
 	char err[512];
 	char runtime_dir[PATH_MAX];
 	sigset_t sigs;
-	int opt, rc, sigfd, i, exit_code = 1;
+	int opt, rc, sigfd, i, exit_code = 1, metrics_fd = -1;
 
 	while ((opt = getopt_long(argc, argv, "c:h", longopts, NULL)) != -1) {
 		switch (opt) {
@@ -194,11 +201,22 @@ main(int argc, char **argv)
 		sy_dp_stop();
 		goto out_server;
 	}
+	if (r->cfg.metrics_port != 0) {
+		metrics_fd = sy_metrics_http_open(r->cfg.metrics_addr, r->cfg.metrics_port);
+		if (metrics_fd < 0) {
+			fprintf(stderr, "routerd: metrics: cannot listen on port %u: %s\n",
+				r->cfg.metrics_port, strerror(-metrics_fd));
+			sy_dp_stop();
+			goto out_server;
+		}
+	}
 	r->dataplane_up = true;
 	RTE_LOG(NOTICE, USER1, "routerd up: %u worker(s), %u port(s), generation %lu, control %s\n",
 		r->cfg.n_workers, r->cfg.n_ports, (unsigned long)r->gen_id, r->cfg.control_socket);
 
-	control_loop(r, &srv, sigfd);
+	control_loop(r, &srv, sigfd, metrics_fd);
+	if (metrics_fd >= 0)
+		close(metrics_fd);
 	exit_code = 0;
 
 	r->dataplane_up = false;

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "observe/metrics.h"
 #include "router.h"
 #include "sy_dataplane.h"
 #include "sy_generation.h"
@@ -150,6 +151,21 @@ sy_ops_stats(struct sy_router *r, const json_t *req)
 			 "workers", workers, "total", counters_json(&sum), "ports", ports);
 }
 
+/* The Prometheus exposition (observe/metrics.h) as a string. */
+json_t *
+sy_ops_metrics(struct sy_router *r, const json_t *req)
+{
+	size_t len = 0;
+	char *text = sy_metrics_text(r, &len);
+	json_t *reply;
+
+	if (text == NULL)
+		return sy_err_reply1("internal", NULL, NULL, "out of memory");
+	reply = json_pack("{s:b, s:s%}", "ok", 1, "text", text, len);
+	free(text);
+	return reply;
+}
+
 json_t *
 sy_ops_handle(struct sy_router *r, const json_t *req)
 {
@@ -159,6 +175,7 @@ sy_ops_handle(struct sy_router *r, const json_t *req)
 	} ops[] = {
 		{ "apply", sy_ops_apply },   { "delete", sy_ops_delete }, { "get", sy_ops_get },
 		{ "resolve", sy_ops_resolve }, { "stats", sy_ops_stats }, { "status", sy_ops_status },
+		{ "metrics", sy_ops_metrics },
 	};
 	const char *op;
 	size_t i;
@@ -178,5 +195,6 @@ sy_ops_handle(struct sy_router *r, const json_t *req)
 			return reply;
 		}
 	return sy_err_reply1("unknown_op", NULL, "op",
-			     "unknown op \"%s\" (known: apply, delete, get, resolve, stats, status)", op);
+			     "unknown op \"%s\" (known: apply, delete, get, resolve, stats, status, metrics)",
+			     op);
 }

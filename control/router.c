@@ -133,6 +133,12 @@ sy_router_recompile(struct sy_router *r)
 	r->gen_id = g->id;
 	sy_gen_publish(&r->slot, g);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
+	{
+		struct timespec wall;
+
+		clock_gettime(CLOCK_REALTIME, &wall);
+		r->last_publish_time = (double)wall.tv_sec + (double)wall.tv_nsec / 1e9;
+	}
 	r->last_compile_ms = (double)(t1.tv_sec - t0.tv_sec) * 1e3 +
 			     (double)(t1.tv_nsec - t0.tv_nsec) / 1e6;
 	return 0;

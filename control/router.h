@@ -38,6 +38,7 @@ struct sy_router {
 	bool last_compile_incremental;
 	double last_compile_ms;      /* compile + publish */
 	struct sy_age_clock age;     /* ages of the objects it creates (age.h) */
+	double last_publish_time;    /* Unix time the live generation was published */
 };
 
 /* Store + journal replay + first generation. The slot must be initialised.
@@ -65,6 +66,7 @@ json_t *sy_ops_delete(struct sy_router *r, const json_t *req);
 json_t *sy_ops_get(struct sy_router *r, const json_t *req);
 json_t *sy_ops_status(struct sy_router *r, const json_t *req);
 json_t *sy_ops_stats(struct sy_router *r, const json_t *req);
+json_t *sy_ops_metrics(struct sy_router *r, const json_t *req);
 json_t *sy_ops_resolve(struct sy_router *r, const json_t *req);
 /* The kind named by a get/delete request, or NULL with an error reply. */
 struct sy_kind;

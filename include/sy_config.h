@@ -55,6 +55,10 @@ struct sy_config {
 	char *eal_args[SY_MAX_EAL_ARGS]; /* extra EAL arguments, owned */
 	unsigned n_eal_args;
 	char control_socket[108]; /* sun_path size */
+	/* Prometheus metrics on a kernel socket of the control thread
+	 * ("ADDR:PORT", IPv4); metrics_port 0: none. */
+	uint32_t metrics_addr; /* network order */
+	uint16_t metrics_port;
 	char state_dir[256];
 	struct sy_port_config ports[SY_MAX_PORTS];
 	unsigned n_ports;

@@ -478,6 +478,24 @@ cmd_status(struct rctl_client *c, struct cli *cli)
 	return query(c, cli, json_pack("{s:s}", "op", "status"), rctl_print_status);
 }
 
+/* The Prometheus exposition, as the metrics endpoint serves it. */
+static int
+print_metrics(FILE *out, const json_t *reply)
+{
+	const char *text = json_string_value(json_object_get(reply, "text"));
+
+	if (text == NULL)
+		return -1;
+	fputs(text, out);
+	return ferror(out) ? -1 : 0;
+}
+
+static int
+cmd_metrics(struct rctl_client *c, struct cli *cli)
+{
+	return query(c, cli, json_pack("{s:s}", "op", "metrics"), print_metrics);
+}
+
 static int
 cmd_resolve(struct rctl_client *c, struct cli *cli)
 {
@@ -555,6 +573,7 @@ static const struct command commands[] = {
 	  1, 1, "resolve URL [-X METHOD] [-H 'Name: value']... [-o json|yaml]" },
 	{ "status", NULL, cmd_status, OPT_OUTPUT, { "json", "yaml", NULL }, 0, 0,
 	  "status [-o json|yaml]" },
+	{ "metrics", NULL, cmd_metrics, 0, { NULL }, 0, 0, "metrics" },
 };
 
 #define N_COMMANDS (sizeof(commands) / sizeof(commands[0]))

@@ -1,0 +1,339 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Prometheus metrics (metrics.h). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <jansson.h>
+#include <rte_cycles.h>
+
+#include "kinds/kinds.h"
+#include "observe/metrics.h"
+#include "router.h"
+#include "strmap.h"
+#include "sy_counters.h"
+#include "sy_dataplane.h"
+#include "sy_generation.h"
+
+static void
+head(FILE *f, const char *name, const char *type, const char *help)
+{
+	fprintf(f, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
+}
+
+/* A label value, escaped as the format wants (backslash, quote, newline). */
+static void
+label(FILE *f, const char *v)
+{
+	for (; v != NULL && *v; v++) {
+		if (*v == '\\' || *v == '"')
+			fputc('\\', f);
+		if (*v == '\n') {
+			fputs("\\n", f);
+			continue;
+		}
+		fputc(*v, f);
+	}
+}
+
+/* ------------------------------------------------------------ control -- */
+
+/* One IngressRoute's part in the Contour seed's gauges. */
+struct ir_count {
+	unsigned total, orphaned, root;
+};
+
+static void
+contour_gauges(FILE *f, struct sy_router *r)
+{
+	static const char *const states[] = { "valid", "invalid" };
+	size_t n, i, s;
+	struct sy_object **irs = sy_store_list(&r->store, &sy_kind_ingressroute_contour, NULL, &n);
+	struct timespec now;
+
+	/* By namespace: objects come sorted by namespace, so a run is one. */
+	head(f, "contour_ingressroute_total", "gauge",
+	     "IngressRoute objects regardless of status (valid + invalid + orphaned).");
+	for (i = 0; i < n;) {
+		size_t j = i;
+
+		while (j < n && strcmp(irs[j]->ns, irs[i]->ns) == 0)
+			j++;
+		fprintf(f, "contour_ingressroute_total{namespace=\"");
+		label(f, irs[i]->ns);
+		fprintf(f, "\"} %zu\n", j - i);
+		i = j;
+	}
+	head(f, "contour_ingressroute_orphaned_total", "gauge",
+	     "Orphaned IngressRoute objects: no root delegates to them.");
+	head(f, "contour_ingressroute_root_total", "gauge",
+	     "Root IngressRoute objects (one per vhost).");
+	for (s = 0; s < 2; s++) {
+		for (i = 0; i < n;) {
+			size_t j = i, c = 0;
+
+			for (; j < n && strcmp(irs[j]->ns, irs[i]->ns) == 0; j++) {
+				const char *st = json_string_value(
+					json_object_get(irs[j]->status, "currentStatus"));
+				bool root = json_object_get(json_object_get(irs[j]->obj, "spec"),
+							    "virtualhost") != NULL;
+
+				c += s == 0 ? (st && strcmp(st, "orphaned") == 0) : root;
+			}
+			fprintf(f, "%s{namespace=\"",
+				s == 0 ? "contour_ingressroute_orphaned_total"
+				       : "contour_ingressroute_root_total");
+			label(f, irs[i]->ns);
+			fprintf(f, "\"} %zu\n", c);
+			i = j;
+		}
+	}
+	/* Valid and invalid by namespace and vhost (a root's fqdn; delegates,
+	 * whose vhost is their root's, have none of their own). */
+	for (s = 0; s < 2; s++) {
+		struct sy_strmap seen;
+
+		head(f, s == 0 ? "contour_ingressroute_valid_total" : "contour_ingressroute_invalid_total",
+		     "gauge", s == 0 ? "Valid IngressRoute objects." : "Invalid IngressRoute objects.");
+		if (sy_strmap_init(&seen, n ? n : 1) < 0)
+			continue;
+		for (i = 0; i < n; i++) {
+			const char *st = json_string_value(json_object_get(irs[i]->status, "currentStatus"));
+			const char *fq = json_string_value(json_object_get(
+				json_object_get(json_object_get(irs[i]->obj, "spec"), "virtualhost"), "fqdn"));
+			char key[640];
+			size_t j, c = 0;
+
+			if (st == NULL || strcmp(st, states[s]) != 0)
+				continue;
+			snprintf(key, sizeof(key), "%s\n%s", irs[i]->ns, fq ? fq : "");
+			if (sy_strmap_get(&seen, key) != NULL)
+				continue;
+			sy_strmap_put(&seen, key, (void *)1);
+			for (j = i; j < n; j++) {
+				const char *st2 = json_string_value(
+					json_object_get(irs[j]->status, "currentStatus"));
+				const char *fq2 = json_string_value(json_object_get(
+					json_object_get(json_object_get(irs[j]->obj, "spec"), "virtualhost"),
+					"fqdn"));
+
+				if (st2 && strcmp(st2, states[s]) == 0 && strcmp(irs[j]->ns, irs[i]->ns) == 0 &&
+				    strcmp(fq2 ? fq2 : "", fq ? fq : "") == 0)
+					c++;
+			}
+			fprintf(f, "%s{namespace=\"",
+				s == 0 ? "contour_ingressroute_valid_total" : "contour_ingressroute_invalid_total");
+			label(f, irs[i]->ns);
+			fprintf(f, "\",vhost=\"");
+			label(f, fq ? fq : "");
+			fprintf(f, "\"} %zu\n", c);
+		}
+		sy_strmap_fini(&seen);
+	}
+	head(f, "contour_ingressroute_dagrebuild_timestamp", "gauge",
+	     "Unix time of the last rebuild (compile and publish) of the configuration.");
+	clock_gettime(CLOCK_REALTIME, &now);
+	fprintf(f, "contour_ingressroute_dagrebuild_timestamp %.3f\n",
+		r->last_publish_time ? r->last_publish_time : (double)now.tv_sec);
+	free(irs);
+}
+
+/* How a route object stands, from its status, in a few words per kind. */
+static const char *
+route_state(const struct sy_object *o)
+{
+	const json_t *st = o->status;
+	const char *cur;
+
+	if (o->kind == &sy_kind_route) {
+		const json_t *cond = json_array_get(json_object_get(json_array_get(
+			json_object_get(st, "ingress"), 0), "conditions"), 0);
+		const char *s = json_string_value(json_object_get(cond, "status"));
+
+		return s == NULL ? "not_in_shard" : strcmp(s, "True") == 0 ? "admitted" : "rejected";
+	}
+	if (o->kind == &sy_kind_routegroup)
+		return json_is_true(json_object_get(st, "valid")) ? "valid" : "invalid";
+	cur = json_string_value(json_object_get(st, "currentStatus"));
+	return cur ? cur : "unknown";
+}
+
+static void
+control_metrics(FILE *f, struct sy_router *r)
+{
+	static const struct sy_kind *const routes[] = { &sy_kind_route, &sy_kind_ingressroute_contour,
+							  &sy_kind_route_contour, &sy_kind_routegroup };
+	struct sy_generation *g = sy_gen_acquire(&r->slot);
+	const struct sy_kind *const *k;
+	size_t i;
+
+	head(f, "switchyard_generation", "gauge", "Number of the live configuration generation.");
+	fprintf(f, "switchyard_generation %lu\n", (unsigned long)r->gen_id);
+	head(f, "switchyard_generation_bytes", "gauge", "Memory of the live generation.");
+	fprintf(f, "switchyard_generation_bytes %zu\n", g ? (size_t)g->bytes : (size_t)0);
+	head(f, "switchyard_generation_vhosts", "gauge", "Virtual hosts in the live generation.");
+	fprintf(f, "switchyard_generation_vhosts %zu\n", g ? (size_t)g->n_vhosts : (size_t)0);
+	head(f, "switchyard_generation_publish_timestamp_seconds", "gauge",
+	     "Unix time the live generation was published.");
+	fprintf(f, "switchyard_generation_publish_timestamp_seconds %.3f\n", r->last_publish_time);
+	head(f, "switchyard_last_compile_duration_seconds", "gauge",
+	     "Compile and publish time of the live generation.");
+	fprintf(f, "switchyard_last_compile_duration_seconds %.6f\n", r->last_compile_ms / 1e3);
+	head(f, "switchyard_uptime_seconds", "gauge", "Seconds since routerd started.");
+	fprintf(f, "switchyard_uptime_seconds %ld\n", (long)(time(NULL) - r->started));
+
+	head(f, "switchyard_objects", "gauge", "Objects in the store, by kind.");
+	for (k = sy_kinds; *k != NULL; k++)
+		fprintf(f, "switchyard_objects{kind=\"%s\",group=\"%s\"} %zu\n", (*k)->kind,
+			(*k)->group, sy_store_count(&r->store, *k));
+
+	head(f, "switchyard_routes", "gauge",
+	     "Route objects of every kind by the state their status gives (OpenShift: admitted, "
+	     "rejected, not_in_shard; Contour: valid, invalid, orphaned; Skipper: valid, invalid).");
+	for (i = 0; i < sizeof(routes) / sizeof(routes[0]); i++) {
+		size_t n, j;
+		struct sy_object **objs = sy_store_list(&r->store, routes[i], NULL, &n);
+		const char *seen[8];
+		size_t counts[8], ns = 0, s;
+
+		for (j = 0; j < n; j++) {
+			const char *st = route_state(objs[j]);
+
+			for (s = 0; s < ns && strcmp(seen[s], st) != 0; s++)
+				;
+			if (s == ns && ns < 8) {
+				seen[ns] = st;
+				counts[ns++] = 0;
+			}
+			if (s < ns)
+				counts[s]++;
+		}
+		for (s = 0; s < ns; s++)
+			fprintf(f, "switchyard_routes{kind=\"%s\",group=\"%s\",state=\"%s\"} %zu\n",
+				routes[i]->kind, routes[i]->group, seen[s], counts[s]);
+		free(objs);
+	}
+}
+
+/* ------------------------------------------------------------ workers -- */
+
+struct counter_meta {
+	const char *name;   /* metric name */
+	const char *type;
+	const char *help;
+	size_t off;         /* in struct sy_worker_counters */
+};
+
+#define C(field, metric, type, help) \
+	{ metric, type, help, offsetof(struct sy_worker_counters, field) }
+
+static const struct counter_meta counters[] = {
+	C(rx_packets, "switchyard_received_packets_total", "counter", "Packets received by the workers."),
+	C(rx_bytes, "switchyard_received_bytes_total", "counter", "Bytes received by the workers."),
+	C(tx_packets, "switchyard_transmitted_packets_total", "counter", "Packets sent by the workers."),
+	C(tx_bytes, "switchyard_transmitted_bytes_total", "counter", "Bytes sent by the workers."),
+	C(arp_requests_sent, "switchyard_arp_requests_sent_total", "counter", "ARP requests sent."),
+	C(arp_replies_sent, "switchyard_arp_replies_sent_total", "counter", "ARP replies sent."),
+	C(icmp_echo_replies, "switchyard_icmp_echo_replies_total", "counter", "ICMP echo replies sent."),
+	C(syn_cookies_sent, "switchyard_syn_cookies_sent_total", "counter",
+	  "SYN-ACKs with a SYN cookie sent (every SYN to a listen address)."),
+	C(conns_opened, "switchyard_connections_opened_total", "counter",
+	  "Connections whose cookie was validated (a record made)."),
+	C(conns_spliced, "switchyard_connections_spliced_total", "counter",
+	  "Connections spliced to a backend (the backend answered)."),
+	C(conns_answered, "switchyard_connections_answered_total", "counter",
+	  "Connections the router answered itself (switchyard_router_answers_total says why)."),
+	C(conns_closed, "switchyard_connections_closed_total", "counter", "Connection records freed."),
+	C(flows_active, "switchyard_flows_active", "gauge", "Connection records in use."),
+	C(backend_retries, "switchyard_backend_retries_total", "counter",
+	  "Another endpoint tried after a failed connect."),
+	C(backend_syn_retx, "switchyard_backend_syn_retransmits_total", "counter",
+	  "Backend SYNs sent again after their timeout."),
+	C(backend_stale_acks, "switchyard_backend_stale_acks_total", "counter",
+	  "Backend SYNs answered by an older connection's ACK (answered with RST and the SYN again)."),
+	C(handoffs, "switchyard_handoffs_total", "counter", "Packets passed to the worker that owns them."),
+	C(fast_forwarded, "switchyard_fast_path_segments_total", "counter",
+	  "Spliced segments forwarded by the established-flow fast path."),
+};
+
+static uint64_t
+counter_at(const struct sy_worker_counters *c, size_t off)
+{
+	return *(const uint64_t *)((const uint8_t *)c + off);
+}
+
+static void
+worker_metrics(FILE *f, struct sy_router *r)
+{
+	unsigned nw = r->dataplane_up ? sy_dp_n_workers() : 0, i;
+	struct sy_worker_counters *snap = calloc(nw ? nw : 1, sizeof(*snap));
+	double hz = (double)rte_get_tsc_hz();
+	size_t k;
+
+	if (snap == NULL)
+		return;
+	/* One copy per worker, read once: every figure below is from it. */
+	for (i = 0; i < nw; i++)
+		memcpy(&snap[i], sy_dp_worker_counters(i), sizeof(snap[i]));
+
+	head(f, "switchyard_workers", "gauge", "Worker lcores polling the ports.");
+	fprintf(f, "switchyard_workers %u\n", nw);
+	head(f, "switchyard_worker_busy_seconds_total", "counter",
+	     "Time in worker loop iterations that found work.");
+	for (i = 0; i < nw; i++)
+		fprintf(f, "switchyard_worker_busy_seconds_total{worker=\"%u\"} %.6f\n", i,
+			hz > 0 ? (double)snap[i].busy_cycles / hz : 0.0);
+	head(f, "switchyard_worker_idle_seconds_total", "counter",
+	     "Time in empty polls and idle sleeps; busy / (busy + idle) is the load.");
+	for (i = 0; i < nw; i++)
+		fprintf(f, "switchyard_worker_idle_seconds_total{worker=\"%u\"} %.6f\n", i,
+			hz > 0 ? (double)snap[i].idle_cycles / hz : 0.0);
+	for (k = 0; k < sizeof(counters) / sizeof(counters[0]); k++) {
+		uint64_t sum = 0;
+
+		for (i = 0; i < nw; i++)
+			sum += counter_at(&snap[i], counters[k].off);
+		head(f, counters[k].name, counters[k].type, counters[k].help);
+		fprintf(f, "%s %lu\n", counters[k].name, (unsigned long)sum);
+	}
+	head(f, "switchyard_dropped_packets_total", "counter",
+	     "Packets dropped by the workers, by reason (every reason present).");
+	for (k = 0; k < SY_DROP__COUNT; k++) {
+		uint64_t sum = 0;
+
+		for (i = 0; i < nw; i++)
+			sum += snap[i].drops[k];
+		fprintf(f, "switchyard_dropped_packets_total{reason=\"%s\"} %lu\n",
+			sy_drop_reason_names[k], (unsigned long)sum);
+	}
+	head(f, "switchyard_router_answers_total", "counter",
+	     "Connections the router answered itself instead of a backend, by reason.");
+	for (k = 0; k < SY_ANSWER__COUNT; k++) {
+		uint64_t sum = 0;
+
+		for (i = 0; i < nw; i++)
+			sum += snap[i].answers[k];
+		fprintf(f, "switchyard_router_answers_total{reason=\"%s\"} %lu\n",
+			sy_answer_reason_names[k], (unsigned long)sum);
+	}
+	free(snap);
+}
+
+char *
+sy_metrics_text(struct sy_router *r, size_t *len)
+{
+	char *buf = NULL;
+	FILE *f = open_memstream(&buf, len);
+
+	if (f == NULL)
+		return NULL;
+	control_metrics(f, r);
+	contour_gauges(f, r);
+	worker_metrics(f, r);
+	if (fclose(f) != 0) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}

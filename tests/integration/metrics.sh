@@ -1,0 +1,121 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# metrics: routerd's Prometheus endpoint (config "metrics", control/observe/) in the lab.
+# Scraped before and after real traffic: the counters moved by what was sent (spliced
+# connections, the router's own 503, packets both ways); the Contour seed's IngressRoute
+# gauges count what was applied; `promtool check metrics` (Debian's prometheus package)
+# flags nothing but the seed's gauges that end in _total (kept: Contour's users query
+# them); `routerctl metrics` gives the same exposition; anything but GET /metrics is refused.
+T_NAME=metrics
+source "$(dirname "$0")/testlib.sh"
+
+command -v promtool >/dev/null || t_fail "promtool is installed (tools/lib/common.sh installs prometheus)"
+t_setup mt 1
+PORT=$((20000 + $$ % 20000))
+python3 - "$LAB_ROUTERD_CONFIG" "$PORT" <<'PY'
+import json, sys
+p = sys.argv[1]
+c = json.load(open(p))
+c["metrics"] = "127.0.0.1:" + sys.argv[2]
+json.dump(c, open(p, "w"), indent=1)
+PY
+t_start_routerd
+D=lab.switchyard.test
+URL=http://127.0.0.1:$PORT/metrics
+
+rctl apply -f "$SY_SRC/config/routes.yaml"
+t_expect_rc 0 "apply config/routes.yaml"
+rctl apply -f - <<EOF
+apiVersion: contour.heptio.com/v1beta1
+kind: IngressRoute
+metadata: {name: root, namespace: demo}
+spec:
+  virtualhost: {fqdn: ir.$D}
+  routes:
+  - match: /
+    services: [{name: a, port: 80}]
+---
+apiVersion: contour.heptio.com/v1beta1
+kind: IngressRoute
+metadata: {name: lonely, namespace: demo}
+spec:
+  routes:
+  - match: /x
+    services: [{name: a, port: 80}]
+EOF
+t_expect_rc 0 "apply an IngressRoute root and an orphaned one"
+
+# metric NAME{LABELS} from the scrape in $1 (0 when absent)
+value() {
+	python3 - "$1" "$2" <<'PY'
+import sys
+text, want = sys.argv[1], sys.argv[2]
+for line in text.splitlines():
+    if line.startswith("#"):
+        continue
+    name, _, v = line.rpartition(" ")
+    if name == want:
+        print(v)
+        break
+else:
+    print(0)
+PY
+}
+
+t_run curl -sf -m 5 "$URL"
+t_expect_rc 0 "GET $URL"
+before=$T_OUT
+t_expect_out '^switchyard_generation [0-9]+' "the exposition has the generation"
+[ "$(value "$before" 'contour_ingressroute_total{namespace="demo"}')" = 2 ] ||
+	t_fail "contour_ingressroute_total{namespace=\"demo\"} is 2" "seen: $(grep contour_ <<<"$before")"
+[ "$(value "$before" 'contour_ingressroute_root_total{namespace="demo"}')" = 1 ] ||
+	t_fail "contour_ingressroute_root_total{namespace=\"demo\"} is 1" "seen: $(grep contour_ <<<"$before")"
+[ "$(value "$before" 'contour_ingressroute_orphaned_total{namespace="demo"}')" = 1 ] ||
+	t_fail "contour_ingressroute_orphaned_total{namespace=\"demo\"} is 1" "seen: $(grep contour_ <<<"$before")"
+[ "$(value "$before" "contour_ingressroute_valid_total{namespace=\"demo\",vhost=\"ir.$D\"}")" = 1 ] ||
+	t_fail "contour_ingressroute_valid_total for vhost ir.$D is 1" "seen: $(grep contour_ <<<"$before")"
+[ "$(value "$before" 'switchyard_routes{kind="Route",group="route.openshift.io",state="admitted"}')" = 6 ] ||
+	t_fail "six OpenShift routes admitted" "seen: $(grep switchyard_routes <<<"$before")"
+t_ok "Contour's IngressRoute gauges and the route counts say what was applied"
+
+# Traffic: 20 spliced requests, and one for a host nobody serves (the router's 503).
+for i in $(seq 1 20); do
+	t_run lab_client curl -sf -m 5 -H "Host: web.$D" "http://$LAB_ROUTER_IP/"
+	[ "$T_OUT" = backend-a ] || t_fail "request $i through the router" "seen: $(t_seen)"
+done
+t_run lab_client curl -s -m 5 -o /dev/null -w '%{http_code}' -H "Host: nobody.$D" "http://$LAB_ROUTER_IP/"
+[ "$T_OUT" = 503 ] || t_fail "an unknown host gets 503" "seen: $(t_seen)"
+t_run curl -sf -m 5 "$URL"
+after=$T_OUT
+delta() { echo $(($(value "$after" "$1") - $(value "$before" "$1"))); }
+[ "$(delta switchyard_connections_spliced_total)" -ge 20 ] ||
+	t_fail "switchyard_connections_spliced_total moved by at least 20" "delta: $(delta switchyard_connections_spliced_total)"
+[ "$(delta 'switchyard_router_answers_total{reason="no_route"}')" = 1 ] ||
+	t_fail "switchyard_router_answers_total{reason=\"no_route\"} moved by 1" \
+		"delta: $(delta 'switchyard_router_answers_total{reason="no_route"}')"
+[ "$(delta switchyard_syn_cookies_sent_total)" -ge 21 ] ||
+	t_fail "a SYN cookie for each of the 21 connections"
+# A spliced connection is at least six packets each way through the router (handshake,
+# request, response, both FINs and their ACKs on the two legs).
+[ "$(delta switchyard_received_packets_total)" -ge 120 ] &&
+	[ "$(delta switchyard_transmitted_packets_total)" -ge 120 ] ||
+	t_fail "packets both ways counted" "rx +$(delta switchyard_received_packets_total), tx +$(delta switchyard_transmitted_packets_total)"
+t_ok "after 21 connections: spliced +$(delta switchyard_connections_spliced_total), no_route answers +1, packets rx +$(delta switchyard_received_packets_total) tx +$(delta switchyard_transmitted_packets_total)"
+
+# promtool: only the seed's gauges may be flagged (for their _total suffix).
+t_run promtool check metrics <<<"$after"
+flagged=$(printf '%s\n%s\n' "$T_OUT" "$T_ERR" | grep -v '^$' | grep -Ev '^contour_ingressroute(_[a-z]+)*_total ' || true)
+[ -z "$flagged" ] || t_fail "promtool flags nothing but contour_ingressroute_*_total" "promtool: $flagged"
+t_ok "promtool check metrics: nothing flagged but the Contour seed's gauges ($(printf '%s\n' "$T_OUT$T_ERR" | grep -c '^contour_ingressroute') of them)"
+
+rctl metrics
+t_expect_rc 0 "routerctl metrics"
+diff <(grep '^# TYPE' <<<"$T_OUT") <(grep '^# TYPE' <<<"$after") >/dev/null ||
+	t_fail "routerctl metrics gives the same metrics as the endpoint"
+t_run curl -s -m 5 -o /dev/null -w '%{http_code}' "http://127.0.0.1:$PORT/"
+[ "$T_OUT" = 404 ] || t_fail "GET / is 404" "seen: $(t_seen)"
+t_run curl -s -m 5 -o /dev/null -w '%{http_code}' -X POST "$URL"
+[ "$T_OUT" = 405 ] || t_fail "POST /metrics is 405" "seen: $(t_seen)"
+t_ok "routerctl metrics is the same exposition; GET / gets 404, POST 405"
+
+t_finish
