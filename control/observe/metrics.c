@@ -263,6 +263,24 @@ counter_at(const struct sy_worker_counters *c, size_t off)
 	return *(const uint64_t *)((const uint8_t *)c + off);
 }
 
+/* A counter by reason: the array at `off` in every worker's counters, summed,
+ * one series per name (every reason present, also at 0). */
+static void
+reason_series(FILE *f, const char *metric, const char *help, const struct sy_worker_counters *snap,
+	      unsigned nw, size_t off, const char *const *names, unsigned n)
+{
+	unsigned k, i;
+
+	head(f, metric, "counter", help);
+	for (k = 0; k < n; k++) {
+		uint64_t sum = 0;
+
+		for (i = 0; i < nw; i++)
+			sum += counter_at(&snap[i], off + k * sizeof(uint64_t));
+		fprintf(f, "%s{reason=\"%s\"} %lu\n", metric, names[k], (unsigned long)sum);
+	}
+}
+
 static void
 worker_metrics(FILE *f, struct sy_router *r)
 {
@@ -297,26 +315,13 @@ worker_metrics(FILE *f, struct sy_router *r)
 		head(f, counters[k].name, counters[k].type, counters[k].help);
 		fprintf(f, "%s %lu\n", counters[k].name, (unsigned long)sum);
 	}
-	head(f, "switchyard_dropped_packets_total", "counter",
-	     "Packets dropped by the workers, by reason (every reason present).");
-	for (k = 0; k < SY_DROP__COUNT; k++) {
-		uint64_t sum = 0;
-
-		for (i = 0; i < nw; i++)
-			sum += snap[i].drops[k];
-		fprintf(f, "switchyard_dropped_packets_total{reason=\"%s\"} %lu\n",
-			sy_drop_reason_names[k], (unsigned long)sum);
-	}
-	head(f, "switchyard_router_answers_total", "counter",
-	     "Connections the router answered itself instead of a backend, by reason.");
-	for (k = 0; k < SY_ANSWER__COUNT; k++) {
-		uint64_t sum = 0;
-
-		for (i = 0; i < nw; i++)
-			sum += snap[i].answers[k];
-		fprintf(f, "switchyard_router_answers_total{reason=\"%s\"} %lu\n",
-			sy_answer_reason_names[k], (unsigned long)sum);
-	}
+	reason_series(f, "switchyard_dropped_packets_total",
+		      "Packets dropped by the workers, by reason (every reason present).", snap, nw,
+		      offsetof(struct sy_worker_counters, drops), sy_drop_reason_names, SY_DROP__COUNT);
+	reason_series(f, "switchyard_router_answers_total",
+		      "Connections the router answered itself instead of a backend, by reason.", snap,
+		      nw, offsetof(struct sy_worker_counters, answers), sy_answer_reason_names,
+		      SY_ANSWER__COUNT);
 	free(snap);
 }
 

@@ -4,10 +4,12 @@
 #include <string.h>
 
 #include <jansson.h>
+#include <rte_ip.h>
 #include <rte_lcore.h>
 #include <rte_mbuf.h>
 #include <rte_mempool.h>
 #include <rte_ring.h>
+#include <rte_tcp.h>
 
 #include "compile.h"
 #include "dp_env.h"
@@ -143,4 +145,47 @@ sy_test_dp_worker_free(struct sy_test_dp *d)
 	sy_worker_destroy(d->w);
 	d->w = NULL;
 	return d->n_mbufs - rte_mempool_avail_count(d->mp);
+}
+
+struct rte_mbuf *
+sy_test_frame(struct rte_mempool *mp, unsigned port, const struct sy_test_seg *s)
+{
+	unsigned total = (unsigned)sizeof(struct rte_ether_hdr) + 20 + 20 + s->optlen + s->len;
+	struct rte_mbuf *m = rte_pktmbuf_alloc(mp);
+	struct rte_ether_hdr *eh;
+	struct rte_ipv4_hdr *ip;
+	struct rte_tcp_hdr *th;
+
+	if (m == NULL || rte_pktmbuf_append(m, (uint16_t)total) == NULL) {
+		rte_pktmbuf_free(m);
+		return NULL;
+	}
+	eh = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
+	eh->dst_addr = sy_test_mac_port[port];
+	eh->src_addr = port == 0 ? sy_test_mac_client : sy_test_mac_backend;
+	eh->ether_type = RTE_BE16(RTE_ETHER_TYPE_IPV4);
+	ip = (struct rte_ipv4_hdr *)(eh + 1);
+	memset(ip, 0, sizeof(*ip));
+	ip->version_ihl = RTE_IPV4_VHL_DEF;
+	ip->total_length = rte_cpu_to_be_16((uint16_t)(total - sizeof(*eh)));
+	ip->time_to_live = 64;
+	ip->next_proto_id = IPPROTO_TCP;
+	ip->src_addr = s->saddr;
+	ip->dst_addr = s->daddr;
+	ip->hdr_checksum = rte_ipv4_cksum(ip);
+	th = (struct rte_tcp_hdr *)(ip + 1);
+	memset(th, 0, sizeof(*th));
+	th->src_port = s->sport;
+	th->dst_port = s->dport;
+	th->sent_seq = rte_cpu_to_be_32(s->seq);
+	th->recv_ack = rte_cpu_to_be_32(s->ack);
+	th->data_off = (uint8_t)(((20 + s->optlen) / 4) << 4);
+	th->tcp_flags = s->flags;
+	th->rx_win = rte_cpu_to_be_16(s->win);
+	if (s->optlen)
+		memcpy(th + 1, s->opts, s->optlen);
+	if (s->len)
+		memcpy((uint8_t *)(th + 1) + s->optlen, s->data, s->len);
+	th->cksum = rte_ipv4_udptcp_cksum(ip, th);
+	return m;
 }

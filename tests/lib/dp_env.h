@@ -57,6 +57,23 @@ int sy_test_dp_worker(struct sy_test_dp *d);
 /* Destroy it; returns the mbufs still out of the pool (0 = nothing leaked). */
 unsigned sy_test_dp_worker_free(struct sy_test_dp *d);
 
+/* A TCP segment as a peer sends it to the router's port `port` (0: client
+ * side, 1: backend side): Ethernet from that side's peer MAC, IPv4, TCP with
+ * `opts` and `len` bytes of `data`, both checksums right. Addresses and ports
+ * network order, numbers host order. NULL when the pool is empty. */
+struct sy_test_seg {
+	uint32_t saddr, daddr;
+	uint16_t sport, dport;
+	uint32_t seq, ack;
+	uint8_t flags;
+	uint16_t win;
+	const uint8_t *opts;
+	unsigned optlen;
+	const void *data;
+	unsigned len;
+};
+struct rte_mbuf *sy_test_frame(struct rte_mempool *mp, unsigned port, const struct sy_test_seg *s);
+
 /* A dotted quad in network order (0 if it does not parse). */
 uint32_t sy_test_ip4(const char *s);
 

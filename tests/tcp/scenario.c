@@ -487,11 +487,7 @@ inject(struct run *r, const struct seg_line *s)
 	struct sy_test_dp *d = r->d;
 	uint8_t opts[40];
 	unsigned olen, port = s->peer == PEER_CLIENT ? 0 : 1;
-	unsigned total;
 	struct rte_mbuf *m;
-	struct rte_ether_hdr *eh;
-	struct rte_ipv4_hdr *ip;
-	struct rte_tcp_hdr *th;
 	uint32_t seq, ack = 0, win = 502, snat;
 	const struct var *sv = var_find(r, "snat");
 
@@ -504,38 +500,25 @@ inject(struct run *r, const struct seg_line *s)
 	olen = write_opts(r, s, opts);
 	if (olen > 40)
 		return fail(r, "options longer than 40 bytes");
-	total = (unsigned)sizeof(*eh) + 20 + 20 + olen + s->len;
-	m = rte_pktmbuf_alloc(d->mp);
-	if (m == NULL || rte_pktmbuf_append(m, (uint16_t)total) == NULL)
-		return fail(r, "out of mbufs");
-	eh = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
-	eh->dst_addr = sy_test_mac_port[port];
-	eh->src_addr = port == 0 ? sy_test_mac_client : sy_test_mac_backend;
-	eh->ether_type = RTE_BE16(RTE_ETHER_TYPE_IPV4);
-	ip = (struct rte_ipv4_hdr *)(eh + 1);
-	memset(ip, 0, sizeof(*ip));
-	ip->version_ihl = RTE_IPV4_VHL_DEF;
-	ip->total_length = rte_cpu_to_be_16((uint16_t)(total - sizeof(*eh)));
-	ip->time_to_live = 64;
-	ip->next_proto_id = IPPROTO_TCP;
-	ip->src_addr = sy_test_ip4(peer_ip[s->peer]);
-	ip->dst_addr = sy_test_ip4(port == 0 ? SY_TEST_VIP : SY_TEST_SNAT);
-	ip->hdr_checksum = rte_ipv4_cksum(ip);
-	th = (struct rte_tcp_hdr *)(ip + 1);
-	memset(th, 0, sizeof(*th));
-	th->src_port = rte_cpu_to_be_16(port == 0 ? r->client_port : 8080);
-	th->dst_port = rte_cpu_to_be_16(port == 0 ? router_port(r, s->peer) : (uint16_t)snat);
-	th->sent_seq = rte_cpu_to_be_32(seq);
-	th->recv_ack = rte_cpu_to_be_32(ack);
-	th->data_off = (uint8_t)(((20 + olen) / 4) << 4);
-	th->tcp_flags = s->flags;
-	th->rx_win = rte_cpu_to_be_16((uint16_t)win);
-	memcpy(th + 1, opts, olen);
-	if (s->has_data)
-		memcpy((uint8_t *)(th + 1) + olen, s->data, s->len);
-	else
-		memset((uint8_t *)(th + 1) + olen, 'x', s->len);
-	th->cksum = rte_ipv4_udptcp_cksum(ip, th);
+	{
+		static uint8_t filler[MAX_DATA];
+		struct sy_test_seg t = {
+			.saddr = sy_test_ip4(peer_ip[s->peer]),
+			.daddr = sy_test_ip4(port == 0 ? SY_TEST_VIP : SY_TEST_SNAT),
+			.sport = rte_cpu_to_be_16(port == 0 ? r->client_port : 8080),
+			.dport = rte_cpu_to_be_16(port == 0 ? router_port(r, s->peer) : (uint16_t)snat),
+			.seq = seq, .ack = ack, .flags = s->flags, .win = (uint16_t)win,
+			.opts = opts, .optlen = olen,
+			.data = s->has_data ? (const void *)s->data : filler, .len = s->len,
+		};
+
+		if (s->len > sizeof(filler))
+			return fail(r, "a payload longer than %d bytes needs its string", MAX_DATA);
+		memset(filler, 'x', s->len);
+		m = sy_test_frame(d->mp, port, &t);
+		if (m == NULL)
+			return fail(r, "out of mbufs");
+	}
 	/* The burst entry: the fast path takes it if it may, else the
 	 * per-packet path, as on a running worker. */
 	sy_splice_rx_burst(d->w, (uint16_t)port, &m, 1);

@@ -70,41 +70,16 @@ struct seg {
 static struct rte_mbuf *
 mk_seg(const struct seg *s, unsigned port)
 {
-	struct rte_mbuf *m = rte_pktmbuf_alloc(mp);
-	unsigned dlen = s->data ? (unsigned)strlen(s->data) : 0;
-	unsigned total = sizeof(struct rte_ether_hdr) + 20 + 20 + s->optlen + dlen;
-	struct rte_ether_hdr *eh;
-	struct rte_ipv4_hdr *ip;
-	struct rte_tcp_hdr *th;
+	struct sy_test_seg t = {
+		.saddr = ip4(s->src), .daddr = ip4(s->dst),
+		.sport = rte_cpu_to_be_16(s->sport), .dport = rte_cpu_to_be_16(s->dport),
+		.seq = s->seq, .ack = s->ack, .flags = s->flags, .win = s->win ? s->win : 502,
+		.opts = s->opts, .optlen = s->optlen,
+		.data = s->data, .len = s->data ? (unsigned)strlen(s->data) : 0,
+	};
+	struct rte_mbuf *m = sy_test_frame(mp, port, &t);
 
 	assert_non_null(m);
-	eh = (struct rte_ether_hdr *)rte_pktmbuf_append(m, (uint16_t)total);
-	eh->dst_addr = port == 0 ? sy_test_mac_port[0] : sy_test_mac_port[1];
-	eh->src_addr = port == 0 ? sy_test_mac_client : sy_test_mac_backend;
-	eh->ether_type = RTE_BE16(RTE_ETHER_TYPE_IPV4);
-	ip = (struct rte_ipv4_hdr *)(eh + 1);
-	memset(ip, 0, sizeof(*ip));
-	ip->version_ihl = RTE_IPV4_VHL_DEF;
-	ip->total_length = rte_cpu_to_be_16((uint16_t)(total - sizeof(*eh)));
-	ip->time_to_live = 64;
-	ip->next_proto_id = IPPROTO_TCP;
-	ip->src_addr = ip4(s->src);
-	ip->dst_addr = ip4(s->dst);
-	ip->hdr_checksum = rte_ipv4_cksum(ip);
-	th = (struct rte_tcp_hdr *)(ip + 1);
-	memset(th, 0, sizeof(*th));
-	th->src_port = rte_cpu_to_be_16(s->sport);
-	th->dst_port = rte_cpu_to_be_16(s->dport);
-	th->sent_seq = rte_cpu_to_be_32(s->seq);
-	th->recv_ack = rte_cpu_to_be_32(s->ack);
-	th->data_off = (uint8_t)(((20 + s->optlen) / 4) << 4);
-	th->tcp_flags = s->flags;
-	th->rx_win = rte_cpu_to_be_16(s->win ? s->win : 502);
-	if (s->optlen)
-		memcpy(th + 1, s->opts, s->optlen);
-	if (dlen)
-		memcpy((uint8_t *)(th + 1) + s->optlen, s->data, dlen);
-	th->cksum = rte_ipv4_udptcp_cksum(ip, th);
 	return m;
 }
 
