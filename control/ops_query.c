@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "observe/graph.h"
 #include "observe/metrics.h"
 #include "router.h"
 #include "sy_dataplane.h"
@@ -166,6 +167,21 @@ sy_ops_metrics(struct sy_router *r, const json_t *req)
 	return reply;
 }
 
+/* The configuration as DOT (observe/graph.h). */
+json_t *
+sy_ops_graph(struct sy_router *r, const json_t *req)
+{
+	size_t len = 0;
+	char *dot = sy_graph_dot(r, &len);
+	json_t *reply;
+
+	if (dot == NULL)
+		return sy_err_reply1("internal", NULL, NULL, "out of memory");
+	reply = json_pack("{s:b, s:s%}", "ok", 1, "dot", dot, len);
+	free(dot);
+	return reply;
+}
+
 json_t *
 sy_ops_handle(struct sy_router *r, const json_t *req)
 {
@@ -175,7 +191,7 @@ sy_ops_handle(struct sy_router *r, const json_t *req)
 	} ops[] = {
 		{ "apply", sy_ops_apply },   { "delete", sy_ops_delete }, { "get", sy_ops_get },
 		{ "resolve", sy_ops_resolve }, { "stats", sy_ops_stats }, { "status", sy_ops_status },
-		{ "metrics", sy_ops_metrics },
+		{ "metrics", sy_ops_metrics }, { "graph", sy_ops_graph },
 	};
 	const char *op;
 	size_t i;
@@ -195,6 +211,7 @@ sy_ops_handle(struct sy_router *r, const json_t *req)
 			return reply;
 		}
 	return sy_err_reply1("unknown_op", NULL, "op",
-			     "unknown op \"%s\" (known: apply, delete, get, resolve, stats, status, metrics)",
+			     "unknown op \"%s\" (known: apply, delete, get, resolve, stats, status, metrics, "
+			     "graph)",
 			     op);
 }

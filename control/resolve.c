@@ -16,7 +16,7 @@
 #include "rule_match.h"
 #include "sy_generation.h"
 
-static const char *const tls_names[] = {
+const char *const sy_tls_names[] = {
 	[SY_TLS_NONE] = "none",
 	[SY_TLS_EDGE] = "edge",
 	[SY_TLS_REENCRYPT] = "reencrypt",
@@ -167,8 +167,8 @@ rule_note(const struct sy_rule *r, const char *name)
 	return NULL;
 }
 
-static const char *
-action_name(const struct sy_rule *r)
+const char *
+sy_rule_action_name(const struct sy_rule *r)
 {
 	switch (r->action) {
 	case SY_ACTION_REDIRECT:
@@ -397,7 +397,7 @@ proxy_note(const struct sy_vhost *vh, const struct sy_rule *rule)
 	       "are not served";
 }
 
-static const char *const match_names[] = {
+const char *const sy_match_names[] = {
 	[SY_PATH_PREFIX] = "prefix",
 	[SY_PATH_EXACT] = "exact",
 	[SY_PATH_STRING_PREFIX] = "string-prefix",
@@ -478,7 +478,7 @@ sy_ops_resolve(struct sy_router *r, const json_t *req)
 	json_object_set_new(reply, "match", json_true());
 	json_object_set_new(reply, "vhost", json_string(vh->host));
 	json_object_set_new(reply, "mode", json_string(vh->mode == SY_MODE_SPLICE ? "splice" : "proxy"));
-	json_object_set_new(reply, "tls", json_string(tls_names[vh->tls]));
+	json_object_set_new(reply, "tls", json_string(sy_tls_names[vh->tls]));
 	if (vh->mode == SY_MODE_PROXY) {
 		json_object_set_new(reply, "binding", json_string("request"));
 		json_object_set_new(reply, "note", json_string(proxy_note(vh, rule)));
@@ -492,10 +492,10 @@ sy_ops_resolve(struct sy_router *r, const json_t *req)
 		json_object_set_new(reply, "binding", json_string("connection"));
 	}
 	json_object_set_new(reply, "rule",
-			    json_pack("{s:s, s:s}", "match", match_names[rule->match], "path", rule->path));
+			    json_pack("{s:s, s:s}", "match", sy_match_names[rule->match], "path", rule->path));
 	json_object_set_new(reply, "kind", json_string(rule->kind));
 	json_object_set_new(reply, "object", json_string(rule->object));
-	json_object_set_new(reply, "action", json_string(action_name(rule)));
+	json_object_set_new(reply, "action", json_string(sy_rule_action_name(rule)));
 	json_object_set_new(reply, "methods", rule_methods(rule));
 	json_object_set_new(reply, "predicates", rule_predicates(rule));
 	json_object_set_new(reply, "filters", rule_filters(rule));
@@ -525,7 +525,7 @@ sy_ops_resolve(struct sy_router *r, const json_t *req)
 			json_decref(he);
 			json_array_append_new(split,
 					      json_pack("{s:f, s:s, s:s, s:o, s:o}", "share", hits[i].share,
-							"object", h->object, "action", action_name(h),
+							"object", h->object, "action", sy_rule_action_name(h),
 							"predicates", rule_predicates(h), "services", hs));
 		}
 		json_object_set_new(reply, "split", split);

@@ -67,6 +67,13 @@ json_t *sy_ops_get(struct sy_router *r, const json_t *req);
 json_t *sy_ops_status(struct sy_router *r, const json_t *req);
 json_t *sy_ops_stats(struct sy_router *r, const json_t *req);
 json_t *sy_ops_metrics(struct sy_router *r, const json_t *req);
+json_t *sy_ops_graph(struct sy_router *r, const json_t *req);
+
+/* Names of the generation's enums as resolve and graph print them. */
+struct sy_rule;
+extern const char *const sy_tls_names[];   /* by enum sy_tls_mode */
+extern const char *const sy_match_names[]; /* by enum sy_path_match */
+const char *sy_rule_action_name(const struct sy_rule *r); /* backend, redirect, static, loopback */
 json_t *sy_ops_resolve(struct sy_router *r, const json_t *req);
 /* The kind named by a get/delete request, or NULL with an error reply. */
 struct sy_kind;

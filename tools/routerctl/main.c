@@ -496,6 +496,39 @@ cmd_metrics(struct rctl_client *c, struct cli *cli)
 	return query(c, cli, json_pack("{s:s}", "op", "metrics"), print_metrics);
 }
 
+/* The configuration as DOT, or with -o svg drawn by graphviz's dot. */
+static int
+cmd_graph(struct rctl_client *c, struct cli *cli)
+{
+	json_t *reply = call(c, json_pack("{s:s}", "op", "graph"));
+	const char *dot;
+	int rc = 0;
+
+	if (reply == NULL)
+		return EXIT_USAGE;
+	if (!json_is_true(json_object_get(reply, "ok"))) {
+		rc = print_rejection(reply);
+		json_decref(reply);
+		return rc;
+	}
+	dot = json_string_value(json_object_get(reply, "dot"));
+	if (cli->output == NULL || strcmp(cli->output, "dot") == 0) {
+		fputs(dot ? dot : "", stdout);
+	} else {
+		FILE *p;
+
+		fflush(stdout);
+		p = popen("dot -Tsvg", "w");
+		if (p == NULL || fputs(dot ? dot : "", p) < 0 || pclose(p) != 0) {
+			errmsg("graphviz's dot could not draw the graph (apt-get install graphviz; "
+			       "without -o svg the DOT text is printed)");
+			rc = EXIT_USAGE;
+		}
+	}
+	json_decref(reply);
+	return rc;
+}
+
 static int
 cmd_resolve(struct rctl_client *c, struct cli *cli)
 {
@@ -574,6 +607,7 @@ static const struct command commands[] = {
 	{ "status", NULL, cmd_status, OPT_OUTPUT, { "json", "yaml", NULL }, 0, 0,
 	  "status [-o json|yaml]" },
 	{ "metrics", NULL, cmd_metrics, 0, { NULL }, 0, 0, "metrics" },
+	{ "graph", NULL, cmd_graph, OPT_OUTPUT, { "dot", "svg", NULL }, 0, 0, "graph [-o dot|svg]" },
 };
 
 #define N_COMMANDS (sizeof(commands) / sizeof(commands[0]))
