@@ -1,50 +1,67 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The age of the objects the router creates: which claim is older (a host,
- * an equal path, a wildcard domain, an fqdn across kinds) must follow the
- * order the router accepted them in, also within one second.
+ * An object's age: the one order in which every claim is decided (hosts
+ * within and across kinds, equal paths, wildcards, re-admission, Contour
+ * roots). It is OpenShift's RouteLessThan: older creationTimestamp first, then
+ * the smaller uid.
  *
- * Kubernetes orders claims by (creationTimestamp, uid): OpenShift's
- * RouteLessThan, and we do the same (sy_object_age_cmp, store.h). In a
- * cluster the API server gives both; here the router is the API server. It
- * gives creationTimestamp in whole seconds, as Kubernetes does, and a uid
- * that sorts by creation: a UUIDv7 (RFC 9562 5.7) of the router's clock in
- * milliseconds, then a 12-bit counter within the millisecond (its rand_a,
- * "method 1" of RFC 9562 6.2), then random bits. Both come from one clock
- * that never goes back (a wall clock that steps back, or more than 4096
- * objects in one millisecond, borrow from the next millisecond), so two
- * objects the router created compare in the order it created them: by
- * creationTimestamp if their seconds differ, else by uid.
- *
- * Objects that arrive with their own creationTimestamp and uid (imported
- * from a cluster) keep them, and RouteLessThan's order. The journal keeps
- * both, so the order survives a restart; sy_age_seen, at replay, moves the
- * clock past every uid it issued before.
+ * Inside a cluster the API server stamps objects, with one-second
+ * timestamps and random uids, so inside one second the order is a coin
+ * toss. Here the router is the API server, and it knows the order in which
+ * it accepted objects: it stamps them so that RouteLessThan gives exactly
+ * that order. The creationTimestamp keeps the Kubernetes form (RFC 3339,
+ * seconds) and the uid is a UUIDv7 (RFC 9562): 48 bits of Unix milliseconds,
+ * then a 30-bit counter within the millisecond, then random bits. Both come
+ * from one clock that never goes back, not even when the wall clock does,
+ * and the uid's text sorts as its bits do; so within one second the uid
+ * decides, and it says which came first. Objects that arrive with their own
+ * creationTimestamp and uid (imported from a cluster) keep them, and with
+ * them their RouteLessThan place.
  */
 #ifndef SY_AGE_H
 #define SY_AGE_H
 
-#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
-#define SY_AGE_TS_LEN 32  /* "2026-11-24T23:10:00Z" and its NUL, with room */
-#define SY_AGE_UID_LEN 40 /* 36 characters and its NUL, with room */
-
-struct sy_age_clock {
-	uint64_t last_ms; /* of the last age issued (Unix ms) */
-	uint32_t seq;     /* its counter within last_ms: 0..4095 */
-	bool any;         /* something was issued or seen */
+/* An instant as RFC 3339 states it, to the nanosecond, in UTC. */
+struct sy_time {
+	int64_t sec;   /* Unix seconds */
+	uint32_t nsec;
 };
 
-/* The next age, at wall-clock time now_ms: never before the last one. */
-void sy_age_next(struct sy_age_clock *c, uint64_t now_ms, char ts[SY_AGE_TS_LEN],
-		 char uid[SY_AGE_UID_LEN]);
-/* The same at the current wall-clock time. */
-void sy_age_now(struct sy_age_clock *c, char ts[SY_AGE_TS_LEN], char uid[SY_AGE_UID_LEN]);
-/* A uid from the journal: if it is a UUIDv7, the clock moves past it. */
-void sy_age_seen(struct sy_age_clock *c, const char *uid);
-/* Is uid a UUIDv7 (lowercase, as sy_age_next writes them)? Its ms and counter. */
-bool sy_age_uid_parse(const char *uid, uint64_t *ms, uint32_t *seq);
+#define SY_RFC3339_LEN 32 /* room for what sy_rfc3339_format writes */
+#define SY_UID_LEN 40     /* room for a uid (36 characters and the NUL) */
+
+/* "2026-01-02T03:04:05Z", "...05.25Z", "...05+02:00": 0 and *t, or -EINVAL
+ * (what decoding says when an applied creationTimestamp is refused). */
+int sy_rfc3339_parse(const char *s, struct sy_time *t);
+/* sec as "2026-01-02T03:04:05Z". */
+void sy_rfc3339_format(int64_t sec, char *buf, size_t len);
+
+/* The stamping clock. All zero is a valid start. One per router (control
+ * thread only): what apply, and later an etcd store, accept. */
+struct sy_age_clock {
+	uint64_t last_ms; /* the millisecond of the last stamp given or seen */
+	uint32_t seq;     /* the counter within it */
+};
+
+/* Stamp a new object: its creationTimestamp and uid, both after every stamp
+ * this clock gave or saw. now_ms is the wall clock (sy_wall_ms()); a clock
+ * that stepped back is not followed: the stamp stays on the last
+ * millisecond, one count further. */
+void sy_age_stamp(struct sy_age_clock *c, uint64_t now_ms, char created[SY_RFC3339_LEN],
+		  char uid[SY_UID_LEN]);
+/* An object stamped before (journal replay, or an import carrying such a
+ * uid): the stamps given after it sort after it, whatever the wall clock
+ * says after a restart. Uids that are not UUIDv7 are ignored. */
+void sy_age_observe(struct sy_age_clock *c, const char *uid);
+/* The wall clock in Unix milliseconds. */
+uint64_t sy_wall_ms(void);
+
+struct sy_object;
+/* <0 when a is older than b (its claim wins), >0 when younger; 0 only for the
+ * same object. Every place where age decides calls this. */
+int sy_object_age_cmp(const struct sy_object *a, const struct sy_object *b);
 
 #endif

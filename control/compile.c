@@ -247,18 +247,11 @@ fail:
 	return NULL;
 }
 
-/* Older claim first (control/age.h). */
-static bool
-claim_older(const struct sy_object *a, const struct sy_object *b)
-{
-	return sy_object_age_cmp(a, b) < 0;
-}
-
 /*
  * One host, rules from several kinds: the kind whose oldest object on the
- * host is the oldest of all keeps the host; the other kinds' rules for it
- * are dropped and their kinds told (each kind has settled claims among its
- * own objects already, by its own peer's rules).
+ * host is the oldest of all (sy_object_age_cmp) keeps the host; the other
+ * kinds' rules for it are dropped and their kinds told (each kind has
+ * settled claims among its own objects already, by its own peer's rules).
  */
 static void
 settle_cross_kind(struct sy_compile_ctx *cx, struct sy_rule_in **rs, size_t n, const char *host)
@@ -267,7 +260,7 @@ settle_cross_kind(struct sy_compile_ctx *cx, struct sy_rule_in **rs, size_t n, c
 	size_t i;
 
 	for (i = 0; i < n; i++)
-		if (winner == NULL || claim_older(rs[i]->o, winner))
+		if (winner == NULL || sy_object_age_cmp(rs[i]->o, winner) < 0)
 			winner = rs[i]->o;
 	for (i = 0; i < n; i++) {
 		if (rs[i]->o->kind == winner->kind)

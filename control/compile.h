@@ -10,10 +10,10 @@
  *     delegation...), writes their statuses, and adds rule candidates
  *     (struct sy_rule_in) for what it would serve.
  *  2. The common part resolves claims on one host across kinds (the oldest
- *     claim wins: creationTimestamp, then uid, as OpenShift orders routes;
- *     the displaced kind is told, to say so in its status), orders the rules
- *     of each host, resolves services to endpoints with weights, and lays
- *     out the generation.
+ *     claim wins: sy_object_age_cmp, OpenShift's RouteLessThan over the
+ *     stamps of control/age.h; the displaced kind is told, to say so in its
+ *     status), orders the rules of each host, resolves services to endpoints
+ *     with weights, and lays out the generation.
  */
 #ifndef SY_COMPILE_H
 #define SY_COMPILE_H

@@ -28,22 +28,6 @@ struct staged {
 	char who[400];
 };
 
-static bool
-is_rfc3339(const char *s)
-{
-	struct tm tm;
-	const char *end;
-
-	memset(&tm, 0, sizeof(tm));
-	end = strptime(s, "%Y-%m-%dT%H:%M:%S", &tm);
-	if (end == NULL)
-		return false;
-	if (*end == '.') /* fractional seconds */
-		for (end++; *end >= '0' && *end <= '9'; end++)
-			;
-	return strcmp(end, "Z") == 0 || ((end[0] == '+' || end[0] == '-') && strlen(end) == 6);
-}
-
 /* Decode the identity of objects[i]; add errors naming what is wrong. */
 static int
 decode_one(const json_t *o, size_t i, struct staged *s, struct sy_errors *errs)
@@ -55,6 +39,7 @@ decode_one(const json_t *o, size_t i, struct staged *s, struct sy_errors *errs)
 	const json_t *name = json_object_get(md, "name");
 	const json_t *ts = json_object_get(md, "creationTimestamp");
 	const json_t *uid = json_object_get(md, "uid");
+	struct sy_time when;
 	char where[48];
 
 	snprintf(where, sizeof(where), "objects[%zu]", i);
@@ -97,7 +82,7 @@ decode_one(const json_t *o, size_t i, struct staged *s, struct sy_errors *errs)
 	} else if (!sy_dns1123_label(s->ns, strlen(s->ns)))
 		return sy_err_add(errs, "invalid", s->who, "metadata.namespace",
 				  "must be a lowercase RFC 1123 label of at most 63 characters");
-	if (ts != NULL && (!json_is_string(ts) || !is_rfc3339(json_string_value(ts))))
+	if (ts != NULL && (!json_is_string(ts) || sy_rfc3339_parse(json_string_value(ts), &when) < 0))
 		return sy_err_add(errs, "invalid", s->who, "metadata.creationTimestamp",
 				  "must be an RFC 3339 time like \"2026-01-02T03:04:05Z\"");
 	if (uid != NULL && (!json_is_string(uid) || json_string_length(uid) == 0 ||
@@ -111,9 +96,9 @@ decode_one(const json_t *o, size_t i, struct staged *s, struct sy_errors *errs)
  * What gets stored: the object as applied minus status (ours is computed),
  * with namespace, creationTimestamp and uid filled in. Age is never reset: an
  * existing object keeps its own; a new one keeps what it was given (objects
- * imported from a cluster keep their age), and what it lacks comes from the
- * router's age clock (age.h), so objects created in one request, or one right
- * after another, are older in the order they came.
+ * imported from a cluster keep their age) and gets the rest from the clock,
+ * so that objects are as old as the order in which they were accepted
+ * (control/age.h): call this in the order of the request.
  */
 static json_t *
 clean_copy(const json_t *o, const struct staged *s, const struct sy_object *existing,
@@ -123,7 +108,7 @@ clean_copy(const json_t *o, const struct staged *s, const struct sy_object *exis
 	json_t *md = json_object_get(c, "metadata");
 	const char *ts = json_string_value(json_object_get(md, "creationTimestamp"));
 	const char *uid = json_string_value(json_object_get(md, "uid"));
-	char newts[SY_AGE_TS_LEN], newuid[SY_AGE_UID_LEN];
+	char created[SY_RFC3339_LEN], newuid[SY_UID_LEN];
 
 	json_object_del(c, "status");
 	json_object_del(md, "resourceVersion");
@@ -134,15 +119,14 @@ clean_copy(const json_t *o, const struct staged *s, const struct sy_object *exis
 	else
 		json_object_set_new(md, "namespace", json_string(s->ns));
 	if (existing != NULL) {
-		ts = existing->created;
+		ts = json_string_value(
+			json_object_get(json_object_get(existing->obj, "metadata"), "creationTimestamp"));
 		uid = existing->uid;
 	}
 	if (ts == NULL || uid == NULL) {
-		sy_age_now(clock, newts, newuid);
-		if (ts == NULL)
-			ts = newts;
-		if (uid == NULL)
-			uid = newuid;
+		sy_age_stamp(clock, sy_wall_ms(), created, newuid);
+		ts = ts ? ts : created;
+		uid = uid ? uid : newuid;
 	}
 	json_object_set_new(md, "creationTimestamp", json_string(ts));
 	json_object_set_new(md, "uid", json_string(uid));
@@ -176,6 +160,9 @@ commit_objects(struct sy_router *r, const struct sy_kind *const *kinds, json_t *
 
 		if (o == NULL)
 			return -ENOMEM;
+		/* After a restart the clock resumes after every stamp the
+		 * journal holds, even if the wall clock went back. */
+		sy_age_observe(&r->clock, o->uid);
 		old = sy_router_put(r, o);
 		if (old != NULL) {
 			o->status = json_incref(old->status);
@@ -248,7 +235,7 @@ sy_ops_apply(struct sy_router *r, const json_t *req)
 	for (i = 0; i < n; i++) {
 		struct sy_object *ex = sy_store_find(&r->store, st[i].kind, st[i].ns, st[i].name);
 
-		st[i].obj = clean_copy(json_array_get(objects, i), &st[i], ex, &r->age);
+		st[i].obj = clean_copy(json_array_get(objects, i), &st[i], ex, &r->clock);
 		if (ex == NULL)
 			st[i].action = "created";
 		else if (json_equal(ex->obj, st[i].obj))
@@ -378,10 +365,6 @@ sy_ops_replay_record(json_t *rec, void *arg)
 				RTE_LOG(WARNING, USER1, "journal: skipping an object of unknown kind\n");
 				continue;
 			}
-			/* Objects created after the restart are younger than
-			 * every one the journal has, whatever the wall clock. */
-			sy_age_seen(&r->age, json_string_value(
-						     json_object_get(json_object_get(o, "metadata"), "uid")));
 			if (commit_objects(r, &kind, &o, 1) < 0)
 				return -ENOMEM;
 		}

@@ -12,11 +12,7 @@
 void
 sy_now_rfc3339(char *buf, size_t len)
 {
-	time_t t = time(NULL);
-	struct tm tm;
-
-	gmtime_r(&t, &tm);
-	strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
+	sy_rfc3339_format((int64_t)time(NULL), buf, len);
 }
 
 void

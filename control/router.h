@@ -37,7 +37,7 @@ struct sy_router {
 	size_t last_compile_objects;
 	bool last_compile_incremental;
 	double last_compile_ms;      /* compile + publish */
-	struct sy_age_clock age;     /* ages of the objects it creates (age.h) */
+	struct sy_age_clock clock;   /* stamps new objects in the order they are accepted (age.h) */
 	double last_publish_time;    /* Unix time the live generation was published */
 };
 

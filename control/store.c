@@ -338,8 +338,11 @@ sy_object_new(const struct sy_kind *kind, const char *ns, const char *name, json
 	o->name = o->ns + lns;
 	memcpy(o->name, name, lname);
 	o->obj = json_incref(obj);
-	snprintf(o->created, sizeof(o->created), "%s", created);
-	snprintf(o->uid, sizeof(o->uid), "%s", uid);
+	/* Stored objects were validated (or stamped) on apply: a time that
+	 * does not parse cannot get here, and would only count as oldest. */
+	if (created == NULL || sy_rfc3339_parse(created, &o->created) < 0)
+		o->created = (struct sy_time){ 0, 0 };
+	snprintf(o->uid, sizeof(o->uid), "%s", uid ? uid : "");
 	return o;
 }
 
@@ -364,12 +367,4 @@ sy_object_view(const struct sy_object *o)
 	if (o->status != NULL)
 		json_object_set(v, "status", o->status);
 	return v;
-}
-
-int
-sy_object_age_cmp(const struct sy_object *a, const struct sy_object *b)
-{
-	int c = strcmp(a->created, b->created);
-
-	return c ? c : strcmp(a->uid, b->uid);
 }

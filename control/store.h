@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The object store: every applied resource as it was applied, with its age
- * (creationTimestamp, uid) and the status the last compile gave it. Control
- * thread only. The data plane never sees it: it sees the generation.
+ * (creationTimestamp, uid: control/age.h) and the status the last compile
+ * gave it. Control thread only. The data plane never sees it: it sees the
+ * generation.
  *
  * Memory: a million routes as jansson trees take 6 KB each. So an object
  * rests packed (`packed`: compact JSON compressed against a built-in
@@ -22,6 +23,7 @@
 
 #include <jansson.h>
 
+#include "age.h"
 #include "kinds/kinds.h"
 #include "pack.h"
 
@@ -38,8 +40,9 @@ struct sy_object {
 	struct sy_rel_key *rel_inline[2];
 	uint32_t n_rel;
 	uint32_t mark; /* scope walks (control/scope.c) */
-	char created[32]; /* RFC 3339 UTC, seconds: orders claims (oldest wins) */
-	char uid[40];
+	struct sy_time created; /* metadata.creationTimestamp, then uid: the age that orders
+				 * claims (sy_object_age_cmp) */
+	char uid[SY_UID_LEN];
 	bool warm;         /* obj / status are the live copies, listed in the store's warm list */
 	char ns[];       /* the namespace, then the name: one allocation */
 };
@@ -74,11 +77,6 @@ struct sy_object **sy_store_list(const struct sy_store *st, const struct sy_kind
 /* Sort objects as sy_store_list does (kind, namespace, name). */
 void sy_store_sort(struct sy_object **arr, size_t n);
 size_t sy_store_count(const struct sy_store *st, const struct sy_kind *kind);
-
-/* Which claim is older (control/age.h): < 0 when a is. creationTimestamp,
- * then uid: OpenShift's RouteLessThan, and with the uids the router gives,
- * the order it accepted the objects in. Every age decision uses this. */
-int sy_object_age_cmp(const struct sy_object *a, const struct sy_object *b);
 
 /* A new detached object from an applied JSON (takes a reference to obj). */
 struct sy_object *sy_object_new(const struct sy_kind *kind, const char *ns, const char *name,

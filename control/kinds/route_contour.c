@@ -340,8 +340,8 @@ compile_routes_contour(struct sy_compile_ctx *cx)
 		}
 	}
 	/* The draft has no conflict rule. One Route describes one vhost, so the
-	 * oldest claim keeps a host (creationTimestamp, then uid), as claims
-	 * across kinds are settled. */
+	 * oldest claim keeps a host (sy_object_age_cmp), as claims across
+	 * kinds are settled. */
 	qsort(rs, n, sizeof(*rs), cmp_age);
 	for (i = 0; i < n; i++) {
 		const json_t *holder = json_object_get(claims, rs[i].host);

@@ -252,7 +252,7 @@ sy_route_effective_host(const struct sy_object *route, const char *suffix)
 }
 
 /* OpenShift's RouteLessThan: older creationTimestamp first, then smaller uid
- * (control/age.h: the router's uids sort in the order it accepted routes). */
+ * (control/age.h). */
 static int
 cmp_route_age(const void *a, const void *b)
 {
@@ -263,15 +263,18 @@ cmp_route_age(const void *a, const void *b)
 
 static bool router_host_invalid(struct route_in *r);
 
+/* The Admitted condition the last compile wrote for o (NULL: none yet). */
+static const json_t *
+last_condition(const struct sy_object *o)
+{
+	return json_array_get(
+		json_object_get(json_array_get(json_object_get(o->status, "ingress"), 0), "conditions"), 0);
+}
+
 static bool
 was_admitted(const struct sy_object *o)
 {
-	const json_t *cond = json_array_get(json_object_get(json_array_get(json_object_get(o->status,
-											 "ingress"),
-									  0),
-							    "conditions"),
-					    0);
-	const char *st = json_string_value(json_object_get(cond, "status"));
+	const char *st = json_string_value(json_object_get(last_condition(o), "status"));
 
 	return st != NULL && strcmp(st, "True") == 0;
 }
@@ -280,15 +283,22 @@ was_admitted(const struct sy_object *o)
  * Why r lost its host to the older `owner`, in the words of the plugin that
  * decides it: with wildcards off only UniqueHost enforces claims (its
  * messages), with wildcards on HostAdmitter does (PEER-SEMANTICS 1.4). A
- * route that was serving until an older one arrived is told it was replaced.
+ * route that was serving until an older one arrived is told it was replaced;
+ * the router writes that once and leaves the status alone until the next
+ * change, so a later compile that finds the same words keeps them (else a
+ * full compile and an incremental one that leaves r out would disagree).
  */
 static void
 claim_message(struct route_in *r, const struct route_in *owner, bool same_ns,
 	      const struct sy_compile_opts *opts)
 {
+	char replaced[sizeof(r->message)];
+	const char *last = json_string_value(json_object_get(last_condition(r->o), "message"));
+
 	r->reason = "HostAlreadyClaimed";
-	if (was_admitted(r->o) && !was_admitted(owner->o))
-		snprintf(r->message, sizeof(r->message), "replaced by older route %s", owner->o->name);
+	snprintf(replaced, sizeof(replaced), "replaced by older route %s", owner->o->name);
+	if ((was_admitted(r->o) && !was_admitted(owner->o)) || (last && strcmp(last, replaced) == 0))
+		snprintf(r->message, sizeof(r->message), "%s", replaced);
 	else if (!opts->allow_wildcard_routes && same_ns)
 		snprintf(r->message, sizeof(r->message), "route %s already exposes %s and is older",
 			 owner->o->name, r->host);
@@ -428,9 +438,7 @@ set_route_status(struct route_in *r, const struct sy_compile_opts *opts)
 							   "wildcardPolicy"));
 	const char *status = r->admitted ? "True" : "False";
 	const char *since = opts->now;
-	json_t *old = json_array_get(json_object_get(json_array_get(json_object_get(r->o->status,
-									     "ingress"), 0),
-						     "conditions"), 0);
+	const json_t *old = last_condition(r->o);
 	json_t *cond, *st;
 
 	if (old != NULL && json_is_string(json_object_get(old, "status")) &&

@@ -640,13 +640,16 @@ def main():
     ap.add_argument("--only", help="regex: run only cases whose id matches")
     ap.add_argument("--write-peer-fit", action="store_true",
                     help="rewrite peer-fit.json with the fitting peer cases that pass")
-    ap.add_argument("--repeat", type=int, default=1,
-                    help="run every case this many times, each time on a fresh routerd: "
-                         "claims decided by apply order must not depend on the clock's luck")
+    ap.add_argument("--repeat", type=int, default=1, metavar="N",
+                    help="run the whole suite N times, each on a fresh routerd (new state "
+                         "directory); a counted failure in any run fails (default 1)")
     ap.add_argument("-v", "--verbose", action="store_true")
     a = ap.parse_args()
-    if a.write_peer_fit and a.repeat > 1:
-        print("run.py: --write-peer-fit takes one repetition", file=sys.stderr)
+    if a.repeat < 1:
+        print("run.py: --repeat must be at least 1, not %d" % a.repeat, file=sys.stderr)
+        return 2
+    if a.repeat > 1 and a.write_peer_fit:
+        print("run.py: --write-peer-fit takes one run; leave out --repeat", file=sys.stderr)
         return 2
     if not a.routerd:
         src = os.environ.get("SY_SRC", os.path.dirname(os.path.dirname(HERE)))
@@ -668,23 +671,31 @@ def main():
         with open(a.peer_fit) as fh:
             fit_list = set(json.load(fh).get("cases", []))
 
-    results = []
     only = re.compile(a.only) if a.only else None
-    for rep_no in range(1, max(a.repeat, 1) + 1):
+    results, rc = [], 0
+    for rep in range(1, a.repeat + 1):
         if a.repeat > 1:
-            print("# repetition %d of %d, on a fresh routerd" % (rep_no, a.repeat))
-        rd = Routerd(a.routerd, a.verbose)
-        try:
-            run_all(rd, project, peer_cases, fit_list, only, results, a.verbose,
-                    rep_no if a.repeat > 1 else None)
-        except SetupError as e:
-            print("run.py: %s" % e, file=sys.stderr)
-            rd.stop()
+            print("# run %d of %d" % (rep, a.repeat))
+            sys.stdout.flush()
+        t0 = time.monotonic()
+        run = run_suite(a, project, peer_cases, fit_list, only)
+        if run is None:
             return 2
-        finally:
-            rd.stop()
-
-    rc = summary(results)
+        for r in run:
+            r["run"] = rep
+        results += run
+        run_rc = summary(run)
+        rc = max(rc, run_rc)
+        if a.repeat > 1:
+            print("# run %d of %d: %s in %.1f s" % (rep, a.repeat,
+                                                   "OK" if run_rc == 0 else "FAILED",
+                                                   time.monotonic() - t0))
+    if a.repeat > 1:
+        bad = sorted({"%s (run %d)" % (r["id"], r["run"]) for r in results
+                      if r["result"] == "fail" and
+                      (r["group"] == "project" or r.get("allow_listed"))})
+        print("conformance: %d runs, %s" % (a.repeat, "counted failures: " + ", ".join(bad)
+                                            if bad else "every run OK"))
     if a.report:
         with open(a.report, "w") as fh:
             json.dump({"results": results}, fh, indent=1)
@@ -699,29 +710,39 @@ def main():
     return rc
 
 
-def run_all(rd, project, peer_cases, fit_list, only, results, verbose, rep_no):
-    """Every case once on rd; results appended (ids marked with the repetition)."""
-    tag = "" if rep_no is None else " #%d" % rep_no
-    for c in project:
-        if only and not only.search(c["id"]):
-            continue
-        st, detail = run_case(rd, c)
-        results.append({"id": c["id"] + tag, "group": "project", "feature": c.get("feature", ""),
-                        "result": st, "detail": detail})
-        report_line(results[-1], verbose)
-    for pc in peer_cases:
-        if only and not only.search(pc["id"]):
-            continue
-        if not pc["fits"]:
-            results.append({"id": pc["id"] + tag, "group": "peer:" + pc["peer"], "result": "skip",
-                            "fits": False, "detail": ["does not fit: " + pc["reason"]]})
-            report_line(results[-1], verbose)
-            continue
-        st, detail = run_case(rd, pc)
-        results.append({"id": pc["id"] + tag, "group": "peer:" + pc["peer"], "result": st,
-                        "fits": True, "allow_listed": pc["id"] in fit_list,
-                        "detail": detail, "notes": pc.get("reason", "")})
-        report_line(results[-1], verbose)
+def run_suite(a, project, peer_cases, fit_list, only):
+    """Every case once, on a routerd of its own (started here, stopped at the end, so the
+    next run starts from an empty state directory). The results, or None on a setup
+    problem."""
+    rd = Routerd(a.routerd, a.verbose)
+    results = []
+    try:
+        for c in project:
+            if only and not only.search(c["id"]):
+                continue
+            st, detail = run_case(rd, c)
+            results.append({"id": c["id"], "group": "project", "feature": c.get("feature", ""),
+                            "result": st, "detail": detail})
+            report_line(results[-1], a.verbose)
+        for pc in peer_cases:
+            if only and not only.search(pc["id"]):
+                continue
+            if not pc["fits"]:
+                results.append({"id": pc["id"], "group": "peer:" + pc["peer"], "result": "skip",
+                                "fits": False, "detail": ["does not fit: " + pc["reason"]]})
+                report_line(results[-1], a.verbose)
+                continue
+            st, detail = run_case(rd, pc)
+            results.append({"id": pc["id"], "group": "peer:" + pc["peer"], "result": st,
+                            "fits": True, "allow_listed": pc["id"] in fit_list,
+                            "detail": detail, "notes": pc.get("reason", "")})
+            report_line(results[-1], a.verbose)
+    except SetupError as e:
+        print("run.py: %s" % e, file=sys.stderr)
+        return None
+    finally:
+        rd.stop()
+    return results
 
 
 def report_line(r, verbose):

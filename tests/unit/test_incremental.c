@@ -148,6 +148,20 @@ test_host_takeover_and_readmission(void **state)
 		  "\"r5.ns1.apps.test\",\"to\":{\"kind\":\"Service\",\"name\":\"s0\"}}}");
 	expect_incremental(&r, 2);
 	assert_string_equal(ops_resolve_object(&r, "http://r5.ns1.apps.test/", buf, sizeof(buf)), "ns3/thief");
+	/* A change elsewhere leaves r5.ns1 out of the scope; the full compile
+	 * that checks it must keep r5's words too (it was serving, then
+	 * replaced: OpenShift writes that once). */
+	ops_apply_ok(&r, T_ROUTE("ns0", "elsewhere", "elsewhere.apps.test", "s0"));
+	expect_incremental(&r, 1);
+	{
+		json_t *rep = ops_call(&r, "{\"op\":\"get\",\"kind\":\"route\",\"namespace\":\"ns1\",\"name\":\"r5\"}");
+		const json_t *cond = json_array_get(json_object_get(json_array_get(json_object_get(json_object_get(
+			json_array_get(json_object_get(rep, "items"), 0), "status"), "ingress"), 0), "conditions"), 0);
+
+		assert_string_equal(json_string_value(json_object_get(cond, "message")),
+				    "replaced by older route thief");
+		json_decref(rep);
+	}
 	/* It goes: the displaced route comes back. */
 	json_decref(ops_call(&r, "{\"op\":\"delete\",\"kind\":\"route\",\"namespace\":\"ns3\",\"name\":\"thief\"}"));
 	expect_incremental(&r, 1);
