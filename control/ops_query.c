@@ -152,19 +152,27 @@ sy_ops_stats(struct sy_router *r, const json_t *req)
 			 "workers", workers, "total", counters_json(&sum), "ports", ports);
 }
 
-/* The Prometheus exposition (observe/metrics.h) as a string. */
+/* A reply carrying one text the router made (takes it); NULL: out of memory. */
+static json_t *
+text_reply(const char *key, char *text, size_t len)
+{
+	json_t *reply;
+
+	if (text == NULL)
+		return sy_err_reply1("internal", NULL, NULL, "out of memory");
+	reply = json_pack("{s:b, s:s%}", "ok", 1, key, text, len);
+	free(text);
+	return reply;
+}
+
+/* The Prometheus exposition (observe/metrics.h). */
 json_t *
 sy_ops_metrics(struct sy_router *r, const json_t *req)
 {
 	size_t len = 0;
 	char *text = sy_metrics_text(r, &len);
-	json_t *reply;
 
-	if (text == NULL)
-		return sy_err_reply1("internal", NULL, NULL, "out of memory");
-	reply = json_pack("{s:b, s:s%}", "ok", 1, "text", text, len);
-	free(text);
-	return reply;
+	return text_reply("text", text, len);
 }
 
 /* The configuration as DOT (observe/graph.h). */
@@ -173,13 +181,8 @@ sy_ops_graph(struct sy_router *r, const json_t *req)
 {
 	size_t len = 0;
 	char *dot = sy_graph_dot(r, &len);
-	json_t *reply;
 
-	if (dot == NULL)
-		return sy_err_reply1("internal", NULL, NULL, "out of memory");
-	reply = json_pack("{s:b, s:s%}", "ok", 1, "dot", dot, len);
-	free(dot);
-	return reply;
+	return text_reply("dot", dot, len);
 }
 
 json_t *

@@ -496,37 +496,39 @@ cmd_metrics(struct rctl_client *c, struct cli *cli)
 	return query(c, cli, json_pack("{s:s}", "op", "metrics"), print_metrics);
 }
 
-/* The configuration as DOT, or with -o svg drawn by graphviz's dot. */
+/* graph's -o: "dot" (or none) prints the DOT text, "svg" pipes it through
+ * graphviz's dot. Neither is a structured format, so cmd_graph takes it out of
+ * cli before query() and print_graph reads it here. */
+static const char *graph_format;
+
+static int
+print_graph(FILE *out, const json_t *reply)
+{
+	const char *dot = json_string_value(json_object_get(reply, "dot"));
+	FILE *p;
+
+	if (dot == NULL)
+		return -1;
+	if (graph_format == NULL || strcmp(graph_format, "dot") == 0) {
+		fputs(dot, out);
+		return ferror(out) ? -1 : 0;
+	}
+	fflush(out);
+	p = popen("dot -Tsvg", "w");
+	if (p == NULL || fputs(dot, p) < 0 || pclose(p) != 0) {
+		errmsg("graphviz's dot could not draw the graph (apt-get install graphviz; "
+		       "without -o svg the DOT text is printed)");
+		return -1;
+	}
+	return 0;
+}
+
 static int
 cmd_graph(struct rctl_client *c, struct cli *cli)
 {
-	json_t *reply = call(c, json_pack("{s:s}", "op", "graph"));
-	const char *dot;
-	int rc = 0;
-
-	if (reply == NULL)
-		return EXIT_USAGE;
-	if (!json_is_true(json_object_get(reply, "ok"))) {
-		rc = print_rejection(reply);
-		json_decref(reply);
-		return rc;
-	}
-	dot = json_string_value(json_object_get(reply, "dot"));
-	if (cli->output == NULL || strcmp(cli->output, "dot") == 0) {
-		fputs(dot ? dot : "", stdout);
-	} else {
-		FILE *p;
-
-		fflush(stdout);
-		p = popen("dot -Tsvg", "w");
-		if (p == NULL || fputs(dot ? dot : "", p) < 0 || pclose(p) != 0) {
-			errmsg("graphviz's dot could not draw the graph (apt-get install graphviz; "
-			       "without -o svg the DOT text is printed)");
-			rc = EXIT_USAGE;
-		}
-	}
-	json_decref(reply);
-	return rc;
+	graph_format = cli->output;
+	cli->output = NULL;
+	return query(c, cli, json_pack("{s:s}", "op", "graph"), print_graph);
 }
 
 static int
