@@ -35,8 +35,8 @@ graph(struct sy_router *r)
 static void
 has(const char *dot, const char *want)
 {
-	if (strstr(dot, want) == NULL)
-		fail_msg("the graph lacks: %s\n--- graph:\n%s", want, dot);
+	if (dot == NULL || strstr(dot, want) == NULL)
+		fail_msg("the graph lacks: %s\n--- graph:\n%s", want, dot != NULL ? dot : "(none)");
 }
 
 static size_t
