@@ -267,7 +267,7 @@ settle_cross_kind(struct sy_compile_ctx *cx, struct sy_rule_in **rs, size_t n, c
 			continue;
 		rs[i]->displaced = true;
 		if (rs[i]->o->kind->displaced != NULL)
-			rs[i]->o->kind->displaced(cx, rs[i]->o, host, winner);
+			rs[i]->o->kind->displaced(cx, rs[i], host, winner);
 	}
 }
 

@@ -109,6 +109,9 @@ struct sy_rule_in {
 	enum sy_lb_strategy strategy;
 	struct sy_health_check hc;   /* hc.path NULL: none */
 	bool displaced;       /* set by the compiler: another kind owns the host */
+	/* What the kind wants its displaced() to know, in cx->scratch (OpenShift:
+	 * since when the route was not admitted, before this compile). */
+	const char *kind_note;
 };
 
 struct sy_arena;

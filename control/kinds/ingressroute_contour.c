@@ -956,9 +956,10 @@ out:
  * may serve other roots' hosts.
  */
 static void
-ir_displaced(struct sy_compile_ctx *cx, struct sy_object *o, const char *host,
+ir_displaced(struct sy_compile_ctx *cx, const struct sy_rule_in *rule, const char *host,
 	     const struct sy_object *winner)
 {
+	struct sy_object *o = rule->o;
 	size_t n = 0, i;
 	struct sy_object **objs = sy_compile_list(cx, &sy_kind_ingressroute_contour, &n);
 	char desc[512];

@@ -18,6 +18,7 @@ struct sy_compile_ctx;
 struct sy_compile_opts;
 struct sy_object;
 struct sy_rel_keys;
+struct sy_rule_in;
 
 struct sy_kind {
 	const char *kind;                 /* canonical, e.g. "Route" */
@@ -35,10 +36,10 @@ struct sy_kind {
 	 * spec alone; every kind with `compile` has one. Errors go in out. */
 	void (*relations)(const struct sy_object *o, const struct sy_compile_opts *opts,
 			  struct sy_rel_keys *out);
-	/* Another kind's older claim took `host` from object o: say so in o's
-	 * status. */
-	void (*displaced)(struct sy_compile_ctx *cx, struct sy_object *o, const char *host,
-			  const struct sy_object *winner);
+	/* Another kind's older claim took `host` from the object of the rule
+	 * this kind added (rule->o): say so in its status. */
+	void (*displaced)(struct sy_compile_ctx *cx, const struct sy_rule_in *rule,
+			  const char *host, const struct sy_object *winner);
 };
 
 extern const struct sy_kind sy_kind_service;

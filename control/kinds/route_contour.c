@@ -379,9 +379,10 @@ out:
 /* Another kind's older claim holds the host (an OpenShift Route, an
  * IngressRoute): Invalid, saying who holds it. */
 static void
-route_contour_displaced(struct sy_compile_ctx *cx, struct sy_object *o, const char *host,
+route_contour_displaced(struct sy_compile_ctx *cx, const struct sy_rule_in *rule, const char *host,
 			const struct sy_object *winner)
 {
+	struct sy_object *o = rule->o;
 	json_t *errors = json_array();
 
 	json_array_append_new(errors,

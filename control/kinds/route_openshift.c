@@ -14,6 +14,7 @@
 
 #include "kinds.h"
 #include "kind_util.h"
+#include "arena.h"
 #include "compile.h"
 #include "label_selector.h"
 #include "relations.h"
@@ -430,21 +431,36 @@ admit(struct route_in *routes, size_t n, const struct sy_compile_opts *opts)
 	json_decref(by_domain);
 }
 
-/* Keep lastTransitionTime when the condition did not change. */
+/* The time o's condition turned False, when it is False now; else NULL. */
+static const char *
+false_since(const struct sy_object *o)
+{
+	const json_t *c = last_condition(o);
+	const char *st = json_string_value(json_object_get(c, "status"));
+
+	return st != NULL && strcmp(st, "False") == 0 ?
+		       json_string_value(json_object_get(c, "lastTransitionTime")) :
+		       NULL;
+}
+
+/*
+ * Keep lastTransitionTime when the condition did not change. `before` is the
+ * condition as the compile found it, not as an earlier step of this compile
+ * left it: a route the kind pass admitted and another kind's older claim then
+ * displaced (route_displaced) was False all along, and its time stays.
+ */
 static void
-set_route_status(struct route_in *r, const struct sy_compile_opts *opts)
+set_route_status(struct route_in *r, const struct sy_compile_opts *opts, const char *before_status,
+		 const char *before_since)
 {
 	const char *wp = json_string_value(json_object_get(json_object_get(r->o->obj, "spec"),
 							   "wildcardPolicy"));
 	const char *status = r->admitted ? "True" : "False";
 	const char *since = opts->now;
-	const json_t *old = last_condition(r->o);
 	json_t *cond, *st;
 
-	if (old != NULL && json_is_string(json_object_get(old, "status")) &&
-	    strcmp(json_string_value(json_object_get(old, "status")), status) == 0 &&
-	    json_is_string(json_object_get(old, "lastTransitionTime")))
-		since = json_string_value(json_object_get(old, "lastTransitionTime"));
+	if (before_status != NULL && strcmp(before_status, status) == 0 && before_since != NULL)
+		since = before_since;
 	cond = json_pack("{s:s, s:s, s:s}", "type", "Admitted", "status", status,
 			 "lastTransitionTime", since);
 	if (!r->admitted) {
@@ -600,6 +616,7 @@ compile_routes(struct sy_compile_ctx *cx)
 		const json_t *spec = json_object_get(routes[i].o->obj, "spec");
 		const json_t *alts = json_object_get(spec, "alternateBackends");
 		struct sy_rule_in r;
+		const char *note;
 
 		if (routes[i].out_of_shard) {
 			/* Not this router's: it writes no status, serves nothing. */
@@ -607,11 +624,21 @@ compile_routes(struct sy_compile_ctx *cx)
 			routes[i].o->status = NULL;
 			continue;
 		}
-		set_route_status(&routes[i], opts);
+		{
+			const json_t *c = last_condition(routes[i].o);
+			const char *since = false_since(routes[i].o);
+
+			/* route_displaced's view of the status before this compile */
+			note = since ? sy_arena_strdup(cx->scratch, since) : NULL;
+			set_route_status(&routes[i], opts,
+					 json_string_value(json_object_get(c, "status")),
+					 json_string_value(json_object_get(c, "lastTransitionTime")));
+		}
 		if (!routes[i].admitted)
 			continue;
 		memset(&r, 0, sizeof(r));
 		r.o = routes[i].o;
+		r.kind_note = note;
 		r.host = strdup(routes[i].host);
 		r.path = routes[i].path;
 		r.match = SY_PATH_PREFIX;
@@ -649,18 +676,19 @@ out:
 
 /* Another kind's older claim holds the host: not admitted by this router. */
 static void
-route_displaced(struct sy_compile_ctx *cx, struct sy_object *o, const char *host,
+route_displaced(struct sy_compile_ctx *cx, const struct sy_rule_in *rule, const char *host,
 		const struct sy_object *winner)
 {
 	struct route_in r;
 
 	memset(&r, 0, sizeof(r));
-	r.o = o;
+	r.o = rule->o;
 	r.host = (char *)host;
 	r.reason = "HostAlreadyClaimed";
 	snprintf(r.message, sizeof(r.message), "%s %s/%s holds host %s", winner->kind->kind,
 		 winner->ns, winner->name, host);
-	set_route_status(&r, cx->opts);
+	/* kind_note: when it was False before this compile (NULL: it was not) */
+	set_route_status(&r, cx->opts, rule->kind_note ? "False" : NULL, rule->kind_note);
 }
 
 /* Its host; the wildcard domain it claims or lives under (HostAdmitter's

@@ -1173,9 +1173,10 @@ compile_routegroups(struct sy_compile_ctx *cx)
 /* Skipper has no host ownership; here an older object of another kind keeps
  * the host (compile.c), and the group says which. Called once per rule. */
 static void
-routegroup_displaced(struct sy_compile_ctx *cx, struct sy_object *o, const char *host,
+routegroup_displaced(struct sy_compile_ctx *cx, const struct sy_rule_in *rule, const char *host,
 		     const struct sy_object *winner)
 {
+	struct sy_object *o = rule->o;
 	json_t *errors = rg_get(o->status, "errors");
 	const json_t *e;
 	char msg[700], key[600];
