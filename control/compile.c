@@ -171,18 +171,19 @@ build_vhost_in(struct sy_arena *a, const char *host, struct sy_rule_in **rs,
 	for (i = 0; i < n; i++)
 		if (pools[i]->needs_proxy)
 			reachable = false;
-	/* Splice carries a connection to one backend for its life; TLS
-	 * termination, predicates beyond the path and filters need the proxy,
-	 * and so does a backend URL splice cannot reach (https, a host name).
-	 * Path rules would too (per request), but until the proxy exists the
-	 * first request's path binds the connection (SPLICE.md, "What splice
-	 * cannot do"). */
+	/* Splice carries a connection to one backend for its life, so only a
+	 * vhost whose every request goes where the first goes is spliced: one
+	 * rule for "/" without methods, predicates, filters or answers of the
+	 * router's own, and no TLS termination. Path rules (a keep-alive client
+	 * asks for / then /api), the rest, and backends splice cannot reach
+	 * (https, a host name) take the proxy mode (proxy/proxy.h), which
+	 * routes each request. */
 	vh->mode = (vh->tls == SY_TLS_NONE || vh->tls == SY_TLS_PASSTHROUGH) && plain_paths &&
-			   reachable
+			   reachable && (vh->tls == SY_TLS_PASSTHROUGH ||
+					 (n == 1 && strcmp(rs[0]->path, "/") == 0))
 			   ? SY_MODE_SPLICE
 			   : SY_MODE_PROXY;
-	vh->bind_by_first_path = vh->mode == SY_MODE_SPLICE &&
-				 (n > 1 || strcmp(rs[0]->path, "/") != 0);
+	vh->bind_by_first_path = false;
 	for (i = 0; i < n; i++) {
 		struct sy_rule *rule = &vh->rules[i];
 		char who[512];

@@ -387,14 +387,18 @@ static const char *
 proxy_note(const struct sy_vhost *vh, const struct sy_rule *rule)
 {
 	if (vh->tls == SY_TLS_EDGE || vh->tls == SY_TLS_REENCRYPT)
-		return "TLS termination needs the proxy mode, which this router does not have "
-		       "yet: connections to this host are not served";
+		return "proxy: TLS termination is not built yet: TLS connections to this host "
+		       "are not served (plain HTTP follows the insecure policy)";
 	if (rule->action == SY_ACTION_BACKEND && rule->pool->needs_proxy)
-		return "the splice path cannot reach this rule's backend (reason says why): "
-		       "connections to this host are not served";
-	return "per-request rules (methods, predicates, filters, answers from the router) need "
-	       "the proxy mode, which this router does not have yet: connections to this host "
-	       "are not served";
+		return "proxy: this rule's backend needs TLS or DNS towards it, not built yet "
+		       "(reason says why): requests for it get 503";
+	if (rule->n_filters > 0)
+		return "proxy: request/response filters are not applied yet: requests for this "
+		       "rule get 503";
+	if (vh->n_rules > 1)
+		return "proxy: more than one rule on this host: every request is routed on its own";
+	return "proxy: methods, predicates, a path rule or the router's own answer: every "
+	       "request is routed on its own";
 }
 
 const char *const sy_match_names[] = {

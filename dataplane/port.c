@@ -84,7 +84,7 @@ sy_port_setup(const struct sy_port_config *pc, uint16_t n_queues, struct rte_mem
 		conf.txmode.offloads |= RTE_ETH_TX_OFFLOAD_IPV4_CKSUM;
 	if (pc->mtu > RTE_ETHER_MTU && (info.rx_offload_capa & RTE_ETH_RX_OFFLOAD_SCATTER))
 		conf.rxmode.offloads |= RTE_ETH_RX_OFFLOAD_SCATTER;
-	if (pc->mtu > RTE_ETHER_MTU && (info.tx_offload_capa & RTE_ETH_TX_OFFLOAD_MULTI_SEGS))
+	if (info.tx_offload_capa & RTE_ETH_TX_OFFLOAD_MULTI_SEGS)
 		conf.txmode.offloads |= RTE_ETH_TX_OFFLOAD_MULTI_SEGS;
 
 	rc = rte_eth_dev_configure(pid, n_queues, n_queues, &conf);

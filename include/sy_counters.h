@@ -49,7 +49,12 @@
 	X(LINGER_LATE, "linger_late_segment")                                  \
 	X(UDP_NO_SERVICE, "udp_no_service")                                    \
 	X(TX_FULL, "tx_full")                                                  \
-	X(NO_MBUF, "no_mbuf")
+	X(NO_MBUF, "no_mbuf")                                                  \
+	X(PROXY_NOT_ACCEPTABLE, "proxy_seg_not_acceptable") /* outside the window */ \
+	X(PROXY_PAWS, "proxy_paws")              /* old timestamp (RFC 7323 5) */ \
+	X(PROXY_OOO_FULL, "proxy_ooo_full")      /* out-of-order store full */ \
+	X(PROXY_DUPLICATE, "proxy_duplicate")    /* all of it received already */ \
+	X(PROXY_POOL_EMPTY, "proxy_pool_empty")  /* no proxy state free */
 
 /*
  * Why the router answered a client itself instead of splicing it to a
@@ -73,7 +78,10 @@
 	X(HEAD_TOO_LARGE, "head_too_large")     /* 431 */                       \
 	X(HEAD_TIMEOUT, "head_timeout")         /* 408, TLS: RST */             \
 	X(NOT_TLS, "tls_not_a_client_hello")    /* RST */                       \
-	X(CLIENT_CLOSED_EMPTY, "client_closed_empty") /* FIN before a byte: FIN */
+	X(CLIENT_CLOSED_EMPTY, "client_closed_empty") /* FIN before a byte: FIN */ \
+	X(PROXY_BUSY, "proxy_busy")             /* 503: no proxy state or mbufs */ \
+	X(BACKEND_TIMEOUT, "backend_timeout")   /* 504: no response in time */  \
+	X(BACKEND_BROKEN, "backend_broken")     /* 502: reset, closed or garbled */
 
 enum sy_answer_reason {
 #define SY_X(sym, name) SY_ANSWER_##sym,
@@ -116,7 +124,17 @@ extern const char *const sy_drop_reason_names[SY_DROP__COUNT];
 	X(backend_syn_retx) /* backend SYNs sent again after their RTO */     \
 	X(backend_stale_acks) /* SYN answered by an older conn's ACK: RST + SYN */ \
 	X(handoffs)        /* packets passed to the owning worker */         \
-	X(fast_forwarded)  /* spliced segments the burst fast path forwarded */
+	X(fast_forwarded)  /* spliced segments the burst fast path forwarded */ \
+	X(conns_proxied)   /* connections carried by the proxy mode */        \
+	X(proxy_requests)  /* requests routed one by one (proxy mode) */      \
+	X(proxy_backend_conns) /* backend connections the proxy opened */     \
+	X(proxy_backend_reused) /* requests sent on a kept backend connection */ \
+	X(proxy_segs_out)  /* segments our TCP sent (proxy legs) */           \
+	X(proxy_retransmits) /* of them, sent again (RTO, fast retransmit) */ \
+	X(proxy_rto)       /* retransmission timeouts */                      \
+	X(proxy_fast_retransmits) /* three duplicate ACKs */                  \
+	X(proxy_window_probes) /* zero-window probes */                       \
+	X(proxy_challenge_acks) /* RFC 5961 challenge ACKs */
 
 struct sy_worker_counters {
 #define SY_X(name) uint64_t name;

@@ -22,6 +22,7 @@
 struct rte_mbuf;
 struct rte_hash;
 struct rte_mempool;
+struct sy_proxy;
 
 enum sy_conn_state {
 	SY_CONN_PEEK = 1,    /* holding the client's first bytes, unacknowledged */
@@ -29,6 +30,8 @@ enum sy_conn_state {
 	SY_CONN_SPLICED,     /* every packet translated both ways */
 	SY_CONN_ANSWER,      /* the router answers itself (4xx/5xx, TLS alert), then closes */
 	SY_CONN_LINGER,      /* closed; late packets still translated until the timer fires */
+	SY_CONN_PROXY,       /* terminated client leg (proxy/proxy.h) */
+	SY_CONN_PROXY_BE,    /* a terminated backend leg of a proxied connection */
 };
 
 /* The two legs of a connection, as the record's per-leg arrays index them. */
@@ -171,6 +174,7 @@ struct sy_conn {
 	uint32_t fin_b;      /* backend FIN seq, translated into client space */
 
 	struct sy_peek_buf *peek; /* PEEK, CONNECTING and ANSWER only */
+	struct sy_proxy *px;      /* PROXY and PROXY_BE: the shared proxy state */
 
 	/* -- timer wheel -- */
 	uint64_t expire; /* TSC */

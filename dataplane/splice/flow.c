@@ -12,6 +12,7 @@
 #include <rte_mempool.h>
 
 #include "dp_log.h"
+#include "proxy/proxy.h"
 #include "splice/flow.h"
 #include "splice/splice.h"
 #include "worker.h"
@@ -71,6 +72,10 @@ sy_tcp_worker_init(struct sy_worker *w)
 	t->peeks = rte_mempool_create(name, SY_PEEK_BUFS, sizeof(struct sy_peek_buf), 0, 0, NULL,
 				      NULL, NULL, NULL, (int)rte_socket_id(),
 				      RTE_MEMPOOL_F_SP_PUT | RTE_MEMPOOL_F_SC_GET);
+	snprintf(name, sizeof(name), "sy_px_%u", w->id);
+	t->proxies = rte_mempool_create(name, SY_PROXY_MAX, sizeof(struct sy_proxy), 0, 0, NULL,
+					NULL, NULL, NULL, (int)rte_socket_id(),
+					RTE_MEMPOOL_F_SP_PUT | RTE_MEMPOOL_F_SC_GET);
 	t->port_cap = (65536 - SY_SNAT_PORT_MIN) / n + 1;
 	t->ports = rte_malloc("sy_snat_ports", t->port_cap * sizeof(uint16_t), 0);
 	t->snat_conn = rte_zmalloc_socket("sy_snat_conn", sy_snat_slots(n) * sizeof(*t->snat_conn),
@@ -79,7 +84,7 @@ sy_tcp_worker_init(struct sy_worker *w)
 	t->client_cache = rte_zmalloc_socket("sy_flow_cache",
 					     SY_FLOW_CACHE_SLOTS * sizeof(*t->client_cache),
 					     RTE_CACHE_LINE_SIZE, (int)rte_socket_id());
-	if (t->flows == NULL || rc != 0 || t->peeks == NULL || t->ports == NULL ||
+	if (t->flows == NULL || rc != 0 || t->peeks == NULL || t->proxies == NULL || t->ports == NULL ||
 	    t->snat_conn == NULL || t->client_cache == NULL) {
 		SY_DP_LOG(ERR, "worker %u: connection tables: %s", w->id, rte_strerror(rte_errno));
 		sy_tcp_worker_fini(w);
@@ -110,6 +115,7 @@ sy_tcp_worker_fini(struct sy_worker *w)
 	rte_hash_free(t->flows);
 	sy_conn_arena_fini(&t->conns);
 	rte_mempool_free(t->peeks);
+	rte_mempool_free(t->proxies);
 	rte_free(t->ports);
 	rte_free(t->snat_conn);
 	rte_free(t->client_cache);
@@ -265,6 +271,8 @@ sy_conn_free(struct sy_worker *w, struct sy_conn *c)
 	sy_conn_timer_cancel(w, c);
 	sy_peek_free(w, c->peek);
 	c->peek = NULL;
+	if (c->px != NULL)
+		sy_proxy_release(w, c);
 	/* A segment later in the burst may still hold c (splice_fast.c): state
 	 * 0 tells it the record is gone. */
 	c->state = 0;

@@ -95,6 +95,7 @@ struct sy_tcp_worker {
 	struct rte_reciprocal snat_div; /* port / n_workers without a divide */
 	struct sy_conn_arena conns;
 	struct rte_mempool *peeks;
+	struct rte_mempool *proxies; /* struct sy_proxy (proxy/proxy.h) */
 	uint16_t *ports;        /* FIFO of free SNAT ports */
 	uint32_t port_cap, port_head, port_count;
 	struct sy_conn *wheel[SY_WHEEL_SLOTS];

@@ -17,6 +17,7 @@
 #include "net/fib.h"
 #include "splice/flow.h"
 #include "net/net.h"
+#include "proxy/proxy.h"
 #include "splice/splice.h"
 #include "sy_generation.h"
 #include "tcp/tcp_isn.h"
@@ -278,6 +279,17 @@ peek_frags(const struct sy_peek_buf *p, struct sy_frag *f, unsigned max, bool *f
 
 static void bind_backend(struct sy_worker *w, struct sy_conn *c);
 
+/* A vhost the compiler marked for the proxy mode (its rules need each
+ * request on its own), served over plain HTTP. */
+static bool
+wants_proxy(const struct sy_worker *w, const struct sy_http_head *h)
+{
+	const struct sy_vhost *vh = w->gen ? sy_gen_find_vhost(w->gen, h->host, h->host_len) : NULL;
+
+	return vh != NULL && vh->mode == SY_MODE_PROXY &&
+	       (vh->tls == SY_TLS_NONE || vh->insecure == SY_INSECURE_ALLOW);
+}
+
 /* Look at what is held: bind, answer, or keep waiting. */
 static void
 peek_try(struct sy_worker *w, struct sy_conn *c)
@@ -297,6 +309,10 @@ peek_try(struct sy_worker *w, struct sy_conn *c)
 		st = sy_http_peek(f, n, SY_HTTP_HEAD_MAX, &h);
 		switch (st) {
 		case SY_PEEK_DONE:
+			if (wants_proxy(w, &h)) {
+				sy_proxy_start(w, c);
+				return;
+			}
 			bind_backend(w, c);
 			return;
 		case SY_PEEK_BAD:
@@ -758,6 +774,10 @@ sy_splice_segment(struct sy_worker *w, struct sy_conn *c, struct rte_mbuf *m, bo
 		}
 		sy_drop(w, m, SY_DROP_TCP_UNEXPECTED);
 		return;
+	case SY_CONN_PROXY:
+	case SY_CONN_PROXY_BE:
+		sy_proxy_segment(w, c, m, from_client);
+		return;
 	case SY_CONN_PEEK:
 	case SY_CONN_CONNECTING:
 		break;
@@ -867,6 +887,9 @@ sy_splice_timeout(struct sy_worker *w, struct sy_conn *c)
 		return;
 	case SY_CONN_ANSWER:
 		sy_answer_timeout(w, c);
+		return;
+	case SY_CONN_PROXY:
+		sy_proxy_timeout(w, c);
 		return;
 	case SY_CONN_LINGER:
 	default:

@@ -110,10 +110,10 @@ test_paths_longest_segment_prefix(void **state)
 	assert_string_equal(match(g, "H.TEST:8080", "/sub"), "ns/sub");
 	assert_string_equal(match(g, "h.test.", "/sub"), "ns/sub");
 	assert_string_equal(match(g, "x.test", "/"), "-");
-	/* Path rules on a plain vhost: spliced, bound by the first request's path
-	 * until the proxy mode exists. */
-	assert_int_equal(sy_gen_find_vhost(g, "h.test", 6)->mode, SY_MODE_SPLICE);
-	assert_true(sy_gen_find_vhost(g, "h.test", 6)->bind_by_first_path);
+	/* Path rules on a plain vhost: the proxy mode routes each request of a
+	 * keep-alive connection on its own. */
+	assert_int_equal(sy_gen_find_vhost(g, "h.test", 6)->mode, SY_MODE_PROXY);
+	assert_false(sy_gen_find_vhost(g, "h.test", 6)->bind_by_first_path);
 	sy_generation_free(g);
 	sy_store_fini(&st);
 }

@@ -1,0 +1,302 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The proxy mode's lifecycle (proxy.h): take a connection over from PEEK,
+ * then for each request: parse its head, route it (proxy_route.c), open or
+ * reuse the backend leg, send the head (with the forwarded headers) and the
+ * body by its framing, read the response head, send it and its body back;
+ * then the next request, or close.
+ */
+#include <string.h>
+
+#include <rte_byteorder.h>
+#include <rte_ip.h>
+#include <rte_mbuf.h>
+#include <rte_mempool.h>
+#include <rte_tcp.h>
+
+#include "net/fib.h"
+#include "net/net.h"
+#include "proxy/proxy.h"
+#include "proxy/proxy_internal.h"
+#include "splice/flow.h"
+#include "splice/splice.h"
+#include "sy_generation.h"
+#include "tcp/tcp_seq.h"
+#include "worker.h"
+
+static inline uint64_t
+in_ms(const struct sy_worker *w, uint64_t ms)
+{
+	return w->now + sy_ms_to_tsc(w, ms);
+}
+
+/* ---------------------------------------------------------------- legs -- */
+
+/* The backend leg goes (RST: its last response was read, or it failed):
+ * no TIME_WAIT at the backend for a connection we drop. */
+void
+px_backend_drop(struct sy_worker *w, struct sy_proxy *px)
+{
+	struct sy_conn *bc = px->bc;
+
+	if (bc == NULL)
+		return;
+	sy_tcb_abort(w, &px->b);
+	bc->px = NULL;
+	px->bc = NULL;
+	px->backend_idle = false;
+	sy_conn_free(w, bc);
+}
+
+/* Open a backend leg to ip:port (network order). 0, or an answer reason. */
+int
+px_backend_open(struct sy_worker *w, struct sy_proxy *px, uint32_t ip, uint16_t port)
+{
+	struct sy_fib_result fr;
+	struct sy_addr dst = sy_addr_v4(ip);
+	const struct sy_dp_port *bp;
+	struct sy_conn *bc;
+	uint16_t p;
+
+	if (sy_fib_lookup(w->sh->fib, &dst, &fr) < 0 || w->sh->ports[fr.port].n_ipv4 == 0)
+		return SY_ANSWER_BACKEND_NO_ROUTE;
+	bc = sy_conn_alloc(w);
+	if (bc == NULL)
+		return SY_ANSWER_SNAT_PORTS_EXHAUSTED;
+	p = sy_snat_port_get(w);
+	if (p == 0) {
+		sy_conn_free(w, bc);
+		return SY_ANSWER_SNAT_PORTS_EXHAUSTED;
+	}
+	bp = &w->sh->ports[fr.port];
+	bc->snat_port = rte_cpu_to_be_16(p);
+	bc->snat_ip = bp->ipv4[0];
+	bc->backend_ip = ip;
+	bc->backend_port = port;
+	bc->backend_if = (uint8_t)fr.port;
+	bc->backend_nh = fr.nexthop.v4;
+	bc->state = SY_CONN_PROXY_BE;
+	bc->proto = SY_CONN_HTTP;
+	bc->px = px;
+	sy_flow_backend_add(w, bc);
+	memset(&px->b, 0, sizeof(px->b));
+	px->b.saddr = bc->snat_ip;
+	px->b.daddr = ip;
+	px->b.sport = bc->snat_port;
+	px->b.dport = port;
+	px->b.out_if = fr.port;
+	px->b.nh = fr.nexthop.v4;
+	px->bc = bc;
+	px->be_ip = ip;
+	px->be_port = port;
+	px->backend_idle = false;
+	sy_tcb_connect(w, &px->b, (uint16_t)(bp->mtu - 40), SY_PROXY_RCVBUF);
+	w->counters.proxy_backend_conns++;
+	return 0;
+}
+
+/* ----------------------------------------------------------- lifecycle -- */
+
+/* Arm the client record's timer at the earliest of both legs' timers and
+ * the phase's deadline. */
+static void
+px_arm(struct sy_worker *w, struct sy_proxy *px)
+{
+	uint64_t when = px->deadline, t;
+
+	t = sy_tcb_next_timer(&px->c);
+	if (t != 0 && (when == 0 || t < when))
+		when = t;
+	if (px->bc != NULL) {
+		t = sy_tcb_next_timer(&px->b);
+		if (t != 0 && (when == 0 || t < when))
+			when = t;
+	}
+	if (when == 0)
+		when = in_ms(w, SY_PROXY_TIMEOUT_CLIENT_MS);
+	sy_conn_timer_set(w, px->cc, when);
+}
+
+/* Everything is over for this connection: free both records. */
+static void
+px_finish(struct sy_worker *w, struct sy_proxy *px)
+{
+	sy_conn_free(w, px->cc); /* releases px and the backend leg */
+}
+
+/*
+ * After anything happened on either leg: make all the progress there is,
+ * send what the windows allow, close what is finished, re-arm the timer.
+ */
+void
+px_step(struct sy_worker *w, struct sy_proxy *px)
+{
+	unsigned rounds = 0;
+
+	while (px_advance(w, px) && ++rounds < 64)
+		;
+	if (px->bc != NULL) {
+		sy_tcb_output(w, &px->b);
+		if (px->b.state == SY_TCPS_CLOSED && px->b.sndq.bytes == 0 && px->backend_idle)
+			px_backend_drop(w, px);
+	}
+	sy_tcb_output(w, &px->c);
+	px->c.events = 0;
+	if (px->bc != NULL)
+		px->b.events = 0;
+	if (px->c.state == SY_TCPS_CLOSED ||
+	    (px->c.state == SY_TCPS_TIME_WAIT && px->c.tw_at == 0)) {
+		px_finish(w, px);
+		return;
+	}
+	px_arm(w, px);
+}
+
+void
+sy_proxy_start(struct sy_worker *w, struct sy_conn *c)
+{
+	struct sy_peek_buf *p = c->peek;
+	struct sy_tcb_accept a;
+	struct sy_proxy *px;
+	void *obj;
+	unsigned i;
+
+	if (rte_mempool_get(w->tcp.proxies, &obj) < 0) {
+		w->counters.drops[SY_DROP_PROXY_POOL_EMPTY]++;
+		sy_answer_start(w, c, 503, SY_ANSWER_PROXY_BUSY);
+		return;
+	}
+	px = obj;
+	memset(px, 0, sizeof(*px));
+	px->cc = c;
+	memset(&a, 0, sizeof(a));
+	a.isn_c = p->isn_c;
+	a.isn_r = p->isn_r;
+	a.mss = p->mss;
+	a.ws_c = p->ws_c;
+	a.ws_r = p->ws_c != SY_TCP_WS_NONE ? 7 : 0; /* the SYN-ACK's (tcp_in.c) */
+	a.sack_ok = p->sack_ok;
+	a.ts_ok = p->ts_ok;
+	/* The held segments are fed again as received, oldest timestamp
+	 * first, so PAWS takes them all. */
+	a.ts_recent = p->ts_first;
+	a.tsval_r0 = p->tsval_r0;
+	a.win = p->client_win;
+	px->c.saddr = c->vip;
+	px->c.daddr = c->client_ip;
+	px->c.sport = c->vip_port;
+	px->c.dport = c->client_port;
+	px->c.out_if = c->client_if;
+	px->c.nh = c->client_nh;
+	sy_tcb_init_accepted(w, &px->c, &a, SY_PROXY_RCVBUF);
+	c->state = SY_CONN_PROXY;
+	c->px = px;
+	c->peek = NULL;
+	w->counters.conns_proxied++;
+	px->req_state = SY_PX_REQ_HEAD;
+	px->resp_state = SY_PX_RESP_NONE;
+	px->deadline = in_ms(w, SY_PROXY_TIMEOUT_HTTP_REQUEST_MS);
+	/* The bytes PEEK held, in order, then the out-of-order ones: the
+	 * connection's first segments as our TCP would have seen them. */
+	for (i = 0; i < p->n_seg; i++)
+		sy_tcb_input(w, &px->c, p->seg[i]);
+	for (i = 0; i < p->n_ooo; i++)
+		sy_tcb_input(w, &px->c, p->ooo[i]);
+	p->n_seg = 0;
+	p->n_ooo = 0;
+	sy_peek_free(w, p);
+	px_step(w, px);
+}
+
+/* Checked here: the proxy reads payload (splice forwards it and lets the
+ * endpoints check). */
+static bool
+checksum_ok(struct rte_mbuf *m)
+{
+	struct rte_ipv4_hdr *ip = rte_pktmbuf_mtod(m, struct rte_ipv4_hdr *);
+	uint64_t l4 = m->ol_flags & RTE_MBUF_F_RX_L4_CKSUM_MASK;
+
+	if (l4 == RTE_MBUF_F_RX_L4_CKSUM_GOOD)
+		return true;
+	if (l4 == RTE_MBUF_F_RX_L4_CKSUM_BAD)
+		return false;
+	return rte_ipv4_udptcp_cksum_mbuf_verify(m, ip, rte_ipv4_hdr_len(ip)) == 0;
+}
+
+void
+sy_proxy_segment(struct sy_worker *w, struct sy_conn *c, struct rte_mbuf *m, bool from_client)
+{
+	struct sy_proxy *px = c->px;
+
+	if (px == NULL) {
+		sy_drop(w, m, SY_DROP_TCP_UNEXPECTED);
+		return;
+	}
+	if (!checksum_ok(m)) {
+		sy_drop(w, m, SY_DROP_TCP_BAD_CHECKSUM);
+		return;
+	}
+	c->last_seen = sy_conn_seen(w->now);
+	if (from_client) {
+		sy_tcb_input(w, &px->c, m);
+	} else {
+		sy_tcb_input(w, &px->b, m);
+		if (px->b.events & SY_TCB_EV_STALE_ACK) {
+			/* The backend still holds an older connection on this
+			 * tuple: our RST went; the SYN again now (splice.c's
+			 * backend_stale_ack, with the same reasons). */
+			w->counters.backend_stale_acks++;
+			px->b.events &= (uint8_t)~SY_TCB_EV_STALE_ACK;
+			if (px->b.backoff < SY_TCB_SYN_RETRIES) {
+				px->b.backoff++;
+				sy_tcb_connect_again(w, &px->b);
+			}
+		}
+	}
+	px_step(w, px);
+}
+
+void
+sy_proxy_timeout(struct sy_worker *w, struct sy_conn *c)
+{
+	struct sy_proxy *px = c->px;
+
+	if (px == NULL) {
+		sy_conn_free(w, c);
+		return;
+	}
+	sy_tcb_timers(w, &px->c);
+	if (px->bc != NULL)
+		sy_tcb_timers(w, &px->b);
+	if (px->deadline != 0 && px->deadline <= w->now)
+		px_deadline(w, px);
+	if (c->state != SY_CONN_PROXY || c->px != px)
+		return;
+	px_step(w, px);
+}
+
+void
+sy_proxy_release(struct sy_worker *w, struct sy_conn *c)
+{
+	struct sy_proxy *px = c->px;
+
+	c->px = NULL;
+	if (px == NULL)
+		return;
+	if (c->state == SY_CONN_PROXY_BE) {
+		/* The backend leg alone (px_backend_drop frees it this way). */
+		if (px->bc == c)
+			px->bc = NULL;
+		return;
+	}
+	if (px->bc != NULL) {
+		struct sy_conn *bc = px->bc;
+
+		sy_tcb_release(&px->b);
+		bc->px = NULL;
+		px->bc = NULL;
+		sy_conn_free(w, bc);
+	}
+	sy_tcb_release(&px->c);
+	rte_mempool_put(w->tcp.proxies, px);
+}

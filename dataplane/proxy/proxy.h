@@ -1,0 +1,87 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The proxy mode (DESIGN.md section 4, "Proxy"): the face of proxy/. A
+ * connection whose vhost needs more than its first request's Host (path and
+ * method rules, predicates, http-level policies) is terminated: the router
+ * takes over the client leg from PEEK (the held bytes become received data;
+ * tcb.h from then on), routes every request of the keep-alive connection on
+ * its own, and carries each to a backend over a backend leg of its own TCP.
+ *
+ * Two records (splice/conn.h) share one struct sy_proxy: the client leg's
+ * (state SY_CONN_PROXY, in the flow table, the only one on the timer
+ * wheel) and the current backend leg's (SY_CONN_PROXY_BE, found by its SNAT
+ * port). A backend leg is kept between requests while the next request goes
+ * to the same endpoint and its last response was read to its end.
+ */
+#ifndef SY_PROXY_H
+#define SY_PROXY_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "proxy/px_msg.h"
+#include "tcp/tcb.h"
+
+struct rte_mbuf;
+struct sy_conn;
+struct sy_worker;
+
+#define SY_PROXY_MAX 4096              /* proxied connections per worker */
+#define SY_PROXY_RCVBUF (256 * 1024)   /* per leg: our window's size */
+#define SY_PROXY_SNDBUF (256 * 1024)   /* per leg: bytes queued towards a peer */
+#define SY_PROXY_HEAD_MAX (16 * 1024)  /* request and response heads */
+#define SY_PROXY_TARGET_MAX 8192       /* request target (414 past it) */
+
+/* Timeouts, named as the OpenShift router's (ROUTER_DEFAULT_*_TIMEOUT,
+ * HAProxy's timeout client/server/connect/http-request/http-keep-alive/
+ * tunnel), in milliseconds. */
+#define SY_PROXY_TIMEOUT_CLIENT_MS 30000
+#define SY_PROXY_TIMEOUT_SERVER_MS 30000
+#define SY_PROXY_TIMEOUT_CONNECT_MS 5000
+#define SY_PROXY_TIMEOUT_HTTP_REQUEST_MS 10000
+#define SY_PROXY_TIMEOUT_KEEP_ALIVE_MS 300000
+#define SY_PROXY_TIMEOUT_TUNNEL_MS 3600000
+
+enum sy_proxy_req_state {
+	SY_PX_REQ_HEAD,  /* waiting for (the next) request head */
+	SY_PX_REQ_BODY,  /* forwarding its body */
+	SY_PX_REQ_DONE,  /* sent; waiting for the response to finish */
+};
+
+enum sy_proxy_resp_state {
+	SY_PX_RESP_NONE,  /* no request outstanding */
+	SY_PX_RESP_HEAD,  /* waiting for the response head */
+	SY_PX_RESP_BODY,  /* forwarding its body */
+	SY_PX_RESP_OWN,   /* the router's own answer is in the client's queue */
+};
+
+struct sy_proxy {
+	struct sy_conn *cc; /* client record */
+	struct sy_conn *bc; /* backend record, or NULL */
+	struct sy_tcb c, b;
+	uint8_t req_state, resp_state;
+	bool tunnel;        /* after a 101 (Upgrade) or a CONNECT's 2xx */
+	bool close_after;   /* close the client leg once this response is out */
+	bool backend_idle;  /* bc finished its last response: reusable */
+	bool head_req;      /* the request in flight is HEAD */
+	bool resp_sent;     /* bytes of the current response reached the client queue */
+	uint8_t req_framing, resp_framing; /* enum sy_px_framing */
+	uint64_t req_left, resp_left;      /* LENGTH: body bytes still to forward */
+	struct sy_px_chunked req_chunk, resp_chunk;
+	uint32_t be_ip;     /* current backend endpoint (network order) */
+	uint16_t be_port;
+	uint64_t deadline;  /* TSC: the timeout of the current phase */
+	uint32_t requests;  /* on this client connection */
+};
+
+/* c (PEEK, HTTP) goes to the proxy: take the held bytes and go on. */
+void sy_proxy_start(struct sy_worker *w, struct sy_conn *c);
+/* A segment for either leg's record. Consumes m. */
+void sy_proxy_segment(struct sy_worker *w, struct sy_conn *c, struct rte_mbuf *m,
+		      bool from_client);
+/* The client record's timer fired. */
+void sy_proxy_timeout(struct sy_worker *w, struct sy_conn *c);
+/* sy_conn_free of a proxy record: free the proxy state and the other leg. */
+void sy_proxy_release(struct sy_worker *w, struct sy_conn *c);
+
+#endif

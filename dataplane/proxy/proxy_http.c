@@ -1,0 +1,514 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Requests and responses of a proxied connection (proxy.h): one request at
+ * a time towards the backend (pipelined requests wait in the client's
+ * receive queue, in order), its response back, then the next. Bodies move
+ * between the legs' queues by their framing without being copied; heads are
+ * copied once (the request's is rewritten with the forwarded headers).
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include <rte_byteorder.h>
+#include <rte_mbuf.h>
+#include <rte_per_lcore.h>
+
+#include "proxy/proxy_internal.h"
+#include "worker.h"
+
+/* A head being parsed or rewritten: one per lcore, not on the stack. */
+static RTE_DEFINE_PER_LCORE(uint8_t[SY_PROXY_HEAD_MAX + 1024], px_head);
+
+static inline uint64_t
+in_ms(const struct sy_worker *w, uint64_t ms)
+{
+	return w->now + sy_ms_to_tsc(w, ms);
+}
+
+static const char *
+reason_phrase(uint16_t status)
+{
+	switch (status) {
+	case 200: return "OK";
+	case 301: return "Moved Permanently";
+	case 302: return "Found";
+	case 307: return "Temporary Redirect";
+	case 308: return "Permanent Redirect";
+	case 400: return "Bad Request";
+	case 403: return "Forbidden";
+	case 404: return "Not Found";
+	case 408: return "Request Timeout";
+	case 413: return "Content Too Large";
+	case 414: return "URI Too Long";
+	case 429: return "Too Many Requests";
+	case 431: return "Request Header Fields Too Large";
+	case 501: return "Not Implemented";
+	case 502: return "Bad Gateway";
+	case 503: return "Service Unavailable";
+	case 504: return "Gateway Timeout";
+	case 505: return "HTTP Version Not Supported";
+	default: return "Status";
+	}
+}
+
+/* The router's own answer, queued to the client; `close` ends the
+ * connection after it. */
+static void
+px_answer(struct sy_worker *w, struct sy_proxy *px, uint16_t status, enum sy_answer_reason why,
+	  const char *location, const char *custom_body, bool close)
+{
+	char buf[1400], body[512];
+	const char *type = "text/html";
+	int n;
+
+	if (location != NULL && location[0]) {
+		body[0] = '\0';
+	} else if (custom_body != NULL && custom_body[0]) {
+		snprintf(body, sizeof(body), "%s", custom_body);
+		type = "text/plain";
+	} else {
+		snprintf(body, sizeof(body), "<html><body><h1>%u %s</h1></body></html>\n", status,
+			 reason_phrase(status));
+	}
+	n = snprintf(buf, sizeof(buf),
+		     "HTTP/1.1 %u %s\r\n%s%s%sContent-Type: %s\r\nContent-Length: %zu\r\n"
+		     "Cache-Control: private, max-age=0, no-cache, no-store\r\n"
+		     "Connection: %s\r\n\r\n%s",
+		     status, reason_phrase(status), location && location[0] ? "Location: " : "",
+		     location ? location : "", location && location[0] ? "\r\n" : "", type,
+		     px->head_req ? (size_t)0 : strlen(body), close ? "close" : "keep-alive",
+		     px->head_req ? "" : body);
+	if (n < 0 || (size_t)n >= sizeof(buf))
+		n = (int)strlen(buf);
+	w->counters.answers[why]++;
+	sy_mq_append_bytes(&px->c.sndq, buf, (uint32_t)n, w->sh->pool);
+	px->resp_state = SY_PX_RESP_OWN;
+	px->resp_sent = true;
+	if (close)
+		px->close_after = true;
+}
+
+/* The exchange is over: the next request, or the close. */
+static void
+px_response_done(struct sy_worker *w, struct sy_proxy *px, bool backend_reusable)
+{
+	px->resp_state = SY_PX_RESP_NONE;
+	px->resp_sent = false;
+	if (px->req_state != SY_PX_REQ_DONE) {
+		/* An answer before the whole request arrived: the rest of it
+		 * cannot be told from the next request. */
+		px->close_after = true;
+	}
+	px->req_state = SY_PX_REQ_HEAD;
+	if (px->bc != NULL) {
+		if (backend_reusable && px->b.state == SY_TCPS_ESTABLISHED && px->b.rcvq.bytes == 0)
+			px->backend_idle = true;
+		else
+			px_backend_drop(w, px);
+	}
+	if (px->close_after) {
+		sy_tcb_close(&px->c);
+		px_backend_drop(w, px);
+		px->deadline = in_ms(w, SY_PROXY_TIMEOUT_CLIENT_MS);
+		return;
+	}
+	px->deadline = in_ms(w, SY_PROXY_TIMEOUT_KEEP_ALIVE_MS);
+}
+
+/* Forwarded headers, appended (the OpenShift router's default policy,
+ * ROUTER_SET_FORWARDED_HEADERS=append). */
+static uint32_t
+forwarded_headers(const struct sy_proxy *px, const struct sy_px_req *req, char *out, size_t room)
+{
+	const uint8_t *ip = (const uint8_t *)&px->cc->client_ip;
+	int n = snprintf(out, room,
+			 "X-Forwarded-For: %u.%u.%u.%u\r\n"
+			 "X-Forwarded-Host: %s\r\n"
+			 "X-Forwarded-Port: %u\r\n"
+			 "X-Forwarded-Proto: http\r\n"
+			 "Forwarded: for=%u.%u.%u.%u;host=%s;proto=http\r\n",
+			 ip[0], ip[1], ip[2], ip[3], req->h.host, rte_be_to_cpu_16(px->cc->vip_port),
+			 ip[0], ip[1], ip[2], ip[3], req->h.host);
+
+	return n > 0 && (size_t)n < room ? (uint32_t)n : 0;
+}
+
+static bool
+px_request_head(struct sy_worker *w, struct sy_proxy *px)
+{
+	uint8_t *head = RTE_PER_LCORE(px_head);
+	struct sy_tcb *c = &px->c;
+	struct sy_px_req req;
+	struct px_target tg;
+	enum sy_px_msg_status st;
+	uint32_t n, start = 0, fwd;
+
+	if (c->rcvq.bytes == 0 || (c->flags & SY_TCB_F_FIN_QUEUED))
+		return false;
+	n = RTE_MIN(c->rcvq.bytes, (uint32_t)SY_PROXY_HEAD_MAX);
+	sy_mq_copy(&c->rcvq, 0, n, head);
+	st = sy_px_parse_request(head, n, SY_PROXY_HEAD_MAX, &req);
+	if (st == SY_PX_MSG_MORE) {
+		if (n < SY_PROXY_HEAD_MAX && !(c->flags & SY_TCB_F_FIN_RCVD))
+			return false;
+		st = n >= SY_PROXY_HEAD_MAX ? SY_PX_MSG_TOO_BIG : SY_PX_MSG_BAD;
+	}
+	px->head_req = false;
+	if (st != SY_PX_MSG_DONE) {
+		enum sy_answer_reason why = st == SY_PX_MSG_TOO_BIG	 ? SY_ANSWER_HEAD_TOO_LARGE :
+					    st == SY_PX_MSG_URI_TOO_LONG ? SY_ANSWER_URI_TOO_LONG :
+									   SY_ANSWER_BAD_REQUEST;
+
+		sy_mq_drop(&c->rcvq, c->rcvq.bytes);
+		px->req_state = SY_PX_REQ_DONE;
+		px_answer(w, px, sy_px_msg_http_status(st), why, NULL, NULL, true);
+		return true;
+	}
+	px->requests++;
+	w->counters.proxy_requests++;
+	px->head_req = req.is_head;
+	px->close_after = !req.keep_alive;
+	px->req_framing = (uint8_t)req.framing;
+	px->req_left = req.length;
+	memset(&px->req_chunk, 0, sizeof(px->req_chunk));
+	px_route(w, &req, head, &tg);
+	if (tg.status == 0 && !(px->bc != NULL && px->backend_idle && px->be_ip == tg.ip &&
+				px->be_port == tg.port)) {
+		int why;
+
+		px_backend_drop(w, px);
+		why = px_backend_open(w, px, tg.ip, tg.port);
+		if (why != 0) {
+			tg.status = 503;
+			tg.why = (enum sy_answer_reason)why;
+		}
+	} else if (tg.status == 0) {
+		w->counters.proxy_backend_reused++;
+	}
+	if (tg.status != 0) {
+		sy_mq_drop(&c->rcvq, req.h.head_len);
+		/* The body, if any, is read and dropped (REQ_BODY with no
+		 * backend leg), so the next request can be found. */
+		px->req_state = req.framing == SY_PX_BODY_NONE ? SY_PX_REQ_DONE : SY_PX_REQ_BODY;
+		px_answer(w, px, tg.status, tg.why, tg.location, tg.body, px->close_after);
+		sy_tcb_consumed(w, c);
+		return true;
+	}
+	px->backend_idle = false;
+	/* The head without leading empty lines and without its blank line,
+	 * then our headers, then the blank line. */
+	while (start + 1 < req.h.head_len && head[start] == '\r' && head[start + 1] == '\n')
+		start += 2;
+	fwd = forwarded_headers(px, &req, (char *)head + req.h.head_len,
+				sizeof(RTE_PER_LCORE(px_head)) - req.h.head_len);
+	memmove(head + req.h.head_len - 2, head + req.h.head_len, fwd);
+	memcpy(head + req.h.head_len - 2 + fwd, "\r\n", 2);
+	if (sy_mq_append_bytes(&px->b.sndq, head + start, req.h.head_len - start + fwd,
+			       w->sh->pool) < 0) {
+		px_backend_drop(w, px);
+		sy_mq_drop(&c->rcvq, c->rcvq.bytes);
+		px->req_state = SY_PX_REQ_DONE;
+		px_answer(w, px, 503, SY_ANSWER_PROXY_BUSY, NULL, NULL, true);
+		return true;
+	}
+	sy_mq_drop(&c->rcvq, req.h.head_len);
+	sy_tcb_consumed(w, c);
+	px->req_state = req.framing == SY_PX_BODY_NONE ? SY_PX_REQ_DONE : SY_PX_REQ_BODY;
+	px->resp_state = SY_PX_RESP_HEAD;
+	px->deadline = in_ms(w, px->b.state == SY_TCPS_SYN_SENT ? SY_PROXY_TIMEOUT_CONNECT_MS :
+								   SY_PROXY_TIMEOUT_SERVER_MS);
+	return true;
+}
+
+/*
+ * How many of the queue's first `avail` bytes belong to the body being
+ * carried (framing, left, chunk state); *done when its end is among them.
+ * -1 on a chunked framing error.
+ */
+static int64_t
+body_bytes(const struct sy_mq *q, uint32_t avail, uint8_t framing, uint64_t *left,
+	   struct sy_px_chunked *ch, bool *done)
+{
+	struct sy_frag f[32];
+	uint32_t total = 0;
+	unsigned n, i;
+
+	*done = false;
+	switch (framing) {
+	case SY_PX_BODY_LENGTH: {
+		uint32_t take = (uint32_t)RTE_MIN((uint64_t)avail, *left);
+
+		*left -= take;
+		*done = *left == 0;
+		return take;
+	}
+	case SY_PX_BODY_CHUNKED:
+		n = sy_mq_frags(q, 0, avail, f, RTE_DIM(f));
+		for (i = 0; i < n; i++) {
+			uint32_t used = 0;
+			enum sy_px_msg_status st = sy_px_chunked_feed(ch, f[i].data, f[i].len, &used);
+
+			total += used;
+			if (st == SY_PX_MSG_BAD)
+				return -1;
+			if (st == SY_PX_MSG_DONE) {
+				*done = true;
+				break;
+			}
+		}
+		return total;
+	case SY_PX_BODY_CLOSE:
+	case SY_PX_BODY_TUNNEL:
+		return avail;
+	default:
+		*done = true;
+		return 0;
+	}
+}
+
+static bool
+px_request_body(struct sy_worker *w, struct sy_proxy *px)
+{
+	struct sy_tcb *c = &px->c;
+	uint32_t avail = c->rcvq.bytes;
+	bool done;
+	int64_t take;
+
+	if (px->bc != NULL && px->resp_state != SY_PX_RESP_OWN)
+		avail = RTE_MIN(avail, sy_tcb_send_room(&px->b, SY_PROXY_SNDBUF));
+	if (avail == 0)
+		return false;
+	take = body_bytes(&c->rcvq, avail, px->req_framing, &px->req_left, &px->req_chunk, &done);
+	if (take < 0) {
+		/* A broken chunked body: nothing after it can be trusted. */
+		px_backend_drop(w, px);
+		sy_mq_drop(&c->rcvq, c->rcvq.bytes);
+		px->req_state = SY_PX_REQ_DONE;
+		if (!px->resp_sent)
+			px_answer(w, px, 400, SY_ANSWER_BAD_REQUEST, NULL, NULL, true);
+		else
+			px->close_after = true;
+		return true;
+	}
+	if (take == 0 && !done)
+		return false;
+	if (px->bc == NULL || px->resp_state == SY_PX_RESP_OWN)
+		sy_mq_drop(&c->rcvq, (uint32_t)take); /* a body nobody will read */
+	else if (sy_mq_move(&px->b.sndq, &c->rcvq, (uint32_t)take, w->sh->pool) < 0)
+		return false;
+	sy_tcb_consumed(w, c);
+	if (done)
+		px->req_state = SY_PX_REQ_DONE;
+	return true;
+}
+
+static void
+px_backend_failed(struct sy_worker *w, struct sy_proxy *px, uint16_t status,
+		  enum sy_answer_reason why)
+{
+	px_backend_drop(w, px);
+	if (!px->resp_sent) {
+		if (px->req_state == SY_PX_REQ_BODY)
+			px->close_after = true;
+		px_answer(w, px, status, why, NULL, NULL, px->close_after);
+		return;
+	}
+	/* Part of the response went out: the client must see it cut. */
+	sy_tcb_abort(w, &px->c);
+}
+
+static bool
+px_response_head(struct sy_worker *w, struct sy_proxy *px)
+{
+	uint8_t *head = RTE_PER_LCORE(px_head);
+	struct sy_tcb *b = &px->b;
+	struct sy_px_resp resp;
+	enum sy_px_msg_status st;
+	uint32_t n;
+
+	if (px->bc == NULL)
+		return false;
+	if (b->rcvq.bytes == 0) {
+		if (b->events & SY_TCB_EV_REFUSED) {
+			px_backend_failed(w, px, 503, SY_ANSWER_BACKEND_UNREACHABLE);
+			return true;
+		}
+		if (b->state == SY_TCPS_CLOSED || (b->flags & SY_TCB_F_FIN_RCVD)) {
+			/* Closed or reset before a byte of the response (a
+			 * kept connection the backend had just closed, too). */
+			px_backend_failed(w, px, 502, SY_ANSWER_BACKEND_BROKEN);
+			return true;
+		}
+		return false;
+	}
+	n = RTE_MIN(b->rcvq.bytes, (uint32_t)SY_PROXY_HEAD_MAX);
+	sy_mq_copy(&b->rcvq, 0, n, head);
+	st = sy_px_parse_response(head, n, SY_PROXY_HEAD_MAX, px->head_req, false, &resp);
+	if (st == SY_PX_MSG_MORE && (b->flags & SY_TCB_F_FIN_RCVD || b->state == SY_TCPS_CLOSED))
+		st = SY_PX_MSG_BAD;
+	if (st == SY_PX_MSG_MORE)
+		return false;
+	if (st != SY_PX_MSG_DONE) {
+		px_backend_failed(w, px, 502, SY_ANSWER_BACKEND_BROKEN);
+		return true;
+	}
+	if (sy_mq_move(&px->c.sndq, &b->rcvq, resp.head_len, w->sh->pool) < 0)
+		return false;
+	px->resp_sent = true;
+	sy_tcb_consumed(w, b);
+	if (resp.status >= 100 && resp.status < 200 && resp.status != 101)
+		return true; /* 100 Continue and friends: the real head follows */
+	if (!resp.keep_alive)
+		px->close_after = true;
+	px->resp_framing = (uint8_t)resp.framing;
+	px->resp_left = resp.length;
+	memset(&px->resp_chunk, 0, sizeof(px->resp_chunk));
+	if (resp.framing == SY_PX_BODY_TUNNEL) {
+		px->tunnel = true;
+		px->deadline = in_ms(w, SY_PROXY_TIMEOUT_TUNNEL_MS);
+		return true;
+	}
+	if (resp.framing == SY_PX_BODY_NONE) {
+		px_response_done(w, px, resp.keep_alive);
+		return true;
+	}
+	px->resp_state = SY_PX_RESP_BODY;
+	return true;
+}
+
+static bool
+px_response_body(struct sy_worker *w, struct sy_proxy *px)
+{
+	struct sy_tcb *b = &px->b;
+	uint32_t avail;
+	bool done;
+	int64_t take;
+
+	if (px->bc == NULL)
+		return false;
+	avail = RTE_MIN(b->rcvq.bytes, sy_tcb_send_room(&px->c, SY_PROXY_SNDBUF));
+	if (px->resp_framing == SY_PX_BODY_CLOSE &&
+	    (b->state == SY_TCPS_CLOSED || (b->flags & SY_TCB_F_FIN_RCVD)) && b->rcvq.bytes == 0) {
+		px->close_after = true;
+		px_response_done(w, px, false);
+		return true;
+	}
+	if (avail == 0) {
+		if (b->state == SY_TCPS_CLOSED || ((b->flags & SY_TCB_F_FIN_RCVD) && b->rcvq.bytes == 0)) {
+			/* The backend went before the end of the body. */
+			px_backend_failed(w, px, 502, SY_ANSWER_BACKEND_BROKEN);
+			return true;
+		}
+		return false;
+	}
+	take = body_bytes(&b->rcvq, avail, px->resp_framing, &px->resp_left, &px->resp_chunk, &done);
+	if (take < 0) {
+		px_backend_failed(w, px, 502, SY_ANSWER_BACKEND_BROKEN);
+		return true;
+	}
+	if (take > 0 && sy_mq_move(&px->c.sndq, &b->rcvq, (uint32_t)take, w->sh->pool) < 0)
+		return false;
+	sy_tcb_consumed(w, b);
+	if (done)
+		px_response_done(w, px, !px->close_after);
+	return take > 0 || done;
+}
+
+/* After a 101 or a CONNECT's 2xx: bytes both ways, FINs passed on. */
+static bool
+px_tunnel(struct sy_worker *w, struct sy_proxy *px)
+{
+	bool progress = false;
+	uint32_t n;
+
+	if (px->bc == NULL)
+		return false;
+	n = RTE_MIN(px->c.rcvq.bytes, sy_tcb_send_room(&px->b, SY_PROXY_SNDBUF));
+	if (n > 0 && sy_mq_move(&px->b.sndq, &px->c.rcvq, n, w->sh->pool) == 0) {
+		sy_tcb_consumed(w, &px->c);
+		progress = true;
+	}
+	n = RTE_MIN(px->b.rcvq.bytes, sy_tcb_send_room(&px->c, SY_PROXY_SNDBUF));
+	if (n > 0 && sy_mq_move(&px->c.sndq, &px->b.rcvq, n, w->sh->pool) == 0) {
+		sy_tcb_consumed(w, &px->b);
+		progress = true;
+	}
+	if ((px->c.flags & SY_TCB_F_FIN_RCVD) && px->c.rcvq.bytes == 0 &&
+	    !(px->b.flags & SY_TCB_F_FIN_QUEUED))
+		sy_tcb_close(&px->b);
+	if ((px->b.flags & SY_TCB_F_FIN_RCVD) && px->b.rcvq.bytes == 0 &&
+	    !(px->c.flags & SY_TCB_F_FIN_QUEUED))
+		sy_tcb_close(&px->c);
+	if (px->b.state == SY_TCPS_CLOSED && !(px->c.flags & SY_TCB_F_FIN_QUEUED)) {
+		sy_tcb_abort(w, &px->c);
+		progress = false;
+	}
+	if (progress)
+		px->deadline = in_ms(w, SY_PROXY_TIMEOUT_TUNNEL_MS);
+	return progress;
+}
+
+bool
+px_advance(struct sy_worker *w, struct sy_proxy *px)
+{
+	bool progress = false;
+
+	if (px->c.state == SY_TCPS_CLOSED) {
+		px_backend_drop(w, px);
+		return false;
+	}
+	if (px->tunnel)
+		return px_tunnel(w, px);
+	if (px->req_state == SY_PX_REQ_HEAD && px->resp_state == SY_PX_RESP_NONE)
+		progress |= px_request_head(w, px);
+	if (px->req_state == SY_PX_REQ_BODY)
+		progress |= px_request_body(w, px);
+	if (px->resp_state == SY_PX_RESP_HEAD)
+		progress |= px_response_head(w, px);
+	else if (px->resp_state == SY_PX_RESP_BODY)
+		progress |= px_response_body(w, px);
+	if (px->resp_state == SY_PX_RESP_OWN && px->req_state != SY_PX_REQ_BODY) {
+		px_response_done(w, px, true);
+		progress = true;
+	}
+	/* The client closed its side with nothing more to ask. */
+	if ((px->c.flags & SY_TCB_F_FIN_RCVD) && px->c.rcvq.bytes == 0 &&
+	    px->req_state == SY_PX_REQ_HEAD && px->resp_state == SY_PX_RESP_NONE &&
+	    !(px->c.flags & SY_TCB_F_FIN_QUEUED)) {
+		sy_tcb_close(&px->c);
+		px_backend_drop(w, px);
+		progress = true;
+	}
+	return progress;
+}
+
+void
+px_deadline(struct sy_worker *w, struct sy_proxy *px)
+{
+	px->deadline = 0;
+	if (px->tunnel || (px->c.flags & SY_TCB_F_FIN_QUEUED)) {
+		/* Idle tunnel, or a close that never finished. */
+		px_backend_drop(w, px);
+		sy_tcb_abort(w, &px->c);
+		return;
+	}
+	switch (px->resp_state) {
+	case SY_PX_RESP_HEAD:
+	case SY_PX_RESP_BODY:
+		px_backend_failed(w, px, 504, SY_ANSWER_BACKEND_TIMEOUT);
+		return;
+	default:
+		break;
+	}
+	if (px->c.rcvq.bytes > 0 || px->requests == 0) {
+		/* http-request: the head did not arrive in time. */
+		sy_mq_drop(&px->c.rcvq, px->c.rcvq.bytes);
+		px->req_state = SY_PX_REQ_DONE;
+		px->head_req = false;
+		px_answer(w, px, 408, SY_ANSWER_HEAD_TIMEOUT, NULL, NULL, true);
+		return;
+	}
+	/* http-keep-alive: an idle connection between requests. */
+	sy_tcb_close(&px->c);
+	px_backend_drop(w, px);
+}

@@ -1,0 +1,256 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Routing one request of a proxied connection (every request on its own):
+ * the vhost by Host, then the first of its rules (most specific first, as
+ * the compiler ordered them) whose path, methods and predicates all hold,
+ * then an endpoint of its pool. Predicates read the head in place.
+ * Skipper's semantics (PEER-SEMANTICS.md, control/rule_match.c for resolve):
+ * Header exact, HeaderRegexp/Cookie/PathRegexp/HostRegexp unanchored,
+ * Traffic rolled per request.
+ */
+#include <string.h>
+#include <strings.h>
+
+#define PCRE2_CODE_UNIT_WIDTH 8
+#include <pcre2.h>
+
+#include <rte_byteorder.h>
+#include <rte_per_lcore.h>
+
+#include "lb/lb.h"
+#include "proxy/proxy_internal.h"
+#include "sy_generation.h"
+#include "worker.h"
+
+/* One match-data block per lcore, made once (the data path does not
+ * allocate): ovector room for the groups we never read. */
+static RTE_DEFINE_PER_LCORE(pcre2_match_data *, px_md);
+
+static bool
+re_match(const struct sy_predicate *p, const uint8_t *s, size_t len)
+{
+	pcre2_match_data *md = RTE_PER_LCORE(px_md);
+
+	if (p->regex == NULL)
+		return false;
+	if (md == NULL) {
+		/* First use on this lcore (at most once per worker). */
+		md = pcre2_match_data_create(4, NULL);
+		if (md == NULL)
+			return false;
+		RTE_PER_LCORE(px_md) = md;
+	}
+	return pcre2_match(p->regex, (PCRE2_SPTR)s, len, 0, 0, md, NULL) >= 0;
+}
+
+/* The value of the first header called name in the head, or NULL. */
+static const uint8_t *
+header_value(const uint8_t *head, uint32_t head_len, const char *name, uint32_t *vlen)
+{
+	size_t nlen = strlen(name);
+	uint32_t i = 0;
+
+	/* Skip the request line. */
+	while (i + 1 < head_len && !(head[i] == '\r' && head[i + 1] == '\n'))
+		i++;
+	i += 2;
+	while (i + 1 < head_len && !(head[i] == '\r' && head[i + 1] == '\n')) {
+		uint32_t eol = i, v;
+
+		while (eol + 1 < head_len && !(head[eol] == '\r' && head[eol + 1] == '\n'))
+			eol++;
+		if (eol - i > nlen && head[i + nlen] == ':' &&
+		    strncasecmp((const char *)head + i, name, nlen) == 0) {
+			uint32_t ve = eol;
+
+			for (v = i + (uint32_t)nlen + 1; v < eol && (head[v] == ' ' || head[v] == '\t'); v++)
+				;
+			while (ve > v && (head[ve - 1] == ' ' || head[ve - 1] == '\t'))
+				ve--;
+			*vlen = ve - v;
+			return head + v;
+		}
+		i = eol + 2;
+	}
+	return NULL;
+}
+
+static bool
+cookie_matches(const struct sy_predicate *p, const uint8_t *head, uint32_t head_len)
+{
+	uint32_t len, nlen = (uint32_t)strlen(p->name);
+	const uint8_t *c = header_value(head, head_len, "Cookie", &len), *end;
+
+	if (c == NULL)
+		return false;
+	end = c + len;
+	while (c < end) {
+		const uint8_t *semi = memchr(c, ';', (size_t)(end - c));
+		const uint8_t *stop = semi ? semi : end;
+
+		while (c < stop && (*c == ' ' || *c == '\t'))
+			c++;
+		if ((uint32_t)(stop - c) > nlen && memcmp(c, p->name, nlen) == 0 && c[nlen] == '=') {
+			const uint8_t *v = c + nlen + 1;
+			size_t vlen = (size_t)(stop - v);
+
+			if (vlen >= 2 && v[0] == '"' && v[vlen - 1] == '"') {
+				v++;
+				vlen -= 2;
+			}
+			return re_match(p, v, vlen);
+		}
+		c = stop + 1;
+	}
+	return false;
+}
+
+static bool
+pred_holds(struct sy_worker *w, const struct sy_predicate *p, const struct sy_px_req *req,
+	   const uint8_t *head)
+{
+	uint32_t len;
+	const uint8_t *v;
+
+	switch (p->type) {
+	case SY_PRED_HEADER:
+		v = header_value(head, req->h.head_len, p->name, &len);
+		return v != NULL && p->value != NULL && len == strlen(p->value) &&
+		       memcmp(v, p->value, len) == 0;
+	case SY_PRED_HEADER_REGEXP:
+		v = header_value(head, req->h.head_len, p->name, &len);
+		return v != NULL && re_match(p, v, len);
+	case SY_PRED_COOKIE:
+		return cookie_matches(p, head, req->h.head_len);
+	case SY_PRED_PATH_REGEXP:
+		return re_match(p, (const uint8_t *)req->h.path, req->h.path_len);
+	case SY_PRED_HOST_REGEXP:
+		return re_match(p, (const uint8_t *)req->h.host, req->h.host_len);
+	case SY_PRED_TRAFFIC: {
+		/* Rolled per request (Skipper's Traffic without a cookie). */
+		uint64_t x = w->tcp.rng;
+
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		w->tcp.rng = x;
+		return (double)(x >> 11) / (double)(1ull << 53) < p->fraction;
+	}
+	case SY_PRED_TRUE:
+		return true;
+	default:
+		/* JWT payload predicates are resolve-only for now (README,
+		 * limits): they never match on the data path. */
+		return false;
+	}
+}
+
+/* Same path rules as sy_vhost_match_path (gen_lookup.c), one rule. */
+static bool
+path_matches(const struct sy_rule *r, const char *path, size_t len)
+{
+	const char *q = memchr(path, '?', len), *frag;
+	size_t plain = q != NULL ? (size_t)(q - path) : len;
+
+	frag = memchr(path, '#', plain);
+	if (frag != NULL)
+		plain = (size_t)(frag - path);
+	switch (r->match) {
+	case SY_PATH_EXACT:
+		return r->path_len == plain && memcmp(r->path, path, plain) == 0;
+	case SY_PATH_STRING_PREFIX:
+		return r->path_len <= plain && memcmp(r->path, path, r->path_len) == 0;
+	default:
+		if (r->path_len == 1 && r->path[0] == '/')
+			return true;
+		if (plain < r->path_len || memcmp(r->path, path, r->path_len) != 0)
+			return false;
+		return plain == r->path_len || r->path[r->path_len - 1] == '/' ||
+		       path[r->path_len] == '/';
+	}
+}
+
+static void
+answer(struct px_target *out, uint16_t status, enum sy_answer_reason why)
+{
+	out->status = status;
+	out->why = why;
+}
+
+void
+px_route(struct sy_worker *w, const struct sy_px_req *req, const uint8_t *head,
+	 struct px_target *out)
+{
+	const struct sy_generation *g = w->gen;
+	const struct sy_vhost *vh;
+	const struct sy_rule *rule = NULL;
+	uint32_t method = sy_http_method_bit(req->h.method, req->h.method_len), i, k;
+	uint16_t first = 0;
+	int ep;
+
+	memset(out, 0, sizeof(*out));
+	if (g == NULL) {
+		answer(out, 503, SY_ANSWER_NO_ROUTE);
+		return;
+	}
+	vh = req->h.host_len ? sy_gen_find_vhost(g, req->h.host, req->h.host_len) : NULL;
+	if (vh == NULL) {
+		answer(out, g->no_route_status, SY_ANSWER_NO_ROUTE);
+		return;
+	}
+	if (vh->tls != SY_TLS_NONE && vh->insecure != SY_INSECURE_ALLOW) {
+		if (vh->insecure == SY_INSECURE_REDIRECT && vh->tls != SY_TLS_PASSTHROUGH) {
+			size_t hl = sy_host_normalize_len(req->h.host, req->h.host_len);
+
+			answer(out, vh->insecure_status ? vh->insecure_status : 302,
+			       SY_ANSWER_INSECURE_REDIRECT);
+			snprintf(out->location, sizeof(out->location), "https://%.*s%.*s", (int)hl,
+				 req->h.host, (int)RTE_MIN((size_t)req->h.path_len, (size_t)120),
+				 req->h.path);
+			return;
+		}
+		answer(out, 503, SY_ANSWER_INSECURE_NOT_SERVED);
+		return;
+	}
+	for (i = 0; i < vh->n_rules && rule == NULL; i++) {
+		const struct sy_rule *r = &vh->rules[i];
+
+		if (!path_matches(r, req->h.path, req->h.path_len))
+			continue;
+		if (r->methods != 0 && !(r->methods & method))
+			continue;
+		for (k = 0; k < r->n_preds; k++)
+			if (!pred_holds(w, &r->preds[k], req, head))
+				break;
+		if (k == r->n_preds)
+			rule = r;
+	}
+	if (rule == NULL) {
+		answer(out, g->no_route_status, SY_ANSWER_NO_ROUTE);
+		return;
+	}
+	if (rule->action != SY_ACTION_BACKEND) {
+		answer(out, rule->status ? rule->status : 404, SY_ANSWER_RULE_ANSWER);
+		snprintf(out->location, sizeof(out->location), "%s",
+			 rule->action == SY_ACTION_REDIRECT && rule->location ? rule->location : "");
+		snprintf(out->body, sizeof(out->body), "%s",
+			 rule->action == SY_ACTION_STATIC && rule->body ? rule->body : "");
+		return;
+	}
+	if (rule->n_filters > 0) {
+		/* Request and response rewriting filters: not yet applied by
+		 * the proxy (README, limits); refusing beats serving a request
+		 * the route says must be changed. */
+		answer(out, 503, SY_ANSWER_NEEDS_PROXY);
+		return;
+	}
+	ep = sy_lb_pick(rule->pool, &w->tcp.rng, &first, 0);
+	while (ep >= 0 && rule->pool->endpoints[ep].addr.family != AF_INET)
+		ep = -1; /* IPv6 endpoints: a later issue */
+	if (ep < 0) {
+		answer(out, 503, rule->pool->needs_proxy ? SY_ANSWER_NEEDS_PROXY : SY_ANSWER_NO_ENDPOINT);
+		return;
+	}
+	out->ip = rule->pool->endpoints[ep].addr.v4;
+	out->port = rte_cpu_to_be_16(rule->pool->endpoints[ep].port);
+}

@@ -1,0 +1,182 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * A terminated TCP connection (the proxy mode, DESIGN.md section 4): the
+ * router is one end of it, on the client leg (the handshake was the SYN
+ * cookie's) or on a backend leg (the router's SYN, with its own ISN and
+ * TSval from tcp_isn.h). No sockets, no callbacks: the owner feeds segments
+ * to sy_tcb_input, timers to sy_tcb_timers, moves bytes between the queues
+ * and calls sy_tcb_output; after each call it looks at the queues and at
+ * `state` / `events` to see what happened.
+ *
+ * What it does (RFC 9293 unless said): the acceptability test, RST and SYN
+ * checks with RFC 5961 challenge ACKs (rate-limited per connection), PAWS
+ * (RFC 7323), window scaling, SACK blocks towards the peer for what is held
+ * out of order (RFC 2018) and the peer's SACK blocks used to skip what it
+ * holds when retransmitting, RTT and RTO per RFC 6298 (timestamps or Karn),
+ * exponential backoff, NewReno fast retransmit and recovery (RFC 6582),
+ * slow start and congestion avoidance (RFC 5681), delayed ACKs, zero-window
+ * probes, FIN and RST in every state, a short TIME_WAIT (tcp_isn.h keeps
+ * reused 4-tuples safe, so TIME_WAIT holds no port for long).
+ *
+ * Memory is bounded: the receive queue by the window we advertise (bytes
+ * the owner has not taken shrink it: back-pressure towards a fast sender),
+ * the out-of-order store by SY_TCB_OOO_MAX segments, the send queue by what
+ * the owner puts in (sy_tcb_send_room).
+ */
+#ifndef SY_TCB_H
+#define SY_TCB_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "tcp/mbuf_queue.h"
+
+struct rte_mbuf;
+struct sy_worker;
+
+enum sy_tcb_state {
+	SY_TCPS_CLOSED = 0,
+	SY_TCPS_SYN_SENT,
+	SY_TCPS_ESTABLISHED,
+	SY_TCPS_FIN_WAIT_1,
+	SY_TCPS_FIN_WAIT_2,
+	SY_TCPS_CLOSE_WAIT,
+	SY_TCPS_CLOSING,
+	SY_TCPS_LAST_ACK,
+	SY_TCPS_TIME_WAIT,
+};
+
+/* What happened since the owner last cleared `events`. */
+#define SY_TCB_EV_CONNECTED 0x01 /* SYN-SENT -> ESTABLISHED */
+#define SY_TCB_EV_DATA 0x02      /* bytes appended to rcvq */
+#define SY_TCB_EV_FIN 0x04       /* the peer's FIN arrived in order */
+#define SY_TCB_EV_RESET 0x08     /* the peer reset the connection (CLOSED) */
+#define SY_TCB_EV_SENT 0x10      /* sndq bytes were acknowledged: room */
+#define SY_TCB_EV_REFUSED 0x20   /* RST to our SYN */
+#define SY_TCB_EV_TIMEOUT 0x40   /* retransmissions gave up (CLOSED) */
+#define SY_TCB_EV_STALE_ACK 0x80 /* SYN-SENT: an ACK for an older connection */
+
+/* flags */
+#define SY_TCB_F_TS 0x0001       /* timestamps in use */
+#define SY_TCB_F_SACK 0x0002     /* SACK permitted both ways */
+#define SY_TCB_F_ACK_NOW 0x0004  /* send an ACK on the next output */
+#define SY_TCB_F_FIN_QUEUED 0x0008 /* the owner closed: FIN after sndq */
+#define SY_TCB_F_FIN_SENT 0x0010
+#define SY_TCB_F_FIN_RCVD 0x0020
+#define SY_TCB_F_RECOVERY 0x0040 /* NewReno fast recovery */
+#define SY_TCB_F_RTT_TIMING 0x0080 /* rtt_seq is being timed (no timestamps) */
+#define SY_TCB_F_DELACK 0x0100   /* one in-order segment not yet acknowledged */
+
+#define SY_TCB_OOO_MAX 16
+#define SY_TCB_SACK_MAX 4        /* peer's SACK blocks kept */
+#define SY_TCB_RTO_MIN_MS 200    /* Linux's floor; RFC 6298 says 1 s */
+#define SY_TCB_RTO_INIT_MS 1000
+#define SY_TCB_RTO_MAX_MS 60000
+#define SY_TCB_RETRIES 8         /* RTOs in a row before giving up */
+#define SY_TCB_SYN_RETRIES 3
+#define SY_TCB_DELACK_MS 40
+#define SY_TCB_TIME_WAIT_MS 2000
+#define SY_TCB_CHALLENGE_PER_S 10 /* challenge ACKs per connection per second */
+
+struct sy_tcb {
+	/* Who we are on this leg, and where segments go. */
+	uint32_t saddr, daddr; /* network order */
+	uint16_t sport, dport; /* network order */
+	uint16_t out_if;
+	uint32_t nh;           /* next hop on out_if */
+
+	uint8_t state;         /* enum sy_tcb_state */
+	uint8_t snd_ws, rcv_ws; /* window shifts in force */
+	uint8_t dupacks;
+	uint8_t backoff;       /* RTOs in a row */
+	uint8_t events;        /* SY_TCB_EV_*, cleared by the owner */
+	uint16_t flags;        /* SY_TCB_F_* */
+	uint16_t mss;          /* payload bytes per segment we send */
+	uint16_t rcv_mss;      /* what we announced (window rounding) */
+
+	uint32_t iss, snd_una, snd_nxt, snd_max, snd_wnd, snd_wl1, snd_wl2;
+	uint32_t max_snd_wnd;  /* largest window the peer offered (RFC 5961 5.2) */
+	uint32_t irs, rcv_nxt, rcv_adv; /* rcv_adv: right edge we advertised */
+	uint32_t rcvbuf;       /* most bytes held in rcvq + ooo */
+	uint32_t ts_recent, ts_off; /* ts_off: our TSval = ms clock + ts_off */
+	uint32_t cwnd, ssthresh, recover;
+	uint32_t rtt_seq;      /* without timestamps: the segment being timed */
+	uint32_t rtt_ms_start;
+	uint32_t srtt8, rttvar4; /* ms, scaled by 8 and 4 (RFC 6298 as BSD keeps it) */
+	uint32_t rto_ms;
+	uint32_t challenge_sec; /* second of the last challenge ACKs */
+	uint8_t challenge_n;
+	uint8_t n_ooo;
+	uint8_t n_sack;
+
+	/* Timers (TSC; 0 = off). The owner arms its record's timer at
+	 * sy_tcb_next_timer(). */
+	uint64_t rto_at, delack_at, persist_at, tw_at;
+
+	struct sy_mq sndq; /* from snd_una: unacknowledged, then unsent */
+	struct sy_mq rcvq; /* in order, not yet taken by the owner */
+	struct {
+		struct rte_mbuf *m; /* payload only */
+		uint32_t seq, len;
+		bool fin;
+	} ooo[SY_TCB_OOO_MAX];
+	struct {
+		uint32_t start, end;
+	} sack[SY_TCB_SACK_MAX]; /* the peer holds these (sequence space) */
+};
+
+/* The client leg after the cookie handshake: our ISN isn_r, theirs isn_c,
+ * the options the cookie kept. `ts_recent` and `tsval_r0` from the ACK. */
+struct sy_tcb_accept {
+	uint32_t isn_c, isn_r;
+	uint16_t mss;      /* what the client may receive */
+	uint8_t ws_c;      /* SY_TCP_WS_NONE: no scaling */
+	uint8_t ws_r;      /* ours (announced in the SYN-ACK) */
+	bool sack_ok, ts_ok;
+	uint32_t ts_recent;
+	uint32_t tsval_r0; /* our SYN-ACK's TSval (echoed) */
+	uint16_t win;      /* the client's last raw window */
+};
+
+void sy_tcb_init_accepted(struct sy_worker *w, struct sy_tcb *t, const struct sy_tcb_accept *a,
+			  uint32_t rcvbuf);
+/* Open a backend leg: send the SYN. Addresses and out_if/nh set by the
+ * caller; ISN and TSval from tcp_isn.h. */
+void sy_tcb_connect(struct sy_worker *w, struct sy_tcb *t, uint16_t mss, uint32_t rcvbuf);
+/* The SYN again at once (the backend answered it with a stale ACK). */
+void sy_tcb_connect_again(struct sy_worker *w, struct sy_tcb *t);
+/* One segment of this connection (data at the IPv4 header; checksum
+ * checked by the caller). Consumes m. */
+void sy_tcb_input(struct sy_worker *w, struct sy_tcb *t, struct rte_mbuf *m);
+/* Send what the windows allow, a due ACK, a FIN. */
+void sy_tcb_output(struct sy_worker *w, struct sy_tcb *t);
+/* Run the timers that are due (the owner's record timer fired). */
+void sy_tcb_timers(struct sy_worker *w, struct sy_tcb *t);
+/* The earliest armed timer, or 0. */
+uint64_t sy_tcb_next_timer(const struct sy_tcb *t);
+/* Bytes the owner may still queue for sending (bounded send buffer). */
+uint32_t sy_tcb_send_room(const struct sy_tcb *t, uint32_t sndbuf);
+/* The owner took bytes from rcvq: maybe open the window (an update when
+ * it grew by a lot, so a sender that stopped on a zero window resumes). */
+void sy_tcb_consumed(struct sy_worker *w, struct sy_tcb *t);
+/* No more data from us: FIN after what is queued. */
+void sy_tcb_close(struct sy_tcb *t);
+/* RST now (if synchronized) and CLOSED; queues freed. */
+void sy_tcb_abort(struct sy_worker *w, struct sy_tcb *t);
+/* Free the queues (no segment sent). */
+void sy_tcb_release(struct sy_tcb *t);
+
+static inline bool
+sy_tcb_synchronized(const struct sy_tcb *t)
+{
+	return t->state >= SY_TCPS_ESTABLISHED;
+}
+
+/* Both directions finished (or reset): the owner may let it go. */
+static inline bool
+sy_tcb_done(const struct sy_tcb *t)
+{
+	return t->state == SY_TCPS_CLOSED || t->state == SY_TCPS_TIME_WAIT;
+}
+
+#endif

@@ -1,0 +1,640 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * A terminated connection's input side (tcb.h), in RFC 9293 3.10.7's order:
+ * SYN-SENT's own rules, then for synchronized states PAWS, acceptability,
+ * RST, SYN, ACK (RTT, congestion window, NewReno recovery, window update,
+ * FIN acknowledged), data in order or held out of order, FIN.
+ */
+#include <string.h>
+
+#include <rte_byteorder.h>
+#include <rte_ip.h>
+#include <rte_mbuf.h>
+#include <rte_tcp.h>
+
+#include "tcp/tcb.h"
+#include "tcp/tcp_opts.h"
+#include "tcp/tcp_out.h"
+#include "tcp/tcp_seq.h"
+#include "worker.h"
+
+void sy_tcb_retransmit_one(struct sy_worker *w, struct sy_tcb *t, uint32_t seq);
+
+/* Initial window: RFC 6928's ten segments. */
+#define SY_TCB_IW_SEGS 10
+
+static inline uint64_t
+in_ms(const struct sy_worker *w, uint32_t ms)
+{
+	return w->now + sy_ms_to_tsc(w, ms);
+}
+
+static void
+start_window(struct sy_tcb *t)
+{
+	t->cwnd = SY_TCB_IW_SEGS * (uint32_t)t->mss;
+	t->ssthresh = UINT32_MAX / 2;
+	t->rcv_adv = t->rcv_nxt;
+}
+
+void
+sy_tcb_init_accepted(struct sy_worker *w, struct sy_tcb *t, const struct sy_tcb_accept *a,
+		     uint32_t rcvbuf)
+{
+	sy_mq_init(&t->sndq);
+	sy_mq_init(&t->rcvq);
+	t->state = SY_TCPS_ESTABLISHED;
+	t->iss = a->isn_r;
+	t->snd_una = t->snd_nxt = t->snd_max = a->isn_r + 1;
+	t->irs = a->isn_c;
+	t->rcv_nxt = a->isn_c + 1;
+	t->mss = a->mss ? a->mss : 536;
+	t->rcv_mss = w->sh->mss_max;
+	if (a->ws_c != SY_TCP_WS_NONE) {
+		t->snd_ws = a->ws_c;
+		t->rcv_ws = a->ws_r;
+	}
+	t->snd_wnd = (uint32_t)a->win << t->snd_ws;
+	t->max_snd_wnd = t->snd_wnd;
+	t->snd_wl1 = a->isn_c;
+	t->snd_wl2 = t->snd_una;
+	if (a->sack_ok)
+		t->flags |= SY_TCB_F_SACK;
+	if (a->ts_ok) {
+		t->flags |= SY_TCB_F_TS;
+		t->ts_recent = a->ts_recent;
+		/* Our SYN-ACK's TSval came from the plain ms clock (the cookie
+		 * path), so our clock here has no offset: it stays monotonic. */
+		t->ts_off = 0;
+		/* Timestamps make room for options in every segment. */
+		t->mss = (uint16_t)(t->mss - 12);
+	}
+	t->rcvbuf = rcvbuf;
+	t->rto_ms = SY_TCB_RTO_INIT_MS;
+	start_window(t);
+	/* The SYN-ACK advertised 65535 unscaled; the cookie ACK's segment
+	 * acknowledged it, so the client may send that much now. */
+	t->rcv_adv = t->rcv_nxt + 65535;
+}
+
+/* ------------------------------------------------------------ options -- */
+
+/* The peer's SACK blocks (RFC 2018), replacing what it said before: a
+ * block below snd_una is old news and ignored. */
+static void
+read_sack(struct sy_tcb *t, const struct rte_tcp_hdr *th)
+{
+	const uint8_t *p = (const uint8_t *)(th + 1);
+	const uint8_t *end = (const uint8_t *)th + (th->data_off >> 4) * 4;
+
+	while (p < end) {
+		uint8_t kind = p[0], len;
+
+		if (kind == 0)
+			break;
+		if (kind == 1) {
+			p++;
+			continue;
+		}
+		if (p + 1 >= end || (len = p[1]) < 2 || p + len > end)
+			break;
+		if (kind == 5 && len >= 10 && (len - 2) % 8 == 0) {
+			unsigned n = (len - 2u) / 8u, i;
+
+			t->n_sack = 0;
+			for (i = 0; i < n && t->n_sack < SY_TCB_SACK_MAX; i++) {
+				uint32_t s, e;
+
+				memcpy(&s, p + 2 + 8 * i, 4);
+				memcpy(&e, p + 6 + 8 * i, 4);
+				s = rte_be_to_cpu_32(s);
+				e = rte_be_to_cpu_32(e);
+				if (SEQ_LEQ(e, t->snd_una) || SEQ_GEQ(s, e) || SEQ_GT(e, t->snd_max))
+					continue;
+				t->sack[t->n_sack].start = s;
+				t->sack[t->n_sack].end = e;
+				t->n_sack++;
+			}
+			return;
+		}
+		p += len;
+	}
+}
+
+/* -------------------------------------------------------------- timing -- */
+
+/* RFC 6298 2.2-2.4, with BSD's scaled integers (srtt x8, rttvar x4). */
+static void
+rtt_sample(struct sy_tcb *t, uint32_t rtt)
+{
+	if (rtt == 0)
+		rtt = 1;
+	if (t->srtt8 == 0) {
+		t->srtt8 = rtt << 3;
+		t->rttvar4 = rtt << 1;
+	} else {
+		int32_t delta = (int32_t)rtt - (int32_t)(t->srtt8 >> 3);
+
+		t->srtt8 = (uint32_t)((int32_t)t->srtt8 + delta);
+		if (delta < 0)
+			delta = -delta;
+		delta -= (int32_t)(t->rttvar4 >> 2);
+		t->rttvar4 = (uint32_t)((int32_t)t->rttvar4 + delta);
+	}
+	t->rto_ms = (t->srtt8 >> 3) + RTE_MAX(1u, t->rttvar4);
+	t->rto_ms = RTE_MAX(t->rto_ms, (uint32_t)SY_TCB_RTO_MIN_MS);
+	t->rto_ms = RTE_MIN(t->rto_ms, (uint32_t)SY_TCB_RTO_MAX_MS);
+}
+
+/* ---------------------------------------------------------------- ACKs -- */
+
+/* RFC 5961: answer with an ACK, at most SY_TCB_CHALLENGE_PER_S a second. */
+static void
+challenge_ack(struct sy_worker *w, struct sy_tcb *t)
+{
+	uint32_t sec = sy_tcp_ts_now(w) / 1000;
+
+	if (sec != t->challenge_sec) {
+		t->challenge_sec = sec;
+		t->challenge_n = 0;
+	}
+	if (t->challenge_n >= SY_TCB_CHALLENGE_PER_S)
+		return;
+	t->challenge_n++;
+	w->counters.proxy_challenge_acks++;
+	t->flags |= SY_TCB_F_ACK_NOW;
+}
+
+/* Our FIN is acknowledged: the close-side transitions. */
+static void
+fin_acked(struct sy_worker *w, struct sy_tcb *t)
+{
+	switch (t->state) {
+	case SY_TCPS_FIN_WAIT_1:
+		t->state = SY_TCPS_FIN_WAIT_2;
+		break;
+	case SY_TCPS_CLOSING:
+		t->state = SY_TCPS_TIME_WAIT;
+		t->tw_at = in_ms(w, SY_TCB_TIME_WAIT_MS);
+		break;
+	case SY_TCPS_LAST_ACK:
+		t->state = SY_TCPS_CLOSED;
+		sy_tcb_release(t);
+		break;
+	default:
+		break;
+	}
+}
+
+/* Returns false when the segment must go no further. */
+static bool
+ack_input(struct sy_worker *w, struct sy_tcb *t, const struct rte_tcp_hdr *th, uint32_t seq,
+	  uint32_t plen, bool has_ts, uint32_t tsecr)
+{
+	uint32_t ack = rte_be_to_cpu_32(th->recv_ack);
+	uint32_t win = (uint32_t)rte_be_to_cpu_16(th->rx_win) << t->snd_ws;
+	uint32_t fin_seq = t->snd_una + t->sndq.bytes; /* where our FIN sits */
+	bool fin_in_flight = (t->flags & SY_TCB_F_FIN_SENT) != 0;
+
+	/* RFC 5961 5.2: an ACK beyond what we sent, or older than the
+	 * largest window back, gets a challenge. */
+	if (SEQ_GT(ack, t->snd_max) ||
+	    SEQ_LT(ack, t->snd_una - RTE_MAX(t->max_snd_wnd, 65535u))) {
+		challenge_ack(w, t);
+		return false;
+	}
+	if ((t->flags & SY_TCB_F_SACK) && (th->data_off >> 4) > 5)
+		read_sack(t, th);
+	if (SEQ_GT(ack, t->snd_una)) {
+		uint32_t acked = ack - t->snd_una;
+		uint32_t data = RTE_MIN(acked, t->sndq.bytes);
+
+		/* RTT: the echoed timestamp (RFC 7323 4), else Karn's one
+		 * timed segment. */
+		if (has_ts && tsecr != 0 && t->backoff == 0)
+			rtt_sample(t, sy_tcp_ts_now(w) + t->ts_off - tsecr);
+		else if ((t->flags & SY_TCB_F_RTT_TIMING) && SEQ_GT(ack, t->rtt_seq)) {
+			t->flags &= (uint16_t)~SY_TCB_F_RTT_TIMING;
+			rtt_sample(t, sy_tcp_ts_now(w) - t->rtt_ms_start);
+		}
+		t->backoff = 0;
+		sy_mq_drop(&t->sndq, data);
+		t->snd_una = ack;
+		if (SEQ_LT(t->snd_nxt, t->snd_una))
+			t->snd_nxt = t->snd_una;
+		t->events |= SY_TCB_EV_SENT;
+		if (t->flags & SY_TCB_F_RECOVERY) {
+			if (SEQ_GEQ(ack, t->recover)) {
+				/* Full ACK: leave recovery (RFC 6582 3.2 step 3). */
+				t->flags &= (uint16_t)~SY_TCB_F_RECOVERY;
+				uint32_t left = RTE_MAX(t->snd_max - t->snd_una, (uint32_t)t->mss);
+
+				t->cwnd = RTE_MIN(t->ssthresh, left + t->mss);
+			} else {
+				/* Partial ACK: the next hole goes now, the window
+				 * deflates by what was acknowledged. */
+				sy_tcb_retransmit_one(w, t, t->snd_una);
+				t->cwnd = t->cwnd > acked ? t->cwnd - acked + t->mss : t->mss;
+			}
+		} else if (t->cwnd < t->ssthresh) {
+			t->cwnd += RTE_MIN(acked, (uint32_t)t->mss); /* slow start */
+		} else {
+			t->cwnd += RTE_MAX(1u, (uint32_t)t->mss * t->mss / t->cwnd);
+		}
+		t->dupacks = 0;
+		t->n_sack = 0;
+		t->rto_at = t->snd_una == t->snd_max ? 0 : in_ms(w, t->rto_ms);
+		if (fin_in_flight && SEQ_GT(ack, fin_seq))
+			fin_acked(w, t);
+	} else if (ack == t->snd_una && plen == 0 && win == t->snd_wnd &&
+		   t->snd_max != t->snd_una && !(th->tcp_flags & RTE_TCP_FIN_FLAG)) {
+		/* A duplicate ACK (RFC 5681 2). */
+		t->dupacks++;
+		if (t->dupacks == 3 && !(t->flags & SY_TCB_F_RECOVERY) &&
+		    SEQ_GT(ack, t->recover - 1)) {
+			uint32_t flight = t->snd_max - t->snd_una;
+
+			t->ssthresh = RTE_MAX(flight / 2, 2u * t->mss);
+			t->recover = t->snd_max;
+			t->flags |= SY_TCB_F_RECOVERY;
+			t->flags &= (uint16_t)~SY_TCB_F_RTT_TIMING;
+			w->counters.proxy_fast_retransmits++;
+			sy_tcb_retransmit_one(w, t, t->snd_una);
+			t->cwnd = t->ssthresh + 3u * t->mss;
+			t->rto_at = in_ms(w, t->rto_ms);
+		} else if (t->dupacks > 3 && (t->flags & SY_TCB_F_RECOVERY)) {
+			t->cwnd += t->mss; /* each one says a segment left */
+		}
+	}
+	/* Window update (RFC 9293 3.10.7.4, SND.WL1/WL2). */
+	if (SEQ_LT(t->snd_wl1, seq) || (t->snd_wl1 == seq && SEQ_LEQ(t->snd_wl2, ack))) {
+		if (win > t->snd_wnd)
+			t->events |= SY_TCB_EV_SENT;
+		t->snd_wnd = win;
+		t->snd_wl1 = seq;
+		t->snd_wl2 = ack;
+		if (win > t->max_snd_wnd)
+			t->max_snd_wnd = win;
+		if (win > 0)
+			t->persist_at = 0;
+	}
+	return true;
+}
+
+/* ---------------------------------------------------------------- data -- */
+
+/* Payload of m only, from byte `skip` of it, `len` bytes: headers off. */
+static struct rte_mbuf *
+payload_of(struct rte_mbuf *m, uint32_t hlen, uint32_t skip, uint32_t len)
+{
+	struct rte_mbuf *seg;
+	uint32_t keep;
+
+	if (rte_pktmbuf_adj(m, (uint16_t)(hlen + skip)) == NULL)
+		return NULL;
+	/* Trailing bytes past the payload (Ethernet padding, a window cut). */
+	if (m->pkt_len > len)
+		rte_pktmbuf_trim(m, (uint16_t)(m->pkt_len - len));
+	/* Chains: drop empty segments the trim left is not needed; the queue
+	 * counts data_len only, which trim kept consistent. */
+	keep = 0;
+	for (seg = m; seg != NULL; seg = seg->next)
+		keep += seg->data_len;
+	return keep == len ? m : NULL;
+}
+
+static void
+ooo_insert(struct sy_worker *w, struct sy_tcb *t, struct rte_mbuf *m, uint32_t seq, uint32_t len,
+	   bool fin)
+{
+	unsigned i;
+
+	for (i = 0; i < t->n_ooo; i++) {
+		/* Already held (a duplicate): keep the first copy. */
+		if (SEQ_LEQ(t->ooo[i].seq, seq) &&
+		    SEQ_GEQ(t->ooo[i].seq + t->ooo[i].len, seq + len)) {
+			sy_drop(w, m, SY_DROP_PROXY_DUPLICATE);
+			return;
+		}
+	}
+	if (t->n_ooo == SY_TCB_OOO_MAX) {
+		sy_drop(w, m, SY_DROP_PROXY_OOO_FULL);
+		return;
+	}
+	t->ooo[t->n_ooo].m = m;
+	t->ooo[t->n_ooo].seq = seq;
+	t->ooo[t->n_ooo].len = len;
+	t->ooo[t->n_ooo].fin = fin;
+	t->n_ooo++;
+}
+
+static void
+fin_received(struct sy_worker *w, struct sy_tcb *t)
+{
+	t->rcv_nxt++;
+	t->flags |= SY_TCB_F_FIN_RCVD | SY_TCB_F_ACK_NOW;
+	t->events |= SY_TCB_EV_FIN;
+	switch (t->state) {
+	case SY_TCPS_ESTABLISHED:
+		t->state = SY_TCPS_CLOSE_WAIT;
+		break;
+	case SY_TCPS_FIN_WAIT_1:
+		/* Our FIN not acknowledged yet: simultaneous close. */
+		t->state = SY_TCPS_CLOSING;
+		break;
+	case SY_TCPS_FIN_WAIT_2:
+		t->state = SY_TCPS_TIME_WAIT;
+		t->tw_at = in_ms(w, SY_TCB_TIME_WAIT_MS);
+		t->rto_at = t->persist_at = 0;
+		break;
+	default:
+		break;
+	}
+}
+
+/* In-order bytes arrived: pull in what was held beyond them. */
+static void
+ooo_drain(struct sy_worker *w, struct sy_tcb *t)
+{
+	bool progress = true;
+
+	while (progress && !(t->flags & SY_TCB_F_FIN_RCVD)) {
+		unsigned i;
+
+		progress = false;
+		for (i = 0; i < t->n_ooo; i++) {
+			uint32_t s = t->ooo[i].seq, e = s + t->ooo[i].len;
+			struct rte_mbuf *m = t->ooo[i].m;
+			bool fin = t->ooo[i].fin;
+
+			if (SEQ_GT(s, t->rcv_nxt))
+				continue;
+			t->ooo[i] = t->ooo[--t->n_ooo];
+			progress = true;
+			if (SEQ_LEQ(e, t->rcv_nxt) && !(fin && e == t->rcv_nxt)) {
+				rte_pktmbuf_free(m);
+				break;
+			}
+			if (SEQ_LT(s, t->rcv_nxt)) {
+				uint32_t cut = t->rcv_nxt - s;
+
+				rte_pktmbuf_adj(m, (uint16_t)cut);
+				s += cut;
+			}
+			if (e != s) {
+				sy_mq_append(&t->rcvq, m);
+				t->rcv_nxt = e;
+				t->events |= SY_TCB_EV_DATA;
+			} else {
+				rte_pktmbuf_free(m);
+			}
+			if (fin)
+				fin_received(w, t);
+			break;
+		}
+	}
+	t->flags |= SY_TCB_F_ACK_NOW; /* a gap filled: tell at once (RFC 5681 4.2) */
+}
+
+/* ---------------------------------------------------------------- input -- */
+
+static void
+syn_sent_input(struct sy_worker *w, struct sy_tcb *t, struct rte_mbuf *m,
+	       const struct rte_tcp_hdr *th)
+{
+	uint8_t fl = th->tcp_flags;
+	uint32_t ack = rte_be_to_cpu_32(th->recv_ack);
+	struct sy_tcp_syn_opts o;
+
+	if (!(fl & RTE_TCP_ACK_FLAG) || ack != t->iss + 1) {
+		if ((fl & RTE_TCP_ACK_FLAG) && !(fl & RTE_TCP_RST_FLAG)) {
+			/* An ACK for an older connection on this tuple (the
+			 * splice path's stale ACK, splice.c): RST for it. */
+			struct sy_seg s;
+
+			memset(&s, 0, sizeof(s));
+			s.saddr = t->saddr;
+			s.daddr = t->daddr;
+			s.sport = t->sport;
+			s.dport = t->dport;
+			s.seq = ack;
+			s.flags = RTE_TCP_RST_FLAG;
+			sy_tcp_send(w, &s);
+			t->events |= SY_TCB_EV_STALE_ACK;
+		}
+		sy_drop(w, m, SY_DROP_TCP_UNEXPECTED);
+		return;
+	}
+	if (fl & RTE_TCP_RST_FLAG) {
+		t->events |= SY_TCB_EV_REFUSED;
+		t->state = SY_TCPS_CLOSED;
+		sy_tcb_release(t);
+		rte_pktmbuf_free(m);
+		return;
+	}
+	if (!(fl & RTE_TCP_SYN_FLAG) || sy_tcp_parse_syn_opts(th, &o) < 0) {
+		sy_drop(w, m, SY_DROP_TCP_UNEXPECTED);
+		return;
+	}
+	t->irs = rte_be_to_cpu_32(th->sent_seq);
+	t->rcv_nxt = t->irs + 1;
+	t->snd_una = t->snd_nxt = t->snd_max = ack;
+	t->mss = RTE_MIN(o.mss ? o.mss : 536, t->rcv_mss);
+	if (o.wscale == SY_TCP_WS_NONE) {
+		t->rcv_ws = 0;
+		t->snd_ws = 0;
+	} else {
+		t->snd_ws = RTE_MIN(o.wscale, 14);
+	}
+	if (!o.sack_ok)
+		t->flags &= (uint16_t)~SY_TCB_F_SACK;
+	else
+		t->flags |= SY_TCB_F_SACK;
+	if (o.ts_ok) {
+		t->flags |= SY_TCB_F_TS;
+		t->ts_recent = o.tsval;
+		t->mss = (uint16_t)(t->mss - 12);
+		if (t->backoff == 0 && o.tsecr != 0)
+			rtt_sample(t, sy_tcp_ts_now(w) + t->ts_off - o.tsecr);
+	}
+	t->snd_wnd = rte_be_to_cpu_16(th->rx_win); /* never scaled in a SYN */
+	t->max_snd_wnd = t->snd_wnd;
+	t->snd_wl1 = t->irs;
+	t->snd_wl2 = ack;
+	t->backoff = 0;
+	t->rto_at = 0;
+	start_window(t);
+	t->state = SY_TCPS_ESTABLISHED;
+	t->events |= SY_TCB_EV_CONNECTED;
+	t->flags |= SY_TCB_F_ACK_NOW;
+	rte_pktmbuf_free(m);
+}
+
+void
+sy_tcb_input(struct sy_worker *w, struct sy_tcb *t, struct rte_mbuf *m)
+{
+	struct rte_ipv4_hdr *ip = rte_pktmbuf_mtod(m, struct rte_ipv4_hdr *);
+	struct rte_tcp_hdr *th = (struct rte_tcp_hdr *)((uint8_t *)ip + rte_ipv4_hdr_len(ip));
+	uint32_t hlen = rte_ipv4_hdr_len(ip) + (th->data_off >> 4) * 4u;
+	uint32_t plen = rte_be_to_cpu_16(ip->total_length) - hlen;
+	uint32_t seq = rte_be_to_cpu_32(th->sent_seq);
+	uint8_t fl = th->tcp_flags;
+	uint32_t tsval = 0, tsecr = 0, wnd, seg_len, skip = 0;
+	bool has_ts = false, fin = (fl & RTE_TCP_FIN_FLAG) != 0;
+
+	if (t->state == SY_TCPS_CLOSED) {
+		sy_drop(w, m, SY_DROP_TCP_UNEXPECTED);
+		return;
+	}
+	if (t->state == SY_TCPS_SYN_SENT) {
+		syn_sent_input(w, t, m, th);
+		return;
+	}
+	if (t->flags & SY_TCB_F_TS)
+		has_ts = sy_tcp_find_ts(th, &tsval, &tsecr);
+	/* PAWS (RFC 7323 5.3): an older timestamp is an old duplicate. */
+	if (has_ts && !(fl & RTE_TCP_RST_FLAG) && SEQ_LT(tsval, t->ts_recent)) {
+		t->flags |= SY_TCB_F_ACK_NOW;
+		sy_drop(w, m, SY_DROP_PROXY_PAWS);
+		sy_tcb_output(w, t);
+		return;
+	}
+	/* Acceptability (RFC 9293 3.10.7.4). */
+	wnd = t->rcv_adv - t->rcv_nxt;
+	seg_len = plen + (fin ? 1 : 0);
+	{
+		bool ok;
+
+		if (seg_len == 0)
+			ok = wnd == 0 ? seq == t->rcv_nxt :
+					SEQ_GEQ(seq, t->rcv_nxt) && SEQ_LT(seq, t->rcv_nxt + wnd);
+		else
+			ok = wnd != 0 &&
+			     ((SEQ_GEQ(seq, t->rcv_nxt) && SEQ_LT(seq, t->rcv_nxt + wnd)) ||
+			      (SEQ_GEQ(seq + seg_len - 1, t->rcv_nxt) &&
+			       SEQ_LT(seq + seg_len - 1, t->rcv_nxt + wnd)));
+		/* A zero window still takes a bare ACK at rcv_nxt, and ACK
+		 * processing of a segment that only repeats old data. */
+		if (!ok && wnd == 0 && seq == t->rcv_nxt)
+			ok = true;
+		if (!ok) {
+			if (!(fl & RTE_TCP_RST_FLAG)) {
+				/* Old data (a retransmission we had): ACK it, and
+				 * still look at its ACK field. */
+				if (SEQ_LT(seq, t->rcv_nxt) && (fl & RTE_TCP_ACK_FLAG) &&
+				    !(fl & RTE_TCP_SYN_FLAG))
+					ack_input(w, t, th, seq, 0, has_ts, tsecr);
+				t->flags |= SY_TCB_F_ACK_NOW;
+			}
+			sy_drop(w, m, SEQ_LT(seq + seg_len, t->rcv_nxt + 1) ?
+					      SY_DROP_PROXY_DUPLICATE : SY_DROP_PROXY_NOT_ACCEPTABLE);
+			sy_tcb_output(w, t);
+			return;
+		}
+	}
+	/* RST (RFC 5961 3.2): exactly at rcv_nxt resets, elsewhere in the
+	 * window draws a challenge. */
+	if (fl & RTE_TCP_RST_FLAG) {
+		if (seq == t->rcv_nxt) {
+			t->events |= SY_TCB_EV_RESET;
+			t->state = SY_TCPS_CLOSED;
+			sy_tcb_release(t);
+			rte_pktmbuf_free(m);
+			return;
+		}
+		challenge_ack(w, t);
+		rte_pktmbuf_free(m);
+		sy_tcb_output(w, t);
+		return;
+	}
+	/* SYN in a synchronized state (RFC 5961 4.2): challenge. */
+	if (fl & RTE_TCP_SYN_FLAG) {
+		challenge_ack(w, t);
+		rte_pktmbuf_free(m);
+		sy_tcb_output(w, t);
+		return;
+	}
+	if (!(fl & RTE_TCP_ACK_FLAG)) {
+		sy_drop(w, m, SY_DROP_TCP_UNEXPECTED);
+		return;
+	}
+	/* RFC 7323 4.3: ts_recent from a segment that covers rcv_nxt. */
+	if (has_ts && SEQ_LEQ(seq, t->rcv_nxt))
+		t->ts_recent = tsval;
+	if (!ack_input(w, t, th, seq, plen, has_ts, tsecr)) {
+		rte_pktmbuf_free(m);
+		sy_tcb_output(w, t);
+		return;
+	}
+	if (t->state == SY_TCPS_CLOSED) {
+		rte_pktmbuf_free(m);
+		return;
+	}
+	/* Data and FIN are for states that still receive. */
+	if (t->flags & SY_TCB_F_FIN_RCVD) {
+		if (seg_len > 0)
+			t->flags |= SY_TCB_F_ACK_NOW; /* a retransmitted FIN */
+		rte_pktmbuf_free(m);
+		sy_tcb_output(w, t);
+		return;
+	}
+	if (seg_len == 0) {
+		rte_pktmbuf_free(m);
+		sy_tcb_output(w, t);
+		return;
+	}
+	/* Trim to the window: what we already have, what is past the edge. */
+	if (SEQ_LT(seq, t->rcv_nxt)) {
+		skip = t->rcv_nxt - seq;
+		if (skip > plen) {
+			skip = plen; /* only the FIN is new */
+		}
+		seq += skip;
+		plen -= skip;
+	}
+	if (SEQ_GT(seq + plen, t->rcv_nxt + wnd)) {
+		plen = t->rcv_nxt + wnd - seq;
+		fin = false;
+	}
+	if (seq != t->rcv_nxt) {
+		/* Out of order: hold it, tell the peer what we miss. */
+		struct rte_mbuf *p = plen ? payload_of(m, hlen, skip, plen) : NULL;
+
+		if (p == NULL) {
+			sy_drop(w, m, SY_DROP_TCP_MALFORMED);
+		} else {
+			ooo_insert(w, t, p, seq, plen, fin);
+		}
+		t->flags |= SY_TCB_F_ACK_NOW;
+		sy_tcb_output(w, t);
+		return;
+	}
+	if (plen > 0) {
+		struct rte_mbuf *p = payload_of(m, hlen, skip, plen);
+
+		if (p == NULL) {
+			sy_drop(w, m, SY_DROP_TCP_MALFORMED);
+			return;
+		}
+		sy_mq_append(&t->rcvq, p);
+		t->rcv_nxt += plen;
+		t->events |= SY_TCB_EV_DATA;
+		m = NULL;
+	}
+	if (fin)
+		fin_received(w, t);
+	if (t->n_ooo > 0)
+		ooo_drain(w, t);
+	if (m != NULL)
+		rte_pktmbuf_free(m);
+	/* Delayed ACK (RFC 9293 3.8.6.3): every second full segment at once,
+	 * else within SY_TCB_DELACK_MS, or with the owner's reply. */
+	if (!(t->flags & SY_TCB_F_ACK_NOW)) {
+		if (t->flags & SY_TCB_F_DELACK) {
+			t->flags |= SY_TCB_F_ACK_NOW;
+		} else {
+			t->flags |= SY_TCB_F_DELACK;
+			t->delack_at = in_ms(w, SY_TCB_DELACK_MS);
+		}
+	}
+}

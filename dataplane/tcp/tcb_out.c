@@ -1,0 +1,503 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * A terminated connection's output side (tcb.h): segments from the send
+ * queue (headers in a fresh mbuf, payload as indirect mbufs on the queued
+ * bytes: nothing copied), ACKs with SACK blocks, FIN, RST, and the timers
+ * that drive them: retransmission (RFC 6298), delayed ACK, zero-window
+ * probe, TIME_WAIT.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include <rte_byteorder.h>
+#include <rte_ip.h>
+#include <rte_mbuf.h>
+#include <rte_tcp.h>
+
+#include "net/net.h"
+#include "tcp/tcb.h"
+#include "tcp/tcp_isn.h"
+#include "tcp/tcp_opts.h"
+#include "tcp/tcp_out.h"
+#include "tcp/tcp_seq.h"
+#include "worker.h"
+
+static inline uint64_t
+in_ms(const struct sy_worker *w, uint32_t ms)
+{
+	return w->now + sy_ms_to_tsc(w, ms);
+}
+
+static inline uint32_t
+our_tsval(const struct sy_worker *w, const struct sy_tcb *t)
+{
+	return sy_tcp_ts_now(w) + t->ts_off;
+}
+
+/* The window we advertise: what rcvbuf leaves, never shrinking the right
+ * edge already promised (RFC 9293 3.8.6.2.2), scaled. */
+static uint16_t
+window_field(struct sy_tcb *t)
+{
+	uint32_t held = t->rcvq.bytes, room, edge;
+	unsigned i;
+
+	for (i = 0; i < t->n_ooo; i++)
+		held += t->ooo[i].len;
+	room = t->rcvbuf > held ? t->rcvbuf - held : 0;
+	/* Silly window avoidance (RFC 9293 3.8.6.2.2): do not open by less
+	 * than an MSS unless it opens to everything. */
+	if (room < t->rcv_mss && room < t->rcvbuf / 2)
+		room = 0;
+	edge = t->rcv_nxt + room;
+	if (SEQ_LT(edge, t->rcv_adv))
+		edge = t->rcv_adv;
+	room = edge - t->rcv_nxt;
+	room >>= t->rcv_ws;
+	if (room > 65535)
+		room = 65535;
+	t->rcv_adv = t->rcv_nxt + (room << t->rcv_ws);
+	return (uint16_t)room;
+}
+
+/* SACK blocks for what we hold out of order (RFC 2018), most recent first
+ * is not tracked: in sequence order, up to three (with timestamps). */
+static unsigned
+write_sack(const struct sy_tcb *t, uint8_t *buf, unsigned max_blocks)
+{
+	uint32_t start[SY_TCB_OOO_MAX], end[SY_TCB_OOO_MAX];
+	unsigned n = 0, i, j, len;
+
+	for (i = 0; i < t->n_ooo; i++) {
+		uint32_t s = t->ooo[i].seq, e = s + t->ooo[i].len;
+		bool merged = false;
+
+		for (j = 0; j < n; j++) {
+			if (SEQ_LEQ(s, end[j]) && SEQ_GEQ(e, start[j])) {
+				if (SEQ_LT(s, start[j]))
+					start[j] = s;
+				if (SEQ_GT(e, end[j]))
+					end[j] = e;
+				merged = true;
+				break;
+			}
+		}
+		if (!merged) {
+			start[n] = s;
+			end[n] = e;
+			n++;
+		}
+	}
+	if (n == 0)
+		return 0;
+	if (n > max_blocks)
+		n = max_blocks;
+	buf[0] = 1; /* NOP NOP, then kind 5 */
+	buf[1] = 1;
+	buf[2] = 5;
+	buf[3] = (uint8_t)(2 + 8 * n);
+	len = 4;
+	for (i = 0; i < n; i++) {
+		uint32_t s = rte_cpu_to_be_32(start[i]), e = rte_cpu_to_be_32(end[i]);
+
+		memcpy(buf + len, &s, 4);
+		memcpy(buf + len + 4, &e, 4);
+		len += 8;
+	}
+	return len;
+}
+
+/*
+ * One segment: seq, flags, and `len` payload bytes of sndq from seq (which
+ * is at or after snd_una). Returns 0 or -ENOBUFS.
+ */
+static int
+send_segment(struct sy_worker *w, struct sy_tcb *t, uint32_t seq, uint32_t len, uint8_t flags)
+{
+	struct rte_mbuf *m = rte_pktmbuf_alloc(w->sh->pool), *payload = NULL;
+	struct rte_ipv4_hdr *ip;
+	struct rte_tcp_hdr *th;
+	uint8_t opts[40];
+	unsigned olen = 0;
+	uint16_t hlen;
+
+	if (m == NULL) {
+		w->counters.drops[SY_DROP_NO_MBUF]++;
+		return -ENOBUFS;
+	}
+	if (len > 0) {
+		payload = sy_mq_clone_range(&t->sndq, seq - t->snd_una, len, w->sh->pool);
+		if (payload == NULL) {
+			rte_pktmbuf_free(m);
+			w->counters.drops[SY_DROP_NO_MBUF]++;
+			return -ENOBUFS;
+		}
+	}
+	if (t->flags & SY_TCB_F_TS)
+		olen = sy_tcp_write_ts_opt(opts, our_tsval(w, t), t->ts_recent);
+	if ((t->flags & SY_TCB_F_SACK) && t->n_ooo > 0 && !(flags & RTE_TCP_RST_FLAG))
+		olen += write_sack(t, opts + olen, (t->flags & SY_TCB_F_TS) ? 3 : 4);
+	hlen = (uint16_t)(sizeof(*ip) + sizeof(*th) + olen);
+	ip = (struct rte_ipv4_hdr *)rte_pktmbuf_append(m, hlen);
+	if (ip == NULL) {
+		rte_pktmbuf_free(m);
+		rte_pktmbuf_free(payload);
+		w->counters.drops[SY_DROP_NO_MBUF]++;
+		return -ENOBUFS;
+	}
+	th = (struct rte_tcp_hdr *)(ip + 1);
+	memset(ip, 0, sizeof(*ip));
+	ip->version_ihl = RTE_IPV4_VHL_DEF;
+	ip->total_length = rte_cpu_to_be_16((uint16_t)(hlen + len));
+	ip->fragment_offset = RTE_BE16(RTE_IPV4_HDR_DF_FLAG);
+	ip->time_to_live = SY_IPV4_DEFAULT_TTL;
+	ip->next_proto_id = IPPROTO_TCP;
+	ip->src_addr = t->saddr;
+	ip->dst_addr = t->daddr;
+	th->src_port = t->sport;
+	th->dst_port = t->dport;
+	th->sent_seq = rte_cpu_to_be_32(seq);
+	th->recv_ack = rte_cpu_to_be_32(t->rcv_nxt);
+	th->data_off = (uint8_t)(((sizeof(*th) + olen) / 4) << 4);
+	th->tcp_flags = flags;
+	th->rx_win = (flags & RTE_TCP_RST_FLAG) ? 0 : rte_cpu_to_be_16(window_field(t));
+	th->cksum = 0;
+	th->tcp_urp = 0;
+	memcpy(th + 1, opts, olen);
+	if (payload != NULL)
+		rte_pktmbuf_chain(m, payload);
+	th->cksum = rte_ipv4_udptcp_cksum_mbuf(m, ip, sizeof(*ip));
+	m->l3_len = sizeof(*ip);
+	if (flags & RTE_TCP_ACK_FLAG)
+		t->flags &= (uint16_t)~(SY_TCB_F_ACK_NOW | SY_TCB_F_DELACK);
+	t->delack_at = 0;
+	w->counters.proxy_segs_out++;
+	sy_ipv4_output_nh(w, m, t->out_if, t->nh);
+	return 0;
+}
+
+static void
+send_syn(struct sy_worker *w, struct sy_tcb *t)
+{
+	struct sy_tcp_syn_opts o;
+	struct sy_seg s;
+
+	memset(&o, 0, sizeof(o));
+	o.mss = t->rcv_mss;
+	o.wscale = t->rcv_ws;
+	o.sack_ok = true;
+	o.ts_ok = true;
+	o.tsval = our_tsval(w, t);
+	memset(&s, 0, sizeof(s));
+	s.saddr = t->saddr;
+	s.daddr = t->daddr;
+	s.sport = t->sport;
+	s.dport = t->dport;
+	s.seq = t->iss;
+	s.flags = RTE_TCP_SYN_FLAG;
+	s.win = 65535; /* a SYN's window is never scaled */
+	s.syn = &o;
+	sy_tcp_send(w, &s);
+}
+
+void
+sy_tcb_connect(struct sy_worker *w, struct sy_tcb *t, uint16_t mss, uint32_t rcvbuf)
+{
+	const struct sy_leg_clock *lc = &w->sh->leg_clock;
+
+	sy_mq_init(&t->sndq);
+	sy_mq_init(&t->rcvq);
+	t->iss = sy_backend_isn(lc, w->now, t->saddr, t->daddr, t->sport, t->dport);
+	t->ts_off = sy_backend_tsval(lc, w->now, t->saddr, t->daddr) - sy_tcp_ts_now(w);
+	t->snd_una = t->snd_nxt = t->snd_max = t->iss;
+	t->rcv_mss = mss;
+	t->mss = 536;
+	t->rcvbuf = rcvbuf;
+	/* Enough scale that rcvbuf fits the 16-bit field. */
+	t->rcv_ws = 0;
+	while ((rcvbuf >> t->rcv_ws) > 65535 && t->rcv_ws < 14)
+		t->rcv_ws++;
+	t->rto_ms = SY_TCB_RTO_INIT_MS;
+	t->state = SY_TCPS_SYN_SENT;
+	t->backoff = 0;
+	send_syn(w, t);
+	t->rto_at = in_ms(w, t->rto_ms);
+}
+
+void
+sy_tcb_connect_again(struct sy_worker *w, struct sy_tcb *t)
+{
+	send_syn(w, t);
+}
+
+/* Bytes in flight, and the FIN's place (it takes one sequence number). */
+static inline uint32_t
+data_end(const struct sy_tcb *t)
+{
+	return t->snd_una + t->sndq.bytes;
+}
+
+/* Is seq inside a block the peer said it holds? Then a retransmission
+ * skips it (RFC 6675's idea, without its whole pipe accounting). */
+static uint32_t
+sacked_until(const struct sy_tcb *t, uint32_t seq)
+{
+	unsigned i;
+
+	for (i = 0; i < t->n_sack; i++)
+		if (SEQ_GEQ(seq, t->sack[i].start) && SEQ_LT(seq, t->sack[i].end))
+			return t->sack[i].end;
+	return seq;
+}
+
+/* Retransmit one segment's worth from seq (fast retransmit / partial ACK). */
+void sy_tcb_retransmit_one(struct sy_worker *w, struct sy_tcb *t, uint32_t seq);
+
+void
+sy_tcb_retransmit_one(struct sy_worker *w, struct sy_tcb *t, uint32_t seq)
+{
+	uint32_t end = data_end(t), len;
+
+	seq = sacked_until(t, seq);
+	if (SEQ_GEQ(seq, end)) {
+		if ((t->flags & SY_TCB_F_FIN_SENT) && seq == end)
+			send_segment(w, t, seq, 0, RTE_TCP_FIN_FLAG | RTE_TCP_ACK_FLAG);
+		return;
+	}
+	len = RTE_MIN(end - seq, (uint32_t)t->mss);
+	w->counters.proxy_retransmits++;
+	send_segment(w, t, seq, len,
+		     RTE_TCP_ACK_FLAG | (seq + len == end && (t->flags & SY_TCB_F_FIN_SENT) ?
+						 RTE_TCP_FIN_FLAG : 0));
+}
+
+void
+sy_tcb_output(struct sy_worker *w, struct sy_tcb *t)
+{
+	uint32_t wnd, end, sent = 0;
+
+	if (t->state == SY_TCPS_CLOSED || t->state == SY_TCPS_SYN_SENT)
+		return;
+	if (t->state == SY_TCPS_TIME_WAIT) {
+		if (t->flags & SY_TCB_F_ACK_NOW)
+			send_segment(w, t, t->snd_nxt, 0, RTE_TCP_ACK_FLAG);
+		return;
+	}
+	wnd = RTE_MIN(t->snd_wnd, t->cwnd);
+	end = data_end(t);
+	for (;;) {
+		uint32_t flight = t->snd_nxt - t->snd_una, len;
+		uint8_t fl = RTE_TCP_ACK_FLAG;
+
+		if (SEQ_GEQ(t->snd_nxt, end))
+			break;
+		if (flight >= wnd)
+			break;
+		len = RTE_MIN(end - t->snd_nxt, wnd - flight);
+		len = RTE_MIN(len, (uint32_t)t->mss);
+		/* Sender-side silly window avoidance: a short segment only
+		 * when it is the last of the queue. */
+		if (len < t->mss && t->snd_nxt + len != end && flight > 0)
+			break;
+		if (t->snd_nxt + len == end) {
+			fl |= RTE_TCP_PSH_FLAG;
+			if ((t->flags & SY_TCB_F_FIN_QUEUED) && !(t->flags & SY_TCB_F_FIN_SENT))
+				fl |= RTE_TCP_FIN_FLAG;
+		}
+		if (send_segment(w, t, t->snd_nxt, len, fl) < 0)
+			break;
+		if (!(t->flags & (SY_TCB_F_TS | SY_TCB_F_RTT_TIMING)) && t->backoff == 0) {
+			t->flags |= SY_TCB_F_RTT_TIMING;
+			t->rtt_seq = t->snd_nxt;
+			t->rtt_ms_start = sy_tcp_ts_now(w);
+		}
+		t->snd_nxt += len;
+		if (fl & RTE_TCP_FIN_FLAG) {
+			t->flags |= SY_TCB_F_FIN_SENT;
+			t->snd_nxt++;
+		}
+		if (SEQ_GT(t->snd_nxt, t->snd_max))
+			t->snd_max = t->snd_nxt;
+		sent++;
+	}
+	/* A FIN alone, once everything before it is sent. */
+	if ((t->flags & SY_TCB_F_FIN_QUEUED) && !(t->flags & SY_TCB_F_FIN_SENT) &&
+	    t->snd_nxt == end) {
+		if (send_segment(w, t, t->snd_nxt, 0, RTE_TCP_FIN_FLAG | RTE_TCP_ACK_FLAG) == 0) {
+			t->flags |= SY_TCB_F_FIN_SENT;
+			t->snd_nxt++;
+			if (SEQ_GT(t->snd_nxt, t->snd_max))
+				t->snd_max = t->snd_nxt;
+			sent++;
+		}
+	}
+	if (sent == 0 && (t->flags & SY_TCB_F_ACK_NOW))
+		send_segment(w, t, t->snd_nxt, 0, RTE_TCP_ACK_FLAG);
+	if (t->snd_nxt != t->snd_una) {
+		t->persist_at = 0;
+		if (t->rto_at == 0)
+			t->rto_at = in_ms(w, t->rto_ms);
+	} else if (SEQ_LT(t->snd_nxt, end) && t->snd_wnd == 0 && t->persist_at == 0) {
+		/* Zero window with data waiting: probe (RFC 9293 3.8.6.1). */
+		t->persist_at = in_ms(w, t->rto_ms);
+	}
+}
+
+void
+sy_tcb_close(struct sy_tcb *t)
+{
+	if (t->flags & SY_TCB_F_FIN_QUEUED)
+		return;
+	t->flags |= SY_TCB_F_FIN_QUEUED;
+	if (t->state == SY_TCPS_ESTABLISHED)
+		t->state = SY_TCPS_FIN_WAIT_1;
+	else if (t->state == SY_TCPS_CLOSE_WAIT)
+		t->state = SY_TCPS_LAST_ACK;
+}
+
+void
+sy_tcb_release(struct sy_tcb *t)
+{
+	unsigned i;
+
+	sy_mq_free(&t->sndq);
+	sy_mq_free(&t->rcvq);
+	for (i = 0; i < t->n_ooo; i++)
+		rte_pktmbuf_free(t->ooo[i].m);
+	t->n_ooo = 0;
+	t->rto_at = t->delack_at = t->persist_at = t->tw_at = 0;
+}
+
+void
+sy_tcb_abort(struct sy_worker *w, struct sy_tcb *t)
+{
+	if (t->state != SY_TCPS_CLOSED && t->state != SY_TCPS_TIME_WAIT) {
+		struct sy_seg s;
+
+		memset(&s, 0, sizeof(s));
+		s.saddr = t->saddr;
+		s.daddr = t->daddr;
+		s.sport = t->sport;
+		s.dport = t->dport;
+		s.seq = t->snd_nxt;
+		s.ack = t->rcv_nxt;
+		s.flags = RTE_TCP_RST_FLAG | (t->state == SY_TCPS_SYN_SENT ? 0 : RTE_TCP_ACK_FLAG);
+		sy_tcp_send(w, &s);
+	}
+	t->state = SY_TCPS_CLOSED;
+	sy_tcb_release(t);
+}
+
+void
+sy_tcb_consumed(struct sy_worker *w, struct sy_tcb *t)
+{
+	uint32_t held = t->rcvq.bytes, room, adv;
+
+	if (!sy_tcb_synchronized(t) || (t->flags & SY_TCB_F_FIN_RCVD))
+		return;
+	room = t->rcvbuf > held ? t->rcvbuf - held : 0;
+	adv = t->rcv_adv - t->rcv_nxt;
+	/* Tell the peer when the window grew by two segments or half the
+	 * buffer (RFC 9293 3.8.6.2.2's receiver side). */
+	if (room >= adv + 2u * t->rcv_mss || (adv == 0 && room >= t->rcv_mss) ||
+	    room - adv >= t->rcvbuf / 2)
+		t->flags |= SY_TCB_F_ACK_NOW;
+}
+
+uint32_t
+sy_tcb_send_room(const struct sy_tcb *t, uint32_t sndbuf)
+{
+	if (t->flags & SY_TCB_F_FIN_QUEUED)
+		return 0;
+	return t->sndq.bytes < sndbuf ? sndbuf - t->sndq.bytes : 0;
+}
+
+uint64_t
+sy_tcb_next_timer(const struct sy_tcb *t)
+{
+	uint64_t when = 0, at[4] = { t->rto_at, t->delack_at, t->persist_at, t->tw_at };
+	unsigned i;
+
+	for (i = 0; i < 4; i++)
+		if (at[i] != 0 && (when == 0 || at[i] < when))
+			when = at[i];
+	return when;
+}
+
+static void
+rto_fired(struct sy_worker *w, struct sy_tcb *t)
+{
+	uint32_t flight = t->snd_max - t->snd_una;
+
+	t->rto_at = 0;
+	if (t->snd_una == t->snd_max && t->state != SY_TCPS_SYN_SENT)
+		return; /* everything was acknowledged meanwhile */
+	t->backoff++;
+	w->counters.proxy_rto++;
+	if (t->state == SY_TCPS_SYN_SENT ? t->backoff >= SY_TCB_SYN_RETRIES
+					 : t->backoff > SY_TCB_RETRIES) {
+		t->events |= SY_TCB_EV_TIMEOUT;
+		sy_tcb_abort(w, t);
+		return;
+	}
+	t->rto_ms = RTE_MIN(t->rto_ms * 2, (uint32_t)SY_TCB_RTO_MAX_MS);
+	if (t->state == SY_TCPS_SYN_SENT) {
+		send_syn(w, t);
+		t->rto_at = in_ms(w, t->rto_ms);
+		return;
+	}
+	/* RFC 5681 3.1: after a loss by timeout, slow start from one segment;
+	 * RFC 6582: recovery ends; go back to snd_una (what the peer SACKed
+	 * is skipped by sy_tcb_retransmit_one's rule when sent again). */
+	t->ssthresh = RTE_MAX(flight / 2, 2u * t->mss);
+	t->cwnd = t->mss;
+	t->flags &= (uint16_t)~(SY_TCB_F_RECOVERY | SY_TCB_F_RTT_TIMING);
+	t->dupacks = 0;
+	t->recover = t->snd_max;
+	/* Karn: a retransmitted segment's ACK does not time it. */
+	t->snd_nxt = t->snd_una;
+	if (t->flags & SY_TCB_F_FIN_SENT) {
+		/* The FIN goes again with the data that precedes it. */
+		t->flags &= (uint16_t)~SY_TCB_F_FIN_SENT;
+	}
+	w->counters.proxy_retransmits++;
+	sy_tcb_output(w, t);
+	if (t->rto_at == 0)
+		t->rto_at = in_ms(w, t->rto_ms);
+}
+
+static void
+persist_fired(struct sy_worker *w, struct sy_tcb *t)
+{
+	t->persist_at = 0;
+	if (t->snd_wnd != 0 || t->snd_nxt != t->snd_una || t->sndq.bytes == 0)
+		return;
+	/* A zero-length segment with an old sequence number draws an ACK with
+	 * the current window; backoff as the RTO does. */
+	send_segment(w, t, t->snd_una - 1, 0, RTE_TCP_ACK_FLAG);
+	w->counters.proxy_window_probes++;
+	t->backoff = (uint8_t)RTE_MIN(t->backoff + 1, 12);
+	t->persist_at = in_ms(w, RTE_MIN(t->rto_ms << t->backoff, (uint32_t)SY_TCB_RTO_MAX_MS));
+}
+
+void
+sy_tcb_timers(struct sy_worker *w, struct sy_tcb *t)
+{
+	if (t->tw_at != 0 && t->tw_at <= w->now) {
+		t->tw_at = 0;
+		t->state = SY_TCPS_CLOSED;
+		sy_tcb_release(t);
+		return;
+	}
+	if (t->rto_at != 0 && t->rto_at <= w->now)
+		rto_fired(w, t);
+	if (t->state == SY_TCPS_CLOSED)
+		return;
+	if (t->persist_at != 0 && t->persist_at <= w->now)
+		persist_fired(w, t);
+	if (t->delack_at != 0 && t->delack_at <= w->now) {
+		t->delack_at = 0;
+		t->flags |= SY_TCB_F_ACK_NOW;
+		sy_tcb_output(w, t);
+	}
+}
