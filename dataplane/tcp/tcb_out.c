@@ -167,6 +167,9 @@ send_segment(struct sy_worker *w, struct sy_tcb *t, uint32_t seq, uint32_t len, 
 	if (payload != NULL)
 		rte_pktmbuf_chain(m, payload);
 	th->cksum = rte_ipv4_udptcp_cksum_mbuf(m, ip, sizeof(*ip));
+	/* sy_ipv4_output_nh leaves the IPv4 header as it is (the splice path
+	 * adjusts checksums incrementally): ours is new. */
+	ip->hdr_checksum = rte_ipv4_cksum(ip);
 	m->l3_len = sizeof(*ip);
 	if (flags & RTE_TCP_ACK_FLAG)
 		t->flags &= (uint16_t)~(SY_TCB_F_ACK_NOW | SY_TCB_F_DELACK);
