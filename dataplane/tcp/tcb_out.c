@@ -108,6 +108,34 @@ write_sack(const struct sy_tcb *t, uint8_t *buf, unsigned max_blocks)
 }
 
 /*
+ * The TCP checksum of a header in one buffer and a payload chain. Not
+ * rte_ipv4_udptcp_cksum_mbuf: DPDK 22.11's folds its sum once, and a carry
+ * left over made every odd-length payload's checksum one off.
+ */
+static uint16_t
+tcp_cksum(const struct rte_ipv4_hdr *ip, const struct rte_tcp_hdr *th, uint32_t thlen,
+	  const struct rte_mbuf *payload)
+{
+	uint32_t sum = rte_ipv4_phdr_cksum(ip, 0), off = 0;
+	const struct rte_mbuf *m;
+
+	sum += rte_raw_cksum(th, thlen);
+	for (m = payload; m != NULL; m = m->next) {
+		uint32_t part = rte_raw_cksum(rte_pktmbuf_mtod(m, const void *), m->data_len);
+
+		/* A piece that starts at an odd offset sits in the other
+		 * byte of each 16-bit word (RFC 1071 2.(B)). */
+		if (off & 1)
+			part = ((part & 0xff) << 8) | (part >> 8);
+		sum += part;
+		off += m->data_len;
+	}
+	sum = (sum & 0xffff) + (sum >> 16);
+	sum = (sum & 0xffff) + (sum >> 16);
+	return (uint16_t)~sum;
+}
+
+/*
  * One segment: seq, flags, and `len` payload bytes of sndq from seq (which
  * is at or after snd_una). Returns 0 or -ENOBUFS.
  */
@@ -164,9 +192,9 @@ send_segment(struct sy_worker *w, struct sy_tcb *t, uint32_t seq, uint32_t len, 
 	th->cksum = 0;
 	th->tcp_urp = 0;
 	memcpy(th + 1, opts, olen);
+	th->cksum = tcp_cksum(ip, th, sizeof(*th) + olen, payload);
 	if (payload != NULL)
 		rte_pktmbuf_chain(m, payload);
-	th->cksum = rte_ipv4_udptcp_cksum_mbuf(m, ip, sizeof(*ip));
 	/* sy_ipv4_output_nh leaves the IPv4 header as it is (the splice path
 	 * adjusts checksums incrementally): ours is new. */
 	ip->hdr_checksum = rte_ipv4_cksum(ip);
