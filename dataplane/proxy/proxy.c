@@ -144,8 +144,11 @@ px_step(struct sy_worker *w, struct sy_proxy *px)
 	px->c.events = 0;
 	if (px->bc != NULL)
 		px->b.events = 0;
-	if (px->c.state == SY_TCPS_CLOSED ||
-	    (px->c.state == SY_TCPS_TIME_WAIT && px->c.tw_at == 0)) {
+	/* TIME_WAIT on the client leg holds nothing: a retransmitted FIN
+	 * finds no record and is dropped (the client's own timers end it),
+	 * and the 4-tuple is the client's to reuse. Holding the proxy state
+	 * for it would cap new connections at SY_PROXY_MAX per TIME_WAIT. */
+	if (px->c.state == SY_TCPS_CLOSED || px->c.state == SY_TCPS_TIME_WAIT) {
 		px_finish(w, px);
 		return;
 	}

@@ -65,6 +65,7 @@ struct sy_proxy {
 	bool backend_idle;  /* bc finished its last response: reusable */
 	bool head_req;      /* the request in flight is HEAD */
 	bool resp_sent;     /* bytes of the current response reached the client queue */
+	bool backend_reusable; /* the last response left the backend leg reusable */
 	uint8_t req_framing, resp_framing; /* enum sy_px_framing */
 	uint64_t req_left, resp_left;      /* LENGTH: body bytes still to forward */
 	struct sy_px_chunked req_chunk, resp_chunk;

@@ -88,24 +88,27 @@ px_answer(struct sy_worker *w, struct sy_proxy *px, uint16_t status, enum sy_ans
 		px->close_after = true;
 }
 
-/* The exchange is over: the next request, or the close. */
+/* The backend leg after an exchange: kept for the next request to the same
+ * endpoint when both said keep-alive and it is clean, else dropped. */
 static void
-px_response_done(struct sy_worker *w, struct sy_proxy *px, bool backend_reusable)
+px_backend_settle(struct sy_worker *w, struct sy_proxy *px)
 {
-	px->resp_state = SY_PX_RESP_NONE;
-	px->resp_sent = false;
-	if (px->req_state != SY_PX_REQ_DONE) {
-		/* An answer before the whole request arrived: the rest of it
-		 * cannot be told from the next request. */
-		px->close_after = true;
-	}
+	if (px->bc == NULL)
+		return;
+	if (px->backend_reusable && !px->close_after && px->b.state == SY_TCPS_ESTABLISHED &&
+	    px->b.rcvq.bytes == 0)
+		px->backend_idle = true;
+	else
+		px_backend_drop(w, px);
+}
+
+/* The client's side of the exchange is over too: the next request, or
+ * the close. */
+static void
+px_exchange_done(struct sy_worker *w, struct sy_proxy *px)
+{
 	px->req_state = SY_PX_REQ_HEAD;
-	if (px->bc != NULL) {
-		if (backend_reusable && px->b.state == SY_TCPS_ESTABLISHED && px->b.rcvq.bytes == 0)
-			px->backend_idle = true;
-		else
-			px_backend_drop(w, px);
-	}
+	px_backend_settle(w, px);
 	if (px->close_after) {
 		sy_tcb_close(&px->c);
 		px_backend_drop(w, px);
@@ -113,6 +116,23 @@ px_response_done(struct sy_worker *w, struct sy_proxy *px, bool backend_reusable
 		return;
 	}
 	px->deadline = in_ms(w, SY_PROXY_TIMEOUT_KEEP_ALIVE_MS);
+}
+
+/*
+ * The response is out. A backend may answer before it has read the whole
+ * request body (nginx discards an unwanted body after answering): the body
+ * is still carried to its end (to the backend while it reads, else
+ * dropped), so the next request is found where it starts.
+ */
+static void
+px_response_done(struct sy_worker *w, struct sy_proxy *px, bool backend_reusable)
+{
+	px->resp_state = SY_PX_RESP_NONE;
+	px->resp_sent = false;
+	px->backend_reusable = backend_reusable;
+	if (px->req_state == SY_PX_REQ_BODY)
+		return; /* px_request_body finishes the exchange */
+	px_exchange_done(w, px);
 }
 
 /* Forwarded headers, appended (the OpenShift router's default policy,
@@ -274,7 +294,8 @@ px_request_body(struct sy_worker *w, struct sy_proxy *px)
 	bool done;
 	int64_t take;
 
-	if (px->bc != NULL && px->resp_state != SY_PX_RESP_OWN)
+	if (px->bc != NULL && px->resp_state != SY_PX_RESP_OWN &&
+	    (px->b.state == SY_TCPS_ESTABLISHED || px->b.state == SY_TCPS_SYN_SENT))
 		avail = RTE_MIN(avail, sy_tcb_send_room(&px->b, SY_PROXY_SNDBUF));
 	if (avail == 0)
 		return false;
@@ -292,13 +313,17 @@ px_request_body(struct sy_worker *w, struct sy_proxy *px)
 	}
 	if (take == 0 && !done)
 		return false;
-	if (px->bc == NULL || px->resp_state == SY_PX_RESP_OWN)
+	if (px->bc == NULL || px->resp_state == SY_PX_RESP_OWN ||
+	    (px->b.state != SY_TCPS_ESTABLISHED && px->b.state != SY_TCPS_SYN_SENT))
 		sy_mq_drop(&c->rcvq, (uint32_t)take); /* a body nobody will read */
 	else if (sy_mq_move(&px->b.sndq, &c->rcvq, (uint32_t)take, w->sh->pool) < 0)
 		return false;
 	sy_tcb_consumed(w, c);
-	if (done)
+	if (done) {
 		px->req_state = SY_PX_REQ_DONE;
+		if (px->resp_state == SY_PX_RESP_NONE)
+			px_exchange_done(w, px); /* the response went first */
+	}
 	return true;
 }
 

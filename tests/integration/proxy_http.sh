@@ -1,0 +1,178 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# proxy_http: the proxy mode (dataplane/proxy/) with real clients (curl, wrk, a raw Python
+# client) and real servers (two nginx, a Python server for a third pool). One keep-alive
+# connection asking for /, /api and /api/v2 reaches three pools, checked by each backend's
+# body, in each dialect: OpenShift Route paths, a Contour IngressRoute's routes, a Skipper
+# RouteGroup with a Header predicate and methods. Pipelined requests answer in order; the
+# forwarded headers reach the backend; ambiguous framing gets 400 from the router; wrk with
+# keep-alive and with a connection per request sees no error.
+T_NAME=proxy_http
+source "$(dirname "$0")/testlib.sh"
+
+t_setup pxh 1
+t_start_routerd
+HTTPC="python3 $SY_SRC/tests/integration/httpc.py"
+D=lab.switchyard.test
+
+rctl apply -f "$SY_SRC/config/routes.yaml"
+t_expect_rc 0 "apply config/routes.yaml"
+
+# A third pool: a Python server on backend a's address, port 8082 (pool_server.py).
+lab_spawn backend poolc python3 "$SY_SRC/tests/integration/pool_server.py" "$LAB_BACKEND_A_IP" 8082
+for _ in $(seq 50); do
+	lab_client true && lab_backend curl -s -m 1 "http://$LAB_BACKEND_A_IP:8082/" >/dev/null 2>&1 && break
+	sleep 0.1
+done
+
+rctl apply -f - <<EOF
+apiVersion: v1
+kind: Service
+metadata: {name: c, namespace: demo}
+spec: {ports: [{name: http, port: 8082, targetPort: 8082}]}
+---
+apiVersion: v1
+kind: Endpoints
+metadata: {name: c, namespace: demo}
+subsets: [{addresses: [{ip: $LAB_BACKEND_A_IP}], ports: [{name: http, port: 8082}]}]
+---
+apiVersion: route.openshift.io/v1
+kind: Route
+metadata: {name: px-root, namespace: demo}
+spec: {host: px.$D, to: {kind: Service, name: a}, port: {targetPort: http}}
+---
+apiVersion: route.openshift.io/v1
+kind: Route
+metadata: {name: px-api, namespace: demo}
+spec: {host: px.$D, path: /api, to: {kind: Service, name: b}, port: {targetPort: http}}
+---
+apiVersion: route.openshift.io/v1
+kind: Route
+metadata: {name: px-v2, namespace: demo}
+spec: {host: px.$D, path: /api/v2, to: {kind: Service, name: c}, port: {targetPort: http}}
+---
+apiVersion: contour.heptio.com/v1beta1
+kind: IngressRoute
+metadata: {name: pxir, namespace: demo}
+spec:
+  virtualhost: {fqdn: pxir.$D}
+  routes:
+  - match: /
+    services: [{name: a, port: 80}]
+  - match: /api
+    services: [{name: b, port: 80}]
+  - match: /api/v2
+    services: [{name: c, port: 8082}]
+---
+apiVersion: zalando.org/v1
+kind: RouteGroup
+metadata: {name: pxrg, namespace: demo}
+spec:
+  hosts: [pxrg.$D]
+  backends:
+  - {name: a, type: service, serviceName: a, servicePort: 80}
+  - {name: b, type: service, serviceName: b, servicePort: 80}
+  - {name: c, type: service, serviceName: c, servicePort: 8082}
+  defaultBackends: [{backendName: a}]
+  routes:
+  - pathSubtree: /
+  - pathSubtree: /api
+    predicates: ['Header("X-Pool", "b")']
+    backends: [{backendName: b}]
+  - pathSubtree: /api
+    methods: [POST]
+    backends: [{backendName: c}]
+  - pathSubtree: /api/v2
+    backends: [{backendName: c}]
+EOF
+t_expect_rc 0 "apply a third pool and a host per dialect with three path rules"
+
+rctl resolve "http://px.$D/api" -o json
+t_json_expect "$T_OUT" 'd["mode"] == "proxy" and d["binding"] == "request"' "resolve: px.$D is proxied, bound per request"
+
+# three URLs, one curl, one connection: curl reuses it for the same host and port
+three() { # three HOST [curl args] -> "bodies|connects"
+	local host=$1
+	shift
+	t_run lab_client curl -s -m 10 -H "Host: $host" "$@" -w '%{num_connects}\n' \
+		"http://$LAB_ROUTER_IP/" "http://$LAB_ROUTER_IP/api/x" "http://$LAB_ROUTER_IP/api/v2/y"
+}
+before=$(rctl stats -o json && t_json "$T_OUT" 'd["total"]["conns_proxied"]')
+three "px.$D"
+[ "$(printf '%s' "$T_OUT" | tr '\n' ' ')" = "backend-a 1 backend-b 0 pool-c 0" ] ||
+	t_fail "OpenShift Routes: /, /api, /api/v2 on one connection reach a, b, c" "seen: $(t_seen)"
+after=$(rctl stats -o json && t_json "$T_OUT" 'd["total"]["conns_proxied"]')
+[ $((after - before)) -eq 1 ] || t_fail "one proxied connection for the three requests" "before $before after $after"
+t_ok "OpenShift Route paths: one keep-alive connection, three requests, three pools (a, b, c)"
+
+three "pxir.$D"
+[ "$(printf '%s' "$T_OUT" | tr '\n' ' ')" = "backend-a 1 backend-b 0 pool-c 0" ] ||
+	t_fail "IngressRoute routes: /, /api, /api/v2 on one connection reach a, b, c" "seen: $(t_seen)"
+t_ok "Contour IngressRoute routes: one connection, three pools"
+
+three "pxrg.$D" -H "X-Pool: b"
+[ "$(printf '%s' "$T_OUT" | tr '\n' ' ')" = "backend-a 1 backend-b 0 pool-c 0" ] ||
+	t_fail "RouteGroup: Header predicate sends /api to b, /api/v2 to c, / to a" "seen: $(t_seen)"
+three "pxrg.$D"
+[ "$(printf '%s' "$T_OUT" | tr '\n' ' ')" = "backend-a 1 backend-a 0 pool-c 0" ] ||
+	t_fail "RouteGroup: without the header /api falls back to the default backend a" "seen: $(t_seen)"
+t_run lab_client curl -s -m 10 -H "Host: pxrg.$D" -X POST -d x "http://$LAB_ROUTER_IP/api/x"
+[ "$T_OUT" = pool-c ] || t_fail "RouteGroup: POST /api goes to c (methods)" "seen: $(t_seen)"
+t_ok "Skipper RouteGroup: Header predicate and methods decided per request on one connection"
+
+# Forwarded headers, as the backend sees them.
+t_run lab_client curl -s -m 10 -H "Host: px.$D" "http://$LAB_ROUTER_IP/api/v2/echo-headers"
+t_expect_out "X-Forwarded-For: $LAB_CLIENT_IP" "X-Forwarded-For carries the client's address"
+t_expect_out "X-Forwarded-Host: px.$D" "X-Forwarded-Host carries the Host"
+t_expect_out "X-Forwarded-Proto: http" "X-Forwarded-Proto says http"
+t_expect_out "Forwarded: for=$LAB_CLIENT_IP;host=px.$D;proto=http" "Forwarded (RFC 7239)"
+t_ok "forwarded headers reach the backend: X-Forwarded-For/-Host/-Proto, Forwarded"
+
+# Pipelining: three requests in one write, three answers in order.
+t_run lab_client $HTTPC raw "$LAB_ROUTER_IP" 80 "GET / HTTP/1.1\r\nHost: px.$D\r\n\r\nGET /api/x HTTP/1.1\r\nHost: px.$D\r\n\r\nGET /api/v2/z HTTP/1.1\r\nHost: px.$D\r\nConnection: close\r\n\r\n"
+order=$(printf '%s' "$T_OUT" | grep -Eo 'backend-a|backend-b|pool-c' | tr '\n' ' ')
+[ "$order" = "backend-a backend-b pool-c " ] || t_fail "pipelined requests answered in order" "seen: $(t_seen)"
+t_ok "pipelining: three requests in one segment, answered in order by a, b, c"
+
+# Ambiguous framing: the router answers 400 itself, the backend never sees it.
+before=$(rctl stats -o json && t_json "$T_OUT" 'd["total"]["proxy_requests"]')
+t_run lab_client $HTTPC raw "$LAB_ROUTER_IP" 80 "POST /api HTTP/1.1\r\nHost: px.$D\r\nContent-Length: 4\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n"
+t_expect_out '^HTTP/1.1 400 Bad Request' "Content-Length with Transfer-Encoding: 400"
+t_run lab_client $HTTPC raw "$LAB_ROUTER_IP" 80 "POST /api HTTP/1.1\r\nHost: px.$D\r\nContent-Length: 4\r\nContent-Length: 5\r\n\r\nabcde"
+t_expect_out '^HTTP/1.1 400 Bad Request' "two different Content-Lengths: 400"
+t_run lab_client $HTTPC raw "$LAB_ROUTER_IP" 80 "POST /api HTTP/1.1\r\nHost: px.$D\r\nTransfer-Encoding: gzip\r\n\r\n"
+t_expect_out '^HTTP/1.1 501' "a transfer coding the router cannot frame: 501"
+after=$(rctl stats -o json && t_json "$T_OUT" 'd["total"]["proxy_requests"]')
+[ "$after" = "$before" ] || t_fail "refused requests were not routed" "before $before after $after"
+t_ok "ambiguous framing (CL+TE, two lengths, unknown coding) answered by the router, never routed"
+
+# A chunked upload through the proxy (nginx a reads and discards it, then answers), and a
+# GET after it on the same connection: the router found the body's end by its framing.
+head -c 3M /dev/urandom >"$LAB_DIR/up.bin"
+t_run lab_client curl -s -m 60 -H "Host: px.$D" -H 'Transfer-Encoding: chunked' -w ' %{num_connects}\n' \
+	--data-binary "@$LAB_DIR/up.bin" "http://$LAB_ROUTER_IP/up" --next -s -m 10 -H "Host: px.$D" \
+	-w ' %{num_connects}\n' "http://$LAB_ROUTER_IP/api/x"
+[ "$(printf '%s' "$T_OUT" | tr '\n' ' ')" = "backend-a  1 backend-b  0" ] ||
+	t_fail "3 MB chunked POST, then a GET on the same connection" "seen: $(t_seen)"
+t_ok "chunked upload (3 MB) through the proxy, then the next request on the same connection"
+
+# wrk, keep-alive and a connection per request: no errors, no non-2xx.
+for mode in keepalive close; do
+	extra=()
+	[ $mode = close ] && extra=(-H 'Connection: close')
+	t_run lab_client wrk -t1 -c16 -d3s -s "$SY_SRC/tests/integration/wrk_report.lua" \
+		-H "Host: px.$D" "${extra[@]}" "http://$LAB_ROUTER_IP/api/x"
+	t_expect_rc 0 "wrk ($mode)"
+	rep=$(printf '%s\n' "$T_OUT" | tail -n 1)
+	rctl stats -o json
+	ans=$(t_json "$T_OUT" '{k: v for k, v in d["total"]["answers"].items() if v}')
+	t_json_expect "$rep" 'd["requests"] > 100 and d["connect"] + d["read"] + d["write"] + d["timeout"] + d["status"] == 0' \
+		"wrk $mode through the proxy: no errors ($rep; the router's own answers so far: $ans)"
+done
+t_ok "wrk keep-alive and Connection: close through the proxy: no errors"
+
+sleep 3
+rctl stats -o json
+t_json_expect "$T_OUT" 'd["total"]["flows_active"] == 0' "every proxied connection and backend leg freed"
+t_check_sanitizers
+t_finish
