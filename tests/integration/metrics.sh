@@ -25,6 +25,7 @@ URL=http://127.0.0.1:$PORT/metrics
 
 rctl apply -f "$SY_SRC/config/routes.yaml"
 t_expect_rc 0 "apply config/routes.yaml"
+t_plain_route
 rctl apply -f - <<EOF
 apiVersion: contour.heptio.com/v1beta1
 kind: IngressRoute
@@ -74,13 +75,13 @@ t_expect_out '^switchyard_generation [0-9]+' "the exposition has the generation"
 	t_fail "contour_ingressroute_orphaned_total{namespace=\"demo\"} is 1" "seen: $(grep contour_ <<<"$before")"
 [ "$(value "$before" "contour_ingressroute_valid_total{namespace=\"demo\",vhost=\"ir.$D\"}")" = 1 ] ||
 	t_fail "contour_ingressroute_valid_total for vhost ir.$D is 1" "seen: $(grep contour_ <<<"$before")"
-[ "$(value "$before" 'switchyard_routes{kind="Route",group="route.openshift.io",state="admitted"}')" = 6 ] ||
-	t_fail "six OpenShift routes admitted" "seen: $(grep switchyard_routes <<<"$before")"
+[ "$(value "$before" 'switchyard_routes{kind="Route",group="route.openshift.io",state="admitted"}')" = 7 ] ||
+	t_fail "seven OpenShift routes admitted (routes.yaml and plain.lab)" "seen: $(grep switchyard_routes <<<"$before")"
 t_ok "Contour's IngressRoute gauges and the route counts say what was applied"
 
 # Traffic: 20 spliced requests, and one for a host nobody serves (the router's 503).
 for i in $(seq 1 20); do
-	t_run lab_client curl -sf -m 5 -H "Host: web.$D" "http://$LAB_ROUTER_IP/"
+	t_run lab_client curl -sf -m 5 -H "Host: plain.$D" "http://$LAB_ROUTER_IP/"
 	[ "$T_OUT" = backend-a ] || t_fail "request $i through the router" "seen: $(t_seen)"
 done
 t_run lab_client curl -s -m 5 -o /dev/null -w '%{http_code}' -H "Host: nobody.$D" "http://$LAB_ROUTER_IP/"

@@ -18,8 +18,9 @@ REPORT=$SY_SRC/tests/integration/wrk_report.lua
 
 rctl apply -f "$SY_SRC/config/routes.yaml"
 t_expect_rc 0 "apply config/routes.yaml"
-t_run lab_client curl -s -m 10 -H "Host: web.$D" "http://$LAB_ROUTER_IP/"
-[ "$T_OUT" = backend-a ] || t_fail "web.$D is served by backend a before the load" "seen: $(t_seen)"
+t_plain_route
+t_run lab_client curl -s -m 10 -H "Host: plain.$D" "http://$LAB_ROUTER_IP/"
+[ "$T_OUT" = backend-a ] || t_fail "plain.$D is served by backend a before the load" "seen: $(t_seen)"
 
 # The backend keeps TIME_WAIT as Linux does by default: the point of this test.
 tw_max=$(lab_backend sysctl -n net.ipv4.tcp_max_tw_buckets)
@@ -32,7 +33,7 @@ before=$(stats)
 # run CONNS LABEL: wrk for 10 s, one request per connection; its JSON line in T_OUT.
 run() {
 	t_run lab_client wrk -t1 -c"$1" -d10s --timeout 5s -s "$REPORT" \
-		-H "Host: web.$D" -H 'Connection: close' "http://$LAB_ROUTER_IP/"
+		-H "Host: plain.$D" -H 'Connection: close' "http://$LAB_ROUTER_IP/"
 	t_expect_rc 0 "wrk -c$1 ($2)"
 	T_OUT=$(printf '%s\n' "$T_OUT" | grep '^{' | tail -n 1)
 	[ -n "$T_OUT" ] || t_fail "wrk -c$1 ($2) printed its report" "seen: $(t_seen)"

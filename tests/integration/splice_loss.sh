@@ -26,13 +26,14 @@ t_start_routerd
 
 rctl apply -f "$SY_SRC/config/routes.yaml"
 t_expect_rc 0 "apply config/routes.yaml"
+t_plain_route
 # An upload sink on backend a, behind upload.$D.
 t_upload_sink "upload.$D"
 sy_poll 10 lab_backend curl -s -m 1 -o /dev/null "http://$LAB_BACKEND_A_IP:8080/" ||
 	t_fail "upload sink answers on $LAB_BACKEND_A_IP:8080" "$(cat "$LAB_DIR/sink.log")"
-t_run lab_client curl -s -m 10 -H "Host: web.$D" "http://$LAB_ROUTER_IP/"
-[ "$T_OUT" = backend-a ] || t_fail "web.$D through the clean relay answers backend-a" "seen: $(t_seen)"
-t_ok "routes applied; web.$D answers through the relay (clean)"
+t_run lab_client curl -s -m 10 -H "Host: plain.$D" "http://$LAB_ROUTER_IP/"
+[ "$T_OUT" = backend-a ] || t_fail "plain.$D through the clean relay answers backend-a" "seen: $(t_seen)"
+t_ok "routes applied; plain.$D answers through the relay (clean)"
 
 # 20 MB of random bytes as nginx a's /big.bin.
 big=$LAB_DIR/nginx-a/www/big.bin
@@ -94,7 +95,7 @@ relay_check() {
 transfers() {
 	local t0 took
 	t0=$(date +%s%N)
-	t_run lab_client sh -c "curl -sS -m 120 -H 'Host: web.$D' -w '%{http_code} %{size_download}\n' -o '$LAB_DIR/down.bin' http://$LAB_ROUTER_IP/big.bin"
+	t_run lab_client sh -c "curl -sS -m 120 -H 'Host: plain.$D' -w '%{http_code} %{size_download}\n' -o '$LAB_DIR/down.bin' http://$LAB_ROUTER_IP/big.bin"
 	took=$((($(date +%s%N) - t0) / 1000000))
 	local got
 	got=$(sha256sum <"$LAB_DIR/down.bin" | cut -d' ' -f1)
@@ -127,7 +128,7 @@ done
 # A burst of short connections at 3% loss: every handshake packet, held request segment and
 # FIN can be lost; every connection must still be answered.
 relay_phase burst3 5 3
-t_run lab_client $HTTPC count "$LAB_ROUTER_IP" "web.$D" / 200 8
+t_run lab_client $HTTPC count "$LAB_ROUTER_IP" "plain.$D" / 200 8
 res=$T_OUT
 t_json_expect "$res" 'd["errors"] == 0 and d["statuses"] == {"200": 200} and d["bodies"] == {"backend-a": 200}' \
 	"3% drop: 200 short connections (8 at a time), all answered 200 backend-a"

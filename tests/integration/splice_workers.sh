@@ -16,17 +16,18 @@ D=lab.switchyard.test
 
 rctl apply -f "$SY_SRC/config/routes.yaml"
 t_expect_rc 0 "apply config/routes.yaml"
+t_plain_route
 t_ok "routes applied"
 
 stats_json() { rctl stats -o json; [ "$T_RC" -eq 0 ] || t_fail "routerctl stats -o json" "$(t_seen)"; }
 stats_json
 t_json_expect "$T_OUT" 'len(d["workers"]) == 2' "routerctl stats shows 2 workers"
 
-t_run lab_client $HTTPC count "$LAB_ROUTER_IP" "web.$D" / 600 16
+t_run lab_client $HTTPC count "$LAB_ROUTER_IP" "plain.$D" / 600 16
 res=$T_OUT
-t_expect_rc 0 "600 connections to web.$D, 16 in parallel"
+t_expect_rc 0 "600 connections to plain.$D, 16 in parallel"
 t_json_expect "$res" 'd["errors"] == 0 and d["statuses"] == {"200": 600} and d["bodies"] == {"backend-a": 600}' \
-	"600 connections (16 at a time) to web.$D: all 200 backend-a"
+	"600 connections (16 at a time) to plain.$D: all 200 backend-a"
 t_ok "600 connections, 16 in parallel, through 2 workers: all 200 backend-a"
 
 stats_json
@@ -62,7 +63,7 @@ big=$LAB_DIR/nginx-a/www/big.bin
 head -c 20M /dev/urandom >"$big" || t_fail "setup" "20 MB random file"
 want=$(sha256sum <"$big" | cut -d' ' -f1)
 h0=$(t_json "$T_OUT" 'd["total"]["handoffs"]')
-t_run lab_client sh -c "curl -sS -m 60 -H 'Host: web.$D' http://$LAB_ROUTER_IP/big.bin | sha256sum"
+t_run lab_client sh -c "curl -sS -m 60 -H 'Host: plain.$D' http://$LAB_ROUTER_IP/big.bin | sha256sum"
 [ "$T_RC" -eq 0 ] && [ "${T_OUT%% *}" = "$want" ] ||
 	t_fail "20 MB download through 2 workers: sha256 equal" "want $want; $(t_seen)"
 stats_json

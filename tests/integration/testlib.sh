@@ -117,6 +117,22 @@ t_check_sanitizers() { # [leaks]
 	fi
 }
 
+# t_plain_route: a Route plain.lab.switchyard.test -> service a with one rule for "/", the
+# vhost shape the splice path carries (config/routes.yaml's web.lab has path rules, so it
+# is proxied). The splice tests send their load there.
+t_plain_route() {
+	rctl apply -f - <<EOF
+apiVersion: route.openshift.io/v1
+kind: Route
+metadata: {name: plain, namespace: demo}
+spec:
+  host: plain.$LAB_DOMAIN
+  to: {kind: Service, name: a}
+  port: {targetPort: http}
+EOF
+	t_expect_rc 0 "apply the spliced route plain.$LAB_DOMAIN"
+}
+
 # t_upload_sink HOST: start tests/integration/upload_sink.py on backend a's address, port
 # 8080 (answers any request with the sha256 of its body), behind a route for HOST.
 t_upload_sink() {
