@@ -344,8 +344,10 @@ grep -q '"reason":"signal"' "$RELAY_LOG" || t_fail "stats on SIGUSR1" "$(cat "$R
 RELAY_JSON=$(grep '^{' "$RELAY_LOG" | tail -n 1)
 t_json_expect "$RELAY_JSON" 'd["reason"] == "duration" and d["a2b"]["impaired"] and not d["b2a"]["impaired"]' \
 	"relay stopped by --duration, impairing a2b only"
-t_json_expect "$RELAY_JSON" 'd["a2b"]["delayed"] == 5 and d["a2b"]["forwarded"] == 5 and d["b2a"]["exempt"] == 5 and d["b2a"]["delayed"] == 0' \
-	"a2b: 5 requests delayed; b2a: 5 replies passed untouched"
+# At least the 5 echoes each way; an ARP re-validation may add one (seen in CI): every a2b
+# frame delayed, no b2a frame.
+t_json_expect "$RELAY_JSON" 'd["a2b"]["delayed"] >= 5 and d["a2b"]["delayed"] == d["a2b"]["forwarded"] == d["a2b"]["received"] and d["b2a"]["exempt"] >= 5 and d["b2a"]["exempt"] == d["b2a"]["received"] and d["b2a"]["delayed"] == 0' \
+	"a2b: every frame (the 5 requests) delayed; b2a: every frame (the 5 replies) untouched"
 t_ok "--delay-ms 30 --direction a2b: RTT min ${rtt_min} ms, replies untouched; stats on SIGUSR1, every interval, and at --duration"
 
 # Stop the server ourselves (the trap would too) to show a clean finish.
