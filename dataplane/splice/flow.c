@@ -96,7 +96,9 @@ sy_tcp_worker_init(struct sy_worker *w)
 		if (p % n == w->id)
 			t->ports[t->port_count++] = (uint16_t)p;
 	t->tick_tsc = w->sh->tsc_per_ms * SY_WHEEL_TICK_MS;
-	t->wheel_tick = rte_rdtsc() / t->tick_tsc;
+	/* The wheel starts at the worker's clock, not at the end of this setup: allocating the
+	 * tables can take milliseconds, and a wheel ahead of w->now would fire timers late. */
+	t->wheel_tick = w->now / t->tick_tsc;
 	t->rng = 0x9e3779b97f4a7c15ull ^ ((uint64_t)w->id << 32) ^ rte_rdtsc();
 	return 0;
 }
