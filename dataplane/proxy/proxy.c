@@ -125,6 +125,29 @@ px_finish(struct sy_worker *w, struct sy_proxy *px)
 }
 
 /*
+ * While a response is awaited or carried, the deadline measures silence,
+ * not the exchange: the connect timeout until the backend answers our SYN,
+ * then the server timeout from the last byte either leg moved (data in,
+ * data acknowledged). A 100 MB download to a slow client takes as long as
+ * it takes; a backend that stops mid-body is cut after the server timeout.
+ * The other phases keep their deadline whole (http-request bounds the
+ * time to a complete head, keep-alive the wait for the next one).
+ */
+static void
+px_refresh_deadline(struct sy_worker *w, struct sy_proxy *px)
+{
+	uint8_t ev = px->c.events;
+
+	if (px->resp_state != SY_PX_RESP_HEAD && px->resp_state != SY_PX_RESP_BODY)
+		return;
+	if (px->bc == NULL || px->b.state == SY_TCPS_SYN_SENT)
+		return;
+	ev |= px->b.events;
+	if (ev & (SY_TCB_EV_CONNECTED | SY_TCB_EV_DATA | SY_TCB_EV_SENT))
+		px->deadline = in_ms(w, SY_PROXY_TIMEOUT_SERVER_MS);
+}
+
+/*
  * After anything happened on either leg: make all the progress there is,
  * send what the windows allow, close what is finished, re-arm the timer.
  */
@@ -141,6 +164,7 @@ px_step(struct sy_worker *w, struct sy_proxy *px)
 			px_backend_drop(w, px);
 	}
 	sy_tcb_output(w, &px->c);
+	px_refresh_deadline(w, px);
 	px->c.events = 0;
 	if (px->bc != NULL)
 		px->b.events = 0;

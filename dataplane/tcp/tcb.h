@@ -100,6 +100,8 @@ struct sy_tcb {
 	uint32_t rcvbuf;       /* most bytes held in rcvq + ooo */
 	uint32_t ts_recent, ts_off; /* ts_off: our TSval = ms clock + ts_off */
 	uint32_t cwnd, ssthresh, recover;
+	uint32_t rexmit_nxt;   /* in recovery: where the search for the next hole starts */
+	uint32_t rexmit_round; /* snd_max when the current round of hole retransmissions began */
 	uint32_t rtt_seq;      /* without timestamps: the segment being timed */
 	uint32_t rtt_ms_start;
 	uint32_t srtt8, rttvar4; /* ms, scaled by 8 and 4 (RFC 6298 as BSD keeps it) */
@@ -165,6 +167,11 @@ void sy_tcb_close(struct sy_tcb *t);
 void sy_tcb_abort(struct sy_worker *w, struct sy_tcb *t);
 /* Free the queues (no segment sent). */
 void sy_tcb_release(struct sy_tcb *t);
+/* Loss recovery, from the ACK processing (tcb_in.c) to the sender
+ * (tcb_out.c): one segment from seq (past what the peer SACKed), and the
+ * next SACK hole from rexmit_nxt. */
+void sy_tcb_retransmit_one(struct sy_worker *w, struct sy_tcb *t, uint32_t seq);
+void sy_tcb_retransmit_hole(struct sy_worker *w, struct sy_tcb *t);
 
 static inline bool
 sy_tcb_synchronized(const struct sy_tcb *t)

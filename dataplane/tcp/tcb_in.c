@@ -18,7 +18,6 @@
 #include "tcp/tcp_seq.h"
 #include "worker.h"
 
-void sy_tcb_retransmit_one(struct sy_worker *w, struct sy_tcb *t, uint32_t seq);
 
 /* Initial window: RFC 6928's ten segments. */
 #define SY_TCB_IW_SEGS 10
@@ -80,8 +79,9 @@ sy_tcb_init_accepted(struct sy_worker *w, struct sy_tcb *t, const struct sy_tcb_
 /* ------------------------------------------------------------ options -- */
 
 /* The peer's SACK blocks (RFC 2018), replacing what it said before: a
- * block below snd_una is old news and ignored. */
-static void
+ * block below snd_una is old news and ignored. True when the segment
+ * reported a block of data we still hold as unacknowledged. */
+static bool
 read_sack(struct sy_tcb *t, const struct rte_tcp_hdr *th)
 {
 	const uint8_t *p = (const uint8_t *)(th + 1);
@@ -115,10 +115,11 @@ read_sack(struct sy_tcb *t, const struct rte_tcp_hdr *th)
 				t->sack[t->n_sack].end = e;
 				t->n_sack++;
 			}
-			return;
+			return t->n_sack > 0;
 		}
 		p += len;
 	}
+	return false;
 }
 
 /* -------------------------------------------------------------- timing -- */
@@ -203,8 +204,10 @@ ack_input(struct sy_worker *w, struct sy_tcb *t, const struct rte_tcp_hdr *th, u
 		challenge_ack(w, t);
 		return false;
 	}
+	bool sacked = false;
+
 	if ((t->flags & SY_TCB_F_SACK) && (th->data_off >> 4) > 5)
-		read_sack(t, th);
+		sacked = read_sack(t, th);
 	if (SEQ_GT(ack, t->snd_una)) {
 		uint32_t acked = ack - t->snd_una;
 		uint32_t data = RTE_MIN(acked, t->sndq.bytes);
@@ -234,6 +237,8 @@ ack_input(struct sy_worker *w, struct sy_tcb *t, const struct rte_tcp_hdr *th, u
 				/* Partial ACK: the next hole goes now, the window
 				 * deflates by what was acknowledged. */
 				sy_tcb_retransmit_one(w, t, t->snd_una);
+				if (SEQ_LT(t->rexmit_nxt, t->snd_una + t->mss))
+					t->rexmit_nxt = t->snd_una + t->mss;
 				t->cwnd = t->cwnd > acked ? t->cwnd - acked + t->mss : t->mss;
 			}
 		} else if (t->cwnd < t->ssthresh) {
@@ -246,12 +251,21 @@ ack_input(struct sy_worker *w, struct sy_tcb *t, const struct rte_tcp_hdr *th, u
 		t->rto_at = t->snd_una == t->snd_max ? 0 : in_ms(w, t->rto_ms);
 		if (fin_in_flight && SEQ_GT(ack, fin_seq))
 			fin_acked(w, t);
-	} else if (ack == t->snd_una && plen == 0 && win == t->snd_wnd &&
+	} else if (ack == t->snd_una && plen == 0 && (win == t->snd_wnd || sacked) &&
 		   t->snd_max != t->snd_una && !(th->tcp_flags & RTE_TCP_FIN_FLAG)) {
-		/* A duplicate ACK (RFC 5681 2). */
+		/* A duplicate ACK (RFC 5681 2). One that reports SACKed data
+		 * counts even when the window moved (RFC 6675 2, "DupAck"):
+		 * a receiver that grows its buffer as it goes (Linux) changes
+		 * the window in nearly every ACK, and without this the losses
+		 * it reports would wait for the RTO. */
 		t->dupacks++;
+		/* RFC 6582 4.1 keeps duplicate ACKs from before `recover` (those
+		 * a go-back-N resend after an RTO draws) from starting another
+		 * recovery; one that SACKs data above snd_una reports a real
+		 * hole, and waiting for the next RTO to fill it would cost
+		 * 200 ms per loss in the resent window. */
 		if (t->dupacks == 3 && !(t->flags & SY_TCB_F_RECOVERY) &&
-		    SEQ_GT(ack, t->recover - 1)) {
+		    (SEQ_GT(ack, t->recover - 1) || sacked)) {
 			uint32_t flight = t->snd_max - t->snd_una;
 
 			t->ssthresh = RTE_MAX(flight / 2, 2u * t->mss);
@@ -259,11 +273,19 @@ ack_input(struct sy_worker *w, struct sy_tcb *t, const struct rte_tcp_hdr *th, u
 			t->flags |= SY_TCB_F_RECOVERY;
 			t->flags &= (uint16_t)~SY_TCB_F_RTT_TIMING;
 			w->counters.proxy_fast_retransmits++;
-			sy_tcb_retransmit_one(w, t, t->snd_una);
+			t->rexmit_nxt = t->snd_una;
+			sy_tcb_retransmit_hole(w, t);
 			t->cwnd = t->ssthresh + 3u * t->mss;
 			t->rto_at = in_ms(w, t->rto_ms);
 		} else if (t->dupacks > 3 && (t->flags & SY_TCB_F_RECOVERY)) {
 			t->cwnd += t->mss; /* each one says a segment left */
+			/* With SACK the peer says which segments are missing
+			 * beyond the first: each further duplicate ACK sends
+			 * the next hole below its highest SACKed byte, instead
+			 * of one hole per round trip (RFC 6675's recovery,
+			 * paced by the ACKs rather than its pipe estimate). */
+			if (sacked)
+				sy_tcb_retransmit_hole(w, t);
 		}
 	}
 	/* Window update (RFC 9293 3.10.7.4, SND.WL1/WL2). */
@@ -303,11 +325,47 @@ payload_of(struct rte_mbuf *m, uint32_t hlen, uint32_t skip, uint32_t len)
 	return keep == len ? m : NULL;
 }
 
+/* Chain b after a (both payload chains; a's tail found by walking). The
+ * queues count data_len per segment, so pkt_len/nb_segs are not kept. */
+static void
+chain_append(struct rte_mbuf *a, struct rte_mbuf *b)
+{
+	while (a->next != NULL)
+		a = a->next;
+	a->next = b;
+}
+
+/* Drop the first `cut` bytes of a payload chain; what is left, or NULL. */
+static struct rte_mbuf *
+chain_trim_front(struct rte_mbuf *m, uint32_t cut)
+{
+	while (m != NULL && cut >= m->data_len) {
+		struct rte_mbuf *next = m->next;
+
+		cut -= m->data_len;
+		m->next = NULL;
+		m->nb_segs = 1;
+		rte_pktmbuf_free_seg(m);
+		m = next;
+	}
+	if (m != NULL && cut > 0) {
+		m->data_off = (uint16_t)(m->data_off + cut);
+		m->data_len = (uint16_t)(m->data_len - cut);
+	}
+	return m;
+}
+
+/*
+ * Hold an out-of-order segment. One that continues a held run (ends where
+ * it starts, or starts where it ends) joins that run's chain, so the
+ * entries count holes, not segments: after one loss a whole window of
+ * segments arrives behind the hole, and SY_TCB_OOO_MAX runs hold it all.
+ */
 static void
 ooo_insert(struct sy_worker *w, struct sy_tcb *t, struct rte_mbuf *m, uint32_t seq, uint32_t len,
 	   bool fin)
 {
-	unsigned i;
+	unsigned i, j;
 
 	for (i = 0; i < t->n_ooo; i++) {
 		/* Already held (a duplicate): keep the first copy. */
@@ -316,6 +374,35 @@ ooo_insert(struct sy_worker *w, struct sy_tcb *t, struct rte_mbuf *m, uint32_t s
 			sy_drop(w, m, SY_DROP_PROXY_DUPLICATE);
 			return;
 		}
+	}
+	for (i = 0; i < t->n_ooo; i++) {
+		if (t->ooo[i].seq + t->ooo[i].len == seq && !t->ooo[i].fin) {
+			chain_append(t->ooo[i].m, m);
+			t->ooo[i].len += len;
+			t->ooo[i].fin = fin;
+			break;
+		}
+		if (seq + len == t->ooo[i].seq && !fin) {
+			chain_append(m, t->ooo[i].m);
+			t->ooo[i].m = m;
+			t->ooo[i].seq = seq;
+			t->ooo[i].len += len;
+			break;
+		}
+	}
+	if (i < t->n_ooo) {
+		/* The run may now touch the next one: join them. */
+		for (j = 0; j < t->n_ooo; j++) {
+			if (j == i || t->ooo[i].fin ||
+			    t->ooo[i].seq + t->ooo[i].len != t->ooo[j].seq)
+				continue;
+			chain_append(t->ooo[i].m, t->ooo[j].m);
+			t->ooo[i].len += t->ooo[j].len;
+			t->ooo[i].fin = t->ooo[j].fin;
+			t->ooo[j] = t->ooo[--t->n_ooo];
+			break;
+		}
+		return;
 	}
 	if (t->n_ooo == SY_TCB_OOO_MAX) {
 		sy_drop(w, m, SY_DROP_PROXY_OOO_FULL);
@@ -378,10 +465,10 @@ ooo_drain(struct sy_worker *w, struct sy_tcb *t)
 			if (SEQ_LT(s, t->rcv_nxt)) {
 				uint32_t cut = t->rcv_nxt - s;
 
-				rte_pktmbuf_adj(m, (uint16_t)cut);
+				m = chain_trim_front(m, cut);
 				s += cut;
 			}
-			if (e != s) {
+			if (e != s && m != NULL) {
 				sy_mq_append(&t->rcvq, m);
 				t->rcv_nxt = e;
 				t->events |= SY_TCB_EV_DATA;

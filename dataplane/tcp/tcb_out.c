@@ -273,17 +273,35 @@ data_end(const struct sy_tcb *t)
 static uint32_t
 sacked_until(const struct sy_tcb *t, uint32_t seq)
 {
-	unsigned i;
+	unsigned i, moved;
 
-	for (i = 0; i < t->n_sack; i++)
-		if (SEQ_GEQ(seq, t->sack[i].start) && SEQ_LT(seq, t->sack[i].end))
-			return t->sack[i].end;
+	/* Blocks come in any order: follow them until none starts at or
+	 * before seq and ends beyond it. */
+	do {
+		moved = 0;
+		for (i = 0; i < t->n_sack; i++)
+			if (SEQ_GEQ(seq, t->sack[i].start) && SEQ_LT(seq, t->sack[i].end)) {
+				seq = t->sack[i].end;
+				moved = 1;
+			}
+	} while (moved);
 	return seq;
 }
 
-/* Retransmit one segment's worth from seq (fast retransmit / partial ACK). */
-void sy_tcb_retransmit_one(struct sy_worker *w, struct sy_tcb *t, uint32_t seq);
+/* The highest byte the peer reported holding, or snd_una. */
+static uint32_t
+sack_high(const struct sy_tcb *t)
+{
+	uint32_t high = t->snd_una;
+	unsigned i;
 
+	for (i = 0; i < t->n_sack; i++)
+		if (SEQ_GT(t->sack[i].end, high))
+			high = t->sack[i].end;
+	return high;
+}
+
+/* Retransmit one segment's worth from seq (fast retransmit / partial ACK). */
 void
 sy_tcb_retransmit_one(struct sy_worker *w, struct sy_tcb *t, uint32_t seq)
 {
@@ -302,6 +320,37 @@ sy_tcb_retransmit_one(struct sy_worker *w, struct sy_tcb *t, uint32_t seq)
 						 RTE_TCP_FIN_FLAG : 0));
 }
 
+/*
+ * In recovery: the next hole from rexmit_nxt that the peer has not SACKed.
+ * The first one (at snd_una) always goes; later ones only below the
+ * highest SACKed byte, since past it nothing is known to be lost.
+ *
+ * When every hole went once and the peer goes on SACKing data we sent
+ * after that round of retransmissions began (three segments of it), a
+ * retransmission that is still missing was lost too (RACK's reasoning,
+ * RFC 8985, by sequence instead of by time): the round starts again at
+ * snd_una rather than waiting for the RTO.
+ */
+void
+sy_tcb_retransmit_hole(struct sy_worker *w, struct sy_tcb *t)
+{
+	uint32_t seq = sacked_until(t, SEQ_LT(t->rexmit_nxt, t->snd_una) ? t->snd_una : t->rexmit_nxt);
+	uint32_t high = sack_high(t);
+
+	if (seq != t->snd_una && SEQ_GEQ(seq, high)) {
+		if (!SEQ_GT(high, t->rexmit_round + 3u * t->mss))
+			return;
+		t->rexmit_round = t->snd_max;
+		seq = sacked_until(t, t->snd_una);
+		if (SEQ_GEQ(seq, high))
+			return;
+	}
+	if (seq == t->snd_una && SEQ_LEQ(t->rexmit_nxt, t->snd_una))
+		t->rexmit_round = t->snd_max;
+	sy_tcb_retransmit_one(w, t, seq);
+	t->rexmit_nxt = seq + t->mss;
+}
+
 void
 sy_tcb_output(struct sy_worker *w, struct sy_tcb *t)
 {
@@ -314,7 +363,12 @@ sy_tcb_output(struct sy_worker *w, struct sy_tcb *t)
 			send_segment(w, t, t->snd_nxt, 0, RTE_TCP_ACK_FLAG);
 		return;
 	}
-	wnd = RTE_MIN(t->snd_wnd, t->cwnd);
+	wnd = t->cwnd;
+	/* Limited transmit (RFC 3042): the first two duplicate ACKs each let
+	 * one new segment go, so a small window still draws the third. */
+	if (t->dupacks > 0 && t->dupacks < 3 && !(t->flags & SY_TCB_F_RECOVERY))
+		wnd += (uint32_t)t->dupacks * t->mss;
+	wnd = RTE_MIN(t->snd_wnd, wnd);
 	end = data_end(t);
 	for (;;) {
 		uint32_t flight = t->snd_nxt - t->snd_una, len;

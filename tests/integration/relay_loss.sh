@@ -1,17 +1,23 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
-# splice_loss: the splice path under packet loss, duplication and reordering. The lab's
-# lossy relay (tools/lib/lab.sh, LAB_RELAY=1) sits between the client namespace and
-# routerd's client port and impairs TCP both ways with fixed seeds:
-#   - at 1% and at 5% drop (+1% dup, +1% reorder): a 20 MB download from nginx and a 20 MB
-#     upload to a sink arrive with identical sha256 within a bounded time (curl -m);
+# relay_loss: a connection carried by routerd under packet loss, duplication and reordering.
+# The lab's lossy relay (tools/lib/lab.sh, LAB_RELAY=1) sits between the client namespace and
+# routerd's client port and impairs TCP both ways with fixed seeds. Two tests run this script:
+#   splice_loss (LOSS_MODE=splice): hosts with one rule for "/", carried by the splice path,
+#     20 MB each way;
+#   proxy_loss (LOSS_MODE=proxy): hosts with path rules, carried by the proxy mode's own TCP
+#     on both legs (dataplane/tcp/tcb_*.c), 100 MB each way.
+# In each:
+#   - at 1% and at 5% drop (+1% dup, +1% reorder): a download from nginx and an upload to a
+#     sink arrive with identical sha256 within a bounded time (curl -m);
 #   - at 3% drop (+1% dup, +1% reorder): a burst of 200 short connections (SYN, cookie ACK,
 #     held request segments, FINs all get lost now and then) is answered 200 every time;
 #   - the relay's own counters prove it dropped, duplicated and reordered frames in both
 #     directions in each phase, and routerd's flow table is empty again within ~10 s of each
 #     phase (LINGER is 2 s; the rest is for the peers' retransmissions through the relay).
 # meson passes LOSSY_RELAY (the relay's executable) besides ROUTERD, ROUTERCTL and SY_SRC.
-T_NAME=splice_loss
+LOSS_MODE=${LOSS_MODE:-splice}
+T_NAME=${LOSS_MODE}_loss
 source "$(dirname "$0")/testlib.sh"
 
 [ -x "${LOSSY_RELAY:-}" ] || t_fail "setup" "LOSSY_RELAY is not an executable: '${LOSSY_RELAY:-}'"
@@ -29,15 +35,38 @@ t_expect_rc 0 "apply config/routes.yaml"
 t_plain_route
 # An upload sink on backend a, behind upload.$D.
 t_upload_sink "upload.$D"
+case $LOSS_MODE in
+splice)
+	HOST=plain.$D SIZE_MB=20 MAX_S=120 ;;
+proxy)
+	# web.$D has path rules (config/routes.yaml); a second rule makes upload.$D proxied too.
+	HOST=web.$D SIZE_MB=${LOSS_SIZE_MB:-100} MAX_S=240
+	rctl apply -f - <<EOF
+apiVersion: route.openshift.io/v1
+kind: Route
+metadata: {name: sink-elsewhere, namespace: demo}
+spec:
+  host: upload.$D
+  path: /elsewhere
+  to: {kind: Service, name: b}
+EOF
+	t_expect_rc 0 "apply a path rule on upload.$D (proxied)"
+	for h in "$HOST" "upload.$D"; do
+		rctl resolve "http://$h/"
+		t_expect_out '^vhost: .*\(proxy,' "$h is carried in proxy mode"
+	done ;;
+*) t_fail "setup" "LOSS_MODE is splice or proxy, not '$LOSS_MODE'" ;;
+esac
+SIZE=$((SIZE_MB * 1048576))
 sy_poll 10 lab_backend curl -s -m 1 -o /dev/null "http://$LAB_BACKEND_A_IP:8080/" ||
 	t_fail "upload sink answers on $LAB_BACKEND_A_IP:8080" "$(cat "$LAB_DIR/sink.log")"
-t_run lab_client curl -s -m 10 -H "Host: plain.$D" "http://$LAB_ROUTER_IP/"
-[ "$T_OUT" = backend-a ] || t_fail "plain.$D through the clean relay answers backend-a" "seen: $(t_seen)"
-t_ok "routes applied; plain.$D answers through the relay (clean)"
+t_run lab_client curl -s -m 10 -H "Host: $HOST" "http://$LAB_ROUTER_IP/"
+[ "$T_OUT" = backend-a ] || t_fail "$HOST through the clean relay answers backend-a" "seen: $(t_seen)"
+t_ok "routes applied; $HOST answers through the relay (clean)"
 
-# 20 MB of random bytes as nginx a's /big.bin.
+# SIZE_MB of random bytes as nginx a's /big.bin.
 big=$LAB_DIR/nginx-a/www/big.bin
-head -c 20M /dev/urandom >"$big" || t_fail "setup" "20 MB random file"
+head -c "${SIZE_MB}M" /dev/urandom >"$big" || t_fail "setup" "$SIZE_MB MB random file"
 want=$(sha256sum <"$big" | cut -d' ' -f1)
 
 stats_json() { rctl stats -o json; [ "$T_RC" -eq 0 ] || t_fail "routerctl stats -o json" "$(t_seen)"; }
@@ -91,29 +120,29 @@ relay_check() {
 	RELAY_SUMMARY=$(t_json "$j" '"; ".join("%s %d frames: %d dropped, %d dup, %d reordered" % (k, d[k]["received"], d[k]["dropped"], d[k]["duplicated"], d[k]["reordered"]) for k in ("a2b", "b2a"))')
 }
 
-# transfers NAME: 20 MB down and 20 MB up through the relay, both checked end to end.
+# transfers NAME: SIZE_MB down and up through the relay, both checked end to end.
 transfers() {
 	local t0 took
 	t0=$(date +%s%N)
-	t_run lab_client sh -c "curl -sS -m 120 -H 'Host: plain.$D' -w '%{http_code} %{size_download}\n' -o '$LAB_DIR/down.bin' http://$LAB_ROUTER_IP/big.bin"
+	t_run lab_client sh -c "curl -sS -m $MAX_S -H 'Host: $HOST' -w '%{http_code} %{size_download}\n' -o '$LAB_DIR/down.bin' http://$LAB_ROUTER_IP/big.bin"
 	took=$((($(date +%s%N) - t0) / 1000000))
 	local got
 	got=$(sha256sum <"$LAB_DIR/down.bin" | cut -d' ' -f1)
-	[ "$T_RC" -eq 0 ] && [ "$T_OUT" = "200 20971520" ] && [ "$got" = "$want" ] ||
-		t_fail "$1: 20 MB download through the router (curl -m 120) arrives intact" \
-			"want 200 20971520 sha256 $want" "got sha256 $got; $(t_seen)" \
+	[ "$T_RC" -eq 0 ] && [ "$T_OUT" = "200 $SIZE" ] && [ "$got" = "$want" ] ||
+		t_fail "$1: $SIZE_MB MB download through the router (curl -m $MAX_S) arrives intact" \
+			"want 200 $SIZE sha256 $want" "got sha256 $got; $(t_seen)" \
 			"relay: $(lab_relay_stats 2>&1)" "routerd drops: $(stats_json; nonzero_drops "$T_OUT")"
-	t_ok "$1: 20 MB download intact (sha256 matches) in $took ms"
+	t_ok "$1: $SIZE_MB MB download intact (sha256 matches) in $took ms"
 	rm -f "$LAB_DIR/down.bin"
 	t0=$(date +%s%N)
-	t_run lab_client curl -sS -m 120 -H "Host: upload.$D" -H 'Content-Type: application/octet-stream' \
+	t_run lab_client curl -sS -m "$MAX_S" -H "Host: upload.$D" -H 'Content-Type: application/octet-stream' \
 		--data-binary "@$big" "http://$LAB_ROUTER_IP/up"
 	took=$((($(date +%s%N) - t0) / 1000000))
-	[ "$T_RC" -eq 0 ] && [ "$T_OUT" = "$want 20971520" ] ||
-		t_fail "$1: 20 MB upload through the router (curl -m 120): the sink's sha256 equals ours" \
-			"want '$want 20971520'" "$(t_seen)" \
+	[ "$T_RC" -eq 0 ] && [ "$T_OUT" = "$want $SIZE" ] ||
+		t_fail "$1: $SIZE_MB MB upload through the router (curl -m $MAX_S): the sink's sha256 equals ours" \
+			"want '$want $SIZE'" "$(t_seen)" \
 			"relay: $(lab_relay_stats 2>&1)" "routerd drops: $(stats_json; nonzero_drops "$T_OUT")"
-	t_ok "$1: 20 MB upload intact (the sink saw the same sha256) in $took ms"
+	t_ok "$1: $SIZE_MB MB upload intact (the sink saw the same sha256) in $took ms"
 }
 
 for phase in "loss1 7 1" "loss5 11 5"; do
@@ -128,7 +157,7 @@ done
 # A burst of short connections at 3% loss: every handshake packet, held request segment and
 # FIN can be lost; every connection must still be answered.
 relay_phase burst3 5 3
-t_run lab_client $HTTPC count "$LAB_ROUTER_IP" "plain.$D" / 200 8
+t_run lab_client $HTTPC count "$LAB_ROUTER_IP" "$HOST" / 200 8
 res=$T_OUT
 t_json_expect "$res" 'd["errors"] == 0 and d["statuses"] == {"200": 200} and d["bodies"] == {"backend-a": 200}' \
 	"3% drop: 200 short connections (8 at a time), all answered 200 backend-a"
