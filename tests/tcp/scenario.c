@@ -34,6 +34,8 @@
 #include <rte_tcp.h>
 
 #include "dp_env.h"
+#include "proxy/proxy.h"
+#include "splice/conn.h"
 #include "splice/flow.h"
 #include "splice/splice.h"
 #include "sy_counters.h"
@@ -42,12 +44,15 @@
 
 #define MAX_VARS 32
 #define MAX_OPTS 8
-#define MAX_QUEUE 64
+#define MAX_QUEUE 1024
 #define MAX_DATA 4096
+#define MAX_FRAME 16384
 /* How late an expected segment may come: a timer fires on the wheel's tick
  * (2 ms) at or after its time, and one re-armed from there drifts by as
- * much again (three backend SYNs: up to 6 ms). */
+ * much again (three backend SYNs: up to 6 ms). `tolerance MS` changes it
+ * for the lines after it (a chain of backed-off RTOs drifts a tick each). */
 #define TOLERANCE_MS 10
+#define MAX_REPEAT 512
 
 /* The legs a line names: who sends to whom. */
 enum peer { PEER_CLIENT, PEER_BACKEND, PEER_DEAD, PEER__N };
@@ -69,9 +74,13 @@ struct num {
 
 enum opt_kind { OPT_MSS, OPT_SACKOK, OPT_TS, OPT_NOP, OPT_WSCALE, OPT_SACK, OPT_EOL };
 
+#define MAX_SACK 4
+
 struct opt {
 	enum opt_kind kind;
-	struct num a, b;        /* mss/wscale value; TS val/ecr; SACK one block */
+	struct num a, b;        /* mss/wscale value; TS val/ecr; SACK's first block */
+	struct num more[MAX_SACK - 1][2]; /* SACK: the blocks after the first */
+	unsigned n_blocks;      /* SACK: blocks in the option */
 };
 
 struct seg_line {
@@ -88,6 +97,8 @@ struct seg_line {
 	char data[MAX_DATA];    /* inbound: the payload; outbound: a prefix to match */
 	unsigned data_len;
 	bool has_data;
+	bool pad;               /* "..."...: inbound, the rest of LEN is 'x' */
+	unsigned repeat;        /* repeat N: N segments, each LEN further on */
 };
 
 struct run {
@@ -103,6 +114,8 @@ struct run {
 	uint8_t q_port[MAX_QUEUE];
 	unsigned nq;
 	bool drop_checked[SY_DROP__COUNT]; /* drops the script expects */
+	bool trace;             /* SCENARIO_TRACE: print what the worker sends */
+	unsigned tolerance_ms;  /* how late an outbound segment may be */
 	char err[512];
 };
 
@@ -309,10 +322,27 @@ parse_opts(struct run *r, const char **pp, struct seg_line *s)
 			if (parse_num(r, &p, &o->a) < 0)
 				return -1;
 			if (*p != ':')
-				return fail(r, "sack LEFT:RIGHT (one block an option)");
+				return fail(r, "sack LEFT:RIGHT [LEFT:RIGHT...]");
 			p++;
 			if (parse_num(r, &p, &o->b) < 0)
 				return -1;
+			o->n_blocks = 1;
+			/* More blocks in the same option, separated by spaces. */
+			for (p = skip_ws(p); *p != ',' && *p != '>' && *p != '\0'; p = skip_ws(p)) {
+				struct num *bl;
+
+				if (o->n_blocks == MAX_SACK)
+					return fail(r, "more than %d SACK blocks", MAX_SACK);
+				bl = o->more[o->n_blocks - 1];
+				if (parse_num(r, &p, &bl[0]) < 0)
+					return -1;
+				if (*p != ':')
+					return fail(r, "sack LEFT:RIGHT [LEFT:RIGHT...]");
+				p++;
+				if (parse_num(r, &p, &bl[1]) < 0)
+					return -1;
+				o->n_blocks++;
+			}
 		} else {
 			return fail(r, "unknown option at '%.20s'", p);
 		}
@@ -428,12 +458,25 @@ parse_segment(struct run *r, const char *p, struct seg_line *s)
 			s->has_data = true;
 			if (parse_string(r, &p, s->data, sizeof(s->data), &s->data_len) < 0)
 				return -1;
+			if (strncmp(p, "...", 3) == 0) {
+				s->pad = true;
+				p += 3;
+			}
+		} else if (strncmp(p, "repeat ", 7) == 0) {
+			char *e;
+
+			s->repeat = (unsigned)strtoul(p + 7, &e, 10);
+			if (e == p + 7 || s->repeat == 0 || s->repeat > MAX_REPEAT)
+				return fail(r, "repeat N (1..%d)", MAX_REPEAT);
+			p = e;
 		} else {
 			return fail(r, "unexpected '%.20s'", p);
 		}
 	}
-	if (s->inbound && s->has_data && s->data_len != s->len)
+	if (s->inbound && s->has_data && (s->pad ? s->data_len > s->len : s->data_len != s->len))
 		return fail(r, "the payload has %u bytes, the segment says (%u)", s->data_len, s->len);
+	if (s->repeat == 0)
+		s->repeat = 1;
 	return 0;
 }
 
@@ -468,12 +511,22 @@ write_opts(struct run *r, const struct seg_line *s, uint8_t *o)
 		case OPT_NOP: o[n++] = 1; break;
 		case OPT_EOL: o[n++] = 0; break;
 		case OPT_WSCALE: o[n++] = 3; o[n++] = 3; o[n++] = (uint8_t)a; break;
-		case OPT_SACK:
-			o[n++] = 5; o[n++] = 10;
-			a = rte_cpu_to_be_32(a); b = rte_cpu_to_be_32(b);
-			memcpy(o + n, &a, 4); memcpy(o + n + 4, &b, 4);
-			n += 8;
+		case OPT_SACK: {
+			unsigned k;
+
+			o[n++] = 5;
+			o[n++] = (uint8_t)(2 + 8 * x->n_blocks);
+			for (k = 0; k < x->n_blocks; k++) {
+				if (k > 0) {
+					num_value(r, &x->more[k - 1][0], &a);
+					num_value(r, &x->more[k - 1][1], &b);
+				}
+				a = rte_cpu_to_be_32(a); b = rte_cpu_to_be_32(b);
+				memcpy(o + n, &a, 4); memcpy(o + n + 4, &b, 4);
+				n += 8;
+			}
 			break;
+		}
 		}
 	}
 	while (n % 4)
@@ -482,7 +535,7 @@ write_opts(struct run *r, const struct seg_line *s, uint8_t *o)
 }
 
 static int
-inject(struct run *r, const struct seg_line *s)
+inject(struct run *r, const struct seg_line *s, uint32_t shift)
 {
 	struct sy_test_dp *d = r->d;
 	uint8_t opts[40];
@@ -497,11 +550,12 @@ inject(struct run *r, const struct seg_line *s)
 	if (s->peer != PEER_CLIENT && sv == NULL)
 		return fail(r, "a backend segment before the router's SYN to it ($snat not bound)");
 	snat = sv ? sv->val : 0;
+	seq += shift;
 	olen = write_opts(r, s, opts);
 	if (olen > 40)
 		return fail(r, "options longer than 40 bytes");
 	{
-		static uint8_t filler[MAX_DATA];
+		static uint8_t payload[MAX_DATA];
 		struct sy_test_seg t = {
 			.saddr = sy_test_ip4(peer_ip[s->peer]),
 			.daddr = sy_test_ip4(port == 0 ? SY_TEST_VIP : SY_TEST_SNAT),
@@ -509,12 +563,14 @@ inject(struct run *r, const struct seg_line *s)
 			.dport = rte_cpu_to_be_16(port == 0 ? router_port(r, s->peer) : (uint16_t)snat),
 			.seq = seq, .ack = ack, .flags = s->flags, .win = (uint16_t)win,
 			.opts = opts, .optlen = olen,
-			.data = s->has_data ? (const void *)s->data : filler, .len = s->len,
+			.data = payload, .len = s->len,
 		};
 
-		if (s->len > sizeof(filler))
-			return fail(r, "a payload longer than %d bytes needs its string", MAX_DATA);
-		memset(filler, 'x', s->len);
+		if (s->len > sizeof(payload))
+			return fail(r, "a payload longer than %d bytes", MAX_DATA);
+		memset(payload, 'x', s->len);
+		if (s->has_data)
+			memcpy(payload, s->data, s->data_len);
 		m = sy_test_frame(d->mp, port, &t);
 		if (m == NULL)
 			return fail(r, "out of mbufs");
@@ -523,6 +579,88 @@ inject(struct run *r, const struct seg_line *s)
 	 * per-packet path, as on a running worker. */
 	sy_splice_rx_burst(d->w, (uint16_t)port, &m, 1);
 	return 0;
+}
+
+/* The frame's bytes in one piece: the proxy's segments are a header mbuf
+ * with the payload chained on as indirect mbufs (tcb_out.c). */
+static const uint8_t *
+flat(const struct rte_mbuf *m, uint8_t buf[MAX_FRAME])
+{
+	if (m->pkt_len > MAX_FRAME)
+		return NULL;
+	return rte_pktmbuf_read(m, 0, m->pkt_len, buf);
+}
+
+/* SCENARIO_TRACE=1: every segment the worker sends, on stderr, in the
+ * script's notation (for writing a script; not a check). */
+static void
+trace(const struct run *r, const struct rte_mbuf *m, unsigned port)
+{
+	static uint8_t buf[MAX_FRAME];
+	const uint8_t *fr = flat(m, buf);
+	const struct rte_ipv4_hdr *ip = (const struct rte_ipv4_hdr *)(fr + 14);
+	const struct rte_tcp_hdr *th = (const struct rte_tcp_hdr *)(ip + 1);
+	const uint8_t *o = (const uint8_t *)(th + 1);
+	unsigned olen = (th->data_off >> 4) * 4u - 20, i = 0, k;
+	unsigned plen = rte_be_to_cpu_16(ip->total_length) - 40u - olen;
+	uint32_t seq = rte_be_to_cpu_32(th->sent_seq);
+	char fl[10], *f = fl;
+	static const char letters[] = "FSRPA UEW";
+
+	for (k = 0; k < 8; k++)
+		if (th->tcp_flags & (1u << k))
+			*f++ = k == 4 ? '.' : letters[k];
+	*f = '\0';
+	fprintf(stderr, "#trace %.3f r>%c %s %" PRIu32 ":%" PRIu32 "(%u) ack %" PRIu32 " win %u <",
+		(double)(r->d->w->now - r->t0) / 1000.0 / (double)r->d->sh->tsc_per_ms,
+		port == 0 ? 'c' : ip->dst_addr == sy_test_ip4(SY_TEST_DEAD) ? 'd' : 'b', fl, seq,
+		seq + plen, plen, rte_be_to_cpu_32(th->recv_ack), rte_be_to_cpu_16(th->rx_win));
+	while (i < olen && o[i] != 0) {
+		uint32_t a, b;
+
+		if (o[i] == 1) {
+			fprintf(stderr, "%snop", i ? "," : "");
+			i++;
+			continue;
+		}
+		if (i + 1 >= olen || o[i + 1] < 2)
+			break;
+		fprintf(stderr, "%s", i ? "," : "");
+		switch (o[i]) {
+		case 2: fprintf(stderr, "mss %u", o[i + 2] << 8 | o[i + 3]); break;
+		case 3: fprintf(stderr, "wscale %u", o[i + 2]); break;
+		case 4: fprintf(stderr, "sackOK"); break;
+		case 8:
+			memcpy(&a, o + i + 2, 4);
+			memcpy(&b, o + i + 6, 4);
+			fprintf(stderr, "TS val %" PRIu32 " ecr %" PRIu32, rte_be_to_cpu_32(a),
+				rte_be_to_cpu_32(b));
+			break;
+		case 5:
+			fprintf(stderr, "sack");
+			for (k = 2; k + 8 <= o[i + 1]; k += 8) {
+				memcpy(&a, o + i + k, 4);
+				memcpy(&b, o + i + k + 4, 4);
+				fprintf(stderr, " %" PRIu32 ":%" PRIu32, rte_be_to_cpu_32(a),
+					rte_be_to_cpu_32(b));
+			}
+			break;
+		default: fprintf(stderr, "kind %u", o[i]); break;
+		}
+		i += o[i + 1];
+	}
+	fprintf(stderr, ">");
+	if (plen > 0) {
+		const uint8_t *d = fr + 14 + 20 + 20 + olen;
+		unsigned n = plen;
+
+		fprintf(stderr, " \"");
+		for (k = 0; k < n && k < 40; k++)
+			fprintf(stderr, isprint(d[k]) && d[k] != '"' && d[k] != '\\' ? "%c" : "\\x%02x",
+				d[k]);
+		fprintf(stderr, "%s\"", n > 40 ? "..." : "");
+	}
+	fprintf(stderr, "\n");
 }
 
 /* Move what the worker queued for TX into the run's queue, in order. */
@@ -536,6 +674,8 @@ collect(struct run *r)
 		for (i = 0; i < w->txq[p].n; i++) {
 			if (r->nq == MAX_QUEUE)
 				return fail(r, "more than %d segments waiting", MAX_QUEUE);
+			if (r->trace)
+				trace(r, w->txq[p].pkts[i], p);
 			r->q[r->nq] = w->txq[p].pkts[i];
 			r->q_port[r->nq++] = (uint8_t)p;
 		}
@@ -548,8 +688,8 @@ collect(struct run *r)
 static void
 describe(const struct rte_mbuf *m, char *buf, size_t len)
 {
-	const struct rte_ipv4_hdr *ip =
-		(const struct rte_ipv4_hdr *)(rte_pktmbuf_mtod(m, const uint8_t *) + 14);
+	static uint8_t fbuf[MAX_FRAME];
+	const struct rte_ipv4_hdr *ip = (const struct rte_ipv4_hdr *)(flat(m, fbuf) + 14);
 	const struct rte_tcp_hdr *th = (const struct rte_tcp_hdr *)(ip + 1);
 	unsigned plen = rte_be_to_cpu_16(ip->total_length) - 20 - (th->data_off >> 4) * 4u;
 
@@ -603,15 +743,33 @@ match_opts(struct run *r, const struct seg_line *s, const struct rte_tcp_hdr *th
 			if (!num_match(r, &x->a, o[i + 2]))
 				return fail(r, "wscale %u", o[i + 2]);
 			break;
+		case OPT_SACK: {
+			unsigned nb = (o[i + 1] - 2u) / 8u, j;
+
+			if (nb != x->n_blocks || o[i + 1] != 2 + 8 * nb)
+				return fail(r, "option %u: %u SACK blocks, not %u", k + 1, nb,
+					    x->n_blocks);
+			for (j = 0; j < nb; j++) {
+				const struct num *l = j ? &x->more[j - 1][0] : &x->a;
+				const struct num *rr = j ? &x->more[j - 1][1] : &x->b;
+
+				memcpy(&a, o + i + 2 + 8 * j, 4);
+				memcpy(&b, o + i + 6 + 8 * j, 4);
+				a = rte_be_to_cpu_32(a);
+				b = rte_be_to_cpu_32(b);
+				if (!num_match(r, l, a) || !num_match(r, rr, b))
+					return fail(r, "sack block %u is %" PRIu32 ":%" PRIu32, j + 1, a,
+						    b);
+			}
+			break;
+		}
 		case OPT_TS:
-		case OPT_SACK:
 			memcpy(&a, o + i + 2, 4);
 			memcpy(&b, o + i + 6, 4);
 			a = rte_be_to_cpu_32(a);
 			b = rte_be_to_cpu_32(b);
 			if (!num_match(r, &x->a, a) || !num_match(r, &x->b, b))
-				return fail(r, "%s %" PRIu32 " %" PRIu32, x->kind == OPT_TS ? "TS" : "sack",
-					    a, b);
+				return fail(r, "TS val %" PRIu32 " ecr %" PRIu32, a, b);
 			break;
 		default:
 			break;
@@ -648,14 +806,23 @@ expect(struct run *r, const struct seg_line *s)
 			}
 		if (m != NULL)
 			break;
-		if (waited >= TOLERANCE_MS)
+		if (waited >= r->tolerance_ms)
 			return fail(r, "expected a segment to %s by %.3f s (+%u ms), none was sent",
-				    peer_ip[s->peer], r->now, TOLERANCE_MS);
+				    peer_ip[s->peer], r->now, r->tolerance_ms);
 		/* A little later, as a timer on the wheel's tick would send it. */
 		r->d->w->now += r->d->sh->tsc_per_ms * SY_WHEEL_TICK_MS;
 		sy_tcp_timers_run(r->d->w);
 	}
-	ip = (const struct rte_ipv4_hdr *)(rte_pktmbuf_mtod(m, const uint8_t *) + 14);
+	{
+		static uint8_t fbuf[MAX_FRAME];
+		const uint8_t *fr = flat(m, fbuf);
+
+		if (fr == NULL) {
+			rte_pktmbuf_free(m);
+			return fail(r, "a frame longer than %d bytes", MAX_FRAME);
+		}
+		ip = (const struct rte_ipv4_hdr *)(fr + 14);
+	}
 	th = (const struct rte_tcp_hdr *)((const uint8_t *)ip + rte_ipv4_hdr_len(ip));
 	plen = rte_be_to_cpu_16(ip->total_length) - rte_ipv4_hdr_len(ip) - (th->data_off >> 4) * 4u;
 	describe(m, got, sizeof(got));
@@ -718,6 +885,41 @@ advance_to(struct run *r, double t)
 
 /* ---------------------------------------------------------- checks -- */
 
+/* state client|backend == NAME: a proxied connection's TCP state on that
+ * leg (tcb.h), `none` when there is no such leg (no record, not proxied, no
+ * backend leg now). */
+static int
+check_state(struct run *r, const char *p)
+{
+	static const char *const names[] = {
+		[SY_TCPS_CLOSED] = "CLOSED",	     [SY_TCPS_SYN_SENT] = "SYN_SENT",
+		[SY_TCPS_ESTABLISHED] = "ESTABLISHED", [SY_TCPS_FIN_WAIT_1] = "FIN_WAIT_1",
+		[SY_TCPS_FIN_WAIT_2] = "FIN_WAIT_2",   [SY_TCPS_CLOSE_WAIT] = "CLOSE_WAIT",
+		[SY_TCPS_CLOSING] = "CLOSING",	     [SY_TCPS_LAST_ACK] = "LAST_ACK",
+		[SY_TCPS_TIME_WAIT] = "TIME_WAIT",
+	};
+	char leg[16], want[16];
+	const char *got = "none";
+	bool from_client;
+	struct sy_conn *c;
+
+	if (sscanf(p, "%15s == %15s", leg, want) != 2 ||
+	    (strcmp(leg, "client") != 0 && strcmp(leg, "backend") != 0))
+		return fail(r, "check state client|backend == NAME");
+	c = sy_flow_find(r->d->w, sy_test_ip4(SY_TEST_CLIENT), sy_test_ip4(SY_TEST_VIP),
+			 rte_cpu_to_be_16(r->client_port), rte_cpu_to_be_16(r->listen_port),
+			 &from_client);
+	if (c != NULL && c->state == SY_CONN_PROXY && c->px != NULL) {
+		const struct sy_tcb *t = leg[0] == 'c' ? &c->px->c : c->px->bc ? &c->px->b : NULL;
+
+		if (t != NULL)
+			got = t->state < RTE_DIM(names) ? names[t->state] : "?";
+	}
+	if (strcmp(got, want) != 0)
+		return fail(r, "the %s leg is %s, not %s", leg, got, want);
+	return 0;
+}
+
 /* counter NAME == N | drop NAME == N | answer NAME == N | flows == N */
 static int
 check_counter(struct run *r, const char *p)
@@ -751,6 +953,8 @@ check_counter(struct run *r, const char *p)
 			return fail(r, "%s %s is %llu, not %llu", kind, name, got, want);
 		return 0;
 	}
+	if (strncmp(p, "state ", 6) == 0)
+		return check_state(r, p + 6);
 	if (sscanf(p, "flows == %llu", &want) == 1) {
 		if (c->flows_active != want)
 			return fail(r, "%" PRIu64 " flows active, not %llu", c->flows_active, want);
@@ -780,6 +984,10 @@ run_line(struct run *r, char *line)
 	}
 	if (strncmp(p, "listen_port ", 12) == 0) {
 		r->listen_port = (uint16_t)atoi(p + 12);
+		return 0;
+	}
+	if (strncmp(p, "tolerance ", 10) == 0) {
+		r->tolerance_ms = (unsigned)atoi(p + 10);
 		return 0;
 	}
 	if (strncmp(p, "check ", 6) == 0)
@@ -812,11 +1020,32 @@ run_line(struct run *r, char *line)
 	if (advance_to(r, t) < 0)
 		return -1;
 	if (s.inbound) {
+		unsigned i;
+
 		if (expect_none(r, "before this inbound segment") < 0)
 			return -1;
-		return inject(r, &s);
+		/* What the router answers between the repeats waits for the
+		 * lines after this one. */
+		for (i = 0; i < s.repeat; i++)
+			if (inject(r, &s, i * s.len) < 0 || collect(r) < 0)
+				return -1;
+		return 0;
 	}
-	return expect(r, &s);
+	{
+		unsigned i;
+
+		for (i = 0; i < s.repeat; i++) {
+			struct seg_line x = s;
+
+			if (i > 0) {
+				x.seq.add += (int64_t)i * s.len;
+				x.end.add += (int64_t)i * s.len;
+			}
+			if (expect(r, &x) < 0)
+				return -1;
+		}
+	}
+	return 0;
 }
 
 static int
@@ -833,6 +1062,8 @@ run_file(struct sy_test_dp *d, const char *file, char *err, size_t errlen)
 	r.d = d;
 	r.client_port = 40000;
 	r.listen_port = 80;
+	r.trace = getenv("SCENARIO_TRACE") != NULL;
+	r.tolerance_ms = TOLERANCE_MS;
 	if (f == NULL) {
 		snprintf(err, errlen, "%s: %s", file, strerror(errno));
 		return -1;
