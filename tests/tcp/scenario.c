@@ -99,6 +99,7 @@ struct seg_line {
 	bool has_data;
 	bool pad;               /* "..."...: inbound, the rest of LEN is 'x' */
 	unsigned repeat;        /* repeat N: N segments, each LEN further on */
+	uint32_t ack_step;      /* repeat N ack+K: and each ack K further on */
 };
 
 struct run {
@@ -468,7 +469,13 @@ parse_segment(struct run *r, const char *p, struct seg_line *s)
 			s->repeat = (unsigned)strtoul(p + 7, &e, 10);
 			if (e == p + 7 || s->repeat == 0 || s->repeat > MAX_REPEAT)
 				return fail(r, "repeat N (1..%d)", MAX_REPEAT);
-			p = e;
+			p = skip_ws(e);
+			if (strncmp(p, "ack+", 4) == 0) {
+				s->ack_step = (uint32_t)strtoul(p + 4, &e, 0);
+				if (e == p + 4)
+					return fail(r, "repeat N ack+K");
+				p = e;
+			}
 		} else {
 			return fail(r, "unexpected '%.20s'", p);
 		}
@@ -535,7 +542,7 @@ write_opts(struct run *r, const struct seg_line *s, uint8_t *o)
 }
 
 static int
-inject(struct run *r, const struct seg_line *s, uint32_t shift)
+inject(struct run *r, const struct seg_line *s, uint32_t shift, uint32_t ack_shift)
 {
 	struct sy_test_dp *d = r->d;
 	uint8_t opts[40];
@@ -551,6 +558,7 @@ inject(struct run *r, const struct seg_line *s, uint32_t shift)
 		return fail(r, "a backend segment before the router's SYN to it ($snat not bound)");
 	snat = sv ? sv->val : 0;
 	seq += shift;
+	ack += ack_shift;
 	olen = write_opts(r, s, opts);
 	if (olen > 40)
 		return fail(r, "options longer than 40 bytes");
@@ -986,6 +994,15 @@ run_line(struct run *r, char *line)
 		r->listen_port = (uint16_t)atoi(p + 12);
 		return 0;
 	}
+	if (strcmp(p, "new_backend_leg") == 0) {
+		/* The next segment to a backend opens another leg: it binds
+		 * $snat anew (the old leg's port is forgotten). */
+		struct var *v = var_find(r, "snat");
+
+		if (v != NULL)
+			*v = r->vars[--r->n_vars];
+		return 0;
+	}
 	if (strncmp(p, "tolerance ", 10) == 0) {
 		r->tolerance_ms = (unsigned)atoi(p + 10);
 		return 0;
@@ -1027,7 +1044,7 @@ run_line(struct run *r, char *line)
 		/* What the router answers between the repeats waits for the
 		 * lines after this one. */
 		for (i = 0; i < s.repeat; i++)
-			if (inject(r, &s, i * s.len) < 0 || collect(r) < 0)
+			if (inject(r, &s, i * s.len, i * s.ack_step) < 0 || collect(r) < 0)
 				return -1;
 		return 0;
 	}
@@ -1040,6 +1057,7 @@ run_line(struct run *r, char *line)
 			if (i > 0) {
 				x.seq.add += (int64_t)i * s.len;
 				x.end.add += (int64_t)i * s.len;
+				x.ack.add += (int64_t)i * s.ack_step;
 			}
 			if (expect(r, &x) < 0)
 				return -1;
