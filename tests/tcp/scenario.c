@@ -113,6 +113,7 @@ struct run {
 	uint16_t client_port, listen_port;
 	struct rte_mbuf *q[MAX_QUEUE];
 	uint8_t q_port[MAX_QUEUE];
+	double q_time[MAX_QUEUE];  /* script seconds when it was taken from the worker */
 	unsigned nq;
 	bool drop_checked[SY_DROP__COUNT]; /* drops the script expects */
 	bool trace;             /* SCENARIO_TRACE: print what the worker sends */
@@ -685,6 +686,8 @@ collect(struct run *r)
 			if (r->trace)
 				trace(r, w->txq[p].pkts[i], p);
 			r->q[r->nq] = w->txq[p].pkts[i];
+			r->q_time[r->nq] = (double)(w->now - r->t0) / 1000.0 /
+					   (double)r->d->sh->tsc_per_ms;
 			r->q_port[r->nq++] = (uint8_t)p;
 		}
 		w->txq[p].n = 0;
@@ -799,6 +802,7 @@ expect(struct run *r, const struct seg_line *s)
 	struct rte_mbuf *m = NULL;
 	unsigned plen, waited;
 	char want[32], got[160];
+	double sent_at = 0;
 	int rc = 0;
 
 	for (waited = 0;; waited += SY_WHEEL_TICK_MS) {
@@ -807,7 +811,10 @@ expect(struct run *r, const struct seg_line *s)
 		for (i = 0; i < r->nq; i++)
 			if (r->q_port[i] == port) {
 				m = r->q[i];
+				sent_at = r->q_time[i];
 				memmove(&r->q[i], &r->q[i + 1], (r->nq - i - 1) * sizeof(r->q[0]));
+				memmove(&r->q_time[i], &r->q_time[i + 1],
+					(r->nq - i - 1) * sizeof(r->q_time[0]));
 				memmove(&r->q_port[i], &r->q_port[i + 1], r->nq - i - 1);
 				r->nq--;
 				break;
@@ -834,7 +841,11 @@ expect(struct run *r, const struct seg_line *s)
 	th = (const struct rte_tcp_hdr *)((const uint8_t *)ip + rte_ipv4_hdr_len(ip));
 	plen = rte_be_to_cpu_16(ip->total_length) - rte_ipv4_hdr_len(ip) - (th->data_off >> 4) * 4u;
 	describe(m, got, sizeof(got));
-	if (rte_raw_cksum(ip, rte_ipv4_hdr_len(ip)) != 0xffff ||
+	/* Not early either: sent at the line's time, give or take the tolerance
+	 * (what a later line's time says must not have come long before). */
+	if (sent_at * 1000.0 + r->tolerance_ms < r->now * 1000.0 - 1e-6)
+		rc = fail(r, "sent at %.3f s, before the line's %.3f s: %s", sent_at, r->now, got);
+	else if (rte_raw_cksum(ip, rte_ipv4_hdr_len(ip)) != 0xffff ||
 	    rte_ipv4_udptcp_cksum_verify(ip, th) != 0)
 		rc = fail(r, "bad checksum: %s", got);
 	else if (ip->dst_addr != sy_test_ip4(peer_ip[s->peer]) ||
