@@ -40,6 +40,7 @@
 #include "splice/splice.h"
 #include "sy_counters.h"
 #include "tcp/tcp_opts.h"
+#include "tcp/tcp_syncookie.h"
 #include "worker.h"
 
 #define MAX_VARS 32
@@ -984,6 +985,34 @@ check_counter(struct run *r, const char *p)
 
 /* ---------------------------------------------------------- script -- */
 
+/*
+ * cookie_clock N: move the worker's clock forward, before anything happens,
+ * to 8 s into a cookie time tick whose counter is N (mod 32). The counter is
+ * the top five bits of the router's SYN-ACK sequence number
+ * (tcp_syncookie.h), so a script can pin the half of the sequence space the
+ * client leg's ISN falls in.
+ */
+static int
+cookie_clock(struct run *r, unsigned n)
+{
+	struct sy_worker *w = r->d->w;
+	const uint64_t tsc_s = w->sh->tsc_per_ms * 1000;
+	uint64_t tick = w->now / tsc_s / SY_COOKIE_TICK_S;
+	uint64_t want;
+
+	if (r->nq != 0 || r->n_vars != 0 || r->now != 0)
+		return fail(r, "cookie_clock comes before the first segment");
+	tick += ((n % 32) + 32 - tick % 32) % 32;
+	want = (tick * SY_COOKIE_TICK_S + 8) * tsc_s;
+	if (want < w->now)
+		want += 32 * SY_COOKIE_TICK_S * tsc_s;
+	w->now = want;
+	w->arp.last_timer = want;
+	w->tcp.wheel_tick = want / w->tcp.tick_tsc;
+	r->t0 = want;
+	return 0;
+}
+
 static int
 run_line(struct run *r, char *line)
 {
@@ -1005,6 +1034,8 @@ run_line(struct run *r, char *line)
 		r->listen_port = (uint16_t)atoi(p + 12);
 		return 0;
 	}
+	if (strncmp(p, "cookie_clock ", 13) == 0)
+		return cookie_clock(r, (unsigned)atoi(p + 13));
 	if (strcmp(p, "new_backend_leg") == 0) {
 		/* The next segment to a backend opens another leg: it binds
 		 * $snat anew (the old leg's port is forgotten). */
