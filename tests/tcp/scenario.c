@@ -13,9 +13,12 @@
  * line) is reached in steps of one timer-wheel tick, running the worker's
  * timers at each step, so a timer re-armed by another fires when it would
  * in a running router. Frames the worker sends wait in a queue in the order
- * sent; an outbound line takes the oldest one for its leg, and an inbound
- * line, a time step or the end of the script with frames still waiting is
- * an error ("unexpected segment"), as in packetdrill.
+ * sent, each with the time it was sent; an outbound line takes the oldest
+ * one for its leg, which must have been sent at the line's time give or take
+ * the tolerance, and an inbound line, a `quiet` line or the end of the
+ * script with frames still waiting is an error ("unexpected segment"), as in
+ * packetdrill. SCENARIO_TRACE=1 prints every frame sent, in the scripts'
+ * notation.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -118,7 +121,7 @@ struct run {
 	unsigned nq;
 	bool drop_checked[SY_DROP__COUNT]; /* drops the script expects */
 	bool trace;             /* SCENARIO_TRACE: print what the worker sends */
-	unsigned tolerance_ms;  /* how late an outbound segment may be */
+	unsigned tolerance_ms;  /* how late (or early) an outbound segment may be */
 	char err[512];
 };
 
@@ -608,15 +611,24 @@ trace(const struct run *r, const struct rte_mbuf *m, unsigned port)
 {
 	static uint8_t buf[MAX_FRAME];
 	const uint8_t *fr = flat(m, buf);
-	const struct rte_ipv4_hdr *ip = (const struct rte_ipv4_hdr *)(fr + 14);
-	const struct rte_tcp_hdr *th = (const struct rte_tcp_hdr *)(ip + 1);
-	const uint8_t *o = (const uint8_t *)(th + 1);
-	unsigned olen = (th->data_off >> 4) * 4u - 20, i = 0, k;
-	unsigned plen = rte_be_to_cpu_16(ip->total_length) - 40u - olen;
-	uint32_t seq = rte_be_to_cpu_32(th->sent_seq);
+	const struct rte_ipv4_hdr *ip;
+	const struct rte_tcp_hdr *th;
+	const uint8_t *o;
+	unsigned olen, plen, i = 0, k;
+	uint32_t seq;
 	char fl[10], *f = fl;
 	static const char letters[] = "FSRPA UEW";
 
+	if (fr == NULL) {
+		fprintf(stderr, "#trace a frame of %u bytes\n", m->pkt_len);
+		return;
+	}
+	ip = (const struct rte_ipv4_hdr *)(fr + 14);
+	th = (const struct rte_tcp_hdr *)(ip + 1);
+	o = (const uint8_t *)(th + 1);
+	olen = (th->data_off >> 4) * 4u - 20;
+	plen = rte_be_to_cpu_16(ip->total_length) - 40u - olen;
+	seq = rte_be_to_cpu_32(th->sent_seq);
 	for (k = 0; k < 8; k++)
 		if (th->tcp_flags & (1u << k))
 			*f++ = k == 4 ? '.' : letters[k];
@@ -701,9 +713,18 @@ static void
 describe(const struct rte_mbuf *m, char *buf, size_t len)
 {
 	static uint8_t fbuf[MAX_FRAME];
-	const struct rte_ipv4_hdr *ip = (const struct rte_ipv4_hdr *)(flat(m, fbuf) + 14);
-	const struct rte_tcp_hdr *th = (const struct rte_tcp_hdr *)(ip + 1);
-	unsigned plen = rte_be_to_cpu_16(ip->total_length) - 20 - (th->data_off >> 4) * 4u;
+	const uint8_t *fr = flat(m, fbuf);
+	const struct rte_ipv4_hdr *ip;
+	const struct rte_tcp_hdr *th;
+	unsigned plen;
+
+	if (fr == NULL) {
+		snprintf(buf, len, "a frame of %u bytes", m->pkt_len);
+		return;
+	}
+	ip = (const struct rte_ipv4_hdr *)(fr + 14);
+	th = (const struct rte_tcp_hdr *)(ip + 1);
+	plen = rte_be_to_cpu_16(ip->total_length) - 20 - (th->data_off >> 4) * 4u;
 
 	snprintf(buf, len, "flags %#x seq %" PRIu32 " ack %" PRIu32 " win %u len %u to port %u",
 		 th->tcp_flags, rte_be_to_cpu_32(th->sent_seq), rte_be_to_cpu_32(th->recv_ack),
