@@ -910,7 +910,11 @@ advance_to(struct run *r, double t)
 {
 	struct sy_worker *w = r->d->w;
 	const uint64_t step = w->sh->tsc_per_ms * SY_WHEEL_TICK_MS;
-	uint64_t target = r->t0 + (uint64_t)(t * 1000.0 * (double)w->sh->tsc_per_ms);
+	/* Whole microseconds first: 0.021 s must be 21 ms of TSC exactly, not a
+	 * cycle short (the ms clock of TSvals would read one less where the
+	 * worker's clock starts on a millisecond, as after cookie_clock). */
+	uint64_t us = (uint64_t)(t * 1e6 + 0.5); /* t >= 0 */
+	uint64_t target = r->t0 + us / 1000 * w->sh->tsc_per_ms + us % 1000 * w->sh->tsc_per_ms / 1000;
 
 	if (t < r->now)
 		return fail(r, "time goes back (%.3f after %.3f)", t, r->now);
