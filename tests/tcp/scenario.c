@@ -13,9 +13,12 @@
  * line) is reached in steps of one timer-wheel tick, running the worker's
  * timers at each step, so a timer re-armed by another fires when it would
  * in a running router. Frames the worker sends wait in a queue in the order
- * sent; an outbound line takes the oldest one for its leg, and an inbound
- * line, a time step or the end of the script with frames still waiting is
- * an error ("unexpected segment"), as in packetdrill.
+ * sent, each with the time it was sent; an outbound line takes the oldest
+ * one for its leg, which must have been sent at the line's time give or take
+ * the tolerance, and an inbound line, a `quiet` line or the end of the
+ * script with frames still waiting is an error ("unexpected segment"), as in
+ * packetdrill. SCENARIO_TRACE=1 prints every frame sent, in the scripts'
+ * notation.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -34,20 +37,26 @@
 #include <rte_tcp.h>
 
 #include "dp_env.h"
+#include "proxy/proxy.h"
+#include "splice/conn.h"
 #include "splice/flow.h"
 #include "splice/splice.h"
 #include "sy_counters.h"
 #include "tcp/tcp_opts.h"
+#include "tcp/tcp_syncookie.h"
 #include "worker.h"
 
 #define MAX_VARS 32
 #define MAX_OPTS 8
-#define MAX_QUEUE 64
+#define MAX_QUEUE 1024
 #define MAX_DATA 4096
+#define MAX_FRAME 16384
 /* How late an expected segment may come: a timer fires on the wheel's tick
  * (2 ms) at or after its time, and one re-armed from there drifts by as
- * much again (three backend SYNs: up to 6 ms). */
+ * much again (three backend SYNs: up to 6 ms). `tolerance MS` changes it
+ * for the lines after it (a chain of backed-off RTOs drifts a tick each). */
 #define TOLERANCE_MS 10
+#define MAX_REPEAT 512
 
 /* The legs a line names: who sends to whom. */
 enum peer { PEER_CLIENT, PEER_BACKEND, PEER_DEAD, PEER__N };
@@ -69,9 +78,13 @@ struct num {
 
 enum opt_kind { OPT_MSS, OPT_SACKOK, OPT_TS, OPT_NOP, OPT_WSCALE, OPT_SACK, OPT_EOL };
 
+#define MAX_SACK 4
+
 struct opt {
 	enum opt_kind kind;
-	struct num a, b;        /* mss/wscale value; TS val/ecr; SACK one block */
+	struct num a, b;        /* mss/wscale value; TS val/ecr; SACK's first block */
+	struct num more[MAX_SACK - 1][2]; /* SACK: the blocks after the first */
+	unsigned n_blocks;      /* SACK: blocks in the option */
 };
 
 struct seg_line {
@@ -88,6 +101,9 @@ struct seg_line {
 	char data[MAX_DATA];    /* inbound: the payload; outbound: a prefix to match */
 	unsigned data_len;
 	bool has_data;
+	bool pad;               /* "..."...: inbound, the rest of LEN is 'x' */
+	unsigned repeat;        /* repeat N: N segments, each LEN further on */
+	uint32_t ack_step;      /* repeat N ack+K: and each ack K further on */
 };
 
 struct run {
@@ -101,8 +117,11 @@ struct run {
 	uint16_t client_port, listen_port;
 	struct rte_mbuf *q[MAX_QUEUE];
 	uint8_t q_port[MAX_QUEUE];
+	double q_time[MAX_QUEUE];  /* script seconds when it was taken from the worker */
 	unsigned nq;
 	bool drop_checked[SY_DROP__COUNT]; /* drops the script expects */
+	bool trace;             /* SCENARIO_TRACE: print what the worker sends */
+	unsigned tolerance_ms;  /* how late (or early) an outbound segment may be */
 	char err[512];
 };
 
@@ -309,10 +328,27 @@ parse_opts(struct run *r, const char **pp, struct seg_line *s)
 			if (parse_num(r, &p, &o->a) < 0)
 				return -1;
 			if (*p != ':')
-				return fail(r, "sack LEFT:RIGHT (one block an option)");
+				return fail(r, "sack LEFT:RIGHT [LEFT:RIGHT...]");
 			p++;
 			if (parse_num(r, &p, &o->b) < 0)
 				return -1;
+			o->n_blocks = 1;
+			/* More blocks in the same option, separated by spaces. */
+			for (p = skip_ws(p); *p != ',' && *p != '>' && *p != '\0'; p = skip_ws(p)) {
+				struct num *bl;
+
+				if (o->n_blocks == MAX_SACK)
+					return fail(r, "more than %d SACK blocks", MAX_SACK);
+				bl = o->more[o->n_blocks - 1];
+				if (parse_num(r, &p, &bl[0]) < 0)
+					return -1;
+				if (*p != ':')
+					return fail(r, "sack LEFT:RIGHT [LEFT:RIGHT...]");
+				p++;
+				if (parse_num(r, &p, &bl[1]) < 0)
+					return -1;
+				o->n_blocks++;
+			}
 		} else {
 			return fail(r, "unknown option at '%.20s'", p);
 		}
@@ -428,12 +464,31 @@ parse_segment(struct run *r, const char *p, struct seg_line *s)
 			s->has_data = true;
 			if (parse_string(r, &p, s->data, sizeof(s->data), &s->data_len) < 0)
 				return -1;
+			if (strncmp(p, "...", 3) == 0) {
+				s->pad = true;
+				p += 3;
+			}
+		} else if (strncmp(p, "repeat ", 7) == 0) {
+			char *e;
+
+			s->repeat = (unsigned)strtoul(p + 7, &e, 10);
+			if (e == p + 7 || s->repeat == 0 || s->repeat > MAX_REPEAT)
+				return fail(r, "repeat N (1..%d)", MAX_REPEAT);
+			p = skip_ws(e);
+			if (strncmp(p, "ack+", 4) == 0) {
+				s->ack_step = (uint32_t)strtoul(p + 4, &e, 0);
+				if (e == p + 4)
+					return fail(r, "repeat N ack+K");
+				p = e;
+			}
 		} else {
 			return fail(r, "unexpected '%.20s'", p);
 		}
 	}
-	if (s->inbound && s->has_data && s->data_len != s->len)
+	if (s->inbound && s->has_data && (s->pad ? s->data_len > s->len : s->data_len != s->len))
 		return fail(r, "the payload has %u bytes, the segment says (%u)", s->data_len, s->len);
+	if (s->repeat == 0)
+		s->repeat = 1;
 	return 0;
 }
 
@@ -468,12 +523,22 @@ write_opts(struct run *r, const struct seg_line *s, uint8_t *o)
 		case OPT_NOP: o[n++] = 1; break;
 		case OPT_EOL: o[n++] = 0; break;
 		case OPT_WSCALE: o[n++] = 3; o[n++] = 3; o[n++] = (uint8_t)a; break;
-		case OPT_SACK:
-			o[n++] = 5; o[n++] = 10;
-			a = rte_cpu_to_be_32(a); b = rte_cpu_to_be_32(b);
-			memcpy(o + n, &a, 4); memcpy(o + n + 4, &b, 4);
-			n += 8;
+		case OPT_SACK: {
+			unsigned k;
+
+			o[n++] = 5;
+			o[n++] = (uint8_t)(2 + 8 * x->n_blocks);
+			for (k = 0; k < x->n_blocks; k++) {
+				if (k > 0) {
+					num_value(r, &x->more[k - 1][0], &a);
+					num_value(r, &x->more[k - 1][1], &b);
+				}
+				a = rte_cpu_to_be_32(a); b = rte_cpu_to_be_32(b);
+				memcpy(o + n, &a, 4); memcpy(o + n + 4, &b, 4);
+				n += 8;
+			}
 			break;
+		}
 		}
 	}
 	while (n % 4)
@@ -482,7 +547,7 @@ write_opts(struct run *r, const struct seg_line *s, uint8_t *o)
 }
 
 static int
-inject(struct run *r, const struct seg_line *s)
+inject(struct run *r, const struct seg_line *s, uint32_t shift, uint32_t ack_shift)
 {
 	struct sy_test_dp *d = r->d;
 	uint8_t opts[40];
@@ -497,11 +562,13 @@ inject(struct run *r, const struct seg_line *s)
 	if (s->peer != PEER_CLIENT && sv == NULL)
 		return fail(r, "a backend segment before the router's SYN to it ($snat not bound)");
 	snat = sv ? sv->val : 0;
+	seq += shift;
+	ack += ack_shift;
 	olen = write_opts(r, s, opts);
 	if (olen > 40)
 		return fail(r, "options longer than 40 bytes");
 	{
-		static uint8_t filler[MAX_DATA];
+		static uint8_t payload[MAX_DATA];
 		struct sy_test_seg t = {
 			.saddr = sy_test_ip4(peer_ip[s->peer]),
 			.daddr = sy_test_ip4(port == 0 ? SY_TEST_VIP : SY_TEST_SNAT),
@@ -509,12 +576,14 @@ inject(struct run *r, const struct seg_line *s)
 			.dport = rte_cpu_to_be_16(port == 0 ? router_port(r, s->peer) : (uint16_t)snat),
 			.seq = seq, .ack = ack, .flags = s->flags, .win = (uint16_t)win,
 			.opts = opts, .optlen = olen,
-			.data = s->has_data ? (const void *)s->data : filler, .len = s->len,
+			.data = payload, .len = s->len,
 		};
 
-		if (s->len > sizeof(filler))
-			return fail(r, "a payload longer than %d bytes needs its string", MAX_DATA);
-		memset(filler, 'x', s->len);
+		if (s->len > sizeof(payload))
+			return fail(r, "a payload longer than %d bytes", MAX_DATA);
+		memset(payload, 'x', s->len);
+		if (s->has_data)
+			memcpy(payload, s->data, s->data_len);
 		m = sy_test_frame(d->mp, port, &t);
 		if (m == NULL)
 			return fail(r, "out of mbufs");
@@ -523,6 +592,97 @@ inject(struct run *r, const struct seg_line *s)
 	 * per-packet path, as on a running worker. */
 	sy_splice_rx_burst(d->w, (uint16_t)port, &m, 1);
 	return 0;
+}
+
+/* The frame's bytes in one piece: the proxy's segments are a header mbuf
+ * with the payload chained on as indirect mbufs (tcb_out.c). */
+static const uint8_t *
+flat(const struct rte_mbuf *m, uint8_t buf[MAX_FRAME])
+{
+	if (m->pkt_len > MAX_FRAME)
+		return NULL;
+	return rte_pktmbuf_read(m, 0, m->pkt_len, buf);
+}
+
+/* SCENARIO_TRACE=1: every segment the worker sends, on stderr, in the
+ * script's notation (for writing a script; not a check). */
+static void
+trace(const struct run *r, const struct rte_mbuf *m, unsigned port)
+{
+	static uint8_t buf[MAX_FRAME];
+	const uint8_t *fr = flat(m, buf);
+	const struct rte_ipv4_hdr *ip;
+	const struct rte_tcp_hdr *th;
+	const uint8_t *o;
+	unsigned olen, plen, i = 0, k;
+	uint32_t seq;
+	char fl[10], *f = fl;
+	static const char letters[] = "FSRPA UEW";
+
+	if (fr == NULL) {
+		fprintf(stderr, "#trace a frame of %u bytes\n", m->pkt_len);
+		return;
+	}
+	ip = (const struct rte_ipv4_hdr *)(fr + 14);
+	th = (const struct rte_tcp_hdr *)(ip + 1);
+	o = (const uint8_t *)(th + 1);
+	olen = (th->data_off >> 4) * 4u - 20;
+	plen = rte_be_to_cpu_16(ip->total_length) - 40u - olen;
+	seq = rte_be_to_cpu_32(th->sent_seq);
+	for (k = 0; k < 8; k++)
+		if (th->tcp_flags & (1u << k))
+			*f++ = k == 4 ? '.' : letters[k];
+	*f = '\0';
+	fprintf(stderr, "#trace %.3f r>%c %s %" PRIu32 ":%" PRIu32 "(%u) ack %" PRIu32 " win %u <",
+		(double)(r->d->w->now - r->t0) / 1000.0 / (double)r->d->sh->tsc_per_ms,
+		port == 0 ? 'c' : ip->dst_addr == sy_test_ip4(SY_TEST_DEAD) ? 'd' : 'b', fl, seq,
+		seq + plen, plen, rte_be_to_cpu_32(th->recv_ack), rte_be_to_cpu_16(th->rx_win));
+	while (i < olen && o[i] != 0) {
+		uint32_t a, b;
+
+		if (o[i] == 1) {
+			fprintf(stderr, "%snop", i ? "," : "");
+			i++;
+			continue;
+		}
+		if (i + 1 >= olen || o[i + 1] < 2)
+			break;
+		fprintf(stderr, "%s", i ? "," : "");
+		switch (o[i]) {
+		case 2: fprintf(stderr, "mss %u", o[i + 2] << 8 | o[i + 3]); break;
+		case 3: fprintf(stderr, "wscale %u", o[i + 2]); break;
+		case 4: fprintf(stderr, "sackOK"); break;
+		case 8:
+			memcpy(&a, o + i + 2, 4);
+			memcpy(&b, o + i + 6, 4);
+			fprintf(stderr, "TS val %" PRIu32 " ecr %" PRIu32, rte_be_to_cpu_32(a),
+				rte_be_to_cpu_32(b));
+			break;
+		case 5:
+			fprintf(stderr, "sack");
+			for (k = 2; k + 8 <= o[i + 1]; k += 8) {
+				memcpy(&a, o + i + k, 4);
+				memcpy(&b, o + i + k + 4, 4);
+				fprintf(stderr, " %" PRIu32 ":%" PRIu32, rte_be_to_cpu_32(a),
+					rte_be_to_cpu_32(b));
+			}
+			break;
+		default: fprintf(stderr, "kind %u", o[i]); break;
+		}
+		i += o[i + 1];
+	}
+	fprintf(stderr, ">");
+	if (plen > 0) {
+		const uint8_t *d = fr + 14 + 20 + 20 + olen;
+		unsigned n = plen;
+
+		fprintf(stderr, " \"");
+		for (k = 0; k < n && k < 40; k++)
+			fprintf(stderr, isprint(d[k]) && d[k] != '"' && d[k] != '\\' ? "%c" : "\\x%02x",
+				d[k]);
+		fprintf(stderr, "%s\"", n > 40 ? "..." : "");
+	}
+	fprintf(stderr, "\n");
 }
 
 /* Move what the worker queued for TX into the run's queue, in order. */
@@ -536,7 +696,11 @@ collect(struct run *r)
 		for (i = 0; i < w->txq[p].n; i++) {
 			if (r->nq == MAX_QUEUE)
 				return fail(r, "more than %d segments waiting", MAX_QUEUE);
+			if (r->trace)
+				trace(r, w->txq[p].pkts[i], p);
 			r->q[r->nq] = w->txq[p].pkts[i];
+			r->q_time[r->nq] = (double)(w->now - r->t0) / 1000.0 /
+					   (double)r->d->sh->tsc_per_ms;
 			r->q_port[r->nq++] = (uint8_t)p;
 		}
 		w->txq[p].n = 0;
@@ -548,10 +712,19 @@ collect(struct run *r)
 static void
 describe(const struct rte_mbuf *m, char *buf, size_t len)
 {
-	const struct rte_ipv4_hdr *ip =
-		(const struct rte_ipv4_hdr *)(rte_pktmbuf_mtod(m, const uint8_t *) + 14);
-	const struct rte_tcp_hdr *th = (const struct rte_tcp_hdr *)(ip + 1);
-	unsigned plen = rte_be_to_cpu_16(ip->total_length) - 20 - (th->data_off >> 4) * 4u;
+	static uint8_t fbuf[MAX_FRAME];
+	const uint8_t *fr = flat(m, fbuf);
+	const struct rte_ipv4_hdr *ip;
+	const struct rte_tcp_hdr *th;
+	unsigned plen;
+
+	if (fr == NULL) {
+		snprintf(buf, len, "a frame of %u bytes", m->pkt_len);
+		return;
+	}
+	ip = (const struct rte_ipv4_hdr *)(fr + 14);
+	th = (const struct rte_tcp_hdr *)(ip + 1);
+	plen = rte_be_to_cpu_16(ip->total_length) - 20 - (th->data_off >> 4) * 4u;
 
 	snprintf(buf, len, "flags %#x seq %" PRIu32 " ack %" PRIu32 " win %u len %u to port %u",
 		 th->tcp_flags, rte_be_to_cpu_32(th->sent_seq), rte_be_to_cpu_32(th->recv_ack),
@@ -603,15 +776,33 @@ match_opts(struct run *r, const struct seg_line *s, const struct rte_tcp_hdr *th
 			if (!num_match(r, &x->a, o[i + 2]))
 				return fail(r, "wscale %u", o[i + 2]);
 			break;
+		case OPT_SACK: {
+			unsigned nb = (o[i + 1] - 2u) / 8u, j;
+
+			if (nb != x->n_blocks || o[i + 1] != 2 + 8 * nb)
+				return fail(r, "option %u: %u SACK blocks, not %u", k + 1, nb,
+					    x->n_blocks);
+			for (j = 0; j < nb; j++) {
+				const struct num *l = j ? &x->more[j - 1][0] : &x->a;
+				const struct num *rr = j ? &x->more[j - 1][1] : &x->b;
+
+				memcpy(&a, o + i + 2 + 8 * j, 4);
+				memcpy(&b, o + i + 6 + 8 * j, 4);
+				a = rte_be_to_cpu_32(a);
+				b = rte_be_to_cpu_32(b);
+				if (!num_match(r, l, a) || !num_match(r, rr, b))
+					return fail(r, "sack block %u is %" PRIu32 ":%" PRIu32, j + 1, a,
+						    b);
+			}
+			break;
+		}
 		case OPT_TS:
-		case OPT_SACK:
 			memcpy(&a, o + i + 2, 4);
 			memcpy(&b, o + i + 6, 4);
 			a = rte_be_to_cpu_32(a);
 			b = rte_be_to_cpu_32(b);
 			if (!num_match(r, &x->a, a) || !num_match(r, &x->b, b))
-				return fail(r, "%s %" PRIu32 " %" PRIu32, x->kind == OPT_TS ? "TS" : "sack",
-					    a, b);
+				return fail(r, "TS val %" PRIu32 " ecr %" PRIu32, a, b);
 			break;
 		default:
 			break;
@@ -633,6 +824,7 @@ expect(struct run *r, const struct seg_line *s)
 	struct rte_mbuf *m = NULL;
 	unsigned plen, waited;
 	char want[32], got[160];
+	double sent_at = 0;
 	int rc = 0;
 
 	for (waited = 0;; waited += SY_WHEEL_TICK_MS) {
@@ -641,25 +833,41 @@ expect(struct run *r, const struct seg_line *s)
 		for (i = 0; i < r->nq; i++)
 			if (r->q_port[i] == port) {
 				m = r->q[i];
+				sent_at = r->q_time[i];
 				memmove(&r->q[i], &r->q[i + 1], (r->nq - i - 1) * sizeof(r->q[0]));
+				memmove(&r->q_time[i], &r->q_time[i + 1],
+					(r->nq - i - 1) * sizeof(r->q_time[0]));
 				memmove(&r->q_port[i], &r->q_port[i + 1], r->nq - i - 1);
 				r->nq--;
 				break;
 			}
 		if (m != NULL)
 			break;
-		if (waited >= TOLERANCE_MS)
+		if (waited >= r->tolerance_ms)
 			return fail(r, "expected a segment to %s by %.3f s (+%u ms), none was sent",
-				    peer_ip[s->peer], r->now, TOLERANCE_MS);
+				    peer_ip[s->peer], r->now, r->tolerance_ms);
 		/* A little later, as a timer on the wheel's tick would send it. */
 		r->d->w->now += r->d->sh->tsc_per_ms * SY_WHEEL_TICK_MS;
 		sy_tcp_timers_run(r->d->w);
 	}
-	ip = (const struct rte_ipv4_hdr *)(rte_pktmbuf_mtod(m, const uint8_t *) + 14);
+	{
+		static uint8_t fbuf[MAX_FRAME];
+		const uint8_t *fr = flat(m, fbuf);
+
+		if (fr == NULL) {
+			rte_pktmbuf_free(m);
+			return fail(r, "a frame longer than %d bytes", MAX_FRAME);
+		}
+		ip = (const struct rte_ipv4_hdr *)(fr + 14);
+	}
 	th = (const struct rte_tcp_hdr *)((const uint8_t *)ip + rte_ipv4_hdr_len(ip));
 	plen = rte_be_to_cpu_16(ip->total_length) - rte_ipv4_hdr_len(ip) - (th->data_off >> 4) * 4u;
 	describe(m, got, sizeof(got));
-	if (rte_raw_cksum(ip, rte_ipv4_hdr_len(ip)) != 0xffff ||
+	/* Not early either: sent at the line's time, give or take the tolerance
+	 * (what a later line's time says must not have come long before). */
+	if (sent_at * 1000.0 + r->tolerance_ms < r->now * 1000.0 - 1e-6)
+		rc = fail(r, "sent at %.3f s, before the line's %.3f s: %s", sent_at, r->now, got);
+	else if (rte_raw_cksum(ip, rte_ipv4_hdr_len(ip)) != 0xffff ||
 	    rte_ipv4_udptcp_cksum_verify(ip, th) != 0)
 		rc = fail(r, "bad checksum: %s", got);
 	else if (ip->dst_addr != sy_test_ip4(peer_ip[s->peer]) ||
@@ -702,7 +910,11 @@ advance_to(struct run *r, double t)
 {
 	struct sy_worker *w = r->d->w;
 	const uint64_t step = w->sh->tsc_per_ms * SY_WHEEL_TICK_MS;
-	uint64_t target = r->t0 + (uint64_t)(t * 1000.0 * (double)w->sh->tsc_per_ms);
+	/* Whole microseconds first: 0.021 s must be 21 ms of TSC exactly, not a
+	 * cycle short (the ms clock of TSvals would read one less where the
+	 * worker's clock starts on a millisecond, as after cookie_clock). */
+	uint64_t us = (uint64_t)(t * 1e6 + 0.5); /* t >= 0 */
+	uint64_t target = r->t0 + us / 1000 * w->sh->tsc_per_ms + us % 1000 * w->sh->tsc_per_ms / 1000;
 
 	if (t < r->now)
 		return fail(r, "time goes back (%.3f after %.3f)", t, r->now);
@@ -717,6 +929,41 @@ advance_to(struct run *r, double t)
 }
 
 /* ---------------------------------------------------------- checks -- */
+
+/* state client|backend == NAME: a proxied connection's TCP state on that
+ * leg (tcb.h), `none` when there is no such leg (no record, not proxied, no
+ * backend leg now). */
+static int
+check_state(struct run *r, const char *p)
+{
+	static const char *const names[] = {
+		[SY_TCPS_CLOSED] = "CLOSED",	     [SY_TCPS_SYN_SENT] = "SYN_SENT",
+		[SY_TCPS_ESTABLISHED] = "ESTABLISHED", [SY_TCPS_FIN_WAIT_1] = "FIN_WAIT_1",
+		[SY_TCPS_FIN_WAIT_2] = "FIN_WAIT_2",   [SY_TCPS_CLOSE_WAIT] = "CLOSE_WAIT",
+		[SY_TCPS_CLOSING] = "CLOSING",	     [SY_TCPS_LAST_ACK] = "LAST_ACK",
+		[SY_TCPS_TIME_WAIT] = "TIME_WAIT",
+	};
+	char leg[16], want[16];
+	const char *got = "none";
+	bool from_client;
+	struct sy_conn *c;
+
+	if (sscanf(p, "%15s == %15s", leg, want) != 2 ||
+	    (strcmp(leg, "client") != 0 && strcmp(leg, "backend") != 0))
+		return fail(r, "check state client|backend == NAME");
+	c = sy_flow_find(r->d->w, sy_test_ip4(SY_TEST_CLIENT), sy_test_ip4(SY_TEST_VIP),
+			 rte_cpu_to_be_16(r->client_port), rte_cpu_to_be_16(r->listen_port),
+			 &from_client);
+	if (c != NULL && c->state == SY_CONN_PROXY && c->px != NULL) {
+		const struct sy_tcb *t = leg[0] == 'c' ? &c->px->c : c->px->bc ? &c->px->b : NULL;
+
+		if (t != NULL)
+			got = t->state < RTE_DIM(names) ? names[t->state] : "?";
+	}
+	if (strcmp(got, want) != 0)
+		return fail(r, "the %s leg is %s, not %s", leg, got, want);
+	return 0;
+}
 
 /* counter NAME == N | drop NAME == N | answer NAME == N | flows == N */
 static int
@@ -751,6 +998,8 @@ check_counter(struct run *r, const char *p)
 			return fail(r, "%s %s is %llu, not %llu", kind, name, got, want);
 		return 0;
 	}
+	if (strncmp(p, "state ", 6) == 0)
+		return check_state(r, p + 6);
 	if (sscanf(p, "flows == %llu", &want) == 1) {
 		if (c->flows_active != want)
 			return fail(r, "%" PRIu64 " flows active, not %llu", c->flows_active, want);
@@ -760,6 +1009,34 @@ check_counter(struct run *r, const char *p)
 }
 
 /* ---------------------------------------------------------- script -- */
+
+/*
+ * cookie_clock N: move the worker's clock forward, before anything happens,
+ * to 8 s into a cookie time tick whose counter is N (mod 32). The counter is
+ * the top five bits of the router's SYN-ACK sequence number
+ * (tcp_syncookie.h), so a script can pin the half of the sequence space the
+ * client leg's ISN falls in.
+ */
+static int
+cookie_clock(struct run *r, unsigned n)
+{
+	struct sy_worker *w = r->d->w;
+	const uint64_t tsc_s = w->sh->tsc_per_ms * 1000;
+	uint64_t tick = w->now / tsc_s / SY_COOKIE_TICK_S;
+	uint64_t want;
+
+	if (r->nq != 0 || r->n_vars != 0 || r->now != 0)
+		return fail(r, "cookie_clock comes before the first segment");
+	tick += ((n % 32) + 32 - tick % 32) % 32;
+	want = (tick * SY_COOKIE_TICK_S + 8) * tsc_s;
+	if (want < w->now)
+		want += 32 * SY_COOKIE_TICK_S * tsc_s;
+	w->now = want;
+	w->arp.last_timer = want;
+	w->tcp.wheel_tick = want / w->tcp.tick_tsc;
+	r->t0 = want;
+	return 0;
+}
 
 static int
 run_line(struct run *r, char *line)
@@ -780,6 +1057,21 @@ run_line(struct run *r, char *line)
 	}
 	if (strncmp(p, "listen_port ", 12) == 0) {
 		r->listen_port = (uint16_t)atoi(p + 12);
+		return 0;
+	}
+	if (strncmp(p, "cookie_clock ", 13) == 0)
+		return cookie_clock(r, (unsigned)atoi(p + 13));
+	if (strcmp(p, "new_backend_leg") == 0) {
+		/* The next segment to a backend opens another leg: it binds
+		 * $snat anew (the old leg's port is forgotten). */
+		struct var *v = var_find(r, "snat");
+
+		if (v != NULL)
+			*v = r->vars[--r->n_vars];
+		return 0;
+	}
+	if (strncmp(p, "tolerance ", 10) == 0) {
+		r->tolerance_ms = (unsigned)atoi(p + 10);
 		return 0;
 	}
 	if (strncmp(p, "check ", 6) == 0)
@@ -812,11 +1104,33 @@ run_line(struct run *r, char *line)
 	if (advance_to(r, t) < 0)
 		return -1;
 	if (s.inbound) {
+		unsigned i;
+
 		if (expect_none(r, "before this inbound segment") < 0)
 			return -1;
-		return inject(r, &s);
+		/* What the router answers between the repeats waits for the
+		 * lines after this one. */
+		for (i = 0; i < s.repeat; i++)
+			if (inject(r, &s, i * s.len, i * s.ack_step) < 0 || collect(r) < 0)
+				return -1;
+		return 0;
 	}
-	return expect(r, &s);
+	{
+		unsigned i;
+
+		for (i = 0; i < s.repeat; i++) {
+			struct seg_line x = s;
+
+			if (i > 0) {
+				x.seq.add += (int64_t)i * s.len;
+				x.end.add += (int64_t)i * s.len;
+				x.ack.add += (int64_t)i * s.ack_step;
+			}
+			if (expect(r, &x) < 0)
+				return -1;
+		}
+	}
+	return 0;
 }
 
 static int
@@ -833,6 +1147,8 @@ run_file(struct sy_test_dp *d, const char *file, char *err, size_t errlen)
 	r.d = d;
 	r.client_port = 40000;
 	r.listen_port = 80;
+	r.trace = getenv("SCENARIO_TRACE") != NULL;
+	r.tolerance_ms = TOLERANCE_MS;
 	if (f == NULL) {
 		snprintf(err, errlen, "%s: %s", file, strerror(errno));
 		return -1;
