@@ -158,11 +158,14 @@ px_step(struct sy_worker *w, struct sy_proxy *px)
 
 	while (px_advance(w, px) && ++rounds < 64)
 		;
-	if (px->bc != NULL) {
+	/* A kept leg the backend closed (its keep-alive timeout) or reset
+	 * is no use for the next request: it goes now, with a RST in place
+	 * of the ACK of its FIN. */
+	if (px->bc != NULL && px->backend_idle &&
+	    (px->b.state == SY_TCPS_CLOSED || (px->b.flags & SY_TCB_F_FIN_RCVD)))
+		px_backend_drop(w, px);
+	if (px->bc != NULL)
 		sy_tcb_output(w, &px->b);
-		if (px->b.state == SY_TCPS_CLOSED && px->b.sndq.bytes == 0 && px->backend_idle)
-			px_backend_drop(w, px);
-	}
 	sy_tcb_output(w, &px->c);
 	px_refresh_deadline(w, px);
 	px->c.events = 0;

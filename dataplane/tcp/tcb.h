@@ -71,6 +71,7 @@ enum sy_tcb_state {
 #define SY_TCB_SACK_MAX 4        /* peer's SACK blocks kept */
 #define SY_TCB_RTO_MIN_MS 200    /* Linux's floor; RFC 6298 says 1 s */
 #define SY_TCB_RTO_INIT_MS 1000
+#define SY_TCB_RTO_SYN_LOST_MS 3000 /* RFC 6298 5.7 */
 #define SY_TCB_RTO_MAX_MS 60000
 #define SY_TCB_RETRIES 8         /* RTOs in a row before giving up */
 #define SY_TCB_SYN_RETRIES 3
@@ -89,6 +90,7 @@ struct sy_tcb {
 	uint8_t snd_ws, rcv_ws; /* window shifts in force */
 	uint8_t dupacks;
 	uint8_t backoff;       /* RTOs in a row */
+	uint8_t probes;        /* zero-window probes in a row (their backoff) */
 	uint8_t events;        /* SY_TCB_EV_*, cleared by the owner */
 	uint16_t flags;        /* SY_TCB_F_* */
 	uint16_t mss;          /* payload bytes per segment we send */
@@ -97,6 +99,8 @@ struct sy_tcb {
 	uint32_t iss, snd_una, snd_nxt, snd_max, snd_wnd, snd_wl1, snd_wl2;
 	uint32_t max_snd_wnd;  /* largest window the peer offered (RFC 5961 5.2) */
 	uint32_t irs, rcv_nxt, rcv_adv; /* rcv_adv: right edge we advertised */
+	uint32_t last_ack_sent; /* RFC 7323 4.3's Last.ACK.sent */
+	uint32_t ooo_recent;    /* sequence number of the last segment held out of order */
 	uint32_t rcvbuf;       /* most bytes held in rcvq + ooo */
 	uint32_t ts_recent, ts_off; /* ts_off: our TSval = ms clock + ts_off */
 	uint32_t cwnd, ssthresh, recover;

@@ -34,6 +34,11 @@ start_window(struct sy_tcb *t)
 	t->cwnd = SY_TCB_IW_SEGS * (uint32_t)t->mss;
 	t->ssthresh = UINT32_MAX / 2;
 	t->rcv_adv = t->rcv_nxt;
+	/* RFC 6582 3.2 step 1: recover starts at the initial sequence
+	 * number, so the first recovery is allowed wherever it lies in
+	 * sequence space (0 blocked it for half of all ISNs). */
+	t->recover = t->iss;
+	t->rexmit_nxt = t->rexmit_round = t->iss;
 }
 
 void
@@ -47,6 +52,7 @@ sy_tcb_init_accepted(struct sy_worker *w, struct sy_tcb *t, const struct sy_tcb_
 	t->snd_una = t->snd_nxt = t->snd_max = a->isn_r + 1;
 	t->irs = a->isn_c;
 	t->rcv_nxt = a->isn_c + 1;
+	t->last_ack_sent = t->rcv_nxt; /* the SYN-ACK's */
 	t->mss = a->mss ? a->mss : 536;
 	t->rcv_mss = w->sh->mss_max;
 	if (a->ws_c != SY_TCP_WS_NONE) {
@@ -236,9 +242,9 @@ ack_input(struct sy_worker *w, struct sy_tcb *t, const struct rte_tcp_hdr *th, u
 			} else {
 				/* Partial ACK: the next hole goes now, the window
 				 * deflates by what was acknowledged. */
-				sy_tcb_retransmit_one(w, t, t->snd_una);
-				if (SEQ_LT(t->rexmit_nxt, t->snd_una + t->mss))
-					t->rexmit_nxt = t->snd_una + t->mss;
+				if (SEQ_LEQ(t->rexmit_nxt, t->snd_una))
+					t->rexmit_nxt = t->snd_una;
+				sy_tcb_retransmit_hole(w, t);
 				t->cwnd = t->cwnd > acked ? t->cwnd - acked + t->mss : t->mss;
 			}
 		} else if (t->cwnd < t->ssthresh) {
@@ -297,8 +303,10 @@ ack_input(struct sy_worker *w, struct sy_tcb *t, const struct rte_tcp_hdr *th, u
 		t->snd_wl2 = ack;
 		if (win > t->max_snd_wnd)
 			t->max_snd_wnd = win;
-		if (win > 0)
+		if (win > 0) {
 			t->persist_at = 0;
+			t->probes = 0;
+		}
 	}
 	return true;
 }
@@ -366,6 +374,8 @@ ooo_insert(struct sy_worker *w, struct sy_tcb *t, struct rte_mbuf *m, uint32_t s
 	   bool fin)
 {
 	unsigned i, j;
+
+	t->ooo_recent = seq; /* its block is the first SACK block (RFC 2018 4) */
 
 	for (i = 0; i < t->n_ooo; i++) {
 		/* Already held (a duplicate): keep the first copy. */
@@ -525,6 +535,7 @@ syn_sent_input(struct sy_worker *w, struct sy_tcb *t, struct rte_mbuf *m,
 	}
 	t->irs = rte_be_to_cpu_32(th->sent_seq);
 	t->rcv_nxt = t->irs + 1;
+	t->last_ack_sent = t->rcv_nxt; /* our ACK of the SYN-ACK goes next */
 	t->snd_una = t->snd_nxt = t->snd_max = ack;
 	t->mss = RTE_MIN(o.mss ? o.mss : 536, t->rcv_mss);
 	if (o.wscale == SY_TCP_WS_NONE) {
@@ -548,6 +559,12 @@ syn_sent_input(struct sy_worker *w, struct sy_tcb *t, struct rte_mbuf *m,
 	t->max_snd_wnd = t->snd_wnd;
 	t->snd_wl1 = t->irs;
 	t->snd_wl2 = ack;
+	/* RFC 6298 5.7: a SYN that had to go again leaves no RTT sample
+	 * and a backed-off timer; data starts from a 3 s RTO. */
+	if (t->backoff > 0 && t->srtt8 == 0)
+		t->rto_ms = RTE_MAX(t->rto_ms, (uint32_t)SY_TCB_RTO_SYN_LOST_MS);
+	else if (t->backoff > 0)
+		t->rto_ms = SY_TCB_RTO_INIT_MS;
 	t->backoff = 0;
 	t->rto_at = 0;
 	start_window(t);
@@ -645,8 +662,11 @@ sy_tcb_input(struct sy_worker *w, struct sy_tcb *t, struct rte_mbuf *m)
 		sy_drop(w, m, SY_DROP_TCP_UNEXPECTED);
 		return;
 	}
-	/* RFC 7323 4.3: ts_recent from a segment that covers rcv_nxt. */
-	if (has_ts && SEQ_LEQ(seq, t->rcv_nxt))
+	/* RFC 7323 4.3 (2): ts_recent from a segment that starts at or
+	 * before the last ACK we sent, so an ACK that covers two segments
+	 * echoes the earlier one's TSval (the peer's RTT then includes the
+	 * time we held the ACK). */
+	if (has_ts && SEQ_LEQ(seq, t->last_ack_sent))
 		t->ts_recent = tsval;
 	if (!ack_input(w, t, th, seq, plen, has_ts, tsecr)) {
 		rte_pktmbuf_free(m);

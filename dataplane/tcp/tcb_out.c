@@ -60,8 +60,9 @@ window_field(struct sy_tcb *t)
 	return (uint16_t)room;
 }
 
-/* SACK blocks for what we hold out of order (RFC 2018), most recent first
- * is not tracked: in sequence order, up to three (with timestamps). */
+/* SACK blocks for what we hold out of order (RFC 2018): the block holding
+ * the segment that arrived last first (4: MUST), then the others as held,
+ * up to three (with timestamps). */
 static unsigned
 write_sack(const struct sy_tcb *t, uint8_t *buf, unsigned max_blocks)
 {
@@ -90,6 +91,17 @@ write_sack(const struct sy_tcb *t, uint8_t *buf, unsigned max_blocks)
 	}
 	if (n == 0)
 		return 0;
+	for (j = 0; j < n; j++) {
+		if (SEQ_GEQ(t->ooo_recent, start[j]) && SEQ_LT(t->ooo_recent, end[j])) {
+			uint32_t s0 = start[j], e0 = end[j];
+
+			memmove(start + 1, start, j * sizeof(start[0]));
+			memmove(end + 1, end, j * sizeof(end[0]));
+			start[0] = s0;
+			end[0] = e0;
+			break;
+		}
+	}
 	if (n > max_blocks)
 		n = max_blocks;
 	buf[0] = 1; /* NOP NOP, then kind 5 */
@@ -186,6 +198,7 @@ send_segment(struct sy_worker *w, struct sy_tcb *t, uint32_t seq, uint32_t len, 
 	th->dst_port = t->dport;
 	th->sent_seq = rte_cpu_to_be_32(seq);
 	th->recv_ack = rte_cpu_to_be_32(t->rcv_nxt);
+	t->last_ack_sent = t->rcv_nxt;
 	th->data_off = (uint8_t)(((sizeof(*th) + olen) / 4) << 4);
 	th->tcp_flags = flags;
 	th->rx_win = (flags & RTE_TCP_RST_FLAG) ? 0 : rte_cpu_to_be_16(window_field(t));
@@ -464,7 +477,9 @@ sy_tcb_abort(struct sy_worker *w, struct sy_tcb *t)
 		s.daddr = t->daddr;
 		s.sport = t->sport;
 		s.dport = t->dport;
-		s.seq = t->snd_nxt;
+		/* In SYN-SENT our SYN took iss: a backend that got it (in
+		 * SYN-RECEIVED) accepts a RST at iss + 1 only. */
+		s.seq = t->state == SY_TCPS_SYN_SENT ? t->iss + 1 : t->snd_nxt;
 		s.ack = t->rcv_nxt;
 		s.flags = RTE_TCP_RST_FLAG | (t->state == SY_TCPS_SYN_SENT ? 0 : RTE_TCP_ACK_FLAG);
 		sy_tcp_send(w, &s);
@@ -481,6 +496,10 @@ sy_tcb_consumed(struct sy_worker *w, struct sy_tcb *t)
 	if (!sy_tcb_synchronized(t) || (t->flags & SY_TCB_F_FIN_RCVD))
 		return;
 	room = t->rcvbuf > held ? t->rcvbuf - held : 0;
+	/* Compared as the window field can say it: without scaling a
+	 * 256 KB buffer still shows as 65535, and "it grew" would be true
+	 * after every segment (no delayed ACK on such a leg). */
+	room = RTE_MIN(room, (uint32_t)65535 << t->rcv_ws);
 	adv = t->rcv_adv - t->rcv_nxt;
 	/* Tell the peer when the window grew by two segments or half the
 	 * buffer (RFC 9293 3.8.6.2.2's receiver side). */
@@ -561,8 +580,10 @@ persist_fired(struct sy_worker *w, struct sy_tcb *t)
 	 * the current window; backoff as the RTO does. */
 	send_segment(w, t, t->snd_una - 1, 0, RTE_TCP_ACK_FLAG);
 	w->counters.proxy_window_probes++;
-	t->backoff = (uint8_t)RTE_MIN(t->backoff + 1, 12);
-	t->persist_at = in_ms(w, RTE_MIN(t->rto_ms << t->backoff, (uint32_t)SY_TCB_RTO_MAX_MS));
+	/* The probes' own backoff: answered probes are not lost segments,
+	 * and must not use up the retransmissions' budget (RFC 6298 5.5). */
+	t->probes = (uint8_t)RTE_MIN(t->probes + 1, 12);
+	t->persist_at = in_ms(w, RTE_MIN(t->rto_ms << t->probes, (uint32_t)SY_TCB_RTO_MAX_MS));
 }
 
 void
