@@ -66,6 +66,7 @@ enum sy_tcb_state {
 #define SY_TCB_F_RECOVERY 0x0040 /* NewReno fast recovery */
 #define SY_TCB_F_RTT_TIMING 0x0080 /* rtt_seq is being timed (no timestamps) */
 #define SY_TCB_F_DELACK 0x0100   /* one in-order segment not yet acknowledged */
+#define SY_TCB_F_TLP 0x0200     /* a tail loss probe is out, not yet acknowledged */
 
 #define SY_TCB_OOO_MAX 16
 #define SY_TCB_SACK_MAX 4        /* peer's SACK blocks kept */
@@ -76,6 +77,7 @@ enum sy_tcb_state {
 #define SY_TCB_RETRIES 8         /* RTOs in a row before giving up */
 #define SY_TCB_SYN_RETRIES 3
 #define SY_TCB_DELACK_MS 40
+#define SY_TCB_TLP_MIN_MS 10     /* RFC 8985 7.2's floor for the probe timeout */
 #define SY_TCB_TIME_WAIT_MS 2000
 #define SY_TCB_CHALLENGE_PER_S 10 /* challenge ACKs per connection per second */
 
@@ -117,7 +119,7 @@ struct sy_tcb {
 
 	/* Timers (TSC; 0 = off). The owner arms its record's timer at
 	 * sy_tcb_next_timer(). */
-	uint64_t rto_at, delack_at, persist_at, tw_at;
+	uint64_t rto_at, delack_at, persist_at, tw_at, tlp_at;
 
 	struct sy_mq sndq; /* from snd_una: unacknowledged, then unsent */
 	struct sy_mq rcvq; /* in order, not yet taken by the owner */
@@ -176,6 +178,8 @@ void sy_tcb_release(struct sy_tcb *t);
  * next SACK hole from rexmit_nxt. */
 void sy_tcb_retransmit_one(struct sy_worker *w, struct sy_tcb *t, uint32_t seq);
 void sy_tcb_retransmit_hole(struct sy_worker *w, struct sy_tcb *t);
+/* Arm the tail loss probe after a send or an ACK (RFC 8985 7.2). */
+void sy_tcb_arm_tlp(struct sy_worker *w, struct sy_tcb *t);
 
 static inline bool
 sy_tcb_synchronized(const struct sy_tcb *t)

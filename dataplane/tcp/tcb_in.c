@@ -255,6 +255,8 @@ ack_input(struct sy_worker *w, struct sy_tcb *t, const struct rte_tcp_hdr *th, u
 		t->dupacks = 0;
 		t->n_sack = 0;
 		t->rto_at = t->snd_una == t->snd_max ? 0 : in_ms(w, t->rto_ms);
+		t->flags &= (uint16_t)~SY_TCB_F_TLP;
+		sy_tcb_arm_tlp(w, t);
 		if (fin_in_flight && SEQ_GT(ack, fin_seq))
 			fin_acked(w, t);
 	} else if (ack == t->snd_una && plen == 0 && (win == t->snd_wnd || sacked) &&
@@ -442,7 +444,7 @@ fin_received(struct sy_worker *w, struct sy_tcb *t)
 	case SY_TCPS_FIN_WAIT_2:
 		t->state = SY_TCPS_TIME_WAIT;
 		t->tw_at = in_ms(w, SY_TCB_TIME_WAIT_MS);
-		t->rto_at = t->persist_at = 0;
+		t->rto_at = t->persist_at = t->tlp_at = 0;
 		break;
 	default:
 		break;

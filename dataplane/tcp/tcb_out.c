@@ -364,6 +364,55 @@ sy_tcb_retransmit_hole(struct sy_worker *w, struct sy_tcb *t)
 	t->rexmit_nxt = seq + t->mss;
 }
 
+/*
+ * Tail loss probe (RFC 8985 7). With a small window a flight draws one or
+ * two ACKs; when the last of them is lost, nothing more comes back and
+ * only the RTO (200 ms at least) would move the connection on. Two
+ * smoothed RTTs of silence send a probe instead: a new segment if the
+ * window has one, else the last one again. Its ACK tells what arrived;
+ * a real loss then goes to fast recovery by the SACK it draws.
+ */
+void
+sy_tcb_arm_tlp(struct sy_worker *w, struct sy_tcb *t)
+{
+	uint32_t pto;
+
+	t->tlp_at = 0;
+	if (t->srtt8 == 0 || t->snd_una == t->snd_max || t->backoff != 0 ||
+	    (t->flags & (SY_TCB_F_RECOVERY | SY_TCB_F_TLP)))
+		return;
+	pto = RTE_MAX((t->srtt8 >> 3) * 2, (uint32_t)SY_TCB_TLP_MIN_MS);
+	if (t->snd_max - t->snd_una <= t->mss)
+		pto += SY_TCB_DELACK_MS; /* one segment: the peer may delay its ACK */
+	if (pto < t->rto_ms)
+		t->tlp_at = in_ms(w, pto);
+}
+
+static void
+tlp_fired(struct sy_worker *w, struct sy_tcb *t)
+{
+	uint32_t end = data_end(t);
+
+	t->tlp_at = 0;
+	if (t->snd_una == t->snd_max || (t->flags & SY_TCB_F_RECOVERY))
+		return;
+	t->flags |= SY_TCB_F_TLP;
+	w->counters.proxy_tail_probes++;
+	if (SEQ_LT(t->snd_nxt, end) && t->snd_nxt - t->snd_una + t->mss <= t->snd_wnd) {
+		/* New data: one segment past the congestion window. */
+		uint32_t cwnd = t->cwnd;
+
+		t->cwnd = t->snd_nxt - t->snd_una + t->mss;
+		sy_tcb_output(w, t);
+		t->cwnd = cwnd;
+		return;
+	}
+	/* The last segment again (the FIN alone when only it is out); Karn:
+	 * its ACK times nothing. */
+	t->flags &= (uint16_t)~SY_TCB_F_RTT_TIMING;
+	sy_tcb_retransmit_one(w, t, end - RTE_MIN(end - t->snd_una, (uint32_t)t->mss));
+}
+
 void
 sy_tcb_output(struct sy_worker *w, struct sy_tcb *t)
 {
@@ -435,6 +484,8 @@ sy_tcb_output(struct sy_worker *w, struct sy_tcb *t)
 		t->persist_at = 0;
 		if (t->rto_at == 0)
 			t->rto_at = in_ms(w, t->rto_ms);
+		if (sent > 0)
+			sy_tcb_arm_tlp(w, t);
 	} else if (SEQ_LT(t->snd_nxt, end) && t->snd_wnd == 0 && t->persist_at == 0) {
 		/* Zero window with data waiting: probe (RFC 9293 3.8.6.1). */
 		t->persist_at = in_ms(w, t->rto_ms);
@@ -463,7 +514,7 @@ sy_tcb_release(struct sy_tcb *t)
 	for (i = 0; i < t->n_ooo; i++)
 		rte_pktmbuf_free(t->ooo[i].m);
 	t->n_ooo = 0;
-	t->rto_at = t->delack_at = t->persist_at = t->tw_at = 0;
+	t->rto_at = t->delack_at = t->persist_at = t->tw_at = t->tlp_at = 0;
 }
 
 void
@@ -519,10 +570,10 @@ sy_tcb_send_room(const struct sy_tcb *t, uint32_t sndbuf)
 uint64_t
 sy_tcb_next_timer(const struct sy_tcb *t)
 {
-	uint64_t when = 0, at[4] = { t->rto_at, t->delack_at, t->persist_at, t->tw_at };
+	uint64_t when = 0, at[5] = { t->rto_at, t->delack_at, t->persist_at, t->tw_at, t->tlp_at };
 	unsigned i;
 
-	for (i = 0; i < 4; i++)
+	for (i = 0; i < 5; i++)
 		if (at[i] != 0 && (when == 0 || at[i] < when))
 			when = at[i];
 	return when;
@@ -533,7 +584,7 @@ rto_fired(struct sy_worker *w, struct sy_tcb *t)
 {
 	uint32_t flight = t->snd_max - t->snd_una;
 
-	t->rto_at = 0;
+	t->rto_at = t->tlp_at = 0;
 	if (t->snd_una == t->snd_max && t->state != SY_TCPS_SYN_SENT)
 		return; /* everything was acknowledged meanwhile */
 	t->backoff++;
@@ -595,6 +646,8 @@ sy_tcb_timers(struct sy_worker *w, struct sy_tcb *t)
 		sy_tcb_release(t);
 		return;
 	}
+	if (t->tlp_at != 0 && t->tlp_at <= w->now)
+		tlp_fired(w, t);
 	if (t->rto_at != 0 && t->rto_at <= w->now)
 		rto_fired(w, t);
 	if (t->state == SY_TCPS_CLOSED)
