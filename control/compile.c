@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <jansson.h>
+
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>
 
@@ -11,6 +13,7 @@
 #include "compile.h"
 #include "gen_build.h"
 #include "pool.h"
+#include "kinds/kinds.h"
 #include "strmap.h"
 
 int
@@ -64,6 +67,98 @@ free_regex(void *p)
 	pcre2_code_free(p);
 }
 
+/* A Go duration as Skipper's filters take it ("1s", "1m", "1h30m", "500ms"):
+ * milliseconds, or 0 when it is not one. */
+static uint64_t
+duration_ms(const char *d)
+{
+	double total = 0;
+
+	if (d == NULL || *d == '\0')
+		return 0;
+	while (*d) {
+		char *end;
+		double v = strtod(d, &end);
+
+		if (end == d || v < 0)
+			return 0;
+		d = end;
+		if (strncmp(d, "ms", 2) == 0) {
+			total += v;
+			d += 2;
+		} else if (*d == 's') {
+			total += v * 1000;
+			d++;
+		} else if (*d == 'm') {
+			total += v * 60000;
+			d++;
+		} else if (*d == 'h') {
+			total += v * 3600000;
+			d++;
+		} else {
+			return 0;
+		}
+	}
+	return (uint64_t)total;
+}
+
+/* FNV-1a over a string, continuing from h. */
+static uint64_t
+fnv1a(uint64_t h, const char *s)
+{
+	for (; s != NULL && *s; s++) {
+		h ^= (uint8_t)*s;
+		h *= 0x100000001b3ull;
+	}
+	return h;
+}
+
+/*
+ * Filter i's arguments, parsed once here so a request never reads JSON:
+ * texts, numbers, a ratelimit's period, modPath's regex. The kind checked
+ * their shape (routegroup_skipper.c); what does not parse stays absent and
+ * the data path treats the filter as not applicable.
+ */
+static int
+filter_args(struct sy_arena *a, const struct sy_rule_in *in, unsigned i, struct sy_filter *f)
+{
+	json_t *args = json_loads(f->args, JSON_DECODE_ANY, NULL);
+	size_t k;
+	char place[16];
+
+	if (json_is_array(args)) {
+		for (k = 0; k < json_array_size(args) && k < 3; k++) {
+			json_t *v = json_array_get(args, k);
+
+			if (json_is_string(v)) {
+				if ((f->s[k] = sy_arena_strdup(a, json_string_value(v))) == NULL) {
+					json_decref(args);
+					return -1;
+				}
+			} else if (json_is_number(v)) {
+				f->n[k] = json_number_value(v);
+			}
+		}
+	}
+	json_decref(args);
+	if (f->type == SY_FILTER_RATELIMIT || f->type == SY_FILTER_CLIENT_RATELIMIT)
+		f->period_ms = duration_ms(f->s[1]);
+	if (f->type == SY_FILTER_MOD_PATH && f->s[0] != NULL) {
+		int err;
+		PCRE2_SIZE off;
+		pcre2_code *re = pcre2_compile((PCRE2_SPTR)f->s[0], PCRE2_ZERO_TERMINATED, 0, &err,
+					       &off, NULL);
+
+		if (re != NULL && sy_arena_on_free(a, free_regex, re) == 0)
+			f->regex = re;
+	}
+	snprintf(place, sizeof(place), "#%u", i);
+	f->key = fnv1a(0xcbf29ce484222325ull, in->o ? in->o->kind->kind : "");
+	f->key = fnv1a(fnv1a(f->key, in->o ? in->o->ns : ""), in->o ? in->o->name : "");
+	f->key = fnv1a(fnv1a(f->key, place), f->name);
+	return 0;
+}
+
 static int
 build_preds(struct sy_arena *a, const struct sy_rule_in *in, struct sy_rule *rule)
 {
@@ -115,6 +210,9 @@ build_preds(struct sy_arena *a, const struct sy_rule_in *in, struct sy_rule *rul
 		rule->filters[i].type = in->filters[i].type;
 		rule->filters[i].name = sy_arena_strdup(a, in->filters[i].name ? in->filters[i].name : "");
 		rule->filters[i].args = sy_arena_strdup(a, in->filters[i].args ? in->filters[i].args : "[]");
+		if (rule->filters[i].name == NULL || rule->filters[i].args == NULL ||
+		    filter_args(a, in, i, &rule->filters[i]) < 0)
+			return -1;
 	}
 	return 0;
 }

@@ -81,7 +81,8 @@
 	X(CLIENT_CLOSED_EMPTY, "client_closed_empty") /* FIN before a byte: FIN */ \
 	X(PROXY_BUSY, "proxy_busy")             /* 503: no proxy state or mbufs */ \
 	X(BACKEND_TIMEOUT, "backend_timeout")   /* 504: no response in time */  \
-	X(BACKEND_BROKEN, "backend_broken")     /* 502: reset, closed or garbled */
+	X(BACKEND_BROKEN, "backend_broken")     /* 502: reset, closed or garbled */ \
+	X(RATE_LIMITED, "rate_limited")         /* 429: a ratelimit filter's bucket is empty */
 
 enum sy_answer_reason {
 #define SY_X(sym, name) SY_ANSWER_##sym,

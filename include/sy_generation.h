@@ -164,6 +164,17 @@ struct sy_filter {
 	enum sy_filter_type type;
 	const char *name;  /* as written, e.g. "setRequestHeader" */
 	const char *args;  /* the arguments as JSON array text, e.g. ["X-A", "1"] */
+	/* The arguments as the data path uses them, parsed by the compiler:
+	 * text arguments in s[] (NULL if absent or not text), numbers in n[];
+	 * a ratelimit's period ("1m") as milliseconds in period_ms; modPath's
+	 * regex compiled (PCRE2, owned by the generation); key names the
+	 * filter across generations (its rule's object, its place) so a
+	 * worker's token buckets survive a recompile. */
+	const char *s[3];
+	double n[3];
+	uint64_t period_ms;
+	void *regex;
+	uint64_t key;
 };
 
 struct sy_rule {

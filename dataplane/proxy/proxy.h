@@ -73,6 +73,22 @@ struct sy_proxy {
 	uint16_t be_port;
 	uint64_t deadline;  /* TSC: the timeout of the current phase */
 	uint32_t requests;  /* on this client connection */
+	/* The response filters of the request in flight (proxy_filter.c),
+	 * copied out of the generation when it was routed: status() over the
+	 * backend's, and header lines to add; the first resp_n_set of them
+	 * replace the backend's headers of the same name. */
+	uint16_t resp_status;
+	uint16_t resp_extra_len;
+	uint8_t resp_n_set;
+	char resp_extra[384];
+};
+
+/* A worker's ratelimit token bucket (proxy_filter.c). */
+#define SY_PX_BUCKETS 8192 /* a power of two */
+struct px_bucket {
+	uint64_t key;      /* filter x client; 0 = free */
+	uint64_t last_ms;
+	double tokens;
 };
 
 /* c (PEEK, HTTP) goes to the proxy: take the held bytes and go on. */

@@ -18,6 +18,8 @@
 
 /* A head being parsed or rewritten: one per lcore, not on the stack. */
 static RTE_DEFINE_PER_LCORE(uint8_t[SY_PROXY_HEAD_MAX + 1024], px_head);
+/* A head rewritten by filters (proxy_filter.c): room for added lines. */
+static RTE_DEFINE_PER_LCORE(uint8_t[SY_PROXY_HEAD_MAX + 2048], px_out);
 
 static inline uint64_t
 in_ms(const struct sy_worker *w, uint64_t ms)
@@ -70,14 +72,16 @@ px_answer(struct sy_worker *w, struct sy_proxy *px, uint16_t status, enum sy_ans
 		snprintf(body, sizeof(body), "<html><body><h1>%u %s</h1></body></html>\n", status,
 			 reason_phrase(status));
 	}
+	/* The matched rule's response filters and a 429's Retry-After
+	 * (resp_extra) go on the router's own answers too. */
 	n = snprintf(buf, sizeof(buf),
 		     "HTTP/1.1 %u %s\r\n%s%s%sContent-Type: %s\r\nContent-Length: %zu\r\n"
-		     "Cache-Control: private, max-age=0, no-cache, no-store\r\n"
+		     "Cache-Control: private, max-age=0, no-cache, no-store\r\n%.*s"
 		     "Connection: %s\r\n\r\n%s",
 		     status, reason_phrase(status), location && location[0] ? "Location: " : "",
 		     location ? location : "", location && location[0] ? "\r\n" : "", type,
-		     px->head_req ? (size_t)0 : strlen(body), close ? "close" : "keep-alive",
-		     px->head_req ? "" : body);
+		     px->head_req ? (size_t)0 : strlen(body), (int)px->resp_extra_len, px->resp_extra,
+		     close ? "close" : "keep-alive", px->head_req ? "" : body);
 	if (n < 0 || (size_t)n >= sizeof(buf))
 		n = (int)strlen(buf);
 	w->counters.answers[why]++;
@@ -161,13 +165,15 @@ px_request_head(struct sy_worker *w, struct sy_proxy *px)
 	struct sy_px_req req;
 	struct px_target tg;
 	enum sy_px_msg_status st;
-	uint32_t n, start = 0, fwd;
+	uint32_t n, start = 0, fwd, send_len;
+	const uint8_t *send;
 
 	if (c->rcvq.bytes == 0 || (c->flags & SY_TCB_F_FIN_QUEUED))
 		return false;
 	n = RTE_MIN(c->rcvq.bytes, (uint32_t)SY_PROXY_HEAD_MAX);
 	sy_mq_copy(&c->rcvq, 0, n, head);
 	st = sy_px_parse_request(head, n, SY_PROXY_HEAD_MAX, &req);
+	px_filter_response_prepare(px, NULL); /* nothing of the last request's */
 	if (st == SY_PX_MSG_MORE) {
 		if (n < SY_PROXY_HEAD_MAX && !(c->flags & SY_TCB_F_FIN_RCVD))
 			return false;
@@ -191,7 +197,16 @@ px_request_head(struct sy_worker *w, struct sy_proxy *px)
 	px->req_framing = (uint8_t)req.framing;
 	px->req_left = req.length;
 	memset(&px->req_chunk, 0, sizeof(px->req_chunk));
-	px_route(w, &req, head, &tg);
+	px_route(w, &req, head, px->cc->client_ip, &tg);
+	px_filter_response_prepare(px, tg.rule);
+	if (tg.status == 429 && tg.retry_after_s > 0) {
+		size_t room = sizeof(px->resp_extra) - px->resp_extra_len;
+		int k = snprintf(px->resp_extra + px->resp_extra_len, room, "Retry-After: %u\r\n",
+				 tg.retry_after_s);
+
+		if (k > 0 && (size_t)k < room)
+			px->resp_extra_len = (uint16_t)(px->resp_extra_len + k);
+	}
 	if (tg.status == 0 && !(px->bc != NULL && px->backend_idle && px->be_ip == tg.ip &&
 				px->be_port == tg.port)) {
 		int why;
@@ -219,12 +234,32 @@ px_request_head(struct sy_worker *w, struct sy_proxy *px)
 	 * then our headers, then the blank line. */
 	while (start + 1 < req.h.head_len && head[start] == '\r' && head[start + 1] == '\n')
 		start += 2;
-	fwd = forwarded_headers(px, &req, (char *)head + req.h.head_len,
-				sizeof(RTE_PER_LCORE(px_head)) - req.h.head_len);
-	memmove(head + req.h.head_len - 2, head + req.h.head_len, fwd);
-	memcpy(head + req.h.head_len - 2 + fwd, "\r\n", 2);
-	if (sy_mq_append_bytes(&px->b.sndq, head + start, req.h.head_len - start + fwd,
-			       w->sh->pool) < 0) {
+	if (tg.rule != NULL && px_filter_rewrites_request(tg.rule)) {
+		/* setPath, modPath, setRequestHeader: a new head, then ours. */
+		uint8_t *out = RTE_PER_LCORE(px_out);
+		uint32_t room = sizeof(RTE_PER_LCORE(px_out)) - 2, len;
+
+		len = px_filter_request(tg.rule, &req, head, start, out, room);
+		if (len == 0) {
+			px_backend_drop(w, px);
+			sy_mq_drop(&c->rcvq, c->rcvq.bytes);
+			px->req_state = SY_PX_REQ_DONE;
+			px_answer(w, px, 431, SY_ANSWER_HEAD_TOO_LARGE, NULL, NULL, true);
+			return true;
+		}
+		fwd = forwarded_headers(px, &req, (char *)out + len, room - len);
+		memcpy(out + len + fwd, "\r\n", 2);
+		send = out;
+		send_len = len + fwd + 2;
+	} else {
+		fwd = forwarded_headers(px, &req, (char *)head + req.h.head_len,
+					sizeof(RTE_PER_LCORE(px_head)) - req.h.head_len);
+		memmove(head + req.h.head_len - 2, head + req.h.head_len, fwd);
+		memcpy(head + req.h.head_len - 2 + fwd, "\r\n", 2);
+		send = head + start;
+		send_len = req.h.head_len - start + fwd;
+	}
+	if (sy_mq_append_bytes(&px->b.sndq, send, send_len, w->sh->pool) < 0) {
 		px_backend_drop(w, px);
 		sy_mq_drop(&c->rcvq, c->rcvq.bytes);
 		px->req_state = SY_PX_REQ_DONE;
@@ -377,8 +412,24 @@ px_response_head(struct sy_worker *w, struct sy_proxy *px)
 		px_backend_failed(w, px, 502, SY_ANSWER_BACKEND_BROKEN);
 		return true;
 	}
-	if (sy_mq_move(&px->c.sndq, &b->rcvq, resp.head_len, w->sh->pool) < 0)
+	if ((px->resp_extra_len > 0 || px->resp_status != 0) && resp.status >= 200) {
+		/* Response filters: this head is rewritten (a copy); the
+		 * body still moves without one. */
+		uint8_t *out = RTE_PER_LCORE(px_out);
+		uint32_t len = px_filter_response(px, head, resp.head_len, resp.version_minor,
+						  reason_phrase(px->resp_status), out,
+						  sizeof(RTE_PER_LCORE(px_out)));
+
+		if (len == 0) {
+			px_backend_failed(w, px, 502, SY_ANSWER_BACKEND_BROKEN);
+			return true;
+		}
+		if (sy_mq_append_bytes(&px->c.sndq, out, len, w->sh->pool) < 0)
+			return false;
+		sy_mq_drop(&b->rcvq, resp.head_len);
+	} else if (sy_mq_move(&px->c.sndq, &b->rcvq, resp.head_len, w->sh->pool) < 0) {
 		return false;
+	}
 	px->resp_sent = true;
 	sy_tcb_consumed(w, b);
 	if (resp.status >= 100 && resp.status < 200 && resp.status != 101)

@@ -14,12 +14,16 @@
 struct sy_generation;
 struct sy_worker;
 
+struct sy_rule;
+
 /* Where a request goes: an endpoint, or the router's own answer. */
 struct px_target {
+	const struct sy_rule *rule; /* the rule it matched (this call only), or NULL */
 	uint32_t ip;        /* network order */
 	uint16_t port;      /* network order */
 	uint16_t status;    /* != 0: answer this instead */
 	enum sy_answer_reason why;
+	uint32_t retry_after_s; /* 429 */
 	char location[384]; /* a redirect's */
 	char body[256];     /* a static answer's */
 };
@@ -29,8 +33,29 @@ bool px_advance(struct sy_worker *w, struct sy_proxy *px);
 void px_deadline(struct sy_worker *w, struct sy_proxy *px);
 int px_backend_open(struct sy_worker *w, struct sy_proxy *px, uint32_t ip, uint16_t port);
 void px_backend_drop(struct sy_worker *w, struct sy_proxy *px);
-/* Route one parsed request through the worker's generation. */
+/* Route one parsed request through the worker's generation (client_ip:
+ * network order, for clientRatelimit). */
 void px_route(struct sy_worker *w, const struct sy_px_req *req, const uint8_t *head,
-	      struct px_target *out);
+	      uint32_t client_ip, struct px_target *out);
+/* The value of the first header called name in a request head, or NULL. */
+const uint8_t *px_header_value(const uint8_t *head, uint32_t head_len, const char *name,
+			       uint32_t *vlen);
+
+/* Filters (proxy_filter.c). A ratelimit of the rule says no: tg is the 429. */
+bool px_filter_ratelimited(struct sy_worker *w, const struct sy_rule *rule, const uint8_t *head,
+			   uint32_t head_len, uint32_t client_ip, struct px_target *tg);
+/* The rule changes the request line or headers. */
+bool px_filter_rewrites_request(const struct sy_rule *rule);
+/* The head for the backend with the rule's request filters applied, from
+ * byte `start` of head, without the blank line: its length in out, 0 when
+ * it does not fit in room. */
+uint32_t px_filter_request(const struct sy_rule *rule, const struct sy_px_req *req,
+			   const uint8_t *head, uint32_t start, uint8_t *out, uint32_t room);
+/* Copy the rule's response filters (rule NULL: none) into px. */
+void px_filter_response_prepare(struct sy_proxy *px, const struct sy_rule *rule);
+/* The backend's response head with them applied (a status line of minor
+ * version `minor` and `reason` if status() replaces it): length in out, or 0. */
+uint32_t px_filter_response(const struct sy_proxy *px, const uint8_t *head, uint32_t head_len,
+			    uint8_t minor, const char *reason, uint8_t *out, uint32_t room);
 
 #endif

@@ -43,9 +43,8 @@ re_match(const struct sy_predicate *p, const uint8_t *s, size_t len)
 	return pcre2_match(p->regex, (PCRE2_SPTR)s, len, 0, 0, md, NULL) >= 0;
 }
 
-/* The value of the first header called name in the head, or NULL. */
-static const uint8_t *
-header_value(const uint8_t *head, uint32_t head_len, const char *name, uint32_t *vlen)
+const uint8_t *
+px_header_value(const uint8_t *head, uint32_t head_len, const char *name, uint32_t *vlen)
 {
 	size_t nlen = strlen(name);
 	uint32_t i = 0;
@@ -79,7 +78,7 @@ static bool
 cookie_matches(const struct sy_predicate *p, const uint8_t *head, uint32_t head_len)
 {
 	uint32_t len, nlen = (uint32_t)strlen(p->name);
-	const uint8_t *c = header_value(head, head_len, "Cookie", &len), *end;
+	const uint8_t *c = px_header_value(head, head_len, "Cookie", &len), *end;
 
 	if (c == NULL)
 		return false;
@@ -114,11 +113,11 @@ pred_holds(struct sy_worker *w, const struct sy_predicate *p, const struct sy_px
 
 	switch (p->type) {
 	case SY_PRED_HEADER:
-		v = header_value(head, req->h.head_len, p->name, &len);
+		v = px_header_value(head, req->h.head_len, p->name, &len);
 		return v != NULL && p->value != NULL && len == strlen(p->value) &&
 		       memcmp(v, p->value, len) == 0;
 	case SY_PRED_HEADER_REGEXP:
-		v = header_value(head, req->h.head_len, p->name, &len);
+		v = px_header_value(head, req->h.head_len, p->name, &len);
 		return v != NULL && re_match(p, v, len);
 	case SY_PRED_COOKIE:
 		return cookie_matches(p, head, req->h.head_len);
@@ -178,7 +177,7 @@ answer(struct px_target *out, uint16_t status, enum sy_answer_reason why)
 }
 
 void
-px_route(struct sy_worker *w, const struct sy_px_req *req, const uint8_t *head,
+px_route(struct sy_worker *w, const struct sy_px_req *req, const uint8_t *head, uint32_t client_ip,
 	 struct px_target *out)
 {
 	const struct sy_generation *g = w->gen;
@@ -229,19 +228,25 @@ px_route(struct sy_worker *w, const struct sy_px_req *req, const uint8_t *head,
 		answer(out, g->no_route_status, SY_ANSWER_NO_ROUTE);
 		return;
 	}
+	out->rule = rule;
+	if (rule->n_filters > 0 &&
+	    px_filter_ratelimited(w, rule, head, req->h.head_len, client_ip, out))
+		return;
+	for (k = 0; k < rule->n_filters; k++) {
+		if (rule->filters[k].type == SY_FILTER_OTHER) {
+			/* A filter this router does not apply (loopback, and
+			 * Skipper's others): refusing beats serving a request
+			 * the route says must be changed (README, limits). */
+			answer(out, 503, SY_ANSWER_NEEDS_PROXY);
+			return;
+		}
+	}
 	if (rule->action != SY_ACTION_BACKEND) {
 		answer(out, rule->status ? rule->status : 404, SY_ANSWER_RULE_ANSWER);
 		snprintf(out->location, sizeof(out->location), "%s",
 			 rule->action == SY_ACTION_REDIRECT && rule->location ? rule->location : "");
 		snprintf(out->body, sizeof(out->body), "%s",
 			 rule->action == SY_ACTION_STATIC && rule->body ? rule->body : "");
-		return;
-	}
-	if (rule->n_filters > 0) {
-		/* Request and response rewriting filters: not yet applied by
-		 * the proxy (README, limits); refusing beats serving a request
-		 * the route says must be changed. */
-		answer(out, 503, SY_ANSWER_NEEDS_PROXY);
 		return;
 	}
 	ep = sy_lb_pick(rule->pool, &w->tcp.rng, &first, 0);

@@ -81,10 +81,12 @@ sy_tcp_worker_init(struct sy_worker *w)
 	t->snat_conn = rte_zmalloc_socket("sy_snat_conn", sy_snat_slots(n) * sizeof(*t->snat_conn),
 					  RTE_CACHE_LINE_SIZE, (int)rte_socket_id());
 	t->snat_div = rte_reciprocal_value(n);
+	t->buckets = rte_zmalloc_socket("sy_px_buckets", SY_PX_BUCKETS * sizeof(*t->buckets),
+					RTE_CACHE_LINE_SIZE, (int)rte_socket_id());
 	t->client_cache = rte_zmalloc_socket("sy_flow_cache",
 					     SY_FLOW_CACHE_SLOTS * sizeof(*t->client_cache),
 					     RTE_CACHE_LINE_SIZE, (int)rte_socket_id());
-	if (t->flows == NULL || rc != 0 || t->peeks == NULL || t->proxies == NULL || t->ports == NULL ||
+	if (t->flows == NULL || rc != 0 || t->peeks == NULL || t->proxies == NULL || t->ports == NULL || t->buckets == NULL ||
 	    t->snat_conn == NULL || t->client_cache == NULL) {
 		SY_DP_LOG(ERR, "worker %u: connection tables: %s", w->id, rte_strerror(rte_errno));
 		sy_tcp_worker_fini(w);
@@ -121,6 +123,8 @@ sy_tcp_worker_fini(struct sy_worker *w)
 	rte_free(t->ports);
 	rte_free(t->snat_conn);
 	rte_free(t->client_cache);
+	rte_free(t->buckets);
+	t->buckets = NULL;
 	memset(t, 0, sizeof(*t));
 }
 

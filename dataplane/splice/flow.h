@@ -102,6 +102,7 @@ struct sy_tcp_worker {
 	uint64_t wheel_tick;    /* next tick to run */
 	uint64_t tick_tsc;      /* TSC per tick */
 	uint64_t rng;           /* xorshift state: backend picks */
+	struct px_bucket *buckets; /* ratelimit token buckets (proxy/proxy_filter.c) */
 };
 
 int sy_tcp_worker_init(struct sy_worker *w);
