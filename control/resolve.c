@@ -392,9 +392,12 @@ proxy_note(const struct sy_vhost *vh, const struct sy_rule *rule)
 	if (rule->action == SY_ACTION_BACKEND && rule->pool->needs_proxy)
 		return "proxy: this rule's backend needs TLS or DNS towards it, not built yet "
 		       "(reason says why): requests for it get 503";
+	for (unsigned i = 0; i < rule->n_filters; i++)
+		if (rule->filters[i].type == SY_FILTER_OTHER)
+			return "proxy: a filter this router does not apply (or a loopback backend): "
+			       "requests for this rule get 503";
 	if (rule->n_filters > 0)
-		return "proxy: request/response filters are not applied yet: requests for this "
-		       "rule get 503";
+		return "proxy: filters are applied to every request and response";
 	if (vh->n_rules > 1)
 		return "proxy: more than one rule on this host: every request is routed on its own";
 	return "proxy: methods, predicates, a path rule or the router's own answer: every "

@@ -208,7 +208,7 @@ rewrite_path(const struct sy_rule *rule, const char *target, uint32_t target_len
 				RTE_PER_LCORE(pxf_md) = md;
 			}
 			rc = pcre2_substitute(f->regex, (PCRE2_SPTR)buf, plen, 0,
-					      PCRE2_SUBSTITUTE_GLOBAL | PCRE2_SUBSTITUTE_MATCHED, md,
+					      PCRE2_SUBSTITUTE_GLOBAL, md,
 					      NULL, (PCRE2_SPTR)f->s[1], PCRE2_ZERO_TERMINATED,
 					      (PCRE2_UCHAR *)tmp, &outlen);
 			if (rc > 0) {

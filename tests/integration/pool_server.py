@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
 """A third backend pool for the proxy tests: pool_server.py ADDR PORT. Answers every GET or
-POST with "pool-c", and under /echo-headers with the request head it received (the forwarded
-headers the router added)."""
+POST with "pool-c", and under /echo with the request it received: "path: <target>", then its
+headers (the forwarded headers the router added, what filters changed)."""
 import http.server
 import sys
 
@@ -14,7 +14,10 @@ class Handler(http.server.BaseHTTPRequestHandler):
         n = int(self.headers.get("Content-Length") or 0)
         if n:
             self.rfile.read(n)
-        body = (str(self.headers) if "/echo-headers" in self.path else "pool-c\n").encode()
+        if "/echo" in self.path:
+            body = ("path: %s\n%s" % (self.path, self.headers)).encode()
+        else:
+            body = b"pool-c\n"
         self.send_response(200)
         self.send_header("Content-Type", "text/plain")
         self.send_header("Content-Length", str(len(body)))

@@ -121,7 +121,7 @@ t_run lab_client curl -s -m 10 -H "Host: pxrg.$D" -X POST -d x "http://$LAB_ROUT
 t_ok "Skipper RouteGroup: Header predicate and methods decided per request on one connection"
 
 # Forwarded headers, as the backend sees them.
-t_run lab_client curl -s -m 10 -H "Host: px.$D" "http://$LAB_ROUTER_IP/api/v2/echo-headers"
+t_run lab_client curl -s -m 10 -H "Host: px.$D" "http://$LAB_ROUTER_IP/api/v2/echo"
 t_expect_out "X-Forwarded-For: $LAB_CLIENT_IP" "X-Forwarded-For carries the client's address"
 t_expect_out "X-Forwarded-Host: px.$D" "X-Forwarded-Host carries the Host"
 t_expect_out "X-Forwarded-Proto: http" "X-Forwarded-Proto says http"

@@ -1,0 +1,144 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# proxy_filters: Skipper's filters applied per request by the proxy mode, seen with curl at the
+# client and by a backend that echoes what it received (pool_server.py under /echo):
+# setPath and modPath (the query kept), setRequestHeader (replacing the client's), status()
+# over a backend's answer, setResponseHeader (replacing the backend's) and responseCookie,
+# ratelimit and clientRatelimit (429 with Retry-After past the rate, per client for the
+# latter), status + inlineContent, redirectTo, a shunt backend, and a filter this router does
+# not apply (503, never served unchanged). All on one RouteGroup, one keep-alive connection
+# where it matters.
+T_NAME=proxy_filters
+source "$(dirname "$0")/testlib.sh"
+
+t_setup pxf 1
+t_start_routerd
+D=lab.switchyard.test
+
+rctl apply -f "$SY_SRC/config/routes.yaml"
+t_expect_rc 0 "apply config/routes.yaml"
+
+# The echoing pool on backend a's address, port 8082.
+lab_spawn backend poolc python3 "$SY_SRC/tests/integration/pool_server.py" "$LAB_BACKEND_A_IP" 8082
+for _ in $(seq 50); do
+	lab_backend curl -s -m 1 "http://$LAB_BACKEND_A_IP:8082/" >/dev/null 2>&1 && break
+	sleep 0.1
+done
+
+rctl apply -f - <<EOF
+apiVersion: v1
+kind: Service
+metadata: {name: c, namespace: demo}
+spec: {ports: [{name: http, port: 8082, targetPort: 8082}]}
+---
+apiVersion: v1
+kind: Endpoints
+metadata: {name: c, namespace: demo}
+subsets: [{addresses: [{ip: $LAB_BACKEND_A_IP}], ports: [{name: http, port: 8082}]}]
+---
+apiVersion: zalando.org/v1
+kind: RouteGroup
+metadata: {name: filters, namespace: demo}
+spec:
+  hosts: [filters.$D]
+  backends:
+  - {name: c, type: service, serviceName: c, servicePort: 8082}
+  - {name: nowhere, type: shunt}
+  defaultBackends: [{backendName: c}]
+  routes:
+  - pathSubtree: /
+  - pathSubtree: /set
+    filters: ['setPath("/echo/set-to")']
+  - pathSubtree: /mod
+    filters: ['modPath("^/mod/(\\\\w+)", "/echo/\$1")']
+  - pathSubtree: /hdr
+    filters: ['setRequestHeader("X-Test", "one")', 'setPath("/echo")']
+  - pathSubtree: /resp
+    filters: ['status(203)', 'setResponseHeader("Content-Type", "text/x-switchyard")', 'setResponseHeader("X-Served-By", "switchyard")', 'responseCookie("canary", "A")']
+  - pathSubtree: /limited
+    filters: ['ratelimit(3, "1m")']
+  - pathSubtree: /client
+    filters: ['clientRatelimit(2, "1h", "X-Client")']
+  - pathSubtree: /inline
+    filters: ['status(418)', 'inlineContent("teapot")']
+  - pathSubtree: /redir
+    filters: ['redirectTo(308, "https://example.test/new")']
+  - pathSubtree: /shunt
+    backends: [{backendName: nowhere}]
+  - pathSubtree: /tee
+    filters: ['tee("http://198.18.1.10:8080")']
+EOF
+t_expect_rc 0 "apply a RouteGroup with one route per filter"
+rctl resolve "http://filters.$D/set/x" -o json
+t_json_expect "$T_OUT" 'd["mode"] == "proxy"' "resolve: filters.$D is proxied"
+
+get() { # get PATH [curl args]: status line, headers and body in T_OUT
+	local path=$1
+	shift
+	t_run lab_client curl -s -i -m 10 -H "Host: filters.$D" "$@" "http://$LAB_ROUTER_IP$path"
+}
+
+get "/set/x?q=1"
+t_expect_out '^HTTP/1.1 200' "setPath: 200"
+t_expect_out '^path: /echo/set-to\?q=1' "setPath: the backend gets /echo/set-to, the query kept"
+get "/mod/abc?z=2"
+t_expect_out '^path: /echo/abc\?z=2' "modPath: ^/mod/(\\w+) -> /echo/\$1, the query kept"
+t_ok "setPath and modPath rewrite the path the backend gets; the query stays"
+
+get "/hdr" -H "X-Test: zero"
+t_expect_out '^path: /echo$' "setRequestHeader route: setPath too"
+t_expect_out '^X-Test: one' "setRequestHeader: the backend gets X-Test: one"
+printf '%s\n' "$T_OUT" | grep -q '^X-Test: zero' &&
+	t_fail "setRequestHeader replaces the client's header" "seen: $(t_seen)"
+[ "$(printf '%s\n' "$T_OUT" | grep -c '^X-Forwarded-For:')" = 1 ] ||
+	t_fail "a rewritten head still gets the forwarded headers once" "seen: $(t_seen)"
+t_ok "setRequestHeader replaces the client's header; forwarded headers still added"
+
+get "/resp"
+t_expect_out '^HTTP/1.1 203 ' "status(203) over the backend's 200"
+t_expect_out '^X-Served-By: switchyard' "setResponseHeader adds X-Served-By"
+t_expect_out '^Set-Cookie: canary=A; Path=/' "responseCookie sets canary=A"
+[ "$(printf '%s\n' "$T_OUT" | grep -ci '^Content-Type:')" = 1 ] &&
+	printf '%s\n' "$T_OUT" | grep -q '^Content-Type: text/x-switchyard' ||
+	t_fail "setResponseHeader replaces the backend's Content-Type" "seen: $(t_seen)"
+t_expect_out '^pool-c' "the body is the backend's"
+t_ok "status(), setResponseHeader (added and replacing) and responseCookie on the backend's response"
+
+# ratelimit(3, "1m"): five requests on one connection, the last two get 429.
+five=()
+for _ in 1 2 3 4 5; do five+=(-o /dev/null "http://$LAB_ROUTER_IP/limited"); done
+t_run lab_client curl -s -m 10 -H "Host: filters.$D" -w '%{http_code} %{num_connects}\n' "${five[@]}"
+[ "$(printf '%s' "$T_OUT" | tr '\n' ' ')" = "200 1 200 0 200 0 429 0 429 0" ] ||
+	t_fail "ratelimit(3, 1m): three 200, then 429, on one connection" "seen: $(t_seen)"
+get "/limited"
+t_expect_out '^HTTP/1.1 429 ' "ratelimit: still 429 on a new connection"
+t_expect_out '^Retry-After: [0-9]+' "429 says Retry-After"
+t_ok "ratelimit(3, \"1m\"): three requests pass, the next ones get 429 with Retry-After"
+
+codes=""
+for who in alice alice alice bob; do
+	get "/client" -H "X-Client: $who"
+	codes="$codes$(printf '%s' "$T_OUT" | head -n 1 | cut -d' ' -f2) "
+done
+[ "$codes" = "200 200 429 200 " ] ||
+	t_fail "clientRatelimit(2, 1h, X-Client): alice 200 200 429, bob 200" "seen: $codes"
+t_ok "clientRatelimit(2, \"1h\", \"X-Client\"): counted per client (alice limited, bob not)"
+
+get "/inline"
+t_expect_out '^HTTP/1.1 418 ' "status(418) + inlineContent: 418"
+t_expect_out '^teapot$' "inlineContent's body"
+get "/redir"
+t_expect_out '^HTTP/1.1 308 ' "redirectTo(308, ...): 308"
+t_expect_out '^Location: https://example.test/new' "redirectTo's Location"
+get "/shunt"
+t_expect_out '^HTTP/1.1 404 ' "a shunt backend without status(): 404"
+t_ok "inlineContent with status, redirectTo and a shunt backend answered by the router"
+
+get "/tee"
+t_expect_out '^HTTP/1.1 503 ' "a filter the router does not apply (tee): 503, not served unchanged"
+rctl stats -o json
+t_json_expect "$T_OUT" 'd["total"]["answers"]["rate_limited"] >= 4 and d["total"]["answers"]["needs_proxy_mode"] >= 1' \
+	"answer counters: rate_limited, needs_proxy_mode"
+t_ok "tee (not applied here): 503 needs_proxy_mode; answers counted (rate_limited, needs_proxy_mode)"
+
+t_finish
