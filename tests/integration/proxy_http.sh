@@ -6,7 +6,8 @@
 # body, in each dialect: OpenShift Route paths, a Contour IngressRoute's routes, a Skipper
 # RouteGroup with a Header predicate and methods. Pipelined requests answer in order; the
 # forwarded headers reach the backend; ambiguous framing gets 400 from the router; wrk with
-# keep-alive and with a connection per request sees no error.
+# keep-alive and with a connection per request, and h2load in HTTP/1.1 mode, see no error; a
+# WebSocket echo (ws_echo.py) works through the Upgrade tunnel.
 T_NAME=proxy_http
 source "$(dirname "$0")/testlib.sh"
 
@@ -170,6 +171,44 @@ for mode in keepalive close; do
 		"wrk $mode through the proxy: no errors ($rep; the router's own answers so far: $ans)"
 done
 t_ok "wrk keep-alive and Connection: close through the proxy: no errors"
+
+# h2load in HTTP/1.1 mode: 2,000 requests over 10 keep-alive connections, none failed.
+t_run lab_client h2load --h1 -n 2000 -c 10 -m 1 -H ":authority: px.$D" "http://$LAB_ROUTER_IP/api/x"
+t_expect_rc 0 "h2load --h1"
+printf '%s\n' "$T_OUT" | grep -Eq '^requests: 2000 total, 2000 started, 2000 done, 2000 succeeded, 0 failed, 0 errored' &&
+	printf '%s\n' "$T_OUT" | grep -Eq '^status codes: 2000 2xx' ||
+	t_fail "h2load --h1: 2000 requests, all 2xx, none failed" "seen: $(t_seen)"
+t_ok "h2load --h1 -n 2000 -c 10 through the proxy: 2000 succeeded, all 2xx"
+
+# WebSocket: an Upgrade through the proxy, a tunnel after the 101 (ws_echo.py on backend a,
+# port 8083, behind px.$D/ws). Three messages (5 B, 64 KB text, 300 KB binary) come back
+# unchanged, then the close handshake.
+lab_spawn backend ws python3 "$SY_SRC/tests/integration/ws_echo.py" serve "$LAB_BACKEND_A_IP" 8083
+rctl apply -f - <<EOF
+apiVersion: v1
+kind: Service
+metadata: {name: ws, namespace: demo}
+spec: {ports: [{name: http, port: 8083, targetPort: 8083}]}
+---
+apiVersion: v1
+kind: Endpoints
+metadata: {name: ws, namespace: demo}
+subsets: [{addresses: [{ip: $LAB_BACKEND_A_IP}], ports: [{name: http, port: 8083}]}]
+---
+apiVersion: route.openshift.io/v1
+kind: Route
+metadata: {name: px-ws, namespace: demo}
+spec: {host: px.$D, path: /ws, to: {kind: Service, name: ws}, port: {targetPort: http}}
+EOF
+t_expect_rc 0 "apply the WebSocket echo route px.$D/ws"
+for _ in $(seq 50); do
+	lab_backend python3 -c "import socket; socket.create_connection(('$LAB_BACKEND_A_IP', 8083), 1)" 2>/dev/null && break
+	sleep 0.1
+done
+t_run lab_client python3 "$SY_SRC/tests/integration/ws_echo.py" client "$LAB_ROUTER_IP" 80 "px.$D" /ws
+t_json_expect "$T_OUT" 'd["status"] == 101 and d["accept_ok"] and d["echoed"] == 3 and d["mismatch"] == 0 and d["closed"]' \
+	"WebSocket through the proxy: 101, three messages echoed, close handshake"
+t_ok "WebSocket echo through the proxy: 101, 5 B / 64 KB / 300 KB messages unchanged, closed cleanly"
 
 sleep 3
 rctl stats -o json
