@@ -38,7 +38,13 @@ sy_compile_add_rule(struct sy_compile_ctx *cx, const struct sy_rule_in *r)
 		cx->rules = grown;
 		cx->cap = cap;
 	}
-	cx->rules[cx->n_rules++] = *r;
+	cx->rules[cx->n_rules] = *r;
+	/* A rule that says nothing of forwarded headers gets the config's. */
+	if (r->fwd_policy == SY_FWD_DEFAULT)
+		cx->rules[cx->n_rules].fwd_policy = cx->opts && cx->opts->cfg && cx->opts->cfg->forwarded_headers ?
+							    cx->opts->cfg->forwarded_headers :
+							    SY_FWD_APPEND;
+	cx->n_rules++;
 	return 0;
 }
 
@@ -100,6 +106,20 @@ duration_ms(const char *d)
 		}
 	}
 	return (uint64_t)total;
+}
+
+int
+sy_fwd_policy_parse(const char *s)
+{
+	if (strcmp(s, "append") == 0)
+		return SY_FWD_APPEND;
+	if (strcmp(s, "replace") == 0)
+		return SY_FWD_REPLACE;
+	if (strcmp(s, "never") == 0)
+		return SY_FWD_NEVER;
+	if (strcmp(s, "if-none") == 0)
+		return SY_FWD_IF_NONE;
+	return -1;
 }
 
 /* FNV-1a over a string, continuing from h. */
@@ -201,6 +221,8 @@ build_preds(struct sy_arena *a, const struct sy_rule_in *in, struct sy_rule *rul
 				p->regex = re;
 		}
 	}
+	rule->fwd_policy = in->fwd_policy != SY_FWD_DEFAULT ? in->fwd_policy :
+			   SY_FWD_APPEND;
 	rule->n_filters = in->n_filters;
 	rule->filters = NULL;
 	if (in->n_filters > 0 &&

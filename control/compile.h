@@ -112,10 +112,12 @@ struct sy_rule_in {
 	/* What the kind wants its displaced() to know, in cx->scratch (OpenShift:
 	 * since when the route was not admitted, before this compile). */
 	const char *kind_note;
+	uint8_t fwd_policy;   /* enum sy_fwd_policy; DEFAULT: the config's */
 };
 
 struct sy_arena;
 struct sy_strmap;
+
 
 /*
  * An incremental compile (control/scope.c picks it): only these objects are

@@ -14,6 +14,7 @@
 
 #include "label_selector.h"
 #include "sy_config.h"
+#include "sy_generation.h"
 
 static int
 fail(char *err, size_t errlen, const char *fmt, ...)
@@ -327,6 +328,13 @@ parse_top(json_t *root, struct sy_config *cfg, char *err, size_t errlen)
 				cfg->ingressroute_root_namespaces[cfg->n_ingressroute_root_namespaces++] =
 					strdup(json_string_value(a));
 			}
+		} else if (strcmp(key, "forwarded_headers") == 0) {
+			int pol = json_is_string(val) ? sy_fwd_policy_parse(json_string_value(val)) : -1;
+
+			if (pol < 0)
+				return fail(err, errlen,
+					    "forwarded_headers: must be append, replace, never or if-none");
+			cfg->forwarded_headers = (uint8_t)pol;
 		} else if (strcmp(key, "no_route_status") == 0) {
 			if (!json_is_integer(val) ||
 			    (json_integer_value(val) != 503 && json_integer_value(val) != 404))
@@ -336,6 +344,7 @@ parse_top(json_t *root, struct sy_config *cfg, char *err, size_t errlen)
 			return fail(err, errlen,
 				    "%s: unknown key (known: workers, idle, eal, control_socket, metrics, state_dir, "
 				    "ports, routes, listen, routing_subdomain, router_name, no_route_status, "
+				    "forwarded_headers, "
 				    "allow_wildcard_routes, route_label_selector, namespace_label_selector, "
 				    "ingressroute_root_namespaces)",
 				    key);
@@ -386,6 +395,7 @@ set_defaults(struct sy_config *cfg)
 	strcpy(cfg->routing_subdomain, "apps.switchyard.local");
 	strcpy(cfg->router_name, "default");
 	cfg->no_route_status = 503;
+	cfg->forwarded_headers = SY_FWD_APPEND;
 }
 
 int

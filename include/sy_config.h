@@ -71,6 +71,7 @@ struct sy_config {
 	char routing_subdomain[254];
 	char router_name[64]; /* name in route statuses; default "default" */
 	uint16_t no_route_status; /* HTTP status for an unknown host: 503 (OpenShift) or 404 */
+	uint8_t forwarded_headers; /* enum sy_fwd_policy: the proxy's default (append) */
 	/* Route semantics (the route-semantics issue) */
 	bool allow_wildcard_routes;      /* admit wildcardPolicy Subdomain (OpenShift 4: false) */
 	char route_label_selector[512];  /* this router's shard: Kubernetes label selector */

@@ -195,7 +195,22 @@ struct sy_rule {
 	uint16_t n_preds;
 	uint16_t n_filters;
 	uint16_t status;      /* REDIRECT / STATIC: the status the router answers with */
+	uint8_t fwd_policy;   /* enum sy_fwd_policy, never DEFAULT once compiled */
 };
+
+/* Forwarded headers toward the backend (the OpenShift router's
+ * ROUTER_SET_FORWARDED_HEADERS and its route annotation
+ * haproxy.router.openshift.io/set-forwarded-headers). */
+enum sy_fwd_policy {
+	SY_FWD_DEFAULT,  /* the rule says nothing: the config's (compile resolves it) */
+	SY_FWD_APPEND,   /* ours are added after any the client sent */
+	SY_FWD_REPLACE,  /* the client's are removed, ours added */
+	SY_FWD_NEVER,    /* none added, the client's kept */
+	SY_FWD_IF_NONE,  /* ours only when the client sent none */
+};
+/* "append", "replace", "never", "if-none" -> enum sy_fwd_policy; -1 otherwise
+ * (control/compile.c; the config and the OpenShift annotation use it). */
+int sy_fwd_policy_parse(const char *s);
 
 /* HTTP methods for sy_rule.methods. */
 enum {

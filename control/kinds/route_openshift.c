@@ -652,6 +652,16 @@ compile_routes(struct sy_compile_ctx *cx)
 				     ins && strcmp(ins, "Redirect") == 0 ? SY_INSECURE_REDIRECT :
 									  SY_INSECURE_NONE;
 		}
+		{
+			/* The template's matchValues: anything else is the default. */
+			const json_t *a = json_object_get(
+				json_object_get(json_object_get(routes[i].o->obj, "metadata"),
+						"annotations"),
+				"haproxy.router.openshift.io/set-forwarded-headers");
+			int pol = json_is_string(a) ? sy_fwd_policy_parse(json_string_value(a)) : -1;
+
+			r.fwd_policy = pol < 0 ? SY_FWD_DEFAULT : (uint8_t)pol;
+		}
 		r.target_port = json_object_get(json_object_get(spec, "port"), "targetPort");
 		r.weights = SY_WEIGHTS_OPENSHIFT;
 		r.backends[r.n_backends].service = json_string_value(json_object_get(json_object_get(spec, "to"), "name"));

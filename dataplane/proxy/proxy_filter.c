@@ -121,10 +121,12 @@ px_filter_ratelimited(struct sy_worker *w, const struct sy_rule *rule, const uin
 /* ----------------------------------------------------------- requests -- */
 
 bool
-px_filter_rewrites_request(const struct sy_rule *rule)
+px_filter_rewrites_request(const struct sy_rule *rule, const struct sy_px_req *req)
 {
 	uint16_t i;
 
+	if (rule->fwd_policy == SY_FWD_REPLACE && req->has_forwarded)
+		return true; /* the client's forwarded headers go */
 	for (i = 0; i < rule->n_filters; i++)
 		switch (rule->filters[i].type) {
 		case SY_FILTER_SET_PATH:
@@ -155,6 +157,10 @@ request_header_replaced(const struct sy_rule *rule, const uint8_t *line, uint32_
 {
 	uint16_t i;
 
+	if (rule->fwd_policy == SY_FWD_REPLACE &&
+	    ((len > 16 && strncasecmp((const char *)line, "X-Forwarded-", 12) == 0) ||
+	     (len > 10 && strncasecmp((const char *)line, "Forwarded:", 10) == 0)))
+		return true;
 	for (i = 0; i < rule->n_filters; i++) {
 		const struct sy_filter *f = &rule->filters[i];
 		size_t n;

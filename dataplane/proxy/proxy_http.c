@@ -14,6 +14,7 @@
 #include <rte_per_lcore.h>
 
 #include "proxy/proxy_internal.h"
+#include "sy_generation.h"
 #include "worker.h"
 
 /* A head being parsed or rewritten: one per lcore, not on the stack. */
@@ -139,13 +140,19 @@ px_response_done(struct sy_worker *w, struct sy_proxy *px, bool backend_reusable
 	px_exchange_done(w, px);
 }
 
-/* Forwarded headers, appended (the OpenShift router's default policy,
- * ROUTER_SET_FORWARDED_HEADERS=append). */
+/* Our forwarded headers after the request's, by the rule's policy (the
+ * OpenShift router's ROUTER_SET_FORWARDED_HEADERS, append by default; a
+ * replace policy's removal of the client's is px_filter_request's). */
 static uint32_t
-forwarded_headers(const struct sy_proxy *px, const struct sy_px_req *req, char *out, size_t room)
+forwarded_headers(const struct sy_proxy *px, const struct sy_px_req *req, uint8_t policy,
+		  char *out, size_t room)
 {
 	const uint8_t *ip = (const uint8_t *)&px->cc->client_ip;
-	int n = snprintf(out, room,
+	int n;
+
+	if (policy == SY_FWD_NEVER || (policy == SY_FWD_IF_NONE && req->has_forwarded))
+		return 0;
+	n = snprintf(out, room,
 			 "X-Forwarded-For: %u.%u.%u.%u\r\n"
 			 "X-Forwarded-Host: %s\r\n"
 			 "X-Forwarded-Port: %u\r\n"
@@ -234,7 +241,7 @@ px_request_head(struct sy_worker *w, struct sy_proxy *px)
 	 * then our headers, then the blank line. */
 	while (start + 1 < req.h.head_len && head[start] == '\r' && head[start + 1] == '\n')
 		start += 2;
-	if (tg.rule != NULL && px_filter_rewrites_request(tg.rule)) {
+	if (tg.rule != NULL && px_filter_rewrites_request(tg.rule, &req)) {
 		/* setPath, modPath, setRequestHeader: a new head, then ours. */
 		uint8_t *out = RTE_PER_LCORE(px_out);
 		uint32_t room = sizeof(RTE_PER_LCORE(px_out)) - 2, len;
@@ -247,12 +254,13 @@ px_request_head(struct sy_worker *w, struct sy_proxy *px)
 			px_answer(w, px, 431, SY_ANSWER_HEAD_TOO_LARGE, NULL, NULL, true);
 			return true;
 		}
-		fwd = forwarded_headers(px, &req, (char *)out + len, room - len);
+		fwd = forwarded_headers(px, &req, tg.rule->fwd_policy, (char *)out + len, room - len);
 		memcpy(out + len + fwd, "\r\n", 2);
 		send = out;
 		send_len = len + fwd + 2;
 	} else {
-		fwd = forwarded_headers(px, &req, (char *)head + req.h.head_len,
+		fwd = forwarded_headers(px, &req, tg.rule ? tg.rule->fwd_policy : SY_FWD_APPEND,
+					(char *)head + req.h.head_len,
 					sizeof(RTE_PER_LCORE(px_head)) - req.h.head_len);
 		memmove(head + req.h.head_len - 2, head + req.h.head_len, fwd);
 		memcpy(head + req.h.head_len - 2 + fwd, "\r\n", 2);

@@ -44,8 +44,9 @@ const uint8_t *px_header_value(const uint8_t *head, uint32_t head_len, const cha
 /* Filters (proxy_filter.c). A ratelimit of the rule says no: tg is the 429. */
 bool px_filter_ratelimited(struct sy_worker *w, const struct sy_rule *rule, const uint8_t *head,
 			   uint32_t head_len, uint32_t client_ip, struct px_target *tg);
-/* The rule changes the request line or headers. */
-bool px_filter_rewrites_request(const struct sy_rule *rule);
+/* The rule changes the request line or headers (filters, or a replace
+ * policy for forwarded headers the client sent). */
+bool px_filter_rewrites_request(const struct sy_rule *rule, const struct sy_px_req *req);
 /* The head for the backend with the rule's request filters applied, from
  * byte `start` of head, without the blank line: its length in out, 0 when
  * it does not fit in room. */

@@ -7,7 +7,8 @@
 # ratelimit and clientRatelimit (429 with Retry-After past the rate, per client for the
 # latter), status + inlineContent, redirectTo, a shunt backend, and a filter this router does
 # not apply (503, never served unchanged). All on one RouteGroup, one keep-alive connection
-# where it matters.
+# where it matters. Then the forwarded-header policies (append, replace, never, if-none) of
+# OpenShift Routes' set-forwarded-headers annotation.
 T_NAME=proxy_filters
 source "$(dirname "$0")/testlib.sh"
 
@@ -133,6 +134,45 @@ t_expect_out '^Location: https://example.test/new' "redirectTo's Location"
 get "/shunt"
 t_expect_out '^HTTP/1.1 404 ' "a shunt backend without status(): 404"
 t_ok "inlineContent with status, redirectTo and a shunt backend answered by the router"
+
+# Forwarded-header policies (the OpenShift annotation haproxy.router.openshift.io/
+# set-forwarded-headers; the config's forwarded_headers, append by default, for the rest):
+# the client sends its own X-Forwarded-For; the echoing backend says what it got.
+policy_route() { # policy_route NAME PATH [POLICY]
+	local ann=""
+	[ -n "${3:-}" ] && ann="annotations: {haproxy.router.openshift.io/set-forwarded-headers: $3}"
+	cat <<EOF
+---
+apiVersion: route.openshift.io/v1
+kind: Route
+metadata: {name: $1, namespace: demo, $ann}
+spec: {host: fwd.$D, path: $2, to: {kind: Service, name: c}, port: {targetPort: http}}
+EOF
+}
+{
+	policy_route fwd-append /echo-append
+	policy_route fwd-replace /echo-replace replace
+	policy_route fwd-never /echo-never never
+	policy_route fwd-ifnone /echo-ifnone if-none
+} | rctl apply -f -
+t_expect_rc 0 "apply four routes on fwd.$D, one per forwarded-header policy"
+xff() { # xff PATH [curl args]: the X-Forwarded-For values the backend got, space-separated
+	t_run lab_client curl -s -m 10 -H "Host: fwd.$D" "$@" "http://$LAB_ROUTER_IP$1"
+	printf '%s\n' "$T_OUT" | sed -n 's/^X-Forwarded-For: //p' | tr -d '\r' | tr '\n' ' '
+}
+theirs=(-H "X-Forwarded-For: 198.18.9.9")
+[ "$(xff /echo-append "${theirs[@]}")" = "198.18.9.9 $LAB_CLIENT_IP " ] ||
+	t_fail "append: the client's X-Forwarded-For, then ours" "seen: $(t_seen)"
+[ "$(xff /echo-replace "${theirs[@]}")" = "$LAB_CLIENT_IP " ] ||
+	t_fail "replace: only ours" "seen: $(t_seen)"
+[ "$(xff /echo-never "${theirs[@]}")" = "198.18.9.9 " ] ||
+	t_fail "never: only the client's" "seen: $(t_seen)"
+printf '%s\n' "$T_OUT" | grep -q '^Forwarded:' && t_fail "never: no Forwarded header added" "seen: $(t_seen)"
+[ "$(xff /echo-ifnone "${theirs[@]}")" = "198.18.9.9 " ] ||
+	t_fail "if-none: the client's, ours not added" "seen: $(t_seen)"
+[ "$(xff /echo-ifnone)" = "$LAB_CLIENT_IP " ] ||
+	t_fail "if-none without the client's: ours" "seen: $(t_seen)"
+t_ok "forwarded-header policies by route annotation: append, replace, never, if-none"
 
 get "/tee"
 t_expect_out '^HTTP/1.1 503 ' "a filter the router does not apply (tee): 503, not served unchanged"
