@@ -11,6 +11,7 @@
 
 #include "eal_args.h"
 #include "sy_config.h"
+#include "sy_generation.h"
 
 static const char *full_config =
 	"{\"workers\": [1, 2], \"idle\": \"adaptive\", \"eal\": [\"--log-level=*:error\"],"
@@ -61,6 +62,7 @@ test_defaults(void **state)
 	assert_int_equal(c.http_port, 80);
 	assert_int_equal(c.https_port, 443);
 	assert_int_equal(c.no_route_status, 503);
+	assert_int_equal(c.forwarded_headers, SY_FWD_APPEND);
 	assert_string_equal(c.router_name, "default");
 	assert_string_equal(c.control_socket, "/run/switchyard/routerd.sock");
 }
@@ -91,6 +93,8 @@ test_errors_name_the_key(void **state)
 		{ "{\"routes\": [{\"prefix\": \"198.19.0.0/40\", \"port\": \"x\"}]}", "routes[0].prefix" },
 		{ "{\"listen\": {\"http\": 0}}", "listen.http" },
 		{ "{\"no_route_status\": 500}", "no_route_status" },
+		{ "{\"forwarded_headers\": \"sometimes\"}",
+		  "forwarded_headers: must be append, replace, never or if-none" },
 		{ "{\"workers\": 1,}", "line 1" },
 		{ "[1]", "must be a JSON object" },
 	};
