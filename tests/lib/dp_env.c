@@ -42,15 +42,33 @@ put(struct sy_store *st, const struct sy_kind *kind, const char *name, json_t *o
 }
 
 static void
-put_route(struct sy_store *st, const char *name, const char *host, const char *svc,
-	  const char *ip)
+put_endpoints(struct sy_store *st, const char *svc, const char *ip)
 {
 	put(st, &sy_kind_endpoints, svc,
 	    json_pack("{s:s, s:s, s:[{s:[{s:s}], s:[{s:i}]}]}", "apiVersion", "v1", "kind",
 		      "Endpoints", "subsets", "addresses", "ip", ip, "ports", "port", 8080));
+}
+
+/* An OpenShift Route for host (and path, if not NULL) to service svc. */
+static void
+put_route_path(struct sy_store *st, const char *name, const char *host, const char *path,
+	       const char *svc)
+{
+	json_t *spec = json_pack("{s:s, s:{s:s}}", "host", host, "to", "name", svc);
+
+	if (path != NULL)
+		json_object_set_new(spec, "path", json_string(path));
 	put(st, &sy_kind_route, name,
-	    json_pack("{s:s, s:s, s:{s:s, s:{s:s}}}", "apiVersion", "route.openshift.io/v1",
-		      "kind", "Route", "spec", "host", host, "to", "name", svc));
+	    json_pack("{s:s, s:s, s:o}", "apiVersion", "route.openshift.io/v1", "kind", "Route",
+		      "spec", spec));
+}
+
+static void
+put_route(struct sy_store *st, const char *name, const char *host, const char *svc,
+	  const char *ip)
+{
+	put_endpoints(st, svc, ip);
+	put_route_path(st, name, host, NULL, svc);
 }
 
 int
@@ -94,6 +112,9 @@ sy_test_dp_init(struct sy_test_dp *d, const char *name, unsigned n_mbufs)
 	sy_store_init(&d->store);
 	put_route(&d->store, "web", "web.test", "s", SY_TEST_BACKEND);
 	put_route(&d->store, "dead", "dead.test", "dead", SY_TEST_DEAD);
+	/* Two path rules: the compiler proxies px.test (control/compile.c). */
+	put_route_path(&d->store, "px-root", SY_TEST_PROXIED, "/", "s");
+	put_route_path(&d->store, "px-api", SY_TEST_PROXIED, "/api", "s");
 	d->gen = sy_compile(&d->store, &opts, 1);
 	if (d->gen == NULL) {
 		fprintf(stderr, "%s: the test routes do not compile\n", name);

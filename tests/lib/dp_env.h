@@ -10,6 +10,8 @@
  * Routes (namespace t):
  *   web.test  -> service s    -> 198.18.1.10:8080
  *   dead.test -> service dead -> 198.18.1.12:8080 (a peer nobody plays)
+ *   px.test   /    -> service s  (two path rules: the proxy mode)
+ *             /api -> service s
  */
 #ifndef SY_TEST_DP_ENV_H
 #define SY_TEST_DP_ENV_H
@@ -31,6 +33,7 @@ struct sy_generation;
 #define SY_TEST_SNAT "198.18.1.1"
 #define SY_TEST_BACKEND "198.18.1.10"
 #define SY_TEST_DEAD "198.18.1.12"
+#define SY_TEST_PROXIED "px.test"  /* proxied: path rules / and /api */
 
 extern const struct rte_ether_addr sy_test_mac_port[2];  /* the router's ports */
 extern const struct rte_ether_addr sy_test_mac_client;
