@@ -135,10 +135,27 @@ skip_sp(const struct hdr *h, uint32_t i)
 	return i;
 }
 
+/* After a list element ending at *i: 0 at the end of the value, 1 past a
+ * comma (and SP) at the next element, -1 at anything else. Empty elements
+ * are not skipped: the next element must start there. */
+static int
+list_next(const struct hdr *h, uint32_t *i)
+{
+	uint32_t j = skip_sp(h, *i);
+
+	if (j == h->value_len)
+		return 0;
+	if (h->value[j] != ',')
+		return -1;
+	*i = skip_sp(h, j + 1);
+	return 1;
+}
+
 static void
 content_length(struct framing *fr, const struct hdr *h)
 {
 	uint32_t i = 0;
+	int more;
 
 	/* "5", or "5, 5" (RFC 9110 8.6: a recipient may take identical values
 	 * as one). Digits only: no sign, no "0x", no empty element ("5,"),
@@ -165,14 +182,10 @@ content_length(struct framing *fr, const struct hdr *h)
 		}
 		fr->has_cl = true;
 		fr->cl = v;
-		i = skip_sp(h, i);
-		if (i == h->value_len)
-			return;
-		if (h->value[i] != ',') {
-			fr->cl_bad = true;
+		if ((more = list_next(h, &i)) <= 0) {
+			fr->cl_bad |= more < 0;
 			return;
 		}
-		i = skip_sp(h, i + 1);
 	}
 }
 
@@ -198,6 +211,7 @@ static void
 transfer_encoding(struct framing *fr, const struct hdr *h)
 {
 	uint32_t i = 0;
+	int more;
 
 	/* transfer-coding *( OWS "," OWS transfer-coding ), each a token with
 	 * ";" parameters (RFC 9112 7). chunked comes once, last and bare (7.1).
@@ -250,13 +264,10 @@ transfer_encoding(struct framing *fr, const struct hdr *h)
 				fr->te_bad = true;
 			fr->te_other = true;
 		}
-		if (i == h->value_len)
-			return;
-		if (h->value[i] != ',') {
-			fr->te_bad = true;
+		if ((more = list_next(h, &i)) <= 0) {
+			fr->te_bad |= more < 0;
 			return;
 		}
-		i = skip_sp(h, i + 1);
 	}
 }
 
