@@ -6,7 +6,8 @@
 # write; its answers must have the statuses the corpus says and the router must close the
 # connection after them. At the end the canary must hold exactly the accepted requests (and
 # a last good one) and nothing of any refused one, and routerctl stats must count the
-# router's own answers and the routed requests the corpus implies.
+# router's own answers and the routed requests the corpus implies. SMUGGLING_CORPUS names
+# another corpus file (same format) to try a few cases by hand.
 T_NAME=smuggling
 source "$(dirname "$0")/testlib.sh"
 
