@@ -592,7 +592,10 @@ px_deadline(struct sy_worker *w, struct sy_proxy *px)
 		px_answer(w, px, 408, SY_ANSWER_HEAD_TIMEOUT, NULL, NULL, true);
 		return;
 	}
-	/* http-keep-alive: an idle connection between requests. */
+	/* http-keep-alive: an idle connection between requests. The close
+	 * gets a deadline too: a client that stopped answering (a zero window
+	 * our FIN waits behind) is aborted then, not probed forever. */
 	sy_tcb_close(&px->c);
 	px_backend_drop(w, px);
+	px->deadline = in_ms(w, SY_PROXY_TIMEOUT_CLIENT_MS);
 }

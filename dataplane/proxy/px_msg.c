@@ -5,6 +5,13 @@
  * Transfer-Encoding, differing lengths, a coding other than a single final
  * "chunked", or Transfer-Encoding in HTTP/1.0 is a 400 (or 501), since a
  * backend that resolves it the other way is how requests get smuggled.
+ *
+ * The router forwards a request head as it came (it only appends the
+ * forwarded headers), so the framing headers are held to their plainest
+ * spelling: what we accept here, every backend must read the same way.
+ * Legal but exotic spellings that backends are known to read differently
+ * (HTAB around a length or a coding, empty list elements, parameters on
+ * chunked, a framing header named in Connection) are refused too.
  */
 #include <string.h>
 #include <strings.h>
@@ -15,12 +22,30 @@
 struct hdr {
 	const uint8_t *name, *value;
 	uint32_t name_len, value_len;
+	bool tab; /* an HTAB after the colon */
 };
 
 static bool
 name_is(const struct hdr *h, const char *s)
 {
 	return h->name_len == strlen(s) && strncasecmp((const char *)h->name, s, h->name_len) == 0;
+}
+
+/* RFC 9110 5.6.2 tchar. */
+static bool
+is_tchar(uint8_t c)
+{
+	if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9'))
+		return true;
+	return c != 0 && strchr("!#$%&'*+-.^_`|~", c) != NULL;
+}
+
+/* RFC 9110 5.5 field-vchar or SP/HTAB: what a field value (and a trailer's)
+ * is made of. */
+static bool
+is_value_char(uint8_t c)
+{
+	return c == '\t' || (c >= 0x20 && c != 0x7f);
 }
 
 /* The next header line at *pos (lines end in CRLF; the peeker, or the
@@ -50,6 +75,7 @@ next_header(const uint8_t *p, uint32_t end, uint32_t *pos, struct hdr *h, bool *
 		*bad = true; /* no colon, empty name, obs-fold */
 		return false;
 	}
+	h->tab = memchr(p + colon, '\t', eol - colon) != NULL;
 	for (v = colon + 1; v < eol && (p[v] == ' ' || p[v] == '\t'); v++)
 		;
 	for (ve = eol; ve > v && (p[ve - 1] == ' ' || p[ve - 1] == '\t'); ve--)
@@ -95,58 +121,152 @@ struct framing {
 	bool has_cl, has_te, te_chunked, te_other, te_bad, cl_bad;
 	uint64_t cl;
 	bool conn_close, conn_keep_alive, conn_upgrade, upgrade, expect_continue, forwarded;
+	bool conn_framing; /* Connection names Content-Length or Transfer-Encoding */
+	const uint8_t *host; /* the Host header's value (the peeker allows one) */
+	uint32_t host_len;
+	bool has_host;
 };
+
+static uint32_t
+skip_sp(const struct hdr *h, uint32_t i)
+{
+	while (i < h->value_len && h->value[i] == ' ')
+		i++;
+	return i;
+}
+
+/* After a list element ending at *i: 0 at the end of the value, 1 past a
+ * comma (and SP) at the next element, -1 at anything else. Empty elements
+ * are not skipped: the next element must start there. */
+static int
+list_next(const struct hdr *h, uint32_t *i)
+{
+	uint32_t j = skip_sp(h, *i);
+
+	if (j == h->value_len)
+		return 0;
+	if (h->value[j] != ',')
+		return -1;
+	*i = skip_sp(h, j + 1);
+	return 1;
+}
 
 static void
 content_length(struct framing *fr, const struct hdr *h)
 {
-	const uint8_t *tok;
-	uint32_t len, pos = 0, i;
+	uint32_t i = 0;
+	int more;
 
-	/* "5" or "5, 5" (RFC 9110 8.6: identical values are one). */
-	if (h->value_len == 0)
+	/* "5", or "5, 5" (RFC 9110 8.6: a recipient may take identical values
+	 * as one). Digits only: no sign, no "0x", no empty element ("5,"),
+	 * which some backends skip and others refuse; and no HTAB, which a
+	 * backend trimming SP alone reads as no length at all. */
+	if (h->tab || h->value_len == 0) {
 		fr->cl_bad = true;
-	while (next_token(h, &pos, &tok, &len)) {
+		return;
+	}
+	for (;;) {
 		uint64_t v = 0;
+		unsigned digits = 0;
 
-		if (len == 0 || len > 18) {
-			fr->cl_bad = true; /* 18 digits: below 2^63 */
-			return;
-		}
-		for (i = 0; i < len; i++) {
-			if (tok[i] < '0' || tok[i] > '9') {
-				fr->cl_bad = true;
+		for (; i < h->value_len && h->value[i] >= '0' && h->value[i] <= '9'; i++) {
+			if (++digits > 18) {
+				fr->cl_bad = true; /* 18 digits: below 2^63 */
 				return;
 			}
-			v = v * 10 + (uint64_t)(tok[i] - '0');
+			v = v * 10 + (uint64_t)(h->value[i] - '0');
 		}
-		if (fr->has_cl && v != fr->cl)
+		if (digits == 0 || (fr->has_cl && v != fr->cl)) {
 			fr->cl_bad = true;
+			return;
+		}
 		fr->has_cl = true;
 		fr->cl = v;
+		if ((more = list_next(h, &i)) <= 0) {
+			fr->cl_bad |= more < 0;
+			return;
+		}
 	}
+}
+
+/* A transfer-parameter's value at i (RFC 9112 7.3): a token or a
+ * quoted-string. Returns the index after it, or 0 when malformed. */
+static uint32_t
+param_value(const struct hdr *h, uint32_t i)
+{
+	uint32_t s = i;
+
+	if (i < h->value_len && h->value[i] == '"') {
+		for (i++; i < h->value_len && h->value[i] != '"'; i++)
+			if (h->value[i] == '\\' && ++i == h->value_len)
+				return 0;
+		return i < h->value_len ? i + 1 : 0;
+	}
+	while (i < h->value_len && is_tchar(h->value[i]))
+		i++;
+	return i > s ? i : 0;
 }
 
 static void
 transfer_encoding(struct framing *fr, const struct hdr *h)
 {
-	const uint8_t *tok;
-	uint32_t len, pos = 0;
+	uint32_t i = 0;
+	int more;
 
+	/* transfer-coding *( OWS "," OWS transfer-coding ), each a token with
+	 * ";" parameters (RFC 9112 7). chunked comes once, last and bare (7.1).
+	 * A list that is not well formed ("xchunked" is, a quoted "chunked"
+	 * or an empty element is not) is te_bad (400); a well-formed coding
+	 * we do not frame (gzip, identity...) is te_other (501). */
 	fr->has_te = true;
-	if (h->value_len == 0)
+	if (h->tab || h->value_len == 0) {
 		fr->te_bad = true;
-	while (next_token(h, &pos, &tok, &len)) {
-		if (token_is(tok, len, "chunked")) {
-			if (fr->te_chunked)
-				fr->te_bad = true; /* chunked twice */
+		return;
+	}
+	for (;;) {
+		uint32_t s = i, n;
+		bool params = false;
+
+		while (i < h->value_len && is_tchar(h->value[i]))
+			i++;
+		n = i - s;
+		if (n == 0) {
+			fr->te_bad = true;
+			return;
+		}
+		i = skip_sp(h, i);
+		while (i < h->value_len && h->value[i] == ';') {
+			uint32_t ps;
+
+			params = true;
+			ps = i = skip_sp(h, i + 1);
+			while (i < h->value_len && is_tchar(h->value[i]))
+				i++;
+			if (i == ps) {
+				fr->te_bad = true;
+				return;
+			}
+			i = skip_sp(h, i);
+			if (i == h->value_len || h->value[i] != '=' ||
+			    (i = param_value(h, skip_sp(h, i + 1))) == 0) {
+				fr->te_bad = true;
+				return;
+			}
+			i = skip_sp(h, i);
+		}
+		if (token_is(h->value + s, n, "chunked")) {
+			if (fr->te_chunked || params)
+				fr->te_bad = true; /* chunked twice, or with parameters */
 			fr->te_chunked = true;
 		} else {
-			/* Anything after chunked, or a coding we do not
-			 * decode (gzip...): we cannot find the end. */
+			/* Anything after chunked: we cannot find the end. */
 			if (fr->te_chunked)
 				fr->te_bad = true;
 			fr->te_other = true;
+		}
+		if ((more = list_next(h, &i)) <= 0) {
+			fr->te_bad |= more < 0;
+			return;
 		}
 	}
 }
@@ -164,6 +284,12 @@ connection(struct framing *fr, const struct hdr *h)
 			fr->conn_keep_alive = true;
 		else if (token_is(tok, len, "upgrade"))
 			fr->conn_upgrade = true;
+		else if (token_is(tok, len, "content-length") ||
+			 token_is(tok, len, "transfer-encoding"))
+			/* A hop-by-hop framing header: a proxy between us and the
+			 * backend that honours Connection drops it, and the backend
+			 * frames the body otherwise. */
+			fr->conn_framing = true;
 	}
 }
 
@@ -186,7 +312,11 @@ read_headers(const uint8_t *p, uint32_t end, uint32_t pos, struct framing *fr)
 			fr->upgrade = true;
 		else if (name_is(&h, "expect"))
 			fr->expect_continue = token_is(h.value, h.value_len, "100-continue");
-		else if (name_is(&h, "forwarded") || (h.name_len > 12 &&
+		else if (name_is(&h, "host") && !fr->has_host) {
+			fr->has_host = true;
+			fr->host = h.value;
+			fr->host_len = h.value_len;
+		} else if (name_is(&h, "forwarded") || (h.name_len > 12 &&
 			 strncasecmp((const char *)h.name, "x-forwarded-", 12) == 0))
 			fr->forwarded = true;
 	}
@@ -203,6 +333,23 @@ head_end(const uint8_t *p, uint32_t len)
 		if (p[i] == '\r' && p[i + 1] == '\n' && p[i + 2] == '\r' && p[i + 3] == '\n')
 			return i + 4;
 	return 0;
+}
+
+/* The request line's target names the host (absolute-form or CONNECT's
+ * authority-form; the peeker took the host from it): then a Host header
+ * must say the same host. RFC 9112 3.2.2 has the origin ignore Host then,
+ * but a backend (or a proxy behind us) that routes on Host would go where
+ * we did not, so the two must agree, as HAProxy requires. */
+static bool
+host_agrees(const uint8_t *p, uint32_t start, const struct sy_px_req *out,
+	    const struct framing *fr)
+{
+	uint8_t t = p[start + out->h.method_len + 1];
+
+	if (t == '/' || t == '*' || !fr->has_host)
+		return true;
+	return fr->host_len == out->h.host_len &&
+	       strncasecmp((const char *)fr->host, out->h.host, fr->host_len) == 0;
 }
 
 enum sy_px_msg_status
@@ -234,15 +381,28 @@ sy_px_parse_request(const uint8_t *p, uint32_t len, uint32_t max_head, struct sy
 		;
 	if (!read_headers(p, out->h.head_len, line_end + 2, &fr))
 		return SY_PX_MSG_BAD;
-	if (fr.cl_bad || fr.te_bad || (fr.has_cl && fr.has_te))
+	if (fr.cl_bad || fr.te_bad || (fr.has_cl && fr.has_te) || fr.conn_framing)
 		return SY_PX_MSG_BAD;
 	if (fr.has_te && out->h.version_minor == 0)
 		return SY_PX_MSG_BAD; /* RFC 9112 6.1: a 1.0 peer cannot mean it */
-	if (fr.has_te && (fr.te_other || !fr.te_chunked))
-		return fr.te_other && fr.te_chunked ? SY_PX_MSG_BAD : SY_PX_MSG_BAD_TE;
+	if (fr.te_other)
+		return SY_PX_MSG_BAD_TE; /* well formed, but not a coding we frame */
+	if (!host_agrees(p, start, out, &fr))
+		return SY_PX_MSG_BAD;
+	if (fr.has_cl && fr.cl > SY_PX_BODY_MAX)
+		return SY_PX_MSG_TOO_LARGE;
 	out->is_head = out->h.method_len == 4 && memcmp(out->h.method, "HEAD", 4) == 0;
 	out->is_connect = out->h.method_len == 7 && memcmp(out->h.method, "CONNECT", 7) == 0;
 	if (fr.te_chunked) {
+		struct sy_px_chunked ch = { 0 };
+		uint32_t used;
+
+		/* What came of the body with the head is checked now: a
+		 * broken chunk is refused before the head goes anywhere. */
+		if (len > out->h.head_len &&
+		    sy_px_chunked_feed(&ch, p + out->h.head_len, len - out->h.head_len, &used) ==
+			    SY_PX_MSG_BAD)
+			return SY_PX_MSG_BAD;
 		out->framing = SY_PX_BODY_CHUNKED;
 	} else if (fr.has_cl && fr.cl > 0) {
 		out->framing = SY_PX_BODY_LENGTH;
@@ -312,15 +472,38 @@ sy_px_parse_response(const uint8_t *p, uint32_t len, uint32_t max_head, bool hea
 
 /* ------------------------------------------------------------- chunked -- */
 
+/*
+ * RFC 9112 7.1, one byte at a time so any cut of the stream gives the same
+ * verdict:
+ *
+ *   chunk-size [ BWS ] *( ";" BWS ext-name [ BWS "=" BWS ext-value ] BWS ) CRLF
+ *   chunk-data CRLF ... "0" ... CRLF *( field-name ":" field-value CRLF ) CRLF
+ *
+ * The BWS allowed before the CR and around ";" is what HAProxy and nginx
+ * accept too; anything else after the size ("5 x", "5\n", "5x") is
+ * refused: a parser that stops at the first non-hex byte and one that
+ * refuses it read different bodies. A trailer must be a field line, so a
+ * request hidden where the final CRLF should be ("0\r\nGET /x ...") is a
+ * 400, not a trailer.
+ */
 enum {
-	CH_SIZE = 0, /* hex digits */
-	CH_EXT,      /* ;name=value up to CR */
+	CH_SIZE = 0,     /* hex digits */
+	CH_SIZE_BWS,     /* blanks after the size: more, ";" or CR */
+	CH_EXT_NAME0,    /* after ";": BWS, then a name's first byte */
+	CH_EXT_NAME,     /* in a name */
+	CH_EXT_EQ,       /* after a name and BWS: "=", ";" or CR */
+	CH_EXT_VALUE0,   /* after "=": BWS, then a token or a quoted-string */
+	CH_EXT_TOKEN,    /* in a token value */
+	CH_EXT_QUOTED,   /* in a quoted-string */
+	CH_EXT_QESC,     /* after a backslash in it */
+	CH_EXT_AFTER,    /* after a value: BWS, ";" or CR */
 	CH_SIZE_LF,
 	CH_DATA,
 	CH_DATA_CR,
 	CH_DATA_LF,
-	CH_TRAILER,  /* at the start of a trailer line or the final CRLF */
-	CH_TRAILER_LINE,
+	CH_TRAILER,      /* at the start of a trailer line or the final CRLF */
+	CH_TRAILER_NAME,
+	CH_TRAILER_VALUE,
 	CH_TRAILER_LF,
 	CH_FINAL_LF,
 	CH_DONE,
@@ -338,10 +521,66 @@ hexval(uint8_t c)
 	return -1;
 }
 
+static bool
+is_bws(uint8_t c)
+{
+	return c == ' ' || c == '\t';
+}
+
+/* The size line from its first byte after the digits to its CR: the next
+ * state for b, or -1 when b cannot be there. */
+static int
+ext_step(uint8_t state, uint8_t b)
+{
+	switch (state) {
+	case CH_SIZE_BWS:
+	case CH_EXT_EQ:
+	case CH_EXT_AFTER:
+		if (is_bws(b))
+			return state;
+		if (b == ';')
+			return CH_EXT_NAME0;
+		if (b == '\r')
+			return CH_SIZE_LF;
+		if (state == CH_EXT_EQ && b == '=')
+			return CH_EXT_VALUE0;
+		return -1;
+	case CH_EXT_NAME0:
+		if (is_bws(b))
+			return state;
+		return is_tchar(b) ? CH_EXT_NAME : -1;
+	case CH_EXT_NAME:
+		if (is_tchar(b))
+			return state;
+		return ext_step(CH_EXT_EQ, b);
+	case CH_EXT_VALUE0:
+		if (is_bws(b))
+			return state;
+		if (b == '"')
+			return CH_EXT_QUOTED;
+		return is_tchar(b) ? CH_EXT_TOKEN : -1;
+	case CH_EXT_TOKEN:
+		if (is_tchar(b))
+			return state;
+		return ext_step(CH_EXT_AFTER, b);
+	case CH_EXT_QUOTED:
+		if (b == '"')
+			return CH_EXT_AFTER;
+		if (b == '\\')
+			return CH_EXT_QESC;
+		return is_value_char(b) ? state : -1;
+	case CH_EXT_QESC:
+		return is_value_char(b) ? CH_EXT_QUOTED : -1;
+	default:
+		return -1;
+	}
+}
+
 enum sy_px_msg_status
 sy_px_chunked_feed(struct sy_px_chunked *c, const uint8_t *p, uint32_t len, uint32_t *used)
 {
 	uint32_t i = 0;
+	int next;
 
 	while (i < len) {
 		uint8_t b = p[i];
@@ -351,8 +590,7 @@ sy_px_chunked_feed(struct sy_px_chunked *c, const uint8_t *p, uint32_t len, uint
 			int v = hexval(b);
 
 			if (v >= 0) {
-				/* 15 hex digits: below 2^60, no overflow */
-				if (++c->digits > 15)
+				if (++c->digits > SY_PX_CHUNK_DIGITS_MAX)
 					return SY_PX_MSG_BAD;
 				c->left = (c->left << 4) | (uint64_t)v;
 				i++;
@@ -360,25 +598,23 @@ sy_px_chunked_feed(struct sy_px_chunked *c, const uint8_t *p, uint32_t len, uint
 			}
 			if (c->digits == 0)
 				return SY_PX_MSG_BAD;
-			if (b == ';' || b == ' ' || b == '\t') {
-				c->state = CH_EXT;
-				break;
-			}
-			if (b != '\r')
-				return SY_PX_MSG_BAD;
-			c->state = CH_SIZE_LF;
-			i++;
+			c->state = CH_SIZE_BWS; /* b is looked at there */
 			break;
 		}
-		case CH_EXT:
-			/* Extensions are passed on as they are; bounded, and
-			 * no control characters but HTAB. */
-			if (b == '\r') {
-				c->state = CH_SIZE_LF;
-			} else if ((b < 0x20 && b != '\t') || b == 0x7f ||
-				   ++c->line > SY_PX_CHUNK_LINE_MAX) {
+		case CH_SIZE_BWS:
+		case CH_EXT_NAME0:
+		case CH_EXT_NAME:
+		case CH_EXT_EQ:
+		case CH_EXT_VALUE0:
+		case CH_EXT_TOKEN:
+		case CH_EXT_QUOTED:
+		case CH_EXT_QESC:
+		case CH_EXT_AFTER:
+			/* Extensions are passed on as they are, bounded. */
+			next = ext_step(c->state, b);
+			if (next < 0 || ++c->line > SY_PX_CHUNK_LINE_MAX)
 				return SY_PX_MSG_BAD;
-			}
+			c->state = (uint8_t)next;
 			i++;
 			break;
 		case CH_SIZE_LF:
@@ -413,20 +649,30 @@ sy_px_chunked_feed(struct sy_px_chunked *c, const uint8_t *p, uint32_t len, uint
 			i++;
 			break;
 		case CH_TRAILER:
-			if (b == '\r') {
+			/* The final CRLF, or a field line: no obs-fold, no
+			 * bare LF, no request line hiding here. */
+			if (b == '\r')
 				c->state = CH_FINAL_LF;
-			} else if (b == ' ' || b == '\t' || b == '\n' || b < 0x20) {
-				return SY_PX_MSG_BAD; /* obs-fold or a bare line end */
-			} else {
-				c->state = CH_TRAILER_LINE;
-				c->line = 1;
-			}
+			else if (is_tchar(b))
+				c->state = CH_TRAILER_NAME;
+			else
+				return SY_PX_MSG_BAD;
+			c->line = 1;
 			i++;
 			break;
-		case CH_TRAILER_LINE:
+		case CH_TRAILER_NAME:
+			if (b == ':')
+				c->state = CH_TRAILER_VALUE;
+			else if (!is_tchar(b))
+				return SY_PX_MSG_BAD; /* also "Name : v" */
+			if (++c->line > SY_PX_CHUNK_LINE_MAX)
+				return SY_PX_MSG_BAD;
+			i++;
+			break;
+		case CH_TRAILER_VALUE:
 			if (b == '\r')
 				c->state = CH_TRAILER_LF;
-			else if ((b < 0x20 && b != '\t') || ++c->line > SY_PX_CHUNK_LINE_MAX)
+			else if (!is_value_char(b) || ++c->line > SY_PX_CHUNK_LINE_MAX)
 				return SY_PX_MSG_BAD;
 			i++;
 			break;
@@ -464,6 +710,8 @@ sy_px_msg_http_status(enum sy_px_msg_status st)
 		return 501;
 	case SY_PX_MSG_VERSION:
 		return 505;
+	case SY_PX_MSG_TOO_LARGE:
+		return 413;
 	default:
 		return 400;
 	}
