@@ -20,23 +20,9 @@ rctl apply -f "$SY_SRC/config/routes.yaml"
 t_expect_rc 0 "apply config/routes.yaml"
 
 # The echoing pool on backend a's address, port 8082.
-lab_spawn backend poolc python3 "$SY_SRC/tests/integration/pool_server.py" "$LAB_BACKEND_A_IP" 8082
-for _ in $(seq 50); do
-	lab_backend curl -s -m 1 "http://$LAB_BACKEND_A_IP:8082/" >/dev/null 2>&1 && break
-	sleep 0.1
-done
+t_backend_service c 8082 python3 "$SY_SRC/tests/integration/pool_server.py" "$LAB_BACKEND_A_IP" 8082
 
 rctl apply -f - <<EOF
-apiVersion: v1
-kind: Service
-metadata: {name: c, namespace: demo}
-spec: {ports: [{name: http, port: 8082, targetPort: 8082}]}
----
-apiVersion: v1
-kind: Endpoints
-metadata: {name: c, namespace: demo}
-subsets: [{addresses: [{ip: $LAB_BACKEND_A_IP}], ports: [{name: http, port: 8082}]}]
----
 apiVersion: zalando.org/v1
 kind: RouteGroup
 metadata: {name: filters, namespace: demo}

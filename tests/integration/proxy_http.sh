@@ -20,23 +20,9 @@ rctl apply -f "$SY_SRC/config/routes.yaml"
 t_expect_rc 0 "apply config/routes.yaml"
 
 # A third pool: a Python server on backend a's address, port 8082 (pool_server.py).
-lab_spawn backend poolc python3 "$SY_SRC/tests/integration/pool_server.py" "$LAB_BACKEND_A_IP" 8082
-for _ in $(seq 50); do
-	lab_client true && lab_backend curl -s -m 1 "http://$LAB_BACKEND_A_IP:8082/" >/dev/null 2>&1 && break
-	sleep 0.1
-done
+t_backend_service c 8082 python3 "$SY_SRC/tests/integration/pool_server.py" "$LAB_BACKEND_A_IP" 8082
 
 rctl apply -f - <<EOF
-apiVersion: v1
-kind: Service
-metadata: {name: c, namespace: demo}
-spec: {ports: [{name: http, port: 8082, targetPort: 8082}]}
----
-apiVersion: v1
-kind: Endpoints
-metadata: {name: c, namespace: demo}
-subsets: [{addresses: [{ip: $LAB_BACKEND_A_IP}], ports: [{name: http, port: 8082}]}]
----
 apiVersion: route.openshift.io/v1
 kind: Route
 metadata: {name: px-root, namespace: demo}
@@ -183,28 +169,14 @@ t_ok "h2load --h1 -n 2000 -c 10 through the proxy: 2000 succeeded, all 2xx"
 # WebSocket: an Upgrade through the proxy, a tunnel after the 101 (ws_echo.py on backend a,
 # port 8083, behind px.$D/ws). Three messages (5 B, 64 KB text, 300 KB binary) come back
 # unchanged, then the close handshake.
-lab_spawn backend ws python3 "$SY_SRC/tests/integration/ws_echo.py" serve "$LAB_BACKEND_A_IP" 8083
+t_backend_service ws 8083 python3 "$SY_SRC/tests/integration/ws_echo.py" serve "$LAB_BACKEND_A_IP" 8083
 rctl apply -f - <<EOF
-apiVersion: v1
-kind: Service
-metadata: {name: ws, namespace: demo}
-spec: {ports: [{name: http, port: 8083, targetPort: 8083}]}
----
-apiVersion: v1
-kind: Endpoints
-metadata: {name: ws, namespace: demo}
-subsets: [{addresses: [{ip: $LAB_BACKEND_A_IP}], ports: [{name: http, port: 8083}]}]
----
 apiVersion: route.openshift.io/v1
 kind: Route
 metadata: {name: px-ws, namespace: demo}
 spec: {host: px.$D, path: /ws, to: {kind: Service, name: ws}, port: {targetPort: http}}
 EOF
 t_expect_rc 0 "apply the WebSocket echo route px.$D/ws"
-for _ in $(seq 50); do
-	lab_backend python3 -c "import socket; socket.create_connection(('$LAB_BACKEND_A_IP', 8083), 1)" 2>/dev/null && break
-	sleep 0.1
-done
 t_run lab_client python3 "$SY_SRC/tests/integration/ws_echo.py" client "$LAB_ROUTER_IP" 80 "px.$D" /ws
 t_json_expect "$T_OUT" 'd["status"] == 101 and d["accept_ok"] and d["echoed"] == 3 and d["mismatch"] == 0 and d["closed"]' \
 	"WebSocket through the proxy: 101, three messages echoed, close handshake"

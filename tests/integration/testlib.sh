@@ -155,6 +155,32 @@ EOF
 	t_expect_rc 0 "apply the upload sink route"
 }
 
+# t_backend_service NAME PORT CMD...: start CMD (a server listening on backend a's address,
+# PORT) in the backend namespace, wait until the port accepts, and apply a Service and
+# Endpoints NAME (namespace demo) for it, port name http.
+t_backend_service() {
+	local name=$1 port=$2
+	shift 2
+	lab_spawn backend "$name" "$@"
+	for _ in $(seq 50); do
+		lab_backend python3 -c "import socket; socket.create_connection(('$LAB_BACKEND_A_IP', $port), 1)" \
+			2>/dev/null && break
+		sleep 0.1
+	done
+	rctl apply -f - <<EOF
+apiVersion: v1
+kind: Service
+metadata: {name: $name, namespace: demo}
+spec: {ports: [{name: http, port: $port, targetPort: $port}]}
+---
+apiVersion: v1
+kind: Endpoints
+metadata: {name: $name, namespace: demo}
+subsets: [{addresses: [{ip: $LAB_BACKEND_A_IP}], ports: [{name: http, port: $port}]}]
+EOF
+	t_expect_rc 0 "apply Service and Endpoints $name (port $port)"
+}
+
 # t_finish: stop routerd with SIGTERM, check the log, print the plan. Call at the end.
 t_finish() {
 	if [ -n "$ROUTERD_PID" ]; then
