@@ -22,9 +22,14 @@ echo "# $(basename "$exe"): $(find "$seeds" -type f | wc -l) seeds, ${secs} s"
 # libFuzzer's own exit status for a finding is 77, which meson takes for "skipped": 1.
 "$exe" -max_total_time="$secs" -runs="${FUZZ_RUNS:-5000000}" -timeout=10 -rss_limit_mb=2048 \
 	-max_len=8192 -error_exitcode=1 -timeout_exitcode=1 -print_final_stats=1 \
-	-artifact_prefix="$work/" "$@" "$work/corpus" 2>&1
+	-artifact_prefix="$work/" "$@" "$work/corpus" 2>&1 &
+pid=$!
+wait "$pid"
 rc=$?
 [ "$rc" -eq 77 ] && rc=1
+# A harness with an EAL (tests/unit/test_eal.h) that died on a finding left its runtime
+# directory behind.
+rm -rf "/var/run/dpdk/sy-$(basename "$exe")-$pid"
 if [ "$rc" -ne 0 ]; then
 	keep=${ARTIFACTS:-$(dirname "$exe")/artifacts}
 	mkdir -p "$keep"
