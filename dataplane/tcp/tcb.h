@@ -93,6 +93,7 @@ struct sy_tcb {
 	uint8_t dupacks;
 	uint8_t backoff;       /* RTOs in a row */
 	uint8_t probes;        /* zero-window probes in a row (their backoff) */
+	uint8_t probes_unanswered; /* of them, sent since the peer's last ACK */
 	uint8_t events;        /* SY_TCB_EV_*, cleared by the owner */
 	uint16_t flags;        /* SY_TCB_F_* */
 	uint16_t mss;          /* payload bytes per segment we send */

@@ -212,6 +212,7 @@ ack_input(struct sy_worker *w, struct sy_tcb *t, const struct rte_tcp_hdr *th, u
 	}
 	bool sacked = false;
 
+	t->probes_unanswered = 0; /* the peer is there */
 	if ((t->flags & SY_TCB_F_SACK) && (th->data_off >> 4) > 5)
 		sacked = read_sack(t, th);
 	if (SEQ_GT(ack, t->snd_una)) {

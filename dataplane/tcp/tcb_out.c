@@ -629,6 +629,13 @@ persist_fired(struct sy_worker *w, struct sy_tcb *t)
 		return;
 	/* A zero-length segment with an old sequence number draws an ACK with
 	 * the current window; backoff as the RTO does. */
+	/* A peer that answers its probes may keep its window shut as long as
+	 * it likes (RFC 9293 3.8.6.1); one that answers none is gone. */
+	if (++t->probes_unanswered > SY_TCB_RETRIES) {
+		t->events |= SY_TCB_EV_TIMEOUT;
+		sy_tcb_abort(w, t);
+		return;
+	}
 	send_segment(w, t, t->snd_una - 1, 0, RTE_TCP_ACK_FLAG);
 	w->counters.proxy_window_probes++;
 	/* The probes' own backoff: answered probes are not lost segments,
