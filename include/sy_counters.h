@@ -130,6 +130,12 @@ extern const char *const sy_drop_reason_names[SY_DROP__COUNT];
 	X(proxy_requests)  /* requests routed one by one (proxy mode) */      \
 	X(proxy_backend_conns) /* backend connections the proxy opened */     \
 	X(proxy_backend_reused) /* requests sent on a kept backend connection */ \
+	X(proxy_backend_pooled) /* of them, on one taken from the worker's idle pool */ \
+	X(proxy_backend_parked) /* backend connections put in the idle pool */ \
+	X(proxy_backend_replays) /* requests sent again: a kept connection closed unanswered */ \
+	X(proxy_idle_expired) /* idle pool: closed unused (SY_PROXY_IDLE_BACKEND_MS) */ \
+	X(proxy_idle_closed_by_backend) /* idle pool: the backend closed or spoke */ \
+	X(proxy_idle_full) /* idle pool full: a reusable connection closed */ \
 	X(proxy_segs_out)  /* segments our TCP sent (proxy legs) */           \
 	X(proxy_retransmits) /* of them, sent again (RTO, fast retransmit) */ \
 	X(proxy_rto)       /* retransmission timeouts */                      \

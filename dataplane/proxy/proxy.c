@@ -39,12 +39,14 @@ px_backend_drop(struct sy_worker *w, struct sy_proxy *px)
 {
 	struct sy_conn *bc = px->bc;
 
+	px_replay_free(px);
 	if (bc == NULL)
 		return;
 	sy_tcb_abort(w, &px->b);
 	bc->px = NULL;
 	px->bc = NULL;
 	px->backend_idle = false;
+	px->leg_used = false;
 	sy_conn_free(w, bc);
 }
 
@@ -90,6 +92,7 @@ px_backend_open(struct sy_worker *w, struct sy_proxy *px, uint32_t ip, uint16_t 
 	px->be_ip = ip;
 	px->be_port = port;
 	px->backend_idle = false;
+	px->leg_used = false;
 	sy_tcb_connect(w, &px->b, (uint16_t)(bp->mtu - 40), SY_PROXY_RCVBUF);
 	w->counters.proxy_backend_conns++;
 	return 0;
@@ -117,11 +120,13 @@ px_arm(struct sy_worker *w, struct sy_proxy *px)
 	sy_conn_timer_set(w, px->cc, when);
 }
 
-/* Everything is over for this connection: free both records. */
+/* Everything is over for this connection: its backend leg to the idle
+ * pool (or closed), then both records freed. */
 static void
 px_finish(struct sy_worker *w, struct sy_proxy *px)
 {
-	sy_conn_free(w, px->cc); /* releases px and the backend leg */
+	px_backend_release(w, px);
+	sy_conn_free(w, px->cc); /* releases px and a backend leg left */
 }
 
 /*
@@ -240,8 +245,8 @@ sy_proxy_start(struct sy_worker *w, struct sy_conn *c)
 
 /* Checked here: the proxy reads payload (splice forwards it and lets the
  * endpoints check). */
-static bool
-checksum_ok(struct rte_mbuf *m)
+bool
+px_checksum_ok(struct rte_mbuf *m)
 {
 	struct rte_ipv4_hdr *ip = rte_pktmbuf_mtod(m, struct rte_ipv4_hdr *);
 	uint64_t l4 = m->ol_flags & RTE_MBUF_F_RX_L4_CKSUM_MASK;
@@ -262,7 +267,7 @@ sy_proxy_segment(struct sy_worker *w, struct sy_conn *c, struct rte_mbuf *m, boo
 		sy_drop(w, m, SY_DROP_TCP_UNEXPECTED);
 		return;
 	}
-	if (!checksum_ok(m)) {
+	if (!px_checksum_ok(m)) {
 		sy_drop(w, m, SY_DROP_TCP_BAD_CHECKSUM);
 		return;
 	}
@@ -327,6 +332,7 @@ sy_proxy_release(struct sy_worker *w, struct sy_conn *c)
 		px->bc = NULL;
 		sy_conn_free(w, bc);
 	}
+	px_replay_free(px);
 	sy_tcb_release(&px->c);
 	rte_mempool_put(w->tcp.proxies, px);
 }

@@ -11,7 +11,9 @@
  * (state SY_CONN_PROXY, in the flow table, the only one on the timer
  * wheel) and the current backend leg's (SY_CONN_PROXY_BE, found by its SNAT
  * port). A backend leg is kept between requests while the next request goes
- * to the same endpoint and its last response was read to its end.
+ * to the same endpoint and its last response was read to its end; when the
+ * client connection ends or moves on, such a leg goes to the worker's idle
+ * pool (px_idle.c) for the next request of any client to that endpoint.
  */
 #ifndef SY_PROXY_H
 #define SY_PROXY_H
@@ -42,6 +44,11 @@ struct sy_worker;
 #define SY_PROXY_TIMEOUT_KEEP_ALIVE_MS 300000
 #define SY_PROXY_TIMEOUT_TUNNEL_MS 3600000
 
+/* Idle pools (px_idle.c): backend connections kept between clients, per
+ * worker and endpoint, closed after SY_PROXY_IDLE_BACKEND_MS unused. */
+#define SY_PX_IDLE_MAX 1024
+#define SY_PROXY_IDLE_BACKEND_MS 4000
+
 enum sy_proxy_req_state {
 	SY_PX_REQ_HEAD,  /* waiting for (the next) request head */
 	SY_PX_REQ_BODY,  /* forwarding its body */
@@ -66,6 +73,9 @@ struct sy_proxy {
 	bool head_req;      /* the request in flight is HEAD */
 	bool resp_sent;     /* bytes of the current response reached the client queue */
 	bool backend_reusable; /* the last response left the backend leg reusable */
+	bool backend_keep_alive; /* the response in flight: the backend keeps the connection */
+	bool leg_used;      /* the backend leg carried an exchange before this request */
+	struct rte_mbuf *replay; /* the request again, for a used leg that closes unanswered */
 	uint8_t req_framing, resp_framing; /* enum sy_px_framing */
 	uint64_t req_left, resp_left;      /* LENGTH: body bytes still to forward */
 	struct sy_px_chunked req_chunk, resp_chunk;
@@ -100,5 +110,13 @@ void sy_proxy_segment(struct sy_worker *w, struct sy_conn *c, struct rte_mbuf *m
 void sy_proxy_timeout(struct sy_worker *w, struct sy_conn *c);
 /* sy_conn_free of a proxy record: free the proxy state and the other leg. */
 void sy_proxy_release(struct sy_worker *w, struct sy_conn *c);
+
+/* The idle pool (px_idle.c): set up with the worker's tables; a parked
+ * record's segment, its timer, and its sy_conn_free. */
+int px_idle_init(struct sy_worker *w);
+void px_idle_fini(struct sy_worker *w);
+void sy_proxy_idle_segment(struct sy_worker *w, struct sy_conn *bc, struct rte_mbuf *m);
+void sy_proxy_idle_timeout(struct sy_worker *w, struct sy_conn *bc);
+void sy_proxy_idle_release(struct sy_worker *w, struct sy_conn *bc);
 
 #endif

@@ -8,6 +8,7 @@
  */
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #include <rte_byteorder.h>
 #include <rte_mbuf.h>
@@ -93,18 +94,22 @@ px_answer(struct sy_worker *w, struct sy_proxy *px, uint16_t status, enum sy_ans
 		px->close_after = true;
 }
 
-/* The backend leg after an exchange: kept for the next request to the same
- * endpoint when both said keep-alive and it is clean, else dropped. */
+/* The backend leg after an exchange: kept for the next request (this
+ * client's, or through the idle pool another's) when the backend said
+ * keep-alive and it is clean, else dropped. The client's own wish to close
+ * does not matter here: its Connection header was not passed on. */
 static void
 px_backend_settle(struct sy_worker *w, struct sy_proxy *px)
 {
+	px_replay_free(px);
 	if (px->bc == NULL)
 		return;
-	if (px->backend_reusable && !px->close_after && px->b.state == SY_TCPS_ESTABLISHED &&
-	    px->b.rcvq.bytes == 0)
+	if (px->backend_reusable && px->b.state == SY_TCPS_ESTABLISHED && px->b.rcvq.bytes == 0) {
 		px->backend_idle = true;
-	else
+		px->leg_used = true;
+	} else {
 		px_backend_drop(w, px);
+	}
 }
 
 /* The client's side of the exchange is over too: the next request, or
@@ -116,7 +121,7 @@ px_exchange_done(struct sy_worker *w, struct sy_proxy *px)
 	px_backend_settle(w, px);
 	if (px->close_after) {
 		sy_tcb_close(&px->c);
-		px_backend_drop(w, px);
+		px_backend_release(w, px);
 		px->deadline = in_ms(w, SY_PROXY_TIMEOUT_CLIENT_MS);
 		return;
 	}
@@ -164,6 +169,48 @@ forwarded_headers(const struct sy_proxy *px, const struct sy_px_req *req, uint8_
 	return n > 0 && (size_t)n < room ? (uint32_t)n : 0;
 }
 
+/*
+ * A client's "Connection: close" is about its own connection (hop-by-hop,
+ * RFC 9110 7.6.1): an HTTP/1.1 backend leg without it stays open for the
+ * idle pool. Removes the head's Connection lines in place; returns the new
+ * head length.
+ */
+static uint32_t
+strip_connection(uint8_t *head, uint32_t head_len)
+{
+	uint8_t *end = head + head_len, *p = memchr(head, '\n', head_len);
+
+	if (p == NULL)
+		return head_len;
+	for (p++; p < end;) {
+		uint8_t *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t len = nl ? (size_t)(nl - p + 1) : (size_t)(end - p);
+
+		if (len > 11 && strncasecmp((const char *)p, "Connection:", 11) == 0) {
+			memmove(p, p + len, (size_t)(end - p - len));
+			end -= len;
+			continue;
+		}
+		p += len;
+	}
+	return (uint32_t)(end - head);
+}
+
+/* Methods a client may send again on its own (RFC 9110 9.2.2): a request
+ * a kept connection lost unanswered is sent again only if it is one. */
+static bool
+idempotent(const struct sy_px_req *req)
+{
+	static const char *const m[] = { "GET", "HEAD", "OPTIONS", "TRACE", "PUT", "DELETE" };
+	unsigned i;
+
+	for (i = 0; i < RTE_DIM(m); i++)
+		if (strlen(m[i]) == req->h.method_len &&
+		    memcmp(m[i], req->h.method, req->h.method_len) == 0)
+			return true;
+	return false;
+}
+
 static bool
 px_request_head(struct sy_worker *w, struct sy_proxy *px)
 {
@@ -172,7 +219,7 @@ px_request_head(struct sy_worker *w, struct sy_proxy *px)
 	struct sy_px_req req;
 	struct px_target tg;
 	enum sy_px_msg_status st;
-	uint32_t n, start = 0, fwd, send_len;
+	uint32_t n, start = 0, fwd, send_len, consumed;
 	const uint8_t *send;
 
 	if (c->rcvq.bytes == 0 || (c->flags & SY_TCB_F_FIN_QUEUED))
@@ -218,9 +265,11 @@ px_request_head(struct sy_worker *w, struct sy_proxy *px)
 				px->be_port == tg.port)) {
 		int why;
 
-		px_backend_drop(w, px);
-		why = px_backend_open(w, px, tg.ip, tg.port);
-		if (why != 0) {
+		px_backend_release(w, px); /* another endpoint's: to the pool */
+		if (px_idle_take(w, px, tg.ip, tg.port)) {
+			w->counters.proxy_backend_reused++;
+			w->counters.proxy_backend_pooled++;
+		} else if ((why = px_backend_open(w, px, tg.ip, tg.port)) != 0) {
 			tg.status = 503;
 			tg.why = (enum sy_answer_reason)why;
 		}
@@ -237,6 +286,9 @@ px_request_head(struct sy_worker *w, struct sy_proxy *px)
 		return true;
 	}
 	px->backend_idle = false;
+	consumed = req.h.head_len;
+	if (req.h.version_minor == 1 && !req.keep_alive && !req.upgrade)
+		req.h.head_len = strip_connection(head, req.h.head_len);
 	/* The head without leading empty lines and without its blank line,
 	 * then our headers, then the blank line. */
 	while (start + 1 < req.h.head_len && head[start] == '\r' && head[start + 1] == '\n')
@@ -274,7 +326,10 @@ px_request_head(struct sy_worker *w, struct sy_proxy *px)
 		px_answer(w, px, 503, SY_ANSWER_PROXY_BUSY, NULL, NULL, true);
 		return true;
 	}
-	sy_mq_drop(&c->rcvq, req.h.head_len);
+	if (px->leg_used && req.framing == SY_PX_BODY_NONE && idempotent(&req))
+		px->replay = sy_mq_clone_range(&px->b.sndq, px->b.sndq.bytes - send_len, send_len,
+					       w->sh->pool);
+	sy_mq_drop(&c->rcvq, consumed);
 	sy_tcb_consumed(w, c);
 	px->req_state = req.framing == SY_PX_BODY_NONE ? SY_PX_REQ_DONE : SY_PX_REQ_BODY;
 	px->resp_state = SY_PX_RESP_HEAD;
@@ -385,6 +440,27 @@ px_backend_failed(struct sy_worker *w, struct sy_proxy *px, uint16_t status,
 	sy_tcb_abort(w, &px->c);
 }
 
+/* The request again, on a new connection to the same endpoint. */
+static bool
+px_replay(struct sy_worker *w, struct sy_proxy *px)
+{
+	struct rte_mbuf *r = px->replay;
+	uint32_t ip = px->be_ip;
+	uint16_t port = px->be_port;
+
+	px->replay = NULL;
+	px_backend_drop(w, px);
+	if (px_backend_open(w, px, ip, port) != 0) {
+		px->replay = r;
+		px_replay_free(px);
+		return false;
+	}
+	sy_mq_append(&px->b.sndq, r);
+	w->counters.proxy_backend_replays++;
+	px->deadline = in_ms(w, SY_PROXY_TIMEOUT_CONNECT_MS);
+	return true;
+}
+
 static bool
 px_response_head(struct sy_worker *w, struct sy_proxy *px)
 {
@@ -402,13 +478,17 @@ px_response_head(struct sy_worker *w, struct sy_proxy *px)
 			return true;
 		}
 		if (b->state == SY_TCPS_CLOSED || (b->flags & SY_TCB_F_FIN_RCVD)) {
-			/* Closed or reset before a byte of the response (a
-			 * kept connection the backend had just closed, too). */
+			/* Closed or reset before a byte of the response: a
+			 * kept connection the backend was closing as we sent
+			 * gets the request again on a new one; else 502. */
+			if (px->replay != NULL && !px->resp_sent && px_replay(w, px))
+				return true;
 			px_backend_failed(w, px, 502, SY_ANSWER_BACKEND_BROKEN);
 			return true;
 		}
 		return false;
 	}
+	px_replay_free(px); /* it answers */
 	n = RTE_MIN(b->rcvq.bytes, (uint32_t)SY_PROXY_HEAD_MAX);
 	sy_mq_copy(&b->rcvq, 0, n, head);
 	st = sy_px_parse_response(head, n, SY_PROXY_HEAD_MAX, px->head_req, false, &resp);
@@ -444,6 +524,7 @@ px_response_head(struct sy_worker *w, struct sy_proxy *px)
 		return true; /* 100 Continue and friends: the real head follows */
 	if (!resp.keep_alive)
 		px->close_after = true;
+	px->backend_keep_alive = resp.keep_alive;
 	px->resp_framing = (uint8_t)resp.framing;
 	px->resp_left = resp.length;
 	memset(&px->resp_chunk, 0, sizeof(px->resp_chunk));
@@ -494,7 +575,7 @@ px_response_body(struct sy_worker *w, struct sy_proxy *px)
 		return false;
 	sy_tcb_consumed(w, b);
 	if (done)
-		px_response_done(w, px, !px->close_after);
+		px_response_done(w, px, px->backend_keep_alive);
 	return take > 0 || done;
 }
 
@@ -538,7 +619,7 @@ px_advance(struct sy_worker *w, struct sy_proxy *px)
 	bool progress = false;
 
 	if (px->c.state == SY_TCPS_CLOSED) {
-		px_backend_drop(w, px);
+		px_backend_release(w, px);
 		return false;
 	}
 	if (px->tunnel)
@@ -560,7 +641,7 @@ px_advance(struct sy_worker *w, struct sy_proxy *px)
 	    px->req_state == SY_PX_REQ_HEAD && px->resp_state == SY_PX_RESP_NONE &&
 	    !(px->c.flags & SY_TCB_F_FIN_QUEUED)) {
 		sy_tcb_close(&px->c);
-		px_backend_drop(w, px);
+		px_backend_release(w, px);
 		progress = true;
 	}
 	return progress;
@@ -596,6 +677,6 @@ px_deadline(struct sy_worker *w, struct sy_proxy *px)
 	 * gets a deadline too: a client that stopped answering (a zero window
 	 * our FIN waits behind) is aborted then, not probed forever. */
 	sy_tcb_close(&px->c);
-	px_backend_drop(w, px);
+	px_backend_release(w, px);
 	px->deadline = in_ms(w, SY_PROXY_TIMEOUT_CLIENT_MS);
 }

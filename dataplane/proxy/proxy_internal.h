@@ -7,6 +7,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include <rte_mbuf.h>
+
 #include "proxy/proxy.h"
 #include "proxy/px_msg.h"
 #include "sy_counters.h"
@@ -15,6 +17,7 @@ struct sy_generation;
 struct sy_worker;
 
 struct sy_rule;
+struct rte_mbuf;
 
 /* Where a request goes: an endpoint, or the router's own answer. */
 struct px_target {
@@ -33,6 +36,30 @@ bool px_advance(struct sy_worker *w, struct sy_proxy *px);
 void px_deadline(struct sy_worker *w, struct sy_proxy *px);
 int px_backend_open(struct sy_worker *w, struct sy_proxy *px, uint32_t ip, uint16_t port);
 void px_backend_drop(struct sy_worker *w, struct sy_proxy *px);
+/* The backend leg is done with this client: to the idle pool when it is
+ * clean and kept alive, else dropped (px_idle.c). */
+void px_backend_release(struct sy_worker *w, struct sy_proxy *px);
+/* An idle leg to ip:port (network order) from the pool into px (whose bc
+ * is NULL): true when there was one. */
+bool px_idle_take(struct sy_worker *w, struct sy_proxy *px, uint32_t ip, uint16_t port);
+/* Forget the request kept for a replay. */
+static inline void
+px_replay_free(struct sy_proxy *px)
+{
+	if (px->replay != NULL) {
+		struct rte_mbuf *m = px->replay, *next;
+
+		/* A queue's segments, each freed on its own (mbuf_queue.h). */
+		for (; m != NULL; m = next) {
+			next = m->next;
+			m->next = NULL;
+			rte_pktmbuf_free_seg(m);
+		}
+		px->replay = NULL;
+	}
+}
+/* The segment's TCP checksum is right (the proxy reads payload). */
+bool px_checksum_ok(struct rte_mbuf *m);
 /* Route one parsed request through the worker's generation (client_ip:
  * network order, for clientRatelimit). */
 void px_route(struct sy_worker *w, const struct sy_px_req *req, const uint8_t *head,

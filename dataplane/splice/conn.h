@@ -23,6 +23,7 @@ struct rte_mbuf;
 struct rte_hash;
 struct rte_mempool;
 struct sy_proxy;
+struct px_idle;
 
 enum sy_conn_state {
 	SY_CONN_PEEK = 1,    /* holding the client's first bytes, unacknowledged */
@@ -32,6 +33,7 @@ enum sy_conn_state {
 	SY_CONN_LINGER,      /* closed; late packets still translated until the timer fires */
 	SY_CONN_PROXY,       /* terminated client leg (proxy/proxy.h) */
 	SY_CONN_PROXY_BE,    /* a terminated backend leg of a proxied connection */
+	SY_CONN_PROXY_IDLE,  /* a backend leg parked in the worker's idle pool (proxy/px_idle.c) */
 };
 
 /* The two legs of a connection, as the record's per-leg arrays index them. */
@@ -175,6 +177,7 @@ struct sy_conn {
 
 	struct sy_peek_buf *peek; /* PEEK, CONNECTING and ANSWER only */
 	struct sy_proxy *px;      /* PROXY and PROXY_BE: the shared proxy state */
+	struct px_idle *idle;     /* PROXY_IDLE: its slot in the idle pool */
 
 	/* -- timer wheel -- */
 	uint64_t expire; /* TSC */

@@ -86,8 +86,9 @@ sy_tcp_worker_init(struct sy_worker *w)
 	t->client_cache = rte_zmalloc_socket("sy_flow_cache",
 					     SY_FLOW_CACHE_SLOTS * sizeof(*t->client_cache),
 					     RTE_CACHE_LINE_SIZE, (int)rte_socket_id());
-	if (t->flows == NULL || rc != 0 || t->peeks == NULL || t->proxies == NULL || t->ports == NULL || t->buckets == NULL ||
-	    t->snat_conn == NULL || t->client_cache == NULL) {
+	if (t->flows == NULL || rc != 0 || t->peeks == NULL || t->proxies == NULL ||
+	    t->ports == NULL || t->buckets == NULL || t->snat_conn == NULL ||
+	    t->client_cache == NULL || px_idle_init(w) < 0) {
 		SY_DP_LOG(ERR, "worker %u: connection tables: %s", w->id, rte_strerror(rte_errno));
 		sy_tcp_worker_fini(w);
 		return -ENOMEM;
@@ -125,6 +126,7 @@ sy_tcp_worker_fini(struct sy_worker *w)
 	rte_free(t->client_cache);
 	rte_free(t->buckets);
 	t->buckets = NULL;
+	px_idle_fini(w);
 	memset(t, 0, sizeof(*t));
 }
 
@@ -279,6 +281,8 @@ sy_conn_free(struct sy_worker *w, struct sy_conn *c)
 	c->peek = NULL;
 	if (c->px != NULL)
 		sy_proxy_release(w, c);
+	if (c->idle != NULL)
+		sy_proxy_idle_release(w, c);
 	/* A segment later in the burst may still hold c (splice_fast.c): state
 	 * 0 tells it the record is gone. */
 	c->state = 0;

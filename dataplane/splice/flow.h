@@ -103,6 +103,7 @@ struct sy_tcp_worker {
 	uint64_t tick_tsc;      /* TSC per tick */
 	uint64_t rng;           /* xorshift state: backend picks */
 	struct px_bucket *buckets; /* ratelimit token buckets (proxy/proxy_filter.c) */
+	struct px_idle_pool *idle; /* idle backend connections (proxy/px_idle.c) */
 };
 
 int sy_tcp_worker_init(struct sy_worker *w);

@@ -778,6 +778,9 @@ sy_splice_segment(struct sy_worker *w, struct sy_conn *c, struct rte_mbuf *m, bo
 	case SY_CONN_PROXY_BE:
 		sy_proxy_segment(w, c, m, from_client);
 		return;
+	case SY_CONN_PROXY_IDLE:
+		sy_proxy_idle_segment(w, c, m);
+		return;
 	case SY_CONN_PEEK:
 	case SY_CONN_CONNECTING:
 		break;
@@ -890,6 +893,9 @@ sy_splice_timeout(struct sy_worker *w, struct sy_conn *c)
 		return;
 	case SY_CONN_PROXY:
 		sy_proxy_timeout(w, c);
+		return;
+	case SY_CONN_PROXY_IDLE:
+		sy_proxy_idle_timeout(w, c);
 		return;
 	case SY_CONN_LINGER:
 	default:
