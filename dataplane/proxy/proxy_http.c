@@ -62,8 +62,8 @@ px_answer(struct sy_worker *w, struct sy_proxy *px, uint16_t status, enum sy_ans
 	  const char *location, const char *custom_body, bool close)
 {
 	char buf[1400], body[512];
-	const char *type = "text/html";
-	int n;
+	const char *type = "text/html", *extra = px->resp_extra;
+	int n, extra_len = px->resp_extra_len;
 
 	if (location != NULL && location[0]) {
 		body[0] = '\0';
@@ -75,14 +75,23 @@ px_answer(struct sy_worker *w, struct sy_proxy *px, uint16_t status, enum sy_ans
 			 reason_phrase(status));
 	}
 	/* The matched rule's response filters and a 429's Retry-After
-	 * (resp_extra) go on the router's own answers too. */
+	 * (resp_extra) go on the router's own answers too; say_close's line
+	 * does not: this answer has its own. */
+	if (extra_len > 0 && strncmp(extra, "Connection:", 11) == 0) {
+		const char *nl = memchr(extra, '\n', (size_t)extra_len);
+
+		if (nl != NULL) {
+			extra_len -= (int)(nl + 1 - extra);
+			extra = nl + 1;
+		}
+	}
 	n = snprintf(buf, sizeof(buf),
 		     "HTTP/1.1 %u %s\r\n%s%s%sContent-Type: %s\r\nContent-Length: %zu\r\n"
 		     "Cache-Control: private, max-age=0, no-cache, no-store\r\n%.*s"
 		     "Connection: %s\r\n\r\n%s",
 		     status, reason_phrase(status), location && location[0] ? "Location: " : "",
 		     location ? location : "", location && location[0] ? "\r\n" : "", type,
-		     px->head_req ? (size_t)0 : strlen(body), (int)px->resp_extra_len, px->resp_extra,
+		     px->head_req ? (size_t)0 : strlen(body), extra_len, extra,
 		     close ? "close" : "keep-alive", px->head_req ? "" : body);
 	if (n < 0 || (size_t)n >= sizeof(buf))
 		n = (int)strlen(buf);
@@ -196,6 +205,23 @@ strip_connection(uint8_t *head, uint32_t head_len)
 	return (uint32_t)(end - head);
 }
 
+/* The client asked to close: its response says so (RFC 9112 9.6), in place
+ * of whatever Connection header the backend's has, as a response filter's
+ * header would (the first of the replacing lines). */
+static void
+say_close(struct sy_proxy *px)
+{
+	static const char line[] = "Connection: close\r\n";
+	const size_t n = sizeof(line) - 1;
+
+	if (px->resp_extra_len + n > sizeof(px->resp_extra))
+		return; /* the router closes anyway */
+	memmove(px->resp_extra + n, px->resp_extra, px->resp_extra_len);
+	memcpy(px->resp_extra, line, n);
+	px->resp_extra_len = (uint16_t)(px->resp_extra_len + n);
+	px->resp_n_set++;
+}
+
 /* Methods a client may send again on its own (RFC 9110 9.2.2): a request
  * a kept connection lost unanswered is sent again only if it is one. */
 static bool
@@ -287,8 +313,10 @@ px_request_head(struct sy_worker *w, struct sy_proxy *px)
 	}
 	px->backend_idle = false;
 	consumed = req.h.head_len;
-	if (req.h.version_minor == 1 && !req.keep_alive && !req.upgrade)
+	if (req.h.version_minor == 1 && !req.keep_alive && !req.upgrade) {
 		req.h.head_len = strip_connection(head, req.h.head_len);
+		say_close(px);
+	}
 	/* The head without leading empty lines and without its blank line,
 	 * then our headers, then the blank line. */
 	while (start + 1 < req.h.head_len && head[start] == '\r' && head[start + 1] == '\n')

@@ -143,10 +143,14 @@ t_run lab_client curl -s -m 60 -H "Host: px.$D" -H 'Transfer-Encoding: chunked' 
 	t_fail "3 MB chunked POST, then a GET on the same connection" "seen: $(t_seen)"
 t_ok "chunked upload (3 MB) through the proxy, then the next request on the same connection"
 
-# wrk, keep-alive and a connection per request: no errors, no non-2xx.
+# wrk, keep-alive and a connection per request: no errors, no non-2xx. With a connection
+# per request, the backend connections come from the worker's idle pool (px_idle.c): far
+# fewer are opened than requests are sent, and the backend is left with few TIME_WAITs.
 for mode in keepalive close; do
 	extra=()
 	[ $mode = close ] && extra=(-H 'Connection: close')
+	rctl stats -o json
+	px0=$(t_json "$T_OUT" 'd["total"]["proxy_requests"], d["total"]["proxy_backend_conns"], d["total"]["proxy_backend_pooled"]')
 	t_run lab_client wrk -t1 -c16 -d3s -s "$SY_SRC/tests/integration/wrk_report.lua" \
 		-H "Host: px.$D" "${extra[@]}" "http://$LAB_ROUTER_IP/api/x"
 	t_expect_rc 0 "wrk ($mode)"
@@ -155,6 +159,14 @@ for mode in keepalive close; do
 	ans=$(t_json "$T_OUT" '{k: v for k, v in d["total"]["answers"].items() if v}')
 	t_json_expect "$rep" 'd["requests"] > 100 and d["connect"] + d["read"] + d["write"] + d["timeout"] + d["status"] == 0' \
 		"wrk $mode through the proxy: no errors ($rep; the router's own answers so far: $ans)"
+	if [ $mode = close ]; then
+		px1=$(t_json "$T_OUT" 'd["total"]["proxy_requests"], d["total"]["proxy_backend_conns"], d["total"]["proxy_backend_pooled"]')
+		tw=$(lab_backend ss -Htan state time-wait | wc -l)
+		t_json_expect "[$px0, $px1, $tw]" \
+			'(d[1][0] - d[0][0]) > 1000 and (d[1][1] - d[0][1]) * 20 < (d[1][0] - d[0][0]) and (d[1][2] - d[0][2]) * 10 > (d[1][0] - d[0][0]) * 9 and d[2] < 200' \
+			"idle pool: a connection per client request, few backend connections (requests, backend conns, pooled before/after; backend TIME_WAITs: [$px0, $px1, $tw])"
+		t_ok "Connection: close clients share the worker's pooled backend connections: $(t_json "[$px0, $px1]" 'f"{d[1][0]-d[0][0]} requests, {d[1][1]-d[0][1]} backend connections opened, {d[1][2]-d[0][2]} sent on pooled ones"'), $tw TIME_WAITs at the backend"
+	fi
 done
 t_ok "wrk keep-alive and Connection: close through the proxy: no errors"
 
@@ -182,8 +194,10 @@ t_json_expect "$T_OUT" 'd["status"] == 101 and d["accept_ok"] and d["echoed"] ==
 	"WebSocket through the proxy: 101, three messages echoed, close handshake"
 t_ok "WebSocket echo through the proxy: 101, 5 B / 64 KB / 300 KB messages unchanged, closed cleanly"
 
-sleep 3
+# Parked backend legs close after SY_PROXY_IDLE_BACKEND_MS (4 s) unused.
+sleep 5
 rctl stats -o json
-t_json_expect "$T_OUT" 'd["total"]["flows_active"] == 0' "every proxied connection and backend leg freed"
+t_json_expect "$T_OUT" 'd["total"]["flows_active"] == 0 and d["total"]["proxy_idle_expired"] > 0' \
+	"every proxied connection and backend leg freed, parked ones after their idle time"
 t_check_sanitizers
 t_finish
