@@ -141,6 +141,7 @@ extern const char *const sy_drop_reason_names[SY_DROP__COUNT];
 	X(proxy_rto)       /* retransmission timeouts */                      \
 	X(proxy_fast_retransmits) /* three duplicate ACKs */                  \
 	X(proxy_window_probes) /* zero-window probes */                       \
+	X(proxy_keepalive_probes) /* TCP keep-alive probes (idle client legs, tunnels) */ \
 	X(proxy_tail_probes) /* RFC 8985 tail loss probes (the flight's last ACK lost) */ \
 	X(proxy_challenge_acks) /* RFC 5961 challenge ACKs */
 

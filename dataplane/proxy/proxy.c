@@ -224,6 +224,7 @@ sy_proxy_start(struct sy_worker *w, struct sy_conn *c)
 	px->c.out_if = c->client_if;
 	px->c.nh = c->client_nh;
 	sy_tcb_init_accepted(w, &px->c, &a, SY_PROXY_RCVBUF);
+	sy_tcb_keepalive(w, &px->c, SY_PROXY_KEEPALIVE_IDLE_MS);
 	c->state = SY_CONN_PROXY;
 	c->px = px;
 	c->peek = NULL;

@@ -43,6 +43,13 @@ struct sy_worker;
 #define SY_PROXY_TIMEOUT_HTTP_REQUEST_MS 10000
 #define SY_PROXY_TIMEOUT_KEEP_ALIVE_MS 300000
 #define SY_PROXY_TIMEOUT_TUNNEL_MS 3600000
+/* TCP keep-alive probes (tcb.h) on the client leg, and on both legs of a
+ * tunnel, after this long without a segment from the peer: a client or
+ * backend that vanished (power loss, a NAT that forgot the flow) is found
+ * within SY_PROXY_KEEPALIVE_IDLE_MS + 5 probes x 10 s, not after the
+ * 300 s keep-alive or 1 h tunnel timeout. HAProxy's clitcpka/srvtcpka do
+ * this with the kernel's 2 h default; a router's idle state is worth more. */
+#define SY_PROXY_KEEPALIVE_IDLE_MS 60000
 
 /* Idle pools (px_idle.c): backend connections kept between clients, per
  * worker and endpoint, closed after SY_PROXY_IDLE_BACKEND_MS unused. */

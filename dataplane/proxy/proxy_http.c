@@ -558,6 +558,7 @@ px_response_head(struct sy_worker *w, struct sy_proxy *px)
 	memset(&px->resp_chunk, 0, sizeof(px->resp_chunk));
 	if (resp.framing == SY_PX_BODY_TUNNEL) {
 		px->tunnel = true;
+		sy_tcb_keepalive(w, &px->b, SY_PROXY_KEEPALIVE_IDLE_MS);
 		px->deadline = in_ms(w, SY_PROXY_TIMEOUT_TUNNEL_MS);
 		return true;
 	}

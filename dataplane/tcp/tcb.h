@@ -15,7 +15,7 @@
  * holds when retransmitting, RTT and RTO per RFC 6298 (timestamps or Karn),
  * exponential backoff, NewReno fast retransmit and recovery (RFC 6582),
  * slow start and congestion avoidance (RFC 5681), delayed ACKs, zero-window
- * probes, FIN and RST in every state, a short TIME_WAIT (tcp_isn.h keeps
+ * probes, keep-alive probes when the owner asks, FIN and RST in every state, a short TIME_WAIT (tcp_isn.h keeps
  * reused 4-tuples safe, so TIME_WAIT holds no port for long).
  *
  * Memory is bounded: the receive queue by the window we advertise (bytes
@@ -80,6 +80,8 @@ enum sy_tcb_state {
 #define SY_TCB_TLP_MIN_MS 10     /* RFC 8985 7.2's floor for the probe timeout */
 #define SY_TCB_TIME_WAIT_MS 2000
 #define SY_TCB_CHALLENGE_PER_S 10 /* challenge ACKs per connection per second */
+#define SY_TCB_KA_INTERVAL_MS 10000 /* keep-alive probes: between unanswered ones */
+#define SY_TCB_KA_PROBES 5       /* unanswered in a row before giving up */
 
 struct sy_tcb {
 	/* Who we are on this leg, and where segments go. */
@@ -94,6 +96,7 @@ struct sy_tcb {
 	uint8_t backoff;       /* RTOs in a row */
 	uint8_t probes;        /* zero-window probes in a row (their backoff) */
 	uint8_t probes_unanswered; /* of them, sent since the peer's last ACK */
+	uint8_t ka_sent;       /* keep-alive probes since the peer's last segment */
 	uint8_t events;        /* SY_TCB_EV_*, cleared by the owner */
 	uint16_t flags;        /* SY_TCB_F_* */
 	uint16_t mss;          /* payload bytes per segment we send */
@@ -114,13 +117,14 @@ struct sy_tcb {
 	uint32_t srtt8, rttvar4; /* ms, scaled by 8 and 4 (RFC 6298 as BSD keeps it) */
 	uint32_t rto_ms;
 	uint32_t challenge_sec; /* second of the last challenge ACKs */
+	uint32_t ka_idle_ms;   /* keep-alive: probe after this long without a segment (0: off) */
 	uint8_t challenge_n;
 	uint8_t n_ooo;
 	uint8_t n_sack;
 
 	/* Timers (TSC; 0 = off). The owner arms its record's timer at
 	 * sy_tcb_next_timer(). */
-	uint64_t rto_at, delack_at, persist_at, tw_at, tlp_at;
+	uint64_t rto_at, delack_at, persist_at, tw_at, tlp_at, ka_at;
 
 	struct sy_mq sndq; /* from snd_una: unacknowledged, then unsent */
 	struct sy_mq rcvq; /* in order, not yet taken by the owner */
@@ -168,6 +172,12 @@ uint32_t sy_tcb_send_room(const struct sy_tcb *t, uint32_t sndbuf);
 /* The owner took bytes from rcvq: maybe open the window (an update when
  * it grew by a lot, so a sender that stopped on a zero window resumes). */
 void sy_tcb_consumed(struct sy_worker *w, struct sy_tcb *t);
+/* Keep-alive probes (RFC 9293 3.8.4, RFC 1122 4.2.3.6) after idle_ms
+ * without a segment from the peer, while nothing of ours is in flight
+ * (retransmissions watch the peer then): an ACK one byte below SND.NXT,
+ * which a live peer answers. SY_TCB_KA_PROBES unanswered, SY_TCB_KA_INTERVAL_MS
+ * apart, and the connection is reset (EV_TIMEOUT). 0 turns them off. */
+void sy_tcb_keepalive(struct sy_worker *w, struct sy_tcb *t, uint32_t idle_ms);
 /* No more data from us: FIN after what is queued. */
 void sy_tcb_close(struct sy_tcb *t);
 /* RST now (if synchronized) and CLOSED; queues freed. */

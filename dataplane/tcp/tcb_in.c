@@ -597,6 +597,11 @@ sy_tcb_input(struct sy_worker *w, struct sy_tcb *t, struct rte_mbuf *m)
 		syn_sent_input(w, t, m, th);
 		return;
 	}
+	if (t->ka_idle_ms != 0) {
+		/* Any segment says the peer is there (RFC 1122 4.2.3.6). */
+		t->ka_sent = 0;
+		t->ka_at = w->now + sy_ms_to_tsc(w, t->ka_idle_ms);
+	}
 	if (t->flags & SY_TCB_F_TS)
 		has_ts = sy_tcp_find_ts(th, &tsval, &tsecr);
 	/* PAWS (RFC 7323 5.3): an older timestamp is an old duplicate. */

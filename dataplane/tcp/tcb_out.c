@@ -570,10 +570,11 @@ sy_tcb_send_room(const struct sy_tcb *t, uint32_t sndbuf)
 uint64_t
 sy_tcb_next_timer(const struct sy_tcb *t)
 {
-	uint64_t when = 0, at[5] = { t->rto_at, t->delack_at, t->persist_at, t->tw_at, t->tlp_at };
+	uint64_t when = 0, at[] = { t->rto_at, t->delack_at, t->persist_at,
+				    t->tw_at, t->tlp_at, t->ka_at };
 	unsigned i;
 
-	for (i = 0; i < 5; i++)
+	for (i = 0; i < RTE_DIM(at); i++)
 		if (at[i] != 0 && (when == 0 || at[i] < when))
 			when = at[i];
 	return when;
@@ -645,6 +646,41 @@ persist_fired(struct sy_worker *w, struct sy_tcb *t)
 }
 
 void
+sy_tcb_keepalive(struct sy_worker *w, struct sy_tcb *t, uint32_t idle_ms)
+{
+	t->ka_idle_ms = idle_ms;
+	t->ka_sent = 0;
+	t->ka_at = idle_ms ? in_ms(w, idle_ms) : 0;
+}
+
+static void
+keepalive_fired(struct sy_worker *w, struct sy_tcb *t)
+{
+	t->ka_at = 0;
+	if (t->ka_idle_ms == 0 ||
+	    (t->state != SY_TCPS_ESTABLISHED && t->state != SY_TCPS_CLOSE_WAIT))
+		return;
+	if (t->snd_una != t->snd_max || t->persist_at != 0) {
+		/* Ours in flight: the RTO (or the window probes) will
+		 * find out whether the peer is there. */
+		t->ka_sent = 0;
+		t->ka_at = in_ms(w, t->ka_idle_ms);
+		return;
+	}
+	if (t->ka_sent >= SY_TCB_KA_PROBES) {
+		t->events |= SY_TCB_EV_TIMEOUT;
+		sy_tcb_abort(w, t);
+		return;
+	}
+	/* SEG.SEQ = SND.NXT - 1: outside the peer's window, so it answers
+	 * with an ACK (RFC 9293 3.10.7.4) and delivers nothing. */
+	send_segment(w, t, t->snd_nxt - 1, 0, RTE_TCP_ACK_FLAG);
+	w->counters.proxy_keepalive_probes++;
+	t->ka_sent++;
+	t->ka_at = in_ms(w, SY_TCB_KA_INTERVAL_MS);
+}
+
+void
 sy_tcb_timers(struct sy_worker *w, struct sy_tcb *t)
 {
 	if (t->tw_at != 0 && t->tw_at <= w->now) {
@@ -661,6 +697,11 @@ sy_tcb_timers(struct sy_worker *w, struct sy_tcb *t)
 		return;
 	if (t->persist_at != 0 && t->persist_at <= w->now)
 		persist_fired(w, t);
+	if (t->ka_at != 0 && t->ka_at <= w->now) {
+		keepalive_fired(w, t);
+		if (t->state == SY_TCPS_CLOSED)
+			return;
+	}
 	if (t->delack_at != 0 && t->delack_at <= w->now) {
 		t->delack_at = 0;
 		t->flags |= SY_TCB_F_ACK_NOW;
