@@ -76,6 +76,9 @@
 	X(BAD_REQUEST, "bad_request")           /* 400 */                       \
 	X(URI_TOO_LONG, "uri_too_long")         /* 414 */                       \
 	X(HEAD_TOO_LARGE, "head_too_large")     /* 431 */                       \
+	X(BODY_TOO_LARGE, "body_too_large")     /* 413: Content-Length past SY_PX_BODY_MAX */ \
+	X(TRANSFER_CODING, "transfer_coding_not_supported") /* 501 */          \
+	X(HTTP_VERSION, "http_version_not_supported") /* 505 */               \
 	X(HEAD_TIMEOUT, "head_timeout")         /* 408, TLS: RST */             \
 	X(NOT_TLS, "tls_not_a_client_hello")    /* RST */                       \
 	X(CLIENT_CLOSED_EMPTY, "client_closed_empty") /* FIN before a byte: FIN */ \

@@ -261,9 +261,16 @@ px_request_head(struct sy_worker *w, struct sy_proxy *px)
 	}
 	px->head_req = false;
 	if (st != SY_PX_MSG_DONE) {
-		enum sy_answer_reason why = st == SY_PX_MSG_TOO_BIG	 ? SY_ANSWER_HEAD_TOO_LARGE :
-					    st == SY_PX_MSG_URI_TOO_LONG ? SY_ANSWER_URI_TOO_LONG :
-									   SY_ANSWER_BAD_REQUEST;
+		enum sy_answer_reason why = SY_ANSWER_BAD_REQUEST;
+
+		switch (st) {
+		case SY_PX_MSG_TOO_BIG: why = SY_ANSWER_HEAD_TOO_LARGE; break;
+		case SY_PX_MSG_URI_TOO_LONG: why = SY_ANSWER_URI_TOO_LONG; break;
+		case SY_PX_MSG_TOO_LARGE: why = SY_ANSWER_BODY_TOO_LARGE; break;
+		case SY_PX_MSG_BAD_TE: why = SY_ANSWER_TRANSFER_CODING; break;
+		case SY_PX_MSG_VERSION: why = SY_ANSWER_HTTP_VERSION; break;
+		default: break;
+		}
 
 		sy_mq_drop(&c->rcvq, c->rcvq.bytes);
 		px->req_state = SY_PX_REQ_DONE;

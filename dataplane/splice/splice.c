@@ -846,8 +846,23 @@ sy_splice_segment(struct sy_worker *w, struct sy_conn *c, struct rte_mbuf *m, bo
 		rte_pktmbuf_free(m);
 		return;
 	}
-	if (!peek_hold(w, c, m))
+	if (!peek_hold(w, c, m)) {
+		/*
+		 * A client stalled on an HTTP head PEEK cannot finish: it
+		 * has sent all its congestion window allows (ten segments,
+		 * RFC 6928, less than SY_HTTP_HEAD_MAX at a 1460-byte MSS),
+		 * nothing of it is acknowledged until the bind, and its RTO
+		 * now sends the first segment again. A head that big is
+		 * refused now (431) rather than after the http-request
+		 * timeout (408). A small head waiting on a lost segment does
+		 * not get here: its client's tail loss probe or RTO resends
+		 * what is missing, not only what is held.
+		 */
+		if (c->state == SY_CONN_PEEK && c->proto == SY_CONN_HTTP &&
+		    c->peek->bytes >= SY_PEEK_STALL_BYTES)
+			sy_answer_start(w, c, 431, SY_ANSWER_HEAD_TOO_LARGE);
 		return;
+	}
 	if (c->state == SY_CONN_PEEK)
 		peek_try(w, c);
 }

@@ -33,6 +33,9 @@ struct sy_worker;
 
 /* Bytes the peekers may wait for before answering 431 / closing. */
 #define SY_HTTP_HEAD_MAX (16 * 1024)
+/* Bytes of an HTTP head held in PEEK past which a client's retransmission
+ * means it is stalled on its window: 431 (splice.c). */
+#define SY_PEEK_STALL_BYTES (8 * 1024)
 #define SY_TLS_HELLO_MAX (32 * 1024)
 
 /* The translation of each direction, from the record (SPLICE.md, "Numbers

@@ -133,6 +133,17 @@ after=$(rctl stats -o json && t_json "$T_OUT" 'd["total"]["proxy_requests"]')
 [ "$after" = "$before" ] || t_fail "refused requests were not routed" "before $before after $after"
 t_ok "ambiguous framing (CL+TE, two lengths, unknown coding) answered by the router, never routed"
 
+# A first head larger than the client's initial window (ten segments): the client stalls
+# waiting for an ACK that PEEK does not give; its retransmission gets 431 at once, not 408
+# after the 10 s http-request timeout (httpc.py gives up after 5 s).
+big=$(head -c 20000 /dev/zero | tr '\0' a)
+for h in "px.$D" "web.$D"; do
+	t_run lab_client $HTTPC raw "$LAB_ROUTER_IP" 80 "GET / HTTP/1.1\r\nHost: $h\r\nX-Big: $big\r\n\r\n"
+	t_expect_out '^HTTP/1.1 431 ' "a 20 KB first head to $h: 431"
+done
+t_ok "a 20 KB first head gets 431 within seconds, proxied or spliced"
+
+
 # A chunked upload through the proxy (nginx a reads and discards it, then answers), and a
 # GET after it on the same connection: the router found the body's end by its framing.
 head -c 3M /dev/urandom >"$LAB_DIR/up.bin"

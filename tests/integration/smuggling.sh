@@ -67,9 +67,10 @@ done <<<"$T_OUT"
 [ "${#failures[@]}" -eq 0 ] || t_fail "${#failures[@]} smuggling case(s) failed" "${failures[@]}" "stderr: ${T_ERR:0:800}"
 [ "$T_RC" -eq 0 ] && [ -n "$counts" ] || t_fail "the corpus client finished" "seen: $(t_seen)"
 
-# The router's own answers and the routed requests, by routerctl stats: 400, 413 and 501 are
-# bad_request answers (the peeker's or the proxy's), 414 uri_too_long, 431 head_too_large,
-# 503 no_route (an absolute-form target naming a host nobody serves).
+# The router's own answers and the routed requests, by routerctl stats: 400 bad_request (the
+# peeker's or the proxy's), 413 body_too_large, 501 transfer_coding_not_supported, 505
+# http_version_not_supported, 414 uri_too_long, 431 head_too_large, 503 no_route (an
+# absolute-form target naming a host nobody serves).
 rctl stats -o json
 after=$T_OUT
 delta=$(python3 - "$before" "$after" "$counts" <<'PY'
@@ -77,7 +78,9 @@ import json, sys
 b, a, c = (json.loads(x) for x in sys.argv[1:])
 ans = lambda d, k: d["total"]["answers"].get(k, 0)
 got = {k: ans(a, k) - ans(b, k) for k in a["total"]["answers"]}
-want = {"bad_request": c.get("400", 0) + c.get("413", 0) + c.get("501", 0),
+want = {"bad_request": c.get("400", 0), "body_too_large": c.get("413", 0),
+        "transfer_coding_not_supported": c.get("501", 0),
+        "http_version_not_supported": c.get("505", 0),
         "uri_too_long": c.get("414", 0), "head_too_large": c.get("431", 0),
         "no_route": c.get("503", 0)}
 bad = {k: (got.get(k, 0), v) for k, v in want.items() if got.get(k, 0) != v}
