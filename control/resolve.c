@@ -394,8 +394,12 @@ proxy_note(const struct sy_vhost *vh, const struct sy_rule *rule)
 		       "(reason says why): requests for it get 503";
 	for (unsigned i = 0; i < rule->n_filters; i++)
 		if (rule->filters[i].type == SY_FILTER_OTHER)
-			return "proxy: a filter this router does not apply (or a loopback backend): "
-			       "requests for this rule get 503";
+			return "proxy: a filter this router does not apply: requests for this rule "
+			       "get 503";
+	for (unsigned i = 0; i < rule->n_filters; i++)
+		if (rule->filters[i].type == SY_FILTER_LOOPBACK)
+			return "proxy: a loopback backend: the request, changed by the rule's "
+			       "filters, is routed again (at most 9 times, then 500)";
 	if (rule->n_filters > 0)
 		return "proxy: filters are applied to every request and response";
 	if (vh->n_rules > 1)

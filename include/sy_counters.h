@@ -85,7 +85,8 @@
 	X(PROXY_BUSY, "proxy_busy")             /* 503: no proxy state or mbufs */ \
 	X(BACKEND_TIMEOUT, "backend_timeout")   /* 504: no response in time */  \
 	X(BACKEND_BROKEN, "backend_broken")     /* 502: reset, closed or garbled */ \
-	X(RATE_LIMITED, "rate_limited")         /* 429: a ratelimit filter's bucket is empty */
+	X(RATE_LIMITED, "rate_limited")         /* 429: a ratelimit filter's bucket is empty */ \
+	X(LOOPBACK_LIMIT, "loopback_limit")     /* 500: loopback routes past SY_PX_LOOPBACK_MAX */
 
 enum sy_answer_reason {
 #define SY_X(sym, name) SY_ANSWER_##sym,
@@ -131,6 +132,7 @@ extern const char *const sy_drop_reason_names[SY_DROP__COUNT];
 	X(fast_forwarded)  /* spliced segments the burst fast path forwarded */ \
 	X(conns_proxied)   /* connections carried by the proxy mode */        \
 	X(proxy_requests)  /* requests routed one by one (proxy mode) */      \
+	X(proxy_loopbacks) /* of them, routed again by a loopback backend */   \
 	X(proxy_backend_conns) /* backend connections the proxy opened */     \
 	X(proxy_backend_reused) /* requests sent on a kept backend connection */ \
 	X(proxy_backend_pooled) /* of them, on one taken from the worker's idle pool */ \

@@ -157,6 +157,7 @@ enum sy_filter_type {
 	SY_FILTER_INLINE_CONTENT,
 	SY_FILTER_RATELIMIT,
 	SY_FILTER_CLIENT_RATELIMIT,
+	SY_FILTER_LOOPBACK, /* Skipper's loopback backend: route the changed request again */
 	SY_FILTER_OTHER,
 };
 

@@ -956,7 +956,7 @@ make_rule(struct rg_ctx *g, const json_t *route, const json_t *be, double traffi
 		r->n_backends = 1;
 	} else if (strcmp(type, "loopback") == 0) {
 		r->action = SY_ACTION_STATIC;
-		if (add_filter(r, SY_FILTER_OTHER, "<loopback>", "[]", err, errlen) < 0)
+		if (add_filter(r, SY_FILTER_LOOPBACK, "<loopback>", "[]", err, errlen) < 0)
 			return -1;
 	} else if (strcmp(type, "shunt") != 0) {
 		snprintf(err, errlen, "%s backends are not supported by this router", type);

@@ -33,6 +33,7 @@ struct sy_worker;
 #define SY_PROXY_SNDBUF (256 * 1024)   /* per leg: bytes queued towards a peer */
 #define SY_PROXY_HEAD_MAX (16 * 1024)  /* request and response heads */
 #define SY_PROXY_TARGET_MAX 8192       /* request target (414 past it) */
+#define SY_PX_LOOPBACK_MAX 9           /* loopback routes one request may take (Skipper's) */
 
 /* Timeouts, named as the OpenShift router's (ROUTER_DEFAULT_*_TIMEOUT,
  * HAProxy's timeout client/server/connect/http-request/http-keep-alive/

@@ -46,6 +46,7 @@ reason_phrase(uint16_t status)
 	case 414: return "URI Too Long";
 	case 429: return "Too Many Requests";
 	case 431: return "Request Header Fields Too Large";
+	case 500: return "Internal Server Error";
 	case 501: return "Not Implemented";
 	case 502: return "Bad Gateway";
 	case 503: return "Service Unavailable";
@@ -237,6 +238,36 @@ idempotent(const struct sy_px_req *req)
 	return false;
 }
 
+/*
+ * A loopback backend (Skipper's): the request, changed by the matched
+ * rule's filters (setPath, modPath, setRequestHeader), is routed again from
+ * the top, as if it had come so. The changed head replaces the one in
+ * `head` (the client's bytes in the receive queue are dropped by the
+ * caller's length, kept apart). false when the changed head does not fit
+ * or does not parse.
+ */
+static bool
+px_loopback(struct sy_worker *w, struct sy_px_req *req, uint8_t *head, uint32_t client_ip,
+	    struct px_target *tg)
+{
+	uint8_t *out = RTE_PER_LCORE(px_out);
+	uint32_t start = 0, len;
+
+	while (start + 1 < req->h.head_len && head[start] == '\r' && head[start + 1] == '\n')
+		start += 2;
+	len = px_filter_request(tg->rule, req, head, start, out, SY_PROXY_HEAD_MAX - 2);
+	if (len == 0)
+		return false;
+	memcpy(out + len, "\r\n", 2);
+	len += 2;
+	memcpy(head, out, len);
+	if (sy_px_parse_request(head, len, SY_PROXY_HEAD_MAX, req) != SY_PX_MSG_DONE)
+		return false;
+	w->counters.proxy_loopbacks++;
+	px_route(w, req, head, client_ip, tg);
+	return true;
+}
+
 static bool
 px_request_head(struct sy_worker *w, struct sy_proxy *px)
 {
@@ -245,7 +276,7 @@ px_request_head(struct sy_worker *w, struct sy_proxy *px)
 	struct sy_px_req req;
 	struct px_target tg;
 	enum sy_px_msg_status st;
-	uint32_t n, start = 0, fwd, send_len, consumed;
+	uint32_t n, start = 0, fwd, send_len, consumed, loops;
 	const uint8_t *send;
 
 	if (c->rcvq.bytes == 0 || (c->flags & SY_TCB_F_FIN_QUEUED))
@@ -284,7 +315,15 @@ px_request_head(struct sy_worker *w, struct sy_proxy *px)
 	px->req_framing = (uint8_t)req.framing;
 	px->req_left = req.length;
 	memset(&px->req_chunk, 0, sizeof(px->req_chunk));
+	consumed = req.h.head_len;
 	px_route(w, &req, head, px->cc->client_ip, &tg);
+	for (loops = 0; tg.status == 0 && tg.loopback; loops++) {
+		if (loops == SY_PX_LOOPBACK_MAX || !px_loopback(w, &req, head, px->cc->client_ip, &tg)) {
+			memset(&tg, 0, sizeof(tg));
+			tg.status = 500;
+			tg.why = SY_ANSWER_LOOPBACK_LIMIT;
+		}
+	}
 	px_filter_response_prepare(px, tg.rule);
 	if (tg.status == 429 && tg.retry_after_s > 0) {
 		size_t room = sizeof(px->resp_extra) - px->resp_extra_len;
@@ -310,7 +349,7 @@ px_request_head(struct sy_worker *w, struct sy_proxy *px)
 		w->counters.proxy_backend_reused++;
 	}
 	if (tg.status != 0) {
-		sy_mq_drop(&c->rcvq, req.h.head_len);
+		sy_mq_drop(&c->rcvq, consumed);
 		/* The body, if any, is read and dropped (REQ_BODY with no
 		 * backend leg), so the next request can be found. */
 		px->req_state = req.framing == SY_PX_BODY_NONE ? SY_PX_REQ_DONE : SY_PX_REQ_BODY;
@@ -319,7 +358,6 @@ px_request_head(struct sy_worker *w, struct sy_proxy *px)
 		return true;
 	}
 	px->backend_idle = false;
-	consumed = req.h.head_len;
 	if (req.h.version_minor == 1 && !req.keep_alive && !req.upgrade) {
 		req.h.head_len = strip_connection(head, req.h.head_len);
 		say_close(px);

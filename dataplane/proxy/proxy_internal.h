@@ -27,6 +27,7 @@ struct px_target {
 	uint16_t status;    /* != 0: answer this instead */
 	enum sy_answer_reason why;
 	uint32_t retry_after_s; /* 429 */
+	bool loopback;      /* the rule's backend is loopback: route the changed request again */
 	char location[384]; /* a redirect's */
 	char body[256];     /* a static answer's */
 };

@@ -233,6 +233,8 @@ px_route(struct sy_worker *w, const struct sy_px_req *req, const uint8_t *head, 
 	    px_filter_ratelimited(w, rule, head, req->h.head_len, client_ip, out))
 		return;
 	for (k = 0; k < rule->n_filters; k++) {
+		if (rule->filters[k].type == SY_FILTER_LOOPBACK)
+			out->loopback = true;
 		if (rule->filters[k].type == SY_FILTER_OTHER) {
 			/* A filter this router does not apply (loopback, and
 			 * Skipper's others): refusing beats serving a request
@@ -241,6 +243,8 @@ px_route(struct sy_worker *w, const struct sy_px_req *req, const uint8_t *head, 
 			return;
 		}
 	}
+	if (out->loopback)
+		return; /* proxy_http.c routes the filtered request again */
 	if (rule->action != SY_ACTION_BACKEND) {
 		answer(out, rule->status ? rule->status : 404, SY_ANSWER_RULE_ANSWER);
 		snprintf(out->location, sizeof(out->location), "%s",

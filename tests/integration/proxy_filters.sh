@@ -31,6 +31,7 @@ spec:
   backends:
   - {name: c, type: service, serviceName: c, servicePort: 8082}
   - {name: nowhere, type: shunt}
+  - {name: again, type: loopback}
   defaultBackends: [{backendName: c}]
   routes:
   - pathSubtree: /
@@ -54,6 +55,13 @@ spec:
     backends: [{backendName: nowhere}]
   - pathSubtree: /tee
     filters: ['tee("http://198.18.1.10:8080")']
+  - pathSubtree: /old
+    filters: ['modPath("^/old", "/new")']
+    backends: [{backendName: again}]
+  - pathSubtree: /new
+    filters: ['setPath("/echo/after-loopback")', 'setRequestHeader("X-Looped", "yes")']
+  - pathSubtree: /spin
+    backends: [{backendName: again}]
 EOF
 t_expect_rc 0 "apply a RouteGroup with one route per filter"
 rctl resolve "http://filters.$D/set/x" -o json
@@ -71,6 +79,20 @@ t_expect_out '^path: /echo/set-to\?q=1' "setPath: the backend gets /echo/set-to,
 get "/mod/abc?z=2"
 t_expect_out '^path: /echo/abc\?z=2' "modPath: ^/mod/(\\w+) -> /echo/\$1, the query kept"
 t_ok "setPath and modPath rewrite the path the backend gets; the query stays"
+
+# A loopback backend: /old/x becomes /new/x (modPath) and is routed again, from the top:
+# the /new route's filters apply (setPath, setRequestHeader) and its backend answers. A
+# loopback route that changes nothing routes to itself: 500 after 9 rounds.
+get "/old/x?k=v"
+t_expect_out '^HTTP/1.1 200' "loopback: 200"
+t_expect_out '^path: /echo/after-loopback\?k=v' "loopback: the /new route's setPath applied after /old's modPath"
+t_expect_out '^X-Looped: yes' "loopback: the /new route's setRequestHeader applied"
+get "/spin"
+t_expect_out '^HTTP/1.1 500 ' "a loopback route that loops: 500"
+rctl stats -o json
+t_json_expect "$T_OUT" 'd["total"]["proxy_loopbacks"] >= 10 and d["total"]["answers"]["loopback_limit"] == 1' \
+	"loopback rounds and the loop limit are counted"
+t_ok "loopback backends: the changed request is routed again; a loop ends in 500 after 9 rounds"
 
 get "/hdr" -H "X-Test: zero"
 t_expect_out '^path: /echo$' "setRequestHeader route: setPath too"
