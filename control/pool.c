@@ -93,29 +93,47 @@ collect_endpoints(struct sy_store *st, const char *ns, const char *name, const j
 }
 
 /*
- * The endpoints written into a URL backend (Skipper network / lb), one per
- * URL; none when the splice path cannot reach one of them (*unreachable):
- * serving the rest would send an lb's whole share to part of it.
+ * The endpoints written into a URL backend (Skipper network / lb): each
+ * URL's address, or every address its host name has (backend_url.h). A
+ * name that does not resolve now adds none, as an Endpoints object without
+ * ready addresses would. None at all when the router cannot serve one of
+ * the URLs (*unreachable: https, credentials): serving the rest would send
+ * an lb's whole share to part of it.
  */
 static size_t
 url_endpoints(const struct sy_url_backend *ub, struct ep_tmp **out, bool *unreachable)
 {
-	char why[160];
-	uint32_t i;
+	struct sy_addr addrs[SY_BACKEND_URL_ADDRS_MAX];
+	char why[320];
+	uint32_t i, k;
+	size_t n = 0;
 
-	*out = calloc(ub->n_urls ? ub->n_urls : 1, sizeof(**out));
+	*out = calloc(ub->n_urls ? ub->n_urls * SY_BACKEND_URL_ADDRS_MAX : 1, sizeof(**out));
 	if (*out == NULL)
 		return 0;
 	for (i = 0; i < ub->n_urls; i++) {
-		if (sy_backend_url_parse(ub->urls[i], &(*out)[i].addr, &(*out)[i].port, why,
-					 sizeof(why)) < 0) {
+		unsigned got;
+		uint16_t port;
+
+		switch (sy_backend_url_resolve(ub->urls[i], addrs, SY_BACKEND_URL_ADDRS_MAX, &got,
+					       &port, why, sizeof(why))) {
+		case SY_BACKEND_URL_OK:
+			for (k = 0; k < got; k++) {
+				(*out)[n].addr = addrs[k];
+				(*out)[n].port = port;
+				n++;
+			}
+			break;
+		case SY_BACKEND_URL_UNRESOLVED:
+			break;
+		default:
 			*unreachable = true;
 			free(*out);
 			*out = NULL;
 			return 0;
 		}
 	}
-	return ub->n_urls;
+	return n;
 }
 
 static size_t

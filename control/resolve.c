@@ -357,29 +357,32 @@ url_backend_json(const struct sy_url_backend *ub)
 
 /* Why the splice path cannot reach a pool's URL backend: the first URL it
  * cannot (control/backend_url.c). */
-static void
+static bool
 unreachable_why(const struct sy_pool *pool, char *reason, size_t len)
 {
 	const struct sy_url_backend *ub;
-	struct sy_addr addr;
+	struct sy_addr addr[SY_BACKEND_URL_ADDRS_MAX];
+	unsigned n;
 	uint16_t port;
-	char why[256];
+	char why[320];
 	uint32_t i, k;
 
-	snprintf(reason, len, "the splice path cannot reach the backend");
+	snprintf(reason, len, "the router cannot reach the backend");
 	for (k = 0; k < pool->n_services; k++) {
 		if ((ub = pool->services[k].urls) == NULL)
 			continue;
 		for (i = 0; i < ub->n_urls; i++) {
-			if (sy_backend_url_parse(ub->urls[i], &addr, &port, why, sizeof(why)) == 0)
+			if (sy_backend_url_resolve(ub->urls[i], addr, SY_BACKEND_URL_ADDRS_MAX, &n,
+						   &port, why, sizeof(why)) == SY_BACKEND_URL_OK)
 				continue;
-			snprintf(reason, len, "%s %s: %s; connections to it are not served",
+			snprintf(reason, len, "%s %s: %s; requests for it get 503",
 				 ub->type == SY_URL_BACKEND_NETWORK ? "network backend"
 								    : "lb endpoint",
 				 ub->urls[i], why);
-			return;
+			return true;
 		}
 	}
+	return false;
 }
 
 /* Why a vhost is not spliced, as far as this request can tell. */
@@ -390,7 +393,7 @@ proxy_note(const struct sy_vhost *vh, const struct sy_rule *rule)
 		return "proxy: TLS termination is not built yet: TLS connections to this host "
 		       "are not served (plain HTTP follows the insecure policy)";
 	if (rule->action == SY_ACTION_BACKEND && rule->pool->needs_proxy)
-		return "proxy: this rule's backend needs TLS or DNS towards it, not built yet "
+		return "proxy: this rule's backend needs TLS towards it, not built yet "
 		       "(reason says why): requests for it get 503";
 	for (unsigned i = 0; i < rule->n_filters; i++)
 		if (rule->filters[i].type == SY_FILTER_OTHER)
@@ -559,8 +562,10 @@ sy_ops_resolve(struct sy_router *r, const json_t *req)
 	} else if (rule->pool->total_weight == 0) {
 		/* OpenShift answers 503 when no backend can take the request. */
 		json_object_set_new(reply, "status", json_integer(503));
-		json_object_set_new(reply, "reason",
-				    json_string("the pool has no endpoint with a weight above 0"));
+		if (!unreachable_why(rule->pool, reason, sizeof(reason)))
+			snprintf(reason, sizeof(reason),
+				 "the pool has no endpoint with a weight above 0");
+		json_object_set_new(reply, "reason", json_string(reason));
 	} else {
 		json_object_set_new(reply, "status", json_null());
 	}

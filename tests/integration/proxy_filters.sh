@@ -13,6 +13,9 @@ T_NAME=proxy_filters
 source "$(dirname "$0")/testlib.sh"
 
 t_setup pxf 1
+# routerd's own /etc/hosts (tools/lib/lab.sh, LAB_HOSTS_FILE): a name for backend a.
+LAB_HOSTS_FILE=$LAB_DIR/hosts
+printf '127.0.0.1 localhost\n%s be-a.lab.test\n' "$LAB_BACKEND_A_IP" >"$LAB_HOSTS_FILE"
 t_start_routerd
 D=lab.switchyard.test
 
@@ -93,6 +96,45 @@ rctl stats -o json
 t_json_expect "$T_OUT" 'd["total"]["proxy_loopbacks"] >= 10 and d["total"]["answers"]["loopback_limit"] == 1' \
 	"loopback rounds and the loop limit are counted"
 t_ok "loopback backends: the changed request is routed again; a loop ends in 500 after 9 rounds"
+
+# Backends given as URLs with host names, resolved by the control thread when the pool is
+# built: be-a.lab.test (routerd's hosts file) serves; https:// stays compiled but gets 503
+# until TLS to backends exists; a name that does not resolve leaves no endpoint (503), and
+# resolve names the lookup that failed.
+rctl apply -f - <<EOF
+apiVersion: zalando.org/v1
+kind: RouteGroup
+metadata: {name: named, namespace: demo}
+spec:
+  hosts: [named.$D]
+  backends:
+  - {name: byname, type: network, address: "http://be-a.lab.test:8082"}
+  - {name: tls, type: network, address: "https://be-a.lab.test:8443"}
+  - {name: gone, type: network, address: "http://nowhere.invalid"}
+  defaultBackends: [{backendName: byname}]
+  routes:
+  - pathSubtree: /
+  - pathSubtree: /tls
+    backends: [{backendName: tls}]
+  - pathSubtree: /gone
+    backends: [{backendName: gone}]
+EOF
+t_expect_rc 0 "apply a RouteGroup with host-name and https backends"
+t_run lab_client curl -s -i -m 10 -H "Host: named.$D" "http://$LAB_ROUTER_IP/"
+t_expect_out '^HTTP/1.1 200' "a host-name backend serves"
+t_expect_out '^pool-c' "be-a.lab.test:8082 is backend a's pool c"
+rctl resolve "http://named.$D/" -o json
+t_json_expect "$T_OUT" '[(e["address"], e["port"]) for e in d["endpoints"]] == [("'"$LAB_BACKEND_A_IP"'", 8082)]' "resolve: be-a.lab.test resolved to backend a"
+t_run lab_client curl -s -i -m 10 -H "Host: named.$D" "http://$LAB_ROUTER_IP/tls"
+t_expect_out '^HTTP/1.1 503' "an https:// backend: 503 until TLS to backends exists"
+rctl resolve "http://named.$D/tls" -o json
+t_json_expect "$T_OUT" '"comes with TLS termination" in d["reason"]' "resolve says why https is not served"
+t_run lab_client curl -s -i -m 10 -H "Host: named.$D" "http://$LAB_ROUTER_IP/gone"
+t_expect_out '^HTTP/1.1 503' "a name that does not resolve: 503"
+rctl resolve "http://named.$D/gone" -o json
+t_json_expect "$T_OUT" '"the host name nowhere.invalid did not resolve" in d["reason"] and d["status"] == 503' \
+	"resolve names the lookup that failed"
+t_ok "host-name backends resolved at compile time; https kept and refused (503) with a reason; an unresolved name 503"
 
 get "/hdr" -H "X-Test: zero"
 t_expect_out '^path: /echo$' "setRequestHeader route: setPath too"

@@ -535,57 +535,88 @@ test_status(void **state)
 
 /* ------------------------------------------------ network and lb backends -- */
 
-/* Which backend URLs the splice path reaches, and the words for the rest. */
+/* Which backend URLs the router serves, the endpoints they name, and the words for the
+ * rest (control/backend_url.c). Host names resolve through getaddrinfo: "localhost"
+ * from /etc/hosts, anything under the reserved .invalid TLD (RFC 6761) never. */
 static void
 test_backend_url_parse(void **state)
 {
 	static const struct {
 		const char *url;
-		const char *addr; /* NULL: not reached */
+		const char *addr; /* NULL: an error */
 		uint16_t port;
+		int rc;
 		const char *why;
 	} cases[] = {
-		{ "http://198.18.1.10:8080", "198.18.1.10", 8080, NULL },
-		{ "http://198.18.1.10", "198.18.1.10", 80, NULL },
-		{ "HTTP://198.18.1.10:", "198.18.1.10", 80, NULL },
-		{ "http://198.18.1.10:81/ignored?x", "198.18.1.10", 81, NULL },
-		{ "https://198.18.1.10", NULL, 0,
-		  "TLS to the backend needs the proxy mode, which this router does not have yet" },
-		{ "HTTPS://198.18.1.10:8443", NULL, 0,
-		  "TLS to the backend needs the proxy mode, which this router does not have yet" },
-		{ "http://backend.example", NULL, 0,
-		  "a host name needs DNS, which this router does not resolve" },
-		{ "http://198.18.1:80", NULL, 0,
-		  "a host name needs DNS, which this router does not resolve" },
-		{ "http://[2001:db8::1]:80", NULL, 0,
-		  "IPv6 backends are not reached by the splice path yet" },
-		{ "http://u:p@198.18.1.10", NULL, 0,
-		  "credentials in the URL need the proxy mode, which this router does not have yet" },
-		{ "http://198.18.1.10:70000", NULL, 0, "\"70000\" is not a port number" },
-		{ "http://198.18.1.10:0", NULL, 0, "\"0\" is not a port number" },
-		{ "http://198.18.1.10:8o", NULL, 0, "\"8o\" is not a port number" },
-		{ "ftp://198.18.1.10", NULL, 0, "the scheme \"ftp\" is not http" },
-		{ "198.18.1.10:80", NULL, 0, "not a URL like http://198.18.1.10:8080" },
-		{ "http://:80", NULL, 0, "the URL has no host" },
+		{ "http://198.18.1.10:8080", "198.18.1.10", 8080, 0, NULL },
+		{ "http://198.18.1.10", "198.18.1.10", 80, 0, NULL },
+		{ "HTTP://198.18.1.10:", "198.18.1.10", 80, 0, NULL },
+		{ "http://198.18.1.10:81/ignored?x", "198.18.1.10", 81, 0, NULL },
+		{ "http://localhost:8080", "127.0.0.1", 8080, 0, NULL },
+		{ "https://198.18.1.10", "198.18.1.10", 443, SY_BACKEND_URL_REFUSED,
+		  "TLS to the backend (https://) comes with TLS termination, which this router "
+		  "does not have yet" },
+		{ "HTTPS://localhost:8443", "127.0.0.1", 8443, SY_BACKEND_URL_REFUSED,
+		  "TLS to the backend (https://) comes with TLS termination, which this router "
+		  "does not have yet" },
+		{ "http://nope.invalid", NULL, 0, SY_BACKEND_URL_UNRESOLVED,
+		  "the host name nope.invalid did not resolve: " },
+		{ "http://198.18.1:80", NULL, 0, SY_BACKEND_URL_REFUSED,
+		  "\"198.18.1\" is not an IPv4 address" },
+		{ "http://[2001:db8::1]:80", NULL, 0, SY_BACKEND_URL_REFUSED,
+		  "IPv6 backends are not reached by this router yet" },
+		{ "http://u:p@198.18.1.10", NULL, 0, SY_BACKEND_URL_REFUSED,
+		  "credentials in the URL (an Authorization header to send) are not supported by "
+		  "this router" },
+		{ "http://198.18.1.10:70000", NULL, 0, SY_BACKEND_URL_REFUSED,
+		  "\"70000\" is not a port number" },
+		{ "http://198.18.1.10:0", NULL, 0, SY_BACKEND_URL_REFUSED, "\"0\" is not a port number" },
+		{ "http://198.18.1.10:8o", NULL, 0, SY_BACKEND_URL_REFUSED, "\"8o\" is not a port number" },
+		{ "ftp://198.18.1.10", NULL, 0, SY_BACKEND_URL_REFUSED,
+		  "the scheme \"ftp\" is not http or https" },
+		{ "198.18.1.10:80", NULL, 0, SY_BACKEND_URL_REFUSED,
+		  "not a URL like http://198.18.1.10:8080" },
+		{ "http://:80", NULL, 0, SY_BACKEND_URL_REFUSED, "the URL has no host" },
 	};
 	size_t i;
 
+	(void)state;
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		struct sy_addr a;
+		struct sy_addr a[SY_BACKEND_URL_ADDRS_MAX];
+		unsigned n = 0;
 		uint16_t port = 0;
-		char why[256] = "", buf[SY_ADDR_STRLEN];
-		int rc = sy_backend_url_parse(cases[i].url, &a, &port, why, sizeof(why));
+		char why[320] = "", buf[SY_ADDR_STRLEN];
+		int rc = sy_backend_url_resolve(cases[i].url, a, SY_BACKEND_URL_ADDRS_MAX, &n, &port,
+						why, sizeof(why));
 
+		if (rc != cases[i].rc)
+			fail_msg("%s: rc %d, want %d (%s)", cases[i].url, rc, cases[i].rc, why);
 		if (cases[i].addr != NULL) {
-			if (rc != 0)
-				fail_msg("%s: not reached: %s", cases[i].url, why);
-			assert_string_equal(sy_addr_format(&a, buf, sizeof(buf)), cases[i].addr);
+			assert_true(n >= 1);
+			assert_string_equal(sy_addr_format(&a[0], buf, sizeof(buf)), cases[i].addr);
 			assert_int_equal(port, cases[i].port);
-		} else {
-			if (rc == 0)
-				fail_msg("%s: reached, want \"%s\"", cases[i].url, cases[i].why);
-			assert_string_equal(why, cases[i].why);
 		}
+		if (cases[i].why != NULL &&
+		    strncmp(why, cases[i].why, strlen(cases[i].why)) != 0)
+			fail_msg("%s: \"%s\", want \"%s\"", cases[i].url, why, cases[i].why);
+	}
+	/* The cache: a second lookup within the TTL gives the same answer, and a
+	 * cleared cache asks again. */
+	{
+		struct sy_addr a[4];
+		unsigned n1 = 0, n2 = 0;
+		uint16_t port;
+		char why[320];
+
+		assert_int_equal(sy_backend_url_resolve("http://localhost", a, 4, &n1, &port, why,
+							sizeof(why)), 0);
+		assert_int_equal(sy_backend_url_resolve("http://LOCALHOST", a, 4, &n2, &port, why,
+							sizeof(why)), 0);
+		assert_int_equal(n1, n2);
+		sy_backend_url_cache_clear();
+		assert_int_equal(sy_backend_url_resolve("http://localhost", a, 4, &n2, &port, why,
+							sizeof(why)), 0);
+		assert_int_equal(n1, n2);
 	}
 }
 
@@ -737,31 +768,45 @@ test_url_backends(void **state)
 	assert_ptr_equal(root_rule(&r, "two-a.test")->pool, root_rule(&r, "two-b.test")->pool);
 	assert_int_equal(root_rule(&r, "two-a.test")->pool->strategy, SY_LB_ROUND_ROBIN);
 
-	/* What the splice path cannot reach stays compiled, in the proxy mode,
+	/* What the router cannot serve stays compiled, in the proxy mode,
 	 * without endpoints, and resolve says why. */
 	ops_apply_ok(&r, LB_RG("tls", "tls.test",
 			       "{\"name\":\"web\",\"type\":\"network\",\"address\":\"https://198.18.1.12\"}") ","
 			 LB_RG("dns", "dns.test",
-			       "{\"name\":\"web\",\"type\":\"network\",\"address\":\"http://backend.example:8080\"}") ","
+			       "{\"name\":\"web\",\"type\":\"network\",\"address\":\"http://backend.invalid:8080\"}") ","
+			 LB_RG("named", "named.test",
+			       "{\"name\":\"web\",\"type\":\"network\",\"address\":\"http://localhost:8080\"}") ","
 			 LB_RG("mixed", "mixed.test",
 			       "{\"name\":\"web\",\"type\":\"lb\","
-			       "\"endpoints\":[\"http://198.18.1.10\",\"http://web.example\"]}") ","
+			       "\"endpoints\":[\"http://198.18.1.10\",\"http://web.invalid\"]}") ","
 			 LB_RG("bare", "bare.test",
 			       "{\"name\":\"web\",\"type\":\"lb\",\"endpoints\":[\"198.18.1.10:80\"]}"));
 	assert_not_served(&r, "http://tls.test/",
-			  "network backend https://198.18.1.12: TLS to the backend needs the proxy mode, "
-			  "which this router does not have yet; connections to it are not served");
-	assert_not_served(&r, "http://dns.test/",
-			  "network backend http://backend.example:8080: a host name needs DNS, which this "
-			  "router does not resolve; connections to it are not served");
-	assert_not_served(&r, "http://mixed.test/",
-			  "lb endpoint http://web.example: a host name needs DNS, which this router does "
-			  "not resolve; connections to it are not served");
+			  "network backend https://198.18.1.12: TLS to the backend (https://) comes with "
+			  "TLS termination, which this router does not have yet; requests for it get 503");
 	assert_not_served(&r, "http://bare.test/",
 			  "lb endpoint 198.18.1.10:80: not a URL like http://198.18.1.10:8080; "
-			  "connections to it are not served");
-	assert_int_equal(root_rule(&r, "mixed.test")->pool->n_endpoints, 0);
-	assert_true(root_rule(&r, "mixed.test")->pool->needs_proxy);
+			  "requests for it get 503");
+	/* A host name is resolved when the pool is built: localhost from
+	 * /etc/hosts (spliced, like an address); a name under .invalid never
+	 * resolves: no endpoint, 503, and resolve names the lookup that failed. */
+	assert_int_equal(vhost_mode(&r, "named.test"), SY_MODE_SPLICE);
+	p = root_rule(&r, "named.test")->pool;
+	assert_int_equal(p->n_endpoints, 1);
+	assert_endpoint(&p->endpoints[0], "127.0.0.1", 8080);
+	rep = resolve(&r, "http://dns.test/", NULL, NULL);
+	assert_int_equal(json_integer_value(json_object_get(rep, "status")), 503);
+	assert_true(strncmp(json_string_value(json_object_get(rep, "reason")),
+			    "network backend http://backend.invalid:8080: the host name "
+			    "backend.invalid did not resolve: ", 84) == 0);
+	json_decref(rep);
+	assert_int_equal(root_rule(&r, "dns.test")->pool->n_endpoints, 0);
+	/* An lb keeps the URLs that resolve. */
+	p = root_rule(&r, "mixed.test")->pool;
+	assert_int_equal(p->n_endpoints, 1);
+	assert_endpoint(&p->endpoints[0], "198.18.1.10", 80);
+	assert_false(p->needs_proxy);
+	assert_true(root_rule(&r, "tls.test")->pool->needs_proxy);
 	st = get_status(&r, "mixed");
 	assert_true(json_is_true(json_object_get(st, "valid")));
 	json_decref(st);

@@ -439,7 +439,15 @@ lab_routerd_start() {
 	local cfg=${1:-$LAB_ROUTERD_CONFIG}
 	[ -x "${ROUTERD:-}" ] || { sy_warn "ROUTERD is not set to an executable (got '${ROUTERD:-}')"; return 1; }
 	printf '=== %s starting %s -c %s\n' "$(date -u +%FT%TZ)" "$ROUTERD" "$cfg" >>"$LAB_ROUTERD_LOG"
-	setsid "$ROUTERD" -c "$cfg" </dev/null >>"$LAB_ROUTERD_LOG" 2>&1 &
+	if [ -n "${LAB_HOSTS_FILE:-}" ]; then
+		# routerd sees LAB_HOSTS_FILE as its /etc/hosts (host-name backends resolve
+		# to lab addresses), in a mount namespace of its own: the machine's file is
+		# untouched, and unshare execs, so the PID is routerd's.
+		setsid unshare -m --propagation private sh -c 'mount --bind "$0" /etc/hosts && exec "$@"' \
+			"$LAB_HOSTS_FILE" "$ROUTERD" -c "$cfg" </dev/null >>"$LAB_ROUTERD_LOG" 2>&1 &
+	else
+		setsid "$ROUTERD" -c "$cfg" </dev/null >>"$LAB_ROUTERD_LOG" 2>&1 &
+	fi
 	ROUTERD_PID=$!
 	lab_track "$ROUTERD_PID" routerd
 }
