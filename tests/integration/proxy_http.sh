@@ -206,8 +206,7 @@ t_json_expect "$T_OUT" 'd["status"] == 101 and d["accept_ok"] and d["echoed"] ==
 t_ok "WebSocket echo through the proxy: 101, 5 B / 64 KB / 300 KB messages unchanged, closed cleanly"
 
 # Parked backend legs close after SY_PROXY_IDLE_BACKEND_MS (4 s) unused.
-sleep 5
-rctl stats -o json
+t_flows_zero 10
 t_json_expect "$T_OUT" 'd["total"]["flows_active"] == 0 and d["total"]["proxy_idle_expired"] > 0' \
 	"every proxied connection and backend leg freed, parked ones after their idle time"
 t_check_sanitizers

@@ -96,6 +96,18 @@ t_setup() {
 }
 
 # t_start_routerd [WHAT]: start routerd on the lab config and wait for its socket (30 s).
+# t_flows_zero SECONDS: poll routerctl stats until flows_active is 0 (parked backend legs of
+# the proxy's idle pool live 4 s); 1 if it is not within SECONDS, T_OUT the last stats.
+t_flows_zero() {
+	local deadline=$((SECONDS + $1))
+	while :; do
+		rctl stats -o json
+		[ "$(t_json "$T_OUT" 'd["total"]["flows_active"]')" = 0 ] && return 0
+		[ "$SECONDS" -lt "$deadline" ] || return 1
+		sleep 0.5
+	done
+}
+
 t_start_routerd() {
 	lab_routerd_start || t_fail "${1:-start routerd}" "could not start routerd"
 	lab_routerd_wait 30 || t_fail "${1:-start routerd}" "routerd did not become ready; log tail:" \
