@@ -10,3 +10,26 @@ done = function(summary, latency, requests)
 		summary.errors.write, summary.errors.status, summary.errors.timeout,
 		latency:percentile(50), latency:percentile(99), latency.max))
 end
+
+-- SY_WRK_MIX="host path;host path;...": each connection's requests go round those (Host,
+-- path) pairs (perf/proxy's workload); -H headers (Connection: close) still apply.
+local mix = os.getenv("SY_WRK_MIX")
+if mix ~= nil and mix ~= "" then
+	local pairs_, reqs, i = {}, nil, 0
+	for host, path in string.gmatch(mix, "([^%s;]+)%s+([^%s;]+)") do
+		table.insert(pairs_, { host, path })
+	end
+	request = function()
+		if reqs == nil then
+			reqs = {}
+			for k, p in ipairs(pairs_) do
+				local h = {}
+				for name, value in pairs(wrk.headers) do h[name] = value end
+				h["Host"] = p[1]
+				reqs[k] = wrk.format(nil, p[2], h)
+			end
+		end
+		i = i % #reqs + 1
+		return reqs[i]
+	end
+end

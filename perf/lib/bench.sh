@@ -1,0 +1,158 @@
+# SPDX-License-Identifier: BSD-3-Clause
+# What perf/churn and perf/proxy share: one wrk run measured from outside with the proxy's
+# CPU (process CPU time for a kernel proxy, the worker's busy cycles for routerd), a fresh
+# namespace lab per proxy, and the root ends' addresses for a kernel proxy (HAProxy, nginx).
+# Sourced after tools/lib/lab.sh, with lab_init done. The caller sets REPORT (wrk_report.lua)
+# and ROUTERD; rows go to ROWS, the kernel proxy's PID in KPID.
+ROWS=()
+KPID=
+CPU_TICK=$(getconf CLK_TCK)
+
+# The proxy the kernel runs (HAProxy, nginx): stop it and take the addresses back.
+stop_kernel_proxy() {
+	if [ -n "$KPID" ] && sy_pid_alive "$KPID"; then
+		kill "$KPID" 2>/dev/null
+		sy_poll 5 bash -c "! kill -0 $KPID 2>/dev/null" || kill -KILL "$KPID" 2>/dev/null
+	fi
+	KPID=
+	ip addr flush dev "$LAB_IF_CLIENT" 2>/dev/null
+	ip addr flush dev "$LAB_IF_BACKEND" 2>/dev/null
+	return 0
+}
+
+proc_cpu_ticks() { # PID: utime + stime
+	local st
+	st=$(cat "/proc/$1/stat" 2>/dev/null) || { echo 0; return; }
+	st=${st##*) }
+	set -- $st
+	echo $((${12} + ${13}))
+}
+
+tw_count() { lab_backend ss -Htan state time-wait | wc -l; }
+
+routerd_cycles() { # busy idle of worker 0
+	lab_routerctl stats -o json | python3 -c \
+		'import json,sys; w=json.load(sys.stdin)["workers"][0]; print(w["busy_cycles"], w["idle_cycles"])'
+}
+
+# measure PROXY RUN CONNS close|keepalive [HOST]: one wrk run of D seconds ($duration) from
+# the client namespace on CPU 0; appends a table row to ROWS (printed to stderr too). Without
+# HOST the requests go round SY_WRK_MIX's (Host, path) pairs (wrk_report.lua).
+measure() {
+	local proxy=$1 run=$2 c=$3 mode=$4 host=${5:-} out tw cpu0 cpu1 b0 b1 i0 i1 t0 t1
+	local -a hdr=()
+	[ -n "$host" ] && hdr+=(-H "Host: $host")
+	[ "$mode" = close ] && hdr+=(-H 'Connection: close')
+	tw=$(tw_count)
+	if [ "$proxy" = routerd ] || [ "${proxy#routerd}" != "$proxy" ]; then
+		read -r b0 i0 < <(routerd_cycles)
+		cpu0=$(proc_cpu_ticks "$ROUTERD_PID")
+	else
+		cpu0=$(proc_cpu_ticks "$KPID")
+	fi
+	t0=$(date +%s.%N)
+	out=$(lab_client taskset -c 0 wrk -t1 -c"$c" -d"${duration}s" --timeout 5s -s "$REPORT" \
+		"${hdr[@]}" "http://$LAB_ROUTER_IP/" | grep '^{' | tail -n 1)
+	t1=$(date +%s.%N)
+	[ -n "$out" ] || { sy_warn "$proxy $run: wrk printed no report"; return 1; }
+	if [ -n "${b0:-}" ]; then
+		read -r b1 i1 < <(routerd_cycles)
+		cpu1=$(proc_cpu_ticks "$ROUTERD_PID")
+	else
+		cpu1=$(proc_cpu_ticks "$KPID")
+	fi
+	ROWS+=("$(python3 - "$proxy" "$run" "$c" "$mode" "$out" "$tw" "$cpu0" "$cpu1" "$CPU_TICK" \
+		"$t0" "$t1" "${b0:-}" "${b1:-0}" "${i0:-0}" "${i1:-0}" <<'PY'
+import json, sys
+proxy, run, c, mode, out, tw, cpu0, cpu1, tick, t0, t1, b0, b1, i0, i1 = sys.argv[1:]
+d = json.loads(out)
+req = max(d["requests"], 1)
+rate = d["requests"] / (d["duration_us"] / 1e6)
+errs = d["connect"] + d["read"] + d["write"] + d["timeout"]
+proc = (int(cpu1) - int(cpu0)) / int(tick) / req * 1e6
+if b0:
+    busy, idle, wall = int(b1) - int(b0), int(i1) - int(i0), float(t1) - float(t0)
+    hz = (busy + idle) / wall  # every loop cycle is busy or idle
+    load = busy / max(busy + idle, 1)
+    cpu = f"{busy / hz / req * 1e6:.1f} us busy ({proc:.1f} us process; worker {load:.0%} busy)"
+else:
+    cpu = f"{proc:.1f} us"
+ms = lambda us: f"{us / 1000:.2f} ms"
+print(f"| {proxy} | {run} ({mode}) | {c} | {rate:,.0f} | {ms(d['lat_p50_us'])} | {ms(d['lat_p99_us'])} "
+      f"| {ms(d['lat_max_us'])} | {errs} | {d['status']} | {cpu} | {tw} |")
+PY
+)")
+	printf '%s\n' "${ROWS[-1]}" >&2
+}
+
+# fresh_lab: a new lab (no TIME_WAIT anywhere), nginx backends up.
+fresh_lab() {
+	stop_kernel_proxy
+	lab_down
+	lab_up >/dev/null || sy_die "lab up failed"
+}
+
+# kernel_addrs: the root ends get the router's addresses, and the kernel answers ARP.
+kernel_addrs() {
+	local dev
+	for dev in "$LAB_IF_CLIENT" "$LAB_IF_BACKEND"; do
+		sysctl -qw "net.ipv4.conf.$dev.arp_ignore=0"
+	done
+	ip addr add "$LAB_ROUTER_IP/24" dev "$LAB_IF_CLIENT" || return 1
+	ip addr add "$LAB_ROUTER_BACKEND_IP/24" dev "$LAB_IF_BACKEND" || return 1
+}
+
+# start_haproxy CFG-BODY: HAProxy (one thread, http mode) on CPU 1 with the frontend and
+# backends in CFG-BODY; waits until it answers HOST (2nd argument).
+start_haproxy() {
+	local d=$LAB_DIR/haproxy
+	mkdir -p "$d"
+	cat >"$d/haproxy.cfg" <<CFG
+global
+    nbthread 1
+    maxconn 8000
+defaults
+    mode http
+    timeout connect 5s
+    timeout client 30s
+    timeout server 30s
+$1
+CFG
+	lab_spawn root haproxy taskset -c 1 haproxy -db -f "$d/haproxy.cfg"
+	KPID=$LAB_SPAWN_PID
+	sy_poll 10 lab_client curl -sf -m 1 -H "Host: $2" "http://$LAB_ROUTER_IP/" ||
+		sy_die "HAProxy does not answer (see $LAB_DIR/haproxy.log)"
+}
+
+# start_nginx HTTP-BODY HOST: nginx (one worker, no master) on CPU 1 with HTTP-BODY in its
+# http block; waits until it answers HOST.
+start_nginx() {
+	local d=$LAB_DIR/nginx-proxy
+	mkdir -p "$d/tmp"
+	cat >"$d/nginx.conf" <<CFG
+pid $d/nginx.pid;
+worker_processes 1;
+error_log $d/error.log warn;
+events { worker_connections 4096; }
+http {
+    access_log off;
+    client_body_temp_path $d/tmp/body;
+    proxy_temp_path $d/tmp/proxy;
+    fastcgi_temp_path $d/tmp/fastcgi;
+    uwsgi_temp_path $d/tmp/uwsgi;
+    scgi_temp_path $d/tmp/scgi;
+$1
+}
+CFG
+	lab_spawn root nginx-proxy taskset -c 1 nginx -p "$d" -e "$d/error.log" -c "$d/nginx.conf" \
+		-g 'daemon off; master_process off;'
+	KPID=$LAB_SPAWN_PID
+	sy_poll 10 lab_client curl -sf -m 1 -H "Host: $2" "http://$LAB_ROUTER_IP/" ||
+		sy_die "nginx does not answer (see $d/error.log)"
+}
+
+# table_header: the markdown table's first two lines.
+table_header() {
+	printf '\n| proxy | run | conns | req/s | p50 | p99 | max | socket errors | non-2xx | CPU/request | backend TIME_WAITs at start |\n'
+	printf '|---|---|---|---|---|---|---|---|---|---|---|\n'
+}
