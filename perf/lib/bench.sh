@@ -78,7 +78,9 @@ if b0:
 else:
     cpu = f"{proc:.1f} us"
 ms = lambda us: f"{us / 1000:.2f} ms"
-print(f"| {proxy} | {run} ({mode}) | {c} | {rate:,.0f} | {ms(d['lat_p50_us'])} | {ms(d['lat_p99_us'])} "
+if run.replace("-", "") != mode:
+    run = f"{run} ({mode})"
+print(f"| {proxy} | {run} | {c} | {rate:,.0f} | {ms(d['lat_p50_us'])} | {ms(d['lat_p99_us'])} "
       f"| {ms(d['lat_max_us'])} | {errs} | {d['status']} | {cpu} | {tw} |")
 PY
 )")
