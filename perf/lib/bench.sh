@@ -1,9 +1,11 @@
+# shellcheck shell=bash
 # SPDX-License-Identifier: BSD-3-Clause
 # What perf/churn and perf/proxy share: one wrk run measured from outside with the proxy's
 # CPU (process CPU time for a kernel proxy, the worker's busy cycles for routerd), a fresh
 # namespace lab per proxy, and the root ends' addresses for a kernel proxy (HAProxy, nginx).
-# Sourced after tools/lib/lab.sh, with lab_init done. The caller sets REPORT (wrk_report.lua)
-# and ROUTERD; rows go to ROWS, the kernel proxy's PID in KPID.
+# Sourced after tools/lib/lab.sh, with lab_init done. The caller sets REPORT (wrk_report.lua),
+# ROUTERD and duration (seconds per wrk run); rows go to ROWS, the kernel proxy's PID in KPID.
+# shellcheck disable=SC2154 # duration: set by the caller
 ROWS=()
 KPID=
 CPU_TICK=$(getconf CLK_TCK)
