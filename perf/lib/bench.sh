@@ -1,9 +1,11 @@
+# shellcheck shell=bash
 # SPDX-License-Identifier: BSD-3-Clause
 # What perf/churn and perf/proxy share: one wrk run measured from outside with the proxy's
 # CPU (process CPU time for a kernel proxy, the worker's busy cycles for routerd), a fresh
 # namespace lab per proxy, and the root ends' addresses for a kernel proxy (HAProxy, nginx).
-# Sourced after tools/lib/lab.sh, with lab_init done. The caller sets REPORT (wrk_report.lua)
-# and ROUTERD; rows go to ROWS, the kernel proxy's PID in KPID.
+# Sourced after tools/lib/lab.sh, with lab_init done. The caller sets REPORT (wrk_report.lua),
+# ROUTERD and duration (seconds per wrk run); rows go to ROWS, the kernel proxy's PID in KPID.
+# shellcheck disable=SC2154 # duration: set by the caller
 ROWS=()
 KPID=
 CPU_TICK=$(getconf CLK_TCK)
@@ -30,6 +32,11 @@ proc_cpu_ticks() { # PID: utime + stime
 
 tw_count() { lab_backend ss -Htan state time-wait | wc -l; }
 
+# backend_opens: connections the backends' namespace has accepted so far (TCP PassiveOpens).
+backend_opens() {
+	lab_backend awk '$1 == "Tcp:" { if (n) { print $n; exit } for (i = 1; i <= NF; i++) if ($i == "PassiveOpens") n = i }' /proc/net/snmp
+}
+
 routerd_cycles() { # busy idle of worker 0
 	lab_routerctl stats -o json | python3 -c \
 		'import json,sys; w=json.load(sys.stdin)["workers"][0]; print(w["busy_cycles"], w["idle_cycles"])'
@@ -39,7 +46,7 @@ routerd_cycles() { # busy idle of worker 0
 # the client namespace on CPU 0; appends a table row to ROWS (printed to stderr too). Without
 # HOST the requests go round SY_WRK_MIX's (Host, path) pairs (wrk_report.lua).
 measure() {
-	local proxy=$1 run=$2 c=$3 mode=$4 host=${5:-} out tw cpu0 cpu1 b0 b1 i0 i1 t0 t1
+	local proxy=$1 run=$2 c=$3 mode=$4 host=${5:-} out tw cpu0 cpu1 b0 b1 i0 i1 t0 t1 o0 o1
 	local -a hdr=()
 	[ -n "$host" ] && hdr+=(-H "Host: $host")
 	[ "$mode" = close ] && hdr+=(-H 'Connection: close')
@@ -50,10 +57,12 @@ measure() {
 	else
 		cpu0=$(proc_cpu_ticks "$KPID")
 	fi
+	o0=$(backend_opens)
 	t0=$(date +%s.%N)
 	out=$(lab_client taskset -c 0 wrk -t1 -c"$c" -d"${duration}s" --timeout 5s -s "$REPORT" \
 		"${hdr[@]}" "http://$LAB_ROUTER_IP/" | grep '^{' | tail -n 1)
 	t1=$(date +%s.%N)
+	o1=$(backend_opens)
 	[ -n "$out" ] || { sy_warn "$proxy $run: wrk printed no report"; return 1; }
 	if [ -n "${b0:-}" ]; then
 		read -r b1 i1 < <(routerd_cycles)
@@ -62,11 +71,12 @@ measure() {
 		cpu1=$(proc_cpu_ticks "$KPID")
 	fi
 	ROWS+=("$(python3 - "$proxy" "$run" "$c" "$mode" "$out" "$tw" "$cpu0" "$cpu1" "$CPU_TICK" \
-		"$t0" "$t1" "${b0:-}" "${b1:-0}" "${i0:-0}" "${i1:-0}" <<'PY'
+		"$t0" "$t1" "${b0:-}" "${b1:-0}" "${i0:-0}" "${i1:-0}" "$o0" "$o1" <<'PY'
 import json, sys
-proxy, run, c, mode, out, tw, cpu0, cpu1, tick, t0, t1, b0, b1, i0, i1 = sys.argv[1:]
+proxy, run, c, mode, out, tw, cpu0, cpu1, tick, t0, t1, b0, b1, i0, i1, o0, o1 = sys.argv[1:]
 d = json.loads(out)
 req = max(d["requests"], 1)
+opens = int(o1) - int(o0)  # by the proxy, and by nothing else in the lab during the run
 rate = d["requests"] / (d["duration_us"] / 1e6)
 errs = d["connect"] + d["read"] + d["write"] + d["timeout"]
 proc = (int(cpu1) - int(cpu0)) / int(tick) / req * 1e6
@@ -78,8 +88,10 @@ if b0:
 else:
     cpu = f"{proc:.1f} us"
 ms = lambda us: f"{us / 1000:.2f} ms"
-print(f"| {proxy} | {run} ({mode}) | {c} | {rate:,.0f} | {ms(d['lat_p50_us'])} | {ms(d['lat_p99_us'])} "
-      f"| {ms(d['lat_max_us'])} | {errs} | {d['status']} | {cpu} | {tw} |")
+if run.replace("-", "") != mode:
+    run = f"{run} ({mode})"
+print(f"| {proxy} | {run} | {c} | {rate:,.0f} | {ms(d['lat_p50_us'])} | {ms(d['lat_p99_us'])} "
+      f"| {ms(d['lat_max_us'])} | {errs} | {d['status']} | {cpu} | {opens:,} ({opens / req:.2f}/req) | {tw} |")
 PY
 )")
 	printf '%s\n' "${ROWS[-1]}" >&2
@@ -153,6 +165,6 @@ CFG
 
 # table_header: the markdown table's first two lines.
 table_header() {
-	printf '\n| proxy | run | conns | req/s | p50 | p99 | max | socket errors | non-2xx | CPU/request | backend TIME_WAITs at start |\n'
-	printf '|---|---|---|---|---|---|---|---|---|---|---|\n'
+	printf '\n| proxy | run | conns | req/s | p50 | p99 | max | socket errors | non-2xx | CPU/request | backend connections opened | backend TIME_WAITs at start |\n'
+	printf '|---|---|---|---|---|---|---|---|---|---|---|---|\n'
 }

@@ -11,8 +11,9 @@ done = function(summary, latency, requests)
 		latency:percentile(50), latency:percentile(99), latency.max))
 end
 
--- SY_WRK_MIX="host path;host path;...": each connection's requests go round those (Host,
--- path) pairs (perf/proxy's workload); -H headers (Connection: close) still apply.
+-- SY_WRK_MIX="host path;host path;...": the thread's requests go round those (Host, path)
+-- pairs, each request a connection sends being the next (perf/proxy's workload); -H headers
+-- (Connection: close) still apply.
 local mix = os.getenv("SY_WRK_MIX")
 if mix ~= nil and mix ~= "" then
 	local pairs_, reqs, i = {}, nil, 0
