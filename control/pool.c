@@ -134,17 +134,19 @@ url_endpoints(const struct sy_url_backend *ub, struct ep_tmp **out, struct url_o
 				(*out)[n++] = (struct ep_tmp){ .addr = bu.addrs[k], .port = bu.port,
 							       .tls = bu.tls,
 							       .split = (uint16_t)bu.n_addrs };
+			o->tls |= bu.tls;
 			rank = bu.tls ? 3 : 0;
 			break;
 		case SY_BACKEND_URL_UNRESOLVED:
+			o->tls |= bu.tls; /* still https once it resolves */
 			rank = 1;
 			break;
 		default:
+			/* Refused: whatever its scheme, it gives nothing. */
 			o->refused = true;
 			rank = 2;
 			break;
 		}
-		o->tls |= bu.tls;
 		if (rank > o->rank) {
 			o->rank = rank;
 			snprintf(o->problem, sizeof(o->problem), "%s %s: %s; requests for it get 503",

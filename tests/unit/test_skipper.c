@@ -926,6 +926,10 @@ test_url_backends(void **state)
 			       "\"endpoints\":[\"http://198.18.1.10\",\"http://three.multi.test:8080\"]}") ","
 			 LB_RG("cred", "cred.test",
 			       "{\"name\":\"web\",\"type\":\"network\",\"address\":\"http://u:p@198.18.1.10\"}") ","
+			 LB_RG("tls-v6", "tls-v6.test",
+			       "{\"name\":\"web\",\"type\":\"network\",\"address\":\"https://[2001:db8::1]\"}") ","
+			 LB_RG("tls-gone", "tls-gone.test",
+			       "{\"name\":\"web\",\"type\":\"network\",\"address\":\"https://backend.invalid\"}") ","
 			 LB_RG("bare", "bare.test",
 			       "{\"name\":\"web\",\"type\":\"lb\",\"endpoints\":[\"198.18.1.10:80\"]}"));
 	/* One lookup per name for the whole compile and its check against a
@@ -978,6 +982,28 @@ test_url_backends(void **state)
 			  "it get 503");
 	assert_true(root_rule(&r, "cred.test")->pool->needs_proxy);
 	assert_false(root_rule(&r, "cred.test")->pool->backend_tls);
+	st = get_status(&r, "cred");
+	assert_string_equal(json_string_value(json_object_get(
+				    json_array_get(json_object_get(st, "backendErrors"), 0), "message")),
+			    "http://u:p@198.18.1.10: credentials in the URL (user:password@) are not "
+			    "sent to the backend, by Skipper or this router: send an Authorization "
+			    "header with setRequestHeader instead; requests for it get 503");
+	json_decref(st);
+	/* A refused https URL is refused (needs_proxy_mode), not waiting for
+	 * TLS; an https name that does not resolve still waits for TLS, and
+	 * resolve names the failed lookup. */
+	assert_not_served(&r, "http://tls-v6.test/",
+			  "network backend https://[2001:db8::1]: IPv6 backends are not reached by "
+			  "this router yet; requests for it get 503");
+	assert_false(root_rule(&r, "tls-v6.test")->pool->backend_tls);
+	p = root_rule(&r, "tls-gone.test")->pool;
+	assert_true(p->backend_tls);
+	assert_int_equal(p->n_endpoints, 0);
+	rep = resolve(&r, "http://tls-gone.test/", NULL, NULL);
+	assert_int_equal(json_integer_value(json_object_get(rep, "status")), 503);
+	assert_true(strstr(json_string_value(json_object_get(rep, "reason")),
+			   "the host name backend.invalid did not resolve: ") != NULL);
+	json_decref(rep);
 	/* A host name is resolved when the pool is built: localhost from
 	 * /etc/hosts (spliced, like an address); a name under .invalid never
 	 * resolves: no endpoint, 503, and resolve and the status name the
