@@ -750,6 +750,30 @@ test_backend_url_cache(void **state)
 	sy_backend_url_cache_clear();
 	assert_int_equal(sy_backend_url_resolve("http://localhost", &bu, why, sizeof(why)), 0);
 	assert_int_equal(sy_backend_url_lookups() - before, 5);
+	/* Many names: stale answers are swept once the map grows, fresh ones
+	 * stay (asking for them again is no lookup). */
+	{
+		char url[64];
+		unsigned i;
+
+		for (i = 0; i < 100; i++) {
+			snprintf(url, sizeof(url), "http://old%u.multi.test", i);
+			assert_int_equal(sy_backend_url_resolve(url, &bu, why, sizeof(why)), 0);
+		}
+		sy_backend_url_cache_age(SY_BACKEND_DNS_TTL_S);
+		before = sy_backend_url_lookups();
+		for (i = 0; i < 100; i++) {
+			snprintf(url, sizeof(url), "http://new%u.multi.test", i);
+			assert_int_equal(sy_backend_url_resolve(url, &bu, why, sizeof(why)), 0);
+		}
+		for (i = 0; i < 100; i++) {
+			snprintf(url, sizeof(url), "http://new%u.multi.test:81", i);
+			assert_int_equal(sy_backend_url_resolve(url, &bu, why, sizeof(why)), 0);
+			assert_int_equal(bu.n_addrs, SY_BACKEND_URL_ADDRS_MAX);
+		}
+		assert_int_equal(sy_backend_url_lookups() - before, 100);
+	}
+	sy_backend_url_cache_clear();
 }
 
 #define LB_RG(name, host, backend) \
