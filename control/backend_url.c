@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
+#include <ctype.h>
 #include <netdb.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -12,25 +13,52 @@
 #include <sys/socket.h>
 
 #include "backend_url.h"
+#include "strmap.h"
 
 /* ------------------------------------------------------------ DNS cache -- */
 
-#define CACHE_SLOTS 64
-
+/* One name's answer: its addresses, or (n == 0) why there are none. */
 struct dns_entry {
-	char name[256];
-	time_t at;  /* CLOCK_MONOTONIC seconds of the lookup; 0 = free */
-	unsigned n; /* addresses; 0 with err: the lookup failed */
+	time_t at;  /* CLOCK_MONOTONIC seconds of the lookup */
+	unsigned n;
 	struct sy_addr a[SY_BACKEND_URL_ADDRS_MAX];
 	char err[128];
+	char name[]; /* lower case: the map's key */
 };
 
-static struct dns_entry cache[CACHE_SLOTS];
+static struct sy_strmap cache;     /* name -> struct dns_entry */
+static size_t prune_at = 64;       /* entries before stale ones are dropped */
+static unsigned long lookups;      /* getaddrinfo calls (tests) */
 
 void
 sy_backend_url_cache_clear(void)
 {
-	memset(cache, 0, sizeof(cache));
+	size_t i = 0;
+	const char *key;
+	void *v;
+
+	while (sy_strmap_next(&cache, &i, &key, &v))
+		free(v);
+	sy_strmap_fini(&cache);
+	memset(&cache, 0, sizeof(cache));
+	prune_at = 64;
+}
+
+void
+sy_backend_url_cache_age(unsigned seconds)
+{
+	size_t i = 0;
+	const char *key;
+	void *v;
+
+	while (sy_strmap_next(&cache, &i, &key, &v))
+		((struct dns_entry *)v)->at -= seconds;
+}
+
+unsigned long
+sy_backend_url_lookups(void)
+{
+	return lookups;
 }
 
 static time_t
@@ -39,7 +67,29 @@ now_s(void)
 	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + 1; /* never 0: 0 marks a free slot */
+	return ts.tv_sec;
+}
+
+/* Drop the answers past their time, so names nobody uses any more do not
+ * pile up; the map is allowed twice what is left before the next sweep. */
+static void
+prune(time_t t)
+{
+	struct dns_entry *stale[64];
+	size_t i, n;
+	const char *key;
+	void *v;
+
+	do {
+		for (i = 0, n = 0; n < 64 && sy_strmap_next(&cache, &i, &key, &v);)
+			if (t - ((struct dns_entry *)v)->at >= SY_BACKEND_DNS_TTL_S)
+				stale[n++] = v;
+		for (i = 0; i < n; i++) {
+			sy_strmap_remove(&cache, stale[i]->name);
+			free(stale[i]);
+		}
+	} while (n == 64);
+	prune_at = cache.count * 2 > 64 ? cache.count * 2 : 64;
 }
 
 static int
@@ -50,53 +100,66 @@ addr_cmp(const void *x, const void *y)
 	return a < b ? -1 : a > b;
 }
 
-/* A lookup, from the cache while it is fresh. */
-static const struct dns_entry *
-lookup(const char *name)
+/* Ask the resolver for name's IPv4 addresses into e. */
+static void
+ask(struct dns_entry *e)
 {
 	struct addrinfo hints = { .ai_family = AF_INET, .ai_socktype = SOCK_STREAM };
 	struct addrinfo *res = NULL, *ai;
-	struct dns_entry *e = NULL;
-	time_t t = now_s();
-	unsigned i, k;
+	struct sy_addr all[256];
+	unsigned n = 0, i, k;
 	int rc;
 
-	for (i = 0; i < CACHE_SLOTS; i++) {
-		if (cache[i].at != 0 && strcmp(cache[i].name, name) == 0) {
-			if (t - cache[i].at < SY_BACKEND_DNS_TTL_S)
-				return &cache[i];
-			e = &cache[i];
-			break;
-		}
-	}
-	if (e == NULL) /* a free slot, else the oldest */
-		for (i = 0; i < CACHE_SLOTS; i++)
-			if (e == NULL || cache[i].at < e->at)
-				e = &cache[i];
-	memset(e, 0, sizeof(*e));
-	snprintf(e->name, sizeof(e->name), "%s", name);
-	e->at = t;
-	rc = getaddrinfo(name, NULL, &hints, &res);
+	e->n = 0;
+	e->err[0] = '\0';
+	lookups++;
+	rc = getaddrinfo(e->name, NULL, &hints, &res);
 	if (rc != 0) {
 		snprintf(e->err, sizeof(e->err), "%s", gai_strerror(rc));
-		return e;
+		return;
 	}
-	for (ai = res; ai != NULL && e->n < SY_BACKEND_URL_ADDRS_MAX; ai = ai->ai_next) {
-		struct sy_addr a = { .family = AF_INET };
-
+	for (ai = res; ai != NULL && n < sizeof(all) / sizeof(all[0]); ai = ai->ai_next) {
 		if (ai->ai_family != AF_INET)
 			continue;
-		a.v4 = ((const struct sockaddr_in *)ai->ai_addr)->sin_addr.s_addr;
-		e->a[e->n++] = a;
+		all[n] = (struct sy_addr){ .family = AF_INET };
+		all[n++].v4 = ((const struct sockaddr_in *)ai->ai_addr)->sin_addr.s_addr;
 	}
 	freeaddrinfo(res);
-	qsort(e->a, e->n, sizeof(e->a[0]), addr_cmp);
-	for (i = k = 0; i < e->n; i++) /* getaddrinfo repeats an address per socket type */
-		if (k == 0 || e->a[i].v4 != e->a[k - 1].v4)
-			e->a[k++] = e->a[i];
-	e->n = k;
+	/* Sorted and without repeats (a resolver may list an address twice,
+	 * and its order rotates): the same name gives the same pool. */
+	qsort(all, n, sizeof(all[0]), addr_cmp);
+	for (i = k = 0; i < n; i++)
+		if (k == 0 || all[i].v4 != all[k - 1].v4)
+			all[k++] = all[i];
+	for (i = 0; i < k && i < SY_BACKEND_URL_ADDRS_MAX; i++)
+		e->a[e->n++] = all[i];
 	if (e->n == 0)
 		snprintf(e->err, sizeof(e->err), "no IPv4 address");
+}
+
+/* name's answer, from the cache while it is fresh. NULL on out of memory. */
+static const struct dns_entry *
+lookup(const char *name)
+{
+	struct dns_entry *e = sy_strmap_get(&cache, name);
+	time_t t = now_s();
+
+	if (e != NULL && t - e->at < SY_BACKEND_DNS_TTL_S)
+		return e;
+	if (e == NULL) {
+		if (cache.count >= prune_at)
+			prune(t);
+		e = calloc(1, sizeof(*e) + strlen(name) + 1);
+		if (e == NULL)
+			return NULL;
+		strcpy(e->name, name);
+		if (sy_strmap_put(&cache, e->name, e) < 0) {
+			free(e);
+			return NULL;
+		}
+	}
+	e->at = t;
+	ask(e);
 	return e;
 }
 
@@ -111,35 +174,39 @@ numeric(const char *host)
 }
 
 enum sy_backend_url_rc
-sy_backend_url_resolve(const char *url, struct sy_addr *addrs, unsigned max, unsigned *n,
-		       uint16_t *port, char *why, size_t whylen)
+sy_backend_url_resolve(const char *url, struct sy_backend_url *out, char *why, size_t whylen)
 {
 	const char *sep = strstr(url, "://"), *auth, *end, *colon, *c;
-	size_t scheme_len, host_len;
+	size_t scheme_len, host_len, i;
 	unsigned long p;
 	char host[256];
 	const struct dns_entry *e;
-	bool tls;
-	unsigned i;
 
-	*n = 0;
+	memset(out, 0, sizeof(*out));
+	if (whylen > 0)
+		why[0] = '\0';
 	if (sep == NULL || sep == url) {
 		snprintf(why, whylen, "not a URL like http://198.18.1.10:8080");
 		return SY_BACKEND_URL_REFUSED;
 	}
 	scheme_len = (size_t)(sep - url);
-	tls = scheme_len == 5 && strncasecmp(url, "https", 5) == 0;
-	if (!tls && (scheme_len != 4 || strncasecmp(url, "http", 4) != 0)) {
+	out->tls = scheme_len == 5 && strncasecmp(url, "https", 5) == 0;
+	if (!out->tls && (scheme_len != 4 || strncasecmp(url, "http", 4) != 0)) {
 		snprintf(why, whylen, "the scheme \"%.*s\" is not http or https", (int)scheme_len, url);
 		return SY_BACKEND_URL_REFUSED;
 	}
-	p = tls ? 443 : 80;
+	p = out->tls ? 443 : 80;
 	auth = sep + 3;
 	end = auth + strcspn(auth, "/?#");
-	/* Go's transport turns user:password@ into an Authorization header. */
+	/* Skipper keeps a backend URL's scheme and host only (url.Host has no
+	 * userinfo), and its proxy calls the Transport, not http.Client (which
+	 * alone turns userinfo into Authorization): the credentials never
+	 * reach the backend there. Serving without them could hand a backend
+	 * requests it must refuse; say so instead. */
 	if (memchr(auth, '@', (size_t)(end - auth)) != NULL) {
-		snprintf(why, whylen, "credentials in the URL (an Authorization header to send) "
-				      "are not supported by this router");
+		snprintf(why, whylen, "credentials in the URL (user:password@) are not sent to the "
+				      "backend, by Skipper or this router: send an Authorization "
+				      "header with setRequestHeader instead");
 		return SY_BACKEND_URL_REFUSED;
 	}
 	if (*auth == '[') {
@@ -163,6 +230,7 @@ sy_backend_url_resolve(const char *url, struct sy_addr *addrs, unsigned max, uns
 			return SY_BACKEND_URL_REFUSED;
 		}
 	}
+	out->port = (uint16_t)p;
 	host_len = (size_t)((colon ? colon : end) - auth);
 	if (host_len == 0) {
 		snprintf(why, whylen, "the URL has no host");
@@ -172,29 +240,30 @@ sy_backend_url_resolve(const char *url, struct sy_addr *addrs, unsigned max, uns
 		snprintf(why, whylen, "the host name is longer than 255 bytes");
 		return SY_BACKEND_URL_REFUSED;
 	}
-	memcpy(host, auth, host_len);
+	/* Host names are case-insensitive: one cache entry for all spellings. */
+	for (i = 0; i < host_len; i++)
+		host[i] = (char)tolower((unsigned char)auth[i]);
 	host[host_len] = '\0';
-	*port = (uint16_t)p;
 	if (numeric(host)) {
-		if (max == 0 || sy_addr_parse(host, &addrs[0]) != 0 || addrs[0].family != AF_INET) {
+		if (sy_addr_parse(host, &out->addrs[0]) != 0 || out->addrs[0].family != AF_INET) {
 			snprintf(why, whylen, "\"%s\" is not an IPv4 address", host);
 			return SY_BACKEND_URL_REFUSED;
 		}
-		*n = 1;
+		out->n_addrs = 1;
 	} else {
-		e = lookup(host);
+		if ((e = lookup(host)) == NULL) {
+			snprintf(why, whylen, "the host name %s was not looked up: out of memory",
+				 host);
+			return SY_BACKEND_URL_UNRESOLVED;
+		}
 		if (e->n == 0) {
 			snprintf(why, whylen, "the host name %s did not resolve: %s", host, e->err);
 			return SY_BACKEND_URL_UNRESOLVED;
 		}
-		for (i = 0; i < e->n && i < max; i++)
-			addrs[i] = e->a[i];
-		*n = i;
+		out->n_addrs = e->n;
+		memcpy(out->addrs, e->a, e->n * sizeof(e->a[0]));
 	}
-	if (tls) {
-		snprintf(why, whylen, "TLS to the backend (https://) comes with TLS termination, "
-				      "which this router does not have yet");
-		return SY_BACKEND_URL_REFUSED;
-	}
+	if (out->tls)
+		snprintf(why, whylen, "%s", SY_BACKEND_URL_TLS_WHY);
 	return SY_BACKEND_URL_OK;
 }

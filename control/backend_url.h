@@ -8,26 +8,36 @@
  *
  * A host name is resolved here, by the control thread, when a compile
  * builds the pool (getaddrinfo, IPv4): every address it has becomes an
- * endpoint. Answers are kept SY_BACKEND_DNS_TTL_S seconds, so a full
- * compile of many routes naming one host asks once, and so the check of an
- * incremental compile against a full one (compile_verify.c) sees the same
- * addresses. A name is looked up again only when a compile touches a route
- * that names it: the router does not follow DNS changes on its own.
+ * endpoint (control/pool.c splits the URL's weight over them). Answers, a
+ * failure too, are kept SY_BACKEND_DNS_TTL_S seconds, so a full compile of
+ * many routes naming one host asks once, and so the check of an
+ * incremental compile against a full one (compile_verify.c, two compiles
+ * in a row) sees the same addresses. A name is looked up again only when a
+ * compile touches an object that names it: the router does not follow DNS
+ * changes on its own. A lookup blocks the control thread (a slow DNS
+ * server slows the compile, not the data plane).
  *
- * "https://" URLs are parsed and resolved like "http://" ones and the URL
- * is kept as written (its scheme with it) for TLS towards backends, which
- * comes with TLS termination; until then they are not served.
+ * "https://" URLs are parsed and resolved like "http://" ones (port 443
+ * unless written); the scheme is kept (out->tls, then each endpoint's tls
+ * in the generation) for TLS towards backends, which comes with TLS
+ * termination. Until then the data plane answers them 503 backend_tls.
  */
 #ifndef SY_BACKEND_URL_H
 #define SY_BACKEND_URL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "sy_addr.h"
 
 #define SY_BACKEND_DNS_TTL_S 30
-#define SY_BACKEND_URL_ADDRS_MAX 16 /* addresses taken from one name */
+/* Addresses taken from one name: the lowest, so the choice does not follow
+ * the resolver's order. */
+#define SY_BACKEND_URL_ADDRS_MAX 16
+
+/* Why an https:// URL is not served yet (resolve, status). */
+#define SY_BACKEND_URL_TLS_WHY "TLS to the backend (https://) comes with TLS termination, issue 14"
 
 enum sy_backend_url_rc {
 	SY_BACKEND_URL_OK = 0,
@@ -35,17 +45,28 @@ enum sy_backend_url_rc {
 	SY_BACKEND_URL_UNRESOLVED = -2, /* its host name has no address now (why says why) */
 };
 
+/* What a URL names. */
+struct sy_backend_url {
+	bool tls;         /* https:// */
+	uint16_t port;    /* as written, else the scheme's (80, 443) */
+	unsigned n_addrs; /* the IPv4 literal, or the name's addresses: sorted, no duplicates */
+	struct sy_addr addrs[SY_BACKEND_URL_ADDRS_MAX];
+};
+
 /*
- * The endpoints url names: its IPv4 address, or every IPv4 address of its
- * host name (sorted, without duplicates, at most `max`), in addrs, the
- * number of them in *n, the port (the scheme's default when absent) in
- * *port. Returns SY_BACKEND_URL_OK, or an error with why, a phrase that
- * completes "network backend URL: ...".
+ * Parse url and resolve its host into *out. SY_BACKEND_URL_OK, with why set
+ * to SY_BACKEND_URL_TLS_WHY when the URL is https (resolved, not served yet;
+ * "" otherwise); or an error with why, a phrase that completes "network
+ * backend URL: ...". out->tls and out->port are set once the scheme and
+ * port are read (an unresolved https URL is still https).
  */
-enum sy_backend_url_rc sy_backend_url_resolve(const char *url, struct sy_addr *addrs, unsigned max,
-					      unsigned *n, uint16_t *port, char *why,
-					      size_t whylen);
-/* Forget cached answers (tests). */
+enum sy_backend_url_rc sy_backend_url_resolve(const char *url, struct sy_backend_url *out,
+					      char *why, size_t whylen);
+
+/* Tests: forget every cached answer; make them all `seconds` older;
+ * getaddrinfo calls made so far. */
 void sy_backend_url_cache_clear(void);
+void sy_backend_url_cache_age(unsigned seconds);
+unsigned long sy_backend_url_lookups(void);
 
 #endif

@@ -289,15 +289,16 @@ build_vhost_in(struct sy_arena *a, const char *host, struct sy_rule_in **rs,
 		    rs[i]->action != SY_ACTION_BACKEND)
 			plain_paths = false;
 	for (i = 0; i < n; i++)
-		if (pools[i]->needs_proxy)
+		if (pools[i]->needs_proxy || pools[i]->backend_tls)
 			reachable = false;
 	/* Splice carries a connection to one backend for its life, so only a
 	 * vhost whose every request goes where the first goes is spliced: one
 	 * rule for "/" without methods, predicates, filters or answers of the
 	 * router's own, and no TLS termination. Path rules (a keep-alive client
-	 * asks for / then /api), the rest, and backends splice cannot reach
-	 * (https, a host name) take the proxy mode (proxy/proxy.h), which
-	 * routes each request. */
+	 * asks for / then /api), the rest, and URL backends the router does not
+	 * serve (https, credentials: each request answered 503 with its reason)
+	 * take the proxy mode (proxy/proxy.h), which routes each request. A
+	 * host name resolved at compile time is only addresses: spliced. */
 	vh->mode = (vh->tls == SY_TLS_NONE || vh->tls == SY_TLS_PASSTHROUGH) && plain_paths &&
 			   reachable && (vh->tls == SY_TLS_PASSTHROUGH ||
 					 (n == 1 && strcmp(rs[0]->path, "/") == 0))

@@ -26,15 +26,16 @@ dump_pool(FILE *f, const struct sy_pool *p)
 {
 	uint32_t i;
 
-	fprintf(f, "  pool strategy=%d total=%llu hc=%s needs_proxy=%d\n", (int)p->strategy,
-		(unsigned long long)p->total_weight, p->hc.path ? p->hc.path : "-",
-		(int)p->needs_proxy);
+	fprintf(f, "  pool strategy=%d total=%llu hc=%s needs_proxy=%d backend_tls=%d\n",
+		(int)p->strategy, (unsigned long long)p->total_weight,
+		p->hc.path ? p->hc.path : "-", (int)p->needs_proxy, (int)p->backend_tls);
 	for (i = 0; i < p->n_services; i++) {
 		const struct sy_url_backend *ub = p->services[i].urls;
 		uint32_t k;
 
-		fprintf(f, "   svc %s/%s w=%u eps=%u\n", p->services[i].ns, p->services[i].name,
-			p->services[i].weight, p->services[i].n_endpoints);
+		fprintf(f, "   svc %s/%s w=%u eps=%u problem=%s\n", p->services[i].ns,
+			p->services[i].name, p->services[i].weight, p->services[i].n_endpoints,
+			p->services[i].problem ? p->services[i].problem : "-");
 		for (k = 0; ub != NULL && k < ub->n_urls; k++)
 			fprintf(f, "    url %d %s %s\n", (int)ub->type,
 				ub->algorithm ? ub->algorithm : "-", ub->urls[k]);
@@ -43,8 +44,8 @@ dump_pool(FILE *f, const struct sy_pool *p)
 		char a[64];
 
 		sy_addr_format(&p->endpoints[i].addr, a, sizeof(a));
-		fprintf(f, "   ep %s:%u svc=%u w=%u\n", a, p->endpoints[i].port,
-			p->endpoints[i].service, p->endpoints[i].weight);
+		fprintf(f, "   ep %s:%u svc=%u w=%u tls=%d\n", a, p->endpoints[i].port,
+			p->endpoints[i].service, p->endpoints[i].weight, (int)p->endpoints[i].tls);
 	}
 }
 

@@ -12,6 +12,18 @@
 struct ep_tmp {
 	struct sy_addr addr;
 	uint16_t port;
+	bool tls;
+	/* The endpoints its URL resolved to (1 for a Service's endpoint and an
+	 * address literal): they share that URL's part of the weight. */
+	uint16_t split;
+};
+
+/* What a URL backend's URLs gave, beyond their endpoints. */
+struct url_outcome {
+	bool refused;     /* one URL the router cannot serve at all */
+	bool tls;         /* one https:// URL */
+	char problem[448]; /* the sentence for resolve (struct sy_pool_service) */
+	int rank;          /* of problem: 3 https, 2 refused, 1 unresolved, 0 none */
 };
 
 /* Does Endpoints port `ep` match the route's targetPort (name or number),
@@ -71,7 +83,7 @@ collect_endpoints(struct sy_store *st, const char *ns, const char *name, const j
 			if (!port_matches(port, target, svc_ports))
 				continue;
 			json_array_foreach(json_object_get(subset, "addresses"), j, addr) {
-				struct ep_tmp e;
+				struct ep_tmp e = { .split = 1 };
 
 				if (sy_addr_parse(json_string_value(json_object_get(addr, "ip")), &e.addr) < 0)
 					continue;
@@ -94,44 +106,58 @@ collect_endpoints(struct sy_store *st, const char *ns, const char *name, const j
 
 /*
  * The endpoints written into a URL backend (Skipper network / lb): each
- * URL's address, or every address its host name has (backend_url.h). A
- * name that does not resolve now adds none, as an Endpoints object without
- * ready addresses would. None at all when the router cannot serve one of
- * the URLs (*unreachable: https, credentials): serving the rest would send
- * an lb's whole share to part of it.
+ * URL's address, or every address its host name has (backend_url.h). An lb
+ * balances over its URLs, so a URL is one part of the backend's weight
+ * however many addresses its name has: they split that part (ep_tmp.split)
+ * rather than each weighing as much as a URL written as an address. A name
+ * that does not resolve now adds none, as an Endpoints object without
+ * ready addresses would. None at all when the router refuses one of the
+ * URLs (o->refused: credentials, IPv6): serving the rest would send an lb's
+ * whole share to part of it. https URLs give endpoints marked tls (o->tls).
  */
 static size_t
-url_endpoints(const struct sy_url_backend *ub, struct ep_tmp **out, bool *unreachable)
+url_endpoints(const struct sy_url_backend *ub, struct ep_tmp **out, struct url_outcome *o)
 {
-	struct sy_addr addrs[SY_BACKEND_URL_ADDRS_MAX];
+	struct sy_backend_url bu;
 	char why[320];
 	uint32_t i, k;
 	size_t n = 0;
+	int rank;
 
 	*out = calloc(ub->n_urls ? ub->n_urls * SY_BACKEND_URL_ADDRS_MAX : 1, sizeof(**out));
 	if (*out == NULL)
 		return 0;
 	for (i = 0; i < ub->n_urls; i++) {
-		unsigned got;
-		uint16_t port;
-
-		switch (sy_backend_url_resolve(ub->urls[i], addrs, SY_BACKEND_URL_ADDRS_MAX, &got,
-					       &port, why, sizeof(why))) {
+		switch (sy_backend_url_resolve(ub->urls[i], &bu, why, sizeof(why))) {
 		case SY_BACKEND_URL_OK:
-			for (k = 0; k < got; k++) {
-				(*out)[n].addr = addrs[k];
-				(*out)[n].port = port;
-				n++;
-			}
+			for (k = 0; k < bu.n_addrs; k++)
+				(*out)[n++] = (struct ep_tmp){ .addr = bu.addrs[k], .port = bu.port,
+							       .tls = bu.tls,
+							       .split = (uint16_t)bu.n_addrs };
+			o->tls |= bu.tls;
+			rank = bu.tls ? 3 : 0;
 			break;
 		case SY_BACKEND_URL_UNRESOLVED:
+			o->tls |= bu.tls; /* still https once it resolves */
+			rank = 1;
 			break;
 		default:
-			*unreachable = true;
-			free(*out);
-			*out = NULL;
-			return 0;
+			/* Refused: whatever its scheme, it gives nothing. */
+			o->refused = true;
+			rank = 2;
+			break;
 		}
+		if (rank > o->rank) {
+			o->rank = rank;
+			snprintf(o->problem, sizeof(o->problem), "%s %s: %s; requests for it get 503",
+				 ub->type == SY_URL_BACKEND_NETWORK ? "network backend" : "lb endpoint",
+				 ub->urls[i], why);
+		}
+	}
+	if (o->refused) {
+		free(*out);
+		*out = NULL;
+		return 0;
 	}
 	return n;
 }
@@ -180,34 +206,52 @@ url_backend_copy(struct sy_arena *a, const struct sy_url_backend *ub)
 	return c;
 }
 
+/* lcm(1..SY_BACKEND_URL_ADDRS_MAX): a URL's part divides evenly over
+ * however many addresses its name has, in the weight modes whose numbers
+ * are small (enum sy_weight_mode). */
+#define SPLIT_SCALE 720720u
+
 /*
  * A rule's pool in its own block: its services, each service's weight spread
- * over its endpoints as the rule's peer does it (enum sy_weight_mode). One
- * reference (the caller's).
+ * over its endpoints as the rule's peer does it (enum sy_weight_mode), a
+ * URL's part split over its name's addresses. One reference (the caller's).
  */
 static struct sy_pool *
 build_pool(struct sy_store *st, const struct sy_rule_in *r)
 {
 	struct ep_tmp *eps[SY_RULE_BACKENDS_MAX] = { NULL };
 	size_t n_eps[SY_RULE_BACKENDS_MAX] = { 0 };
+	struct url_outcome uo[SY_RULE_BACKENDS_MAX];
 	size_t nb = r->n_backends, i, j, total_eps = 0, k = 0, size;
+	/* units: what a service's weight is spread over, its endpoints
+	 * counted as 1/split each (so a URL counts once). */
+	double units[SY_RULE_BACKENDS_MAX] = { 0 };
 	double per_ep[SY_RULE_BACKENDS_MAX], max_per_ep = 0;
 	uint64_t total_w = 0;
 	unsigned live = 0;
-	bool unreachable = false;
+	uint32_t scale = 1;
 	struct sy_arena *a = NULL;
 	struct sy_pool *pool = NULL;
 
-	for (i = 0; i < nb; i++)
+	memset(uo, 0, sizeof(uo));
+	for (i = 0; i < nb; i++) {
 		n_eps[i] = r->backends[i].urls != NULL
-				   ? url_endpoints(r->backends[i].urls, &eps[i], &unreachable)
+				   ? url_endpoints(r->backends[i].urls, &eps[i], &uo[i])
 				   : collect_endpoints(st, r->o->ns, r->backends[i].service,
 						       r->target_port, &eps[i]);
+		for (j = 0; j < n_eps[i]; j++) {
+			units[i] += 1.0 / eps[i][j].split;
+			if (eps[i][j].split > 1)
+				scale = SPLIT_SCALE;
+		}
+	}
 	/* Everything in one block of its exact size. */
 	size = round16(sizeof(*pool)) + round16((nb ? nb : 1) * sizeof(*pool->services));
 	for (i = 0; i < nb; i++) {
 		size += round16(strlen(r->o->ns) + 1) + round16(strlen(r->backends[i].service) + 1);
 		size += url_backend_size(r->backends[i].urls);
+		if (uo[i].rank > 0)
+			size += round16(strlen(uo[i].problem) + 1);
 		total_eps += n_eps[i];
 	}
 	size += round16((total_eps ? total_eps : 1) * sizeof(*pool->endpoints));
@@ -220,7 +264,6 @@ build_pool(struct sy_store *st, const struct sy_rule_in *r)
 	pool->arena = a;
 	pool->refs = 1;
 	pool->strategy = r->strategy;
-	pool->needs_proxy = unreachable;
 	pool->hc = r->hc;
 	if (r->hc.path != NULL && (pool->hc.path = sy_arena_strdup(a, r->hc.path)) == NULL)
 		goto fail;
@@ -232,6 +275,8 @@ build_pool(struct sy_store *st, const struct sy_rule_in *r)
 		const char *name = r->backends[i].service;
 		uint32_t w = r->backends[i].weight;
 
+		pool->needs_proxy |= uo[i].refused;
+		pool->backend_tls |= uo[i].tls;
 		pool->services[i].ns = sy_arena_strdup(a, r->o->ns);
 		pool->services[i].name = sy_arena_strdup(a, name);
 		pool->services[i].weight = w;
@@ -239,7 +284,10 @@ build_pool(struct sy_store *st, const struct sy_rule_in *r)
 		if (r->backends[i].urls != NULL &&
 		    (pool->services[i].urls = url_backend_copy(a, r->backends[i].urls)) == NULL)
 			goto fail;
-		per_ep[i] = n_eps[i] ? (double)w / (double)n_eps[i] : 0;
+		if (uo[i].rank > 0 &&
+		    (pool->services[i].problem = sy_arena_strdup(a, uo[i].problem)) == NULL)
+			goto fail;
+		per_ep[i] = n_eps[i] ? (double)w / units[i] : 0;
 		if (per_ep[i] > max_per_ep)
 			max_per_ep = per_ep[i];
 		if (w > 0 && n_eps[i] > 0) {
@@ -253,14 +301,12 @@ build_pool(struct sy_store *st, const struct sy_rule_in *r)
 	pool->total_weight = 0;
 	for (i = 0; i < nb; i++) {
 		uint32_t w = pool->services[i].weight;
-		uint32_t ew;
+		uint32_t ew; /* one unit's weight (an endpoint of its own, a URL) */
 
 		if (w == 0 || n_eps[i] == 0 || max_per_ep == 0)
 			ew = 0;
 		else if (r->weights == SY_WEIGHTS_PER_SERVICE)
-			/* Share w/total split over n endpoints, in units fine
-			 * enough that 1 endpoint of 1000 keeps its share. */
-			ew = (uint32_t)((double)w * 1000000.0 / (double)total_w / (double)n_eps[i]) + 1;
+			ew = 1; /* per endpoint below */
 		else if (live == 1)
 			ew = 1;
 		else {
@@ -269,11 +315,24 @@ build_pool(struct sy_store *st, const struct sy_rule_in *r)
 				ew = 1;
 		}
 		for (j = 0; j < n_eps[i]; j++) {
+			uint32_t epw;
+
+			if (ew == 0)
+				epw = 0;
+			else if (r->weights == SY_WEIGHTS_PER_SERVICE)
+				/* Share w/total split over the units, in steps
+				 * fine enough that 1 endpoint of 1000 keeps its
+				 * share. */
+				epw = (uint32_t)((double)w * 1000000.0 / (double)total_w / units[i] /
+						 eps[i][j].split) + 1;
+			else
+				epw = ew * (scale / eps[i][j].split);
 			pool->endpoints[k].addr = eps[i][j].addr;
 			pool->endpoints[k].port = eps[i][j].port;
+			pool->endpoints[k].tls = eps[i][j].tls;
 			pool->endpoints[k].service = (uint16_t)i;
-			pool->endpoints[k].weight = ew;
-			pool->total_weight += ew;
+			pool->endpoints[k].weight = epw;
+			pool->total_weight += epw;
 			k++;
 		}
 		free(eps[i]);

@@ -11,7 +11,6 @@
 #include <string.h>
 #include <strings.h>
 
-#include "backend_url.h"
 #include "router.h"
 #include "rule_match.h"
 #include "sy_generation.h"
@@ -264,17 +263,20 @@ add_pool(const struct sy_pool *pool, double share, json_t *services, json_t *end
 	for (i = 0; i < pool->n_endpoints; i++) {
 		const struct sy_endpoint *ep = &pool->endpoints[i];
 		char svc[300];
+		json_t *e;
 
 		snprintf(svc, sizeof(svc), "%s/%s", pool->services[ep->service].ns,
 			 pool->services[ep->service].name);
-		json_array_append_new(endpoints,
-				      json_pack("{s:s, s:i, s:s, s:i, s:f}", "address",
-						sy_addr_format(&ep->addr, buf, sizeof(buf)), "port",
-						(int)ep->port, "service", svc, "weight", (int)ep->weight,
-						"share",
-						share * (pool->total_weight ? (double)ep->weight /
-										  (double)pool->total_weight
-									    : 0.0)));
+		e = json_pack("{s:s, s:i, s:s, s:i, s:f}", "address",
+			      sy_addr_format(&ep->addr, buf, sizeof(buf)), "port", (int)ep->port,
+			      "service", svc, "weight", (int)ep->weight, "share",
+			      share * (pool->total_weight
+					       ? (double)ep->weight / (double)pool->total_weight
+					       : 0.0));
+		/* From an https:// URL: to be reached over TLS (not built yet). */
+		if (ep->tls)
+			json_object_set_new(e, "tls", json_true());
+		json_array_append_new(endpoints, e);
 	}
 }
 
@@ -355,33 +357,21 @@ url_backend_json(const struct sy_url_backend *ub)
 			 eps);
 }
 
-/* Why the splice path cannot reach a pool's URL backend: the first URL it
- * cannot (control/backend_url.c). */
+/* Why a pool's URL backend is not (all) served, as found when the pool was
+ * built (struct sy_pool_service.problem): not looked up again here, so
+ * resolve says what the data plane does. */
 static bool
-unreachable_why(const struct sy_pool *pool, char *reason, size_t len)
+url_problem(const struct sy_pool *pool, char *reason, size_t len)
 {
-	const struct sy_url_backend *ub;
-	struct sy_addr addr[SY_BACKEND_URL_ADDRS_MAX];
-	unsigned n;
-	uint16_t port;
-	char why[320];
-	uint32_t i, k;
+	uint32_t k;
 
-	snprintf(reason, len, "the router cannot reach the backend");
 	for (k = 0; k < pool->n_services; k++) {
-		if ((ub = pool->services[k].urls) == NULL)
-			continue;
-		for (i = 0; i < ub->n_urls; i++) {
-			if (sy_backend_url_resolve(ub->urls[i], addr, SY_BACKEND_URL_ADDRS_MAX, &n,
-						   &port, why, sizeof(why)) == SY_BACKEND_URL_OK)
-				continue;
-			snprintf(reason, len, "%s %s: %s; requests for it get 503",
-				 ub->type == SY_URL_BACKEND_NETWORK ? "network backend"
-								    : "lb endpoint",
-				 ub->urls[i], why);
+		if (pool->services[k].problem != NULL) {
+			snprintf(reason, len, "%s", pool->services[k].problem);
 			return true;
 		}
 	}
+	snprintf(reason, len, "the router cannot reach the backend");
 	return false;
 }
 
@@ -392,9 +382,12 @@ proxy_note(const struct sy_vhost *vh, const struct sy_rule *rule)
 	if (vh->tls == SY_TLS_EDGE || vh->tls == SY_TLS_REENCRYPT)
 		return "proxy: TLS termination is not built yet: TLS connections to this host "
 		       "are not served (plain HTTP follows the insecure policy)";
+	if (rule->action == SY_ACTION_BACKEND && rule->pool->backend_tls)
+		return "proxy: this rule's backend is https://, and TLS towards backends is not "
+		       "built yet (reason says why): requests for it get 503";
 	if (rule->action == SY_ACTION_BACKEND && rule->pool->needs_proxy)
-		return "proxy: this rule's backend needs TLS towards it, not built yet "
-		       "(reason says why): requests for it get 503";
+		return "proxy: the router does not serve this rule's backend URL (reason says "
+		       "why): requests for it get 503";
 	for (unsigned i = 0; i < rule->n_filters; i++)
 		if (rule->filters[i].type == SY_FILTER_OTHER)
 			return "proxy: a filter this router does not apply: requests for this rule "
@@ -555,14 +548,19 @@ sy_ops_resolve(struct sy_router *r, const json_t *req)
 		json_object_set_new(reply, "reason",
 				    json_string("loopback: the request goes through the routing table "
 						"again after the route's filters (not followed here)"));
+	} else if (rule->pool->backend_tls) {
+		/* The data plane answers 503 backend_tls (proxy_route.c). */
+		url_problem(rule->pool, reason, sizeof(reason));
+		json_object_set_new(reply, "status", json_integer(503));
+		json_object_set_new(reply, "reason", json_string(reason));
 	} else if (rule->pool->needs_proxy) {
-		unreachable_why(rule->pool, reason, sizeof(reason));
+		url_problem(rule->pool, reason, sizeof(reason));
 		json_object_set_new(reply, "status", json_null());
 		json_object_set_new(reply, "reason", json_string(reason));
 	} else if (rule->pool->total_weight == 0) {
 		/* OpenShift answers 503 when no backend can take the request. */
 		json_object_set_new(reply, "status", json_integer(503));
-		if (!unreachable_why(rule->pool, reason, sizeof(reason)))
+		if (!url_problem(rule->pool, reason, sizeof(reason)))
 			snprintf(reason, sizeof(reason),
 				 "the pool has no endpoint with a weight above 0");
 		json_object_set_new(reply, "reason", json_string(reason));

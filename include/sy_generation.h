@@ -47,12 +47,17 @@ struct sy_endpoint {
 	uint16_t port;
 	uint16_t service;  /* index into the pool's services */
 	uint32_t weight;   /* effective weight of this endpoint in the pool */
+	/* Reached over TLS: it came from an https:// URL (the scheme kept for
+	 * TLS towards backends; until that exists the pool's backend_tls
+	 * stops every request before one is picked). */
+	bool tls;
 };
 
 /*
  * A backend written into the route as URLs instead of a Service (Skipper
- * network and lb backends), kept as written for resolve. The splice path
- * reaches only http:// to an IPv4 literal (control/backend_url.h).
+ * network and lb backends), kept as written for resolve. Each URL names an
+ * IPv4 address or a host name the control thread resolved when the pool
+ * was built (control/backend_url.h); http:// and https:// both.
  */
 enum sy_url_backend_type {
 	SY_URL_BACKEND_NETWORK, /* one URL */
@@ -72,6 +77,11 @@ struct sy_pool_service {
 	uint32_t weight;      /* weight as configured on the route */
 	uint32_t n_endpoints; /* endpoints of this service in the pool */
 	const struct sy_url_backend *urls; /* NULL: a Service's Endpoints */
+	/* A URL backend: why one of its URLs is not served, as resolve says
+	 * it, from when the pool was built (an https URL first, then one the
+	 * router refuses, then a name that did not resolve); NULL when all
+	 * are. */
+	const char *problem;
 };
 
 /* Load-balancing strategy (Contour's strategy, Skipper's lb algorithm). */
@@ -102,10 +112,15 @@ struct sy_pool {
 	uint32_t n_endpoints;
 	uint64_t total_weight; /* sum of endpoint weights; 0 = nothing to send to */
 	enum sy_lb_strategy strategy;
-	/* A URL backend the splice path cannot reach (https needs TLS to the
-	 * backend, a host name needs DNS): it has no endpoints, and its vhost
-	 * is left to the proxy mode instead of spliced. */
+	/* A URL backend the router refuses (credentials, IPv6, not a URL):
+	 * no endpoints at all, since serving the rest would send an lb's whole
+	 * share to part of it; requests get 503 needs_proxy_mode. */
 	bool needs_proxy;
+	/* A URL backend with an https:// URL: its endpoints are kept (tls
+	 * set), but TLS towards backends comes with TLS termination, so every
+	 * request gets 503 backend_tls until then. The vhost is never
+	 * spliced, so the proxy answers each request. */
+	bool backend_tls;
 	struct sy_health_check hc;
 	/* Control side (control/pool.c): shared by rules, freed with the last. */
 	uint32_t refs;

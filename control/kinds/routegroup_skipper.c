@@ -16,7 +16,8 @@
  * Service is missing are dropped ("Ignoring route: ..."), the rest stay.
  * network and lb backends send to the addresses their URLs name (a pool of
  * its own, control/pool.c). Unlike Skipper, the group gets a status:
- * {valid, errors, routes}.
+ * {valid, errors, routes}, and backendErrors when some of those URLs are
+ * not served (https, a host name that did not resolve).
  */
 #include <ctype.h>
 #include <errno.h>
@@ -31,6 +32,7 @@
 #include <pcre2.h>
 
 #include "arena.h"
+#include "backend_url.h"
 #include "compile.h"
 #include "eskip.h"
 #include "kind_util.h"
@@ -1058,12 +1060,62 @@ out:
 	return rc;
 }
 
+/* One URL of a network / lb backend into backend_errors when the router
+ * does not serve it, with the words resolve uses (backend_url.h). */
 static void
-set_status(struct sy_object *o, json_t *errors, size_t routes)
+url_status(json_t *out, const char *field, const char *url)
+{
+	struct sy_backend_url bu;
+	char why[320], msg[800];
+	enum sy_backend_url_rc rc = sy_backend_url_resolve(url, &bu, why, sizeof(why));
+
+	if (rc == SY_BACKEND_URL_OK && !bu.tls)
+		return;
+	snprintf(msg, sizeof(msg), "%s: %s; %s", url, why,
+		 rc == SY_BACKEND_URL_UNRESOLVED
+			 ? "it adds no endpoint (looked up again when a change compiles this group)"
+			 : "requests for it get 503");
+	json_array_append_new(out, json_pack("{s:s, s:s}", "field", field, "message", msg));
+}
+
+/*
+ * Not Skipper's: what the router cannot serve among the group's network and
+ * lb URLs now (an https URL, a host name that did not resolve, with the
+ * resolver's words), so `routerctl describe` shows it without a resolve.
+ * The names are looked up when this compile builds the pools anyway; the
+ * cache (backend_url.c) makes it one lookup for both.
+ */
+static json_t *
+backend_errors(const json_t *spec)
+{
+	json_t *out = json_array();
+	const json_t *b, *u;
+	size_t i, j;
+	char field[128];
+
+	json_array_foreach(rg_get(spec, "backends"), i, b) {
+		if (strcmp(jstr(b, "type"), "network") == 0) {
+			snprintf(field, sizeof(field), "spec.backends[%zu].address", i);
+			url_status(out, field, jstr(b, "address"));
+		} else if (strcmp(jstr(b, "type"), "lb") == 0) {
+			json_array_foreach(rg_get(b, "endpoints"), j, u) {
+				snprintf(field, sizeof(field), "spec.backends[%zu].endpoints[%zu]", i, j);
+				url_status(out, field, json_is_string(u) ? json_string_value(u) : "");
+			}
+		}
+	}
+	return out;
+}
+
+static void
+set_status(struct sy_object *o, json_t *errors, size_t routes, json_t *backend_errs)
 {
 	json_decref(o->status);
 	o->status = json_pack("{s:b, s:O, s:I}", "valid", json_array_size(errors) == 0, "errors",
 			      errors, "routes", (json_int_t)routes);
+	/* Only when there is something to say: most groups have nothing. */
+	if (o->status != NULL && json_array_size(backend_errs) > 0)
+		json_object_set(o->status, "backendErrors", backend_errs);
 }
 
 static int
@@ -1073,7 +1125,7 @@ compile_one(struct sy_compile_ctx *cx, struct sy_object *o)
 	const json_t *routes = rg_get(g.spec, "routes");
 	const json_t *hosts = rg_get(g.spec, "hosts");
 	json_t *seen = json_object();
-	json_t *any_host = NULL;
+	json_t *any_host = NULL, *backend_errs;
 	const json_t *r, *h;
 	size_t i, j, emitted = 0;
 	int rc = 0;
@@ -1136,7 +1188,9 @@ compile_one(struct sy_compile_ctx *cx, struct sy_object *o)
 		snprintf(key, sizeof(key), "%s/%s %s", o->ns, o->name, host);
 		json_object_set_new(rg_host_rules, key, json_integer((json_int_t)(emitted - before)));
 	}
-	set_status(o, g.errors, emitted);
+	backend_errs = g.n_rules > 0 ? backend_errors(g.spec) : NULL; /* served at all */
+	set_status(o, g.errors, emitted, backend_errs);
+	json_decref(backend_errs);
 	json_decref(g.errors);
 	json_decref(seen);
 	json_decref(any_host);

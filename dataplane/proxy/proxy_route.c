@@ -253,6 +253,12 @@ px_route(struct sy_worker *w, const struct sy_px_req *req, const uint8_t *head, 
 			 rule->action == SY_ACTION_STATIC && rule->body ? rule->body : "");
 		return;
 	}
+	if (rule->pool->backend_tls) {
+		/* An https:// backend: the endpoints keep the scheme for TLS
+		 * towards backends, which comes with TLS termination. */
+		answer(out, 503, SY_ANSWER_BACKEND_TLS);
+		return;
+	}
 	ep = sy_lb_pick(rule->pool, &w->tcp.rng, &first, 0);
 	while (ep >= 0 && rule->pool->endpoints[ep].addr.family != AF_INET)
 		ep = -1; /* IPv6 endpoints: a later issue */

@@ -468,6 +468,13 @@ route_lookup(struct sy_worker *w, struct sy_conn *c, uint16_t *status, enum sy_a
 	}
 	if (rule == NULL)
 		return NULL;
+	if (rule->pool != NULL && rule->pool->backend_tls) {
+		/* The compiler leaves https:// backends to the proxy mode;
+		 * should one get here, it is not sent in plain text. */
+		*status = 503;
+		*why = SY_ANSWER_BACKEND_TLS;
+		return NULL;
+	}
 	return rule->pool;
 }
 

@@ -7,8 +7,10 @@
 # ratelimit and clientRatelimit (429 with Retry-After past the rate, per client for the
 # latter), status + inlineContent, redirectTo, a shunt backend, and a filter this router does
 # not apply (503, never served unchanged). All on one RouteGroup, one keep-alive connection
-# where it matters. Then the forwarded-header policies (append, replace, never, if-none) of
-# OpenShift Routes' set-forwarded-headers annotation.
+# where it matters. Network backends named by host name (routerd gets its own /etc/hosts),
+# https:// (503 backend_tls) and a name that does not resolve (503, named by describe). Then
+# the forwarded-header policies (append, replace, never, if-none) of OpenShift Routes'
+# set-forwarded-headers annotation.
 T_NAME=proxy_filters
 source "$(dirname "$0")/testlib.sh"
 
@@ -98,9 +100,11 @@ t_json_expect "$T_OUT" 'd["total"]["proxy_loopbacks"] >= 10 and d["total"]["answ
 t_ok "loopback backends: the changed request is routed again; a loop ends in 500 after 9 rounds"
 
 # Backends given as URLs with host names, resolved by the control thread when the pool is
-# built: be-a.lab.test (routerd's hosts file) serves; https:// stays compiled but gets 503
-# until TLS to backends exists; a name that does not resolve leaves no endpoint (503), and
-# resolve names the lookup that failed.
+# built: be-a.lab.test (routerd's hosts file) serves; https:// keeps its endpoints but gets
+# 503 backend_tls until TLS to backends exists; a name that does not resolve leaves no
+# endpoint (503), and resolve and `routerctl describe` (the group's status) name the lookup
+# that failed with the resolver's words. A group whose only rule is "/" to a host name is
+# spliced: once resolved, the name is just an address.
 rctl apply -f - <<EOF
 apiVersion: zalando.org/v1
 kind: RouteGroup
@@ -118,23 +122,52 @@ spec:
     backends: [{backendName: tls}]
   - pathSubtree: /gone
     backends: [{backendName: gone}]
+---
+apiVersion: zalando.org/v1
+kind: RouteGroup
+metadata: {name: named-splice, namespace: demo}
+spec:
+  hosts: [named-splice.$D]
+  backends:
+  - {name: byname, type: network, address: "http://be-a.lab.test:8082"}
+  defaultBackends: [{backendName: byname}]
 EOF
-t_expect_rc 0 "apply a RouteGroup with host-name and https backends"
+t_expect_rc 0 "apply RouteGroups with host-name and https backends"
 t_run lab_client curl -s -i -m 10 -H "Host: named.$D" "http://$LAB_ROUTER_IP/"
 t_expect_out '^HTTP/1.1 200' "a host-name backend serves"
 t_expect_out '^pool-c' "be-a.lab.test:8082 is backend a's pool c"
 rctl resolve "http://named.$D/" -o json
 t_json_expect "$T_OUT" '[(e["address"], e["port"]) for e in d["endpoints"]] == [("'"$LAB_BACKEND_A_IP"'", 8082)]' "resolve: be-a.lab.test resolved to backend a"
+rctl resolve "http://named-splice.$D/" -o json
+t_json_expect "$T_OUT" 'd["mode"] == "splice" and [(e["address"], e["port"]) for e in d["endpoints"]] == [("'"$LAB_BACKEND_A_IP"'", 8082)]' \
+	"resolve: a host-name backend on its own is spliced"
+t_run lab_client curl -s -i -m 10 -H "Host: named-splice.$D" "http://$LAB_ROUTER_IP/"
+t_expect_out '^HTTP/1.1 200' "the spliced host-name backend serves"
+t_expect_out '^pool-c' "spliced to backend a's pool c"
+rctl stats -o json
+tls_before=$(t_json "$T_OUT" 'd["total"]["answers"]["backend_tls"]')
 t_run lab_client curl -s -i -m 10 -H "Host: named.$D" "http://$LAB_ROUTER_IP/tls"
 t_expect_out '^HTTP/1.1 503' "an https:// backend: 503 until TLS to backends exists"
+rctl stats -o json
+t_json_expect "$T_OUT" 'd["total"]["answers"]["backend_tls"] == '"$tls_before"' + 1' \
+	"the 503 is counted as backend_tls"
 rctl resolve "http://named.$D/tls" -o json
-t_json_expect "$T_OUT" '"comes with TLS termination" in d["reason"]' "resolve says why https is not served"
+t_json_expect "$T_OUT" 'd["status"] == 503 and d["reason"] == "network backend https://be-a.lab.test:8443: TLS to the backend (https://) comes with TLS termination, issue 14; requests for it get 503"' \
+	"resolve says why https is not served"
+t_json_expect "$T_OUT" '[(e["address"], e["port"], e.get("tls")) for e in d["endpoints"]] == [("'"$LAB_BACKEND_A_IP"'", 8443, True)]' \
+	"resolve: the https endpoint is kept, marked tls"
 t_run lab_client curl -s -i -m 10 -H "Host: named.$D" "http://$LAB_ROUTER_IP/gone"
 t_expect_out '^HTTP/1.1 503' "a name that does not resolve: 503"
 rctl resolve "http://named.$D/gone" -o json
 t_json_expect "$T_OUT" '"the host name nowhere.invalid did not resolve" in d["reason"] and d["status"] == 503' \
 	"resolve names the lookup that failed"
-t_ok "host-name backends resolved at compile time; https kept and refused (503) with a reason; an unresolved name 503"
+rctl describe routegroup named -n demo
+t_expect_rc 0 "describe routegroup named"
+t_expect_out 'backendErrors' "describe: the status lists the backends not served"
+t_expect_out 'http://nowhere.invalid: the host name nowhere.invalid did not resolve: [A-Za-z]' \
+	"describe: the failed name with the resolver's words"
+t_expect_out 'https://be-a.lab.test:8443: TLS to the backend' "describe: the https backend and why"
+t_ok "host-name backends resolved at compile time (spliced when nothing else needs the proxy); https kept, 503 backend_tls; an unresolved name 503, named by resolve and describe"
 
 get "/hdr" -H "X-Test: zero"
 t_expect_out '^path: /echo$' "setRequestHeader route: setPath too"

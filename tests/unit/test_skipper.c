@@ -17,6 +17,11 @@
 
 #include <cmocka.h>
 
+#include <arpa/inet.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+
 #include "backend_url.h"
 #include "compile.h"
 #include "eskip.h"
@@ -535,91 +540,241 @@ test_status(void **state)
 
 /* ------------------------------------------------ network and lb backends -- */
 
+/*
+ * Names under .multi.test answer from here, not the resolver (getaddrinfo is
+ * wrapped for this executable, tests/unit/meson.build): "three" has three
+ * addresses, listed out of order and one twice, as resolvers do; "many" has
+ * twenty. Every other name goes to the real getaddrinfo.
+ */
+int __real_getaddrinfo(const char *node, const char *service, const struct addrinfo *hints,
+		       struct addrinfo **res);
+void __real_freeaddrinfo(struct addrinfo *res);
+static char fake_ai[] = "fake";
+
+int
+__wrap_getaddrinfo(const char *node, const char *service, const struct addrinfo *hints,
+		   struct addrinfo **res)
+{
+	static const uint8_t three[] = { 31, 30, 31, 32 };
+	const char *dot = node ? strchr(node, '.') : NULL;
+	unsigned n, i;
+
+	if (dot == NULL || strcmp(dot, ".multi.test") != 0)
+		return __real_getaddrinfo(node, service, hints, res);
+	n = strncmp(node, "three.", 6) == 0 ? sizeof(three) : 20;
+	*res = NULL;
+	for (i = n; i-- > 0;) {
+		struct {
+			struct addrinfo ai;
+			struct sockaddr_in sin;
+		} *f = calloc(1, sizeof(*f));
+
+		assert_non_null(f);
+		f->sin.sin_family = AF_INET;
+		f->sin.sin_addr.s_addr =
+			htonl(0xc6120100u | (n == sizeof(three) ? three[i] : 100 - i)); /* 198.18.1.x */
+		f->ai = (struct addrinfo){ .ai_family = AF_INET, .ai_socktype = SOCK_STREAM,
+					   .ai_addr = (struct sockaddr *)&f->sin,
+					   .ai_addrlen = sizeof(f->sin), .ai_canonname = fake_ai,
+					   .ai_next = *res };
+		*res = &f->ai;
+	}
+	return 0;
+}
+
+void
+__wrap_freeaddrinfo(struct addrinfo *res)
+{
+	struct addrinfo *next;
+
+	if (res == NULL || res->ai_canonname != fake_ai) {
+		__real_freeaddrinfo(res);
+		return;
+	}
+	for (; res != NULL; res = next) {
+		next = res->ai_next;
+		free(res);
+	}
+}
+
 /* Which backend URLs the router serves, the endpoints they name, and the words for the
  * rest (control/backend_url.c). Host names resolve through getaddrinfo: "localhost"
  * from /etc/hosts, anything under the reserved .invalid TLD (RFC 6761) never. */
 static void
 test_backend_url_parse(void **state)
 {
+	static const char tls_why[] = "TLS to the backend (https://) comes with TLS termination, "
+				      "issue 14";
 	static const struct {
 		const char *url;
-		const char *addr; /* NULL: an error */
+		const char *addr; /* NULL: no address */
 		uint16_t port;
 		int rc;
-		const char *why;
+		bool tls;
+		const char *why; /* NULL: "" */
 	} cases[] = {
-		{ "http://198.18.1.10:8080", "198.18.1.10", 8080, 0, NULL },
-		{ "http://198.18.1.10", "198.18.1.10", 80, 0, NULL },
-		{ "HTTP://198.18.1.10:", "198.18.1.10", 80, 0, NULL },
-		{ "http://198.18.1.10:81/ignored?x", "198.18.1.10", 81, 0, NULL },
-		{ "http://localhost:8080", "127.0.0.1", 8080, 0, NULL },
-		{ "https://198.18.1.10", "198.18.1.10", 443, SY_BACKEND_URL_REFUSED,
-		  "TLS to the backend (https://) comes with TLS termination, which this router "
-		  "does not have yet" },
-		{ "HTTPS://localhost:8443", "127.0.0.1", 8443, SY_BACKEND_URL_REFUSED,
-		  "TLS to the backend (https://) comes with TLS termination, which this router "
-		  "does not have yet" },
-		{ "http://nope.invalid", NULL, 0, SY_BACKEND_URL_UNRESOLVED,
+		{ "http://198.18.1.10:8080", "198.18.1.10", 8080, 0, false, NULL },
+		{ "http://198.18.1.10", "198.18.1.10", 80, 0, false, NULL },
+		{ "HTTP://198.18.1.10:", "198.18.1.10", 80, 0, false, NULL },
+		{ "http://198.18.1.10:81/ignored?x", "198.18.1.10", 81, 0, false, NULL },
+		{ "http://localhost:8080", "127.0.0.1", 8080, 0, false, NULL },
+		{ "http://LocalHost", "127.0.0.1", 80, 0, false, NULL },
+		/* https: parsed and resolved (443 unless written), kept, not served yet. */
+		{ "https://198.18.1.10", "198.18.1.10", 443, 0, true, tls_why },
+		{ "https://198.18.1.10:", "198.18.1.10", 443, 0, true, tls_why },
+		{ "HTTPS://localhost:8443", "127.0.0.1", 8443, 0, true, tls_why },
+		{ "https://198.18.1.10:8443/path", "198.18.1.10", 8443, 0, true, tls_why },
+		{ "http://nope.invalid", NULL, 80, SY_BACKEND_URL_UNRESOLVED, false,
 		  "the host name nope.invalid did not resolve: " },
-		{ "http://198.18.1:80", NULL, 0, SY_BACKEND_URL_REFUSED,
+		{ "https://Nope.Invalid:9443", NULL, 9443, SY_BACKEND_URL_UNRESOLVED, true,
+		  "the host name nope.invalid did not resolve: " },
+		{ "http://198.18.1:80", NULL, 80, SY_BACKEND_URL_REFUSED, false,
 		  "\"198.18.1\" is not an IPv4 address" },
-		{ "http://[2001:db8::1]:80", NULL, 0, SY_BACKEND_URL_REFUSED,
+		{ "http://198.18.1.300", NULL, 80, SY_BACKEND_URL_REFUSED, false,
+		  "\"198.18.1.300\" is not an IPv4 address" },
+		{ "http://[2001:db8::1]:80", NULL, 0, SY_BACKEND_URL_REFUSED, false,
 		  "IPv6 backends are not reached by this router yet" },
-		{ "http://u:p@198.18.1.10", NULL, 0, SY_BACKEND_URL_REFUSED,
-		  "credentials in the URL (an Authorization header to send) are not supported by "
-		  "this router" },
-		{ "http://198.18.1.10:70000", NULL, 0, SY_BACKEND_URL_REFUSED,
+		{ "https://[2001:db8::1]", NULL, 0, SY_BACKEND_URL_REFUSED, true,
+		  "IPv6 backends are not reached by this router yet" },
+		{ "http://u:p@198.18.1.10", NULL, 0, SY_BACKEND_URL_REFUSED, false,
+		  "credentials in the URL (user:password@) are not sent to the backend, by Skipper "
+		  "or this router: send an Authorization header with setRequestHeader instead" },
+		{ "https://user@backend.example:8443", NULL, 0, SY_BACKEND_URL_REFUSED, true,
+		  "credentials in the URL (user:password@)" },
+		{ "http://198.18.1.10:70000", NULL, 0, SY_BACKEND_URL_REFUSED, false,
 		  "\"70000\" is not a port number" },
-		{ "http://198.18.1.10:0", NULL, 0, SY_BACKEND_URL_REFUSED, "\"0\" is not a port number" },
-		{ "http://198.18.1.10:8o", NULL, 0, SY_BACKEND_URL_REFUSED, "\"8o\" is not a port number" },
-		{ "ftp://198.18.1.10", NULL, 0, SY_BACKEND_URL_REFUSED,
+		{ "https://198.18.1.10:99999999999", NULL, 0, SY_BACKEND_URL_REFUSED, true,
+		  "\"99999999999\" is not a port number" },
+		{ "http://198.18.1.10:0", NULL, 0, SY_BACKEND_URL_REFUSED, false,
+		  "\"0\" is not a port number" },
+		{ "http://198.18.1.10:8o", NULL, 0, SY_BACKEND_URL_REFUSED, false,
+		  "\"8o\" is not a port number" },
+		{ "http://198.18.1.10:-1", NULL, 0, SY_BACKEND_URL_REFUSED, false,
+		  "\"-1\" is not a port number" },
+		{ "ftp://198.18.1.10", NULL, 0, SY_BACKEND_URL_REFUSED, false,
 		  "the scheme \"ftp\" is not http or https" },
-		{ "198.18.1.10:80", NULL, 0, SY_BACKEND_URL_REFUSED,
+		{ "httpss://198.18.1.10", NULL, 0, SY_BACKEND_URL_REFUSED, false,
+		  "the scheme \"httpss\" is not http or https" },
+		{ "198.18.1.10:80", NULL, 0, SY_BACKEND_URL_REFUSED, false,
 		  "not a URL like http://198.18.1.10:8080" },
-		{ "http://:80", NULL, 0, SY_BACKEND_URL_REFUSED, "the URL has no host" },
+		{ "http://:80", NULL, 80, SY_BACKEND_URL_REFUSED, false, "the URL has no host" },
+		{ "https://", NULL, 443, SY_BACKEND_URL_REFUSED, true, "the URL has no host" },
 	};
 	size_t i;
 
 	(void)state;
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		struct sy_addr a[SY_BACKEND_URL_ADDRS_MAX];
-		unsigned n = 0;
-		uint16_t port = 0;
-		char why[320] = "", buf[SY_ADDR_STRLEN];
-		int rc = sy_backend_url_resolve(cases[i].url, a, SY_BACKEND_URL_ADDRS_MAX, &n, &port,
-						why, sizeof(why));
+		struct sy_backend_url bu;
+		char why[320] = "x", buf[SY_ADDR_STRLEN];
+		int rc = sy_backend_url_resolve(cases[i].url, &bu, why, sizeof(why));
+		const char *want = cases[i].why ? cases[i].why : "";
 
 		if (rc != cases[i].rc)
 			fail_msg("%s: rc %d, want %d (%s)", cases[i].url, rc, cases[i].rc, why);
+		if (bu.tls != cases[i].tls)
+			fail_msg("%s: tls %d, want %d", cases[i].url, bu.tls, cases[i].tls);
 		if (cases[i].addr != NULL) {
-			assert_true(n >= 1);
-			assert_string_equal(sy_addr_format(&a[0], buf, sizeof(buf)), cases[i].addr);
-			assert_int_equal(port, cases[i].port);
+			assert_int_equal(bu.n_addrs, 1);
+			assert_string_equal(sy_addr_format(&bu.addrs[0], buf, sizeof(buf)),
+					    cases[i].addr);
+		} else {
+			assert_int_equal(bu.n_addrs, 0);
 		}
-		if (cases[i].why != NULL &&
-		    strncmp(why, cases[i].why, strlen(cases[i].why)) != 0)
-			fail_msg("%s: \"%s\", want \"%s\"", cases[i].url, why, cases[i].why);
-	}
-	/* The cache: a second lookup within the TTL gives the same answer, and a
-	 * cleared cache asks again. */
-	{
-		struct sy_addr a[4];
-		unsigned n1 = 0, n2 = 0;
-		uint16_t port;
-		char why[320];
-
-		assert_int_equal(sy_backend_url_resolve("http://localhost", a, 4, &n1, &port, why,
-							sizeof(why)), 0);
-		assert_int_equal(sy_backend_url_resolve("http://LOCALHOST", a, 4, &n2, &port, why,
-							sizeof(why)), 0);
-		assert_int_equal(n1, n2);
-		sy_backend_url_cache_clear();
-		assert_int_equal(sy_backend_url_resolve("http://localhost", a, 4, &n2, &port, why,
-							sizeof(why)), 0);
-		assert_int_equal(n1, n2);
+		if (cases[i].port != 0)
+			assert_int_equal(bu.port, cases[i].port);
+		if (cases[i].why == NULL ? why[0] != '\0' : strncmp(why, want, strlen(want)) != 0)
+			fail_msg("%s: \"%s\", want \"%s\"", cases[i].url, why, want);
 	}
 }
 
+/* Every address of a name, sorted, without repeats, the lowest 16 of more. */
+static void
+test_backend_url_addresses(void **state)
+{
+	struct sy_backend_url bu;
+	char why[320], buf[SY_ADDR_STRLEN];
+	unsigned i;
+
+	(void)state;
+	assert_int_equal(sy_backend_url_resolve("http://three.multi.test:8080", &bu, why,
+						sizeof(why)), SY_BACKEND_URL_OK);
+	assert_int_equal(bu.n_addrs, 3);
+	assert_int_equal(bu.port, 8080);
+	for (i = 0; i < 3; i++) {
+		char want[32];
+
+		snprintf(want, sizeof(want), "198.18.1.%u", 30 + i);
+		assert_string_equal(sy_addr_format(&bu.addrs[i], buf, sizeof(buf)), want);
+	}
+	assert_int_equal(sy_backend_url_resolve("http://many.multi.test", &bu, why, sizeof(why)),
+			 SY_BACKEND_URL_OK);
+	assert_int_equal(bu.n_addrs, SY_BACKEND_URL_ADDRS_MAX);
+	assert_string_equal(sy_addr_format(&bu.addrs[0], buf, sizeof(buf)), "198.18.1.81");
+	assert_string_equal(sy_addr_format(&bu.addrs[15], buf, sizeof(buf)), "198.18.1.96");
+}
+
+/* The cache: one lookup per name (any spelling) while the answer is fresh, a
+ * failure kept too; asked again once it is SY_BACKEND_DNS_TTL_S old. */
+static void
+test_backend_url_cache(void **state)
+{
+	struct sy_backend_url bu;
+	char why[320], why2[320];
+	unsigned long before;
+
+	(void)state;
+	sy_backend_url_cache_clear();
+	before = sy_backend_url_lookups();
+	assert_int_equal(sy_backend_url_resolve("http://localhost", &bu, why, sizeof(why)), 0);
+	assert_int_equal(sy_backend_url_resolve("https://LOCALHOST:8443", &bu, why, sizeof(why)), 0);
+	assert_int_equal(sy_backend_url_resolve("http://localhost:81", &bu, why, sizeof(why)), 0);
+	assert_int_equal(sy_backend_url_lookups() - before, 1);
+	assert_int_equal(sy_backend_url_resolve("http://gone.invalid", &bu, why, sizeof(why)),
+			 SY_BACKEND_URL_UNRESOLVED);
+	assert_int_equal(sy_backend_url_resolve("http://gone.invalid:81", &bu, why2, sizeof(why2)),
+			 SY_BACKEND_URL_UNRESOLVED);
+	assert_string_equal(why, why2);
+	assert_int_equal(sy_backend_url_lookups() - before, 2);
+	/* Not yet stale, then stale: both names are asked again. */
+	sy_backend_url_cache_age(SY_BACKEND_DNS_TTL_S - 2);
+	assert_int_equal(sy_backend_url_resolve("http://localhost", &bu, why, sizeof(why)), 0);
+	assert_int_equal(sy_backend_url_lookups() - before, 2);
+	sy_backend_url_cache_age(2);
+	assert_int_equal(sy_backend_url_resolve("http://localhost", &bu, why, sizeof(why)), 0);
+	assert_int_equal(sy_backend_url_resolve("http://gone.invalid", &bu, why, sizeof(why)),
+			 SY_BACKEND_URL_UNRESOLVED);
+	assert_int_equal(sy_backend_url_lookups() - before, 4);
+	/* An address is not a lookup. */
+	assert_int_equal(sy_backend_url_resolve("http://198.18.1.1", &bu, why, sizeof(why)), 0);
+	assert_int_equal(sy_backend_url_lookups() - before, 4);
+	sy_backend_url_cache_clear();
+	assert_int_equal(sy_backend_url_resolve("http://localhost", &bu, why, sizeof(why)), 0);
+	assert_int_equal(sy_backend_url_lookups() - before, 5);
+	/* Many names: stale answers are swept once the map grows, fresh ones
+	 * stay (asking for them again is no lookup). */
+	{
+		char url[64];
+		unsigned i;
+
+		for (i = 0; i < 100; i++) {
+			snprintf(url, sizeof(url), "http://old%u.multi.test", i);
+			assert_int_equal(sy_backend_url_resolve(url, &bu, why, sizeof(why)), 0);
+		}
+		sy_backend_url_cache_age(SY_BACKEND_DNS_TTL_S);
+		before = sy_backend_url_lookups();
+		for (i = 0; i < 100; i++) {
+			snprintf(url, sizeof(url), "http://new%u.multi.test", i);
+			assert_int_equal(sy_backend_url_resolve(url, &bu, why, sizeof(why)), 0);
+		}
+		for (i = 0; i < 100; i++) {
+			snprintf(url, sizeof(url), "http://new%u.multi.test:81", i);
+			assert_int_equal(sy_backend_url_resolve(url, &bu, why, sizeof(why)), 0);
+			assert_int_equal(bu.n_addrs, SY_BACKEND_URL_ADDRS_MAX);
+		}
+		assert_int_equal(sy_backend_url_lookups() - before, 100);
+	}
+	sy_backend_url_cache_clear();
+}
 
 #define LB_RG(name, host, backend) \
 	RG(name, "{\"hosts\":[\"" host "\"],\"backends\":[" backend "]," \
@@ -689,6 +844,7 @@ test_url_backends(void **state)
 	const struct sy_rule *rule;
 	const struct sy_pool *p;
 	json_t *rep, *st;
+	unsigned long before;
 
 	/* Every incremental compile is checked against a full one. */
 	setenv("SY_COMPILE_VERIFY", "1", 1);
@@ -769,31 +925,118 @@ test_url_backends(void **state)
 	assert_int_equal(root_rule(&r, "two-a.test")->pool->strategy, SY_LB_ROUND_ROBIN);
 
 	/* What the router cannot serve stays compiled, in the proxy mode,
-	 * without endpoints, and resolve says why. */
+	 * and resolve says why: an https URL keeps its endpoints (tls) and
+	 * answers 503 backend_tls; a URL the router refuses leaves none. */
+	sy_backend_url_cache_clear();
+	before = sy_backend_url_lookups();
 	ops_apply_ok(&r, LB_RG("tls", "tls.test",
 			       "{\"name\":\"web\",\"type\":\"network\",\"address\":\"https://198.18.1.12\"}") ","
+			 LB_RG("tls-name", "tls-name.test",
+			       "{\"name\":\"web\",\"type\":\"network\",\"address\":\"https://localhost\"}") ","
+			 LB_RG("tls-mixed", "tls-mixed.test",
+			       "{\"name\":\"web\",\"type\":\"lb\","
+			       "\"endpoints\":[\"http://198.18.1.10\",\"https://198.18.1.11:8443\"]}") ","
 			 LB_RG("dns", "dns.test",
 			       "{\"name\":\"web\",\"type\":\"network\",\"address\":\"http://backend.invalid:8080\"}") ","
 			 LB_RG("named", "named.test",
 			       "{\"name\":\"web\",\"type\":\"network\",\"address\":\"http://localhost:8080\"}") ","
+			 LB_RG("named2", "named2.test",
+			       "{\"name\":\"web\",\"type\":\"network\",\"address\":\"http://LOCALHOST:8081\"}") ","
 			 LB_RG("mixed", "mixed.test",
 			       "{\"name\":\"web\",\"type\":\"lb\","
 			       "\"endpoints\":[\"http://198.18.1.10\",\"http://web.invalid\"]}") ","
+			 LB_RG("split", "split.test",
+			       "{\"name\":\"web\",\"type\":\"lb\","
+			       "\"endpoints\":[\"http://198.18.1.10\",\"http://three.multi.test:8080\"]}") ","
+			 LB_RG("cred", "cred.test",
+			       "{\"name\":\"web\",\"type\":\"network\",\"address\":\"http://u:p@198.18.1.10\"}") ","
+			 LB_RG("tls-v6", "tls-v6.test",
+			       "{\"name\":\"web\",\"type\":\"network\",\"address\":\"https://[2001:db8::1]\"}") ","
+			 LB_RG("tls-gone", "tls-gone.test",
+			       "{\"name\":\"web\",\"type\":\"network\",\"address\":\"https://backend.invalid\"}") ","
 			 LB_RG("bare", "bare.test",
 			       "{\"name\":\"web\",\"type\":\"lb\",\"endpoints\":[\"198.18.1.10:80\"]}"));
-	assert_not_served(&r, "http://tls.test/",
-			  "network backend https://198.18.1.12: TLS to the backend (https://) comes with "
-			  "TLS termination, which this router does not have yet; requests for it get 503");
+	/* One lookup per name for the whole compile and its check against a
+	 * full one (SY_COMPILE_VERIFY): localhost, backend.invalid,
+	 * web.invalid, three.multi.test. */
+	assert_int_equal(sy_backend_url_lookups() - before, 4);
+	assert_int_equal(vhost_mode(&r, "tls.test"), SY_MODE_PROXY);
+	p = root_rule(&r, "tls.test")->pool;
+	assert_true(p->backend_tls);
+	assert_false(p->needs_proxy);
+	assert_int_equal(p->n_endpoints, 1);
+	assert_endpoint(&p->endpoints[0], "198.18.1.12", 443);
+	assert_true(p->endpoints[0].tls);
+	rep = resolve(&r, "http://tls.test/", NULL, NULL);
+	assert_string_equal(json_string_value(json_object_get(rep, "mode")), "proxy");
+	assert_int_equal(json_integer_value(json_object_get(rep, "status")), 503);
+	assert_string_equal(json_string_value(json_object_get(rep, "reason")),
+			    "network backend https://198.18.1.12: TLS to the backend (https://) "
+			    "comes with TLS termination, issue 14; requests for it get 503");
+	assert_true(json_is_true(json_object_get(json_array_get(json_object_get(rep, "endpoints"), 0),
+						 "tls")));
+	json_decref(rep);
+	p = root_rule(&r, "tls-name.test")->pool;
+	assert_true(p->backend_tls);
+	assert_int_equal(p->n_endpoints, 1);
+	assert_endpoint(&p->endpoints[0], "127.0.0.1", 443);
+	/* One https URL in an lb: the whole rule waits for TLS (serving the
+	 * http one alone would send it the https one's share too). */
+	assert_int_equal(vhost_mode(&r, "tls-mixed.test"), SY_MODE_PROXY);
+	p = root_rule(&r, "tls-mixed.test")->pool;
+	assert_true(p->backend_tls);
+	assert_int_equal(p->n_endpoints, 2);
+	assert_false(p->endpoints[0].tls);
+	assert_true(p->endpoints[1].tls);
+	assert_endpoint(&p->endpoints[1], "198.18.1.11", 8443);
+	st = get_status(&r, "tls-mixed");
+	assert_json(json_object_get(st, "backendErrors"),
+		    "[{\"field\":\"spec.backends[0].endpoints[1]\",\"message\":"
+		    "\"https://198.18.1.11:8443: TLS to the backend (https://) comes with TLS "
+		    "termination, issue 14; requests for it get 503\"}]");
+	assert_true(json_is_true(json_object_get(st, "valid")));
+	json_decref(st);
 	assert_not_served(&r, "http://bare.test/",
 			  "lb endpoint 198.18.1.10:80: not a URL like http://198.18.1.10:8080; "
 			  "requests for it get 503");
+	assert_not_served(&r, "http://cred.test/",
+			  "network backend http://u:p@198.18.1.10: credentials in the URL "
+			  "(user:password@) are not sent to the backend, by Skipper or this router: "
+			  "send an Authorization header with setRequestHeader instead; requests for "
+			  "it get 503");
+	assert_true(root_rule(&r, "cred.test")->pool->needs_proxy);
+	assert_false(root_rule(&r, "cred.test")->pool->backend_tls);
+	st = get_status(&r, "cred");
+	assert_string_equal(json_string_value(json_object_get(
+				    json_array_get(json_object_get(st, "backendErrors"), 0), "message")),
+			    "http://u:p@198.18.1.10: credentials in the URL (user:password@) are not "
+			    "sent to the backend, by Skipper or this router: send an Authorization "
+			    "header with setRequestHeader instead; requests for it get 503");
+	json_decref(st);
+	/* A refused https URL is refused (needs_proxy_mode), not waiting for
+	 * TLS; an https name that does not resolve still waits for TLS, and
+	 * resolve names the failed lookup. */
+	assert_not_served(&r, "http://tls-v6.test/",
+			  "network backend https://[2001:db8::1]: IPv6 backends are not reached by "
+			  "this router yet; requests for it get 503");
+	assert_false(root_rule(&r, "tls-v6.test")->pool->backend_tls);
+	p = root_rule(&r, "tls-gone.test")->pool;
+	assert_true(p->backend_tls);
+	assert_int_equal(p->n_endpoints, 0);
+	rep = resolve(&r, "http://tls-gone.test/", NULL, NULL);
+	assert_int_equal(json_integer_value(json_object_get(rep, "status")), 503);
+	assert_true(strstr(json_string_value(json_object_get(rep, "reason")),
+			   "the host name backend.invalid did not resolve: ") != NULL);
+	json_decref(rep);
 	/* A host name is resolved when the pool is built: localhost from
 	 * /etc/hosts (spliced, like an address); a name under .invalid never
-	 * resolves: no endpoint, 503, and resolve names the lookup that failed. */
+	 * resolves: no endpoint, 503, and resolve and the status name the
+	 * lookup that failed. */
 	assert_int_equal(vhost_mode(&r, "named.test"), SY_MODE_SPLICE);
 	p = root_rule(&r, "named.test")->pool;
 	assert_int_equal(p->n_endpoints, 1);
 	assert_endpoint(&p->endpoints[0], "127.0.0.1", 8080);
+	assert_endpoint(&root_rule(&r, "named2.test")->pool->endpoints[0], "127.0.0.1", 8081);
 	rep = resolve(&r, "http://dns.test/", NULL, NULL);
 	assert_int_equal(json_integer_value(json_object_get(rep, "status")), 503);
 	assert_true(strncmp(json_string_value(json_object_get(rep, "reason")),
@@ -801,15 +1044,42 @@ test_url_backends(void **state)
 			    "backend.invalid did not resolve: ", 84) == 0);
 	json_decref(rep);
 	assert_int_equal(root_rule(&r, "dns.test")->pool->n_endpoints, 0);
-	/* An lb keeps the URLs that resolve. */
+	assert_int_equal(vhost_mode(&r, "dns.test"), SY_MODE_SPLICE);
+	st = get_status(&r, "dns");
+	assert_true(json_is_true(json_object_get(st, "valid")));
+	assert_string_equal(json_string_value(json_object_get(
+				    json_array_get(json_object_get(st, "backendErrors"), 0), "field")),
+			    "spec.backends[0].address");
+	assert_true(strncmp(json_string_value(json_object_get(
+				    json_array_get(json_object_get(st, "backendErrors"), 0), "message")),
+			    "http://backend.invalid:8080: the host name backend.invalid did not "
+			    "resolve: ", 75) == 0);
+	json_decref(st);
+	st = get_status(&r, "named");
+	assert_null(json_object_get(st, "backendErrors"));
+	json_decref(st);
+	/* An lb keeps the URLs that resolve; the status names the one that did not. */
 	p = root_rule(&r, "mixed.test")->pool;
 	assert_int_equal(p->n_endpoints, 1);
 	assert_endpoint(&p->endpoints[0], "198.18.1.10", 80);
 	assert_false(p->needs_proxy);
-	assert_true(root_rule(&r, "tls.test")->pool->needs_proxy);
+	assert_false(p->backend_tls);
 	st = get_status(&r, "mixed");
 	assert_true(json_is_true(json_object_get(st, "valid")));
+	assert_int_equal(json_array_size(json_object_get(st, "backendErrors")), 1);
 	json_decref(st);
+	/* A name with three addresses: three endpoints, which share their
+	 * URL's part (the address URL weighs as much as the three together). */
+	assert_int_equal(vhost_mode(&r, "split.test"), SY_MODE_SPLICE);
+	p = root_rule(&r, "split.test")->pool;
+	assert_int_equal(p->n_endpoints, 4);
+	assert_endpoint(&p->endpoints[0], "198.18.1.10", 80);
+	assert_endpoint(&p->endpoints[1], "198.18.1.30", 8080);
+	assert_endpoint(&p->endpoints[2], "198.18.1.31", 8080);
+	assert_endpoint(&p->endpoints[3], "198.18.1.32", 8080);
+	assert_int_equal(p->endpoints[1].weight, p->endpoints[3].weight);
+	assert_true(p->endpoints[0].weight >= 3 * p->endpoints[1].weight - 3 &&
+		    p->endpoints[0].weight <= 3 * p->endpoints[1].weight + 3);
 
 	/* A change of address reaches the pool (an incremental compile). */
 	ops_apply_ok(&r, LB_RG("net", "net.test",
@@ -836,6 +1106,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_filters_and_actions, fresh_state, remove_state),
 		cmocka_unit_test_setup_teardown(test_status, fresh_state, remove_state),
 		cmocka_unit_test(test_backend_url_parse),
+		cmocka_unit_test(test_backend_url_addresses),
+		cmocka_unit_test(test_backend_url_cache),
 		cmocka_unit_test_setup_teardown(test_url_backends, fresh_state, remove_state),
 	};
 

@@ -155,9 +155,11 @@ rctl_print_resolve(FILE *out, const json_t *r)
 	json_array_foreach(json_object_get(r, "endpoints"), i, s) {
 		const char *addr = str_or(s, "address", "?");
 
-		fprintf(out, strchr(addr, ':') ? "%s[%s]:%" JSON_INTEGER_FORMAT " (%.1f%%)"
-					       : "%s%s:%" JSON_INTEGER_FORMAT " (%.1f%%)",
+		/* "tls": from an https:// URL, to be reached over TLS. */
+		fprintf(out, strchr(addr, ':') ? "%s[%s]:%" JSON_INTEGER_FORMAT "%s (%.1f%%)"
+					       : "%s%s:%" JSON_INTEGER_FORMAT "%s (%.1f%%)",
 			i ? ", " : "", addr, json_integer_value(json_object_get(s, "port")),
+			json_is_true(json_object_get(s, "tls")) ? " tls" : "",
 			json_number_value(json_object_get(s, "share")) * 100);
 	}
 	fprintf(out, "%s\n", json_array_size(json_object_get(r, "endpoints")) ? "" : "<none>");
