@@ -39,7 +39,7 @@ px_backend_drop(struct sy_worker *w, struct sy_proxy *px)
 {
 	struct sy_conn *bc = px->bc;
 
-	px_replay_free(px);
+	sy_mq_free(&px->replay);
 	if (bc == NULL)
 		return;
 	sy_tcb_abort(w, &px->b);
@@ -333,7 +333,7 @@ sy_proxy_release(struct sy_worker *w, struct sy_conn *c)
 		px->bc = NULL;
 		sy_conn_free(w, bc);
 	}
-	px_replay_free(px);
+	sy_mq_free(&px->replay);
 	sy_tcb_release(&px->c);
 	rte_mempool_put(w->tcp.proxies, px);
 }

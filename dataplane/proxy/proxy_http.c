@@ -111,7 +111,7 @@ px_answer(struct sy_worker *w, struct sy_proxy *px, uint16_t status, enum sy_ans
 static void
 px_backend_settle(struct sy_worker *w, struct sy_proxy *px)
 {
-	px_replay_free(px);
+	sy_mq_free(&px->replay);
 	if (px->bc == NULL)
 		return;
 	if (px->backend_reusable && px->b.state == SY_TCPS_ESTABLISHED && px->b.rcvq.bytes == 0) {
@@ -399,9 +399,13 @@ px_request_head(struct sy_worker *w, struct sy_proxy *px)
 		px_answer(w, px, 503, SY_ANSWER_PROXY_BUSY, NULL, NULL, true);
 		return true;
 	}
-	if (px->leg_used && req.framing == SY_PX_BODY_NONE && idempotent(&req))
-		px->replay = sy_mq_clone_range(&px->b.sndq, px->b.sndq.bytes - send_len, send_len,
-					       w->sh->pool);
+	if (px->leg_used && req.framing == SY_PX_BODY_NONE && idempotent(&req)) {
+		struct rte_mbuf *copy = sy_mq_clone_range(&px->b.sndq, px->b.sndq.bytes - send_len,
+							  send_len, w->sh->pool);
+
+		if (copy != NULL) /* else no replay: a lost race answers 502 */
+			sy_mq_append(&px->replay, copy);
+	}
 	sy_mq_drop(&c->rcvq, consumed);
 	sy_tcb_consumed(w, c);
 	px->req_state = req.framing == SY_PX_BODY_NONE ? SY_PX_REQ_DONE : SY_PX_REQ_BODY;
@@ -517,18 +521,17 @@ px_backend_failed(struct sy_worker *w, struct sy_proxy *px, uint16_t status,
 static bool
 px_replay(struct sy_worker *w, struct sy_proxy *px)
 {
-	struct rte_mbuf *r = px->replay;
+	struct sy_mq r = px->replay;
 	uint32_t ip = px->be_ip;
 	uint16_t port = px->be_port;
 
-	px->replay = NULL;
+	sy_mq_init(&px->replay); /* px_backend_drop frees a replay */
 	px_backend_drop(w, px);
-	if (px_backend_open(w, px, ip, port) != 0) {
-		px->replay = r;
-		px_replay_free(px);
+	if (px_backend_open(w, px, ip, port) != 0 ||
+	    sy_mq_move(&px->b.sndq, &r, r.bytes, w->sh->pool) < 0) {
+		sy_mq_free(&r);
 		return false;
 	}
-	sy_mq_append(&px->b.sndq, r);
 	w->counters.proxy_backend_replays++;
 	px->deadline = in_ms(w, SY_PROXY_TIMEOUT_CONNECT_MS);
 	return true;
@@ -554,14 +557,14 @@ px_response_head(struct sy_worker *w, struct sy_proxy *px)
 			/* Closed or reset before a byte of the response: a
 			 * kept connection the backend was closing as we sent
 			 * gets the request again on a new one; else 502. */
-			if (px->replay != NULL && !px->resp_sent && px_replay(w, px))
+			if (px->replay.bytes > 0 && !px->resp_sent && px_replay(w, px))
 				return true;
 			px_backend_failed(w, px, 502, SY_ANSWER_BACKEND_BROKEN);
 			return true;
 		}
 		return false;
 	}
-	px_replay_free(px); /* it answers */
+	sy_mq_free(&px->replay); /* it answers */
 	n = RTE_MIN(b->rcvq.bytes, (uint32_t)SY_PROXY_HEAD_MAX);
 	sy_mq_copy(&b->rcvq, 0, n, head);
 	st = sy_px_parse_response(head, n, SY_PROXY_HEAD_MAX, px->head_req, false, &resp);

@@ -7,8 +7,6 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include <rte_mbuf.h>
-
 #include "proxy/proxy.h"
 #include "proxy/px_msg.h"
 #include "sy_counters.h"
@@ -43,22 +41,6 @@ void px_backend_release(struct sy_worker *w, struct sy_proxy *px);
 /* An idle leg to ip:port (network order) from the pool into px (whose bc
  * is NULL): true when there was one. */
 bool px_idle_take(struct sy_worker *w, struct sy_proxy *px, uint32_t ip, uint16_t port);
-/* Forget the request kept for a replay. */
-static inline void
-px_replay_free(struct sy_proxy *px)
-{
-	if (px->replay != NULL) {
-		struct rte_mbuf *m = px->replay, *next;
-
-		/* A queue's segments, each freed on its own (mbuf_queue.h). */
-		for (; m != NULL; m = next) {
-			next = m->next;
-			m->next = NULL;
-			rte_pktmbuf_free_seg(m);
-		}
-		px->replay = NULL;
-	}
-}
 /* The segment's TCP checksum is right (the proxy reads payload). */
 bool px_checksum_ok(struct rte_mbuf *m);
 /* Route one parsed request through the worker's generation (client_ip:

@@ -93,6 +93,17 @@ unlink_idle(struct px_idle *e)
 	e->pprev = NULL;
 }
 
+/* Out of its endpoint's chain (taken or closed). */
+static void
+unpark(struct px_idle_pool *p, struct px_idle *e)
+{
+	unlink_idle(e);
+	p->n_parked--;
+	e->bc = NULL;
+	e->next = p->free;
+	p->free = e;
+}
+
 /* The parked record's timer: its TCP timers (a delayed ACK) or its end. */
 static void
 arm(struct sy_worker *w, struct px_idle *e)
@@ -102,6 +113,15 @@ arm(struct sy_worker *w, struct px_idle *e)
 	if (t != 0 && t < when)
 		when = t;
 	sy_conn_timer_set(w, e->bc, when);
+}
+
+/* After input or timers: what is owed (an ACK), then the timer again. */
+static void
+settle(struct sy_worker *w, struct px_idle *e)
+{
+	sy_tcb_output(w, &e->b);
+	e->b.events = 0;
+	arm(w, e);
 }
 
 /* Is px's backend leg fit to serve someone else? Everything it was sent
@@ -156,8 +176,7 @@ px_backend_release(struct sy_worker *w, struct sy_proxy *px)
 	px->bc = NULL;
 	px->backend_idle = false;
 	w->counters.proxy_backend_parked++;
-	sy_tcb_output(w, &e->b); /* an ACK still owed */
-	arm(w, e);
+	settle(w, e); /* an ACK still owed */
 }
 
 bool
@@ -175,8 +194,6 @@ px_idle_take(struct sy_worker *w, struct sy_proxy *px, uint32_t ip, uint16_t por
 	if (e == NULL)
 		return false;
 	bc = e->bc;
-	unlink_idle(e);
-	p->n_parked--;
 	sy_conn_timer_cancel(w, bc); /* the client record's timer covers both legs */
 	px->b = e->b;
 	px->b.events = 0;
@@ -188,9 +205,7 @@ px_idle_take(struct sy_worker *w, struct sy_proxy *px, uint32_t ip, uint16_t por
 	px->be_port = port;
 	px->backend_idle = false;
 	px->leg_used = true;
-	e->bc = NULL;
-	e->next = p->free;
-	p->free = e;
+	unpark(p, e);
 	return true;
 }
 
@@ -228,9 +243,7 @@ sy_proxy_idle_segment(struct sy_worker *w, struct sy_conn *bc, struct rte_mbuf *
 		idle_close(w, bc);
 		return;
 	}
-	sy_tcb_output(w, &e->b);
-	e->b.events = 0;
-	arm(w, e);
+	settle(w, e);
 }
 
 void
@@ -249,9 +262,7 @@ sy_proxy_idle_timeout(struct sy_worker *w, struct sy_conn *bc)
 		idle_close(w, bc);
 		return;
 	}
-	sy_tcb_output(w, &e->b);
-	e->b.events = 0;
-	arm(w, e);
+	settle(w, e);
 }
 
 void
@@ -263,10 +274,6 @@ sy_proxy_idle_release(struct sy_worker *w, struct sy_conn *bc)
 	bc->idle = NULL;
 	if (e == NULL)
 		return;
-	unlink_idle(e);
-	p->n_parked--;
 	sy_tcb_release(&e->b);
-	e->bc = NULL;
-	e->next = p->free;
-	p->free = e;
+	unpark(p, e);
 }

@@ -51,7 +51,7 @@ measure() {
 	[ -n "$host" ] && hdr+=(-H "Host: $host")
 	[ "$mode" = close ] && hdr+=(-H 'Connection: close')
 	tw=$(tw_count)
-	if [ "$proxy" = routerd ] || [ "${proxy#routerd}" != "$proxy" ]; then
+	if [ "${proxy#routerd}" != "$proxy" ]; then # routerd, routerd proxy, routerd splice
 		read -r b0 i0 < <(routerd_cycles)
 		cpu0=$(proc_cpu_ticks "$ROUTERD_PID")
 	else
