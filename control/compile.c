@@ -260,7 +260,12 @@ build_vhost_in(struct sy_arena *a, const char *host, struct sy_rule_in **rs,
 	vh->host_len = (uint32_t)strlen(host);
 	vh->hash = sy_host_hash(host, vh->host_len);
 	vh->tls = rs[0]->tls;
+	/* Plain HTTP enters the vhost when any of its rules allows it; each
+	 * rule then says what it does with it (rule->insecure). */
 	vh->insecure = rs[0]->insecure;
+	for (i = 0; i < n; i++)
+		if (rs[i]->insecure == SY_INSECURE_ALLOW)
+			vh->insecure = SY_INSECURE_ALLOW;
 	vh->insecure_status = rs[0]->insecure_status;
 	vh->min_tls_version = rs[0]->min_tls_version;
 	/* A lookup reads the vhost, its host, the rules' paths and the head of
@@ -315,6 +320,7 @@ build_vhost_in(struct sy_arena *a, const char *host, struct sy_rule_in **rs,
 
 		rule->match = rs[i]->match;
 		rule->methods = rs[i]->methods;
+		rule->insecure = (uint8_t)rs[i]->insecure;
 		rule->kind = rs[i]->o->kind->kind;
 		rule->action = rs[i]->action;
 		rule->status = rs[i]->status;

@@ -212,6 +212,8 @@ struct sy_rule {
 	uint16_t n_filters;
 	uint16_t status;      /* REDIRECT / STATIC: the status the router answers with */
 	uint8_t fwd_policy;   /* enum sy_fwd_policy, never DEFAULT once compiled */
+	uint8_t insecure;     /* enum sy_insecure_policy: plain HTTP to this rule of a TLS
+			       * vhost (Contour's permitInsecure is per route) */
 };
 
 /* Forwarded headers toward the backend (the OpenShift router's

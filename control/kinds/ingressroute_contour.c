@@ -477,8 +477,8 @@ route_rule(struct ir_ctx *ic, struct ir_state *st, const json_t *route, const st
 	r.min_tls_version = root->min_tls_version;
 	if (root->enforce_tls) {
 		/* builder.go routeEnforceTLS: HTTPSUpgrade (Envoy https_redirect,
-		 * 301) unless the route says permitInsecure. The generation has
-		 * one policy per vhost (taken from its most specific rule). */
+		 * 301) unless the route says permitInsecure: per route (the
+		 * proxy mode applies each rule's own; control/compile.c). */
 		r.insecure = json_is_true(json_object_get(route, "permitInsecure"))
 				     ? SY_INSECURE_ALLOW
 				     : SY_INSECURE_REDIRECT;

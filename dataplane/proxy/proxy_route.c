@@ -212,19 +212,6 @@ px_route(struct sy_worker *w, const struct sy_px_req *req, const uint8_t *head, 
 			answer(out, 421, SY_ANSWER_MISDIRECTED);
 			return;
 		}
-	} else if (vh->tls != SY_TLS_NONE && vh->insecure != SY_INSECURE_ALLOW) {
-		if (vh->insecure == SY_INSECURE_REDIRECT && vh->tls != SY_TLS_PASSTHROUGH) {
-			size_t hl = sy_host_normalize_len(req->h.host, req->h.host_len);
-
-			answer(out, vh->insecure_status ? vh->insecure_status : 302,
-			       SY_ANSWER_INSECURE_REDIRECT);
-			snprintf(out->location, sizeof(out->location), "https://%.*s%.*s", (int)hl,
-				 req->h.host, (int)RTE_MIN((size_t)req->h.path_len, (size_t)120),
-				 req->h.path);
-			return;
-		}
-		answer(out, 503, SY_ANSWER_INSECURE_NOT_SERVED);
-		return;
 	}
 	for (i = 0; i < vh->n_rules && rule == NULL; i++) {
 		const struct sy_rule *r = &vh->rules[i];
@@ -238,6 +225,26 @@ px_route(struct sy_worker *w, const struct sy_px_req *req, const uint8_t *head, 
 				break;
 		if (k == r->n_preds)
 			rule = r;
+	}
+	if (tls == NULL && vh->tls != SY_TLS_NONE &&
+	    (rule != NULL ? rule->insecure : vh->insecure) != SY_INSECURE_ALLOW) {
+		/* Plain HTTP to a TLS vhost: the matched rule's policy
+		 * (OpenShift's insecureEdgeTerminationPolicy, Contour's
+		 * permitInsecure, which is per route). */
+		if ((rule != NULL ? rule->insecure : vh->insecure) == SY_INSECURE_REDIRECT &&
+		    vh->tls != SY_TLS_PASSTHROUGH) {
+			size_t hl = sy_host_normalize_len(req->h.host, req->h.host_len);
+
+			memset(out, 0, sizeof(*out));
+			answer(out, vh->insecure_status ? vh->insecure_status : 302,
+			       SY_ANSWER_INSECURE_REDIRECT);
+			snprintf(out->location, sizeof(out->location), "https://%.*s%.*s", (int)hl,
+				 req->h.host, (int)RTE_MIN((size_t)req->h.path_len, (size_t)120),
+				 req->h.path);
+			return;
+		}
+		answer(out, 503, SY_ANSWER_INSECURE_NOT_SERVED);
+		return;
 	}
 	if (rule == NULL) {
 		answer(out, g->no_route_status, SY_ANSWER_NO_ROUTE);
