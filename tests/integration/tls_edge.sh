@@ -202,7 +202,9 @@ spec:
     services: [{name: a, port: 80}]"
 for r in edge-a edge-b edge-allow edge-redirect edge-wild; do
 	rctl get route "$r" -n demo -o json
-	t_json_expect "$T_OUT" '[c for i in (d["items"] if "items" in d else [d]) for c in i["status"]["ingress"][0]["conditions"] if c["type"] == "Admitted"][0]["status"] == "True"' \
+	t_expect_rc 0 "get route $r -n demo -o json"
+	t_json_expect "$(t_json "$T_OUT" '(d["items"][0] if "items" in d else d).get("status")')" \
+		'[c.get("status") for c in d["ingress"][0]["conditions"] if c["type"] == "Admitted"] == ["True"]' \
 		"route $r is admitted"
 done
 for r in secure tls13; do
@@ -391,12 +393,15 @@ fi
 # bad NAME HOST CRT KEY MESSAGE: route NAME is applied, not admitted: ExtendedValidationFailed
 # with MESSAGE in its message.
 bad() {
+	local st
 	apply_yaml "apply route $1 ($2): the object is accepted, its status says what is wrong" \
 		"$(edge_route "$1" "$2" a "$3" "$4")"
 	rctl get route "$1" -n demo -o json
-	t_json_expect "$T_OUT" '[(c["status"], c["reason"], "'"$5"'" in c["message"]) for i in (d["items"] if "items" in d else [d]) for c in i["status"]["ingress"][0]["conditions"] if c["type"] == "Admitted"] == [("False", "ExtendedValidationFailed", True)]' \
+	t_expect_rc 0 "get route $1 -n demo -o json"
+	st=$(t_json "$T_OUT" '(d["items"][0] if "items" in d else d).get("status")')
+	t_json_expect "$st" '[(c.get("status"), c.get("reason"), "'"$5"'" in c.get("message", "")) for c in d["ingress"][0]["conditions"] if c["type"] == "Admitted"] == [("False", "ExtendedValidationFailed", True)]' \
 		"route $1: Admitted False, ExtendedValidationFailed, message has '$5'"
-	t_note "$1: $(t_json "$T_OUT" '[c["message"] for i in (d["items"] if "items" in d else [d]) for c in i["status"]["ingress"][0]["conditions"] if c["type"] == "Admitted"][0]')"
+	t_note "$1: $(t_json "$st" '[c.get("message") for c in d["ingress"][0]["conditions"] if c["type"] == "Admitted"]')"
 }
 bad bad-cert "badcert.$D" "$C/garbage.crt" "$C/a-edge.key" "error decoding certificate data"
 bad bad-key "badkey.$D" "$C/badkey.crt" "$C/garbage.key" "error decoding key data"
