@@ -11,6 +11,7 @@
 
 #include "arena.h"
 #include "compile.h"
+#include "tls_cert.h"
 #include "gen_build.h"
 #include "pool.h"
 #include "kinds/kinds.h"
@@ -359,6 +360,10 @@ build_vhost(struct sy_arena *trial, struct sy_pool_cache *pc, struct sy_store *s
 	vh = a ? build_vhost_in(a, host, rs, pools, n) : NULL;
 	if (vh == NULL)
 		goto fail;
+	if ((vh->tls == SY_TLS_EDGE || vh->tls == SY_TLS_REENCRYPT) && rs[0]->pem != NULL)
+		/* The kind checked the certificate; NULL here only when
+		 * OpenSSL has no memory: the default certificate then. */
+		vh->tls_ctx = sy_tls_ctx_get(rs[0]->pem, vh->min_tls_version);
 	free(pools);
 	return vh;
 fail:

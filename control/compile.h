@@ -101,6 +101,10 @@ struct sy_rule_in {
 	enum sy_insecure_policy insecure;
 	uint16_t insecure_status; /* the redirect's status: 302 OpenShift, 301 Contour */
 	const char *tls_secret;   /* "namespace/name" */
+	/* Edge / re-encrypt: the certificate (checked by the kind), or NULL:
+	 * the router's default certificate. Lives in cx->scratch or the
+	 * object's JSON. */
+	const struct sy_pem *pem;
 	uint16_t min_tls_version;
 	const json_t *target_port; /* service port (name or number); NULL: every port */
 	struct sy_backend_in backends[SY_RULE_BACKENDS_MAX];

@@ -241,6 +241,55 @@ parse_listen(json_t *v, struct sy_config *cfg, char *err, size_t errlen)
 	return 0;
 }
 
+/* "tls": {"default_certificate": PEM file, "ciphers": ..., "ciphersuites": ...,
+ * "min_version": "1.2" | "1.3", "ticket_key_rotate_s": N} */
+static int
+parse_tls(json_t *val, struct sy_config *cfg, char *err, size_t errlen)
+{
+	const char *key;
+	json_t *v;
+	int rc = 0;
+
+	if (!json_is_object(val))
+		return fail(err, errlen, "tls: must be an object");
+	json_object_foreach(val, key, v) {
+		if (strcmp(key, "default_certificate") == 0) {
+			rc = copy_string(v, "tls.default_certificate", cfg->tls_default_certificate,
+					 sizeof(cfg->tls_default_certificate), err, errlen);
+		} else if (strcmp(key, "ciphers") == 0) {
+			rc = copy_string(v, "tls.ciphers", cfg->tls_ciphers, sizeof(cfg->tls_ciphers),
+					 err, errlen);
+		} else if (strcmp(key, "ciphersuites") == 0) {
+			rc = copy_string(v, "tls.ciphersuites", cfg->tls_ciphersuites,
+					 sizeof(cfg->tls_ciphersuites), err, errlen);
+		} else if (strcmp(key, "min_version") == 0) {
+			const char *s = json_string_value(v);
+
+			if (s != NULL && strcmp(s, "1.2") == 0)
+				cfg->tls_min_version = 0x0303;
+			else if (s != NULL && strcmp(s, "1.3") == 0)
+				cfg->tls_min_version = 0x0304;
+			else
+				return fail(err, errlen,
+					    "tls.min_version: must be \"1.2\" or \"1.3\" (1.0 and 1.1 "
+					    "are never offered, RFC 8996)");
+		} else if (strcmp(key, "ticket_key_rotate_s") == 0) {
+			if (!json_is_integer(v) || json_integer_value(v) < 60 ||
+			    json_integer_value(v) > 7 * 86400)
+				return fail(err, errlen,
+					    "tls.ticket_key_rotate_s: must be an integer from 60 to 604800");
+			cfg->tls_ticket_rotate_s = (uint32_t)json_integer_value(v);
+		} else {
+			return fail(err, errlen,
+				    "tls.%s: unknown key (known: default_certificate, ciphers, "
+				    "ciphersuites, min_version, ticket_key_rotate_s)", key);
+		}
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
 static int
 parse_top(json_t *root, struct sy_config *cfg, char *err, size_t errlen)
 {
@@ -335,6 +384,8 @@ parse_top(json_t *root, struct sy_config *cfg, char *err, size_t errlen)
 				return fail(err, errlen,
 					    "forwarded_headers: must be append, replace, never or if-none");
 			cfg->forwarded_headers = (uint8_t)pol;
+		} else if (strcmp(key, "tls") == 0) {
+			rc = parse_tls(val, cfg, err, errlen);
 		} else if (strcmp(key, "no_route_status") == 0) {
 			if (!json_is_integer(val) ||
 			    (json_integer_value(val) != 503 && json_integer_value(val) != 404))
@@ -344,7 +395,7 @@ parse_top(json_t *root, struct sy_config *cfg, char *err, size_t errlen)
 			return fail(err, errlen,
 				    "%s: unknown key (known: workers, idle, eal, control_socket, metrics, state_dir, "
 				    "ports, routes, listen, routing_subdomain, router_name, no_route_status, "
-				    "forwarded_headers, "
+				    "forwarded_headers, tls, "
 				    "allow_wildcard_routes, route_label_selector, namespace_label_selector, "
 				    "ingressroute_root_namespaces)",
 				    key);
@@ -396,6 +447,14 @@ set_defaults(struct sy_config *cfg)
 	strcpy(cfg->router_name, "default");
 	cfg->no_route_status = 503;
 	cfg->forwarded_headers = SY_FWD_APPEND;
+	/* The OpenShift router's "intermediate" TLS profile (Mozilla's). */
+	strcpy(cfg->tls_ciphers, "ECDHE-ECDSA-AES128-GCM-SHA256:ECDHE-RSA-AES128-GCM-SHA256:"
+				 "ECDHE-ECDSA-AES256-GCM-SHA384:ECDHE-RSA-AES256-GCM-SHA384:"
+				 "ECDHE-ECDSA-CHACHA20-POLY1305:ECDHE-RSA-CHACHA20-POLY1305");
+	strcpy(cfg->tls_ciphersuites,
+	       "TLS_AES_128_GCM_SHA256:TLS_AES_256_GCM_SHA384:TLS_CHACHA20_POLY1305_SHA256");
+	cfg->tls_min_version = 0x0303;
+	cfg->tls_ticket_rotate_s = 3600;
 }
 
 int

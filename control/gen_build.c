@@ -6,6 +6,7 @@
 
 #include "arena.h"
 #include "gen_build.h"
+#include "tls_cert.h"
 #include "gen_mem.h"
 #include "pool.h"
 
@@ -66,6 +67,7 @@ sy_vhost_free(struct sy_vhost *vh)
 		return;
 	for (i = 0; i < vh->n_rules; i++)
 		sy_pool_put(vh->rules[i].pool);
+	sy_tls_ctx_put(vh->tls_ctx);
 	sy_arena_free(vh->arena);
 }
 

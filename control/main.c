@@ -27,6 +27,7 @@
 #include "observe/metrics_http.h"
 #include "router.h"
 #include "server.h"
+#include "tls_cert.h"
 #include "sy_dataplane.h"
 
 static void
@@ -52,6 +53,7 @@ control_loop(struct sy_router *r, struct sy_server *srv, int sigfd, int metrics_
 {
 	struct pollfd pfds[SY_SERVER_MAX_CLIENTS + 3];
 	time_t next_rotation = time(NULL) + SY_DP_COOKIE_ROTATE_S;
+	time_t next_ticket_rotation = time(NULL) + r->cfg.tls_ticket_rotate_s;
 
 	for (;;) {
 		unsigned n = sy_server_pollfds(srv, pfds + 1, SY_SERVER_MAX_CLIENTS + 1);
@@ -85,6 +87,10 @@ control_loop(struct sy_router *r, struct sy_server *srv, int sigfd, int metrics_
 		if (time(NULL) >= next_rotation) {
 			sy_dp_rotate_cookie_secret();
 			next_rotation = time(NULL) + SY_DP_COOKIE_ROTATE_S;
+		}
+		if (time(NULL) >= next_ticket_rotation) {
+			sy_dp_tls_rotate_ticket_keys();
+			next_ticket_rotation = time(NULL) + r->cfg.tls_ticket_rotate_s;
 		}
 	}
 }
@@ -182,6 +188,13 @@ main(int argc, char **argv)
 		fprintf(stderr, "routerd: cannot allocate the RCU state\n");
 		goto out_eal;
 	}
+	/* Before the journal is compiled: routes' certificates need the
+	 * cipher settings, and every connection the default certificate. */
+	if (sy_tls_setup(&r->cfg, err, sizeof(err)) < 0) {
+		fprintf(stderr, "routerd: %s\n", err);
+		goto out_slot;
+	}
+	sy_dp_tls_set_default(sy_tls_default()->ctx);
 	if (sy_router_load(r, err, sizeof(err)) < 0) {
 		fprintf(stderr, "routerd: %s\n", err);
 		goto out_slot;
@@ -226,6 +239,7 @@ out_server:
 out_router:
 	sy_router_fini(r);
 out_slot:
+	sy_tls_teardown();
 	sy_gen_slot_fini(&r->slot);
 out_eal:
 	snprintf(runtime_dir, sizeof(runtime_dir), "%s", rte_eal_get_runtime_dir());

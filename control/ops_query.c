@@ -7,6 +7,7 @@
 #include "observe/graph.h"
 #include "observe/metrics.h"
 #include "router.h"
+#include "tls_cert.h"
 #include "sy_dataplane.h"
 #include "sy_generation.h"
 
@@ -65,7 +66,16 @@ sy_ops_status(struct sy_router *r, const json_t *req)
 		json_object_set_new(counts, key,
 				    json_integer((json_int_t)sy_store_count(&r->store, *k)));
 	}
-	return json_pack("{s:b, s:I, s:I, s:I, s:o, s:I, s:s, s:I, s:b, s:{s:b, s:I, s:f}}", "ok", 1,
+	const struct sy_tls_default *d = sy_tls_default();
+	json_t *reply, *tls;
+
+	/* The default certificate: what a client without a known SNI gets. */
+	tls = d == NULL ? json_null()
+			: json_pack("{s:{s:s, s:s, s:s, s:s, s:b}, s:I}", "default_certificate",
+				    "subject", d->subject, "not_after", d->not_after, "sha256",
+				    d->sha256, "path", d->path, "generated", d->generated,
+				    "contexts", (json_int_t)sy_tls_ctx_cached());
+	reply = json_pack("{s:b, s:I, s:I, s:I, s:o, s:I, s:s, s:I, s:b, s:{s:b, s:I, s:f}}", "ok", 1,
 			 "generation", (json_int_t)r->gen_id, "vhosts",
 			 (json_int_t)(g ? g->n_vhosts : 0), "generation_bytes",
 			 (json_int_t)(g ? g->bytes : 0), "objects", counts, "uptime_s",
@@ -73,6 +83,11 @@ sy_ops_status(struct sy_router *r, const json_t *req)
 			 "retired_generations", (json_int_t)r->slot.n_retired, "dataplane",
 			 r->dataplane_up, "last_compile", "incremental", r->last_compile_incremental,
 			 "objects", (json_int_t)r->last_compile_objects, "ms", r->last_compile_ms);
+	if (reply != NULL)
+		json_object_set_new(reply, "tls", tls);
+	else
+		json_decref(tls);
+	return reply;
 }
 
 static json_t *

@@ -78,6 +78,12 @@ struct sy_config {
 	char namespace_label_selector[512];
 	char *ingressroute_root_namespaces[SY_MAX_ROOT_NAMESPACES]; /* empty: any */
 	unsigned n_ingressroute_root_namespaces;
+	/* TLS termination (control/tls_cert.h). */
+	char tls_default_certificate[256]; /* PEM file, certificate and key; "": generated */
+	char tls_ciphers[512];             /* TLS 1.2 cipher list (OpenSSL syntax) */
+	char tls_ciphersuites[256];        /* TLS 1.3 suites */
+	uint16_t tls_min_version;          /* 0x0303 or 0x0304: the floor for every vhost */
+	uint32_t tls_ticket_rotate_s;      /* session ticket keys rotated this often */
 };
 
 /*

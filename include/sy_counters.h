@@ -87,7 +87,8 @@
 	X(BACKEND_TIMEOUT, "backend_timeout")   /* 504: no response in time */  \
 	X(BACKEND_BROKEN, "backend_broken")     /* 502: reset, closed or garbled */ \
 	X(RATE_LIMITED, "rate_limited")         /* 429: a ratelimit filter's bucket is empty */ \
-	X(LOOPBACK_LIMIT, "loopback_limit")     /* 500: loopback routes past SY_PX_LOOPBACK_MAX */
+	X(LOOPBACK_LIMIT, "loopback_limit")     /* 500: loopback routes past SY_PX_LOOPBACK_MAX */ \
+	X(MISDIRECTED, "misdirected")           /* 421: Host names another vhost than the SNI */
 
 enum sy_answer_reason {
 #define SY_X(sym, name) SY_ANSWER_##sym,
@@ -149,7 +150,15 @@ extern const char *const sy_drop_reason_names[SY_DROP__COUNT];
 	X(proxy_window_probes) /* zero-window probes */                       \
 	X(proxy_keepalive_probes) /* TCP keep-alive probes (idle client legs, tunnels) */ \
 	X(proxy_tail_probes) /* RFC 8985 tail loss probes (the flight's last ACK lost) */ \
-	X(proxy_challenge_acks) /* RFC 5961 challenge ACKs */
+	X(proxy_challenge_acks) /* RFC 5961 challenge ACKs */                \
+	X(tls_handshakes)  /* TLS handshakes completed (terminated here) */    \
+	X(tls_resumptions) /* of them, resumed (ticket or session ID) */       \
+	X(tls_handshake_failures) /* refused: bad ClientHello, version, ciphers */ \
+	X(tls_handshake_abandoned) /* the client closed mid-handshake */       \
+	X(tls_handshake_timeouts) /* no finished handshake in http-request time */ \
+	X(tls_record_errors) /* bad records after the handshake: alert, close */ \
+	X(tls_no_memory)   /* OpenSSL had no memory for a connection */        \
+	X(tls_sessions_cached) /* TLS 1.2 sessions put in a worker's cache */
 
 struct sy_worker_counters {
 #define SY_X(name) uint64_t name;

@@ -35,6 +35,17 @@ void sy_dp_stop(void);
 #define SY_DP_COOKIE_ROTATE_S 180
 void sy_dp_rotate_cookie_secret(void);
 unsigned sy_dp_n_workers(void);
+/* TLS termination (dataplane/tls/tls.h). A server context the control
+ * thread built gets the workers' callbacks: certificate by SNI, ALPN, session
+ * tickets and the per-worker session cache. */
+struct ssl_ctx_st;
+void sy_dp_tls_ctx_prepare(struct ssl_ctx_st *ctx);
+/* The context every TLS connection starts on (the default certificate),
+ * before sy_dp_start; the control thread keeps it alive. */
+void sy_dp_tls_set_default(struct ssl_ctx_st *ctx);
+/* New session ticket key (the two before it still open tickets): call
+ * every cfg->tls_ticket_rotate_s seconds from the control thread. */
+void sy_dp_tls_rotate_ticket_keys(void);
 /* Counters of worker i (live, read-only for the caller). */
 const struct sy_worker_counters *sy_dp_worker_counters(unsigned i);
 unsigned sy_dp_n_ports(void);

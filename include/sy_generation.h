@@ -264,6 +264,10 @@ struct sy_vhost {
 	uint16_t insecure_status; /* REDIRECT: 302 (OpenShift) or 301 (Contour); 0 = 302 */
 	uint16_t min_tls_version; /* 0x0301 TLS 1.0 ... 0x0304 TLS 1.3; 0 = default */
 	const char *tls_secret;   /* "namespace/name" of the certificate's Secret, or NULL */
+	/* Edge and re-encrypt: the server SSL_CTX of its certificate (control/
+	 * tls_cert.h; one reference held by this vhost), or NULL: the router's
+	 * default certificate. */
+	void *tls_ctx;
 	/* Control side: the block this vhost and everything it points to live
 	 * in (freed as one), and its size. */
 	void *arena;

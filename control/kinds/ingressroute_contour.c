@@ -278,6 +278,7 @@ struct ir_root {
 	enum sy_tls_mode tls;
 	bool enforce_tls;          /* valid secret: port 80 gets the 301 upgrade */
 	const char *tls_secret;    /* "ns/name" (lives in ir_strings) */
+	const struct sy_pem *pem;  /* its certificate (in the compile's scratch) */
 	uint16_t min_tls_version;
 };
 
@@ -472,6 +473,7 @@ route_rule(struct ir_ctx *ic, struct ir_state *st, const json_t *route, const st
 	r.match = SY_PATH_PREFIX;
 	r.tls = root->tls;
 	r.tls_secret = root->tls_secret;
+	r.pem = root->pem;
 	r.min_tls_version = root->min_tls_version;
 	if (root->enforce_tls) {
 		/* builder.go routeEnforceTLS: HTTPSUpgrade (Envoy https_redirect,
@@ -640,6 +642,7 @@ tcpproxy_rule(struct ir_ctx *ic, struct ir_state *st, const json_t *tcp, const s
 	r.match = SY_PATH_PREFIX;
 	r.tls = root->tls;
 	r.tls_secret = root->tls_secret;
+	r.pem = root->pem;
 	r.min_tls_version = root->min_tls_version;
 	r.target_port = json_object_get(json_array_get(svcs, 0), "port");
 	r.weights = SY_WEIGHTS_PER_SERVICE;
@@ -749,6 +752,7 @@ compute_root(struct ir_ctx *ic, struct ir_state *st, struct ir_state **visited)
 		const char *slash = secret ? strchr(secret, '/') : NULL;
 		char ns[256], full[512];
 		bool ok = false;
+		enum sy_cert_problem why = SY_CERT_BAD_CERT;
 
 		if (secret != NULL && !is_blank(secret)) {
 			snprintf(ns, sizeof(ns), "%.*s", slash ? (int)(slash - secret) : 255,
@@ -761,8 +765,10 @@ compute_root(struct ir_ctx *ic, struct ir_state *st, struct ir_state **visited)
 				return;
 			}
 			snprintf(full, sizeof(full), "%s/%s", ns, slash ? slash + 1 : secret);
-			ok = sy_secret_tls_valid(
-				sy_store_find(ic->cx->st, &sy_kind_secret, ns, slash ? slash + 1 : secret));
+			why = sy_secret_tls_check(
+				sy_store_find(ic->cx->st, &sy_kind_secret, ns, slash ? slash + 1 : secret),
+				st->fqdn, ic->cx->scratch, &root.pem);
+			ok = why == SY_CERT_OK;
 			if (ok) {
 				root.tls = SY_TLS_EDGE;
 				root.enforce_tls = true;
@@ -783,9 +789,19 @@ compute_root(struct ir_ctx *ic, struct ir_state *st, struct ir_state **visited)
 		if (!ok && !passthrough) {
 			/* v1.0 stops here; v0.15 went on serving port 80
 			 * without the redirect, which exposes what the owner
-			 * meant to be TLS only. */
-			set_status(st, "invalid", "TLS Secret [%s] not found or is malformed",
-				   secret ? secret : "");
+			 * meant to be TLS only. Contour's words for a secret
+			 * it cannot load; ours for one that loads and cannot
+			 * serve this host now (Envoy would serve it, and
+			 * every client would refuse it). */
+			if (why == SY_CERT_EXPIRED || why == SY_CERT_NOT_YET_VALID ||
+			    why == SY_CERT_WRONG_HOST)
+				set_status(st, "invalid", "TLS Secret [%s] cannot be used: %s%s%s",
+					   secret ? secret : "", sy_cert_problem_text(why),
+					   why == SY_CERT_WRONG_HOST ? " " : "",
+					   why == SY_CERT_WRONG_HOST ? st->fqdn : "");
+			else
+				set_status(st, "invalid", "TLS Secret [%s] not found or is malformed",
+					   secret ? secret : "");
 			return;
 		}
 	}

@@ -13,6 +13,7 @@
 #include <jansson.h>
 
 #include "errors.h"
+#include "tls_cert.h"
 
 struct sy_compile_ctx;
 struct sy_compile_opts;
@@ -53,7 +54,12 @@ extern const struct sy_kind sy_kind_routegroup;
 
 /* control/kinds/secret.c: a kubernetes.io/tls Secret whose tls.crt and
  * tls.key parse as PEM (what Contour keeps in its cache). */
-bool sy_secret_tls_valid(const struct sy_object *secret);
+/* A kubernetes.io/tls Secret's certificate for host (control/tls_cert.h's
+ * checks): SY_CERT_OK and its PEM (copied into a) in *out, or why not. */
+struct sy_arena;
+struct sy_pem;
+enum sy_cert_problem sy_secret_tls_check(const struct sy_object *secret, const char *host,
+					 struct sy_arena *a, const struct sy_pem **out);
 
 /* Every kind this router knows, NULL-terminated. */
 extern const struct sy_kind *const sy_kinds[];

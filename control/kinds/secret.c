@@ -21,6 +21,7 @@
 #include <openssl/pem.h>
 #include <openssl/x509.h>
 
+#include "arena.h"
 #include "kinds.h"
 #include "kind_util.h"
 #include "store.h"
@@ -165,61 +166,56 @@ secret_value(const json_t *obj, const char *key, size_t *len)
 	return out;
 }
 
-/* Never prompt for a passphrase: an encrypted key is just unusable. */
-static int
-no_passphrase(char *buf, int size, int rwflag, void *u)
+/* A copy of the value in arena a (NUL-terminated), or NULL. */
+static const char *
+value_in(struct sy_arena *a, const json_t *obj, const char *key, size_t *len)
 {
-	(void)buf;
-	(void)size;
-	(void)rwflag;
-	(void)u;
-	return -1;
+	unsigned char *v = secret_value(obj, key, len);
+	char *out = NULL;
+
+	if (v == NULL)
+		return NULL;
+	if (*len > 0 && (out = sy_arena_alloc(a, *len + 1)) != NULL) {
+		memcpy(out, v, *len);
+		out[*len] = '\0';
+	}
+	OPENSSL_cleanse(v, *len);
+	free(v);
+	return out;
 }
 
-bool
-sy_secret_tls_valid(const struct sy_object *secret)
+enum sy_cert_problem
+sy_secret_tls_check(const struct sy_object *secret, const char *host, struct sy_arena *a,
+		    const struct sy_pem **out)
 {
 	const char *type;
-	unsigned char *crt = NULL, *key = NULL;
-	size_t crt_len = 0, key_len = 0;
-	BIO *bio;
-	X509 *x = NULL;
-	EVP_PKEY *pk = NULL;
-	bool ok = false;
+	struct sy_pem p, *keep;
+	enum sy_cert_problem why;
 
+	*out = NULL;
 	if (secret == NULL)
-		return false;
+		return SY_CERT_BAD_CERT;
 	type = json_string_value(json_object_get(secret->obj, "type"));
 	/* Contour v0.15 internal/dag/cache.go: only kubernetes.io/tls secrets
 	 * are kept for serving certificates. */
 	if (type == NULL || strcmp(type, "kubernetes.io/tls") != 0)
-		return false;
-	crt = secret_value(secret->obj, "tls.crt", &crt_len);
-	key = secret_value(secret->obj, "tls.key", &key_len);
-	if (crt == NULL || key == NULL || crt_len == 0 || key_len == 0 || crt_len > INT32_MAX ||
-	    key_len > INT32_MAX)
-		goto out;
-	bio = BIO_new_mem_buf(crt, (int)crt_len);
-	if (bio != NULL) {
-		x = PEM_read_bio_X509(bio, NULL, no_passphrase, NULL);
-		BIO_free(bio);
-	}
-	bio = BIO_new_mem_buf(key, (int)key_len);
-	if (bio != NULL) {
-		pk = PEM_read_bio_PrivateKey(bio, NULL, no_passphrase, NULL);
-		BIO_free(bio);
-	}
-	ok = x != NULL && pk != NULL;
-	X509_free(x);
-	EVP_PKEY_free(pk);
-	ERR_clear_error();
-out:
-	/* the key material does not outlive the check */
-	if (key != NULL)
-		OPENSSL_cleanse(key, key_len);
-	free(crt);
-	free(key);
-	return ok;
+		return SY_CERT_BAD_CERT;
+	memset(&p, 0, sizeof(p));
+	p.crt = value_in(a, secret->obj, "tls.crt", &p.crt_len);
+	p.key = value_in(a, secret->obj, "tls.key", &p.key_len);
+	if (p.crt == NULL)
+		return SY_CERT_BAD_CERT;
+	if (p.key == NULL)
+		return SY_CERT_BAD_KEY;
+	why = sy_cert_check(&p, host);
+	if (why != SY_CERT_OK)
+		return why;
+	keep = sy_arena_alloc(a, sizeof(*keep));
+	if (keep == NULL)
+		return SY_CERT_BAD_CERT;
+	*keep = p;
+	*out = keep;
+	return SY_CERT_OK;
 }
 
 const struct sy_kind sy_kind_secret = {

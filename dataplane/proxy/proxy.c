@@ -160,9 +160,16 @@ void
 px_step(struct sy_worker *w, struct sy_proxy *px)
 {
 	unsigned rounds = 0;
+	bool moved;
 
-	while (px_advance(w, px) && ++rounds < 64)
-		;
+	/* TLS moves bytes between the TCP leg and the plaintext queues the
+	 * HTTP layer uses; each side's progress may let the other go on. */
+	do {
+		moved = px->tls != NULL && sy_tls_pump(px->tls);
+		moved |= px_advance(w, px);
+	} while (moved && ++rounds < 64);
+	if (px->tls != NULL)
+		sy_tls_pump(px->tls);
 	/* A kept leg the backend closed (its keep-alive timeout) or reset
 	 * is no use for the next request: it goes now, with a RST in place
 	 * of the ACK of its FIN. */
@@ -188,7 +195,7 @@ px_step(struct sy_worker *w, struct sy_proxy *px)
 }
 
 void
-sy_proxy_start(struct sy_worker *w, struct sy_conn *c)
+sy_proxy_start(struct sy_worker *w, struct sy_conn *c, bool tls)
 {
 	struct sy_peek_buf *p = c->peek;
 	struct sy_tcb_accept a;
@@ -198,7 +205,7 @@ sy_proxy_start(struct sy_worker *w, struct sy_conn *c)
 
 	if (rte_mempool_get(w->tcp.proxies, &obj) < 0) {
 		w->counters.drops[SY_DROP_PROXY_POOL_EMPTY]++;
-		sy_answer_start(w, c, 503, SY_ANSWER_PROXY_BUSY);
+		sy_answer_start(w, c, tls ? 0 : 503, SY_ANSWER_PROXY_BUSY);
 		return;
 	}
 	px = obj;
@@ -225,6 +232,11 @@ sy_proxy_start(struct sy_worker *w, struct sy_conn *c)
 	px->c.nh = c->client_nh;
 	sy_tcb_init_accepted(w, &px->c, &a, SY_PROXY_RCVBUF);
 	sy_tcb_keepalive(w, &px->c, SY_PROXY_KEEPALIVE_IDLE_MS);
+	if (tls) {
+		/* A failure leaves the state FAILED: the connection closes. */
+		px->tls = &px->tls_conn;
+		sy_tls_accept(w, px->tls, &px->c);
+	}
 	c->state = SY_CONN_PROXY;
 	c->px = px;
 	c->peek = NULL;
@@ -334,6 +346,8 @@ sy_proxy_release(struct sy_worker *w, struct sy_conn *c)
 		sy_conn_free(w, bc);
 	}
 	sy_mq_free(&px->replay);
+	if (px->tls != NULL)
+		sy_tls_free(px->tls);
 	sy_tcb_release(&px->c);
 	rte_mempool_put(w->tcp.proxies, px);
 }

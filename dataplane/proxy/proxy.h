@@ -23,6 +23,7 @@
 
 #include "proxy/px_msg.h"
 #include "tcp/tcb.h"
+#include "tls/tls.h"
 
 struct rte_mbuf;
 struct sy_conn;
@@ -99,6 +100,10 @@ struct sy_proxy {
 	uint16_t resp_extra_len;
 	uint8_t resp_n_set;
 	char resp_extra[384];
+	/* TLS terminated on the client leg (tls/tls.h): &tls_conn, else NULL
+	 * and the HTTP layer reads and writes the TCP leg's queues. */
+	struct sy_tls_conn *tls;
+	struct sy_tls_conn tls_conn;
 };
 
 /* A worker's ratelimit token bucket (proxy_filter.c). */
@@ -109,8 +114,9 @@ struct px_bucket {
 	double tokens;
 };
 
-/* c (PEEK, HTTP) goes to the proxy: take the held bytes and go on. */
-void sy_proxy_start(struct sy_worker *w, struct sy_conn *c);
+/* c (PEEK) goes to the proxy: take the held bytes and go on; tls: they
+ * are a ClientHello, and TLS is terminated first. */
+void sy_proxy_start(struct sy_worker *w, struct sy_conn *c, bool tls);
 /* A segment for either leg's record. Consumes m. */
 void sy_proxy_segment(struct sy_worker *w, struct sy_conn *c, struct rte_mbuf *m,
 		      bool from_client);

@@ -44,6 +44,7 @@ reason_phrase(uint16_t status)
 	case 408: return "Request Timeout";
 	case 413: return "Content Too Large";
 	case 414: return "URI Too Long";
+	case 421: return "Misdirected Request";
 	case 429: return "Too Many Requests";
 	case 431: return "Request Header Fields Too Large";
 	case 500: return "Internal Server Error";
@@ -97,7 +98,7 @@ px_answer(struct sy_worker *w, struct sy_proxy *px, uint16_t status, enum sy_ans
 	if (n < 0 || (size_t)n >= sizeof(buf))
 		n = (int)strlen(buf);
 	w->counters.answers[why]++;
-	sy_mq_append_bytes(&px->c.sndq, buf, (uint32_t)n, w->sh->pool);
+	sy_mq_append_bytes(px_cout(px), buf, (uint32_t)n, w->sh->pool);
 	px->resp_state = SY_PX_RESP_OWN;
 	px->resp_sent = true;
 	if (close)
@@ -130,7 +131,7 @@ px_exchange_done(struct sy_worker *w, struct sy_proxy *px)
 	px->req_state = SY_PX_REQ_HEAD;
 	px_backend_settle(w, px);
 	if (px->close_after) {
-		sy_tcb_close(&px->c);
+		px_client_close(px);
 		px_backend_release(w, px);
 		px->deadline = in_ms(w, SY_PROXY_TIMEOUT_CLIENT_MS);
 		return;
@@ -171,10 +172,11 @@ forwarded_headers(const struct sy_proxy *px, const struct sy_px_req *req, uint8_
 			 "X-Forwarded-For: %u.%u.%u.%u\r\n"
 			 "X-Forwarded-Host: %s\r\n"
 			 "X-Forwarded-Port: %u\r\n"
-			 "X-Forwarded-Proto: http\r\n"
-			 "Forwarded: for=%u.%u.%u.%u;host=%s;proto=http\r\n",
+			 "X-Forwarded-Proto: %s\r\n"
+			 "Forwarded: for=%u.%u.%u.%u;host=%s;proto=%s\r\n",
 			 ip[0], ip[1], ip[2], ip[3], req->h.host, rte_be_to_cpu_16(px->cc->vip_port),
-			 ip[0], ip[1], ip[2], ip[3], req->h.host);
+			 px->tls ? "https" : "http", ip[0], ip[1], ip[2], ip[3], req->h.host,
+			 px->tls ? "https" : "http");
 
 	return n > 0 && (size_t)n < room ? (uint32_t)n : 0;
 }
@@ -248,7 +250,7 @@ idempotent(const struct sy_px_req *req)
  */
 static bool
 px_loopback(struct sy_worker *w, struct sy_px_req *req, uint8_t *head, uint32_t client_ip,
-	    struct px_target *tg)
+	    const struct sy_tls_conn *tls, struct px_target *tg)
 {
 	uint8_t *out = RTE_PER_LCORE(px_out);
 	uint32_t start = 0, len;
@@ -264,7 +266,7 @@ px_loopback(struct sy_worker *w, struct sy_px_req *req, uint8_t *head, uint32_t 
 	if (sy_px_parse_request(head, len, SY_PROXY_HEAD_MAX, req) != SY_PX_MSG_DONE)
 		return false;
 	w->counters.proxy_loopbacks++;
-	px_route(w, req, head, client_ip, tg);
+	px_route(w, req, head, client_ip, tls, tg);
 	return true;
 }
 
@@ -272,21 +274,21 @@ static bool
 px_request_head(struct sy_worker *w, struct sy_proxy *px)
 {
 	uint8_t *head = RTE_PER_LCORE(px_head);
-	struct sy_tcb *c = &px->c;
+	struct sy_mq *in = px_cin(px);
 	struct sy_px_req req;
 	struct px_target tg;
 	enum sy_px_msg_status st;
 	uint32_t n, start = 0, fwd, send_len, consumed, loops;
 	const uint8_t *send;
 
-	if (c->rcvq.bytes == 0 || (c->flags & SY_TCB_F_FIN_QUEUED))
+	if (in->bytes == 0 || px_client_closing(px))
 		return false;
-	n = RTE_MIN(c->rcvq.bytes, (uint32_t)SY_PROXY_HEAD_MAX);
-	sy_mq_copy(&c->rcvq, 0, n, head);
+	n = RTE_MIN(in->bytes, (uint32_t)SY_PROXY_HEAD_MAX);
+	sy_mq_copy(in, 0, n, head);
 	st = sy_px_parse_request(head, n, SY_PROXY_HEAD_MAX, &req);
 	px_filter_response_prepare(px, NULL); /* nothing of the last request's */
 	if (st == SY_PX_MSG_MORE) {
-		if (n < SY_PROXY_HEAD_MAX && !(c->flags & SY_TCB_F_FIN_RCVD))
+		if (n < SY_PROXY_HEAD_MAX && !px_client_fin(px))
 			return false;
 		st = n >= SY_PROXY_HEAD_MAX ? SY_PX_MSG_TOO_BIG : SY_PX_MSG_BAD;
 	}
@@ -303,7 +305,7 @@ px_request_head(struct sy_worker *w, struct sy_proxy *px)
 		default: break;
 		}
 
-		sy_mq_drop(&c->rcvq, c->rcvq.bytes);
+		sy_mq_drop(in, in->bytes);
 		px->req_state = SY_PX_REQ_DONE;
 		px_answer(w, px, sy_px_msg_http_status(st), why, NULL, NULL, true);
 		return true;
@@ -316,9 +318,10 @@ px_request_head(struct sy_worker *w, struct sy_proxy *px)
 	px->req_left = req.length;
 	memset(&px->req_chunk, 0, sizeof(px->req_chunk));
 	consumed = req.h.head_len;
-	px_route(w, &req, head, px->cc->client_ip, &tg);
+	px_route(w, &req, head, px->cc->client_ip, px->tls, &tg);
 	for (loops = 0; tg.status == 0 && tg.loopback; loops++) {
-		if (loops == SY_PX_LOOPBACK_MAX || !px_loopback(w, &req, head, px->cc->client_ip, &tg)) {
+		if (loops == SY_PX_LOOPBACK_MAX ||
+		    !px_loopback(w, &req, head, px->cc->client_ip, px->tls, &tg)) {
 			memset(&tg, 0, sizeof(tg));
 			tg.status = 500;
 			tg.why = SY_ANSWER_LOOPBACK_LIMIT;
@@ -349,12 +352,12 @@ px_request_head(struct sy_worker *w, struct sy_proxy *px)
 		w->counters.proxy_backend_reused++;
 	}
 	if (tg.status != 0) {
-		sy_mq_drop(&c->rcvq, consumed);
+		sy_mq_drop(in, consumed);
 		/* The body, if any, is read and dropped (REQ_BODY with no
 		 * backend leg), so the next request can be found. */
 		px->req_state = req.framing == SY_PX_BODY_NONE ? SY_PX_REQ_DONE : SY_PX_REQ_BODY;
 		px_answer(w, px, tg.status, tg.why, tg.location, tg.body, px->close_after);
-		sy_tcb_consumed(w, c);
+		px_client_consumed(w, px);
 		return true;
 	}
 	px->backend_idle = false;
@@ -374,7 +377,7 @@ px_request_head(struct sy_worker *w, struct sy_proxy *px)
 		len = px_filter_request(tg.rule, &req, head, start, out, room);
 		if (len == 0) {
 			px_backend_drop(w, px);
-			sy_mq_drop(&c->rcvq, c->rcvq.bytes);
+			sy_mq_drop(in, in->bytes);
 			px->req_state = SY_PX_REQ_DONE;
 			px_answer(w, px, 431, SY_ANSWER_HEAD_TOO_LARGE, NULL, NULL, true);
 			return true;
@@ -394,7 +397,7 @@ px_request_head(struct sy_worker *w, struct sy_proxy *px)
 	}
 	if (sy_mq_append_bytes(&px->b.sndq, send, send_len, w->sh->pool) < 0) {
 		px_backend_drop(w, px);
-		sy_mq_drop(&c->rcvq, c->rcvq.bytes);
+		sy_mq_drop(in, in->bytes);
 		px->req_state = SY_PX_REQ_DONE;
 		px_answer(w, px, 503, SY_ANSWER_PROXY_BUSY, NULL, NULL, true);
 		return true;
@@ -406,8 +409,8 @@ px_request_head(struct sy_worker *w, struct sy_proxy *px)
 		if (copy != NULL) /* else no replay: a lost race answers 502 */
 			sy_mq_append(&px->replay, copy);
 	}
-	sy_mq_drop(&c->rcvq, consumed);
-	sy_tcb_consumed(w, c);
+	sy_mq_drop(in, consumed);
+	px_client_consumed(w, px);
 	px->req_state = req.framing == SY_PX_BODY_NONE ? SY_PX_REQ_DONE : SY_PX_REQ_BODY;
 	px->resp_state = SY_PX_RESP_HEAD;
 	px->deadline = in_ms(w, px->b.state == SY_TCPS_SYN_SENT ? SY_PROXY_TIMEOUT_CONNECT_MS :
@@ -464,8 +467,8 @@ body_bytes(const struct sy_mq *q, uint32_t avail, uint8_t framing, uint64_t *lef
 static bool
 px_request_body(struct sy_worker *w, struct sy_proxy *px)
 {
-	struct sy_tcb *c = &px->c;
-	uint32_t avail = c->rcvq.bytes;
+	struct sy_mq *in = px_cin(px);
+	uint32_t avail = in->bytes;
 	bool done;
 	int64_t take;
 
@@ -474,11 +477,11 @@ px_request_body(struct sy_worker *w, struct sy_proxy *px)
 		avail = RTE_MIN(avail, sy_tcb_send_room(&px->b, SY_PROXY_SNDBUF));
 	if (avail == 0)
 		return false;
-	take = body_bytes(&c->rcvq, avail, px->req_framing, &px->req_left, &px->req_chunk, &done);
+	take = body_bytes(in, avail, px->req_framing, &px->req_left, &px->req_chunk, &done);
 	if (take < 0) {
 		/* A broken chunked body: nothing after it can be trusted. */
 		px_backend_drop(w, px);
-		sy_mq_drop(&c->rcvq, c->rcvq.bytes);
+		sy_mq_drop(in, in->bytes);
 		px->req_state = SY_PX_REQ_DONE;
 		if (!px->resp_sent)
 			px_answer(w, px, 400, SY_ANSWER_BAD_REQUEST, NULL, NULL, true);
@@ -490,10 +493,10 @@ px_request_body(struct sy_worker *w, struct sy_proxy *px)
 		return false;
 	if (px->bc == NULL || px->resp_state == SY_PX_RESP_OWN ||
 	    (px->b.state != SY_TCPS_ESTABLISHED && px->b.state != SY_TCPS_SYN_SENT))
-		sy_mq_drop(&c->rcvq, (uint32_t)take); /* a body nobody will read */
-	else if (sy_mq_move(&px->b.sndq, &c->rcvq, (uint32_t)take, w->sh->pool) < 0)
+		sy_mq_drop(in, (uint32_t)take); /* a body nobody will read */
+	else if (sy_mq_move(&px->b.sndq, in, (uint32_t)take, w->sh->pool) < 0)
 		return false;
-	sy_tcb_consumed(w, c);
+	px_client_consumed(w, px);
 	if (done) {
 		px->req_state = SY_PX_REQ_DONE;
 		if (px->resp_state == SY_PX_RESP_NONE)
@@ -588,10 +591,10 @@ px_response_head(struct sy_worker *w, struct sy_proxy *px)
 			px_backend_failed(w, px, 502, SY_ANSWER_BACKEND_BROKEN);
 			return true;
 		}
-		if (sy_mq_append_bytes(&px->c.sndq, out, len, w->sh->pool) < 0)
+		if (sy_mq_append_bytes(px_cout(px), out, len, w->sh->pool) < 0)
 			return false;
 		sy_mq_drop(&b->rcvq, resp.head_len);
-	} else if (sy_mq_move(&px->c.sndq, &b->rcvq, resp.head_len, w->sh->pool) < 0) {
+	} else if (sy_mq_move(px_cout(px), &b->rcvq, resp.head_len, w->sh->pool) < 0) {
 		return false;
 	}
 	px->resp_sent = true;
@@ -628,7 +631,7 @@ px_response_body(struct sy_worker *w, struct sy_proxy *px)
 
 	if (px->bc == NULL)
 		return false;
-	avail = RTE_MIN(b->rcvq.bytes, sy_tcb_send_room(&px->c, SY_PROXY_SNDBUF));
+	avail = RTE_MIN(b->rcvq.bytes, px_client_room(px));
 	if (px->resp_framing == SY_PX_BODY_CLOSE &&
 	    (b->state == SY_TCPS_CLOSED || (b->flags & SY_TCB_F_FIN_RCVD)) && b->rcvq.bytes == 0) {
 		px->close_after = true;
@@ -648,7 +651,7 @@ px_response_body(struct sy_worker *w, struct sy_proxy *px)
 		px_backend_failed(w, px, 502, SY_ANSWER_BACKEND_BROKEN);
 		return true;
 	}
-	if (take > 0 && sy_mq_move(&px->c.sndq, &b->rcvq, (uint32_t)take, w->sh->pool) < 0)
+	if (take > 0 && sy_mq_move(px_cout(px), &b->rcvq, (uint32_t)take, w->sh->pool) < 0)
 		return false;
 	sy_tcb_consumed(w, b);
 	if (done)
@@ -665,23 +668,21 @@ px_tunnel(struct sy_worker *w, struct sy_proxy *px)
 
 	if (px->bc == NULL)
 		return false;
-	n = RTE_MIN(px->c.rcvq.bytes, sy_tcb_send_room(&px->b, SY_PROXY_SNDBUF));
-	if (n > 0 && sy_mq_move(&px->b.sndq, &px->c.rcvq, n, w->sh->pool) == 0) {
-		sy_tcb_consumed(w, &px->c);
+	n = RTE_MIN(px_cin(px)->bytes, sy_tcb_send_room(&px->b, SY_PROXY_SNDBUF));
+	if (n > 0 && sy_mq_move(&px->b.sndq, px_cin(px), n, w->sh->pool) == 0) {
+		px_client_consumed(w, px);
 		progress = true;
 	}
-	n = RTE_MIN(px->b.rcvq.bytes, sy_tcb_send_room(&px->c, SY_PROXY_SNDBUF));
-	if (n > 0 && sy_mq_move(&px->c.sndq, &px->b.rcvq, n, w->sh->pool) == 0) {
+	n = RTE_MIN(px->b.rcvq.bytes, px_client_room(px));
+	if (n > 0 && sy_mq_move(px_cout(px), &px->b.rcvq, n, w->sh->pool) == 0) {
 		sy_tcb_consumed(w, &px->b);
 		progress = true;
 	}
-	if ((px->c.flags & SY_TCB_F_FIN_RCVD) && px->c.rcvq.bytes == 0 &&
-	    !(px->b.flags & SY_TCB_F_FIN_QUEUED))
+	if (px_client_fin(px) && px_cin(px)->bytes == 0 && !(px->b.flags & SY_TCB_F_FIN_QUEUED))
 		sy_tcb_close(&px->b);
-	if ((px->b.flags & SY_TCB_F_FIN_RCVD) && px->b.rcvq.bytes == 0 &&
-	    !(px->c.flags & SY_TCB_F_FIN_QUEUED))
-		sy_tcb_close(&px->c);
-	if (px->b.state == SY_TCPS_CLOSED && !(px->c.flags & SY_TCB_F_FIN_QUEUED)) {
+	if ((px->b.flags & SY_TCB_F_FIN_RCVD) && px->b.rcvq.bytes == 0 && !px_client_closing(px))
+		px_client_close(px);
+	if (px->b.state == SY_TCPS_CLOSED && !px_client_closing(px)) {
 		sy_tcb_abort(w, &px->c);
 		progress = false;
 	}
@@ -714,10 +715,9 @@ px_advance(struct sy_worker *w, struct sy_proxy *px)
 		progress = true;
 	}
 	/* The client closed its side with nothing more to ask. */
-	if ((px->c.flags & SY_TCB_F_FIN_RCVD) && px->c.rcvq.bytes == 0 &&
-	    px->req_state == SY_PX_REQ_HEAD && px->resp_state == SY_PX_RESP_NONE &&
-	    !(px->c.flags & SY_TCB_F_FIN_QUEUED)) {
-		sy_tcb_close(&px->c);
+	if (px_client_fin(px) && px_cin(px)->bytes == 0 && px->req_state == SY_PX_REQ_HEAD &&
+	    px->resp_state == SY_PX_RESP_NONE && !px_client_closing(px)) {
+		px_client_close(px);
 		px_backend_release(w, px);
 		progress = true;
 	}
@@ -728,8 +728,12 @@ void
 px_deadline(struct sy_worker *w, struct sy_proxy *px)
 {
 	px->deadline = 0;
-	if (px->tunnel || (px->c.flags & SY_TCB_F_FIN_QUEUED)) {
-		/* Idle tunnel, or a close that never finished. */
+	if (px->tunnel || px_client_closing(px) ||
+	    (px->tls != NULL && px->tls->state != SY_TLS_OPEN)) {
+		/* Idle tunnel, a close that never finished, or a TLS
+		 * handshake that did not finish in the http-request time. */
+		if (px->tls != NULL && px->tls->state == SY_TLS_HANDSHAKE)
+			w->counters.tls_handshake_timeouts++;
 		px_backend_drop(w, px);
 		sy_tcb_abort(w, &px->c);
 		return;
@@ -742,9 +746,9 @@ px_deadline(struct sy_worker *w, struct sy_proxy *px)
 	default:
 		break;
 	}
-	if (px->c.rcvq.bytes > 0 || px->requests == 0) {
+	if (px_cin(px)->bytes > 0 || px->requests == 0) {
 		/* http-request: the head did not arrive in time. */
-		sy_mq_drop(&px->c.rcvq, px->c.rcvq.bytes);
+		sy_mq_drop(px_cin(px), px_cin(px)->bytes);
 		px->req_state = SY_PX_REQ_DONE;
 		px->head_req = false;
 		px_answer(w, px, 408, SY_ANSWER_HEAD_TIMEOUT, NULL, NULL, true);
@@ -753,7 +757,7 @@ px_deadline(struct sy_worker *w, struct sy_proxy *px)
 	/* http-keep-alive: an idle connection between requests. The close
 	 * gets a deadline too: a client that stopped answering (a zero window
 	 * our FIN waits behind) is aborted then, not probed forever. */
-	sy_tcb_close(&px->c);
+	px_client_close(px);
 	px_backend_release(w, px);
 	px->deadline = in_ms(w, SY_PROXY_TIMEOUT_CLIENT_MS);
 }

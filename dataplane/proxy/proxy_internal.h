@@ -10,6 +10,8 @@
 #include "proxy/proxy.h"
 #include "proxy/px_msg.h"
 #include "sy_counters.h"
+#include "tcp/tcb.h"
+#include "tls/tls.h"
 
 struct sy_generation;
 struct sy_worker;
@@ -30,6 +32,63 @@ struct px_target {
 	char body[256];     /* a static answer's */
 };
 
+/*
+ * The client's byte stream as the HTTP layer sees it: the TCP leg's own
+ * queues, or the plaintext of TLS over them. `in`: bytes received, not yet
+ * taken; `out`: bytes to send. fin: the client will send no more; closing:
+ * we close after `out`.
+ */
+static inline struct sy_mq *
+px_cin(struct sy_proxy *px)
+{
+	return px->tls != NULL ? &px->tls->in : &px->c.rcvq;
+}
+
+static inline struct sy_mq *
+px_cout(struct sy_proxy *px)
+{
+	return px->tls != NULL ? &px->tls->out : &px->c.sndq;
+}
+
+static inline bool
+px_client_fin(const struct sy_proxy *px)
+{
+	return px->tls != NULL ? px->tls->eof : (px->c.flags & SY_TCB_F_FIN_RCVD) != 0;
+}
+
+static inline bool
+px_client_closing(const struct sy_proxy *px)
+{
+	return px->tls != NULL ? px->tls->close_wanted || px->tls->closed
+			       : (px->c.flags & SY_TCB_F_FIN_QUEUED) != 0;
+}
+
+static inline uint32_t
+px_client_room(const struct sy_proxy *px)
+{
+	return px->tls != NULL ? sy_tls_send_room(px->tls, SY_PROXY_SNDBUF)
+			       : sy_tcb_send_room(&px->c, SY_PROXY_SNDBUF);
+}
+
+/* The HTTP layer took bytes from px_cin: the TCP window opens (for TLS the
+ * pump does that as OpenSSL reads). */
+static inline void
+px_client_consumed(struct sy_worker *w, struct sy_proxy *px)
+{
+	if (px->tls == NULL)
+		sy_tcb_consumed(w, &px->c);
+}
+
+/* No more from us after px_cout: FIN (TLS: close_notify first). */
+static inline void
+px_client_close(struct sy_proxy *px)
+{
+	if (px->tls != NULL)
+		px->tls->close_wanted = true;
+	else
+		sy_tcb_close(&px->c);
+}
+
 void px_step(struct sy_worker *w, struct sy_proxy *px);
 bool px_advance(struct sy_worker *w, struct sy_proxy *px);
 void px_deadline(struct sy_worker *w, struct sy_proxy *px);
@@ -44,9 +103,10 @@ bool px_idle_take(struct sy_worker *w, struct sy_proxy *px, uint32_t ip, uint16_
 /* The segment's TCP checksum is right (the proxy reads payload). */
 bool px_checksum_ok(struct rte_mbuf *m);
 /* Route one parsed request through the worker's generation (client_ip:
- * network order, for clientRatelimit). */
+ * network order, for clientRatelimit; tls: the connection's TLS, NULL for
+ * plain HTTP). */
 void px_route(struct sy_worker *w, const struct sy_px_req *req, const uint8_t *head,
-	      uint32_t client_ip, struct px_target *out);
+	      uint32_t client_ip, const struct sy_tls_conn *tls, struct px_target *out);
 /* The value of the first header called name in a request head, or NULL. */
 const uint8_t *px_header_value(const uint8_t *head, uint32_t head_len, const char *name,
 			       uint32_t *vlen);

@@ -178,7 +178,7 @@ answer(struct px_target *out, uint16_t status, enum sy_answer_reason why)
 
 void
 px_route(struct sy_worker *w, const struct sy_px_req *req, const uint8_t *head, uint32_t client_ip,
-	 struct px_target *out)
+	 const struct sy_tls_conn *tls, struct px_target *out)
 {
 	const struct sy_generation *g = w->gen;
 	const struct sy_vhost *vh;
@@ -197,7 +197,22 @@ px_route(struct sy_worker *w, const struct sy_px_req *req, const uint8_t *head, 
 		answer(out, g->no_route_status, SY_ANSWER_NO_ROUTE);
 		return;
 	}
-	if (vh->tls != SY_TLS_NONE && vh->insecure != SY_INSECURE_ALLOW) {
+	if (tls != NULL) {
+		/* Terminated here: only vhosts terminated here are served
+		 * (plain-HTTP routes are not on 443, passthrough ones are
+		 * never decrypted), and a Host that names another vhost than
+		 * the SNI did gets 421 (RFC 9110 15.5.20): the certificate was
+		 * chosen for the SNI's name, and a client may not reuse the
+		 * connection for a name it does not cover. */
+		if (vh->tls != SY_TLS_EDGE && vh->tls != SY_TLS_REENCRYPT) {
+			answer(out, g->no_route_status, SY_ANSWER_NO_ROUTE);
+			return;
+		}
+		if (tls->sni_len > 0 && sy_gen_find_vhost(g, tls->sni, tls->sni_len) != vh) {
+			answer(out, 421, SY_ANSWER_MISDIRECTED);
+			return;
+		}
+	} else if (vh->tls != SY_TLS_NONE && vh->insecure != SY_INSECURE_ALLOW) {
 		if (vh->insecure == SY_INSECURE_REDIRECT && vh->tls != SY_TLS_PASSTHROUGH) {
 			size_t hl = sy_host_normalize_len(req->h.host, req->h.host_len);
 

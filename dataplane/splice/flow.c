@@ -14,6 +14,7 @@
 #include "dp_log.h"
 #include "proxy/proxy.h"
 #include "splice/flow.h"
+#include "tls/tls.h"
 #include "splice/splice.h"
 #include "worker.h"
 
@@ -88,7 +89,7 @@ sy_tcp_worker_init(struct sy_worker *w)
 					     RTE_CACHE_LINE_SIZE, (int)rte_socket_id());
 	if (t->flows == NULL || rc != 0 || t->peeks == NULL || t->proxies == NULL ||
 	    t->ports == NULL || t->buckets == NULL || t->snat_conn == NULL ||
-	    t->client_cache == NULL || px_idle_init(w) < 0) {
+	    t->client_cache == NULL || px_idle_init(w) < 0 || sy_tls_worker_init(w) < 0) {
 		SY_DP_LOG(ERR, "worker %u: connection tables: %s", w->id, rte_strerror(rte_errno));
 		sy_tcp_worker_fini(w);
 		return -ENOMEM;
@@ -127,6 +128,7 @@ sy_tcp_worker_fini(struct sy_worker *w)
 	rte_free(t->buckets);
 	t->buckets = NULL;
 	px_idle_fini(w);
+	sy_tls_worker_fini(w);
 	memset(t, 0, sizeof(*t));
 }
 

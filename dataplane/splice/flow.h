@@ -104,6 +104,7 @@ struct sy_tcp_worker {
 	uint64_t rng;           /* xorshift state: backend picks */
 	struct px_bucket *buckets; /* ratelimit token buckets (proxy/proxy_filter.c) */
 	struct px_idle_pool *idle; /* idle backend connections (proxy/px_idle.c) */
+	struct sy_tls_worker *tls; /* TLS sessions and BIO (tls/tls_internal.h) */
 };
 
 int sy_tcp_worker_init(struct sy_worker *w);

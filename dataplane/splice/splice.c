@@ -290,6 +290,23 @@ wants_proxy(const struct sy_worker *w, const struct sy_http_head *h)
 	       (vh->tls == SY_TLS_NONE || vh->insecure == SY_INSECURE_ALLOW);
 }
 
+/*
+ * A ClientHello is spliced only to a passthrough vhost (its SNI names one);
+ * everything else is terminated here (tls/tls.h): edge and re-encrypt
+ * vhosts with their certificates, and a name we do not know or no SNI at
+ * all with the default certificate, then routed by Host (OpenShift's
+ * fe_no_sni and default certificate do the same).
+ */
+static bool
+wants_termination(const struct sy_worker *w, const struct sy_tls_hello *hello)
+{
+	const struct sy_vhost *vh = w->gen && hello->has_sni
+					    ? sy_gen_find_vhost(w->gen, hello->sni, hello->sni_len)
+					    : NULL;
+
+	return vh == NULL || vh->tls != SY_TLS_PASSTHROUGH;
+}
+
 /* Look at what is held: bind, answer, or keep waiting. */
 static void
 peek_try(struct sy_worker *w, struct sy_conn *c)
@@ -310,7 +327,7 @@ peek_try(struct sy_worker *w, struct sy_conn *c)
 		switch (st) {
 		case SY_PEEK_DONE:
 			if (wants_proxy(w, &h)) {
-				sy_proxy_start(w, c);
+				sy_proxy_start(w, c, false);
 				return;
 			}
 			bind_backend(w, c);
@@ -339,6 +356,10 @@ peek_try(struct sy_worker *w, struct sy_conn *c)
 
 		st = sy_tls_peek(f, n, SY_TLS_HELLO_MAX, &hello);
 		if (st == SY_PEEK_DONE) {
+			if (wants_termination(w, &hello)) {
+				sy_proxy_start(w, c, true);
+				return;
+			}
 			bind_backend(w, c);
 			return;
 		}

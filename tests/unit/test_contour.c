@@ -27,12 +27,13 @@
 #include "test_router.h"
 
 
-/* A self-signed P-256 certificate for secure.test and its key, base64 PEM. */
+/* A self-signed P-256 certificate for secure.test, open.test, tls13.test and
+ * malformed.test (subjectAltName; 100 years), and its key, base64 PEM. */
 
 static const char crt_b64[] =
-	"LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0tLS0tCk1JSUJnakNDQVNtZ0F3SUJBZ0lVQ01uNStxdXpWMjdkS1E0cUFXUnczY1dGSmtjd0NnWUlLb1pJemowRUF3SXcKRmpFVU1CSUdBMVVFQXd3TGMyVmpkWEpsTG5SbGMzUXdJQmNOTWpZeE1USXlNVGMxTmpFMldoZ1BNakV5TmpFdwpNamt4TnpVMk1UWmFNQll4RkRBU0JnTlZCQU1NQzNObFkzVnlaUzUwWlhOME1Ga3dFd1lIS29aSXpqMENBUVlJCktvWkl6ajBEQVFjRFFnQUU1TFBJdFpwTHZFWFJQeUliMExYQTlqTnlrYWxqUGRsUGR5YklQWlJpTGNxQ1lUTDUKcVFkR0FxQ3dCYVBBWHNOQlk5QTU2UlUwWjR4SkZRSm9BVWRSZEtOVE1GRXdIUVlEVlIwT0JCWUVGSjVpMDlXNApxMHZJOGhuaVFFTUEvM3Q1Mm9OUU1COEdBMVVkSXdRWU1CYUFGSjVpMDlXNHEwdkk4aG5pUUVNQS8zdDUyb05RCk1BOEdBMVVkRXdFQi93UUZNQU1CQWY4d0NnWUlLb1pJemowRUF3SURSd0F3UkFJZ0N5MjRURjNOeDlFQ1RTV2cKMDUyZUlrSlI0ejloQUNpdTFtYm5EbWJJcmRrQ0lHSWc5WWcrMHZWNmhXMkt4Z0gwa3RQT3Y1b0Nqc2xIT0l5TQpSWG1RUTZpaQotLS0tLUVORCBDRVJUSUZJQ0FURS0tLS0tCg==";
+	"LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0tLS0tCk1JSUJ4RENDQVdxZ0F3SUJBZ0lVUTdlQjh2TzFKMERQUXh1WVEwcVE1UlZCeklBd0NnWUlLb1pJemowRUF3SXcKRmpFVU1CSUdBMVVFQXd3TGMyVmpkWEpsTG5SbGMzUXdJQmNOTWpZeE1USTFNVEF5TVRVMVdoZ1BNakV5TmpFeApNREV4TURJeE5UVmFNQll4RkRBU0JnTlZCQU1NQzNObFkzVnlaUzUwWlhOME1Ga3dFd1lIS29aSXpqMENBUVlJCktvWkl6ajBEQVFjRFFnQUVkM1ViekZjRzdhM3dtanBVT2VHSzUrcGlIY3g4TjhadEd6R21yTmMrZUlPY3RXVkIKTG9pRjI4dDRkMVBLRW5BRWZzL2ZRaVZRRDlYalBIVEdBUTk0Q3FPQmt6Q0JrREFkQmdOVkhRNEVGZ1FVaHNTVgp2V0czUTAyeS91SEdLU0w4cjlNMzJQTXdId1lEVlIwakJCZ3dGb0FVaHNTVnZXRzNRMDJ5L3VIR0tTTDhyOU0zCjJQTXdEd1lEVlIwVEFRSC9CQVV3QXdFQi96QTlCZ05WSFJFRU5qQTBnZ3R6WldOMWNtVXVkR1Z6ZElJSmIzQmwKYmk1MFpYTjBnZ3AwYkhNeE15NTBaWE4wZ2c1dFlXeG1iM0p0WldRdWRHVnpkREFLQmdncWhrak9QUVFEQWdOSQpBREJGQWlFQTdFUnVaWU9Lakdrd3h5a1hCNXBpaWU5Mnd1QTIrL29ubXdlc3RLNWdGT1VDSUN4TGtiSUF4SG5LClQ5aGdtTDVTN2VmQ2VuR1NENG54NWtJNU9hb2tJVFRqCi0tLS0tRU5EIENFUlRJRklDQVRFLS0tLS0K";
 static const char key_b64[] =
-	"LS0tLS1CRUdJTiBQUklWQVRFIEtFWS0tLS0tCk1JR0hBZ0VBTUJNR0J5cUdTTTQ5QWdFR0NDcUdTTTQ5QXdFSEJHMHdhd0lCQVFRZ2U2RVl0NTk0OGJ0a2VxbDYKU1loaHhXYUZEMWpmd3FFVnJlUmxnVXJBejNpaFJBTkNBQVRrczhpMW1rdThSZEUvSWh2UXRjRDJNM0tScVdNOQoyVTkzSnNnOWxHSXR5b0poTXZtcEIwWUNvTEFGbzhCZXcwRmowRG5wRlRSbmpFa1ZBbWdCUjFGMAotLS0tLUVORCBQUklWQVRFIEtFWS0tLS0tCg==";
+	"LS0tLS1CRUdJTiBQUklWQVRFIEtFWS0tLS0tCk1JR0hBZ0VBTUJNR0J5cUdTTTQ5QWdFR0NDcUdTTTQ5QXdFSEJHMHdhd0lCQVFRZzljaFFQVUdPSktxM3lzcU8KRGZZM0d0T0FVWmhpTlRYdVZpMDVBRXMxUEl1aFJBTkNBQVIzZFJ2TVZ3YnRyZkNhT2xRNTRZcm42bUlkekh3Mwp4bTBiTWFhczF6NTRnNXkxWlVFdWlJWGJ5M2gzVThvU2NBUit6OTlDSlZBUDFlTThkTVlCRDNnSwotLS0tLUVORCBQUklWQVRFIEtFWS0tLS0tCg==";
 
 /* One request; ' stands for " in the text. */
 static json_t *
@@ -557,6 +558,8 @@ test_ir_tls(void **state)
 				    "'routes':[" SVCROUTE("/", "app", 80) "]}") ","
 		  IR("t", "foreign", "{'virtualhost':{'fqdn':'foreign.test','tls':{'secretName':'other/good'}},"
 				     "'routes':[" SVCROUTE("/", "app", 80) "]}") ","
+		  IR("t", "elsewhere", "{'virtualhost':{'fqdn':'elsewhere.test','tls':{'secretName':'good'}},"
+				       "'routes':[" SVCROUTE("/", "app", 80) "]}") ","
 		  IR("t", "pass", "{'virtualhost':{'fqdn':'pass.test','tls':{'passthrough':true}},"
 				  "'tcpproxy':{'services':[{'name':'app','port':80}]}}"),
 	      crt_b64, key_b64, crt_b64, key_b64);
@@ -582,6 +585,10 @@ test_ir_tls(void **state)
 	EXPECT_IR(&r, "t", "opaque", "invalid", "TLS Secret [opaque] not found or is malformed");
 	EXPECT_IR(&r, "t", "foreign", "invalid", "other/good: certificate delegation not permitted");
 	assert_null(vhost(&r, "malformed.test"));
+	/* A certificate that parses but does not name the host: not served. */
+	EXPECT_IR(&r, "t", "elsewhere", "invalid",
+		  "TLS Secret [good] cannot be used: certificate is not valid for host elsewhere.test");
+	assert_null(vhost(&r, "elsewhere.test"));
 	EXPECT_IR(&r, "t", "pass", "valid", VALID_IR);
 	assert_int_equal(vhost(&r, "pass.test")->tls, SY_TLS_PASSTHROUGH);
 

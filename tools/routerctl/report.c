@@ -377,6 +377,15 @@ rctl_print_status(FILE *out, const json_t *r)
 				json_integer_value(json_object_get(lc, "objects")),
 				json_number_value(json_object_get(lc, "ms")));
 	}
+	{
+		const json_t *dc = json_object_get(json_object_get(r, "tls"), "default_certificate");
+
+		if (json_is_object(dc))
+			fprintf(out, "%-21s%s, until %s%s\n%-21s%s\n", "default certificate:",
+				str_or(dc, "subject", "-"), str_or(dc, "not_after", "-"),
+				json_is_true(json_object_get(dc, "generated")) ? " (generated)" : "",
+				"  sha256:", str_or(dc, "sha256", "-"));
+	}
 	if (json_object_size(json_object_get(r, "objects")) == 0)
 		return ferror(out) ? -1 : 0;
 	fputc('\n', out);
