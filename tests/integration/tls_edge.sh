@@ -15,8 +15,8 @@
 #     not even offer 1.1; OpenSSL 3.0's s_client prints "Protocol  : TLSv1.1" for a failed
 #     handshake too, so "refused" is a non-zero exit and no "New, TLSv1.1, Cipher is" line);
 #     minimumProtocolVersion "1.3": TLS 1.2 refused, TLS 1.3 served;
-#   - resumption: TLS 1.3 tickets (-sess_out / -sess_in, four times) and TLS 1.2 (-reconnect,
-#     five times), across the two workers;
+#   - resumption: TLS 1.3 tickets (-sess_out / -sess_in, eight times) and TLS 1.2 (-reconnect,
+#     five times); both workers count resumptions (tickets from one resumed on the other);
 #   - a request whose Host names another TLS vhost than the SNI: 421;
 #   - passthrough (config/routes.yaml's, nginx's own certificate) and edge on one :443
 #     (re-encrypt to nginx's HTTPS too, with TLS_EDGE_REENCRYPT=1);
@@ -334,10 +334,17 @@ expect_https "tls13.$D" / backend-a
 t_ok "minimumProtocolVersion \"1.3\": TLS 1.2 refused, TLS 1.3 served (TLS 1.2 still served on a.edge)"
 
 # --- 8. resumption (2 workers: the connections land on either) ----------------------------
+# resumptions: the per-worker tls_resumptions counters, space-separated.
+resumptions() {
+	rctl stats -o json
+	t_json "$T_OUT" '" ".join(str(w["tls_resumptions"]) for w in d["workers"])'
+}
+before=$(resumptions)
 # The TLS 1.3 ticket comes after the handshake: s_client sends a request and reads to the end
-# (-ign_eof) so that it has the ticket before it writes -sess_out.
+# (-ign_eof) so that it has the ticket before it writes -sess_out. Eight tickets, each
+# resumed on a new connection (either worker).
 reused=0
-for i in 1 2 3 4; do
+for i in 1 2 3 4 5 6 7 8; do
 	t_run lab_client timeout 10 sh -c "printf 'GET / HTTP/1.1\r\nHost: a.edge.$D\r\nConnection: close\r\n\r\n' |
 		openssl s_client -connect $R:443 -servername a.edge.$D -tls1_3 -ign_eof -sess_out $C/s13-$i.pem"
 	[ -s "$C/s13-$i.pem" ] || t_fail "TLS 1.3: s_client -sess_out keeps a session (ticket) from a.edge.$D" "$(t_seen)"
@@ -345,11 +352,16 @@ for i in 1 2 3 4; do
 	t_expect_out '^Reused, TLSv1\.3, Cipher is' "TLS 1.3 resumption $i: s_client -sess_in says Reused, TLSv1.3"
 	reused=$((reused + 1))
 done
-t_ok "TLS 1.3 resumption: $reused of 4 tickets resumed (Reused, TLSv1.3)"
+t_ok "TLS 1.3 resumption: $reused of 8 tickets resumed (Reused, TLSv1.3)"
 s_client -servername "a.edge.$D" -tls1_2 -reconnect
 n=$(printf '%s\n' "$T_OUT" | grep -c '^Reused, TLSv1\.2, Cipher is')
 [ "$n" -eq 5 ] || t_fail "TLS 1.2 -reconnect: the 5 reconnects say Reused, TLSv1.2" "seen $n; $(t_seen)"
 t_ok "TLS 1.2 resumption: s_client -reconnect reused the session 5 times"
+after=$(resumptions)
+# 13 resumptions over 2 workers: each has some (all on one: about 1 in 4000 if spread evenly).
+python3 -c 'import sys; b, a = (list(map(int, x.split())) for x in sys.argv[1:3]); sys.exit(not (len(a) == 2 and all(y - x > 0 for x, y in zip(b, a)) and sum(a) - sum(b) >= 13))' "$before" "$after" ||
+	t_fail "tls_resumptions grew on both workers, 13 in all" "per worker before: $before; after: $after"
+t_ok "resumed on both workers (tls_resumptions per worker: $before -> $after): ticket keys shared"
 
 # --- 9. Host of another TLS vhost than the SNI -------------------------------------------
 t_run lab_client curl -sS -m 10 --http1.1 --cacert "$C/ca.pem" --resolve "a.edge.$D:443:$R" \
