@@ -232,6 +232,14 @@ http() {
 	CODE=$(tail -n 1 <<<"$T_OUT")
 	T_OUT=$(sed '$d' <<<"$T_OUT")
 }
+# redirect_of URL: the status and Location of a plain HTTP GET of URL (its host through R:80).
+redirect_of() {
+	local h=${1#http://}
+	h=${h%%/*}
+	t_run lab_client curl -sS -m 10 --resolve "$h:80:$R" -o /dev/null -D - "$1"
+	loc=$(printf '%s\n' "$T_OUT" | tr -d '\r' | sed -n 's/^[Ll]ocation: //p')
+	code=$(printf '%s\n' "$T_OUT" | head -n 1 | cut -d' ' -f2)
+}
 # expect_https HOST PATH BODY [WHAT]
 expect_https() {
 	https "$1" "$2"
@@ -292,10 +300,7 @@ http "allow.edge.$D" /x
 	t_fail "Allow: http://allow.edge.$D/x answers 200 backend-b" "seen: code ${CODE:-none}; $(t_seen)"
 expect_https "allow.edge.$D" /x backend-b
 t_ok "insecureEdgeTerminationPolicy Allow: plain HTTP 200 and https 200"
-t_run lab_client curl -sS -m 10 --resolve "redirect.edge.$D:80:$R" -o /dev/null -D - \
-	"http://redirect.edge.$D/some/path?x=1&y=two"
-loc=$(printf '%s\n' "$T_OUT" | tr -d '\r' | sed -n 's/^[Ll]ocation: //p')
-code=$(printf '%s\n' "$T_OUT" | head -n 1 | cut -d' ' -f2)
+redirect_of "http://redirect.edge.$D/some/path?x=1&y=two"
 [ "$T_RC" -eq 0 ] && [ "$code" = 302 ] && [ "$loc" = "https://redirect.edge.$D/some/path?x=1&y=two" ] ||
 	t_fail "Redirect: 302 to https://redirect.edge.$D/some/path?x=1&y=two" "seen: code '$code', Location '$loc'; $(t_seen)"
 expect_https "redirect.edge.$D" "/some/path?x=1&y=two" backend-a
@@ -304,16 +309,18 @@ t_ok "insecureEdgeTerminationPolicy Redirect: 302 Location https://redirect.edge
 # --- 6. Contour root with a Secret -------------------------------------------------------
 expect_https "secure.$D" / backend-a
 expect_cert "secure.$D" "$C/secure.crt" "SNI secure.$D: the certificate from Secret secure-tls"
-t_run lab_client curl -sS -m 10 --resolve "secure.$D:80:$R" -o /dev/null -D - "http://secure.$D/p?q=1"
-loc=$(printf '%s\n' "$T_OUT" | tr -d '\r' | sed -n 's/^[Ll]ocation: //p')
-code=$(printf '%s\n' "$T_OUT" | head -n 1 | cut -d' ' -f2)
+# tls13's root has no permitInsecure route; secure's has one, on /open only.
+redirect_of "http://tls13.$D/p?q=1"
+[ "$T_RC" -eq 0 ] && [ "$code" = 301 ] && [ "$loc" = "https://tls13.$D/p?q=1" ] ||
+	t_fail "Contour TLS root: http://tls13.$D/p?q=1 -> 301 https://tls13.$D/p?q=1" "seen: code '$code', Location '$loc'; $(t_seen)"
+redirect_of "http://secure.$D/p?q=1"
 [ "$T_RC" -eq 0 ] && [ "$code" = 301 ] && [ "$loc" = "https://secure.$D/p?q=1" ] ||
-	t_fail "Contour TLS root: http://secure.$D/p?q=1 -> 301 https://secure.$D/p?q=1" "seen: code '$code', Location '$loc'; $(t_seen)"
+	t_fail "Contour TLS root with a permitInsecure route on /open: http://secure.$D/p?q=1 (not under /open) -> 301 https://secure.$D/p?q=1" "seen: code '$code', Location '$loc'; $(t_seen)"
 http "secure.$D" /open
 [ "$T_RC" -eq 0 ] && [ "$CODE" = 200 ] && [ "$T_OUT" = backend-b ] ||
 	t_fail "permitInsecure: http://secure.$D/open answers 200 backend-b" "seen: code ${CODE:-none}; $(t_seen)"
 expect_https "secure.$D" /open backend-b
-t_ok "Contour root with Secret secure-tls: https 200 with its certificate; plain HTTP 301 to https; permitInsecure route 200 over HTTP"
+t_ok "Contour roots with Secrets: https 200 with the Secret's certificate; plain HTTP 301 to https (query kept); a permitInsecure route 200 over HTTP, the root's other routes still 301"
 
 # --- 7. minimum versions -----------------------------------------------------------------
 # SECLEVEL=0 so that the client really offers TLS 1.1 (OpenSSL 3.0 will not otherwise).
