@@ -105,6 +105,12 @@ struct sy_rule_in {
 	 * the router's default certificate. Lives in cx->scratch or the
 	 * object's JSON. */
 	const struct sy_pem *pem;
+	/* Re-encrypt: the CA the backends' certificates must chain to (PEM;
+	 * NULL: the system's trust store), and the name they must carry (NULL:
+	 * none checked). */
+	const char *dest_ca;
+	size_t dest_ca_len;
+	const char *backend_verify_name;
 	uint16_t min_tls_version;
 	const json_t *target_port; /* service port (name or number); NULL: every port */
 	struct sy_backend_in backends[SY_RULE_BACKENDS_MAX];

@@ -68,6 +68,7 @@ sy_vhost_free(struct sy_vhost *vh)
 	for (i = 0; i < vh->n_rules; i++)
 		sy_pool_put(vh->rules[i].pool);
 	sy_tls_ctx_put(vh->tls_ctx);
+	sy_tls_ctx_put(vh->backend_tls_ctx);
 	sy_arena_free(vh->arena);
 }
 

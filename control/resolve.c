@@ -379,12 +379,15 @@ url_problem(const struct sy_pool *pool, char *reason, size_t len)
 static const char *
 proxy_note(const struct sy_vhost *vh, const struct sy_rule *rule)
 {
-	if (vh->tls == SY_TLS_EDGE || vh->tls == SY_TLS_REENCRYPT)
-		return "proxy: TLS termination is not built yet: TLS connections to this host "
-		       "are not served (plain HTTP follows the insecure policy)";
+	if (vh->tls == SY_TLS_EDGE)
+		return "proxy: TLS is terminated here (edge), then each request is routed on its "
+		       "own (plain HTTP follows the insecure policy)";
+	if (vh->tls == SY_TLS_REENCRYPT)
+		return "proxy: TLS is terminated here and each request sent to the backend over "
+		       "TLS again (re-encrypt; plain HTTP follows the insecure policy)";
 	if (rule->action == SY_ACTION_BACKEND && rule->pool->backend_tls)
-		return "proxy: this rule's backend is https://, and TLS towards backends is not "
-		       "built yet (reason says why): requests for it get 503";
+		return "proxy: this rule's backend is an https:// URL, and TLS towards URL "
+		       "backends is not built yet (reason says why): requests for it get 503";
 	if (rule->action == SY_ACTION_BACKEND && rule->pool->needs_proxy)
 		return "proxy: the router does not serve this rule's backend URL (reason says "
 		       "why): requests for it get 503";

@@ -348,6 +348,62 @@ sy_tls_ctx_put(SSL_CTX *ctx)
 	SSL_CTX_free(ctx);
 }
 
+SSL_CTX *
+sy_tls_client_ctx_get(const char *ca, size_t ca_len)
+{
+	struct sy_pem p = { .crt = "client", .crt_len = 6, .ca = ca, .ca_len = ca ? ca_len : 0 };
+	struct tls_entry *e;
+	char key[65];
+	SSL_CTX *ctx;
+
+	/* Cached with server contexts: "client" stands where a certificate
+	 * would be, which no PEM is. */
+	digest_hex(&p, 0, key);
+	e = sy_strmap_get(&T.cache, key);
+	if (e != NULL) {
+		e->uses++;
+		SSL_CTX_up_ref(e->ctx);
+		return e->ctx;
+	}
+	ctx = SSL_CTX_new(TLS_client_method());
+	if (ctx == NULL)
+		goto fail;
+	SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION);
+	SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER, NULL);
+	SSL_CTX_set_mode(ctx, SSL_MODE_RELEASE_BUFFERS);
+	SSL_CTX_set_options(ctx, SSL_OP_NO_RENEGOTIATION | SSL_OP_NO_COMPRESSION);
+	if (ca != NULL && ca_len > 0) {
+		STACK_OF(X509) *sk = read_chain(ca, ca_len, false);
+		X509_STORE *store = SSL_CTX_get_cert_store(ctx);
+		int i, n = sk ? sk_X509_num(sk) : 0;
+
+		for (i = 0; i < n; i++)
+			X509_STORE_add_cert(store, sk_X509_value(sk, i));
+		sk_X509_pop_free(sk, X509_free);
+		if (n == 0)
+			goto fail;
+	} else if (SSL_CTX_set_default_verify_paths(ctx) != 1) {
+		goto fail;
+	}
+	e = calloc(1, sizeof(*e));
+	if (e == NULL)
+		goto fail;
+	memcpy(e->key, key, sizeof(key));
+	e->ctx = ctx;
+	if (sy_strmap_put(&T.cache, e->key, e) < 0) {
+		free(e);
+		goto fail;
+	}
+	SSL_CTX_set_ex_data(ctx, T.ex_index, e);
+	e->uses = 1;
+	SSL_CTX_up_ref(ctx);
+	return ctx;
+fail:
+	SSL_CTX_free(ctx);
+	ERR_clear_error();
+	return NULL;
+}
+
 size_t
 sy_tls_ctx_cached(void)
 {

@@ -57,6 +57,10 @@ const char *sy_cert_problem_text(enum sy_cert_problem p);
  */
 SSL_CTX *sy_tls_ctx_get(const struct sy_pem *p, uint16_t min_version);
 void sy_tls_ctx_put(SSL_CTX *ctx);
+/* The client context towards backends that verifies their chain against
+ * ca (PEM; NULL: the system's trust store), one reference for the caller
+ * (sy_tls_ctx_put). NULL when ca holds no certificate. */
+SSL_CTX *sy_tls_client_ctx_get(const char *ca, size_t ca_len);
 /* Contexts cached, for stats and tests. */
 size_t sy_tls_ctx_cached(void);
 

@@ -88,7 +88,8 @@
 	X(BACKEND_BROKEN, "backend_broken")     /* 502: reset, closed or garbled */ \
 	X(RATE_LIMITED, "rate_limited")         /* 429: a ratelimit filter's bucket is empty */ \
 	X(LOOPBACK_LIMIT, "loopback_limit")     /* 500: loopback routes past SY_PX_LOOPBACK_MAX */ \
-	X(MISDIRECTED, "misdirected")           /* 421: Host names another vhost than the SNI */
+	X(MISDIRECTED, "misdirected")           /* 421: Host names another vhost than the SNI */ \
+	X(BACKEND_TLS_FAILED, "backend_tls_failed") /* 502: the backend's certificate did not verify */
 
 enum sy_answer_reason {
 #define SY_X(sym, name) SY_ANSWER_##sym,
@@ -158,7 +159,9 @@ extern const char *const sy_drop_reason_names[SY_DROP__COUNT];
 	X(tls_handshake_timeouts) /* no finished handshake in http-request time */ \
 	X(tls_record_errors) /* bad records after the handshake: alert, close */ \
 	X(tls_no_memory)   /* OpenSSL had no memory for a connection */        \
-	X(tls_sessions_cached) /* TLS 1.2 sessions put in a worker's cache */
+	X(tls_sessions_cached) /* TLS 1.2 sessions put in a worker's cache */ \
+	X(tls_backend_handshakes) /* TLS to backends (re-encrypt, https://) */ \
+	X(tls_backend_handshake_failures) /* of them refused: certificate not verified, or TLS failed */
 
 struct sy_worker_counters {
 #define SY_X(name) uint64_t name;

@@ -268,6 +268,12 @@ struct sy_vhost {
 	 * tls_cert.h; one reference held by this vhost), or NULL: the router's
 	 * default certificate. */
 	void *tls_ctx;
+	/* Re-encrypt: the client SSL_CTX towards the backends (it verifies
+	 * their chain against destinationCACertificate), and the name their
+	 * certificate must carry (NULL: the chain alone, as the OpenShift
+	 * router's `verify required ca-file` does). */
+	void *backend_tls_ctx;
+	const char *backend_tls_name;
 	/* Control side: the block this vhost and everything it points to live
 	 * in (freed as one), and its size. */
 	void *arena;

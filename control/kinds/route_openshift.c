@@ -731,6 +731,28 @@ compile_routes(struct sy_compile_ctx *cx)
 				r.pem = keep;
 			}
 		}
+		if (r.tls == SY_TLS_REENCRYPT) {
+			const json_t *dca = json_object_get(json_object_get(spec, "tls"),
+							    "destinationCACertificate");
+
+			if (json_is_string(dca) && json_string_length(dca) > 0) {
+				/* The chain to this CA is what is checked (the
+				 * template's `verify required ca-file`). */
+				r.dest_ca = json_string_value(dca);
+				r.dest_ca_len = json_string_length(dca);
+			} else {
+				/* Without one, OpenShift trusts its service CA and
+				 * checks the service's name; we have the system's
+				 * trust store and check the same name. */
+				char name[320];
+				const char *svc = json_string_value(
+					json_object_get(json_object_get(spec, "to"), "name"));
+
+				snprintf(name, sizeof(name), "%s.%s.svc", svc ? svc : "",
+					 routes[i].o->ns);
+				r.backend_verify_name = sy_arena_strdup(cx->scratch, name);
+			}
+		}
 		{
 			const char *ins = json_string_value(json_object_get(json_object_get(spec, "tls"),
 									    "insecureEdgeTerminationPolicy"));

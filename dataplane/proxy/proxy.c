@@ -43,6 +43,11 @@ px_backend_drop(struct sy_worker *w, struct sy_proxy *px)
 	if (bc == NULL)
 		return;
 	sy_tcb_abort(w, &px->b);
+	if (px->btls != NULL) {
+		sy_tls_free(px->btls);
+		px->btls = NULL;
+		px->btls_ctx = NULL;
+	}
 	bc->px = NULL;
 	px->bc = NULL;
 	px->backend_idle = false;
@@ -50,9 +55,12 @@ px_backend_drop(struct sy_worker *w, struct sy_proxy *px)
 	sy_conn_free(w, bc);
 }
 
-/* Open a backend leg to ip:port (network order). 0, or an answer reason. */
+/* Open a backend leg to ip:port (network order), with TLS over it when
+ * tls_ctx is not NULL (tls_name: SNI and the name to verify). 0, or an
+ * answer reason. */
 int
-px_backend_open(struct sy_worker *w, struct sy_proxy *px, uint32_t ip, uint16_t port)
+px_backend_open(struct sy_worker *w, struct sy_proxy *px, uint32_t ip, uint16_t port,
+		void *tls_ctx, const char *tls_name)
 {
 	struct sy_fib_result fr;
 	struct sy_addr dst = sy_addr_v4(ip);
@@ -95,6 +103,12 @@ px_backend_open(struct sy_worker *w, struct sy_proxy *px, uint32_t ip, uint16_t 
 	px->leg_used = false;
 	sy_tcb_connect(w, &px->b, (uint16_t)(bp->mtu - 40), SY_PROXY_RCVBUF);
 	w->counters.proxy_backend_conns++;
+	if (tls_ctx != NULL) {
+		/* A failure leaves it FAILED: the request gets 502. */
+		px->btls = &px->btls_conn;
+		px->btls_ctx = tls_ctx;
+		sy_tls_connect(w, px->btls, &px->b, tls_ctx, tls_name);
+	}
 	return 0;
 }
 
@@ -166,15 +180,19 @@ px_step(struct sy_worker *w, struct sy_proxy *px)
 	 * HTTP layer uses; each side's progress may let the other go on. */
 	do {
 		moved = px->tls != NULL && sy_tls_pump(px->tls);
+		if (px->btls != NULL)
+			moved |= sy_tls_pump(px->btls);
 		moved |= px_advance(w, px);
 	} while (moved && ++rounds < 64);
 	if (px->tls != NULL)
 		sy_tls_pump(px->tls);
+	if (px->btls != NULL)
+		sy_tls_pump(px->btls);
 	/* A kept leg the backend closed (its keep-alive timeout) or reset
 	 * is no use for the next request: it goes now, with a RST in place
 	 * of the ACK of its FIN. */
 	if (px->bc != NULL && px->backend_idle &&
-	    (px->b.state == SY_TCPS_CLOSED || (px->b.flags & SY_TCB_F_FIN_RCVD)))
+	    (px->b.state == SY_TCPS_CLOSED || px_backend_fin(px)))
 		px_backend_drop(w, px);
 	if (px->bc != NULL)
 		sy_tcb_output(w, &px->b);
@@ -345,6 +363,8 @@ sy_proxy_release(struct sy_worker *w, struct sy_conn *c)
 		px->bc = NULL;
 		sy_conn_free(w, bc);
 	}
+	if (px->btls != NULL)
+		sy_tls_free(px->btls);
 	sy_mq_free(&px->replay);
 	if (px->tls != NULL)
 		sy_tls_free(px->tls);

@@ -104,6 +104,12 @@ struct sy_proxy {
 	 * and the HTTP layer reads and writes the TCP leg's queues. */
 	struct sy_tls_conn *tls;
 	struct sy_tls_conn tls_conn;
+	/* TLS on the backend leg (re-encrypt, https:// backends): &btls_conn,
+	 * or NULL; btls_ctx: the client context it was opened with (a kept
+	 * leg serves a next request only for the same one). */
+	struct sy_tls_conn *btls;
+	struct sy_tls_conn btls_conn;
+	const void *btls_ctx;
 };
 
 /* A worker's ratelimit token bucket (proxy_filter.c). */

@@ -115,7 +115,7 @@ px_backend_settle(struct sy_worker *w, struct sy_proxy *px)
 	sy_mq_free(&px->replay);
 	if (px->bc == NULL)
 		return;
-	if (px->backend_reusable && px->b.state == SY_TCPS_ESTABLISHED && px->b.rcvq.bytes == 0) {
+	if (px->backend_reusable && px->b.state == SY_TCPS_ESTABLISHED && px_bin(px)->bytes == 0) {
 		px->backend_idle = true;
 		px->leg_used = true;
 	} else {
@@ -337,14 +337,14 @@ px_request_head(struct sy_worker *w, struct sy_proxy *px)
 			px->resp_extra_len = (uint16_t)(px->resp_extra_len + k);
 	}
 	if (tg.status == 0 && !(px->bc != NULL && px->backend_idle && px->be_ip == tg.ip &&
-				px->be_port == tg.port)) {
+				px->be_port == tg.port && px->btls_ctx == tg.tls_ctx)) {
 		int why;
 
 		px_backend_release(w, px); /* another endpoint's: to the pool */
-		if (px_idle_take(w, px, tg.ip, tg.port)) {
+		if (tg.tls_ctx == NULL && px_idle_take(w, px, tg.ip, tg.port)) {
 			w->counters.proxy_backend_reused++;
 			w->counters.proxy_backend_pooled++;
-		} else if ((why = px_backend_open(w, px, tg.ip, tg.port)) != 0) {
+		} else if ((why = px_backend_open(w, px, tg.ip, tg.port, tg.tls_ctx, tg.tls_name)) != 0) {
 			tg.status = 503;
 			tg.why = (enum sy_answer_reason)why;
 		}
@@ -395,14 +395,14 @@ px_request_head(struct sy_worker *w, struct sy_proxy *px)
 		send = head + start;
 		send_len = req.h.head_len - start + fwd;
 	}
-	if (sy_mq_append_bytes(&px->b.sndq, send, send_len, w->sh->pool) < 0) {
+	if (sy_mq_append_bytes(px_bout(px), send, send_len, w->sh->pool) < 0) {
 		px_backend_drop(w, px);
 		sy_mq_drop(in, in->bytes);
 		px->req_state = SY_PX_REQ_DONE;
 		px_answer(w, px, 503, SY_ANSWER_PROXY_BUSY, NULL, NULL, true);
 		return true;
 	}
-	if (px->leg_used && req.framing == SY_PX_BODY_NONE && idempotent(&req)) {
+	if (px->leg_used && req.framing == SY_PX_BODY_NONE && idempotent(&req) && px->btls == NULL) {
 		struct rte_mbuf *copy = sy_mq_clone_range(&px->b.sndq, px->b.sndq.bytes - send_len,
 							  send_len, w->sh->pool);
 
@@ -474,7 +474,7 @@ px_request_body(struct sy_worker *w, struct sy_proxy *px)
 
 	if (px->bc != NULL && px->resp_state != SY_PX_RESP_OWN &&
 	    (px->b.state == SY_TCPS_ESTABLISHED || px->b.state == SY_TCPS_SYN_SENT))
-		avail = RTE_MIN(avail, sy_tcb_send_room(&px->b, SY_PROXY_SNDBUF));
+		avail = RTE_MIN(avail, px_backend_room(px));
 	if (avail == 0)
 		return false;
 	take = body_bytes(in, avail, px->req_framing, &px->req_left, &px->req_chunk, &done);
@@ -494,7 +494,7 @@ px_request_body(struct sy_worker *w, struct sy_proxy *px)
 	if (px->bc == NULL || px->resp_state == SY_PX_RESP_OWN ||
 	    (px->b.state != SY_TCPS_ESTABLISHED && px->b.state != SY_TCPS_SYN_SENT))
 		sy_mq_drop(in, (uint32_t)take); /* a body nobody will read */
-	else if (sy_mq_move(&px->b.sndq, in, (uint32_t)take, w->sh->pool) < 0)
+	else if (sy_mq_move(px_bout(px), in, (uint32_t)take, w->sh->pool) < 0)
 		return false;
 	px_client_consumed(w, px);
 	if (done) {
@@ -530,7 +530,7 @@ px_replay(struct sy_worker *w, struct sy_proxy *px)
 
 	sy_mq_init(&px->replay); /* px_backend_drop frees a replay */
 	px_backend_drop(w, px);
-	if (px_backend_open(w, px, ip, port) != 0 ||
+	if (px_backend_open(w, px, ip, port, NULL, NULL) != 0 ||
 	    sy_mq_move(&px->b.sndq, &r, r.bytes, w->sh->pool) < 0) {
 		sy_mq_free(&r);
 		return false;
@@ -545,18 +545,25 @@ px_response_head(struct sy_worker *w, struct sy_proxy *px)
 {
 	uint8_t *head = RTE_PER_LCORE(px_head);
 	struct sy_tcb *b = &px->b;
+	struct sy_mq *in = px_bin(px);
 	struct sy_px_resp resp;
 	enum sy_px_msg_status st;
 	uint32_t n;
 
 	if (px->bc == NULL)
 		return false;
-	if (b->rcvq.bytes == 0) {
+	if (px->btls != NULL && px->btls->state == SY_TLS_FAILED) {
+		/* The backend's certificate did not verify (or its TLS
+		 * failed): never a byte of the request in the clear. */
+		px_backend_failed(w, px, 502, SY_ANSWER_BACKEND_TLS_FAILED);
+		return true;
+	}
+	if (in->bytes == 0) {
 		if (b->events & SY_TCB_EV_REFUSED) {
 			px_backend_failed(w, px, 503, SY_ANSWER_BACKEND_UNREACHABLE);
 			return true;
 		}
-		if (b->state == SY_TCPS_CLOSED || (b->flags & SY_TCB_F_FIN_RCVD)) {
+		if (b->state == SY_TCPS_CLOSED || px_backend_fin(px)) {
 			/* Closed or reset before a byte of the response: a
 			 * kept connection the backend was closing as we sent
 			 * gets the request again on a new one; else 502. */
@@ -568,10 +575,10 @@ px_response_head(struct sy_worker *w, struct sy_proxy *px)
 		return false;
 	}
 	sy_mq_free(&px->replay); /* it answers */
-	n = RTE_MIN(b->rcvq.bytes, (uint32_t)SY_PROXY_HEAD_MAX);
-	sy_mq_copy(&b->rcvq, 0, n, head);
+	n = RTE_MIN(in->bytes, (uint32_t)SY_PROXY_HEAD_MAX);
+	sy_mq_copy(in, 0, n, head);
 	st = sy_px_parse_response(head, n, SY_PROXY_HEAD_MAX, px->head_req, false, &resp);
-	if (st == SY_PX_MSG_MORE && (b->flags & SY_TCB_F_FIN_RCVD || b->state == SY_TCPS_CLOSED))
+	if (st == SY_PX_MSG_MORE && (px_backend_fin(px) || b->state == SY_TCPS_CLOSED))
 		st = SY_PX_MSG_BAD;
 	if (st == SY_PX_MSG_MORE)
 		return false;
@@ -593,12 +600,12 @@ px_response_head(struct sy_worker *w, struct sy_proxy *px)
 		}
 		if (sy_mq_append_bytes(px_cout(px), out, len, w->sh->pool) < 0)
 			return false;
-		sy_mq_drop(&b->rcvq, resp.head_len);
-	} else if (sy_mq_move(px_cout(px), &b->rcvq, resp.head_len, w->sh->pool) < 0) {
+		sy_mq_drop(in, resp.head_len);
+	} else if (sy_mq_move(px_cout(px), in, resp.head_len, w->sh->pool) < 0) {
 		return false;
 	}
 	px->resp_sent = true;
-	sy_tcb_consumed(w, b);
+	px_backend_consumed(w, px);
 	if (resp.status >= 100 && resp.status < 200 && resp.status != 101)
 		return true; /* 100 Continue and friends: the real head follows */
 	if (!resp.keep_alive)
@@ -625,35 +632,36 @@ static bool
 px_response_body(struct sy_worker *w, struct sy_proxy *px)
 {
 	struct sy_tcb *b = &px->b;
+	struct sy_mq *in = px_bin(px);
 	uint32_t avail;
 	bool done;
 	int64_t take;
 
 	if (px->bc == NULL)
 		return false;
-	avail = RTE_MIN(b->rcvq.bytes, px_client_room(px));
+	avail = RTE_MIN(in->bytes, px_client_room(px));
 	if (px->resp_framing == SY_PX_BODY_CLOSE &&
-	    (b->state == SY_TCPS_CLOSED || (b->flags & SY_TCB_F_FIN_RCVD)) && b->rcvq.bytes == 0) {
+	    (b->state == SY_TCPS_CLOSED || px_backend_fin(px)) && in->bytes == 0) {
 		px->close_after = true;
 		px_response_done(w, px, false);
 		return true;
 	}
 	if (avail == 0) {
-		if (b->state == SY_TCPS_CLOSED || ((b->flags & SY_TCB_F_FIN_RCVD) && b->rcvq.bytes == 0)) {
+		if (b->state == SY_TCPS_CLOSED || (px_backend_fin(px) && in->bytes == 0)) {
 			/* The backend went before the end of the body. */
 			px_backend_failed(w, px, 502, SY_ANSWER_BACKEND_BROKEN);
 			return true;
 		}
 		return false;
 	}
-	take = body_bytes(&b->rcvq, avail, px->resp_framing, &px->resp_left, &px->resp_chunk, &done);
+	take = body_bytes(in, avail, px->resp_framing, &px->resp_left, &px->resp_chunk, &done);
 	if (take < 0) {
 		px_backend_failed(w, px, 502, SY_ANSWER_BACKEND_BROKEN);
 		return true;
 	}
-	if (take > 0 && sy_mq_move(px_cout(px), &b->rcvq, (uint32_t)take, w->sh->pool) < 0)
+	if (take > 0 && sy_mq_move(px_cout(px), in, (uint32_t)take, w->sh->pool) < 0)
 		return false;
-	sy_tcb_consumed(w, b);
+	px_backend_consumed(w, px);
 	if (done)
 		px_response_done(w, px, px->backend_keep_alive);
 	return take > 0 || done;
@@ -668,19 +676,19 @@ px_tunnel(struct sy_worker *w, struct sy_proxy *px)
 
 	if (px->bc == NULL)
 		return false;
-	n = RTE_MIN(px_cin(px)->bytes, sy_tcb_send_room(&px->b, SY_PROXY_SNDBUF));
-	if (n > 0 && sy_mq_move(&px->b.sndq, px_cin(px), n, w->sh->pool) == 0) {
+	n = RTE_MIN(px_cin(px)->bytes, px_backend_room(px));
+	if (n > 0 && sy_mq_move(px_bout(px), px_cin(px), n, w->sh->pool) == 0) {
 		px_client_consumed(w, px);
 		progress = true;
 	}
-	n = RTE_MIN(px->b.rcvq.bytes, px_client_room(px));
-	if (n > 0 && sy_mq_move(px_cout(px), &px->b.rcvq, n, w->sh->pool) == 0) {
-		sy_tcb_consumed(w, &px->b);
+	n = RTE_MIN(px_bin(px)->bytes, px_client_room(px));
+	if (n > 0 && sy_mq_move(px_cout(px), px_bin(px), n, w->sh->pool) == 0) {
+		px_backend_consumed(w, px);
 		progress = true;
 	}
-	if (px_client_fin(px) && px_cin(px)->bytes == 0 && !(px->b.flags & SY_TCB_F_FIN_QUEUED))
-		sy_tcb_close(&px->b);
-	if ((px->b.flags & SY_TCB_F_FIN_RCVD) && px->b.rcvq.bytes == 0 && !px_client_closing(px))
+	if (px_client_fin(px) && px_cin(px)->bytes == 0 && !px_backend_closing(px))
+		px_backend_close(px);
+	if (px_backend_fin(px) && px_bin(px)->bytes == 0 && !px_client_closing(px))
 		px_client_close(px);
 	if (px->b.state == SY_TCPS_CLOSED && !px_client_closing(px)) {
 		sy_tcb_abort(w, &px->c);

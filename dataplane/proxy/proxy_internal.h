@@ -28,71 +28,89 @@ struct px_target {
 	enum sy_answer_reason why;
 	uint32_t retry_after_s; /* 429 */
 	bool loopback;      /* the rule's backend is loopback: route the changed request again */
+	void *tls_ctx;      /* TLS to the backend: the client SSL_CTX, or NULL */
+	const char *tls_name; /* ... and the name to verify (this call only), or NULL */
 	char location[384]; /* a redirect's */
 	char body[256];     /* a static answer's */
 };
 
 /*
- * The client's byte stream as the HTTP layer sees it: the TCP leg's own
- * queues, or the plaintext of TLS over them. `in`: bytes received, not yet
- * taken; `out`: bytes to send. fin: the client will send no more; closing:
- * we close after `out`.
+ * A leg's byte stream as the HTTP layer sees it: the TCP leg's own queues,
+ * or the plaintext of TLS over them (tls: NULL for plain TCP). `in`: bytes
+ * received, not yet taken; `out`: bytes to send. fin: the peer will send no
+ * more; closing: we close after `out`. px_c* are the client leg's, px_b*
+ * the backend leg's (TLS there for re-encrypt and https:// backends).
  */
 static inline struct sy_mq *
-px_cin(struct sy_proxy *px)
+px_s_in(struct sy_tcb *t, struct sy_tls_conn *tls)
 {
-	return px->tls != NULL ? &px->tls->in : &px->c.rcvq;
+	return tls != NULL ? &tls->in : &t->rcvq;
 }
 
 static inline struct sy_mq *
-px_cout(struct sy_proxy *px)
+px_s_out(struct sy_tcb *t, struct sy_tls_conn *tls)
 {
-	return px->tls != NULL ? &px->tls->out : &px->c.sndq;
+	return tls != NULL ? &tls->out : &t->sndq;
 }
 
 static inline bool
-px_client_fin(const struct sy_proxy *px)
+px_s_fin(const struct sy_tcb *t, const struct sy_tls_conn *tls)
 {
-	return px->tls != NULL ? px->tls->eof : (px->c.flags & SY_TCB_F_FIN_RCVD) != 0;
+	return tls != NULL ? tls->eof || tls->state == SY_TLS_FAILED
+			   : (t->flags & SY_TCB_F_FIN_RCVD) != 0;
 }
 
 static inline bool
-px_client_closing(const struct sy_proxy *px)
+px_s_closing(const struct sy_tcb *t, const struct sy_tls_conn *tls)
 {
-	return px->tls != NULL ? px->tls->close_wanted || px->tls->closed
-			       : (px->c.flags & SY_TCB_F_FIN_QUEUED) != 0;
+	return tls != NULL ? tls->close_wanted || tls->closed : (t->flags & SY_TCB_F_FIN_QUEUED) != 0;
 }
 
 static inline uint32_t
-px_client_room(const struct sy_proxy *px)
+px_s_room(const struct sy_tcb *t, const struct sy_tls_conn *tls)
 {
-	return px->tls != NULL ? sy_tls_send_room(px->tls, SY_PROXY_SNDBUF)
-			       : sy_tcb_send_room(&px->c, SY_PROXY_SNDBUF);
+	return tls != NULL ? sy_tls_send_room(tls, SY_PROXY_SNDBUF) : sy_tcb_send_room(t, SY_PROXY_SNDBUF);
 }
 
-/* The HTTP layer took bytes from px_cin: the TCP window opens (for TLS the
+/* The HTTP layer took bytes from `in`: the TCP window opens (for TLS the
  * pump does that as OpenSSL reads). */
 static inline void
-px_client_consumed(struct sy_worker *w, struct sy_proxy *px)
+px_s_consumed(struct sy_worker *w, struct sy_tcb *t, struct sy_tls_conn *tls)
 {
-	if (px->tls == NULL)
-		sy_tcb_consumed(w, &px->c);
+	if (tls == NULL)
+		sy_tcb_consumed(w, t);
 }
 
-/* No more from us after px_cout: FIN (TLS: close_notify first). */
+/* No more from us after `out`: FIN (TLS: close_notify first). */
 static inline void
-px_client_close(struct sy_proxy *px)
+px_s_close(struct sy_tcb *t, struct sy_tls_conn *tls)
 {
-	if (px->tls != NULL)
-		px->tls->close_wanted = true;
+	if (tls != NULL)
+		tls->close_wanted = true;
 	else
-		sy_tcb_close(&px->c);
+		sy_tcb_close(t);
 }
+
+#define px_cin(px) px_s_in(&(px)->c, (px)->tls)
+#define px_cout(px) px_s_out(&(px)->c, (px)->tls)
+#define px_client_fin(px) px_s_fin(&(px)->c, (px)->tls)
+#define px_client_closing(px) px_s_closing(&(px)->c, (px)->tls)
+#define px_client_room(px) px_s_room(&(px)->c, (px)->tls)
+#define px_client_consumed(w, px) px_s_consumed(w, &(px)->c, (px)->tls)
+#define px_client_close(px) px_s_close(&(px)->c, (px)->tls)
+#define px_bin(px) px_s_in(&(px)->b, (px)->btls)
+#define px_bout(px) px_s_out(&(px)->b, (px)->btls)
+#define px_backend_fin(px) px_s_fin(&(px)->b, (px)->btls)
+#define px_backend_closing(px) px_s_closing(&(px)->b, (px)->btls)
+#define px_backend_room(px) px_s_room(&(px)->b, (px)->btls)
+#define px_backend_consumed(w, px) px_s_consumed(w, &(px)->b, (px)->btls)
+#define px_backend_close(px) px_s_close(&(px)->b, (px)->btls)
 
 void px_step(struct sy_worker *w, struct sy_proxy *px);
 bool px_advance(struct sy_worker *w, struct sy_proxy *px);
 void px_deadline(struct sy_worker *w, struct sy_proxy *px);
-int px_backend_open(struct sy_worker *w, struct sy_proxy *px, uint32_t ip, uint16_t port);
+int px_backend_open(struct sy_worker *w, struct sy_proxy *px, uint32_t ip, uint16_t port,
+		    void *tls_ctx, const char *tls_name);
 void px_backend_drop(struct sy_worker *w, struct sy_proxy *px);
 /* The backend leg is done with this client: to the idle pool when it is
  * clean and kept alive, else dropped (px_idle.c). */

@@ -283,4 +283,12 @@ px_route(struct sy_worker *w, const struct sy_px_req *req, const uint8_t *head, 
 	}
 	out->ip = rule->pool->endpoints[ep].addr.v4;
 	out->port = rte_cpu_to_be_16(rule->pool->endpoints[ep].port);
+	if (vh->tls == SY_TLS_REENCRYPT) {
+		if (vh->backend_tls_ctx == NULL) {
+			answer(out, 503, SY_ANSWER_BACKEND_TLS);
+			return;
+		}
+		out->tls_ctx = vh->backend_tls_ctx;
+		out->tls_name = vh->backend_tls_name;
+	}
 }

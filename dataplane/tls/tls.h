@@ -56,6 +56,7 @@ struct sy_tls_conn {
 	bool eof;          /* the client's close_notify, or its FIN after the last record */
 	bool close_wanted; /* the proxy closes: close_notify after `out`, then FIN */
 	bool closed;       /* close_notify queued and FIN asked */
+	bool backend;      /* we are the client (re-encrypt, https:// backends) */
 	uint8_t sni_len;
 	char sni[SY_TLS_SNI_MAX + 1]; /* lower case, no trailing dot; "" without SNI */
 };
@@ -63,6 +64,11 @@ struct sy_tls_conn {
 /* Start TLS on the accepted TCP leg t (its receive queue holds the
  * ClientHello's bytes). -1 when OpenSSL has no memory (counted). */
 int sy_tls_accept(struct sy_worker *w, struct sy_tls_conn *tc, struct sy_tcb *t);
+/* Start TLS towards a backend on leg t (its SYN may still be out): ctx
+ * verifies the chain; name, when not NULL, is sent as SNI and must be in
+ * the backend's certificate. -1 when OpenSSL has no memory (counted). */
+int sy_tls_connect(struct sy_worker *w, struct sy_tls_conn *tc, struct sy_tcb *t, SSL_CTX *ctx,
+		   const char *name);
 /* Move bytes: ciphertext in -> handshake / plaintext in; plaintext out ->
  * records out; close_notify and FIN when asked. True when anything moved. */
 bool sy_tls_pump(struct sy_tls_conn *tc);

@@ -163,12 +163,52 @@ fail:
 	return -1;
 }
 
+int
+sy_tls_connect(struct sy_worker *w, struct sy_tls_conn *tc, struct sy_tcb *t, SSL_CTX *ctx,
+	       const char *name)
+{
+	BIO *bio;
+
+	memset(tc, 0, sizeof(*tc));
+	tc->w = w;
+	tc->t = t;
+	tc->backend = true;
+	sy_mq_init(&tc->in);
+	sy_mq_init(&tc->out);
+	tc->state = SY_TLS_HANDSHAKE;
+	if (ctx == NULL || w->tcp.tls == NULL)
+		goto fail;
+	tc->ssl = SSL_new(ctx);
+	if (tc->ssl == NULL)
+		goto fail;
+	if (name != NULL && name[0] &&
+	    (SSL_set_tlsext_host_name(tc->ssl, name) != 1 || SSL_set1_host(tc->ssl, name) != 1))
+		goto fail;
+	bio = BIO_new(w->tcp.tls->bio_method);
+	if (bio == NULL)
+		goto fail;
+	BIO_set_data(bio, tc);
+	SSL_set_bio(tc->ssl, bio, bio);
+	SSL_set_app_data(tc->ssl, tc);
+	SSL_set_connect_state(tc->ssl);
+	return 0;
+fail:
+	SSL_free(tc->ssl);
+	tc->ssl = NULL;
+	tc->state = SY_TLS_FAILED;
+	ERR_clear_error();
+	w->counters.tls_no_memory++;
+	return -1;
+}
+
 /* The handshake or a record went wrong: OpenSSL queued its alert (through
  * the BIO, on the TCP send queue); the FIN follows it. */
 static void
 tls_fail(struct sy_tls_conn *tc, bool handshake)
 {
-	if (handshake)
+	if (handshake && tc->backend)
+		tc->w->counters.tls_backend_handshake_failures++;
+	else if (handshake)
 		tc->w->counters.tls_handshake_failures++;
 	else
 		tc->w->counters.tls_record_errors++;
@@ -187,6 +227,10 @@ tls_handshake(struct sy_tls_conn *tc)
 	r = SSL_do_handshake(tc->ssl);
 	if (r == 1) {
 		tc->state = SY_TLS_OPEN;
+		if (tc->backend) {
+			tc->w->counters.tls_backend_handshakes++;
+			return true;
+		}
 		tc->w->counters.tls_handshakes++;
 		if (SSL_session_reused(tc->ssl))
 			tc->w->counters.tls_resumptions++;

@@ -6,7 +6,9 @@
 #   splice_loss (LOSS_MODE=splice): hosts with one rule for "/", carried by the splice path,
 #     20 MB each way;
 #   proxy_loss (LOSS_MODE=proxy): hosts with path rules, carried by the proxy mode's own TCP
-#     on both legs (dataplane/tcp/tcb_*.c), 100 MB each way.
+#     on both legs (dataplane/tcp/tcb_*.c), 100 MB each way;
+#   tls_loss (LOSS_MODE=tls): edge routes, TLS terminated by the workers (dataplane/tls/)
+#     over the proxy mode's TCP, 100 MB each way over https (the default certificate).
 # In each:
 #   - at 1% and at 5% drop (+1% dup, +1% reorder): a download from nginx and an upload to a
 #     sink arrive with identical sha256 within a bounded time (curl -m);
@@ -55,12 +57,48 @@ EOF
 		rctl resolve "http://$h/"
 		t_expect_out '^vhost: .*\(proxy,' "$h is carried in proxy mode"
 	done ;;
-*) t_fail "setup" "LOSS_MODE is splice or proxy, not '$LOSS_MODE'" ;;
+tls)
+	HOST=tls.$D SIZE_MB=${LOSS_SIZE_MB:-100} MAX_S=300
+	rctl apply -f - <<EOF
+apiVersion: route.openshift.io/v1
+kind: Route
+metadata: {name: tls-down, namespace: demo}
+spec:
+  host: $HOST
+  to: {kind: Service, name: a}
+  port: {targetPort: http}
+  tls: {termination: edge}
+---
+apiVersion: route.openshift.io/v1
+kind: Route
+metadata: {name: tls-up, namespace: demo}
+spec:
+  host: uploadtls.$D
+  to: {kind: Service, name: sink}
+  tls: {termination: edge}
+EOF
+	t_expect_rc 0 "apply edge routes $HOST and uploadtls.$D"
+	for h in "$HOST" "uploadtls.$D"; do
+		rctl resolve "https://$h/"
+		t_expect_out '^vhost: .*\(proxy,' "$h is carried in proxy mode (TLS terminated)"
+	done ;;
+*) t_fail "setup" "LOSS_MODE is splice, proxy or tls, not '$LOSS_MODE'" ;;
 esac
+# How curl reaches HOST (and the upload host): plain HTTP with a Host header, or https to
+# the router's address with the name resolved to it (-k: the router's default certificate).
+if [ "$LOSS_MODE" = tls ]; then
+	UP_HOST=uploadtls.$D
+	down_url=https://$HOST/big.bin up_url=https://$UP_HOST/up
+	CURL_TO=(-k --resolve "$HOST:443:$LAB_ROUTER_IP" --resolve "$UP_HOST:443:$LAB_ROUTER_IP")
+else
+	UP_HOST=upload.$D
+	down_url=http://$LAB_ROUTER_IP/big.bin up_url=http://$LAB_ROUTER_IP/up
+	CURL_TO=()
+fi
 SIZE=$((SIZE_MB * 1048576))
 sy_poll 10 lab_backend curl -s -m 1 -o /dev/null "http://$LAB_BACKEND_A_IP:8080/" ||
 	t_fail "upload sink answers on $LAB_BACKEND_A_IP:8080" "$(cat "$LAB_DIR/sink.log")"
-t_run lab_client curl -s -m 10 -H "Host: $HOST" "http://$LAB_ROUTER_IP/"
+t_run lab_client curl -s -m 10 "${CURL_TO[@]}" -H "Host: $HOST" "${down_url%big.bin}"
 [ "$T_OUT" = backend-a ] || t_fail "$HOST through the clean relay answers backend-a" "seen: $(t_seen)"
 t_ok "routes applied; $HOST answers through the relay (clean)"
 
@@ -124,7 +162,8 @@ relay_check() {
 transfers() {
 	local t0 took
 	t0=$(date +%s%N)
-	t_run lab_client sh -c "curl -sS -m $MAX_S -H 'Host: $HOST' -w '%{http_code} %{size_download}\n' -o '$LAB_DIR/down.bin' http://$LAB_ROUTER_IP/big.bin"
+	t_run lab_client curl -sS -m "$MAX_S" "${CURL_TO[@]}" -H "Host: $HOST" \
+		-w '%{http_code} %{size_download}\n' -o "$LAB_DIR/down.bin" "$down_url"
 	took=$((($(date +%s%N) - t0) / 1000000))
 	local got
 	got=$(sha256sum <"$LAB_DIR/down.bin" | cut -d' ' -f1)
@@ -135,8 +174,8 @@ transfers() {
 	t_ok "$1: $SIZE_MB MB download intact (sha256 matches) in $took ms"
 	rm -f "$LAB_DIR/down.bin"
 	t0=$(date +%s%N)
-	t_run lab_client curl -sS -m "$MAX_S" -H "Host: upload.$D" -H 'Content-Type: application/octet-stream' \
-		--data-binary "@$big" "http://$LAB_ROUTER_IP/up"
+	t_run lab_client curl -sS -m "$MAX_S" "${CURL_TO[@]}" -H "Host: $UP_HOST" \
+		-H 'Content-Type: application/octet-stream' --data-binary "@$big" "$up_url"
 	took=$((($(date +%s%N) - t0) / 1000000))
 	[ "$T_RC" -eq 0 ] && [ "$T_OUT" = "$want $SIZE" ] ||
 		t_fail "$1: $SIZE_MB MB upload through the router (curl -m $MAX_S): the sink's sha256 equals ours" \
@@ -157,10 +196,19 @@ done
 # A burst of short connections at 3% loss: every handshake packet, held request segment and
 # FIN can be lost; every connection must still be answered.
 relay_phase burst3 5 3
-t_run lab_client $HTTPC count "$LAB_ROUTER_IP" "$HOST" / 200 8
-res=$T_OUT
-t_json_expect "$res" 'd["errors"] == 0 and d["statuses"] == {"200": 200} and d["bodies"] == {"backend-a": 200}' \
-	"3% drop: 200 short connections (8 at a time), all answered 200 backend-a"
+if [ "$LOSS_MODE" = tls ]; then
+	# A TLS handshake per connection: curl, 8 at a time. One write per connection (status,
+	# body bytes, curl's exit code), so parallel lines never interleave; backend-a's body is
+	# "backend-a\n", 10 bytes.
+	t_run lab_client sh -c "seq 200 | xargs -P 8 -I{} curl -sS -m 60 -k -o /dev/null --resolve '$HOST:443:$LAB_ROUTER_IP' -w '%{http_code} %{size_download} %{exitcode}\n' 'https://$HOST/' 2>&1 | sort | uniq -c"
+	[ "$(printf '%s\n' "$T_OUT" | awk '{$1=$1};1')" = "200 200 10 0" ] ||
+		t_fail "3% drop: 200 short TLS connections (8 at a time), all answered 200 with backend-a's 10 bytes" "$(t_seen)"
+else
+	t_run lab_client $HTTPC count "$LAB_ROUTER_IP" "$HOST" / 200 8
+	res=$T_OUT
+	t_json_expect "$res" 'd["errors"] == 0 and d["statuses"] == {"200": 200} and d["bodies"] == {"backend-a": 200}' \
+		"3% drop: 200 short connections (8 at a time), all answered 200 backend-a"
+fi
 flows_drain "burst at 3% drop"
 relay_check "burst at 3% drop"
 t_ok "3% drop + 1% dup + 1% reorder (seed 5): 200 connections all 200; relay $RELAY_SUMMARY; flow table empty again"

@@ -4,7 +4,9 @@
 # terminates TLS: each client sees the backend's own certificate and verifies it.
 #   - openssl s_client with SNI a/b.passthrough gets backend a's / b's own certificate;
 #   - curl --cacert <backend's cert> gets backend-a / backend-b over verified TLS;
-#   - an unknown SNI, and a ClientHello without SNI, get the TLS alert unrecognized_name (112);
+#   - an unknown SNI, and a ClientHello without SNI, are terminated with the router's default
+#     certificate (the one `routerctl status` names, as the OpenShift router's fe_no_sni does)
+#     and a request on them gets the router's 503: nothing is passed through blind;
 #   - plain HTTP bytes sent to :443 get the connection reset;
 #   - a ~2 KB TLS 1.2 ClientHello sent in 3 TCP segments (TCP_NODELAY, 3 send() calls, SNI in
 #     the last one) is reassembled by the router and spliced: backend a's ServerHello and
@@ -54,17 +56,21 @@ for x in a b; do
 done
 t_ok "curl over verified TLS: https://a.$P/ -> backend-a, https://b.$P/ -> backend-b"
 
-# --- 2. the router's own alert: unknown SNI, no SNI ----------------------------------------
-s_client -servername "nobody.$P"
-t_expect_out 'unrecognized name|alert number 112' \
-	"unknown SNI nobody.$P: TLS alert unrecognized_name (112) from the router"
-t_expect_no_out 'BEGIN CERTIFICATE|subject=' "unknown SNI: no certificate comes back"
-t_ok "unknown SNI: alert unrecognized_name (112): $(printf '%s\n' "$T_OUT" "$T_ERR" | grep -Em1 'unrecognized name|alert number 112')"
-s_client -noservername
-t_expect_out 'unrecognized name|alert number 112' \
-	"ClientHello without SNI: TLS alert unrecognized_name (112) from the router"
-t_expect_no_out 'BEGIN CERTIFICATE|subject=' "no SNI: no certificate comes back"
-t_ok "ClientHello without SNI: alert unrecognized_name (112): $(printf '%s\n' "$T_OUT" "$T_ERR" | grep -Em1 'unrecognized name|alert number 112')"
+# --- 2. unknown SNI, no SNI: the default certificate, then the router's 503 ---------------
+rctl status -o json
+default_fp=$(t_json "$T_OUT" 'd["tls"]["default_certificate"]["sha256"]')
+[ ${#default_fp} -eq 64 ] || t_fail "routerctl status names the default certificate's sha256" "$(t_seen)"
+for how in "-servername nobody.$P" -noservername; do
+	# shellcheck disable=SC2086
+	s_client $how
+	seen_fp=$(printf '%s\n' "$T_OUT" | fp | tr -d : | tr 'A-F' 'a-f')
+	[ "$seen_fp" = "$default_fp" ] ||
+		t_fail "s_client $how: the router's default certificate" \
+			"want sha256 $default_fp, seen '$seen_fp'" "$(t_seen)"
+done
+t_run lab_client curl -sk -m 10 -o /dev/null -w '%{http_code}' --resolve "nobody.$P:443:$R" "https://nobody.$P/"
+[ "$T_OUT" = 503 ] || t_fail "https://nobody.$P/ (terminated with the default certificate): 503" "$(t_seen)"
+t_ok "unknown SNI and no SNI: the default certificate ($default_fp), and 503 for a request"
 
 # --- 3. plain HTTP on :443 ------------------------------------------------------------------
 cat >"$LAB_DIR/plain443.py" <<'EOF'
