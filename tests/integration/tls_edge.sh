@@ -18,8 +18,10 @@
 #   - resumption: TLS 1.3 tickets (-sess_out / -sess_in, eight times) and TLS 1.2 (-reconnect,
 #     five times); both workers count resumptions (tickets from one resumed on the other);
 #   - a request whose Host names another TLS vhost than the SNI: 421;
-#   - passthrough (config/routes.yaml's, nginx's own certificate) and edge on one :443
-#     (re-encrypt to nginx's HTTPS too, with TLS_EDGE_REENCRYPT=1);
+#   - passthrough (config/routes.yaml's, nginx's own certificate), edge and re-encrypt (to
+#     nginx's HTTPS, destinationCACertificate its certificate) on one :443; re-encrypt with a
+#     destinationCACertificate that did not sign the backend's: 502 (TLS_EDGE_REENCRYPT=0
+#     skips the re-encrypt part);
 #   - bad certificates, each on its own route: unparseable PEM (certificate; key), a key
 #     that does not match, expired, not yet valid, for another host: Admitted False,
 #     ExtendedValidationFailed, the OpenShift router's words; every other host still served;
@@ -37,8 +39,8 @@ for c in openssl curl python3 base64; do
 	command -v "$c" >/dev/null || t_skip_all "$c is not installed"
 done
 # Re-encrypt to the lab's nginx HTTPS (destinationCACertificate = nginx's own certificate):
-# 1 runs that block, 0 notes it and skips it.
-TLS_EDGE_REENCRYPT=${TLS_EDGE_REENCRYPT:-0}
+# 1 (the default) runs that block, 0 notes it and skips it.
+TLS_EDGE_REENCRYPT=${TLS_EDGE_REENCRYPT:-1}
 
 t_setup tle 2
 t_start_routerd
@@ -404,6 +406,28 @@ $(ind 6 "$LAB_DIR/nginx-a/tls.crt")"
 	expect_https "reenc.$D" / backend-a "reencrypt: https://reenc.$D/ answers 200 backend-a (nginx a's HTTPS behind)"
 	expect_cert "reenc.$D" "$C/reenc.crt" "reencrypt: SNI reenc.$D gets the route's certificate"
 	t_ok "reencrypt Route: the route's certificate to the client, nginx a's HTTPS behind; passthrough, edge, reencrypt on one :443"
+	# The test CA did not sign nginx's certificate: the backend does not verify.
+	apply_yaml "apply a reencrypt Route y.wild.$D -> a (https) whose destinationCACertificate is the test CA" "---
+apiVersion: route.openshift.io/v1
+kind: Route
+metadata: {name: reenc-bad, namespace: demo}
+spec:
+  host: y.wild.$D
+  to: {kind: Service, name: a}
+  port: {targetPort: https}
+  tls:
+    termination: reencrypt
+    certificate: |
+$(ind 6 "$C/wild.crt")
+    key: |
+$(ind 6 "$C/wild.key")
+    destinationCACertificate: |
+$(ind 6 "$C/ca.pem")"
+	https "y.wild.$D" /
+	[ "$T_RC" -eq 0 ] && [ "$CODE" = 502 ] ||
+		t_fail "reencrypt to a backend whose certificate the destinationCACertificate did not sign: 502" \
+			"seen: code ${CODE:-none}; $(t_seen)"
+	t_ok "reencrypt: a backend certificate that does not verify against destinationCACertificate gets 502"
 else
 	t_note "reencrypt block skipped (TLS_EDGE_REENCRYPT=1 runs it)"
 fi
