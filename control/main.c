@@ -239,8 +239,8 @@ out_server:
 out_router:
 	sy_router_fini(r);
 out_slot:
+	sy_gen_slot_fini(&r->slot); /* retired generations give their vhosts' contexts back */
 	sy_tls_teardown();
-	sy_gen_slot_fini(&r->slot);
 out_eal:
 	snprintf(runtime_dir, sizeof(runtime_dir), "%s", rte_eal_get_runtime_dir());
 	rte_eal_cleanup();

@@ -267,6 +267,15 @@ fail:
 	return NULL;
 }
 
+/* The ex_data slot that leads from a context to its cache entry (also for
+ * callers that never ran sy_tls_setup: unit tests). */
+static void
+ensure_index(void)
+{
+	if (T.ex_index < 0)
+		T.ex_index = SSL_CTX_get_ex_new_index(0, NULL, NULL, NULL, NULL);
+}
+
 SSL_CTX *
 sy_tls_ctx_get(const struct sy_pem *p, uint16_t min_version)
 {
@@ -276,6 +285,7 @@ sy_tls_ctx_get(const struct sy_pem *p, uint16_t min_version)
 	EVP_PKEY *k;
 	STACK_OF(X509) *sk = NULL, *ca;
 
+	ensure_index();
 	if (min_version < T.floor)
 		min_version = T.floor;
 	digest_hex(p, min_version, key);
@@ -358,6 +368,7 @@ sy_tls_client_ctx_get(const char *ca, size_t ca_len)
 
 	/* Cached with server contexts: "client" stands where a certificate
 	 * would be, which no PEM is. */
+	ensure_index();
 	digest_hex(&p, 0, key);
 	e = sy_strmap_get(&T.cache, key);
 	if (e != NULL) {
@@ -560,8 +571,7 @@ sy_tls_setup(const struct sy_config *cfg, char *err, size_t errlen)
 	snprintf(T.suites, sizeof(T.suites), "%s", cfg->tls_ciphersuites);
 	T.floor = cfg->tls_min_version >= SY_TLS_MIN_VERSION_FLOOR ? cfg->tls_min_version
 								  : SY_TLS_MIN_VERSION_FLOOR;
-	if (T.ex_index < 0)
-		T.ex_index = SSL_CTX_get_ex_new_index(0, NULL, NULL, NULL, NULL);
+	ensure_index();
 	{
 		/* The cipher strings are checked once here, with a clear error,
 		 * rather than per certificate. */
@@ -607,4 +617,6 @@ sy_tls_teardown(void)
 	if (T.def.ctx != NULL)
 		sy_tls_ctx_put(T.def.ctx);
 	T.def.ctx = NULL;
+	/* Every vhost gave its contexts back before (sy_router_fini). */
+	sy_strmap_fini(&T.cache);
 }
