@@ -1,0 +1,649 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# tls_edge: TLS terminated by routerd's workers (2 of them), seen by real clients (curl,
+# openssl s_client, python3 ssl) in the client namespace, with certificates the test makes
+# at run time (a test CA, ECDSA P-256; nothing is checked in):
+#   - OpenShift edge Routes with inline certificates: each SNI gets its route's certificate
+#     (fingerprints compared), curl verifies it against the CA and gets the backend's body;
+#     a wildcard certificate *.wild serves x.wild;
+#   - no SNI: the default certificate, the one `routerctl status` names (sha256);
+#   - insecureEdgeTerminationPolicy None (and unset): plain HTTP 503; Allow: 200;
+#     Redirect: 302 to https://host/path?query exactly;
+#   - a Contour IngressRoute root with a kubernetes.io/tls Secret: https 200 with the
+#     Secret's certificate; plain HTTP 301 to https; a permitInsecure route 200 over HTTP;
+#   - version floors: a TLS 1.1 ClientHello is refused (s_client at SECLEVEL=0, or it would
+#     not even offer 1.1; OpenSSL 3.0's s_client prints "Protocol  : TLSv1.1" for a failed
+#     handshake too, so "refused" is a non-zero exit and no "New, TLSv1.1, Cipher is" line);
+#     minimumProtocolVersion "1.3": TLS 1.2 refused, TLS 1.3 served;
+#   - resumption: TLS 1.3 tickets (-sess_out / -sess_in, eight times) and TLS 1.2 (-reconnect,
+#     five times); both workers count resumptions (tickets from one resumed on the other);
+#   - a request whose Host names another TLS vhost than the SNI: 421;
+#   - passthrough (config/routes.yaml's, nginx's own certificate), edge and re-encrypt (to
+#     nginx's HTTPS, destinationCACertificate its certificate) on one :443; re-encrypt with a
+#     destinationCACertificate that did not sign the backend's: 502 (TLS_EDGE_REENCRYPT=0
+#     skips the re-encrypt part);
+#   - bad certificates, each on its own route: unparseable PEM (certificate; key), a key
+#     that does not match, expired, not yet valid, for another host: Admitted False,
+#     ExtendedValidationFailed, the OpenShift router's words; every other host still served;
+#     a Contour root whose Secret is malformed: invalid, "TLS Secret [...] not found or is
+#     malformed";
+#   - a changed Secret: new connections get the new certificate, a keep-alive connection
+#     opened before keeps working;
+#   - hostile bytes on :443 (a truncated ClientHello, a record header claiming 20000 bytes,
+#     random garbage): routerd stays up and serves; half a ClientHello, then nothing: the
+#     router drops the connection within 20 s (its handshake timeout is 10 s).
+T_NAME=tls_edge
+source "$(dirname "$0")/testlib.sh"
+
+for c in openssl curl python3 base64; do
+	command -v "$c" >/dev/null || t_skip_all "$c is not installed"
+done
+# Re-encrypt to the lab's nginx HTTPS (destinationCACertificate = nginx's own certificate):
+# 1 (the default) runs that block, 0 notes it and skips it.
+TLS_EDGE_REENCRYPT=${TLS_EDGE_REENCRYPT:-1}
+
+t_setup tle 2
+t_start_routerd
+D=$LAB_DOMAIN
+R=$LAB_ROUTER_IP
+
+rctl apply -f "$SY_SRC/config/routes.yaml"
+t_expect_rc 0 "apply config/routes.yaml"
+
+# --- certificates ------------------------------------------------------------------------
+# A test CA and leaves signed by it with `openssl ca` (which can set any validity window:
+# OpenSSL 3.0's x509 has no -not_before). Serials count up, so a re-issued leaf differs.
+C=$LAB_DIR/tls
+mkdir -p "$C/newcerts" && : >"$C/index.txt" && echo 1000 >"$C/serial" ||
+	t_fail "certificates" "could not make $C"
+cat >"$C/ca.cnf" <<EOF
+[ca]
+default_ca = test_ca
+[test_ca]
+database = $C/index.txt
+new_certs_dir = $C/newcerts
+serial = $C/serial
+certificate = $C/ca.pem
+private_key = $C/ca.key
+default_md = sha256
+default_days = 30
+policy = policy_any
+unique_subject = no
+copy_extensions = none
+email_in_dn = no
+[policy_any]
+commonName = supplied
+EOF
+t_run openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 30 \
+	-subj "/CN=Switchyard tls_edge test CA" -addext "basicConstraints=critical,CA:TRUE" \
+	-addext "keyUsage=critical,keyCertSign,cRLSign" -keyout "$C/ca.key" -out "$C/ca.pem"
+t_expect_rc 0 "make the test CA (ECDSA P-256)"
+
+# leaf FILE CN [STARTDATE ENDDATE]: $C/FILE.key and $C/FILE.crt, a server certificate for CN
+# (also its only subjectAltName) signed by the test CA, valid 30 days from now or in the
+# window given (YYYYMMDDHHMMSSZ).
+leaf() {
+	local f=$1 cn=$2 when=(-days 30)
+	[ "$#" -ge 4 ] && when=(-startdate "$3" -enddate "$4")
+	printf '%s\n' "basicConstraints = critical, CA:FALSE" "keyUsage = critical, digitalSignature" \
+		"extendedKeyUsage = serverAuth" "subjectAltName = DNS:$cn" \
+		"subjectKeyIdentifier = hash" "authorityKeyIdentifier = keyid" >"$C/$f.ext"
+	t_run openssl req -new -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -subj "/CN=$cn" \
+		-keyout "$C/$f.key" -out "$C/$f.csr"
+	t_expect_rc 0 "certificate request for $cn"
+	t_run openssl ca -batch -notext -config "$C/ca.cnf" -extfile "$C/$f.ext" "${when[@]}" \
+		-in "$C/$f.csr" -out "$C/$f.crt"
+	t_expect_rc 0 "the test CA signs $cn ($f)"
+}
+leaf a-edge "a.edge.$D"
+leaf b-edge "b.edge.$D"
+leaf allow-edge "allow.edge.$D"
+leaf redirect-edge "redirect.edge.$D"
+leaf wild "*.wild.$D"
+leaf secure "secure.$D"
+leaf tls13 "tls13.$D"
+leaf reenc "reenc.$D"
+leaf expired "expired.$D" 20200101000000Z 20200301000000Z
+leaf notyet "notyet.$D" 20990101000000Z 21000101000000Z
+leaf mismatch "mismatch.$D"
+leaf badkey "badkey.$D"
+leaf other "other.$D"
+printf '%s\n' '-----BEGIN CERTIFICATE-----' 'bm90IGEgY2VydGlmaWNhdGUsIGp1c3QgdGV4dA==' \
+	'-----END CERTIFICATE-----' >"$C/garbage.crt"
+printf '%s\n' '-----BEGIN PRIVATE KEY-----' 'bm90IGEga2V5LCBqdXN0IHRleHQ=' \
+	'-----END PRIVATE KEY-----' >"$C/garbage.key"
+t_run openssl verify -CAfile "$C/ca.pem" "$C/a-edge.crt" "$C/wild.crt" "$C/secure.crt"
+t_expect_rc 0 "the leaves verify against the test CA"
+t_ok "certificates made: a test CA (P-256) and 13 leaves (good, wildcard, expired, not yet valid, ...)"
+
+# fp [openssl x509 ARGS]: the SHA-256 fingerprint of one certificate (stdin or -in FILE), as
+# routerctl writes it: lower-case hex, no colons.
+fp() { openssl x509 -noout -fingerprint -sha256 "$@" 2>/dev/null | cut -d= -f2 | tr -d : | tr 'A-F' 'a-f'; }
+
+# --- resources ---------------------------------------------------------------------------
+# ind N FILE: FILE's lines indented by N spaces (a PEM in a YAML block scalar).
+ind() { sed "s/^/$(printf '%*s' "$1" '')/" "$2"; }
+# edge_route NAME HOST SERVICE CRT KEY [POLICY]: a Route with edge termination, the
+# certificate and key inline, the lab's service (port http).
+edge_route() {
+	cat <<EOF
+---
+apiVersion: route.openshift.io/v1
+kind: Route
+metadata: {name: $1, namespace: demo}
+spec:
+  host: $2
+  to: {kind: Service, name: $3}
+  port: {targetPort: http}
+  tls:
+    termination: edge
+${6:+    insecureEdgeTerminationPolicy: $6
+}    certificate: |
+$(ind 6 "$4")
+    key: |
+$(ind 6 "$5")
+    caCertificate: |
+$(ind 6 "$C/ca.pem")
+EOF
+}
+# tls_secret NAME CRT KEY: a kubernetes.io/tls Secret in demo.
+tls_secret() {
+	cat <<EOF
+---
+apiVersion: v1
+kind: Secret
+metadata: {name: $1, namespace: demo}
+type: kubernetes.io/tls
+data:
+  tls.crt: $(base64 -w0 "$2")
+  tls.key: $(base64 -w0 "$3")
+EOF
+}
+# apply_yaml WHAT YAML: routerctl apply -f - of YAML (also kept in $LAB_DIR for a look).
+apply_yaml() {
+	local f
+	f=$LAB_DIR/apply-$((T_NUM + 1))-$RANDOM.yaml
+	printf '%s\n' "$2" >"$f"
+	rctl apply -f "$f"
+	t_expect_rc 0 "$1"
+}
+
+apply_yaml "apply edge Routes a.edge (None), b.edge (policy unset), allow.edge (Allow), redirect.edge (Redirect), x.wild (wildcard certificate)" \
+	"$(edge_route edge-a "a.edge.$D" a "$C/a-edge.crt" "$C/a-edge.key" None
+	edge_route edge-b "b.edge.$D" b "$C/b-edge.crt" "$C/b-edge.key"
+	edge_route edge-allow "allow.edge.$D" b "$C/allow-edge.crt" "$C/allow-edge.key" Allow
+	edge_route edge-redirect "redirect.edge.$D" a "$C/redirect-edge.crt" "$C/redirect-edge.key" Redirect
+	edge_route edge-wild "x.wild.$D" a "$C/wild.crt" "$C/wild.key")"
+apply_yaml "apply Contour roots secure (Secret, a permitInsecure route) and tls13 (minimumProtocolVersion 1.3)" \
+	"$(tls_secret secure-tls "$C/secure.crt" "$C/secure.key"
+	tls_secret tls13-tls "$C/tls13.crt" "$C/tls13.key")
+---
+apiVersion: contour.heptio.com/v1beta1
+kind: IngressRoute
+metadata: {name: secure, namespace: demo}
+spec:
+  virtualhost:
+    fqdn: secure.$D
+    tls: {secretName: secure-tls}
+  routes:
+  - match: /
+    services: [{name: a, port: 80}]
+  - match: /open
+    permitInsecure: true
+    services: [{name: b, port: 80}]
+---
+apiVersion: contour.heptio.com/v1beta1
+kind: IngressRoute
+metadata: {name: tls13, namespace: demo}
+spec:
+  virtualhost:
+    fqdn: tls13.$D
+    tls: {secretName: tls13-tls, minimumProtocolVersion: \"1.3\"}
+  routes:
+  - match: /
+    services: [{name: a, port: 80}]"
+for r in edge-a edge-b edge-allow edge-redirect edge-wild; do
+	rctl get route "$r" -n demo -o json
+	t_expect_rc 0 "get route $r -n demo -o json"
+	t_json_expect "$(t_json "$T_OUT" '(d["items"][0] if "items" in d else d).get("status")')" \
+		'[c.get("status") for c in d["ingress"][0]["conditions"] if c["type"] == "Admitted"] == ["True"]' \
+		"route $r is admitted"
+done
+for r in secure tls13; do
+	rctl get ingressroute "$r" -n demo -o json
+	t_json_expect "$T_OUT" 'd["status"]["currentStatus"] == "valid"' "IngressRoute $r is valid"
+done
+t_ok "edge Routes and Contour TLS roots applied; routes Admitted, roots valid"
+
+# --- clients -----------------------------------------------------------------------------
+# https HOST PATH [curl args]: GET https://HOST/PATH through R:443, verified against the test
+# CA; T_OUT the body, CODE the status.
+https() {
+	local host=$1 path=$2
+	shift 2
+	t_run lab_client curl -sS -m 10 --cacert "$C/ca.pem" --resolve "$host:443:$R" -o - \
+		-w '\n%{http_code}' "$@" "https://$host$path"
+	CODE=$(tail -n 1 <<<"$T_OUT")
+	T_OUT=$(sed '$d' <<<"$T_OUT")
+}
+# http HOST PATH [curl args]: the same over plain HTTP on :80.
+http() {
+	local host=$1 path=$2
+	shift 2
+	t_run lab_client curl -sS -m 10 --resolve "$host:80:$R" -o - -w '\n%{http_code}' "$@" "http://$host$path"
+	CODE=$(tail -n 1 <<<"$T_OUT")
+	T_OUT=$(sed '$d' <<<"$T_OUT")
+}
+# redirect_of URL: the status and Location of a plain HTTP GET of URL (its host through R:80).
+redirect_of() {
+	local h=${1#http://}
+	h=${h%%/*}
+	t_run lab_client curl -sS -m 10 --resolve "$h:80:$R" -o /dev/null -D - "$1"
+	loc=$(printf '%s\n' "$T_OUT" | tr -d '\r' | sed -n 's/^[Ll]ocation: //p')
+	code=$(printf '%s\n' "$T_OUT" | head -n 1 | cut -d' ' -f2)
+}
+# expect_https HOST PATH BODY [WHAT]
+expect_https() {
+	https "$1" "$2"
+	[ "$T_RC" -eq 0 ] && [ "$CODE" = 200 ] && [ "$T_OUT" = "$3" ] ||
+		t_fail "${4:-https://$1$2 (certificate verified) answers 200 '$3'}" "seen: code ${CODE:-none}; $(t_seen)"
+}
+# s_client [ARGS...]: openssl s_client to R:443 from the client namespace (10 s at most).
+s_client() {
+	t_run lab_client timeout 10 openssl s_client -connect "$R:443" "$@" </dev/null
+}
+# expect_cert SNI CRT-FILE WHAT: the certificate s_client gets for SNI is CRT-FILE.
+expect_cert() {
+	local seen want
+	s_client -servername "$1"
+	seen=$(printf '%s\n' "$T_OUT" | fp)
+	want=$(fp -in "$2")
+	[ -n "$want" ] && [ "$seen" = "$want" ] ||
+		t_fail "$3" "want sha256 $want, seen '$seen'" "$(t_seen)"
+}
+
+# --- 1-3. certificates by SNI ------------------------------------------------------------
+expect_https "a.edge.$D" / backend-a
+expect_cert "a.edge.$D" "$C/a-edge.crt" "SNI a.edge.$D: the certificate is route edge-a's"
+t_ok "edge route with an inline certificate: https://a.edge.$D/ verified, 200 backend-a; SNI a.edge gets edge-a's certificate"
+expect_https "b.edge.$D" / backend-b
+expect_cert "b.edge.$D" "$C/b-edge.crt" "SNI b.edge.$D: the certificate is route edge-b's"
+expect_cert "a.edge.$D" "$C/a-edge.crt" "SNI a.edge.$D again: still edge-a's certificate"
+t_ok "two edge hosts on one address: a.edge and b.edge each get their own certificate, b.edge -> backend-b"
+expect_https "x.wild.$D" /w backend-a "https://x.wild.$D/w answers 200 backend-a, its name verified against *.wild.$D"
+expect_cert "x.wild.$D" "$C/wild.crt" "SNI x.wild.$D: the wildcard certificate"
+t_ok "wildcard certificate *.wild.$D on the route for x.wild.$D: curl verifies the name, 200"
+
+# --- 4. no SNI: the default certificate --------------------------------------------------
+rctl status -o json
+t_expect_rc 0 "status -o json"
+status=$T_OUT
+t_json_expect "$status" 'len(d["tls"]["default_certificate"]["sha256"]) == 64 and d["tls"]["default_certificate"]["subject"]' \
+	"status: tls.default_certificate has a subject and a sha256"
+t_json_expect "$status" 'd["tls"]["default_certificate"]["generated"] is True' \
+	"status: tls.default_certificate.generated is true (the lab's config names none)"
+def_fp=$(t_json "$status" 'd["tls"]["default_certificate"]["sha256"]')
+s_client -noservername
+seen=$(printf '%s\n' "$T_OUT" | fp)
+[ -n "$seen" ] && [ "$seen" = "$def_fp" ] ||
+	t_fail "no SNI: the certificate is the default one routerctl status names" "want $def_fp, seen '$seen'" "$(t_seen)"
+t_ok "ClientHello without SNI: the default certificate ($(t_json "$status" 'd["tls"]["default_certificate"]["subject"]'), sha256 as routerctl status says)"
+
+# --- 5. insecureEdgeTerminationPolicy ----------------------------------------------------
+http "a.edge.$D" /
+[ "$T_RC" -eq 0 ] && [ "$CODE" = 503 ] ||
+	t_fail "None: http://a.edge.$D/ is not served (503, the no-route answer)" "seen: code ${CODE:-none}; $(t_seen)"
+http "b.edge.$D" /
+[ "$T_RC" -eq 0 ] && [ "$CODE" = 503 ] ||
+	t_fail "policy unset: http://b.edge.$D/ is not served (503)" "seen: code ${CODE:-none}; $(t_seen)"
+t_ok "insecureEdgeTerminationPolicy None (and unset): plain HTTP gets 503"
+http "allow.edge.$D" /x
+[ "$T_RC" -eq 0 ] && [ "$CODE" = 200 ] && [ "$T_OUT" = backend-b ] ||
+	t_fail "Allow: http://allow.edge.$D/x answers 200 backend-b" "seen: code ${CODE:-none}; $(t_seen)"
+expect_https "allow.edge.$D" /x backend-b
+t_ok "insecureEdgeTerminationPolicy Allow: plain HTTP 200 and https 200"
+redirect_of "http://redirect.edge.$D/some/path?x=1&y=two"
+[ "$T_RC" -eq 0 ] && [ "$code" = 302 ] && [ "$loc" = "https://redirect.edge.$D/some/path?x=1&y=two" ] ||
+	t_fail "Redirect: 302 to https://redirect.edge.$D/some/path?x=1&y=two" "seen: code '$code', Location '$loc'; $(t_seen)"
+expect_https "redirect.edge.$D" "/some/path?x=1&y=two" backend-a
+t_ok "insecureEdgeTerminationPolicy Redirect: 302 Location https://redirect.edge.$D/some/path?x=1&y=two (query kept); https 200"
+
+# --- 6. Contour root with a Secret -------------------------------------------------------
+expect_https "secure.$D" / backend-a
+expect_cert "secure.$D" "$C/secure.crt" "SNI secure.$D: the certificate from Secret secure-tls"
+# tls13's root has no permitInsecure route; secure's has one, on /open only.
+redirect_of "http://tls13.$D/p?q=1"
+[ "$T_RC" -eq 0 ] && [ "$code" = 301 ] && [ "$loc" = "https://tls13.$D/p?q=1" ] ||
+	t_fail "Contour TLS root: http://tls13.$D/p?q=1 -> 301 https://tls13.$D/p?q=1" "seen: code '$code', Location '$loc'; $(t_seen)"
+redirect_of "http://secure.$D/p?q=1"
+[ "$T_RC" -eq 0 ] && [ "$code" = 301 ] && [ "$loc" = "https://secure.$D/p?q=1" ] ||
+	t_fail "Contour TLS root with a permitInsecure route on /open: http://secure.$D/p?q=1 (not under /open) -> 301 https://secure.$D/p?q=1" "seen: code '$code', Location '$loc'; $(t_seen)"
+http "secure.$D" /open
+[ "$T_RC" -eq 0 ] && [ "$CODE" = 200 ] && [ "$T_OUT" = backend-b ] ||
+	t_fail "permitInsecure: http://secure.$D/open answers 200 backend-b" "seen: code ${CODE:-none}; $(t_seen)"
+expect_https "secure.$D" /open backend-b
+t_ok "Contour roots with Secrets: https 200 with the Secret's certificate; plain HTTP 301 to https (query kept); a permitInsecure route 200 over HTTP, the root's other routes still 301"
+
+# --- 7. minimum versions -----------------------------------------------------------------
+# SECLEVEL=0 so that the client really offers TLS 1.1 (OpenSSL 3.0 will not otherwise).
+for h in "a.edge.$D" "secure.$D"; do
+	s_client -servername "$h" -tls1_1 -cipher 'DEFAULT:@SECLEVEL=0'
+	[ "$T_RC" -ne 0 ] || t_fail "TLS 1.1 to $h is refused (s_client exits non-zero)" "$(t_seen)"
+	t_expect_no_out '^(New|Reused), TLSv1(\.1)?, Cipher is' "TLS 1.1 to $h: no handshake completes"
+done
+t_ok "TLS 1.1 refused on an edge Route and on a Contour root without minimumProtocolVersion"
+s_client -servername "a.edge.$D" -tls1_2
+t_expect_out '^New, TLSv1\.2, Cipher is' "TLS 1.2 to a.edge.$D is served"
+s_client -servername "tls13.$D" -tls1_2
+[ "$T_RC" -ne 0 ] || t_fail "minimumProtocolVersion 1.3: TLS 1.2 to tls13.$D is refused" "$(t_seen)"
+t_expect_no_out '^(New|Reused), TLSv1\.2, Cipher is' "minimumProtocolVersion 1.3: no TLS 1.2 handshake completes"
+s_client -servername "tls13.$D" -tls1_3
+t_expect_out '^New, TLSv1\.3, Cipher is' "minimumProtocolVersion 1.3: TLS 1.3 to tls13.$D is served"
+expect_https "tls13.$D" / backend-a
+t_ok "minimumProtocolVersion \"1.3\": TLS 1.2 refused, TLS 1.3 served (TLS 1.2 still served on a.edge)"
+
+# --- 8. resumption (2 workers: the connections land on either) ----------------------------
+# resumptions: the per-worker tls_resumptions counters, space-separated.
+resumptions() {
+	rctl stats -o json
+	t_json "$T_OUT" '" ".join(str(w["tls_resumptions"]) for w in d["workers"])'
+}
+before=$(resumptions)
+# The TLS 1.3 ticket comes after the handshake: s_client sends a request and reads to the end
+# (-ign_eof) so that it has the ticket before it writes -sess_out. Eight tickets, each
+# resumed on a new connection (either worker).
+reused=0
+for i in 1 2 3 4 5 6 7 8; do
+	t_run lab_client timeout 10 sh -c "printf 'GET / HTTP/1.1\r\nHost: a.edge.$D\r\nConnection: close\r\n\r\n' |
+		openssl s_client -connect $R:443 -servername a.edge.$D -tls1_3 -ign_eof -sess_out $C/s13-$i.pem"
+	[ -s "$C/s13-$i.pem" ] || t_fail "TLS 1.3: s_client -sess_out keeps a session (ticket) from a.edge.$D" "$(t_seen)"
+	s_client -servername "a.edge.$D" -tls1_3 -sess_in "$C/s13-$i.pem"
+	t_expect_out '^Reused, TLSv1\.3, Cipher is' "TLS 1.3 resumption $i: s_client -sess_in says Reused, TLSv1.3"
+	reused=$((reused + 1))
+done
+t_ok "TLS 1.3 resumption: $reused of 8 tickets resumed (Reused, TLSv1.3)"
+s_client -servername "a.edge.$D" -tls1_2 -reconnect
+n=$(printf '%s\n' "$T_OUT" | grep -c '^Reused, TLSv1\.2, Cipher is')
+[ "$n" -eq 5 ] || t_fail "TLS 1.2 -reconnect: the 5 reconnects say Reused, TLSv1.2" "seen $n; $(t_seen)"
+t_ok "TLS 1.2 resumption: s_client -reconnect reused the session 5 times"
+after=$(resumptions)
+# 13 resumptions over 2 workers: each has some (all on one: about 1 in 4000 if spread evenly).
+python3 -c 'import sys; b, a = (list(map(int, x.split())) for x in sys.argv[1:3]); sys.exit(not (len(a) == 2 and all(y - x > 0 for x, y in zip(b, a)) and sum(a) - sum(b) >= 13))' "$before" "$after" ||
+	t_fail "tls_resumptions grew on both workers, 13 in all" "per worker before: $before; after: $after"
+t_ok "resumed on both workers (tls_resumptions per worker: $before -> $after): ticket keys shared"
+
+# --- 9. Host of another TLS vhost than the SNI -------------------------------------------
+t_run lab_client curl -sS -m 10 --http1.1 --cacert "$C/ca.pem" --resolve "a.edge.$D:443:$R" \
+	-H "Host: b.edge.$D" -o /dev/null -w '%{http_code}' "https://a.edge.$D/"
+[ "$T_OUT" = 421 ] || t_fail "SNI a.edge.$D with Host: b.edge.$D: 421 Misdirected Request" "$(t_seen)"
+t_ok "SNI a.edge with Host: b.edge: 421 Misdirected Request"
+
+# --- 10. passthrough, edge (and re-encrypt) on one :443 ----------------------------------
+t_run lab_client curl -sS -m 10 --cacert "$LAB_DIR/nginx-a/tls.crt" --resolve "a.passthrough.$D:443:$R" \
+	"https://a.passthrough.$D/"
+[ "$T_RC" -eq 0 ] && [ "$T_OUT" = backend-a ] ||
+	t_fail "passthrough: https://a.passthrough.$D/ -> backend-a with nginx's own certificate" "$(t_seen)"
+expect_cert "a.passthrough.$D" "$LAB_DIR/nginx-a/tls.crt" "passthrough: SNI a.passthrough gets nginx a's certificate"
+expect_https "a.edge.$D" / backend-a
+t_ok "passthrough (nginx's certificate) and edge (the route's) on the same $R:443"
+if [ "$TLS_EDGE_REENCRYPT" = 1 ]; then
+	apply_yaml "apply a reencrypt Route reenc.$D -> a (https), destinationCACertificate nginx a's" "---
+apiVersion: route.openshift.io/v1
+kind: Route
+metadata: {name: reenc, namespace: demo}
+spec:
+  host: reenc.$D
+  to: {kind: Service, name: a}
+  port: {targetPort: https}
+  tls:
+    termination: reencrypt
+    certificate: |
+$(ind 6 "$C/reenc.crt")
+    key: |
+$(ind 6 "$C/reenc.key")
+    destinationCACertificate: |
+$(ind 6 "$LAB_DIR/nginx-a/tls.crt")"
+	expect_https "reenc.$D" / backend-a "reencrypt: https://reenc.$D/ answers 200 backend-a (nginx a's HTTPS behind)"
+	expect_cert "reenc.$D" "$C/reenc.crt" "reencrypt: SNI reenc.$D gets the route's certificate"
+	t_ok "reencrypt Route: the route's certificate to the client, nginx a's HTTPS behind; passthrough, edge, reencrypt on one :443"
+	# The test CA did not sign nginx's certificate: the backend does not verify.
+	apply_yaml "apply a reencrypt Route y.wild.$D -> a (https) whose destinationCACertificate is the test CA" "---
+apiVersion: route.openshift.io/v1
+kind: Route
+metadata: {name: reenc-bad, namespace: demo}
+spec:
+  host: y.wild.$D
+  to: {kind: Service, name: a}
+  port: {targetPort: https}
+  tls:
+    termination: reencrypt
+    certificate: |
+$(ind 6 "$C/wild.crt")
+    key: |
+$(ind 6 "$C/wild.key")
+    destinationCACertificate: |
+$(ind 6 "$C/ca.pem")"
+	https "y.wild.$D" /
+	[ "$T_RC" -eq 0 ] && [ "$CODE" = 502 ] ||
+		t_fail "reencrypt to a backend whose certificate the destinationCACertificate did not sign: 502" \
+			"seen: code ${CODE:-none}; $(t_seen)"
+	t_ok "reencrypt: a backend certificate that does not verify against destinationCACertificate gets 502"
+else
+	t_note "reencrypt block skipped (TLS_EDGE_REENCRYPT=1 runs it)"
+fi
+
+# --- 11. bad certificates ----------------------------------------------------------------
+# bad NAME HOST CRT KEY MESSAGE: route NAME is applied, not admitted: ExtendedValidationFailed
+# with MESSAGE in its message.
+bad() {
+	local st
+	apply_yaml "apply route $1 ($2): the object is accepted, its status says what is wrong" \
+		"$(edge_route "$1" "$2" a "$3" "$4")"
+	rctl get route "$1" -n demo -o json
+	t_expect_rc 0 "get route $1 -n demo -o json"
+	st=$(t_json "$T_OUT" '(d["items"][0] if "items" in d else d).get("status")')
+	t_json_expect "$st" '[(c.get("status"), c.get("reason"), "'"$5"'" in c.get("message", "")) for c in d["ingress"][0]["conditions"] if c["type"] == "Admitted"] == [("False", "ExtendedValidationFailed", True)]' \
+		"route $1: Admitted False, ExtendedValidationFailed, message has '$5'"
+	t_note "$1: $(t_json "$st" '[c.get("message") for c in d["ingress"][0]["conditions"] if c["type"] == "Admitted"]')"
+}
+bad bad-cert "badcert.$D" "$C/garbage.crt" "$C/a-edge.key" "error decoding certificate data"
+bad bad-key "badkey.$D" "$C/badkey.crt" "$C/garbage.key" "error decoding key data"
+bad mismatch "mismatch.$D" "$C/mismatch.crt" "$C/a-edge.key" "private key does not match public key"
+bad expired "expired.$D" "$C/expired.crt" "$C/expired.key" "certificate has expired"
+bad notyet "notyet.$D" "$C/notyet.crt" "$C/notyet.key" "certificate is not yet valid"
+bad wronghost "wronghost.$D" "$C/other.crt" "$C/other.key" "certificate is not valid for host"
+t_ok "bad certificates (unparseable certificate, unparseable key, key mismatch, expired, not yet valid, another host): each route Admitted False, ExtendedValidationFailed, with the reason"
+apply_yaml "apply a Contour root badsecret.$D whose Secret does not parse" \
+	"$(tls_secret broken-tls "$C/garbage.crt" "$C/garbage.key")
+---
+apiVersion: contour.heptio.com/v1beta1
+kind: IngressRoute
+metadata: {name: badsecret, namespace: demo}
+spec:
+  virtualhost:
+    fqdn: badsecret.$D
+    tls: {secretName: broken-tls}
+  routes:
+  - match: /
+    services: [{name: a, port: 80}]"
+rctl get ingressroute badsecret -n demo -o json
+t_json_expect "$T_OUT" 'd["status"]["currentStatus"] == "invalid" and d["status"]["description"] in ("TLS Secret [demo/broken-tls] not found or is malformed", "TLS Secret [broken-tls] not found or is malformed")' \
+	"IngressRoute badsecret: invalid, TLS Secret [demo/broken-tls] not found or is malformed"
+t_note "badsecret: $(t_json "$T_OUT" 'd["status"]["description"]')"
+t_ok "Contour root with a malformed Secret: invalid, \"$(t_json "$T_OUT" 'd["status"]["description"]')\""
+expect_https "a.edge.$D" / backend-a
+expect_cert "a.edge.$D" "$C/a-edge.crt" "after the bad ones: SNI a.edge.$D still gets edge-a's certificate"
+expect_https "b.edge.$D" / backend-b
+expect_https "x.wild.$D" / backend-a
+expect_https "secure.$D" / backend-a
+expect_https "tls13.$D" / backend-a
+http "allow.edge.$D" /
+[ "$CODE" = 200 ] || t_fail "after the bad ones: http://allow.edge.$D/ 200" "seen: code ${CODE:-none}; $(t_seen)"
+http "web.$D" /
+[ "$CODE" = 200 ] && [ "$T_OUT" = backend-a ] ||
+	t_fail "after the bad ones: http://web.$D/ 200 backend-a" "seen: code ${CODE:-none}; $(t_seen)"
+t_run lab_client curl -sS -m 10 --cacert "$LAB_DIR/nginx-b/tls.crt" --resolve "b.passthrough.$D:443:$R" \
+	"https://b.passthrough.$D/"
+[ "$T_OUT" = backend-b ] || t_fail "after the bad ones: passthrough b.passthrough -> backend-b" "$(t_seen)"
+t_ok "after the bad certificates: every other host still served (edge, wildcard, Contour, Allow, plain, passthrough)"
+
+# --- 12. a changed Secret ----------------------------------------------------------------
+# keepalive.py ADDR SNI CA GO-FILE: one TLS connection (verified), a request, then wait for
+# GO-FILE to exist, then a second request on the same connection. One JSON line per step.
+cat >"$LAB_DIR/keepalive.py" <<'EOF'
+import hashlib, json, os, socket, ssl, sys, time
+addr, sni, ca, go = sys.argv[1:5]
+ctx = ssl.create_default_context(cafile=ca)
+s = ctx.wrap_socket(socket.create_connection((addr, 443), timeout=15), server_hostname=sni)
+fp = hashlib.sha256(s.getpeercert(binary_form=True)).hexdigest()
+buf = b""
+def response():
+    global buf
+    while b"\r\n\r\n" not in buf:
+        c = s.recv(65536)
+        if not c:
+            raise EOFError("closed before a response head")
+        buf += c
+    head, _, buf = buf.partition(b"\r\n\r\n")
+    lines = head.decode("latin-1").split("\r\n")
+    hdr = {k.strip().lower(): v.strip() for k, _, v in (l.partition(":") for l in lines[1:])}
+    if hdr.get("transfer-encoding", "").lower() == "chunked":
+        body = b""
+        while True:
+            while b"\r\n" not in buf:
+                buf += s.recv(65536)
+            size, _, buf = buf.partition(b"\r\n")
+            n = int(size.split(b";")[0], 16)
+            while len(buf) < n + 2:
+                buf += s.recv(65536)
+            body += buf[:n]
+            buf = buf[n + 2:]
+            if n == 0:
+                break
+    else:
+        n = int(hdr.get("content-length", "0"))
+        while len(buf) < n:
+            c = s.recv(65536)
+            if not c:
+                raise EOFError("closed in a body")
+            buf += c
+        body, buf = buf[:n], buf[n:]
+    return int(lines[0].split()[1]), body.decode("latin-1").strip()
+for step in (1, 2):
+    if step == 2:
+        while not os.path.exists(go):
+            time.sleep(0.05)
+    try:
+        s.sendall(f"GET / HTTP/1.1\r\nHost: {sni}\r\n\r\n".encode())
+        st, body = response()
+        print(json.dumps({"step": step, "status": st, "body": body, "fp": fp}), flush=True)
+    except Exception as e:  # noqa: BLE001 - reported
+        print(json.dumps({"step": step, "error": repr(e), "fp": fp}), flush=True)
+        sys.exit(1)
+EOF
+old_fp=$(fp -in "$C/secure.crt")
+lab_client python3 "$LAB_DIR/keepalive.py" "$R" "secure.$D" "$C/ca.pem" "$LAB_DIR/keepalive.go" \
+	>"$LAB_DIR/keepalive.out" 2>&1 &
+ka_pid=$!
+lab_track "$ka_pid" keepalive
+for _ in $(seq 100); do
+	grep -q '"step": 1' "$LAB_DIR/keepalive.out" 2>/dev/null && break
+	sleep 0.05
+done
+grep -q '"step": 1, "status": 200, "body": "backend-a", "fp": "'"$old_fp"'"' "$LAB_DIR/keepalive.out" ||
+	t_fail "keep-alive TLS connection to secure.$D: the first request 200 backend-a, the old certificate" \
+		"seen: $(cat "$LAB_DIR/keepalive.out")"
+leaf secure2 "secure.$D"
+new_fp=$(fp -in "$C/secure2.crt")
+[ "$(openssl x509 -noout -serial -in "$C/secure2.crt")" != "$(openssl x509 -noout -serial -in "$C/secure.crt")" ] ||
+	t_fail "the re-issued certificate for secure.$D has a new serial"
+apply_yaml "apply Secret secure-tls with a re-issued certificate (new serial)" \
+	"$(tls_secret secure-tls "$C/secure2.crt" "$C/secure2.key")"
+seen=
+for _ in $(seq 25); do
+	s_client -servername "secure.$D"
+	seen=$(printf '%s\n' "$T_OUT" | fp)
+	[ "$seen" = "$new_fp" ] && break
+	sleep 0.2
+done
+[ "$seen" = "$new_fp" ] || t_fail "after the Secret changed: a new connection gets the new certificate" \
+	"want $new_fp (old $old_fp), seen '$seen'" "$(t_seen)"
+touch "$LAB_DIR/keepalive.go"
+wait "$ka_pid"
+ka_rc=$?
+grep -q '"step": 2, "status": 200, "body": "backend-a", "fp": "'"$old_fp"'"' "$LAB_DIR/keepalive.out" ||
+	t_fail "after the Secret changed: the keep-alive connection opened before still gets 200 on its second request" \
+		"exit $ka_rc; seen: $(cat "$LAB_DIR/keepalive.out")"
+expect_https "secure.$D" / backend-a
+t_ok "changed Secret: new connections get the new certificate; the keep-alive connection opened before still answers 200"
+
+# --- 13. hostile input -------------------------------------------------------------------
+# hostile.py MODE ADDR SNI: bytes a client should not send to :443.
+#   truncated  the first 20 bytes of a real ClientHello, then close
+#   bighdr     a handshake record header claiming 20000 bytes, 64 bytes of it, then wait
+#   garbage    4000 random bytes, then wait
+#   stall      half a real ClientHello, then nothing: how long until the router drops us
+# Prints one JSON line: what came back and when the connection ended.
+cat >"$LAB_DIR/hostile.py" <<'EOF'
+import json, os, socket, ssl, sys, time
+mode, addr, sni = sys.argv[1:4]
+ctx = ssl.create_default_context()
+ctx.check_hostname, ctx.verify_mode = False, ssl.CERT_NONE
+inc, out = ssl.MemoryBIO(), ssl.MemoryBIO()
+obj = ctx.wrap_bio(inc, out, server_hostname=sni)
+try:
+    obj.do_handshake()
+except ssl.SSLWantReadError:
+    pass
+hello = out.read()
+payload = {"truncated": hello[:20], "bighdr": b"\x16\x03\x01" + (20000).to_bytes(2, "big") + os.urandom(64),
+           "garbage": os.urandom(4000), "stall": hello[:len(hello) // 2]}[mode]
+s = socket.create_connection((addr, 443), timeout=5)
+s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+t0 = time.monotonic()
+s.sendall(payload)
+res = {"mode": mode, "sent": len(payload), "hello_len": len(hello)}
+if mode == "truncated":
+    s.close()
+    res["end"] = "we closed"
+else:
+    s.settimeout(25 if mode == "stall" else 5)
+    got = b""
+    try:
+        while True:
+            c = s.recv(65536)
+            if not c:
+                res["end"] = "fin"
+                break
+            got += c
+    except ConnectionResetError:
+        res["end"] = "rst"
+    except socket.timeout:
+        res["end"] = "timeout"
+    res["after_s"] = round(time.monotonic() - t0, 2)
+    res["got"] = got[:16].hex()
+    s.close()
+print(json.dumps(res))
+EOF
+for m in truncated bighdr garbage; do
+	t_run lab_client python3 "$LAB_DIR/hostile.py" "$m" "$R" "a.edge.$D"
+	t_expect_rc 0 "hostile client ($m) runs"
+	t_note "hostile $m: $T_OUT"
+	sy_pid_alive "$ROUTERD_PID" || t_fail "routerd is still running after the $m input" "$(tail -n 30 "$LAB_ROUTERD_LOG")"
+	expect_https "a.edge.$D" / backend-a "after the $m input: https://a.edge.$D/ still answers 200 backend-a"
+done
+t_ok "a truncated ClientHello, a record header claiming 20000 bytes and random garbage on :443: routerd stays up and serves"
+t_run lab_client python3 "$LAB_DIR/hostile.py" stall "$R" "a.edge.$D"
+t_expect_rc 0 "hostile client (stall) runs"
+stall=$T_OUT
+t_note "stall: $stall"
+t_json_expect "$stall" 'd["end"] in ("fin", "rst") and d["after_s"] < 20' \
+	"half a ClientHello, then nothing: the router ends the connection within 20 s"
+expect_https "a.edge.$D" / backend-a "after the stalled client: https://a.edge.$D/ still answers 200 backend-a"
+t_ok "half a ClientHello, then nothing: dropped by the router after $(t_json "$stall" 'd["after_s"]') s ($(t_json "$stall" 'd["end"]'))"
+
+rctl stats -o json
+t_expect_rc 0 "stats -o json"
+t_note "drops: $(t_json "$T_OUT" '{k: v for k, v in d["total"]["drops"].items() if v}')"
+
+t_finish
