@@ -132,27 +132,39 @@ sy_tls_worker_fini(struct sy_worker *w)
 
 /* ------------------------------------------------------ a connection -- */
 
-int
-sy_tls_accept(struct sy_worker *w, struct sy_tls_conn *tc, struct sy_tcb *t)
+/*
+ * Both roles: tc set up over leg t on a new SSL of ctx with our BIO; name
+ * (client role only) is the SNI sent and the name the peer's certificate
+ * must carry. -1 when OpenSSL has no memory (counted; tc is FAILED).
+ */
+static int
+tls_start(struct sy_worker *w, struct sy_tls_conn *tc, struct sy_tcb *t, SSL_CTX *ctx,
+	  bool backend, const char *name)
 {
 	BIO *bio;
 
 	memset(tc, 0, sizeof(*tc));
 	tc->w = w;
 	tc->t = t;
+	tc->backend = backend;
 	sy_mq_init(&tc->in);
 	sy_mq_init(&tc->out);
 	tc->state = SY_TLS_HANDSHAKE;
-	if (tls_default_ctx == NULL || w->tcp.tls == NULL)
+	if (ctx == NULL || w->tcp.tls == NULL || (tc->ssl = SSL_new(ctx)) == NULL)
 		goto fail;
-	tc->ssl = SSL_new(tls_default_ctx);
-	bio = tc->ssl != NULL ? BIO_new(w->tcp.tls->bio_method) : NULL;
+	if (name != NULL && name[0] &&
+	    (SSL_set_tlsext_host_name(tc->ssl, name) != 1 || SSL_set1_host(tc->ssl, name) != 1))
+		goto fail;
+	bio = BIO_new(w->tcp.tls->bio_method);
 	if (bio == NULL)
 		goto fail;
 	BIO_set_data(bio, tc);
 	SSL_set_bio(tc->ssl, bio, bio);
 	SSL_set_app_data(tc->ssl, tc);
-	SSL_set_accept_state(tc->ssl);
+	if (backend)
+		SSL_set_connect_state(tc->ssl);
+	else
+		SSL_set_accept_state(tc->ssl);
 	return 0;
 fail:
 	SSL_free(tc->ssl);
@@ -164,41 +176,16 @@ fail:
 }
 
 int
+sy_tls_accept(struct sy_worker *w, struct sy_tls_conn *tc, struct sy_tcb *t)
+{
+	return tls_start(w, tc, t, tls_default_ctx, false, NULL);
+}
+
+int
 sy_tls_connect(struct sy_worker *w, struct sy_tls_conn *tc, struct sy_tcb *t, SSL_CTX *ctx,
 	       const char *name)
 {
-	BIO *bio;
-
-	memset(tc, 0, sizeof(*tc));
-	tc->w = w;
-	tc->t = t;
-	tc->backend = true;
-	sy_mq_init(&tc->in);
-	sy_mq_init(&tc->out);
-	tc->state = SY_TLS_HANDSHAKE;
-	if (ctx == NULL || w->tcp.tls == NULL)
-		goto fail;
-	tc->ssl = SSL_new(ctx);
-	if (tc->ssl == NULL)
-		goto fail;
-	if (name != NULL && name[0] &&
-	    (SSL_set_tlsext_host_name(tc->ssl, name) != 1 || SSL_set1_host(tc->ssl, name) != 1))
-		goto fail;
-	bio = BIO_new(w->tcp.tls->bio_method);
-	if (bio == NULL)
-		goto fail;
-	BIO_set_data(bio, tc);
-	SSL_set_bio(tc->ssl, bio, bio);
-	SSL_set_app_data(tc->ssl, tc);
-	SSL_set_connect_state(tc->ssl);
-	return 0;
-fail:
-	SSL_free(tc->ssl);
-	tc->ssl = NULL;
-	tc->state = SY_TLS_FAILED;
-	ERR_clear_error();
-	w->counters.tls_no_memory++;
-	return -1;
+	return tls_start(w, tc, t, ctx, true, name);
 }
 
 /* The handshake or a record went wrong: OpenSSL queued its alert (through
