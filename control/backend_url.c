@@ -244,6 +244,7 @@ sy_backend_url_resolve(const char *url, struct sy_backend_url *out, char *why, s
 	for (i = 0; i < host_len; i++)
 		host[i] = (char)tolower((unsigned char)auth[i]);
 	host[host_len] = '\0';
+	memcpy(out->host, host, host_len + 1);
 	if (numeric(host)) {
 		if (sy_addr_parse(host, &out->addrs[0]) != 0 || out->addrs[0].family != AF_INET) {
 			snprintf(why, whylen, "\"%s\" is not an IPv4 address", host);
@@ -263,7 +264,5 @@ sy_backend_url_resolve(const char *url, struct sy_backend_url *out, char *why, s
 		out->n_addrs = e->n;
 		memcpy(out->addrs, e->a, e->n * sizeof(e->a[0]));
 	}
-	if (out->tls)
-		snprintf(why, whylen, "%s", SY_BACKEND_URL_TLS_WHY);
 	return SY_BACKEND_URL_OK;
 }

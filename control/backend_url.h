@@ -18,9 +18,10 @@
  * server slows the compile, not the data plane).
  *
  * "https://" URLs are parsed and resolved like "http://" ones (port 443
- * unless written); the scheme is kept (out->tls, then each endpoint's tls
- * in the generation) for TLS towards backends, which comes with TLS
- * termination. Until then the data plane answers them 503 backend_tls.
+ * unless written); the scheme and host are kept (out->tls, out->host, then
+ * each endpoint's tls and tls_name in the generation): the proxy reaches
+ * such an endpoint over TLS and verifies its certificate for that host
+ * (control/tls_cert.h, sy_tls_url_backend_ctx_get).
  */
 #ifndef SY_BACKEND_URL_H
 #define SY_BACKEND_URL_H
@@ -36,9 +37,6 @@
  * the resolver's order. */
 #define SY_BACKEND_URL_ADDRS_MAX 16
 
-/* Why an https:// URL is not served yet (resolve, status). */
-#define SY_BACKEND_URL_TLS_WHY "TLS to the backend (https://) comes with TLS termination, issue 14"
-
 enum sy_backend_url_rc {
 	SY_BACKEND_URL_OK = 0,
 	SY_BACKEND_URL_REFUSED = -1,    /* the router cannot serve this URL (why says why) */
@@ -49,16 +47,16 @@ enum sy_backend_url_rc {
 struct sy_backend_url {
 	bool tls;         /* https:// */
 	uint16_t port;    /* as written, else the scheme's (80, 443) */
+	char host[256];   /* lower-cased, without the port: the name TLS verifies */
 	unsigned n_addrs; /* the IPv4 literal, or the name's addresses: sorted, no duplicates */
 	struct sy_addr addrs[SY_BACKEND_URL_ADDRS_MAX];
 };
 
 /*
- * Parse url and resolve its host into *out. SY_BACKEND_URL_OK, with why set
- * to SY_BACKEND_URL_TLS_WHY when the URL is https (resolved, not served yet;
- * "" otherwise); or an error with why, a phrase that completes "network
- * backend URL: ...". out->tls and out->port are set once the scheme and
- * port are read (an unresolved https URL is still https).
+ * Parse url and resolve its host into *out. SY_BACKEND_URL_OK (why "");
+ * or an error with why, a phrase that completes "network backend URL: ...".
+ * out->tls and out->port are set once the scheme and port are read (an
+ * unresolved https URL is still https), out->host once the host is.
  */
 enum sy_backend_url_rc sy_backend_url_resolve(const char *url, struct sy_backend_url *out,
 					      char *why, size_t whylen);

@@ -241,8 +241,8 @@ parse_listen(json_t *v, struct sy_config *cfg, char *err, size_t errlen)
 	return 0;
 }
 
-/* "tls": {"default_certificate": PEM file, "ciphers": ..., "ciphersuites": ...,
- * "min_version": "1.2" | "1.3", "ticket_key_rotate_s": N} */
+/* "tls": {"default_certificate": PEM file, "backend_ca": PEM file, "ciphers": ...,
+ * "ciphersuites": ..., "min_version": "1.2" | "1.3", "ticket_key_rotate_s": N} */
 static int
 parse_tls(json_t *val, struct sy_config *cfg, char *err, size_t errlen)
 {
@@ -256,6 +256,9 @@ parse_tls(json_t *val, struct sy_config *cfg, char *err, size_t errlen)
 		if (strcmp(key, "default_certificate") == 0) {
 			rc = copy_string(v, "tls.default_certificate", cfg->tls_default_certificate,
 					 sizeof(cfg->tls_default_certificate), err, errlen);
+		} else if (strcmp(key, "backend_ca") == 0) {
+			rc = copy_string(v, "tls.backend_ca", cfg->tls_backend_ca,
+					 sizeof(cfg->tls_backend_ca), err, errlen);
 		} else if (strcmp(key, "ciphers") == 0) {
 			rc = copy_string(v, "tls.ciphers", cfg->tls_ciphers, sizeof(cfg->tls_ciphers),
 					 err, errlen);
@@ -281,8 +284,8 @@ parse_tls(json_t *val, struct sy_config *cfg, char *err, size_t errlen)
 			cfg->tls_ticket_rotate_s = (uint32_t)json_integer_value(v);
 		} else {
 			return fail(err, errlen,
-				    "tls.%s: unknown key (known: default_certificate, ciphers, "
-				    "ciphersuites, min_version, ticket_key_rotate_s)", key);
+				    "tls.%s: unknown key (known: default_certificate, backend_ca, "
+				    "ciphers, ciphersuites, min_version, ticket_key_rotate_s)", key);
 		}
 		if (rc < 0)
 			return rc;

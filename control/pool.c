@@ -7,12 +7,14 @@
 #include "arena.h"
 #include "backend_url.h"
 #include "pool.h"
+#include "tls_cert.h"
 
 /* One endpoint while pools are being built. */
 struct ep_tmp {
 	struct sy_addr addr;
 	uint16_t port;
 	bool tls;
+	char *tls_name; /* https: the URL's host (malloc'd, eps_free) */
 	/* The endpoints its URL resolved to (1 for a Service's endpoint and an
 	 * address literal): they share that URL's part of the weight. */
 	uint16_t split;
@@ -23,8 +25,16 @@ struct url_outcome {
 	bool refused;     /* one URL the router cannot serve at all */
 	bool tls;         /* one https:// URL */
 	char problem[448]; /* the sentence for resolve (struct sy_pool_service) */
-	int rank;          /* of problem: 3 https, 2 refused, 1 unresolved, 0 none */
+	int rank;          /* of problem: 2 refused, 1 unresolved, 0 none */
 };
+
+static void
+eps_free(struct ep_tmp *e, size_t n)
+{
+	for (size_t i = 0; e != NULL && i < n; i++)
+		free(e[i].tls_name);
+	free(e);
+}
 
 /* Does Endpoints port `ep` match the route's targetPort (name or number),
  * directly or through the Service's port table? */
@@ -113,7 +123,8 @@ collect_endpoints(struct sy_store *st, const char *ns, const char *name, const j
  * that does not resolve now adds none, as an Endpoints object without
  * ready addresses would. None at all when the router refuses one of the
  * URLs (o->refused: credentials, IPv6): serving the rest would send an lb's
- * whole share to part of it. https URLs give endpoints marked tls (o->tls).
+ * whole share to part of it. https URLs give endpoints marked tls (o->tls),
+ * each with its URL's host: the name the backend's certificate must have.
  */
 static size_t
 url_endpoints(const struct sy_url_backend *ub, struct ep_tmp **out, struct url_outcome *o)
@@ -130,12 +141,16 @@ url_endpoints(const struct sy_url_backend *ub, struct ep_tmp **out, struct url_o
 	for (i = 0; i < ub->n_urls; i++) {
 		switch (sy_backend_url_resolve(ub->urls[i], &bu, why, sizeof(why))) {
 		case SY_BACKEND_URL_OK:
-			for (k = 0; k < bu.n_addrs; k++)
+			for (k = 0; k < bu.n_addrs; k++) {
 				(*out)[n++] = (struct ep_tmp){ .addr = bu.addrs[k], .port = bu.port,
 							       .tls = bu.tls,
 							       .split = (uint16_t)bu.n_addrs };
+				if (bu.tls && (*out)[n - 1].tls_name == NULL &&
+				    ((*out)[n - 1].tls_name = strdup(bu.host)) == NULL)
+					n--; /* out of memory: one endpoint fewer */
+			}
 			o->tls |= bu.tls;
-			rank = bu.tls ? 3 : 0;
+			rank = 0;
 			break;
 		case SY_BACKEND_URL_UNRESOLVED:
 			o->tls |= bu.tls; /* still https once it resolves */
@@ -155,7 +170,7 @@ url_endpoints(const struct sy_url_backend *ub, struct ep_tmp **out, struct url_o
 		}
 	}
 	if (o->refused) {
-		free(*out);
+		eps_free(*out, n);
 		*out = NULL;
 		return 0;
 	}
@@ -252,6 +267,9 @@ build_pool(struct sy_store *st, const struct sy_rule_in *r)
 		size += url_backend_size(r->backends[i].urls);
 		if (uo[i].rank > 0)
 			size += round16(strlen(uo[i].problem) + 1);
+		for (j = 0; j < n_eps[i]; j++)
+			if (eps[i][j].tls_name != NULL)
+				size += round16(strlen(eps[i][j].tls_name) + 1);
 		total_eps += n_eps[i];
 	}
 	size += round16((total_eps ? total_eps : 1) * sizeof(*pool->endpoints));
@@ -330,20 +348,29 @@ build_pool(struct sy_store *st, const struct sy_rule_in *r)
 			pool->endpoints[k].addr = eps[i][j].addr;
 			pool->endpoints[k].port = eps[i][j].port;
 			pool->endpoints[k].tls = eps[i][j].tls;
+			if (eps[i][j].tls_name != NULL &&
+			    (pool->endpoints[k].tls_name = sy_arena_strdup(a, eps[i][j].tls_name)) ==
+				    NULL)
+				goto fail;
 			pool->endpoints[k].service = (uint16_t)i;
 			pool->endpoints[k].weight = epw;
 			pool->total_weight += epw;
 			k++;
 		}
-		free(eps[i]);
+		eps_free(eps[i], n_eps[i]);
 		eps[i] = NULL;
 	}
 	pool->n_endpoints = (uint32_t)k;
+	/* TLS towards https:// URLs: one client context for the pool, from
+	 * the router's trust store (NULL: the data plane answers 503
+	 * backend_tls rather than send in the clear). */
+	if (pool->backend_tls)
+		pool->tls_ctx = sy_tls_url_backend_ctx_get();
 	pool->bytes = sy_arena_bytes(a);
 	return pool;
 fail:
 	for (i = 0; i < nb; i++)
-		free(eps[i]);
+		eps_free(eps[i], n_eps[i]);
 	sy_arena_free(a);
 	return NULL;
 }
@@ -436,6 +463,8 @@ sy_pool_put(const struct sy_pool *cp)
 	if (p == NULL || --p->refs > 0)
 		return;
 	live_bytes -= p->bytes;
+	if (p->tls_ctx != NULL)
+		sy_tls_ctx_put(p->tls_ctx); /* open connections hold their own */
 	sy_arena_free(p->arena);
 }
 

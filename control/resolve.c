@@ -274,8 +274,10 @@ add_pool(const struct sy_pool *pool, double share, json_t *services, json_t *end
 					       ? (double)ep->weight / (double)pool->total_weight
 					       : 0.0));
 		/* From an https:// URL: to be reached over TLS (not built yet). */
-		if (ep->tls)
+		if (ep->tls) {
 			json_object_set_new(e, "tls", json_true());
+			json_object_set_new(e, "tls_name", json_string(ep->tls_name));
+		}
 		json_array_append_new(endpoints, e);
 	}
 }
@@ -386,8 +388,9 @@ proxy_note(const struct sy_vhost *vh, const struct sy_rule *rule)
 		return "proxy: TLS is terminated here and each request sent to the backend over "
 		       "TLS again (re-encrypt; plain HTTP follows the insecure policy)";
 	if (rule->action == SY_ACTION_BACKEND && rule->pool->backend_tls)
-		return "proxy: this rule's backend is an https:// URL, and TLS towards URL "
-		       "backends is not built yet (reason says why): requests for it get 503";
+		return "proxy: this rule's backend is an https:// URL: each request goes to it "
+		       "over TLS, its certificate verified for the URL's host against the "
+		       "router's trust store (tls.backend_ca, else the system's)";
 	if (rule->action == SY_ACTION_BACKEND && rule->pool->needs_proxy)
 		return "proxy: the router does not serve this rule's backend URL (reason says "
 		       "why): requests for it get 503";
@@ -551,11 +554,12 @@ sy_ops_resolve(struct sy_router *r, const json_t *req)
 		json_object_set_new(reply, "reason",
 				    json_string("loopback: the request goes through the routing table "
 						"again after the route's filters (not followed here)"));
-	} else if (rule->pool->backend_tls) {
+	} else if (rule->pool->backend_tls && rule->pool->tls_ctx == NULL) {
 		/* The data plane answers 503 backend_tls (proxy_route.c). */
-		url_problem(rule->pool, reason, sizeof(reason));
 		json_object_set_new(reply, "status", json_integer(503));
-		json_object_set_new(reply, "reason", json_string(reason));
+		json_object_set_new(reply, "reason",
+				    json_string("https:// backend: no TLS client context could be "
+						"built (out of memory, or no trust store)"));
 	} else if (rule->pool->needs_proxy) {
 		url_problem(rule->pool, reason, sizeof(reason));
 		json_object_set_new(reply, "status", json_null());

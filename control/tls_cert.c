@@ -44,6 +44,8 @@ static struct {
 	struct sy_strmap cache;
 	int ex_index;
 	struct sy_tls_default def;
+	char *backend_ca; /* tls.backend_ca's PEM; NULL: the system's store */
+	size_t backend_ca_len;
 } T = { .ex_index = -1 };
 
 /* Never prompt for a passphrase: an encrypted key is just unusable. */
@@ -415,6 +417,12 @@ fail:
 	return NULL;
 }
 
+SSL_CTX *
+sy_tls_url_backend_ctx_get(void)
+{
+	return sy_tls_client_ctx_get(T.backend_ca, T.backend_ca_len);
+}
+
 size_t
 sy_tls_ctx_cached(void)
 {
@@ -588,6 +596,23 @@ sy_tls_setup(const struct sy_config *cfg, char *err, size_t errlen)
 			return fail_msg(err, errlen, "tls.ciphersuites: OpenSSL knows none of \"%s\"%s",
 					T.suites, "");
 	}
+	free(T.backend_ca);
+	T.backend_ca = NULL;
+	if (cfg->tls_backend_ca[0]) {
+		/* Read once: a compile must not depend on a file that can
+		 * change under it. Checked here, so a typo fails the start. */
+		SSL_CTX *probe;
+
+		T.backend_ca = slurp(cfg->tls_backend_ca, &T.backend_ca_len);
+		if (T.backend_ca == NULL)
+			return fail_msg(err, errlen, "tls.backend_ca: cannot read %s: %s",
+					cfg->tls_backend_ca, strerror(errno));
+		probe = sy_tls_client_ctx_get(T.backend_ca, T.backend_ca_len);
+		if (probe == NULL)
+			return fail_msg(err, errlen, "tls.backend_ca: %s holds no PEM certificate%s",
+					cfg->tls_backend_ca, "");
+		sy_tls_ctx_put(probe);
+	}
 	if (cfg->tls_default_certificate[0]) {
 		T.def.generated = 0;
 		return load_default(cfg->tls_default_certificate, err, errlen);
@@ -617,6 +642,8 @@ sy_tls_teardown(void)
 	if (T.def.ctx != NULL)
 		sy_tls_ctx_put(T.def.ctx);
 	T.def.ctx = NULL;
-	/* Every vhost gave its contexts back before (sy_router_fini). */
+	free(T.backend_ca);
+	T.backend_ca = NULL;
+	/* Every vhost and pool gave its contexts back before (sy_router_fini). */
 	sy_strmap_fini(&T.cache);
 }

@@ -61,6 +61,12 @@ void sy_tls_ctx_put(SSL_CTX *ctx);
  * ca (PEM; NULL: the system's trust store), one reference for the caller
  * (sy_tls_ctx_put). NULL when ca holds no certificate. */
 SSL_CTX *sy_tls_client_ctx_get(const char *ca, size_t ca_len);
+/* The client context towards https:// URL backends (Skipper network and lb
+ * backends): their chain is verified against the config's tls.backend_ca,
+ * else the system's store (which honours SSL_CERT_FILE / SSL_CERT_DIR), as
+ * Skipper's Go transport does with the system's roots. One reference for
+ * the caller. */
+SSL_CTX *sy_tls_url_backend_ctx_get(void);
 /* Contexts cached, for stats and tests. */
 size_t sy_tls_ctx_cached(void);
 

@@ -80,6 +80,7 @@ struct sy_config {
 	unsigned n_ingressroute_root_namespaces;
 	/* TLS termination (control/tls_cert.h). */
 	char tls_default_certificate[256]; /* PEM file, certificate and key; "": generated */
+	char tls_backend_ca[256];          /* CAs for https:// URL backends; "": the system's */
 	char tls_ciphers[512];             /* TLS 1.2 cipher list (OpenSSL syntax) */
 	char tls_ciphersuites[256];        /* TLS 1.3 suites */
 	uint16_t tls_min_version;          /* 0x0303 or 0x0304: the floor for every vhost */

@@ -69,7 +69,7 @@
 	X(INSECURE_REDIRECT, "insecure_redirect") /* 302/301 to https */       \
 	X(RULE_ANSWER, "rule_answer")           /* a rule's redirect/static */  \
 	X(NEEDS_PROXY, "needs_proxy_mode")      /* 503 */                       \
-	X(BACKEND_TLS, "backend_tls")           /* 503: https:// backend, no TLS to backends yet */ \
+	X(BACKEND_TLS, "backend_tls")           /* 503: a TLS backend without a client context */ \
 	X(NO_ENDPOINT, "no_endpoint")           /* 503, TLS: RST */             \
 	X(BACKEND_UNREACHABLE, "backend_unreachable") /* 503, TLS: RST */      \
 	X(BACKEND_NO_ROUTE, "backend_no_route") /* 503, TLS: alert */           \

@@ -47,10 +47,12 @@ struct sy_endpoint {
 	uint16_t port;
 	uint16_t service;  /* index into the pool's services */
 	uint32_t weight;   /* effective weight of this endpoint in the pool */
-	/* Reached over TLS: it came from an https:// URL (the scheme kept for
-	 * TLS towards backends; until that exists the pool's backend_tls
-	 * stops every request before one is picked). */
+	/* Reached over TLS: it came from an https:// URL. The proxy connects
+	 * with the pool's tls_ctx and checks the certificate for tls_name
+	 * (the URL's host: a name, or an IPv4 address matched against the
+	 * certificate's IP addresses). */
 	bool tls;
+	const char *tls_name;
 };
 
 /*
@@ -116,11 +118,12 @@ struct sy_pool {
 	 * no endpoints at all, since serving the rest would send an lb's whole
 	 * share to part of it; requests get 503 needs_proxy_mode. */
 	bool needs_proxy;
-	/* A URL backend with an https:// URL: its endpoints are kept (tls
-	 * set), but TLS towards backends comes with TLS termination, so every
-	 * request gets 503 backend_tls until then. The vhost is never
-	 * spliced, so the proxy answers each request. */
+	/* A URL backend with an https:// URL: those endpoints are reached
+	 * over TLS with tls_ctx (the router's trust store, tls.backend_ca or
+	 * the system's), so the vhost is never spliced. tls_ctx NULL (it could
+	 * not be built): such requests get 503 backend_tls. */
 	bool backend_tls;
+	void *tls_ctx; /* SSL_CTX *, as struct sy_vhost keeps it */
 	struct sy_health_check hc;
 	/* Control side (control/pool.c): shared by rules, freed with the last. */
 	uint32_t refs;

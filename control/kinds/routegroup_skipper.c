@@ -17,7 +17,7 @@
  * network and lb backends send to the addresses their URLs name (a pool of
  * its own, control/pool.c). Unlike Skipper, the group gets a status:
  * {valid, errors, routes}, and backendErrors when some of those URLs are
- * not served (https, a host name that did not resolve).
+ * not served (refused, a host name that did not resolve).
  */
 #include <ctype.h>
 #include <errno.h>
@@ -1069,7 +1069,7 @@ url_status(json_t *out, const char *field, const char *url)
 	char why[320], msg[800];
 	enum sy_backend_url_rc rc = sy_backend_url_resolve(url, &bu, why, sizeof(why));
 
-	if (rc == SY_BACKEND_URL_OK && !bu.tls)
+	if (rc == SY_BACKEND_URL_OK)
 		return;
 	snprintf(msg, sizeof(msg), "%s: %s; %s", url, why,
 		 rc == SY_BACKEND_URL_UNRESOLVED
@@ -1080,7 +1080,7 @@ url_status(json_t *out, const char *field, const char *url)
 
 /*
  * Not Skipper's: what the router cannot serve among the group's network and
- * lb URLs now (an https URL, a host name that did not resolve, with the
+ * lb URLs now (a URL it refuses, a host name that did not resolve, with the
  * resolver's words), so `routerctl describe` shows it without a resolve.
  * The names are looked up when this compile builds the pools anyway; the
  * cache (backend_url.c) makes it one lookup for both.

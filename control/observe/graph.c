@@ -58,7 +58,7 @@ pool_node(FILE *f, const struct sy_pool *p)
 	if (p->needs_proxy)
 		fprintf(f, "\\nneeds the proxy mode");
 	if (p->backend_tls)
-		fprintf(f, "\\nhttps: 503 until TLS to URL backends");
+		fprintf(f, "\\nhttps: TLS to the backends");
 	fprintf(f, "\"];\n");
 	for (i = 0; i < p->n_endpoints; i++) {
 		char ep[96];

@@ -275,12 +275,6 @@ px_route(struct sy_worker *w, const struct sy_px_req *req, const uint8_t *head, 
 			 rule->action == SY_ACTION_STATIC && rule->body ? rule->body : "");
 		return;
 	}
-	if (rule->pool->backend_tls) {
-		/* An https:// backend: the endpoints keep the scheme for TLS
-		 * towards backends, which comes with TLS termination. */
-		answer(out, 503, SY_ANSWER_BACKEND_TLS);
-		return;
-	}
 	ep = sy_lb_pick(rule->pool, &w->tcp.rng, &first, 0);
 	while (ep >= 0 && rule->pool->endpoints[ep].addr.family != AF_INET)
 		ep = -1; /* IPv6 endpoints: a later issue */
@@ -290,6 +284,17 @@ px_route(struct sy_worker *w, const struct sy_px_req *req, const uint8_t *head, 
 	}
 	out->ip = rule->pool->endpoints[ep].addr.v4;
 	out->port = rte_cpu_to_be_16(rule->pool->endpoints[ep].port);
+	if (rule->pool->endpoints[ep].tls) {
+		/* An https:// URL: TLS to it, its certificate checked for the
+		 * URL's host. Never in the clear when that cannot be had. */
+		if (rule->pool->tls_ctx == NULL) {
+			answer(out, 503, SY_ANSWER_BACKEND_TLS);
+			return;
+		}
+		out->tls_ctx = rule->pool->tls_ctx;
+		out->tls_name = rule->pool->endpoints[ep].tls_name;
+		return;
+	}
 	if (vh->tls == SY_TLS_REENCRYPT) {
 		if (vh->backend_tls_ctx == NULL) {
 			answer(out, 503, SY_ANSWER_BACKEND_TLS);

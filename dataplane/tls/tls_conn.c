@@ -137,6 +137,17 @@ sy_tls_worker_fini(struct sy_worker *w)
  * (client role only) is the SNI sent and the name the peer's certificate
  * must carry. -1 when OpenSSL has no memory (counted; tc is FAILED).
  */
+/* The backend's certificate must be for name. An address literal is
+ * matched against the certificate's IP addresses and sent without SNI
+ * (RFC 6066 3: "Literal IPv4 and IPv6 addresses are not permitted"). */
+static int
+tls_name_check(SSL *ssl, const char *name)
+{
+	if (name[strspn(name, "0123456789.")] == '\0')
+		return X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(ssl), name) == 1 ? 0 : -1;
+	return SSL_set_tlsext_host_name(ssl, name) == 1 && SSL_set1_host(ssl, name) == 1 ? 0 : -1;
+}
+
 static int
 tls_start(struct sy_worker *w, struct sy_tls_conn *tc, struct sy_tcb *t, SSL_CTX *ctx,
 	  bool backend, const char *name)
@@ -152,8 +163,7 @@ tls_start(struct sy_worker *w, struct sy_tls_conn *tc, struct sy_tcb *t, SSL_CTX
 	tc->state = SY_TLS_HANDSHAKE;
 	if (ctx == NULL || w->tcp.tls == NULL || (tc->ssl = SSL_new(ctx)) == NULL)
 		goto fail;
-	if (name != NULL && name[0] &&
-	    (SSL_set_tlsext_host_name(tc->ssl, name) != 1 || SSL_set1_host(tc->ssl, name) != 1))
+	if (name != NULL && name[0] && tls_name_check(tc->ssl, name) < 0)
 		goto fail;
 	bio = BIO_new(w->tcp.tls->bio_method);
 	if (bio == NULL)

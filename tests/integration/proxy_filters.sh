@@ -8,18 +8,30 @@
 # latter), status + inlineContent, redirectTo, a shunt backend, and a filter this router does
 # not apply (503, never served unchanged). All on one RouteGroup, one keep-alive connection
 # where it matters. Network backends named by host name (routerd gets its own /etc/hosts),
-# https:// (503 backend_tls) and a name that does not resolve (503, named by describe). Then
+# https:// (TLS to nginx a's HTTPS, its certificate verified against tls.backend_ca for the
+# URL's host: the right name 200, another name or a bare address 502) and a name that does
+# not resolve (503, named by describe). Then
 # the forwarded-header policies (append, replace, never, if-none) of OpenShift Routes'
 # set-forwarded-headers annotation.
 T_NAME=proxy_filters
 source "$(dirname "$0")/testlib.sh"
 
 t_setup pxf 1
-# routerd's own /etc/hosts (tools/lib/lab.sh, LAB_HOSTS_FILE): a name for backend a.
-LAB_HOSTS_FILE=$LAB_DIR/hosts
-printf '127.0.0.1 localhost\n%s be-a.lab.test\n' "$LAB_BACKEND_A_IP" >"$LAB_HOSTS_FILE"
-t_start_routerd
 D=lab.switchyard.test
+# routerd's own /etc/hosts (tools/lib/lab.sh, LAB_HOSTS_FILE): names for backend a, one of
+# them the name nginx a's certificate carries.
+LAB_HOSTS_FILE=$LAB_DIR/hosts
+printf '127.0.0.1 localhost\n%s be-a.lab.test a.passthrough.%s\n' "$LAB_BACKEND_A_IP" "$D" \
+	>"$LAB_HOSTS_FILE"
+# https:// URL backends are verified against tls.backend_ca: nginx a's self-signed
+# certificate (for a.passthrough.$D, DNS name only).
+python3 - "$LAB_ROUTERD_CONFIG" "$LAB_DIR/nginx-a/tls.crt" <<'PY'
+import json, sys
+c = json.load(open(sys.argv[1]))
+c.setdefault("tls", {})["backend_ca"] = sys.argv[2]
+json.dump(c, open(sys.argv[1], "w"), indent=1)
+PY
+t_start_routerd
 
 rctl apply -f "$SY_SRC/config/routes.yaml"
 t_expect_rc 0 "apply config/routes.yaml"
@@ -100,8 +112,10 @@ t_json_expect "$T_OUT" 'd["total"]["proxy_loopbacks"] >= 10 and d["total"]["answ
 t_ok "loopback backends: the changed request is routed again; a loop ends in 500 after 9 rounds"
 
 # Backends given as URLs with host names, resolved by the control thread when the pool is
-# built: be-a.lab.test (routerd's hosts file) serves; https:// keeps its endpoints but gets
-# 503 backend_tls until TLS to backends exists; a name that does not resolve leaves no
+# built: be-a.lab.test (routerd's hosts file) serves; https:// goes over TLS, verified for
+# the URL's host (a.passthrough.$D: nginx a's certificate, 200; be-a.lab.test, same
+# address, and the bare address: not that certificate's names, 502 backend_tls_failed);
+# a name that does not resolve leaves no
 # endpoint (503), and resolve and `routerctl describe` (the group's status) name the lookup
 # that failed with the resolver's words. A group whose only rule is "/" to a host name is
 # spliced: once resolved, the name is just an address.
@@ -113,13 +127,19 @@ spec:
   hosts: [named.$D]
   backends:
   - {name: byname, type: network, address: "http://be-a.lab.test:8082"}
-  - {name: tls, type: network, address: "https://be-a.lab.test:8443"}
+  - {name: tls, type: network, address: "https://a.passthrough.$D"}
+  - {name: tls-other-name, type: network, address: "https://be-a.lab.test:443"}
+  - {name: tls-address, type: network, address: "https://$LAB_BACKEND_A_IP"}
   - {name: gone, type: network, address: "http://nowhere.invalid"}
   defaultBackends: [{backendName: byname}]
   routes:
   - pathSubtree: /
   - pathSubtree: /tls
     backends: [{backendName: tls}]
+  - pathSubtree: /other-name
+    backends: [{backendName: tls-other-name}]
+  - pathSubtree: /address
+    backends: [{backendName: tls-address}]
   - pathSubtree: /gone
     backends: [{backendName: gone}]
 ---
@@ -145,17 +165,29 @@ t_run lab_client curl -s -i -m 10 -H "Host: named-splice.$D" "http://$LAB_ROUTER
 t_expect_out '^HTTP/1.1 200' "the spliced host-name backend serves"
 t_expect_out '^pool-c' "spliced to backend a's pool c"
 rctl stats -o json
-tls_before=$(t_json "$T_OUT" 'd["total"]["answers"]["backend_tls"]')
+hs_before=$(t_json "$T_OUT" 'd["total"]["tls_backend_handshakes"]')
 t_run lab_client curl -s -i -m 10 -H "Host: named.$D" "http://$LAB_ROUTER_IP/tls"
-t_expect_out '^HTTP/1.1 503' "an https:// backend: 503 until TLS to backends exists"
+t_expect_out '^HTTP/1.1 200' "an https:// backend: 200 over TLS"
+t_expect_out '^backend-a' "the body comes from nginx a's HTTPS"
+t_expect_out '^X-Backend: a' "nginx a answered"
+grep -q "\"GET /tls HTTP/1.1\"" "$LAB_DIR/nginx-a/access.log" ||
+	t_fail "nginx a logged the request" "$(tail -n 3 "$LAB_DIR/nginx-a/access.log")"
 rctl stats -o json
-t_json_expect "$T_OUT" 'd["total"]["answers"]["backend_tls"] == '"$tls_before"' + 1' \
-	"the 503 is counted as backend_tls"
+t_json_expect "$T_OUT" 'd["total"]["tls_backend_handshakes"] == '"$hs_before"' + 1' \
+	"one TLS handshake towards the backend, counted"
 rctl resolve "http://named.$D/tls" -o json
-t_json_expect "$T_OUT" 'd["status"] == 503 and d["reason"] == "network backend https://be-a.lab.test:8443: TLS to the backend (https://) comes with TLS termination, issue 14; requests for it get 503"' \
-	"resolve says why https is not served"
-t_json_expect "$T_OUT" '[(e["address"], e["port"], e.get("tls")) for e in d["endpoints"]] == [("'"$LAB_BACKEND_A_IP"'", 8443, True)]' \
-	"resolve: the https endpoint is kept, marked tls"
+t_json_expect "$T_OUT" 'd["status"] is None and d["mode"] == "proxy"' "resolve: served, in the proxy mode"
+t_json_expect "$T_OUT" '[(e["address"], e["port"], e.get("tls"), e.get("tls_name")) for e in d["endpoints"]] == [("'"$LAB_BACKEND_A_IP"'", 443, True, "a.passthrough.'"$D"'")]' \
+	"resolve: the https endpoint, marked tls, verified for the URL's host"
+rctl stats -o json
+fail_before=$(t_json "$T_OUT" 'd["total"]["answers"]["backend_tls_failed"]')
+for what in other-name address; do
+	t_run lab_client curl -s -i -m 10 -H "Host: named.$D" "http://$LAB_ROUTER_IP/$what"
+	t_expect_out '^HTTP/1.1 502' "https:// backend whose certificate does not name the URL's host ($what): 502"
+done
+rctl stats -o json
+t_json_expect "$T_OUT" 'd["total"]["answers"]["backend_tls_failed"] == '"$fail_before"' + 2' \
+	"both 502s are counted as backend_tls_failed"
 t_run lab_client curl -s -i -m 10 -H "Host: named.$D" "http://$LAB_ROUTER_IP/gone"
 t_expect_out '^HTTP/1.1 503' "a name that does not resolve: 503"
 rctl resolve "http://named.$D/gone" -o json
@@ -166,8 +198,10 @@ t_expect_rc 0 "describe routegroup named"
 t_expect_out 'backendErrors' "describe: the status lists the backends not served"
 t_expect_out 'http://nowhere.invalid: the host name nowhere.invalid did not resolve: [A-Za-z]' \
 	"describe: the failed name with the resolver's words"
-t_expect_out 'https://be-a.lab.test:8443: TLS to the backend' "describe: the https backend and why"
-t_ok "host-name backends resolved at compile time (spliced when nothing else needs the proxy); https kept, 503 backend_tls; an unresolved name 503, named by resolve and describe"
+if printf '%s\n' "$T_OUT" | grep -Eq 'https://[^ ]*: .*(requests for it get 503|adds no endpoint)'; then
+	t_fail "describe: https backends are served, not listed in backendErrors" "$T_OUT"
+fi
+t_ok "host-name backends resolved at compile time (spliced when nothing else needs the proxy); https over TLS verified for the URL's host (200; another name 502); an unresolved name 503, named by resolve and describe"
 
 get "/hdr" -H "X-Test: zero"
 t_expect_out '^path: /echo$' "setRequestHeader route: setPath too"

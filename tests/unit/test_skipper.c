@@ -603,8 +603,6 @@ __wrap_freeaddrinfo(struct addrinfo *res)
 static void
 test_backend_url_parse(void **state)
 {
-	static const char tls_why[] = "TLS to the backend (https://) comes with TLS termination, "
-				      "issue 14";
 	static const struct {
 		const char *url;
 		const char *addr; /* NULL: no address */
@@ -612,6 +610,7 @@ test_backend_url_parse(void **state)
 		int rc;
 		bool tls;
 		const char *why; /* NULL: "" */
+		const char *host; /* NULL: not checked */
 	} cases[] = {
 		{ "http://198.18.1.10:8080", "198.18.1.10", 8080, 0, false, NULL },
 		{ "http://198.18.1.10", "198.18.1.10", 80, 0, false, NULL },
@@ -619,11 +618,12 @@ test_backend_url_parse(void **state)
 		{ "http://198.18.1.10:81/ignored?x", "198.18.1.10", 81, 0, false, NULL },
 		{ "http://localhost:8080", "127.0.0.1", 8080, 0, false, NULL },
 		{ "http://LocalHost", "127.0.0.1", 80, 0, false, NULL },
-		/* https: parsed and resolved (443 unless written), kept, not served yet. */
-		{ "https://198.18.1.10", "198.18.1.10", 443, 0, true, tls_why },
-		{ "https://198.18.1.10:", "198.18.1.10", 443, 0, true, tls_why },
-		{ "HTTPS://localhost:8443", "127.0.0.1", 8443, 0, true, tls_why },
-		{ "https://198.18.1.10:8443/path", "198.18.1.10", 8443, 0, true, tls_why },
+		/* https: parsed and resolved (443 unless written), the host kept
+		 * as the name TLS verifies. */
+		{ "https://198.18.1.10", "198.18.1.10", 443, 0, true, NULL, "198.18.1.10" },
+		{ "https://198.18.1.10:", "198.18.1.10", 443, 0, true, NULL, "198.18.1.10" },
+		{ "HTTPS://LocalHost:8443", "127.0.0.1", 8443, 0, true, NULL, "localhost" },
+		{ "https://198.18.1.10:8443/path", "198.18.1.10", 8443, 0, true, NULL, "198.18.1.10" },
 		{ "http://nope.invalid", NULL, 80, SY_BACKEND_URL_UNRESOLVED, false,
 		  "the host name nope.invalid did not resolve: " },
 		{ "https://Nope.Invalid:9443", NULL, 9443, SY_BACKEND_URL_UNRESOLVED, true,
@@ -684,6 +684,8 @@ test_backend_url_parse(void **state)
 			assert_int_equal(bu.port, cases[i].port);
 		if (cases[i].why == NULL ? why[0] != '\0' : strncmp(why, want, strlen(want)) != 0)
 			fail_msg("%s: \"%s\", want \"%s\"", cases[i].url, why, want);
+		if (cases[i].host != NULL)
+			assert_string_equal(bu.host, cases[i].host);
 	}
 }
 
@@ -924,9 +926,10 @@ test_url_backends(void **state)
 	assert_ptr_equal(root_rule(&r, "two-a.test")->pool, root_rule(&r, "two-b.test")->pool);
 	assert_int_equal(root_rule(&r, "two-a.test")->pool->strategy, SY_LB_ROUND_ROBIN);
 
-	/* What the router cannot serve stays compiled, in the proxy mode,
-	 * and resolve says why: an https URL keeps its endpoints (tls) and
-	 * answers 503 backend_tls; a URL the router refuses leaves none. */
+	/* An https URL keeps its endpoints, marked tls with the URL's host,
+	 * and the pool a client context: served over TLS, in the proxy mode.
+	 * What the router cannot serve stays compiled, and resolve says why:
+	 * a URL the router refuses leaves no endpoint. */
 	sy_backend_url_cache_clear();
 	before = sy_backend_url_lookups();
 	ops_apply_ok(&r, LB_RG("tls", "tls.test",
@@ -967,33 +970,32 @@ test_url_backends(void **state)
 	assert_int_equal(p->n_endpoints, 1);
 	assert_endpoint(&p->endpoints[0], "198.18.1.12", 443);
 	assert_true(p->endpoints[0].tls);
+	assert_string_equal(p->endpoints[0].tls_name, "198.18.1.12");
+	assert_non_null(p->tls_ctx);
 	rep = resolve(&r, "http://tls.test/", NULL, NULL);
 	assert_string_equal(json_string_value(json_object_get(rep, "mode")), "proxy");
-	assert_int_equal(json_integer_value(json_object_get(rep, "status")), 503);
-	assert_string_equal(json_string_value(json_object_get(rep, "reason")),
-			    "network backend https://198.18.1.12: TLS to the backend (https://) "
-			    "comes with TLS termination, issue 14; requests for it get 503");
-	assert_true(json_is_true(json_object_get(json_array_get(json_object_get(rep, "endpoints"), 0),
-						 "tls")));
+	assert_true(json_is_null(json_object_get(rep, "status")));
+	assert_json(json_array_get(json_object_get(rep, "endpoints"), 0),
+		    "{\"address\":\"198.18.1.12\",\"port\":443,\"service\":\"demo/web\","
+		    "\"weight\":1000001,\"share\":1.0,\"tls\":true,\"tls_name\":\"198.18.1.12\"}");
 	json_decref(rep);
 	p = root_rule(&r, "tls-name.test")->pool;
 	assert_true(p->backend_tls);
 	assert_int_equal(p->n_endpoints, 1);
 	assert_endpoint(&p->endpoints[0], "127.0.0.1", 443);
-	/* One https URL in an lb: the whole rule waits for TLS (serving the
-	 * http one alone would send it the https one's share too). */
+	assert_string_equal(p->endpoints[0].tls_name, "localhost");
+	/* One https URL in an lb: that endpoint over TLS, the other in the
+	 * clear, one pool; nothing for the status to report. */
 	assert_int_equal(vhost_mode(&r, "tls-mixed.test"), SY_MODE_PROXY);
 	p = root_rule(&r, "tls-mixed.test")->pool;
 	assert_true(p->backend_tls);
 	assert_int_equal(p->n_endpoints, 2);
 	assert_false(p->endpoints[0].tls);
+	assert_null(p->endpoints[0].tls_name);
 	assert_true(p->endpoints[1].tls);
 	assert_endpoint(&p->endpoints[1], "198.18.1.11", 8443);
 	st = get_status(&r, "tls-mixed");
-	assert_json(json_object_get(st, "backendErrors"),
-		    "[{\"field\":\"spec.backends[0].endpoints[1]\",\"message\":"
-		    "\"https://198.18.1.11:8443: TLS to the backend (https://) comes with TLS "
-		    "termination, issue 14; requests for it get 503\"}]");
+	assert_null(json_object_get(st, "backendErrors"));
 	assert_true(json_is_true(json_object_get(st, "valid")));
 	json_decref(st);
 	assert_not_served(&r, "http://bare.test/",
@@ -1013,9 +1015,9 @@ test_url_backends(void **state)
 			    "sent to the backend, by Skipper or this router: send an Authorization "
 			    "header with setRequestHeader instead; requests for it get 503");
 	json_decref(st);
-	/* A refused https URL is refused (needs_proxy_mode), not waiting for
-	 * TLS; an https name that does not resolve still waits for TLS, and
-	 * resolve names the failed lookup. */
+	/* A refused https URL is refused (needs_proxy_mode); an https name
+	 * that does not resolve has no endpoint, and resolve names the failed
+	 * lookup. */
 	assert_not_served(&r, "http://tls-v6.test/",
 			  "network backend https://[2001:db8::1]: IPv6 backends are not reached by "
 			  "this router yet; requests for it get 503");
