@@ -241,8 +241,9 @@ parse_listen(json_t *v, struct sy_config *cfg, char *err, size_t errlen)
 	return 0;
 }
 
-/* "tls": {"default_certificate": PEM file, "backend_ca": PEM file, "ciphers": ...,
- * "ciphersuites": ..., "min_version": "1.2" | "1.3", "ticket_key_rotate_s": N} */
+/* "tls": {"default_certificate": PEM file, "backend_ca": PEM file, "ocsp_dir": dir,
+ * "ocsp_rescan_s": N, "ciphers": ..., "ciphersuites": ..., "min_version": "1.2" | "1.3",
+ * "ticket_key_rotate_s": N} */
 static int
 parse_tls(json_t *val, struct sy_config *cfg, char *err, size_t errlen)
 {
@@ -259,6 +260,15 @@ parse_tls(json_t *val, struct sy_config *cfg, char *err, size_t errlen)
 		} else if (strcmp(key, "backend_ca") == 0) {
 			rc = copy_string(v, "tls.backend_ca", cfg->tls_backend_ca,
 					 sizeof(cfg->tls_backend_ca), err, errlen);
+		} else if (strcmp(key, "ocsp_dir") == 0) {
+			rc = copy_string(v, "tls.ocsp_dir", cfg->tls_ocsp_dir,
+					 sizeof(cfg->tls_ocsp_dir), err, errlen);
+		} else if (strcmp(key, "ocsp_rescan_s") == 0) {
+			if (!json_is_integer(v) || json_integer_value(v) < 1 ||
+			    json_integer_value(v) > 86400)
+				return fail(err, errlen,
+					    "tls.ocsp_rescan_s: must be an integer from 1 to 86400");
+			cfg->tls_ocsp_rescan_s = (uint32_t)json_integer_value(v);
 		} else if (strcmp(key, "ciphers") == 0) {
 			rc = copy_string(v, "tls.ciphers", cfg->tls_ciphers, sizeof(cfg->tls_ciphers),
 					 err, errlen);
@@ -285,7 +295,8 @@ parse_tls(json_t *val, struct sy_config *cfg, char *err, size_t errlen)
 		} else {
 			return fail(err, errlen,
 				    "tls.%s: unknown key (known: default_certificate, backend_ca, "
-				    "ciphers, ciphersuites, min_version, ticket_key_rotate_s)", key);
+				    "ocsp_dir, ocsp_rescan_s, ciphers, ciphersuites, min_version, "
+				    "ticket_key_rotate_s)", key);
 		}
 		if (rc < 0)
 			return rc;
@@ -458,6 +469,7 @@ set_defaults(struct sy_config *cfg)
 	       "TLS_AES_128_GCM_SHA256:TLS_AES_256_GCM_SHA384:TLS_CHACHA20_POLY1305_SHA256");
 	cfg->tls_min_version = 0x0303;
 	cfg->tls_ticket_rotate_s = 3600;
+	cfg->tls_ocsp_rescan_s = 60;
 }
 
 int

@@ -28,6 +28,7 @@
 #include "router.h"
 #include "server.h"
 #include "tls_cert.h"
+#include "tls_ocsp.h"
 #include "sy_dataplane.h"
 
 static void
@@ -87,6 +88,13 @@ control_loop(struct sy_router *r, struct sy_server *srv, int sigfd, int metrics_
 		if (time(NULL) >= next_rotation) {
 			sy_dp_rotate_cookie_secret();
 			next_rotation = time(NULL) + SY_DP_COOKIE_ROTATE_S;
+		}
+		if (sy_ocsp_rescan(time(NULL))) {
+			/* New staples: every server context is built again
+			 * (their cache key has the staple epoch). */
+			RTE_LOG(NOTICE, USER1, "OCSP staples changed: compiling everything\n");
+			r->changes.full = true;
+			sy_router_recompile(r);
 		}
 		if (time(NULL) >= next_ticket_rotation) {
 			sy_dp_tls_rotate_ticket_keys();

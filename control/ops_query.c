@@ -8,6 +8,7 @@
 #include "observe/metrics.h"
 #include "router.h"
 #include "tls_cert.h"
+#include "tls_ocsp.h"
 #include "sy_dataplane.h"
 #include "sy_generation.h"
 
@@ -83,6 +84,8 @@ sy_ops_status(struct sy_router *r, const json_t *req)
 			 "retired_generations", (json_int_t)r->slot.n_retired, "dataplane",
 			 r->dataplane_up, "last_compile", "incremental", r->last_compile_incremental,
 			 "objects", (json_int_t)r->last_compile_objects, "ms", r->last_compile_ms);
+	if (tls != NULL && json_is_object(tls))
+		json_object_set_new(tls, "ocsp", sy_ocsp_status());
 	if (reply != NULL)
 		json_object_set_new(reply, "tls", tls);
 	else

@@ -28,6 +28,7 @@
 #include "sy_config.h"
 #include "sy_dataplane.h"
 #include "tls_cert.h"
+#include "tls_ocsp.h"
 
 /* A cached context: found by the digest of what made it, and from the
  * context itself (ex_data) when a vhost gives its reference back. */
@@ -201,16 +202,19 @@ sy_cert_problem_text(enum sy_cert_problem p)
 	return "unknown problem";
 }
 
+/* The cache key: what makes the context, and the OCSP staple epoch (a
+ * server context carries its staple, tls_ocsp.h; clients pass 0). */
 static void
-digest_hex(const struct sy_pem *p, uint16_t min_version, char out[65])
+digest_hex(const struct sy_pem *p, uint16_t min_version, uint64_t epoch, char out[65])
 {
 	unsigned char md[32];
 	unsigned int n = 0;
 	EVP_MD_CTX *c = EVP_MD_CTX_new();
-	uint8_t v[2] = { (uint8_t)(min_version >> 8), (uint8_t)min_version };
+	uint8_t v[10] = { (uint8_t)(min_version >> 8), (uint8_t)min_version };
 	uint64_t lens[3] = { p->crt_len, p->key_len, p->ca ? p->ca_len : 0 };
 	int i;
 
+	memcpy(v + 2, &epoch, sizeof(epoch));
 	memset(md, 0, sizeof(md));
 	if (c != NULL && EVP_DigestInit_ex(c, EVP_sha256(), NULL) == 1) {
 		/* lengths first: no two field splits give the same input */
@@ -290,7 +294,7 @@ sy_tls_ctx_get(const struct sy_pem *p, uint16_t min_version)
 	ensure_index();
 	if (min_version < T.floor)
 		min_version = T.floor;
-	digest_hex(p, min_version, key);
+	digest_hex(p, min_version, sy_ocsp_epoch(), key);
 	e = sy_strmap_get(&T.cache, key);
 	if (e != NULL) {
 		e->uses++;
@@ -320,6 +324,12 @@ sy_tls_ctx_get(const struct sy_pem *p, uint16_t min_version)
 	if (e->ctx == NULL) {
 		free(e);
 		goto fail;
+	}
+	{
+		STACK_OF(X509) *chain = NULL;
+
+		SSL_CTX_get0_chain_certs(e->ctx, &chain);
+		sy_ocsp_attach(e->ctx, x, chain);
 	}
 	memcpy(e->key, key, sizeof(key));
 	if (sy_strmap_put(&T.cache, e->key, e) < 0) {
@@ -371,7 +381,7 @@ sy_tls_client_ctx_get(const char *ca, size_t ca_len)
 	/* Cached with server contexts: "client" stands where a certificate
 	 * would be, which no PEM is. */
 	ensure_index();
-	digest_hex(&p, 0, key);
+	digest_hex(&p, 0, 0, key);
 	e = sy_strmap_get(&T.cache, key);
 	if (e != NULL) {
 		e->uses++;
@@ -596,6 +606,16 @@ sy_tls_setup(const struct sy_config *cfg, char *err, size_t errlen)
 			return fail_msg(err, errlen, "tls.ciphersuites: OpenSSL knows none of \"%s\"%s",
 					T.suites, "");
 	}
+	{
+		char dir[512];
+
+		/* Staples first: the default certificate is built below. */
+		if (cfg->tls_ocsp_dir[0])
+			snprintf(dir, sizeof(dir), "%s", cfg->tls_ocsp_dir);
+		else
+			snprintf(dir, sizeof(dir), "%s/ocsp", cfg->state_dir);
+		sy_ocsp_configure(dir, cfg->tls_ocsp_rescan_s);
+	}
 	free(T.backend_ca);
 	T.backend_ca = NULL;
 	if (cfg->tls_backend_ca[0]) {
@@ -644,6 +664,7 @@ sy_tls_teardown(void)
 	T.def.ctx = NULL;
 	free(T.backend_ca);
 	T.backend_ca = NULL;
+	sy_ocsp_fini();
 	/* Every vhost and pool gave its contexts back before (sy_router_fini). */
 	sy_strmap_fini(&T.cache);
 }

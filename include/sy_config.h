@@ -81,6 +81,8 @@ struct sy_config {
 	/* TLS termination (control/tls_cert.h). */
 	char tls_default_certificate[256]; /* PEM file, certificate and key; "": generated */
 	char tls_backend_ca[256];          /* CAs for https:// URL backends; "": the system's */
+	char tls_ocsp_dir[256];            /* DER OCSP responses to staple; "": <state_dir>/ocsp */
+	uint32_t tls_ocsp_rescan_s;        /* that directory is looked at this often */
 	char tls_ciphers[512];             /* TLS 1.2 cipher list (OpenSSL syntax) */
 	char tls_ciphersuites[256];        /* TLS 1.3 suites */
 	uint16_t tls_min_version;          /* 0x0303 or 0x0304: the floor for every vhost */

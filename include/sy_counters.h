@@ -160,6 +160,7 @@ extern const char *const sy_drop_reason_names[SY_DROP__COUNT];
 	X(tls_record_errors) /* bad records after the handshake: alert, close */ \
 	X(tls_no_memory)   /* OpenSSL had no memory for a connection */        \
 	X(tls_sessions_cached) /* TLS 1.2 sessions put in a worker's cache */ \
+	X(tls_ocsp_stapled) /* handshakes that sent an OCSP staple */         \
 	X(tls_backend_handshakes) /* TLS to backends (re-encrypt, https://) */ \
 	X(tls_backend_handshake_failures) /* of them refused: certificate not verified, or TLS failed */
 

@@ -40,6 +40,10 @@ unsigned sy_dp_n_workers(void);
  * tickets and the per-worker session cache. */
 struct ssl_ctx_st;
 void sy_dp_tls_ctx_prepare(struct ssl_ctx_st *ctx);
+/* Staple this DER OCSP response (checked by the control thread) to every
+ * handshake on ctx whose client asks for one; once per context, before it
+ * is published. 0, or -1 (no memory, or it has one already). */
+int sy_dp_tls_ctx_set_staple(struct ssl_ctx_st *ctx, const unsigned char *der, size_t len);
 /* The context every TLS connection starts on (the default certificate),
  * before sy_dp_start; the control thread keeps it alive. */
 void sy_dp_tls_set_default(struct ssl_ctx_st *ctx);

@@ -8,6 +8,7 @@
  * sy_dp_tls_ctx_prepare on each; the callbacks run on the workers.
  */
 #include <stdatomic.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <openssl/core_names.h>
@@ -278,6 +279,72 @@ alpn_cb(SSL *s, const unsigned char **out, unsigned char *outlen, const unsigned
 		i += 1 + n;
 	}
 	return SSL_TLSEXT_ERR_NOACK;
+}
+
+/*
+ * OCSP stapling. The control thread hands a context the DER response it
+ * checked (control/tls_ocsp.c); the bytes live in the context's ex_data,
+ * immutable, and go with the context's last reference, so a connection
+ * that switched to it in the ClientHello callback can always read them.
+ * OpenSSL calls staple_cb on the context the connection ended up on, for
+ * a client that asked (status_request), and frees what it is given.
+ */
+struct staple {
+	size_t len;
+	unsigned char der[];
+};
+
+static int staple_index = -1;
+
+static void
+staple_free(void *parent, void *ptr, CRYPTO_EX_DATA *ad, int idx, long argl, void *argp)
+{
+	(void)parent;
+	(void)ad;
+	(void)idx;
+	(void)argl;
+	(void)argp;
+	free(ptr);
+}
+
+static int
+staple_cb(SSL *s, void *arg)
+{
+	const struct staple *st = SSL_CTX_get_ex_data(SSL_get_SSL_CTX(s), staple_index);
+	struct sy_tls_worker *tw = worker_of(s);
+	unsigned char *copy;
+
+	(void)arg;
+	if (st == NULL)
+		return SSL_TLSEXT_ERR_NOACK;
+	copy = OPENSSL_memdup(st->der, st->len);
+	if (copy == NULL || SSL_set_tlsext_status_ocsp_resp(s, copy, (long)st->len) != 1) {
+		OPENSSL_free(copy);
+		return SSL_TLSEXT_ERR_NOACK; /* the handshake goes on without it */
+	}
+	if (tw != NULL)
+		tw->w->counters.tls_ocsp_stapled++;
+	return SSL_TLSEXT_ERR_OK;
+}
+
+int
+sy_dp_tls_ctx_set_staple(SSL_CTX *ctx, const unsigned char *der, size_t len)
+{
+	struct staple *st;
+
+	if (staple_index < 0)
+		staple_index = SSL_CTX_get_ex_new_index(0, NULL, NULL, NULL, staple_free);
+	if (staple_index < 0 || SSL_CTX_get_ex_data(ctx, staple_index) != NULL ||
+	    (st = malloc(sizeof(*st) + len)) == NULL)
+		return -1;
+	st->len = len;
+	memcpy(st->der, der, len);
+	if (SSL_CTX_set_ex_data(ctx, staple_index, st) != 1) {
+		free(st);
+		return -1;
+	}
+	SSL_CTX_set_tlsext_status_cb(ctx, staple_cb);
+	return 0;
 }
 
 void

@@ -31,7 +31,13 @@
 #     opened before keeps working;
 #   - hostile bytes on :443 (a truncated ClientHello, a record header claiming 20000 bytes,
 #     random garbage): routerd stays up and serves; half a ClientHello, then nothing: the
-#     router drops the connection within 20 s (its handshake timeout is 10 s).
+#     router drops the connection within 20 s (its handshake timeout is 10 s);
+#   - OCSP stapling from <state_dir>/ocsp: good and revoked staples sent (TLS 1.3 and 1.2),
+#     one signed by a rogue key and a garbage file refused (status says why), a removed
+#     file no longer stapled;
+#   - a TLS 1.2 renegotiation attempt: refused with no_renegotiation, routerd serves on;
+#   - re-encrypt without destinationCACertificate: the system trust store (SSL_CERT_FILE
+#     for routerd: the test CA) and <service>.<namespace>.svc: 200, another name 502.
 T_NAME=tls_edge
 source "$(dirname "$0")/testlib.sh"
 
@@ -43,9 +49,20 @@ done
 TLS_EDGE_REENCRYPT=${TLS_EDGE_REENCRYPT:-1}
 
 t_setup tle 2
-t_start_routerd
 D=$LAB_DOMAIN
 R=$LAB_ROUTER_IP
+C=$LAB_DIR/tls
+# OCSP staples are looked for every second (the default is a minute), in the default
+# directory <state_dir>/ocsp. routerd's system trust store is the test CA (SSL_CERT_FILE,
+# read when a context is built, so the CA made below is there in time): re-encrypt
+# without destinationCACertificate verifies against it.
+python3 - "$LAB_ROUTERD_CONFIG" <<'PY'
+import json, sys
+c = json.load(open(sys.argv[1]))
+c.setdefault("tls", {})["ocsp_rescan_s"] = 1
+json.dump(c, open(sys.argv[1], "w"), indent=1)
+PY
+SSL_CERT_FILE=$C/ca.pem t_start_routerd
 
 rctl apply -f "$SY_SRC/config/routes.yaml"
 t_expect_rc 0 "apply config/routes.yaml"
@@ -53,7 +70,6 @@ t_expect_rc 0 "apply config/routes.yaml"
 # --- certificates ------------------------------------------------------------------------
 # A test CA and leaves signed by it with `openssl ca` (which can set any validity window:
 # OpenSSL 3.0's x509 has no -not_before). Serials count up, so a re-issued leaf differs.
-C=$LAB_DIR/tls
 mkdir -p "$C/newcerts" && : >"$C/index.txt" && echo 1000 >"$C/serial" ||
 	t_fail "certificates" "could not make $C"
 cat >"$C/ca.cnf" <<EOF
@@ -108,13 +124,19 @@ leaf notyet "notyet.$D" 20990101000000Z 21000101000000Z
 leaf mismatch "mismatch.$D"
 leaf badkey "badkey.$D"
 leaf other "other.$D"
+leaf ocsp "ocsp.$D"
+leaf revoked "revoked.$D"
+leaf forged "forged.$D"
+leaf sys "sys.$D"
+leaf sys2 "sys2.$D"
+leaf sysca-backend "sysca.demo.svc"
 printf '%s\n' '-----BEGIN CERTIFICATE-----' 'bm90IGEgY2VydGlmaWNhdGUsIGp1c3QgdGV4dA==' \
 	'-----END CERTIFICATE-----' >"$C/garbage.crt"
 printf '%s\n' '-----BEGIN PRIVATE KEY-----' 'bm90IGEga2V5LCBqdXN0IHRleHQ=' \
 	'-----END PRIVATE KEY-----' >"$C/garbage.key"
 t_run openssl verify -CAfile "$C/ca.pem" "$C/a-edge.crt" "$C/wild.crt" "$C/secure.crt"
 t_expect_rc 0 "the leaves verify against the test CA"
-t_ok "certificates made: a test CA (P-256) and 13 leaves (good, wildcard, expired, not yet valid, ...)"
+t_ok "certificates made: a test CA (P-256) and 19 leaves (good, wildcard, expired, not yet valid, ...)"
 
 # fp [openssl x509 ARGS]: the SHA-256 fingerprint of one certificate (stdin or -in FILE), as
 # routerctl writes it: lower-case hex, no colons.
@@ -641,6 +663,152 @@ t_json_expect "$stall" 'd["end"] in ("fin", "rst") and d["after_s"] < 20' \
 	"half a ClientHello, then nothing: the router ends the connection within 20 s"
 expect_https "a.edge.$D" / backend-a "after the stalled client: https://a.edge.$D/ still answers 200 backend-a"
 t_ok "half a ClientHello, then nothing: dropped by the router after $(t_json "$stall" 'd["after_s"]') s ($(t_json "$stall" 'd["end"]'))"
+
+# --- 14. OCSP stapling -------------------------------------------------------------------
+# Staples are supplied as files (DER OCSP responses) in <state_dir>/ocsp. The test CA
+# answers for ocsp.$D (good) and revoked.$D (revoked first); a rogue key signs one for
+# forged.$D (not the issuer, not delegated: never stapled); a file of garbage is reported.
+apply_yaml "apply edge Routes ocsp, revoked, forged (chain with the issuer: caCertificate)" \
+	"$(edge_route ocsp "ocsp.$D" a "$C/ocsp.crt" "$C/ocsp.key"
+	edge_route revoked "revoked.$D" a "$C/revoked.crt" "$C/revoked.key"
+	edge_route forged "forged.$D" a "$C/forged.crt" "$C/forged.key")"
+s_client -servername "ocsp.$D" -status
+t_expect_out '^OCSP response: no response sent' "before any staple: s_client -status gets none"
+t_run openssl ca -config "$C/ca.cnf" -revoke "$C/revoked.crt" -crl_reason keyCompromise
+t_expect_rc 0 "the test CA revokes revoked.$D"
+t_run openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 30 \
+	-subj "/CN=rogue responder" -keyout "$C/rogue.key" -out "$C/rogue.pem"
+t_expect_rc 0 "a rogue responder key"
+# ocsp_response LEAF SIGNER-CRT SIGNER-KEY OUT: what a responder would answer for LEAF.
+ocsp_response() {
+	t_run openssl ocsp -issuer "$C/ca.pem" -cert "$C/$1.crt" -no_nonce -reqout "$C/$1.req"
+	t_expect_rc 0 "OCSP request for $1"
+	t_run openssl ocsp -index "$C/index.txt" -CA "$C/ca.pem" -rsigner "$2" -rkey "$3" \
+		-reqin "$C/$1.req" -respout "$4" -ndays 1
+	t_expect_rc 0 "OCSP response for $1, signed by $(basename "$2")"
+}
+ocsp_response ocsp "$C/ca.pem" "$C/ca.key" "$C/ocsp.der"
+ocsp_response revoked "$C/ca.pem" "$C/ca.key" "$C/revoked.der"
+ocsp_response forged "$C/rogue.pem" "$C/rogue.key" "$C/forged.der"
+mkdir -p "$LAB_STATE_DIR/ocsp"
+cp "$C/ocsp.der" "$LAB_STATE_DIR/ocsp/ocsp.der"
+cp "$C/revoked.der" "$LAB_STATE_DIR/ocsp/some-name"
+cp "$C/forged.der" "$LAB_STATE_DIR/ocsp/forged.der"
+head -c 300 /dev/urandom >"$LAB_STATE_DIR/ocsp/garbage.der"
+# ocsp_status PY-EXPR WHAT: wait (10 s at most) until routerctl status's tls.ocsp makes
+# PY-EXPR true (o: the files by name).
+ocsp_status() {
+	local i
+	for i in $(seq 50); do
+		rctl status -o json
+		t_json "$T_OUT" 'str(bool((lambda o: '"$1"')({f["file"]: f for f in d["tls"]["ocsp"]["files"]})))' |
+			grep -q True && return 0
+		sleep 0.2
+	done
+	t_fail "$2" "$T_OUT"
+}
+ocsp_status '"ocsp.der" in o and o["ocsp.der"]["stapled_to"] and "problem" not in o["ocsp.der"]' \
+	"routerctl status: the staple in ocsp.der is stapled to ocsp.$D"
+t_note "status tls.ocsp: $(t_json "$T_OUT" 'd["tls"]["ocsp"]')"
+t_json_expect "$T_OUT" '[f for f in d["tls"]["ocsp"]["files"] if f["file"] == "some-name"][0]["cert_status"] == "revoked"' \
+	"status: some-name answers revoked"
+t_json_expect "$T_OUT" '"signature does not verify" in [f for f in d["tls"]["ocsp"]["files"] if f["file"] == "forged.der"][0]["problem"]' \
+	"status: the rogue-signed staple is refused, and why"
+t_json_expect "$T_OUT" '[f for f in d["tls"]["ocsp"]["files"] if f["file"] == "garbage.der"][0]["problem"] == "not a DER OCSP response"' \
+	"status: garbage is not a response"
+rctl stats -o json
+stapled_before=$(t_json "$T_OUT" 'd["total"]["tls_ocsp_stapled"]')
+s_client -servername "ocsp.$D" -status
+t_expect_out 'OCSP Response Status: successful' "ocsp.$D: s_client -status gets a staple"
+t_expect_out 'Cert Status: good' "ocsp.$D: the staple says good"
+s_client -servername "revoked.$D" -status
+t_expect_out 'Cert Status: revoked' "revoked.$D: the staple says revoked"
+s_client -servername "forged.$D" -status
+t_expect_out '^OCSP response: no response sent' "forged.$D: the rogue-signed response is not stapled"
+s_client -servername "a.edge.$D" -status
+t_expect_out '^OCSP response: no response sent' "a.edge.$D (no staple supplied): none"
+s_client -servername "ocsp.$D" -status -tls1_2
+t_expect_out 'Cert Status: good' "ocsp.$D over TLS 1.2: stapled too"
+rctl stats -o json
+t_json_expect "$T_OUT" 'd["total"]["tls_ocsp_stapled"] == '"$stapled_before"' + 3' \
+	"three handshakes sent a staple (tls_ocsp_stapled)"
+expect_https "ocsp.$D" / backend-a "a stapled host serves 200"
+rm -f "$LAB_STATE_DIR/ocsp/ocsp.der"
+ocsp_status '"ocsp.der" not in o' "routerctl status: ocsp.der is gone"
+s_client -servername "ocsp.$D" -status
+t_expect_out '^OCSP response: no response sent' "ocsp.der removed: new handshakes get no staple"
+t_ok "OCSP stapling from <state_dir>/ocsp: good and revoked staples sent (TLS 1.3 and 1.2), a rogue signature and garbage refused with their reasons in status, a removed file unstapled"
+
+# --- 15. renegotiation -------------------------------------------------------------------
+# A TLS 1.2 client asks to renegotiate ("R" to s_client) on an open connection: refused
+# (no_renegotiation), and routerd serves on.
+t_run lab_client timeout 10 bash -c "(sleep 1; echo R; sleep 2) |
+	openssl s_client -connect $R:443 -servername a.edge.$D -tls1_2 2>&1"
+t_note "renegotiation: $(printf '%s\n' "$T_OUT" | sed -n '/RENEGOTIATING/,$p' | head -n 6 | tr '\n' ' ')"
+t_expect_out 'RENEGOTIATING' "s_client asked to renegotiate"
+printf '%s\n' "$T_OUT" | sed -n '/RENEGOTIATING/,$p' | grep -q 'no renegotiation' ||
+	t_fail "the renegotiation is refused (s_client: no renegotiation)" "$(t_seen)"
+sy_pid_alive "$ROUTERD_PID" || t_fail "routerd runs after a renegotiation attempt" "$(tail -n 30 "$LAB_ROUTERD_LOG")"
+expect_https "a.edge.$D" / backend-a "after the renegotiation attempt: https://a.edge.$D/ answers 200"
+t_ok "renegotiation attempt on TLS 1.2: refused (no_renegotiation alert); routerd serves on"
+
+# --- 16. re-encrypt without destinationCACertificate -------------------------------------
+# The backend's certificate is then checked against the system's trust store (here
+# SSL_CERT_FILE: the test CA) and the name <service>.<namespace>.svc. Service sysca's
+# server has a certificate for sysca.demo.svc: 200. Service sysca2 is the same server
+# under another name: 502.
+cat >"$LAB_DIR/tls_server.py" <<'EOF'
+import http.server, ssl, sys
+addr, port, crt, key, body = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4], sys.argv[5]
+class H(http.server.BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    def do_GET(self):
+        b = (body + "\n").encode()
+        self.send_response(200)
+        self.send_header("Content-Length", str(len(b)))
+        self.end_headers()
+        self.wfile.write(b)
+    def log_message(self, *a):
+        pass
+srv = http.server.ThreadingHTTPServer((addr, port), H)
+ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+ctx.load_cert_chain(crt, key)
+srv.socket = ctx.wrap_socket(srv.socket, server_side=True)
+srv.serve_forever()
+EOF
+t_backend_service sysca 8443 python3 "$LAB_DIR/tls_server.py" "$LAB_BACKEND_A_IP" 8443 \
+	"$C/sysca-backend.crt" "$C/sysca-backend.key" sysca-backend
+t_backend_service sysca2 8444 python3 "$LAB_DIR/tls_server.py" "$LAB_BACKEND_A_IP" 8444 \
+	"$C/sysca-backend.crt" "$C/sysca-backend.key" sysca-backend
+# reenc_route NAME HOST SERVICE LEAF: re-encrypt, no destinationCACertificate.
+reenc_route() {
+	cat <<EOF
+---
+apiVersion: route.openshift.io/v1
+kind: Route
+metadata: {name: $1, namespace: demo}
+spec:
+  host: $2
+  to: {kind: Service, name: $3}
+  port: {targetPort: http}
+  tls:
+    termination: reencrypt
+    certificate: |
+$(ind 6 "$C/$4.crt")
+    key: |
+$(ind 6 "$C/$4.key")
+EOF
+}
+apply_yaml "apply re-encrypt Routes sys (-> sysca) and sys2 (-> sysca2) without destinationCACertificate" \
+	"$(reenc_route sys "sys.$D" sysca sys
+	reenc_route sys2 "sys2.$D" sysca2 sys2)"
+expect_https "sys.$D" / sysca-backend \
+	"re-encrypt without destinationCACertificate: the backend's certificate for sysca.demo.svc verifies against the system store: 200"
+https "sys2.$D" /
+[ "$T_RC" -eq 0 ] && [ "$CODE" = 502 ] ||
+	t_fail "re-encrypt to service sysca2 whose backend's certificate names sysca.demo.svc: 502" \
+		"seen: code ${CODE:-none}; $(t_seen)"
+t_ok "re-encrypt without destinationCACertificate: system trust store and <service>.<namespace>.svc (right name 200, another service's name 502)"
 
 rctl stats -o json
 t_expect_rc 0 "stats -o json"
