@@ -272,50 +272,6 @@ px_filter_request(const struct sy_rule *rule, const struct sy_px_req *req, const
 
 /* ---------------------------------------------------------- responses -- */
 
-void
-px_filter_response_prepare(struct sy_proxy *px, const struct sy_rule *rule)
-{
-	uint16_t i, pass;
-	uint32_t at = 0;
-
-	px->resp_status = 0;
-	px->resp_extra_len = 0;
-	px->resp_n_set = 0;
-	if (rule == NULL)
-		return;
-	/* Replacing lines first (their names drop the backend's), then the
-	 * added ones. */
-	for (pass = 0; pass < 2; pass++) {
-		for (i = 0; i < rule->n_filters; i++) {
-			const struct sy_filter *f = &rule->filters[i];
-			int n = 0;
-			size_t room = sizeof(px->resp_extra) - at;
-
-			if (pass == 0 && f->type == SY_FILTER_SET_RESPONSE_HEADER && f->s[0] != NULL) {
-				n = snprintf(px->resp_extra + at, room, "%s: %s\r\n", f->s[0],
-					     f->s[1] ? f->s[1] : "");
-				if (n > 0 && (size_t)n < room)
-					px->resp_n_set++;
-			} else if (pass == 1 && f->type == SY_FILTER_RESPONSE_COOKIE && f->s[0] != NULL) {
-				if (f->n[2] > 0)
-					n = snprintf(px->resp_extra + at, room,
-						     "Set-Cookie: %s=%s; Path=/; Max-Age=%.0f\r\n", f->s[0],
-						     f->s[1] ? f->s[1] : "", f->n[2]);
-				else
-					n = snprintf(px->resp_extra + at, room,
-						     "Set-Cookie: %s=%s; Path=/\r\n", f->s[0],
-						     f->s[1] ? f->s[1] : "");
-			} else if (pass == 1 && f->type == SY_FILTER_STATUS && f->n[0] >= 100 &&
-				   f->n[0] < 600) {
-				px->resp_status = (uint16_t)f->n[0];
-			}
-			if (n > 0 && (size_t)n < room)
-				at += (uint32_t)n;
-		}
-	}
-	px->resp_extra_len = (uint16_t)at;
-}
-
 /* Does the backend's header line (name: value) have the name of one of the
  * first resp_n_set lines of resp_extra? */
 static bool
@@ -333,6 +289,72 @@ response_header_replaced(const struct sy_proxy *px, const uint8_t *line, uint32_
 		e = strchr(e, '\n') + 1;
 	}
 	return false;
+}
+
+/* One rule's response filters of one pass (0: setResponseHeader, 1:
+ * responseCookie and status) appended to resp_extra at *at. */
+static void
+rule_response_lines(struct sy_proxy *px, const struct sy_rule *rule, int pass, uint32_t *at)
+{
+	uint16_t i;
+
+	for (i = 0; i < rule->n_filters; i++) {
+		const struct sy_filter *f = &rule->filters[i];
+		size_t room = sizeof(px->resp_extra) - *at;
+		int n = 0;
+
+		if (pass == 0 && f->type == SY_FILTER_SET_RESPONSE_HEADER && f->s[0] != NULL) {
+			char name[128];
+			int k = snprintf(name, sizeof(name), "%s:", f->s[0]);
+
+			if (k > 0 && response_header_replaced(px, (const uint8_t *)name, (uint32_t)k))
+				continue; /* an outer route of the chain set it */
+			n = snprintf(px->resp_extra + *at, room, "%s: %s\r\n", f->s[0],
+				     f->s[1] ? f->s[1] : "");
+			if (n > 0 && (size_t)n < room)
+				px->resp_n_set++;
+		} else if (pass == 1 && f->type == SY_FILTER_RESPONSE_COOKIE && f->s[0] != NULL) {
+			if (f->n[2] > 0)
+				n = snprintf(px->resp_extra + *at, room,
+					     "Set-Cookie: %s=%s; Path=/; Max-Age=%.0f\r\n", f->s[0],
+					     f->s[1] ? f->s[1] : "", f->n[2]);
+			else
+				n = snprintf(px->resp_extra + *at, room, "Set-Cookie: %s=%s; Path=/\r\n",
+					     f->s[0], f->s[1] ? f->s[1] : "");
+		} else if (pass == 1 && f->type == SY_FILTER_STATUS && f->n[0] >= 100 &&
+			   f->n[0] < 600) {
+			px->resp_status = (uint16_t)f->n[0];
+		}
+		if (n > 0 && (size_t)n < room)
+			*at += (uint32_t)n;
+	}
+}
+
+/*
+ * A loopback chain is Skipper's recursion: the innermost route's response
+ * filters run first and each outer route's after them, so an outer
+ * setResponseHeader or status() has the last word. Here the replacing
+ * lines come first (their names drop the backend's), built outermost first
+ * with a name already set not set again; then cookies and status innermost
+ * first (an outer status() overrides; cookies in the order Skipper adds
+ * them).
+ */
+void
+px_filter_response_prepare(struct sy_proxy *px, const struct sy_rule *const *rules, unsigned nr)
+{
+	uint32_t at = 0;
+	unsigned r;
+
+	px->resp_status = 0;
+	px->resp_extra_len = 0;
+	px->resp_n_set = 0;
+	for (r = 0; r < nr; r++)
+		if (rules[r] != NULL)
+			rule_response_lines(px, rules[r], 0, &at);
+	for (r = nr; r-- > 0;)
+		if (rules[r] != NULL)
+			rule_response_lines(px, rules[r], 1, &at);
+	px->resp_extra_len = (uint16_t)at;
 }
 
 uint32_t

@@ -279,6 +279,7 @@ px_request_head(struct sy_worker *w, struct sy_proxy *px)
 	struct px_target tg;
 	enum sy_px_msg_status st;
 	uint32_t n, start = 0, fwd, send_len, consumed, loops;
+	const struct sy_rule *chain[SY_PX_LOOPBACK_MAX + 1];
 	const uint8_t *send;
 
 	if (in->bytes == 0 || px_client_closing(px))
@@ -286,7 +287,7 @@ px_request_head(struct sy_worker *w, struct sy_proxy *px)
 	n = RTE_MIN(in->bytes, (uint32_t)SY_PROXY_HEAD_MAX);
 	sy_mq_copy(in, 0, n, head);
 	st = sy_px_parse_request(head, n, SY_PROXY_HEAD_MAX, &req);
-	px_filter_response_prepare(px, NULL); /* nothing of the last request's */
+	px_filter_response_prepare(px, NULL, 0); /* nothing of the last request's */
 	if (st == SY_PX_MSG_MORE) {
 		if (n < SY_PROXY_HEAD_MAX && !px_client_fin(px))
 			return false;
@@ -319,15 +320,21 @@ px_request_head(struct sy_worker *w, struct sy_proxy *px)
 	memset(&px->req_chunk, 0, sizeof(px->req_chunk));
 	consumed = req.h.head_len;
 	px_route(w, &req, head, px->cc->client_ip, px->tls, &tg);
+	chain[0] = tg.rule;
 	for (loops = 0; tg.status == 0 && tg.loopback; loops++) {
 		if (loops == SY_PX_LOOPBACK_MAX ||
 		    !px_loopback(w, &req, head, px->cc->client_ip, px->tls, &tg)) {
 			memset(&tg, 0, sizeof(tg));
 			tg.status = 500;
 			tg.why = SY_ANSWER_LOOPBACK_LIMIT;
+			loops = 0; /* the router's own 500: no route's filters */
+			chain[0] = NULL;
+			break;
 		}
+		chain[loops + 1] = tg.rule;
 	}
-	px_filter_response_prepare(px, tg.rule);
+	/* Every rule the request took answers for the response (Skipper). */
+	px_filter_response_prepare(px, chain, loops + 1);
 	if (tg.status == 429 && tg.retry_after_s > 0) {
 		size_t room = sizeof(px->resp_extra) - px->resp_extra_len;
 		int k = snprintf(px->resp_extra + px->resp_extra_len, room, "Retry-After: %u\r\n",

@@ -140,8 +140,11 @@ bool px_filter_rewrites_request(const struct sy_rule *rule, const struct sy_px_r
  * it does not fit in room. */
 uint32_t px_filter_request(const struct sy_rule *rule, const struct sy_px_req *req,
 			   const uint8_t *head, uint32_t start, uint8_t *out, uint32_t room);
-/* Copy the rule's response filters (rule NULL: none) into px. */
-void px_filter_response_prepare(struct sy_proxy *px, const struct sy_rule *rule);
+/* Copy the response filters of the rules a request took into px: rules[0]
+ * matched the client's request, each next one the request a loopback
+ * backend routed again (n 0: none). */
+void px_filter_response_prepare(struct sy_proxy *px, const struct sy_rule *const *rules,
+				unsigned n);
 /* The backend's response head with them applied (a status line of minor
  * version `minor` and `reason` if status() replaces it): length in out, or 0. */
 uint32_t px_filter_response(const struct sy_proxy *px, const uint8_t *head, uint32_t head_len,

@@ -73,10 +73,10 @@ spec:
   - pathSubtree: /tee
     filters: ['tee("http://198.18.1.10:8080")']
   - pathSubtree: /old
-    filters: ['modPath("^/old", "/new")']
+    filters: ['modPath("^/old", "/new")', 'setResponseHeader("X-Chain", "outer")', 'setResponseHeader("X-Outer", "o")', 'responseCookie("outer", "1")', 'status(202)']
     backends: [{backendName: again}]
   - pathSubtree: /new
-    filters: ['setPath("/echo/after-loopback")', 'setRequestHeader("X-Looped", "yes")']
+    filters: ['setPath("/echo/after-loopback")', 'setRequestHeader("X-Looped", "yes")', 'setResponseHeader("X-Chain", "inner")', 'setResponseHeader("X-Inner", "i")', 'responseCookie("inner", "1")', 'status(201)']
   - pathSubtree: /spin
     backends: [{backendName: again}]
 EOF
@@ -98,18 +98,27 @@ t_expect_out '^path: /echo/abc\?z=2' "modPath: ^/mod/(\\w+) -> /echo/\$1, the qu
 t_ok "setPath and modPath rewrite the path the backend gets; the query stays"
 
 # A loopback backend: /old/x becomes /new/x (modPath) and is routed again, from the top:
-# the /new route's filters apply (setPath, setRequestHeader) and its backend answers. A
-# loopback route that changes nothing routes to itself: 500 after 9 rounds.
+# the /new route's filters apply (setPath, setRequestHeader) and its backend answers. On
+# the way back both routes' response filters apply, /new's first and /old's after them
+# (Skipper's order): /old's X-Chain and status win, each route's own header and cookie
+# are there, /new's cookie first. A loopback route that changes nothing routes to itself:
+# 500 after 9 rounds.
 get "/old/x?k=v"
-t_expect_out '^HTTP/1.1 200' "loopback: 200"
+t_expect_out '^HTTP/1.1 202' "loopback: the outer route's status(202) over the inner's status(201)"
 t_expect_out '^path: /echo/after-loopback\?k=v' "loopback: the /new route's setPath applied after /old's modPath"
 t_expect_out '^X-Looped: yes' "loopback: the /new route's setRequestHeader applied"
+t_expect_out '^X-Chain: outer' "loopback: the outer route's setResponseHeader has the last word"
+[ "$(grep -ci '^X-Chain:' <<<"$T_OUT")" = 1 ] || t_fail "loopback: one X-Chain header" "$T_OUT"
+t_expect_out '^X-Inner: i' "loopback: the inner route's own response header"
+t_expect_out '^X-Outer: o' "loopback: the outer route's own response header"
+[ "$(grep -i '^Set-Cookie:' <<<"$T_OUT" | cut -d= -f1 | tr -d '\r' | tr '\n' ' ')" = "Set-Cookie: inner Set-Cookie: outer " ] ||
+	t_fail "loopback: both routes' cookies, the inner's first" "$T_OUT"
 get "/spin"
 t_expect_out '^HTTP/1.1 500 ' "a loopback route that loops: 500"
 rctl stats -o json
 t_json_expect "$T_OUT" 'd["total"]["proxy_loopbacks"] >= 10 and d["total"]["answers"]["loopback_limit"] == 1' \
 	"loopback rounds and the loop limit are counted"
-t_ok "loopback backends: the changed request is routed again; a loop ends in 500 after 9 rounds"
+t_ok "loopback backends: the changed request is routed again, every route's response filters apply (outer last); a loop ends in 500 after 9 rounds"
 
 # Backends given as URLs with host names, resolved by the control thread when the pool is
 # built: be-a.lab.test (routerd's hosts file) serves; https:// goes over TLS, verified for
