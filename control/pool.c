@@ -6,6 +6,7 @@
 
 #include "arena.h"
 #include "backend_url.h"
+#include "lb_tables.h"
 #include "pool.h"
 #include "tls_cert.h"
 
@@ -366,7 +367,14 @@ build_pool(struct sy_store *st, const struct sy_rule_in *r)
 	 * backend_tls rather than send in the clear). */
 	if (pool->backend_tls)
 		pool->tls_ctx = sy_tls_url_backend_ctx_get();
+	/* The strategy's tables (NULL: the workers pick by a linear weighted
+	 * random walk, as they can without them). */
+	pool->lb = sy_lb_tables_build(pool);
 	pool->bytes = sy_arena_bytes(a);
+	if (pool->lb != NULL)
+		pool->bytes += sizeof(*pool->lb) + pool->n_endpoints * sizeof(*pool->lb->alias) +
+			       pool->lb->rr_len * sizeof(*pool->lb->rr) +
+			       pool->lb->maglev_len * sizeof(*pool->lb->maglev);
 	return pool;
 fail:
 	for (i = 0; i < nb; i++)
@@ -465,6 +473,7 @@ sy_pool_put(const struct sy_pool *cp)
 	live_bytes -= p->bytes;
 	if (p->tls_ctx != NULL)
 		sy_tls_ctx_put(p->tls_ctx); /* open connections hold their own */
+	sy_lb_tables_free(p->lb);
 	sy_arena_free(p->arena);
 }
 

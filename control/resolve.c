@@ -11,6 +11,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "lb_tables.h"
 #include "router.h"
 #include "rule_match.h"
 #include "sy_generation.h"
@@ -522,6 +523,9 @@ sy_ops_resolve(struct sy_router *r, const json_t *req)
 	strip_ids(services);
 	json_object_set_new(reply, "services", services);
 	json_object_set_new(reply, "endpoints", endpoints);
+	if (rule->action == SY_ACTION_BACKEND)
+		json_object_set_new(reply, "strategy",
+				    json_string(sy_lb_strategy_name(rule->pool->strategy)));
 	ub = rule_url_backend(rule);
 	if (ub != NULL)
 		json_object_set_new(reply, "backend", url_backend_json(ub));

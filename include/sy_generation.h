@@ -89,13 +89,46 @@ struct sy_pool_service {
 /* Load-balancing strategy (Contour's strategy, Skipper's lb algorithm). */
 enum sy_lb_strategy {
 	SY_LB_DEFAULT,           /* weighted random */
-	SY_LB_ROUND_ROBIN,
-	SY_LB_WEIGHTED_LEAST_REQUEST,
+	SY_LB_ROUND_ROBIN,       /* interleaved weighted round robin, per worker */
+	SY_LB_WEIGHTED_LEAST_REQUEST, /* power of two weighted choices, fewer open legs */
 	SY_LB_RANDOM,
-	SY_LB_COOKIE,
-	SY_LB_CONSISTENT_HASH,
-	SY_LB_POWER_OF_RANDOM_N,
-	SY_LB_LEAST_REQUESTS,
+	SY_LB_COOKIE,            /* Contour Cookie: picked as random (cookies: later) */
+	SY_LB_CONSISTENT_HASH,   /* Skipper: Maglev over the client address */
+	SY_LB_POWER_OF_RANDOM_N, /* Skipper: as WEIGHTED_LEAST_REQUEST */
+	SY_LB_LEAST_REQUESTS,    /* Skipper leastRequests, OpenShift leastconn: as above */
+	SY_LB_SOURCE,            /* OpenShift `balance source`: Maglev over the client address */
+};
+
+/*
+ * What the workers pick with (control/lb_tables.h builds them with the
+ * pool; dataplane/lb/lb.c reads them):
+ *  - alias: Walker/Vose alias table over the endpoint weights, a weighted
+ *    random pick in O(1) (random, and the two candidates of P2C);
+ *  - rr: round robin's schedule, each endpoint i appearing weight_i/g times
+ *    (g the weights' gcd), interleaved; each worker walks it from its own
+ *    offset, so on one worker the weights hold exactly over any window of
+ *    rr_len picks;
+ *  - maglev: the Maglev lookup table (prime length), client address hash
+ *    -> endpoint; one endpoint more or less moves about 1/N of the clients.
+ * A pool without tables (none could be built) falls back to a linear
+ * weighted random pick.
+ */
+#define SY_LB_WORKER_SLOTS 16 /* == SY_MAX_WORKERS */
+struct sy_lb_alias {
+	uint32_t prob;  /* take this endpoint when the 32-bit draw is below */
+	uint32_t alias; /* else this one */
+};
+struct sy_lb_tables {
+	struct sy_lb_alias *alias; /* n_endpoints, or NULL */
+	uint32_t *rr;              /* rr_len endpoint indexes, or NULL */
+	uint32_t rr_len;
+	uint16_t *maglev;          /* maglev_len (prime) endpoint indexes, or NULL */
+	uint32_t maglev_len;
+	/* Written by the workers: each its own cache line. */
+	struct {
+		uint32_t rr_pos;
+		uint8_t pad[60];
+	} __attribute__((aligned(64))) worker[SY_LB_WORKER_SLOTS];
 };
 
 /* Active health check plan for a pool's endpoints (run by the control thread). */
@@ -124,6 +157,7 @@ struct sy_pool {
 	 * not be built): such requests get 503 backend_tls. */
 	bool backend_tls;
 	void *tls_ctx; /* SSL_CTX *, as struct sy_vhost keeps it */
+	struct sy_lb_tables *lb; /* the strategy's pick tables, or NULL */
 	struct sy_health_check hc;
 	/* Control side (control/pool.c): shared by rules, freed with the last. */
 	uint32_t refs;

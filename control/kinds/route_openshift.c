@@ -80,6 +80,32 @@ allow_non_dns_host(const json_t *obj)
 	return json_is_string(a) && strcmp(json_string_value(a), "true") == 0;
 }
 
+/*
+ * haproxy.router.openshift.io/balance: roundrobin, leastconn, source or
+ * random; anything else is the default, as the template's matchValues
+ * makes it: source for passthrough and re-encrypt (the TLS session stays on
+ * one backend; the routes doc's sticky sessions), random for the rest
+ * (OpenShift 4's ROUTER_LOAD_BALANCE_ALGORITHM).
+ */
+static enum sy_lb_strategy
+balance(const json_t *obj, enum sy_tls_mode tls)
+{
+	const json_t *a = json_object_get(json_object_get(json_object_get(obj, "metadata"),
+							  "annotations"),
+					  "haproxy.router.openshift.io/balance");
+	const char *v = json_is_string(a) ? json_string_value(a) : "";
+
+	if (strcmp(v, "roundrobin") == 0)
+		return SY_LB_ROUND_ROBIN;
+	if (strcmp(v, "leastconn") == 0)
+		return SY_LB_LEAST_REQUESTS;
+	if (strcmp(v, "source") == 0)
+		return SY_LB_SOURCE;
+	if (strcmp(v, "random") == 0)
+		return SY_LB_RANDOM;
+	return tls == SY_TLS_PASSTHROUGH || tls == SY_TLS_REENCRYPT ? SY_LB_SOURCE : SY_LB_RANDOM;
+}
+
 static int
 check_tls(const json_t *tls, bool has_path, const char *who, struct sy_errors *errs)
 {
@@ -772,6 +798,7 @@ compile_routes(struct sy_compile_ctx *cx)
 
 			r.fwd_policy = pol < 0 ? SY_FWD_DEFAULT : (uint8_t)pol;
 		}
+		r.strategy = balance(routes[i].o->obj, r.tls);
 		r.target_port = json_object_get(json_object_get(spec, "port"), "targetPort");
 		r.weights = SY_WEIGHTS_OPENSHIFT;
 		r.backends[r.n_backends].service = json_string_value(json_object_get(json_object_get(spec, "to"), "name"));

@@ -1,13 +1,15 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Choosing a backend endpoint at bind time (DESIGN.md 4.7). Weighted random:
- * with per-endpoint weights as the compiler spread them (OpenShift's
- * calculateServiceWeights), the share of connections each endpoint gets
- * converges on its weight / total.
+ * Choosing a backend endpoint (lb.h; DESIGN.md 4.7). Weights are the
+ * compiler's per-endpoint spread (OpenShift's calculateServiceWeights,
+ * Contour's and Skipper's splits); the strategy decides how the next
+ * connection or request follows them.
  */
 #include "lb/lb.h"
+#include "splice/conn.h"
 #include "splice/splice.h"
 #include "sy_generation.h"
+#include "worker.h"
 
 static inline uint64_t
 xorshift64(uint64_t *s)
@@ -21,26 +23,115 @@ xorshift64(uint64_t *s)
 	return x;
 }
 
-int
-sy_lb_pick(const struct sy_pool *p, uint64_t *rng, uint16_t *first, unsigned tries)
+static inline uint32_t
+load_slot(uint32_t ip, uint16_t port)
 {
+	uint64_t h = ((uint64_t)ip << 16 | port) * 0x9e3779b97f4a7c15ull;
+
+	return (uint32_t)(h >> 52) & (SY_LB_LOAD_SLOTS - 1);
+}
+
+void
+sy_lb_load_set(struct sy_worker *w, struct sy_conn *c, uint32_t ip, uint16_t port)
+{
+	sy_lb_load_clear(w, c);
+	w->tcp.lb_load[load_slot(ip, port)]++;
+	c->flags |= SY_CF_LB_COUNTED;
+}
+
+void
+sy_lb_load_clear(struct sy_worker *w, struct sy_conn *c)
+{
+	if (!(c->flags & SY_CF_LB_COUNTED))
+		return;
+	w->tcp.lb_load[load_slot(c->backend_ip, c->backend_port)]--;
+	c->flags &= (uint8_t)~SY_CF_LB_COUNTED;
+}
+
+/* Linear weighted random: pools without tables. */
+static int
+pick_linear(const struct sy_pool *p, uint64_t r)
+{
+	uint32_t i, n = p->n_endpoints;
+
+	r %= p->total_weight;
+	for (i = 0; i < n; i++) {
+		if (r < p->endpoints[i].weight)
+			return (int)i;
+		r -= p->endpoints[i].weight;
+	}
+	return (int)n - 1;
+}
+
+/* Weighted random in O(1): a column, then its own endpoint or its alias. */
+static inline uint32_t
+pick_alias(const struct sy_lb_tables *t, uint32_t n, uint64_t r)
+{
+	uint32_t col = (uint32_t)(((r & 0xffffffffu) * n) >> 32);
+
+	return (uint32_t)(r >> 32) < t->alias[col].prob ? col : t->alias[col].alias;
+}
+
+static inline uint32_t
+pick_rr(struct sy_lb_tables *t, unsigned worker)
+{
+	uint32_t *pos = &t->worker[worker % SY_LB_WORKER_SLOTS].rr_pos;
+	uint32_t ep = t->rr[*pos];
+
+	*pos = *pos + 1 == t->rr_len ? 0 : *pos + 1;
+	return ep;
+}
+
+/* Power of two choices: the lower open-connection count per unit of
+ * weight (cross-multiplied; one more than the count, so an idle heavy
+ * endpoint beats an idle light one). */
+static inline uint32_t
+pick_p2c(const struct sy_pool *p, const struct sy_lb_tables *t, struct sy_worker *w)
+{
+	uint32_t a = pick_alias(t, p->n_endpoints, xorshift64(&w->tcp.rng));
+	uint32_t b = pick_alias(t, p->n_endpoints, xorshift64(&w->tcp.rng));
+	const struct sy_endpoint *ea = &p->endpoints[a], *eb = &p->endpoints[b];
+	uint64_t la = w->tcp.lb_load[load_slot(ea->addr.v4, rte_cpu_to_be_16(ea->port))] + 1;
+	uint64_t lb = w->tcp.lb_load[load_slot(eb->addr.v4, rte_cpu_to_be_16(eb->port))] + 1;
+
+	return la * eb->weight <= lb * ea->weight ? a : b;
+}
+
+static inline uint32_t
+pick_maglev(const struct sy_lb_tables *t, uint32_t client_ip)
+{
+	uint64_t h = (uint64_t)client_ip * 0x9e3779b97f4a7c15ull;
+
+	return t->maglev[(uint32_t)(h >> 32) % t->maglev_len];
+}
+
+int
+sy_lb_pick(const struct sy_pool *p, struct sy_worker *w, uint32_t client_ip, uint16_t *first,
+	   unsigned tries)
+{
+	struct sy_lb_tables *t = p->lb;
 	uint32_t i, n = p->n_endpoints;
 
 	if (p->total_weight == 0 || n == 0)
 		return -1;
 	if (tries == 0) {
-		uint64_t r = xorshift64(rng) % p->total_weight;
-
-		for (i = 0; i < n; i++) {
-			if (r < p->endpoints[i].weight)
-				break;
-			r -= p->endpoints[i].weight;
+		if (t == NULL) {
+			i = (uint32_t)pick_linear(p, xorshift64(&w->tcp.rng));
+		} else if (t->rr != NULL) {
+			i = pick_rr(t, w->id);
+		} else if (t->maglev != NULL) {
+			i = pick_maglev(t, client_ip);
+		} else if (p->strategy == SY_LB_WEIGHTED_LEAST_REQUEST ||
+			   p->strategy == SY_LB_LEAST_REQUESTS ||
+			   p->strategy == SY_LB_POWER_OF_RANDOM_N) {
+			i = pick_p2c(p, t, w);
+		} else {
+			i = pick_alias(t, n, xorshift64(&w->tcp.rng));
 		}
-		*first = (uint16_t)(i < n ? i : n - 1);
-		return *first;
+		*first = (uint16_t)i;
+		return (int)i;
 	}
-	/* A retry: the next endpoint with weight after the first pick, so each
-	 * is tried at most once per connection. */
+	/* A retry: the next endpoint with weight after the first pick. */
 	{
 		unsigned seen = 0;
 

@@ -1,8 +1,21 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Load balancing on the workers: the face of lb/. Today the splice path's
- * weighted pick at bind time; strategies, stickiness and health come with
- * the pools issue.
+ * Load balancing on the workers: the face of lb/. A pool's endpoint is
+ * picked by its strategy with the tables the control thread built
+ * (struct sy_lb_tables, control/lb_tables.h):
+ *   random (and the default)  weighted, O(1) by the alias table;
+ *   round robin               the interleaved schedule, per worker;
+ *   least request / leastconn power of two weighted random choices, the
+ *                             one with fewer open backend connections on
+ *                             this worker per unit of weight;
+ *   source / consistentHash   Maglev over the client's address.
+ * Retries (tries > 0) walk on from the first pick to the next endpoint
+ * with weight, so each is tried at most once per connection.
+ *
+ * Open backend connections per endpoint are counted per worker in a small
+ * table keyed by a hash of (address, port) (collisions share a count: an
+ * approximation P2C tolerates); a record counts from the moment it names
+ * its backend until it is freed (sy_lb_load_set / sy_lb_load_clear).
  */
 #ifndef SY_LB_H
 #define SY_LB_H
@@ -10,9 +23,19 @@
 #include <stdint.h>
 
 struct sy_pool;
+struct sy_worker;
+struct sy_conn;
 
-/* Weighted pick of a pool endpoint: the first try by weight at random, later
- * tries walk on from it to the next endpoint with weight. -1: none left. */
-int sy_lb_pick(const struct sy_pool *p, uint64_t *rng, uint16_t *first, unsigned tries);
+#define SY_LB_LOAD_SLOTS 4096 /* per worker, a power of two */
+
+/* An endpoint of p for a client at client_ip (network order; the key of
+ * source affinity); -1: none (left). *first keeps the first pick. */
+int sy_lb_pick(const struct sy_pool *p, struct sy_worker *w, uint32_t client_ip,
+	       uint16_t *first, unsigned tries);
+
+/* c now goes to ip:port (network order): its count moves there. */
+void sy_lb_load_set(struct sy_worker *w, struct sy_conn *c, uint32_t ip, uint16_t port);
+/* c is freed: its count goes. */
+void sy_lb_load_clear(struct sy_worker *w, struct sy_conn *c);
 
 #endif

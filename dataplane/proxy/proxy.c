@@ -23,6 +23,7 @@
 #include "sy_generation.h"
 #include "tcp/tcp_seq.h"
 #include "worker.h"
+#include "lb/lb.h"
 
 static inline uint64_t
 in_ms(const struct sy_worker *w, uint64_t ms)
@@ -81,6 +82,7 @@ px_backend_open(struct sy_worker *w, struct sy_proxy *px, uint32_t ip, uint16_t 
 	bp = &w->sh->ports[fr.port];
 	bc->snat_port = rte_cpu_to_be_16(p);
 	bc->snat_ip = bp->ipv4[0];
+	sy_lb_load_set(w, bc, ip, port);
 	bc->backend_ip = ip;
 	bc->backend_port = port;
 	bc->backend_if = (uint8_t)fr.port;

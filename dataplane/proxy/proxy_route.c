@@ -275,7 +275,7 @@ px_route(struct sy_worker *w, const struct sy_px_req *req, const uint8_t *head, 
 			 rule->action == SY_ACTION_STATIC && rule->body ? rule->body : "");
 		return;
 	}
-	ep = sy_lb_pick(rule->pool, &w->tcp.rng, &first, 0);
+	ep = sy_lb_pick(rule->pool, w, client_ip, &first, 0);
 	while (ep >= 0 && rule->pool->endpoints[ep].addr.family != AF_INET)
 		ep = -1; /* IPv6 endpoints: a later issue */
 	if (ep < 0) {

@@ -124,6 +124,7 @@ struct sy_peek_buf {
 #define SY_CF_TIMER 0x08        /* on the timer wheel */
 #define SY_CF_BACKEND_KEY 0x10  /* backend leg findable: its SNAT port slot names it */
 #define SY_CF_SPLICED 0x20      /* deltas valid: translate (also in LINGER) */
+#define SY_CF_LB_COUNTED 0x40   /* counted in its backend's open connections (lb/lb.h) */
 
 /*
  * The record of a connection: two cache lines, the first all that

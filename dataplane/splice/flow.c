@@ -17,6 +17,7 @@
 #include "tls/tls.h"
 #include "splice/splice.h"
 #include "worker.h"
+#include "lb/lb.h"
 
 int
 sy_conn_arena_init(struct sy_conn_arena *a, int socket)
@@ -278,6 +279,7 @@ sy_conn_free(struct sy_worker *w, struct sy_conn *c)
 		sy_flow_backend_del(w, c);
 	if (c->snat_port != 0)
 		sy_snat_port_put(w, rte_be_to_cpu_16(c->snat_port));
+	sy_lb_load_clear(w, c);
 	sy_conn_timer_cancel(w, c);
 	sy_peek_free(w, c->peek);
 	c->peek = NULL;

@@ -46,6 +46,7 @@
 #endif
 
 #include "splice/conn.h"
+#include "lb/lb.h"
 
 struct sy_worker;
 
@@ -105,6 +106,7 @@ struct sy_tcp_worker {
 	struct px_bucket *buckets; /* ratelimit token buckets (proxy/proxy_filter.c) */
 	struct px_idle_pool *idle; /* idle backend connections (proxy/px_idle.c) */
 	struct sy_tls_worker *tls; /* TLS sessions and BIO (tls/tls_internal.h) */
+	uint32_t lb_load[SY_LB_LOAD_SLOTS]; /* open backend connections by endpoint hash (lb/lb.h) */
 };
 
 int sy_tcp_worker_init(struct sy_worker *w);

@@ -535,9 +535,9 @@ bind_backend(struct sy_worker *w, struct sy_conn *c)
 		sy_answer_start(w, c, c->proto == SY_CONN_TLS ? 0 : status, why);
 		return;
 	}
-	i = sy_lb_pick(pool, &w->tcp.rng, &c->peek->lb_first, c->peek->tries);
+	i = sy_lb_pick(pool, w, c->client_ip, &c->peek->lb_first, c->peek->tries);
 	while (i >= 0 && pool->endpoints[i].addr.family != AF_INET)
-		i = sy_lb_pick(pool, &w->tcp.rng, &c->peek->lb_first, ++c->peek->tries); /* IPv6: a later issue */
+		i = sy_lb_pick(pool, w, c->client_ip, &c->peek->lb_first, ++c->peek->tries); /* IPv6: a later issue */
 	if (i < 0) {
 		/* No endpoint (left) to try: OpenShift answers 503. */
 		why = c->peek->tries == 0 ? SY_ANSWER_NO_ENDPOINT : SY_ANSWER_BACKEND_UNREACHABLE;
@@ -559,6 +559,7 @@ bind_backend(struct sy_worker *w, struct sy_conn *c)
 		}
 		c->snat_port = rte_cpu_to_be_16(p);
 	}
+	sy_lb_load_set(w, c, pool->endpoints[i].addr.v4, rte_cpu_to_be_16(pool->endpoints[i].port));
 	c->backend_ip = pool->endpoints[i].addr.v4;
 	c->backend_port = rte_cpu_to_be_16(pool->endpoints[i].port);
 	/* The source address is the router's own on the port facing the

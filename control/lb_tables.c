@@ -1,0 +1,323 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Pick tables (lb_tables.h). Control thread only; the workers read them
+ * through the generation, and write only their own rr_pos line.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "lb_tables.h"
+
+/* ------------------------------------------------------------ alias -- */
+
+/*
+ * Vose's alias method in integers: endpoint i's share scaled by n is
+ * w_i * n against the total W. A "small" one (below W) keeps its own part
+ * of a column and lends the rest to a "large" one; exact up to the 2^-32
+ * of the draw.
+ */
+int
+sy_lb_alias_build(const uint32_t *w, uint32_t n, struct sy_lb_alias *out)
+{
+	uint64_t *s = malloc((size_t)n * sizeof(*s)), total = 0;
+	uint32_t *small = malloc((size_t)n * sizeof(*small));
+	uint32_t *large = malloc((size_t)n * sizeof(*large));
+	uint32_t i, ns = 0, nl = 0;
+	int rc = -1;
+
+	if (s == NULL || small == NULL || large == NULL || n == 0)
+		goto out;
+	for (i = 0; i < n; i++)
+		total += w[i];
+	if (total == 0)
+		goto out;
+	for (i = 0; i < n; i++) {
+		s[i] = (uint64_t)w[i] * n;
+		if (s[i] < total)
+			small[ns++] = i;
+		else
+			large[nl++] = i;
+	}
+	while (ns > 0 && nl > 0) {
+		uint32_t l = small[--ns], g = large[--nl];
+
+		out[l].prob = (uint32_t)((s[l] << 32) / total);
+		out[l].alias = g;
+		s[g] = s[g] + s[l] - total;
+		if (s[g] < total)
+			small[ns++] = g;
+		else
+			large[nl++] = g;
+	}
+	/* What is left holds a whole column (exactly, in integers). */
+	while (nl > 0) {
+		i = large[--nl];
+		out[i] = (struct sy_lb_alias){ .prob = UINT32_MAX, .alias = i };
+	}
+	while (ns > 0) {
+		i = small[--ns];
+		out[i] = (struct sy_lb_alias){ .prob = UINT32_MAX, .alias = i };
+	}
+	rc = 0;
+out:
+	free(s);
+	free(small);
+	free(large);
+	return rc;
+}
+
+/* -------------------------------------------------------- round robin -- */
+
+static uint32_t
+gcd(uint32_t a, uint32_t b)
+{
+	while (b != 0) {
+		uint32_t t = a % b;
+
+		a = b;
+		b = t;
+	}
+	return a;
+}
+
+struct rr_slot {
+	uint32_t ep, k, r; /* endpoint ep's k-th of r turns */
+};
+
+/* Turn k of r sits at (k + 1/2) / r of the period: ordered by
+ * (2k+1) * r' against (2k'+1) * r, endpoint index on ties. */
+static int
+rr_cmp(const void *a, const void *b)
+{
+	const struct rr_slot *x = a, *y = b;
+	uint64_t l = (2ull * x->k + 1) * y->r, r = (2ull * y->k + 1) * x->r;
+
+	if (l != r)
+		return l < r ? -1 : 1;
+	return x->ep < y->ep ? -1 : x->ep > y->ep;
+}
+
+uint32_t *
+sy_lb_rr_build(const uint32_t *w, uint32_t n, uint32_t *len)
+{
+	uint32_t *turns = calloc(n ? n : 1, sizeof(*turns)), *out = NULL;
+	struct rr_slot *slots = NULL;
+	uint64_t total = 0, l = 0;
+	uint32_t i, k, g = 0, live = 0, at = 0;
+
+	if (turns == NULL)
+		return NULL;
+	for (i = 0; i < n; i++) {
+		if (w[i] == 0)
+			continue;
+		g = gcd(w[i], g);
+		total += w[i];
+		live++;
+	}
+	if (live == 0 || live > SY_LB_RR_MAX)
+		goto out;
+	for (i = 0; i < n; i++)
+		l += turns[i] = w[i] / g;
+	if (l > SY_LB_RR_MAX) {
+		/* Too long: the shares to within 1/SY_LB_RR_MAX, each live
+		 * endpoint at least once. */
+		for (l = 0, i = 0; i < n; i++) {
+			turns[i] = w[i] == 0 ? 0
+					     : (uint32_t)((uint64_t)w[i] * SY_LB_RR_MAX / total);
+			if (w[i] != 0 && turns[i] == 0)
+				turns[i] = 1;
+			l += turns[i];
+		}
+	}
+	slots = malloc(l * sizeof(*slots));
+	out = malloc(l * sizeof(*out));
+	if (slots == NULL || out == NULL) {
+		free(out);
+		out = NULL;
+		goto out;
+	}
+	for (i = 0; i < n; i++)
+		for (k = 0; k < turns[i]; k++)
+			slots[at++] = (struct rr_slot){ .ep = i, .k = k, .r = turns[i] };
+	qsort(slots, l, sizeof(*slots), rr_cmp);
+	for (i = 0; i < l; i++)
+		out[i] = slots[i].ep;
+	*len = (uint32_t)l;
+out:
+	free(slots);
+	free(turns);
+	return out;
+}
+
+/* ------------------------------------------------------------- maglev -- */
+
+static const uint32_t maglev_primes[] = { 257, 1031, 4099, 16411, 65537 };
+
+uint32_t
+sy_lb_maglev_len(uint32_t n)
+{
+	size_t i;
+
+	for (i = 0; i + 1 < sizeof(maglev_primes) / sizeof(maglev_primes[0]); i++)
+		if (maglev_primes[i] >= 64ull * n)
+			return maglev_primes[i];
+	return maglev_primes[i];
+}
+
+static uint64_t
+mix64(uint64_t x)
+{
+	/* splitmix64's finalizer */
+	x ^= x >> 30;
+	x *= 0xbf58476d1ce4e5b9ull;
+	x ^= x >> 27;
+	x *= 0x94d049bb133111ebull;
+	return x ^ (x >> 31);
+}
+
+/*
+ * Maglev (Eisenbud et al., NSDI 2016, section 3.4): each endpoint walks its
+ * own permutation of the slots (offset, skip from its key) and takes the
+ * next free one in turn. Weighted as Envoy does it: in round `it` an
+ * endpoint takes a turn only while it * w_i / max_w has not fallen behind
+ * the turns it took, so the heaviest takes one every round.
+ */
+int
+sy_lb_maglev_build(const uint64_t *keys, const uint32_t *w, uint32_t n, uint16_t *table,
+		   uint32_t m)
+{
+	uint64_t *next = calloc(n ? n : 1, sizeof(*next));
+	uint64_t *turns = calloc(n ? n : 1, sizeof(*turns));
+	uint32_t i, filled = 0, wmax = 0;
+	uint64_t it;
+
+	if (next == NULL || turns == NULL || n == 0 || n > UINT16_MAX) {
+		free(next);
+		free(turns);
+		return -1;
+	}
+	for (i = 0; i < n; i++)
+		wmax = w[i] > wmax ? w[i] : wmax;
+	if (wmax == 0) {
+		free(next);
+		free(turns);
+		return -1;
+	}
+	memset(table, 0xff, (size_t)m * sizeof(*table));
+	for (it = 1; filled < m; it++) {
+		for (i = 0; i < n && filled < m; i++) {
+			uint64_t h = mix64(keys[i]), offset = h % m, skip = (h >> 32) % (m - 1) + 1;
+			uint64_t c;
+
+			/* Took turns * wmax so far; may take one more while
+			 * that stays within it * w_i. */
+			if (w[i] == 0 || turns[i] * wmax > it * w[i])
+				continue;
+			turns[i]++;
+			do {
+				c = (offset + next[i]++ * skip) % m;
+			} while (table[c] != UINT16_MAX);
+			table[c] = (uint16_t)i;
+			filled++;
+		}
+	}
+	free(next);
+	free(turns);
+	return 0;
+}
+
+/* ------------------------------------------------------------- a pool -- */
+
+struct sy_lb_tables *
+sy_lb_tables_build(const struct sy_pool *p)
+{
+	struct sy_lb_tables *t;
+	uint32_t *w, i, n = p->n_endpoints;
+	uint64_t *keys = NULL;
+	int ok = 0;
+
+	if (n == 0 || p->total_weight == 0)
+		return NULL;
+	t = aligned_alloc(64, (sizeof(*t) + 63) & ~(size_t)63);
+	w = malloc(n * sizeof(*w));
+	if (t == NULL || w == NULL)
+		goto fail;
+	memset(t, 0, sizeof(*t));
+	for (i = 0; i < n; i++)
+		w[i] = p->endpoints[i].weight;
+	t->alias = malloc(n * sizeof(*t->alias));
+	if (t->alias == NULL || sy_lb_alias_build(w, n, t->alias) < 0)
+		goto fail;
+	switch (p->strategy) {
+	case SY_LB_ROUND_ROBIN:
+		t->rr = sy_lb_rr_build(w, n, &t->rr_len);
+		if (t->rr == NULL)
+			goto fail;
+		/* Workers start spread over the schedule, so they do not all
+		 * send their first connection to the same endpoint. */
+		for (i = 0; i < SY_LB_WORKER_SLOTS; i++)
+			t->worker[i].rr_pos = (uint32_t)((uint64_t)t->rr_len * i / SY_LB_WORKER_SLOTS);
+		break;
+	case SY_LB_SOURCE:
+	case SY_LB_CONSISTENT_HASH:
+		if (n > UINT16_MAX)
+			break; /* weighted random */
+		keys = malloc(n * sizeof(*keys));
+		t->maglev_len = sy_lb_maglev_len(n);
+		t->maglev = malloc(t->maglev_len * sizeof(*t->maglev));
+		if (keys == NULL || t->maglev == NULL)
+			goto fail;
+		for (i = 0; i < n; i++) {
+			const struct sy_endpoint *e = &p->endpoints[i];
+
+			keys[i] = ((uint64_t)e->addr.v4 << 16 | e->port) ^
+				  ((uint64_t)e->addr.family << 48);
+		}
+		ok = sy_lb_maglev_build(keys, w, n, t->maglev, t->maglev_len);
+		free(keys);
+		if (ok < 0)
+			goto fail;
+		break;
+	default:
+		break;
+	}
+	free(w);
+	return t;
+fail:
+	free(w);
+	sy_lb_tables_free(t);
+	return NULL;
+}
+
+const char *
+sy_lb_strategy_name(enum sy_lb_strategy s)
+{
+	switch (s) {
+	case SY_LB_DEFAULT:
+	case SY_LB_RANDOM:
+		return "random";
+	case SY_LB_COOKIE:
+		return "random (cookie stickiness not built yet)";
+	case SY_LB_ROUND_ROBIN:
+		return "round-robin";
+	case SY_LB_WEIGHTED_LEAST_REQUEST:
+	case SY_LB_POWER_OF_RANDOM_N:
+	case SY_LB_LEAST_REQUESTS:
+		return "least-connections (power of two choices)";
+	case SY_LB_CONSISTENT_HASH:
+	case SY_LB_SOURCE:
+		return "source (Maglev over the client address)";
+	}
+	return "random";
+}
+
+void
+sy_lb_tables_free(struct sy_lb_tables *t)
+{
+	if (t == NULL)
+		return;
+	free(t->alias);
+	free(t->rr);
+	free(t->maglev);
+	free(t);
+}
