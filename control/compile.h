@@ -54,6 +54,9 @@ struct sy_backend_in {
 	 * NULL for a Service. */
 	const struct sy_url_backend *urls;
 	uint32_t weight;
+	/* This backend's service port when it is not the rule's target_port
+	 * (Contour: each service of a route names its own); NULL: the rule's. */
+	const json_t *target_port;
 };
 
 #define SY_RULE_PREDS_MAX 16

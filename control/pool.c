@@ -254,7 +254,10 @@ build_pool(struct sy_store *st, const struct sy_rule_in *r)
 		n_eps[i] = r->backends[i].urls != NULL
 				   ? url_endpoints(r->backends[i].urls, &eps[i], &uo[i])
 				   : collect_endpoints(st, r->o->ns, r->backends[i].service,
-						       r->target_port, &eps[i]);
+						       r->backends[i].target_port
+							       ? r->backends[i].target_port
+							       : r->target_port,
+						       &eps[i]);
 		for (j = 0; j < n_eps[i]; j++) {
 			units[i] += 1.0 / eps[i][j].split;
 			if (eps[i][j].split > 1)
@@ -404,9 +407,12 @@ pool_key(struct sy_pool_cache *pc, const struct sy_rule_in *r)
 
 		/* Names and URLs with their lengths: a RouteGroup backend's
 		 * name and URLs are any text, so no separator is safe. */
-		len += (size_t)snprintf(buf + len, sizeof(buf) - len, "|%zu:%s=%u",
+		len += (size_t)snprintf(buf + len, sizeof(buf) - len, "|%zu:%s=%u@%lld",
 					strlen(r->backends[i].service), r->backends[i].service,
-					r->backends[i].weight);
+					r->backends[i].weight,
+					json_is_integer(r->backends[i].target_port)
+						? (long long)json_integer_value(r->backends[i].target_port)
+						: -1LL);
 		if (ub == NULL || len >= sizeof(buf))
 			continue;
 		/* The pool keeps the URLs as written, for resolve. */

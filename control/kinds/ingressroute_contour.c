@@ -441,6 +441,7 @@ route_rule(struct ir_ctx *ic, struct ir_state *st, const json_t *route, const st
 			return -1;
 		}
 		r.backends[r.n_backends].service = name;
+		r.backends[r.n_backends].target_port = json_object_get(svc, "port");
 		r.backends[r.n_backends++].weight = (uint32_t)weight;
 		total += (uint64_t)weight;
 		if (strategy == NULL)
@@ -484,8 +485,8 @@ route_rule(struct ir_ctx *ic, struct ir_state *st, const json_t *route, const st
 				     : SY_INSECURE_REDIRECT;
 		r.insecure_status = 301;
 	}
-	/* One target port per rule (compile.h): the first service's. Services
-	 * of one route listing different ports would need one per backend. */
+	/* Each service its own port (backends[].target_port); the rule's is
+	 * the first service's, for what reads one per rule. */
 	r.target_port = json_object_get(json_array_get(svcs, 0), "port");
 	r.weights = SY_WEIGHTS_PER_SERVICE;
 	r.strategy = sy_contour_strategy(strategy && strategy[0] ? strategy : NULL);
@@ -630,6 +631,7 @@ tcpproxy_rule(struct ir_ctx *ic, struct ir_state *st, const json_t *tcp, const s
 			return -1;
 		}
 		r.backends[r.n_backends].service = name;
+		r.backends[r.n_backends].target_port = json_object_get(svc, "port");
 		r.backends[r.n_backends++].weight = weight > 0 ? (uint32_t)weight : 0;
 		total += weight > 0 ? (uint64_t)weight : 0;
 	}

@@ -298,11 +298,13 @@ emit_rules(struct sy_compile_ctx *cx, struct rc_route *rr)
 		r.path = path_of(rt);
 		r.match = SY_PATH_PREFIX;
 		r.weights = SY_WEIGHTS_PER_SERVICE;
-		json_array_foreach(json_object_get(rt, "upstreams"), j, u)
+		json_array_foreach(json_object_get(rt, "upstreams"), j, u) {
+			r.backends[r.n_backends].target_port = json_object_get(u, "servicePort");
 			r.backends[r.n_backends++].service =
 				json_string_value(json_object_get(u, "serviceName"));
+		}
 		(void)route_weights(rt, &r, err, sizeof(err));
-		/* one target port per rule (compile.h): the first upstream's */
+		/* each upstream its own port; the rule's is the first's */
 		r.target_port = json_object_get(json_array_get(json_object_get(rt, "upstreams"), 0),
 						"servicePort");
 		r.strategy = sy_contour_strategy(json_string_value(pick(spec, rt, "strategy")));

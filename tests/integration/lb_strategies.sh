@@ -1,0 +1,120 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# lb_strategies: how new connections spread over a pool, by strategy, seen from the client
+# namespace by which backend answers (nginx a, nginx b, pool_server c), 2,000 connections
+# per case, one worker (round robin is exact per worker):
+#   - OpenShift Route 80/20 (to a, alternateBackends b) with balance roundrobin: exactly
+#     1,600 / 400; with balance random: 80% +- 4 points;
+#   - Contour IngressRoute 1/1/1 over a, b, c, strategy RoundRobin: each 666 or 667;
+#     strategy Random: each 33.3% +- 4 points;
+#   - balance source: every connection from one client address to one backend; the default
+#     of a passthrough route is source (resolve says so), of an edge/plain route random.
+T_NAME=lb_strategies
+source "$(dirname "$0")/testlib.sh"
+
+t_setup lbs 1
+t_start_routerd
+D=$LAB_DOMAIN
+R=$LAB_ROUTER_IP
+rctl apply -f "$SY_SRC/config/routes.yaml"
+t_expect_rc 0 "apply config/routes.yaml"
+t_backend_service c 8082 python3 "$SY_SRC/tests/integration/pool_server.py" "$LAB_BACKEND_A_IP" 8082
+
+# route NAME HOST BALANCE: 80 to a, 20 to b (one endpoint each), host-only (spliced).
+route() {
+	cat <<YAML
+---
+apiVersion: route.openshift.io/v1
+kind: Route
+metadata:
+  name: $1
+  namespace: demo
+  annotations: {haproxy.router.openshift.io/balance: "$3"}
+spec:
+  host: $2
+  to: {kind: Service, name: a, weight: 80}
+  alternateBackends: [{kind: Service, name: b, weight: 20}]
+  port: {targetPort: http}
+YAML
+}
+# ir NAME HOST STRATEGY: 1/1/1 over a, b, c.
+ir() {
+	cat <<YAML
+---
+apiVersion: contour.heptio.com/v1beta1
+kind: IngressRoute
+metadata: {name: $1, namespace: demo}
+spec:
+  virtualhost: {fqdn: $2}
+  strategy: $3
+  routes:
+  - match: /
+    services: [{name: a, port: 80, weight: 1}, {name: b, port: 80, weight: 1}, {name: c, port: 8082, weight: 1}]
+YAML
+}
+{
+	route rr "rr.$D" roundrobin
+	route rand "rand.$D" random
+	route src "src.$D" source
+	route plain "plain80.$D" ""
+	ir ir-rr "ir-rr.$D" RoundRobin
+	ir ir-rand "ir-rand.$D" Random
+} | rctl apply -f -
+t_expect_rc 0 "apply Routes (80/20: roundrobin, random, source, default) and IngressRoutes (1/1/1: RoundRobin, Random)"
+
+# spread HOST N: N new connections (HTTP/1.0, one request each); prints {"a": .., "b": .., "c": ..}.
+cat >"$LAB_DIR/spread.py" <<'PY'
+import json, socket, sys
+addr, host, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
+seen = {}
+for _ in range(n):
+    s = socket.create_connection((addr, 80), timeout=5)
+    s.sendall(("GET / HTTP/1.0\r\nHost: %s\r\n\r\n" % host).encode())
+    got = b""
+    while True:
+        c = s.recv(65536)
+        if not c:
+            break
+        got += c
+    s.close()
+    body = got.split(b"\r\n\r\n", 1)[-1].strip().decode(errors="replace")
+    key = {"backend-a": "a", "backend-b": "b", "pool-c": "c"}.get(body, "other:" + body[:20])
+    seen[key] = seen.get(key, 0) + 1
+print(json.dumps(seen))
+PY
+spread() {
+	t_run lab_client python3 "$LAB_DIR/spread.py" "$R" "$1" "$2"
+	t_expect_rc 0 "$2 connections to $1"
+	t_note "$1: $T_OUT"
+}
+
+for h in rr rand src plain80 ir-rr ir-rand; do
+	rctl resolve "http://$h.$D/" -o json
+	t_note "$h.$D: mode $(t_json "$T_OUT" 'd["mode"]'), strategy $(t_json "$T_OUT" 'd["strategy"]'), endpoints $(t_json "$T_OUT" '[(e["address"], e["port"], e["weight"]) for e in d["endpoints"]]')"
+done
+rctl resolve "http://rr.$D/" -o json
+t_json_expect "$T_OUT" 'd["mode"] == "splice" and d["strategy"] == "round-robin"' "rr.$D: spliced, round robin"
+
+spread "rr.$D" 2000
+t_json_expect "$T_OUT" 'd == {"a": 1600, "b": 400}' "roundrobin 80/20 over 2,000 connections: exactly 1,600 / 400"
+spread "rand.$D" 2000
+t_json_expect "$T_OUT" 'set(d) == {"a", "b"} and abs(d["a"] / 2000 - 0.8) <= 0.04' "random 80/20 over 2,000 connections: a within 76-84%"
+t_ok "OpenShift 80/20: round robin exact, random within 4 points"
+
+spread "ir-rr.$D" 2000
+t_json_expect "$T_OUT" 'set(d) == {"a", "b", "c"} and all(v in (666, 667) for v in d.values())' "RoundRobin 1/1/1 over 2,000 connections: 666 or 667 each"
+spread "ir-rand.$D" 2000
+t_json_expect "$T_OUT" 'set(d) == {"a", "b", "c"} and all(abs(v / 2000 - 1 / 3) <= 0.04 for v in d.values())' "Random 1/1/1 over 2,000 connections: each within 4 points of a third"
+t_ok "Contour 1/1/1: RoundRobin exact to one connection, Random within 4 points"
+
+spread "src.$D" 300
+t_json_expect "$T_OUT" 'len(d) == 1 and sum(d.values()) == 300' "balance source: 300 connections from one client address, one backend"
+spread "plain80.$D" 400
+t_json_expect "$T_OUT" 'set(d) == {"a", "b"}' "no balance annotation on a plain route: random, both backends"
+rctl resolve "http://plain80.$D/" -o json
+t_json_expect "$T_OUT" 'd["strategy"].startswith("random")' "resolve: a plain route's default is random"
+rctl resolve "https://a.passthrough.$D/" -o json
+t_json_expect "$T_OUT" 'd["strategy"].startswith("source")' "resolve: a passthrough route's default is source"
+t_ok "source affinity: one client, one backend; defaults: source for passthrough, random otherwise"
+
+t_finish
