@@ -962,7 +962,7 @@ test_flow_cache_pair_overflow(void **state)
 		const char *ip;
 		uint16_t port;
 	} f[3];
-	uint32_t target = client_sig(clients[0], 1024) & (SY_FLOW_CACHE_SLOTS / 2 - 1);
+	uint32_t target = client_sig(clients[0], 1024) & (w->tcp.cache_mask / 2);
 	struct sy_conn *c[3];
 	struct rte_mbuf *b[3];
 	const uint64_t *pair;
@@ -984,7 +984,7 @@ test_flow_cache_pair_overflow(void **state)
 	}
 	for (a = 0; a < RTE_DIM(clients) && n < 3; a++)
 		for (p = 1024; p < 65536 && n < 3; p++)
-			if ((client_sig(clients[a], (uint16_t)p) & (SY_FLOW_CACHE_SLOTS / 2 - 1)) ==
+			if ((client_sig(clients[a], (uint16_t)p) & (w->tcp.cache_mask / 2)) ==
 			    target) {
 				f[n].ip = clients[a];
 				f[n++].port = (uint16_t)p;
