@@ -340,6 +340,15 @@ parse_top(json_t *root, struct sy_config *cfg, char *err, size_t errlen)
 				cfg->idle = SY_IDLE_ADAPTIVE;
 			else
 				return fail(err, errlen, "idle: must be \"busy\" or \"adaptive\"");
+		} else if (strcmp(key, "flows_per_worker") == 0) {
+			if (!json_is_integer(val) ||
+			    json_integer_value(val) < SY_FLOWS_PER_WORKER_MIN ||
+			    json_integer_value(val) > SY_FLOWS_PER_WORKER_MAX)
+				return fail(err, errlen,
+					    "flows_per_worker: must be an integer from %u to %u "
+					    "(connection records per worker)",
+					    SY_FLOWS_PER_WORKER_MIN, SY_FLOWS_PER_WORKER_MAX);
+			cfg->flows_per_worker = (uint32_t)json_integer_value(val);
 		} else if (strcmp(key, "eal") == 0) {
 			json_t *a;
 
@@ -407,7 +416,7 @@ parse_top(json_t *root, struct sy_config *cfg, char *err, size_t errlen)
 			cfg->no_route_status = (uint16_t)json_integer_value(val);
 		} else {
 			return fail(err, errlen,
-				    "%s: unknown key (known: workers, idle, eal, control_socket, metrics, state_dir, "
+				    "%s: unknown key (known: workers, idle, flows_per_worker, eal, control_socket, metrics, state_dir, "
 				    "ports, routes, listen, routing_subdomain, router_name, no_route_status, "
 				    "forwarded_headers, tls, "
 				    "allow_wildcard_routes, route_label_selector, namespace_label_selector, "
@@ -453,6 +462,7 @@ set_defaults(struct sy_config *cfg)
 	cfg->n_workers = 1;
 	cfg->worker_lcores[0] = 1;
 	cfg->idle = SY_IDLE_BUSY;
+	cfg->flows_per_worker = SY_FLOWS_PER_WORKER_DEFAULT;
 	strcpy(cfg->control_socket, "/run/switchyard/routerd.sock");
 	strcpy(cfg->state_dir, "/var/lib/switchyard");
 	cfg->http_port = 80;

@@ -92,8 +92,17 @@ sy_eal_args_build(const struct sy_config *cfg, struct sy_eal_args *a, long free_
 		if (!user_has(cfg, "--no-shconf"))
 			rc |= push(a, "--no-shconf");
 		if (!user_has(cfg, "-m") && !user_has(cfg, "--socket-mem")) {
+			/* 512 MB hold the default flow tables; a bigger
+			 * flows_per_worker adds up to 256 B a flow per worker
+			 * (README.md, "Capacity"). */
+			unsigned long long mb = 512;
+
+			if (cfg->flows_per_worker > SY_FLOWS_PER_WORKER_DEFAULT)
+				mb += ((unsigned long long)cfg->n_workers *
+				       (cfg->flows_per_worker - SY_FLOWS_PER_WORKER_DEFAULT) * 256) >> 20;
+			snprintf(buf, sizeof(buf), "%llu", mb);
 			rc |= push(a, "-m");
-			rc |= push(a, "512");
+			rc |= push(a, buf);
 		}
 	} else if (!user_has(cfg, "--in-memory") && !user_has(cfg, "--no-huge")) {
 		/* Hugepages without files left behind (--no-huge is legacy

@@ -21,6 +21,7 @@
 #include "dp_log.h"
 #include "port.h"
 #include "sy_dataplane.h"
+#include "splice/flow.h"
 #include "worker.h"
 
 RTE_LOG_REGISTER(sy_dp_logtype, switchyard.dataplane, INFO);
@@ -148,7 +149,12 @@ sy_dp_init(const struct sy_config *cfg, struct sy_gen_slot *slot, char *err, siz
 		dp.workers[i] = sy_worker_create(dp.sh, i, cfg->worker_lcores[i]);
 		if (dp.workers[i] == NULL) {
 			rc = -ENOMEM;
-			snprintf(err, errlen, "dataplane: worker %u: out of memory", i);
+			snprintf(err, errlen,
+				 "dataplane: worker %u: out of memory for its connection tables: "
+				 "flows_per_worker %u needs about %zu MB of hugepage memory per worker "
+				 "(lower flows_per_worker, or reserve more hugepages / EAL -m)",
+				 i, dp.sh->flows_per_worker,
+				 sy_flow_mem_estimate(dp.sh->flows_per_worker) >> 20);
 			goto fail;
 		}
 		/* Reader id == worker index (sy_gen_slot.h). */

@@ -21,6 +21,14 @@
 #define SY_NAME_MAX 32
 #define SY_MAX_ROOT_NAMESPACES 64
 
+/* Connection records (flow-table entries) per worker: flows_per_worker.
+ * The default keeps the tables of one worker near 8 MB, so a lab's 1 GB of
+ * hugepages holds many workers; a million per worker needs about 220 MB
+ * each (README.md, "Capacity"). */
+#define SY_FLOWS_PER_WORKER_DEFAULT 32768u
+#define SY_FLOWS_PER_WORKER_MIN 1024u
+#define SY_FLOWS_PER_WORKER_MAX 16777216u
+
 enum sy_idle_policy {
 	SY_IDLE_BUSY,     /* poll forever: production, one core per worker */
 	SY_IDLE_ADAPTIVE, /* back off to short sleeps after empty polls */
@@ -52,6 +60,9 @@ struct sy_config {
 	unsigned worker_lcores[SY_MAX_WORKERS];
 	unsigned n_workers;
 	enum sy_idle_policy idle;
+	/* Connection records per worker (SY_FLOWS_PER_WORKER_MIN..MAX); 0 in
+	 * a config built by hand (tests): the default. */
+	uint32_t flows_per_worker;
 	char *eal_args[SY_MAX_EAL_ARGS]; /* extra EAL arguments, owned */
 	unsigned n_eal_args;
 	char control_socket[108]; /* sun_path size */

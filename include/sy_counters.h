@@ -89,7 +89,8 @@
 	X(RATE_LIMITED, "rate_limited")         /* 429: a ratelimit filter's bucket is empty */ \
 	X(LOOPBACK_LIMIT, "loopback_limit")     /* 500: loopback routes past SY_PX_LOOPBACK_MAX */ \
 	X(MISDIRECTED, "misdirected")           /* 421: Host names another vhost than the SNI */ \
-	X(BACKEND_TLS_FAILED, "backend_tls_failed") /* 502: the backend's certificate did not verify */
+	X(BACKEND_TLS_FAILED, "backend_tls_failed") /* 502: the backend's certificate did not verify */ \
+	X(FLOW_TABLE_FULL, "flow_table_full")   /* 503: no record left for a proxied backend leg */
 
 enum sy_answer_reason {
 #define SY_X(sym, name) SY_ANSWER_##sym,

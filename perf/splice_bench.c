@@ -76,6 +76,12 @@
 #define LC_TICK_MS 2        /* lifecycle: worker time advanced per poll */
 #define STREAM_PAYLOAD 64   /* bytes of payload in a forwarded data segment */
 #define MAX_CHUNKS 64
+/* Flows that carry traffic in (1): one client address, one SNAT address and
+ * one backend, so at most the client ports and the SNAT ports one worker
+ * owns (flow.h: a backend leg is found by its SNAT port). Past that a run of
+ * N flows fills the rest of the table with idle flows (fill_table). */
+#define FWD_CARRY_MAX 60000u
+#define FLOWS_MAX (1u << 20)
 
 static const char REQUEST[] = "GET / HTTP/1.1\r\nHost: bench.test\r\nUser-Agent: splice-bench\r\n"
 			      "Accept: */*\r\n\r\n";
@@ -123,6 +129,7 @@ static struct {
 	unsigned core, tp_main_core;
 	const char *testpmd;
 	unsigned flows[4], n_flows;
+	unsigned table_default; /* flows_per_worker outside (1) */
 	unsigned chunks;
 	uint64_t stream_pkts, syns, conns, macswap_pkts;
 	unsigned tp_secs, tp_runs;
@@ -173,13 +180,26 @@ static struct {
 	/* best chunk (the figure used) and median chunk of each */
 	double macswap_cpp, macswap_med;
 	double fwd_cpp[4], fwd_med[4], fwd_wall_mpps[4], est_cpc[4], fwd_fast_share[4];
+	unsigned carried[4]; /* flows that carried traffic in (1) */
 	double syn_cps, syn_med, syn_wall;
 	double lc_cpc, lc_med, lc_wall, lc_avg_cpc;
 	char load[64];
 	uint64_t lc_done, lc_flows_end, lc_closed;
-	size_t sz_conn, conn_obj, hash_total, conn_pool_total, peek_obj, peek_pool_total, mbuf_obj,
-		snat_total, cache_total, worker_total;
+	size_t sz_conn, conn_obj, peek_obj, peek_pool_total, mbuf_obj, worker_total;
+	/* (4) per table size: flows[i]'s table (table_size()) */
+	struct {
+		unsigned table;
+		size_t hash, conns, snat, cache;
+	} mem[4];
 } R;
+
+/* The flows_per_worker a run of n flows uses: n, at least the config's
+ * minimum. */
+static unsigned
+table_size(unsigned n)
+{
+	return n < SY_FLOWS_PER_WORKER_MIN ? SY_FLOWS_PER_WORKER_MIN : n;
+}
 
 static void
 fail(const char *fmt, ...)
@@ -1024,16 +1044,17 @@ heap_used(void)
 }
 
 /*
- * (4) Memory: build the same tables flow.c builds, one at a time, and see
- * what the heap gives them. All of it is allocated up front, so the cost of
- * one connection is its share of the tables sized for SY_CONN_MAX.
+ * (4) Memory: build the same tables flow.c builds for a table of `table`
+ * flows (flows_per_worker), one at a time, and see what the heap gives them.
+ * All of it is allocated up front, so the cost of one connection is its
+ * share of the tables sized for flows_per_worker.
  */
 static void
-measure_memory(void)
+measure_memory(unsigned idx, unsigned table)
 {
 	struct rte_hash_parameters hp = {
 		.name = "sy_bench_memhash",
-		.entries = SY_FLOW_HASH_ENTRIES,
+		.entries = table,
 		.key_len = sizeof(struct sy_flow_key),
 		.hash_func = rte_hash_crc,
 		.socket_id = (int)rte_socket_id(),
@@ -1046,9 +1067,10 @@ measure_memory(void)
 	size_t before;
 
 	R.sz_conn = sizeof(struct sy_conn);
+	R.mem[idx].table = table;
 	before = heap_used();
 	h = rte_hash_create(&hp);
-	R.hash_total = heap_used() - before;
+	R.mem[idx].hash = heap_used() - before;
 	rte_hash_free(h);
 
 	/* The backend legs' SNAT port -> record array, as flow.c sizes it for
@@ -1056,20 +1078,21 @@ measure_memory(void)
 	before = heap_used();
 	snat = rte_zmalloc_socket("sy_bench_memsnat", sy_snat_slots(1) * sizeof(struct sy_conn *),
 				  RTE_CACHE_LINE_SIZE, (int)rte_socket_id());
-	R.snat_total = heap_used() - before;
+	R.mem[idx].snat = heap_used() - before;
 	rte_free(snat);
 
 	/* The client legs' cache in front of the hash (flow.h). */
 	before = heap_used();
-	snat = rte_zmalloc_socket("sy_bench_memcache", SY_FLOW_CACHE_SLOTS * sizeof(uint64_t),
+	snat = rte_zmalloc_socket("sy_bench_memcache",
+				  (size_t)sy_flow_cache_slots(table) * sizeof(uint64_t),
 				  RTE_CACHE_LINE_SIZE, (int)rte_socket_id());
-	R.cache_total = heap_used() - before;
+	R.mem[idx].cache = heap_used() - before;
 	rte_free(snat);
 
 	/* The records, as flow.c allocates them. */
 	before = heap_used();
-	if (sy_conn_arena_init(&arena, (int)rte_socket_id()) == 0) {
-		R.conn_pool_total = heap_used() - before;
+	if (sy_conn_arena_init(&arena, table, (int)rte_socket_id()) == 0) {
+		R.mem[idx].conns = heap_used() - before;
 		R.conn_obj = sizeof(struct sy_conn);
 		sy_conn_arena_fini(&arena);
 	}
@@ -1182,7 +1205,8 @@ setup(void)
 		fail("mbuf pool: %s", rte_strerror(rte_errno));
 		return -1;
 	}
-	measure_memory();
+	for (p = 0; p < B.n_flows; p++)
+		measure_memory(p, table_size(B.flows[p]));
 
 	memset(&B.cfg, 0, sizeof(B.cfg));
 	B.cfg.n_workers = 1;
@@ -1204,6 +1228,8 @@ setup(void)
 	B.pip[1] = a.v4;
 
 	rc = sy_dp_shared_create(&B.cfg, B.pool, 1, &B.sh, err, sizeof(err));
+	if (rc == 0)
+		B.table_default = B.sh->flows_per_worker;
 	if (rc < 0) {
 		fail("%s", err);
 		return -1;
@@ -1429,14 +1455,72 @@ phase_syn(void)
 
 /* ------------------------------------------ (1) forwarding, established -- */
 
+/*
+ * A table of `table` flows where only `carried` will carry traffic: every
+ * record taken and keyed (client 10.a.b.c:1 -> the listen address, the
+ * keys a million clients would bring), then `carried` of them, evenly
+ * spread over the arena and the hash, given back for the spliced flows
+ * establish() opens. The idle flows have no timer and no backend leg (the
+ * SNAT ports are all the carried flows'); they go with the worker.
+ */
 static int
-establish(unsigned nflows, double *cyc_per_conn)
+fill_table(unsigned table, unsigned carried)
+{
+	struct sy_worker *w = B.w;
+	unsigned i, step = table / carried, back = 0;
+	struct sy_flow_key k;
+	struct sy_conn *c;
+
+	for (i = 0; i < table; i++) {
+		c = sy_conn_alloc(w);
+		if (c == NULL) {
+			fail("fill: record %u of %u: table full", i, table);
+			return -1;
+		}
+		c->client_ip = rte_cpu_to_be_32(0x0a000000u + i);
+		c->vip = B.rip[0];
+		c->client_port = RTE_BE16(1);
+		c->vip_port = RTE_BE16(80);
+		c->state = SY_CONN_LINGER;
+		sy_flow_key_v4(&k, c->client_ip, c->vip, c->client_port, c->vip_port);
+		if (sy_flow_add(w, &k, c) < 0) {
+			fail("fill: flow %u of %u: the hash refused it", i, table);
+			return -1;
+		}
+	}
+	/* The carried flows' records, spread: the last one taken back first
+	 * (the free list is LIFO), so they open in arena order. */
+	for (i = table; i-- > 0 && back < carried;) {
+		if (i % step != 0 || i / step >= carried)
+			continue;
+		c = &w->tcp.conns.rec[i];
+		sy_flow_key_v4(&k, c->client_ip, c->vip, c->client_port, c->vip_port);
+		sy_flow_del(w, &k, c);
+		c->state = 0;
+		c->tnext = w->tcp.conns.free;
+		w->tcp.conns.free = c;
+		w->counters.flows_active--;
+		back++;
+	}
+	if (back != carried) {
+		fail("fill: %u records given back, want %u", back, carried);
+		return -1;
+	}
+	return 0;
+}
+
+static int
+establish(unsigned nflows, unsigned table, double *cyc_per_conn)
 {
 	uint32_t next = CPORT_MIN, last = CPORT_MIN + nflows;
-	uint64_t cyc = 0, idle = 0;
+	uint64_t cyc = 0, idle = 0, active0;
 
+	B.sh->flows_per_worker = table_size(table);
 	if (worker_fresh() < 0)
 		return -1;
+	if (table > nflows && fill_table(table, nflows) < 0)
+		return -1;
+	active0 = B.w->counters.flows_active;
 	B.mode = MODE_ESTABLISH;
 	while (B.n_est < nflows) {
 		while (next < last && B.n_started - B.n_est < EST_INFLIGHT)
@@ -1451,9 +1535,15 @@ establish(unsigned nflows, double *cyc_per_conn)
 		gen_flush();
 	}
 	*cyc_per_conn = (double)cyc / nflows;
-	if (B.w->counters.flows_active != nflows || B.w->counters.conns_spliced != nflows) {
+	if (B.w->counters.flows_active - active0 != nflows ||
+	    B.w->counters.conns_spliced != nflows) {
 		fail("establish: %" PRIu64 " flows active, %" PRIu64 " spliced, want %u",
-		     B.w->counters.flows_active, B.w->counters.conns_spliced, nflows);
+		     B.w->counters.flows_active - active0, B.w->counters.conns_spliced, nflows);
+		return -1;
+	}
+	if (table > nflows && B.w->counters.flows_active != table) {
+		fail("establish: %" PRIu64 " flows in the table, want %u", B.w->counters.flows_active,
+		     table);
 		return -1;
 	}
 	report_drops("establish");
@@ -1506,16 +1596,21 @@ stream_fill(const uint16_t *order, unsigned nflows, unsigned *ic, unsigned *ib)
 }
 
 static void
-phase_forward(unsigned idx, unsigned nflows)
+phase_forward(unsigned idx, unsigned table)
 {
 	struct chunkset cs = { .n = 0 };
+	unsigned nflows = table < FWD_CARRY_MAX ? table : FWD_CARRY_MAX;
 	uint16_t *order;
 	unsigned i, c, ic = 0, ib;
 	uint64_t total = 0, tx0, fast0, drops0;
 	double t_start;
+	int rc = establish(nflows, table, &R.est_cpc[idx]);
 
-	if (establish(nflows, &R.est_cpc[idx]) < 0)
+	/* The other phases: the config's default table. */
+	B.sh->flows_per_worker = B.table_default;
+	if (rc < 0)
 		return;
+	R.carried[idx] = nflows;
 	order = malloc(nflows * sizeof(*order));
 	if (order == NULL) {
 		fail("out of memory");
@@ -1670,13 +1765,7 @@ print_table(void)
 	double tp = 0, tp_med = 0, tsc_mhz = (double)B.hz / 1e6;
 	struct chunkset tps = { .n = 0 };
 	unsigned i;
-	double per_key = (double)R.hash_total / SY_FLOW_HASH_ENTRIES;
-	double conn_share = (double)R.conn_pool_total / SY_CONN_MAX;
-	double snat_share = (double)R.snat_total / SY_CONN_MAX;
-	double cache_share = (double)R.cache_total / SY_CONN_MAX;
-	double flow_mem = conn_share + per_key + snat_share + cache_share;
 	double peek_share = (double)R.peek_pool_total / SY_PEEK_BUFS;
-	double held_mem = conn_share + per_key + cache_share + peek_share + (double)R.mbuf_obj;
 	time_t now = time(NULL);
 	char date[64];
 
@@ -1704,7 +1793,11 @@ print_table(void)
 	for (i = 0; i < B.n_flows; i++) {
 		if (R.fwd_cpp[i] <= 0)
 			continue;
-		snprintf(m, sizeof(m), "(1) fwd, %u flows [cycles/packet]", B.flows[i]);
+		if (R.carried[i] < B.flows[i])
+			snprintf(m, sizeof(m), "(1) fwd, %u flows (%u carry) [cyc/pkt]", B.flows[i],
+				 R.carried[i]);
+		else
+			snprintf(m, sizeof(m), "(1) fwd, %u flows [cycles/packet]", B.flows[i]);
 		snprintf(o, sizeof(o), "%.1f (%.1f)", R.fwd_cpp[i], R.fwd_med[i]);
 		if (R.tp_n > 0)
 			snprintf(v, sizeof(v), "%.1fx testpmd: %s (<= 3x)", R.fwd_cpp[i] / tp,
@@ -1758,36 +1851,51 @@ print_table(void)
 	for (i = 0; i < B.n_flows; i++) {
 		if (R.est_cpc[i] <= 0)
 			continue;
-		snprintf(m, sizeof(m), "      open only, %u flows (no close)", B.flows[i]);
+		snprintf(m, sizeof(m), "      open only, %u flows (no close)", R.carried[i]);
 		snprintf(o, sizeof(o), "%.0f cyc/conn", R.est_cpc[i]);
 		snprintf(v, sizeof(v), "%.0f k/s per core", (double)B.hz / R.est_cpc[i] / 1e3);
 		row(m, o, "", v);
 	}
 
-	snprintf(o, sizeof(o), "%.0f B", flow_mem);
-	snprintf(v, sizeof(v), "%s", flow_mem <= 256 ? "PASS" : "FAIL");
-	row("(4) memory per established flow", o, "<= 256 B", v);
-	snprintf(o, sizeof(o), "%.0f B", conn_share);
-	snprintf(v, sizeof(v), "sizeof(struct sy_conn) %zu, aligned to a cache line", R.sz_conn);
-	row("      record (conn arena / SY_CONN_MAX)", o, "", v);
-	snprintf(o, sizeof(o), "%.0f B", per_key);
-	snprintf(v, sizeof(v), "rte_hash %.1f MB / %u entries, key %zu B",
-		 (double)R.hash_total / 1048576.0, SY_FLOW_HASH_ENTRIES, sizeof(struct sy_flow_key));
-	row("      flow-table key (client leg)", o, "", v);
-	snprintf(o, sizeof(o), "%.0f B", snat_share);
-	snprintf(v, sizeof(v), "SNAT port -> record array %.0f KB / SY_CONN_MAX",
-		 (double)R.snat_total / 1024.0);
-	row("      backend leg (SNAT port slot)", o, "", v);
-	snprintf(o, sizeof(o), "%.0f B", cache_share);
-	snprintf(v, sizeof(v), "client-leg cache %.0f KB (%u slots) / SY_CONN_MAX",
-		 (double)R.cache_total / 1024.0, SY_FLOW_CACHE_SLOTS);
-	row("      client leg (cache slots)", o, "", v);
-	snprintf(o, sizeof(o), "%.0f B", held_mem);
-	snprintf(v, sizeof(v), "record + 1 key + its cache slots + peek buf %.0f B + mbuf %zu B", peek_share,
-		 R.mbuf_obj);
-	row("(4) memory per held conn (PEEK, 1 segment)", o, "-", v);
+	for (i = 0; i < B.n_flows; i++) {
+		double n = R.mem[i].table;
+		double conn_share = (double)R.mem[i].conns / n;
+		double per_key = (double)R.mem[i].hash / n;
+		double snat_share = (double)R.mem[i].snat / n;
+		double cache_share = (double)R.mem[i].cache / n;
+		double flow_mem = conn_share + per_key + snat_share + cache_share;
+		double held_mem = conn_share + per_key + cache_share + peek_share + (double)R.mbuf_obj;
+
+		snprintf(m, sizeof(m), "(4) memory per flow, %u-flow table", R.mem[i].table);
+		snprintf(o, sizeof(o), "%.0f B", flow_mem);
+		snprintf(v, sizeof(v), "%s; tables %.1f MB (flows_per_worker %u)",
+			 flow_mem <= 256 ? "PASS" : "FAIL",
+			 (double)(R.mem[i].conns + R.mem[i].hash + R.mem[i].snat + R.mem[i].cache) /
+				 1048576.0,
+			 R.mem[i].table);
+		row(m, o, "<= 256 B", v);
+		snprintf(o, sizeof(o), "%.0f B", conn_share);
+		snprintf(v, sizeof(v), "sizeof(struct sy_conn) %zu, aligned to a cache line", R.sz_conn);
+		row("      record (conn arena / flows)", o, "", v);
+		snprintf(o, sizeof(o), "%.0f B", per_key);
+		snprintf(v, sizeof(v), "rte_hash %.1f MB / %u entries, key %zu B",
+			 (double)R.mem[i].hash / 1048576.0, R.mem[i].table, sizeof(struct sy_flow_key));
+		row("      flow-table key (client leg)", o, "", v);
+		snprintf(o, sizeof(o), "%.1f B", snat_share);
+		snprintf(v, sizeof(v), "SNAT port -> record array %.0f KB / flows",
+			 (double)R.mem[i].snat / 1024.0);
+		row("      backend leg (SNAT port slot)", o, "", v);
+		snprintf(o, sizeof(o), "%.0f B", cache_share);
+		snprintf(v, sizeof(v), "client-leg cache %.0f KB (%u slots) / flows",
+			 (double)R.mem[i].cache / 1024.0, sy_flow_cache_slots(R.mem[i].table));
+		row("      client leg (cache slots)", o, "", v);
+		snprintf(o, sizeof(o), "%.0f B", held_mem);
+		snprintf(v, sizeof(v), "record + 1 key + its cache slots + peek buf %.0f B + mbuf %zu B",
+			 peek_share, R.mbuf_obj);
+		row("      memory per held conn (PEEK, 1 seg)", o, "-", v);
+	}
 	snprintf(o, sizeof(o), "%.1f MB", (double)R.worker_total / 1048576.0);
-	snprintf(v, sizeof(v), "%u records, %u PEEK buffers", SY_CONN_MAX, SY_PEEK_BUFS);
+	snprintf(v, sizeof(v), "%u records, %u PEEK buffers", B.table_default, SY_PEEK_BUFS);
 	row("      per worker, allocated at start", o, "", v);
 
 	if (R.tp_n > 0) {
@@ -1818,14 +1926,17 @@ usage(const char *prog)
 		"  --quick            smoke run (a few seconds)\n"
 		"  --core N           core for the worker and for testpmd's forwarding (default 1)\n"
 		"  --testpmd-main-core N  testpmd's main (stats) core (default 0)\n"
-		"  --flows LIST       established flows for (1) (default 1000,32000; at most %u)\n"
+		"  --flows LIST       flows per worker for (1) and (4) (default 1000,100000,1000000;\n"
+		"                     at most %u): the worker's table holds that many, at most\n"
+		"                     %u of them carry traffic (one client and SNAT address),\n"
+		"                     the rest are idle flows in the table\n"
 		"  --huge             hugepages for both the bench and testpmd (default --no-huge)\n"
 		"  --no-testpmd       skip the dpdk-testpmd reference\n"
 		"  --testpmd PATH     default /usr/bin/dpdk-testpmd\n"
 		"  --only LIST        some of macswap,syn,fwd,life (profiling)\n"
 		"  --port-kind KIND   ring (default): net_ring ports; memif: net_memif pairs,\n"
 		"                     testpmd on a memif pair too\n",
-		prog, SY_CONN_MAX - 64);
+		prog, FLOWS_MAX, FWD_CARRY_MAX);
 }
 
 static int
@@ -1851,8 +1962,9 @@ parse_args(int argc, char **argv)
 	B.run_testpmd = true;
 	B.testpmd = "/usr/bin/dpdk-testpmd";
 	B.flows[0] = 1000;
-	B.flows[1] = 32000;
-	B.n_flows = 2;
+	B.flows[1] = 100000;
+	B.flows[2] = 1000000;
+	B.n_flows = 3;
 	B.do_macswap = B.do_syn = B.do_fwd = B.do_life = true;
 	while ((opt = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
 		switch (opt) {
@@ -1872,9 +1984,9 @@ parse_args(int argc, char **argv)
 			while (*s && B.n_flows < RTE_DIM(B.flows)) {
 				unsigned long n = strtoul(s, &end, 10);
 
-				if (end == s || n == 0 || n > SY_CONN_MAX - 64) {
-					fprintf(stderr, "--flows: 1..%u each (SY_CONN_MAX per worker)\n",
-						SY_CONN_MAX - 64);
+				if (end == s || n == 0 || n > FLOWS_MAX) {
+					fprintf(stderr, "--flows: 1..%u each (flows per worker)\n",
+						FLOWS_MAX);
 					return -1;
 				}
 				B.flows[B.n_flows++] = (unsigned)n;
@@ -1938,7 +2050,7 @@ parse_args(int argc, char **argv)
 int
 main(int argc, char **argv)
 {
-	char prefix[64], lcores[16], dir[128];
+	char prefix[64], lcores[16], dir[128], mem[24];
 	char *eal[24];
 	int n = 0, rc;
 	unsigned i;
@@ -1993,14 +2105,22 @@ main(int argc, char **argv)
 	eal[n++] = "--file-prefix";
 	eal[n++] = prefix;
 	eal[n++] = "--log-level=*:warning";
-	eal[n++] = "-m";
-	if (B.huge) {
-		eal[n++] = "512";
-		eal[n++] = "--huge-unlink";
-	} else {
-		eal[n++] = "1024";
-		eal[n++] = "--no-huge";
+	/* The largest table twice (the worker's, and (4) building its own),
+	 * with room on top of what the bench needed with 32k flows. */
+	{
+		size_t big = 0;
+
+		for (i = 0; i < B.n_flows; i++)
+			if (sy_flow_mem_estimate(table_size(B.flows[i])) > big)
+				big = sy_flow_mem_estimate(table_size(B.flows[i]));
+		snprintf(mem, sizeof(mem), "%zu", (B.huge ? 512 : 1024) + 2 * (big >> 20) + 64);
 	}
+	eal[n++] = "-m";
+	eal[n++] = mem;
+	if (B.huge)
+		eal[n++] = "--huge-unlink";
+	else
+		eal[n++] = "--no-huge";
 	eal[n] = NULL;
 	rc = rte_eal_init(n, eal);
 	if (rc < 0) {

@@ -73,7 +73,7 @@ px_backend_open(struct sy_worker *w, struct sy_proxy *px, uint32_t ip, uint16_t 
 		return SY_ANSWER_BACKEND_NO_ROUTE;
 	bc = sy_conn_alloc(w);
 	if (bc == NULL)
-		return SY_ANSWER_SNAT_PORTS_EXHAUSTED;
+		return SY_ANSWER_FLOW_TABLE_FULL; /* all flows_per_worker records in use */
 	p = sy_snat_port_get(w);
 	if (p == 0) {
 		sy_conn_free(w, bc);

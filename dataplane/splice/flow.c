@@ -20,18 +20,20 @@
 #include "lb/lb.h"
 
 int
-sy_conn_arena_init(struct sy_conn_arena *a, int socket)
+sy_conn_arena_init(struct sy_conn_arena *a, uint32_t n, int socket)
 {
-	unsigned i;
+	uint32_t i;
 
-	a->rec = rte_zmalloc_socket("sy_conns", SY_CONN_MAX * sizeof(struct sy_conn),
+	a->rec = rte_zmalloc_socket("sy_conns", (size_t)n * sizeof(struct sy_conn),
 				    RTE_CACHE_LINE_SIZE, socket);
 	a->free = NULL;
+	a->n = 0;
 	if (a->rec == NULL)
 		return -ENOMEM;
+	a->n = n;
 	/* The first records first: a lightly loaded worker keeps its few
 	 * records together. */
-	for (i = SY_CONN_MAX; i-- > 0;) {
+	for (i = n; i-- > 0;) {
 		a->rec[i].tnext = a->free;
 		a->free = &a->rec[i];
 	}
@@ -44,6 +46,24 @@ sy_conn_arena_fini(struct sy_conn_arena *a)
 	rte_free(a->rec);
 	a->rec = NULL;
 	a->free = NULL;
+	a->n = 0;
+}
+
+size_t
+sy_flow_mem_estimate(uint32_t flows)
+{
+	/* rte_hash (DPDK 23-24, EXT_TABLE, no lcore cache): as many buckets
+	 * of 8 keys (64 B) as the entries rounded up to a power of two, as
+	 * many extendable ones, a 24-byte key slot per entry (16-byte key,
+	 * data pointer) and two rings of free slot and bucket indexes. */
+	size_t p = rte_align32pow2(flows);
+	size_t hash = 2 * (p / 8) * 64 + ((size_t)flows + 1) * 24 +
+		      4 * (size_t)rte_align32pow2(flows + 1) + 4 * (size_t)rte_align32pow2(p / 8 + 1);
+
+	return (size_t)flows * sizeof(struct sy_conn) + hash +
+	       (size_t)sy_flow_cache_slots(flows) * sizeof(uint64_t) +
+	       sy_snat_slots(1) * sizeof(struct sy_conn *) +
+	       (size_t)SY_PEEK_BUFS * (sizeof(struct sy_peek_buf) + 64);
 }
 
 int
@@ -52,8 +72,10 @@ sy_tcp_worker_init(struct sy_worker *w)
 	struct sy_tcp_worker *t = &w->tcp;
 	static unsigned seq;
 	char name[RTE_MEMPOOL_NAMESIZE];
+	uint32_t flows = w->sh->flows_per_worker != 0 ? w->sh->flows_per_worker
+						      : SY_FLOWS_PER_WORKER_DEFAULT;
 	struct rte_hash_parameters hp = {
-		.entries = SY_FLOW_HASH_ENTRIES,
+		.entries = flows,
 		.key_len = sizeof(struct sy_flow_key),
 		.hash_func = rte_hash_crc, /* = sy_flow_hash() */
 		.hash_func_init_val = SY_FLOW_HASH_INIT,
@@ -68,7 +90,7 @@ sy_tcp_worker_init(struct sy_worker *w)
 	snprintf(name, sizeof(name), "sy_flows_%u_%u", set, w->id);
 	hp.name = name;
 	t->flows = rte_hash_create(&hp);
-	rc = sy_conn_arena_init(&t->conns, (int)rte_socket_id());
+	rc = sy_conn_arena_init(&t->conns, flows, (int)rte_socket_id());
 	snprintf(name, sizeof(name), "sy_peek_%u_%u", set, w->id);
 	/* No per-lcore cache: only this worker gets and puts. */
 	t->peeks = rte_mempool_create(name, SY_PEEK_BUFS, sizeof(struct sy_peek_buf), 0, 0, NULL,
@@ -85,13 +107,16 @@ sy_tcp_worker_init(struct sy_worker *w)
 	t->snat_div = rte_reciprocal_value(n);
 	t->buckets = rte_zmalloc_socket("sy_px_buckets", SY_PX_BUCKETS * sizeof(*t->buckets),
 					RTE_CACHE_LINE_SIZE, (int)rte_socket_id());
+	t->cache_mask = sy_flow_cache_slots(flows) - 1;
 	t->client_cache = rte_zmalloc_socket("sy_flow_cache",
-					     SY_FLOW_CACHE_SLOTS * sizeof(*t->client_cache),
+					     ((size_t)t->cache_mask + 1) * sizeof(*t->client_cache),
 					     RTE_CACHE_LINE_SIZE, (int)rte_socket_id());
 	if (t->flows == NULL || rc != 0 || t->peeks == NULL || t->proxies == NULL ||
 	    t->ports == NULL || t->buckets == NULL || t->snat_conn == NULL ||
 	    t->client_cache == NULL || px_idle_init(w) < 0 || sy_tls_worker_init(w) < 0) {
-		SY_DP_LOG(ERR, "worker %u: connection tables: %s", w->id, rte_strerror(rte_errno));
+		SY_DP_LOG(ERR,
+			  "worker %u: connection tables for flows_per_worker %u (about %zu MB): %s",
+			  w->id, flows, sy_flow_mem_estimate(flows) >> 20, rte_strerror(rte_errno));
 		sy_tcp_worker_fini(w);
 		return -ENOMEM;
 	}

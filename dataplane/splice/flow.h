@@ -14,6 +14,17 @@
  * One hash key per connection instead of two halves the hash (memory, and
  * cache footprint at 32k flows) and takes the hashing off backend segments.
  *
+ * Size: flows_per_worker records (the config, sh->flows_per_worker), and
+ * every table that holds records sized from it when the worker starts (on
+ * its socket's hugepages): the hash has one entry per record, the cache two
+ * slots per record rounded up to a power of two. Records are found through
+ * pointers, never through narrow indexes, so a table past 65,536 needs no
+ * other type. The SNAT port array is sized by ports, not records: a worker
+ * has at most (65536 - SY_SNAT_PORT_MIN) / n_workers backend legs at once
+ * whatever its table holds; the next connection that needs one is answered
+ * snat_ports_exhausted. A full table refuses the next connection's record
+ * (flow_table_full, splice.c) and leaves the open ones alone.
+ *
  * In front of the hash, a client-leg cache for the established-flow fast
  * path (splice_fast.c): the key's hash picks a pair of slots, each holding a
  * record pointer tagged with 16 more bits of the hash. A burst's client
@@ -33,10 +44,12 @@
 #define SY_FLOW_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
 #include <rte_byteorder.h>
+#include <rte_common.h>
 #include <rte_hash.h>
 #include <rte_hash_crc.h>
 #include <rte_mempool.h>
@@ -50,14 +63,13 @@
 
 struct sy_worker;
 
-#define SY_CONN_MAX 32768          /* records per worker */
 #define SY_PEEK_BUFS 4096          /* connections in PEEK/CONNECTING per worker */
 #define SY_SNAT_PORT_MIN 1024
 #define SY_WHEEL_SLOTS 4096        /* power of two */
 #define SY_WHEEL_TICK_MS 2         /* horizon: 8 s; later expiries re-queue */
 
 /*
- * The records: a worker's own array of SY_CONN_MAX, each on its own two
+ * The records: a worker's own array of flows_per_worker, each on its own two
  * cache lines (struct sy_conn is aligned to a line and 128 bytes), free ones
  * on a list through their tnext, last freed first out. Not an rte_mempool:
  * its object header (24 bytes before each object) either packs records
@@ -66,16 +78,17 @@ struct sy_worker;
  * One worker allocates and frees, so a list head is all the pool needs.
  */
 struct sy_conn_arena {
-	struct sy_conn *rec;  /* SY_CONN_MAX records */
+	struct sy_conn *rec;  /* n records */
 	struct sy_conn *free; /* free records, through tnext */
+	uint32_t n;
 };
 
-/* All records free. Returns 0, or -ENOMEM. */
-int sy_conn_arena_init(struct sy_conn_arena *a, int socket);
+/* n records, all free, on socket's memory. Returns 0, or -ENOMEM. */
+int sy_conn_arena_init(struct sy_conn_arena *a, uint32_t n, int socket);
 void sy_conn_arena_fini(struct sy_conn_arena *a);
 
-/* Client keys in the flow table: one per connection record. */
-#define SY_FLOW_HASH_ENTRIES SY_CONN_MAX
+/* Client keys in the flow table: one per connection record (the rte_hash
+ * is created with flows_per_worker entries). */
 
 /* Slots of a worker's SNAT port -> record array: port / n_workers for every
  * port up to 65535 (a worker's own ports are port % n_workers == id, so
@@ -86,12 +99,24 @@ sy_snat_slots(unsigned n_workers)
 	return 65535u / n_workers + 1;
 }
 
-/* Client-leg cache slots: a power of two, two per pair, two per flow. */
-#define SY_FLOW_CACHE_SLOTS (2u * SY_CONN_MAX)
+/* Client-leg cache slots: a power of two, two per pair, at least two per
+ * flow. Past 32,768 flows the bits that pick a pair overlap the tag's: it
+ * only tells fewer records apart, and a hit is checked field by field. */
+static inline uint32_t
+sy_flow_cache_slots(uint32_t flows)
+{
+	return rte_align32pow2(2u * flows);
+}
+
+/* What a worker's connection tables take for `flows` records, roughly (the
+ * rte_hash's own layout included): what refusing to start names, so the
+ * hugepages can be sized. perf/splice_bench measures the real figure. */
+size_t sy_flow_mem_estimate(uint32_t flows);
 
 struct sy_tcp_worker {
 	struct rte_hash *flows;   /* client 4-tuple -> record */
-	uint64_t *client_cache;   /* SY_FLOW_CACHE_SLOTS tagged record pointers (above) */
+	uint64_t *client_cache;   /* cache_mask + 1 tagged record pointers (above) */
+	uint32_t cache_mask;      /* sy_flow_cache_slots(flows_per_worker) - 1 */
 	struct sy_conn **snat_conn; /* SNAT port slot -> record (backend leg) */
 	struct rte_reciprocal snat_div; /* port / n_workers without a divide */
 	struct sy_conn_arena conns;
@@ -183,7 +208,7 @@ void sy_flow_del(struct sy_worker *w, const struct sy_flow_key *k, const struct 
 static inline uint64_t *
 sy_flow_cache_pair(const struct sy_tcp_worker *t, hash_sig_t sig)
 {
-	return &t->client_cache[(sig * 2u) & (SY_FLOW_CACHE_SLOTS - 1)];
+	return &t->client_cache[(sig * 2u) & t->cache_mask];
 }
 
 static inline uint64_t
@@ -229,7 +254,8 @@ sy_flow_backend_lookup(const struct sy_tcp_worker *t, uint32_t saddr, uint32_t d
 struct sy_conn *sy_flow_find(struct sy_worker *w, uint32_t saddr, uint32_t daddr, uint16_t sport,
 			     uint16_t dport, bool *from_client);
 
-/* A zeroed record, counted in flows_active; NULL when the pool is empty. */
+/* A zeroed record, counted in flows_active; NULL when all flows_per_worker
+ * are in use (the caller counts flow_table_full). */
 struct sy_conn *sy_conn_alloc(struct sy_worker *w);
 /* Remove both keys, the timer and the PEEK buffer (freeing held mbufs),
  * return the SNAT port, free the record. */

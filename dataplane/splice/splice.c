@@ -89,8 +89,11 @@ sy_splice_open(struct sy_worker *w, struct rte_mbuf *m, const struct sy_tcp_syn_
 
 	c = sy_conn_alloc(w);
 	if (c == NULL) {
-		/* The client's next data segment carries the same proof. */
-		sy_drop(w, m, SY_DROP_CONN_POOL_EMPTY);
+		/* Every one of flows_per_worker records is in use: refuse this
+		 * one, counted, and leave the open ones alone. Nothing is kept,
+		 * so the client's retransmission (or next data segment) carries
+		 * the same cookie proof and opens once a record is free. */
+		sy_drop(w, m, SY_DROP_FLOW_TABLE_FULL);
 		return;
 	}
 	c->peek = sy_peek_alloc(w);
@@ -100,6 +103,8 @@ sy_splice_open(struct sy_worker *w, struct rte_mbuf *m, const struct sy_tcp_syn_
 	c->vip_port = th->dst_port;
 	conn_key_client(c, &k);
 	if (c->peek == NULL || sy_flow_add(w, &k, c) < 0) {
+		/* No PEEK buffer (SY_PEEK_BUFS handshakes at once), or the hash
+		 * refused the key (it holds one per record: not expected). */
 		enum sy_drop_reason why = c->peek == NULL ? SY_DROP_CONN_POOL_EMPTY : SY_DROP_FLOW_TABLE_FULL;
 
 		c->client_ip = 0; /* not in the table: nothing to delete */

@@ -437,7 +437,7 @@ dump_records(void)
 	const struct sy_worker *w = d.w;
 	unsigned i;
 
-	for (i = 0; i < SY_CONN_MAX; i++) {
+	for (i = 0; i < w->tcp.conns.n; i++) {
 		const struct sy_conn *c = &w->tcp.conns.rec[i];
 		const struct sy_proxy *px = c->px;
 

@@ -14,7 +14,7 @@
 #include "sy_generation.h"
 
 static const char *full_config =
-	"{\"workers\": [1, 2], \"idle\": \"adaptive\", \"eal\": [\"--log-level=*:error\"],"
+	"{\"workers\": [1, 2], \"idle\": \"adaptive\", \"flows_per_worker\": 1048576, \"eal\": [\"--log-level=*:error\"],"
 	" \"control_socket\": \"/tmp/x.sock\", \"state_dir\": \"/tmp/state\","
 	" \"ports\": [{\"name\": \"client\", \"devargs\": \"net_af_packet0,iface=c0\","
 	"              \"ipv4\": [\"198.18.0.1/24\", \"198.18.2.1/24\"], \"mtu\": 1500},"
@@ -34,6 +34,7 @@ test_full_config(void **state)
 	assert_int_equal(c.n_workers, 2);
 	assert_int_equal(c.worker_lcores[1], 2);
 	assert_int_equal(c.idle, SY_IDLE_ADAPTIVE);
+	assert_int_equal(c.flows_per_worker, 1048576);
 	assert_int_equal(c.n_ports, 2);
 	assert_string_equal(c.ports[0].name, "client");
 	assert_int_equal(c.ports[0].n_ipv4, 2);
@@ -59,6 +60,7 @@ test_defaults(void **state)
 	assert_int_equal(sy_config_parse("{}", &c, err, sizeof(err)), 0);
 	assert_int_equal(c.n_workers, 1);
 	assert_int_equal(c.idle, SY_IDLE_BUSY);
+	assert_int_equal(c.flows_per_worker, SY_FLOWS_PER_WORKER_DEFAULT);
 	assert_int_equal(c.http_port, 80);
 	assert_int_equal(c.https_port, 443);
 	assert_int_equal(c.no_route_status, 503);
@@ -80,6 +82,9 @@ test_errors_name_the_key(void **state)
 		{ "{\"workers\": [1, 1]}", "workers[1]: lcore 1 listed twice" },
 		{ "{\"workers\": [0]}", "lcore 0 is the control thread" },
 		{ "{\"idle\": \"lazy\"}", "idle: must be" },
+		{ "{\"flows_per_worker\": 1023}", "flows_per_worker: must be an integer from 1024 to 16777216" },
+		{ "{\"flows_per_worker\": 16777217}", "flows_per_worker: must be an integer from 1024" },
+		{ "{\"flows_per_worker\": \"1M\"}", "flows_per_worker: must be an integer" },
 		{ "{\"ports\": [{\"name\": \"a\", \"devargs\": \"net_null0\", \"ipv4\": [\"198.18.0.1\"]}]}",
 		  "ports[0].ipv4[0]" },
 		{ "{\"ports\": [{\"name\": \"a\", \"devargs\": \"net_null0\", \"ipv4\": [\"300.1.1.1/24\"]}]}",

@@ -16,6 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -962,7 +963,7 @@ test_flow_cache_pair_overflow(void **state)
 		const char *ip;
 		uint16_t port;
 	} f[3];
-	uint32_t target = client_sig(clients[0], 1024) & (SY_FLOW_CACHE_SLOTS / 2 - 1);
+	uint32_t target = client_sig(clients[0], 1024) & (w->tcp.cache_mask / 2);
 	struct sy_conn *c[3];
 	struct rte_mbuf *b[3];
 	const uint64_t *pair;
@@ -984,7 +985,7 @@ test_flow_cache_pair_overflow(void **state)
 	}
 	for (a = 0; a < RTE_DIM(clients) && n < 3; a++)
 		for (p = 1024; p < 65536 && n < 3; p++)
-			if ((client_sig(clients[a], (uint16_t)p) & (SY_FLOW_CACHE_SLOTS / 2 - 1)) ==
+			if ((client_sig(clients[a], (uint16_t)p) & (w->tcp.cache_mask / 2)) ==
 			    target) {
 				f[n].ip = clients[a];
 				f[n++].port = (uint16_t)p;
@@ -1276,6 +1277,226 @@ test_backend_stale_ack(void **state)
 	assert_int_equal(w->counters.conns_answered, 0);
 }
 
+/* ------------------------------------------------ flows_per_worker -- */
+
+/* A worker whose table holds `flows` records (the config's flows_per_worker). */
+static int
+setup_flows(unsigned flows)
+{
+	sh->flows_per_worker = flows;
+	return setup(NULL);
+}
+
+static int
+setup_1024(void **state)
+{
+	return setup_flows(1024);
+}
+
+static int
+setup_70000(void **state)
+{
+	return setup_flows(70000);
+}
+
+static int
+teardown_flows(void **state)
+{
+	sh->flows_per_worker = SY_FLOWS_PER_WORKER_DEFAULT;
+	return teardown(state);
+}
+
+/* SYN from CLIENT:sport, the cookie SYN-ACK taken; returns the cookie ISN. */
+static uint32_t
+syn_cookie(uint16_t sport, uint32_t isn_c, uint32_t *tsval_r)
+{
+	struct rte_ipv4_hdr *ip;
+	struct rte_tcp_hdr *th;
+	struct sy_tcp_syn_opts o;
+	struct rte_mbuf *m;
+	uint32_t isn_r;
+	struct seg s = { CLIENT, VIP, sport, 80, isn_c, 0, RTE_TCP_SYN_FLAG, 64240, NULL, 0, NULL };
+
+	s.optlen = client_syn_opts(1000);
+	s.opts = syn_opts;
+	send_in(0, &s);
+	m = take(0, &ip, &th);
+	assert_int_equal(th->tcp_flags, RTE_TCP_SYN_FLAG | RTE_TCP_ACK_FLAG);
+	assert_int_equal(sy_tcp_parse_syn_opts(th, &o), 0);
+	isn_r = rte_be_to_cpu_32(th->sent_seq);
+	*tsval_r = o.tsval;
+	rte_pktmbuf_free(m);
+	return isn_r;
+}
+
+/* One client segment of a hand-made record through the fast path: it
+ * reaches the backend from the record's SNAT port. */
+static void
+expect_forwarded(const struct sy_conn *c, uint16_t sport)
+{
+	struct seg s = { CLIENT, VIP, sport, 80, 1000, 2000, RTE_TCP_ACK_FLAG, 500, NULL, 0, "x" };
+	struct rte_mbuf *b = mk_seg(&s, 0);
+	struct rte_ipv4_hdr *ip;
+	struct rte_tcp_hdr *th;
+	struct rte_mbuf *m;
+
+	sy_splice_rx_burst(w, 0, &b, 1);
+	m = take(1, &ip, &th);
+	assert_int_equal(ip->dst_addr, ip4(BACKEND));
+	assert_int_equal(th->src_port, c->snat_port);
+	rte_pktmbuf_free(m);
+}
+
+/*
+ * flows_per_worker 1024: one connection opened through the real path and
+ * 1023 more records fill the table. The next client's handshake ACK (with
+ * its request) is refused and counted as flow_table_full, nothing is sent
+ * and no record is taken; the open connections still forward. Once one
+ * closes, the same client's retransmission opens its connection.
+ */
+static void
+test_flow_table_full(void **state)
+{
+	static struct sy_conn *c[1023];
+	const char *req = "GET / HTTP/1.1\r\nHost: web.test\r\n\r\n";
+	uint32_t isn_r, tsval_r, isn_r2, tsval_r2;
+	struct rte_ipv4_hdr *ip;
+	struct rte_tcp_hdr *th;
+	struct rte_mbuf *m;
+	struct seg s;
+	unsigned i;
+
+	assert_int_equal(w->tcp.conns.n, 1024);
+	assert_int_equal(w->tcp.cache_mask + 1, 2048);
+	(void)open_spliced(41020, 0x1000, 5000, &isn_r, &tsval_r);
+	for (i = 0; i < RTE_DIM(c); i++)
+		c[i] = spliced_record(CLIENT, (uint16_t)(43000 + i));
+	assert_int_equal(w->counters.flows_active, 1024);
+	assert_null(sy_conn_alloc(w));
+
+	/* The next one: its SYN still gets a cookie (no state), its ACK is
+	 * refused, counted, and leaves nothing behind. */
+	isn_r2 = syn_cookie(42000, 0x7000, &tsval_r2);
+	s = (struct seg){ CLIENT, VIP, 42000, 80, 0x7001, isn_r2 + 1, RTE_TCP_ACK_FLAG, 502,
+			  ts_opt(1001, tsval_r2), 12, req };
+	send_in(0, &s);
+	expect_nothing_sent();
+	assert_int_equal(w->counters.drops[SY_DROP_FLOW_TABLE_FULL], 1);
+	assert_int_equal(drops_total(), 1);
+	assert_int_equal(w->counters.flows_active, 1024);
+	send_in(0, &s); /* the client's retransmission: refused again */
+	expect_nothing_sent();
+	assert_int_equal(w->counters.drops[SY_DROP_FLOW_TABLE_FULL], 2);
+
+	/* The open ones are untouched: the real one forwards data... */
+	s = (struct seg){ CLIENT, VIP, 41020, 80, 0x1000 + 1 + 34, isn_r + 1,
+			  RTE_TCP_ACK_FLAG | RTE_TCP_PSH_FLAG, 502, ts_opt(1003, tsval_r), 12, "more" };
+	send_in(0, &s);
+	m = take(1, &ip, &th);
+	assert_int_equal(payload_len(ip, th), 4);
+	assert_int_equal(rte_be_to_cpu_32(th->sent_seq), spliced_isn_rb + 1 + 34);
+	rte_pktmbuf_free(m);
+	/* ...and so do the first and last of the others. */
+	expect_forwarded(c[0], 43000);
+	expect_forwarded(c[RTE_DIM(c) - 1], (uint16_t)(43000 + RTE_DIM(c) - 1));
+	assert_int_equal(w->counters.conns_spliced, 1);
+
+	/* One closes: the refused client's next retransmission opens (the
+	 * backend SYN goes out) and the table is full again. */
+	sy_conn_free(w, c[500]);
+	c[500] = NULL;
+	assert_int_equal(w->counters.flows_active, 1023);
+	s = (struct seg){ CLIENT, VIP, 42000, 80, 0x7001, isn_r2 + 1, RTE_TCP_ACK_FLAG, 502,
+			  ts_opt(1004, tsval_r2), 12, req };
+	send_in(0, &s);
+	m = take(1, &ip, &th);
+	assert_int_equal(th->tcp_flags, RTE_TCP_SYN_FLAG);
+	assert_int_equal(ip->dst_addr, ip4(BACKEND));
+	rte_pktmbuf_free(m);
+	assert_int_equal(w->counters.flows_active, 1024);
+	assert_int_equal(w->counters.drops[SY_DROP_FLOW_TABLE_FULL], 2);
+	assert_int_equal(drops_total(), 2);
+	assert_null(sy_conn_alloc(w));
+
+	for (i = 0; i < RTE_DIM(c); i++)
+		if (c[i] != NULL)
+			sy_conn_free(w, c[i]);
+}
+
+/*
+ * flows_per_worker 70000, past 65536 records and past the SNAT ports one
+ * worker owns (64512 here): 3000 records with a client key only, then one
+ * spliced record per SNAT port. Every record is found by its client key
+ * and every backend leg by its port (no index wraps at 16 bits); the next
+ * connection needs a SNAT port and is answered 503 snat_ports_exhausted,
+ * counted, and the open flows still forward.
+ */
+static void
+test_flows_past_snat_ports(void **state)
+{
+	const unsigned n_key = 3000, n_snat = (65536 - SY_SNAT_PORT_MIN);
+	const char *req = "GET / HTTP/1.1\r\nHost: web.test\r\n\r\n";
+	struct sy_conn **c = calloc(n_key + n_snat, sizeof(*c));
+	uint32_t isn_r, tsval_r;
+	struct rte_ipv4_hdr *ip;
+	struct rte_tcp_hdr *th;
+	struct sy_flow_key k;
+	struct rte_mbuf *m;
+	struct seg s;
+	unsigned i;
+
+	assert_non_null(c);
+	assert_int_equal(w->tcp.conns.n, 70000);
+	for (i = 0; i < n_key; i++) {
+		c[i] = sy_conn_alloc(w);
+		assert_non_null(c[i]);
+		c[i]->state = SY_CONN_LINGER;
+		c[i]->client_ip = rte_cpu_to_be_32(0x0a000000u + i); /* 10.0.x.y */
+		c[i]->vip = ip4(VIP);
+		c[i]->client_port = RTE_BE16(1);
+		c[i]->vip_port = RTE_BE16(80);
+		sy_flow_key_v4(&k, c[i]->client_ip, c[i]->vip, c[i]->client_port, c[i]->vip_port);
+		assert_int_equal(sy_flow_add(w, &k, c[i]), 0);
+	}
+	for (i = 0; i < n_snat; i++) {
+		c[n_key + i] = spliced_record(CLIENT, (uint16_t)(SY_SNAT_PORT_MIN + i));
+		assert_int_not_equal(c[n_key + i]->snat_port, 0);
+		sy_flow_backend_add(w, c[n_key + i]);
+	}
+	assert_int_equal(sy_snat_port_get(w), 0);
+	assert_int_equal(w->counters.flows_active, n_key + n_snat);
+	/* Records past index 65535 are in use, and every one is found. */
+	assert_true(c[n_key + n_snat - 1] - w->tcp.conns.rec >= 65536);
+	for (i = 0; i < n_key + n_snat; i++) {
+		bool from_client;
+
+		sy_flow_key_v4(&k, c[i]->client_ip, c[i]->vip, c[i]->client_port, c[i]->vip_port);
+		assert_ptr_equal(sy_flow_lookup(w, &k), c[i]);
+		if (i >= n_key)
+			assert_ptr_equal(sy_flow_find(w, c[i]->backend_ip, c[i]->snat_ip,
+						      c[i]->backend_port, c[i]->snat_port, &from_client),
+					 c[i]);
+	}
+
+	/* A new connection: a record is free, a SNAT port is not. */
+	isn_r = syn_cookie(1000, 0x9000, &tsval_r);
+	s = (struct seg){ CLIENT, VIP, 1000, 80, 0x9001, isn_r + 1, RTE_TCP_ACK_FLAG, 502,
+			  ts_opt(1001, tsval_r), 12, req };
+	send_in(0, &s);
+	m = take(0, &ip, &th); /* the router's own 503 */
+	assert_true(payload_len(ip, th) > 12);
+	assert_memory_equal(payload(th), "HTTP/1.1 503", 12);
+	rte_pktmbuf_free(m);
+	assert_int_equal(w->counters.answers[SY_ANSWER_SNAT_PORTS_EXHAUSTED], 1);
+	assert_int_equal(drops_total(), 0);
+	/* The open flows: the last record (past 65535) still forwards. */
+	expect_forwarded(c[n_key + n_snat - 1], (uint16_t)(SY_SNAT_PORT_MIN + n_snat - 1));
+
+	for (i = 0; i < n_key + n_snat; i++)
+		sy_conn_free(w, c[i]);
+	free(c);
+}
+
 int
 main(void)
 {
@@ -1291,6 +1512,9 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_fast_path_arp_unresolved, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_flow_cache_pair_overflow, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fast_path_csum_random, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_flow_table_full, setup_1024, teardown_flows),
+		cmocka_unit_test_setup_teardown(test_flows_past_snat_ports, setup_70000,
+						teardown_flows),
 	};
 
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);
