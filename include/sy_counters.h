@@ -130,6 +130,9 @@ extern const char *const sy_drop_reason_names[SY_DROP__COUNT];
 	X(conns_closed)    /* records freed */                                 \
 	X(flows_active)    /* gauge: connection records in use */              \
 	X(backend_retries) /* another endpoint tried after a failed connect */ \
+	X(lb_ejections)    /* endpoints ejected: consecutive failures (lb/lb.h) */ \
+	X(lb_ejected_avoided) /* picks that skipped an ejected endpoint */      \
+	X(lb_panic_picks)  /* picks that found only ejected endpoints: used anyway */ \
 	X(backend_syn_retx) /* backend SYNs sent again after their RTO */     \
 	X(backend_stale_acks) /* SYN answered by an older conn's ACK: RST + SYN */ \
 	X(handoffs)        /* packets passed to the owning worker */         \

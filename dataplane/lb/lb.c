@@ -48,6 +48,34 @@ sy_lb_load_clear(struct sy_worker *w, struct sy_conn *c)
 	c->flags &= (uint8_t)~SY_CF_LB_COUNTED;
 }
 
+void
+sy_lb_report(struct sy_worker *w, uint32_t ip, uint16_t port, int ok)
+{
+	struct sy_lb_health *h = &w->tcp.lb_health[load_slot(ip, port)];
+
+	if (ok) {
+		h->fails = 0;
+		/* Healthy again for a whole base period past its return: the
+		 * next ejection is shorter. */
+		if (h->ejections > 0 && w->now > h->until + sy_ms_to_tsc(w, SY_LB_EJECT_BASE_MS))
+			h->ejections--;
+		return;
+	}
+	if (++h->fails < SY_LB_EJECT_AFTER || w->now < h->until)
+		return;
+	if (h->ejections < SY_LB_EJECT_MAX)
+		h->ejections++;
+	h->until = w->now + sy_ms_to_tsc(w, (uint64_t)SY_LB_EJECT_BASE_MS * h->ejections);
+	h->fails = 0;
+	w->counters.lb_ejections++;
+}
+
+static inline int
+ejected(const struct sy_worker *w, const struct sy_endpoint *e)
+{
+	return w->now < w->tcp.lb_health[load_slot(e->addr.v4, rte_cpu_to_be_16(e->port))].until;
+}
+
 /* Linear weighted random: pools without tables. */
 static int
 pick_linear(const struct sy_pool *p, uint64_t r)
@@ -115,18 +143,31 @@ sy_lb_pick(const struct sy_pool *p, struct sy_worker *w, uint32_t client_ip, uin
 	if (p->total_weight == 0 || n == 0)
 		return -1;
 	if (tries == 0) {
-		if (t == NULL) {
-			i = (uint32_t)pick_linear(p, xorshift64(&w->tcp.rng));
-		} else if (t->rr != NULL) {
-			i = pick_rr(t, w->id);
-		} else if (t->maglev != NULL) {
-			i = pick_maglev(t, client_ip);
-		} else if (p->strategy == SY_LB_WEIGHTED_LEAST_REQUEST ||
-			   p->strategy == SY_LB_LEAST_REQUESTS ||
-			   p->strategy == SY_LB_POWER_OF_RANDOM_N) {
-			i = pick_p2c(p, t, w);
-		} else {
-			i = pick_alias(t, n, xorshift64(&w->tcp.rng));
+		unsigned k;
+
+		for (k = 0;; k++) {
+			if (t == NULL) {
+				i = (uint32_t)pick_linear(p, xorshift64(&w->tcp.rng));
+			} else if (t->rr != NULL) {
+				i = pick_rr(t, w->id);
+			} else if (t->maglev != NULL) {
+				/* An ejected endpoint's clients move to their
+				 * own next choice, the same on every pick. */
+				i = pick_maglev(t, client_ip + k * 0x9e3779b9u);
+			} else if (p->strategy == SY_LB_WEIGHTED_LEAST_REQUEST ||
+				   p->strategy == SY_LB_LEAST_REQUESTS ||
+				   p->strategy == SY_LB_POWER_OF_RANDOM_N) {
+				i = pick_p2c(p, t, w);
+			} else {
+				i = pick_alias(t, n, xorshift64(&w->tcp.rng));
+			}
+			if (!ejected(w, &p->endpoints[i]))
+				break;
+			if (k == SY_LB_EJECT_REPICKS) {
+				w->counters.lb_panic_picks++;
+				break;
+			}
+			w->counters.lb_ejected_avoided++;
 		}
 		*first = (uint16_t)i;
 		return (int)i;

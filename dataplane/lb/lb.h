@@ -33,6 +33,32 @@ struct sy_conn;
 int sy_lb_pick(const struct sy_pool *p, struct sy_worker *w, uint32_t client_ip,
 	       uint16_t *first, unsigned tries);
 
+/*
+ * Passive health (outlier detection), per worker like the load counts and
+ * in the same slots: SY_LB_EJECT_AFTER failures in a row (a connect that
+ * fails or is refused, a backend that resets or breaks before answering,
+ * a 5xx answer) eject the endpoint from this worker's picks for
+ * SY_LB_EJECT_BASE_MS times its ejection count (at most SY_LB_EJECT_MAX
+ * times); a success resets the failures, and a success well after an
+ * ejection lowers the count again. A pick that lands on an ejected
+ * endpoint picks again (the strategy's next choice) up to
+ * SY_LB_EJECT_REPICKS times; when every try is ejected the last is used
+ * anyway (panic: a pool never goes dark because all of it failed).
+ */
+#define SY_LB_EJECT_AFTER 5
+#define SY_LB_EJECT_BASE_MS 10000
+#define SY_LB_EJECT_MAX 8
+#define SY_LB_EJECT_REPICKS 4
+
+struct sy_lb_health {
+	uint32_t fails;     /* in a row */
+	uint32_t ejections; /* the multiplier of the next ejection */
+	uint64_t until;     /* TSC: ejected before this */
+};
+
+/* What became of a connection or request to ip:port (network order). */
+void sy_lb_report(struct sy_worker *w, uint32_t ip, uint16_t port, int ok);
+
 /* c now goes to ip:port (network order): its count moves there. */
 void sy_lb_load_set(struct sy_worker *w, struct sy_conn *c, uint32_t ip, uint16_t port);
 /* c is freed: its count goes. */

@@ -14,6 +14,7 @@
 #include <rte_mbuf.h>
 #include <rte_per_lcore.h>
 
+#include "lb/lb.h"
 #include "proxy/proxy_internal.h"
 #include "sy_generation.h"
 #include "worker.h"
@@ -516,6 +517,7 @@ static void
 px_backend_failed(struct sy_worker *w, struct sy_proxy *px, uint16_t status,
 		  enum sy_answer_reason why)
 {
+	sy_lb_report(w, px->be_ip, px->be_port, 0);
 	px_backend_drop(w, px);
 	if (!px->resp_sent) {
 		if (px->req_state == SY_PX_REQ_BODY)
@@ -593,6 +595,10 @@ px_response_head(struct sy_worker *w, struct sy_proxy *px)
 		px_backend_failed(w, px, 502, SY_ANSWER_BACKEND_BROKEN);
 		return true;
 	}
+	/* Outlier detection counts 5xx answers as failures (Envoy's
+	 * consecutive_5xx), everything else as a success. */
+	if (resp.status >= 200)
+		sy_lb_report(w, px->be_ip, px->be_port, resp.status < 500);
 	if ((px->resp_extra_len > 0 || px->resp_status != 0) && resp.status >= 200) {
 		/* Response filters: this head is rewritten (a copy); the
 		 * body still moves without one. */

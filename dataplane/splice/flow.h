@@ -132,6 +132,7 @@ struct sy_tcp_worker {
 	struct px_idle_pool *idle; /* idle backend connections (proxy/px_idle.c) */
 	struct sy_tls_worker *tls; /* TLS sessions and BIO (tls/tls_internal.h) */
 	uint32_t lb_load[SY_LB_LOAD_SLOTS]; /* open backend connections by endpoint hash (lb/lb.h) */
+	struct sy_lb_health lb_health[SY_LB_LOAD_SLOTS]; /* passive health, same slots */
 };
 
 int sy_tcp_worker_init(struct sy_worker *w);

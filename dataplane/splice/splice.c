@@ -615,6 +615,7 @@ bind_backend(struct sy_worker *w, struct sy_conn *c)
 static void
 retry_backend(struct sy_worker *w, struct sy_conn *c)
 {
+	sy_lb_report(w, c->backend_ip, c->backend_port, 0);
 	if (w->now >= c->peek->connect_deadline) {
 		if (c->proto == SY_CONN_TLS)
 			sy_conn_reset_client(w, c, SY_ANSWER_BACKEND_UNREACHABLE);
@@ -643,6 +644,7 @@ backend_established(struct sy_worker *w, struct sy_conn *c, struct rte_mbuf *syn
 		sy_drop(w, synack, SY_DROP_TCP_MALFORMED);
 		return;
 	}
+	sy_lb_report(w, c->backend_ip, c->backend_port, 1);
 	if (c->peek->ts_ok && bo.ts_ok)
 		d_ts = c->peek->tsval_r0 - bo.tsval;
 	/* Scaling is in force only when both ends offered it (RFC 7323 2.2). */

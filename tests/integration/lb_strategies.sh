@@ -8,7 +8,9 @@
 #   - Contour IngressRoute 1/1/1 over a, b, c, strategy RoundRobin: each 666 or 667;
 #     strategy Random: each 33.3% +- 4 points;
 #   - balance source: every connection from one client address to one backend; the default
-#     of a passthrough route is source (resolve says so), of an edge/plain route random.
+#     of a passthrough route is source (resolve says so), of an edge/plain route random;
+#   - passive health: an endpoint that stops is tried away from (clients see 200s), ejected
+#     after 5 failures in a row, and back after the ejection time once it runs again.
 T_NAME=lb_strategies
 source "$(dirname "$0")/testlib.sh"
 
@@ -116,5 +118,34 @@ t_json_expect "$T_OUT" 'd["strategy"].startswith("random")' "resolve: a plain ro
 rctl resolve "https://a.passthrough.$D/" -o json
 t_json_expect "$T_OUT" 'd["strategy"].startswith("source")' "resolve: a passthrough route's default is source"
 t_ok "source affinity: one client, one backend; defaults: source for passthrough, random otherwise"
+
+# Passive health: a RoundRobin 1/1 pool over nginx a and a server of our own (d, port
+# 8083). d stops: its connects are refused, each client still gets a's 200 (the router
+# tries the next endpoint), and after 5 failures in a row d is ejected from the worker's
+# picks: no more tries at it. d starts again: after the ejection (10 s) it is back.
+t_backend_service d 8083 python3 "$SY_SRC/tests/integration/pool_server.py" "$LAB_BACKEND_A_IP" 8083
+d_pid=$LAB_SPAWN_PID
+ir ir-health "health.$D" RoundRobin | sed 's/{name: b, port: 80, weight: 1}, {name: c, port: 8082, weight: 1}/{name: d, port: 8083, weight: 1}/' |
+	rctl apply -f -
+t_expect_rc 0 "apply IngressRoute health.$D: RoundRobin over a and d"
+spread "health.$D" 100
+t_json_expect "$T_OUT" 'd == {"a": 50, "c": 50}' "both endpoints serve (d answers pool-c): 50 / 50"
+kill "$d_pid" && wait "$d_pid" 2>/dev/null
+rctl stats -o json
+retries0=$(t_json "$T_OUT" 'd["total"]["backend_retries"]')
+ej0=$(t_json "$T_OUT" 'd["total"]["lb_ejections"]')
+spread "health.$D" 60
+t_json_expect "$T_OUT" 'd == {"a": 60}' "d stopped: all 60 connections answered by a (no client sees the failure)"
+rctl stats -o json
+t_note "after d stopped: $(t_json "$T_OUT" '{k: d["total"][k] for k in ("backend_retries", "lb_ejections", "lb_ejected_avoided", "lb_panic_picks")}') (before: retries $retries0, ejections $ej0)"
+t_json_expect "$T_OUT" 'd["total"]["lb_ejections"] == '"$ej0"' + 1' "d ejected once"
+t_json_expect "$T_OUT" 'd["total"]["backend_retries"] - '"$retries0"' <= 6' \
+	"after 5 refused connects d is not tried again (at most 6 retries for 60 connections)"
+t_json_expect "$T_OUT" 'd["total"]["lb_ejected_avoided"] >= 20' "picks that skipped the ejected d are counted"
+t_backend_service d 8083 python3 "$SY_SRC/tests/integration/pool_server.py" "$LAB_BACKEND_A_IP" 8083
+sleep 10.5
+spread "health.$D" 100
+t_json_expect "$T_OUT" 'set(d) == {"a", "c"} and d["c"] >= 40' "d running again, after the 10 s ejection: back in the rotation"
+t_ok "passive health: a stopped endpoint is retried away from, ejected after 5 failures, back after the ejection time"
 
 t_finish

@@ -365,6 +365,66 @@ test_pick_source(void **state)
 	free(w1);
 }
 
+/* Passive health: five failures in a row eject an endpoint from this
+ * worker's picks for the base time (then twice that, ...); a success in
+ * between starts the count again; when every try is ejected the pick is
+ * made anyway (panic). */
+static void
+test_passive_health(void **state)
+{
+	static const uint32_t wt[] = { 1, 1 };
+	struct sy_dp_shared sh = { .tsc_per_ms = 1000 };
+	struct sy_worker *w = worker_new(0);
+	struct sy_pool *p = pool_new(2, wt, SY_LB_ROUND_ROBIN);
+	uint32_t ip0 = p->endpoints[0].addr.v4, ip1 = p->endpoints[1].addr.v4;
+	uint16_t port = rte_cpu_to_be_16(8080), first;
+	uint32_t c[2] = { 0 }, i;
+
+	(void)state;
+	w->sh = &sh;
+	w->now = 1000000;
+	for (i = 0; i < 4; i++)
+		sy_lb_report(w, ip0, port, 0);
+	sy_lb_report(w, ip0, port, 1); /* a success: the count starts again */
+	for (i = 0; i < 4; i++)
+		sy_lb_report(w, ip0, port, 0);
+	assert_int_equal(w->counters.lb_ejections, 0);
+	sy_lb_report(w, ip0, port, 0);
+	sy_lb_report(w, ip0, port, 0);
+	assert_int_equal(w->counters.lb_ejections, 1);
+	for (i = 0; i < 100; i++)
+		c[sy_lb_pick(p, w, 0, &first, 0)]++;
+	assert_int_equal(c[0], 0);
+	assert_int_equal(c[1], 100);
+	assert_true(w->counters.lb_ejected_avoided >= 49);
+	/* Both ejected: picks go on (panic), counted. */
+	for (i = 0; i < 5; i++)
+		sy_lb_report(w, ip1, port, 0);
+	assert_int_not_equal(sy_lb_pick(p, w, 0, &first, 0), -1);
+	assert_true(w->counters.lb_panic_picks >= 1);
+	/* After the base time endpoint 0 is back; endpoint 1 too. */
+	w->now += (uint64_t)SY_LB_EJECT_BASE_MS * 1000 + 1;
+	memset(c, 0, sizeof(c));
+	for (i = 0; i < 100; i++)
+		c[sy_lb_pick(p, w, 0, &first, 0)]++;
+	assert_int_equal(c[0], 50);
+	assert_int_equal(c[1], 50);
+	/* Failing again right away: ejected for twice as long. */
+	for (i = 0; i < 5; i++)
+		sy_lb_report(w, ip0, port, 0);
+	assert_int_equal(w->counters.lb_ejections, 3);
+	w->now += (uint64_t)SY_LB_EJECT_BASE_MS * 1000 + 1;
+	assert_int_equal(sy_lb_pick(p, w, 0, &first, 0), 1);
+	assert_int_equal(sy_lb_pick(p, w, 0, &first, 0), 1);
+	w->now += (uint64_t)SY_LB_EJECT_BASE_MS * 1000;
+	memset(c, 0, sizeof(c));
+	for (i = 0; i < 10; i++)
+		c[sy_lb_pick(p, w, 0, &first, 0)]++;
+	assert_int_equal(c[0], 5);
+	pool_free(p);
+	free(w);
+}
+
 int
 main(void)
 {
@@ -372,7 +432,7 @@ main(void)
 		cmocka_unit_test(test_alias_exact), cmocka_unit_test(test_rr_exact),
 		cmocka_unit_test(test_maglev),      cmocka_unit_test(test_pick_random),
 		cmocka_unit_test(test_pick_rr),     cmocka_unit_test(test_pick_least),
-		cmocka_unit_test(test_pick_source),
+		cmocka_unit_test(test_pick_source), cmocka_unit_test(test_passive_health),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
