@@ -300,6 +300,11 @@ build_vhost_in(struct sy_arena *a, const char *host, struct sy_rule_in **rs,
 	for (i = 0; i < n; i++)
 		if (pools[i]->needs_proxy || pools[i]->backend_tls)
 			reachable = false;
+	/* Contour's Cookie strategy asks for stickiness by cookie, which only
+	 * a proxied vhost can set and read. */
+	for (i = 0; i < n; i++)
+		if (rs[i]->strategy == SY_LB_COOKIE)
+			plain_paths = false;
 	/* Splice carries a connection to one backend for its life, so only a
 	 * vhost whose every request goes where the first goes is spliced: one
 	 * rule for "/" without methods, predicates, filters or answers of the
@@ -324,7 +329,11 @@ build_vhost_in(struct sy_arena *a, const char *host, struct sy_rule_in **rs,
 		rule->kind = rs[i]->o->kind->kind;
 		rule->action = rs[i]->action;
 		rule->status = rs[i]->status;
-		rule->location = rs[i]->location ? sy_arena_strdup(a, rs[i]->location) : NULL;
+		if (rs[i]->action == SY_ACTION_REDIRECT)
+			rule->location = rs[i]->location ? sy_arena_strdup(a, rs[i]->location) : NULL;
+		else if (rs[i]->action == SY_ACTION_BACKEND && vh->mode == SY_MODE_PROXY &&
+			 rs[i]->sticky_cookie != NULL)
+			rule->sticky_cookie = sy_arena_strdup(a, rs[i]->sticky_cookie);
 		rule->body = rs[i]->body ? sy_arena_strdup(a, rs[i]->body) : NULL;
 		snprintf(who, sizeof(who), "%s/%s", rs[i]->o->ns, rs[i]->o->name);
 		rule->object = sy_arena_strdup(a, who);

@@ -99,6 +99,9 @@ struct sy_rule_in {
 	enum sy_rule_action action;
 	uint16_t status;      /* REDIRECT / STATIC */
 	const char *location; /* REDIRECT */
+	/* Sticky sessions: the cookie naming the endpoint, set on responses
+	 * and honoured on requests, when the vhost is proxied (NULL: none). */
+	const char *sticky_cookie;
 	const char *body;     /* STATIC */
 	enum sy_tls_mode tls;
 	enum sy_insecure_policy insecure;

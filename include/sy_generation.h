@@ -238,7 +238,12 @@ struct sy_rule {
 	enum sy_path_match match;
 	struct sy_predicate *preds;
 	struct sy_filter *filters;
-	const char *location; /* REDIRECT */
+	union {
+		const char *location;      /* REDIRECT */
+		/* BACKEND, proxied vhosts: the cookie that names the endpoint
+		 * (sticky sessions, dataplane/lb/lb.h), or NULL: none. */
+		const char *sticky_cookie;
+	};
 	const char *body;     /* STATIC */
 	const struct sy_pool *pool; /* BACKEND: where to send it (shared, control/pool.c) */
 	const char *kind;     /* object kind, e.g. "Route" */

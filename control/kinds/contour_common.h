@@ -10,6 +10,9 @@
 #include "errors.h"
 #include "sy_generation.h"
 
+/* The cookie Envoy's session affinity uses for Contour's Cookie strategy. */
+#define SY_CONTOUR_AFFINITY_COOKIE "X-Contour-Session-Affinity"
+
 /* RoundRobin (the default), WeightedLeastRequest, Random, Cookie. */
 enum sy_lb_strategy sy_contour_strategy(const char *s);
 /* A healthCheck / lbHealthCheck block: path required, starting with "/"; the

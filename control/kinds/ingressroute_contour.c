@@ -490,6 +490,8 @@ route_rule(struct ir_ctx *ic, struct ir_state *st, const json_t *route, const st
 	r.target_port = json_object_get(json_array_get(svcs, 0), "port");
 	r.weights = SY_WEIGHTS_PER_SERVICE;
 	r.strategy = sy_contour_strategy(strategy && strategy[0] ? strategy : NULL);
+	if (r.strategy == SY_LB_COOKIE)
+		r.sticky_cookie = SY_CONTOUR_AFFINITY_COOKIE;
 	if (hc != NULL)
 		sy_contour_health(hc, 10, &r.hc);
 	if (add_or_replace(ic, &r) < 0)

@@ -308,6 +308,8 @@ emit_rules(struct sy_compile_ctx *cx, struct rc_route *rr)
 		r.target_port = json_object_get(json_array_get(json_object_get(rt, "upstreams"), 0),
 						"servicePort");
 		r.strategy = sy_contour_strategy(json_string_value(pick(spec, rt, "strategy")));
+		if (r.strategy == SY_LB_COOKIE)
+			r.sticky_cookie = SY_CONTOUR_AFFINITY_COOKIE;
 		hc = pick(spec, rt, "lbHealthCheck");
 		if (json_is_object(hc))
 			sy_contour_health(hc, 5, &r.hc);

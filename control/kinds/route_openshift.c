@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "kinds.h"
 #include "tls_cert.h"
@@ -78,6 +79,47 @@ allow_non_dns_host(const json_t *obj)
 					  "route.openshift.io/allow-non-dns-compliant-host");
 
 	return json_is_string(a) && strcmp(json_string_value(a), "true") == 0;
+}
+
+/*
+ * The template's `cookie NAME insert indirect nocache httponly`: every
+ * route but passthrough, unless haproxy.router.openshift.io/disable_cookies
+ * is true; NAME is router.openshift.io/cookie_name when it matches
+ * [a-zA-Z0-9_-]+, else an opaque name of the route (OpenShift's is its
+ * routing key's hash; ours: 32 hex digits of FNV-1a over "namespace:name").
+ * Only proxied vhosts can set and read a cookie (compile.c).
+ */
+static const char *
+sticky_cookie(struct sy_compile_ctx *cx, const struct sy_object *o)
+{
+	const json_t *ann = json_object_get(json_object_get(o->obj, "metadata"), "annotations");
+	const char *off = json_string_value(
+		json_object_get(ann, "haproxy.router.openshift.io/disable_cookies"));
+	const char *name = json_string_value(json_object_get(ann, "router.openshift.io/cookie_name"));
+	uint64_t h1 = 0xcbf29ce484222325ull, h2 = 0x84222325cbf29ce4ull;
+	char buf[40];
+	const char *p;
+
+	if (off != NULL && (strcasecmp(off, "true") == 0 || strcmp(off, "1") == 0 ||
+			    strcasecmp(off, "y") == 0 || strcasecmp(off, "yes") == 0))
+		return NULL;
+	if (name != NULL && name[0] && strspn(name, "abcdefghijklmnopqrstuvwxyz"
+						"ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-") ==
+					       strlen(name))
+		return name;
+	for (p = o->ns; *p; p++) {
+		h1 = (h1 ^ (uint8_t)*p) * 0x100000001b3ull;
+		h2 = (h2 ^ (uint8_t)*p) * 0x100000001b3ull;
+	}
+	h1 = (h1 ^ ':') * 0x100000001b3ull;
+	h2 = (h2 ^ ':') * 0x100000001b3ull;
+	for (p = o->name; *p; p++) {
+		h1 = (h1 ^ (uint8_t)*p) * 0x100000001b3ull;
+		h2 = (h2 ^ (uint8_t)*p) * 0x100000001b3ull;
+	}
+	snprintf(buf, sizeof(buf), "%016llx%016llx", (unsigned long long)h1,
+		 (unsigned long long)h2);
+	return sy_arena_strdup(cx->scratch, buf);
 }
 
 /*
@@ -799,6 +841,8 @@ compile_routes(struct sy_compile_ctx *cx)
 			r.fwd_policy = pol < 0 ? SY_FWD_DEFAULT : (uint8_t)pol;
 		}
 		r.strategy = balance(routes[i].o->obj, r.tls);
+		if (r.tls != SY_TLS_PASSTHROUGH)
+			r.sticky_cookie = sticky_cookie(cx, routes[i].o);
 		r.target_port = json_object_get(json_object_get(spec, "port"), "targetPort");
 		r.weights = SY_WEIGHTS_OPENSHIFT;
 		r.backends[r.n_backends].service = json_string_value(json_object_get(json_object_get(spec, "to"), "name"));

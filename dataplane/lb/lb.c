@@ -76,6 +76,35 @@ ejected(const struct sy_worker *w, const struct sy_endpoint *e)
 	return w->now < w->tcp.lb_health[load_slot(e->addr.v4, rte_cpu_to_be_16(e->port))].until;
 }
 
+uint64_t
+sy_lb_cookie_token(const struct sy_endpoint *e)
+{
+	/* splitmix64's finalizer over (address, port, family): opaque, not
+	 * secret (it names an endpoint, it grants nothing). */
+	uint64_t x = ((uint64_t)e->addr.v4 << 16 | e->port) ^ ((uint64_t)e->addr.family << 56) ^
+		     0x5377697463687964ull;
+
+	x ^= x >> 30;
+	x *= 0xbf58476d1ce4e5b9ull;
+	x ^= x >> 27;
+	x *= 0x94d049bb133111ebull;
+	return x ^ (x >> 31);
+}
+
+int
+sy_lb_cookie_find(const struct sy_pool *p, const struct sy_worker *w, uint64_t tok)
+{
+	uint32_t i;
+
+	for (i = 0; i < p->n_endpoints; i++) {
+		const struct sy_endpoint *e = &p->endpoints[i];
+
+		if (sy_lb_cookie_token(e) == tok)
+			return e->weight > 0 && !ejected(w, e) ? (int)i : -1;
+	}
+	return -1;
+}
+
 /* Linear weighted random: pools without tables. */
 static int
 pick_linear(const struct sy_pool *p, uint64_t r)

@@ -25,6 +25,7 @@
 struct sy_pool;
 struct sy_worker;
 struct sy_conn;
+struct sy_endpoint;
 
 #define SY_LB_LOAD_SLOTS 4096 /* per worker, a power of two */
 
@@ -58,6 +59,17 @@ struct sy_lb_health {
 
 /* What became of a connection or request to ip:port (network order). */
 void sy_lb_report(struct sy_worker *w, uint32_t ip, uint16_t port, int ok);
+
+/*
+ * Sticky sessions by cookie (proxied vhosts; sy_rule.sticky_cookie): the
+ * cookie's value is an opaque token of the endpoint's address and port
+ * (the same on every worker and router, and after a configuration change
+ * while the endpoint stays); a request whose token names a usable endpoint
+ * of the pool (weight, not ejected) goes there, any other gets the
+ * strategy's pick and a new cookie.
+ */
+uint64_t sy_lb_cookie_token(const struct sy_endpoint *e);
+int sy_lb_cookie_find(const struct sy_pool *p, const struct sy_worker *w, uint64_t tok);
 
 /* c now goes to ip:port (network order): its count moves there. */
 void sy_lb_load_set(struct sy_worker *w, struct sy_conn *c, uint32_t ip, uint16_t port);

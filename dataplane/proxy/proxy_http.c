@@ -336,6 +336,17 @@ px_request_head(struct sy_worker *w, struct sy_proxy *px)
 	}
 	/* Every rule the request took answers for the response (Skipper). */
 	px_filter_response_prepare(px, chain, loops + 1);
+	if (tg.status == 0 && tg.set_cookie != NULL) {
+		/* A new sticky session (the OpenShift template's `insert
+		 * indirect nocache httponly`, secure over TLS). */
+		size_t room = sizeof(px->resp_extra) - px->resp_extra_len;
+		int k = snprintf(px->resp_extra + px->resp_extra_len, room,
+				 "Set-Cookie: %s=%016llx; path=/; HttpOnly%s\r\n", tg.set_cookie,
+				 (unsigned long long)tg.cookie_tok, px->tls ? "; Secure" : "");
+
+		if (k > 0 && (size_t)k < room)
+			px->resp_extra_len = (uint16_t)(px->resp_extra_len + k);
+	}
 	if (tg.status == 429 && tg.retry_after_s > 0) {
 		size_t room = sizeof(px->resp_extra) - px->resp_extra_len;
 		int k = snprintf(px->resp_extra + px->resp_extra_len, room, "Retry-After: %u\r\n",

@@ -29,6 +29,8 @@ struct px_target {
 	uint32_t retry_after_s; /* 429 */
 	bool loopback;      /* the rule's backend is loopback: route the changed request again */
 	void *tls_ctx;      /* TLS to the backend: the client SSL_CTX, or NULL */
+	const char *set_cookie; /* sticky sessions: send this cookie (name) ... */
+	uint64_t cookie_tok;    /* ... with this token (lb/lb.h) */
 	const char *tls_name; /* ... and the name to verify (this call only), or NULL */
 	char location[384]; /* a redirect's */
 	char body[256];     /* a static answer's */

@@ -104,6 +104,45 @@ cookie_matches(const struct sy_predicate *p, const uint8_t *head, uint32_t head_
 	return false;
 }
 
+/* The sticky-session cookie `name` of the request: 16 hex digits. */
+static bool
+sticky_token(const char *name, const uint8_t *head, uint32_t head_len, uint64_t *tok)
+{
+	uint32_t len, nlen = (uint32_t)strlen(name);
+	const uint8_t *c = px_header_value(head, head_len, "Cookie", &len), *end;
+
+	if (c == NULL)
+		return false;
+	end = c + len;
+	while (c < end) {
+		const uint8_t *semi = memchr(c, ';', (size_t)(end - c));
+		const uint8_t *stop = semi ? semi : end;
+
+		while (c < stop && (*c == ' ' || *c == '\t'))
+			c++;
+		if ((uint32_t)(stop - c) == nlen + 17 && memcmp(c, name, nlen) == 0 &&
+		    c[nlen] == '=') {
+			uint64_t v = 0;
+			unsigned k;
+
+			for (k = 0; k < 16; k++) {
+				uint8_t d = c[nlen + 1 + k];
+
+				if (d >= '0' && d <= '9')
+					v = v << 4 | (uint64_t)(d - '0');
+				else if (d >= 'a' && d <= 'f')
+					v = v << 4 | (uint64_t)(d - 'a' + 10);
+				else
+					return false;
+			}
+			*tok = v;
+			return true;
+		}
+		c = stop + 1;
+	}
+	return false;
+}
+
 static bool
 pred_holds(struct sy_worker *w, const struct sy_predicate *p, const struct sy_px_req *req,
 	   const uint8_t *head)
@@ -275,7 +314,20 @@ px_route(struct sy_worker *w, const struct sy_px_req *req, const uint8_t *head, 
 			 rule->action == SY_ACTION_STATIC && rule->body ? rule->body : "");
 		return;
 	}
-	ep = sy_lb_pick(rule->pool, w, client_ip, &first, 0);
+	ep = -1;
+	if (rule->sticky_cookie != NULL) {
+		uint64_t tok;
+
+		if (sticky_token(rule->sticky_cookie, head, req->h.head_len, &tok))
+			ep = sy_lb_cookie_find(rule->pool, w, tok);
+	}
+	if (ep < 0) {
+		ep = sy_lb_pick(rule->pool, w, client_ip, &first, 0);
+		if (ep >= 0 && rule->sticky_cookie != NULL) {
+			out->set_cookie = rule->sticky_cookie;
+			out->cookie_tok = sy_lb_cookie_token(&rule->pool->endpoints[ep]);
+		}
+	}
 	while (ep >= 0 && rule->pool->endpoints[ep].addr.family != AF_INET)
 		ep = -1; /* IPv6 endpoints: a later issue */
 	if (ep < 0) {

@@ -10,7 +10,9 @@
 #   - balance source: every connection from one client address to one backend; the default
 #     of a passthrough route is source (resolve says so), of an edge/plain route random;
 #   - passive health: an endpoint that stops is tried away from (clients see 200s), ejected
-#     after 5 failures in a row, and back after the ejection time once it runs again.
+#     after 5 failures in a row, and back after the ejection time once it runs again;
+#   - sticky cookies on proxied vhosts: OpenShift's (default name, cookie_name,
+#     disable_cookies) and Contour's Cookie strategy; a cookie outlives a weight change.
 T_NAME=lb_strategies
 source "$(dirname "$0")/testlib.sh"
 
@@ -147,5 +149,89 @@ sleep 10.5
 spread "health.$D" 100
 t_json_expect "$T_OUT" 'set(d) == {"a", "c"} and d["c"] >= 40' "d running again, after the 10 s ejection: back in the rotation"
 t_ok "passive health: a stopped endpoint is retried away from, ejected after 5 failures, back after the ejection time"
+
+# Sticky sessions by cookie (proxied vhosts). sticky.$D: an OpenShift Route 50/50 over a and b
+# with balance roundrobin and a second path rule (so it is proxied): a request without the
+# cookie gets a Set-Cookie (an opaque name of the route, HttpOnly); with it, 20 requests on
+# new connections all reach the same backend, also after the route's weights change.
+# router.openshift.io/cookie_name names it; disable_cookies turns it off. A Contour
+# IngressRoute with strategy Cookie is proxied and uses X-Contour-Session-Affinity.
+sticky_route() { # NAME HOST WEIGHT-A WEIGHT-B [ANNOTATION]
+	cat <<YAML
+---
+apiVersion: route.openshift.io/v1
+kind: Route
+metadata:
+  name: $1
+  namespace: demo
+  annotations: {haproxy.router.openshift.io/balance: roundrobin${5:+, $5}}
+spec:
+  host: $2
+  to: {kind: Service, name: a, weight: $3}
+  alternateBackends: [{kind: Service, name: b, weight: $4}]
+  port: {targetPort: http}
+---
+apiVersion: route.openshift.io/v1
+kind: Route
+metadata: {name: $1-api, namespace: demo}
+spec:
+  host: $2
+  path: /api
+  to: {kind: Service, name: a}
+  port: {targetPort: http}
+YAML
+}
+{
+	sticky_route sticky "sticky.$D" 50 50
+	sticky_route named "named.$D" 50 50 'router.openshift.io/cookie_name: my_session'
+	sticky_route nocookie "nocookie.$D" 50 50 'haproxy.router.openshift.io/disable_cookies: "true"'
+	ir ir-cookie "ir-cookie.$D" Cookie
+} | rctl apply -f -
+t_expect_rc 0 "apply routes sticky, named (cookie_name), nocookie (disable_cookies) and IngressRoute ir-cookie (strategy Cookie)"
+# cookie_get HOST [COOKIE]: one request on a new connection; T_OUT: headers and body.
+cookie_get() {
+	t_run lab_client curl -s -i -m 5 -H "Host: $1" ${2:+-H "Cookie: $2"} "http://$R/"
+}
+cookie_get "sticky.$D"
+t_expect_out '^HTTP/1.1 200' "sticky.$D: 200"
+t_expect_out '^Set-Cookie: [0-9a-f]{32}=[0-9a-f]{16}; path=/; HttpOnly' "sticky.$D: a Set-Cookie named by the route, HttpOnly"
+cookie=$(grep -i '^Set-Cookie:' <<<"$T_OUT" | sed 's/^[Ss]et-[Cc]ookie: //; s/;.*//' | tr -d '\r')
+first=$(tail -n 1 <<<"$T_OUT" | tr -d '\r')
+t_note "sticky.$D: cookie $cookie -> $first"
+seen=""
+for i in $(seq 20); do
+	cookie_get "sticky.$D" "other=1; $cookie"
+	seen="$seen $(tail -n 1 <<<"$T_OUT" | tr -d '\r')"
+	grep -qi '^Set-Cookie:' <<<"$T_OUT" && t_fail "a request with a valid cookie gets no new one" "$T_OUT"
+done
+[ "$(tr ' ' '\n' <<<"$seen" | sort -u | grep -c .)" = 1 ] && [ "$(tr ' ' '\n' <<<"$seen" | grep -m1 .)" = "$first" ] ||
+	t_fail "20 requests with the cookie reach $first only" "seen:$seen"
+seen=""
+for i in $(seq 10); do
+	cookie_get "sticky.$D"
+	seen="$seen $(tail -n 1 <<<"$T_OUT" | tr -d '\r')"
+done
+[ "$(tr ' ' '\n' <<<"$seen" | sort -u | grep -c .)" = 2 ] || t_fail "without the cookie: both backends (round robin)" "seen:$seen"
+sticky_route sticky "sticky.$D" 70 30 | rctl apply -f -
+t_expect_rc 0 "change sticky.$D's weights to 70/30"
+for i in $(seq 10); do
+	cookie_get "sticky.$D" "$cookie"
+	[ "$(tail -n 1 <<<"$T_OUT" | tr -d '\r')" = "$first" ] || t_fail "after the weight change the cookie still reaches $first" "$T_OUT"
+done
+cookie_get "named.$D"
+t_expect_out '^Set-Cookie: my_session=[0-9a-f]{16}; path=/; HttpOnly' "router.openshift.io/cookie_name: my_session"
+cookie_get "nocookie.$D"
+grep -qi '^Set-Cookie:' <<<"$T_OUT" && t_fail "disable_cookies: no Set-Cookie" "$T_OUT"
+rctl resolve "http://ir-cookie.$D/" -o json
+t_json_expect "$T_OUT" 'd["mode"] == "proxy"' "IngressRoute strategy Cookie: proxied (a cookie needs the proxy)"
+cookie_get "ir-cookie.$D"
+t_expect_out '^Set-Cookie: X-Contour-Session-Affinity=[0-9a-f]{16}' "Contour Cookie strategy: X-Contour-Session-Affinity"
+cookie=$(grep -i '^Set-Cookie:' <<<"$T_OUT" | sed 's/^[Ss]et-[Cc]ookie: //; s/;.*//' | tr -d '\r')
+first=$(tail -n 1 <<<"$T_OUT" | tr -d '\r')
+for i in $(seq 10); do
+	cookie_get "ir-cookie.$D" "$cookie"
+	[ "$(tail -n 1 <<<"$T_OUT" | tr -d '\r')" = "$first" ] || t_fail "Contour: the cookie keeps reaching $first" "$T_OUT"
+done
+t_ok "cookie stickiness: OpenShift (default name, cookie_name, disable_cookies) and Contour Cookie; a cookie survives a weight change"
 
 t_finish
