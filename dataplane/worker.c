@@ -54,6 +54,7 @@ sy_dp_shared_create(const struct sy_config *cfg, struct rte_mempool *pool, unsig
 	sh->n_workers = n_workers;
 	sh->n_ports = cfg->n_ports;
 	sh->idle = cfg->idle;
+	sh->tcp_cc = cfg->tcp_cc;
 	sh->tsc_per_ms = rte_get_tsc_hz() / 1000;
 	if (sh->tsc_per_ms == 0)
 		sh->tsc_per_ms = 1;

@@ -77,6 +77,7 @@ struct sy_dp_shared {
 	 * from the state directory (dataplane.c). */
 	struct sy_leg_clock leg_clock;
 	enum sy_idle_policy idle;
+	uint8_t tcp_cc; /* enum sy_tcp_cc: new proxied connections take it (tcp_cc.h) */
 	uint64_t tsc_per_ms;
 	atomic_bool stop; /* ctl: wo (sy_dp_stop), workers: ro */
 };
