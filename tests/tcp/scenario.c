@@ -1002,6 +1002,8 @@ check_counter(struct run *r, const char *p)
 	unsigned long long want, got = ~0ull;
 	int i;
 
+	if (strncmp(p, "cwnd ", 5) == 0 || strncmp(p, "ssthresh ", 9) == 0)
+		return check_window(r, p);
 	if (sscanf(p, "%15s %47s == %llu", kind, name, &want) == 3) {
 		if (strcmp(kind, "drop") == 0) {
 			for (i = 0; i < SY_DROP__COUNT; i++)
@@ -1028,8 +1030,7 @@ check_counter(struct run *r, const char *p)
 	}
 	if (strncmp(p, "state ", 6) == 0)
 		return check_state(r, p + 6);
-	if (strncmp(p, "cwnd ", 5) == 0 || strncmp(p, "ssthresh ", 9) == 0)
-		return check_window(r, p);
+
 	if (sscanf(p, "flows == %llu", &want) == 1) {
 		if (c->flows_active != want)
 			return fail(r, "%" PRIu64 " flows active, not %llu", c->flows_active, want);
