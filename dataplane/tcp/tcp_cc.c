@@ -168,7 +168,7 @@ cubic_avoid(const struct sy_worker *w, struct sy_tcb *t, uint32_t acked)
 {
 	struct sy_cc_cubic *c = &t->cc.cubic;
 	uint32_t now = sy_tcp_ts_now(w), elapsed, rtt = t->srtt8 >> 3;
-	uint64_t cwnd = t->cwnd, target, w_now;
+	uint64_t cwnd = t->cwnd, target, w_now, grow;
 	uint32_t a_num = CUBIC_ALPHA_NUM, a_den = CUBIC_ALPHA_DEN;
 
 	if (!c->in_epoch) {
@@ -176,6 +176,7 @@ cubic_avoid(const struct sy_worker *w, struct sy_tcb *t, uint32_t acked)
 		c->epoch_ms = now;
 		c->cwnd_epoch = t->cwnd;
 		c->w_est = t->cwnd;
+		c->w_est_frac = 0;
 		if (c->w_max <= t->cwnd) {
 			c->w_max = t->cwnd;
 			c->k_ms = 0;
@@ -189,9 +190,10 @@ cubic_avoid(const struct sy_worker *w, struct sy_tcb *t, uint32_t acked)
 	target = RTE_MIN(target, cwnd + cwnd / 2);
 	if (c->w_est >= c->cwnd_prior)
 		a_num = a_den = 1;
-	c->w_est = (uint32_t)RTE_MIN(c->w_est + (uint64_t)t->mss * acked * a_num /
-						((uint64_t)a_den * cwnd),
-				     (uint64_t)CUBIC_CWND_MAX);
+	/* W_est += alpha x MSS x acked / cwnd, in 1/256 bytes. */
+	grow = c->w_est_frac + ((uint64_t)t->mss * acked * a_num << 8) / ((uint64_t)a_den * cwnd);
+	c->w_est_frac = (uint8_t)grow;
+	c->w_est = (uint32_t)RTE_MIN(c->w_est + (grow >> 8), (uint64_t)CUBIC_CWND_MAX);
 	w_now = cubic_w(c, elapsed, t->mss);
 	if (w_now < c->w_est)
 		cwnd = RTE_MAX(cwnd, (uint64_t)c->w_est); /* Reno-friendly region */

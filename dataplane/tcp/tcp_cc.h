@@ -33,7 +33,7 @@ struct sy_worker;
 /*
  * CUBIC's state (RFC 9438 4). Windows in bytes, times on the TCB's
  * millisecond clock (sy_tcp_ts_now: the worker's TSC, which the scenario
- * runner drives, so runs are deterministic). 28 bytes a connection.
+ * runner drives, so runs are deterministic). 32 bytes a connection.
  */
 struct sy_cc_cubic {
 	uint32_t w_max;      /* W_max: cwnd before the last reduction (fast convergence applied); 0: none */
@@ -44,6 +44,8 @@ struct sy_cc_cubic {
 	uint32_t k_ms;       /* K: from the epoch to the curve's plateau at W_max */
 	uint32_t last_ack_ms; /* last ACK of new data: with nothing in flight, idle since */
 	bool in_epoch;       /* false until the first ACK of a congestion avoidance stage */
+	uint8_t w_est_frac;  /* W_est's 1/256 bytes: its growth is summed ACK by ACK, and a
+			      * byte lost to rounding each time would add up to segments */
 };
 
 /* The TCB's congestion control, kept in the TCB (tcb.h). */
