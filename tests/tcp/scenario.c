@@ -931,7 +931,8 @@ advance_to(struct run *r, double t)
 /* ---------------------------------------------------------- checks -- */
 
 /* state client|backend == NAME: a proxied connection's TCP state on that
- * leg (tcb.h), `none` when there is no such leg (no record, not proxied, no
+ * leg (tcb.h; a client leg's TIME_WAIT record, px_time_wait.c, is
+ * TIME_WAIT), `none` when there is no such leg (no record, not proxied, no
  * backend leg now). */
 static int
 check_state(struct run *r, const char *p)
@@ -959,6 +960,8 @@ check_state(struct run *r, const char *p)
 
 		if (t != NULL)
 			got = t->state < RTE_DIM(names) ? names[t->state] : "?";
+	} else if (c != NULL && c->state == SY_CONN_PROXY_TIME_WAIT && leg[0] == 'c') {
+		got = names[SY_TCPS_TIME_WAIT]; /* the record that outlives the proxy state */
 	}
 	if (strcmp(got, want) != 0)
 		return fail(r, "the %s leg is %s, not %s", leg, got, want);
@@ -1113,6 +1116,12 @@ run_line(struct run *r, char *line)
 		return cookie_clock(r, (unsigned)atoi(p + 13));
 	if (strncmp(p, "congestion_control ", 19) == 0)
 		return congestion_control(r, p + 19);
+	if (strncmp(p, "time_wait_max ", 14) == 0) {
+		/* The worker's cap on TIME_WAIT records (px_time_wait.c),
+		 * so a script can fill it with a few connections. */
+		r->d->w->tcp.time_wait_max = (uint32_t)atoi(p + 14);
+		return 0;
+	}
 	if (strcmp(p, "new_backend_leg") == 0) {
 		/* The next segment to a backend opens another leg: it binds
 		 * $snat anew (the old leg's port is forgotten). */
