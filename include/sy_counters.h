@@ -55,7 +55,7 @@
 	X(PROXY_OOO_FULL, "proxy_ooo_full")      /* out-of-order store full */ \
 	X(PROXY_DUPLICATE, "proxy_duplicate")    /* all of it received already */ \
 	X(PROXY_POOL_EMPTY, "proxy_pool_empty")  /* no proxy state free */ \
-	X(TIME_WAIT_OLD_SYN, "time_wait_old_syn") /* a SYN RFC 6191 does not let reopen a TIME_WAIT tuple */ \
+	X(TIME_WAIT_OLD_SYN, "time_wait_old_syn") /* RFC 6191: not newer than the TIME_WAIT */ \
 	X(TIME_WAIT_SEGMENT, "time_wait_segment") /* a TIME_WAIT record takes it, answers nothing */
 
 /*

@@ -139,7 +139,8 @@ void sy_proxy_timeout(struct sy_worker *w, struct sy_conn *c);
 /* sy_conn_free of a proxy record: free the proxy state and the other leg. */
 void sy_proxy_release(struct sy_worker *w, struct sy_conn *c);
 
-/* TIME_WAIT on the client leg (px_time_wait.c). A segment from the client for a TIME_WAIT record. Consumes m. */
+/* TIME_WAIT on the client leg (px_time_wait.c). A segment from the client
+ * for a TIME_WAIT record. Consumes m. */
 void sy_proxy_time_wait_segment(struct sy_worker *w, struct sy_conn *c, struct rte_mbuf *m);
 /* A SYN (no ACK) for a TIME_WAIT record's 4-tuple: true when RFC 6191 lets
  * it open a new connection (the record is freed: the SYN goes to the

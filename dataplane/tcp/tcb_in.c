@@ -2,8 +2,8 @@
 /*
  * A terminated connection's input side (tcb.h), in RFC 9293 3.10.7's order:
  * SYN-SENT's own rules, then for synchronized states PAWS, acceptability,
- * RST, SYN, ACK (RTT, congestion window by tcp_cc.h, NewReno recovery, window update,
- * FIN acknowledged), data in order or held out of order, FIN.
+ * RST, SYN, ACK (RTT, NewReno recovery, congestion window events to tcp_cc.h,
+ * window update, FIN acknowledged), data in order or held out of order, FIN.
  */
 #include <string.h>
 

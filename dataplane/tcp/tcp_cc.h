@@ -36,7 +36,7 @@ struct sy_worker;
  * runner drives, so runs are deterministic). 32 bytes a connection.
  */
 struct sy_cc_cubic {
-	uint32_t w_max;      /* W_max: cwnd before the last reduction (fast convergence applied); 0: none */
+	uint32_t w_max;      /* W_max: cwnd at the last reduction (after fast convergence); 0: none */
 	uint32_t cwnd_prior; /* cwnd when ssthresh was last set: W_est's alpha goes to 1 past it */
 	uint32_t cwnd_epoch; /* cwnd when this congestion avoidance stage began */
 	uint32_t w_est;      /* W_est: the window Reno would have now */
