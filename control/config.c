@@ -304,6 +304,35 @@ parse_tls(json_t *val, struct sy_config *cfg, char *err, size_t errlen)
 	return 0;
 }
 
+/* "tcp": {"congestion_control": "cubic" | "newreno"}: the proxy mode's
+ * terminating TCP (dataplane/tcp/tcp_cc.h); the splice path's endpoints
+ * run their own. */
+static int
+parse_tcp(json_t *val, struct sy_config *cfg, char *err, size_t errlen)
+{
+	const char *key;
+	json_t *v;
+
+	if (!json_is_object(val))
+		return fail(err, errlen, "tcp: must be an object");
+	json_object_foreach(val, key, v) {
+		if (strcmp(key, "congestion_control") == 0) {
+			const char *s = json_string_value(v);
+
+			if (s != NULL && strcmp(s, "cubic") == 0)
+				cfg->tcp_cc = SY_TCP_CC_CUBIC;
+			else if (s != NULL && strcmp(s, "newreno") == 0)
+				cfg->tcp_cc = SY_TCP_CC_NEWRENO;
+			else
+				return fail(err, errlen,
+					    "tcp.congestion_control: must be \"cubic\" or \"newreno\"");
+		} else {
+			return fail(err, errlen, "tcp.%s: unknown key (known: congestion_control)", key);
+		}
+	}
+	return 0;
+}
+
 static int
 parse_top(json_t *root, struct sy_config *cfg, char *err, size_t errlen)
 {
@@ -409,6 +438,8 @@ parse_top(json_t *root, struct sy_config *cfg, char *err, size_t errlen)
 			cfg->forwarded_headers = (uint8_t)pol;
 		} else if (strcmp(key, "tls") == 0) {
 			rc = parse_tls(val, cfg, err, errlen);
+		} else if (strcmp(key, "tcp") == 0) {
+			rc = parse_tcp(val, cfg, err, errlen);
 		} else if (strcmp(key, "no_route_status") == 0) {
 			if (!json_is_integer(val) ||
 			    (json_integer_value(val) != 503 && json_integer_value(val) != 404))
@@ -418,7 +449,7 @@ parse_top(json_t *root, struct sy_config *cfg, char *err, size_t errlen)
 			return fail(err, errlen,
 				    "%s: unknown key (known: workers, idle, flows_per_worker, eal, control_socket, metrics, state_dir, "
 				    "ports, routes, listen, routing_subdomain, router_name, no_route_status, "
-				    "forwarded_headers, tls, "
+				    "forwarded_headers, tls, tcp, "
 				    "allow_wildcard_routes, route_label_selector, namespace_label_selector, "
 				    "ingressroute_root_namespaces)",
 				    key);
@@ -480,6 +511,7 @@ set_defaults(struct sy_config *cfg)
 	cfg->tls_min_version = 0x0303;
 	cfg->tls_ticket_rotate_s = 3600;
 	cfg->tls_ocsp_rescan_s = 60;
+	cfg->tcp_cc = SY_TCP_CC_CUBIC;
 }
 
 int

@@ -34,6 +34,13 @@ enum sy_idle_policy {
 	SY_IDLE_ADAPTIVE, /* back off to short sleeps after empty polls */
 };
 
+/* tcp.congestion_control: the proxy mode's TCP (dataplane/tcp/tcp_cc.h).
+ * CUBIC is 0, the default, also in a config zeroed without defaults. */
+enum sy_tcp_cc {
+	SY_TCP_CC_CUBIC = 0,
+	SY_TCP_CC_NEWRENO = 1,
+};
+
 struct sy_port_addr {
 	struct sy_addr addr;
 	uint8_t prefix_len;
@@ -98,6 +105,7 @@ struct sy_config {
 	char tls_ciphersuites[256];        /* TLS 1.3 suites */
 	uint16_t tls_min_version;          /* 0x0303 or 0x0304: the floor for every vhost */
 	uint32_t tls_ticket_rotate_s;      /* session ticket keys rotated this often */
+	uint8_t tcp_cc;                    /* enum sy_tcp_cc: for connections the proxy terminates */
 };
 
 /*

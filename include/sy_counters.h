@@ -54,7 +54,9 @@
 	X(PROXY_PAWS, "proxy_paws")              /* old timestamp (RFC 7323 5) */ \
 	X(PROXY_OOO_FULL, "proxy_ooo_full")      /* out-of-order store full */ \
 	X(PROXY_DUPLICATE, "proxy_duplicate")    /* all of it received already */ \
-	X(PROXY_POOL_EMPTY, "proxy_pool_empty")  /* no proxy state free */
+	X(PROXY_POOL_EMPTY, "proxy_pool_empty")  /* no proxy state free */ \
+	X(TIME_WAIT_OLD_SYN, "time_wait_old_syn") /* RFC 6191: not newer than the TIME_WAIT */ \
+	X(TIME_WAIT_SEGMENT, "time_wait_segment") /* a TIME_WAIT record takes it, answers nothing */
 
 /*
  * Why the router answered a client itself instead of splicing it to a
@@ -156,6 +158,10 @@ extern const char *const sy_drop_reason_names[SY_DROP__COUNT];
 	X(proxy_keepalive_probes) /* TCP keep-alive probes (idle client legs, tunnels) */ \
 	X(proxy_tail_probes) /* RFC 8985 tail loss probes (the flight's last ACK lost) */ \
 	X(proxy_challenge_acks) /* RFC 5961 challenge ACKs */                \
+	X(proxy_time_wait) /* gauge: proxied client legs held in TIME_WAIT (a small record each) */ \
+	X(proxy_time_wait_full) /* TIME_WAIT with no record: the worker's cap was reached */ \
+	X(proxy_time_wait_acks) /* ACKs a TIME_WAIT record sent (a retransmitted FIN) */ \
+	X(proxy_time_wait_reused) /* a newer SYN took a TIME_WAIT tuple over (RFC 6191) */ \
 	X(tls_handshakes)  /* TLS handshakes completed (terminated here) */    \
 	X(tls_resumptions) /* of them, resumed (ticket or session ID) */       \
 	X(tls_handshake_failures) /* refused: bad ClientHello, version, ciphers */ \

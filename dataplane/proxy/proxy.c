@@ -203,10 +203,13 @@ px_step(struct sy_worker *w, struct sy_proxy *px)
 	px->c.events = 0;
 	if (px->bc != NULL)
 		px->b.events = 0;
-	/* TIME_WAIT on the client leg holds nothing: a retransmitted FIN
-	 * finds no record and is dropped (the client's own timers end it),
-	 * and the 4-tuple is the client's to reuse. Holding the proxy state
-	 * for it would cap new connections at SY_PROXY_MAX per TIME_WAIT. */
+	/* TIME_WAIT on the client leg keeps the client record alone, with
+	 * what a retransmitted FIN's ACK needs (px_time_wait.c): the proxy
+	 * state goes now, so TIME_WAIT never caps new connections at
+	 * SY_PROXY_MAX. With the worker's TIME_WAIT records all in use, the
+	 * leg ends with none, as a CLOSED one does. */
+	if (px->c.state == SY_TCPS_TIME_WAIT && px_time_wait_enter(w, px))
+		return;
 	if (px->c.state == SY_TCPS_CLOSED || px->c.state == SY_TCPS_TIME_WAIT) {
 		px_finish(w, px);
 		return;

@@ -58,6 +58,14 @@ struct sy_worker;
 #define SY_PX_IDLE_MAX 1024
 #define SY_PROXY_IDLE_BACKEND_MS 4000
 
+/* TIME_WAIT on the client leg (px_time_wait.c): a record of the 4-tuple and
+ * the numbers its last ACK needs, for the TCB's SY_TCB_TIME_WAIT_MS, again
+ * after each retransmitted FIN it answers, up to SY_PX_TIME_WAIT_ACKS of
+ * them; at most SY_PX_TIME_WAIT_SHARE of a worker's connection records
+ * (flows_per_worker / 8), past which a leg ends without one. */
+#define SY_PX_TIME_WAIT_SHARE 8
+#define SY_PX_TIME_WAIT_ACKS 8
+
 enum sy_proxy_req_state {
 	SY_PX_REQ_HEAD,  /* waiting for (the next) request head */
 	SY_PX_REQ_BODY,  /* forwarding its body */
@@ -130,6 +138,16 @@ void sy_proxy_segment(struct sy_worker *w, struct sy_conn *c, struct rte_mbuf *m
 void sy_proxy_timeout(struct sy_worker *w, struct sy_conn *c);
 /* sy_conn_free of a proxy record: free the proxy state and the other leg. */
 void sy_proxy_release(struct sy_worker *w, struct sy_conn *c);
+
+/* TIME_WAIT on the client leg (px_time_wait.c). A segment from the client
+ * for a TIME_WAIT record. Consumes m. */
+void sy_proxy_time_wait_segment(struct sy_worker *w, struct sy_conn *c, struct rte_mbuf *m);
+/* A SYN (no ACK) for a TIME_WAIT record's 4-tuple: true when RFC 6191 lets
+ * it open a new connection (the record is freed: the SYN goes to the
+ * listener); false when it was dropped (m consumed). */
+bool sy_proxy_time_wait_syn(struct sy_worker *w, struct sy_conn *c, struct rte_mbuf *m);
+/* sy_conn_free of a TIME_WAIT record. */
+void sy_proxy_time_wait_release(struct sy_worker *w, struct sy_conn *c);
 
 /* The idle pool (px_idle.c): set up with the worker's tables; a parked
  * record's segment, its timer, and its sy_conn_free. */

@@ -120,6 +120,10 @@ void px_backend_release(struct sy_worker *w, struct sy_proxy *px);
 /* An idle leg to ip:port (network order) from the pool into px (whose bc
  * is NULL): true when there was one. */
 bool px_idle_take(struct sy_worker *w, struct sy_proxy *px, uint32_t ip, uint16_t port);
+/* px's client leg reached TIME_WAIT: the proxy state goes back to its
+ * pool, the client record stays as a TIME_WAIT record (px_time_wait.c).
+ * False when the worker holds time_wait_max already: nothing done. */
+bool px_time_wait_enter(struct sy_worker *w, struct sy_proxy *px);
 /* The segment's TCP checksum is right (the proxy reads payload). */
 bool px_checksum_ok(struct rte_mbuf *m);
 /* Route one parsed request through the worker's generation (client_ip:

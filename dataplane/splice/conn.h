@@ -34,6 +34,7 @@ enum sy_conn_state {
 	SY_CONN_PROXY,       /* terminated client leg (proxy/proxy.h) */
 	SY_CONN_PROXY_BE,    /* a terminated backend leg of a proxied connection */
 	SY_CONN_PROXY_IDLE,  /* a backend leg parked in the worker's idle pool (proxy/px_idle.c) */
+	SY_CONN_PROXY_TIME_WAIT, /* a proxied client leg in TIME_WAIT: `tw` only (proxy/px_time_wait.c) */
 };
 
 /* The two legs of a connection, as the record's per-leg arrays index them. */
@@ -117,6 +118,21 @@ struct sy_peek_buf {
 	char answer_body[256];
 };
 
+/*
+ * What a proxied client leg keeps in TIME_WAIT (proxy/px_time_wait.c), in
+ * the place of the translation deltas, which only a spliced record uses:
+ * enough to acknowledge a retransmitted FIN as the TCB would have, and to
+ * judge a new SYN on the 4-tuple (RFC 6191). 16 bytes.
+ */
+struct sy_conn_time_wait {
+	uint32_t snd_nxt;   /* after our FIN */
+	uint32_t rcv_nxt;   /* after the client's FIN */
+	uint32_t ts_recent; /* the client's latest TSval (with ts) */
+	uint16_t win;       /* the window field of our last ACK, as it went out */
+	uint8_t ts;         /* timestamps in use (our TSval: the ms clock, as the client leg's) */
+	uint8_t acks;       /* ACKs this record sent (a budget: px_time_wait.c) */
+};
+
 /* Flags */
 #define SY_CF_FIN_CLIENT 0x01   /* client sent FIN (fin_c is its seq) */
 #define SY_CF_FIN_BACKEND 0x02  /* backend sent FIN (fin_b, client seq space) */
@@ -149,9 +165,16 @@ struct sy_conn {
 	 *   seq_delta[CLIENT] = isn_rb - isn_c     (our ISN on the backend leg)
 	 *   seq_delta[BACKEND] = isn_r - isn_b     (our cookie ISN)
 	 *   ts_delta[CLIENT] = tsval_rb0 - tsval_c (our first backend TSval)
-	 *   ts_delta[BACKEND] = tsval_r0 - tsval_b0 */
-	uint32_t seq_delta[2];
-	uint32_t ts_delta[2];
+	 *   ts_delta[BACKEND] = tsval_r0 - tsval_b0
+	 * A proxied record translates nothing: in TIME_WAIT the same bytes
+	 * hold what its last ACK needs (`tw`). */
+	union {
+		struct {
+			uint32_t seq_delta[2];
+			uint32_t ts_delta[2];
+		};
+		struct sy_conn_time_wait tw; /* SY_CONN_PROXY_TIME_WAIT */
+	};
 
 	/* -- tuples (network order) -- each leg's (source, destination) as
 	 * that leg's packets carry them, the client leg first: the fast path
@@ -188,6 +211,7 @@ struct sy_conn {
 
 /* Two lines: the first holds everything forwarding reads (flow.h). */
 _Static_assert(sizeof(struct sy_conn) == 128, "sy_conn: two cache lines");
+_Static_assert(sizeof(struct sy_conn_time_wait) == 16, "sy_conn: tw in the deltas' place");
 _Static_assert(offsetof(struct sy_conn, csum_tcp) + 2 <= 64, "sy_conn: forwarding fields");
 
 /* The layout the fast path's leg loads rely on (above). */

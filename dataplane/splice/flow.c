@@ -130,6 +130,7 @@ sy_tcp_worker_init(struct sy_worker *w)
 	 * tables can take milliseconds, and a wheel ahead of w->now would fire timers late. */
 	t->wheel_tick = w->now / t->tick_tsc;
 	t->rng = 0x9e3779b97f4a7c15ull ^ ((uint64_t)w->id << 32) ^ rte_rdtsc();
+	t->time_wait_max = flows / SY_PX_TIME_WAIT_SHARE;
 	return 0;
 }
 
@@ -312,6 +313,8 @@ sy_conn_free(struct sy_worker *w, struct sy_conn *c)
 		sy_proxy_release(w, c);
 	if (c->idle != NULL)
 		sy_proxy_idle_release(w, c);
+	if (c->state == SY_CONN_PROXY_TIME_WAIT)
+		sy_proxy_time_wait_release(w, c);
 	/* A segment later in the burst may still hold c (splice_fast.c): state
 	 * 0 tells it the record is gone. */
 	c->state = 0;

@@ -130,6 +130,8 @@ struct sy_tcp_worker {
 	uint64_t rng;           /* xorshift state: backend picks */
 	struct px_bucket *buckets; /* ratelimit token buckets (proxy/proxy_filter.c) */
 	struct px_idle_pool *idle; /* idle backend connections (proxy/px_idle.c) */
+	uint32_t n_time_wait;   /* records in SY_CONN_PROXY_TIME_WAIT (proxy/px_time_wait.c) */
+	uint32_t time_wait_max; /* at most that many: flows / SY_PX_TIME_WAIT_SHARE (tests lower it) */
 	struct sy_tls_worker *tls; /* TLS sessions and BIO (tls/tls_internal.h) */
 	uint32_t lb_load[SY_LB_LOAD_SLOTS]; /* open backend connections by endpoint hash (lb/lb.h) */
 	struct sy_lb_health lb_health[SY_LB_LOAD_SLOTS]; /* passive health, same slots */

@@ -817,6 +817,13 @@ sy_splice_segment(struct sy_worker *w, struct sy_conn *c, struct rte_mbuf *m, bo
 	case SY_CONN_PROXY_IDLE:
 		sy_proxy_idle_segment(w, c, m);
 		return;
+	case SY_CONN_PROXY_TIME_WAIT:
+		if (from_client) {
+			sy_proxy_time_wait_segment(w, c, m);
+			return;
+		}
+		sy_drop(w, m, SY_DROP_TCP_UNEXPECTED);
+		return;
 	case SY_CONN_PEEK:
 	case SY_CONN_CONNECTING:
 		break;
@@ -949,6 +956,7 @@ sy_splice_timeout(struct sy_worker *w, struct sy_conn *c)
 		sy_proxy_idle_timeout(w, c);
 		return;
 	case SY_CONN_LINGER:
+	case SY_CONN_PROXY_TIME_WAIT: /* its 2 MSL are over */
 	default:
 		sy_conn_free(w, c);
 		return;

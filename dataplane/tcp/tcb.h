@@ -14,7 +14,8 @@
  * out of order (RFC 2018) and the peer's SACK blocks used to skip what it
  * holds when retransmitting, RTT and RTO per RFC 6298 (timestamps or Karn),
  * exponential backoff, NewReno fast retransmit and recovery (RFC 6582),
- * slow start and congestion avoidance (RFC 5681), delayed ACKs, zero-window
+ * congestion control by CUBIC (RFC 9438) or NewReno (RFC 5681): tcp_cc.h,
+ * delayed ACKs, zero-window
  * probes, keep-alive probes when the owner asks, FIN and RST in every state, a short TIME_WAIT (tcp_isn.h keeps
  * reused 4-tuples safe, so TIME_WAIT holds no port for long).
  *
@@ -30,6 +31,7 @@
 #include <stdint.h>
 
 #include "tcp/mbuf_queue.h"
+#include "tcp/tcp_cc.h"
 
 struct rte_mbuf;
 struct sy_worker;
@@ -63,7 +65,7 @@ enum sy_tcb_state {
 #define SY_TCB_F_FIN_QUEUED 0x0008 /* the owner closed: FIN after sndq */
 #define SY_TCB_F_FIN_SENT 0x0010
 #define SY_TCB_F_FIN_RCVD 0x0020
-#define SY_TCB_F_RECOVERY 0x0040 /* NewReno fast recovery */
+#define SY_TCB_F_RECOVERY 0x0040 /* fast recovery (RFC 6582) */
 #define SY_TCB_F_RTT_TIMING 0x0080 /* rtt_seq is being timed (no timestamps) */
 #define SY_TCB_F_DELACK 0x0100   /* one in-order segment not yet acknowledged */
 #define SY_TCB_F_TLP 0x0200     /* a tail loss probe is out, not yet acknowledged */
@@ -109,7 +111,8 @@ struct sy_tcb {
 	uint32_t ooo_recent;    /* sequence number of the last segment held out of order */
 	uint32_t rcvbuf;       /* most bytes held in rcvq + ooo */
 	uint32_t ts_recent, ts_off; /* ts_off: our TSval = ms clock + ts_off */
-	uint32_t cwnd, ssthresh, recover;
+	uint32_t cwnd, ssthresh, recover; /* cwnd, ssthresh: tcp_cc.c's (a TLP borrows one segment) */
+	struct sy_cc cc;       /* the congestion control algorithm and its state */
 	uint32_t rexmit_nxt;   /* in recovery: where the search for the next hole starts */
 	uint32_t rexmit_round; /* snd_max when the current round of hole retransmissions began */
 	uint32_t rtt_seq;      /* without timestamps: the segment being timed */

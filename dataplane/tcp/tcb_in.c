@@ -2,8 +2,8 @@
 /*
  * A terminated connection's input side (tcb.h), in RFC 9293 3.10.7's order:
  * SYN-SENT's own rules, then for synchronized states PAWS, acceptability,
- * RST, SYN, ACK (RTT, congestion window, NewReno recovery, window update,
- * FIN acknowledged), data in order or held out of order, FIN.
+ * RST, SYN, ACK (RTT, NewReno recovery, congestion window events to tcp_cc.h,
+ * window update, FIN acknowledged), data in order or held out of order, FIN.
  */
 #include <string.h>
 
@@ -19,9 +19,6 @@
 #include "worker.h"
 
 
-/* Initial window: RFC 6928's ten segments. */
-#define SY_TCB_IW_SEGS 10
-
 static inline uint64_t
 in_ms(const struct sy_worker *w, uint32_t ms)
 {
@@ -29,10 +26,9 @@ in_ms(const struct sy_worker *w, uint32_t ms)
 }
 
 static void
-start_window(struct sy_tcb *t)
+start_window(struct sy_worker *w, struct sy_tcb *t)
 {
-	t->cwnd = SY_TCB_IW_SEGS * (uint32_t)t->mss;
-	t->ssthresh = UINT32_MAX / 2;
+	sy_cc_init(w, t);
 	t->rcv_adv = t->rcv_nxt;
 	/* RFC 6582 3.2 step 1: recover starts at the initial sequence
 	 * number, so the first recovery is allowed wherever it lies in
@@ -76,7 +72,7 @@ sy_tcb_init_accepted(struct sy_worker *w, struct sy_tcb *t, const struct sy_tcb_
 	}
 	t->rcvbuf = rcvbuf;
 	t->rto_ms = SY_TCB_RTO_INIT_MS;
-	start_window(t);
+	start_window(w, t);
 	/* The SYN-ACK advertised 65535 unscaled; the cookie ACK's segment
 	 * acknowledged it, so the client may send that much now. */
 	t->rcv_adv = t->rcv_nxt + 65535;
@@ -237,21 +233,17 @@ ack_input(struct sy_worker *w, struct sy_tcb *t, const struct rte_tcp_hdr *th, u
 			if (SEQ_GEQ(ack, t->recover)) {
 				/* Full ACK: leave recovery (RFC 6582 3.2 step 3). */
 				t->flags &= (uint16_t)~SY_TCB_F_RECOVERY;
-				uint32_t left = RTE_MAX(t->snd_max - t->snd_una, (uint32_t)t->mss);
-
-				t->cwnd = RTE_MIN(t->ssthresh, left + t->mss);
+				sy_cc_on_recovery_end(w, t);
 			} else {
 				/* Partial ACK: the next hole goes now, the window
 				 * deflates by what was acknowledged. */
 				if (SEQ_LEQ(t->rexmit_nxt, t->snd_una))
 					t->rexmit_nxt = t->snd_una;
 				sy_tcb_retransmit_hole(w, t);
-				t->cwnd = t->cwnd > acked ? t->cwnd - acked + t->mss : t->mss;
+				sy_cc_on_recovery_partial_ack(t, acked);
 			}
-		} else if (t->cwnd < t->ssthresh) {
-			t->cwnd += RTE_MIN(acked, (uint32_t)t->mss); /* slow start */
 		} else {
-			t->cwnd += RTE_MAX(1u, (uint32_t)t->mss * t->mss / t->cwnd);
+			sy_cc_on_ack(w, t, acked);
 		}
 		t->dupacks = 0;
 		t->n_sack = 0;
@@ -275,19 +267,16 @@ ack_input(struct sy_worker *w, struct sy_tcb *t, const struct rte_tcp_hdr *th, u
 		 * 200 ms per loss in the resent window. */
 		if (t->dupacks == 3 && !(t->flags & SY_TCB_F_RECOVERY) &&
 		    (SEQ_GT(ack, t->recover - 1) || sacked)) {
-			uint32_t flight = t->snd_max - t->snd_una;
-
-			t->ssthresh = RTE_MAX(flight / 2, 2u * t->mss);
+			sy_cc_on_recovery_start(w, t);
 			t->recover = t->snd_max;
 			t->flags |= SY_TCB_F_RECOVERY;
 			t->flags &= (uint16_t)~SY_TCB_F_RTT_TIMING;
 			w->counters.proxy_fast_retransmits++;
 			t->rexmit_nxt = t->snd_una;
 			sy_tcb_retransmit_hole(w, t);
-			t->cwnd = t->ssthresh + 3u * t->mss;
 			t->rto_at = in_ms(w, t->rto_ms);
 		} else if (t->dupacks > 3 && (t->flags & SY_TCB_F_RECOVERY)) {
-			t->cwnd += t->mss; /* each one says a segment left */
+			sy_cc_on_recovery_dupack(t);
 			/* With SACK the peer says which segments are missing
 			 * beyond the first: each further duplicate ACK sends
 			 * the next hole below its highest SACKed byte, instead
@@ -570,7 +559,7 @@ syn_sent_input(struct sy_worker *w, struct sy_tcb *t, struct rte_mbuf *m,
 		t->rto_ms = SY_TCB_RTO_INIT_MS;
 	t->backoff = 0;
 	t->rto_at = 0;
-	start_window(t);
+	start_window(w, t);
 	t->state = SY_TCPS_ESTABLISHED;
 	t->events |= SY_TCB_EV_CONNECTED;
 	t->flags |= SY_TCB_F_ACK_NOW;

@@ -425,13 +425,15 @@ sy_tcb_output(struct sy_worker *w, struct sy_tcb *t)
 			send_segment(w, t, t->snd_nxt, 0, RTE_TCP_ACK_FLAG);
 		return;
 	}
+	end = data_end(t);
+	if (t->snd_una == t->snd_max && SEQ_LT(t->snd_nxt, end))
+		sy_cc_on_send_after_idle(w, t);
 	wnd = t->cwnd;
 	/* Limited transmit (RFC 3042): the first two duplicate ACKs each let
 	 * one new segment go, so a small window still draws the third. */
 	if (t->dupacks > 0 && t->dupacks < 3 && !(t->flags & SY_TCB_F_RECOVERY))
 		wnd += (uint32_t)t->dupacks * t->mss;
 	wnd = RTE_MIN(t->snd_wnd, wnd);
-	end = data_end(t);
 	for (;;) {
 		uint32_t flight = t->snd_nxt - t->snd_una, len;
 		uint8_t fl = RTE_TCP_ACK_FLAG;
@@ -583,8 +585,6 @@ sy_tcb_next_timer(const struct sy_tcb *t)
 static void
 rto_fired(struct sy_worker *w, struct sy_tcb *t)
 {
-	uint32_t flight = t->snd_max - t->snd_una;
-
 	t->rto_at = t->tlp_at = 0;
 	if (t->snd_una == t->snd_max && t->state != SY_TCPS_SYN_SENT)
 		return; /* everything was acknowledged meanwhile */
@@ -602,11 +602,11 @@ rto_fired(struct sy_worker *w, struct sy_tcb *t)
 		t->rto_at = in_ms(w, t->rto_ms);
 		return;
 	}
-	/* RFC 5681 3.1: after a loss by timeout, slow start from one segment;
-	 * RFC 6582: recovery ends; go back to snd_una (what the peer SACKed
-	 * is skipped by sy_tcb_retransmit_one's rule when sent again). */
-	t->ssthresh = RTE_MAX(flight / 2, 2u * t->mss);
-	t->cwnd = t->mss;
+	/* RFC 5681 3.1: after a loss by timeout, slow start from one segment
+	 * (the algorithm sets ssthresh); RFC 6582: recovery ends; go back to
+	 * snd_una (what the peer SACKed is skipped by sy_tcb_retransmit_one's
+	 * rule when sent again). */
+	sy_cc_on_rto(w, t, t->backoff == 1);
 	t->flags &= (uint16_t)~(SY_TCB_F_RECOVERY | SY_TCB_F_RTT_TIMING);
 	t->dupacks = 0;
 	t->recover = t->snd_max;

@@ -15,6 +15,7 @@
 #include <rte_ring.h>
 #include <rte_tcp.h>
 
+#include "proxy/proxy.h"
 #include "splice/flow.h"
 #include "net/net.h"
 #include "splice/splice.h"
@@ -165,15 +166,23 @@ tcp_input_owned(struct sy_worker *w, struct rte_mbuf *m)
 
 	c = sy_flow_find(w, ip->src_addr, ip->dst_addr, th->src_port, th->dst_port, &from_client);
 	if (c != NULL) {
-		/* A new SYN on a tuple still lingering: the client reused its
-		 * port (port exhaustion under load). The old connection is over;
-		 * this is a new one. */
-		if (!(from_client && c->state == SY_CONN_LINGER &&
-		      (th->tcp_flags & (RTE_TCP_SYN_FLAG | RTE_TCP_ACK_FLAG)) == RTE_TCP_SYN_FLAG)) {
+		bool syn = from_client && (th->tcp_flags & (RTE_TCP_SYN_FLAG | RTE_TCP_ACK_FLAG)) ==
+						  RTE_TCP_SYN_FLAG;
+
+		if (syn && c->state == SY_CONN_LINGER) {
+			/* A new SYN on a tuple still lingering: the client
+			 * reused its port (port exhaustion under load). The old
+			 * connection is over; this is a new one. */
+			sy_conn_free(w, c);
+		} else if (syn && c->state == SY_CONN_PROXY_TIME_WAIT) {
+			/* The same on a proxied leg's TIME_WAIT record, if
+			 * RFC 6191 says the SYN is newer (it frees the record). */
+			if (!sy_proxy_time_wait_syn(w, c, m))
+				return;
+		} else {
 			sy_splice_segment(w, c, m, from_client);
 			return;
 		}
-		sy_conn_free(w, c);
 	}
 	if (sy_is_listen(w->sh, ip->dst_addr, th->dst_port)) {
 		listen_input(w, m, ip, th);

@@ -97,7 +97,8 @@ t_setup() {
 
 # t_start_routerd [WHAT]: start routerd on the lab config and wait for its socket (30 s).
 # t_flows_zero SECONDS: poll routerctl stats until flows_active is 0 (parked backend legs of
-# the proxy's idle pool live 4 s); 1 if it is not within SECONDS, T_OUT the last stats.
+# the proxy's idle pool live 4 s, client legs' TIME_WAIT records 2 s); 1 if it is not within
+# SECONDS, T_OUT the last stats.
 t_flows_zero() {
 	local deadline=$((SECONDS + $1))
 	while :; do

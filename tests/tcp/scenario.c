@@ -931,7 +931,8 @@ advance_to(struct run *r, double t)
 /* ---------------------------------------------------------- checks -- */
 
 /* state client|backend == NAME: a proxied connection's TCP state on that
- * leg (tcb.h), `none` when there is no such leg (no record, not proxied, no
+ * leg (tcb.h; a client leg's TIME_WAIT record, px_time_wait.c, is
+ * TIME_WAIT), `none` when there is no such leg (no record, not proxied, no
  * backend leg now). */
 static int
 check_state(struct run *r, const char *p)
@@ -959,9 +960,39 @@ check_state(struct run *r, const char *p)
 
 		if (t != NULL)
 			got = t->state < RTE_DIM(names) ? names[t->state] : "?";
+	} else if (c != NULL && c->state == SY_CONN_PROXY_TIME_WAIT && leg[0] == 'c') {
+		got = names[SY_TCPS_TIME_WAIT]; /* the record that outlives the proxy state */
 	}
 	if (strcmp(got, want) != 0)
 		return fail(r, "the %s leg is %s, not %s", leg, got, want);
+	return 0;
+}
+
+/* cwnd|ssthresh client|backend == BYTES: a proxied connection's congestion
+ * window or slow-start threshold on that leg (tcp_cc.h). */
+static int
+check_window(struct run *r, const char *p)
+{
+	char what[16], leg[16];
+	unsigned long long want, got;
+	const struct sy_tcb *t = NULL;
+	bool from_client;
+	struct sy_conn *c;
+
+	if (sscanf(p, "%15s %15s == %llu", what, leg, &want) != 3 ||
+	    (strcmp(what, "cwnd") != 0 && strcmp(what, "ssthresh") != 0) ||
+	    (strcmp(leg, "client") != 0 && strcmp(leg, "backend") != 0))
+		return fail(r, "check cwnd|ssthresh client|backend == BYTES");
+	c = sy_flow_find(r->d->w, sy_test_ip4(SY_TEST_CLIENT), sy_test_ip4(SY_TEST_VIP),
+			 rte_cpu_to_be_16(r->client_port), rte_cpu_to_be_16(r->listen_port),
+			 &from_client);
+	if (c != NULL && c->state == SY_CONN_PROXY && c->px != NULL)
+		t = leg[0] == 'c' ? &c->px->c : c->px->bc ? &c->px->b : NULL;
+	if (t == NULL)
+		return fail(r, "no %s leg to check the %s of", leg, what);
+	got = what[0] == 'c' ? t->cwnd : t->ssthresh;
+	if (got != want)
+		return fail(r, "the %s leg's %s is %llu, not %llu", leg, what, got, want);
 	return 0;
 }
 
@@ -974,6 +1005,8 @@ check_counter(struct run *r, const char *p)
 	unsigned long long want, got = ~0ull;
 	int i;
 
+	if (strncmp(p, "cwnd ", 5) == 0 || strncmp(p, "ssthresh ", 9) == 0)
+		return check_window(r, p);
 	if (sscanf(p, "%15s %47s == %llu", kind, name, &want) == 3) {
 		if (strcmp(kind, "drop") == 0) {
 			for (i = 0; i < SY_DROP__COUNT; i++)
@@ -1000,6 +1033,7 @@ check_counter(struct run *r, const char *p)
 	}
 	if (strncmp(p, "state ", 6) == 0)
 		return check_state(r, p + 6);
+
 	if (sscanf(p, "flows == %llu", &want) == 1) {
 		if (c->flows_active != want)
 			return fail(r, "%" PRIu64 " flows active, not %llu", c->flows_active, want);
@@ -1038,6 +1072,25 @@ cookie_clock(struct run *r, unsigned n)
 	return 0;
 }
 
+/*
+ * congestion_control cubic|newreno: the algorithm of the connections the
+ * script opens (the config's tcp.congestion_control; tcp_cc.h). Before the
+ * first segment; without it a script gets the router's default, CUBIC.
+ */
+static int
+congestion_control(struct run *r, const char *name)
+{
+	if (r->nq != 0 || r->n_vars != 0 || r->now != 0)
+		return fail(r, "congestion_control comes before the first segment");
+	if (strcmp(name, "cubic") == 0)
+		r->d->sh->tcp_cc = SY_TCP_CC_CUBIC;
+	else if (strcmp(name, "newreno") == 0)
+		r->d->sh->tcp_cc = SY_TCP_CC_NEWRENO;
+	else
+		return fail(r, "congestion_control cubic|newreno");
+	return 0;
+}
+
 static int
 run_line(struct run *r, char *line)
 {
@@ -1061,6 +1114,14 @@ run_line(struct run *r, char *line)
 	}
 	if (strncmp(p, "cookie_clock ", 13) == 0)
 		return cookie_clock(r, (unsigned)atoi(p + 13));
+	if (strncmp(p, "congestion_control ", 19) == 0)
+		return congestion_control(r, p + 19);
+	if (strncmp(p, "time_wait_max ", 14) == 0) {
+		/* The worker's cap on TIME_WAIT records (px_time_wait.c),
+		 * so a script can fill it with a few connections. */
+		r->d->w->tcp.time_wait_max = (uint32_t)atoi(p + 14);
+		return 0;
+	}
 	if (strcmp(p, "new_backend_leg") == 0) {
 		/* The next segment to a backend opens another leg: it binds
 		 * $snat anew (the old leg's port is forgotten). */
@@ -1158,6 +1219,8 @@ run_file(struct sy_test_dp *d, const char *file, char *err, size_t errlen)
 		snprintf(err, errlen, "%s: no worker", file);
 		return -1;
 	}
+	/* Each script starts with the router's default algorithm. */
+	d->sh->tcp_cc = d->cfg.tcp_cc;
 	/* Time 0 is the worker's clock as created: its timer wheel starts there. */
 	r.t0 = d->w->now;
 	while (rc == 0 && fgets(line, sizeof(line), f) != NULL) {

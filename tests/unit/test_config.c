@@ -21,7 +21,8 @@ static const char *full_config =
 	"             {\"name\": \"backend\", \"devargs\": \"net_tap0,iface=b0\", \"ipv4\": [\"198.18.1.1/24\"]}],"
 	" \"routes\": [{\"prefix\": \"198.19.0.0/16\", \"via\": \"198.18.1.254\", \"port\": \"backend\"}],"
 	" \"listen\": {\"addresses\": [\"198.18.0.1\"], \"http\": 8080, \"https\": 8443},"
-	" \"routing_subdomain\": \"apps.example.test\", \"router_name\": \"edge-1\"}";
+	" \"routing_subdomain\": \"apps.example.test\", \"router_name\": \"edge-1\","
+	" \"tcp\": {\"congestion_control\": \"newreno\"}}";
 
 static void
 test_full_config(void **state)
@@ -48,6 +49,7 @@ test_full_config(void **state)
 	assert_int_equal(c.n_listen, 1);
 	assert_string_equal(c.router_name, "edge-1");
 	assert_string_equal(c.state_dir, "/tmp/state");
+	assert_int_equal(c.tcp_cc, SY_TCP_CC_NEWRENO);
 	sy_config_free(&c);
 }
 
@@ -67,6 +69,7 @@ test_defaults(void **state)
 	assert_int_equal(c.forwarded_headers, SY_FWD_APPEND);
 	assert_string_equal(c.router_name, "default");
 	assert_string_equal(c.control_socket, "/run/switchyard/routerd.sock");
+	assert_int_equal(c.tcp_cc, SY_TCP_CC_CUBIC);
 }
 
 /* Each bad config is rejected with a message naming the key. */
@@ -100,6 +103,10 @@ test_errors_name_the_key(void **state)
 		{ "{\"no_route_status\": 500}", "no_route_status" },
 		{ "{\"forwarded_headers\": \"sometimes\"}",
 		  "forwarded_headers: must be append, replace, never or if-none" },
+		{ "{\"tcp\": {\"congestion_control\": \"bbr\"}}",
+		  "tcp.congestion_control: must be \"cubic\" or \"newreno\"" },
+		{ "{\"tcp\": {\"cc\": \"cubic\"}}", "tcp.cc: unknown key" },
+		{ "{\"tcp\": \"cubic\"}", "tcp: must be an object" },
 		{ "{\"workers\": 1,}", "line 1" },
 		{ "[1]", "must be a JSON object" },
 	};
