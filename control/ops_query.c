@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Read-only ops: get, status, stats, and the dispatcher. */
+#include <arpa/inet.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +12,51 @@
 #include "tls_ocsp.h"
 #include "sy_dataplane.h"
 #include "sy_generation.h"
+
+/*
+ * Endpoints objects get what the workers know of each address and port
+ * (load balancing: open connections, passive health) as status.backends:
+ * not stored, computed for each get.
+ */
+static void
+endpoints_live(json_t *items)
+{
+	const json_t *item, *subset, *addr, *port;
+	size_t i, j, k, l;
+
+	json_array_foreach(items, i, item) {
+		json_t *list = json_array();
+
+		json_array_foreach(json_object_get(item, "subsets"), j, subset) {
+			json_array_foreach(json_object_get(subset, "addresses"), k, addr) {
+				struct sy_addr a;
+
+				if (sy_addr_parse(json_string_value(json_object_get(addr, "ip")), &a) < 0 ||
+				    a.family != AF_INET)
+					continue;
+				json_array_foreach(json_object_get(subset, "ports"), l, port) {
+					struct sy_dp_endpoint_state st;
+					json_int_t p = json_integer_value(json_object_get(port, "port"));
+
+					if (p < 1 || p > 65535)
+						continue;
+					sy_dp_endpoint_state(a.v4, htons((uint16_t)p), &st);
+					json_array_append_new(
+						list, json_pack("{s:O, s:I, s:I, s:b, s:I, s:I}", "ip",
+								json_object_get(addr, "ip"), "port", p,
+								"open_connections",
+								(json_int_t)st.open_connections, "ejected",
+								st.ejected_workers > 0, "ejected_workers",
+								(json_int_t)st.ejected_workers,
+								"failures_in_a_row", (json_int_t)st.failures));
+				}
+			}
+		}
+		if (!json_is_object(json_object_get(item, "status")))
+			json_object_set_new((json_t *)item, "status", json_object());
+		json_object_set_new(json_object_get(item, "status"), "backends", list);
+	}
+}
 
 json_t *
 sy_ops_get(struct sy_router *r, const json_t *req)
@@ -44,6 +90,8 @@ sy_ops_get(struct sy_router *r, const json_t *req)
 			json_array_append_new(items, sy_object_view(objs[i]));
 		free(objs);
 	}
+	if (kind == &sy_kind_endpoints)
+		endpoints_live(items);
 	return json_pack("{s:b, s:s, s:o}", "ok", 1, "kind", kind->kind, "items", items);
 }
 

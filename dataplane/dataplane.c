@@ -23,6 +23,7 @@
 #include "sy_dataplane.h"
 #include "splice/flow.h"
 #include "worker.h"
+#include "lb/lb.h"
 
 RTE_LOG_REGISTER(sy_dp_logtype, switchyard.dataplane, INFO);
 
@@ -243,6 +244,25 @@ sy_dp_worker_counters(unsigned i)
 	if (i >= dp.n_workers)
 		return NULL;
 	return &dp.workers[i]->counters;
+}
+
+void
+sy_dp_endpoint_state(uint32_t ip, uint16_t port, struct sy_dp_endpoint_state *out)
+{
+	uint32_t slot = sy_lb_slot(ip, port);
+	uint64_t now = rte_rdtsc();
+	unsigned i;
+
+	memset(out, 0, sizeof(*out));
+	for (i = 0; i < dp.n_workers; i++) {
+		const struct sy_tcp_worker *t = &dp.workers[i]->tcp;
+
+		out->open_connections += t->lb_load[slot];
+		if (now < t->lb_health[slot].until)
+			out->ejected_workers++;
+		if (t->lb_health[slot].fails > out->failures)
+			out->failures = t->lb_health[slot].fails;
+	}
 }
 
 unsigned

@@ -52,6 +52,15 @@ void sy_dp_tls_set_default(struct ssl_ctx_st *ctx);
 void sy_dp_tls_rotate_ticket_keys(void);
 /* Counters of worker i (live, read-only for the caller). */
 const struct sy_worker_counters *sy_dp_worker_counters(unsigned i);
+/* What the workers know of backend endpoint ip:port (network order), for
+ * `routerctl get endpoints` (dataplane/lb/lb.h; read while they run, as
+ * counters are: a moment's view). */
+struct sy_dp_endpoint_state {
+	uint64_t open_connections; /* backend connections open to it, all workers */
+	unsigned ejected_workers;  /* workers whose picks skip it now (passive health) */
+	unsigned failures;         /* the longest run of failures a worker has seen */
+};
+void sy_dp_endpoint_state(uint32_t ip, uint16_t port, struct sy_dp_endpoint_state *out);
 unsigned sy_dp_n_ports(void);
 int sy_dp_port_info(unsigned i, struct sy_port_info *out);
 

@@ -31,6 +31,12 @@ load_slot(uint32_t ip, uint16_t port)
 	return (uint32_t)(h >> 52) & (SY_LB_LOAD_SLOTS - 1);
 }
 
+uint32_t
+sy_lb_slot(uint32_t ip, uint16_t port)
+{
+	return load_slot(ip, port);
+}
+
 void
 sy_lb_load_set(struct sy_worker *w, struct sy_conn *c, uint32_t ip, uint16_t port)
 {

@@ -71,6 +71,9 @@ void sy_lb_report(struct sy_worker *w, uint32_t ip, uint16_t port, int ok);
 uint64_t sy_lb_cookie_token(const struct sy_endpoint *e);
 int sy_lb_cookie_find(const struct sy_pool *p, const struct sy_worker *w, uint64_t tok);
 
+/* The slot of ip:port (network order) in lb_load and lb_health. */
+uint32_t sy_lb_slot(uint32_t ip, uint16_t port);
+
 /* c now goes to ip:port (network order): its count moves there. */
 void sy_lb_load_set(struct sy_worker *w, struct sy_conn *c, uint32_t ip, uint16_t port);
 /* c is freed: its count goes. */

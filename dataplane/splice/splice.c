@@ -73,6 +73,9 @@ static void
 enter_linger(struct sy_worker *w, struct sy_conn *c)
 {
 	c->state = SY_CONN_LINGER;
+	/* Both sides closed: no longer an open connection to the backend for
+	 * least-connections (the record only waits for stray segments). */
+	sy_lb_load_clear(w, c);
 	timer_in(w, c, SY_LINGER_MS);
 }
 
