@@ -440,6 +440,17 @@ parse_top(json_t *root, struct sy_config *cfg, char *err, size_t errlen)
 			rc = parse_tls(val, cfg, err, errlen);
 		} else if (strcmp(key, "tcp") == 0) {
 			rc = parse_tcp(val, cfg, err, errlen);
+		} else if (strcmp(key, "lb_all_ejected") == 0) {
+			const char *s = json_string_value(val);
+
+			if (s != NULL && strcmp(s, "panic") == 0)
+				cfg->lb_fail_closed = false;
+			else if (s != NULL && strcmp(s, "fail") == 0)
+				cfg->lb_fail_closed = true;
+			else
+				return fail(err, errlen,
+					    "lb_all_ejected: must be \"panic\" (use the endpoints anyway) "
+					    "or \"fail\" (503)");
 		} else if (strcmp(key, "no_route_status") == 0) {
 			if (!json_is_integer(val) ||
 			    (json_integer_value(val) != 503 && json_integer_value(val) != 404))
@@ -449,7 +460,7 @@ parse_top(json_t *root, struct sy_config *cfg, char *err, size_t errlen)
 			return fail(err, errlen,
 				    "%s: unknown key (known: workers, idle, flows_per_worker, eal, control_socket, metrics, state_dir, "
 				    "ports, routes, listen, routing_subdomain, router_name, no_route_status, "
-				    "forwarded_headers, tls, tcp, "
+				    "forwarded_headers, tls, tcp, lb_all_ejected, "
 				    "allow_wildcard_routes, route_label_selector, namespace_label_selector, "
 				    "ingressroute_root_namespaces)",
 				    key);

@@ -106,6 +106,7 @@ struct sy_config {
 	uint16_t tls_min_version;          /* 0x0303 or 0x0304: the floor for every vhost */
 	uint32_t tls_ticket_rotate_s;      /* session ticket keys rotated this often */
 	uint8_t tcp_cc;                    /* enum sy_tcp_cc: for connections the proxy terminates */
+	bool lb_fail_closed;               /* every endpoint tried ejected: 503, not panic */
 };
 
 /*

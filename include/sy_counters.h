@@ -135,6 +135,7 @@ extern const char *const sy_drop_reason_names[SY_DROP__COUNT];
 	X(lb_ejections)    /* endpoints ejected: consecutive failures (lb/lb.h) */ \
 	X(lb_ejected_avoided) /* picks that skipped an ejected endpoint */      \
 	X(lb_panic_picks)  /* picks that found only ejected endpoints: used anyway */ \
+	X(lb_all_ejected)  /* ... refused instead (lb_all_ejected "fail"): 503 */ \
 	X(backend_syn_retx) /* backend SYNs sent again after their RTO */     \
 	X(backend_stale_acks) /* SYN answered by an older conn's ACK: RST + SYN */ \
 	X(handoffs)        /* packets passed to the owning worker */         \

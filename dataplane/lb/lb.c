@@ -199,6 +199,10 @@ sy_lb_pick(const struct sy_pool *p, struct sy_worker *w, uint32_t client_ip, uin
 			if (!ejected(w, &p->endpoints[i]))
 				break;
 			if (k == SY_LB_EJECT_REPICKS) {
+				if (w->sh != NULL && w->sh->lb_fail_closed) {
+					w->counters.lb_all_ejected++;
+					return -1; /* 503: nothing healthy (config) */
+				}
 				w->counters.lb_panic_picks++;
 				break;
 			}

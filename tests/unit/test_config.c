@@ -107,6 +107,7 @@ test_errors_name_the_key(void **state)
 		  "tcp.congestion_control: must be \"cubic\" or \"newreno\"" },
 		{ "{\"tcp\": {\"cc\": \"cubic\"}}", "tcp.cc: unknown key" },
 		{ "{\"tcp\": \"cubic\"}", "tcp: must be an object" },
+		{ "{\"lb_all_ejected\": \"open\"}", "lb_all_ejected: must be \"panic\"" },
 		{ "{\"workers\": 1,}", "line 1" },
 		{ "[1]", "must be a JSON object" },
 	};

@@ -402,6 +402,11 @@ test_passive_health(void **state)
 		sy_lb_report(w, ip1, port, 0);
 	assert_int_not_equal(sy_lb_pick(p, w, 0, &first, 0), -1);
 	assert_true(w->counters.lb_panic_picks >= 1);
+	/* lb_all_ejected "fail": no pick (503) instead, counted. */
+	sh.lb_fail_closed = true;
+	assert_int_equal(sy_lb_pick(p, w, 0, &first, 0), -1);
+	assert_int_equal(w->counters.lb_all_ejected, 1);
+	sh.lb_fail_closed = false;
 	/* After the base time endpoint 0 is back; endpoint 1 too. */
 	w->now += (uint64_t)SY_LB_EJECT_BASE_MS * 1000 + 1;
 	memset(c, 0, sizeof(c));
