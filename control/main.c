@@ -41,6 +41,15 @@ usage(FILE *f)
 		"  --check   parse the configuration, print the EAL arguments, and exit\n");
 }
 
+static uint64_t
+monotonic_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
 static void
 free_generation(struct sy_generation *g)
 {
@@ -61,9 +70,14 @@ control_loop(struct sy_router *r, struct sy_server *srv, int sigfd, int metrics_
 		/* The metrics endpoint, last (observe/metrics_http.h). */
 		const unsigned mi = n + 1;
 
-		/* Poll often while old generations wait for the workers. */
+		/* Poll often while old generations wait for the workers, and
+		 * when health checks are due or out (health.h). */
 		int timeout = r->slot.n_retired ? 10 : 1000;
+		int hc_ms = sy_health_tick(&r->health, monotonic_ms());
 		int rc;
+
+		if (hc_ms < timeout)
+			timeout = hc_ms;
 
 		pfds[0] = (struct pollfd){ .fd = sigfd, .events = POLLIN };
 		pfds[mi] = (struct pollfd){ .fd = metrics_fd, .events = POLLIN };

@@ -18,8 +18,32 @@
  * (load balancing: open connections, passive health) as status.backends:
  * not stored, computed for each get.
  */
+/* What the active checks say of ip:port (network order), or NULL when no
+ * pool checks it. */
+static json_t *
+endpoint_health(const struct sy_health *h, uint32_t ip, uint16_t port)
+{
+	const struct sy_health_target *t = sy_health_find(h, ip, port);
+	char last[32];
+
+	if (t == NULL)
+		return NULL;
+	if (t->checks == 0)
+		snprintf(last, sizeof(last), "none yet");
+	else if (t->last_result == SY_HC_ANSWERED)
+		snprintf(last, sizeof(last), "%u", t->last_status);
+	else
+		snprintf(last, sizeof(last), "%s", sy_hc_result_name((enum sy_hc_result)t->last_result));
+	return json_pack("{s:s, s:s, s:s, s:I, s:I, s:I, s:I, s:s}", "state",
+			 sy_health_state_name(t->state), "path", t->path, "host", t->host,
+			 "interval_ms", (json_int_t)t->interval_ms, "checks", (json_int_t)t->checks,
+			 "failed", (json_int_t)t->failed, "in_a_row",
+			 (json_int_t)(t->state == SY_HEALTH_UNHEALTHY ? t->fails : t->passes), "last",
+			 last);
+}
+
 static void
-endpoints_live(json_t *items)
+endpoints_live(const struct sy_health *h, json_t *items)
 {
 	const json_t *item, *subset, *addr, *port;
 	size_t i, j, k, l;
@@ -37,18 +61,21 @@ endpoints_live(json_t *items)
 				json_array_foreach(json_object_get(subset, "ports"), l, port) {
 					struct sy_dp_endpoint_state st;
 					json_int_t p = json_integer_value(json_object_get(port, "port"));
+					json_t *be, *hj;
 
 					if (p < 1 || p > 65535)
 						continue;
 					sy_dp_endpoint_state(a.v4, htons((uint16_t)p), &st);
-					json_array_append_new(
-						list, json_pack("{s:O, s:I, s:I, s:b, s:I, s:I}", "ip",
-								json_object_get(addr, "ip"), "port", p,
-								"open_connections",
-								(json_int_t)st.open_connections, "ejected",
-								st.ejected_workers > 0, "ejected_workers",
-								(json_int_t)st.ejected_workers,
-								"failures_in_a_row", (json_int_t)st.failures));
+					be = json_pack("{s:O, s:I, s:I, s:b, s:I, s:I}", "ip",
+						       json_object_get(addr, "ip"), "port", p,
+						       "open_connections", (json_int_t)st.open_connections,
+						       "ejected", st.ejected_workers > 0, "ejected_workers",
+						       (json_int_t)st.ejected_workers, "failures_in_a_row",
+						       (json_int_t)st.failures);
+					hj = endpoint_health(h, a.v4, htons((uint16_t)p));
+					if (be != NULL && hj != NULL)
+						json_object_set_new(be, "health", hj);
+					json_array_append_new(list, be);
 				}
 			}
 		}
@@ -91,7 +118,7 @@ sy_ops_get(struct sy_router *r, const json_t *req)
 		free(objs);
 	}
 	if (kind == &sy_kind_endpoints)
-		endpoints_live(items);
+		endpoints_live(&r->health, items);
 	return json_pack("{s:b, s:s, s:o}", "ok", 1, "kind", kind->kind, "items", items);
 }
 
@@ -177,6 +204,25 @@ add_counters(struct sy_worker_counters *sum, const struct sy_worker_counters *c)
 		sum->answers[i] += c->answers[i];
 }
 
+/* Active health checks (health.h): targets by state, checks and state
+ * changes since start. */
+static json_t *
+health_summary(const struct sy_health *h)
+{
+	json_int_t n[3] = { 0, 0, 0 }, checks = 0, failed = 0;
+	size_t i;
+
+	for (i = 0; i < h->n; i++) {
+		n[h->t[i]->state]++;
+		checks += (json_int_t)h->t[i]->checks;
+		failed += (json_int_t)h->t[i]->failed;
+	}
+	return json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "targets", (json_int_t)h->n,
+			 "healthy", n[SY_HEALTH_HEALTHY], "unhealthy", n[SY_HEALTH_UNHEALTHY],
+			 "unknown", n[SY_HEALTH_UNKNOWN], "checks", checks, "failed", failed,
+			 "transitions", (json_int_t)h->transitions);
+}
+
 json_t *
 sy_ops_stats(struct sy_router *r, const json_t *req)
 {
@@ -213,9 +259,10 @@ sy_ops_stats(struct sy_router *r, const json_t *req)
 						(json_int_t)pi.ierrors, "oerrors", (json_int_t)pi.oerrors,
 						"rx_nombuf", (json_int_t)pi.rx_nombuf));
 	}
-	return json_pack("{s:b, s:I, s:I, s:o, s:o, s:o}", "ok", 1, "generation",
+	return json_pack("{s:b, s:I, s:I, s:o, s:o, s:o, s:o}", "ok", 1, "generation",
 			 (json_int_t)r->gen_id, "generation_bytes", (json_int_t)(g ? g->bytes : 0),
-			 "workers", workers, "total", counters_json(&sum), "ports", ports);
+			 "workers", workers, "total", counters_json(&sum), "ports", ports,
+			 "health_checks", health_summary(&r->health));
 }
 
 /* A reply carrying one text the router made (takes it); NULL: out of memory. */

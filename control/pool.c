@@ -279,6 +279,8 @@ build_pool(struct sy_store *st, const struct sy_rule_in *r)
 	size += round16((total_eps ? total_eps : 1) * sizeof(*pool->endpoints));
 	if (r->hc.path != NULL)
 		size += round16(strlen(r->hc.path) + 1);
+	if (r->hc.host != NULL)
+		size += round16(strlen(r->hc.host) + 1);
 	a = sy_arena_new_exact(size);
 	pool = a ? sy_arena_alloc(a, sizeof(*pool)) : NULL;
 	if (pool == NULL)
@@ -288,6 +290,8 @@ build_pool(struct sy_store *st, const struct sy_rule_in *r)
 	pool->strategy = r->strategy;
 	pool->hc = r->hc;
 	if (r->hc.path != NULL && (pool->hc.path = sy_arena_strdup(a, r->hc.path)) == NULL)
+		goto fail;
+	if (r->hc.host != NULL && (pool->hc.host = sy_arena_strdup(a, r->hc.host)) == NULL)
 		goto fail;
 	pool->services = sy_arena_alloc(a, (nb ? nb : 1) * sizeof(*pool->services));
 	if (pool->services == NULL)
@@ -397,8 +401,11 @@ pool_key(struct sy_pool_cache *pc, const struct sy_rule_in *r)
 	size_t len, i;
 	uint32_t j;
 
-	len = (size_t)snprintf(buf, sizeof(buf), "%d|%d|%s|%u|%u|%u|%u|%s|%s", (int)r->weights,
-			       (int)r->strategy, r->hc.path ? r->hc.path : "", r->hc.interval_s,
+	len = (size_t)snprintf(buf, sizeof(buf), "%d|%d|%zu:%s|%zu:%s|%u|%u|%u|%u|%s|%s",
+			       (int)r->weights, (int)r->strategy,
+			       r->hc.path ? strlen(r->hc.path) : 0, r->hc.path ? r->hc.path : "",
+			       r->hc.host ? strlen(r->hc.host) : 0, r->hc.host ? r->hc.host : "",
+			       r->hc.interval_s,
 			       r->hc.timeout_s, r->hc.unhealthy_threshold, r->hc.healthy_threshold,
 			       tp ? tp : "-", r->o->ns);
 	free(tp);

@@ -127,6 +127,10 @@ sy_router_recompile(struct sy_router *r)
 	}
 	sy_changes_reset(&r->changes);
 	r->gen_id = g->id;
+	/* The new endpoints take their health before any worker sees them. */
+	if (sy_health_plan(&r->health, g) < 0)
+		RTE_LOG(ERR, USER1, "health checks: out of memory planning generation %lu\n",
+			(unsigned long)g->id);
 	sy_gen_publish(&r->slot, g);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	{
@@ -212,4 +216,5 @@ sy_router_fini(struct sy_router *r)
 	sy_changes_reset(&r->changes);
 	sy_relations_fini(&r->rel);
 	sy_store_fini(&r->store);
+	sy_health_fini(&r->health);
 }

@@ -12,6 +12,7 @@
 #include <jansson.h>
 
 #include "age.h"
+#include "health.h"
 #include "journal.h"
 #include "relations.h"
 #include "scope.h"
@@ -39,6 +40,7 @@ struct sy_router {
 	double last_compile_ms;      /* compile + publish */
 	struct sy_age_clock clock;   /* stamps new objects in the order they are accepted (age.h) */
 	double last_publish_time;    /* Unix time the live generation was published */
+	struct sy_health health;     /* active health checks of the live generation (health.h) */
 };
 
 /* Store + journal replay + first generation. The slot must be initialised.

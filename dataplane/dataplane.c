@@ -17,6 +17,7 @@
 #include <rte_mbuf.h>
 #include <rte_mempool.h>
 #include <rte_rcu_qsbr.h>
+#include <rte_ring.h>
 
 #include "dp_log.h"
 #include "port.h"
@@ -263,6 +264,24 @@ sy_dp_endpoint_state(uint32_t ip, uint16_t port, struct sy_dp_endpoint_state *ou
 		if (t->lb_health[slot].fails > out->failures)
 			out->failures = t->lb_health[slot].fails;
 	}
+}
+
+int
+sy_dp_hc_submit(struct sy_hc_job *job)
+{
+	if (dp.sh == NULL || dp.sh->hc_jobs == NULL || dp.n_workers == 0)
+		return -ENODEV;
+	return rte_ring_sp_enqueue(dp.sh->hc_jobs, job) == 0 ? 0 : -ENOBUFS;
+}
+
+struct sy_hc_job *
+sy_dp_hc_collect(void)
+{
+	void *job;
+
+	if (dp.sh == NULL || dp.sh->hc_done == NULL)
+		return NULL;
+	return rte_ring_sc_dequeue(dp.sh->hc_done, &job) == 0 ? job : NULL;
 }
 
 unsigned

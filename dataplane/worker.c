@@ -14,6 +14,8 @@
 
 #include "net/arp.h"
 #include "dp_log.h"
+#include "lb/hc_probe.h"
+#include "sy_dataplane.h"
 #include "net/fib.h"
 #include "net/net.h"
 #include "splice/splice.h"
@@ -138,6 +140,22 @@ sy_dp_shared_create(const struct sy_config *cfg, struct rte_mempool *pool, unsig
 			goto fail;
 		}
 	}
+	{
+		char name[RTE_RING_NAMESIZE];
+		const unsigned f = RING_F_SP_ENQ | RING_F_SC_DEQ;
+
+		/* Room for every job in flight, both ways (a ring holds size - 1). */
+		snprintf(name, sizeof(name), "sy_hcj_%u", set);
+		sh->hc_jobs = rte_ring_create(name, SY_HC_JOBS_MAX * 2, SOCKET_ID_ANY, f);
+		snprintf(name, sizeof(name), "sy_hcd_%u", set);
+		sh->hc_done = rte_ring_create(name, SY_HC_JOBS_MAX * 2, SOCKET_ID_ANY, f);
+		if (sh->hc_jobs == NULL || sh->hc_done == NULL) {
+			rc = -rte_errno;
+			snprintf(err, errlen, "dataplane: ring %s: %s", name,
+				 rte_strerror(rte_errno));
+			goto fail;
+		}
+	}
 	*out = sh;
 	return 0;
 fail:
@@ -172,6 +190,8 @@ sy_dp_shared_free(struct sy_dp_shared *sh)
 		rte_ring_free(sh->nb_ring[i]);
 		rte_ring_free(sh->handoff[i]);
 	}
+	rte_ring_free(sh->hc_jobs);
+	rte_ring_free(sh->hc_done);
 	sy_fib_free(sh->fib);
 	rte_free(sh);
 }
@@ -253,6 +273,8 @@ sy_worker_poll(struct sy_worker *w)
 
 	work += sy_arp_drain_updates(w);
 	work += sy_tcp_handoff_drain(w);
+	if (w->id == 0 && sh->hc_jobs != NULL)
+		work += sy_hc_drain(w); /* health checks to send (lb/hc_probe.h) */
 
 	for (p = 0; p < sh->n_ports; p++) {
 		uint16_t pid = sh->ports[p].port_id;

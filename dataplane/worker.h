@@ -68,6 +68,9 @@ struct sy_dp_shared {
 	uint16_t http_port, https_port;
 	uint16_t mss_max; /* MSS we announce at most: smallest port MTU - 40 */
 	struct rte_ring *handoff[SY_MAX_WORKERS]; /* segments for their owner */
+	/* Active health checks (sy_dataplane.h): jobs to worker 0, results
+	 * back (single producer, single consumer each). NULL in tests. */
+	struct rte_ring *hc_jobs, *hc_done;
 	/* SYN cookie secrets: three buffers so a rotation never rewrites the
 	 * one a worker may still be reading (ctl: wo via sy_dp_cookie_rotate,
 	 * workers: ro). */

@@ -136,6 +136,10 @@ extern const char *const sy_drop_reason_names[SY_DROP__COUNT];
 	X(lb_ejected_avoided) /* picks that skipped an ejected endpoint */      \
 	X(lb_panic_picks)  /* picks that found only ejected endpoints: used anyway */ \
 	X(lb_all_ejected)  /* ... refused instead (lb_all_ejected "fail"): 503 */ \
+	X(lb_hc_down_avoided) /* picks that skipped an endpoint its health checks put down */ \
+	X(hc_sent)         /* active health checks started (worker 0, lb/hc_probe.h) */ \
+	X(hc_answered)     /* ... that got a status line (any status) */     \
+	X(hc_failed)       /* ... that did not: refused, timeout, reset, no route */ \
 	X(backend_syn_retx) /* backend SYNs sent again after their RTO */     \
 	X(backend_stale_acks) /* SYN answered by an older conn's ACK: RST + SYN */ \
 	X(handoffs)        /* packets passed to the owning worker */         \

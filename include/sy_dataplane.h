@@ -61,6 +61,49 @@ struct sy_dp_endpoint_state {
 	unsigned failures;         /* the longest run of failures a worker has seen */
 };
 void sy_dp_endpoint_state(uint32_t ip, uint16_t port, struct sy_dp_endpoint_state *out);
+
+/*
+ * Active health checks (control/health.h plans them; dataplane/lb/hc_probe.c
+ * sends them). The backend networks are reachable only through the data
+ * plane, so one worker (worker 0) sends each check from its own SNAT ports:
+ * a job goes to it over a ring and comes back over another with its result.
+ * The job's memory is the control thread's; between submit and collect only
+ * the worker touches it (but `owner`).
+ */
+#define SY_HC_PATH_MAX 256
+#define SY_HC_HOST_MAX 256
+#define SY_HC_JOBS_MAX 256 /* in flight at once: the probing worker's slots */
+enum sy_hc_result {
+	SY_HC_ANSWERED = 0, /* `status` holds the answer's HTTP status */
+	SY_HC_REFUSED,      /* RST to our SYN */
+	SY_HC_TIMEOUT,      /* no status line within timeout_ms (connecting included) */
+	SY_HC_RESET,        /* reset or closed before a whole status line */
+	SY_HC_BAD_ANSWER,   /* not an HTTP/1.x status line */
+	SY_HC_NO_ROUTE,     /* no port reaches the address */
+	SY_HC_NO_RESOURCES, /* no connection record, SNAT port or probe slot free */
+	SY_HC_N_RESULTS
+};
+struct sy_hc_job {
+	/* The control thread's request. */
+	uint32_t ip;   /* network order */
+	uint16_t port; /* network order */
+	uint32_t timeout_ms;
+	char path[SY_HC_PATH_MAX];
+	char host[SY_HC_HOST_MAX];
+	/* The worker's answer. */
+	uint8_t result; /* enum sy_hc_result */
+	uint16_t status;
+	uint32_t elapsed_us; /* from the SYN to the status line or the failure */
+	/* The control thread's own; the worker never reads it. */
+	void *owner;
+};
+/* Hand a job to the probing worker: 0, or -ENODEV (no workers) or -ENOBUFS
+ * (SY_HC_JOBS_MAX in flight). */
+int sy_dp_hc_submit(struct sy_hc_job *job);
+/* The next job the worker finished, or NULL. */
+struct sy_hc_job *sy_dp_hc_collect(void);
+const char *sy_hc_result_name(enum sy_hc_result r);
+
 unsigned sy_dp_n_ports(void);
 int sy_dp_port_info(unsigned i, struct sy_port_info *out);
 

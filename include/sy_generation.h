@@ -53,6 +53,12 @@ struct sy_endpoint {
 	 * certificate's IP addresses). */
 	bool tls;
 	const char *tls_name;
+	/* Active health (control/health.h): 1 while the endpoint's checks say
+	 * it is down. The one field written after publish: by the control
+	 * thread, with relaxed atomic stores, in every copy of the endpoint in
+	 * the live generation; workers read it at each pick (lb/lb.c). Always 0
+	 * in a pool without a health check. */
+	uint8_t hc_down;
 };
 
 /*
@@ -134,6 +140,7 @@ struct sy_lb_tables {
 /* Active health check plan for a pool's endpoints (run by the control thread). */
 struct sy_health_check {
 	const char *path;          /* NULL: no health check */
+	const char *host;          /* Host header; NULL: "contour-envoy-healthcheck" */
 	uint32_t interval_s;
 	uint32_t timeout_s;
 	uint32_t unhealthy_threshold;

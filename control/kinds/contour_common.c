@@ -38,6 +38,21 @@ sy_contour_check_health(const json_t *hc, const char *who, const char *base,
 		bad = sy_err_add(errs, "invalid", who, f, "required");
 	else if (!json_is_string(path) || json_string_value(path)[0] != '/')
 		bad = sy_err_add(errs, "invalid", who, f, "must be a string starting with \"/\"");
+	/* It goes into a request line as written. */
+	else if (strlen(json_string_value(path)) > 255 ||
+		 strpbrk(json_string_value(path), " \t\r\n") != NULL)
+		bad = sy_err_add(errs, "invalid", who, f,
+				 "must be at most 255 characters, without spaces or line breaks");
+	{
+		const json_t *host = json_object_get(hc, "host");
+
+		snprintf(f, sizeof(f), "%s.host", base);
+		if (host != NULL && !json_is_null(host) &&
+		    (!json_is_string(host) || strlen(json_string_value(host)) > 253 ||
+		     strpbrk(json_string_value(host), " \t\r\n") != NULL))
+			bad = sy_err_add(errs, "invalid", who, f,
+					 "must be a host name of at most 253 characters");
+	}
 	for (i = 0; ints[i] != NULL; i++) {
 		const json_t *v = json_object_get(hc, ints[i]);
 
@@ -61,7 +76,11 @@ int_or(const json_t *hc, const char *key, uint32_t dflt)
 void
 sy_contour_health(const json_t *hc, uint32_t interval_s, struct sy_health_check *out)
 {
+	const char *host = json_string_value(json_object_get(hc, "host"));
+
 	out->path = json_string_value(json_object_get(hc, "path"));
+	/* Empty or unset: the seed's default, "contour-envoy-healthcheck". */
+	out->host = host != NULL && host[0] != '\0' ? host : NULL;
 	out->interval_s = int_or(hc, "intervalSeconds", interval_s);
 	out->timeout_s = int_or(hc, "timeoutSeconds", 2);
 	out->unhealthy_threshold = int_or(hc, "unhealthyThresholdCount", 3);

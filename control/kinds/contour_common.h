@@ -16,7 +16,7 @@
 /* RoundRobin (the default), WeightedLeastRequest, Random, Cookie. */
 enum sy_lb_strategy sy_contour_strategy(const char *s);
 /* A healthCheck / lbHealthCheck block: path required, starting with "/"; the
- * integer fields from min_int to 86400. */
+ * integer fields from min_int to 86400; host, when set, a name. */
 int sy_contour_check_health(const json_t *hc, const char *who, const char *base,
 			    struct sy_errors *errs, int min_int);
 /* Fill out from a health check block; unset (0) fields take the defaults:

@@ -76,10 +76,19 @@ sy_lb_report(struct sy_worker *w, uint32_t ip, uint16_t port, int ok)
 	w->counters.lb_ejections++;
 }
 
+/* Active checks say it is down (control/health.h), or this worker's
+ * passive health ejected it. */
+static inline int
+hc_down(const struct sy_endpoint *e)
+{
+	return __atomic_load_n(&e->hc_down, __ATOMIC_RELAXED) != 0;
+}
+
 static inline int
 ejected(const struct sy_worker *w, const struct sy_endpoint *e)
 {
-	return w->now < w->tcp.lb_health[load_slot(e->addr.v4, rte_cpu_to_be_16(e->port))].until;
+	return hc_down(e) ||
+	       w->now < w->tcp.lb_health[load_slot(e->addr.v4, rte_cpu_to_be_16(e->port))].until;
 }
 
 uint64_t
@@ -168,6 +177,23 @@ pick_maglev(const struct sy_lb_tables *t, uint32_t client_ip)
 	return t->maglev[(uint32_t)(h >> 32) % t->maglev_len];
 }
 
+/* The first endpoint after i (circularly) with weight that is not ejected,
+ * or -1: none is (panic or fail). O(n), and only when the strategy's own
+ * choices were all ejected. */
+static int
+next_usable(const struct sy_pool *p, const struct sy_worker *w, uint32_t i)
+{
+	uint32_t off, n = p->n_endpoints;
+
+	for (off = 1; off <= n; off++) {
+		const struct sy_endpoint *e = &p->endpoints[(i + off) % n];
+
+		if (e->weight > 0 && !ejected(w, e))
+			return (int)((i + off) % n);
+	}
+	return -1;
+}
+
 int
 sy_lb_pick(const struct sy_pool *p, struct sy_worker *w, uint32_t client_ip, uint16_t *first,
 	   unsigned tries)
@@ -199,6 +225,15 @@ sy_lb_pick(const struct sy_pool *p, struct sy_worker *w, uint32_t client_ip, uin
 			if (!ejected(w, &p->endpoints[i]))
 				break;
 			if (k == SY_LB_EJECT_REPICKS) {
+				/* The strategy kept landing on ejected endpoints:
+				 * the next usable one after the last pick, if any. */
+				int u = next_usable(p, w, i);
+
+				if (u >= 0) {
+					w->counters.lb_ejected_avoided++;
+					i = (uint32_t)u;
+					break;
+				}
 				if (w->sh != NULL && w->sh->lb_fail_closed) {
 					w->counters.lb_all_ejected++;
 					return -1; /* 503: nothing healthy (config) */
@@ -206,7 +241,10 @@ sy_lb_pick(const struct sy_pool *p, struct sy_worker *w, uint32_t client_ip, uin
 				w->counters.lb_panic_picks++;
 				break;
 			}
-			w->counters.lb_ejected_avoided++;
+			if (hc_down(&p->endpoints[i]))
+				w->counters.lb_hc_down_avoided++;
+			else
+				w->counters.lb_ejected_avoided++;
 		}
 		*first = (uint16_t)i;
 		return (int)i;
@@ -218,8 +256,8 @@ sy_lb_pick(const struct sy_pool *p, struct sy_worker *w, uint32_t client_ip, uin
 		for (i = 1; i < n; i++) {
 			const struct sy_endpoint *e = &p->endpoints[(*first + i) % n];
 
-			if (e->weight == 0)
-				continue;
+			if (e->weight == 0 || hc_down(e))
+				continue; /* nothing to send to, or known down */
 			if (++seen == tries)
 				return (int)((*first + i) % n);
 		}

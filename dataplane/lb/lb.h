@@ -41,10 +41,13 @@ int sy_lb_pick(const struct sy_pool *p, struct sy_worker *w, uint32_t client_ip,
  * a 5xx answer) eject the endpoint from this worker's picks for
  * SY_LB_EJECT_BASE_MS times its ejection count (at most SY_LB_EJECT_MAX
  * times); a success resets the failures, and a success well after an
- * ejection lowers the count again. A pick that lands on an ejected
- * endpoint picks again (the strategy's next choice) up to
- * SY_LB_EJECT_REPICKS times; when every try is ejected the last is used
- * anyway (panic: a pool never goes dark because all of it failed).
+ * ejection lowers the count again. An endpoint its active health checks
+ * put down (sy_endpoint.hc_down, control/health.h) counts as ejected on
+ * every worker. A pick that lands on an ejected endpoint picks again (the
+ * strategy's next choice) up to SY_LB_EJECT_REPICKS times, then takes the
+ * next endpoint of the pool that is not ejected; when every endpoint is,
+ * the last pick is used anyway (panic: a pool never goes dark because all
+ * of it failed), or with lb_all_ejected "fail" there is no pick (503).
  */
 #define SY_LB_EJECT_AFTER 5
 #define SY_LB_EJECT_BASE_MS 10000

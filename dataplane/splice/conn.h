@@ -35,6 +35,7 @@ enum sy_conn_state {
 	SY_CONN_PROXY_BE,    /* a terminated backend leg of a proxied connection */
 	SY_CONN_PROXY_IDLE,  /* a backend leg parked in the worker's idle pool (proxy/px_idle.c) */
 	SY_CONN_PROXY_TIME_WAIT, /* a proxied client leg in TIME_WAIT: `tw` only (proxy/px_time_wait.c) */
+	SY_CONN_HEALTH_PROBE, /* an active health check's connection (lb/hc_probe.h) */
 };
 
 /* The two legs of a connection, as the record's per-leg arrays index them. */
@@ -202,6 +203,7 @@ struct sy_conn {
 	struct sy_peek_buf *peek; /* PEEK, CONNECTING and ANSWER only */
 	struct sy_proxy *px;      /* PROXY and PROXY_BE: the shared proxy state */
 	struct px_idle *idle;     /* PROXY_IDLE: its slot in the idle pool */
+	struct sy_hc_probe *probe; /* HEALTH_PROBE: its slot in the probe table */
 
 	/* -- timer wheel -- */
 	uint64_t expire; /* TSC */

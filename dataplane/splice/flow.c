@@ -17,6 +17,7 @@
 #include "tls/tls.h"
 #include "splice/splice.h"
 #include "worker.h"
+#include "lb/hc_probe.h"
 #include "lb/lb.h"
 
 int
@@ -113,7 +114,7 @@ sy_tcp_worker_init(struct sy_worker *w)
 					     RTE_CACHE_LINE_SIZE, (int)rte_socket_id());
 	if (t->flows == NULL || rc != 0 || t->peeks == NULL || t->proxies == NULL ||
 	    t->ports == NULL || t->buckets == NULL || t->snat_conn == NULL ||
-	    t->client_cache == NULL || px_idle_init(w) < 0 || sy_tls_worker_init(w) < 0) {
+	    t->client_cache == NULL || px_idle_init(w) < 0 || sy_tls_worker_init(w) < 0 || sy_hc_init(w) < 0) {
 		SY_DP_LOG(ERR,
 			  "worker %u: connection tables for flows_per_worker %u (about %zu MB): %s",
 			  w->id, flows, sy_flow_mem_estimate(flows) >> 20, rte_strerror(rte_errno));
@@ -156,6 +157,7 @@ sy_tcp_worker_fini(struct sy_worker *w)
 	t->buckets = NULL;
 	px_idle_fini(w);
 	sy_tls_worker_fini(w);
+	sy_hc_fini(w);
 	memset(t, 0, sizeof(*t));
 }
 
@@ -315,6 +317,8 @@ sy_conn_free(struct sy_worker *w, struct sy_conn *c)
 		sy_proxy_idle_release(w, c);
 	if (c->state == SY_CONN_PROXY_TIME_WAIT)
 		sy_proxy_time_wait_release(w, c);
+	if (c->probe != NULL)
+		sy_hc_release(w, c);
 	/* A segment later in the burst may still hold c (splice_fast.c): state
 	 * 0 tells it the record is gone. */
 	c->state = 0;

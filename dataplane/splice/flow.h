@@ -130,6 +130,7 @@ struct sy_tcp_worker {
 	uint64_t rng;           /* xorshift state: backend picks */
 	struct px_bucket *buckets; /* ratelimit token buckets (proxy/proxy_filter.c) */
 	struct px_idle_pool *idle; /* idle backend connections (proxy/px_idle.c) */
+	struct sy_hc_table *hc;    /* health check probes, worker 0 only (lb/hc_probe.c) */
 	uint32_t n_time_wait;   /* records in SY_CONN_PROXY_TIME_WAIT (proxy/px_time_wait.c) */
 	uint32_t time_wait_max; /* at most that many: flows / SY_PX_TIME_WAIT_SHARE (tests lower it) */
 	struct sy_tls_worker *tls; /* TLS sessions and BIO (tls/tls_internal.h) */

@@ -13,6 +13,7 @@
 #include <rte_mbuf.h>
 #include <rte_tcp.h>
 
+#include "lb/hc_probe.h"
 #include "lb/lb.h"
 #include "net/fib.h"
 #include "splice/flow.h"
@@ -820,6 +821,13 @@ sy_splice_segment(struct sy_worker *w, struct sy_conn *c, struct rte_mbuf *m, bo
 	case SY_CONN_PROXY_IDLE:
 		sy_proxy_idle_segment(w, c, m);
 		return;
+	case SY_CONN_HEALTH_PROBE:
+		if (from_client) {
+			sy_drop(w, m, SY_DROP_TCP_UNEXPECTED);
+			return;
+		}
+		sy_hc_segment(w, c, m);
+		return;
 	case SY_CONN_PROXY_TIME_WAIT:
 		if (from_client) {
 			sy_proxy_time_wait_segment(w, c, m);
@@ -957,6 +965,9 @@ sy_splice_timeout(struct sy_worker *w, struct sy_conn *c)
 		return;
 	case SY_CONN_PROXY_IDLE:
 		sy_proxy_idle_timeout(w, c);
+		return;
+	case SY_CONN_HEALTH_PROBE:
+		sy_hc_timeout(w, c);
 		return;
 	case SY_CONN_LINGER:
 	case SY_CONN_PROXY_TIME_WAIT: /* its 2 MSL are over */

@@ -1,28 +1,57 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
-"""A third backend pool for the proxy tests: pool_server.py ADDR PORT. Answers every GET or
-POST with "pool-c", and under /echo with the request it received: "path: <target>", then its
-headers (the forwarded headers the router added, what filters changed)."""
+"""A backend pool of our own for the proxy and load-balancing tests:
+
+    pool_server.py ADDR PORT [NAME [HEALTH_FILE]]
+
+Answers every GET or POST with NAME (default "pool-c"), and under /echo with the request it
+received: "path: <target>", then its headers (the forwarded headers the router added, what
+filters changed). /healthz answers 200, or the status written in HEALTH_FILE while that file
+exists (so a test can turn the health path to 503 and back), and counts the checks: /hcstats
+answers {"checks": n, "hosts": [Host headers seen]} as JSON."""
 import http.server
+import json
+import os
 import sys
+
+NAME = (sys.argv[3] if len(sys.argv) > 3 else "pool-c").encode() + b"\n"
+HEALTH_FILE = sys.argv[4] if len(sys.argv) > 4 else None
+CHECKS = {"checks": 0, "hosts": []}
 
 
 class Handler(http.server.BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
 
-    def do_GET(self):
-        n = int(self.headers.get("Content-Length") or 0)
-        if n:
-            self.rfile.read(n)
-        if "/echo" in self.path:
-            body = ("path: %s\n%s" % (self.path, self.headers)).encode()
-        else:
-            body = b"pool-c\n"
-        self.send_response(200)
+    def answer(self, status, body):
+        self.send_response(status)
         self.send_header("Content-Type", "text/plain")
         self.send_header("Content-Length", str(len(body)))
         self.end_headers()
         self.wfile.write(body)
+
+    def do_GET(self):
+        n = int(self.headers.get("Content-Length") or 0)
+        if n:
+            self.rfile.read(n)
+        if self.path == "/healthz":
+            CHECKS["checks"] += 1
+            host = self.headers.get("Host") or ""
+            if host not in CHECKS["hosts"]:
+                CHECKS["hosts"].append(host)
+            status = 200
+            if HEALTH_FILE and os.path.exists(HEALTH_FILE):
+                with open(HEALTH_FILE) as f:
+                    status = int(f.read().strip() or 200)
+            self.answer(status, b"health\n")
+            return
+        if self.path == "/hcstats":
+            self.answer(200, json.dumps(CHECKS).encode())
+            return
+        if "/echo" in self.path:
+            body = ("path: %s\n%s" % (self.path, self.headers)).encode()
+        else:
+            body = NAME
+        self.answer(200, body)
 
     do_POST = do_GET
 

@@ -1,0 +1,363 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Active health checks: plan, send, judge, publish (health.h). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <arpa/inet.h>
+
+#include <rte_log.h>
+
+#include "health.h"
+#include "sy_generation.h"
+
+#define HC_DEFAULT_HOST "contour-envoy-healthcheck"
+#define HC_JITTER_PERCENT 10   /* of the interval, each way (Envoy's interval_jitter_percent) */
+#define HC_FIRST_SPREAD_MS 1000 /* a new target's first check: within this */
+
+const char *
+sy_health_state_name(enum sy_health_state s)
+{
+	switch (s) {
+	case SY_HEALTH_HEALTHY:
+		return "healthy";
+	case SY_HEALTH_UNHEALTHY:
+		return "unhealthy";
+	default:
+		return "unknown";
+	}
+}
+
+bool
+sy_health_observe(struct sy_health_target *t, enum sy_hc_result r, uint16_t status)
+{
+	enum sy_health_state was = t->state;
+	bool pass = r == SY_HC_ANSWERED && status == 200;
+
+	t->checks++;
+	t->last_result = (uint8_t)r;
+	t->last_status = r == SY_HC_ANSWERED ? status : 0;
+	if (pass) {
+		t->fails = 0;
+		t->passes++;
+		if (t->state == SY_HEALTH_UNKNOWN ||
+		    (t->state == SY_HEALTH_UNHEALTHY && t->passes >= t->healthy_threshold))
+			t->state = SY_HEALTH_HEALTHY;
+	} else {
+		t->failed++;
+		t->passes = 0;
+		t->fails++;
+		if (t->state != SY_HEALTH_UNHEALTHY &&
+		    ((r == SY_HC_ANSWERED && status == 503) || t->fails >= t->unhealthy_threshold))
+			t->state = SY_HEALTH_UNHEALTHY;
+	}
+	return t->state != was;
+}
+
+static uint64_t
+xorshift(uint64_t *s)
+{
+	uint64_t x = *s ? *s : 0x9e3779b97f4a7c15ull;
+
+	x ^= x << 13;
+	x ^= x >> 7;
+	x ^= x << 17;
+	*s = x;
+	return x;
+}
+
+/* Every copy of t's endpoint in the live generation follows t's state. */
+static void
+publish_state(const struct sy_health_target *t)
+{
+	uint8_t down = t->state == SY_HEALTH_UNHEALTHY;
+	size_t i;
+
+	for (i = 0; i < t->n_eps; i++)
+		__atomic_store_n(&t->eps[i]->hc_down, down, __ATOMIC_RELAXED);
+}
+
+static int
+cmp_key(uint32_t ip_a, uint16_t port_a, uint32_t ip_b, uint16_t port_b)
+{
+	uint32_t a = ntohl(ip_a), b = ntohl(ip_b);
+
+	if (a != b)
+		return a < b ? -1 : 1;
+	return ntohs(port_a) < ntohs(port_b) ? -1 : ntohs(port_a) > ntohs(port_b);
+}
+
+/* Index of ip:port in h->t, or where it would go (*found false). */
+static size_t
+search(const struct sy_health *h, uint32_t ip, uint16_t port, bool *found)
+{
+	size_t lo = 0, hi = h->n;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		int c = cmp_key(h->t[mid]->ip, h->t[mid]->port, ip, port);
+
+		if (c == 0) {
+			*found = true;
+			return mid;
+		}
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	*found = false;
+	return lo;
+}
+
+const struct sy_health_target *
+sy_health_find(const struct sy_health *h, uint32_t ip, uint16_t port)
+{
+	bool found;
+	size_t i = search(h, ip, port, &found);
+
+	return found ? h->t[i] : NULL;
+}
+
+static void
+target_from_pool(struct sy_health_target *t, const struct sy_pool *p)
+{
+	snprintf(t->path, sizeof(t->path), "%s", p->hc.path);
+	snprintf(t->host, sizeof(t->host), "%s", p->hc.host ? p->hc.host : HC_DEFAULT_HOST);
+	t->interval_ms = (p->hc.interval_s ? p->hc.interval_s : 5) * 1000u;
+	t->timeout_ms = (p->hc.timeout_s ? p->hc.timeout_s : 2) * 1000u;
+	t->unhealthy_threshold = p->hc.unhealthy_threshold ? p->hc.unhealthy_threshold : 3;
+	t->healthy_threshold = p->hc.healthy_threshold ? p->hc.healthy_threshold : 2;
+}
+
+/* e (in pool p) is checked: its target, made if new, remembers this copy. */
+static int
+plan_endpoint(struct sy_health *h, const struct sy_pool *p, struct sy_endpoint *e)
+{
+	uint32_t ip = e->addr.v4;
+	uint16_t port = htons(e->port);
+	struct sy_health_target *t;
+	bool found;
+	size_t i = search(h, ip, port, &found);
+
+	if (found) {
+		t = h->t[i];
+		if (!t->planned) {
+			/* First met in this plan: its settings from this pool,
+			 * its copies from this generation. */
+			target_from_pool(t, p);
+			t->n_eps = 0;
+			t->planned = true;
+		}
+	} else {
+		if (h->n == h->cap) {
+			size_t cap = h->cap ? h->cap * 2 : 64;
+			struct sy_health_target **nt = realloc(h->t, cap * sizeof(*nt));
+
+			if (nt == NULL)
+				return -ENOMEM;
+			h->t = nt;
+			h->cap = cap;
+		}
+		t = calloc(1, sizeof(*t));
+		if (t == NULL)
+			return -ENOMEM;
+		t->ip = ip;
+		t->port = port;
+		target_from_pool(t, p);
+		t->planned = true;
+		t->next_ms = 0; /* set by the next tick: within HC_FIRST_SPREAD_MS */
+		memmove(&h->t[i + 1], &h->t[i], (h->n - i) * sizeof(*h->t));
+		h->t[i] = t;
+		h->n++;
+	}
+	/* The same pool reached through several rules: each copy once. */
+	if (t->n_eps > 0 && t->eps[t->n_eps - 1] == e)
+		return 0;
+	{
+		size_t k;
+
+		for (k = 0; k < t->n_eps; k++)
+			if (t->eps[k] == e)
+				return 0;
+	}
+	if (t->n_eps == t->cap_eps) {
+		size_t cap = t->cap_eps ? t->cap_eps * 2 : 4;
+		struct sy_endpoint **ne = realloc(t->eps, cap * sizeof(*ne));
+
+		if (ne == NULL)
+			return -ENOMEM;
+		t->eps = ne;
+		t->cap_eps = cap;
+	}
+	t->eps[t->n_eps++] = e;
+	__atomic_store_n(&e->hc_down, (uint8_t)(t->state == SY_HEALTH_UNHEALTHY), __ATOMIC_RELAXED);
+	return 0;
+}
+
+static void
+target_free(struct sy_health *h, struct sy_health_target *t)
+{
+	if (t->job != NULL) {
+		/* The worker still has it: it is freed when it comes back. */
+		t->job->owner = NULL;
+		t->job = NULL;
+	}
+	(void)h;
+	free(t->eps);
+	free(t);
+}
+
+int
+sy_health_plan(struct sy_health *h, struct sy_generation *g)
+{
+	const struct sy_vhost *vh;
+	size_t vi, i, kept;
+	uint32_t r, k;
+	int rc = 0;
+
+	for (i = 0; i < h->n; i++)
+		h->t[i]->planned = false;
+	for (vi = 0; rc == 0 && (vh = sy_gen_next_vhost(g, &vi)) != NULL;) {
+		for (r = 0; rc == 0 && r < vh->n_rules; r++) {
+			const struct sy_pool *p = vh->rules[r].pool;
+
+			if (p == NULL || p->hc.path == NULL)
+				continue;
+			for (k = 0; rc == 0 && k < p->n_endpoints; k++) {
+				/* The generation's memory: this field is ours to write. */
+				struct sy_endpoint *e = (struct sy_endpoint *)&p->endpoints[k];
+
+				if (e->addr.family != AF_INET)
+					continue;
+				rc = plan_endpoint(h, p, e);
+			}
+		}
+	}
+	/* Targets no pool checks any more go (on failure too: their copies
+	 * may be gone with the old generation). */
+	for (i = 0, kept = 0; i < h->n; i++) {
+		struct sy_health_target *t = h->t[i];
+
+		if (t->planned)
+			h->t[kept++] = t;
+		else
+			target_free(h, t);
+	}
+	h->n = kept;
+	return rc;
+}
+
+static uint64_t
+next_due(struct sy_health *h, const struct sy_health_target *t, uint64_t now_ms)
+{
+	uint64_t span = (uint64_t)t->interval_ms * HC_JITTER_PERCENT / 100;
+	uint64_t j = span ? xorshift(&h->rng) % (2 * span + 1) : 0;
+
+	return now_ms + t->interval_ms - span + j;
+}
+
+static void
+collect(struct sy_health *h, uint64_t now_ms)
+{
+	struct sy_hc_job *job;
+	char a[INET_ADDRSTRLEN];
+
+	while ((job = sy_dp_hc_collect()) != NULL) {
+		struct sy_health_target *t = job->owner;
+
+		h->in_flight--;
+		h->free_jobs[h->n_free++] = job;
+		if (t == NULL) /* its target went while the check was out */
+			continue;
+		t->job = NULL;
+		t->next_ms = next_due(h, t, now_ms);
+		if (sy_health_observe(t, (enum sy_hc_result)job->result, job->status)) {
+			h->transitions++;
+			publish_state(t);
+			inet_ntop(AF_INET, &t->ip, a, sizeof(a));
+			RTE_LOG(NOTICE, USER1,
+				"health: %s:%u is %s (GET %s, Host %s: %s%s%.0u; %u in a row)\n", a,
+				ntohs(t->port), sy_health_state_name(t->state), t->path, t->host,
+				sy_hc_result_name((enum sy_hc_result)job->result),
+				job->result == SY_HC_ANSWERED ? " " : "", job->status,
+				t->state == SY_HEALTH_HEALTHY ? t->passes : t->fails);
+		}
+	}
+}
+
+int
+sy_health_tick(struct sy_health *h, uint64_t now_ms)
+{
+	uint64_t soonest = UINT64_MAX;
+	size_t i;
+
+	if (h->jobs == NULL && h->n > 0) {
+		h->jobs = calloc(SY_HC_JOBS_MAX, sizeof(*h->jobs));
+		h->free_jobs = calloc(SY_HC_JOBS_MAX, sizeof(*h->free_jobs));
+		if (h->jobs == NULL || h->free_jobs == NULL) {
+			free(h->jobs);
+			free(h->free_jobs);
+			h->jobs = NULL;
+			h->free_jobs = NULL;
+			return 1000;
+		}
+		for (i = 0; i < SY_HC_JOBS_MAX; i++)
+			h->free_jobs[h->n_free++] = &h->jobs[i];
+	}
+	if (h->jobs == NULL)
+		return 1000;
+	collect(h, now_ms);
+	for (i = 0; i < h->n; i++) {
+		struct sy_health_target *t = h->t[i];
+		struct sy_hc_job *job;
+
+		if (t->job != NULL)
+			continue;
+		if (t->next_ms == 0)
+			t->next_ms = now_ms + xorshift(&h->rng) % HC_FIRST_SPREAD_MS;
+		if (t->next_ms > now_ms) {
+			if (t->next_ms < soonest)
+				soonest = t->next_ms;
+			continue;
+		}
+		if (h->n_free == 0)
+			break; /* SY_HC_JOBS_MAX out: the rest when they come back */
+		job = h->free_jobs[--h->n_free];
+		memset(job, 0, sizeof(*job));
+		job->ip = t->ip;
+		job->port = t->port;
+		job->timeout_ms = t->timeout_ms;
+		memcpy(job->path, t->path, sizeof(job->path));
+		memcpy(job->host, t->host, sizeof(job->host));
+		job->owner = t;
+		if (sy_dp_hc_submit(job) < 0) {
+			/* No workers (yet), or the ring is full: next interval. */
+			h->free_jobs[h->n_free++] = job;
+			t->next_ms = next_due(h, t, now_ms);
+			continue;
+		}
+		t->job = job;
+		h->in_flight++;
+	}
+	/* Results come back within a timeout: look often while any is out. */
+	if (h->in_flight > 0)
+		return 20;
+	if (soonest == UINT64_MAX)
+		return 1000;
+	return soonest - now_ms > 1000 ? 1000 : (int)(soonest - now_ms);
+}
+
+void
+sy_health_fini(struct sy_health *h)
+{
+	size_t i;
+
+	for (i = 0; i < h->n; i++)
+		target_free(h, h->t[i]);
+	free(h->t);
+	/* After the workers stopped (the jobs they held are nobody's now). */
+	free(h->jobs);
+	free(h->free_jobs);
+	memset(h, 0, sizeof(*h));
+}
