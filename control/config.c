@@ -451,6 +451,12 @@ parse_top(json_t *root, struct sy_config *cfg, char *err, size_t errlen)
 				return fail(err, errlen,
 					    "lb_all_ejected: must be \"panic\" (use the endpoints anyway) "
 					    "or \"fail\" (503)");
+		} else if (strcmp(key, "lb_max_ejected_percent") == 0) {
+			if (!json_is_integer(val) || json_integer_value(val) < 0 ||
+			    json_integer_value(val) > 100)
+				return fail(err, errlen,
+					    "lb_max_ejected_percent: must be an integer from 0 to 100");
+			cfg->lb_max_ejected_percent = (uint8_t)json_integer_value(val);
 		} else if (strcmp(key, "no_route_status") == 0) {
 			if (!json_is_integer(val) ||
 			    (json_integer_value(val) != 503 && json_integer_value(val) != 404))
@@ -460,7 +466,7 @@ parse_top(json_t *root, struct sy_config *cfg, char *err, size_t errlen)
 			return fail(err, errlen,
 				    "%s: unknown key (known: workers, idle, flows_per_worker, eal, control_socket, metrics, state_dir, "
 				    "ports, routes, listen, routing_subdomain, router_name, no_route_status, "
-				    "forwarded_headers, tls, tcp, lb_all_ejected, "
+				    "forwarded_headers, tls, tcp, lb_all_ejected, lb_max_ejected_percent, "
 				    "allow_wildcard_routes, route_label_selector, namespace_label_selector, "
 				    "ingressroute_root_namespaces)",
 				    key);
@@ -512,6 +518,7 @@ set_defaults(struct sy_config *cfg)
 	strcpy(cfg->routing_subdomain, "apps.switchyard.local");
 	strcpy(cfg->router_name, "default");
 	cfg->no_route_status = 503;
+	cfg->lb_max_ejected_percent = 50;
 	cfg->forwarded_headers = SY_FWD_APPEND;
 	/* The OpenShift router's "intermediate" TLS profile (Mozilla's). */
 	strcpy(cfg->tls_ciphers, "ECDHE-ECDSA-AES128-GCM-SHA256:ECDHE-RSA-AES128-GCM-SHA256:"

@@ -60,6 +60,7 @@ sy_dp_shared_create(const struct sy_config *cfg, struct rte_mempool *pool, unsig
 		cfg->flows_per_worker != 0 ? cfg->flows_per_worker : SY_FLOWS_PER_WORKER_DEFAULT;
 	sh->tcp_cc = cfg->tcp_cc;
 	sh->lb_fail_closed = cfg->lb_fail_closed;
+	sh->lb_max_ejected_pct = cfg->lb_max_ejected_percent;
 	sh->tsc_per_ms = rte_get_tsc_hz() / 1000;
 	if (sh->tsc_per_ms == 0)
 		sh->tsc_per_ms = 1;

@@ -83,6 +83,7 @@ struct sy_dp_shared {
 	unsigned flows_per_worker; /* connection records per worker (flow.h) */
 	uint8_t tcp_cc; /* enum sy_tcp_cc: new proxied connections take it (tcp_cc.h) */
 	bool lb_fail_closed; /* lb_all_ejected "fail": no pick when all tried are ejected */
+	uint8_t lb_max_ejected_pct; /* lb_max_ejected_percent (lb/lb.h) */
 	uint64_t tsc_per_ms;
 	atomic_bool stop; /* ctl: wo (sy_dp_stop), workers: ro */
 };

@@ -107,6 +107,9 @@ struct sy_config {
 	uint32_t tls_ticket_rotate_s;      /* session ticket keys rotated this often */
 	uint8_t tcp_cc;                    /* enum sy_tcp_cc: for connections the proxy terminates */
 	bool lb_fail_closed;               /* every endpoint tried ejected: 503, not panic */
+	/* Passive ejections are honoured in a pool while at most this share of
+	 * it (and always one endpoint) is ejected on a worker (lb/lb.h). */
+	uint8_t lb_max_ejected_percent;
 };
 
 /*

@@ -73,6 +73,7 @@ sy_lb_report(struct sy_worker *w, uint32_t ip, uint16_t port, int ok)
 		h->ejections++;
 	h->until = w->now + sy_ms_to_tsc(w, (uint64_t)SY_LB_EJECT_BASE_MS * h->ejections);
 	h->fails = 0;
+	w->tcp.eject_epoch++; /* pools' counts of ejected endpoints are stale */
 	w->counters.lb_ejections++;
 }
 
@@ -85,10 +86,45 @@ hc_down(const struct sy_endpoint *e)
 }
 
 static inline int
-ejected(const struct sy_worker *w, const struct sy_endpoint *e)
+passive_ejected(const struct sy_worker *w, const struct sy_endpoint *e)
 {
-	return hc_down(e) ||
-	       w->now < w->tcp.lb_health[load_slot(e->addr.v4, rte_cpu_to_be_16(e->port))].until;
+	return w->now < w->tcp.lb_health[load_slot(e->addr.v4, rte_cpu_to_be_16(e->port))].until;
+}
+
+/* Are p's passive ejections honoured on this worker? While at most
+ * lb_max_ejected_percent of its endpoints (and always one) are ejected.
+ * Counting is O(n): the answer is kept per pool in a small cache for
+ * SY_LB_EJECT_COUNT_MS or until the worker ejects another endpoint. */
+static bool
+ejections_honoured(const struct sy_pool *p, struct sy_worker *w)
+{
+	struct sy_lb_eject_count *ec =
+		&w->tcp.eject_count[((uintptr_t)p >> 6) & (SY_LB_EJECT_COUNT_SLOTS - 1)];
+	uint32_t i, n_ej = 0, bound;
+
+	if (ec->pool == p && ec->epoch == w->tcp.eject_epoch && w->now < ec->until)
+		return ec->honoured;
+	for (i = 0; i < p->n_endpoints; i++)
+		n_ej += (uint32_t)passive_ejected(w, &p->endpoints[i]);
+	bound = (uint32_t)((uint64_t)p->n_endpoints * (w->sh != NULL ? w->sh->lb_max_ejected_pct : 100) / 100);
+	ec->pool = p;
+	ec->epoch = w->tcp.eject_epoch;
+	ec->until = w->now + sy_ms_to_tsc(w, SY_LB_EJECT_COUNT_MS);
+	ec->honoured = n_ej <= (bound > 1 ? bound : 1);
+	return ec->honoured;
+}
+
+static inline int
+ejected(const struct sy_pool *p, struct sy_worker *w, const struct sy_endpoint *e)
+{
+	if (hc_down(e))
+		return 1;
+	if (!passive_ejected(w, e))
+		return 0;
+	if (ejections_honoured(p, w))
+		return 1;
+	w->counters.lb_eject_bound_ignored++;
+	return 0;
 }
 
 uint64_t
@@ -107,7 +143,7 @@ sy_lb_cookie_token(const struct sy_endpoint *e)
 }
 
 int
-sy_lb_cookie_find(const struct sy_pool *p, const struct sy_worker *w, uint64_t tok)
+sy_lb_cookie_find(const struct sy_pool *p, struct sy_worker *w, uint64_t tok)
 {
 	uint32_t i;
 
@@ -115,7 +151,7 @@ sy_lb_cookie_find(const struct sy_pool *p, const struct sy_worker *w, uint64_t t
 		const struct sy_endpoint *e = &p->endpoints[i];
 
 		if (sy_lb_cookie_token(e) == tok)
-			return e->weight > 0 && !ejected(w, e) ? (int)i : -1;
+			return e->weight > 0 && !ejected(p, w, e) ? (int)i : -1;
 	}
 	return -1;
 }
@@ -181,14 +217,14 @@ pick_maglev(const struct sy_lb_tables *t, uint32_t client_ip)
  * or -1: none is (panic or fail). O(n), and only when the strategy's own
  * choices were all ejected. */
 static int
-next_usable(const struct sy_pool *p, const struct sy_worker *w, uint32_t i)
+next_usable(const struct sy_pool *p, struct sy_worker *w, uint32_t i)
 {
 	uint32_t off, n = p->n_endpoints;
 
 	for (off = 1; off <= n; off++) {
 		const struct sy_endpoint *e = &p->endpoints[(i + off) % n];
 
-		if (e->weight > 0 && !ejected(w, e))
+		if (e->weight > 0 && !ejected(p, w, e))
 			return (int)((i + off) % n);
 	}
 	return -1;
@@ -222,7 +258,7 @@ sy_lb_pick(const struct sy_pool *p, struct sy_worker *w, uint32_t client_ip, uin
 			} else {
 				i = pick_alias(t, n, xorshift64(&w->tcp.rng));
 			}
-			if (!ejected(w, &p->endpoints[i]))
+			if (!ejected(p, w, &p->endpoints[i]))
 				break;
 			if (k == SY_LB_EJECT_REPICKS) {
 				/* The strategy kept landing on ejected endpoints:

@@ -20,6 +20,7 @@
 #ifndef SY_LB_H
 #define SY_LB_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 struct sy_pool;
@@ -54,6 +55,26 @@ int sy_lb_pick(const struct sy_pool *p, struct sy_worker *w, uint32_t client_ip,
 #define SY_LB_EJECT_MAX 8
 #define SY_LB_EJECT_REPICKS 4
 
+/*
+ * A bounded share of a pool is ejected (Envoy's max_ejection_percent, "at
+ * least one host regardless"): a worker honours a pool's passive ejections
+ * while at most lb_max_ejected_percent of its endpoints (config, default
+ * 50), and always one, are ejected; past that it uses them all, as if none
+ * were (counted: lb_eject_bound_ignored), since failures across most of a
+ * pool say more about the network or the router than about the endpoints.
+ * Active health is not bounded: a checked endpoint that is down is never
+ * picked while another is usable.
+ */
+#define SY_LB_EJECT_COUNT_SLOTS 64 /* per worker: pools whose count is kept */
+#define SY_LB_EJECT_COUNT_MS 100   /* a count is good this long (ejections end by time) */
+
+struct sy_lb_eject_count {
+	const struct sy_pool *pool;
+	uint64_t until; /* TSC */
+	uint32_t epoch; /* the worker's eject_epoch when counted */
+	bool honoured;
+};
+
 struct sy_lb_health {
 	uint32_t fails;     /* in a row */
 	uint32_t ejections; /* the multiplier of the next ejection */
@@ -72,7 +93,7 @@ void sy_lb_report(struct sy_worker *w, uint32_t ip, uint16_t port, int ok);
  * strategy's pick and a new cookie.
  */
 uint64_t sy_lb_cookie_token(const struct sy_endpoint *e);
-int sy_lb_cookie_find(const struct sy_pool *p, const struct sy_worker *w, uint64_t tok);
+int sy_lb_cookie_find(const struct sy_pool *p, struct sy_worker *w, uint64_t tok);
 
 /* The slot of ip:port (network order) in lb_load and lb_health. */
 uint32_t sy_lb_slot(uint32_t ip, uint16_t port);

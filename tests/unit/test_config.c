@@ -108,6 +108,8 @@ test_errors_name_the_key(void **state)
 		{ "{\"tcp\": {\"cc\": \"cubic\"}}", "tcp.cc: unknown key" },
 		{ "{\"tcp\": \"cubic\"}", "tcp: must be an object" },
 		{ "{\"lb_all_ejected\": \"open\"}", "lb_all_ejected: must be \"panic\"" },
+		{ "{\"lb_max_ejected_percent\": 101}", "lb_max_ejected_percent: must be an integer from 0 to 100" },
+		{ "{\"lb_max_ejected_percent\": \"50\"}", "lb_max_ejected_percent: must be" },
 		{ "{\"workers\": 1,}", "line 1" },
 		{ "[1]", "must be a JSON object" },
 	};

@@ -373,7 +373,8 @@ static void
 test_passive_health(void **state)
 {
 	static const uint32_t wt[] = { 1, 1 };
-	struct sy_dp_shared sh = { .tsc_per_ms = 1000 };
+	/* Every endpoint may be ejected (the bound: test_eject_bound). */
+	struct sy_dp_shared sh = { .tsc_per_ms = 1000, .lb_max_ejected_pct = 100 };
 	struct sy_worker *w = worker_new(0);
 	struct sy_pool *p = pool_new(2, wt, SY_LB_ROUND_ROBIN);
 	uint32_t ip0 = p->endpoints[0].addr.v4, ip1 = p->endpoints[1].addr.v4;
@@ -430,6 +431,76 @@ test_passive_health(void **state)
 	free(w);
 }
 
+/* The share of a pool passive health may eject: with lb_max_ejected_percent
+ * 50, two of four endpoints are avoided; a third ejection puts the pool past
+ * the bound and all four are used again (counted); at 0, one endpoint is
+ * always allowed. An endpoint its active checks put down is avoided
+ * whatever the bound, and an unhealthy pool panics or fails. */
+static void
+test_eject_bound(void **state)
+{
+	static const uint32_t wt[] = { 1, 1, 1, 1 };
+	struct sy_dp_shared sh = { .tsc_per_ms = 1000, .lb_max_ejected_pct = 50 };
+	struct sy_worker *w = worker_new(0);
+	struct sy_pool *p = pool_new(4, wt, SY_LB_ROUND_ROBIN);
+	uint16_t port = rte_cpu_to_be_16(8080), first;
+	uint32_t c[4] = { 0 }, i, k;
+
+	(void)state;
+	w->sh = &sh;
+	w->now = 1000000;
+	for (k = 0; k < 2; k++)
+		for (i = 0; i < SY_LB_EJECT_AFTER; i++)
+			sy_lb_report(w, p->endpoints[k].addr.v4, port, 0);
+	for (i = 0; i < 100; i++)
+		c[sy_lb_pick(p, w, 0, &first, 0)]++;
+	assert_int_equal(c[0] + c[1], 0);
+	assert_int_equal(c[2], 50);
+	assert_int_equal(c[3], 50);
+	assert_int_equal(w->counters.lb_eject_bound_ignored, 0);
+	/* A third: 3 of 4 > 50%: the ejections are not honoured. */
+	for (i = 0; i < SY_LB_EJECT_AFTER; i++)
+		sy_lb_report(w, p->endpoints[2].addr.v4, port, 0);
+	memset(c, 0, sizeof(c));
+	for (i = 0; i < 100; i++)
+		c[sy_lb_pick(p, w, 0, &first, 0)]++;
+	for (k = 0; k < 4; k++)
+		assert_int_equal(c[k], 25);
+	assert_int_equal(w->counters.lb_eject_bound_ignored, 75);
+	/* At 0%: one ejected endpoint is always allowed, two are not. */
+	sh.lb_max_ejected_pct = 0;
+	w->now += (uint64_t)SY_LB_EJECT_BASE_MS * 1000 * 2 + 1; /* all back */
+	for (i = 0; i < SY_LB_EJECT_AFTER; i++)
+		sy_lb_report(w, p->endpoints[3].addr.v4, port, 0);
+	memset(c, 0, sizeof(c));
+	for (i = 0; i < 90; i++)
+		c[sy_lb_pick(p, w, 0, &first, 0)]++;
+	assert_int_equal(c[3], 0);
+	/* Active health: down endpoints are avoided past any bound. */
+	w->now += (uint64_t)SY_LB_EJECT_BASE_MS * 1000 * 4 + 1;
+	for (k = 0; k < 3; k++)
+		p->endpoints[k].hc_down = 1;
+	memset(c, 0, sizeof(c));
+	for (i = 0; i < 40; i++)
+		c[sy_lb_pick(p, w, 0, &first, 0)]++;
+	assert_int_equal(c[3], 40);
+	assert_true(w->counters.lb_hc_down_avoided >= 30);
+	/* All four down: panic (a pick), or with lb_all_ejected "fail" none. */
+	p->endpoints[3].hc_down = 1;
+	assert_int_not_equal(sy_lb_pick(p, w, 0, &first, 0), -1);
+	sh.lb_fail_closed = true;
+	assert_int_equal(sy_lb_pick(p, w, 0, &first, 0), -1);
+	/* A connect retry walks past down endpoints too: none left. */
+	for (k = 0; k < 3; k++)
+		p->endpoints[k].hc_down = 0;
+	first = 0;
+	assert_int_equal(sy_lb_pick(p, w, 0, &first, 1), 1);
+	p->endpoints[1].hc_down = 1;
+	assert_int_equal(sy_lb_pick(p, w, 0, &first, 1), 2);
+	pool_free(p);
+	free(w);
+}
+
 int
 main(void)
 {
@@ -438,6 +509,7 @@ main(void)
 		cmocka_unit_test(test_maglev),      cmocka_unit_test(test_pick_random),
 		cmocka_unit_test(test_pick_rr),     cmocka_unit_test(test_pick_least),
 		cmocka_unit_test(test_pick_source), cmocka_unit_test(test_passive_health),
+		cmocka_unit_test(test_eject_bound),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
