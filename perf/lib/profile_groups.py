@@ -29,17 +29,23 @@ LABELS = {
     "dpdk": "DPDK (af_packet PMD, mbufs)",
     "kernel": "kernel (af_packet TX/RX syscalls, veth, the peers' TCP)",
     "libssl": "libssl (TLS 1.3 state machine, unnamed and named)",
-    "crypto_other": "other libcrypto (EVP fetch, providers, ASN.1, BN glue, locks)",
+    "locks": "OpenSSL's locks and name lookups (pthread_rwlock, strcmp, hash tables)",
+    "crypto_other": "other libcrypto (EVP fetch, providers, ASN.1, BN glue)",
     "libc": "libc other (memcpy, memset, ...)",
     "other": "other",
 }
-ORDER = ["ecdsa", "x25519", "sha", "aesgcm", "malloc", "libssl", "crypto_other", "routerd",
+ORDER = ["ecdsa", "x25519", "sha", "aesgcm", "malloc", "locks", "libssl", "crypto_other", "routerd",
          "dpdk", "kernel", "libc", "other"]
 NAME_RULES = [
     ("malloc", re.compile(r"^(CRYPTO_(malloc|zalloc|free|realloc|clear_free|clear_realloc|strdup|"
                           r"strndup|memdup)|malloc|free|cfree|calloc|realloc|_int_malloc|_int_free|"
                           r"_int_realloc|malloc_consolidate|unlink_chunk.*|tcache_.*|__libc_(malloc|"
                           r"free|calloc|realloc))$")),
+    # The workers are single-threaded, so these are OpenSSL's: its CRYPTO_THREAD_* locks
+    # and the by-name lookups of OpenSSL 3's algorithm fetches (the name map, method store).
+    ("locks", re.compile(r"^(pthread_rwlock_.*|pthread_mutex_.*|CRYPTO_THREAD_.*|__strcmp.*|"
+                         r"__strcasecmp.*|strcmp|strcasecmp|OPENSSL_LH_.*|OPENSSL_strcasecmp|"
+                         r"ossl_lh_strcasehash)$")),
     ("x25519", re.compile(r"(?i)x25519|ecx_")),
     ("ecdsa", re.compile(r"(?i)ecdsa|nistz256|ec_gfp|^bn_|^BN_|^ecp_|^EC_|ossl_ec_")),
     ("sha", re.compile(r"(?i)sha256|sha512|hmac|hkdf|^EVP_Digest")),
@@ -80,6 +86,27 @@ def fde_start(dso, addr):
     return None
 
 
+_dyn = {}
+
+
+def near(dso, start):
+    """The exported symbol just before an unnamed function: static functions sit beside the
+    exported ones of their source file, so it says roughly which file the function is in."""
+    if dso not in _dyn:
+        syms = []
+        paths = glob.glob(f"/usr/lib/*/{dso}") + glob.glob(f"/lib/*/{dso}")
+        if paths:
+            txt = subprocess.run(["nm", "-D", "--defined-only", paths[0]],
+                                 capture_output=True, text=True).stdout
+            for m in re.finditer(r"^([0-9a-f]+) [TtWi] (\S+)$", txt, re.M):
+                syms.append((int(m.group(1), 16), m.group(2).split("@")[0]))
+        syms.sort()
+        _dyn[dso] = ([a for a, _ in syms], syms)
+    addrs, syms = _dyn[dso]
+    i = bisect.bisect_right(addrs, start) - 1
+    return f" (next exported symbol below it: {syms[i][1]})" if i >= 0 else ""
+
+
 def key(dso, sym):
     """A function's identity: its name, or (for an unnamed address) its FDE range."""
     if sym.startswith("0x"):
@@ -89,8 +116,9 @@ def key(dso, sym):
 
 
 def group_of(dso, sym, fkey, calib):
+    name = sym.split("@")[0]  # cfree@GLIBC_2.2.5 -> cfree
     for g, rx in NAME_RULES:
-        if not sym.startswith("0x") and rx.search(sym):
+        if not sym.startswith("0x") and rx.search(name):
             return g, "name"
     best, share = None, 0.0
     # Only unnamed code by calibration: named glue (EVP_*, locks) runs in every primitive's
@@ -149,7 +177,10 @@ def main():
     print("| share | library | function | group (how) |")
     print("|---|---|---|---|")
     for (fk, g), n in sorted(funcs.items(), key=lambda kv: -kv[1])[:20]:
-        print(f"| {n / total:.1%} | {fk[0]} | {fk[1]} | {g} ({how[(fk, g)]}) |")
+        name = fk[1]
+        if name.startswith("fn@"):
+            name += near(fk[0], int(name[3:], 16))
+        print(f"| {n / total:.1%} | {fk[0]} | {name} | {g} ({how[(fk, g)]}) |")
 
 
 if __name__ == "__main__":
