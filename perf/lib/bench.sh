@@ -26,6 +26,7 @@ proc_cpu_ticks() { # PID: utime + stime
 	local st
 	st=$(cat "/proc/$1/stat" 2>/dev/null) || { echo 0; return; }
 	st=${st##*) }
+	# shellcheck disable=SC2086 # split into fields on purpose
 	set -- $st
 	echo $((${12} + ${13}))
 }
@@ -34,7 +35,25 @@ tw_count() { lab_backend ss -Htan state time-wait | wc -l; }
 
 # backend_opens: connections the backends' namespace has accepted so far (TCP PassiveOpens).
 backend_opens() {
+	# shellcheck disable=SC2016 # awk's fields, not the shell's
 	lab_backend awk '$1 == "Tcp:" { if (n) { print $n; exit } for (i = 1; i <= NF; i++) if ($i == "PassiveOpens") n = i }' /proc/net/snmp
+}
+
+# cpu_snapshot PROXY: "BUSY IDLE TICKS": for routerd (any PROXY starting with routerd) worker 0's
+# busy and idle cycles and routerd's process CPU ticks; for a kernel proxy "- - TICKS" of KPID.
+# Two snapshots around a run give the proxy's CPU over it (perf/tls).
+cpu_snapshot() {
+	if [ "${1#routerd}" != "$1" ]; then
+		printf '%s %s\n' "$(routerd_cycles)" "$(proc_cpu_ticks "$ROUTERD_PID")"
+	else
+		printf -- '- - %s\n' "$(proc_cpu_ticks "$KPID")"
+	fi
+}
+
+# core_ticks CPU: "BUSY TOTAL" ticks of one CPU from /proc/stat (busy: user, nice, system,
+# irq, softirq, steal; total adds idle and iowait): how loaded the client's core was.
+core_ticks() {
+	awk -v c="cpu$1" '$1 == c { b = $2 + $3 + $4 + $7 + $8 + $9; print b, b + $5 + $6 }' /proc/stat
 }
 
 routerd_cycles() { # busy idle of worker 0
@@ -114,25 +133,30 @@ kernel_addrs() {
 	ip addr add "$LAB_ROUTER_BACKEND_IP/24" dev "$LAB_IF_BACKEND" || return 1
 }
 
-# start_haproxy CFG-BODY: HAProxy (one thread, http mode) on CPU 1 with the frontend and
-# backends in CFG-BODY; waits until it answers HOST (2nd argument).
+# start_haproxy CFG-BODY HOST [GLOBAL-LINES [CURL-ARGS...]]: HAProxy (one thread, http mode)
+# on CPU 1 with the frontend and backends in CFG-BODY and GLOBAL-LINES added to its global
+# section (perf/tls: the TLS settings); waits until it answers: curl with CURL-ARGS from the
+# client namespace, by default http://<router address>/ with Host: HOST.
 start_haproxy() {
-	local d=$LAB_DIR/haproxy
+	local d=$LAB_DIR/haproxy body=$1 host=$2 global=${3:-}
+	local -a check=(-H "Host: $host" "http://$LAB_ROUTER_IP/")
+	[ "$#" -gt 3 ] && check=("${@:4}")
 	mkdir -p "$d"
 	cat >"$d/haproxy.cfg" <<CFG
 global
     nbthread 1
     maxconn 8000
+$global
 defaults
     mode http
     timeout connect 5s
     timeout client 30s
     timeout server 30s
-$1
+$body
 CFG
 	lab_spawn root haproxy taskset -c 1 haproxy -db -f "$d/haproxy.cfg"
 	KPID=$LAB_SPAWN_PID
-	sy_poll 10 lab_client curl -sf -m 1 -H "Host: $2" "http://$LAB_ROUTER_IP/" ||
+	sy_poll 10 lab_client curl -sf -m 1 "${check[@]}" ||
 		sy_die "HAProxy does not answer (see $LAB_DIR/haproxy.log)"
 }
 

@@ -4,9 +4,9 @@
 -- errors.status counts answers outside 2xx/3xx; latencies are in microseconds.
 done = function(summary, latency, requests)
 	io.write(string.format(
-		'{"requests":%d,"duration_us":%d,"connect":%d,"read":%d,"write":%d,' ..
+		'{"requests":%d,"bytes":%d,"duration_us":%d,"connect":%d,"read":%d,"write":%d,' ..
 		'"status":%d,"timeout":%d,"lat_p50_us":%d,"lat_p99_us":%d,"lat_max_us":%d}\n',
-		summary.requests, summary.duration, summary.errors.connect, summary.errors.read,
+		summary.requests, summary.bytes, summary.duration, summary.errors.connect, summary.errors.read,
 		summary.errors.write, summary.errors.status, summary.errors.timeout,
 		latency:percentile(50), latency:percentile(99), latency.max))
 end

@@ -1,0 +1,140 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""perf/tls's table, crypto floor and verdict, from the run's raw figures.
+
+    python3 tls_report.py RECORDS.jsonl SPEED.txt
+
+RECORDS: one JSON object per measured run (perf/tls `record`): proxy, run (full, resumed,
+bulk), units (s_time connections) or wrk (wrk_report.lua's JSON), and two snapshots, a*
+before and b* after: cpu ("BUSY,IDLE,TICKS" for routerd, "-,-,TICKS" for a kernel proxy),
+core0/core1 ("BUSY,TOTAL" ticks), ctr (the proxy's handshake counters), t (seconds).
+SPEED: `openssl speed -seconds 3 ecdsap256 ecdhx25519`'s output.
+
+Everything printed is computed here from those figures; nothing is assumed.
+"""
+import json
+import re
+import sys
+
+TARGET = 1.5  # routerd's full handshakes per core against HAProxy's (issue 14)
+
+
+def proxy_cpu(r):
+    """(CPU seconds, wall seconds, how it was measured, routerd's process CPU seconds or None)."""
+    wall = float(r["bt"]) - float(r["at"])
+    b0, i0, k0 = r["acpu"].split(",")
+    b1, i1, k1 = r["bcpu"].split(",")
+    proc = (int(k1) - int(k0)) / int(r["tick"])
+    if b0 == "-":
+        return proc, wall, f"{proc / wall:.0%} of a core (process CPU)", None
+    busy, idle = int(b1) - int(b0), int(i1) - int(i0)
+    hz = (busy + idle) / wall  # every loop cycle is busy or idle: the TSC rate
+    secs = busy / hz
+    return secs, wall, f"worker {busy / max(busy + idle, 1):.0%} busy (process {proc / wall:.0%})", proc
+
+
+def core_share(r, cpu):
+    b0, t0 = map(int, r[f"a{cpu}"].split(","))
+    b1, t1 = map(int, r[f"b{cpu}"].split(","))
+    return (b1 - b0) / max(t1 - t0, 1)
+
+
+def counters(r):
+    a, b = r["actr"].split(","), r["bctr"].split(",")
+    d = [str(int(y) - int(x)) if x.lstrip("-").isdigit() and y.lstrip("-").isdigit() else "-"
+         for x, y in zip(a, b)]
+    return d
+
+
+def floor(speed_text):
+    """(sign/s, X25519 op/s) from openssl speed's summary lines."""
+    sign = re.search(r"256 bits ecdsa \(nistp256\)\s+\S+s\s+\S+s\s+([0-9.]+)\s+([0-9.]+)", speed_text)
+    x = re.search(r"253 bits ecdh \(X25519\)\s+\S+s\s+([0-9.]+)", speed_text)
+    if not sign or not x:
+        return None
+    return float(sign.group(1)), float(x.group(1))
+
+
+def main():
+    records = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+    speed_text = open(sys.argv[2]).read()
+    rows, per_core, us_per = [], {}, {}
+    for r in records:
+        secs, wall, how, proc = proxy_cpu(r)
+        hs, res = counters(r)
+        if r["run"] in ("full", "resumed"):
+            n = int(r["units"])
+            unit, rate = "handshakes", n / wall
+            cpu_per = secs / max(n, 1) * 1e6
+            cpu_txt = f"{cpu_per:.1f} us" + (f" busy ({proc / max(n, 1) * 1e6:.1f} us process)" if proc is not None else "")
+            core_rate = n / secs if secs > 0 else 0
+            full, resumed = int(r["full_marks"]), int(r["resumed_marks"])
+            check = (f"s_time: {full:,} full, {resumed:,} resumed, "
+                     f"{float(r['client_user_s']) / max(n, 1) * 1e6:,.0f} us user CPU per connection")
+            if r["proxy"].startswith("routerd"):
+                check += f"; routerd counted {hs} handshakes, {res} resumed"
+            else:
+                check += f"; HAProxy CumSslConns +{hs}"
+            if int(r["errors"]):
+                check += f"; {r['errors']} error lines from s_time"
+            rate_txt = f"{rate:,.0f} /s"
+            core_txt = f"{core_rate:,.0f} /s"
+        else:
+            w = json.loads(r["wrk"])
+            mb = w["bytes"] / 1e6
+            wall_w = w["duration_us"] / 1e6
+            unit, rate = "MB", mb / wall_w
+            cpu_per = secs / max(mb, 1e-9) * 1e6
+            cpu_txt = f"{cpu_per:.0f} us/MB" + (f" busy ({proc / max(mb, 1e-9) * 1e6:.0f} us process)" if proc is not None else "")
+            core_rate = mb / secs if secs > 0 else 0
+            errs = w["connect"] + w["read"] + w["write"] + w["timeout"]
+            check = f"{w['requests']:,} x 2 MiB; {errs} socket errors, {w['status']} non-2xx"
+            rate_txt = f"{rate:,.1f} MB/s"
+            core_txt = f"{core_rate:,.1f} MB/s"
+        per_core[(r["proxy"], r["run"])] = core_rate
+        us_per[(r["proxy"], r["run"])] = cpu_per
+        rows.append(f"| {r['proxy']} | {r['run']} | {rate_txt} | {core_txt} | {cpu_txt} | {how} "
+                    f"| {core_share(r, 'core0'):.0%} | {core_share(r, 'core1'):.0%} | {check} |")
+
+    print("\n| proxy | run | rate | per core | CPU per handshake / per MB | proxy CPU | CPU 0 (clients) busy "
+          "| CPU 1 (proxy) busy | check |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    print("\n".join(rows))
+
+    fl = floor(speed_text)
+    print("\nCrypto floor (`openssl speed -seconds 3 ecdsap256 ecdhx25519`, on CPU 1, this run):")
+    for l in speed_text.splitlines():
+        if re.search(r"(sign|op)\b.*/s|nistp256|X25519", l):
+            print("    " + l.rstrip())
+    if fl:
+        sign_us, x_us = 1e6 / fl[0], 1e6 / fl[1]
+        fl_us = sign_us + 2 * x_us
+        print(f"  one full handshake: 1 ECDSA P-256 sign ({sign_us:.1f} us) + 2 X25519 "
+              f"({2 * x_us:.1f} us) = {fl_us:.1f} us, {1e6 / fl_us:,.0f} handshakes/s per core at best")
+        for p in ("routerd", "haproxy"):
+            if (p, "full") in us_per:
+                u = us_per[(p, "full")]
+                print(f"  {p}: {u:.1f} us per full handshake = {u / fl_us:.2f}x the floor "
+                      f"({u - fl_us:.1f} us above it)")
+            if (p, "resumed") in us_per:
+                u = us_per[(p, "resumed")]
+                print(f"  {p}: {u:.1f} us per resumed handshake (its floor: 2 X25519, {2 * x_us:.1f} us)")
+    else:
+        print("  (could not read the sign/s and X25519 op/s figures)")
+
+    r, h = per_core.get(("routerd", "full")), per_core.get(("haproxy", "full"))
+    print()
+    if r and h:
+        ratio = r / h
+        verdict = "PASS" if ratio >= TARGET else "FAIL"
+        print(f"Verdict: routerd {r:,.0f} vs HAProxy {h:,.0f} full handshakes per core: "
+              f"{ratio:.2f}x (target >= {TARGET}x): {verdict}")
+    else:
+        print("Verdict: none (needs both routerd's and HAProxy's full-handshake rows)")
+    for run in ("resumed", "bulk"):
+        r, h = per_core.get(("routerd", run)), per_core.get(("haproxy", run))
+        if r and h:
+            print(f"  {run}: routerd {r / h:.2f}x HAProxy per core")
+
+
+if __name__ == "__main__":
+    main()
