@@ -130,9 +130,13 @@ file_parse(struct staple_file *f)
 	snprintf(f->status, sizeof(f->status), "%s", OCSP_cert_status_str(status));
 	asn1_time_text(nextupd, f->next_update, sizeof(f->next_update));
 	if (!fresh(f->bs)) {
+		char next[sizeof(f->next_update)];
+
+		/* A copy: gcc's -Wrestrict (with the sanitizers) cannot tell
+		 * two fields of *f apart. */
+		memcpy(next, f->next_update, sizeof(next));
 		snprintf(f->problem, sizeof(f->problem),
-			 "not current (thisUpdate in the future or nextUpdate %s past)",
-			 f->next_update);
+			 "not current (thisUpdate in the future or nextUpdate %s past)", next);
 		OCSP_BASICRESP_free(f->bs);
 		f->bs = NULL;
 	}

@@ -92,7 +92,13 @@ struct sy_proxy {
 	bool backend_reusable; /* the last response left the backend leg reusable */
 	bool backend_keep_alive; /* the response in flight: the backend keeps the connection */
 	bool leg_used;      /* the backend leg carried an exchange before this request */
-	struct sy_mq replay; /* the request again, for a used leg that closes unanswered */
+	struct sy_mq replay; /* the request again: px_retry (proxy_http.c) */
+	/* Retrying the request in flight once (px_retry): where to (the pick's
+	 * next endpoint; 0 none), and whether it may go again after the
+	 * backend may have read it (an idempotent method). */
+	uint32_t alt_ip;
+	uint16_t alt_port;
+	bool replay_idempotent;
 	uint8_t req_framing, resp_framing; /* enum sy_px_framing */
 	uint64_t req_left, resp_left;      /* LENGTH: body bytes still to forward */
 	struct sy_px_chunked req_chunk, resp_chunk;

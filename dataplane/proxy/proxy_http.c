@@ -421,11 +421,20 @@ px_request_head(struct sy_worker *w, struct sy_proxy *px)
 		px_answer(w, px, 503, SY_ANSWER_PROXY_BUSY, NULL, NULL, true);
 		return true;
 	}
-	if (px->leg_used && req.framing == SY_PX_BODY_NONE && idempotent(&req) && px->btls == NULL) {
+	/* A copy to send again (px_retry): a request without a body, in the
+	 * clear, that can go again, to a kept leg the backend may be
+	 * closing (idempotent only), or to a new one that may be refused
+	 * (any method: a refused connect delivered nothing). */
+	sy_mq_free(&px->replay);
+	px->alt_ip = tg.alt_ip;
+	px->alt_port = tg.alt_port;
+	px->replay_idempotent = idempotent(&req);
+	if (req.framing == SY_PX_BODY_NONE && px->btls == NULL &&
+	    (px->replay_idempotent || (!px->leg_used && px->alt_ip != 0))) {
 		struct rte_mbuf *copy = sy_mq_clone_range(&px->b.sndq, px->b.sndq.bytes - send_len,
 							  send_len, w->sh->pool);
 
-		if (copy != NULL) /* else no replay: a lost race answers 502 */
+		if (copy != NULL) /* else no retry: the failure is answered */
 			sy_mq_append(&px->replay, copy);
 	}
 	sy_mq_drop(in, consumed);
@@ -540,13 +549,12 @@ px_backend_failed(struct sy_worker *w, struct sy_proxy *px, uint16_t status,
 	sy_tcb_abort(w, &px->c);
 }
 
-/* The request again, on a new connection to the same endpoint. */
+/* The request again, on a new connection to ip:port (the copy moves into
+ * it, so a request goes again at most once). */
 static bool
-px_replay(struct sy_worker *w, struct sy_proxy *px)
+px_replay(struct sy_worker *w, struct sy_proxy *px, uint32_t ip, uint16_t port)
 {
 	struct sy_mq r = px->replay;
-	uint32_t ip = px->be_ip;
-	uint16_t port = px->be_port;
 
 	sy_mq_init(&px->replay); /* px_backend_drop frees a replay */
 	px_backend_drop(w, px);
@@ -558,6 +566,41 @@ px_replay(struct sy_worker *w, struct sy_proxy *px)
 	w->counters.proxy_backend_replays++;
 	px->deadline = in_ms(w, SY_PROXY_TIMEOUT_CONNECT_MS);
 	return true;
+}
+
+/*
+ * The backend leg failed before a byte of the response: send the request
+ * again, once, if that is safe (HAProxy's `retry-on conn-failure
+ * empty-response` with `option redispatch`):
+ *  - a kept leg the backend was closing as we sent: the same endpoint, on a
+ *    new connection (idempotent requests only);
+ *  - a new leg refused, or not connected in the connect timeout
+ *    (`delivered` false): the pick's next endpoint, any method;
+ *  - a new leg reset or closed after it took the request: the next endpoint,
+ *    or the same one if the pool has no other, idempotent requests only.
+ * The failed endpoint is reported to passive health either way.
+ */
+static bool
+px_retry(struct sy_worker *w, struct sy_proxy *px, bool delivered)
+{
+	uint32_t ip = px->alt_ip ? px->alt_ip : px->be_ip;
+	uint16_t port = px->alt_ip ? px->alt_port : px->be_port;
+
+	if (px->replay.bytes == 0 || px->resp_sent)
+		return false;
+	if (px->leg_used) {
+		ip = px->be_ip; /* the endpoint is fine: its connection was not */
+		port = px->be_port;
+	} else {
+		if (delivered && !px->replay_idempotent)
+			return false;
+		if (!delivered && px->alt_ip == 0)
+			return false; /* the same refusal again: answer it */
+		sy_lb_report(w, px->be_ip, px->be_port, 0);
+		w->counters.backend_retries++;
+	}
+	px->alt_ip = 0;
+	return px_replay(w, px, ip, port);
 }
 
 static bool
@@ -580,14 +623,17 @@ px_response_head(struct sy_worker *w, struct sy_proxy *px)
 	}
 	if (in->bytes == 0) {
 		if (b->events & SY_TCB_EV_REFUSED) {
+			if (px_retry(w, px, false))
+				return true;
 			px_backend_failed(w, px, 503, SY_ANSWER_BACKEND_UNREACHABLE);
 			return true;
 		}
 		if (b->state == SY_TCPS_CLOSED || px_backend_fin(px)) {
-			/* Closed or reset before a byte of the response: a
-			 * kept connection the backend was closing as we sent
-			 * gets the request again on a new one; else 502. */
-			if (px->replay.bytes > 0 && !px->resp_sent && px_replay(w, px))
+			/* Closed or reset before a byte of the response: the
+			 * request again if that is safe (px_retry); else 502.
+			 * A SYN never acknowledged (its retries gave up)
+			 * delivered nothing. */
+			if (px_retry(w, px, b->snd_una != b->iss))
 				return true;
 			px_backend_failed(w, px, 502, SY_ANSWER_BACKEND_BROKEN);
 			return true;
@@ -772,6 +818,12 @@ px_deadline(struct sy_worker *w, struct sy_proxy *px)
 	}
 	switch (px->resp_state) {
 	case SY_PX_RESP_HEAD:
+		/* Not connected in the connect timeout: the next endpoint. */
+		if (px->bc != NULL && px->b.state == SY_TCPS_SYN_SENT && px_retry(w, px, false)) {
+			px->deadline = in_ms(w, SY_PROXY_TIMEOUT_CONNECT_MS);
+			return;
+		}
+		/* fall through */
 	case SY_PX_RESP_BODY:
 		px_backend_failed(w, px, 504, SY_ANSWER_BACKEND_TIMEOUT);
 		return;

@@ -32,6 +32,8 @@ struct px_target {
 	const char *set_cookie; /* sticky sessions: send this cookie (name) ... */
 	uint64_t cookie_tok;    /* ... with this token (lb/lb.h) */
 	const char *tls_name; /* ... and the name to verify (this call only), or NULL */
+	uint32_t alt_ip;    /* plain HTTP: the endpoint a failed connect retries (0: none) */
+	uint16_t alt_port;
 	char location[384]; /* a redirect's */
 	char body[256];     /* a static answer's */
 };

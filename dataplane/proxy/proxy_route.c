@@ -336,6 +336,19 @@ px_route(struct sy_worker *w, const struct sy_px_req *req, const uint8_t *head, 
 	}
 	out->ip = rule->pool->endpoints[ep].addr.v4;
 	out->port = rte_cpu_to_be_16(rule->pool->endpoints[ep].port);
+	if (!rule->pool->endpoints[ep].tls && vh->tls != SY_TLS_REENCRYPT) {
+		/* Where the request goes if this endpoint refuses it (or
+		 * drops it unanswered): the strategy's retry, the next
+		 * endpoint with weight that is not down. */
+		uint16_t f = (uint16_t)ep;
+		int alt = sy_lb_pick(rule->pool, w, client_ip, &f, 1);
+
+		if (alt >= 0 && alt != ep && rule->pool->endpoints[alt].addr.family == AF_INET &&
+		    !rule->pool->endpoints[alt].tls) {
+			out->alt_ip = rule->pool->endpoints[alt].addr.v4;
+			out->alt_port = rte_cpu_to_be_16(rule->pool->endpoints[alt].port);
+		}
+	}
 	if (rule->pool->endpoints[ep].tls) {
 		/* An https:// URL: TLS to it, its certificate checked for the
 		 * URL's host. Never in the clear when that cannot be had. */

@@ -13,7 +13,8 @@
 #   - e is killed while a client fetches without pause: no client request fails, e is
 #     unhealthy within threshold x interval (+ timeout), then gets no new connection (not
 #     even a try); e starts again: it returns after the healthy threshold;
-#   - routerctl get endpoints shows each endpoint's health; stats count the checks.
+#   - routerctl get endpoints shows each endpoint's health; stats count the checks;
+#   - proxy mode: a request whose endpoint refuses the connection goes to the next one.
 T_NAME=health_checks
 source "$(dirname "$0")/testlib.sh"
 
@@ -188,6 +189,57 @@ t_json_expect "$T_OUT" 'd["health_checks"]["targets"] == 2 and d["health_checks"
 	"stats: 2 targets, both healthy, at least 6 state changes (2 up, d down/up, e down/up)"
 t_json_expect "$T_OUT" 'd["total"]["hc_sent"] >= d["health_checks"]["checks"] - 2 and d["total"]["hc_failed"] >= 2 and d["total"]["hc_answered"] > 10' \
 	"stats: the worker's checks sent, answered and failed"
+
+# Proxy mode retries: an OpenShift Route 50/50 over d and "gone" (an endpoint nothing listens
+# on), round robin, with a second path rule so that it is proxied. Each request the pick
+# sends to gone is refused and goes to the pick's next endpoint, d: the client sees only
+# 200s from d. After 5 refusals gone is ejected and no longer tried.
+rctl apply -f - <<YAML
+apiVersion: v1
+kind: Service
+metadata: {name: gone, namespace: demo}
+spec: {ports: [{name: http, port: 8099, targetPort: 8099}]}
+---
+apiVersion: v1
+kind: Endpoints
+metadata: {name: gone, namespace: demo}
+subsets: [{addresses: [{ip: $A}], ports: [{name: http, port: 8099}]}]
+---
+apiVersion: route.openshift.io/v1
+kind: Route
+metadata:
+  name: retry
+  namespace: demo
+  annotations: {haproxy.router.openshift.io/balance: roundrobin}
+spec:
+  host: retry.$D
+  to: {kind: Service, name: d, weight: 50}
+  alternateBackends: [{kind: Service, name: gone, weight: 50}]
+  port: {targetPort: http}
+---
+apiVersion: route.openshift.io/v1
+kind: Route
+metadata: {name: retry-api, namespace: demo}
+spec:
+  host: retry.$D
+  path: /api
+  to: {kind: Service, name: d}
+  port: {targetPort: http}
+YAML
+t_expect_rc 0 "apply Route retry.$D: 50/50 over d and an endpoint nobody listens on, proxied"
+rctl resolve "http://retry.$D/" -o json
+t_json_expect "$T_OUT" 'd["mode"] == "proxy"' "retry.$D is proxied"
+rctl stats -o json
+retries0=$(t_json "$T_OUT" 'd["total"]["backend_retries"]')
+# 20 GETs and 20 POSTs without a body, each on a new connection.
+t_run lab_client bash -c 'for i in $(seq 20); do curl -s -m 5 -H "Host: retry.'"$D"'" "http://'"$R"'/"; curl -s -m 5 -X POST -H "Host: retry.'"$D"'" "http://'"$R"'/"; done'
+t_expect_rc 0 "40 requests to retry.$D"
+t_note "answers: $(printf '%s\n' "$T_OUT" | sort | uniq -c | tr '\n' ' ')"
+[ "$(printf '%s\n' "$T_OUT" | grep -c '^pool-d$')" = 40 ] ||
+	t_fail "every request answered by d (refused connects retried on the next endpoint)" "got: $T_OUT"
+rctl stats -o json
+t_json_expect "$T_OUT" '1 <= d["total"]["backend_retries"] - '"$retries0"' <= 6' "the refused endpoint retried on the next one, then ejected (1 to 6 retries)"
+t_ok "proxy mode: a refused connect goes to the pick's next endpoint, any method; no client sees it"
 
 # No route checks e any more: its target goes.
 rctl delete ingressroute hc1 -n demo
