@@ -150,7 +150,8 @@ start(struct sy_worker *w, struct sy_hc_job *job)
 		refuse(w, job, SY_HC_NO_RESOURCES);
 		return;
 	}
-	port = sy_snat_port_get(w);
+	bp = &w->sh->ports[fr.port];
+	port = sy_snat_get(w, bp, &bc->snat_ip);
 	if (port == 0) {
 		sy_conn_free(w, bc);
 		refuse(w, job, SY_HC_NO_RESOURCES);
@@ -165,9 +166,7 @@ start(struct sy_worker *w, struct sy_hc_job *job)
 	p->started = w->now;
 	p->deadline = w->now + w->sh->tsc_per_ms * (job->timeout_ms ? job->timeout_ms : 1);
 
-	bp = &w->sh->ports[fr.port];
 	bc->snat_port = rte_cpu_to_be_16(port);
-	bc->snat_ip = bp->ipv4[0];
 	bc->backend_ip = job->ip;
 	bc->backend_port = job->port;
 	bc->backend_if = (uint8_t)fr.port;

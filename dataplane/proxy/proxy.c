@@ -74,14 +74,13 @@ px_backend_open(struct sy_worker *w, struct sy_proxy *px, uint32_t ip, uint16_t 
 	bc = sy_conn_alloc(w);
 	if (bc == NULL)
 		return SY_ANSWER_FLOW_TABLE_FULL; /* all flows_per_worker records in use */
-	p = sy_snat_port_get(w);
+	bp = &w->sh->ports[fr.port];
+	p = sy_snat_get(w, bp, &bc->snat_ip);
 	if (p == 0) {
 		sy_conn_free(w, bc);
 		return SY_ANSWER_SNAT_PORTS_EXHAUSTED;
 	}
-	bp = &w->sh->ports[fr.port];
 	bc->snat_port = rte_cpu_to_be_16(p);
-	bc->snat_ip = bp->ipv4[0];
 	sy_lb_load_set(w, bc, ip, port);
 	bc->backend_ip = ip;
 	bc->backend_port = port;

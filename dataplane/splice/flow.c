@@ -85,7 +85,7 @@ sy_tcp_worker_init(struct sy_worker *w)
 		 * The extendable table keeps an unlucky bucket from refusing a key. */
 		.extra_flag = RTE_HASH_EXTRA_FLAGS_EXT_TABLE,
 	};
-	unsigned n = w->sh->n_workers, p, set = __atomic_fetch_add(&seq, 1, __ATOMIC_RELAXED);
+	unsigned n = w->sh->n_workers, p, k, set = __atomic_fetch_add(&seq, 1, __ATOMIC_RELAXED);
 	int rc;
 
 	snprintf(name, sizeof(name), "sy_flows_%u_%u", set, w->id);
@@ -101,9 +101,24 @@ sy_tcp_worker_init(struct sy_worker *w)
 	t->proxies = rte_mempool_create(name, SY_PROXY_MAX, sizeof(struct sy_proxy), 0, 0, NULL,
 					NULL, NULL, NULL, (int)rte_socket_id(),
 					RTE_MEMPOOL_F_SP_PUT | RTE_MEMPOOL_F_SC_GET);
+	/* Source address indexes: the most IPv4 addresses a port has. */
+	t->n_src = 1;
+	t->n_src_addr = 0;
+	for (p = 0; p < w->sh->n_ports; p++) {
+		const struct sy_dp_port *dp = &w->sh->ports[p];
+
+		if (dp->n_ipv4 > t->n_src)
+			t->n_src = (uint8_t)dp->n_ipv4;
+		for (k = 0; k < dp->n_ipv4; k++) {
+			t->src_addr[t->n_src_addr] = dp->ipv4[k];
+			t->src_k[t->n_src_addr++] = (uint8_t)k;
+		}
+	}
 	t->port_cap = (65536 - SY_SNAT_PORT_MIN) / n + 1;
-	t->ports = rte_malloc("sy_snat_ports", t->port_cap * sizeof(uint16_t), 0);
-	t->snat_conn = rte_zmalloc_socket("sy_snat_conn", sy_snat_slots(n) * sizeof(*t->snat_conn),
+	t->ports = rte_malloc("sy_snat_ports", (size_t)t->n_src * t->port_cap * sizeof(uint16_t), 0);
+	t->snat_row = sy_snat_slots(n);
+	t->snat_conn = rte_zmalloc_socket("sy_snat_conn",
+					  (size_t)t->n_src * t->snat_row * sizeof(*t->snat_conn),
 					  RTE_CACHE_LINE_SIZE, (int)rte_socket_id());
 	t->snat_div = rte_reciprocal_value(n);
 	t->buckets = rte_zmalloc_socket("sy_px_buckets", SY_PX_BUCKETS * sizeof(*t->buckets),
@@ -121,11 +136,15 @@ sy_tcp_worker_init(struct sy_worker *w)
 		sy_tcp_worker_fini(w);
 		return -ENOMEM;
 	}
-	t->port_head = 0;
-	t->port_count = 0;
-	for (p = SY_SNAT_PORT_MIN; p < 65536; p++)
-		if (p % n == w->id)
-			t->ports[t->port_count++] = (uint16_t)p;
+	for (k = 0; k < t->n_src; k++) {
+		uint16_t *q = t->ports + (size_t)k * t->port_cap;
+
+		t->port_q[k].head = 0;
+		t->port_q[k].count = 0;
+		for (p = SY_SNAT_PORT_MIN; p < 65536; p++)
+			if (p % n == w->id)
+				q[t->port_q[k].count++] = (uint16_t)p;
+	}
 	t->tick_tsc = w->sh->tsc_per_ms * SY_WHEEL_TICK_MS;
 	/* The wheel starts at the worker's clock, not at the end of this setup: allocating the
 	 * tables can take milliseconds, and a wheel ahead of w->now would fire timers late. */
@@ -206,23 +225,17 @@ sy_flow_del(struct sy_worker *w, const struct sy_flow_key *k, const struct sy_co
 	(void)rte_hash_del_key_with_hash(w->tcp.flows, k, sig);
 }
 
-static inline struct sy_conn **
-snat_slot(struct sy_tcp_worker *t, uint16_t port_be)
-{
-	return &t->snat_conn[rte_reciprocal_divide(rte_be_to_cpu_16(port_be), t->snat_div)];
-}
-
 void
 sy_flow_backend_add(struct sy_worker *w, struct sy_conn *c)
 {
-	*snat_slot(&w->tcp, c->snat_port) = c;
+	*sy_snat_slot(&w->tcp, c->snat_ip, c->snat_port) = c;
 	c->flags |= SY_CF_BACKEND_KEY;
 }
 
 void
 sy_flow_backend_del(struct sy_worker *w, struct sy_conn *c)
 {
-	struct sy_conn **slot = snat_slot(&w->tcp, c->snat_port);
+	struct sy_conn **slot = sy_snat_slot(&w->tcp, c->snat_ip, c->snat_port);
 
 	if (*slot == c)
 		*slot = NULL;
@@ -306,7 +319,7 @@ sy_conn_free(struct sy_worker *w, struct sy_conn *c)
 	if (c->flags & SY_CF_BACKEND_KEY)
 		sy_flow_backend_del(w, c);
 	if (c->snat_port != 0)
-		sy_snat_port_put(w, rte_be_to_cpu_16(c->snat_port));
+		sy_snat_put(w, c->snat_ip, rte_be_to_cpu_16(c->snat_port));
 	sy_lb_load_clear(w, c);
 	sy_conn_timer_cancel(w, c);
 	sy_peek_free(w, c->peek);
@@ -329,28 +342,40 @@ sy_conn_free(struct sy_worker *w, struct sy_conn *c)
 }
 
 uint16_t
-sy_snat_port_get(struct sy_worker *w)
+sy_snat_get(struct sy_worker *w, const struct sy_dp_port *out, uint32_t *addr)
 {
 	struct sy_tcp_worker *t = &w->tcp;
-	uint16_t p;
+	unsigned n_addr = RTE_MIN((unsigned)out->n_ipv4, (unsigned)t->n_src), i;
 
-	if (t->port_count == 0)
-		return 0;
-	p = t->ports[t->port_head];
-	t->port_head = (t->port_head + 1) % t->port_cap;
-	t->port_count--;
-	return p;
+	for (i = 0; i < n_addr; i++) {
+		unsigned k = (t->src_next + i) % n_addr;
+		uint16_t p;
+
+		if (t->port_q[k].count == 0)
+			continue;
+		p = t->ports[(size_t)k * t->port_cap + t->port_q[k].head];
+		t->port_q[k].head = (t->port_q[k].head + 1) % t->port_cap;
+		t->port_q[k].count--;
+		/* The next leg from the next address: each (address, port)
+		 * rests as long as possible before it is used again. */
+		t->src_next = (uint8_t)((k + 1) % n_addr);
+		*addr = out->ipv4[k];
+		return p;
+	}
+	return 0;
 }
 
 void
-sy_snat_port_put(struct sy_worker *w, uint16_t port)
+sy_snat_put(struct sy_worker *w, uint32_t addr, uint16_t port)
 {
 	struct sy_tcp_worker *t = &w->tcp;
+	unsigned k = sy_snat_index(t, addr);
 
-	if (t->port_count == t->port_cap)
+	if (t->port_q[k].count == t->port_cap)
 		return;
-	t->ports[(t->port_head + t->port_count) % t->port_cap] = port;
-	t->port_count++;
+	t->ports[(size_t)k * t->port_cap + (t->port_q[k].head + t->port_q[k].count) % t->port_cap] =
+		port;
+	t->port_q[k].count++;
 }
 
 void

@@ -39,6 +39,15 @@
  * owner in the destination port (DESIGN.md section 4, flow ownership). Free
  * ports are reused first-in first-out, so a port rests as long as possible
  * before it meets the same backend again (its TIME_WAIT).
+ *
+ * Source addresses: every IPv4 address of the port a backend leg leaves by
+ * is a SNAT address (config `ports[].ipv4`). A leg's source is (address
+ * index k, port): k < that port's address count, a FIFO of free ports per
+ * k, and the next leg starts at the next k, so a port rests k times longer
+ * before it meets the same backend from the same address. With A addresses
+ * on the backend port a worker holds A x (65536 - 1024) / n_workers legs.
+ * The port -> record array has a row per index; a backend segment's
+ * destination address names its row (sy_snat_index).
  */
 #ifndef SY_FLOW_H
 #define SY_FLOW_H
@@ -48,6 +57,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include <rte_branch_prediction.h>
 #include <rte_byteorder.h>
 #include <rte_common.h>
 #include <rte_hash.h>
@@ -59,6 +69,7 @@
 #endif
 
 #include "splice/conn.h"
+#include "sy_config.h"
 #include "lb/lb.h"
 
 struct sy_worker;
@@ -90,9 +101,9 @@ void sy_conn_arena_fini(struct sy_conn_arena *a);
 /* Client keys in the flow table: one per connection record (the rte_hash
  * is created with flows_per_worker entries). */
 
-/* Slots of a worker's SNAT port -> record array: port / n_workers for every
- * port up to 65535 (a worker's own ports are port % n_workers == id, so
- * they have distinct slots). */
+/* Slots of a row of a worker's SNAT port -> record array: port / n_workers
+ * for every port up to 65535 (a worker's own ports are port % n_workers ==
+ * id, so they have distinct slots). One row per source address index. */
 static inline unsigned
 sy_snat_slots(unsigned n_workers)
 {
@@ -117,13 +128,22 @@ struct sy_tcp_worker {
 	struct rte_hash *flows;   /* client 4-tuple -> record */
 	uint64_t *client_cache;   /* cache_mask + 1 tagged record pointers (above) */
 	uint32_t cache_mask;      /* sy_flow_cache_slots(flows_per_worker) - 1 */
-	struct sy_conn **snat_conn; /* SNAT port slot -> record (backend leg) */
+	struct sy_conn **snat_conn; /* (address index, port slot) -> record (backend leg) */
 	struct rte_reciprocal snat_div; /* port / n_workers without a divide */
+	uint32_t snat_row;          /* slots per row: sy_snat_slots(n_workers) */
 	struct sy_conn_arena conns;
 	struct rte_mempool *peeks;
 	struct rte_mempool *proxies; /* struct sy_proxy (proxy/proxy.h) */
-	uint16_t *ports;        /* FIFO of free SNAT ports */
-	uint32_t port_cap, port_head, port_count;
+	uint16_t *ports;        /* FIFOs of free SNAT ports, port_cap each, one per address index */
+	uint32_t port_cap;
+	struct {
+		uint32_t head, count;
+	} port_q[SY_MAX_PORT_ADDRS];
+	uint8_t n_src;          /* address indexes: the most IPv4 addresses a port has (>= 1) */
+	uint8_t src_next;       /* where the next leg's search starts */
+	uint8_t n_src_addr;
+	uint32_t src_addr[SY_MAX_PORTS * SY_MAX_PORT_ADDRS]; /* every port address ... */
+	uint8_t src_k[SY_MAX_PORTS * SY_MAX_PORT_ADDRS];     /* ... and its index */
 	struct sy_conn *wheel[SY_WHEEL_SLOTS];
 	uint64_t wheel_tick;    /* next tick to run */
 	uint64_t tick_tsc;      /* TSC per tick */
@@ -241,13 +261,37 @@ sy_flow_cache_find(const uint64_t *pair, hash_sig_t sig)
 void sy_flow_backend_add(struct sy_worker *w, struct sy_conn *c);
 void sy_flow_backend_del(struct sy_worker *w, struct sy_conn *c);
 
+/* The address index of SNAT address addr (network order): its row in
+ * snat_conn. One address per port (the common case) needs no search; an
+ * address that is not ours gives 0, and the tuple compare then misses. */
+static inline unsigned
+sy_snat_index(const struct sy_tcp_worker *t, uint32_t addr)
+{
+	unsigned i;
+
+	if (likely(t->n_src == 1))
+		return 0;
+	for (i = 0; i < t->n_src_addr; i++)
+		if (t->src_addr[i] == addr)
+			return t->src_k[i];
+	return 0;
+}
+
+/* The slot of backend leg (addr, port) (network order) in snat_conn. */
+static inline struct sy_conn **
+sy_snat_slot(const struct sy_tcp_worker *t, uint32_t addr, uint16_t port)
+{
+	return &t->snat_conn[(size_t)sy_snat_index(t, addr) * t->snat_row +
+			     rte_reciprocal_divide(rte_be_to_cpu_16(port), t->snat_div)];
+}
+
 /* The record whose backend leg is exactly (saddr:sport -> daddr:dport), all
- * network order, or NULL. No hashing: the port names the slot. */
+ * network order, or NULL. No hashing: the address and port name the slot. */
 static inline struct sy_conn *
 sy_flow_backend_lookup(const struct sy_tcp_worker *t, uint32_t saddr, uint32_t daddr,
 		       uint16_t sport, uint16_t dport)
 {
-	struct sy_conn *c = t->snat_conn[rte_reciprocal_divide(rte_be_to_cpu_16(dport), t->snat_div)];
+	struct sy_conn *c = *sy_snat_slot(t, daddr, dport);
 
 	if (c != NULL && c->snat_port == dport && c->backend_port == sport &&
 	    c->backend_ip == saddr && c->snat_ip == daddr)
@@ -271,9 +315,13 @@ void sy_peek_free(struct sy_worker *w, struct sy_peek_buf *p);
 /* Free the held segments, keep the buffer (ANSWER still needs its numbers). */
 void sy_peek_release_segments(struct sy_worker *w, struct sy_peek_buf *p);
 
-/* 0 when this worker has no free port (SNAT_PORTS_EXHAUSTED). */
-uint16_t sy_snat_port_get(struct sy_worker *w);
-void sy_snat_port_put(struct sy_worker *w, uint16_t port);
+struct sy_dp_port;
+/* A source for a backend leg leaving by port `out`: the SNAT port (host
+ * order) and *addr (network order), the next address index with a free port;
+ * 0 when there is none (SNAT_PORTS_EXHAUSTED). */
+uint16_t sy_snat_get(struct sy_worker *w, const struct sy_dp_port *out, uint32_t *addr);
+/* The leg is gone: (addr, port) is free again (port in host order). */
+void sy_snat_put(struct sy_worker *w, uint32_t addr, uint16_t port);
 
 /* (Re)arm the connection's timer at TSC `when`. */
 void sy_conn_timer_set(struct sy_worker *w, struct sy_conn *c, uint64_t when);

@@ -558,16 +558,6 @@ bind_backend(struct sy_worker *w, struct sy_conn *c)
 	}
 	if (c->flags & SY_CF_BACKEND_KEY)
 		sy_flow_backend_del(w, c);
-	if (c->snat_port == 0) {
-		uint16_t p = sy_snat_port_get(w);
-
-		if (p == 0) {
-			sy_answer_start(w, c, c->proto == SY_CONN_HTTP ? 503 : 0,
-					SY_ANSWER_SNAT_PORTS_EXHAUSTED);
-			return;
-		}
-		c->snat_port = rte_cpu_to_be_16(p);
-	}
 	sy_lb_load_set(w, c, pool->endpoints[i].addr.v4, rte_cpu_to_be_16(pool->endpoints[i].port));
 	c->backend_ip = pool->endpoints[i].addr.v4;
 	c->backend_port = rte_cpu_to_be_16(pool->endpoints[i].port);
@@ -584,7 +574,24 @@ bind_backend(struct sy_worker *w, struct sy_conn *c)
 			return;
 		}
 		bp = &w->sh->ports[fr.port];
-		c->snat_ip = bp->ipv4[0];
+		/* A retry keeps its (address index, port) when the port it
+		 * leaves by has that index too (flow.h, source addresses). */
+		if (c->snat_port != 0 && sy_snat_index(&w->tcp, c->snat_ip) >= bp->n_ipv4) {
+			sy_snat_put(w, c->snat_ip, rte_be_to_cpu_16(c->snat_port));
+			c->snat_port = 0;
+		}
+		if (c->snat_port == 0) {
+			uint16_t p = sy_snat_get(w, bp, &c->snat_ip);
+
+			if (p == 0) {
+				sy_answer_start(w, c, c->proto == SY_CONN_HTTP ? 503 : 0,
+						SY_ANSWER_SNAT_PORTS_EXHAUSTED);
+				return;
+			}
+			c->snat_port = rte_cpu_to_be_16(p);
+		} else {
+			c->snat_ip = bp->ipv4[sy_snat_index(&w->tcp, c->snat_ip)];
+		}
 		c->backend_if = (uint8_t)fr.port;
 		c->backend_nh = fr.nexthop.v4;
 		/* A segment larger than the backend path allows must never be

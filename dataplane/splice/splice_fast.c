@@ -512,7 +512,7 @@ sy_splice_rx_burst(struct sy_worker *w, uint16_t port, struct rte_mbuf **pkts, u
 			uint64_t w1 = load32(f + OFF_PORTS);
 
 			if (unlikely(dp >= SY_SNAT_PORT_MIN &&
-				     t->snat_conn[rte_reciprocal_divide(dp, t->snat_div)] != NULL))
+				     *sy_snat_slot(t, (uint32_t)load32(f + OFF_ADDRS + 4), dport) != NULL))
 				continue;
 #if RTE_BYTE_ORDER == RTE_BIG_ENDIAN
 			w1 <<= 32; /* the key's second word: ports, then zero */
@@ -523,8 +523,8 @@ sy_splice_rx_burst(struct sy_worker *w, uint16_t port, struct rte_mbuf **pkts, u
 			rte_prefetch0(where[i]);
 		} else if (likely(rte_be_to_cpu_16(dport) >= SY_SNAT_PORT_MIN)) {
 			leg[i] = LEG_BACKEND;
-			where[i] = &t->snat_conn[rte_reciprocal_divide(rte_be_to_cpu_16(dport),
-								       t->snat_div)];
+			/* The destination address names the row (flow.h). */
+			where[i] = sy_snat_slot(t, (uint32_t)load32(f + OFF_ADDRS + 4), dport);
 			rte_prefetch0(where[i]);
 		}
 	}

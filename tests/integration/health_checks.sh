@@ -13,12 +13,24 @@
 #   - e is killed while a client fetches without pause: no client request fails, e is
 #     unhealthy within threshold x interval (+ timeout), then gets no new connection (not
 #     even a try); e starts again: it returns after the healthy threshold;
+#   - the backend port has two addresses: backend legs come from each in turn;
 #   - routerctl get endpoints shows each endpoint's health; stats count the checks;
 #   - proxy mode: a request whose endpoint refuses the connection goes to the next one.
 T_NAME=health_checks
 source "$(dirname "$0")/testlib.sh"
 
 t_setup hc 1
+# The backend port gets a second address: backend legs (and the checks) come from both in
+# turn (dataplane/splice/flow.h, source addresses).
+python3 - "$LAB_ROUTERD_CONFIG" <<'PY'
+import json, sys
+p = sys.argv[1]
+c = json.load(open(p))
+for port in c["ports"]:
+    if port["name"] == "backend":
+        port["ipv4"].append("198.18.1.2/24")
+json.dump(c, open(p, "w"), indent=1)
+PY
 t_start_routerd
 D=$LAB_DOMAIN
 R=$LAB_ROUTER_IP
@@ -125,6 +137,16 @@ t_ok "one endpoint, two routes and pools: checked once per interval ($((c1 - c0)
 
 spread "hc1.$D" 100
 t_json_expect "$T_OUT" 'd == {"d": 50, "e": 50}' "both healthy: RoundRobin 50 / 50"
+# Source addresses: 20 new connections, each asking its backend who connected.
+t_run lab_client bash -c 'for i in $(seq 20); do curl -s -m 5 -H "Host: hc1.'"$D"'" "http://'"$R"'/peer"; done'
+t_expect_rc 0 "20 requests for /peer"
+t_note "backend legs came from: $(printf '%s\n' "$T_OUT" | sort | uniq -c | tr '\n' ' ')"
+# In turn, but the health checks take their turns too: each address at least 5 of 20.
+n1=$(printf '%s\n' "$T_OUT" | grep -c '^198\.18\.1\.1$')
+n2=$(printf '%s\n' "$T_OUT" | grep -c '^198\.18\.1\.2$')
+[ "$n1" -ge 5 ] && [ "$n2" -ge 5 ] && [ $((n1 + n2)) = 20 ] ||
+	t_fail "backend legs from both addresses of the backend port, in turn" "got: $T_OUT"
+t_ok "two source addresses on the backend port: legs from each in turn ($n1 / $n2)"
 
 # 503 on the health path: out at once (no threshold for a 503).
 echo 503 >"$LAB_DIR/d.health"

@@ -8,7 +8,8 @@ Answers every GET or POST with NAME (default "pool-c"), and under /echo with the
 received: "path: <target>", then its headers (the forwarded headers the router added, what
 filters changed). /healthz answers 200, or the status written in HEALTH_FILE while that file
 exists (so a test can turn the health path to 503 and back), and counts the checks: /hcstats
-answers {"checks": n, "hosts": [Host headers seen]} as JSON."""
+answers {"checks": n, "hosts": [Host headers seen]} as JSON. /peer answers the address the
+connection came from (the router's source address toward the backend)."""
 import http.server
 import json
 import os
@@ -43,6 +44,9 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 with open(HEALTH_FILE) as f:
                     status = int(f.read().strip() or 200)
             self.answer(status, b"health\n")
+            return
+        if self.path == "/peer":
+            self.answer(200, (self.client_address[0] + "\n").encode())
             return
         if self.path == "/hcstats":
             self.answer(200, json.dumps(CHECKS).encode())

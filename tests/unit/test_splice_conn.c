@@ -259,7 +259,7 @@ handshake(uint32_t isn_c, uint16_t sport, uint32_t *tsval_r)
 static void
 steer_backend_isn(uint32_t want)
 {
-	uint16_t port = rte_cpu_to_be_16(w->tcp.ports[w->tcp.port_head]);
+	uint16_t port = rte_cpu_to_be_16(w->tcp.ports[w->tcp.port_q[0].head]); /* one address */
 	uint32_t isn = sy_backend_isn(&sh->leg_clock, w->now, ip4(SNAT), ip4(BACKEND), port,
 				      rte_cpu_to_be_16(8080));
 
@@ -924,8 +924,8 @@ spliced_record(const char *client, uint16_t sport)
 	c->vip = ip4(VIP);
 	c->client_port = rte_cpu_to_be_16(sport);
 	c->vip_port = RTE_BE16(80);
-	c->snat_ip = ip4(SNAT);
-	c->snat_port = rte_cpu_to_be_16(sy_snat_port_get(w));
+	c->snat_port = rte_cpu_to_be_16(sy_snat_get(w, &sh->ports[1], &c->snat_ip));
+	assert_int_equal(c->snat_ip, ip4(SNAT));
 	c->backend_ip = ip4(BACKEND);
 	c->backend_port = RTE_BE16(8080);
 	c->client_if = 0;
@@ -1157,7 +1157,7 @@ test_backend_tuple_reuse(void **state)
 	struct seg s;
 	char body[100];
 
-	w->tcp.port_count = 1; /* the FIFO gives the same port back */
+	w->tcp.port_q[0].count = 1; /* the FIFO gives the same port back */
 	snat1 = open_spliced(41010, 0xf0000000u, 5000, &isn_r, &tsval_r);
 
 	/* 99 more bytes, the client's clock 50 ms on, then its FIN. */
@@ -1463,7 +1463,11 @@ test_flows_past_snat_ports(void **state)
 		assert_int_not_equal(c[n_key + i]->snat_port, 0);
 		sy_flow_backend_add(w, c[n_key + i]);
 	}
-	assert_int_equal(sy_snat_port_get(w), 0);
+	{
+		uint32_t a;
+
+		assert_int_equal(sy_snat_get(w, &sh->ports[1], &a), 0);
+	}
 	assert_int_equal(w->counters.flows_active, n_key + n_snat);
 	/* Records past index 65535 are in use, and every one is found. */
 	assert_true(c[n_key + n_snat - 1] - w->tcp.conns.rec >= 65536);
@@ -1497,6 +1501,80 @@ test_flows_past_snat_ports(void **state)
 	free(c);
 }
 
+/* Two addresses on the backend port: a worker's backend legs come from
+ * both in turn, each with its own FIFO of ports, so it holds twice as many
+ * at once (2 x 64,512 with one worker); a leg is found by its (address,
+ * port), the same port on the other address being another leg; a freed leg
+ * gives its port back to its own address. */
+static int
+setup_two_snat(void **state)
+{
+	struct sy_dp_port *bp = &sh->ports[1];
+
+	bp->ipv4[1] = ip4("198.18.1.2");
+	bp->ipv4_mask[1] = bp->ipv4_mask[0];
+	bp->n_ipv4 = 2;
+	return setup_flows(140000);
+}
+
+static int
+teardown_two_snat(void **state)
+{
+	sh->ports[1].n_ipv4 = 1;
+	return teardown_flows(state);
+}
+
+static void
+test_snat_two_addresses(void **state)
+{
+	const unsigned per_addr = 65536 - SY_SNAT_PORT_MIN;
+	struct sy_conn **c = calloc(2 * per_addr, sizeof(*c));
+	uint32_t a1 = ip4(SNAT), a2 = ip4("198.18.1.2"), a;
+	unsigned i, n1 = 0, n2 = 0;
+	bool from_client;
+
+	assert_non_null(c);
+	assert_int_equal(w->tcp.n_src, 2);
+	for (i = 0; i < 2 * per_addr; i++) {
+		uint16_t p;
+
+		c[i] = sy_conn_alloc(w);
+		assert_non_null(c[i]);
+		c[i]->state = SY_CONN_SPLICED;
+		p = sy_snat_get(w, &sh->ports[1], &c[i]->snat_ip);
+		assert_int_not_equal(p, 0);
+		/* In turn: .1, .2, .1, ... */
+		assert_int_equal(c[i]->snat_ip, i % 2 ? a2 : a1);
+		n1 += c[i]->snat_ip == a1;
+		n2 += c[i]->snat_ip == a2;
+		c[i]->snat_port = rte_cpu_to_be_16(p);
+		c[i]->backend_ip = ip4(BACKEND);
+		c[i]->backend_port = RTE_BE16(8080);
+		sy_flow_backend_add(w, c[i]);
+	}
+	assert_int_equal(n1, per_addr);
+	assert_int_equal(n2, per_addr);
+	assert_int_equal(sy_snat_get(w, &sh->ports[1], &a), 0);
+	/* The first two legs share a port on different addresses. */
+	assert_int_equal(c[0]->snat_port, c[1]->snat_port);
+	for (i = 0; i < 2 * per_addr; i++)
+		assert_ptr_equal(sy_flow_find(w, c[i]->backend_ip, c[i]->snat_ip, c[i]->backend_port,
+					      c[i]->snat_port, &from_client),
+				 c[i]);
+	assert_false(from_client);
+	/* A one-address port (the client side) gets only index 0. */
+	sy_conn_free(w, c[1]); /* .2's port back to .2 */
+	sy_conn_free(w, c[0]); /* .1's port back to .1 */
+	assert_int_not_equal(sy_snat_get(w, &sh->ports[0], &a), 0);
+	assert_int_equal(a, sh->ports[0].ipv4[0]);
+	assert_int_equal(sy_snat_get(w, &sh->ports[0], &a), 0);
+	assert_int_not_equal(sy_snat_get(w, &sh->ports[1], &a), 0);
+	assert_int_equal(a, a2);
+	for (i = 2; i < 2 * per_addr; i++)
+		sy_conn_free(w, c[i]);
+	free(c);
+}
+
 int
 main(void)
 {
@@ -1515,6 +1593,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_flow_table_full, setup_1024, teardown_flows),
 		cmocka_unit_test_setup_teardown(test_flows_past_snat_ports, setup_70000,
 						teardown_flows),
+		cmocka_unit_test_setup_teardown(test_snat_two_addresses, setup_two_snat,
+						teardown_two_snat),
 	};
 
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);
