@@ -32,7 +32,7 @@ uint32_t *sy_lb_rr_build(const uint32_t *w, uint32_t n, uint32_t *len);
  * permutation however the others change. n <= 65535. */
 int sy_lb_maglev_build(const uint64_t *keys, const uint32_t *w, uint32_t n, uint16_t *table,
 		       uint32_t m);
-/* The table length for n endpoints: a prime of at least 64 n, at most 65537. */
+/* The table length for n endpoints: a prime of at least 1024 n, at most 65537. */
 uint32_t sy_lb_maglev_len(uint32_t n);
 
 #endif

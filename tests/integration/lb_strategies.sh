@@ -9,6 +9,8 @@
 #     strategy Random: each 33.3% +- 4 points;
 #   - balance source: every connection from one client address to one backend; the default
 #     of a passthrough route is source (resolve says so), of an edge/plain route random;
+#     40 client addresses keep their backends across an unrelated change, and adding an
+#     endpoint moves about a third of them, all to it;
 #   - passive health: an endpoint that stops is tried away from (clients see 200s), ejected
 #     after 5 failures in a row, and back after the ejection time once it runs again;
 #   - sticky cookies on proxied vhosts: OpenShift's (default name, cookie_name,
@@ -120,6 +122,71 @@ t_json_expect "$T_OUT" 'd["strategy"].startswith("random")' "resolve: a plain ro
 rctl resolve "https://a.passthrough.$D/" -o json
 t_json_expect "$T_OUT" 'd["strategy"].startswith("source")' "resolve: a passthrough route's default is source"
 t_ok "source affinity: one client, one backend; defaults: source for passthrough, random otherwise"
+
+# Client-address affinity across configuration changes: 40 more client addresses, a
+# balance-source Route 1:1 over a and b. An unrelated change (another Route) moves no
+# client; adding c to the pool (1:1:1) moves about a third of them, every one to c (Maglev:
+# one endpoint more moves about 1/N, none between the endpoints that stay).
+for i in $(seq 100 139); do
+	ip -n "$LAB_NS_CLIENT" addr add "198.18.0.$i/24" dev "$LAB_IF_CLIENT_PEER" ||
+		t_fail "client address 198.18.0.$i" "ip addr add failed"
+done
+cat >"$LAB_DIR/affinity.py" <<'PY'
+import json, socket, sys
+addr, host = sys.argv[1], sys.argv[2]
+seen = {}
+for i in range(100, 140):
+    src = "198.18.0.%d" % i
+    s = socket.socket()
+    s.settimeout(5)
+    s.bind((src, 0))
+    s.connect((addr, 80))
+    s.sendall(("GET / HTTP/1.0\r\nHost: %s\r\n\r\n" % host).encode())
+    got = b""
+    while True:
+        c = s.recv(65536)
+        if not c:
+            break
+        got += c
+    s.close()
+    body = got.split(b"\r\n\r\n", 1)[-1].strip().decode(errors="replace")
+    seen[src] = {"backend-a": "a", "backend-b": "b", "pool-c": "c"}.get(body, "other")
+print(json.dumps(seen))
+PY
+affinity_route() { # EXTRA-BACKENDS
+	cat <<YAML
+apiVersion: route.openshift.io/v1
+kind: Route
+metadata:
+  name: aff
+  namespace: demo
+  annotations: {haproxy.router.openshift.io/balance: source}
+spec:
+  host: aff.$D
+  to: {kind: Service, name: a, weight: 1}
+  alternateBackends: [{kind: Service, name: b, weight: 1}$1]
+  port: {targetPort: http}
+YAML
+}
+affinity_route "" | rctl apply -f -
+t_expect_rc 0 "apply Route aff.$D: balance source, a and b 1:1"
+t_run lab_client python3 "$LAB_DIR/affinity.py" "$R" "aff.$D"
+t_expect_rc 0 "40 client addresses to aff.$D"
+m1=$T_OUT
+t_json_expect "$m1" 'len(d) == 40 and set(d.values()) == {"a", "b"}' "40 clients over a and b"
+route other "other.$D" random | rctl apply -f -
+t_expect_rc 0 "an unrelated change: Route other.$D"
+t_run lab_client python3 "$LAB_DIR/affinity.py" "$R" "aff.$D"
+t_json_expect "$T_OUT" 'd == '"$m1" "after an unrelated change every client reaches the same backend"
+affinity_route ", {kind: Service, name: c, weight: 1}" | rctl apply -f -
+t_expect_rc 0 "apply Route aff.$D with c added (1:1:1)"
+t_run lab_client python3 "$LAB_DIR/affinity.py" "$R" "aff.$D"
+m3=$T_OUT
+moved=$(python3 -c 'import json, sys; a, b = json.loads(sys.argv[1]), json.loads(sys.argv[2]); m = [k for k in a if a[k] != b[k]]; print(len(m), all(b[k] == "c" for k in m))' "$m1" "$m3")
+t_note "c added: $moved (clients moved, all to c)"
+[ "${moved#* }" = True ] && [ "${moved% *}" -ge 6 ] && [ "${moved% *}" -le 22 ] ||
+	t_fail "adding c moves about a third of the clients (6..22 of 40), all of them to c" "moved: $moved; before $m1; after $m3"
+t_ok "source affinity survives configuration changes: none moved by an unrelated change, ${moved% *} of 40 to the added endpoint only"
 
 # Passive health: a RoundRobin 1/1 pool over nginx a and a server of our own (d, port
 # 8083). d stops: its connects are refused, each client still gets a's 200 (the router

@@ -163,7 +163,7 @@ test_maglev(void **state)
 	uint32_t count[N] = { 0 };
 
 	(void)state;
-	assert_int_equal(m, 16411);
+	assert_int_equal(m, 65537);
 	for (i = 0; i < N; i++)
 		w[i] = 1;
 	keys_for(keys, N, 0);
@@ -191,6 +191,24 @@ test_maglev(void **state)
 		      100.0 * moved / (m - lost), lost);
 	/* The paper's bound is about 1/N of the rest; allow 3/N. */
 	assert_true(moved * N <= 3 * (m - lost));
+	/* A small pool grows, 2 -> 3 (lb_strategies.sh does it with clients): a third of
+	 * the slots go to the new endpoint, under 1% move between the two that stay. */
+	{
+		uint32_t m2 = sy_lb_maglev_len(3), to_new = 0, between = 0;
+
+		assert_int_equal(m2, 16411);
+		keys_for(keys, 3, 900);
+		assert_int_equal(sy_lb_maglev_build(keys, w, 2, t1, m2), 0);
+		assert_int_equal(sy_lb_maglev_build(keys, w, 3, t2, m2), 0);
+		for (i = 0; i < m2; i++) {
+			to_new += t2[i] == 2;
+			between += t2[i] != 2 && t2[i] != t1[i];
+		}
+		print_message("maglev 2 -> 3 endpoints, M=%u: %u slots to the new one, %u between "
+			      "the others\n", m2, to_new, between);
+		assert_true(to_new >= m2 / 3 - 1 && to_new <= m2 / 3 + 1);
+		assert_true(between * 100 <= m2);
+	}
 	/* Weighted 1:2:1: shares within 1% of the slots. */
 	{
 		uint32_t w3[3] = { 1, 2, 1 }, c3[3] = { 0 };
