@@ -2,21 +2,25 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """The one table perf/pktgen prints, from what its phases left in the lab directory.
 
-Inputs (perf/pktgen writes them): NAME.out of each pktgen run (perf/lib/pktgen-steps.lua:
-"step N rate R secs S tx T rx X"), routerd's `routerctl stats -o json` around each step
-(p2-begin-N.json / p2-end-N.json, serve-begin-1.json / serve-end-1.json), testpmd's figures
-and the curl tally as arguments. Rates are per second of pktgen's sending time; routerd has
-one worker, so per worker = total.
+Inputs (perf/pktgen writes them; a phase not run leaves its rows "not run"):
+  NAME.out           each pktgen run (perf/lib/pktgen-steps.lua): "step N rate R secs S tx T rx X"
+  P-begin-N.json,    routerd's `routerctl stats -o json` around step N of run P (p2, serve,
+  P-end-N.json       p1-FLOWS)
+  serve.tally        "ok tried flows_before flows_max flows_after rss_before rss_max rss_after"
+  p1-FLOWS.flows     flows_active after pktgen_flows opened them
+Rates are per second of pktgen's sending time. routerd has one worker: per worker = total.
+Cycles are routerd's own busy_cycles (TSC cycles of loop iterations that had work).
 """
 import argparse
-import json
 import os
-import subprocess
+import json
 import time
 
 
 def steps(path):
     out = []
+    if not os.path.exists(path):
+        return out
     with open(path) as f:
         for line in f:
             w = line.split()
@@ -30,106 +34,115 @@ def load(path):
         return json.load(f)
 
 
-def delta(a, b):
-    """Worker-total counters and drops of b minus a."""
-    ta, tb = a["total"], b["total"]
-    d = {k: tb[k] - ta[k] for k in tb if isinstance(tb[k], int)}
-    d["drops"] = {k: tb["drops"][k] - ta["drops"].get(k, 0) for k in tb.get("drops", {})}
-    d["drops"] = {k: v for k, v in d["drops"].items() if v}
-    return d
+def delta(d, run, i):
+    """Worker-total counters and drops over step i of run."""
+    a = load(f"{d}/{run}-begin-{i}.json")["total"]
+    b = load(f"{d}/{run}-end-{i}.json")["total"]
+    r = {k: b[k] - a[k] for k in b if isinstance(b[k], int)}
+    r["drops"] = {k: v - a["drops"].get(k, 0) for k, v in b.get("drops", {}).items()
+                  if v - a["drops"].get(k, 0)}
+    return r
 
 
 def m(x):
     return f"{x / 1e6:.2f} M" if x >= 1e6 else f"{x / 1e3:.0f} k"
 
 
+def drops_text(dr, base):
+    return ", ".join(f"{k} {v} ({v * 100 / max(base, 1):.2f} %)"
+                     for k, v in sorted(dr.items(), key=lambda x: -x[1])) or "none"
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--dir", required=True)
     ap.add_argument("--rates", required=True)
-    ap.add_argument("--tp-log", required=True, help="testpmd's output (--stats-period 1)")
-    ap.add_argument("--legit-ok", type=int, required=True)
-    ap.add_argument("--legit-tried", type=int, required=True)
-    ap.add_argument("--flows-max", type=int, required=True)
-    ap.add_argument("--rss", required=True)
+    ap.add_argument("--p1-flows", required=True)
     ap.add_argument("--quick", type=int, default=0)
     a = ap.parse_args()
     d = a.dir
+    w = (46, 36, 40)
 
-    floor = steps(os.path.join(d, "floor.out"))[0]
-    # testpmd's own per-second Tx-pps (what it forwarded back), best second; its
-    # end-of-run "CPU cycles/packet" is lost: memif zeroes the port's counters when the
-    # peer (pktgen) disconnects, before testpmd is stopped.
-    tp_best = 0
-    with open(a.tp_log, errors="replace") as f:
-        for line in f:
-            if "Tx-pps:" in line:
-                tp_best = max(tp_best, int(line.split()[1]))
-    tp_back = floor["rx"] / floor["secs"]
-    tp_cell = f"{m(tp_best)}pps (testpmd best 1 s)"
-    p2 = steps(os.path.join(d, "p2.out"))
-    rows = []
-    for i, st in enumerate(p2[1:], 2):  # step 1 is the ARP warm-up
-        dd = delta(load(f"{d}/p2-begin-{i}.json"), load(f"{d}/p2-end-{i}.json"))
-        secs = st["secs"]
-        cyc = dd["busy_cycles"] + dd["idle_cycles"]
-        rows.append({
-            "rate": st["rate"], "secs": secs,
-            "offered": st["tx"] / secs,
-            "rx": dd["rx_packets"] / secs,
-            "cookies": dd["syn_cookies_sent"] / secs,
-            "cps": dd["busy_cycles"] / max(dd["syn_cookies_sent"], 1),
-            "busy": dd["busy_cycles"] / cyc if cyc else 0,
-            "back": st["rx"] / secs,
-            "drops": {k: v / secs for k, v in dd["drops"].items()},
-            "ndrops": sum(dd["drops"].values()), "nrx": dd["rx_packets"],
-            "dcount": dd["drops"],
-        })
-    top = max(rows, key=lambda r: r["cookies"])
-    onset = next((r for r in rows if r["ndrops"] > 0.001 * max(r["nrx"], 1)), None)
+    def line(c1, c2, c3, c4=""):
+        print(f"{c1:<{w[0]}} | {c2:<{w[1]}} | {c3:<{w[2]}} | {c4}")
 
-    serve = steps(os.path.join(d, "serve.out"))[0]
-    sd = delta(load(f"{d}/serve-begin-1.json"), load(f"{d}/serve-end-1.json"))
-    syn_s = sd["syn_cookies_sent"] / serve["secs"]
-    rss = [int(x) for x in a.rss.split(",")]
-    after = load(f"{d}/serve-after.json")["total"]
-
-    load_avg = open("/proc/loadavg").read().split()[:3]
+    load_avg = " ".join(open("/proc/loadavg").read().split()[:3])
     print()
     print(f"perf/pktgen{' --quick' if a.quick else ''}: {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())},"
-          f" load average {' '.join(load_avg)}; routerd 1 worker on CPU 1 (adaptive idle),"
-          f" pktgen 2 lcores on CPU 0, net_memif (copy mode, defaults)")
-    w = (44, 30, 34)
-    line = lambda c1, c2, c3, c4="": print(f"{c1:<{w[0]}} | {c2:<{w[1]}} | {c3:<{w[2]}} | {c4}")
-    line("metric", "routerd (from outside)", "floor: testpmd macswap, same memif", "note")
-    print("-" * 150)
-    line("P1 fwd, established spliced flows 1k / 32k", "not measured", tp_cell,
-         "no flow-opening helper yet; in-process: perf/run (splice_bench, memif)")
-    line("P2 SYN-ACK cookies / s / worker", f"{m(top['cookies'])}/s, {top['cps']:.0f} cyc/SYN",
-         tp_cell,
-         f"at {top['rate']} % ({m(top['offered'])}/s offered), worker busy {top['busy'] * 100:.0f} %")
-    line("P3 new spliced conns / s", "not measured",
-         "-", "no responder completes handshakes at rate; in-process: splice_bench (3)")
-    for r in rows:
-        dr = ", ".join(f"{k} {v} ({v * 100 / max(r['nrx'], 1):.2f} %)"
-                       for k, v in sorted(r["dcount"].items(), key=lambda x: -x[1])) or "none"
-        line(f"  SYN step {r['rate']:>5} % ({r['secs']:.1f} s)",
-             f"offered {m(r['offered'])}/s, cookies {m(r['cookies'])}/s",
-             f"SYN-ACKs back {m(r['back'])}/s, busy {r['busy'] * 100:.0f} %",
-             f"drops: {dr}")
-    if onset:
-        dr = ", ".join(f"{k}" for k, v in sorted(onset["drops"].items(), key=lambda x: -x[1]))
-        line("drop onset (> 0.1 % of received)", f"{m(onset['offered'])}/s offered", f"at step {onset['rate']} %",
-             f"by reason: {dr}")
+          f" load average {load_avg}; routerd 1 worker on CPU 1 (idle adaptive), pktgen's 2 lcores"
+          f" on CPU 0, net_memif (copy mode, 1024-slot rings)")
+    line("metric", "routerd, from outside", "floor: dpdk-testpmd, same memif setup", "note")
+    print("-" * 160)
+
+    # P1: forwarding of established spliced flows.
+    for n in a.p1_flows.split():
+        fl = steps(f"{d}/p1-floor-{n}.out")
+        floor1_txt = (f"io, 2 ports: {m(fl[0]['rx'] / fl[0]['secs'])}pps (offered {m(fl[0]['tx'] / fl[0]['secs'])})"
+                      if fl else "not run")
+        st = steps(f"{d}/p1-{n}.out")
+        if not st:
+            line(f"P1 fwd, {int(n):,} spliced flows", "not run", floor1_txt)
+            continue
+        st = st[0]
+        dd = delta(d, f"p1-{n}", 1)
+        fwd = dd.get("tx_packets", 0)
+        cyc = dd["busy_cycles"] + dd["idle_cycles"]
+        active = open(f"{d}/p1-{n}.flows").read().strip()
+        line(f"P1 fwd, {int(n):,} spliced flows", f"{m(fwd / st['secs'])}pps, {dd['busy_cycles'] / max(fwd, 1):.0f} cyc/pkt",
+             floor1_txt,
+             f"offered {m(st['tx'] / st['secs'])}/s, back at pktgen {m(st['rx'] / st['secs'])}/s;"
+             f" fast path {dd.get('fast_forwarded', 0) * 100 / max(fwd, 1):.0f} %; busy {dd['busy_cycles'] * 100 / max(cyc, 1):.0f} %;"
+             f" flows_active {active}")
+        line("      drops", drops_text(dd["drops"], dd["rx_packets"]), "")
+
+    # P2: cookies under a SYN flood, in rate steps; the floor is testpmd macswap.
+    fs = steps(f"{d}/floor.out")
+    floor2_txt = f"macswap: {m(fs[0]['rx'] / fs[0]['secs'])}pps back at pktgen" if fs else "not run"
+    p2 = steps(f"{d}/p2.out")
+    rows = []
+    for i, st in enumerate(p2[1:], 2):  # step 1 is the ARP warm-up
+        dd = delta(d, "p2", i)
+        cyc = dd["busy_cycles"] + dd["idle_cycles"]
+        rows.append({"rate": st["rate"], "secs": st["secs"], "offered": st["tx"] / st["secs"],
+                     "cookies": dd["syn_cookies_sent"] / st["secs"],
+                     "cps": dd["busy_cycles"] / max(dd["syn_cookies_sent"], 1),
+                     "busy": dd["busy_cycles"] / cyc if cyc else 0, "back": st["rx"] / st["secs"],
+                     "drops": dd["drops"], "ndrops": sum(dd["drops"].values()), "nrx": dd["rx_packets"]})
+    if rows:
+        top = max(rows, key=lambda r: r["cookies"])
+        line("P2 SYN-ACK cookies / s / worker", f"{m(top['cookies'])}/s, {top['cps']:.0f} cyc/SYN", floor2_txt,
+             f"best step: {top['rate']} % of the link, {m(top['offered'])}/s offered, worker busy {top['busy'] * 100:.0f} %")
+        for r in rows:
+            line(f"  SYN step {r['rate']:>5} % ({r['secs']:.1f} s)",
+                 f"offered {m(r['offered'])}/s, cookies {m(r['cookies'])}/s",
+                 f"SYN-ACKs back {m(r['back'])}/s, busy {r['busy'] * 100:.0f} %",
+                 "drops: " + drops_text(r["drops"], r["nrx"]))
+        onset = next((r for r in rows if r["ndrops"] > 0.001 * max(r["nrx"], 1)), None)
+        if onset:
+            line("routerd starts to drop (> 0.1 % of rx)", f"at {m(onset['offered'])}/s offered",
+                 f"step {onset['rate']} %", "by reason: " + ", ".join(
+                     k for k, _ in sorted(onset["drops"].items(), key=lambda x: -x[1])))
+        else:
+            line("routerd starts to drop (> 0.1 % of rx)", "not within the steps",
+                 f"up to {m(max(r['offered'] for r in rows))}/s offered", "")
     else:
-        line("drop onset (> 0.1 % of received)", "none up to the highest step", "-",
-             f"highest offered {m(max(r['offered'] for r in rows))}/s")
-    line("flood while serving: memory", f"RSS {rss[0]} -> max {rss[1]} -> {rss[2]} kB",
-         f"flows_active max {a.flows_max}, after {after['flows_active']}",
-         f"cookies counted {sd['syn_cookies_sent']}")
-    print(f"floor run: 64-byte SYN range, pktgen sent {m(floor['tx'] / floor['secs'])}/s and got back"
-          f" {m(tp_back)}/s over {floor['secs']:.1f} s; testpmd's best second {m(tp_best)}pps")
-    print(f"flood: {syn_s:.0f} SYN/s, legit {a.legit_ok}/{a.legit_tried}")
+        line("P2 SYN-ACK cookies / s / worker", "not run", floor2_txt)
+
+    line("P3 new spliced conns / s", "not measured from outside", "-",
+         "pktgen cannot complete handshakes; pktgen_flows opens flows one way, not at rate."
+         " In process: perf/run (splice_bench (3))")
+
+    # Flood while serving.
+    if os.path.exists(f"{d}/serve.tally"):
+        ok, tried, fb, fmax, fa, rb, rmax, ra = (int(x) for x in open(f"{d}/serve.tally").read().split())
+        st = steps(f"{d}/serve.out")[0]
+        dd = delta(d, "serve", 1)
+        verdict = "PASS" if tried and ok * 100 >= 99 * tried and fa <= fb and ra - rb < 1024 else "FAIL"
+        line("flood while serving", f"legit {ok}/{tried} curl 200", f"flows_active {fb} -> max {fmax} -> {fa}",
+             f"RSS {rb} -> max {rmax} -> {ra} kB; cookies counted {dd['syn_cookies_sent']}; {verdict}"
+             " (>= 99 %, flows and RSS back where they were)")
+        line("      drops", drops_text(dd["drops"], dd["rx_packets"]), "")
+        print(f"flood: {dd['syn_cookies_sent'] / st['secs']:.0f} SYN/s, legit {ok}/{tried}")
 
 
 if __name__ == "__main__":
