@@ -44,6 +44,17 @@ def delta(d, run, i):
     return r
 
 
+def testpmd_cpp(path):
+    """testpmd's own "CPU cycles/packet=X ... at Y MHz" (--record-core-cycles), or None."""
+    cpp = None
+    if os.path.exists(path):
+        with open(path, errors="replace") as f:
+            for line in f:
+                if "CPU cycles/packet=" in line:
+                    cpp = float(line.split("CPU cycles/packet=")[1].split()[0])
+    return cpp
+
+
 def m(x):
     return f"{x / 1e6:.2f} M" if x >= 1e6 else f"{x / 1e3:.0f} k"
 
@@ -77,8 +88,9 @@ def main():
     # P1: forwarding of established spliced flows.
     for n in a.p1_flows.split():
         fl = steps(f"{d}/p1-floor-{n}.out")
-        floor1_txt = (f"io, 2 ports: {m(fl[0]['rx'] / fl[0]['secs'])}pps (offered {m(fl[0]['tx'] / fl[0]['secs'])})"
-                      if fl else "not run")
+        cpp = testpmd_cpp(f"{d}/testpmd-io-{n}.log")
+        floor1_txt = (f"io: {m(fl[0]['rx'] / fl[0]['secs'])}pps, "
+                      + (f"{cpp:.0f} cyc/pkt" if cpp else "cyc/pkt n/a") if fl else "not run")
         st = steps(f"{d}/p1-{n}.out")
         if not st:
             line(f"P1 fwd, {int(n):,} spliced flows", "not run", floor1_txt)
@@ -97,7 +109,9 @@ def main():
 
     # P2: cookies under a SYN flood, in rate steps; the floor is testpmd macswap.
     fs = steps(f"{d}/floor.out")
-    floor2_txt = f"macswap: {m(fs[0]['rx'] / fs[0]['secs'])}pps back at pktgen" if fs else "not run"
+    cpp = testpmd_cpp(f"{d}/testpmd.log")
+    floor2_txt = (f"macswap: {m(fs[0]['rx'] / fs[0]['secs'])}pps, "
+                  + (f"{cpp:.0f} cyc/pkt" if cpp else "cyc/pkt n/a") if fs else "not run")
     p2 = steps(f"{d}/p2.out")
     rows = []
     for i, st in enumerate(p2[1:], 2):  # step 1 is the ARP warm-up
