@@ -99,7 +99,8 @@ def main():
         dd = delta(d, f"p1-{n}", 1)
         fwd = dd.get("tx_packets", 0)
         cyc = dd["busy_cycles"] + dd["idle_cycles"]
-        active = open(f"{d}/p1-{n}.flows").read().strip()
+        fp = f"{d}/p1-{n}.flows"
+        active = open(fp).read().strip() if os.path.exists(fp) else "?"
         line(f"P1 fwd, {int(n):,} spliced flows", f"{m(fwd / st['secs'])}pps, {dd['busy_cycles'] / max(fwd, 1):.0f} cyc/pkt",
              floor1_txt,
              f"offered {m(st['tx'] / st['secs'])}/s, back at pktgen {m(st['rx'] / st['secs'])}/s;"
@@ -157,6 +158,10 @@ def main():
              " (>= 99 %, flows and RSS back where they were)")
         line("      drops", drops_text(dd["drops"], dd["rx_packets"]), "")
         print(f"flood: {dd['syn_cookies_sent'] / st['secs']:.0f} SYN/s, legit {ok}/{tried}")
+    print("drop reasons (README.md, counters): tx_full = a TX ring to a memif peer was full (the peer,"
+          " pktgen on the shared CPU 0, did not drain it in time); eth_not_ours = a frame to another MAC."
+          " Every rate is what pktgen sent from one shared core; 'busy' is routerd's worker's share of"
+          " its time with work, the headroom left.")
 
 
 if __name__ == "__main__":
