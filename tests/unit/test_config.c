@@ -177,6 +177,36 @@ test_eal_args(void **state)
 	sy_config_free(&c);
 }
 
+/* A net_memif port facing a traffic generator (perf/pktgen.routerd.json): beside
+ * net_af_packet ports, its devargs reach EAL unchanged (memif negotiates its queues with
+ * the peer, so no qpairs= is added), --no-pci stays, and a static route may point at it. */
+static void
+test_memif_port(void **state)
+{
+	static const char *cfg =
+		"{\"workers\": 1, \"ports\": ["
+		" {\"name\": \"client\", \"devargs\": \"net_af_packet0,iface=c0\", \"ipv4\": [\"198.18.0.1/24\"]},"
+		" {\"name\": \"pktgen\", \"devargs\": \"net_memif0,role=server,id=0,socket=/tmp/m.sock,"
+		"mac=02:53:59:00:02:01\", \"ipv4\": [\"198.18.2.1/24\"], \"mtu\": 1500}],"
+		" \"routes\": [{\"prefix\": \"198.18.128.0/17\", \"via\": \"198.18.2.2\", \"port\": \"pktgen\"}],"
+		" \"listen\": {\"addresses\": [\"198.18.0.1\"]}}";
+	struct sy_config c;
+	struct sy_eal_args a;
+	char err[256];
+
+	(void)state;
+	assert_int_equal(sy_config_parse(cfg, &c, err, sizeof(err)), 0);
+	assert_int_equal(c.n_ports, 2);
+	assert_int_equal(c.n_routes, 1);
+	assert_int_equal(c.routes[0].port, 1);
+	assert_int_equal(sy_eal_args_build(&c, &a, 0, 2), 0);
+	assert_true(has_arg(&a, "--no-pci"));
+	assert_true(has_arg(&a, "net_af_packet0,iface=c0,qpairs=1"));
+	assert_true(has_arg(&a, "net_memif0,role=server,id=0,socket=/tmp/m.sock,mac=02:53:59:00:02:01"));
+	sy_eal_args_free(&a);
+	sy_config_free(&c);
+}
+
 int
 main(void)
 {
@@ -185,6 +215,7 @@ main(void)
 		cmocka_unit_test(test_defaults),
 		cmocka_unit_test(test_errors_name_the_key),
 		cmocka_unit_test(test_eal_args),
+		cmocka_unit_test(test_memif_port),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,168 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""The one table perf/pktgen prints, from what its phases left in the lab directory.
+
+Inputs (perf/pktgen writes them; a phase not run leaves its rows "not run"):
+  NAME.out           each pktgen run (perf/lib/pktgen-steps.lua): "step N rate R secs S tx T rx X"
+  P-begin-N.json,    routerd's `routerctl stats -o json` around step N of run P (p2, serve,
+  P-end-N.json       p1-FLOWS)
+  serve.tally        "ok tried flows_before flows_max flows_after rss_before rss_max rss_after"
+  p1-FLOWS.flows     flows_active after pktgen_flows opened them
+Rates are per second of pktgen's sending time. routerd has one worker: per worker = total.
+Cycles are routerd's own busy_cycles (TSC cycles of loop iterations that had work).
+"""
+import argparse
+import os
+import json
+import time
+
+
+def steps(path):
+    out = []
+    if not os.path.exists(path):
+        return out
+    with open(path) as f:
+        for line in f:
+            w = line.split()
+            if w and w[0] == "step":
+                out.append({"rate": w[3], "secs": float(w[5]), "tx": int(w[7]), "rx": int(w[9])})
+    return out
+
+
+def load(path):
+    with open(path) as f:
+        return json.load(f)
+
+
+def delta(d, run, i):
+    """Worker-total counters and drops over step i of run."""
+    a = load(f"{d}/{run}-begin-{i}.json")["total"]
+    b = load(f"{d}/{run}-end-{i}.json")["total"]
+    r = {k: b[k] - a[k] for k in b if isinstance(b[k], int)}
+    r["drops"] = {k: v - a["drops"].get(k, 0) for k, v in b.get("drops", {}).items()
+                  if v - a["drops"].get(k, 0)}
+    return r
+
+
+def testpmd_cpp(path):
+    """testpmd's own "CPU cycles/packet=X ... at Y MHz" (--record-core-cycles), or None."""
+    cpp = None
+    if os.path.exists(path):
+        with open(path, errors="replace") as f:
+            for line in f:
+                if "CPU cycles/packet=" in line:
+                    cpp = float(line.split("CPU cycles/packet=")[1].split()[0])
+    return cpp
+
+
+def m(x):
+    return f"{x / 1e6:.2f} M" if x >= 1e6 else f"{x / 1e3:.0f} k"
+
+
+def drops_text(dr, base):
+    return ", ".join(f"{k} {v} ({v * 100 / max(base, 1):.2f} %)"
+                     for k, v in sorted(dr.items(), key=lambda x: -x[1])) or "none"
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--dir", required=True)
+    ap.add_argument("--rates", required=True)
+    ap.add_argument("--p1-flows", required=True)
+    ap.add_argument("--quick", type=int, default=0)
+    a = ap.parse_args()
+    d = a.dir
+    w = (46, 36, 40)
+
+    def line(c1, c2, c3, c4=""):
+        print(f"{c1:<{w[0]}} | {c2:<{w[1]}} | {c3:<{w[2]}} | {c4}")
+
+    load_avg = " ".join(open("/proc/loadavg").read().split()[:3])
+    print()
+    print(f"perf/pktgen{' --quick' if a.quick else ''}: {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())},"
+          f" load average {load_avg}; routerd 1 worker on CPU 1 (idle adaptive), pktgen's 2 lcores"
+          f" on CPU 0, net_memif (copy mode, 1024-slot rings)")
+    line("metric", "routerd, from outside", "floor: dpdk-testpmd, same memif setup", "note")
+    print("-" * 160)
+
+    # P1: forwarding of established spliced flows.
+    for n in a.p1_flows.split():
+        fl = steps(f"{d}/p1-floor-{n}.out")
+        cpp = testpmd_cpp(f"{d}/testpmd-io-{n}.log")
+        floor1_txt = (f"io: {m(fl[0]['rx'] / fl[0]['secs'])}pps, "
+                      + (f"{cpp:.0f} cyc/pkt" if cpp else "cyc/pkt n/a") if fl else "not run")
+        st = steps(f"{d}/p1-{n}.out")
+        if not st:
+            line(f"P1 fwd, {int(n):,} spliced flows", "not run", floor1_txt)
+            continue
+        st = st[0]
+        dd = delta(d, f"p1-{n}", 1)
+        fwd = dd.get("tx_packets", 0)
+        cyc = dd["busy_cycles"] + dd["idle_cycles"]
+        fp = f"{d}/p1-{n}.flows"
+        active = open(fp).read().strip() if os.path.exists(fp) else "?"
+        line(f"P1 fwd, {int(n):,} spliced flows", f"{m(fwd / st['secs'])}pps, {dd['busy_cycles'] / max(fwd, 1):.0f} cyc/pkt",
+             floor1_txt,
+             f"offered {m(st['tx'] / st['secs'])}/s, back at pktgen {m(st['rx'] / st['secs'])}/s;"
+             f" fast path {dd.get('fast_forwarded', 0) * 100 / max(fwd, 1):.0f} %; busy {dd['busy_cycles'] * 100 / max(cyc, 1):.0f} %;"
+             f" flows_active {active}")
+        line("      drops", drops_text(dd["drops"], dd["rx_packets"]), "")
+
+    # P2: cookies under a SYN flood, in rate steps; the floor is testpmd macswap.
+    fs = steps(f"{d}/floor.out")
+    cpp = testpmd_cpp(f"{d}/testpmd.log")
+    floor2_txt = (f"macswap: {m(fs[0]['rx'] / fs[0]['secs'])}pps, "
+                  + (f"{cpp:.0f} cyc/pkt" if cpp else "cyc/pkt n/a") if fs else "not run")
+    p2 = steps(f"{d}/p2.out")
+    rows = []
+    for i, st in enumerate(p2[1:], 2):  # step 1 is the ARP warm-up
+        dd = delta(d, "p2", i)
+        cyc = dd["busy_cycles"] + dd["idle_cycles"]
+        rows.append({"rate": st["rate"], "secs": st["secs"], "offered": st["tx"] / st["secs"],
+                     "cookies": dd["syn_cookies_sent"] / st["secs"],
+                     "cps": dd["busy_cycles"] / max(dd["syn_cookies_sent"], 1),
+                     "busy": dd["busy_cycles"] / cyc if cyc else 0, "back": st["rx"] / st["secs"],
+                     "drops": dd["drops"], "ndrops": sum(dd["drops"].values()), "nrx": dd["rx_packets"]})
+    if rows:
+        top = max(rows, key=lambda r: r["cookies"])
+        line("P2 SYN-ACK cookies / s / worker", f"{m(top['cookies'])}/s, {top['cps']:.0f} cyc/SYN", floor2_txt,
+             f"best step: {top['rate']} % of the link, {m(top['offered'])}/s offered, worker busy {top['busy'] * 100:.0f} %")
+        for r in rows:
+            line(f"  SYN step {r['rate']:>5} % ({r['secs']:.1f} s)",
+                 f"offered {m(r['offered'])}/s, cookies {m(r['cookies'])}/s",
+                 f"SYN-ACKs back {m(r['back'])}/s, busy {r['busy'] * 100:.0f} %",
+                 "drops: " + drops_text(r["drops"], r["nrx"]))
+        onset = next((r for r in rows if r["ndrops"] > 0.001 * max(r["nrx"], 1)), None)
+        if onset:
+            line("routerd starts to drop (> 0.1 % of rx)", f"at {m(onset['offered'])}/s offered",
+                 f"step {onset['rate']} %", "by reason: " + ", ".join(
+                     k for k, _ in sorted(onset["drops"].items(), key=lambda x: -x[1])))
+        else:
+            line("routerd starts to drop (> 0.1 % of rx)", "not within the steps",
+                 f"up to {m(max(r['offered'] for r in rows))}/s offered", "")
+    else:
+        line("P2 SYN-ACK cookies / s / worker", "not run", floor2_txt)
+
+    line("P3 new spliced conns / s", "not measured from outside", "-",
+         "pktgen cannot complete handshakes; pktgen_flows opens flows one way, not at rate."
+         " In process: perf/run (splice_bench (3))")
+
+    # Flood while serving.
+    if os.path.exists(f"{d}/serve.tally"):
+        ok, tried, fb, fmax, fa, rb, rmax, ra = (int(x) for x in open(f"{d}/serve.tally").read().split())
+        st = steps(f"{d}/serve.out")[0]
+        dd = delta(d, "serve", 1)
+        verdict = "PASS" if tried and ok * 100 >= 99 * tried and fa <= fb and ra - rb < 1024 else "FAIL"
+        line("flood while serving", f"legit {ok}/{tried} curl 200", f"flows_active {fb} -> max {fmax} -> {fa}",
+             f"RSS {rb} -> max {rmax} -> {ra} kB; cookies counted {dd['syn_cookies_sent']}; {verdict}"
+             " (>= 99 %, flows and RSS back where they were)")
+        line("      drops", drops_text(dd["drops"], dd["rx_packets"]), "")
+        print(f"flood: {dd['syn_cookies_sent'] / st['secs']:.0f} SYN/s, legit {ok}/{tried}")
+    print("drop reasons (README.md, counters): tx_full = a TX ring to a memif peer was full (the peer,"
+          " pktgen on the shared CPU 0, did not drain it in time); eth_not_ours = a frame to another MAC."
+          " Every rate is what pktgen sent from one shared core; 'busy' is routerd's worker's share of"
+          " its time with work, the headroom left.")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,480 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * pktgen_flows: open N spliced flows through a running routerd and write a pcap of
+ * their data segments, for pktgen to replay at rate (perf/pktgen, P1).
+ *
+ * Pktgen cannot answer a cookie SYN-ACK, so it cannot open a connection through the
+ * router. This helper can, once, at its own pace: it is a DPDK process with two
+ * net_memif client ports facing routerd's two memif server ports, and plays both
+ * peers. On port 0 it is the client (CLIENT_IP): SYN to VIP:80, the cookie SYN-ACK,
+ * then ACK + "GET /<flow> HTTP/1.1" with the route's Host. On port 1 it is the backend
+ * (BACKEND_IP:80): it answers routerd's SYN with a SYN-ACK and takes the request routerd
+ * then sends, which makes the flow SPLICED. It answers ARP for both addresses.
+ *
+ * Then it writes two pcaps (perf/pktgen passes them as pktgen -s 0:... -s 1:...):
+ *   client.pcap   one 64-byte-payload data segment per flow, client -> VIP, with the
+ *                 sequence number after the request and the cookie's ack
+ *   backend.pcap  one per flow, backend -> routerd's SNAT address and port, acking the
+ *                 request
+ * in a shuffled flow order. Replayed over and over, every copy is a valid in-window
+ * segment of an established spliced flow (the router does not track data sequence
+ * numbers: SPLICE.md), so routerd forwards each through its fast path. The MACs are
+ * the ones pktgen uses on the same ports (mac= in both processes' devargs), so
+ * routerd's ARP entries stay right when pktgen takes the ports over.
+ *
+ * Exit 0 when every flow is spliced, 1 otherwise (with what is missing on stderr).
+ * Bounded: --timeout seconds (default 60).
+ */
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_arp.h>
+#include <rte_cycles.h>
+#include <rte_eal.h>
+#include <rte_ethdev.h>
+#include <rte_ether.h>
+#include <rte_ip.h>
+#include <rte_mbuf.h>
+#include <rte_tcp.h>
+
+#define BURST 32
+#define WINDOW 256      /* handshakes in flight */
+#define PAYLOAD 64
+#define RETRY_MS 500
+
+static struct {
+	uint32_t vip, client_ip, backend_ip; /* host order */
+	struct rte_ether_addr router_mac[2], my_mac[2];
+	const char *host, *out_client, *out_backend;
+	unsigned flows, timeout_s, port_base;
+} O;
+
+enum { F_NONE, F_SYN, F_REQ, F_SPLICED };
+
+static struct flow {
+	uint8_t state;
+	uint64_t sent_at;
+	uint32_t isn_r;     /* the cookie */
+	uint32_t snat_ip;   /* backend leg, as routerd sends it (host order) */
+	uint16_t snat_port;
+	uint32_t req_end;   /* routerd's seq after the request on the backend leg */
+} *F;
+
+static struct rte_mempool *pool;
+static uint64_t hz;
+
+static uint32_t
+isn_c(unsigned i)
+{
+	return 0x9e3779b9u * (i + 1);
+}
+
+static uint32_t
+isn_b(uint16_t port)
+{
+	return 0x7f4a7c15u * (uint32_t)(port + 1);
+}
+
+static unsigned
+request(char *buf, size_t n, unsigned i)
+{
+	return (unsigned)snprintf(buf, n, "GET /%u HTTP/1.1\r\nHost: %s\r\n\r\n", i, O.host);
+}
+
+static unsigned
+req_len_of(unsigned i)
+{
+	char b[128];
+
+	return request(b, sizeof(b), i);
+}
+
+/* A whole frame: Ethernet, IPv4, TCP (+ MSS option on SYNs), payload, checksums. */
+static unsigned
+build(uint8_t *f, uint16_t port, uint32_t sip, uint32_t dip, uint16_t sport, uint16_t dport,
+      uint32_t seq, uint32_t ack, uint8_t flags, const void *data, unsigned len)
+{
+	struct rte_ether_hdr *eh = (struct rte_ether_hdr *)f;
+	struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(eh + 1);
+	struct rte_tcp_hdr *th = (struct rte_tcp_hdr *)(ip + 1);
+	unsigned opt = (flags & RTE_TCP_SYN_FLAG) ? 4 : 0;
+	uint8_t *p = (uint8_t *)(th + 1);
+
+	eh->dst_addr = O.router_mac[port];
+	eh->src_addr = O.my_mac[port];
+	eh->ether_type = rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4);
+	memset(ip, 0, sizeof(*ip));
+	ip->version_ihl = RTE_IPV4_VHL_DEF;
+	ip->total_length = rte_cpu_to_be_16((uint16_t)(sizeof(*ip) + sizeof(*th) + opt + len));
+	ip->time_to_live = 64;
+	ip->next_proto_id = IPPROTO_TCP;
+	ip->src_addr = rte_cpu_to_be_32(sip);
+	ip->dst_addr = rte_cpu_to_be_32(dip);
+	memset(th, 0, sizeof(*th));
+	th->src_port = rte_cpu_to_be_16(sport);
+	th->dst_port = rte_cpu_to_be_16(dport);
+	th->sent_seq = rte_cpu_to_be_32(seq);
+	th->recv_ack = rte_cpu_to_be_32(ack);
+	th->data_off = (uint8_t)(((sizeof(*th) + opt) / 4) << 4);
+	th->tcp_flags = flags;
+	th->rx_win = rte_cpu_to_be_16(65535);
+	if (opt) { /* MSS 1460 */
+		p[0] = 2, p[1] = 4, p[2] = 1460 >> 8, p[3] = 1460 & 0xff;
+		p += 4;
+	}
+	if (len)
+		memcpy(p, data, len);
+	ip->hdr_checksum = rte_ipv4_cksum(ip);
+	th->cksum = rte_ipv4_udptcp_cksum(ip, th);
+	return (unsigned)(sizeof(*eh) + sizeof(*ip) + sizeof(*th) + opt + len);
+}
+
+static void
+send_frame(uint16_t port, const uint8_t *f, unsigned len)
+{
+	struct rte_mbuf *m = rte_pktmbuf_alloc(pool);
+
+	if (m == NULL)
+		return; /* retried by the timer */
+	memcpy(rte_pktmbuf_append(m, (uint16_t)len), f, len);
+	if (rte_eth_tx_burst(port, 0, &m, 1) != 1)
+		rte_pktmbuf_free(m); /* ring full: retried by the timer */
+}
+
+static void
+client_send(unsigned i)
+{
+	uint8_t f[256];
+	char req[128];
+	unsigned n;
+	uint16_t sport = (uint16_t)(O.port_base + i);
+
+	if (F[i].state == F_SYN) {
+		n = build(f, 0, O.client_ip, O.vip, sport, 80, isn_c(i), 0, RTE_TCP_SYN_FLAG, NULL, 0);
+	} else {
+		unsigned l = request(req, sizeof(req), i);
+
+		n = build(f, 0, O.client_ip, O.vip, sport, 80, isn_c(i) + 1, F[i].isn_r + 1,
+			  RTE_TCP_ACK_FLAG | RTE_TCP_PSH_FLAG, req, l);
+	}
+	send_frame(0, f, n);
+	F[i].sent_at = rte_rdtsc();
+}
+
+static void
+arp_answer(uint16_t port, struct rte_mbuf *m, uint32_t mine)
+{
+	struct rte_ether_hdr *eh = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
+	struct rte_arp_hdr *a = (struct rte_arp_hdr *)(eh + 1);
+
+	if (m->data_len < sizeof(*eh) + sizeof(*a) ||
+	    a->arp_opcode != rte_cpu_to_be_16(RTE_ARP_OP_REQUEST) ||
+	    a->arp_data.arp_tip != rte_cpu_to_be_32(mine)) {
+		rte_pktmbuf_free(m);
+		return;
+	}
+	eh->dst_addr = eh->src_addr;
+	eh->src_addr = O.my_mac[port];
+	a->arp_opcode = rte_cpu_to_be_16(RTE_ARP_OP_REPLY);
+	a->arp_data.arp_tha = a->arp_data.arp_sha;
+	a->arp_data.arp_tip = a->arp_data.arp_sip;
+	a->arp_data.arp_sha = O.my_mac[port];
+	a->arp_data.arp_sip = rte_cpu_to_be_32(mine);
+	if (rte_eth_tx_burst(port, 0, &m, 1) != 1)
+		rte_pktmbuf_free(m);
+}
+
+/* Port 0: SYN-ACKs for our client flows. */
+static void
+client_input(const struct rte_ipv4_hdr *ip, const struct rte_tcp_hdr *th)
+{
+	unsigned i = (unsigned)rte_be_to_cpu_16(th->dst_port) - O.port_base;
+
+	if (i >= O.flows || ip->src_addr != rte_cpu_to_be_32(O.vip))
+		return;
+	if ((th->tcp_flags & (RTE_TCP_SYN_FLAG | RTE_TCP_ACK_FLAG)) ==
+	    (RTE_TCP_SYN_FLAG | RTE_TCP_ACK_FLAG) && F[i].state == F_SYN) {
+		F[i].isn_r = rte_be_to_cpu_32(th->sent_seq);
+		F[i].state = F_REQ;
+		client_send(i);
+	}
+	/* Anything else (the backend's data, none here) is not ours to answer. */
+}
+
+/* Port 1: routerd's SYNs to the backend, then the request it forwards. */
+static void
+backend_input(const struct rte_ipv4_hdr *ip, const struct rte_tcp_hdr *th, unsigned plen)
+{
+	uint16_t sport = rte_be_to_cpu_16(th->src_port);
+	uint32_t sip = rte_be_to_cpu_32(ip->src_addr), seq = rte_be_to_cpu_32(th->sent_seq);
+	const char *data = (const char *)th + ((th->data_off >> 4) * 4);
+	uint8_t f[128];
+	unsigned i, n;
+
+	if (rte_be_to_cpu_16(th->dst_port) != 80 || ip->dst_addr != rte_cpu_to_be_32(O.backend_ip))
+		return;
+	if (th->tcp_flags & RTE_TCP_SYN_FLAG) {
+		/* Same ISN on a retransmitted SYN: the answer is the same. */
+		n = build(f, 1, O.backend_ip, sip, 80, sport, isn_b(sport), seq + 1,
+			  RTE_TCP_SYN_FLAG | RTE_TCP_ACK_FLAG, NULL, 0);
+		send_frame(1, f, n);
+		return;
+	}
+	if (plen < 6 || memcmp(data, "GET /", 5) != 0)
+		return;
+	i = (unsigned)strtoul(data + 5, NULL, 10);
+	if (i >= O.flows || F[i].state == F_SPLICED)
+		return;
+	F[i].snat_ip = sip;
+	F[i].snat_port = sport;
+	F[i].req_end = seq + plen;
+	F[i].state = F_SPLICED;
+}
+
+static void
+input(uint16_t port, struct rte_mbuf *m)
+{
+	struct rte_ether_hdr *eh = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
+	const struct rte_ipv4_hdr *ip = (const struct rte_ipv4_hdr *)(eh + 1);
+	const struct rte_tcp_hdr *th;
+	unsigned hl, tl;
+
+	if (eh->ether_type == rte_cpu_to_be_16(RTE_ETHER_TYPE_ARP)) {
+		arp_answer(port, m, port == 0 ? O.client_ip : O.backend_ip);
+		return;
+	}
+	if (eh->ether_type != rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4) ||
+	    m->data_len < sizeof(*eh) + sizeof(*ip) + sizeof(*th) || ip->next_proto_id != IPPROTO_TCP)
+		goto out;
+	hl = (ip->version_ihl & 0xf) * 4u;
+	th = (const struct rte_tcp_hdr *)((const uint8_t *)ip + hl);
+	tl = rte_be_to_cpu_16(ip->total_length);
+	if (port == 0)
+		client_input(ip, th);
+	else
+		backend_input(ip, th, tl - hl - (th->data_off >> 4) * 4u);
+out:
+	rte_pktmbuf_free(m);
+}
+
+/* pcap (microsecond timestamps, Ethernet): what pktgen -s reads. */
+static FILE *
+pcap_open(const char *path)
+{
+	struct { uint32_t magic; uint16_t vmaj, vmin; int32_t tz; uint32_t sig, snap, link; } h = {
+		0xa1b2c3d4, 2, 4, 0, 0, 65535, 1 };
+	FILE *f = fopen(path, "wb");
+
+	if (f == NULL || fwrite(&h, sizeof(h), 1, f) != 1) {
+		perror(path);
+		exit(1);
+	}
+	return f;
+}
+
+static void
+pcap_add(FILE *f, const uint8_t *frame, unsigned len)
+{
+	uint32_t r[4] = { 0, 0, len, len };
+
+	if (fwrite(r, sizeof(r), 1, f) != 1 || fwrite(frame, len, 1, f) != 1) {
+		perror("pcap");
+		exit(1);
+	}
+}
+
+static void
+write_pcaps(void)
+{
+	unsigned *order = malloc(O.flows * sizeof(*order)), i, j, n;
+	FILE *fc = pcap_open(O.out_client), *fb = pcap_open(O.out_backend);
+	uint8_t payload[PAYLOAD], f[256];
+
+	memset(payload, 'x', sizeof(payload));
+	for (i = 0; i < O.flows; i++)
+		order[i] = i;
+	srand(1);
+	for (i = O.flows - 1; i > 0; i--) { /* a fixed shuffle: no flow's turns in a row */
+		unsigned t;
+
+		j = (unsigned)rand() % (i + 1);
+		t = order[i], order[i] = order[j], order[j] = t;
+	}
+	for (j = 0; j < O.flows; j++) {
+		struct flow *fl = &F[order[j]];
+
+		i = order[j];
+		n = build(f, 0, O.client_ip, O.vip, (uint16_t)(O.port_base + i), 80, isn_c(i) + 1 + req_len_of(i),
+			  fl->isn_r + 1, RTE_TCP_ACK_FLAG | RTE_TCP_PSH_FLAG, payload, PAYLOAD);
+		pcap_add(fc, f, n);
+		n = build(f, 1, O.backend_ip, fl->snat_ip, 80, fl->snat_port, isn_b(fl->snat_port) + 1,
+			  fl->req_end, RTE_TCP_ACK_FLAG | RTE_TCP_PSH_FLAG, payload, PAYLOAD);
+		pcap_add(fb, f, n);
+	}
+	if (fclose(fc) != 0 || fclose(fb) != 0) {
+		perror("pcap");
+		exit(1);
+	}
+	free(order);
+}
+
+static int
+parse_mac(const char *s, struct rte_ether_addr *a)
+{
+	return rte_ether_unformat_addr(s, a);
+}
+
+static void
+usage(const char *prog)
+{
+	fprintf(stderr,
+		"usage: %s EAL-ARGS -- --flows N --client-pcap PATH --backend-pcap PATH\n"
+		"          [--host NAME] [--timeout S] [--port-base P (client ports P.., default 1024)]\n"
+		"           [--router-mac0 MAC] [--router-mac1 MAC]\n"
+		"          [--mac0 MAC] [--mac1 MAC]\n"
+		"EAL-ARGS must make two ports: 0 facing routerd's client-side memif port, 1 its\n"
+		"backend-side one. Addresses: client 198.18.2.2, VIP 198.18.0.1, backend\n"
+		"198.18.3.10:80 (perf/pktgen.routerd.json, perf/pktgen-routes.yaml).\n",
+		prog);
+	exit(2);
+}
+
+static void
+port_init(uint16_t port)
+{
+	struct rte_eth_conf conf;
+	struct rte_eth_link link;
+	unsigned n;
+
+	memset(&conf, 0, sizeof(conf));
+	if (rte_eth_dev_configure(port, 1, 1, &conf) < 0 ||
+	    rte_eth_rx_queue_setup(port, 0, 1024, (unsigned)rte_socket_id(), NULL, pool) < 0 ||
+	    rte_eth_tx_queue_setup(port, 0, 1024, (unsigned)rte_socket_id(), NULL) < 0 ||
+	    rte_eth_dev_start(port) < 0)
+		rte_exit(1, "port %u: setup failed\n", port);
+	for (n = 0; n < 100; n++) { /* memif: up once the server has taken us */
+		if (rte_eth_link_get_nowait(port, &link) == 0 && link.link_status)
+			return;
+		rte_delay_ms(100);
+	}
+	rte_exit(1, "port %u: memif link not up within 10 s (is routerd running?)\n", port);
+}
+
+int
+main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "flows", required_argument, NULL, 'n' },
+		{ "client-pcap", required_argument, NULL, 'c' },
+		{ "backend-pcap", required_argument, NULL, 'b' },
+		{ "host", required_argument, NULL, 'H' },
+		{ "timeout", required_argument, NULL, 't' },
+		{ "port-base", required_argument, NULL, 'p' },
+		{ "router-mac0", required_argument, NULL, '0' },
+		{ "router-mac1", required_argument, NULL, '1' },
+		{ "mac0", required_argument, NULL, 'x' },
+		{ "mac1", required_argument, NULL, 'y' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct rte_mbuf *pkts[BURST];
+	unsigned next = 0, spliced = 0, i, inflight;
+	uint64_t deadline, last_retry = 0, retry;
+	uint16_t port, k, nb;
+	int c, ret;
+
+	ret = rte_eal_init(argc, argv);
+	if (ret < 0)
+		rte_exit(1, "EAL init failed\n");
+	argc -= ret, argv += ret;
+	O.vip = RTE_IPV4(198, 18, 0, 1);
+	O.client_ip = RTE_IPV4(198, 18, 2, 2);
+	O.backend_ip = RTE_IPV4(198, 18, 3, 10);
+	O.host = "bench.pktgen.test";
+	O.timeout_s = 60;
+	O.port_base = 1024;
+	parse_mac("02:53:59:00:02:01", &O.router_mac[0]);
+	parse_mac("02:53:59:00:03:01", &O.router_mac[1]);
+	parse_mac("02:53:59:00:02:02", &O.my_mac[0]);
+	parse_mac("02:53:59:00:03:02", &O.my_mac[1]);
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (c) {
+		case 'n': O.flows = (unsigned)atoi(optarg); break;
+		case 'c': O.out_client = optarg; break;
+		case 'b': O.out_backend = optarg; break;
+		case 'H': O.host = optarg; break;
+		case 't': O.timeout_s = (unsigned)atoi(optarg); break;
+		case 'p': O.port_base = (unsigned)atoi(optarg); break;
+		case '0': if (parse_mac(optarg, &O.router_mac[0]) < 0) usage(argv[0]); break;
+		case '1': if (parse_mac(optarg, &O.router_mac[1]) < 0) usage(argv[0]); break;
+		case 'x': if (parse_mac(optarg, &O.my_mac[0]) < 0) usage(argv[0]); break;
+		case 'y': if (parse_mac(optarg, &O.my_mac[1]) < 0) usage(argv[0]); break;
+		default: usage(argv[0]);
+		}
+	}
+	if (O.flows == 0 || O.port_base < 1024 || O.port_base + O.flows > 65536 || !O.out_client ||
+	    !O.out_backend)
+		usage(argv[0]);
+	if (rte_eth_dev_count_avail() != 2)
+		rte_exit(1, "need exactly 2 ports (two --vdev net_memif...,role=client)\n");
+	F = calloc(O.flows, sizeof(*F));
+	pool = rte_pktmbuf_pool_create("flows", 8191, 256, 0, RTE_MBUF_DEFAULT_BUF_SIZE,
+				       (int)rte_socket_id());
+	if (F == NULL || pool == NULL)
+		rte_exit(1, "out of memory\n");
+	port_init(0);
+	port_init(1);
+	hz = rte_get_tsc_hz();
+	retry = hz * RETRY_MS / 1000;
+	deadline = rte_rdtsc() + hz * O.timeout_s;
+	inflight = 0;
+	while (spliced < O.flows && rte_rdtsc() < deadline) {
+		/* New handshakes, at most WINDOW at a time. */
+		while (next < O.flows && inflight < WINDOW) {
+			F[next].state = F_SYN;
+			client_send(next++);
+			inflight++;
+		}
+		for (port = 0; port < 2; port++) {
+			nb = rte_eth_rx_burst(port, 0, pkts, BURST);
+			for (k = 0; k < nb; k++)
+				input(port, pkts[k]);
+		}
+		/* Lost frames (a full ring on either side) are sent again; the router
+		 * retransmits its own backend SYN. */
+		if (rte_rdtsc() - last_retry > retry / 4) {
+			uint64_t now = rte_rdtsc();
+
+			last_retry = now;
+			spliced = inflight = 0;
+			for (i = 0; i < next; i++) {
+				if (F[i].state == F_SPLICED) {
+					spliced++;
+					continue;
+				}
+				inflight++;
+				if (now - F[i].sent_at > retry)
+					client_send(i);
+			}
+		}
+	}
+	for (spliced = 0, i = 0; i < O.flows; i++)
+		spliced += F[i].state == F_SPLICED;
+	if (spliced < O.flows) {
+		unsigned syn = 0, req = 0;
+
+		for (i = 0; i < O.flows; i++)
+			syn += F[i].state == F_SYN, req += F[i].state == F_REQ;
+		fprintf(stderr, "pktgen_flows: %u of %u flows spliced in %u s (%u without a SYN-ACK, "
+			"%u without the request at the backend)\n", spliced, O.flows, O.timeout_s, syn, req);
+		return 1;
+	}
+	write_pcaps();
+	printf("pktgen_flows: %u flows spliced; %s, %s written\n", O.flows, O.out_client, O.out_backend);
+	rte_eth_dev_stop(0);
+	rte_eth_dev_stop(1);
+	rte_eal_cleanup();
+	return 0;
+}
