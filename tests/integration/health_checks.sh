@@ -262,6 +262,10 @@ t_note "answers: $(printf '%s\n' "$T_OUT" | sort | uniq -c | tr '\n' ' ')"
 rctl stats -o json
 t_json_expect "$T_OUT" '1 <= d["total"]["backend_retries"] - '"$retries0"' <= 6' "the refused endpoint retried on the next one, then ejected (1 to 6 retries)"
 t_ok "proxy mode: a refused connect goes to the pick's next endpoint, any method; no client sees it"
+rctl describe route retry -n demo
+t_note "describe route retry: $(printf '%s\n' "$T_OUT" | grep -E '^  198' | tr '\n' ';')"
+t_expect_out '198\.18\.1\.10:8083	[0-9]+ open, healthy \(GET /healthz: [0-9]+ checks' "describe route: d's health (its checks come from the IngressRoutes' pools)"
+t_expect_out '198\.18\.1\.10:8099	0 open, not health checked, ejected on 1 worker' "describe route: the refusing endpoint, unchecked, ejected"
 
 # No route checks e any more: its target goes.
 rctl delete ingressroute hc1 -n demo

@@ -79,6 +79,34 @@ admitted_cond(const json_t *ingress)
 	return NULL;
 }
 
+/* What the router knows of each endpoint (status.backends of an Endpoints
+ * object: load, passive ejection, active health), a line each. */
+static void
+backend_states(FILE *out, const json_t *ep)
+{
+	const json_t *b;
+	size_t i;
+
+	json_array_foreach(get(get(ep, "status"), "backends"), i, b) {
+		const json_t *h = get(b, "health");
+		json_int_t ej = json_integer_value(get(b, "ejected_workers"));
+
+		fprintf(out, "  %s:%lld\t%lld open", or_none(str(b, "ip")),
+			(long long)json_integer_value(get(b, "port")),
+			(long long)json_integer_value(get(b, "open_connections")));
+		if (h != NULL)
+			fprintf(out, ", %s (GET %s: %lld checks, %lld failed, last %s)",
+				or_none(str(h, "state")), or_none(str(h, "path")),
+				(long long)json_integer_value(get(h, "checks")),
+				(long long)json_integer_value(get(h, "failed")), or_none(str(h, "last")));
+		else
+			fprintf(out, ", not health checked");
+		if (ej > 0)
+			fprintf(out, ", ejected on %lld worker%s", (long long)ej, ej == 1 ? "" : "s");
+		fputc('\n', out);
+	}
+}
+
 static void
 describe_route(FILE *out, const json_t *route, const json_t *endpoints, time_t now)
 {
@@ -157,6 +185,7 @@ describe_route(FILE *out, const json_t *route, const json_t *endpoints, time_t n
 			fprintf(out, "Weight:\t\t%lld (%lld%%)\n", wv, total ? wv * 100 / total : 0);
 		fprintf(out, "Endpoints:\t%s\n", list ? list : "<none>");
 		free(list);
+		backend_states(out, ep);
 	}
 }
 
