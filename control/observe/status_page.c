@@ -183,9 +183,8 @@ backends_json(struct sy_router *r, const struct backends *bs)
 		/* The data plane keys its counts by IPv4 address and port. */
 		if (v4 && r->dataplane_up)
 			sy_dp_endpoint_state(b->ep->addr.v4, port, &st);
-		o = json_pack("{s:s, s:o, s:I, s:I, s:I, s:I, s:b, s:o}", "endpoint", b->key,
-			      "services", svcs, "weight", (json_int_t)b->ep->weight,
-			      "open_connections", (json_int_t)st.open_connections, "connections",
+		o = json_pack("{s:s, s:o, s:I, s:I, s:I, s:b, s:o}", "endpoint", b->key,
+			      "services", svcs, "open_connections", (json_int_t)st.open_connections, "connections",
 			      (json_int_t)st.connections, "ejected_workers",
 			      (json_int_t)st.ejected_workers, "hc_down", b->ep->hc_down != 0, "health",
 			      v4 ? health_json(&r->health, b->ep->addr.v4, port) : json_null());
