@@ -127,9 +127,17 @@ t_expect_out '^1 +[0-9.]+% ' "top shows worker 1"
 t_expect_out '^demo/a 198\.18\.1\.10:80 +[0-9.-]+ +[0-9]+ +[0-9]+ ' "top shows backend a with its connections"
 t_expect_no_out $'\033\\[' "no terminal escapes when stdout is not a terminal"
 top_rows=$(grep -c '198\.18\.1\.1[01]:80' <<<"$T_OUT")
+# On a terminal (script(1) gives it one): the screen cleared each frame, and q quits.
+command -v script >/dev/null || t_fail "script(1) is installed (bsdutils)"
+t_run timeout 20 script -qec "$ROUTERCTL -s $LAB_SOCKET top -n 1" /dev/null
+t_expect_rc 0 "routerctl top -n 1 on a terminal"
+t_expect_out $'\033\\[H\033\\[2J' "top clears the terminal before a frame"
+t_run bash -c "(sleep 2; printf q) | timeout 20 script -qec '$ROUTERCTL -s $LAB_SOCKET top' /dev/null"
+t_expect_rc 0 "routerctl top (no -n) on a terminal quits on q"
+t_expect_out '\(q quits\)' "top on a terminal says q quits"
 rctl top -n 0
 t_expect_rc 2 "top -n 0 is a usage error"
-t_ok "routerctl top -n 2: two frames, both workers, backends by rate ($top_rows rows of a and b)"
+t_ok "routerctl top -n 2: two frames, both workers, backends by rate ($top_rows rows of a and b); on a terminal it clears the screen and q quits"
 
 # --- apply of a larger file on a terminal: progress, then the summary ---
 python3 - "$LAB_DIR/many.yaml" "$D" <<'PY'
@@ -139,7 +147,6 @@ with open(sys.argv[1], "w") as f:
         f.write(f"---\napiVersion: route.openshift.io/v1\nkind: Route\nmetadata: {{name: r{i}, namespace: bulk}}\n"
                 f"spec: {{host: r{i}.bulk.{sys.argv[2]}, to: {{kind: Service, name: a}}}}\n")
 PY
-command -v script >/dev/null || t_fail "script(1) is installed (bsdutils)"
 t_run script -qec "$ROUTERCTL -s $LAB_SOCKET apply -f $LAB_DIR/many.yaml" /dev/null
 t_expect_rc 0 "apply of 1,500 routes on a terminal"
 t_expect_out 'applying 1500 objects' "a terminal sees the progress"
