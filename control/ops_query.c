@@ -15,7 +15,7 @@
 
 /*
  * Endpoints objects get what the workers know of each address and port
- * (load balancing: open connections, passive health) as status.backends:
+ * (load balancing: open and opened connections, passive health) as status.backends:
  * not stored, computed for each get.
  */
 /* What the active checks say of ip:port (network order), or NULL when no
@@ -66,9 +66,10 @@ endpoints_live(const struct sy_health *h, json_t *items)
 					if (p < 1 || p > 65535)
 						continue;
 					sy_dp_endpoint_state(a.v4, htons((uint16_t)p), &st);
-					be = json_pack("{s:O, s:I, s:I, s:b, s:I, s:I}", "ip",
+					be = json_pack("{s:O, s:I, s:I, s:I, s:b, s:I, s:I}", "ip",
 						       json_object_get(addr, "ip"), "port", p,
 						       "open_connections", (json_int_t)st.open_connections,
+						       "connections", (json_int_t)st.connections,
 						       "ejected", st.ejected_workers > 0, "ejected_workers",
 						       (json_int_t)st.ejected_workers, "failures_in_a_row",
 						       (json_int_t)st.failures);

@@ -307,6 +307,62 @@ sy_store_list(const struct sy_store *st, const struct sy_kind *kind, const char 
 	return arr;
 }
 
+struct sy_object **
+sy_store_first(const struct sy_store *st, const struct sy_kind *kind, size_t max, size_t *n,
+	       size_t *total)
+{
+	struct sy_object **arr = malloc((max + 1) * sizeof(*arr));
+	size_t i, k = 0, all = 0;
+
+	*n = 0;
+	if (total != NULL)
+		*total = 0;
+	if (arr == NULL)
+		return NULL;
+	/* Insertion into a sorted array of at most max: after the first few
+	 * hundred objects most are past the last kept and cost a compare, so
+	 * the walk is linear in the store and never sorts all of it. */
+	for (i = 0; i < st->n_buckets; i++) {
+		struct sy_object *o;
+
+		for (o = st->buckets[i]; o != NULL; o = o->hnext) {
+			size_t lo = 0, hi = k;
+
+			if (o->kind != kind)
+				continue;
+			all++;
+			if (max == 0 || (k == max && cmp_objects(&o, &arr[k - 1]) >= 0))
+				continue;
+			while (lo < hi) {
+				size_t mid = (lo + hi) / 2;
+
+				if (cmp_objects(&arr[mid], &o) < 0)
+					lo = mid + 1;
+				else
+					hi = mid;
+			}
+			if (k == max)
+				k--;
+			memmove(&arr[lo + 1], &arr[lo], (k - lo) * sizeof(*arr));
+			arr[lo] = o;
+			k++;
+		}
+	}
+	/* Warm only what is returned; one that cannot be is left out. */
+	for (i = 0; i < k;) {
+		if (sy_store_warm(st, arr[i]) == 0) {
+			i++;
+			continue;
+		}
+		memmove(&arr[i], &arr[i + 1], (k - i - 1) * sizeof(*arr));
+		k--;
+	}
+	*n = k;
+	if (total != NULL)
+		*total = all;
+	return arr;
+}
+
 size_t
 sy_store_count(const struct sy_store *st, const struct sy_kind *kind)
 {

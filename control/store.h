@@ -74,6 +74,11 @@ struct sy_object *sy_store_remove(struct sy_store *st, const struct sy_kind *kin
  * by namespace then name, warm. The array is malloc'd; *n its length. */
 struct sy_object **sy_store_list(const struct sy_store *st, const struct sy_kind *kind,
 				 const char *ns, size_t *n);
+/* The first max objects of a kind in sy_store_list's order, warm, without
+ * warming or sorting the rest (a page of a million routes); *total is how
+ * many the kind has. malloc'd; *n its length. */
+struct sy_object **sy_store_first(const struct sy_store *st, const struct sy_kind *kind,
+				  size_t max, size_t *n, size_t *total);
 /* Sort objects as sy_store_list does (kind, namespace, name). */
 void sy_store_sort(struct sy_object **arr, size_t n);
 size_t sy_store_count(const struct sy_store *st, const struct sy_kind *kind);

@@ -259,6 +259,7 @@ sy_dp_endpoint_state(uint32_t ip, uint16_t port, struct sy_dp_endpoint_state *ou
 		const struct sy_tcp_worker *t = &dp.workers[i]->tcp;
 
 		out->open_connections += t->lb_load[slot];
+		out->connections += t->lb_opened[slot];
 		if (now < t->lb_health[slot].until)
 			out->ejected_workers++;
 		if (t->lb_health[slot].fails > out->failures)

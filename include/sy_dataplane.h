@@ -57,6 +57,7 @@ const struct sy_worker_counters *sy_dp_worker_counters(unsigned i);
  * counters are: a moment's view). */
 struct sy_dp_endpoint_state {
 	uint64_t open_connections; /* backend connections open to it, all workers */
+	uint64_t connections;      /* ... opened to it since start (retries too), all workers */
 	unsigned ejected_workers;  /* workers whose picks skip it now (passive health) */
 	unsigned failures;         /* the longest run of failures a worker has seen */
 };

@@ -10,6 +10,7 @@
 
 #include "kinds/kinds.h"
 #include "observe/metrics.h"
+#include "observe/route_state.h"
 #include "router.h"
 #include "strmap.h"
 #include "sy_counters.h"
@@ -139,31 +140,10 @@ contour_gauges(FILE *f, struct sy_router *r)
 	free(irs);
 }
 
-/* How a route object stands, from its status, in a few words per kind. */
-static const char *
-route_state(const struct sy_object *o)
-{
-	const json_t *st = o->status;
-	const char *cur;
-
-	if (o->kind == &sy_kind_route) {
-		const json_t *cond = json_array_get(json_object_get(json_array_get(
-			json_object_get(st, "ingress"), 0), "conditions"), 0);
-		const char *s = json_string_value(json_object_get(cond, "status"));
-
-		return s == NULL ? "not_in_shard" : strcmp(s, "True") == 0 ? "admitted" : "rejected";
-	}
-	if (o->kind == &sy_kind_routegroup)
-		return json_is_true(json_object_get(st, "valid")) ? "valid" : "invalid";
-	cur = json_string_value(json_object_get(st, "currentStatus"));
-	return cur ? cur : "unknown";
-}
-
 static void
 control_metrics(FILE *f, struct sy_router *r)
 {
-	static const struct sy_kind *const routes[] = { &sy_kind_route, &sy_kind_ingressroute_contour,
-							  &sy_kind_route_contour, &sy_kind_routegroup };
+	const struct sy_kind *const *routes = sy_route_kinds;
 	struct sy_generation *g = sy_gen_acquire(&r->slot);
 	const struct sy_kind *const *k;
 	size_t i;
@@ -191,14 +171,14 @@ control_metrics(FILE *f, struct sy_router *r)
 	head(f, "switchyard_routes", "gauge",
 	     "Route objects of every kind by the state their status gives (OpenShift: admitted, "
 	     "rejected, not_in_shard; Contour: valid, invalid, orphaned; Skipper: valid, invalid).");
-	for (i = 0; i < sizeof(routes) / sizeof(routes[0]); i++) {
+	for (i = 0; routes[i] != NULL; i++) {
 		size_t n, j;
 		struct sy_object **objs = sy_store_list(&r->store, routes[i], NULL, &n);
 		const char *seen[8];
 		size_t counts[8], ns = 0, s;
 
 		for (j = 0; j < n; j++) {
-			const char *st = route_state(objs[j]);
+			const char *st = sy_route_state(objs[j]);
 
 			for (s = 0; s < ns && strcmp(seen[s], st) != 0; s++)
 				;

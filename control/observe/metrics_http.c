@@ -12,6 +12,8 @@
 
 #include "observe/metrics.h"
 #include "observe/metrics_http.h"
+#include "observe/status_page.h"
+#include "router.h"
 
 #define REQ_MAX 4096
 
@@ -47,15 +49,49 @@ send_all(int fd, const char *p, size_t n)
 	}
 }
 
+/* What a path serves: a body made for the request (malloc'd), or a
+ * constant one. */
+struct page {
+	const char *path;
+	const char *type;
+	char *(*make)(struct sy_router *r, size_t *len);
+	const char *fixed;
+	const size_t *fixed_len;
+};
+
+static const struct page pages[] = {
+	{ "/metrics", "text/plain; version=0.0.4; charset=utf-8", sy_metrics_text, NULL, NULL },
+	{ "/status.json", "application/json", sy_status_page_json, NULL, NULL },
+	{ "/", "text/html; charset=utf-8", NULL, sy_status_page_html, &sy_status_page_html_len },
+	{ "/status", "text/html; charset=utf-8", NULL, sy_status_page_html,
+	  &sy_status_page_html_len },
+};
+
+#define NOT_SERVED "only GET /metrics, /, /status and /status.json are served here\n"
+
+/* The page the request line's target names (query ignored), or NULL. */
+static const struct page *
+page_for(const char *target)
+{
+	size_t n = strcspn(target, " ?\r\n"), i;
+
+	for (i = 0; i < sizeof(pages) / sizeof(pages[0]); i++)
+		if (strlen(pages[i].path) == n && memcmp(pages[i].path, target, n) == 0)
+			return &pages[i];
+	return NULL;
+}
+
 static void
 answer(int fd, struct sy_router *r)
 {
-	char req[REQ_MAX + 1], hdr[256];
+	char req[REQ_MAX + 1], hdr[320];
 	size_t got = 0;
 	const char *status = "404 Not Found", *type = "text/plain; charset=utf-8";
-	char *body = NULL;
-	size_t blen = 0;
-	bool head_only = false;
+	const char *body = NOT_SERVED;
+	char *made = NULL;
+	size_t blen = strlen(NOT_SERVED);
+	const struct page *pg = NULL;
+	bool head_only = false, get = false;
 
 	/* The request head, up to its blank line (or the limit). */
 	while (got < REQ_MAX && (got < 4 || memcmp(req + got - 4, "\r\n\r\n", 4) != 0)) {
@@ -73,29 +109,40 @@ answer(int fd, struct sy_router *r)
 	req[got] = '\0';
 	if (strncmp(req, "HEAD ", 5) == 0)
 		head_only = true;
-	if (strncmp(req, "GET /metrics ", 13) == 0 || strncmp(req, "GET /metrics?", 13) == 0 ||
-	    strncmp(req, "HEAD /metrics ", 14) == 0) {
-		body = sy_metrics_text(r, &blen);
-		if (body != NULL) {
+	else if (strncmp(req, "GET ", 4) == 0)
+		get = true;
+	if (get || head_only)
+		pg = page_for(req + (get ? 4 : 5));
+	else
+		status = "405 Method Not Allowed";
+	if (pg != NULL && pg->make != NULL) {
+		made = pg->make(r, &blen);
+		/* What a page warmed goes back to rest, as after a control
+		 * request (store.h). */
+		sy_store_cool(&r->store);
+		if (made != NULL) {
 			status = "200 OK";
-			type = "text/plain; version=0.0.4; charset=utf-8";
+			type = pg->type;
+			body = made;
 		} else {
 			status = "500 Internal Server Error";
+			blen = 0;
 		}
-	} else if (strncmp(req, "GET ", 4) != 0 && strncmp(req, "HEAD ", 5) != 0) {
-		status = "405 Method Not Allowed";
+	} else if (pg != NULL) {
+		status = "200 OK";
+		type = pg->type;
+		body = pg->fixed;
+		blen = *pg->fixed_len;
 	}
-	if (body == NULL) {
-		body = strdup("only GET /metrics is served here\n");
-		blen = body ? strlen(body) : 0;
-	}
+	/* The page's data changes every fetch: no cache may answer for it. */
 	snprintf(hdr, sizeof(hdr),
-		 "HTTP/1.1 %s\r\nContent-Type: %s\r\nContent-Length: %zu\r\nConnection: close\r\n\r\n",
+		 "HTTP/1.1 %s\r\nContent-Type: %s\r\nContent-Length: %zu\r\n"
+		 "Cache-Control: no-store\r\nConnection: close\r\n\r\n",
 		 status, type, blen);
 	send_all(fd, hdr, strlen(hdr));
-	if (!head_only && body != NULL)
+	if (!head_only && blen > 0)
 		send_all(fd, body, blen);
-	free(body);
+	free(made);
 }
 
 void

@@ -40,8 +40,11 @@ sy_lb_slot(uint32_t ip, uint16_t port)
 void
 sy_lb_load_set(struct sy_worker *w, struct sy_conn *c, uint32_t ip, uint16_t port)
 {
+	uint32_t slot = load_slot(ip, port);
+
 	sy_lb_load_clear(w, c);
-	w->tcp.lb_load[load_slot(ip, port)]++;
+	w->tcp.lb_load[slot]++;
+	w->tcp.lb_opened[slot]++;
 	c->flags |= SY_CF_LB_COUNTED;
 }
 

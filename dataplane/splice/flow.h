@@ -156,6 +156,9 @@ struct sy_tcp_worker {
 	struct sy_tls_worker *tls; /* TLS sessions and BIO (tls/tls_internal.h) */
 	uint32_t lb_load[SY_LB_LOAD_SLOTS]; /* open backend connections by endpoint hash (lb/lb.h) */
 	struct sy_lb_health lb_health[SY_LB_LOAD_SLOTS]; /* passive health, same slots */
+	/* Backend connections sent to each slot since start (retries too):
+	 * the status page and `routerctl top` make rates of it. */
+	uint64_t lb_opened[SY_LB_LOAD_SLOTS];
 	struct sy_lb_eject_count eject_count[SY_LB_EJECT_COUNT_SLOTS]; /* lb/lb.h */
 	uint32_t eject_epoch; /* ejections made: eject_count entries older are stale */
 };

@@ -5,7 +5,8 @@
 # connections, the router's own 503, packets both ways); the Contour seed's IngressRoute
 # gauges count what was applied; `promtool check metrics` (Debian's prometheus package)
 # flags nothing but the seed's gauges that end in _total (kept: Contour's users query
-# them); `routerctl metrics` gives the same exposition; anything but GET /metrics is refused.
+# them); `routerctl metrics` gives the same exposition; other paths get 404 (but / and
+# /status.json, the status page: status_page.sh), other methods 405.
 T_NAME=metrics
 source "$(dirname "$0")/testlib.sh"
 
@@ -113,10 +114,10 @@ rctl metrics
 t_expect_rc 0 "routerctl metrics"
 diff <(grep '^# TYPE' <<<"$T_OUT") <(grep '^# TYPE' <<<"$after") >/dev/null ||
 	t_fail "routerctl metrics gives the same metrics as the endpoint"
-t_run curl -s -m 5 -o /dev/null -w '%{http_code}' "http://127.0.0.1:$PORT/"
-[ "$T_OUT" = 404 ] || t_fail "GET / is 404" "seen: $(t_seen)"
+t_run curl -s -m 5 -o /dev/null -w '%{http_code}' "http://127.0.0.1:$PORT/nothing"
+[ "$T_OUT" = 404 ] || t_fail "GET /nothing is 404 (/ is the status page: status_page.sh)" "seen: $(t_seen)"
 t_run curl -s -m 5 -o /dev/null -w '%{http_code}' -X POST "$URL"
 [ "$T_OUT" = 405 ] || t_fail "POST /metrics is 405" "seen: $(t_seen)"
-t_ok "routerctl metrics is the same exposition; GET / gets 404, POST 405"
+t_ok "routerctl metrics is the same exposition; GET /nothing gets 404, POST 405"
 
 t_finish

@@ -5,10 +5,12 @@
 # The source tree: the directory above tools/.
 SY_SRC=${SY_SRC:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
 
-# Everything the project needs on a fresh Debian 12 machine, to build, test and run the lab.
+# Everything the project needs on a fresh Debian 12 machine, to build, test and run the lab
+# (chromium: the status page is checked in it, headless, by tests/integration/status_page.sh).
 SY_PACKAGES=(meson ninja-build pkg-config gcc libdpdk-dev dpdk libjansson-dev libssl-dev
 	libnuma-dev libcmocka-dev libyaml-dev libpcre2-dev libzstd-dev nginx-light curl iproute2 ethtool
-	iputils-ping openssl python3 procps wrk nghttp2-client prometheus graphviz clang libclang-rt-14-dev)
+	iputils-ping openssl python3 procps wrk nghttp2-client prometheus graphviz clang libclang-rt-14-dev
+	chromium)
 
 sy_log() { printf '%s %s\n' "${SY_LOG_TAG:-[switchyard]}" "$*" >&2; }
 sy_warn() { printf '%s warning: %s\n' "${SY_LOG_TAG:-[switchyard]}" "$*" >&2; }

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <errno.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -102,31 +103,38 @@ read_line(struct rctl_client *c)
 	}
 }
 
+int
+rctl_client_send(struct rctl_client *c, const char *p, size_t len, char *err, size_t errlen)
+{
+	int rc = send_all(c->fd, p, len);
+
+	if (rc < 0)
+		snprintf(err, errlen, "cannot send to %s: %s", c->path, strerror(-rc));
+	return rc;
+}
+
+int
+rctl_client_wait(struct rctl_client *c, int ms)
+{
+	struct pollfd p = { .fd = c->fd, .events = POLLIN };
+	int rc;
+
+	/* A reply already read in part counts as there. */
+	if (c->len > 0)
+		return 1;
+	do
+		rc = poll(&p, 1, ms);
+	while (rc < 0 && errno == EINTR);
+	return rc < 0 ? -errno : rc > 0;
+}
+
 json_t *
-rctl_client_request(struct rctl_client *c, const json_t *req, char *err, size_t errlen)
+rctl_client_reply(struct rctl_client *c, char *err, size_t errlen)
 {
 	json_error_t jerr;
 	json_t *reply;
 	ssize_t line;
-	char *text;
-	int rc;
 
-	text = json_dumps(req, JSON_COMPACT);
-	if (text == NULL) {
-		snprintf(err, errlen, "out of memory");
-		return NULL;
-	}
-	/* The protocol is line-framed: jansson's compact output never holds a
-	 * raw newline (it escapes those inside strings), so appending one is
-	 * the whole framing. */
-	rc = send_all(c->fd, text, strlen(text));
-	if (rc == 0)
-		rc = send_all(c->fd, "\n", 1);
-	free(text);
-	if (rc < 0) {
-		snprintf(err, errlen, "cannot send to %s: %s", c->path, strerror(-rc));
-		return NULL;
-	}
 	line = read_line(c);
 	if (line < 0) {
 		if (line == -EPIPE)
@@ -153,6 +161,29 @@ rctl_client_request(struct rctl_client *c, const json_t *req, char *err, size_t 
 		return NULL;
 	}
 	return reply;
+}
+
+json_t *
+rctl_client_request(struct rctl_client *c, const json_t *req, char *err, size_t errlen)
+{
+	char *text;
+	int rc;
+
+	text = json_dumps(req, JSON_COMPACT);
+	if (text == NULL) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	/* The protocol is line-framed: jansson's compact output never holds a
+	 * raw newline (it escapes those inside strings), so appending one is
+	 * the whole framing. */
+	rc = rctl_client_send(c, text, strlen(text), err, errlen);
+	if (rc == 0)
+		rc = rctl_client_send(c, "\n", 1, err, errlen);
+	free(text);
+	if (rc < 0)
+		return NULL;
+	return rctl_client_reply(c, err, errlen);
 }
 
 void

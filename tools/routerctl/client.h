@@ -27,6 +27,14 @@ int rctl_client_connect(struct rctl_client *c, const char *path, char *err, size
 json_t *rctl_client_request(struct rctl_client *c, const json_t *req, char *err,
 			    size_t errlen);
 
+/* The parts of one request, for a caller that sends a large one piece by
+ * piece (apply's progress): raw bytes (the caller ends the line with its
+ * newline), then the reply. send returns 0 or -errno; wait returns 1 when
+ * the reply has begun to arrive, 0 after ms without, or -errno. */
+int rctl_client_send(struct rctl_client *c, const char *p, size_t len, char *err, size_t errlen);
+int rctl_client_wait(struct rctl_client *c, int ms);
+json_t *rctl_client_reply(struct rctl_client *c, char *err, size_t errlen);
+
 void rctl_client_close(struct rctl_client *c);
 
 #endif

@@ -6,20 +6,24 @@
  * 1 the router rejected the request, 2 usage or connection problem.
  */
 #include <ctype.h>
+#include <errno.h>
 #include <stdarg.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <jansson.h>
 
+#include "apply.h"
 #include "client.h"
 #include "describe.h"
 #include "input.h"
 #include "print.h"
 #include "report.h"
+#include "top.h"
 #include "yaml_emit.h"
 
 #define EXIT_REJECTED 1
@@ -45,6 +49,7 @@ struct cli {
 	const char *method;
 	json_t *headers;
 	json_t *objects; /* apply: parsed before connecting */
+	double started;  /* apply: when reading the file began (monotonic s) */
 	unsigned seen; /* enum opt_bit of the options given */
 	const char *args[MAX_ARGS];
 	size_t nargs;
@@ -161,6 +166,15 @@ lower_kind(const char *kind, char *buf, size_t len)
 	buf[i] = '\0';
 }
 
+static double
+monotonic_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
 static int
 load_apply(struct cli *cli)
 {
@@ -170,6 +184,7 @@ load_apply(struct cli *cli)
 	size_t len;
 	char *buf;
 
+	cli->started = monotonic_s();
 	buf = rctl_read_file(cli->file, &len, err, sizeof(err));
 	if (buf == NULL) {
 		errmsg("%s", err);
@@ -194,13 +209,17 @@ static int
 cmd_apply(struct rctl_client *c, struct cli *cli)
 {
 	json_t *reply, *res;
-	char kind[64];
+	char kind[64], err[512];
 	size_t i;
 
-	/* One request for every object: the router applies them all or none. */
-	reply = call(c, json_pack("{s:s, s:O}", "op", "apply", "objects", cli->objects));
-	if (reply == NULL)
+	/* One request for every object: the router applies them all or none.
+	 * A terminal on stderr watches it go (apply.h). */
+	reply = rctl_apply_send(c, cli->objects, isatty(STDERR_FILENO) ? stderr : NULL, err,
+				sizeof(err));
+	if (reply == NULL) {
+		errmsg("%s", err);
 		return EXIT_USAGE;
+	}
 	if (!json_is_true(json_object_get(reply, "ok"))) {
 		print_rejection(reply);
 		json_decref(reply);
@@ -214,6 +233,7 @@ cmd_apply(struct rctl_client *c, struct cli *cli)
 		lower_kind(k ? k : "object", kind, sizeof(kind));
 		printf("%s/%s %s\n", kind, n ? n : "?", a ? a : "applied");
 	}
+	rctl_apply_summary(stdout, reply, monotonic_s() - cli->started);
 	json_decref(reply);
 	return 0;
 }
@@ -531,6 +551,28 @@ cmd_graph(struct rctl_client *c, struct cli *cli)
 	return query(c, cli, json_pack("{s:s}", "op", "graph"), print_graph);
 }
 
+/* top's -n is a count of frames, as top(1)'s (the command has no namespace). */
+static int
+cmd_top(struct rctl_client *c, struct cli *cli)
+{
+	unsigned long frames = 0;
+	char err[512], *end;
+
+	if (cli->ns != NULL) {
+		errno = 0;
+		frames = strtoul(cli->ns, &end, 10);
+		if (errno != 0 || *end != '\0' || frames == 0 || cli->ns[0] == '-') {
+			errmsg("top: -n needs a number of refreshes above 0, got \"%s\"", cli->ns);
+			return EXIT_USAGE;
+		}
+	}
+	if (rctl_top(c, stdout, frames, err, sizeof(err)) < 0) {
+		errmsg("%s", err);
+		return EXIT_USAGE;
+	}
+	return 0;
+}
+
 static int
 cmd_resolve(struct rctl_client *c, struct cli *cli)
 {
@@ -610,6 +652,7 @@ static const struct command commands[] = {
 	  "status [-o json|yaml]" },
 	{ "metrics", NULL, cmd_metrics, 0, { NULL }, 0, 0, "metrics" },
 	{ "graph", NULL, cmd_graph, OPT_OUTPUT, { "dot", "svg", NULL }, 0, 0, "graph [-o dot|svg]" },
+	{ "top", NULL, cmd_top, OPT_NAMESPACE, { NULL }, 0, 0, "top [-n REFRESHES]" },
 };
 
 #define N_COMMANDS (sizeof(commands) / sizeof(commands[0]))
@@ -627,7 +670,8 @@ usage(FILE *out)
 		"  -s, --socket PATH        control socket (default $ROUTERCTL_SOCKET, else "
 		DEFAULT_SOCKET ")\n"
 		"  -f, --filename FILE      YAML or JSON objects to apply; - reads stdin\n"
-		"  -n, --namespace NS       one namespace (get lists all namespaces without it)\n"
+		"  -n, --namespace NS       one namespace (get lists all namespaces without it);\n"
+		"                           top: the number of refreshes, then exit\n"
 		"  -A, --all-namespaces     every namespace (the default of get KIND)\n"
 		"  -o, --output FORMAT      json, yaml, wide or name (get); json or yaml (others)\n"
 		"  -X, --request METHOD     resolve: the request method (default GET)\n"
