@@ -295,16 +295,7 @@ sy_hc_segment(struct sy_worker *w, struct sy_conn *c, struct rte_mbuf *m)
 	}
 	c->last_seen = sy_conn_seen(w->now);
 	sy_tcb_input(w, &p->b, m);
-	if (p->b.events & SY_TCB_EV_STALE_ACK) {
-		/* The endpoint still holds an older connection on this tuple:
-		 * our RST went, the SYN again (as the proxy's legs do). */
-		w->counters.backend_stale_acks++;
-		p->b.events &= (uint8_t)~SY_TCB_EV_STALE_ACK;
-		if (p->b.backoff < SY_TCB_SYN_RETRIES) {
-			p->b.backoff++;
-			sy_tcb_connect_again(w, &p->b);
-		}
-	}
+	sy_tcb_stale_ack_retry(w, &p->b);
 	step(w, p);
 }
 

@@ -311,17 +311,7 @@ sy_proxy_segment(struct sy_worker *w, struct sy_conn *c, struct rte_mbuf *m, boo
 		sy_tcb_input(w, &px->c, m);
 	} else {
 		sy_tcb_input(w, &px->b, m);
-		if (px->b.events & SY_TCB_EV_STALE_ACK) {
-			/* The backend still holds an older connection on this
-			 * tuple: our RST went; the SYN again now (splice.c's
-			 * backend_stale_ack, with the same reasons). */
-			w->counters.backend_stale_acks++;
-			px->b.events &= (uint8_t)~SY_TCB_EV_STALE_ACK;
-			if (px->b.backoff < SY_TCB_SYN_RETRIES) {
-				px->b.backoff++;
-				sy_tcb_connect_again(w, &px->b);
-			}
-		}
+		sy_tcb_stale_ack_retry(w, &px->b);
 	}
 	px_step(w, px);
 }

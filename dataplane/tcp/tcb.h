@@ -159,8 +159,11 @@ void sy_tcb_init_accepted(struct sy_worker *w, struct sy_tcb *t, const struct sy
 /* Open a backend leg: send the SYN. Addresses and out_if/nh set by the
  * caller; ISN and TSval from tcp_isn.h. */
 void sy_tcb_connect(struct sy_worker *w, struct sy_tcb *t, uint16_t mss, uint32_t rcvbuf);
-/* The SYN again at once (the backend answered it with a stale ACK). */
-void sy_tcb_connect_again(struct sy_worker *w, struct sy_tcb *t);
+/* After sy_tcb_input: the peer answered our SYN with an ACK of an older
+ * connection on this tuple (EV_STALE_ACK; our RST went): the SYN again at
+ * once, up to SY_TCB_SYN_RETRIES times (splice.c's backend_stale_ack, with
+ * the same reasons). Clears the event; counted as backend_stale_acks. */
+void sy_tcb_stale_ack_retry(struct sy_worker *w, struct sy_tcb *t);
 /* One segment of this connection (data at the IPv4 header; checksum
  * checked by the caller). Consumes m. */
 void sy_tcb_input(struct sy_worker *w, struct sy_tcb *t, struct rte_mbuf *m);

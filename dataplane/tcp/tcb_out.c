@@ -269,9 +269,16 @@ sy_tcb_connect(struct sy_worker *w, struct sy_tcb *t, uint16_t mss, uint32_t rcv
 }
 
 void
-sy_tcb_connect_again(struct sy_worker *w, struct sy_tcb *t)
+sy_tcb_stale_ack_retry(struct sy_worker *w, struct sy_tcb *t)
 {
-	send_syn(w, t);
+	if (!(t->events & SY_TCB_EV_STALE_ACK))
+		return;
+	w->counters.backend_stale_acks++;
+	t->events &= (uint8_t)~SY_TCB_EV_STALE_ACK;
+	if (t->backoff < SY_TCB_SYN_RETRIES) {
+		t->backoff++;
+		send_syn(w, t);
+	}
 }
 
 /* Bytes in flight, and the FIN's place (it takes one sequence number). */

@@ -63,34 +63,9 @@ YAML
 } | rctl apply -f -
 t_expect_rc 0 "apply IngressRoutes hc1 (RoundRobin) and hc2 (Random) over d and e, health checked"
 
-# spread HOST N: N new connections, one request each; prints {"d": .., "e": .., "failed": ..}.
-cat >"$LAB_DIR/spread.py" <<'PY'
-import json, socket, sys, time
-addr, host, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
-gap = float(sys.argv[4]) if len(sys.argv) > 4 else 0
-seen = {}
-for _ in range(n):
-    try:
-        s = socket.create_connection((addr, 80), timeout=5)
-        s.sendall(("GET / HTTP/1.0\r\nHost: %s\r\n\r\n" % host).encode())
-        got = b""
-        while True:
-            c = s.recv(65536)
-            if not c:
-                break
-            got += c
-        s.close()
-        ok = got.startswith(b"HTTP/1.") and b" 200 " in got.split(b"\r\n", 1)[0]
-        body = got.split(b"\r\n\r\n", 1)[-1].strip().decode(errors="replace")
-        key = {"pool-d": "d", "pool-e": "e"}.get(body, "other") if ok else "failed"
-    except OSError:
-        key = "failed"
-    seen[key] = seen.get(key, 0) + 1
-    time.sleep(gap)
-print(json.dumps(seen))
-PY
+# spread HOST N [GAP]: N new connections, one request each; prints {"d": .., "e": .., "failed": ..}.
 spread() {
-	t_run lab_client python3 "$LAB_DIR/spread.py" "$R" "$@"
+	t_run lab_client python3 "$SY_SRC/tests/integration/spread.py" "$R" "$@"
 	t_expect_rc 0 "$2 connections to $1"
 	t_note "$1: $T_OUT"
 }
@@ -171,7 +146,7 @@ t_json_expect "$T_OUT" 'd == {"d": 50, "e": 50}' "d back: RoundRobin 50 / 50 aga
 t_ok "a 503 on the health path takes d out within an interval; two passes bring it back"
 
 # Kill e while a client fetches without pause (a connection every 20 ms for 6 s).
-lab_spawn client loop python3 "$LAB_DIR/spread.py" "$R" "hc1.$D" 300 0.02
+lab_spawn client loop python3 "$SY_SRC/tests/integration/spread.py" "$R" "hc1.$D" 300 0.02
 loop_pid=$LAB_SPAWN_PID
 sleep 1
 kill "$e_pid" && wait "$e_pid" 2>/dev/null

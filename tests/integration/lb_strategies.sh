@@ -69,27 +69,8 @@ YAML
 t_expect_rc 0 "apply Routes (80/20: roundrobin, random, source, default) and IngressRoutes (1/1/1: RoundRobin, Random)"
 
 # spread HOST N: N new connections (HTTP/1.0, one request each); prints {"a": .., "b": .., "c": ..}.
-cat >"$LAB_DIR/spread.py" <<'PY'
-import json, socket, sys
-addr, host, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
-seen = {}
-for _ in range(n):
-    s = socket.create_connection((addr, 80), timeout=5)
-    s.sendall(("GET / HTTP/1.0\r\nHost: %s\r\n\r\n" % host).encode())
-    got = b""
-    while True:
-        c = s.recv(65536)
-        if not c:
-            break
-        got += c
-    s.close()
-    body = got.split(b"\r\n\r\n", 1)[-1].strip().decode(errors="replace")
-    key = {"backend-a": "a", "backend-b": "b", "pool-c": "c"}.get(body, "other:" + body[:20])
-    seen[key] = seen.get(key, 0) + 1
-print(json.dumps(seen))
-PY
 spread() {
-	t_run lab_client python3 "$LAB_DIR/spread.py" "$R" "$1" "$2"
+	t_run lab_client python3 "$SY_SRC/tests/integration/spread.py" "$R" "$1" "$2"
 	t_expect_rc 0 "$2 connections to $1"
 	t_note "$1: $T_OUT"
 }
@@ -131,28 +112,6 @@ for i in $(seq 100 139); do
 	ip -n "$LAB_NS_CLIENT" addr add "198.18.0.$i/24" dev "$LAB_IF_CLIENT_PEER" ||
 		t_fail "client address 198.18.0.$i" "ip addr add failed"
 done
-cat >"$LAB_DIR/affinity.py" <<'PY'
-import json, socket, sys
-addr, host = sys.argv[1], sys.argv[2]
-seen = {}
-for i in range(100, 140):
-    src = "198.18.0.%d" % i
-    s = socket.socket()
-    s.settimeout(5)
-    s.bind((src, 0))
-    s.connect((addr, 80))
-    s.sendall(("GET / HTTP/1.0\r\nHost: %s\r\n\r\n" % host).encode())
-    got = b""
-    while True:
-        c = s.recv(65536)
-        if not c:
-            break
-        got += c
-    s.close()
-    body = got.split(b"\r\n\r\n", 1)[-1].strip().decode(errors="replace")
-    seen[src] = {"backend-a": "a", "backend-b": "b", "pool-c": "c"}.get(body, "other")
-print(json.dumps(seen))
-PY
 affinity_route() { # EXTRA-BACKENDS
 	cat <<YAML
 apiVersion: route.openshift.io/v1
@@ -170,17 +129,17 @@ YAML
 }
 affinity_route "" | rctl apply -f -
 t_expect_rc 0 "apply Route aff.$D: balance source, a and b 1:1"
-t_run lab_client python3 "$LAB_DIR/affinity.py" "$R" "aff.$D"
+t_run lab_client python3 "$SY_SRC/tests/integration/spread.py" "$R" "aff.$D" --sources 198.18.0.100 139
 t_expect_rc 0 "40 client addresses to aff.$D"
 m1=$T_OUT
 t_json_expect "$m1" 'len(d) == 40 and set(d.values()) == {"a", "b"}' "40 clients over a and b"
 route other "other.$D" random | rctl apply -f -
 t_expect_rc 0 "an unrelated change: Route other.$D"
-t_run lab_client python3 "$LAB_DIR/affinity.py" "$R" "aff.$D"
+t_run lab_client python3 "$SY_SRC/tests/integration/spread.py" "$R" "aff.$D" --sources 198.18.0.100 139
 t_json_expect "$T_OUT" 'd == '"$m1" "after an unrelated change every client reaches the same backend"
 affinity_route ", {kind: Service, name: c, weight: 1}" | rctl apply -f -
 t_expect_rc 0 "apply Route aff.$D with c added (1:1:1)"
-t_run lab_client python3 "$LAB_DIR/affinity.py" "$R" "aff.$D"
+t_run lab_client python3 "$SY_SRC/tests/integration/spread.py" "$R" "aff.$D" --sources 198.18.0.100 139
 m3=$T_OUT
 moved=$(python3 -c 'import json, sys; a, b = json.loads(sys.argv[1]), json.loads(sys.argv[2]); m = [k for k in a if a[k] != b[k]]; print(len(m), all(b[k] == "c" for k in m))' "$m1" "$m3")
 t_note "c added: $moved (clients moved, all to c)"
