@@ -207,6 +207,35 @@ parse_metrics(const json_t *val, struct sy_config *cfg, char *err, size_t errlen
 	return 0;
 }
 
+/* "access_log": {"to": "/path" | "syslog", "format": "haproxy" | "json"}. */
+static int
+parse_access_log(const json_t *val, struct sy_config *cfg, char *err, size_t errlen)
+{
+	const char *key, *to, *format;
+	const json_t *v;
+
+	if (!json_is_object(val))
+		return fail(err, errlen, "access_log: must be an object, e.g. {\"to\": \"syslog\"}");
+	json_object_foreach((json_t *)val, key, v) {
+		if (strcmp(key, "to") != 0 && strcmp(key, "format") != 0)
+			return fail(err, errlen, "access_log.%s: unknown key (known: to, format)", key);
+	}
+	to = json_string_value(json_object_get(val, "to"));
+	if (to == NULL || (strcmp(to, "syslog") != 0 && to[0] != '/'))
+		return fail(err, errlen,
+			    "access_log.to: must be \"syslog\" or an absolute file path");
+	if (strlen(to) >= sizeof(cfg->access_log_to))
+		return fail(err, errlen, "access_log.to: longer than %zu characters",
+			    sizeof(cfg->access_log_to) - 1);
+	format = json_string_value(json_object_get(val, "format"));
+	if (json_object_get(val, "format") != NULL &&
+	    (format == NULL || (strcmp(format, "haproxy") != 0 && strcmp(format, "json") != 0)))
+		return fail(err, errlen, "access_log.format: must be \"haproxy\" or \"json\"");
+	snprintf(cfg->access_log_to, sizeof(cfg->access_log_to), "%s", to);
+	cfg->access_log_json = format != NULL && strcmp(format, "json") == 0;
+	return 0;
+}
+
 static int
 parse_listen(json_t *v, struct sy_config *cfg, char *err, size_t errlen)
 {
@@ -394,6 +423,8 @@ parse_top(json_t *root, struct sy_config *cfg, char *err, size_t errlen)
 					 errlen);
 		} else if (strcmp(key, "metrics") == 0) {
 			rc = parse_metrics(val, cfg, err, errlen);
+		} else if (strcmp(key, "access_log") == 0) {
+			rc = parse_access_log(val, cfg, err, errlen);
 		} else if (strcmp(key, "state_dir") == 0) {
 			rc = copy_string(val, key, cfg->state_dir, sizeof(cfg->state_dir), err, errlen);
 		} else if (strcmp(key, "routes") == 0) {
@@ -466,7 +497,7 @@ parse_top(json_t *root, struct sy_config *cfg, char *err, size_t errlen)
 			return fail(err, errlen,
 				    "%s: unknown key (known: workers, idle, flows_per_worker, eal, control_socket, metrics, state_dir, "
 				    "ports, routes, listen, routing_subdomain, router_name, no_route_status, "
-				    "forwarded_headers, tls, tcp, lb_all_ejected, lb_max_ejected_percent, "
+				    "forwarded_headers, tls, tcp, lb_all_ejected, lb_max_ejected_percent, access_log, "
 				    "allow_wildcard_routes, route_label_selector, namespace_label_selector, "
 				    "ingressroute_root_namespaces)",
 				    key);

@@ -29,6 +29,7 @@
 #include "server.h"
 #include "tls_cert.h"
 #include "tls_ocsp.h"
+#include "observe/access_log.h"
 #include "sy_dataplane.h"
 
 static void
@@ -78,6 +79,10 @@ control_loop(struct sy_router *r, struct sy_server *srv, int sigfd, int metrics_
 
 		if (hc_ms < timeout)
 			timeout = hc_ms;
+		/* The access log's rings: emptied every turn, at least every
+		 * 100 ms (a ring holds 4096 records a worker). */
+		if (sy_alog_enabled() && timeout > 100)
+			timeout = 100;
 
 		pfds[0] = (struct pollfd){ .fd = sigfd, .events = POLLIN };
 		pfds[mi] = (struct pollfd){ .fd = metrics_fd, .events = POLLIN };
@@ -99,6 +104,7 @@ control_loop(struct sy_router *r, struct sy_server *srv, int sigfd, int metrics_
 		if (rc > 0 && metrics_fd >= 0 && (pfds[mi].revents & POLLIN))
 			sy_metrics_http_serve(metrics_fd, r);
 		sy_gen_reclaim(&r->slot);
+		sy_alog_drain();
 		if (time(NULL) >= next_rotation) {
 			sy_dp_rotate_cookie_secret();
 			next_rotation = time(NULL) + SY_DP_COOKIE_ROTATE_S;
@@ -236,6 +242,11 @@ main(int argc, char **argv)
 		sy_dp_stop();
 		goto out_server;
 	}
+	if (sy_alog_open(&r->cfg, err, sizeof(err)) < 0) {
+		fprintf(stderr, "routerd: %s\n", err);
+		sy_dp_stop();
+		goto out_server;
+	}
 	if (r->cfg.metrics_port != 0) {
 		metrics_fd = sy_metrics_http_open(r->cfg.metrics_addr, r->cfg.metrics_port);
 		if (metrics_fd < 0) {
@@ -255,7 +266,9 @@ main(int argc, char **argv)
 	exit_code = 0;
 
 	r->dataplane_up = false;
+	sy_alog_drain(); /* what the workers logged last */
 	sy_dp_stop();
+	sy_alog_close();
 out_server:
 	sy_server_close(&srv);
 out_router:

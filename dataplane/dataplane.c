@@ -18,6 +18,9 @@
 #include <rte_mempool.h>
 #include <rte_rcu_qsbr.h>
 #include <rte_ring.h>
+#include <rte_ring_elem.h>
+
+#include "sy_access_log.h"
 
 #include "dp_log.h"
 #include "port.h"
@@ -283,6 +286,14 @@ sy_dp_hc_collect(void)
 	if (dp.sh == NULL || dp.sh->hc_done == NULL)
 		return NULL;
 	return rte_ring_sc_dequeue(dp.sh->hc_done, &job) == 0 ? job : NULL;
+}
+
+unsigned
+sy_dp_alog_take(unsigned w, struct sy_access_rec *out, unsigned max)
+{
+	if (dp.sh == NULL || w >= dp.n_workers || dp.sh->alog[w] == NULL)
+		return 0;
+	return rte_ring_sc_dequeue_burst_elem(dp.sh->alog[w], out, sizeof(*out), max, NULL);
 }
 
 unsigned

@@ -15,6 +15,7 @@
 #include "net/arp.h"
 #include "dp_log.h"
 #include "lb/hc_probe.h"
+#include "sy_access_log.h"
 #include "sy_dataplane.h"
 #include "net/fib.h"
 #include "net/net.h"
@@ -134,6 +135,19 @@ sy_dp_shared_create(const struct sy_config *cfg, struct rte_mempool *pool, unsig
 						      RING_F_SC_DEQ);
 		snprintf(name, sizeof(name), "sy_ho_%u_%u", set, i);
 		sh->handoff[i] = rte_ring_create(name, SY_HANDOFF_RING_SIZE, SOCKET_ID_ANY, RING_F_SC_DEQ);
+		if (cfg->access_log_to[0] != '\0') {
+			/* The worker puts, the control thread takes. */
+			snprintf(name, sizeof(name), "sy_al_%u_%u", set, i);
+			sh->alog[i] = rte_ring_create_elem(name, sizeof(struct sy_access_rec),
+							   SY_ALOG_RING, SOCKET_ID_ANY,
+							   RING_F_SP_ENQ | RING_F_SC_DEQ);
+			if (sh->alog[i] == NULL) {
+				rc = -rte_errno;
+				snprintf(err, errlen, "dataplane: ring %s: %s", name,
+					 rte_strerror(rte_errno));
+				goto fail;
+			}
+		}
 		if (sh->nb_ring[i] == NULL || sh->handoff[i] == NULL) {
 			rc = -rte_errno;
 			snprintf(err, errlen, "dataplane: ring %s: %s", name,
@@ -190,6 +204,7 @@ sy_dp_shared_free(struct sy_dp_shared *sh)
 	for (i = 0; i < SY_MAX_WORKERS; i++) {
 		rte_ring_free(sh->nb_ring[i]);
 		rte_ring_free(sh->handoff[i]);
+		rte_ring_free(sh->alog[i]);
 	}
 	rte_ring_free(sh->hc_jobs);
 	rte_ring_free(sh->hc_done);

@@ -71,6 +71,9 @@ struct sy_dp_shared {
 	/* Active health checks (sy_dataplane.h): jobs to worker 0, results
 	 * back (single producer, single consumer each). NULL in tests. */
 	struct rte_ring *hc_jobs, *hc_done;
+	/* The access log (observe/access_rec.h): each worker's ring of
+	 * records for the control thread, or NULL (the log is off). */
+	struct rte_ring *alog[SY_MAX_WORKERS];
 	/* SYN cookie secrets: three buffers so a rotation never rewrites the
 	 * one a worker may still be reading (ctl: wo via sy_dp_cookie_rotate,
 	 * workers: ro). */

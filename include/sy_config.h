@@ -77,6 +77,10 @@ struct sy_config {
 	 * ("ADDR:PORT", IPv4); metrics_port 0: none. */
 	uint32_t metrics_addr; /* network order */
 	uint16_t metrics_port;
+	/* The access log (control/observe/access_log.h): access_log_to "" off,
+	 * "syslog", or a file's path; JSON lines instead of HAProxy's format. */
+	char access_log_to[256];
+	bool access_log_json;
 	char state_dir[256];
 	struct sy_port_config ports[SY_MAX_PORTS];
 	unsigned n_ports;

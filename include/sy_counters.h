@@ -138,6 +138,8 @@ extern const char *const sy_drop_reason_names[SY_DROP__COUNT];
 	X(lb_all_ejected)  /* ... refused instead (lb_all_ejected "fail"): 503 */ \
 	X(lb_eject_bound_ignored) /* picks of an ejected endpoint: too much of its pool is (lb/lb.h) */ \
 	X(lb_hc_down_avoided) /* picks that skipped an endpoint its health checks put down */ \
+	X(alog_records)    /* access log records put on the worker's ring */ \
+	X(alog_dropped)    /* ... not: the ring was full (the writer fell behind) */ \
 	X(hc_sent)         /* active health checks started (worker 0, lb/hc_probe.h) */ \
 	X(hc_answered)     /* ... that got a status line (any status) */     \
 	X(hc_failed)       /* ... that did not: refused, timeout, reset, no route */ \

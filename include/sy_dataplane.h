@@ -105,6 +105,11 @@ int sy_dp_hc_submit(struct sy_hc_job *job);
 struct sy_hc_job *sy_dp_hc_collect(void);
 const char *sy_hc_result_name(enum sy_hc_result r);
 
+/* Access log records of worker w (sy_access_log.h): up to max taken off its
+ * ring into out; how many. 0 when the log is off. */
+struct sy_access_rec;
+unsigned sy_dp_alog_take(unsigned w, struct sy_access_rec *out, unsigned max);
+
 unsigned sy_dp_n_ports(void);
 int sy_dp_port_info(unsigned i, struct sy_port_info *out);
 

@@ -349,6 +349,9 @@ sy_proxy_release(struct sy_worker *w, struct sy_conn *c)
 			px->bc = NULL;
 		return;
 	}
+	/* A request still in flight (a tunnel, a connection that ended
+	 * mid-exchange) is logged as far as it got. */
+	px_log_end(w, px);
 	if (px->bc != NULL) {
 		struct sy_conn *bc = px->bc;
 

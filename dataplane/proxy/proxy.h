@@ -22,6 +22,7 @@
 #include <stdint.h>
 
 #include "proxy/px_msg.h"
+#include "sy_access_log.h"
 #include "tcp/tcb.h"
 #include "tls/tls.h"
 
@@ -124,6 +125,10 @@ struct sy_proxy {
 	struct sy_tls_conn *btls;
 	struct sy_tls_conn btls_conn;
 	const void *btls_ctx;
+	/* The access log's record of the request in flight (observe/
+	 * access_rec.h), filled as it goes and put when the exchange is done
+	 * (or the connection ends first); log.tsc 0: none. */
+	struct sy_access_rec log;
 };
 
 /* A worker's ratelimit token bucket (proxy_filter.c). */

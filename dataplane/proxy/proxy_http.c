@@ -15,6 +15,7 @@
 #include <rte_per_lcore.h>
 
 #include "lb/lb.h"
+#include "observe/access_rec.h"
 #include "proxy/proxy_internal.h"
 #include "sy_generation.h"
 #include "worker.h"
@@ -56,6 +57,47 @@ reason_phrase(uint16_t status)
 	case 505: return "HTTP Version Not Supported";
 	default: return "Status";
 	}
+}
+
+/* ------------------------------------------------------- access log -- */
+
+/* A record for the request whose head is `h` (NULL: none could be parsed),
+ * when the log is on. The rest is filled as the exchange goes. */
+static void
+log_begin(struct sy_worker *w, struct sy_proxy *px, const struct sy_http_head *h)
+{
+	struct sy_access_rec *r = &px->log;
+
+	r->tsc = 0;
+	if (!sy_alog_on(w))
+		return;
+	memset(r, 0, sizeof(*r));
+	r->tsc = w->now;
+	r->mode = SY_ALOG_PROXY;
+	r->why = SY_ALOG_NO_REASON;
+	r->resp_us = r->connect_us = SY_ALOG_NO_TIME;
+	r->client_ip = px->c.daddr;
+	r->client_port = px->c.dport;
+	r->vip = px->c.saddr;
+	r->vip_port = px->c.sport;
+	r->tls = px->tls != NULL;
+	if (h != NULL) {
+		sy_alog_text(r->method, sizeof(r->method), h->method, h->method_len);
+		sy_alog_text(r->host, sizeof(r->host), h->host, h->host_len);
+		sy_alog_text(r->target, sizeof(r->target), h->path, h->path_len);
+		r->bytes_in = h->head_len;
+	}
+}
+
+/* The exchange is over (or the connection, first): the record goes. */
+void
+px_log_end(struct sy_worker *w, struct sy_proxy *px)
+{
+	if (px->log.tsc == 0)
+		return;
+	px->log.total_us = sy_alog_us_since(w, px->log.tsc);
+	sy_alog_put(w, &px->log);
+	px->log.tsc = 0;
 }
 
 /* The router's own answer, queued to the client; `close` ends the
@@ -100,6 +142,11 @@ px_answer(struct sy_worker *w, struct sy_proxy *px, uint16_t status, enum sy_ans
 		n = (int)strlen(buf);
 	w->counters.answers[why]++;
 	sy_mq_append_bytes(px_cout(px), buf, (uint32_t)n, w->sh->pool);
+	if (px->log.tsc != 0) {
+		px->log.status = status;
+		px->log.why = (uint8_t)why;
+		px->log.bytes_out += (uint64_t)n;
+	}
 	px->resp_state = SY_PX_RESP_OWN;
 	px->resp_sent = true;
 	if (close)
@@ -129,6 +176,7 @@ px_backend_settle(struct sy_worker *w, struct sy_proxy *px)
 static void
 px_exchange_done(struct sy_worker *w, struct sy_proxy *px)
 {
+	px_log_end(w, px);
 	px->req_state = SY_PX_REQ_HEAD;
 	px_backend_settle(w, px);
 	if (px->close_after) {
@@ -309,9 +357,11 @@ px_request_head(struct sy_worker *w, struct sy_proxy *px)
 
 		sy_mq_drop(in, in->bytes);
 		px->req_state = SY_PX_REQ_DONE;
+		log_begin(w, px, NULL);
 		px_answer(w, px, sy_px_msg_http_status(st), why, NULL, NULL, true);
 		return true;
 	}
+	log_begin(w, px, &req.h);
 	px->requests++;
 	w->counters.proxy_requests++;
 	px->head_req = req.is_head;
@@ -336,6 +386,15 @@ px_request_head(struct sy_worker *w, struct sy_proxy *px)
 	}
 	/* Every rule the request took answers for the response (Skipper). */
 	px_filter_response_prepare(px, chain, loops + 1);
+	if (px->log.tsc != 0) {
+		if (tg.rule != NULL && tg.rule->object != NULL)
+			snprintf(px->log.route, sizeof(px->log.route), "%s %s",
+				 tg.rule->kind ? tg.rule->kind : "", tg.rule->object);
+		if (tg.status == 0) {
+			px->log.backend_ip = tg.ip;
+			px->log.backend_port = tg.port;
+		}
+	}
 	if (tg.status == 0 && tg.set_cookie != NULL) {
 		/* A new sticky session (the OpenShift template's `insert
 		 * indirect nocache httponly`, secure over TLS). */
@@ -524,6 +583,7 @@ px_request_body(struct sy_worker *w, struct sy_proxy *px)
 		sy_mq_drop(in, (uint32_t)take); /* a body nobody will read */
 	else if (sy_mq_move(px_bout(px), in, (uint32_t)take, w->sh->pool) < 0)
 		return false;
+	px->log.bytes_in += (uint64_t)take;
 	px_client_consumed(w, px);
 	if (done) {
 		px->req_state = SY_PX_REQ_DONE;
@@ -671,8 +731,15 @@ px_response_head(struct sy_worker *w, struct sy_proxy *px)
 		if (sy_mq_append_bytes(px_cout(px), out, len, w->sh->pool) < 0)
 			return false;
 		sy_mq_drop(in, resp.head_len);
+		px->log.bytes_out += len;
 	} else if (sy_mq_move(px_cout(px), in, resp.head_len, w->sh->pool) < 0) {
 		return false;
+	} else {
+		px->log.bytes_out += resp.head_len;
+	}
+	if (px->log.tsc != 0 && resp.status >= 200) {
+		px->log.status = resp.status;
+		px->log.resp_us = sy_alog_us_since(w, px->log.tsc);
 	}
 	px->resp_sent = true;
 	px_backend_consumed(w, px);
@@ -731,6 +798,7 @@ px_response_body(struct sy_worker *w, struct sy_proxy *px)
 	}
 	if (take > 0 && sy_mq_move(px_cout(px), in, (uint32_t)take, w->sh->pool) < 0)
 		return false;
+	px->log.bytes_out += (uint64_t)take;
 	px_backend_consumed(w, px);
 	if (done)
 		px_response_done(w, px, px->backend_keep_alive);

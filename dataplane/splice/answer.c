@@ -145,6 +145,10 @@ sy_answer_start(struct sy_worker *w, struct sy_conn *c, uint16_t status, enum sy
 {
 	char buf[1200];
 
+	/* A connection closed without a byte is not a request (HAProxy's
+	 * dontlognull). */
+	if (why != SY_ANSWER_CLIENT_CLOSED_EMPTY)
+		sy_splice_log(w, c, false, status, why);
 	/* What we held is now consumed: acknowledged by the answer. The
 	 * buffer itself stays: it has the sequence numbers we answer with. */
 	sy_peek_release_segments(w, c->peek);

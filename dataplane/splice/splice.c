@@ -15,6 +15,7 @@
 
 #include "lb/hc_probe.h"
 #include "lb/lb.h"
+#include "observe/access_rec.h"
 #include "net/fib.h"
 #include "splice/flow.h"
 #include "net/net.h"
@@ -508,6 +509,66 @@ route_lookup(struct sy_worker *w, struct sy_conn *c, uint16_t *status, enum sy_a
 	return rule->pool;
 }
 
+void
+sy_splice_log(struct sy_worker *w, struct sy_conn *c, bool spliced, uint16_t status,
+	      enum sy_answer_reason why)
+{
+	const struct sy_generation *g = w->gen;
+	struct sy_frag f[SY_PEEK_MAX_SEGS * 2];
+	const struct sy_vhost *vh = NULL;
+	const struct sy_rule *rule = NULL;
+	struct sy_access_rec r;
+	unsigned n;
+	bool fin;
+
+	if (!sy_alog_on(w) || c->peek == NULL)
+		return;
+	memset(&r, 0, sizeof(r));
+	r.tsc = w->now;
+	r.mode = spliced ? SY_ALOG_SPLICE : SY_ALOG_ANSWER;
+	r.why = spliced ? SY_ALOG_NO_REASON : (uint8_t)why;
+	r.status = status;
+	r.total_us = r.resp_us = r.connect_us = SY_ALOG_NO_TIME;
+	if (r.mode == SY_ALOG_SPLICE && c->peek->connect_deadline != 0)
+		r.connect_us = sy_alog_us_since(
+			w, c->peek->connect_deadline - sy_ms_to_tsc(w, SY_CONNECT_TIMEOUT_MS));
+	r.client_ip = c->client_ip;
+	r.client_port = c->client_port;
+	r.vip = c->vip;
+	r.vip_port = c->vip_port;
+	if (r.mode == SY_ALOG_SPLICE) {
+		r.backend_ip = c->backend_ip;
+		r.backend_port = c->backend_port;
+	}
+	r.tls = c->proto == SY_CONN_TLS;
+	r.bytes_in = c->peek->bytes;
+	/* What the held bytes say, read again (route_lookup's walk; only
+	 * when the log is on). */
+	n = peek_frags(c->peek, f, RTE_DIM(f), &fin);
+	if (c->proto == SY_CONN_HTTP) {
+		struct sy_http_head h;
+
+		if (sy_http_peek(f, n, SY_HTTP_HEAD_MAX, &h) == SY_PEEK_DONE) {
+			sy_alog_text(r.method, sizeof(r.method), h.method, h.method_len);
+			sy_alog_text(r.host, sizeof(r.host), h.host, h.host_len);
+			sy_alog_text(r.target, sizeof(r.target), h.path, h.path_len);
+			vh = g ? sy_gen_find_vhost(g, h.host, h.host_len) : NULL;
+			rule = vh ? sy_vhost_match_path(vh, h.path, h.path_len) : NULL;
+		}
+	} else {
+		struct sy_tls_hello hello;
+
+		if (sy_tls_peek(f, n, SY_TLS_HELLO_MAX, &hello) == SY_PEEK_DONE && hello.has_sni) {
+			sy_alog_text(r.host, sizeof(r.host), hello.sni, hello.sni_len);
+			vh = g ? sy_gen_find_vhost(g, hello.sni, hello.sni_len) : NULL;
+			rule = vh && vh->n_rules ? &vh->rules[0] : NULL;
+		}
+	}
+	if (rule != NULL && rule->object != NULL)
+		snprintf(r.route, sizeof(r.route), "%s %s", rule->kind ? rule->kind : "", rule->object);
+	sy_alog_put(w, &r);
+}
+
 static void
 connect_backend(struct sy_worker *w, struct sy_conn *c)
 {
@@ -656,6 +717,7 @@ backend_established(struct sy_worker *w, struct sy_conn *c, struct rte_mbuf *syn
 		return;
 	}
 	sy_lb_report(w, c->backend_ip, c->backend_port, 1);
+	sy_splice_log(w, c, true, 0, SY_ANSWER_NO_ROUTE /* unused when spliced */);
 	if (c->peek->ts_ok && bo.ts_ok)
 		d_ts = c->peek->tsval_r0 - bo.tsval;
 	/* Scaling is in force only when both ends offered it (RFC 7323 2.2). */

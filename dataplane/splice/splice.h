@@ -142,6 +142,11 @@ void sy_splice_timeout(struct sy_worker *w, struct sy_conn *c);
 
 /* The router answers the client itself (answer.c): an HTTP status, or with
  * status 0 a TLS alert (unrecognized_name), then FIN. */
+/* The access log's record of c, spliced (its backend answered) or answered
+ * by the router (status, why), from the bytes it holds; only when the log
+ * is on. */
+void sy_splice_log(struct sy_worker *w, struct sy_conn *c, bool spliced, uint16_t status,
+		   enum sy_answer_reason why);
 void sy_answer_start(struct sy_worker *w, struct sy_conn *c, uint16_t status,
 		     enum sy_answer_reason why);
 void sy_answer_segment(struct sy_worker *w, struct sy_conn *c, struct rte_mbuf *m);
