@@ -308,6 +308,7 @@ sy_ops_handle(struct sy_router *r, const json_t *req)
 		{ "apply", sy_ops_apply },   { "delete", sy_ops_delete }, { "get", sy_ops_get },
 		{ "resolve", sy_ops_resolve }, { "stats", sy_ops_stats }, { "status", sy_ops_status },
 		{ "metrics", sy_ops_metrics }, { "graph", sy_ops_graph },
+		{ "dns-zone", sy_ops_dns_zone },
 	};
 	const char *op;
 	size_t i;
@@ -321,6 +322,12 @@ sy_ops_handle(struct sy_router *r, const json_t *req)
 		if (strcmp(op, ops[i].op) == 0) {
 			json_t *reply = ops[i].fn(r, req);
 
+			/* The route scheduler follows every change that took
+			 * (control/fleet/scheduler.h); its bindings are a
+			 * generation of their own after the one the reply names. */
+			if (r->sched.strategy != NULL && json_is_true(json_object_get(reply, "ok")) &&
+			    (strcmp(op, "apply") == 0 || strcmp(op, "delete") == 0))
+				sy_scheduler_run(r);
 			/* Objects rest as text between requests (store.h); the
 			 * reply holds its own references. */
 			sy_store_cool(&r->store);
@@ -328,6 +335,6 @@ sy_ops_handle(struct sy_router *r, const json_t *req)
 		}
 	return sy_err_reply1("unknown_op", NULL, "op",
 			     "unknown op \"%s\" (known: apply, delete, get, resolve, stats, status, metrics, "
-			     "graph)",
+			     "graph, dns-zone)",
 			     op);
 }
