@@ -238,7 +238,7 @@ sy_ops_apply(struct sy_router *r, const json_t *req)
 			st[i].kind->check_stored(&r->store, json_array_get(objects, i),
 						 sy_store_find(&r->store, st[i].kind, st[i].ns,
 							       st[i].name),
-						 st[i].who, &errs);
+						 objects, st[i].who, &errs);
 	if (sy_err_count(&errs) > 0) {
 		free(st);
 		return sy_err_reply(&errs);

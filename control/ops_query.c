@@ -7,6 +7,7 @@
 
 #include "observe/graph.h"
 #include "observe/metrics.h"
+#include "fleet/fleet.h"
 #include "router.h"
 #include "tls_cert.h"
 #include "tls_ocsp.h"
@@ -85,6 +86,34 @@ endpoints_live(const struct sy_health *h, json_t *items)
 	}
 }
 
+/*
+ * Router objects get status.routes: how many routes are bound to each (the
+ * admin's view of the shards; `routerctl describe router` lists them).
+ * Computed for each get, never stored.
+ */
+static void
+routers_live(struct sy_router *r, json_t *items)
+{
+	size_t nb, i, j;
+	struct sy_object **b = sy_store_list(&r->store, &sy_kind_routebinding, NULL, &nb);
+	const json_t *item;
+
+	json_array_foreach(items, i, item) {
+		const char *name = json_string_value(
+			json_object_get(json_object_get(item, "metadata"), "name"));
+		json_int_t k = 0;
+
+		for (j = 0; b != NULL && name != NULL && j < nb; j++) {
+			const char *rn = json_string_value(
+				json_object_get(json_object_get(b[j]->obj, "spec"), "routerName"));
+
+			k += rn != NULL && strcmp(rn, name) == 0;
+		}
+		json_object_set_new((json_t *)item, "status", json_pack("{s:I}", "routes", k));
+	}
+	free(b);
+}
+
 json_t *
 sy_ops_get(struct sy_router *r, const json_t *req)
 {
@@ -119,6 +148,8 @@ sy_ops_get(struct sy_router *r, const json_t *req)
 	}
 	if (kind == &sy_kind_endpoints)
 		endpoints_live(&r->health, items);
+	if (kind == &sy_kind_router)
+		routers_live(r, items);
 	return json_pack("{s:b, s:s, s:o}", "ok", 1, "kind", kind->kind, "items", items);
 }
 
@@ -165,6 +196,20 @@ sy_ops_status(struct sy_router *r, const json_t *req)
 		json_object_set_new(reply, "tls", tls);
 	else
 		json_decref(tls);
+	/* Fleet mode and the scheduler's last pass (control/fleet/fleet.h). */
+	if (reply != NULL)
+		json_object_set_new(
+			reply, "fleet",
+			json_pack("{s:b, s:I, s:s, s:o}", "active", r->fleet_routers > 0, "routers",
+				  (json_int_t)r->fleet_routers, "router_dns", r->fleet_dns,
+				  "scheduler",
+				  r->sched.strategy == NULL
+					  ? json_null()
+					  : json_pack("{s:s, s:I, s:I, s:I}", "strategy",
+						      r->sched.strategy->name, "bound",
+						      (json_int_t)r->sched.last_bound, "unscheduled",
+						      (json_int_t)r->sched.last_unscheduled, "removed",
+						      (json_int_t)r->sched.last_removed)));
 	return reply;
 }
 

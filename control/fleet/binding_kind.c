@@ -14,7 +14,7 @@
  *
  * The scheduler (scheduler.c) creates them through apply, so they pass the
  * same checks as one an admin applies: the Route and the Router must exist
- * (apply the Router and the Route first) and spec.dns must be the Router's.
+ * (in the store or in the same apply) and spec.dns must be the Router's.
  * Bindings are what set a Route's status.phase and status.dns (serving.c);
  * the proposal's "the RouteBinding REST API Create call applies the route
  * binding to the Route's status" is the compile that follows the apply.
@@ -66,11 +66,34 @@ validate_binding(const json_t *obj, const char *who, struct sy_errors *errs)
 	return bad;
 }
 
-/* The Route and the Router exist, and dns is the Router's. */
+/* The object of this kind, namespace and name in the apply's list, or NULL. */
+static const json_t *
+in_batch(const json_t *batch, const struct sy_kind *kind, const char *ns, const char *name)
+{
+	const json_t *o;
+	size_t i;
+
+	json_array_foreach(batch, i, o) {
+		const json_t *md = json_object_get(o, "metadata");
+		const char *ons = json_string_value(json_object_get(md, "namespace"));
+		const char *oname = json_string_value(json_object_get(md, "name"));
+
+		if (sy_kind_for_object(json_string_value(json_object_get(o, "apiVersion")),
+				       json_string_value(json_object_get(o, "kind"))) == kind &&
+		    oname != NULL && strcmp(oname, name) == 0 &&
+		    (kind->cluster_scoped || strcmp(ons ? ons : "default", ns) == 0))
+			return o;
+	}
+	return NULL;
+}
+
+/* The Route and the Router exist (in the store, or in the same apply), and
+ * dns is the Router's (as the apply leaves it). */
 static int
 check_binding(const struct sy_store *st, const json_t *obj, const struct sy_object *existing,
-	      const char *who, struct sy_errors *errs)
+	      const json_t *batch, const char *who, struct sy_errors *errs)
 {
+	const json_t *new_router;
 	const json_t *spec = json_object_get(obj, "spec");
 	const char *ns = json_string_value(json_object_get(spec, "routeNamespace"));
 	const char *route = json_string_value(json_object_get(spec, "routeName"));
@@ -80,13 +103,18 @@ check_binding(const struct sy_store *st, const json_t *obj, const struct sy_obje
 	int bad = 0;
 
 	(void)existing;
-	if (sy_store_find(st, &sy_kind_route, ns, route) == NULL)
+	if (sy_store_find(st, &sy_kind_route, ns, route) == NULL &&
+	    in_batch(batch, &sy_kind_route, ns, route) == NULL)
 		bad = sy_err_add(errs, "invalid", who, "spec.routeName",
-				 "no Route \"%s\" in namespace \"%s\" (apply the Route first)", route, ns);
-	if (sy_store_find(st, &sy_kind_router, "", router) == NULL)
-		return sy_err_add(errs, "invalid", who, "spec.routerName",
-				  "no Router \"%s\" (apply the Router first)", router);
-	rdns = sy_fleet_router_dns(st, router);
+				 "no Route \"%s\" in namespace \"%s\"", route, ns);
+	new_router = in_batch(batch, &sy_kind_router, "", router);
+	if (new_router == NULL && sy_store_find(st, &sy_kind_router, "", router) == NULL)
+		return sy_err_add(errs, "invalid", who, "spec.routerName", "no Router \"%s\"",
+				  router);
+	rdns = new_router != NULL ? json_string_value(json_object_get(json_object_get(new_router,
+										       "spec"),
+								      "dns"))
+				  : sy_fleet_router_dns(st, router);
 	if (rdns == NULL || strcmp(rdns, dns) != 0)
 		bad = sy_err_add(errs, "invalid", who, "spec.dns",
 				 "\"%s\" is not the DNS of Router %s (\"%s\")", dns, router,

@@ -952,9 +952,10 @@ route_relations(const struct sy_object *o, const struct sy_compile_opts *opts,
  * Route REST API: not set on create, never changed on update). */
 static int
 route_check_stored(const struct sy_store *st, const json_t *obj, const struct sy_object *existing,
-		   const char *who, struct sy_errors *errs)
+		   const json_t *batch, const char *who, struct sy_errors *errs)
 {
 	(void)st;
+	(void)batch;
 	return sy_fleet_check_route_status(obj, existing, who, errs);
 }
 
