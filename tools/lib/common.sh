@@ -8,7 +8,8 @@ SY_SRC=${SY_SRC:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
 # Everything the project needs on a fresh Debian 12 machine, to build, test and run the lab.
 SY_PACKAGES=(meson ninja-build pkg-config gcc libdpdk-dev dpdk libjansson-dev libssl-dev
 	libnuma-dev libcmocka-dev libyaml-dev libpcre2-dev libzstd-dev nginx-light curl iproute2 ethtool
-	iputils-ping openssl python3 procps wrk nghttp2-client prometheus graphviz clang libclang-rt-14-dev)
+	iputils-ping openssl python3 procps wrk nghttp2-client prometheus graphviz clang libclang-rt-14-dev
+	bind9-utils)
 
 sy_log() { printf '%s %s\n' "${SY_LOG_TAG:-[switchyard]}" "$*" >&2; }
 sy_warn() { printf '%s warning: %s\n' "${SY_LOG_TAG:-[switchyard]}" "$*" >&2; }
