@@ -26,6 +26,8 @@
 #include "sy_config.h"
 #include "sy_generation.h"
 
+struct sy_relations;
+
 struct sy_compile_opts {
 	const char *routing_subdomain; /* generated hosts: <name>-<namespace>.<this> */
 	const char *router_name;       /* status.ingress[].routerName */
@@ -33,6 +35,13 @@ struct sy_compile_opts {
 	uint16_t no_route_status;
 	const char *now;               /* RFC 3339 time for new condition transitions */
 	const struct sy_config *cfg;   /* the router's own settings (shard selectors, root namespaces) */
+	/* Fleet mode (control/fleet/fleet.h): some Router object exists, so
+	 * OpenShift Routes are served by RouteBinding, not by the config's
+	 * selectors, and routing_subdomain is this router's Router spec.dns. */
+	bool fleet;
+	/* The router's relations index (RouteBindings by route), or NULL
+	 * (then bindings are listed from the store). */
+	const struct sy_relations *rel;
 };
 
 /* How a rule's service weights become endpoint weights. */

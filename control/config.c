@@ -12,6 +12,7 @@
 
 #include <jansson.h>
 
+#include "fleet/scheduler.h"
 #include "label_selector.h"
 #include "sy_config.h"
 #include "sy_generation.h"
@@ -440,6 +441,21 @@ parse_top(json_t *root, struct sy_config *cfg, char *err, size_t errlen)
 			if (!json_is_boolean(val))
 				return fail(err, errlen, "allow_wildcard_routes: must be true or false");
 			cfg->allow_wildcard_routes = json_is_true(val);
+		} else if (strcmp(key, "scheduler") == 0) {
+			if (!json_is_boolean(val))
+				return fail(err, errlen, "scheduler: must be true or false");
+			cfg->scheduler = json_is_true(val);
+		} else if (strcmp(key, "scheduler_strategy") == 0) {
+			if (!json_is_string(val) || sy_sched_strategy_by_name(json_string_value(val)) == NULL)
+				return fail(err, errlen,
+					    "scheduler_strategy: must be \"round-robin\" or \"least-loaded\"");
+			snprintf(cfg->scheduler_strategy, sizeof(cfg->scheduler_strategy), "%s",
+				 json_string_value(val));
+		} else if (strcmp(key, "scheduler_retry_s") == 0) {
+			if (!json_is_integer(val) || json_integer_value(val) < 1 ||
+			    json_integer_value(val) > 3600)
+				return fail(err, errlen, "scheduler_retry_s: must be an integer from 1 to 3600");
+			cfg->scheduler_retry_s = (uint32_t)json_integer_value(val);
 		} else if (strcmp(key, "route_label_selector") == 0) {
 			rc = copy_string(val, key, cfg->route_label_selector,
 					 sizeof(cfg->route_label_selector), err, errlen);
@@ -499,7 +515,8 @@ parse_top(json_t *root, struct sy_config *cfg, char *err, size_t errlen)
 				    "ports, routes, listen, routing_subdomain, router_name, no_route_status, "
 				    "forwarded_headers, tls, tcp, lb_all_ejected, lb_max_ejected_percent, access_log, "
 				    "allow_wildcard_routes, route_label_selector, namespace_label_selector, "
-				    "ingressroute_root_namespaces)",
+				    "ingressroute_root_namespaces, scheduler, scheduler_strategy, "
+				    "scheduler_retry_s)",
 				    key);
 		}
 		if (rc < 0)
@@ -548,6 +565,8 @@ set_defaults(struct sy_config *cfg)
 	cfg->https_port = 443;
 	strcpy(cfg->routing_subdomain, "apps.switchyard.local");
 	strcpy(cfg->router_name, "default");
+	strcpy(cfg->scheduler_strategy, "round-robin");
+	cfg->scheduler_retry_s = 10;
 	cfg->no_route_status = 503;
 	cfg->lb_max_ejected_percent = 50;
 	cfg->forwarded_headers = SY_FWD_APPEND;

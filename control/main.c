@@ -116,6 +116,12 @@ control_loop(struct sy_router *r, struct sy_server *srv, int sigfd, int metrics_
 			r->changes.full = true;
 			sy_router_recompile(r);
 		}
+		/* The route scheduler's retry of routes no Router took yet
+		 * (control/fleet/scheduler.h); it also runs after each change. */
+		if (r->sched.strategy != NULL && time(NULL) >= r->sched.next_retry) {
+			sy_scheduler_run(r);
+			r->sched.next_retry = time(NULL) + r->cfg.scheduler_retry_s;
+		}
 		if (time(NULL) >= next_ticket_rotation) {
 			sy_dp_tls_rotate_ticket_keys();
 			next_ticket_rotation = time(NULL) + r->cfg.tls_ticket_rotate_s;

@@ -230,6 +230,19 @@ sy_ops_apply(struct sy_router *r, const json_t *req)
 		free(st);
 		return sy_err_reply(&errs);
 	}
+	/* Checks against the store (a RouteBinding's Route and Router, a
+	 * Route's status.phase): after every object decoded, before anything
+	 * changes, so the apply stays all or nothing. */
+	for (i = 0; i < n; i++)
+		if (st[i].kind->check_stored != NULL)
+			st[i].kind->check_stored(&r->store, json_array_get(objects, i),
+						 sy_store_find(&r->store, st[i].kind, st[i].ns,
+							       st[i].name),
+						 objects, st[i].who, &errs);
+	if (sy_err_count(&errs) > 0) {
+		free(st);
+		return sy_err_reply(&errs);
+	}
 	results = json_array();
 	rec = json_pack("{s:s, s:s, s:[]}", "op", "apply", "time", now, "objects");
 	for (i = 0; i < n; i++) {

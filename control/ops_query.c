@@ -7,6 +7,7 @@
 
 #include "observe/graph.h"
 #include "observe/metrics.h"
+#include "fleet/fleet.h"
 #include "router.h"
 #include "tls_cert.h"
 #include "tls_ocsp.h"
@@ -86,6 +87,34 @@ endpoints_live(const struct sy_health *h, json_t *items)
 	}
 }
 
+/*
+ * Router objects get status.routes: how many routes are bound to each (the
+ * admin's view of the shards; `routerctl describe router` lists them).
+ * Computed for each get, never stored.
+ */
+static void
+routers_live(struct sy_router *r, json_t *items)
+{
+	size_t nb, i, j;
+	struct sy_object **b = sy_store_list(&r->store, &sy_kind_routebinding, NULL, &nb);
+	const json_t *item;
+
+	json_array_foreach(items, i, item) {
+		const char *name = json_string_value(
+			json_object_get(json_object_get(item, "metadata"), "name"));
+		json_int_t k = 0;
+
+		for (j = 0; b != NULL && name != NULL && j < nb; j++) {
+			const char *rn = json_string_value(
+				json_object_get(json_object_get(b[j]->obj, "spec"), "routerName"));
+
+			k += rn != NULL && strcmp(rn, name) == 0;
+		}
+		json_object_set_new((json_t *)item, "status", json_pack("{s:I}", "routes", k));
+	}
+	free(b);
+}
+
 json_t *
 sy_ops_get(struct sy_router *r, const json_t *req)
 {
@@ -120,6 +149,8 @@ sy_ops_get(struct sy_router *r, const json_t *req)
 	}
 	if (kind == &sy_kind_endpoints)
 		endpoints_live(&r->health, items);
+	if (kind == &sy_kind_router)
+		routers_live(r, items);
 	return json_pack("{s:b, s:s, s:o}", "ok", 1, "kind", kind->kind, "items", items);
 }
 
@@ -166,6 +197,20 @@ sy_ops_status(struct sy_router *r, const json_t *req)
 		json_object_set_new(reply, "tls", tls);
 	else
 		json_decref(tls);
+	/* Fleet mode and the scheduler's last pass (control/fleet/fleet.h). */
+	if (reply != NULL)
+		json_object_set_new(
+			reply, "fleet",
+			json_pack("{s:b, s:I, s:s, s:o}", "active", r->fleet_routers > 0, "routers",
+				  (json_int_t)r->fleet_routers, "router_dns", r->fleet_dns,
+				  "scheduler",
+				  r->sched.strategy == NULL
+					  ? json_null()
+					  : json_pack("{s:s, s:I, s:I, s:I}", "strategy",
+						      r->sched.strategy->name, "bound",
+						      (json_int_t)r->sched.last_bound, "unscheduled",
+						      (json_int_t)r->sched.last_unscheduled, "removed",
+						      (json_int_t)r->sched.last_removed)));
 	return reply;
 }
 
@@ -309,6 +354,7 @@ sy_ops_handle(struct sy_router *r, const json_t *req)
 		{ "apply", sy_ops_apply },   { "delete", sy_ops_delete }, { "get", sy_ops_get },
 		{ "resolve", sy_ops_resolve }, { "stats", sy_ops_stats }, { "status", sy_ops_status },
 		{ "metrics", sy_ops_metrics }, { "graph", sy_ops_graph },
+		{ "dns-zone", sy_ops_dns_zone },
 	};
 	const char *op;
 	size_t i;
@@ -322,6 +368,12 @@ sy_ops_handle(struct sy_router *r, const json_t *req)
 		if (strcmp(op, ops[i].op) == 0) {
 			json_t *reply = ops[i].fn(r, req);
 
+			/* The route scheduler follows every change that took
+			 * (control/fleet/scheduler.h); its bindings are a
+			 * generation of their own after the one the reply names. */
+			if (r->sched.strategy != NULL && json_is_true(json_object_get(reply, "ok")) &&
+			    (strcmp(op, "apply") == 0 || strcmp(op, "delete") == 0))
+				sy_scheduler_run(r);
 			/* Objects rest as text between requests (store.h); the
 			 * reply holds its own references. */
 			sy_store_cool(&r->store);
@@ -329,6 +381,6 @@ sy_ops_handle(struct sy_router *r, const json_t *req)
 		}
 	return sy_err_reply1("unknown_op", NULL, "op",
 			     "unknown op \"%s\" (known: apply, delete, get, resolve, stats, status, metrics, "
-			     "graph)",
+			     "graph, dns-zone)",
 			     op);
 }

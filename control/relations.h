@@ -14,6 +14,9 @@
  *   i<ns>/<name>   an IngressRoute itself, or one it delegates to (meets i)
  *   s<ns>/<name>   reads Service / Endpoints ns/name (met by their changes)
  *   t<ns>/<name>   reads Secret ns/name (met by its changes)
+ *   b<ns>/<route>  a RouteBinding of Route ns/route (an index for
+ *                  control/fleet/serving.c; meets nothing: bindings do
+ *                  not compile, a change of one compiles everything)
  */
 #ifndef SY_RELATIONS_H
 #define SY_RELATIONS_H
@@ -34,6 +37,7 @@ enum {
 	SY_REL_DELEGATION = 'i',
 	SY_REL_SERVICE = 's',
 	SY_REL_SECRET = 't',
+	SY_REL_BINDING = 'b',
 };
 
 /* One key and the objects that state it. Most keys (a host) have one

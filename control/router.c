@@ -7,6 +7,7 @@
 #include <rte_log.h>
 
 #include "compile.h"
+#include "fleet/fleet.h"
 #include "router.h"
 
 void
@@ -19,7 +20,10 @@ void
 sy_router_compile_opts(const struct sy_router *r, struct sy_compile_opts *opts, char *now)
 {
 	*opts = (struct sy_compile_opts){
-		.routing_subdomain = r->cfg.routing_subdomain,
+		/* In a fleet, generated hosts are under this router's shard. */
+		.routing_subdomain = r->fleet_dns[0] ? r->fleet_dns : r->cfg.routing_subdomain,
+		.fleet = r->fleet_routers > 0,
+		.rel = &r->rel,
 		.router_name = r->cfg.router_name,
 		.allow_wildcard_routes = r->cfg.allow_wildcard_routes,
 		.cfg = &r->cfg,
@@ -27,6 +31,45 @@ sy_router_compile_opts(const struct sy_router *r, struct sy_compile_opts *opts, 
 		.now = now,
 	};
 	sy_now_rfc3339(now, 32);
+}
+
+/*
+ * A Router was applied or deleted: count them again and find this router's
+ * DNS. When that DNS changes, every Route's generated host does, and with
+ * it the host keys the relations index holds for it (relations.h): index
+ * the Routes again. The change compiles everything anyway (Routers do not
+ * compile: scope.c).
+ */
+static void
+fleet_refresh(struct sy_router *r)
+{
+	const char *dns;
+	char was[sizeof(r->fleet_dns)];
+	struct sy_compile_opts opts;
+	struct sy_object **routes;
+	char now[32];
+	size_t n, i;
+
+	r->fleet_routers = sy_store_count(&r->store, &sy_kind_router);
+	dns = sy_fleet_router_dns(&r->store, r->cfg.router_name);
+	memcpy(was, r->fleet_dns, sizeof(was));
+	snprintf(r->fleet_dns, sizeof(r->fleet_dns), "%s", dns ? dns : "");
+	if (strcmp(was, r->fleet_dns) == 0)
+		return;
+	sy_router_compile_opts(r, &opts, now);
+	routes = sy_store_list(&r->store, &sy_kind_route, NULL, &n);
+	if (routes == NULL) {
+		r->changes.full = true;
+		return;
+	}
+	for (i = 0; i < n; i++) {
+		sy_relations_remove(&r->rel, routes[i], NULL);
+		if (sy_relations_add(&r->rel, routes[i], &opts) < 0)
+			RTE_LOG(ERR, USER1, "relations of Route %s/%s: out of memory\n",
+				routes[i]->ns, routes[i]->name);
+	}
+	free(routes);
+	r->changes.full = true;
 }
 
 struct sy_object *
@@ -49,6 +92,8 @@ sy_router_put(struct sy_router *r, struct sy_object *o)
 	}
 	sy_changes_note(&r->changes, o->kind, o->ns, o->name, &old_keys);
 	sy_rel_keys_fini(&old_keys);
+	if (o->kind == &sy_kind_router)
+		fleet_refresh(r);
 	return old;
 }
 
@@ -64,6 +109,8 @@ sy_router_remove(struct sy_router *r, const struct sy_kind *kind, const char *ns
 	sy_changes_note(&r->changes, kind, o->ns, o->name, &old_keys);
 	sy_rel_keys_fini(&old_keys);
 	sy_object_free(o);
+	if (kind == &sy_kind_router)
+		fleet_refresh(r);
 	return 0;
 }
 
@@ -204,6 +251,16 @@ sy_router_load(struct sy_router *r, char *err, size_t errlen)
 		return -ENOMEM;
 	}
 	sy_store_cool(&r->store);
+	if (r->cfg.scheduler) {
+		r->sched.strategy = sy_sched_strategy_by_name(r->cfg.scheduler_strategy);
+		if (r->sched.strategy == NULL) {
+			snprintf(err, errlen, "scheduler_strategy \"%s\": unknown",
+				 r->cfg.scheduler_strategy);
+			return -EINVAL;
+		}
+		/* Routes the journal holds unscheduled are taken at once. */
+		sy_scheduler_run(r);
+	}
 	return 0;
 }
 

@@ -17,6 +17,7 @@
 #include "relations.h"
 #include "scope.h"
 #include "store.h"
+#include "fleet/scheduler.h"
 #include "sy_config.h"
 #include "sy_gen_slot.h"
 
@@ -41,6 +42,13 @@ struct sy_router {
 	struct sy_age_clock clock;   /* stamps new objects in the order they are accepted (age.h) */
 	double last_publish_time;    /* Unix time the live generation was published */
 	struct sy_health health;     /* active health checks of the live generation (health.h) */
+	/* Fleet (control/fleet/fleet.h): how many Router objects the store
+	 * holds (fleet mode when > 0), and the spec.dns of the Router named by
+	 * router_name ("" when there is none): generated hosts go under it.
+	 * Kept by sy_router_put/_remove, so compiles need not count. */
+	size_t fleet_routers;
+	char fleet_dns[254];
+	struct sy_scheduler sched;   /* the route scheduler when cfg.scheduler */
 };
 
 /* Store + journal replay + first generation. The slot must be initialised.
@@ -70,6 +78,7 @@ json_t *sy_ops_status(struct sy_router *r, const json_t *req);
 json_t *sy_ops_stats(struct sy_router *r, const json_t *req);
 json_t *sy_ops_metrics(struct sy_router *r, const json_t *req);
 json_t *sy_ops_graph(struct sy_router *r, const json_t *req);
+json_t *sy_ops_dns_zone(struct sy_router *r, const json_t *req); /* control/fleet/zone.c */
 
 /* Names of the generation's enums as resolve and graph print them. */
 struct sy_rule;

@@ -98,6 +98,10 @@ struct sy_config {
 	bool allow_wildcard_routes;      /* admit wildcardPolicy Subdomain (OpenShift 4: false) */
 	char route_label_selector[512];  /* this router's shard: Kubernetes label selector */
 	char namespace_label_selector[512];
+	/* Fleet (control/fleet/): this routerd runs the route scheduler. */
+	bool scheduler;
+	char scheduler_strategy[32];   /* "round-robin" (default) or "least-loaded" */
+	uint32_t scheduler_retry_s;    /* unscheduled routes are tried again this often */
 	char *ingressroute_root_namespaces[SY_MAX_ROOT_NAMESPACES]; /* empty: any */
 	unsigned n_ingressroute_root_namespaces;
 	/* TLS termination (control/tls_cert.h). */

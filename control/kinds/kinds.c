@@ -4,6 +4,7 @@
 #include <strings.h>
 
 #include "kinds.h"
+#include "fleet/fleet.h"
 
 const struct sy_kind *const sy_kinds[] = {
 	&sy_kind_service,
@@ -14,6 +15,8 @@ const struct sy_kind *const sy_kinds[] = {
 	&sy_kind_ingressroute_contour,
 	&sy_kind_route_contour,
 	&sy_kind_routegroup,
+	&sy_kind_router,
+	&sy_kind_routebinding,
 	NULL,
 };
 

@@ -20,6 +20,7 @@ struct sy_compile_opts;
 struct sy_object;
 struct sy_rel_keys;
 struct sy_rule_in;
+struct sy_store;
 
 struct sy_kind {
 	const char *kind;                 /* canonical, e.g. "Route" */
@@ -41,6 +42,15 @@ struct sy_kind {
 	 * this kind added (rule->o): say so in its status. */
 	void (*displaced)(struct sy_compile_ctx *cx, const struct sy_rule_in *rule,
 			  const char *host, const struct sy_object *winner);
+	/* Checks that need the store: other objects (a RouteBinding's Route
+	 * and Router), or the stored version `existing` (NULL on create; a
+	 * Route's status.phase may not change). `batch` is the apply's whole
+	 * list of objects (what it creates counts as existing). Run by apply
+	 * after validate, never on journal replay. NULL for most kinds.
+	 * Returns 0 or -1. */
+	int (*check_stored)(const struct sy_store *st, const json_t *obj,
+			    const struct sy_object *existing, const json_t *batch, const char *who,
+			    struct sy_errors *errs);
 };
 
 extern const struct sy_kind sy_kind_service;

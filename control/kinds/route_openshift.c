@@ -21,6 +21,7 @@
 #include "label_selector.h"
 #include "relations.h"
 #include "store.h"
+#include "fleet/fleet.h"
 
 static int
 check_backend(const json_t *b, const char *who, const char *base, struct sy_errors *errs)
@@ -673,6 +674,20 @@ in_shard(struct sy_compile_ctx *cx, const struct sy_object *o, struct sy_label_s
 					    : NULL);
 }
 
+/* In fleet mode, the route's status.phase and status.dns beside ingress[]
+ * (control/fleet/serving.c); nothing otherwise. 0 or -ENOMEM. */
+static int
+fleet_status(struct sy_compile_ctx *cx, struct sy_object *o)
+{
+	if (!cx->opts->fleet)
+		return 0;
+	if (o->status == NULL)
+		o->status = json_object();
+	if (o->status == NULL)
+		return -ENOMEM;
+	return sy_fleet_route_status(cx->st, cx->opts->rel, o, o->status);
+}
+
 static uint32_t
 backend_weight(const json_t *b)
 {
@@ -739,7 +754,12 @@ compile_routes(struct sy_compile_ctx *cx)
 		routes[i].termination = term && term[0] ? term :
 					json_object_get(spec, "tls") && !json_is_null(json_object_get(spec, "tls")) ? "edge" : "";
 		routes[i].wildcard = wp && strcmp(wp, "Subdomain") == 0;
-		routes[i].out_of_shard = !in_shard(cx, objs[i], sel_routes, sel_ns);
+		/* Fleet mode (control/fleet/fleet.h): a RouteBinding to this
+		 * router decides, not the config's selectors. */
+		routes[i].out_of_shard =
+			opts->fleet ? !sy_fleet_bound_to(cx->st, opts->rel, objs[i]->ns, objs[i]->name,
+							 opts->router_name)
+				    : !in_shard(cx, objs[i], sel_routes, sel_ns);
 		if (routes[i].wildcard && opts->allow_wildcard_routes) {
 			/* Subdomain: www.example.com serves *.example.com. */
 			const char *dot = strchr(routes[i].host, '.');
@@ -760,9 +780,13 @@ compile_routes(struct sy_compile_ctx *cx)
 		const char *note;
 
 		if (routes[i].out_of_shard) {
-			/* Not this router's: it writes no status, serves nothing. */
+			/* Not this router's: it writes no ingress status, serves
+			 * nothing. In a fleet the route's phase and DNS are the
+			 * fleet's, the same on every router. */
 			json_decref(routes[i].o->status);
 			routes[i].o->status = NULL;
+			if (opts->fleet && fleet_status(cx, routes[i].o) < 0)
+				rc = -ENOMEM;
 			continue;
 		}
 		{
@@ -774,6 +798,8 @@ compile_routes(struct sy_compile_ctx *cx)
 			set_route_status(&routes[i], opts,
 					 json_string_value(json_object_get(c, "status")),
 					 json_string_value(json_object_get(c, "lastTransitionTime")));
+			if (fleet_status(cx, routes[i].o) < 0)
+				rc = -ENOMEM;
 		}
 		if (!routes[i].admitted)
 			continue;
@@ -880,6 +906,7 @@ route_displaced(struct sy_compile_ctx *cx, const struct sy_rule_in *rule, const 
 		 winner->ns, winner->name, host);
 	/* kind_note: when it was False before this compile (NULL: it was not) */
 	set_route_status(&r, cx->opts, rule->kind_note ? "False" : NULL, rule->kind_note);
+	fleet_status(cx, r.o);
 }
 
 /* Its host; the wildcard domain it claims or lives under (HostAdmitter's
@@ -921,6 +948,17 @@ route_relations(const struct sy_object *o, const struct sy_compile_opts *opts,
 				   json_string_value(json_object_get(b, "name")));
 }
 
+/* status.phase and status.dns are the route scheduler's (the proposal's
+ * Route REST API: not set on create, never changed on update). */
+static int
+route_check_stored(const struct sy_store *st, const json_t *obj, const struct sy_object *existing,
+		   const json_t *batch, const char *who, struct sy_errors *errs)
+{
+	(void)st;
+	(void)batch;
+	return sy_fleet_check_route_status(obj, existing, who, errs);
+}
+
 const struct sy_kind sy_kind_route = {
 	.kind = "Route",
 	.group = "route.openshift.io",
@@ -932,4 +970,5 @@ const struct sy_kind sy_kind_route = {
 	.compile = compile_routes,
 	.relations = route_relations,
 	.displaced = route_displaced,
+	.check_stored = route_check_stored,
 };

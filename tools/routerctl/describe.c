@@ -267,3 +267,95 @@ rctl_describe(FILE *out, const json_t *obj, const json_t *endpoints, time_t now)
 	}
 	return describe_generic(out, obj, now);
 }
+
+/* The name route is served under on a shard of DNS suffix dns: its own
+ * host, or the generated <name>-<namespace>.<dns> (dots in the name become
+ * dashes, as routerd's sy_route_effective_host). malloc'd. */
+static char *
+served_name(const json_t *route, const char *dns)
+{
+	const char *host = str(get(route, "spec"), "host");
+	const char *name = str(get(route, "metadata"), "name");
+	const char *ns = str(get(route, "metadata"), "namespace");
+	char *out = NULL, *p;
+	size_t ln;
+
+	if (host != NULL && host[0] != '\0')
+		return strdup(host);
+	if (asprintf(&out, "%s-%s.%s", or_none(name), ns ? ns : "default", dns ? dns : "?") < 0)
+		return NULL;
+	ln = name ? strlen(name) : 0;
+	for (p = out; p < out + ln; p++)
+		if (*p == '.')
+			*p = '-';
+	for (p = out; *p; p++)
+		if (*p >= 'A' && *p <= 'Z')
+			*p = (char)(*p - 'A' + 'a');
+	return out;
+}
+
+int
+rctl_describe_route_fleet(FILE *out, const json_t *route, const json_t *bindings)
+{
+	const json_t *status = get(route, "status"), *b;
+	const char *name = str(get(route, "metadata"), "name");
+	size_t i;
+	int n = 0;
+
+	if (str(status, "phase") == NULL)
+		return 0;
+	fprintf(out, "\nPhase:\t\t\t%s\n", str(status, "phase"));
+	fprintf(out, "DNS:\t\t\t%s\n", or_none(str(status, "dns")));
+	json_array_foreach(bindings, i, b) {
+		const json_t *spec = get(b, "spec");
+		char *dns;
+
+		if (name == NULL || str(spec, "routeName") == NULL ||
+		    strcmp(str(spec, "routeName"), name) != 0)
+			continue;
+		dns = served_name(route, str(spec, "dns"));
+		if (dns == NULL)
+			return -1;
+		fprintf(out, "%s%s (%s)\n", n++ ? "\t\t\t" : "Routers:\t\t",
+			or_none(str(spec, "routerName")), dns);
+		free(dns);
+	}
+	if (n == 0)
+		fprintf(out, "Routers:\t\t<none> (not scheduled yet)\n");
+	return ferror(out) ? -1 : 0;
+}
+
+int
+rctl_describe_router_routes(FILE *out, const json_t *router, const json_t *bindings,
+			    const json_t *routes)
+{
+	const char *me = str(get(router, "metadata"), "name");
+	const json_t *b, *r;
+	size_t i, j;
+	int n = 0;
+
+	json_array_foreach(bindings, i, b) {
+		const json_t *spec = get(b, "spec");
+		const char *rns = str(spec, "routeNamespace"), *rn = str(spec, "routeName");
+		char *dns = NULL;
+
+		if (me == NULL || str(spec, "routerName") == NULL ||
+		    strcmp(str(spec, "routerName"), me) != 0 || rns == NULL || rn == NULL)
+			continue;
+		json_array_foreach(routes, j, r) {
+			const char *ns = str(get(r, "metadata"), "namespace");
+			const char *name = str(get(r, "metadata"), "name");
+
+			if (ns && name && strcmp(ns, rns) == 0 && strcmp(name, rn) == 0) {
+				dns = served_name(r, str(spec, "dns"));
+				break;
+			}
+		}
+		fprintf(out, "%s%s/%s\t%s\n", n++ ? "\t\t\t" : "\nRoutes:\t\t\t", rns, rn,
+			dns ? dns : "<route gone>");
+		free(dns);
+	}
+	if (n == 0)
+		fprintf(out, "\nRoutes:\t\t\t<none>\n");
+	return ferror(out) ? -1 : 0;
+}

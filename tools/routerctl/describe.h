@@ -19,4 +19,14 @@
  * written or memory runs out. */
 int rctl_describe(FILE *out, const json_t *obj, const json_t *endpoints, time_t now);
 
+/* A fleet (README "Fleet"): after a Route, its phase, final DNS name and the
+ * Routers serving it with the name each serves it under (bindings: the
+ * RouteBinding items of its namespace); nothing when the route has no
+ * status.phase (no Router exists). After a Router, the routes bound to it
+ * (bindings: every RouteBinding; routes: every Route) with their names on
+ * the shard. Return 0 or -1 as rctl_describe. */
+int rctl_describe_route_fleet(FILE *out, const json_t *route, const json_t *bindings);
+int rctl_describe_router_routes(FILE *out, const json_t *router, const json_t *bindings,
+				const json_t *routes);
+
 #endif

@@ -418,6 +418,55 @@ route_endpoints(struct rctl_client *c, const json_t *route)
 	return out;
 }
 
+/* The items of a get (NULL when refused or unreachable): new reference. */
+static json_t *
+get_items(struct rctl_client *c, const char *kind, const char *ns)
+{
+	json_t *req = json_pack("{s:s, s:s}", "op", "get", "kind", kind);
+	json_t *reply, *items;
+
+	if (req != NULL && ns != NULL)
+		json_object_set_new(req, "namespace", json_string(ns));
+	reply = call(c, req);
+	if (reply == NULL)
+		return NULL;
+	items = json_incref(json_object_get(reply, "items"));
+	json_decref(reply);
+	return items;
+}
+
+/* The fleet's part of describe (README "Fleet"): for an OpenShift Route the
+ * Routers that serve it and its final DNS name (the sharding proposal's "how
+ * is a user notified of a route binding and final dns"); for a Router, the
+ * routes bound to it. */
+static int
+describe_fleet(struct rctl_client *c, const json_t *obj)
+{
+	const char *kind = json_string_value(json_object_get(obj, "kind"));
+	const char *api = json_string_value(json_object_get(obj, "apiVersion"));
+	json_t *bindings, *routes;
+	int rc = 0;
+
+	if (kind == NULL || api == NULL || strncmp(api, "contour.heptio.com/", 19) == 0)
+		return 0;
+	if (strcmp(kind, "Route") == 0 &&
+	    json_object_get(json_object_get(obj, "status"), "phase") != NULL) {
+		const char *ns = json_string_value(
+			json_object_get(json_object_get(obj, "metadata"), "namespace"));
+
+		bindings = get_items(c, "routebindings", ns ? ns : "default");
+		rc = rctl_describe_route_fleet(stdout, obj, bindings);
+		json_decref(bindings);
+	} else if (strcmp(kind, "Router") == 0) {
+		bindings = get_items(c, "routebindings", NULL);
+		routes = get_items(c, "routes", NULL);
+		rc = rctl_describe_router_routes(stdout, obj, bindings, routes);
+		json_decref(bindings);
+		json_decref(routes);
+	}
+	return rc < 0 ? EXIT_USAGE : 0;
+}
+
 static int
 cmd_describe(struct rctl_client *c, struct cli *cli)
 {
@@ -451,6 +500,8 @@ cmd_describe(struct rctl_client *c, struct cli *cli)
 	    strcmp(json_string_value(json_object_get(obj, "kind")), "Route") == 0)
 		eps = route_endpoints(c, obj);
 	rc = rctl_describe(stdout, obj, eps, time(NULL)) < 0 ? EXIT_USAGE : 0;
+	if (rc == 0)
+		rc = describe_fleet(c, obj);
 	if (rc != 0)
 		errmsg("cannot print the object");
 	json_decref(eps);
@@ -573,6 +624,26 @@ cmd_top(struct rctl_client *c, struct cli *cli)
 	return 0;
 }
 
+/* The zone text as it is, for a name server to load. */
+static int
+print_zone(FILE *out, const json_t *reply)
+{
+	const char *z = json_string_value(json_object_get(reply, "zone"));
+
+	if (z == NULL)
+		return -1;
+	fputs(z, out);
+	return ferror(out) ? -1 : 0;
+}
+
+static int
+cmd_dns_zone(struct rctl_client *c, struct cli *cli)
+{
+	return query(c, cli,
+		     json_pack("{s:s, s:s}", "op", "dns-zone", "router", cli->args[0]),
+		     print_zone);
+}
+
 static int
 cmd_resolve(struct rctl_client *c, struct cli *cli)
 {
@@ -653,6 +724,8 @@ static const struct command commands[] = {
 	{ "metrics", NULL, cmd_metrics, 0, { NULL }, 0, 0, "metrics" },
 	{ "graph", NULL, cmd_graph, OPT_OUTPUT, { "dot", "svg", NULL }, 0, 0, "graph [-o dot|svg]" },
 	{ "top", NULL, cmd_top, OPT_NAMESPACE, { NULL }, 0, 0, "top [-n REFRESHES]" },
+	{ "dns-zone", NULL, cmd_dns_zone, OPT_OUTPUT, { "json", "yaml", NULL }, 1, 1,
+	  "dns-zone ROUTER [-o json|yaml]   # the shard's zone file" },
 };
 
 #define N_COMMANDS (sizeof(commands) / sizeof(commands[0]))

@@ -88,9 +88,12 @@ rctl_route_host(const json_t *route)
 	char *out = NULL;
 	size_t i;
 
-	/* A generated host (empty spec.host) is only known from the status. */
+	/* A generated host (empty spec.host) is only known from the status:
+	 * this router's, else the fleet's DNS name for it. */
 	if ((host == NULL || host[0] == '\0') && json_array_size(ingresses) > 0)
 		host = str_at(json_array_get(ingresses, 0), "host");
+	if ((host == NULL || host[0] == '\0') && str_at(route, "status.dns") != NULL)
+		host = str_at(route, "status.dns");
 	if (host == NULL)
 		host = "";
 	json_array_foreach(ingresses, i, ingress) {
@@ -387,6 +390,9 @@ rctl_secret_data_count(const json_t *secret)
 
 enum kind_layout {
 	LAYOUT_ROUTE,
+	LAYOUT_ROUTE_FLEET, /* Routes with status.phase: PHASE and DNS columns too */
+	LAYOUT_ROUTER,
+	LAYOUT_ROUTEBINDING,
 	LAYOUT_SERVICE,
 	LAYOUT_ENDPOINTS,
 	LAYOUT_INGRESSROUTE,
@@ -414,8 +420,21 @@ layout_of(const char *kind, const json_t *items)
 {
 	if (rctl_is_contour_route(kind, items))
 		return LAYOUT_CONTOUR_ROUTE;
-	if (strcmp(kind, "Route") == 0)
+	if (strcmp(kind, "Route") == 0) {
+		const json_t *it;
+		size_t i;
+
+		/* A fleet's routes carry status.phase (control/fleet/fleet.h);
+		 * without a Router the table stays oc's. */
+		json_array_foreach(items, i, it)
+			if (str_at(it, "status.phase") != NULL)
+				return LAYOUT_ROUTE_FLEET;
 		return LAYOUT_ROUTE;
+	}
+	if (strcmp(kind, "Router") == 0)
+		return LAYOUT_ROUTER;
+	if (strcmp(kind, "RouteBinding") == 0)
+		return LAYOUT_ROUTEBINDING;
 	if (strcmp(kind, "Service") == 0)
 		return LAYOUT_SERVICE;
 	if (strcmp(kind, "Endpoints") == 0)
@@ -440,6 +459,7 @@ headers_of(enum kind_layout layout, int wide, const char **h)
 	h[n++] = "NAME";
 	switch (layout) {
 	case LAYOUT_ROUTE:
+	case LAYOUT_ROUTE_FLEET:
 		/* oc has no AGE for routes; -o wide adds it for us. */
 		h[n++] = "HOST/PORT";
 		h[n++] = "PATH";
@@ -447,8 +467,29 @@ headers_of(enum kind_layout layout, int wide, const char **h)
 		h[n++] = "PORT";
 		h[n++] = "TERMINATION";
 		h[n++] = "WILDCARD";
+		if (layout == LAYOUT_ROUTE_FLEET) {
+			h[n++] = "PHASE";
+			h[n++] = "DNS";
+		}
 		if (wide)
 			h[n++] = "AGE";
+		break;
+	case LAYOUT_ROUTER:
+		h[n++] = "DNS";
+		h[n++] = "VIPS";
+		h[n++] = "ROUTES";
+		h[n++] = "DESCRIPTION";
+		h[n++] = "AGE";
+		if (wide) {
+			h[n++] = "ROUTE SELECTOR";
+			h[n++] = "NAMESPACE SELECTOR";
+		}
+		break;
+	case LAYOUT_ROUTEBINDING:
+		h[n++] = "ROUTE";
+		h[n++] = "ROUTER";
+		h[n++] = "DNS";
+		h[n++] = "AGE";
 		break;
 	case LAYOUT_SERVICE:
 		h[n++] = "TYPE";
@@ -508,6 +549,74 @@ or_empty(const char *s)
 	return s ? s : "";
 }
 
+/* "a,b" of a list of strings, "<none>" when empty. */
+static char *
+join_list(const json_t *list)
+{
+	char *out = NULL;
+	size_t len = 0, i;
+	const json_t *v;
+	FILE *f;
+
+	if (json_array_size(list) == 0)
+		return strdup("<none>");
+	f = open_memstream(&out, &len);
+	if (f == NULL)
+		return NULL;
+	json_array_foreach(list, i, v)
+		fprintf(f, "%s%s", i ? "," : "", json_is_string(v) ? json_string_value(v) : "?");
+	if (fclose(f) != 0) {
+		free(out);
+		return NULL;
+	}
+	return out;
+}
+
+/* A Router's selector as text: the text form as given, or an object's
+ * matchLabels and matchExpressions as kubectl's describe writes them. */
+static char *
+selector_text(const json_t *sel)
+{
+	char *out = NULL;
+	size_t len = 0, i, j;
+	const char *k;
+	const json_t *v, *e, *x;
+	int first = 1;
+	FILE *f;
+
+	if (sel == NULL)
+		return strdup("<none>");
+	if (json_is_string(sel))
+		return strdup(json_string_length(sel) ? json_string_value(sel) : "<all>");
+	f = open_memstream(&out, &len);
+	if (f == NULL)
+		return NULL;
+	json_object_foreach((json_t *)json_object_get(sel, "matchLabels"), k, v) {
+		fprintf(f, "%s%s=%s", first ? "" : ",", k, json_is_string(v) ? json_string_value(v) : "?");
+		first = 0;
+	}
+	json_array_foreach(json_object_get(sel, "matchExpressions"), i, e) {
+		const char *op = str_at(e, "operator");
+
+		fprintf(f, "%s%s%s", first ? "" : ",",
+			op && strcmp(op, "DoesNotExist") == 0 ? "!" : "", or_empty(str_at(e, "key")));
+		first = 0;
+		if (op == NULL || (strcmp(op, "In") != 0 && strcmp(op, "NotIn") != 0))
+			continue;
+		fprintf(f, " %s (", strcmp(op, "In") == 0 ? "in" : "notin");
+		json_array_foreach(json_object_get(e, "values"), j, x)
+			fprintf(f, "%s%s", j ? "," : "", json_is_string(x) ? json_string_value(x) : "?");
+		fprintf(f, ")");
+	}
+	if (first)
+		fprintf(f, "<all>");
+	if (fclose(f) != 0) {
+		free(out);
+		return NULL;
+	}
+	return out;
+}
+
 static size_t
 row_of(enum kind_layout layout, const json_t *obj, const struct rctl_get_opts *o,
        const char **c, char **owned, size_t *nowned, char *age, size_t agelen,
@@ -530,6 +639,7 @@ row_of(enum kind_layout layout, const json_t *obj, const struct rctl_get_opts *o
 	} while (0)
 	switch (layout) {
 	case LAYOUT_ROUTE:
+	case LAYOUT_ROUTE_FLEET:
 		OWN(rctl_route_host(obj));
 		c[n++] = str_at(obj, "spec.path") ? str_at(obj, "spec.path") : "";
 		OWN(rctl_route_services(obj));
@@ -538,8 +648,33 @@ row_of(enum kind_layout layout, const json_t *obj, const struct rctl_get_opts *o
 		c[n++] = str_at(obj, "spec.wildcardPolicy") && str_at(obj, "spec.wildcardPolicy")[0]
 				 ? str_at(obj, "spec.wildcardPolicy")
 				 : "None";
+		if (layout == LAYOUT_ROUTE_FLEET) {
+			c[n++] = or_empty(str_at(obj, "status.phase"));
+			c[n++] = str_at(obj, "status.dns") ? str_at(obj, "status.dns") : "<none>";
+		}
 		if (o->wide)
 			c[n++] = age;
+		break;
+	case LAYOUT_ROUTER:
+		c[n++] = or_empty(str_at(obj, "spec.dns"));
+		OWN(join_list(at(obj, "spec.vips")));
+		v = at(obj, "status.routes");
+		snprintf(num, numlen, "%" JSON_INTEGER_FORMAT, json_is_integer(v) ? json_integer_value(v) : 0);
+		c[n++] = num;
+		c[n++] = str_at(obj, "spec.description") && str_at(obj, "spec.description")[0]
+				 ? str_at(obj, "spec.description")
+				 : "<none>";
+		c[n++] = age;
+		if (o->wide) {
+			OWN(selector_text(at(obj, "spec.routeSelector")));
+			OWN(selector_text(at(obj, "spec.namespaceSelector")));
+		}
+		break;
+	case LAYOUT_ROUTEBINDING:
+		c[n++] = or_empty(str_at(obj, "spec.routeName"));
+		c[n++] = or_empty(str_at(obj, "spec.routerName"));
+		c[n++] = or_empty(str_at(obj, "spec.dns"));
+		c[n++] = age;
 		break;
 	case LAYOUT_SERVICE:
 		c[n++] = str_at(obj, "spec.type") ? str_at(obj, "spec.type") : "ClusterIP";
@@ -614,8 +749,8 @@ rctl_get_table(const char *kind, const json_t *items, const struct rctl_get_opts
 	int rc;
 
 	h[0] = "NAMESPACE";
-	/* Namespaces are not namespaced. */
-	if (layout == LAYOUT_NAMESPACE)
+	/* Namespaces and Routers are not namespaced. */
+	if (layout == LAYOUT_NAMESPACE || layout == LAYOUT_ROUTER)
 		off = 0;
 	nh = headers_of(layout, o->wide, h + off) + off;
 	t = rctl_table_new(nh, h);

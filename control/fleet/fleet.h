@@ -1,0 +1,97 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * A fleet of routers (issue 18; the OpenShift router sharding proposal):
+ * Router objects (shards with a DNS suffix, selectors and VIPs), RouteBinding
+ * objects (a Route scheduled onto a Router), the RouteScheduler that makes
+ * bindings, and the DNS zone of a shard. This header is the face of
+ * control/fleet/; one concept per file:
+ *
+ *   router_kind.c    route.openshift.io/v1 Router (cluster-scoped)
+ *   binding_kind.c   route.openshift.io/v1 RouteBinding (namespaced)
+ *   selector.c       a Kubernetes LabelSelector object -> label_selector.h
+ *   serving.c        who serves what, and a Route's status.phase / status.dns
+ *   scheduler.c      the RouteScheduler (one pass; strategies in scheduler.h)
+ *   strategy_*.c     the scheduling strategies
+ *   zone.c           a shard's zone file (RFC 1035 master file) and dns-zone
+ *
+ * THE RULE of who serves what (README "Fleet"):
+ *  - No Router object in the store: today's behaviour. A routerd serves the
+ *    OpenShift Routes its config's route_label_selector and
+ *    namespace_label_selector match; routes have no status.phase/dns.
+ *  - At least one Router object ("fleet mode"): a routerd serves an
+ *    OpenShift Route iff a RouteBinding binds it to the Router named by the
+ *    routerd's own `router_name` (config). The config's selectors are not
+ *    used then: a Router's selectors are, by the scheduler, which binds the
+ *    routes they match. A route without spec.host is served under
+ *    <name>-<namespace>.<that Router's spec.dns> (the routes doc's generated
+ *    host form) instead of routing_subdomain. Every Route gets
+ *    status.phase ("new" until some binding names it, then "scheduled") and,
+ *    once scheduled, status.dns.
+ * Other kinds (Contour, Skipper) are not sharded by Routers.
+ */
+#ifndef SY_FLEET_H
+#define SY_FLEET_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <jansson.h>
+
+#include "errors.h"
+
+struct sy_kind;
+struct sy_object;
+struct sy_store;
+struct sy_relations;
+struct sy_label_selector;
+struct sy_router;
+
+extern const struct sy_kind sy_kind_router;
+extern const struct sy_kind sy_kind_routebinding;
+
+/* ---- selector.c ---- */
+/* A Router's spec.routeSelector / spec.namespaceSelector: a Kubernetes
+ * LabelSelector object ({matchLabels, matchExpressions}) or the selector
+ * text the config takes ("tier=public,env in (a,b)"). NULL (absent) gives
+ * *out NULL: "no selector". 0, or -EINVAL with why in err. */
+int sy_fleet_selector_parse(const json_t *v, struct sy_label_selector **out, char *err,
+			    size_t errlen);
+
+/* ---- serving.c ---- */
+/* Fleet mode: does the store hold at least one Router? */
+bool sy_fleet_active(const struct sy_store *st);
+/* The spec.dns of Router `name`, or NULL (no such Router). Valid while the
+ * object is warm (this request). */
+const char *sy_fleet_router_dns(const struct sy_store *st, const char *name);
+/* RouteBindings of Route ns/name, oldest first (sy_object_age_cmp); rel may
+ * be NULL (then the namespace's bindings are listed). malloc'd array (NULL
+ * with *n 0 when none); -ENOMEM as NULL with *n (size_t)-1. */
+struct sy_object **sy_fleet_bindings_of(const struct sy_store *st, const struct sy_relations *rel,
+					const char *ns, const char *name, size_t *n);
+/* Does some binding of the route name Router `router`? */
+bool sy_fleet_bound_to(const struct sy_store *st, const struct sy_relations *rel, const char *ns,
+		       const char *name, const char *router);
+/* status.phase and status.dns of an OpenShift Route in fleet mode, added to
+ * status (an object): phase "new" or "scheduled"; dns: spec.host, or
+ * <name>-<namespace>.<dns of its oldest binding>. 0 or -ENOMEM. */
+int sy_fleet_route_status(const struct sy_store *st, const struct sy_relations *rel,
+			  const struct sy_object *route, json_t *status);
+/* An apply of a Route may not set status.phase / status.dns (create) nor
+ * change them (update; `existing` is the stored version or NULL): the
+ * proposal's Route REST API rule. Adds "invalid" errors naming the field. */
+int sy_fleet_check_route_status(const json_t *obj, const struct sy_object *existing,
+				const char *who, struct sy_errors *errs);
+
+/* ---- zone.c ---- */
+/* The zone file of a Router (obj: the object as stored): $ORIGIN <dns>.,
+ * $TTL, SOA (serial), NS ns_name with its address when in the zone, and
+ * "* IN A <vip>" for every VIP (DNS round robin). ns_name NULL: "ns1"
+ * (in the zone), ns_addr NULL: 127.0.0.1 (the proposal's example: a DNS
+ * server beside the router). malloc'd text, NULL on out of memory. */
+char *sy_fleet_zone_text(const json_t *router_obj, uint32_t serial, const char *ns_name,
+			 const char *ns_addr);
+/* {"op":"dns-zone","router":NAME,"ns":?,"ns_address":?} */
+json_t *sy_ops_dns_zone(struct sy_router *r, const json_t *req);
+
+#endif

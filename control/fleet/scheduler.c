@@ -1,0 +1,333 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The RouteScheduler: one pass, as scheduler.h describes it. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_log.h>
+
+#include "age.h"
+#include "fleet/fleet.h"
+#include "fleet/scheduler.h"
+#include "label_selector.h"
+#include "router.h"
+
+const struct sy_sched_strategy *
+sy_sched_strategy_by_name(const char *name)
+{
+	static const struct sy_sched_strategy *const all[] = { &sy_sched_round_robin,
+							       &sy_sched_least_loaded };
+	size_t i;
+
+	for (i = 0; name != NULL && i < sizeof(all) / sizeof(all[0]); i++)
+		if (strcmp(all[i]->name, name) == 0)
+			return all[i];
+	return NULL;
+}
+
+static const char *
+spec_str(const struct sy_object *o, const char *field)
+{
+	return json_string_value(json_object_get(json_object_get(o->obj, "spec"), field));
+}
+
+static const char *
+str_or(const json_t *v, const char *dflt)
+{
+	return json_is_string(v) ? json_string_value(v) : dflt;
+}
+
+/* Log a refused apply or delete with the router's own words. */
+static void
+log_refusal(const char *what, const json_t *reply)
+{
+	const json_t *e = json_object_get(reply, "error");
+
+	RTE_LOG(WARNING, USER1, "route scheduler: %s refused: %s %s: %s (retried next pass)\n",
+		what, str_or(json_object_get(e, "object"), ""),
+		str_or(json_object_get(e, "field"), ""),
+		str_or(json_object_get(e, "message"), "?"));
+}
+
+static bool
+apply_objects(struct sy_router *r, json_t *objs)
+{
+	json_t *req = json_pack("{s:s, s:O}", "op", "apply", "objects", objs);
+	json_t *reply = req ? sy_ops_apply(r, req) : NULL;
+	bool ok = json_is_true(json_object_get(reply, "ok"));
+
+	if (reply != NULL && !ok)
+		log_refusal("apply of bindings", reply);
+	json_decref(req);
+	json_decref(reply);
+	return ok;
+}
+
+/* All at once (one generation); when that is refused, one by one so that a
+ * binding the router refuses does not hold the others back. */
+static size_t
+apply_bindings(struct sy_router *r, json_t *objs)
+{
+	size_t i, ok = 0;
+	json_t *o;
+
+	if (json_array_size(objs) == 0)
+		return 0;
+	if (apply_objects(r, objs))
+		return json_array_size(objs);
+	if (json_array_size(objs) == 1)
+		return 0;
+	json_array_foreach(objs, i, o) {
+		json_t *one = json_pack("[O]", o);
+
+		ok += one && apply_objects(r, one);
+		json_decref(one);
+	}
+	return ok;
+}
+
+/*
+ * Step 1: bindings whose Route or Router is gone are deleted; one whose dns
+ * is no longer its Router's is applied again with the Router's.
+ */
+static int
+tidy(struct sy_router *r)
+{
+	size_t n, i;
+	struct sy_object **b = sy_store_list(&r->store, &sy_kind_routebinding, NULL, &n);
+	json_t *gone = json_array(), *stale = json_array(), *v;
+	int changed = 0;
+
+	if (b == NULL || gone == NULL || stale == NULL) {
+		free(b);
+		json_decref(gone);
+		json_decref(stale);
+		return -ENOMEM;
+	}
+	for (i = 0; i < n; i++) {
+		const char *router = spec_str(b[i], "routerName");
+		const char *dns = spec_str(b[i], "dns");
+		const char *rdns = router ? sy_fleet_router_dns(&r->store, router) : NULL;
+		const char *rns = spec_str(b[i], "routeNamespace");
+		const char *rn = spec_str(b[i], "routeName");
+
+		if (rdns == NULL || rns == NULL || rn == NULL ||
+		    sy_store_find(&r->store, &sy_kind_route, rns, rn) == NULL) {
+			json_array_append_new(gone, json_pack("{s:s, s:s, s:s, s:s}", "op", "delete",
+							      "kind", "RouteBinding", "namespace",
+							      b[i]->ns, "name", b[i]->name));
+		} else if (dns == NULL || strcmp(dns, rdns) != 0) {
+			json_t *c = json_deep_copy(b[i]->obj);
+
+			json_object_set_new(json_object_get(c, "spec"), "dns", json_string(rdns));
+			json_array_append_new(stale, c);
+		}
+	}
+	free(b);
+	/* The store changes from here on: b's objects may be freed. */
+	json_array_foreach(gone, i, v) {
+		json_t *reply = sy_ops_delete(r, v);
+
+		if (json_is_true(json_object_get(reply, "ok")))
+			changed++;
+		else
+			log_refusal("delete of a binding", reply);
+		json_decref(reply);
+	}
+	r->sched.last_removed = (size_t)changed;
+	changed += (int)apply_bindings(r, stale);
+	json_decref(gone);
+	json_decref(stale);
+	return changed;
+}
+
+/* A Router as the pass sees it. */
+struct shard {
+	const char *name, *dns;
+	bool selective; /* has a routeSelector or a namespaceSelector */
+	struct sy_label_selector *routes, *namespaces;
+	size_t load;
+};
+
+static int
+cmp_age(const void *a, const void *b)
+{
+	return sy_object_age_cmp(*(struct sy_object *const *)a, *(struct sy_object *const *)b);
+}
+
+static json_t *
+binding_object(const struct sy_object *route, const struct shard *s)
+{
+	char name[520];
+
+	snprintf(name, sizeof(name), "%s.%s", route->name, s->name);
+	return json_pack("{s:s, s:s, s:{s:s, s:s}, s:{s:s, s:s, s:s, s:s}}", "apiVersion",
+			 "route.openshift.io/v1", "kind", "RouteBinding", "metadata", "name", name,
+			 "namespace", route->ns, "spec", "routeNamespace", route->ns, "routeName",
+			 route->name, "routerName", s->name, "dns", s->dns);
+}
+
+/* Queue a binding of route to s unless one exists; false when it cannot
+ * be named (its name is taken by another binding, or too long). */
+static bool
+bind_route(struct sy_router *r, const struct sy_object *route, struct shard *s, json_t *out)
+{
+	char name[520];
+	const struct sy_object *same;
+
+	if (snprintf(name, sizeof(name), "%s.%s", route->name, s->name) > 253) {
+		RTE_LOG(WARNING, USER1, "route scheduler: %s/%s to %s: the binding's name would be "
+			"longer than 253 characters\n", route->ns, route->name, s->name);
+		return false;
+	}
+	same = sy_store_find(&r->store, &sy_kind_routebinding, route->ns, name);
+	if (same != NULL) {
+		RTE_LOG(WARNING, USER1, "route scheduler: %s/%s to %s: RouteBinding %s/%s exists and "
+			"binds another route\n", route->ns, route->name, s->name, route->ns, name);
+		return false;
+	}
+	json_array_append_new(out, binding_object(route, s));
+	s->load++;
+	return true;
+}
+
+/* Steps 2 and 3. */
+static int
+schedule(struct sy_router *r)
+{
+	const struct sy_sched_strategy *strategy = r->sched.strategy;
+	size_t nr, nroutes, nb, i, j, unscheduled = 0;
+	struct sy_object **routers = sy_store_list(&r->store, &sy_kind_router, NULL, &nr);
+	struct sy_object **routes = sy_store_list(&r->store, &sy_kind_route, NULL, &nroutes);
+	struct sy_object **bindings = sy_store_list(&r->store, &sy_kind_routebinding, NULL, &nb);
+	struct shard *shards = calloc(nr ? nr : 1, sizeof(*shards));
+	struct sy_sched_candidate *cands = calloc(nr ? nr : 1, sizeof(*cands));
+	size_t *cand_shard = calloc(nr ? nr : 1, sizeof(*cand_shard));
+	json_t *bound = json_object(), *out = json_array();
+	int rc = 0;
+
+	if (routers == NULL || routes == NULL || bindings == NULL || shards == NULL ||
+	    cands == NULL || cand_shard == NULL || bound == NULL || out == NULL) {
+		rc = -ENOMEM;
+		goto done;
+	}
+	for (i = 0; i < nr; i++) {
+		const json_t *spec = json_object_get(routers[i]->obj, "spec");
+		char why[256];
+
+		shards[i].name = routers[i]->name;
+		shards[i].dns = spec_str(routers[i], "dns");
+		shards[i].selective = json_object_get(spec, "routeSelector") != NULL ||
+				      json_object_get(spec, "namespaceSelector") != NULL;
+		/* Validated at apply; a failure here leaves that selector open. */
+		sy_fleet_selector_parse(json_object_get(spec, "routeSelector"), &shards[i].routes,
+					why, sizeof(why));
+		sy_fleet_selector_parse(json_object_get(spec, "namespaceSelector"),
+					&shards[i].namespaces, why, sizeof(why));
+	}
+	/* What is bound already: "ns/route" and "ns/route/router"; loads. */
+	for (i = 0; i < nb; i++) {
+		const char *rn = spec_str(bindings[i], "routeName");
+		const char *router = spec_str(bindings[i], "routerName");
+		char key[800];
+
+		if (rn == NULL || router == NULL)
+			continue;
+		snprintf(key, sizeof(key), "%s/%s", bindings[i]->ns, rn);
+		json_object_set_new(bound, key, json_true());
+		snprintf(key, sizeof(key), "%s/%s/%s", bindings[i]->ns, rn, router);
+		json_object_set_new(bound, key, json_true());
+		for (j = 0; j < nr; j++)
+			if (strcmp(shards[j].name, router) == 0)
+				shards[j].load++;
+	}
+	/* Oldest first: the order the routes were accepted in (age.h). */
+	qsort(routes, nroutes, sizeof(*routes), cmp_age);
+	for (i = 0; i < nroutes; i++) {
+		const struct sy_object *route = routes[i];
+		const json_t *labels = json_object_get(json_object_get(route->obj, "metadata"), "labels");
+		const struct sy_object *nso = sy_store_find(&r->store, &sy_kind_namespace, "", route->ns);
+		const json_t *nslabels =
+			nso ? json_object_get(json_object_get(nso->obj, "metadata"), "labels") : NULL;
+		char key[800];
+		bool any;
+		size_t nc = 0;
+		int pick;
+
+		snprintf(key, sizeof(key), "%s/%s", route->ns, route->name);
+		any = json_object_get(bound, key) != NULL;
+		for (j = 0; j < nr; j++) {
+			if (!shards[j].selective ||
+			    !sy_label_selector_matches(shards[j].routes, labels) ||
+			    !sy_label_selector_matches(shards[j].namespaces, nslabels))
+				continue;
+			snprintf(key, sizeof(key), "%s/%s/%s", route->ns, route->name, shards[j].name);
+			if (json_object_get(bound, key) != NULL) {
+				any = true;
+				continue;
+			}
+			/* Explicit: the shard asked for it; no strategy. */
+			if (bind_route(r, route, &shards[j], out))
+				any = true;
+		}
+		if (any)
+			continue;
+		for (j = 0; j < nr; j++) {
+			if (shards[j].selective)
+				continue;
+			cands[nc] = (struct sy_sched_candidate){ .name = shards[j].name,
+								 .dns = shards[j].dns,
+								 .load = shards[j].load };
+			cand_shard[nc++] = j;
+		}
+		pick = strategy->pick(r->sched.state,
+				      &(struct sy_sched_route){ .ns = route->ns, .name = route->name,
+								.labels = labels },
+				      cands, nc);
+		if (pick < 0 || (size_t)pick >= nc || !bind_route(r, route, &shards[cand_shard[pick]], out))
+			unscheduled++;
+	}
+	r->sched.last_unscheduled = unscheduled;
+	/* routes, routers and bindings are not used past here: the apply
+	 * replaces objects. */
+	r->sched.last_bound = apply_bindings(r, out);
+	rc = (int)r->sched.last_bound;
+	if (r->sched.last_bound < json_array_size(out))
+		r->sched.last_unscheduled += json_array_size(out) - r->sched.last_bound;
+done:
+	for (i = 0; shards != NULL && i < nr; i++) {
+		sy_label_selector_free(shards[i].routes);
+		sy_label_selector_free(shards[i].namespaces);
+	}
+	free(shards);
+	free(cands);
+	free(cand_shard);
+	free(routers);
+	free(routes);
+	free(bindings);
+	json_decref(bound);
+	json_decref(out);
+	return rc;
+}
+
+int
+sy_scheduler_run(struct sy_router *r)
+{
+	int tidied, bound;
+
+	if (r->sched.strategy == NULL)
+		return 0;
+	tidied = tidy(r);
+	bound = tidied < 0 ? tidied : schedule(r);
+	sy_store_cool(&r->store);
+	if (tidied < 0 || bound < 0) {
+		RTE_LOG(ERR, USER1, "route scheduler: out of memory (retried next pass)\n");
+		return -ENOMEM;
+	}
+	if (bound > 0 || tidied > 0)
+		RTE_LOG(INFO, USER1, "route scheduler (%s): %d bound, %d bindings tidied, %zu "
+			"routes unscheduled\n", r->sched.strategy->name, bound, tidied,
+			r->sched.last_unscheduled);
+	return bound + tidied;
+}
