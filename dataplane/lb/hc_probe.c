@@ -130,34 +130,21 @@ static void
 start(struct sy_worker *w, struct sy_hc_job *job)
 {
 	struct sy_hc_table *t = w->tcp.hc;
-	struct sy_addr dst = sy_addr_v4(job->ip);
-	struct sy_fib_result fr;
-	const struct sy_dp_port *bp;
 	struct sy_hc_probe *p;
 	struct sy_conn *bc;
-	uint16_t port;
+	uint16_t mss;
+	int why;
 
-	if (sy_fib_lookup(w->sh->fib, &dst, &fr) < 0 || w->sh->ports[fr.port].n_ipv4 == 0) {
-		refuse(w, job, SY_HC_NO_ROUTE);
-		return;
-	}
 	if (t == NULL || t->free == NULL) {
 		refuse(w, job, SY_HC_NO_RESOURCES);
 		return;
 	}
-	bc = sy_conn_alloc(w);
-	if (bc == NULL) {
-		refuse(w, job, SY_HC_NO_RESOURCES);
-		return;
-	}
-	bp = &w->sh->ports[fr.port];
-	port = sy_snat_get(w, bp, &bc->snat_ip);
-	if (port == 0) {
-		sy_conn_free(w, bc);
-		refuse(w, job, SY_HC_NO_RESOURCES);
-		return;
-	}
 	p = t->free;
+	why = sy_backend_leg_open(w, job->ip, job->port, SY_CONN_HEALTH_PROBE, &p->b, &bc, &mss);
+	if (why != 0) {
+		refuse(w, job, why == SY_ANSWER_BACKEND_NO_ROUTE ? SY_HC_NO_ROUTE : SY_HC_NO_RESOURCES);
+		return;
+	}
 	t->free = p->next;
 	p->next = NULL;
 	p->job = job;
@@ -165,25 +152,8 @@ start(struct sy_worker *w, struct sy_hc_job *job)
 	p->sent = false;
 	p->started = w->now;
 	p->deadline = w->now + w->sh->tsc_per_ms * (job->timeout_ms ? job->timeout_ms : 1);
-
-	bc->snat_port = rte_cpu_to_be_16(port);
-	bc->backend_ip = job->ip;
-	bc->backend_port = job->port;
-	bc->backend_if = (uint8_t)fr.port;
-	bc->backend_nh = fr.nexthop.v4;
-	bc->state = SY_CONN_HEALTH_PROBE;
-	bc->proto = SY_CONN_HTTP;
 	bc->probe = p;
-	sy_flow_backend_add(w, bc);
-
-	memset(&p->b, 0, sizeof(p->b));
-	p->b.saddr = bc->snat_ip;
-	p->b.daddr = job->ip;
-	p->b.sport = bc->snat_port;
-	p->b.dport = job->port;
-	p->b.out_if = fr.port;
-	p->b.nh = fr.nexthop.v4;
-	sy_tcb_connect(w, &p->b, (uint16_t)(bp->mtu - 40), HC_RCVBUF);
+	sy_tcb_connect(w, &p->b, mss, HC_RCVBUF);
 	w->counters.hc_sent++;
 	arm(w, p);
 }

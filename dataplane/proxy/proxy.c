@@ -63,46 +63,20 @@ int
 px_backend_open(struct sy_worker *w, struct sy_proxy *px, uint32_t ip, uint16_t port,
 		void *tls_ctx, const char *tls_name)
 {
-	struct sy_fib_result fr;
-	struct sy_addr dst = sy_addr_v4(ip);
-	const struct sy_dp_port *bp;
 	struct sy_conn *bc;
-	uint16_t p;
+	uint16_t mss;
+	int why = sy_backend_leg_open(w, ip, port, SY_CONN_PROXY_BE, &px->b, &bc, &mss);
 
-	if (sy_fib_lookup(w->sh->fib, &dst, &fr) < 0 || w->sh->ports[fr.port].n_ipv4 == 0)
-		return SY_ANSWER_BACKEND_NO_ROUTE;
-	bc = sy_conn_alloc(w);
-	if (bc == NULL)
-		return SY_ANSWER_FLOW_TABLE_FULL; /* all flows_per_worker records in use */
-	bp = &w->sh->ports[fr.port];
-	p = sy_snat_get(w, bp, &bc->snat_ip);
-	if (p == 0) {
-		sy_conn_free(w, bc);
-		return SY_ANSWER_SNAT_PORTS_EXHAUSTED;
-	}
-	bc->snat_port = rte_cpu_to_be_16(p);
+	if (why != 0)
+		return why;
 	sy_lb_load_set(w, bc, ip, port);
-	bc->backend_ip = ip;
-	bc->backend_port = port;
-	bc->backend_if = (uint8_t)fr.port;
-	bc->backend_nh = fr.nexthop.v4;
-	bc->state = SY_CONN_PROXY_BE;
-	bc->proto = SY_CONN_HTTP;
 	bc->px = px;
-	sy_flow_backend_add(w, bc);
-	memset(&px->b, 0, sizeof(px->b));
-	px->b.saddr = bc->snat_ip;
-	px->b.daddr = ip;
-	px->b.sport = bc->snat_port;
-	px->b.dport = port;
-	px->b.out_if = fr.port;
-	px->b.nh = fr.nexthop.v4;
 	px->bc = bc;
 	px->be_ip = ip;
 	px->be_port = port;
 	px->backend_idle = false;
 	px->leg_used = false;
-	sy_tcb_connect(w, &px->b, (uint16_t)(bp->mtu - 40), SY_PROXY_RCVBUF);
+	sy_tcb_connect(w, &px->b, mss, SY_PROXY_RCVBUF);
 	w->counters.proxy_backend_conns++;
 	if (tls_ctx != NULL) {
 		/* A failure leaves it FAILED: the request gets 502. */

@@ -12,6 +12,8 @@
 #include <rte_mempool.h>
 
 #include "dp_log.h"
+#include "net/fib.h"
+#include "tcp/tcb.h"
 #include "proxy/proxy.h"
 #include "splice/flow.h"
 #include "tls/tls.h"
@@ -339,6 +341,47 @@ sy_conn_free(struct sy_worker *w, struct sy_conn *c)
 	w->tcp.conns.free = c;
 	w->counters.flows_active--;
 	w->counters.conns_closed++;
+}
+
+int
+sy_backend_leg_open(struct sy_worker *w, uint32_t ip, uint16_t port, uint8_t state,
+		    struct sy_tcb *t, struct sy_conn **out, uint16_t *mss)
+{
+	struct sy_fib_result fr;
+	struct sy_addr dst = sy_addr_v4(ip);
+	const struct sy_dp_port *bp;
+	struct sy_conn *bc;
+	uint16_t p;
+
+	if (sy_fib_lookup(w->sh->fib, &dst, &fr) < 0 || w->sh->ports[fr.port].n_ipv4 == 0)
+		return SY_ANSWER_BACKEND_NO_ROUTE;
+	bc = sy_conn_alloc(w);
+	if (bc == NULL)
+		return SY_ANSWER_FLOW_TABLE_FULL; /* all flows_per_worker records in use */
+	bp = &w->sh->ports[fr.port];
+	p = sy_snat_get(w, bp, &bc->snat_ip);
+	if (p == 0) {
+		sy_conn_free(w, bc);
+		return SY_ANSWER_SNAT_PORTS_EXHAUSTED;
+	}
+	bc->snat_port = rte_cpu_to_be_16(p);
+	bc->backend_ip = ip;
+	bc->backend_port = port;
+	bc->backend_if = (uint8_t)fr.port;
+	bc->backend_nh = fr.nexthop.v4;
+	bc->state = state;
+	bc->proto = SY_CONN_HTTP;
+	sy_flow_backend_add(w, bc);
+	memset(t, 0, sizeof(*t));
+	t->saddr = bc->snat_ip;
+	t->daddr = ip;
+	t->sport = bc->snat_port;
+	t->dport = port;
+	t->out_if = fr.port;
+	t->nh = fr.nexthop.v4;
+	*mss = (uint16_t)(bp->mtu - 40);
+	*out = bc;
+	return 0;
 }
 
 uint16_t

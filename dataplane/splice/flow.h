@@ -326,6 +326,19 @@ uint16_t sy_snat_get(struct sy_worker *w, const struct sy_dp_port *out, uint32_t
 /* The leg is gone: (addr, port) is free again (port in host order). */
 void sy_snat_put(struct sy_worker *w, uint32_t addr, uint16_t port);
 
+/*
+ * A backend leg of our own TCP (the proxy's, a health check's): a record in
+ * `state` for a connection to ip:port (network order), leaving by the port
+ * the FIB names, from a SNAT source of that port (found by it: the backend's
+ * replies come back to this worker), and t zeroed and addressed from it; the
+ * caller links the record to its owner and sends the SYN (sy_tcb_connect,
+ * with *mss). 0, or why not (an answer reason: backend_no_route,
+ * flow_table_full, snat_ports_exhausted), with nothing kept.
+ */
+struct sy_tcb;
+int sy_backend_leg_open(struct sy_worker *w, uint32_t ip, uint16_t port, uint8_t state,
+			struct sy_tcb *t, struct sy_conn **out, uint16_t *mss);
+
 /* (Re)arm the connection's timer at TSC `when`. */
 void sy_conn_timer_set(struct sy_worker *w, struct sy_conn *c, uint64_t when);
 void sy_conn_timer_cancel(struct sy_worker *w, struct sy_conn *c);
