@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <arpa/inet.h>
 
 #include <jansson.h>
 #include <rte_cycles.h>
@@ -305,6 +306,51 @@ worker_metrics(FILE *f, struct sy_router *r)
 	free(snap);
 }
 
+/* Active health checks (health.h): endpoints by state, checks and their
+ * failures, state changes. Per endpoint: 1 while its checks say it is up. */
+static void
+health_metrics(FILE *f, const struct sy_health *h)
+{
+	static const enum sy_health_state states[] = { SY_HEALTH_HEALTHY, SY_HEALTH_UNHEALTHY,
+						       SY_HEALTH_UNKNOWN };
+	uint64_t checks = 0, failed = 0;
+	size_t i, k;
+
+	head(f, "switchyard_health_check_endpoints", "gauge",
+	     "Endpoints the active health checks watch, by state.");
+	for (k = 0; k < sizeof(states) / sizeof(states[0]); k++) {
+		size_t n = 0;
+
+		for (i = 0; i < h->n; i++)
+			n += h->t[i]->state == states[k];
+		fprintf(f, "switchyard_health_check_endpoints{state=\"%s\"} %zu\n",
+			sy_health_state_name(states[k]), n);
+	}
+	for (i = 0; i < h->n; i++) {
+		checks += h->t[i]->checks;
+		failed += h->t[i]->failed;
+	}
+	head(f, "switchyard_health_checks_total", "counter",
+	     "Active health checks judged (of endpoints still watched).");
+	fprintf(f, "switchyard_health_checks_total %llu\n", (unsigned long long)checks);
+	head(f, "switchyard_health_check_failures_total", "counter",
+	     "Active health checks that failed (of endpoints still watched).");
+	fprintf(f, "switchyard_health_check_failures_total %llu\n", (unsigned long long)failed);
+	head(f, "switchyard_health_check_transitions_total", "counter",
+	     "Endpoints that changed state (healthy, unhealthy) by their checks.");
+	fprintf(f, "switchyard_health_check_transitions_total %llu\n",
+		(unsigned long long)h->transitions);
+	head(f, "switchyard_health_check_up", "gauge",
+	     "1 while the endpoint's active health checks say it is up (healthy or not yet checked).");
+	for (i = 0; i < h->n; i++) {
+		char a[INET_ADDRSTRLEN];
+
+		inet_ntop(AF_INET, &h->t[i]->ip, a, sizeof(a));
+		fprintf(f, "switchyard_health_check_up{endpoint=\"%s:%u\"} %d\n", a,
+			ntohs(h->t[i]->port), h->t[i]->state != SY_HEALTH_UNHEALTHY);
+	}
+}
+
 char *
 sy_metrics_text(struct sy_router *r, size_t *len)
 {
@@ -315,6 +361,7 @@ sy_metrics_text(struct sy_router *r, size_t *len)
 		return NULL;
 	control_metrics(f, r);
 	contour_gauges(f, r);
+	health_metrics(f, &r->health);
 	worker_metrics(f, r);
 	if (fclose(f) != 0) {
 		free(buf);
