@@ -174,7 +174,9 @@ sy_router_recompile(struct sy_router *r)
 	}
 	sy_changes_reset(&r->changes);
 	r->gen_id = g->id;
-	/* The new endpoints take their health before any worker sees them. */
+	/* The rules' counter slots, and the new endpoints' health, before any
+	 * worker sees them. */
+	sy_route_stats_plan(&r->route_stats, g);
 	if (sy_health_plan(&r->health, g) < 0)
 		RTE_LOG(ERR, USER1, "health checks: out of memory planning generation %lu\n",
 			(unsigned long)g->id);
@@ -274,4 +276,5 @@ sy_router_fini(struct sy_router *r)
 	sy_relations_fini(&r->rel);
 	sy_store_fini(&r->store);
 	sy_health_fini(&r->health);
+	sy_route_stats_fini(&r->route_stats);
 }

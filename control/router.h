@@ -13,6 +13,7 @@
 
 #include "age.h"
 #include "health.h"
+#include "observe/route_stats.h"
 #include "journal.h"
 #include "relations.h"
 #include "scope.h"
@@ -42,6 +43,7 @@ struct sy_router {
 	struct sy_age_clock clock;   /* stamps new objects in the order they are accepted (age.h) */
 	double last_publish_time;    /* Unix time the live generation was published */
 	struct sy_health health;     /* active health checks of the live generation (health.h) */
+	struct sy_route_stats route_stats; /* traffic counters' slots per route object */
 	/* Fleet (control/fleet/fleet.h): how many Router objects the store
 	 * holds (fleet mode when > 0), and the spec.dns of the Router named by
 	 * router_name ("" when there is none): generated hosts go under it.

@@ -296,6 +296,14 @@ sy_dp_alog_take(unsigned w, struct sy_access_rec *out, unsigned max)
 	return rte_ring_sc_dequeue_burst_elem(dp.sh->alog[w], out, sizeof(*out), max, NULL);
 }
 
+const struct sy_route_ctr *
+sy_dp_route_ctrs(unsigned w)
+{
+	if (w >= dp.n_workers || dp.workers[w] == NULL)
+		return NULL;
+	return dp.workers[w]->tcp.route_ctr;
+}
+
 unsigned
 sy_dp_n_ports(void)
 {

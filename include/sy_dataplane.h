@@ -110,6 +110,11 @@ const char *sy_hc_result_name(enum sy_hc_result r);
 struct sy_access_rec;
 unsigned sy_dp_alog_take(unsigned w, struct sy_access_rec *out, unsigned max);
 
+/* Worker w's traffic counters per route object (sy_route_stats.h), live,
+ * read-only for the caller; NULL when there is no such worker. */
+struct sy_route_ctr;
+const struct sy_route_ctr *sy_dp_route_ctrs(unsigned w);
+
 unsigned sy_dp_n_ports(void);
 int sy_dp_port_info(unsigned i, struct sy_port_info *out);
 

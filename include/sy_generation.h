@@ -256,7 +256,11 @@ struct sy_rule {
 	const char *kind;     /* object kind, e.g. "Route" */
 	const char *object;   /* "namespace/name" of the object that made this rule */
 	uint32_t methods;     /* bit per SY_METHOD_*; 0 = any method */
-	enum sy_rule_action action;
+	uint8_t action;       /* enum sy_rule_action */
+	/* The object's counters on the workers (sy_route_stats.h), the same
+	 * while the object lives; 0: none. Set by the control thread before
+	 * the generation is published (control/observe/route_stats.c). */
+	uint16_t stat_slot;
 	uint16_t n_preds;
 	uint16_t n_filters;
 	uint16_t status;      /* REDIRECT / STATIC: the status the router answers with */

@@ -13,20 +13,21 @@
 #include "observe/metrics.h"
 #include "observe/route_state.h"
 #include "router.h"
+#include "observe/route_stats.h"
 #include "strmap.h"
 #include "sy_counters.h"
 #include "sy_dataplane.h"
 #include "sy_generation.h"
 
-static void
-head(FILE *f, const char *name, const char *type, const char *help)
+void
+sy_prom_head(FILE *f, const char *name, const char *type, const char *help)
 {
 	fprintf(f, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
 }
 
 /* A label value, escaped as the format wants (backslash, quote, newline). */
-static void
-label(FILE *f, const char *v)
+void
+sy_prom_label(FILE *f, const char *v)
 {
 	for (; v != NULL && *v; v++) {
 		if (*v == '\\' || *v == '"')
@@ -55,7 +56,7 @@ contour_gauges(FILE *f, struct sy_router *r)
 	struct timespec now;
 
 	/* By namespace: objects come sorted by namespace, so a run is one. */
-	head(f, "contour_ingressroute_total", "gauge",
+	sy_prom_head(f, "contour_ingressroute_total", "gauge",
 	     "IngressRoute objects regardless of status (valid + invalid + orphaned).");
 	for (i = 0; i < n;) {
 		size_t j = i;
@@ -63,13 +64,13 @@ contour_gauges(FILE *f, struct sy_router *r)
 		while (j < n && strcmp(irs[j]->ns, irs[i]->ns) == 0)
 			j++;
 		fprintf(f, "contour_ingressroute_total{namespace=\"");
-		label(f, irs[i]->ns);
+		sy_prom_label(f, irs[i]->ns);
 		fprintf(f, "\"} %zu\n", j - i);
 		i = j;
 	}
-	head(f, "contour_ingressroute_orphaned_total", "gauge",
+	sy_prom_head(f, "contour_ingressroute_orphaned_total", "gauge",
 	     "Orphaned IngressRoute objects: no root delegates to them.");
-	head(f, "contour_ingressroute_root_total", "gauge",
+	sy_prom_head(f, "contour_ingressroute_root_total", "gauge",
 	     "Root IngressRoute objects (one per vhost).");
 	for (s = 0; s < 2; s++) {
 		for (i = 0; i < n;) {
@@ -86,7 +87,7 @@ contour_gauges(FILE *f, struct sy_router *r)
 			fprintf(f, "%s{namespace=\"",
 				s == 0 ? "contour_ingressroute_orphaned_total"
 				       : "contour_ingressroute_root_total");
-			label(f, irs[i]->ns);
+			sy_prom_label(f, irs[i]->ns);
 			fprintf(f, "\"} %zu\n", c);
 			i = j;
 		}
@@ -96,7 +97,7 @@ contour_gauges(FILE *f, struct sy_router *r)
 	for (s = 0; s < 2; s++) {
 		struct sy_strmap seen;
 
-		head(f, s == 0 ? "contour_ingressroute_valid_total" : "contour_ingressroute_invalid_total",
+		sy_prom_head(f, s == 0 ? "contour_ingressroute_valid_total" : "contour_ingressroute_invalid_total",
 		     "gauge", s == 0 ? "Valid IngressRoute objects." : "Invalid IngressRoute objects.");
 		if (sy_strmap_init(&seen, n ? n : 1) < 0)
 			continue;
@@ -126,14 +127,14 @@ contour_gauges(FILE *f, struct sy_router *r)
 			}
 			fprintf(f, "%s{namespace=\"",
 				s == 0 ? "contour_ingressroute_valid_total" : "contour_ingressroute_invalid_total");
-			label(f, irs[i]->ns);
+			sy_prom_label(f, irs[i]->ns);
 			fprintf(f, "\",vhost=\"");
-			label(f, fq ? fq : "");
+			sy_prom_label(f, fq ? fq : "");
 			fprintf(f, "\"} %zu\n", c);
 		}
 		sy_strmap_fini(&seen);
 	}
-	head(f, "contour_ingressroute_dagrebuild_timestamp", "gauge",
+	sy_prom_head(f, "contour_ingressroute_dagrebuild_timestamp", "gauge",
 	     "Unix time of the last rebuild (compile and publish) of the configuration.");
 	clock_gettime(CLOCK_REALTIME, &now);
 	fprintf(f, "contour_ingressroute_dagrebuild_timestamp %.3f\n",
@@ -149,27 +150,27 @@ control_metrics(FILE *f, struct sy_router *r)
 	const struct sy_kind *const *k;
 	size_t i;
 
-	head(f, "switchyard_generation", "gauge", "Number of the live configuration generation.");
+	sy_prom_head(f, "switchyard_generation", "gauge", "Number of the live configuration generation.");
 	fprintf(f, "switchyard_generation %lu\n", (unsigned long)r->gen_id);
-	head(f, "switchyard_generation_bytes", "gauge", "Memory of the live generation.");
+	sy_prom_head(f, "switchyard_generation_bytes", "gauge", "Memory of the live generation.");
 	fprintf(f, "switchyard_generation_bytes %zu\n", g ? (size_t)g->bytes : (size_t)0);
-	head(f, "switchyard_generation_vhosts", "gauge", "Virtual hosts in the live generation.");
+	sy_prom_head(f, "switchyard_generation_vhosts", "gauge", "Virtual hosts in the live generation.");
 	fprintf(f, "switchyard_generation_vhosts %zu\n", g ? (size_t)g->n_vhosts : (size_t)0);
-	head(f, "switchyard_generation_publish_timestamp_seconds", "gauge",
+	sy_prom_head(f, "switchyard_generation_publish_timestamp_seconds", "gauge",
 	     "Unix time the live generation was published.");
 	fprintf(f, "switchyard_generation_publish_timestamp_seconds %.3f\n", r->last_publish_time);
-	head(f, "switchyard_last_compile_duration_seconds", "gauge",
+	sy_prom_head(f, "switchyard_last_compile_duration_seconds", "gauge",
 	     "Compile and publish time of the live generation.");
 	fprintf(f, "switchyard_last_compile_duration_seconds %.6f\n", r->last_compile_ms / 1e3);
-	head(f, "switchyard_uptime_seconds", "gauge", "Seconds since routerd started.");
+	sy_prom_head(f, "switchyard_uptime_seconds", "gauge", "Seconds since routerd started.");
 	fprintf(f, "switchyard_uptime_seconds %ld\n", (long)(time(NULL) - r->started));
 
-	head(f, "switchyard_objects", "gauge", "Objects in the store, by kind.");
+	sy_prom_head(f, "switchyard_objects", "gauge", "Objects in the store, by kind.");
 	for (k = sy_kinds; *k != NULL; k++)
 		fprintf(f, "switchyard_objects{kind=\"%s\",group=\"%s\"} %zu\n", (*k)->kind,
 			(*k)->group, sy_store_count(&r->store, *k));
 
-	head(f, "switchyard_routes", "gauge",
+	sy_prom_head(f, "switchyard_routes", "gauge",
 	     "Route objects of every kind by the state their status gives (OpenShift: admitted, "
 	     "rejected, not_in_shard; Contour: valid, invalid, orphaned; Skipper: valid, invalid).");
 	for (i = 0; routes[i] != NULL; i++) {
@@ -252,7 +253,7 @@ reason_series(FILE *f, const char *metric, const char *help, const struct sy_wor
 {
 	unsigned k, i;
 
-	head(f, metric, "counter", help);
+	sy_prom_head(f, metric, "counter", help);
 	for (k = 0; k < n; k++) {
 		uint64_t sum = 0;
 
@@ -276,14 +277,14 @@ worker_metrics(FILE *f, struct sy_router *r)
 	for (i = 0; i < nw; i++)
 		memcpy(&snap[i], sy_dp_worker_counters(i), sizeof(snap[i]));
 
-	head(f, "switchyard_workers", "gauge", "Worker lcores polling the ports.");
+	sy_prom_head(f, "switchyard_workers", "gauge", "Worker lcores polling the ports.");
 	fprintf(f, "switchyard_workers %u\n", nw);
-	head(f, "switchyard_worker_busy_seconds_total", "counter",
+	sy_prom_head(f, "switchyard_worker_busy_seconds_total", "counter",
 	     "Time in worker loop iterations that found work.");
 	for (i = 0; i < nw; i++)
 		fprintf(f, "switchyard_worker_busy_seconds_total{worker=\"%u\"} %.6f\n", i,
 			hz > 0 ? (double)snap[i].busy_cycles / hz : 0.0);
-	head(f, "switchyard_worker_idle_seconds_total", "counter",
+	sy_prom_head(f, "switchyard_worker_idle_seconds_total", "counter",
 	     "Time in empty polls and idle sleeps; busy / (busy + idle) is the load.");
 	for (i = 0; i < nw; i++)
 		fprintf(f, "switchyard_worker_idle_seconds_total{worker=\"%u\"} %.6f\n", i,
@@ -293,7 +294,7 @@ worker_metrics(FILE *f, struct sy_router *r)
 
 		for (i = 0; i < nw; i++)
 			sum += counter_at(&snap[i], counters[k].off);
-		head(f, counters[k].name, counters[k].type, counters[k].help);
+		sy_prom_head(f, counters[k].name, counters[k].type, counters[k].help);
 		fprintf(f, "%s %lu\n", counters[k].name, (unsigned long)sum);
 	}
 	reason_series(f, "switchyard_dropped_packets_total",
@@ -316,7 +317,7 @@ health_metrics(FILE *f, const struct sy_health *h)
 	uint64_t checks = 0, failed = 0;
 	size_t i, k;
 
-	head(f, "switchyard_health_check_endpoints", "gauge",
+	sy_prom_head(f, "switchyard_health_check_endpoints", "gauge",
 	     "Endpoints the active health checks watch, by state.");
 	for (k = 0; k < sizeof(states) / sizeof(states[0]); k++) {
 		size_t n = 0;
@@ -330,17 +331,17 @@ health_metrics(FILE *f, const struct sy_health *h)
 		checks += h->t[i]->checks;
 		failed += h->t[i]->failed;
 	}
-	head(f, "switchyard_health_checks_total", "counter",
+	sy_prom_head(f, "switchyard_health_checks_total", "counter",
 	     "Active health checks judged (of endpoints still watched).");
 	fprintf(f, "switchyard_health_checks_total %llu\n", (unsigned long long)checks);
-	head(f, "switchyard_health_check_failures_total", "counter",
+	sy_prom_head(f, "switchyard_health_check_failures_total", "counter",
 	     "Active health checks that failed (of endpoints still watched).");
 	fprintf(f, "switchyard_health_check_failures_total %llu\n", (unsigned long long)failed);
-	head(f, "switchyard_health_check_transitions_total", "counter",
+	sy_prom_head(f, "switchyard_health_check_transitions_total", "counter",
 	     "Endpoints that changed state (healthy, unhealthy) by their checks.");
 	fprintf(f, "switchyard_health_check_transitions_total %llu\n",
 		(unsigned long long)h->transitions);
-	head(f, "switchyard_health_check_up", "gauge",
+	sy_prom_head(f, "switchyard_health_check_up", "gauge",
 	     "1 while the endpoint's active health checks say it is up (healthy or not yet checked).");
 	for (i = 0; i < h->n; i++) {
 		char a[INET_ADDRSTRLEN];
@@ -362,6 +363,7 @@ sy_metrics_text(struct sy_router *r, size_t *len)
 	control_metrics(f, r);
 	contour_gauges(f, r);
 	health_metrics(f, &r->health);
+	sy_route_stats_metrics(f, &r->route_stats);
 	worker_metrics(f, r);
 	if (fclose(f) != 0) {
 		free(buf);

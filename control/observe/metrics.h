@@ -22,4 +22,10 @@ struct sy_router;
 /* The exposition, malloc'd and NUL-terminated (*len its length), or NULL. */
 char *sy_metrics_text(struct sy_router *r, size_t *len);
 
+/* For the files that write series of their own (route_stats.c): a metric's
+ * HELP and TYPE lines, and a label value escaped as the format wants. */
+#include <stdio.h>
+void sy_prom_head(FILE *f, const char *name, const char *type, const char *help);
+void sy_prom_label(FILE *f, const char *v);
+
 #endif

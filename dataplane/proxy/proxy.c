@@ -325,7 +325,7 @@ sy_proxy_release(struct sy_worker *w, struct sy_conn *c)
 	}
 	/* A request still in flight (a tunnel, a connection that ended
 	 * mid-exchange) is logged as far as it got. */
-	px_log_end(w, px);
+	px_request_end(w, px);
 	if (px->bc != NULL) {
 		struct sy_conn *bc = px->bc;
 

@@ -125,10 +125,17 @@ struct sy_proxy {
 	struct sy_tls_conn *btls;
 	struct sy_tls_conn btls_conn;
 	const void *btls_ctx;
-	/* The access log's record of the request in flight (observe/
-	 * access_rec.h), filled as it goes and put when the exchange is done
-	 * (or the connection ends first); log.tsc 0: none. */
+	/* The record of the request in flight (proxy_http.c, request_begin):
+	 * filled as it goes, counted on its route and put on the access log
+	 * when the exchange is done (or the connection ends first); log.tsc 0:
+	 * none open. */
 	struct sy_access_rec log;
+	/* The route's counters (sy_route_stats.h) for that request: its slot,
+	 * when it was queued to the backend (TSC), the backend's time to its
+	 * response head and the router's own, in microseconds. */
+	uint16_t stat_slot;
+	uint64_t t_queued;
+	uint32_t backend_us, router_us;
 };
 
 /* A worker's ratelimit token bucket (proxy_filter.c). */

@@ -11,6 +11,7 @@
 #include <strings.h>
 
 #include <rte_byteorder.h>
+#include <rte_cycles.h>
 #include <rte_mbuf.h>
 #include <rte_per_lcore.h>
 
@@ -18,6 +19,7 @@
 #include "observe/access_rec.h"
 #include "proxy/proxy_internal.h"
 #include "sy_generation.h"
+#include "sy_route_stats.h"
 #include "worker.h"
 
 /* A head being parsed or rewritten: one per lcore, not on the stack. */
@@ -59,23 +61,33 @@ reason_phrase(uint16_t status)
 	}
 }
 
-/* ------------------------------------------------------- access log -- */
+/* ------------------------------------------- a request's record -- */
 
-/* A record for the request whose head is `h` (NULL: none could be parsed),
- * when the log is on. The rest is filled as the exchange goes. */
+/*
+ * What the exchange in flight keeps for the route's counters (sy_route_
+ * stats.h) and the access log (observe/access_rec.h): px->log, open while
+ * log.tsc != 0, filled as the exchange goes (status, bytes, times), and
+ * counted and logged when it ends. The log's text fields only when the log
+ * is on.
+ */
 static void
-log_begin(struct sy_worker *w, struct sy_proxy *px, const struct sy_http_head *h)
+request_begin(struct sy_worker *w, struct sy_proxy *px, const struct sy_http_head *h)
 {
 	struct sy_access_rec *r = &px->log;
 
-	r->tsc = 0;
-	if (!sy_alog_on(w))
-		return;
-	memset(r, 0, sizeof(*r));
+	memset(r, 0, offsetof(struct sy_access_rec, method));
+	r->method[0] = r->host[0] = r->route[0] = r->target[0] = '\0';
 	r->tsc = w->now;
 	r->mode = SY_ALOG_PROXY;
 	r->why = SY_ALOG_NO_REASON;
 	r->resp_us = r->connect_us = SY_ALOG_NO_TIME;
+	r->bytes_in = h != NULL ? h->head_len : 0;
+	px->stat_slot = 0;
+	px->t_queued = 0;
+	px->backend_us = SY_ALOG_NO_TIME;
+	px->router_us = 0;
+	if (!sy_alog_on(w))
+		return;
 	r->client_ip = px->c.daddr;
 	r->client_port = px->c.dport;
 	r->vip = px->c.saddr;
@@ -85,19 +97,43 @@ log_begin(struct sy_worker *w, struct sy_proxy *px, const struct sy_http_head *h
 		sy_alog_text(r->method, sizeof(r->method), h->method, h->method_len);
 		sy_alog_text(r->host, sizeof(r->host), h->host, h->host_len);
 		sy_alog_text(r->target, sizeof(r->target), h->path, h->path_len);
-		r->bytes_in = h->head_len;
 	}
 }
 
-/* The exchange is over (or the connection, first): the record goes. */
-void
-px_log_end(struct sy_worker *w, struct sy_proxy *px)
+static inline uint32_t
+tsc_us(const struct sy_worker *w, uint64_t d)
 {
-	if (px->log.tsc == 0)
+	return (uint32_t)RTE_MIN(d * 1000 / w->sh->tsc_per_ms, (uint64_t)SY_ALOG_NO_TIME - 1);
+}
+
+/* The exchange is over (or the connection, first): counted on its route,
+ * logged. */
+void
+px_request_end(struct sy_worker *w, struct sy_proxy *px)
+{
+	struct sy_access_rec *r = &px->log;
+
+	if (r->tsc == 0)
 		return;
-	px->log.total_us = sy_alog_us_since(w, px->log.tsc);
-	sy_alog_put(w, &px->log);
-	px->log.tsc = 0;
+	r->total_us = sy_alog_us_since(w, r->tsc);
+	if (px->stat_slot != 0 && w->tcp.route_ctr != NULL) {
+		struct sy_route_ctr *ctr = &w->tcp.route_ctr[px->stat_slot];
+
+		ctr->requests++;
+		if (r->status >= 100 && r->status < 600)
+			ctr->responses[r->status / 100 - 1]++;
+		ctr->bytes_in += r->bytes_in;
+		ctr->bytes_out += r->bytes_out;
+		if (px->backend_us != SY_ALOG_NO_TIME) {
+			ctr->backend_us_sum += px->backend_us;
+			ctr->backend_le[sy_route_lat_bucket(px->backend_us)]++;
+			ctr->router_us_sum += px->router_us;
+			ctr->router_le[sy_route_lat_bucket(px->router_us)]++;
+		}
+	}
+	if (sy_alog_on(w))
+		sy_alog_put(w, r);
+	r->tsc = 0;
 }
 
 /* The router's own answer, queued to the client; `close` ends the
@@ -176,7 +212,7 @@ px_backend_settle(struct sy_worker *w, struct sy_proxy *px)
 static void
 px_exchange_done(struct sy_worker *w, struct sy_proxy *px)
 {
-	px_log_end(w, px);
+	px_request_end(w, px);
 	px->req_state = SY_PX_REQ_HEAD;
 	px_backend_settle(w, px);
 	if (px->close_after) {
@@ -357,11 +393,11 @@ px_request_head(struct sy_worker *w, struct sy_proxy *px)
 
 		sy_mq_drop(in, in->bytes);
 		px->req_state = SY_PX_REQ_DONE;
-		log_begin(w, px, NULL);
+		request_begin(w, px, NULL);
 		px_answer(w, px, sy_px_msg_http_status(st), why, NULL, NULL, true);
 		return true;
 	}
-	log_begin(w, px, &req.h);
+	request_begin(w, px, &req.h);
 	px->requests++;
 	w->counters.proxy_requests++;
 	px->head_req = req.is_head;
@@ -386,7 +422,8 @@ px_request_head(struct sy_worker *w, struct sy_proxy *px)
 	}
 	/* Every rule the request took answers for the response (Skipper). */
 	px_filter_response_prepare(px, chain, loops + 1);
-	if (px->log.tsc != 0) {
+	px->stat_slot = tg.rule != NULL ? tg.rule->stat_slot : 0;
+	if (sy_alog_on(w)) {
 		if (tg.rule != NULL && tg.rule->object != NULL)
 			snprintf(px->log.route, sizeof(px->log.route), "%s %s",
 				 tg.rule->kind ? tg.rule->kind : "", tg.rule->object);
@@ -480,6 +517,9 @@ px_request_head(struct sy_worker *w, struct sy_proxy *px)
 		px_answer(w, px, 503, SY_ANSWER_PROXY_BUSY, NULL, NULL, true);
 		return true;
 	}
+	/* Queued for the backend: the router's part of the request is done. */
+	px->t_queued = rte_rdtsc();
+	px->router_us = tsc_us(w, px->t_queued - w->now);
 	/* A copy to send again (px_retry): a request without a body, in the
 	 * clear, that can go again, to a kept leg the backend may be
 	 * closing (idempotent only), or to a new one that may be refused
@@ -740,6 +780,11 @@ px_response_head(struct sy_worker *w, struct sy_proxy *px)
 	if (px->log.tsc != 0 && resp.status >= 200) {
 		px->log.status = resp.status;
 		px->log.resp_us = sy_alog_us_since(w, px->log.tsc);
+		/* The backend's time from when the request was queued to it;
+		 * the router's own, to queue it and now to pass this head on. */
+		if (px->t_queued != 0 && w->now >= px->t_queued)
+			px->backend_us = tsc_us(w, w->now - px->t_queued);
+		px->router_us += tsc_us(w, rte_rdtsc() - w->now);
 	}
 	px->resp_sent = true;
 	px_backend_consumed(w, px);

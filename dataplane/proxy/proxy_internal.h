@@ -111,8 +111,9 @@ px_s_close(struct sy_tcb *t, struct sy_tls_conn *tls)
 #define px_backend_close(px) px_s_close(&(px)->b, (px)->btls)
 
 void px_step(struct sy_worker *w, struct sy_proxy *px);
-/* The access log's record of the request in flight goes (if there is one). */
-void px_log_end(struct sy_worker *w, struct sy_proxy *px);
+/* The request in flight (if there is one) is over: counted on its route
+ * (sy_route_stats.h), logged (observe/access_rec.h). */
+void px_request_end(struct sy_worker *w, struct sy_proxy *px);
 bool px_advance(struct sy_worker *w, struct sy_proxy *px);
 void px_deadline(struct sy_worker *w, struct sy_proxy *px);
 int px_backend_open(struct sy_worker *w, struct sy_proxy *px, uint32_t ip, uint16_t port,

@@ -16,6 +16,7 @@
 
 #include "splice/flow.h"
 #include "splice/splice.h"
+#include "sy_route_stats.h"
 #include "tcp/tcp_out.h"
 #include "tcp/tcp_seq.h"
 #include "worker.h"
@@ -149,6 +150,14 @@ sy_answer_start(struct sy_worker *w, struct sy_conn *c, uint16_t status, enum sy
 	 * dontlognull). */
 	if (why != SY_ANSWER_CLIENT_CLOSED_EMPTY)
 		sy_splice_log(w, c, false, status, why);
+	if (c->peek->stat_slot != 0 && w->tcp.route_ctr != NULL) {
+		/* A rule's own answer (a redirect, a static body): its route's. */
+		struct sy_route_ctr *ctr = &w->tcp.route_ctr[c->peek->stat_slot];
+
+		ctr->connections++;
+		if (status >= 100 && status < 600)
+			ctr->responses[status / 100 - 1]++;
+	}
 	/* What we held is now consumed: acknowledged by the answer. The
 	 * buffer itself stays: it has the sequence numbers we answer with. */
 	sy_peek_release_segments(w, c->peek);

@@ -12,6 +12,7 @@
 #include <rte_mempool.h>
 
 #include "dp_log.h"
+#include "sy_route_stats.h"
 #include "net/fib.h"
 #include "tcp/tcb.h"
 #include "proxy/proxy.h"
@@ -125,12 +126,15 @@ sy_tcp_worker_init(struct sy_worker *w)
 	t->snat_div = rte_reciprocal_value(n);
 	t->buckets = rte_zmalloc_socket("sy_px_buckets", SY_PX_BUCKETS * sizeof(*t->buckets),
 					RTE_CACHE_LINE_SIZE, (int)rte_socket_id());
+	t->route_ctr = rte_zmalloc_socket("sy_route_ctr",
+					  SY_ROUTE_STAT_SLOTS * sizeof(struct sy_route_ctr),
+					  RTE_CACHE_LINE_SIZE, (int)rte_socket_id());
 	t->cache_mask = sy_flow_cache_slots(flows) - 1;
 	t->client_cache = rte_zmalloc_socket("sy_flow_cache",
 					     ((size_t)t->cache_mask + 1) * sizeof(*t->client_cache),
 					     RTE_CACHE_LINE_SIZE, (int)rte_socket_id());
 	if (t->flows == NULL || rc != 0 || t->peeks == NULL || t->proxies == NULL ||
-	    t->ports == NULL || t->buckets == NULL || t->snat_conn == NULL ||
+	    t->ports == NULL || t->buckets == NULL || t->snat_conn == NULL || t->route_ctr == NULL ||
 	    t->client_cache == NULL || px_idle_init(w) < 0 || sy_tls_worker_init(w) < 0 || sy_hc_init(w) < 0) {
 		SY_DP_LOG(ERR,
 			  "worker %u: connection tables for flows_per_worker %u (about %zu MB): %s",
@@ -176,6 +180,8 @@ sy_tcp_worker_fini(struct sy_worker *w)
 	rte_free(t->client_cache);
 	rte_free(t->buckets);
 	t->buckets = NULL;
+	rte_free(t->route_ctr);
+	t->route_ctr = NULL;
 	px_idle_fini(w);
 	sy_tls_worker_fini(w);
 	sy_hc_fini(w);

@@ -161,6 +161,7 @@ struct sy_tcp_worker {
 	uint64_t lb_opened[SY_LB_LOAD_SLOTS];
 	struct sy_lb_eject_count eject_count[SY_LB_EJECT_COUNT_SLOTS]; /* lb/lb.h */
 	uint32_t eject_epoch; /* ejections made: eject_count entries older are stale */
+	struct sy_route_ctr *route_ctr; /* SY_ROUTE_STAT_SLOTS counters (sy_route_stats.h) */
 };
 
 int sy_tcp_worker_init(struct sy_worker *w);

@@ -22,6 +22,7 @@
 #include "proxy/proxy.h"
 #include "splice/splice.h"
 #include "sy_generation.h"
+#include "sy_route_stats.h"
 #include "tcp/tcp_isn.h"
 #include "tcp/tcp_out.h"
 #include "tcp/tcp_seq.h"
@@ -471,6 +472,7 @@ route_lookup(struct sy_worker *w, struct sy_conn *c, uint16_t *status, enum sy_a
 			/* The rule's own answer (its status/inlineContent filters
 			 * are what it says). */
 			answer_from_rule(c, rule);
+			c->peek->stat_slot = rule->stat_slot;
 			*status = c->peek->answer_status;
 			*why = SY_ANSWER_RULE_ANSWER;
 			return NULL;
@@ -499,6 +501,7 @@ route_lookup(struct sy_worker *w, struct sy_conn *c, uint16_t *status, enum sy_a
 	}
 	if (rule == NULL)
 		return NULL;
+	c->peek->stat_slot = rule->stat_slot;
 	if (rule->pool != NULL && rule->pool->backend_tls) {
 		/* The compiler leaves https:// backends to the proxy mode;
 		 * should one get here, it is not sent in plain text. */
@@ -718,6 +721,8 @@ backend_established(struct sy_worker *w, struct sy_conn *c, struct rte_mbuf *syn
 	}
 	sy_lb_report(w, c->backend_ip, c->backend_port, 1);
 	sy_splice_log(w, c, true, 0, SY_ANSWER_NO_ROUTE /* unused when spliced */);
+	if (c->peek->stat_slot != 0 && w->tcp.route_ctr != NULL)
+		w->tcp.route_ctr[c->peek->stat_slot].connections++;
 	if (c->peek->ts_ok && bo.ts_ok)
 		d_ts = c->peek->tsval_r0 - bo.tsval;
 	/* Scaling is in force only when both ends offered it (RFC 7323 2.2). */

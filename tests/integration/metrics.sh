@@ -87,6 +87,12 @@ for i in $(seq 1 20); do
 done
 t_run lab_client curl -s -m 5 -o /dev/null -w '%{http_code}' -H "Host: nobody.$D" "http://$LAB_ROUTER_IP/"
 [ "$T_OUT" = 503 ] || t_fail "an unknown host gets 503" "seen: $(t_seen)"
+# Proxied (web.lab has path rules): 5 requests for / on one connection (Route web), 4 for
+# /b... (Route web-b; the lab's nginx answers 200 on every path).
+t_run lab_client curl -s -m 5 -o /dev/null -H "Host: web.$D" "http://$LAB_ROUTER_IP/" "http://$LAB_ROUTER_IP/" \
+	"http://$LAB_ROUTER_IP/" "http://$LAB_ROUTER_IP/" "http://$LAB_ROUTER_IP/" "http://$LAB_ROUTER_IP/b" \
+	"http://$LAB_ROUTER_IP/b" "http://$LAB_ROUTER_IP/b" "http://$LAB_ROUTER_IP/b/nothing"
+t_expect_rc 0 "9 proxied requests to web.$D"
 t_run curl -sf -m 5 "$URL"
 after=$T_OUT
 delta() { echo $(($(value "$after" "$1") - $(value "$before" "$1"))); }
@@ -103,6 +109,27 @@ delta() { echo $(($(value "$after" "$1") - $(value "$before" "$1"))); }
 	[ "$(delta switchyard_transmitted_packets_total)" -ge 120 ] ||
 	t_fail "packets both ways counted" "rx +$(delta switchyard_received_packets_total), tx +$(delta switchyard_transmitted_packets_total)"
 t_ok "after 21 connections: spliced +$(delta switchyard_connections_spliced_total), no_route answers +1, packets rx +$(delta switchyard_received_packets_total) tx +$(delta switchyard_transmitted_packets_total)"
+
+# Per route object (sy_route_stats.h): the spliced connections on Route plain, the proxied
+# requests on Route web and web-b, by status class, bytes, the latency histograms.
+rl() { printf 'kind="Route",namespace="demo",name="%s",vhost="%s"' "$1" "$2.$D"; }
+[ "$(delta "switchyard_route_connections_total{$(rl plain plain)}")" = 20 ] ||
+	t_fail "route plain: 20 connections" "$(grep 'name="plain"' <<<"$after" | head -5)"
+[ "$(delta "switchyard_route_requests_total{$(rl web web)}")" = 5 ] &&
+	[ "$(delta "switchyard_route_responses_total{$(rl web web),code=\"2xx\"}")" = 5 ] ||
+	t_fail "route web: 5 requests, 5 2xx" "$(grep 'name="web"' <<<"$after" | grep -v bucket)"
+[ "$(delta "switchyard_route_requests_total{$(rl web-b web)}")" = 4 ] &&
+	[ "$(delta "switchyard_route_responses_total{$(rl web-b web),code=\"2xx\"}")" = 4 ] &&
+	[ "$(delta "switchyard_route_responses_total{$(rl web-b web),code=\"5xx\"}")" = 0 ] ||
+	t_fail "route web-b: 4 requests, 4 2xx" "$(grep 'name="web-b"' <<<"$after" | grep -v bucket)"
+[ "$(delta "switchyard_route_sent_bytes_total{$(rl web web)}")" -gt 500 ] &&
+	[ "$(delta "switchyard_route_received_bytes_total{$(rl web web)}")" -gt 200 ] ||
+	t_fail "route web: bytes both ways" "$(grep 'name="web"' <<<"$after" | grep bytes)"
+[ "$(delta "switchyard_route_backend_response_seconds_count{$(rl web web)}")" = 5 ] &&
+	[ "$(delta "switchyard_route_backend_response_seconds_bucket{$(rl web web),le=\"+Inf\"}")" = 5 ] &&
+	[ "$(delta "switchyard_route_router_seconds_count{$(rl web web)}")" = 5 ] ||
+	t_fail "route web: 5 in each latency histogram" "$(grep 'name="web"' <<<"$after" | grep seconds | head -30)"
+t_ok "per route: plain +20 spliced connections, web +5 requests (2xx), web-b +4 (2xx), bytes and latency histograms"
 
 # promtool: only the seed's gauges may be flagged (for their _total suffix).
 t_run promtool check metrics <<<"$after"

@@ -19,7 +19,7 @@ static inline int
 sy_test_eal_init(const char *name)
 {
 	char prefix[64];
-	char *argv[] = { (char *)name, "--no-huge", "--no-pci", "--no-shconf", "-m", "128",
+	char *argv[] = { (char *)name, "--no-huge", "--no-pci", "--no-shconf", "-m", "256",
 			 "--file-prefix", prefix, "--no-telemetry", "--log-level=*:error",
 			 "--lcores", "0@0", NULL };
 

@@ -1,0 +1,274 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Traffic per route object: slots, bases, the scrape (route_stats.h). */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "observe/metrics.h"
+#include "observe/route_stats.h"
+#include "sy_dataplane.h"
+#include "sy_generation.h"
+
+static int
+ready(struct sy_route_stats *rs)
+{
+	if (rs->ready)
+		return 1;
+	rs->base = calloc(SY_ROUTE_STAT_SLOTS, sizeof(*rs->base));
+	if (rs->base == NULL || sy_strmap_init(&rs->slot_of, 1024) < 0) {
+		free(rs->base);
+		rs->base = NULL;
+		return 0;
+	}
+	rs->ready = 1;
+	return 1;
+}
+
+/* The workers' totals of slot s, plus into out. */
+static void
+sum_slot(unsigned s, struct sy_route_ctr *out)
+{
+	unsigned w, k;
+
+	memset(out, 0, sizeof(*out));
+	for (w = 0; w < sy_dp_n_workers(); w++) {
+		const struct sy_route_ctr *a = sy_dp_route_ctrs(w);
+		const uint64_t *src;
+		uint64_t *dst = (uint64_t *)out;
+
+		if (a == NULL)
+			continue;
+		src = (const uint64_t *)&a[s];
+		for (k = 0; k < sizeof(*out) / sizeof(uint64_t); k++)
+			dst[k] += src[k];
+	}
+}
+
+/* A slot for key, or 0 when none is left. */
+static uint16_t
+slot_for(struct sy_route_stats *rs, const char *key, const char *host)
+{
+	void *v = sy_strmap_get(&rs->slot_of, key);
+	unsigned s;
+
+	if (v != NULL)
+		return (uint16_t)(uintptr_t)v;
+	for (s = 1; s < SY_ROUTE_STAT_SLOTS; s++)
+		if (rs->key[s] == NULL)
+			break;
+	if (s == SY_ROUTE_STAT_SLOTS)
+		return 0;
+	rs->key[s] = strdup(key);
+	rs->host[s] = strdup(host ? host : "");
+	if (rs->key[s] == NULL || rs->host[s] == NULL ||
+	    sy_strmap_put(&rs->slot_of, rs->key[s], (void *)(uintptr_t)s) < 0) {
+		free(rs->key[s]);
+		free(rs->host[s]);
+		rs->key[s] = rs->host[s] = NULL;
+		return 0;
+	}
+	rs->n_used++;
+	return (uint16_t)s;
+}
+
+void
+sy_route_stats_plan(struct sy_route_stats *rs, struct sy_generation *g)
+{
+	const struct sy_vhost *vh;
+	char key[320];
+	size_t vi;
+	unsigned s;
+	uint32_t r;
+
+	if (!ready(rs))
+		return;
+	rs->plan++;
+	rs->unslotted = 0;
+	for (vi = 0; (vh = sy_gen_next_vhost(g, &vi)) != NULL;) {
+		for (r = 0; r < vh->n_rules; r++) {
+			/* The generation's memory: this field is ours to write. */
+			struct sy_rule *rule = (struct sy_rule *)&vh->rules[r];
+			uint16_t slot;
+
+			if (rule->object == NULL) {
+				rule->stat_slot = 0;
+				continue;
+			}
+			snprintf(key, sizeof(key), "%s %s", rule->kind ? rule->kind : "", rule->object);
+			slot = slot_for(rs, key, vh->host);
+			rule->stat_slot = slot;
+			if (slot == 0) {
+				rs->unslotted++;
+				continue;
+			}
+			rs->seen[slot] = rs->plan;
+		}
+	}
+	/* Objects gone from the generation: their slots are free again, from
+	 * the totals they leave (a request still in flight in the old
+	 * generation may still count there: a moment's difference). */
+	for (s = 1; s < SY_ROUTE_STAT_SLOTS; s++) {
+		if (rs->key[s] == NULL || rs->seen[s] == rs->plan)
+			continue;
+		sum_slot(s, &rs->base[s]);
+		sy_strmap_remove(&rs->slot_of, rs->key[s]);
+		free(rs->key[s]);
+		free(rs->host[s]);
+		rs->key[s] = rs->host[s] = NULL;
+		rs->n_used--;
+	}
+}
+
+/* "Kind ns/name" -> its three labels. */
+static void
+labels(FILE *f, const struct sy_route_stats *rs, unsigned s)
+{
+	const char *k = rs->key[s], *sp = strchr(k, ' '), *sl = sp ? strchr(sp + 1, '/') : NULL;
+
+	char part[256];
+
+	if (sp == NULL || sl == NULL) {
+		fputs("route=\"", f);
+		sy_prom_label(f, k);
+	} else {
+		snprintf(part, sizeof(part), "%.*s", (int)(sp - k), k);
+		fputs("kind=\"", f);
+		sy_prom_label(f, part);
+		snprintf(part, sizeof(part), "%.*s", (int)(sl - sp - 1), sp + 1);
+		fputs("\",namespace=\"", f);
+		sy_prom_label(f, part);
+		fputs("\",name=\"", f);
+		sy_prom_label(f, sl + 1);
+	}
+	fputs("\",vhost=\"", f);
+	sy_prom_label(f, rs->host[s]);
+	fputc('"', f);
+}
+
+static void
+histogram(FILE *f, const struct sy_route_stats *rs, const char *name, const char *help,
+	  size_t off_le, size_t off_sum, const struct sy_route_ctr *tot)
+{
+	unsigned s, b;
+
+	sy_prom_head(f, name, "histogram", help);
+	for (s = 1; s < SY_ROUTE_STAT_SLOTS; s++) {
+		const struct sy_route_ctr *t = &tot[s];
+		const uint64_t *le = (const uint64_t *)((const char *)t + off_le);
+		uint64_t cum = 0;
+
+		if (rs->key[s] == NULL)
+			continue;
+		for (b = 0; b < SY_ROUTE_LAT_BUCKETS; b++) {
+			cum += le[b];
+			fprintf(f, "%s_bucket{", name);
+			labels(f, rs, s);
+			if (b < SY_ROUTE_LAT_BUCKETS - 1)
+				fprintf(f, ",le=\"%g\"} %llu\n", sy_route_lat_le_us[b] / 1e6,
+					(unsigned long long)cum);
+			else
+				fprintf(f, ",le=\"+Inf\"} %llu\n", (unsigned long long)cum);
+		}
+		fprintf(f, "%s_sum{", name);
+		labels(f, rs, s);
+		fprintf(f, "} %.6f\n%s_count{", *(const uint64_t *)((const char *)t + off_sum) / 1e6,
+			name);
+		labels(f, rs, s);
+		fprintf(f, "} %llu\n", (unsigned long long)cum);
+	}
+}
+
+static void
+counter(FILE *f, const struct sy_route_stats *rs, const char *name, const char *help, size_t off,
+	const struct sy_route_ctr *tot)
+{
+	unsigned s;
+
+	sy_prom_head(f, name, "counter", help);
+	for (s = 1; s < SY_ROUTE_STAT_SLOTS; s++) {
+		if (rs->key[s] == NULL)
+			continue;
+		fprintf(f, "%s{", name);
+		labels(f, rs, s);
+		fprintf(f, "} %llu\n",
+			(unsigned long long)*(const uint64_t *)((const char *)&tot[s] + off));
+	}
+}
+
+void
+sy_route_stats_metrics(FILE *f, const struct sy_route_stats *rs)
+{
+	struct sy_route_ctr *tot;
+	unsigned s, k, c;
+
+	if (!rs->ready)
+		return;
+	tot = calloc(SY_ROUTE_STAT_SLOTS, sizeof(*tot));
+	if (tot == NULL)
+		return;
+	/* Each slot: the workers' totals less its base. */
+	for (s = 1; s < SY_ROUTE_STAT_SLOTS; s++) {
+		uint64_t *t = (uint64_t *)&tot[s];
+		const uint64_t *b = (const uint64_t *)&rs->base[s];
+
+		if (rs->key[s] == NULL)
+			continue;
+		sum_slot(s, &tot[s]);
+		for (k = 0; k < sizeof(tot[s]) / sizeof(uint64_t); k++)
+			t[k] = t[k] >= b[k] ? t[k] - b[k] : 0;
+	}
+	counter(f, rs, "switchyard_route_connections_total",
+		"Client connections a route object's rules carried on the splice path (spliced or "
+		"answered by its rule).",
+		offsetof(struct sy_route_ctr, connections), tot);
+	counter(f, rs, "switchyard_route_requests_total",
+		"Requests a route object's rules routed in proxy mode.",
+		offsetof(struct sy_route_ctr, requests), tot);
+	sy_prom_head(f, "switchyard_route_responses_total", "counter",
+	     "Responses to a route object's requests by class (the backend's or the router's own).");
+	for (s = 1; s < SY_ROUTE_STAT_SLOTS; s++) {
+		if (rs->key[s] == NULL)
+			continue;
+		for (c = 0; c < 5; c++) {
+			fprintf(f, "switchyard_route_responses_total{");
+			labels(f, rs, s);
+			fprintf(f, ",code=\"%uxx\"} %llu\n", c + 1,
+				(unsigned long long)tot[s].responses[c]);
+		}
+	}
+	counter(f, rs, "switchyard_route_received_bytes_total",
+		"Bytes of requests (heads and bodies) from clients, proxy mode.",
+		offsetof(struct sy_route_ctr, bytes_in), tot);
+	counter(f, rs, "switchyard_route_sent_bytes_total",
+		"Bytes of responses (heads and bodies) to clients, proxy mode.",
+		offsetof(struct sy_route_ctr, bytes_out), tot);
+	histogram(f, rs, "switchyard_route_backend_response_seconds",
+		  "Request queued to the backend (connect included) to its response head.",
+		  offsetof(struct sy_route_ctr, backend_le), offsetof(struct sy_route_ctr, backend_us_sum),
+		  tot);
+	histogram(f, rs, "switchyard_route_router_seconds",
+		  "Time the router itself spent on a request: head complete to queued for the "
+		  "backend, and the response head's way to the client.",
+		  offsetof(struct sy_route_ctr, router_le), offsetof(struct sy_route_ctr, router_us_sum),
+		  tot);
+	sy_prom_head(f, "switchyard_route_objects_unslotted", "gauge",
+	     "Route objects past the counted ones (their traffic is not in the route series).");
+	fprintf(f, "switchyard_route_objects_unslotted %llu\n", (unsigned long long)rs->unslotted);
+	free(tot);
+}
+
+void
+sy_route_stats_fini(struct sy_route_stats *rs)
+{
+	unsigned s;
+
+	if (!rs->ready)
+		return;
+	for (s = 0; s < SY_ROUTE_STAT_SLOTS; s++) {
+		free(rs->key[s]);
+		free(rs->host[s]);
+	}
+	sy_strmap_fini(&rs->slot_of);
+	free(rs->base);
+	memset(rs, 0, sizeof(*rs));
+}

@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Traffic per route object, the control thread's side (sy_route_stats.h):
+ * each object whose rules are in the live generation has a slot, the same
+ * across generations while the object lives, written into its rules
+ * (sy_rule.stat_slot) before a generation is published; the workers count
+ * into their own arrays by it; a scrape sums them. A slot freed (its object
+ * gone from the generation) remembers its totals as a base the next owner
+ * starts from, so an object's counters never start with another's. Past
+ * SY_ROUTE_STAT_SLOTS - 1 objects the rest are not counted (counted:
+ * `unslotted`).
+ */
+#ifndef SY_OBSERVE_ROUTE_STATS_H
+#define SY_OBSERVE_ROUTE_STATS_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "strmap.h"
+#include "sy_route_stats.h"
+
+struct sy_generation;
+
+struct sy_route_stats {
+	struct sy_strmap slot_of;            /* "Kind ns/name" -> slot (as a pointer) */
+	char *key[SY_ROUTE_STAT_SLOTS];      /* slot -> its key (owned), NULL: free */
+	char *host[SY_ROUTE_STAT_SLOTS];     /* the first vhost its rules are on */
+	struct sy_route_ctr *base;           /* SY_ROUTE_STAT_SLOTS totals at the last free */
+	uint32_t seen[SY_ROUTE_STAT_SLOTS];  /* plan number that last saw it */
+	uint32_t plan;
+	uint32_t n_used;
+	uint64_t unslotted;                  /* objects past the slots (at the last plan) */
+	int ready;
+};
+
+/* Slots for g's rules (before g is published). */
+void sy_route_stats_plan(struct sy_route_stats *rs, struct sy_generation *g);
+/* The Prometheus series (observe/metrics.c). */
+void sy_route_stats_metrics(FILE *f, const struct sy_route_stats *rs);
+void sy_route_stats_fini(struct sy_route_stats *rs);
+
+#endif

@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Traffic counters per route object (an OpenShift Route, an IngressRoute, a
+ * RouteGroup...), counted on the workers and summed by the control thread
+ * at a scrape (control/observe/route_stats.h). Each worker has its own
+ * array, indexed by the slot the control thread gave the object
+ * (sy_rule.stat_slot): no sharing, no atomics, a scrape reads while the
+ * workers write (a moment's view, as every counter). A slot stays the
+ * object's while it lives; a freed slot's totals are remembered as its
+ * base, so the next object starts from zero.
+ */
+#ifndef SY_ROUTE_STATS_H
+#define SY_ROUTE_STATS_H
+
+#include <stdint.h>
+
+#define SY_ROUTE_STAT_SLOTS 8192 /* route objects counted; slot 0 is "none" */
+
+/* Latency buckets' upper bounds in microseconds (the last is +Inf). */
+#define SY_ROUTE_LAT_BUCKETS 12
+static const uint32_t sy_route_lat_le_us[SY_ROUTE_LAT_BUCKETS - 1] __attribute__((unused)) = {
+	100, 500, 1000, 2500, 5000, 10000, 25000, 50000, 100000, 500000, 1000000,
+};
+
+struct sy_route_ctr {
+	uint64_t connections; /* client connections routed by this object's rules */
+	uint64_t requests;    /* proxied requests */
+	uint64_t responses[5]; /* by class, 1xx..5xx (the backend's, or the router's own) */
+	uint64_t bytes_in;    /* request heads and bodies (proxy) */
+	uint64_t bytes_out;   /* response heads and bodies (proxy) */
+	/* The backend's time: request queued to the backend leg (connect
+	 * included) to its response head. */
+	uint64_t backend_us_sum;
+	uint64_t backend_le[SY_ROUTE_LAT_BUCKETS];
+	/* The router's own time on a request: its head complete to queued for
+	 * the backend (parse, route, filters, a backend leg found), plus the
+	 * response head's way to the client. */
+	uint64_t router_us_sum;
+	uint64_t router_le[SY_ROUTE_LAT_BUCKETS];
+};
+
+/* The bucket of a duration in microseconds. */
+static inline unsigned
+sy_route_lat_bucket(uint32_t us)
+{
+	unsigned i;
+
+	for (i = 0; i < SY_ROUTE_LAT_BUCKETS - 1; i++)
+		if (us <= sy_route_lat_le_us[i])
+			return i;
+	return SY_ROUTE_LAT_BUCKETS - 1;
+}
+
+#endif
