@@ -345,6 +345,14 @@ sy_ops_graph(struct sy_router *r, const json_t *req)
 }
 
 json_t *
+sy_ops_routes_traffic(struct sy_router *r, const json_t *req)
+{
+	(void)req;
+	return json_pack("{s:b, s:I, s:o}", "ok", 1, "generation", (json_int_t)r->gen_id, "routes",
+			 sy_route_stats_json(&r->route_stats));
+}
+
+json_t *
 sy_ops_handle(struct sy_router *r, const json_t *req)
 {
 	static const struct {
@@ -354,7 +362,7 @@ sy_ops_handle(struct sy_router *r, const json_t *req)
 		{ "apply", sy_ops_apply },   { "delete", sy_ops_delete }, { "get", sy_ops_get },
 		{ "resolve", sy_ops_resolve }, { "stats", sy_ops_stats }, { "status", sy_ops_status },
 		{ "metrics", sy_ops_metrics }, { "graph", sy_ops_graph },
-		{ "dns-zone", sy_ops_dns_zone },
+		{ "dns-zone", sy_ops_dns_zone }, { "routes-traffic", sy_ops_routes_traffic },
 	};
 	const char *op;
 	size_t i;

@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <jansson.h>
+
 #include "observe/metrics.h"
 #include "observe/route_stats.h"
 #include "sy_dataplane.h"
@@ -195,18 +197,16 @@ counter(FILE *f, const struct sy_route_stats *rs, const char *name, const char *
 	}
 }
 
-void
-sy_route_stats_metrics(FILE *f, const struct sy_route_stats *rs)
+/* Every used slot's counters: the workers' totals less its base (malloc'd,
+ * SY_ROUTE_STAT_SLOTS of them), or NULL. */
+static struct sy_route_ctr *
+totals(const struct sy_route_stats *rs)
 {
 	struct sy_route_ctr *tot;
-	unsigned s, k, c;
+	unsigned s, k;
 
-	if (!rs->ready)
-		return;
-	tot = calloc(SY_ROUTE_STAT_SLOTS, sizeof(*tot));
-	if (tot == NULL)
-		return;
-	/* Each slot: the workers' totals less its base. */
+	if (!rs->ready || (tot = calloc(SY_ROUTE_STAT_SLOTS, sizeof(*tot))) == NULL)
+		return NULL;
 	for (s = 1; s < SY_ROUTE_STAT_SLOTS; s++) {
 		uint64_t *t = (uint64_t *)&tot[s];
 		const uint64_t *b = (const uint64_t *)&rs->base[s];
@@ -217,6 +217,43 @@ sy_route_stats_metrics(FILE *f, const struct sy_route_stats *rs)
 		for (k = 0; k < sizeof(tot[s]) / sizeof(uint64_t); k++)
 			t[k] = t[k] >= b[k] ? t[k] - b[k] : 0;
 	}
+	return tot;
+}
+
+json_t *
+sy_route_stats_json(const struct sy_route_stats *rs)
+{
+	struct sy_route_ctr *tot = totals(rs);
+	json_t *list = json_array();
+	unsigned s;
+
+	for (s = 1; tot != NULL && s < SY_ROUTE_STAT_SLOTS; s++) {
+		const struct sy_route_ctr *t = &tot[s];
+
+		if (rs->key[s] == NULL)
+			continue;
+		json_array_append_new(
+			list, json_pack("{s:s, s:s, s:I, s:I, s:[I,I,I,I,I], s:I, s:I}", "route",
+					rs->key[s], "vhost", rs->host[s], "connections",
+					(json_int_t)t->connections, "requests", (json_int_t)t->requests,
+					"responses", (json_int_t)t->responses[0],
+					(json_int_t)t->responses[1], (json_int_t)t->responses[2],
+					(json_int_t)t->responses[3], (json_int_t)t->responses[4],
+					"bytes_in", (json_int_t)t->bytes_in, "bytes_out",
+					(json_int_t)t->bytes_out));
+	}
+	free(tot);
+	return list;
+}
+
+void
+sy_route_stats_metrics(FILE *f, const struct sy_route_stats *rs)
+{
+	struct sy_route_ctr *tot = totals(rs);
+	unsigned s, c;
+
+	if (tot == NULL)
+		return;
 	counter(f, rs, "switchyard_route_connections_total",
 		"Client connections a route object's rules carried on the splice path (spliced or "
 		"answered by its rule).",

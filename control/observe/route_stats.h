@@ -37,6 +37,11 @@ struct sy_route_stats {
 void sy_route_stats_plan(struct sy_route_stats *rs, struct sy_generation *g);
 /* The Prometheus series (observe/metrics.c). */
 void sy_route_stats_metrics(FILE *f, const struct sy_route_stats *rs);
+/* The same totals as a list, one object a route ("route": "Kind ns/name",
+ * vhost, connections, requests, responses [1xx..5xx], bytes_in, bytes_out):
+ * the routes-traffic op. */
+#include <jansson.h>
+json_t *sy_route_stats_json(const struct sy_route_stats *rs);
 void sy_route_stats_fini(struct sy_route_stats *rs);
 
 #endif

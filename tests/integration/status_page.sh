@@ -125,6 +125,7 @@ t_expect_rc 0 "routerctl top -n 2"
 t_expect_out '^0 +[0-9.]+% ' "top shows worker 0 with its busy share"
 t_expect_out '^1 +[0-9.]+% ' "top shows worker 1"
 t_expect_out '^demo/a 198\.18\.1\.10:80 +[0-9.-]+ +[0-9]+ +[0-9]+ ' "top shows backend a with its connections"
+t_expect_out '^Route demo/plain +plain\.[a-z.]+ +[0-9.-]+ +[0-9.-]+ +[1-9][0-9]*$' "top shows Route demo/plain with its traffic"
 t_expect_no_out $'\033\\[' "no terminal escapes when stdout is not a terminal"
 top_rows=$(grep -c '198\.18\.1\.1[01]:80' <<<"$T_OUT")
 # On a terminal (script(1) gives it one): the screen cleared each frame, and q quits.
@@ -137,7 +138,7 @@ t_expect_rc 0 "routerctl top (no -n) on a terminal quits on q"
 t_expect_out '\(q quits\)' "top on a terminal says q quits"
 rctl top -n 0
 t_expect_rc 2 "top -n 0 is a usage error"
-t_ok "routerctl top -n 2: two frames, both workers, backends by rate ($top_rows rows of a and b); on a terminal it clears the screen and q quits"
+t_ok "routerctl top -n 2: two frames, both workers, routes and backends by rate ($top_rows rows of a and b); on a terminal it clears the screen and q quits"
 
 # --- apply of a larger file on a terminal: progress, then the summary ---
 python3 - "$LAB_DIR/many.yaml" "$D" <<'PY'

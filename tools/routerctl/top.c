@@ -199,6 +199,86 @@ backends_frame(FILE *out, const struct top_backend *b, size_t n, size_t rows)
 		fprintf(out, "... %zu more\n", n - rows);
 }
 
+/* One route object as a frame shows it (the routes-traffic op). */
+struct top_route {
+	char key[192];  /* "Kind ns/name" */
+	char vhost[128];
+	double rate;    /* connections + requests per second since the last frame */
+	double errors;  /* 5xx per second */
+	json_int_t total;
+};
+
+static int
+cmp_routes(const void *a, const void *b)
+{
+	const struct top_route *x = a, *y = b;
+
+	if (x->rate != y->rate)
+		return x->rate < y->rate ? 1 : -1;
+	if (x->total != y->total)
+		return x->total < y->total ? 1 : -1;
+	return strcmp(x->key, y->key);
+}
+
+/* Routes with their rates against prev (key -> [total, 5xx], replaced). */
+static struct top_route *
+collect_routes(const json_t *reply, json_t **prev, double dt, size_t *n)
+{
+	const json_t *rt, *list = json_object_get(reply, "routes");
+	json_t *seen = json_object();
+	struct top_route *out = calloc(json_array_size(list) + 1, sizeof(*out));
+	size_t i;
+
+	*n = 0;
+	if (out == NULL) {
+		json_decref(seen);
+		return NULL;
+	}
+	json_array_foreach(list, i, rt) {
+		struct top_route *r = &out[(*n)++];
+		json_int_t e5 = json_integer_value(json_array_get(json_object_get(rt, "responses"), 4));
+		const json_t *old;
+
+		snprintf(r->key, sizeof(r->key), "%s", json_string_value(json_object_get(rt, "route")));
+		snprintf(r->vhost, sizeof(r->vhost), "%s", json_string_value(json_object_get(rt, "vhost")));
+		r->total = ival(rt, "connections") + ival(rt, "requests");
+		old = *prev ? json_object_get(*prev, r->key) : NULL;
+		if (old != NULL && dt > 0) {
+			json_int_t t0 = json_integer_value(json_array_get(old, 0));
+			json_int_t e0 = json_integer_value(json_array_get(old, 1));
+
+			r->rate = r->total >= t0 ? (double)(r->total - t0) / dt : 0;
+			r->errors = e5 >= e0 ? (double)(e5 - e0) / dt : 0;
+		} else {
+			r->rate = r->errors = -1;
+		}
+		json_object_set_new(seen, r->key, json_pack("[I,I]", r->total, e5));
+	}
+	json_decref(*prev);
+	*prev = seen;
+	qsort(out, *n, sizeof(*out), cmp_routes);
+	return out;
+}
+
+static void
+routes_frame(FILE *out, const struct top_route *r, size_t n, size_t rows)
+{
+	size_t i;
+
+	fprintf(out, "\n%-40s %-28s %9s %8s %10s\n", "ROUTE (KIND NAMESPACE/NAME)", "VHOST", "REQ/S",
+		"5XX/S", "TOTAL");
+	for (i = 0; i < n && i < rows; i++) {
+		fprintf(out, "%-40.40s %-28.28s", r[i].key, r[i].vhost);
+		put_rate(out, 9, r[i].rate);
+		put_rate(out, 8, r[i].errors);
+		fprintf(out, " %10lld\n", (long long)r[i].total);
+	}
+	if (n == 0)
+		fprintf(out, "(no routes in the generation)\n");
+	else if (n > rows)
+		fprintf(out, "... %zu more\n", n - rows);
+}
+
 /* Wait up to ms for the next frame; true when the user asked to quit. */
 static bool
 wait_or_quit(int ms, bool keys)
@@ -257,7 +337,7 @@ rctl_top(struct rctl_client *c, FILE *out, unsigned long iterations, char *err, 
 {
 	bool tty = isatty(fileno(out)), keys = tty && isatty(STDIN_FILENO);
 	struct sigaction sa = { .sa_handler = on_signal }, old_int, old_term;
-	json_t *prev_stats = NULL, *prev_backends = NULL;
+	json_t *prev_stats = NULL, *prev_backends = NULL, *prev_routes = NULL;
 	struct termios saved, raw;
 	double prev_t = 0;
 	unsigned long i;
@@ -278,10 +358,11 @@ rctl_top(struct rctl_client *c, FILE *out, unsigned long iterations, char *err, 
 	sigaction(SIGINT, &sa, &old_int);
 	sigaction(SIGTERM, &sa, &old_term);
 	for (i = 0; iterations == 0 || i < iterations; i++) {
-		json_t *stats = ask(c, json_pack("{s:s}", "op", "stats"), err, errlen), *eps;
+		json_t *stats = ask(c, json_pack("{s:s}", "op", "stats"), err, errlen), *eps, *rts;
 		double t = monotonic_s(), dt = prev_stats ? t - prev_t : 0;
 		struct top_backend *bs;
-		size_t nb, rows = TOP_ROWS_DEFAULT;
+		struct top_route *rs;
+		size_t nb, nr, rows = TOP_ROWS_DEFAULT;
 		struct winsize ws;
 		time_t now = time(NULL);
 		char clock[16];
@@ -296,12 +377,21 @@ rctl_top(struct rctl_client *c, FILE *out, unsigned long iterations, char *err, 
 			rc = -1;
 			break;
 		}
+		rts = ask(c, json_pack("{s:s}", "op", "routes-traffic"), err, errlen);
+		if (rts == NULL) {
+			json_decref(stats);
+			json_decref(eps);
+			rc = -1;
+			break;
+		}
 		bs = collect_backends(eps, &prev_backends, dt, &nb);
+		rs = collect_routes(rts, &prev_routes, dt, &nr);
 		/* The backends get what the screen has left under the workers. */
 		if (tty && ioctl(fileno(out), TIOCGWINSZ, &ws) == 0 && ws.ws_row > 0) {
 			size_t used = 6 + json_array_size(json_object_get(stats, "workers"));
 
-			rows = ws.ws_row > used + 3 ? ws.ws_row - used - 3 : 3;
+			/* Half each to the routes and the backends. */
+			rows = ws.ws_row > used + 8 ? (ws.ws_row - used - 6) / 2 : 3;
 		}
 		strftime(clock, sizeof(clock), "%H:%M:%S", localtime(&now));
 		if (tty)
@@ -313,9 +403,12 @@ rctl_top(struct rctl_client *c, FILE *out, unsigned long iterations, char *err, 
 			json_array_size(json_object_get(stats, "workers")), TOP_INTERVAL_MS / 1000,
 			keys ? " (q quits)" : "");
 		workers_frame(out, stats, prev_stats, dt);
+		routes_frame(out, rs, nr, rows);
 		backends_frame(out, bs, nb, rows);
 		fflush(out);
 		free(bs);
+		free(rs);
+		json_decref(rts);
 		json_decref(eps);
 		json_decref(prev_stats);
 		prev_stats = stats;
@@ -325,6 +418,7 @@ rctl_top(struct rctl_client *c, FILE *out, unsigned long iterations, char *err, 
 	}
 	json_decref(prev_stats);
 	json_decref(prev_backends);
+	json_decref(prev_routes);
 	if (keys)
 		tcsetattr(STDIN_FILENO, TCSANOW, &saved);
 	sigaction(SIGINT, &old_int, NULL);
