@@ -126,7 +126,7 @@ t_ok "two source addresses on the backend port: legs from each in turn ($n1 / $n
 
 # 503 on the health path: out at once (no threshold for a 503).
 echo 503 >"$LAB_DIR/d.health"
-wait_state d unhealthy 3
+wait_state d unhealthy 4
 t_note "d unhealthy $T_WAITED s after its health path turned 503: $T_OUT"
 t_json_expect "$T_OUT" 'd["health"]["last"] == "503" and d["ejected"] is False' "get endpoints: d unhealthy on a 503 (active health, not passive ejection)"
 rctl stats -o json
@@ -152,12 +152,12 @@ loop_pid=$LAB_SPAWN_PID
 sleep 1
 kill "$e_pid" && wait "$e_pid" 2>/dev/null
 t_kill=$EPOCHREALTIME
-wait_state e unhealthy 5
+wait_state e unhealthy 8
 down_after=$(python3 -c "print('%.1f' % ($EPOCHREALTIME - $t_kill))")
 t_note "e unhealthy $down_after s after it was killed: $T_OUT"
 # Threshold 2 x interval 1 s (+ 10% jitter each), + the 1 s timeout of a check in flight, +
-# 1 s for this loop and a loaded 2-core machine.
-python3 -c "import sys; sys.exit(0 if $down_after <= 4.5 else 1)" ||
+# up to a second a turn of this loop on a loaded 2-core machine (sanitizer builds in CI).
+python3 -c "import sys; sys.exit(0 if $down_after <= 6 else 1)" ||
 	t_fail "e unhealthy within threshold x interval" "after $down_after s"
 for _ in $(seq 100); do sy_pid_alive "$loop_pid" || break; sleep 0.1; done
 wait "$loop_pid" 2>/dev/null
