@@ -130,6 +130,11 @@ rl() { printf 'kind="Route",namespace="demo",name="%s",vhost="%s"' "$1" "$2.$D";
 	[ "$(delta "switchyard_route_router_seconds_count{$(rl web web)}")" = 5 ] ||
 	t_fail "route web: 5 in each latency histogram" "$(grep 'name="web"' <<<"$after" | grep seconds | head -30)"
 t_ok "per route: plain +20 spliced connections, web +5 requests (2xx), web-b +4 (2xx), bytes and latency histograms"
+# Per backend endpoint: connections opened (20 spliced + the proxied leg(s) to a).
+[ "$(delta "switchyard_backend_connections_total{endpoint=\"$LAB_BACKEND_A_IP:80\"}")" -ge 21 ] &&
+	grep -q "^switchyard_backend_open_connections{endpoint=\"$LAB_BACKEND_B_IP:80\"} " <<<"$after" ||
+	t_fail "per backend: connections to a counted, b listed" "$(grep switchyard_backend_ <<<"$after")"
+t_ok "per backend: a +$(delta "switchyard_backend_connections_total{endpoint=\"$LAB_BACKEND_A_IP:80\"}") connections opened; open connections and ejection listed"
 
 # promtool: only the seed's gauges may be flagged (for their _total suffix).
 t_run promtool check metrics <<<"$after"
