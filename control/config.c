@@ -208,6 +208,44 @@ parse_metrics(const json_t *val, struct sy_config *cfg, char *err, size_t errlen
 	return 0;
 }
 
+/* "dns": {"listen": "ADDR"}: the address the data plane answers DNS on
+ * (port 53, UDP); one of the ports' (checked once they are all read). */
+static int
+parse_dns(const json_t *val, struct sy_config *cfg, char *err, size_t errlen)
+{
+	const char *key, *a;
+	const json_t *v;
+	struct sy_addr addr;
+
+	if (!json_is_object(val))
+		return fail(err, errlen, "dns: must be an object, e.g. {\"listen\": \"198.18.0.1\"}");
+	json_object_foreach((json_t *)val, key, v) {
+		if (strcmp(key, "listen") != 0)
+			return fail(err, errlen, "dns.%s: unknown key (known: listen)", key);
+	}
+	a = json_string_value(json_object_get(val, "listen"));
+	if (a == NULL || sy_addr_parse(a, &addr) < 0 || addr.family != AF_INET)
+		return fail(err, errlen, "dns.listen: must be an IPv4 address of one of the ports");
+	cfg->dns_listen = addr.v4;
+	return 0;
+}
+
+/* dns.listen is one of the ports' addresses: the workers only take what is
+ * sent to theirs. */
+static int
+check_dns(const struct sy_config *cfg, char *err, size_t errlen)
+{
+	unsigned i, j;
+
+	if (cfg->dns_listen == 0)
+		return 0;
+	for (i = 0; i < cfg->n_ports; i++)
+		for (j = 0; j < cfg->ports[i].n_ipv4; j++)
+			if (cfg->ports[i].ipv4[j].addr.v4 == cfg->dns_listen)
+				return 0;
+	return fail(err, errlen, "dns.listen: not an address of any port (ports[].ipv4)");
+}
+
 /* "access_log": {"to": "/path" | "syslog", "format": "haproxy" | "json"}. */
 static int
 parse_access_log(const json_t *val, struct sy_config *cfg, char *err, size_t errlen)
@@ -426,6 +464,8 @@ parse_top(json_t *root, struct sy_config *cfg, char *err, size_t errlen)
 			rc = parse_metrics(val, cfg, err, errlen);
 		} else if (strcmp(key, "access_log") == 0) {
 			rc = parse_access_log(val, cfg, err, errlen);
+		} else if (strcmp(key, "dns") == 0) {
+			rc = parse_dns(val, cfg, err, errlen);
 		} else if (strcmp(key, "state_dir") == 0) {
 			rc = copy_string(val, key, cfg->state_dir, sizeof(cfg->state_dir), err, errlen);
 		} else if (strcmp(key, "routes") == 0) {
@@ -513,7 +553,7 @@ parse_top(json_t *root, struct sy_config *cfg, char *err, size_t errlen)
 			return fail(err, errlen,
 				    "%s: unknown key (known: workers, idle, flows_per_worker, eal, control_socket, metrics, state_dir, "
 				    "ports, routes, listen, routing_subdomain, router_name, no_route_status, "
-				    "forwarded_headers, tls, tcp, lb_all_ejected, lb_max_ejected_percent, access_log, "
+				    "forwarded_headers, tls, tcp, lb_all_ejected, lb_max_ejected_percent, access_log, dns, "
 				    "allow_wildcard_routes, route_label_selector, namespace_label_selector, "
 				    "ingressroute_root_namespaces, scheduler, scheduler_strategy, "
 				    "scheduler_retry_s)",
@@ -594,6 +634,8 @@ sy_config_parse(const char *text, struct sy_config *cfg, char *err, size_t errle
 	if (root == NULL)
 		return fail(err, errlen, "line %d column %d: %s", jerr.line, jerr.column, jerr.text);
 	rc = parse_top(root, cfg, err, errlen);
+	if (rc == 0)
+		rc = check_dns(cfg, err, errlen);
 	json_decref(root);
 	if (rc < 0)
 		sy_config_free(cfg);

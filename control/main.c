@@ -24,6 +24,7 @@
 
 #include "compile.h"
 #include "eal_args.h"
+#include "fleet/fleet.h"
 #include "observe/metrics_http.h"
 #include "router.h"
 #include "server.h"
@@ -263,6 +264,7 @@ main(int argc, char **argv)
 		}
 	}
 	r->dataplane_up = true;
+	sy_fleet_dns_publish(r); /* the zones of the Routers the journal held */
 	RTE_LOG(NOTICE, USER1, "routerd up: %u worker(s), %u port(s), generation %lu, control %s\n",
 		r->cfg.n_workers, r->cfg.n_ports, (unsigned long)r->gen_id, r->cfg.control_socket);
 

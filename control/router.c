@@ -181,6 +181,7 @@ sy_router_recompile(struct sy_router *r)
 		RTE_LOG(ERR, USER1, "health checks: out of memory planning generation %lu\n",
 			(unsigned long)g->id);
 	sy_gen_publish(&r->slot, g);
+	sy_fleet_dns_publish(r); /* the shard zones, when the Routers changed */
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	{
 		struct timespec wall;
@@ -276,5 +277,7 @@ sy_router_fini(struct sy_router *r)
 	sy_relations_fini(&r->rel);
 	sy_store_fini(&r->store);
 	sy_health_fini(&r->health);
+	free(r->dns_published);
+	r->dns_published = NULL;
 	sy_route_stats_fini(&r->route_stats);
 }

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <stdatomic.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <rte_eal.h>
@@ -302,6 +303,22 @@ sy_dp_route_ctrs(unsigned w)
 	if (w >= dp.n_workers || dp.workers[w] == NULL)
 		return NULL;
 	return dp.workers[w]->tcp.route_ctr;
+}
+
+int
+sy_dp_dns_publish(struct sy_dns_table *t)
+{
+	const struct sy_dns_table *old;
+
+	if (dp.sh == NULL) {
+		free(t);
+		return -ENODEV;
+	}
+	old = atomic_exchange_explicit(&dp.sh->dns_zones, t, memory_order_acq_rel);
+	if (old != NULL && dp.sh->slot != NULL)
+		rte_rcu_qsbr_synchronize(dp.sh->slot->qs, RTE_QSBR_THRID_INVALID);
+	free((void *)old);
+	return 0;
 }
 
 unsigned

@@ -62,6 +62,8 @@ sy_dp_shared_create(const struct sy_config *cfg, struct rte_mempool *pool, unsig
 	sh->tcp_cc = cfg->tcp_cc;
 	sh->lb_fail_closed = cfg->lb_fail_closed;
 	sh->lb_max_ejected_pct = cfg->lb_max_ejected_percent;
+	sh->dns_addr = cfg->dns_listen;
+	atomic_init(&sh->dns_zones, NULL);
 	sh->tsc_per_ms = rte_get_tsc_hz() / 1000;
 	if (sh->tsc_per_ms == 0)
 		sh->tsc_per_ms = 1;
@@ -206,6 +208,7 @@ sy_dp_shared_free(struct sy_dp_shared *sh)
 		rte_ring_free(sh->handoff[i]);
 		rte_ring_free(sh->alog[i]);
 	}
+	free((void *)atomic_load(&sh->dns_zones));
 	rte_ring_free(sh->hc_jobs);
 	rte_ring_free(sh->hc_done);
 	sy_fib_free(sh->fib);

@@ -54,6 +54,8 @@ struct sy_dp_port {
 	bool tx_ipv4_cksum; /* TX offload enabled: let the NIC fill it */
 };
 
+struct sy_dns_table;
+
 struct sy_dp_shared {
 	struct sy_dp_port ports[SY_MAX_PORTS];
 	unsigned n_ports;
@@ -74,6 +76,11 @@ struct sy_dp_shared {
 	/* The access log (observe/access_rec.h): each worker's ring of
 	 * records for the control thread, or NULL (the log is off). */
 	struct rte_ring *alog[SY_MAX_WORKERS];
+	/* The DNS responder (dns/dns.h): its address (network order; 0: off)
+	 * and the shard zones it answers for (ctl: publishes, sy_dp_dns_publish;
+	 * workers: read at each query). */
+	uint32_t dns_addr;
+	_Atomic(const struct sy_dns_table *) dns_zones;
 	/* SYN cookie secrets: three buffers so a rotation never rewrites the
 	 * one a worker may still be reading (ctl: wo via sy_dp_cookie_rotate,
 	 * workers: ro). */

@@ -81,6 +81,9 @@ struct sy_config {
 	 * "syslog", or a file's path; JSON lines instead of HAProxy's format. */
 	char access_log_to[256];
 	bool access_log_json;
+	/* The DNS responder for the shard zones (dataplane/dns/dns.h): one of
+	 * the ports' IPv4 addresses (network order); 0: off. */
+	uint32_t dns_listen;
 	char state_dir[256];
 	struct sy_port_config ports[SY_MAX_PORTS];
 	unsigned n_ports;

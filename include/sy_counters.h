@@ -48,6 +48,7 @@
 	X(SPLICE_XLATE_FAILED, "splice_xlate_failed")                          \
 	X(LINGER_LATE, "linger_late_segment")                                  \
 	X(UDP_NO_SERVICE, "udp_no_service")                                    \
+	X(DNS_MALFORMED, "dns_malformed")                                      \
 	X(TX_FULL, "tx_full")                                                  \
 	X(NO_MBUF, "no_mbuf")                                                  \
 	X(PROXY_NOT_ACCEPTABLE, "proxy_seg_not_acceptable") /* outside the window */ \
@@ -138,6 +139,11 @@ extern const char *const sy_drop_reason_names[SY_DROP__COUNT];
 	X(lb_all_ejected)  /* ... refused instead (lb_all_ejected "fail"): 503 */ \
 	X(lb_eject_bound_ignored) /* picks of an ejected endpoint: too much of its pool is (lb/lb.h) */ \
 	X(lb_hc_down_avoided) /* picks that skipped an endpoint its health checks put down */ \
+	X(dns_queries)     /* DNS queries to dns.listen (dns/dns.h) */         \
+	X(dns_noerror)     /* ... answered: records, or NODATA */              \
+	X(dns_nxdomain)    /* ... no such name (a shard without VIPs) */       \
+	X(dns_refused)     /* ... for a name in no shard zone */               \
+	X(dns_errors)      /* ... FORMERR, NOTIMP */                           \
 	X(alog_records)    /* access log records put on the worker's ring */ \
 	X(alog_dropped)    /* ... not: the ring was full (the writer fell behind) */ \
 	X(hc_sent)         /* active health checks started (worker 0, lb/hc_probe.h) */ \

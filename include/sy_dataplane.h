@@ -115,6 +115,13 @@ unsigned sy_dp_alog_take(unsigned w, struct sy_access_rec *out, unsigned max);
 struct sy_route_ctr;
 const struct sy_route_ctr *sy_dp_route_ctrs(unsigned w);
 
+/* The DNS responder's shard zones (sy_dns.h): t (malloc'd) replaces the
+ * table the workers read; the old one is freed once each worker has passed
+ * a quiescent state (this waits for that: microseconds, at a Router
+ * change). 0, or -ENODEV (no data plane: t is freed). */
+struct sy_dns_table;
+int sy_dp_dns_publish(struct sy_dns_table *t);
+
 unsigned sy_dp_n_ports(void);
 int sy_dp_port_info(unsigned i, struct sy_port_info *out);
 

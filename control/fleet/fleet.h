@@ -50,6 +50,15 @@ struct sy_router;
 extern const struct sy_kind sy_kind_router;
 extern const struct sy_kind sy_kind_routebinding;
 
+/* ---- dns_zones.c ---- */
+/* The shard zones of the store's Routers (spec.dns, spec.vips), malloc'd,
+ * sorted by name, for the data plane's DNS responder (sy_dns.h). */
+struct sy_dns_table;
+struct sy_dns_table *sy_fleet_dns_table(const struct sy_store *st, uint32_t serial);
+/* Publish them to the workers when they changed (config dns.listen set,
+ * data plane up). */
+void sy_fleet_dns_publish(struct sy_router *r);
+
 /* ---- selector.c ---- */
 /* A Router's spec.routeSelector / spec.namespaceSelector: a Kubernetes
  * LabelSelector object ({matchLabels, matchExpressions}) or the selector

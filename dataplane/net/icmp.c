@@ -40,17 +40,8 @@ sy_icmp_input(struct sy_worker *w, uint16_t port, struct rte_mbuf *m)
 	rte_raw_cksum_mbuf(m, hlen, ilen, &sum);
 	icmp->icmp_cksum = (uint16_t)~sum;
 
-	/* Do not echo IP options back (a record-route or source-route option
-	 * would make us a reflector): slide the fixed header over them. */
-	if (hlen > sizeof(*ip)) {
-		uint16_t optlen = (uint16_t)(hlen - sizeof(*ip));
-
-		memmove((uint8_t *)ip + optlen, ip, sizeof(*ip));
-		rte_pktmbuf_adj(m, optlen);
-		ip = rte_pktmbuf_mtod(m, struct rte_ipv4_hdr *);
-		ip->version_ihl = RTE_IPV4_VHL_DEF;
-		ip->total_length = rte_cpu_to_be_16((uint16_t)(sizeof(*ip) + ilen));
-	}
+	/* No IP options echoed back. */
+	ip = sy_ipv4_strip_options(m, hlen);
 	/* Answer from the address that was pinged. */
 	src = ip->src_addr;
 	ip->src_addr = ip->dst_addr;

@@ -1,10 +1,13 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
+#include <string.h>
+
 #include <rte_byteorder.h>
 #include <rte_ip.h>
 #include <rte_mbuf.h>
 
 #include "net/arp.h"
 #include "net/fib.h"
+#include "dns/dns.h"
 #include "net/net.h"
 #include "tcp/tcp.h"
 #include "worker.h"
@@ -113,12 +116,30 @@ sy_ipv4_input(struct sy_worker *w, uint16_t port, struct rte_mbuf *m)
 		sy_icmp_input(w, port, m);
 		break;
 	case IPPROTO_UDP:
-		sy_drop(w, m, SY_DROP_UDP_NO_SERVICE);
+		sy_udp_input(w, port, m); /* the DNS responder's, if any (dns/dns.h) */
 		break;
 	default:
 		sy_drop(w, m, SY_DROP_IPV4_UNSUPPORTED_PROTO);
 		break;
 	}
+}
+
+struct rte_ipv4_hdr *
+sy_ipv4_strip_options(struct rte_mbuf *m, uint16_t hlen)
+{
+	struct rte_ipv4_hdr *ip = rte_pktmbuf_mtod(m, struct rte_ipv4_hdr *);
+	uint16_t optlen;
+
+	if (hlen <= sizeof(*ip))
+		return ip;
+	optlen = (uint16_t)(hlen - sizeof(*ip));
+	memmove((uint8_t *)ip + optlen, ip, sizeof(*ip));
+	rte_pktmbuf_adj(m, optlen);
+	ip = rte_pktmbuf_mtod(m, struct rte_ipv4_hdr *);
+	ip->version_ihl = RTE_IPV4_VHL_DEF;
+	ip->total_length = rte_cpu_to_be_16((uint16_t)(rte_be_to_cpu_16(ip->total_length) - optlen));
+	m->l3_len = sizeof(*ip);
+	return ip;
 }
 
 void

@@ -22,6 +22,12 @@ int sy_eth_prepend(struct sy_worker *w, uint16_t port, struct rte_mbuf *m, uint1
 
 /* IPv4 packet (data at the IPv4 header, m->l2_len set) from port `port`. */
 void sy_ipv4_input(struct sy_worker *w, uint16_t port, struct rte_mbuf *m);
+/* An answer made in the query's buffer (ICMP echo, DNS) carries no IP
+ * options back (a record-route or source-route option would make us a
+ * reflector): the fixed header slides over them, total length ip_total
+ * minus them. The IPv4 header's new place. */
+struct rte_ipv4_hdr *sy_ipv4_strip_options(struct rte_mbuf *m, uint16_t hlen);
+
 /*
  * Route and send an IPv4 packet whose header is complete except the checksum
  * (src, dst, ttl, proto, total_length, ihl set; data at the IPv4 header):

@@ -5,7 +5,8 @@
 # explicitly, the rest by round robin onto shard2), phases and DNS names are set, the
 # routerd serves only shard1's routes (curl through the lab), routerctl shows routers,
 # bindings and describe, an apply that sets status.phase is refused, and `routerctl
-# dns-zone shard1` passes named-checkzone (bind9-utils).
+# dns-zone shard1` passes named-checkzone (bind9-utils); the data plane's DNS responder
+# (dns.listen) answers dig for both shards' zones from the Routers, and REFUSED outside.
 source "$(dirname "$0")/testlib.sh"
 
 t_setup fleet 1
@@ -16,6 +17,7 @@ c = json.load(open(p))
 c["router_name"] = "shard1"
 c["scheduler"] = True
 c["scheduler_retry_s"] = 2
+c["dns"] = {"listen": "198.18.0.1"}
 json.dump(c, open(p, "w"), indent=1)
 PY
 t_start_routerd
@@ -184,13 +186,44 @@ printf '%s\n' "$T_OUT" >"$LAB_DIR/shard1.zone"
 t_expect_out "^\\\$ORIGIN $S1\\.\$" "zone: \$ORIGIN"
 t_expect_out '^\*[[:space:]]+IN[[:space:]]+A[[:space:]]+198\.18\.0\.80' "zone: wildcard A for the first VIP"
 t_expect_out '^[[:space:]]+IN[[:space:]]+A[[:space:]]+198\.18\.0\.81' "zone: round robin A for the second VIP"
-if command -v named-checkzone >/dev/null; then
-	t_run named-checkzone "$S1" "$LAB_DIR/shard1.zone"
-	t_expect_rc 0 "named-checkzone accepts the zone"
-	t_expect_out '^OK$' "named-checkzone says OK"
-	t_ok "dns-zone shard1: \$ORIGIN, SOA, NS, a wildcard A per VIP; named-checkzone: OK"
-else
-	t_ok "dns-zone shard1: \$ORIGIN, wildcard A per VIP (named-checkzone not installed: bind9-utils; not checked)"
-fi
+command -v named-checkzone >/dev/null || t_fail "named-checkzone is installed (bind9-utils, tools/lib/common.sh)"
+t_run named-checkzone "$S1" "$LAB_DIR/shard1.zone"
+t_expect_rc 0 "named-checkzone accepts the zone"
+t_expect_out '^OK$' "named-checkzone says OK"
+t_ok "dns-zone shard1: \$ORIGIN, SOA, NS, a wildcard A per VIP; named-checkzone: OK"
+
+# --- the DNS responder on the data plane (dns.listen 198.18.0.1, UDP 53) ---
+command -v dig >/dev/null || t_fail "dig is installed (bind9-dnsutils, tools/lib/common.sh)"
+dq() { t_run lab_client dig +time=2 +tries=2 +norecurse @"$R" "$@"; }
+dq "www.$S1" A +short
+t_expect_rc 0 "dig www.$S1 A"
+[ "$(sort <<<"$T_OUT" | tr '\n' ' ')" = "198.18.0.80 198.18.0.81 " ] ||
+	t_fail "www.$S1: shard1's two VIPs" "seen: $(t_seen)"
+dq "anything.else.$S2" A +short
+[ "$T_OUT" = 198.18.0.82 ] || t_fail "a name below shard2: its VIP" "seen: $(t_seen)"
+dq "$S1" SOA
+t_expect_out 'status: NOERROR' "the apex's SOA: NOERROR"
+t_expect_out 'flags: qr aa' "authoritative"
+t_expect_out "^$S1\.[[:space:]]+30[[:space:]]+IN[[:space:]]+SOA[[:space:]]+ns1\.$S1\." "the SOA names ns1"
+dq "www.$S1" AAAA
+t_expect_out 'status: NOERROR' "AAAA below the zone: NOERROR"
+t_expect_out 'ANSWER: 0, AUTHORITY: 1' "... with no answer and the SOA (NODATA)"
+dq www.example.com A
+t_expect_out 'status: REFUSED' "a name in no shard zone: REFUSED"
+# A new Router: the responder follows without a restart.
+rctl apply -f - <<YAML
+apiVersion: route.openshift.io/v1
+kind: Router
+metadata: {name: shard3}
+spec:
+  dns: shard3.apps.$D
+  vips: [198.18.0.83]
+YAML
+t_expect_rc 0 "apply Router shard3"
+dq "x.shard3.apps.$D" A +short
+[ "$T_OUT" = 198.18.0.83 ] || t_fail "the new shard3 zone is answered" "seen: $(t_seen)"
+rctl stats -o json
+t_json_expect "$T_OUT" 'd["total"]["dns_queries"] >= 6 and d["total"]["dns_refused"] >= 1 and d["total"]["dns_noerror"] >= 5' "stats count the DNS queries by answer"
+t_ok "DNS responder: shard VIPs by dig, SOA (aa), NODATA, REFUSED outside; a new Router answered at once"
 
 t_finish

@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * An authoritative DNS responder on the workers (issue 18; config
+ * `dns.listen`): UDP queries to that address, port 53, are answered from
+ * the shard zones the control thread published (sy_dns.h), in place, from
+ * the packet's own buffer:
+ *   - a name below a zone, type A (or ANY): every VIP of the shard (the
+ *     zone file's wildcard A records), their order turned by one each
+ *     answer (round robin); no VIP: NXDOMAIN (no wildcard record exists);
+ *   - the zone's apex: SOA and NS (ns1.<zone>, whose A is the responder's
+ *     own address); other types at the apex or below: NOERROR with no
+ *     answer and the SOA (RFC 2308 NODATA);
+ *   - a name in no zone: REFUSED (we are not its server, and no resolver);
+ *   - not a standard query: NOTIMP; malformed: FORMERR when the header is
+ *     readable, else dropped (dns_malformed). Responses (QR set) and
+ *     anything else sent to the address are dropped, never answered.
+ * Answers fit in 512 bytes (no EDNS): 16 VIPs do.
+ */
+#ifndef SY_DNS_ANSWER_H
+#define SY_DNS_ANSWER_H
+
+#include <stdint.h>
+
+struct rte_mbuf;
+struct sy_worker;
+struct sy_dns_table;
+
+/* A UDP datagram to one of our addresses (data at the IPv4 header,
+ * m->l3_len set): the DNS responder's, or dropped (udp_no_service). */
+void sy_udp_input(struct sy_worker *w, uint16_t port, struct rte_mbuf *m);
+
+/* The answer to query q (qlen bytes) into out (room bytes, >= 512), from
+ * table t (NULL: no zones) with the responder's address `self` (network
+ * order) and turn `rot` (the round robin's); its length, or 0: drop it. No
+ * DPDK: the unit tests call it directly. */
+unsigned sy_dns_answer(const uint8_t *q, unsigned qlen, const struct sy_dns_table *t,
+		       uint32_t self, unsigned rot, uint8_t *out, unsigned room);
+
+#endif
