@@ -131,19 +131,12 @@ struct sy_tcp_worker {
 	struct sy_conn **snat_conn; /* (address index, port slot) -> record (backend leg) */
 	struct rte_reciprocal snat_div; /* port / n_workers without a divide */
 	uint32_t snat_row;          /* slots per row: sy_snat_slots(n_workers) */
+	uint8_t n_src;              /* address indexes: the most IPv4 addresses a port has (>= 1) */
 	struct sy_conn_arena conns;
 	struct rte_mempool *peeks;
 	struct rte_mempool *proxies; /* struct sy_proxy (proxy/proxy.h) */
 	uint16_t *ports;        /* FIFOs of free SNAT ports, port_cap each, one per address index */
 	uint32_t port_cap;
-	struct {
-		uint32_t head, count;
-	} port_q[SY_MAX_PORT_ADDRS];
-	uint8_t n_src;          /* address indexes: the most IPv4 addresses a port has (>= 1) */
-	uint8_t src_next;       /* where the next leg's search starts */
-	uint8_t n_src_addr;
-	uint32_t src_addr[SY_MAX_PORTS * SY_MAX_PORT_ADDRS]; /* every port address ... */
-	uint8_t src_k[SY_MAX_PORTS * SY_MAX_PORT_ADDRS];     /* ... and its index */
 	struct sy_conn *wheel[SY_WHEEL_SLOTS];
 	uint64_t wheel_tick;    /* next tick to run */
 	uint64_t tick_tsc;      /* TSC per tick */
@@ -162,6 +155,15 @@ struct sy_tcp_worker {
 	struct sy_lb_eject_count eject_count[SY_LB_EJECT_COUNT_SLOTS]; /* lb/lb.h */
 	uint32_t eject_epoch; /* ejections made: eject_count entries older are stale */
 	struct sy_route_ctr *route_ctr; /* SY_ROUTE_STAT_SLOTS counters (sy_route_stats.h) */
+	/* Source addresses (above; cold: a leg's open and close, not its
+	 * packets, read these). */
+	struct {
+		uint32_t head, count;
+	} port_q[SY_MAX_PORT_ADDRS]; /* each address index's FIFO in ports */
+	uint8_t src_next;       /* where the next leg's search starts */
+	uint8_t n_src_addr;
+	uint32_t src_addr[SY_MAX_PORTS * SY_MAX_PORT_ADDRS]; /* every port address ... */
+	uint8_t src_k[SY_MAX_PORTS * SY_MAX_PORT_ADDRS];     /* ... and its index */
 };
 
 int sy_tcp_worker_init(struct sy_worker *w);
@@ -281,12 +283,17 @@ sy_snat_index(const struct sy_tcp_worker *t, uint32_t addr)
 	return 0;
 }
 
-/* The slot of backend leg (addr, port) (network order) in snat_conn. */
+/* The slot of backend leg (addr, port) (network order) in snat_conn: with
+ * one address a port (n_src 1), row 0 and the port alone, as before there
+ * were rows (every backend segment of the fast path comes here). */
 static inline struct sy_conn **
 sy_snat_slot(const struct sy_tcp_worker *t, uint32_t addr, uint16_t port)
 {
-	return &t->snat_conn[(size_t)sy_snat_index(t, addr) * t->snat_row +
-			     rte_reciprocal_divide(rte_be_to_cpu_16(port), t->snat_div)];
+	struct sy_conn **row = t->snat_conn;
+
+	if (unlikely(t->n_src != 1))
+		row += (size_t)sy_snat_index(t, addr) * t->snat_row;
+	return &row[rte_reciprocal_divide(rte_be_to_cpu_16(port), t->snat_div)];
 }
 
 /* The record whose backend leg is exactly (saddr:sport -> daddr:dport), all
