@@ -172,15 +172,9 @@ plan_endpoint(struct sy_health *h, const struct sy_pool *p, struct sy_endpoint *
 		h->n++;
 	}
 	/* The same pool reached through several rules: each copy once. */
-	if (t->n_eps > 0 && t->eps[t->n_eps - 1] == e)
-		return 0;
-	{
-		size_t k;
-
-		for (k = 0; k < t->n_eps; k++)
-			if (t->eps[k] == e)
-				return 0;
-	}
+	for (i = 0; i < t->n_eps; i++)
+		if (t->eps[i] == e)
+			return 0;
 	if (t->n_eps == t->cap_eps) {
 		size_t cap = t->cap_eps ? t->cap_eps * 2 : 4;
 		struct sy_endpoint **ne = realloc(t->eps, cap * sizeof(*ne));
@@ -196,14 +190,14 @@ plan_endpoint(struct sy_health *h, const struct sy_pool *p, struct sy_endpoint *
 }
 
 static void
-target_free(struct sy_health *h, struct sy_health_target *t)
+target_free(struct sy_health_target *t)
 {
 	if (t->job != NULL) {
-		/* The worker still has it: it is freed when it comes back. */
+		/* The worker still has it: it goes back to the free jobs when
+		 * it comes back, owned by nobody. */
 		t->job->owner = NULL;
 		t->job = NULL;
 	}
-	(void)h;
 	free(t->eps);
 	free(t);
 }
@@ -242,7 +236,7 @@ sy_health_plan(struct sy_health *h, struct sy_generation *g)
 		if (t->planned)
 			h->t[kept++] = t;
 		else
-			target_free(h, t);
+			target_free(t);
 	}
 	h->n = kept;
 	return rc;
@@ -354,7 +348,7 @@ sy_health_fini(struct sy_health *h)
 	size_t i;
 
 	for (i = 0; i < h->n; i++)
-		target_free(h, h->t[i]);
+		target_free(h->t[i]);
 	free(h->t);
 	/* After the workers stopped (the jobs they held are nobody's now). */
 	free(h->jobs);

@@ -94,7 +94,6 @@ struct sy_hc_job {
 	/* The worker's answer. */
 	uint8_t result; /* enum sy_hc_result */
 	uint16_t status;
-	uint32_t elapsed_us; /* from the SYN to the status line or the failure */
 	/* The control thread's own; the worker never reads it. */
 	void *owner;
 };

@@ -31,7 +31,7 @@ struct sy_hc_probe {
 	struct sy_tcb b;
 	struct sy_conn *bc;
 	struct sy_hc_job *job;
-	uint64_t started, deadline; /* TSC */
+	uint64_t deadline; /* TSC: the job's timeout */
 	bool sent;                  /* the request is queued */
 	struct sy_hc_probe *next;   /* free list */
 };
@@ -92,7 +92,6 @@ finish(struct sy_worker *w, struct sy_hc_probe *p, enum sy_hc_result r, uint16_t
 	p->job = NULL;
 	job->result = (uint8_t)r;
 	job->status = status;
-	job->elapsed_us = (uint32_t)((w->now - p->started) * 1000 / w->sh->tsc_per_ms);
 	if (r == SY_HC_ANSWERED)
 		w->counters.hc_answered++;
 	else
@@ -111,7 +110,6 @@ refuse(struct sy_worker *w, struct sy_hc_job *job, enum sy_hc_result r)
 {
 	job->result = (uint8_t)r;
 	job->status = 0;
-	job->elapsed_us = 0;
 	w->counters.hc_failed++;
 	rte_ring_sp_enqueue(w->sh->hc_done, job);
 }
@@ -150,7 +148,6 @@ start(struct sy_worker *w, struct sy_hc_job *job)
 	p->job = job;
 	p->bc = bc;
 	p->sent = false;
-	p->started = w->now;
 	p->deadline = w->now + w->sh->tsc_per_ms * (job->timeout_ms ? job->timeout_ms : 1);
 	bc->probe = p;
 	sy_tcb_connect(w, &p->b, mss, HC_RCVBUF);

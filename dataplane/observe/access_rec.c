@@ -34,12 +34,17 @@ sy_alog_text(char *dst, size_t n, const void *s, size_t len)
 }
 
 uint32_t
+sy_alog_tsc_us(const struct sy_worker *w, uint64_t span)
+{
+	uint64_t us = span * 1000 / w->sh->tsc_per_ms;
+
+	return us >= SY_ALOG_NO_TIME ? SY_ALOG_NO_TIME - 1 : (uint32_t)us;
+}
+
+uint32_t
 sy_alog_us_since(const struct sy_worker *w, uint64_t from)
 {
-	uint64_t us;
-
 	if (from == 0 || w->now < from)
 		return SY_ALOG_NO_TIME;
-	us = (w->now - from) * 1000 / w->sh->tsc_per_ms;
-	return us >= SY_ALOG_NO_TIME ? SY_ALOG_NO_TIME - 1 : (uint32_t)us;
+	return sy_alog_tsc_us(w, w->now - from);
 }

@@ -29,6 +29,8 @@ void sy_alog_put(struct sy_worker *w, struct sy_access_rec *r);
  * are not printable ASCII become '?' (the writer adds no escaping of its
  * own to a request's bytes but JSON's and the quotes'). */
 void sy_alog_text(char *dst, size_t n, const void *s, size_t len);
+/* A TSC span in microseconds, below SY_ALOG_NO_TIME. */
+uint32_t sy_alog_tsc_us(const struct sy_worker *w, uint64_t span);
 /* Microseconds from TSC `from` to the worker's now (SY_ALOG_NO_TIME if from is 0). */
 uint32_t sy_alog_us_since(const struct sy_worker *w, uint64_t from);
 

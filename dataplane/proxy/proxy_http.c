@@ -100,12 +100,6 @@ request_begin(struct sy_worker *w, struct sy_proxy *px, const struct sy_http_hea
 	}
 }
 
-static inline uint32_t
-tsc_us(const struct sy_worker *w, uint64_t d)
-{
-	return (uint32_t)RTE_MIN(d * 1000 / w->sh->tsc_per_ms, (uint64_t)SY_ALOG_NO_TIME - 1);
-}
-
 /* The exchange is over (or the connection, first): counted on its route,
  * logged. */
 void
@@ -519,7 +513,7 @@ px_request_head(struct sy_worker *w, struct sy_proxy *px)
 	}
 	/* Queued for the backend: the router's part of the request is done. */
 	px->t_queued = rte_rdtsc();
-	px->router_us = tsc_us(w, px->t_queued - w->now);
+	px->router_us = sy_alog_tsc_us(w, px->t_queued - w->now);
 	/* A copy to send again (px_retry): a request without a body, in the
 	 * clear, that can go again, to a kept leg the backend may be
 	 * closing (idempotent only), or to a new one that may be refused
@@ -783,8 +777,8 @@ px_response_head(struct sy_worker *w, struct sy_proxy *px)
 		/* The backend's time from when the request was queued to it;
 		 * the router's own, to queue it and now to pass this head on. */
 		if (px->t_queued != 0 && w->now >= px->t_queued)
-			px->backend_us = tsc_us(w, w->now - px->t_queued);
-		px->router_us += tsc_us(w, rte_rdtsc() - w->now);
+			px->backend_us = sy_alog_tsc_us(w, w->now - px->t_queued);
+		px->router_us += sy_alog_tsc_us(w, rte_rdtsc() - w->now);
 	}
 	px->resp_sent = true;
 	px_backend_consumed(w, px);
