@@ -311,7 +311,7 @@ parse_listen(json_t *v, struct sy_config *cfg, char *err, size_t errlen)
 
 /* "tls": {"default_certificate": PEM file, "backend_ca": PEM file, "ocsp_dir": dir,
  * "ocsp_rescan_s": N, "ciphers": ..., "ciphersuites": ..., "min_version": "1.2" | "1.3",
- * "ticket_key_rotate_s": N} */
+ * "ticket_key_rotate_s": N, "tickets": N} */
 static int
 parse_tls(json_t *val, struct sy_config *cfg, char *err, size_t errlen)
 {
@@ -360,11 +360,17 @@ parse_tls(json_t *val, struct sy_config *cfg, char *err, size_t errlen)
 				return fail(err, errlen,
 					    "tls.ticket_key_rotate_s: must be an integer from 60 to 604800");
 			cfg->tls_ticket_rotate_s = (uint32_t)json_integer_value(v);
+		} else if (strcmp(key, "tickets") == 0) {
+			if (!json_is_integer(v) || json_integer_value(v) < 0 ||
+			    json_integer_value(v) > SY_TLS_TICKETS_MAX)
+				return fail(err, errlen, "tls.tickets: must be an integer from 0 to %d",
+					    SY_TLS_TICKETS_MAX);
+			cfg->tls_tickets = (uint8_t)json_integer_value(v);
 		} else {
 			return fail(err, errlen,
 				    "tls.%s: unknown key (known: default_certificate, backend_ca, "
 				    "ocsp_dir, ocsp_rescan_s, ciphers, ciphersuites, min_version, "
-				    "ticket_key_rotate_s)", key);
+				    "ticket_key_rotate_s, tickets)", key);
 		}
 		if (rc < 0)
 			return rc;
@@ -618,6 +624,7 @@ set_defaults(struct sy_config *cfg)
 	       "TLS_AES_128_GCM_SHA256:TLS_AES_256_GCM_SHA384:TLS_CHACHA20_POLY1305_SHA256");
 	cfg->tls_min_version = 0x0303;
 	cfg->tls_ticket_rotate_s = 3600;
+	cfg->tls_tickets = 1;
 	cfg->tls_ocsp_rescan_s = 60;
 	cfg->tcp_cc = SY_TCP_CC_CUBIC;
 }

@@ -42,6 +42,7 @@ static struct {
 	char ciphers[512];
 	char suites[256];
 	uint16_t floor;
+	uint8_t tickets;
 	struct sy_strmap cache;
 	int ex_index;
 	struct sy_tls_default def;
@@ -264,6 +265,12 @@ make_ctx(X509 *x, EVP_PKEY *k, STACK_OF(X509) *sk, uint16_t min_version)
 	SSL_CTX_set_mode(ctx, SSL_MODE_RELEASE_BUFFERS);
 	/* Sessions are resumed by any worker, from any of our contexts. */
 	SSL_CTX_set_session_id_context(ctx, (const unsigned char *)"switchyard", 10);
+	/* OpenSSL sends two TLS 1.3 tickets by default, for clients that open
+	 * parallel connections with single-use tickets. Ours open on any worker
+	 * as often as a client likes until their key retires, so one serves
+	 * every later connection; each more costs a session encoding, AES-CBC,
+	 * HMAC and a record on every full handshake (tls.tickets). */
+	SSL_CTX_set_num_tickets(ctx, T.tickets);
 	sy_dp_tls_ctx_prepare(ctx);
 	return ctx;
 fail:
@@ -587,6 +594,7 @@ sy_tls_setup(const struct sy_config *cfg, char *err, size_t errlen)
 
 	snprintf(T.ciphers, sizeof(T.ciphers), "%s", cfg->tls_ciphers);
 	snprintf(T.suites, sizeof(T.suites), "%s", cfg->tls_ciphersuites);
+	T.tickets = cfg->tls_tickets;
 	T.floor = cfg->tls_min_version >= SY_TLS_MIN_VERSION_FLOOR ? cfg->tls_min_version
 								  : SY_TLS_MIN_VERSION_FLOOR;
 	ensure_index();

@@ -18,6 +18,7 @@
 #define SY_MAX_STATIC_ROUTES 64
 #define SY_MAX_LISTEN 8
 #define SY_MAX_EAL_ARGS 32
+#define SY_TLS_TICKETS_MAX 8 /* tls.tickets */
 #define SY_NAME_MAX 32
 #define SY_MAX_ROOT_NAMESPACES 64
 
@@ -116,6 +117,7 @@ struct sy_config {
 	char tls_ciphersuites[256];        /* TLS 1.3 suites */
 	uint16_t tls_min_version;          /* 0x0303 or 0x0304: the floor for every vhost */
 	uint32_t tls_ticket_rotate_s;      /* session ticket keys rotated this often */
+	uint8_t tls_tickets;               /* TLS 1.3 tickets sent per handshake, <= SY_TLS_TICKETS_MAX */
 	uint8_t tcp_cc;                    /* enum sy_tcp_cc: for connections the proxy terminates */
 	bool lb_fail_closed;               /* every endpoint tried ejected: 503, not panic */
 	/* Passive ejections are honoured in a pool while at most this share of

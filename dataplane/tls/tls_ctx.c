@@ -42,6 +42,10 @@ struct ticket_key {
 	unsigned char hmac[32];
 };
 static struct ticket_key ticket_keys[SY_TICKET_SLOTS];
+/* Fetched once by the control thread (sy_dp_tls_ctx_prepare): EVP_aes_256_cbc()
+ * would make OpenSSL 3 fetch the cipher from its provider, under a lock and by
+ * name, for every ticket sealed or opened. */
+static EVP_CIPHER *ticket_cipher;
 static atomic_uint ticket_cur;
 static atomic_bool ticket_ready;
 
@@ -73,7 +77,7 @@ ticket_cb(SSL *s, unsigned char key_name[16], unsigned char iv[EVP_MAX_IV_LENGTH
 	unsigned age;
 
 	(void)s;
-	if (!atomic_load_explicit(&ticket_ready, memory_order_acquire))
+	if (!atomic_load_explicit(&ticket_ready, memory_order_acquire) || ticket_cipher == NULL)
 		return enc ? -1 : 0;
 	params[1] = OSSL_PARAM_construct_end();
 	if (enc) {
@@ -82,7 +86,7 @@ ticket_cb(SSL *s, unsigned char key_name[16], unsigned char iv[EVP_MAX_IV_LENGTH
 			return -1;
 		memcpy(key_name, k->name, 16);
 		params[0] = OSSL_PARAM_construct_utf8_string(OSSL_MAC_PARAM_DIGEST, (char *)"SHA256", 0);
-		if (EVP_EncryptInit_ex(cctx, EVP_aes_256_cbc(), NULL, k->aes, iv) != 1 ||
+		if (EVP_EncryptInit_ex(cctx, ticket_cipher, NULL, k->aes, iv) != 1 ||
 		    EVP_MAC_init(hctx, k->hmac, sizeof(k->hmac), params) != 1)
 			return -1;
 		return 1;
@@ -99,7 +103,7 @@ ticket_cb(SSL *s, unsigned char key_name[16], unsigned char iv[EVP_MAX_IV_LENGTH
 		return 0; /* unknown or too old: a full handshake */
 	params[0] = OSSL_PARAM_construct_utf8_string(OSSL_MAC_PARAM_DIGEST, (char *)"SHA256", 0);
 	if (EVP_MAC_init(hctx, k->hmac, sizeof(k->hmac), params) != 1 ||
-	    EVP_DecryptInit_ex(cctx, EVP_aes_256_cbc(), NULL, k->aes, iv) != 1)
+	    EVP_DecryptInit_ex(cctx, ticket_cipher, NULL, k->aes, iv) != 1)
 		return -1;
 	/* 2: valid, but sealed with an older key: send a fresh ticket. */
 	return age == 0 ? 1 : 2;
@@ -352,6 +356,8 @@ sy_dp_tls_ctx_prepare(SSL_CTX *ctx)
 {
 	if (!atomic_load(&ticket_ready))
 		sy_dp_tls_rotate_ticket_keys();
+	if (ticket_cipher == NULL)
+		ticket_cipher = EVP_CIPHER_fetch(NULL, "AES-256-CBC", NULL);
 	SSL_CTX_set_client_hello_cb(ctx, client_hello_cb, NULL);
 	SSL_CTX_set_alpn_select_cb(ctx, alpn_cb, NULL);
 	SSL_CTX_set_tlsext_ticket_key_evp_cb(ctx, ticket_cb);

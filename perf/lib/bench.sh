@@ -116,11 +116,31 @@ PY
 	printf '%s\n' "${ROWS[-1]}" >&2
 }
 
-# fresh_lab: a new lab (no TIME_WAIT anywhere), nginx backends up.
+# fresh_lab: a new lab (no TIME_WAIT anywhere), nginx backends up; the peers' receive work
+# steered to CPU 0 unless BENCH_STEER=0 (steer_peer_rx).
 fresh_lab() {
 	stop_kernel_proxy
 	lab_down
 	lab_up >/dev/null || sy_die "lab up failed"
+	[ "${BENCH_STEER:-1}" = 0 ] || steer_peer_rx 0 || sy_die "could not steer the peers' receive work"
+}
+
+# steer_peer_rx CPU: the client's and backends' kernels receive on CPU, whoever sends.
+# On a veth pair the receiving end's whole stack (IP, TCP, waking the reader) runs inside
+# the sender's transmit call, so without this a proxy's CPU time includes wrk's and nginx's
+# TCP receive work for every packet it sends them (65 % of routerd's worker samples in a
+# splice keep-alive profile). RPS on the peer ends queues that work to CPU instead, as if
+# client and backends were other machines. It is set on the client's and backends' ends
+# only: what the proxy receives is still processed as before (in the sender's context:
+# af_packet's ring for routerd, the socket's TCP receive for HAProxy and nginx), the same
+# for every proxy in a run.
+steer_peer_rx() { # CPU
+	local mask dev ns
+	mask=$(printf '%x' $((1 << $1)))
+	for ns in client backend; do
+		if [ $ns = client ]; then dev=$LAB_IF_CLIENT_PEER; else dev=$LAB_IF_BACKEND_PEER; fi
+		"lab_$ns" sh -c "for q in /sys/class/net/$dev/queues/rx-*; do echo $mask > \$q/rps_cpus; done" || return 1
+	done
 }
 
 # kernel_addrs: the root ends get the router's addresses, and the kernel answers ARP.

@@ -384,6 +384,12 @@ for i in 1 2 3 4 5 6 7 8; do
 	reused=$((reused + 1))
 done
 t_ok "TLS 1.3 resumption: $reused of 8 tickets resumed (Reused, TLSv1.3)"
+# One ticket per handshake (tls.tickets, default 1; OpenSSL's own default would send two).
+t_run lab_client timeout 10 sh -c "printf 'GET / HTTP/1.1\r\nHost: a.edge.$D\r\nConnection: close\r\n\r\n' |
+	openssl s_client -connect $R:443 -servername a.edge.$D -tls1_3 -ign_eof -msg"
+n=$(printf '%s\n' "$T_OUT" | grep -c '<<< TLS 1.3, Handshake \[length [0-9a-f]*\], NewSessionTicket')
+[ "$n" -eq 1 ] || t_fail "a full TLS 1.3 handshake brings one NewSessionTicket (tls.tickets 1)" "seen $n; $(t_seen)"
+t_ok "a full TLS 1.3 handshake brings exactly one NewSessionTicket (tls.tickets)"
 s_client -servername "a.edge.$D" -tls1_2 -reconnect
 n=$(printf '%s\n' "$T_OUT" | grep -c '^Reused, TLSv1\.2, Cipher is')
 [ "$n" -eq 5 ] || t_fail "TLS 1.2 -reconnect: the 5 reconnects say Reused, TLSv1.2" "seen $n; $(t_seen)"

@@ -115,6 +115,8 @@ test_errors_name_the_key(void **state)
 		{ "{\"access_log\": {\"to\": \"relative.log\"}}", "access_log.to: must be" },
 		{ "{\"access_log\": {\"to\": \"syslog\", \"format\": \"xml\"}}", "access_log.format: must be" },
 		{ "{\"lb_max_ejected_percent\": \"50\"}", "lb_max_ejected_percent: must be" },
+		{ "{\"tls\": {\"tickets\": 9}}", "tls.tickets: must be an integer from 0 to 8" },
+		{ "{\"tls\": {\"tickets\": \"1\"}}", "tls.tickets: must be an integer" },
 		{ "{\"workers\": 1,}", "line 1" },
 		{ "[1]", "must be a JSON object" },
 	};
