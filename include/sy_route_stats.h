@@ -26,8 +26,10 @@ struct sy_route_ctr {
 	uint64_t connections; /* client connections routed by this object's rules */
 	uint64_t requests;    /* proxied requests */
 	uint64_t responses[5]; /* by class, 1xx..5xx (the backend's, or the router's own) */
-	uint64_t bytes_in;    /* request heads and bodies (proxy) */
-	uint64_t bytes_out;   /* response heads and bodies (proxy) */
+	uint64_t bytes_in;    /* from clients: request heads and bodies (proxy), a
+			       * spliced connection's bytes (at its end) */
+	uint64_t bytes_out;   /* to clients: response heads and bodies (proxy), a
+			       * spliced connection's bytes (at its end) */
 	/* The backend's time: request queued to the backend leg (connect
 	 * included) to its response head. */
 	uint64_t backend_us_sum;
@@ -37,6 +39,13 @@ struct sy_route_ctr {
 	 * response head's way to the client. */
 	uint64_t router_us_sum;
 	uint64_t router_le[SY_ROUTE_LAT_BUCKETS];
+	/* Connections bound to the object now are opened less closed (a
+	 * gauge made of two counters, so each stays one worker's plain
+	 * store): a spliced or answered connection from its rule's match to
+	 * both ends closed; a proxied one while its latest request was the
+	 * object's (observe/conn_stats.h). */
+	uint64_t flows_opened;
+	uint64_t flows_closed;
 };
 
 /* The bucket of a duration in microseconds. */

@@ -17,7 +17,7 @@ ready(struct sy_route_stats *rs)
 	if (rs->ready)
 		return 1;
 	rs->base = calloc(SY_ROUTE_STAT_SLOTS, sizeof(*rs->base));
-	if (rs->base == NULL || sy_strmap_init(&rs->slot_of, 1024) < 0) {
+	if (rs->base == NULL || sy_stat_slots_init(&rs->slots, SY_ROUTE_STAT_SLOTS) < 0) {
 		free(rs->base);
 		rs->base = NULL;
 		return 0;
@@ -46,45 +46,18 @@ sum_slot(unsigned s, struct sy_route_ctr *out)
 	}
 }
 
-/* A slot for key, or 0 when none is left. */
-static uint16_t
-slot_for(struct sy_route_stats *rs, const char *key, const char *host)
-{
-	void *v = sy_strmap_get(&rs->slot_of, key);
-	unsigned s;
-
-	if (v != NULL)
-		return (uint16_t)(uintptr_t)v;
-	for (s = 1; s < SY_ROUTE_STAT_SLOTS; s++)
-		if (rs->key[s] == NULL)
-			break;
-	if (s == SY_ROUTE_STAT_SLOTS)
-		return 0;
-	rs->key[s] = strdup(key);
-	rs->host[s] = strdup(host ? host : "");
-	if (rs->key[s] == NULL || rs->host[s] == NULL ||
-	    sy_strmap_put(&rs->slot_of, rs->key[s], (void *)(uintptr_t)s) < 0) {
-		free(rs->key[s]);
-		free(rs->host[s]);
-		rs->key[s] = rs->host[s] = NULL;
-		return 0;
-	}
-	rs->n_used++;
-	return (uint16_t)s;
-}
-
 void
 sy_route_stats_plan(struct sy_route_stats *rs, struct sy_generation *g)
 {
 	const struct sy_vhost *vh;
 	char key[320];
 	size_t vi;
-	unsigned s;
-	uint32_t r;
+	uint32_t r, it;
+	uint16_t s;
 
 	if (!ready(rs))
 		return;
-	rs->plan++;
+	sy_stat_slots_begin(&rs->slots);
 	rs->unslotted = 0;
 	for (vi = 0; (vh = sy_gen_next_vhost(g, &vi)) != NULL;) {
 		for (r = 0; r < vh->n_rules; r++) {
@@ -97,27 +70,28 @@ sy_route_stats_plan(struct sy_route_stats *rs, struct sy_generation *g)
 				continue;
 			}
 			snprintf(key, sizeof(key), "%s %s", rule->kind ? rule->kind : "", rule->object);
-			slot = slot_for(rs, key, vh->host);
-			rule->stat_slot = slot;
-			if (slot == 0) {
-				rs->unslotted++;
-				continue;
+			slot = sy_stat_slots_take(&rs->slots, key);
+			if (slot != 0 && rs->host[slot] == NULL &&
+			    (rs->host[slot] = strdup(vh->host ? vh->host : "")) == NULL) {
+				sy_stat_slots_free(&rs->slots, slot);
+				slot = 0;
 			}
-			rs->seen[slot] = rs->plan;
+			rule->stat_slot = slot;
+			if (slot == 0)
+				rs->unslotted++;
 		}
 	}
 	/* Objects gone from the generation: their slots are free again, from
 	 * the totals they leave (a request still in flight in the old
-	 * generation may still count there: a moment's difference). */
-	for (s = 1; s < SY_ROUTE_STAT_SLOTS; s++) {
-		if (rs->key[s] == NULL || rs->seen[s] == rs->plan)
-			continue;
+	 * generation may still count there: a moment's difference). The
+	 * active flows are not based: flows still bound to the slot close on
+	 * it, and the gauge is what is bound now. */
+	for (it = 1; (s = sy_stat_slots_next_stale(&rs->slots, &it)) != 0;) {
 		sum_slot(s, &rs->base[s]);
-		sy_strmap_remove(&rs->slot_of, rs->key[s]);
-		free(rs->key[s]);
+		rs->base[s].flows_opened = rs->base[s].flows_closed = 0;
+		sy_stat_slots_free(&rs->slots, s);
 		free(rs->host[s]);
-		rs->key[s] = rs->host[s] = NULL;
-		rs->n_used--;
+		rs->host[s] = NULL;
 	}
 }
 
@@ -125,7 +99,7 @@ sy_route_stats_plan(struct sy_route_stats *rs, struct sy_generation *g)
 static void
 labels(FILE *f, const struct sy_route_stats *rs, unsigned s)
 {
-	const char *k = rs->key[s], *sp = strchr(k, ' '), *sl = sp ? strchr(sp + 1, '/') : NULL;
+	const char *k = rs->slots.key[s], *sp = strchr(k, ' '), *sl = sp ? strchr(sp + 1, '/') : NULL;
 
 	char part[256];
 
@@ -159,7 +133,7 @@ histogram(FILE *f, const struct sy_route_stats *rs, const char *name, const char
 		const uint64_t *le = (const uint64_t *)((const char *)t + off_le);
 		uint64_t cum = 0;
 
-		if (rs->key[s] == NULL)
+		if (rs->slots.key[s] == NULL)
 			continue;
 		for (b = 0; b < SY_ROUTE_LAT_BUCKETS; b++) {
 			cum += le[b];
@@ -188,7 +162,7 @@ counter(FILE *f, const struct sy_route_stats *rs, const char *name, const char *
 
 	sy_prom_head(f, name, "counter", help);
 	for (s = 1; s < SY_ROUTE_STAT_SLOTS; s++) {
-		if (rs->key[s] == NULL)
+		if (rs->slots.key[s] == NULL)
 			continue;
 		fprintf(f, "%s{", name);
 		labels(f, rs, s);
@@ -211,7 +185,7 @@ totals(const struct sy_route_stats *rs)
 		uint64_t *t = (uint64_t *)&tot[s];
 		const uint64_t *b = (const uint64_t *)&rs->base[s];
 
-		if (rs->key[s] == NULL)
+		if (rs->slots.key[s] == NULL)
 			continue;
 		sum_slot(s, &tot[s]);
 		for (k = 0; k < sizeof(tot[s]) / sizeof(uint64_t); k++)
@@ -230,11 +204,11 @@ sy_route_stats_json(const struct sy_route_stats *rs)
 	for (s = 1; tot != NULL && s < SY_ROUTE_STAT_SLOTS; s++) {
 		const struct sy_route_ctr *t = &tot[s];
 
-		if (rs->key[s] == NULL)
+		if (rs->slots.key[s] == NULL)
 			continue;
 		json_array_append_new(
 			list, json_pack("{s:s, s:s, s:I, s:I, s:[I,I,I,I,I], s:I, s:I}", "route",
-					rs->key[s], "vhost", rs->host[s], "connections",
+					rs->slots.key[s], "vhost", rs->host[s], "connections",
 					(json_int_t)t->connections, "requests", (json_int_t)t->requests,
 					"responses", (json_int_t)t->responses[0],
 					(json_int_t)t->responses[1], (json_int_t)t->responses[2],
@@ -258,13 +232,28 @@ sy_route_stats_metrics(FILE *f, const struct sy_route_stats *rs)
 		"Client connections a route object's rules carried on the splice path (spliced or "
 		"answered by its rule).",
 		offsetof(struct sy_route_ctr, connections), tot);
+	sy_prom_head(f, "switchyard_route_active_flows", "gauge",
+		     "Client connections bound to a route object now: spliced or answered by its rule "
+		     "(until both ends closed), proxied with their latest request its.");
+	for (s = 1; s < SY_ROUTE_STAT_SLOTS; s++) {
+		if (rs->slots.key[s] == NULL)
+			continue;
+		fputs("switchyard_route_active_flows{", f);
+		labels(f, rs, s);
+		/* Two counters read apart: a flow that opened and closed
+		 * between the reads must not make it negative. */
+		fprintf(f, "} %llu\n",
+			(unsigned long long)(tot[s].flows_opened > tot[s].flows_closed
+						     ? tot[s].flows_opened - tot[s].flows_closed
+						     : 0));
+	}
 	counter(f, rs, "switchyard_route_requests_total",
 		"Requests a route object's rules routed in proxy mode.",
 		offsetof(struct sy_route_ctr, requests), tot);
 	sy_prom_head(f, "switchyard_route_responses_total", "counter",
 	     "Responses to a route object's requests by class (the backend's or the router's own).");
 	for (s = 1; s < SY_ROUTE_STAT_SLOTS; s++) {
-		if (rs->key[s] == NULL)
+		if (rs->slots.key[s] == NULL)
 			continue;
 		for (c = 0; c < 5; c++) {
 			fprintf(f, "switchyard_route_responses_total{");
@@ -274,10 +263,12 @@ sy_route_stats_metrics(FILE *f, const struct sy_route_stats *rs)
 		}
 	}
 	counter(f, rs, "switchyard_route_received_bytes_total",
-		"Bytes of requests (heads and bodies) from clients, proxy mode.",
+		"Bytes from clients: proxied requests (heads and bodies), spliced connections' "
+		"(counted at their end).",
 		offsetof(struct sy_route_ctr, bytes_in), tot);
 	counter(f, rs, "switchyard_route_sent_bytes_total",
-		"Bytes of responses (heads and bodies) to clients, proxy mode.",
+		"Bytes to clients: proxied responses (heads and bodies), spliced connections' "
+		"(counted at their end).",
 		offsetof(struct sy_route_ctr, bytes_out), tot);
 	histogram(f, rs, "switchyard_route_backend_response_seconds",
 		  "Request queued to the backend (connect included) to its response head.",
@@ -301,11 +292,9 @@ sy_route_stats_fini(struct sy_route_stats *rs)
 
 	if (!rs->ready)
 		return;
-	for (s = 0; s < SY_ROUTE_STAT_SLOTS; s++) {
-		free(rs->key[s]);
+	for (s = 0; s < SY_ROUTE_STAT_SLOTS; s++)
 		free(rs->host[s]);
-	}
-	sy_strmap_fini(&rs->slot_of);
+	sy_stat_slots_fini(&rs->slots);
 	free(rs->base);
 	memset(rs, 0, sizeof(*rs));
 }

@@ -1,0 +1,215 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Traffic per backend endpoint: slots, bases, the scrape (backend_stats.h). */
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <arpa/inet.h>
+
+#include "observe/backend_stats.h"
+#include "observe/metrics.h"
+#include "sy_dataplane.h"
+#include "sy_generation.h"
+
+#define N_WORDS (sizeof(struct sy_backend_ctr) / sizeof(uint64_t))
+
+static int
+ready(struct sy_backend_stats *bs)
+{
+	if (bs->ready)
+		return 1;
+	bs->base = calloc(SY_BACKEND_STAT_SLOTS, sizeof(*bs->base));
+	if (bs->base == NULL || sy_stat_slots_init(&bs->slots, SY_BACKEND_STAT_SLOTS) < 0) {
+		free(bs->base);
+		bs->base = NULL;
+		return 0;
+	}
+	bs->ready = 1;
+	return 1;
+}
+
+/* The workers' totals of slot s into out. */
+static void
+sum_slot(unsigned s, struct sy_backend_ctr *out)
+{
+	uint64_t *dst = (uint64_t *)out;
+	unsigned w, k;
+
+	memset(out, 0, sizeof(*out));
+	for (w = 0; w < sy_dp_n_workers(); w++) {
+		const struct sy_backend_ctr *a = sy_dp_backend_ctrs(w);
+
+		for (k = 0; a != NULL && k < N_WORDS; k++)
+			dst[k] += ((const uint64_t *)&a[s])[k];
+	}
+}
+
+void
+sy_backend_stats_plan(struct sy_backend_stats *bs, struct sy_generation *g)
+{
+	const struct sy_vhost *vh;
+	size_t vi;
+	uint32_t k, e, it;
+	uint16_t s;
+
+	if (!ready(bs))
+		return;
+	sy_stat_slots_begin(&bs->slots);
+	bs->unslotted = 0;
+	for (vi = 0; (vh = sy_gen_next_vhost(g, &vi)) != NULL;) {
+		for (k = 0; k < vh->n_rules; k++) {
+			const struct sy_pool *p = vh->rules[k].pool;
+
+			for (e = 0; p != NULL && e < p->n_endpoints; e++) {
+				/* The generation's memory: this field is ours to write. */
+				struct sy_endpoint *ep = (struct sy_endpoint *)&p->endpoints[e];
+				char key[32], a[INET_ADDRSTRLEN];
+
+				ep->stat_slot = 0;
+				if (ep->addr.family != AF_INET)
+					continue; /* not routed to (IPv6: a later issue) */
+				inet_ntop(AF_INET, &ep->addr.v4, a, sizeof(a));
+				snprintf(key, sizeof(key), "%s:%u", a, ep->port);
+				s = sy_stat_slots_take(&bs->slots, key);
+				if (s == 0) {
+					bs->unslotted++;
+					continue;
+				}
+				bs->ip[s] = ep->addr.v4;
+				bs->port[s] = htons(ep->port);
+				ep->stat_slot = s;
+			}
+		}
+	}
+	/* Endpoints gone: their slots are free, from the totals they leave. */
+	for (it = 1; (s = sy_stat_slots_next_stale(&bs->slots, &it)) != 0;) {
+		sum_slot(s, &bs->base[s]);
+		sy_stat_slots_free(&bs->slots, s);
+	}
+}
+
+/* A row of the exposition: an endpoint's counters (less its base) and what
+ * the workers' load balancing knows of it. */
+struct row {
+	uint16_t slot;
+	struct sy_backend_ctr c;
+	struct sy_dp_endpoint_state st;
+};
+
+static void
+label(FILE *f, const struct sy_backend_stats *bs, const char *name, const struct row *r)
+{
+	fprintf(f, "%s{endpoint=\"", name);
+	sy_prom_label(f, bs->slots.key[r->slot]);
+	fputc('"', f);
+}
+
+static void
+series(FILE *f, const struct sy_backend_stats *bs, const struct row *rows, size_t n,
+       const char *name, const char *type, const char *help, size_t off)
+{
+	size_t i;
+
+	sy_prom_head(f, name, type, help);
+	for (i = 0; i < n; i++) {
+		label(f, bs, name, &rows[i]);
+		fprintf(f, "} %llu\n", (unsigned long long)*(const uint64_t *)((const char *)&rows[i] + off));
+	}
+}
+
+void
+sy_backend_stats_metrics(FILE *f, const struct sy_backend_stats *bs)
+{
+	static const char hist[] = "switchyard_backend_response_seconds";
+	struct row *rows;
+	size_t n = 0, i;
+	unsigned s, k;
+
+	if (!bs->ready || (rows = calloc(bs->slots.n_used + 1, sizeof(*rows))) == NULL)
+		return;
+	for (s = 1; s < SY_BACKEND_STAT_SLOTS && n < bs->slots.n_used; s++) {
+		uint64_t *t = (uint64_t *)&rows[n].c;
+		const uint64_t *b = (const uint64_t *)&bs->base[s];
+
+		if (bs->slots.key[s] == NULL)
+			continue;
+		rows[n].slot = (uint16_t)s;
+		sum_slot(s, &rows[n].c);
+		for (k = 0; k < N_WORDS; k++)
+			t[k] = t[k] >= b[k] ? t[k] - b[k] : 0;
+		sy_dp_endpoint_state(bs->ip[s], bs->port[s], &rows[n].st);
+		n++;
+	}
+	/* What load balancing knows (the workers' tables keyed by a hash of
+	 * address and port: endpoints whose hashes collide share these). */
+	series(f, bs, rows, n, "switchyard_backend_open_connections", "gauge",
+	       "Backend connections open to the endpoint, all workers.",
+	       offsetof(struct row, st.open_connections));
+	series(f, bs, rows, n, "switchyard_backend_connections_total", "counter",
+	       "Backend connections opened to the endpoint (retries too), all workers.",
+	       offsetof(struct row, st.connections));
+	sy_prom_head(f, "switchyard_backend_ejected_workers", "gauge",
+		     "Workers whose passive health ejects the endpoint now.");
+	for (i = 0; i < n; i++) {
+		label(f, bs, "switchyard_backend_ejected_workers", &rows[i]);
+		fprintf(f, "} %u\n", rows[i].st.ejected_workers);
+	}
+	/* The endpoint's own traffic counters (its slot). */
+	series(f, bs, rows, n, "switchyard_backend_spliced_connections_total", "counter",
+	       "Client connections spliced to the endpoint.", offsetof(struct row, c.connections));
+	series(f, bs, rows, n, "switchyard_backend_requests_total", "counter",
+	       "Proxied requests sent to the endpoint (a retried one: the last endpoint tried).",
+	       offsetof(struct row, c.requests));
+	sy_prom_head(f, "switchyard_backend_responses_total", "counter",
+		     "Answers to the requests sent to the endpoint by class (the router's own when it "
+		     "failed them).");
+	for (i = 0; i < n; i++) {
+		for (k = 0; k < 5; k++) {
+			label(f, bs, "switchyard_backend_responses_total", &rows[i]);
+			fprintf(f, ",code=\"%uxx\"} %llu\n", k + 1,
+				(unsigned long long)rows[i].c.responses[k]);
+		}
+	}
+	series(f, bs, rows, n, "switchyard_backend_sent_bytes_total", "counter",
+	       "Bytes towards the endpoint: proxied requests (heads and bodies as the client sent "
+	       "them), spliced connections' client bytes (counted at their end).",
+	       offsetof(struct row, c.bytes_in));
+	series(f, bs, rows, n, "switchyard_backend_received_bytes_total", "counter",
+	       "Bytes from the endpoint: proxied responses (heads and bodies), spliced "
+	       "connections' backend bytes (counted at their end).",
+	       offsetof(struct row, c.bytes_out));
+	sy_prom_head(f, hist, "histogram",
+		     "Proxied request queued to the endpoint (connect included) to its response head.");
+	for (i = 0; i < n; i++) {
+		uint64_t cum = 0;
+
+		for (k = 0; k < SY_ROUTE_LAT_BUCKETS; k++) {
+			cum += rows[i].c.response_le[k];
+			label(f, bs, "switchyard_backend_response_seconds_bucket", &rows[i]);
+			if (k < SY_ROUTE_LAT_BUCKETS - 1)
+				fprintf(f, ",le=\"%g\"} %llu\n", sy_route_lat_le_us[k] / 1e6,
+					(unsigned long long)cum);
+			else
+				fprintf(f, ",le=\"+Inf\"} %llu\n", (unsigned long long)cum);
+		}
+		label(f, bs, "switchyard_backend_response_seconds_sum", &rows[i]);
+		fprintf(f, "} %.6f\n", rows[i].c.response_us_sum / 1e6);
+		label(f, bs, "switchyard_backend_response_seconds_count", &rows[i]);
+		fprintf(f, "} %llu\n", (unsigned long long)cum);
+	}
+	sy_prom_head(f, "switchyard_backend_endpoints_unslotted", "gauge",
+		     "Endpoints of the live generation's pools (each copy) past the counted ones (not in "
+		     "the backend series).");
+	fprintf(f, "switchyard_backend_endpoints_unslotted %llu\n", (unsigned long long)bs->unslotted);
+	free(rows);
+}
+
+void
+sy_backend_stats_fini(struct sy_backend_stats *bs)
+{
+	if (!bs->ready)
+		return;
+	sy_stat_slots_fini(&bs->slots);
+	free(bs->base);
+	memset(bs, 0, sizeof(*bs));
+}
