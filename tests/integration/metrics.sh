@@ -5,10 +5,10 @@
 # connections, the router's own 503, packets both ways; per route object and per backend
 # endpoint: requests, answers by class, bytes, latency histograms; a spliced download's
 # bytes to the byte; a route's active flows while connections are held, 0 after them);
-# the Contour seed's IngressRoute
-# gauges count what was applied; `promtool check metrics` (Debian's prometheus package)
-# flags nothing but the seed's gauges that end in _total (kept: Contour's users query
-# them); `routerctl metrics` gives the same exposition; other paths get 404 (but / and
+# the Contour seed's IngressRoute gauges count what was applied; `promtool check metrics`
+# (Debian's prometheus package) flags nothing but the seed's gauges that end in _total
+# (kept: Contour's users query them); `routerctl metrics` gives the same exposition; other
+# paths get 404 (but / and
 # /status.json, the status page: status_page.sh), other methods 405.
 T_NAME=metrics
 source "$(dirname "$0")/testlib.sh"
