@@ -18,16 +18,11 @@
 #define SY_BACKEND_STAT_SLOTS 8192 /* endpoints counted; slot 0 is "none" */
 
 struct sy_backend_ctr {
-	uint64_t connections;  /* client connections spliced to it */
-	uint64_t requests;     /* proxied requests it was sent (the last try's endpoint) */
-	uint64_t responses[5]; /* their answers by class, 1xx..5xx (the router's own
-				* when the endpoint failed them) */
-	uint64_t bytes_in;     /* towards it: proxied requests, spliced client bytes */
-	uint64_t bytes_out;    /* from it: proxied responses, spliced backend bytes */
-	/* Request queued to it (connect included) to its response head,
-	 * proxied requests it answered; the route histograms' buckets. */
-	uint64_t response_us_sum;
-	uint64_t response_le[SY_ROUTE_LAT_BUCKETS];
+	uint64_t connections; /* client connections spliced to it */
+	/* Proxied requests it was sent (a retried one: the last endpoint
+	 * tried) and their answers (the router's own when it failed them);
+	 * bytes towards it (in) and from it (out); its response time. */
+	struct sy_traffic_ctr tr;
 };
 
 #endif

@@ -11,37 +11,10 @@
 #include "sy_dataplane.h"
 #include "sy_generation.h"
 
-#define N_WORDS (sizeof(struct sy_backend_ctr) / sizeof(uint64_t))
-
-static int
-ready(struct sy_backend_stats *bs)
+static const void *
+worker_ctrs(unsigned w)
 {
-	if (bs->ready)
-		return 1;
-	bs->base = calloc(SY_BACKEND_STAT_SLOTS, sizeof(*bs->base));
-	if (bs->base == NULL || sy_stat_slots_init(&bs->slots, SY_BACKEND_STAT_SLOTS) < 0) {
-		free(bs->base);
-		bs->base = NULL;
-		return 0;
-	}
-	bs->ready = 1;
-	return 1;
-}
-
-/* The workers' totals of slot s into out. */
-static void
-sum_slot(unsigned s, struct sy_backend_ctr *out)
-{
-	uint64_t *dst = (uint64_t *)out;
-	unsigned w, k;
-
-	memset(out, 0, sizeof(*out));
-	for (w = 0; w < sy_dp_n_workers(); w++) {
-		const struct sy_backend_ctr *a = sy_dp_backend_ctrs(w);
-
-		for (k = 0; a != NULL && k < N_WORDS; k++)
-			dst[k] += ((const uint64_t *)&a[s])[k];
-	}
+	return sy_dp_backend_ctrs(w);
 }
 
 void
@@ -49,10 +22,12 @@ sy_backend_stats_plan(struct sy_backend_stats *bs, struct sy_generation *g)
 {
 	const struct sy_vhost *vh;
 	size_t vi;
-	uint32_t k, e, it;
+	uint32_t k, e;
 	uint16_t s;
 
-	if (!ready(bs))
+	if (bs->slots.n == 0 &&
+	    sy_stat_slots_init(&bs->slots, SY_BACKEND_STAT_SLOTS, sizeof(struct sy_backend_ctr) / 8,
+			       worker_ctrs, sizeof(struct sy_backend_ctr) / 8) < 0)
 		return;
 	sy_stat_slots_begin(&bs->slots);
 	bs->unslotted = 0;
@@ -81,11 +56,8 @@ sy_backend_stats_plan(struct sy_backend_stats *bs, struct sy_generation *g)
 			}
 		}
 	}
-	/* Endpoints gone: their slots are free, from the totals they leave. */
-	for (it = 1; (s = sy_stat_slots_next_stale(&bs->slots, &it)) != 0;) {
-		sum_slot(s, &bs->base[s]);
-		sy_stat_slots_free(&bs->slots, s);
-	}
+	/* Endpoints gone: their slots are free again. */
+	sy_stat_slots_end(&bs->slots);
 }
 
 /* A row of the exposition: an endpoint's counters (less its base) and what
@@ -125,18 +97,13 @@ sy_backend_stats_metrics(FILE *f, const struct sy_backend_stats *bs)
 	size_t n = 0, i;
 	unsigned s, k;
 
-	if (!bs->ready || (rows = calloc(bs->slots.n_used + 1, sizeof(*rows))) == NULL)
+	if (bs->slots.n == 0 || (rows = calloc(bs->slots.n_used + 1, sizeof(*rows))) == NULL)
 		return;
 	for (s = 1; s < SY_BACKEND_STAT_SLOTS && n < bs->slots.n_used; s++) {
-		uint64_t *t = (uint64_t *)&rows[n].c;
-		const uint64_t *b = (const uint64_t *)&bs->base[s];
-
 		if (bs->slots.key[s] == NULL)
 			continue;
 		rows[n].slot = (uint16_t)s;
-		sum_slot(s, &rows[n].c);
-		for (k = 0; k < N_WORDS; k++)
-			t[k] = t[k] >= b[k] ? t[k] - b[k] : 0;
+		sy_stat_slots_total(&bs->slots, s, (uint64_t *)&rows[n].c);
 		sy_dp_endpoint_state(bs->ip[s], bs->port[s], &rows[n].st);
 		n++;
 	}
@@ -159,7 +126,7 @@ sy_backend_stats_metrics(FILE *f, const struct sy_backend_stats *bs)
 	       "Client connections spliced to the endpoint.", offsetof(struct row, c.connections));
 	series(f, bs, rows, n, "switchyard_backend_requests_total", "counter",
 	       "Proxied requests sent to the endpoint (a retried one: the last endpoint tried).",
-	       offsetof(struct row, c.requests));
+	       offsetof(struct row, c.tr.requests));
 	sy_prom_head(f, "switchyard_backend_responses_total", "counter",
 		     "Answers to the requests sent to the endpoint by class (the router's own when it "
 		     "failed them).");
@@ -167,24 +134,24 @@ sy_backend_stats_metrics(FILE *f, const struct sy_backend_stats *bs)
 		for (k = 0; k < 5; k++) {
 			label(f, bs, "switchyard_backend_responses_total", &rows[i]);
 			fprintf(f, ",code=\"%uxx\"} %llu\n", k + 1,
-				(unsigned long long)rows[i].c.responses[k]);
+				(unsigned long long)rows[i].c.tr.responses[k]);
 		}
 	}
 	series(f, bs, rows, n, "switchyard_backend_sent_bytes_total", "counter",
 	       "Bytes towards the endpoint: proxied requests (heads and bodies as the client sent "
 	       "them), spliced connections' client bytes (counted at their end).",
-	       offsetof(struct row, c.bytes_in));
+	       offsetof(struct row, c.tr.bytes_in));
 	series(f, bs, rows, n, "switchyard_backend_received_bytes_total", "counter",
 	       "Bytes from the endpoint: proxied responses (heads and bodies), spliced "
 	       "connections' backend bytes (counted at their end).",
-	       offsetof(struct row, c.bytes_out));
+	       offsetof(struct row, c.tr.bytes_out));
 	sy_prom_head(f, hist, "histogram",
 		     "Proxied request queued to the endpoint (connect included) to its response head.");
 	for (i = 0; i < n; i++) {
 		uint64_t cum = 0;
 
 		for (k = 0; k < SY_ROUTE_LAT_BUCKETS; k++) {
-			cum += rows[i].c.response_le[k];
+			cum += rows[i].c.tr.backend_le[k];
 			label(f, bs, "switchyard_backend_response_seconds_bucket", &rows[i]);
 			if (k < SY_ROUTE_LAT_BUCKETS - 1)
 				fprintf(f, ",le=\"%g\"} %llu\n", sy_route_lat_le_us[k] / 1e6,
@@ -193,7 +160,7 @@ sy_backend_stats_metrics(FILE *f, const struct sy_backend_stats *bs)
 				fprintf(f, ",le=\"+Inf\"} %llu\n", (unsigned long long)cum);
 		}
 		label(f, bs, "switchyard_backend_response_seconds_sum", &rows[i]);
-		fprintf(f, "} %.6f\n", rows[i].c.response_us_sum / 1e6);
+		fprintf(f, "} %.6f\n", rows[i].c.tr.backend_us_sum / 1e6);
 		label(f, bs, "switchyard_backend_response_seconds_count", &rows[i]);
 		fprintf(f, "} %llu\n", (unsigned long long)cum);
 	}
@@ -207,9 +174,6 @@ sy_backend_stats_metrics(FILE *f, const struct sy_backend_stats *bs)
 void
 sy_backend_stats_fini(struct sy_backend_stats *bs)
 {
-	if (!bs->ready)
-		return;
 	sy_stat_slots_fini(&bs->slots);
-	free(bs->base);
 	memset(bs, 0, sizeof(*bs));
 }

@@ -23,12 +23,10 @@
 struct sy_generation;
 
 struct sy_backend_stats {
-	struct sy_stat_slots slots;       /* "address:port" -> slot */
+	struct sy_stat_slots slots;       /* "address:port" -> slot, bases */
 	uint32_t ip[SY_BACKEND_STAT_SLOTS];   /* slot -> its address (network order) */
 	uint16_t port[SY_BACKEND_STAT_SLOTS]; /* ... and port (network order) */
-	struct sy_backend_ctr *base;      /* SY_BACKEND_STAT_SLOTS totals at the last free */
 	uint64_t unslotted;               /* endpoints past the slots (at the last plan) */
-	int ready;
 };
 
 /* Slots for g's endpoints (before g is published). */

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Traffic per route object: slots, bases, the scrape (route_stats.h). */
+#include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,39 +12,10 @@
 #include "sy_dataplane.h"
 #include "sy_generation.h"
 
-static int
-ready(struct sy_route_stats *rs)
+static const void *
+worker_ctrs(unsigned w)
 {
-	if (rs->ready)
-		return 1;
-	rs->base = calloc(SY_ROUTE_STAT_SLOTS, sizeof(*rs->base));
-	if (rs->base == NULL || sy_stat_slots_init(&rs->slots, SY_ROUTE_STAT_SLOTS) < 0) {
-		free(rs->base);
-		rs->base = NULL;
-		return 0;
-	}
-	rs->ready = 1;
-	return 1;
-}
-
-/* The workers' totals of slot s, plus into out. */
-static void
-sum_slot(unsigned s, struct sy_route_ctr *out)
-{
-	unsigned w, k;
-
-	memset(out, 0, sizeof(*out));
-	for (w = 0; w < sy_dp_n_workers(); w++) {
-		const struct sy_route_ctr *a = sy_dp_route_ctrs(w);
-		const uint64_t *src;
-		uint64_t *dst = (uint64_t *)out;
-
-		if (a == NULL)
-			continue;
-		src = (const uint64_t *)&a[s];
-		for (k = 0; k < sizeof(*out) / sizeof(uint64_t); k++)
-			dst[k] += src[k];
-	}
+	return sy_dp_route_ctrs(w);
 }
 
 void
@@ -52,10 +24,15 @@ sy_route_stats_plan(struct sy_route_stats *rs, struct sy_generation *g)
 	const struct sy_vhost *vh;
 	char key[320];
 	size_t vi;
-	uint32_t r, it;
-	uint16_t s;
+	uint32_t r;
+	unsigned s;
 
-	if (!ready(rs))
+	/* The active flows' two counters are the last words: not based, as
+	 * flows still bound to a freed slot close on it (the gauge is what
+	 * is bound now). */
+	if (rs->slots.n == 0 &&
+	    sy_stat_slots_init(&rs->slots, SY_ROUTE_STAT_SLOTS, sizeof(struct sy_route_ctr) / 8,
+			       worker_ctrs, offsetof(struct sy_route_ctr, flows_opened) / 8) < 0)
 		return;
 	sy_stat_slots_begin(&rs->slots);
 	rs->unslotted = 0;
@@ -71,27 +48,20 @@ sy_route_stats_plan(struct sy_route_stats *rs, struct sy_generation *g)
 			}
 			snprintf(key, sizeof(key), "%s %s", rule->kind ? rule->kind : "", rule->object);
 			slot = sy_stat_slots_take(&rs->slots, key);
-			if (slot != 0 && rs->host[slot] == NULL &&
-			    (rs->host[slot] = strdup(vh->host ? vh->host : "")) == NULL) {
-				sy_stat_slots_free(&rs->slots, slot);
-				slot = 0;
-			}
+			if (slot != 0 && rs->host[slot] == NULL)
+				rs->host[slot] = strdup(vh->host ? vh->host : ""); /* NULL: "" */
 			rule->stat_slot = slot;
 			if (slot == 0)
 				rs->unslotted++;
 		}
 	}
-	/* Objects gone from the generation: their slots are free again, from
-	 * the totals they leave (a request still in flight in the old
-	 * generation may still count there: a moment's difference). The
-	 * active flows are not based: flows still bound to the slot close on
-	 * it, and the gauge is what is bound now. */
-	for (it = 1; (s = sy_stat_slots_next_stale(&rs->slots, &it)) != 0;) {
-		sum_slot(s, &rs->base[s]);
-		rs->base[s].flows_opened = rs->base[s].flows_closed = 0;
-		sy_stat_slots_free(&rs->slots, s);
-		free(rs->host[s]);
-		rs->host[s] = NULL;
+	/* Objects gone from the generation: their slots are free again. */
+	sy_stat_slots_end(&rs->slots);
+	for (s = 1; s < SY_ROUTE_STAT_SLOTS; s++) {
+		if (rs->slots.key[s] == NULL && rs->host[s] != NULL) {
+			free(rs->host[s]);
+			rs->host[s] = NULL;
+		}
 	}
 }
 
@@ -177,20 +147,13 @@ static struct sy_route_ctr *
 totals(const struct sy_route_stats *rs)
 {
 	struct sy_route_ctr *tot;
-	unsigned s, k;
+	unsigned s;
 
-	if (!rs->ready || (tot = calloc(SY_ROUTE_STAT_SLOTS, sizeof(*tot))) == NULL)
+	if (rs->slots.n == 0 || (tot = calloc(SY_ROUTE_STAT_SLOTS, sizeof(*tot))) == NULL)
 		return NULL;
-	for (s = 1; s < SY_ROUTE_STAT_SLOTS; s++) {
-		uint64_t *t = (uint64_t *)&tot[s];
-		const uint64_t *b = (const uint64_t *)&rs->base[s];
-
-		if (rs->slots.key[s] == NULL)
-			continue;
-		sum_slot(s, &tot[s]);
-		for (k = 0; k < sizeof(tot[s]) / sizeof(uint64_t); k++)
-			t[k] = t[k] >= b[k] ? t[k] - b[k] : 0;
-	}
+	for (s = 1; s < SY_ROUTE_STAT_SLOTS; s++)
+		if (rs->slots.key[s] != NULL)
+			sy_stat_slots_total(&rs->slots, s, (uint64_t *)&tot[s]);
 	return tot;
 }
 
@@ -208,13 +171,13 @@ sy_route_stats_json(const struct sy_route_stats *rs)
 			continue;
 		json_array_append_new(
 			list, json_pack("{s:s, s:s, s:I, s:I, s:[I,I,I,I,I], s:I, s:I}", "route",
-					rs->slots.key[s], "vhost", rs->host[s], "connections",
-					(json_int_t)t->connections, "requests", (json_int_t)t->requests,
-					"responses", (json_int_t)t->responses[0],
-					(json_int_t)t->responses[1], (json_int_t)t->responses[2],
-					(json_int_t)t->responses[3], (json_int_t)t->responses[4],
-					"bytes_in", (json_int_t)t->bytes_in, "bytes_out",
-					(json_int_t)t->bytes_out));
+					rs->slots.key[s], "vhost", rs->host[s] ? rs->host[s] : "", "connections",
+					(json_int_t)t->connections, "requests", (json_int_t)t->tr.requests,
+					"responses", (json_int_t)t->tr.responses[0],
+					(json_int_t)t->tr.responses[1], (json_int_t)t->tr.responses[2],
+					(json_int_t)t->tr.responses[3], (json_int_t)t->tr.responses[4],
+					"bytes_in", (json_int_t)t->tr.bytes_in, "bytes_out",
+					(json_int_t)t->tr.bytes_out));
 	}
 	free(tot);
 	return list;
@@ -249,7 +212,7 @@ sy_route_stats_metrics(FILE *f, const struct sy_route_stats *rs)
 	}
 	counter(f, rs, "switchyard_route_requests_total",
 		"Requests a route object's rules routed in proxy mode.",
-		offsetof(struct sy_route_ctr, requests), tot);
+		offsetof(struct sy_route_ctr, tr.requests), tot);
 	sy_prom_head(f, "switchyard_route_responses_total", "counter",
 	     "Responses to a route object's requests by class (the backend's or the router's own).");
 	for (s = 1; s < SY_ROUTE_STAT_SLOTS; s++) {
@@ -259,20 +222,20 @@ sy_route_stats_metrics(FILE *f, const struct sy_route_stats *rs)
 			fprintf(f, "switchyard_route_responses_total{");
 			labels(f, rs, s);
 			fprintf(f, ",code=\"%uxx\"} %llu\n", c + 1,
-				(unsigned long long)tot[s].responses[c]);
+				(unsigned long long)tot[s].tr.responses[c]);
 		}
 	}
 	counter(f, rs, "switchyard_route_received_bytes_total",
 		"Bytes from clients: proxied requests (heads and bodies), spliced connections' "
 		"(counted at their end).",
-		offsetof(struct sy_route_ctr, bytes_in), tot);
+		offsetof(struct sy_route_ctr, tr.bytes_in), tot);
 	counter(f, rs, "switchyard_route_sent_bytes_total",
 		"Bytes to clients: proxied responses (heads and bodies), spliced connections' "
 		"(counted at their end).",
-		offsetof(struct sy_route_ctr, bytes_out), tot);
+		offsetof(struct sy_route_ctr, tr.bytes_out), tot);
 	histogram(f, rs, "switchyard_route_backend_response_seconds",
 		  "Request queued to the backend (connect included) to its response head.",
-		  offsetof(struct sy_route_ctr, backend_le), offsetof(struct sy_route_ctr, backend_us_sum),
+		  offsetof(struct sy_route_ctr, tr.backend_le), offsetof(struct sy_route_ctr, tr.backend_us_sum),
 		  tot);
 	histogram(f, rs, "switchyard_route_router_seconds",
 		  "Time the router itself spent on a request: head complete to queued for the "
@@ -290,11 +253,8 @@ sy_route_stats_fini(struct sy_route_stats *rs)
 {
 	unsigned s;
 
-	if (!rs->ready)
-		return;
 	for (s = 0; s < SY_ROUTE_STAT_SLOTS; s++)
 		free(rs->host[s]);
 	sy_stat_slots_fini(&rs->slots);
-	free(rs->base);
 	memset(rs, 0, sizeof(*rs));
 }

@@ -22,11 +22,9 @@
 struct sy_generation;
 
 struct sy_route_stats {
-	struct sy_stat_slots slots;          /* "Kind ns/name" -> slot */
+	struct sy_stat_slots slots;          /* "Kind ns/name" -> slot, bases */
 	char *host[SY_ROUTE_STAT_SLOTS];     /* the first vhost its rules are on */
-	struct sy_route_ctr *base;           /* SY_ROUTE_STAT_SLOTS totals at the last free */
 	uint64_t unslotted;                  /* objects past the slots (at the last plan) */
-	int ready;
 };
 
 /* Slots for g's rules (before g is published). */

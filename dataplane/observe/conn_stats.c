@@ -60,12 +60,12 @@ sy_conn_stats_end(struct sy_worker *w, const struct sy_conn *c)
 		struct sy_route_ctr *r = &w->tcp.route_ctr[cs->route_slot];
 
 		r->flows_closed++;
-		r->bytes_in += up;
-		r->bytes_out += down;
+		r->tr.bytes_in += up;
+		r->tr.bytes_out += down;
 	}
 	if (cs->backend_slot != 0) {
-		w->tcp.backend_ctr[cs->backend_slot].bytes_in += up;
-		w->tcp.backend_ctr[cs->backend_slot].bytes_out += down;
+		w->tcp.backend_ctr[cs->backend_slot].tr.bytes_in += up;
+		w->tcp.backend_ctr[cs->backend_slot].tr.bytes_out += down;
 	}
 	cs->route_slot = cs->backend_slot = 0;
 }

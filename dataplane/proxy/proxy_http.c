@@ -109,6 +109,7 @@ void
 px_request_end(struct sy_worker *w, struct sy_proxy *px)
 {
 	struct sy_access_rec *r = &px->log;
+	bool timed = px->backend_us != SY_ALOG_NO_TIME;
 
 	if (r->tsc == 0)
 		return;
@@ -116,32 +117,17 @@ px_request_end(struct sy_worker *w, struct sy_proxy *px)
 	if (px->stat_slot != 0 && w->tcp.route_ctr != NULL) {
 		struct sy_route_ctr *ctr = &w->tcp.route_ctr[px->stat_slot];
 
-		ctr->requests++;
-		if (r->status >= 100 && r->status < 600)
-			ctr->responses[r->status / 100 - 1]++;
-		ctr->bytes_in += r->bytes_in;
-		ctr->bytes_out += r->bytes_out;
-		if (px->backend_us != SY_ALOG_NO_TIME) {
-			ctr->backend_us_sum += px->backend_us;
-			ctr->backend_le[sy_route_lat_bucket(px->backend_us)]++;
+		sy_traffic_count(&ctr->tr, r->status, r->bytes_in, r->bytes_out, timed,
+				 px->backend_us);
+		if (timed) {
 			ctr->router_us_sum += px->router_us;
 			ctr->router_le[sy_route_lat_bucket(px->router_us)]++;
 		}
 	}
-	if (px->be_stat_slot != 0 && w->tcp.backend_ctr != NULL) {
-		/* The endpoint it went to (the last one tried). */
-		struct sy_backend_ctr *ctr = &w->tcp.backend_ctr[px->be_stat_slot];
-
-		ctr->requests++;
-		if (r->status >= 100 && r->status < 600)
-			ctr->responses[r->status / 100 - 1]++;
-		ctr->bytes_in += r->bytes_in;
-		ctr->bytes_out += r->bytes_out;
-		if (px->backend_us != SY_ALOG_NO_TIME) {
-			ctr->response_us_sum += px->backend_us;
-			ctr->response_le[sy_route_lat_bucket(px->backend_us)]++;
-		}
-	}
+	/* The endpoint it went to (the last one tried). */
+	if (px->be_stat_slot != 0 && w->tcp.backend_ctr != NULL)
+		sy_traffic_count(&w->tcp.backend_ctr[px->be_stat_slot].tr, r->status, r->bytes_in,
+				 r->bytes_out, timed, px->backend_us);
 	if (sy_alog_on(w))
 		sy_alog_put(w, r);
 	r->tsc = 0;
