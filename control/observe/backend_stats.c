@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Traffic per backend endpoint: slots, bases, the scrape (backend_stats.h). */
+#include <errno.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -169,6 +170,16 @@ sy_backend_stats_metrics(FILE *f, const struct sy_backend_stats *bs)
 		     "the backend series).");
 	fprintf(f, "switchyard_backend_endpoints_unslotted %llu\n", (unsigned long long)bs->unslotted);
 	free(rows);
+}
+
+int
+sy_backend_stats_get(const struct sy_backend_stats *bs, uint16_t slot, struct sy_backend_ctr *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (slot == 0 || slot >= bs->slots.n || bs->slots.key[slot] == NULL)
+		return -ENOENT;
+	sy_stat_slots_total(&bs->slots, slot, (uint64_t *)out);
+	return 0;
 }
 
 void

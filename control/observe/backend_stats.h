@@ -33,6 +33,9 @@ struct sy_backend_stats {
 void sy_backend_stats_plan(struct sy_backend_stats *bs, struct sy_generation *g);
 /* The Prometheus series, one per endpoint (label `endpoint`). */
 void sy_backend_stats_metrics(FILE *f, const struct sy_backend_stats *bs);
+/* The counters of the endpoint with this slot (sy_endpoint.stat_slot) into
+ * out: 0, or -ENOENT (no such slot; out zeroed). */
+int sy_backend_stats_get(const struct sy_backend_stats *bs, uint16_t slot, struct sy_backend_ctr *out);
 void sy_backend_stats_fini(struct sy_backend_stats *bs);
 
 #endif

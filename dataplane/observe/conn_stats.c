@@ -10,11 +10,10 @@
 void
 sy_conn_stats_bind(struct sy_worker *w, const struct sy_conn *c, uint16_t s)
 {
-	struct sy_conn_stat *cs;
+	struct sy_conn_stat *cs = sy_conn_stat(w, c);
 
-	if (w->tcp.conn_stats == NULL)
+	if (cs == NULL)
 		return;
-	cs = sy_conn_stat(w, c);
 	if (cs->route_slot == s)
 		return;
 	if (cs->route_slot != 0)
@@ -28,11 +27,10 @@ void
 sy_conn_stats_spliced(struct sy_worker *w, const struct sy_conn *c, uint16_t s, uint32_t isn_c,
 		      uint32_t isn_r)
 {
-	struct sy_conn_stat *cs;
+	struct sy_conn_stat *cs = sy_conn_stat(w, c);
 
-	if (w->tcp.conn_stats == NULL)
+	if (cs == NULL)
 		return;
-	cs = sy_conn_stat(w, c);
 	cs->backend_slot = s;
 	cs->isn_c = isn_c;
 	cs->isn_r = isn_r;
@@ -43,12 +41,11 @@ sy_conn_stats_spliced(struct sy_worker *w, const struct sy_conn *c, uint16_t s, 
 void
 sy_conn_stats_end(struct sy_worker *w, const struct sy_conn *c)
 {
-	struct sy_conn_stat *cs;
+	struct sy_conn_stat *cs = sy_conn_stat(w, c);
 	uint64_t up = 0, down = 0;
 
-	if (w->tcp.conn_stats == NULL)
+	if (cs == NULL)
 		return;
-	cs = sy_conn_stat(w, c);
 	if (c->flags & SY_CF_SPLICED) {
 		/* A FIN's sequence number is the ISN, its SYN, then the bytes. */
 		if (c->flags & SY_CF_FIN_CLIENT)

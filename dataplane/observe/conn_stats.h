@@ -15,6 +15,7 @@
 #ifndef SY_DP_CONN_STATS_H
 #define SY_DP_CONN_STATS_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "worker.h"
@@ -28,10 +29,16 @@ struct sy_conn_stat {
 	uint32_t isn_r;        /* ... and ours towards the client */
 };
 
+/* c's entry, or NULL when the worker keeps none (tables not set up) or c
+ * is not one of its records. */
 static inline struct sy_conn_stat *
 sy_conn_stat(struct sy_worker *w, const struct sy_conn *c)
 {
-	return &w->tcp.conn_stats[c - w->tcp.conns.rec];
+	size_t i = (size_t)(c - w->tcp.conns.rec);
+
+	if (w->tcp.conn_stats == NULL || c < w->tcp.conns.rec || i >= w->tcp.conns.n)
+		return NULL;
+	return &w->tcp.conn_stats[i];
 }
 
 /* c is now bound to route slot s (0: to none): it leaves the route it was
