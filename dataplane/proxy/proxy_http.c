@@ -17,10 +17,10 @@
 
 #include "lb/lb.h"
 #include "observe/access_rec.h"
-#include "proxy/proxy_internal.h"
-#include "sy_generation.h"
 #include "observe/conn_stats.h"
+#include "proxy/proxy_internal.h"
 #include "sy_backend_stats.h"
+#include "sy_generation.h"
 #include "sy_route_stats.h"
 #include "worker.h"
 
