@@ -195,13 +195,13 @@ sy_route_stats_metrics(FILE *f, const struct sy_route_stats *rs)
 		"Client connections a route object's rules carried on the splice path (spliced or "
 		"answered by its rule).",
 		offsetof(struct sy_route_ctr, connections), tot);
-	sy_prom_head(f, "switchyard_route_active_flows", "gauge",
+	sy_prom_head(f, "switchyard_route_flows_active", "gauge",
 		     "Client connections bound to a route object now: spliced or answered by its rule "
 		     "(until both ends closed), proxied with their latest request its.");
 	for (s = 1; s < SY_ROUTE_STAT_SLOTS; s++) {
 		if (rs->slots.key[s] == NULL)
 			continue;
-		fputs("switchyard_route_active_flows{", f);
+		fputs("switchyard_route_flows_active{", f);
 		labels(f, rs, s);
 		/* Two counters read apart: a flow that opened and closed
 		 * between the reads must not make it negative. */

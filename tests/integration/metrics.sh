@@ -225,18 +225,18 @@ t_run curl -sf -m 5 "$URL"
 during=$T_OUT
 touch "$release"
 wait "$holder" 2>/dev/null
-flows() { printf '%s+%s' "$(value "$1" "switchyard_route_active_flows{$(rl web web)}")" \
-	"$(value "$1" "switchyard_route_active_flows{$(rl plain plain)}")"; }
+flows() { printf '%s+%s' "$(value "$1" "switchyard_route_flows_active{$(rl web web)}")" \
+	"$(value "$1" "switchyard_route_flows_active{$(rl plain plain)}")"; }
 [ "$(flows "$during")" = 1+1 ] ||
 	t_fail "active flows web+plain are 1+1 while held" "seen: $(flows "$during")" \
-		"$(grep active_flows <<<"$during")"
+		"$(grep flows_active <<<"$during")"
 for _ in $(seq 1 50); do
 	t_run curl -sf -m 5 "$URL"
 	[ "$(flows "$T_OUT")" = 0+0 ] && break
 	sleep 0.1
 done
-[ "$(flows "$T_OUT")" = 0+0 ] && ! grep -Eq '^switchyard_route_active_flows\{.*\} [1-9]' <<<"$T_OUT" ||
-	t_fail "every route's active flows are 0 once closed" "$(grep active_flows <<<"$T_OUT")"
+[ "$(flows "$T_OUT")" = 0+0 ] && ! grep -Eq '^switchyard_route_flows_active\{.*\} [1-9]' <<<"$T_OUT" ||
+	t_fail "every route's active flows are 0 once closed" "$(grep flows_active <<<"$T_OUT")"
 t_ok "active flows: web+plain 1+1 while a client held a keep-alive and a spliced connection, 0 after"
 
 # promtool: only the seed's gauges may be flagged (for their _total suffix).
