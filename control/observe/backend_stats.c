@@ -37,23 +37,26 @@ sy_backend_stats_plan(struct sy_backend_stats *bs, struct sy_generation *g)
 			const struct sy_pool *p = vh->rules[k].pool;
 
 			for (e = 0; p != NULL && e < p->n_endpoints; e++) {
-				/* The generation's memory: this field is ours to write. */
+				/* The generation's memory: this field is ours to write
+				 * (one store, the same value where a pool the live
+				 * generation shares already has it). */
 				struct sy_endpoint *ep = (struct sy_endpoint *)&p->endpoints[e];
 				char key[32], a[INET_ADDRSTRLEN];
 
-				ep->stat_slot = 0;
-				if (ep->addr.family != AF_INET)
-					continue; /* not routed to (IPv6: a later issue) */
-				inet_ntop(AF_INET, &ep->addr.v4, a, sizeof(a));
-				snprintf(key, sizeof(key), "%s:%u", a, ep->port);
-				s = sy_stat_slots_take(&bs->slots, key);
-				if (s == 0) {
-					bs->unslotted++;
-					continue;
+				s = 0;
+				if (ep->addr.family == AF_INET) { /* IPv6: not routed to yet */
+					inet_ntop(AF_INET, &ep->addr.v4, a, sizeof(a));
+					snprintf(key, sizeof(key), "%s:%u", a, ep->port);
+					s = sy_stat_slots_take(&bs->slots, key);
+					if (s == 0)
+						bs->unslotted++;
 				}
-				bs->ip[s] = ep->addr.v4;
-				bs->port[s] = htons(ep->port);
-				ep->stat_slot = s;
+				if (s != 0) {
+					bs->ip[s] = ep->addr.v4;
+					bs->port[s] = htons(ep->port);
+				}
+				if (ep->stat_slot != s)
+					ep->stat_slot = s;
 			}
 		}
 	}
