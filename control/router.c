@@ -174,9 +174,10 @@ sy_router_recompile(struct sy_router *r)
 	}
 	sy_changes_reset(&r->changes);
 	r->gen_id = g->id;
-	/* The rules' counter slots, and the new endpoints' health, before any
-	 * worker sees them. */
+	/* The rules' and endpoints' counter slots, and the new endpoints'
+	 * health, before any worker sees them. */
 	sy_route_stats_plan(&r->route_stats, g);
+	sy_backend_stats_plan(&r->backend_stats, g);
 	if (sy_health_plan(&r->health, g) < 0)
 		RTE_LOG(ERR, USER1, "health checks: out of memory planning generation %lu\n",
 			(unsigned long)g->id);
@@ -280,4 +281,5 @@ sy_router_fini(struct sy_router *r)
 	free(r->dns_published);
 	r->dns_published = NULL;
 	sy_route_stats_fini(&r->route_stats);
+	sy_backend_stats_fini(&r->backend_stats);
 }

@@ -13,6 +13,7 @@
 
 #include "age.h"
 #include "health.h"
+#include "observe/backend_stats.h"
 #include "observe/route_stats.h"
 #include "journal.h"
 #include "relations.h"
@@ -44,6 +45,7 @@ struct sy_router {
 	double last_publish_time;    /* Unix time the live generation was published */
 	struct sy_health health;     /* active health checks of the live generation (health.h) */
 	struct sy_route_stats route_stats; /* traffic counters' slots per route object */
+	struct sy_backend_stats backend_stats; /* ... and per backend endpoint */
 	struct sy_dns_table *dns_published; /* the zones the workers answer for (fleet/dns_zones.c) */
 	/* Fleet (control/fleet/fleet.h): how many Router objects the store
 	 * holds (fleet mode when > 0), and the spec.dns of the Router named by

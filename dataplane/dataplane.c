@@ -305,6 +305,14 @@ sy_dp_route_ctrs(unsigned w)
 	return dp.workers[w]->tcp.route_ctr;
 }
 
+const struct sy_backend_ctr *
+sy_dp_backend_ctrs(unsigned w)
+{
+	if (w >= dp.n_workers || dp.workers[w] == NULL)
+		return NULL;
+	return dp.workers[w]->tcp.backend_ctr;
+}
+
 int
 sy_dp_dns_publish(struct sy_dns_table *t)
 {

@@ -113,6 +113,9 @@ unsigned sy_dp_alog_take(unsigned w, struct sy_access_rec *out, unsigned max);
  * read-only for the caller; NULL when there is no such worker. */
 struct sy_route_ctr;
 const struct sy_route_ctr *sy_dp_route_ctrs(unsigned w);
+/* ... and per backend endpoint (sy_backend_stats.h). */
+struct sy_backend_ctr;
+const struct sy_backend_ctr *sy_dp_backend_ctrs(unsigned w);
 
 /* The DNS responder's shard zones (sy_dns.h): t (malloc'd) replaces the
  * table the workers read; the old one is freed once each worker has passed

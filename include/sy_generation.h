@@ -59,6 +59,11 @@ struct sy_endpoint {
 	 * the live generation; workers read it at each pick (lb/lb.c). Always 0
 	 * in a pool without a health check. */
 	uint8_t hc_down;
+	/* Its traffic counters on the workers (sy_backend_stats.h), the same
+	 * in every copy and while it stays; 0: none. Set by the control thread
+	 * before the generation is published (control/observe/
+	 * backend_stats.c). */
+	uint16_t stat_slot;
 };
 
 /*

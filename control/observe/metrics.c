@@ -10,6 +10,7 @@
 #include <rte_cycles.h>
 
 #include "kinds/kinds.h"
+#include "observe/backend_stats.h"
 #include "observe/metrics.h"
 #include "observe/route_state.h"
 #include "router.h"
@@ -352,88 +353,6 @@ health_metrics(FILE *f, const struct sy_health *h)
 	}
 }
 
-/* Every backend endpoint of the live generation's pools, once (the first
- * SY_ROUTE_STAT_SLOTS of them): what the workers know of it (dataplane/lb/
- * lb.h; hashed slots, so endpoints whose hashes collide share their counts). */
-struct backend_row {
-	char key[32]; /* "address:port" */
-	struct sy_dp_endpoint_state st;
-};
-
-static void
-backend_series(FILE *f, const struct backend_row *rows, size_t n, const char *name,
-	       const char *type, const char *help, size_t off, int is_unsigned)
-{
-	size_t i;
-
-	sy_prom_head(f, name, type, help);
-	for (i = 0; i < n; i++) {
-		const char *v = (const char *)&rows[i].st + off;
-
-		fprintf(f, "%s{endpoint=\"%s\"} %llu\n", name, rows[i].key,
-			is_unsigned ? (unsigned long long)*(const unsigned *)v
-				    : (unsigned long long)*(const uint64_t *)v);
-	}
-}
-
-static void
-backend_metrics(FILE *f, struct sy_router *r)
-{
-	struct sy_generation *g = sy_gen_acquire(&r->slot);
-	const struct sy_vhost *vh;
-	struct backend_row *rows = NULL;
-	struct sy_strmap seen;
-	size_t vi, n = 0, cap = 0;
-	uint32_t k, e;
-
-	if (g == NULL)
-		return;
-	/* Sized for every endpoint of every rule: the map never grows (it
-	 * points into rows, which must not move under it). */
-	for (vi = 0; (vh = sy_gen_next_vhost(g, &vi)) != NULL;)
-		for (k = 0; k < vh->n_rules; k++)
-			cap += vh->rules[k].pool ? vh->rules[k].pool->n_endpoints : 0;
-	/* A bounded exposition: the first SY_ROUTE_STAT_SLOTS endpoints met. */
-	if (cap > SY_ROUTE_STAT_SLOTS)
-		cap = SY_ROUTE_STAT_SLOTS;
-	rows = calloc(cap ? cap : 1, sizeof(*rows));
-	if (rows == NULL || sy_strmap_init(&seen, cap ? cap : 1) < 0) {
-		free(rows);
-		return;
-	}
-	for (vi = 0; (vh = sy_gen_next_vhost(g, &vi)) != NULL;) {
-		for (k = 0; k < vh->n_rules; k++) {
-			const struct sy_pool *p = vh->rules[k].pool;
-
-			for (e = 0; p != NULL && e < p->n_endpoints; e++) {
-				const struct sy_endpoint *ep = &p->endpoints[e];
-				char a[INET_ADDRSTRLEN];
-
-				if (ep->addr.family != AF_INET || n == cap)
-					continue;
-				inet_ntop(AF_INET, &ep->addr.v4, a, sizeof(a));
-				snprintf(rows[n].key, sizeof(rows[n].key), "%s:%u", a, ep->port);
-				if (sy_strmap_get(&seen, rows[n].key) != NULL ||
-				    sy_strmap_put(&seen, rows[n].key, &rows[n]) < 0)
-					continue;
-				sy_dp_endpoint_state(ep->addr.v4, htons(ep->port), &rows[n].st);
-				n++;
-			}
-		}
-	}
-	backend_series(f, rows, n, "switchyard_backend_open_connections", "gauge",
-		       "Backend connections open to the endpoint, all workers.",
-		       offsetof(struct sy_dp_endpoint_state, open_connections), 0);
-	backend_series(f, rows, n, "switchyard_backend_connections_total", "counter",
-		       "Backend connections opened to the endpoint (retries too), all workers.",
-		       offsetof(struct sy_dp_endpoint_state, connections), 0);
-	backend_series(f, rows, n, "switchyard_backend_ejected_workers", "gauge",
-		       "Workers whose passive health ejects the endpoint now.",
-		       offsetof(struct sy_dp_endpoint_state, ejected_workers), 1);
-	sy_strmap_fini(&seen);
-	free(rows);
-}
-
 char *
 sy_metrics_text(struct sy_router *r, size_t *len)
 {
@@ -447,7 +366,7 @@ sy_metrics_text(struct sy_router *r, size_t *len)
 	health_metrics(f, &r->health);
 	sy_route_stats_metrics(f, &r->route_stats);
 	if (r->dataplane_up)
-		backend_metrics(f, r);
+		sy_backend_stats_metrics(f, &r->backend_stats);
 	worker_metrics(f, r);
 	if (fclose(f) != 0) {
 		free(buf);

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Traffic per route object: slots, bases, the scrape (route_stats.h). */
+#include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,66 +12,10 @@
 #include "sy_dataplane.h"
 #include "sy_generation.h"
 
-static int
-ready(struct sy_route_stats *rs)
+static const void *
+worker_ctrs(unsigned w)
 {
-	if (rs->ready)
-		return 1;
-	rs->base = calloc(SY_ROUTE_STAT_SLOTS, sizeof(*rs->base));
-	if (rs->base == NULL || sy_strmap_init(&rs->slot_of, 1024) < 0) {
-		free(rs->base);
-		rs->base = NULL;
-		return 0;
-	}
-	rs->ready = 1;
-	return 1;
-}
-
-/* The workers' totals of slot s, plus into out. */
-static void
-sum_slot(unsigned s, struct sy_route_ctr *out)
-{
-	unsigned w, k;
-
-	memset(out, 0, sizeof(*out));
-	for (w = 0; w < sy_dp_n_workers(); w++) {
-		const struct sy_route_ctr *a = sy_dp_route_ctrs(w);
-		const uint64_t *src;
-		uint64_t *dst = (uint64_t *)out;
-
-		if (a == NULL)
-			continue;
-		src = (const uint64_t *)&a[s];
-		for (k = 0; k < sizeof(*out) / sizeof(uint64_t); k++)
-			dst[k] += src[k];
-	}
-}
-
-/* A slot for key, or 0 when none is left. */
-static uint16_t
-slot_for(struct sy_route_stats *rs, const char *key, const char *host)
-{
-	void *v = sy_strmap_get(&rs->slot_of, key);
-	unsigned s;
-
-	if (v != NULL)
-		return (uint16_t)(uintptr_t)v;
-	for (s = 1; s < SY_ROUTE_STAT_SLOTS; s++)
-		if (rs->key[s] == NULL)
-			break;
-	if (s == SY_ROUTE_STAT_SLOTS)
-		return 0;
-	rs->key[s] = strdup(key);
-	rs->host[s] = strdup(host ? host : "");
-	if (rs->key[s] == NULL || rs->host[s] == NULL ||
-	    sy_strmap_put(&rs->slot_of, rs->key[s], (void *)(uintptr_t)s) < 0) {
-		free(rs->key[s]);
-		free(rs->host[s]);
-		rs->key[s] = rs->host[s] = NULL;
-		return 0;
-	}
-	rs->n_used++;
-	return (uint16_t)s;
+	return sy_dp_route_ctrs(w);
 }
 
 void
@@ -79,12 +24,17 @@ sy_route_stats_plan(struct sy_route_stats *rs, struct sy_generation *g)
 	const struct sy_vhost *vh;
 	char key[320];
 	size_t vi;
-	unsigned s;
 	uint32_t r;
+	unsigned s;
 
-	if (!ready(rs))
+	/* The active flows' two counters are the last words: not based, as
+	 * flows still bound to a freed slot close on it (the gauge is what
+	 * is bound now). */
+	if (rs->slots.n == 0 &&
+	    sy_stat_slots_init(&rs->slots, SY_ROUTE_STAT_SLOTS, sizeof(struct sy_route_ctr) / 8,
+			       worker_ctrs, offsetof(struct sy_route_ctr, flows_opened) / 8) < 0)
 		return;
-	rs->plan++;
+	sy_stat_slots_begin(&rs->slots);
 	rs->unslotted = 0;
 	for (vi = 0; (vh = sy_gen_next_vhost(g, &vi)) != NULL;) {
 		for (r = 0; r < vh->n_rules; r++) {
@@ -97,27 +47,21 @@ sy_route_stats_plan(struct sy_route_stats *rs, struct sy_generation *g)
 				continue;
 			}
 			snprintf(key, sizeof(key), "%s %s", rule->kind ? rule->kind : "", rule->object);
-			slot = slot_for(rs, key, vh->host);
+			slot = sy_stat_slots_take(&rs->slots, key);
+			if (slot != 0 && rs->host[slot] == NULL)
+				rs->host[slot] = strdup(vh->host ? vh->host : ""); /* NULL: "" */
 			rule->stat_slot = slot;
-			if (slot == 0) {
+			if (slot == 0)
 				rs->unslotted++;
-				continue;
-			}
-			rs->seen[slot] = rs->plan;
 		}
 	}
-	/* Objects gone from the generation: their slots are free again, from
-	 * the totals they leave (a request still in flight in the old
-	 * generation may still count there: a moment's difference). */
+	/* Objects gone from the generation: their slots are free again. */
+	sy_stat_slots_end(&rs->slots);
 	for (s = 1; s < SY_ROUTE_STAT_SLOTS; s++) {
-		if (rs->key[s] == NULL || rs->seen[s] == rs->plan)
-			continue;
-		sum_slot(s, &rs->base[s]);
-		sy_strmap_remove(&rs->slot_of, rs->key[s]);
-		free(rs->key[s]);
-		free(rs->host[s]);
-		rs->key[s] = rs->host[s] = NULL;
-		rs->n_used--;
+		if (rs->slots.key[s] == NULL && rs->host[s] != NULL) {
+			free(rs->host[s]);
+			rs->host[s] = NULL;
+		}
 	}
 }
 
@@ -125,7 +69,7 @@ sy_route_stats_plan(struct sy_route_stats *rs, struct sy_generation *g)
 static void
 labels(FILE *f, const struct sy_route_stats *rs, unsigned s)
 {
-	const char *k = rs->key[s], *sp = strchr(k, ' '), *sl = sp ? strchr(sp + 1, '/') : NULL;
+	const char *k = rs->slots.key[s], *sp = strchr(k, ' '), *sl = sp ? strchr(sp + 1, '/') : NULL;
 
 	char part[256];
 
@@ -159,7 +103,7 @@ histogram(FILE *f, const struct sy_route_stats *rs, const char *name, const char
 		const uint64_t *le = (const uint64_t *)((const char *)t + off_le);
 		uint64_t cum = 0;
 
-		if (rs->key[s] == NULL)
+		if (rs->slots.key[s] == NULL)
 			continue;
 		for (b = 0; b < SY_ROUTE_LAT_BUCKETS; b++) {
 			cum += le[b];
@@ -188,7 +132,7 @@ counter(FILE *f, const struct sy_route_stats *rs, const char *name, const char *
 
 	sy_prom_head(f, name, "counter", help);
 	for (s = 1; s < SY_ROUTE_STAT_SLOTS; s++) {
-		if (rs->key[s] == NULL)
+		if (rs->slots.key[s] == NULL)
 			continue;
 		fprintf(f, "%s{", name);
 		labels(f, rs, s);
@@ -203,20 +147,13 @@ static struct sy_route_ctr *
 totals(const struct sy_route_stats *rs)
 {
 	struct sy_route_ctr *tot;
-	unsigned s, k;
+	unsigned s;
 
-	if (!rs->ready || (tot = calloc(SY_ROUTE_STAT_SLOTS, sizeof(*tot))) == NULL)
+	if (rs->slots.n == 0 || (tot = calloc(SY_ROUTE_STAT_SLOTS, sizeof(*tot))) == NULL)
 		return NULL;
-	for (s = 1; s < SY_ROUTE_STAT_SLOTS; s++) {
-		uint64_t *t = (uint64_t *)&tot[s];
-		const uint64_t *b = (const uint64_t *)&rs->base[s];
-
-		if (rs->key[s] == NULL)
-			continue;
-		sum_slot(s, &tot[s]);
-		for (k = 0; k < sizeof(tot[s]) / sizeof(uint64_t); k++)
-			t[k] = t[k] >= b[k] ? t[k] - b[k] : 0;
-	}
+	for (s = 1; s < SY_ROUTE_STAT_SLOTS; s++)
+		if (rs->slots.key[s] != NULL)
+			sy_stat_slots_total(&rs->slots, s, (uint64_t *)&tot[s]);
 	return tot;
 }
 
@@ -230,17 +167,17 @@ sy_route_stats_json(const struct sy_route_stats *rs)
 	for (s = 1; tot != NULL && s < SY_ROUTE_STAT_SLOTS; s++) {
 		const struct sy_route_ctr *t = &tot[s];
 
-		if (rs->key[s] == NULL)
+		if (rs->slots.key[s] == NULL)
 			continue;
 		json_array_append_new(
 			list, json_pack("{s:s, s:s, s:I, s:I, s:[I,I,I,I,I], s:I, s:I}", "route",
-					rs->key[s], "vhost", rs->host[s], "connections",
-					(json_int_t)t->connections, "requests", (json_int_t)t->requests,
-					"responses", (json_int_t)t->responses[0],
-					(json_int_t)t->responses[1], (json_int_t)t->responses[2],
-					(json_int_t)t->responses[3], (json_int_t)t->responses[4],
-					"bytes_in", (json_int_t)t->bytes_in, "bytes_out",
-					(json_int_t)t->bytes_out));
+					rs->slots.key[s], "vhost", rs->host[s] ? rs->host[s] : "", "connections",
+					(json_int_t)t->connections, "requests", (json_int_t)t->tr.requests,
+					"responses", (json_int_t)t->tr.responses[0],
+					(json_int_t)t->tr.responses[1], (json_int_t)t->tr.responses[2],
+					(json_int_t)t->tr.responses[3], (json_int_t)t->tr.responses[4],
+					"bytes_in", (json_int_t)t->tr.bytes_in, "bytes_out",
+					(json_int_t)t->tr.bytes_out));
 	}
 	free(tot);
 	return list;
@@ -258,30 +195,47 @@ sy_route_stats_metrics(FILE *f, const struct sy_route_stats *rs)
 		"Client connections a route object's rules carried on the splice path (spliced or "
 		"answered by its rule).",
 		offsetof(struct sy_route_ctr, connections), tot);
+	sy_prom_head(f, "switchyard_route_flows_active", "gauge",
+		     "Client connections bound to a route object now: spliced or answered by its rule "
+		     "(until both ends closed), proxied with their latest request its.");
+	for (s = 1; s < SY_ROUTE_STAT_SLOTS; s++) {
+		if (rs->slots.key[s] == NULL)
+			continue;
+		fputs("switchyard_route_flows_active{", f);
+		labels(f, rs, s);
+		/* Two counters read apart: a flow that opened and closed
+		 * between the reads must not make it negative. */
+		fprintf(f, "} %llu\n",
+			(unsigned long long)(tot[s].flows_opened > tot[s].flows_closed
+						     ? tot[s].flows_opened - tot[s].flows_closed
+						     : 0));
+	}
 	counter(f, rs, "switchyard_route_requests_total",
 		"Requests a route object's rules routed in proxy mode.",
-		offsetof(struct sy_route_ctr, requests), tot);
+		offsetof(struct sy_route_ctr, tr.requests), tot);
 	sy_prom_head(f, "switchyard_route_responses_total", "counter",
 	     "Responses to a route object's requests by class (the backend's or the router's own).");
 	for (s = 1; s < SY_ROUTE_STAT_SLOTS; s++) {
-		if (rs->key[s] == NULL)
+		if (rs->slots.key[s] == NULL)
 			continue;
 		for (c = 0; c < 5; c++) {
 			fprintf(f, "switchyard_route_responses_total{");
 			labels(f, rs, s);
 			fprintf(f, ",code=\"%uxx\"} %llu\n", c + 1,
-				(unsigned long long)tot[s].responses[c]);
+				(unsigned long long)tot[s].tr.responses[c]);
 		}
 	}
 	counter(f, rs, "switchyard_route_received_bytes_total",
-		"Bytes of requests (heads and bodies) from clients, proxy mode.",
-		offsetof(struct sy_route_ctr, bytes_in), tot);
+		"Bytes from clients: proxied requests (heads and bodies), spliced connections' "
+		"(counted at their end).",
+		offsetof(struct sy_route_ctr, tr.bytes_in), tot);
 	counter(f, rs, "switchyard_route_sent_bytes_total",
-		"Bytes of responses (heads and bodies) to clients, proxy mode.",
-		offsetof(struct sy_route_ctr, bytes_out), tot);
+		"Bytes to clients: proxied responses (heads and bodies), spliced connections' "
+		"(counted at their end).",
+		offsetof(struct sy_route_ctr, tr.bytes_out), tot);
 	histogram(f, rs, "switchyard_route_backend_response_seconds",
 		  "Request queued to the backend (connect included) to its response head.",
-		  offsetof(struct sy_route_ctr, backend_le), offsetof(struct sy_route_ctr, backend_us_sum),
+		  offsetof(struct sy_route_ctr, tr.backend_le), offsetof(struct sy_route_ctr, tr.backend_us_sum),
 		  tot);
 	histogram(f, rs, "switchyard_route_router_seconds",
 		  "Time the router itself spent on a request: head complete to queued for the "
@@ -299,13 +253,8 @@ sy_route_stats_fini(struct sy_route_stats *rs)
 {
 	unsigned s;
 
-	if (!rs->ready)
-		return;
-	for (s = 0; s < SY_ROUTE_STAT_SLOTS; s++) {
-		free(rs->key[s]);
+	for (s = 0; s < SY_ROUTE_STAT_SLOTS; s++)
 		free(rs->host[s]);
-	}
-	sy_strmap_fini(&rs->slot_of);
-	free(rs->base);
+	sy_stat_slots_fini(&rs->slots);
 	memset(rs, 0, sizeof(*rs));
 }

@@ -16,21 +16,15 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "strmap.h"
+#include "observe/stat_slots.h"
 #include "sy_route_stats.h"
 
 struct sy_generation;
 
 struct sy_route_stats {
-	struct sy_strmap slot_of;            /* "Kind ns/name" -> slot (as a pointer) */
-	char *key[SY_ROUTE_STAT_SLOTS];      /* slot -> its key (owned), NULL: free */
+	struct sy_stat_slots slots;          /* "Kind ns/name" -> slot, bases */
 	char *host[SY_ROUTE_STAT_SLOTS];     /* the first vhost its rules are on */
-	struct sy_route_ctr *base;           /* SY_ROUTE_STAT_SLOTS totals at the last free */
-	uint32_t seen[SY_ROUTE_STAT_SLOTS];  /* plan number that last saw it */
-	uint32_t plan;
-	uint32_t n_used;
 	uint64_t unslotted;                  /* objects past the slots (at the last plan) */
-	int ready;
 };
 
 /* Slots for g's rules (before g is published). */

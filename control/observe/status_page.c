@@ -174,6 +174,7 @@ backends_json(struct sy_router *r, const struct backends *bs)
 	for (i = 0; i < bs->n; i++) {
 		const struct backend *b = &bs->b[i];
 		struct sy_dp_endpoint_state st = { 0 };
+		struct sy_backend_ctr ctr;
 		json_t *svcs = json_array(), *o;
 		uint16_t port = htons(b->ep->port);
 		bool v4 = b->ep->addr.family == AF_INET;
@@ -189,6 +190,9 @@ backends_json(struct sy_router *r, const struct backends *bs)
 			      (json_int_t)st.ejected_workers, "hc_down", b->ep->hc_down != 0, "health",
 			      v4 ? health_json(&r->health, b->ep->addr.v4, port) : json_null());
 		json_object_set_new(o, "failures_in_a_row", json_integer((json_int_t)st.failures));
+		/* Proxied requests sent to it (its counter slot: backend_stats.h). */
+		sy_backend_stats_get(&r->backend_stats, b->ep->stat_slot, &ctr);
+		json_object_set_new(o, "requests", json_integer((json_int_t)ctr.tr.requests));
 		json_array_append_new(items, o);
 	}
 	return json_pack("{s:I, s:I, s:o}", "total", (json_int_t)bs->total_seen, "shown",

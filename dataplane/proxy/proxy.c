@@ -16,6 +16,7 @@
 
 #include "net/fib.h"
 #include "net/net.h"
+#include "observe/conn_stats.h"
 #include "proxy/proxy.h"
 #include "proxy/proxy_internal.h"
 #include "splice/flow.h"
@@ -324,8 +325,10 @@ sy_proxy_release(struct sy_worker *w, struct sy_conn *c)
 		return;
 	}
 	/* A request still in flight (a tunnel, a connection that ended
-	 * mid-exchange) is logged as far as it got. */
+	 * mid-exchange) is logged as far as it got; the connection leaves
+	 * its route (its record may live on in TIME_WAIT). */
 	px_request_end(w, px);
+	sy_conn_stats_end(w, c);
 	if (px->bc != NULL) {
 		struct sy_conn *bc = px->bc;
 

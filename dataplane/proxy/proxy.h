@@ -99,6 +99,7 @@ struct sy_proxy {
 	 * backend may have read it (an idempotent method). */
 	uint32_t alt_ip;
 	uint16_t alt_port;
+	uint16_t alt_stat_slot; /* its counters (sy_backend_stats.h) */
 	bool replay_idempotent;
 	uint8_t req_framing, resp_framing; /* enum sy_px_framing */
 	uint64_t req_left, resp_left;      /* LENGTH: body bytes still to forward */
@@ -134,6 +135,7 @@ struct sy_proxy {
 	 * when it was queued to the backend (TSC), the backend's time to its
 	 * response head and the router's own, in microseconds. */
 	uint16_t stat_slot;
+	uint16_t be_stat_slot; /* the endpoint it was sent to (sy_backend_stats.h), 0 none */
 	uint64_t t_queued;
 	uint32_t backend_us, router_us;
 };

@@ -17,7 +17,9 @@
 
 #include "lb/lb.h"
 #include "observe/access_rec.h"
+#include "observe/conn_stats.h"
 #include "proxy/proxy_internal.h"
+#include "sy_backend_stats.h"
 #include "sy_generation.h"
 #include "sy_route_stats.h"
 #include "worker.h"
@@ -83,6 +85,7 @@ request_begin(struct sy_worker *w, struct sy_proxy *px, const struct sy_http_hea
 	r->resp_us = r->connect_us = SY_ALOG_NO_TIME;
 	r->bytes_in = h != NULL ? h->head_len : 0;
 	px->stat_slot = 0;
+	px->be_stat_slot = 0;
 	px->t_queued = 0;
 	px->backend_us = SY_ALOG_NO_TIME;
 	px->router_us = 0;
@@ -106,6 +109,7 @@ void
 px_request_end(struct sy_worker *w, struct sy_proxy *px)
 {
 	struct sy_access_rec *r = &px->log;
+	bool timed = px->backend_us != SY_ALOG_NO_TIME;
 
 	if (r->tsc == 0)
 		return;
@@ -113,18 +117,17 @@ px_request_end(struct sy_worker *w, struct sy_proxy *px)
 	if (px->stat_slot != 0 && w->tcp.route_ctr != NULL) {
 		struct sy_route_ctr *ctr = &w->tcp.route_ctr[px->stat_slot];
 
-		ctr->requests++;
-		if (r->status >= 100 && r->status < 600)
-			ctr->responses[r->status / 100 - 1]++;
-		ctr->bytes_in += r->bytes_in;
-		ctr->bytes_out += r->bytes_out;
-		if (px->backend_us != SY_ALOG_NO_TIME) {
-			ctr->backend_us_sum += px->backend_us;
-			ctr->backend_le[sy_route_lat_bucket(px->backend_us)]++;
+		sy_traffic_count(&ctr->tr, r->status, r->bytes_in, r->bytes_out, timed,
+				 px->backend_us);
+		if (timed) {
 			ctr->router_us_sum += px->router_us;
 			ctr->router_le[sy_route_lat_bucket(px->router_us)]++;
 		}
 	}
+	/* The endpoint it went to (the last one tried). */
+	if (px->be_stat_slot != 0 && w->tcp.backend_ctr != NULL)
+		sy_traffic_count(&w->tcp.backend_ctr[px->be_stat_slot].tr, r->status, r->bytes_in,
+				 r->bytes_out, timed, px->backend_us);
 	if (sy_alog_on(w))
 		sy_alog_put(w, r);
 	r->tsc = 0;
@@ -417,6 +420,8 @@ px_request_head(struct sy_worker *w, struct sy_proxy *px)
 	/* Every rule the request took answers for the response (Skipper). */
 	px_filter_response_prepare(px, chain, loops + 1);
 	px->stat_slot = tg.rule != NULL ? tg.rule->stat_slot : 0;
+	/* The connection's active flow is its latest request's route's. */
+	sy_conn_stats_bind(w, px->cc, px->stat_slot);
 	if (sy_alog_on(w)) {
 		if (tg.rule != NULL && tg.rule->object != NULL)
 			snprintf(px->log.route, sizeof(px->log.route), "%s %s",
@@ -521,6 +526,8 @@ px_request_head(struct sy_worker *w, struct sy_proxy *px)
 	sy_mq_free(&px->replay);
 	px->alt_ip = tg.alt_ip;
 	px->alt_port = tg.alt_port;
+	px->alt_stat_slot = tg.alt_slot;
+	px->be_stat_slot = tg.be_slot;
 	px->replay_idempotent = idempotent(&req);
 	if (req.framing == SY_PX_BODY_NONE && px->btls == NULL &&
 	    (px->replay_idempotent || (!px->leg_used && px->alt_ip != 0))) {
@@ -692,6 +699,8 @@ px_retry(struct sy_worker *w, struct sy_proxy *px, bool delivered)
 			return false; /* the same refusal again: answer it */
 		sy_lb_report(w, px->be_ip, px->be_port, 0);
 		w->counters.backend_retries++;
+		if (px->alt_ip != 0)
+			px->be_stat_slot = px->alt_stat_slot; /* counted where it goes now */
 	}
 	px->alt_ip = 0;
 	return px_replay(w, px, ip, port);

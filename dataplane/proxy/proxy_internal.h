@@ -34,6 +34,7 @@ struct px_target {
 	const char *tls_name; /* ... and the name to verify (this call only), or NULL */
 	uint32_t alt_ip;    /* plain HTTP: the endpoint a failed connect retries (0: none) */
 	uint16_t alt_port;
+	uint16_t be_slot, alt_slot; /* the two endpoints' counters (sy_backend_stats.h) */
 	char location[384]; /* a redirect's */
 	char body[256];     /* a static answer's */
 };

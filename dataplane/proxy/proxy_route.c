@@ -336,6 +336,7 @@ px_route(struct sy_worker *w, const struct sy_px_req *req, const uint8_t *head, 
 	}
 	out->ip = rule->pool->endpoints[ep].addr.v4;
 	out->port = rte_cpu_to_be_16(rule->pool->endpoints[ep].port);
+	out->be_slot = rule->pool->endpoints[ep].stat_slot;
 	if (!rule->pool->endpoints[ep].tls && vh->tls != SY_TLS_REENCRYPT) {
 		/* Where the request goes if this endpoint refuses it (or
 		 * drops it unanswered): the strategy's retry, the next
@@ -347,6 +348,7 @@ px_route(struct sy_worker *w, const struct sy_px_req *req, const uint8_t *head, 
 		    !rule->pool->endpoints[alt].tls) {
 			out->alt_ip = rule->pool->endpoints[alt].addr.v4;
 			out->alt_port = rte_cpu_to_be_16(rule->pool->endpoints[alt].port);
+			out->alt_slot = rule->pool->endpoints[alt].stat_slot;
 		}
 	}
 	if (rule->pool->endpoints[ep].tls) {

@@ -156,7 +156,7 @@ sy_answer_start(struct sy_worker *w, struct sy_conn *c, uint16_t status, enum sy
 
 		ctr->connections++;
 		if (status >= 100 && status < 600)
-			ctr->responses[status / 100 - 1]++;
+			ctr->tr.responses[status / 100 - 1]++;
 	}
 	/* What we held is now consumed: acknowledged by the answer. The
 	 * buffer itself stays: it has the sequence numbers we answer with. */

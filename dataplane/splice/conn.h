@@ -104,6 +104,7 @@ struct sy_peek_buf {
 	uint16_t answer_status; /* HTTP status being answered; 0 = TLS alert */
 	uint16_t lb_first;   /* endpoint index of the first pick (retries walk on) */
 	uint16_t stat_slot;  /* the matched rule's route counters (sy_route_stats.h), 0 none */
+	uint16_t be_slot;    /* the picked endpoint's counters (sy_backend_stats.h), 0 none */
 	uint8_t ws_c;        /* client window scale, SY_TCP_WS_NONE if not offered */
 	uint8_t sack_ok;
 	uint8_t ts_ok;

@@ -12,6 +12,8 @@
 #include <rte_mempool.h>
 
 #include "dp_log.h"
+#include "observe/conn_stats.h"
+#include "sy_backend_stats.h"
 #include "sy_route_stats.h"
 #include "net/fib.h"
 #include "tcp/tcb.h"
@@ -64,7 +66,7 @@ sy_flow_mem_estimate(uint32_t flows)
 	size_t hash = 2 * (p / 8) * 64 + ((size_t)flows + 1) * 24 +
 		      4 * (size_t)rte_align32pow2(flows + 1) + 4 * (size_t)rte_align32pow2(p / 8 + 1);
 
-	return (size_t)flows * sizeof(struct sy_conn) + hash +
+	return (size_t)flows * (sizeof(struct sy_conn) + sizeof(struct sy_conn_stat)) + hash +
 	       (size_t)sy_flow_cache_slots(flows) * sizeof(uint64_t) +
 	       sy_snat_slots(1) * sizeof(struct sy_conn *) +
 	       (size_t)SY_PEEK_BUFS * (sizeof(struct sy_peek_buf) + 64);
@@ -129,12 +131,18 @@ sy_tcp_worker_init(struct sy_worker *w)
 	t->route_ctr = rte_zmalloc_socket("sy_route_ctr",
 					  SY_ROUTE_STAT_SLOTS * sizeof(struct sy_route_ctr),
 					  RTE_CACHE_LINE_SIZE, (int)rte_socket_id());
+	t->backend_ctr = rte_zmalloc_socket("sy_backend_ctr",
+					    SY_BACKEND_STAT_SLOTS * sizeof(struct sy_backend_ctr),
+					    RTE_CACHE_LINE_SIZE, (int)rte_socket_id());
+	t->conn_stats = rte_zmalloc_socket("sy_conn_stats", (size_t)flows * sizeof(*t->conn_stats),
+					   RTE_CACHE_LINE_SIZE, (int)rte_socket_id());
 	t->cache_mask = sy_flow_cache_slots(flows) - 1;
 	t->client_cache = rte_zmalloc_socket("sy_flow_cache",
 					     ((size_t)t->cache_mask + 1) * sizeof(*t->client_cache),
 					     RTE_CACHE_LINE_SIZE, (int)rte_socket_id());
 	if (t->flows == NULL || rc != 0 || t->peeks == NULL || t->proxies == NULL ||
 	    t->ports == NULL || t->buckets == NULL || t->snat_conn == NULL || t->route_ctr == NULL ||
+	    t->backend_ctr == NULL || t->conn_stats == NULL ||
 	    t->client_cache == NULL || px_idle_init(w) < 0 || sy_tls_worker_init(w) < 0 || sy_hc_init(w) < 0) {
 		SY_DP_LOG(ERR,
 			  "worker %u: connection tables for flows_per_worker %u (about %zu MB): %s",
@@ -182,6 +190,10 @@ sy_tcp_worker_fini(struct sy_worker *w)
 	t->buckets = NULL;
 	rte_free(t->route_ctr);
 	t->route_ctr = NULL;
+	rte_free(t->backend_ctr);
+	t->backend_ctr = NULL;
+	rte_free(t->conn_stats);
+	t->conn_stats = NULL;
 	px_idle_fini(w);
 	sy_tls_worker_fini(w);
 	sy_hc_fini(w);
@@ -329,6 +341,7 @@ sy_conn_free(struct sy_worker *w, struct sy_conn *c)
 	if (c->snat_port != 0)
 		sy_snat_put(w, c->snat_ip, rte_be_to_cpu_16(c->snat_port));
 	sy_lb_load_clear(w, c);
+	sy_conn_stats_end(w, c);
 	sy_conn_timer_cancel(w, c);
 	sy_peek_free(w, c->peek);
 	c->peek = NULL;

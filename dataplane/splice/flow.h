@@ -155,6 +155,8 @@ struct sy_tcp_worker {
 	struct sy_lb_eject_count eject_count[SY_LB_EJECT_COUNT_SLOTS]; /* lb/lb.h */
 	uint32_t eject_epoch; /* ejections made: eject_count entries older are stale */
 	struct sy_route_ctr *route_ctr; /* SY_ROUTE_STAT_SLOTS counters (sy_route_stats.h) */
+	struct sy_backend_ctr *backend_ctr; /* SY_BACKEND_STAT_SLOTS (sy_backend_stats.h) */
+	struct sy_conn_stat *conn_stats; /* one per record, same index (observe/conn_stats.h) */
 	/* Source addresses (above; cold: a leg's open and close, not its
 	 * packets, read these). */
 	struct {

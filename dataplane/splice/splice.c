@@ -19,6 +19,7 @@
 #include "net/fib.h"
 #include "splice/flow.h"
 #include "net/net.h"
+#include "observe/conn_stats.h"
 #include "proxy/proxy.h"
 #include "splice/splice.h"
 #include "sy_generation.h"
@@ -79,6 +80,8 @@ enter_linger(struct sy_worker *w, struct sy_conn *c)
 	/* Both sides closed: no longer an open connection to the backend for
 	 * least-connections (the record only waits for stray segments). */
 	sy_lb_load_clear(w, c);
+	/* Nor bound to its route any more; its bytes are counted. */
+	sy_conn_stats_end(w, c);
 	timer_in(w, c, SY_LINGER_MS);
 }
 
@@ -473,6 +476,7 @@ route_lookup(struct sy_worker *w, struct sy_conn *c, uint16_t *status, enum sy_a
 			 * are what it says). */
 			answer_from_rule(c, rule);
 			c->peek->stat_slot = rule->stat_slot;
+			sy_conn_stats_bind(w, c, rule->stat_slot);
 			*status = c->peek->answer_status;
 			*why = SY_ANSWER_RULE_ANSWER;
 			return NULL;
@@ -502,6 +506,7 @@ route_lookup(struct sy_worker *w, struct sy_conn *c, uint16_t *status, enum sy_a
 	if (rule == NULL)
 		return NULL;
 	c->peek->stat_slot = rule->stat_slot;
+	sy_conn_stats_bind(w, c, rule->stat_slot);
 	if (rule->pool != NULL && rule->pool->backend_tls) {
 		/* The compiler leaves https:// backends to the proxy mode;
 		 * should one get here, it is not sent in plain text. */
@@ -625,6 +630,7 @@ bind_backend(struct sy_worker *w, struct sy_conn *c)
 	sy_lb_load_set(w, c, pool->endpoints[i].addr.v4, rte_cpu_to_be_16(pool->endpoints[i].port));
 	c->backend_ip = pool->endpoints[i].addr.v4;
 	c->backend_port = rte_cpu_to_be_16(pool->endpoints[i].port);
+	c->peek->be_slot = pool->endpoints[i].stat_slot;
 	/* The source address is the router's own on the port facing the
 	 * backend, so the backend's replies come back to this port. */
 	{
@@ -723,6 +729,7 @@ backend_established(struct sy_worker *w, struct sy_conn *c, struct rte_mbuf *syn
 	sy_splice_log(w, c, true, 0, SY_ANSWER_NO_ROUTE /* unused when spliced */);
 	if (c->peek->stat_slot != 0 && w->tcp.route_ctr != NULL)
 		w->tcp.route_ctr[c->peek->stat_slot].connections++;
+	sy_conn_stats_spliced(w, c, c->peek->be_slot, c->peek->isn_c, c->peek->isn_r);
 	if (c->peek->ts_ok && bo.ts_ok)
 		d_ts = c->peek->tsval_r0 - bo.tsval;
 	/* Scaling is in force only when both ends offered it (RFC 7323 2.2). */

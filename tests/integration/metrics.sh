@@ -2,10 +2,13 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # metrics: routerd's Prometheus endpoint (config "metrics", control/observe/) in the lab.
 # Scraped before and after real traffic: the counters moved by what was sent (spliced
-# connections, the router's own 503, packets both ways); the Contour seed's IngressRoute
-# gauges count what was applied; `promtool check metrics` (Debian's prometheus package)
-# flags nothing but the seed's gauges that end in _total (kept: Contour's users query
-# them); `routerctl metrics` gives the same exposition; other paths get 404 (but / and
+# connections, the router's own 503, packets both ways; per route object and per backend
+# endpoint: requests, answers by class, bytes, latency histograms; a spliced download's
+# bytes to the byte; a route's active flows while connections are held, 0 after them);
+# the Contour seed's IngressRoute gauges count what was applied; `promtool check metrics`
+# (Debian's prometheus package) flags nothing but the seed's gauges that end in _total
+# (kept: Contour's users query them); `routerctl metrics` gives the same exposition; other
+# paths get 404 (but / and
 # /status.json, the status page: status_page.sh), other methods 405.
 T_NAME=metrics
 source "$(dirname "$0")/testlib.sh"
@@ -135,6 +138,106 @@ t_ok "per route: plain +20 spliced connections, web +5 requests (2xx), web-b +4 
 	grep -q "^switchyard_backend_open_connections{endpoint=\"$LAB_BACKEND_B_IP:80\"} " <<<"$after" ||
 	t_fail "per backend: connections to a counted, b listed" "$(grep switchyard_backend_ <<<"$after")"
 t_ok "per backend: a +$(delta "switchyard_backend_connections_total{endpoint=\"$LAB_BACKEND_A_IP:80\"}") connections opened; open connections and ejection listed"
+# Per backend endpoint, its own counters (sy_backend_stats.h): b had exactly web-b's 4
+# proxied requests, a web's 5 and the 20 spliced connections; each answered 2xx, each in
+# the response-time histogram; bytes both ways (a's spliced ones counted at their end).
+el() { printf 'endpoint="%s:80"' "$1"; }
+A=$LAB_BACKEND_A_IP B=$LAB_BACKEND_B_IP
+for want in "switchyard_backend_requests_total{$(el "$B")} 4" \
+	"switchyard_backend_responses_total{$(el "$B"),code=\"2xx\"} 4" \
+	"switchyard_backend_responses_total{$(el "$B"),code=\"5xx\"} 0" \
+	"switchyard_backend_response_seconds_count{$(el "$B")} 4" \
+	"switchyard_backend_response_seconds_bucket{$(el "$B"),le=\"+Inf\"} 4" \
+	"switchyard_backend_spliced_connections_total{$(el "$B")} 0" \
+	"switchyard_backend_requests_total{$(el "$A")} 5" \
+	"switchyard_backend_responses_total{$(el "$A"),code=\"2xx\"} 5" \
+	"switchyard_backend_response_seconds_count{$(el "$A")} 5" \
+	"switchyard_backend_spliced_connections_total{$(el "$A")} 20"; do
+	[ "$(delta "${want% *}")" = "${want##* }" ] ||
+		t_fail "per backend: ${want% *} moved by ${want##* }" "delta: $(delta "${want% *}")" \
+			"$(grep -E 'switchyard_backend_(requests|responses|spliced|response_seconds_count)' <<<"$after")"
+done
+# A spliced answer is at least its status line and "backend-a" (26 bytes), a request
+# its request line and Host (30).
+[ "$(delta "switchyard_backend_sent_bytes_total{$(el "$B")}")" -gt 120 ] &&
+	[ "$(delta "switchyard_backend_received_bytes_total{$(el "$B")}")" -gt 100 ] &&
+	[ "$(delta "switchyard_backend_received_bytes_total{$(el "$A")}")" -ge $((25 * 26)) ] &&
+	[ "$(delta "switchyard_backend_sent_bytes_total{$(el "$A")}")" -ge $((25 * 30)) ] &&
+	[ "$(delta "switchyard_route_sent_bytes_total{$(rl plain plain)}")" -ge $((20 * 26)) ] ||
+	t_fail "per backend: bytes both ways; route plain: spliced bytes" \
+		"$(grep -E '_bytes_total\{(endpoint|.*name="plain")' <<<"$after")"
+t_ok "per backend: b +4 requests (4 2xx, 4 timed), a +5 requests and +20 spliced connections, bytes a $(delta "switchyard_backend_sent_bytes_total{$(el "$A")}")/$(delta "switchyard_backend_received_bytes_total{$(el "$A")}") b $(delta "switchyard_backend_sent_bytes_total{$(el "$B")}")/$(delta "switchyard_backend_received_bytes_total{$(el "$B")}") (sent/received)"
+
+# A spliced connection's bytes are what went through it, to the byte (from its FINs'
+# sequence numbers): one 2 MiB download on plain, as curl counted it.
+t_run curl -sf -m 5 "$URL"
+before=$T_OUT
+t_run lab_client curl -sf -m 10 -o /dev/null -w '%{size_request} %{size_header} %{size_download}' \
+	-H "Host: plain.$D" "http://$LAB_ROUTER_IP/big.bin"
+read -r req hdr body <<<"$T_OUT"
+[ "${body:-0}" = 2097152 ] || t_fail "a 2 MiB download through the splice path" "seen: $(t_seen)"
+# Counted once both ends have closed (curl's exit does not wait for the last ACK).
+for _ in $(seq 1 20); do
+	t_run curl -sf -m 5 "$URL"
+	after=$T_OUT
+	[ "$(delta "switchyard_backend_received_bytes_total{$(el "$A")}")" -lt $((hdr + body)) ] || break
+	sleep 0.1
+done
+[ "$(delta "switchyard_backend_received_bytes_total{$(el "$A")}")" = $((hdr + body)) ] &&
+	[ "$(delta "switchyard_backend_sent_bytes_total{$(el "$A")}")" = "$req" ] &&
+	[ "$(delta "switchyard_route_sent_bytes_total{$(rl plain plain)}")" = $((hdr + body)) ] &&
+	[ "$(delta "switchyard_route_received_bytes_total{$(rl plain plain)}")" = "$req" ] ||
+	t_fail "spliced bytes: a and plain moved by curl's $req sent, $((hdr + body)) received" \
+		"backend a +$(delta "switchyard_backend_sent_bytes_total{$(el "$A")}")/+$(delta "switchyard_backend_received_bytes_total{$(el "$A")}"), route plain +$(delta "switchyard_route_received_bytes_total{$(rl plain plain)}")/+$(delta "switchyard_route_sent_bytes_total{$(rl plain plain)}")"
+t_ok "spliced bytes to the byte: one download of $((hdr + body)) bytes (request $req) moved backend a and route plain by that"
+
+# Active flows per route: a proxied keep-alive connection (web) and a spliced one (plain)
+# held open after their answers count 1 each; closed, 0 again.
+held=$LAB_DIR/flows.held release=$LAB_DIR/flows.release
+cat >"$LAB_DIR/holder.py" <<'PY2'
+import os, socket, sys, time
+ip, dom, held, release = sys.argv[1:5]
+socks = []
+for host in ("web." + dom, "plain." + dom):
+    s = socket.create_connection((ip, 80), timeout=5)
+    s.sendall(("GET / HTTP/1.1\r\nHost: %s\r\n\r\n" % host).encode())
+    data = b""
+    while b"\r\n\r\n" not in data:
+        data += s.recv(4096)
+    head, _, body = data.partition(b"\r\n\r\n")
+    n = [int(l.split(b":")[1]) for l in head.split(b"\r\n") if l.lower().startswith(b"content-length:")]
+    while n and len(body) < n[0]:
+        body += s.recv(4096)
+    print(host, head.split(b"\r\n")[0].decode(), len(body), flush=True)
+    socks.append(s)
+open(held, "w").close()
+t = time.time()
+while not os.path.exists(release) and time.time() - t < 30:
+    time.sleep(0.05)
+for s in socks:
+    s.close()
+PY2
+lab_spawn client holder python3 "$LAB_DIR/holder.py" "$LAB_ROUTER_IP" "$D" "$held" "$release"
+holder=$LAB_SPAWN_PID
+for _ in $(seq 1 100); do [ -e "$held" ] || sleep 0.1; done
+[ -e "$held" ] || t_fail "a client holds two connections open" "$(cat "$LAB_DIR/holder.log")"
+t_run curl -sf -m 5 "$URL"
+during=$T_OUT
+touch "$release"
+wait "$holder" 2>/dev/null
+flows() { printf '%s+%s' "$(value "$1" "switchyard_route_flows_active{$(rl web web)}")" \
+	"$(value "$1" "switchyard_route_flows_active{$(rl plain plain)}")"; }
+[ "$(flows "$during")" = 1+1 ] ||
+	t_fail "active flows web+plain are 1+1 while held" "seen: $(flows "$during")" \
+		"$(grep flows_active <<<"$during")"
+for _ in $(seq 1 50); do
+	t_run curl -sf -m 5 "$URL"
+	[ "$(flows "$T_OUT")" = 0+0 ] && break
+	sleep 0.1
+done
+[ "$(flows "$T_OUT")" = 0+0 ] && ! grep -Eq '^switchyard_route_flows_active\{.*\} [1-9]' <<<"$T_OUT" ||
+	t_fail "every route's active flows are 0 once closed" "$(grep flows_active <<<"$T_OUT")"
+t_ok "active flows: web+plain 1+1 while a client held a keep-alive and a spliced connection, 0 after"
 
 # promtool: only the seed's gauges may be flagged (for their _total suffix).
 t_run promtool check metrics <<<"$after"

@@ -67,6 +67,8 @@ t_json_expect "$J" "[r['path'] for v in d['vhosts']['items'] if v['host'] == 'we
 	"status.json: web's rules in match order with their pools' endpoints"
 t_json_expect "$J" "{b['endpoint']: b['connections'] for b in d['backends']['items']}.get('198.18.1.10:80', 0) >= 12 and {b['endpoint']: b['connections'] for b in d['backends']['items']}.get('198.18.1.11:80', 0) >= 1" \
 	"status.json: backend connections counted (a >= 12 spliced, b >= 1 proxied)"
+t_json_expect "$J" "[{b['endpoint']: b['requests'] for b in d['backends']['items']}.get(e) for e in ('198.18.1.10:80', '198.18.1.11:80')] == [0, 12]" \
+	"status.json: proxied requests per backend (a: 0, its connections were spliced; b: the 12)"
 t_json_expect "$J" "len(d['workers']) == 2 and all(w['busy_cycles'] + w['idle_cycles'] > 0 for w in d['workers']) and d['totals']['conns_opened'] >= 25 and d['totals']['answers'].get('no_route') == 1" \
 	"status.json: 2 workers with cycles, connections and the no_route answer counted"
 t_ok "/status.json: generation $(t_json "$J" 'd["generation"]["id"]'), $(t_json "$J" 'len(d["vhosts"]["items"])') vhosts, $(t_json "$J" 'len(d["routes"]["items"])') routes, backends $(t_json "$J" '{b["endpoint"]: b["connections"] for b in d["backends"]["items"]}')"

@@ -47,7 +47,7 @@ test_slots(void **state)
 	assert_int_not_equal(a, 0);
 	assert_int_not_equal(b, 0);
 	assert_int_not_equal(a, b);
-	assert_int_equal(r.route_stats.n_used, 2);
+	assert_int_equal(r.route_stats.slots.n_used, 2);
 	/* Another object: the first two keep theirs. */
 	ops_apply_ok(&r, T_ROUTE("n", "c", "c.test", "s"));
 	c = slot_of(&r, "c.test", 0);
@@ -56,8 +56,8 @@ test_slots(void **state)
 	assert_true(c != a && c != b && c != 0);
 	/* a deleted: its slot is free, the others stay. */
 	json_decref(ops_call(&r, "{\"op\":\"delete\",\"kind\":\"Route\",\"namespace\":\"n\",\"name\":\"a\"}"));
-	assert_int_equal(r.route_stats.n_used, 2);
-	assert_null(r.route_stats.key[a]);
+	assert_int_equal(r.route_stats.slots.n_used, 2);
+	assert_null(r.route_stats.slots.key[a]);
 	b2 = slot_of(&r, "b.test", 0);
 	assert_int_equal(b2, b);
 	/* The series: one per object, labelled. */
