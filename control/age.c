@@ -185,6 +185,11 @@ sy_object_age_cmp(const struct sy_object *a, const struct sy_object *b)
 {
 	int c;
 
+	/* Both from etcd: the revision that created each key orders them the
+	 * same on every router, whatever the clocks of the routers that
+	 * stamped them (control/etcd/sync.h). */
+	if (a->create_rev > 0 && b->create_rev > 0 && a->create_rev != b->create_rev)
+		return a->create_rev < b->create_rev ? -1 : 1;
 	if (a->created.sec != b->created.sec)
 		return a->created.sec < b->created.sec ? -1 : 1;
 	if (a->created.nsec != b->created.nsec)
