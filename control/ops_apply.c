@@ -246,6 +246,12 @@ sy_ops_apply(struct sy_router *r, const json_t *req)
 		free(st);
 		return sy_err_reply(&errs);
 	}
+	/* With etcd the local store may be behind: "unchanged" could be
+	 * wrong, so nothing is answered while etcd is away. */
+	if (r->etcd != NULL && (reply = sy_etcd_sync_unreachable(r)) != NULL) {
+		free(st);
+		return reply;
+	}
 	results = json_array();
 	rec = json_pack("{s:s, s:s, s:[]}", "op", "apply", "time", now, "objects");
 	for (i = 0; i < n; i++) {

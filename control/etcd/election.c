@@ -59,11 +59,28 @@ sy_election_granted(struct sy_election *e, bool ok, int64_t lease, uint64_t now_
 	return false;
 }
 
+/* etcd did not answer: not leader any more (we cannot know we still hold
+ * the key), but the lease may well live: keep it and keep trying, so that
+ * when etcd answers again within its ttl we lead again at once (the key is
+ * ours, on our lease) instead of waiting for our own old key to expire. */
+static bool
+unsure(struct sy_election *e, uint64_t now_ms)
+{
+	bool was = e->leader;
+
+	e->leader = false;
+	e->next_keepalive_ms = now_ms + RETRY_MS;
+	e->next_campaign_ms = now_ms + RETRY_MS;
+	return was;
+}
+
 bool
 sy_election_kept(struct sy_election *e, bool ok, int64_t ttl_left, uint64_t now_ms)
 {
+	if (!ok)
+		return unsure(e, now_ms);
 	/* ttl_left 0: the lease expired (etcd answers so for an unknown id). */
-	if (!ok || ttl_left <= 0)
+	if (ttl_left <= 0)
 		return step_down(e, now_ms);
 	e->next_keepalive_ms = now_ms + e->ttl_ms / 3;
 	return false;
@@ -73,7 +90,7 @@ bool
 sy_election_campaigned(struct sy_election *e, bool ok, bool won, uint64_t now_ms)
 {
 	if (!ok)
-		return step_down(e, now_ms);
+		return unsure(e, now_ms);
 	e->holder_gone = false;
 	e->next_campaign_ms = now_ms + e->ttl_ms / 3;
 	if (won == e->leader)

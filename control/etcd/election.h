@@ -14,7 +14,10 @@
  *
  * A leader steps down as soon as one keepalive fails: it cannot know it
  * still holds the key, and a second scheduler is worse than none for a
- * moment (bindings are retried). The lease is then granted anew.
+ * moment (bindings are retried). It keeps the lease and keeps it alive
+ * when etcd answers again; a lease etcd no longer knows (ttl 0) is granted
+ * anew. A campaign that finds the key holding our id on our lease wins
+ * (the answer to an earlier one was lost).
  */
 #ifndef SY_ETCD_ELECTION_H
 #define SY_ETCD_ELECTION_H

@@ -122,9 +122,10 @@ sy_etcd_sync_fd(const struct sy_router *r)
 }
 
 /* Refused unless etcd answers now: an apply never waits for a reconnect. */
-static json_t *
-unreachable(struct sy_etcd_sync *s)
+json_t *
+sy_etcd_sync_unreachable(struct sy_router *r)
 {
+	struct sy_etcd_sync *s = r->etcd;
 	struct sy_etcd_state st;
 
 	sy_etcd_link_state(&s->link, &st);
@@ -154,7 +155,7 @@ sy_etcd_sync_apply(struct sy_router *r, const struct sy_kind *const *kinds, json
 		   size_t n, json_t *results)
 {
 	struct sy_etcd_sync *s = r->etcd;
-	json_t *reply = unreachable(s), *ops;
+	json_t *reply = sy_etcd_sync_unreachable(r), *ops;
 	struct pending *p;
 	size_t i;
 
@@ -204,7 +205,7 @@ sy_etcd_sync_delete(struct sy_router *r, const struct sy_kind *kind, const char 
 		    const char *name)
 {
 	struct sy_etcd_sync *s = r->etcd;
-	json_t *reply = unreachable(s);
+	json_t *reply = sy_etcd_sync_unreachable(r);
 	struct pending *p;
 	char key[640];
 

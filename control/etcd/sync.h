@@ -48,6 +48,9 @@ json_t *sy_etcd_sync_apply(struct sy_router *r, const struct sy_kind *const *kin
 			   json_t *const *objs, size_t n, json_t *results);
 json_t *sy_etcd_sync_delete(struct sy_router *r, const struct sy_kind *kind, const char *ns,
 			    const char *name);
+/* An error reply naming etcd and its endpoint while it is unreachable,
+ * else NULL. */
+json_t *sy_etcd_sync_unreachable(struct sy_router *r);
 /* status's "store" for an etcd store. */
 json_t *sy_etcd_sync_status(struct sy_router *r);
 
