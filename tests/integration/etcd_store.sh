@@ -335,6 +335,34 @@ for h in web hand late after; do
 done
 t_ok "A serves web, hand, late and after"
 
+# --- compacted while a router was away ------------------------------------------------
+# etcd stopped, B sees it and is frozen (SIGSTOP) before etcd is back; meanwhile Route hand
+# is deleted, Route gone-by put and the history compacted. B resumes from a compacted
+# revision: it reads everything again and deletes hand, which it never saw go.
+_lab_stop_pid "$E_PID" 10
+E_PID=
+b_down() { [ "$(store_of "$B_SOCK" "d['connected']")" = false ]; }
+poll_until 20 b_down || t_fail "B sees etcd down"
+kill -STOP "$B_PID"
+etcd_start
+t_run ectl del "${PFX}objects/route.route.openshift.io/demo/hand"
+t_expect_out '^1$' "etcdctl del Route hand"
+t_run ectl put "${PFX}objects/route.route.openshift.io/demo/gone-by" \
+	"{\"apiVersion\":\"route.openshift.io/v1\",\"kind\":\"Route\",\"metadata\":{\"name\":\"gone-by\",\"labels\":{\"tier\":\"shared\"}},\"spec\":{\"host\":\"gone-by.$D\",\"to\":{\"kind\":\"Service\",\"name\":\"a\"}}}"
+REV=$(ectl get "${PFX}objects/" --prefix --keys-only -w json | python3 -c 'import json,sys; print(json.load(sys.stdin)["header"]["revision"])')
+t_run ectl compact "$REV"
+t_expect_rc 0 "etcdctl compact $REV"
+kill -CONT "$B_PID"
+t_note "B frozen while etcd came back, hand was deleted, gone-by put, history compacted at $REV"
+b_caught_up() { ! route_on "$B_SOCK" hand && route_on "$B_SOCK" gone-by; }
+poll_until 30 b_caught_up || t_fail "B read everything again: hand gone, gone-by there" \
+	"$(grep -E 'compacted|gone' "$B_LOG" | tail -n 5)"
+grep -q "was compacted" "$B_LOG" || t_fail "B's log says its revision was compacted"
+t_ok "B resumed from a compacted revision: read everything again, deleted hand, has gone-by ($WAITED s)"
+poll_until 15 route_on "$A_SOCK" gone-by || t_fail "A has gone-by"
+route_on "$A_SOCK" hand && t_fail "A deleted hand (it saw the delete)"
+t_ok "A saw the same changes live"
+
 if grep -Eq -- "$T_SANITIZER_RE" "$B_LOG" 2>/dev/null; then
 	t_fail "no sanitizer report from router B" "$(grep -E -A 20 -- "$T_SANITIZER_RE" "$B_LOG" | head -n 40)"
 fi
