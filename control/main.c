@@ -44,15 +44,6 @@ usage(FILE *f)
 		"  --check   parse the configuration, print the EAL arguments, and exit\n");
 }
 
-static uint64_t
-monotonic_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
-}
-
 static void
 free_generation(struct sy_generation *g)
 {
@@ -85,7 +76,7 @@ control_loop(struct sy_router *r, struct sy_server *srv, int sigfd, int metrics_
 		/* Poll often while old generations wait for the workers, and
 		 * when health checks are due or out (health.h). */
 		int timeout = r->slot.n_retired ? 10 : 1000;
-		int hc_ms = sy_health_tick(&r->health, monotonic_ms());
+		int hc_ms = sy_health_tick(&r->health, sy_mono_ms());
 		int rc;
 
 		if (hc_ms < timeout)

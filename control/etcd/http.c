@@ -49,8 +49,9 @@ collect(char *p, size_t size, size_t nmemb, void *arg)
 }
 
 int
-sy_etcd_http_init(struct sy_etcd_http *h)
+sy_etcd_http_init(struct sy_etcd_http *h, atomic_int *stop)
 {
+	h->stop = stop;
 	h->curl = curl_easy_init();
 	return h->curl ? 0 : -1;
 }
@@ -63,13 +64,20 @@ sy_etcd_http_fini(struct sy_etcd_http *h)
 	h->curl = NULL;
 }
 
+/* Called about once a second by libcurl during a transfer: a nonzero
+ * return aborts it, so that routerd's shutdown never waits for a timeout. */
+static int
+stopping(void *arg, curl_off_t dt, curl_off_t dn, curl_off_t ut, curl_off_t un)
+{
+	return atomic_load((atomic_int *)arg) ? 1 : 0;
+}
+
 static struct curl_slist *
-prepare(CURL *c, const char *endpoint, const char *path, const char *text, char *url,
-	size_t urllen)
+prepare(struct sy_etcd_http *h, const char *url, const char *text)
 {
 	struct curl_slist *hdrs = curl_slist_append(NULL, "Content-Type: application/json");
+	CURL *c = h->curl;
 
-	snprintf(url, urllen, "%s%s", endpoint, path);
 	curl_easy_reset(c);
 	curl_easy_setopt(c, CURLOPT_URL, url);
 	curl_easy_setopt(c, CURLOPT_HTTPHEADER, hdrs);
@@ -77,6 +85,9 @@ prepare(CURL *c, const char *endpoint, const char *path, const char *text, char 
 	curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, CONNECT_TIMEOUT_MS);
 	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L); /* threads: no SIGALRM for timeouts */
 	curl_easy_setopt(c, CURLOPT_PROXY, "");    /* never an http_proxy from the environment */
+	curl_easy_setopt(c, CURLOPT_NOPROGRESS, 0L);
+	curl_easy_setopt(c, CURLOPT_XFERINFOFUNCTION, stopping);
+	curl_easy_setopt(c, CURLOPT_XFERINFODATA, h->stop);
 	return hdrs;
 }
 
@@ -92,30 +103,52 @@ gateway_error(const json_t *resp)
 	return json_string_value(json_object_get(resp, "message"));
 }
 
+/* One POST of body to endpoint + path, its answer to fn(arg); timeout_ms 0
+ * for a stream (no limit; TCP keepalive instead). *status: the HTTP status. */
+static CURLcode
+perform(struct sy_etcd_http *h, const char *endpoint, const char *path, const json_t *body,
+	long timeout_ms, curl_write_callback fn, void *arg, long *status, char *url, size_t urllen)
+{
+	char *text = json_dumps(body, JSON_COMPACT);
+	struct curl_slist *hdrs;
+	CURLcode cc;
+
+	*status = 0;
+	snprintf(url, urllen, "%s%s", endpoint, path);
+	if (text == NULL)
+		return CURLE_OUT_OF_MEMORY;
+	hdrs = prepare(h, url, text);
+	curl_easy_setopt(h->curl, CURLOPT_WRITEFUNCTION, fn);
+	curl_easy_setopt(h->curl, CURLOPT_WRITEDATA, arg);
+	if (timeout_ms > 0) {
+		curl_easy_setopt(h->curl, CURLOPT_TIMEOUT_MS, timeout_ms);
+	} else {
+		/* A watch is quiet while nothing changes; TCP keepalive
+		 * finds a peer that vanished without a reset. */
+		curl_easy_setopt(h->curl, CURLOPT_TCP_KEEPALIVE, 1L);
+		curl_easy_setopt(h->curl, CURLOPT_TCP_KEEPIDLE, 5L);
+		curl_easy_setopt(h->curl, CURLOPT_TCP_KEEPINTVL, 2L);
+	}
+	cc = curl_easy_perform(h->curl);
+	curl_easy_getinfo(h->curl, CURLINFO_RESPONSE_CODE, status);
+	curl_slist_free_all(hdrs);
+	free(text);
+	return cc;
+}
+
 int
 sy_etcd_http_post(struct sy_etcd_http *h, const char *endpoint, const char *path,
 		  const json_t *body, long timeout_ms, json_t **resp, char *err, size_t errlen)
 {
-	char *text = json_dumps(body, JSON_COMPACT);
 	struct buf b = { 0 };
-	struct curl_slist *hdrs;
 	char url[512];
 	json_error_t jerr;
-	CURLcode cc;
-	long status = 0;
+	long status;
+	CURLcode cc = perform(h, endpoint, path, body, timeout_ms, collect, &b, &status, url,
+			      sizeof(url));
 	int rc = -1;
 
 	*resp = NULL;
-	if (text == NULL) {
-		snprintf(err, errlen, "out of memory");
-		return -1;
-	}
-	hdrs = prepare(h->curl, endpoint, path, text, url, sizeof(url));
-	curl_easy_setopt(h->curl, CURLOPT_TIMEOUT_MS, timeout_ms);
-	curl_easy_setopt(h->curl, CURLOPT_WRITEFUNCTION, collect);
-	curl_easy_setopt(h->curl, CURLOPT_WRITEDATA, &b);
-	cc = curl_easy_perform(h->curl);
-	curl_easy_getinfo(h->curl, CURLINFO_RESPONSE_CODE, &status);
 	if (cc != CURLE_OK) {
 		snprintf(err, errlen, "%s: %s", url, curl_easy_strerror(cc));
 	} else if ((*resp = b.p ? json_loadb(b.p, b.len, 0, &jerr) : NULL) == NULL) {
@@ -128,8 +161,6 @@ sy_etcd_http_post(struct sy_etcd_http *h, const char *endpoint, const char *path
 	} else {
 		rc = 0;
 	}
-	curl_slist_free_all(hdrs);
-	free(text);
 	free(b.p);
 	return rc;
 }
@@ -138,7 +169,6 @@ struct stream {
 	struct buf b;
 	int (*on_msg)(const json_t *msg, void *arg);
 	void *arg;
-	atomic_int *stop;
 	int ended; /* on_msg asked to stop */
 };
 
@@ -168,52 +198,24 @@ stream_write(char *p, size_t size, size_t nmemb, void *arg)
 	return n;
 }
 
-static int
-stream_progress(void *arg, curl_off_t dt, curl_off_t dn, curl_off_t ut, curl_off_t un)
-{
-	struct stream *s = arg;
-
-	return atomic_load(s->stop) ? 1 : 0;
-}
-
 int
 sy_etcd_http_stream(struct sy_etcd_http *h, const char *endpoint, const char *path,
 		    const json_t *body, int (*on_msg)(const json_t *msg, void *arg), void *arg,
-		    atomic_int *stop, char *err, size_t errlen)
+		    char *err, size_t errlen)
 {
-	char *text = json_dumps(body, JSON_COMPACT);
-	struct stream s = { .on_msg = on_msg, .arg = arg, .stop = stop };
-	struct curl_slist *hdrs;
+	struct stream s = { .on_msg = on_msg, .arg = arg };
 	char url[512];
-	CURLcode cc;
-	long status = 0;
+	long status;
+	CURLcode cc = perform(h, endpoint, path, body, 0, stream_write, &s, &status, url,
+			      sizeof(url));
 	int rc = -1;
 
-	if (text == NULL) {
-		snprintf(err, errlen, "out of memory");
-		return -1;
-	}
-	hdrs = prepare(h->curl, endpoint, path, text, url, sizeof(url));
-	curl_easy_setopt(h->curl, CURLOPT_WRITEFUNCTION, stream_write);
-	curl_easy_setopt(h->curl, CURLOPT_WRITEDATA, &s);
-	curl_easy_setopt(h->curl, CURLOPT_NOPROGRESS, 0L);
-	curl_easy_setopt(h->curl, CURLOPT_XFERINFOFUNCTION, stream_progress);
-	curl_easy_setopt(h->curl, CURLOPT_XFERINFODATA, &s);
-	/* A watch is quiet while nothing changes; TCP keepalive finds a peer
-	 * that vanished without a reset. */
-	curl_easy_setopt(h->curl, CURLOPT_TCP_KEEPALIVE, 1L);
-	curl_easy_setopt(h->curl, CURLOPT_TCP_KEEPIDLE, 5L);
-	curl_easy_setopt(h->curl, CURLOPT_TCP_KEEPINTVL, 2L);
-	cc = curl_easy_perform(h->curl);
-	curl_easy_getinfo(h->curl, CURLINFO_RESPONSE_CODE, &status);
-	if (s.ended || atomic_load(stop))
+	if (s.ended || atomic_load(h->stop))
 		rc = 0;
 	else if (cc != CURLE_OK)
 		snprintf(err, errlen, "%s: %s", url, curl_easy_strerror(cc));
 	else
 		snprintf(err, errlen, "%s: the stream ended (HTTP %ld)", url, status);
-	curl_slist_free_all(hdrs);
-	free(text);
 	free(s.b.p);
 	return rc;
 }

@@ -22,10 +22,11 @@
 #include <jansson.h>
 
 struct sy_etcd_http {
-	void *curl; /* CURL *, one per thread */
+	void *curl;       /* CURL *, one per thread */
+	atomic_int *stop; /* set: calls end within a second (routerd stops) */
 };
 
-int sy_etcd_http_init(struct sy_etcd_http *h);
+int sy_etcd_http_init(struct sy_etcd_http *h, atomic_int *stop);
 void sy_etcd_http_fini(struct sy_etcd_http *h);
 /* POST body to endpoint + path; the response's JSON in *resp. 0, or -1 with
  * what went wrong in err (connection, HTTP status, not JSON, or the
@@ -34,10 +35,10 @@ int sy_etcd_http_post(struct sy_etcd_http *h, const char *endpoint, const char *
 		      const json_t *body, long timeout_ms, json_t **resp, char *err, size_t errlen);
 /* POST body and read the response as a stream of JSON messages, one a line,
  * calling on_msg for each, until the server ends it, on_msg returns nonzero,
- * or *stop is set (checked at least every second). Returns 0 when on_msg or
- * stop ended it, -1 with err otherwise. */
+ * or h->stop is set. Returns 0 when on_msg or stop ended it, -1 with err
+ * otherwise. */
 int sy_etcd_http_stream(struct sy_etcd_http *h, const char *endpoint, const char *path,
 			const json_t *body, int (*on_msg)(const json_t *msg, void *arg), void *arg,
-			atomic_int *stop, char *err, size_t errlen);
+			char *err, size_t errlen);
 
 #endif

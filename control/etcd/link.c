@@ -9,6 +9,7 @@
 
 #include <rte_log.h>
 
+#include "age.h"
 #include "etcd/codec.h"
 #include "etcd/http.h"
 #include "etcd/keys.h"
@@ -18,15 +19,6 @@
 #define CALL_TIMEOUT_MS 3000L   /* one txn, a lease call */
 #define BACKOFF_MIN_MS 100u
 #define BACKOFF_MAX_MS 2000u
-
-static uint64_t
-now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
-}
 
 static void
 post(struct sy_etcd_link *l, struct sy_etcd_event *ev)
@@ -185,7 +177,7 @@ watch_main(void *arg)
 	unsigned backoff = BACKOFF_MIN_MS;
 	char ep[128], end[192], err[320], pend[192];
 
-	if (sy_etcd_http_init(&h) < 0)
+	if (sy_etcd_http_init(&h, &l->stop) < 0)
 		return NULL;
 	snprintf(w.objects, sizeof(w.objects), "%sobjects/", l->cfg.prefix);
 	snprintf(w.leader_key, sizeof(w.leader_key), "%sleader/scheduler", l->cfg.prefix);
@@ -226,7 +218,7 @@ watch_main(void *arg)
 		}
 		req = sy_etcd_watch_req(l->cfg.prefix, pend, w.last_rev + 1);
 		err[0] = '\0';
-		if (sy_etcd_http_stream(&h, ep, "/v3/watch", req, on_watch_msg, &w, &l->stop, err,
+		if (sy_etcd_http_stream(&h, ep, "/v3/watch", req, on_watch_msg, &w, err,
 					sizeof(err)) < 0 || err[0] != '\0') {
 			failed(l, ep, err[0] ? err : "the watch ended");
 		} else if (!w.need_full && !atomic_load(&l->stop)) {
@@ -304,7 +296,7 @@ elect(struct sy_etcd_link *l, struct sy_etcd_http *h, enum sy_elect_action a)
 		ok = sy_etcd_http_post(h, ep, "/v3/lease/grant", req, CALL_TIMEOUT_MS, &resp, err,
 				       sizeof(err)) == 0;
 		changed = sy_election_granted(&l->el, ok, ok ? sy_etcd_int(json_object_get(resp, "ID")) : 0,
-					      now_ms());
+					      sy_mono_ms());
 		break;
 	case SY_ELECT_KEEPALIVE:
 		req = sy_etcd_lease_id_req(l->el.lease);
@@ -313,7 +305,7 @@ elect(struct sy_etcd_link *l, struct sy_etcd_http *h, enum sy_elect_action a)
 		changed = sy_election_kept(
 			&l->el, ok,
 			ok ? sy_etcd_int(json_object_get(json_object_get(resp, "result"), "TTL")) : 0,
-			now_ms());
+			sy_mono_ms());
 		break;
 	case SY_ELECT_CAMPAIGN: {
 		bool won = false;
@@ -341,7 +333,7 @@ elect(struct sy_etcd_link *l, struct sy_etcd_http *h, enum sy_elect_action a)
 			pthread_mutex_unlock(&l->mu);
 			json_decref(kv);
 		}
-		changed = sy_election_campaigned(&l->el, ok, won, now_ms());
+		changed = sy_election_campaigned(&l->el, ok, won, sy_mono_ms());
 		break;
 	}
 	default:
@@ -361,7 +353,7 @@ ops_main(void *arg)
 	struct sy_etcd_link *l = arg;
 	struct sy_etcd_http h;
 
-	if (sy_etcd_http_init(&h) < 0)
+	if (sy_etcd_http_init(&h, &l->stop) < 0)
 		return NULL;
 	while (!atomic_load(&l->stop)) {
 		struct sy_etcd_write *w, *next;
@@ -372,7 +364,7 @@ ops_main(void *arg)
 		pthread_mutex_lock(&l->mu);
 		for (;;) {
 			if (l->campaign)
-				a = sy_election_next(&l->el, now_ms(), &wait_ms);
+				a = sy_election_next(&l->el, sy_mono_ms(), &wait_ms);
 			if (l->wr_head != NULL || l->key_event || a != SY_ELECT_WAIT ||
 			    atomic_load(&l->stop))
 				break;
@@ -405,12 +397,16 @@ ops_main(void *arg)
 			free(w);
 		}
 		if (l->campaign && (key_event || a != SY_ELECT_WAIT))
-			elect(l, &h, sy_election_next(&l->el, now_ms(), &wait_ms));
+			elect(l, &h, sy_election_next(&l->el, sy_mono_ms(), &wait_ms));
 	}
 	if (l->campaign && l->el.lease != 0) {
-		/* Revoke: the key goes now, not ttl from now. */
+		/* Revoke: the key goes now, not ttl from now. This one call
+		 * is made while stopping (bounded by its own timeout). */
+		static atomic_int go_on;
 		char ep[128], err[320];
 		json_t *req = sy_etcd_lease_id_req(l->el.lease), *resp = NULL;
+
+		h.stop = &go_on;
 
 		endpoint(l, ep, sizeof(ep));
 		sy_etcd_http_post(&h, ep, "/v3/lease/revoke", req, 1000L, &resp, err, sizeof(err));

@@ -129,6 +129,12 @@ sy_etcd_sync_unreachable(struct sy_router *r)
 	struct sy_etcd_state st;
 
 	sy_etcd_link_state(&s->link, &st);
+	/* Before the first full read is stored here, an apply would be
+	 * checked against an empty store ("created" over existing objects,
+	 * their age stamped again). */
+	if (st.connected && !s->synced)
+		return sy_err_reply1("unavailable", NULL, NULL,
+				     "etcd %s: the objects are not read yet; try again", st.endpoint);
 	if (st.connected)
 		return NULL;
 	return sy_err_reply1("unavailable", NULL, NULL,
@@ -243,16 +249,13 @@ take_pending(struct sy_etcd_sync *s, uint64_t id)
 static json_t *
 write_done(struct sy_router *r, struct pending *p, const struct sy_etcd_event *ev, bool *changed)
 {
-	struct sy_etcd_state st;
 	int64_t rev = 0, *revs;
 	bool ok;
 
-	if (!ev->ok) {
-		sy_etcd_link_state(&r->etcd->link, &st);
+	if (!ev->ok)
 		return sy_err_reply1("unavailable", NULL, NULL,
 				     "etcd did not acknowledge the write (%s); nothing was changed",
 				     ev->error);
-	}
 	if (p->n == 0) {
 		sy_router_remove(r, p->kind, p->ns, p->name);
 		*changed = true;
@@ -410,6 +413,14 @@ write_statuses(struct sy_router *r)
 	json_decref(ops);
 }
 
+/* A parked request answered: its reply is made once the change compiled,
+ * so that it names the generation that has it. */
+struct answer {
+	uint64_t id;
+	json_t *error;   /* or NULL: ok */
+	json_t *results; /* apply's, or NULL (delete) */
+};
+
 void
 sy_etcd_sync_drain(struct sy_router *r, void (*reply)(void *arg, uint64_t id, json_t *reply),
 		   void *arg)
@@ -417,11 +428,13 @@ sy_etcd_sync_drain(struct sy_router *r, void (*reply)(void *arg, uint64_t id, js
 	struct sy_etcd_sync *s = r->etcd;
 	struct sy_etcd_event *ev = sy_etcd_link_take(&s->link), *next;
 	bool changed = false, schedule = false;
-	json_t *replies = json_array(), *kv;
-	size_t i;
+	struct answer *answers = NULL;
+	size_t n_answers = 0, i;
+	json_t *kv;
 
 	for (; ev != NULL; ev = next) {
 		struct pending *p;
+		struct answer *grown;
 
 		next = ev->next;
 		switch (ev->type) {
@@ -448,13 +461,18 @@ sy_etcd_sync_drain(struct sy_router *r, void (*reply)(void *arg, uint64_t id, js
 					s->status_dirty = true;
 				break;
 			}
-			json_array_append_new(replies,
-					      json_pack("{s:I, s:o}", "id", (json_int_t)p->id, "error",
-							write_done(r, p, ev, &changed) ?: json_null()));
-			if (json_is_null(json_object_get(json_array_get(replies, json_array_size(replies) - 1),
-							 "error")))
-				json_object_set(json_array_get(replies, json_array_size(replies) - 1),
-						"results", p->results ? p->results : json_null());
+			grown = realloc(answers, (n_answers + 1) * sizeof(*answers));
+			if (grown == NULL) {
+				/* The client waits for its reply until it gives up. */
+				RTE_LOG(ERR, USER1, "etcd: out of memory answering a write\n");
+				pending_free(p);
+				break;
+			}
+			answers = grown;
+			answers[n_answers].id = p->id;
+			answers[n_answers].error = write_done(r, p, ev, &changed);
+			answers[n_answers].results = json_incref(p->results);
+			n_answers++;
 			pending_free(p);
 			break;
 		case SY_ETCD_EV_LEADER:
@@ -467,19 +485,18 @@ sy_etcd_sync_drain(struct sy_router *r, void (*reply)(void *arg, uint64_t id, js
 	}
 	if (changed)
 		sy_router_recompile(r);
-	/* Replies name the generation that has the change. */
-	json_array_foreach(replies, i, kv) {
-		json_t *err = json_object_get(kv, "error");
-		json_t *rep = !json_is_null(err) ? json_incref(err)
-			: json_is_null(json_object_get(kv, "results"))
-				? json_pack("{s:b, s:I}", "ok", 1, "generation", (json_int_t)r->gen_id)
-				: json_pack("{s:b, s:I, s:O}", "ok", 1, "generation",
-					    (json_int_t)r->gen_id, "results",
-					    json_object_get(kv, "results"));
+	for (i = 0; i < n_answers; i++) {
+		json_t *rep = answers[i].error;
 
-		reply(arg, (uint64_t)json_integer_value(json_object_get(kv, "id")), rep);
+		if (rep == NULL && answers[i].results != NULL)
+			rep = json_pack("{s:b, s:I, s:O}", "ok", 1, "generation", (json_int_t)r->gen_id,
+					"results", answers[i].results);
+		else if (rep == NULL)
+			rep = json_pack("{s:b, s:I}", "ok", 1, "generation", (json_int_t)r->gen_id);
+		json_decref(answers[i].results);
+		reply(arg, answers[i].id, rep);
 	}
-	json_decref(replies);
+	free(answers);
 	if ((changed || schedule) && r->sched.strategy != NULL)
 		sy_scheduler_run(r);
 	if (changed || s->status_dirty)

@@ -145,6 +145,13 @@ phase_on() { # SOCK ROUTE PHASE
 	[ "$(t_json "$j" "d.get('status', {}).get('phase')")" = "$3" ]
 }
 
+# put_route NAME HOST [MORE]: Route demo/NAME (tier shared, for HOST, to Service a) put with
+# etcdctl; MORE is JSON members added to its metadata.
+put_route() {
+	t_run ectl put "${PFX}objects/route.route.openshift.io/demo/$1" \
+		"{\"apiVersion\":\"route.openshift.io/v1\",\"kind\":\"Route\",\"metadata\":{\"name\":\"$1\",\"labels\":{\"tier\":\"shared\"}${3:+,$3}},\"spec\":{\"host\":\"$2\",\"to\":{\"kind\":\"Service\",\"name\":\"a\"}}}"
+}
+
 # --- apply through A -----------------------------------------------------------------
 # Both Routers select tier=shared: every test route is bound to both, served by both.
 cat >"$LAB_DIR/fleet.yaml" <<YAML
@@ -195,8 +202,7 @@ t_json_expect "$T_OUT" "any(i['routerName'] == 'shard-b' and i['conditions'][0][
 t_ok "statuses written back: ${PFX}status/shard-b/... says B admitted web"
 
 # --- an object put with etcdctl --------------------------------------------------------
-t_run ectl put "${PFX}objects/route.route.openshift.io/demo/hand" \
-	"{\"apiVersion\":\"route.openshift.io/v1\",\"kind\":\"Route\",\"metadata\":{\"name\":\"hand\",\"labels\":{\"tier\":\"shared\"}},\"spec\":{\"host\":\"hand.$D\",\"to\":{\"kind\":\"Service\",\"name\":\"a\"}}}"
+put_route hand "hand.$D"
 t_expect_rc 0 "etcdctl put Route demo/hand"
 poll_until 15 served_by_a "hand.$D" backend-a || t_fail "router A serves hand.$D (put with etcdctl)" "code $CODE"
 t_ok "a Route put with etcdctl is served by A ($WAITED s)"
@@ -220,8 +226,8 @@ metadata: {name: first, namespace: demo, labels: {tier: shared}}
 spec: {host: claim.$D, to: {kind: Service, name: a}}
 YAML
 t_expect_rc 0 "apply Route first (claim.$D) through B"
-t_run ectl put "${PFX}objects/route.route.openshift.io/demo/second" \
-	"{\"apiVersion\":\"route.openshift.io/v1\",\"kind\":\"Route\",\"metadata\":{\"name\":\"second\",\"namespace\":\"demo\",\"labels\":{\"tier\":\"shared\"},\"creationTimestamp\":\"2001-01-01T00:00:00Z\",\"uid\":\"00000000-0000-7000-8000-000000000001\"},\"spec\":{\"host\":\"claim.$D\",\"to\":{\"kind\":\"Service\",\"name\":\"a\"}}}"
+put_route second "claim.$D" \
+	'"namespace":"demo","creationTimestamp":"2001-01-01T00:00:00Z","uid":"00000000-0000-7000-8000-000000000001"'
 t_expect_rc 0 "etcdctl put Route second (claim.$D, an older timestamp)"
 admitted_on() { # SOCK ROUTE ROUTER -> True/False
 	local j
@@ -304,8 +310,7 @@ t_ok "apply with etcd down: refused, naming etcd $E_URL"
 # --- etcd returns ------------------------------------------------------------------------
 etcd_start
 t_ok "etcd restarted (pid $E_PID)"
-t_run ectl put "${PFX}objects/route.route.openshift.io/demo/after" \
-	"{\"apiVersion\":\"route.openshift.io/v1\",\"kind\":\"Route\",\"metadata\":{\"name\":\"after\",\"labels\":{\"tier\":\"shared\"}},\"spec\":{\"host\":\"after.$D\",\"to\":{\"kind\":\"Service\",\"name\":\"a\"}}}"
+put_route after "after.$D"
 t_expect_rc 0 "etcdctl put Route after"
 poll_until 30 both_connected || t_fail "both reconnect"
 t_ok "both reconnected ($WAITED s)"
@@ -347,8 +352,7 @@ kill -STOP "$B_PID"
 etcd_start
 t_run ectl del "${PFX}objects/route.route.openshift.io/demo/hand"
 t_expect_out '^1$' "etcdctl del Route hand"
-t_run ectl put "${PFX}objects/route.route.openshift.io/demo/gone-by" \
-	"{\"apiVersion\":\"route.openshift.io/v1\",\"kind\":\"Route\",\"metadata\":{\"name\":\"gone-by\",\"labels\":{\"tier\":\"shared\"}},\"spec\":{\"host\":\"gone-by.$D\",\"to\":{\"kind\":\"Service\",\"name\":\"a\"}}}"
+put_route gone-by "gone-by.$D"
 REV=$(ectl get "${PFX}objects/" --prefix --keys-only -w json | python3 -c 'import json,sys; print(json.load(sys.stdin)["header"]["revision"])')
 t_run ectl compact "$REV"
 t_expect_rc 0 "etcdctl compact $REV"
