@@ -106,7 +106,7 @@ control_loop(struct sy_router *r, struct sy_server *srv, int sigfd, int metrics_
 			sy_server_handle(srv, r, pfds + 1, n);
 		if (rc > 0 && metrics_fd >= 0 && (pfds[mi].revents & POLLIN))
 			sy_metrics_http_serve(metrics_fd, r);
-		if (rc > 0 && (pfds[ei].revents & POLLIN))
+		if ((rc > 0 && (pfds[ei].revents & POLLIN)) || sy_etcd_sync_waiting(r))
 			sy_etcd_sync_drain(r, etcd_reply, srv);
 		sy_gen_reclaim(&r->slot);
 		sy_alog_drain();

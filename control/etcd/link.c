@@ -7,6 +7,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <curl/curl.h>
 #include <rte_log.h>
 
 #include "age.h"
@@ -433,6 +434,10 @@ sy_etcd_link_start(struct sy_etcd_link *l, const struct sy_store_config *cfg, co
 	l->next_write_id = 1;
 	snprintf(l->st.endpoint, sizeof(l->st.endpoint), "%s", cfg->endpoints[0]);
 	sy_election_init(&l->el, cfg->lease_ttl_s);
+	/* Once, before the threads: libcurl's implicit global init on a
+	 * thread's first easy handle is not safe with two threads. */
+	if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK)
+		return -ENOMEM;
 	l->efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	if (l->efd < 0)
 		return -errno;
@@ -485,6 +490,7 @@ sy_etcd_link_stop(struct sy_etcd_link *l)
 		free(w);
 	}
 	close(l->efd);
+	curl_global_cleanup();
 	pthread_cond_destroy(&l->cond);
 	pthread_mutex_destroy(&l->mu);
 	l->started = false;

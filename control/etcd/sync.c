@@ -28,12 +28,15 @@ struct pending {
 	json_t *results;
 	const struct sy_kind *kind; /* delete */
 	char *ns, *name;
+	int64_t acked_rev;  /* etcd took it at this revision */
+	uint64_t acked_ms;
 	struct pending *next;
 };
 
 struct sy_etcd_sync {
 	struct sy_etcd_link link;
-	struct pending *pending;
+	struct pending *pending; /* submitted, not answered by etcd yet */
+	struct pending *acked;   /* answered; the reply waits for the watch (drain) */
 	const struct sy_sched_strategy *strategy; /* run while leader */
 	bool leader;
 	bool synced;             /* a full read was applied */
@@ -104,10 +107,11 @@ sy_etcd_sync_close(struct sy_router *r)
 	if (s == NULL)
 		return;
 	sy_etcd_link_stop(&s->link);
-	while (s->pending != NULL) {
-		struct pending *p = s->pending;
+	while (s->pending != NULL || s->acked != NULL) {
+		struct pending **head = s->pending ? &s->pending : &s->acked;
+		struct pending *p = *head;
 
-		s->pending = p->next;
+		*head = p->next;
 		pending_free(p);
 	}
 	json_decref(s->status_written);
@@ -244,37 +248,15 @@ take_pending(struct sy_etcd_sync *s, uint64_t id)
 	return NULL;
 }
 
-/* A write etcd answered: store it (acknowledged: it is in etcd, and the
- * watch will bring the same change, found unchanged then). */
-static json_t *
-write_done(struct sy_router *r, struct pending *p, const struct sy_etcd_event *ev, bool *changed)
-{
-	int64_t rev = 0, *revs;
-	bool ok;
-
-	if (!ev->ok)
-		return sy_err_reply1("unavailable", NULL, NULL,
-				     "etcd did not acknowledge the write (%s); nothing was changed",
-				     ev->error);
-	if (p->n == 0) {
-		sy_router_remove(r, p->kind, p->ns, p->name);
-		*changed = true;
-		return NULL;
-	}
-	revs = calloc(p->n, sizeof(*revs));
-	if (revs == NULL || sy_etcd_decode_txn(ev->resp, &ok, &rev, revs, p->n) < (int)p->n) {
-		free(revs);
-		/* In etcd all the same: the watch brings it. */
-		RTE_LOG(ERR, USER1, "etcd: a txn answer without its responses; the watch will bring "
-			"the change\n");
-		return NULL;
-	}
-	if (sy_ops_commit(r, p->kinds, p->objs, revs, p->n) < 0)
-		RTE_LOG(ERR, USER1, "etcd: out of memory storing an acknowledged apply\n");
-	free(revs);
-	*changed = true;
-	return NULL;
-}
+/*
+ * A write etcd acknowledged is not stored from its answer: the watch brings
+ * it, in revision order with every other router's changes, so an older
+ * answer can never overwrite a newer version. The reply waits until the
+ * watch has applied the write's revision (normally milliseconds), at most
+ * ACK_WAIT_MS: after that the write is acknowledged all the same (it is in
+ * etcd), only not served here yet.
+ */
+#define ACK_WAIT_MS 3000u
 
 static void
 refuse(struct sy_etcd_sync *s, const char *key, const char *why)
@@ -429,6 +411,7 @@ sy_etcd_sync_drain(struct sy_router *r, void (*reply)(void *arg, uint64_t id, js
 	struct sy_etcd_event *ev = sy_etcd_link_take(&s->link), *next;
 	bool changed = false, schedule = false;
 	struct answer *answers = NULL;
+	struct pending **link;
 	size_t n_answers = 0, i;
 	json_t *kv;
 
@@ -461,18 +444,26 @@ sy_etcd_sync_drain(struct sy_router *r, void (*reply)(void *arg, uint64_t id, js
 					s->status_dirty = true;
 				break;
 			}
-			grown = realloc(answers, (n_answers + 1) * sizeof(*answers));
-			if (grown == NULL) {
-				/* The client waits for its reply until it gives up. */
-				RTE_LOG(ERR, USER1, "etcd: out of memory answering a write\n");
-				pending_free(p);
+			if (ev->ok) {
+				bool succeeded;
+
+				sy_etcd_decode_txn(ev->resp, &succeeded, &p->acked_rev, NULL, 0);
+				p->acked_ms = sy_mono_ms();
+				p->next = s->acked;
+				s->acked = p;
 				break;
 			}
-			answers = grown;
-			answers[n_answers].id = p->id;
-			answers[n_answers].error = write_done(r, p, ev, &changed);
-			answers[n_answers].results = json_incref(p->results);
-			n_answers++;
+			grown = realloc(answers, (n_answers + 1) * sizeof(*answers));
+			if (grown != NULL) {
+				answers = grown;
+				answers[n_answers].id = p->id;
+				answers[n_answers].error = sy_err_reply1(
+					"unavailable", NULL, NULL,
+					"etcd did not acknowledge the write (%s); it is not applied here "
+					"(should etcd have taken it after all, the watch brings it)",
+					ev->error);
+				answers[n_answers++].results = NULL;
+			}
 			pending_free(p);
 			break;
 		case SY_ETCD_EV_LEADER:
@@ -485,6 +476,26 @@ sy_etcd_sync_drain(struct sy_router *r, void (*reply)(void *arg, uint64_t id, js
 	}
 	if (changed)
 		sy_router_recompile(r);
+	/* Acknowledged writes the watch has brought (or that waited long
+	 * enough): answered now, with the generation that has them. */
+	for (link = &s->acked; *link != NULL;) {
+		struct pending *p = *link;
+		struct answer *grown;
+
+		if (p->acked_rev > s->applied_rev && sy_mono_ms() - p->acked_ms < ACK_WAIT_MS) {
+			link = &p->next;
+			continue;
+		}
+		*link = p->next;
+		grown = realloc(answers, (n_answers + 1) * sizeof(*answers));
+		if (grown != NULL) {
+			answers = grown;
+			answers[n_answers].id = p->id;
+			answers[n_answers].error = NULL;
+			answers[n_answers++].results = json_incref(p->results);
+		}
+		pending_free(p);
+	}
 	for (i = 0; i < n_answers; i++) {
 		json_t *rep = answers[i].error;
 
@@ -519,4 +530,10 @@ sy_etcd_sync_status(struct sy_router *r)
 			 "leader", st.holder, "synced", s->synced, "refused",
 			 (json_int_t)s->refused, "last_refused",
 			 s->last_refusal[0] ? s->last_refusal : NULL);
+}
+
+bool
+sy_etcd_sync_waiting(const struct sy_router *r)
+{
+	return r->etcd != NULL && r->etcd->acked != NULL;
 }

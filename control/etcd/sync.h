@@ -11,8 +11,8 @@
  *    the rest are served.
  *  - `apply` and `delete` validate locally, all or nothing, then write
  *    through in ONE txn; the reply waits for etcd's answer (the control
- *    socket parks that client and serves the others meanwhile), and the
- *    change is stored here when etcd acknowledged it. While etcd is
+ *    socket parks that client and serves the others meanwhile), and then
+ *    for the watch to bring the change here (sync.c, ACK_WAIT_MS). While etcd is
  *    unreachable they fail at once with an error naming etcd and the
  *    endpoint; the live generation stays.
  *  - An object's age is its key's create_revision (age.h): the same on
@@ -25,6 +25,7 @@
 #ifndef SY_ETCD_SYNC_H
 #define SY_ETCD_SYNC_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -42,6 +43,9 @@ int sy_etcd_sync_fd(const struct sy_router *r);
  * reply(arg, id, reply), which owns the reply. */
 void sy_etcd_sync_drain(struct sy_router *r, void (*reply)(void *arg, uint64_t id, json_t *reply),
 			void *arg);
+/* Replies wait for the watch to bring their writes: drain must be called
+ * at least every second while this is true, events or not. */
+bool sy_etcd_sync_waiting(const struct sy_router *r);
 /* apply's write-through: the changed objects in stored form. Returns an
  * error reply, or {"_pending": id}: the real reply comes through drain. */
 json_t *sy_etcd_sync_apply(struct sy_router *r, const struct sy_kind *const *kinds,

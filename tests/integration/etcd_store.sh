@@ -112,6 +112,9 @@ both_connected() {
 poll_until 30 both_connected || t_fail "both routers connected to etcd" \
 	"A: $("$ROUTERCTL" -s "$A_SOCK" status -o json | tr -d '\n' | head -c 800)"
 t_ok "both routers connected to etcd ($WAITED s)"
+actl status
+t_expect_out "^store: +etcd $E_URL $PFX, connected, revision [0-9]+" "routerctl status: the store line"
+t_ok "routerctl status: $(grep '^store:' <<<"$T_OUT")"
 
 leaders() { # how many lead, and who the holder is on each
 	local a b
@@ -183,6 +186,8 @@ YAML
 actl apply -f "$LAB_DIR/fleet.yaml"
 t_expect_rc 0 "apply through A"
 t_ok "apply through A: Service, Endpoints, Routers shard-a and shard-b, Route web"
+actl get route web -n demo
+t_expect_rc 0 "A has Route web as soon as the apply answered"
 t_run ectl get "${PFX}objects/route.route.openshift.io/demo/web" --print-value-only
 t_json_expect "$T_OUT" "d['spec']['host'] == 'web.$D' and d['metadata']['uid']" \
 	"etcdctl get shows Route demo/web as applied"
@@ -245,6 +250,38 @@ poll_until 15 claims_settled || t_fail "first (older in etcd) wins claim.$D on b
 	"B: first $(admitted_on "$B_SOCK" first shard-b) second $(admitted_on "$B_SOCK" second shard-b)"
 t_ok "oldest claim wins alike: first admitted, second HostAlreadyClaimed, on A and on B ($WAITED s)"
 
+# --- etcd slow: the control socket still answers -----------------------------------------
+# etcd frozen (SIGSTOP): an apply waits for it (up to the call's 3 s timeout) while the same
+# router answers status at once. A Service, so that the route counts below stay exact
+# whether or not etcd takes the write when it wakes.
+kill -STOP "$E_PID"
+(
+	"$ROUTERCTL" -s "$A_SOCK" apply -f - >"$LAB_DIR/slow.out" 2>&1 <<YAML
+apiVersion: v1
+kind: Service
+metadata: {name: slow, namespace: demo}
+spec: {ports: [{name: http, port: 80, targetPort: 80}]}
+YAML
+	echo "rc=$?" >>"$LAB_DIR/slow.out"
+) &
+SLOW=$!
+# Nothing outside routerd shows the apply parked: give it a moment to get there. Its
+# still being unanswered after status answered is checked below.
+sleep 0.3
+t0=$(date +%s.%N)
+actl status
+t_expect_rc 0 "status answers while an apply waits for a frozen etcd"
+STATUS_S=$(python3 -c "import sys; print('%.3f' % (float(sys.argv[2]) - float(sys.argv[1])))" "$t0" "$(date +%s.%N)")
+python3 -c "import sys; sys.exit(float(sys.argv[1]) > 1.0)" "$STATUS_S" ||
+	t_fail "status answers within 1 s while etcd is frozen" "took $STATUS_S s"
+[ -s "$LAB_DIR/slow.out" ] && t_fail "the apply was still waiting when status answered" "$(cat "$LAB_DIR/slow.out")"
+wait "$SLOW"
+kill -CONT "$E_PID"
+grep -q '^rc=1$' "$LAB_DIR/slow.out" && grep -q "etcd" "$LAB_DIR/slow.out" ||
+	t_fail "the apply to a frozen etcd fails naming etcd" "$(cat "$LAB_DIR/slow.out")"
+t_ok "etcd frozen: status answered in $STATUS_S s while an apply waited; the apply failed: $(head -n 1 "$LAB_DIR/slow.out")"
+poll_until 20 both_connected || t_fail "both connected again after etcd woke"
+
 # --- the leader dies -------------------------------------------------------------------
 leader_is() { [ "$(store_of "$1" "d['scheduler_leader']")" = true ]; }
 if [ "$LEADER" = a ]; then
@@ -291,6 +328,9 @@ poll_until 20 both_down || t_fail "status says disconnected on both"
 t_ok "etcd stopped: both routers' status says disconnected ($WAITED s)"
 t_run store_of "$A_SOCK" "d['last_error']"
 t_expect_out "$E_IP" "the last error names the endpoint"
+bctl status
+t_expect_out "^store: +etcd $E_URL $PFX, DISCONNECTED" "routerctl status says DISCONNECTED"
+t_expect_out "^  last error: +.*$E_IP" "routerctl status: the last error"
 get "web.$D"
 [ "$CODE" = 200 ] || t_fail "A keeps serving web.$D with etcd down" "code $CODE"
 bctl get routes -n demo
