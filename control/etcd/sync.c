@@ -42,7 +42,7 @@ struct sy_etcd_sync {
 	bool synced;             /* a full read was applied */
 	int64_t applied_rev;     /* last revision applied to the store */
 	size_t refused;          /* objects in etcd that did not validate */
-	char last_refusal[400];
+	char last_refusal[1024];
 	json_t *status_written;  /* status key -> the JSON text last written */
 	bool status_dirty;       /* a status write failed: all again */
 };
@@ -262,7 +262,7 @@ static void
 refuse(struct sy_etcd_sync *s, const char *key, const char *why)
 {
 	s->refused++;
-	snprintf(s->last_refusal, sizeof(s->last_refusal), "%s: %s", key, why);
+	snprintf(s->last_refusal, sizeof(s->last_refusal), "%.500s: %.400s", key, why);
 	RTE_LOG(WARNING, USER1, "etcd: refused %s: %s (the rest is served)\n", key, why);
 }
 

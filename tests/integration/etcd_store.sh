@@ -155,6 +155,17 @@ put_route() {
 		"{\"apiVersion\":\"route.openshift.io/v1\",\"kind\":\"Route\",\"metadata\":{\"name\":\"$1\",\"labels\":{\"tier\":\"shared\"}${3:+,$3}},\"spec\":{\"host\":\"$2\",\"to\":{\"kind\":\"Service\",\"name\":\"a\"}}}"
 }
 
+# apply_route SOCK NAME [HOST]: routerctl apply of Route demo/NAME (tier shared, for HOST, by
+# default NAME.$D, to Service a) through the router on SOCK.
+apply_route() {
+	t_run "$ROUTERCTL" -s "$1" apply -f - <<YAML
+apiVersion: route.openshift.io/v1
+kind: Route
+metadata: {name: $2, namespace: demo, labels: {tier: shared}}
+spec: {host: ${3:-$2.$D}, to: {kind: Service, name: a}}
+YAML
+}
+
 # --- apply through A -----------------------------------------------------------------
 # Both Routers select tier=shared: every test route is bound to both, served by both.
 cat >"$LAB_DIR/fleet.yaml" <<YAML
@@ -224,12 +235,7 @@ t_ok "an invalid object put with etcdctl is refused (status: $T_OUT); the rest i
 # --- oldest claim wins, alike on both routers -----------------------------------------
 # "first" is created in etcd first, through B; "second" later, through etcdctl, with an
 # older creationTimestamp and uid: by the clocks it would win, by create_revision it loses.
-bctl apply -f - <<YAML
-apiVersion: route.openshift.io/v1
-kind: Route
-metadata: {name: first, namespace: demo, labels: {tier: shared}}
-spec: {host: claim.$D, to: {kind: Service, name: a}}
-YAML
+apply_route "$B_SOCK" first "claim.$D"
 t_expect_rc 0 "apply Route first (claim.$D) through B"
 put_route second "claim.$D" \
 	'"namespace":"demo","creationTimestamp":"2001-01-01T00:00:00Z","uid":"00000000-0000-7000-8000-000000000001"'
@@ -294,12 +300,7 @@ wait "$DEAD_PID" 2>/dev/null
 t_note "killed router $LEADER (pid $DEAD_PID, the leader) with SIGKILL"
 poll_until 20 leader_is "$SURV" || t_fail "router $SURV_NAME leads after the leader died"
 t_ok "router $SURV_NAME is the scheduler leader $WAITED s after the leader was killed (lease ttl 3 s)"
-t_run "$ROUTERCTL" -s "$SURV" apply -f - <<YAML
-apiVersion: route.openshift.io/v1
-kind: Route
-metadata: {name: late, namespace: demo, labels: {tier: shared}}
-spec: {host: late.$D, to: {kind: Service, name: a}}
-YAML
+apply_route "$SURV" late
 t_expect_rc 0 "apply Route late through router $SURV_NAME"
 poll_until 15 phase_on "$SURV" late scheduled || t_fail "the new leader schedules Route late"
 t_ok "the new leader scheduled Route late ($WAITED s)"
@@ -336,12 +337,7 @@ get "web.$D"
 bctl get routes -n demo
 t_expect_out "^late " "B keeps its routes"
 t_ok "both keep serving their last generation (A: web.$D 200; B: routes listed)"
-t_run "$ROUTERCTL" -s "$A_SOCK" apply -f - <<YAML
-apiVersion: route.openshift.io/v1
-kind: Route
-metadata: {name: lost, namespace: demo, labels: {tier: shared}}
-spec: {host: lost.$D, to: {kind: Service, name: a}}
-YAML
+apply_route "$A_SOCK" lost
 t_expect_rc 1 "apply with etcd down fails"
 t_expect_out "etcd $E_URL is unreachable" "the error names etcd and the endpoint"
 route_on "$A_SOCK" lost && t_fail "the refused route is not stored"
