@@ -67,8 +67,11 @@ sy_server_pollfds(struct sy_server *s, struct pollfd *pfds, unsigned max)
 	if (max == 0)
 		return 0;
 	pfds[n++] = (struct pollfd){ .fd = s->listen_fd, .events = POLLIN };
+	/* A client whose request waits for etcd is not read meanwhile, so
+	 * that its replies stay in the order of its requests. */
 	for (i = 0; i < s->n_clients && n < max; i++)
-		pfds[n++] = (struct pollfd){ .fd = s->clients[i].fd, .events = POLLIN };
+		pfds[n++] = (struct pollfd){ .fd = s->clients[i].fd,
+					     .events = s->clients[i].pending ? 0 : POLLIN };
 	return n;
 }
 

@@ -290,6 +290,8 @@ poll_until 20 both_connected || t_fail "both connected again after etcd woke"
 
 # --- the leader dies -------------------------------------------------------------------
 leader_is() { [ "$(store_of "$1" "d['scheduler_leader']")" = true ]; }
+# Who leads now (the frozen etcd above may have let the lease of the first leader lapse).
+poll_until 20 leaders || t_fail "exactly one leader before the kill" "leaders: $LEADERS"
 if [ "$LEADER" = a ]; then
 	DEAD_PID=$A_PID SURV=$B_SOCK SURV_NAME=B
 else
