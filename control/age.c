@@ -70,13 +70,25 @@ sy_rfc3339_format(int64_t sec, char *buf, size_t len)
 	strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
-uint64_t
-sy_wall_ms(void)
+static uint64_t
+clock_ms(clockid_t id)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_REALTIME, &ts);
+	clock_gettime(id, &ts);
 	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+uint64_t
+sy_wall_ms(void)
+{
+	return clock_ms(CLOCK_REALTIME);
+}
+
+uint64_t
+sy_mono_ms(void)
+{
+	return clock_ms(CLOCK_MONOTONIC);
 }
 
 /*
@@ -185,6 +197,11 @@ sy_object_age_cmp(const struct sy_object *a, const struct sy_object *b)
 {
 	int c;
 
+	/* Both from etcd: the revision that created each key orders them the
+	 * same on every router, whatever the clocks of the routers that
+	 * stamped them (control/etcd/sync.h). */
+	if (a->create_rev > 0 && b->create_rev > 0 && a->create_rev != b->create_rev)
+		return a->create_rev < b->create_rev ? -1 : 1;
 	if (a->created.sec != b->created.sec)
 		return a->created.sec < b->created.sec ? -1 : 1;
 	if (a->created.nsec != b->created.nsec)

@@ -58,6 +58,8 @@ void sy_age_stamp(struct sy_age_clock *c, uint64_t now_ms, char created[SY_RFC33
 void sy_age_observe(struct sy_age_clock *c, const char *uid);
 /* The wall clock in Unix milliseconds. */
 uint64_t sy_wall_ms(void);
+/* CLOCK_MONOTONIC in milliseconds: for timers, which must not jump. */
+uint64_t sy_mono_ms(void);
 
 struct sy_object;
 /* <0 when a is older than b (its claim wins), >0 when younger; 0 only for the

@@ -12,6 +12,7 @@
 
 #include <jansson.h>
 
+#include "etcd/store_config.h"
 #include "fleet/scheduler.h"
 #include "label_selector.h"
 #include "sy_config.h"
@@ -550,6 +551,8 @@ parse_top(json_t *root, struct sy_config *cfg, char *err, size_t errlen)
 				return fail(err, errlen,
 					    "lb_max_ejected_percent: must be an integer from 0 to 100");
 			cfg->lb_max_ejected_percent = (uint8_t)json_integer_value(val);
+		} else if (strcmp(key, "store") == 0) {
+			rc = sy_store_config_parse(val, &cfg->store, err, errlen);
 		} else if (strcmp(key, "no_route_status") == 0) {
 			if (!json_is_integer(val) ||
 			    (json_integer_value(val) != 503 && json_integer_value(val) != 404))
@@ -562,7 +565,7 @@ parse_top(json_t *root, struct sy_config *cfg, char *err, size_t errlen)
 				    "forwarded_headers, tls, tcp, lb_all_ejected, lb_max_ejected_percent, access_log, dns, "
 				    "allow_wildcard_routes, route_label_selector, namespace_label_selector, "
 				    "ingressroute_root_namespaces, scheduler, scheduler_strategy, "
-				    "scheduler_retry_s)",
+				    "scheduler_retry_s, store)",
 				    key);
 		}
 		if (rc < 0)
@@ -613,6 +616,7 @@ set_defaults(struct sy_config *cfg)
 	strcpy(cfg->router_name, "default");
 	strcpy(cfg->scheduler_strategy, "round-robin");
 	cfg->scheduler_retry_s = 10;
+	sy_store_config_defaults(&cfg->store);
 	cfg->no_route_status = 503;
 	cfg->lb_max_ejected_percent = 50;
 	cfg->forwarded_headers = SY_FWD_APPEND;

@@ -24,6 +24,7 @@
 
 #include "compile.h"
 #include "eal_args.h"
+#include "etcd/sync.h"
 #include "fleet/fleet.h"
 #include "observe/metrics_http.h"
 #include "router.h"
@@ -43,19 +44,17 @@ usage(FILE *f)
 		"  --check   parse the configuration, print the EAL arguments, and exit\n");
 }
 
-static uint64_t
-monotonic_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
-}
-
 static void
 free_generation(struct sy_generation *g)
 {
 	sy_generation_free(g);
+}
+
+/* A request parked for etcd's answer gets its reply. */
+static void
+etcd_reply(void *arg, uint64_t id, json_t *reply)
+{
+	sy_server_complete(arg, id, reply);
 }
 
 /* The control thread's loop: control socket, signals, reclaiming retired
@@ -63,7 +62,7 @@ free_generation(struct sy_generation *g)
 static void
 control_loop(struct sy_router *r, struct sy_server *srv, int sigfd, int metrics_fd)
 {
-	struct pollfd pfds[SY_SERVER_MAX_CLIENTS + 3];
+	struct pollfd pfds[SY_SERVER_MAX_CLIENTS + 4];
 	time_t next_rotation = time(NULL) + SY_DP_COOKIE_ROTATE_S;
 	time_t next_ticket_rotation = time(NULL) + r->cfg.tls_ticket_rotate_s;
 
@@ -71,11 +70,13 @@ control_loop(struct sy_router *r, struct sy_server *srv, int sigfd, int metrics_
 		unsigned n = sy_server_pollfds(srv, pfds + 1, SY_SERVER_MAX_CLIENTS + 1);
 		/* The metrics endpoint, last (observe/metrics_http.h). */
 		const unsigned mi = n + 1;
+		/* The etcd threads' events, after it (control/etcd/sync.h). */
+		const unsigned ei = n + 2;
 
 		/* Poll often while old generations wait for the workers, and
 		 * when health checks are due or out (health.h). */
 		int timeout = r->slot.n_retired ? 10 : 1000;
-		int hc_ms = sy_health_tick(&r->health, monotonic_ms());
+		int hc_ms = sy_health_tick(&r->health, sy_mono_ms());
 		int rc;
 
 		if (hc_ms < timeout)
@@ -87,7 +88,8 @@ control_loop(struct sy_router *r, struct sy_server *srv, int sigfd, int metrics_
 
 		pfds[0] = (struct pollfd){ .fd = sigfd, .events = POLLIN };
 		pfds[mi] = (struct pollfd){ .fd = metrics_fd, .events = POLLIN };
-		rc = poll(pfds, n + 2, timeout);
+		pfds[ei] = (struct pollfd){ .fd = sy_etcd_sync_fd(r), .events = POLLIN };
+		rc = poll(pfds, n + 3, timeout);
 		if (rc < 0 && errno != EINTR) {
 			RTE_LOG(ERR, USER1, "poll: %s\n", strerror(errno));
 			return;
@@ -104,6 +106,8 @@ control_loop(struct sy_router *r, struct sy_server *srv, int sigfd, int metrics_
 			sy_server_handle(srv, r, pfds + 1, n);
 		if (rc > 0 && metrics_fd >= 0 && (pfds[mi].revents & POLLIN))
 			sy_metrics_http_serve(metrics_fd, r);
+		if ((rc > 0 && (pfds[ei].revents & POLLIN)) || sy_etcd_sync_waiting(r))
+			sy_etcd_sync_drain(r, etcd_reply, srv);
 		sy_gen_reclaim(&r->slot);
 		sy_alog_drain();
 		if (time(NULL) >= next_rotation) {

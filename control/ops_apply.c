@@ -14,6 +14,7 @@
 
 #include <rte_log.h>
 
+#include "etcd/sync.h"
 #include "kinds/kinds.h"
 #include "router.h"
 #include "strmap.h"
@@ -147,10 +148,11 @@ object_from_stored(const struct sy_kind *kind, json_t *obj)
 }
 
 /* Put stored-form objects into the store; old versions keep their status so
- * condition transition times survive an update. */
-static int
-commit_objects(struct sy_router *r, const struct sy_kind *const *kinds, json_t *const *objs,
-	       size_t n)
+ * condition transition times survive an update. revs: etcd's create_revision
+ * of each (control/etcd/sync.h), or NULL. */
+int
+sy_ops_commit(struct sy_router *r, const struct sy_kind *const *kinds, json_t *const *objs,
+	      const int64_t *revs, size_t n)
 {
 	size_t i;
 
@@ -160,6 +162,7 @@ commit_objects(struct sy_router *r, const struct sy_kind *const *kinds, json_t *
 
 		if (o == NULL)
 			return -ENOMEM;
+		o->create_rev = revs ? revs[i] : 0;
 		/* After a restart the clock resumes after every stamp the
 		 * journal holds, even if the wall clock went back. */
 		sy_age_observe(&r->clock, o->uid);
@@ -243,6 +246,12 @@ sy_ops_apply(struct sy_router *r, const json_t *req)
 		free(st);
 		return sy_err_reply(&errs);
 	}
+	/* With etcd the local store may be behind: "unchanged" could be
+	 * wrong, so nothing is answered while etcd is away. */
+	if (r->etcd != NULL && (reply = sy_etcd_sync_unreachable(r)) != NULL) {
+		free(st);
+		return reply;
+	}
 	results = json_array();
 	rec = json_pack("{s:s, s:s, s:[]}", "op", "apply", "time", now, "objects");
 	for (i = 0; i < n; i++) {
@@ -265,27 +274,32 @@ sy_ops_apply(struct sy_router *r, const json_t *req)
 	}
 	reply = NULL;
 	if (changed > 0) {
-		rc = sy_journal_append(&r->journal, rec);
-		if (rc < 0) {
+		const struct sy_kind **kinds = calloc(n, sizeof(*kinds));
+		json_t **objs = calloc(n, sizeof(*objs));
+		size_t k = 0;
+
+		for (i = 0; kinds && objs && i < n; i++)
+			if (strcmp(st[i].action, "unchanged") != 0) {
+				kinds[k] = st[i].kind;
+				objs[k++] = st[i].obj;
+			}
+		if (kinds == NULL || objs == NULL)
+			reply = sy_err_reply1("internal", NULL, NULL, "out of memory; nothing was changed");
+		else if (r->etcd != NULL)
+			/* Written through to etcd in one txn; the reply waits
+			 * for its answer (control/etcd/sync.h). */
+			reply = sy_etcd_sync_apply(r, kinds, objs, k, results);
+		else if ((rc = sy_journal_append(&r->journal, rec)) < 0)
 			reply = sy_err_reply1("internal", NULL, NULL,
 					      "cannot write the journal %s: %s; nothing was changed",
 					      r->journal.path, strerror(-rc));
-		} else {
-			const struct sy_kind **kinds = calloc(n, sizeof(*kinds));
-			json_t **objs = calloc(n, sizeof(*objs));
-			size_t k = 0;
-
-			for (i = 0; kinds && objs && i < n; i++)
-				if (strcmp(st[i].action, "unchanged") != 0) {
-					kinds[k] = st[i].kind;
-					objs[k++] = st[i].obj;
-				}
-			if (kinds == NULL || objs == NULL || commit_objects(r, kinds, objs, k) < 0)
+		else {
+			if (sy_ops_commit(r, kinds, objs, NULL, k) < 0)
 				RTE_LOG(ERR, USER1, "apply: out of memory committing objects\n");
-			free(kinds);
-			free(objs);
 			sy_router_recompile(r);
 		}
+		free(kinds);
+		free(objs);
 	}
 	if (reply == NULL)
 		reply = json_pack("{s:b, s:I, s:O}", "ok", 1, "generation", (json_int_t)r->gen_id,
@@ -344,6 +358,8 @@ sy_ops_delete(struct sy_router *r, const json_t *req)
 	if (sy_store_find(&r->store, kind, ns, name) == NULL)
 		return sy_err_reply1("not_found", NULL, "name", "%s \"%s\" not found in namespace \"%s\"",
 				     kind->kind, name, ns);
+	if (r->etcd != NULL)
+		return sy_etcd_sync_delete(r, kind, ns, name);
 	sy_now_rfc3339(now, sizeof(now));
 	/* apiVersion too: two kinds may share a kind name (OpenShift's and
 	 * Contour's Route). */
@@ -378,7 +394,7 @@ sy_ops_replay_record(json_t *rec, void *arg)
 				RTE_LOG(WARNING, USER1, "journal: skipping an object of unknown kind\n");
 				continue;
 			}
-			if (commit_objects(r, &kind, &o, 1) < 0)
+			if (sy_ops_commit(r, &kind, &o, NULL, 1) < 0)
 				return -ENOMEM;
 		}
 		return 0;
@@ -395,4 +411,55 @@ sy_ops_replay_record(json_t *rec, void *arg)
 	}
 	RTE_LOG(WARNING, USER1, "journal: skipping a record with unknown op\n");
 	return -1;
+}
+
+int
+sy_ops_ingest(struct sy_router *r, const json_t *obj, int64_t create_rev, const struct sy_kind *kind,
+	      const char *ns, const char *name, char *err, size_t errlen)
+{
+	struct sy_errors errs = { NULL };
+	struct staged s = { 0 };
+	struct sy_object *ex;
+	json_t *c, *md, *copy = NULL;
+	const json_t *e;
+
+	if (decode_one(obj, 0, &s, &errs) < 0 || sy_err_count(&errs) > 0) {
+		e = json_array_get(errs.list, 0);
+		snprintf(err, errlen, "%s: %s: %s",
+			 json_string_value(json_object_get(e, "object")) ?: "object",
+			 json_string_value(json_object_get(e, "field")) ?: "",
+			 json_string_value(json_object_get(e, "message")) ?: "invalid");
+		sy_err_clear(&errs);
+		return -1;
+	}
+	if (s.kind != kind || strcmp(s.ns, ns) != 0 || strcmp(s.name, name) != 0) {
+		snprintf(err, errlen, "%s: its key must name it (the key says %s %s/%s)", s.who,
+			 kind->kind, ns, name);
+		return -1;
+	}
+	/* Written by hand without a uid (etcdctl put): one every router
+	 * derives alike from the key's revision, not from its own clock. */
+	md = json_object_get(obj, "metadata");
+	if (json_object_get(md, "uid") == NULL) {
+		char uid[SY_UID_LEN];
+
+		copy = json_deep_copy(obj);
+		snprintf(uid, sizeof(uid), "etcd-%lld", (long long)create_rev);
+		json_object_set_new(json_object_get(copy, "metadata"), "uid", json_string(uid));
+		obj = copy;
+	}
+	ex = sy_store_find(&r->store, s.kind, s.ns, s.name);
+	c = clean_copy(obj, &s, ex, &r->clock);
+	json_decref(copy);
+	if (ex != NULL && ex->create_rev == create_rev && json_equal(ex->obj, c)) {
+		json_decref(c);
+		return 0;
+	}
+	if (sy_ops_commit(r, &s.kind, &c, &create_rev, 1) < 0) {
+		json_decref(c);
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	json_decref(c);
+	return 1;
 }

@@ -8,6 +8,7 @@
 #include "observe/graph.h"
 #include "observe/metrics.h"
 #include "fleet/fleet.h"
+#include "etcd/sync.h"
 #include "router.h"
 #include "tls_cert.h"
 #include "tls_ocsp.h"
@@ -197,6 +198,10 @@ sy_ops_status(struct sy_router *r, const json_t *req)
 		json_object_set_new(reply, "tls", tls);
 	else
 		json_decref(tls);
+	/* Where objects live: the journal, or etcd (control/etcd/sync.h). */
+	if (reply != NULL)
+		json_object_set_new(reply, "store", r->etcd ? sy_etcd_sync_status(r)
+				    : json_pack("{s:s, s:s}", "kind", "journal", "path", r->journal.path));
 	/* Fleet mode and the scheduler's last pass (control/fleet/fleet.h). */
 	if (reply != NULL)
 		json_object_set_new(

@@ -7,6 +7,7 @@
 #include <rte_log.h>
 
 #include "compile.h"
+#include "etcd/sync.h"
 #include "fleet/fleet.h"
 #include "router.h"
 
@@ -230,6 +231,20 @@ sy_router_load(struct sy_router *r, char *err, size_t errlen)
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
+	if (r->cfg.store.etcd) {
+		/* Objects come from etcd (control/etcd/sync.h): the first
+		 * generation is empty and the full read fills it. */
+		if (sy_router_recompile(r) < 0) {
+			snprintf(err, errlen, "cannot compile the first generation: out of memory");
+			return -ENOMEM;
+		}
+		if (r->cfg.scheduler && sy_sched_strategy_by_name(r->cfg.scheduler_strategy) == NULL) {
+			snprintf(err, errlen, "scheduler_strategy \"%s\": unknown",
+				 r->cfg.scheduler_strategy);
+			return -EINVAL;
+		}
+		return sy_etcd_sync_open(r, err, errlen);
+	}
 	rc = sy_journal_open(&r->journal, r->cfg.state_dir);
 	if (rc < 0) {
 		snprintf(err, errlen, "state_dir %s: cannot open the journal: %s", r->cfg.state_dir,
@@ -271,6 +286,7 @@ sy_router_load(struct sy_router *r, char *err, size_t errlen)
 void
 sy_router_fini(struct sy_router *r)
 {
+	sy_etcd_sync_close(r);
 	if (r->journal_open)
 		sy_journal_close(&r->journal);
 	r->journal_open = false;

@@ -23,6 +23,8 @@
 #include "sy_config.h"
 #include "sy_gen_slot.h"
 
+struct sy_etcd_sync;
+
 #define SY_REQUEST_MAX (16u << 20) /* longest request line accepted */
 
 struct sy_router {
@@ -54,6 +56,7 @@ struct sy_router {
 	size_t fleet_routers;
 	char fleet_dns[254];
 	struct sy_scheduler sched;   /* the route scheduler when cfg.scheduler */
+	struct sy_etcd_sync *etcd;   /* the etcd store, or NULL: the journal (etcd/sync.h) */
 };
 
 /* Store + journal replay + first generation. The slot must be initialised.
@@ -95,6 +98,16 @@ json_t *sy_ops_resolve(struct sy_router *r, const json_t *req);
 /* The kind named by a get/delete request, or NULL with an error reply. */
 struct sy_kind;
 const struct sy_kind *sy_ops_request_kind(const json_t *req, json_t **reply);
+/* Store objects in their stored form (as apply cleaned them); revs: etcd
+ * create_revisions or NULL. 0 or -ENOMEM. */
+int sy_ops_commit(struct sy_router *r, const struct sy_kind *const *kinds, json_t *const *objs,
+		  const int64_t *revs, size_t n);
+/* An object read from etcd under kind/ns/name's key: decoded and validated
+ * as apply does, stored with create_rev as its age. 1 stored, 0 unchanged,
+ * -1 refused (why in err). The caller recompiles. */
+int sy_ops_ingest(struct sy_router *r, const json_t *obj, int64_t create_rev,
+		  const struct sy_kind *kind, const char *ns, const char *name, char *err,
+		  size_t errlen);
 /* Apply one journal record (no validation: it was validated when accepted). */
 int sy_ops_replay_record(json_t *rec, void *router);
 

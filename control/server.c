@@ -11,6 +11,7 @@
 
 #include <rte_log.h>
 
+#include "etcd/sync.h"
 #include "server.h"
 
 int
@@ -66,8 +67,11 @@ sy_server_pollfds(struct sy_server *s, struct pollfd *pfds, unsigned max)
 	if (max == 0)
 		return 0;
 	pfds[n++] = (struct pollfd){ .fd = s->listen_fd, .events = POLLIN };
+	/* A client whose request waits for etcd is not read meanwhile, so
+	 * that its replies stay in the order of its requests. */
 	for (i = 0; i < s->n_clients && n < max; i++)
-		pfds[n++] = (struct pollfd){ .fd = s->clients[i].fd, .events = POLLIN };
+		pfds[n++] = (struct pollfd){ .fd = s->clients[i].fd,
+					     .events = s->clients[i].pending ? 0 : POLLIN };
 	return n;
 }
 
@@ -142,8 +146,9 @@ send_reply(int fd, json_t *reply)
 }
 
 static int
-handle_line(struct sy_router *r, int fd, const char *line, size_t len)
+handle_line(struct sy_router *r, struct sy_client *c, const char *line, size_t len)
 {
+	int fd = c->fd;
 	json_error_t jerr;
 	json_t *req, *reply;
 
@@ -158,6 +163,13 @@ handle_line(struct sy_router *r, int fd, const char *line, size_t len)
 	else
 		reply = sy_ops_handle(r, req);
 	json_decref(req);
+	/* Written through to etcd: the reply comes when etcd answered, and
+	 * the control thread serves the others meanwhile. */
+	if (sy_etcd_pending_id(reply) != 0) {
+		c->pending = sy_etcd_pending_id(reply);
+		json_decref(reply);
+		return 0;
+	}
 	return send_reply(fd, reply);
 }
 
@@ -207,7 +219,7 @@ read_client(struct sy_client *c, struct sy_router *r)
 				memcpy(c->buf + c->len, p, take);
 				c->len += take;
 				if (nl != NULL) {
-					int rc = handle_line(r, c->fd, c->buf, c->len);
+					int rc = handle_line(r, c, c->buf, c->len);
 
 					c->len = 0;
 					if (rc < 0)
@@ -235,6 +247,21 @@ sy_server_handle(struct sy_server *s, struct sy_router *r, const struct pollfd *
 		if ((pfds[i].revents & (POLLIN | POLLHUP | POLLERR)) && read_client(&s->clients[ci], r) < 0)
 			drop_client(s, ci);
 	}
+}
+
+void
+sy_server_complete(struct sy_server *s, uint64_t id, json_t *reply)
+{
+	unsigned i;
+
+	for (i = 0; i < s->n_clients; i++)
+		if (s->clients[i].pending == id) {
+			s->clients[i].pending = 0;
+			if (send_reply(s->clients[i].fd, reply) < 0)
+				drop_client(s, i);
+			return;
+		}
+	json_decref(reply); /* the client left, or the scheduler's own apply */
 }
 
 void

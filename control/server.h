@@ -8,6 +8,7 @@
 #define SY_SERVER_H
 
 #include <poll.h>
+#include <stdint.h>
 
 #include "router.h"
 
@@ -18,6 +19,7 @@ struct sy_client {
 	char *buf;      /* bytes of the request line being read */
 	size_t len, cap;
 	int discarding; /* the current line went over the limit: drop to its newline */
+	uint64_t pending; /* a request parked for etcd's answer (control/etcd/sync.h) */
 };
 
 struct sy_server {
@@ -34,6 +36,9 @@ unsigned sy_server_pollfds(struct sy_server *s, struct pollfd *pfds, unsigned ma
 /* Handle what poll reported for the fds filled by sy_server_pollfds. */
 void sy_server_handle(struct sy_server *s, struct sy_router *r, const struct pollfd *pfds,
 		      unsigned n);
+/* The reply to a parked request (sy_etcd_pending_id): sent to the client
+ * that made it, if it is still there. Takes the reply. */
+void sy_server_complete(struct sy_server *s, uint64_t id, json_t *reply);
 /* Close every connection and the listening socket; remove the socket file. */
 void sy_server_close(struct sy_server *s);
 

@@ -43,6 +43,10 @@ struct sy_object {
 	struct sy_time created; /* metadata.creationTimestamp, then uid: the age that orders
 				 * claims (sy_object_age_cmp) */
 	char uid[SY_UID_LEN];
+	/* etcd's create_revision of its key when the store is etcd
+	 * (control/etcd/sync.h), 0 otherwise: the age every router of a fleet
+	 * agrees on, so it decides before created (sy_object_age_cmp). */
+	int64_t create_rev;
 	bool warm;         /* obj / status are the live copies, listed in the store's warm list */
 	char ns[];       /* the namespace, then the name: one allocation */
 };

@@ -63,6 +63,17 @@ struct sy_static_route {
 	unsigned port;      /* index into sy_config.ports */
 };
 
+/* Where objects live (control/etcd/store_config.c): the local journal (the
+ * default, no "store" key) or an etcd cluster's keys under a prefix. */
+#define SY_ETCD_MAX_ENDPOINTS 8
+struct sy_store_config {
+	bool etcd;                                  /* false: the journal */
+	char endpoints[SY_ETCD_MAX_ENDPOINTS][128]; /* "http://ADDRESS:PORT" */
+	unsigned n_endpoints;
+	char prefix[128];                           /* ends with '/'; default "/switchyard/" */
+	uint32_t lease_ttl_s;                       /* the scheduler leader's lease */
+};
+
 struct sy_config {
 	/* Worker lcore ids (the main lcore is 0, the control thread). */
 	unsigned worker_lcores[SY_MAX_WORKERS];
@@ -123,6 +134,7 @@ struct sy_config {
 	/* Passive ejections are honoured in a pool while at most this share of
 	 * it (and always one endpoint) is ejected on a worker (lb/lb.h). */
 	uint8_t lb_max_ejected_percent;
+	struct sy_store_config store;
 };
 
 /*

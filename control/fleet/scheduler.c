@@ -8,6 +8,7 @@
 #include <rte_log.h>
 
 #include "age.h"
+#include "etcd/sync.h"
 #include "fleet/fleet.h"
 #include "fleet/scheduler.h"
 #include "label_selector.h"
@@ -55,7 +56,9 @@ apply_objects(struct sy_router *r, json_t *objs)
 {
 	json_t *req = json_pack("{s:s, s:O}", "op", "apply", "objects", objs);
 	json_t *reply = req ? sy_ops_apply(r, req) : NULL;
-	bool ok = json_is_true(json_object_get(reply, "ok"));
+	/* With an etcd store the apply is written through and answered
+	 * later (control/etcd/sync.h): accepted is enough here. */
+	bool ok = json_is_true(json_object_get(reply, "ok")) || sy_etcd_pending_id(reply) != 0;
 
 	if (reply != NULL && !ok)
 		log_refusal("apply of bindings", reply);
@@ -129,7 +132,7 @@ tidy(struct sy_router *r)
 	json_array_foreach(gone, i, v) {
 		json_t *reply = sy_ops_delete(r, v);
 
-		if (json_is_true(json_object_get(reply, "ok")))
+		if (json_is_true(json_object_get(reply, "ok")) || sy_etcd_pending_id(reply) != 0)
 			changed++;
 		else
 			log_refusal("delete of a binding", reply);

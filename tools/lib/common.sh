@@ -10,7 +10,7 @@ SY_SRC=${SY_SRC:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
 SY_PACKAGES=(meson ninja-build pkg-config gcc libdpdk-dev dpdk libjansson-dev libssl-dev
 	libnuma-dev libcmocka-dev libyaml-dev libpcre2-dev libzstd-dev nginx-light curl iproute2 ethtool
 	iputils-ping openssl python3 procps wrk nghttp2-client prometheus graphviz clang libclang-rt-14-dev
-	chromium bind9-utils bind9-dnsutils)
+	chromium bind9-utils bind9-dnsutils libcurl4-openssl-dev etcd-server etcd-client)
 
 sy_log() { printf '%s %s\n' "${SY_LOG_TAG:-[switchyard]}" "$*" >&2; }
 sy_warn() { printf '%s warning: %s\n' "${SY_LOG_TAG:-[switchyard]}" "$*" >&2; }

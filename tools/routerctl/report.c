@@ -347,6 +347,29 @@ rctl_print_stats(FILE *out, const json_t *reply)
 	return ferror(out) ? -1 : 0;
 }
 
+/* Where the objects live (README, "Store on etcd"): one line, two while
+ * etcd is away (the error says why). */
+static void
+print_store(FILE *out, const json_t *st)
+{
+	const char *err = str_or(st, "last_error", NULL);
+
+	if (!json_is_object(st))
+		return;
+	if (strcmp(str_or(st, "kind", ""), "etcd") != 0) {
+		fprintf(out, "%-21s%s %s\n", "store:", str_or(st, "kind", "-"), str_or(st, "path", ""));
+		return;
+	}
+	fprintf(out, "%-21setcd %s %s, %s, revision %" JSON_INTEGER_FORMAT ", %s\n", "store:",
+		str_or(st, "endpoint", "-"), str_or(st, "prefix", ""),
+		json_is_true(json_object_get(st, "connected")) ? "connected" : "DISCONNECTED",
+		json_integer_value(json_object_get(st, "revision")),
+		json_is_true(json_object_get(st, "scheduler_leader")) ? "scheduler leader"
+								       : "not the scheduler leader");
+	if (!json_is_true(json_object_get(st, "connected")) && err != NULL)
+		fprintf(out, "%-21s%s\n", "  last error:", err);
+}
+
 int
 rctl_print_status(FILE *out, const json_t *r)
 {
@@ -377,6 +400,7 @@ rctl_print_status(FILE *out, const json_t *r)
 				json_integer_value(json_object_get(lc, "objects")),
 				json_number_value(json_object_get(lc, "ms")));
 	}
+	print_store(out, json_object_get(r, "store"));
 	{
 		const json_t *dc = json_object_get(json_object_get(r, "tls"), "default_certificate");
 

@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Where things are in etcd, under the configured prefix P (README, "Store"):
+ *
+ *     P objects/<kind>/<namespace>/<name>   an object's JSON, as apply stores it
+ *     P objects/<kind>/<name>               the same, for cluster-scoped kinds
+ *     P status/<router_name>/<kind>/<namespace>/<name>   a router's status of it
+ *     P leader/scheduler                    the scheduler leader's id, on its lease
+ *
+ * <kind> is the kind in lower case, qualified by its group when it has one
+ * ("route.route.openshift.io", "route.contour.heptio.com", "service"): two
+ * kinds share the name Route, and a key must say which.
+ */
+#ifndef SY_ETCD_KEYS_H
+#define SY_ETCD_KEYS_H
+
+#include <stddef.h>
+
+struct sy_kind;
+
+/* The key segment of a kind ("route.route.openshift.io"); len >= 96. */
+void sy_etcd_kind_segment(const struct sy_kind *kind, char *out, size_t len);
+/* P objects/... of an object (ns ignored for cluster-scoped kinds). Returns
+ * the length, or -1 when it does not fit. */
+int sy_etcd_object_key(const char *prefix, const struct sy_kind *kind, const char *ns,
+		       const char *name, char *out, size_t len);
+/* P status/<router>/... of an object. */
+int sy_etcd_status_key(const char *prefix, const char *router, const struct sy_kind *kind,
+		       const char *ns, const char *name, char *out, size_t len);
+/* Split an object key: its kind, namespace ("" for cluster-scoped kinds)
+ * and name. 0, or -1 when key is not an object key of a known kind (why in
+ * err). */
+int sy_etcd_parse_object_key(const char *prefix, const char *key, const struct sy_kind **kind,
+			     char *ns, size_t nslen, char *name, size_t namelen, char *err,
+			     size_t errlen);
+/* The end of the range of keys that start with p (etcd's range_end: p with
+ * its last byte plus one). len >= strlen(p) + 1. */
+void sy_etcd_range_end(const char *p, char *out, size_t len);
+
+#endif

@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The "store" key of routerd's config: where objects live.
+ *
+ *     "store": {"etcd": {"endpoints": ["http://198.18.0.1:2379"], "prefix": "/switchyard/",
+ *                        "lease_ttl_s": 5}}
+ *
+ * Without it, the local journal (control/journal.h), the embedded default.
+ */
+#ifndef SY_ETCD_STORE_CONFIG_H
+#define SY_ETCD_STORE_CONFIG_H
+
+#include <stddef.h>
+
+#include <jansson.h>
+
+#include "sy_config.h"
+
+void sy_store_config_defaults(struct sy_store_config *sc);
+/* Parse the "store" value into sc. 0, or -EINVAL with a message in err
+ * naming the key and what is wrong. */
+int sy_store_config_parse(const json_t *val, struct sy_store_config *sc, char *err,
+			  size_t errlen);
+
+#endif
