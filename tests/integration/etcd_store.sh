@@ -16,16 +16,9 @@ command -v etcd >/dev/null && command -v etcdctl >/dev/null ||
 	t_skip_all "etcd and etcdctl are needed (Debian: etcd-server etcd-client)"
 t_setup et 1
 
-# --- etcd on its own address ----------------------------------------------------------
-# A veth pair in the root namespace, the address on one end: 198.19.X.Y from our PID, so two
-# runs side by side do not meet. Removed on exit with etcd and router B (both tracked PIDs).
-E_IF=sy${LAB_ID}e0
-E_PEER=sy${LAB_ID}e1
-E_IP=198.19.$((($$ / 250) % 250)).$((($$ % 250) + 1))
-E_URL=http://$E_IP:2379
-E_DATA=$LAB_DIR/etcd
+# --- etcd on its own address (tools/lib/etcd_lab.sh) ------------------------------------
+source "$SY_SRC/tools/lib/etcd_lab.sh"
 PFX=/sy-$LAB_ID/
-E_PID=
 B_PID=
 etcd_on_exit() {
 	_t_on_exit "$1"
@@ -34,25 +27,11 @@ etcd_on_exit() {
 		tail -n 30 "$B_LOG" | sed 's/^/# /'
 	fi
 	[ -n "$B_PID" ] && _lab_stop_pid "$B_PID" 10
-	[ -n "$E_PID" ] && _lab_stop_pid "$E_PID" 10
-	ip link del "$E_IF" 2>/dev/null || true
+	etcd_lab_down
 }
 LAB_ON_EXIT=etcd_on_exit
-ip link add "$E_IF" type veth peer name "$E_PEER" || t_fail "veth for etcd"
-sysctl -qw "net.ipv6.conf.$E_IF.disable_ipv6=1" "net.ipv6.conf.$E_PEER.disable_ipv6=1" 2>/dev/null
-ip addr add "$E_IP/32" dev "$E_IF" && ip link set "$E_IF" up && ip link set "$E_PEER" up ||
-	t_fail "address $E_IP on $E_IF"
-ectl() { ETCDCTL_API=3 etcdctl --endpoints "$E_URL" --dial-timeout 2s --command-timeout 5s "$@"; }
-etcd_start() {
-	lab_spawn root etcd etcd --name e0 --data-dir "$E_DATA" \
-		--listen-client-urls "$E_URL" --advertise-client-urls "$E_URL" \
-		--listen-peer-urls "http://$E_IP:2380" --initial-advertise-peer-urls "http://$E_IP:2380" \
-		--initial-cluster "e0=http://$E_IP:2380" --log-level warn
-	E_PID=$LAB_SPAWN_PID
-	sy_poll 30 ectl endpoint health >/dev/null 2>&1 ||
-		t_fail "etcd answers on $E_URL" "$(tail -n 20 "$LAB_DIR/etcd.log")"
-}
-etcd_start
+etcd_lab_up || t_fail "a veth pair with an address for etcd"
+etcd_start || t_fail "etcd answers on $E_URL"
 t_ok "etcd $E_URL up (pid $E_PID, data $E_DATA)"
 
 # --- router A (the lab's, ports) and router B (no ports) -------------------------------
@@ -322,8 +301,7 @@ poll_until 20 leaders || t_fail "still exactly one leader after the restart" "le
 t_ok "restarted router caught up (Route late on both); exactly one leader ($LEADER)"
 
 # --- etcd stops --------------------------------------------------------------------------
-_lab_stop_pid "$E_PID" 10
-E_PID=
+etcd_stop
 both_down() {
 	[ "$(store_of "$A_SOCK" "d['connected']")" = false ] && [ "$(store_of "$B_SOCK" "d['connected']")" = false ]
 }
@@ -346,7 +324,7 @@ route_on "$A_SOCK" lost && t_fail "the refused route is not stored"
 t_ok "apply with etcd down: refused, naming etcd $E_URL"
 
 # --- etcd returns ------------------------------------------------------------------------
-etcd_start
+etcd_start || t_fail "etcd answers on $E_URL again"
 t_ok "etcd restarted (pid $E_PID)"
 put_route after "after.$D"
 t_expect_rc 0 "etcdctl put Route after"
@@ -382,8 +360,7 @@ t_ok "A serves web, hand, late and after"
 # etcd stopped, B sees it and is frozen (SIGSTOP) before etcd is back; meanwhile Route hand
 # is deleted, Route gone-by put and the history compacted. B resumes from a compacted
 # revision: it reads everything again and deletes hand, which it never saw go.
-_lab_stop_pid "$E_PID" 10
-E_PID=
+etcd_stop
 b_down() { [ "$(store_of "$B_SOCK" "d['connected']")" = false ]; }
 poll_until 20 b_down || t_fail "B sees etcd down"
 kill -STOP "$B_PID"
