@@ -19,6 +19,7 @@
 #ifndef SY_DNS_ANSWER_H
 #define SY_DNS_ANSWER_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 struct rte_mbuf;
@@ -35,5 +36,11 @@ void sy_udp_input(struct sy_worker *w, uint16_t port, struct rte_mbuf *m);
  * DPDK: the unit tests call it directly. */
 unsigned sy_dns_answer(const uint8_t *q, unsigned qlen, const struct sy_dns_table *t,
 		       uint32_t self, unsigned rot, uint8_t *out, unsigned room);
+/* The same with only the VIPs active(ctx, vip) says a master serves (VIP
+ * failover, vrrp/vrrp.h); active NULL: all of them. A zone with none
+ * active answers as one without VIPs (NXDOMAIN). */
+unsigned sy_dns_answer_active(const uint8_t *q, unsigned qlen, const struct sy_dns_table *t,
+			      uint32_t self, unsigned rot, bool (*active)(const void *ctx, uint32_t vip),
+			      const void *ctx, uint8_t *out, unsigned room);
 
 #endif
