@@ -57,8 +57,9 @@ struct sy_dp_shared;
  * that misses one, or ignores one within its ARP locktime, takes the next). */
 #define SY_VRRP_GARP_COUNT 3
 #define SY_VRRP_GARP_SPACING_US 500000
-/* Worker 0 looks at the timers this often. */
-#define SY_VRRP_TICK_US 5000
+/* Worker 0 looks at the timers this often: well under the few ms by which
+ * the standbys' master-down intervals differ. */
+#define SY_VRRP_TICK_US 1000
 /* Adverts posted to worker 0 (a few VIPs x peers every interval). */
 #define SY_VRRP_RING_SIZE 256
 

@@ -141,7 +141,14 @@ sy_vrrp_on_advert(struct sy_vrrp_vr *vr, const struct sy_vrrp_advert *a, uint32_
 			vr->down_at = now + sy_vrrp_master_down_us(vr);
 			return SY_VRRP_DO_CHANGED;
 		}
-		return 0; /* a lower one: it will yield to our next advert */
+		/* A lower one that thinks it is master: both took over in
+		 * the same few milliseconds (skews differ by ~4 ms at 100 ms
+		 * adverts), and its gratuitous ARP may have reached the
+		 * clients after ours. Advertise now, so it yields, and
+		 * announce the VIP again (keepalived's
+		 * vrrp_garp_lower_prio_repeat does the same). */
+		vr->advert_at = now + (uint64_t)vr->interval_cs * CS_US;
+		return SY_VRRP_DO_ADVERT | SY_VRRP_DO_GARP;
 	default:
 		return 0;
 	}

@@ -71,3 +71,112 @@ t_ok "curl through every VIP: backend-a; the client's ARP resolves VIP i to node
 t_run lab_client dig +time=2 +tries=2 +norecurse @"$(vl_ip 1)" "www.$VL_ZONE" A +short
 [ "$(sort <<<"$T_OUT" | tr '\n' ' ')" = "${VIPS[*]} " ] || t_fail "dig at node 1: the 3 active VIPs" "$(t_seen)"
 t_ok "dig www.$VL_ZONE at node 1's responder: the 3 VIPs"
+
+# --- failover: kill the owner under a bounded probe loop ---
+# failover V NODE SIG: probe VIP V from the client (tests/integration/vip_probe.py, at most
+# 15 s), signal its owner NODE once the probe sees the VIP work; FAILOVER_S: seconds from
+# the signal to the first new connection that succeeded after it.
+failover() {
+	local v=$1 n=$2 sig=$3 log=$LAB_DIR/probe-$1-$3.log pp t0 k
+	vl_probe "${VIPS[$v]}" "$VL_ROUTE_HOST" 15 --until-recovered >"$log" 2>&1 &
+	pp=$!
+	for k in $(seq 50); do
+		[ "$(grep -c ' ok ' "$log")" -ge 3 ] && break
+		sleep 0.1
+	done
+	[ "$(grep -c ' ok ' "$log")" -ge 3 ] || t_fail "the probe reaches ${VIPS[$v]} before the signal" "$(cat "$log")"
+	t0=$(date +%s.%N)
+	kill -"$sig" "${VL_PID[$n]}"
+	wait "$pp"
+	vl_signal "$n" KILL # reaped (it is gone already, or going)
+	FAILOVER_S=$(awk -v t0="$t0" '$1 > t0 && $3 == "ok" { printf "%.3f", $2 - t0; exit }' "$log")
+	FAILOVER_FAILS=$(awk -v t0="$t0" '$1 > t0 && $3 == "fail"' "$log" | wc -l)
+	[ -n "$FAILOVER_S" ] || t_fail "a new connection to ${VIPS[$v]} succeeds after SIG$sig of node $n" \
+		"probe log: $(tail -n 20 "$log")"
+}
+dns_count() { # NODE: how many A records node NODE's responder gives for the zone
+	lab_client dig +time=1 +tries=1 +norecurse @"$(vl_ip "$1")" "www.$VL_ZONE" A +short 2>/dev/null | grep -c '^198\.'
+}
+
+failover 0 0 KILL
+KILL_S=$FAILOVER_S
+t_note "SIGKILL of node 0 (owner of ${VIPS[0]}): first new connection after $KILL_S s ($FAILOVER_FAILS failed attempts between)"
+awk "BEGIN { exit !($KILL_S < 5) }" || t_fail "takeover after SIGKILL within 5 s" "took $KILL_S s"
+vl_wait_master "${VIPS[0]}" 1 5 || t_fail "node 1 (priority 240) is ${VIPS[0]}'s master now" "$(vl_states "${VIPS[0]}")"
+[ "$(vl_states "${VIPS[0]}")" = "0:- 1:master 2:backup" ] || t_fail "node 2 stays backup" "$(vl_states "${VIPS[0]}")"
+check_vip 0 1
+seen=
+for k in 1 2 3 4 5; do seen+="$(dns_count 1) "; sleep 0.1; done
+[ "$seen" = "3 3 3 3 3 " ] || t_fail "dig at node 1 keeps all 3 VIPs (${VIPS[0]} taken over)" "counts: $seen"
+t_ok "SIGKILL of ${VIPS[0]}'s owner: node 1 takes it in $KILL_S s (< 5 s), ARP moves to node 1's MAC, curl works, dig still answers 3 VIPs"
+
+failover 1 1 TERM
+TERM_S=$FAILOVER_S
+t_note "SIGTERM of node 1 (owner of ${VIPS[1]} and now ${VIPS[0]}): first new connection after $TERM_S s ($FAILOVER_FAILS failed attempts)"
+awk "BEGIN { exit !($TERM_S < $KILL_S) }" || t_fail "SIGTERM (priority 0 adverts) is faster than SIGKILL" "TERM $TERM_S s, KILL $KILL_S s"
+vl_wait_master "${VIPS[1]}" 2 5 || t_fail "node 2 is ${VIPS[1]}'s master" "$(vl_states "${VIPS[1]}")"
+vl_wait_master "${VIPS[0]}" 2 5 || t_fail "node 2, the last one, holds ${VIPS[0]} too" "$(vl_states "${VIPS[0]}")"
+check_vip 1 2
+check_vip 0 2
+t_ok "SIGTERM of ${VIPS[1]}'s owner: priority 0, node 2 takes it in $TERM_S s (SIGKILL: $KILL_S s); node 2 alone holds all 3"
+
+# --- preemption: the preferred nodes come back and take their VIPs ---
+vl_start 0
+vl_start 1
+vl_wait 0 40 && vl_wait 1 40 || t_fail "restart nodes 0 and 1"
+for ((v = 0; v < 3; v++)); do
+	vl_wait_master "${VIPS[$v]}" "$v" 10 || t_fail "node $v takes ${VIPS[$v]} back" "$(vl_states "${VIPS[$v]}")"
+done
+for ((v = 0; v < 3; v++)); do check_vip "$v" "$v"; done
+t_run vl_ctl 2 status -o json
+t_note "node 2's transitions per VIP: $(t_json "$T_OUT" '[x["transitions"] for x in d["vrrp"]["vips"]]')"
+t_json_expect "$T_OUT" '[x["state"] for x in d["vrrp"]["vips"]] == ["backup", "backup", "master"] and
+	all(x["transitions"] >= n for x, n in zip(d["vrrp"]["vips"], [3, 3, 2]))' \
+	"node 2's transitions: .80 and .81 at least init->backup, ->master when node 1 left, ->backup when their owners came back; .82 init->backup->master"
+t_ok "nodes 0 and 1 restarted (journal): they take ${VIPS[0]} and ${VIPS[1]} back (preempt), ARP and curl follow"
+
+# --- malformed adverts: dropped, each with its counter ---
+for kind in bad_ttl bad_version bad_length bad_checksum unknown_vrid address_mismatch; do
+	lab_client python3 "$SY_SRC/tests/integration/vrrp_send.py" "$LAB_CLIENT_IP" "$kind" ||
+		t_fail "send a $kind advert from the client"
+done
+deadline=$((SECONDS + 5))
+while :; do
+	t_run vl_ctl 2 stats -o json
+	t_json "$T_OUT" 'all(d["total"]["drops"]["vrrp_" + k] >= 1 for k in
+		["bad_ttl", "bad_version", "bad_length", "bad_checksum", "unknown_vrid", "address_mismatch"])' |
+		grep -q true && break
+	[ "$SECONDS" -lt "$deadline" ] || t_fail "node 2 counts each malformed advert" "drops: $(t_json "$T_OUT" '{k: v for k, v in d["total"]["drops"].items() if k.startswith("vrrp")}')"
+	sleep 0.2
+done
+t_json_expect "$T_OUT" 'd["total"]["vrrp_adverts_sent"] > 10 and d["total"]["vrrp_adverts_received"] > 10 and d["total"]["vrrp_garps_sent"] >= 3' \
+	"stats: adverts sent and received, gratuitous ARPs"
+t_note "node 2 stats: $(t_json "$T_OUT" '{k: v for k, v in list(d["total"].items()) + list(d["total"]["drops"].items()) if k.startswith("vrrp")}')"
+for ((v = 0; v < 3; v++)); do
+	[ "$(vl_master "${VIPS[$v]}")" = "$v" ] || t_fail "the malformed adverts moved nothing" "$(vl_states "${VIPS[$v]}")"
+done
+t_ok "malformed adverts (TTL, version, length, checksum, VRID, address) dropped and counted by name; no VIP moved"
+
+# --- active/passive: 1 VIP over 3 nodes ---
+for ((i = 0; i < N; i++)); do
+	vl_apply "$i" "${VIPS[0]}" || t_fail "apply Router shard1 with one VIP to routerd $i"
+done
+vl_wait_master "${VIPS[0]}" 0 10 || t_fail "1 VIP: node 0 is its master" "$(vl_states "${VIPS[0]}")"
+[ "$(vl_states "${VIPS[0]}")" = "0:master 1:backup 2:backup" ] || t_fail "1 VIP: two standbys" "$(vl_states "${VIPS[0]}")"
+[ "$(vl_states "${VIPS[1]}")" = "0:none 1:none 2:none" ] || t_fail "the VIPs no longer listed are released" "$(vl_states "${VIPS[1]}")"
+t_run lab_client curl -sS -m 2 --resolve "$VL_ROUTE_HOST:80:${VIPS[1]}" "http://$VL_ROUTE_HOST/"
+[ "$T_RC" != 0 ] || t_fail "a released VIP no longer answers" "$(t_seen)"
+[ "$(dns_count 0)" = 1 ] || t_fail "dig: one VIP now" "$(dns_count 0)"
+failover 0 0 KILL
+t_note "active/passive, SIGKILL of the master: first new connection after $FAILOVER_S s"
+awk "BEGIN { exit !($FAILOVER_S < 5) }" || t_fail "active/passive takeover within 5 s" "took $FAILOVER_S s"
+[ "$(vl_states "${VIPS[0]}")" = "0:- 1:master 2:backup" ] || t_fail "node 1 masters, node 2 stands by" "$(vl_states "${VIPS[0]}")"
+check_vip 0 1
+t_ok "1 VIP over 3 nodes (active/passive): one master, two standbys; SIGKILL: node 1 takes over in $FAILOVER_S s, node 2 stays standby"
+
+for ((i = 1; i < N; i++)); do
+	vl_signal "$i" TERM
+	grep -Eq -- "$T_SANITIZER_RE" "$(vl_log "$i")" && t_fail "no sanitizer report from routerd $i" "$(grep -E -A 20 -- "$T_SANITIZER_RE" "$(vl_log "$i")" | head -n 40)"
+done
+t_ok "routerds stopped; no sanitizer report"
+printf '1..%d\n' "$T_NUM"

@@ -4,7 +4,7 @@
  * the wire (encode, parse, every refusal) and one virtual router's state
  * machine on a virtual clock (microseconds): backup -> master after the
  * master-down interval, a master's adverts, preemption by a higher
- * priority, a lower one ignored, priority 0 -> takeover after the skew,
+ * priority, a lower one ignored by a backup and answered by a master, priority 0 -> takeover after the skew,
  * equal priorities broken by the higher primary address, no preemption,
  * the active-VIP rule the DNS uses, and the priorities of active/active
  * and active/passive.
@@ -244,9 +244,12 @@ test_preemption(void **state)
 	assert_true(vr.master != A3); /* not learned: ignored */
 	assert_true(sy_vrrp_on_timer(&vr, sy_vrrp_master_down_us(&vr)) & SY_VRRP_DO_CHANGED);
 	assert_int_equal(vr.state, SY_VRRP_MASTER);
-	/* A master ignores a lower advert (the other yields to ours). */
-	assert_int_equal(sy_vrrp_on_advert(&vr, &low, A3, t + 400 * MS), 0);
+	/* A master stays master on a lower advert, and asserts itself at
+	 * once (advert, gratuitous ARP again): the other took over too. */
+	assert_int_equal(sy_vrrp_on_advert(&vr, &low, A3, t + 400 * MS),
+			 SY_VRRP_DO_ADVERT | SY_VRRP_DO_GARP);
 	assert_int_equal(vr.state, SY_VRRP_MASTER);
+	assert_true(vr.master == A1);
 
 	/* The standby side: a master at 240 hears 250 and steps down. */
 	sy_vrrp_vr_init(&vr, VIP, A3, 1, 240, true, 10);
@@ -282,7 +285,7 @@ test_tie_break(void **state)
 	sy_vrrp_start(&vr, 0);
 	sy_vrrp_on_timer(&vr, 400 * MS);
 	assert_int_equal(vr.state, SY_VRRP_MASTER);
-	assert_int_equal(sy_vrrp_on_advert(&vr, &same, A1, 410 * MS), 0);
+	assert_int_equal(sy_vrrp_on_advert(&vr, &same, A1, 410 * MS), SY_VRRP_DO_ADVERT | SY_VRRP_DO_GARP);
 	assert_int_equal(vr.state, SY_VRRP_MASTER);
 	assert_int_equal(sy_vrrp_on_advert(&vr, &same, A4, 420 * MS), SY_VRRP_DO_CHANGED);
 	assert_int_equal(vr.state, SY_VRRP_BACKUP);
@@ -291,7 +294,8 @@ test_tie_break(void **state)
 	sy_vrrp_vr_init(&vr, VIP, inet_addr("198.18.1.0"), 1, 240, true, 10);
 	sy_vrrp_start(&vr, 0);
 	sy_vrrp_on_timer(&vr, 400 * MS);
-	assert_int_equal(sy_vrrp_on_advert(&vr, &same, inet_addr("198.18.0.255"), 410 * MS), 0);
+	assert_int_equal(sy_vrrp_on_advert(&vr, &same, inet_addr("198.18.0.255"), 410 * MS),
+			 SY_VRRP_DO_ADVERT | SY_VRRP_DO_GARP);
 	assert_int_equal(vr.state, SY_VRRP_MASTER);
 }
 
