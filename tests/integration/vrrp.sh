@@ -73,26 +73,13 @@ t_run lab_client dig +time=2 +tries=2 +norecurse @"$(vl_ip 1)" "www.$VL_ZONE" A 
 t_ok "dig www.$VL_ZONE at node 1's responder: the 3 VIPs"
 
 # --- failover: kill the owner under a bounded probe loop ---
-# failover V NODE SIG: probe VIP V from the client (tests/integration/vip_probe.py, at most
-# 15 s), signal its owner NODE once the probe sees the VIP work; FAILOVER_S: seconds from
-# the signal to the first new connection that succeeded after it.
+# failover V NODE SIG: vl_failover on VIP V; FAILOVER_S / FAILOVER_FAILS.
 failover() {
-	local v=$1 n=$2 sig=$3 log=$LAB_DIR/probe-$1-$3.log pp t0 k
-	vl_probe "${VIPS[$v]}" "$VL_ROUTE_HOST" 15 --until-recovered >"$log" 2>&1 &
-	pp=$!
-	for k in $(seq 50); do
-		[ "$(grep -c ' ok ' "$log")" -ge 3 ] && break
-		sleep 0.1
-	done
-	[ "$(grep -c ' ok ' "$log")" -ge 3 ] || t_fail "the probe reaches ${VIPS[$v]} before the signal" "$(cat "$log")"
-	t0=$(date +%s.%N)
-	kill -"$sig" "${VL_PID[$n]}"
-	wait "$pp"
-	vl_signal "$n" KILL # reaped (it is gone already, or going)
-	FAILOVER_S=$(awk -v t0="$t0" '$1 > t0 && $3 == "ok" { printf "%.3f", $2 - t0; exit }' "$log")
-	FAILOVER_FAILS=$(awk -v t0="$t0" '$1 > t0 && $3 == "fail"' "$log" | wc -l)
-	[ -n "$FAILOVER_S" ] || t_fail "a new connection to ${VIPS[$v]} succeeds after SIG$sig of node $n" \
-		"probe log: $(tail -n 20 "$log")"
+	vl_failover "${VIPS[$1]}" "$2" "$3" || t_fail "the probe reaches ${VIPS[$1]} before the signal" "$(cat "$VL_FAILOVER_LOG")"
+	FAILOVER_S=$VL_FAILOVER_S
+	FAILOVER_FAILS=$VL_FAILOVER_FAILS
+	[ -n "$FAILOVER_S" ] || t_fail "a new connection to ${VIPS[$1]} succeeds after SIG$3 of node $2" \
+		"probe log: $(tail -n 20 "$VL_FAILOVER_LOG")"
 }
 dns_count() { # NODE: how many A records node NODE's responder gives for the zone
 	lab_client dig +time=1 +tries=1 +norecurse @"$(vl_ip "$1")" "www.$VL_ZONE" A +short 2>/dev/null | grep -c '^198\.'

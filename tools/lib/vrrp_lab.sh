@@ -126,16 +126,32 @@ vl_up() {
 vl_start() {
 	local i=$1
 	printf '=== %s starting\n' "$(date -u +%FT%T.%NZ)" >>"$(vl_log "$i")"
-	setsid "$ROUTERD" -c "$LAB_DIR/routerd-$i.json" </dev/null >>"$(vl_log "$i")" 2>&1 &
-	VL_PID[$i]=$!
+	# Started from a subshell: not a job of ours, so killing it on purpose prints no
+	# "Killed" line (init reaps it).
+	VL_PID[$i]=$( (setsid "$ROUTERD" -c "$LAB_DIR/routerd-$i.json" </dev/null >>"$(vl_log "$i")" 2>&1 &
+		echo $!))
 	lab_track "${VL_PID[$i]}" routerd
 }
 
-# vl_wait I [SECONDS]: until routerd I answers `status` (default 30 s).
+# vl_wait I [SECONDS]: until routerd I answers `status` (default 30 s). DPDK 22.11's
+# net_af_packet names its PACKET_FANOUT group (getpid() ^ ifindex) & 0xffff, so two
+# routerds on different veths can draw the same group and the second fails to probe its
+# port (EINVAL): that start is retried (a new PID, another group), up to 3 times.
 vl_wait() {
-	local i=$1 deadline=$((SECONDS + ${2:-30}))
+	local i=$1 deadline=$((SECONDS + ${2:-30})) tries=0
 	until vl_ctl "$i" status >/dev/null 2>&1; do
-		sy_pid_alive "${VL_PID[$i]}" || { sy_warn "routerd $i exited"; tail -n 20 "$(vl_log "$i")" >&2; return 1; }
+		if ! sy_pid_alive "${VL_PID[$i]}"; then
+			{ wait "${VL_PID[$i]}"; } 2>/dev/null
+			if [ "$tries" -lt 3 ] && tail -n 20 "$(vl_log "$i")" | grep -q 'could not set PACKET_FANOUT'; then
+				tries=$((tries + 1))
+				sy_warn "routerd $i: af_packet fanout group taken (PID ^ ifindex); starting it again"
+				vl_start "$i"
+				continue
+			fi
+			sy_warn "routerd $i exited"
+			tail -n 20 "$(vl_log "$i")" >&2
+			return 1
+		fi
 		[ "$SECONDS" -lt "$deadline" ] || { sy_warn "routerd $i not ready in time"; return 1; }
 		sleep 0.2
 	done
@@ -148,7 +164,7 @@ vl_signal() {
 	kill -"$2" "$pid" 2>/dev/null
 	while sy_pid_alive "$pid" && [ "$SECONDS" -lt "$deadline" ]; do sleep 0.05; done
 	sy_pid_alive "$pid" && kill -KILL "$pid" 2>/dev/null
-	wait "$pid" 2>/dev/null
+	{ wait "$pid"; } 2>/dev/null # without bash's "Killed" line
 	VL_PID[$i]=
 }
 
@@ -229,3 +245,44 @@ vl_wait_master() {
 
 # vl_probe ARGS...: tests/integration/vip_probe.py in the client namespace.
 vl_probe() { lab_client python3 "$SY_SRC/tests/integration/vip_probe.py" "$@"; }
+
+# vl_failover VIP NODE SIG: probe VIP from the client (at most 15 s), signal its owner NODE
+# once the probe has seen the VIP work three times, and wait for the first new connection
+# that succeeds after the outage the signal causes. VL_FAILOVER_S: seconds from the signal
+# to the end of that connection (empty: none succeeded); VL_FAILOVER_FAILS: attempts that
+# failed in between; VL_FAILOVER_LOG: the probe's log. Returns 1 when the probe never saw
+# the VIP work before the signal.
+vl_failover() {
+	local vip=$1 n=$2 sig=$3 log mark pp t0 k
+	log=$LAB_DIR/probe-$vip-$n-$sig-$RANDOM.log
+	mark=$log.signalled
+	VL_FAILOVER_LOG=$log
+	VL_FAILOVER_S=
+	VL_FAILOVER_FAILS=
+	vl_probe "$vip" "$VL_ROUTE_HOST" 15 --until-recovered --mark "$mark" >"$log" 2>&1 &
+	pp=$!
+	for k in $(seq 50); do
+		[ "$(grep -c ' ok ' "$log")" -ge 3 ] && break
+		sleep 0.1
+	done
+	if [ "$(grep -c ' ok ' "$log")" -lt 3 ]; then
+		kill "$pp" 2>/dev/null
+		wait "$pp" 2>/dev/null
+		return 1
+	fi
+	t0=$(date +%s.%N)
+	: >"$mark"
+	kill -"$sig" "${VL_PID[$n]}"
+	wait "$pp"
+	vl_signal "$n" KILL # reaped (gone already, or going)
+	# The first success after a failure that followed the signal (a connection the dying
+	# node still served does not count); without any failure (SIGTERM can hand over with
+	# no outage), the first success that started after the signal.
+	read -r VL_FAILOVER_S VL_FAILOVER_FAILS < <(awk -v t0="$t0" '
+		$1 > t0 && $3 == "fail" { fails++ }
+		$1 > t0 && $3 == "ok" && first == "" { first = $2 - t0 }
+		$1 > t0 && $3 == "ok" && fails > 0 { printf "%.3f %d\n", $2 - t0, fails; done = 1; exit }
+		END { if (!done) printf "%s %d\n", first == "" ? "-" : sprintf("%.3f", first), fails }' "$log")
+	[ "$VL_FAILOVER_S" = - ] && VL_FAILOVER_S=
+	return 0
+}
