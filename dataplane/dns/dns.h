@@ -5,8 +5,9 @@
  * the shard zones the control thread published (sy_dns.h), in place, from
  * the packet's own buffer:
  *   - a name below a zone, type A (or ANY): every VIP of the shard (the
- *     zone file's wildcard A records), their order turned by one each
- *     answer (round robin); no VIP: NXDOMAIN (no wildcard record exists);
+ *     zone file's wildcard A records; with vrrp, only those a master
+ *     serves: vrrp/vrrp.h), their order turned by one each answer (round
+ *     robin); no VIP: NXDOMAIN (no wildcard record exists);
  *   - the zone's apex: SOA and NS (ns1.<zone>, whose A is the responder's
  *     own address); other types at the apex or below: NOERROR with no
  *     answer and the SOA (RFC 2308 NODATA);
