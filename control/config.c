@@ -18,8 +18,8 @@
 #include "config_vrrp.h"
 #include "sy_generation.h"
 
-static int
-fail(char *err, size_t errlen, const char *fmt, ...)
+int
+sy_config_fail(char *err, size_t errlen, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -28,6 +28,7 @@ fail(char *err, size_t errlen, const char *fmt, ...)
 	va_end(ap);
 	return -EINVAL;
 }
+#define fail sy_config_fail /* this file's short name for it */
 
 static int
 copy_string(json_t *v, const char *key, char *dst, size_t dstlen, char *err, size_t errlen)

@@ -9,6 +9,10 @@
 
 #include "sy_config.h"
 
+/* The config parsers' error: the message into err; returns -EINVAL
+ * (config.c). */
+int sy_config_fail(char *err, size_t errlen, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 /* Parse v (NULL: vrrp off) into cfg->vrrp; the ports are read already.
  * 0, or -EINVAL with the key and the problem in err. */
 int sy_config_parse_vrrp(const json_t *v, struct sy_config *cfg, char *err, size_t errlen);
