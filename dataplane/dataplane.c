@@ -150,6 +150,8 @@ sy_dp_init(const struct sy_config *cfg, struct sy_gen_slot *slot, char *err, siz
 				   &dp.sh->ports[i], err, errlen);
 		if (rc < 0)
 			goto fail;
+		if (dp.sh->vrrp != NULL && i == dp.sh->vrrp->port)
+			sy_vrrp_port_join(&dp.sh->ports[i]);
 	}
 
 	for (i = 0; i < cfg->n_workers; i++) {

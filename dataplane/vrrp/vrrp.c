@@ -10,11 +10,13 @@
 #include <string.h>
 
 #include <rte_errno.h>
+#include <rte_ethdev.h>
 #include <rte_ip.h>
 #include <rte_malloc.h>
 #include <rte_mbuf.h>
 #include <rte_ring_elem.h>
 
+#include "dp_log.h"
 #include "net/arp.h"
 #include "vrrp/vrrp.h"
 #include "worker.h"
@@ -35,6 +37,32 @@ bool
 sy_vrrp_is_group_mac(const struct rte_ether_addr *a)
 {
 	return rte_is_same_ether_addr(a, &vrrp_group_mac);
+}
+
+void
+sy_vrrp_port_join(const struct sy_dp_port *p)
+{
+	struct rte_ether_addr group = vrrp_group_mac;
+	int rc;
+
+	if (p->port_id == SY_PORT_NONE)
+		return;
+	/* A NIC filters multicast: ask for the group's MAC, or for every
+	 * multicast frame. net_af_packet on a veth has no filter (it sees
+	 * what the kernel interface sees) and refuses both: that is fine. */
+	rc = rte_eth_dev_set_mc_addr_list(p->port_id, &group, 1);
+	if (rc == 0) {
+		SY_DP_LOG(INFO, "port %s: receives the VRRP group 01:00:5e:00:00:12", p->name);
+		return;
+	}
+	rc = rte_eth_allmulticast_enable(p->port_id);
+	if (rc == 0)
+		SY_DP_LOG(INFO, "port %s: all-multicast on for VRRP", p->name);
+	else
+		SY_DP_LOG(NOTICE,
+			  "port %s: neither a multicast filter nor all-multicast (%s): VRRP adverts "
+			  "arrive only if the device passes multicast by itself (af_packet does)",
+			  p->name, rte_strerror(-rc));
 }
 
 int
