@@ -32,6 +32,7 @@
 #include "net/net.h"
 #include "sy_counters.h"
 #include "test_eal.h"
+#include "test_frames.h"
 #include "vrrp/vrrp.h"
 #include "worker.h"
 
@@ -47,23 +48,6 @@ static const struct rte_ether_addr mac_peer = { { 0x02, 0xaa, 0, 0, 0, 0x0c } };
 static const struct rte_ether_addr mac_client = { { 0x02, 0xcc, 0, 0, 0, 0x02 } };
 static const struct rte_ether_addr mac_group = { { 0x01, 0x00, 0x5e, 0x00, 0x00, 0x12 } };
 static const struct rte_ether_addr mac_bcast = { { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff } };
-
-static uint32_t
-ip4(const char *s)
-{
-	struct sy_addr a;
-
-	assert_int_equal(sy_addr_parse(s, &a), 0);
-	return a.v4;
-}
-
-static void
-add_port_addr(struct sy_port_config *pc, const char *cidr)
-{
-	struct sy_port_addr *pa = &pc->ipv4[pc->n_ipv4++];
-
-	assert_int_equal(sy_prefix_parse(cidr, &pa->addr, &pa->prefix_len), 0);
-}
 
 static int
 setup(void **state)
@@ -172,27 +156,7 @@ mk_advert(uint8_t vrid, uint8_t prio, const char *addr, enum spoil kind)
 static struct rte_mbuf *
 mk_arp_request(const char *tip)
 {
-	struct rte_mbuf *m = rte_pktmbuf_alloc(mp);
-	struct rte_ether_hdr *eh;
-	struct rte_arp_hdr *a;
-
-	assert_non_null(m);
-	assert_non_null(rte_pktmbuf_append(m, 60));
-	memset(rte_pktmbuf_mtod(m, uint8_t *), 0, m->data_len);
-	eh = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
-	eh->dst_addr = mac_bcast;
-	eh->src_addr = mac_client;
-	eh->ether_type = RTE_BE16(RTE_ETHER_TYPE_ARP);
-	a = (struct rte_arp_hdr *)(eh + 1);
-	a->arp_hardware = RTE_BE16(RTE_ARP_HRD_ETHER);
-	a->arp_protocol = RTE_BE16(RTE_ETHER_TYPE_IPV4);
-	a->arp_hlen = 6;
-	a->arp_plen = 4;
-	a->arp_opcode = RTE_BE16(RTE_ARP_OP_REQUEST);
-	a->arp_data.arp_sha = mac_client;
-	a->arp_data.arp_sip = ip4("198.18.0.2");
-	a->arp_data.arp_tip = ip4(tip);
-	return m;
+	return t_arp_frame(mp, RTE_ARP_OP_REQUEST, &mac_bcast, &mac_client, "198.18.0.2", tip);
 }
 
 static struct rte_mbuf *
