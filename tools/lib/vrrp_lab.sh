@@ -12,7 +12,7 @@
 #                                 +- syID0bp ==veth== syID0b  [routerd 0 "backend" 198.18.1.2]
 #                                 +- ...
 #
-# Every routerd: one worker, the adaptive idle policy (N DPDK processes on 2 cores), its own
+# Every routerd: one worker (VL_WORKERS), the adaptive idle policy (N DPDK processes on 2 cores), its own
 # control socket, state directory and (routerd's default) --file-prefix; router_name shard1,
 # the route scheduler on (each routerd is a fleet of one that binds its routes itself),
 # dns.listen on its client address, and vrrp {port client, node i, nodes N}. The VIPs
@@ -81,7 +81,7 @@ _vl_config() { # I VIPS...
 	local i=$1
 	cat >"$LAB_DIR/routerd-$i.json" <<EOF
 {
-  "workers": 1,
+  "workers": ${VL_WORKERS:-1},
   "idle": "adaptive",
   "eal": ["--log-level=*:notice"],
   "control_socket": "$(vl_sock "$i")",
@@ -250,7 +250,7 @@ vl_probe() { lab_client python3 "$SY_SRC/tests/integration/vip_probe.py" "$@"; }
 # once the probe has seen the VIP work three times, and wait for the first new connection
 # that succeeds after the outage the signal causes. VL_FAILOVER_S: seconds from the signal
 # to the end of that connection (empty: none succeeded); VL_FAILOVER_FAILS: attempts that
-# failed in between; VL_FAILOVER_LOG: the probe's log. Returns 1 when the probe never saw
+# failed in between; VL_FAILOVER_GAP: the outage (below); VL_FAILOVER_LOG: the probe's log. Returns 1 when the probe never saw
 # the VIP work before the signal.
 vl_failover() {
 	local vip=$1 n=$2 sig=$3 log mark pp t0 k
@@ -271,18 +271,22 @@ vl_failover() {
 		return 1
 	fi
 	t0=$(date +%s.%N)
-	: >"$mark"
+	echo "$t0" >"$mark"
 	kill -"$sig" "${VL_PID[$n]}"
 	wait "$pp"
 	vl_signal "$n" KILL # reaped (gone already, or going)
 	# The first success after a failure that followed the signal (a connection the dying
 	# node still served does not count); without any failure (SIGTERM can hand over with
 	# no outage), the first success that started after the signal.
-	read -r VL_FAILOVER_S VL_FAILOVER_FAILS < <(awk -v t0="$t0" '
+	# VL_FAILOVER_GAP: the outage clients saw, from the end of the last success before the
+	# first failure to the end of that first success after (0 without any failure).
+	read -r VL_FAILOVER_S VL_FAILOVER_FAILS VL_FAILOVER_GAP < <(awk -v t0="$t0" '
+		$3 == "ok" && fails == 0 { last_ok = $2 }
 		$1 > t0 && $3 == "fail" { fails++ }
 		$1 > t0 && $3 == "ok" && first == "" { first = $2 - t0 }
-		$1 > t0 && $3 == "ok" && fails > 0 { printf "%.3f %d\n", $2 - t0, fails; done = 1; exit }
-		END { if (!done) printf "%s %d\n", first == "" ? "-" : sprintf("%.3f", first), fails }' "$log")
+		$1 > t0 && $3 == "ok" && fails > 0 {
+			printf "%.3f %d %.3f\n", $2 - t0, fails, $2 - last_ok; done = 1; exit }
+		END { if (!done) printf "%s %d 0\n", first == "" ? "-" : sprintf("%.3f", first), fails }' "$log")
 	[ "$VL_FAILOVER_S" = - ] && VL_FAILOVER_S=
 	return 0
 }
