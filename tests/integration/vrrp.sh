@@ -8,8 +8,9 @@
 #     every VIP works; dig at any node's responder gets the 3 VIPs.
 #   - SIGKILL the owner of a VIP under a bounded probe loop: new connections succeed
 #     through the standby (the time from kill to the first success is printed, bound 5 s);
-#     the responder keeps answering the VIP; SIGTERM of another owner: priority 0, a faster
-#     takeover; restarting the preferred node takes its VIP back (preemption).
+#     the responder keeps answering the VIP; SIGTERM of another owner: priority 0, a shorter
+#     outage (at most one failed attempt); restarting the preferred nodes takes their VIPs
+#     back (preemption).
 #   - Malformed adverts from the client are dropped with their named counters.
 #   - 1 VIP over 3 nodes (active/passive): one master, two standbys; kill it, the next
 #     takes over, the third stays standby.
