@@ -7,8 +7,10 @@ and a connection the dying owner accepted must not hold the probe long); ok when
 per attempt: "START END ok|fail WHY CONNECTED" (Unix times; CONNECTED: when the
 handshake completed, or -, the clock `date +%s.%N` reads). Bounded
 by SECONDS and --max attempts; --until-recovered stops at the first ok after a failure
-(with --mark FILE: a failure once FILE exists, which the caller creates when it kills the
-VIP's owner), and --until-ok at the first ok at all."""
+(with --mark FILE: a failure once FILE exists, which the caller creates when it signals the
+VIP's owner), or, with --gone FILE (created once the owner has exited), after 10 oks in a
+row started since then: a handover without an outage (SIGTERM) is over, and later
+failures are not its doing. --until-ok stops at the first ok at all."""
 import os
 import argparse
 import socket
@@ -54,9 +56,11 @@ def main():
     ap.add_argument("--until-recovered", action="store_true")
     ap.add_argument("--until-ok", action="store_true")
     ap.add_argument("--mark")
+    ap.add_argument("--gone")
     a = ap.parse_args()
     deadline = time.time() + a.seconds
     failed = False
+    oks_since_gone = 0
     for _ in range(a.max):
         t0 = time.time()
         if t0 >= deadline:
@@ -69,6 +73,11 @@ def main():
             return 0
         if res == "fail" and (a.mark is None or os.path.exists(a.mark)):
             failed = True
+        if a.gone is not None and a.until_recovered:
+            gone = os.path.exists(a.gone)
+            oks_since_gone = oks_since_gone + 1 if gone and res == "ok" else 0
+            if oks_since_gone >= 10:
+                return 0
         time.sleep(a.gap)
     return 0 if not (a.until_ok or a.until_recovered) else 1
 

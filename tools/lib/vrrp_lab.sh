@@ -157,14 +157,14 @@ vl_wait() {
 	done
 }
 
-# vl_signal I SIG: signal routerd I and reap it (10 s, then SIGKILL).
+# vl_signal I SIG: signal routerd I and return once it has exited (10 s, then SIGKILL).
 vl_signal() {
 	local i=$1 pid=${VL_PID[$1]} deadline=$((SECONDS + 10))
 	[ -n "$pid" ] || return 1
 	kill -"$2" "$pid" 2>/dev/null
 	while sy_pid_alive "$pid" && [ "$SECONDS" -lt "$deadline" ]; do sleep 0.05; done
 	sy_pid_alive "$pid" && kill -KILL "$pid" 2>/dev/null
-	{ wait "$pid"; } 2>/dev/null # without bash's "Killed" line
+	while sy_pid_alive "$pid"; do sleep 0.05; done # not our child (vl_start): init reaps it
 	VL_PID[$i]=
 }
 
@@ -259,7 +259,7 @@ vl_failover() {
 	VL_FAILOVER_LOG=$log
 	VL_FAILOVER_S=
 	VL_FAILOVER_FAILS=
-	vl_probe "$vip" "$VL_ROUTE_HOST" 15 --until-recovered --mark "$mark" >"$log" 2>&1 &
+	vl_probe "$vip" "$VL_ROUTE_HOST" 15 --until-recovered --mark "$mark" --gone "$mark.gone" >"$log" 2>&1 &
 	pp=$!
 	for k in $(seq 50); do
 		[ "$(grep -c ' ok ' "$log")" -ge 3 ] && break
@@ -272,9 +272,9 @@ vl_failover() {
 	fi
 	t0=$(date +%s.%N)
 	echo "$t0" >"$mark"
-	kill -"$sig" "${VL_PID[$n]}"
+	vl_signal "$n" "$sig" # returns once it has exited
+	: >"$mark.gone"
 	wait "$pp"
-	vl_signal "$n" KILL # reaped (gone already, or going)
 	# The first success after a failure that followed the signal (a connection the dying
 	# node still served does not count); without any failure (SIGTERM can hand over with
 	# no outage), the first success that started after the signal.
