@@ -16,10 +16,12 @@
 #include "fleet/scheduler.h"
 #include "label_selector.h"
 #include "sy_config.h"
+#include "config_error.h"
+#include "config_vrrp.h"
 #include "sy_generation.h"
 
-static int
-fail(char *err, size_t errlen, const char *fmt, ...)
+int
+sy_config_fail(char *err, size_t errlen, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -28,6 +30,7 @@ fail(char *err, size_t errlen, const char *fmt, ...)
 	va_end(ap);
 	return -EINVAL;
 }
+#define fail sy_config_fail /* this file's short name for it */
 
 static int
 copy_string(json_t *v, const char *key, char *dst, size_t dstlen, char *err, size_t errlen)
@@ -475,7 +478,7 @@ parse_top(json_t *root, struct sy_config *cfg, char *err, size_t errlen)
 			rc = parse_dns(val, cfg, err, errlen);
 		} else if (strcmp(key, "state_dir") == 0) {
 			rc = copy_string(val, key, cfg->state_dir, sizeof(cfg->state_dir), err, errlen);
-		} else if (strcmp(key, "routes") == 0) {
+		} else if (strcmp(key, "routes") == 0 || strcmp(key, "vrrp") == 0) {
 			continue; /* after the loop: needs every port */
 		} else if (strcmp(key, "listen") == 0) {
 			rc = parse_listen(val, cfg, err, errlen);
@@ -565,7 +568,7 @@ parse_top(json_t *root, struct sy_config *cfg, char *err, size_t errlen)
 				    "forwarded_headers, tls, tcp, lb_all_ejected, lb_max_ejected_percent, access_log, dns, "
 				    "allow_wildcard_routes, route_label_selector, namespace_label_selector, "
 				    "ingressroute_root_namespaces, scheduler, scheduler_strategy, "
-				    "scheduler_retry_s, store)",
+				    "scheduler_retry_s, store, vrrp)",
 				    key);
 		}
 		if (rc < 0)
@@ -647,6 +650,8 @@ sy_config_parse(const char *text, struct sy_config *cfg, char *err, size_t errle
 	rc = parse_top(root, cfg, err, errlen);
 	if (rc == 0)
 		rc = check_dns(cfg, err, errlen);
+	if (rc == 0)
+		rc = sy_config_parse_vrrp(json_object_get(root, "vrrp"), cfg, err, errlen);
 	json_decref(root);
 	if (rc < 0)
 		sy_config_free(cfg);

@@ -216,6 +216,8 @@ sy_ops_status(struct sy_router *r, const json_t *req)
 						      (json_int_t)r->sched.last_bound, "unscheduled",
 						      (json_int_t)r->sched.last_unscheduled, "removed",
 						      (json_int_t)r->sched.last_removed)));
+	if (reply != NULL)
+		json_object_set_new(reply, "vrrp", sy_fleet_vips_status(r)); /* fleet/vips.c */
 	return reply;
 }
 

@@ -184,6 +184,7 @@ sy_router_recompile(struct sy_router *r)
 			(unsigned long)g->id);
 	sy_gen_publish(&r->slot, g);
 	sy_fleet_dns_publish(r); /* the shard zones, when the Routers changed */
+	sy_fleet_vips_publish(r); /* our Router's VIPs, when they changed */
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	{
 		struct timespec wall;

@@ -19,6 +19,7 @@
 #include "relations.h"
 #include "scope.h"
 #include "store.h"
+#include "sy_vrrp.h"
 #include "fleet/scheduler.h"
 #include "sy_config.h"
 #include "sy_gen_slot.h"
@@ -49,6 +50,8 @@ struct sy_router {
 	struct sy_route_stats route_stats; /* traffic counters' slots per route object */
 	struct sy_backend_stats backend_stats; /* ... and per backend endpoint */
 	struct sy_dns_table *dns_published; /* the zones the workers answer for (fleet/dns_zones.c) */
+	struct sy_vrrp_vips vrrp_published; /* the VIPs worker 0 runs VRRP for (fleet/vips.c) */
+	bool vrrp_published_set;
 	/* Fleet (control/fleet/fleet.h): how many Router objects the store
 	 * holds (fleet mode when > 0), and the spec.dns of the Router named by
 	 * router_name ("" when there is none): generated hosts go under it.

@@ -29,6 +29,7 @@
 #include "splice/flow.h"
 #include "worker.h"
 #include "lb/lb.h"
+#include "vrrp/vrrp.h"
 
 RTE_LOG_REGISTER(sy_dp_logtype, switchyard.dataplane, INFO);
 
@@ -149,6 +150,8 @@ sy_dp_init(const struct sy_config *cfg, struct sy_gen_slot *slot, char *err, siz
 				   &dp.sh->ports[i], err, errlen);
 		if (rc < 0)
 			goto fail;
+		if (dp.sh->vrrp != NULL && i == dp.sh->vrrp->port)
+			sy_vrrp_port_join(&dp.sh->ports[i]);
 	}
 
 	for (i = 0; i < cfg->n_workers; i++) {
@@ -326,6 +329,49 @@ sy_dp_dns_publish(struct sy_dns_table *t)
 	if (old != NULL && dp.sh->slot != NULL)
 		rte_rcu_qsbr_synchronize(dp.sh->slot->qs, RTE_QSBR_THRID_INVALID);
 	free((void *)old);
+	return 0;
+}
+
+int
+sy_dp_vrrp_publish(struct sy_vrrp_vips *t)
+{
+	const struct sy_vrrp_vips *old;
+
+	if (dp.sh == NULL || dp.sh->vrrp == NULL) {
+		free(t);
+		return -ENODEV;
+	}
+	old = atomic_exchange_explicit(&dp.sh->vrrp->vips, t, memory_order_acq_rel);
+	if (old != NULL && dp.sh->slot != NULL)
+		rte_rcu_qsbr_synchronize(dp.sh->slot->qs, RTE_QSBR_THRID_INVALID);
+	free((void *)old);
+	return 0;
+}
+
+int
+sy_dp_vrrp_status(unsigned i, struct sy_vrrp_status *out)
+{
+	const struct sy_vrrp *v = dp.sh != NULL ? dp.sh->vrrp : NULL;
+	const struct sy_vrrp_pub *p;
+	uint64_t seen;
+
+	if (v == NULL || i >= SY_VRRP_VIPS_MAX)
+		return -ENOENT;
+	p = &v->pub[i];
+	memset(out, 0, sizeof(*out));
+	out->vip = atomic_load_explicit(&p->vip, memory_order_relaxed);
+	if (out->vip == 0)
+		return -ENOENT;
+	out->vrid = (uint8_t)(v->vrid_base + i);
+	out->priority = sy_vrrp_priority(i, v->node, v->nodes);
+	out->state = atomic_load_explicit(&p->state, memory_order_relaxed);
+	out->master = atomic_load_explicit(&p->master, memory_order_relaxed);
+	out->master_priority = atomic_load_explicit(&p->master_priority, memory_order_relaxed);
+	out->transitions = atomic_load_explicit(&p->transitions, memory_order_relaxed);
+	seen = atomic_load_explicit(&p->master_seen, memory_order_relaxed);
+	out->master_seen_ms_ago = out->state == SY_VRRP_MASTER ? 0
+				  : seen == 0			 ? UINT64_MAX
+								 : (rte_rdtsc() - seen) / dp.sh->tsc_per_ms;
 	return 0;
 }
 

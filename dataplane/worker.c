@@ -21,6 +21,7 @@
 #include "net/net.h"
 #include "splice/splice.h"
 #include "tcp/tcp.h"
+#include "vrrp/vrrp.h"
 #include "worker.h"
 
 /* Adaptive idle: after this many empty polls in a row, sleep, starting at
@@ -173,6 +174,9 @@ sy_dp_shared_create(const struct sy_config *cfg, struct rte_mempool *pool, unsig
 			goto fail;
 		}
 	}
+	rc = sy_vrrp_create(cfg, sh, set, err, errlen);
+	if (rc < 0)
+		goto fail;
 	*out = sh;
 	return 0;
 fail:
@@ -209,6 +213,7 @@ sy_dp_shared_free(struct sy_dp_shared *sh)
 		rte_ring_free(sh->alog[i]);
 	}
 	free((void *)atomic_load(&sh->dns_zones));
+	sy_vrrp_free(sh);
 	rte_ring_free(sh->hc_jobs);
 	rte_ring_free(sh->hc_done);
 	sy_fib_free(sh->fib);
@@ -294,6 +299,8 @@ sy_worker_poll(struct sy_worker *w)
 	work += sy_tcp_handoff_drain(w);
 	if (w->id == 0 && sh->hc_jobs != NULL)
 		work += sy_hc_drain(w); /* health checks to send (lb/hc_probe.h) */
+	if (w->id == 0 && sh->vrrp != NULL)
+		work += sy_vrrp_poll(w); /* VIP failover (vrrp/vrrp.h) */
 
 	for (p = 0; p < sh->n_ports; p++) {
 		uint16_t pid = sh->ports[p].port_id;
@@ -370,6 +377,10 @@ sy_worker_main(void *arg)
 		w->counters.idle_cycles += rte_rdtsc() - t0;
 	}
 
+	/* Hand the VIPs over now rather than after the standbys' master-down
+	 * interval (RFC 5798: priority 0 on shutdown). */
+	if (w->id == 0 && sh->vrrp != NULL)
+		sy_vrrp_resign(w);
 	if (qs != NULL)
 		rte_rcu_qsbr_thread_offline(qs, w->id);
 	SY_DP_LOG(INFO, "worker %u stopped", w->id);

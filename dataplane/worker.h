@@ -28,6 +28,7 @@
 #include "sy_gen_slot.h"
 #include "tcp/tcp_isn.h"
 #include "tcp/tcp_syncookie.h"
+#include "vrrp/vrrp.h"
 
 struct sy_fib;
 struct rte_ring;
@@ -81,6 +82,8 @@ struct sy_dp_shared {
 	 * workers: read at each query). */
 	uint32_t dns_addr;
 	_Atomic(const struct sy_dns_table *) dns_zones;
+	/* VIP failover (vrrp/vrrp.h), or NULL (vrrp not configured). */
+	struct sy_vrrp *vrrp;
 	/* SYN cookie secrets: three buffers so a rotation never rewrites the
 	 * one a worker may still be reading (ctl: wo via sy_dp_cookie_rotate,
 	 * workers: ro). */
@@ -186,7 +189,8 @@ sy_is_listen(const struct sy_dp_shared *sh, uint32_t ip, uint16_t port)
 	for (i = 0; i < sh->n_listen; i++)
 		if (sh->listen_ip[i] == ip)
 			return true;
-	return false;
+	/* A VIP, only while this node is its master. */
+	return sh->vrrp != NULL && sy_vrrp_is_master(sh->vrrp, ip);
 }
 
 /* Index of the port address that is `ip` (network order), or -1. */

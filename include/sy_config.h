@@ -74,6 +74,17 @@ struct sy_store_config {
 	uint32_t lease_ttl_s;                       /* the scheduler leader's lease */
 };
 
+/* VIP failover (`vrrp`, include/sy_vrrp.h): this node's place among the
+ * routerds that share the Router's VIPs on one L2 segment. */
+struct sy_vrrp_config {
+	bool enabled;
+	unsigned port;         /* index into sy_config.ports: where adverts go */
+	uint8_t node, nodes;   /* node < nodes <= SY_VRRP_NODES_MAX */
+	uint16_t advert_ms;    /* 10..40950, a multiple of 10 (the wire has centiseconds) */
+	uint8_t vrid_base;     /* VIP i is VRID vrid_base + i */
+	bool preempt;
+};
+
 struct sy_config {
 	/* Worker lcore ids (the main lcore is 0, the control thread). */
 	unsigned worker_lcores[SY_MAX_WORKERS];
@@ -96,6 +107,7 @@ struct sy_config {
 	/* The DNS responder for the shard zones (dataplane/dns/dns.h): one of
 	 * the ports' IPv4 addresses (network order); 0: off. */
 	uint32_t dns_listen;
+	struct sy_vrrp_config vrrp;
 	char state_dir[256];
 	struct sy_port_config ports[SY_MAX_PORTS];
 	unsigned n_ports;

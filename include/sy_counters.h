@@ -49,6 +49,15 @@
 	X(LINGER_LATE, "linger_late_segment")                                  \
 	X(UDP_NO_SERVICE, "udp_no_service")                                    \
 	X(DNS_MALFORMED, "dns_malformed")                                      \
+	X(VRRP_OFF, "vrrp_off")                /* an advert where vrrp is not configured */ \
+	X(VRRP_BAD_TTL, "vrrp_bad_ttl")        /* not 255: from off the segment */ \
+	X(VRRP_BAD_VERSION, "vrrp_bad_version") /* not a v3 advertisement */ \
+	X(VRRP_BAD_LENGTH, "vrrp_bad_length")  /* length and address count disagree */ \
+	X(VRRP_BAD_CHECKSUM, "vrrp_bad_checksum")                              \
+	X(VRRP_UNKNOWN_VRID, "vrrp_unknown_vrid") /* no VIP of ours has that VRID */ \
+	X(VRRP_ADDRESS_MISMATCH, "vrrp_address_mismatch") /* its VRID names another VIP */ \
+	X(VRRP_RING_FULL, "vrrp_ring_full")    /* worker 0 fell behind */      \
+	X(VRRP_VIP_NOT_MASTER, "vrrp_vip_not_master") /* to a VIP another node holds */ \
 	X(TX_FULL, "tx_full")                                                  \
 	X(NO_MBUF, "no_mbuf")                                                  \
 	X(PROXY_NOT_ACCEPTABLE, "proxy_seg_not_acceptable") /* outside the window */ \
@@ -144,6 +153,10 @@ extern const char *const sy_drop_reason_names[SY_DROP__COUNT];
 	X(dns_nxdomain)    /* ... no such name (a shard without VIPs) */       \
 	X(dns_refused)     /* ... for a name in no shard zone */               \
 	X(dns_errors)      /* ... FORMERR, NOTIMP */                           \
+	X(vrrp_adverts_sent)     /* VRRP advertisements (worker 0; vrrp/vrrp.h) */ \
+	X(vrrp_adverts_received) /* ... from peers, checked */                 \
+	X(vrrp_garps_sent)       /* gratuitous ARP for VIPs taken over */      \
+	X(vrrp_transitions)      /* VIP state changes (init, backup, master) */ \
 	X(alog_records)    /* access log records put on the worker's ring */ \
 	X(alog_dropped)    /* ... not: the ring was full (the writer fell behind) */ \
 	X(hc_sent)         /* active health checks started (worker 0, lb/hc_probe.h) */ \

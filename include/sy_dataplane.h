@@ -124,6 +124,15 @@ const struct sy_backend_ctr *sy_dp_backend_ctrs(unsigned w);
 struct sy_dns_table;
 int sy_dp_dns_publish(struct sy_dns_table *t);
 
+/* VIP failover (sy_vrrp.h): t (malloc'd) replaces the VIPs worker 0 runs
+ * virtual routers for, the old one freed as sy_dp_dns_publish does. 0, or
+ * -ENODEV (vrrp not configured or no data plane: t is freed). */
+struct sy_vrrp_vips;
+struct sy_vrrp_status;
+int sy_dp_vrrp_publish(struct sy_vrrp_vips *t);
+/* VIP index i's virtual router now: 0, or -ENOENT (no VIP there). */
+int sy_dp_vrrp_status(unsigned i, struct sy_vrrp_status *out);
+
 unsigned sy_dp_n_ports(void);
 int sy_dp_port_info(unsigned i, struct sy_port_info *out);
 

@@ -1,22 +1,13 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "config_error.h"
 #include "etcd/store_config.h"
 
-static int
-fail(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	return -EINVAL;
-}
+#define fail sy_config_fail /* this file's short name for it */
 
 void
 sy_store_config_defaults(struct sy_store_config *sc)

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The shard zones the data plane's DNS responder answers for (sy_dns.h,
- * dataplane/dns/dns.h): one per Router with a spec.dns, its spec.vips (every
- * VIP taken as active: VIP health and failover are not built yet), built
+ * dataplane/dns/dns.h): one per Router with a spec.dns, its spec.vips (with
+ * vrrp on, the workers answer only the active ones: fleet/vips.c), built
  * from the store after each compile and published to the workers only when
  * they changed (fleet.h).
  */

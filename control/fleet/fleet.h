@@ -13,6 +13,8 @@
  *   scheduler.c      the RouteScheduler (one pass; strategies in scheduler.h)
  *   strategy_*.c     the scheduling strategies
  *   zone.c           a shard's zone file (RFC 1035 master file) and dns-zone
+ *   dns_zones.c      the zones the data plane's DNS responder answers
+ *   vips.c           this router's VIPs for VRRP failover, and their state
  *
  * THE RULE of who serves what (README "Fleet"):
  *  - No Router object in the store: today's behaviour. A routerd serves the
@@ -58,6 +60,13 @@ struct sy_dns_table *sy_fleet_dns_table(const struct sy_store *st, uint32_t seri
 /* Publish them to the workers when they changed (config dns.listen set,
  * data plane up). */
 void sy_fleet_dns_publish(struct sy_router *r);
+
+/* ---- vips.c ---- */
+/* VIP failover (config vrrp): publish this routerd's Router's spec.vips to
+ * the data plane when they changed; their virtual routers for `status`
+ * (JSON null when vrrp is off). */
+void sy_fleet_vips_publish(struct sy_router *r);
+json_t *sy_fleet_vips_status(const struct sy_router *r);
 
 /* ---- selector.c ---- */
 /* A Router's spec.routeSelector / spec.namespaceSelector: a Kubernetes

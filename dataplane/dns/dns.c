@@ -11,6 +11,7 @@
 #include "dns/dns.h"
 #include "net/net.h"
 #include "sy_dns.h"
+#include "vrrp/vrrp.h"
 #include "worker.h"
 
 #define DNS_HDR 12
@@ -183,6 +184,16 @@ unsigned
 sy_dns_answer(const uint8_t *q, unsigned qlen, const struct sy_dns_table *t, uint32_t self,
 	      unsigned rot, uint8_t *out, unsigned room)
 {
+	return sy_dns_answer_active(q, qlen, t, self, rot, NULL, NULL, out, room);
+}
+
+unsigned
+sy_dns_answer_active(const uint8_t *q, unsigned qlen, const struct sy_dns_table *t, uint32_t self,
+		     unsigned rot, bool (*active)(const void *ctx, uint32_t vip), const void *ctx,
+		     uint8_t *out, unsigned room)
+{
+	uint32_t vips[SY_DNS_VIPS_MAX];
+	unsigned n_vips = 0;
 	struct dns_out o = { .p = out, .len = 0, .room = room < DNS_MAX_UDP ? room : DNS_MAX_UDP };
 	char name[SY_DNS_NAME_MAX + 2];
 	unsigned nlen = 0, qend, zat = 0, an = 0, ns = 0, ar = 0, i;
@@ -253,11 +264,15 @@ sy_dns_answer(const uint8_t *q, unsigned qlen, const struct sy_dns_table *t, uin
 			put_a(&o, DNS_HDR, self);
 			an++;
 		} else if (!at_apex && !is_ns1) {
-			if (z->n_vips == 0) {
+			/* Only the VIPs a master serves now (VIP failover). */
+			for (i = 0; i < z->n_vips && i < SY_DNS_VIPS_MAX; i++)
+				if (active == NULL || active(ctx, z->vips[i]))
+					vips[n_vips++] = z->vips[i];
+			if (n_vips == 0) {
 				rcode = RC_NXDOMAIN; /* no wildcard record: no such name */
 			} else if (qtype == T_A || qtype == T_ANY) {
-				for (i = 0; i < z->n_vips; i++) {
-					put_a(&o, DNS_HDR, z->vips[(i + rot) % z->n_vips]);
+				for (i = 0; i < n_vips; i++) {
+					put_a(&o, DNS_HDR, vips[(i + rot) % n_vips]);
 					an++;
 				}
 			}
@@ -278,6 +293,23 @@ sy_dns_answer(const uint8_t *q, unsigned qlen, const struct sy_dns_table *t, uin
 	out[3] = rcode;
 	set_counts(out, an, ns, ar);
 	return o.len;
+}
+
+/* With vrrp on, a VIP of ours is answered while a master serves it: this
+ * node, or a peer heard within the master-down interval. VIPs of other
+ * Routers (not ours to watch) are answered as published. */
+static bool
+dns_vip_active(const void *ctx, uint32_t vip)
+{
+	const struct sy_worker *w = ctx;
+	const struct sy_vrrp *v = w->sh->vrrp;
+	unsigned i;
+
+	for (i = 0; i < SY_VRRP_VIPS_MAX; i++)
+		if (atomic_load_explicit(&v->pub[i].vip, memory_order_relaxed) == vip)
+			return w->now < atomic_load_explicit(&v->pub[i].active_until,
+							     memory_order_relaxed);
+	return true;
 }
 
 void
@@ -315,8 +347,9 @@ sy_udp_input(struct sy_worker *w, uint16_t port, struct rte_mbuf *m)
 	plen = ulen - sizeof(*uh);
 	w->counters.dns_queries++;
 	t = atomic_load_explicit(&sh->dns_zones, memory_order_acquire);
-	n = sy_dns_answer((const uint8_t *)(uh + 1), plen, t, sh->dns_addr,
-			  (unsigned)w->counters.dns_queries, reply, sizeof(reply));
+	n = sy_dns_answer_active((const uint8_t *)(uh + 1), plen, t, sh->dns_addr,
+				 (unsigned)w->counters.dns_queries, sh->vrrp ? dns_vip_active : NULL,
+				 w, reply, sizeof(reply));
 	if (n == 0) {
 		sy_drop(w, m, SY_DROP_DNS_MALFORMED);
 		return;

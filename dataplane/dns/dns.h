@@ -5,8 +5,9 @@
  * the shard zones the control thread published (sy_dns.h), in place, from
  * the packet's own buffer:
  *   - a name below a zone, type A (or ANY): every VIP of the shard (the
- *     zone file's wildcard A records), their order turned by one each
- *     answer (round robin); no VIP: NXDOMAIN (no wildcard record exists);
+ *     zone file's wildcard A records; with vrrp, only those a master
+ *     serves: vrrp/vrrp.h), their order turned by one each answer (round
+ *     robin); no VIP: NXDOMAIN (no wildcard record exists);
  *   - the zone's apex: SOA and NS (ns1.<zone>, whose A is the responder's
  *     own address); other types at the apex or below: NOERROR with no
  *     answer and the SOA (RFC 2308 NODATA);
@@ -19,6 +20,7 @@
 #ifndef SY_DNS_ANSWER_H
 #define SY_DNS_ANSWER_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 struct rte_mbuf;
@@ -35,5 +37,11 @@ void sy_udp_input(struct sy_worker *w, uint16_t port, struct rte_mbuf *m);
  * DPDK: the unit tests call it directly. */
 unsigned sy_dns_answer(const uint8_t *q, unsigned qlen, const struct sy_dns_table *t,
 		       uint32_t self, unsigned rot, uint8_t *out, unsigned room);
+/* The same with only the VIPs active(ctx, vip) says a master serves (VIP
+ * failover, vrrp/vrrp.h); active NULL: all of them. A zone with none
+ * active answers as one without VIPs (NXDOMAIN). */
+unsigned sy_dns_answer_active(const uint8_t *q, unsigned qlen, const struct sy_dns_table *t,
+			      uint32_t self, unsigned rot, bool (*active)(const void *ctx, uint32_t vip),
+			      const void *ctx, uint8_t *out, unsigned room);
 
 #endif

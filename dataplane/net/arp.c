@@ -11,6 +11,7 @@
 #include "dp_log.h"
 #include "net/fib.h"
 #include "net/net.h"
+#include "vrrp/vrrp.h"
 #include "worker.h"
 
 #define SY_ARP_FRAME_LEN (sizeof(struct rte_ether_hdr) + sizeof(struct rte_arp_hdr))
@@ -110,8 +111,9 @@ arp_source_for(const struct sy_dp_port *p, uint32_t target)
 	return p->n_ipv4 ? p->ipv4[0] : 0;
 }
 
+/* An ARP request for target from sip on port, broadcast. */
 static void
-arp_send_request(struct sy_worker *w, uint16_t port, uint32_t target)
+arp_send(struct sy_worker *w, uint16_t port, uint32_t sip, uint32_t target)
 {
 	const struct sy_dp_port *p = &w->sh->ports[port];
 	struct rte_ether_hdr *eh;
@@ -136,12 +138,26 @@ arp_send_request(struct sy_worker *w, uint16_t port, uint32_t target)
 	a->arp_plen = sizeof(uint32_t);
 	a->arp_opcode = RTE_BE16(RTE_ARP_OP_REQUEST);
 	rte_ether_addr_copy(&p->mac, &a->arp_data.arp_sha);
-	a->arp_data.arp_sip = arp_source_for(p, target);
+	a->arp_data.arp_sip = sip;
 	memset(&a->arp_data.arp_tha, 0, sizeof(a->arp_data.arp_tha));
 	a->arp_data.arp_tip = target;
 	m->l2_len = sizeof(*eh);
 	sy_tx(w, port, m);
 	w->counters.arp_requests_sent++;
+}
+
+static void
+arp_send_request(struct sy_worker *w, uint16_t port, uint32_t target)
+{
+	arp_send(w, port, arp_source_for(&w->sh->ports[port], target), target);
+}
+
+void
+sy_arp_announce(struct sy_worker *w, uint16_t port, uint32_t ip)
+{
+	/* A request for itself (RFC 5227's announcement): every neighbour
+	 * that has ip in its cache updates it to our MAC. */
+	arp_send(w, port, ip, ip);
 }
 
 /* Record a confirmed mapping and send what waited for it. */
@@ -226,7 +242,9 @@ sy_arp_input(struct sy_worker *w, uint16_t port, struct rte_mbuf *m)
 	/* Only traffic addressed to us teaches us anything (RFC 826 would
 	 * also refresh existing entries from any request; we do not, so a
 	 * broadcast storm of requests for others costs nothing). */
-	if (sy_port_addr_index(p, tip) < 0) {
+	if (sy_port_addr_index(p, tip) < 0 &&
+	    !(w->sh->vrrp != NULL && port == w->sh->vrrp->port && sy_vrrp_is_master(w->sh->vrrp, tip))) {
+		/* A VIP (vrrp/vrrp.h) is ours only while we are its master. */
 		sy_drop(w, m, SY_DROP_ARP_NOT_OURS);
 		return;
 	}

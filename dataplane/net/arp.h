@@ -83,6 +83,8 @@ void sy_arp_input(struct sy_worker *w, uint16_t port, struct rte_mbuf *m);
 /* Send `m` (data at a filled ethernet header, dst MAC to be set) to next hop
  * `ip` on `port`: now if known, else held while ARP resolves it. Consumes m. */
 void sy_arp_output(struct sy_worker *w, uint16_t port, uint32_t ip, struct rte_mbuf *m);
+/* A gratuitous ARP for ip (ours: a VIP we just took over) on port. */
+void sy_arp_announce(struct sy_worker *w, uint16_t port, uint32_t ip);
 /* Apply the updates other workers posted. Returns how many. */
 unsigned sy_arp_drain_updates(struct sy_worker *w);
 /* Retries, give-ups and aging, due at w->now. Called every SY_ARP_TIMER_MS. */

@@ -7,6 +7,7 @@
 
 #include "net/arp.h"
 #include "net/net.h"
+#include "vrrp/vrrp.h"
 #include "worker.h"
 
 void
@@ -23,9 +24,11 @@ sy_eth_input(struct sy_worker *w, uint16_t port, struct rte_mbuf *m)
 	}
 	eh = rte_pktmbuf_mtod(m, const struct rte_ether_hdr *);
 	/* af_packet and tap see everything the kernel interface sees; only
-	 * frames for our MAC or broadcast (ARP requests) are ours. */
+	 * frames for our MAC or broadcast (ARP requests) are ours, and the
+	 * VRRP group's when vrrp is on (vrrp/vrrp.h). */
 	if (unlikely(!rte_is_same_ether_addr(&eh->dst_addr, &p->mac) &&
-		     !rte_is_broadcast_ether_addr(&eh->dst_addr))) {
+		     !rte_is_broadcast_ether_addr(&eh->dst_addr) &&
+		     !(w->sh->vrrp != NULL && sy_vrrp_is_group_mac(&eh->dst_addr)))) {
 		sy_drop(w, m, SY_DROP_ETH_NOT_OURS);
 		return;
 	}

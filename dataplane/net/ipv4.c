@@ -10,6 +10,7 @@
 #include "dns/dns.h"
 #include "net/net.h"
 #include "tcp/tcp.h"
+#include "vrrp/vrrp.h"
 #include "worker.h"
 
 /* One of our addresses, on any port: the weak host model, as Linux does, so a
@@ -87,10 +88,22 @@ sy_ipv4_input(struct sy_worker *w, uint16_t port, struct rte_mbuf *m)
 		rte_pktmbuf_trim(m, (uint16_t)(m->pkt_len - tlen));
 	m->l3_len = hlen;
 
-	/* We are not a forwarder. */
-	if (unlikely(!ipv4_is_local(w->sh, ip->dst_addr))) {
-		sy_drop(w, m, SY_DROP_IPV4_NOT_OURS);
+	/* VRRP adverts (vrrp/vrrp.h) go to a group, not to us. */
+	if (unlikely(ip->next_proto_id == SY_IPPROTO_VRRP && ip->dst_addr == SY_VRRP_GROUP)) {
+		if (unlikely(ipv4_is_martian_source(w->sh, ip->src_addr)))
+			sy_drop(w, m, SY_DROP_IPV4_MARTIAN_SOURCE); /* our own, looped back */
+		else
+			sy_vrrp_input(w, port, m);
 		return;
+	}
+	/* We are not a forwarder. A VIP is ours while we are its master. */
+	if (unlikely(!ipv4_is_local(w->sh, ip->dst_addr))) {
+		int st = sy_vrrp_vip_state(w->sh->vrrp, ip->dst_addr);
+
+		if (st != SY_VRRP_MASTER) {
+			sy_drop(w, m, st < 0 ? SY_DROP_IPV4_NOT_OURS : SY_DROP_VRRP_VIP_NOT_MASTER);
+			return;
+		}
 	}
 	if (unlikely(ipv4_is_martian_source(w->sh, ip->src_addr))) {
 		sy_drop(w, m, SY_DROP_IPV4_MARTIAN_SOURCE);

@@ -117,6 +117,32 @@ test_errors_name_the_key(void **state)
 		{ "{\"lb_max_ejected_percent\": \"50\"}", "lb_max_ejected_percent: must be" },
 		{ "{\"tls\": {\"tickets\": 9}}", "tls.tickets: must be an integer from 0 to 8" },
 		{ "{\"tls\": {\"tickets\": \"1\"}}", "tls.tickets: must be an integer" },
+		{ "{\"vrrp\": {\"port\": \"c\", \"node\": 0, \"nodes\": 3}}",
+		  "vrrp.port: no port named \"c\"" },
+		{ "{\"ports\": [{\"name\": \"c\", \"devargs\": \"x\", \"ipv4\": [\"198.18.0.1/24\"]}, {\"name\": \"n\", \"devargs\": \"y\"}], \"vrrp\": {\"node\": 0, \"nodes\": 3}}",
+		  "vrrp.port: required" },
+		{ "{\"ports\": [{\"name\": \"c\", \"devargs\": \"x\", \"ipv4\": [\"198.18.0.1/24\"]}, {\"name\": \"n\", \"devargs\": \"y\"}], \"vrrp\": {\"port\": \"n\", \"node\": 0, \"nodes\": 3}}",
+		  "vrrp.port: port \"n\" has no IPv4 address" },
+		{ "{\"ports\": [{\"name\": \"c\", \"devargs\": \"x\", \"ipv4\": [\"198.18.0.1/24\"]}, {\"name\": \"n\", \"devargs\": \"y\"}], \"vrrp\": {\"port\": \"c\", \"nodes\": 3}}",
+		  "vrrp: \"node\"" },
+		{ "{\"ports\": [{\"name\": \"c\", \"devargs\": \"x\", \"ipv4\": [\"198.18.0.1/24\"]}, {\"name\": \"n\", \"devargs\": \"y\"}], \"vrrp\": {\"port\": \"c\", \"node\": 3, \"nodes\": 3}}",
+		  "vrrp.node: 3 is not below vrrp.nodes (3)" },
+		{ "{\"ports\": [{\"name\": \"c\", \"devargs\": \"x\", \"ipv4\": [\"198.18.0.1/24\"]}, {\"name\": \"n\", \"devargs\": \"y\"}], \"vrrp\": {\"port\": \"c\", \"node\": 0, \"nodes\": 17}}",
+		  "vrrp.nodes: must be an integer from 1 to 16" },
+		{ "{\"ports\": [{\"name\": \"c\", \"devargs\": \"x\", \"ipv4\": [\"198.18.0.1/24\"]}, {\"name\": \"n\", \"devargs\": \"y\"}], \"vrrp\": {\"port\": \"c\", \"node\": 0, \"nodes\": 3, \"advert_interval_ms\": 5}}",
+		  "vrrp.advert_interval_ms: must be an integer from 10 to 40950" },
+		{ "{\"ports\": [{\"name\": \"c\", \"devargs\": \"x\", \"ipv4\": [\"198.18.0.1/24\"]}, {\"name\": \"n\", \"devargs\": \"y\"}], \"vrrp\": {\"port\": \"c\", \"node\": 0, \"nodes\": 3, \"advert_interval_ms\": 105}}",
+		  "vrrp.advert_interval_ms: 105 is not a multiple of 10" },
+		{ "{\"ports\": [{\"name\": \"c\", \"devargs\": \"x\", \"ipv4\": [\"198.18.0.1/24\"]}, {\"name\": \"n\", \"devargs\": \"y\"}], \"vrrp\": {\"port\": \"c\", \"node\": 0, \"nodes\": 3, \"vrid_base\": 0}}",
+		  "vrrp.vrid_base: must be an integer from 1 to 240" },
+		{ "{\"ports\": [{\"name\": \"c\", \"devargs\": \"x\", \"ipv4\": [\"198.18.0.1/24\"]}, {\"name\": \"n\", \"devargs\": \"y\"}], \"vrrp\": {\"port\": \"c\", \"node\": 0, \"nodes\": 3, \"vrid_base\": 241}}",
+		  "vrrp.vrid_base: must be an integer from 1 to 240" },
+		{ "{\"ports\": [{\"name\": \"c\", \"devargs\": \"x\", \"ipv4\": [\"198.18.0.1/24\"]}, {\"name\": \"n\", \"devargs\": \"y\"}], \"vrrp\": {\"port\": \"c\", \"node\": 0, \"nodes\": 3, \"preempt\": 1}}",
+		  "vrrp.preempt: must be true or false" },
+		{ "{\"ports\": [{\"name\": \"c\", \"devargs\": \"x\", \"ipv4\": [\"198.18.0.1/24\"]}, {\"name\": \"n\", \"devargs\": \"y\"}], \"vrrp\": {\"port\": \"c\", \"node\": 0, \"nodes\": 3, \"priority\": 100}}",
+		  "vrrp.priority: unknown key" },
+		{ "{\"ports\": [{\"name\": \"c\", \"devargs\": \"x\", \"ipv4\": [\"198.18.0.1/24\"]}, {\"name\": \"n\", \"devargs\": \"y\"}], \"vrrp\": true}",
+		  "vrrp: must be an object" },
 		{ "{\"workers\": 1,}", "line 1" },
 		{ "[1]", "must be a JSON object" },
 	};
@@ -132,6 +158,42 @@ test_errors_name_the_key(void **state)
 			fail_msg("config %s: error \"%s\" does not mention \"%s\"", cases[i].json, err,
 				 cases[i].must_contain);
 	}
+}
+
+/* vrrp: the defaults, and what an operator sets. */
+static void
+test_vrrp(void **state)
+{
+	struct sy_config c;
+	char err[512] = "";
+
+	(void)state;
+	assert_int_equal(sy_config_parse("{}", &c, err, sizeof(err)), 0);
+	assert_false(c.vrrp.enabled);
+	assert_int_equal(sy_config_parse("{\"ports\": [{\"name\": \"b\", \"devargs\": \"y\", "
+					 "\"ipv4\": [\"198.18.1.1/24\"]}, {\"name\": \"c\", "
+					 "\"devargs\": \"x\", \"ipv4\": [\"198.18.0.3/24\"]}], "
+					 "\"vrrp\": {\"port\": \"c\", \"node\": 1, \"nodes\": 3}}",
+					 &c, err, sizeof(err)),
+			 0);
+	assert_true(c.vrrp.enabled);
+	assert_int_equal(c.vrrp.port, 1);
+	assert_int_equal(c.vrrp.node, 1);
+	assert_int_equal(c.vrrp.nodes, 3);
+	assert_int_equal(c.vrrp.advert_ms, 100);
+	assert_int_equal(c.vrrp.vrid_base, 1);
+	assert_true(c.vrrp.preempt);
+	sy_config_free(&c);
+	assert_int_equal(sy_config_parse("{\"ports\": [{\"name\": \"c\", \"devargs\": \"x\", "
+					 "\"ipv4\": [\"198.18.0.3/24\"]}], \"vrrp\": {\"port\": "
+					 "\"c\", \"node\": 0, \"nodes\": 1, \"advert_interval_ms\": "
+					 "1000, \"vrid_base\": 50, \"preempt\": false}}",
+					 &c, err, sizeof(err)),
+			 0);
+	assert_int_equal(c.vrrp.advert_ms, 1000);
+	assert_int_equal(c.vrrp.vrid_base, 50);
+	assert_false(c.vrrp.preempt);
+	sy_config_free(&c);
 }
 
 static bool
@@ -221,6 +283,7 @@ main(void)
 		cmocka_unit_test(test_full_config),
 		cmocka_unit_test(test_defaults),
 		cmocka_unit_test(test_errors_name_the_key),
+		cmocka_unit_test(test_vrrp),
 		cmocka_unit_test(test_eal_args),
 		cmocka_unit_test(test_memif_port),
 	};

@@ -188,11 +188,52 @@ test_answers(void **state)
 	free(t);
 }
 
+/* VIP failover: only the VIPs a master serves are answered (vrrp/vrrp.h). */
+static bool
+only_81(const void *ctx, uint32_t vip)
+{
+	(void)ctx;
+	return vip == inet_addr("198.18.0.81");
+}
+
+static bool
+none(const void *ctx, uint32_t vip)
+{
+	(void)ctx;
+	(void)vip;
+	return false;
+}
+
+static void
+test_active_vips(void **state)
+{
+	struct sy_dns_table *t = table();
+	uint8_t q[600], a[600];
+	uint32_t ips[16];
+	unsigned ql, n, rot;
+
+	(void)state;
+	ql = query(q, "www.shard1.apps.test", 1, 0);
+	for (rot = 0; rot < 3; rot++) {
+		n = sy_dns_answer_active(q, ql, t, inet_addr("198.18.0.1"), rot, only_81, NULL, a,
+					 sizeof(a));
+		assert_int_equal(rcode(a), 0);
+		assert_int_equal(a_records(a, n, ql, ips), 1);
+		assert_true(ips[0] == inet_addr("198.18.0.81"));
+	}
+	/* None active: as a shard without VIPs. */
+	n = sy_dns_answer_active(q, ql, t, inet_addr("198.18.0.1"), 0, none, NULL, a, sizeof(a));
+	assert_int_equal(rcode(a), 3);
+	assert_int_equal(count(a, 0), 0);
+	free(t);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_answers),
+		cmocka_unit_test(test_active_vips),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -30,6 +30,7 @@
 #include "net/net.h"
 #include "sy_counters.h"
 #include "test_eal.h"
+#include "test_frames.h"
 #include "worker.h"
 
 #define NB_MBUF 1023
@@ -44,23 +45,6 @@ static const struct rte_ether_addr mac_p1 = { { 0x02, 0, 0, 0, 0, 0x02 } };
 static const struct rte_ether_addr mac_peer = { { 0x02, 0xaa, 0, 0, 0, 0x01 } };
 static const struct rte_ether_addr mac_peer2 = { { 0x02, 0xaa, 0, 0, 0, 0x02 } };
 static const struct rte_ether_addr mac_bcast = { { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff } };
-
-static uint32_t
-ip4(const char *s)
-{
-	struct sy_addr a;
-
-	assert_int_equal(sy_addr_parse(s, &a), 0);
-	return a.v4;
-}
-
-static void
-add_port_addr(struct sy_port_config *pc, const char *cidr)
-{
-	struct sy_port_addr *pa = &pc->ipv4[pc->n_ipv4++];
-
-	assert_int_equal(sy_prefix_parse(cidr, &pa->addr, &pa->prefix_len), 0);
-}
 
 static void
 add_route(const char *prefix, const char *via, unsigned port)
@@ -155,29 +139,7 @@ static struct rte_mbuf *
 mk_arp(uint16_t op, const struct rte_ether_addr *eth_dst, const struct rte_ether_addr *sha,
        const char *sip, const char *tip)
 {
-	struct rte_mbuf *m = rte_pktmbuf_alloc(mp);
-	struct rte_ether_hdr *eh;
-	struct rte_arp_hdr *a;
-
-	assert_non_null(m);
-	/* 60 bytes: the minimum frame, so the reply path must cut padding. */
-	eh = (struct rte_ether_hdr *)rte_pktmbuf_append(m, 60);
-	memset(eh, 0, 60);
-	eh->dst_addr = *eth_dst;
-	eh->src_addr = *sha;
-	eh->ether_type = RTE_BE16(RTE_ETHER_TYPE_ARP);
-	a = (struct rte_arp_hdr *)(eh + 1);
-	a->arp_hardware = RTE_BE16(RTE_ARP_HRD_ETHER);
-	a->arp_protocol = RTE_BE16(RTE_ETHER_TYPE_IPV4);
-	a->arp_hlen = 6;
-	a->arp_plen = 4;
-	a->arp_opcode = rte_cpu_to_be_16(op);
-	a->arp_data.arp_sha = *sha;
-	a->arp_data.arp_sip = ip4(sip);
-	if (op == RTE_ARP_OP_REPLY)
-		a->arp_data.arp_tha = *eth_dst;
-	a->arp_data.arp_tip = ip4(tip);
-	return m;
+	return t_arp_frame(mp, op, eth_dst, sha, sip, tip);
 }
 
 struct ipspec {

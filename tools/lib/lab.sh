@@ -80,6 +80,7 @@ lab_init() {
 	LAB_ROUTERD_LOG=$LAB_DIR/routerd.log
 	LAB_ENV=$LAB_DIR/env
 	LAB_PIDS=$LAB_DIR/pids
+	LAB_EXTRA_IFS=
 	ROUTERD_PID=
 }
 
@@ -401,7 +402,9 @@ lab_down() {
 	# `ip netns del` returns before the kernel has destroyed the pair, so a root end can
 	# vanish between the look and the delete: only one that is still there afterwards
 	# is worth a word.
-	for dev in "$LAB_IF_CLIENT" "$LAB_IF_BACKEND" "$LAB_IF_RELAY_A" "$LAB_IF_RELAY_B"; do
+	# LAB_EXTRA_IFS: root-namespace devices a lab of another shape made (bridges, more
+	# veths: tools/lib/vrrp_lab.sh).
+	for dev in "$LAB_IF_CLIENT" "$LAB_IF_BACKEND" "$LAB_IF_RELAY_A" "$LAB_IF_RELAY_B" ${LAB_EXTRA_IFS:-}; do
 		if ip link show "$dev" >/dev/null 2>&1 && ! ip link del "$dev" 2>/dev/null; then
 			sleep 0.2
 			ip link show "$dev" >/dev/null 2>&1 && sy_warn "could not remove interface $dev"

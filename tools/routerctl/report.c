@@ -370,6 +370,62 @@ print_store(FILE *out, const json_t *st)
 		fprintf(out, "%-21s%s\n", "  last error:", err);
 }
 
+/* VIP failover (README "VIP failover"): one row per VIP of this router. */
+static int
+print_vrrp(FILE *out, const json_t *v)
+{
+	static const char *const h[] = { "VIP", "VRID", "STATE", "PRIORITY", "MASTER",
+					 "MASTER PRIORITY", "TRANSITIONS", "LAST ADVERT" };
+	char vrid[16], prio[16], mprio[16], trans[32], seen[32];
+	const char *row[8];
+	struct rctl_table *t;
+	const json_t *e;
+	size_t i;
+	int rc = -1;
+
+	fprintf(out, "%-21snode %" JSON_INTEGER_FORMAT " of %" JSON_INTEGER_FORMAT
+		     ", adverts every %" JSON_INTEGER_FORMAT " ms, preempt %s\n",
+		"vrrp:", json_integer_value(json_object_get(v, "node")),
+		json_integer_value(json_object_get(v, "nodes")),
+		json_integer_value(json_object_get(v, "advert_interval_ms")),
+		json_is_true(json_object_get(v, "preempt")) ? "on" : "off");
+	if (json_array_size(json_object_get(v, "vips")) == 0) {
+		fprintf(out, "%-21s%s\n", "", "no VIPs (the Router named router_name has none)");
+		return ferror(out) ? -1 : 0;
+	}
+	t = rctl_table_new(8, h);
+	if (t == NULL)
+		return -1;
+	json_array_foreach(json_object_get(v, "vips"), i, e) {
+		const json_t *ago = json_object_get(e, "master_seen_ms_ago");
+
+		snprintf(vrid, sizeof(vrid), "%" JSON_INTEGER_FORMAT, json_integer_value(json_object_get(e, "vrid")));
+		snprintf(prio, sizeof(prio), "%" JSON_INTEGER_FORMAT, json_integer_value(json_object_get(e, "priority")));
+		snprintf(mprio, sizeof(mprio), "%" JSON_INTEGER_FORMAT,
+			 json_integer_value(json_object_get(e, "master_priority")));
+		snprintf(trans, sizeof(trans), "%" JSON_INTEGER_FORMAT,
+			 json_integer_value(json_object_get(e, "transitions")));
+		if (json_is_integer(ago))
+			snprintf(seen, sizeof(seen), "%" JSON_INTEGER_FORMAT " ms ago", json_integer_value(ago));
+		else
+			snprintf(seen, sizeof(seen), "-");
+		row[0] = str_or(e, "vip", "-");
+		row[1] = vrid;
+		row[2] = str_or(e, "state", "-");
+		row[3] = prio;
+		row[4] = *str_or(e, "master", "") ? str_or(e, "master", "-") : "-";
+		row[5] = mprio;
+		row[6] = trans;
+		row[7] = seen;
+		if (rctl_table_add_row(t, row) < 0)
+			goto out;
+	}
+	rc = rctl_table_print(t, out);
+out:
+	rctl_table_free(t);
+	return rc;
+}
+
 int
 rctl_print_status(FILE *out, const json_t *r)
 {
@@ -410,6 +466,8 @@ rctl_print_status(FILE *out, const json_t *r)
 				json_is_true(json_object_get(dc, "generated")) ? " (generated)" : "",
 				"  sha256:", str_or(dc, "sha256", "-"));
 	}
+	if (json_is_object(json_object_get(r, "vrrp")) && print_vrrp(out, json_object_get(r, "vrrp")) < 0)
+		return -1;
 	if (json_object_size(json_object_get(r, "objects")) == 0)
 		return ferror(out) ? -1 : 0;
 	fputc('\n', out);

@@ -1,0 +1,179 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# vrrp: VIP failover (README "VIP failover") with three routerds on one L2 segment
+# (tools/lib/vrrp_lab.sh: client-side veths on one bridge with the client namespace,
+# backend-side ones on another with nginx backend-a), the same Router shard1 applied to each.
+#   - 3 VIPs over 3 nodes (active/active): each VIP has exactly one master, its preferred
+#     node (VIP i on node i); the client's ARP resolves each VIP to its owner's MAC; curl to
+#     every VIP works; dig at any node's responder gets the 3 VIPs.
+#   - SIGKILL the owner of a VIP under a bounded probe loop: new connections succeed
+#     through the standby (the time from kill to the first success is printed, bound 5 s);
+#     the responder keeps answering the VIP; SIGTERM of another owner: priority 0, a shorter
+#     outage (at most one failed attempt); restarting the preferred nodes takes their VIPs
+#     back (preemption).
+#   - Malformed adverts from the client are dropped with their named counters.
+#   - 1 VIP over 3 nodes (active/passive): one master, two standbys; kill it, the next
+#     takes over, the third stays standby.
+source "$(dirname "$0")/testlib.sh"
+
+[ "$(id -u)" -eq 0 ] || t_skip_all "needs root (network namespaces)"
+source "$SY_SRC/tools/lib/vrrp_lab.sh"
+N=3
+vl_init "vr$(($$ % 1000000))" "$N" || t_fail "setup" "bad lab id"
+_vrrp_on_exit() {
+	local i
+	[ "$1" -eq 0 ] && return 0
+	for ((i = 0; i < N; i++)); do
+		[ -s "$(vl_log "$i")" ] || continue
+		printf '# --- last 15 lines of routerd %d ---\n' "$i"
+		tail -n 15 "$(vl_log "$i")" | sed 's/^/# /'
+	done
+}
+LAB_ON_EXIT=_vrrp_on_exit
+lab_cleanup_on_exit
+vl_up || t_fail "lab up" "building the three-router lab failed (see the warnings above)"
+t_ok "lab $LAB_ID up: client and backend bridges, $N routerd ports on each, nginx backend-a"
+VIPS=("${VL_VIPS_ALL[@]}")
+for ((i = 0; i < N; i++)); do vl_start "$i"; done
+for ((i = 0; i < N; i++)); do
+	vl_wait "$i" 40 || t_fail "routerd $i started" "$(tail -n 20 "$(vl_log "$i")")"
+	vl_apply "$i" "${VIPS[@]}" || t_fail "apply Router shard1 (3 VIPs) and a route to routerd $i"
+done
+t_ok "$N routerds up (pids ${VL_PID[*]}), Router shard1 with VIPs ${VIPS[*]} applied to each"
+
+# --- ownership: VIP i on node i, exactly one master each ---
+for ((v = 0; v < 3; v++)); do
+	vl_wait_master "${VIPS[$v]}" "$v" 10 ||
+		t_fail "VIP ${VIPS[$v]}: node $v is its only master" "states: $(vl_states "${VIPS[$v]}")"
+	t_note "VIP ${VIPS[$v]}: $(vl_states "${VIPS[$v]}")"
+done
+t_ok "each VIP has exactly one master, its preferred node (active/active)"
+t_run vl_ctl 1 status
+t_expect_out "^vrrp: +node 1 of 3, adverts every 100 ms, preempt on" "status: the vrrp line"
+t_expect_out "198\.18\.0\.81 +2 +master +250 +198\.18\.0\.12 +250" "status: node 1 masters VIP .81 (VRID 2, 250)"
+t_expect_out "198\.18\.0\.80 +1 +backup +240 +198\.18\.0\.11 +250 +[0-9]+ +[0-9]+ ms ago" \
+	"status: node 1 is backup of .80 behind 198.18.0.11 at 250"
+t_note "routerctl status on node 1:"
+printf '%s\n' "$T_OUT" | sed -n '/^vrrp:/,/^$/p' | sed 's/^/#   /'
+t_ok "routerctl status: VRID, state, priority, master and its priority, transitions, last advert"
+
+# --- ARP and TCP through each VIP ---
+check_vip() { # V NODE: curl through VIP V works and the client's ARP says NODE's MAC
+	local v=$1 n=$2 mac
+	t_run lab_client curl -sS -m 5 --resolve "$VL_ROUTE_HOST:80:${VIPS[$v]}" "http://$VL_ROUTE_HOST/"
+	[ "$T_RC" = 0 ] && [ "$T_OUT" = backend-a ] || t_fail "curl through VIP ${VIPS[$v]}" "$(t_seen)"
+	mac=$(lab_client ip neigh show "${VIPS[$v]}" | grep -o 'lladdr [0-9a-f:]*' | cut -d' ' -f2)
+	[ "$mac" = "$(vl_mac "$n")" ] ||
+		t_fail "the client resolves ${VIPS[$v]} to node $n's MAC $(vl_mac "$n")" "ip neigh: $(lab_client ip neigh show "${VIPS[$v]}")"
+}
+lab_client ip neigh flush all
+for ((v = 0; v < 3; v++)); do check_vip "$v" "$v"; done
+t_ok "curl through every VIP: backend-a; the client's ARP resolves VIP i to node i's MAC"
+t_run lab_client dig +time=2 +tries=2 +norecurse @"$(vl_ip 1)" "www.$VL_ZONE" A +short
+[ "$(sort <<<"$T_OUT" | tr '\n' ' ')" = "${VIPS[*]} " ] || t_fail "dig at node 1: the 3 active VIPs" "$(t_seen)"
+t_ok "dig www.$VL_ZONE at node 1's responder: the 3 VIPs"
+
+# --- failover: kill the owner under a bounded probe loop ---
+# failover V NODE SIG: vl_failover on VIP V; FAILOVER_S / FAILOVER_FAILS.
+failover() {
+	vl_failover "${VIPS[$1]}" "$2" "$3" || t_fail "the probe reaches ${VIPS[$1]} before the signal" "$(cat "$VL_FAILOVER_LOG")"
+	FAILOVER_S=$VL_FAILOVER_S
+	FAILOVER_FAILS=$VL_FAILOVER_FAILS
+	FAILOVER_GAP=$VL_FAILOVER_GAP
+	[ -n "$FAILOVER_S" ] || t_fail "a new connection to ${VIPS[$1]} succeeds after SIG$3 of node $2" \
+		"probe log: $(tail -n 20 "$VL_FAILOVER_LOG")"
+}
+dns_count() { # NODE: how many A records node NODE's responder gives for the zone
+	lab_client dig +time=1 +tries=1 +norecurse @"$(vl_ip "$1")" "www.$VL_ZONE" A +short 2>/dev/null | grep -c '^198\.'
+}
+
+failover 0 0 KILL
+KILL_S=$FAILOVER_S
+KILL_GAP=$FAILOVER_GAP
+t_note "SIGKILL of node 0 (owner of ${VIPS[0]}): first new connection after $KILL_S s ($FAILOVER_FAILS failed attempts between; outage $KILL_GAP s)"
+awk "BEGIN { exit !($KILL_S < 5) }" || t_fail "takeover after SIGKILL within 5 s" "took $KILL_S s"
+vl_wait_master "${VIPS[0]}" 1 5 || t_fail "node 1 (priority 240) is ${VIPS[0]}'s master now" "$(vl_states "${VIPS[0]}")"
+[ "$(vl_states "${VIPS[0]}")" = "0:- 1:master 2:backup" ] || t_fail "node 2 stays backup" "$(vl_states "${VIPS[0]}")"
+check_vip 0 1
+seen=
+for k in 1 2 3 4 5; do seen+="$(dns_count 1) "; sleep 0.1; done
+[ "$seen" = "3 3 3 3 3 " ] || t_fail "dig at node 1 keeps all 3 VIPs (${VIPS[0]} taken over)" "counts: $seen"
+t_ok "SIGKILL of ${VIPS[0]}'s owner: node 1 takes it in $KILL_S s (< 5 s), ARP moves to node 1's MAC, curl works, dig still answers 3 VIPs"
+
+failover 1 1 TERM
+TERM_S=$FAILOVER_S
+t_note "SIGTERM of node 1 (owner of ${VIPS[1]} and now ${VIPS[0]}): first new connection after $TERM_S s ($FAILOVER_FAILS failed attempts; outage $FAILOVER_GAP s)"
+# The node serves until it resigns (its shutdown may take a moment): the outage is what
+# compares, not the time from the signal.
+awk "BEGIN { exit !($FAILOVER_GAP < $KILL_GAP) }" || t_fail "SIGTERM (priority 0 adverts) hands over with a shorter outage than SIGKILL" \
+	"TERM: outage $FAILOVER_GAP s, $TERM_S s after the signal; KILL: outage $KILL_GAP s; signal at $(cat "$VL_FAILOVER_LOG.signalled" 2>/dev/null)" \
+	"probe: $(tail -n 15 "$VL_FAILOVER_LOG")"
+# The probe waits 0.1 s for a SYN the stopping node no longer answers: one failed attempt
+# is the most a handover without a master-down wait costs it.
+[ "$FAILOVER_FAILS" -le 1 ] || t_fail "SIGTERM: at most one failed attempt" "$FAILOVER_FAILS failed; probe: $(tail -n 12 "$VL_FAILOVER_LOG")"
+vl_wait_master "${VIPS[1]}" 2 5 || t_fail "node 2 is ${VIPS[1]}'s master" "$(vl_states "${VIPS[1]}")"
+vl_wait_master "${VIPS[0]}" 2 5 || t_fail "node 2, the last one, holds ${VIPS[0]} too" "$(vl_states "${VIPS[0]}")"
+check_vip 1 2
+check_vip 0 2
+t_ok "SIGTERM of ${VIPS[1]}'s owner: priority 0, node 2 takes over; outage $FAILOVER_GAP s, $FAILOVER_FAILS failed attempt(s) (SIGKILL: $KILL_GAP s); node 2 alone holds all 3"
+
+# --- preemption: the preferred nodes come back and take their VIPs ---
+vl_start 0
+vl_start 1
+vl_wait 0 40 && vl_wait 1 40 || t_fail "restart nodes 0 and 1"
+for ((v = 0; v < 3; v++)); do
+	vl_wait_master "${VIPS[$v]}" "$v" 10 || t_fail "node $v takes ${VIPS[$v]} back" "$(vl_states "${VIPS[$v]}")"
+done
+for ((v = 0; v < 3; v++)); do check_vip "$v" "$v"; done
+t_run vl_ctl 2 status -o json
+t_note "node 2's transitions per VIP: $(t_json "$T_OUT" '[x["transitions"] for x in d["vrrp"]["vips"]]')"
+t_json_expect "$T_OUT" '[x["state"] for x in d["vrrp"]["vips"]] == ["backup", "backup", "master"] and
+	all(x["transitions"] >= n for x, n in zip(d["vrrp"]["vips"], [3, 3, 2]))' \
+	"node 2's transitions: .80 and .81 at least init->backup, ->master when node 1 left, ->backup when their owners came back; .82 init->backup->master"
+t_ok "nodes 0 and 1 restarted (journal): they take ${VIPS[0]} and ${VIPS[1]} back (preempt), ARP and curl follow"
+
+# --- malformed adverts: dropped, each with its counter ---
+for kind in bad_ttl bad_version bad_length bad_checksum unknown_vrid address_mismatch; do
+	lab_client python3 "$SY_SRC/tests/integration/vrrp_send.py" "$LAB_CLIENT_IP" "$kind" ||
+		t_fail "send a $kind advert from the client"
+done
+deadline=$((SECONDS + 5))
+while :; do
+	t_run vl_ctl 2 stats -o json
+	t_json "$T_OUT" 'all(d["total"]["drops"]["vrrp_" + k] >= 1 for k in
+		["bad_ttl", "bad_version", "bad_length", "bad_checksum", "unknown_vrid", "address_mismatch"])' |
+		grep -q true && break
+	[ "$SECONDS" -lt "$deadline" ] || t_fail "node 2 counts each malformed advert" "drops: $(t_json "$T_OUT" '{k: v for k, v in d["total"]["drops"].items() if k.startswith("vrrp")}')"
+	sleep 0.2
+done
+t_json_expect "$T_OUT" 'd["total"]["vrrp_adverts_sent"] > 10 and d["total"]["vrrp_adverts_received"] > 10 and d["total"]["vrrp_garps_sent"] >= 3' \
+	"stats: adverts sent and received, gratuitous ARPs"
+t_note "node 2 stats: $(t_json "$T_OUT" '{k: v for k, v in list(d["total"].items()) + list(d["total"]["drops"].items()) if k.startswith("vrrp")}')"
+for ((v = 0; v < 3; v++)); do
+	[ "$(vl_master "${VIPS[$v]}")" = "$v" ] || t_fail "the malformed adverts moved nothing" "$(vl_states "${VIPS[$v]}")"
+done
+t_ok "malformed adverts (TTL, version, length, checksum, VRID, address) dropped and counted by name; no VIP moved"
+
+# --- active/passive: 1 VIP over 3 nodes ---
+for ((i = 0; i < N; i++)); do
+	vl_apply "$i" "${VIPS[0]}" || t_fail "apply Router shard1 with one VIP to routerd $i"
+done
+vl_wait_master "${VIPS[0]}" 0 10 || t_fail "1 VIP: node 0 is its master" "$(vl_states "${VIPS[0]}")"
+[ "$(vl_states "${VIPS[0]}")" = "0:master 1:backup 2:backup" ] || t_fail "1 VIP: two standbys" "$(vl_states "${VIPS[0]}")"
+[ "$(vl_states "${VIPS[1]}")" = "0:none 1:none 2:none" ] || t_fail "the VIPs no longer listed are released" "$(vl_states "${VIPS[1]}")"
+t_run lab_client curl -sS -m 2 --resolve "$VL_ROUTE_HOST:80:${VIPS[1]}" "http://$VL_ROUTE_HOST/"
+[ "$T_RC" != 0 ] || t_fail "a released VIP no longer answers" "$(t_seen)"
+[ "$(dns_count 0)" = 1 ] || t_fail "dig: one VIP now" "$(dns_count 0)"
+failover 0 0 KILL
+t_note "active/passive, SIGKILL of the master: first new connection after $FAILOVER_S s"
+awk "BEGIN { exit !($FAILOVER_S < 5) }" || t_fail "active/passive takeover within 5 s" "took $FAILOVER_S s"
+[ "$(vl_states "${VIPS[0]}")" = "0:- 1:master 2:backup" ] || t_fail "node 1 masters, node 2 stands by" "$(vl_states "${VIPS[0]}")"
+check_vip 0 1
+t_ok "1 VIP over 3 nodes (active/passive): one master, two standbys; SIGKILL: node 1 takes over in $FAILOVER_S s, node 2 stays standby"
+
+for ((i = 1; i < N; i++)); do
+	vl_signal "$i" TERM
+	grep -Eq -- "$T_SANITIZER_RE" "$(vl_log "$i")" && t_fail "no sanitizer report from routerd $i" "$(grep -E -A 20 -- "$T_SANITIZER_RE" "$(vl_log "$i")" | head -n 40)"
+done
+t_ok "routerds stopped; no sanitizer report"
+printf '1..%d\n' "$T_NUM"
