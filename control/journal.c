@@ -37,8 +37,8 @@ record_crc(const void *data, size_t len)
 	return crc;
 }
 
-static int
-mkdir_p(const char *dir)
+int
+sy_mkdir_p(const char *dir)
 {
 	char tmp[PATH_MAX];
 	char *p;
@@ -65,7 +65,7 @@ sy_journal_open(struct sy_journal *j, const char *dir)
 
 	memset(j, 0, sizeof(*j));
 	j->fd = -1;
-	if ((rc = mkdir_p(dir)) < 0)
+	if ((rc = sy_mkdir_p(dir)) < 0)
 		return rc;
 	snprintf(j->dir, sizeof(j->dir), "%s", dir);
 	if (snprintf(j->path, sizeof(j->path), "%s/journal", dir) >= (int)sizeof(j->path))

@@ -38,4 +38,7 @@ int sy_journal_append(struct sy_journal *j, const json_t *rec);
 int sy_journal_rewrite(struct sy_journal *j, const json_t *records);
 void sy_journal_close(struct sy_journal *j);
 
+/* mkdir -p with mode 0700 (the state directory). 0 or -errno. */
+int sy_mkdir_p(const char *dir);
+
 #endif

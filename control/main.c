@@ -24,6 +24,7 @@
 
 #include "compile.h"
 #include "eal_args.h"
+#include "etcd/cache.h"
 #include "etcd/sync.h"
 #include "fleet/fleet.h"
 #include "observe/metrics_http.h"
@@ -108,6 +109,7 @@ control_loop(struct sy_router *r, struct sy_server *srv, int sigfd, int metrics_
 			sy_metrics_http_serve(metrics_fd, r);
 		if ((rc > 0 && (pfds[ei].revents & POLLIN)) || sy_etcd_sync_waiting(r))
 			sy_etcd_sync_drain(r, etcd_reply, srv);
+		sy_etcd_cache_tick(r);
 		sy_gen_reclaim(&r->slot);
 		sy_alog_drain();
 		if (time(NULL) >= next_rotation) {

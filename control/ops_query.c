@@ -8,6 +8,7 @@
 #include "observe/graph.h"
 #include "observe/metrics.h"
 #include "fleet/fleet.h"
+#include "etcd/cache.h"
 #include "etcd/sync.h"
 #include "router.h"
 #include "tls_cert.h"
@@ -202,6 +203,8 @@ sy_ops_status(struct sy_router *r, const json_t *req)
 	if (reply != NULL)
 		json_object_set_new(reply, "store", r->etcd ? sy_etcd_sync_status(r)
 				    : json_pack("{s:s, s:s}", "kind", "journal", "path", r->journal.path));
+	if (reply != NULL && r->etcd != NULL)
+		json_object_set_new(json_object_get(reply, "store"), "cache", sy_etcd_cache_status(r));
 	/* Fleet mode and the scheduler's last pass (control/fleet/fleet.h). */
 	if (reply != NULL)
 		json_object_set_new(

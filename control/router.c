@@ -7,6 +7,7 @@
 #include <rte_log.h>
 
 #include "compile.h"
+#include "etcd/cache.h"
 #include "etcd/sync.h"
 #include "fleet/fleet.h"
 #include "router.h"
@@ -234,7 +235,9 @@ sy_router_load(struct sy_router *r, char *err, size_t errlen)
 	}
 	if (r->cfg.store.etcd) {
 		/* Objects come from etcd (control/etcd/sync.h): the first
-		 * generation is empty and the full read fills it. */
+		 * generation is the local copy of the last run (etcd/cache.h),
+		 * served until the first full read replaces it. */
+		sy_etcd_cache_load(r);
 		if (sy_router_recompile(r) < 0) {
 			snprintf(err, errlen, "cannot compile the first generation: out of memory");
 			return -ENOMEM;
@@ -288,6 +291,7 @@ void
 sy_router_fini(struct sy_router *r)
 {
 	sy_etcd_sync_close(r);
+	sy_etcd_cache_free(r);
 	if (r->journal_open)
 		sy_journal_close(&r->journal);
 	r->journal_open = false;

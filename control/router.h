@@ -60,6 +60,7 @@ struct sy_router {
 	char fleet_dns[254];
 	struct sy_scheduler sched;   /* the route scheduler when cfg.scheduler */
 	struct sy_etcd_sync *etcd;   /* the etcd store, or NULL: the journal (etcd/sync.h) */
+	struct sy_etcd_cache *etcd_cache; /* its local copy (etcd/cache.h) */
 };
 
 /* Store + journal replay + first generation. The slot must be initialised.

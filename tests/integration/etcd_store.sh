@@ -85,6 +85,12 @@ poll_until() {
 	done
 	WAITED=$(python3 -c "import sys; print('%.2f' % (float(sys.argv[2]) - float(sys.argv[1])))" "$t0" "$(date +%s.%N)")
 }
+# names_on SOCK: the names of the router's Routes in demo, sorted, space-separated.
+names_on() { "$ROUTERCTL" -s "$1" get routes -n demo -o json | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+items = d["items"] if isinstance(d, dict) and "items" in d else d if isinstance(d, list) else [d]
+print(" ".join(sorted(i["metadata"]["name"] for i in items)) + " ")'; }
 both_connected() {
 	[ "$(store_of "$A_SOCK" "d['connected']")" = true ] && [ "$(store_of "$B_SOCK" "d['connected']")" = true ]
 }
@@ -323,6 +329,25 @@ t_expect_out "etcd $E_URL is unreachable" "the error names etcd and the endpoint
 route_on "$A_SOCK" lost && t_fail "the refused route is not stored"
 t_ok "apply with etcd down: refused, naming etcd $E_URL"
 
+# --- a router restarted while etcd is away: its local copy ------------------------------
+# B's copy (<state_dir>/etcd-cache.jsonl) holds its live generation; B is stopped and
+# started again with etcd still down: it serves what it held, says so, and refuses applies.
+cache_current() { [ "$(store_of "$B_SOCK" "d['cache']['current']")" = true ]; }
+poll_until 15 cache_current || t_fail "B's local copy holds its live generation" \
+	"$(store_of "$B_SOCK" "d['cache']")"
+B_BEFORE=$(names_on "$B_SOCK")
+_lab_stop_pid "$B_PID" 10
+B_PID=
+b_start
+[ "$(names_on "$B_SOCK")" = "$B_BEFORE" ] ||
+	t_fail "B restarted with etcd down has the routes it held" "before: $B_BEFORE after: $(names_on "$B_SOCK")"
+[ "$(store_of "$B_SOCK" "d['connected']")" = false ] || t_fail "B says it is not connected"
+LOADED=$(store_of "$B_SOCK" "d['cache']['loaded_at_start']")
+[ "${LOADED:-0}" -gt 0 ] 2>/dev/null || t_fail "B's status says what its copy held" "$(store_of "$B_SOCK" "d['cache']")"
+apply_route "$B_SOCK" lost
+t_expect_rc 1 "apply to B from its copy fails"
+t_ok "B restarted with etcd down: $LOADED objects from its local copy, the same routes ($B_BEFORE), applies refused"
+
 # --- etcd returns ------------------------------------------------------------------------
 etcd_start || t_fail "etcd answers on $E_URL again"
 t_ok "etcd restarted (pid $E_PID)"
@@ -341,11 +366,6 @@ t_ok "exactly one leader again ($LEADER); Route after scheduled"
 # --- no route lost -----------------------------------------------------------------------
 want=$(ectl get --prefix "${PFX}objects/route.route.openshift.io/demo/" --keys-only |
 	sed -n 's|.*/demo/||p' | grep -v '^broken$' | sort | tr '\n' ' ')
-names_on() { "$ROUTERCTL" -s "$1" get routes -n demo -o json | python3 -c '
-import json, sys
-d = json.load(sys.stdin)
-items = d["items"] if isinstance(d, dict) and "items" in d else d if isinstance(d, list) else [d]
-print(" ".join(sorted(i["metadata"]["name"] for i in items)) + " ")'; }
 [ "$want" = "after first hand late second web " ] || t_fail "etcd holds every route" "etcd: $want"
 [ "$(names_on "$A_SOCK")" = "$want" ] || t_fail "A has every route" "A: $(names_on "$A_SOCK") etcd: $want"
 [ "$(names_on "$B_SOCK")" = "$want" ] || t_fail "B has every route" "B: $(names_on "$B_SOCK") etcd: $want"

@@ -1,0 +1,191 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The etcd store's local copy (cache.h). */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <rte_log.h>
+
+#include "etcd/cache.h"
+#include "journal.h"
+#include "kinds/kinds.h"
+#include "router.h"
+#include "store.h"
+
+#define CACHE_FILE "etcd-cache.jsonl"
+#define CACHE_MIN_INTERVAL_MS 2000
+
+struct sy_etcd_cache {
+	char path[600];
+	size_t loaded;        /* objects loaded at start */
+	uint64_t written_gen; /* the generation the file holds (0: none yet) */
+	uint64_t due_ms;      /* not written again before */
+	size_t written;       /* objects in the last write */
+	time_t written_at;
+	char last_error[700];
+};
+
+static struct sy_etcd_cache *
+cache_of(struct sy_router *r)
+{
+	if (r->etcd_cache == NULL) {
+		r->etcd_cache = calloc(1, sizeof(*r->etcd_cache));
+		if (r->etcd_cache != NULL) {
+			snprintf(r->etcd_cache->path, sizeof(r->etcd_cache->path), "%s/%s",
+				 r->cfg.state_dir, CACHE_FILE);
+			/* In etcd mode nothing else makes the state directory. */
+			if (sy_mkdir_p(r->cfg.state_dir) < 0)
+				RTE_LOG(WARNING, USER1, "etcd cache: cannot make %s: %s\n",
+					r->cfg.state_dir, strerror(errno));
+		}
+	}
+	return r->etcd_cache;
+}
+
+static uint64_t
+mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+int
+sy_etcd_cache_load(struct sy_router *r)
+{
+	struct sy_etcd_cache *c = cache_of(r);
+	FILE *f;
+	char *line = NULL;
+	size_t cap = 0, lineno = 0;
+	ssize_t len;
+
+	if (c == NULL)
+		return -ENOMEM;
+	f = fopen(c->path, "r");
+	if (f == NULL)
+		return 0;
+	while ((len = getline(&line, &cap, f)) > 0) {
+		json_t *rec = json_loadb(line, (size_t)len, 0, NULL);
+		json_t *obj = json_object_get(rec, "object");
+		json_t *md = json_object_get(obj, "metadata");
+		const struct sy_kind *kind =
+			sy_kind_for_object(json_string_value(json_object_get(obj, "apiVersion")),
+					   json_string_value(json_object_get(obj, "kind")));
+		const char *ns = json_string_value(json_object_get(md, "namespace"));
+		const char *name = json_string_value(json_object_get(md, "name"));
+		char err[400];
+
+		lineno++;
+		if (kind == NULL || name == NULL) {
+			RTE_LOG(WARNING, USER1, "%s:%zu: not an object of a known kind: skipped\n",
+				c->path, lineno);
+		} else if (sy_ops_ingest(r, obj, json_integer_value(json_object_get(rec, "create_rev")),
+					 kind, kind->cluster_scoped ? "" : (ns ? ns : ""), name, err,
+					 sizeof(err)) < 0) {
+			RTE_LOG(WARNING, USER1, "%s:%zu: %s: skipped\n", c->path, lineno, err);
+		} else {
+			c->loaded++;
+		}
+		json_decref(rec);
+	}
+	free(line);
+	fclose(f);
+	sy_store_cool(&r->store);
+	RTE_LOG(NOTICE, USER1, "etcd cache %s: %zu objects loaded (served until etcd answers)\n",
+		c->path, c->loaded);
+	return (int)c->loaded;
+}
+
+/* One JSON line per object: {"create_rev": N, "object": {...}}. */
+static int
+write_snapshot(struct sy_router *r, struct sy_etcd_cache *c, size_t *n_out)
+{
+	char tmp[640];
+	struct sy_object **all;
+	size_t n, i;
+	FILE *f;
+	int rc = 0;
+
+	snprintf(tmp, sizeof(tmp), "%s.tmp", c->path);
+	f = fopen(tmp, "w");
+	if (f == NULL)
+		return -errno;
+	all = sy_store_list(&r->store, NULL, NULL, &n);
+	if (all == NULL && n > 0)
+		rc = -ENOMEM;
+	for (i = 0; rc == 0 && i < n; i++) {
+		json_t *rec = json_pack("{s:I, s:O}", "create_rev", (json_int_t)all[i]->create_rev,
+					"object", all[i]->obj);
+
+		if (rec == NULL || json_dumpf(rec, f, JSON_COMPACT) < 0 || fputc('\n', f) == EOF)
+			rc = -EIO;
+		json_decref(rec);
+	}
+	free(all);
+	sy_store_cool(&r->store);
+	if (rc == 0 && (fflush(f) != 0 || fsync(fileno(f)) != 0))
+		rc = -errno;
+	if (fclose(f) != 0 && rc == 0)
+		rc = -errno;
+	if (rc == 0 && rename(tmp, c->path) != 0)
+		rc = -errno;
+	if (rc < 0)
+		unlink(tmp);
+	*n_out = n;
+	return rc;
+}
+
+void
+sy_etcd_cache_tick(struct sy_router *r)
+{
+	struct sy_etcd_cache *c;
+	uint64_t t0, took;
+	size_t n = 0;
+	int rc;
+
+	if (r->etcd == NULL || (c = cache_of(r)) == NULL || c->written_gen == r->gen_id)
+		return;
+	t0 = mono_ms();
+	if (t0 < c->due_ms)
+		return;
+	rc = write_snapshot(r, c, &n);
+	took = mono_ms() - t0;
+	/* A slow write (a big store) is not repeated sooner than ten times
+	 * what it took: the control thread has other work. */
+	c->due_ms = mono_ms() + (took * 10 > CACHE_MIN_INTERVAL_MS ? took * 10 : CACHE_MIN_INTERVAL_MS);
+	if (rc < 0) {
+		snprintf(c->last_error, sizeof(c->last_error), "%.600s: %.90s", c->path, strerror(-rc));
+		RTE_LOG(WARNING, USER1, "etcd cache: %s (tried again later)\n", c->last_error);
+		return;
+	}
+	c->last_error[0] = '\0';
+	c->written_gen = r->gen_id;
+	c->written = n;
+	c->written_at = time(NULL);
+}
+
+json_t *
+sy_etcd_cache_status(const struct sy_router *r)
+{
+	const struct sy_etcd_cache *c = r->etcd_cache;
+
+	if (c == NULL)
+		return json_null();
+	return json_pack("{s:s, s:I, s:I, s:I, s:b, s:s?}", "path", c->path, "loaded_at_start",
+			 (json_int_t)c->loaded, "objects_written", (json_int_t)c->written,
+			 "written_at", (json_int_t)c->written_at, "current",
+			 c->written_gen == r->gen_id, "last_error",
+			 c->last_error[0] ? c->last_error : NULL);
+}
+
+void
+sy_etcd_cache_free(struct sy_router *r)
+{
+	free(r->etcd_cache);
+	r->etcd_cache = NULL;
+}
