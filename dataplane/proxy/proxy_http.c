@@ -241,26 +241,83 @@ px_response_done(struct sy_worker *w, struct sy_proxy *px, bool backend_reusable
 /* Our forwarded headers after the request's, by the rule's policy (the
  * OpenShift router's ROUTER_SET_FORWARDED_HEADERS, append by default; a
  * replace policy's removal of the client's is px_filter_request's). */
+/* A bounded writer for the headers made per request: printf's format
+ * parsing was 2 % of a keep-alive proxy worker's time (perf record). ok
+ * turns false once anything did not fit. */
+struct hdr_out {
+	char *p, *end;
+	bool ok;
+};
+
+static void
+put_mem(struct hdr_out *o, const char *s, size_t n)
+{
+	if ((size_t)(o->end - o->p) < n) {
+		o->ok = false;
+		return;
+	}
+	memcpy(o->p, s, n);
+	o->p += n;
+}
+#define PUT_LIT(o, lit) put_mem((o), (lit), sizeof(lit) - 1)
+
+static void
+put_str(struct hdr_out *o, const char *s)
+{
+	put_mem(o, s, strlen(s));
+}
+
+static void
+put_uint(struct hdr_out *o, unsigned v)
+{
+	char b[10];
+	unsigned i = sizeof(b);
+
+	do
+		b[--i] = (char)('0' + v % 10);
+	while ((v /= 10) != 0);
+	put_mem(o, b + i, sizeof(b) - i);
+}
+
+static void
+put_ipv4(struct hdr_out *o, const uint8_t ip[4])
+{
+	put_uint(o, ip[0]);
+	PUT_LIT(o, ".");
+	put_uint(o, ip[1]);
+	PUT_LIT(o, ".");
+	put_uint(o, ip[2]);
+	PUT_LIT(o, ".");
+	put_uint(o, ip[3]);
+}
+
 static uint32_t
 forwarded_headers(const struct sy_proxy *px, const struct sy_px_req *req, uint8_t policy,
 		  char *out, size_t room)
 {
 	const uint8_t *ip = (const uint8_t *)&px->cc->client_ip;
-	int n;
+	const char *proto = px->tls ? "https" : "http";
+	struct hdr_out o = { out, out + room, true };
 
 	if (policy == SY_FWD_NEVER || (policy == SY_FWD_IF_NONE && req->has_forwarded))
 		return 0;
-	n = snprintf(out, room,
-			 "X-Forwarded-For: %u.%u.%u.%u\r\n"
-			 "X-Forwarded-Host: %s\r\n"
-			 "X-Forwarded-Port: %u\r\n"
-			 "X-Forwarded-Proto: %s\r\n"
-			 "Forwarded: for=%u.%u.%u.%u;host=%s;proto=%s\r\n",
-			 ip[0], ip[1], ip[2], ip[3], req->h.host, rte_be_to_cpu_16(px->cc->vip_port),
-			 px->tls ? "https" : "http", ip[0], ip[1], ip[2], ip[3], req->h.host,
-			 px->tls ? "https" : "http");
-
-	return n > 0 && (size_t)n < room ? (uint32_t)n : 0;
+	PUT_LIT(&o, "X-Forwarded-For: ");
+	put_ipv4(&o, ip);
+	PUT_LIT(&o, "\r\nX-Forwarded-Host: ");
+	put_str(&o, req->h.host);
+	PUT_LIT(&o, "\r\nX-Forwarded-Port: ");
+	put_uint(&o, rte_be_to_cpu_16(px->cc->vip_port));
+	PUT_LIT(&o, "\r\nX-Forwarded-Proto: ");
+	put_str(&o, proto);
+	PUT_LIT(&o, "\r\nForwarded: for=");
+	put_ipv4(&o, ip);
+	PUT_LIT(&o, ";host=");
+	put_str(&o, req->h.host);
+	PUT_LIT(&o, ";proto=");
+	put_str(&o, proto);
+	PUT_LIT(&o, "\r\n");
+	/* As snprintf was used: nothing unless all of it fits, with room for a NUL. */
+	return o.ok && o.p < o.end ? (uint32_t)(o.p - out) : 0;
 }
 
 /*
