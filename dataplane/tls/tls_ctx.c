@@ -144,7 +144,11 @@ sess_new_cb(SSL *s, SSL_SESSION *sess)
 	const unsigned char *id = SSL_SESSION_get_id(sess, &len);
 	unsigned slot;
 
-	if (tw == NULL || len == 0)
+	/* TLS 1.3 resumes by ticket, never by session ID: OpenSSL still
+	 * reports each ticket's session here, whose ID is a dummy. Caching
+	 * them would cost a session free per full handshake and push the
+	 * TLS 1.2 sessions this cache is for out of their slots. */
+	if (tw == NULL || len == 0 || SSL_SESSION_get_protocol_version(sess) >= TLS1_3_VERSION)
 		return 0;
 	slot = sess_slot(id, len);
 	if (tw->sess[slot] != NULL)

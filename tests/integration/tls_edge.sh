@@ -371,6 +371,12 @@ resumptions() {
 	t_json "$T_OUT" '" ".join(str(w["tls_resumptions"]) for w in d["workers"])'
 }
 before=$(resumptions)
+# cached: the per-worker session caches' insertions (TLS 1.2 session IDs only).
+cached() {
+	rctl stats -o json
+	t_json "$T_OUT" 'sum(w["tls_sessions_cached"] for w in d["workers"])'
+}
+cached0=$(cached)
 # The TLS 1.3 ticket comes after the handshake: s_client sends a request and reads to the end
 # (-ign_eof) so that it has the ticket before it writes -sess_out. Eight tickets, each
 # resumed on a new connection (either worker).
@@ -384,6 +390,7 @@ for i in 1 2 3 4 5 6 7 8; do
 	reused=$((reused + 1))
 done
 t_ok "TLS 1.3 resumption: $reused of 8 tickets resumed (Reused, TLSv1.3)"
+[ "$(cached)" = "$cached0" ] || t_fail "TLS 1.3 sessions stay out of the session-ID cache" "tls_sessions_cached $cached0 -> $(cached)"
 # One ticket per handshake (tls.tickets, default 1; OpenSSL's own default would send two).
 t_run lab_client timeout 10 sh -c "printf 'GET / HTTP/1.1\r\nHost: a.edge.$D\r\nConnection: close\r\n\r\n' |
 	openssl s_client -connect $R:443 -servername a.edge.$D -tls1_3 -ign_eof -msg"
@@ -393,7 +400,12 @@ t_ok "a full TLS 1.3 handshake brings exactly one NewSessionTicket (tls.tickets)
 s_client -servername "a.edge.$D" -tls1_2 -reconnect
 n=$(printf '%s\n' "$T_OUT" | grep -c '^Reused, TLSv1\.2, Cipher is')
 [ "$n" -eq 5 ] || t_fail "TLS 1.2 -reconnect: the 5 reconnects say Reused, TLSv1.2" "seen $n; $(t_seen)"
-t_ok "TLS 1.2 resumption: s_client -reconnect reused the session 5 times"
+t_ok "TLS 1.2 resumption: s_client -reconnect reused the session 5 times (by ticket)"
+# Without a ticket (-no_ticket) a TLS 1.2 session resumes by ID from the cache of the worker
+# that made it; TLS 1.3 sessions were kept out of those caches above.
+s_client -servername "a.edge.$D" -tls1_2 -no_ticket -reconnect
+[ "$(cached)" -gt "$cached0" ] || t_fail "a TLS 1.2 session without a ticket is cached by ID" "tls_sessions_cached $cached0 -> $(cached); $(t_seen)"
+t_ok "TLS 1.2 without tickets: sessions cached by ID ($cached0 -> $(cached)); the TLS 1.3 ones were not"
 after=$(resumptions)
 # 13 resumptions over 2 workers: each has some (all on one: about 1 in 4000 if spread evenly).
 python3 -c 'import sys; b, a = (list(map(int, x.split())) for x in sys.argv[1:3]); sys.exit(not (len(a) == 2 and all(y - x > 0 for x, y in zip(b, a)) and sum(a) - sum(b) >= 13))' "$before" "$after" ||
