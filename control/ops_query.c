@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "observe/backend_stats.h"
 #include "observe/graph.h"
 #include "observe/metrics.h"
 #include "fleet/fleet.h"
@@ -46,7 +47,7 @@ endpoint_health(const struct sy_health *h, uint32_t ip, uint16_t port)
 }
 
 static void
-endpoints_live(const struct sy_health *h, json_t *items)
+endpoints_live(const struct sy_router *r, json_t *items)
 {
 	const json_t *item, *subset, *addr, *port;
 	size_t i, j, k, l;
@@ -63,6 +64,7 @@ endpoints_live(const struct sy_health *h, json_t *items)
 					continue;
 				json_array_foreach(json_object_get(subset, "ports"), l, port) {
 					struct sy_dp_endpoint_state st;
+					struct sy_backend_ctr ctr;
 					json_int_t p = json_integer_value(json_object_get(port, "port"));
 					json_t *be, *hj;
 
@@ -76,7 +78,10 @@ endpoints_live(const struct sy_health *h, json_t *items)
 						       "ejected", st.ejected_workers > 0, "ejected_workers",
 						       (json_int_t)st.ejected_workers, "failures_in_a_row",
 						       (json_int_t)st.failures);
-					hj = endpoint_health(h, a.v4, htons((uint16_t)p));
+					/* Proxied requests sent to it (backend_stats.h). */
+					sy_backend_stats_of(&r->backend_stats, a.v4, (uint16_t)p, &ctr);
+					json_object_set_new(be, "requests", json_integer((json_int_t)ctr.tr.requests));
+					hj = endpoint_health(&r->health, a.v4, htons((uint16_t)p));
 					if (be != NULL && hj != NULL)
 						json_object_set_new(be, "health", hj);
 					json_array_append_new(list, be);
@@ -150,7 +155,7 @@ sy_ops_get(struct sy_router *r, const json_t *req)
 		free(objs);
 	}
 	if (kind == &sy_kind_endpoints)
-		endpoints_live(&r->health, items);
+		endpoints_live(r, items);
 	if (kind == &sy_kind_router)
 		routers_live(r, items);
 	return json_pack("{s:b, s:s, s:o}", "ok", 1, "kind", kind->kind, "items", items);

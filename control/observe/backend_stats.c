@@ -185,6 +185,20 @@ sy_backend_stats_get(const struct sy_backend_stats *bs, uint16_t slot, struct sy
 	return 0;
 }
 
+int
+sy_backend_stats_of(const struct sy_backend_stats *bs, uint32_t ip, uint16_t port,
+		    struct sy_backend_ctr *out)
+{
+	char key[32], a[INET_ADDRSTRLEN];
+	void *v;
+
+	/* The name the plan gave the slot (above). */
+	inet_ntop(AF_INET, &ip, a, sizeof(a));
+	snprintf(key, sizeof(key), "%s:%u", a, port);
+	v = bs->slots.slot_of.slots != NULL ? sy_strmap_get(&bs->slots.slot_of, key) : NULL;
+	return sy_backend_stats_get(bs, (uint16_t)(uintptr_t)v, out);
+}
+
 void
 sy_backend_stats_fini(struct sy_backend_stats *bs)
 {

@@ -36,6 +36,10 @@ void sy_backend_stats_metrics(FILE *f, const struct sy_backend_stats *bs);
 /* The counters of the endpoint with this slot (sy_endpoint.stat_slot) into
  * out: 0, or -ENOENT (no such slot; out zeroed). */
 int sy_backend_stats_get(const struct sy_backend_stats *bs, uint16_t slot, struct sy_backend_ctr *out);
+/* The same by address (network order) and port: -ENOENT when the live
+ * generation has no such endpoint with a slot. */
+int sy_backend_stats_of(const struct sy_backend_stats *bs, uint32_t ip, uint16_t port,
+			struct sy_backend_ctr *out);
 void sy_backend_stats_fini(struct sy_backend_stats *bs);
 
 #endif

@@ -31,8 +31,9 @@ on_signal(int sig)
 /* One backend as a frame shows it. */
 struct top_backend {
 	char key[192]; /* "ns/name ip:port": the Endpoints object and the address */
-	double rate;   /* connections opened per second since the last frame */
-	json_int_t open, total;
+	double rate;     /* connections opened per second since the last frame */
+	double req_rate; /* proxied requests sent to it per second, the same */
+	json_int_t open, total, requests;
 	const char *health;
 	bool ejected;
 };
@@ -82,8 +83,8 @@ cmp_backends(const void *a, const void *b)
 {
 	const struct top_backend *x = a, *y = b;
 
-	if (x->rate != y->rate)
-		return x->rate < y->rate ? 1 : -1;
+	if (x->rate + x->req_rate != y->rate + y->req_rate)
+		return x->rate + x->req_rate < y->rate + y->req_rate ? 1 : -1;
 	if (x->open != y->open)
 		return x->open < y->open ? 1 : -1;
 	if (x->total != y->total)
@@ -127,8 +128,17 @@ workers_frame(FILE *out, const json_t *stats, const json_t *old, double dt)
 	fprintf(out, " %8lld\n", (long long)ival(t, "flows_active"));
 }
 
+/* Per second from an earlier sample (NULL: none, -1). */
+static double
+rate_of(json_int_t now, const json_t *before, double dt)
+{
+	if (before == NULL || dt <= 0 || now < json_integer_value(before))
+		return -1;
+	return (double)(now - json_integer_value(before)) / dt;
+}
+
 /* Backends of every Endpoints object, with their rates against prev (a
- * key -> connections object, replaced by this frame's). */
+ * key -> [connections, requests] object, replaced by this frame's). */
 static struct top_backend *
 collect_backends(const json_t *eps, json_t **prev, double dt, size_t *n)
 {
@@ -163,14 +173,15 @@ collect_backends(const json_t *eps, json_t **prev, double dt, size_t *n)
 				 (long long)ival(be, "port"));
 			b->open = ival(be, "open_connections");
 			b->total = ival(be, "connections");
+			b->requests = ival(be, "requests");
 			b->ejected = json_is_true(json_object_get(be, "ejected"));
 			b->health = json_string_value(
 				json_object_get(json_object_get(be, "health"), "state"));
 			old = *prev ? json_object_get(*prev, b->key) : NULL;
-			b->rate = old != NULL && dt > 0 && b->total >= json_integer_value(old)
-					  ? (double)(b->total - json_integer_value(old)) / dt
-					  : -1;
-			json_object_set_new(seen, b->key, json_integer(b->total));
+			b->rate = rate_of(b->total, json_array_get(old, 0), dt);
+			b->req_rate = rate_of(b->requests, json_array_get(old, 1), dt);
+			json_object_set_new(seen, b->key,
+					    json_pack("[I,I]", b->total, b->requests));
 		}
 	}
 done:
@@ -185,12 +196,14 @@ backends_frame(FILE *out, const struct top_backend *b, size_t n, size_t rows)
 {
 	size_t i;
 
-	fprintf(out, "\n%-44s %9s %8s %10s %-9s %s\n", "BACKEND (ENDPOINTS ADDRESS:PORT)", "CONN/S",
-		"OPEN", "CONNS", "HEALTH", "PASSIVE");
+	fprintf(out, "\n%-44s %9s %9s %8s %10s %10s %-9s %s\n", "BACKEND (ENDPOINTS ADDRESS:PORT)",
+		"CONN/S", "REQ/S", "OPEN", "CONNS", "REQS", "HEALTH", "PASSIVE");
 	for (i = 0; i < n && i < rows; i++) {
 		fprintf(out, "%-44s", b[i].key);
 		put_rate(out, 9, b[i].rate);
-		fprintf(out, " %8lld %10lld %-9s %s\n", (long long)b[i].open, (long long)b[i].total,
+		put_rate(out, 9, b[i].req_rate);
+		fprintf(out, " %8lld %10lld %10lld %-9s %s\n", (long long)b[i].open,
+			(long long)b[i].total, (long long)b[i].requests,
 			b[i].health ? b[i].health : "-", b[i].ejected ? "ejected" : "ok");
 	}
 	if (n == 0)
