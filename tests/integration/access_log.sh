@@ -43,7 +43,7 @@ t_run lab_client curl -s -m 5 -H "Host: plain.$D" "http://$R/"
 t_expect_out 'backend-a' "plain.$D answers (spliced)"
 L=$(lines_of "\\{plain\\.$D\\}")
 t_note "spliced: $L"
-printf '%s\n' "$L" | grep -Eq "^$LAB_CLIENT_IP:[0-9]+ \\[[0-9]{2}/[A-Z][a-z]{2}/[0-9]{4}:[0-9:.]+\\] $R:80 Route demo/plain $LAB_BACKEND_A_IP:80 [0-9]+/-/- - 0 [0-9]+ -- splice \\{plain\\.$D\\} \"GET /\"$" ||
+grep -Eq "^$LAB_CLIENT_IP:[0-9]+ \\[[0-9]{2}/[A-Z][a-z]{2}/[0-9]{4}:[0-9:.]+\\] $R:80 Route demo/plain $LAB_BACKEND_A_IP:80 [0-9]+/-/- - 0 [0-9]+ -- splice \\{plain\\.$D\\} \"GET /\"$" <<<"$L" ||
 	t_fail "a spliced connection is one line: client, date, frontend, route, backend, connect time, mode splice" "got: $L"
 t_ok "spliced connection logged (route, backend, connect time)"
 
@@ -53,9 +53,9 @@ t_expect_out 'backend-a' "web.$D / answers"
 L=$(lines_of "\\{web\\.$D\\}")
 t_note "proxied: $L"
 [ "$(printf '%s\n' "$L" | grep -c 'proxy {')" = 2 ] || t_fail "two requests, two lines" "got: $L"
-printf '%s\n' "$L" | grep -Eq " $R:80 Route demo/web $LAB_BACKEND_A_IP:80 -/[0-9]+/[0-9]+ 200 [1-9][0-9]* [1-9][0-9]* -- proxy \\{web\\.$D\\} \"GET /\"$" ||
+grep -Eq " $R:80 Route demo/web $LAB_BACKEND_A_IP:80 -/[0-9]+/[0-9]+ 200 [1-9][0-9]* [1-9][0-9]* -- proxy \\{web\\.$D\\} \"GET /\"$" <<<"$L" ||
 	t_fail "GET / : route web, backend a, 200, bytes both ways" "got: $L"
-printf '%s\n' "$L" | grep -Eq " Route demo/web-b $LAB_BACKEND_B_IP:80 -/[0-9]+/[0-9]+ 200 [1-9][0-9]* [1-9][0-9]* -- proxy \\{web\\.$D\\} \"GET /b\"$" ||
+grep -Eq " Route demo/web-b $LAB_BACKEND_B_IP:80 -/[0-9]+/[0-9]+ 200 [1-9][0-9]* [1-9][0-9]* -- proxy \\{web\\.$D\\} \"GET /b\"$" <<<"$L" ||
 	t_fail "GET /b : route web-b, backend b, 200" "got: $L"
 t_ok "each proxied request its own line (route, backend, status, bytes, times)"
 
@@ -63,7 +63,7 @@ t_run lab_client curl -s -m 5 -o /dev/null -w '%{http_code}' -H "Host: nowhere.$
 t_expect_out '^503$' "an unknown host: 503"
 L=$(lines_of "\\{nowhere\\.$D\\}")
 t_note "answer: $L"
-printf '%s\n' "$L" | grep -Eq " - - -/-/- 503 0 [0-9]+ no_route answer \\{nowhere\\.$D\\} \"GET /x\"$" ||
+grep -Eq " - - -/-/- 503 0 [0-9]+ no_route answer \\{nowhere\\.$D\\} \"GET /x\"$" <<<"$L" ||
 	t_fail "the router's own answer: mode answer, 503, no_route" "got: $L"
 t_ok "the router's own answer logged with its reason"
 

@@ -184,8 +184,8 @@ t_ok "wrk keep-alive and Connection: close through the proxy: no errors"
 # h2load in HTTP/1.1 mode: 2,000 requests over 10 keep-alive connections, none failed.
 t_run lab_client h2load --h1 -n 2000 -c 10 -m 1 -H ":authority: px.$D" "http://$LAB_ROUTER_IP/api/x"
 t_expect_rc 0 "h2load --h1"
-printf '%s\n' "$T_OUT" | grep -Eq '^requests: 2000 total, 2000 started, 2000 done, 2000 succeeded, 0 failed, 0 errored' &&
-	printf '%s\n' "$T_OUT" | grep -Eq '^status codes: 2000 2xx' ||
+grep -Eq '^requests: 2000 total, 2000 started, 2000 done, 2000 succeeded, 0 failed, 0 errored' <<<"$T_OUT" &&
+	grep -Eq '^status codes: 2000 2xx' <<<"$T_OUT" ||
 	t_fail "h2load --h1: 2000 requests, all 2xx, none failed" "seen: $(t_seen)"
 t_ok "h2load --h1 -n 2000 -c 10 through the proxy: 2000 succeeded, all 2xx"
 

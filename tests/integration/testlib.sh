@@ -55,11 +55,13 @@ t_expect_rc() {
 }
 # t_expect_out REGEX WHAT: stdout+stderr of the last t_run matches the extended REGEX.
 t_expect_out() {
-	printf '%s\n%s\n' "$T_OUT" "$T_ERR" | grep -Eq -- "$1" ||
+	# A here-string, not a pipe: grep -q leaves at the first match, and under pipefail
+	# a writer still writing a long output would die of SIGPIPE and fail the check.
+	grep -Eq -- "$1" <<<"$T_OUT"$'\n'"$T_ERR" ||
 		t_fail "$2" "expected output matching /$1/" "seen: $(t_seen)"
 }
 t_expect_no_out() {
-	! printf '%s\n%s\n' "$T_OUT" "$T_ERR" | grep -Eq -- "$1" ||
+	! grep -Eq -- "$1" <<<"$T_OUT"$'\n'"$T_ERR" ||
 		t_fail "$2" "expected no output matching /$1/" "seen: $(t_seen)"
 }
 

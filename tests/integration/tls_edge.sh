@@ -764,7 +764,7 @@ t_run lab_client timeout 10 bash -c "(sleep 1; echo R; sleep 2) |
 	openssl s_client -connect $R:443 -servername a.edge.$D -tls1_2 2>&1"
 t_note "renegotiation: $(printf '%s\n' "$T_OUT" | sed -n '/RENEGOTIATING/,$p' | head -n 6 | tr '\n' ' ')"
 t_expect_out 'RENEGOTIATING' "s_client asked to renegotiate"
-printf '%s\n' "$T_OUT" | sed -n '/RENEGOTIATING/,$p' | grep -q 'no renegotiation' ||
+grep -q 'no renegotiation' <<<"$(sed -n '/RENEGOTIATING/,$p' <<<"$T_OUT")" ||
 	t_fail "the renegotiation is refused (s_client: no renegotiation)" "$(t_seen)"
 sy_pid_alive "$ROUTERD_PID" || t_fail "routerd runs after a renegotiation attempt" "$(tail -n 30 "$LAB_ROUTERD_LOG")"
 expect_https "a.edge.$D" / backend-a "after the renegotiation attempt: https://a.edge.$D/ answers 200"
