@@ -68,23 +68,6 @@ t_ok "router B (shard-b, no ports) started (pid $B_PID)"
 A_SOCK=$LAB_SOCKET
 actl() { t_run "$ROUTERCTL" -s "$A_SOCK" "$@"; }
 bctl() { t_run "$ROUTERCTL" -s "$B_SOCK" "$@"; }
-store_of() { # SOCK PYEXPR over d = status's "store"
-	local j
-	j=$("$ROUTERCTL" -s "$1" status -o json 2>/dev/null) || { echo "?"; return; }
-	t_json "$j" "(lambda d: $2)(d['store'])" 2>/dev/null || echo "?"
-}
-# poll_until SECONDS CMD...: CMD until it succeeds, SECONDS at most; WAITED = seconds taken.
-poll_until() {
-	local t0 deadline
-	t0=$(date +%s.%N)
-	deadline=$((SECONDS + $1))
-	shift
-	until "$@"; do
-		[ "$SECONDS" -lt "$deadline" ] || { WAITED=timeout; return 1; }
-		sleep 0.1
-	done
-	WAITED=$(python3 -c "import sys; print('%.2f' % (float(sys.argv[2]) - float(sys.argv[1])))" "$t0" "$(date +%s.%N)")
-}
 # names_on SOCK: the names of the router's Routes in demo, sorted, space-separated.
 names_on() { "$ROUTERCTL" -s "$1" get routes -n demo -o json | python3 -c '
 import json, sys

@@ -25,14 +25,9 @@ source "$SY_SRC/tools/lib/etcd_lab.sh"
 N=3
 vl_init "fh$(($$ % 1000000))" "$N" || t_fail "setup" "bad lab id"
 _fleet_on_exit() {
-	local i
 	etcd_lab_down
 	[ "$1" -eq 0 ] && return 0
-	for ((i = 0; i < N; i++)); do
-		[ -s "$(vl_log "$i")" ] || continue
-		printf '# --- last 15 lines of routerd %d ---\n' "$i"
-		tail -n 15 "$(vl_log "$i")" | sed 's/^/# /'
-	done
+	vl_dump_logs
 }
 LAB_ON_EXIT=_fleet_on_exit
 lab_cleanup_on_exit
@@ -68,30 +63,14 @@ for ((i = 0; i < N; i++)); do
 	vl_wait "$i" 40 || t_fail "routerd $i started" "$(tail -n 20 "$(vl_log "$i")")"
 done
 
-# store_of NODE PYEXPR: over d = the node's status "store" ("?" when it does not answer).
-store_of() {
-	local j
-	j=$(vl_ctl "$1" status -o json 2>/dev/null) || { echo "?"; return; }
-	t_json "$j" "(lambda d: $2)(d['store'])" 2>/dev/null || echo "?"
-}
-# poll_until SECONDS CMD...: CMD until it succeeds, SECONDS at most; WAITED = seconds taken.
-poll_until() {
-	local t0 deadline
-	t0=$(date +%s.%N)
-	deadline=$((SECONDS + $1))
-	shift
-	until "$@"; do
-		[ "$SECONDS" -lt "$deadline" ] || { WAITED=timeout; return 1; }
-		sleep 0.1
-	done
-	WAITED=$(python3 -c "import sys; print('%.2f' % (float(sys.argv[2]) - float(sys.argv[1])))" "$t0" "$(date +%s.%N)")
-}
+# node_store NODE PYEXPR: store_of (testlib.sh) for routerd NODE.
+node_store() { store_of "$(vl_sock "$1")" "$2"; }
 running() { [ -n "${VL_PID[$1]:-}" ]; }
 all_connected() { # every running node: connected to etcd
 	local i
 	for ((i = 0; i < N; i++)); do
 		running "$i" || continue
-		[ "$(store_of "$i" "d['connected']")" = true ] || return 1
+		[ "$(node_store "$i" "d['connected']")" = true ] || return 1
 	done
 }
 LEADER=
@@ -99,7 +78,7 @@ one_leader() { # exactly one running node leads; LEADER = it
 	local i n=0
 	for ((i = 0; i < N; i++)); do
 		running "$i" || continue
-		[ "$(store_of "$i" "d['scheduler_leader']")" = true ] && LEADER=$i && n=$((n + 1))
+		[ "$(node_store "$i" "d['scheduler_leader']")" = true ] && LEADER=$i && n=$((n + 1))
 	done
 	[ "$n" -eq 1 ]
 }
@@ -247,7 +226,7 @@ poll_until 30 all_connected || t_fail "node 0 reconnects to etcd"
 etcd_stop
 all_down() {
 	local i
-	for ((i = 0; i < N; i++)); do [ "$(store_of "$i" "d['connected']")" = false ] || return 1; done
+	for ((i = 0; i < N; i++)); do [ "$(node_store "$i" "d['connected']")" = false ] || return 1; done
 }
 poll_until 20 all_down || t_fail "every node's status says disconnected"
 serves "$V1" "web.$D" && serves "$V2" "late.$D" && serves "$V3" "api.$D" ||

@@ -49,6 +49,25 @@ t_seen() { printf 'exit %s; stdout: %s; stderr: %s' "$T_RC" "${T_OUT:0:1500}" "$
 # rctl ARGS...: routerctl on this test's socket, through t_run.
 rctl() { t_run "$ROUTERCTL" -s "$LAB_SOCKET" "$@"; }
 
+# poll_until SECONDS CMD...: CMD until it succeeds, SECONDS at most; WAITED = seconds taken.
+poll_until() {
+	local t0 deadline
+	t0=$(date +%s.%N)
+	deadline=$((SECONDS + $1))
+	shift
+	until "$@"; do
+		[ "$SECONDS" -lt "$deadline" ] || { WAITED=timeout; return 1; }
+		sleep 0.1
+	done
+	WAITED=$(python3 -c "import sys; print('%.2f' % (float(sys.argv[2]) - float(sys.argv[1])))" "$t0" "$(date +%s.%N)")
+}
+# store_of SOCK PYEXPR: PYEXPR over d = the status op's "store" of the routerd on SOCK ("?"
+# when it does not answer).
+store_of() {
+	local j
+	j=$("$ROUTERCTL" -s "$1" status -o json 2>/dev/null) || { echo "?"; return; }
+	t_json "$j" "(lambda d: $2)(d['store'])" 2>/dev/null || echo "?"
+}
 # t_expect_rc WANT WHAT: the last t_run exited WANT (a number or a|b list like 1|2).
 t_expect_rc() {
 	[[ "|$1|" == *"|$T_RC|"* ]] || t_fail "$2" "expected exit status $1" "seen: $(t_seen)"

@@ -21,13 +21,8 @@ source "$SY_SRC/tools/lib/vrrp_lab.sh"
 N=3
 vl_init "vr$(($$ % 1000000))" "$N" || t_fail "setup" "bad lab id"
 _vrrp_on_exit() {
-	local i
 	[ "$1" -eq 0 ] && return 0
-	for ((i = 0; i < N; i++)); do
-		[ -s "$(vl_log "$i")" ] || continue
-		printf '# --- last 15 lines of routerd %d ---\n' "$i"
-		tail -n 15 "$(vl_log "$i")" | sed 's/^/# /'
-	done
+	vl_dump_logs
 }
 LAB_ON_EXIT=_vrrp_on_exit
 lab_cleanup_on_exit

@@ -122,6 +122,17 @@ vl_up() {
 	_lab_nginx a "$LAB_BACKEND_A_IP" backend-a "a.passthrough.$LAB_DOMAIN" || return 1
 }
 
+# vl_dump_logs: the last 15 lines of every routerd's log, as TAP comments (a failed test's
+# exit hook).
+vl_dump_logs() {
+	local i
+	for ((i = 0; i < VL_NODES; i++)); do
+		[ -s "$(vl_log "$i")" ] || continue
+		printf '# --- last 15 lines of routerd %d ---\n' "$i"
+		tail -n 15 "$(vl_log "$i")" | sed 's/^/# /'
+	done
+}
+
 # vl_start I: start routerd I (appending to its log); VL_PID[I].
 vl_start() {
 	local i=$1
