@@ -24,6 +24,7 @@
 
 #include "compile.h"
 #include "eal_args.h"
+#include "tls/tls_alloc.h"
 #include "etcd/cache.h"
 #include "etcd/sync.h"
 #include "fleet/fleet.h"
@@ -157,6 +158,8 @@ main(int argc, char **argv)
 	sigset_t sigs;
 	int opt, rc, sigfd, i, exit_code = 1, metrics_fd = -1;
 
+	/* Before anything touches OpenSSL (dataplane/tls/tls_alloc.h). */
+	sy_tls_alloc_install();
 	while ((opt = getopt_long(argc, argv, "c:h", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'c':
