@@ -37,15 +37,29 @@ static __thread struct {
 	size_t bytes[N_CLASSES];
 } lists;
 
+/* The smallest class that holds n, from n's highest bit: 2^k >= n > 2^(k-1),
+ * then 0.75 * 2^k (the 1.5x class below 2^k) if that is enough. */
 static unsigned
 class_of(size_t n)
 {
-	unsigned c;
+	unsigned k;
 
-	for (c = 0; c < N_CLASSES; c++)
-		if (n <= class_size[c])
-			return c;
-	return CLASS_BIG;
+	if (n <= 16)
+		return 0;
+	if (n <= 32)
+		return 1; /* there is no 24 */
+	if (n > 65536)
+		return CLASS_BIG;
+	k = 64 - (unsigned)__builtin_clzll((unsigned long long)n - 1);
+	return n <= (3ull << (k - 2)) ? 2 * k - 10 : 2 * k - 9;
+}
+
+size_t
+sy_tls_alloc_class_size(size_t n)
+{
+	unsigned c = class_of(n);
+
+	return c == CLASS_BIG ? 0 : class_size[c];
 }
 
 void *

@@ -32,6 +32,8 @@ bool sy_tls_alloc_install(void);
 void *sy_tls_mem_malloc(size_t n, const char *file, int line);
 void *sy_tls_mem_realloc(void *p, size_t n, const char *file, int line);
 void sy_tls_mem_free(void *p, const char *file, int line);
+/* The size of the class a block of n bytes comes from (0: over 64 KiB). */
+size_t sy_tls_alloc_class_size(size_t n);
 /* Bytes on the calling thread's free lists. */
 size_t sy_tls_alloc_cached(void);
 

@@ -42,6 +42,26 @@ test_blocks_aligned_and_reused(void **state)
 	F(NULL); /* as free(NULL) */
 }
 
+/* Every size gets the smallest class that holds it. */
+static void
+test_classes(void **state)
+{
+	static const size_t cls[] = { 16,   32,   48,   64,    96,    128,   192,   256,
+				      384,  512,  768,  1024,  1536,  2048,  3072,  4096,
+				      6144, 8192, 12288, 16384, 24576, 32768, 49152, 65536 };
+	size_t n, c = 0;
+
+	(void)state;
+	for (n = 1; n <= 65536; n++) {
+		while (cls[c] < n)
+			c++;
+		if (sy_tls_alloc_class_size(n) != cls[c])
+			fail_msg("size %zu: class %zu, want %zu", n, sy_tls_alloc_class_size(n), cls[c]);
+	}
+	assert_int_equal(sy_tls_alloc_class_size(65537), 0);
+	assert_int_equal(sy_tls_alloc_class_size(1u << 30), 0);
+}
+
 static void
 test_resize(void **state)
 {
@@ -134,6 +154,7 @@ int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_classes),
 		cmocka_unit_test(test_blocks_aligned_and_reused),
 		cmocka_unit_test(test_resize),
 		cmocka_unit_test(test_lists_bounded),
@@ -146,7 +167,8 @@ main(void)
 	 * skipped. */
 	if (!sy_tls_alloc_install()) {
 		const struct CMUnitTest mine[] = {
-			cmocka_unit_test(test_blocks_aligned_and_reused),
+			cmocka_unit_test(test_classes),
+		cmocka_unit_test(test_blocks_aligned_and_reused),
 			cmocka_unit_test(test_resize),
 			cmocka_unit_test(test_lists_bounded),
 			cmocka_unit_test(test_freed_by_another_thread),
