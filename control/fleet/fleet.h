@@ -38,6 +38,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <stdio.h>
+
 #include <jansson.h>
 
 #include "errors.h"
@@ -67,6 +69,10 @@ void sy_fleet_dns_publish(struct sy_router *r);
  * (JSON null when vrrp is off). */
 void sy_fleet_vips_publish(struct sy_router *r);
 json_t *sy_fleet_vips_status(const struct sy_router *r);
+/* The Prometheus series of VIP failover (nothing when vrrp is off): per VIP,
+ * 1 while this router is its master, its state changes, its master's last
+ * advert's age. */
+void sy_fleet_vips_metrics(FILE *f, const struct sy_router *r);
 
 /* ---- selector.c ---- */
 /* A Router's spec.routeSelector / spec.namespaceSelector: a Kubernetes

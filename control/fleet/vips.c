@@ -11,6 +11,7 @@
 #include <arpa/inet.h>
 
 #include "fleet/fleet.h"
+#include "observe/metrics.h"
 #include "router.h"
 #include "store.h"
 #include "sy_dataplane.h"
@@ -87,4 +88,40 @@ sy_fleet_vips_status(const struct sy_router *r)
 	return json_pack("{s:i, s:i, s:i, s:b, s:o}", "node", r->cfg.vrrp.node, "nodes",
 			 r->cfg.vrrp.nodes, "advert_interval_ms", r->cfg.vrrp.advert_ms, "preempt",
 			 r->cfg.vrrp.preempt, "vips", list);
+}
+
+void
+sy_fleet_vips_metrics(FILE *f, const struct sy_router *r)
+{
+	struct sy_vrrp_status s[SY_VRRP_VIPS_MAX];
+	char vip[SY_VRRP_VIPS_MAX][INET_ADDRSTRLEN];
+	bool have[SY_VRRP_VIPS_MAX];
+	unsigned i;
+
+	if (!r->cfg.vrrp.enabled)
+		return;
+	for (i = 0; i < SY_VRRP_VIPS_MAX; i++) {
+		have[i] = sy_dp_vrrp_status(i, &s[i]) == 0;
+		if (have[i])
+			inet_ntop(AF_INET, &s[i].vip, vip[i], sizeof(vip[i]));
+	}
+	sy_prom_head(f, "switchyard_vrrp_master", "gauge",
+		     "1 while this router holds the VIP (VRRP master), else 0.");
+	for (i = 0; i < SY_VRRP_VIPS_MAX; i++)
+		if (have[i])
+			fprintf(f, "switchyard_vrrp_master{vip=\"%s\",vrid=\"%u\"} %d\n", vip[i],
+				s[i].vrid, s[i].state == SY_VRRP_MASTER);
+	sy_prom_head(f, "switchyard_vrrp_transitions_total", "counter",
+		     "State changes of the VIP's virtual router on this router since it started.");
+	for (i = 0; i < SY_VRRP_VIPS_MAX; i++)
+		if (have[i])
+			fprintf(f, "switchyard_vrrp_transitions_total{vip=\"%s\",vrid=\"%u\"} %u\n",
+				vip[i], s[i].vrid, s[i].transitions);
+	sy_prom_head(f, "switchyard_vrrp_master_advert_age_seconds", "gauge",
+		     "Time since the VIP's master last advertised (0 while this router is it).");
+	for (i = 0; i < SY_VRRP_VIPS_MAX; i++)
+		if (have[i] && s[i].master_seen_ms_ago != UINT64_MAX)
+			fprintf(f, "switchyard_vrrp_master_advert_age_seconds{vip=\"%s\",vrid=\"%u\"} %.3f\n",
+				vip[i], s[i].vrid,
+				s[i].state == SY_VRRP_MASTER ? 0.0 : (double)s[i].master_seen_ms_ago / 1e3);
 }

@@ -13,6 +13,7 @@
 #include "observe/backend_stats.h"
 #include "observe/metrics.h"
 #include "observe/route_state.h"
+#include "fleet/fleet.h"
 #include "router.h"
 #include "observe/route_stats.h"
 #include "strmap.h"
@@ -364,6 +365,7 @@ sy_metrics_text(struct sy_router *r, size_t *len)
 	control_metrics(f, r);
 	contour_gauges(f, r);
 	health_metrics(f, &r->health);
+	sy_fleet_vips_metrics(f, r); /* VIP failover (fleet/vips.c) */
 	sy_route_stats_metrics(f, &r->route_stats);
 	if (r->dataplane_up)
 		sy_backend_stats_metrics(f, &r->backend_stats);

@@ -51,6 +51,16 @@ t_expect_out "198\.18\.0\.80 +1 +backup +240 +198\.18\.0\.11 +250 +[0-9]+ +[0-9]
 t_note "routerctl status on node 1:"
 printf '%s\n' "$T_OUT" | sed -n '/^vrrp:/,/^$/p' | sed 's/^/#   /'
 t_ok "routerctl status: VRID, state, priority, master and its priority, transitions, last advert"
+t_run vl_ctl 0 metrics
+t_expect_out '^switchyard_vrrp_master\{vip="198\.18\.0\.80",vrid="1"\} 1$' "metrics: node 0 holds .80"
+t_expect_out '^switchyard_vrrp_master\{vip="198\.18\.0\.81",vrid="2"\} 0$' "metrics: node 0 does not hold .81"
+t_expect_out '^switchyard_vrrp_master_advert_age_seconds\{vip="198\.18\.0\.81",vrid="2"\} 0\.[0-9]+$' \
+	"metrics: the age of .81's master's last advert (under a second)"
+if command -v promtool >/dev/null; then
+	flagged=$(promtool check metrics <<<"$T_OUT" 2>&1 | grep -i vrrp)
+	[ -z "$flagged" ] || t_fail "promtool flags none of the vrrp series" "$flagged"
+fi
+t_ok "metrics: switchyard_vrrp_master per VIP (1 on its owner), transitions, the master's advert age"
 
 # --- ARP and TCP through each VIP ---
 check_vip() { # V NODE: curl through VIP V works and the client's ARP says NODE's MAC
