@@ -18,11 +18,14 @@
 
 #define CACHE_FILE "etcd-cache.jsonl"
 #define CACHE_MIN_INTERVAL_MS 2000
+#define CACHE_QUIET_MS 2000
 
 struct sy_etcd_cache {
 	char path[600];
 	size_t loaded;        /* objects loaded at start */
 	uint64_t written_gen; /* the generation the file holds (0: none yet) */
+	uint64_t seen_gen;    /* the live generation at the last tick */
+	uint64_t changed_ms;  /* when the tick saw it change */
 	uint64_t due_ms;      /* not written again before */
 	size_t written;       /* objects in the last write */
 	time_t written_at;
@@ -151,7 +154,14 @@ sy_etcd_cache_tick(struct sy_router *r)
 	if (r->etcd == NULL || (c = cache_of(r)) == NULL || c->written_gen == r->gen_id)
 		return;
 	t0 = mono_ms();
-	if (t0 < c->due_ms)
+	/* Written once changes have paused for CACHE_QUIET_MS: a burst of
+	 * applies or watch events is one write, after it, not a write that
+	 * holds up the next apply of the burst. */
+	if (c->seen_gen != r->gen_id) {
+		c->seen_gen = r->gen_id;
+		c->changed_ms = t0;
+	}
+	if (t0 < c->due_ms || t0 - c->changed_ms < CACHE_QUIET_MS)
 		return;
 	rc = write_snapshot(r, c, &n);
 	took = mono_ms() - t0;

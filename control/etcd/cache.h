@@ -8,9 +8,10 @@
  * control thread keeps a snapshot of the objects it holds, each with its
  * create_revision (the claim age every router agrees on), in
  * <state_dir>/etcd-cache.jsonl: written to a temporary file, fsync'd and
- * renamed over the old one, a few seconds after the live generation changed
- * (never more often than every 2 s, nor more often than ten times the last
- * write took). At start the snapshot is loaded through the same validation
+ * renamed over the old one, once the live generation has not changed for
+ * 2 s (a burst of changes is one write after it), and never more often than
+ * every 2 s nor than ten times the last write took (a write of a big store
+ * holds the control thread). At start the snapshot is loaded through the same validation
  * as anything read from etcd and compiled into the first generation; the
  * first full read from etcd then replaces it (objects that vanished meanwhile
  * are deleted, as after any reconnect). etcd stays the truth: the copy is
