@@ -67,16 +67,14 @@ apply_objects(struct sy_router *r, json_t *objs)
 	return ok;
 }
 
-/* All at once (one generation); when that is refused, one by one so that a
- * binding the router refuses does not hold the others back. */
+/* The bindings of one apply: all at once; when that is refused, one by one
+ * so that a binding the router refuses does not hold the others back. */
 static size_t
-apply_bindings(struct sy_router *r, json_t *objs)
+apply_batch(struct sy_router *r, json_t *objs)
 {
 	size_t i, ok = 0;
 	json_t *o;
 
-	if (json_array_size(objs) == 0)
-		return 0;
 	if (apply_objects(r, objs))
 		return json_array_size(objs);
 	if (json_array_size(objs) == 1)
@@ -86,6 +84,30 @@ apply_bindings(struct sy_router *r, json_t *objs)
 
 		ok += one && apply_objects(r, one);
 		json_decref(one);
+	}
+	return ok;
+}
+
+/* With the journal, every binding in one apply (one generation). With etcd,
+ * applies of SY_ETCD_TXN_MAX_OPS (a larger one is refused): 100,000 routes
+ * are 782 txns, and a refused batch falls back one by one for its own
+ * bindings only. */
+static size_t
+apply_bindings(struct sy_router *r, json_t *objs)
+{
+	size_t n = json_array_size(objs), per = r->etcd ? SY_ETCD_TXN_MAX_OPS : n, at, i, ok = 0;
+
+	if (n == 0)
+		return 0;
+	if (per >= n)
+		return apply_batch(r, objs);
+	for (at = 0; at < n; at += per) {
+		json_t *batch = json_array();
+
+		for (i = at; i < n && i < at + per; i++)
+			json_array_append(batch, json_array_get(objs, i));
+		ok += apply_batch(r, batch);
+		json_decref(batch);
 	}
 	return ok;
 }
@@ -321,6 +343,12 @@ sy_scheduler_run(struct sy_router *r)
 
 	if (r->sched.strategy == NULL)
 		return 0;
+	if (r->etcd != NULL && !sy_etcd_sync_settled(r)) {
+		/* Run by sy_etcd_sync_drain once they have. */
+		r->sched.due = true;
+		return 0;
+	}
+	r->sched.due = false;
 	tidied = tidy(r);
 	bound = tidied < 0 ? tidied : schedule(r);
 	sy_store_cool(&r->store);

@@ -23,12 +23,17 @@
  *
  * Bindings are created through the apply path (sy_ops_apply: validated,
  * journaled, compiled), named "<route>.<router>" in the route's namespace.
+ * With an etcd store they go in applies of at most 128 (etcd's
+ * --max-txn-ops), and a pass waits until every write this router made is
+ * back through the watch (sy_etcd_sync_settled): a pass that ran meanwhile
+ * would not see the bindings on their way and would bind those routes again.
  * Bindings are sticky: a route whose labels change keeps its bindings until
  * they are deleted (the routes doc: the first route on a shard keeps it).
  */
 #ifndef SY_FLEET_SCHEDULER_H
 #define SY_FLEET_SCHEDULER_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <time.h>
@@ -73,6 +78,7 @@ struct sy_scheduler {
 	const struct sy_sched_strategy *strategy; /* NULL: not a scheduler */
 	uint64_t state[4];                        /* the strategy's */
 	time_t next_retry;                        /* control/main.c's timer */
+	bool due; /* a pass was put off until this router's etcd writes settle */
 	/* Last pass, for `status`. */
 	size_t last_bound, last_unscheduled, last_removed;
 };
