@@ -129,6 +129,19 @@ add_host(struct walk *w, const char *host)
 		w->err = -ENOMEM;
 }
 
+/* "<ns>/<name>": the namespace into ns, the name returned (NULL: no '/'). */
+static const char *
+split_ns(const char *s, char *ns, size_t len)
+{
+	const char *slash = strchr(s, '/');
+
+	if (slash == NULL || (size_t)(slash - s) >= len)
+		return NULL;
+	memcpy(ns, s, (size_t)(slash - s));
+	ns[slash - s] = '\0';
+	return slash + 1;
+}
+
 /* What a key of an object in the scope (or a seed) pulls in. */
 static void
 expand(struct walk *w, struct sy_store *st, const char *key)
@@ -194,30 +207,20 @@ expand(struct walk *w, struct sy_store *st, const char *key)
 		break;
 	}
 	case 'B': {
-		const char *slash = strchr(name, '/');
 		char ns[256];
-		struct sy_object *b;
+		const char *n = split_ns(name, ns, sizeof(ns));
+		struct sy_object *b = n ? sy_store_find(st, &sy_kind_routebinding, ns, n) : NULL;
 		uint32_t j;
 
-		if (slash == NULL || (size_t)(slash - name) >= sizeof(ns))
-			break;
-		memcpy(ns, name, (size_t)(slash - name));
-		ns[slash - name] = '\0';
-		b = sy_store_find(st, &sy_kind_routebinding, ns, slash + 1);
 		for (j = 0; b != NULL && j < b->n_rel && w->err == 0; j++)
 			expand(w, st, b->rel[j]->key);
 		break;
 	}
 	case SY_REL_BINDING: {
-		const char *slash = strchr(name, '/');
 		char ns[256];
-		struct sy_object *o;
+		const char *n = split_ns(name, ns, sizeof(ns));
+		struct sy_object *o = n ? sy_store_find(st, &sy_kind_route, ns, n) : NULL;
 
-		if (slash == NULL || (size_t)(slash - name) >= sizeof(ns))
-			break;
-		memcpy(ns, name, (size_t)(slash - name));
-		ns[slash - name] = '\0';
-		o = sy_store_find(st, &sy_kind_route, ns, slash + 1);
 		if (o != NULL)
 			push(w, o);
 		break;
