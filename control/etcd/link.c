@@ -394,8 +394,14 @@ elect(struct sy_etcd_link *l, struct sy_etcd_http *h, enum sy_elect_action a)
 	default:
 		return;
 	}
-	if (!ok)
+	if (!ok && strstr(err, "requested lease not found") != NULL) {
+		/* etcd answered: the lease is gone, not etcd. */
+		RTE_LOG(WARNING, USER1, "etcd: lease %lld expired: granting a new one\n",
+			(long long)l->el.lease);
+		changed |= sy_election_lease_gone(&l->el, sy_mono_ms());
+	} else if (!ok) {
 		failed(l, ep, err);
+	}
 	json_decref(req);
 	json_decref(resp);
 	if (changed)

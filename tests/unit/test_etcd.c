@@ -362,6 +362,16 @@ test_election(void **state)
 	assert_int_equal(e.lease, 0);
 	t += 500;
 	assert_int_equal(sy_election_next(&e, t, &wait), SY_ELECT_GRANT);
+	/* A campaign etcd refuses with "requested lease not found" (the lease
+	 * expired while calls were slow): step down and grant anew, not
+	 * campaign with the dead lease for ever. */
+	assert_false(sy_election_granted(&e, true, 78, t));
+	assert_true(sy_election_campaigned(&e, true, true, t));
+	assert_true(sy_election_lease_gone(&e, t));
+	assert_false(e.leader);
+	assert_int_equal(e.lease, 0);
+	t += 500;
+	assert_int_equal(sy_election_next(&e, t, &wait), SY_ELECT_GRANT);
 }
 
 int
