@@ -408,26 +408,6 @@ elect(struct sy_etcd_link *l, struct sy_etcd_http *h, enum sy_elect_action a)
 		set_leader(l, l->el.leader);
 }
 
-/* The next write to make: a waited-for one before any status write. */
-static struct sy_etcd_write *
-next_write(struct sy_etcd_link *l)
-{
-	struct sy_etcd_write *w;
-
-	pthread_mutex_lock(&l->mu);
-	if ((w = l->wr_head) != NULL) {
-		l->wr_head = w->next;
-		if (l->wr_head == NULL)
-			l->wr_tail = &l->wr_head;
-	} else if ((w = l->bg_head) != NULL) {
-		l->bg_head = w->next;
-		if (l->bg_head == NULL)
-			l->bg_tail = &l->bg_head;
-	}
-	pthread_mutex_unlock(&l->mu);
-	return w;
-}
-
 static void *
 ops_main(void *arg)
 {
@@ -437,7 +417,7 @@ ops_main(void *arg)
 	if (sy_etcd_http_init(&h, &l->stop) < 0)
 		return NULL;
 	while (!atomic_load(&l->stop)) {
-		struct sy_etcd_write *w;
+		struct sy_etcd_write *w, *next;
 		uint64_t wait_ms = 1000;
 		enum sy_elect_action a = SY_ELECT_WAIT;
 		int key_event;
@@ -446,8 +426,7 @@ ops_main(void *arg)
 		for (;;) {
 			if (l->campaign)
 				a = sy_election_next(&l->el, sy_mono_ms(), &wait_ms);
-			if (l->wr_head != NULL || l->bg_head != NULL || l->key_event ||
-			    a != SY_ELECT_WAIT ||
+			if (l->wr_head != NULL || l->key_event || a != SY_ELECT_WAIT ||
 			    atomic_load(&l->stop))
 				break;
 			struct timespec ts;
@@ -463,14 +442,17 @@ ops_main(void *arg)
 			if (!l->campaign)
 				break;
 		}
+		w = l->wr_head;
+		l->wr_head = NULL;
+		l->wr_tail = &l->wr_head;
 		key_event = l->key_event;
 		l->key_event = 0;
 		pthread_mutex_unlock(&l->mu);
 		if (key_event && l->campaign &&
 		    sy_election_key_changed(&l->el, key_event == 1, false))
 			set_leader(l, false);
-		/* One write at a time, the others' first (link.h). */
-		while ((w = next_write(l)) != NULL) {
+		for (; w != NULL; w = next) {
+			next = w->next;
 			/* Stopping: what is left is dropped (a write nobody
 			 * waits for any more), not made one by one. */
 			if (!atomic_load(&l->stop))
@@ -481,7 +463,7 @@ ops_main(void *arg)
 			 * 100,000 routes, their statuses) takes longer than
 			 * the lease's ttl: the keepalive is not kept waiting
 			 * behind it, or the leader would lose its key. */
-			if (l->campaign && !atomic_load(&l->stop)) {
+			if (l->campaign && next != NULL && !atomic_load(&l->stop)) {
 				uint64_t ms;
 				enum sy_elect_action due = sy_election_next(&l->el, sy_mono_ms(), &ms);
 
@@ -523,7 +505,6 @@ sy_etcd_link_start(struct sy_etcd_link *l, const struct sy_store_config *cfg, co
 	l->campaign = campaign;
 	l->ev_tail = &l->ev_head;
 	l->wr_tail = &l->wr_head;
-	l->bg_tail = &l->bg_head;
 	l->next_write_id = 1;
 	snprintf(l->st.endpoint, sizeof(l->st.endpoint), "%s", cfg->endpoints[0]);
 	sy_election_init(&l->el, cfg->lease_ttl_s);
@@ -575,13 +556,12 @@ sy_etcd_link_stop(struct sy_etcd_link *l)
 			ev = next;
 		}
 	}
-	{
-		struct sy_etcd_write *w;
+	while (l->wr_head != NULL) {
+		struct sy_etcd_write *w = l->wr_head;
 
-		while ((w = next_write(l)) != NULL) {
-			json_decref(w->txn);
-			free(w);
-		}
+		l->wr_head = w->next;
+		json_decref(w->txn);
+		free(w);
 	}
 	close(l->efd);
 	curl_global_cleanup();
@@ -621,7 +601,7 @@ sy_etcd_event_free(struct sy_etcd_event *ev)
 }
 
 uint64_t
-sy_etcd_link_submit(struct sy_etcd_link *l, json_t *txn, bool background)
+sy_etcd_link_submit(struct sy_etcd_link *l, json_t *txn)
 {
 	struct sy_etcd_write *w = calloc(1, sizeof(*w));
 	uint64_t id;
@@ -633,13 +613,8 @@ sy_etcd_link_submit(struct sy_etcd_link *l, json_t *txn, bool background)
 	w->txn = txn;
 	pthread_mutex_lock(&l->mu);
 	id = w->id = l->next_write_id++;
-	if (background) {
-		*l->bg_tail = w;
-		l->bg_tail = &w->next;
-	} else {
-		*l->wr_tail = w;
-		l->wr_tail = &w->next;
-	}
+	*l->wr_tail = w;
+	l->wr_tail = &w->next;
 	pthread_cond_signal(&l->cond);
 	pthread_mutex_unlock(&l->mu);
 	return id;

@@ -77,8 +77,7 @@ struct sy_etcd_link {
 	pthread_cond_t cond; /* the ops thread waits on it */
 	/* Under mu. */
 	struct sy_etcd_event *ev_head, **ev_tail;
-	struct sy_etcd_write *wr_head, **wr_tail; /* applies, deletes, bindings */
-	struct sy_etcd_write *bg_head, **bg_tail; /* status write-back: after those */
+	struct sy_etcd_write *wr_head, **wr_tail;
 	uint64_t next_write_id;
 	unsigned ep;
 	struct sy_etcd_state st;
@@ -96,11 +95,8 @@ int sy_etcd_link_fd(const struct sy_etcd_link *l);
 /* Every queued event, oldest first (the caller frees each). */
 struct sy_etcd_event *sy_etcd_link_take(struct sy_etcd_link *l);
 void sy_etcd_event_free(struct sy_etcd_event *ev);
-/* Queue a txn (steals it); its WRITE_DONE carries the returned id. A
- * background one (status write-back) goes after every other write queued
- * meanwhile: an apply someone waits for never queues behind the statuses of
- * 100,000 routes. Each queue keeps its own order. */
-uint64_t sy_etcd_link_submit(struct sy_etcd_link *l, json_t *txn, bool background);
+/* Queue a txn (steals it); its WRITE_DONE carries the returned id. */
+uint64_t sy_etcd_link_submit(struct sy_etcd_link *l, json_t *txn);
 void sy_etcd_link_state(struct sy_etcd_link *l, struct sy_etcd_state *out);
 
 #endif

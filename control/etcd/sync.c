@@ -157,7 +157,7 @@ sy_etcd_sync_unreachable(struct sy_router *r)
 static json_t *
 park(struct sy_etcd_sync *s, struct pending *p, json_t *txn)
 {
-	p->id = sy_etcd_link_submit(&s->link, txn, false);
+	p->id = sy_etcd_link_submit(&s->link, txn);
 	if (p->id == 0) {
 		pending_free(p);
 		return sy_err_reply1("internal", NULL, NULL, "out of memory; nothing was changed");
@@ -450,7 +450,7 @@ write_statuses(struct sy_router *r)
 
 		for (i = at; i < json_array_size(ops) && i < at + TXN_MAX_OPS; i++)
 			json_array_append(batch, json_array_get(ops, i));
-		sy_etcd_link_submit(&s->link, sy_etcd_txn_req(NULL, batch, NULL), true);
+		sy_etcd_link_submit(&s->link, sy_etcd_txn_req(NULL, batch, NULL));
 	}
 	json_decref(ops);
 }
