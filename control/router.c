@@ -94,8 +94,10 @@ sy_router_put(struct sy_router *r, struct sy_object *o)
 	}
 	sy_changes_note(&r->changes, o->kind, o->ns, o->name, &old_keys);
 	sy_rel_keys_fini(&old_keys);
-	if (o->kind == &sy_kind_router)
+	if (o->kind == &sy_kind_router) {
 		fleet_refresh(r);
+		r->sched.tidy_all = true; /* its dns may be new: bindings checked */
+	}
 	return old;
 }
 
@@ -111,8 +113,10 @@ sy_router_remove(struct sy_router *r, const struct sy_kind *kind, const char *ns
 	sy_changes_note(&r->changes, kind, o->ns, o->name, &old_keys);
 	sy_rel_keys_fini(&old_keys);
 	sy_object_free(o);
-	if (kind == &sy_kind_router)
+	if (kind == &sy_kind_router) {
 		fleet_refresh(r);
+		r->sched.tidy_all = true; /* its bindings go */
+	}
 	return 0;
 }
 

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fleet/fleet.h"
 #include "scope.h"
 #include "store.h"
 
@@ -13,6 +14,13 @@
  *   S<ns>/<name>         a Service or Endpoints: objects with s<ns>/<name>
  *   T<ns>/<name>         a Secret: objects with t<ns>/<name>
  *   N<name>              a Namespace (labels: sharding): all its objects
+ *   B<ns>/<name>         a RouteBinding: the Route it binds now (its b key), the
+ *                        old version's b key being among old_keys
+ * and b<ns>/<route> (a binding's key, relations.h) pulls in that Route: a
+ * binding decides the route's status.phase and dns and whether this router
+ * serves it, nothing else (Routers' status.routes is counted at `get`), so a
+ * scheduler binding 100,000 routes recompiles them a txn at a time instead
+ * of compiling everything for each.
  */
 void
 sy_changes_note(struct sy_changes *ch, const struct sy_kind *kind, const char *ns,
@@ -34,6 +42,8 @@ sy_changes_note(struct sy_changes *ch, const struct sy_kind *kind, const char *n
 		sy_rel_add(&ch->seeds, 'T', "%s/%s", ns, name);
 	else if (kind == &sy_kind_namespace)
 		sy_rel_add(&ch->seeds, 'N', "%s", name);
+	else if (kind == &sy_kind_routebinding)
+		sy_rel_add(&ch->seeds, 'B', "%s/%s", ns, name);
 	else
 		ch->full = true;
 	if (ch->seeds.err < 0)
@@ -119,6 +129,19 @@ add_host(struct walk *w, const char *host)
 		w->err = -ENOMEM;
 }
 
+/* "<ns>/<name>": the namespace into ns, the name returned (NULL: no '/'). */
+static const char *
+split_ns(const char *s, char *ns, size_t len)
+{
+	const char *slash = strchr(s, '/');
+
+	if (slash == NULL || (size_t)(slash - s) >= len)
+		return NULL;
+	memcpy(ns, s, (size_t)(slash - s));
+	ns[slash - s] = '\0';
+	return slash + 1;
+}
+
 /* What a key of an object in the scope (or a seed) pulls in. */
 static void
 expand(struct walk *w, struct sy_store *st, const char *key)
@@ -181,6 +204,25 @@ expand(struct walk *w, struct sy_store *st, const char *key)
 			if (o != NULL)
 				push(w, o);
 		}
+		break;
+	}
+	case 'B': {
+		char ns[256];
+		const char *n = split_ns(name, ns, sizeof(ns));
+		struct sy_object *b = n ? sy_store_find(st, &sy_kind_routebinding, ns, n) : NULL;
+		uint32_t j;
+
+		for (j = 0; b != NULL && j < b->n_rel && w->err == 0; j++)
+			expand(w, st, b->rel[j]->key);
+		break;
+	}
+	case SY_REL_BINDING: {
+		char ns[256];
+		const char *n = split_ns(name, ns, sizeof(ns));
+		struct sy_object *o = n ? sy_store_find(st, &sy_kind_route, ns, n) : NULL;
+
+		if (o != NULL)
+			push(w, o);
 		break;
 	}
 	default: /* s, t: reading a Service or Secret joins nothing */

@@ -285,8 +285,8 @@ sy_store_sort(struct sy_object **arr, size_t n)
 	qsort(arr, n, sizeof(*arr), cmp_objects);
 }
 
-struct sy_object **
-sy_store_list(const struct sy_store *st, const struct sy_kind *kind, const char *ns, size_t *n)
+static struct sy_object **
+list(const struct sy_store *st, const struct sy_kind *kind, const char *ns, size_t *n, bool warm)
 {
 	struct sy_object **arr = malloc((st->count + 1) * sizeof(*arr));
 	size_t i, k = 0;
@@ -299,12 +299,31 @@ sy_store_list(const struct sy_store *st, const struct sy_kind *kind, const char 
 
 		for (o = st->buckets[i]; o != NULL; o = o->hnext)
 			if ((kind == NULL || o->kind == kind) && (ns == NULL || strcmp(o->ns, ns) == 0) &&
-			    sy_store_warm(st, o) == 0)
+			    (!warm || sy_store_warm(st, o) == 0))
 				arr[k++] = o;
 	}
 	qsort(arr, k, sizeof(*arr), cmp_objects);
 	*n = k;
 	return arr;
+}
+
+struct sy_object **
+sy_store_list(const struct sy_store *st, const struct sy_kind *kind, const char *ns, size_t *n)
+{
+	return list(st, kind, ns, n, true);
+}
+
+struct sy_object **
+sy_store_list_cool(const struct sy_store *st, const struct sy_kind *kind, size_t *n)
+{
+	return list(st, kind, NULL, n, false);
+}
+
+bool
+sy_store_has(const struct sy_store *st, const struct sy_kind *kind, const char *ns,
+	     const char *name)
+{
+	return *find_link(st, kind, ns, name) != NULL;
 }
 
 struct sy_object **

@@ -78,6 +78,13 @@ struct sy_object *sy_store_remove(struct sy_store *st, const struct sy_kind *kin
  * by namespace then name, warm. The array is malloc'd; *n its length. */
 struct sy_object **sy_store_list(const struct sy_store *st, const struct sy_kind *kind,
 				 const char *ns, size_t *n);
+/* The same without warming them: only their identity, age and relation keys
+ * may be read (a pass over 100,000 routes that needs no more). */
+struct sy_object **sy_store_list_cool(const struct sy_store *st, const struct sy_kind *kind,
+				      size_t *n);
+/* The object exists (it is not warmed). */
+bool sy_store_has(const struct sy_store *st, const struct sy_kind *kind, const char *ns,
+		  const char *name);
 /* The first max objects of a kind in sy_store_list's order, warm, without
  * warming or sorting the rest (a page of a million routes); *total is how
  * many the kind has. malloc'd; *n its length. */

@@ -113,7 +113,7 @@ int_str(int64_t v)
 }
 
 json_t *
-sy_etcd_range_req(const char *key, const char *range_end, int64_t revision)
+sy_etcd_range_page_req(const char *key, const char *range_end, int64_t revision, int64_t limit)
 {
 	json_t *r = json_pack("{s:o}", "key", sy_etcd_b64(key));
 
@@ -121,7 +121,15 @@ sy_etcd_range_req(const char *key, const char *range_end, int64_t revision)
 		json_object_set_new(r, "range_end", sy_etcd_b64(range_end));
 	if (revision > 0)
 		json_object_set_new(r, "revision", int_str(revision));
+	if (limit > 0)
+		json_object_set_new(r, "limit", int_str(limit));
 	return r;
+}
+
+json_t *
+sy_etcd_range_req(const char *key, const char *range_end, int64_t revision)
+{
+	return sy_etcd_range_page_req(key, range_end, revision, 0);
 }
 
 json_t *
@@ -244,6 +252,12 @@ sy_etcd_decode_range(const json_t *resp, int64_t *revision)
 			json_array_append_new(out, d);
 	}
 	return out;
+}
+
+bool
+sy_etcd_range_more(const json_t *resp)
+{
+	return json_is_true(json_object_get(resp, "more"));
 }
 
 int

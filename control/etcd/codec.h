@@ -36,6 +36,10 @@ int64_t sy_etcd_int(const json_t *v);
 
 /* Request bodies (new references). range_end NULL: just the key. */
 json_t *sy_etcd_range_req(const char *key, const char *range_end, int64_t revision);
+/* The same, at most limit keys (0: all) in key order: a page of a range too
+ * large to read in one answer within a timeout. */
+json_t *sy_etcd_range_page_req(const char *key, const char *range_end, int64_t revision,
+			       int64_t limit);
 /* One operation of a txn's success or failure list. lease 0: none. */
 json_t *sy_etcd_op_put(const char *key, const char *value, int64_t lease);
 json_t *sy_etcd_op_delete(const char *key);
@@ -55,6 +59,8 @@ json_t *sy_etcd_decode_kv(const json_t *kv);
 /* /v3/kv/range: the kvs decoded (new array) and header.revision. NULL when
  * resp is not a range response. */
 json_t *sy_etcd_decode_range(const json_t *resp, int64_t *revision);
+/* A range response that stopped at its limit: more keys follow. */
+bool sy_etcd_range_more(const json_t *resp);
 
 /* One message of the /v3/watch stream. */
 struct sy_etcd_watch_msg {

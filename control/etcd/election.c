@@ -87,6 +87,12 @@ sy_election_kept(struct sy_election *e, bool ok, int64_t ttl_left, uint64_t now_
 }
 
 bool
+sy_election_lease_gone(struct sy_election *e, uint64_t now_ms)
+{
+	return step_down(e, now_ms);
+}
+
+bool
 sy_election_campaigned(struct sy_election *e, bool ok, bool won, uint64_t now_ms)
 {
 	if (!ok)

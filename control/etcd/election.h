@@ -48,6 +48,10 @@ enum sy_elect_action sy_election_next(const struct sy_election *e, uint64_t now_
 bool sy_election_granted(struct sy_election *e, bool ok, int64_t lease, uint64_t now_ms);
 bool sy_election_kept(struct sy_election *e, bool ok, int64_t ttl_left, uint64_t now_ms);
 bool sy_election_campaigned(struct sy_election *e, bool ok, bool won, uint64_t now_ms);
+/* etcd says it does not know our lease (it expired while calls were slow):
+ * not leader, and a new lease is granted, instead of campaigning and
+ * keeping alive with the dead one for ever. */
+bool sy_election_lease_gone(struct sy_election *e, uint64_t now_ms);
 /* The watch saw the leader key deleted (holder_id NULL) or set to another
  * holder than us (mine false). */
 bool sy_election_key_changed(struct sy_election *e, bool deleted, bool mine);

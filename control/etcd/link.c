@@ -16,7 +16,8 @@
 #include "etcd/keys.h"
 #include "etcd/link.h"
 
-#define RANGE_TIMEOUT_MS 10000L /* every object: may be large */
+#define RANGE_TIMEOUT_MS 10000L /* a page of the full read */
+#define RANGE_PAGE 5000         /* keys a page: about 2 MB of answer */
 #define CALL_TIMEOUT_MS 3000L   /* one txn, a lease call */
 #define BACKOFF_MIN_MS 100u
 #define BACKOFF_MAX_MS 2000u
@@ -169,6 +170,65 @@ on_watch_msg(const json_t *msg, void *arg)
 	return 0;
 }
 
+/*
+ * Every object under from..end, in pages of RANGE_PAGE keys, the later ones
+ * at the revision of the first: one consistent snapshot however large, each
+ * answer small enough for its timeout (one range of 200,000 objects is not,
+ * on a busy machine, and a read that always times out never syncs). A page
+ * starts at the last key of the one before, which it skips. NULL with err on
+ * failure (all of it is read again).
+ */
+static json_t *
+read_all(struct sy_etcd_link *l, struct sy_etcd_http *h, const char *ep, const char *from,
+	 const char *end, int64_t *revision, char *err, size_t errlen)
+{
+	json_t *all = json_array();
+	char *key = strdup(from);
+	int64_t at = 0;
+	bool more = true;
+
+	err[0] = '\0';
+	while (more && key != NULL && all != NULL) {
+		json_t *req = sy_etcd_range_page_req(key, end, at, RANGE_PAGE + (at ? 1 : 0));
+		json_t *resp = NULL, *kvs = NULL, *kv;
+		int64_t rev = 0;
+		size_t i, n;
+
+		if (atomic_load(&l->stop) ||
+		    sy_etcd_http_post(h, ep, "/v3/kv/range", req, RANGE_TIMEOUT_MS, &resp, err,
+				      errlen) < 0 ||
+		    (kvs = sy_etcd_decode_range(resp, &rev)) == NULL) {
+			if (err[0] == '\0')
+				snprintf(err, errlen, "%s/v3/kv/range: %s", ep,
+					 resp && sy_etcd_error(resp) ? sy_etcd_error(resp)
+								     : "not a range answer");
+			json_decref(req);
+			json_decref(resp);
+			json_decref(all);
+			free(key);
+			return NULL;
+		}
+		more = sy_etcd_range_more(resp);
+		n = json_array_size(kvs);
+		json_array_foreach(kvs, i, kv)
+			if (at == 0 || i > 0)
+				json_array_append(all, kv);
+		if (at == 0)
+			at = rev;
+		free(key);
+		key = n > 0 ? strdup(json_string_value(json_object_get(json_array_get(kvs, n - 1),
+									 "key")))
+			    : NULL;
+		more = more && n > 0;
+		json_decref(req);
+		json_decref(resp);
+		json_decref(kvs);
+	}
+	free(key);
+	*revision = at;
+	return all;
+}
+
 static void *
 watch_main(void *arg)
 {
@@ -185,7 +245,7 @@ watch_main(void *arg)
 	sy_etcd_range_end(w.objects, end, sizeof(end));
 	sy_etcd_range_end(l->cfg.prefix, pend, sizeof(pend));
 	while (!atomic_load(&l->stop)) {
-		json_t *req, *resp = NULL;
+		json_t *req;
 
 		endpoint(l, ep, sizeof(ep));
 		w.ep = ep;
@@ -193,19 +253,13 @@ watch_main(void *arg)
 			json_t *kvs;
 			struct sy_etcd_event *ev;
 
-			req = sy_etcd_range_req(w.objects, end, 0);
-			if (sy_etcd_http_post(&h, ep, "/v3/kv/range", req, RANGE_TIMEOUT_MS, &resp, err,
-					      sizeof(err)) < 0 ||
-			    (kvs = sy_etcd_decode_range(resp, &w.last_rev)) == NULL) {
-				json_decref(req);
-				json_decref(resp);
+			kvs = read_all(l, &h, ep, w.objects, end, &w.last_rev, err, sizeof(err));
+			if (kvs == NULL) {
 				failed(l, ep, err);
 				nap(l, backoff);
 				backoff = backoff * 2 > BACKOFF_MAX_MS ? BACKOFF_MAX_MS : backoff * 2;
 				continue;
 			}
-			json_decref(req);
-			json_decref(resp);
 			ev = event_new(SY_ETCD_EV_SNAPSHOT);
 			if (ev == NULL) {
 				json_decref(kvs);
@@ -340,8 +394,14 @@ elect(struct sy_etcd_link *l, struct sy_etcd_http *h, enum sy_elect_action a)
 	default:
 		return;
 	}
-	if (!ok)
+	if (!ok && strstr(err, "requested lease not found") != NULL) {
+		/* etcd answered: the lease is gone, not etcd. */
+		RTE_LOG(WARNING, USER1, "etcd: lease %lld expired: granting a new one\n",
+			(long long)l->el.lease);
+		changed |= sy_election_lease_gone(&l->el, sy_mono_ms());
+	} else if (!ok) {
 		failed(l, ep, err);
+	}
 	json_decref(req);
 	json_decref(resp);
 	if (changed)
@@ -393,9 +453,23 @@ ops_main(void *arg)
 			set_leader(l, false);
 		for (; w != NULL; w = next) {
 			next = w->next;
-			do_write(l, &h, w);
+			/* Stopping: what is left is dropped (a write nobody
+			 * waits for any more), not made one by one. */
+			if (!atomic_load(&l->stop))
+				do_write(l, &h, w);
 			json_decref(w->txn);
 			free(w);
+			/* A queue of hundreds of txns (the scheduler binding
+			 * 100,000 routes, their statuses) takes longer than
+			 * the lease's ttl: the keepalive is not kept waiting
+			 * behind it, or the leader would lose its key. */
+			if (l->campaign && next != NULL && !atomic_load(&l->stop)) {
+				uint64_t ms;
+				enum sy_elect_action due = sy_election_next(&l->el, sy_mono_ms(), &ms);
+
+				if (due == SY_ELECT_KEEPALIVE)
+					elect(l, &h, due);
+			}
 		}
 		if (l->campaign && (key_event || a != SY_ELECT_WAIT))
 			elect(l, &h, sy_election_next(&l->el, sy_mono_ms(), &wait_ms));

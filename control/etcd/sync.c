@@ -15,10 +15,9 @@
 #include "fleet/scheduler.h"
 #include "router.h"
 
-/* etcd refuses a txn of more operations than its --max-txn-ops (128 unless
- * raised): an apply larger than that is refused here with that advice, not
- * split, so that it stays all or nothing. */
-#define TXN_MAX_OPS 128
+/* An apply larger than etcd's --max-txn-ops is refused here with that
+ * advice, not split, so that it stays all or nothing. */
+#define TXN_MAX_OPS SY_ETCD_TXN_MAX_OPS
 
 struct pending {
 	uint64_t id;
@@ -44,8 +43,13 @@ struct sy_etcd_sync {
 	size_t refused;          /* objects in etcd that did not validate */
 	char last_refusal[1024];
 	json_t *status_written;  /* status key -> the JSON text last written */
+	json_t *status_gone;     /* status keys of objects deleted, to delete */
 	bool status_dirty;       /* a status write failed: all again */
+	int64_t written_rev;     /* the newest revision etcd gave one of our writes */
 };
+
+static void status_gone(struct sy_router *r, const struct sy_kind *kind, const char *ns,
+			const char *name);
 
 uint64_t
 sy_etcd_pending_id(const json_t *reply)
@@ -65,6 +69,7 @@ sy_etcd_sync_open(struct sy_router *r, char *err, size_t errlen)
 		return -ENOMEM;
 	}
 	s->status_written = json_object();
+	s->status_gone = json_array();
 	if (r->cfg.scheduler)
 		s->strategy = sy_sched_strategy_by_name(r->cfg.scheduler_strategy);
 	gethostname(host, sizeof(host) - 1);
@@ -74,6 +79,7 @@ sy_etcd_sync_open(struct sy_router *r, char *err, size_t errlen)
 	if (rc < 0) {
 		snprintf(err, errlen, "store.etcd: cannot start its threads: %s", strerror(-rc));
 		json_decref(s->status_written);
+		json_decref(s->status_gone);
 		free(s);
 		return rc;
 	}
@@ -115,6 +121,7 @@ sy_etcd_sync_close(struct sy_router *r)
 		pending_free(p);
 	}
 	json_decref(s->status_written);
+	json_decref(s->status_gone);
 	free(s);
 	r->etcd = NULL;
 }
@@ -308,6 +315,7 @@ remove_key(struct sy_router *r, const char *key)
 	if (sy_etcd_parse_object_key(r->cfg.store.prefix, key, &kind, ns, sizeof(ns), name,
 				     sizeof(name), err, sizeof(err)) < 0)
 		return false;
+	status_gone(r, kind, ns, name);
 	return sy_router_remove(r, kind, ns, name) == 0;
 }
 
@@ -333,6 +341,7 @@ snapshot(struct sy_router *r, const json_t *kvs)
 				       key, sizeof(key)) >= 0 &&
 		    json_object_get(seen, key) == NULL) {
 			RTE_LOG(NOTICE, USER1, "etcd: %s is gone: deleted here too\n", key);
+			status_gone(r, all[i]->kind, all[i]->ns, all[i]->name);
 			/* all[i] is freed: the list is not read past it. */
 			changed |= sy_router_remove(r, all[i]->kind, all[i]->ns, all[i]->name) == 0;
 		}
@@ -343,53 +352,104 @@ snapshot(struct sy_router *r, const json_t *kvs)
 	return changed;
 }
 
-/* The statuses this router computed that changed since they were last
+/* A status key to put (text) or delete (NULL) unless status_written says
+ * etcd has that already; status_written follows. */
+static void
+status_op(struct sy_etcd_sync *s, json_t *ops, const char *key, const char *text)
+{
+	const json_t *was = json_object_get(s->status_written, key);
+
+	if (text == NULL) {
+		if (was == NULL)
+			return;
+		json_array_append_new(ops, sy_etcd_op_delete(key));
+		json_object_del(s->status_written, key);
+		return;
+	}
+	if (json_is_string(was) && strcmp(json_string_value(was), text) == 0)
+		return;
+	json_array_append_new(ops, sy_etcd_op_put(key, text, 0));
+	json_object_set_new(s->status_written, key, json_string(text));
+}
+
+/* o's status key, its status to write in text or NULL for none: ops. */
+static void
+object_status_op(struct sy_router *r, json_t *ops, const struct sy_object *o)
+{
+	char k[640];
+	char *text;
+
+	if (sy_etcd_status_key(r->cfg.store.prefix, r->cfg.router_name, o->kind, o->ns, o->name,
+			       k, sizeof(k)) < 0)
+		return;
+	text = o->status ? json_dumps(o->status, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
+	status_op(r->etcd, ops, k, text);
+	free(text);
+}
+
+/* An object left the store: its status key goes too (written next pass). */
+static void
+status_gone(struct sy_router *r, const struct sy_kind *kind, const char *ns, const char *name)
+{
+	char k[640];
+
+	if (json_object_size(r->etcd->status_written) > 0 &&
+	    sy_etcd_status_key(r->cfg.store.prefix, r->cfg.router_name, kind, ns, name, k,
+			       sizeof(k)) == 0 &&
+	    json_object_get(r->etcd->status_written, k) != NULL)
+		json_array_append_new(r->etcd->status_gone, json_string(k));
+}
+
+/*
+ * The statuses this router computed that changed since they were last
  * written, and the keys of objects gone: put and deleted, TXN_MAX_OPS a
- * txn, without waiting (a failed one makes the next pass write all). */
+ * txn, without waiting (a failed one makes the next pass write all).
+ *
+ * Only the objects warm now are looked at: a compile sets statuses on warm
+ * objects only (store.h: a cool one has no status tree to set), so the
+ * others have the status last written. A change of one route out of
+ * 100,000 costs its scope, not a walk of the whole store; after a failed
+ * write (status_dirty) every object is looked at again.
+ */
 static void
 write_statuses(struct sy_router *r)
 {
 	struct sy_etcd_sync *s = r->etcd;
-	struct sy_object **all;
-	json_t *now = json_object(), *ops = json_array(), *v;
-	const char *key;
-	void *tmp;
-	size_t i, n;
+	struct sy_object **objs, **all = NULL;
+	json_t *ops = json_array(), *v;
+	size_t i, n, at;
 
+	json_array_foreach(s->status_gone, i, v)
+		status_op(s, ops, json_string_value(v), NULL);
+	json_array_clear(s->status_gone);
 	if (s->status_dirty) {
-		json_object_clear(s->status_written);
-		s->status_dirty = false;
-	}
-	all = sy_store_list(&r->store, NULL, NULL, &n);
-	for (i = 0; all != NULL && i < n; i++) {
-		char k[640];
-		char *text;
+		json_t *was = s->status_written;
+		const char *key;
 
-		if (all[i]->status == NULL ||
-		    sy_etcd_status_key(r->cfg.store.prefix, r->cfg.router_name, all[i]->kind,
-				       all[i]->ns, all[i]->name, k, sizeof(k)) < 0)
-			continue;
-		text = json_dumps(all[i]->status, JSON_COMPACT | JSON_SORT_KEYS);
-		if (text == NULL)
-			continue;
-		json_object_set_new(now, k, json_string(text));
-		if (!json_equal(json_object_get(s->status_written, k), json_object_get(now, k)))
-			json_array_append_new(ops, sy_etcd_op_put(k, text, 0));
-		free(text);
+		/* What etcd holds is not known: everything is put again, and
+		 * keys of objects no longer here deleted. */
+		s->status_written = json_object();
+		s->status_dirty = false;
+		all = sy_store_list(&r->store, NULL, NULL, &n);
+		for (i = 0; all != NULL && i < n; i++)
+			object_status_op(r, ops, all[i]);
+		json_object_foreach(was, key, v)
+			if (json_object_get(s->status_written, key) == NULL)
+				json_array_append_new(ops, sy_etcd_op_delete(key));
+		json_decref(was);
+		free(all);
+	} else {
+		/* The warm list (store.h): what this request unpacked. */
+		objs = r->store.warm;
+		n = r->store.n_warm;
+		for (i = 0; i < n; i++)
+			object_status_op(r, ops, objs[i]);
 	}
-	free(all);
-	json_object_foreach_safe(s->status_written, tmp, key, v)
-		if (json_object_get(now, key) == NULL)
-			json_array_append_new(ops, sy_etcd_op_delete(key));
-	json_decref(s->status_written);
-	s->status_written = now;
-	while (json_array_size(ops) > 0) {
+	for (at = 0; at < json_array_size(ops); at += TXN_MAX_OPS) {
 		json_t *batch = json_array();
 
-		while (json_array_size(ops) > 0 && json_array_size(batch) < TXN_MAX_OPS) {
-			json_array_append(batch, json_array_get(ops, 0));
-			json_array_remove(ops, 0);
-		}
+		for (i = at; i < json_array_size(ops) && i < at + TXN_MAX_OPS; i++)
+			json_array_append(batch, json_array_get(ops, i));
 		sy_etcd_link_submit(&s->link, sy_etcd_txn_req(NULL, batch, NULL));
 	}
 	json_decref(ops);
@@ -448,6 +508,8 @@ sy_etcd_sync_drain(struct sy_router *r, void (*reply)(void *arg, uint64_t id, js
 				bool succeeded;
 
 				sy_etcd_decode_txn(ev->resp, &succeeded, &p->acked_rev, NULL, 0);
+				if (p->acked_rev > s->written_rev)
+					s->written_rev = p->acked_rev;
 				p->acked_ms = sy_mono_ms();
 				p->next = s->acked;
 				s->acked = p;
@@ -508,10 +570,11 @@ sy_etcd_sync_drain(struct sy_router *r, void (*reply)(void *arg, uint64_t id, js
 		reply(arg, answers[i].id, rep);
 	}
 	free(answers);
-	if ((changed || schedule) && r->sched.strategy != NULL)
-		sy_scheduler_run(r);
-	if (changed || s->status_dirty)
+	/* Statuses first: the scheduler's pass warms every route. */
+	if (changed || s->status_dirty || json_array_size(s->status_gone) > 0)
 		write_statuses(r);
+	if ((changed || schedule || r->sched.due) && r->sched.strategy != NULL)
+		sy_scheduler_run(r);
 	sy_store_cool(&r->store);
 }
 
@@ -530,6 +593,14 @@ sy_etcd_sync_status(struct sy_router *r)
 			 "leader", st.holder, "synced", s->synced, "refused",
 			 (json_int_t)s->refused, "last_refused",
 			 s->last_refusal[0] ? s->last_refusal : NULL);
+}
+
+bool
+sy_etcd_sync_settled(const struct sy_router *r)
+{
+	const struct sy_etcd_sync *s = r->etcd;
+
+	return s->pending == NULL && s->acked == NULL && s->applied_rev >= s->written_rev;
 }
 
 bool

@@ -34,6 +34,10 @@
 struct sy_router;
 struct sy_kind;
 
+/* etcd refuses a txn of more operations than its --max-txn-ops (128 unless
+ * raised). */
+#define SY_ETCD_TXN_MAX_OPS 128
+
 /* Start the etcd threads for r (r->etcd set). 0, or -errno with err. */
 int sy_etcd_sync_open(struct sy_router *r, char *err, size_t errlen);
 void sy_etcd_sync_close(struct sy_router *r);
@@ -46,6 +50,10 @@ void sy_etcd_sync_drain(struct sy_router *r, void (*reply)(void *arg, uint64_t i
 /* Replies wait for the watch to bring their writes: drain must be called
  * at least every second while this is true, events or not. */
 bool sy_etcd_sync_waiting(const struct sy_router *r);
+/* Every write this router made is answered and the watch has brought it
+ * back (the store here has it): the scheduler runs only then, so that a
+ * pass never binds again a route whose binding is on its way. */
+bool sy_etcd_sync_settled(const struct sy_router *r);
 /* apply's write-through: the changed objects in stored form. Returns an
  * error reply, or {"_pending": id}: the real reply comes through drain. */
 json_t *sy_etcd_sync_apply(struct sy_router *r, const struct sy_kind *const *kinds,

@@ -12,6 +12,7 @@
 #include "fleet/fleet.h"
 #include "fleet/scheduler.h"
 #include "label_selector.h"
+#include "relations.h"
 #include "router.h"
 
 const struct sy_sched_strategy *
@@ -67,16 +68,14 @@ apply_objects(struct sy_router *r, json_t *objs)
 	return ok;
 }
 
-/* All at once (one generation); when that is refused, one by one so that a
- * binding the router refuses does not hold the others back. */
+/* The bindings of one apply: all at once; when that is refused, one by one
+ * so that a binding the router refuses does not hold the others back. */
 static size_t
-apply_bindings(struct sy_router *r, json_t *objs)
+apply_batch(struct sy_router *r, json_t *objs)
 {
 	size_t i, ok = 0;
 	json_t *o;
 
-	if (json_array_size(objs) == 0)
-		return 0;
 	if (apply_objects(r, objs))
 		return json_array_size(objs);
 	if (json_array_size(objs) == 1)
@@ -90,6 +89,30 @@ apply_bindings(struct sy_router *r, json_t *objs)
 	return ok;
 }
 
+/* With the journal, every binding in one apply (one generation). With etcd,
+ * applies of SY_ETCD_TXN_MAX_OPS (a larger one is refused): 100,000 routes
+ * are 782 txns, and a refused batch falls back one by one for its own
+ * bindings only. */
+static size_t
+apply_bindings(struct sy_router *r, json_t *objs)
+{
+	size_t n = json_array_size(objs), per = r->etcd ? SY_ETCD_TXN_MAX_OPS : n, at, i, ok = 0;
+
+	if (n == 0)
+		return 0;
+	if (per >= n)
+		return apply_batch(r, objs);
+	for (at = 0; at < n; at += per) {
+		json_t *batch = json_array();
+
+		for (i = at; i < n && i < at + per; i++)
+			json_array_append(batch, json_array_get(objs, i));
+		ok += apply_batch(r, batch);
+		json_decref(batch);
+	}
+	return ok;
+}
+
 /*
  * Step 1: bindings whose Route or Router is gone are deleted; one whose dns
  * is no longer its Router's is applied again with the Router's.
@@ -98,7 +121,9 @@ static int
 tidy(struct sy_router *r)
 {
 	size_t n, i;
-	struct sy_object **b = sy_store_list(&r->store, &sy_kind_routebinding, NULL, &n);
+	bool all = r->sched.tidy_all;
+	struct sy_object **b = all ? sy_store_list(&r->store, &sy_kind_routebinding, NULL, &n)
+				   : sy_store_list_cool(&r->store, &sy_kind_routebinding, &n);
 	json_t *gone = json_array(), *stale = json_array(), *v;
 	int changed = 0;
 
@@ -109,8 +134,20 @@ tidy(struct sy_router *r)
 		return -ENOMEM;
 	}
 	for (i = 0; i < n; i++) {
-		const char *router = spec_str(b[i], "routerName");
-		const char *dns = spec_str(b[i], "dns");
+		const char *router, *dns;
+
+		/* Only a Router's change (or the periodic pass) can make a
+		 * binding's Router or dns wrong; a Route's deletion is seen from
+		 * the binding's index key, b<ns>/<route> (its namespace is the
+		 * route's: validated), without unpacking 100,000 bindings. */
+		if (!all && b[i]->n_rel == 1 && b[i]->rel[0]->key[0] == SY_REL_BINDING &&
+		    sy_store_has(&r->store, &sy_kind_route, b[i]->ns,
+				 b[i]->rel[0]->key + 1 + strlen(b[i]->ns) + 1))
+			continue;
+		if (sy_store_warm(&r->store, b[i]) < 0)
+			continue;
+		router = spec_str(b[i], "routerName");
+		dns = spec_str(b[i], "dns");
 		const char *rdns = router ? sy_fleet_router_dns(&r->store, router) : NULL;
 		const char *rns = spec_str(b[i], "routeNamespace");
 		const char *rn = spec_str(b[i], "routeName");
@@ -128,6 +165,7 @@ tidy(struct sy_router *r)
 		}
 	}
 	free(b);
+	r->sched.tidy_all = false;
 	/* The store changes from here on: b's objects may be freed. */
 	json_array_foreach(gone, i, v) {
 		json_t *reply = sy_ops_delete(r, v);
@@ -195,23 +233,46 @@ bind_route(struct sy_router *r, const struct sy_object *route, struct shard *s, 
 	return true;
 }
 
-/* Steps 2 and 3. */
+/* Any binding of the route, from the relations index (no unpacking). */
+static bool
+bound_at_all(const struct sy_router *r, const struct sy_object *route)
+{
+	char key[600];
+	const struct sy_rel_key *rk;
+
+	snprintf(key, sizeof(key), "%c%s/%s", SY_REL_BINDING, route->ns, route->name);
+	rk = sy_relations_get(&r->rel, key);
+	return rk != NULL && rk->n > 0;
+}
+
+/*
+ * Steps 2 and 3. A pass runs after every change, so it must not cost the
+ * whole store each time: routes are listed cool (their age and identity
+ * are enough to order them), whether one is bound comes from the relations
+ * index, and a route is unpacked only when a Router's selectors must look
+ * at its labels or the strategy gets it. Bindings are unpacked only for a
+ * strategy that weighs loads.
+ */
 static int
 schedule(struct sy_router *r)
 {
 	const struct sy_sched_strategy *strategy = r->sched.strategy;
-	size_t nr, nroutes, nb, i, j, unscheduled = 0;
+	size_t nr, nroutes, nb = 0, i, j, unscheduled = 0;
 	struct sy_object **routers = sy_store_list(&r->store, &sy_kind_router, NULL, &nr);
-	struct sy_object **routes = sy_store_list(&r->store, &sy_kind_route, NULL, &nroutes);
-	struct sy_object **bindings = sy_store_list(&r->store, &sy_kind_routebinding, NULL, &nb);
+	struct sy_object **routes = sy_store_list_cool(&r->store, &sy_kind_route, &nroutes);
+	struct sy_object **bindings = strategy->uses_load ? sy_store_list(&r->store,
+									 &sy_kind_routebinding, NULL,
+									 &nb)
+							   : calloc(1, sizeof(*bindings));
 	struct shard *shards = calloc(nr ? nr : 1, sizeof(*shards));
 	struct sy_sched_candidate *cands = calloc(nr ? nr : 1, sizeof(*cands));
 	size_t *cand_shard = calloc(nr ? nr : 1, sizeof(*cand_shard));
-	json_t *bound = json_object(), *out = json_array();
+	json_t *out = json_array();
+	bool any_selective = false;
 	int rc = 0;
 
 	if (routers == NULL || routes == NULL || bindings == NULL || shards == NULL ||
-	    cands == NULL || cand_shard == NULL || bound == NULL || out == NULL) {
+	    cands == NULL || cand_shard == NULL || out == NULL) {
 		rc = -ENOMEM;
 		goto done;
 	}
@@ -223,59 +284,64 @@ schedule(struct sy_router *r)
 		shards[i].dns = spec_str(routers[i], "dns");
 		shards[i].selective = json_object_get(spec, "routeSelector") != NULL ||
 				      json_object_get(spec, "namespaceSelector") != NULL;
+		any_selective |= shards[i].selective;
 		/* Validated at apply; a failure here leaves that selector open. */
 		sy_fleet_selector_parse(json_object_get(spec, "routeSelector"), &shards[i].routes,
 					why, sizeof(why));
 		sy_fleet_selector_parse(json_object_get(spec, "namespaceSelector"),
 					&shards[i].namespaces, why, sizeof(why));
 	}
-	/* What is bound already: "ns/route" and "ns/route/router"; loads. */
+	/* Loads: the routes bound to each Router now. */
 	for (i = 0; i < nb; i++) {
-		const char *rn = spec_str(bindings[i], "routeName");
 		const char *router = spec_str(bindings[i], "routerName");
-		char key[800];
 
-		if (rn == NULL || router == NULL)
-			continue;
-		snprintf(key, sizeof(key), "%s/%s", bindings[i]->ns, rn);
-		json_object_set_new(bound, key, json_true());
-		snprintf(key, sizeof(key), "%s/%s/%s", bindings[i]->ns, rn, router);
-		json_object_set_new(bound, key, json_true());
-		for (j = 0; j < nr; j++)
+		for (j = 0; router != NULL && j < nr; j++)
 			if (strcmp(shards[j].name, router) == 0)
 				shards[j].load++;
 	}
 	/* Oldest first: the order the routes were accepted in (age.h). */
 	qsort(routes, nroutes, sizeof(*routes), cmp_age);
 	for (i = 0; i < nroutes; i++) {
-		const struct sy_object *route = routes[i];
-		const json_t *labels = json_object_get(json_object_get(route->obj, "metadata"), "labels");
-		const struct sy_object *nso = sy_store_find(&r->store, &sy_kind_namespace, "", route->ns);
-		const json_t *nslabels =
-			nso ? json_object_get(json_object_get(nso->obj, "metadata"), "labels") : NULL;
-		char key[800];
-		bool any;
+		struct sy_object *route = routes[i];
+		const json_t *labels;
+		bool any = bound_at_all(r, route);
 		size_t nc = 0;
 		int pick;
 
-		snprintf(key, sizeof(key), "%s/%s", route->ns, route->name);
-		any = json_object_get(bound, key) != NULL;
-		for (j = 0; j < nr; j++) {
-			if (!shards[j].selective ||
-			    !sy_label_selector_matches(shards[j].routes, labels) ||
-			    !sy_label_selector_matches(shards[j].namespaces, nslabels))
-				continue;
-			snprintf(key, sizeof(key), "%s/%s/%s", route->ns, route->name, shards[j].name);
-			if (json_object_get(bound, key) != NULL) {
-				any = true;
+		if (any_selective) {
+			const struct sy_object *nso;
+			const json_t *nslabels;
+
+			if (sy_store_warm(&r->store, route) < 0) {
+				unscheduled++;
 				continue;
 			}
-			/* Explicit: the shard asked for it; no strategy. */
-			if (bind_route(r, route, &shards[j], out))
-				any = true;
+			labels = json_object_get(json_object_get(route->obj, "metadata"), "labels");
+			nso = sy_store_find(&r->store, &sy_kind_namespace, "", route->ns);
+			nslabels = nso ? json_object_get(json_object_get(nso->obj, "metadata"), "labels")
+				       : NULL;
+			for (j = 0; j < nr; j++) {
+				if (!shards[j].selective ||
+				    !sy_label_selector_matches(shards[j].routes, labels) ||
+				    !sy_label_selector_matches(shards[j].namespaces, nslabels))
+					continue;
+				if (sy_fleet_bound_to(&r->store, &r->rel, route->ns, route->name,
+						      shards[j].name)) {
+					any = true;
+					continue;
+				}
+				/* Explicit: the shard asked for it; no strategy. */
+				if (bind_route(r, route, &shards[j], out))
+					any = true;
+			}
 		}
 		if (any)
 			continue;
+		if (sy_store_warm(&r->store, route) < 0) {
+			unscheduled++;
+			continue;
+		}
+		labels = json_object_get(json_object_get(route->obj, "metadata"), "labels");
 		for (j = 0; j < nr; j++) {
 			if (shards[j].selective)
 				continue;
@@ -309,7 +375,6 @@ done:
 	free(routers);
 	free(routes);
 	free(bindings);
-	json_decref(bound);
 	json_decref(out);
 	return rc;
 }
@@ -321,6 +386,12 @@ sy_scheduler_run(struct sy_router *r)
 
 	if (r->sched.strategy == NULL)
 		return 0;
+	if (r->etcd != NULL && !sy_etcd_sync_settled(r)) {
+		/* Run by sy_etcd_sync_drain once they have. */
+		r->sched.due = true;
+		return 0;
+	}
+	r->sched.due = false;
 	tidied = tidy(r);
 	bound = tidied < 0 ? tidied : schedule(r);
 	sy_store_cool(&r->store);

@@ -23,12 +23,17 @@
  *
  * Bindings are created through the apply path (sy_ops_apply: validated,
  * journaled, compiled), named "<route>.<router>" in the route's namespace.
+ * With an etcd store they go in applies of at most 128 (etcd's
+ * --max-txn-ops), and a pass waits until every write this router made is
+ * back through the watch (sy_etcd_sync_settled): a pass that ran meanwhile
+ * would not see the bindings on their way and would bind those routes again.
  * Bindings are sticky: a route whose labels change keeps its bindings until
  * they are deleted (the routes doc: the first route on a shard keeps it).
  */
 #ifndef SY_FLEET_SCHEDULER_H
 #define SY_FLEET_SCHEDULER_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <time.h>
@@ -41,7 +46,8 @@ struct sy_router;
 struct sy_sched_candidate {
 	const char *name;
 	const char *dns;
-	size_t load; /* routes bound to it now (this pass's bindings included) */
+	size_t load; /* routes bound to it now (this pass's bindings included); counted
+		      * only for a strategy with uses_load, else 0 */
 };
 
 /* The route being scheduled. */
@@ -61,6 +67,9 @@ struct sy_sched_strategy {
 	const char *name;
 	int (*pick)(void *state, const struct sy_sched_route *route,
 		    const struct sy_sched_candidate *cands, size_t n);
+	/* It reads the candidates' loads: a pass counts them (every binding
+	 * unpacked, each pass); without it loads are 0. */
+	bool uses_load;
 };
 
 extern const struct sy_sched_strategy sy_sched_round_robin;  /* strategy_round_robin.c */
@@ -73,6 +82,10 @@ struct sy_scheduler {
 	const struct sy_sched_strategy *strategy; /* NULL: not a scheduler */
 	uint64_t state[4];                        /* the strategy's */
 	time_t next_retry;                        /* control/main.c's timer */
+	bool due; /* a pass was put off until this router's etcd writes settle */
+	/* Next pass checks every binding's Router and dns (a Router changed,
+	 * or the periodic retry); otherwise only whether its Route exists. */
+	bool tidy_all;
 	/* Last pass, for `status`. */
 	size_t last_bound, last_unscheduled, last_removed;
 };

@@ -25,4 +25,5 @@ pick_least_loaded(void *state, const struct sy_sched_route *route,
 const struct sy_sched_strategy sy_sched_least_loaded = {
 	.name = "least-loaded",
 	.pick = pick_least_loaded,
+	.uses_load = true,
 };

@@ -141,6 +141,9 @@ test_requests(void **state)
 	/* "/sy/" is L3N5Lw==, "/sy0" L3N5MA==, "k" aw==, "v" dg== */
 	assert_json(sy_etcd_range_req("/sy/", "/sy0", 0), "{\"key\":\"L3N5Lw==\",\"range_end\":\"L3N5MA==\"}");
 	assert_json(sy_etcd_range_req("k", NULL, 42), "{\"key\":\"aw==\",\"revision\":\"42\"}");
+	/* A page of the full read: a limit, the later pages at the first's revision. */
+	assert_json(sy_etcd_range_page_req("k", "v", 42, 5001),
+		    "{\"key\":\"aw==\",\"range_end\":\"dg==\",\"revision\":\"42\",\"limit\":\"5001\"}");
 	assert_json(sy_etcd_op_put("k", "v", 0),
 		    "{\"request_put\":{\"key\":\"aw==\",\"value\":\"dg==\",\"prev_kv\":true}}");
 	assert_json(sy_etcd_op_put("k", "v", 7587),
@@ -176,12 +179,17 @@ test_decode(void **state)
 		    "\"mod_revision\":\"9\",\"version\":\"2\",\"value\":\"eyJ2IjoxfQ==\"}],\"count\":\"1\"}");
 	kvs = sy_etcd_decode_range(resp, &rev);
 	assert_int_equal(rev, 12);
+	assert_false(sy_etcd_range_more(resp));
 	assert_json(kvs, "[{\"key\":\"/sy/objects/service/d/a\",\"value\":\"{\\\"v\\\":1}\","
 			 "\"create_revision\":5,\"mod_revision\":9,\"lease\":0}]");
 	json_decref(resp);
 	/* An empty range has no "kvs" at all. */
 	resp = load("{\"header\":{\"revision\":\"3\"}}");
 	assert_json(sy_etcd_decode_range(resp, &rev), "[]");
+	json_decref(resp);
+	/* A page that stopped at its limit says so. */
+	resp = load("{\"header\":{\"revision\":\"3\"},\"more\":true,\"count\":\"9\"}");
+	assert_true(sy_etcd_range_more(resp));
 	assert_int_equal(rev, 3);
 	json_decref(resp);
 	resp = load("{\"error\":\"etcdserver: mvcc: required revision has been compacted\",\"code\":11}");
@@ -351,6 +359,16 @@ test_election(void **state)
 	t += 1000;
 	assert_int_equal(sy_election_next(&e, t, &wait), SY_ELECT_KEEPALIVE);
 	assert_false(sy_election_kept(&e, true, 0, t));
+	assert_int_equal(e.lease, 0);
+	t += 500;
+	assert_int_equal(sy_election_next(&e, t, &wait), SY_ELECT_GRANT);
+	/* A campaign etcd refuses with "requested lease not found" (the lease
+	 * expired while calls were slow): step down and grant anew, not
+	 * campaign with the dead lease for ever. */
+	assert_false(sy_election_granted(&e, true, 78, t));
+	assert_true(sy_election_campaigned(&e, true, true, t));
+	assert_true(sy_election_lease_gone(&e, t));
+	assert_false(e.leader);
 	assert_int_equal(e.lease, 0);
 	t += 500;
 	assert_int_equal(sy_election_next(&e, t, &wait), SY_ELECT_GRANT);

@@ -481,6 +481,102 @@ test_restart(void **state)
 	router_stop(&r);
 }
 
+/* 90 routes applied at once over three Routers: each bound exactly once and
+ * in turn; a pass with nothing new binds nothing (bound is read from the
+ * relations index, routes listed cool); a deleted route's binding goes
+ * without the pass checking every binding's Router (tidy_all stays off). */
+static void
+test_many_routes_bound_once(void **state)
+{
+	struct sy_router r;
+	char *req = NULL;
+	size_t len, i, per[3] = { 0, 0, 0 };
+	FILE *f;
+	json_t *rep, *b;
+
+	router_start_with(&r, CFG_SCHED("round-robin"));
+	ops_apply_ok(&r, T_ROUTER("s0", "s0.apps.example.test", "") ","
+		     T_ROUTER("s1", "s1.apps.example.test", "") ","
+		     T_ROUTER("s2", "s2.apps.example.test", ""));
+	f = open_memstream(&req, &len);
+	fprintf(f, "{\"op\":\"apply\",\"objects\":[");
+	for (i = 0; i < 90; i++)
+		fprintf(f, "%s{\"apiVersion\":\"route.openshift.io/v1\",\"kind\":\"Route\",\"metadata\":"
+			   "{\"name\":\"r%zu\",\"namespace\":\"bench\"},\"spec\":{\"to\":{\"kind\":"
+			   "\"Service\",\"name\":\"a\"}}}", i ? "," : "", i);
+	fprintf(f, "]}");
+	fclose(f);
+	rep = ops_call(&r, req);
+	assert_true(reply_ok(rep));
+	json_decref(rep);
+	free(req);
+	rep = ops_call(&r, "{\"op\":\"get\",\"kind\":\"routebindings\"}");
+	assert_int_equal(json_array_size(json_object_get(rep, "items")), 90);
+	json_array_foreach(json_object_get(rep, "items"), i, b) {
+		const char *router = json_string_value(
+			json_object_get(json_object_get(b, "spec"), "routerName"));
+
+		per[router[1] - '0']++;
+	}
+	json_decref(rep);
+	assert_int_equal(per[0], 30);
+	assert_int_equal(per[1], 30);
+	assert_int_equal(per[2], 30);
+	assert_int_equal(sy_scheduler_run(&r), 0);
+	assert_false(r.sched.tidy_all);
+	rep = ops_call(&r, "{\"op\":\"delete\",\"kind\":\"route\",\"namespace\":\"bench\",\"name\":\"r5\"}");
+	assert_true(reply_ok(rep));
+	json_decref(rep);
+	rep = ops_call(&r, "{\"op\":\"get\",\"kind\":\"routebindings\"}");
+	assert_int_equal(json_array_size(json_object_get(rep, "items")), 89);
+	json_decref(rep);
+	router_stop(&r);
+}
+
+/* A RouteBinding compiles its Route (and what shares its host), not the
+ * whole store: binding 100,000 routes is not 100,000 full compiles. With
+ * SY_COMPILE_VERIFY each incremental compile is checked against a full one. */
+static void
+test_binding_compiles_its_route(void **state)
+{
+	struct sy_router r;
+	char buf[256];
+	json_t *rep;
+
+	setenv("SY_COMPILE_VERIFY", "1", 1);
+	router_start_with(&r, "{\"routing_subdomain\":\"apps.test\",\"router_name\":\"shard1\"}");
+	ops_apply_ok(&r, T_SVC("web", "a") "," T_EPS("web", "a", "198.18.1.10") ","
+		     T_ROUTER("shard1", "shard1.apps.example.test", "") ","
+		     T_ROUTER("shard2", "shard2.apps.example.test", ""));
+	ops_apply_ok(&r, T_ROUTE_L("web", "x1", "", "") "," T_ROUTE_L("web", "x2", "", "") ","
+		     T_ROUTE_L("web", "x3", "", "") "," T_ROUTE_L("web", "x4", "", ""));
+	assert_string_equal(route_status(&r, "web", "x2", "phase", buf, sizeof(buf)), "new");
+	ops_apply_ok(&r, T_BINDING("web", "x2.shard1", "x2", "shard1", "shard1.apps.example.test"));
+	assert_true(r.last_compile_incremental);
+	assert_true(r.last_compile_objects <= 1);
+	assert_string_equal(route_status(&r, "web", "x2", "phase", buf, sizeof(buf)), "scheduled");
+	assert_string_equal(ops_resolve_object(&r, "http://x2-web.shard1.apps.example.test/", buf,
+					       sizeof(buf)), "web/x2");
+	/* Bound elsewhere: known here, not served. */
+	ops_apply_ok(&r, T_BINDING("web", "x3.shard2", "x3", "shard2", "shard2.apps.example.test"));
+	assert_true(r.last_compile_incremental);
+	assert_string_equal(route_status(&r, "web", "x3", "dns", buf, sizeof(buf)),
+			    "x3-web.shard2.apps.example.test");
+	assert_string_equal(ops_resolve_object(&r, "http://x3-web.shard1.apps.example.test/", buf,
+					       sizeof(buf)), "(none)");
+	/* The binding goes: the route is "new" again and not served. */
+	rep = ops_call(&r, "{\"op\":\"delete\",\"kind\":\"routebinding\",\"namespace\":\"web\","
+			   "\"name\":\"x2.shard1\"}");
+	assert_true(reply_ok(rep));
+	json_decref(rep);
+	assert_true(r.last_compile_incremental);
+	assert_string_equal(route_status(&r, "web", "x2", "phase", buf, sizeof(buf)), "new");
+	assert_string_equal(ops_resolve_object(&r, "http://x2-web.shard1.apps.example.test/", buf,
+					       sizeof(buf)), "(none)");
+	router_stop(&r);
+	unsetenv("SY_COMPILE_VERIFY");
+}
+
 int
 main(void)
 {
@@ -497,6 +593,9 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_phase_dns_validation, fresh_state, remove_state),
 		cmocka_unit_test_setup_teardown(test_zone, fresh_state, remove_state),
 		cmocka_unit_test_setup_teardown(test_restart, fresh_state, remove_state),
+		cmocka_unit_test_setup_teardown(test_many_routes_bound_once, fresh_state, remove_state),
+		cmocka_unit_test_setup_teardown(test_binding_compiles_its_route, fresh_state,
+						remove_state),
 	};
 
 	/* Every incremental compile checked against a full one. */
