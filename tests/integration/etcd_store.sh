@@ -136,17 +136,7 @@ YAML
 
 # --- apply through A -----------------------------------------------------------------
 # Both Routers select tier=shared: every test route is bound to both, served by both.
-cat >"$LAB_DIR/fleet.yaml" <<YAML
-apiVersion: v1
-kind: Service
-metadata: {name: a, namespace: demo}
-spec: {ports: [{name: http, port: 80, targetPort: 80}]}
----
-apiVersion: v1
-kind: Endpoints
-metadata: {name: a, namespace: demo}
-subsets: [{addresses: [{ip: $LAB_BACKEND_A_IP}], ports: [{name: http, port: 80}]}]
----
+{ lab_service_a_yaml; cat <<YAML; } >"$LAB_DIR/fleet.yaml"
 apiVersion: route.openshift.io/v1
 kind: Router
 metadata: {name: shard-a}

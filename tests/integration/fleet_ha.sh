@@ -87,17 +87,7 @@ poll_until 20 one_leader || t_fail "exactly one scheduler leader"
 t_ok "$N routerds up (pids ${VL_PID[*]}), all on etcd ($PFX); one scheduler leader: node $LEADER"
 
 # --- the objects, applied once ---------------------------------------------------------
-t_run vl_ctl 0 apply -f - <<EOF
-apiVersion: v1
-kind: Service
-metadata: {name: a, namespace: demo}
-spec: {ports: [{name: http, port: 80, targetPort: 80}]}
----
-apiVersion: v1
-kind: Endpoints
-metadata: {name: a, namespace: demo}
-subsets: [{addresses: [{ip: $LAB_BACKEND_A_IP}], ports: [{name: http, port: 80}]}]
----
+t_run vl_ctl 0 apply -f - < <(lab_service_a_yaml; cat <<EOF
 apiVersion: route.openshift.io/v1
 kind: Router
 metadata: {name: shard1}
@@ -123,6 +113,7 @@ kind: Route
 metadata: {name: gen, namespace: demo, labels: {tier: public}}
 spec: {to: {kind: Service, name: a}}
 EOF
+)
 t_expect_rc 0 "apply the Service, Routers shard1 and shard2 and Routes web, api, gen through node 0"
 route_on() { vl_ctl "$1" get route "$2" -n demo >/dev/null 2>&1; }
 on_all() { # ROUTE: every running node has it

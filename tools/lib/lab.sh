@@ -85,6 +85,22 @@ lab_init() {
 }
 
 # Run a command inside the client / backend namespace.
+# lab_service_a_yaml: Service demo/a and its Endpoints (nginx backend-a, port 80), then
+# "---": the start of many tests' objects.
+lab_service_a_yaml() {
+	cat <<EOF
+apiVersion: v1
+kind: Service
+metadata: {name: a, namespace: demo}
+spec: {ports: [{name: http, port: 80, targetPort: 80}]}
+---
+apiVersion: v1
+kind: Endpoints
+metadata: {name: a, namespace: demo}
+subsets: [{addresses: [{ip: $LAB_BACKEND_A_IP}], ports: [{name: http, port: 80}]}]
+---
+EOF
+}
 lab_client() { ip netns exec "$LAB_NS_CLIENT" "$@"; }
 lab_backend() { ip netns exec "$LAB_NS_BACKEND" "$@"; }
 

@@ -184,17 +184,8 @@ vl_signal() {
 vl_objects() {
 	local vips
 	vips=$(printf '%s, ' "$@")
+	lab_service_a_yaml
 	cat <<EOF
-apiVersion: v1
-kind: Service
-metadata: {name: a, namespace: demo}
-spec: {ports: [{name: http, port: 80, targetPort: 80}]}
----
-apiVersion: v1
-kind: Endpoints
-metadata: {name: a, namespace: demo}
-subsets: [{addresses: [{ip: $LAB_BACKEND_A_IP}], ports: [{name: http, port: 80}]}]
----
 apiVersion: route.openshift.io/v1
 kind: Router
 metadata: {name: shard1}
