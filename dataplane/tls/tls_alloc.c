@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* OpenSSL's memory: free lists per thread and size class (tls_alloc.h). */
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -158,6 +159,11 @@ sy_tls_alloc_install(void)
 #ifdef SY_SANITIZED
 	return false;
 #else
-	return CRYPTO_set_mem_functions(sy_tls_mem_malloc, sy_tls_mem_realloc, sy_tls_mem_free) == 1;
+	if (CRYPTO_set_mem_functions(sy_tls_mem_malloc, sy_tls_mem_realloc, sy_tls_mem_free) == 1)
+		return true;
+	/* OpenSSL allocated before us: it keeps glibc's malloc, and says so
+	 * (EAL's log is not up yet). */
+	fprintf(stderr, "routerd: OpenSSL had allocated already: its memory stays with malloc\n");
+	return false;
 #endif
 }
