@@ -172,7 +172,7 @@ t_json_expect "$T_OUT" 'd["total"]["backend_retries"] - '"$retries0"' <= 6' \
 t_json_expect "$T_OUT" 'd["total"]["lb_ejected_avoided"] >= 20' "picks that skipped the ejected d are counted"
 rctl get endpoints d -n demo -o json
 t_note "get endpoints d: $(t_json "$T_OUT" 'd["status"]["backends"]')"
-t_json_expect "$T_OUT" 'len(d["status"]["backends"]) == 1 and d["status"]["backends"][0]["connections"] >= 55 and {k: v for k, v in d["status"]["backends"][0].items() if k != "connections"} == {"ip": "'"$LAB_BACKEND_A_IP"'", "port": 8083, "open_connections": 0, "ejected": True, "ejected_workers": 1, "failures_in_a_row": 0}' \
+t_json_expect "$T_OUT" 'len(d["status"]["backends"]) == 1 and d["status"]["backends"][0]["connections"] >= 55 and {k: v for k, v in d["status"]["backends"][0].items() if k != "connections"} == {"ip": "'"$LAB_BACKEND_A_IP"'", "port": 8083, "open_connections": 0, "ejected": True, "ejected_workers": 1, "failures_in_a_row": 0, "requests": 0}' \
 	"routerctl get endpoints d: ejected on the worker, nothing open"
 t_backend_service d 8083 python3 "$SY_SRC/tests/integration/pool_server.py" "$LAB_BACKEND_A_IP" 8083
 sleep 10.5
