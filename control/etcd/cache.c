@@ -10,6 +10,7 @@
 
 #include <rte_log.h>
 
+#include "age.h"
 #include "etcd/cache.h"
 #include "journal.h"
 #include "kinds/kinds.h"
@@ -47,15 +48,6 @@ cache_of(struct sy_router *r)
 		}
 	}
 	return r->etcd_cache;
-}
-
-static uint64_t
-mono_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
 
 int
@@ -153,7 +145,7 @@ sy_etcd_cache_tick(struct sy_router *r)
 
 	if (r->etcd == NULL || (c = cache_of(r)) == NULL || c->written_gen == r->gen_id)
 		return;
-	t0 = mono_ms();
+	t0 = sy_mono_ms();
 	/* Written once changes have paused for CACHE_QUIET_MS: a burst of
 	 * applies or watch events is one write, after it, not a write that
 	 * holds up the next apply of the burst. */
@@ -164,10 +156,10 @@ sy_etcd_cache_tick(struct sy_router *r)
 	if (t0 < c->due_ms || t0 - c->changed_ms < CACHE_QUIET_MS)
 		return;
 	rc = write_snapshot(r, c, &n);
-	took = mono_ms() - t0;
+	took = sy_mono_ms() - t0;
 	/* A slow write (a big store) is not repeated sooner than ten times
 	 * what it took: the control thread has other work. */
-	c->due_ms = mono_ms() + (took * 10 > CACHE_MIN_INTERVAL_MS ? took * 10 : CACHE_MIN_INTERVAL_MS);
+	c->due_ms = sy_mono_ms() + (took * 10 > CACHE_MIN_INTERVAL_MS ? took * 10 : CACHE_MIN_INTERVAL_MS);
 	if (rc < 0) {
 		snprintf(c->last_error, sizeof(c->last_error), "%.600s: %.90s", c->path, strerror(-rc));
 		RTE_LOG(WARNING, USER1, "etcd cache: %s (tried again later)\n", c->last_error);

@@ -18,6 +18,16 @@ worker_ctrs(unsigned w)
 	return sy_dp_backend_ctrs(w);
 }
 
+/* The name of an endpoint's slot: "address:port" (port in host order). */
+static void
+endpoint_key(uint32_t ip, unsigned port, char *key, size_t len)
+{
+	char a[INET_ADDRSTRLEN];
+
+	inet_ntop(AF_INET, &ip, a, sizeof(a));
+	snprintf(key, len, "%s:%u", a, port);
+}
+
 void
 sy_backend_stats_plan(struct sy_backend_stats *bs, struct sy_generation *g)
 {
@@ -41,12 +51,11 @@ sy_backend_stats_plan(struct sy_backend_stats *bs, struct sy_generation *g)
 				 * (one store, the same value where a pool the live
 				 * generation shares already has it). */
 				struct sy_endpoint *ep = (struct sy_endpoint *)&p->endpoints[e];
-				char key[32], a[INET_ADDRSTRLEN];
+				char key[32];
 
 				s = 0;
 				if (ep->addr.family == AF_INET) { /* IPv6: not routed to yet */
-					inet_ntop(AF_INET, &ep->addr.v4, a, sizeof(a));
-					snprintf(key, sizeof(key), "%s:%u", a, ep->port);
+					endpoint_key(ep->addr.v4, ep->port, key, sizeof(key));
 					s = sy_stat_slots_take(&bs->slots, key);
 					if (s == 0)
 						bs->unslotted++;
@@ -189,12 +198,10 @@ int
 sy_backend_stats_of(const struct sy_backend_stats *bs, uint32_t ip, uint16_t port,
 		    struct sy_backend_ctr *out)
 {
-	char key[32], a[INET_ADDRSTRLEN];
+	char key[32];
 	void *v;
 
-	/* The name the plan gave the slot (above). */
-	inet_ntop(AF_INET, &ip, a, sizeof(a));
-	snprintf(key, sizeof(key), "%s:%u", a, port);
+	endpoint_key(ip, port, key, sizeof(key)); /* the name the plan gave its slot */
 	v = bs->slots.slot_of.slots != NULL ? sy_strmap_get(&bs->slots.slot_of, key) : NULL;
 	return sy_backend_stats_get(bs, (uint16_t)(uintptr_t)v, out);
 }

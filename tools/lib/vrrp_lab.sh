@@ -133,6 +133,21 @@ vl_dump_logs() {
 	done
 }
 
+# vl_stop_all: SIGTERM every running routerd and reap it; status 1 when a log has a
+# sanitizer report (VL_SAN_REPORT: the first one, for the failure message).
+vl_stop_all() {
+	local i
+	VL_SAN_REPORT=
+	for ((i = 0; i < VL_NODES; i++)); do
+		[ -n "${VL_PID[$i]:-}" ] || continue
+		vl_signal "$i" TERM
+		if [ -z "$VL_SAN_REPORT" ] && grep -Eq -- "${T_SANITIZER_RE:-ERROR: AddressSanitizer|runtime error:}" "$(vl_log "$i")"; then
+			VL_SAN_REPORT="routerd $i: $(grep -E -A 20 -- "${T_SANITIZER_RE:-ERROR: AddressSanitizer|runtime error:}" "$(vl_log "$i")" | head -n 40)"
+		fi
+	done
+	[ -z "$VL_SAN_REPORT" ]
+}
+
 # vl_start I: start routerd I (appending to its log); VL_PID[I].
 vl_start() {
 	local i=$1
