@@ -98,6 +98,24 @@ sy_etcd_parse_object_key(const char *prefix, const char *key, const struct sy_ki
 		: bad(err, errlen, key, "name too long");
 }
 
+int
+sy_etcd_parse_status_key(const char *prefix, const char *router, const char *key,
+			 const struct sy_kind **kind, char *ns, size_t nslen, char *name,
+			 size_t namelen, char *err, size_t errlen)
+{
+	size_t plen = strlen(prefix), rlen = strlen(router);
+	char obj[768];
+
+	if (strncmp(key, prefix, plen) != 0 || strncmp(key + plen, "status/", 7) != 0 ||
+	    strncmp(key + plen + 7, router, rlen) != 0 || key[plen + 7 + rlen] != '/')
+		return bad(err, errlen, key, "not under <prefix>status/<router>/");
+	/* The same tail as the object's key. */
+	if (fits(snprintf(obj, sizeof(obj), "%sobjects/%s", prefix, key + plen + 7 + rlen + 1),
+		 sizeof(obj)) < 0)
+		return bad(err, errlen, key, "too long");
+	return sy_etcd_parse_object_key(prefix, obj, kind, ns, nslen, name, namelen, err, errlen);
+}
+
 void
 sy_etcd_range_end(const char *p, char *out, size_t len)
 {

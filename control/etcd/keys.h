@@ -33,6 +33,10 @@ int sy_etcd_status_key(const char *prefix, const char *router, const struct sy_k
 int sy_etcd_parse_object_key(const char *prefix, const char *key, const struct sy_kind **kind,
 			     char *ns, size_t nslen, char *name, size_t namelen, char *err,
 			     size_t errlen);
+/* The same for a status key of router (P status/<router>/...). */
+int sy_etcd_parse_status_key(const char *prefix, const char *router, const char *key,
+			     const struct sy_kind **kind, char *ns, size_t nslen, char *name,
+			     size_t namelen, char *err, size_t errlen);
 /* The end of the range of keys that start with p (etcd's range_end: p with
  * its last byte plus one). len >= strlen(p) + 1. */
 void sy_etcd_range_end(const char *p, char *out, size_t len);

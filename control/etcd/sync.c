@@ -12,15 +12,19 @@
 #include "etcd/keys.h"
 #include "etcd/link.h"
 #include "etcd/sync.h"
+#include "fleet/fleet.h"
 #include "fleet/scheduler.h"
 #include "router.h"
 
-/* An apply larger than etcd's --max-txn-ops is refused here with that
- * advice, not split, so that it stays all or nothing. */
+/* etcd takes at most this many operations in one txn (its --max-txn-ops):
+ * larger applies and status write-backs are split into txns this large. */
 #define TXN_MAX_OPS SY_ETCD_TXN_MAX_OPS
 
 struct pending {
-	uint64_t id;
+	uint64_t id;        /* the reply's (its first txn's id) */
+	uint64_t txn_id;    /* the txn on its way */
+	json_t *ops;        /* apply: every put; written TXN_MAX_OPS a txn, in order */
+	size_t next_op;     /* the first op not acknowledged yet */
 	size_t n;
 	const struct sy_kind **kinds; /* apply: the objects; delete: n == 0 */
 	json_t **objs;
@@ -30,6 +34,14 @@ struct pending {
 	int64_t acked_rev;  /* etcd took it at this revision */
 	uint64_t acked_ms;
 	struct pending *next;
+};
+
+/* A txn of status writes on its way: its keys, for a retry of just those
+ * should it fail. */
+struct status_txn {
+	uint64_t id;
+	json_t *keys;
+	struct status_txn *next;
 };
 
 struct sy_etcd_sync {
@@ -44,7 +56,9 @@ struct sy_etcd_sync {
 	char last_refusal[1024];
 	json_t *status_written;  /* status key -> the JSON text last written */
 	json_t *status_gone;     /* status keys of objects deleted, to delete */
-	bool status_dirty;       /* a status write failed: all again */
+	json_t *status_retry;    /* status keys whose txn failed: looked at again */
+	struct status_txn *status_txns; /* status txns not answered yet */
+	uint64_t retry_ms;       /* when status_retry was last written */
 	int64_t written_rev;     /* the newest revision etcd gave one of our writes */
 };
 
@@ -70,6 +84,7 @@ sy_etcd_sync_open(struct sy_router *r, char *err, size_t errlen)
 	}
 	s->status_written = json_object();
 	s->status_gone = json_array();
+	s->status_retry = json_object();
 	if (r->cfg.scheduler)
 		s->strategy = sy_sched_strategy_by_name(r->cfg.scheduler_strategy);
 	gethostname(host, sizeof(host) - 1);
@@ -80,6 +95,7 @@ sy_etcd_sync_open(struct sy_router *r, char *err, size_t errlen)
 		snprintf(err, errlen, "store.etcd: cannot start its threads: %s", strerror(-rc));
 		json_decref(s->status_written);
 		json_decref(s->status_gone);
+		json_decref(s->status_retry);
 		free(s);
 		return rc;
 	}
@@ -100,6 +116,7 @@ pending_free(struct pending *p)
 	free(p->kinds);
 	free(p->objs);
 	json_decref(p->results);
+	json_decref(p->ops);
 	free(p->ns);
 	free(p->name);
 	free(p);
@@ -120,8 +137,16 @@ sy_etcd_sync_close(struct sy_router *r)
 		*head = p->next;
 		pending_free(p);
 	}
+	while (s->status_txns != NULL) {
+		struct status_txn *t = s->status_txns;
+
+		s->status_txns = t->next;
+		json_decref(t->keys);
+		free(t);
+	}
 	json_decref(s->status_written);
 	json_decref(s->status_gone);
+	json_decref(s->status_retry);
 	free(s);
 	r->etcd = NULL;
 }
@@ -154,14 +179,28 @@ sy_etcd_sync_unreachable(struct sy_router *r)
 			     st.endpoint, st.last_error);
 }
 
-static json_t *
-park(struct sy_etcd_sync *s, struct pending *p, json_t *txn)
+/* The next txn of p's ops (TXN_MAX_OPS of them from next_op) submitted: 0,
+ * or -1 (out of memory). */
+static int
+submit_next(struct sy_etcd_sync *s, struct pending *p)
 {
-	p->id = sy_etcd_link_submit(&s->link, txn);
-	if (p->id == 0) {
+	json_t *batch = json_array();
+	size_t i;
+
+	for (i = p->next_op; i < json_array_size(p->ops) && i < p->next_op + TXN_MAX_OPS; i++)
+		json_array_append(batch, json_array_get(p->ops, i));
+	p->txn_id = sy_etcd_link_submit(&s->link, sy_etcd_txn_req(NULL, batch, NULL));
+	return p->txn_id == 0 ? -1 : 0;
+}
+
+static json_t *
+park(struct sy_etcd_sync *s, struct pending *p)
+{
+	if (submit_next(s, p) < 0) {
 		pending_free(p);
 		return sy_err_reply1("internal", NULL, NULL, "out of memory; nothing was changed");
 	}
+	p->id = p->txn_id;
 	p->next = s->pending;
 	s->pending = p;
 	return json_pack("{s:I}", "_pending", (json_int_t)p->id);
@@ -178,11 +217,6 @@ sy_etcd_sync_apply(struct sy_router *r, const struct sy_kind *const *kinds, json
 
 	if (reply != NULL)
 		return reply;
-	if (n > TXN_MAX_OPS)
-		return sy_err_reply1("too_large", NULL, "objects",
-				     "%zu objects change, and etcd takes at most %d operations in one "
-				     "transaction (its --max-txn-ops): split the apply; nothing was "
-				     "changed", n, TXN_MAX_OPS);
 	p = calloc(1, sizeof(*p));
 	ops = json_array();
 	if (p == NULL || (p->kinds = calloc(n, sizeof(*p->kinds))) == NULL ||
@@ -214,7 +248,8 @@ sy_etcd_sync_apply(struct sy_router *r, const struct sy_kind *const *kinds, json
 		p->n = i + 1;
 	}
 	p->results = json_incref(results);
-	return park(s, p, sy_etcd_txn_req(NULL, ops, NULL));
+	p->ops = ops;
+	return park(s, p);
 }
 
 json_t *
@@ -237,7 +272,8 @@ sy_etcd_sync_delete(struct sy_router *r, const struct sy_kind *kind, const char 
 		return sy_err_reply1("internal", NULL, NULL, "out of memory; nothing was changed");
 	}
 	p->kind = kind;
-	return park(s, p, sy_etcd_txn_req(NULL, json_pack("[o]", sy_etcd_op_delete(key)), NULL));
+	p->ops = json_pack("[o]", sy_etcd_op_delete(key));
+	return park(s, p);
 }
 
 static struct pending *
@@ -246,7 +282,7 @@ take_pending(struct sy_etcd_sync *s, uint64_t id)
 	struct pending **link;
 
 	for (link = &s->pending; *link != NULL; link = &(*link)->next)
-		if ((*link)->id == id) {
+		if ((*link)->txn_id == id) {
 			struct pending *p = *link;
 
 			*link = p->next;
@@ -352,29 +388,58 @@ snapshot(struct sy_router *r, const json_t *kvs)
 	return changed;
 }
 
+/* Status operations on their way into txns, with the key of each (the ops
+ * hold it in base64): a failed txn's keys are retried. */
+struct status_ops {
+	json_t *ops;
+	json_t *keys;
+};
+
+static void
+status_ops_add(struct status_ops *so, json_t *op, const char *key)
+{
+	json_array_append_new(so->ops, op);
+	json_array_append_new(so->keys, json_string(key));
+}
+
 /* A status key to put (text) or delete (NULL) unless status_written says
  * etcd has that already; status_written follows. */
 static void
-status_op(struct sy_etcd_sync *s, json_t *ops, const char *key, const char *text)
+status_op(struct sy_etcd_sync *s, struct status_ops *so, const char *key, const char *text)
 {
 	const json_t *was = json_object_get(s->status_written, key);
 
 	if (text == NULL) {
 		if (was == NULL)
 			return;
-		json_array_append_new(ops, sy_etcd_op_delete(key));
+		status_ops_add(so, sy_etcd_op_delete(key), key);
 		json_object_del(s->status_written, key);
 		return;
 	}
 	if (json_is_string(was) && strcmp(json_string_value(was), text) == 0)
 		return;
-	json_array_append_new(ops, sy_etcd_op_put(key, text, 0));
+	status_ops_add(so, sy_etcd_op_put(key, text, 0), key);
 	json_object_set_new(s->status_written, key, json_string(text));
+}
+
+/*
+ * Whether this router speaks for o's status. In a fleet a Route's status key
+ * is written by the routers it is bound to, which admit and serve it; the
+ * phase and dns every other router computes for it are the same everywhere
+ * (each router's `get` shows them), and ten routers writing them for
+ * 100,000 routes were 1,000,000 keys that loaded etcd enough to delay
+ * applies by many seconds (perf/README.md, "fleet").
+ */
+static bool
+status_is_ours(struct sy_router *r, const struct sy_object *o)
+{
+	return o->kind != &sy_kind_route || r->fleet_routers == 0 ||
+	       sy_fleet_bound_to(&r->store, &r->rel, o->ns, o->name, r->cfg.router_name);
 }
 
 /* o's status key, its status to write in text or NULL for none: ops. */
 static void
-object_status_op(struct sy_router *r, json_t *ops, const struct sy_object *o)
+object_status_op(struct sy_router *r, struct status_ops *so, const struct sy_object *o)
 {
 	char k[640];
 	char *text;
@@ -382,8 +447,9 @@ object_status_op(struct sy_router *r, json_t *ops, const struct sy_object *o)
 	if (sy_etcd_status_key(r->cfg.store.prefix, r->cfg.router_name, o->kind, o->ns, o->name,
 			       k, sizeof(k)) < 0)
 		return;
-	text = o->status ? json_dumps(o->status, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
-	status_op(r->etcd, ops, k, text);
+	text = o->status && status_is_ours(r, o) ? json_dumps(o->status, JSON_COMPACT | JSON_SORT_KEYS)
+						 : NULL;
+	status_op(r->etcd, so, k, text);
 	free(text);
 }
 
@@ -400,59 +466,154 @@ status_gone(struct sy_router *r, const struct sy_kind *kind, const char *ns, con
 		json_array_append_new(r->etcd->status_gone, json_string(k));
 }
 
+/* A status txn failed (or timed out, and etcd may have it after all): what
+ * etcd holds for its keys is unknown, so they are written again from the
+ * objects as they are now, and deleted where there is nothing to write. */
+static void
+retry_statuses(struct sy_router *r, struct status_ops *so)
+{
+	struct sy_etcd_sync *s = r->etcd;
+	const char *key;
+	json_t *v;
+
+	json_object_foreach(s->status_retry, key, v) {
+		const struct sy_kind *kind;
+		char ns[256], name[512], err[400];
+		struct sy_object *o = NULL;
+
+		if (sy_etcd_parse_status_key(r->cfg.store.prefix, r->cfg.router_name, key, &kind, ns,
+					     sizeof(ns), name, sizeof(name), err, sizeof(err)) == 0)
+			o = sy_store_find(&r->store, kind, ns, name);
+		if (o != NULL)
+			object_status_op(r, so, o);
+		if (json_object_get(s->status_written, key) == NULL)
+			status_ops_add(so, sy_etcd_op_delete(key), key);
+	}
+	json_object_clear(s->status_retry);
+	s->retry_ms = sy_mono_ms();
+}
+
+static void
+status_txn_failed(struct sy_etcd_sync *s, const struct status_txn *t)
+{
+	size_t i;
+	json_t *k;
+
+	json_array_foreach(t->keys, i, k) {
+		json_object_del(s->status_written, json_string_value(k));
+		json_object_set(s->status_retry, json_string_value(k), json_true());
+	}
+}
+
+/* The status txn of id, taken off the list, or NULL. */
+static struct status_txn *
+take_status_txn(struct sy_etcd_sync *s, uint64_t id)
+{
+	struct status_txn **link;
+
+	for (link = &s->status_txns; *link != NULL; link = &(*link)->next)
+		if ((*link)->id == id) {
+			struct status_txn *t = *link;
+
+			*link = t->next;
+			return t;
+		}
+	return NULL;
+}
+
+/* Failed status txns are retried once etcd answers again, at most once a
+ * second. */
+static bool
+status_retry_due(struct sy_etcd_sync *s)
+{
+	struct sy_etcd_state st;
+
+	sy_etcd_link_state(&s->link, &st);
+	return st.connected && sy_mono_ms() - s->retry_ms >= 1000;
+}
+
 /*
  * The statuses this router computed that changed since they were last
- * written, and the keys of objects gone: put and deleted, TXN_MAX_OPS a
- * txn, without waiting (a failed one makes the next pass write all).
+ * written, the keys of objects gone, and the keys of failed status txns:
+ * put and deleted, TXN_MAX_OPS a txn, without waiting.
  *
  * Only the objects warm now are looked at: a compile sets statuses on warm
  * objects only (store.h: a cool one has no status tree to set), so the
  * others have the status last written. A change of one route out of
- * 100,000 costs its scope, not a walk of the whole store; after a failed
- * write (status_dirty) every object is looked at again.
+ * 100,000 costs its scope, not a walk of the whole store.
  */
 static void
 write_statuses(struct sy_router *r)
 {
 	struct sy_etcd_sync *s = r->etcd;
-	struct sy_object **objs, **all = NULL;
-	json_t *ops = json_array(), *v;
-	size_t i, n, at;
+	struct status_ops so = { json_array(), json_array() };
+	json_t *v;
+	size_t i, at;
 
 	json_array_foreach(s->status_gone, i, v)
-		status_op(s, ops, json_string_value(v), NULL);
+		status_op(s, &so, json_string_value(v), NULL);
 	json_array_clear(s->status_gone);
-	if (s->status_dirty) {
-		json_t *was = s->status_written;
-		const char *key;
-
-		/* What etcd holds is not known: everything is put again, and
-		 * keys of objects no longer here deleted. */
-		s->status_written = json_object();
-		s->status_dirty = false;
-		all = sy_store_list(&r->store, NULL, NULL, &n);
-		for (i = 0; all != NULL && i < n; i++)
-			object_status_op(r, ops, all[i]);
-		json_object_foreach(was, key, v)
-			if (json_object_get(s->status_written, key) == NULL)
-				json_array_append_new(ops, sy_etcd_op_delete(key));
-		json_decref(was);
-		free(all);
-	} else {
-		/* The warm list (store.h): what this request unpacked. */
-		objs = r->store.warm;
-		n = r->store.n_warm;
-		for (i = 0; i < n; i++)
-			object_status_op(r, ops, objs[i]);
-	}
-	for (at = 0; at < json_array_size(ops); at += TXN_MAX_OPS) {
+	if (json_object_size(s->status_retry) > 0 && status_retry_due(s))
+		retry_statuses(r, &so);
+	/* The warm list (store.h): what this request unpacked. */
+	for (i = 0; i < r->store.n_warm; i++)
+		object_status_op(r, &so, r->store.warm[i]);
+	for (at = 0; at < json_array_size(so.ops); at += TXN_MAX_OPS) {
 		json_t *batch = json_array();
+		struct status_txn *t = calloc(1, sizeof(*t));
 
-		for (i = at; i < json_array_size(ops) && i < at + TXN_MAX_OPS; i++)
-			json_array_append(batch, json_array_get(ops, i));
-		sy_etcd_link_submit(&s->link, sy_etcd_txn_req(NULL, batch, NULL));
+		if (t != NULL)
+			t->keys = json_array();
+		for (i = at; i < json_array_size(so.ops) && i < at + TXN_MAX_OPS; i++) {
+			json_array_append(batch, json_array_get(so.ops, i));
+			if (t != NULL)
+				json_array_append(t->keys, json_array_get(so.keys, i));
+		}
+		if (t == NULL || t->keys == NULL) {
+			/* Not written: retried later. */
+			for (i = at; i < json_array_size(so.ops) && i < at + TXN_MAX_OPS; i++)
+				json_object_set(s->status_retry,
+						json_string_value(json_array_get(so.keys, i)), json_true());
+			free(t);
+			json_decref(batch);
+			continue;
+		}
+		t->id = sy_etcd_link_submit(&s->link, sy_etcd_txn_req(NULL, batch, NULL));
+		if (t->id == 0) {
+			status_txn_failed(s, t);
+			json_decref(t->keys);
+			free(t);
+			continue;
+		}
+		t->next = s->status_txns;
+		s->status_txns = t;
 	}
-	json_decref(ops);
+	json_decref(so.ops);
+	json_decref(so.keys);
+}
+
+/* The error reply of a write etcd did not acknowledge. An apply larger than
+ * one txn is written in order, a txn at a time: those before the failed one
+ * are in etcd (and served once the watch brings them), the rest not. */
+static json_t *
+write_failed(const struct pending *p, const char *why)
+{
+	size_t first = p->next_op < p->n ? p->next_op : 0;
+
+	if (p->next_op == 0 || p->n == 0)
+		return sy_err_reply1("unavailable", NULL, NULL,
+				     "etcd did not acknowledge the write (%s); it is not applied here "
+				     "(should etcd have taken it after all, the watch brings it)",
+				     why);
+	return sy_err_reply1(
+		"unavailable", NULL, NULL,
+		"etcd took the first %zu of the %zu objects (txns of %d, in order) and did not "
+		"acknowledge the next txn (%s): from object %zu (%s %s) on nothing is known to be "
+		"written (should etcd have taken that txn after all, the watch brings it); "
+		"apply again to finish",
+		p->next_op, p->n, TXN_MAX_OPS, why, first + 1, p->kinds[first]->kind,
+		json_string_value(json_object_get(json_object_get(p->objs[first], "metadata"),
+						  "name")));
 }
 
 /* A parked request answered: its reply is made once the change compiled,
@@ -499,9 +660,15 @@ sy_etcd_sync_drain(struct sy_router *r, void (*reply)(void *arg, uint64_t id, js
 		case SY_ETCD_EV_WRITE_DONE:
 			p = take_pending(s, ev->write_id);
 			if (p == NULL) {
-				/* A status write: written again on failure. */
-				if (!ev->ok)
-					s->status_dirty = true;
+				struct status_txn *t = take_status_txn(s, ev->write_id);
+
+				/* A status write: its keys again on failure. */
+				if (t != NULL && !ev->ok)
+					status_txn_failed(s, t);
+				if (t != NULL) {
+					json_decref(t->keys);
+					free(t);
+				}
 				break;
 			}
 			if (ev->ok) {
@@ -510,20 +677,28 @@ sy_etcd_sync_drain(struct sy_router *r, void (*reply)(void *arg, uint64_t id, js
 				sy_etcd_decode_txn(ev->resp, &succeeded, &p->acked_rev, NULL, 0);
 				if (p->acked_rev > s->written_rev)
 					s->written_rev = p->acked_rev;
-				p->acked_ms = sy_mono_ms();
-				p->next = s->acked;
-				s->acked = p;
-				break;
+				p->next_op += TXN_MAX_OPS;
+				if (p->next_op < json_array_size(p->ops)) {
+					/* The next txn of a large apply: one at a
+					 * time, so that a failure leaves a prefix. */
+					if (submit_next(s, p) == 0) {
+						p->next = s->pending;
+						s->pending = p;
+						break;
+					}
+					snprintf(ev->error, sizeof(ev->error), "out of memory");
+				} else {
+					p->acked_ms = sy_mono_ms();
+					p->next = s->acked;
+					s->acked = p;
+					break;
+				}
 			}
 			grown = realloc(answers, (n_answers + 1) * sizeof(*answers));
 			if (grown != NULL) {
 				answers = grown;
 				answers[n_answers].id = p->id;
-				answers[n_answers].error = sy_err_reply1(
-					"unavailable", NULL, NULL,
-					"etcd did not acknowledge the write (%s); it is not applied here "
-					"(should etcd have taken it after all, the watch brings it)",
-					ev->error);
+				answers[n_answers].error = write_failed(p, ev->error);
 				answers[n_answers++].results = NULL;
 			}
 			pending_free(p);
@@ -571,7 +746,8 @@ sy_etcd_sync_drain(struct sy_router *r, void (*reply)(void *arg, uint64_t id, js
 	}
 	free(answers);
 	/* Statuses first: the scheduler's pass warms every route. */
-	if (changed || s->status_dirty || json_array_size(s->status_gone) > 0)
+	if (changed || json_array_size(s->status_gone) > 0 ||
+	    (json_object_size(s->status_retry) > 0 && status_retry_due(s)))
 		write_statuses(r);
 	if ((changed || schedule || r->sched.due) && r->sched.strategy != NULL)
 		sy_scheduler_run(r);
@@ -606,5 +782,5 @@ sy_etcd_sync_settled(const struct sy_router *r)
 bool
 sy_etcd_sync_waiting(const struct sy_router *r)
 {
-	return r->etcd != NULL && r->etcd->acked != NULL;
+	return r->etcd != NULL && (r->etcd->acked != NULL || json_object_size(r->etcd->status_retry) > 0);
 }

@@ -10,8 +10,9 @@
  *    does not validate is refused with a log line and counted in `status`;
  *    the rest are served.
  *  - `apply` and `delete` validate locally, all or nothing, then write
- *    through in ONE txn; the reply waits for etcd's answer (the control
- *    socket parks that client and serves the others meanwhile), and then
+ *    through in one txn (an apply larger than etcd takes in one: several,
+ *    in order); the reply waits for etcd's answer (the control socket
+ *    parks that client and serves the others meanwhile), and then
  *    for the watch to bring the change here (sync.c, ACK_WAIT_MS). While etcd is
  *    unreachable they fail at once with an error naming etcd and the
  *    endpoint; the live generation stays.
@@ -20,7 +21,9 @@
  *  - The scheduler runs only while this router holds the leader key
  *    (election.h); its bindings are written to etcd like any apply.
  *  - Each router writes the statuses it computed under
- *    P status/<router_name>/..., only those that changed.
+ *    P status/<router_name>/..., only those that changed, and in a fleet a
+ *    Route's only when it is bound to this router; a failed status txn's
+ *    keys are written again.
  */
 #ifndef SY_ETCD_SYNC_H
 #define SY_ETCD_SYNC_H
@@ -54,8 +57,10 @@ bool sy_etcd_sync_waiting(const struct sy_router *r);
  * back (the store here has it): the scheduler runs only then, so that a
  * pass never binds again a route whose binding is on its way. */
 bool sy_etcd_sync_settled(const struct sy_router *r);
-/* apply's write-through: the changed objects in stored form. Returns an
- * error reply, or {"_pending": id}: the real reply comes through drain. */
+/* apply's write-through: the changed objects in stored form, written
+ * SY_ETCD_TXN_MAX_OPS a txn, in order, the next once etcd took the one
+ * before. Returns an error reply, or {"_pending": id}: the real reply comes
+ * through drain. */
 json_t *sy_etcd_sync_apply(struct sy_router *r, const struct sy_kind *const *kinds,
 			   json_t *const *objs, size_t n, json_t *results);
 json_t *sy_etcd_sync_delete(struct sy_router *r, const struct sy_kind *kind, const char *ns,

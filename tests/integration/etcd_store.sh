@@ -175,6 +175,65 @@ t_json_expect "$T_OUT" "any(i['routerName'] == 'shard-b' and i['conditions'][0][
 	"router B wrote its admission of web under ${PFX}status/shard-b/"
 t_ok "statuses written back: ${PFX}status/shard-b/... says B admitted web"
 
+# --- a router writes the status of what it serves, and only that -----------------------
+# Route solo matches neither Router's selector (it stays new) until a RouteBinding by hand
+# binds it to shard-a: then A writes its status (scheduled, admitted) and B writes none,
+# though B computes the same phase and dns for it.
+cat >"$LAB_DIR/solo.yaml" <<YAML
+apiVersion: route.openshift.io/v1
+kind: Route
+metadata: {name: solo, namespace: demo, labels: {tier: solo}}
+spec: {host: solo.$D, to: {kind: Service, name: a}}
+YAML
+actl apply -f "$LAB_DIR/solo.yaml"
+t_expect_rc 0 "apply Route solo"
+poll_until 15 phase_on "$B_SOCK" solo new || t_fail "solo is new on B (no Router selects it)"
+cat >"$LAB_DIR/solo-binding.yaml" <<YAML
+apiVersion: route.openshift.io/v1
+kind: RouteBinding
+metadata: {name: solo.shard-a, namespace: demo}
+spec: {routeNamespace: demo, routeName: solo, routerName: shard-a, dns: shard-a.apps.$D}
+YAML
+actl apply -f "$LAB_DIR/solo-binding.yaml"
+t_expect_rc 0 "apply RouteBinding solo.shard-a"
+poll_until 15 phase_on "$B_SOCK" solo scheduled || t_fail "solo scheduled (seen on B)"
+solo_status_on_a() {
+	t_run ectl get "${PFX}status/shard-a/route.route.openshift.io/demo/solo" --print-value-only
+	[[ "$T_OUT" == *'"phase":"scheduled"'* ]]
+}
+poll_until 15 solo_status_on_a || t_fail "A writes the status of solo, bound to it" "$T_OUT"
+t_json_expect "$T_OUT" "any(i['routerName'] == 'shard-a' and i['conditions'][0]['status'] == 'True' for i in d['ingress'])" \
+	"A's status of solo admits it"
+sleep 1 # B compiled solo's binding when it saw scheduled; its write would be out by now
+t_run ectl get --prefix "${PFX}status/shard-b/route.route.openshift.io/demo/solo" --keys-only
+t_expect_no_out "solo" "B writes no status for solo, which is not bound to it"
+t_run ectl get --prefix "${PFX}status/shard-b/route.route.openshift.io/demo/web" --keys-only
+t_expect_out "demo/web" "B keeps its status of web, bound to it"
+t_ok "statuses per router: shard-a wrote solo's (scheduled, admitted), shard-b none (not bound to it)"
+
+# --- an apply larger than one etcd txn (128 operations) --------------------------------
+{
+	for i in $(seq 1 300); do
+		printf -- '---\napiVersion: route.openshift.io/v1\nkind: Route\n'
+		printf 'metadata: {name: bulk%d, namespace: bulk}\n' "$i"
+		printf 'spec: {host: bulk%d.%s, to: {kind: Service, name: a}}\n' "$i" "$D"
+	done
+} >"$LAB_DIR/bulk.yaml"
+actl apply -f "$LAB_DIR/bulk.yaml"
+t_expect_rc 0 "apply of 300 Routes through A (etcd takes 128 operations a txn)"
+t_run ectl get --prefix "${PFX}objects/route.route.openshift.io/bulk/" --keys-only
+[ "$(grep -c 'bulk/bulk' <<<"$T_OUT")" = 300 ] || t_fail "all 300 Routes are in etcd" "$(grep -c 'bulk/bulk' <<<"$T_OUT") keys"
+actl get route bulk300 -n bulk
+t_expect_rc 0 "A has the last of them as soon as the apply answered"
+bulk_on_b() { [ "$("$ROUTERCTL" -s "$B_SOCK" get routes -n bulk -o json 2>/dev/null | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+print(len(d["items"] if isinstance(d, dict) and "items" in d else d if isinstance(d, list) else [d]))')" = 300 ]; }
+poll_until 15 bulk_on_b || t_fail "router B has the 300 Routes"
+t_ok "an apply of 300 Routes through A: acknowledged once etcd had all of them (3 txns, in order), B has them ($WAITED s)"
+t_run ectl del --prefix "${PFX}objects/route.route.openshift.io/bulk/"
+t_expect_out "^300$" "etcdctl deletes the 300 Routes"
+
 # --- an object put with etcdctl --------------------------------------------------------
 put_route hand "hand.$D"
 t_expect_rc 0 "etcdctl put Route demo/hand"
@@ -339,7 +398,7 @@ t_ok "exactly one leader again ($LEADER); Route after scheduled"
 # --- no route lost -----------------------------------------------------------------------
 want=$(ectl get --prefix "${PFX}objects/route.route.openshift.io/demo/" --keys-only |
 	sed -n 's|.*/demo/||p' | grep -v '^broken$' | sort | tr '\n' ' ')
-[ "$want" = "after first hand late second web " ] || t_fail "etcd holds every route" "etcd: $want"
+[ "$want" = "after first hand late second solo web " ] || t_fail "etcd holds every route" "etcd: $want"
 [ "$(names_on "$A_SOCK")" = "$want" ] || t_fail "A has every route" "A: $(names_on "$A_SOCK") etcd: $want"
 [ "$(names_on "$B_SOCK")" = "$want" ] || t_fail "B has every route" "B: $(names_on "$B_SOCK") etcd: $want"
 t_ok "no route lost: etcd, A and B hold the same routes ($want)"
