@@ -127,8 +127,6 @@ control_loop(struct sy_router *r, struct sy_server *srv, int sigfd, int metrics_
 		/* The route scheduler's retry of routes no Router took yet
 		 * (control/fleet/scheduler.h); it also runs after each change. */
 		if (r->sched.strategy != NULL && time(NULL) >= r->sched.next_retry) {
-			/* Bindings put in etcd by hand are checked here too. */
-			r->sched.tidy_all = true;
 			sy_scheduler_run(r);
 			r->sched.next_retry = time(NULL) + r->cfg.scheduler_retry_s;
 		}

@@ -285,7 +285,9 @@ sy_router_load(struct sy_router *r, char *err, size_t errlen)
 				 r->cfg.scheduler_strategy);
 			return -EINVAL;
 		}
-		/* Routes the journal holds unscheduled are taken at once. */
+		/* Routes the journal holds unscheduled are taken at once, and
+		 * every binding is checked. */
+		r->sched.tidy_all = true;
 		sy_scheduler_run(r);
 	}
 	return 0;

@@ -706,6 +706,8 @@ sy_etcd_sync_drain(struct sy_router *r, void (*reply)(void *arg, uint64_t id, js
 		case SY_ETCD_EV_LEADER:
 			s->leader = ev->leader;
 			r->sched.strategy = ev->leader ? s->strategy : NULL;
+			/* A new leader's first pass looks at everything. */
+			r->sched.tidy_all |= ev->leader;
 			schedule |= ev->leader;
 			break;
 		}

@@ -118,10 +118,9 @@ apply_bindings(struct sy_router *r, json_t *objs)
  * is no longer its Router's is applied again with the Router's.
  */
 static int
-tidy(struct sy_router *r)
+tidy(struct sy_router *r, bool all)
 {
 	size_t n, i;
-	bool all = r->sched.tidy_all;
 	struct sy_object **b = all ? sy_store_list(&r->store, &sy_kind_routebinding, NULL, &n)
 				   : sy_store_list_cool(&r->store, &sy_kind_routebinding, &n);
 	json_t *gone = json_array(), *stale = json_array(), *v;
@@ -136,11 +135,12 @@ tidy(struct sy_router *r)
 	for (i = 0; i < n; i++) {
 		const char *router, *dns;
 
-		/* Only a Router's change (or the periodic pass) can make a
-		 * binding's Router or dns wrong; a Route's deletion is seen from
-		 * the binding's index key, b<ns>/<route> (its namespace is the
+		/* Only a Router's change can make a binding that was right
+		 * wrong; a binding that just arrived (warm: written by hand, say)
+		 * is checked whole; a Route's deletion is seen from the
+		 * binding's index key, b<ns>/<route> (its namespace is the
 		 * route's: validated), without unpacking 100,000 bindings. */
-		if (!all && b[i]->n_rel == 1 && b[i]->rel[0]->key[0] == SY_REL_BINDING &&
+		if (!all && !b[i]->warm && b[i]->n_rel == 1 && b[i]->rel[0]->key[0] == SY_REL_BINDING &&
 		    sy_store_has(&r->store, &sy_kind_route, b[i]->ns,
 				 b[i]->rel[0]->key + 1 + strlen(b[i]->ns) + 1))
 			continue;
@@ -165,7 +165,6 @@ tidy(struct sy_router *r)
 		}
 	}
 	free(b);
-	r->sched.tidy_all = false;
 	/* The store changes from here on: b's objects may be freed. */
 	json_array_foreach(gone, i, v) {
 		json_t *reply = sy_ops_delete(r, v);
@@ -254,7 +253,7 @@ bound_at_all(const struct sy_router *r, const struct sy_object *route)
  * strategy that weighs loads.
  */
 static int
-schedule(struct sy_router *r)
+schedule(struct sy_router *r, bool full)
 {
 	const struct sy_sched_strategy *strategy = r->sched.strategy;
 	size_t nr, nroutes, nb = 0, i, j, unscheduled = 0;
@@ -308,7 +307,10 @@ schedule(struct sy_router *r)
 		size_t nc = 0;
 		int pick;
 
-		if (any_selective) {
+		/* A bound route is looked at again by the selective Routers
+		 * only when it changed (its labels, its namespace's) or a Router
+		 * did: otherwise they saw it as it is at an earlier pass. */
+		if (any_selective && (!any || full || route->warm)) {
 			const struct sy_object *nso;
 			const json_t *nslabels;
 
@@ -383,6 +385,7 @@ int
 sy_scheduler_run(struct sy_router *r)
 {
 	int tidied, bound;
+	bool full;
 
 	if (r->sched.strategy == NULL)
 		return 0;
@@ -392,10 +395,13 @@ sy_scheduler_run(struct sy_router *r)
 		return 0;
 	}
 	r->sched.due = false;
-	tidied = tidy(r);
-	bound = tidied < 0 ? tidied : schedule(r);
+	full = r->sched.tidy_all;
+	r->sched.tidy_all = false;
+	tidied = tidy(r, full);
+	bound = tidied < 0 ? tidied : schedule(r, full);
 	sy_store_cool(&r->store);
 	if (tidied < 0 || bound < 0) {
+		r->sched.tidy_all |= full;
 		RTE_LOG(ERR, USER1, "route scheduler: out of memory (retried next pass)\n");
 		return -ENOMEM;
 	}

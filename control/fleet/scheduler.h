@@ -83,8 +83,11 @@ struct sy_scheduler {
 	uint64_t state[4];                        /* the strategy's */
 	time_t next_retry;                        /* control/main.c's timer */
 	bool due; /* a pass was put off until this router's etcd writes settle */
-	/* Next pass checks every binding's Router and dns (a Router changed,
-	 * or the periodic retry); otherwise only whether its Route exists. */
+	/* Next pass looks at everything (a Router changed): every binding's
+	 * Router and dns, every route against the Routers' selectors.
+	 * Otherwise a pass looks at what changed and at the routes without a
+	 * binding (whether one exists: the relations index), which is what
+	 * the periodic retry needs, and stays cheap at 100,000 routes. */
 	bool tidy_all;
 	/* Last pass, for `status`. */
 	size_t last_bound, last_unscheduled, last_removed;

@@ -100,30 +100,41 @@ def count_prefix(gw, key):
     return int(r.get("count", 0)), int(r["header"]["revision"])
 
 
+def pages(gw, key, keys_only=False):
+    """Every kv under key, in pages (a range answer over ~4 MB is refused by
+    etcd's gateway defaults)."""
+    start = b64(key)
+    while True:
+        req = {"key": start, "range_end": range_end(key), "limit": 20000}
+        if keys_only:
+            req["keys_only"] = True
+        r = gw.post("/v3/kv/range", req)
+        kvs = r.get("kvs", [])
+        yield from kvs
+        if not r.get("more") or not kvs:
+            return
+        start = base64.b64encode(base64.b64decode(kvs[-1]["key"]) + b"\0").decode()
+
+
 def count(url, prefix, router):
+    """Bindings in etcd, how many name router (binding <route>.<router>), and
+    router's status keys of routes, and how many of them say scheduled: a
+    router writes the status of the routes bound to it, and only those."""
     gw = Gateway(url)
-    bindings, rev = count_prefix(gw, prefix + "objects/routebinding.route.openshift.io/")
+    bkey = prefix + "objects/routebinding.route.openshift.io/"
+    bindings, rev = count_prefix(gw, bkey)
+    suffix = ("." + router).encode()
+    bound_here = sum(1 for kv in pages(gw, bkey, keys_only=True)
+                     if base64.b64decode(kv["key"]).endswith(suffix)) if bindings else 0
     skey = prefix + "status/%s/route.route.openshift.io/" % router
     statuses, _ = count_prefix(gw, skey)
     all_statuses, _ = count_prefix(gw, prefix + "status/")
     scheduled = 0
     if statuses > 0:
-        # Values only, in pages (a range answer over ~4 MB is refused by etcd's
-        # gateway defaults).
-        start = b64(skey)
-        while True:
-            r = gw.post("/v3/kv/range", {"key": start, "range_end": range_end(skey),
-                                         "limit": 20000})
-            kvs = r.get("kvs", [])
-            for kv in kvs:
-                if b'"phase":"scheduled"' in base64.b64decode(kv.get("value", "")):
-                    scheduled += 1
-            if not r.get("more"):
-                break
-            last = base64.b64decode(kvs[-1]["key"]) + b"\0"
-            start = base64.b64encode(last).decode()
-    print(json.dumps({"bindings": bindings, "statuses": statuses, "scheduled": scheduled,
-                      "all_statuses": all_statuses, "revision": rev}))
+        scheduled = sum(1 for kv in pages(gw, skey)
+                        if b'"phase":"scheduled"' in base64.b64decode(kv.get("value", "")))
+    print(json.dumps({"bindings": bindings, "bound_here": bound_here, "statuses": statuses,
+                      "scheduled": scheduled, "all_statuses": all_statuses, "revision": rev}))
 
 
 class Ctl:
