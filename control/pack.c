@@ -156,29 +156,43 @@ sy_pack(const json_t *obj, const json_t *status, struct sy_packed *p)
 	return 0;
 }
 
-static json_t *
-unpack(const uint8_t *frame, size_t len)
+/* A frame's JSON text into z.buf: its length, or 0. */
+static size_t
+decompress(const uint8_t *frame, size_t len)
 {
 	unsigned long long size;
 	size_t n;
-	json_error_t jerr;
 
 	if (frame == NULL || len == 0 || init() < 0)
-		return NULL;
+		return 0;
 	size = ZSTD_getFrameContentSize(frame, len);
 	if (size == ZSTD_CONTENTSIZE_UNKNOWN || size == ZSTD_CONTENTSIZE_ERROR ||
 	    reserve((size_t)size + 1) < 0)
-		return NULL;
+		return 0;
 	n = ZSTD_decompress_usingDDict(z.dctx, z.buf, z.cap, frame, len, z.ddict);
-	if (ZSTD_isError(n))
-		return NULL;
-	return json_loadb(z.buf, n, 0, &jerr);
+	return ZSTD_isError(n) ? 0 : n;
+}
+
+static json_t *
+unpack(const uint8_t *frame, size_t len)
+{
+	size_t n = decompress(frame, len);
+	json_error_t jerr;
+
+	return n ? json_loadb(z.buf, n, 0, &jerr) : NULL;
 }
 
 json_t *
 sy_unpack_object(const struct sy_packed *p)
 {
 	return unpack(p->bytes, p->obj_len);
+}
+
+const char *
+sy_unpack_object_text(const struct sy_packed *p, size_t *len)
+{
+	*len = decompress(p->bytes, p->obj_len);
+	return *len ? z.buf : NULL;
 }
 
 json_t *

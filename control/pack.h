@@ -28,6 +28,9 @@ int sy_pack(const json_t *obj, const json_t *status, struct sy_packed *p);
 /* New references, or NULL (nothing packed, or out of memory). */
 json_t *sy_unpack_object(const struct sy_packed *p);
 json_t *sy_unpack_status(const struct sy_packed *p);
+/* The object's compact JSON text, without parsing it: *len bytes (no NUL),
+ * valid until the next call here; NULL when nothing is packed. */
+const char *sy_unpack_object_text(const struct sy_packed *p, size_t *len);
 void sy_packed_free(struct sy_packed *p);
 
 #endif
