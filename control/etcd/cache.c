@@ -2,6 +2,8 @@
 /* The etcd store's local copy (cache.h). */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,6 +34,19 @@ struct sy_etcd_cache {
 	size_t written;       /* objects in the last write */
 	time_t written_at;
 	char last_error[700];
+	/* The write in progress: the control thread serializes the store
+	 * into buf; the writer thread writes, fsyncs and renames it (at
+	 * 100,000 routes ten routers fsyncing 60 MB each after every change
+	 * held their control threads, and the applies waiting on them, for
+	 * seconds). */
+	pthread_t writer;
+	bool writing;         /* writer started, not joined yet */
+	atomic_bool done;     /* writer finished: rc, and join it */
+	char *buf;
+	size_t len, n;        /* bytes, objects */
+	uint64_t gen;         /* the generation buf holds */
+	uint64_t t0;          /* when the write began */
+	int rc;
 };
 
 static struct sy_etcd_cache *
@@ -122,17 +137,15 @@ write_line(FILE *f, const struct sy_object *o)
 	return fputs("}\n", f) == EOF ? -EIO : 0;
 }
 
+/* The store as the file's lines, into c->buf (open_memstream). */
 static int
-write_snapshot(struct sy_router *r, struct sy_etcd_cache *c, size_t *n_out)
+serialize(struct sy_router *r, struct sy_etcd_cache *c)
 {
-	char tmp[640];
 	struct sy_object **all;
 	size_t n, i;
-	FILE *f;
+	FILE *f = open_memstream(&c->buf, &c->len);
 	int rc = 0;
 
-	snprintf(tmp, sizeof(tmp), "%s.tmp", c->path);
-	f = fopen(tmp, "w");
 	if (f == NULL)
 		return -errno;
 	all = sy_store_list_cool(&r->store, NULL, &n);
@@ -141,27 +154,90 @@ write_snapshot(struct sy_router *r, struct sy_etcd_cache *c, size_t *n_out)
 	for (i = 0; rc == 0 && i < n; i++)
 		rc = write_line(f, all[i]);
 	free(all);
-	if (rc == 0 && (fflush(f) != 0 || fsync(fileno(f)) != 0))
-		rc = -errno;
 	if (fclose(f) != 0 && rc == 0)
+		rc = -ENOMEM;
+	c->n = n;
+	return rc;
+}
+
+/* The writer thread: buf to a temporary file, fsync'd, renamed over the
+ * copy. */
+static void *
+writer_main(void *arg)
+{
+	struct sy_etcd_cache *c = arg;
+	char tmp[640];
+	size_t off = 0;
+	int fd, rc = 0;
+
+	snprintf(tmp, sizeof(tmp), "%s.tmp", c->path);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0)
+		rc = -errno;
+	while (rc == 0 && off < c->len) {
+		ssize_t w = write(fd, c->buf + off, c->len - off);
+
+		if (w < 0 && errno != EINTR)
+			rc = -errno;
+		else if (w > 0)
+			off += (size_t)w;
+	}
+	if (rc == 0 && fsync(fd) != 0)
+		rc = -errno;
+	if (fd >= 0 && close(fd) != 0 && rc == 0)
 		rc = -errno;
 	if (rc == 0 && rename(tmp, c->path) != 0)
 		rc = -errno;
-	if (rc < 0)
+	if (rc < 0 && fd >= 0)
 		unlink(tmp);
-	*n_out = n;
-	return rc;
+	c->rc = rc;
+	atomic_store(&c->done, true);
+	return NULL;
+}
+
+/* The write in progress, finished: joined and accounted. wait: block
+ * until it finishes (shutdown). */
+static void
+writer_reap(struct sy_etcd_cache *c, bool wait)
+{
+	uint64_t took;
+
+	if (!c->writing || (!wait && !atomic_load(&c->done)))
+		return;
+	pthread_join(c->writer, NULL);
+	c->writing = false;
+	free(c->buf);
+	c->buf = NULL;
+	took = sy_mono_ms() - c->t0;
+	/* A slow write (a big store) is not repeated sooner than ten times
+	 * what it took. */
+	c->due_ms = sy_mono_ms() + (took * 10 > CACHE_MIN_INTERVAL_MS ? took * 10 : CACHE_MIN_INTERVAL_MS);
+	if (c->rc < 0) {
+		snprintf(c->last_error, sizeof(c->last_error), "%.600s: %.90s", c->path,
+			 strerror(-c->rc));
+		RTE_LOG(WARNING, USER1, "etcd cache: %s (tried again later)\n", c->last_error);
+		return;
+	}
+	if (took >= 1000)
+		RTE_LOG(NOTICE, USER1, "etcd cache: %zu objects written in %.1f s (next write not "
+			"before %.1f s)\n", c->n, took / 1e3, took * 10 / 1e3);
+	c->last_error[0] = '\0';
+	c->written_gen = c->gen;
+	c->written = c->n;
+	c->written_at = time(NULL);
 }
 
 void
 sy_etcd_cache_tick(struct sy_router *r)
 {
 	struct sy_etcd_cache *c;
-	uint64_t t0, took;
-	size_t n = 0;
+	uint64_t t0;
 	int rc;
 
-	if (r->etcd == NULL || (c = cache_of(r)) == NULL || c->written_gen == r->gen_id)
+	if (r->etcd == NULL || (c = cache_of(r)) == NULL)
+		return;
+	writer_reap(c, false);
+	if (c->writing || c->written_gen == r->gen_id)
 		return;
 	t0 = sy_mono_ms();
 	/* Written once changes have paused for CACHE_QUIET_MS: a burst of
@@ -173,23 +249,22 @@ sy_etcd_cache_tick(struct sy_router *r)
 	}
 	if (t0 < c->due_ms || t0 - c->changed_ms < CACHE_QUIET_MS)
 		return;
-	rc = write_snapshot(r, c, &n);
-	took = sy_mono_ms() - t0;
-	/* A slow write (a big store) is not repeated sooner than ten times
-	 * what it took: the control thread has other work. */
-	c->due_ms = sy_mono_ms() + (took * 10 > CACHE_MIN_INTERVAL_MS ? took * 10 : CACHE_MIN_INTERVAL_MS);
+	c->t0 = t0;
+	c->gen = r->gen_id;
+	rc = serialize(r, c);
+	if (rc == 0) {
+		atomic_store(&c->done, false);
+		rc = -pthread_create(&c->writer, NULL, writer_main, c);
+	}
 	if (rc < 0) {
+		free(c->buf);
+		c->buf = NULL;
+		c->due_ms = t0 + CACHE_MIN_INTERVAL_MS;
 		snprintf(c->last_error, sizeof(c->last_error), "%.600s: %.90s", c->path, strerror(-rc));
 		RTE_LOG(WARNING, USER1, "etcd cache: %s (tried again later)\n", c->last_error);
 		return;
 	}
-	if (took >= 1000)
-		RTE_LOG(NOTICE, USER1, "etcd cache: %zu objects written in %.1f s (next write not "
-			"before %.1f s)\n", n, took / 1e3, took * 10 / 1e3);
-	c->last_error[0] = '\0';
-	c->written_gen = r->gen_id;
-	c->written = n;
-	c->written_at = time(NULL);
+	c->writing = true;
 }
 
 json_t *
@@ -209,6 +284,8 @@ sy_etcd_cache_status(const struct sy_router *r)
 void
 sy_etcd_cache_free(struct sy_router *r)
 {
+	if (r->etcd_cache != NULL)
+		writer_reap(r->etcd_cache, true); /* a copy half written is no copy */
 	free(r->etcd_cache);
 	r->etcd_cache = NULL;
 }

@@ -10,8 +10,10 @@
  * <state_dir>/etcd-cache.jsonl: written to a temporary file, fsync'd and
  * renamed over the old one, once the live generation has not changed for
  * 2 s (a burst of changes is one write after it), and never more often than
- * every 2 s nor than ten times the last write took (a write of a big store
- * holds the control thread). At start the snapshot is loaded through the same validation
+ * every 2 s nor than ten times the last write took. The control thread only
+ * prints the objects into memory (a resting object's text straight from its
+ * packed bytes); a thread of the cache's own writes and fsyncs the file, so
+ * that a big store's write never holds up applies. At start the snapshot is loaded through the same validation
  * as anything read from etcd and compiled into the first generation; the
  * first full read from etcd then replaces it (objects that vanished meanwhile
  * are deleted, as after any reconnect). etcd stays the truth: the copy is
