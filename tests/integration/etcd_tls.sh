@@ -124,31 +124,33 @@ t_run "$ROUTERCTL" -s "$(sock good)" get route hand -n demo -o json
 t_json_expect "$T_OUT" "d['spec']['host'] == 'hand.$LAB_DOMAIN'" "routerctl get shows Route hand as put"
 t_ok "a Route put with etcdctl is on routerd good through the TLS watch ($WAITED s)"
 
+# r_refused NAME ETCD-JSON-MEMBERS REGEX WHAT: start routerd NAME; it must stay unconnected,
+# its status' last error naming the endpoint and WHAT, the extended REGEX (case-insensitive);
+# ERR the last error.
+r_refused() {
+	r_start "$1" "$2"
+	poll_until 20 failing "$1" || t_fail "routerd $1 is not connected and says why" \
+		"$("$ROUTERCTL" -s "$(sock "$1")" status 2>&1 | grep -A1 '^store:')"
+	ERR=$(store_of "$(sock "$1")" "d['last_error']")
+	grep -Eiq "$3" <<<"$ERR" || t_fail "$1's last error names $4" "last_error: $ERR"
+	grep -qF "$E_IP" <<<"$ERR" || t_fail "$1's last error names the endpoint" "last_error: $ERR"
+}
+
 # --- nocert: the right CA, no client certificate ---------------------------------------
-r_start nocert "$CA"
-poll_until 20 failing nocert || t_fail "routerd nocert is not connected and says why" \
-	"$("$ROUTERCTL" -s "$(sock nocert)" status 2>&1 | grep -A1 '^store:')"
-ERR=$(store_of "$(sock nocert)" "d['last_error']")
 # TLS 1.3: the client's side of the handshake is done before etcd checks for a certificate,
 # so libcurl sees etcd's alert on its first read ("OpenSSL SSL_read: ... sslv3 alert bad
 # certificate": Go's TLS answers a missing one with bad_certificate); under TLS 1.2 the
 # handshake itself would fail.
-grep -Eiq "alert|handshake" <<<"$ERR" ||
-	t_fail "nocert's last error names the TLS problem" "last_error: $ERR"
-grep -qF "$E_IP" <<<"$ERR" || t_fail "nocert's last error names the endpoint" "last_error: $ERR"
+r_refused nocert "$CA" "alert|handshake" "the TLS problem"
 t_run "$ROUTERCTL" -s "$(sock nocert)" status
 t_expect_out "^store: +etcd $E_URL $PFX, DISCONNECTED" "routerctl status says DISCONNECTED"
 t_expect_out "^  last error: +.*$E_IP" "routerctl status shows the last error"
 t_ok "routerd nocert (pid ${R_PID[nocert]}, no client certificate): DISCONNECTED, last error: $ERR"
 
 # --- wrongca: a client certificate, but etcd's certificate checked against another CA --
-r_start wrongca ",\"ca_file\": \"$E_TLS/other-ca.pem\"$CERT"
-poll_until 20 failing wrongca || t_fail "routerd wrongca is not connected and says why" \
-	"$("$ROUTERCTL" -s "$(sock wrongca)" status 2>&1 | grep -A1 '^store:')"
-ERR=$(store_of "$(sock wrongca)" "d['last_error']")
-grep -Eiq "SSL certificate problem|certificate verif|unable to get local issuer" <<<"$ERR" ||
-	t_fail "wrongca's last error names the failed certificate verification" "last_error: $ERR"
-grep -qF "$E_IP" <<<"$ERR" || t_fail "wrongca's last error names the endpoint" "last_error: $ERR"
+r_refused wrongca ",\"ca_file\": \"$E_TLS/other-ca.pem\"$CERT" \
+	"SSL certificate problem|certificate verif|unable to get local issuer" \
+	"the failed verification of etcd's certificate"
 t_ok "routerd wrongca (pid ${R_PID[wrongca]}, another CA): not connected, last error: $ERR"
 
 # Neither got anything: still not connected, and nothing of theirs in etcd.
