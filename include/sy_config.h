@@ -68,8 +68,12 @@ struct sy_static_route {
 #define SY_ETCD_MAX_ENDPOINTS 8
 struct sy_store_config {
 	bool etcd;                                  /* false: the journal */
-	char endpoints[SY_ETCD_MAX_ENDPOINTS][128]; /* "http://ADDRESS:PORT" */
+	char endpoints[SY_ETCD_MAX_ENDPOINTS][128]; /* "http(s)://ADDRESS:PORT", one scheme */
 	unsigned n_endpoints;
+	/* https:// only, each "" when not given: the CAs that etcd's certificate
+	 * must chain to ("": the system's trust store), and the client
+	 * certificate and key (PEM files, both or neither). */
+	char ca_file[256], cert_file[256], key_file[256];
 	char prefix[128];                           /* ends with '/'; default "/switchyard/" */
 	uint32_t lease_ttl_s;                       /* the scheduler leader's lease */
 };

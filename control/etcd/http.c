@@ -48,10 +48,15 @@ collect(char *p, size_t size, size_t nmemb, void *arg)
 	return buf_add(arg, p, size * nmemb) < 0 ? 0 : size * nmemb;
 }
 
+_Static_assert(sizeof(((struct sy_etcd_http *)0)->curl_err) >= CURL_ERROR_SIZE,
+	       "CURLOPT_ERRORBUFFER needs CURL_ERROR_SIZE bytes");
+
 int
-sy_etcd_http_init(struct sy_etcd_http *h, atomic_int *stop)
+sy_etcd_http_init(struct sy_etcd_http *h, atomic_int *stop, const struct sy_etcd_tls *tls)
 {
 	h->stop = stop;
+	h->tls = *tls;
+	h->curl_err[0] = '\0';
 	h->curl = curl_easy_init();
 	return h->curl ? 0 : -1;
 }
@@ -88,7 +93,38 @@ prepare(struct sy_etcd_http *h, const char *url, const char *text)
 	curl_easy_setopt(c, CURLOPT_NOPROGRESS, 0L);
 	curl_easy_setopt(c, CURLOPT_XFERINFOFUNCTION, stopping);
 	curl_easy_setopt(c, CURLOPT_XFERINFODATA, h->stop);
+	/* libcurl's own words for a failure ("SSL certificate problem: unable
+	 * to get local issuer certificate"), where curl_easy_strerror only
+	 * has the code's generic text. */
+	h->curl_err[0] = '\0';
+	curl_easy_setopt(c, CURLOPT_ERRORBUFFER, h->curl_err);
+	/* The defaults, said outright: etcd's certificate must chain to a
+	 * trusted CA and name the endpoint's address. Never turned off: a
+	 * store that accepts any certificate hands the fleet's routes to
+	 * whoever answers on the address. */
+	curl_easy_setopt(c, CURLOPT_SSL_VERIFYPEER, 1L);
+	curl_easy_setopt(c, CURLOPT_SSL_VERIFYHOST, 2L);
+	if (strncmp(url, "https://", 8) == 0) {
+		if (h->tls.ca_file != NULL && h->tls.ca_file[0] != '\0')
+			curl_easy_setopt(c, CURLOPT_CAINFO, h->tls.ca_file);
+		if (h->tls.cert_file != NULL && h->tls.cert_file[0] != '\0') {
+			curl_easy_setopt(c, CURLOPT_SSLCERT, h->tls.cert_file);
+			curl_easy_setopt(c, CURLOPT_SSLKEY, h->tls.key_file);
+		}
+	}
 	return hdrs;
+}
+
+/* What a failed transfer says: the URL and libcurl's message. */
+static void
+curl_failed(struct sy_etcd_http *h, const char *url, CURLcode cc, char *err, size_t errlen)
+{
+	size_t n = strlen(h->curl_err);
+
+	/* The buffer's text may end with a newline (some TLS back ends). */
+	while (n > 0 && (h->curl_err[n - 1] == '\n' || h->curl_err[n - 1] == '\r'))
+		h->curl_err[--n] = '\0';
+	snprintf(err, errlen, "%s: %s", url, n > 0 ? h->curl_err : curl_easy_strerror(cc));
 }
 
 static const char *
@@ -150,7 +186,7 @@ sy_etcd_http_post(struct sy_etcd_http *h, const char *endpoint, const char *path
 
 	*resp = NULL;
 	if (cc != CURLE_OK) {
-		snprintf(err, errlen, "%s: %s", url, curl_easy_strerror(cc));
+		curl_failed(h, url, cc, err, errlen);
 	} else if ((*resp = b.p ? json_loadb(b.p, b.len, 0, &jerr) : NULL) == NULL) {
 		snprintf(err, errlen, "%s: HTTP %ld, not JSON", url, status);
 	} else if (status != 200 || gateway_error(*resp) != NULL) {
@@ -213,7 +249,7 @@ sy_etcd_http_stream(struct sy_etcd_http *h, const char *endpoint, const char *pa
 	if (s.ended || atomic_load(h->stop))
 		rc = 0;
 	else if (cc != CURLE_OK)
-		snprintf(err, errlen, "%s: %s", url, curl_easy_strerror(cc));
+		curl_failed(h, url, cc, err, errlen);
 	else
 		snprintf(err, errlen, "%s: the stream ended (HTTP %ld)", url, status);
 	free(s.b.p);

@@ -21,16 +21,28 @@
 
 #include <jansson.h>
 
+/* For https:// endpoints (store.etcd's ca_file, cert_file, key_file): PEM
+ * files, NULL or "" when not given. etcd's certificate is always verified,
+ * its chain and that it names the endpoint's address: against ca_file, else
+ * the system's trust store. */
+struct sy_etcd_tls {
+	const char *ca_file;
+	const char *cert_file, *key_file; /* the client certificate, both or neither */
+};
+
 struct sy_etcd_http {
 	void *curl;       /* CURL *, one per thread */
 	atomic_int *stop; /* set: calls end within a second (routerd stops) */
+	struct sy_etcd_tls tls;
+	char curl_err[256]; /* CURLOPT_ERRORBUFFER (CURL_ERROR_SIZE) */
 };
 
-int sy_etcd_http_init(struct sy_etcd_http *h, atomic_int *stop);
+/* tls's strings must outlive h (they are read at each call). */
+int sy_etcd_http_init(struct sy_etcd_http *h, atomic_int *stop, const struct sy_etcd_tls *tls);
 void sy_etcd_http_fini(struct sy_etcd_http *h);
 /* POST body to endpoint + path; the response's JSON in *resp. 0, or -1 with
- * what went wrong in err (connection, HTTP status, not JSON, or the
- * gateway's own error text). */
+ * what went wrong in err (connection or TLS, in libcurl's words, HTTP status,
+ * not JSON, or the gateway's own error text). */
 int sy_etcd_http_post(struct sy_etcd_http *h, const char *endpoint, const char *path,
 		      const json_t *body, long timeout_ms, json_t **resp, char *err, size_t errlen);
 /* POST body and read the response as a stream of JSON messages, one a line,

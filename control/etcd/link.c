@@ -229,6 +229,20 @@ read_all(struct sy_etcd_link *l, struct sy_etcd_http *h, const char *ep, const c
 	return all;
 }
 
+/* A thread's HTTP handle, with the TLS files of store.etcd (pointers into
+ * l->cfg, which outlives both threads). */
+static int
+http_init(struct sy_etcd_link *l, struct sy_etcd_http *h)
+{
+	const struct sy_etcd_tls tls = {
+		.ca_file = l->cfg.ca_file,
+		.cert_file = l->cfg.cert_file,
+		.key_file = l->cfg.key_file,
+	};
+
+	return sy_etcd_http_init(h, &l->stop, &tls);
+}
+
 static void *
 watch_main(void *arg)
 {
@@ -238,7 +252,7 @@ watch_main(void *arg)
 	unsigned backoff = BACKOFF_MIN_MS;
 	char ep[128], end[192], err[320], pend[192];
 
-	if (sy_etcd_http_init(&h, &l->stop) < 0)
+	if (http_init(l, &h) < 0)
 		return NULL;
 	snprintf(w.objects, sizeof(w.objects), "%sobjects/", l->cfg.prefix);
 	snprintf(w.leader_key, sizeof(w.leader_key), "%sleader/scheduler", l->cfg.prefix);
@@ -414,7 +428,7 @@ ops_main(void *arg)
 	struct sy_etcd_link *l = arg;
 	struct sy_etcd_http h;
 
-	if (sy_etcd_http_init(&h, &l->stop) < 0)
+	if (http_init(l, &h) < 0)
 		return NULL;
 	while (!atomic_load(&l->stop)) {
 		struct sy_etcd_write *w, *next;

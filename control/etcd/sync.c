@@ -75,7 +75,7 @@ int
 sy_etcd_sync_open(struct sy_router *r, char *err, size_t errlen)
 {
 	struct sy_etcd_sync *s = calloc(1, sizeof(*s));
-	char self[128], host[64] = "";
+	char self[128], host[64] = "", tls[640] = "";
 	int rc;
 
 	if (s == NULL) {
@@ -100,8 +100,13 @@ sy_etcd_sync_open(struct sy_router *r, char *err, size_t errlen)
 		return rc;
 	}
 	r->etcd = s;
-	RTE_LOG(NOTICE, USER1, "store: etcd %s, prefix %s (%u endpoint(s))%s\n",
-		r->cfg.store.endpoints[0], r->cfg.store.prefix, r->cfg.store.n_endpoints,
+	if (strncmp(r->cfg.store.endpoints[0], "https://", 8) == 0)
+		snprintf(tls, sizeof(tls), ", TLS verified against %s%s%s",
+			 r->cfg.store.ca_file[0] ? r->cfg.store.ca_file : "the system's trust store",
+			 r->cfg.store.cert_file[0] ? ", client certificate " : "",
+			 r->cfg.store.cert_file);
+	RTE_LOG(NOTICE, USER1, "store: etcd %s, prefix %s (%u endpoint(s))%s%s\n",
+		r->cfg.store.endpoints[0], r->cfg.store.prefix, r->cfg.store.n_endpoints, tls,
 		r->cfg.scheduler ? ", campaigning for the scheduler" : "");
 	return 0;
 }

@@ -104,6 +104,19 @@ t_json_expect() {
 # Common start: root check, lab up, trap, routerd running and answering.
 # t_setup ID-PREFIX [WORKERS]
 t_setup() {
+	_t_lab_init "$@"
+	lab_up || t_fail "lab up" "building the namespace lab failed (see the warnings above)"
+	t_ok "lab $LAB_ID up (namespaces, veths, nginx backends answer)"
+}
+# t_setup_bare ID-PREFIX: the same without namespaces, veths, nginx or the lab's routerd
+# config: only $LAB_DIR, the list of processes to stop and the cleanup on exit, for tests
+# whose routerds have no ports (etcd_tls.sh).
+t_setup_bare() {
+	_t_lab_init "$1" 1
+	[ ! -e "$LAB_DIR" ] || t_fail "setup" "$LAB_DIR already exists"
+	mkdir -p "$LAB_DIR" && chmod 700 "$LAB_DIR" && : >"$LAB_PIDS" || t_fail "setup" "mkdir $LAB_DIR"
+}
+_t_lab_init() { # ID-PREFIX [WORKERS]
 	[ "$(id -u)" -eq 0 ] || t_skip_all "needs root (network namespaces)"
 	[ -x "${ROUTERD:-}" ] || t_fail "setup" "ROUTERD is not an executable: '${ROUTERD:-}'"
 	[ -x "${ROUTERCTL:-}" ] || t_fail "setup" "ROUTERCTL is not an executable: '${ROUTERCTL:-}'"
@@ -112,8 +125,6 @@ t_setup() {
 	LAB_ON_EXIT=_t_on_exit
 	lab_cleanup_on_exit
 	t_note "lab $LAB_ID, routerd $ROUTERD, routerctl $ROUTERCTL, workers $LAB_WORKERS"
-	lab_up || t_fail "lab up" "building the namespace lab failed (see the warnings above)"
-	t_ok "lab $LAB_ID up (namespaces, veths, nginx backends answer)"
 }
 
 # t_start_routerd [WHAT]: start routerd on the lab config and wait for its socket (30 s).

@@ -10,8 +10,10 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -282,7 +284,8 @@ test_store_config(void **state)
 	} while (0)
 	BAD("{\"etcd\":{\"endpoints\":[]}}", "store.etcd.endpoints: must be a non-empty list");
 	BAD("{\"etcd\":{}}", "store.etcd.endpoints");
-	BAD("{\"etcd\":{\"endpoints\":[\"https://a:1\"]}}", "must start with http://");
+	BAD("{\"etcd\":{\"endpoints\":[\"ftp://a:1\"]}}", "must start with http:// or https://");
+	BAD("{\"etcd\":{\"endpoints\":[\"https://a\"]}}", "https://ADDRESS:PORT");
 	BAD("{\"etcd\":{\"endpoints\":[\"http://a\"]}}", "http://ADDRESS:PORT");
 	BAD("{\"etcd\":{\"endpoints\":[\"http://a:99999\"]}}", "port must be a number");
 	BAD("{\"etcd\":{\"endpoints\":[\"http://a:1/v3\"]}}", "port must be a number");
@@ -291,6 +294,7 @@ test_store_config(void **state)
 	BAD("{\"etcd\":{\"endpoints\":[\"http://a:1\"],\"prefix\":\"/sy\"}}", "ends with '/'");
 	BAD("{\"etcd\":{\"endpoints\":[\"http://a:1\"],\"lease_ttl_s\":1}}", "from 2 to 60");
 	BAD("{\"etcd\":{\"endpoints\":[\"http://a:1\"],\"ttl\":1}}", "store.etcd.ttl: unknown key");
+	BAD("{\"etcd\":{\"endpoints\":[\"http://a:1\"],\"ttl\":1}}", "ca_file, cert_file, key_file");
 	BAD("{\"consul\":{}}", "store.consul: unknown key");
 	BAD("[]", "store: must be an object");
 #undef BAD
@@ -305,6 +309,94 @@ test_store_config(void **state)
 		assert_false(cfg.store.etcd); /* the journal by default */
 		sy_config_free(&cfg);
 	}
+}
+
+/* A file under dir with some text (the parser checks only that it opens). */
+static void
+touch(const char *dir, const char *name, char *path, size_t len)
+{
+	FILE *f;
+
+	snprintf(path, len, "%s/%s", dir, name);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs("-----BEGIN CERTIFICATE-----\n", f);
+	fclose(f);
+}
+
+/* https:// endpoints and the TLS files: one scheme, files that open, a
+ * certificate with its key, none of it with http://. */
+static void
+test_store_config_tls(void **state)
+{
+	struct sy_store_config sc;
+	char dir[] = "/tmp/sy-test-etcd-XXXXXX", ca[128], crt[128], key[128], text[1024],
+	     err[512];
+
+	assert_non_null(mkdtemp(dir));
+	touch(dir, "ca.pem", ca, sizeof(ca));
+	touch(dir, "client.pem", crt, sizeof(crt));
+	touch(dir, "client.key", key, sizeof(key));
+#define PARSE(...)                                                                           \
+	(snprintf(text, sizeof(text), __VA_ARGS__), parse_store(text, &sc, err, sizeof(err)))
+#define BAD(words, ...)                                                                      \
+	do {                                                                                 \
+		assert_int_equal(PARSE(__VA_ARGS__), -EINVAL);                               \
+		if (strstr(err, words) == NULL)                                              \
+			fail_msg("%s: error \"%s\" does not say \"%s\"", text, err, words);     \
+	} while (0)
+	/* https alone: the system's trust store, no client certificate. */
+	assert_int_equal(PARSE("{\"etcd\":{\"endpoints\":[\"https://198.18.0.1:2379\","
+			       "\"https://198.18.0.2:2379\"]}}"), 0);
+	assert_int_equal(sc.n_endpoints, 2);
+	assert_string_equal(sc.endpoints[1], "https://198.18.0.2:2379");
+	assert_string_equal(sc.ca_file, "");
+	assert_string_equal(sc.cert_file, "");
+	/* Everything. */
+	assert_int_equal(PARSE("{\"etcd\":{\"endpoints\":[\"https://a:2379\"],\"ca_file\":\"%s\","
+			       "\"cert_file\":\"%s\",\"key_file\":\"%s\"}}", ca, crt, key), 0);
+	assert_string_equal(sc.ca_file, ca);
+	assert_string_equal(sc.cert_file, crt);
+	assert_string_equal(sc.key_file, key);
+	assert_true(sc.etcd);
+	/* A CA alone (etcd without client certificate authentication). */
+	assert_int_equal(PARSE("{\"etcd\":{\"endpoints\":[\"https://a:2379\"],\"ca_file\":\"%s\"}}",
+			       ca), 0);
+	assert_string_equal(sc.ca_file, ca);
+	assert_string_equal(sc.key_file, "");
+	/* One scheme for every endpoint, whichever comes first. */
+	BAD("mix http:// and https://",
+	    "{\"etcd\":{\"endpoints\":[\"https://a:1\",\"http://b:1\"]}}");
+	BAD("\"http://a:1\" and \"https://b:1\"",
+	    "{\"etcd\":{\"endpoints\":[\"http://a:1\",\"https://b:1\"]}}");
+	/* A certificate and its key go together. */
+	BAD("store.etcd.cert_file: needs store.etcd.key_file",
+	    "{\"etcd\":{\"endpoints\":[\"https://a:1\"],\"cert_file\":\"%s\"}}", crt);
+	BAD("store.etcd.key_file: needs store.etcd.cert_file",
+	    "{\"etcd\":{\"endpoints\":[\"https://a:1\"],\"ca_file\":\"%s\",\"key_file\":\"%s\"}}",
+	    ca, key);
+	/* Files that do not open: the key, the path and why. */
+	BAD("store.etcd.ca_file: /nonexistent/sy-ca.pem: No such file or directory",
+	    "{\"etcd\":{\"endpoints\":[\"https://a:1\"],\"ca_file\":\"/nonexistent/sy-ca.pem\"}}");
+	BAD("store.etcd.key_file: /nonexistent/k.pem: No such file or directory",
+	    "{\"etcd\":{\"endpoints\":[\"https://a:1\"],\"cert_file\":\"%s\","
+	    "\"key_file\":\"/nonexistent/k.pem\"}}", crt);
+	BAD("not a regular file",
+	    "{\"etcd\":{\"endpoints\":[\"https://a:1\"],\"ca_file\":\"%s\"}}", dir);
+	BAD("store.etcd.ca_file: must be the path of a PEM file",
+	    "{\"etcd\":{\"endpoints\":[\"https://a:1\"],\"ca_file\":7}}");
+	/* TLS keys with http:// endpoints: refused, not ignored. */
+	BAD("store.etcd.ca_file: only with https:// endpoints",
+	    "{\"etcd\":{\"endpoints\":[\"http://a:1\"],\"ca_file\":\"%s\"}}", ca);
+	BAD("store.etcd.cert_file: only with https:// endpoints",
+	    "{\"etcd\":{\"endpoints\":[\"http://a:1\"],\"cert_file\":\"%s\",\"key_file\":\"%s\"}}",
+	    crt, key);
+#undef BAD
+#undef PARSE
+	unlink(ca);
+	unlink(crt);
+	unlink(key);
+	rmdir(dir);
 }
 
 static void
@@ -380,7 +472,8 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_keys),     cmocka_unit_test(test_base64),
 		cmocka_unit_test(test_requests), cmocka_unit_test(test_decode),
-		cmocka_unit_test(test_store_config), cmocka_unit_test(test_election),
+		cmocka_unit_test(test_store_config), cmocka_unit_test(test_store_config_tls),
+		cmocka_unit_test(test_election),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

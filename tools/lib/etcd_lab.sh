@@ -7,11 +7,22 @@
 #
 #   etcd_lab_up        the veth pair and its address; sets E_IF E_IP E_URL E_DATA
 #   etcd_start         etcd on E_URL (data in E_DATA, kept across restarts); E_PID
+#   etcd_start_tls     the same over TLS with client certificates (below)
 #   etcd_stop          stop it (SIGTERM, then SIGKILL), E_PID emptied
-#   ectl ARGS...       etcdctl (v3) against E_URL
+#   ectl ARGS...       etcdctl (v3) against E_URL (with the lab's client certificate in TLS mode)
 #   etcd_lab_down      etcd_stop and the pair removed
+#
+# TLS mode (etcd_start_tls, then etcd_start restarts it alike): E_URL becomes
+# https://$E_IP:2379, and throwaway PEM files are made with openssl in E_TLS=$LAB_DIR/etcd-tls:
+#   ca.pem ca.key            the lab's CA; etcd trusts only client certificates it signed
+#   server.pem server.key    etcd's certificate, for IP:$E_IP (serverAuth and clientAuth:
+#                            etcd's gRPC gateway dials etcd itself with it)
+#   client.pem client.key    a client certificate (CN=switchyard-lab-client) for routerd, ectl
+#   other-ca.pem             a second CA that signed nothing here: a wrong trust anchor
+# etcd requires a client certificate (--client-cert-auth); peer URLs stay http.
 
 E_PID=
+E_TLS=
 etcd_lab_up() {
 	E_IF=sy${LAB_ID}e0
 	E_PEER=sy${LAB_ID}e1
@@ -23,11 +34,49 @@ etcd_lab_up() {
 	ip addr add "$E_IP/32" dev "$E_IF" && ip link set "$E_IF" up && ip link set "$E_PEER" up
 }
 
-ectl() { ETCDCTL_API=3 etcdctl --endpoints "$E_URL" --dial-timeout 2s --command-timeout 5s "$@"; }
+ectl() {
+	local tls=()
+	[ -n "$E_TLS" ] && tls=(--cacert "$E_TLS/ca.pem" --cert "$E_TLS/client.pem" --key "$E_TLS/client.key")
+	ETCDCTL_API=3 etcdctl --endpoints "$E_URL" "${tls[@]}" --dial-timeout 2s --command-timeout 5s "$@"
+}
+
+# _etcd_ca NAME: a self-signed CA, $E_TLS/NAME.pem and NAME.key (req -x509's CA:TRUE).
+_etcd_ca() {
+	openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 2 \
+		-subj "/CN=switchyard lab $LAB_ID $1" -keyout "$E_TLS/$1.key" -out "$E_TLS/$1.pem" \
+		>>"$E_TLS/openssl.log" 2>&1
+}
+# _etcd_leaf NAME CN EXTENSIONS: $E_TLS/NAME.pem and NAME.key, signed by the lab's CA.
+_etcd_leaf() {
+	printf 'basicConstraints=CA:FALSE\n%s\n' "$3" >"$E_TLS/$1.ext"
+	openssl req -new -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -subj "/CN=$2" \
+		-keyout "$E_TLS/$1.key" -out "$E_TLS/$1.csr" >>"$E_TLS/openssl.log" 2>&1 &&
+		openssl x509 -req -in "$E_TLS/$1.csr" -CA "$E_TLS/ca.pem" -CAkey "$E_TLS/ca.key" \
+			-set_serial "0x$(openssl rand -hex 8)" -days 2 -extfile "$E_TLS/$1.ext" \
+			-out "$E_TLS/$1.pem" >>"$E_TLS/openssl.log" 2>&1
+}
+
+etcd_start_tls() { # [EXTRA ETCD ARGS...]
+	E_TLS=$LAB_DIR/etcd-tls
+	E_URL=https://$E_IP:2379
+	if [ ! -s "$E_TLS/client.pem" ]; then
+		mkdir -p "$E_TLS" && chmod 700 "$E_TLS" && _etcd_ca ca && _etcd_ca other-ca &&
+			_etcd_leaf server etcd "subjectAltName=IP:$E_IP
+extendedKeyUsage=serverAuth,clientAuth" &&
+			_etcd_leaf client switchyard-lab-client "extendedKeyUsage=clientAuth" || {
+			sy_warn "openssl could not make the lab's certificates: $(tail -n 5 "$E_TLS/openssl.log")"
+			return 1
+		}
+	fi
+	etcd_start "$@"
+}
 
 etcd_start() { # [EXTRA ETCD ARGS...]
+	local tls=()
+	[ -n "$E_TLS" ] && tls=(--cert-file "$E_TLS/server.pem" --key-file "$E_TLS/server.key"
+		--client-cert-auth --trusted-ca-file "$E_TLS/ca.pem")
 	lab_spawn root etcd etcd --name e0 --data-dir "$E_DATA" \
-		--listen-client-urls "$E_URL" --advertise-client-urls "$E_URL" \
+		--listen-client-urls "$E_URL" --advertise-client-urls "$E_URL" "${tls[@]}" \
 		--listen-peer-urls "http://$E_IP:2380" --initial-advertise-peer-urls "http://$E_IP:2380" \
 		--initial-cluster "e0=http://$E_IP:2380" --log-level warn "$@"
 	E_PID=$LAB_SPAWN_PID
