@@ -175,6 +175,27 @@ sy_ops_commit(struct sy_router *r, const struct sy_kind *const *kinds, json_t *c
 	return 0;
 }
 
+/* An object's identity in the apply's index: kinds are told apart by
+ * their descriptor's address. asprintf'd, or NULL. */
+static char *
+batch_key(const struct sy_kind *kind, const char *ns, const char *name)
+{
+	char *k;
+
+	return asprintf(&k, "%p/%s/%s", (const void *)kind, ns, name) < 0 ? NULL : k;
+}
+
+const json_t *
+sy_apply_batch_find(const struct sy_apply_batch *b, const struct sy_kind *kind, const char *ns,
+		    const char *name)
+{
+	char *k = batch_key(kind, kind->cluster_scoped ? "" : ns, name);
+	uintptr_t at = k ? (uintptr_t)sy_strmap_get(b->index, k) : 0;
+
+	free(k);
+	return at ? json_array_get(b->objects, at - 1) : NULL;
+}
+
 json_t *
 sy_ops_apply(struct sy_router *r, const json_t *req)
 {
@@ -182,6 +203,7 @@ sy_ops_apply(struct sy_router *r, const json_t *req)
 	struct sy_errors errs = { NULL };
 	struct staged *st;
 	struct sy_strmap seen;
+	bool decoded_ok;
 	char **keys;
 	size_t n, i, j, changed = 0;
 	char now[32];
@@ -209,8 +231,7 @@ sy_ops_apply(struct sy_router *r, const json_t *req)
 
 		if (decode_one(json_array_get(objects, i), i, &st[i], &errs) < 0 || st[i].kind == NULL)
 			continue;
-		if (asprintf(&keys[i], "%p/%s/%s", (const void *)st[i].kind, st[i].ns, st[i].name) < 0) {
-			keys[i] = NULL;
+		if ((keys[i] = batch_key(st[i].kind, st[i].ns, st[i].name)) == NULL) {
 			sy_err_add(&errs, "internal", st[i].who, NULL, "out of memory");
 			continue;
 		}
@@ -225,23 +246,22 @@ sy_ops_apply(struct sy_router *r, const json_t *req)
 			sy_err_add(&errs, "internal", st[i].who, NULL, "out of memory");
 		}
 	}
-	sy_strmap_fini(&seen);
-	for (i = 0; i < n; i++)
-		free(keys[i]);
-	free(keys);
-	if (sy_err_count(&errs) > 0) {
-		free(st);
-		return sy_err_reply(&errs);
-	}
+	decoded_ok = sy_err_count(&errs) == 0;
 	/* Checks against the store (a RouteBinding's Route and Router, a
 	 * Route's status.phase): after every object decoded, before anything
-	 * changes, so the apply stays all or nothing. */
-	for (i = 0; i < n; i++)
+	 * changes, so the apply stays all or nothing. The index of what was
+	 * seen is the batch they look in. */
+	for (i = 0; decoded_ok && i < n; i++)
 		if (st[i].kind->check_stored != NULL)
 			st[i].kind->check_stored(&r->store, json_array_get(objects, i),
 						 sy_store_find(&r->store, st[i].kind, st[i].ns,
 							       st[i].name),
-						 objects, st[i].who, &errs);
+						 &(struct sy_apply_batch){ objects, &seen },
+						 st[i].who, &errs);
+	sy_strmap_fini(&seen);
+	for (i = 0; i < n; i++)
+		free(keys[i]);
+	free(keys);
 	if (sy_err_count(&errs) > 0) {
 		free(st);
 		return sy_err_reply(&errs);

@@ -66,32 +66,11 @@ validate_binding(const json_t *obj, const char *who, struct sy_errors *errs)
 	return bad;
 }
 
-/* The object of this kind, namespace and name in the apply's list, or NULL. */
-static const json_t *
-in_batch(const json_t *batch, const struct sy_kind *kind, const char *ns, const char *name)
-{
-	const json_t *o;
-	size_t i;
-
-	json_array_foreach(batch, i, o) {
-		const json_t *md = json_object_get(o, "metadata");
-		const char *ons = json_string_value(json_object_get(md, "namespace"));
-		const char *oname = json_string_value(json_object_get(md, "name"));
-
-		if (sy_kind_for_object(json_string_value(json_object_get(o, "apiVersion")),
-				       json_string_value(json_object_get(o, "kind"))) == kind &&
-		    oname != NULL && strcmp(oname, name) == 0 &&
-		    (kind->cluster_scoped || strcmp(ons ? ons : "default", ns) == 0))
-			return o;
-	}
-	return NULL;
-}
-
 /* The Route and the Router exist (in the store, or in the same apply), and
  * dns is the Router's (as the apply leaves it). */
 static int
 check_binding(const struct sy_store *st, const json_t *obj, const struct sy_object *existing,
-	      const json_t *batch, const char *who, struct sy_errors *errs)
+	      const struct sy_apply_batch *batch, const char *who, struct sy_errors *errs)
 {
 	const json_t *new_router;
 	const json_t *spec = json_object_get(obj, "spec");
@@ -104,10 +83,10 @@ check_binding(const struct sy_store *st, const json_t *obj, const struct sy_obje
 
 	(void)existing;
 	if (sy_store_find(st, &sy_kind_route, ns, route) == NULL &&
-	    in_batch(batch, &sy_kind_route, ns, route) == NULL)
+	    sy_apply_batch_find(batch, &sy_kind_route, ns, route) == NULL)
 		bad = sy_err_add(errs, "invalid", who, "spec.routeName",
 				 "no Route \"%s\" in namespace \"%s\"", route, ns);
-	new_router = in_batch(batch, &sy_kind_router, "", router);
+	new_router = sy_apply_batch_find(batch, &sy_kind_router, "", router);
 	if (new_router == NULL && sy_store_find(st, &sy_kind_router, "", router) == NULL)
 		return sy_err_add(errs, "invalid", who, "spec.routerName", "no Router \"%s\"",
 				  router);

@@ -15,12 +15,14 @@
 #include "errors.h"
 #include "tls_cert.h"
 
+struct sy_apply_batch;
 struct sy_compile_ctx;
 struct sy_compile_opts;
 struct sy_object;
 struct sy_rel_keys;
 struct sy_rule_in;
 struct sy_store;
+struct sy_strmap;
 
 struct sy_kind {
 	const char *kind;                 /* canonical, e.g. "Route" */
@@ -45,13 +47,26 @@ struct sy_kind {
 	/* Checks that need the store: other objects (a RouteBinding's Route
 	 * and Router), or the stored version `existing` (NULL on create; a
 	 * Route's status.phase may not change). `batch` is the apply's whole
-	 * list of objects (what it creates counts as existing). Run by apply
-	 * after validate, never on journal replay. NULL for most kinds.
-	 * Returns 0 or -1. */
+	 * list of objects (what it creates counts as existing), looked up with
+	 * sy_apply_batch_find. Run by apply after validate, never on journal
+	 * replay. NULL for most kinds. Returns 0 or -1. */
 	int (*check_stored)(const struct sy_store *st, const json_t *obj,
-			    const struct sy_object *existing, const json_t *batch, const char *who,
-			    struct sy_errors *errs);
+			    const struct sy_object *existing, const struct sy_apply_batch *batch,
+			    const char *who, struct sy_errors *errs);
 };
+
+/* The objects of one apply, indexed by identity (control/ops_apply.c): a
+ * scheduler pass applies 100,000 RouteBindings at once, and each looks for
+ * its Route and Router among them. */
+struct sy_apply_batch {
+	const json_t *objects;
+	const struct sy_strmap *index; /* sy_apply_batch_key -> position + 1 */
+};
+
+/* The object of kind, ns ("" for cluster-scoped kinds) and name in the
+ * apply, or NULL. */
+const json_t *sy_apply_batch_find(const struct sy_apply_batch *b, const struct sy_kind *kind,
+				  const char *ns, const char *name);
 
 extern const struct sy_kind sy_kind_service;
 extern const struct sy_kind sy_kind_endpoints;

@@ -952,7 +952,7 @@ route_relations(const struct sy_object *o, const struct sy_compile_opts *opts,
  * Route REST API: not set on create, never changed on update). */
 static int
 route_check_stored(const struct sy_store *st, const json_t *obj, const struct sy_object *existing,
-		   const json_t *batch, const char *who, struct sy_errors *errs)
+		   const struct sy_apply_batch *batch, const char *who, struct sy_errors *errs)
 {
 	(void)st;
 	(void)batch;

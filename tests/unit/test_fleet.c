@@ -385,6 +385,16 @@ test_phase_dns_validation(void **state)
 		     "invalid", "spec.routeName", "no Route \"r9\" in namespace \"web\"");
 	expect_error(apply(&r, T_BINDING("web", "b1", "r1", "shard1", "elsewhere.example.test")),
 		     "invalid", "spec.dns", "is not the DNS of Router shard1");
+	/* What the same apply creates or changes counts (ops_apply.c's index
+	 * of the batch): a new Route and a new Router, and a Router whose dns
+	 * the apply changes, checked against the new dns, not the stored. */
+	ops_apply_ok(&r, T_ROUTE_L("web", "rb", "", "") "," T_ROUTER("shard9", "s9.example.test", "")
+			 "," T_BINDING("web", "rb.shard9", "rb", "shard9", "s9.example.test"));
+	expect_error(apply(&r, T_ROUTER("shard9", "s9b.example.test", "")
+			       "," T_BINDING("web", "rb.shard9", "rb", "shard9", "s9.example.test")),
+		     "invalid", "spec.dns", "is not the DNS of Router shard9 (\"s9b.example.test\")");
+	ops_apply_ok(&r, T_ROUTER("shard9", "s9b.example.test", "")
+			 "," T_BINDING("web", "rb.shard9", "rb", "shard9", "s9b.example.test"));
 	expect_error(apply(&r, "{\"apiVersion\":\"route.openshift.io/v1\",\"kind\":\"RouteBinding\","
 			       "\"metadata\":{\"name\":\"b1\",\"namespace\":\"web\"},\"spec\":{"
 			       "\"routeNamespace\":\"ops\",\"routeName\":\"r1\",\"routerName\":"
