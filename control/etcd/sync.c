@@ -184,17 +184,36 @@ sy_etcd_sync_unreachable(struct sy_router *r)
 			     st.endpoint, st.last_error);
 }
 
-/* The next txn of p's ops (TXN_MAX_OPS of them from next_op) submitted: 0,
- * or -1 (out of memory). */
+/* One txn's share of a: its elements from at, at most TXN_MAX_OPS (new
+ * references), or NULL (out of memory). */
+static json_t *
+txn_slice(const json_t *a, size_t at)
+{
+	json_t *out = json_array();
+	size_t i;
+
+	for (i = at; out != NULL && i < json_array_size(a) && i < at + TXN_MAX_OPS; i++)
+		if (json_array_append(out, json_array_get(a, i)) < 0) {
+			json_decref(out);
+			out = NULL;
+		}
+	return out;
+}
+
+/* The txn of ops from at submitted: its write id, or 0 (out of memory). */
+static uint64_t
+submit_slice(struct sy_etcd_sync *s, const json_t *ops, size_t at)
+{
+	json_t *batch = txn_slice(ops, at);
+
+	return batch ? sy_etcd_link_submit(&s->link, sy_etcd_txn_req(NULL, batch, NULL)) : 0;
+}
+
+/* The next txn of p's ops submitted: 0, or -1 (out of memory). */
 static int
 submit_next(struct sy_etcd_sync *s, struct pending *p)
 {
-	json_t *batch = json_array();
-	size_t i;
-
-	for (i = p->next_op; i < json_array_size(p->ops) && i < p->next_op + TXN_MAX_OPS; i++)
-		json_array_append(batch, json_array_get(p->ops, i));
-	p->txn_id = sy_etcd_link_submit(&s->link, sy_etcd_txn_req(NULL, batch, NULL));
+	p->txn_id = submit_slice(s, p->ops, p->next_op);
 	return p->txn_id == 0 ? -1 : 0;
 }
 
@@ -498,13 +517,15 @@ retry_statuses(struct sy_router *r, struct status_ops *so)
 	s->retry_ms = sy_mono_ms();
 }
 
+/* What etcd holds for these status keys is unknown (their txn failed, or
+ * was never sent): looked at again (retry_statuses). */
 static void
-status_txn_failed(struct sy_etcd_sync *s, const struct status_txn *t)
+status_keys_unknown(struct sy_etcd_sync *s, const json_t *keys)
 {
 	size_t i;
 	json_t *k;
 
-	json_array_foreach(t->keys, i, k) {
+	json_array_foreach(keys, i, k) {
 		json_object_del(s->status_written, json_string_value(k));
 		json_object_set(s->status_retry, json_string_value(k), json_true());
 	}
@@ -564,32 +585,19 @@ write_statuses(struct sy_router *r)
 	for (i = 0; i < r->store.n_warm; i++)
 		object_status_op(r, &so, r->store.warm[i]);
 	for (at = 0; at < json_array_size(so.ops); at += TXN_MAX_OPS) {
-		json_t *batch = json_array();
 		struct status_txn *t = calloc(1, sizeof(*t));
+		json_t *keys = txn_slice(so.keys, at);
 
-		if (t != NULL)
-			t->keys = json_array();
-		for (i = at; i < json_array_size(so.ops) && i < at + TXN_MAX_OPS; i++) {
-			json_array_append(batch, json_array_get(so.ops, i));
-			if (t != NULL)
-				json_array_append(t->keys, json_array_get(so.keys, i));
-		}
-		if (t == NULL || t->keys == NULL) {
-			/* Not written: retried later. */
-			for (i = at; i < json_array_size(so.ops) && i < at + TXN_MAX_OPS; i++)
-				json_object_set(s->status_retry,
-						json_string_value(json_array_get(so.keys, i)), json_true());
-			free(t);
-			json_decref(batch);
-			continue;
-		}
-		t->id = sy_etcd_link_submit(&s->link, sy_etcd_txn_req(NULL, batch, NULL));
-		if (t->id == 0) {
-			status_txn_failed(s, t);
-			json_decref(t->keys);
+		if (t != NULL && keys != NULL)
+			t->id = submit_slice(s, so.ops, at);
+		if (t == NULL || t->id == 0) {
+			/* Not sent (out of memory): looked at again later. */
+			status_keys_unknown(s, keys ? keys : so.keys);
+			json_decref(keys);
 			free(t);
 			continue;
 		}
+		t->keys = keys;
 		t->next = s->status_txns;
 		s->status_txns = t;
 	}
@@ -669,7 +677,7 @@ sy_etcd_sync_drain(struct sy_router *r, void (*reply)(void *arg, uint64_t id, js
 
 				/* A status write: its keys again on failure. */
 				if (t != NULL && !ev->ok)
-					status_txn_failed(s, t);
+					status_keys_unknown(s, t->keys);
 				if (t != NULL) {
 					json_decref(t->keys);
 					free(t);

@@ -84,7 +84,6 @@ lab_init() {
 	ROUTERD_PID=
 }
 
-# Run a command inside the client / backend namespace.
 # lab_service_a_yaml: Service demo/a and its Endpoints (nginx backend-a, port 80), then
 # "---": the start of many tests' objects.
 lab_service_a_yaml() {
@@ -101,6 +100,8 @@ subsets: [{addresses: [{ip: $LAB_BACKEND_A_IP}], ports: [{name: http, port: 80}]
 ---
 EOF
 }
+
+# Run a command inside the client / backend namespace.
 lab_client() { ip netns exec "$LAB_NS_CLIENT" "$@"; }
 lab_backend() { ip netns exec "$LAB_NS_BACKEND" "$@"; }
 
