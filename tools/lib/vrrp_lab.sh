@@ -296,14 +296,19 @@ vl_failover() {
 	# node still served does not count); without any failure (SIGTERM can hand over with
 	# no outage), the first success that started after the signal.
 	# VL_FAILOVER_GAP: the outage clients saw, from the end of the last success before the
-	# first failure to the end of that first success after (0 without any failure).
+	# first failure to the end of that first success after. Without any failure, from the
+	# end of the last success that started before the signal to the end of the first that
+	# started after it: a connection attempt can span the whole takeover (its SYN
+	# retransmitted until the new owner answers), an outage all the same.
 	read -r VL_FAILOVER_S VL_FAILOVER_FAILS VL_FAILOVER_GAP < <(awk -v t0="$t0" '
 		$3 == "ok" && fails == 0 { last_ok = $2 }
+		$3 == "ok" && $1 <= t0 { before = $2 }
 		$1 > t0 && $3 == "fail" { fails++ }
-		$1 > t0 && $3 == "ok" && first == "" { first = $2 - t0 }
+		$1 > t0 && $3 == "ok" && first == "" { first = $2 - t0; first_end = $2 }
 		$1 > t0 && $3 == "ok" && fails > 0 {
 			printf "%.3f %d %.3f\n", $2 - t0, fails, $2 - last_ok; done = 1; exit }
-		END { if (!done) printf "%s %d 0\n", first == "" ? "-" : sprintf("%.3f", first), fails }' "$log")
+		END { if (!done) printf "%s %d %.3f\n", first == "" ? "-" : sprintf("%.3f", first), fails,
+			first == "" || before == "" ? 0 : first_end - before }' "$log")
 	[ "$VL_FAILOVER_S" = - ] && VL_FAILOVER_S=
 	return 0
 }
