@@ -131,8 +131,15 @@ r_refused() {
 	r_start "$1" "$2"
 	poll_until 20 failing "$1" || t_fail "routerd $1 is not connected and says why" \
 		"$("$ROUTERCTL" -s "$(sock "$1")" status 2>&1 | grep -A1 '^store:')"
-	ERR=$(store_of "$(sock "$1")" "d['last_error']")
-	grep -Eiq "$3" <<<"$ERR" || t_fail "$1's last error names $4" "last_error: $ERR"
+	# Retried with backoff, the attempts do not all fail alike: etcd may close the
+	# connection before libcurl reads its alert ("getpeername() failed ... not
+	# connected"). The error that names the cause comes within a few attempts.
+	names_it() {
+		ERR=$(store_of "$(sock "$1")" "d['last_error']")
+		grep -Eiq "$2" <<<"$ERR"
+	}
+	poll_until 20 names_it "$1" "$3" || t_fail "$1's last error names $4" "last_error: $ERR"
+	connected "$1" && t_fail "routerd $1 stays unconnected"
 	grep -qF "$E_IP" <<<"$ERR" || t_fail "$1's last error names the endpoint" "last_error: $ERR"
 }
 
