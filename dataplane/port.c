@@ -94,6 +94,7 @@ sy_port_setup(const struct sy_port_config *pc, uint16_t n_queues, struct rte_mem
 	}
 	p->rx_ipv4_cksum = (conf.rxmode.offloads & RTE_ETH_RX_OFFLOAD_IPV4_CKSUM) != 0;
 	p->tx_ipv4_cksum = (conf.txmode.offloads & RTE_ETH_TX_OFFLOAD_IPV4_CKSUM) != 0;
+	p->tx_multi_seg = (conf.txmode.offloads & RTE_ETH_TX_OFFLOAD_MULTI_SEGS) != 0;
 
 	rc = rte_eth_dev_adjust_nb_rx_tx_desc(pid, &nb_rxd, &nb_txd);
 	if (rc < 0) {

@@ -76,6 +76,9 @@ sy_dp_shared_create(const struct sy_config *cfg, struct rte_mempool *pool, unsig
 
 		snprintf(p->name, sizeof(p->name), "%s", pc->name);
 		p->port_id = SY_PORT_NONE;
+		/* Until sy_port_setup learns what the device can do; a port
+		 * without one (the tests') hands chains on as they are. */
+		p->tx_multi_seg = true;
 		p->mtu = pc->mtu ? pc->mtu : RTE_ETHER_MTU;
 		if (pc->n_ipv4 > SY_MAX_PORT_ADDRS) {
 			snprintf(err, errlen, "port %s: too many addresses", pc->name);
@@ -284,6 +287,33 @@ sy_worker_tx_flush(struct sy_worker *w, uint16_t port)
 	q->n = 0;
 }
 
+/* A chain for a port that sends only single mbufs: in place when the first
+ * segment is ours alone and has the room (a proxy segment's header mbuf,
+ * which is most of them), else copied into a fresh mbuf. The chain's other
+ * segments may be the send buffer's (retransmission holds a reference),
+ * so they are only read and released. */
+struct rte_mbuf *
+sy_tx_linearize(struct sy_worker *w, struct rte_mbuf *m)
+{
+	struct rte_mbuf *c;
+
+	if (RTE_MBUF_DIRECT(m) && rte_mbuf_refcnt_read(m) == 1 && rte_pktmbuf_linearize(m) == 0)
+		return m;
+	c = rte_pktmbuf_alloc(w->sh->pool);
+	if (c == NULL || rte_pktmbuf_tailroom(c) < m->pkt_len) {
+		rte_pktmbuf_free(c);
+		sy_drop(w, m, SY_DROP_NO_MBUF);
+		return NULL;
+	}
+	rte_pktmbuf_read(m, 0, m->pkt_len, rte_pktmbuf_append(c, (uint16_t)m->pkt_len));
+	c->ol_flags = m->ol_flags;
+	c->l2_len = m->l2_len;
+	c->l3_len = m->l3_len;
+	c->l4_len = m->l4_len;
+	rte_pktmbuf_free(m);
+	return c;
+}
+
 unsigned
 sy_worker_poll(struct sy_worker *w)
 {
@@ -361,6 +391,7 @@ sy_worker_main(void *arg)
 			empty = 0;
 			sleep_us = SY_IDLE_SLEEP_MIN_US;
 			w->counters.busy_cycles += rte_rdtsc() - t0;
+			w->counters.busy_loops++;
 			continue;
 		}
 		if (sh->idle == SY_IDLE_ADAPTIVE && ++empty >= SY_IDLE_EMPTY_POLLS) {

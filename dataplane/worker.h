@@ -53,6 +53,10 @@ struct sy_dp_port {
 	unsigned n_ipv4;
 	bool rx_ipv4_cksum; /* RX offload enabled: trust the mbuf flags */
 	bool tx_ipv4_cksum; /* TX offload enabled: let the NIC fill it */
+	/* The PMD sends mbuf chains. Those that do not (net_af_xdp) would
+	 * send only the first segment's bytes, so sy_tx makes a chain one
+	 * mbuf first: the proxy sends its headers and payload as a chain. */
+	bool tx_multi_seg;
 };
 
 struct sy_dns_table;
@@ -148,6 +152,7 @@ int sy_worker_main(void *arg);
 unsigned sy_worker_poll(struct sy_worker *w);
 /* Send what port's TX buffer holds; frees what the driver refused (TX_FULL). */
 void sy_worker_tx_flush(struct sy_worker *w, uint16_t port);
+struct rte_mbuf *sy_tx_linearize(struct sy_worker *w, struct rte_mbuf *m);
 
 static inline void
 sy_drop(struct sy_worker *w, struct rte_mbuf *m, enum sy_drop_reason why)
@@ -162,6 +167,11 @@ sy_tx(struct sy_worker *w, uint16_t port, struct rte_mbuf *m)
 {
 	struct sy_txq *q = &w->txq[port];
 
+	if (unlikely(m->nb_segs > 1) && !w->sh->ports[port].tx_multi_seg) {
+		m = sy_tx_linearize(w, m);
+		if (m == NULL)
+			return;
+	}
 	if (unlikely(q->n == SY_TX_BUF))
 		sy_worker_tx_flush(w, port);
 	if (unlikely(q->n == SY_TX_BUF)) {

@@ -132,6 +132,7 @@ extern const char *const sy_drop_reason_names[SY_DROP__COUNT];
 	X(busy_cycles) /* TSC cycles of loop iterations that had work */       \
 	X(idle_cycles) /* TSC cycles of empty polls and sleeps */              \
 	X(loops)                                                               \
+	X(busy_loops)  /* loop iterations that had work */                    \
 	X(arp_requests_sent)                                                   \
 	X(arp_replies_sent)                                                    \
 	X(icmp_echo_replies)                                                   \

@@ -58,7 +58,7 @@ core_ticks() {
 
 routerd_cycles() { # busy idle of worker 0
 	lab_routerctl stats -o json | python3 -c \
-		'import json,sys; w=json.load(sys.stdin)["workers"][0]; print(w["busy_cycles"], w["idle_cycles"])'
+		'import json,sys; w=json.load(sys.stdin)["workers"][0]; print(w["busy_cycles"], w["idle_cycles"], w["busy_loops"], w["rx_packets"], w["tx_packets"])'
 }
 
 # measure PROXY RUN CONNS close|keepalive [HOST]: one wrk run of D seconds ($duration) from
@@ -66,12 +66,13 @@ routerd_cycles() { # busy idle of worker 0
 # HOST the requests go round SY_WRK_MIX's (Host, path) pairs (wrk_report.lua).
 measure() {
 	local proxy=$1 run=$2 c=$3 mode=$4 host=${5:-} out tw cpu0 cpu1 b0 b1 i0 i1 t0 t1 o0 o1
+	local l0 l1 r0 r1 x0 x1
 	local -a hdr=()
 	[ -n "$host" ] && hdr+=(-H "Host: $host")
 	[ "$mode" = close ] && hdr+=(-H 'Connection: close')
 	tw=$(tw_count)
 	if [ "${proxy#routerd}" != "$proxy" ]; then # routerd, routerd proxy, routerd splice
-		read -r b0 i0 < <(routerd_cycles)
+		read -r b0 i0 l0 r0 x0 < <(routerd_cycles)
 		cpu0=$(proc_cpu_ticks "$ROUTERD_PID")
 	else
 		cpu0=$(proc_cpu_ticks "$KPID")
@@ -84,15 +85,17 @@ measure() {
 	o1=$(backend_opens)
 	[ -n "$out" ] || { sy_warn "$proxy $run: wrk printed no report"; return 1; }
 	if [ -n "${b0:-}" ]; then
-		read -r b1 i1 < <(routerd_cycles)
+		read -r b1 i1 l1 r1 x1 < <(routerd_cycles)
 		cpu1=$(proc_cpu_ticks "$ROUTERD_PID")
 	else
 		cpu1=$(proc_cpu_ticks "$KPID")
 	fi
 	ROWS+=("$(python3 - "$proxy" "$run" "$c" "$mode" "$out" "$tw" "$cpu0" "$cpu1" "$CPU_TICK" \
-		"$t0" "$t1" "${b0:-}" "${b1:-0}" "${i0:-0}" "${i1:-0}" "$o0" "$o1" <<'PY'
+		"$t0" "$t1" "${b0:-}" "${b1:-0}" "${i0:-0}" "${i1:-0}" "$o0" "$o1" \
+		"${l0:-0}" "${l1:-0}" "${r0:-0}" "${r1:-0}" "${x0:-0}" "${x1:-0}" <<'PY'
 import json, sys
-proxy, run, c, mode, out, tw, cpu0, cpu1, tick, t0, t1, b0, b1, i0, i1, o0, o1 = sys.argv[1:]
+(proxy, run, c, mode, out, tw, cpu0, cpu1, tick, t0, t1, b0, b1, i0, i1, o0, o1,
+ l0, l1, r0, r1, x0, x1) = sys.argv[1:]
 d = json.loads(out)
 req = max(d["requests"], 1)
 opens = int(o1) - int(o0)  # by the proxy, and by nothing else in the lab during the run
@@ -103,7 +106,11 @@ if b0:
     busy, idle, wall = int(b1) - int(b0), int(i1) - int(i0), float(t1) - float(t0)
     hz = (busy + idle) / wall  # every loop cycle is busy or idle
     load = busy / max(busy + idle, 1)
-    cpu = f"{busy / hz / req * 1e6:.1f} us busy ({proc:.1f} us process; worker {load:.0%} busy)"
+    polls, rx, tx = int(l1) - int(l0), int(r1) - int(r0), int(x1) - int(x0)
+    # Packets per request both ways, and how many arrive per busy poll: a poll's fixed
+    # cost (and each port's TX call) is shared by that many.
+    cpu = (f"{busy / hz / req * 1e6:.1f} us busy ({proc:.1f} us process; worker {load:.0%} busy;"
+           f" {rx / req:.1f} in, {tx / req:.1f} out per request, {rx / max(polls, 1):.1f} in per busy poll)")
 else:
     cpu = f"{proc:.1f} us"
 ms = lambda us: f"{us / 1000:.2f} ms"
@@ -117,12 +124,26 @@ PY
 }
 
 # fresh_lab: a new lab (no TIME_WAIT anywhere), nginx backends up; the peers' receive work
-# steered to CPU 0 unless BENCH_STEER=0 (steer_peer_rx).
+# steered to CPU 0 and the backends pinned there unless BENCH_STEER=0 (steer_peer_rx,
+# pin_backends).
 fresh_lab() {
 	stop_kernel_proxy
 	lab_down
 	lab_up >/dev/null || sy_die "lab up failed"
 	[ "${BENCH_STEER:-1}" = 0 ] || steer_peer_rx 0 || sy_die "could not steer the peers' receive work"
+	[ "${BENCH_STEER:-1}" = 0 ] || pin_backends 0 || sy_die "could not pin the backends"
+}
+
+# pin_backends CPU: the lab's nginx backends run on CPU, with wrk, so that the proxy's CPU
+# is the proxy's alone. Left to the scheduler they land on the proxy's CPU too (22 % of
+# CPU 1's samples in a splice run, 2026-11-26), and there they cost each proxy differently:
+# a kernel proxy's process time does not include them, but routerd's busy cycles are wall
+# time and count every preemption that falls inside a busy poll.
+pin_backends() { # CPU
+	local pid name _
+	while read -r pid name _; do
+		case $name in nginx-*) taskset -a -pc "$1" "$pid" >/dev/null || return 1 ;; esac
+	done <"$LAB_PIDS"
 }
 
 # steer_peer_rx CPU: the client's and backends' kernels receive on CPU, whoever sends.

@@ -698,6 +698,9 @@ collect(struct run *r)
 				return fail(r, "more than %d segments waiting", MAX_QUEUE);
 			if (r->trace)
 				trace(r, w->txq[p].pkts[i], p);
+			if (!r->d->sh->ports[p].tx_multi_seg && w->txq[p].pkts[i]->nb_segs != 1)
+				return fail(r, "a frame of %u segments queued for a port that sends "
+					       "single mbufs", w->txq[p].pkts[i]->nb_segs);
 			r->q[r->nq] = w->txq[p].pkts[i];
 			r->q_time[r->nq] = (double)(w->now - r->t0) / 1000.0 /
 					   (double)r->d->sh->tsc_per_ms;
@@ -1120,6 +1123,13 @@ run_line(struct run *r, char *line)
 		/* The worker's cap on TIME_WAIT records (px_time_wait.c),
 		 * so a script can fill it with a few connections. */
 		r->d->w->tcp.time_wait_max = (uint32_t)atoi(p + 14);
+		return 0;
+	}
+	if (strcmp(p, "single_segment_tx") == 0) {
+		/* Both ports send single mbufs only (net_af_xdp): the
+		 * worker must hand them each frame in one piece. */
+		r->d->sh->ports[0].tx_multi_seg = false;
+		r->d->sh->ports[1].tx_multi_seg = false;
 		return 0;
 	}
 	if (strcmp(p, "new_backend_leg") == 0) {
