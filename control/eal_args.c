@@ -117,10 +117,14 @@ sy_eal_args_build(const struct sy_config *cfg, struct sy_eal_args *a, long free_
 			rc |= push(a, p->pci);
 			continue;
 		}
-		/* net_af_packet serves one queue pair unless told otherwise; each
-		 * worker needs its own. */
+		/* net_af_packet and net_af_xdp serve one queue pair unless told
+		 * otherwise; each worker needs its own (af_xdp: the device's
+		 * queues from start_queue on, a socket on each). */
 		if (strncmp(p->devargs, "net_af_packet", 13) == 0 && strstr(p->devargs, "qpairs=") == NULL)
 			snprintf(buf, sizeof(buf), "%s,qpairs=%u", p->devargs, cfg->n_workers);
+		else if (strncmp(p->devargs, "net_af_xdp", 10) == 0 &&
+			 strstr(p->devargs, "queue_count=") == NULL)
+			snprintf(buf, sizeof(buf), "%s,queue_count=%u", p->devargs, cfg->n_workers);
 		else
 			snprintf(buf, sizeof(buf), "%s", p->devargs);
 		rc |= push(a, "--vdev");

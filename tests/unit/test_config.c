@@ -5,6 +5,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -230,6 +231,18 @@ test_eal_args(void **state)
 	/* The operator's own arguments come last, so they win. */
 	assert_string_equal(a.argv[a.argc - 1], "--log-level=*:error");
 	sy_eal_args_free(&a);
+
+	/* af_xdp: a socket on a queue of the device per worker, unless the
+	 * operator said how many. */
+	snprintf(c.ports[1].devargs, sizeof(c.ports[1].devargs), "net_af_xdp1,iface=b0,busy_budget=0");
+	assert_int_equal(sy_eal_args_build(&c, &a, 0, 2), 0);
+	assert_true(has_arg(&a, "net_af_xdp1,iface=b0,busy_budget=0,queue_count=2"));
+	sy_eal_args_free(&a);
+	snprintf(c.ports[1].devargs, sizeof(c.ports[1].devargs), "net_af_xdp1,iface=b0,queue_count=1");
+	assert_int_equal(sy_eal_args_build(&c, &a, 0, 2), 0);
+	assert_true(has_arg(&a, "net_af_xdp1,iface=b0,queue_count=1"));
+	sy_eal_args_free(&a);
+	snprintf(c.ports[1].devargs, sizeof(c.ports[1].devargs), "net_tap0,iface=b0");
 
 	assert_int_equal(sy_eal_args_build(&c, &a, 64, 2), 0);
 	assert_false(has_arg(&a, "--no-huge"));

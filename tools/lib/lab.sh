@@ -59,6 +59,19 @@ lab_init() {
 	}
 	LAB_ID=$id
 	LAB_WORKERS=${2:-${LAB_WORKERS:-1}}
+	# routerd's port driver on the root ends: af_packet (the default: every test) or
+	# af_xdp (AF_XDP sockets, copy mode; see lab_write_config). DPDK 22.11's af_xdp takes
+	# a device's queue count from its "combined" channels, which a veth does not have, so
+	# it binds one queue: one worker.
+	LAB_PORT_KIND=${LAB_PORT_KIND:-af_packet}
+	case $LAB_PORT_KIND in
+	af_packet) ;;
+	af_xdp) [ "$LAB_WORKERS" = 1 ] || {
+		sy_warn "LAB_PORT_KIND=af_xdp: one worker only (a veth has no combined channels for DPDK's af_xdp to spread over)"
+		return 1
+	} ;;
+	*) sy_warn "LAB_PORT_KIND '$LAB_PORT_KIND': af_packet or af_xdp"; return 1 ;;
+	esac
 	LAB_DIR=$LAB_ROOT/$id
 	LAB_NS_CLIENT=sy-$id-client
 	LAB_NS_BACKEND=sy-$id-backend
@@ -329,7 +342,7 @@ _lab_write_env() {
 	local v
 	{
 		echo "# lab $LAB_ID, written by tools/lib/lab.sh; source it from bash"
-		for v in LAB_ID LAB_WORKERS LAB_DIR LAB_NS_CLIENT LAB_NS_BACKEND LAB_IF_CLIENT \
+		for v in LAB_ID LAB_WORKERS LAB_PORT_KIND LAB_DIR LAB_NS_CLIENT LAB_NS_BACKEND LAB_IF_CLIENT \
 			LAB_IF_CLIENT_PEER LAB_IF_BACKEND LAB_IF_BACKEND_PEER LAB_ROUTER_IP LAB_CLIENT_IP \
 			LAB_ROUTER_BACKEND_IP LAB_BACKEND_A_IP LAB_BACKEND_B_IP LAB_UNUSED_IP LAB_DOMAIN \
 			LAB_ROUTING_SUBDOMAIN LAB_SOCKET LAB_STATE_DIR LAB_ROUTERD_CONFIG LAB_ROUTERD_LOG \
@@ -341,9 +354,14 @@ _lab_write_env() {
 }
 
 # Generate routerd's config from the template (placeholders in config/lab.routerd.json).
+# LAB_PORT_KIND=af_xdp turns the template's net_af_packet ports into net_af_xdp ones, with
+# busy_budget=0: the driver's default (64) makes every empty receive poll a recvfrom
+# syscall, for the kernel's preferred busy polling, which on a veth has nothing to poll.
 lab_write_config() {
+	local xdp='s|"net_af_packet\([0-9]*\),iface=\([^",]*\)"|"net_af_xdp\1,iface=\2,busy_budget=0"|'
 	[ -f "$LAB_TEMPLATE" ] || { sy_warn "no template $LAB_TEMPLATE"; return 1; }
-	sed -e "s|\"@WORKERS@\"|$LAB_WORKERS|g" \
+	[ "$LAB_PORT_KIND" = af_xdp ] || xdp=
+	sed -e "$xdp" -e "s|\"@WORKERS@\"|$LAB_WORKERS|g" \
 		-e "s|@CLIENT_IFACE@|$LAB_IF_CLIENT|g" \
 		-e "s|@BACKEND_IFACE@|$LAB_IF_BACKEND|g" \
 		-e "s|@SOCKET@|$LAB_SOCKET|g" \

@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# port_af_xdp: routerd on net_af_xdp ports (AF_XDP sockets in copy mode on the lab's veths,
+# LAB_PORT_KIND=af_xdp in tools/lib/lab.sh), the port kind perf/proxy measures beside
+# af_packet. That driver sends single mbufs only: it copies a frame's first segment and
+# nothing else, so the proxy's frames (a header mbuf with the payload chained on) reach the
+# wire whole only because the worker makes each one mbuf first (sy_tx_linearize). Checks:
+#   - routerd starts on net_af_xdp ports (busy_budget=0);
+#   - a spliced and a proxied download, and a proxied upload, each byte for byte (sha256);
+#   - one keep-alive connection through the proxied vhost reaching both of its pools;
+#   - wrk through the proxied vhost, keep-alive and Connection: close, without an error;
+#   - no drop for want of an mbuf or TX room, and the flow table empty afterwards.
+T_NAME=port_af_xdp
+source "$(dirname "$0")/testlib.sh"
+
+LAB_PORT_KIND=af_xdp
+D=lab.switchyard.test
+t_setup xdp 1
+grep -q '"net_af_xdp0,iface=[^"]*,busy_budget=0"' "$LAB_ROUTERD_CONFIG" ||
+	t_fail "the lab config names net_af_xdp ports" "$(grep devargs "$LAB_ROUTERD_CONFIG")"
+t_start_routerd "routerd started on net_af_xdp ports"
+! grep -qi "failed to initialize" "$LAB_ROUTERD_LOG" ||
+	t_fail "EAL probed both af_xdp devices" "$(tail -n 20 "$LAB_ROUTERD_LOG")"
+
+rctl apply -f "$SY_SRC/config/routes.yaml"
+t_expect_rc 0 "apply config/routes.yaml"
+t_plain_route
+t_upload_sink "upload.$D"
+# A second rule makes upload.$D proxied (web.$D already is: / and /b).
+rctl apply -f - <<EOF
+apiVersion: route.openshift.io/v1
+kind: Route
+metadata: {name: sink-elsewhere, namespace: demo}
+spec:
+  host: upload.$D
+  path: /elsewhere
+  to: {kind: Service, name: b}
+EOF
+t_expect_rc 0 "apply a path rule on upload.$D"
+for h in "web.$D" "upload.$D"; do
+	rctl resolve "http://$h/"
+	t_expect_out '^vhost: .*\(proxy,' "$h is carried in proxy mode"
+done
+rctl resolve "http://plain.$D/"
+t_expect_out '^vhost: .*\(splice' "plain.$D is spliced"
+
+big=$LAB_DIR/nginx-a/www/big.bin
+head -c 8M /dev/urandom >"$big" || t_fail "setup" "8 MB random file"
+want=$(sha256sum <"$big" | cut -d' ' -f1)
+for h in plain web; do
+	got=$(lab_client curl -s -m 30 -H "Host: $h.$D" "http://$LAB_ROUTER_IP/big.bin" | sha256sum | cut -d' ' -f1)
+	[ "$got" = "$want" ] || t_fail "8 MB download through $h.$D arrives intact" "sha256 $got, want $want"
+done
+t_ok "8 MB downloads through plain.$D (spliced) and web.$D (proxied): identical sha256"
+
+sy_poll 10 lab_backend curl -s -m 1 -o /dev/null "http://$LAB_BACKEND_A_IP:8080/" ||
+	t_fail "upload sink answers on $LAB_BACKEND_A_IP:8080" "$(cat "$LAB_DIR/sink.log" 2>/dev/null)"
+up=$LAB_DIR/up.bin
+head -c 8M /dev/urandom >"$up" || t_fail "setup" "8 MB upload file"
+want_up=$(sha256sum <"$up" | cut -d' ' -f1)
+t_run lab_client curl -s -m 30 -H "Host: upload.$D" --data-binary "@$up" "http://$LAB_ROUTER_IP/up"
+[ "$T_OUT" = "$want_up 8388608" ] || t_fail "8 MB upload through upload.$D arrives intact" \
+	"the sink saw $(t_seen); want $want_up 8388608 (sha256, length)"
+t_ok "8 MB upload through upload.$D (proxied): the sink's sha256 matches"
+
+# One connection, two requests, two pools: every request routed on its own.
+t_run lab_client curl -s -m 10 -w '%{num_connects}\n' -H "Host: web.$D" "http://$LAB_ROUTER_IP/" \
+	"http://$LAB_ROUTER_IP/b"
+[ "$(printf '%s' "$T_OUT" | tr '\n' ' ')" = "backend-a 1 backend-b 0" ] ||
+	t_fail "one keep-alive connection: / to pool a, /b to pool b" "$(t_seen)"
+t_ok "one keep-alive connection through web.$D: / answered by backend-a, /b by backend-b"
+
+for mode in keep-alive close; do
+	hdr=()
+	[ "$mode" = close ] && hdr=(-H "Connection: close")
+	t_run lab_client wrk -t1 -c16 -d3s --timeout 3s -s "$SY_SRC/tests/integration/wrk_report.lua" \
+		-H "Host: web.$D" "${hdr[@]}" "http://$LAB_ROUTER_IP/"
+	rep=$(printf '%s\n' "$T_OUT" | grep '^{' | tail -n 1)
+	[ -n "$rep" ] || t_fail "wrk $mode printed its report" "$(t_seen)"
+	t_json_expect "$rep" 'd["requests"] > 100 and d["connect"] + d["read"] + d["write"] + d["timeout"] == 0 and d["status"] == 0' \
+		"wrk $mode through web.$D: no socket error, every answer 2xx"
+	t_ok "wrk $mode through web.$D: $(t_json "$rep" 'd["requests"]') requests, no error"
+done
+
+rctl stats -o json
+t_json_expect "$T_OUT" 'd["total"]["drops"]["no_mbuf"] == 0 and d["total"]["drops"]["tx_full"] == 0' \
+	"no frame dropped for want of an mbuf or TX room"
+t_flows_zero 15 || t_fail "flows_active back to 0 within 15 s" "$(t_json "$T_OUT" 'd["total"]["flows_active"]')"
+t_ok "nothing dropped for want of an mbuf or TX room; the flow table is empty again"
+t_finish
