@@ -456,6 +456,14 @@ parse_top(json_t *root, struct sy_config *cfg, char *err, size_t errlen)
 					    "(connection records per worker)",
 					    SY_FLOWS_PER_WORKER_MIN, SY_FLOWS_PER_WORKER_MAX);
 			cfg->flows_per_worker = (uint32_t)json_integer_value(val);
+		} else if (strcmp(key, "tx_drain_us") == 0) {
+			if (!json_is_integer(val) || json_integer_value(val) < 0 ||
+			    json_integer_value(val) > SY_TX_DRAIN_US_MAX)
+				return fail(err, errlen,
+					    "tx_drain_us: must be an integer from 0 to %u (microseconds a "
+					    "worker may hold frames to send them in one burst)",
+					    SY_TX_DRAIN_US_MAX);
+			cfg->tx_drain_us = (uint32_t)json_integer_value(val);
 		} else if (strcmp(key, "eal") == 0) {
 			json_t *a;
 
@@ -563,7 +571,7 @@ parse_top(json_t *root, struct sy_config *cfg, char *err, size_t errlen)
 			cfg->no_route_status = (uint16_t)json_integer_value(val);
 		} else {
 			return fail(err, errlen,
-				    "%s: unknown key (known: workers, idle, flows_per_worker, eal, control_socket, metrics, state_dir, "
+				    "%s: unknown key (known: workers, idle, flows_per_worker, tx_drain_us, eal, control_socket, metrics, state_dir, "
 				    "ports, routes, listen, routing_subdomain, router_name, no_route_status, "
 				    "forwarded_headers, tls, tcp, lb_all_ejected, lb_max_ejected_percent, access_log, dns, "
 				    "allow_wildcard_routes, route_label_selector, namespace_label_selector, "

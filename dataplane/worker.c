@@ -68,6 +68,7 @@ sy_dp_shared_create(const struct sy_config *cfg, struct rte_mempool *pool, unsig
 	sh->tsc_per_ms = rte_get_tsc_hz() / 1000;
 	if (sh->tsc_per_ms == 0)
 		sh->tsc_per_ms = 1;
+	sh->tx_drain_tsc = sh->tsc_per_ms * RTE_MIN(cfg->tx_drain_us, SY_TX_DRAIN_US_MAX) / 1000;
 	atomic_init(&sh->stop, false);
 
 	for (i = 0; i < cfg->n_ports; i++) {
@@ -354,8 +355,25 @@ sy_worker_poll(struct sy_worker *w)
 		sy_arp_timer(w);
 	}
 
-	for (p = 0; p < sh->n_ports; p++)
-		sy_worker_tx_flush(w, p);
+	/* Send what is queued. With tx_drain_us a port's frames may wait for
+	 * more, until there are SY_TX_DRAIN_BURST or the first has waited
+	 * tx_drain_tsc, so that one TX burst's fixed cost (a system call on
+	 * af_packet and af_xdp: about half of a lone frame's, perf/README.md
+	 * "proxy") is shared. A poll that sends has work, whichever poll
+	 * made the frames. */
+	w->tx_held = 0;
+	for (p = 0; p < sh->n_ports; p++) {
+		struct sy_txq *q = &w->txq[p];
+
+		if (q->n == 0)
+			continue;
+		if (q->n >= SY_TX_DRAIN_BURST || w->now - q->since >= sh->tx_drain_tsc) {
+			work += q->n;
+			sy_worker_tx_flush(w, p);
+		} else {
+			w->tx_held += q->n;
+		}
+	}
 
 	w->gen = NULL;
 	return work;
@@ -394,7 +412,8 @@ sy_worker_main(void *arg)
 			w->counters.busy_loops++;
 			continue;
 		}
-		if (sh->idle == SY_IDLE_ADAPTIVE && ++empty >= SY_IDLE_EMPTY_POLLS) {
+		/* Never asleep on held frames (tx_drain_us). */
+		if (sh->idle == SY_IDLE_ADAPTIVE && w->tx_held == 0 && ++empty >= SY_IDLE_EMPTY_POLLS) {
 			/* Offline while asleep so the control thread never
 			 * waits on a sleeping worker to free a generation. */
 			if (qs != NULL)

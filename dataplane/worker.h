@@ -42,6 +42,8 @@ struct sy_generation;
 /* TX buffer per port: a full RX burst from every port can land on one port,
  * plus released ARP queues; flushed early when full. */
 #define SY_TX_BUF 64
+/* With tx_drain_us: a port's queue is sent once it holds this many. */
+#define SY_TX_DRAIN_BURST 32
 
 struct sy_dp_port {
 	char name[SY_NAME_MAX];
@@ -97,6 +99,9 @@ struct sy_dp_shared {
 	 * from the state directory (dataplane.c). */
 	struct sy_leg_clock leg_clock;
 	enum sy_idle_policy idle;
+	/* A port's frames wait at most this long (TSC) for more to share their
+	 * TX burst; 0: sent at the end of every poll. */
+	uint64_t tx_drain_tsc;
 	unsigned flows_per_worker; /* connection records per worker (flow.h) */
 	uint8_t tcp_cc; /* enum sy_tcp_cc: new proxied connections take it (tcp_cc.h) */
 	bool lb_fail_closed; /* lb_all_ejected "fail": no pick when all tried are ejected */
@@ -107,6 +112,7 @@ struct sy_dp_shared {
 
 struct sy_txq {
 	uint16_t n;
+	uint64_t since; /* w->now when pkts[0] was queued (tx_drain_tsc) */
 	uint64_t bytes; /* of pkts[0..n), counted as they are queued */
 	struct rte_mbuf *pkts[SY_TX_BUF];
 };
@@ -121,6 +127,7 @@ struct sy_worker {
 	 * splice path reads it; nothing may keep it past the iteration. */
 	struct sy_generation *gen;
 	struct sy_txq txq[SY_MAX_PORTS];
+	unsigned tx_held; /* frames the last poll kept for a later burst */
 	struct sy_worker_counters counters; /* worker: wo, ctl: ro */
 	struct sy_arp_table arp;
 	struct sy_tcp_worker tcp;
@@ -178,6 +185,8 @@ sy_tx(struct sy_worker *w, uint16_t port, struct rte_mbuf *m)
 		sy_drop(w, m, SY_DROP_TX_FULL);
 		return;
 	}
+	if (q->n == 0)
+		q->since = w->now;
 	q->bytes += m->pkt_len;
 	q->pkts[q->n++] = m;
 }

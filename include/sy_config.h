@@ -28,6 +28,7 @@
  * each (README.md, "Capacity"). */
 #define SY_FLOWS_PER_WORKER_DEFAULT 32768u
 #define SY_FLOWS_PER_WORKER_MIN 1024u
+#define SY_TX_DRAIN_US_MAX 1000u
 #define SY_FLOWS_PER_WORKER_MAX 16777216u
 
 enum sy_idle_policy {
@@ -97,6 +98,10 @@ struct sy_config {
 	/* Connection records per worker (SY_FLOWS_PER_WORKER_MIN..MAX); 0 in
 	 * a config built by hand (tests): the default. */
 	uint32_t flows_per_worker;
+	/* How long a worker may hold frames for a port to send more of them
+	 * in one TX burst (0..SY_TX_DRAIN_US_MAX microseconds; 0: every poll
+	 * sends what it made). See sy_worker_poll. */
+	uint32_t tx_drain_us;
 	char *eal_args[SY_MAX_EAL_ARGS]; /* extra EAL arguments, owned */
 	unsigned n_eal_args;
 	char control_socket[108]; /* sun_path size */

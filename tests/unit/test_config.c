@@ -15,7 +15,7 @@
 #include "sy_generation.h"
 
 static const char *full_config =
-	"{\"workers\": [1, 2], \"idle\": \"adaptive\", \"flows_per_worker\": 1048576, \"eal\": [\"--log-level=*:error\"],"
+	"{\"workers\": [1, 2], \"idle\": \"adaptive\", \"flows_per_worker\": 1048576, \"tx_drain_us\": 30, \"eal\": [\"--log-level=*:error\"],"
 	" \"control_socket\": \"/tmp/x.sock\", \"state_dir\": \"/tmp/state\","
 	" \"ports\": [{\"name\": \"client\", \"devargs\": \"net_af_packet0,iface=c0\","
 	"              \"ipv4\": [\"198.18.0.1/24\", \"198.18.2.1/24\"], \"mtu\": 1500},"
@@ -37,6 +37,7 @@ test_full_config(void **state)
 	assert_int_equal(c.worker_lcores[1], 2);
 	assert_int_equal(c.idle, SY_IDLE_ADAPTIVE);
 	assert_int_equal(c.flows_per_worker, 1048576);
+	assert_int_equal(c.tx_drain_us, 30);
 	assert_int_equal(c.n_ports, 2);
 	assert_string_equal(c.ports[0].name, "client");
 	assert_int_equal(c.ports[0].n_ipv4, 2);
@@ -64,6 +65,7 @@ test_defaults(void **state)
 	assert_int_equal(c.n_workers, 1);
 	assert_int_equal(c.idle, SY_IDLE_BUSY);
 	assert_int_equal(c.flows_per_worker, SY_FLOWS_PER_WORKER_DEFAULT);
+	assert_int_equal(c.tx_drain_us, 0);
 	assert_int_equal(c.http_port, 80);
 	assert_int_equal(c.https_port, 443);
 	assert_int_equal(c.no_route_status, 503);
@@ -89,6 +91,8 @@ test_errors_name_the_key(void **state)
 		{ "{\"flows_per_worker\": 1023}", "flows_per_worker: must be an integer from 1024 to 16777216" },
 		{ "{\"flows_per_worker\": 16777217}", "flows_per_worker: must be an integer from 1024" },
 		{ "{\"flows_per_worker\": \"1M\"}", "flows_per_worker: must be an integer" },
+		{ "{\"tx_drain_us\": 1001}", "tx_drain_us: must be an integer from 0 to 1000" },
+		{ "{\"tx_drain_us\": -1}", "tx_drain_us: must be an integer from 0 to 1000" },
 		{ "{\"ports\": [{\"name\": \"a\", \"devargs\": \"net_null0\", \"ipv4\": [\"198.18.0.1\"]}]}",
 		  "ports[0].ipv4[0]" },
 		{ "{\"ports\": [{\"name\": \"a\", \"devargs\": \"net_null0\", \"ipv4\": [\"300.1.1.1/24\"]}]}",
