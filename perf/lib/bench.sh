@@ -44,7 +44,7 @@ backend_opens() {
 # Two snapshots around a run give the proxy's CPU over it (perf/tls).
 cpu_snapshot() {
 	if [ "${1#routerd}" != "$1" ]; then
-		printf '%s %s\n' "$(routerd_cycles)" "$(proc_cpu_ticks "$ROUTERD_PID")"
+		printf '%s %s\n' "$(routerd_cycles | cut -d' ' -f1,2)" "$(proc_cpu_ticks "$ROUTERD_PID")"
 	else
 		printf -- '- - %s\n' "$(proc_cpu_ticks "$KPID")"
 	fi
@@ -56,7 +56,7 @@ core_ticks() {
 	awk -v c="cpu$1" '$1 == c { b = $2 + $3 + $4 + $7 + $8 + $9; print b, b + $5 + $6 }' /proc/stat
 }
 
-routerd_cycles() { # busy idle of worker 0
+routerd_cycles() { # worker 0's busy and idle cycles, busy loops, RX and TX packets
 	lab_routerctl stats -o json | python3 -c \
 		'import json,sys; w=json.load(sys.stdin)["workers"][0]; print(w["busy_cycles"], w["idle_cycles"], w["busy_loops"], w["rx_packets"], w["tx_packets"])'
 }
