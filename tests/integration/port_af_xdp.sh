@@ -27,22 +27,10 @@ t_expect_rc 0 "apply config/routes.yaml"
 t_plain_route
 t_upload_sink "upload.$D"
 # A second rule makes upload.$D proxied (web.$D already is: / and /b).
-rctl apply -f - <<EOF
-apiVersion: route.openshift.io/v1
-kind: Route
-metadata: {name: sink-elsewhere, namespace: demo}
-spec:
-  host: upload.$D
-  path: /elsewhere
-  to: {kind: Service, name: b}
-EOF
-t_expect_rc 0 "apply a path rule on upload.$D"
-for h in "web.$D" "upload.$D"; do
-	rctl resolve "http://$h/"
-	t_expect_out '^vhost: .*\(proxy,' "$h is carried in proxy mode"
-done
-rctl resolve "http://plain.$D/"
-t_expect_out '^vhost: .*\(splice' "plain.$D is spliced"
+t_sink_proxied "upload.$D"
+t_expect_mode "http://web.$D/" proxy
+t_expect_mode "http://upload.$D/" proxy
+t_expect_mode "http://plain.$D/" splice
 
 big=$LAB_DIR/nginx-a/www/big.bin
 head -c 8M /dev/urandom >"$big" || t_fail "setup" "8 MB random file"

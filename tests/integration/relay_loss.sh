@@ -43,19 +43,9 @@ splice)
 proxy)
 	# web.$D has path rules (config/routes.yaml); a second rule makes upload.$D proxied too.
 	HOST=web.$D SIZE_MB=${LOSS_SIZE_MB:-100} MAX_S=240
-	rctl apply -f - <<EOF
-apiVersion: route.openshift.io/v1
-kind: Route
-metadata: {name: sink-elsewhere, namespace: demo}
-spec:
-  host: upload.$D
-  path: /elsewhere
-  to: {kind: Service, name: b}
-EOF
-	t_expect_rc 0 "apply a path rule on upload.$D (proxied)"
+	t_sink_proxied "upload.$D"
 	for h in "$HOST" "upload.$D"; do
-		rctl resolve "http://$h/"
-		t_expect_out '^vhost: .*\(proxy,' "$h is carried in proxy mode"
+		t_expect_mode "http://$h/" proxy
 	done ;;
 tls)
 	HOST=tls.$D SIZE_MB=${LOSS_SIZE_MB:-100} MAX_S=300

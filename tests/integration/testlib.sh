@@ -200,6 +200,27 @@ EOF
 	t_expect_rc 0 "apply the upload sink route"
 }
 
+# t_sink_proxied HOST: a second rule on HOST (the upload sink's, one rule so far), path
+# /elsewhere to service b, so that the vhost is carried in proxy mode.
+t_sink_proxied() {
+	rctl apply -f - <<EOF
+apiVersion: route.openshift.io/v1
+kind: Route
+metadata: {name: sink-elsewhere, namespace: demo}
+spec:
+  host: $1
+  path: /elsewhere
+  to: {kind: Service, name: b}
+EOF
+	t_expect_rc 0 "apply a path rule on $1 (proxied)"
+}
+
+# t_expect_mode URL splice|proxy: routerctl resolve says URL's vhost is carried that way.
+t_expect_mode() {
+	rctl resolve "$1"
+	t_expect_out "^vhost: .*\\($2" "${1#*//} is carried in $2 mode"
+}
+
 # t_backend_service NAME PORT CMD...: start CMD (a server listening on backend a's address,
 # PORT) in the backend namespace, wait until the port accepts, and apply a Service and
 # Endpoints NAME (namespace demo) for it, port name http.
