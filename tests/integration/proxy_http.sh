@@ -77,6 +77,20 @@ t_expect_rc 0 "apply a third pool and a host per dialect with three path rules"
 rctl resolve "http://px.$D/api" -o json
 t_json_expect "$T_OUT" 'd["mode"] == "proxy" and d["binding"] == "request"' "resolve: px.$D is proxied, bound per request"
 
+# A cold router: the first traffic is 64 clients at once, so 64 backend SYNs wait for one
+# ARP answer. None may be dropped for want of room (each would cost its request a 1 s SYN
+# retransmission: dataplane/net/arp.h, SY_ARP_PENDING_PER_NH).
+t_run lab_client wrk -t1 -c64 -d2s --timeout 3s -s "$SY_SRC/tests/integration/wrk_report.lua" \
+	-H "Host: px.$D" -H "Connection: close" "http://$LAB_ROUTER_IP/"
+rep=$(printf '%s\n' "$T_OUT" | grep '^{' | tail -n 1)
+[ -n "$rep" ] || t_fail "wrk on a cold router printed its report" "$(t_seen)"
+rctl stats -o json
+t_json_expect "$T_OUT" 'd["total"]["drops"]["arp_pending_full"] == 0' \
+	"64 connections at once on a cold router: no frame dropped waiting for ARP"
+t_json_expect "$rep" 'd["requests"] > 64 and d["connect"] + d["read"] + d["write"] + d["timeout"] + d["status"] == 0 and d["lat_max_us"] < 900000' \
+	"64 connections at once on a cold router: no error, none waited for a SYN retransmission"
+t_ok "a cold router, 64 clients at once: nothing dropped waiting for ARP, slowest request $(t_json "$rep" 'd["lat_max_us"] // 1000') ms"
+
 # three URLs, one curl, one connection: curl reuses it for the same host and port
 three() { # three HOST [curl args] -> "bodies|connects"
 	local host=$1
