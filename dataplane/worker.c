@@ -302,8 +302,9 @@ sy_tx_linearize(struct sy_worker *w, struct rte_mbuf *m)
 		return m;
 	c = rte_pktmbuf_alloc(w->sh->pool);
 	if (c == NULL || rte_pktmbuf_tailroom(c) < m->pkt_len) {
+		/* Too long: an MTU above the mbuf's room on such a port. */
+		sy_drop(w, m, c == NULL ? SY_DROP_NO_MBUF : SY_DROP_TX_TOO_LONG);
 		rte_pktmbuf_free(c);
-		sy_drop(w, m, SY_DROP_NO_MBUF);
 		return NULL;
 	}
 	rte_pktmbuf_read(m, 0, m->pkt_len, rte_pktmbuf_append(c, (uint16_t)m->pkt_len));

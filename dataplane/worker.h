@@ -159,6 +159,8 @@ int sy_worker_main(void *arg);
 unsigned sy_worker_poll(struct sy_worker *w);
 /* Send what port's TX buffer holds; frees what the driver refused (TX_FULL). */
 void sy_worker_tx_flush(struct sy_worker *w, uint16_t port);
+/* m as one mbuf, for a port without multi-segment TX; NULL (dropped) if it
+ * cannot be. */
 struct rte_mbuf *sy_tx_linearize(struct sy_worker *w, struct rte_mbuf *m);
 
 static inline void

@@ -60,6 +60,7 @@
 	X(VRRP_VIP_NOT_MASTER, "vrrp_vip_not_master") /* to a VIP another node holds */ \
 	X(TX_FULL, "tx_full")                                                  \
 	X(NO_MBUF, "no_mbuf")                                                  \
+	X(TX_TOO_LONG, "tx_too_long") /* a chain one mbuf cannot hold, for a port that sends single mbufs */ \
 	X(PROXY_NOT_ACCEPTABLE, "proxy_seg_not_acceptable") /* outside the window */ \
 	X(PROXY_PAWS, "proxy_paws")              /* old timestamp (RFC 7323 5) */ \
 	X(PROXY_OOO_FULL, "proxy_ooo_full")      /* out-of-order store full */ \

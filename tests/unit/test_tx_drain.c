@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * tx_drain_us: with it, a worker keeps what a poll made for a port until
+ * The worker's TX queue. Ports whose driver sends single mbufs only get each
+ * chained frame as one mbuf (sy_tx_linearize). tx_drain_us: with it, a worker keeps what a poll made for a port until
  * SY_TX_DRAIN_BURST frames share the TX burst or the first has waited
  * tx_drain_tsc; without it (0, the default) every poll sends what it made.
  * The worker's client port is a net_ring ethdev here, so what the worker
@@ -179,6 +180,70 @@ test_full_burst_goes_at_once(void **state)
 	sent(5);
 }
 
+/* A chain for a port without multi-segment TX: one mbuf with the same bytes,
+ * made in place when the head has the room, copied when it is shared; a
+ * chain no mbuf can hold is dropped as tx_too_long. */
+static struct rte_mbuf *
+chain(unsigned head, unsigned tail)
+{
+	struct rte_mbuf *a = rte_pktmbuf_alloc(env.mp), *b = rte_pktmbuf_alloc(env.mp);
+	char *p;
+	unsigned i;
+
+	assert_non_null(a);
+	assert_non_null(b);
+	p = rte_pktmbuf_append(a, (uint16_t)head);
+	for (i = 0; i < head; i++)
+		p[i] = (char)i;
+	p = rte_pktmbuf_append(b, (uint16_t)tail);
+	for (i = 0; i < tail; i++)
+		p[i] = (char)(head + i);
+	assert_int_equal(rte_pktmbuf_chain(a, b), 0);
+	return a;
+}
+
+static void
+check_flat(const struct rte_mbuf *m, unsigned len)
+{
+	const char *p = rte_pktmbuf_mtod(m, const char *);
+	unsigned i;
+
+	assert_int_equal(m->nb_segs, 1);
+	assert_int_equal(m->pkt_len, len);
+	assert_int_equal(m->data_len, len);
+	for (i = 0; i < len; i++)
+		assert_int_equal(p[i], (char)i);
+}
+
+static void
+test_single_mbuf_port(void **state)
+{
+	struct sy_worker *w = env.w;
+	struct sy_txq *q = &w->txq[1];
+	struct rte_mbuf *m;
+	unsigned i;
+
+	env.sh->ports[1].tx_multi_seg = false;
+	sy_tx(w, 1, chain(54, 1400)); /* a proxy segment: header mbuf + payload */
+	m = chain(54, 1400);
+	rte_mbuf_refcnt_update(m, 1); /* the head shared: copied, not changed */
+	sy_tx(w, 1, m);
+	assert_int_equal(q->n, 2);
+	check_flat(q->pkts[0], 1454);
+	check_flat(q->pkts[1], 1454);
+	assert_ptr_not_equal(q->pkts[1], m);
+	assert_int_equal(m->nb_segs, 2); /* the sharer's chain is as it was */
+	rte_pktmbuf_free(m);
+	sy_tx(w, 1, chain(2000, 2000));
+	assert_int_equal(q->n, 2);
+	assert_int_equal(w->counters.drops[SY_DROP_TX_TOO_LONG], 1);
+	for (i = 0; i < q->n; i++)
+		rte_pktmbuf_free(q->pkts[i]);
+	q->n = 0;
+	q->bytes = 0;
+	env.sh->ports[1].tx_multi_seg = true;
+}
+
 int
 main(void)
 {
@@ -186,6 +251,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_no_drain, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_held_until_deadline, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_full_burst_goes_at_once, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_single_mbuf_port, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);
