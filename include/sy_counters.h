@@ -201,7 +201,8 @@ extern const char *const sy_drop_reason_names[SY_DROP__COUNT];
 	X(tls_sessions_cached) /* TLS 1.2 sessions put in a worker's cache */ \
 	X(tls_ocsp_stapled) /* handshakes that sent an OCSP staple */         \
 	X(tls_backend_handshakes) /* TLS to backends (re-encrypt, https://) */ \
-	X(tls_backend_handshake_failures) /* of them refused: certificate not verified, or TLS failed */
+	X(tls_backend_handshake_failures) /* of them refused: certificate not verified, or TLS failed */ \
+	X(tls_handshake_cycles) /* TSC cycles inside OpenSSL's SSL_new, SSL_do_handshake, SSL_free */
 
 struct sy_worker_counters {
 #define SY_X(name) uint64_t name;

@@ -11,6 +11,7 @@
 #include <openssl/err.h>
 #include <openssl/ssl.h>
 
+#include <rte_cycles.h>
 #include <rte_mbuf.h>
 #include <rte_per_lcore.h>
 
@@ -152,6 +153,7 @@ static int
 tls_start(struct sy_worker *w, struct sy_tls_conn *tc, struct sy_tcb *t, SSL_CTX *ctx,
 	  bool backend, const char *name)
 {
+	uint64_t t0;
 	BIO *bio;
 
 	memset(tc, 0, sizeof(*tc));
@@ -161,7 +163,12 @@ tls_start(struct sy_worker *w, struct sy_tls_conn *tc, struct sy_tcb *t, SSL_CTX
 	sy_mq_init(&tc->in);
 	sy_mq_init(&tc->out);
 	tc->state = SY_TLS_HANDSHAKE;
-	if (ctx == NULL || w->tcp.tls == NULL || (tc->ssl = SSL_new(ctx)) == NULL)
+	if (ctx == NULL || w->tcp.tls == NULL)
+		goto fail;
+	t0 = rte_rdtsc();
+	tc->ssl = SSL_new(ctx);
+	w->counters.tls_handshake_cycles += rte_rdtsc() - t0;
+	if (tc->ssl == NULL)
 		goto fail;
 	if (name != NULL && name[0] && tls_name_check(tc->ssl, name) < 0)
 		goto fail;
@@ -218,10 +225,13 @@ tls_fail(struct sy_tls_conn *tc, bool handshake)
 static bool
 tls_handshake(struct sy_tls_conn *tc)
 {
+	uint64_t t0;
 	int r, e;
 
 	ERR_clear_error();
+	t0 = rte_rdtsc();
 	r = SSL_do_handshake(tc->ssl);
+	tc->w->counters.tls_handshake_cycles += rte_rdtsc() - t0;
 	if (r == 1) {
 		tc->state = SY_TLS_OPEN;
 		if (tc->backend) {
@@ -368,8 +378,11 @@ void
 sy_tls_free(struct sy_tls_conn *tc)
 {
 	if (tc->ssl != NULL) {
+		uint64_t t0 = rte_rdtsc();
+
 		/* Nothing more is sent: the connection is closed or reset. */
 		SSL_free(tc->ssl);
+		tc->w->counters.tls_handshake_cycles += rte_rdtsc() - t0;
 		tc->ssl = NULL;
 	}
 	sy_mq_free(&tc->in);

@@ -1,13 +1,15 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """perf/tls's table, crypto floor and verdict, from the run's raw figures.
 
-    python3 tls_report.py RECORDS.jsonl SPEED.txt
+    python3 tls_report.py RECORDS.jsonl SPEED.txt [FLOOR.txt]
 
 RECORDS: one JSON object per measured run (perf/tls `record`): proxy, run (full, resumed,
 bulk), units (s_time connections) or wrk (wrk_report.lua's JSON), and two snapshots, a*
 before and b* after: cpu ("BUSY,IDLE,TICKS" for routerd, "-,-,TICKS" for a kernel proxy),
-core0/core1 ("BUSY,TOTAL" ticks), ctr (the proxy's handshake counters), t (seconds).
+core0/core1 ("BUSY,TOTAL" ticks), ctr (the proxy's handshake counters: handshakes,
+resumed, and for routerd the TSC cycles inside OpenSSL's calls), t (seconds).
 SPEED: `openssl speed -seconds 3 ecdsap256 ecdhx25519`'s output.
+FLOOR: perf/tls_floor's table (OpenSSL's server work per handshake, in process).
 
 Everything printed is computed here from those figures; nothing is assumed.
 """
@@ -16,6 +18,15 @@ import re
 import sys
 
 TARGET = 1.5  # routerd's full handshakes per core against HAProxy's (issue 14)
+
+
+def tsc_hz(r):
+    """routerd's TSC rate over a run (every loop cycle is busy or idle), or None."""
+    b0, i0, _ = r["acpu"].split(",")
+    b1, i1, _ = r["bcpu"].split(",")
+    if b0 == "-":
+        return None
+    return (int(b1) - int(b0) + int(i1) - int(i0)) / (float(r["bt"]) - float(r["at"]))
 
 
 def proxy_cpu(r):
@@ -42,7 +53,17 @@ def counters(r):
     a, b = r["actr"].split(","), r["bctr"].split(",")
     d = [str(int(y) - int(x)) if x.lstrip("-").isdigit() and y.lstrip("-").isdigit() else "-"
          for x, y in zip(a, b)]
-    return d
+    return (d + ["-", "-", "-"])[:3]
+
+
+def library_floor(text):
+    """{tickets: (full us, resumed us or None)} from perf/tls_floor's table."""
+    out = {}
+    for l in text.splitlines():
+        m = re.match(r"\|\s*(\d+)\s*\|\s*([0-9.]+) us\s*\|[^|]*\|\s*(?:([0-9.]+) us)?", l)
+        if m:
+            out[int(m.group(1))] = (float(m.group(2)), float(m.group(3)) if m.group(3) else None)
+    return out
 
 
 def floor(speed_text):
@@ -57,10 +78,11 @@ def floor(speed_text):
 def main():
     records = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
     speed_text = open(sys.argv[2]).read()
-    rows, per_core, us_per = [], {}, {}
+    floor_text = open(sys.argv[3]).read() if len(sys.argv) > 3 else ""
+    rows, per_core, us_per, us_lib = [], {}, {}, {}
     for r in records:
         secs, wall, how, proc = proxy_cpu(r)
-        hs, res = counters(r)
+        hs, res, cyc = counters(r)
         if r["run"] in ("full", "resumed"):
             n = int(r["units"])
             unit, rate = "handshakes", n / wall
@@ -70,6 +92,9 @@ def main():
             full, resumed = int(r["full_marks"]), int(r["resumed_marks"])
             check = (f"s_time: {full:,} full, {resumed:,} resumed, "
                      f"{float(r['client_user_s']) / max(n, 1) * 1e6:,.0f} us user CPU per connection")
+            hz = tsc_hz(r)
+            if cyc != "-" and hz:
+                us_lib[(r["proxy"], r["run"])] = int(cyc) / hz / max(n, 1) * 1e6
             if r["proxy"].startswith("routerd"):
                 check += f"; routerd counted {hs} handshakes, {res} resumed"
             else:
@@ -120,6 +145,28 @@ def main():
                 print(f"  {p}: {u:.1f} us per resumed handshake (its floor: 2 X25519, {2 * x_us:.1f} us)")
     else:
         print("  (could not read the sign/s and X25519 op/s figures)")
+
+    lib = library_floor(floor_text)
+    if lib:
+        print("\nLibrary floor (perf/tls_floor: OpenSSL's server calls alone, in process over a BIO "
+              "pair, routerd's allocator, on CPU 1, this run; median of 10 batches):")
+        for t, (f, res) in sorted(lib.items()):
+            who = {1: "routerd's tls.tickets", 2: "OpenSSL's default, HAProxy's"}.get(t, "")
+            print(f"  {t} ticket{'s' if t != 1 else ''} per full handshake ({who}): full {f:.1f} us"
+                  + (f", resumed {res:.1f} us" if res else ""))
+    for run in ("full", "resumed"):
+        if ("routerd", run) in us_lib and ("routerd", run) in us_per:
+            u, l = us_per[("routerd", run)], us_lib[("routerd", run)]
+            print(f"  routerd, {run}: {l:.1f} us of its {u:.1f} us busy per handshake inside OpenSSL's "
+                  f"calls (tls_handshake_cycles), {u - l:.1f} us around them (TCP, IP, ports, the poll loop)")
+    if ("haproxy", "full") in us_per:
+        budget = us_per[("haproxy", "full")] / TARGET
+        line = (f"  {TARGET}x HAProxy's full handshakes per core allows routerd {budget:.1f} us per "
+                f"full handshake")
+        if 1 in lib:
+            line += (f"; OpenSSL's own work at one ticket, in process, is {lib[1][0]:.1f} us of it "
+                     f"({budget - lib[1][0]:.1f} us left for everything else)")
+        print(line)
 
     r, h = per_core.get(("routerd", "full")), per_core.get(("haproxy", "full"))
     print()

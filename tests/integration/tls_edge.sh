@@ -411,6 +411,12 @@ after=$(resumptions)
 python3 -c 'import sys; b, a = (list(map(int, x.split())) for x in sys.argv[1:3]); sys.exit(not (len(a) == 2 and all(y - x > 0 for x, y in zip(b, a)) and sum(a) - sum(b) >= 13))' "$before" "$after" ||
 	t_fail "tls_resumptions grew on both workers, 13 in all" "per worker before: $before; after: $after"
 t_ok "resumed on both workers (tls_resumptions per worker: $before -> $after): ticket keys shared"
+# tls_handshake_cycles: the TSC cycles inside OpenSSL's handshake calls, part of the busy
+# cycles (work found in a poll) of every worker that made handshakes, and never more.
+rctl stats -o json
+t_json_expect "$T_OUT" 'all((w["tls_handshake_cycles"] > 0 or w["tls_handshakes"] + w["tls_backend_handshakes"] == 0) and w["tls_handshake_cycles"] <= w["busy_cycles"] for w in d["workers"]) and sum(w["tls_handshake_cycles"] for w in d["workers"]) > 0' \
+	"tls_handshake_cycles: counted on each worker that made handshakes, within its busy cycles"
+t_ok "tls_handshake_cycles counted within busy_cycles on each worker ($(t_json "$T_OUT" '" ".join(str(w["tls_handshake_cycles"]) for w in d["workers"])'))"
 
 # --- 9. Host of another TLS vhost than the SNI -------------------------------------------
 t_run lab_client curl -sS -m 10 --http1.1 --cacert "$C/ca.pem" --resolve "a.edge.$D:443:$R" \

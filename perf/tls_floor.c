@@ -1,0 +1,288 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * tls_floor: what OpenSSL itself spends on the server's side of one TLS 1.3
+ * handshake, in process: no network, no TCP, no router, no HAProxy. A client
+ * and a server SSL talk through a BIO pair in one thread, and only the
+ * server's calls are timed (SSL_new, every SSL_do_handshake, SSL_free), in
+ * thread CPU time.
+ *
+ * perf/tls prints this beside the two proxies' figures: a server built on
+ * this library cannot spend less per handshake than this, whatever it does
+ * around it, so it bounds what any router linking Debian's libssl3 can reach
+ * against HAProxy (which links the same library).
+ *
+ *   tls_floor [--cert CERT.pem --key KEY.pem] [--handshakes N] [--tickets "0 1 2"]
+ *             [--suite TLS_AES_128_GCM_SHA256] [--alloc libc|switchyard]
+ *
+ * Without --cert and --key it makes a self-signed ECDSA P-256 certificate in
+ * memory. --alloc switchyard gives OpenSSL routerd's allocator
+ * (dataplane/tls/tls_alloc.c), as routerd does outside sanitizer builds.
+ *
+ * Prints one row per ticket count: full and resumed handshakes, server CPU
+ * per handshake (median of 10 batches) and the share spent in SSL_new and
+ * SSL_free.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <openssl/err.h>
+#include <openssl/evp.h>
+#include <openssl/ssl.h>
+#include <openssl/x509.h>
+
+#include "tls/tls_alloc.h"
+
+#define BATCHES 10
+
+static double
+thread_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
+}
+
+static void
+die(const char *what)
+{
+	fprintf(stderr, "tls_floor: %s\n", what);
+	ERR_print_errors_fp(stderr);
+	exit(1);
+}
+
+/* Server CPU of one handshake, split into its parts. */
+struct cost {
+	double new_us, hs_us, free_us;
+};
+
+/*
+ * One handshake: the client offers sess (NULL: a full handshake) and keeps
+ * the first ticket it gets in *out (when out is not NULL). Returns whether
+ * the server resumed; dies when the handshake fails.
+ */
+static int
+handshake(SSL_CTX *sctx, SSL_CTX *cctx, SSL_SESSION *sess, SSL_SESSION **out, struct cost *c)
+{
+	SSL *cl, *sv;
+	BIO *cb, *sb;
+	double t;
+	int cdone = 0, sdone = 0, rounds = 0, resumed;
+	char buf[256];
+
+	cl = SSL_new(cctx);
+	if (cl == NULL || BIO_new_bio_pair(&cb, 0, &sb, 0) != 1)
+		die("client SSL or BIO pair");
+	SSL_set_bio(cl, cb, cb);
+	SSL_set_connect_state(cl);
+	SSL_set_tlsext_host_name(cl, "floor.test");
+	if (sess != NULL)
+		SSL_set_session(cl, sess);
+
+	t = thread_us();
+	sv = SSL_new(sctx);
+	if (sv == NULL)
+		die("server SSL_new");
+	SSL_set_bio(sv, sb, sb);
+	SSL_set_accept_state(sv);
+	c->new_us += thread_us() - t;
+
+	while (!(cdone && sdone)) {
+		int r;
+
+		if (++rounds > 20)
+			die("handshake did not finish in 20 rounds");
+		if (!cdone) {
+			r = SSL_do_handshake(cl);
+			if (r == 1)
+				cdone = 1;
+			else if (SSL_get_error(cl, r) != SSL_ERROR_WANT_READ)
+				die("client handshake");
+		}
+		if (!sdone) {
+			t = thread_us();
+			r = SSL_do_handshake(sv);
+			c->hs_us += thread_us() - t;
+			if (r == 1)
+				sdone = 1;
+			else if (SSL_get_error(sv, r) != SSL_ERROR_WANT_READ)
+				die("server handshake");
+		}
+	}
+	/* The client reads what the server sent after its Finished: the
+	 * tickets (nothing else is coming, so the read wants more). */
+	if (SSL_read(cl, buf, sizeof(buf)) > 0)
+		die("unexpected application data");
+	resumed = SSL_session_reused(sv);
+	if (out != NULL)
+		*out = SSL_get1_session(cl);
+	/* As openssl s_time leaves: no close_notify either way (SSL_free
+	 * would mark an unshut session not resumable). */
+	SSL_set_shutdown(cl, SSL_SENT_SHUTDOWN | SSL_RECEIVED_SHUTDOWN);
+
+	t = thread_us();
+	SSL_free(sv);
+	c->free_us += thread_us() - t;
+	SSL_free(cl);
+	return resumed;
+}
+
+/* Certificate and key from PEM files, or a self-signed ECDSA P-256 pair made
+ * here (the kind perf/tls gives both proxies). */
+static void
+server_identity(SSL_CTX *sctx, const char *crt, const char *key)
+{
+	EVP_PKEY *k;
+	X509 *x;
+
+	if (crt != NULL) {
+		if (SSL_CTX_use_certificate_chain_file(sctx, crt) != 1 ||
+		    SSL_CTX_use_PrivateKey_file(sctx, key, SSL_FILETYPE_PEM) != 1)
+			die("could not load --cert / --key");
+		return;
+	}
+	k = EVP_EC_gen("P-256");
+	x = X509_new();
+	if (k == NULL || x == NULL || X509_set_version(x, 2) != 1 ||
+	    ASN1_INTEGER_set(X509_get_serialNumber(x), 1) != 1 ||
+	    X509_gmtime_adj(X509_getm_notBefore(x), -60) == NULL ||
+	    X509_gmtime_adj(X509_getm_notAfter(x), 86400) == NULL ||
+	    X509_NAME_add_entry_by_txt(X509_get_subject_name(x), "CN", MBSTRING_ASC,
+				       (const unsigned char *)"floor.test", -1, -1, 0) != 1 ||
+	    X509_set_issuer_name(x, X509_get_subject_name(x)) != 1 || X509_set_pubkey(x, k) != 1 ||
+	    X509_sign(x, k, EVP_sha256()) == 0 || SSL_CTX_use_certificate(sctx, x) != 1 ||
+	    SSL_CTX_use_PrivateKey(sctx, k) != 1)
+		die("could not make a self-signed P-256 certificate");
+	X509_free(x);
+	EVP_PKEY_free(k);
+}
+
+static int
+cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Median over BATCHES batches of n handshakes: us per handshake, and the
+ * shares of SSL_new and SSL_free in it. */
+static void
+measure(SSL_CTX *sctx, SSL_CTX *cctx, int n, int resume, double *med, double *newp,
+	double *freep)
+{
+	double per[BATCHES], news = 0, frees = 0, all = 0;
+	SSL_SESSION *sess = NULL;
+	int b, i;
+
+	if (resume) {
+		struct cost warm = { 0 };
+
+		handshake(sctx, cctx, NULL, &sess, &warm);
+		if (sess == NULL || !SSL_SESSION_is_resumable(sess))
+			die("no resumable session from the full handshake (tickets 0?)");
+	}
+	for (b = 0; b < BATCHES; b++) {
+		struct cost c = { 0 };
+
+		for (i = 0; i < n; i++)
+			if (handshake(sctx, cctx, sess, NULL, &c) != resume)
+				die(resume ? "the server did not resume" : "the server resumed");
+		per[b] = (c.new_us + c.hs_us + c.free_us) / n;
+		news += c.new_us;
+		frees += c.free_us;
+		all += c.new_us + c.hs_us + c.free_us;
+	}
+	SSL_SESSION_free(sess);
+	qsort(per, BATCHES, sizeof(per[0]), cmp_double);
+	*med = (per[BATCHES / 2 - 1] + per[BATCHES / 2]) / 2;
+	*newp = 100 * news / all;
+	*freep = 100 * frees / all;
+}
+
+int
+main(int argc, char **argv)
+{
+	const char *crt = NULL, *key = NULL, *suite = "TLS_AES_128_GCM_SHA256", *tickets = "0 1 2";
+	int n = 300, i, alloc_sy = 0;
+	SSL_CTX *cctx;
+
+	for (i = 1; i < argc; i += 2) {
+		if (i + 1 >= argc)
+			die("usage: tls_floor [--cert CERT.pem --key KEY.pem] [--handshakes N] "
+			    "[--tickets \"0 1 2\"] [--suite S] [--alloc libc|switchyard]");
+		if (strcmp(argv[i], "--cert") == 0)
+			crt = argv[i + 1];
+		else if (strcmp(argv[i], "--key") == 0)
+			key = argv[i + 1];
+		else if (strcmp(argv[i], "--handshakes") == 0)
+			n = atoi(argv[i + 1]);
+		else if (strcmp(argv[i], "--tickets") == 0)
+			tickets = argv[i + 1];
+		else if (strcmp(argv[i], "--suite") == 0)
+			suite = argv[i + 1];
+		else if (strcmp(argv[i], "--alloc") == 0 && strcmp(argv[i + 1], "switchyard") == 0)
+			alloc_sy = 1;
+		else if (strcmp(argv[i], "--alloc") == 0 && strcmp(argv[i + 1], "libc") == 0)
+			alloc_sy = 0;
+		else
+			die("unknown argument (see the usage at the top of perf/tls_floor.c)");
+	}
+	if ((crt == NULL) != (key == NULL))
+		die("--cert and --key go together");
+	if (n < 10 || n > 100000)
+		die("--handshakes: 10 to 100000");
+
+	/* routerd's allocator (dataplane/tls/tls_alloc.c) or glibc's malloc. */
+	if (alloc_sy && !sy_tls_alloc_install())
+		die("could not install the switchyard allocator");
+	cctx = SSL_CTX_new(TLS_client_method());
+	if (cctx == NULL || SSL_CTX_set_min_proto_version(cctx, TLS1_3_VERSION) != 1 ||
+	    SSL_CTX_set_ciphersuites(cctx, suite) != 1)
+		die("client context");
+	SSL_CTX_set_session_cache_mode(cctx, SSL_SESS_CACHE_OFF);
+	SSL_CTX_set_verify(cctx, SSL_VERIFY_NONE, NULL);
+
+	printf("| tickets per full handshake | full: server CPU per handshake | in SSL_new / SSL_free "
+	       "| resumed: server CPU per handshake | in SSL_new / SSL_free |\n");
+	printf("|---|---|---|---|---|\n");
+	for (const char *p = tickets; *p;) {
+		char *end;
+		long t = strtol(p, &end, 10);
+		double full, fnew, ffree, res = 0, rnew = 0, rfree = 0;
+		SSL_CTX *sctx;
+
+		if (end == p || t < 0 || t > 8)
+			die("--tickets: numbers 0 to 8");
+		p = end + strspn(end, " ,");
+		/* What routerd's server contexts set (control/tls_cert.c), with
+		 * OpenSSL's own ticket keys in place of the workers' shared ones. */
+		sctx = SSL_CTX_new(TLS_server_method());
+		if (sctx == NULL || SSL_CTX_set_ciphersuites(sctx, suite) != 1)
+			die("server context or --suite");
+		server_identity(sctx, crt, key);
+		SSL_CTX_set_options(sctx, SSL_OP_NO_RENEGOTIATION | SSL_OP_NO_COMPRESSION |
+						  SSL_OP_CIPHER_SERVER_PREFERENCE);
+		SSL_CTX_set_mode(sctx, SSL_MODE_RELEASE_BUFFERS);
+		SSL_CTX_set_session_id_context(sctx, (const unsigned char *)"floor", 5);
+		SSL_CTX_set_num_tickets(sctx, (size_t)t);
+
+		measure(sctx, cctx, n, 0, &full, &fnew, &ffree);
+		if (t > 0)
+			measure(sctx, cctx, n, 1, &res, &rnew, &rfree);
+		if (t > 0)
+			printf("| %ld | %.1f us | %.0f%% / %.0f%% | %.1f us | %.0f%% / %.0f%% |\n", t, full,
+			       fnew, ffree, res, rnew, rfree);
+		else
+			printf("| %ld | %.1f us | %.0f%% / %.0f%% | (no ticket, no resumption) | |\n", t,
+			       full, fnew, ffree);
+		fflush(stdout);
+		SSL_CTX_free(sctx);
+	}
+	SSL_CTX_free(cctx);
+	return 0;
+}
