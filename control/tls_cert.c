@@ -28,6 +28,7 @@
 #include "sy_config.h"
 #include "sy_dataplane.h"
 #include "tls_cert.h"
+#include "tls_policy.h"
 #include "tls_ocsp.h"
 
 /* A cached context: found by the digest of what made it, and from the
@@ -256,21 +257,7 @@ make_ctx(X509 *x, EVP_PKEY *k, STACK_OF(X509) *sk, uint16_t min_version)
 	if ((T.ciphers[0] && SSL_CTX_set_cipher_list(ctx, T.ciphers) != 1) ||
 	    (T.suites[0] && SSL_CTX_set_ciphersuites(ctx, T.suites) != 1))
 		goto fail;
-	/* No renegotiation (a client-driven CPU sink, RFC 9113 forbids it for
-	 * h2 anyway), no compression (CRIME), our cipher order. */
-	SSL_CTX_set_options(ctx, SSL_OP_NO_RENEGOTIATION | SSL_OP_NO_COMPRESSION |
-					 SSL_OP_CIPHER_SERVER_PREFERENCE);
-	/* Record buffers go back to OpenSSL's free lists while a connection
-	 * is idle: a keep-alive connection holds ~1 KB instead of ~34 KB. */
-	SSL_CTX_set_mode(ctx, SSL_MODE_RELEASE_BUFFERS);
-	/* Sessions are resumed by any worker, from any of our contexts. */
-	SSL_CTX_set_session_id_context(ctx, (const unsigned char *)"switchyard", 10);
-	/* OpenSSL sends two TLS 1.3 tickets by default, for clients that open
-	 * parallel connections with single-use tickets. Ours open on any worker
-	 * as often as a client likes until their key retires, so one serves
-	 * every later connection; each more costs a session encoding, AES-CBC,
-	 * HMAC and a record on every full handshake (tls.tickets). */
-	SSL_CTX_set_num_tickets(ctx, T.tickets);
+	sy_tls_server_policy(ctx, T.tickets);
 	sy_dp_tls_ctx_prepare(ctx);
 	return ctx;
 fail:

@@ -35,6 +35,7 @@
 #include <openssl/x509.h>
 
 #include "tls/tls_alloc.h"
+#include "tls_policy.h"
 
 #define BATCHES 10
 
@@ -259,17 +260,13 @@ main(int argc, char **argv)
 		if (end == p || t < 0 || t > 8)
 			die("--tickets: numbers 0 to 8");
 		p = end + strspn(end, " ,");
-		/* What routerd's server contexts set (control/tls_cert.c), with
+		/* routerd's server settings (control/tls_policy.c), with
 		 * OpenSSL's own ticket keys in place of the workers' shared ones. */
 		sctx = SSL_CTX_new(TLS_server_method());
 		if (sctx == NULL || SSL_CTX_set_ciphersuites(sctx, suite) != 1)
 			die("server context or --suite");
 		server_identity(sctx, crt, key);
-		SSL_CTX_set_options(sctx, SSL_OP_NO_RENEGOTIATION | SSL_OP_NO_COMPRESSION |
-						  SSL_OP_CIPHER_SERVER_PREFERENCE);
-		SSL_CTX_set_mode(sctx, SSL_MODE_RELEASE_BUFFERS);
-		SSL_CTX_set_session_id_context(sctx, (const unsigned char *)"floor", 5);
-		SSL_CTX_set_num_tickets(sctx, (size_t)t);
+		sy_tls_server_policy(sctx, (unsigned)t);
 
 		measure(sctx, cctx, n, 0, &full, &fnew, &ffree);
 		if (t > 0)
