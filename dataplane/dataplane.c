@@ -24,6 +24,7 @@
 #include "sy_access_log.h"
 
 #include "dp_log.h"
+#include "mbuf_pool.h"
 #include "port.h"
 #include "sy_dataplane.h"
 #include "splice/flow.h"
@@ -77,7 +78,7 @@ dp_teardown(void)
 	sy_dp_shared_free(dp.sh);
 	dp.sh = NULL;
 	/* Ports are closed, so no driver still holds an mbuf from it. */
-	rte_mempool_free(dp.pool);
+	sy_mbuf_pool_free(dp.pool);
 	dp.pool = NULL;
 	dp.n_workers = 0;
 	dp.ready = false;
@@ -117,12 +118,9 @@ sy_dp_init(const struct sy_config *cfg, struct sy_gen_slot *slot, char *err, siz
 	}
 
 	n_mbufs = pool_size(cfg->n_ports, cfg->n_workers);
-	dp.pool = rte_pktmbuf_pool_create("sy_mbuf", n_mbufs, SY_MBUF_CACHE, 0,
-					  RTE_MBUF_DEFAULT_BUF_SIZE, (int)rte_socket_id());
+	dp.pool = sy_mbuf_pool_create(cfg, n_mbufs, SY_MBUF_CACHE, err, errlen);
 	if (dp.pool == NULL) {
-		rc = -rte_errno;
-		snprintf(err, errlen, "dataplane: mempool of %u mbufs: %s", n_mbufs,
-			 rte_strerror(rte_errno));
+		rc = -ENOMEM;
 		goto fail;
 	}
 

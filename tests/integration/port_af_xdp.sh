@@ -9,7 +9,9 @@
 #   - a spliced and a proxied download, and a proxied upload, each byte for byte (sha256);
 #   - one keep-alive connection through the proxied vhost reaching both of its pools;
 #   - wrk through the proxied vhost, keep-alive and Connection: close, without an error;
-#   - no drop for want of an mbuf or TX room, and the flow table empty afterwards.
+#   - no drop for want of an mbuf or TX room, and the flow table empty afterwards;
+#   - every mbuf inside the UMEM the driver registers, and the kernel's own counters of the
+#     AF_XDP sockets (tools/lib/xsk_stats.py) without an invalid descriptor or RX drop.
 T_NAME=port_af_xdp
 source "$(dirname "$0")/testlib.sh"
 
@@ -75,4 +77,16 @@ t_json_expect "$T_OUT" 'd["total"]["drops"]["no_mbuf"] == 0 and d["total"]["drop
 	"no frame dropped for want of an mbuf or TX room"
 t_flows_zero 15 || t_fail "flows_active back to 0 within 15 s" "$(t_json "$T_OUT" 'd["total"]["flows_active"]')"
 t_ok "nothing dropped for want of an mbuf or TX room; the flow table is empty again"
+# The kernel's own counters of routerd's AF_XDP sockets, which the driver does not report:
+# a frame sent from an mbuf outside the UMEM the driver registered is refused there as an
+# invalid TX descriptor, and its connection waits out an RTO (dataplane/mbuf_pool.c).
+line=$(grep -o 'mbuf pool: .*' "$LAB_ROUTERD_LOG" | tail -n 1)
+[[ $line == *" 0 outside the UMEM"* ]] ||
+	t_fail "every mbuf of the pool lies inside the af_xdp UMEM" "routerd said: ${line:-nothing}"
+t_run python3 "$SY_SRC/tools/lib/xsk_stats.py" "$ROUTERD_PID"
+n=$(printf '%s' "$T_OUT" | grep -o 'tx_invalid_descs=' | wc -l)
+[ "$n" -eq 2 ] || t_fail "routerd holds an AF_XDP socket per port" "$(t_seen)"
+! printf '%s' "$T_OUT" | grep -qE '(invalid_descs|rx_dropped|rx_ring_full)=[1-9]' ||
+	t_fail "the kernel refused or dropped none of routerd's AF_XDP frames" "$(t_seen)"
+t_ok "$line; the kernel's AF_XDP counters: no invalid descriptor, no RX drop"
 t_finish
