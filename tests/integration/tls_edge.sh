@@ -324,6 +324,16 @@ http "allow.edge.$D" /x
 	t_fail "Allow: http://allow.edge.$D/x answers 200 backend-b" "seen: code ${CODE:-none}; $(t_seen)"
 expect_https "allow.edge.$D" /x backend-b
 t_ok "insecureEdgeTerminationPolicy Allow: plain HTTP 200 and https 200"
+# The route's sticky-session cookie (OpenShift's default) is Secure over TLS only.
+https "allow.edge.$D" /x -D -
+ck=$(printf '%s\n' "$T_OUT" | tr -d '\r' | grep -i '^Set-Cookie:')
+[[ $ck =~ ^Set-Cookie:\ [0-9a-f]{32}=[0-9a-f]{16}\;\ path=/\;\ HttpOnly\;\ Secure$ ]] ||
+	t_fail "https://allow.edge.$D/x sets the route's cookie, HttpOnly and Secure" "seen: '$ck'; $(t_seen)"
+http "allow.edge.$D" /x -D -
+ck_plain=$(printf '%s\n' "$T_OUT" | tr -d '\r' | grep -i '^Set-Cookie:')
+[[ $ck_plain =~ ^Set-Cookie:\ [0-9a-f]{32}=[0-9a-f]{16}\;\ path=/\;\ HttpOnly$ ]] ||
+	t_fail "http://allow.edge.$D/x sets the route's cookie, HttpOnly, not Secure" "seen: '$ck_plain'; $(t_seen)"
+t_ok "the sticky cookie: '${ck#Set-Cookie: }' over https, without Secure over plain HTTP"
 redirect_of "http://redirect.edge.$D/some/path?x=1&y=two"
 [ "$T_RC" -eq 0 ] && [ "$code" = 302 ] && [ "$loc" = "https://redirect.edge.$D/some/path?x=1&y=two" ] ||
 	t_fail "Redirect: 302 to https://redirect.edge.$D/some/path?x=1&y=two" "seen: code '$code', Location '$loc'; $(t_seen)"
