@@ -457,13 +457,17 @@ parse_top(json_t *root, struct sy_config *cfg, char *err, size_t errlen)
 					    SY_FLOWS_PER_WORKER_MIN, SY_FLOWS_PER_WORKER_MAX);
 			cfg->flows_per_worker = (uint32_t)json_integer_value(val);
 		} else if (strcmp(key, "tx_drain_us") == 0) {
-			if (!json_is_integer(val) || json_integer_value(val) < 0 ||
-			    json_integer_value(val) > SY_TX_DRAIN_US_MAX)
+			if (json_is_string(val) && strcmp(json_string_value(val), "auto") == 0)
+				cfg->tx_drain_us = SY_TX_DRAIN_US_AUTO;
+			else if (!json_is_integer(val) || json_integer_value(val) < 0 ||
+				 json_integer_value(val) > SY_TX_DRAIN_US_MAX)
 				return fail(err, errlen,
-					    "tx_drain_us: must be an integer from 0 to %u (microseconds a "
-					    "worker may hold frames to send them in one burst)",
+					    "tx_drain_us: must be \"auto\" or an integer from 0 to %u "
+					    "(microseconds a worker may hold a busy port's frames to send "
+					    "them in one burst)",
 					    SY_TX_DRAIN_US_MAX);
-			cfg->tx_drain_us = (uint32_t)json_integer_value(val);
+			else
+				cfg->tx_drain_us = (uint32_t)json_integer_value(val);
 		} else if (strcmp(key, "eal") == 0) {
 			json_t *a;
 
@@ -619,6 +623,7 @@ set_defaults(struct sy_config *cfg)
 	cfg->worker_lcores[0] = 1;
 	cfg->idle = SY_IDLE_BUSY;
 	cfg->flows_per_worker = SY_FLOWS_PER_WORKER_DEFAULT;
+	cfg->tx_drain_us = SY_TX_DRAIN_US_AUTO;
 	strcpy(cfg->control_socket, "/run/switchyard/routerd.sock");
 	strcpy(cfg->state_dir, "/var/lib/switchyard");
 	cfg->http_port = 80;

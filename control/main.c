@@ -275,8 +275,10 @@ main(int argc, char **argv)
 	r->dataplane_up = true;
 	sy_fleet_dns_publish(r); /* the zones of the Routers the journal held */
 	sy_fleet_vips_publish(r); /* and our Router's VIPs */
-	RTE_LOG(NOTICE, USER1, "routerd up: %u worker(s), %u port(s), generation %lu, control %s\n",
-		r->cfg.n_workers, r->cfg.n_ports, (unsigned long)r->gen_id, r->cfg.control_socket);
+	RTE_LOG(NOTICE, USER1,
+		"routerd up: %u worker(s), %u port(s), generation %lu, control %s, tx_drain_us %u%s\n",
+		r->cfg.n_workers, r->cfg.n_ports, (unsigned long)r->gen_id, r->cfg.control_socket,
+		sy_tx_drain_us(&r->cfg), r->cfg.tx_drain_us == SY_TX_DRAIN_US_AUTO ? " (auto)" : "");
 
 	control_loop(r, &srv, sigfd, metrics_fd);
 	if (metrics_fd >= 0)

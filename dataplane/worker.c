@@ -33,6 +33,33 @@
 /* Segments waiting for their owning worker (a burst from every port). */
 #define SY_HANDOFF_RING_SIZE 4096
 
+/*
+ * tx_drain_us "auto": hold a busy port's frames up to
+ * SY_TX_DRAIN_US_SYSCALL_PORTS when the ports are kernel packet sockets or
+ * taps, where every TX burst is a system call costing about what a frame
+ * costs (perf/README.md, "proxy"); nothing with a PCI device among them,
+ * whose burst is a doorbell write.
+ */
+unsigned
+sy_tx_drain_us(const struct sy_config *cfg)
+{
+	static const char *const syscall_tx[] = { "net_af_packet", "net_af_xdp", "net_tap",
+						  "net_pcap" };
+	bool sys = false;
+	unsigned i, k;
+
+	if (cfg->tx_drain_us != SY_TX_DRAIN_US_AUTO)
+		return RTE_MIN(cfg->tx_drain_us, SY_TX_DRAIN_US_MAX);
+	for (i = 0; i < cfg->n_ports; i++) {
+		if (cfg->ports[i].pci[0] != '\0')
+			return 0;
+		for (k = 0; k < RTE_DIM(syscall_tx); k++)
+			if (strncmp(cfg->ports[i].devargs, syscall_tx[k], strlen(syscall_tx[k])) == 0)
+				sys = true;
+	}
+	return sys ? SY_TX_DRAIN_US_SYSCALL_PORTS : 0;
+}
+
 int
 sy_dp_shared_create(const struct sy_config *cfg, struct rte_mempool *pool, unsigned n_workers,
 		    struct sy_dp_shared **out, char *err, size_t errlen)
@@ -68,7 +95,7 @@ sy_dp_shared_create(const struct sy_config *cfg, struct rte_mempool *pool, unsig
 	sh->tsc_per_ms = rte_get_tsc_hz() / 1000;
 	if (sh->tsc_per_ms == 0)
 		sh->tsc_per_ms = 1;
-	sh->tx_drain_tsc = sh->tsc_per_ms * RTE_MIN(cfg->tx_drain_us, SY_TX_DRAIN_US_MAX) / 1000;
+	sh->tx_drain_tsc = sh->tsc_per_ms * sy_tx_drain_us(cfg) / 1000;
 	atomic_init(&sh->stop, false);
 
 	for (i = 0; i < cfg->n_ports; i++) {
@@ -356,19 +383,29 @@ sy_worker_poll(struct sy_worker *w)
 		sy_arp_timer(w);
 	}
 
-	/* Send what is queued. With tx_drain_us a port's frames may wait for
-	 * more, until there are SY_TX_DRAIN_BURST or the first has waited
+	/* Send what is queued. With tx_drain_us a busy port's frames may wait
+	 * for more, until there are SY_TX_DRAIN_BURST or the first has waited
 	 * tx_drain_tsc, so that one TX burst's fixed cost (a system call on
 	 * af_packet and af_xdp: about half of a lone frame's, perf/README.md
-	 * "proxy") is shared. A poll that sends has work, whichever poll
-	 * made the frames. */
+	 * "proxy") is shared. Busy: SY_TX_DRAIN_BUSY frames or more in the
+	 * last window of tx_drain_tsc; a quiet port's frames go at once, so
+	 * holding costs latency only where company is due within the window.
+	 * A poll that sends has work, whichever poll made the frames. */
 	w->tx_held = 0;
 	for (p = 0; p < sh->n_ports; p++) {
 		struct sy_txq *q = &w->txq[p];
 
+		if (sh->tx_drain_tsc != 0 && w->now - q->win_start >= sh->tx_drain_tsc) {
+			/* A window that ended long ago (the worker slept) says
+			 * nothing of now. */
+			q->busy = q->win_frames >= SY_TX_DRAIN_BUSY &&
+				  w->now - q->win_start < 2 * sh->tx_drain_tsc;
+			q->win_frames = 0;
+			q->win_start = w->now;
+		}
 		if (q->n == 0)
 			continue;
-		if (q->n >= SY_TX_DRAIN_BURST || w->now - q->since >= sh->tx_drain_tsc) {
+		if (!q->busy || q->n >= SY_TX_DRAIN_BURST || w->now - q->since >= sh->tx_drain_tsc) {
 			work += q->n;
 			sy_worker_tx_flush(w, p);
 		} else {

@@ -44,6 +44,9 @@ struct sy_generation;
 #define SY_TX_BUF 64
 /* With tx_drain_us: a port's queue is sent once it holds this many. */
 #define SY_TX_DRAIN_BURST 32
+/* With tx_drain_us: a port holds frames only while busy, that is when it
+ * queued at least this many in the last tx_drain_us window. */
+#define SY_TX_DRAIN_BUSY 4
 
 struct sy_dp_port {
 	char name[SY_NAME_MAX];
@@ -112,6 +115,9 @@ struct sy_dp_shared {
 
 struct sy_txq {
 	uint16_t n;
+	bool busy;           /* tx_drain: SY_TX_DRAIN_BUSY or more in the last window */
+	uint32_t win_frames; /* tx_drain: frames queued in this window */
+	uint64_t win_start;  /* tx_drain: w->now when this window began */
 	uint64_t since; /* w->now when pkts[0] was queued (tx_drain_tsc) */
 	uint64_t bytes; /* of pkts[0..n), counted as they are queued */
 	struct rte_mbuf *pkts[SY_TX_BUF];
@@ -189,6 +195,7 @@ sy_tx(struct sy_worker *w, uint16_t port, struct rte_mbuf *m)
 	}
 	if (q->n == 0)
 		q->since = w->now;
+	q->win_frames++;
 	q->bytes += m->pkt_len;
 	q->pkts[q->n++] = m;
 }

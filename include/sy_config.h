@@ -29,6 +29,11 @@
 #define SY_FLOWS_PER_WORKER_DEFAULT 32768u
 #define SY_FLOWS_PER_WORKER_MIN 1024u
 #define SY_TX_DRAIN_US_MAX 1000u
+/* tx_drain_us "auto", the default: SY_TX_DRAIN_US_SYSCALL_PORTS when the
+ * ports are kernel packet sockets or taps (a TX burst is a system call),
+ * 0 with a PCI device among them (a burst is a doorbell). */
+#define SY_TX_DRAIN_US_AUTO 0xffffffffu
+#define SY_TX_DRAIN_US_SYSCALL_PORTS 100u
 #define SY_FLOWS_PER_WORKER_MAX 16777216u
 
 enum sy_idle_policy {
@@ -98,9 +103,10 @@ struct sy_config {
 	/* Connection records per worker (SY_FLOWS_PER_WORKER_MIN..MAX); 0 in
 	 * a config built by hand (tests): the default. */
 	uint32_t flows_per_worker;
-	/* How long a worker may hold frames for a port to send more of them
-	 * in one TX burst (0..SY_TX_DRAIN_US_MAX microseconds; 0: every poll
-	 * sends what it made). See sy_worker_poll. */
+	/* How long a worker may hold frames for a busy port to send more of
+	 * them in one TX burst (0..SY_TX_DRAIN_US_MAX microseconds; 0: every
+	 * poll sends what it made; SY_TX_DRAIN_US_AUTO: by port kind). See
+	 * sy_worker_poll. */
 	uint32_t tx_drain_us;
 	char *eal_args[SY_MAX_EAL_ARGS]; /* extra EAL arguments, owned */
 	unsigned n_eal_args;

@@ -21,6 +21,10 @@ struct sy_port_info {
 	uint64_t ipackets, opackets, ibytes, obytes, imissed, ierrors, oerrors, rx_nombuf;
 };
 
+/* The tx_drain_us a config means: "auto" resolved by its ports' kinds
+ * (dataplane/worker.c). */
+unsigned sy_tx_drain_us(const struct sy_config *cfg);
+
 /* After rte_eal_init: mempools, ports (one RX and one TX queue per worker on
  * every port), FIB from the ports' connected prefixes and cfg->routes, per
  * worker state. Registers each worker as RCU reader i on slot->qs.

@@ -65,7 +65,15 @@ test_defaults(void **state)
 	assert_int_equal(c.n_workers, 1);
 	assert_int_equal(c.idle, SY_IDLE_BUSY);
 	assert_int_equal(c.flows_per_worker, SY_FLOWS_PER_WORKER_DEFAULT);
+	assert_int_equal(c.tx_drain_us, SY_TX_DRAIN_US_AUTO);
+	sy_config_free(&c);
+	assert_int_equal(sy_config_parse("{\"tx_drain_us\": \"auto\"}", &c, err, sizeof(err)), 0);
+	assert_int_equal(c.tx_drain_us, SY_TX_DRAIN_US_AUTO);
+	sy_config_free(&c);
+	assert_int_equal(sy_config_parse("{\"tx_drain_us\": 0}", &c, err, sizeof(err)), 0);
 	assert_int_equal(c.tx_drain_us, 0);
+	sy_config_free(&c);
+	assert_int_equal(sy_config_parse("{}", &c, err, sizeof(err)), 0);
 	assert_int_equal(c.http_port, 80);
 	assert_int_equal(c.https_port, 443);
 	assert_int_equal(c.no_route_status, 503);
@@ -91,8 +99,9 @@ test_errors_name_the_key(void **state)
 		{ "{\"flows_per_worker\": 1023}", "flows_per_worker: must be an integer from 1024 to 16777216" },
 		{ "{\"flows_per_worker\": 16777217}", "flows_per_worker: must be an integer from 1024" },
 		{ "{\"flows_per_worker\": \"1M\"}", "flows_per_worker: must be an integer" },
-		{ "{\"tx_drain_us\": 1001}", "tx_drain_us: must be an integer from 0 to 1000" },
-		{ "{\"tx_drain_us\": -1}", "tx_drain_us: must be an integer from 0 to 1000" },
+		{ "{\"tx_drain_us\": 1001}", "tx_drain_us: must be \"auto\" or an integer from 0 to 1000" },
+		{ "{\"tx_drain_us\": -1}", "tx_drain_us: must be \"auto\" or an integer from 0 to 1000" },
+		{ "{\"tx_drain_us\": \"fast\"}", "tx_drain_us: must be \"auto\"" },
 		{ "{\"ports\": [{\"name\": \"a\", \"devargs\": \"net_null0\", \"ipv4\": [\"198.18.0.1\"]}]}",
 		  "ports[0].ipv4[0]" },
 		{ "{\"ports\": [{\"name\": \"a\", \"devargs\": \"net_null0\", \"ipv4\": [\"300.1.1.1/24\"]}]}",

@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The worker's TX queue. Ports whose driver sends single mbufs only get each
- * chained frame as one mbuf (sy_tx_linearize). tx_drain_us: with it, a worker keeps what a poll made for a port until
- * SY_TX_DRAIN_BURST frames share the TX burst or the first has waited
- * tx_drain_tsc; without it (0, the default) every poll sends what it made.
+ * chained frame as one mbuf (sy_tx_linearize). tx_drain_us: with it, a worker keeps what a poll made for a busy
+ * port (SY_TX_DRAIN_BUSY frames or more in the last window of tx_drain_tsc)
+ * until SY_TX_DRAIN_BURST frames share the TX burst or the first has waited
+ * tx_drain_tsc; a quiet port's frames, and every frame without it (0), go
+ * with the poll that made them.
  * The worker's client port is a net_ring ethdev here, so what the worker
  * really sent is what its TX ring holds; SYNs to the HTTP port come in on its
  * RX ring and each gets a cookie SYN-ACK (no connection state is made).
@@ -122,7 +124,23 @@ sent(unsigned n)
 	assert_int_equal(got, n);
 }
 
-/* 0, the default: the poll that made the SYN-ACK sent it. */
+/* Makes the client port busy: SY_TX_DRAIN_BUSY SYN-ACKs in one window (sent
+ * at once: the port was quiet), then the clock at the window's end, so the
+ * next poll starts a window with the port busy. */
+static void
+busy_window(uint64_t drain)
+{
+	struct sy_worker *w = env.w;
+
+	env.sh->tx_drain_tsc = drain;
+	assert_int_equal(sy_worker_poll(w), 0); /* opens the first window */
+	syns(SY_TX_DRAIN_BUSY);
+	assert_int_not_equal(sy_worker_poll(w), 0);
+	sent(SY_TX_DRAIN_BUSY);
+	w->now += drain;
+}
+
+/* 0: the poll that made the SYN-ACK sent it. */
 static void
 test_no_drain(void **state)
 {
@@ -139,9 +157,11 @@ test_held_until_deadline(void **state)
 {
 	struct sy_worker *w = env.w;
 	const uint64_t drain = env.sh->tsc_per_ms * 30 / 1000; /* 30 us */
-	uint64_t t0 = w->now;
+	uint64_t t0, before;
 
-	env.sh->tx_drain_tsc = drain;
+	busy_window(drain);
+	t0 = w->now;
+	before = w->counters.tx_packets;
 	syns(1);
 	assert_int_not_equal(sy_worker_poll(w), 0); /* the SYN */
 	sent(0);
@@ -159,7 +179,7 @@ test_held_until_deadline(void **state)
 	assert_int_equal(sy_worker_poll(w), 3);
 	sent(3);
 	assert_int_equal(w->tx_held, 0);
-	assert_int_equal(w->counters.tx_packets, 3);
+	assert_int_equal(w->counters.tx_packets - before, 3);
 }
 
 /* SY_TX_DRAIN_BURST frames go at once, however long the drain time. */
@@ -168,7 +188,7 @@ test_full_burst_goes_at_once(void **state)
 {
 	struct sy_worker *w = env.w;
 
-	env.sh->tx_drain_tsc = env.sh->tsc_per_ms * 1000; /* 1 s */
+	busy_window(env.sh->tsc_per_ms * 1000); /* 1 s */
 	syns(SY_TX_DRAIN_BURST + 5); /* one RX burst takes SY_RX_BURST of them */
 	assert_int_not_equal(sy_worker_poll(w), 0);
 	sent(SY_TX_DRAIN_BURST);
@@ -178,6 +198,45 @@ test_full_burst_goes_at_once(void **state)
 	w->now += env.sh->tx_drain_tsc;
 	assert_int_equal(sy_worker_poll(w), 5);
 	sent(5);
+}
+
+/* A quiet port (fewer than SY_TX_DRAIN_BUSY frames in the last window, or a
+ * window that ended long ago: the worker slept) holds nothing: a lone frame
+ * at low load goes with the poll that made it. */
+static void
+test_quiet_port_sends_at_once(void **state)
+{
+	struct sy_worker *w = env.w;
+	const uint64_t drain = env.sh->tsc_per_ms * 100 / 1000; /* 100 us */
+
+	env.sh->tx_drain_tsc = drain;
+	syns(1);
+	assert_int_not_equal(sy_worker_poll(w), 0);
+	sent(1);
+	assert_int_equal(w->tx_held, 0);
+	/* Busy, then a window with only three: quiet again. */
+	busy_window(drain);
+	syns(1);
+	assert_int_not_equal(sy_worker_poll(w), 0);
+	sent(0); /* busy: held */
+	syns(SY_TX_DRAIN_BUSY - 2);
+	assert_int_not_equal(sy_worker_poll(w), 0);
+	sent(0);
+	assert_int_equal(w->tx_held, SY_TX_DRAIN_BUSY - 1);
+	w->now += drain; /* the window ends with three queued: the held ones go */
+	assert_int_equal(sy_worker_poll(w), SY_TX_DRAIN_BUSY - 1);
+	sent(SY_TX_DRAIN_BUSY - 1);
+	syns(1);
+	assert_int_not_equal(sy_worker_poll(w), 0);
+	sent(1); /* quiet: at once */
+	/* Busy, then the worker away for two windows: that window is stale. */
+	w->now += drain;
+	busy_window(drain);
+	w->now += 2 * drain;
+	syns(1);
+	assert_int_not_equal(sy_worker_poll(w), 0);
+	sent(1);
+	assert_int_equal(w->tx_held, 0);
 }
 
 /* A chain for a port without multi-segment TX: one mbuf with the same bytes,
@@ -251,6 +310,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_no_drain, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_held_until_deadline, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_full_burst_goes_at_once, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_quiet_port_sends_at_once, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_single_mbuf_port, setup, teardown),
 	};
 
