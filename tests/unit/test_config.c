@@ -12,6 +12,7 @@
 
 #include "eal_args.h"
 #include "sy_config.h"
+#include "sy_dataplane.h"
 #include "sy_generation.h"
 
 static const char *full_config =
@@ -53,6 +54,36 @@ test_full_config(void **state)
 	assert_string_equal(c.state_dir, "/tmp/state");
 	assert_int_equal(c.tcp_cc, SY_TCP_CC_NEWRENO);
 	sy_config_free(&c);
+}
+
+/* tx_drain_us "auto" by the ports' kinds; a number is itself. */
+static void
+test_tx_drain_auto(void **state)
+{
+	struct sy_config c;
+
+	(void)state;
+	memset(&c, 0, sizeof(c));
+	c.tx_drain_us = SY_TX_DRAIN_US_AUTO;
+	assert_int_equal(sy_tx_drain_us(&c), 0); /* no port */
+	c.n_ports = 2;
+	snprintf(c.ports[0].devargs, sizeof(c.ports[0].devargs), "net_af_packet0,iface=a");
+	snprintf(c.ports[1].devargs, sizeof(c.ports[1].devargs), "net_af_xdp1,iface=b");
+	assert_int_equal(sy_tx_drain_us(&c), SY_TX_DRAIN_US_SYSCALL_PORTS);
+	snprintf(c.ports[1].devargs, sizeof(c.ports[1].devargs), "net_tap0");
+	assert_int_equal(sy_tx_drain_us(&c), SY_TX_DRAIN_US_SYSCALL_PORTS);
+	/* A NIC among them: its bursts are doorbells. */
+	c.ports[1].devargs[0] = '\0';
+	snprintf(c.ports[1].pci, sizeof(c.ports[1].pci), "0000:03:00.0");
+	assert_int_equal(sy_tx_drain_us(&c), 0);
+	/* Shared memory rings: no system call to share. */
+	c.n_ports = 1;
+	snprintf(c.ports[0].devargs, sizeof(c.ports[0].devargs), "net_memif0");
+	assert_int_equal(sy_tx_drain_us(&c), 0);
+	c.tx_drain_us = 30;
+	assert_int_equal(sy_tx_drain_us(&c), 30);
+	c.tx_drain_us = 0;
+	assert_int_equal(sy_tx_drain_us(&c), 0);
 }
 
 static void
@@ -308,6 +339,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_full_config),
 		cmocka_unit_test(test_defaults),
+		cmocka_unit_test(test_tx_drain_auto),
 		cmocka_unit_test(test_errors_name_the_key),
 		cmocka_unit_test(test_vrrp),
 		cmocka_unit_test(test_eal_args),
