@@ -60,22 +60,35 @@ drain_and_check(struct rte_mempool *mp)
 	return got;
 }
 
+/* The pool for two ports (devargs or PCI address each), with how many of
+ * its objects lie outside the af_xdp UMEM. */
+static struct rte_mempool *
+pool_for(const char *dev0, const char *pci0, const char *dev1, const char *pci1,
+	 unsigned *outside)
+{
+	struct sy_config cfg = { 0 };
+	struct rte_mempool *mp;
+	char err[256];
+
+	one_port(&cfg, dev0, pci0);
+	one_port(&cfg, dev1, pci1);
+	mp = sy_mbuf_pool_create(&cfg, N, 0, err, sizeof(err));
+	assert_non_null(mp);
+	*outside = 0;
+	rte_mempool_obj_iter(mp, count_outside, outside);
+	return mp;
+}
+
 /* af_xdp and nothing that DMAs: one run of objects, nothing outside. */
 static void
 test_af_xdp_only_pool_is_all_inside(void **state)
 {
-	struct sy_config cfg = { 0 };
-	struct rte_mempool *mp;
-	unsigned outside = 0;
-	char err[256];
+	unsigned outside;
+	struct rte_mempool *mp = pool_for("net_af_xdp0,iface=a", "", "net_af_xdp1,iface=b", "",
+					  &outside);
 
 	(void)state;
-	one_port(&cfg, "net_af_xdp0,iface=a", "");
-	one_port(&cfg, "net_af_xdp1,iface=b", "");
-	mp = sy_mbuf_pool_create(&cfg, N, 0, err, sizeof(err));
-	assert_non_null(mp);
 	assert_true(mp->flags & RTE_MEMPOOL_F_NO_IOVA_CONTIG);
-	rte_mempool_obj_iter(mp, count_outside, &outside);
 	assert_int_equal(outside, 0);
 	assert_int_equal(sy_mbuf_pool_quarantined(), 0);
 	assert_int_equal(drain_and_check(mp), N);
@@ -87,18 +100,11 @@ test_af_xdp_only_pool_is_all_inside(void **state)
 static void
 test_af_xdp_with_pci_quarantines_the_rest(void **state)
 {
-	struct sy_config cfg = { 0 };
-	struct rte_mempool *mp;
-	unsigned outside = 0;
-	char err[256];
+	unsigned outside;
+	struct rte_mempool *mp = pool_for("net_af_xdp0,iface=a", "", "", "0000:00:00.0", &outside);
 
 	(void)state;
-	one_port(&cfg, "net_af_xdp0,iface=a", "");
-	one_port(&cfg, "", "0000:00:00.0");
-	mp = sy_mbuf_pool_create(&cfg, N, 0, err, sizeof(err));
-	assert_non_null(mp);
 	assert_false(mp->flags & RTE_MEMPOOL_F_NO_IOVA_CONTIG);
-	rte_mempool_obj_iter(mp, count_outside, &outside);
 	/* 4 KiB pages: a third or more of the objects lie past the range. */
 	assert_true(outside > N / 3);
 	assert_int_equal(sy_mbuf_pool_quarantined(), outside);
