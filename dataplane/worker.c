@@ -425,6 +425,7 @@ sy_worker_main(void *arg)
 	struct rte_rcu_qsbr *qs = sh->slot ? sh->slot->qs : NULL;
 	unsigned sleep_us = SY_IDLE_SLEEP_MIN_US;
 	unsigned empty = 0;
+	uint16_t p;
 
 	SY_DP_LOG(INFO, "worker %u running on lcore %u (queue %u)", w->id, w->lcore, w->queue);
 	if (qs != NULL)
@@ -465,6 +466,11 @@ sy_worker_main(void *arg)
 		w->counters.idle_cycles += rte_rdtsc() - t0;
 	}
 
+	/* Frames held for company (tx_drain_us) go now: a stopping worker
+	 * sends what it made, as every poll did before the drain. */
+	for (p = 0; p < sh->n_ports; p++)
+		if (w->txq[p].n != 0)
+			sy_worker_tx_flush(w, p);
 	/* Hand the VIPs over now rather than after the standbys' master-down
 	 * interval (RFC 5798: priority 0 on shutdown). */
 	if (w->id == 0 && sh->vrrp != NULL)
