@@ -11,6 +11,7 @@
  * RX ring and each gets a cookie SYN-ACK (no connection state is made).
  */
 #include <setjmp.h>
+#include <stdatomic.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -239,6 +240,23 @@ test_quiet_port_sends_at_once(void **state)
 	assert_int_equal(w->tx_held, 0);
 }
 
+/* A worker that stops sends what it held: nothing made is freed unsent. */
+static void
+test_stop_sends_held_frames(void **state)
+{
+	struct sy_worker *w = env.w;
+
+	busy_window(env.sh->tsc_per_ms * 1000); /* 1 s */
+	syns(3);
+	assert_int_not_equal(sy_worker_poll(w), 0);
+	sent(0);
+	assert_int_equal(w->tx_held, 3);
+	atomic_store(&env.sh->stop, true);
+	assert_int_equal(sy_worker_main(w), 0); /* no loop: straight to the exit */
+	atomic_store(&env.sh->stop, false);
+	sent(3);
+}
+
 /* A chain for a port without multi-segment TX: one mbuf with the same bytes,
  * made in place when the head has the room, copied when it is shared; a
  * chain no mbuf can hold is dropped as tx_too_long. */
@@ -311,6 +329,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_held_until_deadline, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_full_burst_goes_at_once, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_quiet_port_sends_at_once, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_stop_sends_held_frames, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_single_mbuf_port, setup, teardown),
 	};
 
