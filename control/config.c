@@ -736,3 +736,15 @@ sy_config_has_pci(const struct sy_config *cfg)
 			return true;
 	return false;
 }
+
+bool
+sy_config_has_driver(const struct sy_config *cfg, const char *driver)
+{
+	size_t n = strlen(driver);
+	unsigned i;
+
+	for (i = 0; i < cfg->n_ports; i++)
+		if (cfg->ports[i].pci[0] == '\0' && strncmp(cfg->ports[i].devargs, driver, n) == 0)
+			return true;
+	return false;
+}

@@ -42,22 +42,6 @@ static struct {
 	unsigned n;
 } quarantine;
 
-static int
-has_af_xdp_port(const struct sy_config *cfg, int *has_pci)
-{
-	int xdp = 0;
-	unsigned i;
-
-	*has_pci = 0;
-	for (i = 0; i < cfg->n_ports; i++) {
-		if (cfg->ports[i].pci[0] != '\0')
-			*has_pci = 1;
-		else if (strncmp(cfg->ports[i].devargs, "net_af_xdp", 10) == 0)
-			xdp = 1;
-	}
-	return xdp;
-}
-
 int
 sy_mbuf_in_af_xdp_umem(const struct rte_mempool *mp, const struct rte_mbuf *m)
 {
@@ -118,8 +102,8 @@ sy_mbuf_pool_create(const struct sy_config *cfg, unsigned n, unsigned cache, cha
 		.mbuf_data_room_size = RTE_MBUF_DEFAULT_BUF_SIZE,
 		.mbuf_priv_size = 0,
 	};
-	int has_pci, xdp = has_af_xdp_port(cfg, &has_pci);
-	unsigned flags = xdp && !has_pci ? RTE_MEMPOOL_F_NO_IOVA_CONTIG : 0;
+	bool xdp = sy_config_has_driver(cfg, "net_af_xdp");
+	unsigned flags = xdp && !sy_config_has_pci(cfg) ? RTE_MEMPOOL_F_NO_IOVA_CONTIG : 0;
 	struct rte_mempool *mp;
 	int rc;
 

@@ -46,17 +46,14 @@ sy_tx_drain_us(const struct sy_config *cfg)
 	static const char *const syscall_tx[] = { "net_af_packet", "net_af_xdp", "net_tap",
 						  "net_pcap" };
 	bool sys = false;
-	unsigned i, k;
+	unsigned k;
 
 	if (cfg->tx_drain_us != SY_TX_DRAIN_US_AUTO)
 		return RTE_MIN(cfg->tx_drain_us, SY_TX_DRAIN_US_MAX);
-	for (i = 0; i < cfg->n_ports; i++) {
-		if (cfg->ports[i].pci[0] != '\0')
-			return 0;
-		for (k = 0; k < RTE_DIM(syscall_tx); k++)
-			if (strncmp(cfg->ports[i].devargs, syscall_tx[k], strlen(syscall_tx[k])) == 0)
-				sys = true;
-	}
+	if (sy_config_has_pci(cfg))
+		return 0;
+	for (k = 0; k < RTE_DIM(syscall_tx); k++)
+		sys |= sy_config_has_driver(cfg, syscall_tx[k]);
 	return sys ? SY_TX_DRAIN_US_SYSCALL_PORTS : 0;
 }
 

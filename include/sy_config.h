@@ -175,5 +175,8 @@ void sy_config_free(struct sy_config *cfg);
 int sy_config_port_index(const struct sy_config *cfg, const char *name);
 /* True when some port names a PCI device (else routerd adds --no-pci). */
 bool sy_config_has_pci(const struct sy_config *cfg);
+/* True when some port is a vdev of this driver (devargs "net_af_xdp0,..."
+ * for driver "net_af_xdp"). */
+bool sy_config_has_driver(const struct sy_config *cfg, const char *driver);
 
 #endif
