@@ -14,6 +14,7 @@
 #include <rte_ring.h>
 
 #include "lb/hc_probe.h"
+#include "net/cksum.h"
 #include "net/fib.h"
 #include "proxy/proxy_internal.h"
 #include "splice/conn.h"
@@ -256,7 +257,7 @@ sy_hc_segment(struct sy_worker *w, struct sy_conn *c, struct rte_mbuf *m)
 		sy_drop(w, m, SY_DROP_TCP_UNEXPECTED);
 		return;
 	}
-	if (!px_checksum_ok(m)) {
+	if (!sy_ipv4_l4_cksum_ok(m)) {
 		sy_drop(w, m, SY_DROP_TCP_BAD_CHECKSUM);
 		return;
 	}

@@ -14,6 +14,7 @@
 #include <rte_mempool.h>
 #include <rte_tcp.h>
 
+#include "net/cksum.h"
 #include "net/fib.h"
 #include "net/net.h"
 #include "observe/conn_stats.h"
@@ -255,19 +256,6 @@ sy_proxy_start(struct sy_worker *w, struct sy_conn *c, bool tls)
 
 /* Checked here: the proxy reads payload (splice forwards it and lets the
  * endpoints check). */
-bool
-px_checksum_ok(struct rte_mbuf *m)
-{
-	struct rte_ipv4_hdr *ip = rte_pktmbuf_mtod(m, struct rte_ipv4_hdr *);
-	uint64_t l4 = m->ol_flags & RTE_MBUF_F_RX_L4_CKSUM_MASK;
-
-	if (l4 == RTE_MBUF_F_RX_L4_CKSUM_GOOD)
-		return true;
-	if (l4 == RTE_MBUF_F_RX_L4_CKSUM_BAD)
-		return false;
-	return rte_ipv4_udptcp_cksum_mbuf_verify(m, ip, rte_ipv4_hdr_len(ip)) == 0;
-}
-
 void
 sy_proxy_segment(struct sy_worker *w, struct sy_conn *c, struct rte_mbuf *m, bool from_client)
 {
@@ -277,7 +265,7 @@ sy_proxy_segment(struct sy_worker *w, struct sy_conn *c, struct rte_mbuf *m, boo
 		sy_drop(w, m, SY_DROP_TCP_UNEXPECTED);
 		return;
 	}
-	if (!px_checksum_ok(m)) {
+	if (!sy_ipv4_l4_cksum_ok(m)) {
 		sy_drop(w, m, SY_DROP_TCP_BAD_CHECKSUM);
 		return;
 	}

@@ -130,8 +130,6 @@ bool px_idle_take(struct sy_worker *w, struct sy_proxy *px, uint32_t ip, uint16_
  * pool, the client record stays as a TIME_WAIT record (px_time_wait.c).
  * False when the worker holds time_wait_max already: nothing done. */
 bool px_time_wait_enter(struct sy_worker *w, struct sy_proxy *px);
-/* The segment's TCP checksum is right (the proxy reads payload). */
-bool px_checksum_ok(struct rte_mbuf *m);
 /* Route one parsed request through the worker's generation (client_ip:
  * network order, for clientRatelimit; tls: the connection's TLS, NULL for
  * plain HTTP). */

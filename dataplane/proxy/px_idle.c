@@ -27,6 +27,7 @@
 #include <rte_malloc.h>
 #include <rte_mbuf.h>
 
+#include "net/cksum.h"
 #include "proxy/proxy.h"
 #include "proxy/proxy_internal.h"
 #include "splice/flow.h"
@@ -232,7 +233,7 @@ sy_proxy_idle_segment(struct sy_worker *w, struct sy_conn *bc, struct rte_mbuf *
 		sy_drop(w, m, SY_DROP_TCP_UNEXPECTED);
 		return;
 	}
-	if (!px_checksum_ok(m)) {
+	if (!sy_ipv4_l4_cksum_ok(m)) {
 		sy_drop(w, m, SY_DROP_TCP_BAD_CHECKSUM);
 		return;
 	}

@@ -34,6 +34,7 @@
 #include <rte_mbuf.h>
 #include <rte_tcp.h>
 
+#include "net/cksum.h"
 #include "proxy/proxy.h"
 #include "proxy/proxy_internal.h"
 #include "splice/flow.h"
@@ -132,7 +133,7 @@ sy_proxy_time_wait_segment(struct sy_worker *w, struct sy_conn *c, struct rte_mb
 	uint8_t fl = th->tcp_flags;
 	bool fin, has_ts;
 
-	if (!px_checksum_ok(m)) {
+	if (!sy_ipv4_l4_cksum_ok(m)) {
 		sy_drop(w, m, SY_DROP_TCP_BAD_CHECKSUM);
 		return;
 	}
@@ -199,7 +200,7 @@ sy_proxy_time_wait_syn(struct sy_worker *w, struct sy_conn *c, struct rte_mbuf *
 	bool has_ts, newer;
 
 	/* It is about to free a record: believe only a whole segment. */
-	if (!px_checksum_ok(m)) {
+	if (!sy_ipv4_l4_cksum_ok(m)) {
 		sy_drop(w, m, SY_DROP_TCP_BAD_CHECKSUM);
 		return false;
 	}

@@ -27,16 +27,28 @@ sy_mq_append(struct sy_mq *q, struct rte_mbuf *m)
 	q->bytes += n;
 }
 
-/* Unlink and free the first segment. */
-static void
-pop_head(struct sy_mq *q)
+/* Unlink the first segment (the caller frees or moves it). */
+static struct rte_mbuf *
+unlink_head(struct sy_mq *q)
 {
 	struct rte_mbuf *m = q->head;
 
 	q->head = m->next;
 	if (q->head == NULL)
 		q->tail = NULL;
+	if (q->seek == m)
+		q->seek = NULL;
+	q->head_pos += m->data_len;
 	m->next = NULL;
+	return m;
+}
+
+/* Unlink and free the first segment. */
+static void
+pop_head(struct sy_mq *q)
+{
+	struct rte_mbuf *m = unlink_head(q);
+
 	m->nb_segs = 1;
 	rte_pktmbuf_free_seg(m);
 	q->off = 0;
@@ -86,15 +98,25 @@ attach_part(struct rte_mbuf *m, uint32_t start, uint32_t len, struct rte_mempool
 }
 
 struct rte_mbuf *
-sy_mq_clone_range(const struct sy_mq *q, uint32_t off, uint32_t len, struct rte_mempool *pool)
+sy_mq_clone_range(struct sy_mq *q, uint32_t off, uint32_t len, struct rte_mempool *pool)
 {
 	struct rte_mbuf *m = q->head, *first = NULL, *last = NULL;
 	uint32_t pos = off + q->off, total = len;
+	uint32_t at = q->head_pos + pos; /* the stream position of byte off */
 	uint16_t segs = 0;
 
+	/* From where the last clone began, when that is not past off. */
+	if (q->seek != NULL && (int32_t)(at - q->seek_pos) >= 0) {
+		m = q->seek;
+		pos = at - q->seek_pos;
+	}
 	while (m != NULL && pos >= m->data_len) {
 		pos -= m->data_len;
 		m = m->next;
+	}
+	if (m != NULL) {
+		q->seek = m;
+		q->seek_pos = at - pos;
 	}
 	while (len > 0 && m != NULL) {
 		uint32_t take = RTE_MIN(len, (uint32_t)m->data_len - pos);
@@ -137,10 +159,7 @@ sy_mq_move(struct sy_mq *dst, struct sy_mq *src, uint32_t n, struct rte_mempool 
 
 		if (src->off == 0 && n >= room) {
 			/* The whole segment moves. */
-			src->head = m->next;
-			if (src->head == NULL)
-				src->tail = NULL;
-			m->next = NULL;
+			unlink_head(src);
 			src->bytes -= room;
 			n -= room;
 			sy_mq_append(dst, m);

@@ -26,6 +26,17 @@ struct sy_mq {
 	struct rte_mbuf *head, *tail;
 	uint32_t off;   /* bytes of head already consumed */
 	uint32_t bytes; /* bytes queued (from head + off) */
+	/*
+	 * Where the last sy_mq_clone_range began: a segment still queued and
+	 * the stream position of its first byte (positions count every byte
+	 * ever queued, wrapping; head_pos is the head segment's). A send
+	 * window goes out as segments at rising offsets, so each starts its
+	 * walk here instead of at the head: once through the queue per
+	 * window, not once per segment (7 % of a TLS bulk worker's samples
+	 * with a 256 KB queue walked from the head every time).
+	 */
+	struct rte_mbuf *seek;
+	uint32_t seek_pos, head_pos;
 };
 
 static inline void
@@ -33,6 +44,8 @@ sy_mq_init(struct sy_mq *q)
 {
 	q->head = q->tail = NULL;
 	q->off = q->bytes = 0;
+	q->seek = NULL;
+	q->seek_pos = q->head_pos = 0;
 }
 
 /* Append segment chain m (payload only; every segment's data_len counts). */
@@ -55,8 +68,9 @@ unsigned sy_mq_frags(const struct sy_mq *q, uint32_t off, uint32_t len, struct s
 /* Copy len bytes from offset off to dst (off + len <= bytes). */
 void sy_mq_copy(const struct sy_mq *q, uint32_t off, uint32_t len, void *dst);
 /* A chain of indirect mbufs for bytes [off, off + len) (for a segment's
- * payload), or NULL when the pool is empty. */
-struct rte_mbuf *sy_mq_clone_range(const struct sy_mq *q, uint32_t off, uint32_t len,
+ * payload), or NULL when the pool is empty. Remembers where it began
+ * (q->seek). */
+struct rte_mbuf *sy_mq_clone_range(struct sy_mq *q, uint32_t off, uint32_t len,
 				   struct rte_mempool *pool);
 
 #endif

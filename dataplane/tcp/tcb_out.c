@@ -14,6 +14,7 @@
 #include <rte_mbuf.h>
 #include <rte_tcp.h>
 
+#include "net/cksum.h"
 #include "net/net.h"
 #include "tcp/tcb.h"
 #include "tcp/tcp_isn.h"
@@ -120,31 +121,20 @@ write_sack(const struct sy_tcb *t, uint8_t *buf, unsigned max_blocks)
 }
 
 /*
- * The TCP checksum of a header in one buffer and a payload chain. Not
- * rte_ipv4_udptcp_cksum_mbuf: DPDK 22.11's folds its sum once, and a carry
- * left over made every odd-length payload's checksum one off.
+ * The TCP checksum of a header in one buffer and a payload chain (our own
+ * sum, net/cksum.h: rte_ipv4_udptcp_cksum_mbuf in DPDK 22.11 folds its sum
+ * once, and a carry left over made every odd-length payload's checksum one
+ * off; and it adds 16 bits at a time).
  */
 static uint16_t
 tcp_cksum(const struct rte_ipv4_hdr *ip, const struct rte_tcp_hdr *th, uint32_t thlen,
 	  const struct rte_mbuf *payload)
 {
-	uint32_t sum = rte_ipv4_phdr_cksum(ip, 0), off = 0;
-	const struct rte_mbuf *m;
+	uint64_t sum = sy_cksum_add(rte_ipv4_phdr_cksum(ip, 0), th, thlen);
 
-	sum += rte_raw_cksum(th, thlen);
-	for (m = payload; m != NULL; m = m->next) {
-		uint32_t part = rte_raw_cksum(rte_pktmbuf_mtod(m, const void *), m->data_len);
-
-		/* A piece that starts at an odd offset sits in the other
-		 * byte of each 16-bit word (RFC 1071 2.(B)). */
-		if (off & 1)
-			part = ((part & 0xff) << 8) | (part >> 8);
-		sum += part;
-		off += m->data_len;
-	}
-	sum = (sum & 0xffff) + (sum >> 16);
-	sum = (sum & 0xffff) + (sum >> 16);
-	return (uint16_t)~sum;
+	/* The header is a whole number of 32-bit words: the payload starts
+	 * at an even offset. */
+	return (uint16_t)~sy_cksum_chain(sum, payload, 0, UINT32_MAX);
 }
 
 /*
