@@ -71,7 +71,7 @@ enum sy_tcb_state {
 #define SY_TCB_F_TLP 0x0200     /* a tail loss probe is out, not yet acknowledged */
 
 #define SY_TCB_OOO_MAX 16
-#define SY_TCB_SACK_MAX 4        /* peer's SACK blocks kept */
+#define SY_TCB_SACK_MAX 8        /* the peer's SACKed ranges kept (tcb_in.c read_sack) */
 #define SY_TCB_RTO_MIN_MS 200    /* Linux's floor; RFC 6298 says 1 s */
 #define SY_TCB_RTO_INIT_MS 1000
 #define SY_TCB_RTO_SYN_LOST_MS 3000 /* RFC 6298 5.7 */

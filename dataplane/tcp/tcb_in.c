@@ -80,9 +80,68 @@ sy_tcb_init_accepted(struct sy_worker *w, struct sy_tcb *t, const struct sy_tcb_
 
 /* ------------------------------------------------------------ options -- */
 
-/* The peer's SACK blocks (RFC 2018), replacing what it said before: a
- * block below snd_una is old news and ignored. True when the segment
- * reported a block of data we still hold as unacknowledged. */
+/*
+ * The peer's SACK blocks (RFC 2018) join what it reported before: the
+ * scoreboard, up to SY_TCB_SACK_MAX disjoint ranges above snd_una
+ * (RFC 6675 2). A receiver names only its three or four newest blocks in
+ * an ACK; with one loss in twenty, a window has more holes than that, and
+ * a sender that knew only the last ACK's blocks retransmitted below the
+ * newest block alone and left older holes to the RTO (relay_loss.sh's 5 %
+ * download: 373 RTOs, 100 s for 100 MB).
+ */
+static void
+sack_merge(struct sy_tcb *t, uint32_t s, uint32_t e)
+{
+	unsigned i = 0, top;
+
+	/* Absorb every range that overlaps or touches [s, e). */
+	while (i < t->n_sack) {
+		if (SEQ_LEQ(t->sack[i].start, e) && SEQ_GEQ(t->sack[i].end, s)) {
+			if (SEQ_LT(t->sack[i].start, s))
+				s = t->sack[i].start;
+			if (SEQ_GT(t->sack[i].end, e))
+				e = t->sack[i].end;
+			t->sack[i] = t->sack[--t->n_sack];
+			continue;
+		}
+		i++;
+	}
+	if (t->n_sack == SY_TCB_SACK_MAX) {
+		/* Full: forget the highest range. The holes below it are
+		 * retransmitted first, and the peer names its newest blocks
+		 * again in the ACKs to come. */
+		for (top = 0, i = 1; i < t->n_sack; i++)
+			if (SEQ_GT(t->sack[i].start, t->sack[top].start))
+				top = i;
+		if (SEQ_LT(s, t->sack[top].start))
+			t->sack[top] = t->sack[--t->n_sack];
+		else
+			return;
+	}
+	t->sack[t->n_sack].start = s;
+	t->sack[t->n_sack].end = e;
+	t->n_sack++;
+}
+
+/* snd_una moved: ranges it passed go, one it entered starts at it. */
+static void
+sack_trim(struct sy_tcb *t)
+{
+	unsigned i = 0;
+
+	while (i < t->n_sack) {
+		if (SEQ_LEQ(t->sack[i].end, t->snd_una)) {
+			t->sack[i] = t->sack[--t->n_sack];
+			continue;
+		}
+		if (SEQ_LT(t->sack[i].start, t->snd_una))
+			t->sack[i].start = t->snd_una;
+		i++;
+	}
+}
+
+/* True when the segment reported a block of data we still hold as
+ * unacknowledged (a block below snd_una is old news and ignored). */
 static bool
 read_sack(struct sy_tcb *t, const struct rte_tcp_hdr *th)
 {
@@ -102,9 +161,9 @@ read_sack(struct sy_tcb *t, const struct rte_tcp_hdr *th)
 			break;
 		if (kind == 5 && len >= 10 && (len - 2) % 8 == 0) {
 			unsigned n = (len - 2u) / 8u, i;
+			bool reported = false;
 
-			t->n_sack = 0;
-			for (i = 0; i < n && t->n_sack < SY_TCB_SACK_MAX; i++) {
+			for (i = 0; i < n; i++) {
 				uint32_t s, e;
 
 				memcpy(&s, p + 2 + 8 * i, 4);
@@ -113,11 +172,12 @@ read_sack(struct sy_tcb *t, const struct rte_tcp_hdr *th)
 				e = rte_be_to_cpu_32(e);
 				if (SEQ_LEQ(e, t->snd_una) || SEQ_GEQ(s, e) || SEQ_GT(e, t->snd_max))
 					continue;
-				t->sack[t->n_sack].start = s;
-				t->sack[t->n_sack].end = e;
-				t->n_sack++;
+				if (SEQ_LT(s, t->snd_una))
+					s = t->snd_una;
+				sack_merge(t, s, e);
+				reported = true;
 			}
-			return t->n_sack > 0;
+			return reported;
 		}
 		p += len;
 	}
@@ -246,7 +306,7 @@ ack_input(struct sy_worker *w, struct sy_tcb *t, const struct rte_tcp_hdr *th, u
 			sy_cc_on_ack(w, t, acked);
 		}
 		t->dupacks = 0;
-		t->n_sack = 0;
+		sack_trim(t);
 		t->rto_at = t->snd_una == t->snd_max ? 0 : in_ms(w, t->rto_ms);
 		t->flags &= (uint16_t)~SY_TCB_F_TLP;
 		sy_tcb_arm_tlp(w, t);
