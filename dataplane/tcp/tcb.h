@@ -204,6 +204,18 @@ sy_tcb_synchronized(const struct sy_tcb *t)
 	return t->state >= SY_TCPS_ESTABLISHED;
 }
 
+/* Bytes the peer holds above snd_una by its SACKs (the scoreboard, tcb_in.c). */
+static inline uint32_t
+sy_tcb_sacked_bytes(const struct sy_tcb *t)
+{
+	uint32_t n = 0;
+	unsigned i;
+
+	for (i = 0; i < t->n_sack; i++)
+		n += t->sack[i].end - t->sack[i].start;
+	return n;
+}
+
 /* Both directions finished (or reset): the owner may let it go. */
 static inline bool
 sy_tcb_done(const struct sy_tcb *t)

@@ -325,8 +325,14 @@ ack_input(struct sy_worker *w, struct sy_tcb *t, const struct rte_tcp_hdr *th, u
 		 * recovery; one that SACKs data above snd_una reports a real
 		 * hole, and waiting for the next RTO to fill it would cost
 		 * 200 ms per loss in the resent window. */
-		if (t->dupacks == 3 && !(t->flags & SY_TCB_F_RECOVERY) &&
-		    (SEQ_GT(ack, t->recover - 1) || sacked)) {
+		/* Three duplicates, or (RFC 6675 4, IsLost) three segments'
+		 * worth SACKed above snd_una: a Linux receiver compresses
+		 * its SACKs (tcp_comp_sack_nr), one ACK for many segments
+		 * held out of order, so the count alone can stay below
+		 * three while the whole window but its first segment
+		 * arrived. */
+		if ((t->dupacks == 3 || (sacked && sy_tcb_sacked_bytes(t) >= 3u * t->mss)) &&
+		    !(t->flags & SY_TCB_F_RECOVERY) && (SEQ_GT(ack, t->recover - 1) || sacked)) {
 			sy_cc_on_recovery_start(w, t);
 			t->recover = t->snd_max;
 			t->flags |= SY_TCB_F_RECOVERY;
@@ -335,7 +341,7 @@ ack_input(struct sy_worker *w, struct sy_tcb *t, const struct rte_tcp_hdr *th, u
 			t->rexmit_nxt = t->snd_una;
 			sy_tcb_retransmit_hole(w, t);
 			t->rto_at = in_ms(w, t->rto_ms);
-		} else if (t->dupacks > 3 && (t->flags & SY_TCB_F_RECOVERY)) {
+		} else if (t->flags & SY_TCB_F_RECOVERY) {
 			sy_cc_on_recovery_dupack(t);
 			/* With SACK the peer says which segments are missing
 			 * beyond the first: each further duplicate ACK sends

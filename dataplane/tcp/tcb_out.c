@@ -413,7 +413,7 @@ tlp_fired(struct sy_worker *w, struct sy_tcb *t)
 void
 sy_tcb_output(struct sy_worker *w, struct sy_tcb *t)
 {
-	uint32_t wnd, end, sent = 0;
+	uint32_t wnd, end, sent = 0, sacked = 0;
 
 	if (t->state == SY_TCPS_CLOSED || t->state == SY_TCPS_SYN_SENT)
 		return;
@@ -431,9 +431,15 @@ sy_tcb_output(struct sy_worker *w, struct sy_tcb *t)
 	if (t->dupacks > 0 && t->dupacks < 3 && !(t->flags & SY_TCB_F_RECOVERY))
 		wnd += (uint32_t)t->dupacks * t->mss;
 	wnd = RTE_MIN(t->snd_wnd, wnd);
+	/* In SACK recovery the window counts the pipe (RFC 6675 5): data the
+	 * peer SACKed has left the network. */
+	if ((t->flags & (SY_TCB_F_RECOVERY | SY_TCB_F_SACK)) == (SY_TCB_F_RECOVERY | SY_TCB_F_SACK))
+		sacked = sy_tcb_sacked_bytes(t);
 	for (;;) {
 		uint32_t flight = t->snd_nxt - t->snd_una, len;
 		uint8_t fl = RTE_TCP_ACK_FLAG;
+
+		flight = flight > sacked ? flight - sacked : 0;
 
 		if (SEQ_GEQ(t->snd_nxt, end))
 			break;

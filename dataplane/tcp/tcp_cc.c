@@ -240,20 +240,27 @@ sy_cc_on_recovery_start(const struct sy_worker *w, struct sy_tcb *t)
 	} else {
 		t->ssthresh = newreno_ssthresh(t);
 	}
-	t->cwnd = t->ssthresh + 3u * t->mss;
+	/* With SACK the window stays at ssthresh and what may go is the
+	 * window less the pipe: the flight less what the peer SACKed
+	 * (RFC 6675 5; sy_tcb_output). Without, NewReno's inflation by the
+	 * three segments that left (RFC 6582 3.2 step 2). */
+	t->cwnd = (t->flags & SY_TCB_F_SACK) ? t->ssthresh : t->ssthresh + 3u * t->mss;
 }
 
 void
 sy_cc_on_recovery_dupack(struct sy_tcb *t)
 {
-	t->cwnd += t->mss; /* each one says a segment left */
+	if (!(t->flags & SY_TCB_F_SACK))
+		t->cwnd += t->mss; /* each one says a segment left */
 }
 
 void
 sy_cc_on_recovery_partial_ack(struct sy_tcb *t, uint32_t acked)
 {
-	/* Deflate by what was acknowledged, add back one segment (RFC 6582
-	 * 3.2 step 5). */
+	/* With SACK the pipe shrinks by itself. Else deflate by what was
+	 * acknowledged, add back one segment (RFC 6582 3.2 step 5). */
+	if (t->flags & SY_TCB_F_SACK)
+		return;
 	t->cwnd = t->cwnd > acked ? t->cwnd - acked + t->mss : t->mss;
 }
 
