@@ -341,6 +341,7 @@ ack_input(struct sy_worker *w, struct sy_tcb *t, const struct rte_tcp_hdr *th, u
 			t->rexmit_nxt = t->snd_una;
 			sy_tcb_retransmit_hole(w, t);
 			t->rto_at = in_ms(w, t->rto_ms);
+			sy_tcb_arm_tlp(w, t); /* the recovery probe (tcb_out.c tlp_fired) */
 		} else if (t->flags & SY_TCB_F_RECOVERY) {
 			sy_cc_on_recovery_dupack(t);
 			/* With SACK the peer says which segments are missing

@@ -376,7 +376,9 @@ sy_tcb_arm_tlp(struct sy_worker *w, struct sy_tcb *t)
 
 	t->tlp_at = 0;
 	if (t->srtt8 == 0 || t->snd_una == t->snd_max || t->backoff != 0 ||
-	    (t->flags & (SY_TCB_F_RECOVERY | SY_TCB_F_TLP)))
+	    (t->flags & SY_TCB_F_TLP))
+		return;
+	if ((t->flags & SY_TCB_F_RECOVERY) && !(t->flags & SY_TCB_F_SACK))
 		return;
 	pto = RTE_MAX((t->srtt8 >> 3) * 2, (uint32_t)SY_TCB_TLP_MIN_MS);
 	if (t->snd_max - t->snd_una <= t->mss)
@@ -391,10 +393,23 @@ tlp_fired(struct sy_worker *w, struct sy_tcb *t)
 	uint32_t end = data_end(t);
 
 	t->tlp_at = 0;
-	if (t->snd_una == t->snd_max || (t->flags & SY_TCB_F_RECOVERY))
+	if (t->snd_una == t->snd_max)
 		return;
 	t->flags |= SY_TCB_F_TLP;
 	w->counters.proxy_tail_probes++;
+	if (t->flags & SY_TCB_F_RECOVERY) {
+		/* In SACK recovery, two smoothed RTTs without an ACK that
+		 * moves snd_una: the retransmission at snd_una, or the ACK
+		 * it drew, was lost too (RACK's reasoning by time, RFC 8985
+		 * 6.2). A Linux receiver compresses its SACKs into few ACKs,
+		 * so the duplicates that would show it may never come; the
+		 * first hole goes again now, not after the RTO. */
+		t->rexmit_round = t->snd_max;
+		t->rexmit_nxt = t->snd_una + t->mss;
+		t->flags &= (uint16_t)~SY_TCB_F_RTT_TIMING;
+		sy_tcb_retransmit_one(w, t, t->snd_una);
+		return;
+	}
 	if (SEQ_LT(t->snd_nxt, end) && t->snd_nxt - t->snd_una + t->mss <= t->snd_wnd) {
 		/* New data: one segment past the congestion window. */
 		uint32_t cwnd = t->cwnd;
