@@ -16,6 +16,7 @@
 #include "lb/hc_probe.h"
 #include "lb/lb.h"
 #include "observe/access_rec.h"
+#include "net/cksum.h"
 #include "net/fib.h"
 #include "splice/flow.h"
 #include "net/net.h"
@@ -952,7 +953,13 @@ sy_splice_segment(struct sy_worker *w, struct sy_conn *c, struct rte_mbuf *m, bo
 		return;
 	}
 
-	/* From the client, before the splice. */
+	/* From the client, before the splice: what is held is parsed and
+	 * routed on (and a proxy takes it as the request), so it must be
+	 * what the client sent. */
+	if (!sy_ipv4_l4_cksum_ok(m)) {
+		sy_drop(w, m, SY_DROP_TCP_BAD_CHECKSUM);
+		return;
+	}
 	if (fl & RTE_TCP_RST_FLAG) {
 		rte_pktmbuf_free(m);
 		sy_conn_free(w, c);

@@ -15,6 +15,7 @@
 #include <rte_ring.h>
 #include <rte_tcp.h>
 
+#include "net/cksum.h"
 #include "proxy/proxy.h"
 #include "splice/flow.h"
 #include "net/net.h"
@@ -128,7 +129,7 @@ listen_input(struct sy_worker *w, struct rte_mbuf *m, struct rte_ipv4_hdr *ip,
 	uint32_t tsval, tsecr;
 
 	/* Handshake segments are trusted for what they set up: check them. */
-	if (rte_ipv4_udptcp_cksum_verify(ip, th) != 0) {
+	if (!sy_ipv4_l4_cksum_ok(m)) {
 		sy_drop(w, m, SY_DROP_TCP_BAD_CHECKSUM);
 		return;
 	}

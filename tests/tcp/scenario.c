@@ -104,6 +104,7 @@ struct seg_line {
 	bool pad;               /* "..."...: inbound, the rest of LEN is 'x' */
 	unsigned repeat;        /* repeat N: N segments, each LEN further on */
 	uint32_t ack_step;      /* repeat N ack+K: and each ack K further on */
+	bool bad_cksum;         /* bad_cksum: inbound, the TCP checksum made wrong */
 };
 
 struct run {
@@ -468,6 +469,9 @@ parse_segment(struct run *r, const char *p, struct seg_line *s)
 				s->pad = true;
 				p += 3;
 			}
+		} else if (strncmp(p, "bad_cksum", 9) == 0) {
+			s->bad_cksum = true;
+			p = skip_ws(p + 9);
 		} else if (strncmp(p, "repeat ", 7) == 0) {
 			char *e;
 
@@ -587,6 +591,14 @@ inject(struct run *r, const struct seg_line *s, uint32_t shift, uint32_t ack_shi
 		m = sy_test_frame(d->mp, port, &t);
 		if (m == NULL)
 			return fail(r, "out of mbufs");
+		if (s->bad_cksum) {
+			struct rte_ipv4_hdr *ip = rte_pktmbuf_mtod_offset(
+				m, struct rte_ipv4_hdr *, sizeof(struct rte_ether_hdr));
+			struct rte_tcp_hdr *th = (struct rte_tcp_hdr *)((uint8_t *)ip +
+									rte_ipv4_hdr_len(ip));
+
+			th->cksum ^= 0x0101;
+		}
 	}
 	/* The burst entry: the fast path takes it if it may, else the
 	 * per-packet path, as on a running worker. */
