@@ -80,6 +80,7 @@ enum sy_tcb_state {
 #define SY_TCB_SYN_RETRIES 3
 #define SY_TCB_DELACK_MS 40
 #define SY_TCB_TLP_MIN_MS 10     /* RFC 8985 7.2's floor for the probe timeout */
+#define SY_TCB_REO_MIN_MS 1      /* the reordering window's floor (RFC 8985 6.2 step 4) */
 #define SY_TCB_TIME_WAIT_MS 2000
 #define SY_TCB_CHALLENGE_PER_S 10 /* challenge ACKs per connection per second */
 #define SY_TCB_KA_INTERVAL_MS 10000 /* keep-alive probes: between unanswered ones */
@@ -126,8 +127,9 @@ struct sy_tcb {
 	uint8_t n_sack;
 
 	/* Timers (TSC; 0 = off). The owner arms its record's timer at
-	 * sy_tcb_next_timer(). */
-	uint64_t rto_at, delack_at, persist_at, tw_at, tlp_at, ka_at;
+	 * sy_tcb_next_timer(). reo_at: the reordering window of a hole
+	 * below SACKed data (tcb_out.c sy_tcb_arm_reo). */
+	uint64_t rto_at, delack_at, persist_at, tw_at, tlp_at, ka_at, reo_at;
 
 	struct sy_mq sndq; /* from snd_una: unacknowledged, then unsent */
 	struct sy_mq rcvq; /* in order, not yet taken by the owner */
@@ -197,6 +199,13 @@ void sy_tcb_retransmit_one(struct sy_worker *w, struct sy_tcb *t, uint32_t seq);
 void sy_tcb_retransmit_hole(struct sy_worker *w, struct sy_tcb *t);
 /* Arm the tail loss probe after a send or an ACK (RFC 8985 7.2). */
 void sy_tcb_arm_tlp(struct sy_worker *w, struct sy_tcb *t);
+/* Fast recovery starts: the first hole goes now (RFC 6675 5.1 with
+ * RFC 6582's `recover`); counted as proxy_fast_retransmits. */
+void sy_tcb_enter_recovery(struct sy_worker *w, struct sy_tcb *t);
+/* After an ACK: data above snd_una SACKed outside recovery arms the
+ * reordering window (RFC 8985 6.2), so a hole too small to draw three
+ * duplicate ACKs is retransmitted after it instead of after the RTO. */
+void sy_tcb_arm_reo(struct sy_worker *w, struct sy_tcb *t);
 
 static inline bool
 sy_tcb_synchronized(const struct sy_tcb *t)

@@ -333,15 +333,7 @@ ack_input(struct sy_worker *w, struct sy_tcb *t, const struct rte_tcp_hdr *th, u
 		 * arrived. */
 		if ((t->dupacks == 3 || (sacked && sy_tcb_sacked_bytes(t) >= 3u * t->mss)) &&
 		    !(t->flags & SY_TCB_F_RECOVERY) && (SEQ_GT(ack, t->recover - 1) || sacked)) {
-			sy_cc_on_recovery_start(w, t);
-			t->recover = t->snd_max;
-			t->flags |= SY_TCB_F_RECOVERY;
-			t->flags &= (uint16_t)~SY_TCB_F_RTT_TIMING;
-			w->counters.proxy_fast_retransmits++;
-			t->rexmit_nxt = t->snd_una;
-			sy_tcb_retransmit_hole(w, t);
-			t->rto_at = in_ms(w, t->rto_ms);
-			sy_tcb_arm_tlp(w, t); /* the recovery probe (tcb_out.c tlp_fired) */
+			sy_tcb_enter_recovery(w, t);
 		} else if (t->flags & SY_TCB_F_RECOVERY) {
 			sy_cc_on_recovery_dupack(t);
 			/* With SACK the peer says which segments are missing
@@ -353,6 +345,7 @@ ack_input(struct sy_worker *w, struct sy_tcb *t, const struct rte_tcp_hdr *th, u
 				sy_tcb_retransmit_hole(w, t);
 		}
 	}
+	sy_tcb_arm_reo(w, t);
 	/* Window update (RFC 9293 3.10.7.4, SND.WL1/WL2). */
 	if (SEQ_LT(t->snd_wl1, seq) || (t->snd_wl1 == seq && SEQ_LEQ(t->snd_wl2, ack))) {
 		if (win > t->snd_wnd)

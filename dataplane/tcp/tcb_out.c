@@ -387,6 +387,54 @@ sy_tcb_arm_tlp(struct sy_worker *w, struct sy_tcb *t)
 		t->tlp_at = in_ms(w, pto);
 }
 
+void
+sy_tcb_enter_recovery(struct sy_worker *w, struct sy_tcb *t)
+{
+	sy_cc_on_recovery_start(w, t);
+	t->recover = t->snd_max;
+	t->flags |= SY_TCB_F_RECOVERY;
+	t->flags &= (uint16_t)~SY_TCB_F_RTT_TIMING;
+	t->reo_at = 0;
+	w->counters.proxy_fast_retransmits++;
+	t->rexmit_nxt = t->snd_una;
+	sy_tcb_retransmit_hole(w, t);
+	t->rto_at = in_ms(w, t->rto_ms);
+	sy_tcb_arm_tlp(w, t); /* the recovery probe (tlp_fired) */
+}
+
+/*
+ * RACK's reordering window (RFC 8985 6.2), by sequence: the peer SACKed
+ * data above snd_una, and segments go out in sequence order, so the
+ * segment at snd_una left before data that has arrived. Unless it is only
+ * reordered, it is lost: a quarter of the smoothed RTT later (1 ms at
+ * least) recovery starts. Three duplicate ACKs or three segments' worth
+ * SACKed start it sooner; with a window of two or three segments (5 %
+ * loss holds a congestion window there) neither ever comes, and the tail
+ * probe's SACK alone showed the hole while the RTO (200 ms) waited.
+ * Armed once per hole: a later ACK does not push it back.
+ */
+void
+sy_tcb_arm_reo(struct sy_worker *w, struct sy_tcb *t)
+{
+	if (!(t->flags & SY_TCB_F_SACK) || (t->flags & SY_TCB_F_RECOVERY) ||
+	    t->snd_una == t->snd_max || t->n_sack == 0 || t->srtt8 == 0) {
+		t->reo_at = 0; /* (no RTT yet: the probe and the RTO watch) */
+		return;
+	}
+	if (t->reo_at == 0)
+		t->reo_at = in_ms(w, RTE_MAX((t->srtt8 >> 3) / 4, (uint32_t)SY_TCB_REO_MIN_MS));
+}
+
+static void
+reo_fired(struct sy_worker *w, struct sy_tcb *t)
+{
+	t->reo_at = 0;
+	if (!(t->flags & SY_TCB_F_SACK) || (t->flags & SY_TCB_F_RECOVERY) ||
+	    t->snd_una == t->snd_max || t->n_sack == 0)
+		return;
+	sy_tcb_enter_recovery(w, t);
+}
+
 static void
 tlp_fired(struct sy_worker *w, struct sy_tcb *t)
 {
@@ -408,21 +456,24 @@ tlp_fired(struct sy_worker *w, struct sy_tcb *t)
 		t->rexmit_nxt = t->snd_una + t->mss;
 		t->flags &= (uint16_t)~SY_TCB_F_RTT_TIMING;
 		sy_tcb_retransmit_one(w, t, t->snd_una);
-		return;
-	}
-	if (SEQ_LT(t->snd_nxt, end) && t->snd_nxt - t->snd_una + t->mss <= t->snd_wnd) {
+	} else if (SEQ_LT(t->snd_nxt, end) && t->snd_nxt - t->snd_una + t->mss <= t->snd_wnd) {
 		/* New data: one segment past the congestion window. */
 		uint32_t cwnd = t->cwnd;
 
 		t->cwnd = t->snd_nxt - t->snd_una + t->mss;
 		sy_tcb_output(w, t);
 		t->cwnd = cwnd;
-		return;
+	} else {
+		/* The last segment again (the FIN alone when only it is
+		 * out); Karn: its ACK times nothing. */
+		t->flags &= (uint16_t)~SY_TCB_F_RTT_TIMING;
+		sy_tcb_retransmit_one(w, t, end - RTE_MIN(end - t->snd_una, (uint32_t)t->mss));
 	}
-	/* The last segment again (the FIN alone when only it is out); Karn:
-	 * its ACK times nothing. */
-	t->flags &= (uint16_t)~SY_TCB_F_RTT_TIMING;
-	sy_tcb_retransmit_one(w, t, end - RTE_MIN(end - t->snd_una, (uint32_t)t->mss));
+	/* The RTO counts from the probe (RFC 8985 7.3): the probe's ACK
+	 * may be a delayed one (a Linux receiver that is not reading holds
+	 * its ACK up to 200 ms), and an RTO from the flight's last ACK,
+	 * 200 ms after it, would fire just before that ACK came. */
+	t->rto_at = in_ms(w, t->rto_ms);
 }
 
 void
@@ -591,7 +642,7 @@ uint64_t
 sy_tcb_next_timer(const struct sy_tcb *t)
 {
 	uint64_t when = 0, at[] = { t->rto_at, t->delack_at, t->persist_at,
-				    t->tw_at, t->tlp_at, t->ka_at };
+				    t->tw_at, t->tlp_at, t->ka_at, t->reo_at };
 	unsigned i;
 
 	for (i = 0; i < RTE_DIM(at); i++)
@@ -603,7 +654,7 @@ sy_tcb_next_timer(const struct sy_tcb *t)
 static void
 rto_fired(struct sy_worker *w, struct sy_tcb *t)
 {
-	t->rto_at = t->tlp_at = 0;
+	t->rto_at = t->tlp_at = t->reo_at = 0;
 	if (t->snd_una == t->snd_max && t->state != SY_TCPS_SYN_SENT)
 		return; /* everything was acknowledged meanwhile */
 	t->backoff++;
@@ -707,6 +758,8 @@ sy_tcb_timers(struct sy_worker *w, struct sy_tcb *t)
 		sy_tcb_release(t);
 		return;
 	}
+	if (t->reo_at != 0 && t->reo_at <= w->now)
+		reo_fired(w, t);
 	if (t->tlp_at != 0 && t->tlp_at <= w->now)
 		tlp_fired(w, t);
 	if (t->rto_at != 0 && t->rto_at <= w->now)
