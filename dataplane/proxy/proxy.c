@@ -221,6 +221,7 @@ sy_proxy_start(struct sy_worker *w, struct sy_conn *c, bool tls)
 	 * first, so PAWS takes them all. */
 	a.ts_recent = p->ts_first;
 	a.tsval_r0 = p->tsval_r0;
+	a.rtt_ms = p->hs_rtt_ms;
 	a.win = p->client_win;
 	px->c.saddr = c->vip;
 	px->c.daddr = c->client_ip;

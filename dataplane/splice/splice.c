@@ -95,7 +95,7 @@ sy_splice_open(struct sy_worker *w, struct rte_mbuf *m, const struct sy_tcp_syn_
 	struct rte_tcp_hdr *th = tcp_hdr(m);
 	struct sy_flow_key k;
 	struct sy_conn *c;
-	uint32_t tsval, tsecr;
+	uint32_t tsval, tsecr, rtt;
 
 	c = sy_conn_alloc(w);
 	if (c == NULL) {
@@ -146,6 +146,13 @@ sy_splice_open(struct sy_worker *w, struct rte_mbuf *m, const struct sy_tcp_syn_
 		c->peek->ts_recent = tsval;
 		c->peek->ts_first = tsval;
 		c->peek->tsval_r0 = tsecr; /* the client echoes our SYN-ACK's TSval */
+		/* That TSval is our plain ms clock (tcp_in.c): the handshake's
+		 * RTT, the first sample of a proxied leg (RFC 6298 2.2), taken
+		 * now because the request that makes it one may come later. An
+		 * echo from the future or from long ago is no sample. */
+		rtt = sy_tcp_ts_now(w) - tsecr;
+		if (rtt < SY_TCB_HS_RTT_MAX_MS)
+			c->peek->hs_rtt_ms = rtt + 1;
 	}
 	c->peek->client_win = rte_be_to_cpu_16(th->rx_win);
 	c->last_seen = sy_conn_seen(w->now);

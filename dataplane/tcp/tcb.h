@@ -74,6 +74,7 @@ enum sy_tcb_state {
 #define SY_TCB_SACK_MAX 8        /* the peer's SACKed ranges kept (tcb_in.c read_sack) */
 #define SY_TCB_RTO_MIN_MS 200    /* Linux's floor; RFC 6298 says 1 s */
 #define SY_TCB_RTO_INIT_MS 1000
+#define SY_TCB_HS_RTT_MAX_MS 10000 /* a longer handshake RTT is taken for no sample */
 #define SY_TCB_RTO_SYN_LOST_MS 3000 /* RFC 6298 5.7 */
 #define SY_TCB_RTO_MAX_MS 60000
 #define SY_TCB_RETRIES 8         /* RTOs in a row before giving up */
@@ -154,6 +155,7 @@ struct sy_tcb_accept {
 	uint32_t ts_recent;
 	uint32_t tsval_r0; /* our SYN-ACK's TSval (echoed) */
 	uint16_t win;      /* the client's last raw window */
+	uint32_t rtt_ms;   /* the handshake's RTT sample + 1 (0: none) */
 };
 
 void sy_tcb_init_accepted(struct sy_worker *w, struct sy_tcb *t, const struct sy_tcb_accept *a,

@@ -25,6 +25,8 @@ in_ms(const struct sy_worker *w, uint32_t ms)
 	return w->now + sy_ms_to_tsc(w, ms);
 }
 
+static void rtt_sample(struct sy_tcb *t, uint32_t rtt);
+
 static void
 start_window(struct sy_worker *w, struct sy_tcb *t)
 {
@@ -72,6 +74,12 @@ sy_tcb_init_accepted(struct sy_worker *w, struct sy_tcb *t, const struct sy_tcb_
 	}
 	t->rcvbuf = rcvbuf;
 	t->rto_ms = SY_TCB_RTO_INIT_MS;
+	/* The handshake's RTT (RFC 6298 2.2, as Linux takes it): without
+	 * it the first RTO would be 1 s, and neither the tail probe nor the
+	 * reordering window (tcb_out.c) could be armed before an ACK of
+	 * data timed one. */
+	if (a->rtt_ms != 0)
+		rtt_sample(t, a->rtt_ms - 1);
 	start_window(w, t);
 	/* The SYN-ACK advertised 65535 unscaled; the cookie ACK's segment
 	 * acknowledged it, so the client may send that much now. */
