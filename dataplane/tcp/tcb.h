@@ -74,7 +74,11 @@ enum sy_tcb_state {
 #define SY_TCB_SACK_MAX 8        /* the peer's SACKed ranges kept (tcb_in.c read_sack) */
 #define SY_TCB_RTO_MIN_MS 200    /* Linux's floor; RFC 6298 says 1 s */
 #define SY_TCB_RTO_INIT_MS 1000
-#define SY_TCB_HS_RTT_MAX_MS 10000 /* a longer handshake RTT is taken for no sample */
+/* A handshake "RTT" longer than RFC 2988's old initial RTO is taken for no
+ * sample: more likely a client whose handshake ACK was lost and whose first
+ * segment came only when it had a request (a browser's preconnect), and an
+ * RTO of three times that would stall its first loss. */
+#define SY_TCB_HS_RTT_MAX_MS 3000
 #define SY_TCB_RTO_SYN_LOST_MS 3000 /* RFC 6298 5.7 */
 #define SY_TCB_RTO_MAX_MS 60000
 #define SY_TCB_RETRIES 8         /* RTOs in a row before giving up */
