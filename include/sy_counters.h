@@ -182,10 +182,12 @@ extern const char *const sy_drop_reason_names[SY_DROP__COUNT];
 	X(proxy_segs_out)  /* segments our TCP sent (proxy legs) */           \
 	X(proxy_retransmits) /* of them, sent again (RTO, fast retransmit) */ \
 	X(proxy_rto)       /* retransmission timeouts */                      \
-	X(proxy_fast_retransmits) /* three duplicate ACKs */                  \
+	X(proxy_fast_retransmits) /* fast recoveries: three duplicate ACKs, three segments SACKed, or RACK */ \
+	X(proxy_reorder_recoveries) /* of them, started by RACK's reordering window (RFC 8985 6.2) */ \
 	X(proxy_window_probes) /* zero-window probes */                       \
 	X(proxy_keepalive_probes) /* TCP keep-alive probes (idle client legs, tunnels) */ \
 	X(proxy_tail_probes) /* RFC 8985 tail loss probes (the flight's last ACK lost) */ \
+	X(proxy_recovery_probes) /* in SACK recovery, the first hole again after 2 SRTTs without progress */ \
 	X(proxy_challenge_acks) /* RFC 5961 challenge ACKs */                \
 	X(proxy_time_wait) /* gauge: proxied client legs held in TIME_WAIT (a small record each) */ \
 	X(proxy_time_wait_full) /* TIME_WAIT with no record: the worker's cap was reached */ \

@@ -432,6 +432,7 @@ reo_fired(struct sy_worker *w, struct sy_tcb *t)
 	if (!(t->flags & SY_TCB_F_SACK) || (t->flags & SY_TCB_F_RECOVERY) ||
 	    t->snd_una == t->snd_max || t->n_sack == 0)
 		return;
+	w->counters.proxy_reorder_recoveries++;
 	sy_tcb_enter_recovery(w, t);
 }
 
@@ -444,7 +445,6 @@ tlp_fired(struct sy_worker *w, struct sy_tcb *t)
 	if (t->snd_una == t->snd_max)
 		return;
 	t->flags |= SY_TCB_F_TLP;
-	w->counters.proxy_tail_probes++;
 	if (t->flags & SY_TCB_F_RECOVERY) {
 		/* In SACK recovery, two smoothed RTTs without an ACK that
 		 * moves snd_una: the retransmission at snd_una, or the ACK
@@ -452,27 +452,30 @@ tlp_fired(struct sy_worker *w, struct sy_tcb *t)
 		 * 6.2). A Linux receiver compresses its SACKs into few ACKs,
 		 * so the duplicates that would show it may never come; the
 		 * first hole goes again now, not after the RTO. */
+		w->counters.proxy_recovery_probes++;
 		t->rexmit_round = t->snd_max;
 		t->rexmit_nxt = t->snd_una + t->mss;
 		t->flags &= (uint16_t)~SY_TCB_F_RTT_TIMING;
 		sy_tcb_retransmit_one(w, t, t->snd_una);
-	} else if (SEQ_LT(t->snd_nxt, end) && t->snd_nxt - t->snd_una + t->mss <= t->snd_wnd) {
-		/* New data: one segment past the congestion window. */
-		uint32_t cwnd = t->cwnd;
-
-		t->cwnd = t->snd_nxt - t->snd_una + t->mss;
-		sy_tcb_output(w, t);
-		t->cwnd = cwnd;
 	} else {
-		/* The last segment again (the FIN alone when only it is
-		 * out); Karn: its ACK times nothing. */
-		t->flags &= (uint16_t)~SY_TCB_F_RTT_TIMING;
-		sy_tcb_retransmit_one(w, t, end - RTE_MIN(end - t->snd_una, (uint32_t)t->mss));
+		w->counters.proxy_tail_probes++;
+		if (SEQ_LT(t->snd_nxt, end) && t->snd_nxt - t->snd_una + t->mss <= t->snd_wnd) {
+			/* New data: one segment past the congestion window. */
+			uint32_t cwnd = t->cwnd;
+
+			t->cwnd = t->snd_nxt - t->snd_una + t->mss;
+			sy_tcb_output(w, t);
+			t->cwnd = cwnd;
+		} else {
+			/* The last segment again (the FIN alone when only it
+			 * is out); Karn: its ACK times nothing. */
+			t->flags &= (uint16_t)~SY_TCB_F_RTT_TIMING;
+			sy_tcb_retransmit_one(w, t,
+					      end - RTE_MIN(end - t->snd_una, (uint32_t)t->mss));
+		}
 	}
-	/* The RTO counts from the probe (RFC 8985 7.3): the probe's ACK
-	 * may be a delayed one (a Linux receiver that is not reading holds
-	 * its ACK up to 200 ms), and an RTO from the flight's last ACK,
-	 * 200 ms after it, would fire just before that ACK came. */
+	/* The RTO counts from the probe (RFC 8985 7.3), so that the probe's
+	 * own ACK has a whole RTO to come back in. */
 	t->rto_at = in_ms(w, t->rto_ms);
 }
 
