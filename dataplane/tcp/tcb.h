@@ -84,7 +84,7 @@ enum sy_tcb_state {
 #define SY_TCB_RETRIES 8         /* RTOs in a row before giving up */
 #define SY_TCB_SYN_RETRIES 3
 #define SY_TCB_DELACK_MS 40
-#define SY_TCB_TLP_MIN_MS 10     /* RFC 8985 7.2's floor for the probe timeout */
+#define SY_TCB_TLP_MIN_MS 2      /* the probe timeout's floor: Linux's (TCP_TIMEOUT_MIN), the timer wheel's tick */
 #define SY_TCB_REO_MIN_MS 1      /* the reordering window's floor (RFC 8985 6.2 step 4) */
 #define SY_TCB_TIME_WAIT_MS 2000
 #define SY_TCB_CHALLENGE_PER_S 10 /* challenge ACKs per connection per second */
