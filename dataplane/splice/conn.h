@@ -98,7 +98,7 @@ struct sy_peek_buf {
 	uint32_t ts_recent;  /* client's latest TSval */
 	uint32_t ts_first;   /* client's oldest TSval we forward (its handshake ACK's) */
 	uint32_t tsval_r0;   /* our SYN-ACK TSval, as the client echoed it */
-	uint32_t hs_rtt_ms;  /* our SYN-ACK to its ACK, from that echo, + 1 (0: no sample) */
+	uint32_t hs_rtt_ms;  /* our SYN-ACK to its ACK, from that echo, at least 1 (0: no sample) */
 	uint32_t answer_len; /* bytes of our answer (its FIN follows them) */
 	uint16_t mss;        /* what the client may receive (cookie), lowered to the backend link's */
 	uint16_t client_win; /* last raw window from the client */

@@ -152,7 +152,7 @@ sy_splice_open(struct sy_worker *w, struct rte_mbuf *m, const struct sy_tcp_syn_
 		 * echo from the future or from long ago is no sample. */
 		rtt = sy_tcp_ts_now(w) - tsecr;
 		if (rtt < SY_TCB_HS_RTT_MAX_MS)
-			c->peek->hs_rtt_ms = rtt + 1;
+			c->peek->hs_rtt_ms = RTE_MAX(rtt, 1u); /* a sample under 1 ms is 1 ms */
 	}
 	c->peek->client_win = rte_be_to_cpu_16(th->rx_win);
 	c->last_seen = sy_conn_seen(w->now);

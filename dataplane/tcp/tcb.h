@@ -159,7 +159,7 @@ struct sy_tcb_accept {
 	uint32_t ts_recent;
 	uint32_t tsval_r0; /* our SYN-ACK's TSval (echoed) */
 	uint16_t win;      /* the client's last raw window */
-	uint32_t rtt_ms;   /* the handshake's RTT sample + 1 (0: none) */
+	uint32_t rtt_ms;   /* the handshake's RTT sample, at least 1 (0: none) */
 };
 
 void sy_tcb_init_accepted(struct sy_worker *w, struct sy_tcb *t, const struct sy_tcb_accept *a,

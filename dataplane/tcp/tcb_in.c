@@ -79,7 +79,7 @@ sy_tcb_init_accepted(struct sy_worker *w, struct sy_tcb *t, const struct sy_tcb_
 	 * reordering window (tcb_out.c) could be armed before an ACK of
 	 * data timed one. */
 	if (a->rtt_ms != 0)
-		rtt_sample(t, a->rtt_ms - 1);
+		rtt_sample(t, a->rtt_ms);
 	start_window(w, t);
 	/* The SYN-ACK advertised 65535 unscaled; the cookie ACK's segment
 	 * acknowledged it, so the client may send that much now. */

@@ -413,11 +413,17 @@ sy_tcb_enter_recovery(struct sy_worker *w, struct sy_tcb *t)
  * probe's SACK alone showed the hole while the RTO (200 ms) waited.
  * Armed once per hole: a later ACK does not push it back.
  */
+static inline bool
+hole_below_sacked(const struct sy_tcb *t)
+{
+	return (t->flags & SY_TCB_F_SACK) && !(t->flags & SY_TCB_F_RECOVERY) &&
+	       t->snd_una != t->snd_max && t->n_sack != 0;
+}
+
 void
 sy_tcb_arm_reo(struct sy_worker *w, struct sy_tcb *t)
 {
-	if (!(t->flags & SY_TCB_F_SACK) || (t->flags & SY_TCB_F_RECOVERY) ||
-	    t->snd_una == t->snd_max || t->n_sack == 0 || t->srtt8 == 0) {
+	if (!hole_below_sacked(t) || t->srtt8 == 0) {
 		t->reo_at = 0; /* (no RTT yet: the probe and the RTO watch) */
 		return;
 	}
@@ -429,8 +435,7 @@ static void
 reo_fired(struct sy_worker *w, struct sy_tcb *t)
 {
 	t->reo_at = 0;
-	if (!(t->flags & SY_TCB_F_SACK) || (t->flags & SY_TCB_F_RECOVERY) ||
-	    t->snd_una == t->snd_max || t->n_sack == 0)
+	if (!hole_below_sacked(t))
 		return;
 	w->counters.proxy_reorder_recoveries++;
 	sy_tcb_enter_recovery(w, t);

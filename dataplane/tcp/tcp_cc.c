@@ -267,8 +267,6 @@ sy_cc_on_recovery_partial_ack(struct sy_tcb *t, uint32_t acked)
 void
 sy_cc_on_recovery_end(const struct sy_worker *w, struct sy_tcb *t)
 {
-	uint32_t left = RTE_MAX(flight(t), (uint32_t)t->mss);
-
 	/* With SACK: ssthresh (RFC 5681 3.2 step 6, RFC 6937's end of
 	 * recovery, as Linux does; CUBIC's reduction, RFC 9438 4.6). Most of
 	 * a window that ended in recovery is often SACKed already when its
@@ -279,10 +277,13 @@ sy_cc_on_recovery_end(const struct sy_worker *w, struct sy_tcb *t)
 	 * download: 22 s, 45 RTOs; with ssthresh 12 s, 21). Without SACK
 	 * (NewReno): RFC 6582 3.2 step 3, option (1), so the exit sends no
 	 * burst. */
-	if (t->flags & SY_TCB_F_SACK)
+	if (t->flags & SY_TCB_F_SACK) {
 		t->cwnd = t->ssthresh;
-	else
+	} else {
+		uint32_t left = RTE_MAX(flight(t), (uint32_t)t->mss);
+
 		t->cwnd = RTE_MIN(t->ssthresh, left + t->mss);
+	}
 	if (t->cc.algo == SY_TCP_CC_CUBIC)
 		t->cc.cubic.last_ack_ms = sy_tcp_ts_now(w);
 }
