@@ -10,13 +10,15 @@ core0/core1 ("BUSY,TOTAL" ticks), ctr (the proxy's handshake counters: handshake
 resumed, and for routerd the TSC cycles inside OpenSSL's calls), t (seconds).
 SPEED: `openssl speed -seconds 3 ecdsap256 ecdhx25519`'s output.
 FLOOR: perf/tls_floor's table (OpenSSL's server work per handshake, in process), one per
-round. With several rounds (records carry "round"), each row is the round with the median
+round: back to back from files named floor-*, paced by client processes on another core
+(--paced-by-cpu) from files named paced-*. With several rounds (records carry "round"), each row is the round with the median
 CPU per unit, and the verdict is the median over rounds of routerd's full handshakes per
 core against HAProxy's in the same round.
 
 Everything printed is computed here from those figures; nothing is assumed.
 """
 import json
+import os
 import re
 import sys
 
@@ -69,6 +71,16 @@ def library_floor(text):
     return out
 
 
+def medians(floors):
+    """{tickets: (full us, resumed us or None)}: the median over rounds of each."""
+    lib = {}
+    for t in sorted({t for f in floors for t in f}):
+        fulls = sorted(f[t][0] for f in floors if t in f)
+        ress = sorted(f[t][1] for f in floors if t in f and f[t][1])
+        lib[t] = (fulls[(len(fulls) - 1) // 2], ress[(len(ress) - 1) // 2] if ress else None)
+    return lib
+
+
 def floor(speed_text):
     """(sign/s, X25519 op/s) from openssl speed's summary lines."""
     sign = re.search(r"256 bits ecdsa \(nistp256\)\s+\S+s\s+\S+s\s+([0-9.]+)\s+([0-9.]+)", speed_text)
@@ -81,7 +93,10 @@ def floor(speed_text):
 def main():
     records = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
     speed_text = open(sys.argv[2]).read()
-    floors = [library_floor(open(f).read()) for f in sys.argv[3:]]
+    floors = [library_floor(open(f).read()) for f in sys.argv[3:]
+              if not os.path.basename(f).startswith("paced")]
+    paced_floors = [library_floor(open(f).read()) for f in sys.argv[3:]
+                    if os.path.basename(f).startswith("paced")]
     rows, per_core, us_per, us_lib = [], {}, {}, {}
     rounds = {}  # (proxy, run) -> [(cpu per unit, round, per core, library us or None, row)]
     for r in records:
@@ -158,11 +173,7 @@ def main():
     else:
         print("  (could not read the sign/s and X25519 op/s figures)")
 
-    lib = {}
-    for t in sorted({t for f in floors for t in f}):
-        fulls = sorted(f[t][0] for f in floors if t in f)
-        ress = sorted(f[t][1] for f in floors if t in f and f[t][1])
-        lib[t] = (fulls[(len(fulls) - 1) // 2], ress[(len(ress) - 1) // 2] if ress else None)
+    lib, paced = medians(floors), medians(paced_floors)
     if lib:
         print("\nLibrary floor (perf/tls_floor: OpenSSL's server calls alone, in process over a BIO "
               "pair, routerd's allocator, on CPU 1, this run; median of 10 batches"
@@ -171,18 +182,31 @@ def main():
             who = {1: "routerd's tls.tickets", 2: "OpenSSL's default, HAProxy's"}.get(t, "")
             print(f"  {t} ticket{'s' if t != 1 else ''} per full handshake ({who}): full {f:.1f} us"
                   + (f", resumed {res:.1f} us" if res else ""))
+    if paced:
+        print("Paced (perf/tls_floor --paced-by-cpu 0: the same calls, the clients in their own processes "
+              "on CPU 0 over sockets, the server sleeping in poll() between its steps, as a network "
+              "server waits for the next flight):")
+        for t, (f, res) in sorted(paced.items()):
+            print(f"  {t} ticket{'s' if t != 1 else ''} per full handshake: full {f:.1f} us"
+                  + (f", resumed {res:.1f} us" if res else ""))
     for run in ("full", "resumed"):
         if ("routerd", run) in us_lib and ("routerd", run) in us_per:
             u, l = us_per[("routerd", run)], us_lib[("routerd", run)]
+            i = 0 if run == "full" else 1
+            rel = ", ".join(f"{l / table[1][i]:.2f}x the {name} floor" for name, table in
+                            (("back-to-back", lib), ("paced", paced)) if 1 in table and table[1][i])
             print(f"  routerd, {run}: {l:.1f} us of its {u:.1f} us busy per handshake inside OpenSSL's "
-                  f"calls (tls_handshake_cycles), {u - l:.1f} us around them (TCP, IP, ports, the poll loop)")
+                  f"calls (tls_handshake_cycles){' = ' + rel if rel else ''}, {u - l:.1f} us around "
+                  f"them (TCP, IP, ports, the poll loop)")
     if ("haproxy", "full") in us_per:
         budget = us_per[("haproxy", "full")] / TARGET
         line = (f"  {TARGET}x HAProxy's full handshakes per core allows routerd {budget:.1f} us per "
                 f"full handshake")
         if 1 in lib:
             line += (f"; OpenSSL's own work at one ticket, in process, is {lib[1][0]:.1f} us of it "
-                     f"({budget - lib[1][0]:.1f} us left for everything else)")
+                     f"back to back ({budget - lib[1][0]:.1f} us left for everything else)")
+        if 1 in paced:
+            line += (f" and {paced[1][0]:.1f} us paced ({budget - paced[1][0]:.1f} us left)")
         print(line)
 
     # Per round: routerd against HAProxy in the same round (runs minutes apart, not a
@@ -198,6 +222,9 @@ def main():
         if floors:
             print("- library floor, 1 ticket, full: " + ", ".join(
                 f"{f[1][0]:.1f} us" for f in floors if 1 in f))
+        if paced_floors:
+            print("- paced library floor, 1 ticket, full: " + ", ".join(
+                f"{f[1][0]:.1f} us" for f in paced_floors if 1 in f))
         rr = {rd: pc for _, rd, pc, _, _ in rounds.get(("routerd", "full"), [])}
         hh = {rd: pc for _, rd, pc, _, _ in rounds.get(("haproxy", "full"), [])}
         ratios = sorted(rr[k] / hh[k] for k in rr if k in hh and hh[k] > 0)
