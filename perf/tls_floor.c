@@ -13,7 +13,7 @@
  *
  *   tls_floor [--cert CERT.pem --key KEY.pem] [--handshakes N] [--tickets "0 1 2"]
  *             [--suite TLS_AES_128_GCM_SHA256] [--alloc libc|switchyard]
- *             [--paced-by-cpu CPU [--clients K]]
+ *             [--paced-by-cpu CPU [--clients K]] [--gap-us N]
  *
  * Back to back, the client's steps run on the server's core just before the
  * server's, on the same code and tables, so each server step finds them warm.
@@ -23,6 +23,12 @@
  * to CPU, each over its own socket pair (one message per flight); the server,
  * on the calling thread's CPU, sleeps in poll() until a flight arrives, as an
  * event-driven server does, and only its calls are timed, as back to back.
+ *
+ * --gap-us N (back to back only) spins N us of wall time, touching no memory,
+ * before each of the server's calls: the time apart a paced server's steps
+ * are, without a client elsewhere or any sleep. On a VM whose vCPU is taken
+ * away now and then (perf/vcpu_gaps), what runs in the meantime empties the
+ * caches, and a step that follows finds them cold.
  *
  * Without --cert and --key it makes a self-signed ECDSA P-256 certificate in
  * memory. --alloc switchyard gives OpenSSL routerd's allocator
@@ -76,6 +82,22 @@ die(const char *what)
 }
 
 /* Server CPU of one handshake, split into its parts. */
+static double gap_us; /* --gap-us */
+
+/* Spin gap_us of wall time (the clock is read from the vDSO: no system call). */
+static void
+gap(void)
+{
+	struct timespec a, b;
+
+	if (gap_us <= 0)
+		return;
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	do
+		clock_gettime(CLOCK_MONOTONIC, &b);
+	while ((b.tv_sec - a.tv_sec) * 1e6 + (b.tv_nsec - a.tv_nsec) / 1e3 < gap_us);
+}
+
 struct cost {
 	double new_us, hs_us, free_us;
 };
@@ -103,6 +125,7 @@ handshake(SSL_CTX *sctx, SSL_CTX *cctx, SSL_SESSION *sess, SSL_SESSION **out, st
 	if (sess != NULL)
 		SSL_set_session(cl, sess);
 
+	gap();
 	t = thread_us();
 	sv = SSL_new(sctx);
 	if (sv == NULL)
@@ -124,6 +147,7 @@ handshake(SSL_CTX *sctx, SSL_CTX *cctx, SSL_SESSION *sess, SSL_SESSION **out, st
 				die("client handshake");
 		}
 		if (!sdone) {
+			gap();
 			t = thread_us();
 			r = SSL_do_handshake(sv);
 			c->hs_us += thread_us() - t;
@@ -144,6 +168,7 @@ handshake(SSL_CTX *sctx, SSL_CTX *cctx, SSL_SESSION *sess, SSL_SESSION **out, st
 	 * would mark an unshut session not resumable). */
 	SSL_set_shutdown(cl, SSL_SENT_SHUTDOWN | SSL_RECEIVED_SHUTDOWN);
 
+	gap();
 	t = thread_us();
 	SSL_free(sv);
 	c->free_us += thread_us() - t;
@@ -437,7 +462,7 @@ main(int argc, char **argv)
 		if (i + 1 >= argc)
 			die("usage: tls_floor [--cert CERT.pem --key KEY.pem] [--handshakes N] "
 			    "[--tickets \"0 1 2\"] [--suite S] [--alloc libc|switchyard] "
-			    "[--paced-by-cpu CPU [--clients K]]");
+			    "[--paced-by-cpu CPU [--clients K]] [--gap-us N]");
 		if (strcmp(argv[i], "--cert") == 0)
 			crt = argv[i + 1];
 		else if (strcmp(argv[i], "--key") == 0)
@@ -456,6 +481,8 @@ main(int argc, char **argv)
 			paced_cpu = atoi(argv[i + 1]);
 		else if (strcmp(argv[i], "--clients") == 0)
 			clients = atoi(argv[i + 1]);
+		else if (strcmp(argv[i], "--gap-us") == 0)
+			gap_us = atof(argv[i + 1]);
 		else
 			die("unknown argument (see the usage at the top of perf/tls_floor.c)");
 	}
@@ -465,6 +492,8 @@ main(int argc, char **argv)
 		die("--handshakes: 10 to 100000");
 	if (clients < 1 || clients > MAX_CLIENTS)
 		die("--clients: 1 to 16");
+	if (gap_us < 0 || gap_us > 100000 || (gap_us > 0 && paced_cpu >= 0))
+		die("--gap-us: 0 to 100000, back to back only");
 
 	/* routerd's allocator (dataplane/tls/tls_alloc.c) or glibc's malloc. */
 	if (alloc_sy && !sy_tls_alloc_install())
@@ -476,6 +505,9 @@ main(int argc, char **argv)
 	SSL_CTX_set_session_cache_mode(cctx, SSL_SESS_CACHE_OFF);
 	SSL_CTX_set_verify(cctx, SSL_VERIFY_NONE, NULL);
 
+	if (gap_us > 0)
+		printf("Back to back, %.0f us of wall time spun before each of the server's calls:\n\n",
+		       gap_us);
 	if (paced_cpu >= 0)
 		printf("Paced by %d client process%s on CPU %d, the server sleeping in poll() between "
 		       "its steps:\n\n", clients, clients > 1 ? "es" : "", paced_cpu);
