@@ -102,6 +102,22 @@ struct cost {
 	double new_us, hs_us, free_us;
 };
 
+/* A client SSL over rbio/wbio for floor.test, offering sess unless NULL. */
+static SSL *
+new_client(SSL_CTX *cctx, BIO *rbio, BIO *wbio, SSL_SESSION *sess)
+{
+	SSL *cl = SSL_new(cctx);
+
+	if (cl == NULL || rbio == NULL || wbio == NULL)
+		die("client SSL or its BIOs");
+	SSL_set_bio(cl, rbio, wbio);
+	SSL_set_connect_state(cl);
+	SSL_set_tlsext_host_name(cl, "floor.test");
+	if (sess != NULL)
+		SSL_set_session(cl, sess);
+	return cl;
+}
+
 /*
  * One handshake: the client offers sess (NULL: a full handshake) and keeps
  * the first ticket it gets in *out (when out is not NULL). Returns whether
@@ -116,14 +132,9 @@ handshake(SSL_CTX *sctx, SSL_CTX *cctx, SSL_SESSION *sess, SSL_SESSION **out, st
 	int cdone = 0, sdone = 0, rounds = 0, resumed;
 	char buf[256];
 
-	cl = SSL_new(cctx);
-	if (cl == NULL || BIO_new_bio_pair(&cb, 0, &sb, 0) != 1)
-		die("client SSL or BIO pair");
-	SSL_set_bio(cl, cb, cb);
-	SSL_set_connect_state(cl);
-	SSL_set_tlsext_host_name(cl, "floor.test");
-	if (sess != NULL)
-		SSL_set_session(cl, sess);
+	if (BIO_new_bio_pair(&cb, 0, &sb, 0) != 1)
+		die("BIO pair");
+	cl = new_client(cctx, cb, cb, sess);
 
 	gap();
 	t = thread_us();
@@ -298,16 +309,8 @@ client_process(SSL_CTX *cctx, int fd, int cpu, int n, int resume)
 		die("--paced-by-cpu: cannot run on that CPU");
 	for (i = 0; i < n + resume; i++) {
 		BIO *r = BIO_new(BIO_s_mem()), *w = BIO_new(BIO_s_mem());
-		SSL *cl = SSL_new(cctx);
+		SSL *cl = new_client(cctx, r, w, sess);
 		char buf[256];
-
-		if (cl == NULL || r == NULL || w == NULL)
-			die("client SSL");
-		SSL_set_bio(cl, r, w);
-		SSL_set_connect_state(cl);
-		SSL_set_tlsext_host_name(cl, "floor.test");
-		if (sess != NULL)
-			SSL_set_session(cl, sess);
 		int rc;
 
 		while ((rc = SSL_do_handshake(cl)) != 1) {
