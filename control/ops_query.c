@@ -288,6 +288,7 @@ json_t *
 sy_ops_stats(struct sy_router *r, const json_t *req)
 {
 	struct sy_worker_counters sum, snap;
+	struct sy_dp_mbufs mb;
 	json_t *workers = json_array(), *ports = json_array();
 	struct sy_generation *g = sy_gen_acquire(&r->slot);
 	unsigned i;
@@ -320,9 +321,13 @@ sy_ops_stats(struct sy_router *r, const json_t *req)
 						(json_int_t)pi.ierrors, "oerrors", (json_int_t)pi.oerrors,
 						"rx_nombuf", (json_int_t)pi.rx_nombuf));
 	}
-	return json_pack("{s:b, s:I, s:I, s:o, s:o, s:o, s:o}", "ok", 1, "generation",
-			 (json_int_t)r->gen_id, "generation_bytes", (json_int_t)(g ? g->bytes : 0),
-			 "workers", workers, "total", counters_json(&sum), "ports", ports,
+	if (!r->dataplane_up || sy_dp_mbufs(&mb) < 0)
+		memset(&mb, 0, sizeof(mb));
+	return json_pack("{s:b, s:I, s:I, s:o, s:o, s:o, s:{s:I, s:I, s:I}, s:o}", "ok", 1,
+			 "generation", (json_int_t)r->gen_id, "generation_bytes",
+			 (json_int_t)(g ? g->bytes : 0), "workers", workers, "total",
+			 counters_json(&sum), "ports", ports, "mbufs", "total", (json_int_t)mb.total,
+			 "in_use", (json_int_t)mb.in_use, "quarantined", (json_int_t)mb.quarantined,
 			 "health_checks", health_summary(&r->health));
 }
 

@@ -140,4 +140,17 @@ int sy_dp_vrrp_status(unsigned i, struct sy_vrrp_status *out);
 unsigned sy_dp_n_ports(void);
 int sy_dp_port_info(unsigned i, struct sy_port_info *out);
 
+/* The packet buffers (one pool for every port and worker): how many there
+ * are, how many are out of the pool now (on the ports' queues, in the
+ * flows' and connections' buffers, in flight between workers) and how many
+ * of those are kept out of use for good (sy_mbuf_pool_quarantined). With no
+ * traffic, in_use comes back to what the ports' queues hold: a figure that
+ * keeps growing is a leak, one below 0 an mbuf freed twice. Read while the
+ * workers run: a gauge, exact at rest. -ENODEV without a data plane. */
+struct sy_dp_mbufs {
+	unsigned total, quarantined;
+	long in_use;
+};
+int sy_dp_mbufs(struct sy_dp_mbufs *out);
+
 #endif

@@ -271,6 +271,7 @@ worker_metrics(FILE *f, struct sy_router *r)
 	unsigned nw = r->dataplane_up ? sy_dp_n_workers() : 0, i;
 	struct sy_worker_counters *snap = calloc(nw ? nw : 1, sizeof(*snap));
 	double hz = (double)rte_get_tsc_hz();
+	struct sy_dp_mbufs mb;
 	size_t k;
 
 	if (snap == NULL)
@@ -281,6 +282,15 @@ worker_metrics(FILE *f, struct sy_router *r)
 
 	sy_prom_head(f, "switchyard_workers", "gauge", "Worker lcores polling the ports.");
 	fprintf(f, "switchyard_workers %u\n", nw);
+	if (r->dataplane_up && sy_dp_mbufs(&mb) == 0) {
+		sy_prom_head(f, "switchyard_mbufs", "gauge", "Packet buffers in the data plane's pool.");
+		fprintf(f, "switchyard_mbufs %u\n", mb.total);
+		sy_prom_head(f, "switchyard_mbufs_in_use", "gauge",
+		     "Packet buffers out of the pool: on the ports' queues, in connections' "
+		     "buffers, in flight; with no traffic it returns to what the queues hold "
+		     "(below 0: an mbuf freed twice).");
+		fprintf(f, "switchyard_mbufs_in_use %ld\n", mb.in_use);
+	}
 	sy_prom_head(f, "switchyard_worker_busy_seconds_total", "counter",
 	     "Time in worker loop iterations that found work.");
 	for (i = 0; i < nw; i++)

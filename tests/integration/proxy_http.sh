@@ -13,6 +13,7 @@ source "$(dirname "$0")/testlib.sh"
 
 t_setup pxh 1
 t_start_routerd
+MBUFS0=$(t_mbufs_in_use)
 HTTPC="python3 $SY_SRC/tests/integration/httpc.py"
 D=lab.switchyard.test
 
@@ -223,5 +224,6 @@ t_ok "WebSocket echo through the proxy: 101, 5 B / 64 KB / 300 KB messages uncha
 t_flows_zero 10
 t_json_expect "$T_OUT" 'd["total"]["flows_active"] == 0 and d["total"]["proxy_idle_expired"] > 0' \
 	"every proxied connection and backend leg freed, parked ones after their idle time"
+t_mbufs_back "$MBUFS0" "after every request of this test"
 t_check_sanitizers
 t_finish

@@ -31,6 +31,7 @@ LAB_RELAY=1
 LAB_RELAY_ARGS="--seed 1" # a clean bridge while the lab comes up; each phase restarts it
 t_setup spl 1
 t_start_routerd
+MBUFS0=$(t_mbufs_in_use)
 
 rctl apply -f "$SY_SRC/config/routes.yaml"
 t_expect_rc 0 "apply config/routes.yaml"
@@ -181,6 +182,8 @@ for phase in "loss1 7 1" "loss5 11 5"; do
 	flows_drain "$3% drop"
 	relay_check "$3% drop"
 	t_ok "$3% drop + 1% dup + 1% reorder (seed $2): relay $RELAY_SUMMARY; flow table empty again"
+	# Held, out-of-order, retransmitted and duplicated segments: every buffer back.
+	t_mbufs_back "$MBUFS0" "after the $3% drop transfers"
 done
 
 # A burst of short connections at 3% loss: every handshake packet, held request segment and
@@ -202,6 +205,7 @@ fi
 flows_drain "burst at 3% drop"
 relay_check "burst at 3% drop"
 t_ok "3% drop + 1% dup + 1% reorder (seed 5): 200 connections all 200; relay $RELAY_SUMMARY; flow table empty again"
+t_mbufs_back "$MBUFS0" "after the burst at 3% drop"
 
 stats_json
 t_note "routerd total: $(t_json "$T_OUT" '{k: v for k, v in d["total"].items() if k != "drops"}')"

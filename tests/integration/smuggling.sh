@@ -13,6 +13,7 @@ source "$(dirname "$0")/testlib.sh"
 
 t_setup smg 1
 t_start_routerd
+MBUFS0=$(t_mbufs_in_use)
 D=lab.switchyard.test
 H=smug.$D
 SMUGGLE="$SY_SRC/tests/integration/smuggling/smuggle.py"
@@ -97,5 +98,6 @@ t_ok "routerctl stats: answers by reason and proxy_requests moved by what the co
 
 t_flows_zero 10 || t_fail "every connection and backend leg freed" "JSON: ${T_OUT:0:1500}"
 t_ok "every connection and backend leg freed (flows_active 0)"
+t_mbufs_back "$MBUFS0" "after the smuggling corpus"
 t_check_sanitizers
 t_finish

@@ -11,6 +11,7 @@ source "$(dirname "$0")/testlib.sh"
 
 t_setup sph 1
 t_start_routerd
+MBUFS0=$(t_mbufs_in_use)
 HTTPC="python3 $SY_SRC/tests/integration/httpc.py"
 D=lab.switchyard.test
 
@@ -170,5 +171,6 @@ t_json_expect "$T_OUT" 'd["errors"] == 0 and d["statuses"] == {"200": 3000}' "30
 t_flows_zero 10 || t_fail "flows_active back to 0 after the run" "JSON: ${T_OUT:0:1500}"
 t_json_expect "$T_OUT" 'd["total"]["conns_closed"] == d["total"]["conns_opened"]' "every connection opened was closed"
 t_ok "flow table: $(t_json "$T_OUT" 'd["total"]["conns_opened"]') connections opened and closed, 0 active"
+t_mbufs_back "$MBUFS0" "after every connection of this test"
 
 t_finish

@@ -141,6 +141,30 @@ t_flows_zero() {
 	done
 }
 
+# t_mbufs_in_use: the packet buffers out of routerd's pool now (routerctl stats "mbufs").
+t_mbufs_in_use() {
+	rctl stats -o json
+	[ "$T_RC" -eq 0 ] || t_fail "routerctl stats -o json" "$(t_seen)"
+	t_json "$T_OUT" 'd["mbufs"]["in_use"]'
+}
+
+# t_mbufs_back BASELINE WHAT: with the traffic over and every flow freed, the buffers out of
+# the pool must come back to BASELINE (taken with no traffic: what the ports' queues hold),
+# within 5 s; anything above it is a buffer some path kept, anything below 0 one that went
+# back to the pool twice.
+t_mbufs_back() {
+	local deadline=$((SECONDS + 5)) n
+	while :; do
+		n=$(t_mbufs_in_use)
+		[ "$n" -ge 0 ] && [ "$n" -le "$1" ] && break
+		[ "$SECONDS" -lt "$deadline" ] ||
+			t_fail "$2: packet buffers back to the baseline ($1 in use) with no traffic" \
+				"$n in use; mbufs: $(t_json "$T_OUT" 'd["mbufs"]'); flows_active $(t_json "$T_OUT" 'd["total"]["flows_active"]')"
+		sleep 0.5
+	done
+	t_ok "$2: packet buffers back to the baseline ($n in use, baseline $1)"
+}
+
 t_start_routerd() {
 	lab_routerd_start || t_fail "${1:-start routerd}" "could not start routerd"
 	lab_routerd_wait 30 || t_fail "${1:-start routerd}" "routerd did not become ready; log tail:" \

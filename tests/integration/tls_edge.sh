@@ -63,6 +63,7 @@ c.setdefault("tls", {})["ocsp_rescan_s"] = 1
 json.dump(c, open(sys.argv[1], "w"), indent=1)
 PY
 SSL_CERT_FILE=$C/ca.pem t_start_routerd
+MBUFS0=$(t_mbufs_in_use)
 
 rctl apply -f "$SY_SRC/config/routes.yaml"
 t_expect_rc 0 "apply config/routes.yaml"
@@ -848,4 +849,8 @@ rctl stats -o json
 t_expect_rc 0 "stats -o json"
 t_note "drops: $(t_json "$T_OUT" '{k: v for k, v in d["total"]["drops"].items() if v}')"
 
+# Handshakes refused, failed, stalled and cut short, records decrypted and sealed: every
+# connection freed and every packet buffer back.
+t_flows_zero 15 || t_fail "flows_active back to 0 within 15 s" "JSON: ${T_OUT:0:1500}"
+t_mbufs_back "$MBUFS0" "after every TLS connection of this test"
 t_finish

@@ -326,9 +326,18 @@ rctl_print_stats(FILE *out, const json_t *reply)
 	static const char *const drop_heads[] = { "DROP REASON", "PACKETS" };
 	static const char *const answer_heads[] = { "ANSWER REASON", "CONNECTIONS" };
 
-	fprintf(out, "generation %" JSON_INTEGER_FORMAT " (%" JSON_INTEGER_FORMAT " bytes)\n\n",
+	const json_t *mb = json_object_get(reply, "mbufs");
+
+	fprintf(out, "generation %" JSON_INTEGER_FORMAT " (%" JSON_INTEGER_FORMAT " bytes)\n",
 		json_integer_value(json_object_get(reply, "generation")),
 		json_integer_value(json_object_get(reply, "generation_bytes")));
+	if (json_integer_value(json_object_get(mb, "total")) > 0)
+		fprintf(out, "mbufs in use %" JSON_INTEGER_FORMAT " of %" JSON_INTEGER_FORMAT " (%" JSON_INTEGER_FORMAT
+			" kept out of use)\n",
+			json_integer_value(json_object_get(mb, "in_use")),
+			json_integer_value(json_object_get(mb, "total")),
+			json_integer_value(json_object_get(mb, "quarantined")));
+	fputc('\n', out);
 	if (print_workers(out, reply) < 0)
 		return -1;
 	fputc('\n', out);
