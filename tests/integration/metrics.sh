@@ -238,6 +238,10 @@ done
 [ "$(flows "$T_OUT")" = 0+0 ] && ! grep -Eq '^switchyard_route_flows_active\{.*\} [1-9]' <<<"$T_OUT" ||
 	t_fail "every route's active flows are 0 once closed" "$(grep flows_active <<<"$T_OUT")"
 t_ok "active flows: web+plain 1+1 while a client held a keep-alive and a spliced connection, 0 after"
+# The packet buffers: the pool's size, and at rest (net_af_packet ports hold none) all back.
+[ "$(value "$T_OUT" switchyard_mbufs)" -gt 0 ] && [ "$(value "$T_OUT" switchyard_mbufs_in_use)" = 0 ] ||
+	t_fail "switchyard_mbufs > 0 and switchyard_mbufs_in_use 0 at rest" "$(grep '^switchyard_mbufs' <<<"$T_OUT")"
+t_ok "packet buffers: $(value "$T_OUT" switchyard_mbufs) in the pool, none in use at rest"
 
 # promtool: only the seed's gauges may be flagged (for their _total suffix).
 t_run promtool check metrics <<<"$after"
