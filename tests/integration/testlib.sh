@@ -155,7 +155,9 @@ t_mbufs_in_use() {
 t_mbufs_back() {
 	local deadline=$((SECONDS + 5)) n
 	while :; do
-		n=$(t_mbufs_in_use)
+		rctl stats -o json
+		[ "$T_RC" -eq 0 ] || t_fail "routerctl stats -o json" "$(t_seen)"
+		n=$(t_json "$T_OUT" 'd["mbufs"]["in_use"]')
 		[ "$n" -ge 0 ] && [ "$n" -le "$1" ] && break
 		[ "$SECONDS" -lt "$deadline" ] ||
 			t_fail "$2: packet buffers back to the baseline ($1 in use) with no traffic" \
