@@ -382,25 +382,10 @@ sy_dp_n_ports(void)
 int
 sy_dp_mbufs(struct sy_dp_mbufs *out)
 {
-	const struct rte_mempool *mp = dp.pool;
-	long free_n;
-	unsigned l;
-
-	if (mp == NULL)
+	if (dp.pool == NULL)
 		return -ENODEV;
-	/*
-	 * What is in the pool: its ring plus every lcore's cache, read while
-	 * the workers run (a gauge; exact at rest). Not rte_mempool_avail_count,
-	 * which caps the sum at the pool's size: an mbuf freed twice sits in the
-	 * ring twice, and at rest the sum then exceeds the size. in_use below 0
-	 * says so instead of hiding it. get_count is the ring's own count (the
-	 * inline accessor of rte_mempool.h that rte_mempool_avail_count uses).
-	 */
-	free_n = (long)rte_mempool_get_ops(mp->ops_index)->get_count(mp);
-	for (l = 0; mp->cache_size != 0 && l < RTE_MAX_LCORE; l++)
-		free_n += mp->local_cache[l].len;
-	out->total = mp->size;
-	out->in_use = (long)mp->size - free_n;
+	out->total = dp.pool->size;
+	out->in_use = sy_mbuf_pool_in_use(dp.pool);
 	out->quarantined = sy_mbuf_pool_quarantined();
 	return 0;
 }

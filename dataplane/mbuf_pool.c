@@ -164,3 +164,16 @@ sy_mbuf_pool_free(struct rte_mempool *mp)
 	}
 	rte_mempool_free(mp);
 }
+
+long
+sy_mbuf_pool_in_use(const struct rte_mempool *mp)
+{
+	/* get_count is the ring's own count: the accessor rte_mempool.h's
+	 * rte_mempool_avail_count uses before it adds the caches and caps. */
+	long free_n = (long)rte_mempool_get_ops(mp->ops_index)->get_count(mp);
+	unsigned l;
+
+	for (l = 0; mp->cache_size != 0 && l < RTE_MAX_LCORE; l++)
+		free_n += mp->local_cache[l].len;
+	return (long)mp->size - free_n;
+}

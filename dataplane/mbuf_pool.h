@@ -28,6 +28,15 @@ struct rte_mempool *sy_mbuf_pool_create(const struct sy_config *cfg, unsigned n,
 /* Frees the pool (and the mbufs kept out of use). */
 void sy_mbuf_pool_free(struct rte_mempool *mp);
 
+/*
+ * How many of mp's mbufs are out of it now: its size less its ring and every
+ * lcore's cache, read while others allocate and free (a gauge; exact at
+ * rest). Not rte_mempool_in_use_count, which caps the free count at the
+ * pool's size: an mbuf freed twice sits in the ring twice, and this then
+ * says so by going below 0.
+ */
+long sy_mbuf_pool_in_use(const struct rte_mempool *mp);
+
 /* How many of the pool's mbufs are kept out of use because net_af_xdp's
  * UMEM would not cover them (0 without af_xdp ports). */
 unsigned sy_mbuf_pool_quarantined(void);
