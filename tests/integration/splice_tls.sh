@@ -19,6 +19,7 @@ for c in openssl curl python3; do
 done
 t_setup spt 1
 t_start_routerd
+MBUFS0=$(t_mbufs_in_use)
 rctl apply -f "$SY_SRC/config/routes.yaml"
 t_expect_rc 0 "apply config/routes.yaml"
 t_ok "routes applied"
@@ -166,4 +167,6 @@ t_ok "the same ClientHello split 3 / 1097 / rest (a partial record header first)
 
 rctl stats -o json
 t_note "routerd: $(t_json "$T_OUT" '{k: d["total"][k] for k in ("conns_opened", "conns_spliced", "conns_answered", "conns_closed", "flows_active")}'); drops $(t_json "$T_OUT" '{k: v for k, v in d["total"]["drops"].items() if v}')"
+t_flows_zero 10 || t_fail "flows_active back to 0 after the run" "JSON: ${T_OUT:0:1500}"
+t_mbufs_back "$MBUFS0" "after every passthrough connection and answer of this test"
 t_finish

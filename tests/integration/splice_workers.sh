@@ -11,6 +11,7 @@ source "$(dirname "$0")/testlib.sh"
 
 t_setup spw 2
 t_start_routerd
+MBUFS0=$(t_mbufs_in_use)
 HTTPC="python3 $SY_SRC/tests/integration/httpc.py"
 D=lab.switchyard.test
 
@@ -70,5 +71,8 @@ stats_json
 t_json_expect "$T_OUT" 'd["total"]["drops"].get("tcp_handoff_ring_full", 0) == 0' "no tcp_handoff_ring_full drops after the 20 MB download"
 t_ok "20 MB download through 2 workers: sha256 matches ($(($(t_json "$T_OUT" 'd["total"]["handoffs"]') - h0)) hand-offs during it)"
 t_note "drops: $(t_json "$T_OUT" '{k: v for k, v in d["total"]["drops"].items() if v}')"
+# Frames handed between the workers over their rings: every buffer back with both at rest.
+t_flows_zero 10 || t_fail "flows_active back to 0 after the download" "JSON: ${T_OUT:0:1500}"
+t_mbufs_back "$MBUFS0" "2 workers, after the hand-offs"
 
 t_finish
