@@ -33,6 +33,7 @@ for port in c["ports"]:
 json.dump(c, open(p, "w"), indent=1)
 PY
 t_start_routerd
+MBUFS0=$(t_mbufs_in_use)
 D=$LAB_DOMAIN
 R=$LAB_ROUTER_IP
 A=$LAB_BACKEND_A_IP
@@ -262,4 +263,7 @@ rctl delete ingressroute hc1 -n demo
 rctl delete ingressroute hc2 -n demo
 rctl stats -o json
 t_json_expect "$T_OUT" 'd["health_checks"]["targets"] == 0' "routes deleted: no targets left"
+# The workers' own probes (connects, requests, answers read, resets): every buffer back.
+t_flows_zero 10 || t_fail "flows_active back to 0 after the run" "JSON: ${T_OUT:0:1500}"
+t_mbufs_back "$MBUFS0" "after the health checks and the traffic of this test"
 t_finish

@@ -20,6 +20,7 @@ source "$(dirname "$0")/testlib.sh"
 
 t_setup lbs 1
 t_start_routerd
+MBUFS0=$(t_mbufs_in_use)
 D=$LAB_DOMAIN
 R=$LAB_ROUTER_IP
 rctl apply -f "$SY_SRC/config/routes.yaml"
@@ -263,5 +264,8 @@ for i in $(seq 10); do
 	[ "$(tail -n 1 <<<"$T_OUT" | tr -d '\r')" = "$first" ] || t_fail "Contour: the cookie keeps reaching $first" "$T_OUT"
 done
 t_ok "cookie stickiness: OpenShift (default name, cookie_name, disable_cookies) and Contour Cookie; a cookie survives a weight change"
+
+t_flows_zero 10 || t_fail "flows_active back to 0 after the run" "JSON: ${T_OUT:0:1500}"
+t_mbufs_back "$MBUFS0" "after every connection of this test"
 
 t_finish
