@@ -31,6 +31,14 @@ proc_cpu_ticks() { # PID: utime + stime
 	echo $((${12} + ${13}))
 }
 
+# vcpu_noise CPU: one line on how often CPU is taken away from a spinning thread (2 s of
+# $BUILD/perf/vcpu_gaps): on a VM, what runs meanwhile empties the caches, and a proxy's
+# costs per unit grow with it (perf/README.md, "tls", 2026-11-27 afternoon).
+vcpu_noise() {
+	[ -x "$BUILD/perf/vcpu_gaps" ] || { echo "(no $BUILD/perf/vcpu_gaps)"; return 0; }
+	taskset -c "$1" "$BUILD/perf/vcpu_gaps" --seconds 2 | sed -n 's/^Taken away/CPU '"$1"' taken away/p'
+}
+
 tw_count() { lab_backend ss -Htan state time-wait | wc -l; }
 
 # backend_opens: connections the backends' namespace has accepted so far (TCP PassiveOpens).
