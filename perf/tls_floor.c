@@ -279,7 +279,7 @@ send_flight(int fd, BIO *wbio)
 
 	if (n < 0)
 		n = 0;
-	if (send(fd, flight, (size_t)n, 0) != n)
+	if (send(fd, flight, (size_t)n, MSG_NOSIGNAL) != n)
 		die("send a flight");
 }
 
@@ -389,6 +389,8 @@ measure_paced(SSL_CTX *sctx, SSL_CTX *cctx, int n, int resume, int cpu, int k, d
 				open_fds--;
 				continue;
 			}
+			if (m == 0) /* a client's flights are never empty: it left */
+				die("a client process quit in the middle of a handshake");
 			if (conn[j].sv == NULL) {
 				memset(&conn[j].c, 0, sizeof(conn[j].c));
 				conn[j].rbio = BIO_new(BIO_s_mem());
