@@ -141,12 +141,16 @@ t_flows_zero() {
 	done
 }
 
-# t_mbufs_in_use: the packet buffers out of routerd's pool now (routerctl stats "mbufs").
-t_mbufs_in_use() {
+# t_mbufs_stats: routerctl stats into T_OUT, MBUFS the packet buffers out of routerd's pool
+# now ("mbufs" "in_use"). In the caller's shell, so that T_OUT stays for its messages.
+t_mbufs_stats() {
 	rctl stats -o json
 	[ "$T_RC" -eq 0 ] || t_fail "routerctl stats -o json" "$(t_seen)"
-	t_json "$T_OUT" 'd["mbufs"]["in_use"]'
+	MBUFS=$(t_json "$T_OUT" 'd["mbufs"]["in_use"]')
 }
+
+# t_mbufs_in_use: prints that figure (for a baseline: MBUFS0=$(t_mbufs_in_use)).
+t_mbufs_in_use() { t_mbufs_stats && printf '%s\n' "$MBUFS"; }
 
 # t_mbufs_back BASELINE WHAT: with the traffic over and every flow freed, the buffers out of
 # the pool must come back to BASELINE (taken with no traffic: what the ports' queues hold),
@@ -155,9 +159,8 @@ t_mbufs_in_use() {
 t_mbufs_back() {
 	local deadline=$((SECONDS + 5)) n
 	while :; do
-		rctl stats -o json
-		[ "$T_RC" -eq 0 ] || t_fail "routerctl stats -o json" "$(t_seen)"
-		n=$(t_json "$T_OUT" 'd["mbufs"]["in_use"]')
+		t_mbufs_stats
+		n=$MBUFS
 		[ "$n" -ge 0 ] && [ "$n" -le "$1" ] && break
 		[ "$SECONDS" -lt "$deadline" ] ||
 			t_fail "$2: packet buffers back to the baseline ($1 in use) with no traffic" \
