@@ -301,8 +301,10 @@ sy_worker_tx_flush(struct sy_worker *w, uint16_t port)
 	q->bytes = 0;
 	if (q->n == 0)
 		return;
-	if (pid != SY_PORT_NONE)
+	if (pid != SY_PORT_NONE) {
 		sent = rte_eth_tx_burst(pid, w->queue, q->pkts, q->n);
+		w->counters.tx_bursts++;
+	}
 	for (i = sent; i < q->n; i++) {
 		bytes -= q->pkts[i]->pkt_len;
 		sy_drop(w, q->pkts[i], SY_DROP_TX_FULL);
@@ -340,6 +342,32 @@ sy_tx_linearize(struct sy_worker *w, struct rte_mbuf *m)
 	return c;
 }
 
+#ifndef SY_POLL_PHASES
+#define SY_POLL_PHASES 0
+#endif
+
+/* The TSC in a -Dpoll_phases=true build, else nothing: where a busy poll's
+ * cycles go (perf/README.md, "proxy") at four more clock reads a poll. */
+static inline uint64_t
+phase_tsc(void)
+{
+	return SY_POLL_PHASES ? rte_rdtsc() : 0;
+}
+
+/* A busy poll's parts, from the marks sy_worker_poll left (t0: the loop's
+ * top, t1: after the poll). */
+static void
+phase_count(struct sy_worker *w, uint64_t t0, uint64_t t1)
+{
+	struct sy_worker_counters *c = &w->counters;
+
+	c->poll_pre_cycles += w->phase.rx_begin - t0;
+	c->poll_rx_cycles += w->phase.rx_calls;
+	c->poll_input_cycles += w->phase.input_end - w->phase.rx_begin - w->phase.rx_calls;
+	c->poll_timer_cycles += w->phase.timers_end - w->phase.input_end;
+	c->poll_tx_cycles += t1 - w->phase.timers_end;
+}
+
 unsigned
 sy_worker_poll(struct sy_worker *w)
 {
@@ -358,12 +386,18 @@ sy_worker_poll(struct sy_worker *w)
 	if (w->id == 0 && sh->vrrp != NULL)
 		work += sy_vrrp_poll(w); /* VIP failover (vrrp/vrrp.h) */
 
+	w->phase.rx_begin = phase_tsc();
+	w->phase.rx_calls = 0;
 	for (p = 0; p < sh->n_ports; p++) {
 		uint16_t pid = sh->ports[p].port_id;
+		uint64_t rx_t0;
 
 		if (pid == SY_PORT_NONE)
 			continue;
+		rx_t0 = phase_tsc();
 		n = rte_eth_rx_burst(pid, w->queue, pkts, SY_RX_BURST);
+		if (SY_POLL_PHASES)
+			w->phase.rx_calls += phase_tsc() - rx_t0;
 		if (n == 0)
 			continue;
 		work += n;
@@ -373,12 +407,15 @@ sy_worker_poll(struct sy_worker *w)
 		sy_splice_rx_burst(w, p, pkts, n);
 	}
 
+	w->phase.input_end = phase_tsc();
 	work += sy_tcp_timers_run(w);
 
 	if (w->now - w->arp.last_timer >= sy_ms_to_tsc(w, SY_ARP_TIMER_MS)) {
 		w->arp.last_timer = w->now;
 		sy_arp_timer(w);
 	}
+
+	w->phase.timers_end = phase_tsc();
 
 	/* Send what is queued. With tx_drain_us a busy port's frames may wait
 	 * for more, until there are SY_TX_DRAIN_BURST or the first has waited
@@ -444,8 +481,12 @@ sy_worker_main(void *arg)
 		if (work != 0) {
 			empty = 0;
 			sleep_us = SY_IDLE_SLEEP_MIN_US;
-			w->counters.busy_cycles += rte_rdtsc() - t0;
+			uint64_t t1 = rte_rdtsc();
+
+			w->counters.busy_cycles += t1 - t0;
 			w->counters.busy_loops++;
+			if (SY_POLL_PHASES)
+				phase_count(w, t0, t1);
 			continue;
 		}
 		/* Never asleep on held frames (tx_drain_us). */

@@ -134,6 +134,11 @@ struct sy_worker {
 	struct sy_generation *gen;
 	struct sy_txq txq[SY_MAX_PORTS];
 	unsigned tx_held; /* frames the last poll kept for a later burst */
+	/* A -Dpoll_phases=true build's marks in this poll (TSC), added to the
+	 * poll_*_cycles counters by sy_worker_main when the poll was busy. */
+	struct {
+		uint64_t rx_begin, input_end, timers_end, rx_calls;
+	} phase;
 	struct sy_worker_counters counters; /* worker: wo, ctl: ro */
 	struct sy_arp_table arp;
 	struct sy_tcp_worker tcp;

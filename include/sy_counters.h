@@ -134,6 +134,14 @@ extern const char *const sy_drop_reason_names[SY_DROP__COUNT];
 	X(idle_cycles) /* TSC cycles of empty polls and sleeps */              \
 	X(loops)                                                               \
 	X(busy_loops)  /* loop iterations that had work */                    \
+	X(tx_bursts)   /* TX calls to the ports' drivers (tx_packets / tx_bursts: frames per call) */ \
+	/* Where busy loops' cycles went, in a -Dpoll_phases=true build only (0	\
+	 * otherwise): the rest of busy_cycles is the loop's own bookkeeping. */ \
+	X(poll_pre_cycles)   /* rings: neighbour updates, hand-offs, health checks, VRRP */ \
+	X(poll_rx_cycles)    /* the drivers' RX calls */                      \
+	X(poll_input_cycles) /* our processing of what they returned */       \
+	X(poll_timer_cycles) /* TCP and ARP timers */                         \
+	X(poll_tx_cycles)    /* the drivers' TX calls and freeing what they refused */ \
 	X(arp_requests_sent)                                                   \
 	X(arp_replies_sent)                                                    \
 	X(icmp_echo_replies)                                                   \

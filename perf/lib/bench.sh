@@ -7,6 +7,7 @@
 # ROUTERD and duration (seconds per wrk run); rows go to ROWS, the kernel proxy's PID in KPID.
 # shellcheck disable=SC2154 # duration: set by the caller
 ROWS=()
+PHASES=() # measure: a -Dpoll_phases=true routerd's busy cycles by part, a line a run
 KPID=
 CPU_TICK=$(getconf CLK_TCK)
 
@@ -64,9 +65,11 @@ core_ticks() {
 	awk -v c="cpu$1" '$1 == c { b = $2 + $3 + $4 + $7 + $8 + $9; print b, b + $5 + $6 }' /proc/stat
 }
 
-routerd_cycles() { # worker 0's busy and idle cycles, busy loops, RX and TX packets
+# routerd_cycles: worker 0's busy and idle cycles, busy loops, RX and TX packets, TX calls,
+# then its busy polls' parts (all 0 unless routerd was built with -Dpoll_phases=true).
+routerd_cycles() {
 	lab_routerctl stats -o json | python3 -c \
-		'import json,sys; w=json.load(sys.stdin)["workers"][0]; print(w["busy_cycles"], w["idle_cycles"], w["busy_loops"], w["rx_packets"], w["tx_packets"])'
+		'import json,sys; w=json.load(sys.stdin)["workers"][0]; print(*(w[k] for k in ("busy_cycles", "idle_cycles", "busy_loops", "rx_packets", "tx_packets", "tx_bursts", "poll_pre_cycles", "poll_rx_cycles", "poll_input_cycles", "poll_timer_cycles", "poll_tx_cycles")))'
 }
 
 # measure PROXY RUN CONNS close|keepalive [HOST]: one wrk run of D seconds ($duration) from
@@ -74,13 +77,13 @@ routerd_cycles() { # worker 0's busy and idle cycles, busy loops, RX and TX pack
 # HOST the requests go round SY_WRK_MIX's (Host, path) pairs (wrk_report.lua).
 measure() {
 	local proxy=$1 run=$2 c=$3 mode=$4 host=${5:-} out tw cpu0 cpu1 b0 b1 i0 i1 t0 t1 o0 o1
-	local l0 l1 r0 r1 x0 x1
+	local l0 l1 r0 r1 x0 x1 k0 k1 ph0 ph1 line
 	local -a hdr=()
 	[ -n "$host" ] && hdr+=(-H "Host: $host")
 	[ "$mode" = close ] && hdr+=(-H 'Connection: close')
 	tw=$(tw_count)
 	if [ "${proxy#routerd}" != "$proxy" ]; then # routerd, routerd proxy, routerd splice
-		read -r b0 i0 l0 r0 x0 < <(routerd_cycles)
+		read -r b0 i0 l0 r0 x0 k0 ph0 < <(routerd_cycles)
 		cpu0=$(proc_cpu_ticks "$ROUTERD_PID")
 	else
 		cpu0=$(proc_cpu_ticks "$KPID")
@@ -93,17 +96,19 @@ measure() {
 	o1=$(backend_opens)
 	[ -n "$out" ] || { sy_warn "$proxy $run: wrk printed no report"; return 1; }
 	if [ -n "${b0:-}" ]; then
-		read -r b1 i1 l1 r1 x1 < <(routerd_cycles)
+		read -r b1 i1 l1 r1 x1 k1 ph1 < <(routerd_cycles)
 		cpu1=$(proc_cpu_ticks "$ROUTERD_PID")
 	else
 		cpu1=$(proc_cpu_ticks "$KPID")
 	fi
-	ROWS+=("$(python3 - "$proxy" "$run" "$c" "$mode" "$out" "$tw" "$cpu0" "$cpu1" "$CPU_TICK" \
+	local -a made
+	mapfile -t made < <(python3 - "$proxy" "$run" "$c" "$mode" "$out" "$tw" "$cpu0" "$cpu1" "$CPU_TICK" \
 		"$t0" "$t1" "${b0:-}" "${b1:-0}" "${i0:-0}" "${i1:-0}" "$o0" "$o1" \
-		"${l0:-0}" "${l1:-0}" "${r0:-0}" "${r1:-0}" "${x0:-0}" "${x1:-0}" <<'PY'
+		"${l0:-0}" "${l1:-0}" "${r0:-0}" "${r1:-0}" "${x0:-0}" "${x1:-0}" "${k0:-0}" "${k1:-0}" \
+		"${ph0:-0 0 0 0 0}" "${ph1:-0 0 0 0 0}" <<'PY'
 import json, sys
 (proxy, run, c, mode, out, tw, cpu0, cpu1, tick, t0, t1, b0, b1, i0, i1, o0, o1,
- l0, l1, r0, r1, x0, x1) = sys.argv[1:]
+ l0, l1, r0, r1, x0, x1, k0, k1, ph0, ph1) = sys.argv[1:]
 d = json.loads(out)
 req = max(d["requests"], 1)
 opens = int(o1) - int(o0)  # by the proxy, and by nothing else in the lab during the run
@@ -117,8 +122,20 @@ if b0:
     polls, rx, tx = int(l1) - int(l0), int(r1) - int(r0), int(x1) - int(x0)
     # Packets per request both ways, and how many arrive per busy poll: a poll's fixed
     # cost (and each port's TX call) is shared by that many.
+    calls = int(k1) - int(k0)
     cpu = (f"{busy / hz / req * 1e6:.1f} us busy ({proc:.1f} us process; worker {load:.0%} busy;"
-           f" {rx / req:.1f} in, {tx / req:.1f} out per request, {rx / max(polls, 1):.1f} in per busy poll)")
+           f" {rx / req:.1f} in, {tx / req:.1f} out per request, {rx / max(polls, 1):.1f} in per busy poll,"
+           f" {tx / max(calls, 1):.1f} out per TX call)")
+    # A -Dpoll_phases=true build: where the busy polls' cycles went (PHASES, printed
+    # under the table by the caller).
+    ph = [int(b) - int(a) for a, b in zip(ph0.split(), ph1.split())]
+    if sum(ph) > 0:
+        names = ("rings", "RX calls", "our processing", "timers", "TX calls")
+        parts = ", ".join(f"{n} {v / hz / req * 1e6:.1f} us ({v / max(busy, 1):.0%})"
+                          for n, v in zip(names, ph))
+        print(f"PHASES {proxy}, {run}: per request {parts};"
+              f" {ph[4] / max(calls, 1):,.0f} cycles per TX call, {ph[4] / max(tx, 1):,.0f} per frame sent;"
+              f" {ph[2] / max(rx, 1):,.0f} cycles of our processing per frame received")
 else:
     cpu = f"{proc:.1f} us"
 ms = lambda us: f"{us / 1000:.2f} ms"
@@ -127,8 +144,14 @@ if run.replace("-", "") != mode:
 print(f"| {proxy} | {run} | {c} | {rate:,.0f} | {ms(d['lat_p50_us'])} | {ms(d['lat_p99_us'])} "
       f"| {ms(d['lat_max_us'])} | {errs} | {d['status']} | {cpu} | {opens:,} ({opens / req:.2f}/req) | {tw} |")
 PY
-)")
-	printf '%s\n' "${ROWS[-1]}" >&2
+)
+	for line in "${made[@]}"; do
+		case $line in
+		"PHASES "*) PHASES+=("- ${line#PHASES }") ;;
+		*) ROWS+=("$line") ;;
+		esac
+		printf '%s\n' "$line" >&2
+	done
 }
 
 # fresh_lab: a new lab (no TIME_WAIT anywhere), nginx backends up; the peers' receive work

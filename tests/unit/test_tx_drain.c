@@ -158,11 +158,12 @@ test_held_until_deadline(void **state)
 {
 	struct sy_worker *w = env.w;
 	const uint64_t drain = env.sh->tsc_per_ms * 30 / 1000; /* 30 us */
-	uint64_t t0, before;
+	uint64_t t0, before, calls;
 
 	busy_window(drain);
 	t0 = w->now;
 	before = w->counters.tx_packets;
+	calls = w->counters.tx_bursts;
 	syns(1);
 	assert_int_not_equal(sy_worker_poll(w), 0); /* the SYN */
 	sent(0);
@@ -181,6 +182,8 @@ test_held_until_deadline(void **state)
 	sent(3);
 	assert_int_equal(w->tx_held, 0);
 	assert_int_equal(w->counters.tx_packets - before, 3);
+	/* The three held frames went in one call to the driver. */
+	assert_int_equal(w->counters.tx_bursts - calls, 1);
 }
 
 /* SY_TX_DRAIN_BURST frames go at once, however long the drain time. */
