@@ -61,6 +61,23 @@ def counters(r):
     return (d + ["-", "-", "-"])[:3]
 
 
+def routerd_parts(r, hz, n, lib_cycles):
+    """routerd's frames per handshake and TX calls, and from a -Dpoll_phases=true build
+    where its busy cycles outside OpenSSL's calls went; "" for a kernel proxy."""
+    a, b = r["actr"].split(","), r["bctr"].split(",")
+    if len(a) < 11 or len(b) < 11 or not hz:
+        return ""
+    rx, tx, calls, pre, rxc, inp, tim, txc = (int(y) - int(x) for x, y in zip(a[3:11], b[3:11]))
+    n = max(n, 1)
+    text = f"{rx / n:.1f} frames in and {tx / n:.1f} out per handshake, {tx / max(calls, 1):.1f} per TX call"
+    if pre + rxc + inp + tim + txc > 0:
+        us = lambda c: c / hz / n * 1e6
+        text += (f"; around them (a -Dpoll_phases=true build): the drivers' TX calls {us(txc):.1f} us, "
+                 f"RX calls {us(rxc):.1f} us, our processing {us(inp - lib_cycles):.1f} us, "
+                 f"timers {us(tim):.1f} us, rings {us(pre):.1f} us")
+    return text
+
+
 def library_floor(text):
     """{tickets: (full us, resumed us or None)} from perf/tls_floor's table."""
     out = {}
@@ -97,7 +114,7 @@ def main():
               if not os.path.basename(f).startswith("paced")]
     paced_floors = [library_floor(open(f).read()) for f in sys.argv[3:]
                     if os.path.basename(f).startswith("paced")]
-    rows, per_core, us_per, us_lib = [], {}, {}, {}
+    rows, per_core, us_per, us_lib, parts = [], {}, {}, {}, {}
     rounds = {}  # (proxy, run) -> [(cpu per unit, round, per core, library us or None, row)]
     for r in records:
         secs, wall, how, proc = proxy_cpu(r)
@@ -114,6 +131,7 @@ def main():
             hz = tsc_hz(r)
             if cyc != "-" and hz:
                 us_lib[(r["proxy"], r["run"])] = int(cyc) / hz / max(n, 1) * 1e6
+                parts[(r["proxy"], r["run"])] = routerd_parts(r, hz, n, int(cyc))
             if r["proxy"].startswith("routerd"):
                 check += f"; routerd counted {hs} handshakes, {res} resumed"
             else:
@@ -138,13 +156,14 @@ def main():
         row = (f"| {r['proxy']} | {r['run']} | {rate_txt} | {core_txt} | {cpu_txt} | {how} "
                f"| {core_share(r, 'core0'):.0%} | {core_share(r, 'core1'):.0%} | {check} |")
         rounds.setdefault(key, []).append((cpu_per, int(r.get("round", 1)), core_rate,
-                                           us_lib.pop(key, None), row))
+                                           us_lib.pop(key, None), parts.pop(key, ""), row))
     # Each (proxy, run): the round with the median CPU per unit.
     for key, v in rounds.items():
-        cpu_per, _, core_rate, lib_us, row = sorted(v)[(len(v) - 1) // 2]
+        cpu_per, _, core_rate, lib_us, part, row = sorted(v)[(len(v) - 1) // 2]
         per_core[key], us_per[key] = core_rate, cpu_per
         if lib_us is not None:
             us_lib[key] = lib_us
+            parts[key] = part
         rows.append(row)
 
     print("\n| proxy | run | rate | per core | CPU per handshake / per MB | proxy CPU | CPU 0 (clients) busy "
@@ -197,7 +216,8 @@ def main():
                             (("back-to-back", lib), ("paced", paced)) if 1 in table and table[1][i])
             print(f"  routerd, {run}: {l:.1f} us of its {u:.1f} us busy per handshake inside OpenSSL's "
                   f"calls (tls_handshake_cycles){' = ' + rel if rel else ''}, {u - l:.1f} us around "
-                  f"them (TCP, IP, ports, the poll loop)")
+                  f"them (TCP, IP, ports, the poll loop)"
+                  + (f"; {parts[('routerd', run)]}" if parts.get(("routerd", run)) else ""))
     if ("haproxy", "full") in us_per:
         budget = us_per[("haproxy", "full")] / TARGET
         line = (f"  {TARGET}x HAProxy's full handshakes per core allows routerd {budget:.1f} us per "
