@@ -386,8 +386,10 @@ sy_worker_poll(struct sy_worker *w)
 	if (w->id == 0 && sh->vrrp != NULL)
 		work += sy_vrrp_poll(w); /* VIP failover (vrrp/vrrp.h) */
 
-	w->phase.rx_begin = phase_tsc();
-	w->phase.rx_calls = 0;
+	if (SY_POLL_PHASES) {
+		w->phase.rx_begin = phase_tsc();
+		w->phase.rx_calls = 0;
+	}
 	for (p = 0; p < sh->n_ports; p++) {
 		uint16_t pid = sh->ports[p].port_id;
 		uint64_t rx_t0;
@@ -407,7 +409,8 @@ sy_worker_poll(struct sy_worker *w)
 		sy_splice_rx_burst(w, p, pkts, n);
 	}
 
-	w->phase.input_end = phase_tsc();
+	if (SY_POLL_PHASES)
+		w->phase.input_end = phase_tsc();
 	work += sy_tcp_timers_run(w);
 
 	if (w->now - w->arp.last_timer >= sy_ms_to_tsc(w, SY_ARP_TIMER_MS)) {
@@ -415,7 +418,8 @@ sy_worker_poll(struct sy_worker *w)
 		sy_arp_timer(w);
 	}
 
-	w->phase.timers_end = phase_tsc();
+	if (SY_POLL_PHASES)
+		w->phase.timers_end = phase_tsc();
 
 	/* Send what is queued. With tx_drain_us a busy port's frames may wait
 	 * for more, until there are SY_TX_DRAIN_BURST or the first has waited
@@ -479,10 +483,10 @@ sy_worker_main(void *arg)
 		w->counters.loops++;
 
 		if (work != 0) {
-			empty = 0;
-			sleep_us = SY_IDLE_SLEEP_MIN_US;
 			uint64_t t1 = rte_rdtsc();
 
+			empty = 0;
+			sleep_us = SY_IDLE_SLEEP_MIN_US;
 			w->counters.busy_cycles += t1 - t0;
 			w->counters.busy_loops++;
 			if (SY_POLL_PHASES)

@@ -136,7 +136,7 @@ extern const char *const sy_drop_reason_names[SY_DROP__COUNT];
 	X(busy_loops)  /* loop iterations that had work */                    \
 	X(tx_bursts)   /* TX calls to the ports' drivers (tx_packets / tx_bursts: frames per call) */ \
 	/* Where busy loops' cycles went, in a -Dpoll_phases=true build only (0	\
-	 * otherwise): the rest of busy_cycles is the loop's own bookkeeping. */ \
+	 * otherwise); the five add up to busy_cycles. */                      \
 	X(poll_pre_cycles)   /* rings: neighbour updates, hand-offs, health checks, VRRP */ \
 	X(poll_rx_cycles)    /* the drivers' RX calls */                      \
 	X(poll_input_cycles) /* our processing of what they returned */       \
