@@ -372,6 +372,72 @@ sy_ops_routes_traffic(struct sy_router *r, const json_t *req)
 			 sy_route_stats_json(&r->route_stats));
 }
 
+/* "ADDR:PORT", or null for a leg the record does not have. */
+static json_t *
+endpoint_json(uint32_t ip, uint16_t port)
+{
+	char a[INET_ADDRSTRLEN];
+	uint32_t be = htonl(ip);
+
+	if (ip == 0 && port == 0)
+		return json_null();
+	inet_ntop(AF_INET, &be, a, sizeof(a));
+	return json_sprintf("%s:%u", a, (unsigned)port);
+}
+
+#define SY_CONNS_LIMIT_DEFAULT 1000
+#define SY_CONNS_LIMIT_MAX 1000000
+
+/* The workers' live connection records (observe/conn_list.h), at most
+ * "limit" (default SY_CONNS_LIMIT_DEFAULT) in all. */
+json_t *
+sy_ops_conns(struct sy_router *r, const json_t *req)
+{
+	const json_t *lim = json_object_get(req, "limit");
+	json_int_t limit = SY_CONNS_LIMIT_DEFAULT;
+	struct sy_dp_conn *v;
+	json_t *list;
+	unsigned w, i, n, total = 0, live = 0;
+
+	if (lim != NULL) {
+		if (!json_is_integer(lim) || json_integer_value(lim) < 1 ||
+		    json_integer_value(lim) > SY_CONNS_LIMIT_MAX)
+			return sy_err_reply1("bad_request", NULL, "limit",
+					     "\"limit\" must be an integer from 1 to %d", SY_CONNS_LIMIT_MAX);
+		limit = json_integer_value(lim);
+	}
+	v = calloc((size_t)limit, sizeof(*v));
+	list = json_array();
+	if (v == NULL || list == NULL) {
+		free(v);
+		json_decref(list);
+		return sy_err_reply1("internal", NULL, NULL, "out of memory");
+	}
+	for (w = 0; r->dataplane_up && w < sy_dp_n_workers(); w++) {
+		const struct sy_worker_counters *c = sy_dp_worker_counters(w);
+
+		live += (unsigned)c->flows_active;
+		n = sy_dp_conns(w, v, (unsigned)limit - total);
+		for (i = 0; i < n; i++)
+			json_array_append_new(list, json_pack(
+				"{s:I, s:s, s:o, s:o, s:o, s:o, s:s, s:s, s:s, s:s, s:s, s:I, s:I, s:I, s:I, s:I}",
+				"worker", (json_int_t)w, "kind", v[i].kind,
+				"client", endpoint_json(v[i].client_ip, v[i].client_port),
+				"listen", endpoint_json(v[i].listen_ip, v[i].listen_port),
+				"backend", endpoint_json(v[i].backend_ip, v[i].backend_port),
+				"source", endpoint_json(v[i].snat_ip, v[i].snat_port),
+				"client_tcp", v[i].client_tcp, "backend_tcp", v[i].backend_tcp,
+				"request", v[i].request, "response", v[i].response, "tls", v[i].tls,
+				"requests", (json_int_t)v[i].requests, "unacked", (json_int_t)v[i].unacked,
+				"queued", (json_int_t)v[i].queued, "timer_ms", (json_int_t)v[i].timer_ms,
+				"deadline_ms", (json_int_t)v[i].deadline_ms));
+		total += n;
+	}
+	free(v);
+	return json_pack("{s:b, s:I, s:b, s:o}", "ok", 1, "flows_active", (json_int_t)live,
+			 "truncated", total >= (unsigned)limit, "conns", list);
+}
+
 json_t *
 sy_ops_handle(struct sy_router *r, const json_t *req)
 {
@@ -383,6 +449,7 @@ sy_ops_handle(struct sy_router *r, const json_t *req)
 		{ "resolve", sy_ops_resolve }, { "stats", sy_ops_stats }, { "status", sy_ops_status },
 		{ "metrics", sy_ops_metrics }, { "graph", sy_ops_graph },
 		{ "dns-zone", sy_ops_dns_zone }, { "routes-traffic", sy_ops_routes_traffic },
+		{ "conns", sy_ops_conns },
 	};
 	const char *op;
 	size_t i;
@@ -409,6 +476,6 @@ sy_ops_handle(struct sy_router *r, const json_t *req)
 		}
 	return sy_err_reply1("unknown_op", NULL, "op",
 			     "unknown op \"%s\" (known: apply, delete, get, resolve, stats, status, metrics, "
-			     "graph, dns-zone)",
+			     "graph, dns-zone, routes-traffic, conns)",
 			     op);
 }

@@ -91,6 +91,7 @@ json_t *sy_ops_stats(struct sy_router *r, const json_t *req);
 json_t *sy_ops_metrics(struct sy_router *r, const json_t *req);
 json_t *sy_ops_graph(struct sy_router *r, const json_t *req);
 json_t *sy_ops_routes_traffic(struct sy_router *r, const json_t *req);
+json_t *sy_ops_conns(struct sy_router *r, const json_t *req);
 json_t *sy_ops_dns_zone(struct sy_router *r, const json_t *req); /* control/fleet/zone.c */
 
 /* Names of the generation's enums as resolve and graph print them. */

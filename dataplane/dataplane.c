@@ -30,6 +30,7 @@
 #include "splice/flow.h"
 #include "worker.h"
 #include "lb/lb.h"
+#include "observe/conn_list.h"
 #include "vrrp/vrrp.h"
 
 RTE_LOG_REGISTER(sy_dp_logtype, switchyard.dataplane, INFO);
@@ -250,6 +251,14 @@ sy_dp_worker_counters(unsigned i)
 	if (i >= dp.n_workers)
 		return NULL;
 	return &dp.workers[i]->counters;
+}
+
+unsigned
+sy_dp_conns(unsigned i, struct sy_dp_conn *out, unsigned max)
+{
+	if (i >= dp.n_workers)
+		return 0;
+	return sy_conn_list(dp.workers[i], rte_rdtsc(), out, max);
 }
 
 void

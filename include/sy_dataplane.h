@@ -153,4 +153,28 @@ struct sy_dp_mbufs {
 };
 int sy_dp_mbufs(struct sy_dp_mbufs *out);
 
+/* One live connection record of a worker (`routerctl conns`,
+ * observe/conn_list.h). Names are static strings, "" where they do not
+ * apply; addresses and ports in host order, 0 where the record has none. */
+struct sy_dp_conn {
+	const char *kind;        /* peek, connecting, spliced, answer, linger, proxy,
+				  * proxy-backend, proxy-idle, proxy-time-wait, health-probe */
+	const char *client_tcp;  /* proxy: each leg's TCP state (established, ...) */
+	const char *backend_tcp;
+	const char *request;     /* proxy: head, body, sent */
+	const char *response;    /* proxy: none, head, body, own */
+	const char *tls;         /* terminated here: handshake, open, failed */
+	uint32_t client_ip, listen_ip, backend_ip, snat_ip;
+	uint16_t client_port, listen_port, backend_port, snat_port;
+	uint32_t requests;       /* proxy: requests on this client connection */
+	uint32_t unacked;        /* proxy: bytes sent to the client, not yet acknowledged */
+	uint32_t queued;         /* ... and bytes waiting to be sent to it */
+	int64_t timer_ms;        /* until the record's timer fires; -1: none */
+	int64_t deadline_ms;     /* proxy: until the current phase's timeout; -1: none */
+};
+/* Up to max of worker i's live records into out; how many. Read while the
+ * worker runs, without a lock: a busy connection's line may mix two moments
+ * (observe/conn_list.h says why that is safe). 0 without a data plane. */
+unsigned sy_dp_conns(unsigned i, struct sy_dp_conn *out, unsigned max);
+
 #endif

@@ -127,6 +127,7 @@ flows_drain() {
 				"routerd drops: $(nonzero_drops "$T_OUT")" \
 				"client sockets: $(lab_client ss -tanH 2>&1 | grep -v LISTEN | head -n 20 | tr '\n' ';')" \
 				"backend sockets: $(lab_backend ss -tanH 2>&1 | grep -v LISTEN | head -n 20 | tr '\n' ';')" \
+				"routerd's live records (routerctl conns): $("$ROUTERCTL" -s "$LAB_SOCKET" conns 20 2>&1)" \
 				"relay: $relay"
 		fi
 		sleep 0.5

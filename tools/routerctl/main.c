@@ -644,6 +644,26 @@ cmd_dns_zone(struct rctl_client *c, struct cli *cli)
 		     print_zone);
 }
 
+/* The live connection records; LIMIT (default the router's, 1000) at most. */
+static int
+cmd_conns(struct rctl_client *c, struct cli *cli)
+{
+	json_t *req = json_pack("{s:s}", "op", "conns");
+
+	if (cli->nargs == 1) {
+		char *end;
+		long n = strtol(cli->args[0], &end, 10);
+
+		if (*cli->args[0] == '\0' || *end != '\0' || n < 1) {
+			errmsg("conns: LIMIT must be a whole number from 1, not '%s'", cli->args[0]);
+			json_decref(req);
+			return EXIT_USAGE;
+		}
+		json_object_set_new(req, "limit", json_integer(n));
+	}
+	return query(c, cli, req, rctl_print_conns);
+}
+
 static int
 cmd_resolve(struct rctl_client *c, struct cli *cli)
 {
@@ -726,6 +746,8 @@ static const struct command commands[] = {
 	{ "top", NULL, cmd_top, OPT_NAMESPACE, { NULL }, 0, 0, "top [-n REFRESHES]" },
 	{ "dns-zone", NULL, cmd_dns_zone, OPT_OUTPUT, { "json", "yaml", NULL }, 1, 1,
 	  "dns-zone ROUTER [-o json|yaml]   # the shard's zone file" },
+	{ "conns", NULL, cmd_conns, OPT_OUTPUT, { "json", "yaml", NULL }, 0, 1,
+	  "conns [LIMIT] [-o json|yaml]   # live connection records" },
 };
 
 #define N_COMMANDS (sizeof(commands) / sizeof(commands[0]))

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <ctype.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -491,6 +492,89 @@ rctl_print_status(FILE *out, const json_t *r)
 			goto out;
 	}
 	rc = rctl_table_print(t, out);
+out:
+	rctl_table_free(t);
+	return rc;
+}
+
+/* A string field, "-" when empty or absent (null legs, "" states). */
+static const char *
+dash(const json_t *o, const char *key)
+{
+	const char *s = json_string_value(json_object_get(o, key));
+
+	return s != NULL && s[0] != '\0' ? s : "-";
+}
+
+/* Milliseconds as the table shows them: "-" for -1 (none), else seconds. */
+static void
+ms_cell(const json_t *o, const char *key, char *buf, size_t len)
+{
+	json_int_t ms = json_integer_value(json_object_get(o, key));
+
+	if (ms < 0)
+		snprintf(buf, len, "-");
+	else
+		snprintf(buf, len, "%.1fs", (double)ms / 1000.0);
+}
+
+/* The live connection records (the conns op), one a line, and how many
+ * were not listed. */
+int
+rctl_print_conns(FILE *out, const json_t *reply)
+{
+	static const char *const h[] = { "WORKER", "KIND",     "CLIENT",  "LISTEN", "BACKEND",
+					 "SOURCE", "TCP C/B",  "REQ/RESP", "TLS",    "REQS",
+					 "UNACKED", "QUEUED",  "TIMER",   "DEADLINE" };
+	struct rctl_table *t = rctl_table_new(14, h);
+	const json_t *c, *conns = json_object_get(reply, "conns");
+	char worker[16], tcp[48], ex[32], reqs[16], unacked[16], queued[16], timer[24], deadline[24];
+	size_t i;
+	int rc = -1;
+
+	if (t == NULL)
+		return -1;
+	json_array_foreach(conns, i, c) {
+		const char *cells[14];
+
+		snprintf(worker, sizeof(worker), "%" JSON_INTEGER_FORMAT,
+			 json_integer_value(json_object_get(c, "worker")));
+		snprintf(tcp, sizeof(tcp), "%s/%s", dash(c, "client_tcp"), dash(c, "backend_tcp"));
+		snprintf(ex, sizeof(ex), "%s/%s", dash(c, "request"), dash(c, "response"));
+		snprintf(reqs, sizeof(reqs), "%" JSON_INTEGER_FORMAT,
+			 json_integer_value(json_object_get(c, "requests")));
+		snprintf(unacked, sizeof(unacked), "%" JSON_INTEGER_FORMAT,
+			 json_integer_value(json_object_get(c, "unacked")));
+		snprintf(queued, sizeof(queued), "%" JSON_INTEGER_FORMAT,
+			 json_integer_value(json_object_get(c, "queued")));
+		ms_cell(c, "timer_ms", timer, sizeof(timer));
+		ms_cell(c, "deadline_ms", deadline, sizeof(deadline));
+		cells[0] = worker;
+		cells[1] = dash(c, "kind");
+		cells[2] = dash(c, "client");
+		cells[3] = dash(c, "listen");
+		cells[4] = dash(c, "backend");
+		cells[5] = dash(c, "source");
+		cells[6] = strcmp(tcp, "-/-") == 0 ? "-" : tcp;
+		cells[7] = strcmp(ex, "-/-") == 0 ? "-" : ex;
+		cells[8] = dash(c, "tls");
+		cells[9] = reqs;
+		cells[10] = unacked;
+		cells[11] = queued;
+		cells[12] = timer;
+		cells[13] = deadline;
+		if (rctl_table_add_row(t, cells) < 0)
+			goto out;
+	}
+	if (rctl_table_rows(t) == 0) {
+		rc = fprintf(out, "No connections.\n") < 0 ? -1 : 0;
+		goto out;
+	}
+	rc = rctl_table_print(t, out);
+	if (rc == 0 && json_is_true(json_object_get(reply, "truncated")))
+		rc = fprintf(out, "(%zu listed of %" JSON_INTEGER_FORMAT " live: routerctl conns LIMIT for more)\n",
+			     json_array_size(conns),
+			     json_integer_value(json_object_get(reply, "flows_active"))) < 0 ? -1 : 0;
 out:
 	rctl_table_free(t);
 	return rc;

@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * A worker's live connection records as the operator reads them
+ * (`routerctl conns`, the control thread's conns op): the way to find a
+ * connection that should have ended, and what it waits for, as `ss` or
+ * HAProxy's `show sess` is read.
+ *
+ * The control thread reads the records while the worker runs, without a
+ * lock and without asking the worker: records live in the worker's arena
+ * and proxy states in its mempool, neither unmapped while routerd runs, so
+ * a read may be stale or mix two moments of a busy connection but never
+ * touches freed memory; pointers are followed only into those two. An idle
+ * connection, the kind one looks for, reads as it is.
+ */
+#ifndef SY_DP_CONN_LIST_H
+#define SY_DP_CONN_LIST_H
+
+#include <stdint.h>
+
+#include "sy_dataplane.h"
+#include "worker.h"
+
+/* Up to max of w's live records into out, now being the TSC; how many. */
+unsigned sy_conn_list(const struct sy_worker *w, uint64_t now, struct sy_dp_conn *out,
+		      unsigned max);
+
+#endif
