@@ -389,7 +389,8 @@ endpoint_json(uint32_t ip, uint16_t port)
 #define SY_CONNS_LIMIT_MAX 1000000
 
 /* The workers' live connection records (observe/conn_list.h), at most
- * "limit" (default SY_CONNS_LIMIT_DEFAULT) in all. */
+ * "limit" (default SY_CONNS_LIMIT_DEFAULT) in all; "truncated" when the
+ * limit stopped the list short of the records the workers count. */
 json_t *
 sy_ops_conns(struct sy_router *r, const json_t *req)
 {
@@ -435,7 +436,7 @@ sy_ops_conns(struct sy_router *r, const json_t *req)
 	}
 	free(v);
 	return json_pack("{s:b, s:I, s:b, s:o}", "ok", 1, "flows_active", (json_int_t)live,
-			 "truncated", total >= (unsigned)limit, "conns", list);
+			 "truncated", total >= (unsigned)limit && live > total, "conns", list);
 }
 
 json_t *

@@ -11,6 +11,11 @@
 #include "tcp/tcb.h"
 #include "tls/tls.h"
 
+/* names[s], "unknown" past the table or for a hole in it. */
+#define NAME_OF(names, s)                                                              \
+	((size_t)(s) < sizeof(names) / sizeof((names)[0]) && (names)[s] != NULL ? (names)[s] \
+										   : "unknown")
+
 static const char *
 kind_name(uint8_t s)
 {
@@ -27,7 +32,7 @@ kind_name(uint8_t s)
 		[SY_CONN_HEALTH_PROBE] = "health-probe",
 	};
 
-	return s < sizeof(names) / sizeof(names[0]) && names[s] != NULL ? names[s] : "unknown";
+	return NAME_OF(names, s);
 }
 
 static const char *
@@ -45,7 +50,7 @@ tcp_name(uint8_t s)
 		[SY_TCPS_TIME_WAIT] = "time-wait",
 	};
 
-	return s < sizeof(names) / sizeof(names[0]) ? names[s] : "unknown";
+	return NAME_OF(names, s);
 }
 
 static const char *
@@ -57,7 +62,7 @@ request_name(uint8_t s)
 		[SY_PX_REQ_DONE] = "sent",
 	};
 
-	return s < sizeof(names) / sizeof(names[0]) ? names[s] : "unknown";
+	return NAME_OF(names, s);
 }
 
 static const char *
@@ -70,7 +75,7 @@ response_name(uint8_t s)
 		[SY_PX_RESP_OWN] = "own",
 	};
 
-	return s < sizeof(names) / sizeof(names[0]) ? names[s] : "unknown";
+	return NAME_OF(names, s);
 }
 
 static const char *
