@@ -27,8 +27,13 @@ struct sy_gen_retire {
 	bool delta;
 	struct ptr_list chunks;
 	struct ptr_list vhosts;
-	/* While this generation is being built: the vhosts it added, and what
-	 * it replaced in the generation it was begun from. */
+	/* The vhosts this generation added to the one it was begun from
+	 * (kept after commit for the planners, sy_gen_next_added, until a
+	 * successor is committed; empty once committed if it was begun
+	 * empty: then every vhost is new), and while it is being built what
+	 * it replaced in that generation. */
+	bool begun_empty;
+	uint64_t base_id; /* the generation it was begun from; 0: none */
 	struct ptr_list added;
 	struct ptr_list replaced_chunks;
 	struct ptr_list replaced_vhosts;
@@ -136,7 +141,9 @@ sy_gen_begin(struct sy_generation *prev, uint64_t id, size_t expected, uint16_t 
 	g->no_route_status = no_route_status;
 	if (g->retire == NULL)
 		goto fail;
+	g->retire->begun_empty = prev == NULL;
 	if (prev != NULL) {
+		g->retire->base_id = prev->id;
 		g->n_chunks = prev->n_chunks;
 		g->chunk_shift = prev->chunk_shift;
 		g->n_vhosts = prev->n_vhosts;
@@ -330,8 +337,35 @@ sy_gen_commit(struct sy_generation *g, struct sy_generation *prev)
 		prev->retire->vhosts = rt->replaced_vhosts;
 		memset(&rt->replaced_chunks, 0, sizeof(rt->replaced_chunks));
 		memset(&rt->replaced_vhosts, 0, sizeof(rt->replaced_vhosts));
+		/* prev's own additions were planned when it was published. */
+		list_free(&prev->retire->added);
 	}
-	list_free(&rt->added);
+	/* Begun empty, every vhost is new: the planners walk the table. */
+	if (rt->begun_empty)
+		list_free(&rt->added);
+}
+
+const struct sy_vhost *
+sy_gen_next_added(const struct sy_generation *g, size_t *i)
+{
+	const struct sy_gen_retire *rt = g->retire;
+
+	if (rt->begun_empty)
+		return sy_gen_next_vhost(g, i);
+	return *i < rt->added.n ? rt->added.p[(*i)++] : NULL;
+}
+
+const struct sy_vhost *
+sy_gen_next_dropped(const struct sy_generation *g, const struct sy_generation *prev, size_t *i)
+{
+	if (prev == NULL)
+		return NULL;
+	if (g->retire->begun_empty)
+		return sy_gen_next_vhost(prev, i);
+	/* Committed against prev: prev frees what g replaced. */
+	if (g->retire->base_id != prev->id || !prev->retire->delta)
+		return NULL;
+	return *i < prev->retire->vhosts.n ? prev->retire->vhosts.p[(*i)++] : NULL;
 }
 
 /* The generation itself: its lists, directory and header. */

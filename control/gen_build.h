@@ -32,6 +32,21 @@ int sy_gen_insert(struct sy_generation *g, struct sy_vhost *vh);
 /* Finish g: prev (the generation it was begun from, or NULL) learns what to
  * free at retirement. */
 void sy_gen_commit(struct sy_generation *g, struct sy_generation *prev);
+/*
+ * What a committed g changed, for the planners that keep state beside the
+ * generation (counter slots, health checks: control/router.c) and must
+ * cost what a change touches, not what is loaded. Iterate from *i = 0:
+ *  - added: the vhosts g has that the generation it was begun from had
+ *    not (every vhost of g when it was begun empty);
+ *  - dropped: the vhosts of prev that g no longer has (every vhost of prev
+ *    when g was begun empty). prev must be the generation g was begun
+ *    from, or, for a g begun empty, the one it replaces (NULL: none).
+ * Valid until g's successor is committed; prev's vhosts stay readable
+ * until prev is retired and freed.
+ */
+const struct sy_vhost *sy_gen_next_added(const struct sy_generation *g, size_t *i);
+const struct sy_vhost *sy_gen_next_dropped(const struct sy_generation *g,
+					   const struct sy_generation *prev, size_t *i);
 /* Give up on g before commit: free what it made, leave prev as it was. */
 void sy_gen_abort(struct sy_generation *g);
 /* Free a retired (or never published) generation: see above. */

@@ -8,6 +8,7 @@
 
 #include <rte_log.h>
 
+#include "gen_build.h"
 #include "health.h"
 #include "sy_generation.h"
 
@@ -74,7 +75,7 @@ publish_state(const struct sy_health_target *t)
 	size_t i;
 
 	for (i = 0; i < t->n_eps; i++)
-		__atomic_store_n(&t->eps[i]->hc_down, down, __ATOMIC_RELAXED);
+		__atomic_store_n(&t->eps[i].ep->hc_down, down, __ATOMIC_RELAXED);
 }
 
 static int
@@ -130,9 +131,10 @@ target_from_pool(struct sy_health_target *t, const struct sy_pool *p)
 	t->healthy_threshold = p->hc.healthy_threshold ? p->hc.healthy_threshold : 2;
 }
 
-/* e (in pool p) is checked: its target, made if new, remembers this copy. */
-static int
-plan_endpoint(struct sy_health *h, const struct sy_pool *p, struct sy_endpoint *e)
+/* The target of e's address and port: found, or made (with p's settings)
+ * and put in order. NULL on out of memory. */
+static struct sy_health_target *
+target_for(struct sy_health *h, const struct sy_pool *p, const struct sy_endpoint *e)
 {
 	uint32_t ip = e->addr.v4;
 	uint16_t port = htons(e->port);
@@ -140,53 +142,87 @@ plan_endpoint(struct sy_health *h, const struct sy_pool *p, struct sy_endpoint *
 	bool found;
 	size_t i = search(h, ip, port, &found);
 
-	if (found) {
-		t = h->t[i];
-		if (!t->planned) {
-			/* First met in this plan: its settings from this pool,
-			 * its copies from this generation. */
-			target_from_pool(t, p);
-			t->n_eps = 0;
-			t->planned = true;
-		}
-	} else {
-		if (h->n == h->cap) {
-			size_t cap = h->cap ? h->cap * 2 : 64;
-			struct sy_health_target **nt = realloc(h->t, cap * sizeof(*nt));
+	if (found)
+		return h->t[i];
+	if (h->n == h->cap) {
+		size_t cap = h->cap ? h->cap * 2 : 64;
+		struct sy_health_target **nt = realloc(h->t, cap * sizeof(*nt));
 
-			if (nt == NULL)
-				return -ENOMEM;
-			h->t = nt;
-			h->cap = cap;
-		}
-		t = calloc(1, sizeof(*t));
-		if (t == NULL)
-			return -ENOMEM;
-		t->ip = ip;
-		t->port = port;
-		target_from_pool(t, p);
-		t->planned = true;
-		t->next_ms = 0; /* set by the next tick: within HC_FIRST_SPREAD_MS */
-		memmove(&h->t[i + 1], &h->t[i], (h->n - i) * sizeof(*h->t));
-		h->t[i] = t;
-		h->n++;
+		if (nt == NULL)
+			return NULL;
+		h->t = nt;
+		h->cap = cap;
 	}
-	/* The same pool reached through several rules: each copy once. */
+	t = calloc(1, sizeof(*t));
+	if (t == NULL)
+		return NULL;
+	t->ip = ip;
+	t->port = port;
+	target_from_pool(t, p);
+	t->next_ms = 0; /* set by the next tick: within HC_FIRST_SPREAD_MS */
+	memmove(&h->t[i + 1], &h->t[i], (h->n - i) * sizeof(*h->t));
+	h->t[i] = t;
+	h->n++;
+	return t;
+}
+
+/* A rule of a vhost the new generation added sends to e (in pool p, which
+ * checks it): one reference more to e's copy in its target. */
+static int
+plan_take(struct sy_health *h, const struct sy_pool *p, struct sy_endpoint *e)
+{
+	struct sy_health_target *t = target_for(h, p, e);
+	size_t i;
+
+	if (t == NULL)
+		return -ENOMEM;
+	/* The same pool reached through several rules: one copy, counted. */
 	for (i = 0; i < t->n_eps; i++)
-		if (t->eps[i] == e)
+		if (t->eps[i].ep == e) {
+			t->eps[i].refs++;
 			return 0;
+		}
 	if (t->n_eps == t->cap_eps) {
 		size_t cap = t->cap_eps ? t->cap_eps * 2 : 4;
-		struct sy_endpoint **ne = realloc(t->eps, cap * sizeof(*ne));
+		struct sy_health_copy *ne = realloc(t->eps, cap * sizeof(*ne));
 
-		if (ne == NULL)
+		if (ne == NULL) {
+			if (t->n_eps == 0)
+				h->n_gone++; /* a new target without a copy */
 			return -ENOMEM;
+		}
 		t->eps = ne;
 		t->cap_eps = cap;
 	}
-	t->eps[t->n_eps++] = e;
+	t->eps[t->n_eps++] = (struct sy_health_copy){ .ep = e, .pool = p, .refs = 1 };
+	/* A copy no worker reads yet: it starts in its target's state. */
 	__atomic_store_n(&e->hc_down, (uint8_t)(t->state == SY_HEALTH_UNHEALTHY), __ATOMIC_RELAXED);
 	return 0;
+}
+
+/* A rule of a vhost the new generation dropped sent to e: one reference
+ * less; a copy without any leaves its target, and a target without copies
+ * is counted to go (h->n_gone). */
+static void
+plan_put(struct sy_health *h, const struct sy_endpoint *e)
+{
+	bool found;
+	size_t i = search(h, e->addr.v4, htons(e->port), &found), k;
+	struct sy_health_target *t;
+
+	if (!found)
+		return;
+	t = h->t[i];
+	for (k = 0; k < t->n_eps && t->eps[k].ep != e; k++)
+		;
+	if (k == t->n_eps || --t->eps[k].refs > 0)
+		return;
+	t->eps[k] = t->eps[--t->n_eps];
+	if (t->n_eps == 0)
+		h->n_gone++;
+	else if (k == 0)
+		/* Its settings come from its first copy's pool. */
+		target_from_pool(t, t->eps[0].pool);
 }
 
 static void
@@ -202,43 +238,50 @@ target_free(struct sy_health_target *t)
 	free(t);
 }
 
+/* Every endpoint copy, once per rule, that a vhost's rules send to through
+ * a pool with a health check. */
+#define FOR_EACH_CHECKED_ENDPOINT(vh, r, k, p, e)                                               \
+	for ((r) = 0; (r) < (vh)->n_rules; (r)++)                                               \
+		for ((p) = (vh)->rules[(r)].pool, (k) = 0;                                      \
+		     (p) != NULL && (p)->hc.path != NULL && (k) < (p)->n_endpoints &&            \
+		     ((e) = (struct sy_endpoint *)&(p)->endpoints[(k)], 1);                      \
+		     (k)++)                                                                     \
+			if ((e)->addr.family == AF_INET)
+
 int
-sy_health_plan(struct sy_health *h, struct sy_generation *g)
+sy_health_plan(struct sy_health *h, const struct sy_generation *g, const struct sy_generation *prev)
 {
 	const struct sy_vhost *vh;
+	const struct sy_pool *p;
+	struct sy_endpoint *e;
 	size_t vi, i, kept;
 	uint32_t r, k;
 	int rc = 0;
 
-	for (i = 0; i < h->n; i++)
-		h->t[i]->planned = false;
-	for (vi = 0; rc == 0 && (vh = sy_gen_next_vhost(g, &vi)) != NULL;) {
-		for (r = 0; rc == 0 && r < vh->n_rules; r++) {
-			const struct sy_pool *p = vh->rules[r].pool;
+	/* The copies g added first (a target that stays keeps its state),
+	 * then those it dropped. A copy g added that could not be taken (no
+	 * memory) is not checked; the drops run in any case, as their copies
+	 * go with prev. */
+	for (vi = 0; (vh = sy_gen_next_added(g, &vi)) != NULL;)
+		FOR_EACH_CHECKED_ENDPOINT (vh, r, k, p, e)
+			if (plan_take(h, p, e) < 0)
+				rc = -ENOMEM;
+	for (vi = 0; (vh = sy_gen_next_dropped(g, prev, &vi)) != NULL;)
+		FOR_EACH_CHECKED_ENDPOINT (vh, r, k, p, e)
+			plan_put(h, e);
+	/* Targets no pool checks any more go: one pass, only when some did. */
+	if (h->n_gone > 0) {
+		for (i = 0, kept = 0; i < h->n; i++) {
+			struct sy_health_target *t = h->t[i];
 
-			if (p == NULL || p->hc.path == NULL)
-				continue;
-			for (k = 0; rc == 0 && k < p->n_endpoints; k++) {
-				/* The generation's memory: this field is ours to write. */
-				struct sy_endpoint *e = (struct sy_endpoint *)&p->endpoints[k];
-
-				if (e->addr.family != AF_INET)
-					continue;
-				rc = plan_endpoint(h, p, e);
-			}
+			if (t->n_eps > 0)
+				h->t[kept++] = t;
+			else
+				target_free(t);
 		}
+		h->n = kept;
+		h->n_gone = 0;
 	}
-	/* Targets no pool checks any more go (on failure too: their copies
-	 * may be gone with the old generation). */
-	for (i = 0, kept = 0; i < h->n; i++) {
-		struct sy_health_target *t = h->t[i];
-
-		if (t->planned)
-			h->t[kept++] = t;
-		else
-			target_free(t);
-	}
-	h->n = kept;
 	return rc;
 }
 

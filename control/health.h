@@ -6,7 +6,9 @@
  * worker (sy_dataplane.h, dataplane/lb/hc_probe.h):
  *
  *  - plan: when a generation is about to be published, every endpoint of a
- *    pool with a health check becomes a target, keyed by address and port:
+ *    pool with a health check becomes a target, keyed by address and port
+ *    (the plan follows what the generation added and dropped, so a change
+ *    costs what it touches, not what is loaded):
  *    one endpoint is checked once per interval however many routes and
  *    pools use it (the first pool met gives path, host, interval, timeout
  *    and thresholds). A target keeps its state across generations while
@@ -44,11 +46,20 @@
 
 struct sy_generation;
 struct sy_endpoint;
+struct sy_pool;
 
 enum sy_health_state {
 	SY_HEALTH_UNKNOWN = 0,
 	SY_HEALTH_HEALTHY,
 	SY_HEALTH_UNHEALTHY,
+};
+
+/* One copy of a checked endpoint in the live generation, the pool it is in,
+ * and how many of the generation's rules send to it. */
+struct sy_health_copy {
+	struct sy_endpoint *ep;
+	const struct sy_pool *pool;
+	uint32_t refs;
 };
 
 struct sy_health_target {
@@ -66,10 +77,10 @@ struct sy_health_target {
 	uint64_t next_ms;        /* monotonic ms: the next check is due */
 	struct sy_hc_job *job;   /* in flight, or NULL */
 
-	/* The endpoint's copies in the live generation. */
-	struct sy_endpoint **eps;
+	/* The endpoint's copies in the live generation (the first copy's
+	 * pool gives the settings). */
+	struct sy_health_copy *eps;
 	size_t n_eps, cap_eps;
-	bool planned; /* seen by the plan being made */
 };
 
 struct sy_health {
@@ -82,6 +93,7 @@ struct sy_health {
 	struct sy_hc_job **free_jobs;
 	size_t n_free;
 	uint64_t transitions; /* state changes, both ways */
+	size_t n_gone; /* while planning: targets left without copies */
 	uint64_t rng;
 };
 
@@ -89,9 +101,13 @@ struct sy_health {
  * it with scripted answers). True when t's state changed. */
 bool sy_health_observe(struct sy_health_target *t, enum sy_hc_result r, uint16_t status);
 
-/* Targets from g's pools, before g is published; the endpoints of g get
- * their targets' state. -ENOMEM leaves the previous plan in force. */
-int sy_health_plan(struct sy_health *h, struct sy_generation *g);
+/* Targets for the checked endpoints of the vhosts g added, given back for
+ * those it dropped from prev (sy_gen_next_added/_dropped), before g is
+ * published; g's new copies get their targets' state. prev: the live
+ * generation g replaces, or NULL. -ENOMEM: some of g's new copies are not
+ * checked (they keep serving). */
+int sy_health_plan(struct sy_health *h, const struct sy_generation *g,
+		   const struct sy_generation *prev);
 /* Send what is due, read what came back (now_ms: CLOCK_MONOTONIC). Returns
  * the milliseconds until the control loop should call again. */
 int sy_health_tick(struct sy_health *h, uint64_t now_ms);

@@ -181,10 +181,12 @@ sy_router_recompile(struct sy_router *r)
 	sy_changes_reset(&r->changes);
 	r->gen_id = g->id;
 	/* The rules' and endpoints' counter slots, and the new endpoints'
-	 * health, before any worker sees them. */
-	sy_route_stats_plan(&r->route_stats, g);
-	sy_backend_stats_plan(&r->backend_stats, g);
-	if (sy_health_plan(&r->health, g) < 0)
+	 * health, before any worker sees them: planned from what g added to
+	 * and dropped from the live generation, so a scoped change costs
+	 * what it touched. */
+	sy_route_stats_plan(&r->route_stats, g, live);
+	sy_backend_stats_plan(&r->backend_stats, g, live);
+	if (sy_health_plan(&r->health, g, live) < 0)
 		RTE_LOG(ERR, USER1, "health checks: out of memory planning generation %lu\n",
 			(unsigned long)g->id);
 	sy_gen_publish(&r->slot, g);

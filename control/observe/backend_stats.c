@@ -7,6 +7,7 @@
 #include <string.h>
 #include <arpa/inet.h>
 
+#include "gen_build.h"
 #include "observe/backend_stats.h"
 #include "observe/metrics.h"
 #include "sy_dataplane.h"
@@ -28,10 +29,21 @@ endpoint_key(uint32_t ip, unsigned port, char *key, size_t len)
 	snprintf(key, len, "%s:%u", a, port);
 }
 
+/* Every endpoint copy a vhost's rules send to, once per rule (the unit the
+ * references are counted in: a pool two rules share is two). */
+#define FOR_EACH_RULE_ENDPOINT(vh, k, e, ep)                                                 \
+	for ((k) = 0; (k) < (vh)->n_rules; (k)++)                                            \
+		for ((e) = 0; (vh)->rules[(k)].pool != NULL &&                               \
+			      (e) < (vh)->rules[(k)].pool->n_endpoints &&                    \
+			      ((ep) = (struct sy_endpoint *)&(vh)->rules[(k)].pool->endpoints[(e)], 1); \
+		     (e)++)
+
 void
-sy_backend_stats_plan(struct sy_backend_stats *bs, struct sy_generation *g)
+sy_backend_stats_plan(struct sy_backend_stats *bs, const struct sy_generation *g,
+		      const struct sy_generation *prev)
 {
 	const struct sy_vhost *vh;
+	struct sy_endpoint *ep;
 	size_t vi;
 	uint32_t k, e;
 	uint16_t s;
@@ -40,33 +52,37 @@ sy_backend_stats_plan(struct sy_backend_stats *bs, struct sy_generation *g)
 	    sy_stat_slots_init(&bs->slots, SY_BACKEND_STAT_SLOTS, sizeof(struct sy_backend_ctr) / 8,
 			       worker_ctrs, sizeof(struct sy_backend_ctr) / 8) < 0)
 		return;
-	sy_stat_slots_begin(&bs->slots);
-	bs->unslotted = 0;
-	for (vi = 0; (vh = sy_gen_next_vhost(g, &vi)) != NULL;) {
-		for (k = 0; k < vh->n_rules; k++) {
-			const struct sy_pool *p = vh->rules[k].pool;
+	/* The vhosts g added take their endpoints' slots first (an endpoint
+	 * that stays keeps its slot), then those it dropped give theirs back. */
+	for (vi = 0; (vh = sy_gen_next_added(g, &vi)) != NULL;) {
+		FOR_EACH_RULE_ENDPOINT (vh, k, e, ep) {
+			char key[32];
 
-			for (e = 0; p != NULL && e < p->n_endpoints; e++) {
-				/* The generation's memory: this field is ours to write
-				 * (one store, the same value where a pool the live
-				 * generation shares already has it). */
-				struct sy_endpoint *ep = (struct sy_endpoint *)&p->endpoints[e];
-				char key[32];
-
-				s = 0;
-				if (ep->addr.family == AF_INET) { /* IPv6: not routed to yet */
-					endpoint_key(ep->addr.v4, ep->port, key, sizeof(key));
-					s = sy_stat_slots_take(&bs->slots, key);
-					if (s == 0)
-						bs->unslotted++;
-				}
-				if (s != 0) {
-					bs->ip[s] = ep->addr.v4;
-					bs->port[s] = htons(ep->port);
-				}
-				if (ep->stat_slot != s)
-					ep->stat_slot = s;
+			s = 0;
+			if (ep->addr.family == AF_INET) { /* IPv6: not routed to yet */
+				endpoint_key(ep->addr.v4, ep->port, key, sizeof(key));
+				s = sy_stat_slots_take(&bs->slots, key);
 			}
+			if (s == 0) {
+				bs->unslotted++;
+			} else {
+				bs->ip[s] = ep->addr.v4;
+				bs->port[s] = htons(ep->port);
+			}
+			/* A pool the live generation shares already has this
+			 * value (an endpoint keeps its slot while it is
+			 * referred to): the store changes nothing a worker
+			 * reads. */
+			if (ep->stat_slot != s)
+				ep->stat_slot = s;
+		}
+	}
+	for (vi = 0; (vh = sy_gen_next_dropped(g, prev, &vi)) != NULL;) {
+		FOR_EACH_RULE_ENDPOINT (vh, k, e, ep) {
+			if (ep->stat_slot != 0)
+				sy_stat_slots_put(&bs->slots, ep->stat_slot);
+			else if (bs->unslotted > 0)
+				bs->unslotted--;
 		}
 	}
 	/* Endpoints gone: their slots are free again. */

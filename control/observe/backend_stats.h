@@ -26,11 +26,14 @@ struct sy_backend_stats {
 	struct sy_stat_slots slots;       /* "address:port" -> slot, bases */
 	uint32_t ip[SY_BACKEND_STAT_SLOTS];   /* slot -> its address (network order) */
 	uint16_t port[SY_BACKEND_STAT_SLOTS]; /* ... and port (network order) */
-	uint64_t unslotted;               /* endpoints past the slots (at the last plan) */
+	uint64_t unslotted; /* endpoint copies (once per rule) of the live generation without a slot */
 };
 
-/* Slots for g's endpoints (before g is published). */
-void sy_backend_stats_plan(struct sy_backend_stats *bs, struct sy_generation *g);
+/* Slots for the endpoints of the vhosts g added, given back for those it
+ * dropped from prev (sy_gen_next_added/_dropped), before g is published:
+ * the cost of what changed. prev: the live generation g replaces, or NULL. */
+void sy_backend_stats_plan(struct sy_backend_stats *bs, const struct sy_generation *g,
+			   const struct sy_generation *prev);
 /* The Prometheus series, one per endpoint (label `endpoint`). */
 void sy_backend_stats_metrics(FILE *f, const struct sy_backend_stats *bs);
 /* The counters of the endpoint with this slot (sy_endpoint.stat_slot) into

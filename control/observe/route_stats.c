@@ -8,6 +8,7 @@
 #include <jansson.h>
 
 #include "observe/metrics.h"
+#include "gen_build.h"
 #include "observe/route_stats.h"
 #include "sy_dataplane.h"
 #include "sy_generation.h"
@@ -18,14 +19,21 @@ worker_ctrs(unsigned w)
 	return sy_dp_route_ctrs(w);
 }
 
+/* "Kind ns/name": the name of a rule's object's slot. */
+static void
+object_key(const struct sy_rule *rule, char *key, size_t len)
+{
+	snprintf(key, len, "%s %s", rule->kind ? rule->kind : "", rule->object);
+}
+
 void
-sy_route_stats_plan(struct sy_route_stats *rs, struct sy_generation *g)
+sy_route_stats_plan(struct sy_route_stats *rs, const struct sy_generation *g,
+		    const struct sy_generation *prev)
 {
 	const struct sy_vhost *vh;
 	char key[320];
 	size_t vi;
 	uint32_t r;
-	unsigned s;
 
 	/* The active flows' two counters are the last words: not based, as
 	 * flows still bound to a freed slot close on it (the gauge is what
@@ -34,35 +42,69 @@ sy_route_stats_plan(struct sy_route_stats *rs, struct sy_generation *g)
 	    sy_stat_slots_init(&rs->slots, SY_ROUTE_STAT_SLOTS, sizeof(struct sy_route_ctr) / 8,
 			       worker_ctrs, offsetof(struct sy_route_ctr, flows_opened) / 8) < 0)
 		return;
-	sy_stat_slots_begin(&rs->slots);
-	rs->unslotted = 0;
-	for (vi = 0; (vh = sy_gen_next_vhost(g, &vi)) != NULL;) {
+	rs->plan++;
+	/* What g added takes its objects' slots first, so that an object
+	 * whose vhost was rebuilt keeps its slot; then what g dropped gives
+	 * its references back. */
+	for (vi = 0; (vh = sy_gen_next_added(g, &vi)) != NULL;) {
 		for (r = 0; r < vh->n_rules; r++) {
-			/* The generation's memory: this field is ours to write. */
+			/* A vhost g added: no worker reads it yet. */
 			struct sy_rule *rule = (struct sy_rule *)&vh->rules[r];
+			const char *host = vh->host ? vh->host : "";
 			uint16_t slot;
 
 			if (rule->object == NULL) {
 				rule->stat_slot = 0;
 				continue;
 			}
-			snprintf(key, sizeof(key), "%s %s", rule->kind ? rule->kind : "", rule->object);
+			object_key(rule, key, sizeof(key));
 			slot = sy_stat_slots_take(&rs->slots, key);
-			if (slot != 0 && rs->host[slot] == NULL)
-				rs->host[slot] = strdup(vh->host ? vh->host : ""); /* NULL: "" */
 			rule->stat_slot = slot;
-			if (slot == 0)
+			if (slot == 0) {
 				rs->unslotted++;
+				continue;
+			}
+			if (rs->slots.refs[slot] == 1) {
+				/* A new slot (an existing one has a reference
+				 * from the live generation too): its vhost. */
+				free(rs->host[slot]);
+				rs->host[slot] = strdup(host);
+			} else if (rs->host[slot] != NULL && strcmp(rs->host[slot], host) != 0) {
+				/* Where it goes if it leaves the one it has. */
+				rs->moved_to[slot] = host;
+				rs->moved_plan[slot] = rs->plan;
+			}
+		}
+	}
+	for (vi = 0; (vh = sy_gen_next_dropped(g, prev, &vi)) != NULL;) {
+		for (r = 0; r < vh->n_rules; r++) {
+			const struct sy_rule *rule = &vh->rules[r];
+			uint16_t slot = rule->stat_slot;
+
+			if (rule->object == NULL)
+				continue;
+			if (slot == 0) {
+				if (rs->unslotted > 0)
+					rs->unslotted--;
+				continue;
+			}
+			sy_stat_slots_put(&rs->slots, slot);
+			/* The object left the vhost it is labelled with but
+			 * stays on another: that one names it now. */
+			if (rs->slots.refs[slot] > 0 && rs->moved_plan[slot] == rs->plan &&
+			    rs->host[slot] != NULL && vh->host != NULL &&
+			    strcmp(rs->host[slot], vh->host) == 0) {
+				char *h = strdup(rs->moved_to[slot]);
+
+				if (h != NULL) {
+					free(rs->host[slot]);
+					rs->host[slot] = h;
+				}
+			}
 		}
 	}
 	/* Objects gone from the generation: their slots are free again. */
 	sy_stat_slots_end(&rs->slots);
-	for (s = 1; s < SY_ROUTE_STAT_SLOTS; s++) {
-		if (rs->slots.key[s] == NULL && rs->host[s] != NULL) {
-			free(rs->host[s]);
-			rs->host[s] = NULL;
-		}
-	}
 }
 
 /* "Kind ns/name" -> its three labels. */

@@ -23,12 +23,20 @@ struct sy_generation;
 
 struct sy_route_stats {
 	struct sy_stat_slots slots;          /* "Kind ns/name" -> slot, bases */
-	char *host[SY_ROUTE_STAT_SLOTS];     /* the first vhost its rules are on */
-	uint64_t unslotted;                  /* objects past the slots (at the last plan) */
+	char *host[SY_ROUTE_STAT_SLOTS];     /* the vhost its series are labelled with */
+	/* While a plan runs: a vhost g added for the object, other than its
+	 * label's (a pointer into g), should it leave that one. */
+	const char *moved_to[SY_ROUTE_STAT_SLOTS];
+	uint32_t moved_plan[SY_ROUTE_STAT_SLOTS];
+	uint32_t plan;
+	uint64_t unslotted; /* rules of the live generation whose object has no slot */
 };
 
-/* Slots for g's rules (before g is published). */
-void sy_route_stats_plan(struct sy_route_stats *rs, struct sy_generation *g);
+/* Slots for the rules of the vhosts g added, given back for those it
+ * dropped from prev (sy_gen_next_added/_dropped), before g is published:
+ * the cost of what changed. prev: the live generation g replaces, or NULL. */
+void sy_route_stats_plan(struct sy_route_stats *rs, const struct sy_generation *g,
+			 const struct sy_generation *prev);
 /* The Prometheus series (observe/metrics.c). */
 void sy_route_stats_metrics(FILE *f, const struct sy_route_stats *rs);
 /* The same totals as a list, one object a route ("route": "Kind ns/name",

@@ -92,8 +92,10 @@ test_endpoint_slots(void **state)
 	router_stop(&r);
 }
 
-/* The slots themselves: taken by name, none past the last, the ones a plan
- * did not take freed at its end and given again. */
+/* The slots themselves: taken by name with a reference each, none past the
+ * last; a slot whose references are all given back is freed at the plan's
+ * end (not before: a plan takes before it gives back), with its base, and
+ * given again, lowest first. */
 static void
 test_slots(void **state)
 {
@@ -102,24 +104,37 @@ test_slots(void **state)
 
 	(void)state;
 	assert_int_equal(sy_stat_slots_init(&ss, 3, 1, NULL, 1), 0);
-	sy_stat_slots_begin(&ss);
 	x = sy_stat_slots_take(&ss, "x");
 	y = sy_stat_slots_take(&ss, "y");
 	assert_int_equal(x, 1);
 	assert_int_equal(y, 2);
 	assert_int_equal(sy_stat_slots_take(&ss, "z"), 0); /* slot 0 is never given */
-	assert_int_equal(sy_stat_slots_take(&ss, "x"), x);
+	assert_int_equal(sy_stat_slots_take(&ss, "x"), x); /* x: two references */
 	sy_stat_slots_end(&ss);
 	assert_int_equal(ss.n_used, 2);
-	sy_stat_slots_begin(&ss);
-	assert_int_equal(sy_stat_slots_take(&ss, "y"), y);
+	/* One of x's two given back: it stays. */
+	sy_stat_slots_put(&ss, x);
+	sy_stat_slots_end(&ss);
+	assert_int_equal(ss.n_used, 2);
+	assert_string_equal(ss.key[x], "x");
+	/* Its last given back and taken again in the same plan: it stays. */
+	sy_stat_slots_put(&ss, x);
+	assert_int_equal(sy_stat_slots_take(&ss, "x"), x);
+	sy_stat_slots_end(&ss);
+	assert_string_equal(ss.key[x], "x");
+	/* Given back for good: freed at the end, not before. */
+	sy_stat_slots_put(&ss, x);
+	sy_stat_slots_put(&ss, 0); /* "not counted": nothing to give back */
+	assert_string_equal(ss.key[x], "x");
+	assert_int_equal(sy_stat_slots_take(&ss, "z"), 0); /* none free yet */
 	sy_stat_slots_end(&ss);
 	assert_int_equal(ss.n_used, 1);
 	assert_null(ss.key[x]);
-	sy_stat_slots_begin(&ss);
 	z = sy_stat_slots_take(&ss, "z");
 	assert_int_equal(z, x);
 	assert_string_equal(ss.key[z], "z");
+	assert_int_equal(sy_stat_slots_take(&ss, "w"), 0);
+	sy_stat_slots_end(&ss);
 	sy_stat_slots_fini(&ss);
 }
 

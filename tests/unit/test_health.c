@@ -140,7 +140,7 @@ test_plan(void **state)
 		size_t i;
 
 		for (i = 0; i < t->n_eps; i++)
-			__atomic_store_n(&t->eps[i]->hc_down, 1, __ATOMIC_RELAXED);
+			__atomic_store_n(&t->eps[i].ep->hc_down, 1, __ATOMIC_RELAXED);
 	}
 	assert_int_equal(endpoint_of(&r, "one.test")->hc_down, 1);
 	assert_int_equal(endpoint_of(&r, "two.test")->hc_down, 1);
