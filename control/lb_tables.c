@@ -234,17 +234,28 @@ sy_lb_maglev_build(const uint64_t *keys, const uint32_t *w, uint32_t n, uint16_t
 
 /* ------------------------------------------------------------- a pool -- */
 
+/* Places for `workers` workers: a power of two, 1..SY_LB_WORKER_SLOTS. */
+static uint32_t
+rr_places(unsigned workers)
+{
+	uint32_t n = 1;
+
+	while (n < workers && n < SY_LB_WORKER_SLOTS)
+		n <<= 1;
+	return n;
+}
+
 struct sy_lb_tables *
-sy_lb_tables_build(const struct sy_pool *p)
+sy_lb_tables_build(const struct sy_pool *p, unsigned workers)
 {
 	struct sy_lb_tables *t;
-	uint32_t *w, i, n = p->n_endpoints;
+	uint32_t *w, i, n = p->n_endpoints, places;
 	uint64_t *keys = NULL;
 	int ok = 0;
 
 	if (n == 0 || p->total_weight == 0)
 		return NULL;
-	t = aligned_alloc(64, (sizeof(*t) + 63) & ~(size_t)63);
+	t = malloc(sizeof(*t));
 	w = malloc(n * sizeof(*w));
 	if (t == NULL || w == NULL)
 		goto fail;
@@ -257,12 +268,15 @@ sy_lb_tables_build(const struct sy_pool *p)
 	switch (p->strategy) {
 	case SY_LB_ROUND_ROBIN:
 		t->rr = sy_lb_rr_build(w, n, &t->rr_len);
-		if (t->rr == NULL)
+		places = rr_places(workers);
+		t->rr_pos = aligned_alloc(64, places * sizeof(*t->rr_pos));
+		if (t->rr == NULL || t->rr_pos == NULL)
 			goto fail;
+		t->rr_mask = places - 1;
 		/* Workers start spread over the schedule, so they do not all
 		 * send their first connection to the same endpoint. */
-		for (i = 0; i < SY_LB_WORKER_SLOTS; i++)
-			t->worker[i].rr_pos = (uint32_t)((uint64_t)t->rr_len * i / SY_LB_WORKER_SLOTS);
+		for (i = 0; i < places; i++)
+			t->rr_pos[i].pos = (uint32_t)((uint64_t)t->rr_len * i / places);
 		break;
 	case SY_LB_SOURCE:
 	case SY_LB_CONSISTENT_HASH:
@@ -324,6 +338,17 @@ sy_lb_tables_free(struct sy_lb_tables *t)
 		return;
 	free(t->alias);
 	free(t->rr);
+	free(t->rr_pos);
 	free(t->maglev);
 	free(t);
+}
+
+size_t
+sy_lb_tables_bytes(const struct sy_lb_tables *t, uint32_t n_endpoints)
+{
+	if (t == NULL)
+		return 0;
+	return sizeof(*t) + n_endpoints * sizeof(*t->alias) + t->rr_len * sizeof(*t->rr) +
+	       (t->rr_pos != NULL ? (t->rr_mask + 1) * sizeof(*t->rr_pos) : 0) +
+	       t->maglev_len * sizeof(*t->maglev);
 }

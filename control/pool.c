@@ -233,7 +233,7 @@ url_backend_copy(struct sy_arena *a, const struct sy_url_backend *ub)
  * URL's part split over its name's addresses. One reference (the caller's).
  */
 static struct sy_pool *
-build_pool(struct sy_store *st, const struct sy_rule_in *r)
+build_pool(struct sy_store *st, const struct sy_rule_in *r, unsigned workers)
 {
 	struct ep_tmp *eps[SY_RULE_BACKENDS_MAX] = { NULL };
 	size_t n_eps[SY_RULE_BACKENDS_MAX] = { 0 };
@@ -376,12 +376,8 @@ build_pool(struct sy_store *st, const struct sy_rule_in *r)
 		pool->tls_ctx = sy_tls_url_backend_ctx_get();
 	/* The strategy's tables (NULL: the workers pick by a linear weighted
 	 * random walk, as they can without them). */
-	pool->lb = sy_lb_tables_build(pool);
-	pool->bytes = sy_arena_bytes(a);
-	if (pool->lb != NULL)
-		pool->bytes += sizeof(*pool->lb) + pool->n_endpoints * sizeof(*pool->lb->alias) +
-			       pool->lb->rr_len * sizeof(*pool->lb->rr) +
-			       pool->lb->maglev_len * sizeof(*pool->lb->maglev);
+	pool->lb = sy_lb_tables_build(pool, workers);
+	pool->bytes = sy_arena_bytes(a) + sy_lb_tables_bytes(pool->lb, pool->n_endpoints);
 	return pool;
 fail:
 	for (i = 0; i < nb; i++)
@@ -435,9 +431,10 @@ pool_key(struct sy_pool_cache *pc, const struct sy_rule_in *r)
 }
 
 void
-sy_pool_cache_init(struct sy_pool_cache *pc)
+sy_pool_cache_init(struct sy_pool_cache *pc, unsigned workers)
 {
 	memset(pc, 0, sizeof(*pc));
+	pc->workers = workers ? workers : SY_LB_WORKER_SLOTS;
 	pc->keys = sy_arena_new();
 }
 
@@ -466,7 +463,7 @@ sy_pool_get(struct sy_pool_cache *pc, struct sy_store *st, const struct sy_rule_
 		p->refs++;
 		return p;
 	}
-	p = build_pool(st, r);
+	p = build_pool(st, r, pc->workers);
 	if (p == NULL)
 		return NULL;
 	live_bytes += p->bytes;

@@ -26,9 +26,11 @@
 struct sy_pool_cache {
 	struct sy_strmap by_key; /* key -> struct sy_pool */
 	struct sy_arena *keys;   /* the keys' bytes */
+	unsigned workers;        /* the router's workers (round robin's places) */
 };
 
-void sy_pool_cache_init(struct sy_pool_cache *pc);
+/* workers: how many the router runs (0: as many as it could). */
+void sy_pool_cache_init(struct sy_pool_cache *pc, unsigned workers);
 void sy_pool_cache_fini(struct sy_pool_cache *pc);
 /* r's pool, with one reference for the caller. NULL on out of memory. */
 const struct sy_pool *sy_pool_get(struct sy_pool_cache *pc, struct sy_store *st,

@@ -129,17 +129,24 @@ struct sy_lb_alias {
 	uint32_t prob;  /* take this endpoint when the 32-bit draw is below */
 	uint32_t alias; /* else this one */
 };
+/* A worker's place in a round-robin schedule: written by that worker
+ * alone, on a cache line of its own. */
+struct sy_lb_rr_pos {
+	uint32_t pos;
+	uint8_t pad[60];
+} __attribute__((aligned(64)));
 struct sy_lb_tables {
 	struct sy_lb_alias *alias; /* n_endpoints, or NULL */
 	uint32_t *rr;              /* rr_len endpoint indexes, or NULL */
 	uint32_t rr_len;
+	/* Round robin: rr_mask + 1 places (a power of two, at least the
+	 * router's workers; worker w uses place w & rr_mask). Only round
+	 * robin has them: a pool is most of a route's memory at a million
+	 * routes. */
+	uint32_t rr_mask;
+	struct sy_lb_rr_pos *rr_pos;
 	uint16_t *maglev;          /* maglev_len (prime) endpoint indexes, or NULL */
 	uint32_t maglev_len;
-	/* Written by the workers: each its own cache line. */
-	struct {
-		uint32_t rr_pos;
-		uint8_t pad[60];
-	} __attribute__((aligned(64))) worker[SY_LB_WORKER_SLOTS];
 };
 
 /* Active health check plan for a pool's endpoints (run by the control thread). */

@@ -50,7 +50,7 @@ pool_new(uint32_t n, enum sy_lb_strategy s, uint64_t *seed, double *build_ns)
 		p->total_weight += p->endpoints[i].weight;
 	}
 	t0 = now_ns();
-	p->lb = sy_lb_tables_build(p);
+	p->lb = sy_lb_tables_build(p, 2);
 	*build_ns = now_ns() - t0;
 	return p;
 }

@@ -243,7 +243,7 @@ pool_new(uint32_t n, const uint32_t *w, enum sy_lb_strategy s)
 		p->endpoints[i].weight = w[i];
 		p->total_weight += w[i];
 	}
-	p->lb = sy_lb_tables_build(p);
+	p->lb = sy_lb_tables_build(p, 2);
 	return p;
 }
 
