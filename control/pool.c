@@ -388,34 +388,38 @@ fail:
 
 static size_t live_bytes;
 
-/* What makes two rules' pools the same (see pool.h). */
+/* What makes two rules' pools the same (see pool.h): everything build_pool
+ * reads of the rule. A backend's port is the one its endpoints are chosen
+ * by (its own, else the rule's), so rules that reach the same endpoints
+ * through different fields (an IngressRoute's service port, a RouteGroup's
+ * servicePort) share the pool, and two named ports never do by accident. */
 static char *
 pool_key(struct sy_pool_cache *pc, const struct sy_rule_in *r)
 {
-	char *tp = r->target_port ? json_dumps(r->target_port, JSON_ENCODE_ANY | JSON_COMPACT) : NULL;
 	char buf[4096];
 	size_t len, i;
 	uint32_t j;
 
-	len = (size_t)snprintf(buf, sizeof(buf), "%d|%d|%zu:%s|%zu:%s|%u|%u|%u|%u|%s|%s",
+	len = (size_t)snprintf(buf, sizeof(buf), "%d|%d|%zu:%s|%zu:%s|%u|%u|%u|%u|%s",
 			       (int)r->weights, (int)r->strategy,
 			       r->hc.path ? strlen(r->hc.path) : 0, r->hc.path ? r->hc.path : "",
 			       r->hc.host ? strlen(r->hc.host) : 0, r->hc.host ? r->hc.host : "",
 			       r->hc.interval_s,
 			       r->hc.timeout_s, r->hc.unhealthy_threshold, r->hc.healthy_threshold,
-			       tp ? tp : "-", r->o->ns);
-	free(tp);
+			       r->o->ns);
 	for (i = 0; i < r->n_backends && len < sizeof(buf); i++) {
 		const struct sy_url_backend *ub = r->backends[i].urls;
+		const json_t *port = r->backends[i].target_port ? r->backends[i].target_port
+								: r->target_port;
+		char *tp = port ? json_dumps(port, JSON_ENCODE_ANY | JSON_COMPACT) : NULL;
 
 		/* Names and URLs with their lengths: a RouteGroup backend's
-		 * name and URLs are any text, so no separator is safe. */
-		len += (size_t)snprintf(buf + len, sizeof(buf) - len, "|%zu:%s=%u@%lld",
+		 * name and URLs are any text, so no separator is safe (nor
+		 * in a named port). */
+		len += (size_t)snprintf(buf + len, sizeof(buf) - len, "|%zu:%s=%u@%zu:%s",
 					strlen(r->backends[i].service), r->backends[i].service,
-					r->backends[i].weight,
-					json_is_integer(r->backends[i].target_port)
-						? (long long)json_integer_value(r->backends[i].target_port)
-						: -1LL);
+					r->backends[i].weight, tp ? strlen(tp) : 0, tp ? tp : "");
+		free(tp);
 		if (ub == NULL || len >= sizeof(buf))
 			continue;
 		/* The pool keeps the URLs as written, for resolve. */
