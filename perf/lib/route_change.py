@@ -2,9 +2,11 @@
 """perf/route_change's parts (run with /usr/bin/python3; see perf/README.md, "route_change").
 
   gen DIR ROUTES DOMAIN A_IP B_IP   the objects: DIR/batch-NNNN.json (Services, Endpoints,
-                                    Routes in applies of 1 % of the objects, at least 1000),
-                                    DIR/change-0.json and change-1.json (the changed route
-                                    to the other Service and back) and DIR/meta.json
+                                    Routes in applies of 1 % of the objects, at least 1000)
+                                    and DIR/meta.json
+  pick DIR LOADED                   the changed route, near the middle of the LOADED first:
+                                    DIR/change-0.json and change-1.json (to the other
+                                    Service and back); prints the meta with its host
   load ROUTERCTL SOCKET DIR BOUND   apply every batch in turn (`routerctl apply -f`), each
                                     timed; stops starting batches after BOUND seconds.
                                     Prints one JSON line.
@@ -100,16 +102,25 @@ def cmd_gen(d, n, domain, a_ip, b_ip):
             flush()
     if batch:
         flush()
-    # The changed route: one near the middle on an even Service (backend-a), moved to the
-    # next Service (odd: backend-b) and back. Only its Service's name changes.
-    x = n // 2 - (n // 2) % (2 * ROUTES_PER_SVC)
+    meta = {"routes": n, "objects": total, "batches": k, "per_batch": per, "domain": domain}
+    with open(os.path.join(d, "meta.json"), "w") as f:
+        json.dump(meta, f)
+    print(json.dumps(meta))
+
+
+def cmd_pick(d, loaded):
+    """The changed route: one near the middle of those loaded, on an even Service
+    (backend-a), moved to the next Service (odd, same namespace: backend-b) and back. Only
+    its Service's name changes. Writes DIR/change-0.json and change-1.json."""
+    meta = json.load(open(os.path.join(d, "meta.json")))
+    half = int(loaded) // 2
+    x = half - half % (2 * ROUTES_PER_SVC)
     svc = x // ROUTES_PER_SVC
     for c, s in enumerate((svc + 1, svc)):
         with open(os.path.join(d, f"change-{c}.json"), "w") as f:
-            json.dump(route(x, s, domain), f)
-    meta = {"routes": n, "objects": total, "batches": k, "per_batch": per,
-            "route": f"ns{x // ROUTES_PER_NS}/r{x}", "host": route_host(x, domain),
-            "answers": ["b", "a"]}  # the answer after change-0, after change-1
+            json.dump(route(x, s, meta["domain"]), f)
+    meta.update({"route": f"ns{x // ROUTES_PER_NS}/r{x}", "host": route_host(x, meta["domain"]),
+                 "answers": ["b", "a"]})  # the answer after change-0, after change-1
     with open(os.path.join(d, "meta.json"), "w") as f:
         json.dump(meta, f)
     print(json.dumps(meta))
@@ -346,7 +357,7 @@ def cmd_report(paths):
     rows = [json.loads(open(p).read()) for p in paths]
     print("| routes loaded | load (objects, applies) | apply round trip, median / max [ms] "
           "| new answer seen, median / max [ms] | router's compile + publish, median [ms] "
-          "(incremental, objects compiled) | client poll floor [ms] | changes |")
+          "(incremental, objects compiled) | client poll floor: one request [ms] | changes |")
     print("|---|---|---|---|---|---|---|")
     for r in rows:
         ld, ch, fl = r["load"], r.get("change") or {}, r.get("floor") or {}
@@ -368,8 +379,11 @@ def cmd_report(paths):
                       f"{'/'.join(f'{o:,}' for o in obj)})")
         else:
             apply_c = seen_c = comp_c = "-"
-        floor = (f"{fl['chosen_ms']:.2f} ({fl['chosen']}; raw {fl['raw_ms']:.2f}, curl {fl['curl_ms']:.2f})"
-                 if fl else "-")
+        floor = "-"
+        if fl:
+            floor = f"{fl['chosen_ms']:.2f} ({fl['chosen']}; raw {fl['raw_ms']:.2f}, curl {fl['curl_ms']:.2f})"
+            if fl.get("interval_ms") is not None:
+                floor += f"; {fl['interval_ms']:.2f} during the changes"
         n = f"{len(cs)} of {ch.get('asked', len(cs))}"
         if ch.get("failed"):
             n += f", FAILED: {ch['failed']}"
@@ -382,6 +396,8 @@ def main():
     cmd, args = sys.argv[1], sys.argv[2:]
     if cmd == "gen":
         cmd_gen(*args)
+    elif cmd == "pick":
+        cmd_pick(*args)
     elif cmd == "load":
         cmd_load(*args)
     elif cmd == "poll":
