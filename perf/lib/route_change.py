@@ -201,12 +201,7 @@ def ask_raw(vip, req):
         return f"error-connect-{type(e).__name__}"
     try:
         s.sendall(req)
-        buf = b""
-        while True:
-            c = s.recv(65536)
-            if not c:
-                break
-            buf += c
+        buf = b"".join(iter(lambda: s.recv(65536), b""))  # to the server's close
     except OSError as e:
         return f"error-io-{type(e).__name__}"
     finally:
