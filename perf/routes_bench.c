@@ -23,6 +23,12 @@
  * RouteGroups when those kinds are built in and serve a probe object; a kind
  * that is not is replaced by OpenShift Routes (the table says which).
  *
+ * Features (--edge-certs, --health-checks, --sticky, --fleet; --features is
+ * all four) change what is generated so that what they add to a compile is
+ * really done, and checked served: edge termination with inline
+ * certificates (one per namespace), IngressRoute health checks, sticky
+ * cookies, fleet mode (a Router and a RouteBinding per OpenShift Route).
+ *
  * Not a test: prints a table with the issue's targets and verdicts. Exits 1
  * only if the harness saw something wrong (an apply refused, a lookup that
  * found the wrong object, a change never seen); then the figures are void.
@@ -44,8 +50,15 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+#include <arpa/inet.h>
+#include <sys/socket.h>
 
 #include <jansson.h>
+#include <openssl/err.h>
+#include <openssl/evp.h>
+#include <openssl/pem.h>
+#include <openssl/x509.h>
+#include <openssl/x509v3.h>
 #include <rte_cycles.h>
 #include <rte_eal.h>
 #include <rte_pause.h>
@@ -55,11 +68,14 @@
 #include "compile.h"
 #include "gen_mem.h"
 #include "journal.h"
+#include "fleet/fleet.h"
+#include "kinds/contour_common.h"
 #include "kinds/kinds.h"
 #include "router.h"
 #include "store.h"
 #include "sy_gen_slot.h"
 #include "sy_generation.h"
+#include "tls_cert.h"
 
 #define TS "2026-01-01T00:00:00Z"
 #define ROUTES_PER_SVC 10
@@ -86,6 +102,43 @@
 #define GUARD_GEN_BYTES 480
 #define GUARD_ROUTES 2000
 
+/*
+ * Features: what each adds to the generated objects.
+ *  F_EDGE    OpenShift Routes: spec.tls edge with an inline certificate and
+ *            key, one self-signed ECDSA P-256 pair per namespace for
+ *            *.ns<N>.apps.bench.test (the router checks the host against
+ *            it); a namespace's routes share one TLS context.
+ *  F_HC      IngressRoutes: their service has a healthCheck, so every
+ *            endpoint of a Service is a health target (r->health).
+ *  F_STICKY  OpenShift Routes: router.openshift.io/cookie_name; IngressRoutes:
+ *            strategy Cookie. Only proxied vhosts keep a cookie (compile.c).
+ *  F_FLEET   fleet mode: router_name "bench", a Router "bench" and a
+ *            RouteBinding per OpenShift Route binding it there.
+ */
+enum { F_EDGE = 1, F_HC = 2, F_STICKY = 4, F_FLEET = 8, F_ALL = 15 };
+static const struct {
+	unsigned bit;
+	const char *opt;
+	char letter;
+} feat_names[] = {
+	{ F_EDGE, "edge-certs", 'e' },
+	{ F_HC, "health-checks", 'h' },
+	{ F_STICKY, "sticky", 's' },
+	{ F_FLEET, "fleet", 'f' },
+};
+#define N_FEATS (sizeof(feat_names) / sizeof(feat_names[0]))
+#define STICKY_NAME "bench_sticky"
+#define HC_PATH "/healthz"
+#define FLEET_ROUTER "bench"
+#define FLEET_DNS "apps.bench.test"
+/*
+ * The guard's second column, with every feature on: its own bound on the
+ * generation's bytes per route (2,000 routes, 2026-11-28: 501 B, the plain
+ * mix 451 B in the same run: sticky cookies' names, health checks' paths
+ * and edge vhosts' proxied rules), with the plain bound's margin.
+ */
+#define GUARD_GEN_BYTES_FEATURES 560
+
 enum rkind { K_OPENSHIFT, K_IR, K_RG, K_N };
 
 static const char *const kind_label[K_N] = { "OpenShift Route", "Contour IngressRoute",
@@ -110,10 +163,13 @@ static struct {
 	bool kind_on[K_N];
 	const char *kind_why[K_N];
 	int harness_errors;
+	unsigned feat_opt; /* the feature options given */
+	unsigned feat;     /* those of the set being generated (struct res feat) */
 } B;
 
 /* One size's figures. Times in seconds unless named otherwise. */
 struct res {
+	unsigned feat; /* F_* of this column */
 	size_t routes, services, objects, applies, batch, by_kind[K_N];
 	double apply_total, apply_compile_est, apply_last, apply_last_objects, reclaim_total;
 	double jrn_batch_tmpfs, jrn_batch_disk;
@@ -125,6 +181,9 @@ struct res {
 	double chg_med, chg_min, chg_max, chg_ret_med; /* handle call -> reader saw it; -> return */
 	double chg_jrn_tmpfs, chg_jrn_disk, chg_reclaim, chg_compile, chg_scope;
 	double chg_kind_med[K_N], chg_kind_scope[K_N]; /* other kinds' changes (IR, RG) */
+	double chg_kind_compile[K_N];
+	/* What the features made, in the loaded generation (and r->health). */
+	size_t n_edge_ctx, n_proxy, n_sticky, n_hc_targets, n_tls_ctx, n_bindings;
 	unsigned chg_n, chg_bad;
 	bool ran, via_journal;
 	double restart; /* sy_router_load: journal replay + first compile */
@@ -207,6 +266,109 @@ harness_error(const char *fmt, ...)
 }
 
 /* ------------------------------------------------------------ objects -- */
+
+/* F_EDGE: the certificate and key (PEM) of namespace ns, made at its first
+ * use and kept for the run: a changed route carries the same bytes, so it
+ * finds its context in the cache (tls_cert.h). NULL: OpenSSL failed. */
+struct ns_cert {
+	char *crt, *key;
+};
+static struct {
+	struct ns_cert *v;
+	size_t n;
+} CERTS;
+
+static char *
+bio_text(BIO *b)
+{
+	char *p = NULL, *out;
+	long n = BIO_get_mem_data(b, &p);
+
+	if (n <= 0 || (out = malloc((size_t)n + 1)) == NULL)
+		return NULL;
+	memcpy(out, p, (size_t)n);
+	out[n] = '\0';
+	return out;
+}
+
+static int
+make_cert(size_t ns, struct ns_cert *c)
+{
+	EVP_PKEY *k = EVP_EC_gen("P-256");
+	X509 *x = X509_new();
+	X509_EXTENSION *ext = NULL;
+	X509V3_CTX v3;
+	BIO *bc = BIO_new(BIO_s_mem()), *bk = BIO_new(BIO_s_mem());
+	char cn[64], san[80];
+	int rc = -1;
+
+	snprintf(cn, sizeof(cn), "*.ns%zu.apps.bench.test", ns);
+	snprintf(san, sizeof(san), "DNS:%s", cn);
+	if (k == NULL || x == NULL || bc == NULL || bk == NULL)
+		goto out;
+	X509_set_version(x, 2);
+	ASN1_INTEGER_set(X509_get_serialNumber(x), (long)ns + 1);
+	X509_gmtime_adj(X509_getm_notBefore(x), -3600);
+	X509_gmtime_adj(X509_getm_notAfter(x), 10L * 365 * 86400);
+	X509_NAME_add_entry_by_txt(X509_get_subject_name(x), "CN", MBSTRING_ASC,
+				   (const unsigned char *)cn, -1, -1, 0);
+	X509_set_issuer_name(x, X509_get_subject_name(x));
+	X509_set_pubkey(x, k);
+	X509V3_set_ctx_nodb(&v3);
+	X509V3_set_ctx(&v3, x, x, NULL, NULL, 0);
+	/* X509_check_host reads the SAN (a wildcard covers one label). */
+	ext = X509V3_EXT_conf_nid(NULL, &v3, NID_subject_alt_name, san);
+	if (ext == NULL || X509_add_ext(x, ext, -1) != 1 || X509_sign(x, k, EVP_sha256()) == 0 ||
+	    PEM_write_bio_X509(bc, x) != 1 ||
+	    PEM_write_bio_PrivateKey(bk, k, NULL, NULL, 0, NULL, NULL) != 1)
+		goto out;
+	c->crt = bio_text(bc);
+	c->key = bio_text(bk);
+	rc = c->crt != NULL && c->key != NULL ? 0 : -1;
+out:
+	X509_EXTENSION_free(ext);
+	BIO_free(bc);
+	BIO_free(bk);
+	X509_free(x);
+	EVP_PKEY_free(k);
+	ERR_clear_error();
+	return rc;
+}
+
+static const struct ns_cert *
+ns_cert(size_t ns)
+{
+	if (ns >= CERTS.n) {
+		size_t n = ns + 1 > 2 * CERTS.n ? ns + 1 : 2 * CERTS.n;
+		struct ns_cert *v = realloc(CERTS.v, n * sizeof(*v));
+
+		if (v == NULL)
+			return NULL;
+		memset(v + CERTS.n, 0, (n - CERTS.n) * sizeof(*v));
+		CERTS.v = v;
+		CERTS.n = n;
+	}
+	if (CERTS.v[ns].crt == NULL && make_cert(ns, &CERTS.v[ns]) < 0) {
+		free(CERTS.v[ns].crt);
+		free(CERTS.v[ns].key);
+		CERTS.v[ns].crt = CERTS.v[ns].key = NULL;
+		return NULL;
+	}
+	return &CERTS.v[ns];
+}
+
+static void
+certs_free(void)
+{
+	size_t i;
+
+	for (i = 0; i < CERTS.n; i++) {
+		free(CERTS.v[i].crt);
+		free(CERTS.v[i].key);
+	}
+	free(CERTS.v);
+	memset(&CERTS, 0, sizeof(CERTS));
+}
 
 static enum rkind
 route_kind(size_t i)
@@ -301,7 +463,57 @@ make_route_k(size_t i, enum rkind k, size_t svc)
 	}
 	o = json_pack("{s:s, s:s, s:o, s:o}", "apiVersion", kind_api[k], "kind", kind_name[k],
 		      "metadata", meta(name, i / ROUTES_PER_NS), "spec", spec);
+	if (k == K_IR) {
+		json_t *to = json_array_get(
+			json_object_get(json_array_get(json_object_get(spec, "routes"), 0), "services"), 0);
+
+		if (B.feat & F_HC)
+			json_object_set_new(to, "healthCheck",
+					    json_pack("{s:s, s:i}", "path", HC_PATH, "intervalSeconds", 10));
+		if (B.feat & F_STICKY)
+			json_object_set_new(to, "strategy", json_string("Cookie"));
+	} else if (k == K_OPENSHIFT) {
+		if (B.feat & F_EDGE) {
+			const struct ns_cert *c = ns_cert(i / ROUTES_PER_NS);
+
+			if (c == NULL)
+				harness_error("cannot make the certificate of namespace ns%zu",
+					      i / ROUTES_PER_NS);
+			else
+				json_object_set_new(spec, "tls",
+						    json_pack("{s:s, s:s, s:s}", "termination", "edge",
+							      "certificate", c->crt, "key", c->key));
+		}
+		if (B.feat & F_STICKY)
+			json_object_set_new(json_object_get(o, "metadata"), "annotations",
+					    json_pack("{s:s}", "router.openshift.io/cookie_name",
+						      STICKY_NAME));
+	}
 	return o;
+}
+
+/* F_FLEET: the Router this routerd is (its config's router_name). */
+static json_t *
+make_router(void)
+{
+	return json_pack("{s:s, s:s, s:{s:s, s:s}, s:{s:s, s:s}}", "apiVersion",
+			 "route.openshift.io/v1", "kind", "Router", "metadata", "name", FLEET_ROUTER,
+			 "creationTimestamp", TS, "spec", "dns", FLEET_DNS, "description",
+			 "routes_bench --fleet");
+}
+
+/* F_FLEET: route i (an OpenShift Route) bound to it. */
+static json_t *
+make_binding(size_t i)
+{
+	char name[32], ns[32];
+
+	snprintf(name, sizeof(name), "r%zu", i);
+	snprintf(ns, sizeof(ns), "ns%zu", i / ROUTES_PER_NS);
+	return json_pack("{s:s, s:s, s:o, s:{s:s, s:s, s:s, s:s}}", "apiVersion",
+			 "route.openshift.io/v1", "kind", "RouteBinding", "metadata",
+			 meta(name, i / ROUTES_PER_NS), "spec", "routeNamespace", ns, "routeName", name,
+			 "routerName", FLEET_ROUTER, "dns", FLEET_DNS);
 }
 
 static json_t *
@@ -310,20 +522,27 @@ make_route(size_t i)
 	return make_route_k(i, route_kind(i), i / ROUTES_PER_SVC);
 }
 
-/* The object stream: per namespace, its Services, their Endpoints, its routes. */
+/* The object stream: per namespace, its Services, their Endpoints, its
+ * routes, then (F_FLEET) their RouteBindings, after the Router first. */
 struct stream {
 	size_t n_routes, n_svc;
 	size_t ns, pos;
+	bool router_sent;
 };
 
 static json_t *
 stream_next(struct stream *s)
 {
+	if ((B.feat & F_FLEET) && !s->router_sent) {
+		s->router_sent = true;
+		return make_router();
+	}
 	for (;;) {
 		size_t s0 = s->ns * SVCS_PER_NS, r0 = s->ns * ROUTES_PER_NS;
 		size_t ns_svc = s0 >= s->n_svc ? 0 : (s->n_svc - s0 < SVCS_PER_NS ? s->n_svc - s0 : SVCS_PER_NS);
 		size_t ns_rt = r0 >= s->n_routes ? 0 :
 			       (s->n_routes - r0 < ROUTES_PER_NS ? s->n_routes - r0 : ROUTES_PER_NS);
+		size_t ns_bind = B.feat & F_FLEET ? ns_rt : 0;
 
 		if (ns_svc == 0 && ns_rt == 0)
 			return NULL;
@@ -333,6 +552,13 @@ stream_next(struct stream *s)
 			return make_endpoints(s0 + s->pos++ - ns_svc);
 		if (s->pos < 2 * ns_svc + ns_rt)
 			return make_route(r0 + s->pos++ - 2 * ns_svc);
+		if (s->pos < 2 * ns_svc + ns_rt + ns_bind) {
+			size_t i = r0 + s->pos++ - 2 * ns_svc - ns_rt;
+
+			if (route_kind(i) == K_OPENSHIFT)
+				return make_binding(i);
+			continue;
+		}
 		s->ns++;
 		s->pos = 0;
 	}
@@ -364,8 +590,11 @@ router_start(struct sy_router *r, const char *dir)
 	char err[256];
 
 	memset(r, 0, sizeof(*r));
-	if (sy_config_parse("{\"routing_subdomain\": \"apps.bench.test\"}", &r->cfg, err,
-			    sizeof(err)) != 0) {
+	/* Fleet: this routerd is the Router the stream makes first. */
+	if (sy_config_parse(B.feat & F_FLEET ? "{\"routing_subdomain\": \"apps.bench.test\", "
+					       "\"router_name\": \"" FLEET_ROUTER "\"}"
+					     : "{\"routing_subdomain\": \"apps.bench.test\"}",
+			    &r->cfg, err, sizeof(err)) != 0) {
 		fprintf(stderr, "config: %s\n", err);
 		return -1;
 	}
@@ -423,6 +652,7 @@ probe_kind(enum rkind k)
 		return;
 	}
 	snprintf(dir, sizeof(dir), "%s/probe", B.state_dir);
+	B.feat = 0; /* the kind alone */
 	if (router_start(&r, dir) < 0) {
 		B.kind_why[k] = "probe router failed";
 		return;
@@ -447,6 +677,216 @@ probe_kind(enum rkind k)
 	}
 	json_decref(req);
 	json_decref(rep);
+	router_stop(&r);
+	rm_state(dir);
+}
+
+/* The vhost and rule that serve route i (path: its own, else /index.html). */
+static const struct sy_rule *
+served_rule(const struct sy_generation *g, size_t i, const struct sy_vhost **vhp)
+{
+	char host[96], pbuf[32], path[64];
+	const char *p = route_path(i, pbuf, sizeof(pbuf));
+	const struct sy_vhost *vh;
+
+	route_host(i, host, sizeof(host));
+	snprintf(path, sizeof(path), "%s", p ? p : "/index.html");
+	if (p != NULL)
+		strncat(path, "/items", sizeof(path) - strlen(path) - 1);
+	vh = g ? sy_gen_find_vhost(g, host, strlen(host)) : NULL;
+	*vhp = vh;
+	return vh ? sy_vhost_match_path(vh, path, strlen(path)) : NULL;
+}
+
+/* F_FLEET: route ns<i/100>/r<i>'s status.phase, as `get` answers it ("" if
+ * none). */
+static void
+route_phase(struct sy_router *r, size_t i, char *buf, size_t len)
+{
+	char ns[32], name[32];
+	json_t *req, *rep;
+	const char *ph;
+
+	snprintf(ns, sizeof(ns), "ns%zu", i / ROUTES_PER_NS);
+	snprintf(name, sizeof(name), "r%zu", i);
+	req = json_pack("{s:s, s:s, s:s, s:s}", "op", "get", "kind", "route", "namespace", ns,
+			"name", name);
+	rep = sy_ops_handle(r, req);
+	ph = json_string_value(json_object_get(
+		json_object_get(json_array_get(json_object_get(rep, "items"), 0), "status"), "phase"));
+	snprintf(buf, len, "%s", ph ? ph : "");
+	json_decref(rep);
+	json_decref(req);
+}
+
+/*
+ * What the features put on route i (kind k) and that its vhost and rule
+ * must show once it is served: NULL, or what is missing.
+ */
+static const char *
+feature_missing(struct sy_router *r, size_t i, enum rkind k, const struct sy_vhost *vh,
+		const struct sy_rule *rule)
+{
+	char phase[32];
+
+	if (k == K_OPENSHIFT && (B.feat & F_EDGE) && (vh->tls != SY_TLS_EDGE || vh->tls_ctx == NULL))
+		return "edge termination with the route's own TLS context";
+	/* Only a proxied vhost keeps a cookie: with F_STICKY the changed
+	 * Route has a path (route_of_kind), so it is proxied. */
+	if (k == K_OPENSHIFT && (B.feat & F_STICKY) &&
+	    (vh->mode != SY_MODE_PROXY || rule->sticky_cookie == NULL ||
+	     strcmp(rule->sticky_cookie, STICKY_NAME) != 0))
+		return "a proxied vhost with the route's sticky cookie " STICKY_NAME;
+	if (k == K_IR && (B.feat & F_STICKY) &&
+	    (vh->mode != SY_MODE_PROXY || rule->sticky_cookie == NULL ||
+	     strcmp(rule->sticky_cookie, SY_CONTOUR_AFFINITY_COOKIE) != 0))
+		return "a proxied vhost with Contour's affinity cookie (strategy Cookie)";
+	if (k == K_IR && (B.feat & F_HC) &&
+	    (rule->pool->hc.path == NULL || strcmp(rule->pool->hc.path, HC_PATH) != 0))
+		return "the health check " HC_PATH " on its pool";
+	if (k == K_OPENSHIFT && (B.feat & F_FLEET)) {
+		if (r->fleet_routers != 1)
+			return "fleet mode (one Router in the store)";
+		route_phase(r, i, phase, sizeof(phase));
+		if (strcmp(phase, "scheduled") != 0)
+			return "status.phase \"scheduled\" (its RouteBinding)";
+	}
+	return NULL;
+}
+
+struct hc_copy {
+	uint32_t ip;
+	uint16_t port;
+	const struct sy_endpoint *ep;
+	uint32_t refs;
+};
+
+static int
+cmp_hc_copy(const void *a, const void *b)
+{
+	const struct hc_copy *x = a, *y = b;
+
+	if (x->ip != y->ip)
+		return x->ip < y->ip ? -1 : 1;
+	if (x->port != y->port)
+		return x->port < y->port ? -1 : 1;
+	return x->ep < y->ep ? -1 : x->ep > y->ep;
+}
+
+/*
+ * F_HC: r->health is what a plan of the live generation from scratch would
+ * be (control/health.h): one target per checked address and port, one copy
+ * per pool it is in, counted once per rule that sends there. Walks the
+ * whole generation: never inside a timed part.
+ */
+static void
+health_check(struct sy_router *r, const char *when)
+{
+	const struct sy_generation *g = sy_gen_acquire(&r->slot);
+	const struct sy_vhost *vh;
+	struct hc_copy *v = NULL, key;
+	size_t n = 0, cap = 0, i, k, keys = 0, copies = 0, vi;
+	const char *bad = NULL;
+
+	for (vi = 0; (vh = sy_gen_next_vhost(g, &vi)) != NULL;)
+		for (i = 0; i < vh->n_rules; i++) {
+			const struct sy_pool *p = vh->rules[i].pool;
+
+			for (k = 0; p != NULL && p->hc.path != NULL && k < p->n_endpoints; k++) {
+				const struct sy_endpoint *e = &p->endpoints[k];
+
+				if (e->addr.family != AF_INET)
+					continue;
+				if (n == cap) {
+					struct hc_copy *nv;
+
+					cap = cap ? 2 * cap : 1024;
+					nv = realloc(v, cap * sizeof(*v));
+					if (nv == NULL) {
+						free(v);
+						harness_error("health check: out of memory");
+						return;
+					}
+					v = nv;
+				}
+				v[n++] = (struct hc_copy){ e->addr.v4, htons(e->port), e, 1 };
+			}
+		}
+	if (n > 0)
+		qsort(v, n, sizeof(*v), cmp_hc_copy);
+	/* One copy per endpoint of a pool, its refs the rules through it. */
+	for (i = 0, k = 0; i < n; i++) {
+		if (k > 0 && v[k - 1].ep == v[i].ep) {
+			v[k - 1].refs++;
+			continue;
+		}
+		if (k == 0 || v[k - 1].ip != v[i].ip || v[k - 1].port != v[i].port)
+			keys++;
+		v[k++] = v[i];
+	}
+	n = k;
+	if (keys != r->health.n)
+		bad = "targets are not the generation's checked endpoints";
+	for (i = 0; bad == NULL && i < r->health.n; i++) {
+		const struct sy_health_target *t = r->health.t[i];
+
+		copies += t->n_eps;
+		for (k = 0; bad == NULL && k < t->n_eps; k++) {
+			const struct hc_copy *c;
+
+			key = (struct hc_copy){ t->ip, t->port, t->eps[k].ep, 0 };
+			c = bsearch(&key, v, n, sizeof(*v), cmp_hc_copy);
+			if (c == NULL)
+				bad = "a target's copy is not in the generation";
+			else if (c->refs != t->eps[k].refs)
+				bad = "a copy's rule count is wrong";
+		}
+	}
+	if (bad == NULL && copies != n)
+		bad = "copies in the generation without their target";
+	if (bad != NULL)
+		harness_error("health targets %s: %s (%zu targets, %zu in the generation; %zu "
+			      "copies, %zu)", when, bad, r->health.n, keys, copies, n);
+	free(v);
+}
+
+/*
+ * F_FLEET's rule, checked once in a small router: in fleet mode an OpenShift
+ * Route is served only once a RouteBinding binds it to this router's
+ * Router (fleet.h), so the bench's bindings are what serve its routes.
+ */
+static void
+probe_fleet(void)
+{
+	struct sy_router r;
+	char dir[300];
+	const struct sy_vhost *vh;
+	const struct sy_rule *unbound, *bound;
+	json_t *req, *rep;
+	bool ok;
+
+	snprintf(dir, sizeof(dir), "%s/probe", B.state_dir);
+	B.feat = F_FLEET;
+	if (router_start(&r, dir) < 0) {
+		harness_error("fleet probe: router start failed");
+		return;
+	}
+	req = json_pack("{s:s, s:[o, o, o, o]}", "op", "apply", "objects", make_router(),
+			make_service(0), make_endpoints(0), make_route_k(2, K_OPENSHIFT, 0));
+	rep = sy_ops_handle(&r, req);
+	ok = reply_ok(rep, "fleet probe");
+	json_decref(rep);
+	json_decref(req);
+	unbound = served_rule(sy_gen_acquire(&r.slot), 2, &vh);
+	req = json_pack("{s:s, s:[o]}", "op", "apply", "objects", make_binding(2));
+	rep = sy_ops_handle(&r, req);
+	ok = reply_ok(rep, "fleet probe binding") && ok;
+	json_decref(rep);
+	json_decref(req);
+	bound = served_rule(sy_gen_acquire(&r.slot), 2, &vh);
+	if (ok && (unbound != NULL || bound == NULL || strcmp(bound->object, "ns0/r2") != 0))
+		harness_error("fleet probe: a Route is served %s its RouteBinding",
+			      unbound != NULL ? "without" : "not even with");
 	router_stop(&r);
 	rm_state(dir);
 }
@@ -774,6 +1214,7 @@ static void
 phase_compile(struct sy_router *r, struct res *x, unsigned reps)
 {
 	double t[MAX_REPS], pub[MAX_REPS], fr[MAX_REPS], rt[MAX_REPS];
+	struct sy_gen_slot scratch;
 	unsigned i;
 	char now[32];
 	struct sy_compile_opts o;
@@ -782,6 +1223,14 @@ phase_compile(struct sy_router *r, struct res *x, unsigned reps)
 
 	if (reps > MAX_REPS)
 		reps = MAX_REPS;
+	/* Published in a slot of its own: a generation published in r's
+	 * behind sy_router_recompile's back would leave the router's plans
+	 * (health targets, counter slots) pointing into a generation it never
+	 * planned, and every later change planned against that. */
+	if (sy_gen_slot_init(&scratch, 1, gen_free) != 0) {
+		harness_error("cannot make a generation slot");
+		return;
+	}
 	for (i = 0; i < reps; i++) {
 		struct sy_generation *g;
 		double t0, t1, t2, t3;
@@ -795,17 +1244,25 @@ phase_compile(struct sy_router *r, struct res *x, unsigned reps)
 		t1 = now_s();
 		if (g == NULL) {
 			harness_error("sy_compile: out of memory");
+			sy_gen_slot_fini(&scratch);
 			return;
 		}
-		r->gen_id = g->id;
-		sy_gen_publish(&r->slot, g);
+		sy_gen_publish(&scratch, g);
 		t2 = now_s();
-		sy_gen_reclaim(&r->slot);
+		sy_gen_reclaim(&scratch);
 		t3 = now_s();
 		t[i] = t1 - t0;
 		pub[i] = t2 - t1;
-		fr[i] = t3 - t2;
+		/* The first publish retires nothing: its free is timed at the end. */
+		if (i > 0)
+			fr[i - 1] = t3 - t2;
 		fprintf(stderr, "\r  compile %u/%u: %.1f ms", i + 1, reps, t[i] * 1e3);
+	}
+	{
+		double t0 = now_s();
+
+		sy_gen_slot_fini(&scratch);
+		fr[reps - 1] = now_s() - t0;
 	}
 	fprintf(stderr, "\n");
 	/* The same through routerd's path (sy_router_recompile made to
@@ -880,6 +1337,36 @@ phase_lookup(struct sy_router *r, struct res *x)
 	}
 	x->n_vhosts = g->n_vhosts;
 	x->n_rules = g->n_rules;
+	{
+		const struct sy_vhost *vh;
+		size_t vi, i;
+
+		for (vi = 0; (vh = sy_gen_next_vhost(g, &vi)) != NULL;) {
+			x->n_edge_ctx += vh->tls == SY_TLS_EDGE && vh->tls_ctx != NULL;
+			x->n_proxy += vh->mode == SY_MODE_PROXY;
+			for (i = 0; i < vh->n_rules; i++)
+				x->n_sticky += vh->rules[i].action == SY_ACTION_BACKEND &&
+					       vh->rules[i].sticky_cookie != NULL;
+		}
+		x->n_hc_targets = r->health.n;
+		x->n_tls_ctx = sy_tls_ctx_cached();
+		x->n_bindings = sy_store_count(&r->store, &sy_kind_routebinding);
+	}
+	/* Each feature made what it should (what is served: lookup_check). */
+	if ((x->feat & F_EDGE) && x->n_edge_ctx != x->by_kind[K_OPENSHIFT])
+		harness_error("%zu edge vhosts with a TLS context, want %zu (the OpenShift Routes)",
+			      x->n_edge_ctx, x->by_kind[K_OPENSHIFT]);
+	if ((x->feat & F_HC) && (x->n_hc_targets == 0 || (B.kind_on[K_IR] &&
+							  x->n_hc_targets != 2 * x->services)))
+		harness_error("%zu health targets, want %zu (each Service's 2 endpoints)",
+			      x->n_hc_targets, B.kind_on[K_IR] ? 2 * x->services : 1);
+	if ((x->feat & F_STICKY) && x->n_sticky == 0)
+		harness_error("no rule has a sticky cookie");
+	if ((x->feat & F_FLEET) && (r->fleet_routers != 1 || x->n_bindings != x->by_kind[K_OPENSHIFT]))
+		harness_error("fleet: %zu Routers and %zu RouteBindings, want 1 and %zu",
+			      r->fleet_routers, x->n_bindings, x->by_kind[K_OPENSHIFT]);
+	if (x->feat & F_HC)
+		health_check(r, "after loading");
 	x->lk_wrong = lookup_check(g, &hit);
 	if (x->lk_wrong)
 		harness_error("%zu of %zu lookups found the wrong object", x->lk_wrong, n);
@@ -909,10 +1396,10 @@ one_change(struct sy_router *r, size_t rt, enum rkind k, size_t svc, double *ret
 	json_t *rep;
 	const struct sy_vhost *vh;
 	const struct sy_rule *rule;
-	char want[32], host[96];
+	const char *missing = NULL;
+	char want[32];
 	double t2;
 
-	route_host(rt, host, sizeof(host));
 	atomic_store(&R.after, before);
 	atomic_store(&R.seen_tsc, 0);
 	t0 = rte_rdtsc_precise();
@@ -937,14 +1424,18 @@ one_change(struct sy_router *r, size_t rt, enum rkind k, size_t svc, double *ret
 	*compile = r->last_compile_ms / 1e3;
 	*scope = r->last_compile_incremental ? (double)r->last_compile_objects : -1;
 	snprintf(want, sizeof(want), "svc%zu", svc);
-	vh = sy_gen_find_vhost(sy_gen_acquire(&r->slot), host, strlen(host));
-	rule = vh ? sy_vhost_match_path(vh, "/index.html", 11) : NULL;
+	rule = served_rule(sy_gen_acquire(&r->slot), rt, &vh);
 	if (seen == 0 || rule == NULL || rule->action != SY_ACTION_BACKEND ||
 	    strcmp(rule->pool->services[0].name, want) != 0) {
 		harness_error("change of %s %zu: not seen or not served (want %s)", kind_name[k], rt,
 			      want);
 		seen = 0;
+	} else if ((missing = feature_missing(r, rt, k, vh, rule)) != NULL) {
+		harness_error("change of %s %zu: served without %s", kind_name[k], rt, missing);
+		seen = 0;
 	}
+	if (B.feat & F_HC)
+		health_check(r, "after a change");
 	t2 = now_s();
 	while (sy_gen_reclaim(&r->slot) > 0)
 		rte_pause();
@@ -952,14 +1443,17 @@ one_change(struct sy_router *r, size_t rt, enum rkind k, size_t svc, double *ret
 	return seen ? (double)(seen - t0) / B.hz : -1;
 }
 
-/* The index of a route of kind k near the middle of the set. */
+/* The index of a route of kind k near the middle of the set: with F_STICKY,
+ * an OpenShift Route with a path (a proxied vhost, which keeps its cookie;
+ * a plain one is spliced unless it terminates TLS). */
 static size_t
 route_of_kind(size_t routes, enum rkind k)
 {
 	size_t i = routes / 2 - (routes / 2) % 10;
+	bool with_path = k == K_OPENSHIFT && (B.feat & F_STICKY);
 
 	for (; i < routes; i++)
-		if (route_kind(i) == k)
+		if (route_kind(i) == k && (!with_path || i % 4 == 3))
 			return i;
 	return SIZE_MAX;
 }
@@ -1000,21 +1494,22 @@ phase_change(struct sy_router *r, struct res *x)
 	fprintf(stderr, "\n");
 	/* The other kinds: an IngressRoute root and a RouteGroup, 5 changes each. */
 	for (k = K_IR; k < K_N; k++) {
-		double l[5], rt2, c, sc, rc;
+		double l[5], c[5], rt2, sc, rc;
 		size_t ri = route_of_kind(x->routes, k);
 		unsigned m = 0;
 
 		if (!B.kind_on[k] || ri == SIZE_MAX)
 			continue;
 		for (i = 0; i < 5; i++) {
-			l[m] = one_change(r, ri, k, (ri / ROUTES_PER_SVC) ^ ((i & 1) ? 0 : 1), &rt2, &c,
-					  &sc, &rc);
+			l[m] = one_change(r, ri, k, (ri / ROUTES_PER_SVC) ^ ((i & 1) ? 0 : 1), &rt2,
+					  &c[m], &sc, &rc);
 			if (l[m] < 0)
 				x->chg_bad++;
 			else
 				m++;
 		}
 		x->chg_kind_med[k] = m ? median(l, m) : -1;
+		x->chg_kind_compile[k] = m ? median(c, m) : -1;
 		x->chg_kind_scope[k] = sc;
 	}
 	atomic_store(&R.stop, true);
@@ -1046,14 +1541,17 @@ run_size(struct res *x)
 	double t0;
 	int k;
 
+	B.feat = x->feat;
 	x->services = (x->routes + ROUTES_PER_SVC - 1) / ROUTES_PER_SVC;
-	x->objects = x->routes + 2 * x->services;
-	x->batch = B.batch ? B.batch : (x->objects / 100 > 1000 ? x->objects / 100 : 1000);
-	x->via_journal = x->routes > B.apply_max && x->objects > x->batch;
 	for (k = 0; k < K_N; k++)
 		x->by_kind[k] = 0;
 	for (i = 0; i < x->routes; i++)
 		x->by_kind[route_kind(i)]++;
+	/* Fleet: the Router and a RouteBinding per OpenShift Route. */
+	x->objects = x->routes + 2 * x->services +
+		     (x->feat & F_FLEET ? 1 + x->by_kind[K_OPENSHIFT] : 0);
+	x->batch = B.batch ? B.batch : (x->objects / 100 > 1000 ? x->objects / 100 : 1000);
+	x->via_journal = x->routes > B.apply_max && x->objects > x->batch;
 	memset(&s, 0, sizeof(s));
 	s.n_routes = x->routes;
 	s.n_svc = x->services;
@@ -1118,6 +1616,39 @@ size_name(size_t n, char *buf, size_t len)
 		snprintf(buf, len, "%zuk", n / 1000);
 	else
 		snprintf(buf, len, "%zu", n);
+	return buf;
+}
+
+/* "edge-certs health-checks" (sep between), or "none". */
+static const char *
+feat_list(unsigned f, const char *sep, char *buf, size_t len)
+{
+	size_t i, off = 0;
+
+	buf[0] = '\0';
+	for (i = 0; i < N_FEATS; i++)
+		if ((f & feat_names[i].bit) && off < len)
+			off += (size_t)snprintf(buf + off, len - off, "%s%s", off ? sep : "",
+						feat_names[i].opt);
+	if (off == 0)
+		snprintf(buf, len, "none");
+	return buf;
+}
+
+/* A column's name: its size, and "+ehsf" for the features it runs with. */
+static const char *
+column_name(const struct res *x, char *buf, size_t len)
+{
+	size_t i, off;
+
+	size_name(x->routes, buf, len);
+	off = strlen(buf);
+	if (x->feat != 0 && off + 1 < len)
+		buf[off++] = '+';
+	for (i = 0; i < N_FEATS && off + 1 < len; i++)
+		if (x->feat & feat_names[i].bit)
+			buf[off++] = feat_names[i].letter;
+	buf[off] = '\0';
 	return buf;
 }
 
@@ -1187,6 +1718,18 @@ GETTER(g_chg_rest, (x->chg_ret_med - x->chg_jrn_tmpfs - x->chg_compile) * 1e3)
 GETTER(g_chg_scope, x->chg_scope)
 GETTER(g_chg_ir, x->chg_kind_med[K_IR] * 1e3)
 GETTER(g_chg_rg, x->chg_kind_med[K_RG] * 1e3)
+GETTER(g_chg_ir_compile, x->chg_kind_compile[K_IR] * 1e3)
+GETTER(g_chg_rg_compile, x->chg_kind_compile[K_RG] * 1e3)
+GETTER(g_chg_ir_scope, x->chg_kind_scope[K_IR])
+GETTER(g_chg_rg_scope, x->chg_kind_scope[K_RG])
+GETTER(g_chg_ir_share, x->recompile_med > 0 ? x->chg_kind_compile[K_IR] / x->recompile_med * 100 : NAN)
+GETTER(g_chg_rg_share, x->recompile_med > 0 ? x->chg_kind_compile[K_RG] / x->recompile_med * 100 : NAN)
+GETTER(g_f_edge, (double)x->n_edge_ctx)
+GETTER(g_f_tls_ctx, (double)x->n_tls_ctx)
+GETTER(g_f_proxy, (double)x->n_proxy)
+GETTER(g_f_sticky, (double)x->n_sticky)
+GETTER(g_f_hc, (double)x->n_hc_targets)
+GETTER(g_f_bind, (double)x->n_bindings)
 GETTER(g_chg_seen, (x->chg_med - x->chg_ret_med) * 1e6)
 GETTER(g_chg_reclaim, x->chg_reclaim * 1e3)
 
@@ -1225,17 +1768,22 @@ static void
 print_table(const struct res *xs, unsigned n)
 {
 	unsigned i;
-	char buf[160], sn[24];
+	char buf[160], sn[32];
 	int k;
 
 	printf("\nroutes_bench: TSC %.0f MHz; kinds:", B.hz / 1e6);
 	for (k = 0; k < K_N; k++)
 		printf(" %s %s%s%s;", kind_label[k], B.kind_on[k] ? "on" : "OFF",
 		       B.kind_on[k] ? "" : " - ", B.kind_on[k] ? "" : B.kind_why[k]);
+	printf("\nfeatures:");
+	for (i = 0; i < n; i++)
+		printf(" %s%s %s", i ? "; " : "", column_name(&xs[i], sn, sizeof(sn)),
+		       feat_list(xs[i].feat, ", ", buf, sizeof(buf)));
+	printf(" (e edge-certs, h health-checks, s sticky, f fleet)");
 	printf("\nstate dir (journal) %s; disk probe %s\n\n", B.state_dir, B.disk_dir);
 	printf(ROWF, "metric \\ routes loaded");
 	for (i = 0; i < n; i++)
-		printf(" | %*s", COLW, size_name(xs[i].routes, sn, sizeof(sn)));
+		printf(" | %*s", COLW, column_name(&xs[i], sn, sizeof(sn)));
 	printf(" | %-14s | %s\n", "target", "verdict");
 	printf(ROWF, "    routes by kind (OpenShift/IR/RG)");
 	for (i = 0; i < n; i++) {
@@ -1291,8 +1839,20 @@ print_table(const struct res *xs, unsigned n)
 	row("      reader saw it, after the return [us]", xs, n, g_chg_seen, "%.1f", "", "");
 	row("      journal fsync on disk instead [ms]", xs, n, g_chg_jd, "%.3f", "", "");
 	row("    an IngressRoute root changed [ms]", xs, n, g_chg_ir, "%.2f", "", "");
+	row("      compile + publish [ms]", xs, n, g_chg_ir_compile, "%.3f", "", "");
+	row("      objects compiled (the scope)", xs, n, g_chg_ir_scope, "%.0f", "", "");
+	row("      share of a full recompile [%]", xs, n, g_chg_ir_share, "%.3f", "<= 2 %", "");
 	row("    a RouteGroup changed [ms]", xs, n, g_chg_rg, "%.2f", "", "");
+	row("      compile + publish [ms]", xs, n, g_chg_rg_compile, "%.3f", "", "");
+	row("      objects compiled (the scope)", xs, n, g_chg_rg_scope, "%.0f", "", "");
+	row("      share of a full recompile [%]", xs, n, g_chg_rg_share, "%.3f", "<= 2 %", "");
 	row("      after: old generation freed [ms]", xs, n, g_chg_reclaim, "%.1f", "", "");
+	row("features, as loaded: edge vhosts + TLS ctx", xs, n, g_f_edge, "%.0f", "", "");
+	row("      TLS contexts cached", xs, n, g_f_tls_ctx, "%.0f", "", "");
+	row("      proxied vhosts", xs, n, g_f_proxy, "%.0f", "", "");
+	row("      rules with a sticky cookie", xs, n, g_f_sticky, "%.0f", "", "");
+	row("      health targets (r->health.n)", xs, n, g_f_hc, "%.0f", "", "");
+	row("      RouteBindings (fleet mode)", xs, n, g_f_bind, "%.0f", "", "");
 	for (i = 0; i < n; i++)
 		if (xs[i].ran && xs[i].via_journal)
 			printf("\n%zu routes: loaded from a journal of %zu objects (sy_router_load: "
@@ -1310,33 +1870,61 @@ print_table(const struct res *xs, unsigned n)
 			       xs[i].n_rules, (double)xs[i].gen_bytes / 1048576.0, xs[i].chg_n);
 }
 
-/* The guard's two checks on the largest size run: 0, or 3 when one fails. */
+/* One of the guard's share checks: true when it holds. */
+static bool
+guard_share(const struct res *x, const char *what, double chg_s)
+{
+	char cn[32];
+	double share = x->recompile_med > 0 ? chg_s / x->recompile_med * 100 : NAN;
+	bool ok = !isnan(share) && share <= GUARD_CHANGE_SHARE;
+
+	printf("guard, %s: %s: compile + plans + publish %.3f ms = %.3f %% of a full recompile "
+	       "(%.1f ms; bound %.1f %%): %s\n",
+	       column_name(x, cn, sizeof(cn)), what, chg_s * 1e3, share, x->recompile_med * 1e3,
+	       GUARD_CHANGE_SHARE, ok ? "PASS" : "FAIL");
+	return ok;
+}
+
+/*
+ * The guard's checks on every column run (the plain mix and the one with
+ * features): each kind's one change against a full recompile (an
+ * IngressRoute's is the one that plans health checks and Contour's cookie;
+ * an OpenShift Route's the TLS context, its cookie and its binding), and
+ * the generation's bytes per route. 0, or 3 when one fails.
+ */
 static int
 guard_verdict(const struct res *xs, unsigned n)
 {
-	const struct res *x = NULL;
-	double share, per_route;
-	bool ok_share, ok_bytes;
+	bool ok = true, any = false;
 	unsigned i;
+	int k;
 
-	for (i = 0; i < n; i++)
-		if (xs[i].ran && (x == NULL || xs[i].routes > x->routes))
-			x = &xs[i];
-	if (x == NULL) {
-		printf("\nguard: no size ran\n");
-		return 3;
+	printf("\n");
+	for (i = 0; i < n; i++) {
+		const struct res *x = &xs[i];
+		unsigned bound = x->feat ? GUARD_GEN_BYTES_FEATURES : GUARD_GEN_BYTES;
+		double per_route = g_mem_gen(x);
+		char cn[32];
+
+		if (!x->ran)
+			continue;
+		any = true;
+		ok = guard_share(x, "one OpenShift Route changed", x->chg_compile) && ok;
+		for (k = K_IR; k < K_N; k++)
+			if (B.kind_on[k] && x->chg_kind_compile[k] >= 0) {
+				char what[64];
+
+				snprintf(what, sizeof(what), "one %s changed", kind_label[k]);
+				ok = guard_share(x, what, x->chg_kind_compile[k]) && ok;
+			}
+		printf("guard, %s: generation %.0f B per route (bound %u B): %s\n",
+		       column_name(x, cn, sizeof(cn)), per_route, bound,
+		       per_route <= bound ? "PASS" : "FAIL");
+		ok = per_route <= bound && ok;
 	}
-	share = g_chg_share(x);
-	per_route = g_mem_gen(x);
-	ok_share = !isnan(share) && share <= GUARD_CHANGE_SHARE;
-	ok_bytes = per_route <= GUARD_GEN_BYTES;
-	printf("\nguard, %zu routes: one change's compile + plans + publish %.3f ms = %.3f %% of a "
-	       "full recompile (%.1f ms; bound %.1f %%): %s\n",
-	       x->routes, x->chg_compile * 1e3, share, x->recompile_med * 1e3, GUARD_CHANGE_SHARE,
-	       ok_share ? "PASS" : "FAIL");
-	printf("guard, %zu routes: generation %.0f B per route (bound %d B): %s\n", x->routes,
-	       per_route, GUARD_GEN_BYTES, ok_bytes ? "PASS" : "FAIL");
-	return ok_share && ok_bytes ? 0 : 3;
+	if (!any)
+		printf("guard: no size ran\n");
+	return any && ok ? 0 : 3;
 }
 
 /* --------------------------------------------------------------- main -- */
@@ -1348,6 +1936,7 @@ usage(FILE *f)
 		"usage: routes_bench [--quick] [--huge-sizes] [--sizes 10000,100000]\n"
 		"                    [--batch N] [--apply-max N] [--queries N] [--changes N]\n"
 		"                    [--openshift-only] [--guard]\n"
+		"                    [--edge-certs] [--health-checks] [--sticky] [--fleet] [--features]\n"
 		"                    [--state-dir DIR] [--disk-dir DIR] [--core N] [--reader-core N]\n"
 		"  --quick           sizes 1000,10000, fewer lookups and changes (seconds)\n"
 		"  --huge-sizes      add 1,000,000 routes (minutes; several GB of memory)\n"
@@ -1358,13 +1947,24 @@ usage(FILE *f)
 		"  --queries N       lookups per set (default 1048576)\n"
 		"  --changes N       one-route changes timed for (d) (default 15, at most %d)\n"
 		"  --openshift-only  OpenShift Routes only, even if other kinds are built in\n"
-		"  --guard           CI's check (%d routes unless --sizes): exit 3 when one change\n"
-		"                    costs over %.1f %% of a full recompile, or the generation\n"
-		"                    over %d B per route\n"
+		"  --guard           CI's check (%d routes unless --sizes), once plain and once\n"
+		"                    with --features (or the features given): exit 3 when one\n"
+		"                    change of any kind costs over %.1f %% of a full recompile,\n"
+		"                    or the generation over %d B per route (%d with features)\n"
+		"  --edge-certs      OpenShift Routes: edge TLS with an inline certificate and key\n"
+		"                    (ECDSA P-256, one per namespace, *.nsN.apps.bench.test)\n"
+		"  --health-checks   IngressRoutes: a healthCheck on their service (every\n"
+		"                    endpoint a health target)\n"
+		"  --sticky          OpenShift Routes: router.openshift.io/cookie_name;\n"
+		"                    IngressRoutes: strategy Cookie; (d) changes a path Route\n"
+		"  --fleet           fleet mode: router_name bench, a Router bench and a\n"
+		"                    RouteBinding per OpenShift Route\n"
+		"  --features        all four\n"
 		"  --state-dir DIR   journal directory; should be tmpfs (default /dev/shm/...)\n"
 		"  --disk-dir DIR    where the disk fsync probe writes (default /var/tmp/...)\n"
 		"  --core N          control thread core (default 1); --reader-core (default 0)\n",
-		MAX_REPS, GUARD_ROUTES, GUARD_CHANGE_SHARE, GUARD_GEN_BYTES);
+		MAX_REPS, GUARD_ROUTES, GUARD_CHANGE_SHARE, GUARD_GEN_BYTES,
+		GUARD_GEN_BYTES_FEATURES);
 }
 
 static void
@@ -1392,9 +1992,15 @@ main(int argc, char **argv)
 		{ "reader-core", required_argument, NULL, 'R' }, { "help", no_argument, NULL, 'h' },
 		{ "apply-max", required_argument, NULL, 'A' },
 		{ "guard", no_argument, NULL, 'G' },
+		{ "edge-certs", no_argument, NULL, 0x100 + F_EDGE },
+		{ "health-checks", no_argument, NULL, 0x100 + F_HC },
+		{ "sticky", no_argument, NULL, 0x100 + F_STICKY },
+		{ "fleet", no_argument, NULL, 0x100 + F_FLEET },
+		{ "features", no_argument, NULL, 0x100 + F_ALL },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct res xs[MAX_SIZES];
+	struct res xs[2 * MAX_SIZES];
+	unsigned n_runs = 0;
 	bool huge = false, sizes_set = false, q_set = false, c_set = false;
 	char prefix[64], lcores[32];
 	char *eal[16];
@@ -1473,6 +2079,13 @@ main(int argc, char **argv)
 		case 'h':
 			usage(stdout);
 			return 0;
+		case 0x100 + F_EDGE:
+		case 0x100 + F_HC:
+		case 0x100 + F_STICKY:
+		case 0x100 + F_FLEET:
+		case 0x100 + F_ALL:
+			B.feat_opt |= (unsigned)opt - 0x100;
+			break;
 		default:
 			usage(stderr);
 			return 2;
@@ -1540,14 +2153,30 @@ main(int argc, char **argv)
 		fprintf(stderr, "routes_bench: %s: %s\n", kind_label[i],
 			B.kind_on[i] ? "mixed in" : B.kind_why[i]);
 	}
+	if (B.feat_opt & F_FLEET || B.guard)
+		probe_fleet();
+	/* A column per size; the guard runs each size plain and with features,
+	 * so that CI sees a regression in any feature's planning too. */
 	memset(xs, 0, sizeof(xs));
 	for (i = 0; i < B.n_sizes; i++) {
-		xs[i].routes = B.sizes[i];
-		run_size(&xs[i]);
+		xs[n_runs].routes = B.sizes[i];
+		xs[n_runs++].feat = B.guard ? 0 : B.feat_opt;
+		if (B.guard) {
+			xs[n_runs].routes = B.sizes[i];
+			xs[n_runs++].feat = B.feat_opt ? B.feat_opt : F_ALL;
+		}
 	}
+	for (i = 0; i < n_runs; i++)
+		run_size(&xs[i]);
 	strftime(date, sizeof(date), "%Y-%m-%d %H:%M UTC", gmtime(&t));
-	printf("routes_bench %s, %s\n", date, B.quick ? "--quick" : "full");
-	print_table(xs, B.n_sizes);
+	{
+		char fl[96];
+
+		printf("routes_bench %s, %s, features: %s\n", date, B.quick ? "--quick" : "full",
+		       feat_list(B.guard ? B.feat_opt | F_ALL : B.feat_opt, " ", fl, sizeof(fl)));
+	}
+	print_table(xs, n_runs);
+	certs_free();
 	{
 		char d[300];
 
@@ -1563,5 +2192,5 @@ main(int argc, char **argv)
 		       B.harness_errors);
 		return 1;
 	}
-	return B.guard ? guard_verdict(xs, B.n_sizes) : 0;
+	return B.guard ? guard_verdict(xs, n_runs) : 0;
 }
