@@ -39,12 +39,31 @@ struct tls_entry {
 	unsigned uses;
 };
 
+/*
+ * Certificate bytes that passed the checks that depend on the bytes alone
+ * (certificate and key parse, the key is the certificate's, the chain
+ * parses), by digest, with the parsed certificate for the checks that do
+ * not (dates, host). Admission checks every edge route's certificate at
+ * every compile, and OpenSSL 3.0 takes about a millisecond to decode one
+ * key; routes often share a certificate. At most CHECKED_MAX, the oldest
+ * dropped first: bytes a context was made from are known from the context
+ * cache anyway (known_cert).
+ */
+#define CHECKED_MAX 1024
+struct checked {
+	char key[65];
+	X509 *x;
+};
+
 static struct {
 	char ciphers[512];
 	char suites[256];
 	uint16_t floor;
 	uint8_t tickets;
 	struct sy_strmap cache;
+	struct sy_strmap checked;
+	struct checked *checked_ring[CHECKED_MAX];
+	unsigned checked_next;
 	int ex_index;
 	struct sy_tls_default def;
 	char *backend_ca; /* tls.backend_ca's PEM; NULL: the system's store */
@@ -124,22 +143,97 @@ read_chain(const char *pem, size_t len, bool skip_first)
 	return sk;
 }
 
+static void digest_hex(const struct sy_pem *p, uint16_t min_version, uint64_t epoch,
+		       char out[65]);
+
+/*
+ * The certificate of bytes p already checked (one reference for the caller),
+ * or NULL, with sum their digest for remember_cert. A context made from them
+ * (at the floor: routes without a minimum of their own) is proof enough:
+ * SSL_CTX_use_PrivateKey refuses a key that is not the certificate's.
+ */
+static X509 *
+known_cert(const struct sy_pem *p, char sum[65])
+{
+	struct tls_entry *e;
+	struct checked *c;
+	X509 *x = NULL;
+
+	digest_hex(p, T.floor, sy_ocsp_epoch(), sum);
+	e = sy_strmap_get(&T.cache, sum);
+	if (e != NULL)
+		x = SSL_CTX_get0_certificate(e->ctx);
+	if (x == NULL) {
+		digest_hex(p, 0, 0, sum);
+		c = sy_strmap_get(&T.checked, sum);
+		x = c != NULL ? c->x : NULL;
+	}
+	if (x != NULL)
+		X509_up_ref(x);
+	return x;
+}
+
+/* Bytes with digest sum passed the byte checks; x is their certificate. */
+static void
+remember_cert(const char sum[65], X509 *x)
+{
+	struct checked *c = T.checked_ring[T.checked_next];
+
+	if (sy_strmap_get(&T.checked, sum) != NULL)
+		return;
+	if (c != NULL) {
+		sy_strmap_remove(&T.checked, c->key);
+		X509_free(c->x);
+	} else if ((c = malloc(sizeof(*c))) == NULL) {
+		return;
+	}
+	memcpy(c->key, sum, sizeof(c->key));
+	c->x = x;
+	if (sy_strmap_put(&T.checked, c->key, c) < 0) {
+		free(c);
+		T.checked_ring[T.checked_next] = NULL;
+		return;
+	}
+	X509_up_ref(x);
+	T.checked_ring[T.checked_next] = c;
+	T.checked_next = (T.checked_next + 1) % CHECKED_MAX;
+}
+
+static void
+checked_fini(void)
+{
+	unsigned i;
+
+	for (i = 0; i < CHECKED_MAX; i++)
+		if (T.checked_ring[i] != NULL) {
+			X509_free(T.checked_ring[i]->x);
+			free(T.checked_ring[i]);
+			T.checked_ring[i] = NULL;
+		}
+	T.checked_next = 0;
+	sy_strmap_fini(&T.checked);
+}
+
 enum sy_cert_problem
 sy_cert_check(const struct sy_pem *p, const char *host)
 {
-	X509 *x = read_cert(p->crt, p->crt_len);
+	char sum[65];
+	X509 *x = known_cert(p, sum);
+	bool known = x != NULL;
 	EVP_PKEY *k = NULL;
 	enum sy_cert_problem why = SY_CERT_OK;
 
-	if (x == NULL) {
+	/* Bytes not known yet: parsed here, and the key matched below. */
+	if (!known && (x = read_cert(p->crt, p->crt_len)) == NULL) {
 		why = SY_CERT_BAD_CERT;
 		goto out;
 	}
-	k = read_key(p->key, p->key_len);
-	if (k == NULL) {
+	if (!known && (k = read_key(p->key, p->key_len)) == NULL) {
 		why = SY_CERT_BAD_KEY;
 		goto out;
 	}
+	/* Checked in any case: a context is made from a chain that holds no
+	 * certificate too. */
 	if (p->ca != NULL && p->ca_len > 0) {
 		STACK_OF(X509) *sk = read_chain(p->ca, p->ca_len, false);
 
@@ -149,10 +243,12 @@ sy_cert_check(const struct sy_pem *p, const char *host)
 		if (why != SY_CERT_OK)
 			goto out;
 	}
-	if (X509_check_private_key(x, k) != 1) {
+	if (!known && X509_check_private_key(x, k) != 1) {
 		why = SY_CERT_KEY_MISMATCH;
 		goto out;
 	}
+	if (!known)
+		remember_cert(sum, x);
 	if (X509_cmp_current_time(X509_get0_notAfter(x)) <= 0) {
 		why = SY_CERT_EXPIRED;
 		goto out;
@@ -660,6 +756,7 @@ sy_tls_teardown(void)
 	free(T.backend_ca);
 	T.backend_ca = NULL;
 	sy_ocsp_fini();
+	checked_fini();
 	/* Every vhost and pool gave its contexts back before (sy_router_fini). */
 	sy_strmap_fini(&T.cache);
 }
