@@ -851,6 +851,25 @@ health_check(struct sy_router *r, const char *when)
 }
 
 /*
+ * F_HC, after each change: as many targets as checked endpoints, each
+ * Service's 2 while its IngressRoute sends to it (moved: (d)'s IngressRoute
+ * sends to the next Service, and its own has no checked pool left). The
+ * whole plan is checked against the generation after each series
+ * (health_check): walking it between changes would leave the next one's
+ * caches cold.
+ */
+static void
+health_count(struct sy_router *r, const struct res *x, bool moved)
+{
+	size_t want = 2 * x->services - (moved ? 2 : 0);
+
+	if (!(x->feat & F_HC) || !B.kind_on[K_IR])
+		return;
+	if (r->health.n != want)
+		harness_error("after a change: %zu health targets, want %zu", r->health.n, want);
+}
+
+/*
  * F_FLEET's rule, checked once in a small router: in fleet mode an OpenShift
  * Route is served only once a RouteBinding binds it to this router's
  * Router (fleet.h), so the bench's bindings are what serve its routes.
@@ -1434,8 +1453,7 @@ one_change(struct sy_router *r, size_t rt, enum rkind k, size_t svc, double *ret
 		harness_error("change of %s %zu: served without %s", kind_name[k], rt, missing);
 		seen = 0;
 	}
-	if (B.feat & F_HC)
-		health_check(r, "after a change");
+
 	t2 = now_s();
 	while (sy_gen_reclaim(&r->slot) > 0)
 		rte_pause();
@@ -1468,6 +1486,7 @@ phase_change(struct sy_router *r, struct res *x)
 	char d[300];
 	json_t *rec;
 	enum rkind k;
+	bool ir_moved = false;
 
 	if (rt == SIZE_MAX) {
 		harness_error("no OpenShift Route to change");
@@ -1488,6 +1507,7 @@ phase_change(struct sy_router *r, struct res *x)
 		lat[i] = one_change(r, rt, K_OPENSHIFT, svc, &ret[i], &cmp[i], &scope[i], &rec_t[i]);
 		if (lat[i] < 0)
 			x->chg_bad++;
+		health_count(r, x, ir_moved);
 		fprintf(stderr, "\r  change %u/%u: %.2f ms (call %.2f, compile %.2f, scope %.0f)", i + 1,
 			n, lat[i] * 1e3, ret[i] * 1e3, cmp[i] * 1e3, scope[i]);
 	}
@@ -1500,13 +1520,19 @@ phase_change(struct sy_router *r, struct res *x)
 
 		if (!B.kind_on[k] || ri == SIZE_MAX)
 			continue;
+		if (x->feat & F_HC)
+			health_check(r, "after a series of changes");
 		for (i = 0; i < 5; i++) {
-			l[m] = one_change(r, ri, k, (ri / ROUTES_PER_SVC) ^ ((i & 1) ? 0 : 1), &rt2,
-					  &c[m], &sc, &rc);
+			size_t svc = (ri / ROUTES_PER_SVC) ^ ((i & 1) ? 0 : 1);
+
+			l[m] = one_change(r, ri, k, svc, &rt2, &c[m], &sc, &rc);
 			if (l[m] < 0)
 				x->chg_bad++;
 			else
 				m++;
+			if (k == K_IR)
+				ir_moved = svc != ri / ROUTES_PER_SVC;
+			health_count(r, x, ir_moved);
 		}
 		x->chg_kind_med[k] = m ? median(l, m) : -1;
 		x->chg_kind_compile[k] = m ? median(c, m) : -1;
@@ -1514,6 +1540,8 @@ phase_change(struct sy_router *r, struct res *x)
 	}
 	atomic_store(&R.stop, true);
 	pthread_join(th, NULL);
+	if (x->feat & F_HC)
+		health_check(r, "after the changes");
 	x->chg_scope = median(scope, n);
 	x->chg_med = median(lat, n);
 	x->chg_min = lat[0];
