@@ -85,22 +85,34 @@
 #define MAX_REPS 64
 
 /*
- * The guard (--guard, run by CI as the unit test routes_guard): one run at a
- * small size that fails when the control thread's promise is broken, by
- * ratios and sizes measured in this process, never by wall-clock bounds.
- *  - One route change (compile, counter slots' and health checks' plans,
- *    publish) costs at most GUARD_CHANGE_SHARE percent of a full recompile
- *    on the same path. A change that walks what is loaded costs a share
- *    that grows with it (per-route metrics once made it 25 % at 10k
- *    routes); a scoped one costs about 0.1 % at 2,000.
+ * The guard (--guard, run by CI as the unit test routes_guard): small runs
+ * that fail when the control thread's promise is broken, by ratios and
+ * sizes measured in this process, never by wall-clock bounds. Each size is
+ * run twice: the plain mix, and with every feature (F_ALL), so that a
+ * feature's planning is covered too.
+ *  - One change of each kind (compile, counter slots' and health checks'
+ *    plans, publish) costs at most GUARD_CHANGE_SHARE percent of a full
+ *    recompile on the same path, at GUARD_ROUTES. Heavy work per loaded
+ *    route shows here (per-route metrics once made it 25 % at 10k routes);
+ *    a scoped change costs about 0.05 %.
+ *  - The least of its changes grows at most GUARD_CHANGE_GROWTH times from
+ *    GUARD_ROUTES_SMALL to GUARD_ROUTES routes. A light walk of everything
+ *    loaded is invisible to the share, as a full recompile grows with the
+ *    routes too: sy_health_plan made to walk both generations (as before
+ *    the plans followed sy_gen_next_added/_dropped) moved the share from
+ *    0.05 % to 0.17 % at 2,000 routes, but the growth from 250 to 4,000
+ *    from at most 1.7 (scoped, all kinds, with features or not) to 5.6-34
+ *    (2026-11-28).
  *  - The generation holds at most GUARD_GEN_BYTES per route (2,000 routes
  *    of the bench's mix: 2026-11-28, 430 B; fc995ad's generation had 383
  *    B at 10k). Whatever a feature adds to every rule, vhost or pool shows
  *    here first.
  */
 #define GUARD_CHANGE_SHARE 2.0
+#define GUARD_CHANGE_GROWTH 3.0
 #define GUARD_GEN_BYTES 480
-#define GUARD_ROUTES 2000
+#define GUARD_ROUTES 4000
+#define GUARD_ROUTES_SMALL 250
 
 /*
  * Features: what each adds to the generated objects.
@@ -182,6 +194,9 @@ struct res {
 	double chg_jrn_tmpfs, chg_jrn_disk, chg_reclaim, chg_compile, chg_scope;
 	double chg_kind_med[K_N], chg_kind_scope[K_N]; /* other kinds' changes (IR, RG) */
 	double chg_kind_compile[K_N];
+	/* The least compile + publish of one change (preemption only adds):
+	 * the guard's growth check compares it across sizes. */
+	double chg_compile_min, chg_kind_compile_min[K_N];
 	/* What the features made, in the loaded generation (and r->health). */
 	size_t n_edge_ctx, n_proxy, n_sticky, n_hc_targets, n_tls_ctx, n_bindings;
 	unsigned chg_n, chg_bad;
@@ -1536,6 +1551,7 @@ phase_change(struct sy_router *r, struct res *x)
 		}
 		x->chg_kind_med[k] = m ? median(l, m) : -1;
 		x->chg_kind_compile[k] = m ? median(c, m) : -1;
+		x->chg_kind_compile_min[k] = m ? c[0] : -1; /* sorted by median() */
 		x->chg_kind_scope[k] = sc;
 	}
 	atomic_store(&R.stop, true);
@@ -1549,6 +1565,7 @@ phase_change(struct sy_router *r, struct res *x)
 	x->chg_ret_med = median(ret, n);
 	x->chg_reclaim = median(rec_t, n);
 	x->chg_compile = median(cmp, n);
+	x->chg_compile_min = cmp[0];
 	/* The journal part of one change: the same record on tmpfs / disk. */
 	rec = json_pack("{s:s, s:s, s:[o]}", "op", "apply", "time", TS, "objects",
 			make_route_k(rt, K_OPENSHIFT, rt / ROUTES_PER_SVC));
@@ -1746,6 +1763,9 @@ GETTER(g_chg_rest, (x->chg_ret_med - x->chg_jrn_tmpfs - x->chg_compile) * 1e3)
 GETTER(g_chg_scope, x->chg_scope)
 GETTER(g_chg_ir, x->chg_kind_med[K_IR] * 1e3)
 GETTER(g_chg_rg, x->chg_kind_med[K_RG] * 1e3)
+GETTER(g_chg_compile_min, x->chg_compile_min * 1e3)
+GETTER(g_chg_ir_compile_min, x->chg_kind_compile_min[K_IR] * 1e3)
+GETTER(g_chg_rg_compile_min, x->chg_kind_compile_min[K_RG] * 1e3)
 GETTER(g_chg_ir_compile, x->chg_kind_compile[K_IR] * 1e3)
 GETTER(g_chg_rg_compile, x->chg_kind_compile[K_RG] * 1e3)
 GETTER(g_chg_ir_scope, x->chg_kind_scope[K_IR])
@@ -1860,6 +1880,7 @@ print_table(const struct res *xs, unsigned n)
 	row("      sy_ops_handle returned [ms]", xs, n, g_chg_ret, "%.2f", "", "");
 	row("      = journal append + fsync, tmpfs [ms]", xs, n, g_chg_jt, "%.3f", "", "");
 	row("      + compile + publish, incremental [ms]", xs, n, g_chg_compile, "%.3f", "", "");
+	row("        least of the changes [ms]", xs, n, g_chg_compile_min, "%.3f", "", "");
 	row("        objects compiled (the scope)", xs, n, g_chg_scope, "%.0f", "", "");
 	row("        share of a full recompile [%]", xs, n, g_chg_share, "%.3f", "<= 2 %",
 	    verdict(xs, n, g_chg_share, GUARD_CHANGE_SHARE, false, "%", buf, sizeof(buf)));
@@ -1868,10 +1889,12 @@ print_table(const struct res *xs, unsigned n)
 	row("      journal fsync on disk instead [ms]", xs, n, g_chg_jd, "%.3f", "", "");
 	row("    an IngressRoute root changed [ms]", xs, n, g_chg_ir, "%.2f", "", "");
 	row("      compile + publish [ms]", xs, n, g_chg_ir_compile, "%.3f", "", "");
+	row("        least of the changes [ms]", xs, n, g_chg_ir_compile_min, "%.3f", "", "");
 	row("      objects compiled (the scope)", xs, n, g_chg_ir_scope, "%.0f", "", "");
 	row("      share of a full recompile [%]", xs, n, g_chg_ir_share, "%.3f", "<= 2 %", "");
 	row("    a RouteGroup changed [ms]", xs, n, g_chg_rg, "%.2f", "", "");
 	row("      compile + publish [ms]", xs, n, g_chg_rg_compile, "%.3f", "", "");
+	row("        least of the changes [ms]", xs, n, g_chg_rg_compile_min, "%.3f", "", "");
 	row("      objects compiled (the scope)", xs, n, g_chg_rg_scope, "%.0f", "", "");
 	row("      share of a full recompile [%]", xs, n, g_chg_rg_share, "%.3f", "<= 2 %", "");
 	row("      after: old generation freed [ms]", xs, n, g_chg_reclaim, "%.1f", "", "");
@@ -1913,28 +1936,44 @@ guard_share(const struct res *x, const char *what, double chg_s)
 	return ok;
 }
 
+/* The least compile + publish of one change of kind k in column x (s). */
+static double
+chg_least(const struct res *x, enum rkind k)
+{
+	return k == K_OPENSHIFT ? x->chg_compile_min : x->chg_kind_compile_min[k];
+}
+
 /*
- * The guard's checks on every column run (the plain mix and the one with
- * features): each kind's one change against a full recompile (an
+ * The guard's checks, per feature set (plain, and with the features): at
+ * its largest size, each kind's one change against a full recompile (an
  * IngressRoute's is the one that plans health checks and Contour's cookie;
- * an OpenShift Route's the TLS context, its cookie and its binding), and
- * the generation's bytes per route. 0, or 3 when one fails.
+ * an OpenShift Route's its TLS context, its cookie and its binding) and the
+ * generation's bytes per route; from its smallest size to its largest, how
+ * much each kind's change grew. 0, or 3 when one fails.
  */
 static int
 guard_verdict(const struct res *xs, unsigned n)
 {
 	bool ok = true, any = false;
-	unsigned i;
+	unsigned i, j;
 	int k;
 
 	printf("\n");
 	for (i = 0; i < n; i++) {
-		const struct res *x = &xs[i];
+		const struct res *x = &xs[i], *small = NULL;
 		unsigned bound = x->feat ? GUARD_GEN_BYTES_FEATURES : GUARD_GEN_BYTES;
 		double per_route = g_mem_gen(x);
-		char cn[32];
+		char cn[32], sn[32];
+		bool largest = x->ran;
 
-		if (!x->ran)
+		for (j = 0; j < n; j++)
+			if (xs[j].ran && xs[j].feat == x->feat) {
+				if (xs[j].routes > x->routes)
+					largest = false;
+				if (small == NULL || xs[j].routes < small->routes)
+					small = &xs[j];
+			}
+		if (!largest)
 			continue;
 		any = true;
 		ok = guard_share(x, "one OpenShift Route changed", x->chg_compile) && ok;
@@ -1949,6 +1988,22 @@ guard_verdict(const struct res *xs, unsigned n)
 		       column_name(x, cn, sizeof(cn)), per_route, bound,
 		       per_route <= bound ? "PASS" : "FAIL");
 		ok = per_route <= bound && ok;
+		if (small == x)
+			continue;
+		for (k = 0; k < K_N; k++) {
+			double a = chg_least(small, (enum rkind)k), b = chg_least(x, (enum rkind)k);
+			double growth = a > 0 ? b / a : NAN;
+			bool good = !isnan(growth) && growth <= GUARD_CHANGE_GROWTH;
+
+			if (!B.kind_on[k])
+				continue;
+			printf("guard, %s -> %s: one %s changed, least of its changes %.3f -> %.3f ms: "
+			       "x %.2f (bound x %.1f): %s\n",
+			       column_name(small, sn, sizeof(sn)), column_name(x, cn, sizeof(cn)),
+			       kind_label[k], a * 1e3, b * 1e3, growth, GUARD_CHANGE_GROWTH,
+			       good ? "PASS" : "FAIL");
+			ok = good && ok;
+		}
 	}
 	if (!any)
 		printf("guard: no size ran\n");
@@ -1975,10 +2030,12 @@ usage(FILE *f)
 		"  --queries N       lookups per set (default 1048576)\n"
 		"  --changes N       one-route changes timed for (d) (default 15, at most %d)\n"
 		"  --openshift-only  OpenShift Routes only, even if other kinds are built in\n"
-		"  --guard           CI's check (%d routes unless --sizes), once plain and once\n"
-		"                    with --features (or the features given): exit 3 when one\n"
-		"                    change of any kind costs over %.1f %% of a full recompile,\n"
-		"                    or the generation over %d B per route (%d with features)\n"
+		"  --guard           CI's check (%d and %d routes unless --sizes), each once\n"
+		"                    plain and once with --features (or the features given):\n"
+		"                    exit 3 when one change of any kind costs over %.1f %% of\n"
+		"                    a full recompile, or grows over %.1f times from the\n"
+		"                    smaller size, or the generation passes %d B per route\n"
+		"                    (%d with features)\n"
 		"  --edge-certs      OpenShift Routes: edge TLS with an inline certificate and key\n"
 		"                    (ECDSA P-256, one per namespace, *.nsN.apps.bench.test)\n"
 		"  --health-checks   IngressRoutes: a healthCheck on their service (every\n"
@@ -1991,8 +2048,8 @@ usage(FILE *f)
 		"  --state-dir DIR   journal directory; should be tmpfs (default /dev/shm/...)\n"
 		"  --disk-dir DIR    where the disk fsync probe writes (default /var/tmp/...)\n"
 		"  --core N          control thread core (default 1); --reader-core (default 0)\n",
-		MAX_REPS, GUARD_ROUTES, GUARD_CHANGE_SHARE, GUARD_GEN_BYTES,
-		GUARD_GEN_BYTES_FEATURES);
+		MAX_REPS, GUARD_ROUTES_SMALL, GUARD_ROUTES, GUARD_CHANGE_SHARE,
+		GUARD_CHANGE_GROWTH, GUARD_GEN_BYTES, GUARD_GEN_BYTES_FEATURES);
 }
 
 static void
@@ -2124,8 +2181,9 @@ main(int argc, char **argv)
 		return 2;
 	}
 	if (!sizes_set && B.guard) {
-		B.sizes[0] = GUARD_ROUTES;
-		B.n_sizes = 1;
+		B.sizes[0] = GUARD_ROUTES_SMALL;
+		B.sizes[1] = GUARD_ROUTES;
+		B.n_sizes = 2;
 	} else if (!sizes_set) {
 		if (B.quick) {
 			B.sizes[0] = 1000;
