@@ -538,19 +538,36 @@ fail_msg(char *err, size_t errlen, const char *fmt, const char *a, const char *b
 	return -1;
 }
 
-/* A self-signed ECDSA P-256 certificate and key, as one PEM file (0600). */
-static int
-generate_default(const char *path, char *err, size_t errlen)
+static char *
+bio_text(BIO *b)
+{
+	char *p = NULL, *out;
+	long n = BIO_get_mem_data(b, &p);
+
+	if (n <= 0 || (out = malloc((size_t)n + 1)) == NULL)
+		return NULL;
+	memcpy(out, p, (size_t)n);
+	out[n] = '\0';
+	return out;
+}
+
+int
+sy_tls_self_signed(const char *org, const char *cn, const char *san, long from, long to,
+		   char **crt, char **key)
 {
 	EVP_PKEY *k = EVP_EC_gen("P-256");
 	X509 *x = X509_new();
 	X509_NAME *n;
+	X509_EXTENSION *ext = NULL;
+	X509V3_CTX v3;
+	BIO *bc = BIO_new(BIO_s_mem()), *bk = BIO_new(BIO_s_mem());
 	unsigned char serial[16];
 	BIGNUM *bn = NULL;
-	FILE *f = NULL;
-	int fd, rc = -1;
+	char dns[300];
+	int rc = -1;
 
-	if (k == NULL || x == NULL)
+	*crt = *key = NULL;
+	if (k == NULL || x == NULL || bc == NULL || bk == NULL)
 		goto out;
 	if (RAND_bytes(serial, sizeof(serial)) != 1)
 		goto out;
@@ -559,41 +576,79 @@ generate_default(const char *path, char *err, size_t errlen)
 	if (bn == NULL || BN_to_ASN1_INTEGER(bn, X509_get_serialNumber(x)) == NULL)
 		goto out;
 	X509_set_version(x, 2);
-	X509_gmtime_adj(X509_getm_notBefore(x), -3600);
-	X509_gmtime_adj(X509_getm_notAfter(x), 10L * 365 * 86400);
+	X509_gmtime_adj(X509_getm_notBefore(x), from);
+	X509_gmtime_adj(X509_getm_notAfter(x), to);
 	n = X509_get_subject_name(x);
-	X509_NAME_add_entry_by_txt(n, "O", MBSTRING_ASC, (const unsigned char *)"Switchyard", -1,
-				   -1, 0);
-	X509_NAME_add_entry_by_txt(n, "CN", MBSTRING_ASC,
-				   (const unsigned char *)"switchyard default certificate", -1, -1, 0);
+	if (org != NULL)
+		X509_NAME_add_entry_by_txt(n, "O", MBSTRING_ASC, (const unsigned char *)org, -1, -1,
+					   0);
+	X509_NAME_add_entry_by_txt(n, "CN", MBSTRING_ASC, (const unsigned char *)cn, -1, -1, 0);
 	X509_set_issuer_name(x, n);
 	X509_set_pubkey(x, k);
-	if (X509_sign(x, k, EVP_sha256()) == 0)
+	if (san != NULL) {
+		/* X509_check_host reads the names here (a wildcard covers one label). */
+		snprintf(dns, sizeof(dns), "DNS:%s", san);
+		X509V3_set_ctx_nodb(&v3);
+		X509V3_set_ctx(&v3, x, x, NULL, NULL, 0);
+		ext = X509V3_EXT_conf_nid(NULL, &v3, NID_subject_alt_name, dns);
+		if (ext == NULL || X509_add_ext(x, ext, -1) != 1)
+			goto out;
+	}
+	if (X509_sign(x, k, EVP_sha256()) == 0 || PEM_write_bio_X509(bc, x) != 1 ||
+	    PEM_write_bio_PrivateKey(bk, k, NULL, NULL, 0, NULL, NULL) != 1)
 		goto out;
+	*crt = bio_text(bc);
+	*key = bio_text(bk);
+	if (*crt != NULL && *key != NULL)
+		rc = 0;
+out:
+	if (rc < 0) {
+		free(*crt);
+		free(*key);
+		*crt = *key = NULL;
+	}
+	X509_EXTENSION_free(ext);
+	BN_free(bn);
+	BIO_free(bc);
+	BIO_free(bk);
+	X509_free(x);
+	EVP_PKEY_free(k);
+	ERR_clear_error();
+	return rc;
+}
+
+/* A self-signed ECDSA P-256 certificate and key, as one PEM file (0600). */
+static int
+generate_default(const char *path, char *err, size_t errlen)
+{
+	char *crt, *key;
+	FILE *f = NULL;
+	int fd, rc = -1;
+
+	if (sy_tls_self_signed("Switchyard", "switchyard default certificate", NULL, -3600,
+			       10L * 365 * 86400, &crt, &key) < 0)
+		return fail_msg(err, errlen, "tls: cannot generate the default certificate %s%s",
+				path, "");
 	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
 	if (fd < 0 || (f = fdopen(fd, "w")) == NULL) {
 		if (fd >= 0)
 			close(fd);
 		rc = fail_msg(err, errlen, "tls: cannot create %s: %s", path, strerror(errno));
-		goto out_quiet;
+		goto out;
 	}
-	if (PEM_write_X509(f, x) != 1 || PEM_write_PrivateKey(f, k, NULL, NULL, 0, NULL, NULL) != 1 ||
-	    fflush(f) != 0 || fsync(fileno(f)) != 0) {
+	if (fputs(crt, f) == EOF || fputs(key, f) == EOF || fflush(f) != 0 ||
+	    fsync(fileno(f)) != 0) {
 		rc = fail_msg(err, errlen, "tls: cannot write %s: %s", path, strerror(errno));
 		fclose(f);
 		unlink(path);
-		goto out_quiet;
+		goto out;
 	}
 	fclose(f);
 	rc = 0;
 out:
-	if (rc < 0)
-		fail_msg(err, errlen, "tls: cannot generate the default certificate %s%s", path, "");
-out_quiet:
-	BN_free(bn);
-	X509_free(x);
-	EVP_PKEY_free(k);
-	ERR_clear_error();
+	OPENSSL_cleanse(key, strlen(key));
+	free(crt);
+	free(key);
 	return rc;
 }
 

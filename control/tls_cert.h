@@ -70,6 +70,16 @@ SSL_CTX *sy_tls_url_backend_ctx_get(void);
 /* Contexts cached, for stats and tests. */
 size_t sy_tls_ctx_cached(void);
 
+/*
+ * A self-signed ECDSA P-256 certificate: subject O=org (NULL: none), CN=cn;
+ * subjectAltName DNS:san when san is not NULL; valid from `from` to `to`
+ * seconds from now; a random serial. The certificate and its key (PKCS#8)
+ * as PEM text, malloc'd into *crt and *key. 0, or -1 (OpenSSL failed).
+ * The default certificate is one; benchmarks and tests make theirs so.
+ */
+int sy_tls_self_signed(const char *org, const char *cn, const char *san, long from, long to,
+		       char **crt, char **key);
+
 /* The router's default certificate: what a ClientHello without a known
  * name gets. */
 struct sy_tls_default {

@@ -54,11 +54,6 @@
 #include <sys/socket.h>
 
 #include <jansson.h>
-#include <openssl/err.h>
-#include <openssl/evp.h>
-#include <openssl/pem.h>
-#include <openssl/x509.h>
-#include <openssl/x509v3.h>
 #include <rte_cycles.h>
 #include <rte_eal.h>
 #include <rte_pause.h>
@@ -293,61 +288,13 @@ static struct {
 	size_t n;
 } CERTS;
 
-static char *
-bio_text(BIO *b)
-{
-	char *p = NULL, *out;
-	long n = BIO_get_mem_data(b, &p);
-
-	if (n <= 0 || (out = malloc((size_t)n + 1)) == NULL)
-		return NULL;
-	memcpy(out, p, (size_t)n);
-	out[n] = '\0';
-	return out;
-}
-
 static int
 make_cert(size_t ns, struct ns_cert *c)
 {
-	EVP_PKEY *k = EVP_EC_gen("P-256");
-	X509 *x = X509_new();
-	X509_EXTENSION *ext = NULL;
-	X509V3_CTX v3;
-	BIO *bc = BIO_new(BIO_s_mem()), *bk = BIO_new(BIO_s_mem());
-	char cn[64], san[80];
-	int rc = -1;
+	char cn[64];
 
 	snprintf(cn, sizeof(cn), "*.ns%zu.apps.bench.test", ns);
-	snprintf(san, sizeof(san), "DNS:%s", cn);
-	if (k == NULL || x == NULL || bc == NULL || bk == NULL)
-		goto out;
-	X509_set_version(x, 2);
-	ASN1_INTEGER_set(X509_get_serialNumber(x), (long)ns + 1);
-	X509_gmtime_adj(X509_getm_notBefore(x), -3600);
-	X509_gmtime_adj(X509_getm_notAfter(x), 10L * 365 * 86400);
-	X509_NAME_add_entry_by_txt(X509_get_subject_name(x), "CN", MBSTRING_ASC,
-				   (const unsigned char *)cn, -1, -1, 0);
-	X509_set_issuer_name(x, X509_get_subject_name(x));
-	X509_set_pubkey(x, k);
-	X509V3_set_ctx_nodb(&v3);
-	X509V3_set_ctx(&v3, x, x, NULL, NULL, 0);
-	/* X509_check_host reads the SAN (a wildcard covers one label). */
-	ext = X509V3_EXT_conf_nid(NULL, &v3, NID_subject_alt_name, san);
-	if (ext == NULL || X509_add_ext(x, ext, -1) != 1 || X509_sign(x, k, EVP_sha256()) == 0 ||
-	    PEM_write_bio_X509(bc, x) != 1 ||
-	    PEM_write_bio_PrivateKey(bk, k, NULL, NULL, 0, NULL, NULL) != 1)
-		goto out;
-	c->crt = bio_text(bc);
-	c->key = bio_text(bk);
-	rc = c->crt != NULL && c->key != NULL ? 0 : -1;
-out:
-	X509_EXTENSION_free(ext);
-	BIO_free(bc);
-	BIO_free(bk);
-	X509_free(x);
-	EVP_PKEY_free(k);
-	ERR_clear_error();
-	return rc;
+	return sy_tls_self_signed(NULL, cn, cn, -3600, 10L * 365 * 86400, &c->crt, &c->key);
 }
 
 static const struct ns_cert *
@@ -363,12 +310,8 @@ ns_cert(size_t ns)
 		CERTS.v = v;
 		CERTS.n = n;
 	}
-	if (CERTS.v[ns].crt == NULL && make_cert(ns, &CERTS.v[ns]) < 0) {
-		free(CERTS.v[ns].crt);
-		free(CERTS.v[ns].key);
-		CERTS.v[ns].crt = CERTS.v[ns].key = NULL;
+	if (CERTS.v[ns].crt == NULL && make_cert(ns, &CERTS.v[ns]) < 0)
 		return NULL;
-	}
 	return &CERTS.v[ns];
 }
 

@@ -14,12 +14,8 @@
 #include <string.h>
 
 #include <cmocka.h>
-#include <openssl/err.h>
-#include <openssl/evp.h>
-#include <openssl/pem.h>
-#include <openssl/x509.h>
-#include <openssl/x509v3.h>
 
+#include "sy_config.h"
 #include "test_eal.h"
 #include "tls_cert.h"
 
@@ -28,63 +24,17 @@ struct pair {
 	struct sy_pem p;
 };
 
-static char *
-bio_text(BIO *b)
-{
-	char *d = NULL, *out;
-	long n = BIO_get_mem_data(b, &d);
-
-	out = malloc((size_t)n + 1);
-	assert_non_null(out);
-	memcpy(out, d, (size_t)n);
-	out[n] = '\0';
-	return out;
-}
-
-/* A self-signed P-256 certificate for san, valid from `from` to `to`
- * seconds from now. */
+/* A self-signed certificate for san, valid from `from` to `to` seconds
+ * from now. */
 static void
 make_pair(struct pair *pr, const char *san, long from, long to)
 {
-	EVP_PKEY *k = EVP_EC_gen("P-256");
-	X509 *x = X509_new();
-	X509V3_CTX v3;
-	X509_EXTENSION *ext;
-	BIO *bc = BIO_new(BIO_s_mem()), *bk = BIO_new(BIO_s_mem());
-	static long serial;
-	char dns[128];
-
-	assert_non_null(k);
-	assert_non_null(x);
-	snprintf(dns, sizeof(dns), "DNS:%s", san);
-	X509_set_version(x, 2);
-	ASN1_INTEGER_set(X509_get_serialNumber(x), ++serial);
-	X509_gmtime_adj(X509_getm_notBefore(x), from);
-	X509_gmtime_adj(X509_getm_notAfter(x), to);
-	X509_NAME_add_entry_by_txt(X509_get_subject_name(x), "CN", MBSTRING_ASC,
-				   (const unsigned char *)san, -1, -1, 0);
-	X509_set_issuer_name(x, X509_get_subject_name(x));
-	X509_set_pubkey(x, k);
-	X509V3_set_ctx_nodb(&v3);
-	X509V3_set_ctx(&v3, x, x, NULL, NULL, 0);
-	ext = X509V3_EXT_conf_nid(NULL, &v3, NID_subject_alt_name, dns);
-	assert_non_null(ext);
-	assert_int_equal(X509_add_ext(x, ext, -1), 1);
-	assert_true(X509_sign(x, k, EVP_sha256()) > 0);
-	assert_int_equal(PEM_write_bio_X509(bc, x), 1);
-	assert_int_equal(PEM_write_bio_PrivateKey(bk, k, NULL, NULL, 0, NULL, NULL), 1);
-	pr->crt = bio_text(bc);
-	pr->key = bio_text(bk);
+	assert_int_equal(sy_tls_self_signed(NULL, san, san, from, to, &pr->crt, &pr->key), 0);
 	memset(&pr->p, 0, sizeof(pr->p));
 	pr->p.crt = pr->crt;
 	pr->p.crt_len = strlen(pr->crt);
 	pr->p.key = pr->key;
 	pr->p.key_len = strlen(pr->key);
-	X509_EXTENSION_free(ext);
-	BIO_free(bc);
-	BIO_free(bk);
-	X509_free(x);
-	EVP_PKEY_free(k);
 }
 
 static void
@@ -186,6 +136,36 @@ test_many(void **state)
 	free(v);
 }
 
+/* The default certificate: made at the first start (self-signed, one PEM
+ * file), the same one loaded at the next. Last: it sets the TLS floor. */
+static void
+test_default(void **state)
+{
+	char dir[] = "/tmp/sy-test-tls-XXXXXX", err[256], path[600], sha[65];
+	struct sy_config cfg;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	assert_int_equal(sy_config_parse("{}", &cfg, err, sizeof(err)), 0);
+	snprintf(cfg.state_dir, sizeof(cfg.state_dir), "%s", dir);
+	assert_int_equal(sy_tls_setup(&cfg, err, sizeof(err)), 0);
+	assert_non_null(sy_tls_default());
+	assert_true(sy_tls_default()->generated);
+	assert_non_null(strstr(sy_tls_default()->subject, "switchyard default certificate"));
+	assert_non_null(strstr(sy_tls_default()->subject, "Switchyard"));
+	snprintf(sha, sizeof(sha), "%s", sy_tls_default()->sha256);
+	sy_tls_teardown();
+	assert_int_equal(sy_tls_setup(&cfg, err, sizeof(err)), 0);
+	assert_string_equal(sy_tls_default()->sha256, sha);
+	sy_tls_teardown();
+	snprintf(path, sizeof(path), "%s/default-tls.pem", dir);
+	assert_int_equal(unlink(path), 0);
+	snprintf(path, sizeof(path), "%s/ocsp", dir);
+	rmdir(path);
+	assert_int_equal(rmdir(dir), 0);
+	sy_config_free(&cfg);
+}
+
 int
 main(void)
 {
@@ -193,6 +173,7 @@ main(void)
 		cmocka_unit_test(test_seen_bytes),
 		cmocka_unit_test(test_bad_bytes),
 		cmocka_unit_test(test_many),
+		cmocka_unit_test(test_default),
 	};
 	int rc;
 
