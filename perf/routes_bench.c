@@ -1501,6 +1501,11 @@ phase_change(struct sy_router *r, struct res *x)
 	pthread_join(th, NULL);
 	if (x->feat & F_HC)
 		health_check(r, "after the changes");
+	/* A changed route finds its namespace's context (tls_cert.h caches
+	 * them by content): none made, none left behind. */
+	if ((x->feat & F_EDGE) && sy_tls_ctx_cached() != x->n_tls_ctx)
+		harness_error("%zu TLS contexts cached after the changes, %zu before",
+			      sy_tls_ctx_cached(), x->n_tls_ctx);
 	x->chg_scope = median(scope, n);
 	x->chg_med = median(lat, n);
 	x->chg_min = lat[0];
