@@ -289,10 +289,17 @@ build_vhost_in(struct sy_arena *a, const char *host, struct sy_rule_in **rs,
 			goto fail;
 	}
 	vh->n_rules = (uint32_t)n;
-	vh->tls_secret = rs[0]->tls_secret ? sy_arena_strdup(a, rs[0]->tls_secret) : NULL;
-	vh->backend_tls_name = vh->tls == SY_TLS_REENCRYPT && rs[0]->backend_verify_name
-				       ? sy_arena_strdup(a, rs[0]->backend_verify_name)
-				       : NULL;
+	if (vh->tls == SY_TLS_EDGE || vh->tls == SY_TLS_REENCRYPT || rs[0]->tls_secret != NULL) {
+		/* The contexts are taken by build_vhost, in the final block. */
+		vh->term = sy_arena_alloc(a, sizeof(*vh->term));
+		if (vh->term == NULL)
+			goto fail;
+		memset(vh->term, 0, sizeof(*vh->term));
+		vh->term->secret = rs[0]->tls_secret ? sy_arena_strdup(a, rs[0]->tls_secret) : NULL;
+		vh->term->backend_name = vh->tls == SY_TLS_REENCRYPT && rs[0]->backend_verify_name
+						 ? sy_arena_strdup(a, rs[0]->backend_verify_name)
+						 : NULL;
+	}
 	for (i = 0; i < n; i++)
 		if (rs[i]->n_preds > 0 || rs[i]->methods != 0 || rs[i]->n_filters > 0 ||
 		    rs[i]->action != SY_ACTION_BACKEND)
@@ -381,10 +388,10 @@ build_vhost(struct sy_arena *trial, struct sy_pool_cache *pc, struct sy_store *s
 	if ((vh->tls == SY_TLS_EDGE || vh->tls == SY_TLS_REENCRYPT) && rs[0]->pem != NULL)
 		/* The kind checked the certificate; NULL here only when
 		 * OpenSSL has no memory: the default certificate then. */
-		vh->tls_ctx = sy_tls_ctx_get(rs[0]->pem, vh->min_tls_version);
+		vh->term->ctx = sy_tls_ctx_get(rs[0]->pem, vh->min_tls_version);
 	if (vh->tls == SY_TLS_REENCRYPT)
 		/* NULL only when OpenSSL has no memory: requests get 503. */
-		vh->backend_tls_ctx = sy_tls_client_ctx_get(rs[0]->dest_ca, rs[0]->dest_ca_len);
+		vh->term->backend_ctx = sy_tls_client_ctx_get(rs[0]->dest_ca, rs[0]->dest_ca_len);
 	free(pools);
 	return vh;
 fail:

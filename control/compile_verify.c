@@ -76,7 +76,7 @@ dump_generation(const struct sy_generation *g)
 		vh = all[i];
 		fprintf(f, "vhost '%s' tls=%d mode=%d insecure=%d/%u secret=%s min=%u first_path=%d\n",
 			vh->host, (int)vh->tls, (int)vh->mode, (int)vh->insecure,
-			vh->insecure_status, vh->tls_secret ? vh->tls_secret : "-",
+			vh->insecure_status, vh->term && vh->term->secret ? vh->term->secret : "-",
 			vh->min_tls_version, (int)vh->bind_by_first_path);
 		for (j = 0; j < vh->n_rules; j++) {
 			const struct sy_rule *r = &vh->rules[j];

@@ -316,39 +316,49 @@ enum sy_insecure_policy {
 	SY_INSECURE_REDIRECT, /* redirected to https */
 };
 
+/* What a vhost that terminates TLS (edge, re-encrypt) or names a
+ * certificate's Secret adds: apart, in the vhost's block, so that plain and
+ * passthrough vhosts (most of a million) do not carry it. */
+struct sy_vhost_tls {
+	const char *secret; /* "namespace/name" of the certificate's Secret, or NULL */
+	/* Edge and re-encrypt: the server SSL_CTX of its certificate (control/
+	 * tls_cert.h; one reference held by this vhost), or NULL: the router's
+	 * default certificate. */
+	void *ctx;
+	/* Re-encrypt: the client SSL_CTX towards the backends (it verifies
+	 * their chain against destinationCACertificate), and the name their
+	 * certificate must carry (NULL: the chain alone, as the OpenShift
+	 * router's `verify required ca-file` does). */
+	void *backend_ctx;
+	const char *backend_name;
+};
+
 struct sy_vhost {
-	/* What a lookup reads first, in the first cache line; the host's
-	 * bytes, the rules and their paths follow in the same block
+	/* What a lookup reads first: the vhost is one cache line, and the
+	 * host's bytes, the rules and their paths follow in the same block
 	 * (control/compile.c lays them out so). */
 	const char *host; /* lower case, no trailing dot, no port; "*.example.com" for wildcards */
 	struct sy_rule *rules; /* ordered, most specific first */
 	uint32_t host_len;
 	uint32_t n_rules;
 	uint32_t hash;    /* sy_host_hash(host) */
-	enum sy_tls_mode tls;
-	enum sy_carry_mode mode;
-	enum sy_insecure_policy insecure;
+	uint8_t tls;      /* enum sy_tls_mode */
+	uint8_t mode;     /* enum sy_carry_mode */
+	uint8_t insecure; /* enum sy_insecure_policy */
+	/* Splice with path rules: until the proxy mode takes these vhosts over,
+	 * the first request's path picks the rule for the whole connection. */
+	bool bind_by_first_path;
 	uint16_t insecure_status; /* REDIRECT: 302 (OpenShift) or 301 (Contour); 0 = 302 */
 	uint16_t min_tls_version; /* 0x0301 TLS 1.0 ... 0x0304 TLS 1.3; 0 = default */
-	const char *tls_secret;   /* "namespace/name" of the certificate's Secret, or NULL */
-	/* Edge and re-encrypt: the server SSL_CTX of its certificate (control/
-	 * tls_cert.h; one reference held by this vhost), or NULL: the router's
-	 * default certificate. */
-	void *tls_ctx;
-	/* Re-encrypt: the client SSL_CTX towards the backends (it verifies
-	 * their chain against destinationCACertificate), and the name their
-	 * certificate must carry (NULL: the chain alone, as the OpenShift
-	 * router's `verify required ca-file` does). */
-	void *backend_tls_ctx;
-	const char *backend_tls_name;
+	/* Certificate and backend TLS (edge, re-encrypt, a named Secret), or
+	 * NULL. */
+	struct sy_vhost_tls *term;
 	/* Control side: the block this vhost and everything it points to live
 	 * in (freed as one), and its size. */
 	void *arena;
 	uint32_t bytes;
-	/* Splice with path rules: until the proxy mode takes these vhosts over,
-	 * the first request's path picks the rule for the whole connection. */
-	bool bind_by_first_path;
 };
+_Static_assert(sizeof(struct sy_vhost) <= 64, "a vhost is one cache line");
 
 /*
  * The vhost table: the top SY_VHOST_CHUNK_BITS.. bits of a host's hash pick a

@@ -363,11 +363,11 @@ px_route(struct sy_worker *w, const struct sy_px_req *req, const uint8_t *head, 
 		return;
 	}
 	if (vh->tls == SY_TLS_REENCRYPT) {
-		if (vh->backend_tls_ctx == NULL) {
+		if (vh->term == NULL || vh->term->backend_ctx == NULL) {
 			answer(out, 503, SY_ANSWER_BACKEND_TLS);
 			return;
 		}
-		out->tls_ctx = vh->backend_tls_ctx;
-		out->tls_name = vh->backend_tls_name;
+		out->tls_ctx = vh->term->backend_ctx;
+		out->tls_name = vh->term->backend_name;
 	}
 }

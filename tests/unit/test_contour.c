@@ -567,7 +567,8 @@ test_ir_tls(void **state)
 	vh = vhost(&r, "secure.test");
 	assert_non_null(vh);
 	assert_int_equal(vh->tls, SY_TLS_EDGE);
-	assert_string_equal(vh->tls_secret, "t/good");
+	assert_non_null(vh->term);
+	assert_string_equal(vh->term->secret, "t/good");
 	assert_int_equal(vh->min_tls_version, 0x0303);
 	/* port 80 gets a 301 to https (Contour's HTTPSUpgrade) */
 	assert_int_equal(vh->insecure, SY_INSECURE_REDIRECT);
