@@ -377,7 +377,7 @@ build_pool(struct sy_store *st, const struct sy_rule_in *r, unsigned workers)
 	/* The strategy's tables (NULL: the workers pick by a linear weighted
 	 * random walk, as they can without them). */
 	pool->lb = sy_lb_tables_build(pool, workers);
-	pool->bytes = sy_arena_bytes(a) + sy_lb_tables_bytes(pool->lb, pool->n_endpoints);
+	pool->bytes = sy_arena_bytes(a) + sy_lb_tables_bytes(pool->lb);
 	return pool;
 fail:
 	for (i = 0; i < nb; i++)

@@ -129,24 +129,22 @@ struct sy_lb_alias {
 	uint32_t prob;  /* take this endpoint when the 32-bit draw is below */
 	uint32_t alias; /* else this one */
 };
-/* A worker's place in a round-robin schedule: written by that worker
- * alone, on a cache line of its own. */
-struct sy_lb_rr_pos {
-	uint32_t pos;
-	uint8_t pad[60];
-} __attribute__((aligned(64)));
+/* Round robin: worker w's place in the schedule is rr_pos[(w & rr_mask) *
+ * SY_LB_RR_STRIDE]: each worker writes its own, on a cache line of its own
+ * when there are several (one worker needs no line to itself). */
+#define SY_LB_RR_STRIDE 16 /* uint32_t: 64 bytes */
 struct sy_lb_tables {
 	struct sy_lb_alias *alias; /* n_endpoints, or NULL */
 	uint32_t *rr;              /* rr_len endpoint indexes, or NULL */
 	uint32_t rr_len;
 	/* Round robin: rr_mask + 1 places (a power of two, at least the
-	 * router's workers; worker w uses place w & rr_mask). Only round
-	 * robin has them: a pool is most of a route's memory at a million
-	 * routes. */
+	 * router's workers; SY_LB_RR_STRIDE). Only round robin has them: a
+	 * pool is a fair part of a route's memory at a million routes. */
 	uint32_t rr_mask;
-	struct sy_lb_rr_pos *rr_pos;
+	uint32_t *rr_pos;
 	uint16_t *maglev;          /* maglev_len (prime) endpoint indexes, or NULL */
 	uint32_t maglev_len;
+	uint32_t bytes; /* control side: the one block all of the above live in */
 };
 
 /* Active health check plan for a pool's endpoints (run by the control thread). */

@@ -186,7 +186,7 @@ pick_alias(const struct sy_lb_tables *t, uint32_t n, uint64_t r)
 static inline uint32_t
 pick_rr(struct sy_lb_tables *t, unsigned worker)
 {
-	uint32_t *pos = &t->rr_pos[worker & t->rr_mask].pos;
+	uint32_t *pos = &t->rr_pos[(worker & t->rr_mask) * SY_LB_RR_STRIDE];
 	uint32_t ep = t->rr[*pos];
 
 	*pos = *pos + 1 == t->rr_len ? 0 : *pos + 1;
