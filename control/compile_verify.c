@@ -28,7 +28,7 @@ dump_pool(FILE *f, const struct sy_pool *p)
 
 	fprintf(f, "  pool strategy=%d total=%llu hc=%s needs_proxy=%d backend_tls=%d\n",
 		(int)p->strategy, (unsigned long long)p->total_weight,
-		p->hc.path ? p->hc.path : "-", (int)p->needs_proxy, (int)p->backend_tls);
+		p->hc ? p->hc->path : "-", (int)p->needs_proxy, (int)p->backend_tls);
 	for (i = 0; i < p->n_services; i++) {
 		const struct sy_url_backend *ub = p->services[i].urls;
 		uint32_t k;

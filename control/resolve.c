@@ -277,7 +277,8 @@ add_pool(const struct sy_pool *pool, double share, json_t *services, json_t *end
 		/* From an https:// URL: to be reached over TLS (not built yet). */
 		if (ep->tls) {
 			json_object_set_new(e, "tls", json_true());
-			json_object_set_new(e, "tls_name", json_string(ep->tls_name));
+			json_object_set_new(e, "tls_name",
+					    json_string(pool->tls_names ? pool->tls_names[i] : NULL));
 		}
 		json_array_append_new(endpoints, e);
 	}

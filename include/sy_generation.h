@@ -48,11 +48,10 @@ struct sy_endpoint {
 	uint16_t service;  /* index into the pool's services */
 	uint32_t weight;   /* effective weight of this endpoint in the pool */
 	/* Reached over TLS: it came from an https:// URL. The proxy connects
-	 * with the pool's tls_ctx and checks the certificate for tls_name
-	 * (the URL's host: a name, or an IPv4 address matched against the
-	 * certificate's IP addresses). */
+	 * with the pool's tls_ctx and checks the certificate for the pool's
+	 * tls_names[i] (the URL's host: a name, or an IPv4 address matched
+	 * against the certificate's IP addresses). */
 	bool tls;
-	const char *tls_name;
 	/* Active health (control/health.h): 1 while the endpoint's checks say
 	 * it is down. The one field written after publish: by the control
 	 * thread, with relaxed atomic stores, in every copy of the endpoint in
@@ -65,6 +64,7 @@ struct sy_endpoint {
 	 * backend_stats.c). */
 	uint16_t stat_slot;
 };
+_Static_assert(sizeof(struct sy_endpoint) == 32, "two endpoints a cache line");
 
 /*
  * A backend written into the route as URLs instead of a Service (Skipper
@@ -174,8 +174,11 @@ struct sy_pool {
 	 * not be built): such requests get 503 backend_tls. */
 	bool backend_tls;
 	void *tls_ctx; /* SSL_CTX *, as struct sy_vhost keeps it */
+	/* backend_tls: the name each endpoint's certificate must carry
+	 * (n_endpoints, NULL for one reached in the clear); NULL otherwise. */
+	const char *const *tls_names;
 	struct sy_lb_tables *lb; /* the strategy's pick tables, or NULL */
-	struct sy_health_check hc;
+	const struct sy_health_check *hc; /* in the pool's block; NULL: no health check */
 	/* Control side (control/pool.c): shared by rules, freed with the last. */
 	uint32_t refs;
 	void *arena;

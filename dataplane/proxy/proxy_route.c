@@ -359,7 +359,7 @@ px_route(struct sy_worker *w, const struct sy_px_req *req, const uint8_t *head, 
 			return;
 		}
 		out->tls_ctx = rule->pool->tls_ctx;
-		out->tls_name = rule->pool->endpoints[ep].tls_name;
+		out->tls_name = rule->pool->tls_names ? rule->pool->tls_names[ep] : NULL;
 		return;
 	}
 	if (vh->tls == SY_TLS_REENCRYPT) {
