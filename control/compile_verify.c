@@ -83,15 +83,16 @@ dump_generation(const struct sy_generation *g)
 
 			fprintf(f, " rule %d '%s' methods=%u action=%d status=%u loc=%s body=%s %s %s\n",
 				(int)r->match, r->path, r->methods, (int)r->action, r->status,
-				r->location ? r->location : "-", r->body ? r->body : "-", r->kind,
+				sy_rule_location(r) ? sy_rule_location(r) : "-",
+				sy_rule_body(r) ? sy_rule_body(r) : "-", r->kind,
 				r->object);
 			for (k = 0; k < r->n_preds; k++)
-				fprintf(f, "  pred %d %s %s %g\n", (int)r->preds[k].type,
-					r->preds[k].name ? r->preds[k].name : "-",
-					r->preds[k].value ? r->preds[k].value : "-",
-					r->preds[k].fraction);
+				fprintf(f, "  pred %d %s %s %g\n", (int)r->more->preds[k].type,
+					r->more->preds[k].name ? r->more->preds[k].name : "-",
+					r->more->preds[k].value ? r->more->preds[k].value : "-",
+					r->more->preds[k].fraction);
 			for (k = 0; k < r->n_filters; k++)
-				fprintf(f, "  filter %s %s\n", r->filters[k].name, r->filters[k].args);
+				fprintf(f, "  filter %s %s\n", r->more->filters[k].name, r->more->filters[k].args);
 			if (r->action == SY_ACTION_BACKEND)
 				dump_pool(f, r->pool);
 		}

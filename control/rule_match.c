@@ -216,7 +216,7 @@ sy_rm_rule_matches(const struct sy_rule *r, const struct sy_rm_request *q)
 	if (r->methods != 0 && (r->methods & sy_rm_method_bit(method)) == 0)
 		return false;
 	for (i = 0; i < r->n_preds; i++) {
-		const struct sy_predicate *p = &r->preds[i];
+		const struct sy_predicate *p = &r->more->preds[i];
 		const char *v;
 		bool ok;
 
@@ -263,8 +263,10 @@ traffic_fraction(const struct sy_rule *r)
 	uint32_t i;
 
 	for (i = 0; i < r->n_preds; i++)
-		if (r->preds[i].type == SY_PRED_TRAFFIC)
-			f *= r->preds[i].fraction < 0 ? 0 : r->preds[i].fraction > 1 ? 1 : r->preds[i].fraction;
+		if (r->more->preds[i].type == SY_PRED_TRAFFIC)
+			f *= r->more->preds[i].fraction < 0   ? 0 :
+			     r->more->preds[i].fraction > 1 ? 1 :
+							      r->more->preds[i].fraction;
 	return f;
 }
 

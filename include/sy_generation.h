@@ -250,26 +250,37 @@ struct sy_filter {
 	uint64_t key;
 };
 
-struct sy_rule {
-	/* What a path match reads, first (one 16-byte piece of a line); then
-	 * pointers, then the small fields: no padding (a million rules). */
-	const char *path; /* "/" when the route has none; unused for SY_PATH_REGEX-only rules */
-	uint32_t path_len;
-	enum sy_path_match match;
-	struct sy_predicate *preds;
-	struct sy_filter *filters;
+/* What few rules have: predicates, filters, an answer of the router's own
+ * (redirect, static) or a sticky cookie. Apart, in the vhost's block, so
+ * that a million plain rules are one cache line each. */
+struct sy_rule_more {
+	struct sy_predicate *preds;   /* n_preds (in the rule) */
+	struct sy_filter *filters;    /* n_filters (in the rule) */
 	union {
-		const char *location;      /* REDIRECT */
+		const char *location; /* REDIRECT */
 		/* BACKEND, proxied vhosts: the cookie that names the endpoint
 		 * (sticky sessions, dataplane/lb/lb.h), or NULL: none. */
 		const char *sticky_cookie;
 	};
-	const char *body;     /* STATIC */
+	const char *body; /* STATIC */
+};
+
+struct sy_rule {
+	/* What a path match reads, first (one 16-byte piece of a line); then
+	 * pointers, then the small fields: one cache line, no padding (a
+	 * million rules). */
+	const char *path; /* "/" when the route has none; unused for SY_PATH_REGEX-only rules */
+	uint32_t path_len;
+	uint8_t match;        /* enum sy_path_match */
+	uint8_t action;       /* enum sy_rule_action */
+	uint8_t fwd_policy;   /* enum sy_fwd_policy, never DEFAULT once compiled */
+	uint8_t insecure;     /* enum sy_insecure_policy: plain HTTP to this rule of a TLS
+			       * vhost (Contour's permitInsecure is per route) */
 	const struct sy_pool *pool; /* BACKEND: where to send it (shared, control/pool.c) */
+	struct sy_rule_more *more;  /* NULL: no predicates, filters, answer or cookie */
 	const char *kind;     /* object kind, e.g. "Route" */
 	const char *object;   /* "namespace/name" of the object that made this rule */
 	uint32_t methods;     /* bit per SY_METHOD_*; 0 = any method */
-	uint8_t action;       /* enum sy_rule_action */
 	/* The object's counters on the workers (sy_route_stats.h), the same
 	 * while the object lives; 0: none. Set by the control thread before
 	 * the generation is published (control/observe/route_stats.c). */
@@ -277,10 +288,26 @@ struct sy_rule {
 	uint16_t n_preds;
 	uint16_t n_filters;
 	uint16_t status;      /* REDIRECT / STATIC: the status the router answers with */
-	uint8_t fwd_policy;   /* enum sy_fwd_policy, never DEFAULT once compiled */
-	uint8_t insecure;     /* enum sy_insecure_policy: plain HTTP to this rule of a TLS
-			       * vhost (Contour's permitInsecure is per route) */
 };
+_Static_assert(sizeof(struct sy_rule) == 64, "a rule is one cache line");
+
+/* A redirect's Location, a rule's body (a static answer's), a proxied
+ * rule's sticky cookie: NULL when the rule has none. */
+static inline const char *
+sy_rule_location(const struct sy_rule *r)
+{
+	return r->action == SY_ACTION_REDIRECT && r->more != NULL ? r->more->location : NULL;
+}
+static inline const char *
+sy_rule_body(const struct sy_rule *r)
+{
+	return r->more != NULL ? r->more->body : NULL;
+}
+static inline const char *
+sy_rule_sticky_cookie(const struct sy_rule *r)
+{
+	return r->action == SY_ACTION_BACKEND && r->more != NULL ? r->more->sticky_cookie : NULL;
+}
 
 /* Forwarded headers toward the backend (the OpenShift router's
  * ROUTER_SET_FORWARDED_HEADERS and its route annotation

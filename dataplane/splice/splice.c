@@ -422,9 +422,9 @@ answer_from_rule(struct sy_conn *c, const struct sy_rule *rule)
 {
 	c->peek->answer_status = rule->status ? rule->status : 404;
 	snprintf(c->peek->answer_location, sizeof(c->peek->answer_location), "%s",
-		 rule->action == SY_ACTION_REDIRECT && rule->location ? rule->location : "");
+		 sy_rule_location(rule) ? sy_rule_location(rule) : "");
 	snprintf(c->peek->answer_body, sizeof(c->peek->answer_body), "%s",
-		 rule->action == SY_ACTION_STATIC && rule->body ? rule->body : "");
+		 rule->action == SY_ACTION_STATIC && sy_rule_body(rule) ? sy_rule_body(rule) : "");
 	c->peek->answer_custom = 1;
 }
 
