@@ -320,14 +320,12 @@ rule_predicates(const struct sy_rule *r)
 static json_t *
 rule_methods(const struct sy_rule *r)
 {
-	static const char *const names[] = { "GET", "HEAD", "POST", "PUT", "PATCH",
-					     "DELETE", "CONNECT", "OPTIONS", "TRACE" };
 	json_t *out = json_array();
 	unsigned i;
 
-	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+	for (i = 0; i < SY_METHODS; i++)
 		if (r->methods & (1u << i))
-			json_array_append_new(out, json_string(names[i]));
+			json_array_append_new(out, json_string(sy_http_method_names[i]));
 	return out;
 }
 

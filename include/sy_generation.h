@@ -323,7 +323,9 @@ enum sy_fwd_policy {
  * (control/compile.c; the config and the OpenShift annotation use it). */
 int sy_fwd_policy_parse(const char *s);
 
-/* HTTP methods for sy_rule.methods. */
+/* HTTP methods for sy_rule.methods: bit i is sy_http_method_names[i]. */
+#define SY_METHODS 9
+extern const char *const sy_http_method_names[SY_METHODS];
 enum {
 	SY_METHOD_GET = 1u << 0,
 	SY_METHOD_HEAD = 1u << 1,
@@ -438,7 +440,8 @@ const struct sy_vhost *sy_gen_find_vhost(const struct sy_generation *g, const ch
 /* First rule of the vhost whose path matches (rules are ordered). NULL when none. */
 const struct sy_rule *sy_vhost_match_path(const struct sy_vhost *vh, const char *path,
 					  size_t len);
-/* SY_METHOD_* bit of a method name (0 for an unknown method). */
+/* SY_METHOD_* bit of a method name as a request carries it (exact case;
+ * 0 for an unknown method). */
 uint32_t sy_http_method_bit(const char *m, size_t len);
 /* Hash used by the vhost table (over the normalized host). */
 uint32_t sy_host_hash(const char *host, size_t len);
