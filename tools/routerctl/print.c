@@ -300,33 +300,6 @@ rctl_endpoints_list(const json_t *ep)
 	return out;
 }
 
-static char *
-service_selector(const json_t *svc)
-{
-	const json_t *sel = at(svc, "spec.selector");
-	const char *key;
-	const json_t *v;
-	char *buf = NULL;
-	size_t len = 0, n = 0;
-	char val[256];
-	FILE *f;
-
-	if (json_object_size(sel) == 0)
-		return strdup("<none>");
-	f = open_memstream(&buf, &len);
-	if (f == NULL)
-		return NULL;
-	json_object_foreach((json_t *)sel, key, v) {
-		scalar_text(v, val, sizeof(val));
-		fprintf(f, "%s%s=%s", n++ ? "," : "", key, val);
-	}
-	if (fclose(f) != 0) {
-		free(buf);
-		return NULL;
-	}
-	return buf;
-}
-
 /* "a=b,c=d" of an object of strings, or "<none>". */
 static char *
 join_map(const json_t *m)
@@ -352,6 +325,12 @@ join_map(const json_t *m)
 		return NULL;
 	}
 	return buf;
+}
+
+static char *
+service_selector(const json_t *svc)
+{
+	return join_map(at(svc, "spec.selector"));
 }
 
 char *
