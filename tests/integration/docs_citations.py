@@ -8,11 +8,10 @@ Walks SY_SRC (or the first argument), skipping .git and build directories (any
 directory with a meson-private/ or build.ninja), and prints TAP."""
 import os
 import re
-import sys
 
-SRC = sys.argv[1] if len(sys.argv) > 1 else os.environ.get("SY_SRC")
-if not SRC:
-    sys.exit("SY_SRC is not set (run through meson test)")
+from docs_tap import Tap, source_dir
+
+SRC = source_dir()
 
 # Spelt in two halves so that this file does not cite them itself.
 NOTES = ["DES" + "IGN.md", "SPL" + "ICE.md"]
@@ -42,14 +41,9 @@ for root, dirs, names in os.walk(SRC):
             if PATTERN.search(line):
                 hits.append(f"{os.path.relpath(path, SRC)}:{no}: {line.strip()}")
 
-if files == 0:
-    print(f"not ok 1 - no text files found under {SRC}")
-elif hits:
-    print(f"not ok 1 - {len(hits)} line(s) cite {' or '.join(NOTES)}; "
-          "cite docs/architecture.md (its section numbers) instead:")
-    for h in hits:
-        print("#   " + h)
-else:
-    print(f"ok 1 - none of {files} text files cites {' or '.join(NOTES)}")
-print("1..1")
-sys.exit(1 if hits or files == 0 else 0)
+tap = Tap()
+tap.check(files > 0, f"text files are found under {SRC} ({files})")
+tap.check(not hits, f"no text file cites {' or '.join(NOTES)}",
+          f"{len(hits)} line(s) cite them; cite docs/architecture.md (its section numbers) "
+          "instead:\n" + "\n".join(hits))
+tap.finish()

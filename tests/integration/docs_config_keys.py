@@ -18,21 +18,17 @@ import glob
 import json
 import os
 import re
-import sys
 
-SRC = sys.argv[1] if len(sys.argv) > 1 else os.environ.get("SY_SRC")
-if not SRC:
-    sys.exit("SY_SRC is not set (run through meson test)")
+from docs_tap import Tap, source_dir
+
+SRC = source_dir()
 
 PARSERS = ["control/config.c", "control/config_vrrp.c", "control/etcd/store_config.c"]
 # Parsers whose message prefix is a "%s" filled at run time: the function says which object.
 PREFIX_OF_FUNCTION = {"parse_top": "", "parse_port": "ports[]."}
 
-results = []
-
-
-def check(ok, what, detail=""):
-    results.append((ok, what, detail))
+tap = Tap()
+check = tap.check
 
 
 LITERAL = re.compile(r'"(?:[^"\\\n]|\\.)*"')
@@ -187,12 +183,4 @@ check(key_rows and not extra, "every row of docs/configuration.md's key tables i
 dups = sorted({k for k in key_rows if key_rows.count(k) > 1})
 check(not dups, "no key has two rows", ", ".join(dups))
 
-failed = 0
-for i, (ok, what, detail) in enumerate(results, 1):
-    print(("ok" if ok else "not ok") + f" {i} - {what}")
-    if not ok:
-        failed += 1
-        if detail:
-            print("#   " + detail)
-print(f"1..{len(results)}")
-sys.exit(1 if failed else 0)
+tap.finish()

@@ -10,11 +10,10 @@ Arguments: the source tree (default $SY_SRC). Prints TAP."""
 import glob
 import os
 import re
-import sys
 
-SRC = sys.argv[1] if len(sys.argv) > 1 else os.environ.get("SY_SRC")
-if not SRC:
-    sys.exit("SY_SRC is not set (run through meson test)")
+from docs_tap import Tap, source_dir
+
+SRC = source_dir()
 
 FILES = ["README.md"] + sorted(
     os.path.relpath(p, SRC) for pat in ("docs/*.md", "perf/README.md", "perf/journal/*.md")
@@ -59,11 +58,11 @@ def anchors(path):
 LINK = re.compile(r"\[[^\]]*\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
 REFDEF = re.compile(r"^\s*\[[^\]]+\]:\s*(\S+)")
 
-results, total = [], 0
+tap, total = Tap(), 0
 for rel in FILES:
     path = os.path.join(SRC, rel)
     if not os.path.isfile(path):
-        results.append((False, f"{rel} exists", "missing"))
+        tap.check(False, f"{rel} exists", "missing")
         continue
     with open(path, encoding="utf-8") as f:
         lines = prose(f.read())
@@ -87,15 +86,8 @@ for rel in FILES:
             elif anchor and target.endswith(".md") and anchor not in anchors(target):
                 bad.append(f"{rel}:{no}: {t}: no heading #{anchor} in "
                            f"{os.path.relpath(target, SRC)}")
-    results.append((not bad, f"every relative link in {rel} resolves", "\n#   ".join(bad)))
+    tap.check(not bad, f"every relative link in {rel} resolves", "\n".join(bad))
 
 if total == 0:
-    results.append((False, "relative links were found", "none in " + ", ".join(FILES)))
-failed = 0
-for i, (ok, what, detail) in enumerate(results, 1):
-    print(("ok" if ok else "not ok") + f" {i} - {what}")
-    if not ok:
-        failed += 1
-        print("#   " + detail)
-print(f"1..{len(results)}")
-sys.exit(1 if failed else 0)
+    tap.check(False, "relative links were found", "none in " + ", ".join(FILES))
+tap.finish()

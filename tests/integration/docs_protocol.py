@@ -14,17 +14,12 @@ Arguments: the source tree (default $SY_SRC). Prints TAP."""
 import glob
 import os
 import re
-import sys
 
-SRC = sys.argv[1] if len(sys.argv) > 1 else os.environ.get("SY_SRC")
-if not SRC:
-    sys.exit("SY_SRC is not set (run through meson test)")
+from docs_tap import Tap, source_dir
 
-results = []
-
-
-def check(ok, what, detail=""):
-    results.append((ok, what, detail))
+SRC = source_dir()
+tap = Tap()
+check = tap.check
 
 
 def strip_comments(c):
@@ -89,12 +84,4 @@ check(len(codes) >= 5 and not undocumented,
       f"every error code the server sends ({len(codes)}) has its row in docs/protocol.md",
       "no row: " + ", ".join(undocumented))
 
-failed = 0
-for i, (ok, what, detail) in enumerate(results, 1):
-    print(("ok" if ok else "not ok") + f" {i} - {what}")
-    if not ok:
-        failed += 1
-        if detail:
-            print("#   " + detail)
-print(f"1..{len(results)}")
-sys.exit(1 if failed else 0)
+tap.finish()
