@@ -156,13 +156,7 @@ check(used and not strange and not unreadable,
       "; ".join(unreadable + ["not accepted: " + ", ".join(strange)] if strange else unreadable)
       or "no routerd config found under config/ or perf/")
 
-doc_path = os.path.join(SRC, "docs", "configuration.md")
-try:
-    with open(doc_path, encoding="utf-8") as f:
-        doc = f.read()
-except OSError as e:
-    doc = ""
-    check(False, "docs/configuration.md can be read", str(e))
+doc = tap.read(SRC, "docs/configuration.md")
 # Rows of the key tables only: a table whose header starts "| key |".
 key_rows, in_key_table = [], False
 for line in doc.splitlines():

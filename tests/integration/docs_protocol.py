@@ -46,13 +46,7 @@ check(table_file is not None and len(ops) >= 5,
       f"the server's op table is found ({table_file}: {len(ops)} ops)",
       "no `ops[] = {{ \"name\", fn }}, ...` table in control/ops_*.c" if not ops else "")
 
-doc_path = os.path.join(SRC, "docs", "protocol.md")
-try:
-    with open(doc_path, encoding="utf-8") as f:
-        doc = f.read()
-except OSError as e:
-    doc = ""
-    check(False, "docs/protocol.md can be read", str(e))
+doc = tap.read(SRC, "docs/protocol.md")
 
 documented = re.findall(r'^`\{"op":"([^"]+)"', doc, re.M)
 missing = [o for o in ops if o not in documented]

@@ -21,6 +21,15 @@ class Tap:
     def check(self, ok, what, detail=""):
         self.results.append((bool(ok), what, detail))
 
+    def read(self, src, rel):
+        """The text of the file rel under src; "" and a failed check when it cannot be read."""
+        try:
+            with open(os.path.join(src, rel), encoding="utf-8") as f:
+                return f.read()
+        except OSError as e:
+            self.check(False, f"{rel} can be read", str(e))
+            return ""
+
     def finish(self):
         failed = 0
         for i, (ok, what, detail) in enumerate(self.results, 1):
