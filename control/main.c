@@ -2,7 +2,7 @@
 /*
  * routerd: the router. The main lcore is the control thread (config, control
  * socket, journal, compile, publish, reclaim); every other lcore is a polling
- * worker (dataplane/). See DESIGN.md sections 1-3.
+ * worker (dataplane/). See docs/architecture.md sections 1-3.
  */
 #include <errno.h>
 #include <getopt.h>

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The generation: the compiled, immutable route table the workers read
- * (DESIGN.md section 3). Built by the control thread (control/compile.c,
- * control/gen_build.c), published through struct sy_gen_slot, never modified
- * after publication.
+ * (docs/architecture.md section 3). Built by the control thread
+ * (control/compile.c, control/gen_build.c), published through struct
+ * sy_gen_slot, never modified after publication.
  *
  * Generations share structure: a vhost (with its rules and pools) is one
  * immutable block, and the vhost table is a directory of fixed-size chunks.
@@ -30,7 +30,7 @@ enum sy_tls_mode {
 	SY_TLS_PASSTHROUGH,
 };
 
-/* How a vhost's connections are carried (DESIGN.md section 4.5). */
+/* How a vhost's connections are carried (docs/architecture.md 4.5). */
 enum sy_carry_mode {
 	SY_MODE_SPLICE, /* routing needs Host / SNI only */
 	SY_MODE_PROXY,  /* needs per-request decisions or termination */

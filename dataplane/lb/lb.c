@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Choosing a backend endpoint (lb.h; DESIGN.md 4.7). Weights are the
+ * Choosing a backend endpoint (lb.h; docs/architecture.md 4.7). Weights are the
  * compiler's per-endpoint spread (OpenShift's calculateServiceWeights,
  * Contour's and Skipper's splits); the strategy decides how the next
  * connection or request follows them.

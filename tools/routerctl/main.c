@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * routerctl: the command-line client of routerd's control socket
- * (control/PROTOCOL.md). It parses the command line, builds one request,
+ * (docs/protocol.md). It parses the command line, builds one request,
  * and turns the reply into kubectl-like output. Exit status: 0 done,
  * 1 the router rejected the request, 2 usage or connection problem.
  */
