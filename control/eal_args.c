@@ -95,7 +95,7 @@ sy_eal_args_build(const struct sy_config *cfg, struct sy_eal_args *a, long free_
 		if (!user_has(cfg, "-m") && !user_has(cfg, "--socket-mem")) {
 			/* 512 MB hold the default flow tables; a bigger
 			 * flows_per_worker adds up to 256 B a flow per worker
-			 * (README.md, "Capacity"). */
+			 * (docs/operations.md, "Capacity"). */
 			unsigned long long mb = 512;
 
 			if (cfg->flows_per_worker > SY_FLOWS_PER_WORKER_DEFAULT)

@@ -41,7 +41,7 @@ usage(FILE *f)
 {
 	fprintf(f,
 		"usage: routerd [-c CONFIG.json] [--check]\n"
-		"  -c FILE   routerd's configuration (JSON, see README.md); without it the\n"
+		"  -c FILE   routerd's configuration (JSON, see routerd(8) and docs/configuration.md); without it the\n"
 		"            built-in defaults: no ports, socket /run/switchyard/routerd.sock\n"
 		"  --check   parse the configuration, print the EAL arguments, and exit\n");
 }

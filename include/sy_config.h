@@ -26,7 +26,7 @@
 /* Connection records (flow-table entries) per worker: flows_per_worker.
  * The default keeps the tables of one worker near 8 MB, so a lab's 1 GB of
  * hugepages holds many workers; a million per worker needs about 220 MB
- * each (README.md, "Capacity"). */
+ * each (docs/operations.md, "Capacity"). */
 #define SY_FLOWS_PER_WORKER_DEFAULT 32768u
 #define SY_FLOWS_PER_WORKER_MIN 1024u
 #define SY_TX_DRAIN_US_MAX 1000u

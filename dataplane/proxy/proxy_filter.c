@@ -15,7 +15,7 @@
  *
  * Rate limits are token buckets kept by each worker, not shared: with N
  * workers a client whose connections spread over them gets up to N times
- * the rate (README, "Limits today"). A bucket is a slot of a direct-mapped
+ * the rate (docs/operations.md, "Limits today"). A bucket is a slot of a direct-mapped
  * table (SY_PX_BUCKETS) keyed by the filter and, for clientRatelimit, the
  * client; a key that takes a slot over starts full.
  */

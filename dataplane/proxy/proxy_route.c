@@ -177,8 +177,9 @@ pred_holds(struct sy_worker *w, const struct sy_predicate *p, const struct sy_px
 	case SY_PRED_TRUE:
 		return true;
 	default:
-		/* JWT payload predicates are resolve-only for now (README,
-		 * limits): they never match on the data path. */
+		/* JWT payload predicates are resolve-only for now
+		 * (docs/operations.md, "Limits today"): they never match on
+		 * the data path. */
 		return false;
 	}
 }
@@ -299,7 +300,7 @@ px_route(struct sy_worker *w, const struct sy_px_req *req, const uint8_t *head, 
 		if (rule->more->filters[k].type == SY_FILTER_OTHER) {
 			/* A filter this router does not apply (loopback, and
 			 * Skipper's others): refusing beats serving a request
-			 * the route says must be changed (README, limits). */
+			 * the route says must be changed (docs/operations.md, "Limits today"). */
 			answer(out, 503, SY_ANSWER_NEEDS_PROXY);
 			return;
 		}

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The router's own initial sequence number and timestamp clock on backend
- * legs (docs/architecture.md 9.3, "Numbers to translate"; README,
+ * legs (docs/architecture.md 9.3, "Numbers to translate"; docs/operations.md,
  * "Connection churn").
  *
  * Why the router does not reuse the client's ISN and TSval there: a backend
