@@ -41,8 +41,9 @@ usage(FILE *f)
 {
 	fprintf(f,
 		"usage: routerd [-c CONFIG.json] [--check]\n"
-		"  -c FILE   routerd's configuration (JSON, see routerd(8) and docs/configuration.md); without it the\n"
-		"            built-in defaults: no ports, socket /run/switchyard/routerd.sock\n"
+		"  -c FILE   routerd's configuration (JSON: routerd(8), docs/configuration.md);\n"
+		"            without it the built-in defaults: no ports, socket\n"
+		"            /run/switchyard/routerd.sock\n"
 		"  --check   parse the configuration, print the EAL arguments, and exit\n");
 }
 
