@@ -8,7 +8,7 @@
 
 #include <rte_log.h>
 
-#include "gen_build.h"
+#include "gen/gen_build.h"
 #include "health.h"
 #include "sy_generation.h"
 

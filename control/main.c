@@ -22,17 +22,17 @@
 #include <rte_lcore.h>
 #include <rte_log.h>
 
-#include "compile.h"
-#include "eal_args.h"
+#include "gen/compile.h"
+#include "config/eal_args.h"
 #include "tls/tls_alloc.h"
 #include "etcd/cache.h"
 #include "etcd/sync.h"
 #include "fleet/fleet.h"
 #include "observe/metrics_http.h"
 #include "router.h"
-#include "server.h"
-#include "tls_cert.h"
-#include "tls_ocsp.h"
+#include "ops/server.h"
+#include "tls/tls_cert.h"
+#include "tls/tls_ocsp.h"
 #include "observe/access_log.h"
 #include "sy_dataplane.h"
 

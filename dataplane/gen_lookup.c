@@ -138,7 +138,7 @@ find_exact(const struct sy_generation *g, const char *host, size_t len, bool wil
 			continue;
 		/* Ask for the block's first three lines at once: the compare
 		 * and the path match read them (vhost, host, paths, the rules'
-		 * heads; control/compile.c packs them so) one after the other,
+		 * heads; control/gen/compile.c packs them so) one after the other,
 		 * which would be a miss each. Fetching more lines than that
 		 * costs: at 1M routes the lookup is bound by lines in flight
 		 * (five lines: 185-230 ns, three: 139 ns). */

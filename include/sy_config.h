@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * routerd's own configuration (the file given with -c), parsed once at start by
- * control/config.c. Resources (routes, services...) are not here: they come over
+ * control/config/config.c. Resources (routes, services...) are not here: they come over
  * the control socket and the journal.
  */
 #ifndef SY_CONFIG_H
@@ -147,7 +147,7 @@ struct sy_config {
 	uint32_t scheduler_retry_s;    /* unscheduled routes are tried again this often */
 	char *ingressroute_root_namespaces[SY_MAX_ROOT_NAMESPACES]; /* empty: any */
 	unsigned n_ingressroute_root_namespaces;
-	/* TLS termination (control/tls_cert.h). */
+	/* TLS termination (control/tls/tls_cert.h). */
 	char tls_default_certificate[256]; /* PEM file, certificate and key; "": generated */
 	char tls_backend_ca[256];          /* CAs for https:// URL backends; "": the system's */
 	char tls_ocsp_dir[256];            /* DER OCSP responses to staple; "": <state_dir>/ocsp */

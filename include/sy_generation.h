@@ -2,7 +2,7 @@
 /*
  * The generation: the compiled, immutable route table the workers read
  * (docs/architecture.md section 3). Built by the control thread
- * (control/compile.c, control/gen_build.c), published through struct
+ * (control/gen/compile.c, control/gen/gen_build.c), published through struct
  * sy_gen_slot, never modified after publication.
  *
  * Generations share structure: a vhost (with its rules and pools) is one
@@ -70,7 +70,7 @@ _Static_assert(sizeof(struct sy_endpoint) == 32, "two endpoints a cache line");
  * A backend written into the route as URLs instead of a Service (Skipper
  * network and lb backends), kept as written for resolve. Each URL names an
  * IPv4 address or a host name the control thread resolved when the pool
- * was built (control/backend_url.h); http:// and https:// both.
+ * was built (control/gen/backend_url.h); http:// and https:// both.
  */
 enum sy_url_backend_type {
 	SY_URL_BACKEND_NETWORK, /* one URL */
@@ -111,7 +111,7 @@ enum sy_lb_strategy {
 };
 
 /*
- * What the workers pick with (control/lb_tables.h builds them with the
+ * What the workers pick with (control/gen/lb_tables.h builds them with the
  * pool; dataplane/lb/lb.c reads them):
  *  - alias: Walker/Vose alias table over the endpoint weights, a weighted
  *    random pick in O(1) (random, and the two candidates of P2C);
@@ -179,7 +179,7 @@ struct sy_pool {
 	const char *const *tls_names;
 	struct sy_lb_tables *lb; /* the strategy's pick tables, or NULL */
 	const struct sy_health_check *hc; /* in the pool's block; NULL: no health check */
-	/* Control side (control/pool.c): shared by rules, freed with the last. */
+	/* Control side (control/gen/pool.c): shared by rules, freed with the last. */
 	uint32_t refs;
 	void *arena;
 	size_t bytes;
@@ -276,7 +276,7 @@ struct sy_rule {
 	uint8_t fwd_policy;   /* enum sy_fwd_policy, never DEFAULT once compiled */
 	uint8_t insecure;     /* enum sy_insecure_policy: plain HTTP to this rule of a TLS
 			       * vhost (Contour's permitInsecure is per route) */
-	const struct sy_pool *pool; /* BACKEND: where to send it (shared, control/pool.c) */
+	const struct sy_pool *pool; /* BACKEND: where to send it (shared, control/gen/pool.c) */
 	struct sy_rule_more *more;  /* NULL: no predicates, filters, answer or cookie */
 	const char *kind;     /* object kind, e.g. "Route" */
 	const char *object;   /* "namespace/name" of the object that made this rule */
@@ -320,7 +320,7 @@ enum sy_fwd_policy {
 	SY_FWD_IF_NONE,  /* ours only when the client sent none */
 };
 /* "append", "replace", "never", "if-none" -> enum sy_fwd_policy; -1 otherwise
- * (control/compile.c; the config and the OpenShift annotation use it). */
+ * (control/gen/compile.c; the config and the OpenShift annotation use it). */
 int sy_fwd_policy_parse(const char *s);
 
 /* HTTP methods for sy_rule.methods: bit i is sy_http_method_names[i]. */
@@ -366,7 +366,7 @@ struct sy_vhost_tls {
 struct sy_vhost {
 	/* What a lookup reads first: the vhost is one cache line, and the
 	 * host's bytes, the rules and their paths follow in the same block
-	 * (control/compile.c lays them out so). */
+	 * (control/gen/compile.c lays them out so). */
 	const char *host; /* lower case, no trailing dot, no port; "*.example.com" for wildcards */
 	struct sy_rule *rules; /* ordered, most specific first */
 	uint32_t host_len;
@@ -422,7 +422,7 @@ struct sy_generation {
 	uint32_t n_default_vhosts;
 	uint16_t no_route_status; /* what an unknown host gets (503 or 404) */
 	size_t bytes;             /* memory held, for stats */
-	/* Control side (control/gen_build.c): what this generation frees when
+	/* Control side (control/gen/gen_build.c): what this generation frees when
 	 * it is retired. Everything it references, or, once a successor
 	 * shares its structure, only what the successor replaced. */
 	struct sy_gen_retire *retire;

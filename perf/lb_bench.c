@@ -16,7 +16,7 @@
 #include <rte_cycles.h>
 
 #include "lb/lb.h"
-#include "lb_tables.h"
+#include "gen/lb_tables.h"
 #include "splice/conn.h"
 #include "sy_generation.h"
 #include "worker.h"

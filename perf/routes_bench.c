@@ -52,12 +52,12 @@
 #include <rte_rcu_qsbr.h>
 
 #include "arena.h"
-#include "compile.h"
-#include "gen_mem.h"
-#include "journal.h"
+#include "gen/compile.h"
+#include "gen/gen_mem.h"
+#include "store/journal.h"
 #include "kinds/kinds.h"
 #include "router.h"
-#include "store.h"
+#include "store/store.h"
 #include "sy_gen_slot.h"
 #include "sy_generation.h"
 
@@ -163,7 +163,7 @@ heap_bytes(void)
 {
 	struct mallinfo2 mi = mallinfo2();
 
-	/* Generation blocks live outside malloc (control/gen_mem.h). */
+	/* Generation blocks live outside malloc (control/gen/gen_mem.h). */
 	return mi.uordblks + mi.hblkhd + sy_gen_mem_bytes();
 }
 

@@ -52,13 +52,13 @@
 #include <rte_ring.h>
 #include <rte_tcp.h>
 
-#include "compile.h"
+#include "gen/compile.h"
 #include "splice/conn.h"
 #include "splice/flow.h"
 #include "net/net.h"
 #include "port.h"
 #include "splice/splice.h"
-#include "store.h"
+#include "store/store.h"
 #include "sy_gen_slot.h"
 #include "sy_generation.h"
 #include "tcp/tcp_opts.h"

@@ -12,13 +12,13 @@
 
 #include <rte_log.h>
 
-#include "age.h"
+#include "store/age.h"
 #include "etcd/cache.h"
-#include "journal.h"
+#include "store/journal.h"
 #include "kinds/kinds.h"
-#include "pack.h"
+#include "store/pack.h"
 #include "router.h"
-#include "store.h"
+#include "store/store.h"
 
 #define CACHE_FILE "etcd-cache.jsonl"
 #define CACHE_MIN_INTERVAL_MS 2000

@@ -10,7 +10,7 @@
 #include <curl/curl.h>
 #include <rte_log.h>
 
-#include "age.h"
+#include "store/age.h"
 #include "etcd/codec.h"
 #include "etcd/http.h"
 #include "etcd/keys.h"

@@ -42,7 +42,7 @@
 
 #include <jansson.h>
 
-#include "errors.h"
+#include "ops/errors.h"
 
 struct sy_kind;
 struct sy_object;

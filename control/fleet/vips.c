@@ -13,7 +13,7 @@
 #include "fleet/fleet.h"
 #include "observe/metrics.h"
 #include "router.h"
-#include "store.h"
+#include "store/store.h"
 #include "sy_dataplane.h"
 #include "sy_vrrp.h"
 

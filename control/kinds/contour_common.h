@@ -8,7 +8,7 @@
 
 #include <jansson.h>
 
-#include "errors.h"
+#include "ops/errors.h"
 #include "sy_generation.h"
 
 /* The cookie Envoy's session affinity uses for Contour's Cookie strategy. */

@@ -31,12 +31,12 @@
 #include <strings.h>
 
 #include "arena.h"
-#include "compile.h"
+#include "gen/compile.h"
 #include "kinds.h"
 #include "contour_common.h"
 #include "kind_util.h"
-#include "relations.h"
-#include "store.h"
+#include "store/relations.h"
+#include "store/store.h"
 
 #define SY_IR_DEPTH_MAX 64       /* delegation chain length we follow */
 #define SY_IR_VISITS_MAX 100000  /* objects processed per compile (diamonds multiply) */
@@ -465,7 +465,7 @@ route_rule(struct ir_ctx *ic, struct ir_state *st, const json_t *route, const st
 	if (root->enforce_tls) {
 		/* builder.go routeEnforceTLS: HTTPSUpgrade (Envoy https_redirect,
 		 * 301) unless the route says permitInsecure: per route (the
-		 * proxy mode applies each rule's own; control/compile.c). */
+		 * proxy mode applies each rule's own; control/gen/compile.c). */
 		r.insecure = json_is_true(json_object_get(route, "permitInsecure"))
 				     ? SY_INSECURE_ALLOW
 				     : SY_INSECURE_REDIRECT;

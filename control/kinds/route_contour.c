@@ -15,12 +15,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "compile.h"
+#include "gen/compile.h"
 #include "kinds.h"
 #include "contour_common.h"
 #include "kind_util.h"
-#include "relations.h"
-#include "store.h"
+#include "store/relations.h"
+#include "store/store.h"
 
 /* The draft's strategies (no Cookie: that came with IngressRoute). */
 static const struct sy_contour_lb_dialect rc_lb = {

@@ -15,7 +15,7 @@
  * first, then the number of predicates) as rule priority. Routes whose
  * Service is missing are dropped ("Ignoring route: ..."), the rest stay.
  * network and lb backends send to the addresses their URLs name (a pool of
- * its own, control/pool.c). Unlike Skipper, the group gets a status:
+ * its own, control/gen/pool.c). Unlike Skipper, the group gets a status:
  * {valid, errors, routes}, and backendErrors when some of those URLs are
  * not served (refused, a host name that did not resolve).
  */
@@ -32,13 +32,13 @@
 #include <pcre2.h>
 
 #include "arena.h"
-#include "backend_url.h"
-#include "compile.h"
-#include "eskip.h"
+#include "gen/backend_url.h"
+#include "gen/compile.h"
+#include "kinds/eskip.h"
 #include "kind_util.h"
 #include "kinds.h"
-#include "relations.h"
-#include "rule_match.h"
+#include "store/relations.h"
+#include "gen/rule_match.h"
 
 /* ---------------------------------------------------------- validation -- */
 
@@ -931,7 +931,7 @@ make_rule(struct rg_ctx *g, const json_t *route, const json_t *be, double traffi
 			r->target_port = port;
 		}
 	} else if (strcmp(type, "network") == 0 || strcmp(type, "lb") == 0) {
-		/* The URLs are the pool's endpoints (control/pool.c); one splice
+		/* The URLs are the pool's endpoints (control/gen/pool.c); one splice
 		 * cannot reach leaves the vhost to the proxy mode. */
 		if ((r->backends[0].urls = url_backend(g, be, type)) == NULL)
 			return -ENOMEM;

@@ -14,7 +14,7 @@
 #include "observe/route_state.h"
 #include "observe/status_page.h"
 #include "router.h"
-#include "store.h"
+#include "store/store.h"
 #include "strmap.h"
 #include "sy_counters.h"
 #include "sy_dataplane.h"

@@ -4,7 +4,7 @@
  * the vhost by Host, then the first of its rules (most specific first, as
  * the compiler ordered them) whose path, methods and predicates all hold,
  * then an endpoint of its pool. Predicates read the head in place.
- * Skipper's semantics (PEER-SEMANTICS.md, control/rule_match.c for resolve):
+ * Skipper's semantics (PEER-SEMANTICS.md, control/gen/rule_match.c for resolve):
  * Header exact, HeaderRegexp/Cookie/PathRegexp/HostRegexp unanchored,
  * Traffic rolled per request.
  */

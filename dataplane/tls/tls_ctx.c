@@ -4,7 +4,7 @@
  * callback that picks the certificate by SNI, ALPN, session tickets sealed
  * with keys all workers share, and the per-worker session cache.
  *
- * The control thread builds the contexts (control/tls_cert.c) and calls
+ * The control thread builds the contexts (control/tls/tls_cert.c) and calls
  * sy_dp_tls_ctx_prepare on each; the callbacks run on the workers.
  */
 #include <stdatomic.h>
@@ -292,7 +292,7 @@ alpn_cb(SSL *s, const unsigned char **out, unsigned char *outlen, const unsigned
 
 /*
  * OCSP stapling. The control thread hands a context the DER response it
- * checked (control/tls_ocsp.c); the bytes live in the context's ex_data,
+ * checked (control/tls/tls_ocsp.c); the bytes live in the context's ex_data,
  * immutable, and go with the context's last reference, so a connection
  * that switched to it in the ClientHello callback can always read them.
  * OpenSSL calls staple_cb on the context the connection ended up on, for

@@ -21,7 +21,7 @@
 #include <cmocka.h>
 #include <openssl/evp.h>
 
-#include "compile.h"
+#include "gen/compile.h"
 #include "router.h"
 #include "test_eal.h"
 #include "test_router.h"

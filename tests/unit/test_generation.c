@@ -19,8 +19,8 @@
 #include <cmocka.h>
 #include <rte_rcu_qsbr.h>
 
-#include "compile.h"
-#include "gen_mem.h"
+#include "gen/compile.h"
+#include "gen/gen_mem.h"
 #include "sy_gen_slot.h"
 #include "test_eal.h"
 
@@ -309,7 +309,7 @@ test_rcu_reclaim_waits_for_reader(void **state)
 }
 
 /*
- * Generation memory (control/gen_mem.c): zeroed blocks, 16-byte aligned and
+ * Generation memory (control/gen/gen_mem.c): zeroed blocks, 16-byte aligned and
  * page aligned for page multiples, counted while in use, and a freed block's
  * place reused by the next block of its class. Under ASan the blocks come
  * from calloc, so only the reuse is not checked there.

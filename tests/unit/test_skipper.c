@@ -22,9 +22,9 @@
 #include <netinet/in.h>
 #include <sys/socket.h>
 
-#include "backend_url.h"
-#include "compile.h"
-#include "eskip.h"
+#include "gen/backend_url.h"
+#include "gen/compile.h"
+#include "kinds/eskip.h"
 #include "router.h"
 #include "test_eal.h"
 #include "test_router.h"
@@ -598,7 +598,7 @@ __wrap_freeaddrinfo(struct addrinfo *res)
 }
 
 /* Which backend URLs the router serves, the endpoints they name, and the words for the
- * rest (control/backend_url.c). Host names resolve through getaddrinfo: "localhost"
+ * rest (control/gen/backend_url.c). Host names resolve through getaddrinfo: "localhost"
  * from /etc/hosts, anything under the reserved .invalid TLD (RFC 6761) never. */
 static void
 test_backend_url_parse(void **state)
