@@ -22,15 +22,15 @@
 #include <rte_lcore.h>
 #include <rte_log.h>
 
-#include "gen/compile.h"
-#include "config/eal_args.h"
+#include "gen/gen.h"
+#include "config/config.h"
 #include "tls/tls_alloc.h"
 #include "etcd/cache.h"
 #include "etcd/sync.h"
 #include "fleet/fleet.h"
 #include "observe/metrics_http.h"
 #include "router.h"
-#include "ops/server.h"
+#include "ops/ops.h"
 #include "tls/tls_cert.h"
 #include "tls/tls_ocsp.h"
 #include "observe/access_log.h"

@@ -1,5 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
+ * store/: what the control thread keeps of the objects. One concept per
+ * file: store.c (this header: the objects, their ages and statuses),
+ * journal.c (every accepted change on disk before it is acknowledged),
+ * pack.c (objects at rest, compressed), age.c (creationTimestamp and uid:
+ * the order of claims), relations.c (the keys a change's scope walks).
+ *
  * The object store: every applied resource as it was applied, with its age
  * (creationTimestamp, uid: control/store/age.h) and the status the last compile
  * gave it. Control thread only. The data plane never sees it: it sees the
