@@ -29,6 +29,7 @@ post(struct sy_etcd_link *l, struct sy_etcd_event *ev)
 
 	pthread_mutex_lock(&l->mu);
 	ev->next = NULL;
+	ev->posted = sy_etcd_mono_s();
 	*l->ev_tail = ev;
 	l->ev_tail = &ev->next;
 	pthread_mutex_unlock(&l->mu);
@@ -36,13 +37,24 @@ post(struct sy_etcd_link *l, struct sy_etcd_event *ev)
 		RTE_LOG(ERR, USER1, "etcd: eventfd: %s\n", strerror(errno));
 }
 
+double
+sy_etcd_mono_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
 static struct sy_etcd_event *
 event_new(enum sy_etcd_ev type)
 {
 	struct sy_etcd_event *ev = calloc(1, sizeof(*ev));
 
-	if (ev != NULL)
+	if (ev != NULL) {
 		ev->type = type;
+		ev->received = sy_etcd_mono_s();
+	}
 	return ev;
 }
 
@@ -115,6 +127,7 @@ on_watch_msg(const json_t *msg, void *arg)
 	struct sy_etcd_event *ev;
 	json_t *objs, *kv;
 	size_t i, plen = strlen(w->objects);
+	const double received = sy_etcd_mono_s();
 
 	if (sy_etcd_decode_watch(msg, &m) < 0) {
 		const char *e = sy_etcd_error(msg);
@@ -160,6 +173,7 @@ on_watch_msg(const json_t *msg, void *arg)
 	if (json_array_size(objs) > 0 && (ev = event_new(SY_ETCD_EV_CHANGES)) != NULL) {
 		ev->kvs = objs;
 		ev->revision = m.revision;
+		ev->received = received;
 		post(w->l, ev);
 	} else {
 		json_decref(objs);

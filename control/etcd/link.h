@@ -46,6 +46,9 @@ struct sy_etcd_event {
 	uint64_t write_id;
 	bool ok, leader;
 	char error[320];
+	double received; /* CLOCK_MONOTONIC s: when its thread had it (a watch
+			  * message: as the stream delivered it) */
+	double posted;   /* and when it was queued for the control thread */
 	struct sy_etcd_event *next;
 };
 
@@ -98,5 +101,7 @@ void sy_etcd_event_free(struct sy_etcd_event *ev);
 /* Queue a txn (steals it); its WRITE_DONE carries the returned id. */
 uint64_t sy_etcd_link_submit(struct sy_etcd_link *l, json_t *txn);
 void sy_etcd_link_state(struct sy_etcd_link *l, struct sy_etcd_state *out);
+/* CLOCK_MONOTONIC in seconds (python's time.monotonic() reads the same). */
+double sy_etcd_mono_s(void);
 
 #endif
