@@ -1,0 +1,221 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""perf/etcd_change's parts (run with /usr/bin/python3; see perf/README.md, "etcd_change").
+
+  load URL PREFIX ROUTES DOMAIN     the objects of perf/route_change (per namespace 10
+                                    Services, their Endpoints, 100 OpenShift Routes, each
+                                    on its own host) written to etcd under PREFIX objects/
+                                    through its gRPC gateway, txns of 128 puts on 2
+                                    keep-alive connections (fleet_bench.put_all). Prints
+                                    one JSON line (objects, txns, seconds, revision).
+  loaded SOCK ROUTES REVISION       exit 0 once routerd (control socket SOCK) holds ROUTES
+                                    Routes and has applied etcd's REVISION.
+  change URL PREFIX SOCK ROUTES DOMAIN K BOUND [GAP_MS]
+                                    K changes of one Route (route_change.pick: near the
+                                    middle, to the next Service and back), each one put of
+                                    its key (/v3/kv/put, the gateway). After each put, the
+                                    control socket is asked `resolve` for its host, one
+                                    request after the other, until the answer names the new
+                                    Service; then `status`. Between changes GAP_MS (default
+                                    "20,70": a random pause in that range). Prints one JSON
+                                    line.
+  report FILE                       the table, from change's and load's JSON lines.
+
+Clocks: time.monotonic() (CLOCK_MONOTONIC), the same clock routerd's store status
+"last_change" uses (control/etcd/sync.c): its "live_mono" is comparable with the put's
+times here.
+"""
+import base64
+import json
+import os
+import random
+import statistics
+import sys
+import time
+
+sys.dont_write_bytecode = True  # no __pycache__ in the tree
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from fleet_bench import Ctl, Gateway, b64, put_all  # noqa: E402
+from route_change import objects, pick, route, route_host, ROUTES_PER_NS  # noqa: E402
+
+A_IP, B_IP = "198.18.1.10", "198.18.1.11"  # the lab's backends (nothing is sent to them)
+
+
+def key_of(prefix, o):
+    md = o["metadata"]
+    seg = {"Route": "route.route.openshift.io", "Service": "service",
+           "Endpoints": "endpoints"}[o["kind"]]
+    return f"{prefix}objects/{seg}/{md['namespace']}/{md['name']}"
+
+
+def log(msg):
+    print(f"[etcd_change] {msg}", file=sys.stderr, flush=True)
+
+
+def cmd_load(url, prefix, n, domain):
+    n = int(n)
+    objs = list(objects(n, domain, A_IP, B_IP))
+    t0 = time.monotonic()
+    txns = put_all(url, ((key_of(prefix, o), o) for o in objs))
+    secs = time.monotonic() - t0
+    rev = int(Gateway(url).post("/v3/kv/range", {"key": b64(prefix), "count_only": True})
+              ["header"]["revision"])
+    print(json.dumps({"routes": n, "objects": len(objs), "txns": txns,
+                      "seconds": round(secs, 2), "revision": rev}))
+
+
+def cmd_loaded(sock, n, rev):
+    st = Ctl(sock).call({"op": "status"})
+    store = st.get("store") or {}
+    ok = (st.get("objects", {}).get("Route", 0) >= int(n) and store.get("synced")
+          and int(store.get("applied_revision", 0)) >= int(rev))
+    log(f"routerd: {st.get('objects', {}).get('Route', 0)} Routes, generation {st.get('generation')},"
+        f" etcd revision applied {store.get('applied_revision')} of {rev},"
+        f" last compile {st.get('last_compile')}")
+    sys.exit(0 if ok else 1)
+
+
+def services_of(reply):
+    return [s.get("name") for s in reply.get("services") or []]
+
+
+def cmd_change(url, prefix, sock, n, domain, k, bound, gap="20,70"):
+    n, k, bound = int(n), int(k), float(bound)
+    gap_lo, gap_hi = (float(x) / 1e3 for x in gap.split(","))
+    x, svc = pick(n)
+    host = route_host(x, domain)
+    ctl, gw = Ctl(sock), Gateway(url)
+    objs = [route(x, svc + 1, domain), route(x, svc, domain)]  # change 1, 3, ... and 2, 4, ...
+    key = key_of(prefix, objs[0])
+    res = {"route": f"ns{x // ROUTES_PER_NS}/r{x}", "host": host, "asked": k, "changes": [],
+           "failed": None}
+    resolve = {"op": "resolve", "url": f"http://{host}/"}
+
+    def serves(name):
+        return name in services_of(ctl.call(resolve))
+
+    # The floor: one resolve round trip with nothing changing.
+    if not serves(f"svc{svc}"):
+        res["failed"] = f"before the changes {host} does not resolve to svc{svc}: {ctl.call(resolve)}"
+        print(json.dumps(res))
+        return
+    t0 = time.monotonic()
+    for _ in range(300):
+        ctl.call(resolve)
+    res["floor_ms"] = round((time.monotonic() - t0) / 300 * 1e3, 4)
+    rng = random.Random(1)
+    for i in range(k):
+        obj = objs[i % 2]
+        want = obj["spec"]["to"]["name"]
+        time.sleep(gap_lo + rng.random() * (gap_hi - gap_lo))
+        st0 = ctl.call({"op": "status"})
+        body = {"key": b64(key), "value": b64(json.dumps(obj, separators=(",", ":")))}
+        t_sent = time.monotonic()
+        try:
+            put = gw.post("/v3/kv/put", body)
+        except Exception as e:  # noqa: BLE001 (reported)
+            res["failed"] = f"change {i + 1}: the put failed: {e}"
+            break
+        t_resp = time.monotonic()
+        rev = int(put["header"]["revision"])
+        polls, t_prev, t_seen = 0, t_resp, None
+        while time.monotonic() - t_resp < bound:
+            names = services_of(ctl.call(resolve))
+            t = time.monotonic()
+            polls += 1
+            if want in names:
+                t_seen = t
+                break
+            t_prev = t
+        if t_seen is None:
+            res["failed"] = f"change {i + 1}: {host} did not resolve to {want} within {bound:.0f} s"
+            break
+        st = ctl.call({"op": "status"})
+        lc, lch = st.get("last_compile") or {}, (st.get("store") or {}).get("last_change") or {}
+        c = {"put_ms": (t_resp - t_sent) * 1e3, "seen_ms": (t_seen - t_resp) * 1e3,
+             "seen_after_ms": (t_prev - t_resp) * 1e3, "polls": polls,
+             "seen_from_sent_ms": (t_seen - t_sent) * 1e3,
+             "compile_ms": lc.get("ms"), "incremental": lc.get("incremental"),
+             "objects": lc.get("objects"), "generations": st["generation"] - st0["generation"],
+             "revision": rev}
+        if lch.get("revision") == rev and lch.get("live_mono") is not None:
+            # routerd's own clock of the change: the watch's receipt and the publish
+            # (CLOCK_MONOTONIC, as time.monotonic() here).
+            c["live_ms"] = (lch["live_mono"] - t_resp) * 1e3
+            c["received_ms"] = (lch["received_mono"] - t_resp) * 1e3
+            c["drain_ms"] = lch.get("read_to_live_ms")
+            c["watch_ms"] = lch.get("watch_ms")
+            c["handoff_ms"] = lch.get("handoff_ms")
+            c["ingest_ms"] = lch.get("ingest_ms")
+            c["statuses_ms"] = lch.get("statuses_ms")
+        res["changes"].append(c)
+        log(f"change {i + 1}/{k} ({res['route']} to {want}, revision {rev}): put {c['put_ms']:.2f} ms,"
+            f" served {c['seen_ms']:.2f} ms after its response ({polls} resolves),"
+            f" compile + publish {c['compile_ms']:.3f} ms"
+            f" ({'incremental' if c['incremental'] else 'full'}, {c['objects']} objects),"
+            f" {c['generations']} generation(s)"
+            + (f"; routerd: live {c['live_ms']:.2f} ms after the put's response"
+               f" (the watch brought it at {c['received_ms']:.2f}, drain {c['drain_ms']:.3f} ms)"
+               if "live_ms" in c else ""))
+    if res["failed"]:
+        log(res["failed"])
+    print(json.dumps(res))
+
+
+def mmm(xs, fmt="%.3f"):
+    xs = [x for x in xs if x is not None]
+    if not xs:
+        return "-"
+    return " / ".join(fmt % v for v in (min(xs), statistics.median(xs), max(xs)))
+
+
+def cmd_report(path):
+    rows = [json.loads(line) for line in open(path) if line.strip()]
+    load = next((r for r in rows if "txns" in r), {})
+    ch = next((r for r in rows if "changes" in r), {})
+    cs = ch.get("changes", [])
+    print(f"{load.get('routes', 0):,} routes ({load.get('objects', 0):,} objects: Routes, Services,"
+          f" Endpoints) written to etcd in {load.get('txns')} txns, {load.get('seconds')} s;"
+          f" routerd loaded them in {load.get('routerd_load_s', '-')} s"
+          f" (first compile {load.get('first_compile_ms', '-')} ms);"
+          f" changed: {ch.get('route')} ({ch.get('host')}), {len(cs)} of {ch.get('asked')} changes")
+    print()
+    print("| one Route changed in etcd (a put) | min / median / max |")
+    print("|---|---|")
+    print(f"| the put's round trip (gateway) [ms] | {mmm([c['put_ms'] for c in cs])} |")
+    print(f"| put's response -> `resolve` answers the new Service [ms] | {mmm([c['seen_ms'] for c in cs])} |")
+    print(f"| the same, the last `resolve` that did not [ms] | {mmm([c['seen_after_ms'] for c in cs])} |")
+    print(f"| put sent -> `resolve` answers the new Service [ms] | {mmm([c['seen_from_sent_ms'] for c in cs])} |")
+    if any("live_ms" in c for c in cs):
+        print(f"| routerd: put's response -> the watch event read [ms] | {mmm([c.get('received_ms') for c in cs])} |")
+        print(f"| routerd: put's response -> the change live (published) [ms] | {mmm([c.get('live_ms') for c in cs])} |")
+        print(f"| routerd: the watch event's handling, read to live [ms] | {mmm([c.get('drain_ms') for c in cs])} |")
+        print(f"| routerd: of it, the watch thread: message read -> queued [ms] | {mmm([c.get('watch_ms') for c in cs])} |")
+        print(f"| routerd: of it, queued -> the control thread takes it [ms] | {mmm([c.get('handoff_ms') for c in cs])} |")
+        print(f"| routerd: of it, decode + validate + store [ms] | {mmm([c.get('ingest_ms') for c in cs])} |")
+    print(f"| routerd: compile + publish (`last_compile.ms`) [ms] | {mmm([c['compile_ms'] for c in cs])} |")
+    if any("statuses_ms" in c for c in cs):
+        print(f"| routerd: then the status write-back queued [ms] | {mmm([c.get('statuses_ms') for c in cs])} |")
+    inc = sorted({"incremental" if c["incremental"] else "FULL" for c in cs})
+    objs = sorted({c["objects"] for c in cs})
+    gens = sorted({c["generations"] for c in cs})
+    print(f"| routerd: compiles | {', '.join(inc)}; objects compiled {'/'.join(map(str, objs))};"
+          f" generations per change {'/'.join(map(str, gens))} |")
+    print(f"| resolution: one `resolve` round trip, nothing changing [ms] | {ch.get('floor_ms', '-')} |")
+    if ch.get("failed"):
+        print(f"\nFAILED: {ch['failed']}")
+
+
+def main():
+    if len(sys.argv) < 2:
+        sys.exit(__doc__)
+    cmd, args = sys.argv[1], sys.argv[2:]
+    fn = {"load": cmd_load, "loaded": cmd_loaded, "change": cmd_change,
+          "report": cmd_report}.get(cmd)
+    if fn is None:
+        sys.exit(__doc__)
+    fn(*args)
+
+
+if __name__ == "__main__":
+    main()
