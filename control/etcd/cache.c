@@ -47,6 +47,7 @@ struct sy_etcd_cache {
 	uint64_t gen;         /* the generation buf holds */
 	uint64_t t0;          /* when the write began */
 	int rc;
+	double serialize_ms;  /* the control thread's part of the last write */
 };
 
 static struct sy_etcd_cache *
@@ -251,7 +252,15 @@ sy_etcd_cache_tick(struct sy_router *r)
 		return;
 	c->t0 = t0;
 	c->gen = r->gen_id;
-	rc = serialize(r, c);
+	{
+		struct timespec a, b;
+
+		clock_gettime(CLOCK_MONOTONIC, &a);
+		rc = serialize(r, c);
+		clock_gettime(CLOCK_MONOTONIC, &b);
+		c->serialize_ms = (double)(b.tv_sec - a.tv_sec) * 1e3 +
+				  (double)(b.tv_nsec - a.tv_nsec) / 1e6;
+	}
 	if (rc == 0) {
 		atomic_store(&c->done, false);
 		rc = -pthread_create(&c->writer, NULL, writer_main, c);
@@ -274,10 +283,12 @@ sy_etcd_cache_status(const struct sy_router *r)
 
 	if (c == NULL)
 		return json_null();
-	return json_pack("{s:s, s:I, s:I, s:I, s:b, s:s?}", "path", c->path, "loaded_at_start",
+	/* serialize_ms: the control thread held everything else that long
+	 * (a change arriving meanwhile waits). */
+	return json_pack("{s:s, s:I, s:I, s:I, s:b, s:f, s:s?}", "path", c->path, "loaded_at_start",
 			 (json_int_t)c->loaded, "objects_written", (json_int_t)c->written,
 			 "written_at", (json_int_t)c->written_at, "current",
-			 c->written_gen == r->gen_id, "last_error",
+			 c->written_gen == r->gen_id, "serialize_ms", c->serialize_ms, "last_error",
 			 c->last_error[0] ? c->last_error : NULL);
 }
 

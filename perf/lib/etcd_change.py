@@ -10,13 +10,16 @@
                                     one JSON line (objects, txns, seconds, revision).
   loaded SOCK ROUTES REVISION       exit 0 once routerd (control socket SOCK) holds ROUTES
                                     Routes and has applied etcd's REVISION.
-  change URL PREFIX SOCK ROUTES DOMAIN K BOUND [GAP_MS]
+  revision URL                      etcd's revision now.
+  cpu PID                           CPU seconds of routerd's control thread and etcd threads.
+  change URL PREFIX SOCK ROUTES DOMAIN K BOUND [GAP_MS [POLL_US]]
                                     K changes of one Route (route_change.pick: near the
                                     middle, to the next Service and back), each one put of
                                     its key (/v3/kv/put, the gateway). After each put, the
                                     control socket is asked `resolve` for its host, one
                                     request after the other, until the answer names the new
-                                    Service; then `status`. Between changes GAP_MS (default
+                                    Service (POLL_US, default 0: a pause after each that did
+                                    not); then `status`. Between changes GAP_MS (default
                                     "20,70": a random pause in that range). Prints one JSON
                                     line.
   report FILE                       the table, from change's and load's JSON lines.
@@ -75,12 +78,36 @@ def cmd_loaded(sock, n, rev):
     sys.exit(0 if ok else 1)
 
 
+def cmd_revision(url):
+    print(Gateway(url).post("/v3/kv/range", {"key": b64("/"), "count_only": True})
+          ["header"]["revision"])
+
+
+def thread_cpu(pid):
+    """CPU seconds (user + system) of routerd's threads by name: the control thread
+    (routerd), the etcd threads."""
+    out, hz = {}, os.sysconf("SC_CLK_TCK")
+    for tid in os.listdir(f"/proc/{pid}/task"):
+        try:
+            comm = open(f"/proc/{pid}/task/{tid}/comm").read().strip()
+            f = open(f"/proc/{pid}/task/{tid}/stat").read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if comm in ("routerd", "etcd-watch", "etcd-ops"):
+            out[comm] = out.get(comm, 0) + (int(f[11]) + int(f[12])) / hz
+    return out
+
+
+def cmd_cpu(pid):
+    print(json.dumps(thread_cpu(int(pid))))
+
+
 def services_of(reply):
     return [s.get("name") for s in reply.get("services") or []]
 
 
-def cmd_change(url, prefix, sock, n, domain, k, bound, gap="20,70"):
-    n, k, bound = int(n), int(k), float(bound)
+def cmd_change(url, prefix, sock, n, domain, k, bound, gap="20,70", poll_us="0"):
+    n, k, bound, pause = int(n), int(k), float(bound), int(poll_us) / 1e6
     gap_lo, gap_hi = (float(x) / 1e3 for x in gap.split(","))
     x, svc = pick(n)
     host = route_host(x, domain)
@@ -103,12 +130,13 @@ def cmd_change(url, prefix, sock, n, domain, k, bound, gap="20,70"):
     for _ in range(300):
         ctl.call(resolve)
     res["floor_ms"] = round((time.monotonic() - t0) / 300 * 1e3, 4)
+    res["poll_us"] = int(poll_us)
     rng = random.Random(1)
     for i in range(k):
         obj = objs[i % 2]
         want = obj["spec"]["to"]["name"]
         time.sleep(gap_lo + rng.random() * (gap_hi - gap_lo))
-        st0 = ctl.call({"op": "status"})
+        gen0 = ctl.call(resolve)["generation"]  # (a status walks the store: slower)
         body = {"key": b64(key), "value": b64(json.dumps(obj, separators=(",", ":")))}
         t_sent = time.monotonic()
         try:
@@ -118,15 +146,18 @@ def cmd_change(url, prefix, sock, n, domain, k, bound, gap="20,70"):
             break
         t_resp = time.monotonic()
         rev = int(put["header"]["revision"])
-        polls, t_prev, t_seen = 0, t_resp, None
+        polls, t_prev, t_first, t_seen = 0, t_resp, None, None
         while time.monotonic() - t_resp < bound:
             names = services_of(ctl.call(resolve))
             t = time.monotonic()
             polls += 1
+            t_first = t_first or t
             if want in names:
                 t_seen = t
                 break
             t_prev = t
+            if pause:
+                time.sleep(pause)
         if t_seen is None:
             res["failed"] = f"change {i + 1}: {host} did not resolve to {want} within {bound:.0f} s"
             break
@@ -135,8 +166,9 @@ def cmd_change(url, prefix, sock, n, domain, k, bound, gap="20,70"):
         c = {"put_ms": (t_resp - t_sent) * 1e3, "seen_ms": (t_seen - t_resp) * 1e3,
              "seen_after_ms": (t_prev - t_resp) * 1e3, "polls": polls,
              "seen_from_sent_ms": (t_seen - t_sent) * 1e3,
+             "poll_interval_ms": (t_seen - t_first) * 1e3 / (polls - 1) if polls > 1 else None,
              "compile_ms": lc.get("ms"), "incremental": lc.get("incremental"),
-             "objects": lc.get("objects"), "generations": st["generation"] - st0["generation"],
+             "objects": lc.get("objects"), "generations": st["generation"] - gen0,
              "revision": rev}
         if lch.get("revision") == rev and lch.get("live_mono") is not None:
             # routerd's own clock of the change: the watch's receipt and the publish
@@ -172,13 +204,23 @@ def mmm(xs, fmt="%.3f"):
 def cmd_report(path):
     rows = [json.loads(line) for line in open(path) if line.strip()]
     load = next((r for r in rows if "txns" in r), {})
+    cpu_end = next((r["cpu_changes"] for r in rows if "cpu_changes" in r), {})
     ch = next((r for r in rows if "changes" in r), {})
     cs = ch.get("changes", [])
     print(f"{load.get('routes', 0):,} routes ({load.get('objects', 0):,} objects: Routes, Services,"
           f" Endpoints) written to etcd in {load.get('txns')} txns, {load.get('seconds')} s;"
           f" routerd loaded them in {load.get('routerd_load_s', '-')} s"
-          f" (first compile {load.get('first_compile_ms', '-')} ms);"
+          f" (first compile {load.get('first_compile_ms', '-')} ms; its local copy of the store"
+          f" held the control thread {load.get('copy_serialize_ms', '-')} ms);"
           f" changed: {ch.get('route')} ({ch.get('host')}), {len(cs)} of {ch.get('asked')} changes")
+    if "settled_s" in load:
+        a, b = load["cpu_loaded"], load["cpu_settled"]
+        print(f"routerd's status write-back: {load['status_txns']} etcd revisions after the load"
+              f" (its txns), settled {load['settled_s']} s after its start; CPU seconds of its"
+              f" threads, start to loaded / loaded to settled / over the changes: "
+              + ", ".join(f"{t} {a.get(t, 0):.2f} / {b.get(t, 0) - a.get(t, 0):.2f}"
+                          f" / {cpu_end.get(t, 0) - b.get(t, 0):.2f}"
+                          for t in ("routerd", "etcd-watch", "etcd-ops")))
     print()
     print("| one Route changed in etcd (a put) | min / median / max |")
     print("|---|---|")
@@ -201,7 +243,11 @@ def cmd_report(path):
     gens = sorted({c["generations"] for c in cs})
     print(f"| routerd: compiles | {', '.join(inc)}; objects compiled {'/'.join(map(str, objs))};"
           f" generations per change {'/'.join(map(str, gens))} |")
-    print(f"| resolution: one `resolve` round trip, nothing changing [ms] | {ch.get('floor_ms', '-')} |")
+    iv = [c["poll_interval_ms"] for c in cs if c.get("poll_interval_ms") is not None]
+    interval = statistics.mean(iv) if iv else None
+    print(f"| resolution: one `resolve` round trip, nothing changing [ms] | {ch.get('floor_ms', '-')}"
+          f"{'; + a pause of %d us after each' % ch['poll_us'] if ch.get('poll_us') else ''}"
+          f"{'; %.3f between resolves during the changes' % interval if interval else ''} |")
     if ch.get("failed"):
         print(f"\nFAILED: {ch['failed']}")
 
@@ -210,8 +256,8 @@ def main():
     if len(sys.argv) < 2:
         sys.exit(__doc__)
     cmd, args = sys.argv[1], sys.argv[2:]
-    fn = {"load": cmd_load, "loaded": cmd_loaded, "change": cmd_change,
-          "report": cmd_report}.get(cmd)
+    fn = {"load": cmd_load, "loaded": cmd_loaded, "change": cmd_change, "revision": cmd_revision,
+          "cpu": cmd_cpu, "report": cmd_report}.get(cmd)
     if fn is None:
         sys.exit(__doc__)
     fn(*args)
