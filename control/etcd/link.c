@@ -167,7 +167,7 @@ on_watch_msg(const json_t *msg, void *arg)
 			pthread_cond_signal(&w->l->cond);
 			pthread_mutex_unlock(&w->l->mu);
 		}
-		/* P status/...: the routers' statuses, not objects. */
+		/* Nothing else is in the watch's range (keys.h). */
 	}
 	json_decref(m.events);
 	if (json_array_size(objs) > 0 && (ev = event_new(SY_ETCD_EV_CHANGES)) != NULL) {
@@ -264,14 +264,19 @@ watch_main(void *arg)
 	struct sy_etcd_http h;
 	struct watch_ctx w = { .l = l, .need_full = true };
 	unsigned backoff = BACKOFF_MIN_MS;
-	char ep[128], end[192], err[320], pend[192];
+	char ep[128], end[192], err[320], wkey[192], wend[192];
 
 	if (http_init(l, &h) < 0)
 		return NULL;
 	snprintf(w.objects, sizeof(w.objects), "%sobjects/", l->cfg.prefix);
 	snprintf(w.leader_key, sizeof(w.leader_key), "%sleader/scheduler", l->cfg.prefix);
 	sy_etcd_range_end(w.objects, end, sizeof(end));
-	sy_etcd_range_end(l->cfg.prefix, pend, sizeof(pend));
+	/* The objects and the leader key, not the statuses (keys.h). */
+	if (sy_etcd_watch_range(l->cfg.prefix, wkey, sizeof(wkey), wend, sizeof(wend)) < 0) {
+		failed(l, l->cfg.endpoints[0], "store.etcd.prefix is too long for the watch's keys");
+		sy_etcd_http_fini(&h);
+		return NULL;
+	}
 	while (!atomic_load(&l->stop)) {
 		json_t *req;
 
@@ -299,7 +304,7 @@ watch_main(void *arg)
 			w.need_full = false;
 			connected(l, ep, w.last_rev);
 		}
-		req = sy_etcd_watch_req(l->cfg.prefix, pend, w.last_rev + 1);
+		req = sy_etcd_watch_req(wkey, wend, w.last_rev + 1);
 		err[0] = '\0';
 		if (sy_etcd_http_stream(&h, ep, "/v3/watch", req, on_watch_msg, &w, err,
 					sizeof(err)) < 0 || err[0] != '\0') {

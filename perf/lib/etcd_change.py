@@ -106,8 +106,9 @@ def services_of(reply):
     return [s.get("name") for s in reply.get("services") or []]
 
 
-def cmd_change(url, prefix, sock, n, domain, k, bound, gap="20,70", poll_us="0"):
+def cmd_change(url, prefix, sock, n, domain, k, bound, gap="20,70", poll_us="0", status="status"):
     n, k, bound, pause = int(n), int(k), float(bound), int(poll_us) / 1e6
+    ask_status = status != "nostatus"
     gap_lo, gap_hi = (float(x) / 1e3 for x in gap.split(","))
     x, svc = pick(n)
     host = route_host(x, domain)
@@ -161,7 +162,8 @@ def cmd_change(url, prefix, sock, n, domain, k, bound, gap="20,70", poll_us="0")
         if t_seen is None:
             res["failed"] = f"change {i + 1}: {host} did not resolve to {want} within {bound:.0f} s"
             break
-        st = ctl.call({"op": "status"})
+        # A status walks the whole store (tens of ms at 100k): left out under a profile.
+        st = ctl.call({"op": "status"}) if ask_status else {"generation": ctl.call(resolve)["generation"]}
         lc, lch = st.get("last_compile") or {}, (st.get("store") or {}).get("last_change") or {}
         c = {"put_ms": (t_resp - t_sent) * 1e3, "seen_ms": (t_seen - t_resp) * 1e3,
              "seen_after_ms": (t_prev - t_resp) * 1e3, "polls": polls,
@@ -183,8 +185,9 @@ def cmd_change(url, prefix, sock, n, domain, k, bound, gap="20,70", poll_us="0")
         res["changes"].append(c)
         log(f"change {i + 1}/{k} ({res['route']} to {want}, revision {rev}): put {c['put_ms']:.2f} ms,"
             f" served {c['seen_ms']:.2f} ms after its response ({polls} resolves),"
-            f" compile + publish {c['compile_ms']:.3f} ms"
-            f" ({'incremental' if c['incremental'] else 'full'}, {c['objects']} objects),"
+            + (f" compile + publish {c['compile_ms']:.3f} ms"
+               f" ({'incremental' if c['incremental'] else 'full'}, {c['objects']} objects),"
+               if ask_status else "") +
             f" {c['generations']} generation(s)"
             + (f"; routerd: live {c['live_ms']:.2f} ms after the put's response"
                f" (the watch brought it at {c['received_ms']:.2f}, drain {c['drain_ms']:.3f} ms)"
@@ -238,10 +241,12 @@ def cmd_report(path):
     print(f"| routerd: compile + publish (`last_compile.ms`) [ms] | {mmm([c['compile_ms'] for c in cs])} |")
     if any("statuses_ms" in c for c in cs):
         print(f"| routerd: then the status write-back queued [ms] | {mmm([c.get('statuses_ms') for c in cs])} |")
-    inc = sorted({"incremental" if c["incremental"] else "FULL" for c in cs})
-    objs = sorted({c["objects"] for c in cs})
+    asked = [c for c in cs if c["objects"] is not None]
+    inc = sorted({"incremental" if c["incremental"] else "FULL" for c in asked})
+    objs = sorted({c["objects"] for c in asked})
     gens = sorted({c["generations"] for c in cs})
-    print(f"| routerd: compiles | {', '.join(inc)}; objects compiled {'/'.join(map(str, objs))};"
+    print(f"| routerd: compiles | {', '.join(inc) or 'not asked (no status under --profile)'};"
+          f" objects compiled {'/'.join(map(str, objs)) or '-'};"
           f" generations per change {'/'.join(map(str, gens))} |")
     iv = [c["poll_interval_ms"] for c in cs if c.get("poll_interval_ms") is not None]
     interval = statistics.mean(iv) if iv else None
