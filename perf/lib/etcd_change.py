@@ -132,6 +132,14 @@ def cmd_change(url, prefix, sock, n, domain, k, bound, gap="20,70", poll_us="0",
         ctl.call(resolve)
     res["floor_ms"] = round((time.monotonic() - t0) / 300 * 1e3, 4)
     res["poll_us"] = int(poll_us)
+    # What one `status` costs (it counts the objects of each kind: a walk of the store
+    # per kind); the control thread does nothing else meanwhile.
+    ts = []
+    for _ in range(3):
+        t0 = time.monotonic()
+        ctl.call({"op": "status"})
+        ts.append((time.monotonic() - t0) * 1e3)
+    res["status_ms"] = round(statistics.median(ts), 2)
     rng = random.Random(1)
     for i in range(k):
         obj = objs[i % 2]
@@ -253,6 +261,7 @@ def cmd_report(path):
     print(f"| resolution: one `resolve` round trip, nothing changing [ms] | {ch.get('floor_ms', '-')}"
           f"{'; + a pause of %d us after each' % ch['poll_us'] if ch.get('poll_us') else ''}"
           f"{'; %.3f between resolves during the changes' % interval if interval else ''} |")
+    print(f"| one `status` round trip (median of 3; routerd does nothing else meanwhile) [ms] | {ch.get('status_ms', '-')} |")
     if ch.get("failed"):
         print(f"\nFAILED: {ch['failed']}")
 
