@@ -14,6 +14,7 @@
 
 #include "age.h"
 #include "etcd/cache.h"
+#include "etcd/sync.h"
 #include "journal.h"
 #include "kinds/kinds.h"
 #include "pack.h"
@@ -47,8 +48,26 @@ struct sy_etcd_cache {
 	uint64_t gen;         /* the generation buf holds */
 	uint64_t t0;          /* when the write began */
 	int rc;
-	double serialize_ms;  /* the control thread's part of the last write */
+	/* The store printed into buf a slice at a time (SLICE_NS of the
+	 * control thread each, between which it serves everything else: at
+	 * 100,000 routes the whole print held it 0.3-0.9 s, and a change that
+	 * came meanwhile waited that long). */
+	FILE *mem;            /* open_memstream on buf while printing */
+	size_t bucket;        /* the store's next hash bucket to print */
+	uint64_t mem_gen;     /* the generation being printed */
+	double print_ms;      /* control thread time in its slices so far */
+	double slice_max_ms;  /* its longest slice */
+	size_t slices;
+	/* The last write's, for status. */
+	double serialize_ms, serialize_slice_max_ms;
+	size_t serialize_slices;
+	size_t restarted;     /* prints dropped because the store changed */
 };
+
+/* One slice of printing: at most this long before the control loop turns
+ * again (checked every SLICE_CHECK objects). */
+#define SLICE_NS 200000L
+#define SLICE_CHECK 16
 
 static struct sy_etcd_cache *
 cache_of(struct sy_router *r)
@@ -138,26 +157,68 @@ write_line(FILE *f, const struct sy_object *o)
 	return fputs("}\n", f) == EOF ? -EIO : 0;
 }
 
-/* The store as the file's lines, into c->buf (open_memstream). */
-static int
-serialize(struct sy_router *r, struct sy_etcd_cache *c)
+static double
+mono_ms(void)
 {
-	struct sy_object **all;
-	size_t n, i;
-	FILE *f = open_memstream(&c->buf, &c->len);
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+/* The print in progress dropped (buf freed). */
+static void
+print_drop(struct sy_etcd_cache *c)
+{
+	if (c->mem != NULL)
+		fclose(c->mem);
+	c->mem = NULL;
+	free(c->buf);
+	c->buf = NULL;
+}
+
+/*
+ * The next slice of the store's lines into c->buf: whole hash buckets, in
+ * the table's order (the file's order does not matter: it is loaded line
+ * by line), until SLICE_NS has passed. 1 when every object is printed (the
+ * memstream closed), 0 when there is more, or -errno. Between slices the
+ * store does not change: a change drops the print (sy_etcd_cache_changed),
+ * so the table and its chains are as the last slice left them.
+ */
+static int
+print_slice(struct sy_router *r, struct sy_etcd_cache *c)
+{
+	const struct sy_store *st = &r->store;
+	const double t0 = mono_ms();
+	double took;
+	unsigned k = 0;
 	int rc = 0;
 
-	if (f == NULL)
-		return -errno;
-	all = sy_store_list_cool(&r->store, NULL, &n);
-	if (all == NULL && n > 0)
-		rc = -ENOMEM;
-	for (i = 0; rc == 0 && i < n; i++)
-		rc = write_line(f, all[i]);
-	free(all);
-	if (fclose(f) != 0 && rc == 0)
-		rc = -ENOMEM;
-	c->n = n;
+	while (rc == 0 && c->bucket < st->n_buckets) {
+		const struct sy_object *o;
+
+		for (o = st->buckets[c->bucket]; rc == 0 && o != NULL; o = o->hnext, k++) {
+			rc = write_line(c->mem, o);
+			c->n++;
+		}
+		c->bucket++;
+		if (k >= SLICE_CHECK) {
+			k = 0;
+			if ((mono_ms() - t0) * 1e6 >= (double)SLICE_NS)
+				break;
+		}
+	}
+	took = mono_ms() - t0;
+	c->print_ms += took;
+	c->slices++;
+	if (took > c->slice_max_ms)
+		c->slice_max_ms = took;
+	if (rc < 0)
+		return rc;
+	if (c->bucket < st->n_buckets)
+		return 0;
+	rc = fclose(c->mem) != 0 ? -ENOMEM : 1;
+	c->mem = NULL;
 	return rc;
 }
 
@@ -229,6 +290,38 @@ writer_reap(struct sy_etcd_cache *c, bool wait)
 }
 
 void
+sy_etcd_cache_changed(struct sy_router *r)
+{
+	struct sy_etcd_cache *c = r->etcd_cache;
+
+	if (c == NULL || c->mem == NULL)
+		return;
+	print_drop(c);
+	c->restarted++;
+}
+
+/* The print is done (1) or failed (rc < 0): the writer thread takes buf. */
+static void
+print_done(struct sy_etcd_cache *c, int rc)
+{
+	if (rc == 1) {
+		c->serialize_ms = c->print_ms;
+		c->serialize_slice_max_ms = c->slice_max_ms;
+		c->serialize_slices = c->slices;
+		atomic_store(&c->done, false);
+		rc = -pthread_create(&c->writer, NULL, writer_main, c);
+		if (rc == 0) {
+			c->writing = true;
+			return;
+		}
+	}
+	print_drop(c);
+	c->due_ms = sy_mono_ms() + CACHE_MIN_INTERVAL_MS;
+	snprintf(c->last_error, sizeof(c->last_error), "%.600s: %.90s", c->path, strerror(-rc));
+	RTE_LOG(WARNING, USER1, "etcd cache: %s (tried again later)\n", c->last_error);
+}
+
+void
 sy_etcd_cache_tick(struct sy_router *r)
 {
 	struct sy_etcd_cache *c;
@@ -238,6 +331,21 @@ sy_etcd_cache_tick(struct sy_router *r)
 	if (r->etcd == NULL || (c = cache_of(r)) == NULL)
 		return;
 	writer_reap(c, false);
+	if (c->mem != NULL && c->mem_gen != r->gen_id) {
+		/* A generation the print does not have (sy_etcd_cache_changed
+		 * drops it first; this is the same, should anything else have
+		 * changed the store). */
+		print_drop(c);
+		c->restarted++;
+	}
+	if (c->mem != NULL) {
+		rc = print_slice(r, c);
+		if (rc == 0)
+			sy_etcd_sync_wake(r); /* the next slice at the next turn */
+		else
+			print_done(c, rc);
+		return;
+	}
 	if (c->writing || c->written_gen == r->gen_id)
 		return;
 	t0 = sy_mono_ms();
@@ -251,29 +359,21 @@ sy_etcd_cache_tick(struct sy_router *r)
 	if (t0 < c->due_ms || t0 - c->changed_ms < CACHE_QUIET_MS)
 		return;
 	c->t0 = t0;
-	c->gen = r->gen_id;
-	{
-		struct timespec a, b;
-
-		clock_gettime(CLOCK_MONOTONIC, &a);
-		rc = serialize(r, c);
-		clock_gettime(CLOCK_MONOTONIC, &b);
-		c->serialize_ms = (double)(b.tv_sec - a.tv_sec) * 1e3 +
-				  (double)(b.tv_nsec - a.tv_nsec) / 1e6;
-	}
-	if (rc == 0) {
-		atomic_store(&c->done, false);
-		rc = -pthread_create(&c->writer, NULL, writer_main, c);
-	}
-	if (rc < 0) {
-		free(c->buf);
-		c->buf = NULL;
-		c->due_ms = t0 + CACHE_MIN_INTERVAL_MS;
-		snprintf(c->last_error, sizeof(c->last_error), "%.600s: %.90s", c->path, strerror(-rc));
-		RTE_LOG(WARNING, USER1, "etcd cache: %s (tried again later)\n", c->last_error);
+	c->gen = c->mem_gen = r->gen_id;
+	c->bucket = 0;
+	c->n = 0;
+	c->print_ms = c->slice_max_ms = 0;
+	c->slices = 0;
+	c->mem = open_memstream(&c->buf, &c->len);
+	if (c->mem == NULL) {
+		print_done(c, -errno);
 		return;
 	}
-	c->writing = true;
+	rc = print_slice(r, c);
+	if (rc == 0)
+		sy_etcd_sync_wake(r);
+	else
+		print_done(c, rc);
 }
 
 json_t *
@@ -283,20 +383,27 @@ sy_etcd_cache_status(const struct sy_router *r)
 
 	if (c == NULL)
 		return json_null();
-	/* serialize_ms: the control thread held everything else that long
-	 * (a change arriving meanwhile waits). */
-	return json_pack("{s:s, s:I, s:I, s:I, s:b, s:f, s:s?}", "path", c->path, "loaded_at_start",
-			 (json_int_t)c->loaded, "objects_written", (json_int_t)c->written,
-			 "written_at", (json_int_t)c->written_at, "current",
-			 c->written_gen == r->gen_id, "serialize_ms", c->serialize_ms, "last_error",
-			 c->last_error[0] ? c->last_error : NULL);
+	/* serialize_ms: the control thread's time printing the last write, in
+	 * serialize_slices slices of at most serialize_slice_max_ms each (what a
+	 * change arriving meanwhile waits at most); printing: a print is in
+	 * progress; restarted: prints dropped because the store changed. */
+	return json_pack("{s:s, s:I, s:I, s:I, s:b, s:b, s:f, s:f, s:I, s:I, s:s?}", "path", c->path,
+			 "loaded_at_start", (json_int_t)c->loaded, "objects_written",
+			 (json_int_t)c->written, "written_at", (json_int_t)c->written_at, "current",
+			 c->written_gen == r->gen_id, "printing", c->mem != NULL, "serialize_ms",
+			 c->serialize_ms,
+			 "serialize_slice_max_ms", c->serialize_slice_max_ms, "serialize_slices",
+			 (json_int_t)c->serialize_slices, "restarted", (json_int_t)c->restarted,
+			 "last_error", c->last_error[0] ? c->last_error : NULL);
 }
 
 void
 sy_etcd_cache_free(struct sy_router *r)
 {
-	if (r->etcd_cache != NULL)
+	if (r->etcd_cache != NULL) {
 		writer_reap(r->etcd_cache, true); /* a copy half written is no copy */
+		print_drop(r->etcd_cache);
+	}
 	free(r->etcd_cache);
 	r->etcd_cache = NULL;
 }

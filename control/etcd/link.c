@@ -609,6 +609,15 @@ sy_etcd_link_fd(const struct sy_etcd_link *l)
 	return l->efd;
 }
 
+void
+sy_etcd_link_wake(struct sy_etcd_link *l)
+{
+	uint64_t one = 1;
+
+	if (write(l->efd, &one, sizeof(one)) < 0)
+		RTE_LOG(ERR, USER1, "etcd: eventfd: %s\n", strerror(errno));
+}
+
 struct sy_etcd_event *
 sy_etcd_link_take(struct sy_etcd_link *l)
 {

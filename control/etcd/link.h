@@ -101,6 +101,8 @@ void sy_etcd_event_free(struct sy_etcd_event *ev);
 /* Queue a txn (steals it); its WRITE_DONE carries the returned id. */
 uint64_t sy_etcd_link_submit(struct sy_etcd_link *l, json_t *txn);
 void sy_etcd_link_state(struct sy_etcd_link *l, struct sy_etcd_state *out);
+/* The control thread's poll of the fd returns at once (no event queued). */
+void sy_etcd_link_wake(struct sy_etcd_link *l);
 /* CLOCK_MONOTONIC in seconds (python's time.monotonic() reads the same). */
 double sy_etcd_mono_s(void);
 

@@ -8,6 +8,7 @@
 
 #include <rte_log.h>
 
+#include "etcd/cache.h"
 #include "etcd/codec.h"
 #include "etcd/keys.h"
 #include "etcd/link.h"
@@ -759,8 +760,10 @@ sy_etcd_sync_drain(struct sy_router *r, void (*reply)(void *arg, uint64_t id, js
 		sy_etcd_event_free(ev);
 	}
 	lc.ingested = sy_etcd_mono_s();
-	if (changed)
+	if (changed) {
+		sy_etcd_cache_changed(r); /* before anything reads the store again */
 		sy_router_recompile(r);
+	}
 	lc.live = sy_etcd_mono_s();
 	/* Acknowledged writes the watch has brought (or that waited long
 	 * enough): answered now, with the generation that has them. */
@@ -841,6 +844,13 @@ sy_etcd_sync_status(struct sy_router *r)
 	if (reply != NULL)
 		json_object_set_new(reply, "last_change", last_change_json(&s->last));
 	return reply;
+}
+
+void
+sy_etcd_sync_wake(struct sy_router *r)
+{
+	if (r->etcd != NULL)
+		sy_etcd_link_wake(&r->etcd->link);
 }
 
 bool

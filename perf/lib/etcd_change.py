@@ -221,8 +221,10 @@ def cmd_report(path):
     print(f"{load.get('routes', 0):,} routes ({load.get('objects', 0):,} objects: Routes, Services,"
           f" Endpoints) written to etcd in {load.get('txns')} txns, {load.get('seconds')} s;"
           f" routerd loaded them in {load.get('routerd_load_s', '-')} s"
-          f" (first compile {load.get('first_compile_ms', '-')} ms; its local copy of the store"
-          f" held the control thread {load.get('copy_serialize_ms', '-')} ms);"
+          f" (first compile {load.get('first_compile_ms', '-')} ms; printing its local copy of"
+          f" the store took the control thread {load.get('copy_serialize_ms', '-')} ms"
+          + (f" in {load['copy_slices']} slices, the longest {load['copy_slice_max_ms']:.2f} ms"
+             if load.get("copy_slices") else "") + ");"
           f" changed: {ch.get('route')} ({ch.get('host')}), {len(cs)} of {ch.get('asked')} changes")
     if "settled_s" in load:
         a, b = load["cpu_loaded"], load["cpu_settled"]
