@@ -224,6 +224,7 @@ def cmd_report(path):
           f" (first compile {load.get('first_compile_ms', '-')} ms; printing its local copy of"
           f" the store took the control thread {load.get('copy_serialize_ms', '-')} ms"
           + (f" in {load['copy_slices']} slices, the longest {load['copy_slice_max_ms']:.2f} ms"
+             f" ({load.get('copy_slice_max_cpu_ms') or 0:.2f} ms of CPU at most)"
              if load.get("copy_slices") else "") + ");"
           f" changed: {ch.get('route')} ({ch.get('host')}), {len(cs)} of {ch.get('asked')} changes")
     if "settled_s" in load:
