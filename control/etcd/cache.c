@@ -144,10 +144,6 @@ sy_etcd_cache_load(struct sy_router *r)
 	return (int)c->loaded;
 }
 
-/* One object's line: {"create_rev":N,"object":{...}}. A resting object's
- * text comes straight out of its packed bytes: at 100,000 routes parsing
- * every object into a tree only to print it again held the control thread
- * for seconds (and a SIGTERM with it). */
 static void
 text_free(struct text *t)
 {
