@@ -141,6 +141,7 @@ def cmd_change(url, prefix, sock, n, domain, k, bound, gap="20,70", poll_us="0",
         ts.append((time.monotonic() - t0) * 1e3)
     res["status_ms"] = round(statistics.median(ts), 2)
     rng = random.Random(1)
+    restarted = None
     for i in range(k):
         obj = objs[i % 2]
         want = obj["spec"]["to"]["name"]
@@ -190,6 +191,11 @@ def cmd_change(url, prefix, sock, n, domain, k, bound, gap="20,70", poll_us="0",
             c["handoff_ms"] = lch.get("handoff_ms")
             c["ingest_ms"] = lch.get("ingest_ms")
             c["statuses_ms"] = lch.get("statuses_ms")
+        cache = (st.get("store") or {}).get("cache") or {}
+        if restarted is not None and cache.get("restarted") is not None:
+            # The change came while routerd printed its local copy (and dropped the print).
+            c["during_print"] = cache["restarted"] > restarted
+        restarted = cache.get("restarted", restarted)
         res["changes"].append(c)
         log(f"change {i + 1}/{k} ({res['route']} to {want}, revision {rev}): put {c['put_ms']:.2f} ms,"
             f" served {c['seen_ms']:.2f} ms after its response ({polls} resolves),"
@@ -198,8 +204,11 @@ def cmd_change(url, prefix, sock, n, domain, k, bound, gap="20,70", poll_us="0",
                if ask_status else "") +
             f" {c['generations']} generation(s)"
             + (f"; routerd: live {c['live_ms']:.2f} ms after the put's response"
-               f" (the watch brought it at {c['received_ms']:.2f}, drain {c['drain_ms']:.3f} ms)"
-               if "live_ms" in c else ""))
+               f" (the watch read it at {c['received_ms']:.2f}; read to live {c['drain_ms']:.3f} ms:"
+               f" queued {c['watch_ms']:.3f}, taken {c['handoff_ms']:.3f}, stored {c['ingest_ms']:.3f},"
+               f" compiled and published {lch.get('compile_ms', 0):.3f})"
+               if "live_ms" in c else "")
+            + ("; it came during a print of the local copy" if c.get("during_print") else ""))
     if res["failed"]:
         log(res["failed"])
     print(json.dumps(res))
@@ -250,6 +259,10 @@ def cmd_report(path):
         print(f"| routerd: of it, queued -> the control thread takes it [ms] | {mmm([c.get('handoff_ms') for c in cs])} |")
         print(f"| routerd: of it, decode + validate + store [ms] | {mmm([c.get('ingest_ms') for c in cs])} |")
     print(f"| routerd: compile + publish (`last_compile.ms`) [ms] | {mmm([c['compile_ms'] for c in cs])} |")
+    during = [c for c in cs if c.get("during_print")]
+    if during:
+        print(f"| routerd: read to live, the {len(during)} changes that came during a print of its"
+              f" local copy [ms] | {mmm([c.get('drain_ms') for c in during])} |")
     if any("statuses_ms" in c for c in cs):
         print(f"| routerd: then the status write-back queued [ms] | {mmm([c.get('statuses_ms') for c in cs])} |")
     asked = [c for c in cs if c["objects"] is not None]
