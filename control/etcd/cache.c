@@ -25,14 +25,18 @@
 #define CACHE_MIN_INTERVAL_MS 2000
 #define CACHE_QUIET_MS 2000
 
-/* Text in chunks of CHUNK bytes, all full but the last: it grows without
- * copying what it holds (an open_memstream doubled and copied its buffer:
- * 100-170 ms at once at 100,000 routes, ~70 MB). */
+/* Text in chunks of CHUNK bytes, all full but the last used: it grows
+ * without copying what it holds (an open_memstream doubled and copied its
+ * buffer: 100-170 ms at once at 100,000 routes, ~70 MB). A print dropped
+ * keeps its chunks for the next (text_reset); the writer thread frees them
+ * once written: freeing 70 MB is about a millisecond of munmap that the
+ * control thread, with a change on its way, does not pay. */
 #define CHUNK (1u << 20)
 struct text {
 	char **chunks;
-	size_t n_chunks, cap_chunks;
-	size_t last_len;      /* bytes in the last chunk */
+	size_t n_chunks, cap_chunks; /* allocated */
+	size_t used;          /* chunks holding text */
+	size_t last_len;      /* bytes in the last used one */
 	size_t len;           /* in all */
 };
 
@@ -155,6 +159,13 @@ text_free(struct text *t)
 	memset(t, 0, sizeof(*t));
 }
 
+/* Empty, its chunks kept. */
+static void
+text_reset(struct text *t)
+{
+	t->used = t->last_len = t->len = 0;
+}
+
 /* 0, or -ENOMEM. */
 static int
 text_add(struct text *t, const char *p, size_t len)
@@ -162,7 +173,12 @@ text_add(struct text *t, const char *p, size_t len)
 	while (len > 0) {
 		size_t room, k;
 
-		if (t->n_chunks == 0 || t->last_len == CHUNK) {
+		if (t->used == 0 || t->last_len == CHUNK) {
+			if (t->used < t->n_chunks) {
+				t->used++;
+				t->last_len = 0;
+				continue;
+			}
 			if (t->n_chunks == t->cap_chunks) {
 				size_t cap = t->cap_chunks ? t->cap_chunks * 2 : 64;
 				char **grown = realloc(t->chunks, cap * sizeof(*grown));
@@ -175,11 +191,12 @@ text_add(struct text *t, const char *p, size_t len)
 			if ((t->chunks[t->n_chunks] = malloc(CHUNK)) == NULL)
 				return -ENOMEM;
 			t->n_chunks++;
+			t->used++;
 			t->last_len = 0;
 		}
 		room = CHUNK - t->last_len;
 		k = len < room ? len : room;
-		memcpy(t->chunks[t->n_chunks - 1] + t->last_len, p, k);
+		memcpy(t->chunks[t->used - 1] + t->last_len, p, k);
 		t->last_len += k;
 		t->len += k;
 		p += k;
@@ -242,12 +259,12 @@ cpu_ms(void)
 	return clock_ms(CLOCK_THREAD_CPUTIME_ID);
 }
 
-/* The print in progress, or the text of a write done, dropped. */
+/* The print in progress dropped; its chunks are kept for the next. */
 static void
 print_drop(struct sy_etcd_cache *c)
 {
 	c->printing = false;
-	text_free(&c->out);
+	text_reset(&c->out);
 }
 
 /*
@@ -311,8 +328,8 @@ writer_main(void *arg)
 	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0)
 		rc = -errno;
-	for (i = 0; rc == 0 && i < c->out.n_chunks; i++) {
-		size_t len = i + 1 < c->out.n_chunks ? CHUNK : c->out.last_len;
+	for (i = 0; rc == 0 && i < c->out.used; i++) {
+		size_t len = i + 1 < c->out.used ? CHUNK : c->out.last_len;
 
 		for (off = 0; rc == 0 && off < len;) {
 			ssize_t w = write(fd, c->out.chunks[i] + off, len - off);
@@ -331,6 +348,7 @@ writer_main(void *arg)
 		rc = -errno;
 	if (rc < 0 && fd >= 0)
 		unlink(tmp);
+	text_free(&c->out); /* here, not on the control thread (struct text) */
 	c->rc = rc;
 	atomic_store(&c->done, true);
 	return NULL;
@@ -347,7 +365,6 @@ writer_reap(struct sy_etcd_cache *c, bool wait)
 		return;
 	pthread_join(c->writer, NULL);
 	c->writing = false;
-	text_free(&c->out);
 	took = sy_mono_ms() - c->t0;
 	/* A slow write (a big store) is not repeated sooner than ten times
 	 * what it took. */
@@ -394,7 +411,8 @@ print_done(struct sy_etcd_cache *c, int rc)
 			return;
 		}
 	}
-	print_drop(c);
+	c->printing = false;
+	text_free(&c->out);
 	c->due_ms = sy_mono_ms() + CACHE_MIN_INTERVAL_MS;
 	snprintf(c->last_error, sizeof(c->last_error), "%.600s: %.90s", c->path, strerror(-rc));
 	RTE_LOG(WARNING, USER1, "etcd cache: %s (tried again later)\n", c->last_error);
@@ -481,7 +499,7 @@ sy_etcd_cache_free(struct sy_router *r)
 {
 	if (r->etcd_cache != NULL) {
 		writer_reap(r->etcd_cache, true); /* a copy half written is no copy */
-		print_drop(r->etcd_cache);
+		text_free(&r->etcd_cache->out);
 	}
 	free(r->etcd_cache);
 	r->etcd_cache = NULL;
