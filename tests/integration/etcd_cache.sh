@@ -154,6 +154,12 @@ b_start
 has_all || t_fail "b restarted with etcd down holds the $N Services" "it holds $(services)"
 t_ok "b restarted with etcd stopped: $N objects from its copy"
 
-grep -Eq -- "$T_SANITIZER_RE" "$B_LOG" 2>/dev/null &&
-	t_fail "no sanitizer report from routerd b" "$(grep -E -A 20 -- "$T_SANITIZER_RE" "$B_LOG" | head -n 40)"
+# Stopped (SIGTERM) with its copy's chunks in hand or not: no sanitizer report, no leak.
+_lab_stop_pid "$B_PID" 10
+B_PID=
+for re in "$T_SANITIZER_RE" "$T_LEAK_RE"; do
+	grep -Eq -- "$re" "$B_LOG" 2>/dev/null &&
+		t_fail "no sanitizer report from routerd b" "$(grep -E -A 20 -- "$re" "$B_LOG" | head -n 40)"
+done
+t_ok "routerd b stopped; no sanitizer report in its log"
 t_finish
