@@ -191,6 +191,8 @@ def cmd_change(url, prefix, sock, n, domain, k, bound, gap="20,70", poll_us="0",
             c["handoff_ms"] = lch.get("handoff_ms")
             c["ingest_ms"] = lch.get("ingest_ms")
             c["statuses_ms"] = lch.get("statuses_ms")
+            c["ingest_cpu_ms"] = lch.get("ingest_cpu_ms")
+            c["compile_cpu_ms"] = lch.get("compile_cpu_ms")
         cache = (st.get("store") or {}).get("cache") or {}
         if restarted is not None and cache.get("restarted") is not None:
             # The change came while routerd printed its local copy (and dropped the print).
@@ -205,8 +207,9 @@ def cmd_change(url, prefix, sock, n, domain, k, bound, gap="20,70", poll_us="0",
             f" {c['generations']} generation(s)"
             + (f"; routerd: live {c['live_ms']:.2f} ms after the put's response"
                f" (the watch read it at {c['received_ms']:.2f}; read to live {c['drain_ms']:.3f} ms:"
-               f" queued {c['watch_ms']:.3f}, taken {c['handoff_ms']:.3f}, stored {c['ingest_ms']:.3f},"
-               f" compiled and published {lch.get('compile_ms', 0):.3f})"
+               f" queued {c['watch_ms']:.3f}, taken {c['handoff_ms']:.3f}, stored {c['ingest_ms']:.3f}"
+               f" (CPU {c['ingest_cpu_ms'] or 0:.3f}), compiled and published {lch.get('compile_ms', 0):.3f}"
+               f" (CPU {c['compile_cpu_ms'] or 0:.3f}))"
                if "live_ms" in c else "")
             + ("; it came during a print of the local copy" if c.get("during_print") else ""))
     if res["failed"]:
@@ -258,7 +261,10 @@ def cmd_report(path):
         print(f"| routerd: of it, the watch thread: message read -> queued [ms] | {mmm([c.get('watch_ms') for c in cs])} |")
         print(f"| routerd: of it, queued -> the control thread takes it [ms] | {mmm([c.get('handoff_ms') for c in cs])} |")
         print(f"| routerd: of it, decode + validate + store [ms] | {mmm([c.get('ingest_ms') for c in cs])} |")
+        print(f"| routerd: the same, the control thread's CPU time [ms] | {mmm([c.get('ingest_cpu_ms') for c in cs])} |")
     print(f"| routerd: compile + publish (`last_compile.ms`) [ms] | {mmm([c['compile_ms'] for c in cs])} |")
+    if any(c.get("compile_cpu_ms") is not None for c in cs):
+        print(f"| routerd: the same, the control thread's CPU time [ms] | {mmm([c.get('compile_cpu_ms') for c in cs])} |")
     during = [c for c in cs if c.get("during_print")]
     if during:
         print(f"| routerd: read to live, the {len(during)} changes that came during a print of its"
