@@ -14,6 +14,7 @@
 
 #include "age.h"
 #include "etcd/cache.h"
+#include "etcd/link.h"
 #include "etcd/sync.h"
 #include "journal.h"
 #include "kinds/kinds.h"
@@ -236,18 +237,9 @@ write_line(struct text *t, const struct sy_object *o)
 }
 
 static double
-clock_ms(clockid_t id)
-{
-	struct timespec ts;
-
-	clock_gettime(id, &ts);
-	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
-static double
 mono_ms(void)
 {
-	return clock_ms(CLOCK_MONOTONIC);
+	return sy_etcd_mono_s() * 1e3;
 }
 
 /* The control thread's own CPU time: a slice's wall time also counts
@@ -256,7 +248,7 @@ mono_ms(void)
 static double
 cpu_ms(void)
 {
-	return clock_ms(CLOCK_THREAD_CPUTIME_ID);
+	return sy_etcd_cpu_s() * 1e3;
 }
 
 /* The print in progress dropped; its chunks are kept for the next. */

@@ -37,13 +37,25 @@ post(struct sy_etcd_link *l, struct sy_etcd_event *ev)
 		RTE_LOG(ERR, USER1, "etcd: eventfd: %s\n", strerror(errno));
 }
 
-double
-sy_etcd_mono_s(void)
+static double
+clock_s(clockid_t id)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(id, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+double
+sy_etcd_mono_s(void)
+{
+	return clock_s(CLOCK_MONOTONIC);
+}
+
+double
+sy_etcd_cpu_s(void)
+{
+	return clock_s(CLOCK_THREAD_CPUTIME_ID);
 }
 
 static struct sy_etcd_event *

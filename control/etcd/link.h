@@ -105,5 +105,8 @@ void sy_etcd_link_state(struct sy_etcd_link *l, struct sy_etcd_state *out);
 void sy_etcd_link_wake(struct sy_etcd_link *l);
 /* CLOCK_MONOTONIC in seconds (python's time.monotonic() reads the same). */
 double sy_etcd_mono_s(void);
+/* The calling thread's CPU time in seconds (CLOCK_THREAD_CPUTIME_ID): what
+ * it ran, where a wall time also counts what the machine ran instead. */
+double sy_etcd_cpu_s(void);
 
 #endif

@@ -68,14 +68,6 @@ struct last_change {
 	double taken_cpu, ingested_cpu, live_cpu;
 };
 
-static double
-thread_cpu_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 struct sy_etcd_sync {
 	struct sy_etcd_link link;
@@ -679,7 +671,7 @@ sy_etcd_sync_drain(struct sy_router *r, void (*reply)(void *arg, uint64_t id, js
 	const double taken = sy_etcd_mono_s();
 	struct sy_etcd_event *ev = sy_etcd_link_take(&s->link), *next;
 	bool changed = false, schedule = false, watched = false;
-	struct last_change lc = { .taken = taken, .taken_cpu = thread_cpu_s() };
+	struct last_change lc = { .taken = taken, .taken_cpu = sy_etcd_cpu_s() };
 	struct answer *answers = NULL;
 	struct pending **link;
 	size_t n_answers = 0, i;
@@ -773,13 +765,13 @@ sy_etcd_sync_drain(struct sy_router *r, void (*reply)(void *arg, uint64_t id, js
 		sy_etcd_event_free(ev);
 	}
 	lc.ingested = sy_etcd_mono_s();
-	lc.ingested_cpu = thread_cpu_s();
+	lc.ingested_cpu = sy_etcd_cpu_s();
 	if (changed) {
 		sy_etcd_cache_changed(r); /* before anything reads the store again */
 		sy_router_recompile(r);
 	}
 	lc.live = sy_etcd_mono_s();
-	lc.live_cpu = thread_cpu_s();
+	lc.live_cpu = sy_etcd_cpu_s();
 	/* Acknowledged writes the watch has brought (or that waited long
 	 * enough): answered now, with the generation that has them. */
 	for (link = &s->acked; *link != NULL;) {
