@@ -186,13 +186,12 @@ build_preds(struct sy_arena *a, const struct sy_rule_in *in, struct sy_rule *rul
 	unsigned i, j;
 
 	rule->n_preds = in->n_preds;
-	rule->preds = NULL;
 	if (in->n_preds > 0 &&
-	    (rule->preds = sy_arena_alloc(a, in->n_preds * sizeof(*rule->preds))) == NULL)
+	    (rule->more->preds = sy_arena_alloc(a, in->n_preds * sizeof(*rule->more->preds))) == NULL)
 		return -1;
 	for (i = 0; i < in->n_preds; i++) {
 		const struct sy_pred_in *pi = &in->preds[i];
-		struct sy_predicate *p = &rule->preds[i];
+		struct sy_predicate *p = &rule->more->preds[i];
 
 		p->type = pi->type;
 		p->name = pi->name ? sy_arena_strdup(a, pi->name) : NULL;
@@ -225,16 +224,17 @@ build_preds(struct sy_arena *a, const struct sy_rule_in *in, struct sy_rule *rul
 	rule->fwd_policy = in->fwd_policy != SY_FWD_DEFAULT ? in->fwd_policy :
 			   SY_FWD_APPEND;
 	rule->n_filters = in->n_filters;
-	rule->filters = NULL;
 	if (in->n_filters > 0 &&
-	    (rule->filters = sy_arena_alloc(a, in->n_filters * sizeof(*rule->filters))) == NULL)
+	    (rule->more->filters = sy_arena_alloc(a, in->n_filters * sizeof(*rule->more->filters))) ==
+		    NULL)
 		return -1;
 	for (i = 0; i < in->n_filters; i++) {
-		rule->filters[i].type = in->filters[i].type;
-		rule->filters[i].name = sy_arena_strdup(a, in->filters[i].name ? in->filters[i].name : "");
-		rule->filters[i].args = sy_arena_strdup(a, in->filters[i].args ? in->filters[i].args : "[]");
-		if (rule->filters[i].name == NULL || rule->filters[i].args == NULL ||
-		    filter_args(a, in, i, &rule->filters[i]) < 0)
+		struct sy_filter *f = &rule->more->filters[i];
+
+		f->type = in->filters[i].type;
+		f->name = sy_arena_strdup(a, in->filters[i].name ? in->filters[i].name : "");
+		f->args = sy_arena_strdup(a, in->filters[i].args ? in->filters[i].args : "[]");
+		if (f->name == NULL || f->args == NULL || filter_args(a, in, i, f) < 0)
 			return -1;
 	}
 	return 0;
@@ -289,10 +289,17 @@ build_vhost_in(struct sy_arena *a, const char *host, struct sy_rule_in **rs,
 			goto fail;
 	}
 	vh->n_rules = (uint32_t)n;
-	vh->tls_secret = rs[0]->tls_secret ? sy_arena_strdup(a, rs[0]->tls_secret) : NULL;
-	vh->backend_tls_name = vh->tls == SY_TLS_REENCRYPT && rs[0]->backend_verify_name
-				       ? sy_arena_strdup(a, rs[0]->backend_verify_name)
-				       : NULL;
+	if (vh->tls == SY_TLS_EDGE || vh->tls == SY_TLS_REENCRYPT || rs[0]->tls_secret != NULL) {
+		/* The contexts are taken by build_vhost, in the final block. */
+		vh->term = sy_arena_alloc(a, sizeof(*vh->term));
+		if (vh->term == NULL)
+			goto fail;
+		memset(vh->term, 0, sizeof(*vh->term));
+		vh->term->secret = rs[0]->tls_secret ? sy_arena_strdup(a, rs[0]->tls_secret) : NULL;
+		vh->term->backend_name = vh->tls == SY_TLS_REENCRYPT && rs[0]->backend_verify_name
+						 ? sy_arena_strdup(a, rs[0]->backend_verify_name)
+						 : NULL;
+	}
 	for (i = 0; i < n; i++)
 		if (rs[i]->n_preds > 0 || rs[i]->methods != 0 || rs[i]->n_filters > 0 ||
 		    rs[i]->action != SY_ACTION_BACKEND)
@@ -323,18 +330,28 @@ build_vhost_in(struct sy_arena *a, const char *host, struct sy_rule_in **rs,
 		struct sy_rule *rule = &vh->rules[i];
 		char who[512];
 
-		rule->match = rs[i]->match;
+		const char *location = rs[i]->action == SY_ACTION_REDIRECT ? rs[i]->location : NULL;
+		const char *sticky = rs[i]->action == SY_ACTION_BACKEND && vh->mode == SY_MODE_PROXY
+					     ? rs[i]->sticky_cookie
+					     : NULL;
+
+		rule->match = (uint8_t)rs[i]->match;
 		rule->methods = rs[i]->methods;
 		rule->insecure = (uint8_t)rs[i]->insecure;
 		rule->kind = rs[i]->o->kind->kind;
-		rule->action = rs[i]->action;
+		rule->action = (uint8_t)rs[i]->action;
 		rule->status = rs[i]->status;
-		if (rs[i]->action == SY_ACTION_REDIRECT)
-			rule->location = rs[i]->location ? sy_arena_strdup(a, rs[i]->location) : NULL;
-		else if (rs[i]->action == SY_ACTION_BACKEND && vh->mode == SY_MODE_PROXY &&
-			 rs[i]->sticky_cookie != NULL)
-			rule->sticky_cookie = sy_arena_strdup(a, rs[i]->sticky_cookie);
-		rule->body = rs[i]->body ? sy_arena_strdup(a, rs[i]->body) : NULL;
+		if (rs[i]->n_preds > 0 || rs[i]->n_filters > 0 || location != NULL || sticky != NULL ||
+		    rs[i]->body != NULL) {
+			rule->more = sy_arena_alloc(a, sizeof(*rule->more));
+			if (rule->more == NULL)
+				goto fail;
+			if (location != NULL)
+				rule->more->location = sy_arena_strdup(a, location);
+			else if (sticky != NULL)
+				rule->more->sticky_cookie = sy_arena_strdup(a, sticky);
+			rule->more->body = rs[i]->body ? sy_arena_strdup(a, rs[i]->body) : NULL;
+		}
 		snprintf(who, sizeof(who), "%s/%s", rs[i]->o->ns, rs[i]->o->name);
 		rule->object = sy_arena_strdup(a, who);
 		rule->pool = pools[i];
@@ -381,10 +398,10 @@ build_vhost(struct sy_arena *trial, struct sy_pool_cache *pc, struct sy_store *s
 	if ((vh->tls == SY_TLS_EDGE || vh->tls == SY_TLS_REENCRYPT) && rs[0]->pem != NULL)
 		/* The kind checked the certificate; NULL here only when
 		 * OpenSSL has no memory: the default certificate then. */
-		vh->tls_ctx = sy_tls_ctx_get(rs[0]->pem, vh->min_tls_version);
+		vh->term->ctx = sy_tls_ctx_get(rs[0]->pem, vh->min_tls_version);
 	if (vh->tls == SY_TLS_REENCRYPT)
 		/* NULL only when OpenSSL has no memory: requests get 503. */
-		vh->backend_tls_ctx = sy_tls_client_ctx_get(rs[0]->dest_ca, rs[0]->dest_ca_len);
+		vh->term->backend_ctx = sy_tls_client_ctx_get(rs[0]->dest_ca, rs[0]->dest_ca_len);
 	free(pools);
 	return vh;
 fail:

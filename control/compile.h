@@ -2,7 +2,8 @@
 /*
  * Compile: every stored object -> one immutable generation, plus each object's
  * status. Admission (which object owns a host) happens here, so the data plane
- * only ever sees the final, conflict-free table (DESIGN.md section 3).
+ * only ever sees the final, conflict-free table (docs/architecture.md
+ * section 3).
  *
  * Two stages:
  *  1. Each kind with a `compile` callback (control/kinds/) reads its objects,

@@ -28,7 +28,7 @@ dump_pool(FILE *f, const struct sy_pool *p)
 
 	fprintf(f, "  pool strategy=%d total=%llu hc=%s needs_proxy=%d backend_tls=%d\n",
 		(int)p->strategy, (unsigned long long)p->total_weight,
-		p->hc.path ? p->hc.path : "-", (int)p->needs_proxy, (int)p->backend_tls);
+		p->hc ? p->hc->path : "-", (int)p->needs_proxy, (int)p->backend_tls);
 	for (i = 0; i < p->n_services; i++) {
 		const struct sy_url_backend *ub = p->services[i].urls;
 		uint32_t k;
@@ -76,22 +76,23 @@ dump_generation(const struct sy_generation *g)
 		vh = all[i];
 		fprintf(f, "vhost '%s' tls=%d mode=%d insecure=%d/%u secret=%s min=%u first_path=%d\n",
 			vh->host, (int)vh->tls, (int)vh->mode, (int)vh->insecure,
-			vh->insecure_status, vh->tls_secret ? vh->tls_secret : "-",
+			vh->insecure_status, vh->term && vh->term->secret ? vh->term->secret : "-",
 			vh->min_tls_version, (int)vh->bind_by_first_path);
 		for (j = 0; j < vh->n_rules; j++) {
 			const struct sy_rule *r = &vh->rules[j];
 
 			fprintf(f, " rule %d '%s' methods=%u action=%d status=%u loc=%s body=%s %s %s\n",
 				(int)r->match, r->path, r->methods, (int)r->action, r->status,
-				r->location ? r->location : "-", r->body ? r->body : "-", r->kind,
+				sy_rule_location(r) ? sy_rule_location(r) : "-",
+				sy_rule_body(r) ? sy_rule_body(r) : "-", r->kind,
 				r->object);
 			for (k = 0; k < r->n_preds; k++)
-				fprintf(f, "  pred %d %s %s %g\n", (int)r->preds[k].type,
-					r->preds[k].name ? r->preds[k].name : "-",
-					r->preds[k].value ? r->preds[k].value : "-",
-					r->preds[k].fraction);
+				fprintf(f, "  pred %d %s %s %g\n", (int)r->more->preds[k].type,
+					r->more->preds[k].name ? r->more->preds[k].name : "-",
+					r->more->preds[k].value ? r->more->preds[k].value : "-",
+					r->more->preds[k].fraction);
 			for (k = 0; k < r->n_filters; k++)
-				fprintf(f, "  filter %s %s\n", r->filters[k].name, r->filters[k].args);
+				fprintf(f, "  filter %s %s\n", r->more->filters[k].name, r->more->filters[k].args);
 			if (r->action == SY_ACTION_BACKEND)
 				dump_pool(f, r->pool);
 		}

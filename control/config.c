@@ -725,26 +725,3 @@ sy_config_port_index(const struct sy_config *cfg, const char *name)
 			return (int)i;
 	return -1;
 }
-
-bool
-sy_config_has_pci(const struct sy_config *cfg)
-{
-	unsigned i;
-
-	for (i = 0; i < cfg->n_ports; i++)
-		if (cfg->ports[i].pci[0] != '\0')
-			return true;
-	return false;
-}
-
-bool
-sy_config_has_driver(const struct sy_config *cfg, const char *driver)
-{
-	size_t n = strlen(driver);
-	unsigned i;
-
-	for (i = 0; i < cfg->n_ports; i++)
-		if (cfg->ports[i].pci[0] == '\0' && strncmp(cfg->ports[i].devargs, driver, n) == 0)
-			return true;
-	return false;
-}

@@ -68,7 +68,8 @@ sy_eal_args_build(const struct sy_config *cfg, struct sy_eal_args *a, long free_
 	rc |= push(a, "routerd");
 	if (!user_has(cfg, "--lcores") && !user_has(cfg, "-l")) {
 		/* lcore 0 (control) on CPU 0; workers spread over the CPUs that
-		 * exist, so more workers than CPUs still runs (DESIGN.md 8). */
+		 * exist, so more workers than CPUs still runs
+		 * (docs/architecture.md section 8). */
 		off = (size_t)snprintf(buf, sizeof(buf), "0@0");
 		for (i = 0; i < cfg->n_workers && off < sizeof(buf); i++)
 			off += (size_t)snprintf(buf + off, sizeof(buf) - off, ",%u@%u",
@@ -94,7 +95,7 @@ sy_eal_args_build(const struct sy_config *cfg, struct sy_eal_args *a, long free_
 		if (!user_has(cfg, "-m") && !user_has(cfg, "--socket-mem")) {
 			/* 512 MB hold the default flow tables; a bigger
 			 * flows_per_worker adds up to 256 B a flow per worker
-			 * (README.md, "Capacity"). */
+			 * (docs/operations.md, "Capacity"). */
 			unsigned long long mb = 512;
 
 			if (cfg->flows_per_worker > SY_FLOWS_PER_WORKER_DEFAULT)

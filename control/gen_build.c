@@ -72,8 +72,10 @@ sy_vhost_free(struct sy_vhost *vh)
 		return;
 	for (i = 0; i < vh->n_rules; i++)
 		sy_pool_put(vh->rules[i].pool);
-	sy_tls_ctx_put(vh->tls_ctx);
-	sy_tls_ctx_put(vh->backend_tls_ctx);
+	if (vh->term != NULL) {
+		sy_tls_ctx_put(vh->term->ctx);
+		sy_tls_ctx_put(vh->term->backend_ctx);
+	}
 	sy_arena_free(vh->arena);
 }
 

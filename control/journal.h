@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The journal: every accepted change, appended and fsync'd before the reply,
- * replayed at start (DESIGN.md section 5). One record per line:
+ * replayed at start (docs/architecture.md section 5). One record per line:
  *
  *     SYJ1 <length, 8 hex> <crc32c of the JSON, 8 hex> <JSON>\n
  *

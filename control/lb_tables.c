@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gen_mem.h"
 #include "lb_tables.h"
 
 /* ------------------------------------------------------------ alias -- */
@@ -245,68 +246,116 @@ rr_places(unsigned workers)
 	return n;
 }
 
+/* The parts' offsets in one block: the header, the alias table, the round
+ * robin schedule, the Maglev table, then the round-robin places: one word
+ * for one worker, else a cache line each (64-byte aligned: up to 48 bytes
+ * of padding, as the block is 16-byte aligned). */
+struct layout {
+	size_t alias, rr, maglev, rr_pos, size;
+};
+
+static size_t
+up16(size_t n)
+{
+	return (n + 15) & ~(size_t)15;
+}
+
+static void
+lay_out(struct layout *l, uint32_t n, uint32_t rr_len, uint32_t maglev_len, uint32_t places)
+{
+	l->alias = up16(sizeof(struct sy_lb_tables));
+	l->rr = l->alias + up16((size_t)n * sizeof(struct sy_lb_alias));
+	l->maglev = l->rr + up16((size_t)rr_len * sizeof(uint32_t));
+	l->rr_pos = l->maglev + up16((size_t)maglev_len * sizeof(uint16_t));
+	l->size = l->rr_pos + (places == 0   ? 0 :
+			       places == 1 ? sizeof(uint32_t) :
+					     48 + (size_t)places * SY_LB_RR_STRIDE * sizeof(uint32_t));
+}
+
+/*
+ * One block of generation memory (gen_mem.h: huge pages, where the pools
+ * are) holds everything: a pick reads the header and one table entry, and
+ * a million routes' pools do not pay malloc's headers four times each.
+ */
 struct sy_lb_tables *
 sy_lb_tables_build(const struct sy_pool *p, unsigned workers)
 {
-	struct sy_lb_tables *t;
-	uint32_t *w, i, n = p->n_endpoints, places;
+	struct sy_lb_tables *t = NULL;
+	uint32_t *w, *rr = NULL, rr_len = 0, maglev_len = 0, places = 0, i, n = p->n_endpoints;
+	uint16_t *maglev = NULL;
 	uint64_t *keys = NULL;
-	int ok = 0;
+	struct layout l;
+	uintptr_t at;
 
 	if (n == 0 || p->total_weight == 0)
 		return NULL;
-	t = malloc(sizeof(*t));
 	w = malloc(n * sizeof(*w));
-	if (t == NULL || w == NULL)
-		goto fail;
-	memset(t, 0, sizeof(*t));
+	if (w == NULL)
+		return NULL;
 	for (i = 0; i < n; i++)
 		w[i] = p->endpoints[i].weight;
-	t->alias = malloc(n * sizeof(*t->alias));
-	if (t->alias == NULL || sy_lb_alias_build(w, n, t->alias) < 0)
-		goto fail;
 	switch (p->strategy) {
 	case SY_LB_ROUND_ROBIN:
-		t->rr = sy_lb_rr_build(w, n, &t->rr_len);
+		rr = sy_lb_rr_build(w, n, &rr_len);
+		if (rr == NULL)
+			goto out;
 		places = rr_places(workers);
-		t->rr_pos = aligned_alloc(64, places * sizeof(*t->rr_pos));
-		if (t->rr == NULL || t->rr_pos == NULL)
-			goto fail;
-		t->rr_mask = places - 1;
-		/* Workers start spread over the schedule, so they do not all
-		 * send their first connection to the same endpoint. */
-		for (i = 0; i < places; i++)
-			t->rr_pos[i].pos = (uint32_t)((uint64_t)t->rr_len * i / places);
 		break;
 	case SY_LB_SOURCE:
 	case SY_LB_CONSISTENT_HASH:
 		if (n > UINT16_MAX)
 			break; /* weighted random */
 		keys = malloc(n * sizeof(*keys));
-		t->maglev_len = sy_lb_maglev_len(n);
-		t->maglev = malloc(t->maglev_len * sizeof(*t->maglev));
-		if (keys == NULL || t->maglev == NULL)
-			goto fail;
+		maglev_len = sy_lb_maglev_len(n);
+		maglev = malloc(maglev_len * sizeof(*maglev));
+		if (keys == NULL || maglev == NULL)
+			goto out;
 		for (i = 0; i < n; i++) {
 			const struct sy_endpoint *e = &p->endpoints[i];
 
 			keys[i] = ((uint64_t)e->addr.v4 << 16 | e->port) ^
 				  ((uint64_t)e->addr.family << 48);
 		}
-		ok = sy_lb_maglev_build(keys, w, n, t->maglev, t->maglev_len);
-		free(keys);
-		if (ok < 0)
-			goto fail;
+		if (sy_lb_maglev_build(keys, w, n, maglev, maglev_len) < 0)
+			goto out;
 		break;
 	default:
 		break;
 	}
+	lay_out(&l, n, rr_len, maglev_len, places);
+	t = sy_gen_mem_alloc(l.size);
+	if (t == NULL)
+		goto out;
+	t->bytes = (uint32_t)l.size;
+	t->alias = (struct sy_lb_alias *)((char *)t + l.alias);
+	if (sy_lb_alias_build(w, n, t->alias) < 0) {
+		sy_gen_mem_free(t, l.size);
+		t = NULL;
+		goto out;
+	}
+	if (rr != NULL) {
+		t->rr = (uint32_t *)((char *)t + l.rr);
+		t->rr_len = rr_len;
+		memcpy(t->rr, rr, rr_len * sizeof(*rr));
+		at = (uintptr_t)t + l.rr_pos;
+		t->rr_pos = (uint32_t *)(places == 1 ? at : (at + 63) & ~(uintptr_t)63);
+		t->rr_mask = places - 1;
+		/* Workers start spread over the schedule, so they do not all
+		 * send their first connection to the same endpoint. */
+		for (i = 0; i < places; i++)
+			t->rr_pos[i * SY_LB_RR_STRIDE] = (uint32_t)((uint64_t)rr_len * i / places);
+	}
+	if (maglev_len > 0) {
+		t->maglev = (uint16_t *)((char *)t + l.maglev);
+		t->maglev_len = maglev_len;
+		memcpy(t->maglev, maglev, maglev_len * sizeof(*maglev));
+	}
+out:
 	free(w);
+	free(rr);
+	free(keys);
+	free(maglev);
 	return t;
-fail:
-	free(w);
-	sy_lb_tables_free(t);
-	return NULL;
 }
 
 const char *
@@ -334,21 +383,12 @@ sy_lb_strategy_name(enum sy_lb_strategy s)
 void
 sy_lb_tables_free(struct sy_lb_tables *t)
 {
-	if (t == NULL)
-		return;
-	free(t->alias);
-	free(t->rr);
-	free(t->rr_pos);
-	free(t->maglev);
-	free(t);
+	if (t != NULL)
+		sy_gen_mem_free(t, t->bytes);
 }
 
 size_t
-sy_lb_tables_bytes(const struct sy_lb_tables *t, uint32_t n_endpoints)
+sy_lb_tables_bytes(const struct sy_lb_tables *t)
 {
-	if (t == NULL)
-		return 0;
-	return sizeof(*t) + n_endpoints * sizeof(*t->alias) + t->rr_len * sizeof(*t->rr) +
-	       (t->rr_pos != NULL ? (t->rr_mask + 1) * sizeof(*t->rr_pos) : 0) +
-	       t->maglev_len * sizeof(*t->maglev);
+	return t != NULL ? (t->bytes + 15) & ~(size_t)15 : 0;
 }

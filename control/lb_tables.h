@@ -15,14 +15,15 @@
  * scaled down to it (the shares then hold to within 1/SY_LB_RR_MAX). */
 #define SY_LB_RR_MAX 65536
 
-/* The tables p's strategy uses (malloc'd; sy_lb_tables_free), or NULL when
+/* The tables p's strategy uses (one block of generation memory;
+ * sy_lb_tables_free), or NULL when
  * the pool has no weight or memory ran out (linear weighted random then).
  * workers: how many the router runs (round robin keeps a place for each;
  * at most SY_LB_WORKER_SLOTS). */
 struct sy_lb_tables *sy_lb_tables_build(const struct sy_pool *p, unsigned workers);
 void sy_lb_tables_free(struct sy_lb_tables *t);
-/* The memory t holds, for a pool of n_endpoints (stats). */
-size_t sy_lb_tables_bytes(const struct sy_lb_tables *t, uint32_t n_endpoints);
+/* The memory t holds (stats). */
+size_t sy_lb_tables_bytes(const struct sy_lb_tables *t);
 /* The strategy as resolve names it: "random", "round-robin", "least-request",
  * "source" (Maglev over the client address), ... */
 const char *sy_lb_strategy_name(enum sy_lb_strategy s);

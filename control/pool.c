@@ -248,6 +248,8 @@ build_pool(struct sy_store *st, const struct sy_rule_in *r, unsigned workers)
 	uint32_t scale = 1;
 	struct sy_arena *a = NULL;
 	struct sy_pool *pool = NULL;
+	const char **names = NULL; /* the pool's tls_names, while it is filled */
+	bool tls_eps = false;
 
 	memset(uo, 0, sizeof(uo));
 	for (i = 0; i < nb; i++) {
@@ -275,10 +277,13 @@ build_pool(struct sy_store *st, const struct sy_rule_in *r, unsigned workers)
 			if (eps[i][j].tls_name != NULL)
 				size += round16(strlen(eps[i][j].tls_name) + 1);
 		total_eps += n_eps[i];
+		tls_eps |= uo[i].tls;
 	}
 	size += round16((total_eps ? total_eps : 1) * sizeof(*pool->endpoints));
+	if (tls_eps)
+		size += round16(total_eps * sizeof(*pool->tls_names));
 	if (r->hc.path != NULL)
-		size += round16(strlen(r->hc.path) + 1);
+		size += round16(sizeof(*pool->hc)) + round16(strlen(r->hc.path) + 1);
 	if (r->hc.host != NULL)
 		size += round16(strlen(r->hc.host) + 1);
 	a = sy_arena_new_exact(size);
@@ -288,11 +293,17 @@ build_pool(struct sy_store *st, const struct sy_rule_in *r, unsigned workers)
 	pool->arena = a;
 	pool->refs = 1;
 	pool->strategy = r->strategy;
-	pool->hc = r->hc;
-	if (r->hc.path != NULL && (pool->hc.path = sy_arena_strdup(a, r->hc.path)) == NULL)
-		goto fail;
-	if (r->hc.host != NULL && (pool->hc.host = sy_arena_strdup(a, r->hc.host)) == NULL)
-		goto fail;
+	if (r->hc.path != NULL) {
+		struct sy_health_check *hc = sy_arena_alloc(a, sizeof(*hc));
+
+		if (hc == NULL)
+			goto fail;
+		*hc = r->hc;
+		if ((hc->path = sy_arena_strdup(a, r->hc.path)) == NULL ||
+		    (r->hc.host != NULL && (hc->host = sy_arena_strdup(a, r->hc.host)) == NULL))
+			goto fail;
+		pool->hc = hc;
+	}
 	pool->services = sy_arena_alloc(a, (nb ? nb : 1) * sizeof(*pool->services));
 	if (pool->services == NULL)
 		goto fail;
@@ -324,6 +335,9 @@ build_pool(struct sy_store *st, const struct sy_rule_in *r, unsigned workers)
 	pool->endpoints = sy_arena_alloc(a, (total_eps ? total_eps : 1) * sizeof(*pool->endpoints));
 	if (pool->endpoints == NULL)
 		goto fail;
+	if (tls_eps && (names = sy_arena_alloc(a, total_eps * sizeof(*names))) == NULL)
+		goto fail;
+	pool->tls_names = (const char *const *)names;
 	pool->total_weight = 0;
 	for (i = 0; i < nb; i++) {
 		uint32_t w = pool->services[i].weight;
@@ -356,9 +370,8 @@ build_pool(struct sy_store *st, const struct sy_rule_in *r, unsigned workers)
 			pool->endpoints[k].addr = eps[i][j].addr;
 			pool->endpoints[k].port = eps[i][j].port;
 			pool->endpoints[k].tls = eps[i][j].tls;
-			if (eps[i][j].tls_name != NULL &&
-			    (pool->endpoints[k].tls_name = sy_arena_strdup(a, eps[i][j].tls_name)) ==
-				    NULL)
+			if (eps[i][j].tls_name != NULL && names != NULL &&
+			    (names[k] = sy_arena_strdup(a, eps[i][j].tls_name)) == NULL)
 				goto fail;
 			pool->endpoints[k].service = (uint16_t)i;
 			pool->endpoints[k].weight = epw;
@@ -377,7 +390,7 @@ build_pool(struct sy_store *st, const struct sy_rule_in *r, unsigned workers)
 	/* The strategy's tables (NULL: the workers pick by a linear weighted
 	 * random walk, as they can without them). */
 	pool->lb = sy_lb_tables_build(pool, workers);
-	pool->bytes = sy_arena_bytes(a) + sy_lb_tables_bytes(pool->lb, pool->n_endpoints);
+	pool->bytes = sy_arena_bytes(a) + sy_lb_tables_bytes(pool->lb);
 	return pool;
 fail:
 	for (i = 0; i < nb; i++)

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Publishing generations (DESIGN.md section 3): swap the pointer with release
- * order, then keep the old generation on a retired list with an RCU token and
- * free it only once every worker has reported a quiescent state after the swap.
- * The control thread never waits for workers in the common case: it polls the
- * retired list from its event loop (sy_gen_reclaim).
+ * Publishing generations (docs/architecture.md section 3): swap the pointer
+ * with release order, then keep the old generation on a retired list with an
+ * RCU token and free it only once every worker has reported a quiescent state
+ * after the swap. The control thread never waits for workers in the common
+ * case: it polls the retired list from its event loop (sy_gen_reclaim).
  */
 #include <errno.h>
 #include <stdlib.h>

@@ -162,8 +162,8 @@ rule_note(const struct sy_rule *r, const char *name)
 	uint32_t i;
 
 	for (i = 0; i < r->n_filters; i++)
-		if (strcmp(r->filters[i].name, name) == 0)
-			return &r->filters[i];
+		if (strcmp(r->more->filters[i].name, name) == 0)
+			return &r->more->filters[i];
 	return NULL;
 }
 
@@ -277,7 +277,8 @@ add_pool(const struct sy_pool *pool, double share, json_t *services, json_t *end
 		/* From an https:// URL: to be reached over TLS (not built yet). */
 		if (ep->tls) {
 			json_object_set_new(e, "tls", json_true());
-			json_object_set_new(e, "tls_name", json_string(ep->tls_name));
+			json_object_set_new(e, "tls_name",
+					    json_string(pool->tls_names ? pool->tls_names[i] : NULL));
 		}
 		json_array_append_new(endpoints, e);
 	}
@@ -300,8 +301,8 @@ rule_filters(const struct sy_rule *r)
 	uint32_t i;
 
 	for (i = 0; i < r->n_filters; i++)
-		if (r->filters[i].name[0] != '<')
-			json_array_append_new(out, filter_text(&r->filters[i]));
+		if (r->more->filters[i].name[0] != '<')
+			json_array_append_new(out, filter_text(&r->more->filters[i]));
 	return out;
 }
 
@@ -312,21 +313,19 @@ rule_predicates(const struct sy_rule *r)
 	uint32_t i;
 
 	for (i = 0; i < r->n_preds; i++)
-		json_array_append_new(out, predicate_text(&r->preds[i]));
+		json_array_append_new(out, predicate_text(&r->more->preds[i]));
 	return out;
 }
 
 static json_t *
 rule_methods(const struct sy_rule *r)
 {
-	static const char *const names[] = { "GET", "HEAD", "POST", "PUT", "PATCH",
-					     "DELETE", "CONNECT", "OPTIONS", "TRACE" };
 	json_t *out = json_array();
 	unsigned i;
 
-	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+	for (i = 0; i < SY_METHODS; i++)
 		if (r->methods & (1u << i))
-			json_array_append_new(out, json_string(names[i]));
+			json_array_append_new(out, json_string(sy_http_method_names[i]));
 	return out;
 }
 
@@ -396,11 +395,11 @@ proxy_note(const struct sy_vhost *vh, const struct sy_rule *rule)
 		return "proxy: the router does not serve this rule's backend URL (reason says "
 		       "why): requests for it get 503";
 	for (unsigned i = 0; i < rule->n_filters; i++)
-		if (rule->filters[i].type == SY_FILTER_OTHER)
+		if (rule->more->filters[i].type == SY_FILTER_OTHER)
 			return "proxy: a filter this router does not apply: requests for this rule "
 			       "get 503";
 	for (unsigned i = 0; i < rule->n_filters; i++)
-		if (rule->filters[i].type == SY_FILTER_LOOPBACK)
+		if (rule->more->filters[i].type == SY_FILTER_LOOPBACK)
 			return "proxy: a loopback backend: the request, changed by the rule's "
 			       "filters, is routed again (at most 9 times, then 500)";
 	if (rule->n_filters > 0)
@@ -549,10 +548,10 @@ sy_ops_resolve(struct sy_router *r, const json_t *req)
 	}
 	if (rule->action == SY_ACTION_REDIRECT) {
 		json_object_set_new(reply, "status", json_integer(rule->status));
-		json_object_set_new(reply, "location", json_string(rule->location ? rule->location : ""));
+		json_object_set_new(reply, "location", json_string(sy_rule_location(rule) ? sy_rule_location(rule) : ""));
 	} else if (rule->action == SY_ACTION_STATIC && rule_note(rule, "<loopback>") == NULL) {
 		json_object_set_new(reply, "status", json_integer(rule->status));
-		json_object_set_new(reply, "body", rule->body ? json_string(rule->body) : json_null());
+		json_object_set_new(reply, "body", sy_rule_body(rule) ? json_string(sy_rule_body(rule)) : json_null());
 	} else if (rule->action == SY_ACTION_STATIC) {
 		json_object_set_new(reply, "status", json_null());
 		json_object_set_new(reply, "reason",

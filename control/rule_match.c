@@ -16,23 +16,15 @@
 #include "rule_match.h"
 
 uint32_t
-sy_rm_method_bit(const char *m)
+sy_rm_method_bit(const char *m, bool any_case)
 {
-	static const struct {
-		const char *name;
-		uint32_t bit;
-	} methods[] = {
-		{ "GET", SY_METHOD_GET },	  { "HEAD", SY_METHOD_HEAD },
-		{ "POST", SY_METHOD_POST },	  { "PUT", SY_METHOD_PUT },
-		{ "PATCH", SY_METHOD_PATCH },	  { "DELETE", SY_METHOD_DELETE },
-		{ "CONNECT", SY_METHOD_CONNECT }, { "OPTIONS", SY_METHOD_OPTIONS },
-		{ "TRACE", SY_METHOD_TRACE },
-	};
-	size_t i;
+	unsigned i;
 
-	for (i = 0; i < sizeof(methods) / sizeof(methods[0]); i++)
-		if (strcmp(m, methods[i].name) == 0)
-			return methods[i].bit;
+	if (!any_case)
+		return sy_http_method_bit(m, strlen(m));
+	for (i = 0; i < SY_METHODS; i++)
+		if (strcasecmp(m, sy_http_method_names[i]) == 0)
+			return 1u << i;
 	return 0;
 }
 
@@ -213,10 +205,10 @@ sy_rm_rule_matches(const struct sy_rule *r, const struct sy_rm_request *q)
 	size_t plen = strcspn(q->path, "?#");
 	uint32_t i;
 
-	if (r->methods != 0 && (r->methods & sy_rm_method_bit(method)) == 0)
+	if (r->methods != 0 && (r->methods & sy_rm_method_bit(method, false)) == 0)
 		return false;
 	for (i = 0; i < r->n_preds; i++) {
-		const struct sy_predicate *p = &r->preds[i];
+		const struct sy_predicate *p = &r->more->preds[i];
 		const char *v;
 		bool ok;
 
@@ -263,8 +255,10 @@ traffic_fraction(const struct sy_rule *r)
 	uint32_t i;
 
 	for (i = 0; i < r->n_preds; i++)
-		if (r->preds[i].type == SY_PRED_TRAFFIC)
-			f *= r->preds[i].fraction < 0 ? 0 : r->preds[i].fraction > 1 ? 1 : r->preds[i].fraction;
+		if (r->more->preds[i].type == SY_PRED_TRAFFIC)
+			f *= r->more->preds[i].fraction < 0   ? 0 :
+			     r->more->preds[i].fraction > 1 ? 1 :
+							      r->more->preds[i].fraction;
 	return f;
 }
 

@@ -30,7 +30,7 @@ struct sy_rm_hit {
 };
 
 /* SY_METHOD_* bit of a method name (case-sensitive, as on the wire); 0 if unknown. */
-uint32_t sy_rm_method_bit(const char *method);
+uint32_t sy_rm_method_bit(const char *method, bool any_case);
 
 /* Path part of rule r matches path (query ignored)? */
 bool sy_rm_path_matches(const struct sy_rule *r, const char *path);

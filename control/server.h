@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The control socket (DESIGN.md section 5): a Unix stream socket, mode 0600,
- * peers checked by credentials, newline-delimited JSON requests and replies.
+ * The control socket (docs/architecture.md section 5): a Unix stream
+ * socket, mode 0600, peers checked by credentials, newline-delimited JSON
+ * requests and replies.
  * Served from the control thread's poll loop; never touched by workers.
  */
 #ifndef SY_SERVER_H

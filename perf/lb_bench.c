@@ -100,9 +100,7 @@ main(int argc, char **argv)
 					sizes[ni]);
 				return 1;
 			}
-			bytes = sizeof(*p->lb) + p->n_endpoints * sizeof(*p->lb->alias) +
-				p->lb->rr_len * sizeof(*p->lb->rr) +
-				p->lb->maglev_len * sizeof(*p->lb->maglev);
+			bytes = sy_lb_tables_bytes(p->lb);
 			t0 = now_ns();
 			c0 = rte_rdtsc();
 			for (k = 0; k < picks; k++)

@@ -74,15 +74,17 @@
  * ratios and sizes measured in this process, never by wall-clock bounds.
  *  - One route change (compile, counter slots' and health checks' plans,
  *    publish) costs at most GUARD_CHANGE_SHARE percent of a full recompile
- *    on the same path. A change that walks what is loaded costs a share
- *    that grows with it (per-route metrics once made it 25 % at 10k
- *    routes); a scoped one costs about 0.1 % at 2,000.
+ *    on the same path. Issue 34 asked for 1/50; this is 1/200, because a
+ *    change that walks everything loaded once costs a share that does not
+ *    shrink with the size: at 71fcc81 the per-route metrics' walk made it
+ *    2.7 % at 2,000 routes (5 % at 10k, where a slot search also grew),
+ *    while a scoped change costs 0.03-0.05 % at 2,000.
  *  - The generation holds at most GUARD_GEN_BYTES per route (2,000 routes
  *    of the bench's mix: 2026-11-28, 430 B; fc995ad's generation had 383
  *    B at 10k). Whatever a feature adds to every rule, vhost or pool shows
  *    here first.
  */
-#define GUARD_CHANGE_SHARE 2.0
+#define GUARD_CHANGE_SHARE 0.5
 #define GUARD_GEN_BYTES 480
 #define GUARD_ROUTES 2000
 
@@ -1285,7 +1287,7 @@ print_table(const struct res *xs, unsigned n)
 	row("      = journal append + fsync, tmpfs [ms]", xs, n, g_chg_jt, "%.3f", "", "");
 	row("      + compile + publish, incremental [ms]", xs, n, g_chg_compile, "%.3f", "", "");
 	row("        objects compiled (the scope)", xs, n, g_chg_scope, "%.0f", "", "");
-	row("        share of a full recompile [%]", xs, n, g_chg_share, "%.3f", "<= 2 %",
+	row("        share of a full recompile [%]", xs, n, g_chg_share, "%.3f", "<= 0.5 % (guard)",
 	    verdict(xs, n, g_chg_share, GUARD_CHANGE_SHARE, false, "%", buf, sizeof(buf)));
 	row("      + the rest (validate, store, reply) [ms]", xs, n, g_chg_rest, "%.2f", "", "");
 	row("      reader saw it, after the return [us]", xs, n, g_chg_seen, "%.1f", "", "");

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The etcd store's local copy (README, "Store on etcd"): what a router
+ * The etcd store's local copy (docs/operations.md, "Store on etcd"): what a router
  * serves when it starts while etcd is away.
  *
  * Without it a router restarted during an etcd outage would come up with an

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Where things are in etcd, under the configured prefix P (README, "Store"):
+ * Where things are in etcd, under the configured prefix P (docs/operations.md, "Store on etcd"):
  *
  *     P objects/<kind>/<namespace>/<name>   an object's JSON, as apply stores it
  *     P objects/<kind>/<name>               the same, for cluster-scoped kinds

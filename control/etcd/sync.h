@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The etcd store, control-thread side: what routerd does with etcd when the
- * config says "store": {"etcd": ...} (README, "Store").
+ * config says "store": {"etcd": ...} (docs/operations.md, "Store on etcd").
  *
  *  - What the watch thread reads (link.h) goes through the same decoding,
  *    validation, compile and generation as `apply` (sy_ops_ingest): a full

@@ -254,7 +254,8 @@ client_hello_cb(SSL *s, int *alert, void *arg)
 	tc->sni_len = (uint8_t)len;
 	vh = len > 0 && tc->w->gen != NULL ? sy_gen_find_vhost(tc->w->gen, tc->sni, len) : NULL;
 	if (vh != NULL && (vh->tls == SY_TLS_EDGE || vh->tls == SY_TLS_REENCRYPT)) {
-		if (vh->tls_ctx != NULL && SSL_set_SSL_CTX(s, vh->tls_ctx) == NULL) {
+		if (vh->term != NULL && vh->term->ctx != NULL &&
+		    SSL_set_SSL_CTX(s, vh->term->ctx) == NULL) {
 			*alert = SSL_AD_INTERNAL_ERROR;
 			return SSL_CLIENT_HELLO_ERROR;
 		}

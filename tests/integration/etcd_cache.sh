@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
-# etcd_cache: the etcd store's local copy of a store too big to print in one go (README
-# "Store on etcd"; control/etcd/cache.h). The test starts its own etcd on a 198.18.0.0/15
-# address of a veth pair it makes (and removes), puts 20,000 Services into it through the
-# gateway (perf/lib/fleet_bench.py's put_all: txns of 128), and starts one routerd without
-# ports on it. Checked: the control thread prints the copy in many slices, each short, and
-# the file holds every object; a change that comes while a copy is being printed drops
-# that print (status: restarted), and the copy written after it has the change; the copy
-# loads: routerd restarted with etcd stopped serves the 20,000 objects from it.
+# etcd_cache: the etcd store's local copy of a store too big to print in one go
+# (docs/operations.md "Store on etcd"; control/etcd/cache.h). The test starts its own etcd
+# on a 198.18.0.0/15 address of a veth pair it makes (and removes), puts 20,000 Services
+# into it through the gateway (perf/lib/fleet_bench.py's put_all: txns of 128), and starts
+# one routerd without ports on it. Checked: the control thread prints the copy in many
+# slices, each short, and the file holds every object; a change that comes while a copy is
+# being printed drops that print (status: restarted), and the copy written after it has
+# the change; the copy loads: routerd restarted with etcd stopped serves the 20,000
+# objects from it; no sanitizer report or leak at its exit.
 source "$(dirname "$0")/testlib.sh"
 
 command -v etcd >/dev/null && command -v etcdctl >/dev/null ||
