@@ -71,6 +71,10 @@ json_t *sy_etcd_sync_unreachable(struct sy_router *r);
 /* status's "store" for an etcd store. */
 json_t *sy_etcd_sync_status(struct sy_router *r);
 
+/* Make the control loop turn at once (its etcd fd readable): work done a
+ * slice a turn (etcd/cache.h). */
+void sy_etcd_sync_wake(struct sy_router *r);
+
 /* The id a parked reply carries, or 0 for a reply to send now. */
 uint64_t sy_etcd_pending_id(const json_t *reply);
 
