@@ -53,6 +53,8 @@ sy_store_fini(struct sy_store *st)
 	free(st->buckets);
 	st->buckets = NULL;
 	st->count = 0;
+	st->n_kinds = 0;
+	st->other_kinds = 0;
 	free(st->warm);
 	st->warm = NULL;
 	st->n_warm = st->cap_warm = 0;
@@ -228,6 +230,33 @@ grow(struct sy_store *st)
 	st->n_buckets = n;
 }
 
+/* kind's count (added when new), or NULL past SY_STORE_KINDS_MAX. */
+static size_t *
+kind_count(struct sy_store *st, const struct sy_kind *kind)
+{
+	unsigned i;
+
+	for (i = 0; i < st->n_kinds; i++)
+		if (st->per_kind[i].kind == kind)
+			return &st->per_kind[i].n;
+	if (st->n_kinds == SY_STORE_KINDS_MAX)
+		return NULL;
+	st->per_kind[st->n_kinds].kind = kind;
+	st->per_kind[st->n_kinds].n = 0;
+	return &st->per_kind[st->n_kinds++].n;
+}
+
+static void
+count_kind(struct sy_store *st, const struct sy_kind *kind, int d)
+{
+	size_t *n = kind_count(st, kind);
+
+	if (n != NULL)
+		*n += (size_t)(ssize_t)d;
+	else
+		st->other_kinds += (size_t)(ssize_t)d;
+}
+
 struct sy_object *
 sy_store_put(struct sy_store *st, struct sy_object *o)
 {
@@ -247,6 +276,7 @@ sy_store_put(struct sy_store *st, struct sy_object *o)
 	}
 	o->hnext = NULL;
 	*link = o;
+	count_kind(st, o->kind, 1);
 	if (++st->count > st->n_buckets)
 		grow(st);
 	return NULL;
@@ -263,6 +293,7 @@ sy_store_remove(struct sy_store *st, const struct sy_kind *kind, const char *ns,
 	*link = o->hnext;
 	o->hnext = NULL;
 	st->count--;
+	count_kind(st, kind, -1);
 	warm_forget(st, o);
 	return o;
 }
@@ -387,6 +418,12 @@ sy_store_count(const struct sy_store *st, const struct sy_kind *kind)
 {
 	size_t i, k = 0;
 
+	for (i = 0; i < st->n_kinds; i++)
+		if (st->per_kind[i].kind == kind)
+			return st->per_kind[i].n;
+	if (st->other_kinds == 0)
+		return 0;
+	/* A kind past the table: walk (never, with today's kinds). */
 	for (i = 0; i < st->n_buckets; i++) {
 		struct sy_object *o;
 
