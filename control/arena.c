@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "arena.h"
-#include "gen_mem.h"
+#include "gen/gen_mem.h"
 
 #define BLOCK_SIZE (64u * 1024)
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * A bump allocator: a vhost (control/compile.c) or a compile's scratch data is
+ * A bump allocator: a vhost (control/gen/compile.c) or a compile's scratch data is
  * built out of one arena and freed with it in one call, so freeing it cannot
  * leak a piece of it.
  */

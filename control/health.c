@@ -8,7 +8,7 @@
 
 #include <rte_log.h>
 
-#include "gen_build.h"
+#include "gen/gen_build.h"
 #include "health.h"
 #include "sy_generation.h"
 
@@ -123,12 +123,14 @@ sy_health_find(const struct sy_health *h, uint32_t ip, uint16_t port)
 static void
 target_from_pool(struct sy_health_target *t, const struct sy_pool *p)
 {
-	snprintf(t->path, sizeof(t->path), "%s", p->hc.path);
-	snprintf(t->host, sizeof(t->host), "%s", p->hc.host ? p->hc.host : HC_DEFAULT_HOST);
-	t->interval_ms = (p->hc.interval_s ? p->hc.interval_s : 5) * 1000u;
-	t->timeout_ms = (p->hc.timeout_s ? p->hc.timeout_s : 2) * 1000u;
-	t->unhealthy_threshold = p->hc.unhealthy_threshold ? p->hc.unhealthy_threshold : 3;
-	t->healthy_threshold = p->hc.healthy_threshold ? p->hc.healthy_threshold : 2;
+	const struct sy_health_check *hc = p->hc;
+
+	snprintf(t->path, sizeof(t->path), "%s", hc->path);
+	snprintf(t->host, sizeof(t->host), "%s", hc->host ? hc->host : HC_DEFAULT_HOST);
+	t->interval_ms = (hc->interval_s ? hc->interval_s : 5) * 1000u;
+	t->timeout_ms = (hc->timeout_s ? hc->timeout_s : 2) * 1000u;
+	t->unhealthy_threshold = hc->unhealthy_threshold ? hc->unhealthy_threshold : 3;
+	t->healthy_threshold = hc->healthy_threshold ? hc->healthy_threshold : 2;
 }
 
 /* The target of e's address and port: found, or made (with p's settings)
@@ -243,7 +245,7 @@ target_free(struct sy_health_target *t)
 #define FOR_EACH_CHECKED_ENDPOINT(vh, r, k, p, e)                                               \
 	for ((r) = 0; (r) < (vh)->n_rules; (r)++)                                               \
 		for ((p) = (vh)->rules[(r)].pool, (k) = 0;                                      \
-		     (p) != NULL && (p)->hc.path != NULL && (k) < (p)->n_endpoints &&            \
+		     (p) != NULL && (p)->hc != NULL && (k) < (p)->n_endpoints &&                   \
 		     ((e) = (struct sy_endpoint *)&(p)->endpoints[(k)], 1);                      \
 		     (k)++)                                                                     \
 			if ((e)->addr.family == AF_INET)

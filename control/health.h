@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Active health checks, the control thread's side (DESIGN.md 4.7; the
+ * Active health checks, the control thread's side (docs/architecture.md 4.7; the
  * Contour seeds' healthCheck). The backend networks are reachable only
  * through the data plane, so the checks are planned here and sent by a
  * worker (sy_dataplane.h, dataplane/lb/hc_probe.h):

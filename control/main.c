@@ -2,7 +2,7 @@
 /*
  * routerd: the router. The main lcore is the control thread (config, control
  * socket, journal, compile, publish, reclaim); every other lcore is a polling
- * worker (dataplane/). See DESIGN.md sections 1-3.
+ * worker (dataplane/). See docs/architecture.md sections 1-3.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -22,17 +22,17 @@
 #include <rte_lcore.h>
 #include <rte_log.h>
 
-#include "compile.h"
-#include "eal_args.h"
+#include "gen/gen.h"
+#include "config/config.h"
 #include "tls/tls_alloc.h"
 #include "etcd/cache.h"
 #include "etcd/sync.h"
 #include "fleet/fleet.h"
 #include "observe/metrics_http.h"
 #include "router.h"
-#include "server.h"
-#include "tls_cert.h"
-#include "tls_ocsp.h"
+#include "ops/ops.h"
+#include "tls/tls_cert.h"
+#include "tls/tls_ocsp.h"
 #include "observe/access_log.h"
 #include "sy_dataplane.h"
 
@@ -41,8 +41,9 @@ usage(FILE *f)
 {
 	fprintf(f,
 		"usage: routerd [-c CONFIG.json] [--check]\n"
-		"  -c FILE   routerd's configuration (JSON, see README.md); without it the\n"
-		"            built-in defaults: no ports, socket /run/switchyard/routerd.sock\n"
+		"  -c FILE   routerd's configuration (JSON: routerd(8), docs/configuration.md);\n"
+		"            without it the built-in defaults: no ports, socket\n"
+		"            /run/switchyard/routerd.sock\n"
 		"  --check   parse the configuration, print the EAL arguments, and exit\n");
 }
 

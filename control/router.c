@@ -6,7 +6,7 @@
 
 #include <rte_log.h>
 
-#include "compile.h"
+#include "gen/gen.h"
 #include "etcd/cache.h"
 #include "etcd/sync.h"
 #include "fleet/fleet.h"

@@ -11,14 +11,14 @@
 
 #include <jansson.h>
 
-#include "age.h"
+#include "store/age.h"
 #include "health.h"
 #include "observe/backend_stats.h"
 #include "observe/route_stats.h"
-#include "journal.h"
-#include "relations.h"
-#include "scope.h"
-#include "store.h"
+#include "store/journal.h"
+#include "store/relations.h"
+#include "gen/scope.h"
+#include "store/store.h"
 #include "sy_vrrp.h"
 #include "fleet/scheduler.h"
 #include "sy_config.h"

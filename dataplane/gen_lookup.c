@@ -138,7 +138,7 @@ find_exact(const struct sy_generation *g, const char *host, size_t len, bool wil
 			continue;
 		/* Ask for the block's first three lines at once: the compare
 		 * and the path match read them (vhost, host, paths, the rules'
-		 * heads; control/compile.c packs them so) one after the other,
+		 * heads; control/gen/compile.c packs them so) one after the other,
 		 * which would be a miss each. Fetching more lines than that
 		 * costs: at 1M routes the lookup is bound by lines in flight
 		 * (five lines: 185-230 ns, three: 139 ns). */
@@ -243,23 +243,25 @@ sy_vhost_match_path(const struct sy_vhost *vh, const char *path, size_t len)
 	return NULL;
 }
 
+/* The one method table: the data plane matches requests against it, the
+ * control thread's kinds, resolve and rule_match.c name bits with it. */
+const char *const sy_http_method_names[SY_METHODS] = {
+	"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "CONNECT", "OPTIONS", "TRACE",
+};
+_Static_assert(SY_METHOD_GET == 1u << 0 && SY_METHOD_HEAD == 1u << 1 && SY_METHOD_POST == 1u << 2 &&
+		       SY_METHOD_PUT == 1u << 3 && SY_METHOD_PATCH == 1u << 4 &&
+		       SY_METHOD_DELETE == 1u << 5 && SY_METHOD_CONNECT == 1u << 6 &&
+		       SY_METHOD_OPTIONS == 1u << 7 && SY_METHOD_TRACE == 1u << 8,
+	       "sy_http_method_names: bit i is name i");
+
 uint32_t
 sy_http_method_bit(const char *m, size_t len)
 {
-	static const struct {
-		const char *name;
-		uint32_t bit;
-	} methods[] = {
-		{ "GET", SY_METHOD_GET },	  { "HEAD", SY_METHOD_HEAD },
-		{ "POST", SY_METHOD_POST },	  { "PUT", SY_METHOD_PUT },
-		{ "PATCH", SY_METHOD_PATCH },	  { "DELETE", SY_METHOD_DELETE },
-		{ "CONNECT", SY_METHOD_CONNECT }, { "OPTIONS", SY_METHOD_OPTIONS },
-		{ "TRACE", SY_METHOD_TRACE },
-	};
-	size_t i;
+	unsigned i;
 
-	for (i = 0; i < sizeof(methods) / sizeof(methods[0]); i++)
-		if (strlen(methods[i].name) == len && memcmp(methods[i].name, m, len) == 0)
-			return methods[i].bit;
+	for (i = 0; i < SY_METHODS; i++)
+		if (strlen(sy_http_method_names[i]) == len &&
+		    memcmp(sy_http_method_names[i], m, len) == 0)
+			return 1u << i;
 	return 0;
 }

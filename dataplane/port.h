@@ -22,7 +22,8 @@ struct sy_dp_port;
 int sy_port_find(const struct sy_port_config *pc, uint16_t *port_id);
 /* Configure and start; fills p->port_id, mac, mtu and offload flags. Link,
  * MTU and MAC failures only warn (net_tap moved to another namespace fails
- * them: DESIGN.md section 8). Returns 0 or -errno with a message in err. */
+ * them: docs/architecture.md section 8). Returns 0 or -errno with a message
+ * in err. */
 int sy_port_setup(const struct sy_port_config *pc, uint16_t n_queues, struct rte_mempool *pool,
 		  struct sy_dp_port *p, char *err, size_t errlen);
 /* Stop and close; failures ignored (the same tap problems). */

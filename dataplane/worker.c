@@ -376,7 +376,7 @@ sy_worker_poll(struct sy_worker *w)
 	unsigned work = 0;
 	uint16_t p, n;
 
-	/* Held for this burst only (DESIGN.md section 3). */
+	/* Held for this burst only (docs/architecture.md section 3). */
 	w->gen = sh->slot ? sy_gen_acquire(sh->slot) : NULL;
 
 	work += sy_arp_drain_updates(w);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * routerd's own configuration (the file given with -c), parsed once at start by
- * control/config.c. Resources (routes, services...) are not here: they come over
+ * control/config/config.c. Resources (routes, services...) are not here: they come over
  * the control socket and the journal.
  */
 #ifndef SY_CONFIG_H
@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "sy_addr.h"
 
@@ -25,7 +26,7 @@
 /* Connection records (flow-table entries) per worker: flows_per_worker.
  * The default keeps the tables of one worker near 8 MB, so a lab's 1 GB of
  * hugepages holds many workers; a million per worker needs about 220 MB
- * each (README.md, "Capacity"). */
+ * each (docs/operations.md, "Capacity"). */
 #define SY_FLOWS_PER_WORKER_DEFAULT 32768u
 #define SY_FLOWS_PER_WORKER_MIN 1024u
 #define SY_TX_DRAIN_US_MAX 1000u
@@ -146,7 +147,7 @@ struct sy_config {
 	uint32_t scheduler_retry_s;    /* unscheduled routes are tried again this often */
 	char *ingressroute_root_namespaces[SY_MAX_ROOT_NAMESPACES]; /* empty: any */
 	unsigned n_ingressroute_root_namespaces;
-	/* TLS termination (control/tls_cert.h). */
+	/* TLS termination (control/tls/tls_cert.h). */
 	char tls_default_certificate[256]; /* PEM file, certificate and key; "": generated */
 	char tls_backend_ca[256];          /* CAs for https:// URL backends; "": the system's */
 	char tls_ocsp_dir[256];            /* DER OCSP responses to staple; "": <state_dir>/ocsp */
@@ -173,10 +174,36 @@ int sy_config_load(const char *path, struct sy_config *cfg, char *err, size_t er
 void sy_config_free(struct sy_config *cfg);
 /* Index of the port with this name, or -1. */
 int sy_config_port_index(const struct sy_config *cfg, const char *name);
+/*
+ * What the ports are, read by both planes (the control thread's EAL
+ * arguments, the data plane's mbuf pool and TX drain): defined here, with
+ * the struct, so that the data plane calls nothing of the control
+ * thread's.
+ */
 /* True when some port names a PCI device (else routerd adds --no-pci). */
-bool sy_config_has_pci(const struct sy_config *cfg);
+static inline bool
+sy_config_has_pci(const struct sy_config *cfg)
+{
+	unsigned i;
+
+	for (i = 0; i < cfg->n_ports; i++)
+		if (cfg->ports[i].pci[0] != '\0')
+			return true;
+	return false;
+}
+
 /* True when some port is a vdev of this driver (devargs "net_af_xdp0,..."
  * for driver "net_af_xdp"). */
-bool sy_config_has_driver(const struct sy_config *cfg, const char *driver);
+static inline bool
+sy_config_has_driver(const struct sy_config *cfg, const char *driver)
+{
+	size_t n = strlen(driver);
+	unsigned i;
+
+	for (i = 0; i < cfg->n_ports; i++)
+		if (cfg->ports[i].pci[0] == '\0' && strncmp(cfg->ports[i].devargs, driver, n) == 0)
+			return true;
+	return false;
+}
 
 #endif

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Where the live generation is published, and the RCU state that tells the
- * control thread when an old one may be freed (DESIGN.md section 3).
+ * control thread when an old one may be freed (docs/architecture.md section 3).
  *
  * Writer: the control thread (sy_gen_publish, sy_gen_reclaim).
  * Readers: workers. Each worker is RCU thread id == its worker index. It loads

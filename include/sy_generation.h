@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The generation: the compiled, immutable route table the workers read
- * (DESIGN.md section 3). Built by the control thread (control/compile.c,
- * control/gen_build.c), published through struct sy_gen_slot, never modified
- * after publication.
+ * (docs/architecture.md section 3). Built by the control thread
+ * (control/gen/compile.c, control/gen/gen_build.c), published through struct
+ * sy_gen_slot, never modified after publication.
  *
  * Generations share structure: a vhost (with its rules and pools) is one
  * immutable block, and the vhost table is a directory of fixed-size chunks.
@@ -30,7 +30,7 @@ enum sy_tls_mode {
 	SY_TLS_PASSTHROUGH,
 };
 
-/* How a vhost's connections are carried (DESIGN.md section 4.5). */
+/* How a vhost's connections are carried (docs/architecture.md 4.5). */
 enum sy_carry_mode {
 	SY_MODE_SPLICE, /* routing needs Host / SNI only */
 	SY_MODE_PROXY,  /* needs per-request decisions or termination */
@@ -48,11 +48,10 @@ struct sy_endpoint {
 	uint16_t service;  /* index into the pool's services */
 	uint32_t weight;   /* effective weight of this endpoint in the pool */
 	/* Reached over TLS: it came from an https:// URL. The proxy connects
-	 * with the pool's tls_ctx and checks the certificate for tls_name
-	 * (the URL's host: a name, or an IPv4 address matched against the
-	 * certificate's IP addresses). */
+	 * with the pool's tls_ctx and checks the certificate for the pool's
+	 * tls_names[i] (the URL's host: a name, or an IPv4 address matched
+	 * against the certificate's IP addresses). */
 	bool tls;
-	const char *tls_name;
 	/* Active health (control/health.h): 1 while the endpoint's checks say
 	 * it is down. The one field written after publish: by the control
 	 * thread, with relaxed atomic stores, in every copy of the endpoint in
@@ -65,12 +64,13 @@ struct sy_endpoint {
 	 * backend_stats.c). */
 	uint16_t stat_slot;
 };
+_Static_assert(sizeof(struct sy_endpoint) == 32, "two endpoints a cache line");
 
 /*
  * A backend written into the route as URLs instead of a Service (Skipper
  * network and lb backends), kept as written for resolve. Each URL names an
  * IPv4 address or a host name the control thread resolved when the pool
- * was built (control/backend_url.h); http:// and https:// both.
+ * was built (control/gen/backend_url.h); http:// and https:// both.
  */
 enum sy_url_backend_type {
 	SY_URL_BACKEND_NETWORK, /* one URL */
@@ -111,7 +111,7 @@ enum sy_lb_strategy {
 };
 
 /*
- * What the workers pick with (control/lb_tables.h builds them with the
+ * What the workers pick with (control/gen/lb_tables.h builds them with the
  * pool; dataplane/lb/lb.c reads them):
  *  - alias: Walker/Vose alias table over the endpoint weights, a weighted
  *    random pick in O(1) (random, and the two candidates of P2C);
@@ -129,24 +129,22 @@ struct sy_lb_alias {
 	uint32_t prob;  /* take this endpoint when the 32-bit draw is below */
 	uint32_t alias; /* else this one */
 };
-/* A worker's place in a round-robin schedule: written by that worker
- * alone, on a cache line of its own. */
-struct sy_lb_rr_pos {
-	uint32_t pos;
-	uint8_t pad[60];
-} __attribute__((aligned(64)));
+/* Round robin: worker w's place in the schedule is rr_pos[(w & rr_mask) *
+ * SY_LB_RR_STRIDE]: each worker writes its own, on a cache line of its own
+ * when there are several (one worker needs no line to itself). */
+#define SY_LB_RR_STRIDE 16 /* uint32_t: 64 bytes */
 struct sy_lb_tables {
 	struct sy_lb_alias *alias; /* n_endpoints, or NULL */
 	uint32_t *rr;              /* rr_len endpoint indexes, or NULL */
 	uint32_t rr_len;
 	/* Round robin: rr_mask + 1 places (a power of two, at least the
-	 * router's workers; worker w uses place w & rr_mask). Only round
-	 * robin has them: a pool is most of a route's memory at a million
-	 * routes. */
+	 * router's workers; SY_LB_RR_STRIDE). Only round robin has them: a
+	 * pool is a fair part of a route's memory at a million routes. */
 	uint32_t rr_mask;
-	struct sy_lb_rr_pos *rr_pos;
+	uint32_t *rr_pos;
 	uint16_t *maglev;          /* maglev_len (prime) endpoint indexes, or NULL */
 	uint32_t maglev_len;
+	uint32_t bytes; /* control side: the one block all of the above live in */
 };
 
 /* Active health check plan for a pool's endpoints (run by the control thread). */
@@ -176,9 +174,12 @@ struct sy_pool {
 	 * not be built): such requests get 503 backend_tls. */
 	bool backend_tls;
 	void *tls_ctx; /* SSL_CTX *, as struct sy_vhost keeps it */
+	/* backend_tls: the name each endpoint's certificate must carry
+	 * (n_endpoints, NULL for one reached in the clear); NULL otherwise. */
+	const char *const *tls_names;
 	struct sy_lb_tables *lb; /* the strategy's pick tables, or NULL */
-	struct sy_health_check hc;
-	/* Control side (control/pool.c): shared by rules, freed with the last. */
+	const struct sy_health_check *hc; /* in the pool's block; NULL: no health check */
+	/* Control side (control/gen/pool.c): shared by rules, freed with the last. */
 	uint32_t refs;
 	void *arena;
 	size_t bytes;
@@ -249,26 +250,37 @@ struct sy_filter {
 	uint64_t key;
 };
 
-struct sy_rule {
-	/* What a path match reads, first (one 16-byte piece of a line); then
-	 * pointers, then the small fields: no padding (a million rules). */
-	const char *path; /* "/" when the route has none; unused for SY_PATH_REGEX-only rules */
-	uint32_t path_len;
-	enum sy_path_match match;
-	struct sy_predicate *preds;
-	struct sy_filter *filters;
+/* What few rules have: predicates, filters, an answer of the router's own
+ * (redirect, static) or a sticky cookie. Apart, in the vhost's block, so
+ * that a million plain rules are one cache line each. */
+struct sy_rule_more {
+	struct sy_predicate *preds;   /* n_preds (in the rule) */
+	struct sy_filter *filters;    /* n_filters (in the rule) */
 	union {
-		const char *location;      /* REDIRECT */
+		const char *location; /* REDIRECT */
 		/* BACKEND, proxied vhosts: the cookie that names the endpoint
 		 * (sticky sessions, dataplane/lb/lb.h), or NULL: none. */
 		const char *sticky_cookie;
 	};
-	const char *body;     /* STATIC */
-	const struct sy_pool *pool; /* BACKEND: where to send it (shared, control/pool.c) */
+	const char *body; /* STATIC */
+};
+
+struct sy_rule {
+	/* What a path match reads, first (one 16-byte piece of a line); then
+	 * pointers, then the small fields: one cache line, no padding (a
+	 * million rules). */
+	const char *path; /* "/" when the route has none; unused for SY_PATH_REGEX-only rules */
+	uint32_t path_len;
+	uint8_t match;        /* enum sy_path_match */
+	uint8_t action;       /* enum sy_rule_action */
+	uint8_t fwd_policy;   /* enum sy_fwd_policy, never DEFAULT once compiled */
+	uint8_t insecure;     /* enum sy_insecure_policy: plain HTTP to this rule of a TLS
+			       * vhost (Contour's permitInsecure is per route) */
+	const struct sy_pool *pool; /* BACKEND: where to send it (shared, control/gen/pool.c) */
+	struct sy_rule_more *more;  /* NULL: no predicates, filters, answer or cookie */
 	const char *kind;     /* object kind, e.g. "Route" */
 	const char *object;   /* "namespace/name" of the object that made this rule */
 	uint32_t methods;     /* bit per SY_METHOD_*; 0 = any method */
-	uint8_t action;       /* enum sy_rule_action */
 	/* The object's counters on the workers (sy_route_stats.h), the same
 	 * while the object lives; 0: none. Set by the control thread before
 	 * the generation is published (control/observe/route_stats.c). */
@@ -276,10 +288,26 @@ struct sy_rule {
 	uint16_t n_preds;
 	uint16_t n_filters;
 	uint16_t status;      /* REDIRECT / STATIC: the status the router answers with */
-	uint8_t fwd_policy;   /* enum sy_fwd_policy, never DEFAULT once compiled */
-	uint8_t insecure;     /* enum sy_insecure_policy: plain HTTP to this rule of a TLS
-			       * vhost (Contour's permitInsecure is per route) */
 };
+_Static_assert(sizeof(struct sy_rule) == 64, "a rule is one cache line");
+
+/* A redirect's Location, a rule's body (a static answer's), a proxied
+ * rule's sticky cookie: NULL when the rule has none. */
+static inline const char *
+sy_rule_location(const struct sy_rule *r)
+{
+	return r->action == SY_ACTION_REDIRECT && r->more != NULL ? r->more->location : NULL;
+}
+static inline const char *
+sy_rule_body(const struct sy_rule *r)
+{
+	return r->more != NULL ? r->more->body : NULL;
+}
+static inline const char *
+sy_rule_sticky_cookie(const struct sy_rule *r)
+{
+	return r->action == SY_ACTION_BACKEND && r->more != NULL ? r->more->sticky_cookie : NULL;
+}
 
 /* Forwarded headers toward the backend (the OpenShift router's
  * ROUTER_SET_FORWARDED_HEADERS and its route annotation
@@ -292,10 +320,12 @@ enum sy_fwd_policy {
 	SY_FWD_IF_NONE,  /* ours only when the client sent none */
 };
 /* "append", "replace", "never", "if-none" -> enum sy_fwd_policy; -1 otherwise
- * (control/compile.c; the config and the OpenShift annotation use it). */
+ * (control/gen/compile.c; the config and the OpenShift annotation use it). */
 int sy_fwd_policy_parse(const char *s);
 
-/* HTTP methods for sy_rule.methods. */
+/* HTTP methods for sy_rule.methods: bit i is sy_http_method_names[i]. */
+#define SY_METHODS 9
+extern const char *const sy_http_method_names[SY_METHODS];
 enum {
 	SY_METHOD_GET = 1u << 0,
 	SY_METHOD_HEAD = 1u << 1,
@@ -316,39 +346,49 @@ enum sy_insecure_policy {
 	SY_INSECURE_REDIRECT, /* redirected to https */
 };
 
+/* What a vhost that terminates TLS (edge, re-encrypt) or names a
+ * certificate's Secret adds: apart, in the vhost's block, so that plain and
+ * passthrough vhosts (most of a million) do not carry it. */
+struct sy_vhost_tls {
+	const char *secret; /* "namespace/name" of the certificate's Secret, or NULL */
+	/* Edge and re-encrypt: the server SSL_CTX of its certificate (control/
+	 * tls_cert.h; one reference held by this vhost), or NULL: the router's
+	 * default certificate. */
+	void *ctx;
+	/* Re-encrypt: the client SSL_CTX towards the backends (it verifies
+	 * their chain against destinationCACertificate), and the name their
+	 * certificate must carry (NULL: the chain alone, as the OpenShift
+	 * router's `verify required ca-file` does). */
+	void *backend_ctx;
+	const char *backend_name;
+};
+
 struct sy_vhost {
-	/* What a lookup reads first, in the first cache line; the host's
-	 * bytes, the rules and their paths follow in the same block
-	 * (control/compile.c lays them out so). */
+	/* What a lookup reads first: the vhost is one cache line, and the
+	 * host's bytes, the rules and their paths follow in the same block
+	 * (control/gen/compile.c lays them out so). */
 	const char *host; /* lower case, no trailing dot, no port; "*.example.com" for wildcards */
 	struct sy_rule *rules; /* ordered, most specific first */
 	uint32_t host_len;
 	uint32_t n_rules;
 	uint32_t hash;    /* sy_host_hash(host) */
-	enum sy_tls_mode tls;
-	enum sy_carry_mode mode;
-	enum sy_insecure_policy insecure;
+	uint8_t tls;      /* enum sy_tls_mode */
+	uint8_t mode;     /* enum sy_carry_mode */
+	uint8_t insecure; /* enum sy_insecure_policy */
+	/* Splice with path rules: until the proxy mode takes these vhosts over,
+	 * the first request's path picks the rule for the whole connection. */
+	bool bind_by_first_path;
 	uint16_t insecure_status; /* REDIRECT: 302 (OpenShift) or 301 (Contour); 0 = 302 */
 	uint16_t min_tls_version; /* 0x0301 TLS 1.0 ... 0x0304 TLS 1.3; 0 = default */
-	const char *tls_secret;   /* "namespace/name" of the certificate's Secret, or NULL */
-	/* Edge and re-encrypt: the server SSL_CTX of its certificate (control/
-	 * tls_cert.h; one reference held by this vhost), or NULL: the router's
-	 * default certificate. */
-	void *tls_ctx;
-	/* Re-encrypt: the client SSL_CTX towards the backends (it verifies
-	 * their chain against destinationCACertificate), and the name their
-	 * certificate must carry (NULL: the chain alone, as the OpenShift
-	 * router's `verify required ca-file` does). */
-	void *backend_tls_ctx;
-	const char *backend_tls_name;
+	/* Certificate and backend TLS (edge, re-encrypt, a named Secret), or
+	 * NULL. */
+	struct sy_vhost_tls *term;
 	/* Control side: the block this vhost and everything it points to live
 	 * in (freed as one), and its size. */
 	void *arena;
 	uint32_t bytes;
-	/* Splice with path rules: until the proxy mode takes these vhosts over,
-	 * the first request's path picks the rule for the whole connection. */
-	bool bind_by_first_path;
 };
+_Static_assert(sizeof(struct sy_vhost) <= 64, "a vhost is one cache line");
 
 /*
  * The vhost table: the top SY_VHOST_CHUNK_BITS.. bits of a host's hash pick a
@@ -382,7 +422,7 @@ struct sy_generation {
 	uint32_t n_default_vhosts;
 	uint16_t no_route_status; /* what an unknown host gets (503 or 404) */
 	size_t bytes;             /* memory held, for stats */
-	/* Control side (control/gen_build.c): what this generation frees when
+	/* Control side (control/gen/gen_build.c): what this generation frees when
 	 * it is retired. Everything it references, or, once a successor
 	 * shares its structure, only what the successor replaced. */
 	struct sy_gen_retire *retire;
@@ -400,7 +440,8 @@ const struct sy_vhost *sy_gen_find_vhost(const struct sy_generation *g, const ch
 /* First rule of the vhost whose path matches (rules are ordered). NULL when none. */
 const struct sy_rule *sy_vhost_match_path(const struct sy_vhost *vh, const char *path,
 					  size_t len);
-/* SY_METHOD_* bit of a method name (0 for an unknown method). */
+/* SY_METHOD_* bit of a method name as a request carries it (exact case;
+ * 0 for an unknown method). */
 uint32_t sy_http_method_bit(const char *m, size_t len);
 /* Hash used by the vhost table (over the normalized host). */
 uint32_t sy_host_hash(const char *host, size_t len);

@@ -16,7 +16,7 @@
 #include <rte_cycles.h>
 
 #include "lb/lb.h"
-#include "lb_tables.h"
+#include "gen/lb_tables.h"
 #include "splice/conn.h"
 #include "sy_generation.h"
 #include "worker.h"
@@ -100,9 +100,7 @@ main(int argc, char **argv)
 					sizes[ni]);
 				return 1;
 			}
-			bytes = sizeof(*p->lb) + p->n_endpoints * sizeof(*p->lb->alias) +
-				p->lb->rr_len * sizeof(*p->lb->rr) +
-				p->lb->maglev_len * sizeof(*p->lb->maglev);
+			bytes = sy_lb_tables_bytes(p->lb);
 			t0 = now_ns();
 			c0 = rte_rdtsc();
 			for (k = 0; k < picks; k++)

@@ -18,8 +18,9 @@
  *                 request
  * in a shuffled flow order. Replayed over and over, every copy is a valid in-window
  * segment of an established spliced flow (the router does not track data sequence
- * numbers: SPLICE.md), so routerd forwards each through its fast path. The MACs are
- * the ones pktgen uses on the same ports (mac= in both processes' devargs), so
+ * numbers: docs/architecture.md 9.3), so routerd forwards each through its fast path.
+ * The MACs are the ones pktgen uses on the same ports (mac= in both processes'
+ * devargs), so
  * routerd's ARP entries stay right when pktgen takes the ports over.
  *
  * Exit 0 when every flow is spliced, 1 otherwise (with what is missing on stderr).

@@ -60,17 +60,17 @@
 #include <rte_rcu_qsbr.h>
 
 #include "arena.h"
-#include "compile.h"
-#include "gen_mem.h"
-#include "journal.h"
 #include "fleet/fleet.h"
+#include "gen/compile.h"
+#include "gen/gen_mem.h"
 #include "kinds/contour_common.h"
 #include "kinds/kinds.h"
 #include "router.h"
-#include "store.h"
+#include "store/journal.h"
+#include "store/store.h"
 #include "sy_gen_slot.h"
 #include "sy_generation.h"
-#include "tls_cert.h"
+#include "tls/tls_cert.h"
 
 #define TS "2026-01-01T00:00:00Z"
 #define ROUTES_PER_SVC 10
@@ -87,23 +87,24 @@
  * feature's planning is covered too.
  *  - One change of each kind (compile, counter slots' and health checks'
  *    plans, publish) costs at most GUARD_CHANGE_SHARE percent of a full
- *    recompile on the same path, at GUARD_ROUTES. Heavy work per loaded
- *    route shows here (per-route metrics once made it 25 % at 10k routes);
- *    a scoped change costs about 0.05 %.
+ *    recompile on the same path, at GUARD_ROUTES. Issue 34 asked for 1/50;
+ *    this is 1/200, because a change that walks everything loaded once
+ *    costs a share that does not shrink with the size: at 71fcc81 the
+ *    per-route metrics' walk made it 2.7 % at 2,000 routes (5 % at 10k,
+ *    where a slot search also grew), while a scoped change costs 0.01-0.05 %.
  *  - The least of its changes grows at most GUARD_CHANGE_GROWTH times from
- *    GUARD_ROUTES_SMALL to GUARD_ROUTES routes. A light walk of everything
- *    loaded is invisible to the share, as a full recompile grows with the
- *    routes too: sy_health_plan made to walk both generations (as before
- *    the plans followed sy_gen_next_added/_dropped) moved the share from
- *    0.05 % to 0.17 % at 2,000 routes, but the growth from 250 to 4,000
- *    from at most 1.7 (scoped, all kinds, with features or not) to 5.6-34
- *    (2026-11-28).
+ *    GUARD_ROUTES_SMALL to GUARD_ROUTES routes. A lighter walk of everything
+ *    loaded hides in the share, as a full recompile grows with the routes
+ *    too: sy_health_plan made to walk both generations (as before the plans
+ *    followed sy_gen_next_added/_dropped) moved the share from 0.05 % to
+ *    0.17 % at 2,000 routes, but the growth from 250 to 4,000 from at most
+ *    1.9 (scoped, all kinds, with features or not) to 5.6-34 (2026-11-28).
  *  - The generation holds at most GUARD_GEN_BYTES per route (2,000 routes
  *    of the bench's mix: 2026-11-28, 430 B; fc995ad's generation had 383
  *    B at 10k). Whatever a feature adds to every rule, vhost or pool shows
  *    here first.
  */
-#define GUARD_CHANGE_SHARE 2.0
+#define GUARD_CHANGE_SHARE 0.5
 #define GUARD_CHANGE_GROWTH 3.0
 #define GUARD_GEN_BYTES 480
 #define GUARD_ROUTES 4000
@@ -118,7 +119,7 @@
  *  F_HC      IngressRoutes: their service has a healthCheck, so every
  *            endpoint of a Service is a health target (r->health).
  *  F_STICKY  OpenShift Routes: router.openshift.io/cookie_name; IngressRoutes:
- *            strategy Cookie. Only proxied vhosts keep a cookie (compile.c).
+ *            strategy Cookie. Only proxied vhosts keep a cookie (gen/compile.c).
  *  F_FLEET   fleet mode: router_name "bench", a Router "bench" and a
  *            RouteBinding per OpenShift Route binding it there.
  */
@@ -139,10 +140,11 @@ static const struct {
 #define FLEET_ROUTER "bench"
 #define FLEET_DNS "apps.bench.test"
 /*
- * The guard's second column, with every feature on: its own bound on the
- * generation's bytes per route (2,000 routes, 2026-11-28: 501 B, the plain
- * mix 451 B in the same run: sticky cookies' names, health checks' paths
- * and edge vhosts' proxied rules), with the plain bound's margin.
+ * The guard's columns with every feature on: their own bound on the
+ * generation's bytes per route (4,000 routes, 2026-11-28, with the vhost's
+ * TLS and the rule's cookie in side structs: 474 B, the plain mix 378 B in
+ * the same run; what the features add: the edge vhosts' TLS side struct,
+ * sticky cookies' names, health checks in their pools).
  */
 #define GUARD_GEN_BYTES_FEATURES 560
 
@@ -230,7 +232,7 @@ heap_bytes(void)
 {
 	struct mallinfo2 mi = mallinfo2();
 
-	/* Generation blocks live outside malloc (control/gen_mem.h). */
+	/* Generation blocks live outside malloc (control/gen/gen_mem.h). */
 	return mi.uordblks + mi.hblkhd + sy_gen_mem_bytes();
 }
 
@@ -279,7 +281,7 @@ harness_error(const char *fmt, ...)
 
 /* F_EDGE: the certificate and key (PEM) of namespace ns, made at its first
  * use and kept for the run: a changed route carries the same bytes, so it
- * finds its context in the cache (tls_cert.h). NULL: OpenSSL failed. */
+ * finds its context in the cache (tls/tls_cert.h). NULL: OpenSSL failed. */
 struct ns_cert {
 	char *crt, *key;
 };
@@ -687,20 +689,20 @@ feature_missing(struct sy_router *r, size_t i, enum rkind k, const struct sy_vho
 {
 	char phase[32];
 
-	if (k == K_OPENSHIFT && (B.feat & F_EDGE) && (vh->tls != SY_TLS_EDGE || vh->tls_ctx == NULL))
+	if (k == K_OPENSHIFT && (B.feat & F_EDGE) && (vh->tls != SY_TLS_EDGE || vh->term == NULL || vh->term->ctx == NULL))
 		return "edge termination with the route's own TLS context";
 	/* Only a proxied vhost keeps a cookie: with F_STICKY the changed
 	 * Route has a path (route_of_kind), so it is proxied. */
 	if (k == K_OPENSHIFT && (B.feat & F_STICKY) &&
-	    (vh->mode != SY_MODE_PROXY || rule->sticky_cookie == NULL ||
-	     strcmp(rule->sticky_cookie, STICKY_NAME) != 0))
+	    (vh->mode != SY_MODE_PROXY || sy_rule_sticky_cookie(rule) == NULL ||
+	     strcmp(sy_rule_sticky_cookie(rule), STICKY_NAME) != 0))
 		return "a proxied vhost with the route's sticky cookie " STICKY_NAME;
 	if (k == K_IR && (B.feat & F_STICKY) &&
-	    (vh->mode != SY_MODE_PROXY || rule->sticky_cookie == NULL ||
-	     strcmp(rule->sticky_cookie, SY_CONTOUR_AFFINITY_COOKIE) != 0))
+	    (vh->mode != SY_MODE_PROXY || sy_rule_sticky_cookie(rule) == NULL ||
+	     strcmp(sy_rule_sticky_cookie(rule), SY_CONTOUR_AFFINITY_COOKIE) != 0))
 		return "a proxied vhost with Contour's affinity cookie (strategy Cookie)";
 	if (k == K_IR && (B.feat & F_HC) &&
-	    (rule->pool->hc.path == NULL || strcmp(rule->pool->hc.path, HC_PATH) != 0))
+	    (rule->pool->hc == NULL || strcmp(rule->pool->hc->path, HC_PATH) != 0))
 		return "the health check " HC_PATH " on its pool";
 	if (k == K_OPENSHIFT && (B.feat & F_FLEET)) {
 		if (r->fleet_routers != 1)
@@ -750,7 +752,7 @@ health_check(struct sy_router *r, const char *when)
 		for (i = 0; i < vh->n_rules; i++) {
 			const struct sy_pool *p = vh->rules[i].pool;
 
-			for (k = 0; p != NULL && p->hc.path != NULL && k < p->n_endpoints; k++) {
+			for (k = 0; p != NULL && p->hc != NULL && k < p->n_endpoints; k++) {
 				const struct sy_endpoint *e = &p->endpoints[k];
 
 				if (e->addr.family != AF_INET)
@@ -1319,11 +1321,10 @@ phase_lookup(struct sy_router *r, struct res *x)
 		size_t vi, i;
 
 		for (vi = 0; (vh = sy_gen_next_vhost(g, &vi)) != NULL;) {
-			x->n_edge_ctx += vh->tls == SY_TLS_EDGE && vh->tls_ctx != NULL;
+			x->n_edge_ctx += vh->tls == SY_TLS_EDGE && vh->term != NULL && vh->term->ctx != NULL;
 			x->n_proxy += vh->mode == SY_MODE_PROXY;
 			for (i = 0; i < vh->n_rules; i++)
-				x->n_sticky += vh->rules[i].action == SY_ACTION_BACKEND &&
-					       vh->rules[i].sticky_cookie != NULL;
+				x->n_sticky += sy_rule_sticky_cookie(&vh->rules[i]) != NULL;
 		}
 		x->n_hc_targets = r->health.n;
 		x->n_tls_ctx = sy_tls_ctx_cached();
@@ -1830,7 +1831,7 @@ print_table(const struct res *xs, unsigned n)
 	row("      + compile + publish, incremental [ms]", xs, n, g_chg_compile, "%.3f", "", "");
 	row("        least of the changes [ms]", xs, n, g_chg_compile_min, "%.3f", "", "");
 	row("        objects compiled (the scope)", xs, n, g_chg_scope, "%.0f", "", "");
-	row("        share of a full recompile [%]", xs, n, g_chg_share, "%.3f", "<= 2 %",
+	row("        share of a full recompile [%]", xs, n, g_chg_share, "%.3f", "<= 0.5 % (guard)",
 	    verdict(xs, n, g_chg_share, GUARD_CHANGE_SHARE, false, "%", buf, sizeof(buf)));
 	row("      + the rest (validate, store, reply) [ms]", xs, n, g_chg_rest, "%.2f", "", "");
 	row("      reader saw it, after the return [us]", xs, n, g_chg_seen, "%.1f", "", "");

@@ -52,13 +52,13 @@
 #include <rte_ring.h>
 #include <rte_tcp.h>
 
-#include "compile.h"
+#include "gen/compile.h"
 #include "splice/conn.h"
 #include "splice/flow.h"
 #include "net/net.h"
 #include "port.h"
 #include "splice/splice.h"
-#include "store.h"
+#include "store/store.h"
 #include "sy_gen_slot.h"
 #include "sy_generation.h"
 #include "tcp/tcp_opts.h"
@@ -760,7 +760,7 @@ on_backend_frame(struct rte_mbuf *m)
 			return;
 		}
 		g->isn_rb = v.seq;
-		/* The client's own options (SPLICE.md). */
+		/* The client's own options (docs/architecture.md 9.3). */
 		if (o.wscale != 7 || !o.sack_ok || !o.ts_ok || o.mss == 0 || o.mss > 1460)
 			B.verify_err++;
 		g->snat = snat;

@@ -59,7 +59,7 @@
 #include <openssl/x509.h>
 
 #include "tls/tls_alloc.h"
-#include "tls_policy.h"
+#include "tls/tls_policy.h"
 
 #define BATCHES 10
 #define MAX_CLIENTS 16
@@ -528,7 +528,7 @@ main(int argc, char **argv)
 		if (end == p || t < 0 || t > 8)
 			die("--tickets: numbers 0 to 8");
 		p = end + strspn(end, " ,");
-		/* routerd's server settings (control/tls_policy.c), with
+		/* routerd's server settings (control/tls/tls_policy.c), with
 		 * OpenSSL's own ticket keys in place of the workers' shared ones. */
 		sctx = SSL_CTX_new(TLS_server_method());
 		if (sctx == NULL || SSL_CTX_set_ciphersuites(sctx, suite) != 1)

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The etcd store's local copy (README, "Store on etcd"): what a router
+ * The etcd store's local copy (docs/operations.md, "Store on etcd"): what a router
  * serves when it starts while etcd is away.
  *
  * Without it a router restarted during an etcd outage would come up with an
@@ -12,8 +12,10 @@
  * 2 s (a burst of changes is one write after it), and never more often than
  * every 2 s nor than ten times the last write took. The control thread only
  * prints the objects into memory (a resting object's text straight from its
- * packed bytes); a thread of the cache's own writes and fsyncs the file, so
- * that a big store's write never holds up applies. At start the snapshot is loaded through the same validation
+ * packed bytes), in slices of at most 0.2 ms between which the control loop
+ * turns (a change that comes meanwhile drops the print: it is printed again
+ * after the next pause); a thread of the cache's own writes and fsyncs the
+ * file, so that a big store's write never holds up applies or watch events. At start the snapshot is loaded through the same validation
  * as anything read from etcd and compiled into the first generation; the
  * first full read from etcd then replaces it (objects that vanished meanwhile
  * are deleted, as after any reconnect). etcd stays the truth: the copy is
@@ -31,8 +33,12 @@ struct sy_router;
  * with a log line. */
 int sy_etcd_cache_load(struct sy_router *r);
 /* Write the snapshot if the generation changed and it is due (the control
- * loop calls this every turn). */
+ * loop calls this every turn), a slice at a time: while there is more to
+ * print it wakes the loop for its next turn (sy_etcd_sync_wake). */
 void sy_etcd_cache_tick(struct sy_router *r);
+/* The store changed: a print in progress is dropped (it would mix two
+ * versions of the store; its object pointers may be gone). */
+void sy_etcd_cache_changed(struct sy_router *r);
 /* status.store.cache: the path, objects loaded at start, the last write,
  * whether it holds the live generation ("current"). */
 json_t *sy_etcd_cache_status(const struct sy_router *r);

@@ -126,3 +126,16 @@ sy_etcd_range_end(const char *p, char *out, size_t len)
 	if (n > 0 && n < len)
 		out[n - 1] = (char)(out[n - 1] + 1);
 }
+
+int
+sy_etcd_watch_range(const char *prefix, char *key, size_t keylen, char *end, size_t endlen)
+{
+	char objects[256];
+
+	if (fits(snprintf(objects, sizeof(objects), "%sobjects/", prefix), sizeof(objects)) < 0 ||
+	    fits(snprintf(key, keylen, "%sleader/scheduler", prefix), keylen) < 0 ||
+	    strlen(objects) + 1 > endlen)
+		return -1;
+	sy_etcd_range_end(objects, end, endlen);
+	return 0;
+}

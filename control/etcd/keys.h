@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Where things are in etcd, under the configured prefix P (README, "Store"):
+ * Where things are in etcd, under the configured prefix P (docs/operations.md, "Store on etcd"):
  *
  *     P objects/<kind>/<namespace>/<name>   an object's JSON, as apply stores it
  *     P objects/<kind>/<name>               the same, for cluster-scoped kinds
@@ -40,5 +40,12 @@ int sy_etcd_parse_status_key(const char *prefix, const char *router, const char 
 /* The end of the range of keys that start with p (etcd's range_end: p with
  * its last byte plus one). len >= strlen(p) + 1. */
 void sy_etcd_range_end(const char *p, char *out, size_t len);
+/* The range a router watches: from P leader/scheduler to the end of
+ * P objects/ ("leader/" < "objects/" < "status/"), so the objects and the
+ * leader key, not P status/: every router's status write-back (a key per
+ * object; 100,000 at start with 100,000 routes, and in a fleet every
+ * router's) is never sent to the watch to be decoded and dropped. 0, or -1
+ * when it does not fit (keylen, endlen >= strlen(prefix) + 17). */
+int sy_etcd_watch_range(const char *prefix, char *key, size_t keylen, char *end, size_t endlen);
 
 #endif

@@ -10,7 +10,7 @@
 #include <curl/curl.h>
 #include <rte_log.h>
 
-#include "age.h"
+#include "store/age.h"
 #include "etcd/codec.h"
 #include "etcd/http.h"
 #include "etcd/keys.h"
@@ -29,6 +29,7 @@ post(struct sy_etcd_link *l, struct sy_etcd_event *ev)
 
 	pthread_mutex_lock(&l->mu);
 	ev->next = NULL;
+	ev->posted = sy_etcd_mono_s();
 	*l->ev_tail = ev;
 	l->ev_tail = &ev->next;
 	pthread_mutex_unlock(&l->mu);
@@ -36,13 +37,36 @@ post(struct sy_etcd_link *l, struct sy_etcd_event *ev)
 		RTE_LOG(ERR, USER1, "etcd: eventfd: %s\n", strerror(errno));
 }
 
+static double
+clock_s(clockid_t id)
+{
+	struct timespec ts;
+
+	clock_gettime(id, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+double
+sy_etcd_mono_s(void)
+{
+	return clock_s(CLOCK_MONOTONIC);
+}
+
+double
+sy_etcd_cpu_s(void)
+{
+	return clock_s(CLOCK_THREAD_CPUTIME_ID);
+}
+
 static struct sy_etcd_event *
 event_new(enum sy_etcd_ev type)
 {
 	struct sy_etcd_event *ev = calloc(1, sizeof(*ev));
 
-	if (ev != NULL)
+	if (ev != NULL) {
 		ev->type = type;
+		ev->received = sy_etcd_mono_s();
+	}
 	return ev;
 }
 
@@ -115,6 +139,7 @@ on_watch_msg(const json_t *msg, void *arg)
 	struct sy_etcd_event *ev;
 	json_t *objs, *kv;
 	size_t i, plen = strlen(w->objects);
+	const double received = sy_etcd_mono_s();
 
 	if (sy_etcd_decode_watch(msg, &m) < 0) {
 		const char *e = sy_etcd_error(msg);
@@ -154,12 +179,13 @@ on_watch_msg(const json_t *msg, void *arg)
 			pthread_cond_signal(&w->l->cond);
 			pthread_mutex_unlock(&w->l->mu);
 		}
-		/* P status/...: the routers' statuses, not objects. */
+		/* Nothing else is in the watch's range (keys.h). */
 	}
 	json_decref(m.events);
 	if (json_array_size(objs) > 0 && (ev = event_new(SY_ETCD_EV_CHANGES)) != NULL) {
 		ev->kvs = objs;
 		ev->revision = m.revision;
+		ev->received = received;
 		post(w->l, ev);
 	} else {
 		json_decref(objs);
@@ -250,14 +276,19 @@ watch_main(void *arg)
 	struct sy_etcd_http h;
 	struct watch_ctx w = { .l = l, .need_full = true };
 	unsigned backoff = BACKOFF_MIN_MS;
-	char ep[128], end[192], err[320], pend[192];
+	char ep[128], end[192], err[320], wkey[192], wend[192];
 
 	if (http_init(l, &h) < 0)
 		return NULL;
 	snprintf(w.objects, sizeof(w.objects), "%sobjects/", l->cfg.prefix);
 	snprintf(w.leader_key, sizeof(w.leader_key), "%sleader/scheduler", l->cfg.prefix);
 	sy_etcd_range_end(w.objects, end, sizeof(end));
-	sy_etcd_range_end(l->cfg.prefix, pend, sizeof(pend));
+	/* The objects and the leader key, not the statuses (keys.h). */
+	if (sy_etcd_watch_range(l->cfg.prefix, wkey, sizeof(wkey), wend, sizeof(wend)) < 0) {
+		failed(l, l->cfg.endpoints[0], "store.etcd.prefix is too long for the watch's keys");
+		sy_etcd_http_fini(&h);
+		return NULL;
+	}
 	while (!atomic_load(&l->stop)) {
 		json_t *req;
 
@@ -285,7 +316,7 @@ watch_main(void *arg)
 			w.need_full = false;
 			connected(l, ep, w.last_rev);
 		}
-		req = sy_etcd_watch_req(l->cfg.prefix, pend, w.last_rev + 1);
+		req = sy_etcd_watch_req(wkey, wend, w.last_rev + 1);
 		err[0] = '\0';
 		if (sy_etcd_http_stream(&h, ep, "/v3/watch", req, on_watch_msg, &w, err,
 					sizeof(err)) < 0 || err[0] != '\0') {
@@ -588,6 +619,15 @@ int
 sy_etcd_link_fd(const struct sy_etcd_link *l)
 {
 	return l->efd;
+}
+
+void
+sy_etcd_link_wake(struct sy_etcd_link *l)
+{
+	uint64_t one = 1;
+
+	if (write(l->efd, &one, sizeof(one)) < 0)
+		RTE_LOG(ERR, USER1, "etcd: eventfd: %s\n", strerror(errno));
 }
 
 struct sy_etcd_event *

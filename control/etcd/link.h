@@ -46,6 +46,9 @@ struct sy_etcd_event {
 	uint64_t write_id;
 	bool ok, leader;
 	char error[320];
+	double received; /* CLOCK_MONOTONIC s: when its thread had it (a watch
+			  * message: as the stream delivered it) */
+	double posted;   /* and when it was queued for the control thread */
 	struct sy_etcd_event *next;
 };
 
@@ -98,5 +101,12 @@ void sy_etcd_event_free(struct sy_etcd_event *ev);
 /* Queue a txn (steals it); its WRITE_DONE carries the returned id. */
 uint64_t sy_etcd_link_submit(struct sy_etcd_link *l, json_t *txn);
 void sy_etcd_link_state(struct sy_etcd_link *l, struct sy_etcd_state *out);
+/* The control thread's poll of the fd returns at once (no event queued). */
+void sy_etcd_link_wake(struct sy_etcd_link *l);
+/* CLOCK_MONOTONIC in seconds (python's time.monotonic() reads the same). */
+double sy_etcd_mono_s(void);
+/* The calling thread's CPU time in seconds (CLOCK_THREAD_CPUTIME_ID): what
+ * it ran, where a wall time also counts what the machine ran instead. */
+double sy_etcd_cpu_s(void);
 
 #endif

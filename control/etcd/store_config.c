@@ -8,7 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "config_error.h"
+#include "config/config_error.h"
 #include "etcd/store_config.h"
 
 #define fail sy_config_fail /* this file's short name for it */

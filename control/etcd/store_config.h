@@ -10,7 +10,7 @@
  *     "store": {"etcd": {"endpoints": ["https://198.18.0.1:2379"], "ca_file": "ca.pem",
  *                        "cert_file": "client.pem", "key_file": "client.key"}}
  *
- * Without it, the local journal (control/journal.h), the embedded default.
+ * Without it, the local journal (control/store/journal.h), the embedded default.
  */
 #ifndef SY_ETCD_STORE_CONFIG_H
 #define SY_ETCD_STORE_CONFIG_H

@@ -8,6 +8,7 @@
 
 #include <rte_log.h>
 
+#include "etcd/cache.h"
 #include "etcd/codec.h"
 #include "etcd/keys.h"
 #include "etcd/link.h"
@@ -44,6 +45,30 @@ struct status_txn {
 	struct status_txn *next;
 };
 
+/*
+ * The last watch event that changed the store, on its way to the live
+ * generation (status's "last_change"; perf/etcd_change reads it): when the
+ * watch thread had it, when the control thread took it, the decode +
+ * validation + store of its objects, when the generation that has it was
+ * published, and the status write-back queued after that. Times are
+ * CLOCK_MONOTONIC seconds, comparable with a client's on this host.
+ */
+struct last_change {
+	int64_t revision;  /* the newest mod_revision among them; 0: none yet */
+	size_t kvs;        /* keys in the events drained together */
+	double received;   /* the oldest of those events, watch thread */
+	double posted;     /* it was queued for the control thread */
+	double taken;      /* the control thread took them */
+	double ingested;   /* decoded, validated, stored */
+	double live;       /* published (sy_router_recompile returned) */
+	double statuses;   /* the status write-back queued */
+	/* The control thread's own CPU time at taken, ingested and live: what
+	 * the code took, where the wall times also count what the machine ran
+	 * instead on its CPU. */
+	double taken_cpu, ingested_cpu, live_cpu;
+};
+
+
 struct sy_etcd_sync {
 	struct sy_etcd_link link;
 	struct pending *pending; /* submitted, not answered by etcd yet */
@@ -60,6 +85,7 @@ struct sy_etcd_sync {
 	struct status_txn *status_txns; /* status txns not answered yet */
 	uint64_t retry_ms;       /* when status_retry was last written */
 	int64_t written_rev;     /* the newest revision etcd gave one of our writes */
+	struct last_change last; /* status's store.last_change */
 };
 
 static void status_gone(struct sy_router *r, const struct sy_kind *kind, const char *ns,
@@ -642,8 +668,10 @@ sy_etcd_sync_drain(struct sy_router *r, void (*reply)(void *arg, uint64_t id, js
 		   void *arg)
 {
 	struct sy_etcd_sync *s = r->etcd;
+	const double taken = sy_etcd_mono_s();
 	struct sy_etcd_event *ev = sy_etcd_link_take(&s->link), *next;
-	bool changed = false, schedule = false;
+	bool changed = false, schedule = false, watched = false;
+	struct last_change lc = { .taken = taken, .taken_cpu = sy_etcd_cpu_s() };
 	struct answer *answers = NULL;
 	struct pending **link;
 	size_t n_answers = 0, i;
@@ -660,8 +688,18 @@ sy_etcd_sync_drain(struct sy_router *r, void (*reply)(void *arg, uint64_t id, js
 			s->applied_rev = ev->revision;
 			break;
 		case SY_ETCD_EV_CHANGES:
+			if (!watched || ev->received < lc.received) {
+				lc.received = ev->received;
+				lc.posted = ev->posted;
+			}
+			watched = true;
+			lc.kvs += json_array_size(ev->kvs);
 			json_array_foreach(ev->kvs, i, kv) {
 				const char *type = json_string_value(json_object_get(kv, "type"));
+				int64_t mod = sy_etcd_int(json_object_get(kv, "mod_revision"));
+
+				if (mod > lc.revision)
+					lc.revision = mod;
 
 				if (strcmp(type, "DELETE") == 0)
 					changed |= remove_key(r, json_string_value(json_object_get(kv, "key")));
@@ -726,8 +764,14 @@ sy_etcd_sync_drain(struct sy_router *r, void (*reply)(void *arg, uint64_t id, js
 		}
 		sy_etcd_event_free(ev);
 	}
-	if (changed)
+	lc.ingested = sy_etcd_mono_s();
+	lc.ingested_cpu = sy_etcd_cpu_s();
+	if (changed) {
+		sy_etcd_cache_changed(r); /* before anything reads the store again */
 		sy_router_recompile(r);
+	}
+	lc.live = sy_etcd_mono_s();
+	lc.live_cpu = sy_etcd_cpu_s();
 	/* Acknowledged writes the watch has brought (or that waited long
 	 * enough): answered now, with the generation that has them. */
 	for (link = &s->acked; *link != NULL;) {
@@ -764,9 +808,30 @@ sy_etcd_sync_drain(struct sy_router *r, void (*reply)(void *arg, uint64_t id, js
 	if (changed || json_array_size(s->status_gone) > 0 ||
 	    (json_object_size(s->status_retry) > 0 && status_retry_due(s)))
 		write_statuses(r);
+	if (changed && watched) {
+		lc.statuses = sy_etcd_mono_s();
+		s->last = lc;
+	}
 	if ((changed || schedule || r->sched.due) && r->sched.strategy != NULL)
 		sy_scheduler_run(r);
 	sy_store_cool(&r->store);
+}
+
+static json_t *
+last_change_json(const struct last_change *lc)
+{
+	if (lc->revision == 0)
+		return json_null();
+	return json_pack("{s:I, s:I, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f}", "revision",
+			 (json_int_t)lc->revision, "kvs", (json_int_t)lc->kvs, "received_mono",
+			 lc->received, "live_mono", lc->live, "read_to_live_ms",
+			 (lc->live - lc->received) * 1e3, "watch_ms",
+			 (lc->posted - lc->received) * 1e3, "handoff_ms",
+			 (lc->taken - lc->posted) * 1e3, "ingest_ms",
+			 (lc->ingested - lc->taken) * 1e3, "compile_ms", (lc->live - lc->ingested) * 1e3,
+			 "statuses_ms", (lc->statuses - lc->live) * 1e3, "ingest_cpu_ms",
+			 (lc->ingested_cpu - lc->taken_cpu) * 1e3, "compile_cpu_ms",
+			 (lc->live_cpu - lc->ingested_cpu) * 1e3);
 }
 
 json_t *
@@ -774,9 +839,10 @@ sy_etcd_sync_status(struct sy_router *r)
 {
 	struct sy_etcd_sync *s = r->etcd;
 	struct sy_etcd_state st;
+	json_t *reply;
 
 	sy_etcd_link_state(&s->link, &st);
-	return json_pack("{s:s, s:s, s:s, s:b, s:I, s:I, s:s?, s:b, s:s, s:b, s:I, s:s?}", "kind",
+	reply = json_pack("{s:s, s:s, s:s, s:b, s:I, s:I, s:s?, s:b, s:s, s:b, s:I, s:s?}", "kind",
 			 "etcd", "endpoint", st.endpoint, "prefix", r->cfg.store.prefix, "connected",
 			 st.connected, "revision", (json_int_t)st.revision, "applied_revision",
 			 (json_int_t)s->applied_rev, "last_error",
@@ -784,6 +850,16 @@ sy_etcd_sync_status(struct sy_router *r)
 			 "leader", st.holder, "synced", s->synced, "refused",
 			 (json_int_t)s->refused, "last_refused",
 			 s->last_refusal[0] ? s->last_refusal : NULL);
+	if (reply != NULL)
+		json_object_set_new(reply, "last_change", last_change_json(&s->last));
+	return reply;
+}
+
+void
+sy_etcd_sync_wake(struct sy_router *r)
+{
+	if (r->etcd != NULL)
+		sy_etcd_link_wake(&r->etcd->link);
 }
 
 bool

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The etcd store, control-thread side: what routerd does with etcd when the
- * config says "store": {"etcd": ...} (README, "Store").
+ * config says "store": {"etcd": ...} (docs/operations.md, "Store on etcd").
  *
  *  - What the watch thread reads (link.h) goes through the same decoding,
  *    validation, compile and generation as `apply` (sy_ops_ingest): a full
@@ -70,6 +70,10 @@ json_t *sy_etcd_sync_delete(struct sy_router *r, const struct sy_kind *kind, con
 json_t *sy_etcd_sync_unreachable(struct sy_router *r);
 /* status's "store" for an etcd store. */
 json_t *sy_etcd_sync_status(struct sy_router *r);
+
+/* Make the control loop turn at once (its etcd fd readable): work done a
+ * slice a turn (etcd/cache.h). */
+void sy_etcd_sync_wake(struct sy_router *r);
 
 /* The id a parked reply carries, or 0 for a reply to send now. */
 uint64_t sy_etcd_pending_id(const json_t *reply);

@@ -25,8 +25,8 @@
 #include "fleet/fleet.h"
 #include "kinds/kinds.h"
 #include "kinds/kind_util.h"
-#include "relations.h"
-#include "store.h"
+#include "store/relations.h"
+#include "store/store.h"
 
 static int
 validate_binding(const json_t *obj, const char *who, struct sy_errors *errs)

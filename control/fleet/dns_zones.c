@@ -12,7 +12,7 @@
 
 #include "fleet/fleet.h"
 #include "router.h"
-#include "store.h"
+#include "store/store.h"
 #include "sy_dataplane.h"
 #include "sy_dns.h"
 

@@ -16,7 +16,7 @@
  *   dns_zones.c      the zones the data plane's DNS responder answers
  *   vips.c           this router's VIPs for VRRP failover, and their state
  *
- * THE RULE of who serves what (README "Fleet"):
+ * THE RULE of who serves what (docs/operations.md, "Fleet"):
  *  - No Router object in the store: today's behaviour. A routerd serves the
  *    OpenShift Routes its config's route_label_selector and
  *    namespace_label_selector match; routes have no status.phase/dns.
@@ -42,7 +42,7 @@
 
 #include <jansson.h>
 
-#include "errors.h"
+#include "ops/errors.h"
 
 struct sy_kind;
 struct sy_object;

@@ -23,7 +23,7 @@
 
 #include "fleet/fleet.h"
 #include "kinds/kinds.h"
-#include "label_selector.h"
+#include "kinds/label_selector.h"
 
 static int
 check_vips(const json_t *vips, const char *who, struct sy_errors *errs)

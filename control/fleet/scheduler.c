@@ -7,12 +7,12 @@
 
 #include <rte_log.h>
 
-#include "age.h"
+#include "store/age.h"
 #include "etcd/sync.h"
 #include "fleet/fleet.h"
 #include "fleet/scheduler.h"
-#include "label_selector.h"
-#include "relations.h"
+#include "kinds/label_selector.h"
+#include "store/relations.h"
 #include "router.h"
 
 const struct sy_sched_strategy *

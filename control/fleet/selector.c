@@ -3,7 +3,7 @@
  * A Router's selectors. Kubernetes writes a label selector as an object
  * (metav1.LabelSelector: matchLabels and matchExpressions, all ANDed); the
  * router's config writes the same thing as text (OpenShift's ROUTE_LABELS,
- * control/label_selector.h). Both are accepted; the object is turned into
+ * control/kinds/label_selector.h). Both are accepted; the object is turned into
  * the text form so that one matcher serves the config and the fleet.
  */
 #include <errno.h>
@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "fleet/fleet.h"
-#include "label_selector.h"
+#include "kinds/label_selector.h"
 
 /* Append s to buf (len used of cap); -1 when it does not fit. */
 static int

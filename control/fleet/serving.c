@@ -7,11 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "age.h"
-#include "compile.h"
+#include "store/age.h"
+#include "gen/compile.h"
 #include "fleet/fleet.h"
-#include "relations.h"
-#include "store.h"
+#include "store/relations.h"
+#include "store/store.h"
 
 bool
 sy_fleet_active(const struct sy_store *st)

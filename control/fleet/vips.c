@@ -13,7 +13,7 @@
 #include "fleet/fleet.h"
 #include "observe/metrics.h"
 #include "router.h"
-#include "store.h"
+#include "store/store.h"
 #include "sy_dataplane.h"
 #include "sy_vrrp.h"
 
@@ -31,7 +31,7 @@ router_vips(const struct sy_store *st, const char *name, struct sy_vrrp_vips *ou
 		struct in_addr a;
 
 		/* The Router's validation took only IPv4 addresses; past the
-		 * limit, a VIP has no virtual router (README, VIP failover). */
+		 * limit, a VIP has no virtual router (docs/operations.md, "VIP failover"). */
 		if (out->n < SY_VRRP_VIPS_MAX && json_is_string(v) &&
 		    inet_pton(AF_INET, json_string_value(v), &a) == 1)
 			out->vip[out->n++] = a.s_addr;

@@ -33,7 +33,7 @@
 #include "fleet/fleet.h"
 #include "kinds/kinds.h"
 #include "router.h"
-#include "store.h"
+#include "store/store.h"
 
 /* Is the (absolute, dot-ended) name under origin (dot-ended)? */
 static bool

@@ -86,3 +86,27 @@ sy_contour_health(const json_t *hc, uint32_t interval_s, struct sy_health_check 
 	out->unhealthy_threshold = int_or(hc, "unhealthyThresholdCount", 3);
 	out->healthy_threshold = int_or(hc, "healthyThresholdCount", 2);
 }
+
+int
+sy_contour_check_lb(const json_t *o, const char *base, const struct sy_contour_lb_dialect *d,
+		    const char *who, struct sy_errors *errs)
+{
+	const json_t *v = json_object_get(o, "strategy");
+	const char *const *s;
+	char f[160];
+	int bad = 0;
+
+	snprintf(f, sizeof(f), "%s.strategy", base);
+	if (v != NULL && !json_is_null(v) &&
+	    !(d->empty_strategy_ok && json_is_string(v) && json_string_length(v) == 0)) {
+		for (s = d->strategies; json_is_string(v) && *s != NULL; s++)
+			if (strcmp(json_string_value(v), *s) == 0)
+				break;
+		if (!json_is_string(v) || *s == NULL)
+			bad = sy_err_add(errs, "invalid", who, f, "%s", d->strategies_msg);
+	}
+	snprintf(f, sizeof(f), "%s.%s", base, d->hc_key);
+	if (sy_contour_check_health(json_object_get(o, d->hc_key), who, f, errs, d->hc_min_int) < 0)
+		bad = -1;
+	return bad;
+}

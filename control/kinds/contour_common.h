@@ -3,11 +3,12 @@
 #ifndef SY_CONTOUR_COMMON_H
 #define SY_CONTOUR_COMMON_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include <jansson.h>
 
-#include "errors.h"
+#include "ops/errors.h"
 #include "sy_generation.h"
 
 /* The cookie Envoy's session affinity uses for Contour's Cookie strategy. */
@@ -19,6 +20,21 @@ enum sy_lb_strategy sy_contour_strategy(const char *s);
  * integer fields from min_int to 86400; host, when set, a name. */
 int sy_contour_check_health(const json_t *hc, const char *who, const char *base,
 			    struct sy_errors *errs, int min_int);
+/* How one of Contour's kinds says how to balance: its strategies (NULL
+ * ended) and the sentence that lists them, whether an empty strategy means
+ * the default, and where its health check lives. The two kinds'
+ * differences, so one check serves both. */
+struct sy_contour_lb_dialect {
+	const char *const *strategies;
+	const char *strategies_msg; /* "must be one of ..." */
+	bool empty_strategy_ok;
+	const char *hc_key; /* "healthCheck" (IngressRoute), "lbHealthCheck" (Route) */
+	int hc_min_int;     /* sy_contour_check_health's min_int */
+};
+/* o's `strategy` and health check, fields named under base ("spec",
+ * "spec.routes[2]", ...). 0, or -1 with the errors added. */
+int sy_contour_check_lb(const json_t *o, const char *base, const struct sy_contour_lb_dialect *d,
+			const char *who, struct sy_errors *errs);
 /* Fill out from a health check block; unset (0) fields take the defaults:
  * interval `interval_s`, timeout 2 s, unhealthy after 3, healthy after 2
  * (Contour v0.15 internal/envoy/healthcheck.go; the Route CRD draft says an

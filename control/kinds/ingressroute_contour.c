@@ -31,20 +31,26 @@
 #include <strings.h>
 
 #include "arena.h"
-#include "compile.h"
+#include "gen/compile.h"
 #include "kinds.h"
 #include "contour_common.h"
 #include "kind_util.h"
-#include "relations.h"
-#include "store.h"
+#include "store/relations.h"
+#include "store/store.h"
 
 #define SY_IR_DEPTH_MAX 64       /* delegation chain length we follow */
 #define SY_IR_VISITS_MAX 100000  /* objects processed per compile (diamonds multiply) */
 
 /* ------------------------------------------------------------ validate -- */
 
-static const char *const ir_strategies[] = { "RoundRobin", "WeightedLeastRequest", "Random",
-					     "Cookie", NULL };
+static const struct sy_contour_lb_dialect ir_lb = {
+	.strategies = (const char *const[]){ "RoundRobin", "WeightedLeastRequest", "Random",
+					     "Cookie", NULL },
+	.strategies_msg = "must be one of RoundRobin, WeightedLeastRequest, Random, Cookie",
+	.empty_strategy_ok = true,
+	.hc_key = "healthCheck",
+	.hc_min_int = 0,
+};
 
 static bool
 in_list(const char *s, const char *const *list)
@@ -68,17 +74,6 @@ check_opt_string(const json_t *v, const char *who, const char *field, struct sy_
 {
 	if (v != NULL && !json_is_null(v) && !json_is_string(v))
 		return sy_err_add(errs, "invalid", who, field, "must be a string");
-	return 0;
-}
-
-static int
-check_strategy(const json_t *v, const char *who, const char *field, struct sy_errors *errs)
-{
-	if (v == NULL || json_is_null(v) || (json_is_string(v) && json_string_length(v) == 0))
-		return 0;
-	if (!json_is_string(v) || !in_list(json_string_value(v), ir_strategies))
-		return sy_err_add(errs, "invalid", who, field,
-				  "must be one of RoundRobin, WeightedLeastRequest, Random, Cookie");
 	return 0;
 }
 
@@ -137,11 +132,8 @@ check_services(const json_t *svcs, const char *who, const char *base, struct sy_
 		if (weight != NULL && !json_is_null(weight) &&
 		    (!json_is_integer(weight) || json_integer_value(weight) > UINT32_MAX / 16))
 			bad = sy_err_add(errs, "invalid", who, f, "must be an integer");
-		snprintf(f, sizeof(f), "%s[%zu].strategy", base, i);
-		if (check_strategy(json_object_get(s, "strategy"), who, f, errs) < 0)
-			bad = -1;
-		snprintf(f, sizeof(f), "%s[%zu].healthCheck", base, i);
-		if (sy_contour_check_health(json_object_get(s, "healthCheck"), who, f, errs, 0) < 0)
+		snprintf(f, sizeof(f), "%s[%zu]", base, i);
+		if (sy_contour_check_lb(s, f, &ir_lb, who, errs) < 0)
 			bad = -1;
 	}
 	return bad;
@@ -178,11 +170,7 @@ check_route(const json_t *rt, size_t i, const char *who, struct sy_errors *errs)
 	snprintf(f, sizeof(f), "%s.prefixRewrite", base);
 	if (check_opt_string(json_object_get(rt, "prefixRewrite"), who, f, errs) < 0)
 		bad = -1;
-	snprintf(f, sizeof(f), "%s.strategy", base);
-	if (check_strategy(json_object_get(rt, "strategy"), who, f, errs) < 0)
-		bad = -1;
-	snprintf(f, sizeof(f), "%s.healthCheck", base);
-	if (sy_contour_check_health(json_object_get(rt, "healthCheck"), who, f, errs, 0) < 0)
+	if (sy_contour_check_lb(rt, base, &ir_lb, who, errs) < 0)
 		bad = -1;
 	return bad;
 }
@@ -252,9 +240,7 @@ validate_ingressroute(const json_t *obj, const char *who, struct sy_errors *errs
 			  check_delegate(d, who, "spec.tcpproxy.delegate", errs) < 0))
 			bad = -1;
 	}
-	if (check_strategy(json_object_get(spec, "strategy"), who, "spec.strategy", errs) < 0)
-		bad = -1;
-	if (sy_contour_check_health(json_object_get(spec, "healthCheck"), who, "spec.healthCheck", errs, 0) < 0)
+	if (sy_contour_check_lb(spec, "spec", &ir_lb, who, errs) < 0)
 		bad = -1;
 	return bad;
 }
@@ -479,7 +465,7 @@ route_rule(struct ir_ctx *ic, struct ir_state *st, const json_t *route, const st
 	if (root->enforce_tls) {
 		/* builder.go routeEnforceTLS: HTTPSUpgrade (Envoy https_redirect,
 		 * 301) unless the route says permitInsecure: per route (the
-		 * proxy mode applies each rule's own; control/compile.c). */
+		 * proxy mode applies each rule's own; control/gen/compile.c). */
 		r.insecure = json_is_true(json_object_get(route, "permitInsecure"))
 				     ? SY_INSECURE_ALLOW
 				     : SY_INSECURE_REDIRECT;

@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "kind_util.h"
-#include "store.h"
+#include "store/store.h"
 
 int
 sy_kind_check_port(const json_t *v, bool required, const char *who, const char *field,

@@ -3,7 +3,7 @@
  * Resource kinds. Each kind is one file in control/kinds/ that fills in a
  * struct sy_kind: its names (as kubectl spells them), the apiVersions it is
  * applied with, and its validation. Compilation into the generation reads the
- * stored objects by kind (control/compile.c).
+ * stored objects by kind (control/gen/compile.c).
  */
 #ifndef SY_KINDS_H
 #define SY_KINDS_H
@@ -12,8 +12,8 @@
 
 #include <jansson.h>
 
-#include "errors.h"
-#include "tls_cert.h"
+#include "ops/errors.h"
+#include "tls/tls_cert.h"
 
 struct sy_apply_batch;
 struct sy_compile_ctx;
@@ -33,10 +33,10 @@ struct sy_kind {
 	/* Check one object; add errors naming fields (JSON paths) to errs.
 	 * `who` is "Kind namespace/name" for messages. Returns 0 or -1. */
 	int (*validate)(const json_t *obj, const char *who, struct sy_errors *errs);
-	/* Compile stage 1 (control/compile.h): set statuses, add rules. NULL
+	/* Compile stage 1 (control/gen/compile.h): set statuses, add rules. NULL
 	 * for kinds that only feed others (Service, Endpoints). */
 	int (*compile)(struct sy_compile_ctx *cx);
-	/* The keys o meets other objects by (control/relations.h), from its
+	/* The keys o meets other objects by (control/store/relations.h), from its
 	 * spec alone; every kind with `compile` has one. Errors go in out. */
 	void (*relations)(const struct sy_object *o, const struct sy_compile_opts *opts,
 			  struct sy_rel_keys *out);
@@ -55,7 +55,7 @@ struct sy_kind {
 			    const char *who, struct sy_errors *errs);
 };
 
-/* The objects of one apply, indexed by identity (control/ops_apply.c): a
+/* The objects of one apply, indexed by identity (control/ops/ops_apply.c): a
  * scheduler pass applies 100,000 RouteBindings at once, and each looks for
  * its Route and Router among them. */
 struct sy_apply_batch {
@@ -79,7 +79,7 @@ extern const struct sy_kind sy_kind_routegroup;
 
 /* control/kinds/secret.c: a kubernetes.io/tls Secret whose tls.crt and
  * tls.key parse as PEM (what Contour keeps in its cache). */
-/* A kubernetes.io/tls Secret's certificate for host (control/tls_cert.h's
+/* A kubernetes.io/tls Secret's certificate for host (control/tls/tls_cert.h's
  * checks): SY_CERT_OK and its PEM (copied into a) in *out, or why not. */
 struct sy_arena;
 struct sy_pem;

@@ -15,31 +15,21 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "compile.h"
+#include "gen/compile.h"
 #include "kinds.h"
 #include "contour_common.h"
 #include "kind_util.h"
-#include "relations.h"
-#include "store.h"
+#include "store/relations.h"
+#include "store/store.h"
 
 /* The draft's strategies (no Cookie: that came with IngressRoute). */
-static const char *const rc_strategies[] = { "RoundRobin", "WeightedLeastRequest", "Random",
-					     NULL };
-
-static int
-check_strategy(const json_t *v, const char *who, const char *field, struct sy_errors *errs)
-{
-	size_t i;
-
-	if (v == NULL || json_is_null(v))
-		return 0;
-	if (json_is_string(v))
-		for (i = 0; rc_strategies[i] != NULL; i++)
-			if (strcmp(json_string_value(v), rc_strategies[i]) == 0)
-				return 0;
-	return sy_err_add(errs, "invalid", who, field,
-			  "must be one of RoundRobin, WeightedLeastRequest, Random");
-}
+static const struct sy_contour_lb_dialect rc_lb = {
+	.strategies = (const char *const[]){ "RoundRobin", "WeightedLeastRequest", "Random", NULL },
+	.strategies_msg = "must be one of RoundRobin, WeightedLeastRequest, Random",
+	.empty_strategy_ok = false,
+	.hc_key = "lbHealthCheck",
+	.hc_min_int = 1,
+};
 
 static int
 check_upstream(const json_t *u, const char *who, const char *base, struct sy_errors *errs)
@@ -62,11 +52,7 @@ check_upstream(const json_t *u, const char *who, const char *base, struct sy_err
 	    (!json_is_integer(w) || json_integer_value(w) < 0 || json_integer_value(w) > 100))
 		bad = sy_err_add(errs, "invalid", who, f,
 				 "must be an integer between 0 and 100 (a percentage)");
-	snprintf(f, sizeof(f), "%s.strategy", base);
-	if (check_strategy(json_object_get(u, "strategy"), who, f, errs) < 0)
-		bad = -1;
-	snprintf(f, sizeof(f), "%s.lbHealthCheck", base);
-	if (sy_contour_check_health(json_object_get(u, "lbHealthCheck"), who, f, errs, 1) < 0)
+	if (sy_contour_check_lb(u, base, &rc_lb, who, errs) < 0)
 		bad = -1;
 	return bad;
 }
@@ -87,11 +73,7 @@ check_route(const json_t *rt, size_t i, const char *who, struct sy_errors *errs)
 	snprintf(f, sizeof(f), "%s.pathPrefix", base);
 	if (pp != NULL && (!json_is_string(pp) || json_string_value(pp)[0] != '/'))
 		bad = sy_err_add(errs, "invalid", who, f, "must be a string starting with \"/\"");
-	snprintf(f, sizeof(f), "%s.strategy", base);
-	if (check_strategy(json_object_get(rt, "strategy"), who, f, errs) < 0)
-		bad = -1;
-	snprintf(f, sizeof(f), "%s.lbHealthCheck", base);
-	if (sy_contour_check_health(json_object_get(rt, "lbHealthCheck"), who, f, errs, 1) < 0)
+	if (sy_contour_check_lb(rt, base, &rc_lb, who, errs) < 0)
 		bad = -1;
 	snprintf(f, sizeof(f), "%s.upstreams", base);
 	if (ups == NULL)
@@ -134,9 +116,7 @@ validate_route_contour(const json_t *obj, const char *who, struct sy_errors *err
 			bad = sy_err_add(errs, "invalid", who, "spec.host",
 					 "must be a DNS name (RFC 1123 subdomain)");
 	}
-	if (check_strategy(json_object_get(spec, "strategy"), who, "spec.strategy", errs) < 0)
-		bad = -1;
-	if (sy_contour_check_health(json_object_get(spec, "lbHealthCheck"), who, "spec.lbHealthCheck", errs, 1) < 0)
+	if (sy_contour_check_lb(spec, "spec", &rc_lb, who, errs) < 0)
 		bad = -1;
 	if (routes == NULL)
 		return sy_err_add(errs, "invalid", who, "spec.routes", "required");

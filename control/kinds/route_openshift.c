@@ -4,7 +4,7 @@
  * Validation follows library-go's validateRoute, with its messages, so that an
  * object OpenShift's API server rejects is rejected here for the same reason.
  * Admission (who owns a host) is not validation: it happens at compile time
- * (control/compile.c) and is reported in status.
+ * (control/gen/compile.c) and is reported in status.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -14,13 +14,13 @@
 #include <strings.h>
 
 #include "kinds.h"
-#include "tls_cert.h"
+#include "tls/tls_cert.h"
 #include "kind_util.h"
 #include "arena.h"
-#include "compile.h"
-#include "label_selector.h"
-#include "relations.h"
-#include "store.h"
+#include "gen/compile.h"
+#include "kinds/label_selector.h"
+#include "store/relations.h"
+#include "store/store.h"
 #include "fleet/fleet.h"
 
 static int
@@ -323,7 +323,7 @@ sy_route_effective_host(const struct sy_object *route, const char *suffix)
 }
 
 /* OpenShift's RouteLessThan: older creationTimestamp first, then smaller uid
- * (control/age.h). */
+ * (control/store/age.h). */
 static int
 cmp_route_age(const void *a, const void *b)
 {

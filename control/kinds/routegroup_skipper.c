@@ -15,7 +15,7 @@
  * first, then the number of predicates) as rule priority. Routes whose
  * Service is missing are dropped ("Ignoring route: ..."), the rest stay.
  * network and lb backends send to the addresses their URLs name (a pool of
- * its own, control/pool.c). Unlike Skipper, the group gets a status:
+ * its own, control/gen/pool.c). Unlike Skipper, the group gets a status:
  * {valid, errors, routes}, and backendErrors when some of those URLs are
  * not served (refused, a host name that did not resolve).
  */
@@ -32,12 +32,13 @@
 #include <pcre2.h>
 
 #include "arena.h"
-#include "backend_url.h"
-#include "compile.h"
-#include "eskip.h"
+#include "gen/backend_url.h"
+#include "gen/compile.h"
+#include "kinds/eskip.h"
 #include "kind_util.h"
 #include "kinds.h"
-#include "relations.h"
+#include "store/relations.h"
+#include "gen/rule_match.h"
 
 /* ---------------------------------------------------------- validation -- */
 
@@ -317,13 +318,11 @@ network_address_ok(const char *a)
 static int
 validate_routegroup(const json_t *obj, const char *who, struct sy_errors *errs)
 {
-	static const char *const methods[] = { "GET", "HEAD", "PATCH", "POST", "PUT", "DELETE",
-						"CONNECT", "OPTIONS", "TRACE", NULL };
 	const json_t *spec = rg_get(obj, "spec");
 	const json_t *r, *v, *b, *hosts;
 	json_t *seen;
 	size_t i, j;
-	int bad = 0, k;
+	int bad = 0;
 	char f[128], msg[512];
 
 	if (!json_is_object(spec))
@@ -356,10 +355,7 @@ validate_routegroup(const json_t *obj, const char *who, struct sy_errors *errs)
 		json_array_foreach(rg_get(r, "methods"), j, v) {
 			const char *m = json_is_string(v) ? json_string_value(v) : "";
 
-			for (k = 0; methods[k] != NULL; k++)
-				if (strcasecmp(m, methods[k]) == 0)
-					break;
-			if (methods[k] == NULL) {
+			if (sy_rm_method_bit(m, true) == 0) {
 				snprintf(f, sizeof(f), "spec.routes[%zu].methods[%zu]", i, j);
 				bad = sy_err_add(errs, "invalid", who, f,
 						 "Unsupported value: \"%s\": supported values: \"GET\", "
@@ -588,9 +584,6 @@ apply_predicate(struct rule_build *rb, const struct sy_eskip_call *c, char *err,
 		return r->path ? 0 : -ENOMEM;
 	}
 	if (strcmp(n, "Method") == 0) {
-		static const char *const names[] = { "GET", "HEAD", "POST", "PUT", "PATCH", "DELETE",
-						     "CONNECT", "OPTIONS", "TRACE" };
-
 		if (c->n_args != 1 || !arg_is_text(c, 0))
 			goto bad_args;
 		if (rb->has_method) {
@@ -599,9 +592,7 @@ apply_predicate(struct rule_build *rb, const struct sy_eskip_call *c, char *err,
 		}
 		rb->has_method = true;
 		rb->weight++;
-		for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-			if (strcasecmp(c->args[0].text, names[i]) == 0)
-				r->methods = 1u << i;
+		r->methods = sy_rm_method_bit(c->args[0].text, true);
 		if (r->methods == 0)
 			r->methods = 1u << 31; /* a method no request has */
 		return 0;
@@ -882,14 +873,8 @@ make_rule(struct rg_ctx *g, const json_t *route, const json_t *be, double traffi
 			if (add_pred(&rb, SY_PRED_PATH_REGEXP, NULL, rx, err, errlen) < 0)
 				return -1;
 		}
-		json_array_foreach(rg_get(route, "methods"), i, v) {
-			for (k = 0; k < 9; k++)
-				if (strcasecmp(json_string_value(v),
-					       (const char *const[]){ "GET", "HEAD", "POST", "PUT", "PATCH",
-								      "DELETE", "CONNECT", "OPTIONS",
-								      "TRACE" }[k]) == 0)
-					r->methods |= 1u << k;
-		}
+		json_array_foreach(rg_get(route, "methods"), i, v)
+			r->methods |= sy_rm_method_bit(json_string_value(v), true);
 		if (r->methods) {
 			rb.has_method = true;
 			rb.weight++;
@@ -946,7 +931,7 @@ make_rule(struct rg_ctx *g, const json_t *route, const json_t *be, double traffi
 			r->target_port = port;
 		}
 	} else if (strcmp(type, "network") == 0 || strcmp(type, "lb") == 0) {
-		/* The URLs are the pool's endpoints (control/pool.c); one splice
+		/* The URLs are the pool's endpoints (control/gen/pool.c); one splice
 		 * cannot reach leaves the vhost to the proxy mode. */
 		if ((r->backends[0].urls = url_backend(g, be, type)) == NULL)
 			return -ENOMEM;

@@ -24,7 +24,7 @@
 #include "arena.h"
 #include "kinds.h"
 #include "kind_util.h"
-#include "store.h"
+#include "store/store.h"
 
 static int
 b64_value(unsigned char c)

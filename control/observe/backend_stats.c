@@ -7,7 +7,7 @@
 #include <string.h>
 #include <arpa/inet.h>
 
-#include "gen_build.h"
+#include "gen/gen_build.h"
 #include "observe/backend_stats.h"
 #include "observe/metrics.h"
 #include "sy_dataplane.h"

@@ -6,7 +6,7 @@
 
 #include "kinds/kinds.h"
 #include "observe/route_state.h"
-#include "store.h"
+#include "store/store.h"
 
 const struct sy_kind *const sy_route_kinds[] = { &sy_kind_route, &sy_kind_ingressroute_contour,
 						 &sy_kind_route_contour, &sy_kind_routegroup, NULL };

@@ -8,7 +8,7 @@
 #include <jansson.h>
 
 #include "observe/metrics.h"
-#include "gen_build.h"
+#include "gen/gen_build.h"
 #include "observe/route_stats.h"
 #include "sy_dataplane.h"
 #include "sy_generation.h"

@@ -14,7 +14,7 @@
 #include "observe/route_state.h"
 #include "observe/status_page.h"
 #include "router.h"
-#include "store.h"
+#include "store/store.h"
 #include "strmap.h"
 #include "sy_counters.h"
 #include "sy_dataplane.h"
@@ -64,7 +64,7 @@ router_json(const struct sy_router *r)
 	for (i = 0; i < r->cfg.n_ingressroute_root_namespaces; i++)
 		json_array_append_new(roots, json_string(r->cfg.ingressroute_root_namespaces[i]));
 	/* The shard is this router's selectors: a route outside them gets no
-	 * status from it (README, "The config file"). */
+	 * status from it (docs/configuration.md). */
 	return json_pack("{s:s, s:s, s:{s:s, s:s, s:o}, s:I, s:b, s:i}", "name", r->cfg.router_name,
 			 "routing_subdomain", r->cfg.routing_subdomain, "shard",
 			 "route_label_selector", r->cfg.route_label_selector,

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Choosing a backend endpoint (lb.h; DESIGN.md 4.7). Weights are the
+ * Choosing a backend endpoint (lb.h; docs/architecture.md 4.7). Weights are the
  * compiler's per-endpoint spread (OpenShift's calculateServiceWeights,
  * Contour's and Skipper's splits); the strategy decides how the next
  * connection or request follows them.
@@ -186,7 +186,7 @@ pick_alias(const struct sy_lb_tables *t, uint32_t n, uint64_t r)
 static inline uint32_t
 pick_rr(struct sy_lb_tables *t, unsigned worker)
 {
-	uint32_t *pos = &t->rr_pos[worker & t->rr_mask].pos;
+	uint32_t *pos = &t->rr_pos[(worker & t->rr_mask) * SY_LB_RR_STRIDE];
 	uint32_t ep = t->rr[*pos];
 
 	*pos = *pos + 1 == t->rr_len ? 0 : *pos + 1;

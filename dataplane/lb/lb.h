@@ -2,7 +2,7 @@
 /*
  * Load balancing on the workers: the face of lb/. A pool's endpoint is
  * picked by its strategy with the tables the control thread built
- * (struct sy_lb_tables, control/lb_tables.h):
+ * (struct sy_lb_tables, control/gen/lb_tables.h):
  *   random (and the default)  weighted, O(1) by the alias table;
  *   round robin               the interleaved schedule, per worker;
  *   least request / leastconn power of two weighted random choices, the

@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Peeking at the first bytes of a connection without acknowledging them
- * (SPLICE.md, PEEK): the HTTP/1.x request head's Host (and path), or the TLS
- * ClientHello's SNI. The held bytes are a list of fragments in stream order
- * (one per held TCP segment payload, or per mbuf segment); a value may span
- * fragments. The peekers never allocate, never read past a fragment, keep no
- * state between calls (each call re-parses from the first byte: the held
- * bytes are bounded, so this stays cheap), and return a status:
+ * (docs/architecture.md 9.2, PEEK): the HTTP/1.x request head's Host (and
+ * path), or the TLS ClientHello's SNI. The held bytes are a list of fragments
+ * in stream order (one per held TCP segment payload, or per mbuf segment); a
+ * value may span fragments. The peekers never allocate, never read past a
+ * fragment, keep no state between calls (each call re-parses from the first
+ * byte: the held bytes are bounded, so this stays cheap), and return a status:
  *
  *   SY_PEEK_MORE       not enough bytes yet; call again when more arrive
  *   SY_PEEK_DONE       found: *out is filled

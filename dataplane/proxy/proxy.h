@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The proxy mode (DESIGN.md section 4, "Proxy"): the face of proxy/. A
+ * The proxy mode (docs/architecture.md 4.5, "Proxy"): the face of proxy/. A
  * connection whose vhost needs more than its first request's Host (path and
  * method rules, predicates, http-level policies) is terminated: the router
  * takes over the client leg from PEEK (the held bytes become received data;

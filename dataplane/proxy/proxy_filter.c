@@ -15,7 +15,7 @@
  *
  * Rate limits are token buckets kept by each worker, not shared: with N
  * workers a client whose connections spread over them gets up to N times
- * the rate (README, "Limits today"). A bucket is a slot of a direct-mapped
+ * the rate (docs/operations.md, "Limits today"). A bucket is a slot of a direct-mapped
  * table (SY_PX_BUCKETS) keyed by the filter and, for clientRatelimit, the
  * client; a key that takes a slot over starts full.
  */
@@ -97,7 +97,7 @@ px_filter_ratelimited(struct sy_worker *w, const struct sy_rule *rule, const uin
 	uint16_t i;
 
 	for (i = 0; i < rule->n_filters; i++) {
-		const struct sy_filter *f = &rule->filters[i];
+		const struct sy_filter *f = &rule->more->filters[i];
 		uint64_t client = 0;
 
 		if (f->type != SY_FILTER_RATELIMIT && f->type != SY_FILTER_CLIENT_RATELIMIT)
@@ -128,7 +128,7 @@ px_filter_rewrites_request(const struct sy_rule *rule, const struct sy_px_req *r
 	if (rule->fwd_policy == SY_FWD_REPLACE && req->has_forwarded)
 		return true; /* the client's forwarded headers go */
 	for (i = 0; i < rule->n_filters; i++)
-		switch (rule->filters[i].type) {
+		switch (rule->more->filters[i].type) {
 		case SY_FILTER_SET_PATH:
 		case SY_FILTER_MOD_PATH:
 		case SY_FILTER_SET_REQUEST_HEADER:
@@ -162,7 +162,7 @@ request_header_replaced(const struct sy_rule *rule, const uint8_t *line, uint32_
 	     (len > 10 && strncasecmp((const char *)line, "Forwarded:", 10) == 0)))
 		return true;
 	for (i = 0; i < rule->n_filters; i++) {
-		const struct sy_filter *f = &rule->filters[i];
+		const struct sy_filter *f = &rule->more->filters[i];
 		size_t n;
 
 		if (f->type != SY_FILTER_SET_REQUEST_HEADER || f->s[0] == NULL)
@@ -193,7 +193,7 @@ rewrite_path(const struct sy_rule *rule, const char *target, uint32_t target_len
 	memcpy(buf, target, plen);
 	buf[plen] = '\0';
 	for (i = 0; i < rule->n_filters; i++) {
-		const struct sy_filter *f = &rule->filters[i];
+		const struct sy_filter *f = &rule->more->filters[i];
 
 		if (f->type == SY_FILTER_SET_PATH && f->s[0] != NULL) {
 			size_t n = strlen(f->s[0]);
@@ -258,7 +258,7 @@ px_filter_request(const struct sy_rule *rule, const struct sy_px_req *req, const
 		p += len;
 	}
 	for (i = 0; i < rule->n_filters; i++) {
-		const struct sy_filter *f = &rule->filters[i];
+		const struct sy_filter *f = &rule->more->filters[i];
 
 		if (f->type != SY_FILTER_SET_REQUEST_HEADER || f->s[0] == NULL)
 			continue;
@@ -299,7 +299,7 @@ rule_response_lines(struct sy_proxy *px, const struct sy_rule *rule, int pass, u
 	uint16_t i;
 
 	for (i = 0; i < rule->n_filters; i++) {
-		const struct sy_filter *f = &rule->filters[i];
+		const struct sy_filter *f = &rule->more->filters[i];
 		size_t room = sizeof(px->resp_extra) - *at;
 		int n = 0;
 

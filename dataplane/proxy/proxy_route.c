@@ -4,7 +4,7 @@
  * the vhost by Host, then the first of its rules (most specific first, as
  * the compiler ordered them) whose path, methods and predicates all hold,
  * then an endpoint of its pool. Predicates read the head in place.
- * Skipper's semantics (PEER-SEMANTICS.md, control/rule_match.c for resolve):
+ * Skipper's semantics (PEER-SEMANTICS.md, control/gen/rule_match.c for resolve):
  * Header exact, HeaderRegexp/Cookie/PathRegexp/HostRegexp unanchored,
  * Traffic rolled per request.
  */
@@ -177,8 +177,9 @@ pred_holds(struct sy_worker *w, const struct sy_predicate *p, const struct sy_px
 	case SY_PRED_TRUE:
 		return true;
 	default:
-		/* JWT payload predicates are resolve-only for now (README,
-		 * limits): they never match on the data path. */
+		/* JWT payload predicates are resolve-only for now
+		 * (docs/operations.md, "Limits today"): they never match on
+		 * the data path. */
 		return false;
 	}
 }
@@ -260,7 +261,7 @@ px_route(struct sy_worker *w, const struct sy_px_req *req, const uint8_t *head, 
 		if (r->methods != 0 && !(r->methods & method))
 			continue;
 		for (k = 0; k < r->n_preds; k++)
-			if (!pred_holds(w, &r->preds[k], req, head))
+			if (!pred_holds(w, &r->more->preds[k], req, head))
 				break;
 		if (k == r->n_preds)
 			rule = r;
@@ -294,12 +295,12 @@ px_route(struct sy_worker *w, const struct sy_px_req *req, const uint8_t *head, 
 	    px_filter_ratelimited(w, rule, head, req->h.head_len, client_ip, out))
 		return;
 	for (k = 0; k < rule->n_filters; k++) {
-		if (rule->filters[k].type == SY_FILTER_LOOPBACK)
+		if (rule->more->filters[k].type == SY_FILTER_LOOPBACK)
 			out->loopback = true;
-		if (rule->filters[k].type == SY_FILTER_OTHER) {
+		if (rule->more->filters[k].type == SY_FILTER_OTHER) {
 			/* A filter this router does not apply (loopback, and
 			 * Skipper's others): refusing beats serving a request
-			 * the route says must be changed (README, limits). */
+			 * the route says must be changed (docs/operations.md, "Limits today"). */
 			answer(out, 503, SY_ANSWER_NEEDS_PROXY);
 			return;
 		}
@@ -309,22 +310,22 @@ px_route(struct sy_worker *w, const struct sy_px_req *req, const uint8_t *head, 
 	if (rule->action != SY_ACTION_BACKEND) {
 		answer(out, rule->status ? rule->status : 404, SY_ANSWER_RULE_ANSWER);
 		snprintf(out->location, sizeof(out->location), "%s",
-			 rule->action == SY_ACTION_REDIRECT && rule->location ? rule->location : "");
+			 sy_rule_location(rule) ? sy_rule_location(rule) : "");
 		snprintf(out->body, sizeof(out->body), "%s",
-			 rule->action == SY_ACTION_STATIC && rule->body ? rule->body : "");
+			 rule->action == SY_ACTION_STATIC && sy_rule_body(rule) ? sy_rule_body(rule) : "");
 		return;
 	}
 	ep = -1;
-	if (rule->sticky_cookie != NULL) {
+	if (sy_rule_sticky_cookie(rule) != NULL) {
 		uint64_t tok;
 
-		if (sticky_token(rule->sticky_cookie, head, req->h.head_len, &tok))
+		if (sticky_token(sy_rule_sticky_cookie(rule), head, req->h.head_len, &tok))
 			ep = sy_lb_cookie_find(rule->pool, w, tok);
 	}
 	if (ep < 0) {
 		ep = sy_lb_pick(rule->pool, w, client_ip, &first, 0);
-		if (ep >= 0 && rule->sticky_cookie != NULL) {
-			out->set_cookie = rule->sticky_cookie;
+		if (ep >= 0 && sy_rule_sticky_cookie(rule) != NULL) {
+			out->set_cookie = sy_rule_sticky_cookie(rule);
 			out->cookie_tok = sy_lb_cookie_token(&rule->pool->endpoints[ep]);
 		}
 	}
@@ -359,15 +360,15 @@ px_route(struct sy_worker *w, const struct sy_px_req *req, const uint8_t *head, 
 			return;
 		}
 		out->tls_ctx = rule->pool->tls_ctx;
-		out->tls_name = rule->pool->endpoints[ep].tls_name;
+		out->tls_name = rule->pool->tls_names ? rule->pool->tls_names[ep] : NULL;
 		return;
 	}
 	if (vh->tls == SY_TLS_REENCRYPT) {
-		if (vh->backend_tls_ctx == NULL) {
+		if (vh->term == NULL || vh->term->backend_ctx == NULL) {
 			answer(out, 503, SY_ANSWER_BACKEND_TLS);
 			return;
 		}
-		out->tls_ctx = vh->backend_tls_ctx;
-		out->tls_name = vh->backend_tls_name;
+		out->tls_ctx = vh->term->backend_ctx;
+		out->tls_name = vh->term->backend_name;
 	}
 }

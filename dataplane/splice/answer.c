@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * ANSWER (SPLICE.md): the one place the router is a TCP endpoint in splice
- * mode. It acknowledges what it held, sends a short response and FIN in one
- * segment, retransmits it until acknowledged or SY_ANSWER_TRIES pass, answers
- * the client's FIN, then frees the connection. The response is rebuilt from
- * the status on each send, so the record stores nothing but the status.
+ * ANSWER (docs/architecture.md 9.1): the one place the router is a TCP
+ * endpoint in splice mode. It acknowledges what it held, sends a short
+ * response and FIN in one segment, retransmits it until acknowledged or
+ * SY_ANSWER_TRIES pass, answers the client's FIN, then frees the connection.
+ * The response is rebuilt from the status on each send, so the record stores
+ * nothing but the status.
  */
 #include <stdio.h>
 #include <string.h>

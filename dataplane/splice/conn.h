@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * One spliced connection (SPLICE.md): its record, its states, and the per
- * worker tables that hold records (flow table, SNAT ports, timer wheel).
+ * One spliced connection (docs/architecture.md section 9): its record, its
+ * states, and the per worker tables that hold records (flow table, SNAT
+ * ports, timer wheel).
  *
  * A record is reachable from both legs (flow.h): the client tuple (as the
  * client's packets carry it) through the flow table's hash, the backend
@@ -163,8 +164,8 @@ struct sy_conn {
 	uint8_t client_if, backend_if; /* port indexes of the next hops */
 	uint8_t pad;
 	/* Sequence and timestamp translation by the leg a segment arrives on
-	 * (enum sy_leg; SPLICE.md, "Numbers to translate"): a segment from
-	 * leg L gets seq += seq_delta[L] and TSval += ts_delta[L], and its
+	 * (enum sy_leg; docs/architecture.md 9.3, "Numbers to translate"): a
+	 * segment from leg L gets seq += seq_delta[L] and TSval += ts_delta[L], and its
 	 * ack, SACK edges and TSecr -= the other leg's.
 	 *   seq_delta[CLIENT] = isn_rb - isn_c     (our ISN on the backend leg)
 	 *   seq_delta[BACKEND] = isn_r - isn_b     (our cookie ISN)

@@ -36,7 +36,7 @@
  * are freed, so it never points at a free record.
  *
  * SNAT ports: port % n_workers == worker id, so a backend's reply names its
- * owner in the destination port (DESIGN.md section 4, flow ownership). Free
+ * owner in the destination port (docs/architecture.md 4.3, flow ownership). Free
  * ports are reused first-in first-out, so a port rests as long as possible
  * before it meets the same backend again (its TIME_WAIT).
  *

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The splice lifecycle (SPLICE.md): hold the client's first bytes without
- * acknowledging them, find Host / SNI, pick a backend, open the backend leg
- * with the client's options but our own ISN and TSval (tcp_isn.h), send the
- * held bytes, then translate every packet both ways until both sides have
- * closed.
+ * The splice lifecycle (docs/architecture.md section 9): hold the client's
+ * first bytes without acknowledging them, find Host / SNI, pick a backend,
+ * open the backend leg with the client's options but our own ISN and TSval
+ * (tcp_isn.h), send the held bytes, then translate every packet both ways
+ * until both sides have closed.
  */
 #include <string.h>
 
@@ -422,9 +422,9 @@ answer_from_rule(struct sy_conn *c, const struct sy_rule *rule)
 {
 	c->peek->answer_status = rule->status ? rule->status : 404;
 	snprintf(c->peek->answer_location, sizeof(c->peek->answer_location), "%s",
-		 rule->action == SY_ACTION_REDIRECT && rule->location ? rule->location : "");
+		 sy_rule_location(rule) ? sy_rule_location(rule) : "");
 	snprintf(c->peek->answer_body, sizeof(c->peek->answer_body), "%s",
-		 rule->action == SY_ACTION_STATIC && rule->body ? rule->body : "");
+		 rule->action == SY_ACTION_STATIC && sy_rule_body(rule) ? sy_rule_body(rule) : "");
 	c->peek->answer_custom = 1;
 }
 
@@ -673,7 +673,7 @@ bind_backend(struct sy_worker *w, struct sy_conn *c)
 		c->backend_if = (uint8_t)fr.port;
 		c->backend_nh = fr.nexthop.v4;
 		/* A segment larger than the backend path allows must never be
-		 * produced (SPLICE.md, MSS). */
+		 * produced (docs/architecture.md 9.3, MSS). */
 		c->peek->mss = RTE_MIN(c->peek->mss, (uint16_t)(bp->mtu - 40));
 	}
 	/* The SNAT port is this record's alone: the backend leg cannot

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The splice fast path (SPLICE.md): PEEK -> CONNECTING -> SPLICED -> LINGER,
- * or PEEK -> ANSWER when the router answers itself. tcp_in.c finds the
- * connection a segment belongs to and hands it here.
+ * The splice fast path (docs/architecture.md section 9): PEEK -> CONNECTING
+ * -> SPLICED -> LINGER, or PEEK -> ANSWER when the router answers itself.
+ * tcp_in.c finds the connection a segment belongs to and hands it here.
  */
 #ifndef SY_SPLICE_H
 #define SY_SPLICE_H
@@ -38,10 +38,10 @@ struct sy_worker;
 #define SY_PEEK_STALL_BYTES (8 * 1024)
 #define SY_TLS_HELLO_MAX (32 * 1024)
 
-/* The translation of each direction, from the record (SPLICE.md, "Numbers
- * to translate"): each leg's segments get that leg's seq and TSval deltas,
- * and lose the other leg's from their ack, SACK edges and TSecr; the
- * backend's window is rescaled to our scale towards the client. */
+/* The translation of each direction, from the record (docs/architecture.md
+ * 9.3, "Numbers to translate"): each leg's segments get that leg's seq and
+ * TSval deltas, and lose the other leg's from their ack, SACK edges and TSecr;
+ * the backend's window is rescaled to our scale towards the client. */
 static inline void
 sy_xlate_from_leg(const struct sy_conn *c, enum sy_leg leg, struct sy_xlate *x)
 {

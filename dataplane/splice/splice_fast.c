@@ -299,9 +299,10 @@ fast_conn_ok(const struct sy_conn *c, const uint8_t *f, unsigned leg)
 }
 
 /*
- * Translate in place (SPLICE.md, "Numbers to translate"): the same result as
- * sy_xlate_tcp4() with sy_xlate_from_leg(). Only for ACK segments without
- * SYN (fast_frame). Returns -1 when the options are malformed.
+ * Translate in place (docs/architecture.md 9.3, "Numbers to translate"): the
+ * same result as sy_xlate_tcp4() with sy_xlate_from_leg(). Only for ACK
+ * segments without SYN (fast_frame). Returns -1 when the options are
+ * malformed.
  *
  * Either leg: seq and TSval forward by this leg's deltas, ack and TSecr back
  * by the other's (conn.h); backend leg: the window to our scale.

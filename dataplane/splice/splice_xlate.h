@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Translating a spliced TCP/IPv4 packet from one leg to the other (SPLICE.md,
- * "Numbers to translate"). One struct describes one direction; the same code
- * serves both:
+ * Translating a spliced TCP/IPv4 packet from one leg to the other
+ * (docs/architecture.md 9.3, "Numbers to translate"). One struct describes
+ * one direction; the same code serves both:
  *
  *   client -> backend: addresses/ports to (snat:port_r -> backend), seq and
  *                      TSval forward into our backend leg's spaces, ack, SACK
@@ -54,7 +54,7 @@ struct sy_xlate {
  */
 int sy_xlate_tcp4(struct rte_ipv4_hdr *ip, struct rte_tcp_hdr *th, const struct sy_xlate *x);
 
-/* win_out for win (SPLICE.md, Window). */
+/* win_out for win (docs/architecture.md 9.3, Window). */
 static inline uint16_t
 sy_win_rescale(uint16_t win, uint8_t shift_in, uint8_t shift_out)
 {

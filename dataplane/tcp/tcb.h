@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * A terminated TCP connection (the proxy mode, DESIGN.md section 4): the
- * router is one end of it, on the client leg (the handshake was the SYN
- * cookie's) or on a backend leg (the router's SYN, with its own ISN and
- * TSval from tcp_isn.h). No sockets, no callbacks: the owner feeds segments
- * to sy_tcb_input, timers to sy_tcb_timers, moves bytes between the queues
- * and calls sy_tcb_output; after each call it looks at the queues and at
- * `state` / `events` to see what happened.
+ * A terminated TCP connection (the proxy mode, docs/architecture.md 4.4 and
+ * section 10): the router is one end of it, on the client leg (the handshake
+ * was the SYN cookie's) or on a backend leg (the router's SYN, with its own
+ * ISN and TSval from tcp_isn.h). No sockets, no callbacks: the owner feeds
+ * segments to sy_tcb_input, timers to sy_tcb_timers, moves bytes between the
+ * queues and calls sy_tcb_output; after each call it looks at the queues and
+ * at `state` / `events` to see what happened.
  *
  * What it does (RFC 9293 unless said): the acceptability test, RST and SYN
  * checks with RFC 5961 challenge ACKs (rate-limited per connection), PAWS

@@ -175,26 +175,21 @@ send_segment(struct sy_worker *w, struct sy_tcb *t, uint32_t seq, uint32_t len, 
 		w->counters.drops[SY_DROP_NO_MBUF]++;
 		return -ENOBUFS;
 	}
-	th = (struct rte_tcp_hdr *)(ip + 1);
-	memset(ip, 0, sizeof(*ip));
-	ip->version_ihl = RTE_IPV4_VHL_DEF;
-	ip->total_length = rte_cpu_to_be_16((uint16_t)(hlen + len));
-	ip->fragment_offset = RTE_BE16(RTE_IPV4_HDR_DF_FLAG);
-	ip->time_to_live = SY_IPV4_DEFAULT_TTL;
-	ip->next_proto_id = IPPROTO_TCP;
-	ip->src_addr = t->saddr;
-	ip->dst_addr = t->daddr;
-	th->src_port = t->sport;
-	th->dst_port = t->dport;
-	th->sent_seq = rte_cpu_to_be_32(seq);
-	th->recv_ack = rte_cpu_to_be_32(t->rcv_nxt);
+	{
+		struct sy_seg s = {
+			.saddr = t->saddr,
+			.daddr = t->daddr,
+			.sport = t->sport,
+			.dport = t->dport,
+			.seq = seq,
+			.ack = t->rcv_nxt,
+			.flags = flags,
+			.win = (flags & RTE_TCP_RST_FLAG) ? 0 : window_field(t),
+		};
+
+		th = sy_tcp_write_headers(ip, (uint16_t)(hlen + len), &s, opts, olen);
+	}
 	t->last_ack_sent = t->rcv_nxt;
-	th->data_off = (uint8_t)(((sizeof(*th) + olen) / 4) << 4);
-	th->tcp_flags = flags;
-	th->rx_win = (flags & RTE_TCP_RST_FLAG) ? 0 : rte_cpu_to_be_16(window_field(t));
-	th->cksum = 0;
-	th->tcp_urp = 0;
-	memcpy(th + 1, opts, olen);
 	th->cksum = tcp_cksum(ip, th, sizeof(*th) + olen, payload);
 	if (payload != NULL)
 		rte_pktmbuf_chain(m, payload);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * TCP input: which worker owns a segment, which connection it belongs to, and
- * the stateless listening side (SYN cookies). DESIGN.md section 4.3-4.4.
+ * the stateless listening side (SYN cookies). docs/architecture.md 4.3-4.4.
  *
  * Ownership: a client-side flow belongs to the worker its 4-tuple hashes to;
  * a backend-side flow to the worker its SNAT port names (port % workers). A
@@ -49,9 +49,9 @@ cookie_now(const struct sy_worker *w)
 }
 
 /*
- * Answer a SYN with a cookie, no state kept (SPLICE.md): the SYN-ACK is the
- * SYN's own mbuf turned around, which also keeps the cost of a flood down to
- * the packet itself.
+ * Answer a SYN with a cookie, no state kept (docs/architecture.md 9.4): the
+ * SYN-ACK is the SYN's own mbuf turned around, which also keeps the cost of a
+ * flood down to the packet itself.
  */
 static void
 syn_cookie_reply(struct sy_worker *w, struct rte_mbuf *m, struct rte_ipv4_hdr *ip,
@@ -81,7 +81,8 @@ syn_cookie_reply(struct sy_worker *w, struct rte_mbuf *m, struct rte_ipv4_hdr *i
 		uint32_t cookie = sy_cookie_make(sy_dp_cookie_keys(sh), &t, isn, cookie_now(w), &syn,
 						 sh->mss_max);
 		/* The cookie keeps what the client may receive (for the backend
-		 * SYN); we announce what our ports carry (SPLICE.md, MSS). */
+		 * SYN); we announce what our ports carry (docs/architecture.md
+		 * 9.3, MSS). */
 		out.mss = sh->mss_max;
 		th->sent_seq = rte_cpu_to_be_32(cookie);
 	}

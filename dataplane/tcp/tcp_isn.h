@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The router's own initial sequence number and timestamp clock on backend
- * legs (SPLICE.md, "Numbers to translate"; README, "Connection churn").
+ * legs (docs/architecture.md 9.3, "Numbers to translate"; docs/operations.md,
+ * "Connection churn").
  *
  * Why the router does not reuse the client's ISN and TSval there: a backend
  * leg's 4-tuple (snat:port -> backend:port) comes round while the backend

@@ -17,6 +17,33 @@ sy_tcp_ts_now(const struct sy_worker *w)
 	return (uint32_t)(w->now / w->sh->tsc_per_ms);
 }
 
+struct rte_tcp_hdr *
+sy_tcp_write_headers(struct rte_ipv4_hdr *ip, uint16_t total, const struct sy_seg *s,
+		     const uint8_t *opts, unsigned olen)
+{
+	struct rte_tcp_hdr *th = (struct rte_tcp_hdr *)(ip + 1);
+
+	memset(ip, 0, sizeof(*ip));
+	ip->version_ihl = RTE_IPV4_VHL_DEF;
+	ip->total_length = rte_cpu_to_be_16(total);
+	ip->fragment_offset = RTE_BE16(RTE_IPV4_HDR_DF_FLAG);
+	ip->time_to_live = SY_IPV4_DEFAULT_TTL;
+	ip->next_proto_id = IPPROTO_TCP;
+	ip->src_addr = s->saddr;
+	ip->dst_addr = s->daddr;
+	th->src_port = s->sport;
+	th->dst_port = s->dport;
+	th->sent_seq = rte_cpu_to_be_32(s->seq);
+	th->recv_ack = rte_cpu_to_be_32(s->ack);
+	th->data_off = (uint8_t)(((sizeof(*th) + olen) / 4) << 4);
+	th->tcp_flags = s->flags;
+	th->rx_win = rte_cpu_to_be_16(s->win);
+	th->cksum = 0;
+	th->tcp_urp = 0;
+	memcpy(th + 1, opts, olen);
+	return th;
+}
+
 int
 sy_tcp_send(struct sy_worker *w, const struct sy_seg *s)
 {
@@ -42,25 +69,7 @@ sy_tcp_send(struct sy_worker *w, const struct sy_seg *s)
 		w->counters.drops[SY_DROP_NO_MBUF]++;
 		return -ENOBUFS;
 	}
-	th = (struct rte_tcp_hdr *)(ip + 1);
-	memset(ip, 0, sizeof(*ip));
-	ip->version_ihl = RTE_IPV4_VHL_DEF;
-	ip->total_length = rte_cpu_to_be_16(total);
-	ip->fragment_offset = RTE_BE16(RTE_IPV4_HDR_DF_FLAG);
-	ip->time_to_live = SY_IPV4_DEFAULT_TTL;
-	ip->next_proto_id = IPPROTO_TCP;
-	ip->src_addr = s->saddr;
-	ip->dst_addr = s->daddr;
-	th->src_port = s->sport;
-	th->dst_port = s->dport;
-	th->sent_seq = rte_cpu_to_be_32(s->seq);
-	th->recv_ack = rte_cpu_to_be_32(s->ack);
-	th->data_off = (uint8_t)(((sizeof(*th) + olen) / 4) << 4);
-	th->tcp_flags = s->flags;
-	th->rx_win = rte_cpu_to_be_16(s->win);
-	th->cksum = 0;
-	th->tcp_urp = 0;
-	memcpy(th + 1, opts, olen);
+	th = sy_tcp_write_headers(ip, total, s, opts, olen);
 	if (s->len)
 		memcpy((uint8_t *)(th + 1) + olen, s->payload, s->len);
 	th->cksum = rte_ipv4_udptcp_cksum(ip, th);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * SYN cookies (SPLICE.md, "The cookie"): the SYN-ACK's ISN carries what the
- * router must remember without state.
+ * SYN cookies (docs/architecture.md 9.4, "The cookie"): the SYN-ACK's ISN
+ * carries what the router must remember without state.
  *
  *   bits 31..27  time counter (64 s units, mod 32)
  *   bits 26..24  MSS index into sy_cookie_mss_table

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * TLS termination on the workers (issue 14; DESIGN.md section 4, "Proxy"):
+ * TLS termination on the workers (issue 14; docs/architecture.md 4.5, "Proxy"):
  * the face of tls/. OpenSSL runs over our own TCP through a BIO of our own
  * that reads the client leg's receive queue and appends to its send queue
  * (tls_conn.c); no kernel socket, no lock of ours. The proxy mode reads and

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * OpenSSL's memory on the workers (README, "TLS termination": Memory).
+ * OpenSSL's memory on the workers (docs/operations.md, "TLS": Memory).
  *
  * OpenSSL allocates and frees hundreds of small blocks per handshake and a
  * record buffer per record written (SSL_MODE_RELEASE_BUFFERS). Through

@@ -4,7 +4,7 @@
  * callback that picks the certificate by SNI, ALPN, session tickets sealed
  * with keys all workers share, and the per-worker session cache.
  *
- * The control thread builds the contexts (control/tls_cert.c) and calls
+ * The control thread builds the contexts (control/tls/tls_cert.c) and calls
  * sy_dp_tls_ctx_prepare on each; the callbacks run on the workers.
  */
 #include <stdatomic.h>
@@ -254,7 +254,8 @@ client_hello_cb(SSL *s, int *alert, void *arg)
 	tc->sni_len = (uint8_t)len;
 	vh = len > 0 && tc->w->gen != NULL ? sy_gen_find_vhost(tc->w->gen, tc->sni, len) : NULL;
 	if (vh != NULL && (vh->tls == SY_TLS_EDGE || vh->tls == SY_TLS_REENCRYPT)) {
-		if (vh->tls_ctx != NULL && SSL_set_SSL_CTX(s, vh->tls_ctx) == NULL) {
+		if (vh->term != NULL && vh->term->ctx != NULL &&
+		    SSL_set_SSL_CTX(s, vh->term->ctx) == NULL) {
 			*alert = SSL_AD_INTERNAL_ERROR;
 			return SSL_CLIENT_HELLO_ERROR;
 		}
@@ -291,7 +292,7 @@ alpn_cb(SSL *s, const unsigned char **out, unsigned char *outlen, const unsigned
 
 /*
  * OCSP stapling. The control thread hands a context the DER response it
- * checked (control/tls_ocsp.c); the bytes live in the context's ex_data,
+ * checked (control/tls/tls_ocsp.c); the bytes live in the context's ex_data,
  * immutable, and go with the context's last reference, so a connection
  * that switched to it in the ClientHello callback can always read them.
  * OpenSSL calls staple_cb on the context the connection ended up on, for

@@ -70,29 +70,44 @@ def load(url, prefix, routers, routes):
             "spec": {"dns": "%s.apps.bench.test" % name}}))
     gw.post("/v3/kv/txn", {"success": [{"requestPut": {"key": b64(k), "value": b64(json.dumps(v))}}
                                        for k, v in puts]})
-    batches = [range(s, min(s + TXN_OPS, routes)) for s in range(0, routes, TXN_OPS)]
+    t0 = time.monotonic()
+    txns = put_all(url, ((prefix + "objects/route.route.openshift.io/bench/r%d" % i, route_obj(i))
+                         for i in range(routes)))
+    print(json.dumps({"routes": routes, "txns": txns + 1,
+                      "seconds": round(time.monotonic() - t0, 2)}))
+
+
+def put_all(url, items, conns=2):
+    """Every (key, object) of items put, in txns of TXN_OPS on conns keep-alive
+    connections (one thread each, the txns dealt out in turn). Returns the number of
+    txns; exits on the first error."""
+    batches, batch = [], []
+    for k, v in items:
+        batch.append({"requestPut": {"key": b64(k),
+                                     "value": b64(json.dumps(v, separators=(",", ":")))}})
+        if len(batch) == TXN_OPS:
+            batches.append(batch)
+            batch = []
+    if batch:
+        batches.append(batch)
     errors = []
 
     def writer(part):
         g = Gateway(url)
         try:
             for b in part:
-                g.post("/v3/kv/txn", {"success": [{"requestPut": {
-                    "key": b64(prefix + "objects/route.route.openshift.io/bench/r%d" % i),
-                    "value": b64(json.dumps(route_obj(i), separators=(",", ":")))}} for i in b]})
+                g.post("/v3/kv/txn", {"success": b})
         except Exception as e:  # reported below
             errors.append(str(e))
 
-    t0 = time.monotonic()
-    threads = [threading.Thread(target=writer, args=(batches[k::2],)) for k in range(2)]
+    threads = [threading.Thread(target=writer, args=(batches[k::conns],)) for k in range(conns)]
     for t in threads:
         t.start()
     for t in threads:
         t.join()
     if errors:
-        sys.exit("load: " + errors[0])
-    print(json.dumps({"routes": routes, "txns": len(batches) + 1,
-                      "seconds": round(time.monotonic() - t0, 2)}))
+        sys.exit("put: " + errors[0])
+    return len(batches)
 
 
 def count_prefix(gw, key):

@@ -108,14 +108,20 @@ def cmd_gen(d, n, domain, a_ip, b_ip):
     print(json.dumps(meta))
 
 
+def pick(loaded):
+    """The route near the middle of the loaded first whose Service is even (backend-a):
+    its number and its Service's. The next Service (odd: backend-b) is in its namespace."""
+    half = loaded // 2
+    x = half - half % (2 * ROUTES_PER_SVC)
+    return x, x // ROUTES_PER_SVC
+
+
 def cmd_pick(d, loaded):
     """The changed route: one near the middle of those loaded, on an even Service
     (backend-a), moved to the next Service (odd, same namespace: backend-b) and back. Only
     its Service's name changes. Writes DIR/change-0.json and change-1.json."""
     meta = json.load(open(os.path.join(d, "meta.json")))
-    half = int(loaded) // 2
-    x = half - half % (2 * ROUTES_PER_SVC)
-    svc = x // ROUTES_PER_SVC
+    x, svc = pick(int(loaded))
     for c, s in enumerate((svc + 1, svc)):
         with open(os.path.join(d, f"change-{c}.json"), "w") as f:
             json.dump(route(x, s, meta["domain"]), f)

@@ -1,15 +1,15 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
-# etcd_store: two routerds sharing one etcd (README "Store"). The test starts its own etcd
-# on a 198.18.0.0/15 address of a veth pair it makes (and removes), then router A (the lab's
-# routerd, with data-plane ports: curl through it) and router B (no ports: routerctl),
-# Routers shard-a and shard-b, both "scheduler": true. Checked: an apply through A is in etcd
-# (etcdctl get) and on B; an object put with etcdctl is served; oldest claim wins alike on
-# both routers (etcd's create_revision, not the clocks); exactly one scheduler leader; the
-# leader's routerd killed (SIGKILL, by PID) -> the other leads within the lease's ttl and
-# schedules a new route; etcd stopped -> both keep serving, status says disconnected, apply
-# fails naming etcd and the endpoint; etcd back and a change put -> both converge; no route
-# lost. The times seen are printed.
+# etcd_store: two routerds sharing one etcd (docs/operations.md "Store on etcd"). The test
+# starts its own etcd on a 198.18.0.0/15 address of a veth pair it makes (and removes), then
+# router A (the lab's routerd, with data-plane ports: curl through it) and router B (no
+# ports: routerctl), Routers shard-a and shard-b, both "scheduler": true. Checked: an apply
+# through A is in etcd (etcdctl get) and on B; an object put with etcdctl is served; oldest
+# claim wins alike on both routers (etcd's create_revision, not the clocks); exactly one
+# scheduler leader; the leader's routerd killed (SIGKILL, by PID) -> the other leads within
+# the lease's ttl and schedules a new route; etcd stopped -> both keep serving, status says
+# disconnected, apply fails naming etcd and the endpoint; etcd back and a change put -> both
+# converge; no route lost. The times seen are printed.
 source "$(dirname "$0")/testlib.sh"
 
 command -v etcd >/dev/null && command -v etcdctl >/dev/null ||

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
-# etcd_tls: the etcd store over TLS with client certificates (README "Store on etcd"). The
-# test starts its own etcd on a 198.18.0.0/15 address of a veth pair it makes (and removes),
-# serving https:// only to clients whose certificate its CA signed (tools/lib/etcd_lab.sh's
-# etcd_start_tls: a throwaway CA, etcd's certificate for its IP, a client certificate). Then
-# three routerds without ports:
+# etcd_tls: the etcd store over TLS with client certificates (docs/operations.md "Store on
+# etcd"). The test starts its own etcd on a 198.18.0.0/15 address of a veth pair it makes
+# (and removes), serving https:// only to clients whose certificate its CA signed
+# (tools/lib/etcd_lab.sh's etcd_start_tls: a throwaway CA, etcd's certificate for its IP, a
+# client certificate). Then three routerds without ports:
 #   good     https endpoint, ca_file, cert_file and key_file: connected; a Route applied
 #            through it is in etcd (etcdctl get), a Route put with etcdctl is on it;
 #   nocert   the right CA, no client certificate: never connected, its status' last error

@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
-# fleet: one routerd that is Router shard1 and the route scheduler (README "Fleet"). Two
-# Router objects and four routes applied: the scheduler binds them (shard1's selector
-# explicitly, the rest by round robin onto shard2), phases and DNS names are set, the
-# routerd serves only shard1's routes (curl through the lab), routerctl shows routers,
-# bindings and describe, an apply that sets status.phase is refused, and `routerctl
-# dns-zone shard1` passes named-checkzone (bind9-utils); the data plane's DNS responder
-# (dns.listen) answers dig for both shards' zones from the Routers, and REFUSED outside.
+# fleet: one routerd that is Router shard1 and the route scheduler (docs/operations.md
+# "Fleet"). Two Router objects and four routes applied: the scheduler binds them (shard1's
+# selector explicitly, the rest by round robin onto shard2), phases and DNS names are set,
+# the routerd serves only shard1's routes (curl through the lab), routerctl shows routers,
+# bindings and describe, an apply that sets status.phase is refused, and `routerctl dns-zone
+# shard1` passes named-checkzone (bind9-utils); the data plane's DNS responder (dns.listen)
+# answers dig for both shards' zones from the Routers, and REFUSED outside.
 source "$(dirname "$0")/testlib.sh"
 
 t_setup fleet 1

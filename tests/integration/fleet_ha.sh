@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
-# fleet_ha: the fleet of issue 18 in one lab (README "Store on etcd", "VIP failover",
-# "Routers and the route scheduler"): a local etcd and three routerds on one L2 segment
-# (tools/lib/vrrp_lab.sh: client-side ports on one bridge with the client namespace,
+# fleet_ha: the fleet of issue 18 in one lab (docs/operations.md "Store on etcd", "VIP
+# failover", "Routers and the route scheduler"): a local etcd and three routerds on one L2
+# segment (tools/lib/vrrp_lab.sh: client-side ports on one bridge with the client namespace,
 # backend-side ones on another with nginx backend-a), all reading their objects from etcd:
 #   node 0 and node 1: Router shard1 (routes labelled tier=public), VIPs .80 and .81 shared
 #     by VRRP (active/active: .80 on node 0, .81 on node 1);

@@ -5,7 +5,8 @@
 # for 10 s: the backend now holds tens of thousands of TIME_WAITs, and every backend-leg
 # 4-tuple comes round while one is still there. Zero socket errors, zero non-2xx, no request
 # slower than one second (the mark of a SYN retransmission), and nothing the router answered
-# itself except empty closes (README, "Connection churn"). WORKERS workers (default 1).
+# itself except empty closes (docs/operations.md, "Connection churn"). WORKERS workers
+# (default 1).
 T_NAME="splice_churn-${1:-1}w"
 source "$(dirname "$0")/testlib.sh"
 

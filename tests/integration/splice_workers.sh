@@ -2,10 +2,10 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # splice_workers: the splice path with 2 workers. net_af_packet gives each worker its own
 # queue and the kernel spreads frames over the queues by its own hash, so some segments of a
-# connection land on the worker that does not own it and must be handed over through the
-# ring (DESIGN.md sections 4 and 8). 600 connections (16 at a time) are all answered 200
-# with the right body; both workers splice connections; hand-offs happen and none is lost to
-# a full ring; the flow table is empty again afterwards; a 20 MB download arrives intact.
+# connection land on the worker that does not own it and must be handed over through the ring
+# (docs/architecture.md 4.3 and section 8). 600 connections (16 at a time) are all answered
+# 200 with the right body; both workers splice connections; hand-offs happen and none is lost
+# to a full ring; the flow table is empty again afterwards; a 20 MB download arrives intact.
 T_NAME=splice_workers
 source "$(dirname "$0")/testlib.sh"
 

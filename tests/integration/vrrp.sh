@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
-# vrrp: VIP failover (README "VIP failover") with three routerds on one L2 segment
-# (tools/lib/vrrp_lab.sh: client-side veths on one bridge with the client namespace,
-# backend-side ones on another with nginx backend-a), the same Router shard1 applied to each.
+# vrrp: VIP failover (docs/operations.md "VIP failover") with three routerds on one L2
+# segment (tools/lib/vrrp_lab.sh: client-side veths on one bridge with the client namespace,
+# backend-side ones on another with nginx backend-a), the same Router shard1 applied to
+# each.
 #   - 3 VIPs over 3 nodes (active/active): each VIP has exactly one master, its preferred
 #     node (VIP i on node i); the client's ARP resolves each VIP to its owner's MAC; curl to
 #     every VIP works; dig at any node's responder gets the 3 VIPs.

@@ -11,7 +11,7 @@
 #include <rte_ring.h>
 #include <rte_tcp.h>
 
-#include "compile.h"
+#include "gen/compile.h"
 #include "dp_env.h"
 #include "kinds/kinds.h"
 #include "net/arp.h"
@@ -117,7 +117,7 @@ sy_test_dp_init(struct sy_test_dp *d, const char *name, unsigned n_mbufs)
 	sy_store_init(&d->store);
 	put_route(&d->store, "web", "web.test", "s", SY_TEST_BACKEND);
 	put_route(&d->store, "dead", "dead.test", "dead", SY_TEST_DEAD);
-	/* Two path rules: the compiler proxies px.test (control/compile.c). */
+	/* Two path rules: the compiler proxies px.test (control/gen/compile.c). */
 	put_route_path(&d->store, "px-root", SY_TEST_PROXIED, "/", "s");
 	put_route_path(&d->store, "px-api", SY_TEST_PROXIED, "/api", "s");
 	d->gen = sy_compile(&d->store, &opts, 1);

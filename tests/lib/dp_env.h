@@ -20,7 +20,7 @@
 
 #include <rte_ether.h>
 
-#include "store.h"
+#include "store/store.h"
 #include "sy_config.h"
 
 struct rte_mempool;

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * "Oldest claim wins" follows the order in which objects were applied, also
- * within one second (issue 12; control/age.h). For every kind of conflict
+ * within one second (issue 12; control/store/age.h). For every kind of conflict
  * that age decides, two competing objects are applied back to back, in two
  * requests or in one, on fresh state, 200 times: the first must win every
  * time, and still after a restart from the journal (replayed as written,
@@ -23,8 +23,8 @@
 
 #include <cmocka.h>
 
-#include "age.h"
-#include "compile.h"
+#include "store/age.h"
+#include "gen/compile.h"
 #include "router.h"
 #include "test_eal.h"
 #include "test_router.h"

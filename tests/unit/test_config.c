@@ -10,7 +10,7 @@
 
 #include <cmocka.h>
 
-#include "eal_args.h"
+#include "config/eal_args.h"
 #include "sy_config.h"
 #include "sy_dataplane.h"
 #include "sy_generation.h"

@@ -21,7 +21,7 @@
 #include <cmocka.h>
 #include <openssl/evp.h>
 
-#include "compile.h"
+#include "gen/compile.h"
 #include "router.h"
 #include "test_eal.h"
 #include "test_router.h"
@@ -500,15 +500,15 @@ test_ir_weights_canary_bluegreen(void **state)
 		const struct sy_pool *p = pool_for(&r, "lb.test", "/svc");
 
 		assert_int_equal(p->strategy, SY_LB_COOKIE);
-		assert_string_equal(p->hc.path, "/hz");
-		assert_int_equal(p->hc.interval_s, 7);
-		assert_int_equal(p->hc.timeout_s, 2);
-		assert_int_equal(p->hc.unhealthy_threshold, 3);
-		assert_int_equal(p->hc.healthy_threshold, 2);
+		assert_string_equal(p->hc->path, "/hz");
+		assert_int_equal(p->hc->interval_s, 7);
+		assert_int_equal(p->hc->timeout_s, 2);
+		assert_int_equal(p->hc->unhealthy_threshold, 3);
+		assert_int_equal(p->hc->healthy_threshold, 2);
 		p = pool_for(&r, "lb.test", "/spec");
 		assert_int_equal(p->strategy, SY_LB_RANDOM);
-		assert_string_equal(p->hc.path, "/spec");
-		assert_int_equal(p->hc.interval_s, 10);
+		assert_string_equal(p->hc->path, "/spec");
+		assert_int_equal(p->hc->interval_s, 10);
 	}
 	router_stop(&r);
 }
@@ -567,7 +567,8 @@ test_ir_tls(void **state)
 	vh = vhost(&r, "secure.test");
 	assert_non_null(vh);
 	assert_int_equal(vh->tls, SY_TLS_EDGE);
-	assert_string_equal(vh->tls_secret, "t/good");
+	assert_non_null(vh->term);
+	assert_string_equal(vh->term->secret, "t/good");
 	assert_int_equal(vh->min_tls_version, 0x0303);
 	/* port 80 gets a 301 to https (Contour's HTTPSUpgrade) */
 	assert_int_equal(vh->insecure, SY_INSECURE_REDIRECT);
@@ -730,16 +731,16 @@ test_route_contour(void **state)
 	/* upstream health check overrides the spec's; draft defaults fill the rest */
 	p = pool_for(&r, "heptio.test", "/");
 	assert_int_equal(p->strategy, SY_LB_RANDOM);
-	assert_string_equal(p->hc.path, "/status");
-	assert_int_equal(p->hc.interval_s, 1);
-	assert_int_equal(p->hc.timeout_s, 2);
-	assert_int_equal(p->hc.unhealthy_threshold, 3);
-	assert_int_equal(p->hc.healthy_threshold, 2);
+	assert_string_equal(p->hc->path, "/status");
+	assert_int_equal(p->hc->interval_s, 1);
+	assert_int_equal(p->hc->timeout_s, 2);
+	assert_int_equal(p->hc->unhealthy_threshold, 3);
+	assert_int_equal(p->hc->healthy_threshold, 2);
 	/* route strategy overrides the spec's; the spec's health check applies */
 	p = pool_for(&r, "heptio.test", "/ticker");
 	assert_int_equal(p->strategy, SY_LB_WEIGHTED_LEAST_REQUEST);
-	assert_string_equal(p->hc.path, "/healthz");
-	assert_int_equal(p->hc.interval_s, 5);
+	assert_string_equal(p->hc->path, "/healthz");
+	assert_int_equal(p->hc->interval_s, 5);
 
 	/* Both Route kinds live side by side, apart by apiVersion. */
 	APPLY(&r, OSROUTE("finance", "finance-route", "2023-01-01T00:00:00Z", "os.test", "www"));

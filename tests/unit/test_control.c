@@ -17,7 +17,7 @@
 
 #include <cmocka.h>
 
-#include "compile.h"
+#include "gen/compile.h"
 #include "router.h"
 #include "test_eal.h"
 #include "test_router.h"

@@ -74,6 +74,44 @@ test_keys(void **state)
 	assert_string_equal(end, "/sy0");
 }
 
+/* etcd's watch range is [key, range_end), bytewise. */
+static bool
+in_watch(const char *wkey, const char *wend, const char *key)
+{
+	return strcmp(key, wkey) >= 0 && strcmp(key, wend) < 0;
+}
+
+/* The watch covers every object and the leader key, and none of the
+ * routers' statuses: their write-back (a key per object) never reaches a
+ * watch that would decode it to drop it. */
+static void
+test_watch_range(void **state)
+{
+	char wkey[64], wend[64], key[256];
+
+	(void)state;
+	assert_int_equal(sy_etcd_watch_range("/sy/", wkey, sizeof(wkey), wend, sizeof(wend)), 0);
+	assert_string_equal(wkey, "/sy/leader/scheduler");
+	assert_string_equal(wend, "/sy/objects0");
+	sy_etcd_object_key("/sy/", &sy_kind_route, "demo", "web", key, sizeof(key));
+	assert_true(in_watch(wkey, wend, key));
+	sy_etcd_object_key("/sy/", &sy_kind_router, "", "shard1", key, sizeof(key));
+	assert_true(in_watch(wkey, wend, key));
+	sy_etcd_object_key("/sy/", &sy_kind_service, "a", "b", key, sizeof(key));
+	assert_true(in_watch(wkey, wend, key));
+	assert_true(in_watch(wkey, wend, "/sy/leader/scheduler"));
+	sy_etcd_status_key("/sy/", "shard1", &sy_kind_route, "demo", "web", key, sizeof(key));
+	assert_false(in_watch(wkey, wend, key));
+	sy_etcd_status_key("/sy/", "a", &sy_kind_router, "", "a", key, sizeof(key));
+	assert_false(in_watch(wkey, wend, key));
+	/* Nor another prefix's keys. */
+	assert_false(in_watch(wkey, wend, "/sy2/objects/service/a/b"));
+	assert_false(in_watch(wkey, wend, "/sx/objects/service/a/b"));
+	assert_false(in_watch(wkey, wend, "/sy/objectsX"));
+	assert_int_equal(sy_etcd_watch_range("/sy/", wkey, 8, wend, sizeof(wend)), -1);
+	assert_int_equal(sy_etcd_watch_range("/sy/", wkey, sizeof(wkey), wend, 8), -1);
+}
+
 static void
 test_base64(void **state)
 {
@@ -470,7 +508,8 @@ int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_keys),     cmocka_unit_test(test_base64),
+		cmocka_unit_test(test_keys),     cmocka_unit_test(test_watch_range),
+		cmocka_unit_test(test_base64),
 		cmocka_unit_test(test_requests), cmocka_unit_test(test_decode),
 		cmocka_unit_test(test_store_config), cmocka_unit_test(test_store_config_tls),
 		cmocka_unit_test(test_election),

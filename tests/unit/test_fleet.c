@@ -18,7 +18,7 @@
 
 #include <cmocka.h>
 
-#include "compile.h"
+#include "gen/compile.h"
 #include "fleet/fleet.h"
 #include "fleet/scheduler.h"
 #include "router.h"

@@ -19,8 +19,8 @@
 #include <cmocka.h>
 #include <rte_rcu_qsbr.h>
 
-#include "compile.h"
-#include "gen_mem.h"
+#include "gen/compile.h"
+#include "gen/gen_mem.h"
 #include "sy_gen_slot.h"
 #include "test_eal.h"
 
@@ -309,11 +309,43 @@ test_rcu_reclaim_waits_for_reader(void **state)
 }
 
 /*
- * Generation memory (control/gen_mem.c): zeroed blocks, 16-byte aligned and
+ * Generation memory (control/gen/gen_mem.c): zeroed blocks, 16-byte aligned and
  * page aligned for page multiples, counted while in use, and a freed block's
  * place reused by the next block of its class. Under ASan the blocks come
  * from calloc, so only the reuse is not checked there.
  */
+/* The store's counts per kind follow puts (new and replacing), removes and
+ * a grown table, as a walk of the objects counts them. */
+static void
+test_store_counts(void **state)
+{
+	struct sy_store st;
+	char name[32];
+	unsigned i;
+
+	(void)state;
+	assert_int_equal(sy_store_init(&st), 0);
+	for (i = 0; i < 3000; i++) { /* past the first 1,024 buckets */
+		snprintf(name, sizeof(name), "r%u", i);
+		put(&st, &sy_kind_route, "n", name, "2026-01-01T00:00:00Z", json_object());
+	}
+	for (i = 0; i < 10; i++) {
+		snprintf(name, sizeof(name), "s%u", i);
+		put(&st, &sy_kind_service, "n", name, "2026-01-01T00:00:00Z", json_object());
+	}
+	put(&st, &sy_kind_route, "n", "r7", "2026-01-01T00:00:00Z", json_object()); /* replaces */
+	assert_int_equal(sy_store_count(&st, &sy_kind_route), 3000);
+	assert_int_equal(sy_store_count(&st, &sy_kind_service), 10);
+	assert_int_equal(sy_store_count(&st, &sy_kind_endpoints), 0);
+	sy_object_free(sy_store_remove(&st, &sy_kind_route, "n", "r7"));
+	sy_object_free(sy_store_remove(&st, &sy_kind_route, "n", "r7")); /* gone: NULL */
+	sy_object_free(sy_store_remove(&st, &sy_kind_service, "n", "s0"));
+	assert_int_equal(sy_store_count(&st, &sy_kind_route), 2999);
+	assert_int_equal(sy_store_count(&st, &sy_kind_service), 9);
+	assert_int_equal(st.count, 3008);
+	sy_store_fini(&st);
+}
+
 static void
 test_gen_mem_blocks(void **state)
 {
@@ -367,6 +399,7 @@ main(void)
 		cmocka_unit_test(test_openshift_endpoint_weights),
 		cmocka_unit_test(test_rcu_reclaim_waits_for_reader),
 		cmocka_unit_test(test_gen_mem_blocks),
+		cmocka_unit_test(test_store_counts),
 	};
 
 	if (sy_test_eal_init("test_generation") < 0) {

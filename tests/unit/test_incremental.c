@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Incremental compiles (control/scope.c, control/gen_build.c): a change
+ * Incremental compiles (control/gen/scope.c, control/gen/gen_build.c): a change
  * recompiles only the objects it can affect and rebuilds only their hosts,
  * sharing the rest with the previous generation. Every test runs with
  * SY_COMPILE_VERIFY=1, so the router also compiles everything after each
@@ -15,7 +15,7 @@
 
 #include <cmocka.h>
 
-#include "compile.h"
+#include "gen/compile.h"
 #include "router.h"
 #include "test_eal.h"
 #include "test_router.h"

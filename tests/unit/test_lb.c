@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Load-balancing strategies (control/lb_tables.c, dataplane/lb/lb.c): the
+ * Load-balancing strategies (control/gen/lb_tables.c, dataplane/lb/lb.c): the
  * alias table's exact shares, round robin's exactness over every window,
  * Maglev's balance and disruption bound, least-connection choices, source
  * affinity, and the picks through sy_lb_pick as the workers make them.
@@ -15,7 +15,7 @@
 #include <cmocka.h>
 
 #include "lb/lb.h"
-#include "lb_tables.h"
+#include "gen/lb_tables.h"
 #include "splice/conn.h"
 #include "sy_generation.h"
 #include "worker.h"

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "compile.h"
+#include "gen/compile.h"
 #include "router.h"
 
 /* Objects as tests apply them. */

@@ -22,9 +22,9 @@
 #include <netinet/in.h>
 #include <sys/socket.h>
 
-#include "backend_url.h"
-#include "compile.h"
-#include "eskip.h"
+#include "gen/backend_url.h"
+#include "gen/compile.h"
+#include "kinds/eskip.h"
 #include "router.h"
 #include "test_eal.h"
 #include "test_router.h"
@@ -598,7 +598,7 @@ __wrap_freeaddrinfo(struct addrinfo *res)
 }
 
 /* Which backend URLs the router serves, the endpoints they name, and the words for the
- * rest (control/backend_url.c). Host names resolve through getaddrinfo: "localhost"
+ * rest (control/gen/backend_url.c). Host names resolve through getaddrinfo: "localhost"
  * from /etc/hosts, anything under the reserved .invalid TLD (RFC 6761) never. */
 static void
 test_backend_url_parse(void **state)
@@ -970,7 +970,7 @@ test_url_backends(void **state)
 	assert_int_equal(p->n_endpoints, 1);
 	assert_endpoint(&p->endpoints[0], "198.18.1.12", 443);
 	assert_true(p->endpoints[0].tls);
-	assert_string_equal(p->endpoints[0].tls_name, "198.18.1.12");
+	assert_string_equal(p->tls_names[0], "198.18.1.12");
 	assert_non_null(p->tls_ctx);
 	rep = resolve(&r, "http://tls.test/", NULL, NULL);
 	assert_string_equal(json_string_value(json_object_get(rep, "mode")), "proxy");
@@ -983,7 +983,7 @@ test_url_backends(void **state)
 	assert_true(p->backend_tls);
 	assert_int_equal(p->n_endpoints, 1);
 	assert_endpoint(&p->endpoints[0], "127.0.0.1", 443);
-	assert_string_equal(p->endpoints[0].tls_name, "localhost");
+	assert_string_equal(p->tls_names[0], "localhost");
 	/* One https URL in an lb: that endpoint over TLS, the other in the
 	 * clear, one pool; nothing for the status to report. */
 	assert_int_equal(vhost_mode(&r, "tls-mixed.test"), SY_MODE_PROXY);
@@ -991,7 +991,8 @@ test_url_backends(void **state)
 	assert_true(p->backend_tls);
 	assert_int_equal(p->n_endpoints, 2);
 	assert_false(p->endpoints[0].tls);
-	assert_null(p->endpoints[0].tls_name);
+	assert_non_null(p->tls_names);
+	assert_null(p->tls_names[0]);
 	assert_true(p->endpoints[1].tls);
 	assert_endpoint(&p->endpoints[1], "198.18.1.11", 8443);
 	st = get_status(&r, "tls-mixed");

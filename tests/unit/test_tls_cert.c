@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Certificate checks (control/tls_cert.c sy_cert_check) when the bytes were
+ * Certificate checks (control/tls/tls_cert.c sy_cert_check) when the bytes were
  * seen before: from the memo of checked bytes and from a context made of
  * them, the dates, the host and the chain are still checked at every call,
  * and bytes that failed are never taken as checked.
@@ -17,7 +17,7 @@
 
 #include "sy_config.h"
 #include "test_eal.h"
-#include "tls_cert.h"
+#include "tls/tls_cert.h"
 
 struct pair {
 	char *crt, *key;

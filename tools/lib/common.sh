@@ -6,11 +6,15 @@
 SY_SRC=${SY_SRC:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
 
 # Everything the project needs on a fresh Debian 12 machine, to build, test and run the lab
-# (chromium: the status page is checked in it, headless, by tests/integration/status_page.sh).
+# (chromium: the status page is checked in it, headless, by tests/integration/status_page.sh;
+# dpkg-dev, systemd, man-db and mandoc: tools/package builds the .deb with dpkg-shlibdeps,
+# tests/integration/package.sh checks its unit with systemd-analyze verify, which asks man for
+# the unit's Documentation=, and man_pages.sh lints the man pages with mandoc).
 SY_PACKAGES=(meson ninja-build pkg-config gcc libdpdk-dev dpdk libjansson-dev libssl-dev
 	libnuma-dev libcmocka-dev libyaml-dev libpcre2-dev libzstd-dev nginx-light curl iproute2 ethtool
 	iputils-ping openssl python3 procps wrk nghttp2-client prometheus graphviz clang libclang-rt-14-dev
-	chromium bind9-utils bind9-dnsutils libcurl4-openssl-dev etcd-server etcd-client)
+	chromium bind9-utils bind9-dnsutils libcurl4-openssl-dev etcd-server etcd-client
+	dpkg-dev systemd man-db mandoc)
 
 sy_log() { printf '%s %s\n' "${SY_LOG_TAG:-[switchyard]}" "$*" >&2; }
 sy_warn() { printf '%s warning: %s\n' "${SY_LOG_TAG:-[switchyard]}" "$*" >&2; }

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: BSD-3-Clause
-# The namespace lab (DESIGN.md section 8), as functions for tools/lab, tools/demo and the
-# integration tests. Source it (bash only).
+# The namespace lab (docs/architecture.md section 8, docs/testing.md), as functions for
+# tools/lab, tools/demo and the integration tests. Source it (bash only).
 #
 #   client ns  sy-ID-client                 root ns (routerd)              backend ns  sy-ID-backend
 #   syIDc1 198.18.0.2/24  <== veth ==>  syIDc0 [port "client"  198.18.0.1]
@@ -12,8 +12,9 @@
 # routerd's net_af_packet ports. Every address is in 198.18.0.0/15 and no namespace has a
 # default route, so nothing the lab does can reach another network.
 #
-# With the lossy relay (LAB_RELAY=1 before lab_up; tools/lossy-relay, DESIGN.md section 8),
-# the client side gets a second, root-only veth pair and sy-lossy-relay between the two:
+# With the lossy relay (LAB_RELAY=1 before lab_up; tools/lossy-relay, docs/architecture.md
+# section 8), the client side gets a second, root-only veth pair and sy-lossy-relay between
+# the two:
 #
 #   client ns                       root ns
 #   syIDc1 198.18.0.2/24 <=veth=> syIDca [sy-lossy-relay] syIDcr <=veth=> syIDc0 [port "client"]

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-# A lab of N routerds sharing VIPs (VIP failover, README "VIP failover"), for
+# A lab of N routerds sharing VIPs (VIP failover, docs/operations.md "VIP failover"), for
 # tests/integration/vrrp.sh and perf/vrrp_failover. Source it (bash) after setting SY_SRC,
 # ROUTERD and ROUTERCTL; it sources lab.sh and uses its names, tracking and lab_down.
 #

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // sy-lossy-relay: a transparent two-port Ethernet bridge that drops, duplicates, reorders
 // and delays frames on purpose. The test kernel has no netem, so this is how TCP recovery
-// through routerd is tested (DESIGN.md section 8). Plain C on AF_PACKET sockets, no DPDK:
-// it must run anywhere the lab runs.
+// through routerd is tested (docs/architecture.md section 8). Plain C on AF_PACKET sockets,
+// no DPDK: it must run anywhere the lab runs.
 //
 // Determinism: every impaired frame draws exactly three numbers (drop, dup, reorder) from
 // its direction's own PRNG, whatever the outcome. So frame n of a direction meets the same

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * One connection to routerd's control socket: a JSON object per line each
- * way (control/PROTOCOL.md).
+ * way (docs/protocol.md).
  */
 #ifndef RCTL_CLIENT_H
 #define RCTL_CLIENT_H

@@ -19,7 +19,7 @@
  * written or memory runs out. */
 int rctl_describe(FILE *out, const json_t *obj, const json_t *endpoints, time_t now);
 
-/* A fleet (README "Fleet"): after a Route, its phase, final DNS name and the
+/* A fleet (docs/operations.md, "Fleet"): after a Route, its phase, final DNS name and the
  * Routers serving it with the name each serves it under (bindings: the
  * RouteBinding items of its namespace); nothing when the route has no
  * status.phase (no Router exists). After a Router, the routes bound to it

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * routerctl: the command-line client of routerd's control socket
- * (control/PROTOCOL.md). It parses the command line, builds one request,
+ * (docs/protocol.md). It parses the command line, builds one request,
  * and turns the reply into kubectl-like output. Exit status: 0 done,
  * 1 the router rejected the request, 2 usage or connection problem.
  */
@@ -435,7 +435,7 @@ get_items(struct rctl_client *c, const char *kind, const char *ns)
 	return items;
 }
 
-/* The fleet's part of describe (README "Fleet"): for an OpenShift Route the
+/* The fleet's part of describe (docs/operations.md, "Fleet"): for an OpenShift Route the
  * Routers that serve it and its final DNS name (the sharding proposal's "how
  * is a user notified of a route binding and final dns"); for a Router, the
  * routes bound to it. */

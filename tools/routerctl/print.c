@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -299,33 +300,6 @@ rctl_endpoints_list(const json_t *ep)
 	return out;
 }
 
-static char *
-service_selector(const json_t *svc)
-{
-	const json_t *sel = at(svc, "spec.selector");
-	const char *key;
-	const json_t *v;
-	char *buf = NULL;
-	size_t len = 0, n = 0;
-	char val[256];
-	FILE *f;
-
-	if (json_object_size(sel) == 0)
-		return strdup("<none>");
-	f = open_memstream(&buf, &len);
-	if (f == NULL)
-		return NULL;
-	json_object_foreach((json_t *)sel, key, v) {
-		scalar_text(v, val, sizeof(val));
-		fprintf(f, "%s%s=%s", n++ ? "," : "", key, val);
-	}
-	if (fclose(f) != 0) {
-		free(buf);
-		return NULL;
-	}
-	return buf;
-}
-
 /* "a=b,c=d" of an object of strings, or "<none>". */
 static char *
 join_map(const json_t *m)
@@ -351,6 +325,12 @@ join_map(const json_t *m)
 		return NULL;
 	}
 	return buf;
+}
+
+static char *
+service_selector(const json_t *svc)
+{
+	return join_map(at(svc, "spec.selector"));
 }
 
 char *
@@ -450,97 +430,6 @@ layout_of(const char *kind, const json_t *items)
 	return LAYOUT_OTHER;
 }
 
-/* Header names of the layout after the optional NAMESPACE; returns the count. */
-static size_t
-headers_of(enum kind_layout layout, int wide, const char **h)
-{
-	size_t n = 0;
-
-	h[n++] = "NAME";
-	switch (layout) {
-	case LAYOUT_ROUTE:
-	case LAYOUT_ROUTE_FLEET:
-		/* oc has no AGE for routes; -o wide adds it for us. */
-		h[n++] = "HOST/PORT";
-		h[n++] = "PATH";
-		h[n++] = "SERVICES";
-		h[n++] = "PORT";
-		h[n++] = "TERMINATION";
-		h[n++] = "WILDCARD";
-		if (layout == LAYOUT_ROUTE_FLEET) {
-			h[n++] = "PHASE";
-			h[n++] = "DNS";
-		}
-		if (wide)
-			h[n++] = "AGE";
-		break;
-	case LAYOUT_ROUTER:
-		h[n++] = "DNS";
-		h[n++] = "VIPS";
-		h[n++] = "ROUTES";
-		h[n++] = "DESCRIPTION";
-		h[n++] = "AGE";
-		if (wide) {
-			h[n++] = "ROUTE SELECTOR";
-			h[n++] = "NAMESPACE SELECTOR";
-		}
-		break;
-	case LAYOUT_ROUTEBINDING:
-		h[n++] = "ROUTE";
-		h[n++] = "ROUTER";
-		h[n++] = "DNS";
-		h[n++] = "AGE";
-		break;
-	case LAYOUT_SERVICE:
-		h[n++] = "TYPE";
-		h[n++] = "CLUSTER-IP";
-		h[n++] = "PORT(S)";
-		h[n++] = "AGE";
-		if (wide)
-			h[n++] = "SELECTOR";
-		break;
-	case LAYOUT_ENDPOINTS:
-		h[n++] = "ENDPOINTS";
-		h[n++] = "AGE";
-		break;
-	case LAYOUT_INGRESSROUTE:
-		/* Contour's CRD printer columns (no AGE among them). */
-		h[n++] = "FQDN";
-		h[n++] = "TLS SECRET";
-		h[n++] = "FIRST ROUTE";
-		h[n++] = "STATUS";
-		h[n++] = "STATUS DESCRIPTION";
-		if (wide)
-			h[n++] = "AGE";
-		break;
-	case LAYOUT_CONTOUR_ROUTE:
-		h[n++] = "HOST";
-		h[n++] = "STATUS";
-		if (wide)
-			h[n++] = "AGE";
-		break;
-	case LAYOUT_ROUTEGROUP:
-		h[n++] = "HOSTS";
-		h[n++] = "VALID";
-		h[n++] = "ERRORS";
-		h[n++] = "AGE";
-		break;
-	case LAYOUT_SECRET:
-		h[n++] = "TYPE";
-		h[n++] = "DATA";
-		h[n++] = "AGE";
-		break;
-	case LAYOUT_NAMESPACE:
-		h[n++] = "LABELS";
-		h[n++] = "AGE";
-		break;
-	case LAYOUT_OTHER:
-		h[n++] = "AGE";
-		break;
-	}
-	return n;
-}
-
 /* Fills the cells of one row; cells that need memory are added to owned so
  * the caller frees them. Returns the number of cells, 0 when out of memory. */
 static const char *
@@ -617,156 +506,230 @@ selector_text(const json_t *sel)
 	return out;
 }
 
-static size_t
-row_of(enum kind_layout layout, const json_t *obj, const struct rctl_get_opts *o,
-       const char **c, char **owned, size_t *nowned, char *age, size_t agelen,
-       char *num, size_t numlen)
+/* ------------------------------------------------- the columns of get -- */
+
+/* What a cell that is not plain text needs: the row's AGE, room for a
+ * number. */
+struct cell_ctx {
+	const char *age;
+	char num[32];
+};
+
+/*
+ * One column of a kind's table: its header, when it is shown, and its
+ * cell: the string at `path` (`none` when it is absent, and when it is
+ * empty too if `empty_is_none`), or what `show` gives (text that lives as
+ * long as the row), or what `make` gives (malloc'd, freed after the row).
+ */
+enum col_when { COL_ALWAYS, COL_WIDE };
+struct column {
+	const char *header;
+	enum col_when when;
+	const char *path;
+	const char *none;
+	bool empty_is_none;
+	const char *(*show)(const json_t *obj, struct cell_ctx *cx);
+	char *(*make)(const json_t *obj);
+};
+
+static const char *
+show_age(const json_t *obj, struct cell_ctx *cx)
 {
-	const char *name = str_at(obj, "metadata.name");
-	const json_t *v;
-	size_t n = 0, i;
+	(void)obj;
+	return cx->age;
+}
+
+static const char *
+show_router_routes(const json_t *obj, struct cell_ctx *cx)
+{
+	const json_t *v = at(obj, "status.routes");
+
+	snprintf(cx->num, sizeof(cx->num), "%" JSON_INTEGER_FORMAT,
+		 json_is_integer(v) ? json_integer_value(v) : 0);
+	return cx->num;
+}
+
+static const char *
+show_rg_valid(const json_t *obj, struct cell_ctx *cx)
+{
+	const json_t *v = at(obj, "status.valid");
+
+	(void)cx;
+	return json_is_boolean(v) ? (json_is_true(v) ? "true" : "false") : "";
+}
+
+static const char *
+show_rg_errors(const json_t *obj, struct cell_ctx *cx)
+{
+	snprintf(cx->num, sizeof(cx->num), "%zu", json_array_size(at(obj, "status.errors")));
+	return cx->num;
+}
+
+static const char *
+show_secret_data(const json_t *obj, struct cell_ctx *cx)
+{
+	snprintf(cx->num, sizeof(cx->num), "%zu", rctl_secret_data_count(obj));
+	return cx->num;
+}
+
+static const char *
+show_ir_first_route(const json_t *obj, struct cell_ctx *cx)
+{
+	(void)cx;
+	return or_empty(str_at(json_array_get(at(obj, "spec.routes"), 0), "match"));
+}
+
+static char *
+make_router_vips(const json_t *obj)
+{
+	return join_list(at(obj, "spec.vips"));
+}
+
+static char *
+make_route_selector(const json_t *obj)
+{
+	return selector_text(at(obj, "spec.routeSelector"));
+}
+
+static char *
+make_namespace_selector(const json_t *obj)
+{
+	return selector_text(at(obj, "spec.namespaceSelector"));
+}
+
+#define AGE { "AGE", COL_ALWAYS, NULL, NULL, false, show_age, NULL }
+#define AGE_WIDE { "AGE", COL_WIDE, NULL, NULL, false, show_age, NULL }
+#define TEXT(h, p) { h, COL_ALWAYS, p, "", false, NULL, NULL }
+#define TEXT_OR(h, p, none) { h, COL_ALWAYS, p, none, true, NULL, NULL }
+#define SHOW(h, f) { h, COL_ALWAYS, NULL, NULL, false, f, NULL }
+#define MAKE(h, f) { h, COL_ALWAYS, NULL, NULL, false, NULL, f }
+#define MAKE_WIDE(h, f) { h, COL_WIDE, NULL, NULL, false, NULL, f }
+#define END { NULL, COL_ALWAYS, NULL, NULL, false, NULL, NULL }
+
+/* Each kind's columns after NAME (and NAMESPACE before it), by layout:
+ * oc's and kubectl's, Contour's and Skipper's CRD printer columns. */
+static const struct column *const columns[] = {
+	/* oc has no AGE for routes; -o wide adds it for us. */
+	[LAYOUT_ROUTE] = (const struct column[]){ MAKE("HOST/PORT", rctl_route_host),
+						  TEXT("PATH", "spec.path"),
+						  MAKE("SERVICES", rctl_route_services),
+						  MAKE("PORT", rctl_route_port),
+						  MAKE("TERMINATION", rctl_route_termination),
+						  TEXT_OR("WILDCARD", "spec.wildcardPolicy", "None"),
+						  AGE_WIDE, END },
+	/* A fleet's routes carry status.phase (control/fleet/fleet.h). */
+	[LAYOUT_ROUTE_FLEET] = (const struct column[]){ MAKE("HOST/PORT", rctl_route_host),
+							TEXT("PATH", "spec.path"),
+							MAKE("SERVICES", rctl_route_services),
+							MAKE("PORT", rctl_route_port),
+							MAKE("TERMINATION", rctl_route_termination),
+							TEXT_OR("WILDCARD", "spec.wildcardPolicy", "None"),
+							TEXT("PHASE", "status.phase"),
+							{ "DNS", COL_ALWAYS, "status.dns", "<none>", false,
+							  NULL, NULL },
+							AGE_WIDE, END },
+	[LAYOUT_ROUTER] = (const struct column[]){ TEXT("DNS", "spec.dns"),
+						   MAKE("VIPS", make_router_vips),
+						   SHOW("ROUTES", show_router_routes),
+						   TEXT_OR("DESCRIPTION", "spec.description", "<none>"),
+						   AGE,
+						   MAKE_WIDE("ROUTE SELECTOR", make_route_selector),
+						   MAKE_WIDE("NAMESPACE SELECTOR", make_namespace_selector),
+						   END },
+	[LAYOUT_ROUTEBINDING] = (const struct column[]){ TEXT("ROUTE", "spec.routeName"),
+							 TEXT("ROUTER", "spec.routerName"),
+							 TEXT("DNS", "spec.dns"), AGE, END },
+	[LAYOUT_SERVICE] = (const struct column[]){ { "TYPE", COL_ALWAYS, "spec.type", "ClusterIP",
+						      false, NULL, NULL },
+						    TEXT_OR("CLUSTER-IP", "spec.clusterIP", "<none>"),
+						    MAKE("PORT(S)", rctl_service_ports), AGE,
+						    MAKE_WIDE("SELECTOR", service_selector), END },
+	[LAYOUT_ENDPOINTS] = (const struct column[]){ MAKE("ENDPOINTS", rctl_endpoints_list), AGE,
+						      END },
+	/* Contour's CRD printer columns (no AGE among them). */
+	[LAYOUT_INGRESSROUTE] = (const struct column[]){ TEXT("FQDN", "spec.virtualhost.fqdn"),
+							 TEXT("TLS SECRET",
+							      "spec.virtualhost.tls.secretName"),
+							 SHOW("FIRST ROUTE", show_ir_first_route),
+							 TEXT("STATUS", "status.currentStatus"),
+							 TEXT("STATUS DESCRIPTION", "status.description"),
+							 AGE_WIDE, END },
+	[LAYOUT_CONTOUR_ROUTE] = (const struct column[]){ TEXT("HOST", "spec.host"),
+							  TEXT("STATUS", "status.currentStatus"),
+							  AGE_WIDE, END },
+	[LAYOUT_ROUTEGROUP] = (const struct column[]){ MAKE("HOSTS", rctl_routegroup_hosts),
+						       SHOW("VALID", show_rg_valid),
+						       SHOW("ERRORS", show_rg_errors), AGE, END },
+	[LAYOUT_SECRET] = (const struct column[]){ TEXT_OR("TYPE", "type", "Opaque"),
+						   SHOW("DATA", show_secret_data), AGE, END },
+	[LAYOUT_NAMESPACE] = (const struct column[]){ MAKE("LABELS", rctl_labels), AGE, END },
+	[LAYOUT_OTHER] = (const struct column[]){ AGE, END },
+};
+
+static bool
+shown(const struct column *col, int wide)
+{
+	return col->when == COL_ALWAYS || wide;
+}
+
+/* One column's cell; a made one is added to owned. NULL: out of memory. */
+static const char *
+cell(const struct column *col, const json_t *obj, struct cell_ctx *cx, char **owned,
+     size_t *nowned)
+{
+	const char *v;
 	char *s;
 
-	rctl_format_age(str_at(obj, "metadata.creationTimestamp"), o->now, age, agelen);
-	c[n++] = name ? name : "";
-#define OWN(expr)                                                              \
-	do {                                                                   \
-		s = (expr);                                                    \
-		if (s == NULL)                                                 \
-			goto nomem;                                            \
-		owned[(*nowned)++] = s;                                        \
-		c[n++] = s;                                                    \
-	} while (0)
-	switch (layout) {
-	case LAYOUT_ROUTE:
-	case LAYOUT_ROUTE_FLEET:
-		OWN(rctl_route_host(obj));
-		c[n++] = str_at(obj, "spec.path") ? str_at(obj, "spec.path") : "";
-		OWN(rctl_route_services(obj));
-		OWN(rctl_route_port(obj));
-		OWN(rctl_route_termination(obj));
-		c[n++] = str_at(obj, "spec.wildcardPolicy") && str_at(obj, "spec.wildcardPolicy")[0]
-				 ? str_at(obj, "spec.wildcardPolicy")
-				 : "None";
-		if (layout == LAYOUT_ROUTE_FLEET) {
-			c[n++] = or_empty(str_at(obj, "status.phase"));
-			c[n++] = str_at(obj, "status.dns") ? str_at(obj, "status.dns") : "<none>";
-		}
-		if (o->wide)
-			c[n++] = age;
-		break;
-	case LAYOUT_ROUTER:
-		c[n++] = or_empty(str_at(obj, "spec.dns"));
-		OWN(join_list(at(obj, "spec.vips")));
-		v = at(obj, "status.routes");
-		snprintf(num, numlen, "%" JSON_INTEGER_FORMAT, json_is_integer(v) ? json_integer_value(v) : 0);
-		c[n++] = num;
-		c[n++] = str_at(obj, "spec.description") && str_at(obj, "spec.description")[0]
-				 ? str_at(obj, "spec.description")
-				 : "<none>";
-		c[n++] = age;
-		if (o->wide) {
-			OWN(selector_text(at(obj, "spec.routeSelector")));
-			OWN(selector_text(at(obj, "spec.namespaceSelector")));
-		}
-		break;
-	case LAYOUT_ROUTEBINDING:
-		c[n++] = or_empty(str_at(obj, "spec.routeName"));
-		c[n++] = or_empty(str_at(obj, "spec.routerName"));
-		c[n++] = or_empty(str_at(obj, "spec.dns"));
-		c[n++] = age;
-		break;
-	case LAYOUT_SERVICE:
-		c[n++] = str_at(obj, "spec.type") ? str_at(obj, "spec.type") : "ClusterIP";
-		c[n++] = str_at(obj, "spec.clusterIP") && str_at(obj, "spec.clusterIP")[0]
-				 ? str_at(obj, "spec.clusterIP")
-				 : "<none>";
-		OWN(rctl_service_ports(obj));
-		c[n++] = age;
-		if (o->wide)
-			OWN(service_selector(obj));
-		break;
-	case LAYOUT_ENDPOINTS:
-		OWN(rctl_endpoints_list(obj));
-		c[n++] = age;
-		break;
-	case LAYOUT_INGRESSROUTE:
-		c[n++] = or_empty(str_at(obj, "spec.virtualhost.fqdn"));
-		c[n++] = or_empty(str_at(obj, "spec.virtualhost.tls.secretName"));
-		c[n++] = or_empty(str_at(json_array_get(at(obj, "spec.routes"), 0), "match"));
-		c[n++] = or_empty(str_at(obj, "status.currentStatus"));
-		c[n++] = or_empty(str_at(obj, "status.description"));
-		if (o->wide)
-			c[n++] = age;
-		break;
-	case LAYOUT_CONTOUR_ROUTE:
-		c[n++] = or_empty(str_at(obj, "spec.host"));
-		c[n++] = or_empty(str_at(obj, "status.currentStatus"));
-		if (o->wide)
-			c[n++] = age;
-		break;
-	case LAYOUT_ROUTEGROUP:
-		OWN(rctl_routegroup_hosts(obj));
-		v = at(obj, "status.valid");
-		c[n++] = json_is_boolean(v) ? (json_is_true(v) ? "true" : "false") : "";
-		snprintf(num, numlen, "%zu", json_array_size(at(obj, "status.errors")));
-		c[n++] = num;
-		c[n++] = age;
-		break;
-	case LAYOUT_SECRET:
-		c[n++] = str_at(obj, "type") && str_at(obj, "type")[0] ? str_at(obj, "type") : "Opaque";
-		snprintf(num, numlen, "%zu", rctl_secret_data_count(obj));
-		c[n++] = num;
-		c[n++] = age;
-		break;
-	case LAYOUT_NAMESPACE:
-		OWN(rctl_labels(obj));
-		c[n++] = age;
-		break;
-	case LAYOUT_OTHER:
-		c[n++] = age;
-		break;
+	if (col->make != NULL) {
+		if ((s = col->make(obj)) != NULL)
+			owned[(*nowned)++] = s;
+		return s;
 	}
-#undef OWN
-	return n;
-nomem:
-	for (i = 0; i < *nowned; i++)
-		free(owned[i]);
-	*nowned = 0;
-	return 0;
+	if (col->show != NULL)
+		return col->show(obj, cx);
+	v = str_at(obj, col->path);
+	return v == NULL || (col->empty_is_none && v[0] == '\0') ? col->none : v;
 }
 
 struct rctl_table *
 rctl_get_table(const char *kind, const json_t *items, const struct rctl_get_opts *o)
 {
 	enum kind_layout layout = layout_of(kind, items);
+	const struct column *cols = columns[layout], *col;
 	const char *h[RCTL_MAX_COLS], *c[RCTL_MAX_COLS];
 	char *owned[RCTL_MAX_COLS];
-	size_t nh, nowned, i, off = o->with_namespace ? 1 : 0;
+	size_t nh = 0, n, nowned = 0, i;
 	struct rctl_table *t;
 	const json_t *obj;
-	char age[32], num[32];
-	int rc;
-
-	h[0] = "NAMESPACE";
+	char age[32];
+	struct cell_ctx cx = { .age = age };
 	/* Namespaces and Routers are not namespaced. */
-	if (layout == LAYOUT_NAMESPACE || layout == LAYOUT_ROUTER)
-		off = 0;
-	nh = headers_of(layout, o->wide, h + off) + off;
+	bool with_ns = o->with_namespace && layout != LAYOUT_NAMESPACE && layout != LAYOUT_ROUTER;
+
+	if (with_ns)
+		h[nh++] = "NAMESPACE";
+	h[nh++] = "NAME";
+	for (col = cols; col->header != NULL; col++)
+		if (shown(col, o->wide))
+			h[nh++] = col->header;
 	t = rctl_table_new(nh, h);
 	if (t == NULL)
 		return NULL;
 	json_array_foreach(items, i, obj) {
-		nowned = 0;
-		if (off)
-			c[0] = str_at(obj, "metadata.namespace") ? str_at(obj, "metadata.namespace")
+		const char *name = str_at(obj, "metadata.name");
+		int rc = 0;
+
+		n = 0;
+		if (with_ns)
+			c[n++] = str_at(obj, "metadata.namespace") ? str_at(obj, "metadata.namespace")
 								  : "default";
-		if (row_of(layout, obj, o, c + off, owned, &nowned, age, sizeof(age), num,
-			   sizeof(num)) == 0) {
-			rctl_table_free(t);
-			return NULL;
-		}
-		rc = rctl_table_add_row(t, c);
+		c[n++] = name ? name : "";
+		rctl_format_age(str_at(obj, "metadata.creationTimestamp"), o->now, age, sizeof(age));
+		for (col = cols; col->header != NULL && rc == 0; col++)
+			if (shown(col, o->wide) && (c[n++] = cell(col, obj, &cx, owned, &nowned)) == NULL)
+				rc = -1;
+		if (rc == 0)
+			rc = rctl_table_add_row(t, c);
 		while (nowned > 0)
 			free(owned[--nowned]);
 		if (rc != 0) {

@@ -344,7 +344,7 @@ rctl_print_stats(FILE *out, const json_t *reply)
 	fputc('\n', out);
 	if (print_reasons(out, reply, "drops", drop_heads, "no drops") < 0)
 		return -1;
-	/* Why the router answered clients itself (README, "Answers instead of
+	/* Why the router answered clients itself (docs/operations.md, "Answers instead of
 	 * silence"): every status of its own has a reason here. */
 	fputc('\n', out);
 	if (print_reasons(out, reply, "answers", answer_heads, "no answers of the router's own") < 0)
@@ -357,7 +357,7 @@ rctl_print_stats(FILE *out, const json_t *reply)
 	return ferror(out) ? -1 : 0;
 }
 
-/* Where the objects live (README, "Store on etcd"): one line, two while
+/* Where the objects live (docs/operations.md, "Store on etcd"): one line, two while
  * etcd is away (the error says why). */
 static void
 print_store(FILE *out, const json_t *st)
@@ -380,7 +380,7 @@ print_store(FILE *out, const json_t *st)
 		fprintf(out, "%-21s%s\n", "  last error:", err);
 }
 
-/* VIP failover (README "VIP failover"): one row per VIP of this router. */
+/* VIP failover (docs/operations.md, "VIP failover"): one row per VIP of this router. */
 static int
 print_vrrp(FILE *out, const json_t *v)
 {

@@ -1,0 +1,264 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fleet/fleet.h"
+#include "gen/scope.h"
+#include "store/store.h"
+
+/*
+ * Seeds are keys in relations.h's form plus these, which name a change
+ * rather than a claim:
+ *   o<kind>/<ns>/<name>  an object of a compiling kind (pulled in if it exists)
+ *   S<ns>/<name>         a Service or Endpoints: objects with s<ns>/<name>
+ *   T<ns>/<name>         a Secret: objects with t<ns>/<name>
+ *   N<name>              a Namespace (labels: sharding): all its objects
+ *   B<ns>/<name>         a RouteBinding: the Route it binds now (its b key), the
+ *                        old version's b key being among old_keys
+ * and b<ns>/<route> (a binding's key, relations.h) pulls in that Route: a
+ * binding decides the route's status.phase and dns and whether this router
+ * serves it, nothing else (Routers' status.routes is counted at `get`), so a
+ * scheduler binding 100,000 routes recompiles them a txn at a time instead
+ * of compiling everything for each.
+ */
+void
+sy_changes_note(struct sy_changes *ch, const struct sy_kind *kind, const char *ns,
+		const char *name, struct sy_rel_keys *old_keys)
+{
+	size_t i;
+
+	if (ch->full)
+		return;
+	/* A batch notes many keys; the scope walk ignores repeats anyway. */
+	ch->seeds.dups = true;
+	for (i = 0; old_keys != NULL && i < old_keys->n; i++)
+		sy_rel_add(&ch->seeds, old_keys->keys[i][0], "%s", old_keys->keys[i] + 1);
+	if (kind->compile != NULL && kind->relations != NULL)
+		sy_rel_add(&ch->seeds, 'o', "%s/%s/%s", kind->kind, ns, name);
+	else if (kind == &sy_kind_service || kind == &sy_kind_endpoints)
+		sy_rel_add(&ch->seeds, 'S', "%s/%s", ns, name);
+	else if (kind == &sy_kind_secret)
+		sy_rel_add(&ch->seeds, 'T', "%s/%s", ns, name);
+	else if (kind == &sy_kind_namespace)
+		sy_rel_add(&ch->seeds, 'N', "%s", name);
+	else if (kind == &sy_kind_routebinding)
+		sy_rel_add(&ch->seeds, 'B', "%s/%s", ns, name);
+	else
+		ch->full = true;
+	if (ch->seeds.err < 0)
+		ch->full = true;
+}
+
+void
+sy_changes_reset(struct sy_changes *ch)
+{
+	sy_rel_keys_fini(&ch->seeds);
+	ch->full = false;
+}
+
+struct walk {
+	struct sy_scope *sc;
+	const struct sy_relations *rel;
+	uint32_t mark;
+	size_t limit;
+	int err;
+};
+
+static void
+push(struct walk *w, struct sy_object *o)
+{
+	struct sy_compile_scope *cs = &w->sc->cs;
+
+	if (o->kind->compile == NULL || o->mark == w->mark || w->err < 0)
+		return;
+	o->mark = w->mark;
+	if (cs->n == w->limit) {
+		w->err = -E2BIG;
+		return;
+	}
+	if (cs->n == w->sc->cap) {
+		size_t cap = w->sc->cap ? w->sc->cap * 2 : 64;
+		struct sy_object **grown = realloc(cs->objs, cap * sizeof(*grown));
+
+		if (grown == NULL) {
+			w->err = -ENOMEM;
+			return;
+		}
+		cs->objs = grown;
+		w->sc->cap = cap;
+	}
+	cs->objs[cs->n++] = o;
+}
+
+/* Push every object indexed under <type><name>. */
+static void
+push_key(struct walk *w, char type, const char *name)
+{
+	char stack[512];
+	size_t len = strlen(name);
+	char *key = len + 2 <= sizeof(stack) ? stack : malloc(len + 2);
+	const struct sy_rel_key *rk;
+	uint32_t i;
+
+	if (key == NULL) {
+		w->err = -ENOMEM;
+		return;
+	}
+	key[0] = type;
+	memcpy(key + 1, name, len + 1);
+	rk = sy_relations_get(w->rel, key);
+	for (i = 0; rk != NULL && i < rk->n; i++)
+		push(w, sy_rel_objs((struct sy_rel_key *)rk)[i]);
+	if (key != stack)
+		free(key);
+}
+
+static void
+add_host(struct walk *w, const char *host)
+{
+	struct sy_scope *sc = w->sc;
+	size_t before = sc->host_names.n;
+
+	if (sy_strmap_get(&sc->hosts, host) != NULL)
+		return;
+	sc->host_names.dups = true; /* unique already: the map says so */
+	sy_rel_add(&sc->host_names, 'h', "%s", host);
+	if (sc->host_names.err < 0 || sc->host_names.n == before ||
+	    sy_strmap_put(&sc->hosts, sc->host_names.keys[before] + 1, (void *)1) < 0)
+		w->err = -ENOMEM;
+}
+
+/* "<ns>/<name>": the namespace into ns, the name returned (NULL: no '/'). */
+static const char *
+split_ns(const char *s, char *ns, size_t len)
+{
+	const char *slash = strchr(s, '/');
+
+	if (slash == NULL || (size_t)(slash - s) >= len)
+		return NULL;
+	memcpy(ns, s, (size_t)(slash - s));
+	ns[slash - s] = '\0';
+	return slash + 1;
+}
+
+/* What a key of an object in the scope (or a seed) pulls in. */
+static void
+expand(struct walk *w, struct sy_store *st, const char *key)
+{
+	const char *name = key + 1;
+
+	switch (key[0]) {
+	case SY_REL_HOST:
+		add_host(w, name);
+		push_key(w, SY_REL_HOST, name);
+		break;
+	case SY_REL_UNDER:
+		push_key(w, SY_REL_WILDCARD, name);
+		break;
+	case SY_REL_WILDCARD:
+		push_key(w, SY_REL_WILDCARD, name);
+		push_key(w, SY_REL_UNDER, name);
+		break;
+	case SY_REL_DELEGATION:
+		push_key(w, SY_REL_DELEGATION, name);
+		break;
+	case 'S':
+		push_key(w, SY_REL_SERVICE, name);
+		break;
+	case 'T':
+		push_key(w, SY_REL_SECRET, name);
+		break;
+	case 'N': {
+		size_t n = 0, i;
+		struct sy_object **all = sy_store_list(st, NULL, name, &n);
+
+		if (all == NULL) {
+			w->err = -ENOMEM;
+			break;
+		}
+		for (i = 0; i < n; i++)
+			push(w, all[i]);
+		free(all);
+		break;
+	}
+	case 'o': {
+		/* <kind>/<ns>/<name>: kind names have no '/', namespaces neither. */
+		const char *s1 = strchr(name, '/'), *s2 = s1 ? strchr(s1 + 1, '/') : NULL;
+		const struct sy_kind *const *k;
+
+		if (s2 == NULL)
+			break;
+		for (k = sy_kinds; *k != NULL; k++) {
+			char ns[256];
+			struct sy_object *o;
+
+			if ((*k)->compile == NULL || strlen((*k)->kind) != (size_t)(s1 - name) ||
+			    memcmp((*k)->kind, name, (size_t)(s1 - name)) != 0 ||
+			    (size_t)(s2 - s1 - 1) >= sizeof(ns))
+				continue;
+			memcpy(ns, s1 + 1, (size_t)(s2 - s1 - 1));
+			ns[s2 - s1 - 1] = '\0';
+			/* Two kinds share the name Route: try both. */
+			o = sy_store_find(st, *k, ns, s2 + 1);
+			if (o != NULL)
+				push(w, o);
+		}
+		break;
+	}
+	case 'B': {
+		char ns[256];
+		const char *n = split_ns(name, ns, sizeof(ns));
+		struct sy_object *b = n ? sy_store_find(st, &sy_kind_routebinding, ns, n) : NULL;
+		uint32_t j;
+
+		for (j = 0; b != NULL && j < b->n_rel && w->err == 0; j++)
+			expand(w, st, b->rel[j]->key);
+		break;
+	}
+	case SY_REL_BINDING: {
+		char ns[256];
+		const char *n = split_ns(name, ns, sizeof(ns));
+		struct sy_object *o = n ? sy_store_find(st, &sy_kind_route, ns, n) : NULL;
+
+		if (o != NULL)
+			push(w, o);
+		break;
+	}
+	default: /* s, t: reading a Service or Secret joins nothing */
+		break;
+	}
+}
+
+int
+sy_scope_build(struct sy_scope *sc, const struct sy_changes *ch, struct sy_store *st,
+	       const struct sy_relations *rel, size_t limit)
+{
+	static uint32_t marks;
+	struct walk w = { .sc = sc, .rel = rel, .mark = ++marks, .limit = limit };
+	size_t i;
+	uint32_t j;
+
+	memset(sc, 0, sizeof(*sc));
+	if (w.mark == 0)
+		w.mark = ++marks; /* 0 is every new object's mark */
+	if (sy_strmap_init(&sc->hosts, 64) < 0)
+		return -ENOMEM;
+	sc->cs.hosts = &sc->hosts;
+	for (i = 0; i < ch->seeds.n && w.err == 0; i++)
+		expand(&w, st, ch->seeds.keys[i]);
+	/* Breadth first: the array is the queue. */
+	for (i = 0; i < sc->cs.n && w.err == 0; i++)
+		for (j = 0; j < sc->cs.objs[i]->n_rel && w.err == 0; j++)
+			expand(&w, st, sc->cs.objs[i]->rel[j]->key);
+	return w.err;
+}
+
+void
+sy_scope_fini(struct sy_scope *sc)
+{
+	free(sc->cs.objs);
+	sy_strmap_fini(&sc->hosts);
+	sy_rel_keys_fini(&sc->host_names);
+	memset(sc, 0, sizeof(*sc));
+}
