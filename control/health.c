@@ -15,6 +15,8 @@
 #define HC_DEFAULT_HOST "contour-envoy-healthcheck"
 #define HC_JITTER_PERCENT 10   /* of the interval, each way (Envoy's interval_jitter_percent) */
 #define HC_FIRST_SPREAD_MS 1000 /* a new target's first check: within this */
+/* Past this many targets gone in one plan, one pass over all finds them. */
+#define GONE_BY_SEARCH 64
 
 const char *
 sy_health_state_name(enum sy_health_state s)
@@ -168,6 +170,25 @@ target_for(struct sy_health *h, const struct sy_pool *p, const struct sy_endpoin
 	return t;
 }
 
+/* t has no copy left: it goes at the plan's end. A target that cannot be
+ * listed (no memory) is still counted, and the end finds it by a pass. */
+static void
+gone(struct sy_health *h, struct sy_health_target *t)
+{
+	if (h->n_gone == h->cap_gone) {
+		size_t cap = h->cap_gone ? h->cap_gone * 2 : 16;
+		struct sy_health_target **ng = realloc(h->gone, cap * sizeof(*ng));
+
+		if (ng != NULL) {
+			h->gone = ng;
+			h->cap_gone = cap;
+		}
+	}
+	if (h->n_gone < h->cap_gone)
+		h->gone[h->n_gone] = t;
+	h->n_gone++;
+}
+
 /* A rule of a vhost the new generation added sends to e (in pool p, which
  * checks it): one reference more to e's copy in its target. */
 static int
@@ -190,7 +211,7 @@ plan_take(struct sy_health *h, const struct sy_pool *p, struct sy_endpoint *e)
 
 		if (ne == NULL) {
 			if (t->n_eps == 0)
-				h->n_gone++; /* a new target without a copy */
+				gone(h, t); /* a new target without a copy */
 			return -ENOMEM;
 		}
 		t->eps = ne;
@@ -221,7 +242,7 @@ plan_put(struct sy_health *h, const struct sy_endpoint *e)
 		return;
 	t->eps[k] = t->eps[--t->n_eps];
 	if (t->n_eps == 0)
-		h->n_gone++;
+		gone(h, t);
 	else if (k == 0)
 		/* Its settings come from its first copy's pool. */
 		target_from_pool(t, t->eps[0].pool);
@@ -271,8 +292,22 @@ sy_health_plan(struct sy_health *h, const struct sy_generation *g, const struct 
 	for (vi = 0; (vh = sy_gen_next_dropped(g, prev, &vi)) != NULL;)
 		FOR_EACH_CHECKED_ENDPOINT (vh, r, k, p, e)
 			plan_put(h, e);
-	/* Targets no pool checks any more go: one pass, only when some did. */
-	if (h->n_gone > 0) {
+	/* Targets no pool checks any more go. A few are found where they
+	 * stand (the array is sorted; moving pointers reads no target); many,
+	 * or one that could not be listed, in one pass over all. */
+	if (h->n_gone > 0 && h->n_gone <= h->cap_gone && h->n_gone <= GONE_BY_SEARCH) {
+		for (i = 0; i < h->n_gone; i++) {
+			struct sy_health_target *t = h->gone[i];
+			bool found;
+			size_t at = search(h, t->ip, t->port, &found);
+
+			if (!found || h->t[at] != t)
+				continue;
+			memmove(&h->t[at], &h->t[at + 1], (h->n - at - 1) * sizeof(*h->t));
+			h->n--;
+			target_free(t);
+		}
+	} else if (h->n_gone > 0) {
 		for (i = 0, kept = 0; i < h->n; i++) {
 			struct sy_health_target *t = h->t[i];
 
@@ -282,8 +317,8 @@ sy_health_plan(struct sy_health *h, const struct sy_generation *g, const struct 
 				target_free(t);
 		}
 		h->n = kept;
-		h->n_gone = 0;
 	}
+	h->n_gone = 0;
 	return rc;
 }
 
@@ -395,6 +430,7 @@ sy_health_fini(struct sy_health *h)
 	for (i = 0; i < h->n; i++)
 		target_free(h->t[i]);
 	free(h->t);
+	free(h->gone);
 	/* After the workers stopped (the jobs they held are nobody's now). */
 	free(h->jobs);
 	free(h->free_jobs);

@@ -93,7 +93,11 @@ struct sy_health {
 	struct sy_hc_job **free_jobs;
 	size_t n_free;
 	uint64_t transitions; /* state changes, both ways */
-	size_t n_gone; /* while planning: targets left without copies */
+	/* While planning: the targets left without copies (n_gone may pass
+	 * cap_gone when the list could not grow: then they are found by a
+	 * pass). */
+	struct sy_health_target **gone;
+	size_t n_gone, cap_gone;
 	uint64_t rng;
 };
 
