@@ -11,6 +11,7 @@
 
 #include <rte_log.h>
 
+#include "age.h"
 #include "etcd/sync.h"
 #include "server.h"
 
@@ -67,11 +68,17 @@ sy_server_pollfds(struct sy_server *s, struct pollfd *pfds, unsigned max)
 	if (max == 0)
 		return 0;
 	pfds[n++] = (struct pollfd){ .fd = s->listen_fd, .events = POLLIN };
-	/* A client whose request waits for etcd is not read meanwhile, so
-	 * that its replies stay in the order of its requests. */
-	for (i = 0; i < s->n_clients && n < max; i++)
-		pfds[n++] = (struct pollfd){ .fd = s->clients[i].fd,
-					     .events = s->clients[i].pending ? 0 : POLLIN };
+	/* A client whose reply is being written, or whose request waits for
+	 * etcd, is not read meanwhile: its replies stay in the order of its
+	 * requests, and one that never reads holds one reply. */
+	for (i = 0; i < s->n_clients && n < max; i++) {
+		const struct sy_client *c = &s->clients[i];
+
+		pfds[n++] = (struct pollfd){ .fd = c->fd,
+					     .events = c->out.buf != NULL ? POLLOUT
+						       : c->pending  ? 0
+								     : POLLIN };
+	}
 	return n;
 }
 
@@ -80,7 +87,9 @@ drop_client(struct sy_server *s, unsigned i)
 {
 	close(s->clients[i].fd);
 	free(s->clients[i].buf);
+	sy_conn_out_free(&s->clients[i].out);
 	s->clients[i] = s->clients[--s->n_clients];
+	s->st.open = s->n_clients;
 }
 
 /* Only root and routerd's own user may drive the router. */
@@ -95,60 +104,95 @@ peer_allowed(int fd)
 	return cred.uid == 0 || cred.uid == geteuid();
 }
 
-static void
-accept_clients(struct sy_server *s)
+/* Full: the client idle longest, of those not waiting for etcd, or -1. */
+static int
+idle_longest(const struct sy_server *s)
 {
-	for (;;) {
-		int fd = accept4(s->listen_fd, NULL, NULL, SOCK_CLOEXEC);
-		struct timeval tv = { .tv_sec = 5 };
+	int old = -1;
+	unsigned i;
+
+	for (i = 0; i < s->n_clients; i++)
+		if (s->clients[i].pending == 0 &&
+		    (old < 0 || s->clients[i].last_ms < s->clients[old].last_ms))
+			old = (int)i;
+	return old;
+}
+
+static void
+accept_clients(struct sy_server *s, uint64_t now_ms)
+{
+	unsigned k;
+
+	/* Bounded a turn: a flood waits in the backlog, not in this loop. */
+	for (k = 0; k < SY_SERVER_MAX_CLIENTS; k++) {
+		int fd = accept4(s->listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+		int old;
 
 		if (fd < 0)
 			return;
-		if (!peer_allowed(fd) || s->n_clients == SY_SERVER_MAX_CLIENTS) {
-			RTE_LOG(WARNING, USER1, "control: refused a connection (%s)\n",
-				s->n_clients == SY_SERVER_MAX_CLIENTS ? "too many clients"
-								     : "peer is not root or our user");
+		if (!peer_allowed(fd)) {
+			RTE_LOG(WARNING, USER1, "control: refused a connection (peer is not root or our user)\n");
+			s->st.refused[SY_CONN_PEER]++;
 			close(fd);
 			continue;
 		}
-		/* Replies are written blocking, bounded by a timeout, so a client
-		 * that stops reading cannot stall the control thread for long. */
-		setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
-		s->clients[s->n_clients++] = (struct sy_client){ .fd = fd };
+		if (s->n_clients == SY_SERVER_MAX_CLIENTS) {
+			old = idle_longest(s);
+			if (old < 0) {
+				RTE_LOG(WARNING, USER1, "control: refused a connection (%u clients wait for etcd)\n",
+					s->n_clients);
+				s->st.refused[SY_CONN_FULL]++;
+				close(fd);
+				continue;
+			}
+			s->st.refused[SY_CONN_EVICTED]++;
+			drop_client(s, (unsigned)old);
+		}
+		s->clients[s->n_clients++] = (struct sy_client){ .fd = fd, .last_ms = now_ms };
+		s->st.connections++;
+		s->st.open = s->n_clients;
 	}
 }
 
+/* Write what the client takes of its reply. -1: drop it. */
 static int
-send_reply(int fd, json_t *reply)
+flush_reply(struct sy_server *s, struct sy_client *c, uint64_t now_ms)
+{
+	size_t left = sy_conn_out_left(&c->out);
+	int rc = sy_conn_out_flush(c->fd, &c->out);
+
+	if (sy_conn_out_left(&c->out) < left)
+		c->last_ms = now_ms;
+	if (rc < 0) {
+		s->st.aborted++;
+		return -1;
+	}
+	s->st.answers += rc > 0;
+	return 0;
+}
+
+/* The reply, written as far as the client takes it now; the rest waits
+ * for POLLOUT. -1: drop the client. */
+static int
+send_reply(struct sy_server *s, struct sy_client *c, json_t *reply, uint64_t now_ms)
 {
 	char *text = json_dumps(reply, JSON_COMPACT);
-	size_t len, off = 0;
-	int rc = 0;
+	size_t len;
 
 	json_decref(reply);
 	if (text == NULL)
-		return -ENOMEM;
+		return -1;
 	len = strlen(text);
 	text[len++] = '\n'; /* overwrite the NUL: json_dumps output is NUL-terminated */
-	while (off < len) {
-		ssize_t w = send(fd, text + off, len - off, MSG_NOSIGNAL);
-
-		if (w < 0) {
-			if (errno == EINTR)
-				continue;
-			rc = -errno;
-			break;
-		}
-		off += (size_t)w;
-	}
-	free(text);
-	return rc;
+	c->out = (struct sy_conn_out){ .buf = text, .len = len };
+	c->last_ms = now_ms;
+	return flush_reply(s, c, now_ms);
 }
 
 static int
-handle_line(struct sy_router *r, struct sy_client *c, const char *line, size_t len)
+handle_line(struct sy_server *s, struct sy_router *r, struct sy_client *c, const char *line,
+	    size_t len, uint64_t now_ms)
 {
-	int fd = c->fd;
 	json_error_t jerr;
 	json_t *req, *reply;
 
@@ -170,83 +214,152 @@ handle_line(struct sy_router *r, struct sy_client *c, const char *line, size_t l
 		json_decref(reply);
 		return 0;
 	}
-	return send_reply(fd, reply);
+	return send_reply(s, c, reply, now_ms);
 }
 
-/* Read what is there; answer every complete line. Returns -1 to drop. */
+/* A line over SY_REQUEST_MAX: refused, not parsed. */
 static int
-read_client(struct sy_client *c, struct sy_router *r)
+refuse_too_large(struct sy_server *s, struct sy_client *c, uint64_t now_ms)
 {
-	char chunk[65536];
+	s->st.refused[SY_CONN_TOO_LARGE]++;
+	return send_reply(s, c,
+			  sy_err_reply1("too_large", NULL, NULL,
+					"request longer than %u bytes; split it into several applies",
+					SY_REQUEST_MAX),
+			  now_ms);
+}
 
-	for (;;) {
-		ssize_t n = recv(c->fd, chunk, sizeof(chunk), MSG_DONTWAIT);
-		const char *p = chunk, *end;
+/* Answer the whole lines read, one at a time, while nothing waits (a reply
+ * being written, a request parked for etcd). -1: drop the client. */
+static int
+handle_buffered(struct sy_server *s, struct sy_router *r, struct sy_client *c, uint64_t now_ms)
+{
+	while (c->pending == 0 && c->out.buf == NULL) {
+		char *nl = memchr(c->buf + c->scanned, '\n', c->len - c->scanned);
+		size_t take;
+		int rc = 0;
 
+		if (nl == NULL) {
+			c->scanned = c->len;
+			break;
+		}
+		take = (size_t)(nl - c->buf) + 1;
+		if (c->discarding)
+			c->discarding = 0; /* the end of a line over the limit */
+		else if (take - 1 > SY_REQUEST_MAX)
+			rc = refuse_too_large(s, c, now_ms);
+		else
+			rc = handle_line(s, r, c, c->buf, take - 1, now_ms);
+		if (rc < 0)
+			return -1;
+		memmove(c->buf, c->buf + take, c->len - take);
+		c->len -= take;
+		c->scanned = 0;
+	}
+	if (c->scanned < c->len)
+		return 0; /* lines wait behind a reply */
+	if (c->discarding) {
+		c->len = c->scanned = 0; /* more of the line over the limit */
+	} else if (c->len > SY_REQUEST_MAX && c->pending == 0 && c->out.buf == NULL) {
+		/* Refused once, before its end: the rest is dropped as it
+		 * comes. */
+		c->discarding = 1;
+		c->len = c->scanned = 0;
+		return refuse_too_large(s, c, now_ms);
+	}
+	return 0;
+}
+
+/* Read what is there and answer every whole line, one reply at a time.
+ * -1: drop the client. */
+static int
+read_client(struct sy_server *s, struct sy_router *r, struct sy_client *c, uint64_t now_ms)
+{
+	while (c->pending == 0 && c->out.buf == NULL) {
+		ssize_t n;
+
+		if (c->cap - c->len < 65536) {
+			size_t cap = c->cap ? c->cap * 2 : 65536 * 2;
+			char *b = realloc(c->buf, cap);
+
+			if (b == NULL)
+				return -1;
+			c->buf = b;
+			c->cap = cap;
+		}
+		n = recv(c->fd, c->buf + c->len, c->cap - c->len, MSG_DONTWAIT);
 		if (n == 0)
 			return -1;
 		if (n < 0)
 			return (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) ? 0 : -1;
-		end = chunk + n;
-		while (p < end) {
-			const char *nl = memchr(p, '\n', (size_t)(end - p));
-			size_t take = (size_t)((nl ? nl : end) - p);
-
-			if (c->discarding) {
-				if (nl != NULL)
-					c->discarding = 0;
-			} else if (c->len + take > SY_REQUEST_MAX) {
-				c->discarding = nl == NULL;
-				c->len = 0;
-				if (send_reply(c->fd, sy_err_reply1("too_large", NULL, NULL,
-								    "request longer than %u bytes; "
-								    "split it into several applies",
-								    SY_REQUEST_MAX)) < 0)
-					return -1;
-			} else {
-				if (c->len + take > c->cap) {
-					size_t cap = c->cap ? c->cap : 4096;
-					char *b;
-
-					while (cap < c->len + take)
-						cap *= 2;
-					b = realloc(c->buf, cap);
-					if (b == NULL)
-						return -1;
-					c->buf = b;
-					c->cap = cap;
-				}
-				memcpy(c->buf + c->len, p, take);
-				c->len += take;
-				if (nl != NULL) {
-					int rc = handle_line(r, c, c->buf, c->len);
-
-					c->len = 0;
-					if (rc < 0)
-						return -1;
-				}
-			}
-			p += take + (nl != NULL);
-		}
+		c->len += (size_t)n;
+		c->last_ms = now_ms;
+		if (handle_buffered(s, r, c, now_ms) < 0)
+			return -1;
 	}
+	return 0;
 }
 
 void
-sy_server_handle(struct sy_server *s, struct sy_router *r, const struct pollfd *pfds, unsigned n)
+sy_server_handle(struct sy_server *s, struct sy_router *r, const struct pollfd *pfds, unsigned n,
+		 uint64_t now_ms)
 {
 	unsigned i;
 
-	if (n > 0 && (pfds[0].revents & POLLIN))
-		accept_clients(s);
 	/* Walk backwards: drop_client moves the last client into the hole. */
 	for (i = n; i-- > 1;) {
 		unsigned ci = i - 1;
+		struct sy_client *c = &s->clients[ci];
+		int rc = 0;
 
-		if (pfds[i].revents == 0 || ci >= s->n_clients || s->clients[ci].fd != pfds[i].fd)
+		if (pfds[i].revents == 0 || ci >= s->n_clients || c->fd != pfds[i].fd)
 			continue;
-		if ((pfds[i].revents & (POLLIN | POLLHUP | POLLERR)) && read_client(&s->clients[ci], r) < 0)
+		if (c->out.buf != NULL)
+			rc = flush_reply(s, c, now_ms);
+		else if (c->pending == 0)
+			rc = read_client(s, r, c, now_ms);
+		else if (pfds[i].revents & (POLLHUP | POLLERR))
+			rc = -1; /* gone while etcd has its request: the reply goes nowhere */
+		if (rc < 0)
 			drop_client(s, ci);
 	}
+	/* Without an event: requests read behind a reply that is gone now
+	 * (or behind a parked one etcd answered), replies not taken. */
+	for (i = s->n_clients; i-- > 0;) {
+		struct sy_client *c = &s->clients[i];
+
+		if (c->out.buf != NULL && now_ms - c->last_ms >= SY_SERVER_SEND_MS) {
+			s->st.timed_out[SY_CONN_TIMEOUT_ANSWER]++;
+			drop_client(s, i);
+		} else if (c->scanned < c->len && handle_buffered(s, r, c, now_ms) < 0) {
+			drop_client(s, i);
+		}
+	}
+	/* New clients last, so that an eviction moves none of the clients
+	 * above under its pollfd. */
+	if (n > 0 && (pfds[0].revents & POLLIN))
+		accept_clients(s, now_ms);
+}
+
+int
+sy_server_timeout_ms(const struct sy_server *s, uint64_t now_ms)
+{
+	int64_t t = -1;
+	unsigned i;
+
+	for (i = 0; i < s->n_clients; i++) {
+		const struct sy_client *c = &s->clients[i];
+
+		if (c->out.buf != NULL) {
+			int64_t d = (int64_t)(c->last_ms + SY_SERVER_SEND_MS) - (int64_t)now_ms;
+
+			if (t < 0 || d < t)
+				t = d < 0 ? 0 : d;
+		} else if (c->pending == 0 && c->scanned < c->len) {
+			return 0;
+		}
+	}
+	return (int)t;
 }
 
 void
@@ -257,7 +370,9 @@ sy_server_complete(struct sy_server *s, uint64_t id, json_t *reply)
 	for (i = 0; i < s->n_clients; i++)
 		if (s->clients[i].pending == id) {
 			s->clients[i].pending = 0;
-			if (send_reply(s->clients[i].fd, reply) < 0)
+			/* Requests read after it are answered at the next turn
+			 * (sy_server_timeout_ms is 0 then). */
+			if (send_reply(s, &s->clients[i], reply, sy_mono_ms()) < 0)
 				drop_client(s, i);
 			return;
 		}

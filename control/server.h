@@ -3,6 +3,14 @@
  * The control socket (DESIGN.md section 5): a Unix stream socket, mode 0600,
  * peers checked by credentials, newline-delimited JSON requests and replies.
  * Served from the control thread's poll loop; never touched by workers.
+ *
+ * It never waits for a client (stream_conn.h): requests are read as they
+ * come, a reply is written as the client reads it, and a client's next
+ * request is taken only once its reply is gone (a client that asks and never
+ * reads holds one reply, not the control thread); a reply not taken for
+ * SY_SERVER_SEND_MS closes the connection. A request line may take its time
+ * (an idle `routerctl top` is a client too), but when SY_SERVER_MAX_CLIENTS
+ * are connected a new one closes the one idle longest.
  */
 #ifndef SY_SERVER_H
 #define SY_SERVER_H
@@ -11,15 +19,20 @@
 #include <stdint.h>
 
 #include "router.h"
+#include "stream_conn.h"
 
 #define SY_SERVER_MAX_CLIENTS 64
+#define SY_SERVER_SEND_MS 5000 /* a reply's next byte taken within this */
 
 struct sy_client {
 	int fd;
-	char *buf;      /* bytes of the request line being read */
+	char *buf;      /* bytes read and not handled: the request line being read, and any after it */
 	size_t len, cap;
+	size_t scanned; /* buf[0..scanned) holds no newline */
 	int discarding; /* the current line went over the limit: drop to its newline */
 	uint64_t pending; /* a request parked for etcd's answer (control/etcd/sync.h) */
+	struct sy_conn_out out; /* the reply being written */
+	uint64_t last_ms; /* its last byte either way */
 };
 
 struct sy_server {
@@ -27,15 +40,21 @@ struct sy_server {
 	char path[108];
 	struct sy_client clients[SY_SERVER_MAX_CLIENTS];
 	unsigned n_clients;
+	struct sy_conn_stats st;
 };
 
 /* Bind and listen on path (an old socket file is replaced). 0 or -errno. */
 int sy_server_open(struct sy_server *s, const char *path);
 /* Fill pfds (listen socket first, then clients); returns how many. */
 unsigned sy_server_pollfds(struct sy_server *s, struct pollfd *pfds, unsigned max);
-/* Handle what poll reported for the fds filled by sy_server_pollfds. */
+/* Handle what poll reported for the fds filled by sy_server_pollfds (n 0:
+ * none), then what waits without an event: requests buffered behind a reply
+ * that is now gone, replies past their deadline. Call every turn. */
 void sy_server_handle(struct sy_server *s, struct sy_router *r, const struct pollfd *pfds,
-		      unsigned n);
+		      unsigned n, uint64_t now_ms);
+/* Milliseconds until the server has something to do without an event (0:
+ * buffered requests to answer now), -1: nothing. */
+int sy_server_timeout_ms(const struct sy_server *s, uint64_t now_ms);
 /* The reply to a parked request (sy_etcd_pending_id): sent to the client
  * that made it, if it is still there. Takes the reply. */
 void sy_server_complete(struct sy_server *s, uint64_t id, json_t *reply);

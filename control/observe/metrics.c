@@ -15,6 +15,7 @@
 #include "observe/route_state.h"
 #include "fleet/fleet.h"
 #include "router.h"
+#include "stream_conn.h"
 #include "observe/route_stats.h"
 #include "strmap.h"
 #include "sy_counters.h"
@@ -380,6 +381,9 @@ sy_metrics_text(struct sy_router *r, size_t *len)
 	if (r->dataplane_up)
 		sy_backend_stats_metrics(f, &r->backend_stats);
 	worker_metrics(f, r);
+	/* The control socket's and this address's own clients (stream_conn.h). */
+	sy_conn_stats_metrics(f, (const char *const[]){ "control", "metrics" },
+			      (const struct sy_conn_stats *const[]){ r->control_conns, r->metrics_conns }, 2);
 	if (fclose(f) != 0) {
 		free(buf);
 		return NULL;
