@@ -377,9 +377,11 @@ sy_metrics_http_handle(struct sy_metrics_http *s, struct sy_router *r, const str
 			drop(s, i); /* lingering: answered, nothing lost */
 		}
 	/* New connections last, so that an eviction moves none of the
-	 * connections above under its pollfd. Bounded a turn: a flood waits
-	 * in the backlog, not in this loop. */
-	for (i = 0; n > 0 && (pfds[0].revents & POLLIN) && i < SY_METRICS_HTTP_MAX_CONNS; i++) {
+	 * connections above under its pollfd. A quarter of the table a turn:
+	 * a flood waits in the backlog, not in this loop, and one turn's
+	 * evictions never empty the table (a scrape accepted a turn ago
+	 * still has its head read). */
+	for (i = 0; n > 0 && (pfds[0].revents & POLLIN) && i < SY_METRICS_HTTP_MAX_CONNS / 4; i++) {
 		int fd = accept4(s->listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
 
 		if (fd < 0)
