@@ -60,7 +60,12 @@ etcd_reply(void *arg, uint64_t id, json_t *reply)
 }
 
 /* The control thread's loop: control socket, signals, reclaiming retired
- * generations. Returns when SIGINT or SIGTERM arrives. */
+ * generations. Returns when SIGINT or SIGTERM arrives. Nothing in it waits
+ * for a peer: the control socket and the metrics address are served a
+ * non-blocking step at a time (stream_conn.h), etcd by threads of its own
+ * (etcd/link.h), the access log as far as its reader takes it
+ * (observe/access_log.c); the journal's fsync on apply is the one
+ * deliberate wait, on the local disk (journal.c). */
 static void
 control_loop(struct sy_router *r, struct sy_server *srv, int sigfd, struct sy_metrics_http *mh)
 {
@@ -80,7 +85,8 @@ control_loop(struct sy_router *r, struct sy_server *srv, int sigfd, struct sy_me
 		 * when health checks are due or out (health.h). */
 		int timeout = r->slot.n_retired ? 10 : 1000;
 		int hc_ms = sy_health_tick(&r->health, sy_mono_ms());
-		/* The metrics connections' deadlines are kept to the ms. */
+		/* The servers' deadlines are kept to the ms; requests read
+		 * behind a reply that is gone are answered at once. */
 		int mh_ms = sy_metrics_http_timeout_ms(mh, sy_mono_ms());
 		int srv_ms = sy_server_timeout_ms(srv, sy_mono_ms());
 		int rc;

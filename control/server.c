@@ -50,7 +50,10 @@ sy_server_open(struct sy_server *s, const char *path)
 		return -e;
 	}
 	umask(old);
-	if (listen(fd, 16) < 0) {
+	/* Room for a burst (a flood of connections waits here, costing the
+	 * control thread nothing, and routerctl's connect does not wait
+	 * behind it for long). */
+	if (listen(fd, 128) < 0) {
 		int e = errno;
 
 		close(fd);
@@ -230,13 +233,17 @@ refuse_too_large(struct sy_server *s, struct sy_client *c, uint64_t now_ms)
 			  now_ms);
 }
 
-/* Answer the whole lines read, one at a time, while nothing waits (a reply
- * being written, a request parked for etcd). -1: drop the client. */
+/* Answer the next whole line read, if nothing waits (a reply being
+ * written, a request parked for etcd). One request a client a turn: a
+ * client's pipeline of costly requests delays the others by one of them at
+ * most. 1: a request was answered (or parked), 0: no whole line yet, -1:
+ * drop the client. */
 static int
-handle_buffered(struct sy_server *s, struct sy_router *r, struct sy_client *c, uint64_t now_ms)
+handle_next(struct sy_server *s, struct sy_router *r, struct sy_client *c, uint64_t now_ms)
 {
 	while (c->pending == 0 && c->out.buf == NULL) {
 		char *nl = memchr(c->buf + c->scanned, '\n', c->len - c->scanned);
+		bool request = true;
 		size_t take;
 		int rc = 0;
 
@@ -245,40 +252,59 @@ handle_buffered(struct sy_server *s, struct sy_router *r, struct sy_client *c, u
 			break;
 		}
 		take = (size_t)(nl - c->buf) + 1;
-		if (c->discarding)
-			c->discarding = 0; /* the end of a line over the limit */
-		else if (take - 1 > SY_REQUEST_MAX)
+		if (c->discarding) {
+			request = false; /* the end of a line over the limit */
+			c->discarding = 0;
+		} else if (take - 1 > SY_REQUEST_MAX) {
 			rc = refuse_too_large(s, c, now_ms);
-		else
+		} else {
 			rc = handle_line(s, r, c, c->buf, take - 1, now_ms);
-		if (rc < 0)
-			return -1;
+		}
 		memmove(c->buf, c->buf + take, c->len - take);
 		c->len -= take;
 		c->scanned = 0;
+		if (rc < 0)
+			return -1;
+		if (request)
+			return 1;
 	}
 	if (c->scanned < c->len)
-		return 0; /* lines wait behind a reply */
+		return 0; /* a reply or etcd first */
 	if (c->discarding) {
 		c->len = c->scanned = 0; /* more of the line over the limit */
-	} else if (c->len > SY_REQUEST_MAX && c->pending == 0 && c->out.buf == NULL) {
+	} else if (c->len > SY_REQUEST_MAX) {
 		/* Refused once, before its end: the rest is dropped as it
 		 * comes. */
 		c->discarding = 1;
 		c->len = c->scanned = 0;
-		return refuse_too_large(s, c, now_ms);
+		return refuse_too_large(s, c, now_ms) < 0 ? -1 : 1;
 	}
 	return 0;
 }
 
-/* Read what is there and answer every whole line, one reply at a time.
- * -1: drop the client. */
+/* A request is whole (or over the limit) and nothing waits before it. */
+static bool
+has_request(const struct sy_client *c)
+{
+	return c->pending == 0 && c->out.buf == NULL &&
+	       (c->scanned < c->len || (c->len > SY_REQUEST_MAX && !c->discarding));
+}
+
+/* Read until a whole line is there, or nothing more is now; the line is
+ * answered by sy_server_handle's round. -1: drop the client. */
 static int
-read_client(struct sy_server *s, struct sy_router *r, struct sy_client *c, uint64_t now_ms)
+read_client(struct sy_client *c, uint64_t now_ms)
 {
 	while (c->pending == 0 && c->out.buf == NULL) {
 		ssize_t n;
 
+		if (memchr(c->buf + c->scanned, '\n', c->len - c->scanned) != NULL)
+			return 0;
+		c->scanned = c->len;
+		if (c->discarding)
+			c->len = c->scanned = 0; /* more of the line over the limit */
+		else if (c->len > SY_REQUEST_MAX)
+			return 0; /* refused in the round */
 		if (c->cap - c->len < 65536) {
 			size_t cap = c->cap ? c->cap * 2 : 65536 * 2;
 			char *b = realloc(c->buf, cap);
@@ -295,10 +321,45 @@ read_client(struct sy_server *s, struct sy_router *r, struct sy_client *c, uint6
 			return (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) ? 0 : -1;
 		c->len += (size_t)n;
 		c->last_ms = now_ms;
-		if (handle_buffered(s, r, c, now_ms) < 0)
-			return -1;
 	}
 	return 0;
+}
+
+/* The round of requests of a turn: one a client, those served longest ago
+ * first (a fresh `routerctl` before the pipelines of busy clients), until
+ * SY_SERVER_ROUND_MS have gone (the rest at the next turn, where they come
+ * after the fresh ones again): a client that keeps the server busy costs
+ * another's request a round at most, and the control thread's other work a
+ * few ms a turn. */
+static void
+request_round(struct sy_server *s, struct sy_router *r, uint64_t now_ms)
+{
+	unsigned order[SY_SERVER_MAX_CLIENTS], k = 0, i, j;
+	uint64_t t0 = sy_mono_ms();
+
+	for (i = 0; i < s->n_clients; i++) {
+		if (!has_request(&s->clients[i]))
+			continue;
+		/* By served_ms, insertion: 64 at most. */
+		for (j = k++; j > 0 && s->clients[order[j - 1]].served_ms > s->clients[i].served_ms; j--)
+			order[j] = order[j - 1];
+		order[j] = i;
+	}
+	for (i = 0; i < k; i++) {
+		struct sy_client *c = &s->clients[order[i]];
+		int rc;
+
+		if (i > 0 && sy_mono_ms() - t0 >= SY_SERVER_ROUND_MS)
+			break;
+		rc = handle_next(s, r, c, now_ms);
+		if (rc > 0)
+			c->served_ms = now_ms;
+		if (rc < 0)
+			c->gone = true; /* dropped after the round: the order stays true */
+	}
+	for (i = s->n_clients; i-- > 0;)
+		if (s->clients[i].gone)
+			drop_client(s, i);
 }
 
 void
@@ -318,24 +379,18 @@ sy_server_handle(struct sy_server *s, struct sy_router *r, const struct pollfd *
 		if (c->out.buf != NULL)
 			rc = flush_reply(s, c, now_ms);
 		else if (c->pending == 0)
-			rc = read_client(s, r, c, now_ms);
+			rc = read_client(c, now_ms);
 		else if (pfds[i].revents & (POLLHUP | POLLERR))
 			rc = -1; /* gone while etcd has its request: the reply goes nowhere */
 		if (rc < 0)
 			drop_client(s, ci);
 	}
-	/* Without an event: requests read behind a reply that is gone now
-	 * (or behind a parked one etcd answered), replies not taken. */
-	for (i = s->n_clients; i-- > 0;) {
-		struct sy_client *c = &s->clients[i];
-
-		if (c->out.buf != NULL && now_ms - c->last_ms >= SY_SERVER_SEND_MS) {
+	for (i = s->n_clients; i-- > 0;)
+		if (s->clients[i].out.buf != NULL && now_ms - s->clients[i].last_ms >= SY_SERVER_SEND_MS) {
 			s->st.timed_out[SY_CONN_TIMEOUT_ANSWER]++;
 			drop_client(s, i);
-		} else if (c->scanned < c->len && handle_buffered(s, r, c, now_ms) < 0) {
-			drop_client(s, i);
 		}
-	}
+	request_round(s, r, now_ms);
 	/* New clients last, so that an eviction moves none of the clients
 	 * above under its pollfd. */
 	if (n > 0 && (pfds[0].revents & POLLIN))
@@ -356,7 +411,7 @@ sy_server_timeout_ms(const struct sy_server *s, uint64_t now_ms)
 
 			if (t < 0 || d < t)
 				t = d < 0 ? 0 : d;
-		} else if (c->pending == 0 && c->scanned < c->len) {
+		} else if (has_request(c)) {
 			return 0;
 		}
 	}

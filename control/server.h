@@ -5,9 +5,13 @@
  * Served from the control thread's poll loop; never touched by workers.
  *
  * It never waits for a client (stream_conn.h): requests are read as they
- * come, a reply is written as the client reads it, and a client's next
- * request is taken only once its reply is gone (a client that asks and never
- * reads holds one reply, not the control thread); a reply not taken for
+ * come, answered in rounds of one request a client, those served longest
+ * ago first, SY_SERVER_ROUND_MS of requests a turn of the loop (a pipeline
+ * of costly requests neither delays a fresh request by more than a round nor
+ * the control thread's other work by more than a few ms), a reply is written
+ * as the client reads it, and a client's next request is taken only once its
+ * reply is gone (a client that asks and never reads holds one reply, not the
+ * control thread); a reply not taken for
  * SY_SERVER_SEND_MS closes the connection. A request line may take its time
  * (an idle `routerctl top` is a client too), but when SY_SERVER_MAX_CLIENTS
  * are connected a new one closes the one idle longest.
@@ -16,6 +20,7 @@
 #define SY_SERVER_H
 
 #include <poll.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "router.h"
@@ -23,6 +28,7 @@
 
 #define SY_SERVER_MAX_CLIENTS 64
 #define SY_SERVER_SEND_MS 5000 /* a reply's next byte taken within this */
+#define SY_SERVER_ROUND_MS 5   /* requests of a turn, after the first */
 
 struct sy_client {
 	int fd;
@@ -32,7 +38,9 @@ struct sy_client {
 	int discarding; /* the current line went over the limit: drop to its newline */
 	uint64_t pending; /* a request parked for etcd's answer (control/etcd/sync.h) */
 	struct sy_conn_out out; /* the reply being written */
-	uint64_t last_ms; /* its last byte either way */
+	uint64_t last_ms;   /* its last byte either way */
+	uint64_t served_ms; /* when a request of its was last taken (0: never) */
+	bool gone;          /* to drop */
 };
 
 struct sy_server {

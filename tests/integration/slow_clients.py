@@ -11,7 +11,7 @@ attack holds, until FILE --stop exists (or S seconds passed):
   --trickle  connections that send one byte of an endless request every 150 ms;
   --noread   connections that ask (GET /metrics with a 4 KiB receive buffer; 200
              `metrics` requests on the control socket) and never read the answer.
-A connection the server closes is opened again 100 ms later, so the pressure stays.
+A connection the server closes is opened again 250 ms later, so the pressure stays.
 --ready is written once every connection was opened once; --report gets a JSON
 summary: connections opened and closed by the server, by kind.
 
@@ -28,7 +28,7 @@ import sys
 import time
 
 TRICKLE_S = 0.15
-REOPEN_S = 0.1
+REOPEN_S = 0.25
 
 
 class Conn:

@@ -13,6 +13,7 @@ T_NAME=slow_clients
 source "$(dirname "$0")/testlib.sh"
 
 t_setup sl 1
+
 PORT=$((20000 + $$ % 20000))
 python3 - "$LAB_ROUTERD_CONFIG" "$PORT" <<'PY'
 import json, sys
@@ -128,6 +129,9 @@ t_json_expect "$STATS" 'd["metrics"]["refused"]["evicted"] > 0' \
 t_json_expect "$STATS" 'd["metrics"]["answers"] >= 2' \
 	"metrics: the scrapes are counted as answers"
 t_ok "metrics: stats count $(t_json "$STATS" 'd["metrics"]["connections"]') connections, $(t_json "$STATS" 'd["metrics"]["refused"]["evicted"]') evicted (the idle longest, when 64 are open)"
+rctl stats
+t_expect_out '^metrics address: +[0-9]+ connections, [0-9]+ open, [0-9]+ answers, [0-9]+ aborted.*, refused evicted [1-9]' \
+	"routerctl stats prints the metrics address's line with its evictions"
 # control_servers' counter NAME.KEY of the routerd under test.
 conn_counter() {
 	"$ROUTERCTL" -s "$LAB_SOCKET" stats -o json |
