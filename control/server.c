@@ -53,7 +53,7 @@ sy_server_open(struct sy_server *s, const char *path)
 	/* Room for a burst (a flood of connections waits here, costing the
 	 * control thread nothing, and routerctl's connect does not wait
 	 * behind it for long). */
-	if (listen(fd, 128) < 0) {
+	if (listen(fd, SY_SERVER_BACKLOG) < 0) {
 		int e = errno;
 
 		close(fd);
@@ -105,57 +105,6 @@ peer_allowed(int fd)
 	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0)
 		return false;
 	return cred.uid == 0 || cred.uid == geteuid();
-}
-
-/* Full: the client idle longest, of those not waiting for etcd, or -1. */
-static int
-idle_longest(const struct sy_server *s)
-{
-	int old = -1;
-	unsigned i;
-
-	for (i = 0; i < s->n_clients; i++)
-		if (s->clients[i].pending == 0 &&
-		    (old < 0 || s->clients[i].last_ms < s->clients[old].last_ms))
-			old = (int)i;
-	return old;
-}
-
-static void
-accept_clients(struct sy_server *s, uint64_t now_ms)
-{
-	unsigned k;
-
-	/* A quarter of the table a turn: a flood waits in the backlog, not
-	 * in this loop, and one turn's evictions never empty the table. */
-	for (k = 0; k < SY_SERVER_MAX_CLIENTS / 4; k++) {
-		int fd = accept4(s->listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
-		int old;
-
-		if (fd < 0)
-			return;
-		if (!peer_allowed(fd)) {
-			RTE_LOG(WARNING, USER1, "control: refused a connection (peer is not root or our user)\n");
-			s->st.refused[SY_CONN_PEER]++;
-			close(fd);
-			continue;
-		}
-		if (s->n_clients == SY_SERVER_MAX_CLIENTS) {
-			old = idle_longest(s);
-			if (old < 0) {
-				RTE_LOG(WARNING, USER1, "control: refused a connection (%u clients wait for etcd)\n",
-					s->n_clients);
-				s->st.refused[SY_CONN_FULL]++;
-				close(fd);
-				continue;
-			}
-			s->st.refused[SY_CONN_EVICTED]++;
-			drop_client(s, (unsigned)old);
-		}
-		s->clients[s->n_clients++] = (struct sy_client){ .fd = fd, .last_ms = now_ms };
-		s->st.connections++;
-		s->st.open = s->n_clients;
-	}
 }
 
 /* Write what the client takes of its reply. -1: drop it. */
@@ -325,6 +274,68 @@ read_client(struct sy_client *c, uint64_t now_ms)
 	return 0;
 }
 
+/* Full: the client to close for a new one, or -1. The one idle longest of
+ * those with nothing to answer; of those with a request read (an attacker's
+ * pipeline), if none; never one waiting for etcd. */
+static int
+idle_longest(const struct sy_server *s)
+{
+	int old = -1;
+	unsigned i;
+
+	for (i = 0; i < s->n_clients; i++) {
+		const struct sy_client *c = &s->clients[i], *o = old < 0 ? NULL : &s->clients[old];
+
+		if (c->pending != 0)
+			continue;
+		if (o == NULL || (has_request(o) && !has_request(c)) ||
+		    (has_request(o) == has_request(c) && c->last_ms < o->last_ms))
+			old = (int)i;
+	}
+	return old;
+}
+
+/* New clients, each read at once: a request that came with the connection
+ * (routerctl's) is answered in this turn's round, before more connections
+ * of a flood could make it the one idle longest. As many as the backlog
+ * holds: a connection never waits there behind a flood for turns. */
+static void
+accept_clients(struct sy_server *s, uint64_t now_ms)
+{
+	unsigned k;
+
+	for (k = 0; k < SY_SERVER_BACKLOG; k++) {
+		int fd = accept4(s->listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+		int old;
+
+		if (fd < 0)
+			return;
+		if (!peer_allowed(fd)) {
+			RTE_LOG(WARNING, USER1, "control: refused a connection (peer is not root or our user)\n");
+			s->st.refused[SY_CONN_PEER]++;
+			close(fd);
+			continue;
+		}
+		if (s->n_clients == SY_SERVER_MAX_CLIENTS) {
+			old = idle_longest(s);
+			if (old < 0) {
+				RTE_LOG(WARNING, USER1, "control: refused a connection (%u clients wait for etcd)\n",
+					s->n_clients);
+				s->st.refused[SY_CONN_FULL]++;
+				close(fd);
+				continue;
+			}
+			s->st.refused[SY_CONN_EVICTED]++;
+			drop_client(s, (unsigned)old);
+		}
+		s->clients[s->n_clients++] = (struct sy_client){ .fd = fd, .last_ms = now_ms };
+		s->st.connections++;
+		s->st.open = s->n_clients;
+		if (read_client(&s->clients[s->n_clients - 1], now_ms) < 0)
+			drop_client(s, s->n_clients - 1);
+	}
+}
+
 /* The round of requests of a turn: one a client, those served longest ago
  * first (a fresh `routerctl` before the pipelines of busy clients), until
  * SY_SERVER_ROUND_MS have gone (the rest at the next turn, where they come
@@ -390,11 +401,12 @@ sy_server_handle(struct sy_server *s, struct sy_router *r, const struct pollfd *
 			s->st.timed_out[SY_CONN_TIMEOUT_ANSWER]++;
 			drop_client(s, i);
 		}
-	request_round(s, r, now_ms);
-	/* New clients last, so that an eviction moves none of the clients
-	 * above under its pollfd. */
+	/* New clients after the events, so that an eviction moves none of
+	 * the clients above under its pollfd; before the round, which answers
+	 * what they brought. */
 	if (n > 0 && (pfds[0].revents & POLLIN))
 		accept_clients(s, now_ms);
+	request_round(s, r, now_ms);
 }
 
 int

@@ -14,7 +14,10 @@
  * control thread); a reply not taken for
  * SY_SERVER_SEND_MS closes the connection. A request line may take its time
  * (an idle `routerctl top` is a client too), but when SY_SERVER_MAX_CLIENTS
- * are connected a new one closes the one idle longest.
+ * are connected a new one closes the one idle longest (one with a request
+ * read only when there is no other). A new connection is read at once, so
+ * that the request it came with is answered in the same turn, before a
+ * flood of connections could close it.
  */
 #ifndef SY_SERVER_H
 #define SY_SERVER_H
@@ -27,6 +30,7 @@
 #include "stream_conn.h"
 
 #define SY_SERVER_MAX_CLIENTS 64
+#define SY_SERVER_BACKLOG 128  /* connections waiting for accept, all accepted a turn */
 #define SY_SERVER_SEND_MS 5000 /* a reply's next byte taken within this */
 #define SY_SERVER_ROUND_MS 5   /* requests of a turn, after the first */
 

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* The control thread's stream connections (stream_conn.h). */
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <sys/socket.h>
 
@@ -60,47 +61,62 @@ sy_conn_stats_json(const struct sy_conn_stats *st)
 			 refused, "timed_out", timed, "aborted", (json_int_t)st->aborted);
 }
 
+/* The series of one counter per server. */
+struct conn_series {
+	const char *name, *type, *help;
+	size_t off; /* in struct sy_conn_stats */
+};
+
+#define SERIES(field, name, type, help) { name, type, help, offsetof(struct sy_conn_stats, field) }
+
+static const struct conn_series series[] = {
+	SERIES(connections, "switchyard_control_connections_total", "counter",
+	       "Connections accepted by the control thread's servers (control socket, metrics address)."),
+	SERIES(open, "switchyard_control_connections_open", "gauge",
+	       "Connections the control thread's servers hold now."),
+	SERIES(answers, "switchyard_control_answers_total", "counter",
+	       "Answers the control thread's servers wrote whole."),
+	SERIES(aborted, "switchyard_control_aborted_total", "counter",
+	       "Connections whose peer closed or reset them before the answer was whole."),
+};
+
+/* A counter by reason: `label`="names[i]" for each of the n in the array
+ * at `off`. */
+static void
+reason_series(FILE *f, const char *metric, const char *help, const char *label, const char *const *names,
+	      unsigned n, size_t off, const char *const *servers, const struct sy_conn_stats *const *st,
+	      unsigned ns)
+{
+	unsigned s, i;
+
+	sy_prom_head(f, metric, "counter", help);
+	for (s = 0; s < ns; s++)
+		for (i = 0; st[s] != NULL && i < n; i++)
+			fprintf(f, "%s{server=\"%s\",%s=\"%s\"} %llu\n", metric, servers[s], label, names[i],
+				(unsigned long long)((const uint64_t *)((const char *)st[s] + off))[i]);
+}
+
 void
 sy_conn_stats_metrics(FILE *f, const char *const *names, const struct sy_conn_stats *const *st,
 		      unsigned n)
 {
+	size_t k;
 	unsigned s;
-	int i;
 
-	sy_prom_head(f, "switchyard_control_connections_total", "counter",
-		     "Connections accepted by the control thread's servers (control socket, metrics address).");
-	for (s = 0; s < n; s++)
-		if (st[s] != NULL)
-			fprintf(f, "switchyard_control_connections_total{server=\"%s\"} %llu\n", names[s],
-				(unsigned long long)st[s]->connections);
-	sy_prom_head(f, "switchyard_control_connections_open", "gauge",
-		     "Connections the control thread's servers hold now.");
-	for (s = 0; s < n; s++)
-		if (st[s] != NULL)
-			fprintf(f, "switchyard_control_connections_open{server=\"%s\"} %u\n", names[s],
-				st[s]->open);
-	sy_prom_head(f, "switchyard_control_answers_total", "counter",
-		     "Answers the control thread's servers wrote whole.");
-	for (s = 0; s < n; s++)
-		if (st[s] != NULL)
-			fprintf(f, "switchyard_control_answers_total{server=\"%s\"} %llu\n", names[s],
-				(unsigned long long)st[s]->answers);
-	sy_prom_head(f, "switchyard_control_refused_total", "counter",
-		     "Connections or requests the control thread's servers turned away, by reason.");
-	for (s = 0; s < n; s++)
-		for (i = 0; st[s] != NULL && i < SY_CONN_REFUSAL__COUNT; i++)
-			fprintf(f, "switchyard_control_refused_total{server=\"%s\",reason=\"%s\"} %llu\n",
-				names[s], sy_conn_refusal_names[i], (unsigned long long)st[s]->refused[i]);
-	sy_prom_head(f, "switchyard_control_timeouts_total", "counter",
-		     "Connections closed because a request was not whole, or an answer not taken, in time.");
-	for (s = 0; s < n; s++)
-		for (i = 0; st[s] != NULL && i < SY_CONN_TIMEOUT__COUNT; i++)
-			fprintf(f, "switchyard_control_timeouts_total{server=\"%s\",phase=\"%s\"} %llu\n",
-				names[s], sy_conn_timeout_names[i], (unsigned long long)st[s]->timed_out[i]);
-	sy_prom_head(f, "switchyard_control_aborted_total", "counter",
-		     "Connections whose peer closed or reset them before the answer was whole.");
-	for (s = 0; s < n; s++)
-		if (st[s] != NULL)
-			fprintf(f, "switchyard_control_aborted_total{server=\"%s\"} %llu\n", names[s],
-				(unsigned long long)st[s]->aborted);
+	for (k = 0; k < sizeof(series) / sizeof(series[0]); k++) {
+		sy_prom_head(f, series[k].name, series[k].type, series[k].help);
+		for (s = 0; s < n; s++)
+			if (st[s] != NULL)
+				fprintf(f, "%s{server=\"%s\"} %llu\n", series[k].name, names[s],
+					(unsigned long long)*(const uint64_t *)((const char *)st[s] +
+										series[k].off));
+	}
+	reason_series(f, "switchyard_control_refused_total",
+		      "Connections or requests the control thread's servers turned away, by reason.",
+		      "reason", sy_conn_refusal_names, SY_CONN_REFUSAL__COUNT,
+		      offsetof(struct sy_conn_stats, refused), names, st, n);
+	reason_series(f, "switchyard_control_timeouts_total",
+		      "Connections closed because a request was not whole, or an answer not taken, in time.",
+		      "phase", sy_conn_timeout_names, SY_CONN_TIMEOUT__COUNT,
+		      offsetof(struct sy_conn_stats, timed_out), names, st, n);
 }

@@ -67,7 +67,7 @@ struct sy_conn_stats {
 	uint64_t refused[SY_CONN_REFUSAL__COUNT];
 	uint64_t timed_out[SY_CONN_TIMEOUT__COUNT];
 	uint64_t aborted;     /* the peer closed or reset before its answer was whole */
-	unsigned open;
+	uint64_t open;        /* connections now */
 };
 
 /* {"connections","open","answers","refused":{reason: n},"timed_out":{"request","answer"},

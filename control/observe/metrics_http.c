@@ -10,6 +10,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "age.h"
 #include "observe/metrics.h"
 #include "observe/metrics_http.h"
 #include "observe/status_page.h"
@@ -29,7 +30,7 @@ sy_metrics_http_open(struct sy_metrics_http *s, uint32_t addr, uint16_t port)
 	(void)setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
 	/* A backlog for a burst of scrapes: whatever waits there costs the
 	 * control thread nothing. */
-	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 || listen(fd, 128) < 0) {
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 || listen(fd, SY_METRICS_HTTP_BACKLOG) < 0) {
 		rc = -errno;
 		close(fd);
 		return rc;
@@ -125,7 +126,7 @@ text_answer(struct sy_metrics_http *s, struct sy_mhttp_conn *c, const char *stat
 /* The head is whole (or the client ended it with its request line): the
  * answer, made once. */
 static void
-answer(struct sy_metrics_http *s, struct sy_mhttp_conn *c, struct sy_router *r, uint64_t now_ms)
+answer(struct sy_metrics_http *s, struct sy_mhttp_conn *c, struct sy_router *r)
 {
 	const char *line = c->head, *eol = memchr(c->head, '\n', c->head_len);
 	size_t llen = eol ? (size_t)(eol - line) : c->head_len;
@@ -134,7 +135,6 @@ answer(struct sy_metrics_http *s, struct sy_mhttp_conn *c, struct sy_router *r, 
 	bool head_only;
 
 	c->phase = SY_MHTTP_ANSWER;
-	c->deadline_ms = now_ms + SY_METRICS_HTTP_ANSWER_MS;
 	if (llen > 0 && line[llen - 1] == '\r')
 		llen--;
 	if (sp == NULL || sp == line) {
@@ -190,9 +190,19 @@ head_whole(const char *h, size_t len, size_t from)
 	return false;
 }
 
+/* The head is whole: the answer is made in the next round (render_round),
+ * and taken whole within SY_METRICS_HTTP_ANSWER_MS. */
+static void
+ready(struct sy_metrics_http *s, struct sy_mhttp_conn *c, uint64_t now_ms)
+{
+	c->phase = SY_MHTTP_READY;
+	c->ready_seq = ++s->ready_seq;
+	c->deadline_ms = now_ms + SY_METRICS_HTTP_ANSWER_MS;
+}
+
 /* Read what the client sent. 0: go on, -1: close it (counted). */
 static int
-read_head(struct sy_metrics_http *s, struct sy_mhttp_conn *c, struct sy_router *r, uint64_t now_ms)
+read_head(struct sy_metrics_http *s, struct sy_mhttp_conn *c, uint64_t now_ms)
 {
 	for (;;) {
 		size_t from = c->head_len;
@@ -209,7 +219,7 @@ read_head(struct sy_metrics_http *s, struct sy_mhttp_conn *c, struct sy_router *
 			/* Ended after its request line (`printf 'GET /metrics\n' |
 			 * nc -N`): answered as if whole. */
 			c->last_ms = now_ms;
-			answer(s, c, r, now_ms);
+			ready(s, c, now_ms);
 			return 0;
 		}
 		if (n <= 0) {
@@ -219,7 +229,7 @@ read_head(struct sy_metrics_http *s, struct sy_mhttp_conn *c, struct sy_router *
 		c->head_len += (size_t)n;
 		c->last_ms = now_ms;
 		if (head_whole(c->head, c->head_len, from)) {
-			answer(s, c, r, now_ms);
+			ready(s, c, now_ms);
 			return 0;
 		}
 		if (c->head_len > SY_METRICS_HTTP_HEAD_MAX) {
@@ -281,15 +291,13 @@ linger(struct sy_mhttp_conn *c)
 	return 0;
 }
 
-/* Serve connection i for what poll said (or nothing: just after the
- * head). 0: keep it, -1: closed. */
+/* Write what the client takes of connection i's answer, or read what it
+ * still sends while lingering. 0: keep it, -1: closed. */
 static int
-serve(struct sy_metrics_http *s, unsigned i, struct sy_router *r, uint64_t now_ms)
+answer_step(struct sy_metrics_http *s, unsigned i, uint64_t now_ms)
 {
 	struct sy_mhttp_conn *c = &s->conns[i];
 
-	if (c->phase == SY_MHTTP_HEAD && read_head(s, c, r, now_ms) < 0)
-		goto close;
 	if (c->phase == SY_MHTTP_ANSWER) {
 		/* The head is no longer needed: only the answer is kept. */
 		free(c->head);
@@ -305,6 +313,41 @@ close:
 	return -1;
 }
 
+/* Serve connection i for what poll said. */
+static void
+serve(struct sy_metrics_http *s, unsigned i, uint64_t now_ms)
+{
+	if (s->conns[i].phase == SY_MHTTP_HEAD && read_head(s, &s->conns[i], now_ms) < 0)
+		drop(s, i);
+	else
+		(void)answer_step(s, i, now_ms);
+}
+
+/* The answers of the heads that are whole, made in the order the heads
+ * came, SY_METRICS_HTTP_ROUND_MS of them a turn after the first (the rest at
+ * the next turn): a burst of scrapes costs the control thread's other work a
+ * few ms a turn, not a rendering each. */
+static void
+render_round(struct sy_metrics_http *s, struct sy_router *r, uint64_t now_ms)
+{
+	uint64_t t0 = sy_mono_ms();
+	unsigned made = 0;
+
+	for (;;) {
+		unsigned i, next = s->n;
+
+		for (i = 0; i < s->n; i++)
+			if (s->conns[i].phase == SY_MHTTP_READY &&
+			    (next == s->n || s->conns[i].ready_seq < s->conns[next].ready_seq))
+				next = i;
+		if (next == s->n || (made > 0 && sy_mono_ms() - t0 >= SY_METRICS_HTTP_ROUND_MS))
+			return;
+		answer(s, &s->conns[next], r);
+		made++;
+		(void)answer_step(s, next, now_ms);
+	}
+}
+
 int
 sy_metrics_http_adopt(struct sy_metrics_http *s, int fd, uint64_t now_ms)
 {
@@ -312,13 +355,18 @@ sy_metrics_http_adopt(struct sy_metrics_http *s, int fd, uint64_t now_ms)
 	unsigned i, old = 0;
 
 	if (s->n == SY_METRICS_HTTP_MAX_CONNS) {
-		/* Full: the connection idle longest makes room. A flood of
+		/* Full: the connection idle longest makes room, one whose
+		 * answer is to be made only if all are. A flood of
 		 * connections that send nothing evicts its own, and a
-		 * scrape, whose head comes at once, is answered before it
-		 * is the oldest. */
-		for (i = 1; i < s->n; i++)
-			if (s->conns[i].last_ms < s->conns[old].last_ms)
+		 * scrape, whose head comes with it, is answered in the
+		 * turn it was accepted. */
+		for (i = 1; i < s->n; i++) {
+			bool ri = s->conns[i].phase == SY_MHTTP_READY;
+			bool ro = s->conns[old].phase == SY_MHTTP_READY;
+
+			if ((ro && !ri) || (ri == ro && s->conns[i].last_ms < s->conns[old].last_ms))
 				old = i;
+		}
 		s->st.refused[SY_CONN_EVICTED]++;
 		drop(s, old);
 	}
@@ -350,6 +398,7 @@ sy_metrics_http_pollfds(const struct sy_metrics_http *s, struct pollfd *pfds, un
 	for (i = 0; i < s->n && n < max; i++)
 		pfds[n++] = (struct pollfd){ .fd = s->conns[i].fd,
 					     .events = s->conns[i].phase == SY_MHTTP_ANSWER ? POLLOUT
+						       : s->conns[i].phase == SY_MHTTP_READY ? 0
 											     : POLLIN };
 	return n;
 }
@@ -366,28 +415,32 @@ sy_metrics_http_handle(struct sy_metrics_http *s, struct sy_router *r, const str
 
 		if (pfds[i].revents == 0 || ci >= s->n || s->conns[ci].fd != pfds[i].fd)
 			continue;
-		(void)serve(s, ci, r, now_ms);
+		serve(s, ci, now_ms);
 	}
 	for (i = s->n; i-- > 0;)
 		if (now_ms >= s->conns[i].deadline_ms) {
 			if (s->conns[i].phase == SY_MHTTP_HEAD)
 				s->st.timed_out[SY_CONN_TIMEOUT_REQUEST]++;
-			else if (s->conns[i].phase == SY_MHTTP_ANSWER)
+			else if (s->conns[i].phase != SY_MHTTP_LINGER)
 				s->st.timed_out[SY_CONN_TIMEOUT_ANSWER]++;
 			drop(s, i); /* lingering: answered, nothing lost */
 		}
-	/* New connections last, so that an eviction moves none of the
-	 * connections above under its pollfd. A quarter of the table a turn:
-	 * a flood waits in the backlog, not in this loop, and one turn's
-	 * evictions never empty the table (a scrape accepted a turn ago
-	 * still has its head read). */
-	for (i = 0; n > 0 && (pfds[0].revents & POLLIN) && i < SY_METRICS_HTTP_MAX_CONNS / 4; i++) {
+	/* New connections after the events, so that an eviction moves none
+	 * of the connections above under its pollfd, each read at once: the
+	 * head a scrape sent with its connection is answered in this turn's
+	 * round, before more of a flood could make it the one idle longest.
+	 * As many as the backlog holds: a scrape never waits there behind a
+	 * flood for turns. */
+	for (i = 0; n > 0 && (pfds[0].revents & POLLIN) && i < SY_METRICS_HTTP_BACKLOG; i++) {
 		int fd = accept4(s->listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
 
 		if (fd < 0)
 			break;
-		(void)sy_metrics_http_adopt(s, fd, now_ms);
+		if (sy_metrics_http_adopt(s, fd, now_ms) == 0 &&
+		    read_head(s, &s->conns[s->n - 1], now_ms) < 0)
+			drop(s, s->n - 1);
 	}
+	render_round(s, r, now_ms);
 }
 
 int
@@ -396,9 +449,12 @@ sy_metrics_http_timeout_ms(const struct sy_metrics_http *s, uint64_t now_ms)
 	uint64_t next = UINT64_MAX;
 	unsigned i;
 
-	for (i = 0; i < s->n; i++)
+	for (i = 0; i < s->n; i++) {
+		if (s->conns[i].phase == SY_MHTTP_READY)
+			return 0; /* its answer is to be made */
 		if (s->conns[i].deadline_ms < next)
 			next = s->conns[i].deadline_ms;
+	}
 	if (next == UINT64_MAX)
 		return -1;
 	return next <= now_ms ? 0 : (int)(next - now_ms);

