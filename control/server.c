@@ -191,7 +191,8 @@ static int
 handle_next(struct sy_server *s, struct sy_router *r, struct sy_client *c, uint64_t now_ms)
 {
 	while (c->pending == 0 && c->out.buf == NULL) {
-		char *nl = memchr(c->buf + c->scanned, '\n', c->len - c->scanned);
+		char *nl = c->len > c->scanned ? memchr(c->buf + c->scanned, '\n', c->len - c->scanned)
+					       : NULL;
 		bool request = true;
 		size_t take;
 		int rc = 0;
@@ -247,7 +248,7 @@ read_client(struct sy_client *c, uint64_t now_ms)
 	while (c->pending == 0 && c->out.buf == NULL) {
 		ssize_t n;
 
-		if (memchr(c->buf + c->scanned, '\n', c->len - c->scanned) != NULL)
+		if (c->len > c->scanned && memchr(c->buf + c->scanned, '\n', c->len - c->scanned) != NULL)
 			return 0;
 		c->scanned = c->len;
 		if (c->discarding)
@@ -276,7 +277,10 @@ read_client(struct sy_client *c, uint64_t now_ms)
 
 /* Full: the client to close for a new one, or -1. The one idle longest of
  * those with nothing to answer; of those with a request read (an attacker's
- * pipeline), if none; never one waiting for etcd. */
+ * pipeline), if none; never one waiting for etcd, nor one accepted in this
+ * turn (it is read at the next at least: a request that came a moment after
+ * its connection is answered then, however many connections a flood makes
+ * meanwhile). */
 static int
 idle_longest(const struct sy_server *s)
 {
@@ -286,7 +290,7 @@ idle_longest(const struct sy_server *s)
 	for (i = 0; i < s->n_clients; i++) {
 		const struct sy_client *c = &s->clients[i], *o = old < 0 ? NULL : &s->clients[old];
 
-		if (c->pending != 0)
+		if (c->pending != 0 || c->turn == s->turn)
 			continue;
 		if (o == NULL || (has_request(o) && !has_request(c)) ||
 		    (has_request(o) == has_request(c) && c->last_ms < o->last_ms))
@@ -296,18 +300,20 @@ idle_longest(const struct sy_server *s)
 }
 
 /* New clients, each read at once: a request that came with the connection
- * (routerctl's) is answered in this turn's round, before more connections
- * of a flood could make it the one idle longest. As many as the backlog
- * holds: a connection never waits there behind a flood for turns. */
+ * (routerctl's) is answered in this turn's round. As many as the backlog
+ * holds, unless the table is full of this turn's: a connection never waits
+ * there behind a flood for long. */
 static void
 accept_clients(struct sy_server *s, uint64_t now_ms)
 {
-	unsigned k;
+	unsigned k, fresh = 0;
 
 	for (k = 0; k < SY_SERVER_BACKLOG; k++) {
-		int fd = accept4(s->listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
-		int old;
+		int old = s->n_clients == SY_SERVER_MAX_CLIENTS ? idle_longest(s) : -1, fd;
 
+		if (s->n_clients == SY_SERVER_MAX_CLIENTS && old < 0 && fresh > 0)
+			return; /* the rest waits in the backlog for the next turn */
+		fd = accept4(s->listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
 		if (fd < 0)
 			return;
 		if (!peer_allowed(fd)) {
@@ -317,7 +323,6 @@ accept_clients(struct sy_server *s, uint64_t now_ms)
 			continue;
 		}
 		if (s->n_clients == SY_SERVER_MAX_CLIENTS) {
-			old = idle_longest(s);
 			if (old < 0) {
 				RTE_LOG(WARNING, USER1, "control: refused a connection (%u clients wait for etcd)\n",
 					s->n_clients);
@@ -328,9 +333,10 @@ accept_clients(struct sy_server *s, uint64_t now_ms)
 			s->st.refused[SY_CONN_EVICTED]++;
 			drop_client(s, (unsigned)old);
 		}
-		s->clients[s->n_clients++] = (struct sy_client){ .fd = fd, .last_ms = now_ms };
+		s->clients[s->n_clients++] = (struct sy_client){ .fd = fd, .last_ms = now_ms, .turn = s->turn };
 		s->st.connections++;
 		s->st.open = s->n_clients;
+		fresh++;
 		if (read_client(&s->clients[s->n_clients - 1], now_ms) < 0)
 			drop_client(s, s->n_clients - 1);
 	}
@@ -379,6 +385,7 @@ sy_server_handle(struct sy_server *s, struct sy_router *r, const struct pollfd *
 {
 	unsigned i;
 
+	s->turn++;
 	/* Walk backwards: drop_client moves the last client into the hole. */
 	for (i = n; i-- > 1;) {
 		unsigned ci = i - 1;

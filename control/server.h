@@ -15,9 +15,10 @@
  * SY_SERVER_SEND_MS closes the connection. A request line may take its time
  * (an idle `routerctl top` is a client too), but when SY_SERVER_MAX_CLIENTS
  * are connected a new one closes the one idle longest (one with a request
- * read only when there is no other). A new connection is read at once, so
- * that the request it came with is answered in the same turn, before a
- * flood of connections could close it.
+ * read only when there is no other; never one accepted in the same turn:
+ * the rest of a flood waits in the backlog). A new connection is read at
+ * once, so that the request it came with is answered in the same turn, or
+ * at the next, before a flood of connections could close it.
  */
 #ifndef SY_SERVER_H
 #define SY_SERVER_H
@@ -45,6 +46,7 @@ struct sy_client {
 	uint64_t last_ms;   /* its last byte either way */
 	uint64_t served_ms; /* when a request of its was last taken (0: never) */
 	bool gone;          /* to drop */
+	uint64_t turn;      /* accepted in this turn of the server's */
 };
 
 struct sy_server {
@@ -52,6 +54,7 @@ struct sy_server {
 	char path[108];
 	struct sy_client clients[SY_SERVER_MAX_CLIENTS];
 	unsigned n_clients;
+	uint64_t turn; /* sy_server_handle's calls */
 	struct sy_conn_stats st;
 };
 

@@ -348,31 +348,48 @@ render_round(struct sy_metrics_http *s, struct sy_router *r, uint64_t now_ms)
 	}
 }
 
+/* Full: the connection to close for a new one, or -1. The one idle longest,
+ * one whose page is to be rendered only if all are; never one accepted in
+ * this turn (it is read at the next at least: a scrape's head that came a
+ * moment after its connection is answered then, however many connections a
+ * flood makes meanwhile). */
+static int
+victim(const struct sy_metrics_http *s)
+{
+	int old = -1;
+	unsigned i;
+
+	for (i = 0; i < s->n; i++) {
+		const struct sy_mhttp_conn *c = &s->conns[i], *o = old < 0 ? NULL : &s->conns[old];
+		bool rc = c->phase == SY_MHTTP_READY, ro = o != NULL && o->phase == SY_MHTTP_READY;
+
+		if (c->turn == s->turn)
+			continue;
+		if (o == NULL || (ro && !rc) || (rc == ro && c->last_ms < o->last_ms))
+			old = (int)i;
+	}
+	return old;
+}
+
 int
 sy_metrics_http_adopt(struct sy_metrics_http *s, int fd, uint64_t now_ms)
 {
 	struct sy_mhttp_conn *c;
-	unsigned i, old = 0;
 
 	if (s->n == SY_METRICS_HTTP_MAX_CONNS) {
-		/* Full: the connection idle longest makes room, one whose
-		 * answer is to be made only if all are. A flood of
-		 * connections that send nothing evicts its own, and a
-		 * scrape, whose head comes with it, is answered in the
-		 * turn it was accepted. */
-		for (i = 1; i < s->n; i++) {
-			bool ri = s->conns[i].phase == SY_MHTTP_READY;
-			bool ro = s->conns[old].phase == SY_MHTTP_READY;
+		int old = victim(s);
 
-			if ((ro && !ri) || (ri == ro && s->conns[i].last_ms < s->conns[old].last_ms))
-				old = i;
+		if (old < 0) {
+			s->st.refused[SY_CONN_FULL]++;
+			close(fd);
+			return -1;
 		}
 		s->st.refused[SY_CONN_EVICTED]++;
-		drop(s, old);
+		drop(s, (unsigned)old);
 	}
 	(void)fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
 	c = &s->conns[s->n];
-	*c = (struct sy_mhttp_conn){ .fd = fd, .last_ms = now_ms,
+	*c = (struct sy_mhttp_conn){ .fd = fd, .last_ms = now_ms, .turn = s->turn,
 				     .deadline_ms = now_ms + SY_METRICS_HTTP_HEAD_MS };
 	c->head = malloc(SY_METRICS_HTTP_HEAD_MAX + 1);
 	if (c->head == NULL) {
@@ -409,6 +426,7 @@ sy_metrics_http_handle(struct sy_metrics_http *s, struct sy_router *r, const str
 {
 	unsigned i;
 
+	s->turn++;
 	/* Walk backwards: drop moves the last connection into the hole. */
 	for (i = n; i-- > 1;) {
 		unsigned ci = i - 1;
@@ -432,8 +450,12 @@ sy_metrics_http_handle(struct sy_metrics_http *s, struct sy_router *r, const str
 	 * As many as the backlog holds: a scrape never waits there behind a
 	 * flood for turns. */
 	for (i = 0; n > 0 && (pfds[0].revents & POLLIN) && i < SY_METRICS_HTTP_BACKLOG; i++) {
-		int fd = accept4(s->listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+		int fd;
 
+		/* Full of this turn's: the rest waits in the backlog. */
+		if (s->n == SY_METRICS_HTTP_MAX_CONNS && victim(s) < 0)
+			break;
+		fd = accept4(s->listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
 		if (fd < 0)
 			break;
 		if (sy_metrics_http_adopt(s, fd, now_ms) == 0 &&

@@ -29,9 +29,10 @@
  *    the connection, and the client could lose its answer: a 431 to a head
  *    still coming);
  *  - at most SY_METRICS_HTTP_MAX_CONNS connections: a new one closes the one
- *    idle longest (one whose answer is to be made only if all are); a new
- *    connection is read at once, so that a scrape's head, which comes with
- *    it, is answered in the turn it was accepted.
+ *    idle longest (one whose answer is to be made only if all are; never one
+ *    accepted in the same turn, the rest of a flood waits in the backlog); a
+ *    new connection is read at once, so that a scrape's head, which comes
+ *    with it, is answered in the turn it was accepted, or at the next.
  *
  * What it refused, timed out or lost is counted (st: `routerctl stats`'s
  * control_servers.metrics, switchyard_control_*{server="metrics"}).
@@ -73,6 +74,7 @@ struct sy_mhttp_conn {
 	uint64_t last_ms;     /* its last byte either way: the one idle longest goes first */
 	uint64_t deadline_ms; /* of the phase: the head, the whole answer, the lingering */
 	uint64_t ready_seq;   /* answers are made in the order heads became whole */
+	uint64_t turn;        /* accepted in this turn of the server's */
 };
 
 struct sy_metrics_http {
@@ -81,6 +83,7 @@ struct sy_metrics_http {
 	unsigned n;
 	size_t out_bytes; /* answer bytes not taken yet, all connections */
 	uint64_t ready_seq;
+	uint64_t turn;    /* sy_metrics_http_handle's calls */
 	struct sy_conn_stats st;
 };
 

@@ -6,7 +6,8 @@
  * 5 s deadline, not kept alive by each byte; a head over 8 KiB gets 431; an
  * answer is rendered once and written as the client reads it, a reader that
  * closes half-way is counted and closed, one that never reads is closed at
- * the answer's deadline; the connection idle longest makes room when full;
+ * the answer's deadline; the connection idle longest makes room when full,
+ * but never one accepted in the same turn;
  * 400, 404, 405, HEAD, 503 while slow readers hold the buffers. Nothing here
  * ever blocks: a call that would fails the test by hanging it (meson's
  * timeout).
@@ -392,6 +393,47 @@ test_full_closes_idle_longest(void **state)
 	(void)state;
 }
 
+/* A connection is never closed for another in the turn it was accepted:
+ * its head, come a moment after it, is read at the next turn at least. */
+static void
+test_full_of_this_turn(void **state)
+{
+	int c[SY_METRICS_HTTP_MAX_CONNS], i, late, sv[2];
+	size_t len = 0;
+	char *a = NULL;
+
+	turn(0);
+	for (i = 0; i < SY_METRICS_HTTP_MAX_CONNS; i++)
+		c[i] = client_at(10, 0);
+	/* One more in the same turn: none of these may make room. */
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv), 0);
+	assert_int_equal(sy_metrics_http_adopt(&srv, sv[0], 10), -1);
+	assert_int_equal(srv.st.refused[SY_CONN_FULL], 1);
+	assert_int_equal(srv.st.refused[SY_CONN_EVICTED], 0);
+	assert_int_equal(take(sv[1], &a, &len, SIZE_MAX), 1); /* closed */
+	close(sv[1]);
+	/* The heads come; at the next turn all are answered. */
+	for (i = 0; i < SY_METRICS_HTTP_MAX_CONNS; i++)
+		say(c[i], "GET / HTTP/1.1\r\n\r\n");
+	turn(20);
+	/* And a connection of a later turn closes the one idle longest. */
+	late = client_at(30, 0);
+	assert_int_equal(srv.st.refused[SY_CONN_EVICTED], 1);
+	for (i = 0; i < SY_METRICS_HTTP_MAX_CONNS; i++) {
+		a = NULL;
+		len = 0;
+		take(c[i], &a, &len, SIZE_MAX);
+		assert_non_null(a);
+		assert_true(strncmp(a, "HTTP/1.1 200 OK\r\n", 17) == 0);
+		free(a);
+		close(c[i]);
+	}
+	close(late);
+	turn(40);
+	assert_int_equal(srv.n, 0);
+	(void)state;
+}
+
 /* The status line the server answers head with. */
 static void
 expect_status(const char *head, const char *status)
@@ -466,6 +508,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_reader_gets_one_rendering, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_reader_never_reads, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_full_closes_idle_longest, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_full_of_this_turn, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_answers, setup, teardown),
 	};
 
