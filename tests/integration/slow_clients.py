@@ -2,15 +2,17 @@
 """slow_clients: the clients that used to hold routerd's control thread, and a timer.
 
     python3 slow_clients.py attack metrics 127.0.0.1:PORT|control SOCKET \\
-        --half N --trickle N --noread N --ready FILE --stop FILE --seconds S --report FILE
+        --half N --trickle N --noread N [--pipeline N] --ready FILE --stop FILE --seconds S \\
+        --report FILE
     python3 slow_clients.py measure ROUTERCTL SOCKET DIR ROUNDS GAP_S [BOUNDS]
 
 attack holds, until FILE --stop exists (or S seconds passed):
   --half     connections that sent half a request (an HTTP head without its blank
              line; a control request line without its end) and then nothing;
   --trickle  connections that send one byte of an endless request every 150 ms;
-  --noread   connections that ask (GET /metrics with a 4 KiB receive buffer; 200
-             `metrics` requests on the control socket) and never read the answer.
+  --noread   connections that ask (GET /metrics with a 4 KiB receive buffer; --pipeline
+             `metrics` requests on the control socket, 1 unless given: 200 fill the
+             socket's buffer with replies) and never read the answer.
 A connection the server closes is opened again 250 ms later, so the pressure stays.
 --ready is written once every connection was opened once; --report gets a JSON
 summary: connections opened and closed by the server, by kind.
@@ -42,7 +44,7 @@ class Conn:
         self.reopen_at = 0.0
 
 
-def open_conn(target, addr, kind):
+def open_conn(target, addr, kind, pipeline):
     if target == "metrics":
         s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         if kind == "noread":
@@ -62,7 +64,7 @@ def open_conn(target, addr, kind):
             s.send(b"GET /metrics HTTP/1.1\r\nHost: slow\r\n\r\n")
         else:
             try:
-                s.send(b'{"op":"metrics"}\n' * 200)
+                s.send(b'{"op":"metrics"}\n' * pipeline)
             except BlockingIOError:
                 pass
     return s
@@ -85,7 +87,7 @@ def attack(argv):
 
     def try_open(c, now):
         try:
-            c.sock = open_conn(target, addr, c.kind)
+            c.sock = open_conn(target, addr, c.kind, int(opts.get("--pipeline", 1)))
         except OSError:
             stats[c.kind]["connect_failed"] += 1
             c.sock, c.reopen_at = None, now + REOPEN_S
