@@ -50,9 +50,6 @@ sy_server_open(struct sy_server *s, const char *path)
 		return -e;
 	}
 	umask(old);
-	/* Room for a burst (a flood of connections waits here, costing the
-	 * control thread nothing, and routerctl's connect does not wait
-	 * behind it for long). */
 	if (listen(fd, SY_SERVER_BACKLOG) < 0) {
 		int e = errno;
 
@@ -70,7 +67,9 @@ sy_server_pollfds(struct sy_server *s, struct pollfd *pfds, unsigned max)
 
 	if (max == 0)
 		return 0;
-	pfds[n++] = (struct pollfd){ .fd = s->listen_fd, .events = POLLIN };
+	/* Not while full of clients none of which may be closed yet: the
+	 * backlog waits (accept_clients). */
+	pfds[n++] = (struct pollfd){ .fd = s->listen_fd, .events = s->accept_at_ms ? 0 : POLLIN };
 	/* A client whose reply is being written, or whose request waits for
 	 * etcd, is not read meanwhile: its replies stay in the order of its
 	 * requests, and one that never reads holds one reply. */
@@ -275,14 +274,28 @@ read_client(struct sy_client *c, uint64_t now_ms)
 	return 0;
 }
 
+/* A client that has not sent a byte yet: routerctl between its connect and
+ * its request, which a loaded machine may stretch. */
+static bool
+silent(const struct sy_client *c)
+{
+	return c->len == 0 && c->served_ms == 0 && !c->discarding;
+}
+
+/* A client that may be closed for a new one now: none with a request read
+ * and not yet answered, none waiting for etcd, no silent one in its first
+ * SY_SERVER_GRACE_MS (however many connections a flood makes meanwhile). */
+static bool
+closable(const struct sy_client *c, uint64_t now_ms)
+{
+	return c->pending == 0 && !has_request(c) &&
+	       !(silent(c) && now_ms - c->accepted_ms < SY_SERVER_GRACE_MS);
+}
+
 /* Full: the client to close for a new one, or -1. The one idle longest of
- * those with nothing to answer; of those with a request read (an attacker's
- * pipeline), if none; never one waiting for etcd, nor one accepted in this
- * turn (it is read at the next at least: a request that came a moment after
- * its connection is answered then, however many connections a flood makes
- * meanwhile). */
+ * the closable ones, a silent one only if no other. */
 static int
-idle_longest(const struct sy_server *s)
+idle_longest(const struct sy_server *s, uint64_t now_ms)
 {
 	int old = -1;
 	unsigned i;
@@ -290,29 +303,56 @@ idle_longest(const struct sy_server *s)
 	for (i = 0; i < s->n_clients; i++) {
 		const struct sy_client *c = &s->clients[i], *o = old < 0 ? NULL : &s->clients[old];
 
-		if (c->pending != 0 || c->turn == s->turn)
+		if (!closable(c, now_ms))
 			continue;
-		if (o == NULL || (has_request(o) && !has_request(c)) ||
-		    (has_request(o) == has_request(c) && c->last_ms < o->last_ms))
+		if (o == NULL || (silent(o) && !silent(c)) ||
+		    (silent(o) == silent(c) && c->last_ms < o->last_ms))
 			old = (int)i;
 	}
 	return old;
 }
 
+/* Full and none closable: when one will be (a request is answered in this
+ * turn's round: the next ms; a silent client's grace ends), or 0 when every
+ * client waits for etcd (a new one is refused then, not kept waiting). */
+static uint64_t
+closable_at(const struct sy_server *s, uint64_t now_ms)
+{
+	uint64_t at = UINT64_MAX;
+	bool parked = true;
+	unsigned i;
+
+	for (i = 0; i < s->n_clients; i++) {
+		const struct sy_client *c = &s->clients[i];
+
+		if (c->pending != 0)
+			continue;
+		parked = false;
+		if (has_request(c))
+			at = now_ms + 1;
+		else if (silent(c) && c->accepted_ms + SY_SERVER_GRACE_MS < at)
+			at = c->accepted_ms + SY_SERVER_GRACE_MS;
+	}
+	if (parked)
+		return 0;
+	return at == UINT64_MAX || at <= now_ms ? now_ms + 1 : at;
+}
+
 /* New clients, each read at once: a request that came with the connection
- * (routerctl's) is answered in this turn's round. As many as the backlog
- * holds, unless the table is full of this turn's: a connection never waits
- * there behind a flood for long. */
+ * (routerctl's) is answered in this turn's round. While the table has room
+ * or a client to close, twice the table a turn at most; else the rest of a
+ * flood waits in the backlog, not polled, until a client may be closed. */
 static void
 accept_clients(struct sy_server *s, uint64_t now_ms)
 {
-	unsigned k, fresh = 0;
+	unsigned k;
 
-	for (k = 0; k < SY_SERVER_BACKLOG; k++) {
-		int old = s->n_clients == SY_SERVER_MAX_CLIENTS ? idle_longest(s) : -1, fd;
+	for (k = 0; k < 2 * SY_SERVER_MAX_CLIENTS; k++) {
+		bool full = s->n_clients == SY_SERVER_MAX_CLIENTS;
+		int old = full ? idle_longest(s, now_ms) : -1, fd;
 
-		if (s->n_clients == SY_SERVER_MAX_CLIENTS && old < 0 && fresh > 0)
-			return; /* the rest waits in the backlog for the next turn */
+		if (full && old < 0 && (s->accept_at_ms = closable_at(s, now_ms)) != 0)
+			return;
 		fd = accept4(s->listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
 		if (fd < 0)
 			return;
@@ -322,21 +362,21 @@ accept_clients(struct sy_server *s, uint64_t now_ms)
 			close(fd);
 			continue;
 		}
-		if (s->n_clients == SY_SERVER_MAX_CLIENTS) {
-			if (old < 0) {
-				RTE_LOG(WARNING, USER1, "control: refused a connection (%u clients wait for etcd)\n",
-					s->n_clients);
-				s->st.refused[SY_CONN_FULL]++;
-				close(fd);
-				continue;
-			}
+		if (full && old < 0) {
+			RTE_LOG(WARNING, USER1, "control: refused a connection (%u clients wait for etcd)\n",
+				s->n_clients);
+			s->st.refused[SY_CONN_FULL]++;
+			close(fd);
+			continue;
+		}
+		if (full) {
 			s->st.refused[SY_CONN_EVICTED]++;
 			drop_client(s, (unsigned)old);
 		}
-		s->clients[s->n_clients++] = (struct sy_client){ .fd = fd, .last_ms = now_ms, .turn = s->turn };
+		s->clients[s->n_clients++] = (struct sy_client){ .fd = fd, .last_ms = now_ms,
+								 .accepted_ms = now_ms };
 		s->st.connections++;
 		s->st.open = s->n_clients;
-		fresh++;
 		if (read_client(&s->clients[s->n_clients - 1], now_ms) < 0)
 			drop_client(s, s->n_clients - 1);
 	}
@@ -385,7 +425,6 @@ sy_server_handle(struct sy_server *s, struct sy_router *r, const struct pollfd *
 {
 	unsigned i;
 
-	s->turn++;
 	/* Walk backwards: drop_client moves the last client into the hole. */
 	for (i = n; i-- > 1;) {
 		unsigned ci = i - 1;
@@ -411,8 +450,12 @@ sy_server_handle(struct sy_server *s, struct sy_router *r, const struct pollfd *
 	/* New clients after the events, so that an eviction moves none of
 	 * the clients above under its pollfd; before the round, which answers
 	 * what they brought. */
-	if (n > 0 && (pfds[0].revents & POLLIN))
+	if (s->accept_at_ms != 0 && now_ms >= s->accept_at_ms) {
+		s->accept_at_ms = 0;
+		accept_clients(s, now_ms); /* what waited in the backlog */
+	} else if (n > 0 && (pfds[0].revents & POLLIN)) {
 		accept_clients(s, now_ms);
+	}
 	request_round(s, r, now_ms);
 }
 
@@ -421,6 +464,9 @@ sy_server_timeout_ms(const struct sy_server *s, uint64_t now_ms)
 {
 	int64_t t = -1;
 	unsigned i;
+
+	if (s->accept_at_ms != 0)
+		t = s->accept_at_ms > now_ms ? (int64_t)(s->accept_at_ms - now_ms) : 0;
 
 	for (i = 0; i < s->n_clients; i++) {
 		const struct sy_client *c = &s->clients[i];

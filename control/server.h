@@ -14,11 +14,12 @@
  * control thread); a reply not taken for
  * SY_SERVER_SEND_MS closes the connection. A request line may take its time
  * (an idle `routerctl top` is a client too), but when SY_SERVER_MAX_CLIENTS
- * are connected a new one closes the one idle longest (one with a request
- * read only when there is no other; never one accepted in the same turn:
- * the rest of a flood waits in the backlog). A new connection is read at
- * once, so that the request it came with is answered in the same turn, or
- * at the next, before a flood of connections could close it.
+ * are connected a new one closes the one idle longest (one that has not
+ * sent a byte yet only if no other, and not in its first SY_SERVER_GRACE_MS:
+ * routerctl between its connect and its request; never one with a request
+ * read and not yet answered): when none may be closed, the rest of a flood
+ * waits in the backlog. A new connection is read at once, so that the
+ * request it came with is answered in the same turn.
  */
 #ifndef SY_SERVER_H
 #define SY_SERVER_H
@@ -31,9 +32,13 @@
 #include "stream_conn.h"
 
 #define SY_SERVER_MAX_CLIENTS 64
-#define SY_SERVER_BACKLOG 128  /* connections waiting for accept, all accepted a turn */
+/* Connections waiting for accept: a burst of a flood waits there, costing
+ * the control thread nothing, and a routerctl arriving in it is not turned
+ * away; the table takes up to SY_SERVER_MAX_CLIENTS of them a turn. */
+#define SY_SERVER_BACKLOG 1024
 #define SY_SERVER_SEND_MS 5000 /* a reply's next byte taken within this */
 #define SY_SERVER_ROUND_MS 5   /* requests of a turn, after the first */
+#define SY_SERVER_GRACE_MS 100 /* a client that has sent nothing is not closed for another */
 
 struct sy_client {
 	int fd;
@@ -46,7 +51,7 @@ struct sy_client {
 	uint64_t last_ms;   /* its last byte either way */
 	uint64_t served_ms; /* when a request of its was last taken (0: never) */
 	bool gone;          /* to drop */
-	uint64_t turn;      /* accepted in this turn of the server's */
+	uint64_t accepted_ms;
 };
 
 struct sy_server {
@@ -54,7 +59,7 @@ struct sy_server {
 	char path[108];
 	struct sy_client clients[SY_SERVER_MAX_CLIENTS];
 	unsigned n_clients;
-	uint64_t turn; /* sy_server_handle's calls */
+	uint64_t accept_at_ms; /* full, none closable: the backlog waits until then (0: not) */
 	struct sy_conn_stats st;
 };
 

@@ -348,27 +348,59 @@ render_round(struct sy_metrics_http *s, struct sy_router *r, uint64_t now_ms)
 	}
 }
 
-/* Full: the connection to close for a new one, or -1. The one idle longest,
- * one whose page is to be rendered only if all are; never one accepted in
- * this turn (it is read at the next at least: a scrape's head that came a
- * moment after its connection is answered then, however many connections a
- * flood makes meanwhile). */
+/* A connection that has sent nothing yet: a scrape between its connect and
+ * its head. */
+static bool
+silent(const struct sy_mhttp_conn *c)
+{
+	return c->phase == SY_MHTTP_HEAD && c->head_len == 0;
+}
+
+/* May be closed for a new one now: none whose page is to be rendered, no
+ * silent one in its first SY_METRICS_HTTP_GRACE_MS (however many
+ * connections a flood makes meanwhile). */
+static bool
+closable(const struct sy_mhttp_conn *c, uint64_t now_ms)
+{
+	return c->phase != SY_MHTTP_READY &&
+	       !(silent(c) && now_ms - c->accepted_ms < SY_METRICS_HTTP_GRACE_MS);
+}
+
+/* Full: the connection to close for a new one, or -1. The one idle longest
+ * of the closable ones, a silent one only if no other. */
 static int
-victim(const struct sy_metrics_http *s)
+victim(const struct sy_metrics_http *s, uint64_t now_ms)
 {
 	int old = -1;
 	unsigned i;
 
 	for (i = 0; i < s->n; i++) {
 		const struct sy_mhttp_conn *c = &s->conns[i], *o = old < 0 ? NULL : &s->conns[old];
-		bool rc = c->phase == SY_MHTTP_READY, ro = o != NULL && o->phase == SY_MHTTP_READY;
 
-		if (c->turn == s->turn)
+		if (!closable(c, now_ms))
 			continue;
-		if (o == NULL || (ro && !rc) || (rc == ro && c->last_ms < o->last_ms))
+		if (o == NULL || (silent(o) && !silent(c)) ||
+		    (silent(o) == silent(c) && c->last_ms < o->last_ms))
 			old = (int)i;
 	}
 	return old;
+}
+
+/* Full and none closable: when one will be (a page is rendered in this
+ * turn's round: the next ms; a silent connection's grace ends). */
+static uint64_t
+closable_at(const struct sy_metrics_http *s, uint64_t now_ms)
+{
+	uint64_t at = UINT64_MAX;
+	unsigned i;
+
+	for (i = 0; i < s->n; i++) {
+		if (s->conns[i].phase == SY_MHTTP_READY)
+			at = now_ms + 1;
+		else if (silent(&s->conns[i]) && s->conns[i].accepted_ms + SY_METRICS_HTTP_GRACE_MS < at)
+			at = s->conns[i].accepted_ms + SY_METRICS_HTTP_GRACE_MS;
+	}
+	return at == UINT64_MAX || at <= now_ms ? now_ms + 1 : at;
 }
 
 int
@@ -377,7 +409,7 @@ sy_metrics_http_adopt(struct sy_metrics_http *s, int fd, uint64_t now_ms)
 	struct sy_mhttp_conn *c;
 
 	if (s->n == SY_METRICS_HTTP_MAX_CONNS) {
-		int old = victim(s);
+		int old = victim(s, now_ms);
 
 		if (old < 0) {
 			s->st.refused[SY_CONN_FULL]++;
@@ -389,7 +421,7 @@ sy_metrics_http_adopt(struct sy_metrics_http *s, int fd, uint64_t now_ms)
 	}
 	(void)fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
 	c = &s->conns[s->n];
-	*c = (struct sy_mhttp_conn){ .fd = fd, .last_ms = now_ms, .turn = s->turn,
+	*c = (struct sy_mhttp_conn){ .fd = fd, .last_ms = now_ms, .accepted_ms = now_ms,
 				     .deadline_ms = now_ms + SY_METRICS_HTTP_HEAD_MS };
 	c->head = malloc(SY_METRICS_HTTP_HEAD_MAX + 1);
 	if (c->head == NULL) {
@@ -411,7 +443,7 @@ sy_metrics_http_pollfds(const struct sy_metrics_http *s, struct pollfd *pfds, un
 		return 0;
 	/* -1 when not listening (poll skips it): connections may still be
 	 * adopted. */
-	pfds[n++] = (struct pollfd){ .fd = s->listen_fd, .events = POLLIN };
+	pfds[n++] = (struct pollfd){ .fd = s->listen_fd, .events = s->accept_at_ms ? 0 : POLLIN };
 	for (i = 0; i < s->n && n < max; i++)
 		pfds[n++] = (struct pollfd){ .fd = s->conns[i].fd,
 					     .events = s->conns[i].phase == SY_MHTTP_ANSWER ? POLLOUT
@@ -426,7 +458,6 @@ sy_metrics_http_handle(struct sy_metrics_http *s, struct sy_router *r, const str
 {
 	unsigned i;
 
-	s->turn++;
 	/* Walk backwards: drop moves the last connection into the hole. */
 	for (i = n; i-- > 1;) {
 		unsigned ci = i - 1;
@@ -447,14 +478,21 @@ sy_metrics_http_handle(struct sy_metrics_http *s, struct sy_router *r, const str
 	 * of the connections above under its pollfd, each read at once: the
 	 * head a scrape sent with its connection is answered in this turn's
 	 * round, before more of a flood could make it the one idle longest.
-	 * As many as the backlog holds: a scrape never waits there behind a
-	 * flood for turns. */
-	for (i = 0; n > 0 && (pfds[0].revents & POLLIN) && i < SY_METRICS_HTTP_BACKLOG; i++) {
+	 * While the table has room or a connection to close (a table's worth
+	 * a turn at most, since this turn's are never closed). */
+	if (s->accept_at_ms != 0 && now_ms >= s->accept_at_ms)
+		s->accept_at_ms = 0; /* what waited in the backlog */
+	else if (n == 0 || !(pfds[0].revents & POLLIN))
+		goto render;
+	for (i = 0; s->listen_fd >= 0 && i < 2 * SY_METRICS_HTTP_MAX_CONNS; i++) {
 		int fd;
 
-		/* Full of this turn's: the rest waits in the backlog. */
-		if (s->n == SY_METRICS_HTTP_MAX_CONNS && victim(s) < 0)
+		/* None may be closed: the rest waits in the backlog, not
+		 * polled, until one may. */
+		if (s->n == SY_METRICS_HTTP_MAX_CONNS && victim(s, now_ms) < 0) {
+			s->accept_at_ms = closable_at(s, now_ms);
 			break;
+		}
 		fd = accept4(s->listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
 		if (fd < 0)
 			break;
@@ -462,13 +500,14 @@ sy_metrics_http_handle(struct sy_metrics_http *s, struct sy_router *r, const str
 		    read_head(s, &s->conns[s->n - 1], now_ms) < 0)
 			drop(s, s->n - 1);
 	}
+render:
 	render_round(s, r, now_ms);
 }
 
 int
 sy_metrics_http_timeout_ms(const struct sy_metrics_http *s, uint64_t now_ms)
 {
-	uint64_t next = UINT64_MAX;
+	uint64_t next = s->accept_at_ms ? s->accept_at_ms : UINT64_MAX;
 	unsigned i;
 
 	for (i = 0; i < s->n; i++) {

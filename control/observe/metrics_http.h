@@ -29,10 +29,12 @@
  *    the connection, and the client could lose its answer: a 431 to a head
  *    still coming);
  *  - at most SY_METRICS_HTTP_MAX_CONNS connections: a new one closes the one
- *    idle longest (one whose answer is to be made only if all are; never one
- *    accepted in the same turn, the rest of a flood waits in the backlog); a
- *    new connection is read at once, so that a scrape's head, which comes
- *    with it, is answered in the turn it was accepted, or at the next.
+ *    idle longest (one that has sent nothing yet only if no other, and not
+ *    in its first SY_METRICS_HTTP_GRACE_MS: a scrape between its connect and
+ *    its head; never one whose answer is to be made): when none may be
+ *    closed, the rest of a flood waits in the backlog. A new connection is
+ *    read at once, so that a scrape's head, which comes with it, is answered
+ *    in the turn it was accepted.
  *
  * What it refused, timed out or lost is counted (st: `routerctl stats`'s
  * control_servers.metrics, switchyard_control_*{server="metrics"}).
@@ -48,12 +50,16 @@
 #include "stream_conn.h"
 
 #define SY_METRICS_HTTP_MAX_CONNS 64
-#define SY_METRICS_HTTP_BACKLOG 128 /* connections waiting for accept, all accepted a turn */
+/* Connections waiting for accept: a burst of a flood waits there, costing
+ * the control thread nothing, and a scrape's SYN arriving in it is not
+ * dropped (its retransmission would cost it a second). */
+#define SY_METRICS_HTTP_BACKLOG 1024
 #define SY_METRICS_HTTP_HEAD_MAX 8192
 #define SY_METRICS_HTTP_HEAD_MS 5000
 #define SY_METRICS_HTTP_ANSWER_MS 30000
 #define SY_METRICS_HTTP_LINGER_MS 2000
 #define SY_METRICS_HTTP_ROUND_MS 5
+#define SY_METRICS_HTTP_GRACE_MS 100 /* a connection that has sent nothing is not closed for another */
 #define SY_METRICS_HTTP_OUT_MAX (64u << 20)
 
 struct sy_router;
@@ -74,7 +80,7 @@ struct sy_mhttp_conn {
 	uint64_t last_ms;     /* its last byte either way: the one idle longest goes first */
 	uint64_t deadline_ms; /* of the phase: the head, the whole answer, the lingering */
 	uint64_t ready_seq;   /* answers are made in the order heads became whole */
-	uint64_t turn;        /* accepted in this turn of the server's */
+	uint64_t accepted_ms;
 };
 
 struct sy_metrics_http {
@@ -83,7 +89,7 @@ struct sy_metrics_http {
 	unsigned n;
 	size_t out_bytes; /* answer bytes not taken yet, all connections */
 	uint64_t ready_seq;
-	uint64_t turn;    /* sy_metrics_http_handle's calls */
+	uint64_t accept_at_ms; /* full, none closable: the backlog waits until then (0: not) */
 	struct sy_conn_stats st;
 };
 

@@ -7,7 +7,7 @@
  * answer is rendered once and written as the client reads it, a reader that
  * closes half-way is counted and closed, one that never reads is closed at
  * the answer's deadline; the connection idle longest makes room when full,
- * but never one accepted in the same turn;
+ * one that sent nothing only if no other and not in its first 100 ms;
  * 400, 404, 405, HEAD, 503 while slow readers hold the buffers. Nothing here
  * ever blocks: a call that would fails the test by hanging it (meson's
  * timeout).
@@ -368,24 +368,39 @@ test_full_closes_idle_longest(void **state)
 	size_t len = 0;
 	char *a = NULL;
 
-	for (i = 0; i < SY_METRICS_HTTP_MAX_CONNS; i++)
+	/* The first sends nothing (a scrape between its connect and its
+	 * head); the others a byte each, one a turn. */
+	c[0] = client_at(0, 0);
+	for (i = 1; i < SY_METRICS_HTTP_MAX_CONNS; i++) {
 		c[i] = client_at((uint64_t)i, 0);
-	/* The first sends a byte: the second is idle longest now. */
-	say(c[0], "G");
+		say(c[i], "G");
+		turn((uint64_t)i);
+	}
+	/* The second sends another: the third is idle longest of those that
+	 * sent something, and closed for a new one; the silent first is
+	 * kept although older. */
+	say(c[1], "E");
 	turn(100);
 	extra = client_at(200, 0);
 	assert_int_equal(srv.n, SY_METRICS_HTTP_MAX_CONNS);
 	assert_int_equal(srv.st.refused[SY_CONN_EVICTED], 1);
-	assert_int_equal(take(c[1], &a, &len, SIZE_MAX), 1); /* closed, no answer */
+	assert_int_equal(take(c[2], &a, &len, SIZE_MAX), 1); /* closed, no answer */
 	assert_int_equal(len, 0);
-	assert_int_equal(take(c[0], &a, &len, SIZE_MAX), 0); /* still open */
-	/* The newest is served whole while the others hold their slots. */
+	assert_int_equal(take(c[1], &a, &len, SIZE_MAX), 0); /* still open */
+	assert_int_equal(take(c[0], &a, &len, SIZE_MAX), 0);
+	/* The silent one's head comes now: it is answered. */
+	say(c[0], "GET /metrics HTTP/1.1\r\n\r\n");
+	turn(250);
+	a = answer_of(c[0], &len);
+	assert_true(strncmp(a, "HTTP/1.1 200 OK\r\n", 17) == 0);
+	free(a);
+	/* So is the newest, while the others hold their slots. */
 	say(extra, "GET /metrics HTTP/1.1\r\n\r\n");
 	turn(300);
 	a = answer_of(extra, &len);
 	assert_true(strncmp(a, "HTTP/1.1 200 OK\r\n", 17) == 0);
 	free(a);
-	for (i = 0; i < SY_METRICS_HTTP_MAX_CONNS; i++)
+	for (i = 1; i < SY_METRICS_HTTP_MAX_CONNS; i++)
 		close(c[i]);
 	turn(400);
 	assert_int_equal(srv.n, 0);
@@ -393,33 +408,35 @@ test_full_closes_idle_longest(void **state)
 	(void)state;
 }
 
-/* A connection is never closed for another in the turn it was accepted:
- * its head, come a moment after it, is read at the next turn at least. */
+/* A connection that has sent nothing is not closed for another in its
+ * first SY_METRICS_HTTP_GRACE_MS: a scrape's head that comes a moment after
+ * its connection is answered, however many connections a flood makes. */
 static void
-test_full_of_this_turn(void **state)
+test_silent_grace(void **state)
 {
 	int c[SY_METRICS_HTTP_MAX_CONNS], i, late, sv[2];
 	size_t len = 0;
 	char *a = NULL;
 
-	turn(0);
 	for (i = 0; i < SY_METRICS_HTTP_MAX_CONNS; i++)
 		c[i] = client_at(10, 0);
-	/* One more in the same turn: none of these may make room. */
+	/* One more within the grace: none may make room. */
 	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv), 0);
-	assert_int_equal(sy_metrics_http_adopt(&srv, sv[0], 10), -1);
+	assert_int_equal(sy_metrics_http_adopt(&srv, sv[0], 10 + SY_METRICS_HTTP_GRACE_MS - 1), -1);
 	assert_int_equal(srv.st.refused[SY_CONN_FULL], 1);
 	assert_int_equal(srv.st.refused[SY_CONN_EVICTED], 0);
 	assert_int_equal(take(sv[1], &a, &len, SIZE_MAX), 1); /* closed */
 	close(sv[1]);
-	/* The heads come; at the next turn all are answered. */
-	for (i = 0; i < SY_METRICS_HTTP_MAX_CONNS; i++)
-		say(c[i], "GET / HTTP/1.1\r\n\r\n");
-	turn(20);
-	/* And a connection of a later turn closes the one idle longest. */
-	late = client_at(30, 0);
+	/* After it, the one idle longest is closed for a new one. */
+	late = client_at(10 + SY_METRICS_HTTP_GRACE_MS, 0);
 	assert_int_equal(srv.st.refused[SY_CONN_EVICTED], 1);
-	for (i = 0; i < SY_METRICS_HTTP_MAX_CONNS; i++) {
+	assert_int_equal(take(c[0], &a, &len, SIZE_MAX), 1);
+	close(c[0]);
+	/* The others' heads come: all are answered. */
+	for (i = 1; i < SY_METRICS_HTTP_MAX_CONNS; i++)
+		say(c[i], "GET / HTTP/1.1\r\n\r\n");
+	turn(200);
+	for (i = 1; i < SY_METRICS_HTTP_MAX_CONNS; i++) {
 		a = NULL;
 		len = 0;
 		take(c[i], &a, &len, SIZE_MAX);
@@ -429,7 +446,7 @@ test_full_of_this_turn(void **state)
 		close(c[i]);
 	}
 	close(late);
-	turn(40);
+	turn(300);
 	assert_int_equal(srv.n, 0);
 	(void)state;
 }
@@ -508,7 +525,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_reader_gets_one_rendering, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_reader_never_reads, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_full_closes_idle_longest, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_full_of_this_turn, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_silent_grace, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_answers, setup, teardown),
 	};
 
