@@ -28,8 +28,6 @@ sy_metrics_http_open(struct sy_metrics_http *s, uint32_t addr, uint16_t port)
 	if (fd < 0)
 		return -errno;
 	(void)setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	/* A backlog for a burst of scrapes: whatever waits there costs the
-	 * control thread nothing. */
 	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 || listen(fd, SY_METRICS_HTTP_BACKLOG) < 0) {
 		rc = -errno;
 		close(fd);
@@ -478,8 +476,8 @@ sy_metrics_http_handle(struct sy_metrics_http *s, struct sy_router *r, const str
 	 * of the connections above under its pollfd, each read at once: the
 	 * head a scrape sent with its connection is answered in this turn's
 	 * round, before more of a flood could make it the one idle longest.
-	 * While the table has room or a connection to close (a table's worth
-	 * a turn at most, since this turn's are never closed). */
+	 * While the table has room or a connection to close, twice the table
+	 * a turn at most. */
 	if (s->accept_at_ms != 0 && now_ms >= s->accept_at_ms)
 		s->accept_at_ms = 0; /* what waited in the backlog */
 	else if (n == 0 || !(pfds[0].revents & POLLIN))

@@ -33,6 +33,9 @@ import time
 
 TRICKLE_S = 0.15
 REOPEN_S = 0.25
+# A connect that does not complete at once (a full backlog) is given up and tried again
+# later: the clients are all opened (or tried) in a few seconds whatever the server does.
+CONNECT_S = 0.05
 
 
 class Conn:
@@ -50,11 +53,11 @@ def open_conn(target, addr, kind, pipeline):
         if kind == "noread":
             s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
         host, port = addr.rsplit(":", 1)
-        s.settimeout(2)
+        s.settimeout(CONNECT_S)
         s.connect((host, int(port)))
     else:
         s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        s.settimeout(2)
+        s.settimeout(CONNECT_S)
         s.connect(addr)
     s.setblocking(False)
     if kind == "half":
