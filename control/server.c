@@ -274,68 +274,24 @@ read_client(struct sy_client *c, uint64_t now_ms)
 	return 0;
 }
 
-/* A client that has not sent a byte yet: routerctl between its connect and
- * its request, which a loaded machine may stretch. */
-static bool
-silent(const struct sy_client *c)
-{
-	return c->len == 0 && c->served_ms == 0 && !c->discarding;
-}
-
-/* A client that may be closed for a new one now: none with a request read
- * and not yet answered, none waiting for etcd, no silent one in its first
- * SY_SERVER_GRACE_MS (however many connections a flood makes meanwhile). */
-static bool
-closable(const struct sy_client *c, uint64_t now_ms)
-{
-	return c->pending == 0 && !has_request(c) &&
-	       !(silent(c) && now_ms - c->accepted_ms < SY_SERVER_GRACE_MS);
-}
-
-/* Full: the client to close for a new one, or -1. The one idle longest of
- * the closable ones, a silent one only if no other. */
+/* Full: the client to close for a new one (stream_conn.h), or -1 with
+ * *at_ms when one may be (0: every client waits for etcd). */
 static int
-idle_longest(const struct sy_server *s, uint64_t now_ms)
+idle_longest(const struct sy_server *s, uint64_t now_ms, uint64_t *at_ms)
 {
-	int old = -1;
-	unsigned i;
-
-	for (i = 0; i < s->n_clients; i++) {
-		const struct sy_client *c = &s->clients[i], *o = old < 0 ? NULL : &s->clients[old];
-
-		if (!closable(c, now_ms))
-			continue;
-		if (o == NULL || (silent(o) && !silent(c)) ||
-		    (silent(o) == silent(c) && c->last_ms < o->last_ms))
-			old = (int)i;
-	}
-	return old;
-}
-
-/* Full and none closable: when one will be (a request is answered in this
- * turn's round: the next ms; a silent client's grace ends), or 0 when every
- * client waits for etcd (a new one is refused then, not kept waiting). */
-static uint64_t
-closable_at(const struct sy_server *s, uint64_t now_ms)
-{
-	uint64_t at = UINT64_MAX;
-	bool parked = true;
+	struct sy_conn_age v[SY_SERVER_MAX_CLIENTS];
 	unsigned i;
 
 	for (i = 0; i < s->n_clients; i++) {
 		const struct sy_client *c = &s->clients[i];
 
-		if (c->pending != 0)
-			continue;
-		parked = false;
-		if (has_request(c))
-			at = now_ms + 1;
-		else if (silent(c) && c->accepted_ms + SY_SERVER_GRACE_MS < at)
-			at = c->accepted_ms + SY_SERVER_GRACE_MS;
+		v[i] = (struct sy_conn_age){ .last_ms = c->last_ms, .accepted_ms = c->accepted_ms,
+					     .silent = c->len == 0 && c->served_ms == 0 && !c->discarding,
+					     .hold = c->pending != 0 ? SY_CONN_PARKED
+						     : has_request(c) ? SY_CONN_ANSWER
+								      : SY_CONN_FREE };
 	}
-	if (parked)
-		return 0;
-	return at == UINT64_MAX || at <= now_ms ? now_ms + 1 : at;
+	return sy_conn_victim(v, s->n_clients, now_ms, at_ms);
 }
 
 /* New clients, each read at once: a request that came with the connection
@@ -349,9 +305,10 @@ accept_clients(struct sy_server *s, uint64_t now_ms)
 
 	for (k = 0; k < 2 * SY_SERVER_MAX_CLIENTS; k++) {
 		bool full = s->n_clients == SY_SERVER_MAX_CLIENTS;
-		int old = full ? idle_longest(s, now_ms) : -1, fd;
+		uint64_t at = 0;
+		int old = full ? idle_longest(s, now_ms, &at) : -1, fd;
 
-		if (full && old < 0 && (s->accept_at_ms = closable_at(s, now_ms)) != 0)
+		if (full && old < 0 && (s->accept_at_ms = at) != 0)
 			return;
 		fd = accept4(s->listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
 		if (fd < 0)

@@ -14,12 +14,11 @@
  * control thread); a reply not taken for
  * SY_SERVER_SEND_MS closes the connection. A request line may take its time
  * (an idle `routerctl top` is a client too), but when SY_SERVER_MAX_CLIENTS
- * are connected a new one closes the one idle longest (one that has not
- * sent a byte yet only if no other, and not in its first SY_SERVER_GRACE_MS:
- * routerctl between its connect and its request; never one with a request
- * read and not yet answered): when none may be closed, the rest of a flood
- * waits in the backlog. A new connection is read at once, so that the
- * request it came with is answered in the same turn.
+ * are connected a new one closes the one idle longest (stream_conn.h; never
+ * one with a request read and not yet answered, nor one waiting for etcd):
+ * when none may be closed, the rest of a flood waits in the backlog. A new
+ * connection is read at once, so that the request it came with is answered
+ * in the same turn.
  */
 #ifndef SY_SERVER_H
 #define SY_SERVER_H
@@ -38,7 +37,6 @@
 #define SY_SERVER_BACKLOG 1024
 #define SY_SERVER_SEND_MS 5000 /* a reply's next byte taken within this */
 #define SY_SERVER_ROUND_MS 5   /* requests of a turn, after the first */
-#define SY_SERVER_GRACE_MS 100 /* a client that has sent nothing is not closed for another */
 
 struct sy_client {
 	int fd;

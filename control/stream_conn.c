@@ -44,6 +44,37 @@ sy_conn_out_free(struct sy_conn_out *o)
 	*o = (struct sy_conn_out){ 0 };
 }
 
+int
+sy_conn_victim(const struct sy_conn_age *v, unsigned n, uint64_t now_ms, uint64_t *at_ms)
+{
+	uint64_t at = UINT64_MAX;
+	bool parked = true;
+	int old = -1;
+	unsigned i;
+
+	for (i = 0; i < n; i++) {
+		const struct sy_conn_age *c = &v[i], *o = old < 0 ? NULL : &v[old];
+
+		if (c->hold == SY_CONN_PARKED)
+			continue;
+		parked = false;
+		if (c->hold == SY_CONN_ANSWER) {
+			at = now_ms + 1;
+			continue;
+		}
+		if (c->silent && now_ms - c->accepted_ms < SY_CONN_GRACE_MS) {
+			if (c->accepted_ms + SY_CONN_GRACE_MS < at)
+				at = c->accepted_ms + SY_CONN_GRACE_MS;
+			continue;
+		}
+		if (o == NULL || (o->silent && !c->silent) ||
+		    (o->silent == c->silent && c->last_ms < o->last_ms))
+			old = (int)i;
+	}
+	*at_ms = parked ? 0 : at == UINT64_MAX || at <= now_ms ? now_ms + 1 : at;
+	return old;
+}
+
 json_t *
 sy_conn_stats_json(const struct sy_conn_stats *st)
 {

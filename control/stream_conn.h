@@ -18,6 +18,7 @@
 #ifndef SY_STREAM_CONN_H
 #define SY_STREAM_CONN_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -39,6 +40,34 @@ sy_conn_out_left(const struct sy_conn_out *o)
 {
 	return o->len - o->off;
 }
+
+/*
+ * Which connection a full table closes for a new one: the one idle longest
+ * (its last byte either way the oldest), one that has sent nothing yet only
+ * if no other, and not in its first SY_CONN_GRACE_MS (routerctl or a scrape
+ * between its connect and its request, which a loaded machine may stretch,
+ * however many connections a flood makes meanwhile); never one with a
+ * request to answer, nor one waiting for etcd.
+ */
+#define SY_CONN_GRACE_MS 100
+
+enum sy_conn_hold {
+	SY_CONN_FREE,    /* may be closed for a new one */
+	SY_CONN_ANSWER,  /* a request to answer: in this turn's round */
+	SY_CONN_PARKED,  /* its request waits for etcd */
+};
+
+struct sy_conn_age {
+	uint64_t last_ms, accepted_ms;
+	bool silent;     /* has sent nothing yet */
+	enum sy_conn_hold hold;
+};
+
+/* The connection of v[0..n) to close for a new one, or -1 when none may be
+ * now; then *at_ms is when one may (the next ms after this turn's answers,
+ * or when a silent one's grace ends), 0 when all are parked (a new one is
+ * refused then, not kept waiting). */
+int sy_conn_victim(const struct sy_conn_age *v, unsigned n, uint64_t now_ms, uint64_t *at_ms);
 
 /* Why a connection or its request was turned away. */
 enum sy_conn_refusal {

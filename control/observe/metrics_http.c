@@ -346,59 +346,23 @@ render_round(struct sy_metrics_http *s, struct sy_router *r, uint64_t now_ms)
 	}
 }
 
-/* A connection that has sent nothing yet: a scrape between its connect and
- * its head. */
-static bool
-silent(const struct sy_mhttp_conn *c)
-{
-	return c->phase == SY_MHTTP_HEAD && c->head_len == 0;
-}
-
-/* May be closed for a new one now: none whose page is to be rendered, no
- * silent one in its first SY_METRICS_HTTP_GRACE_MS (however many
- * connections a flood makes meanwhile). */
-static bool
-closable(const struct sy_mhttp_conn *c, uint64_t now_ms)
-{
-	return c->phase != SY_MHTTP_READY &&
-	       !(silent(c) && now_ms - c->accepted_ms < SY_METRICS_HTTP_GRACE_MS);
-}
-
-/* Full: the connection to close for a new one, or -1. The one idle longest
- * of the closable ones, a silent one only if no other. */
+/* Full: the connection to close for a new one (stream_conn.h: never one
+ * whose page is to be rendered), or -1 with *at_ms when one may be. */
 static int
-victim(const struct sy_metrics_http *s, uint64_t now_ms)
+victim(const struct sy_metrics_http *s, uint64_t now_ms, uint64_t *at_ms)
 {
-	int old = -1;
+	struct sy_conn_age v[SY_METRICS_HTTP_MAX_CONNS];
 	unsigned i;
 
 	for (i = 0; i < s->n; i++) {
-		const struct sy_mhttp_conn *c = &s->conns[i], *o = old < 0 ? NULL : &s->conns[old];
+		const struct sy_mhttp_conn *c = &s->conns[i];
 
-		if (!closable(c, now_ms))
-			continue;
-		if (o == NULL || (silent(o) && !silent(c)) ||
-		    (silent(o) == silent(c) && c->last_ms < o->last_ms))
-			old = (int)i;
+		v[i] = (struct sy_conn_age){ .last_ms = c->last_ms, .accepted_ms = c->accepted_ms,
+					     .silent = c->phase == SY_MHTTP_HEAD && c->head_len == 0,
+					     .hold = c->phase == SY_MHTTP_READY ? SY_CONN_ANSWER
+										: SY_CONN_FREE };
 	}
-	return old;
-}
-
-/* Full and none closable: when one will be (a page is rendered in this
- * turn's round: the next ms; a silent connection's grace ends). */
-static uint64_t
-closable_at(const struct sy_metrics_http *s, uint64_t now_ms)
-{
-	uint64_t at = UINT64_MAX;
-	unsigned i;
-
-	for (i = 0; i < s->n; i++) {
-		if (s->conns[i].phase == SY_MHTTP_READY)
-			at = now_ms + 1;
-		else if (silent(&s->conns[i]) && s->conns[i].accepted_ms + SY_METRICS_HTTP_GRACE_MS < at)
-			at = s->conns[i].accepted_ms + SY_METRICS_HTTP_GRACE_MS;
-	}
-	return at == UINT64_MAX || at <= now_ms ? now_ms + 1 : at;
+	return sy_conn_victim(v, s->n, now_ms, at_ms);
 }
 
 int
@@ -407,7 +371,8 @@ sy_metrics_http_adopt(struct sy_metrics_http *s, int fd, uint64_t now_ms)
 	struct sy_mhttp_conn *c;
 
 	if (s->n == SY_METRICS_HTTP_MAX_CONNS) {
-		int old = victim(s, now_ms);
+		uint64_t at;
+		int old = victim(s, now_ms, &at);
 
 		if (old < 0) {
 			s->st.refused[SY_CONN_FULL]++;
@@ -483,12 +448,13 @@ sy_metrics_http_handle(struct sy_metrics_http *s, struct sy_router *r, const str
 	else if (n == 0 || !(pfds[0].revents & POLLIN))
 		goto render;
 	for (i = 0; s->listen_fd >= 0 && i < 2 * SY_METRICS_HTTP_MAX_CONNS; i++) {
+		uint64_t at;
 		int fd;
 
 		/* None may be closed: the rest waits in the backlog, not
 		 * polled, until one may. */
-		if (s->n == SY_METRICS_HTTP_MAX_CONNS && victim(s, now_ms) < 0) {
-			s->accept_at_ms = closable_at(s, now_ms);
+		if (s->n == SY_METRICS_HTTP_MAX_CONNS && victim(s, now_ms, &at) < 0) {
+			s->accept_at_ms = at;
 			break;
 		}
 		fd = accept4(s->listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);

@@ -29,12 +29,10 @@
  *    the connection, and the client could lose its answer: a 431 to a head
  *    still coming);
  *  - at most SY_METRICS_HTTP_MAX_CONNS connections: a new one closes the one
- *    idle longest (one that has sent nothing yet only if no other, and not
- *    in its first SY_METRICS_HTTP_GRACE_MS: a scrape between its connect and
- *    its head; never one whose answer is to be made): when none may be
- *    closed, the rest of a flood waits in the backlog. A new connection is
- *    read at once, so that a scrape's head, which comes with it, is answered
- *    in the turn it was accepted.
+ *    idle longest (stream_conn.h; never one whose answer is to be made):
+ *    when none may be closed, the rest of a flood waits in the backlog. A
+ *    new connection is read at once, so that a scrape's head, which comes
+ *    with it, is answered in the turn it was accepted.
  *
  * What it refused, timed out or lost is counted (st: `routerctl stats`'s
  * control_servers.metrics, switchyard_control_*{server="metrics"}).
@@ -59,7 +57,6 @@
 #define SY_METRICS_HTTP_ANSWER_MS 30000
 #define SY_METRICS_HTTP_LINGER_MS 2000
 #define SY_METRICS_HTTP_ROUND_MS 5
-#define SY_METRICS_HTTP_GRACE_MS 100 /* a connection that has sent nothing is not closed for another */
 #define SY_METRICS_HTTP_OUT_MAX (64u << 20)
 
 struct sy_router;

@@ -421,7 +421,7 @@ test_full_closes_idle_longest(void **state)
 }
 
 /* A connection that has sent nothing is not closed for another in its
- * first SY_METRICS_HTTP_GRACE_MS: a scrape's head that comes a moment after
+ * first SY_CONN_GRACE_MS: a scrape's head that comes a moment after
  * its connection is answered, however many connections a flood makes. */
 static void
 test_silent_grace(void **state)
@@ -434,13 +434,13 @@ test_silent_grace(void **state)
 		c[i] = client_at(10, 0);
 	/* One more within the grace: none may make room. */
 	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv), 0);
-	assert_int_equal(sy_metrics_http_adopt(&srv, sv[0], 10 + SY_METRICS_HTTP_GRACE_MS - 1), -1);
+	assert_int_equal(sy_metrics_http_adopt(&srv, sv[0], 10 + SY_CONN_GRACE_MS - 1), -1);
 	assert_int_equal(srv.st.refused[SY_CONN_FULL], 1);
 	assert_int_equal(srv.st.refused[SY_CONN_EVICTED], 0);
 	assert_int_equal(take(sv[1], &a, &len, SIZE_MAX), 1); /* closed */
 	close(sv[1]);
 	/* After it, the one idle longest is closed for a new one. */
-	late = client_at(10 + SY_METRICS_HTTP_GRACE_MS, 0);
+	late = client_at(10 + SY_CONN_GRACE_MS, 0);
 	assert_int_equal(srv.st.refused[SY_CONN_EVICTED], 1);
 	assert_int_equal(take(c[0], &a, &len, SIZE_MAX), 1);
 	close(c[0]);
