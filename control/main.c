@@ -61,38 +61,51 @@ etcd_reply(void *arg, uint64_t id, json_t *reply)
 }
 
 /* The control thread's loop: control socket, signals, reclaiming retired
- * generations. Returns when SIGINT or SIGTERM arrives. */
+ * generations. Returns when SIGINT or SIGTERM arrives. Nothing in it waits
+ * for a peer: the control socket and the metrics address are served a
+ * non-blocking step at a time (stream_conn.h), etcd by threads of its own
+ * (etcd/link.h), the access log as far as its reader takes it
+ * (observe/access_log.c); the journal's fsync on apply is the one
+ * deliberate wait, on the local disk (journal.c). */
 static void
-control_loop(struct sy_router *r, struct sy_server *srv, int sigfd, int metrics_fd)
+control_loop(struct sy_router *r, struct sy_server *srv, int sigfd, struct sy_metrics_http *mh)
 {
-	struct pollfd pfds[SY_SERVER_MAX_CLIENTS + 4];
+	struct pollfd pfds[1 + SY_SERVER_MAX_CLIENTS + 1 + SY_METRICS_HTTP_MAX_CONNS + 1 + 1];
 	time_t next_rotation = time(NULL) + SY_DP_COOKIE_ROTATE_S;
 	time_t next_ticket_rotation = time(NULL) + r->cfg.tls_ticket_rotate_s;
 
 	for (;;) {
 		unsigned n = sy_server_pollfds(srv, pfds + 1, SY_SERVER_MAX_CLIENTS + 1);
-		/* The metrics endpoint, last (observe/metrics_http.h). */
+		/* The metrics endpoint, after it (observe/metrics_http.h). */
 		const unsigned mi = n + 1;
-		/* The etcd threads' events, after it (control/etcd/sync.h). */
-		const unsigned ei = n + 2;
+		const unsigned mn = sy_metrics_http_pollfds(mh, pfds + mi, SY_METRICS_HTTP_MAX_CONNS + 1);
+		/* The etcd threads' events, last (control/etcd/sync.h). */
+		const unsigned ei = mi + mn;
 
 		/* Poll often while old generations wait for the workers, and
 		 * when health checks are due or out (health.h). */
 		int timeout = r->slot.n_retired ? 10 : 1000;
 		int hc_ms = sy_health_tick(&r->health, sy_mono_ms());
+		/* The servers' deadlines are kept to the ms; requests read
+		 * behind a reply that is gone are answered at once. */
+		int mh_ms = sy_metrics_http_timeout_ms(mh, sy_mono_ms());
+		int srv_ms = sy_server_timeout_ms(srv, sy_mono_ms());
 		int rc;
 
 		if (hc_ms < timeout)
 			timeout = hc_ms;
+		if (mh_ms >= 0 && mh_ms < timeout)
+			timeout = mh_ms;
+		if (srv_ms >= 0 && srv_ms < timeout)
+			timeout = srv_ms;
 		/* The access log's rings: emptied every turn, at least every
 		 * 100 ms (a ring holds 4096 records a worker). */
 		if (sy_alog_enabled() && timeout > 100)
 			timeout = 100;
 
 		pfds[0] = (struct pollfd){ .fd = sigfd, .events = POLLIN };
-		pfds[mi] = (struct pollfd){ .fd = metrics_fd, .events = POLLIN };
 		pfds[ei] = (struct pollfd){ .fd = sy_etcd_sync_fd(r), .events = POLLIN };
-		rc = poll(pfds, n + 3, timeout);
+		rc = poll(pfds, ei + 1, timeout);
 		if (rc < 0 && errno != EINTR) {
 			RTE_LOG(ERR, USER1, "poll: %s\n", strerror(errno));
 			return;
@@ -105,10 +118,11 @@ control_loop(struct sy_router *r, struct sy_server *srv, int sigfd, int metrics_
 				return;
 			}
 		}
-		if (rc > 0)
-			sy_server_handle(srv, r, pfds + 1, n);
-		if (rc > 0 && metrics_fd >= 0 && (pfds[mi].revents & POLLIN))
-			sy_metrics_http_serve(metrics_fd, r);
+		/* Every turn: requests that waited behind a reply, and
+		 * deadlines, need no event. */
+		sy_server_handle(srv, r, pfds + 1, rc > 0 ? n : 0, sy_mono_ms());
+		/* Every turn: its deadlines pass with no event. */
+		sy_metrics_http_handle(mh, r, pfds + mi, rc > 0 ? mn : 0, sy_mono_ms());
 		if ((rc > 0 && (pfds[ei].revents & POLLIN)) || sy_etcd_sync_waiting(r))
 			sy_etcd_sync_drain(r, etcd_reply, srv);
 		sy_etcd_cache_tick(r);
@@ -150,6 +164,7 @@ main(int argc, char **argv)
 	static struct sy_router router;
 	struct sy_router *r = &router;
 	struct sy_server srv = { .listen_fd = -1 };
+	static struct sy_metrics_http mh = { .listen_fd = -1 };
 	struct sy_eal_args eal;
 	char *eal_argv[SY_EAL_ARGV_MAX + 1];
 	const char *config_path = NULL;
@@ -157,7 +172,7 @@ main(int argc, char **argv)
 	char err[512];
 	char runtime_dir[PATH_MAX];
 	sigset_t sigs;
-	int opt, rc, sigfd, i, exit_code = 1, metrics_fd = -1;
+	int opt, rc, sigfd, i, exit_code = 1;
 
 	/* Before anything touches OpenSSL (dataplane/tls/tls_alloc.h). */
 	sy_tls_alloc_install();
@@ -265,10 +280,10 @@ main(int argc, char **argv)
 		goto out_server;
 	}
 	if (r->cfg.metrics_port != 0) {
-		metrics_fd = sy_metrics_http_open(r->cfg.metrics_addr, r->cfg.metrics_port);
-		if (metrics_fd < 0) {
+		rc = sy_metrics_http_open(&mh, r->cfg.metrics_addr, r->cfg.metrics_port);
+		if (rc < 0) {
 			fprintf(stderr, "routerd: metrics: cannot listen on port %u: %s\n",
-				r->cfg.metrics_port, strerror(-metrics_fd));
+				r->cfg.metrics_port, strerror(-rc));
 			sy_dp_stop();
 			goto out_server;
 		}
@@ -281,9 +296,12 @@ main(int argc, char **argv)
 		r->cfg.n_workers, r->cfg.n_ports, (unsigned long)r->gen_id, r->cfg.control_socket,
 		sy_tx_drain_us(&r->cfg), r->cfg.tx_drain_us == SY_TX_DRAIN_US_AUTO ? " (auto)" : "");
 
-	control_loop(r, &srv, sigfd, metrics_fd);
-	if (metrics_fd >= 0)
-		close(metrics_fd);
+	/* What `stats` and the exposition count of the two servers. */
+	r->control_conns = &srv.st;
+	r->metrics_conns = mh.listen_fd >= 0 ? &mh.st : NULL;
+	control_loop(r, &srv, sigfd, &mh);
+	r->control_conns = r->metrics_conns = NULL;
+	sy_metrics_http_close(&mh);
 	exit_code = 0;
 
 	r->dataplane_up = false;

@@ -25,6 +25,7 @@
 #include "sy_gen_slot.h"
 
 struct sy_etcd_sync;
+struct sy_conn_stats;
 
 #define SY_REQUEST_MAX (16u << 20) /* longest request line accepted */
 
@@ -61,6 +62,9 @@ struct sy_router {
 	struct sy_scheduler sched;   /* the route scheduler when cfg.scheduler */
 	struct sy_etcd_sync *etcd;   /* the etcd store, or NULL: the journal (etcd/sync.h) */
 	struct sy_etcd_cache *etcd_cache; /* its local copy (etcd/cache.h) */
+	/* The counters of the control socket's and the metrics address's
+	 * servers (stream_conn.h), NULL when not serving. */
+	const struct sy_conn_stats *control_conns, *metrics_conns;
 };
 
 /* Store + journal replay + first generation. The slot must be initialised.

@@ -80,32 +80,40 @@ endpoint(struct sy_etcd_link *l, char *out, size_t len)
 }
 
 /* A call to ep failed: note it, and try the next endpoint from now on. */
+/* (Both log after the mutex is released: the control thread takes it for
+ * `status` and the events, and a log line is a write that may wait.) */
 static void
 failed(struct sy_etcd_link *l, const char *ep, const char *err)
 {
+	bool news;
+
 	pthread_mutex_lock(&l->mu);
-	if (l->st.connected || strcmp(l->st.last_error, err) != 0)
-		RTE_LOG(WARNING, USER1, "etcd: %s\n", err);
+	news = l->st.connected || strcmp(l->st.last_error, err) != 0;
 	l->st.connected = false;
 	snprintf(l->st.last_error, sizeof(l->st.last_error), "%s", err);
 	if (strcmp(l->cfg.endpoints[l->ep], ep) == 0)
 		l->ep = (l->ep + 1) % l->cfg.n_endpoints;
 	snprintf(l->st.endpoint, sizeof(l->st.endpoint), "%s", l->cfg.endpoints[l->ep]);
 	pthread_mutex_unlock(&l->mu);
+	if (news)
+		RTE_LOG(WARNING, USER1, "etcd: %s\n", err);
 }
 
 static void
 connected(struct sy_etcd_link *l, const char *ep, int64_t revision)
 {
+	bool news;
+
 	pthread_mutex_lock(&l->mu);
-	if (!l->st.connected)
-		RTE_LOG(NOTICE, USER1, "etcd: connected to %s at revision %lld\n", ep,
-			(long long)revision);
+	news = !l->st.connected;
 	l->st.connected = true;
 	snprintf(l->st.endpoint, sizeof(l->st.endpoint), "%s", ep);
 	if (revision > l->st.revision)
 		l->st.revision = revision;
 	pthread_mutex_unlock(&l->mu);
+	if (news)
+		RTE_LOG(NOTICE, USER1, "etcd: connected to %s at revision %lld\n", ep,
+			(long long)revision);
 }
 
 /* Sleep ms in slices, returning early when stopping. */

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <syslog.h>
 #include <time.h>
 #include <unistd.h>
@@ -21,52 +23,89 @@
 #include "sy_dataplane.h"
 
 #define ALOG_BATCH 256
+/* What a file (a FIFO's slow reader) has not taken yet, at most: lines
+ * beyond it are dropped and counted, never waited for. */
+#define ALOG_PENDING_MAX (1u << 20)
+
+const char *sy_alog_syslog_socket = "/dev/log";
 
 static struct {
 	bool on, syslog, json;
 	char path[256];
-	FILE *f;
+	int fd;         /* the file, or the syslog socket (-1: none now) */
 	dev_t dev;
 	ino_t ino;
-	time_t checked; /* the last look for a rotated file */
-} L;
+	time_t checked; /* the last look for a rotated file, or connect to syslog */
+	char *pending;  /* bytes written to the file's fd not yet taken */
+	size_t pending_len;
+	uint64_t written, dropped; /* lines */
+} L = { .fd = -1 };
 
+/*
+ * Neither the file nor syslog may hold the control thread: a FIFO whose
+ * reader stalls, a syslog daemon that stopped reading /dev/log (glibc's
+ * syslog() then blocks in send) would stop applies and the control socket
+ * with it. The file is opened O_NONBLOCK (no effect on a regular file; a
+ * FIFO takes what its buffer holds), what it does not take waits in
+ * `pending`, and syslog is a datagram socket of our own, sent MSG_DONTWAIT:
+ * a line nobody takes now is dropped and counted (`routerctl stats`
+ * access_log.lines_dropped), never waited for.
+ */
 static int
 open_file(char *err, size_t errlen)
 {
 	struct stat st;
-	int fd = open(L.path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0640);
+	int fd = open(L.path, O_WRONLY | O_APPEND | O_CREAT | O_NONBLOCK | O_CLOEXEC, 0640);
 
 	if (fd < 0) {
-		snprintf(err, errlen, "access_log: %s: %s", L.path, strerror(errno));
-		return -errno;
-	}
-	L.f = fdopen(fd, "a");
-	if (L.f == NULL) {
 		int e = errno;
 
-		close(fd);
-		snprintf(err, errlen, "access_log: %s: %s", L.path, strerror(e));
+		snprintf(err, errlen, "access_log: %s: %s%s", L.path, strerror(e),
+			 e == ENXIO ? " (a FIFO nobody reads)" : "");
 		return -e;
 	}
 	if (fstat(fd, &st) == 0) {
 		L.dev = st.st_dev;
 		L.ino = st.st_ino;
 	}
+	L.fd = fd;
 	return 0;
+}
+
+/* Connect to the syslog socket (again); lines are dropped while it is not
+ * there (the daemon restarting). */
+static void
+open_syslog(void)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int fd;
+
+	if (L.fd >= 0)
+		close(L.fd);
+	L.fd = -1;
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", sy_alog_syslog_socket);
+	fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return;
+	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+		close(fd);
+		return;
+	}
+	L.fd = fd;
 }
 
 int
 sy_alog_open(const struct sy_config *cfg, char *err, size_t errlen)
 {
-	memset(&L, 0, sizeof(L));
+	sy_alog_close();
 	if (cfg->access_log_to[0] == '\0')
 		return 0;
 	L.json = cfg->access_log_json;
 	if (strcmp(cfg->access_log_to, "syslog") == 0) {
-		openlog("routerd", LOG_NDELAY | LOG_PID, LOG_LOCAL0);
 		L.syslog = true;
 		L.on = true;
+		L.checked = time(NULL);
+		open_syslog();
 		return 0;
 	}
 	snprintf(L.path, sizeof(L.path), "%s", cfg->access_log_to);
@@ -82,14 +121,119 @@ sy_alog_enabled(void)
 	return L.on;
 }
 
+/* Lines in n bytes of text. */
+static uint64_t
+lines_in(const char *p, size_t n)
+{
+	uint64_t k = 0;
+
+	for (; n > 0; p++, n--)
+		k += *p == '\n';
+	return k;
+}
+
+/* Give the file what it takes now of what is pending. */
+static void
+flush_pending(void)
+{
+	size_t off = 0;
+
+	while (L.fd >= 0 && off < L.pending_len) {
+		ssize_t w = write(L.fd, L.pending + off, L.pending_len - off);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0 && errno == EAGAIN)
+			break;
+		if (w <= 0) {
+			/* Gone (a FIFO's reader left: EPIPE; a full disk):
+			 * what waited is lost, counted. */
+			L.dropped += lines_in(L.pending + off, L.pending_len - off);
+			off = L.pending_len;
+			break;
+		}
+		L.written += lines_in(L.pending + off, (size_t)w);
+		off += (size_t)w;
+	}
+	memmove(L.pending, L.pending + off, L.pending_len - off);
+	L.pending_len -= off;
+}
+
+void
+sy_alog_write_line(const char *line, size_t len)
+{
+	if (!L.on)
+		return;
+	if (L.syslog) {
+		/* RFC 3164, as glibc's syslog() sends it: facility local0,
+		 * level info. */
+		char msg[1200], date[32];
+		time_t now = time(NULL);
+		struct tm tm;
+		int n;
+
+		localtime_r(&now, &tm);
+		strftime(date, sizeof(date), "%b %e %H:%M:%S", &tm);
+		n = snprintf(msg, sizeof(msg), "<%d>%s routerd[%d]: %.*s", LOG_LOCAL0 | LOG_INFO, date,
+			     (int)getpid(), (int)len, line);
+		if (n >= (int)sizeof(msg))
+			n = (int)sizeof(msg) - 1;
+		if (L.fd >= 0 && send(L.fd, msg, (size_t)n, MSG_DONTWAIT | MSG_NOSIGNAL) == n) {
+			L.written++;
+			return;
+		}
+		L.dropped++;
+		/* Not there (ECONNREFUSED, ENOTCONN after a daemon restart):
+		 * connect again, at most once a second. A full queue
+		 * (EAGAIN) is only dropped. */
+		if (L.fd < 0 || errno != EAGAIN) {
+			if (time(NULL) != L.checked) {
+				L.checked = time(NULL);
+				open_syslog();
+			}
+		}
+		return;
+	}
+	if (L.pending_len + len + 1 > ALOG_PENDING_MAX) {
+		flush_pending();
+		if (L.pending_len + len + 1 > ALOG_PENDING_MAX) {
+			L.dropped++;
+			return;
+		}
+	}
+	if (L.pending == NULL && (L.pending = malloc(ALOG_PENDING_MAX)) == NULL) {
+		L.dropped++;
+		return;
+	}
+	memcpy(L.pending + L.pending_len, line, len);
+	L.pending[L.pending_len + len] = '\n';
+	L.pending_len += len + 1;
+}
+
+void
+sy_alog_flush(void)
+{
+	flush_pending();
+}
+
+void
+sy_alog_counts(uint64_t *written, uint64_t *dropped, size_t *pending)
+{
+	*written = L.written;
+	*dropped = L.dropped;
+	*pending = L.pending_len;
+}
+
 void
 sy_alog_close(void)
 {
-	if (L.f != NULL)
-		fclose(L.f);
-	if (L.syslog)
-		closelog();
+	if (L.fd >= 0) {
+		flush_pending();
+		close(L.fd);
+	}
+	free(L.pending);
 	memset(&L, 0, sizeof(L));
+	L.fd = -1;
 }
 
 /* logrotate moved the file away (or removed it): write to a new one. */
@@ -103,12 +247,15 @@ reopen_if_rotated(void)
 	if (L.syslog || now == L.checked)
 		return;
 	L.checked = now;
-	if (stat(L.path, &st) == 0 && st.st_dev == L.dev && st.st_ino == L.ino)
+	if (L.fd >= 0 && stat(L.path, &st) == 0 && st.st_dev == L.dev && st.st_ino == L.ino)
 		return;
-	if (L.f != NULL)
-		fclose(L.f);
-	L.f = NULL;
-	(void)open_file(err, sizeof(err)); /* none: lines are lost until it can be made */
+	if (L.fd >= 0) {
+		flush_pending(); /* the old file's last lines, as far as it takes them */
+		close(L.fd);
+	}
+	L.fd = -1;
+	/* none: lines wait in pending (then are dropped) until it can be made */
+	(void)open_file(err, sizeof(err));
 }
 
 static void
@@ -230,17 +377,14 @@ sy_alog_drain(void)
 					      (tsc > recs[i].tsc ? (double)(tsc - recs[i].tsc) / (double)hz : 0);
 				size_t len = sy_alog_format(&recs[i], L.json, when, line, sizeof(line));
 
-				if (L.syslog)
-					syslog(LOG_INFO, "%.*s", (int)len, line);
-				else if (L.f != NULL)
-					fprintf(L.f, "%.*s\n", (int)len, line);
+				sy_alog_write_line(line, len);
 			}
 			total += n;
 			if (n < ALOG_BATCH)
 				break;
 		}
 	}
-	if (L.f != NULL && total > 0)
-		fflush(L.f);
+	if (L.pending_len > 0)
+		flush_pending();
 	return total;
 }

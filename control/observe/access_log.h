@@ -4,7 +4,8 @@
  * workers, sy_access_log.h). The control thread takes them off the workers'
  * rings every turn of its loop (at least every 100 ms while the log is on),
  * formats them and writes them to a file (appended; reopened when it was
- * moved away, as logrotate does) or to syslog (LOG_LOCAL0, LOG_INFO).
+ * moved away, as logrotate does) or to syslog (LOG_LOCAL0, LOG_INFO), as far
+ * as they take them now: it never waits for a reader (access_log.c).
  *
  * The line, modelled on HAProxy's HTTP log (option httplog):
  *
@@ -43,6 +44,17 @@ unsigned sy_alog_drain(void);
 /* Whether the log is on (the control loop polls at least every 100 ms). */
 bool sy_alog_enabled(void);
 void sy_alog_close(void);
+/* The writer under sy_alog_drain (and tests): one line (no newline) to the
+ * file or syslog, never waiting: a file's line waits, with what its reader
+ * has not taken, up to 1 MiB; past that, and a syslog line the socket does
+ * not take now, it is dropped and counted. sy_alog_flush gives the file what
+ * it takes now. */
+void sy_alog_write_line(const char *line, size_t len);
+void sy_alog_flush(void);
+/* Lines written and dropped since start, bytes waiting for the file. */
+void sy_alog_counts(uint64_t *written, uint64_t *dropped, size_t *pending);
+/* Where syslog listens ("/dev/log"; tests point it elsewhere). */
+extern const char *sy_alog_syslog_socket;
 /* One record as a line (no newline) into buf; its wall-clock time is `when`
  * (Unix seconds). The line's length (truncated to len - 1). */
 size_t sy_alog_format(const struct sy_access_rec *r, bool json, double when, char *buf,

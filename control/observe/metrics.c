@@ -10,11 +10,13 @@
 #include <rte_cycles.h>
 
 #include "kinds/kinds.h"
+#include "observe/access_log.h"
 #include "observe/backend_stats.h"
 #include "observe/metrics.h"
 #include "observe/route_state.h"
 #include "fleet/fleet.h"
 #include "router.h"
+#include "ops/stream_conn.h"
 #include "observe/route_stats.h"
 #include "strmap.h"
 #include "sy_counters.h"
@@ -380,6 +382,22 @@ sy_metrics_text(struct sy_router *r, size_t *len)
 	if (r->dataplane_up)
 		sy_backend_stats_metrics(f, &r->backend_stats);
 	worker_metrics(f, r);
+	if (sy_alog_enabled()) {
+		uint64_t written, dropped;
+		size_t pending;
+
+		sy_alog_counts(&written, &dropped, &pending);
+		sy_prom_head(f, "switchyard_access_log_lines_written_total", "counter",
+			     "Access log lines the file or syslog took.");
+		fprintf(f, "switchyard_access_log_lines_written_total %llu\n", (unsigned long long)written);
+		sy_prom_head(f, "switchyard_access_log_lines_dropped_total", "counter",
+			     "Access log lines dropped because the file's reader or syslog did not take them "
+			     "(never waited for).");
+		fprintf(f, "switchyard_access_log_lines_dropped_total %llu\n", (unsigned long long)dropped);
+	}
+	/* The control socket's and this address's own clients (stream_conn.h). */
+	sy_conn_stats_metrics(f, (const char *const[]){ "control", "metrics" },
+			      (const struct sy_conn_stats *const[]){ r->control_conns, r->metrics_conns }, 2);
 	if (fclose(f) != 0) {
 		free(buf);
 		return NULL;

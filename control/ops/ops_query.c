@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "observe/access_log.h"
 #include "observe/backend_stats.h"
 #include "observe/graph.h"
 #include "observe/metrics.h"
@@ -12,6 +13,7 @@
 #include "etcd/cache.h"
 #include "etcd/sync.h"
 #include "router.h"
+#include "ops/stream_conn.h"
 #include "tls/tls_cert.h"
 #include "tls/tls_ocsp.h"
 #include "sy_dataplane.h"
@@ -284,6 +286,14 @@ health_summary(const struct sy_health *h)
 			 "transitions", (json_int_t)h->transitions);
 }
 
+/* A server of the control thread's (stream_conn.h); null when it is not
+ * serving (no metrics address; a unit test's router). */
+static json_t *
+conns_json(const struct sy_conn_stats *st)
+{
+	return st != NULL ? sy_conn_stats_json(st) : json_null();
+}
+
 json_t *
 sy_ops_stats(struct sy_router *r, const json_t *req)
 {
@@ -291,6 +301,8 @@ sy_ops_stats(struct sy_router *r, const json_t *req)
 	struct sy_dp_mbufs mb;
 	json_t *workers = json_array(), *ports = json_array();
 	struct sy_generation *g = sy_gen_acquire(&r->slot);
+	uint64_t alog_written, alog_dropped;
+	size_t alog_pending;
 	unsigned i;
 
 	memset(&sum, 0, sizeof(sum));
@@ -323,12 +335,18 @@ sy_ops_stats(struct sy_router *r, const json_t *req)
 	}
 	if (!r->dataplane_up || sy_dp_mbufs(&mb) < 0)
 		memset(&mb, 0, sizeof(mb));
-	return json_pack("{s:b, s:I, s:I, s:o, s:o, s:o, s:{s:I, s:I, s:I}, s:o}", "ok", 1,
+	sy_alog_counts(&alog_written, &alog_dropped, &alog_pending);
+	return json_pack("{s:b, s:I, s:I, s:o, s:o, s:o, s:{s:I, s:I, s:I}, s:o, s:{s:o, s:o}, "
+			 "s:{s:b, s:I, s:I, s:I}}", "ok", 1,
 			 "generation", (json_int_t)r->gen_id, "generation_bytes",
 			 (json_int_t)(g ? g->bytes : 0), "workers", workers, "total",
 			 counters_json(&sum), "ports", ports, "mbufs", "total", (json_int_t)mb.total,
 			 "in_use", (json_int_t)mb.in_use, "quarantined", (json_int_t)mb.quarantined,
-			 "health_checks", health_summary(&r->health));
+			 "health_checks", health_summary(&r->health), "control_servers",
+			 "control_socket", conns_json(r->control_conns), "metrics",
+			 conns_json(r->metrics_conns), "access_log", "on", sy_alog_enabled(),
+			 "lines_written", (json_int_t)alog_written, "lines_dropped",
+			 (json_int_t)alog_dropped, "pending_bytes", (json_int_t)alog_pending);
 }
 
 /* A reply carrying one text the router made (takes it); NULL: out of memory. */

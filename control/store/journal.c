@@ -199,6 +199,11 @@ sy_journal_append(struct sy_journal *j, const json_t *rec)
 		return -ENOMEM;
 	before = lseek(j->fd, 0, SEEK_END);
 	rc = write_all(j->fd, text, len);
+	/* The one wait the control thread makes on purpose: an apply is
+	 * answered only once its change is on disk (a reply must not promise
+	 * what a power cut would take back). It waits for the state
+	 * directory's disk, never for a peer: no client, scraper or etcd
+	 * member can make it longer (stream_conn.h). */
 	if (rc == 0 && fdatasync(j->fd) < 0)
 		rc = -errno;
 	free(text);

@@ -31,7 +31,8 @@ int sy_journal_open(struct sy_journal *j, const char *dir);
 int sy_journal_replay(struct sy_journal *j, int (*cb)(json_t *rec, void *arg), void *arg,
 		      int *warned);
 /* Append one record and fsync. Returns 0 or -errno (nothing was appended:
- * a partial write is cut back off). */
+ * a partial write is cut back off). The fsync is the control thread's one
+ * deliberate wait, on the local disk (journal.c). */
 int sy_journal_append(struct sy_journal *j, const json_t *rec);
 /* Replace the whole journal with these records (atomically: temp file, fsync,
  * rename, fsync of the directory). Returns 0 or -errno. */

@@ -16,15 +16,7 @@ source "$(dirname "$0")/testlib.sh"
 
 t_setup al 1
 LOG=$LAB_DIR/access.log
-set_log() { # FORMAT
-	python3 - "$LAB_ROUTERD_CONFIG" "$LOG" "$1" <<'PY'
-import json, sys
-p = sys.argv[1]
-c = json.load(open(p))
-c["access_log"] = {"to": sys.argv[2], "format": sys.argv[3]}
-json.dump(c, open(p, "w"), indent=1)
-PY
-}
+set_log() { t_config_set access_log "{\"to\": \"$LOG\", \"format\": \"$1\"}"; } # FORMAT
 set_log haproxy
 t_start_routerd
 D=$LAB_DOMAIN

@@ -16,13 +16,7 @@ source "$(dirname "$0")/testlib.sh"
 command -v promtool >/dev/null || t_fail "promtool is installed (tools/lib/common.sh installs prometheus)"
 t_setup mt 1
 PORT=$((20000 + $$ % 20000))
-python3 - "$LAB_ROUTERD_CONFIG" "$PORT" <<'PY'
-import json, sys
-p = sys.argv[1]
-c = json.load(open(p))
-c["metrics"] = "127.0.0.1:" + sys.argv[2]
-json.dump(c, open(p, "w"), indent=1)
-PY
+t_config_set metrics "\"127.0.0.1:$PORT\""
 t_start_routerd
 D=lab.switchyard.test
 URL=http://127.0.0.1:$PORT/metrics

@@ -19,13 +19,7 @@ mkdir -p "$ARTIFACTS" || t_fail "artifact directory $ARTIFACTS can be made"
 
 t_setup sp 2
 PORT=$((20000 + ($$ + 7) % 20000))
-python3 - "$LAB_ROUTERD_CONFIG" "$PORT" <<'PY'
-import json, sys
-p = sys.argv[1]
-c = json.load(open(p))
-c["metrics"] = "127.0.0.1:" + sys.argv[2]
-json.dump(c, open(p, "w"), indent=1)
-PY
+t_config_set metrics "\"127.0.0.1:$PORT\""
 t_start_routerd
 D=$LAB_DOMAIN
 BASE=http://127.0.0.1:$PORT

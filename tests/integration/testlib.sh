@@ -127,6 +127,18 @@ _t_lab_init() { # ID-PREFIX [WORKERS]
 	t_note "lab $LAB_ID, routerd $ROUTERD, routerctl $ROUTERCTL, workers $LAB_WORKERS"
 }
 
+# t_config_set KEY JSON: set KEY of the lab's routerd config to the JSON value (before
+# t_start_routerd).
+t_config_set() {
+	python3 - "$LAB_ROUTERD_CONFIG" "$1" "$2" <<'PY' || t_fail "set $1 in the routerd config" "value: $2"
+import json, sys
+p, key, value = sys.argv[1:4]
+c = json.load(open(p))
+c[key] = json.loads(value)
+json.dump(c, open(p, "w"), indent=1)
+PY
+}
+
 # t_start_routerd [WHAT]: start routerd on the lab config and wait for its socket (30 s).
 # t_flows_zero SECONDS: poll routerctl stats until flows_active is 0 (parked backend legs of
 # the proxy's idle pool live 4 s, client legs' TIME_WAIT records 2 s); 1 if it is not within

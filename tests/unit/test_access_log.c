@@ -3,14 +3,21 @@
  * The access log's lines (control/observe/access_log.c): HAProxy-style text
  * and JSON from a record, field for field; what is not known is "-" (null in
  * JSON); the router's own answers carry their reason; long fields are cut,
- * never overrun.
+ * never overrun. And the writer never waits: a FIFO whose reader stalls and
+ * a syslog socket nobody reads cost dropped lines (counted), never a wait;
+ * what a file gets is whole lines, in order.
  */
+#include <fcntl.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
 #include <arpa/inet.h>
 
 #include <cmocka.h>
@@ -18,6 +25,7 @@
 
 #include "observe/access_log.h"
 #include "sy_access_log.h"
+#include "sy_config.h"
 #include "sy_counters.h"
 
 static struct sy_access_rec
@@ -104,12 +112,160 @@ test_json(void **state)
 	json_decref(o);
 }
 
+/* ---- the writer: never waits for a reader ---- */
+
+static char tmpdir[64];
+
+static int
+make_tmpdir(void **state)
+{
+	(void)state;
+	snprintf(tmpdir, sizeof(tmpdir), "/tmp/sy-test-alog-XXXXXX");
+	return mkdtemp(tmpdir) == NULL ? -1 : 0;
+}
+
+static int
+remove_tmpdir(void **state)
+{
+	char cmd[128];
+
+	(void)state;
+	sy_alog_close();
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+static int
+alog_open_to(const char *to, char *err, size_t errlen)
+{
+	static struct sy_config cfg;
+
+	memset(&cfg, 0, sizeof(cfg));
+	snprintf(cfg.access_log_to, sizeof(cfg.access_log_to), "%s", to);
+	return sy_alog_open(&cfg, err, errlen);
+}
+
+#define N_LINES 20000
+
+/* A FIFO whose reader does not read: 20,000 lines of 200 bytes (4 MB, far
+ * more than the pipe and the 1 MiB pending) go at once, the rest counted as
+ * dropped; the reader then gets whole lines, in order. */
+static void
+test_fifo_slow_reader(void **state)
+{
+	char path[128], err[256], line[256], *got;
+	uint64_t written, dropped;
+	size_t pending, len = 0, cap = 8 << 20;
+	int rfd, i, prev = -1, whole = 0;
+	ssize_t n;
+	char *p;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/fifo", tmpdir);
+	assert_int_equal(mkfifo(path, 0600), 0);
+	/* No reader: refused, saying why. */
+	assert_true(alog_open_to(path, err, sizeof(err)) < 0);
+	assert_non_null(strstr(err, "a FIFO nobody reads"));
+	rfd = open(path, O_RDONLY | O_NONBLOCK);
+	assert_true(rfd >= 0);
+	assert_int_equal(alog_open_to(path, err, sizeof(err)), 0);
+	for (i = 0; i < N_LINES; i++) {
+		int k = snprintf(line, sizeof(line), "line %06d ", i);
+
+		memset(line + k, 'x', 200 - (size_t)k);
+		sy_alog_write_line(line, 200);
+	}
+	sy_alog_flush();
+	sy_alog_counts(&written, &dropped, &pending);
+	assert_true(dropped > 0);
+	assert_true(pending <= (1u << 20));
+	/* (The pipe may have taken part of a line: the rest is pending.) */
+	assert_int_equal(written + dropped + (pending + 200) / 201, N_LINES);
+	/* What the reader gets: whole lines, in order (a gap where lines were
+	 * dropped). */
+	got = malloc(cap);
+	assert_non_null(got);
+	for (;;) {
+		n = read(rfd, got + len, cap - len);
+		if (n <= 0) {
+			sy_alog_flush(); /* the reader took some: more goes */
+			n = read(rfd, got + len, cap - len);
+			if (n <= 0)
+				break;
+		}
+		len += (size_t)n;
+	}
+	sy_alog_counts(&written, &dropped, &pending);
+	assert_int_equal(pending, 0);
+	assert_int_equal(len, written * 201);
+	for (p = got; p < got + len; p += 201, whole++) {
+		int num = atoi(p + 5);
+
+		assert_true(strncmp(p, "line ", 5) == 0);
+		assert_int_equal(p[200], '\n');
+		assert_true(num > prev);
+		prev = num;
+	}
+	assert_int_equal((uint64_t)whole, written);
+	free(got);
+	close(rfd);
+	sy_alog_close();
+}
+
+/* syslog: a datagram socket of our own, RFC 3164 as glibc sends it; a
+ * daemon that stops reading costs dropped lines, not a wait; no daemon at
+ * all, dropped lines too. */
+static void
+test_syslog_never_waits(void **state)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	char err[256], want[64], msg[2048];
+	uint64_t written, dropped;
+	size_t pending;
+	int fd, i;
+	ssize_t n;
+
+	(void)state;
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s/log", tmpdir);
+	fd = socket(AF_UNIX, SOCK_DGRAM, 0);
+	assert_true(fd >= 0);
+	assert_int_equal(bind(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	sy_alog_syslog_socket = sa.sun_path;
+	assert_int_equal(alog_open_to("syslog", err, sizeof(err)), 0);
+	sy_alog_write_line("hello", 5);
+	n = recv(fd, msg, sizeof(msg) - 1, MSG_DONTWAIT);
+	assert_true(n > 0);
+	msg[n] = '\0';
+	snprintf(want, sizeof(want), " routerd[%d]: hello", (int)getpid());
+	assert_true(strncmp(msg, "<134>", 5) == 0);
+	assert_non_null(strstr(msg, want));
+	/* The daemon stops reading: the queue fills, the rest is dropped. */
+	for (i = 0; i < N_LINES; i++)
+		sy_alog_write_line("a line nobody reads", 19);
+	sy_alog_counts(&written, &dropped, &pending);
+	assert_true(written >= 2 && dropped > 0);
+	assert_int_equal(written + dropped, N_LINES + 1);
+	sy_alog_close();
+	close(fd);
+	/* No daemon: open works, lines are dropped. */
+	unlink(sa.sun_path);
+	assert_int_equal(alog_open_to("syslog", err, sizeof(err)), 0);
+	sy_alog_write_line("nobody", 6);
+	sy_alog_counts(&written, &dropped, &pending);
+	assert_int_equal(written, 0);
+	assert_int_equal(dropped, 1);
+	sy_alog_close();
+	sy_alog_syslog_socket = "/dev/log";
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_text),
 		cmocka_unit_test(test_json),
+		cmocka_unit_test_setup_teardown(test_fifo_slow_reader, make_tmpdir, remove_tmpdir),
+		cmocka_unit_test_setup_teardown(test_syslog_never_waits, make_tmpdir, remove_tmpdir),
 	};
 
 	setenv("TZ", "UTC", 1);

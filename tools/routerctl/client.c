@@ -13,6 +13,8 @@
 /* A get of every object of a large configuration is big, but a reply without
  * a newline after this much is a broken peer, not data. */
 #define RCTL_MAX_REPLY ((size_t)1 << 30)
+/* A request's bytes gathered before they are sent. */
+#define RCTL_SEND_BUF ((size_t)256 << 10)
 
 int
 rctl_client_connect(struct rctl_client *c, const char *path, char *err, size_t errlen)
@@ -103,22 +105,54 @@ read_line(struct rctl_client *c)
 	}
 }
 
+/* Send what rctl_client_send gathered. */
+static int
+flush_out(struct rctl_client *c, char *err, size_t errlen)
+{
+	int rc = c->out_len > 0 ? send_all(c->fd, c->out, c->out_len) : 0;
+
+	c->out_len = 0;
+	if (rc < 0 && err != NULL)
+		snprintf(err, errlen, "cannot send to %s: %s", c->path, strerror(-rc));
+	return rc;
+}
+
 int
 rctl_client_send(struct rctl_client *c, const char *p, size_t len, char *err, size_t errlen)
 {
-	int rc = send_all(c->fd, p, len);
+	/* Gathered, up to RCTL_SEND_BUF, and sent in one piece: a request
+	 * that comes whole with its connection is read at once by the
+	 * router, which closes the connections idle longest when a flood
+	 * fills its table (control/ops/server.h). */
+	if (c->out_len + len > RCTL_SEND_BUF) {
+		int rc = flush_out(c, err, errlen);
 
-	if (rc < 0)
-		snprintf(err, errlen, "cannot send to %s: %s", c->path, strerror(-rc));
-	return rc;
+		if (rc < 0)
+			return rc;
+		if (len >= RCTL_SEND_BUF) {
+			rc = send_all(c->fd, p, len);
+			if (rc < 0)
+				snprintf(err, errlen, "cannot send to %s: %s", c->path, strerror(-rc));
+			return rc;
+		}
+	}
+	if (c->out == NULL && (c->out = malloc(RCTL_SEND_BUF)) == NULL) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	memcpy(c->out + c->out_len, p, len);
+	c->out_len += len;
+	return 0;
 }
 
 int
 rctl_client_wait(struct rctl_client *c, int ms)
 {
 	struct pollfd p = { .fd = c->fd, .events = POLLIN };
-	int rc;
+	int rc = flush_out(c, NULL, 0);
 
+	if (rc < 0)
+		return rc;
 	/* A reply already read in part counts as there. */
 	if (c->len > 0)
 		return 1;
@@ -135,6 +169,8 @@ rctl_client_reply(struct rctl_client *c, char *err, size_t errlen)
 	json_t *reply;
 	ssize_t line;
 
+	if (flush_out(c, err, errlen) < 0)
+		return NULL;
 	line = read_line(c);
 	if (line < 0) {
 		if (line == -EPIPE)
@@ -195,4 +231,7 @@ rctl_client_close(struct rctl_client *c)
 	free(c->buf);
 	c->buf = NULL;
 	c->len = c->cap = 0;
+	free(c->out);
+	c->out = NULL;
+	c->out_len = 0;
 }

@@ -16,6 +16,8 @@ struct rctl_client {
 	char *buf; /* bytes received after the last reply's newline */
 	size_t len;
 	size_t cap;
+	char *out; /* bytes of the request not sent yet (rctl_client_send) */
+	size_t out_len;
 };
 
 /* Connect to the socket at path. Returns 0, or -errno with
@@ -29,8 +31,10 @@ json_t *rctl_client_request(struct rctl_client *c, const json_t *req, char *err,
 
 /* The parts of one request, for a caller that sends a large one piece by
  * piece (apply's progress): raw bytes (the caller ends the line with its
- * newline), then the reply. send returns 0 or -errno; wait returns 1 when
- * the reply has begun to arrive, 0 after ms without, or -errno. */
+ * newline), then the reply. send returns 0 or -errno (the bytes go out in
+ * pieces of 256 KiB, the last by wait or reply: a small request in one);
+ * wait returns 1 when the reply has begun to arrive, 0 after ms without, or
+ * -errno. */
 int rctl_client_send(struct rctl_client *c, const char *p, size_t len, char *err, size_t errlen);
 int rctl_client_wait(struct rctl_client *c, int ms);
 json_t *rctl_client_reply(struct rctl_client *c, char *err, size_t errlen);

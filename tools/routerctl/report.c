@@ -321,6 +321,32 @@ out:
 	return rc;
 }
 
+/* One of the control thread's servers (README, "Slow clients"): its
+ * connections, what it turned away and what timed out, reasons at 0 left
+ * out. */
+static void
+print_conns(FILE *out, const char *label, const json_t *c)
+{
+	const char *key;
+	const json_t *v;
+
+	if (!json_is_object(c))
+		return;
+	fprintf(out, "%-21s%" JSON_INTEGER_FORMAT " connections, %" JSON_INTEGER_FORMAT " open, %"
+		JSON_INTEGER_FORMAT " answers, %" JSON_INTEGER_FORMAT " aborted", label,
+		json_integer_value(json_object_get(c, "connections")),
+		json_integer_value(json_object_get(c, "open")),
+		json_integer_value(json_object_get(c, "answers")),
+		json_integer_value(json_object_get(c, "aborted")));
+	json_object_foreach((json_t *)json_object_get(c, "refused"), key, v)
+		if (json_integer_value(v) > 0)
+			fprintf(out, ", refused %s %" JSON_INTEGER_FORMAT, key, json_integer_value(v));
+	json_object_foreach((json_t *)json_object_get(c, "timed_out"), key, v)
+		if (json_integer_value(v) > 0)
+			fprintf(out, ", timed out (%s) %" JSON_INTEGER_FORMAT, key, json_integer_value(v));
+	fputc('\n', out);
+}
+
 int
 rctl_print_stats(FILE *out, const json_t *reply)
 {
@@ -338,6 +364,15 @@ rctl_print_stats(FILE *out, const json_t *reply)
 			json_integer_value(json_object_get(mb, "in_use")),
 			json_integer_value(json_object_get(mb, "total")),
 			json_integer_value(json_object_get(mb, "quarantined")));
+	print_conns(out, "control socket:", json_object_get(json_object_get(reply, "control_servers"),
+							    "control_socket"));
+	print_conns(out, "metrics address:", json_object_get(json_object_get(reply, "control_servers"),
+							     "metrics"));
+	if (json_is_true(json_object_get(json_object_get(reply, "access_log"), "on")))
+		fprintf(out, "%-21s%" JSON_INTEGER_FORMAT " lines written, %" JSON_INTEGER_FORMAT
+			" dropped (not taken by the file's reader or syslog)\n", "access log:",
+			json_integer_value(json_object_get(json_object_get(reply, "access_log"), "lines_written")),
+			json_integer_value(json_object_get(json_object_get(reply, "access_log"), "lines_dropped")));
 	fputc('\n', out);
 	if (print_workers(out, reply) < 0)
 		return -1;
