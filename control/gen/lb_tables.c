@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "gen/gen_mem.h"
+#include "sy_mix.h"
 #include "gen/lb_tables.h"
 
 /* ------------------------------------------------------------ alias -- */
@@ -171,17 +172,6 @@ sy_lb_maglev_len(uint32_t n)
 	return maglev_primes[i];
 }
 
-static uint64_t
-mix64(uint64_t x)
-{
-	/* splitmix64's finalizer */
-	x ^= x >> 30;
-	x *= 0xbf58476d1ce4e5b9ull;
-	x ^= x >> 27;
-	x *= 0x94d049bb133111ebull;
-	return x ^ (x >> 31);
-}
-
 /*
  * Maglev (Eisenbud et al., NSDI 2016, section 3.4): each endpoint walks its
  * own permutation of the slots (offset, skip from its key) and takes the
@@ -213,7 +203,7 @@ sy_lb_maglev_build(const uint64_t *keys, const uint32_t *w, uint32_t n, uint16_t
 	memset(table, 0xff, (size_t)m * sizeof(*table));
 	for (it = 1; filled < m; it++) {
 		for (i = 0; i < n && filled < m; i++) {
-			uint64_t h = mix64(keys[i]), offset = h % m, skip = (h >> 32) % (m - 1) + 1;
+			uint64_t h = sy_mix64(keys[i]), offset = h % m, skip = (h >> 32) % (m - 1) + 1;
 			uint64_t c;
 
 			/* Took turns * wmax so far; may take one more while

@@ -6,6 +6,7 @@
  * connection or request follows them.
  */
 #include "lb/lb.h"
+#include "sy_mix.h"
 #include "splice/conn.h"
 #include "splice/splice.h"
 #include "sy_generation.h"
@@ -135,14 +136,8 @@ sy_lb_cookie_token(const struct sy_endpoint *e)
 {
 	/* splitmix64's finalizer over (address, port, family): opaque, not
 	 * secret (it names an endpoint, it grants nothing). */
-	uint64_t x = ((uint64_t)e->addr.v4 << 16 | e->port) ^ ((uint64_t)e->addr.family << 56) ^
-		     0x5377697463687964ull;
-
-	x ^= x >> 30;
-	x *= 0xbf58476d1ce4e5b9ull;
-	x ^= x >> 27;
-	x *= 0x94d049bb133111ebull;
-	return x ^ (x >> 31);
+	return sy_mix64(((uint64_t)e->addr.v4 << 16 | e->port) ^ ((uint64_t)e->addr.family << 56) ^
+			0x5377697463687964ull);
 }
 
 int
