@@ -155,7 +155,9 @@ flush_pending(void)
 		L.written += lines_in(L.pending + off, (size_t)w);
 		off += (size_t)w;
 	}
-	memmove(L.pending, L.pending + off, L.pending_len - off);
+	/* (pending is NULL until a line ever had to wait) */
+	if (off > 0 && off < L.pending_len)
+		memmove(L.pending, L.pending + off, L.pending_len - off);
 	L.pending_len -= off;
 }
 
