@@ -113,6 +113,17 @@ search(const struct sy_health *h, uint32_t ip, uint16_t port, bool *found)
 	return lo;
 }
 
+void
+sy_health_last_text(const struct sy_health_target *t, char *buf, size_t len)
+{
+	if (t->checks == 0)
+		snprintf(buf, len, "none yet");
+	else if (t->last_result == SY_HC_ANSWERED)
+		snprintf(buf, len, "%u", t->last_status);
+	else
+		snprintf(buf, len, "%s", sy_hc_result_name((enum sy_hc_result)t->last_result));
+}
+
 const struct sy_health_target *
 sy_health_find(const struct sy_health *h, uint32_t ip, uint16_t port)
 {

@@ -119,6 +119,9 @@ int sy_health_tick(struct sy_health *h, uint64_t now_ms);
 const struct sy_health_target *sy_health_find(const struct sy_health *h, uint32_t ip,
 					      uint16_t port);
 const char *sy_health_state_name(enum sy_health_state s);
+/* t's last check as `status` and the status page say it: "none yet", the
+ * status it answered, or why it failed ("refused", "timeout", ...). */
+void sy_health_last_text(const struct sy_health_target *t, char *buf, size_t len);
 void sy_health_fini(struct sy_health *h);
 
 #endif

@@ -12,6 +12,7 @@
 #include "fleet/fleet.h"
 #include "etcd/cache.h"
 #include "etcd/sync.h"
+#include "health.h"
 #include "router.h"
 #include "ops/stream_conn.h"
 #include "tls/tls_cert.h"
@@ -34,12 +35,7 @@ endpoint_health(const struct sy_health *h, uint32_t ip, uint16_t port)
 
 	if (t == NULL)
 		return NULL;
-	if (t->checks == 0)
-		snprintf(last, sizeof(last), "none yet");
-	else if (t->last_result == SY_HC_ANSWERED)
-		snprintf(last, sizeof(last), "%u", t->last_status);
-	else
-		snprintf(last, sizeof(last), "%s", sy_hc_result_name((enum sy_hc_result)t->last_result));
+	sy_health_last_text(t, last, sizeof(last));
 	return json_pack("{s:s, s:s, s:s, s:I, s:I, s:I, s:I, s:s}", "state",
 			 sy_health_state_name(t->state), "path", t->path, "host", t->host,
 			 "interval_ms", (json_int_t)t->interval_ms, "checks", (json_int_t)t->checks,
