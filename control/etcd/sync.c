@@ -97,6 +97,20 @@ sy_etcd_pending_id(const json_t *reply)
 	return (uint64_t)json_integer_value(json_object_get(reply, "_pending"));
 }
 
+static bool
+sched_taken(const json_t *reply)
+{
+	return sy_etcd_pending_id(reply) != 0;
+}
+
+/* The scheduler's writes go through apply and delete, which write through
+ * to etcd and answer later (fleet/scheduler.h). */
+static const struct sy_sched_sink etcd_sched_sink = {
+	.taken = sched_taken,
+	.settled = sy_etcd_sync_settled,
+	.max_per_apply = TXN_MAX_OPS,
+};
+
 int
 sy_etcd_sync_open(struct sy_router *r, char *err, size_t errlen)
 {
@@ -126,6 +140,7 @@ sy_etcd_sync_open(struct sy_router *r, char *err, size_t errlen)
 		return rc;
 	}
 	r->etcd = s;
+	r->sched.sink = &etcd_sched_sink;
 	if (strncmp(r->cfg.store.endpoints[0], "https://", 8) == 0)
 		snprintf(tls, sizeof(tls), ", TLS verified against %s%s%s",
 			 r->cfg.store.ca_file[0] ? r->cfg.store.ca_file : "the system's trust store",
@@ -180,6 +195,7 @@ sy_etcd_sync_close(struct sy_router *r)
 	json_decref(s->status_retry);
 	free(s);
 	r->etcd = NULL;
+	r->sched.sink = NULL;
 }
 
 int

@@ -8,7 +8,6 @@
 #include <rte_log.h>
 
 #include "store/age.h"
-#include "etcd/sync.h"
 #include "fleet/fleet.h"
 #include "fleet/scheduler.h"
 #include "kinds/label_selector.h"
@@ -52,14 +51,23 @@ log_refusal(const char *what, const json_t *reply)
 		str_or(json_object_get(e, "message"), "?"));
 }
 
+/* The sink took the write (scheduler.h): done, or on its way. */
+static bool
+taken(const struct sy_router *r, const json_t *reply)
+{
+	if (json_is_true(json_object_get(reply, "ok")))
+		return true;
+	return r->sched.sink != NULL && r->sched.sink->taken(reply);
+}
+
 static bool
 apply_objects(struct sy_router *r, json_t *objs)
 {
 	json_t *req = json_pack("{s:s, s:O}", "op", "apply", "objects", objs);
 	json_t *reply = req ? sy_ops_apply(r, req) : NULL;
 	/* With an etcd store the apply is written through and answered
-	 * later (control/etcd/sync.h): accepted is enough here. */
-	bool ok = json_is_true(json_object_get(reply, "ok")) || sy_etcd_pending_id(reply) != 0;
+	 * later: taken is enough here. */
+	bool ok = taken(r, reply);
 
 	if (reply != NULL && !ok)
 		log_refusal("apply of bindings", reply);
@@ -90,13 +98,13 @@ apply_batch(struct sy_router *r, json_t *objs)
 }
 
 /* With the journal, every binding in one apply (one generation). With etcd,
- * applies of SY_ETCD_TXN_MAX_OPS (a larger one is refused): 100,000 routes
- * are 782 txns, and a refused batch falls back one by one for its own
+ * applies of the sink's max_per_apply (128 ops a txn; a larger one is
+ * refused): 100,000 routes are 782 txns, and a refused batch falls back one by one for its own
  * bindings only. */
 static size_t
 apply_bindings(struct sy_router *r, json_t *objs)
 {
-	size_t n = json_array_size(objs), per = r->etcd ? SY_ETCD_TXN_MAX_OPS : n, at, i, ok = 0;
+	size_t n = json_array_size(objs), per = r->sched.sink && r->sched.sink->max_per_apply ? r->sched.sink->max_per_apply : n, at, i, ok = 0;
 
 	if (n == 0)
 		return 0;
@@ -169,7 +177,7 @@ tidy(struct sy_router *r, bool all)
 	json_array_foreach(gone, i, v) {
 		json_t *reply = sy_ops_delete(r, v);
 
-		if (json_is_true(json_object_get(reply, "ok")) || sy_etcd_pending_id(reply) != 0)
+		if (taken(r, reply))
 			changed++;
 		else
 			log_refusal("delete of a binding", reply);
@@ -389,8 +397,9 @@ sy_scheduler_run(struct sy_router *r)
 
 	if (r->sched.strategy == NULL)
 		return 0;
-	if (r->etcd != NULL && !sy_etcd_sync_settled(r)) {
-		/* Run by sy_etcd_sync_drain once they have. */
+	if (r->sched.sink != NULL && r->sched.sink->settled != NULL &&
+	    !r->sched.sink->settled(r)) {
+		/* Run by the sink's owner once they have (etcd: sync's drain). */
 		r->sched.due = true;
 		return 0;
 	}

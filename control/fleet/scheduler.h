@@ -25,7 +25,7 @@
  * journaled, compiled), named "<route>.<router>" in the route's namespace.
  * With an etcd store they go in applies of at most 128 (etcd's
  * --max-txn-ops), and a pass waits until every write this router made is
- * back through the watch (sy_etcd_sync_settled): a pass that ran meanwhile
+ * back through the watch (its sink's `settled`): a pass that ran meanwhile
  * would not see the bindings on their way and would bind those routes again.
  * Bindings are sticky: a route whose labels change keeps its bindings until
  * they are deleted (the routes doc: the first route on a shard keeps it).
@@ -78,11 +78,30 @@ extern const struct sy_sched_strategy sy_sched_least_loaded; /* strategy_least_l
 /* A strategy by its config name ("round-robin", "least-loaded"), or NULL. */
 const struct sy_sched_strategy *sy_sched_strategy_by_name(const char *name);
 
+/*
+ * Where a pass's writes go and when a pass may run: given by the store's
+ * owner (NULL: the router's own journal, where an apply is done when it
+ * returns; etcd/sync.c gives sy_etcd_sched_sink). The scheduler calls into
+ * the store only through this, so fleet/ does not depend on etcd/.
+ */
+struct sy_sched_sink {
+	/* The reply to an apply or delete says the write was taken: done, or
+	 * on its way and answered later. */
+	bool (*taken)(const json_t *reply);
+	/* Every write this router made is back in the store, so a pass sees
+	 * the bindings on their way and does not bind those routes again.
+	 * Until then a pass is put off (`due`); the owner runs it later. */
+	bool (*settled)(const struct sy_router *r);
+	/* Objects per apply at most (a larger one is refused); 0: no bound. */
+	size_t max_per_apply;
+};
+
 struct sy_scheduler {
 	const struct sy_sched_strategy *strategy; /* NULL: not a scheduler */
+	const struct sy_sched_sink *sink;         /* NULL: the journal */
 	uint64_t state[4];                        /* the strategy's */
 	time_t next_retry;                        /* control/main.c's timer */
-	bool due; /* a pass was put off until this router's etcd writes settle */
+	bool due; /* a pass was put off until the sink's writes settle */
 	/* Next pass looks at everything (a Router changed): every binding's
 	 * Router and dns, every route against the Routers' selectors.
 	 * Otherwise a pass looks at what changed and at the routes without a
