@@ -145,17 +145,12 @@ sy_journal_replay(struct sy_journal *j, int (*cb)(json_t *rec, void *arg), void 
 	return n;
 }
 
+/* A record's text framed: header, text, newline. */
 static char *
-format_record(const json_t *rec, size_t *outlen)
+frame_text(const char *text, size_t len, size_t *outlen)
 {
-	char *text = json_dumps(rec, JSON_COMPACT);
-	size_t len;
-	char *out;
+	char *out = len <= RECORD_MAX ? malloc(HEADER_LEN + len + 2) : NULL;
 
-	if (text == NULL)
-		return NULL;
-	len = strlen(text);
-	out = len <= RECORD_MAX ? malloc(HEADER_LEN + len + 2) : NULL;
 	if (out != NULL) {
 		char hdr[64];
 
@@ -166,6 +161,15 @@ format_record(const json_t *rec, size_t *outlen)
 		out[HEADER_LEN + len] = '\n';
 		*outlen = HEADER_LEN + len + 1;
 	}
+	return out;
+}
+
+static char *
+format_record(const json_t *rec, size_t *outlen)
+{
+	char *text = json_dumps(rec, JSON_COMPACT);
+	char *out = text ? frame_text(text, strlen(text), outlen) : NULL;
+
 	free(text);
 	return out;
 }
@@ -187,16 +191,33 @@ write_all(int fd, const char *p, size_t n)
 	return 0;
 }
 
+static int append_framed(struct sy_journal *j, char *text, size_t len);
+
 int
 sy_journal_append(struct sy_journal *j, const json_t *rec)
 {
 	size_t len;
 	char *text = format_record(rec, &len);
+
+	return text ? append_framed(j, text, len) : -ENOMEM;
+}
+
+int
+sy_journal_append_text(struct sy_journal *j, const char *rec, size_t rec_len)
+{
+	size_t len;
+	char *text = frame_text(rec, rec_len, &len);
+
+	return text ? append_framed(j, text, len) : -ENOMEM;
+}
+
+/* Write a framed record (freed here) and wait for the disk. */
+static int
+append_framed(struct sy_journal *j, char *text, size_t len)
+{
 	off_t before;
 	int rc;
 
-	if (text == NULL)
-		return -ENOMEM;
 	before = lseek(j->fd, 0, SEEK_END);
 	rc = write_all(j->fd, text, len);
 	/* The one wait the control thread makes on purpose: an apply is

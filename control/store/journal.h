@@ -34,6 +34,9 @@ int sy_journal_replay(struct sy_journal *j, int (*cb)(json_t *rec, void *arg), v
  * a partial write is cut back off). The fsync is the control thread's one
  * deliberate wait, on the local disk (journal.c). */
 int sy_journal_append(struct sy_journal *j, const json_t *rec);
+/* The same with the record already printed: rec_len bytes of compact JSON
+ * (an apply prints each object once, for the journal and the store). */
+int sy_journal_append_text(struct sy_journal *j, const char *rec, size_t rec_len);
 /* Replace the whole journal with these records (atomically: temp file, fsync,
  * rename, fsync of the directory). Returns 0 or -errno. */
 int sy_journal_rewrite(struct sy_journal *j, const json_t *records);

@@ -109,23 +109,42 @@ reserve(size_t n)
 
 /* One frame of j into z.buf + off; its length, or 0 on failure. */
 static size_t
+compress_text_into(const char *text, size_t len, size_t off)
+{
+	size_t bound = ZSTD_compressBound(len), n;
+
+	if (reserve(off + bound) < 0)
+		return 0;
+	ZSTD_CCtx_refCDict(z.cctx, z.cdict);
+	n = ZSTD_compress2(z.cctx, z.buf + off, bound, text, len);
+	return ZSTD_isError(n) ? 0 : n;
+}
+
+static size_t
 compress_into(const json_t *j, size_t off)
 {
 	char *text = json_dumps(j, JSON_COMPACT);
-	size_t len, bound, n;
+	size_t n = text ? compress_text_into(text, strlen(text), off) : 0;
 
-	if (text == NULL)
-		return 0;
-	len = strlen(text);
-	bound = ZSTD_compressBound(len);
-	if (reserve(off + bound) < 0) {
-		free(text);
-		return 0;
-	}
-	ZSTD_CCtx_refCDict(z.cctx, z.cdict);
-	n = ZSTD_compress2(z.cctx, z.buf + off, bound, text, len);
 	free(text);
-	return ZSTD_isError(n) ? 0 : n;
+	return n;
+}
+
+int
+sy_pack_object_text(const char *text, size_t len, struct sy_packed *p)
+{
+	size_t olen;
+	uint8_t *out;
+
+	if (init() < 0 || (olen = compress_text_into(text, len, 0)) == 0 ||
+	    (out = malloc(olen)) == NULL)
+		return -ENOMEM;
+	memcpy(out, z.buf, olen);
+	free(p->bytes);
+	p->bytes = out;
+	p->obj_len = (uint32_t)olen;
+	p->status_len = 0;
+	return 0;
 }
 
 int

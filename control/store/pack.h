@@ -25,6 +25,10 @@ struct sy_packed {
  * holds no object yet (an object never changes once stored). 0, or -ENOMEM
  * (p unchanged). */
 int sy_pack(const json_t *obj, const json_t *status, struct sy_packed *p);
+/* Pack a new object from its compact JSON text (len bytes, as the journal
+ * has it; p empty): a later sy_pack keeps this frame instead of printing
+ * the object again. 0, or -ENOMEM (p unchanged). */
+int sy_pack_object_text(const char *text, size_t len, struct sy_packed *p);
 /* New references, or NULL (nothing packed, or out of memory). */
 json_t *sy_unpack_object(const struct sy_packed *p);
 json_t *sy_unpack_status(const struct sy_packed *p);

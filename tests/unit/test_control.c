@@ -230,6 +230,38 @@ test_journal_replay_keeps_age(void **state)
 	before = ops_call(&r, "{\"op\":\"get\",\"kind\":\"route\",\"namespace\":\"j\"}");
 	router_stop(&r);
 
+	/* An apply's record is printed from its objects' texts
+	 * (ops_apply.c): byte for byte what jansson prints of the record,
+	 * and it holds the objects as stored. */
+	{
+		FILE *f;
+		char line[8192], *text, *again;
+		json_t *rec, *route;
+		json_error_t jerr;
+
+		snprintf(path, sizeof(path), "%s/journal", state_dir);
+		f = fopen(path, "r");
+		assert_non_null(f);
+		assert_non_null(fgets(line, sizeof(line), f));
+		fclose(f);
+		line[strcspn(line, "\n")] = '\0';
+		text = line + 23; /* after "SYJ1 len crc " */
+		rec = json_loads(text, 0, &jerr);
+		assert_non_null(rec);
+		again = json_dumps(rec, JSON_COMPACT);
+		assert_string_equal(again, text);
+		assert_string_equal(json_string_value(json_object_get(rec, "op")), "apply");
+		assert_int_equal(json_array_size(json_object_get(rec, "objects")), 2);
+		route = json_array_get(json_object_get(rec, "objects"), 1);
+		assert_string_equal(json_string_value(json_object_get(json_object_get(route, "metadata"), "uid")),
+				    json_string_value(json_object_get(json_object_get(json_array_get(
+					    json_object_get(before, "items"), 0), "metadata"), "uid")));
+		assert_true(json_equal(json_object_get(route, "spec"),
+				       json_object_get(json_array_get(json_object_get(before, "items"), 0), "spec")));
+		free(again);
+		json_decref(rec);
+	}
+
 	/* A torn last record, as a kill -9 in the middle of a write leaves it. */
 	snprintf(path, sizeof(path), "%s/journal", state_dir);
 	fd = open(path, O_WRONLY | O_APPEND);
