@@ -141,8 +141,8 @@ cool_one(struct sy_object *o)
 {
 	o->warm = false;
 	/* The object never changes once stored: packed once. The status may
-	 * have: packed every time. Out of memory: stay a tree (still correct,
-	 * just bigger). */
+	 * have: packed again when it did (sy_pack compares). Out of memory:
+	 * stay a tree (still correct, just bigger). */
 	if (sy_pack(o->obj, o->status, &o->packed) < 0)
 		return;
 	json_decref(o->obj);
