@@ -8,17 +8,11 @@
  * routes. On 4 KB pages each read also misses the TLB, and in a VM the
  * page walk is itself a chain of memory reads. Measured on this VM (a
  * chunk then a 400-byte block, 1M of each, dependent chains): 143-198 ns
- * on 4 KB pages, 108-122 ns with both on 2 MB pages. So these blocks are
- * carved from regions the kernel backs with transparent huge pages
- * (madvise; the machine's default THP mode), in size classes of 16 bytes
- * with a free list each: a change frees a few vhosts and the next one
- * reuses their places.
- *
- * Blocks up to 8 KB come from the regions; larger ones, which are rare (a
- * vhost with hundreds of rules), from malloc. Sizes that are multiples of
- * 4 KB are 4 KB aligned (a chunk is one page), others 16-byte aligned.
- * Under AddressSanitizer everything comes from calloc, so use after free
- * and leaks of generation memory are still caught. Control thread only.
+ * on 4 KB pages, 108-122 ns with both on 2 MB pages. So these blocks come
+ * from a heap of their own on transparent huge pages (region_heap.h: size
+ * classes of 16 bytes with a free list each, so a change frees a few
+ * vhosts and the next one reuses their places; a chunk, 4 KB, is one
+ * page). Control thread only.
  */
 #ifndef SY_GEN_MEM_H
 #define SY_GEN_MEM_H

@@ -36,5 +36,7 @@ json_t *sy_unpack_status(const struct sy_packed *p);
  * valid until the next call here; NULL when nothing is packed. */
 const char *sy_unpack_object_text(const struct sy_packed *p, size_t *len);
 void sy_packed_free(struct sy_packed *p);
+/* Bytes all packs hold, which malloc's statistics do not see. */
+size_t sy_pack_bytes(void);
 
 #endif
