@@ -20,6 +20,7 @@
 #include <rte_branch_prediction.h>
 #include <rte_mbuf.h>
 
+#include "drop.h"
 #include "sy_config.h"
 #include "sy_counters.h"
 #include "vrrp/vrrp.h"
@@ -54,13 +55,6 @@ void sy_worker_tx_flush(struct sy_worker *w, uint16_t port);
 /* m as one mbuf, for a port without multi-segment TX; NULL (dropped) if it
  * cannot be. */
 struct rte_mbuf *sy_tx_linearize(struct sy_worker *w, struct rte_mbuf *m);
-
-static inline void
-sy_drop(struct sy_worker *w, struct rte_mbuf *m, enum sy_drop_reason why)
-{
-	w->counters.drops[why]++;
-	rte_pktmbuf_free(m);
-}
 
 /* Queue a finished frame for TX on port index `port`. */
 static inline void

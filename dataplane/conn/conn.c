@@ -18,7 +18,7 @@
 #include "sy_backend_stats.h"
 #include "sy_route_stats.h"
 #include "tcp/tcb.h"
-#include "worker.h"
+#include "worker_t.h"
 
 int
 sy_conn_arena_init(struct sy_conn_arena *a, uint32_t n, int socket)

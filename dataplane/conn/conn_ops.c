@@ -4,7 +4,8 @@
 
 #include "conn/conn.h"
 #include "conn/conn_ops.h"
-#include "worker.h"
+#include "drop.h"
+#include "worker_t.h"
 
 /* A state no mode registered (0 too: a freed record): what the dispatch's
  * default did before there was a table. */

@@ -6,7 +6,7 @@
 #include <rte_hash.h>
 
 #include "conn/conn.h"
-#include "worker.h"
+#include "worker_t.h"
 
 struct sy_conn *
 sy_flow_lookup(struct sy_worker *w, const struct sy_flow_key *k)

@@ -5,7 +5,7 @@
 #include <rte_common.h>
 
 #include "conn/conn.h"
-#include "worker.h"
+#include "worker_t.h"
 
 uint16_t
 sy_snat_get(struct sy_worker *w, const struct sy_dp_port *out, uint32_t *addr)

@@ -4,7 +4,7 @@
 
 #include "conn/conn.h"
 #include "conn/conn_ops.h"
-#include "worker.h"
+#include "worker_t.h"
 
 void
 sy_conn_timer_cancel(struct sy_worker *w, struct sy_conn *c)

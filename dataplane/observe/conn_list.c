@@ -9,11 +9,6 @@
 #include "conn/conn_t.h"
 #include "worker.h"
 
-/* names[s], "unknown" past the table or for a hole in it. */
-#define NAME_OF(names, s)                                                              \
-	((size_t)(s) < sizeof(names) / sizeof((names)[0]) && (names)[s] != NULL ? (names)[s] \
-										   : "unknown")
-
 static const char *
 kind_name(uint8_t s)
 {
@@ -30,7 +25,7 @@ kind_name(uint8_t s)
 		[SY_CONN_HEALTH_PROBE] = "health-probe",
 	};
 
-	return NAME_OF(names, s);
+	return SY_DP_NAME_OF(names, s);
 }
 
 unsigned

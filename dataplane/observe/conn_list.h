@@ -17,10 +17,17 @@
 #ifndef SY_DP_CONN_LIST_H
 #define SY_DP_CONN_LIST_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "sy_dataplane.h"
 #include "worker_t.h"
+
+/* names[s] of a state's name table, "unknown" past the table or for a hole
+ * in it (the kinds here, a mode's states in its describe). */
+#define SY_DP_NAME_OF(names, s)                                                           \
+	((size_t)(s) < sizeof(names) / sizeof((names)[0]) && (names)[s] != NULL ? (names)[s] \
+										   : "unknown")
 
 /* Milliseconds from now to the TSC t; -1 for 0 (not armed). */
 static inline int64_t

@@ -59,11 +59,6 @@ time_wait_segment(struct sy_worker *w, struct sy_conn *c, struct rte_mbuf *m, bo
 
 /* ------------------------------------------------ routerctl conns -- */
 
-/* names[s], "unknown" past the table or for a hole in it. */
-#define NAME_OF(names, s)                                                              \
-	((size_t)(s) < sizeof(names) / sizeof((names)[0]) && (names)[s] != NULL ? (names)[s] \
-										   : "unknown")
-
 static const char *
 tcp_name(uint8_t s)
 {
@@ -79,7 +74,7 @@ tcp_name(uint8_t s)
 		[SY_TCPS_TIME_WAIT] = "time-wait",
 	};
 
-	return NAME_OF(names, s);
+	return SY_DP_NAME_OF(names, s);
 }
 
 static const char *
@@ -91,7 +86,7 @@ request_name(uint8_t s)
 		[SY_PX_REQ_DONE] = "sent",
 	};
 
-	return NAME_OF(names, s);
+	return SY_DP_NAME_OF(names, s);
 }
 
 static const char *
@@ -104,7 +99,7 @@ response_name(uint8_t s)
 		[SY_PX_RESP_OWN] = "own",
 	};
 
-	return NAME_OF(names, s);
+	return SY_DP_NAME_OF(names, s);
 }
 
 static const char *
