@@ -27,7 +27,7 @@
 #include "mbuf_pool.h"
 #include "port.h"
 #include "sy_dataplane.h"
-#include "splice/flow.h"
+#include "conn/conn.h"
 #include "worker.h"
 #include "lb/lb.h"
 #include "observe/conn_list.h"
@@ -270,7 +270,7 @@ sy_dp_endpoint_state(uint32_t ip, uint16_t port, struct sy_dp_endpoint_state *ou
 
 	memset(out, 0, sizeof(*out));
 	for (i = 0; i < dp.n_workers; i++) {
-		const struct sy_tcp_worker *t = &dp.workers[i]->tcp;
+		const struct sy_conn_tables *t = &dp.workers[i]->tcp;
 
 		out->open_connections += t->lb_load[slot];
 		out->connections += t->lb_opened[slot];

@@ -12,8 +12,9 @@
 #include <rte_rcu_qsbr.h>
 #include <rte_ring_elem.h>
 
-#include "net/arp.h"
+#include "conn/conn.h"
 #include "dp_log.h"
+#include "net/arp.h"
 #include "lb/hc_probe.h"
 #include "sy_access_log.h"
 #include "sy_dataplane.h"
@@ -23,6 +24,7 @@
 #include "tcp/tcp.h"
 #include "vrrp/vrrp.h"
 #include "worker.h"
+#include "worker_conn.h"
 
 /* Adaptive idle: after this many empty polls in a row, sleep, starting at
  * SY_IDLE_SLEEP_MIN_US and doubling up to SY_IDLE_SLEEP_MAX_US while it stays
@@ -264,7 +266,7 @@ sy_worker_create(struct sy_dp_shared *sh, unsigned id, unsigned lcore)
 	w->sh = sh;
 	w->now = rte_rdtsc();
 	w->arp.last_timer = w->now;
-	if (sy_tcp_worker_init(w) < 0) {
+	if (sy_worker_conn_init(w) < 0) {
 		rte_free(w);
 		return NULL;
 	}
@@ -278,7 +280,7 @@ sy_worker_destroy(struct sy_worker *w)
 
 	if (w == NULL)
 		return;
-	sy_tcp_worker_fini(w);
+	sy_worker_conn_fini(w);
 	sy_arp_flush_all(w);
 	for (p = 0; p < SY_MAX_PORTS; p++) {
 		for (i = 0; i < w->txq[p].n; i++)
@@ -411,7 +413,7 @@ sy_worker_poll(struct sy_worker *w)
 
 	if (SY_POLL_PHASES)
 		w->phase.input_end = phase_tsc();
-	work += sy_tcp_timers_run(w);
+	work += sy_conn_timers_run(w);
 
 	if (w->now - w->arp.last_timer >= sy_ms_to_tsc(w, SY_ARP_TIMER_MS)) {
 		w->arp.last_timer = w->now;

@@ -14,7 +14,7 @@
 #include "sy_addr.h"
 
 #define SY_MAX_PORTS 8
-#define SY_MAX_PORT_ADDRS 16 /* also a port's SNAT source addresses (splice/flow.h) */
+#define SY_MAX_PORT_ADDRS 16 /* also a port's SNAT source addresses (conn/snat.h) */
 #define SY_MAX_WORKERS 16
 #define SY_MAX_STATIC_ROUTES 64
 #define SY_MAX_LISTEN 8

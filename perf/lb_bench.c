@@ -17,7 +17,7 @@
 
 #include "lb/lb.h"
 #include "gen/lb_tables.h"
-#include "splice/conn.h"
+#include "conn/conn_t.h"
 #include "sy_generation.h"
 #include "worker.h"
 

@@ -53,8 +53,8 @@
 #include <rte_tcp.h>
 
 #include "gen/compile.h"
-#include "splice/conn.h"
-#include "splice/flow.h"
+#include "conn/conn.h"
+#include "net/arp.h"
 #include "net/net.h"
 #include "port.h"
 #include "splice/splice.h"
@@ -78,7 +78,7 @@
 #define MAX_CHUNKS 64
 /* Flows that carry traffic in (1): one client address, one SNAT address and
  * one backend, so at most the client ports and the SNAT ports one worker
- * owns (flow.h: a backend leg is found by its SNAT port). Past that a run of
+ * owns (conn/snat.h: a backend leg is found by its SNAT port). Past that a run of
  * N flows fills the rest of the table with idle flows (fill_table). */
 #define FWD_CARRY_MAX 60000u
 #define FLOWS_MAX (1u << 20)
@@ -1044,7 +1044,7 @@ heap_used(void)
 }
 
 /*
- * (4) Memory: build the same tables flow.c builds for a table of `table`
+ * (4) Memory: build the same tables conn/conn.c builds for a table of `table`
  * flows (flows_per_worker), one at a time, and see what the heap gives them.
  * All of it is allocated up front, so the cost of one connection is its
  * share of the tables sized for flows_per_worker.
@@ -1073,7 +1073,7 @@ measure_memory(unsigned idx, unsigned table)
 	R.mem[idx].hash = heap_used() - before;
 	rte_hash_free(h);
 
-	/* The backend legs' SNAT port -> record array, as flow.c sizes it for
+	/* The backend legs' SNAT port -> record array, as conn/conn.c sizes it for
 	 * this run's single worker (the largest it gets). */
 	before = heap_used();
 	snat = rte_zmalloc_socket("sy_bench_memsnat", sy_snat_slots(1) * sizeof(struct sy_conn *),
@@ -1081,7 +1081,7 @@ measure_memory(unsigned idx, unsigned table)
 	R.mem[idx].snat = heap_used() - before;
 	rte_free(snat);
 
-	/* The client legs' cache in front of the hash (flow.h). */
+	/* The client legs' cache in front of the hash (conn/flow_table.h). */
 	before = heap_used();
 	snat = rte_zmalloc_socket("sy_bench_memcache",
 				  (size_t)sy_flow_cache_slots(table) * sizeof(uint64_t),
@@ -1089,7 +1089,7 @@ measure_memory(unsigned idx, unsigned table)
 	R.mem[idx].cache = heap_used() - before;
 	rte_free(snat);
 
-	/* The records, as flow.c allocates them. */
+	/* The records, as conn/conn.c allocates them. */
 	before = heap_used();
 	if (sy_conn_arena_init(&arena, table, (int)rte_socket_id()) == 0) {
 		R.mem[idx].conns = heap_used() - before;

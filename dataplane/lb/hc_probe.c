@@ -13,12 +13,13 @@
 #include <rte_mbuf.h>
 #include <rte_ring.h>
 
+#include "conn/conn.h"
+#include "conn/conn_ops.h"
 #include "lb/hc_probe.h"
+#include "lb/lb.h"
 #include "net/cksum.h"
 #include "net/fib.h"
-#include "proxy/proxy_internal.h"
-#include "splice/conn.h"
-#include "splice/flow.h"
+#include "observe/conn_stats.h"
 #include "sy_dataplane.h"
 #include "tcp/tcb.h"
 #include "worker.h"
@@ -78,7 +79,7 @@ sy_hc_init(struct sy_worker *w)
 void
 sy_hc_fini(struct sy_worker *w)
 {
-	/* Live probe records are on the wheel: sy_tcp_worker_fini freed them. */
+	/* Live probe records are on the wheel: sy_conn_free_all freed them. */
 	rte_free(w->tcp.hc);
 	w->tcp.hc = NULL;
 }
@@ -305,4 +306,39 @@ sy_hc_release(struct sy_worker *w, struct sy_conn *c)
 	p->bc = NULL;
 	p->next = t->free;
 	t->free = p;
+}
+
+/* A probe's record is a backend leg alone: a segment from a client leg is
+ * not its. */
+static void
+probe_segment(struct sy_worker *w, struct sy_conn *c, struct rte_mbuf *m, bool from_client)
+{
+	if (from_client) {
+		sy_drop(w, m, SY_DROP_TCP_UNEXPECTED);
+		return;
+	}
+	sy_hc_segment(w, c, m);
+}
+
+/* sy_conn_free of a probe's record: the counts a record may hold end as
+ * any record's do, then the probe goes back to the table. */
+static void
+probe_release(struct sy_worker *w, struct sy_conn *c)
+{
+	sy_lb_load_clear(w, c);
+	sy_conn_stats_end(w, c);
+	if (c->probe != NULL)
+		sy_hc_release(w, c);
+}
+
+static const struct sy_conn_ops probe_ops = {
+	.segment = probe_segment,
+	.timeout = sy_hc_timeout,
+	.release = probe_release,
+};
+
+void
+sy_hc_register_ops(void)
+{
+	sy_conn_ops_register(SY_CONN_HEALTH_PROBE, &probe_ops);
 }

@@ -35,5 +35,8 @@ unsigned sy_hc_drain(struct sy_worker *w);
 void sy_hc_segment(struct sy_worker *w, struct sy_conn *c, struct rte_mbuf *m);
 void sy_hc_timeout(struct sy_worker *w, struct sy_conn *c);
 void sy_hc_release(struct sy_worker *w, struct sy_conn *c);
+/* SY_CONN_HEALTH_PROBE records go to the three above from here on
+ * (conn/conn_ops.h). Before workers run. */
+void sy_hc_register_ops(void);
 
 #endif

@@ -7,8 +7,7 @@
  */
 #include "lb/lb.h"
 #include "sy_mix.h"
-#include "splice/conn.h"
-#include "splice/splice.h"
+#include "conn/conn_t.h"
 #include "sy_generation.h"
 #include "worker.h"
 

@@ -14,7 +14,7 @@
 #include <stdint.h>
 
 #include "sy_access_log.h"
-#include "worker.h"
+#include "worker_t.h"
 
 /* Is the access log on? (The config's access_log: the rings exist.) */
 static inline bool

@@ -3,7 +3,7 @@
 #include <stdint.h>
 
 #include "observe/conn_stats.h"
-#include "splice/conn.h"
+#include "conn/conn_t.h"
 #include "sy_backend_stats.h"
 #include "sy_route_stats.h"
 

@@ -4,7 +4,7 @@
  * route object it is bound to (the route's active flows, sy_route_stats.h)
  * and, spliced, the endpoint it goes to and the ISNs its bytes are measured
  * from (sy_backend_stats.h). Kept in a cold array beside the connection
- * records, one entry a record, same index (sy_tcp_worker.conn_stats): the
+ * records, one entry a record, same index (sy_conn_tables.conn_stats): the
  * record's two cache lines are full, and forwarding never reads these.
  *
  * A spliced connection's bytes are counted when it ends, from its FINs'
@@ -18,16 +18,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "worker.h"
+#include "worker_t.h"
 
 struct sy_conn;
 
-struct sy_conn_stat {
-	uint16_t route_slot;   /* the route whose active flows count it; 0: none */
-	uint16_t backend_slot; /* spliced: its endpoint's counters; 0: none */
-	uint32_t isn_c;        /* spliced: the client's ISN */
-	uint32_t isn_r;        /* ... and ours towards the client */
-};
+/* struct sy_conn_stat, the entry, is with the tables that hold it
+ * (conn/conn_tables_t.h). */
 
 /* c's entry, or NULL when the worker keeps none (tables not set up) or c
  * is not one of its records. */

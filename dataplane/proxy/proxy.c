@@ -6,26 +6,29 @@
  * body by its framing, read the response head, send it and its body back;
  * then the next request, or close.
  */
+#include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <rte_byteorder.h>
 #include <rte_ip.h>
+#include <rte_malloc.h>
 #include <rte_mbuf.h>
 #include <rte_mempool.h>
 #include <rte_tcp.h>
 
+#include "conn/conn.h"
+#include "lb/lb.h"
 #include "net/cksum.h"
 #include "net/fib.h"
 #include "net/net.h"
 #include "observe/conn_stats.h"
 #include "proxy/proxy.h"
 #include "proxy/proxy_internal.h"
-#include "splice/flow.h"
-#include "splice/splice.h"
 #include "sy_generation.h"
+#include "tcp/tcp_opts.h"
 #include "tcp/tcp_seq.h"
 #include "worker.h"
-#include "lb/lb.h"
 
 static inline uint64_t
 in_ms(const struct sy_worker *w, uint64_t ms)
@@ -192,7 +195,7 @@ px_step(struct sy_worker *w, struct sy_proxy *px)
 	px_arm(w, px);
 }
 
-void
+int
 sy_proxy_start(struct sy_worker *w, struct sy_conn *c, bool tls)
 {
 	struct sy_peek_buf *p = c->peek;
@@ -203,8 +206,7 @@ sy_proxy_start(struct sy_worker *w, struct sy_conn *c, bool tls)
 
 	if (rte_mempool_get(w->tcp.proxies, &obj) < 0) {
 		w->counters.drops[SY_DROP_PROXY_POOL_EMPTY]++;
-		sy_answer_start(w, c, tls ? 0 : 503, SY_ANSWER_PROXY_BUSY);
-		return;
+		return -ENOBUFS;
 	}
 	px = obj;
 	memset(px, 0, sizeof(*px));
@@ -253,6 +255,7 @@ sy_proxy_start(struct sy_worker *w, struct sy_conn *c, bool tls)
 	p->n_ooo = 0;
 	sy_peek_free(w, p);
 	px_step(w, px);
+	return 0;
 }
 
 /* Checked here: the proxy reads payload (splice forwards it and lets the
@@ -333,4 +336,35 @@ sy_proxy_release(struct sy_worker *w, struct sy_conn *c)
 		sy_tls_free(px->tls);
 	sy_tcb_release(&px->c);
 	rte_mempool_put(w->tcp.proxies, px);
+}
+
+int
+sy_proxy_worker_init(struct sy_worker *w)
+{
+	struct sy_conn_tables *t = &w->tcp;
+	char name[RTE_MEMPOOL_NAMESIZE];
+
+	snprintf(name, sizeof(name), "sy_px_%u", w->id);
+	/* No per-lcore cache: only this worker gets and puts. */
+	t->proxies = rte_mempool_create(name, SY_PROXY_MAX, sizeof(struct sy_proxy), 0, 0, NULL,
+					NULL, NULL, NULL, (int)rte_socket_id(),
+					RTE_MEMPOOL_F_SP_PUT | RTE_MEMPOOL_F_SC_GET);
+	t->buckets = rte_zmalloc_socket("sy_px_buckets", SY_PX_BUCKETS * sizeof(*t->buckets),
+					RTE_CACHE_LINE_SIZE, (int)rte_socket_id());
+	if (t->proxies == NULL || t->buckets == NULL || px_idle_init(w) < 0)
+		return -ENOMEM;
+	t->time_wait_max = sy_conn_tables_flows(w) / SY_PX_TIME_WAIT_SHARE;
+	return 0;
+}
+
+void
+sy_proxy_worker_fini(struct sy_worker *w)
+{
+	struct sy_conn_tables *t = &w->tcp;
+
+	rte_mempool_free(t->proxies);
+	t->proxies = NULL;
+	rte_free(t->buckets);
+	t->buckets = NULL;
+	px_idle_fini(w);
 }

@@ -7,7 +7,7 @@
  * tcb.h from then on), routes every request of the keep-alive connection on
  * its own, and carries each to a backend over a backend leg of its own TCP.
  *
- * Two records (splice/conn.h) share one struct sy_proxy: the client leg's
+ * Two records (conn/conn_t.h) share one struct sy_proxy: the client leg's
  * (state SY_CONN_PROXY, in the flow table, the only one on the timer
  * wheel) and the current backend leg's (SY_CONN_PROXY_BE, found by its SNAT
  * port). A backend leg is kept between requests while the next request goes
@@ -149,8 +149,10 @@ struct px_bucket {
 };
 
 /* c (PEEK) goes to the proxy: take the held bytes and go on; tls: they
- * are a ClientHello, and TLS is terminated first. */
-void sy_proxy_start(struct sy_worker *w, struct sy_conn *c, bool tls);
+ * are a ClientHello, and TLS is terminated first. -ENOBUFS, c untouched,
+ * when the worker has no proxy state free (counted: proxy_pool_empty);
+ * the caller answers the client. */
+int sy_proxy_start(struct sy_worker *w, struct sy_conn *c, bool tls);
 /* A segment for either leg's record. Consumes m. */
 void sy_proxy_segment(struct sy_worker *w, struct sy_conn *c, struct rte_mbuf *m,
 		      bool from_client);
@@ -158,6 +160,16 @@ void sy_proxy_segment(struct sy_worker *w, struct sy_conn *c, struct rte_mbuf *m
 void sy_proxy_timeout(struct sy_worker *w, struct sy_conn *c);
 /* sy_conn_free of a proxy record: free the proxy state and the other leg. */
 void sy_proxy_release(struct sy_worker *w, struct sy_conn *c);
+
+/* The proxy's states (PROXY, PROXY_BE, PROXY_IDLE, PROXY_TIME_WAIT) take
+ * their segments, timers and releases from here on (px_ops.c,
+ * conn/conn_ops.h). Before workers run. */
+void sy_proxy_register_ops(void);
+/* The proxy's tables on a worker (the proxy states' mempool, ratelimit
+ * buckets, the idle pool): 0 or -ENOMEM (the caller calls the fini);
+ * fini after every record is freed (sy_conn_free_all). */
+int sy_proxy_worker_init(struct sy_worker *w);
+void sy_proxy_worker_fini(struct sy_worker *w);
 
 /* TIME_WAIT on the client leg (px_time_wait.c). A segment from the client
  * for a TIME_WAIT record. Consumes m. */

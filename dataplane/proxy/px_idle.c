@@ -30,7 +30,7 @@
 #include "net/cksum.h"
 #include "proxy/proxy.h"
 #include "proxy/proxy_internal.h"
-#include "splice/flow.h"
+#include "conn/conn.h"
 #include "worker.h"
 
 #define SY_PX_IDLE_BUCKETS 256 /* endpoint chains: a power of two */
@@ -79,7 +79,7 @@ px_idle_init(struct sy_worker *w)
 void
 px_idle_fini(struct sy_worker *w)
 {
-	/* Parked records are on the wheel: sy_tcp_worker_fini freed them. */
+	/* Parked records are on the wheel: sy_conn_free_all freed them. */
 	rte_free(w->tcp.idle);
 	w->tcp.idle = NULL;
 }

@@ -37,7 +37,7 @@
 #include "net/cksum.h"
 #include "proxy/proxy.h"
 #include "proxy/proxy_internal.h"
-#include "splice/flow.h"
+#include "conn/conn.h"
 #include "tcp/tcp_opts.h"
 #include "tcp/tcp_out.h"
 #include "tcp/tcp_seq.h"

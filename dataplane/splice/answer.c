@@ -15,7 +15,7 @@
 #include <rte_mbuf.h>
 #include <rte_tcp.h>
 
-#include "splice/flow.h"
+#include "conn/conn.h"
 #include "splice/splice.h"
 #include "sy_route_stats.h"
 #include "tcp/tcp_out.h"

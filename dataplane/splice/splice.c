@@ -13,14 +13,15 @@
 #include <rte_mbuf.h>
 #include <rte_tcp.h>
 
-#include "lb/hc_probe.h"
+#include "conn/conn.h"
+#include "conn/conn_ops.h"
 #include "lb/lb.h"
 #include "observe/access_rec.h"
 #include "net/cksum.h"
 #include "net/fib.h"
-#include "splice/flow.h"
 #include "net/net.h"
 #include "observe/conn_stats.h"
+#include "peek/peek.h"
 #include "proxy/proxy.h"
 #include "splice/splice.h"
 #include "sy_generation.h"
@@ -349,7 +350,9 @@ peek_try(struct sy_worker *w, struct sy_conn *c)
 		switch (st) {
 		case SY_PEEK_DONE:
 			if (wants_proxy(w, &h)) {
-				sy_proxy_start(w, c, false);
+				/* No proxy state free: the router says so. */
+				if (sy_proxy_start(w, c, false) < 0)
+					sy_answer_start(w, c, 503, SY_ANSWER_PROXY_BUSY);
 				return;
 			}
 			bind_backend(w, c);
@@ -379,7 +382,9 @@ peek_try(struct sy_worker *w, struct sy_conn *c)
 		st = sy_tls_peek(f, n, SY_TLS_HELLO_MAX, &hello);
 		if (st == SY_PEEK_DONE) {
 			if (wants_termination(w, &hello)) {
-				sy_proxy_start(w, c, true);
+				/* No proxy state free: the router says so. */
+				if (sy_proxy_start(w, c, true) < 0)
+					sy_answer_start(w, c, 0, SY_ANSWER_PROXY_BUSY);
 				return;
 			}
 			bind_backend(w, c);
@@ -653,7 +658,7 @@ bind_backend(struct sy_worker *w, struct sy_conn *c)
 		}
 		bp = &w->sh->ports[fr.port];
 		/* A retry keeps its (address index, port) when the port it
-		 * leaves by has that index too (flow.h, source addresses). */
+		 * leaves by has that index too (conn/snat.h, source addresses). */
 		if (c->snat_port != 0 && sy_snat_index(&w->tcp, c->snat_ip) >= bp->n_ipv4) {
 			sy_snat_put(w, c->snat_ip, rte_be_to_cpu_16(c->snat_port));
 			c->snat_port = 0;
@@ -677,7 +682,7 @@ bind_backend(struct sy_worker *w, struct sy_conn *c)
 		c->peek->mss = RTE_MIN(c->peek->mss, (uint16_t)(bp->mtu - 40));
 	}
 	/* The SNAT port is this record's alone: the backend leg cannot
-	 * collide (flow.h). */
+	 * collide (conn/snat.h). */
 	sy_flow_backend_add(w, c);
 	/* Our ISN and TSval for this tuple: past what a TIME_WAIT the backend
 	 * may still hold on it saw (tcp_isn.h). Client data and timestamps
@@ -903,27 +908,6 @@ sy_splice_segment(struct sy_worker *w, struct sy_conn *c, struct rte_mbuf *m, bo
 		}
 		sy_drop(w, m, SY_DROP_TCP_UNEXPECTED);
 		return;
-	case SY_CONN_PROXY:
-	case SY_CONN_PROXY_BE:
-		sy_proxy_segment(w, c, m, from_client);
-		return;
-	case SY_CONN_PROXY_IDLE:
-		sy_proxy_idle_segment(w, c, m);
-		return;
-	case SY_CONN_HEALTH_PROBE:
-		if (from_client) {
-			sy_drop(w, m, SY_DROP_TCP_UNEXPECTED);
-			return;
-		}
-		sy_hc_segment(w, c, m);
-		return;
-	case SY_CONN_PROXY_TIME_WAIT:
-		if (from_client) {
-			sy_proxy_time_wait_segment(w, c, m);
-			return;
-		}
-		sy_drop(w, m, SY_DROP_TCP_UNEXPECTED);
-		return;
 	case SY_CONN_PEEK:
 	case SY_CONN_CONNECTING:
 		break;
@@ -1055,19 +1039,51 @@ sy_splice_timeout(struct sy_worker *w, struct sy_conn *c)
 	case SY_CONN_ANSWER:
 		sy_answer_timeout(w, c);
 		return;
-	case SY_CONN_PROXY:
-		sy_proxy_timeout(w, c);
-		return;
-	case SY_CONN_PROXY_IDLE:
-		sy_proxy_idle_timeout(w, c);
-		return;
-	case SY_CONN_HEALTH_PROBE:
-		sy_hc_timeout(w, c);
-		return;
 	case SY_CONN_LINGER:
-	case SY_CONN_PROXY_TIME_WAIT: /* its 2 MSL are over */
 	default:
 		sy_conn_free(w, c);
 		return;
 	}
+}
+
+/* sy_conn_free of a splice record: its backend's open connection and its
+ * route's count end (nothing else of the mode outlives the record). */
+static void
+splice_release(struct sy_worker *w, struct sy_conn *c)
+{
+	sy_lb_load_clear(w, c);
+	sy_conn_stats_end(w, c);
+}
+
+/* A new SYN on a tuple still lingering: the client reused its port (port
+ * exhaustion under load). The old connection is over; this is a new one. */
+static bool
+linger_syn(struct sy_worker *w, struct sy_conn *c, struct rte_mbuf *m)
+{
+	(void)m;
+	sy_conn_free(w, c);
+	return true;
+}
+
+static const struct sy_conn_ops splice_ops = {
+	.segment = sy_splice_segment,
+	.timeout = sy_splice_timeout,
+	.release = splice_release,
+};
+
+static const struct sy_conn_ops linger_ops = {
+	.segment = sy_splice_segment,
+	.timeout = sy_splice_timeout,
+	.release = splice_release,
+	.syn = linger_syn,
+};
+
+void
+sy_splice_register_ops(void)
+{
+	sy_conn_ops_register(SY_CONN_PEEK, &splice_ops);
+	sy_conn_ops_register(SY_CONN_CONNECTING, &splice_ops);
+	sy_conn_ops_register(SY_CONN_SPLICED, &splice_ops);
+	sy_conn_ops_register(SY_CONN_ANSWER, &splice_ops);
+	sy_conn_ops_register(SY_CONN_LINGER, &linger_ops);
 }

@@ -11,7 +11,8 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "splice/conn.h"
+#include "conn/conn_t.h"
+#include "splice/splice_xlate.h"
 #include "sy_counters.h"
 #include "tcp/tcp_opts.h"
 #include "tcp/tcp_out.h"
@@ -133,12 +134,17 @@ void sy_splice_rx_burst(struct sy_worker *w, uint16_t port, struct rte_mbuf **pk
 /* A client ACK whose cookie validated: make the connection (PEEK) and take
  * the segment (it may carry data). `syn` is what the cookie encoded. */
 void sy_splice_open(struct sy_worker *w, struct rte_mbuf *m, const struct sy_tcp_syn_opts *syn);
-/* A segment of connection c, from the client leg or the backend leg.
- * Data at the IPv4 header. Consumes m. */
+/* A segment of connection c (a splice state), from the client leg or the
+ * backend leg. Data at the IPv4 header. Consumes m. tcp_in.c calls it
+ * directly for SY_CONN_SPLICED, the conn ops table for the others. */
 void sy_splice_segment(struct sy_worker *w, struct sy_conn *c, struct rte_mbuf *m,
 		       bool from_client);
 /* c's timer fired. */
 void sy_splice_timeout(struct sy_worker *w, struct sy_conn *c);
+/* The splice mode's states (PEEK, CONNECTING, SPLICED, ANSWER, LINGER)
+ * take their segments, timers and releases from here on
+ * (conn/conn_ops.h). Before workers run. */
+void sy_splice_register_ops(void);
 
 /* The router answers the client itself (answer.c): an HTTP status, or with
  * status 0 a TLS alert (unrecognized_name), then FIN. */

@@ -37,7 +37,7 @@
  *      where its record is: a client segment's hash (CRC-32C of the two
  *      words a flow key is made of, loaded straight from the headers) and
  *      its flow-cache pair, a backend segment's SNAT port slot; prefetch it.
- *   2. FAST_RESOLVE_LAG frames behind: read that pair (flow.h: one load; a
+ *   2. FAST_RESOLVE_LAG frames behind: read that pair (conn/flow_table.h: one load; a
  *      key the cache does not have goes to the hash) or slot, and prefetch
  *      the record.
  *   3. Twice that behind, in burst order: check the record (a frame earlier
@@ -71,7 +71,7 @@
 #include <rte_tcp.h>
 
 #include "net/arp.h"
-#include "splice/flow.h"
+#include "conn/conn.h"
 #include "net/net.h"
 #include "splice/splice.h"
 #include "tcp/tcp.h"
@@ -416,7 +416,7 @@ fast_forward(struct sy_worker *w, struct sy_conn *c, struct rte_mbuf *m, unsigne
 /* Stage 2 for frame i (below): its record through the flow cache (the hash
  * when the cache does not have it) or its SNAT port's slot, prefetched. */
 static inline void
-fast_resolve(struct sy_tcp_worker *t, struct rte_mbuf *m, unsigned leg, void *where,
+fast_resolve(struct sy_conn_tables *t, struct rte_mbuf *m, unsigned leg, void *where,
 	     hash_sig_t sig, struct sy_conn **conn)
 {
 	struct sy_conn *c;
@@ -451,7 +451,7 @@ sy_splice_rx_burst(struct sy_worker *w, uint16_t port, struct rte_mbuf **pkts, u
 	const struct sy_dp_shared *sh = w->sh;
 	const struct sy_dp_port *p = &sh->ports[port];
 	const uint64_t mac = mac_word(&p->mac);
-	struct sy_tcp_worker *t = &w->tcp;
+	struct sy_conn_tables *t = &w->tcp;
 	hash_sig_t sig[SY_RX_BURST];
 	void *where[SY_RX_BURST]; /* a client leg's cache pair, a backend leg's slot */
 	struct sy_conn *conn[SY_RX_BURST];
@@ -524,7 +524,7 @@ sy_splice_rx_burst(struct sy_worker *w, uint16_t port, struct rte_mbuf **pkts, u
 			rte_prefetch0(where[i]);
 		} else if (likely(rte_be_to_cpu_16(dport) >= SY_SNAT_PORT_MIN)) {
 			leg[i] = LEG_BACKEND;
-			/* The destination address names the row (flow.h). */
+			/* The destination address names the row (conn/snat.h). */
 			where[i] = sy_snat_slot(t, (uint32_t)load32(f + OFF_ADDRS + 4), dport);
 			rte_prefetch0(where[i]);
 		}

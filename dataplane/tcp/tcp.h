@@ -4,7 +4,7 @@
  * addresses or SNAT ports comes in through sy_tcp_input (net/ipv4.c): SYNs
  * are answered with cookies (tcp_syncookie.h), a cookie ACK opens a
  * connection, every other segment goes to the connection its 4-tuple names
- * (splice/flow.h), on the worker that owns it (a segment on another worker's
+ * (conn/flow_table.h), on the worker that owns it (a segment on another worker's
  * queue is handed over through a ring). The router's own segments are built
  * by tcp_out.h; its ISNs and timestamps on backend legs by tcp_isn.h.
  */

@@ -15,9 +15,9 @@
 #include <rte_ring.h>
 #include <rte_tcp.h>
 
+#include "conn/conn.h"
+#include "conn/conn_ops.h"
 #include "net/cksum.h"
-#include "proxy/proxy.h"
-#include "splice/flow.h"
 #include "net/net.h"
 #include "splice/splice.h"
 #include "tcp/tcp.h"
@@ -168,23 +168,27 @@ tcp_input_owned(struct sy_worker *w, struct rte_mbuf *m)
 
 	c = sy_flow_find(w, ip->src_addr, ip->dst_addr, th->src_port, th->dst_port, &from_client);
 	if (c != NULL) {
-		bool syn = from_client && (th->tcp_flags & (RTE_TCP_SYN_FLAG | RTE_TCP_ACK_FLAG)) ==
-						  RTE_TCP_SYN_FLAG;
+		const struct sy_conn_ops *ops;
+		bool syn;
 
-		if (syn && c->state == SY_CONN_LINGER) {
-			/* A new SYN on a tuple still lingering: the client
-			 * reused its port (port exhaustion under load). The old
-			 * connection is over; this is a new one. */
-			sy_conn_free(w, c);
-		} else if (syn && c->state == SY_CONN_PROXY_TIME_WAIT) {
-			/* The same on a proxied leg's TIME_WAIT record, if
-			 * RFC 6191 says the SYN is newer (it frees the record). */
-			if (!sy_proxy_time_wait_syn(w, c, m))
-				return;
-		} else {
+		/* The common state without the table: a direct call, as
+		 * before there was one (conn/conn_ops.h, the hot path). */
+		if (likely(c->state == SY_CONN_SPLICED)) {
 			sy_splice_segment(w, c, m, from_client);
 			return;
 		}
+		ops = sy_conn_ops_of(c);
+		syn = from_client && (th->tcp_flags & (RTE_TCP_SYN_FLAG | RTE_TCP_ACK_FLAG)) ==
+					     RTE_TCP_SYN_FLAG;
+		/* A new SYN on a tuple whose record is closing (a lingering
+		 * splice, a proxied leg's TIME_WAIT): its mode says whether
+		 * the old connection is over and this is a new one. */
+		if (!syn || ops->syn == NULL) {
+			ops->segment(w, c, m, from_client);
+			return;
+		}
+		if (!ops->syn(w, c, m))
+			return;
 	}
 	if (sy_is_listen(w->sh, ip->dst_addr, th->dst_port)) {
 		listen_input(w, m, ip, th);

@@ -25,24 +25,9 @@
 
 #include "sy_addr.h"
 #include "tcp/tcp_opts.h"
-
-#define SY_COOKIE_TICK_S 64
-#define SY_COOKIE_MAX_AGE 2 /* ticks: a cookie lives 2-3 minutes */
+#include "tcp/tcp_syncookie_t.h"
 
 extern const uint16_t sy_cookie_mss_table[8];
-
-struct sy_cookie_keys {
-	uint8_t key[2][16]; /* [0] current, [1] previous */
-};
-
-/* The tuple as the client sent it: src = client, dst = router. Ports in
- * network order. */
-struct sy_cookie_tuple {
-	struct sy_addr saddr;
-	struct sy_addr daddr;
-	uint16_t sport;
-	uint16_t dport;
-};
 
 /* Counter for a time in seconds (monotonic clock is fine). */
 static inline uint32_t

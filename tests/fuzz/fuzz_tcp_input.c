@@ -50,8 +50,7 @@
 
 #include "dp_env.h"
 #include "proxy/proxy.h"
-#include "splice/conn.h"
-#include "splice/flow.h"
+#include "conn/conn.h"
 #include "splice/splice.h"
 #include "worker.h"
 
@@ -220,7 +219,7 @@ advance(struct fz *f, uint64_t ms, uint64_t step_ms)
 	f->ts += (uint32_t)ms;
 	while (w->now < target) {
 		w->now = w->now + step < target ? w->now + step : target;
-		sy_tcp_timers_run(w);
+		sy_conn_timers_run(w);
 		drain(f);
 	}
 }
@@ -502,7 +501,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	 * same way each time (libFuzzer wants an input to do the same twice). */
 	unit = sy_ms_to_tsc(d.w, 65536);
 	d.w->now = (d.w->now / unit + 1) * unit;
-	sy_tcp_timers_run(d.w);
+	sy_conn_timers_run(d.w);
 	preamble(&f, data[0]);
 	while (operation(&f, &in, &left))
 		;

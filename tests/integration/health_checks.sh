@@ -22,7 +22,7 @@ source "$(dirname "$0")/testlib.sh"
 
 t_setup hc 1
 # The backend port gets a second address: backend legs (and the checks) come from both in
-# turn (dataplane/splice/flow.h, source addresses).
+# turn (dataplane/conn/snat.h, source addresses).
 python3 - "$LAB_ROUTERD_CONFIG" <<'PY'
 import json, sys
 p = sys.argv[1]

@@ -38,8 +38,7 @@
 
 #include "dp_env.h"
 #include "proxy/proxy.h"
-#include "splice/conn.h"
-#include "splice/flow.h"
+#include "conn/conn.h"
 #include "splice/splice.h"
 #include "sy_counters.h"
 #include "tcp/tcp_opts.h"
@@ -863,7 +862,7 @@ expect(struct run *r, const struct seg_line *s)
 				    peer_ip[s->peer], r->now, r->tolerance_ms);
 		/* A little later, as a timer on the wheel's tick would send it. */
 		r->d->w->now += r->d->sh->tsc_per_ms * SY_WHEEL_TICK_MS;
-		sy_tcp_timers_run(r->d->w);
+		sy_conn_timers_run(r->d->w);
 	}
 	{
 		static uint8_t fbuf[MAX_FRAME];
@@ -935,7 +934,7 @@ advance_to(struct run *r, double t)
 		return fail(r, "time goes back (%.3f after %.3f)", t, r->now);
 	while (w->now < target) {
 		w->now = w->now + step < target ? w->now + step : target;
-		sy_tcp_timers_run(w);
+		sy_conn_timers_run(w);
 		if (collect(r) < 0)
 			return -1;
 	}

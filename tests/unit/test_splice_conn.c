@@ -26,9 +26,10 @@
 #include <rte_mempool.h>
 #include <rte_tcp.h>
 
+#include "be_access.h"
+#include "conn/conn.h"
 #include "dp_env.h"
 #include "net/arp.h"
-#include "be_access.h"
 #include "net/net.h"
 #include "splice/splice.h"
 #include "tcp/tcp_opts.h"
@@ -145,7 +146,7 @@ static void
 advance_ms(uint64_t ms)
 {
 	w->now += sh->tsc_per_ms * ms;
-	sy_tcp_timers_run(w);
+	sy_conn_timers_run(w);
 }
 
 static int
@@ -948,7 +949,7 @@ client_sig(const char *client, uint16_t sport)
 }
 
 /*
- * The client-leg cache (flow.h) holds two records per pair. Three flows
+ * The client-leg cache (conn/flow_table.h) holds two records per pair. Three flows
  * whose keys share a pair: two are in the cache, the third only in the
  * hash, and the fast path forwards all three. Freed records leave it.
  * (The CRC is linear: over the port alone, at most two keys share a pair,
@@ -971,7 +972,7 @@ test_flow_cache_pair_overflow(void **state)
 
 	(void)state;
 	/* The fast path hashes from the tuple's values; the table hashes the
-	 * key in memory with rte_hash_crc (flow.c): the same numbers. */
+	 * key in memory with rte_hash_crc (conn/conn.c): the same numbers. */
 	for (p = 1; p < 65536; p += 4093) {
 		struct sy_flow_key k;
 		uint64_t raw[2]; /* read as words: rte_hash_crc's own reads */

@@ -1,30 +1,29 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * One spliced connection (docs/architecture.md section 9): its record, its
- * states, and the per worker tables that hold records (flow table, SNAT
- * ports, timer wheel).
+ * A connection's record and its states, as types only (docs/architecture.md
+ * section 9): whatever mode owns a record (splice, proxy, a health probe,
+ * a proxied leg's TIME_WAIT), it is this struct, in the tables of conn/
+ * (conn/conn.h), and the mode's operations are found by its state
+ * (conn/conn_ops.h). No functions here beyond small inlines on the types,
+ * and no includes but the C library's: any header may include this one.
  *
- * A record is reachable from both legs (flow.h): the client tuple (as the
- * client's packets carry it) through the flow table's hash, the backend
- * tuple (as the backend's packets carry it) through its SNAT port's slot.
- * Everything forwarding needs is in the record
- * by value: no pointer into a generation survives the burst that bound it.
+ * A record is reachable from both legs (conn/flow_table.h): the client tuple
+ * (as the client's packets carry it) through the flow table's hash, the
+ * backend tuple (as the backend's packets carry it) through its SNAT port's
+ * slot. Everything forwarding needs is in the record by value: no pointer
+ * into a generation survives the burst that bound it.
  */
-#ifndef SY_CONN_H
-#define SY_CONN_H
+#ifndef SY_CONN_T_H
+#define SY_CONN_T_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
-#include "peek/peek.h"
-#include "splice/splice_xlate.h"
-
 struct rte_mbuf;
-struct rte_hash;
-struct rte_mempool;
 struct sy_proxy;
 struct px_idle;
+struct sy_hc_probe;
 
 enum sy_conn_state {
 	SY_CONN_PEEK = 1,    /* holding the client's first bytes, unacknowledged */
@@ -37,6 +36,7 @@ enum sy_conn_state {
 	SY_CONN_PROXY_IDLE,  /* a backend leg parked in the worker's idle pool (proxy/px_idle.c) */
 	SY_CONN_PROXY_TIME_WAIT, /* a proxied client leg in TIME_WAIT: `tw` only (proxy/px_time_wait.c) */
 	SY_CONN_HEALTH_PROBE, /* an active health check's connection (lb/hc_probe.h) */
+	SY_CONN_STATES       /* how many: the size of the ops table (conn/conn_ops.h) */
 };
 
 /* The two legs of a connection, as the record's per-leg arrays index them. */
@@ -211,11 +211,11 @@ struct sy_conn {
 
 	/* -- timer wheel -- */
 	uint64_t expire; /* TSC */
-	struct sy_conn *tnext; /* also the free list's link (flow.h) */
+	struct sy_conn *tnext; /* also the free list's link (conn/conn_tables_t.h) */
 	struct sy_conn **tprev;
 } __attribute__((aligned(64)));
 
-/* Two lines: the first holds everything forwarding reads (flow.h). */
+/* Two lines: the first holds everything forwarding reads (splice_fast.c). */
 _Static_assert(sizeof(struct sy_conn) == 128, "sy_conn: two cache lines");
 _Static_assert(sizeof(struct sy_conn_time_wait) == 16, "sy_conn: tw in the deltas' place");
 _Static_assert(offsetof(struct sy_conn, csum_tcp) + 2 <= 64, "sy_conn: forwarding fields");

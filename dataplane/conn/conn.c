@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
+/* A connection's record through its life (conn/conn.h). */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -11,19 +12,13 @@
 #include <rte_mbuf.h>
 #include <rte_mempool.h>
 
-#include "dp_log.h"
-#include "observe/conn_stats.h"
+#include "conn/conn.h"
+#include "conn/conn_ops.h"
+#include "net/fib.h"
 #include "sy_backend_stats.h"
 #include "sy_route_stats.h"
-#include "net/fib.h"
 #include "tcp/tcb.h"
-#include "proxy/proxy.h"
-#include "splice/flow.h"
-#include "tls/tls.h"
-#include "splice/splice.h"
-#include "worker.h"
-#include "lb/hc_probe.h"
-#include "lb/lb.h"
+#include "worker_t.h"
 
 int
 sy_conn_arena_init(struct sy_conn_arena *a, uint32_t n, int socket)
@@ -72,14 +67,19 @@ sy_flow_mem_estimate(uint32_t flows)
 	       (size_t)SY_PEEK_BUFS * (sizeof(struct sy_peek_buf) + 64);
 }
 
-int
-sy_tcp_worker_init(struct sy_worker *w)
+uint32_t
+sy_conn_tables_flows(const struct sy_worker *w)
 {
-	struct sy_tcp_worker *t = &w->tcp;
+	return w->sh->flows_per_worker != 0 ? w->sh->flows_per_worker : SY_FLOWS_PER_WORKER_DEFAULT;
+}
+
+int
+sy_conn_tables_init(struct sy_worker *w)
+{
+	struct sy_conn_tables *t = &w->tcp;
 	static unsigned seq;
 	char name[RTE_MEMPOOL_NAMESIZE];
-	uint32_t flows = w->sh->flows_per_worker != 0 ? w->sh->flows_per_worker
-						      : SY_FLOWS_PER_WORKER_DEFAULT;
+	uint32_t flows = sy_conn_tables_flows(w);
 	struct rte_hash_parameters hp = {
 		.entries = flows,
 		.key_len = sizeof(struct sy_flow_key),
@@ -102,10 +102,6 @@ sy_tcp_worker_init(struct sy_worker *w)
 	t->peeks = rte_mempool_create(name, SY_PEEK_BUFS, sizeof(struct sy_peek_buf), 0, 0, NULL,
 				      NULL, NULL, NULL, (int)rte_socket_id(),
 				      RTE_MEMPOOL_F_SP_PUT | RTE_MEMPOOL_F_SC_GET);
-	snprintf(name, sizeof(name), "sy_px_%u", w->id);
-	t->proxies = rte_mempool_create(name, SY_PROXY_MAX, sizeof(struct sy_proxy), 0, 0, NULL,
-					NULL, NULL, NULL, (int)rte_socket_id(),
-					RTE_MEMPOOL_F_SP_PUT | RTE_MEMPOOL_F_SC_GET);
 	/* Source address indexes: the most IPv4 addresses a port has. */
 	t->n_src = 1;
 	t->n_src_addr = 0;
@@ -126,8 +122,6 @@ sy_tcp_worker_init(struct sy_worker *w)
 					  (size_t)t->n_src * t->snat_row * sizeof(*t->snat_conn),
 					  RTE_CACHE_LINE_SIZE, (int)rte_socket_id());
 	t->snat_div = rte_reciprocal_value(n);
-	t->buckets = rte_zmalloc_socket("sy_px_buckets", SY_PX_BUCKETS * sizeof(*t->buckets),
-					RTE_CACHE_LINE_SIZE, (int)rte_socket_id());
 	t->route_ctr = rte_zmalloc_socket("sy_route_ctr",
 					  SY_ROUTE_STAT_SLOTS * sizeof(struct sy_route_ctr),
 					  RTE_CACHE_LINE_SIZE, (int)rte_socket_id());
@@ -140,16 +134,10 @@ sy_tcp_worker_init(struct sy_worker *w)
 	t->client_cache = rte_zmalloc_socket("sy_flow_cache",
 					     ((size_t)t->cache_mask + 1) * sizeof(*t->client_cache),
 					     RTE_CACHE_LINE_SIZE, (int)rte_socket_id());
-	if (t->flows == NULL || rc != 0 || t->peeks == NULL || t->proxies == NULL ||
-	    t->ports == NULL || t->buckets == NULL || t->snat_conn == NULL || t->route_ctr == NULL ||
-	    t->backend_ctr == NULL || t->conn_stats == NULL ||
-	    t->client_cache == NULL || px_idle_init(w) < 0 || sy_tls_worker_init(w) < 0 || sy_hc_init(w) < 0) {
-		SY_DP_LOG(ERR,
-			  "worker %u: connection tables for flows_per_worker %u (about %zu MB): %s",
-			  w->id, flows, sy_flow_mem_estimate(flows) >> 20, rte_strerror(rte_errno));
-		sy_tcp_worker_fini(w);
-		return -ENOMEM;
-	}
+	if (t->flows == NULL || rc != 0 || t->peeks == NULL || t->ports == NULL ||
+	    t->snat_conn == NULL || t->route_ctr == NULL || t->backend_ctr == NULL ||
+	    t->conn_stats == NULL || t->client_cache == NULL)
+		return -ENOMEM; /* the caller's sy_conn_tables_fini frees the rest */
 	for (k = 0; k < t->n_src; k++) {
 		uint16_t *q = t->ports + (size_t)k * t->port_cap;
 
@@ -164,14 +152,13 @@ sy_tcp_worker_init(struct sy_worker *w)
 	 * tables can take milliseconds, and a wheel ahead of w->now would fire timers late. */
 	t->wheel_tick = w->now / t->tick_tsc;
 	t->rng = 0x9e3779b97f4a7c15ull ^ ((uint64_t)w->id << 32) ^ rte_rdtsc();
-	t->time_wait_max = flows / SY_PX_TIME_WAIT_SHARE;
 	return 0;
 }
 
 void
-sy_tcp_worker_fini(struct sy_worker *w)
+sy_conn_free_all(struct sy_worker *w)
 {
-	struct sy_tcp_worker *t = &w->tcp;
+	struct sy_conn_tables *t = &w->tcp;
 	unsigned i;
 
 	/* Free every live record (and so its held mbufs) through the wheel:
@@ -179,108 +166,28 @@ sy_tcp_worker_fini(struct sy_worker *w)
 	for (i = 0; i < SY_WHEEL_SLOTS; i++)
 		while (t->wheel[i] != NULL)
 			sy_conn_free(w, t->wheel[i]);
+}
+
+void
+sy_conn_tables_fini(struct sy_worker *w)
+{
+	struct sy_conn_tables *t = &w->tcp;
+
+	sy_conn_free_all(w);
 	rte_hash_free(t->flows);
 	sy_conn_arena_fini(&t->conns);
 	rte_mempool_free(t->peeks);
-	rte_mempool_free(t->proxies);
 	rte_free(t->ports);
 	rte_free(t->snat_conn);
 	rte_free(t->client_cache);
-	rte_free(t->buckets);
-	t->buckets = NULL;
 	rte_free(t->route_ctr);
 	t->route_ctr = NULL;
 	rte_free(t->backend_ctr);
 	t->backend_ctr = NULL;
 	rte_free(t->conn_stats);
 	t->conn_stats = NULL;
-	px_idle_fini(w);
-	sy_tls_worker_fini(w);
-	sy_hc_fini(w);
 	memset(t, 0, sizeof(*t));
 }
-
-struct sy_conn *
-sy_flow_lookup(struct sy_worker *w, const struct sy_flow_key *k)
-{
-	void *data;
-
-	if (rte_hash_lookup_data(w->tcp.flows, k, &data) < 0)
-		return NULL;
-	return data;
-}
-
-int
-sy_flow_add(struct sy_worker *w, const struct sy_flow_key *k, struct sy_conn *c)
-{
-	hash_sig_t sig = sy_flow_hash(k);
-	uint64_t *pair = sy_flow_cache_pair(&w->tcp, sig);
-	uint64_t e = (uint64_t)(uintptr_t)c | sy_flow_cache_tag(sig);
-	int rc = rte_hash_add_key_with_hash_data(w->tcp.flows, k, sig, c);
-
-	if (rc < 0 || ((uintptr_t)c >> 48) != 0)
-		return rc;
-	/* An empty slot of the pair, else the first: the record it held is
-	 * still found through the hash. */
-	if (pair[0] == 0)
-		pair[0] = e;
-	else if (pair[1] == 0)
-		pair[1] = e;
-	else
-		pair[0] = e;
-	return 0;
-}
-
-void
-sy_flow_del(struct sy_worker *w, const struct sy_flow_key *k, const struct sy_conn *c)
-{
-	hash_sig_t sig = sy_flow_hash(k);
-	uint64_t *pair = sy_flow_cache_pair(&w->tcp, sig);
-	uint64_t e = (uint64_t)(uintptr_t)c | sy_flow_cache_tag(sig);
-
-	if (pair[0] == e)
-		pair[0] = 0;
-	if (pair[1] == e)
-		pair[1] = 0;
-	(void)rte_hash_del_key_with_hash(w->tcp.flows, k, sig);
-}
-
-void
-sy_flow_backend_add(struct sy_worker *w, struct sy_conn *c)
-{
-	*sy_snat_slot(&w->tcp, c->snat_ip, c->snat_port) = c;
-	c->flags |= SY_CF_BACKEND_KEY;
-}
-
-void
-sy_flow_backend_del(struct sy_worker *w, struct sy_conn *c)
-{
-	struct sy_conn **slot = sy_snat_slot(&w->tcp, c->snat_ip, c->snat_port);
-
-	if (*slot == c)
-		*slot = NULL;
-	c->flags &= (uint8_t)~SY_CF_BACKEND_KEY;
-}
-
-struct sy_conn *
-sy_flow_find(struct sy_worker *w, uint32_t saddr, uint32_t daddr, uint16_t sport, uint16_t dport,
-	     bool *from_client)
-{
-	struct sy_flow_key k;
-	struct sy_conn *c;
-
-	/* A backend leg first: no hashing. A client segment whose port
-	 * happens to be in the SNAT range fails the full tuple compare. */
-	c = sy_flow_backend_lookup(&w->tcp, saddr, daddr, sport, dport);
-	if (c != NULL) {
-		*from_client = false;
-		return c;
-	}
-	sy_flow_key_v4(&k, saddr, daddr, sport, dport);
-	*from_client = true;
-	return sy_flow_lookup(w, &k);
-}
-
 struct sy_conn *
 sy_conn_alloc(struct sy_worker *w)
 {
@@ -340,19 +247,12 @@ sy_conn_free(struct sy_worker *w, struct sy_conn *c)
 		sy_flow_backend_del(w, c);
 	if (c->snat_port != 0)
 		sy_snat_put(w, c->snat_ip, rte_be_to_cpu_16(c->snat_port));
-	sy_lb_load_clear(w, c);
-	sy_conn_stats_end(w, c);
 	sy_conn_timer_cancel(w, c);
 	sy_peek_free(w, c->peek);
 	c->peek = NULL;
-	if (c->px != NULL)
-		sy_proxy_release(w, c);
-	if (c->idle != NULL)
-		sy_proxy_idle_release(w, c);
-	if (c->state == SY_CONN_PROXY_TIME_WAIT)
-		sy_proxy_time_wait_release(w, c);
-	if (c->probe != NULL)
-		sy_hc_release(w, c);
+	/* What the mode holds for c: its state, the other leg, the counts
+	 * (conn/conn_ops.h, release). */
+	sy_conn_ops_of(c)->release(w, c);
 	/* A segment later in the burst may still hold c (splice_fast.c): state
 	 * 0 tells it the record is gone. */
 	c->state = 0;
@@ -401,106 +301,4 @@ sy_backend_leg_open(struct sy_worker *w, uint32_t ip, uint16_t port, uint8_t sta
 	*mss = (uint16_t)(bp->mtu - 40);
 	*out = bc;
 	return 0;
-}
-
-uint16_t
-sy_snat_get(struct sy_worker *w, const struct sy_dp_port *out, uint32_t *addr)
-{
-	struct sy_tcp_worker *t = &w->tcp;
-	unsigned n_addr = RTE_MIN((unsigned)out->n_ipv4, (unsigned)t->n_src), i;
-
-	for (i = 0; i < n_addr; i++) {
-		unsigned k = (t->src_next + i) % n_addr;
-		uint16_t p;
-
-		if (t->port_q[k].count == 0)
-			continue;
-		p = t->ports[(size_t)k * t->port_cap + t->port_q[k].head];
-		t->port_q[k].head = (t->port_q[k].head + 1) % t->port_cap;
-		t->port_q[k].count--;
-		/* The next leg from the next address: each (address, port)
-		 * rests as long as possible before it is used again. */
-		t->src_next = (uint8_t)((k + 1) % n_addr);
-		*addr = out->ipv4[k];
-		return p;
-	}
-	return 0;
-}
-
-void
-sy_snat_put(struct sy_worker *w, uint32_t addr, uint16_t port)
-{
-	struct sy_tcp_worker *t = &w->tcp;
-	unsigned k = sy_snat_index(t, addr);
-
-	if (t->port_q[k].count == t->port_cap)
-		return;
-	t->ports[(size_t)k * t->port_cap + (t->port_q[k].head + t->port_q[k].count) % t->port_cap] =
-		port;
-	t->port_q[k].count++;
-}
-
-void
-sy_conn_timer_cancel(struct sy_worker *w, struct sy_conn *c)
-{
-	if (!(c->flags & SY_CF_TIMER))
-		return;
-	*c->tprev = c->tnext;
-	if (c->tnext != NULL)
-		c->tnext->tprev = c->tprev;
-	c->tnext = NULL;
-	c->tprev = NULL;
-	c->flags &= (uint8_t)~SY_CF_TIMER;
-}
-
-void
-sy_conn_timer_set(struct sy_worker *w, struct sy_conn *c, uint64_t when)
-{
-	struct sy_tcp_worker *t = &w->tcp;
-	/* Round up: the slot is visited once its tick has begun, and by then
-	 * `when` must have passed, or the entry would wait a whole lap. */
-	uint64_t tick = (when + t->tick_tsc - 1) / t->tick_tsc;
-	struct sy_conn **slot;
-
-	sy_conn_timer_cancel(w, c);
-	/* Never behind the hand: a past deadline fires on the next run. */
-	if (tick < t->wheel_tick)
-		tick = t->wheel_tick;
-	slot = &t->wheel[tick & (SY_WHEEL_SLOTS - 1)];
-	c->expire = when;
-	c->tnext = *slot;
-	if (*slot != NULL)
-		(*slot)->tprev = &c->tnext;
-	c->tprev = slot;
-	*slot = c;
-	c->flags |= SY_CF_TIMER;
-}
-
-unsigned
-sy_tcp_timers_run(struct sy_worker *w)
-{
-	struct sy_tcp_worker *t = &w->tcp;
-	uint64_t now_tick = w->now / t->tick_tsc;
-	unsigned fired = 0, steps = 0;
-
-	/* Bounded catch-up: after a long stall, one lap covers every slot. */
-	while (t->wheel_tick <= now_tick && steps++ < SY_WHEEL_SLOTS) {
-		struct sy_conn **slot = &t->wheel[t->wheel_tick & (SY_WHEEL_SLOTS - 1)];
-		struct sy_conn *c = *slot, *next;
-
-		for (; c != NULL; c = next) {
-			next = c->tnext;
-			if (c->expire > w->now)
-				continue; /* a later lap: stays in its slot */
-			sy_conn_timer_cancel(w, c);
-			/* May free c, or re-arm it (into another slot, or
-			 * this one at the head: `next` is already saved). */
-			sy_splice_timeout(w, c);
-			fired++;
-		}
-		t->wheel_tick++;
-	}
-	if (t->wheel_tick <= now_tick)
-		t->wheel_tick = now_tick; /* skipped laps: everything was visited once */
-	return fired;
 }

@@ -1,0 +1,119 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * A worker's connection tables, as types only (share-nothing: only the
+ * owning worker touches them): the pool of connection records and of PEEK
+ * buffers, the flow table (conn/flow_table.h), the SNAT source ports this
+ * worker owns (conn/snat.h) and a timer wheel (conn/timer_wheel.h); beside
+ * them the per-worker tables of the modes and of what counts connections,
+ * set up with them (conn/conn.h, sy_conn_tables_init, and each mode's).
+ * struct sy_worker holds one by value (worker_t.h).
+ *
+ * Size: flows_per_worker records (the config, sh->flows_per_worker), and
+ * every table that holds records sized from it when the worker starts (on
+ * its socket's hugepages): the hash has one entry per record, the cache two
+ * slots per record rounded up to a power of two. Records are found through
+ * pointers, never through narrow indexes, so a table past 65,536 needs no
+ * other type. The SNAT port array is sized by ports, not records: a worker
+ * has at most (65536 - SY_SNAT_PORT_MIN) / n_workers backend legs at once
+ * whatever its table holds; the next connection that needs one is answered
+ * snat_ports_exhausted. A full table refuses the next connection's record
+ * (flow_table_full, splice.c) and leaves the open ones alone.
+ */
+#ifndef SY_CONN_TABLES_T_H
+#define SY_CONN_TABLES_T_H
+
+#include <stdint.h>
+
+#include <rte_reciprocal.h>
+
+#include "conn/conn_t.h"
+#include "lb/lb_t.h"
+#include "sy_config.h"
+
+struct rte_hash;
+struct rte_mempool;
+struct px_bucket;
+struct px_idle_pool;
+struct sy_hc_table;
+struct sy_tls_worker;
+struct sy_route_ctr;
+struct sy_backend_ctr;
+
+#define SY_PEEK_BUFS 4096          /* connections in PEEK/CONNECTING per worker */
+#define SY_SNAT_PORT_MIN 1024
+#define SY_WHEEL_SLOTS 4096        /* power of two */
+#define SY_WHEEL_TICK_MS 2         /* horizon: 8 s; later expiries re-queue */
+
+/*
+ * The records: a worker's own array of flows_per_worker, each on its own two
+ * cache lines (struct sy_conn is aligned to a line and 128 bytes), free ones
+ * on a list through their tnext, last freed first out. Not an rte_mempool:
+ * its object header (24 bytes before each object) either packs records
+ * across line boundaries, so a forwarded segment reads two lines of its
+ * record instead of one, or with cache alignment costs 192 bytes a record.
+ * One worker allocates and frees, so a list head is all the pool needs.
+ */
+struct sy_conn_arena {
+	struct sy_conn *rec;  /* n records */
+	struct sy_conn *free; /* free records, through tnext */
+	uint32_t n;
+};
+
+/* What a client connection is counted on (observe/conn_stats.h, which
+ * keeps it): one entry a record, same index, in a cold array beside the
+ * records (sy_conn_tables.conn_stats). */
+struct sy_conn_stat {
+	uint16_t route_slot;   /* the route whose active flows count it; 0: none */
+	uint16_t backend_slot; /* spliced: its endpoint's counters; 0: none */
+	uint32_t isn_c;        /* spliced: the client's ISN */
+	uint32_t isn_r;        /* ... and ours towards the client */
+};
+
+/* A worker's tables, w->tcp (the field's name is older than conn/). Client keys in
+ * the flow table: one per connection record (the rte_hash is created with
+ * flows_per_worker entries). */
+struct sy_conn_tables {
+	struct rte_hash *flows;   /* client 4-tuple -> record */
+	uint64_t *client_cache;   /* cache_mask + 1 tagged record pointers (flow_table.h) */
+	uint32_t cache_mask;      /* sy_flow_cache_slots(flows_per_worker) - 1 */
+	struct sy_conn **snat_conn; /* (address index, port slot) -> record (backend leg) */
+	struct rte_reciprocal snat_div; /* port / n_workers without a divide */
+	uint32_t snat_row;          /* slots per row: sy_snat_slots(n_workers) */
+	uint8_t n_src;              /* address indexes: the most IPv4 addresses a port has (>= 1) */
+	struct sy_conn_arena conns;
+	struct rte_mempool *peeks;
+	struct rte_mempool *proxies; /* struct sy_proxy (proxy/proxy.h) */
+	uint16_t *ports;        /* FIFOs of free SNAT ports, port_cap each, one per address index */
+	uint32_t port_cap;
+	struct sy_conn *wheel[SY_WHEEL_SLOTS];
+	uint64_t wheel_tick;    /* next tick to run */
+	uint64_t tick_tsc;      /* TSC per tick */
+	uint64_t rng;           /* xorshift state: backend picks */
+	struct px_bucket *buckets; /* ratelimit token buckets (proxy/proxy_filter.c) */
+	struct px_idle_pool *idle; /* idle backend connections (proxy/px_idle.c) */
+	struct sy_hc_table *hc;    /* health check probes, worker 0 only (lb/hc_probe.c) */
+	uint32_t n_time_wait;   /* records in SY_CONN_PROXY_TIME_WAIT (proxy/px_time_wait.c) */
+	uint32_t time_wait_max; /* at most that many: flows / SY_PX_TIME_WAIT_SHARE (tests lower it) */
+	struct sy_tls_worker *tls; /* TLS sessions and BIO (tls/tls_internal.h) */
+	uint32_t lb_load[SY_LB_LOAD_SLOTS]; /* open backend connections by endpoint hash (lb/lb.h) */
+	struct sy_lb_health lb_health[SY_LB_LOAD_SLOTS]; /* passive health, same slots */
+	/* Backend connections sent to each slot since start (retries too):
+	 * the status page and `routerctl top` make rates of it. */
+	uint64_t lb_opened[SY_LB_LOAD_SLOTS];
+	struct sy_lb_eject_count eject_count[SY_LB_EJECT_COUNT_SLOTS]; /* lb/lb.h */
+	uint32_t eject_epoch; /* ejections made: eject_count entries older are stale */
+	struct sy_route_ctr *route_ctr; /* SY_ROUTE_STAT_SLOTS counters (sy_route_stats.h) */
+	struct sy_backend_ctr *backend_ctr; /* SY_BACKEND_STAT_SLOTS (sy_backend_stats.h) */
+	struct sy_conn_stat *conn_stats; /* one per record, same index (observe/conn_stats.h) */
+	/* Source addresses (snat.h; cold: a leg's open and close, not its
+	 * packets, read these). */
+	struct {
+		uint32_t head, count;
+	} port_q[SY_MAX_PORT_ADDRS]; /* each address index's FIFO in ports */
+	uint8_t src_next;       /* where the next leg's search starts */
+	uint8_t n_src_addr;
+	uint32_t src_addr[SY_MAX_PORTS * SY_MAX_PORT_ADDRS]; /* every port address ... */
+	uint8_t src_k[SY_MAX_PORTS * SY_MAX_PORT_ADDRS];     /* ... and its index */
+};
+
+#endif

@@ -1,0 +1,90 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The flow table: a record from either leg's tuple (conn/flow_table.h). */
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <rte_hash.h>
+
+#include "conn/conn.h"
+#include "worker_t.h"
+
+struct sy_conn *
+sy_flow_lookup(struct sy_worker *w, const struct sy_flow_key *k)
+{
+	void *data;
+
+	if (rte_hash_lookup_data(w->tcp.flows, k, &data) < 0)
+		return NULL;
+	return data;
+}
+
+int
+sy_flow_add(struct sy_worker *w, const struct sy_flow_key *k, struct sy_conn *c)
+{
+	hash_sig_t sig = sy_flow_hash(k);
+	uint64_t *pair = sy_flow_cache_pair(&w->tcp, sig);
+	uint64_t e = (uint64_t)(uintptr_t)c | sy_flow_cache_tag(sig);
+	int rc = rte_hash_add_key_with_hash_data(w->tcp.flows, k, sig, c);
+
+	if (rc < 0 || ((uintptr_t)c >> 48) != 0)
+		return rc;
+	/* An empty slot of the pair, else the first: the record it held is
+	 * still found through the hash. */
+	if (pair[0] == 0)
+		pair[0] = e;
+	else if (pair[1] == 0)
+		pair[1] = e;
+	else
+		pair[0] = e;
+	return 0;
+}
+
+void
+sy_flow_del(struct sy_worker *w, const struct sy_flow_key *k, const struct sy_conn *c)
+{
+	hash_sig_t sig = sy_flow_hash(k);
+	uint64_t *pair = sy_flow_cache_pair(&w->tcp, sig);
+	uint64_t e = (uint64_t)(uintptr_t)c | sy_flow_cache_tag(sig);
+
+	if (pair[0] == e)
+		pair[0] = 0;
+	if (pair[1] == e)
+		pair[1] = 0;
+	(void)rte_hash_del_key_with_hash(w->tcp.flows, k, sig);
+}
+
+void
+sy_flow_backend_add(struct sy_worker *w, struct sy_conn *c)
+{
+	*sy_snat_slot(&w->tcp, c->snat_ip, c->snat_port) = c;
+	c->flags |= SY_CF_BACKEND_KEY;
+}
+
+void
+sy_flow_backend_del(struct sy_worker *w, struct sy_conn *c)
+{
+	struct sy_conn **slot = sy_snat_slot(&w->tcp, c->snat_ip, c->snat_port);
+
+	if (*slot == c)
+		*slot = NULL;
+	c->flags &= (uint8_t)~SY_CF_BACKEND_KEY;
+}
+
+struct sy_conn *
+sy_flow_find(struct sy_worker *w, uint32_t saddr, uint32_t daddr, uint16_t sport, uint16_t dport,
+	     bool *from_client)
+{
+	struct sy_flow_key k;
+	struct sy_conn *c;
+
+	/* A backend leg first: no hashing. A client segment whose port
+	 * happens to be in the SNAT range fails the full tuple compare. */
+	c = sy_flow_backend_lookup(&w->tcp, saddr, daddr, sport, dport);
+	if (c != NULL) {
+		*from_client = false;
+		return c;
+	}
+	sy_flow_key_v4(&k, saddr, daddr, sport, dport);
+	*from_client = true;
+	return sy_flow_lookup(w, &k);
+}

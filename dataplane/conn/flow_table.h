@@ -1,0 +1,167 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The flow table (conn/flow_table.c) finds a connection from either leg's tuple:
+ *   - client leg: an rte_hash keyed by the client 4-tuple (one writer, so no
+ *     locks);
+ *   - backend leg: the destination port of a backend's segment is the SNAT
+ *     port this worker gave the connection, and a SNAT port belongs to one
+ *     connection at a time, so an array indexed by port finds the record
+ *     without hashing; the record's backend tuple is then compared in full.
+ * One hash key per connection instead of two halves the hash (memory, and
+ * cache footprint at 32k flows) and takes the hashing off backend segments.
+ *
+ * In front of the hash, a client-leg cache for the established-flow fast
+ * path (splice_fast.c): the key's hash picks a pair of slots, each holding a
+ * record pointer tagged with 16 more bits of the hash. A burst's client
+ * segments find their records with one load each instead of an rte_hash
+ * lookup (bucket, then key store). It is only a hint: a tag that
+ * misses (the pair was full, or the record was evicted) goes to the hash,
+ * and a record found through it is used only if its client tuple matches the
+ * segment's field for field, as a hash key would. Records leave it when they
+ * are freed, so it never points at a free record.
+ */
+#ifndef SY_FLOW_TABLE_H
+#define SY_FLOW_TABLE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <rte_common.h>
+#include <rte_hash.h>
+#include <rte_hash_crc.h>
+#if defined(RTE_ARCH_X86_64) && defined(__SSE4_2__)
+#include <nmmintrin.h>
+#endif
+
+#include "conn/conn_tables_t.h"
+#include "conn/snat.h"
+
+struct sy_worker;
+
+/* Client-leg cache slots: a power of two, two per pair, at least two per
+ * flow. Past 32,768 flows the bits that pick a pair overlap the tag's: it
+ * only tells fewer records apart, and a hit is checked field by field. */
+static inline uint32_t
+sy_flow_cache_slots(uint32_t flows)
+{
+	return rte_align32pow2(2u * flows);
+}
+
+static inline void
+sy_flow_key_v4(struct sy_flow_key *k, uint32_t saddr, uint32_t daddr, uint16_t sport,
+	       uint16_t dport)
+{
+	k->saddr = saddr;
+	k->daddr = daddr;
+	k->sport = sport;
+	k->dport = dport;
+	k->zero = 0;
+}
+
+/*
+ * The hash the flow table uses (conn.c gives rte_hash rte_hash_crc and this
+ * init value): the same two 8-byte CRC steps rte_hash_crc() takes over the
+ * 16-byte key, computed from the tuple's values, so a burst hashes its keys
+ * without indirect calls and without a key in memory. Reading a key back as
+ * 8-byte words right after writing it as 4- and 2-byte fields stalls (no
+ * store forwarding), and through rte_hash_crc()'s uint64_t pointer it breaks
+ * C's aliasing rules: inlined, gcc -O2 hashed a stale stack slot (a unit
+ * test got the same hash for every port).
+ */
+#define SY_FLOW_HASH_INIT 0
+
+/* The same hash from the key's two 8-byte words as a load sees them: the
+ * first is (saddr, daddr) as they lie in an IPv4 header, the second (sport,
+ * dport, 0) (splice_fast.c loads them from the packet). CRC32-C either way;
+ * where the compiler may use the instruction, without rte_hash_crc's check
+ * of which implementation to call. */
+static inline hash_sig_t
+sy_flow_hash_words(uint64_t w0, uint64_t w1)
+{
+#if defined(RTE_ARCH_X86_64) && defined(__SSE4_2__)
+	return (hash_sig_t)_mm_crc32_u64(_mm_crc32_u64(SY_FLOW_HASH_INIT, w0), w1);
+#else
+	return rte_hash_crc_8byte(w1, rte_hash_crc_8byte(w0, SY_FLOW_HASH_INIT));
+#endif
+}
+
+static inline hash_sig_t
+sy_flow_hash_v4(uint32_t saddr, uint32_t daddr, uint16_t sport, uint16_t dport)
+{
+	struct sy_flow_key k;
+	uint64_t w[2];
+
+	/* Through memcpy, not a cast: the words are read as the key's bytes
+	 * (gcc turns this into shifts and ors on registers). */
+	sy_flow_key_v4(&k, saddr, daddr, sport, dport);
+	memcpy(w, &k, sizeof(w));
+	return sy_flow_hash_words(w[0], w[1]);
+}
+
+static inline hash_sig_t
+sy_flow_hash(const struct sy_flow_key *k)
+{
+	return sy_flow_hash_v4(k->saddr, k->daddr, k->sport, k->dport);
+}
+
+/* Client leg: the hash. */
+struct sy_conn *sy_flow_lookup(struct sy_worker *w, const struct sy_flow_key *k);
+/* Adds c under k (its client tuple) to the hash and the cache. */
+int sy_flow_add(struct sy_worker *w, const struct sy_flow_key *k, struct sy_conn *c);
+/* Removes c, under k, from both. */
+void sy_flow_del(struct sy_worker *w, const struct sy_flow_key *k, const struct sy_conn *c);
+
+/* The cache pair for a key's hash, and what a slot holds: the record's
+ * address in the low 48 bits (user-space addresses fit), 16 bits of the hash
+ * that did not pick the pair above them. */
+static inline uint64_t *
+sy_flow_cache_pair(const struct sy_conn_tables *t, hash_sig_t sig)
+{
+	return &t->client_cache[(sig * 2u) & t->cache_mask];
+}
+
+static inline uint64_t
+sy_flow_cache_tag(hash_sig_t sig)
+{
+	return (uint64_t)(sig >> 16) << 48;
+}
+
+/* The record in pair whose tag is sig's, or NULL. */
+static inline struct sy_conn *
+sy_flow_cache_find(const uint64_t *pair, hash_sig_t sig)
+{
+	const uint64_t addr = (1ull << 48) - 1, tag = sy_flow_cache_tag(sig);
+	unsigned i;
+
+	for (i = 0; i < 2; i++)
+		if (pair[i] != 0 && (pair[i] & ~addr) == tag)
+			return (struct sy_conn *)(uintptr_t)(pair[i] & addr);
+	return NULL;
+}
+
+/* Backend leg: c->snat_port (set) now finds c, or no longer does. Sets and
+ * clears SY_CF_BACKEND_KEY. */
+void sy_flow_backend_add(struct sy_worker *w, struct sy_conn *c);
+void sy_flow_backend_del(struct sy_worker *w, struct sy_conn *c);
+
+/* The record whose backend leg is exactly (saddr:sport -> daddr:dport), all
+ * network order, or NULL. No hashing: the address and port name the slot. */
+static inline struct sy_conn *
+sy_flow_backend_lookup(const struct sy_conn_tables *t, uint32_t saddr, uint32_t daddr,
+		       uint16_t sport, uint16_t dport)
+{
+	struct sy_conn *c = *sy_snat_slot(t, daddr, dport);
+
+	if (c != NULL && c->snat_port == dport && c->backend_port == sport &&
+	    c->backend_ip == saddr && c->snat_ip == daddr)
+		return c;
+	return NULL;
+}
+
+/* The record a segment (saddr:sport -> daddr:dport) belongs to, and which
+ * leg it came on; NULL if none. */
+struct sy_conn *sy_flow_find(struct sy_worker *w, uint32_t saddr, uint32_t daddr, uint16_t sport,
+			     uint16_t dport, bool *from_client);
+
+#endif

@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * SNAT ports: port % n_workers == worker id, so a backend's reply names its
+ * owner in the destination port (docs/architecture.md 4.3, flow ownership). Free
+ * ports are reused first-in first-out, so a port rests as long as possible
+ * before it meets the same backend again (its TIME_WAIT).
+ *
+ * Source addresses: every IPv4 address of the port a backend leg leaves by
+ * is a SNAT address (config `ports[].ipv4`). A leg's source is (address
+ * index k, port): k < that port's address count, a FIFO of free ports per
+ * k, and the next leg starts at the next k, so a port rests k times longer
+ * before it meets the same backend from the same address. With A addresses
+ * on the backend port a worker holds A x (65536 - 1024) / n_workers legs.
+ * The port -> record array has a row per index; a backend segment's
+ * destination address names its row (sy_snat_index).
+ */
+#ifndef SY_SNAT_H
+#define SY_SNAT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <rte_branch_prediction.h>
+#include <rte_byteorder.h>
+#include <rte_reciprocal.h>
+
+#include "conn/conn_tables_t.h"
+
+struct sy_dp_port;
+struct sy_worker;
+
+/* Slots of a row of a worker's SNAT port -> record array: port / n_workers
+ * for every port up to 65535 (a worker's own ports are port % n_workers ==
+ * id, so they have distinct slots). One row per source address index. */
+static inline unsigned
+sy_snat_slots(unsigned n_workers)
+{
+	return 65535u / n_workers + 1;
+}
+
+/* The address index of SNAT address addr (network order): its row in
+ * snat_conn. One address per port (the common case) needs no search; an
+ * address that is not ours gives 0, and the tuple compare then misses. */
+static inline unsigned
+sy_snat_index(const struct sy_conn_tables *t, uint32_t addr)
+{
+	unsigned i;
+
+	if (likely(t->n_src == 1))
+		return 0;
+	for (i = 0; i < t->n_src_addr; i++)
+		if (t->src_addr[i] == addr)
+			return t->src_k[i];
+	return 0;
+}
+
+/* The slot of backend leg (addr, port) (network order) in snat_conn: with
+ * one address a port (n_src 1), row 0 and the port alone, as before there
+ * were rows (every backend segment of the fast path comes here). */
+static inline struct sy_conn **
+sy_snat_slot(const struct sy_conn_tables *t, uint32_t addr, uint16_t port)
+{
+	struct sy_conn **row = t->snat_conn;
+
+	if (unlikely(t->n_src != 1))
+		row += (size_t)sy_snat_index(t, addr) * t->snat_row;
+	return &row[rte_reciprocal_divide(rte_be_to_cpu_16(port), t->snat_div)];
+}
+
+/* A source for a backend leg leaving by port `out`: the SNAT port (host
+ * order) and *addr (network order), the next address index with a free port;
+ * 0 when there is none (SNAT_PORTS_EXHAUSTED). */
+uint16_t sy_snat_get(struct sy_worker *w, const struct sy_dp_port *out, uint32_t *addr);
+/* The leg is gone: (addr, port) is free again (port in host order). */
+void sy_snat_put(struct sy_worker *w, uint32_t addr, uint16_t port);
+
+#endif
