@@ -234,9 +234,9 @@ heap_bytes(void)
 {
 	struct mallinfo2 mi = mallinfo2();
 
-	/* Generation blocks and the store's packs live outside malloc
-	 * (control/region_heap.h). */
-	return mi.uordblks + mi.hblkhd + sy_gen_mem_bytes() + sy_pack_bytes();
+	/* Generation blocks and the store's packs and records live outside
+	 * malloc (control/region_heap.h). */
+	return mi.uordblks + mi.hblkhd + sy_gen_mem_bytes() + sy_store_heap_bytes();
 }
 
 static size_t

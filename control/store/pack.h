@@ -12,6 +12,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "region_heap.h"
+
 #include <jansson.h>
 
 /* An object and its status at rest: two zstd frames in one allocation. */
@@ -36,7 +38,9 @@ json_t *sy_unpack_status(const struct sy_packed *p);
  * valid until the next call here; NULL when nothing is packed. */
 const char *sy_unpack_object_text(const struct sy_packed *p, size_t *len);
 void sy_packed_free(struct sy_packed *p);
-/* Bytes all packs hold, which malloc's statistics do not see. */
-size_t sy_pack_bytes(void);
+/* The store's long-lived blocks, packs and object records (pack.c says
+ * why), and the bytes they hold, which malloc's statistics do not see. */
+extern struct sy_region_heap sy_store_heap;
+size_t sy_store_heap_bytes(void);
 
 #endif

@@ -441,7 +441,7 @@ sy_object_new(const struct sy_kind *kind, const char *ns, const char *name, json
 	size_t lns = strlen(ns) + 1, lname = strlen(name) + 1;
 	/* The names live in the same allocation (a million objects: two
 	 * mallocs fewer each). */
-	struct sy_object *o = calloc(1, sizeof(*o) + lns + lname);
+	struct sy_object *o = sy_region_alloc(&sy_store_heap, sizeof(*o) + lns + lname);
 
 	if (o == NULL)
 		return NULL;
@@ -468,7 +468,7 @@ sy_object_free(struct sy_object *o)
 	sy_packed_free(&o->packed);
 	if (o->rel != o->rel_inline)
 		free(o->rel);
-	free(o);
+	sy_region_free(&sy_store_heap, o, sizeof(*o) + strlen(o->ns) + 1 + strlen(o->name) + 1);
 }
 
 json_t *
