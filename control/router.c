@@ -225,6 +225,13 @@ compact(struct sy_router *r)
 	return rc;
 }
 
+/* The scheduler's writes with the journal: an apply is done when it
+ * returns (fleet/scheduler.h). */
+static const struct sy_sched_sink journal_sched_sink = {
+	.apply = sy_ops_apply,
+	.del = sy_ops_delete,
+};
+
 int
 sy_router_load(struct sy_router *r, char *err, size_t errlen)
 {
@@ -280,6 +287,7 @@ sy_router_load(struct sy_router *r, char *err, size_t errlen)
 		return -ENOMEM;
 	}
 	sy_store_cool(&r->store);
+	r->sched.sink = &journal_sched_sink;
 	if (r->cfg.scheduler) {
 		r->sched.strategy = sy_sched_strategy_by_name(r->cfg.scheduler_strategy);
 		if (r->sched.strategy == NULL) {

@@ -106,6 +106,8 @@ sched_taken(const json_t *reply)
 /* The scheduler's writes go through apply and delete, which write through
  * to etcd and answer later (fleet/scheduler.h). */
 static const struct sy_sched_sink etcd_sched_sink = {
+	.apply = sy_ops_apply,
+	.del = sy_ops_delete,
 	.taken = sched_taken,
 	.settled = sy_etcd_sync_settled,
 	.max_per_apply = TXN_MAX_OPS,

@@ -57,14 +57,14 @@ taken(const struct sy_router *r, const json_t *reply)
 {
 	if (json_is_true(json_object_get(reply, "ok")))
 		return true;
-	return r->sched.sink != NULL && r->sched.sink->taken(reply);
+	return r->sched.sink->taken != NULL && r->sched.sink->taken(reply);
 }
 
 static bool
 apply_objects(struct sy_router *r, json_t *objs)
 {
 	json_t *req = json_pack("{s:s, s:O}", "op", "apply", "objects", objs);
-	json_t *reply = req ? sy_ops_apply(r, req) : NULL;
+	json_t *reply = req ? r->sched.sink->apply(r, req) : NULL;
 	/* With an etcd store the apply is written through and answered
 	 * later: taken is enough here. */
 	bool ok = taken(r, reply);
@@ -99,13 +99,15 @@ apply_batch(struct sy_router *r, json_t *objs)
 
 /* With the journal, every binding in one apply (one generation). With etcd,
  * applies of the sink's max_per_apply (128 ops a txn; a larger one is
- * refused): 100,000 routes are 782 txns, and a refused batch falls back one by one for its own
- * bindings only. */
+ * refused): 100,000 routes are 782 txns, and a refused batch falls back
+ * one by one for its own bindings only. */
 static size_t
 apply_bindings(struct sy_router *r, json_t *objs)
 {
-	size_t n = json_array_size(objs), per = r->sched.sink && r->sched.sink->max_per_apply ? r->sched.sink->max_per_apply : n, at, i, ok = 0;
+	size_t n = json_array_size(objs), per = r->sched.sink->max_per_apply, at, i, ok = 0;
 
+	if (per == 0)
+		per = n;
 	if (n == 0)
 		return 0;
 	if (per >= n)
@@ -175,7 +177,7 @@ tidy(struct sy_router *r, bool all)
 	free(b);
 	/* The store changes from here on: b's objects may be freed. */
 	json_array_foreach(gone, i, v) {
-		json_t *reply = sy_ops_delete(r, v);
+		json_t *reply = r->sched.sink->del(r, v);
 
 		if (taken(r, reply))
 			changed++;
@@ -395,10 +397,9 @@ sy_scheduler_run(struct sy_router *r)
 	int tidied, bound;
 	bool full;
 
-	if (r->sched.strategy == NULL)
+	if (r->sched.strategy == NULL || r->sched.sink == NULL)
 		return 0;
-	if (r->sched.sink != NULL && r->sched.sink->settled != NULL &&
-	    !r->sched.sink->settled(r)) {
+	if (r->sched.sink->settled != NULL && !r->sched.sink->settled(r)) {
 		/* Run by the sink's owner once they have (etcd: sync's drain). */
 		r->sched.due = true;
 		return 0;

@@ -80,13 +80,18 @@ const struct sy_sched_strategy *sy_sched_strategy_by_name(const char *name);
 
 /*
  * Where a pass's writes go and when a pass may run: given by the store's
- * owner (NULL: the router's own journal, where an apply is done when it
- * returns; etcd/sync.c gives sy_etcd_sched_sink). The scheduler calls into
- * the store only through this, so fleet/ does not depend on etcd/.
+ * owner (router.c: the journal's; etcd/sync.c: etcd's). The scheduler
+ * writes only through this, so fleet/ calls neither the control socket's
+ * ops nor etcd/, and neither calls back into a pass but through
+ * sy_scheduler_run.
  */
 struct sy_sched_sink {
+	/* Apply and delete, as the control socket's ops (ops/ops.h): a reply
+	 * the caller frees. */
+	json_t *(*apply)(struct sy_router *r, const json_t *req);
+	json_t *(*del)(struct sy_router *r, const json_t *req);
 	/* The reply to an apply or delete says the write was taken: done, or
-	 * on its way and answered later. */
+	 * on its way and answered later. NULL: only {"ok": true} is. */
 	bool (*taken)(const json_t *reply);
 	/* Every write this router made is back in the store, so a pass sees
 	 * the bindings on their way and does not bind those routes again.
@@ -98,7 +103,7 @@ struct sy_sched_sink {
 
 struct sy_scheduler {
 	const struct sy_sched_strategy *strategy; /* NULL: not a scheduler */
-	const struct sy_sched_sink *sink;         /* NULL: the journal */
+	const struct sy_sched_sink *sink;         /* NULL until the store is open: no pass */
 	uint64_t state[4];                        /* the strategy's */
 	time_t next_retry;                        /* control/main.c's timer */
 	bool due; /* a pass was put off until the sink's writes settle */
