@@ -119,18 +119,17 @@ reserve(size_t n)
  * (region_heap.h).
  */
 struct sy_region_heap sy_store_heap;
-#define pack_heap sy_store_heap
 
 static uint8_t *
 packed_alloc(size_t n)
 {
-	return sy_region_alloc(&pack_heap, n);
+	return sy_region_alloc(&sy_store_heap, n);
 }
 
 static void
 packed_release(struct sy_packed *p)
 {
-	sy_region_free(&pack_heap, p->bytes, (size_t)p->obj_len + p->status_len);
+	sy_region_free(&sy_store_heap, p->bytes, (size_t)p->obj_len + p->status_len);
 }
 
 size_t
