@@ -32,6 +32,7 @@
 #include "lb/lb.h"
 #include "observe/conn_list.h"
 #include "vrrp/vrrp.h"
+#include "xsk_stats.h"
 
 RTE_LOG_REGISTER(sy_dp_logtype, switchyard.dataplane, INFO);
 
@@ -423,5 +424,6 @@ sy_dp_port_info(unsigned i, struct sy_port_info *out)
 		out->oerrors = st.oerrors;
 		out->rx_nombuf = st.rx_nombuf;
 	}
+	out->af_xdp = p->n_xsk != 0 && sy_xsk_stats_read(p->xsk_fd, p->n_xsk, &out->xsk) == 0;
 	return 0;
 }

@@ -8,6 +8,7 @@
 
 #include "dp_log.h"
 #include "port.h"
+#include "xsk_stats.h"
 #include "worker.h"
 
 int
@@ -47,6 +48,11 @@ sy_port_setup(const struct sy_port_config *pc, uint16_t n_queues, struct rte_mem
 	uint16_t nb_rxd = SY_PORT_RX_DESC, nb_txd = SY_PORT_TX_DESC;
 	uint16_t pid, q, mtu;
 	int socket, rc;
+	/* net_af_xdp opens a socket per queue in queue setup: the new ones
+	 * are this port's (xsk_stats.h). */
+	bool af_xdp = strncmp(pc->devargs, "net_af_xdp", 10) == 0;
+	int xsk_before[SY_MAX_PORTS * SY_MAX_WORKERS];
+	unsigned n_before = 0;
 
 	rc = sy_port_find(pc, &pid);
 	if (rc < 0) {
@@ -115,6 +121,8 @@ sy_port_setup(const struct sy_port_config *pc, uint16_t n_queues, struct rte_mem
 	rxconf.offloads = conf.rxmode.offloads;
 	txconf = info.default_txconf;
 	txconf.offloads = conf.txmode.offloads;
+	if (af_xdp)
+		n_before = sy_xsk_fds(xsk_before, RTE_DIM(xsk_before));
 	for (q = 0; q < n_queues; q++) {
 		rc = rte_eth_rx_queue_setup(pid, q, nb_rxd, (unsigned)socket, &rxconf, pool);
 		if (rc < 0) {
@@ -133,6 +141,18 @@ sy_port_setup(const struct sy_port_config *pc, uint16_t n_queues, struct rte_mem
 	if (rc < 0) {
 		snprintf(err, errlen, "port %s: start: %s", pc->name, strerror(-rc));
 		return rc;
+	}
+	if (af_xdp) {
+		int after[SY_MAX_PORTS * SY_MAX_WORKERS];
+		unsigned n = sy_xsk_fds(after, RTE_DIM(after));
+
+		n = sy_xsk_fds_new(xsk_before, n_before, after, n);
+		p->n_xsk = RTE_MIN(n, (unsigned)RTE_DIM(p->xsk_fd));
+		memcpy(p->xsk_fd, after, p->n_xsk * sizeof(after[0]));
+		if (p->n_xsk != n_queues)
+			SY_DP_LOG(WARNING, "port %s: %u AF_XDP sockets opened for %u queues; "
+				  "routerctl stats counts the kernel's drops of those only",
+				  pc->name, p->n_xsk, n_queues);
 	}
 
 	rc = rte_eth_macaddr_get(pid, &p->mac);

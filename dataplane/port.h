@@ -13,8 +13,12 @@ struct rte_mempool;
 struct sy_dp_port;
 
 /* Descriptors asked for per queue (the PMD may adjust them); the mempool is
- * sized from these. */
-#define SY_PORT_RX_DESC 512
+ * sized from these. RX holds what arrives while a worker is away: asleep
+ * under the adaptive idle policy (up to 1 ms) or off its core. 2,048 frames
+ * is a millisecond at 2 Mpps and net_af_xdp's own default; at 512 an 8 MB
+ * download's burst on veth overran the kernel's AF_XDP RX ring under load
+ * (xsk_stats.h counts those drops). */
+#define SY_PORT_RX_DESC 2048
 #define SY_PORT_TX_DESC 512
 
 /* Ethdev id of a configured port: for a vdev the name is devargs up to the

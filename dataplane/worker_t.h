@@ -65,6 +65,10 @@ struct sy_dp_port {
 	 * send only the first segment's bytes, so sy_tx makes a chain one
 	 * mbuf first: the proxy sends its headers and payload as a chain. */
 	bool tx_multi_seg;
+	/* net_af_xdp: the AF_XDP sockets its queue setup opened, whose kernel
+	 * counters the control thread reads (xsk_stats.h); else none. */
+	int xsk_fd[SY_MAX_WORKERS];
+	unsigned n_xsk;
 };
 
 struct sy_dp_shared {

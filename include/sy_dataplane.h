@@ -13,12 +13,26 @@
 #include "sy_counters.h"
 #include "sy_gen_slot.h"
 
+/* The kernel's counters of a net_af_xdp port's AF_XDP sockets, which the
+ * driver does not report (dataplane/xsk_stats.h). */
+struct sy_xsk_stats {
+	unsigned sockets;        /* the port's AF_XDP sockets (one per queue) */
+	uint64_t rx_dropped;     /* dropped in the kernel (the driver's imissed) */
+	uint64_t rx_invalid;     /* RX descriptors the kernel found invalid */
+	uint64_t rx_ring_full;   /* dropped: the RX ring was full */
+	uint64_t fill_empty;     /* times the fill ring had no buffer */
+	uint64_t tx_invalid;     /* TX descriptors refused (an mbuf outside the UMEM) */
+	uint64_t tx_ring_empty;  /* kicks with nothing to send (not a drop) */
+};
+
 struct sy_port_info {
 	char name[SY_NAME_MAX];
 	uint16_t port_id;
 	uint8_t mac[6];
 	uint16_t mtu;
 	uint64_t ipackets, opackets, ibytes, obytes, imissed, ierrors, oerrors, rx_nombuf;
+	bool af_xdp; /* xsk holds the kernel's counters */
+	struct sy_xsk_stats xsk;
 };
 
 /* The tx_drain_us a config means: "auto" resolved by its ports' kinds

@@ -314,20 +314,34 @@ sy_ops_stats(struct sy_router *r, const json_t *req)
 	for (i = 0; r->dataplane_up && i < sy_dp_n_ports(); i++) {
 		struct sy_port_info pi;
 		char mac[18];
+		json_t *port;
 
 		if (sy_dp_port_info(i, &pi) < 0)
 			continue;
 		snprintf(mac, sizeof(mac), "%02x:%02x:%02x:%02x:%02x:%02x", pi.mac[0], pi.mac[1],
 			 pi.mac[2], pi.mac[3], pi.mac[4], pi.mac[5]);
-		json_array_append_new(ports,
-				      json_pack("{s:s, s:i, s:s, s:i, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}",
+		port = json_pack("{s:s, s:i, s:s, s:i, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}",
 						"name", pi.name, "port_id", pi.port_id, "mac", mac,
 						"mtu", pi.mtu, "ipackets", (json_int_t)pi.ipackets,
 						"opackets", (json_int_t)pi.opackets, "ibytes",
 						(json_int_t)pi.ibytes, "obytes", (json_int_t)pi.obytes,
 						"imissed", (json_int_t)pi.imissed, "ierrors",
 						(json_int_t)pi.ierrors, "oerrors", (json_int_t)pi.oerrors,
-						"rx_nombuf", (json_int_t)pi.rx_nombuf));
+						"rx_nombuf", (json_int_t)pi.rx_nombuf);
+		/* The kernel's own drops of an af_xdp port (xsk_stats.h): a full
+		 * RX ring is a drop the driver never reports. */
+		if (port != NULL && pi.af_xdp)
+			json_object_set_new(
+				port, "af_xdp",
+				json_pack("{s:i, s:I, s:I, s:I, s:I, s:I, s:I}", "sockets",
+					  (int)pi.xsk.sockets, "rx_ring_full",
+					  (json_int_t)pi.xsk.rx_ring_full, "rx_dropped",
+					  (json_int_t)pi.xsk.rx_dropped, "rx_invalid_descs",
+					  (json_int_t)pi.xsk.rx_invalid, "tx_invalid_descs",
+					  (json_int_t)pi.xsk.tx_invalid, "fill_ring_empty",
+					  (json_int_t)pi.xsk.fill_empty, "tx_ring_empty",
+					  (json_int_t)pi.xsk.tx_ring_empty));
+		json_array_append_new(ports, port);
 	}
 	if (!r->dataplane_up || sy_dp_mbufs(&mb) < 0)
 		memset(&mb, 0, sizeof(mb));
