@@ -880,6 +880,14 @@ mark_duplicates(struct ir_ctx *ic)
 static void
 write_status(struct ir_state *st)
 {
+	const json_t *old = st->o->status;
+	const char *cur = json_string_value(json_object_get(old, "currentStatus"));
+	const char *desc = json_string_value(json_object_get(old, "description"));
+
+	/* Unchanged, as most are in a full compile: keep the tree. */
+	if (json_object_size(old) == 2 && cur != NULL && desc != NULL && st->current != NULL &&
+	    strcmp(cur, st->current) == 0 && strcmp(desc, st->desc) == 0)
+		return;
 	json_decref(st->o->status);
 	st->o->status = json_pack("{s:s, s:s}", "currentStatus", st->current, "description",
 				  st->desc);

@@ -1095,6 +1095,18 @@ backend_errors(const json_t *spec)
 static void
 set_status(struct sy_object *o, json_t *errors, size_t routes, json_t *backend_errs)
 {
+	const json_t *old = o->status;
+	bool has_be = json_array_size(backend_errs) > 0;
+
+	/* Unchanged, as most are in a full compile: keep the tree. */
+	if (json_object_size(old) == (has_be ? 4u : 3u) &&
+	    json_is_boolean(json_object_get(old, "valid")) &&
+	    json_boolean_value(json_object_get(old, "valid")) == (json_array_size(errors) == 0) &&
+	    json_is_integer(json_object_get(old, "routes")) &&
+	    json_integer_value(json_object_get(old, "routes")) == (json_int_t)routes &&
+	    json_equal(json_object_get(old, "errors"), errors) &&
+	    (!has_be || json_equal(json_object_get(old, "backendErrors"), backend_errs)))
+		return;
 	json_decref(o->status);
 	o->status = json_pack("{s:b, s:O, s:I}", "valid", json_array_size(errors) == 0, "errors",
 			      errors, "routes", (json_int_t)routes);

@@ -274,6 +274,89 @@ test_wildcard_and_default_come_and_go(void **state)
 	router_stop(&r);
 }
 
+/* ns/name's status as the router reports it (get), printed compactly. */
+static char *
+route_status_text(struct sy_router *r, const char *ns, const char *name)
+{
+	char req[160];
+	json_t *rep;
+	char *text;
+
+	snprintf(req, sizeof(req), "{\"op\":\"get\",\"kind\":\"route\",\"namespace\":\"%s\",\"name\":\"%s\"}",
+		 ns, name);
+	rep = ops_call(r, req);
+	text = json_dumps(json_object_get(json_array_get(json_object_get(rep, "items"), 0), "status"),
+			  JSON_COMPACT | JSON_SORT_KEYS);
+	json_decref(rep);
+	assert_non_null(text);
+	return text;
+}
+
+/*
+ * A full compile keeps a status tree that already says what it would write
+ * (route_status_is, control/kinds/route_openshift.c): the words must still be
+ * those a fresh status would have, before and after the route's spec moves.
+ */
+static void
+test_status_kept_and_followed(void **state)
+{
+	struct sy_router r;
+	char *before, *after;
+
+	(void)state;
+	router_start(&r);
+	load_many(&r);
+	before = route_status_text(&r, "ns1", "r3");
+	assert_non_null(strstr(before, "\"host\":\"r3.ns1.apps.test\""));
+	assert_non_null(strstr(before, "\"status\":\"True\""));
+	r.changes.full = true;
+	assert_int_equal(sy_router_recompile(&r), 0);
+	after = route_status_text(&r, "ns1", "r3");
+	assert_string_equal(after, before);
+	free(after);
+	/* The host moves: the status names the new one, after a full compile too. */
+	ops_apply_ok(&r, T_ROUTE("ns1", "r3", "moved.ns1.apps.test", "s3"));
+	after = route_status_text(&r, "ns1", "r3");
+	assert_non_null(strstr(after, "\"host\":\"moved.ns1.apps.test\""));
+	free(after);
+	r.changes.full = true;
+	assert_int_equal(sy_router_recompile(&r), 0);
+	after = route_status_text(&r, "ns1", "r3");
+	assert_non_null(strstr(after, "\"host\":\"moved.ns1.apps.test\""));
+	free(after);
+	/* An older route takes the host: r3 is told it was replaced, and a
+	 * full compile keeps the words. */
+	ops_apply_ok(&r, "{\"apiVersion\":\"route.openshift.io/v1\",\"kind\":\"Route\",\"metadata\":{\"name\":\"old\","
+		  "\"namespace\":\"ns1\",\"creationTimestamp\":\"2001-01-01T00:00:00Z\"},\"spec\":{\"host\":"
+		  "\"moved.ns1.apps.test\",\"to\":{\"kind\":\"Service\",\"name\":\"s0\"}}}");
+	free(before);
+	before = route_status_text(&r, "ns1", "r3");
+	assert_non_null(strstr(before, "\"status\":\"False\""));
+	assert_non_null(strstr(before, "replaced by older route old"));
+	r.changes.full = true;
+	assert_int_equal(sy_router_recompile(&r), 0);
+	after = route_status_text(&r, "ns1", "r3");
+	assert_string_equal(after, before);
+	free(after);
+	free(before);
+	/* A route that never served: told who holds the host, and told
+	 * again when a still older one takes it (False all along). */
+	ops_apply_ok(&r, T_ROUTE("ns1", "late", "moved.ns1.apps.test", "s1"));
+	before = route_status_text(&r, "ns1", "late");
+	assert_non_null(strstr(before, "route old already exposes"));
+	ops_apply_ok(&r, "{\"apiVersion\":\"route.openshift.io/v1\",\"kind\":\"Route\",\"metadata\":{\"name\":\"oldest\","
+		  "\"namespace\":\"ns1\",\"creationTimestamp\":\"1999-01-01T00:00:00Z\"},\"spec\":{\"host\":"
+		  "\"moved.ns1.apps.test\",\"to\":{\"kind\":\"Service\",\"name\":\"s0\"}}}");
+	r.changes.full = true;
+	assert_int_equal(sy_router_recompile(&r), 0);
+	after = route_status_text(&r, "ns1", "late");
+	assert_non_null(strstr(after, "\"status\":\"False\""));
+	assert_non_null(strstr(after, "route oldest already exposes"));
+	free(after);
+	free(before);
+	router_stop(&r);
+}
+
 int
 main(void)
 {
@@ -287,6 +370,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_wildcard_and_delegation, fresh_state, remove_state),
 		cmocka_unit_test_setup_teardown(test_wildcard_and_default_come_and_go, fresh_state,
 						remove_state),
+		cmocka_unit_test_setup_teardown(test_status_kept_and_followed, fresh_state, remove_state),
 	};
 
 	/* Every incremental compile is checked against a full one. */
