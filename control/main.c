@@ -29,6 +29,7 @@
 #include "etcd/sync.h"
 #include "fleet/fleet.h"
 #include "observe/metrics_http.h"
+#include "malloc_thp.h"
 #include "router.h"
 #include "ops/ops.h"
 #include "tls/tls_cert.h"
@@ -174,6 +175,9 @@ main(int argc, char **argv)
 	sigset_t sigs;
 	int opt, rc, sigfd, i, exit_code = 1;
 
+	/* Before anything else: may run routerd again, same PID and arguments,
+	 * with glibc's heap on huge pages (malloc_thp.h). */
+	(void)sy_malloc_thp_reexec(argv);
 	/* Before anything touches OpenSSL (dataplane/tls/tls_alloc.h). */
 	sy_tls_alloc_install();
 	while ((opt = getopt_long(argc, argv, "c:h", longopts, NULL)) != -1) {

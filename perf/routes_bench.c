@@ -61,6 +61,7 @@
 #include <rte_rcu_qsbr.h>
 
 #include "arena.h"
+#include "malloc_thp.h"
 #include "fleet/fleet.h"
 #include "gen/compile.h"
 #include "gen/gen_mem.h"
@@ -169,6 +170,7 @@ static struct {
 	char state_dir[256];
 	char disk_dir[256];
 	bool own_state_dir;
+	bool malloc_thp; /* glibc's heap on huge pages (control/malloc_thp.h) */
 	double hz;
 	bool kind_on[K_N];
 	const char *kind_why[K_N];
@@ -1881,6 +1883,8 @@ print_table(const struct res *xs, unsigned n)
 		printf(" %s%s %s", i ? "; " : "", column_name(&xs[i], sn, sizeof(sn)),
 		       feat_list(xs[i].feat, ", ", buf, sizeof(buf)));
 	printf(" (e edge-certs, h health-checks, s sticky, f fleet)");
+	printf("\nmalloc heap on huge pages (glibc.malloc.hugetlb=1, as routerd): %s",
+	       B.malloc_thp ? "yes" : "no (SY_MALLOC_THP=0, THP never, or ASan)");
 	printf("\nstate dir (journal) %s; disk probe %s\n\n", B.state_dir, B.disk_dir);
 	printf(ROWF, "metric \\ routes loaded");
 	for (i = 0; i < n; i++)
@@ -2148,6 +2152,8 @@ main(int argc, char **argv)
 	time_t t = time(NULL);
 	char date[64];
 
+	/* As routerd runs (control/malloc_thp.h); SY_MALLOC_THP=0 to compare. */
+	B.malloc_thp = sy_malloc_thp_reexec(argv);
 	B.core = 1;
 	B.reader_core = 0;
 	B.queries = 1u << 20;
