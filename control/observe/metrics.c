@@ -321,6 +321,77 @@ worker_metrics(FILE *f, struct sy_router *r)
 	free(snap);
 }
 
+/* A port's counter, one series per port. */
+static void
+port_series(FILE *f, const char *name, const char *help, const struct sy_port_info *pi,
+	    unsigned n, size_t off)
+{
+	unsigned i;
+
+	sy_prom_head(f, name, "counter", help);
+	for (i = 0; i < n; i++) {
+		fprintf(f, "%s{port=\"", name);
+		sy_prom_label(f, pi[i].name);
+		fprintf(f, "\"} %lu\n", (unsigned long)*(const uint64_t *)((const char *)&pi[i] + off));
+	}
+}
+
+/* The ports as their drivers count them (rte_eth_stats), and what never
+ * reached a worker: the driver's missed and errored frames and, on af_xdp
+ * ports, the kernel's own drops (dataplane/xsk_stats.h). The workers' own
+ * drops are switchyard_dropped_packets_total. */
+static void
+port_metrics(FILE *f, struct sy_router *r)
+{
+	unsigned n = r->dataplane_up ? sy_dp_n_ports() : 0, k = 0, i;
+	struct sy_port_info *pi = calloc(n ? n : 1, sizeof(*pi));
+	const char *drop = "switchyard_port_dropped_packets_total";
+
+	if (pi == NULL)
+		return;
+	for (i = 0; i < n; i++)
+		if (sy_dp_port_info(i, &pi[k]) == 0)
+			k++;
+	port_series(f, "switchyard_port_received_packets_total", "Frames a port received.", pi, k,
+		    offsetof(struct sy_port_info, ipackets));
+	port_series(f, "switchyard_port_sent_packets_total", "Frames a port sent.", pi, k,
+		    offsetof(struct sy_port_info, opackets));
+	port_series(f, "switchyard_port_received_bytes_total", "Bytes a port received.", pi, k,
+		    offsetof(struct sy_port_info, ibytes));
+	port_series(f, "switchyard_port_sent_bytes_total", "Bytes a port sent.", pi, k,
+		    offsetof(struct sy_port_info, obytes));
+	sy_prom_head(f, drop, "counter",
+		     "Frames a port dropped before a worker saw them or after it sent them, by "
+		     "reason: missed (its RX queue was full; on af_xdp the kernel's rx_dropped), "
+		     "rx_errors, rx_no_mbuf, tx_errors, and on af_xdp ports the kernel's "
+		     "af_xdp_rx_ring_full, af_xdp_rx_invalid_descs, af_xdp_tx_invalid_descs.");
+	for (i = 0; i < k; i++) {
+		const struct {
+			const char *reason;
+			uint64_t v;
+			bool af_xdp;
+		} rs[] = {
+			{ "missed", pi[i].imissed, false },
+			{ "rx_errors", pi[i].ierrors, false },
+			{ "rx_no_mbuf", pi[i].rx_nombuf, false },
+			{ "tx_errors", pi[i].oerrors, false },
+			{ "af_xdp_rx_ring_full", pi[i].xsk.rx_ring_full, true },
+			{ "af_xdp_rx_invalid_descs", pi[i].xsk.rx_invalid, true },
+			{ "af_xdp_tx_invalid_descs", pi[i].xsk.tx_invalid, true },
+		};
+		size_t j;
+
+		for (j = 0; j < sizeof(rs) / sizeof(rs[0]); j++) {
+			if (rs[j].af_xdp && !pi[i].af_xdp)
+				continue;
+			fprintf(f, "%s{port=\"", drop);
+			sy_prom_label(f, pi[i].name);
+			fprintf(f, "\",reason=\"%s\"} %lu\n", rs[j].reason, (unsigned long)rs[j].v);
+		}
+	}
+	free(pi);
+}
+
 /* Active health checks (health.h): endpoints by state, checks and their
  * failures, state changes. Per endpoint: 1 while its checks say it is up. */
 static void
@@ -382,6 +453,7 @@ sy_metrics_text(struct sy_router *r, size_t *len)
 	if (r->dataplane_up)
 		sy_backend_stats_metrics(f, &r->backend_stats);
 	worker_metrics(f, r);
+	port_metrics(f, r);
 	if (sy_alog_enabled()) {
 		uint64_t written, dropped;
 		size_t pending;

@@ -236,6 +236,13 @@ t_ok "active flows: web+plain 1+1 while a client held a keep-alive and a spliced
 [ "$(value "$T_OUT" switchyard_mbufs)" -gt 0 ] && [ "$(value "$T_OUT" switchyard_mbufs_in_use)" = 0 ] ||
 	t_fail "switchyard_mbufs > 0 and switchyard_mbufs_in_use 0 at rest" "$(grep '^switchyard_mbufs' <<<"$T_OUT")"
 t_ok "packet buffers: $(value "$T_OUT" switchyard_mbufs) in the pool, none in use at rest"
+# The ports as their drivers count them: the client port received what the curls sent, and
+# each port has its drop series (net_af_packet: no af_xdp reasons).
+rx=$(value "$T_OUT" 'switchyard_port_received_packets_total{port="client"}')
+[ "${rx:-0}" -gt 0 ] && [ "$(grep -c '^switchyard_port_dropped_packets_total{port="client",reason="missed"}' <<<"$T_OUT")" = 1 ] &&
+	! grep -q 'reason="af_xdp_' <<<"$T_OUT" ||
+	t_fail "per-port series: received packets and drop reasons for port client" "$(grep '^switchyard_port' <<<"$T_OUT")"
+t_ok "ports: client received $rx frames; drops by reason per port ($(grep -c '^switchyard_port_dropped_packets_total' <<<"$T_OUT") series)"
 
 # promtool: only the seed's gauges may be flagged (for their _total suffix).
 t_run promtool check metrics <<<"$after"

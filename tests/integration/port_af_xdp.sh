@@ -14,7 +14,8 @@
 #     AF_XDP sockets (tools/lib/xsk_stats.py) without an invalid descriptor, and RX ring
 #     drops under 0.1 % of the frames received;
 #   - routerctl stats reports the same kernel counters per port (dataplane/xsk_stats.c), and
-#     a burst of pings into a stopped routerd shows there as the kernel's drops.
+#     a burst of pings into a stopped routerd shows there and in the metrics
+#     (switchyard_port_dropped_packets_total) as the kernel's drops.
 T_NAME=port_af_xdp
 source "$(dirname "$0")/testlib.sh"
 
@@ -142,5 +143,19 @@ for k in rx_ring_full rx_dropped; do
 	t_json_expect "$T_OUT" "sum(p['af_xdp']['$k'] for p in d['ports']) == $(sum_kernel "$k")" \
 		"after the overrun, routerctl stats' $k equals the kernel's ($kernel)"
 done
+stats=$T_OUT
+# The metrics carry the same, by port and reason.
+rctl metrics
+t_expect_rc 0 "routerctl metrics"
+for pair in af_xdp_rx_ring_full:rx_ring_full af_xdp_tx_invalid_descs:tx_invalid_descs; do
+	m=${pair%%:*} k=${pair#*:}
+	v=$(grep -F "switchyard_port_dropped_packets_total{port=\"client\",reason=\"$m\"} " <<<"$T_OUT" | awk '{ print $2 }')
+	t_json_expect "$stats" "d['ports'][0]['af_xdp']['$k'] == ${v:--1}" \
+		"metrics: switchyard_port_dropped_packets_total{port=client,reason=$m} equals routerctl stats' $k (${v:-absent})"
+done
+v=$(grep -F 'switchyard_port_dropped_packets_total{port="client",reason="missed"} ' <<<"$T_OUT" | awk '{ print $2 }')
+t_json_expect "$stats" "d['ports'][0]['imissed'] == ${v:--1} and d['ports'][0]['imissed'] >= d['ports'][0]['af_xdp']['rx_dropped'] > 0" \
+	"metrics: the client port's missed frames (${v:-absent}) are its imissed, the kernel's rx_dropped"
+T_OUT=$stats
 t_ok "a burst into a stopped routerd: $(t_json "$T_OUT" "$drops - $before") frames counted as dropped by the kernel on port $(t_json "$T_OUT" 'd["ports"][0]["name"]') (rx_ring_full + rx_dropped), as the kernel counts them"
 t_finish
