@@ -187,4 +187,5 @@ sy_port_close(struct sy_dp_port *p)
 	(void)rte_eth_dev_stop(p->port_id);
 	(void)rte_eth_dev_close(p->port_id);
 	p->port_id = SY_PORT_NONE;
+	p->n_xsk = 0; /* the driver closed them: the numbers may be reused */
 }
