@@ -292,6 +292,15 @@ route_status_text(struct sy_router *r, const char *ns, const char *name)
 	return text;
 }
 
+/* Compile everything again; then ns/name's status, as route_status_text. */
+static char *
+status_after_full_compile(struct sy_router *r, const char *ns, const char *name)
+{
+	r->changes.full = true;
+	assert_int_equal(sy_router_recompile(r), 0);
+	return route_status_text(r, ns, name);
+}
+
 /*
  * A full compile keeps a status tree that already says what it would write
  * (route_status_is, control/kinds/route_openshift.c): the words must still be
@@ -309,9 +318,7 @@ test_status_kept_and_followed(void **state)
 	before = route_status_text(&r, "ns1", "r3");
 	assert_non_null(strstr(before, "\"host\":\"r3.ns1.apps.test\""));
 	assert_non_null(strstr(before, "\"status\":\"True\""));
-	r.changes.full = true;
-	assert_int_equal(sy_router_recompile(&r), 0);
-	after = route_status_text(&r, "ns1", "r3");
+	after = status_after_full_compile(&r, "ns1", "r3");
 	assert_string_equal(after, before);
 	free(after);
 	/* The host moves: the status names the new one, after a full compile too. */
@@ -319,9 +326,7 @@ test_status_kept_and_followed(void **state)
 	after = route_status_text(&r, "ns1", "r3");
 	assert_non_null(strstr(after, "\"host\":\"moved.ns1.apps.test\""));
 	free(after);
-	r.changes.full = true;
-	assert_int_equal(sy_router_recompile(&r), 0);
-	after = route_status_text(&r, "ns1", "r3");
+	after = status_after_full_compile(&r, "ns1", "r3");
 	assert_non_null(strstr(after, "\"host\":\"moved.ns1.apps.test\""));
 	free(after);
 	/* An older route takes the host: r3 is told it was replaced, and a
@@ -333,9 +338,7 @@ test_status_kept_and_followed(void **state)
 	before = route_status_text(&r, "ns1", "r3");
 	assert_non_null(strstr(before, "\"status\":\"False\""));
 	assert_non_null(strstr(before, "replaced by older route old"));
-	r.changes.full = true;
-	assert_int_equal(sy_router_recompile(&r), 0);
-	after = route_status_text(&r, "ns1", "r3");
+	after = status_after_full_compile(&r, "ns1", "r3");
 	assert_string_equal(after, before);
 	free(after);
 	free(before);
@@ -347,9 +350,7 @@ test_status_kept_and_followed(void **state)
 	ops_apply_ok(&r, "{\"apiVersion\":\"route.openshift.io/v1\",\"kind\":\"Route\",\"metadata\":{\"name\":\"oldest\","
 		  "\"namespace\":\"ns1\",\"creationTimestamp\":\"1999-01-01T00:00:00Z\"},\"spec\":{\"host\":"
 		  "\"moved.ns1.apps.test\",\"to\":{\"kind\":\"Service\",\"name\":\"s0\"}}}");
-	r.changes.full = true;
-	assert_int_equal(sy_router_recompile(&r), 0);
-	after = route_status_text(&r, "ns1", "late");
+	after = status_after_full_compile(&r, "ns1", "late");
 	assert_non_null(strstr(after, "\"status\":\"False\""));
 	assert_non_null(strstr(after, "route oldest already exposes"));
 	free(after);
