@@ -8,6 +8,7 @@
 #include "region_heap.h"
 
 #include "store/pack.h"
+#include "store/tree_heap.h"
 
 /*
  * Raw-content dictionary: what the objects of each kind and their statuses
@@ -241,8 +242,16 @@ unpack(const uint8_t *frame, size_t len)
 {
 	size_t n = decompress(frame, len);
 	json_error_t jerr;
+	json_t *j;
 
-	return n ? json_loadb(z.buf, n, 0, &jerr) : NULL;
+	if (n == 0)
+		return NULL;
+	/* A warmed object's tree lives until the next cool: cut from the
+	 * tree heap, not glibc's (tree_heap.h says why). */
+	sy_tree_heap_enter();
+	j = json_loadb(z.buf, n, 0, &jerr);
+	sy_tree_heap_leave();
+	return j;
 }
 
 json_t *

@@ -1,0 +1,226 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+
+#include <jansson.h>
+
+#include "tree_heap.h"
+
+#ifdef __SANITIZE_ADDRESS__
+
+void
+sy_tree_heap_enter(void)
+{
+}
+
+void
+sy_tree_heap_leave(void)
+{
+}
+
+void
+sy_tree_heap_stats(struct sy_tree_heap_stats *s)
+{
+	*s = (struct sy_tree_heap_stats){ .enabled = false };
+}
+
+#else
+
+/* Address space only, reserved once: a chunk is made readable when it is
+ * first used. 256 GB is some 50 million objects' trees at once. */
+#define RESERVE ((size_t)256 << 30)
+/* Given-back chunks kept mapped for the next request's trees: a one-route
+ * change parses a few objects and should not fault a page in. */
+#define HOT_MAX 4
+#define ALIGN 8u
+
+struct chunk {
+	/* Blocks freed minus blocks cut, while the chunk is current (so
+	 * never above 0); its cutter adds what it cut when it moves on, and
+	 * whoever brings the count to 0 from then gives the chunk back. */
+	_Atomic long live;
+	struct chunk *next; /* on the hot or cold list */
+};
+#define HEADER 64u
+
+static char *_Atomic base; /* NULL until the first chunk is needed */
+static size_t carved;      /* bytes of the reserve handed out as chunks */
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static struct chunk *hot, *cold;
+static size_t n_hot, n_in_use;
+
+static __thread struct {
+	struct chunk *cur;
+	char *bump, *end;
+	long cut; /* blocks cut from cur */
+	bool active;
+} tl;
+
+static bool
+ours(const void *p)
+{
+	const char *b = atomic_load_explicit(&base, memory_order_acquire);
+
+	return b != NULL && (const char *)p >= b && (const char *)p < b + RESERVE;
+}
+
+static struct chunk *
+chunk_of(const void *p)
+{
+	const char *b = atomic_load_explicit(&base, memory_order_relaxed);
+
+	return (struct chunk *)(b + (((const char *)p - b) & ~(size_t)(SY_TREE_CHUNK - 1)));
+}
+
+/* Under the lock. A chunk from the lists, or a new one from the reserve;
+ * NULL when the reserve is spent or cannot be made readable. */
+static struct chunk *
+take_locked(void)
+{
+	struct chunk *c;
+	char *b = atomic_load_explicit(&base, memory_order_relaxed);
+
+	if ((c = hot) != NULL) {
+		hot = c->next;
+		n_hot--;
+	} else if ((c = cold) != NULL) {
+		cold = c->next;
+	} else {
+		if (b == NULL) {
+			void *m = mmap(NULL, RESERVE + SY_TREE_CHUNK, PROT_NONE,
+				       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+
+			if (m == MAP_FAILED)
+				return NULL;
+			/* Chunk-aligned, so a block's chunk is its address rounded down. */
+			b = (char *)(((uintptr_t)m + SY_TREE_CHUNK - 1) &
+				     ~(uintptr_t)(SY_TREE_CHUNK - 1));
+			atomic_store_explicit(&base, b, memory_order_release);
+		}
+		if (carved + SY_TREE_CHUNK > RESERVE)
+			return NULL;
+		c = (struct chunk *)(b + carved);
+		if (mprotect(c, SY_TREE_CHUNK, PROT_READ | PROT_WRITE) < 0)
+			return NULL;
+		(void)madvise(c, SY_TREE_CHUNK, MADV_HUGEPAGE);
+		carved += SY_TREE_CHUNK;
+	}
+	atomic_store_explicit(&c->live, 0, memory_order_relaxed);
+	n_in_use++;
+	return c;
+}
+
+static void
+give_back(struct chunk *c)
+{
+	pthread_mutex_lock(&lock);
+	n_in_use--;
+	if (n_hot < HOT_MAX) {
+		c->next = hot;
+		hot = c;
+		n_hot++;
+	} else {
+		/* The header goes with the pages; it is written again on take. */
+		(void)madvise(c, SY_TREE_CHUNK, MADV_DONTNEED);
+		c->next = cold;
+		cold = c;
+	}
+	pthread_mutex_unlock(&lock);
+}
+
+/* The current chunk is done with: what it cut now counts, and if every
+ * block was already freed it goes back at once. */
+static void
+retire(void)
+{
+	struct chunk *c = tl.cur;
+
+	if (c == NULL)
+		return;
+	tl.cur = NULL;
+	tl.bump = tl.end = NULL;
+	if (atomic_fetch_add_explicit(&c->live, tl.cut, memory_order_acq_rel) + tl.cut == 0)
+		give_back(c);
+	tl.cut = 0;
+}
+
+static void *
+tree_malloc(size_t size)
+{
+	char *p;
+
+	if (!tl.active || size > SY_TREE_BLOCK_MAX)
+		return malloc(size);
+	size = size ? (size + ALIGN - 1) & ~(size_t)(ALIGN - 1) : ALIGN;
+	if (tl.cur == NULL || (size_t)(tl.end - tl.bump) < size) {
+		struct chunk *c;
+
+		retire();
+		pthread_mutex_lock(&lock);
+		c = take_locked();
+		pthread_mutex_unlock(&lock);
+		if (c == NULL)
+			return malloc(size);
+		tl.cur = c;
+		tl.bump = (char *)c + HEADER;
+		tl.end = (char *)c + SY_TREE_CHUNK;
+	}
+	p = tl.bump;
+	tl.bump += size;
+	tl.cut++;
+	return p;
+}
+
+static void
+tree_free(void *p)
+{
+	struct chunk *c;
+
+	if (p == NULL)
+		return;
+	if (!ours(p)) {
+		free(p);
+		return;
+	}
+	c = chunk_of(p);
+	/* From 1 to 0 only after the cutter moved on (while current the
+	 * count is at most 0): then this was the last block. */
+	if (atomic_fetch_sub_explicit(&c->live, 1, memory_order_acq_rel) == 1)
+		give_back(c);
+}
+
+/* Before main: every jansson block, ours or malloc's, is freed through
+ * tree_free, which tells them apart by address. */
+__attribute__((constructor)) static void
+install(void)
+{
+	json_set_alloc_funcs(tree_malloc, tree_free);
+}
+
+void
+sy_tree_heap_enter(void)
+{
+	tl.active = true;
+}
+
+void
+sy_tree_heap_leave(void)
+{
+	tl.active = false;
+}
+
+void
+sy_tree_heap_stats(struct sy_tree_heap_stats *s)
+{
+	pthread_mutex_lock(&lock);
+	s->chunks_mapped = carved / SY_TREE_CHUNK;
+	s->chunks_in_use = n_in_use;
+	s->chunks_hot = n_hot;
+	s->enabled = true;
+	pthread_mutex_unlock(&lock);
+}
+
+#endif
