@@ -27,6 +27,13 @@ sy_tree_heap_stats(struct sy_tree_heap_stats *s)
 	*s = (struct sy_tree_heap_stats){ .enabled = false };
 }
 
+bool
+sy_tree_heap_owns(const void *p)
+{
+	(void)p;
+	return false;
+}
+
 #else
 
 /* Address space only, reserved once: a chunk is made readable when it is
@@ -42,15 +49,18 @@ struct chunk {
 	 * never above 0); its cutter adds what it cut when it moves on, and
 	 * whoever brings the count to 0 from then gives the chunk back. */
 	_Atomic long live;
-	struct chunk *next; /* on the hot or cold list */
+	struct chunk *next; /* on the hot list */
 };
 #define HEADER 64u
 
 static char *_Atomic base; /* NULL until the first chunk is needed */
 static size_t carved;      /* bytes of the reserve handed out as chunks */
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-static struct chunk *hot, *cold;
-static size_t n_hot, n_in_use;
+static struct chunk *hot;
+/* Cold chunks are listed apart: a pointer written into one would fault
+ * its pages (a whole huge page) straight back in. */
+static struct chunk **cold;
+static size_t n_hot, n_cold, cap_cold, n_in_use;
 
 static __thread struct {
 	struct chunk *cur;
@@ -86,8 +96,8 @@ take_locked(void)
 	if ((c = hot) != NULL) {
 		hot = c->next;
 		n_hot--;
-	} else if ((c = cold) != NULL) {
-		cold = c->next;
+	} else if (n_cold > 0) {
+		c = cold[--n_cold];
 	} else {
 		if (b == NULL) {
 			void *m = mmap(NULL, RESERVE + SY_TREE_CHUNK, PROT_NONE,
@@ -118,15 +128,24 @@ give_back(struct chunk *c)
 {
 	pthread_mutex_lock(&lock);
 	n_in_use--;
-	if (n_hot < HOT_MAX) {
+	if (n_cold == cap_cold) {
+		size_t cap = cap_cold ? cap_cold * 2 : 64;
+		struct chunk **grown = realloc(cold, cap * sizeof(*grown));
+
+		if (grown != NULL) {
+			cold = grown;
+			cap_cold = cap;
+		}
+	}
+	if (n_hot < HOT_MAX || n_cold == cap_cold) {
+		/* Out of memory for the list: kept mapped, as a hot one. */
 		c->next = hot;
 		hot = c;
 		n_hot++;
 	} else {
 		/* The header goes with the pages; it is written again on take. */
 		(void)madvise(c, SY_TREE_CHUNK, MADV_DONTNEED);
-		c->next = cold;
-		cold = c;
+		cold[n_cold++] = c;
 	}
 	pthread_mutex_unlock(&lock);
 }
@@ -221,6 +240,12 @@ sy_tree_heap_stats(struct sy_tree_heap_stats *s)
 	s->chunks_hot = n_hot;
 	s->enabled = true;
 	pthread_mutex_unlock(&lock);
+}
+
+bool
+sy_tree_heap_owns(const void *p)
+{
+	return ours(p);
 }
 
 #endif

@@ -46,6 +46,8 @@ struct sy_tree_heap_stats {
 	bool enabled;         /* false under AddressSanitizer */
 };
 void sy_tree_heap_stats(struct sy_tree_heap_stats *s);
+/* Whether p is a block of the tree heap (for tests and assertions). */
+bool sy_tree_heap_owns(const void *p);
 
 /* Bytes of a chunk, and the largest block cut from one. */
 #define SY_TREE_CHUNK (2u << 20)
