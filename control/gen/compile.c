@@ -456,6 +456,56 @@ sy_compile_list(struct sy_compile_ctx *cx, const struct sy_kind *kind, size_t *n
 	return arr;
 }
 
+struct sy_object **
+sy_compile_list_cool(struct sy_compile_ctx *cx, const struct sy_kind *kind, size_t *n)
+{
+	struct sy_object **arr;
+	size_t i, k = 0;
+
+	if (cx->scope == NULL)
+		return sy_store_list_cool(cx->st, kind, n);
+	*n = 0;
+	arr = malloc((cx->scope->n + 1) * sizeof(*arr));
+	if (arr == NULL)
+		return NULL;
+	for (i = 0; i < cx->scope->n; i++)
+		if (cx->scope->objs[i]->kind == kind)
+			arr[k++] = cx->scope->objs[i];
+	sy_store_sort(arr, k);
+	*n = k;
+	return arr;
+}
+
+const json_t *
+sy_compile_keep(struct sy_compile_ctx *cx, const json_t *v)
+{
+	char key[80];
+	json_t *copy;
+
+	if (v == NULL)
+		return NULL;
+	if (cx->kept == NULL && (cx->kept = json_object()) == NULL)
+		return NULL;
+	/* A port is a name or a number, the same in most routes: one copy
+	 * each. Anything else gets a copy of its own. */
+	if (json_is_string(v) && json_string_length(v) < sizeof(key) - 2 &&
+	    strlen(json_string_value(v)) == json_string_length(v))
+		snprintf(key, sizeof(key), "s%s", json_string_value(v));
+	else if (json_is_integer(v))
+		snprintf(key, sizeof(key), "i%lld", (long long)json_integer_value(v));
+	else
+		key[0] = '\0';
+	if (key[0] != '\0' && (copy = json_object_get(cx->kept, key)) != NULL)
+		return copy;
+	if ((copy = json_deep_copy(v)) == NULL)
+		return NULL;
+	if (key[0] == '\0')
+		snprintf(key, sizeof(key), "p%p", (void *)copy);
+	if (json_object_set_new(cx->kept, key, copy) < 0)
+		return NULL;
+	return copy;
+}
+
 /* Rules grouped by host: the first rule of each host, and a chain through
  * the others in the order the kinds added them. */
 struct host_groups {
@@ -507,6 +557,7 @@ free_candidates(struct sy_compile_ctx *cx)
 		free(cx->rules[i].host);
 	free(cx->rules);
 	sy_arena_free(cx->scratch);
+	json_decref(cx->kept);
 }
 
 struct sy_generation *

@@ -164,6 +164,9 @@ struct sy_compile_ctx {
 	struct sy_rule_in *rules;
 	size_t n_rules, cap;
 	struct sy_arena *scratch; /* lives for this compile only */
+	/* jansson values rules point to that outlive the tree they came from
+	 * (sy_compile_keep): an object whose tree a kind has shed. */
+	json_t *kept;
 };
 
 /* Add a candidate (copied; r->host is taken over). 0 or -ENOMEM. */
@@ -176,6 +179,15 @@ int sy_rule_in_reserve(struct sy_compile_ctx *cx, struct sy_rule_in *r);
  * store's, or the scope's. malloc'd; NULL on out of memory. */
 struct sy_object **sy_compile_list(struct sy_compile_ctx *cx, const struct sy_kind *kind,
 				   size_t *n);
+
+/* The same without warming them: the kind warms each in turn and may shed
+ * its tree (sy_store_shed) once it has taken what its rules need. */
+struct sy_object **sy_compile_list_cool(struct sy_compile_ctx *cx, const struct sy_kind *kind,
+					size_t *n);
+/* A copy of v that lives until the compile ends (NULL for NULL, or out of
+ * memory): for a json value a rule points to (a target port) when the tree
+ * it came from is shed. Equal small values share one copy. */
+const json_t *sy_compile_keep(struct sy_compile_ctx *cx, const json_t *v);
 
 /* Build generation `id` from the store and set every object's status. NULL on
  * out of memory (statuses may then be partly updated; the live generation

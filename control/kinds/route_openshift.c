@@ -286,16 +286,43 @@ validate_route(const json_t *obj, const char *who, struct sy_errors *errs)
 /* ------------------------------------------------------------- compile -- */
 
 /* One Route as admission sees it. */
+/*
+ * What a route's rule is made of, taken from its tree in the first pass so
+ * that the tree can be shed (sy_store_shed) before the next route's is
+ * parsed: at a million routes, holding every tree until the rules were
+ * built was most of what a full compile cost (their memory, gigabytes
+ * fresh from the kernel, read in no order). Strings live in cx->scratch,
+ * the target port in sy_compile_keep.
+ */
+struct route_take {
+	const struct sy_pem *pem; /* edge / re-encrypt: the route's own certificate */
+	const char *dest_ca;
+	size_t dest_ca_len;
+	const char *backend_verify_name;
+	const char *sticky_cookie;
+	const json_t *target_port;
+	enum sy_tls_mode tls;
+	enum sy_insecure_policy insecure;
+	enum sy_lb_strategy strategy;
+	uint8_t fwd_policy;
+	unsigned n_backends;
+	struct sy_backend_in backends[];
+};
+
 struct route_in {
 	struct sy_object *o;
 	char *host;
 	const char *path;        /* "/" when the route has none */
 	const char *termination; /* "" when no TLS */
+	const char *spec_host;   /* spec.host as written (NULL: none) */
+	const char *wp;          /* spec.wildcardPolicy (NULL: none) */
 	bool wildcard;
 	bool out_of_shard;
+	bool invalid;            /* the router's own host or certificate checks failed */
 	bool admitted;
 	const char *reason;
 	char message[512];
+	const struct route_take *take; /* NULL: out of shard or invalid */
 };
 
 char *
@@ -379,8 +406,7 @@ claim_message(struct route_in *r, const struct route_in *owner, bool same_ns,
 			 r->o->name);
 	else if (same_ns && owner->wildcard)
 		snprintf(r->message, sizeof(r->message), "wildcard route %s/%s has host %s, blocking %s",
-			 owner->o->ns, owner->o->name, owner->host,
-			 json_string_value(json_object_get(json_object_get(r->o->obj, "spec"), "host")));
+			 owner->o->ns, owner->o->name, owner->host, r->spec_host);
 	else if (same_ns)
 		snprintf(r->message, sizeof(r->message), "route %s/%s has host %s", owner->o->ns,
 			 owner->o->name, owner->host);
@@ -432,9 +458,6 @@ wildcard_blocks(struct route_in *r, struct route_in *routes, json_t *claims, jso
 	}
 }
 
-static bool router_host_invalid(struct route_in *r);
-static bool router_tls_invalid(struct route_in *r);
-
 static void
 admit(struct route_in *routes, size_t n, const struct sy_compile_opts *opts)
 {
@@ -451,7 +474,7 @@ admit(struct route_in *routes, size_t n, const struct sy_compile_opts *opts)
 		r->admitted = false;
 		if (r->out_of_shard)
 			continue; /* never seen by this router: claims nothing */
-		if (router_host_invalid(r) || router_tls_invalid(r))
+		if (r->invalid) /* router_host_invalid, router_tls_invalid: the first pass */
 			continue;
 		if (r->wildcard && !opts->allow_wildcard_routes) {
 			r->reason = "RouteNotAdmitted";
@@ -557,12 +580,10 @@ static void
 set_route_status(struct route_in *r, const struct sy_compile_opts *opts, const char *before_status,
 		 const char *before_since)
 {
-	const char *wp = json_string_value(json_object_get(json_object_get(r->o->obj, "spec"),
-							   "wildcardPolicy"));
+	const char *wp = r->wp;
 	const char *status = r->admitted ? "True" : "False";
 	const char *since = opts->now;
-	const char *spec_host = json_string_value(json_object_get(json_object_get(r->o->obj, "spec"),
-								  "host"));
+	const char *spec_host = r->spec_host;
 	/* A wildcard route's status names the host it was given, not "*.domain". */
 	const char *host = r->wildcard && spec_host ? spec_host : r->host;
 	json_t *cond, *st;
@@ -743,12 +764,179 @@ tls_mode(const char *termination)
 }
 
 
+/* A copy in the compile's scratch memory (NULL stays NULL). */
+static const char *
+scratch_copy(struct sy_compile_ctx *cx, const char *v, size_t len, bool *oom)
+{
+	char *c;
+
+	if (v == NULL)
+		return NULL;
+	if ((c = sy_arena_strndup(cx->scratch, v, len)) == NULL)
+		*oom = true;
+	return c;
+}
+
+static const char *
+scratch_str(struct sy_compile_ctx *cx, const json_t *v, bool *oom)
+{
+	return json_is_string(v) ? scratch_copy(cx, json_string_value(v), json_string_length(v), oom)
+				 : NULL;
+}
+
+/* Everything the rule needs from the route's tree (struct route_take). */
+static int
+take_route(struct sy_compile_ctx *cx, struct route_in *ri)
+{
+	const json_t *obj = ri->o->obj, *spec = json_object_get(obj, "spec");
+	const json_t *tls = json_object_get(spec, "tls"), *to = json_object_get(spec, "to");
+	const json_t *alts = json_object_get(spec, "alternateBackends"), *port;
+	size_t nb = 1 + json_array_size(alts), j;
+	struct route_take *t;
+	bool oom = false;
+
+	if (nb > SY_RULE_BACKENDS_MAX)
+		nb = SY_RULE_BACKENDS_MAX;
+	t = sy_arena_alloc(cx->scratch, sizeof(*t) + nb * sizeof(t->backends[0]));
+	if (t == NULL)
+		return -ENOMEM;
+	t->tls = tls_mode(ri->termination);
+	if (t->tls == SY_TLS_EDGE || t->tls == SY_TLS_REENCRYPT) {
+		struct sy_pem p, *keep;
+
+		/* admit() checks it (router_tls_invalid); the compile builds
+		 * its context. */
+		if (route_pem(ri->o, &p)) {
+			if ((keep = sy_arena_alloc(cx->scratch, sizeof(*keep))) == NULL)
+				return -ENOMEM;
+			*keep = p;
+			keep->crt = scratch_copy(cx, p.crt, p.crt_len, &oom);
+			keep->key = scratch_copy(cx, p.key, p.key_len, &oom);
+			keep->ca = scratch_copy(cx, p.ca, p.ca_len, &oom);
+			t->pem = keep;
+		}
+	}
+	if (t->tls == SY_TLS_REENCRYPT) {
+		const json_t *dca = json_object_get(tls, "destinationCACertificate");
+
+		if (json_is_string(dca) && json_string_length(dca) > 0) {
+			/* The chain to this CA is what is checked (the
+			 * template's `verify required ca-file`). */
+			t->dest_ca = scratch_str(cx, dca, &oom);
+			t->dest_ca_len = json_string_length(dca);
+		} else {
+			/* Without one, OpenShift trusts its service CA and
+			 * checks the service's name; we have the system's
+			 * trust store and check the same name. */
+			char name[320];
+			const char *svc = json_string_value(json_object_get(to, "name"));
+
+			snprintf(name, sizeof(name), "%s.%s.svc", svc ? svc : "", ri->o->ns);
+			t->backend_verify_name = scratch_copy(cx, name, strlen(name), &oom);
+		}
+	}
+	{
+		const char *ins = json_string_value(
+			json_object_get(tls, "insecureEdgeTerminationPolicy"));
+
+		t->insecure = ins && strcmp(ins, "Allow") == 0	  ? SY_INSECURE_ALLOW :
+			      ins && strcmp(ins, "Redirect") == 0 ? SY_INSECURE_REDIRECT :
+								   SY_INSECURE_NONE;
+	}
+	{
+		/* The template's matchValues: anything else is the default. */
+		const json_t *a = json_object_get(
+			json_object_get(json_object_get(obj, "metadata"), "annotations"),
+			"haproxy.router.openshift.io/set-forwarded-headers");
+		int pol = json_is_string(a) ? sy_fwd_policy_parse(json_string_value(a)) : -1;
+
+		t->fwd_policy = pol < 0 ? SY_FWD_DEFAULT : (uint8_t)pol;
+	}
+	t->strategy = balance(obj, t->tls);
+	if (t->tls != SY_TLS_PASSTHROUGH) {
+		const char *c = sticky_cookie(cx, ri->o);
+
+		t->sticky_cookie = scratch_copy(cx, c, c ? strlen(c) : 0, &oom);
+	}
+	port = json_object_get(json_object_get(spec, "port"), "targetPort");
+	if (port != NULL && (t->target_port = sy_compile_keep(cx, port)) == NULL)
+		oom = true;
+	t->backends[0].service = scratch_str(cx, json_object_get(to, "name"), &oom);
+	t->backends[0].weight = backend_weight(to);
+	for (j = 1; j < nb; j++) {
+		const json_t *b = json_array_get(alts, j - 1);
+
+		t->backends[j].service = scratch_str(cx, json_object_get(b, "name"), &oom);
+		t->backends[j].weight = backend_weight(b);
+	}
+	t->n_backends = (unsigned)nb;
+	ri->take = t;
+	return oom ? -ENOMEM : 0;
+}
+
+/* First pass, one route at a time: its host and claim, the router's own
+ * checks, and what its rule needs; then its tree is shed (in a fleet the
+ * status pass reads the route's spec again, so it is kept there). */
+static int
+route_first_pass(struct sy_compile_ctx *cx, struct route_in *ri, struct sy_label_selector *sel_routes,
+		 struct sy_label_selector *sel_ns)
+{
+	const struct sy_compile_opts *opts = cx->opts;
+	const json_t *spec, *tls;
+	const char *path, *term, *wp;
+	bool oom = false;
+
+	if (sy_store_warm(cx->st, ri->o) < 0)
+		return -ENOMEM;
+	spec = json_object_get(ri->o->obj, "spec");
+	tls = json_object_get(spec, "tls");
+	path = json_string_value(json_object_get(spec, "path"));
+	term = json_string_value(json_object_get(tls, "termination"));
+	wp = json_string_value(json_object_get(spec, "wildcardPolicy"));
+	ri->host = sy_route_effective_host(ri->o, opts->routing_subdomain);
+	if (ri->host == NULL)
+		return -ENOMEM;
+	ri->path = path && path[0] ? scratch_copy(cx, path, strlen(path), &oom) : "/";
+	/* An empty termination with a tls block means edge (library-go defaulting). */
+	ri->termination = term && term[0]		 ? scratch_copy(cx, term, strlen(term), &oom) :
+			  tls != NULL && !json_is_null(tls) ? "edge" :
+							      "";
+	ri->spec_host = scratch_str(cx, json_object_get(spec, "host"), &oom);
+	ri->wp = wp ? scratch_copy(cx, wp, strlen(wp), &oom) : NULL;
+	ri->wildcard = wp && strcmp(wp, "Subdomain") == 0;
+	/* Fleet mode (control/fleet/fleet.h): a RouteBinding to this
+	 * router decides, not the config's selectors. */
+	ri->out_of_shard = opts->fleet ? !sy_fleet_bound_to(cx->st, opts->rel, ri->o->ns, ri->o->name,
+							    opts->router_name)
+				       : !in_shard(cx, ri->o, sel_routes, sel_ns);
+	if (ri->wildcard && opts->allow_wildcard_routes) {
+		/* Subdomain: www.example.com serves *.example.com. */
+		const char *dot = strchr(ri->host, '.');
+		char *w = NULL;
+
+		if (dot != NULL && asprintf(&w, "*%s", dot) >= 0) {
+			free(ri->host);
+			ri->host = w;
+		}
+	}
+	if (oom)
+		return -ENOMEM;
+	if (!ri->out_of_shard) {
+		ri->invalid = router_host_invalid(ri) || router_tls_invalid(ri);
+		if (!ri->invalid && take_route(cx, ri) < 0)
+			return -ENOMEM;
+	}
+	if (!opts->fleet)
+		sy_store_shed(ri->o);
+	return 0;
+}
+
 static int
 compile_routes(struct sy_compile_ctx *cx)
 {
 	const struct sy_compile_opts *opts = cx->opts;
 	size_t n = 0, i, j;
-	struct sy_object **objs = sy_compile_list(cx, &sy_kind_route, &n);
+	struct sy_object **objs = sy_compile_list_cool(cx, &sy_kind_route, &n);
 	struct route_in *routes = calloc(n ? n : 1, sizeof(*routes));
 	struct sy_label_selector *sel_routes = NULL, *sel_ns = NULL;
 	int rc = 0;
@@ -770,45 +958,16 @@ compile_routes(struct sy_compile_ctx *cx)
 			sel_ns = NULL;
 	}
 	for (i = 0; i < n; i++) {
-		const json_t *spec = json_object_get(objs[i]->obj, "spec");
-		const char *path = json_string_value(json_object_get(spec, "path"));
-		const char *term = json_string_value(
-			json_object_get(json_object_get(spec, "tls"), "termination"));
-		const char *wp = json_string_value(json_object_get(spec, "wildcardPolicy"));
-
 		routes[i].o = objs[i];
-		routes[i].host = sy_route_effective_host(objs[i], opts->routing_subdomain);
-		if (routes[i].host == NULL) {
+		if (route_first_pass(cx, &routes[i], sel_routes, sel_ns) < 0) {
 			rc = -ENOMEM;
 			goto out;
-		}
-		routes[i].path = path && path[0] ? path : "/";
-		/* An empty termination with a tls block means edge (library-go defaulting). */
-		routes[i].termination = term && term[0] ? term :
-					json_object_get(spec, "tls") && !json_is_null(json_object_get(spec, "tls")) ? "edge" : "";
-		routes[i].wildcard = wp && strcmp(wp, "Subdomain") == 0;
-		/* Fleet mode (control/fleet/fleet.h): a RouteBinding to this
-		 * router decides, not the config's selectors. */
-		routes[i].out_of_shard =
-			opts->fleet ? !sy_fleet_bound_to(cx->st, opts->rel, objs[i]->ns, objs[i]->name,
-							 opts->router_name)
-				    : !in_shard(cx, objs[i], sel_routes, sel_ns);
-		if (routes[i].wildcard && opts->allow_wildcard_routes) {
-			/* Subdomain: www.example.com serves *.example.com. */
-			const char *dot = strchr(routes[i].host, '.');
-			char *w = NULL;
-
-			if (dot != NULL && asprintf(&w, "*%s", dot) >= 0) {
-				free(routes[i].host);
-				routes[i].host = w;
-			}
 		}
 	}
 	qsort(routes, n, sizeof(*routes), cmp_route_age);
 	admit(routes, n, opts);
 	for (i = 0; i < n && rc == 0; i++) {
-		const json_t *spec = json_object_get(routes[i].o->obj, "spec");
-		const json_t *alts = json_object_get(spec, "alternateBackends");
+		const struct route_take *t = routes[i].take;
 		struct sy_rule_in r;
 		const char *note;
 
@@ -842,75 +1001,21 @@ compile_routes(struct sy_compile_ctx *cx)
 		r.host = strdup(routes[i].host);
 		r.path = routes[i].path;
 		r.match = SY_PATH_PREFIX;
-		r.tls = tls_mode(routes[i].termination);
-		if (r.tls == SY_TLS_EDGE || r.tls == SY_TLS_REENCRYPT) {
-			struct sy_pem p, *keep;
-
-			/* admit() checked it; the compile builds its context. */
-			if (route_pem(routes[i].o, &p)) {
-				keep = sy_arena_alloc(cx->scratch, sizeof(*keep));
-				if (keep == NULL) {
-					free(r.host);
-					rc = -ENOMEM;
-					break;
-				}
-				*keep = p;
-				r.pem = keep;
-			}
-		}
-		if (r.tls == SY_TLS_REENCRYPT) {
-			const json_t *dca = json_object_get(json_object_get(spec, "tls"),
-							    "destinationCACertificate");
-
-			if (json_is_string(dca) && json_string_length(dca) > 0) {
-				/* The chain to this CA is what is checked (the
-				 * template's `verify required ca-file`). */
-				r.dest_ca = json_string_value(dca);
-				r.dest_ca_len = json_string_length(dca);
-			} else {
-				/* Without one, OpenShift trusts its service CA and
-				 * checks the service's name; we have the system's
-				 * trust store and check the same name. */
-				char name[320];
-				const char *svc = json_string_value(
-					json_object_get(json_object_get(spec, "to"), "name"));
-
-				snprintf(name, sizeof(name), "%s.%s.svc", svc ? svc : "",
-					 routes[i].o->ns);
-				r.backend_verify_name = sy_arena_strdup(cx->scratch, name);
-			}
-		}
-		{
-			const char *ins = json_string_value(json_object_get(json_object_get(spec, "tls"),
-									    "insecureEdgeTerminationPolicy"));
-
-			r.insecure_status = 302; /* the HAProxy template's secure_redirect */
-			r.insecure = ins && strcmp(ins, "Allow") == 0	  ? SY_INSECURE_ALLOW :
-				     ins && strcmp(ins, "Redirect") == 0 ? SY_INSECURE_REDIRECT :
-									  SY_INSECURE_NONE;
-		}
-		{
-			/* The template's matchValues: anything else is the default. */
-			const json_t *a = json_object_get(
-				json_object_get(json_object_get(routes[i].o->obj, "metadata"),
-						"annotations"),
-				"haproxy.router.openshift.io/set-forwarded-headers");
-			int pol = json_is_string(a) ? sy_fwd_policy_parse(json_string_value(a)) : -1;
-
-			r.fwd_policy = pol < 0 ? SY_FWD_DEFAULT : (uint8_t)pol;
-		}
-		r.strategy = balance(routes[i].o->obj, r.tls);
-		if (r.tls != SY_TLS_PASSTHROUGH)
-			r.sticky_cookie = sticky_cookie(cx, routes[i].o);
-		r.target_port = json_object_get(json_object_get(spec, "port"), "targetPort");
+		r.tls = t->tls;
+		r.pem = t->pem;
+		r.dest_ca = t->dest_ca;
+		r.dest_ca_len = t->dest_ca_len;
+		r.backend_verify_name = t->backend_verify_name;
+		r.insecure_status = 302; /* the HAProxy template's secure_redirect */
+		r.insecure = t->insecure;
+		r.fwd_policy = t->fwd_policy;
+		r.strategy = t->strategy;
+		r.sticky_cookie = t->sticky_cookie;
+		r.target_port = t->target_port;
 		r.weights = SY_WEIGHTS_OPENSHIFT;
-		r.backends[r.n_backends].service = json_string_value(json_object_get(json_object_get(spec, "to"), "name"));
-		r.backends[r.n_backends++].weight = backend_weight(json_object_get(spec, "to"));
-		for (j = 0; j < json_array_size(alts) && r.n_backends < SY_RULE_BACKENDS_MAX; j++) {
-			r.backends[r.n_backends].service =
-				json_string_value(json_object_get(json_array_get(alts, j), "name"));
-			r.backends[r.n_backends++].weight = backend_weight(json_array_get(alts, j));
-		}
+		for (j = 0; j < t->n_backends; j++)
+			r.backends[j] = t->backends[j];
+		r.n_backends = t->n_backends;
 		if (r.host == NULL || sy_compile_add_rule(cx, &r) < 0)
 			rc = -ENOMEM;
 	}
@@ -933,6 +1038,11 @@ route_displaced(struct sy_compile_ctx *cx, const struct sy_rule_in *rule, const 
 
 	memset(&r, 0, sizeof(r));
 	r.o = rule->o;
+	/* Its tree was shed after the first pass: back for the status. */
+	if (sy_store_warm(cx->st, r.o) < 0)
+		return; /* out of memory: the status stays as it was */
+	r.spec_host = json_string_value(json_object_get(json_object_get(r.o->obj, "spec"), "host"));
+	r.wp = json_string_value(json_object_get(json_object_get(r.o->obj, "spec"), "wildcardPolicy"));
 	r.host = (char *)host;
 	r.reason = "HostAlreadyClaimed";
 	snprintf(r.message, sizeof(r.message), "%s %s/%s holds host %s", winner->kind->kind,

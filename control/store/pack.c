@@ -238,7 +238,7 @@ decompress(const uint8_t *frame, size_t len)
 }
 
 static json_t *
-unpack(const uint8_t *frame, size_t len)
+unpack(const uint8_t *frame, size_t len, enum sy_tree_class class)
 {
 	size_t n = decompress(frame, len);
 	json_error_t jerr;
@@ -248,7 +248,7 @@ unpack(const uint8_t *frame, size_t len)
 		return NULL;
 	/* A warmed object's tree lives until the next cool: cut from the
 	 * tree heap, not glibc's (tree_heap.h says why). */
-	sy_tree_heap_enter();
+	sy_tree_heap_enter(class);
 	j = json_loadb(z.buf, n, 0, &jerr);
 	sy_tree_heap_leave();
 	return j;
@@ -257,7 +257,7 @@ unpack(const uint8_t *frame, size_t len)
 json_t *
 sy_unpack_object(const struct sy_packed *p)
 {
-	return unpack(p->bytes, p->obj_len);
+	return unpack(p->bytes, p->obj_len, SY_TREE_OBJECT);
 }
 
 const char *
@@ -270,7 +270,7 @@ sy_unpack_object_text(const struct sy_packed *p, size_t *len)
 json_t *
 sy_unpack_status(const struct sy_packed *p)
 {
-	return p->bytes ? unpack(p->bytes + p->obj_len, p->status_len) : NULL;
+	return p->bytes ? unpack(p->bytes + p->obj_len, p->status_len, SY_TREE_STATUS) : NULL;
 }
 
 void

@@ -111,8 +111,12 @@ sy_store_warm(const struct sy_store *cst, struct sy_object *o)
 {
 	struct sy_store *st = (struct sy_store *)cst;
 
-	if (o->warm)
+	if (o->warm) {
+		/* Listed warm, its tree shed (sy_store_shed): parse it again. */
+		if (o->obj == NULL && (o->obj = sy_unpack_object(&o->packed)) == NULL)
+			return -ENOMEM;
 		return 0;
+	}
 	if (o->obj == NULL) {
 		o->obj = sy_unpack_object(&o->packed);
 		if (o->obj == NULL)
@@ -134,6 +138,17 @@ sy_store_warm(const struct sy_store *cst, struct sy_object *o)
 		return -ENOMEM;
 	}
 	return 0;
+}
+
+void
+sy_store_shed(struct sy_object *o)
+{
+	/* Only a packed object can be parsed again; a new one not yet
+	 * packed (out of memory at apply) keeps its tree. */
+	if (!o->warm || o->packed.obj_len == 0)
+		return;
+	json_decref(o->obj);
+	o->obj = NULL;
 }
 
 static void

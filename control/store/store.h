@@ -84,6 +84,13 @@ struct sy_object *sy_store_find(const struct sy_store *st, const struct sy_kind 
 				const char *ns, const char *name);
 /* Unpack o's trees if it rests packed. 0, or -ENOMEM (o->obj stays NULL). */
 int sy_store_warm(const struct sy_store *st, struct sy_object *o);
+/* Drop a warm object's tree (obj) before the end of the request, keeping
+ * its status: a pass over a million routes that has taken what it needs
+ * from each then holds one tree at a time, not a million (the memory they
+ * take is most of what a full compile costs). It stays listed warm; the
+ * next sy_store_warm, sy_store_find or sy_store_list parses it again. A
+ * pointer into the tree taken before is invalid after. */
+void sy_store_shed(struct sy_object *o);
 /* Every warm object back to rest: statuses packed, trees dropped. */
 void sy_store_cool(struct sy_store *st);
 /* Insert, or replace the object with the same identity (the old one is

@@ -12,8 +12,9 @@
 #ifdef __SANITIZE_ADDRESS__
 
 void
-sy_tree_heap_enter(void)
+sy_tree_heap_enter(enum sy_tree_class c)
 {
+	(void)c;
 }
 
 void
@@ -62,12 +63,14 @@ static struct chunk *hot;
 static struct chunk **cold;
 static size_t n_hot, n_cold, cap_cold, n_in_use;
 
-static __thread struct {
+/* A current chunk per class, so that trees that live long (statuses kept
+ * through a compile) do not pin the chunks of those shed early. */
+static __thread struct cutter {
 	struct chunk *cur;
 	char *bump, *end;
 	long cut; /* blocks cut from cur */
-	bool active;
-} tl;
+} tl_cut[SY_TREE_CLASSES];
+static __thread struct cutter *tl; /* NULL: outside enter..leave */
 
 static bool
 ours(const void *p)
@@ -153,43 +156,44 @@ give_back(struct chunk *c)
 /* The current chunk is done with: what it cut now counts, and if every
  * block was already freed it goes back at once. */
 static void
-retire(void)
+retire(struct cutter *t)
 {
-	struct chunk *c = tl.cur;
+	struct chunk *c = t->cur;
 
 	if (c == NULL)
 		return;
-	tl.cur = NULL;
-	tl.bump = tl.end = NULL;
-	if (atomic_fetch_add_explicit(&c->live, tl.cut, memory_order_acq_rel) + tl.cut == 0)
+	t->cur = NULL;
+	t->bump = t->end = NULL;
+	if (atomic_fetch_add_explicit(&c->live, t->cut, memory_order_acq_rel) + t->cut == 0)
 		give_back(c);
-	tl.cut = 0;
+	t->cut = 0;
 }
 
 static void *
 tree_malloc(size_t size)
 {
+	struct cutter *t = tl;
 	char *p;
 
-	if (!tl.active || size > SY_TREE_BLOCK_MAX)
+	if (t == NULL || size > SY_TREE_BLOCK_MAX)
 		return malloc(size);
 	size = size ? (size + ALIGN - 1) & ~(size_t)(ALIGN - 1) : ALIGN;
-	if (tl.cur == NULL || (size_t)(tl.end - tl.bump) < size) {
+	if (t->cur == NULL || (size_t)(t->end - t->bump) < size) {
 		struct chunk *c;
 
-		retire();
+		retire(t);
 		pthread_mutex_lock(&lock);
 		c = take_locked();
 		pthread_mutex_unlock(&lock);
 		if (c == NULL)
 			return malloc(size);
-		tl.cur = c;
-		tl.bump = (char *)c + HEADER;
-		tl.end = (char *)c + SY_TREE_CHUNK;
+		t->cur = c;
+		t->bump = (char *)c + HEADER;
+		t->end = (char *)c + SY_TREE_CHUNK;
 	}
-	p = tl.bump;
-	tl.bump += size;
-	tl.cut++;
+	p = t->bump;
+	t->bump += size;
+	t->cut++;
 	return p;
 }
 
@@ -220,15 +224,15 @@ install(void)
 }
 
 void
-sy_tree_heap_enter(void)
+sy_tree_heap_enter(enum sy_tree_class c)
 {
-	tl.active = true;
+	tl = &tl_cut[c];
 }
 
 void
 sy_tree_heap_leave(void)
 {
-	tl.active = false;
+	tl = NULL;
 }
 
 void

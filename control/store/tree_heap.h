@@ -33,9 +33,18 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-/* Allocations of jansson on this thread come from the tree heap until
- * sy_tree_heap_leave(). Not nested. */
-void sy_tree_heap_enter(void);
+/* Trees of a class are cut from chunks of their own: a compile sheds
+ * objects' trees one by one but keeps their statuses to the end, and a
+ * status cut beside each object would keep every chunk. */
+enum sy_tree_class {
+	SY_TREE_OBJECT,
+	SY_TREE_STATUS,
+	SY_TREE_CLASSES
+};
+
+/* Allocations of jansson on this thread come from the tree heap, from
+ * chunks of class c, until sy_tree_heap_leave(). Not nested. */
+void sy_tree_heap_enter(enum sy_tree_class c);
 void sy_tree_heap_leave(void);
 
 struct sy_tree_heap_stats {

@@ -42,7 +42,7 @@ parse_one(unsigned i)
 			 "\"insecureEdgeTerminationPolicy\":\"Redirect\"}}}",
 			 i, i % 97, i, i, i, i % 13, i, i);
 
-	sy_tree_heap_enter();
+	sy_tree_heap_enter(SY_TREE_OBJECT);
 	j = json_loadb(text, (size_t)n, 0, &e);
 	sy_tree_heap_leave();
 	assert_non_null(j);
