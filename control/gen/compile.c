@@ -512,6 +512,12 @@ struct host_groups {
 	struct sy_strmap first; /* host -> rule index + 1 */
 	size_t *next;           /* rule index -> next index of the same host + 1, 0 = end */
 	size_t *last;           /* host's first rule index -> its last */
+	/* Each host's first rule index, in rule order: the vhosts are built
+	 * in the order the kinds added their rules, so the rules and the
+	 * strings they point to are read front to back, not in the map's
+	 * hash order (at a million routes, a cache and TLB miss each). */
+	size_t *order;
+	size_t n_hosts;
 };
 
 static int
@@ -523,7 +529,8 @@ group_by_host(struct sy_compile_ctx *cx, struct host_groups *hg)
 		return -ENOMEM;
 	hg->next = calloc(cx->n_rules + 1, sizeof(*hg->next));
 	hg->last = calloc(cx->n_rules + 1, sizeof(*hg->last));
-	if (hg->next == NULL || hg->last == NULL)
+	hg->order = malloc((cx->n_rules + 1) * sizeof(*hg->order));
+	if (hg->next == NULL || hg->last == NULL || hg->order == NULL)
 		return -ENOMEM;
 	for (i = 0; i < cx->n_rules; i++) {
 		uintptr_t f = (uintptr_t)sy_strmap_get(&hg->first, cx->rules[i].host);
@@ -532,6 +539,7 @@ group_by_host(struct sy_compile_ctx *cx, struct host_groups *hg)
 			if (sy_strmap_put(&hg->first, cx->rules[i].host, (void *)(i + 1)) < 0)
 				return -ENOMEM;
 			hg->last[i] = i;
+			hg->order[hg->n_hosts++] = i;
 		} else {
 			hg->next[hg->last[f - 1]] = i + 1;
 			hg->last[f - 1] = i;
@@ -546,6 +554,7 @@ host_groups_fini(struct host_groups *hg)
 	sy_strmap_fini(&hg->first);
 	free(hg->next);
 	free(hg->last);
+	free(hg->order);
 }
 
 static void
@@ -602,11 +611,12 @@ sy_compile_scoped(struct sy_store *st, const struct sy_compile_opts *opts, uint6
 		for (i = 0; sy_strmap_next(scope->hosts, &i, &host, &first);)
 			if (sy_gen_remove_host(g, host, strlen(host)) < 0)
 				goto fail;
-	for (i = 0; sy_strmap_next(&hg.first, &i, &host, &first);) {
+	for (i = 0; i < hg.n_hosts; i++) {
 		size_t j, m = 0, live = 0;
 		struct sy_vhost *vh;
 
-		for (j = (uintptr_t)first; j != 0; j = hg.next[j - 1])
+		host = cx.rules[hg.order[i]].host;
+		for (j = hg.order[i] + 1; j != 0; j = hg.next[j - 1])
 			by_host[m++] = &cx.rules[j - 1];
 		settle_cross_kind(&cx, by_host, m, host);
 		for (j = 0; j < m; j++)

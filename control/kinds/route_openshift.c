@@ -8,6 +8,7 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -321,9 +322,25 @@ struct route_in {
 	bool invalid;            /* the router's own host or certificate checks failed */
 	bool admitted;
 	const char *reason;
-	char message[512];
+	char *message;           /* malloc'd (route_msg); NULL until a reason is given */
 	const struct route_take *take; /* NULL: out of shard or invalid */
 };
+
+/* Why a route is not admitted, in the router's words. Few routes have one:
+ * kept out of line, the million route_in of a full compile are a tenth of
+ * the size. Out of memory: no message. */
+static void __attribute__((format(printf, 2, 3)))
+route_msg(struct route_in *r, const char *fmt, ...)
+{
+	char buf[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	free(r->message);
+	r->message = strdup(buf);
+}
 
 char *
 sy_route_effective_host(const struct sy_object *route, const char *suffix)
@@ -390,29 +407,25 @@ static void
 claim_message(struct route_in *r, const struct route_in *owner, bool same_ns,
 	      const struct sy_compile_opts *opts)
 {
-	char replaced[sizeof(r->message)];
+	char replaced[512];
 	const char *last = json_string_value(json_object_get(last_condition(r->o), "message"));
 
 	r->reason = "HostAlreadyClaimed";
 	snprintf(replaced, sizeof(replaced), "replaced by older route %s", owner->o->name);
 	if ((was_admitted(r->o) && !was_admitted(owner->o)) || (last && strcmp(last, replaced) == 0))
-		snprintf(r->message, sizeof(r->message), "%s", replaced);
+		route_msg(r, "%s", replaced);
 	else if (!opts->allow_wildcard_routes && same_ns)
-		snprintf(r->message, sizeof(r->message), "route %s already exposes %s and is older",
-			 owner->o->name, r->host);
+		route_msg(r, "route %s already exposes %s and is older", owner->o->name, r->host);
 	else if (!opts->allow_wildcard_routes)
-		snprintf(r->message, sizeof(r->message),
-			 "a route in another namespace holds %s and is older than %s", r->host,
-			 r->o->name);
+		route_msg(r, "a route in another namespace holds %s and is older than %s", r->host,
+			  r->o->name);
 	else if (same_ns && owner->wildcard)
-		snprintf(r->message, sizeof(r->message), "wildcard route %s/%s has host %s, blocking %s",
-			 owner->o->ns, owner->o->name, owner->host, r->spec_host);
+		route_msg(r, "wildcard route %s/%s has host %s, blocking %s", owner->o->ns,
+			  owner->o->name, owner->host, r->spec_host);
 	else if (same_ns)
-		snprintf(r->message, sizeof(r->message), "route %s/%s has host %s", owner->o->ns,
-			 owner->o->name, owner->host);
+		route_msg(r, "route %s/%s has host %s", owner->o->ns, owner->o->name, owner->host);
 	else
-		snprintf(r->message, sizeof(r->message), "a route in another namespace holds host %s",
-			 r->host);
+		route_msg(r, "a route in another namespace holds host %s", r->host);
 }
 
 /*
@@ -437,8 +450,7 @@ wildcard_blocks(struct route_in *r, struct route_in *routes, json_t *claims, jso
 
 			if (strcmp(e->o->ns, r->o->ns) != 0) {
 				r->reason = "HostAlreadyClaimed";
-				snprintf(r->message, sizeof(r->message),
-					 "a route in another namespace holds host %s", e->host);
+				route_msg(r, "a route in another namespace holds host %s", e->host);
 				return;
 			}
 		}
@@ -451,8 +463,7 @@ wildcard_blocks(struct route_in *r, struct route_in *routes, json_t *claims, jso
 
 		if (strcmp(e->o->ns, r->o->ns) != 0) {
 			r->reason = "HostAlreadyClaimed";
-			snprintf(r->message, sizeof(r->message),
-				 "a route in another namespace holds host %s", r->host);
+			route_msg(r, "a route in another namespace holds host %s", r->host);
 			return;
 		}
 	}
@@ -478,7 +489,7 @@ admit(struct route_in *routes, size_t n, const struct sy_compile_opts *opts)
 			continue;
 		if (r->wildcard && !opts->allow_wildcard_routes) {
 			r->reason = "RouteNotAdmitted";
-			snprintf(r->message, sizeof(r->message), "wildcard routes are not allowed");
+			route_msg(r, "wildcard routes are not allowed");
 			continue;
 		}
 		json_array_foreach(list, k, v) {
@@ -573,7 +584,8 @@ route_status_is(const json_t *old, const struct route_in *r, const char *host, c
 	    !str_is(ing, "wildcardPolicy", wp) || !str_is(c, "type", "Admitted") ||
 	    !str_is(c, "status", status) || !str_is(c, "lastTransitionTime", since))
 		return false;
-	return r->admitted || (str_is(c, "reason", r->reason) && str_is(c, "message", r->message));
+	return r->admitted || (str_is(c, "reason", r->reason) &&
+			       str_is(c, "message", r->message ? r->message : ""));
 }
 
 static void
@@ -597,7 +609,7 @@ set_route_status(struct route_in *r, const struct sy_compile_opts *opts, const c
 			 "lastTransitionTime", since);
 	if (!r->admitted) {
 		json_object_set_new(cond, "reason", json_string(r->reason));
-		json_object_set_new(cond, "message", json_string(r->message));
+		json_object_set_new(cond, "message", json_string(r->message ? r->message : ""));
 	}
 	st = json_pack("{s:[{s:s, s:s, s:s, s:[o]}]}", "ingress", "host", host, "routerName",
 		       opts->router_name, "wildcardPolicy", wp && wp[0] ? wp : "None", "conditions",
@@ -669,9 +681,9 @@ router_tls_invalid(struct route_in *r)
 		break;
 	}
 	r->reason = "ExtendedValidationFailed";
-	snprintf(r->message, sizeof(r->message), "%s: Invalid value: \"%s\": %s%s%s", field,
-		 redacted, sy_cert_problem_text(why), why == SY_CERT_WRONG_HOST ? " " : "",
-		 why == SY_CERT_WRONG_HOST ? r->host : "");
+	route_msg(r, "%s: Invalid value: \"%s\": %s%s%s", field, redacted,
+		  sy_cert_problem_text(why), why == SY_CERT_WRONG_HOST ? " " : "",
+		  why == SY_CERT_WRONG_HOST ? r->host : "");
 	return true;
 }
 
@@ -685,7 +697,7 @@ router_host_invalid(struct route_in *r)
 
 	if (r->host[0] == '\0') {
 		r->reason = "NoHostValue";
-		snprintf(r->message, sizeof(r->message), "no host value was defined for the route");
+		route_msg(r, "no host value was defined for the route");
 		return true;
 	}
 	if (strlen(r->host) > 253)
@@ -708,8 +720,8 @@ router_host_invalid(struct route_in *r)
 	if (why[0] == '\0')
 		return false;
 	r->reason = "InvalidHost";
-	snprintf(r->message, sizeof(r->message),
-		 "host name validation errors: spec.host: Invalid value: \"%s\": %s", r->host, why);
+	route_msg(r, "host name validation errors: spec.host: Invalid value: \"%s\": %s", r->host,
+		  why);
 	return true;
 }
 
@@ -1020,8 +1032,10 @@ compile_routes(struct sy_compile_ctx *cx)
 			rc = -ENOMEM;
 	}
 out:
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
 		free(routes[i].host);
+		free(routes[i].message);
+	}
 	free(routes);
 	free(objs);
 	sy_label_selector_free(sel_routes);
@@ -1045,11 +1059,12 @@ route_displaced(struct sy_compile_ctx *cx, const struct sy_rule_in *rule, const 
 	r.wp = json_string_value(json_object_get(json_object_get(r.o->obj, "spec"), "wildcardPolicy"));
 	r.host = (char *)host;
 	r.reason = "HostAlreadyClaimed";
-	snprintf(r.message, sizeof(r.message), "%s %s/%s holds host %s", winner->kind->kind,
-		 winner->ns, winner->name, host);
+	route_msg(&r, "%s %s/%s holds host %s", winner->kind->kind, winner->ns, winner->name,
+		  host);
 	/* kind_note: when it was False before this compile (NULL: it was not) */
 	set_route_status(&r, cx->opts, rule->kind_note ? "False" : NULL, rule->kind_note);
 	fleet_status(cx, r.o);
+	free(r.message);
 }
 
 /* Its host; the wildcard domain it claims or lives under (HostAdmitter's
