@@ -219,7 +219,7 @@ write_line(struct text *t, const struct sy_object *o)
 	int n, rc;
 
 	n = snprintf(head, sizeof(head), "{\"create_rev\":%lld,\"object\":", (long long)o->create_rev);
-	if (o->warm && o->obj != NULL) { /* not shed (sy_store_shed) */
+	if (o->obj != NULL) { /* a tree now (warm, not shed): it is the object */
 		text = dumped = json_dumps(o->obj, JSON_COMPACT);
 		len = dumped ? strlen(dumped) : 0;
 	} else {

@@ -436,20 +436,21 @@ settle_cross_kind(struct sy_compile_ctx *cx, struct sy_rule_in **rs, size_t n, c
 	}
 }
 
-struct sy_object **
-sy_compile_list(struct sy_compile_ctx *cx, const struct sy_kind *kind, size_t *n)
+/* The scope's objects of a kind, sorted; warmed (those that cannot be are
+ * left out) or not. */
+static struct sy_object **
+scope_list(struct sy_compile_ctx *cx, const struct sy_kind *kind, size_t *n, bool warm)
 {
 	struct sy_object **arr;
 	size_t i, k = 0;
 
-	if (cx->scope == NULL)
-		return sy_store_list(cx->st, kind, NULL, n);
 	*n = 0;
 	arr = malloc((cx->scope->n + 1) * sizeof(*arr));
 	if (arr == NULL)
 		return NULL;
 	for (i = 0; i < cx->scope->n; i++)
-		if (cx->scope->objs[i]->kind == kind && sy_store_warm(cx->st, cx->scope->objs[i]) == 0)
+		if (cx->scope->objs[i]->kind == kind &&
+		    (!warm || sy_store_warm(cx->st, cx->scope->objs[i]) == 0))
 			arr[k++] = cx->scope->objs[i];
 	sy_store_sort(arr, k);
 	*n = k;
@@ -457,23 +458,15 @@ sy_compile_list(struct sy_compile_ctx *cx, const struct sy_kind *kind, size_t *n
 }
 
 struct sy_object **
+sy_compile_list(struct sy_compile_ctx *cx, const struct sy_kind *kind, size_t *n)
+{
+	return cx->scope == NULL ? sy_store_list(cx->st, kind, NULL, n) : scope_list(cx, kind, n, true);
+}
+
+struct sy_object **
 sy_compile_list_cool(struct sy_compile_ctx *cx, const struct sy_kind *kind, size_t *n)
 {
-	struct sy_object **arr;
-	size_t i, k = 0;
-
-	if (cx->scope == NULL)
-		return sy_store_list_cool(cx->st, kind, n);
-	*n = 0;
-	arr = malloc((cx->scope->n + 1) * sizeof(*arr));
-	if (arr == NULL)
-		return NULL;
-	for (i = 0; i < cx->scope->n; i++)
-		if (cx->scope->objs[i]->kind == kind)
-			arr[k++] = cx->scope->objs[i];
-	sy_store_sort(arr, k);
-	*n = k;
-	return arr;
+	return cx->scope == NULL ? sy_store_list_cool(cx->st, kind, n) : scope_list(cx, kind, n, false);
 }
 
 const json_t *

@@ -286,7 +286,6 @@ validate_route(const json_t *obj, const char *who, struct sy_errors *errs)
 
 /* ------------------------------------------------------------- compile -- */
 
-/* One Route as admission sees it. */
 /*
  * What a route's rule is made of, taken from its tree in the first pass so
  * that the tree can be shed (sy_store_shed) before the next route's is
@@ -310,6 +309,7 @@ struct route_take {
 	struct sy_backend_in backends[];
 };
 
+/* One Route as admission sees it. */
 struct route_in {
 	struct sy_object *o;
 	char *host;
