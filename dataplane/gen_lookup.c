@@ -109,12 +109,35 @@ host_eq(const char *a, const char *lower_host, size_t len)
 	return true;
 }
 
+/* The vhost at slot s, if its host is `host` (wildcard: "*." + host). */
+static inline const struct sy_vhost *
+slot_host_is(sy_vhost_slot s, const char *host, size_t len, bool wildcard)
+{
+	const struct sy_vhost *vh = sy_vhost_slot_vhost(s);
+
+	/* Ask for the block's first three lines at once: the compare and
+	 * the path match read them (vhost, host, paths, the rules' heads;
+	 * control/gen/compile.c packs them so) one after the other, which
+	 * would be a miss each. Fetching more lines than that costs: at 1M
+	 * routes the lookup is bound by lines in flight (five lines:
+	 * 185-230 ns, three: 139 ns). */
+	__builtin_prefetch((const char *)vh + 64);
+	__builtin_prefetch((const char *)vh + 128);
+	if (wildcard)
+		return vh->host_len == len + 2 && vh->host[0] == '*' && vh->host[1] == '.' &&
+				       host_eq(host, vh->host + 2, len) ?
+			       vh :
+			       NULL;
+	return vh->host_len == len && host_eq(host, vh->host, len) ? vh : NULL;
+}
+
 static const struct sy_vhost *
 find_exact(const struct sy_generation *g, const char *host, size_t len, bool wildcard)
 {
 	/* A wildcard is stored as "*." + domain: hash that string. */
 	char star[2 + 256];
-	uint32_t h, i;
+	uint32_t h, i, j;
+	uint64_t tag;
 	const struct sy_vhost_chunk *c;
 
 	if (wildcard) {
@@ -128,29 +151,17 @@ find_exact(const struct sy_generation *g, const char *host, size_t len, bool wil
 		h = sy_host_hash(host, len);
 	}
 	c = g->chunks[g->chunk_shift >= 32 ? 0 : h >> g->chunk_shift];
+	tag = sy_vhost_slot_tag(h);
+	j = h % SY_VHOST_CHUNK_SLOTS;
 	for (i = 0; i < SY_VHOST_CHUNK_SLOTS; i++) {
-		const struct sy_vhost_slot *s = &c->slots[(h + i) % SY_VHOST_CHUNK_SLOTS];
-		const struct sy_vhost *vh = s->vh;
+		sy_vhost_slot s = c->slots[j];
+		const struct sy_vhost *vh;
 
-		if (vh == NULL)
+		if (s == 0)
 			return NULL;
-		if (s->hash != h)
-			continue;
-		/* Ask for the block's first three lines at once: the compare
-		 * and the path match read them (vhost, host, paths, the rules'
-		 * heads; control/gen/compile.c packs them so) one after the other,
-		 * which would be a miss each. Fetching more lines than that
-		 * costs: at 1M routes the lookup is bound by lines in flight
-		 * (five lines: 185-230 ns, three: 139 ns). */
-		__builtin_prefetch((const char *)vh + 64);
-		__builtin_prefetch((const char *)vh + 128);
-		if (wildcard) {
-			if (vh->host_len == len + 2 && vh->host[0] == '*' && vh->host[1] == '.' &&
-			    host_eq(host, vh->host + 2, len))
-				return vh;
-		} else if (vh->host_len == len && host_eq(host, vh->host, len)) {
+		if ((s & ~SY_VHOST_SLOT_ADDR_MASK) == tag && (vh = slot_host_is(s, host, len, wildcard)) != NULL)
 			return vh;
-		}
+		j = j + 1 == SY_VHOST_CHUNK_SLOTS ? 0 : j + 1;
 	}
 	return NULL;
 }
@@ -161,8 +172,8 @@ sy_gen_next_vhost(const struct sy_generation *g, size_t *i)
 	size_t total = (size_t)g->n_chunks * SY_VHOST_CHUNK_SLOTS;
 
 	for (; *i < total; (*i)++) {
-		const struct sy_vhost *vh =
-			g->chunks[*i / SY_VHOST_CHUNK_SLOTS]->slots[*i % SY_VHOST_CHUNK_SLOTS].vh;
+		const struct sy_vhost *vh = sy_vhost_slot_vhost(
+			g->chunks[*i / SY_VHOST_CHUNK_SLOTS]->slots[*i % SY_VHOST_CHUNK_SLOTS]);
 
 		if (vh != NULL) {
 			(*i)++;

@@ -202,14 +202,13 @@ writable_chunk(struct sy_generation *g, uint32_t hash)
 }
 
 static void
-chunk_put(struct sy_vhost_chunk *c, uint32_t hash, const struct sy_vhost *vh)
+chunk_put(struct sy_vhost_chunk *c, const struct sy_vhost *vh)
 {
-	uint32_t j = hash % SY_VHOST_CHUNK_SLOTS;
+	uint32_t j = vh->hash % SY_VHOST_CHUNK_SLOTS;
 
-	while (c->slots[j].vh != NULL)
+	while (c->slots[j] != 0)
 		j = (j + 1) % SY_VHOST_CHUNK_SLOTS;
-	c->slots[j].hash = hash;
-	c->slots[j].vh = vh;
+	c->slots[j] = sy_vhost_slot_tag(vh->hash) | (uint64_t)(uintptr_t)vh;
 	c->used++;
 }
 
@@ -230,10 +229,11 @@ grow(struct sy_generation *g)
 			goto fail;
 	for (i = 0; i < g->n_chunks; i++)
 		for (j = 0; j < SY_VHOST_CHUNK_SLOTS; j++) {
-			const struct sy_vhost_slot *s = &g->chunks[i]->slots[j];
+			sy_vhost_slot s = g->chunks[i]->slots[j];
+			const struct sy_vhost *vh = sy_vhost_slot_vhost(s);
 
-			if (s->vh != NULL)
-				chunk_put(dir[chunk_of(&ng, s->hash)], s->hash, s->vh);
+			if (s != 0)
+				chunk_put(dir[chunk_of(&ng, vh->hash)], vh);
 		}
 	listed = g->retire->replaced_chunks.n;
 	for (i = 0; i < g->n_chunks; i++)
@@ -265,21 +265,23 @@ sy_gen_remove_host(struct sy_generation *g, const char *host, size_t len)
 	struct sy_vhost_chunk *c = g->chunks[chunk_of(g, h)];
 	const struct sy_vhost *vh = NULL;
 
-	for (i = h % SY_VHOST_CHUNK_SLOTS; c->slots[i].vh != NULL; i = (i + 1) % SY_VHOST_CHUNK_SLOTS)
-		if (c->slots[i].hash == h && c->slots[i].vh->host_len == len &&
-		    memcmp(c->slots[i].vh->host, host, len) == 0) {
-			vh = c->slots[i].vh;
+	for (i = h % SY_VHOST_CHUNK_SLOTS; c->slots[i] != 0; i = (i + 1) % SY_VHOST_CHUNK_SLOTS) {
+		const struct sy_vhost *in = sy_vhost_slot_vhost(c->slots[i]);
+
+		if (in->hash == h && in->host_len == len && memcmp(in->host, host, len) == 0) {
+			vh = in;
 			break;
 		}
+	}
 	if (vh == NULL)
 		return 0;
 	c = writable_chunk(g, h);
 	if (c == NULL || list_add(&g->retire->replaced_vhosts, (void *)vh) < 0)
 		return -ENOMEM;
 	/* Backward-shift deletion inside the chunk (probes never leave it). */
-	for (j = (i + 1) % SY_VHOST_CHUNK_SLOTS; c->slots[j].vh != NULL;
+	for (j = (i + 1) % SY_VHOST_CHUNK_SLOTS; c->slots[j] != 0;
 	     j = (j + 1) % SY_VHOST_CHUNK_SLOTS) {
-		uint32_t home = c->slots[j].hash % SY_VHOST_CHUNK_SLOTS;
+		uint32_t home = sy_vhost_slot_vhost(c->slots[j])->hash % SY_VHOST_CHUNK_SLOTS;
 		bool movable = j > i ? (home <= i || home > j) : (home <= i && home > j);
 
 		if (movable) {
@@ -287,7 +289,7 @@ sy_gen_remove_host(struct sy_generation *g, const char *host, size_t len)
 			i = j;
 		}
 	}
-	c->slots[i] = (struct sy_vhost_slot){ 0 };
+	c->slots[i] = 0;
 	c->used--;
 	g->n_vhosts--;
 	g->n_rules -= vh->n_rules;
@@ -302,7 +304,9 @@ sy_gen_insert(struct sy_generation *g, struct sy_vhost *vh)
 {
 	struct sy_vhost_chunk *c;
 
-	if (list_add(&g->retire->added, vh) < 0)
+	/* A slot keeps the address in 48 bits (sy_generation.h). */
+	if (((uint64_t)(uintptr_t)vh & ~SY_VHOST_SLOT_ADDR_MASK) != 0 ||
+	    list_add(&g->retire->added, vh) < 0)
 		goto fail;
 	if (g->chunks[chunk_of(g, vh->hash)]->used >= CHUNK_FULL && grow(g) < 0) {
 		g->retire->added.n--;
@@ -313,7 +317,7 @@ sy_gen_insert(struct sy_generation *g, struct sy_vhost *vh)
 		g->retire->added.n--;
 		goto fail;
 	}
-	chunk_put(c, vh->hash, vh);
+	chunk_put(c, vh);
 	g->n_vhosts++;
 	g->n_rules += vh->n_rules;
 	count_kind(g, vh, 1);
@@ -417,7 +421,8 @@ sy_generation_free(struct sy_generation *g)
 	} else {
 		for (i = 0; i < g->n_chunks; i++) {
 			for (j = 0; j < SY_VHOST_CHUNK_SLOTS; j++)
-				sy_vhost_free((struct sy_vhost *)g->chunks[i]->slots[j].vh);
+				sy_vhost_free((struct sy_vhost *)sy_vhost_slot_vhost(
+					g->chunks[i]->slots[j]));
 			chunk_free(g->chunks[i]);
 		}
 	}

@@ -19,7 +19,9 @@
 #include <cmocka.h>
 #include <rte_rcu_qsbr.h>
 
+#include "arena.h"
 #include "gen/compile.h"
+#include "gen/gen_build.h"
 #include "gen/gen_mem.h"
 #include "sy_gen_slot.h"
 #include "test_eal.h"
@@ -389,6 +391,139 @@ test_gen_mem_blocks(void **state)
 	assert_int_equal(sy_gen_mem_bytes(), base);
 }
 
+
+/* ---- the vhost table's probing (control/gen/gen_build.c, dataplane/gen_lookup.c) -- */
+
+/* A vhost with no rules, as the table sees it: host, hash, its own arena. */
+static struct sy_vhost *
+bare_vhost(const char *host)
+{
+	struct sy_arena *a = sy_arena_new();
+	struct sy_vhost *vh = a ? sy_arena_alloc(a, sizeof(*vh)) : NULL;
+
+	assert_non_null(vh);
+	vh->arena = a;
+	vh->host = sy_arena_strdup(a, host);
+	vh->host_len = (uint32_t)strlen(host);
+	vh->hash = sy_host_hash(host, vh->host_len);
+	return vh;
+}
+
+struct probe_key {
+	uint32_t key; /* what the hosts must share */
+	uint32_t n;   /* host "c<n>.probe.test" */
+};
+
+static int
+cmp_probe_key(const void *a, const void *b)
+{
+	const struct probe_key *x = a, *y = b;
+
+	return x->key < y->key ? -1 : x->key > y->key ? 1 : x->n < y->n ? -1 : x->n > y->n;
+}
+
+/*
+ * Find `want` hosts that share `key_of`'s value (sorting a million
+ * candidates: a 25-bit key shared by three is then all but certain).
+ */
+static void
+hosts_sharing(uint32_t (*key_of)(uint32_t hash), char out[][32], unsigned want)
+{
+	const uint32_t n = 1u << 20;
+	struct probe_key *k = malloc(n * sizeof(*k));
+	uint32_t i, run = 1;
+
+	assert_non_null(k);
+	for (i = 0; i < n; i++) {
+		char h[32];
+		int len = snprintf(h, sizeof(h), "c%u.probe.test", i);
+
+		k[i].key = key_of(sy_host_hash(h, (size_t)len));
+		k[i].n = i;
+	}
+	qsort(k, n, sizeof(*k), cmp_probe_key);
+	for (i = 1; i < n; i++) {
+		run = k[i].key == k[i - 1].key ? run + 1 : 1;
+		if (run == want)
+			break;
+	}
+	assert_true(i < n);
+	for (run = 0; run < want; run++)
+		snprintf(out[run], 32, "c%u.probe.test", k[i - want + 1 + run].n);
+	free(k);
+}
+
+/* The slot's tag and its home slot in a one-chunk table. */
+static uint32_t
+tag_and_home(uint32_t hash)
+{
+	return (uint32_t)(sy_vhost_slot_tag(hash) >> SY_VHOST_SLOT_ADDR_BITS) << 9 |
+	       hash % SY_VHOST_CHUNK_SLOTS;
+}
+
+static uint32_t
+last_slot_home(uint32_t hash)
+{
+	return hash % SY_VHOST_CHUNK_SLOTS == SY_VHOST_CHUNK_SLOTS - 1 ? 0 : 1 + (hash & 0xffff);
+}
+
+static const char *
+found(const struct sy_generation *g, const char *host)
+{
+	const struct sy_vhost *vh = sy_gen_find_vhost(g, host, strlen(host));
+
+	return vh ? vh->host : "-";
+}
+
+/*
+ * Hosts whose slots carry the same tag and start probing at the same slot:
+ * a lookup passes over the ones that are not its host (the tag matched, the
+ * host compare said no) and finds its own; a host that shares both but is
+ * not there is not found; removing one in the middle of the run keeps the
+ * others found. Then two hosts whose home is the chunk's last slot: the
+ * second wraps to slot 0 and is found there.
+ */
+static void
+test_vhost_table_probing(void **state)
+{
+	char same[4][32], wrap[2][32];
+	struct sy_generation *g, *g2;
+	unsigned i;
+
+	(void)state;
+	hosts_sharing(tag_and_home, same, 4);
+	hosts_sharing(last_slot_home, wrap, 2);
+	g = sy_gen_begin(NULL, 1, 8, 503);
+	assert_non_null(g);
+	assert_int_equal(g->n_chunks, 1);
+	for (i = 0; i < 3; i++)
+		assert_int_equal(sy_gen_insert(g, bare_vhost(same[i])), 0);
+	for (i = 0; i < 2; i++)
+		assert_int_equal(sy_gen_insert(g, bare_vhost(wrap[i])), 0);
+	sy_gen_commit(g, NULL);
+	for (i = 0; i < 3; i++)
+		assert_string_equal(found(g, same[i]), same[i]);
+	assert_string_equal(found(g, same[3]), "-");
+	assert_int_equal(g->chunks[0]->slots[0] != 0, 1); /* the wrapped one */
+	for (i = 0; i < 2; i++)
+		assert_string_equal(found(g, wrap[i]), wrap[i]);
+
+	/* A change drops the middle one of the run (a copy of the chunk). */
+	g2 = sy_gen_begin(g, 2, 0, 503);
+	assert_non_null(g2);
+	assert_int_equal(sy_gen_remove_host(g2, same[1], strlen(same[1])), 0);
+	sy_gen_commit(g2, g);
+	assert_string_equal(found(g2, same[0]), same[0]);
+	assert_string_equal(found(g2, same[1]), "-");
+	assert_string_equal(found(g2, same[2]), same[2]);
+	assert_string_equal(found(g2, wrap[1]), wrap[1]);
+	/* The one it was begun from is untouched until it is retired. */
+	assert_string_equal(found(g, same[1]), same[1]);
+	assert_int_equal(g2->n_vhosts, 4);
+	sy_generation_free(g);
+	sy_generation_free(g2);
+}
+
 int
 main(void)
 {
@@ -400,6 +535,7 @@ main(void)
 		cmocka_unit_test(test_rcu_reclaim_waits_for_reader),
 		cmocka_unit_test(test_gen_mem_blocks),
 		cmocka_unit_test(test_store_counts),
+		cmocka_unit_test(test_vhost_table_probing),
 	};
 
 	if (sy_test_eal_init("test_generation") < 0) {
