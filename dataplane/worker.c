@@ -124,6 +124,20 @@ sy_dp_shared_create(const struct sy_config *cfg, struct rte_mempool *pool, unsig
 			p->ipv4_mask[j] = rte_cpu_to_be_32(len ? ~0u << (32 - len) : 0);
 		}
 		p->n_ipv4 = pc->n_ipv4;
+		if (pc->n_ipv6 > SY_MAX_PORT_ADDRS) {
+			snprintf(err, errlen, "port %s: too many IPv6 addresses", pc->name);
+			rc = -EINVAL;
+			goto fail;
+		}
+		for (j = 0; j < pc->n_ipv6; j++) {
+			if (pc->ipv6[j].addr.family != AF_INET6) {
+				snprintf(err, errlen, "port %s: IPv6 address %u is not IPv6", pc->name, j);
+				rc = -EINVAL;
+				goto fail;
+			}
+			memcpy(p->ipv6[j], pc->ipv6[j].addr.v6, 16);
+		}
+		p->n_ipv6 = pc->n_ipv6;
 	}
 
 	rc = sy_fib_create(cfg, &sh->fib, err, errlen);

@@ -59,6 +59,11 @@ struct sy_dp_port {
 	uint32_t ipv4[SY_MAX_PORT_ADDRS]; /* network order */
 	uint32_t ipv4_mask[SY_MAX_PORT_ADDRS]; /* network order */
 	unsigned n_ipv4;
+	/* IPv6 (net/ipv6.c): the configured addresses. With at least one, the
+	 * port also answers on the link-local address its MAC gives
+	 * (sy_ipv6_link_local); with none it drops IPv6 (ipv6_off). */
+	uint8_t ipv6[SY_MAX_PORT_ADDRS][16];
+	unsigned n_ipv6;
 	bool rx_ipv4_cksum; /* RX offload enabled: trust the mbuf flags */
 	bool tx_ipv4_cksum; /* TX offload enabled: let the NIC fill it */
 	/* The PMD sends mbuf chains. Those that do not (net_af_xdp) would

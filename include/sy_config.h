@@ -60,6 +60,10 @@ struct sy_port_config {
 	char pci[64];      /* PCI address; empty for vdev */
 	struct sy_port_addr ipv4[SY_MAX_PORT_ADDRS];
 	unsigned n_ipv4;
+	/* IPv6 addresses (the port also answers on the link-local address
+	 * its MAC gives, once it has one of these). */
+	struct sy_port_addr ipv6[SY_MAX_PORT_ADDRS];
+	unsigned n_ipv6;
 	uint16_t mtu; /* 0 = leave the device default (1500) */
 };
 

@@ -32,7 +32,23 @@
 	X(ICMP_BAD_CHECKSUM, "icmp_bad_checksum")                              \
 	X(ICMP_UNSUPPORTED_TYPE, "icmp_unsupported_type")                      \
 	X(ICMP_TRUNCATED, "icmp_truncated")                                    \
-	X(IPV6_UNSUPPORTED, "ipv6_unsupported")                                \
+	X(IPV6_OFF, "ipv6_off")                /* to a port with no IPv6 address */ \
+	X(IPV6_TRUNCATED, "ipv6_truncated")                                    \
+	X(IPV6_BAD_HEADER, "ipv6_bad_header")                                  \
+	X(IPV6_NOT_OURS, "ipv6_not_ours")                                      \
+	X(IPV6_MARTIAN_SOURCE, "ipv6_martian_source") /* multicast, loopback or ours */ \
+	X(IPV6_EXT_HEADERS, "ipv6_extension_headers") /* too many, or hop-by-hop not first */ \
+	X(IPV6_OPTION_DISCARD, "ipv6_option_discard") /* an unknown option that says so */ \
+	X(IPV6_ROUTING_HEADER, "ipv6_routing_header") /* segments left: we do not forward */ \
+	X(IPV6_FRAGMENT, "ipv6_fragment")                                      \
+	X(IPV6_TCP_NOT_SERVED, "ipv6_tcp_not_served") /* TCP over IPv6: not yet */ \
+	X(IPV6_UNSUPPORTED_PROTO, "ipv6_unsupported_protocol")                 \
+	X(ICMP6_TRUNCATED, "icmp6_truncated")                                  \
+	X(ICMP6_BAD_CHECKSUM, "icmp6_bad_checksum")                            \
+	X(ICMP6_UNSUPPORTED_TYPE, "icmp6_unsupported_type")                    \
+	X(ND_MALFORMED, "nd_malformed")        /* hop limit not 255, short, a bad option */ \
+	X(ND_NOT_OURS, "nd_not_ours")          /* a solicitation for another node's address */ \
+	X(ND_ADVERT_IGNORED, "nd_advert_ignored") /* no neighbour cache for IPv6 yet */ \
 	X(TCP_MALFORMED, "tcp_malformed")                                      \
 	X(TCP_BAD_CHECKSUM, "tcp_bad_checksum")                                \
 	X(TCP_COOKIE_INVALID, "tcp_cookie_invalid")                            \
@@ -145,6 +161,8 @@ extern const char *const sy_drop_reason_names[SY_DROP__COUNT];
 	X(arp_requests_sent)                                                   \
 	X(arp_replies_sent)                                                    \
 	X(icmp_echo_replies)                                                   \
+	X(icmp6_echo_replies)                                                  \
+	X(nd_adverts_sent) /* neighbour advertisements: answers and DAD defences */ \
 	X(syn_cookies_sent)                                                    \
 	X(conns_opened)    /* cookie validated: a connection record made */    \
 	X(conns_spliced)   /* backend answered, held bytes sent */             \

@@ -139,8 +139,38 @@ parse_port(json_t *v, size_t idx, struct sy_config *cfg, char *err, size_t errle
 			}
 			p->n_ipv4 = (unsigned)json_array_size(val);
 			rc = 0;
+		} else if (strcmp(key, "ipv6") == 0) {
+			size_t i;
+			json_t *a;
+
+			if (!json_is_array(val) || json_array_size(val) > SY_MAX_PORT_ADDRS)
+				return fail(err, errlen, "%s: must be a list of at most %d CIDRs", k,
+					    SY_MAX_PORT_ADDRS);
+			json_array_foreach(val, i, a) {
+				struct sy_port_addr *pa = &p->ipv6[i];
+				const char *text = json_string_value(a);
+
+				if (text == NULL || strchr(text, '/') == NULL ||
+				    sy_prefix_parse(text, &pa->addr, &pa->prefix_len) < 0 ||
+				    pa->addr.family != AF_INET6)
+					return fail(err, errlen,
+						    "%s[%zu]: \"%s\" is not an IPv6 address with a prefix "
+						    "length from 0 to 128, like \"2001:2::1/64\"",
+						    k, i, text ? text : "(not a string)");
+				/* Not a multicast, unspecified, loopback or
+				 * link-local address: the port's own link-local
+				 * one comes from its MAC. */
+				if (pa->addr.v6[0] == 0xff || (pa->addr.v6[0] == 0xfe && (pa->addr.v6[1] & 0xc0) == 0x80) ||
+				    (memcmp(pa->addr.v6, "\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0", 15) == 0 && pa->addr.v6[15] <= 1))
+					return fail(err, errlen,
+						    "%s[%zu]: \"%s\" is a multicast, link-local, loopback or "
+						    "unspecified address; give the port a unicast one",
+						    k, i, text);
+			}
+			p->n_ipv6 = (unsigned)json_array_size(val);
+			rc = 0;
 		} else {
-			return fail(err, errlen, "%s: unknown key (known: name, devargs, pci, ipv4, mtu)", k);
+			return fail(err, errlen, "%s: unknown key (known: name, devargs, pci, ipv4, ipv6, mtu)", k);
 		}
 		if (rc < 0)
 			return rc;

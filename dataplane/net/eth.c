@@ -10,6 +10,12 @@
 #include "vrrp/vrrp.h"
 #include "worker.h"
 
+static inline bool
+is_ipv6_multicast_mac(const struct rte_ether_addr *a)
+{
+	return a->addr_bytes[0] == 0x33 && a->addr_bytes[1] == 0x33;
+}
+
 void
 sy_eth_input(struct sy_worker *w, uint16_t port, struct rte_mbuf *m)
 {
@@ -25,10 +31,13 @@ sy_eth_input(struct sy_worker *w, uint16_t port, struct rte_mbuf *m)
 	eh = rte_pktmbuf_mtod(m, const struct rte_ether_hdr *);
 	/* af_packet and tap see everything the kernel interface sees; only
 	 * frames for our MAC or broadcast (ARP requests) are ours, and the
-	 * VRRP group's when vrrp is on (vrrp/vrrp.h). */
+	 * VRRP group's when vrrp is on (vrrp/vrrp.h), and IPv6 multicast
+	 * (33:33:...: neighbour solicitations go to a group; net/ipv6.c
+	 * keeps only ours). */
 	if (unlikely(!rte_is_same_ether_addr(&eh->dst_addr, &p->mac) &&
 		     !rte_is_broadcast_ether_addr(&eh->dst_addr) &&
-		     !(w->sh->vrrp != NULL && sy_vrrp_is_group_mac(&eh->dst_addr)))) {
+		     !(w->sh->vrrp != NULL && sy_vrrp_is_group_mac(&eh->dst_addr)) &&
+		     !is_ipv6_multicast_mac(&eh->dst_addr))) {
 		sy_drop(w, m, SY_DROP_ETH_NOT_OURS);
 		return;
 	}
@@ -41,7 +50,7 @@ sy_eth_input(struct sy_worker *w, uint16_t port, struct rte_mbuf *m)
 	else if (type == RTE_BE16(RTE_ETHER_TYPE_ARP))
 		sy_arp_input(w, port, m);
 	else if (type == RTE_BE16(RTE_ETHER_TYPE_IPV6))
-		sy_drop(w, m, SY_DROP_IPV6_UNSUPPORTED);
+		sy_ipv6_input(w, port, m);
 	else
 		sy_drop(w, m, SY_DROP_ETH_UNSUPPORTED_TYPE);
 }

@@ -7,9 +7,12 @@
 #ifndef SY_NET_H
 #define SY_NET_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
+struct rte_ether_addr;
 struct rte_mbuf;
+struct sy_dp_port;
 struct sy_worker;
 
 #define SY_IPV4_DEFAULT_TTL 64
@@ -44,5 +47,25 @@ void sy_ipv4_output_nh(struct sy_worker *w, struct rte_mbuf *m, uint16_t port, u
 /* ICMP inside an IPv4 packet for us (data at the IPv4 header, m->l3_len set). */
 void sy_icmp_input(struct sy_worker *w, uint16_t port, struct rte_mbuf *m);
 /* TCP for us (tcp_in.c): owner hand-off, connections, SYN cookies. */
+
+/* IPv6 packet (data at the IPv6 header, m->l2_len set) from port `port`
+ * (net/ipv6.c). */
+void sy_ipv6_input(struct sy_worker *w, uint16_t port, struct rte_mbuf *m);
+/* The link-local address (fe80::/64, modified EUI-64, RFC 4291) a MAC gives. */
+void sy_ipv6_link_local(const struct rte_ether_addr *mac, uint8_t out[16]);
+/* `a` is one of port p's IPv6 addresses: configured, or its link-local one
+ * (a port with no IPv6 address has none). */
+bool sy_ipv6_is_ours(const struct sy_dp_port *p, const uint8_t a[16]);
+/* Send an IPv6 packet whose header is final (data at it) to the MAC `dst`
+ * on `port`: an answer to where its query came from. */
+void sy_ipv6_send_to(struct sy_worker *w, uint16_t port, struct rte_mbuf *m,
+		     const struct rte_ether_addr *dst);
+/* ICMPv6 for us (net/icmp6.c; m->l3_len: the IPv6 header and its extension
+ * headers); `peer` is the frame's source MAC. */
+void sy_icmp6_input(struct sy_worker *w, uint16_t port, struct rte_mbuf *m,
+		    const struct rte_ether_addr *peer);
+/* The ones' complement sum of the ICMPv6 pseudo-header and the message at
+ * `off` (len bytes), folded: 0xffff when the message's checksum is right. */
+uint16_t sy_icmp6_sum(const struct rte_mbuf *m, uint32_t off, uint32_t len);
 
 #endif

@@ -19,7 +19,7 @@ static const char *full_config =
 	"{\"workers\": [1, 2], \"idle\": \"adaptive\", \"flows_per_worker\": 1048576, \"tx_drain_us\": 30, \"eal\": [\"--log-level=*:error\"],"
 	" \"control_socket\": \"/tmp/x.sock\", \"state_dir\": \"/tmp/state\","
 	" \"ports\": [{\"name\": \"client\", \"devargs\": \"net_af_packet0,iface=c0\","
-	"              \"ipv4\": [\"198.18.0.1/24\", \"198.18.2.1/24\"], \"mtu\": 1500},"
+	"              \"ipv4\": [\"198.18.0.1/24\", \"198.18.2.1/24\"], \"ipv6\": [\"2001:2::1/64\"], \"mtu\": 1500},"
 	"             {\"name\": \"backend\", \"devargs\": \"net_tap0,iface=b0\", \"ipv4\": [\"198.18.1.1/24\"]}],"
 	" \"routes\": [{\"prefix\": \"198.19.0.0/16\", \"via\": \"198.18.1.254\", \"port\": \"backend\"}],"
 	" \"listen\": {\"addresses\": [\"198.18.0.1\"], \"http\": 8080, \"https\": 8443},"
@@ -44,6 +44,10 @@ test_full_config(void **state)
 	assert_int_equal(c.ports[0].n_ipv4, 2);
 	assert_int_equal(c.ports[0].ipv4[1].prefix_len, 24);
 	assert_string_equal(sy_addr_format(&c.ports[0].ipv4[1].addr, buf, sizeof(buf)), "198.18.2.1");
+	assert_int_equal(c.ports[0].n_ipv6, 1);
+	assert_int_equal(c.ports[0].ipv6[0].prefix_len, 64);
+	assert_string_equal(sy_addr_format(&c.ports[0].ipv6[0].addr, buf, sizeof(buf)), "2001:2::1");
+	assert_int_equal(c.ports[1].n_ipv6, 0);
 	assert_int_equal(c.n_routes, 1);
 	assert_int_equal(c.routes[0].port, 1);
 	assert_int_equal(c.routes[0].prefix_len, 16);
@@ -137,6 +141,20 @@ test_errors_name_the_key(void **state)
 		  "ports[0].ipv4[0]" },
 		{ "{\"ports\": [{\"name\": \"a\", \"devargs\": \"net_null0\", \"ipv4\": [\"300.1.1.1/24\"]}]}",
 		  "ports[0].ipv4[0]" },
+		{ "{\"ports\": [{\"name\": \"a\", \"devargs\": \"net_null0\", \"ipv6\": [\"2001:2::zz/64\"]}]}",
+		  "ports[0].ipv6[0]: \"2001:2::zz/64\" is not an IPv6 address" },
+		{ "{\"ports\": [{\"name\": \"a\", \"devargs\": \"net_null0\", \"ipv6\": [\"2001:2::1/64\", \"2001:2::2/129\"]}]}",
+		  "ports[0].ipv6[1]: \"2001:2::2/129\" is not an IPv6 address with a prefix length from 0 to 128" },
+		{ "{\"ports\": [{\"name\": \"a\", \"devargs\": \"net_null0\", \"ipv6\": [\"198.18.0.1/24\"]}]}",
+		  "ports[0].ipv6[0]: \"198.18.0.1/24\" is not an IPv6 address" },
+		{ "{\"ports\": [{\"name\": \"a\", \"devargs\": \"net_null0\", \"ipv6\": [\"2001:2::1\"]}]}",
+		  "ports[0].ipv6[0]: \"2001:2::1\" is not an IPv6 address with a prefix length" },
+		{ "{\"ports\": [{\"name\": \"a\", \"devargs\": \"net_null0\", \"ipv6\": [\"fe80::1/64\"]}]}",
+		  "ports[0].ipv6[0]: \"fe80::1/64\" is a multicast, link-local, loopback or unspecified address" },
+		{ "{\"ports\": [{\"name\": \"a\", \"devargs\": \"net_null0\", \"ipv6\": [\"ff02::1/64\"]}]}",
+		  "ports[0].ipv6[0]: \"ff02::1/64\" is a multicast" },
+		{ "{\"ports\": [{\"name\": \"a\", \"devargs\": \"net_null0\", \"ipv6\": [7]}]}",
+		  "ports[0].ipv6[0]: \"(not a string)\"" },
 		{ "{\"ports\": [{\"name\": \"a\"}]}", "exactly one of devargs" },
 		{ "{\"ports\": [{\"name\": \"a\", \"devargs\": \"x\"}, {\"name\": \"a\", \"devargs\": \"y\"}]}",
 		  "defined twice" },

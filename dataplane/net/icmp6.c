@@ -1,0 +1,259 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * ICMPv6 to the router's own addresses: echo (RFC 4443 4.1) and the answers
+ * of neighbour discovery (RFC 4861 7.2.4): a solicitation for one of the
+ * port's addresses gets an advertisement with the port's MAC, and a
+ * duplicate address probe for one of them is answered to all nodes, which
+ * defends the address. Both are made in the query's buffer and sent to the
+ * MAC the query names (or came from): answering needs no neighbour cache.
+ */
+#include <string.h>
+
+#include <rte_byteorder.h>
+#include <rte_ether.h>
+#include <rte_ip.h>
+#include <rte_mbuf.h>
+
+#include "net/net.h"
+#include "worker.h"
+
+#define ICMP6_ECHO_REQUEST 128
+#define ICMP6_ECHO_REPLY 129
+#define ND_NEIGHBOR_SOLICIT 135
+#define ND_NEIGHBOR_ADVERT 136
+#define ND_OPT_SOURCE_LL 1
+#define ND_OPT_TARGET_LL 2
+#define ND_NA_FLAG_SOLICITED 0x40
+#define ND_NA_FLAG_OVERRIDE 0x20
+#define ND_HOP_LIMIT 255
+
+/* A neighbour solicitation or advertisement: the ICMPv6 header, four bytes
+ * of flags (reserved in a solicitation), the target; options follow. */
+struct nd_msg {
+	uint8_t type;
+	uint8_t code;
+	rte_be16_t cksum;
+	uint8_t flags;
+	uint8_t reserved[3];
+	uint8_t target[16];
+} __rte_packed;
+
+/* An advertisement as we send it: with the target link-layer option. */
+struct nd_advert {
+	struct nd_msg msg;
+	uint8_t opt_type;
+	uint8_t opt_len; /* in 8-byte units */
+	uint8_t mac[RTE_ETHER_ADDR_LEN];
+} __rte_packed;
+
+uint16_t
+sy_icmp6_sum(const struct rte_mbuf *m, uint32_t off, uint32_t len)
+{
+	const struct rte_ipv6_hdr *ip6 = rte_pktmbuf_mtod(m, const struct rte_ipv6_hdr *);
+	/* RFC 8200 8.1: the pseudo-header is the addresses, the upper-layer
+	 * length and the next header (58), each 32 bits wide. */
+	const rte_be32_t tail[2] = { rte_cpu_to_be_32(len), rte_cpu_to_be_32(IPPROTO_ICMPV6) };
+	uint32_t sum = __rte_raw_cksum(ip6->src_addr, 32, 0);
+	uint16_t data;
+
+	sum = __rte_raw_cksum(tail, sizeof(tail), sum);
+	if (rte_raw_cksum_mbuf(m, off, len, &data) != 0)
+		return 0;
+	return __rte_raw_cksum_reduce(sum + data);
+}
+
+static bool
+is_unspecified(const uint8_t a[16])
+{
+	static const uint8_t zero[16];
+
+	return memcmp(a, zero, 16) == 0;
+}
+
+/* An answer carries no extension headers: the fixed header slides over
+ * them. The IPv6 header's new place. */
+static struct rte_ipv6_hdr *
+strip_ext_headers(struct rte_mbuf *m)
+{
+	struct rte_ipv6_hdr *ip6 = rte_pktmbuf_mtod(m, struct rte_ipv6_hdr *);
+	uint16_t ext = (uint16_t)(m->l3_len - sizeof(*ip6));
+
+	if (ext == 0)
+		return ip6;
+	memmove((uint8_t *)ip6 + ext, ip6, sizeof(*ip6));
+	rte_pktmbuf_adj(m, ext);
+	ip6 = rte_pktmbuf_mtod(m, struct rte_ipv6_hdr *);
+	ip6->payload_len = rte_cpu_to_be_16((uint16_t)(rte_be_to_cpu_16(ip6->payload_len) - ext));
+	ip6->proto = IPPROTO_ICMPV6;
+	m->l3_len = sizeof(*ip6);
+	return ip6;
+}
+
+/* Checksum the message after the fixed header, and send it to `mac`. */
+static void
+send_answer(struct sy_worker *w, uint16_t port, struct rte_mbuf *m, const struct rte_ether_addr *mac)
+{
+	struct rte_ipv6_hdr *ip6 = rte_pktmbuf_mtod(m, struct rte_ipv6_hdr *);
+	rte_be16_t *cksum = rte_pktmbuf_mtod_offset(m, rte_be16_t *, sizeof(*ip6) + 2);
+
+	ip6->vtc_flow = rte_cpu_to_be_32(6u << 28);
+	*cksum = 0;
+	*cksum = (uint16_t)~sy_icmp6_sum(m, sizeof(*ip6), rte_be_to_cpu_16(ip6->payload_len));
+	sy_ipv6_send_to(w, port, m, mac);
+}
+
+static void
+echo_reply(struct sy_worker *w, uint16_t port, struct rte_mbuf *m, const struct rte_ether_addr *peer)
+{
+	const struct sy_dp_port *p = &w->sh->ports[port];
+	struct rte_ipv6_hdr *ip6 = strip_ext_headers(m);
+	uint8_t *icmp = rte_pktmbuf_mtod_offset(m, uint8_t *, sizeof(*ip6));
+	uint8_t client[16];
+
+	memcpy(client, ip6->src_addr, 16);
+	/* From the address that was pinged; a ping to a group is answered
+	 * from ours of the sender's scope. */
+	if (ip6->dst_addr[0] == 0xff) {
+		if (client[0] == 0xfe && (client[1] & 0xc0) == 0x80)
+			sy_ipv6_link_local(&p->mac, ip6->src_addr);
+		else
+			memcpy(ip6->src_addr, p->ipv6[0], 16);
+	} else {
+		memcpy(ip6->src_addr, ip6->dst_addr, 16);
+	}
+	memcpy(ip6->dst_addr, client, 16);
+	ip6->hop_limits = SY_IPV4_DEFAULT_TTL;
+	icmp[0] = ICMP6_ECHO_REPLY;
+	w->counters.icmp6_echo_replies++;
+	send_answer(w, port, m, peer);
+}
+
+/*
+ * A solicitation: checked as RFC 4861 7.1.1 says, and answered when its
+ * target is one of the port's addresses. `len` is the ICMPv6 message's.
+ */
+static void
+solicitation(struct sy_worker *w, uint16_t port, struct rte_mbuf *m, const struct rte_ether_addr *peer,
+	     uint32_t len)
+{
+	static const uint8_t all_nodes[16] = { 0xff, 0x02, [15] = 0x01 };
+	static const struct rte_ether_addr all_nodes_mac = { { 0x33, 0x33, 0, 0, 0, 0x01 } };
+	const struct sy_dp_port *p = &w->sh->ports[port];
+	struct rte_ipv6_hdr *ip6 = rte_pktmbuf_mtod(m, struct rte_ipv6_hdr *);
+	const struct nd_msg *ns;
+	const struct rte_ether_addr *to = peer;
+	struct rte_ether_addr sllao;
+	struct nd_advert *na;
+	bool dad;
+	uint32_t off;
+
+	if (unlikely(ip6->hop_limits != ND_HOP_LIMIT || len < sizeof(*ns) ||
+		     !rte_pktmbuf_is_contiguous(m))) {
+		sy_drop(w, m, SY_DROP_ND_MALFORMED);
+		return;
+	}
+	ns = rte_pktmbuf_mtod_offset(m, const struct nd_msg *, m->l3_len);
+	if (unlikely(ns->code != 0 || ns->target[0] == 0xff)) {
+		sy_drop(w, m, SY_DROP_ND_MALFORMED);
+		return;
+	}
+	dad = is_unspecified(ip6->src_addr);
+	/* Options: 8-byte units; the source link-layer address, if given,
+	 * is where the answer goes (a probe must not give one). */
+	for (off = sizeof(*ns); off < len;) {
+		const uint8_t *o = (const uint8_t *)ns + off;
+		uint32_t olen;
+
+		if (unlikely(off + 2 > len || o[1] == 0 || off + o[1] * 8u > len)) {
+			sy_drop(w, m, SY_DROP_ND_MALFORMED);
+			return;
+		}
+		olen = o[1] * 8u;
+		if (o[0] == ND_OPT_SOURCE_LL) {
+			if (unlikely(dad || olen != 8)) {
+				sy_drop(w, m, SY_DROP_ND_MALFORMED);
+				return;
+			}
+			memcpy(&sllao, o + 2, sizeof(sllao));
+			to = &sllao;
+		}
+		off += olen;
+	}
+	if (!sy_ipv6_is_ours(p, ns->target)) {
+		sy_drop(w, m, SY_DROP_ND_NOT_OURS);
+		return;
+	}
+	if (unlikely(rte_is_multicast_ether_addr(to))) {
+		sy_drop(w, m, SY_DROP_ND_MALFORMED);
+		return;
+	}
+
+	/* The advertisement, in place: the target stays where it is. */
+	ip6 = strip_ext_headers(m);
+	if (m->pkt_len > sizeof(*ip6) + sizeof(*na))
+		rte_pktmbuf_trim(m, (uint16_t)(m->pkt_len - sizeof(*ip6) - sizeof(*na)));
+	else if (m->pkt_len < sizeof(*ip6) + sizeof(*na) &&
+		 rte_pktmbuf_append(m, (uint16_t)(sizeof(*ip6) + sizeof(*na) - m->pkt_len)) == NULL) {
+		sy_drop(w, m, SY_DROP_NO_MBUF);
+		return;
+	}
+	na = rte_pktmbuf_mtod_offset(m, struct nd_advert *, sizeof(*ip6));
+	na->msg.type = ND_NEIGHBOR_ADVERT;
+	na->msg.code = 0;
+	/* Not a router (R clear): routerd forwards nothing. A probe's
+	 * answer is unsolicited, to all nodes (RFC 4861 7.2.4). */
+	na->msg.flags = (uint8_t)((dad ? 0 : ND_NA_FLAG_SOLICITED) | ND_NA_FLAG_OVERRIDE);
+	memset(na->msg.reserved, 0, sizeof(na->msg.reserved));
+	na->opt_type = ND_OPT_TARGET_LL;
+	na->opt_len = 1;
+	memcpy(na->mac, p->mac.addr_bytes, sizeof(na->mac));
+	ip6->payload_len = rte_cpu_to_be_16(sizeof(*na));
+	ip6->hop_limits = ND_HOP_LIMIT;
+	if (dad) {
+		memcpy(ip6->dst_addr, all_nodes, 16);
+		to = &all_nodes_mac;
+	} else {
+		memcpy(ip6->dst_addr, ip6->src_addr, 16);
+	}
+	memcpy(ip6->src_addr, na->msg.target, 16);
+	w->counters.nd_adverts_sent++;
+	send_answer(w, port, m, to);
+}
+
+void
+sy_icmp6_input(struct sy_worker *w, uint16_t port, struct rte_mbuf *m, const struct rte_ether_addr *peer)
+{
+	const struct rte_ipv6_hdr *ip6 = rte_pktmbuf_mtod(m, const struct rte_ipv6_hdr *);
+	uint32_t off = m->l3_len;
+	uint32_t len = sizeof(*ip6) + rte_be_to_cpu_16(ip6->payload_len) - off;
+	const uint8_t *icmp;
+
+	if (unlikely(len < 4 || m->data_len < off + 4)) {
+		sy_drop(w, m, SY_DROP_ICMP6_TRUNCATED);
+		return;
+	}
+	/* Over the whole message, which may span segments. */
+	if (unlikely(sy_icmp6_sum(m, off, len) != 0xffff)) {
+		sy_drop(w, m, SY_DROP_ICMP6_BAD_CHECKSUM);
+		return;
+	}
+	icmp = rte_pktmbuf_mtod_offset(m, const uint8_t *, off);
+	switch (icmp[0]) {
+	case ICMP6_ECHO_REQUEST:
+		if (unlikely(icmp[1] != 0 || len < 8)) {
+			sy_drop(w, m, SY_DROP_ICMP6_TRUNCATED);
+			return;
+		}
+		echo_reply(w, port, m, peer);
+		return;
+	case ND_NEIGHBOR_SOLICIT:
+		solicitation(w, port, m, peer, len);
+		return;
+	case ND_NEIGHBOR_ADVERT:
+		sy_drop(w, m, SY_DROP_ND_ADVERT_IGNORED);
+		return;
+	default:
+		sy_drop(w, m, SY_DROP_ICMP6_UNSUPPORTED_TYPE);
+		return;
+	}
+}

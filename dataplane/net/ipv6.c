@@ -1,0 +1,251 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * IPv6 input (RFC 8200): the fixed header checked, the extension headers
+ * walked with a bound, and what is for us handed on. Today that is ICMPv6
+ * (net/icmp6.c: echo and neighbour discovery for the port's addresses); TCP
+ * over IPv6 is counted and dropped until the connection layer carries IPv6
+ * addresses.
+ *
+ * A port speaks IPv6 only when its config gives it an IPv6 address. It then
+ * also answers on the link-local address its MAC gives, because neighbour
+ * discovery and hosts on the link use it.
+ */
+#include <string.h>
+
+#include <rte_byteorder.h>
+#include <rte_ether.h>
+#include <rte_ip.h>
+#include <rte_mbuf.h>
+
+#include "net/net.h"
+#include "worker.h"
+
+/* Extension headers we walk before giving up on a packet: a chain longer
+ * than this is an attack on the walk, not traffic. */
+#define SY_IPV6_MAX_EXT_HEADERS 8
+
+#define IPV6_EXT_HOPOPTS 0
+#define IPV6_EXT_ROUTING 43
+#define IPV6_EXT_FRAGMENT 44
+#define IPV6_EXT_DSTOPTS 60
+#define IPV6_NO_NEXT_HEADER 59
+
+void
+sy_ipv6_link_local(const struct rte_ether_addr *mac, uint8_t out[16])
+{
+	const uint8_t *b = mac->addr_bytes;
+
+	memset(out, 0, 16);
+	out[0] = 0xfe;
+	out[1] = 0x80;
+	/* Modified EUI-64 (RFC 4291 appendix A): the universal/local bit
+	 * flipped, ff:fe in the middle. */
+	out[8] = b[0] ^ 0x02;
+	out[9] = b[1];
+	out[10] = b[2];
+	out[11] = 0xff;
+	out[12] = 0xfe;
+	out[13] = b[3];
+	out[14] = b[4];
+	out[15] = b[5];
+}
+
+bool
+sy_ipv6_is_ours(const struct sy_dp_port *p, const uint8_t a[16])
+{
+	uint8_t ll[16];
+	unsigned i;
+
+	for (i = 0; i < p->n_ipv6; i++)
+		if (memcmp(p->ipv6[i], a, 16) == 0)
+			return true;
+	if (p->n_ipv6 == 0)
+		return false;
+	sy_ipv6_link_local(&p->mac, ll);
+	return memcmp(ll, a, 16) == 0;
+}
+
+/* ff02::1:ffXX:XXXX, the solicited-node group (RFC 4291 2.7.1) of one of
+ * our addresses: where neighbour solicitations for it are sent. */
+static bool
+is_our_solicited_node(const struct sy_dp_port *p, const uint8_t a[16])
+{
+	static const uint8_t prefix[13] = { 0xff, 0x02, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x01, 0xff };
+	uint8_t ll[16];
+	unsigned i;
+
+	if (memcmp(a, prefix, sizeof(prefix)) != 0)
+		return false;
+	for (i = 0; i < p->n_ipv6; i++)
+		if (memcmp(p->ipv6[i] + 13, a + 13, 3) == 0)
+			return true;
+	sy_ipv6_link_local(&p->mac, ll);
+	return memcmp(ll + 13, a + 13, 3) == 0;
+}
+
+/* ff02::1, every node on the link. */
+static bool
+is_all_nodes(const uint8_t a[16])
+{
+	static const uint8_t all[16] = { 0xff, 0x02, [15] = 0x01 };
+
+	return memcmp(a, all, 16) == 0;
+}
+
+static bool
+is_martian_source(const struct sy_dp_port *p, const uint8_t a[16])
+{
+	static const uint8_t loopback[16] = { [15] = 1 };
+
+	return a[0] == 0xff || memcmp(a, loopback, 16) == 0 || sy_ipv6_is_ours(p, a);
+}
+
+/*
+ * The options of a hop-by-hop or destination options header (RFC 8200
+ * 4.2): none of them means anything to us, so each is skipped, unless its
+ * type's top two bits say an unknown option must not be skipped. Returns
+ * false for those and for an option that runs past the header.
+ */
+static bool
+options_skippable(const uint8_t *h, unsigned len)
+{
+	unsigned off = 2;
+
+	while (off < len) {
+		uint8_t type = h[off];
+
+		if (type == 0) { /* Pad1 */
+			off++;
+			continue;
+		}
+		if (off + 2 > len || off + 2u + h[off + 1] > len)
+			return false;
+		/* PadN (1) and Router Alert (5, on MLD reports) are known. */
+		if (type != 1 && type != 5 && (type >> 6) != 0)
+			return false;
+		off += 2u + h[off + 1];
+	}
+	return true;
+}
+
+void
+sy_ipv6_input(struct sy_worker *w, uint16_t port, struct rte_mbuf *m)
+{
+	const struct sy_dp_port *p = &w->sh->ports[port];
+	/* The frame's sender, still in the headroom eth.c stepped over:
+	 * where an answer made in this buffer goes. */
+	const struct rte_ether_hdr *eh =
+		(const struct rte_ether_hdr *)(rte_pktmbuf_mtod(m, uint8_t *) - m->l2_len);
+	struct rte_ether_addr peer = eh->src_addr;
+	struct rte_ipv6_hdr *ip6;
+	uint32_t tlen, off;
+	uint8_t nh;
+	unsigned n;
+
+	if (unlikely(p->n_ipv6 == 0)) {
+		sy_drop(w, m, SY_DROP_IPV6_OFF);
+		return;
+	}
+	if (unlikely(m->data_len < sizeof(*ip6))) {
+		sy_drop(w, m, SY_DROP_IPV6_TRUNCATED);
+		return;
+	}
+	ip6 = rte_pktmbuf_mtod(m, struct rte_ipv6_hdr *);
+	if (unlikely((rte_be_to_cpu_32(ip6->vtc_flow) >> 28) != 6)) {
+		sy_drop(w, m, SY_DROP_IPV6_BAD_HEADER);
+		return;
+	}
+	tlen = sizeof(*ip6) + rte_be_to_cpu_16(ip6->payload_len);
+	if (unlikely(tlen > m->pkt_len)) {
+		sy_drop(w, m, SY_DROP_IPV6_TRUNCATED);
+		return;
+	}
+	/* Short frames arrive padded: cut to the datagram. */
+	if (m->pkt_len > tlen)
+		rte_pktmbuf_trim(m, (uint16_t)(m->pkt_len - tlen));
+	if (unlikely(!sy_ipv6_is_ours(p, ip6->dst_addr) && !is_our_solicited_node(p, ip6->dst_addr) &&
+		     !is_all_nodes(ip6->dst_addr))) {
+		sy_drop(w, m, SY_DROP_IPV6_NOT_OURS);
+		return;
+	}
+	if (unlikely(is_martian_source(p, ip6->src_addr))) {
+		sy_drop(w, m, SY_DROP_IPV6_MARTIAN_SOURCE);
+		return;
+	}
+
+	/* The extension headers, read in place: they must sit in the first
+	 * segment with the fixed header (they always do in a frame this
+	 * small; a chain that does not is dropped as truncated). */
+	nh = ip6->proto;
+	off = sizeof(*ip6);
+	for (n = 0;; n++) {
+		const uint8_t *h = rte_pktmbuf_mtod_offset(m, const uint8_t *, off);
+		unsigned hlen;
+
+		switch (nh) {
+		case IPPROTO_ICMPV6:
+			m->l3_len = (uint16_t)off;
+			sy_icmp6_input(w, port, m, &peer);
+			return;
+		case IPPROTO_TCP:
+			sy_drop(w, m, SY_DROP_IPV6_TCP_NOT_SERVED);
+			return;
+		case IPV6_EXT_FRAGMENT:
+			/* No reassembly, as for IPv4. */
+			sy_drop(w, m, SY_DROP_IPV6_FRAGMENT);
+			return;
+		case IPV6_EXT_HOPOPTS:
+		case IPV6_EXT_ROUTING:
+		case IPV6_EXT_DSTOPTS:
+			break;
+		default: /* IPV6_NO_NEXT_HEADER among them */
+			sy_drop(w, m, SY_DROP_IPV6_UNSUPPORTED_PROTO);
+			return;
+		}
+		/* Hop-by-hop options come first or not at all (RFC 8200 4.1). */
+		if (unlikely(n >= SY_IPV6_MAX_EXT_HEADERS || (nh == IPV6_EXT_HOPOPTS && n > 0))) {
+			sy_drop(w, m, SY_DROP_IPV6_EXT_HEADERS);
+			return;
+		}
+		if (unlikely(off + 8 > tlen || off + 8 > m->data_len)) {
+			sy_drop(w, m, SY_DROP_IPV6_TRUNCATED);
+			return;
+		}
+		hlen = (h[1] + 1u) * 8;
+		if (unlikely(off + hlen > tlen || off + hlen > m->data_len)) {
+			sy_drop(w, m, SY_DROP_IPV6_TRUNCATED);
+			return;
+		}
+		if (nh == IPV6_EXT_ROUTING) {
+			/* Segments left: the packet is to go on to another
+			 * node, and we do not forward. */
+			if (h[3] != 0) {
+				sy_drop(w, m, SY_DROP_IPV6_ROUTING_HEADER);
+				return;
+			}
+		} else if (unlikely(!options_skippable(h, hlen))) {
+			sy_drop(w, m, SY_DROP_IPV6_OPTION_DISCARD);
+			return;
+		}
+		nh = h[0];
+		off += hlen;
+	}
+}
+
+void
+sy_ipv6_send_to(struct sy_worker *w, uint16_t port, struct rte_mbuf *m,
+		const struct rte_ether_addr *dst)
+{
+	struct rte_ether_hdr *eh;
+
+	m->l3_len = sizeof(struct rte_ipv6_hdr);
+	/* Keep only the flags that say who owns the buffer. */
+	m->ol_flags &= RTE_MBUF_F_INDIRECT | RTE_MBUF_F_EXTERNAL;
+	if (unlikely(sy_eth_prepend(w, port, m, RTE_ETHER_TYPE_IPV6) < 0)) {
+		sy_drop(w, m, SY_DROP_NO_MBUF);
+		return;
+	}
+	eh = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
+	rte_ether_addr_copy(dst, &eh->dst_addr);
+	sy_tx(w, port, m);
+}
