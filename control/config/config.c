@@ -92,6 +92,44 @@ parse_workers(json_t *v, struct sy_config *cfg, char *err, size_t errlen)
 	return 0;
 }
 
+/* ports[].ipv4 or ports[].ipv6 (key k): a list of "ADDRESS/LEN" of that
+ * family; an IPv6 one must be unicast and global (the port's link-local
+ * address comes from its MAC). */
+static int
+parse_port_addrs(const json_t *val, const char *k, int family, struct sy_port_addr *out, unsigned *n,
+		 char *err, size_t errlen)
+{
+	static const uint8_t loopback_or_any[15]; /* ::1 and :: */
+	const char *fam = family == AF_INET ? "IPv4" : "IPv6";
+	size_t i;
+	json_t *a;
+
+	if (!json_is_array(val) || json_array_size(val) > SY_MAX_PORT_ADDRS)
+		return fail(err, errlen, "%s: must be a list of at most %d CIDRs", k, SY_MAX_PORT_ADDRS);
+	json_array_foreach(val, i, a) {
+		struct sy_port_addr *pa = &out[i];
+		const char *text = json_string_value(a);
+		const uint8_t *v6 = pa->addr.v6;
+
+		if (text == NULL || strchr(text, '/') == NULL ||
+		    sy_prefix_parse(text, &pa->addr, &pa->prefix_len) < 0 || pa->addr.family != family)
+			return fail(err, errlen,
+				    "%s[%zu]: \"%s\" is not an %s address with a prefix length from 0 to "
+				    "%d, like \"%s\"",
+				    k, i, text ? text : "(not a string)", fam, family == AF_INET ? 32 : 128,
+				    family == AF_INET ? "198.18.0.1/24" : "2001:2::1/64");
+		if (family == AF_INET6 &&
+		    (v6[0] == 0xff || (v6[0] == 0xfe && (v6[1] & 0xc0) == 0x80) ||
+		     (memcmp(v6, loopback_or_any, sizeof(loopback_or_any)) == 0 && v6[15] <= 1)))
+			return fail(err, errlen,
+				    "%s[%zu]: \"%s\" is a multicast, link-local, loopback or unspecified "
+				    "address; give the port a unicast one",
+				    k, i, text);
+	}
+	*n = (unsigned)json_array_size(val);
+	return 0;
+}
+
 static int
 parse_port(json_t *v, size_t idx, struct sy_config *cfg, char *err, size_t errlen)
 {
@@ -121,54 +159,9 @@ parse_port(json_t *v, size_t idx, struct sy_config *cfg, char *err, size_t errle
 			p->mtu = (uint16_t)json_integer_value(val);
 			rc = 0;
 		} else if (strcmp(key, "ipv4") == 0) {
-			size_t i;
-			json_t *a;
-
-			if (!json_is_array(val) || json_array_size(val) > SY_MAX_PORT_ADDRS)
-				return fail(err, errlen, "%s: must be a list of at most %d CIDRs", k,
-					    SY_MAX_PORT_ADDRS);
-			json_array_foreach(val, i, a) {
-				struct sy_port_addr *pa = &p->ipv4[i];
-
-				if (!json_is_string(a) || strchr(json_string_value(a), '/') == NULL ||
-				    sy_prefix_parse(json_string_value(a), &pa->addr, &pa->prefix_len) < 0 ||
-				    pa->addr.family != AF_INET)
-					return fail(err, errlen,
-						    "%s[%zu]: must be an IPv4 address with a prefix length, "
-						    "like \"198.18.0.1/24\"", k, i);
-			}
-			p->n_ipv4 = (unsigned)json_array_size(val);
-			rc = 0;
+			rc = parse_port_addrs(val, k, AF_INET, p->ipv4, &p->n_ipv4, err, errlen);
 		} else if (strcmp(key, "ipv6") == 0) {
-			size_t i;
-			json_t *a;
-
-			if (!json_is_array(val) || json_array_size(val) > SY_MAX_PORT_ADDRS)
-				return fail(err, errlen, "%s: must be a list of at most %d CIDRs", k,
-					    SY_MAX_PORT_ADDRS);
-			json_array_foreach(val, i, a) {
-				struct sy_port_addr *pa = &p->ipv6[i];
-				const char *text = json_string_value(a);
-
-				if (text == NULL || strchr(text, '/') == NULL ||
-				    sy_prefix_parse(text, &pa->addr, &pa->prefix_len) < 0 ||
-				    pa->addr.family != AF_INET6)
-					return fail(err, errlen,
-						    "%s[%zu]: \"%s\" is not an IPv6 address with a prefix "
-						    "length from 0 to 128, like \"2001:2::1/64\"",
-						    k, i, text ? text : "(not a string)");
-				/* Not a multicast, unspecified, loopback or
-				 * link-local address: the port's own link-local
-				 * one comes from its MAC. */
-				if (pa->addr.v6[0] == 0xff || (pa->addr.v6[0] == 0xfe && (pa->addr.v6[1] & 0xc0) == 0x80) ||
-				    (memcmp(pa->addr.v6, "\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0", 15) == 0 && pa->addr.v6[15] <= 1))
-					return fail(err, errlen,
-						    "%s[%zu]: \"%s\" is a multicast, link-local, loopback or "
-						    "unspecified address; give the port a unicast one",
-						    k, i, text);
-			}
-			p->n_ipv6 = (unsigned)json_array_size(val);
-			rc = 0;
+			rc = parse_port_addrs(val, k, AF_INET6, p->ipv6, &p->n_ipv6, err, errlen);
 		} else {
 			return fail(err, errlen, "%s: unknown key (known: name, devargs, pci, ipv4, ipv6, mtu)", k);
 		}

@@ -7,6 +7,7 @@
 #ifndef SY_TEST_FRAMES_H
 #define SY_TEST_FRAMES_H
 
+#include <stdio.h>
 #include <string.h>
 
 #include <rte_arp.h>
@@ -15,6 +16,7 @@
 
 #include "sy_addr.h"
 #include "sy_config.h"
+#include "worker.h"
 
 /* A dotted quad in network order; the test fails if it does not parse. */
 static inline uint32_t
@@ -63,6 +65,26 @@ t_arp_frame(struct rte_mempool *mp, uint16_t op, const struct rte_ether_addr *et
 		a->arp_data.arp_tha = *eth_dst;
 	a->arp_data.arp_tip = ip4(tip);
 	return m;
+}
+
+/* The data plane's shared state for cfg with n workers, and the ports'
+ * MACs (macs[i] for port i); NULL, with the reason on stderr, if it cannot
+ * be made. */
+static inline struct sy_dp_shared *
+t_dp_shared(const struct sy_config *cfg, struct rte_mempool *mp, unsigned n,
+	    const struct rte_ether_addr *const *macs, unsigned n_macs)
+{
+	struct sy_dp_shared *sh;
+	char err[256] = "";
+	unsigned i;
+
+	if (sy_dp_shared_create(cfg, mp, n, &sh, err, sizeof(err)) < 0) {
+		fprintf(stderr, "sy_dp_shared_create: %s\n", err);
+		return NULL;
+	}
+	for (i = 0; i < n_macs; i++)
+		sh->ports[i].mac = *macs[i];
+	return sh;
 }
 
 #endif

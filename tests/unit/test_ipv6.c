@@ -89,15 +89,11 @@ group_teardown(void **state)
 static int
 setup(void **state)
 {
-	char err[256] = "";
+	static const struct rte_ether_addr *const macs[] = { &mac_p0, &mac_other };
 
 	(void)state;
-	if (sy_dp_shared_create(&cfg, mp, 1, &sh, err, sizeof(err)) < 0) {
-		fprintf(stderr, "sy_dp_shared_create: %s\n", err);
+	if ((sh = t_dp_shared(&cfg, mp, 1, macs, 2)) == NULL)
 		return -1;
-	}
-	sh->ports[0].mac = mac_p0;
-	sh->ports[1].mac = mac_other;
 	w0 = sy_worker_create(sh, 0, rte_get_main_lcore());
 	return w0 == NULL ? -1 : 0;
 }
