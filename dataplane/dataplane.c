@@ -54,10 +54,10 @@ static unsigned
 pool_size(unsigned n_ports, unsigned n_workers)
 {
 	/* Every queue's ring full, plus each worker's cache, its RX burst,
-	 * its TX buffers and its ARP hold queue. */
+	 * its TX buffers and its two neighbour tables' hold queues. */
 	unsigned need = n_ports * n_workers * (SY_PORT_RX_DESC + SY_PORT_TX_DESC) +
 			n_workers * (SY_MBUF_CACHE + SY_RX_BURST + n_ports * SY_TX_BUF +
-				     SY_ARP_PENDING_MAX);
+				     2 * SY_NEIGH_PENDING_MAX);
 	unsigned n = SY_MBUF_MIN;
 
 	while (n < need)

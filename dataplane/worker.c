@@ -14,7 +14,7 @@
 
 #include "conn/conn.h"
 #include "dp_log.h"
-#include "net/arp.h"
+#include "net/neigh.h"
 #include "lb/hc_probe.h"
 #include "sy_access_log.h"
 #include "sy_dataplane.h"
@@ -136,6 +136,7 @@ sy_dp_shared_create(const struct sy_config *cfg, struct rte_mempool *pool, unsig
 				goto fail;
 			}
 			memcpy(p->ipv6[j], pc->ipv6[j].addr.v6, 16);
+			p->ipv6_prefix[j] = pc->ipv6[j].prefix_len;
 		}
 		p->n_ipv6 = pc->n_ipv6;
 	}
@@ -177,8 +178,8 @@ sy_dp_shared_create(const struct sy_config *cfg, struct rte_mempool *pool, unsig
 
 		snprintf(name, sizeof(name), "sy_nb_%u_%u", set, i);
 		/* Any worker posts, only the owner reads. */
-		sh->nb_ring[i] = rte_ring_create_elem(name, sizeof(struct sy_arp_update),
-						      SY_ARP_RING_SIZE, SOCKET_ID_ANY,
+		sh->nb_ring[i] = rte_ring_create_elem(name, sizeof(struct sy_neigh_update),
+						      SY_NEIGH_RING_SIZE, SOCKET_ID_ANY,
 						      RING_F_SC_DEQ);
 		snprintf(name, sizeof(name), "sy_ho_%u_%u", set, i);
 		sh->handoff[i] = rte_ring_create(name, SY_HANDOFF_RING_SIZE, SOCKET_ID_ANY, RING_F_SC_DEQ);
@@ -279,6 +280,8 @@ sy_worker_create(struct sy_dp_shared *sh, unsigned id, unsigned lcore)
 	w->queue = (uint16_t)id;
 	w->sh = sh;
 	w->now = rte_rdtsc();
+	sy_neigh_init(&w->arp, AF_INET);
+	sy_neigh_init(&w->nd, AF_INET6);
 	w->arp.last_timer = w->now;
 	if (sy_worker_conn_init(w) < 0) {
 		rte_free(w);
@@ -295,7 +298,7 @@ sy_worker_destroy(struct sy_worker *w)
 	if (w == NULL)
 		return;
 	sy_worker_conn_fini(w);
-	sy_arp_flush_all(w);
+	sy_neigh_flush_all(w);
 	for (p = 0; p < SY_MAX_PORTS; p++) {
 		for (i = 0; i < w->txq[p].n; i++)
 			rte_pktmbuf_free(w->txq[p].pkts[i]);
@@ -395,7 +398,7 @@ sy_worker_poll(struct sy_worker *w)
 	/* Held for this burst only (docs/architecture.md section 3). */
 	w->gen = sh->slot ? sy_gen_acquire(sh->slot) : NULL;
 
-	work += sy_arp_drain_updates(w);
+	work += sy_neigh_drain_updates(w);
 	work += sy_tcp_handoff_drain(w);
 	if (w->id == 0 && sh->hc_jobs != NULL)
 		work += sy_hc_drain(w); /* health checks to send (lb/hc_probe.h) */
@@ -429,9 +432,9 @@ sy_worker_poll(struct sy_worker *w)
 		w->phase.input_end = phase_tsc();
 	work += sy_conn_timers_run(w);
 
-	if (w->now - w->arp.last_timer >= sy_ms_to_tsc(w, SY_ARP_TIMER_MS)) {
+	if (w->now - w->arp.last_timer >= sy_ms_to_tsc(w, SY_NEIGH_TIMER_MS)) {
 		w->arp.last_timer = w->now;
-		sy_arp_timer(w);
+		sy_neigh_timer(w);
 	}
 
 	if (SY_POLL_PHASES)

@@ -4,7 +4,7 @@
  * only (worker.h has the functions): a file that reads a worker's fields
  * includes this, without the ports', ARP's and TCP's functions. The tables
  * a worker holds by value come as types too (conn/conn_tables_t.h,
- * net/arp_t.h, tcp/tcp_syncookie_t.h, tcp/tcp_isn.h); what it points to is
+ * net/neigh_t.h, tcp/tcp_syncookie_t.h, tcp/tcp_isn.h); what it points to is
  * declared, not included.
  *
  * struct sy_dp_shared is built at init (sy_dp_shared_create, then the ports
@@ -23,7 +23,7 @@
 #include <rte_ether.h>
 
 #include "conn/conn_tables_t.h"
-#include "net/arp_t.h"
+#include "net/neigh_t.h"
 #include "sy_config.h"
 #include "sy_counters.h"
 #include "tcp/tcp_isn.h"
@@ -63,6 +63,7 @@ struct sy_dp_port {
 	 * port also answers on the link-local address its MAC gives
 	 * (sy_ipv6_link_local); with none it drops IPv6 (ipv6_off). */
 	uint8_t ipv6[SY_MAX_PORT_ADDRS][16];
+	uint8_t ipv6_prefix[SY_MAX_PORT_ADDRS]; /* their prefix lengths */
 	unsigned n_ipv6;
 	bool rx_ipv4_cksum; /* RX offload enabled: trust the mbuf flags */
 	bool tx_ipv4_cksum; /* TX offload enabled: let the NIC fill it */
@@ -150,7 +151,8 @@ struct sy_worker {
 		uint64_t rx_begin, input_end, timers_end, rx_calls;
 	} phase;
 	struct sy_worker_counters counters; /* worker: wo, ctl: ro */
-	struct sy_arp_table arp;
+	struct sy_neigh_table arp; /* IPv4 next hops (net/arp.c) */
+	struct sy_neigh_table nd;  /* IPv6 next hops (net/nd.c) */
 	struct sy_conn_tables tcp;
 } __rte_cache_aligned;
 

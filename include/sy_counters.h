@@ -48,7 +48,10 @@
 	X(ICMP6_UNSUPPORTED_TYPE, "icmp6_unsupported_type")                    \
 	X(ND_MALFORMED, "nd_malformed")        /* hop limit not 255, short, a bad option */ \
 	X(ND_NOT_OURS, "nd_not_ours")          /* a solicitation for another node's address */ \
-	X(ND_ADVERT_IGNORED, "nd_advert_ignored") /* no neighbour cache for IPv6 yet */ \
+	X(ND_ADVERT_IGNORED, "nd_advert_ignored") /* for no entry of ours, or no usable MAC */ \
+	X(ND_PENDING_FULL, "nd_pending_full")  /* as ARP_PENDING_FULL, for IPv6 next hops */ \
+	X(ND_UNRESOLVED, "nd_unresolved")      /* no advertisement after the solicitations */ \
+	X(IPV6_NO_ROUTE, "ipv6_no_route")                                      \
 	X(TCP_MALFORMED, "tcp_malformed")                                      \
 	X(TCP_BAD_CHECKSUM, "tcp_bad_checksum")                                \
 	X(TCP_COOKIE_INVALID, "tcp_cookie_invalid")                            \
@@ -156,13 +159,14 @@ extern const char *const sy_drop_reason_names[SY_DROP__COUNT];
 	X(poll_pre_cycles)   /* rings: neighbour updates, hand-offs, health checks, VRRP */ \
 	X(poll_rx_cycles)    /* the drivers' RX calls */                      \
 	X(poll_input_cycles) /* our processing of what they returned */       \
-	X(poll_timer_cycles) /* TCP and ARP timers */                         \
+	X(poll_timer_cycles) /* TCP and neighbour timers */                         \
 	X(poll_tx_cycles)    /* the drivers' TX calls and freeing what they refused */ \
 	X(arp_requests_sent)                                                   \
 	X(arp_replies_sent)                                                    \
 	X(icmp_echo_replies)                                                   \
 	X(icmp6_echo_replies)                                                  \
 	X(nd_adverts_sent) /* neighbour advertisements: answers and DAD defences */ \
+	X(nd_solicits_sent) /* neighbour solicitations for IPv6 next hops (net/nd.h) */ \
 	X(syn_cookies_sent)                                                    \
 	X(conns_opened)    /* cookie validated: a connection record made */    \
 	X(conns_spliced)   /* backend answered, held bytes sent */             \

@@ -195,12 +195,18 @@ parse_route(json_t *v, size_t idx, struct sy_config *cfg, char *err, size_t errl
 		if (strcmp(key, "prefix") && strcmp(key, "via") && strcmp(key, "port"))
 			return fail(err, errlen, "routes[%zu].%s: unknown key (known: prefix, via, port)",
 				    idx, key);
-	if (!json_is_string(prefix) ||
-	    sy_prefix_parse(json_string_value(prefix), &r->prefix, &r->prefix_len) < 0)
-		return fail(err, errlen, "routes[%zu].prefix: must be a CIDR like \"198.19.0.0/16\"", idx);
-	if (via != NULL && (!json_is_string(via) || sy_addr_parse(json_string_value(via), &r->via) < 0 ||
+	if (!json_is_string(prefix))
+		return fail(err, errlen, "routes[%zu].prefix: required, a CIDR like \"198.19.0.0/16\" "
+			    "or \"2001:2:5::/64\"", idx);
+	if (sy_prefix_parse(json_string_value(prefix), &r->prefix, &r->prefix_len) < 0)
+		return fail(err, errlen, "routes[%zu].prefix: \"%s\" is not an IPv4 or IPv6 prefix "
+			    "(an address, then a length up to 32 or 128)", idx, json_string_value(prefix));
+	if (via != NULL && !json_is_string(via))
+		return fail(err, errlen, "routes[%zu].via: must be an address", idx);
+	if (via != NULL && (sy_addr_parse(json_string_value(via), &r->via) < 0 ||
 			    r->via.family != r->prefix.family))
-		return fail(err, errlen, "routes[%zu].via: must be an address of the prefix's family", idx);
+		return fail(err, errlen, "routes[%zu].via: \"%s\" is not an %s address (the prefix's family)",
+			    idx, json_string_value(via), r->prefix.family == AF_INET6 ? "IPv6" : "IPv4");
 	if (!json_is_string(port))
 		return fail(err, errlen, "routes[%zu].port: required, the name of a port", idx);
 	pi = sy_config_port_index(cfg, json_string_value(port));

@@ -226,6 +226,8 @@ static const struct counter_meta counters[] = {
 	  "ICMPv6 echo replies sent."),
 	C(nd_adverts_sent, "switchyard_nd_adverts_sent_total", "counter",
 	  "IPv6 neighbour advertisements sent (answers to solicitations, duplicate address defences)."),
+	C(nd_solicits_sent, "switchyard_nd_solicits_sent_total", "counter",
+	  "IPv6 neighbour solicitations sent (resolving next hops)."),
 	C(syn_cookies_sent, "switchyard_syn_cookies_sent_total", "counter",
 	  "SYN-ACKs with a SYN cookie sent (every SYN to a listen address)."),
 	C(conns_opened, "switchyard_connections_opened_total", "counter",

@@ -6,6 +6,7 @@
 #include <rte_byteorder.h>
 #include <rte_errno.h>
 #include <rte_lpm.h>
+#include <rte_lpm6.h>
 #include <rte_malloc.h>
 
 #include "dp_log.h"
@@ -15,9 +16,13 @@
  * each of them being longer than /24 (a /32 host route costs one group). */
 #define SY_FIB_MAX_RULES 1024
 #define SY_FIB_TBL8S 256
+/* rte_lpm6 walks 8 bits a level after the first 24: a /64 costs five
+ * groups, a /128 thirteen. */
+#define SY_FIB6_TBL8S 2048
 
+/* Either family: rte_lpm for IPv4, rte_lpm6 for IPv6, one next-hop array. */
 static int
-fib_add(struct sy_fib *fib, uint32_t prefix_be, uint8_t len, const struct sy_fib_nh *nh)
+fib_add(struct sy_fib *fib, const struct sy_addr *prefix, uint8_t len, const struct sy_fib_nh *nh)
 {
 	unsigned idx = fib->n_nh;
 	int rc;
@@ -25,11 +30,56 @@ fib_add(struct sy_fib *fib, uint32_t prefix_be, uint8_t len, const struct sy_fib
 	if (idx >= SY_FIB_MAX_NH)
 		return -ENOSPC;
 	fib->nh[idx] = *nh;
-	/* rte_lpm wants host order and masks the prefix itself. */
-	rc = rte_lpm_add(fib->lpm4, rte_be_to_cpu_32(prefix_be), len, idx);
+	/* rte_lpm wants host order; both mask the prefix themselves. */
+	if (prefix->family == AF_INET6)
+		rc = rte_lpm6_add(fib->lpm6, prefix->v6, len, idx);
+	else
+		rc = rte_lpm_add(fib->lpm4, rte_be_to_cpu_32(prefix->v4), len, idx);
 	if (rc < 0)
 		return rc;
 	fib->n_nh++;
+	return 0;
+}
+
+static bool
+route_ok(const struct sy_config *cfg, const struct sy_static_route *r)
+{
+	uint8_t max = r->prefix.family == AF_INET6 ? 128 : 32;
+
+	if (r->prefix.family != AF_INET && r->prefix.family != AF_INET6)
+		return false;
+	if (r->prefix_len > max || r->port >= cfg->n_ports)
+		return false;
+	return r->via.family == 0 || r->via.family == r->prefix.family;
+}
+
+/* The connected prefixes of one port, of one family. */
+static int
+add_connected(struct sy_fib *fib, const struct sy_port_config *pc, unsigned port,
+	      const struct sy_port_addr *addrs, unsigned n, uint8_t family, char *err,
+	      size_t errlen)
+{
+	char buf[SY_ADDR_STRLEN];
+	unsigned j;
+	int rc;
+
+	for (j = 0; j < n; j++) {
+		const struct sy_port_addr *pa = &addrs[j];
+		struct sy_fib_nh nh = { .port = (uint16_t)port };
+
+		if (pa->addr.family != family || pa->prefix_len > (family == AF_INET ? 32 : 128)) {
+			snprintf(err, errlen, "fib: port %s: address %u is not %s", pc->name, j,
+				 family == AF_INET ? "IPv4" : "IPv6");
+			return -EINVAL;
+		}
+		rc = fib_add(fib, &pa->addr, pa->prefix_len, &nh);
+		if (rc < 0) {
+			snprintf(err, errlen, "fib: port %s: %s/%u: %s", pc->name,
+				 sy_addr_format(&pa->addr, buf, sizeof(buf)), pa->prefix_len,
+				 strerror(-rc));
+			return rc;
+		}
+	}
 	return 0;
 }
 
@@ -42,10 +92,14 @@ sy_fib_create(const struct sy_config *cfg, struct sy_fib **out, char *err, size_
 		.max_rules = SY_FIB_MAX_RULES,
 		.number_tbl8s = SY_FIB_TBL8S,
 	};
+	struct rte_lpm6_config lc6 = {
+		.max_rules = SY_FIB_MAX_RULES,
+		.number_tbl8s = SY_FIB6_TBL8S,
+	};
 	char name[RTE_LPM_NAMESIZE];
 	char buf[SY_ADDR_STRLEN];
 	struct sy_fib *fib;
-	unsigned i, j;
+	unsigned i;
 	int rc;
 
 	*out = NULL;
@@ -61,6 +115,13 @@ sy_fib_create(const struct sy_config *cfg, struct sy_fib **out, char *err, size_
 		snprintf(err, errlen, "fib: rte_lpm_create: %s", rte_strerror(rte_errno));
 		goto fail;
 	}
+	snprintf(name, sizeof(name), "sy_fib6_%u", atomic_fetch_add(&seq, 1));
+	fib->lpm6 = rte_lpm6_create(name, SOCKET_ID_ANY, &lc6);
+	if (fib->lpm6 == NULL) {
+		rc = -rte_errno;
+		snprintf(err, errlen, "fib: rte_lpm6_create: %s", rte_strerror(rte_errno));
+		goto fail;
+	}
 
 	/* Static routes first, connected prefixes last: on an identical prefix
 	 * rte_lpm_add replaces the next hop, and a connected prefix must win
@@ -69,20 +130,14 @@ sy_fib_create(const struct sy_config *cfg, struct sy_fib **out, char *err, size_
 		const struct sy_static_route *r = &cfg->routes[i];
 		struct sy_fib_nh nh = { .port = (uint16_t)r->port };
 
-		if (r->prefix.family == AF_INET6) {
-			SY_DP_LOG(WARNING, "fib: route %s/%u skipped: IPv6 not supported yet",
-				  sy_addr_format(&r->prefix, buf, sizeof(buf)), r->prefix_len);
-			continue;
-		}
-		if (r->prefix.family != AF_INET || r->prefix_len > 32 || r->port >= cfg->n_ports ||
-		    (r->via.family != 0 && r->via.family != AF_INET)) {
+		if (!route_ok(cfg, r)) {
 			snprintf(err, errlen, "fib: route %u (%s/%u): bad prefix, port or via", i,
 				 sy_addr_format(&r->prefix, buf, sizeof(buf)), r->prefix_len);
 			rc = -EINVAL;
 			goto fail;
 		}
 		nh.gw = r->via;
-		rc = fib_add(fib, r->prefix.v4, r->prefix_len, &nh);
+		rc = fib_add(fib, &r->prefix, r->prefix_len, &nh);
 		if (rc < 0) {
 			snprintf(err, errlen, "fib: route %u (%s/%u): %s", i,
 				 sy_addr_format(&r->prefix, buf, sizeof(buf)), r->prefix_len,
@@ -93,24 +148,11 @@ sy_fib_create(const struct sy_config *cfg, struct sy_fib **out, char *err, size_
 	for (i = 0; i < cfg->n_ports; i++) {
 		const struct sy_port_config *pc = &cfg->ports[i];
 
-		for (j = 0; j < pc->n_ipv4; j++) {
-			const struct sy_port_addr *pa = &pc->ipv4[j];
-			struct sy_fib_nh nh = { .port = (uint16_t)i };
-
-			if (pa->addr.family != AF_INET || pa->prefix_len > 32) {
-				snprintf(err, errlen, "fib: port %s: address %u is not IPv4",
-					 pc->name, j);
-				rc = -EINVAL;
-				goto fail;
-			}
-			rc = fib_add(fib, pa->addr.v4, pa->prefix_len, &nh);
-			if (rc < 0) {
-				snprintf(err, errlen, "fib: port %s: %s/%u: %s", pc->name,
-					 sy_addr_format(&pa->addr, buf, sizeof(buf)),
-					 pa->prefix_len, strerror(-rc));
-				goto fail;
-			}
-		}
+		rc = add_connected(fib, pc, i, pc->ipv4, pc->n_ipv4, AF_INET, err, errlen);
+		if (rc == 0)
+			rc = add_connected(fib, pc, i, pc->ipv6, pc->n_ipv6, AF_INET6, err, errlen);
+		if (rc < 0)
+			goto fail;
 	}
 	*out = fib;
 	return 0;
@@ -125,6 +167,7 @@ sy_fib_free(struct sy_fib *fib)
 	if (fib == NULL)
 		return;
 	rte_lpm_free(fib->lpm4);
+	rte_lpm6_free(fib->lpm6);
 	rte_free(fib);
 }
 
@@ -134,10 +177,15 @@ sy_fib_lookup(const struct sy_fib *fib, const struct sy_addr *dst, struct sy_fib
 	const struct sy_fib_nh *nh;
 	uint32_t idx;
 
-	if (dst->family != AF_INET)
+	if (dst->family == AF_INET) {
+		if (rte_lpm_lookup(fib->lpm4, rte_be_to_cpu_32(dst->v4), &idx) != 0)
+			return -ENETUNREACH;
+	} else if (dst->family == AF_INET6) {
+		if (rte_lpm6_lookup(fib->lpm6, dst->v6, &idx) != 0)
+			return -ENETUNREACH;
+	} else {
 		return -EAFNOSUPPORT;
-	if (rte_lpm_lookup(fib->lpm4, rte_be_to_cpu_32(dst->v4), &idx) != 0)
-		return -ENETUNREACH;
+	}
 	nh = &fib->nh[idx];
 	res->port = nh->port;
 	res->direct = nh->gw.family == 0;

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * IPv4 FIB: connected prefixes of every port plus the configured static
- * routes, on rte_lpm. Built once at init from struct sy_config and read-only
+ * The FIB: connected prefixes of every port plus the configured static
+ * routes, IPv4 on rte_lpm and IPv6 on rte_lpm6. Built once at init from struct sy_config and read-only
  * afterwards, so every worker reads it without synchronization.
  */
 #ifndef SY_FIB_H
@@ -14,9 +14,9 @@
 #include "sy_config.h"
 
 struct rte_lpm;
+struct rte_lpm6;
 
-/* What a route resolves to. The next hop is a struct sy_addr so an IPv6 FIB
- * can return the same thing later. */
+/* What a route resolves to, in either family. */
 struct sy_fib_nh {
 	struct sy_addr gw; /* family 0 when the destination is on-link */
 	uint16_t port;     /* index into sy_config.ports */
@@ -25,22 +25,23 @@ struct sy_fib_nh {
 struct sy_fib_result {
 	uint16_t port;        /* index into sy_config.ports */
 	bool direct;          /* on-link: nexthop == destination */
-	struct sy_addr nexthop; /* address to resolve with ARP */
+	struct sy_addr nexthop; /* address to resolve (ARP, neighbour discovery) */
 };
 
-#define SY_FIB_MAX_NH (SY_MAX_PORTS * SY_MAX_PORT_ADDRS + SY_MAX_STATIC_ROUTES)
+#define SY_FIB_MAX_NH (2 * SY_MAX_PORTS * SY_MAX_PORT_ADDRS + SY_MAX_STATIC_ROUTES)
 
 struct sy_fib {
 	struct rte_lpm *lpm4;
+	struct rte_lpm6 *lpm6;
 	struct sy_fib_nh nh[SY_FIB_MAX_NH]; /* rte_lpm next hop = index here */
 	unsigned n_nh;
 };
 
-/* Build from the ports' ipv4 CIDRs and cfg->routes. Returns 0 or -errno and a
+/* Build from the ports' ipv4 and ipv6 CIDRs and cfg->routes. Returns 0 or -errno and a
  * message naming the offending route in err. */
 int sy_fib_create(const struct sy_config *cfg, struct sy_fib **out, char *err, size_t errlen);
 void sy_fib_free(struct sy_fib *fib);
-/* 0 and *res filled, or -ENETUNREACH (no route) / -EAFNOSUPPORT (not IPv4 yet). */
+/* 0 and *res filled, or -ENETUNREACH (no route) / -EAFNOSUPPORT (family unset). */
 int sy_fib_lookup(const struct sy_fib *fib, const struct sy_addr *dst, struct sy_fib_result *res);
 
 #endif

@@ -4,8 +4,11 @@
  * of neighbour discovery (RFC 4861 7.2.4): a solicitation for one of the
  * port's addresses gets an advertisement with the port's MAC, and a
  * duplicate address probe for one of them is answered to all nodes, which
- * defends the address. Both are made in the query's buffer and sent to the
- * MAC the query names (or came from): answering needs no neighbour cache.
+ * defends the address. Both are made in the query's buffer. An
+ * advertisement goes to the MAC the solicitation names (or came from), so
+ * answering needs no neighbour entry; an echo reply is routed like any
+ * packet of ours (sy_ipv6_output: FIB, neighbour discovery). Advertisements
+ * and what solicitations teach about their senders are net/nd.c's.
  */
 #include <string.h>
 
@@ -14,38 +17,12 @@
 #include <rte_ip.h>
 #include <rte_mbuf.h>
 
+#include "net/nd.h"
 #include "net/net.h"
 #include "worker.h"
 
 #define ICMP6_ECHO_REQUEST 128
 #define ICMP6_ECHO_REPLY 129
-#define ND_NEIGHBOR_SOLICIT 135
-#define ND_NEIGHBOR_ADVERT 136
-#define ND_OPT_SOURCE_LL 1
-#define ND_OPT_TARGET_LL 2
-#define ND_NA_FLAG_SOLICITED 0x40
-#define ND_NA_FLAG_OVERRIDE 0x20
-#define ND_HOP_LIMIT 255
-
-/* A neighbour solicitation or advertisement: the ICMPv6 header, four bytes
- * of flags (reserved in a solicitation), the target; options follow. */
-struct nd_msg {
-	uint8_t type;
-	uint8_t code;
-	rte_be16_t cksum;
-	uint8_t flags;
-	uint8_t reserved[3];
-	uint8_t target[16];
-} __rte_packed;
-
-/* An advertisement as we send it: with the target link-layer option. */
-struct nd_advert {
-	struct nd_msg msg;
-	uint8_t opt_type;
-	uint8_t opt_len; /* in 8-byte units */
-	uint8_t mac[RTE_ETHER_ADDR_LEN];
-} __rte_packed;
-
 uint16_t
 sy_icmp6_sum(const struct rte_mbuf *m, uint32_t off, uint32_t len)
 {
@@ -89,9 +66,9 @@ strip_ext_headers(struct rte_mbuf *m)
 	return ip6;
 }
 
-/* Checksum the message after the fixed header, and send it to `mac`. */
+/* The message after the fixed header checksummed, as it goes out. */
 static void
-send_answer(struct sy_worker *w, uint16_t port, struct rte_mbuf *m, const struct rte_ether_addr *mac)
+answer_checksum(struct rte_mbuf *m)
 {
 	struct rte_ipv6_hdr *ip6 = rte_pktmbuf_mtod(m, struct rte_ipv6_hdr *);
 	rte_be16_t *cksum = rte_pktmbuf_mtod_offset(m, rte_be16_t *, sizeof(*ip6) + 2);
@@ -99,11 +76,12 @@ send_answer(struct sy_worker *w, uint16_t port, struct rte_mbuf *m, const struct
 	ip6->vtc_flow = rte_cpu_to_be_32(6u << 28);
 	*cksum = 0;
 	*cksum = (uint16_t)~sy_icmp6_sum(m, sizeof(*ip6), rte_be_to_cpu_16(ip6->payload_len));
-	sy_ipv6_send_to(w, port, m, mac);
 }
 
+/* An echo reply goes where the routing table says, as any packet of ours:
+ * to an off-link client through its gateway (net/ipv6.c sy_ipv6_output). */
 static void
-echo_reply(struct sy_worker *w, uint16_t port, struct rte_mbuf *m, const struct rte_ether_addr *peer)
+echo_reply(struct sy_worker *w, uint16_t port, struct rte_mbuf *m)
 {
 	const struct sy_dp_port *p = &w->sh->ports[port];
 	struct rte_ipv6_hdr *ip6 = strip_ext_headers(m);
@@ -125,7 +103,8 @@ echo_reply(struct sy_worker *w, uint16_t port, struct rte_mbuf *m, const struct 
 	ip6->hop_limits = SY_IPV4_DEFAULT_TTL;
 	icmp[0] = ICMP6_ECHO_REPLY;
 	w->counters.icmp6_echo_replies++;
-	send_answer(w, port, m, peer);
+	answer_checksum(m);
+	sy_ipv6_output(w, port, m);
 }
 
 /*
@@ -140,19 +119,19 @@ solicitation(struct sy_worker *w, uint16_t port, struct rte_mbuf *m, const struc
 	static const struct rte_ether_addr all_nodes_mac = { { 0x33, 0x33, 0, 0, 0, 0x01 } };
 	const struct sy_dp_port *p = &w->sh->ports[port];
 	struct rte_ipv6_hdr *ip6 = rte_pktmbuf_mtod(m, struct rte_ipv6_hdr *);
-	const struct nd_msg *ns;
+	const struct sy_nd_msg *ns;
 	const struct rte_ether_addr *to = peer;
 	struct rte_ether_addr sllao;
-	struct nd_advert *na;
+	struct sy_nd_msg_ll *na;
 	bool dad;
 	uint32_t off;
 
-	if (unlikely(ip6->hop_limits != ND_HOP_LIMIT || len < sizeof(*ns) ||
+	if (unlikely(ip6->hop_limits != SY_ND_HOP_LIMIT || len < sizeof(*ns) ||
 		     !rte_pktmbuf_is_contiguous(m))) {
 		sy_drop(w, m, SY_DROP_ND_MALFORMED);
 		return;
 	}
-	ns = rte_pktmbuf_mtod_offset(m, const struct nd_msg *, m->l3_len);
+	ns = rte_pktmbuf_mtod_offset(m, const struct sy_nd_msg *, m->l3_len);
 	if (unlikely(ns->code != 0 || ns->target[0] == 0xff)) {
 		sy_drop(w, m, SY_DROP_ND_MALFORMED);
 		return;
@@ -169,7 +148,7 @@ solicitation(struct sy_worker *w, uint16_t port, struct rte_mbuf *m, const struc
 			return;
 		}
 		olen = o[1] * 8u;
-		if (o[0] == ND_OPT_SOURCE_LL) {
+		if (o[0] == SY_ND_OPT_SOURCE_LL) {
 			if (unlikely(dad || olen != 8)) {
 				sy_drop(w, m, SY_DROP_ND_MALFORMED);
 				return;
@@ -187,6 +166,9 @@ solicitation(struct sy_worker *w, uint16_t port, struct rte_mbuf *m, const struc
 		sy_drop(w, m, SY_DROP_ND_MALFORMED);
 		return;
 	}
+	/* The asker is a neighbour we may send to next (RFC 4861 7.2.3). */
+	if (to == &sllao)
+		sy_nd_learn_from_solicit(w, port, ip6->src_addr, &sllao);
 
 	/* The advertisement, in place: the target stays where it is. */
 	ip6 = strip_ext_headers(m);
@@ -197,18 +179,18 @@ solicitation(struct sy_worker *w, uint16_t port, struct rte_mbuf *m, const struc
 		sy_drop(w, m, SY_DROP_NO_MBUF);
 		return;
 	}
-	na = rte_pktmbuf_mtod_offset(m, struct nd_advert *, sizeof(*ip6));
-	na->msg.type = ND_NEIGHBOR_ADVERT;
+	na = rte_pktmbuf_mtod_offset(m, struct sy_nd_msg_ll *, sizeof(*ip6));
+	na->msg.type = SY_ND_ADVERT;
 	na->msg.code = 0;
 	/* Not a router (R clear): routerd forwards nothing. A probe's
 	 * answer is unsolicited, to all nodes (RFC 4861 7.2.4). */
-	na->msg.flags = (uint8_t)((dad ? 0 : ND_NA_FLAG_SOLICITED) | ND_NA_FLAG_OVERRIDE);
+	na->msg.flags = (uint8_t)((dad ? 0 : SY_ND_FLAG_SOLICITED) | SY_ND_FLAG_OVERRIDE);
 	memset(na->msg.reserved, 0, sizeof(na->msg.reserved));
-	na->opt_type = ND_OPT_TARGET_LL;
+	na->opt_type = SY_ND_OPT_TARGET_LL;
 	na->opt_len = 1;
 	memcpy(na->mac, p->mac.addr_bytes, sizeof(na->mac));
 	ip6->payload_len = rte_cpu_to_be_16(sizeof(*na));
-	ip6->hop_limits = ND_HOP_LIMIT;
+	ip6->hop_limits = SY_ND_HOP_LIMIT;
 	if (dad) {
 		memcpy(ip6->dst_addr, all_nodes, 16);
 		to = &all_nodes_mac;
@@ -217,7 +199,8 @@ solicitation(struct sy_worker *w, uint16_t port, struct rte_mbuf *m, const struc
 	}
 	memcpy(ip6->src_addr, na->msg.target, 16);
 	w->counters.nd_adverts_sent++;
-	send_answer(w, port, m, to);
+	answer_checksum(m);
+	sy_ipv6_send_to(w, port, m, to);
 }
 
 void
@@ -244,13 +227,13 @@ sy_icmp6_input(struct sy_worker *w, uint16_t port, struct rte_mbuf *m, const str
 			sy_drop(w, m, SY_DROP_ICMP6_TRUNCATED);
 			return;
 		}
-		echo_reply(w, port, m, peer);
+		echo_reply(w, port, m);
 		return;
-	case ND_NEIGHBOR_SOLICIT:
+	case SY_ND_SOLICIT:
 		solicitation(w, port, m, peer, len);
 		return;
-	case ND_NEIGHBOR_ADVERT:
-		sy_drop(w, m, SY_DROP_ND_ADVERT_IGNORED);
+	case SY_ND_ADVERT:
+		sy_nd_advert_input(w, port, m, len);
 		return;
 	default:
 		sy_drop(w, m, SY_DROP_ICMP6_UNSUPPORTED_TYPE);

@@ -17,6 +17,8 @@
 #include <rte_ip.h>
 #include <rte_mbuf.h>
 
+#include "net/fib.h"
+#include "net/nd.h"
 #include "net/net.h"
 #include "worker.h"
 
@@ -230,6 +232,35 @@ sy_ipv6_input(struct sy_worker *w, uint16_t port, struct rte_mbuf *m)
 		nh = h[0];
 		off += hlen;
 	}
+}
+
+void
+sy_ipv6_output(struct sy_worker *w, uint16_t port, struct rte_mbuf *m)
+{
+	const struct rte_ipv6_hdr *ip6 = rte_pktmbuf_mtod(m, const struct rte_ipv6_hdr *);
+	struct sy_addr dst = { .family = AF_INET6 };
+	struct sy_fib_result r;
+
+	/* A link-local destination is on the link it came from: no FIB
+	 * holds fe80::/64 for one port rather than another. */
+	if (ip6->dst_addr[0] == 0xfe && (ip6->dst_addr[1] & 0xc0) == 0x80) {
+		r.port = port;
+		r.nexthop = dst;
+		memcpy(r.nexthop.v6, ip6->dst_addr, 16);
+	} else {
+		memcpy(dst.v6, ip6->dst_addr, 16);
+		if (unlikely(sy_fib_lookup(w->sh->fib, &dst, &r) < 0)) {
+			sy_drop(w, m, SY_DROP_IPV6_NO_ROUTE);
+			return;
+		}
+	}
+	m->l3_len = sizeof(struct rte_ipv6_hdr);
+	m->ol_flags &= RTE_MBUF_F_INDIRECT | RTE_MBUF_F_EXTERNAL;
+	if (unlikely(sy_eth_prepend(w, r.port, m, RTE_ETHER_TYPE_IPV6) < 0)) {
+		sy_drop(w, m, SY_DROP_NO_MBUF);
+		return;
+	}
+	sy_nd_output(w, r.port, r.nexthop.v6, m);
 }
 
 void

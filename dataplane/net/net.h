@@ -56,6 +56,10 @@ void sy_ipv6_link_local(const struct rte_ether_addr *mac, uint8_t out[16]);
 /* `a` is one of port p's IPv6 addresses: configured, or its link-local one
  * (a port with no IPv6 address has none). */
 bool sy_ipv6_is_ours(const struct sy_dp_port *p, const uint8_t a[16]);
+/* Route and send an IPv6 packet whose header is final (data at it): the
+ * FIB (IPV6_NO_ROUTE), or for a link-local destination the port it came in
+ * on, `port`; the ethernet header; neighbour discovery. */
+void sy_ipv6_output(struct sy_worker *w, uint16_t port, struct rte_mbuf *m);
 /* Send an IPv6 packet whose header is final (data at it) to the MAC `dst`
  * on `port`: an answer to where its query came from. */
 void sy_ipv6_send_to(struct sy_worker *w, uint16_t port, struct rte_mbuf *m,

@@ -20,10 +20,11 @@
  * the IPv6 packet.
  *
  * Checked: no crash or sanitizer report; every frame the router sends is
- * IPv6 carrying an echo reply or a neighbour advertisement, from one of the
- * port's addresses, with a length that matches the frame and a right
+ * IPv6 carrying an echo reply, a neighbour advertisement or a neighbour
+ * solicitation (an echo reply waits for its next hop's, net/nd.c), from one
+ * of the port's addresses, with a length that matches the frame and a right
  * checksum (computed here, byte by byte); once the worker is gone every
- * mbuf is back in the pool.
+ * mbuf is back in the pool, the replies held for neighbour discovery too.
  */
 #include <stdbool.h>
 #include <stdint.h>
@@ -125,7 +126,7 @@ check_sent(struct rte_mbuf *m)
 		fprintf(stderr, "fuzz_ipv6: an answer's length or checksum is wrong\n");
 		abort();
 	}
-	if ((ip[40] != 129 && ip[40] != 136) || !sy_ipv6_is_ours(p, ip + 8)) {
+	if ((ip[40] != 129 && ip[40] != 135 && ip[40] != 136) || !sy_ipv6_is_ours(p, ip + 8)) {
 		fprintf(stderr, "fuzz_ipv6: an answer of type %u from an address not ours\n", ip[40]);
 		abort();
 	}

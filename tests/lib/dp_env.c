@@ -15,6 +15,7 @@
 #include "dp_env.h"
 #include "kinds/kinds.h"
 #include "net/arp.h"
+#include "net/neigh.h"
 #include "sy_addr.h"
 #include "test_eal.h"
 #include "worker.h"
@@ -143,10 +144,10 @@ sy_test_dp_fini(struct sy_test_dp *d)
 static void
 learn_peer(struct sy_test_dp *d, const char *ip, uint16_t port, const struct rte_ether_addr *mac)
 {
-	struct sy_arp_update u = { .ip = sy_test_ip4(ip), .port = port, .mac = *mac };
+	struct sy_neigh_update u = sy_neigh_update_v4(sy_test_ip4(ip), port, mac);
 
 	rte_ring_enqueue_elem(d->sh->nb_ring[0], &u, sizeof(u));
-	sy_arp_drain_updates(d->w);
+	sy_neigh_drain_updates(d->w);
 }
 
 int

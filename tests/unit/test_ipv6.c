@@ -23,6 +23,8 @@
 #include <rte_mbuf.h>
 #include <rte_mempool.h>
 
+#include "net/nd.h"
+#include "net/neigh.h"
 #include "net/net.h"
 #include "sy_counters.h"
 #include "test_eal.h"
@@ -49,7 +51,8 @@ ip6(const char *s, uint8_t out[16])
 }
 
 /* port 0 "client": 198.18.0.1/24, 2001:2::1/64 and 2001:2:0:1::1/64
- * port 1 "backend": 198.19.0.1/24, no IPv6 */
+ * port 1 "backend": 198.19.0.1/24, no IPv6
+ * route 2001:2:5::/64 via 2001:2::fe on port 0 */
 static int
 group_setup(void **state)
 {
@@ -74,6 +77,11 @@ group_setup(void **state)
 	assert_int_equal(sy_prefix_parse("2001:2:0:1::1/64", &pa->addr, &pa->prefix_len), 0);
 	snprintf(cfg.ports[1].name, SY_NAME_MAX, "backend");
 	add_port_addr(&cfg.ports[1], "198.19.0.1/24");
+	cfg.n_routes = 1;
+	assert_int_equal(sy_prefix_parse("2001:2:5::/64", &cfg.routes[0].prefix,
+					 &cfg.routes[0].prefix_len), 0);
+	assert_int_equal(sy_addr_parse("2001:2::fe", &cfg.routes[0].via), 0);
+	cfg.routes[0].port = 0;
 	return 0;
 }
 
@@ -312,6 +320,79 @@ drops(enum sy_drop_reason r)
 
 /* ---- tests ---- */
 
+/* A neighbour the worker already knows (as a solicitation from it, or
+ * another worker's update, would have taught it). */
+static void
+know(const char *addr, const struct rte_ether_addr *mac)
+{
+	uint8_t a[16];
+
+	ip6(addr, a);
+	sy_neigh_confirm(w0, &w0->nd, 0, a, mac);
+}
+
+static void
+txq_clear(void)
+{
+	unsigned i;
+
+	for (i = 0; i < w0->txq[0].n; i++)
+		rte_pktmbuf_free(w0->txq[0].pkts[i]);
+	w0->txq[0].n = 0;
+}
+
+/* The solicitation w0 sent for target, to the solicited-node group (or
+ * to `unicast`), from `src`, with our MAC as its source link-layer address. */
+static void
+assert_solicitation(const char *target, const char *src, const struct rte_ether_addr *unicast)
+{
+	struct rte_ether_addr group = { { 0x33, 0x33, 0xff } };
+	struct rte_ipv6_hdr ip;
+	uint8_t t[16], want_dst[16] = { 0xff, 0x02, [11] = 1, [12] = 0xff };
+	const uint8_t *ns;
+	size_t len;
+
+	ip6(target, t);
+	memcpy(&group.addr_bytes[3], t + 13, 3);
+	memcpy(want_dst + 13, t + 13, 3);
+	ns = sent(unicast ? unicast : &group, &ip, &len);
+	assert_int_equal(len, 32);
+	assert_int_equal(ns[0], 135);
+	assert_int_equal(ns[1], 0);
+	assert_memory_equal(ns + 8, t, 16);
+	assert_int_equal(ns[24], 1); /* source link-layer address */
+	assert_int_equal(ns[25], 1);
+	assert_memory_equal(ns + 26, mac_p0.addr_bytes, 6);
+	assert_int_equal(ip.hop_limits, 255);
+	assert_addr(ip.src_addr, src);
+	assert_memory_equal(ip.dst_addr, unicast ? t : want_dst, 16);
+}
+
+/* A neighbour advertisement from mac_peer for target with flags (0x40
+ * solicited, 0x20 override) and a target link-layer option naming tll. */
+static struct rte_mbuf *
+mk_advert(const char *target, const char *dst, uint8_t flags, const struct rte_ether_addr *tll)
+{
+	uint8_t na[32];
+	struct spec6 s = { .src = target, .dst = dst, .hop = 255, .msg = na, .msg_len = 32 };
+
+	memset(na, 0, sizeof(na));
+	na[0] = 136;
+	na[4] = flags;
+	ip6(target, na + 8);
+	na[24] = 2;
+	na[25] = 1;
+	memcpy(na + 26, tll->addr_bytes, 6);
+	if (strncmp(dst, "ff02", 4) == 0) {
+		static const struct rte_ether_addr all_mac = { { 0x33, 0x33, 0, 0, 0, 1 } };
+
+		s.eth_dst = &all_mac;
+	}
+	return mk6(&s);
+}
+
+/* Echo from a neighbour not yet known: the reply waits while a
+ * solicitation asks for it, and goes when the advertisement comes. */
 static void
 test_echo(void **state)
 {
@@ -324,6 +405,13 @@ test_echo(void **state)
 	(void)state;
 	s.msg_len = echo_msg(req);
 	sy_eth_input(w0, 0, mk6(&s));
+	assert_solicitation("2001:2::2", "2001:2::1", NULL);
+	txq_clear();
+	assert_int_equal(w0->nd.n_pending, 1);
+	assert_int_equal(w0->counters.nd_solicits_sent, 1);
+
+	sy_eth_input(w0, 0, mk_advert("2001:2::2", "2001:2::1", 0x40 | 0x20, &mac_peer));
+	assert_int_equal(w0->nd.n_pending, 0);
 	r = sent(&mac_peer, &ip, &len);
 	assert_int_equal(len, 64);
 	assert_int_equal(r[0], 129);
@@ -334,6 +422,122 @@ test_echo(void **state)
 	assert_addr(ip.dst_addr, "2001:2::2");
 	assert_int_equal(ip.hop_limits, 64);
 	assert_int_equal(w0->counters.icmp6_echo_replies, 1);
+	assert_int_equal(drops(SY_DROP_ND_ADVERT_IGNORED), 0);
+}
+
+/* Off the link: the reply goes to the static route's gateway, which is
+ * what gets solicited; with no route it is dropped as ipv6_no_route. */
+static void
+test_echo_off_link(void **state)
+{
+	uint8_t req[64];
+	struct spec6 s = { .src = "2001:2:5::9", .dst = "2001:2::1", .msg = req };
+	struct rte_ipv6_hdr ip;
+	size_t len;
+
+	(void)state;
+	s.msg_len = echo_msg(req);
+	sy_eth_input(w0, 0, mk6(&s));
+	assert_solicitation("2001:2::fe", "2001:2::1", NULL);
+	txq_clear();
+	sy_eth_input(w0, 0, mk_advert("2001:2::fe", "2001:2::1", 0x40, &mac_other));
+	assert_int_equal(sent(&mac_other, &ip, &len)[0], 129);
+	assert_addr(ip.dst_addr, "2001:2:5::9");
+	txq_clear();
+
+	s.src = "2001:2:6::9";
+	sy_eth_input(w0, 0, mk6(&s));
+	assert_int_equal(drops(SY_DROP_IPV6_NO_ROUTE), 1);
+	assert_int_equal(w0->txq[0].n, 0);
+}
+
+/* Advertisements create nothing (RFC 4861 7.2.5); a group-addressed one
+ * claiming to be solicited is malformed; a known MAC changes only with
+ * Override. */
+static void
+test_advert_rules(void **state)
+{
+	uint8_t a[16];
+
+	(void)state;
+	sy_eth_input(w0, 0, mk_advert("2001:2::33", "2001:2::1", 0x40 | 0x20, &mac_peer));
+	assert_int_equal(drops(SY_DROP_ND_ADVERT_IGNORED), 1);
+	assert_null(sy_nd_lookup(w0, 0, (ip6("2001:2::33", a), a)));
+
+	sy_eth_input(w0, 0, mk_advert("2001:2::33", "ff02::1", 0x40, &mac_peer));
+	assert_int_equal(drops(SY_DROP_ND_MALFORMED), 1);
+
+	know("2001:2::33", &mac_peer);
+	sy_eth_input(w0, 0, mk_advert("2001:2::33", "ff02::1", 0, &mac_other));
+	assert_int_equal(drops(SY_DROP_ND_ADVERT_IGNORED), 2);
+	assert_memory_equal(sy_nd_lookup(w0, 0, a), &mac_peer, 6);
+	sy_eth_input(w0, 0, mk_advert("2001:2::33", "ff02::1", 0x20, &mac_other));
+	assert_memory_equal(sy_nd_lookup(w0, 0, a), &mac_other, 6);
+	assert_int_equal(w0->txq[0].n, 0);
+}
+
+/* A solicitation teaches its sender's MAC (RFC 4861 7.2.3), but only for
+ * a neighbour: not for an off-link source. */
+static void
+test_learn_from_solicitation(void **state)
+{
+	static const struct rte_ether_addr sn_mac = { { 0x33, 0x33, 0xff, 0, 0, 0x01 } };
+	uint8_t ns[32], a[16];
+	struct spec6 s = { .src = "2001:2::44", .dst = "ff02::1:ff00:1", .eth_dst = &sn_mac,
+			   .hop = 255, .msg = ns };
+
+	(void)state;
+	s.msg_len = ns_msg(ns, "2001:2::1", &mac_other);
+	sy_eth_input(w0, 0, mk6(&s));
+	assert_memory_equal(sy_nd_lookup(w0, 0, (ip6("2001:2::44", a), a)), &mac_other, 6);
+	txq_clear();
+	s.src = "2001:2:5::44"; /* behind the gateway */
+	sy_eth_input(w0, 0, mk6(&s));
+	assert_null(sy_nd_lookup(w0, 0, (ip6("2001:2:5::44", a), a)));
+}
+
+/* Nobody answers: a solicitation a second, SY_NEIGH_MAX_PROBES in all,
+ * then what waited is dropped as nd_unresolved. A known entry grows stale
+ * and is asked again at its MAC, then forgotten. */
+static void
+test_neighbour_states(void **state)
+{
+	uint8_t req[64], a[16];
+	struct spec6 s = { .src = "2001:2::2", .dst = "2001:2::1", .msg = req };
+	unsigned i;
+
+	(void)state;
+	s.msg_len = echo_msg(req);
+	sy_eth_input(w0, 0, mk6(&s));
+	sy_eth_input(w0, 0, mk6(&s));
+	assert_int_equal(w0->nd.n_pending, 2);
+	assert_int_equal(w0->counters.nd_solicits_sent, 1);
+	txq_clear();
+	for (i = 1; i < SY_NEIGH_MAX_PROBES; i++) {
+		w0->now += sy_ms_to_tsc(w0, SY_NEIGH_RETRY_MS);
+		sy_neigh_timer(w0);
+		assert_solicitation("2001:2::2", "2001:2::1", NULL);
+		txq_clear();
+		assert_int_equal(drops(SY_DROP_ND_UNRESOLVED), 0);
+	}
+	w0->now += sy_ms_to_tsc(w0, SY_NEIGH_RETRY_MS);
+	sy_neigh_timer(w0);
+	assert_int_equal(drops(SY_DROP_ND_UNRESOLVED), 2);
+	assert_int_equal(w0->nd.n_pending, 0);
+	assert_int_equal(w0->counters.nd_solicits_sent, SY_NEIGH_MAX_PROBES);
+	assert_null(sy_neigh_find(&w0->nd, 0, (ip6("2001:2::2", a), a)));
+
+	know("2001:2::2", &mac_peer);
+	w0->now += sy_ms_to_tsc(w0, SY_NEIGH_REACHABLE_MS);
+	sy_neigh_timer(w0);
+	assert_int_equal(sy_neigh_find(&w0->nd, 0, a)->state, SY_NEIGH_STALE);
+	assert_solicitation("2001:2::2", "2001:2::1", &mac_peer); /* unicast */
+	txq_clear();
+	assert_non_null(sy_nd_lookup(w0, 0, a)); /* still used meanwhile */
+	w0->now += sy_ms_to_tsc(w0, SY_NEIGH_STALE_TIMEOUT_MS);
+	sy_neigh_timer(w0);
+	assert_null(sy_nd_lookup(w0, 0, a));
+	txq_clear();
 }
 
 /* Extension headers are walked and not echoed back; each address of the
@@ -348,6 +552,8 @@ test_echo_ext_headers_and_link_local(void **state)
 	size_t len;
 
 	(void)state;
+	know("2001:2:0:1::9", &mac_peer);
+	know("fe80::aa", &mac_peer);
 	s.msg_len = echo_msg(req);
 	sy_eth_input(w0, 0, mk6(&s));
 	assert_int_equal(sent(&mac_peer, &ip, &len)[0], 129);
@@ -580,6 +786,10 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_echo, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_echo_off_link, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_advert_rules, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_learn_from_solicitation, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_neighbour_states, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_echo_ext_headers_and_link_local, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_neighbor_solicitation, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_neighbor_solicitation_unicast_link_local, setup,

@@ -26,6 +26,7 @@
 #include <rte_mempool.h>
 
 #include "net/arp.h"
+#include "net/neigh.h"
 #include "net/fib.h"
 #include "net/net.h"
 #include "sy_counters.h"
@@ -119,8 +120,8 @@ teardown(void **state)
 {
 	(void)state;
 	/* Drain what was posted so nothing is left in the rings. */
-	sy_arp_drain_updates(w0);
-	sy_arp_drain_updates(w1);
+	sy_neigh_drain_updates(w0);
+	sy_neigh_drain_updates(w1);
 	sy_worker_destroy(w0);
 	sy_worker_destroy(w1);
 	sy_dp_shared_free(sh);
@@ -387,26 +388,26 @@ test_arp_pending_overflow(void **state)
 	unsigned i;
 
 	(void)state;
-	for (i = 0; i < SY_ARP_PENDING_PER_NH + 2; i++)
+	for (i = 0; i < SY_NEIGH_PENDING_PER_NH + 2; i++)
 		sy_eth_input(w0, 0, mk_echo("198.18.0.20", "198.18.0.1"));
-	assert_int_equal(w0->arp.n_pending, SY_ARP_PENDING_PER_NH);
+	assert_int_equal(w0->arp.n_pending, SY_NEIGH_PENDING_PER_NH);
 	assert_int_equal(drops(w0, SY_DROP_ARP_PENDING_FULL), 2);
 	/* One request per resolution, not one per packet. */
 	assert_int_equal(w0->counters.arp_requests_sent, 1);
 
 	/* The worker-wide bound: many next hops, a few packets each. */
-	for (i = 0; i < SY_ARP_PENDING_MAX; i++) {
+	for (i = 0; i < SY_NEIGH_PENDING_MAX; i++) {
 		char src[32];
 
 		snprintf(src, sizeof(src), "198.18.0.%u", 30 + i);
 		sy_eth_input(w0, 0, mk_echo(src, "198.18.0.1"));
 	}
-	assert_int_equal(w0->arp.n_pending, SY_ARP_PENDING_MAX);
-	assert_int_equal(drops(w0, SY_DROP_ARP_PENDING_FULL), 2 + SY_ARP_PENDING_PER_NH);
+	assert_int_equal(w0->arp.n_pending, SY_NEIGH_PENDING_MAX);
+	assert_int_equal(drops(w0, SY_DROP_ARP_PENDING_FULL), 2 + SY_NEIGH_PENDING_PER_NH);
 	txq_clear(w0);
 }
 
-/* No answer: retries once a second, gives up after SY_ARP_MAX_PROBES. */
+/* No answer: retries once a second, gives up after SY_NEIGH_MAX_PROBES. */
 static void
 test_arp_unresolved(void **state)
 {
@@ -416,18 +417,18 @@ test_arp_unresolved(void **state)
 	sy_eth_input(w0, 0, mk_echo("198.18.0.40", "198.18.0.1"));
 	sy_eth_input(w0, 0, mk_echo("198.18.0.40", "198.18.0.1"));
 	assert_int_equal(w0->counters.arp_requests_sent, 1);
-	for (i = 1; i < SY_ARP_MAX_PROBES; i++) {
-		w0->now += sy_ms_to_tsc(w0, SY_ARP_RETRY_MS);
-		sy_arp_timer(w0);
+	for (i = 1; i < SY_NEIGH_MAX_PROBES; i++) {
+		w0->now += sy_ms_to_tsc(w0, SY_NEIGH_RETRY_MS);
+		sy_neigh_timer(w0);
 		assert_int_equal(w0->counters.arp_requests_sent, 1 + i);
 		assert_int_equal(drops(w0, SY_DROP_ARP_UNRESOLVED), 0);
 	}
 	check_arp_request(w0->txq[0].pkts[w0->txq[0].n - 1], &mac_p0, "198.18.0.1", "198.18.0.40");
-	w0->now += sy_ms_to_tsc(w0, SY_ARP_RETRY_MS);
-	sy_arp_timer(w0);
+	w0->now += sy_ms_to_tsc(w0, SY_NEIGH_RETRY_MS);
+	sy_neigh_timer(w0);
 	assert_int_equal(drops(w0, SY_DROP_ARP_UNRESOLVED), 2);
 	assert_int_equal(w0->arp.n_pending, 0);
-	assert_int_equal(w0->counters.arp_requests_sent, SY_ARP_MAX_PROBES);
+	assert_int_equal(w0->counters.arp_requests_sent, SY_NEIGH_MAX_PROBES);
 	txq_clear(w0);
 }
 
@@ -437,8 +438,8 @@ test_arp_aging(void **state)
 {
 	(void)state;
 	learn_peer(w0, "198.18.0.10");
-	w0->now += sy_ms_to_tsc(w0, SY_ARP_REACHABLE_MS);
-	sy_arp_timer(w0);
+	w0->now += sy_ms_to_tsc(w0, SY_NEIGH_REACHABLE_MS);
+	sy_neigh_timer(w0);
 	assert_int_equal(w0->counters.arp_requests_sent, 1);
 	check_arp_request(w0->txq[0].pkts[0], &mac_p0, "198.18.0.1", "198.18.0.10");
 	txq_clear(w0);
@@ -451,11 +452,11 @@ test_arp_aging(void **state)
 	sy_eth_input(w0, 0, mk_arp(RTE_ARP_OP_REPLY, &mac_p0, &mac_peer2, "198.18.0.10", "198.18.0.1"));
 	assert_memory_equal(sy_arp_lookup(w0, 0, ip4("198.18.0.10")), &mac_peer2, 6);
 	/* ...and without one it is forgotten after the stale timeout. */
-	w0->now += sy_ms_to_tsc(w0, SY_ARP_REACHABLE_MS);
-	sy_arp_timer(w0);
+	w0->now += sy_ms_to_tsc(w0, SY_NEIGH_REACHABLE_MS);
+	sy_neigh_timer(w0);
 	assert_non_null(sy_arp_lookup(w0, 0, ip4("198.18.0.10")));
-	w0->now += sy_ms_to_tsc(w0, SY_ARP_STALE_TIMEOUT_MS);
-	sy_arp_timer(w0);
+	w0->now += sy_ms_to_tsc(w0, SY_NEIGH_STALE_TIMEOUT_MS);
+	sy_neigh_timer(w0);
 	assert_null(sy_arp_lookup(w0, 0, ip4("198.18.0.10")));
 	txq_clear(w0);
 }
@@ -478,9 +479,9 @@ test_arp_neighbour_ring(void **state)
 	assert_non_null(sy_arp_lookup(w0, 0, ip4("198.18.0.50")));
 	assert_null(sy_arp_lookup(w1, 0, ip4("198.18.0.50")));
 	/* Worker 0 does not hear its own update. */
-	assert_int_equal(sy_arp_drain_updates(w0), 0);
+	assert_int_equal(sy_neigh_drain_updates(w0), 0);
 
-	assert_int_equal(sy_arp_drain_updates(w1), 1);
+	assert_int_equal(sy_neigh_drain_updates(w1), 1);
 	assert_memory_equal(sy_arp_lookup(w1, 0, ip4("198.18.0.50")), &mac_peer, 6);
 	assert_int_equal(w1->arp.n_pending, 0);
 	assert_int_equal(w1->txq[0].n, 1);
@@ -711,7 +712,7 @@ test_fib(void **state)
 	check_route("198.19.130.40", 0, 1, "198.19.0.2", false);
 	check_route("203.0.113.1", -ENETUNREACH, 0, NULL, false);
 	check_route("198.18.2.1", -ENETUNREACH, 0, NULL, false);
-	check_route("2001:db8::1", -EAFNOSUPPORT, 0, NULL, false);
+	check_route("2001:2:ff::1", -ENETUNREACH, 0, NULL, false); /* no IPv6 on any port */
 }
 
 /* A static route for a connected prefix does not hijack it; a bad route is

@@ -30,6 +30,7 @@
 #include "conn/conn.h"
 #include "dp_env.h"
 #include "net/arp.h"
+#include "net/neigh.h"
 #include "net/net.h"
 #include "splice/splice.h"
 #include "tcp/tcp_opts.h"
@@ -170,10 +171,10 @@ group_teardown(void **state)
 static void
 learn_peer(uint32_t ip, uint16_t port, const struct rte_ether_addr *mac)
 {
-	struct sy_arp_update u = { .ip = ip, .port = port, .mac = *mac };
+	struct sy_neigh_update u = sy_neigh_update_v4(ip, port, mac);
 
 	rte_ring_enqueue_elem(sh->nb_ring[0], &u, sizeof(u));
-	sy_arp_drain_updates(w);
+	sy_neigh_drain_updates(w);
 }
 
 /* A fresh worker that knows the client's and the backend's MACs. */
@@ -877,7 +878,7 @@ test_fast_path_arp_unresolved(void **state)
 	struct seg s;
 
 	(void)open_spliced(41003, isn_c, isn_b, &isn_r, &tsval_r);
-	sy_arp_flush_all(w);
+	sy_neigh_flush_all(w);
 	s = (struct seg){ CLIENT, VIP, 41003, 80, cseq, isn_r + 1, RTE_TCP_ACK_FLAG, 502,
 			  ts_opt(1003, tsval_r), 12, "abc" };
 	b[0] = mk_seg(&s, 0);
