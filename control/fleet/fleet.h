@@ -54,6 +54,19 @@ struct sy_router;
 extern const struct sy_kind sy_kind_router;
 extern const struct sy_kind sy_kind_routebinding;
 
+/* ---- router_kind.c ---- */
+/* One entry of a Router's spec.vips, parsed: compared as bytes, so two
+ * spellings of one IPv6 address are one VIP. */
+struct sy_fleet_vip {
+	int family;       /* AF_INET or AF_INET6 */
+	uint8_t addr[16]; /* network order: the first 4 bytes for AF_INET */
+};
+/* v (a JSON string) into *out with inet_pton: 0, or -EINVAL (not a string,
+ * or neither an IPv4 nor an IPv6 address). */
+int sy_fleet_vip_parse(const json_t *v, struct sy_fleet_vip *out);
+/* Its canonical text (inet_ntop: RFC 5952 for IPv6) into buf; buf. */
+const char *sy_fleet_vip_text(const struct sy_fleet_vip *vip, char *buf, size_t len);
+
 /* ---- dns_zones.c ---- */
 /* The shard zones of the store's Routers (spec.dns, spec.vips), malloc'd,
  * sorted by name, for the data plane's DNS responder (sy_dns.h). */
