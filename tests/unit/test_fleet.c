@@ -26,6 +26,7 @@
 #include "fleet/scheduler.h"
 #include "router.h"
 #include "sy_dns.h"
+#include "sy_vrrp.h"
 #include "test_eal.h"
 #include "test_router.h"
 
@@ -524,6 +525,62 @@ test_zone(void **state)
 	router_stop(&r);
 }
 
+/* VRRP is IPv4 only: with vrrp on, an apply giving this routerd's own
+ * Router an IPv6 VIP is refused, naming the entry; other Routers may have
+ * them. One that got in anyway (etcd, the journal) has no virtual router,
+ * and the IPv4 VIPs after it keep their VRIDs. */
+#define CFG_VRRP \
+	"{\"routing_subdomain\":\"apps.test\",\"router_name\":\"shard1\",\"ports\":[{\"name\":" \
+	"\"c\",\"devargs\":\"x\",\"ipv4\":[\"198.18.0.1/24\"]}],\"vrrp\":{\"port\":\"c\"," \
+	"\"node\":0,\"nodes\":2}}"
+
+static void
+test_vrrp_ipv6_vips(void **state)
+{
+	struct sy_router r;
+	struct sy_vrrp_vips v;
+	unsigned n6;
+	size_t first6 = 99;
+
+	router_start_with(&r, CFG_VRRP);
+	expect_error(apply(&r, T_ROUTER("shard1", "shard1.apps.example.test",
+					",\"vips\":[\"198.18.0.80\",\"2001:2::80\"]")),
+		     "invalid", "spec.vips[1]",
+		     "\"2001:2::80\" is an IPv6 address, and this routerd fails the VIPs of Router "
+		     "shard1 over with VRRP (config vrrp): VRRP over IPv6 is not supported yet");
+	assert_null(sy_store_find(&r.store, &sy_kind_router, "", "shard1"));
+	/* In one apply with other objects: none of them is kept either. */
+	expect_error(apply(&r, T_ROUTER("shard2", "shard2.apps.example.test", "") ","
+			       T_ROUTER("shard1", "shard1.apps.example.test", ",\"vips\":[\"2001:2::80\"]")),
+		     "invalid", "spec.vips[0]", "VRRP over IPv6 is not supported yet");
+	assert_null(sy_store_find(&r.store, &sy_kind_router, "", "shard2"));
+	/* Another Router's IPv6 VIPs are not ours to fail over. */
+	ops_apply_ok(&r, T_ROUTER("shard2", "shard2.apps.example.test",
+				  ",\"vips\":[\"198.18.0.90\",\"2001:2::90\"]"));
+	ops_apply_ok(&r, T_ROUTER("shard1", "shard1.apps.example.test",
+				  ",\"vips\":[\"198.18.0.80\",\"198.18.0.81\"]"));
+	sy_fleet_router_vips(&r.store, "shard1", &v, &n6, &first6);
+	assert_int_equal(v.n, 2);
+	assert_int_equal(v.vip[1], inet_addr("198.18.0.81"));
+	assert_int_equal(n6, 0);
+	/* shard2 as its own routerd would take it: slot 1 empty, slot 2 (VRID
+	 * vrid_base + 2) still its second IPv4 VIP. */
+	ops_apply_ok(&r, T_ROUTER("shard2", "shard2.apps.example.test",
+				  ",\"vips\":[\"198.18.0.90\",\"2001:2::90\",\"198.18.0.91\"]"));
+	sy_fleet_router_vips(&r.store, "shard2", &v, &n6, &first6);
+	assert_int_equal(v.n, 3);
+	assert_int_equal(v.vip[0], inet_addr("198.18.0.90"));
+	assert_int_equal(v.vip[1], 0);
+	assert_int_equal(v.vip[2], inet_addr("198.18.0.91"));
+	assert_int_equal(n6, 1);
+	assert_int_equal(first6, 1);
+	router_stop(&r);
+	/* Without vrrp, our own Router may have them. */
+	router_start_with(&r, CFG_SCHED("round-robin"));
+	ops_apply_ok(&r, T_ROUTER("shard1", "shard1.apps.example.test", ",\"vips\":[\"2001:2::80\"]"));
+	router_stop(&r);
+}
+
 /* The data plane's zones (dns_zones.c): each VIP in its family's list, in
  * spec.vips order, as bytes. */
 static void
@@ -687,6 +744,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_phase_dns_validation, fresh_state, remove_state),
 		cmocka_unit_test_setup_teardown(test_zone, fresh_state, remove_state),
 		cmocka_unit_test_setup_teardown(test_dns_table, fresh_state, remove_state),
+		cmocka_unit_test_setup_teardown(test_vrrp_ipv6_vips, fresh_state, remove_state),
 		cmocka_unit_test_setup_teardown(test_restart, fresh_state, remove_state),
 		cmocka_unit_test_setup_teardown(test_many_routes_bound_once, fresh_state, remove_state),
 		cmocka_unit_test_setup_teardown(test_binding_compiles_its_route, fresh_state,
