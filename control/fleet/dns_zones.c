@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The shard zones the data plane's DNS responder answers for (sy_dns.h,
- * dataplane/dns/dns.h): one per Router with a spec.dns, its spec.vips (with
- * vrrp on, the workers answer only the active ones: fleet/vips.c), built
+ * dataplane/dns/dns.h): one per Router with a spec.dns, its spec.vips, IPv4
+ * (A) and IPv6 (AAAA) apart (with vrrp on, the workers answer only the
+ * active IPv4 ones: fleet/vips.c; IPv6 has no VRRP yet), built
  * from the store after each compile and published to the workers only when
  * they changed (fleet.h).
  */
@@ -49,11 +50,14 @@ sy_fleet_dns_table(const struct sy_store *st, uint32_t serial)
 		z->name[len] = '\0';
 		z->name_len = (uint16_t)len;
 		json_array_foreach(json_object_get(spec, "vips"), vi, v) {
-			struct in_addr a;
+			struct sy_fleet_vip a;
 
-			if (z->n_vips < SY_DNS_VIPS_MAX && json_is_string(v) &&
-			    inet_pton(AF_INET, json_string_value(v), &a) == 1)
-				z->vips[z->n_vips++] = a.s_addr;
+			if (sy_fleet_vip_parse(v, &a) < 0)
+				continue;
+			if (a.family == AF_INET && z->n_vips < SY_DNS_VIPS_MAX)
+				memcpy(&z->vips[z->n_vips++], a.addr, 4);
+			else if (a.family == AF_INET6 && z->n_vips6 < SY_DNS_VIPS_MAX)
+				memcpy(z->vips6[z->n_vips6++], a.addr, 16);
 		}
 		k++;
 	}

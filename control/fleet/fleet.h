@@ -54,6 +54,19 @@ struct sy_router;
 extern const struct sy_kind sy_kind_router;
 extern const struct sy_kind sy_kind_routebinding;
 
+/* ---- router_kind.c ---- */
+/* One entry of a Router's spec.vips, parsed: compared as bytes, so two
+ * spellings of one IPv6 address are one VIP. */
+struct sy_fleet_vip {
+	int family;       /* AF_INET or AF_INET6 */
+	uint8_t addr[16]; /* network order: the first 4 bytes for AF_INET */
+};
+/* v (a JSON string) into *out with inet_pton: 0, or -EINVAL (not a string,
+ * or neither an IPv4 nor an IPv6 address). */
+int sy_fleet_vip_parse(const json_t *v, struct sy_fleet_vip *out);
+/* Its canonical text (inet_ntop: RFC 5952 for IPv6) into buf; buf. */
+const char *sy_fleet_vip_text(const struct sy_fleet_vip *vip, char *buf, size_t len);
+
 /* ---- dns_zones.c ---- */
 /* The shard zones of the store's Routers (spec.dns, spec.vips), malloc'd,
  * sorted by name, for the data plane's DNS responder (sy_dns.h). */
@@ -68,6 +81,19 @@ void sy_fleet_dns_publish(struct sy_router *r);
  * the data plane when they changed; their virtual routers for `status`
  * (JSON null when vrrp is off). */
 void sy_fleet_vips_publish(struct sy_router *r);
+/* An apply's check of Router `name` (obj as applied) against this
+ * routerd's config: with vrrp on and name its router_name, an IPv6 VIP is
+ * an "invalid" error naming spec.vips[i] (VRRP is IPv4 only). Returns 0 or
+ * -1. */
+int sy_fleet_vips_check(const struct sy_router *r, const json_t *obj, const char *name,
+			const char *who, struct sy_errors *errs);
+/* The VIPs of Router `name` as worker 0 gets them: VIP i of spec.vips in
+ * slot i (VRID vrid_base + i), the first SY_VRRP_VIPS_MAX; an IPv6 one
+ * leaves its slot empty (no virtual router): how many did into *n6, the
+ * first one's index into *first6. No Router: none. */
+struct sy_vrrp_vips;
+void sy_fleet_router_vips(const struct sy_store *st, const char *name, struct sy_vrrp_vips *out,
+			  unsigned *n6, size_t *first6);
 json_t *sy_fleet_vips_status(const struct sy_router *r);
 /* The Prometheus series of VIP failover (nothing when vrrp is off): per VIP,
  * 1 while this router is its master, its state changes, its master's last

@@ -10,14 +10,17 @@
  *   spec.routeSelector      label selectors (selector.c): routes they both
  *   spec.namespaceSelector  match are bound here by the scheduler without
  *                           asking the strategy (the proposal's Label)
- *   spec.vips               IPv4 addresses the shard answers on: the
- *                           wildcard A records of its zone (DNS round robin)
+ *   spec.vips               IPv4 and IPv6 addresses the shard answers on:
+ *                           the wildcard A and AAAA records of its zone (DNS
+ *                           round robin); VRRP fails over only the IPv4 ones
+ *                           (vips.c)
  *
  * A routerd is the Router named by its config's router_name. Routers have
  * no status of their own; `get` adds status.routes, the number of routes
  * bound to it (computed, never stored), for the admin's view of shards.
  */
 #include <arpa/inet.h>
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -25,33 +28,74 @@
 #include "kinds/kinds.h"
 #include "kinds/label_selector.h"
 
+int
+sy_fleet_vip_parse(const json_t *v, struct sy_fleet_vip *out)
+{
+	const char *s = json_string_value(v);
+
+	memset(out, 0, sizeof(*out));
+	if (s == NULL)
+		return -EINVAL;
+	if (inet_pton(AF_INET, s, out->addr) == 1)
+		out->family = AF_INET;
+	else if (inet_pton(AF_INET6, s, out->addr) == 1)
+		out->family = AF_INET6;
+	return out->family != 0 ? 0 : -EINVAL;
+}
+
+const char *
+sy_fleet_vip_text(const struct sy_fleet_vip *vip, char *buf, size_t len)
+{
+	if (vip->family == 0 || inet_ntop(vip->family, vip->addr, buf, (socklen_t)len) == NULL)
+		snprintf(buf, len, "?");
+	return buf;
+}
+
+/* Each entry an address of either family, each address once: compared
+ * parsed, so "2001:2::5" and "2001:2:0::5" are the same VIP. */
 static int
 check_vips(const json_t *vips, const char *who, struct sy_errors *errs)
 {
-	const json_t *v, *w;
+	const json_t *v;
 	size_t i, j;
 	int bad = 0;
 
 	if (!json_is_array(vips))
 		return sy_err_add(errs, "invalid", who, "spec.vips",
-				  "must be a list of IPv4 addresses like [\"198.18.0.80\"]");
+				  "must be a list of IPv4 or IPv6 addresses like "
+				  "[\"198.18.0.80\", \"2001:2::80\"]");
 	json_array_foreach(vips, i, v) {
-		struct in_addr a;
+		struct sy_fleet_vip a, b;
 		char f[48];
 
 		snprintf(f, sizeof(f), "spec.vips[%zu]", i);
-		if (!json_is_string(v) || inet_pton(AF_INET, json_string_value(v), &a) != 1) {
+		if (!json_is_string(v)) {
 			bad = sy_err_add(errs, "invalid", who, f,
-					 "must be an IPv4 address in dotted-quad form like \"198.18.0.80\"");
+					 "must be a string: an IPv4 or IPv6 address like "
+					 "\"198.18.0.80\" or \"2001:2::80\"");
 			continue;
 		}
-		for (j = 0; j < i; j++) {
-			w = json_array_get(vips, j);
-			if (json_is_string(w) && strcmp(json_string_value(w), json_string_value(v)) == 0)
-				bad = sy_err_add(errs, "invalid", who, f,
-						 "\"%s\" is listed twice (also spec.vips[%zu])",
-						 json_string_value(v), j);
+		if (sy_fleet_vip_parse(v, &a) < 0) {
+			bad = sy_err_add(errs, "invalid", who, f, "\"%s\" is not an IPv4 or IPv6 address",
+					 json_string_value(v));
+			continue;
 		}
+		/* ::ffff:a.b.c.d would be an A record's address in a AAAA
+		 * record, and a second spelling of the IPv4 VIP. */
+		if (a.family == AF_INET6 && IN6_IS_ADDR_V4MAPPED((const struct in6_addr *)a.addr)) {
+			bad = sy_err_add(errs, "invalid", who, f,
+					 "\"%s\" is an IPv4-mapped IPv6 address: list the IPv4 "
+					 "address itself",
+					 json_string_value(v));
+			continue;
+		}
+		for (j = 0; j < i; j++)
+			if (sy_fleet_vip_parse(json_array_get(vips, j), &b) == 0 &&
+			    memcmp(&a, &b, sizeof(a)) == 0)
+				bad = sy_err_add(errs, "invalid", who, f,
+						 "\"%s\" is listed twice (also spec.vips[%zu], \"%s\")",
+						 json_string_value(v), j,
+						 json_string_value(json_array_get(vips, j)));
 	}
 	return bad;
 }

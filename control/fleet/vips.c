@@ -4,11 +4,15 @@
  * the VIPs of this routerd's own Router object (router_name), in spec.vips
  * order (index i is VRID vrid_base + i, so every routerd of the Router must
  * list them alike: they read the same object), published to worker 0 when
- * they change; and their state for `routerctl status`.
+ * they change; and their state for `routerctl status`. IPv4 only: an
+ * apply that gives our Router an IPv6 VIP is refused while vrrp is on
+ * (below).
  */
 #include <stdlib.h>
 #include <string.h>
 #include <arpa/inet.h>
+
+#include <rte_log.h>
 
 #include "fleet/fleet.h"
 #include "observe/metrics.h"
@@ -17,24 +21,76 @@
 #include "sy_dataplane.h"
 #include "sy_vrrp.h"
 
-static void
-router_vips(const struct sy_store *st, const char *name, struct sy_vrrp_vips *out)
+/*
+ * VRRP here is IPv4 only (VRRPv3 over IPv6, with its neighbour
+ * advertisements, is later work), so an IPv6 VIP of our own Router cannot
+ * fail over. An apply that gives our Router one is refused while vrrp is on
+ * (sy_fleet_vips_check): answering it always, from every node of the
+ * Router, would hand clients a dead node's address with nothing to notice.
+ * One can still arrive by another way (through etcd from a routerd of
+ * another Router or without vrrp, or from the journal after the config
+ * turned vrrp on); then its slot stays empty: no virtual router, its VRID
+ * unused so that the IPv4 VIPs after it keep theirs (VIP i is VRID
+ * vrid_base + i), a warning in the log, and the DNS responder answers it
+ * as listed (dataplane/dns/dns.h).
+ */
+
+static bool
+own_router(const struct sy_router *r, const char *name)
+{
+	return r->cfg.vrrp.enabled && strcmp(name, r->cfg.router_name) == 0;
+}
+
+int
+sy_fleet_vips_check(const struct sy_router *r, const json_t *obj, const char *name,
+		    const char *who, struct sy_errors *errs)
+{
+	const json_t *v;
+	size_t i;
+	int bad = 0;
+
+	if (!own_router(r, name))
+		return 0;
+	json_array_foreach(json_object_get(json_object_get(obj, "spec"), "vips"), i, v) {
+		struct sy_fleet_vip a;
+		char f[48];
+
+		if (sy_fleet_vip_parse(v, &a) < 0 || a.family != AF_INET6)
+			continue;
+		snprintf(f, sizeof(f), "spec.vips[%zu]", i);
+		bad = sy_err_add(errs, "invalid", who, f,
+				 "\"%s\" is an IPv6 address, and this routerd fails the VIPs of "
+				 "Router %s over with VRRP (config vrrp): VRRP over IPv6 is not "
+				 "supported yet; list only IPv4 VIPs, or turn vrrp off",
+				 json_string_value(v), name);
+	}
+	return bad;
+}
+
+void
+sy_fleet_router_vips(const struct sy_store *st, const char *name, struct sy_vrrp_vips *out,
+		     unsigned *n6, size_t *first6)
 {
 	const struct sy_object *o = sy_store_find(st, &sy_kind_router, "", name);
 	const json_t *v;
 	size_t i;
 
 	memset(out, 0, sizeof(*out));
+	*n6 = 0;
 	if (o == NULL)
 		return;
 	json_array_foreach(json_object_get(json_object_get(o->obj, "spec"), "vips"), i, v) {
-		struct in_addr a;
+		struct sy_fleet_vip a;
 
-		/* The Router's validation took only IPv4 addresses; past the
-		 * limit, a VIP has no virtual router (docs/operations.md, "VIP failover"). */
-		if (out->n < SY_VRRP_VIPS_MAX && json_is_string(v) &&
-		    inet_pton(AF_INET, json_string_value(v), &a) == 1)
-			out->vip[out->n++] = a.s_addr;
+		/* Past the limit, a VIP has no virtual router
+		 * (docs/operations.md, "VIP failover"). */
+		if (i >= SY_VRRP_VIPS_MAX || sy_fleet_vip_parse(v, &a) < 0)
+			continue;
+		out->n = (uint32_t)i + 1;
+		if (a.family == AF_INET)
+			memcpy(&out->vip[i], a.addr, 4);
+		else if ((*n6)++ == 0)
+			*first6 = i;
 	}
 }
 
@@ -42,12 +98,21 @@ void
 sy_fleet_vips_publish(struct sy_router *r)
 {
 	struct sy_vrrp_vips now, *t;
+	unsigned n6;
+	size_t first6 = 0;
 
 	if (!r->cfg.vrrp.enabled || !r->dataplane_up)
 		return;
-	router_vips(&r->store, r->cfg.router_name, &now);
+	sy_fleet_router_vips(&r->store, r->cfg.router_name, &now, &n6, &first6);
 	if (r->vrrp_published_set && memcmp(&now, &r->vrrp_published, sizeof(now)) == 0)
 		return;
+	/* Said once a change, not at every compile. */
+	if (n6 > 0)
+		RTE_LOG(WARNING, USER1,
+			"vrrp: Router %s has %u IPv6 VIP(s) (the first spec.vips[%zu]): VRRP over "
+			"IPv6 is not supported yet, so they have no virtual router and are not "
+			"failed over; the DNS responder answers them as listed\n",
+			r->cfg.router_name, n6, first6);
 	t = malloc(sizeof(*t));
 	if (t == NULL)
 		return; /* the next change tries again */

@@ -1,18 +1,19 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * A shard's DNS zone (the sharding proposal's "DNS" section): the wildcard
- * zone for the Router's spec.dns whose A records are the shard's VIPs, so
- * that DNS round robin spreads clients over the routers of the shard
- * (active/active). RFC 1035 master-file text, in the proposal's layout:
+ * zone for the Router's spec.dns whose A and AAAA records are the shard's
+ * VIPs, so that DNS round robin spreads clients over the routers of the
+ * shard (active/active). RFC 1035 master-file text, in the proposal's layout:
  *
  *   $ORIGIN shard1.apps.example.test.
  *   $TTL 300
  *   @   IN SOA ns1.shard1.apps.example.test. hostmaster.shard1.apps.example.test. (
  *           <serial> 604800 86400 1206900 300 )
- *       IN NS  ns1.shard1.apps.example.test.
- *   ns1 IN A   127.0.0.1
- *   *   IN A   198.18.0.80 ; active/active DNS round robin
- *       IN A   198.18.0.81 ; active/active DNS round robin
+ *       IN NS   ns1.shard1.apps.example.test.
+ *   ns1 IN A    127.0.0.1
+ *   *   IN A    198.18.0.80 ; active/active DNS round robin
+ *       IN A    198.18.0.81 ; active/active DNS round robin
+ *       IN AAAA 2001:2::80  ; active/active DNS round robin
  *
  * The serial is the live generation's id (RFC 1982 arithmetic, mod 2^32): it
  * grows with every change the router accepts. It starts again after a
@@ -58,6 +59,7 @@ sy_fleet_zone_text(const json_t *router_obj, uint32_t serial, const char *ns_nam
 	char origin[300], ns[600];
 	char *text = NULL;
 	size_t len = 0, i, n = 0;
+	int fam;
 	FILE *f;
 
 	if (dns == NULL)
@@ -95,12 +97,20 @@ sy_fleet_zone_text(const json_t *router_obj, uint32_t serial, const char *ns_nam
 			fprintf(f, "%.*s\tIN\tA\t%s\n", (int)(rel - 1), ns,
 				ns_addr ? ns_addr : "127.0.0.1");
 	}
-	json_array_foreach(vips, i, v) {
-		if (!json_is_string(v))
-			continue;
-		fprintf(f, "%s\tIN\tA\t%s\t; active/active DNS round robin\n", n++ ? "" : "*",
-			json_string_value(v));
-	}
+	/* The A records, then the AAAA ones, under the one wildcard owner;
+	 * each address as inet_ntop writes it (RFC 5952 for IPv6), however
+	 * spec.vips spelled it. */
+	for (fam = 0; fam < 2; fam++)
+		json_array_foreach(vips, i, v) {
+			struct sy_fleet_vip a;
+			char addr[INET6_ADDRSTRLEN];
+
+			if (sy_fleet_vip_parse(v, &a) < 0 || a.family != (fam ? AF_INET6 : AF_INET))
+				continue;
+			fprintf(f, "%s\tIN\t%s\t%s\t; active/active DNS round robin\n",
+				n++ ? "" : "*", fam ? "AAAA" : "A",
+				sy_fleet_vip_text(&a, addr, sizeof(addr)));
+		}
 	if (n == 0)
 		fprintf(f, "; no VIPs in spec.vips: no wildcard record\n");
 	if (fclose(f) != 0) {

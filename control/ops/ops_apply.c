@@ -15,6 +15,7 @@
 #include <rte_log.h>
 
 #include "etcd/sync.h"
+#include "fleet/fleet.h"
 #include "kinds/kinds.h"
 #include "router.h"
 #include "strmap.h"
@@ -343,6 +344,11 @@ sy_ops_apply(struct sy_router *r, const json_t *req)
 							       st[i].name),
 						 &(struct sy_apply_batch){ objects, &seen },
 						 st[i].who, &errs);
+	/* And against this routerd's config: VIPs it would fail over. */
+	for (i = 0; decoded_ok && i < n; i++)
+		if (st[i].kind == &sy_kind_router)
+			sy_fleet_vips_check(r, json_array_get(objects, i), st[i].name, st[i].who,
+					    &errs);
 	sy_strmap_fini(&seen);
 	for (i = 0; i < n; i++)
 		free(keys[i]);

@@ -170,6 +170,17 @@ put_a(struct dns_out *o, unsigned owner, uint32_t addr_be)
 }
 
 static void
+put_aaaa(struct dns_out *o, unsigned owner, const uint8_t addr[16])
+{
+	put_name_ptr(o, NULL, owner);
+	put16(o, T_AAAA);
+	put16(o, C_IN);
+	put32(o, SY_DNS_TTL);
+	put16(o, 16);
+	put(o, addr, 16);
+}
+
+static void
 set_counts(uint8_t *h, unsigned an, unsigned ns, unsigned ar)
 {
 	h[6] = (uint8_t)(an >> 8);
@@ -264,17 +275,30 @@ sy_dns_answer_active(const uint8_t *q, unsigned qlen, const struct sy_dns_table 
 			put_a(&o, DNS_HDR, self);
 			an++;
 		} else if (!at_apex && !is_ns1) {
-			/* Only the VIPs a master serves now (VIP failover). */
+			/* Only the VIPs a master serves now (VIP failover).
+			 * The IPv6 ones have no VRRP yet (fleet/vips.c): no
+			 * master to follow, every one is answered. */
+			unsigned n_vips6 = z->n_vips6 < SY_DNS_VIPS_MAX ? z->n_vips6
+									: SY_DNS_VIPS_MAX;
+
 			for (i = 0; i < z->n_vips && i < SY_DNS_VIPS_MAX; i++)
 				if (active == NULL || active(ctx, z->vips[i]))
 					vips[n_vips++] = z->vips[i];
-			if (n_vips == 0) {
+			if (n_vips == 0 && n_vips6 == 0) {
 				rcode = RC_NXDOMAIN; /* no wildcard record: no such name */
-			} else if (qtype == T_A || qtype == T_ANY) {
-				for (i = 0; i < n_vips; i++) {
-					put_a(&o, DNS_HDR, vips[(i + rot) % n_vips]);
-					an++;
-				}
+			} else {
+				/* Each family turned round alike; a type the
+				 * shard has no VIP of is NODATA (below). */
+				if (qtype == T_A || qtype == T_ANY)
+					for (i = 0; i < n_vips; i++) {
+						put_a(&o, DNS_HDR, vips[(i + rot) % n_vips]);
+						an++;
+					}
+				if (qtype == T_AAAA || qtype == T_ANY)
+					for (i = 0; i < n_vips6; i++) {
+						put_aaaa(&o, DNS_HDR, z->vips6[(i + rot) % n_vips6]);
+						an++;
+					}
 			}
 		}
 		if (an == 0) {

@@ -4,10 +4,12 @@
  * `dns.listen`): UDP queries to that address, port 53, are answered from
  * the shard zones the control thread published (sy_dns.h), in place, from
  * the packet's own buffer:
- *   - a name below a zone, type A (or ANY): every VIP of the shard (the
- *     zone file's wildcard A records; with vrrp, only those a master
- *     serves: vrrp/vrrp.h), their order turned by one each answer (round
- *     robin); no VIP: NXDOMAIN (no wildcard record exists);
+ *   - a name below a zone, type A: every IPv4 VIP of the shard (the zone
+ *     file's wildcard A records; with vrrp, only those a master serves:
+ *     vrrp/vrrp.h), their order turned by one each answer (round robin);
+ *     type AAAA: every IPv6 VIP alike (AAAA records; no VRRP for them yet,
+ *     so all are answered); ANY: both; a type the shard has no VIP of:
+ *     NODATA (below); no VIP at all: NXDOMAIN (no wildcard record exists);
  *   - the zone's apex: SOA and NS (ns1.<zone>, whose A is the responder's
  *     own address); other types at the apex or below: NOERROR with no
  *     answer and the SOA (RFC 2308 NODATA);
@@ -15,7 +17,10 @@
  *   - not a standard query: NOTIMP; malformed: FORMERR when the header is
  *     readable, else dropped (dns_malformed). Responses (QR set) and
  *     anything else sent to the address are dropped, never answered.
- * Answers fit in 512 bytes (no EDNS): 16 VIPs do.
+ * Answers fit in 512 bytes (no EDNS): 16 IPv4 VIPs do, 16 IPv6 ones for
+ * a name of up to 48 bytes in the message (an AAAA record is 28 bytes, an
+ * A record 16); an answer that does not fit is sent with TC set and no
+ * records (there is no TCP to retry on).
  */
 #ifndef SY_DNS_ANSWER_H
 #define SY_DNS_ANSWER_H
@@ -37,9 +42,10 @@ void sy_udp_input(struct sy_worker *w, uint16_t port, struct rte_mbuf *m);
  * DPDK: the unit tests call it directly. */
 unsigned sy_dns_answer(const uint8_t *q, unsigned qlen, const struct sy_dns_table *t,
 		       uint32_t self, unsigned rot, uint8_t *out, unsigned room);
-/* The same with only the VIPs active(ctx, vip) says a master serves (VIP
- * failover, vrrp/vrrp.h); active NULL: all of them. A zone with none
- * active answers as one without VIPs (NXDOMAIN). */
+/* The same with only the IPv4 VIPs active(ctx, vip) says a master serves
+ * (VIP failover, vrrp/vrrp.h); active NULL: all of them. IPv6 VIPs are
+ * always answered (no VRRP over IPv6 yet). A zone with no IPv4 VIP active
+ * and no IPv6 VIP answers as one without VIPs (NXDOMAIN). */
 unsigned sy_dns_answer_active(const uint8_t *q, unsigned qlen, const struct sy_dns_table *t,
 			      uint32_t self, unsigned rot, bool (*active)(const void *ctx, uint32_t vip),
 			      const void *ctx, uint8_t *out, unsigned room);

@@ -6,7 +6,8 @@
 # the routerd serves only shard1's routes (curl through the lab), routerctl shows routers,
 # bindings and describe, an apply that sets status.phase is refused, and `routerctl dns-zone
 # shard1` passes named-checkzone (bind9-utils); the data plane's DNS responder (dns.listen)
-# answers dig for both shards' zones from the Routers, and REFUSED outside.
+# answers dig for both shards' zones from the Routers (A, AAAA for shard1's IPv6 VIP, ANY),
+# and REFUSED outside.
 source "$(dirname "$0")/testlib.sh"
 
 t_setup fleet 1
@@ -67,7 +68,7 @@ spec:
   description: public shard one
   dns: $S1
   routeSelector: {matchLabels: {tier: public}}
-  vips: [198.18.0.80, 198.18.0.81]
+  vips: [198.18.0.80, 198.18.0.81, 2001:2:0::80]
 ---
 apiVersion: route.openshift.io/v1
 kind: Router
@@ -152,7 +153,7 @@ t_ok "curl through the lab: shard1's routes 200 (pub-demo.$S1, www), shard2's 50
 rctl get routers
 t_expect_rc 0 "get routers"
 t_expect_out '^NAME +DNS +VIPS +ROUTES +DESCRIPTION +AGE' "get routers: header"
-t_expect_out "shard1 +$S1 +198\\.18\\.0\\.80,198\\.18\\.0\\.81 +2 +public shard one" "get routers: shard1 row"
+t_expect_out "shard1 +$S1 +198\\.18\\.0\\.80,198\\.18\\.0\\.81,2001:2:0::80 +2 +public shard one" "get routers: shard1 row"
 t_ok "get routers: DNS, VIPs, number of routes, description"
 rctl describe route pub -n demo
 t_expect_rc 0 "describe route pub"
@@ -186,11 +187,12 @@ printf '%s\n' "$T_OUT" >"$LAB_DIR/shard1.zone"
 t_expect_out "^\\\$ORIGIN $S1\\.\$" "zone: \$ORIGIN"
 t_expect_out '^\*[[:space:]]+IN[[:space:]]+A[[:space:]]+198\.18\.0\.80' "zone: wildcard A for the first VIP"
 t_expect_out '^[[:space:]]+IN[[:space:]]+A[[:space:]]+198\.18\.0\.81' "zone: round robin A for the second VIP"
+t_expect_out '^[[:space:]]+IN[[:space:]]+AAAA[[:space:]]+2001:2::80[[:space:]]' "zone: AAAA for the IPv6 VIP, in RFC 5952 text"
 command -v named-checkzone >/dev/null || t_fail "named-checkzone is installed (bind9-utils, tools/lib/common.sh)"
 t_run named-checkzone "$S1" "$LAB_DIR/shard1.zone"
 t_expect_rc 0 "named-checkzone accepts the zone"
 t_expect_out '^OK$' "named-checkzone says OK"
-t_ok "dns-zone shard1: \$ORIGIN, SOA, NS, a wildcard A per VIP; named-checkzone: OK"
+t_ok "dns-zone shard1: \$ORIGIN, SOA, NS, a wildcard A or AAAA per VIP; named-checkzone: OK"
 
 # --- the DNS responder on the data plane (dns.listen 198.18.0.1, UDP 53) ---
 command -v dig >/dev/null || t_fail "dig is installed (bind9-dnsutils, tools/lib/common.sh)"
@@ -205,8 +207,14 @@ dq "$S1" SOA
 t_expect_out 'status: NOERROR' "the apex's SOA: NOERROR"
 t_expect_out 'flags: qr aa' "authoritative"
 t_expect_out "^$S1\.[[:space:]]+30[[:space:]]+IN[[:space:]]+SOA[[:space:]]+ns1\.$S1\." "the SOA names ns1"
-dq "www.$S1" AAAA
-t_expect_out 'status: NOERROR' "AAAA below the zone: NOERROR"
+dq "www.$S1" AAAA +short
+t_expect_rc 0 "dig www.$S1 AAAA"
+[ "$T_OUT" = 2001:2::80 ] || t_fail "www.$S1 AAAA: shard1's IPv6 VIP" "seen: $(t_seen)"
+dq "www.$S1" ANY +notcp +short # dig asks ANY over TCP unless told; we answer UDP only
+[ "$(sort <<<"$T_OUT" | tr '\n' ' ')" = "198.18.0.80 198.18.0.81 2001:2::80 " ] ||
+	t_fail "www.$S1 ANY: the A and AAAA records" "seen: $(t_seen)"
+dq "www.$S2" AAAA
+t_expect_out 'status: NOERROR' "AAAA below a zone with only IPv4 VIPs: NOERROR"
 t_expect_out 'ANSWER: 0, AUTHORITY: 1' "... with no answer and the SOA (NODATA)"
 dq www.example.com A
 t_expect_out 'status: REFUSED' "a name in no shard zone: REFUSED"
@@ -223,7 +231,7 @@ t_expect_rc 0 "apply Router shard3"
 dq "x.shard3.apps.$D" A +short
 [ "$T_OUT" = 198.18.0.83 ] || t_fail "the new shard3 zone is answered" "seen: $(t_seen)"
 rctl stats -o json
-t_json_expect "$T_OUT" 'd["total"]["dns_queries"] >= 6 and d["total"]["dns_refused"] >= 1 and d["total"]["dns_noerror"] >= 5' "stats count the DNS queries by answer"
-t_ok "DNS responder: shard VIPs by dig, SOA (aa), NODATA, REFUSED outside; a new Router answered at once"
+t_json_expect "$T_OUT" 'd["total"]["dns_queries"] >= 8 and d["total"]["dns_refused"] >= 1 and d["total"]["dns_noerror"] >= 7' "stats count the DNS queries by answer"
+t_ok "DNS responder: shard VIPs by dig (A, AAAA, ANY), SOA (aa), NODATA, REFUSED outside; a new Router answered at once"
 
 t_finish

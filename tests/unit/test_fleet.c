@@ -5,7 +5,8 @@
  * matches without the strategy, overlapping shards, the strategy for the
  * rest, retry once a Router appears, tidying stale bindings); who serves
  * what; Route status.phase / status.dns and the apply rules that guard
- * them; Router and RouteBinding validation; the zone file's text. Every
+ * them; Router and RouteBinding validation (spec.vips of both families); the
+ * zone file's text (A and AAAA records); the data plane's zone table. Every
  * incremental compile is checked against a full one (SY_COMPILE_VERIFY).
  */
 #include <setjmp.h>
@@ -16,12 +17,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <arpa/inet.h>
+
 #include <cmocka.h>
 
 #include "gen/compile.h"
 #include "fleet/fleet.h"
 #include "fleet/scheduler.h"
 #include "router.h"
+#include "sy_dns.h"
+#include "sy_vrrp.h"
 #include "test_eal.h"
 #include "test_router.h"
 
@@ -407,9 +412,33 @@ test_phase_dns_validation(void **state)
 	expect_error(apply(&r, T_ROUTER("s", "Shard.example.test", "")), "invalid", "spec.dns",
 		     "lowercase DNS name");
 	expect_error(apply(&r, T_ROUTER("s", "s.example.test", ",\"vips\":[\"198.18.0.80\",\"300.1.1.1\"]")),
-		     "invalid", "spec.vips[1]", "IPv4 address");
+		     "invalid", "spec.vips[1]", "\"300.1.1.1\" is not an IPv4 or IPv6 address");
+	expect_error(apply(&r, T_ROUTER("s", "s.example.test", ",\"vips\":[\"198.18.0.80\",\"2001:2::zz\"]")),
+		     "invalid", "spec.vips[1]", "\"2001:2::zz\" is not an IPv4 or IPv6 address");
+	expect_error(apply(&r, T_ROUTER("s", "s.example.test", ",\"vips\":[\"2001:2::80/64\"]")),
+		     "invalid", "spec.vips[0]", "is not an IPv4 or IPv6 address");
+	expect_error(apply(&r, T_ROUTER("s", "s.example.test", ",\"vips\":[80]")),
+		     "invalid", "spec.vips[0]", "must be a string");
+	expect_error(apply(&r, T_ROUTER("s", "s.example.test", ",\"vips\":\"198.18.0.80\"")),
+		     "invalid", "spec.vips", "must be a list of IPv4 or IPv6 addresses");
 	expect_error(apply(&r, T_ROUTER("s", "s.example.test", ",\"vips\":[\"198.18.0.80\",\"198.18.0.80\"]")),
 		     "invalid", "spec.vips[1]", "listed twice");
+	/* The same IPv6 address written two ways is one VIP. */
+	expect_error(apply(&r, T_ROUTER("s", "s.example.test",
+					",\"vips\":[\"2001:2::5\",\"198.18.0.80\",\"2001:2:0::5\"]")),
+		     "invalid", "spec.vips[2]",
+		     "\"2001:2:0::5\" is listed twice (also spec.vips[0], \"2001:2::5\")");
+	expect_error(apply(&r, T_ROUTER("s", "s.example.test",
+					",\"vips\":[\"2001:2:0:0:0:0:0:5\",\"2001:2::5\"]")),
+		     "invalid", "spec.vips[1]", "listed twice");
+	expect_error(apply(&r, T_ROUTER("s", "s.example.test",
+					",\"vips\":[\"198.18.0.80\",\"::ffff:198.18.0.81\"]")),
+		     "invalid", "spec.vips[1]", "IPv4-mapped IPv6 address");
+	/* Nothing of a refused apply is kept. */
+	assert_null(sy_store_find(&r.store, &sy_kind_router, "", "s"));
+	/* Both families, each once. */
+	ops_apply_ok(&r, T_ROUTER("s", "s.example.test",
+				  ",\"vips\":[\"198.18.0.80\",\"2001:2::80\",\"2001:2::81\"]"));
 	expect_error(apply(&r, T_ROUTER("s", "s.example.test",
 					",\"routeSelector\":{\"matchExpressions\":[{\"key\":\"a\","
 					"\"operator\":\"Has\"}]}")),
@@ -448,6 +477,32 @@ test_zone(void **state)
 		"*\tIN\tA\t198.18.0.80\t; active/active DNS round robin\n"
 		"\tIN\tA\t198.18.0.81\t; active/active DNS round robin\n");
 	free(z);
+	/* IPv6 VIPs: AAAA records beside the A ones, under the same wildcard,
+	 * in canonical (RFC 5952) text whatever the spelling. */
+	json_decref(router);
+	router = json_loads(T_ROUTER("shard1", "shard1.apps.example.test",
+				     ",\"vips\":[\"2001:2:0:0::80\",\"198.18.0.80\",\"2001:0002::A:81\"]"),
+			    0, NULL);
+	z = sy_fleet_zone_text(router, 42, NULL, NULL);
+	assert_non_null(z);
+	assert_non_null(strstr(z,
+		"ns1\tIN\tA\t127.0.0.1\n"
+		"*\tIN\tA\t198.18.0.80\t; active/active DNS round robin\n"
+		"\tIN\tAAAA\t2001:2::80\t; active/active DNS round robin\n"
+		"\tIN\tAAAA\t2001:2::a:81\t; active/active DNS round robin\n"));
+	free(z);
+	/* IPv6 only: the wildcard owner is on the first AAAA record. */
+	json_decref(router);
+	router = json_loads(T_ROUTER("shard1", "shard1.apps.example.test", ",\"vips\":[\"2001:2::80\"]"),
+			    0, NULL);
+	z = sy_fleet_zone_text(router, 42, NULL, NULL);
+	assert_non_null(strstr(z, "ns1\tIN\tA\t127.0.0.1\n"
+				  "*\tIN\tAAAA\t2001:2::80\t; active/active DNS round robin\n"));
+	free(z);
+	json_decref(router);
+	router = json_loads(T_ROUTER("shard1", "shard1.apps.example.test",
+				     ",\"vips\":[\"198.18.0.80\",\"198.18.0.81\"]"),
+			    0, NULL);
 	/* A name server outside the zone: no glue. */
 	z = sy_fleet_zone_text(router, 7, "ns.example.test.", NULL);
 	assert_non_null(strstr(z, "\tIN\tNS\tns.example.test.\n*\tIN\tA\t198.18.0.80"));
@@ -467,6 +522,92 @@ test_zone(void **state)
 	expect_error(ops_call(&r, "{\"op\":\"dns-zone\"}"), "bad_request", "router", NULL);
 	expect_error(ops_call(&r, "{\"op\":\"dns-zone\",\"router\":\"shard1\",\"ns_address\":\"x\"}"),
 		     "bad_request", "ns_address", NULL);
+	router_stop(&r);
+}
+
+/* VRRP is IPv4 only: with vrrp on, an apply giving this routerd's own
+ * Router an IPv6 VIP is refused, naming the entry; other Routers may have
+ * them. One that got in anyway (etcd, the journal) has no virtual router,
+ * and the IPv4 VIPs after it keep their VRIDs. */
+#define CFG_VRRP \
+	"{\"routing_subdomain\":\"apps.test\",\"router_name\":\"shard1\",\"ports\":[{\"name\":" \
+	"\"c\",\"devargs\":\"x\",\"ipv4\":[\"198.18.0.1/24\"]}],\"vrrp\":{\"port\":\"c\"," \
+	"\"node\":0,\"nodes\":2}}"
+
+static void
+test_vrrp_ipv6_vips(void **state)
+{
+	struct sy_router r;
+	struct sy_vrrp_vips v;
+	unsigned n6;
+	size_t first6 = 99;
+
+	router_start_with(&r, CFG_VRRP);
+	expect_error(apply(&r, T_ROUTER("shard1", "shard1.apps.example.test",
+					",\"vips\":[\"198.18.0.80\",\"2001:2::80\"]")),
+		     "invalid", "spec.vips[1]",
+		     "\"2001:2::80\" is an IPv6 address, and this routerd fails the VIPs of Router "
+		     "shard1 over with VRRP (config vrrp): VRRP over IPv6 is not supported yet");
+	assert_null(sy_store_find(&r.store, &sy_kind_router, "", "shard1"));
+	/* In one apply with other objects: none of them is kept either. */
+	expect_error(apply(&r, T_ROUTER("shard2", "shard2.apps.example.test", "") ","
+			       T_ROUTER("shard1", "shard1.apps.example.test", ",\"vips\":[\"2001:2::80\"]")),
+		     "invalid", "spec.vips[0]", "VRRP over IPv6 is not supported yet");
+	assert_null(sy_store_find(&r.store, &sy_kind_router, "", "shard2"));
+	/* Another Router's IPv6 VIPs are not ours to fail over. */
+	ops_apply_ok(&r, T_ROUTER("shard2", "shard2.apps.example.test",
+				  ",\"vips\":[\"198.18.0.90\",\"2001:2::90\"]"));
+	ops_apply_ok(&r, T_ROUTER("shard1", "shard1.apps.example.test",
+				  ",\"vips\":[\"198.18.0.80\",\"198.18.0.81\"]"));
+	sy_fleet_router_vips(&r.store, "shard1", &v, &n6, &first6);
+	assert_int_equal(v.n, 2);
+	assert_int_equal(v.vip[1], inet_addr("198.18.0.81"));
+	assert_int_equal(n6, 0);
+	/* shard2 as its own routerd would take it: slot 1 empty, slot 2 (VRID
+	 * vrid_base + 2) still its second IPv4 VIP. */
+	ops_apply_ok(&r, T_ROUTER("shard2", "shard2.apps.example.test",
+				  ",\"vips\":[\"198.18.0.90\",\"2001:2::90\",\"198.18.0.91\"]"));
+	sy_fleet_router_vips(&r.store, "shard2", &v, &n6, &first6);
+	assert_int_equal(v.n, 3);
+	assert_int_equal(v.vip[0], inet_addr("198.18.0.90"));
+	assert_int_equal(v.vip[1], 0);
+	assert_int_equal(v.vip[2], inet_addr("198.18.0.91"));
+	assert_int_equal(n6, 1);
+	assert_int_equal(first6, 1);
+	router_stop(&r);
+	/* Without vrrp, our own Router may have them. */
+	router_start_with(&r, CFG_SCHED("round-robin"));
+	ops_apply_ok(&r, T_ROUTER("shard1", "shard1.apps.example.test", ",\"vips\":[\"2001:2::80\"]"));
+	router_stop(&r);
+}
+
+/* The data plane's zones (dns_zones.c): each VIP in its family's list, in
+ * spec.vips order, as bytes. */
+static void
+test_dns_table(void **state)
+{
+	struct sy_router r;
+	struct sy_dns_table *t;
+	uint8_t six[16];
+
+	router_start_with(&r, CFG_SCHED("round-robin"));
+	ops_apply_ok(&r, T_ROUTER("shard1", "shard1.apps.example.test",
+				  ",\"vips\":[\"2001:2::81\",\"198.18.0.80\",\"2001:2:0::80\"]")
+			 "," T_ROUTER("shard2", "shard2.apps.example.test", ",\"vips\":[\"198.18.0.90\"]"));
+	t = sy_fleet_dns_table(&r.store, 9);
+	assert_non_null(t);
+	assert_int_equal(t->n, 2);
+	assert_string_equal(t->z[0].name, "shard1.apps.example.test");
+	assert_int_equal(t->z[0].n_vips, 1);
+	assert_int_equal(t->z[0].vips[0], inet_addr("198.18.0.80"));
+	assert_int_equal(t->z[0].n_vips6, 2);
+	assert_int_equal(inet_pton(AF_INET6, "2001:2::81", six), 1);
+	assert_memory_equal(t->z[0].vips6[0], six, 16);
+	assert_int_equal(inet_pton(AF_INET6, "2001:2::80", six), 1);
+	assert_memory_equal(t->z[0].vips6[1], six, 16);
+	assert_int_equal(t->z[1].n_vips, 1);
+	assert_int_equal(t->z[1].n_vips6, 0);
+	free(t);
 	router_stop(&r);
 }
 
@@ -602,6 +743,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_serving_without_scheduler, fresh_state, remove_state),
 		cmocka_unit_test_setup_teardown(test_phase_dns_validation, fresh_state, remove_state),
 		cmocka_unit_test_setup_teardown(test_zone, fresh_state, remove_state),
+		cmocka_unit_test_setup_teardown(test_dns_table, fresh_state, remove_state),
+		cmocka_unit_test_setup_teardown(test_vrrp_ipv6_vips, fresh_state, remove_state),
 		cmocka_unit_test_setup_teardown(test_restart, fresh_state, remove_state),
 		cmocka_unit_test_setup_teardown(test_many_routes_bound_once, fresh_state, remove_state),
 		cmocka_unit_test_setup_teardown(test_binding_compiles_its_route, fresh_state,
