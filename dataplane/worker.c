@@ -147,13 +147,35 @@ sy_dp_shared_create(const struct sy_config *cfg, struct rte_mempool *pool, unsig
 
 	/* TCP service: the configured listen addresses, else every port address. */
 	if (cfg->n_listen > 0) {
-		for (i = 0; i < cfg->n_listen; i++)
-			if (cfg->listen[i].family == AF_INET)
+		for (i = 0; i < cfg->n_listen; i++) {
+			if (cfg->listen[i].family == AF_INET) {
 				sh->listen_ip[sh->n_listen++] = cfg->listen[i].v4;
+				continue;
+			}
+			/* An IPv6 listen address is answered for (neighbour
+			 * discovery) only as a port's address: there is no
+			 * IPv6 VIP failover to make it ours otherwise. */
+			for (j = 0; j < sh->n_ports; j++)
+				if (sy_ipv6_is_ours(&sh->ports[j], cfg->listen[i].v6))
+					break;
+			if (j == sh->n_ports) {
+				char buf[SY_ADDR_STRLEN];
+
+				snprintf(err, errlen,
+					 "listen.addresses[%u]: %s is not an IPv6 address of any port "
+					 "(ports[].ipv6)", i, sy_addr_format(&cfg->listen[i], buf, sizeof(buf)));
+				rc = -EINVAL;
+				goto fail;
+			}
+			memcpy(sh->listen_ip6[sh->n_listen6++], cfg->listen[i].v6, 16);
+		}
 	} else {
-		for (i = 0; i < sh->n_ports; i++)
+		for (i = 0; i < sh->n_ports; i++) {
 			for (j = 0; j < sh->ports[i].n_ipv4; j++)
 				sh->listen_ip[sh->n_listen++] = sh->ports[i].ipv4[j];
+			for (j = 0; j < sh->ports[i].n_ipv6; j++)
+				memcpy(sh->listen_ip6[sh->n_listen6++], sh->ports[i].ipv6[j], 16);
+		}
 	}
 	sh->http_port = rte_cpu_to_be_16(cfg->http_port ? cfg->http_port : 80);
 	sh->https_port = rte_cpu_to_be_16(cfg->https_port ? cfg->https_port : 443);

@@ -16,6 +16,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include <rte_branch_prediction.h>
 #include <rte_mbuf.h>
@@ -99,6 +100,21 @@ sy_is_listen(const struct sy_dp_shared *sh, uint32_t ip, uint16_t port)
 			return true;
 	/* A VIP, only while this node is its master. */
 	return sh->vrrp != NULL && sy_vrrp_is_master(sh->vrrp, ip);
+}
+
+/* An IPv6 listen address and port (network order): a port's address
+ * (listen.addresses, or all of them). */
+static inline bool
+sy_is_listen6(const struct sy_dp_shared *sh, const uint8_t ip[16], uint16_t port)
+{
+	unsigned i;
+
+	if (port != sh->http_port && port != sh->https_port)
+		return false;
+	for (i = 0; i < sh->n_listen6; i++)
+		if (memcmp(sh->listen_ip6[i], ip, 16) == 0)
+			return true;
+	return false;
 }
 
 /* Index of the port address that is `ip` (network order), or -1. */

@@ -88,6 +88,8 @@ struct sy_dp_shared {
 	/* TCP service: where clients connect (network order). */
 	uint32_t listen_ip[SY_MAX_LISTEN + SY_MAX_PORTS * SY_MAX_PORT_ADDRS];
 	unsigned n_listen;
+	uint8_t listen_ip6[SY_MAX_LISTEN + SY_MAX_PORTS * SY_MAX_PORT_ADDRS][16];
+	unsigned n_listen6;
 	uint16_t http_port, https_port;
 	uint16_t mss_max; /* MSS we announce at most: smallest port MTU - 40 */
 	struct rte_ring *handoff[SY_MAX_WORKERS]; /* segments for their owner */

@@ -41,7 +41,7 @@
 	X(IPV6_OPTION_DISCARD, "ipv6_option_discard") /* an unknown option that says so */ \
 	X(IPV6_ROUTING_HEADER, "ipv6_routing_header") /* segments left: we do not forward */ \
 	X(IPV6_FRAGMENT, "ipv6_fragment")                                      \
-	X(IPV6_TCP_NOT_SERVED, "ipv6_tcp_not_served") /* TCP over IPv6: not yet */ \
+	X(IPV6_TCP_NOT_SERVED, "ipv6_tcp_not_served") /* TCP to a group or a link-local address */ \
 	X(IPV6_UNSUPPORTED_PROTO, "ipv6_unsupported_protocol")                 \
 	X(ICMP6_TRUNCATED, "icmp6_truncated")                                  \
 	X(ICMP6_BAD_CHECKSUM, "icmp6_bad_checksum")                            \

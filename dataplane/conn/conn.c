@@ -130,6 +130,23 @@ sy_conn_tables_init(struct sy_worker *w)
 					    RTE_CACHE_LINE_SIZE, (int)rte_socket_id());
 	t->conn_stats = rte_zmalloc_socket("sy_conn_stats", (size_t)flows * sizeof(*t->conn_stats),
 					   RTE_CACHE_LINE_SIZE, (int)rte_socket_id());
+	/* IPv6 clients: a hash and a cold array of their own, only when a
+	 * port speaks IPv6. */
+	for (p = 0; p < w->sh->n_ports; p++)
+		if (w->sh->ports[p].n_ipv6 > 0)
+			break;
+	if (p < w->sh->n_ports) {
+		struct rte_hash_parameters hp6 = hp;
+
+		snprintf(name, sizeof(name), "sy_flows6_%u_%u", set, w->id);
+		hp6.name = name;
+		hp6.key_len = sizeof(struct sy_flow_key6);
+		t->flows6 = rte_hash_create(&hp6);
+		t->conn_v6 = rte_zmalloc_socket("sy_conn_v6", (size_t)flows * sizeof(*t->conn_v6),
+						RTE_CACHE_LINE_SIZE, (int)rte_socket_id());
+		if (t->flows6 == NULL || t->conn_v6 == NULL)
+			return -ENOMEM;
+	}
 	t->cache_mask = sy_flow_cache_slots(flows) - 1;
 	t->client_cache = rte_zmalloc_socket("sy_flow_cache",
 					     ((size_t)t->cache_mask + 1) * sizeof(*t->client_cache),
@@ -175,6 +192,8 @@ sy_conn_tables_fini(struct sy_worker *w)
 
 	sy_conn_free_all(w);
 	rte_hash_free(t->flows);
+	rte_hash_free(t->flows6);
+	rte_free(t->conn_v6);
 	sy_conn_arena_fini(&t->conns);
 	rte_mempool_free(t->peeks);
 	rte_free(t->ports);
@@ -241,8 +260,12 @@ sy_conn_free(struct sy_worker *w, struct sy_conn *c)
 {
 	struct sy_flow_key k;
 
-	sy_flow_key_v4(&k, c->client_ip, c->vip, c->client_port, c->vip_port);
-	sy_flow_del(w, &k, c);
+	if (c->flags & SY_CF_CLIENT_V6) {
+		sy_flow_del6(w, c);
+	} else {
+		sy_flow_key_v4(&k, c->client_ip, c->vip, c->client_port, c->vip_port);
+		sy_flow_del(w, &k, c);
+	}
 	if (c->flags & SY_CF_BACKEND_KEY)
 		sy_flow_backend_del(w, c);
 	if (c->snat_port != 0)

@@ -76,6 +76,32 @@ struct sy_flow_key {
 	uint32_t zero;  /* padding, always 0 */
 } __attribute__((aligned(8)));
 
+/*
+ * The flow-table key of an IPv6 client leg, in the worker's second hash
+ * (conn/flow_table.h): 40 bytes, so IPv4 keys stay 16.
+ */
+struct sy_flow_key6 {
+	uint8_t saddr[16];
+	uint8_t daddr[16];
+	uint16_t sport;
+	uint16_t dport;
+	uint32_t zero; /* padding, always 0 */
+} __attribute__((aligned(8)));
+
+/*
+ * The IPv6 side of a record whose client leg is IPv6 (SY_CF_CLIENT_V6): a
+ * cold array beside the records, same index, allocated only when a port has
+ * an IPv6 address (conn/conn.h, sy_conn_v6). The record itself keeps its
+ * IPv4 layout: its client_ip and vip hold 32-bit folds of these addresses,
+ * which is all that load balancing and rate limiting key on, and an IPv4
+ * flow reads the same cache lines as before.
+ */
+struct sy_conn_v6 {
+	uint8_t client[16];    /* the client's address */
+	uint8_t vip[16];       /* the listen address it reached */
+	uint8_t client_nh[16]; /* the next hop towards it (client_if) */
+};
+
 /* Client bytes held during PEEK and CONNECTING: a separate object so an
  * established connection does not pay for it. */
 #define SY_PEEK_MAX_SEGS 48
@@ -146,6 +172,7 @@ struct sy_conn_time_wait {
 #define SY_CF_BACKEND_KEY 0x10  /* backend leg findable: its SNAT port slot names it */
 #define SY_CF_SPLICED 0x20      /* deltas valid: translate (also in LINGER) */
 #define SY_CF_LB_COUNTED 0x40   /* counted in its backend's open connections (lb/lb.h) */
+#define SY_CF_CLIENT_V6 0x80    /* the client leg is IPv6: its addresses in struct sy_conn_v6 */
 
 /*
  * The record of a connection: two cache lines, the first all that

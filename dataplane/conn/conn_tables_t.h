@@ -74,6 +74,8 @@ struct sy_conn_stat {
  * flows_per_worker entries). */
 struct sy_conn_tables {
 	struct rte_hash *flows;   /* client 4-tuple -> record */
+	struct rte_hash *flows6;  /* IPv6 client 4-tuple -> record; NULL without IPv6 */
+	struct sy_conn_v6 *conn_v6; /* one per record, same index; NULL without IPv6 */
 	uint64_t *client_cache;   /* cache_mask + 1 tagged record pointers (flow_table.h) */
 	uint32_t cache_mask;      /* sy_flow_cache_slots(flows_per_worker) - 1 */
 	struct sy_conn **snat_conn; /* (address index, port slot) -> record (backend leg) */

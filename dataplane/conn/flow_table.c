@@ -53,6 +53,42 @@ sy_flow_del(struct sy_worker *w, const struct sy_flow_key *k, const struct sy_co
 	(void)rte_hash_del_key_with_hash(w->tcp.flows, k, sig);
 }
 
+struct sy_conn *
+sy_flow_lookup6(struct sy_worker *w, const struct sy_flow_key6 *k)
+{
+	void *data;
+
+	if (w->tcp.flows6 == NULL || rte_hash_lookup_data(w->tcp.flows6, k, &data) < 0)
+		return NULL;
+	return data;
+}
+
+static void
+conn_key6(const struct sy_worker *w, const struct sy_conn *c, struct sy_flow_key6 *k)
+{
+	const struct sy_conn_v6 *a = sy_conn_v6_of(&w->tcp, c);
+
+	sy_flow_key_v6(k, a->client, a->vip, c->client_port, c->vip_port);
+}
+
+int
+sy_flow_add6(struct sy_worker *w, struct sy_conn *c)
+{
+	struct sy_flow_key6 k;
+
+	conn_key6(w, c, &k);
+	return rte_hash_add_key_data(w->tcp.flows6, &k, c);
+}
+
+void
+sy_flow_del6(struct sy_worker *w, const struct sy_conn *c)
+{
+	struct sy_flow_key6 k;
+
+	conn_key6(w, c, &k);
+	(void)rte_hash_del_key(w->tcp.flows6, &k);
+}
+
 void
 sy_flow_backend_add(struct sy_worker *w, struct sy_conn *c)
 {

@@ -140,6 +140,44 @@ sy_flow_cache_find(const uint64_t *pair, hash_sig_t sig)
 	return NULL;
 }
 
+/*
+ * IPv6 client legs (SY_CF_CLIENT_V6): their own hash, w->tcp.flows6, with
+ * 40-byte keys, so an IPv4 key stays 16 bytes; no cache in front (the burst
+ * fast path is IPv4's). A record's IPv6 addresses are in the cold array
+ * beside the records (struct sy_conn_v6, same index).
+ */
+static inline struct sy_conn_v6 *
+sy_conn_v6_of(const struct sy_conn_tables *t, const struct sy_conn *c)
+{
+	return &t->conn_v6[c - t->conns.rec];
+}
+
+static inline void
+sy_flow_key_v6(struct sy_flow_key6 *k, const uint8_t saddr[16], const uint8_t daddr[16],
+	       uint16_t sport, uint16_t dport)
+{
+	memcpy(k->saddr, saddr, 16);
+	memcpy(k->daddr, daddr, 16);
+	k->sport = sport;
+	k->dport = dport;
+	k->zero = 0;
+}
+
+/* The 32 bits an IPv6 address is folded to in a record's client_ip or vip
+ * (what load balancing and rate limits key on). */
+static inline uint32_t
+sy_addr6_fold(const uint8_t a[16])
+{
+	return rte_hash_crc(a, 16, 0x6a09e667);
+}
+
+/* The record of an IPv6 client segment's tuple (as it arrives), or NULL. */
+struct sy_conn *sy_flow_lookup6(struct sy_worker *w, const struct sy_flow_key6 *k);
+/* Adds c (SY_CF_CLIENT_V6, its sy_conn_v6 and ports set) under its client
+ * tuple; 0 or the hash's error. */
+int sy_flow_add6(struct sy_worker *w, struct sy_conn *c);
+void sy_flow_del6(struct sy_worker *w, const struct sy_conn *c);
+
 /* Backend leg: c->snat_port (set) now finds c, or no longer does. Sets and
  * clears SY_CF_BACKEND_KEY. */
 void sy_flow_backend_add(struct sy_worker *w, struct sy_conn *c);

@@ -258,7 +258,7 @@ sy_hc_segment(struct sy_worker *w, struct sy_conn *c, struct rte_mbuf *m)
 		sy_drop(w, m, SY_DROP_TCP_UNEXPECTED);
 		return;
 	}
-	if (!sy_ipv4_l4_cksum_ok(m)) {
+	if (!sy_l4_cksum_ok(m)) {
 		sy_drop(w, m, SY_DROP_TCP_BAD_CHECKSUM);
 		return;
 	}

@@ -87,10 +87,18 @@ sy_cksum_fold(uint64_t acc)
  */
 uint16_t sy_cksum_chain(uint64_t acc, const struct rte_mbuf *m, uint32_t skip, uint32_t len);
 
-/* Whether IPv4 packet m's TCP or UDP checksum is right: by the port's
- * verdict when it gave one, else summed (the IPv4 header at m's data,
- * options included; the segment, as long as the header's total length
- * says, may be a chain). */
-bool sy_ipv4_l4_cksum_ok(const struct rte_mbuf *m);
+/* The folded sum of the pseudo-header of an IPv4 or IPv6 header at l3
+ * (its version says which) for an upper layer `proto` of l4_len bytes. */
+uint16_t sy_l3_phdr_sum(const void *l3, uint8_t proto, uint32_t l4_len);
+
+/* Whether packet m's TCP or UDP checksum is right: by the port's verdict
+ * when it gave one, else summed (the IPv4 header at m's data, options
+ * included, or the IPv6 one without extension headers; the segment, as long
+ * as the header says, may be a chain). */
+bool sy_l4_cksum_ok(const struct rte_mbuf *m);
+
+/* Set the TCP checksum of segment m (either family, data at its IP header,
+ * a chain allowed) from scratch. */
+void sy_tcp_cksum_set(struct rte_mbuf *m);
 
 #endif

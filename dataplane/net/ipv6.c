@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * IPv6 input (RFC 8200): the fixed header checked, the extension headers
- * walked with a bound, and what is for us handed on. Today that is ICMPv6
- * (net/icmp6.c: echo and neighbour discovery for the port's addresses); TCP
- * over IPv6 is counted and dropped until the connection layer carries IPv6
- * addresses.
+ * walked with a bound, and what is for us handed on: ICMPv6 (net/icmp6.c:
+ * echo and neighbour discovery for the port's addresses) and TCP to a
+ * global address of ours (tcp/tcp.h, with the extension headers taken out
+ * first, so every layer above finds TCP right after the fixed header).
  *
  * A port speaks IPv6 only when its config gives it an IPv6 address. It then
  * also answers on the link-local address its MAC gives, because neighbour
@@ -20,6 +20,7 @@
 #include "net/fib.h"
 #include "net/nd.h"
 #include "net/net.h"
+#include "tcp/tcp.h"
 #include "worker.h"
 
 /* Extension headers we walk before giving up on a packet: a chain longer
@@ -190,7 +191,27 @@ sy_ipv6_input(struct sy_worker *w, uint16_t port, struct rte_mbuf *m)
 			sy_icmp6_input(w, port, m, &peer);
 			return;
 		case IPPROTO_TCP:
-			sy_drop(w, m, SY_DROP_IPV6_TCP_NOT_SERVED);
+			/* To a group, or to a link-local address: not a
+			 * service address. */
+			if (unlikely(ip6->dst_addr[0] == 0xff ||
+				     (ip6->dst_addr[0] == 0xfe && (ip6->dst_addr[1] & 0xc0) == 0x80))) {
+				sy_drop(w, m, SY_DROP_IPV6_TCP_NOT_SERVED);
+				return;
+			}
+			/* The rest of the data plane reads a segment with its
+			 * TCP header right after the fixed one. */
+			if (off > sizeof(*ip6)) {
+				uint16_t ext = (uint16_t)(off - sizeof(*ip6));
+
+				memmove((uint8_t *)ip6 + ext, ip6, sizeof(*ip6));
+				rte_pktmbuf_adj(m, ext);
+				ip6 = rte_pktmbuf_mtod(m, struct rte_ipv6_hdr *);
+				ip6->payload_len = rte_cpu_to_be_16(
+					(uint16_t)(rte_be_to_cpu_16(ip6->payload_len) - ext));
+				ip6->proto = IPPROTO_TCP;
+			}
+			m->l3_len = sizeof(*ip6);
+			sy_tcp6_input(w, port, m);
 			return;
 		case IPV6_EXT_FRAGMENT:
 			/* No reassembly, as for IPv4. */
@@ -261,6 +282,18 @@ sy_ipv6_output(struct sy_worker *w, uint16_t port, struct rte_mbuf *m)
 		return;
 	}
 	sy_nd_output(w, r.port, r.nexthop.v6, m);
+}
+
+void
+sy_ipv6_output_nh(struct sy_worker *w, struct rte_mbuf *m, uint16_t port, const uint8_t nexthop[16])
+{
+	m->l3_len = sizeof(struct rte_ipv6_hdr);
+	m->ol_flags &= RTE_MBUF_F_INDIRECT | RTE_MBUF_F_EXTERNAL;
+	if (unlikely(sy_eth_prepend(w, port, m, RTE_ETHER_TYPE_IPV6) < 0)) {
+		sy_drop(w, m, SY_DROP_NO_MBUF);
+		return;
+	}
+	sy_nd_output(w, port, nexthop, m);
 }
 
 void

@@ -60,6 +60,10 @@ bool sy_ipv6_is_ours(const struct sy_dp_port *p, const uint8_t a[16]);
  * FIB (IPV6_NO_ROUTE), or for a link-local destination the port it came in
  * on, `port`; the ethernet header; neighbour discovery. */
 void sy_ipv6_output(struct sy_worker *w, uint16_t port, struct rte_mbuf *m);
+/* An IPv6 packet whose header is final to a next hop the caller already
+ * looked up: the ethernet header and neighbour discovery only. */
+void sy_ipv6_output_nh(struct sy_worker *w, struct rte_mbuf *m, uint16_t port,
+		       const uint8_t nexthop[16]);
 /* Send an IPv6 packet whose header is final (data at it) to the MAC `dst`
  * on `port`: an answer to where its query came from. */
 void sy_ipv6_send_to(struct sy_worker *w, uint16_t port, struct rte_mbuf *m,

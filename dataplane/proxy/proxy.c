@@ -231,6 +231,14 @@ sy_proxy_start(struct sy_worker *w, struct sy_conn *c, bool tls)
 	px->c.dport = c->client_port;
 	px->c.out_if = c->client_if;
 	px->c.nh = c->client_nh;
+	if (c->flags & SY_CF_CLIENT_V6) {
+		const struct sy_conn_v6 *v6 = sy_conn_v6_of(&w->tcp, c);
+
+		px->c.v6 = true;
+		memcpy(px->c.saddr6, v6->vip, 16);
+		memcpy(px->c.daddr6, v6->client, 16);
+		memcpy(px->c.nh6, v6->client_nh, 16);
+	}
 	sy_tcb_init_accepted(w, &px->c, &a, SY_PROXY_RCVBUF);
 	sy_tcb_keepalive(w, &px->c, SY_PROXY_KEEPALIVE_IDLE_MS);
 	if (tls) {
@@ -269,7 +277,7 @@ sy_proxy_segment(struct sy_worker *w, struct sy_conn *c, struct rte_mbuf *m, boo
 		sy_drop(w, m, SY_DROP_TCP_UNEXPECTED);
 		return;
 	}
-	if (!sy_ipv4_l4_cksum_ok(m)) {
+	if (!sy_l4_cksum_ok(m)) {
 		sy_drop(w, m, SY_DROP_TCP_BAD_CHECKSUM);
 		return;
 	}

@@ -8,6 +8,7 @@
  */
 #include <stdio.h>
 #include <string.h>
+#include <arpa/inet.h>
 #include <strings.h>
 
 #include <rte_byteorder.h>
@@ -306,18 +307,33 @@ put_ipv4(struct hdr_out *o, const uint8_t ip[4])
 	put_uint(o, ip[3]);
 }
 
+/* The client's address as X-Forwarded-For carries it: dotted IPv4, or IPv6
+ * in its canonical text (RFC 5952, inet_ntop's) without brackets. */
+static void
+put_client(struct hdr_out *o, const struct sy_proxy *px)
+{
+	char buf[INET6_ADDRSTRLEN];
+
+	if (!px->c.v6) {
+		put_ipv4(o, (const uint8_t *)&px->cc->client_ip);
+		return;
+	}
+	if (inet_ntop(AF_INET6, px->c.daddr6, buf, sizeof(buf)) == NULL)
+		buf[0] = '\0';
+	put_str(o, buf);
+}
+
 static uint32_t
 forwarded_headers(const struct sy_proxy *px, const struct sy_px_req *req, uint8_t policy,
 		  char *out, size_t room)
 {
-	const uint8_t *ip = (const uint8_t *)&px->cc->client_ip;
 	const char *proto = px->tls ? "https" : "http";
 	struct hdr_out o = { out, out + room, true };
 
 	if (policy == SY_FWD_NEVER || (policy == SY_FWD_IF_NONE && req->has_forwarded))
 		return 0;
 	PUT_LIT(&o, "X-Forwarded-For: ");
-	put_ipv4(&o, ip);
+	put_client(&o, px);
 	PUT_LIT(&o, "\r\nX-Forwarded-Host: ");
 	put_str(&o, req->h.host);
 	PUT_LIT(&o, "\r\nX-Forwarded-Port: ");
@@ -325,7 +341,14 @@ forwarded_headers(const struct sy_proxy *px, const struct sy_px_req *req, uint8_
 	PUT_LIT(&o, "\r\nX-Forwarded-Proto: ");
 	put_str(&o, proto);
 	PUT_LIT(&o, "\r\nForwarded: for=");
-	put_ipv4(&o, ip);
+	/* RFC 7239 6: an IPv6 node is "[...]", quoted. */
+	if (px->c.v6) {
+		PUT_LIT(&o, "\"[");
+		put_client(&o, px);
+		PUT_LIT(&o, "]\"");
+	} else {
+		put_client(&o, px);
+	}
 	PUT_LIT(&o, ";host=");
 	put_str(&o, req->h.host);
 	PUT_LIT(&o, ";proto=");

@@ -233,7 +233,7 @@ sy_proxy_idle_segment(struct sy_worker *w, struct sy_conn *bc, struct rte_mbuf *
 		sy_drop(w, m, SY_DROP_TCP_UNEXPECTED);
 		return;
 	}
-	if (!sy_ipv4_l4_cksum_ok(m)) {
+	if (!sy_l4_cksum_ok(m)) {
 		sy_drop(w, m, SY_DROP_TCP_BAD_CHECKSUM);
 		return;
 	}

@@ -38,20 +38,18 @@
 #include "proxy/proxy.h"
 #include "proxy/proxy_internal.h"
 #include "conn/conn.h"
+#include "splice/splice.h"
 #include "tcp/tcp_opts.h"
 #include "tcp/tcp_out.h"
+#include "tcp/tcp_seg.h"
 #include "tcp/tcp_seq.h"
 #include "worker.h"
 
 static inline struct rte_tcp_hdr *
 tcp_hdr_of(struct rte_mbuf *m, uint32_t *plen)
 {
-	struct rte_ipv4_hdr *ip = rte_pktmbuf_mtod(m, struct rte_ipv4_hdr *);
-	struct rte_tcp_hdr *th = (struct rte_tcp_hdr *)((uint8_t *)ip + rte_ipv4_hdr_len(ip));
-
-	*plen = rte_be_to_cpu_16(ip->total_length) - rte_ipv4_hdr_len(ip) -
-		(th->data_off >> 4) * 4u;
-	return th;
+	*plen = sy_seg_payload_len(m);
+	return sy_seg_tcp(m);
 }
 
 static void
@@ -107,11 +105,7 @@ send_ack(struct sy_worker *w, struct sy_conn *c)
 {
 	struct sy_seg s;
 
-	memset(&s, 0, sizeof(s));
-	s.saddr = c->vip;
-	s.daddr = c->client_ip;
-	s.sport = c->vip_port;
-	s.dport = c->client_port;
+	sy_seg_on_leg(&w->tcp, c, SY_LEG_CLIENT, &s);
 	s.seq = c->tw.snd_nxt;
 	s.ack = c->tw.rcv_nxt;
 	s.flags = RTE_TCP_ACK_FLAG;
@@ -133,7 +127,7 @@ sy_proxy_time_wait_segment(struct sy_worker *w, struct sy_conn *c, struct rte_mb
 	uint8_t fl = th->tcp_flags;
 	bool fin, has_ts;
 
-	if (!sy_ipv4_l4_cksum_ok(m)) {
+	if (!sy_l4_cksum_ok(m)) {
 		sy_drop(w, m, SY_DROP_TCP_BAD_CHECKSUM);
 		return;
 	}
@@ -200,7 +194,7 @@ sy_proxy_time_wait_syn(struct sy_worker *w, struct sy_conn *c, struct rte_mbuf *
 	bool has_ts, newer;
 
 	/* It is about to free a record: believe only a whole segment. */
-	if (!sy_ipv4_l4_cksum_ok(m)) {
+	if (!sy_l4_cksum_ok(m)) {
 		sy_drop(w, m, SY_DROP_TCP_BAD_CHECKSUM);
 		return false;
 	}

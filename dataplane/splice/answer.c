@@ -19,6 +19,7 @@
 #include "splice/splice.h"
 #include "sy_route_stats.h"
 #include "tcp/tcp_out.h"
+#include "tcp/tcp_seg.h"
 #include "tcp/tcp_seq.h"
 #include "worker.h"
 
@@ -123,7 +124,7 @@ answer_send(struct sy_worker *w, struct sy_conn *c, bool with_payload)
 	uint16_t len = with_payload ? answer_payload(c, buf, sizeof(buf)) : 0;
 	struct sy_seg s;
 
-	sy_seg_on_leg(c, SY_LEG_CLIENT, &s);
+	sy_seg_on_leg(&w->tcp, c, SY_LEG_CLIENT, &s);
 	s.ack = c->peek->peek_next;
 	s.win = answer_window(c);
 	s.ts = c->peek->ts_ok;
@@ -188,7 +189,7 @@ sy_conn_reset_client(struct sy_worker *w, struct sy_conn *c, enum sy_answer_reas
 {
 	struct sy_seg s;
 
-	sy_seg_on_leg(c, SY_LEG_CLIENT, &s);
+	sy_seg_on_leg(&w->tcp, c, SY_LEG_CLIENT, &s);
 	s.seq = c->peek->isn_r + 1;
 	s.ack = c->peek->peek_next;
 	s.flags = RTE_TCP_RST_FLAG | RTE_TCP_ACK_FLAG;
@@ -201,12 +202,10 @@ sy_conn_reset_client(struct sy_worker *w, struct sy_conn *c, enum sy_answer_reas
 void
 sy_answer_segment(struct sy_worker *w, struct sy_conn *c, struct rte_mbuf *m)
 {
-	struct rte_ipv4_hdr *ip = rte_pktmbuf_mtod(m, struct rte_ipv4_hdr *);
-	struct rte_tcp_hdr *th = (struct rte_tcp_hdr *)((uint8_t *)ip + rte_ipv4_hdr_len(ip));
+	struct rte_tcp_hdr *th = sy_seg_tcp(m);
 	uint8_t fl = th->tcp_flags;
 	uint32_t seq = rte_be_to_cpu_32(th->sent_seq);
-	uint32_t len = (uint32_t)(rte_be_to_cpu_16(ip->total_length) - rte_ipv4_hdr_len(ip) -
-				  (th->data_off >> 4) * 4);
+	uint32_t len = sy_seg_payload_len(m);
 	uint32_t our_end = c->peek->isn_r + 1 + c->peek->answer_len + 1; /* after our FIN */
 
 	if (fl & RTE_TCP_RST_FLAG) {

@@ -28,6 +28,7 @@
 #include "sy_route_stats.h"
 #include "tcp/tcp_isn.h"
 #include "tcp/tcp_out.h"
+#include "tcp/tcp_seg.h"
 #include "tcp/tcp_seq.h"
 #include "worker.h"
 
@@ -38,19 +39,13 @@
 static inline struct rte_tcp_hdr *
 tcp_hdr(struct rte_mbuf *m)
 {
-	struct rte_ipv4_hdr *ip = rte_pktmbuf_mtod(m, struct rte_ipv4_hdr *);
-
-	return (struct rte_tcp_hdr *)((uint8_t *)ip + rte_ipv4_hdr_len(ip));
+	return sy_seg_tcp(m);
 }
 
 static inline uint32_t
 tcp_payload_len(struct rte_mbuf *m)
 {
-	struct rte_ipv4_hdr *ip = rte_pktmbuf_mtod(m, struct rte_ipv4_hdr *);
-	struct rte_tcp_hdr *th = tcp_hdr(m);
-
-	return (uint32_t)(rte_be_to_cpu_16(ip->total_length) - rte_ipv4_hdr_len(ip) -
-			  ((th->data_off >> 4) * 4));
+	return sy_seg_payload_len(m);
 }
 
 /* Sequence space a segment occupies: payload, plus one for SYN and FIN. */
@@ -89,6 +84,36 @@ enter_linger(struct sy_worker *w, struct sy_conn *c)
 
 /* ---------------------------------------------------------------- open -- */
 
+/* Where segments to the client go: its port and next hop, from the FIB
+ * once (it does not change while routerd runs). With no route back (the
+ * cookie ACK came, so there was one) the record is kept and output counts
+ * the drop. A link-local IPv6 client is on the port it came in on. */
+static void
+client_route(struct sy_worker *w, struct sy_conn *c, const struct rte_mbuf *m)
+{
+	struct sy_fib_result fr;
+	struct sy_addr dst;
+
+	if (c->flags & SY_CF_CLIENT_V6) {
+		struct sy_conn_v6 *a = sy_conn_v6_of(&w->tcp, c);
+
+		dst.family = AF_INET6;
+		memcpy(dst.v6, a->client, 16);
+		memcpy(a->client_nh, a->client, 16);
+		c->client_if = (uint8_t)m->hash.usr;
+		if (sy_fib_lookup(w->sh->fib, &dst, &fr) == 0) {
+			c->client_if = (uint8_t)fr.port;
+			memcpy(a->client_nh, fr.nexthop.v6, 16);
+		}
+		return;
+	}
+	dst = sy_addr_v4(c->client_ip);
+	if (sy_fib_lookup(w->sh->fib, &dst, &fr) == 0) {
+		c->client_if = (uint8_t)fr.port;
+		c->client_nh = fr.nexthop.v4;
+	}
+}
+
 void
 sy_splice_open(struct sy_worker *w, struct rte_mbuf *m, const struct sy_tcp_syn_opts *syn)
 {
@@ -97,6 +122,7 @@ sy_splice_open(struct sy_worker *w, struct rte_mbuf *m, const struct sy_tcp_syn_
 	struct sy_flow_key k;
 	struct sy_conn *c;
 	uint32_t tsval, tsecr, rtt;
+	int rc;
 
 	c = sy_conn_alloc(w);
 	if (c == NULL) {
@@ -108,38 +134,48 @@ sy_splice_open(struct sy_worker *w, struct rte_mbuf *m, const struct sy_tcp_syn_
 		return;
 	}
 	c->peek = sy_peek_alloc(w);
-	c->client_ip = ip->src_addr;
-	c->vip = ip->dst_addr;
 	c->client_port = th->src_port;
 	c->vip_port = th->dst_port;
-	conn_key_client(c, &k);
-	if (c->peek == NULL || sy_flow_add(w, &k, c) < 0) {
+	if (sy_seg_is_v6(m)) {
+		const struct rte_ipv6_hdr *ip6 = rte_pktmbuf_mtod(m, const struct rte_ipv6_hdr *);
+		struct sy_conn_v6 *a = sy_conn_v6_of(&w->tcp, c);
+
+		c->flags |= SY_CF_CLIENT_V6;
+		memcpy(a->client, ip6->src_addr, 16);
+		memcpy(a->vip, ip6->dst_addr, 16);
+		c->client_ip = sy_addr6_fold(a->client);
+		c->vip = sy_addr6_fold(a->vip);
+		rc = c->peek != NULL ? sy_flow_add6(w, c) : 0;
+	} else {
+		c->client_ip = ip->src_addr;
+		c->vip = ip->dst_addr;
+		conn_key_client(c, &k);
+		rc = c->peek != NULL ? sy_flow_add(w, &k, c) : 0;
+	}
+	if (c->peek == NULL || rc < 0) {
 		/* No PEEK buffer (SY_PEEK_BUFS handshakes at once), or the hash
 		 * refused the key (it holds one per record: not expected). */
 		enum sy_drop_reason why = c->peek == NULL ? SY_DROP_CONN_POOL_EMPTY : SY_DROP_FLOW_TABLE_FULL;
 
-		c->client_ip = 0; /* not in the table: nothing to delete */
+		/* Not in the table: nothing to delete. */
+		c->client_ip = 0;
+		c->flags &= (uint8_t)~SY_CF_CLIENT_V6;
 		sy_conn_free(w, c);
 		sy_drop(w, m, why);
 		return;
 	}
-	{
-		struct sy_fib_result fr;
-		struct sy_addr dst = sy_addr_v4(c->client_ip);
-
-		/* No route back: the cookie ACK came, so there was one; keep the
-		 * record and let output count the drop if it vanished. */
-		if (sy_fib_lookup(w->sh->fib, &dst, &fr) == 0) {
-			c->client_if = (uint8_t)fr.port;
-			c->client_nh = fr.nexthop.v4;
-		}
-	}
+	client_route(w, c, m);
 	c->state = SY_CONN_PEEK;
 	c->proto = th->dst_port == w->sh->https_port ? SY_CONN_TLS : SY_CONN_HTTP;
 	c->peek->isn_c = rte_be_to_cpu_32(th->sent_seq) - 1;
 	c->peek->isn_r = rte_be_to_cpu_32(th->recv_ack) - 1;
 	c->peek->peek_next = c->peek->isn_c + 1;
 	c->peek->mss = syn->mss;
+	/* What an IPv6 client may receive, as an IPv4 backend will send it:
+	 * with 20 bytes more of header, so no more than its port's MTU takes
+	 * (docs/architecture.md 9.3, MSS). */
+	if (c->flags & SY_CF_CLIENT_V6)
+		c->peek->mss = (uint16_t)RTE_MIN(c->peek->mss, w->sh->ports[c->client_if].mtu - 60);
 	c->peek->ws_c = syn->wscale;
 	c->peek->sack_ok = syn->sack_ok;
 	c->peek->ts_ok = syn->ts_ok;
@@ -171,20 +207,26 @@ sy_splice_open(struct sy_worker *w, struct rte_mbuf *m, const struct sy_tcp_syn_
 static void
 trim_front(struct rte_mbuf *m, uint32_t n)
 {
-	struct rte_ipv4_hdr *ip = rte_pktmbuf_mtod(m, struct rte_ipv4_hdr *);
-	uint16_t hl = (uint16_t)(rte_ipv4_hdr_len(ip) + (tcp_hdr(m)->data_off >> 4) * 4);
+	uint16_t hl = (uint16_t)sy_seg_hdr_len(m);
+	uint8_t *l3 = rte_pktmbuf_mtod(m, uint8_t *);
 	struct rte_tcp_hdr *th;
 
-	memmove((uint8_t *)ip + n, ip, hl);
+	memmove(l3 + n, l3, hl);
 	rte_pktmbuf_adj(m, (uint16_t)n);
-	ip = rte_pktmbuf_mtod(m, struct rte_ipv4_hdr *);
 	th = tcp_hdr(m);
-	ip->total_length = rte_cpu_to_be_16((uint16_t)(rte_be_to_cpu_16(ip->total_length) - n));
+	if (sy_seg_is_v6(m)) {
+		struct rte_ipv6_hdr *ip6 = rte_pktmbuf_mtod(m, struct rte_ipv6_hdr *);
+
+		ip6->payload_len = rte_cpu_to_be_16((uint16_t)(rte_be_to_cpu_16(ip6->payload_len) - n));
+	} else {
+		struct rte_ipv4_hdr *ip = rte_pktmbuf_mtod(m, struct rte_ipv4_hdr *);
+
+		ip->total_length = rte_cpu_to_be_16((uint16_t)(rte_be_to_cpu_16(ip->total_length) - n));
+		ip->hdr_checksum = 0;
+		ip->hdr_checksum = rte_ipv4_cksum(ip);
+	}
 	th->sent_seq = rte_cpu_to_be_32(rte_be_to_cpu_32(th->sent_seq) + n);
-	ip->hdr_checksum = 0;
-	ip->hdr_checksum = rte_ipv4_cksum(ip);
-	th->cksum = 0;
-	th->cksum = rte_ipv4_udptcp_cksum(ip, th);
+	sy_tcp_cksum_set(m);
 }
 
 /* Append an in-order segment to the held list; pull in held out-of-order
@@ -274,9 +316,8 @@ peek_frags(const struct sy_peek_buf *p, struct sy_frag *f, unsigned max, bool *f
 	*fin = false;
 	for (i = 0; i < p->n_seg && n < max; i++) {
 		struct rte_mbuf *m = p->seg[i];
-		struct rte_ipv4_hdr *ip = rte_pktmbuf_mtod(m, struct rte_ipv4_hdr *);
 		struct rte_tcp_hdr *th = tcp_hdr(m);
-		uint32_t off = rte_ipv4_hdr_len(ip) + (th->data_off >> 4) * 4;
+		uint32_t off = sy_seg_hdr_len(m);
 		uint32_t len = tcp_payload_len(m);
 
 		if (th->tcp_flags & RTE_TCP_FIN_FLAG)
@@ -605,7 +646,7 @@ connect_backend(struct sy_worker *w, struct sy_conn *c)
 	o.ts_ok = c->peek->ts_ok;
 	o.tsval = c->peek->tsval_rb;
 	o.tsecr = 0;
-	sy_seg_on_leg(c, SY_LEG_BACKEND, &s);
+	sy_seg_on_leg(&w->tcp, c, SY_LEG_BACKEND, &s);
 	s.seq = c->peek->isn_rb;
 	s.flags = RTE_TCP_SYN_FLAG;
 	/* A SYN's window is never scaled. */
@@ -722,6 +763,37 @@ retry_backend(struct sy_worker *w, struct sy_conn *c)
 	bind_backend(w, c);
 }
 
+/*
+ * Segment m of c, already accounted for, translated by x and sent to the
+ * other leg: to the backend (to_backend) or to the client. Within IPv4 the
+ * header is edited (splice_xlate.h); an IPv6 client leg's segments change
+ * family on the way (splice_xlate46.c).
+ */
+static void
+xlate_send(struct sy_worker *w, struct sy_conn *c, struct rte_mbuf *m, bool to_backend,
+	   const struct sy_xlate *x)
+{
+	int rc;
+
+	if (likely(!(c->flags & SY_CF_CLIENT_V6)))
+		rc = sy_xlate_tcp4(rte_pktmbuf_mtod(m, struct rte_ipv4_hdr *), tcp_hdr(m), x);
+	else if (to_backend)
+		rc = sy_xlate_6to4(m, x);
+	else
+		rc = sy_xlate_4to6(m, x, sy_conn_v6_of(&w->tcp, c)->vip,
+				   sy_conn_v6_of(&w->tcp, c)->client);
+	if (unlikely(rc < 0)) {
+		sy_drop(w, m, SY_DROP_SPLICE_XLATE_FAILED);
+		return;
+	}
+	if (to_backend)
+		sy_ipv4_output_nh(w, m, c->backend_if, c->backend_nh);
+	else if (c->flags & SY_CF_CLIENT_V6)
+		sy_ipv6_output_nh(w, m, c->client_if, sy_conn_v6_of(&w->tcp, c)->client_nh);
+	else
+		sy_ipv4_output_nh(w, m, c->client_if, c->client_nh);
+}
+
 /* The backend answered our SYN: compute the deltas, send what we held. */
 static void
 backend_established(struct sy_worker *w, struct sy_conn *c, struct rte_mbuf *synack)
@@ -763,30 +835,17 @@ backend_established(struct sy_worker *w, struct sy_conn *c, struct rte_mbuf *syn
 	 * translates into the ACK of the backend's SYN-ACK. */
 	for (i = 0; i < p->n_seg; i++) {
 		struct rte_mbuf *m = p->seg[i];
-		struct rte_ipv4_hdr *ip = rte_pktmbuf_mtod(m, struct rte_ipv4_hdr *);
 		struct rte_tcp_hdr *sth = tcp_hdr(m);
 
 		if (sth->tcp_flags & RTE_TCP_FIN_FLAG) {
 			c->flags |= SY_CF_FIN_CLIENT;
 			c->fin_c = rte_be_to_cpu_32(sth->sent_seq) + tcp_payload_len(m);
 		}
-		if (sy_xlate_tcp4(ip, sth, &x) < 0) {
-			sy_drop(w, m, SY_DROP_SPLICE_XLATE_FAILED);
-			continue;
-		}
-		sy_ipv4_output_nh(w, m, c->backend_if, c->backend_nh);
+		xlate_send(w, c, m, true, &x);
 	}
 	p->n_seg = 0;
-	for (i = 0; i < p->n_ooo; i++) {
-		struct rte_mbuf *m = p->ooo[i];
-
-		if (sy_xlate_tcp4(rte_pktmbuf_mtod(m, struct rte_ipv4_hdr *), tcp_hdr(m),
-				  &x) < 0) {
-			sy_drop(w, m, SY_DROP_SPLICE_XLATE_FAILED);
-			continue;
-		}
-		sy_ipv4_output_nh(w, m, c->backend_if, c->backend_nh);
-	}
+	for (i = 0; i < p->n_ooo; i++)
+		xlate_send(w, c, p->ooo[i], true, &x);
 	p->n_ooo = 0;
 	sy_peek_free(w, p);
 	c->peek = NULL;
@@ -801,7 +860,6 @@ backend_established(struct sy_worker *w, struct sy_conn *c, struct rte_mbuf *syn
 static void
 forward(struct sy_worker *w, struct sy_conn *c, struct rte_mbuf *m, bool from_client)
 {
-	struct rte_ipv4_hdr *ip = rte_pktmbuf_mtod(m, struct rte_ipv4_hdr *);
 	struct rte_tcp_hdr *th = tcp_hdr(m);
 	uint8_t fl = th->tcp_flags;
 	struct sy_xlate x;
@@ -839,14 +897,7 @@ forward(struct sy_worker *w, struct sy_conn *c, struct rte_mbuf *m, bool from_cl
 		sy_xlate_to_backend(c, &x);
 	else
 		sy_xlate_to_client(c, &x);
-	if (unlikely(sy_xlate_tcp4(ip, th, &x) < 0)) {
-		sy_drop(w, m, SY_DROP_SPLICE_XLATE_FAILED);
-		return;
-	}
-	if (from_client)
-		sy_ipv4_output_nh(w, m, c->backend_if, c->backend_nh);
-	else
-		sy_ipv4_output_nh(w, m, c->client_if, c->client_nh);
+	xlate_send(w, c, m, from_client, &x);
 }
 
 /*
@@ -866,7 +917,7 @@ backend_stale_ack(struct sy_worker *w, struct sy_conn *c, struct rte_mbuf *m)
 	struct rte_tcp_hdr *th = tcp_hdr(m);
 	struct sy_seg s;
 
-	sy_seg_on_leg(c, SY_LEG_BACKEND, &s);
+	sy_seg_on_leg(&w->tcp, c, SY_LEG_BACKEND, &s);
 	s.seq = rte_be_to_cpu_32(th->recv_ack);
 	s.flags = RTE_TCP_RST_FLAG;
 	rte_pktmbuf_free(m);
@@ -947,7 +998,7 @@ sy_splice_segment(struct sy_worker *w, struct sy_conn *c, struct rte_mbuf *m, bo
 	/* From the client, before the splice: what is held is parsed and
 	 * routed on (and a proxy takes it as the request), so it must be
 	 * what the client sent. */
-	if (!sy_ipv4_l4_cksum_ok(m)) {
+	if (!sy_l4_cksum_ok(m)) {
 		sy_drop(w, m, SY_DROP_TCP_BAD_CHECKSUM);
 		return;
 	}

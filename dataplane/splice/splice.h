@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "conn/conn_t.h"
+#include "conn/flow_table.h"
 #include "splice/splice_xlate.h"
 #include "sy_counters.h"
 #include "tcp/tcp_opts.h"
@@ -82,9 +83,11 @@ sy_xlate_to_client(const struct sy_conn *c, struct sy_xlate *x)
 }
 
 /* A segment of the router's own on one leg of c (tcp_out.h): zeroed, with
- * that leg's addresses and ports, the router as the sender. */
+ * that leg's addresses (an IPv6 client leg's from t's cold array) and
+ * ports, the router as the sender. */
 static inline void
-sy_seg_on_leg(const struct sy_conn *c, enum sy_leg leg, struct sy_seg *s)
+sy_seg_on_leg(const struct sy_conn_tables *t, const struct sy_conn *c, enum sy_leg leg,
+	      struct sy_seg *s)
 {
 	memset(s, 0, sizeof(*s));
 	if (leg == SY_LEG_CLIENT) {
@@ -92,6 +95,13 @@ sy_seg_on_leg(const struct sy_conn *c, enum sy_leg leg, struct sy_seg *s)
 		s->daddr = c->client_ip;
 		s->sport = c->vip_port;
 		s->dport = c->client_port;
+		if (c->flags & SY_CF_CLIENT_V6) {
+			const struct sy_conn_v6 *a = sy_conn_v6_of(t, c);
+
+			s->saddr6 = a->vip;
+			s->daddr6 = a->client;
+			s->out_if = c->client_if;
+		}
 	} else {
 		s->saddr = c->snat_ip;
 		s->daddr = c->backend_ip;

@@ -288,12 +288,14 @@ fast_frame(const struct sy_dp_port *p, uint64_t mac, const struct rte_mbuf *m)
 }
 
 /* The record, if the segment still belongs on the fast path: SPLICED, no
- * FIN either way yet, and the segment is its leg's, field for field. */
+ * FIN either way yet, both legs IPv4, and the segment is its leg's, field
+ * for field. */
 static inline bool
 fast_conn_ok(const struct sy_conn *c, const uint8_t *f, unsigned leg)
 {
 	return c->state == SY_CONN_SPLICED &&
-	       !(c->flags & (SY_CF_FIN_CLIENT | SY_CF_FIN_BACKEND)) &&
+	       /* An IPv6 client leg changes family on the way: splice.c. */
+	       !(c->flags & (SY_CF_FIN_CLIENT | SY_CF_FIN_BACKEND | SY_CF_CLIENT_V6)) &&
 	       leg_addrs(c, leg) == load64(f + OFF_ADDRS) &&
 	       leg_ports(c, leg) == load32(f + OFF_PORTS);
 }

@@ -54,6 +54,19 @@ struct sy_xlate {
  */
 int sy_xlate_tcp4(struct rte_ipv4_hdr *ip, struct rte_tcp_hdr *th, const struct sy_xlate *x);
 
+struct rte_mbuf;
+/*
+ * Across the families (splice_xlate46.c): an IPv6 client leg's segment m
+ * (data at its IPv6 header, no extension headers) made the IPv4 segment x
+ * describes, and an IPv4 backend segment made the IPv6 segment from src6 to
+ * dst6 (x's addresses are then only the record's folds, replaced). Data at
+ * the new IP header, m->l3_len set. Returns 0, or -1 when the TCP options
+ * are malformed or the mbuf has no headroom (drop it).
+ */
+int sy_xlate_6to4(struct rte_mbuf *m, const struct sy_xlate *x);
+int sy_xlate_4to6(struct rte_mbuf *m, const struct sy_xlate *x, const uint8_t src6[16],
+		  const uint8_t dst6[16]);
+
 /* win_out for win (docs/architecture.md 9.3, Window). */
 static inline uint16_t
 sy_win_rescale(uint16_t win, uint8_t shift_in, uint8_t shift_out)

@@ -29,9 +29,11 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "tcp/mbuf_queue.h"
 #include "tcp/tcp_cc.h"
+#include "tcp/tcp_out.h"
 
 struct rte_mbuf;
 struct sy_worker;
@@ -97,6 +99,9 @@ struct sy_tcb {
 	uint16_t sport, dport; /* network order */
 	uint16_t out_if;
 	uint32_t nh;           /* next hop on out_if */
+	/* An IPv6 leg (v6 set): these instead of saddr, daddr and nh. */
+	bool v6;
+	uint8_t saddr6[16], daddr6[16], nh6[16];
 
 	uint8_t state;         /* enum sy_tcb_state */
 	uint8_t snd_ws, rcv_ws; /* window shifts in force */
@@ -236,6 +241,23 @@ static inline bool
 sy_tcb_done(const struct sy_tcb *t)
 {
 	return t->state == SY_TCPS_CLOSED || t->state == SY_TCPS_TIME_WAIT;
+}
+
+/* A segment of ours on t's leg (tcp_out.h): zeroed, with its addresses
+ * (either family) and ports. */
+static inline void
+sy_tcb_seg(const struct sy_tcb *t, struct sy_seg *s)
+{
+	memset(s, 0, sizeof(*s));
+	s->saddr = t->saddr;
+	s->daddr = t->daddr;
+	s->sport = t->sport;
+	s->dport = t->dport;
+	if (t->v6) {
+		s->saddr6 = t->saddr6;
+		s->daddr6 = t->daddr6;
+		s->out_if = t->out_if;
+	}
 }
 
 #endif

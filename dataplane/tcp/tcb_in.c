@@ -13,6 +13,7 @@
 #include <rte_tcp.h>
 
 #include "tcp/tcb.h"
+#include "tcp/tcp_seg.h"
 #include "tcp/tcp_opts.h"
 #include "tcp/tcp_out.h"
 #include "tcp/tcp_seq.h"
@@ -569,11 +570,7 @@ syn_sent_input(struct sy_worker *w, struct sy_tcb *t, struct rte_mbuf *m,
 			 * splice path's stale ACK, splice.c): RST for it. */
 			struct sy_seg s;
 
-			memset(&s, 0, sizeof(s));
-			s.saddr = t->saddr;
-			s.daddr = t->daddr;
-			s.sport = t->sport;
-			s.dport = t->dport;
+			sy_tcb_seg(t, &s);
 			s.seq = ack;
 			s.flags = RTE_TCP_RST_FLAG;
 			sy_tcp_send(w, &s);
@@ -637,10 +634,9 @@ syn_sent_input(struct sy_worker *w, struct sy_tcb *t, struct rte_mbuf *m,
 void
 sy_tcb_input(struct sy_worker *w, struct sy_tcb *t, struct rte_mbuf *m)
 {
-	struct rte_ipv4_hdr *ip = rte_pktmbuf_mtod(m, struct rte_ipv4_hdr *);
-	struct rte_tcp_hdr *th = (struct rte_tcp_hdr *)((uint8_t *)ip + rte_ipv4_hdr_len(ip));
-	uint32_t hlen = rte_ipv4_hdr_len(ip) + (th->data_off >> 4) * 4u;
-	uint32_t plen = rte_be_to_cpu_16(ip->total_length) - hlen;
+	struct rte_tcp_hdr *th = sy_seg_tcp(m);
+	uint32_t hlen = sy_seg_hdr_len(m);
+	uint32_t plen = sy_seg_ip_len(m) - hlen;
 	uint32_t seq = rte_be_to_cpu_32(th->sent_seq);
 	uint8_t fl = th->tcp_flags;
 	uint32_t tsval = 0, tsecr = 0, wnd, seg_len, skip = 0;

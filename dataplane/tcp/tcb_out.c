@@ -127,10 +127,10 @@ write_sack(const struct sy_tcb *t, uint8_t *buf, unsigned max_blocks)
  * off; and it adds 16 bits at a time).
  */
 static uint16_t
-tcp_cksum(const struct rte_ipv4_hdr *ip, const struct rte_tcp_hdr *th, uint32_t thlen,
+tcp_cksum(const void *l3, const struct rte_tcp_hdr *th, uint32_t thlen, uint32_t len,
 	  const struct rte_mbuf *payload)
 {
-	uint64_t sum = sy_cksum_add(rte_ipv4_phdr_cksum(ip, 0), th, thlen);
+	uint64_t sum = sy_cksum_add(sy_l3_phdr_sum(l3, IPPROTO_TCP, thlen + len), th, thlen);
 
 	/* The header is a whole number of 32-bit words: the payload starts
 	 * at an even offset. */
@@ -145,11 +145,12 @@ static int
 send_segment(struct sy_worker *w, struct sy_tcb *t, uint32_t seq, uint32_t len, uint8_t flags)
 {
 	struct rte_mbuf *m = rte_pktmbuf_alloc(w->sh->pool), *payload = NULL;
-	struct rte_ipv4_hdr *ip;
 	struct rte_tcp_hdr *th;
+	struct sy_seg s;
 	uint8_t opts[40];
-	unsigned olen = 0;
+	unsigned olen = 0, l3len;
 	uint16_t hlen;
+	void *l3;
 
 	if (m == NULL) {
 		w->counters.drops[SY_DROP_NO_MBUF]++;
@@ -167,40 +168,41 @@ send_segment(struct sy_worker *w, struct sy_tcb *t, uint32_t seq, uint32_t len, 
 		olen = sy_tcp_write_ts_opt(opts, our_tsval(w, t), t->ts_recent);
 	if ((t->flags & SY_TCB_F_SACK) && t->n_ooo > 0 && !(flags & RTE_TCP_RST_FLAG))
 		olen += write_sack(t, opts + olen, (t->flags & SY_TCB_F_TS) ? 3 : 4);
-	hlen = (uint16_t)(sizeof(*ip) + sizeof(*th) + olen);
-	ip = (struct rte_ipv4_hdr *)rte_pktmbuf_append(m, hlen);
-	if (ip == NULL) {
+	sy_tcb_seg(t, &s);
+	s.seq = seq;
+	s.ack = t->rcv_nxt;
+	s.flags = flags;
+	s.win = (flags & RTE_TCP_RST_FLAG) ? 0 : window_field(t);
+	l3len = sy_seg_ip_hdr_len(&s);
+	hlen = (uint16_t)(l3len + sizeof(*th) + olen);
+	l3 = rte_pktmbuf_append(m, hlen);
+	if (l3 == NULL) {
 		rte_pktmbuf_free(m);
 		rte_pktmbuf_free(payload);
 		w->counters.drops[SY_DROP_NO_MBUF]++;
 		return -ENOBUFS;
 	}
-	{
-		struct sy_seg s = {
-			.saddr = t->saddr,
-			.daddr = t->daddr,
-			.sport = t->sport,
-			.dport = t->dport,
-			.seq = seq,
-			.ack = t->rcv_nxt,
-			.flags = flags,
-			.win = (flags & RTE_TCP_RST_FLAG) ? 0 : window_field(t),
-		};
-
-		th = sy_tcp_write_headers(ip, (uint16_t)(hlen + len), &s, opts, olen);
-	}
+	th = sy_tcp_write_headers(l3, (uint16_t)(hlen + len), &s, opts, olen);
 	t->last_ack_sent = t->rcv_nxt;
-	th->cksum = tcp_cksum(ip, th, sizeof(*th) + olen, payload);
+	th->cksum = tcp_cksum(l3, th, sizeof(*th) + olen, len, payload);
 	if (payload != NULL)
 		rte_pktmbuf_chain(m, payload);
-	/* sy_ipv4_output_nh leaves the IPv4 header as it is (the splice path
-	 * adjusts checksums incrementally): ours is new. */
-	ip->hdr_checksum = rte_ipv4_cksum(ip);
-	m->l3_len = sizeof(*ip);
+	m->l3_len = (uint16_t)l3len;
 	if (flags & RTE_TCP_ACK_FLAG)
 		t->flags &= (uint16_t)~(SY_TCB_F_ACK_NOW | SY_TCB_F_DELACK);
 	t->delack_at = 0;
 	w->counters.proxy_segs_out++;
+	if (t->v6) {
+		sy_ipv6_output_nh(w, m, t->out_if, t->nh6);
+		return 0;
+	}
+	/* sy_ipv4_output_nh leaves the IPv4 header as it is (the splice path
+	 * adjusts checksums incrementally): ours is new. */
+	{
+		struct rte_ipv4_hdr *ip = l3;
+
+		ip->hdr_checksum = rte_ipv4_cksum(ip);
+	}
 	sy_ipv4_output_nh(w, m, t->out_if, t->nh);
 	return 0;
 }
@@ -217,11 +219,7 @@ send_syn(struct sy_worker *w, struct sy_tcb *t)
 	o.sack_ok = true;
 	o.ts_ok = true;
 	o.tsval = our_tsval(w, t);
-	memset(&s, 0, sizeof(s));
-	s.saddr = t->saddr;
-	s.daddr = t->daddr;
-	s.sport = t->sport;
-	s.dport = t->dport;
+	sy_tcb_seg(t, &s);
 	s.seq = t->iss;
 	s.flags = RTE_TCP_SYN_FLAG;
 	s.win = 65535; /* a SYN's window is never scaled */
@@ -597,11 +595,7 @@ sy_tcb_abort(struct sy_worker *w, struct sy_tcb *t)
 	if (t->state != SY_TCPS_CLOSED && t->state != SY_TCPS_TIME_WAIT) {
 		struct sy_seg s;
 
-		memset(&s, 0, sizeof(s));
-		s.saddr = t->saddr;
-		s.daddr = t->daddr;
-		s.sport = t->sport;
-		s.dport = t->dport;
+		sy_tcb_seg(t, &s);
 		/* In SYN-SENT our SYN took iss: a backend that got it (in
 		 * SYN-RECEIVED) accepts a RST at iss + 1 only. */
 		s.seq = t->state == SY_TCPS_SYN_SENT ? t->iss + 1 : t->snd_nxt;

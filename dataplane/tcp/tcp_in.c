@@ -8,6 +8,9 @@
  * segment that lands on another worker's queue (single-queue devices, the
  * kernel's own spreading on af_packet) is passed to the owner over its ring.
  */
+#include <string.h>
+#include <sys/socket.h>
+
 #include <rte_byteorder.h>
 #include <rte_hash_crc.h>
 #include <rte_ip.h>
@@ -22,6 +25,7 @@
 #include "splice/splice.h"
 #include "tcp/tcp.h"
 #include "tcp/tcp_out.h"
+#include "tcp/tcp_seg.h"
 #include "tcp/tcp_syncookie.h"
 #include "worker.h"
 
@@ -33,11 +37,33 @@ client_owner(const struct sy_dp_shared *sh, uint32_t client_ip, uint16_t client_
 	return rte_hash_crc_2byte(client_port, h) % sh->n_workers;
 }
 
-static void
-cookie_tuple(struct sy_cookie_tuple *t, const struct rte_ipv4_hdr *ip, const struct rte_tcp_hdr *th)
+/* The 4-tuple of a segment as the client sent it, either family. */
+/* An IPv6 client's worker: every IPv6 segment is a client leg's. */
+static inline unsigned
+client_owner6(const struct sy_dp_shared *sh, const uint8_t client[16], uint16_t client_port)
 {
-	t->saddr = sy_addr_v4(ip->src_addr);
-	t->daddr = sy_addr_v4(ip->dst_addr);
+	uint32_t h = rte_hash_crc(client, 16, 0x5eed);
+
+	return rte_hash_crc_2byte(client_port, h) % sh->n_workers;
+}
+
+static void
+cookie_tuple(struct sy_cookie_tuple *t, const struct rte_mbuf *m, const struct rte_tcp_hdr *th)
+{
+	memset(t, 0, sizeof(*t));
+	if (sy_seg_is_v6(m)) {
+		const struct rte_ipv6_hdr *ip6 = rte_pktmbuf_mtod(m, const struct rte_ipv6_hdr *);
+
+		t->saddr.family = AF_INET6;
+		t->daddr.family = AF_INET6;
+		memcpy(t->saddr.v6, ip6->src_addr, 16);
+		memcpy(t->daddr.v6, ip6->dst_addr, 16);
+	} else {
+		const struct rte_ipv4_hdr *ip = rte_pktmbuf_mtod(m, const struct rte_ipv4_hdr *);
+
+		t->saddr = sy_addr_v4(ip->src_addr);
+		t->daddr = sy_addr_v4(ip->dst_addr);
+	}
 	t->sport = th->src_port;
 	t->dport = th->dst_port;
 }
@@ -54,14 +80,14 @@ cookie_now(const struct sy_worker *w)
  * flood down to the packet itself.
  */
 static void
-syn_cookie_reply(struct sy_worker *w, struct rte_mbuf *m, struct rte_ipv4_hdr *ip,
-		 struct rte_tcp_hdr *th)
+syn_cookie_reply(struct sy_worker *w, struct rte_mbuf *m, struct rte_tcp_hdr *th)
 {
 	const struct sy_dp_shared *sh = w->sh;
+	const bool v6 = sy_seg_is_v6(m);
+	const uint32_t l3len = sy_seg_l3_len(m);
 	struct sy_tcp_syn_opts syn, out;
 	struct sy_cookie_tuple t;
 	uint32_t isn = rte_be_to_cpu_32(th->sent_seq);
-	uint32_t addr;
 	uint16_t port, total;
 	uint8_t opts[40];
 	unsigned olen;
@@ -70,7 +96,7 @@ syn_cookie_reply(struct sy_worker *w, struct rte_mbuf *m, struct rte_ipv4_hdr *i
 		sy_drop(w, m, SY_DROP_TCP_MALFORMED);
 		return;
 	}
-	cookie_tuple(&t, ip, th);
+	cookie_tuple(&t, m, th);
 	memset(&out, 0, sizeof(out));
 	out.wscale = syn.wscale != SY_TCP_WS_NONE ? 7 : SY_TCP_WS_NONE;
 	out.sack_ok = syn.sack_ok;
@@ -82,15 +108,12 @@ syn_cookie_reply(struct sy_worker *w, struct rte_mbuf *m, struct rte_ipv4_hdr *i
 						 sh->mss_max);
 		/* The cookie keeps what the client may receive (for the backend
 		 * SYN); we announce what our ports carry (docs/architecture.md
-		 * 9.3, MSS). */
-		out.mss = sh->mss_max;
+		 * 9.3, MSS), 20 bytes less over IPv6, whose header is longer. */
+		out.mss = (uint16_t)(v6 ? sh->mss_max - 20 : sh->mss_max);
 		th->sent_seq = rte_cpu_to_be_32(cookie);
 	}
 	olen = sy_tcp_write_syn_opts(opts, &out);
 
-	addr = ip->src_addr;
-	ip->src_addr = ip->dst_addr;
-	ip->dst_addr = addr;
 	port = th->src_port;
 	th->src_port = th->dst_port;
 	th->dst_port = port;
@@ -100,7 +123,7 @@ syn_cookie_reply(struct sy_worker *w, struct rte_mbuf *m, struct rte_ipv4_hdr *i
 	th->tcp_urp = 0;
 	th->data_off = (uint8_t)(((sizeof(*th) + olen) / 4) << 4);
 	memcpy(th + 1, opts, olen);
-	total = (uint16_t)(rte_ipv4_hdr_len(ip) + sizeof(*th) + olen);
+	total = (uint16_t)(l3len + sizeof(*th) + olen);
 	/* A SYN may carry data (TFO) or options longer than ours: cut to size. */
 	if (m->pkt_len > total)
 		rte_pktmbuf_trim(m, (uint16_t)(m->pkt_len - total));
@@ -108,21 +131,40 @@ syn_cookie_reply(struct sy_worker *w, struct rte_mbuf *m, struct rte_ipv4_hdr *i
 		sy_drop(w, m, SY_DROP_NO_MBUF);
 		return;
 	}
-	ip->total_length = rte_cpu_to_be_16(total);
-	ip->time_to_live = SY_IPV4_DEFAULT_TTL;
-	ip->packet_id = 0;
-	ip->fragment_offset = RTE_BE16(RTE_IPV4_HDR_DF_FLAG);
 	th->cksum = 0;
-	th->cksum = rte_ipv4_udptcp_cksum(ip, th);
 	w->counters.syn_cookies_sent++;
-	sy_ipv4_output(w, m);
+	if (v6) {
+		struct rte_ipv6_hdr *ip6 = rte_pktmbuf_mtod(m, struct rte_ipv6_hdr *);
+		uint8_t a[16];
+
+		memcpy(a, ip6->src_addr, 16);
+		memcpy(ip6->src_addr, ip6->dst_addr, 16);
+		memcpy(ip6->dst_addr, a, 16);
+		ip6->vtc_flow = rte_cpu_to_be_32(6u << 28);
+		ip6->payload_len = rte_cpu_to_be_16((uint16_t)(total - l3len));
+		ip6->hop_limits = SY_IPV4_DEFAULT_TTL;
+		th->cksum = (uint16_t)~sy_cksum_fold(sy_cksum_add(
+			sy_l3_phdr_sum(ip6, IPPROTO_TCP, total - l3len), th, total - l3len));
+		sy_ipv6_output(w, (uint16_t)m->hash.usr, m);
+	} else {
+		struct rte_ipv4_hdr *ip = rte_pktmbuf_mtod(m, struct rte_ipv4_hdr *);
+		uint32_t addr = ip->src_addr;
+
+		ip->src_addr = ip->dst_addr;
+		ip->dst_addr = addr;
+		ip->total_length = rte_cpu_to_be_16(total);
+		ip->time_to_live = SY_IPV4_DEFAULT_TTL;
+		ip->packet_id = 0;
+		ip->fragment_offset = RTE_BE16(RTE_IPV4_HDR_DF_FLAG);
+		th->cksum = rte_ipv4_udptcp_cksum(ip, th);
+		sy_ipv4_output(w, m);
+	}
 }
 
 /* A segment for a listen address with no connection: a SYN, or the ACK that
  * completes a cookie handshake (possibly with the first data). */
 static void
-listen_input(struct sy_worker *w, struct rte_mbuf *m, struct rte_ipv4_hdr *ip,
-	     struct rte_tcp_hdr *th)
+listen_input(struct sy_worker *w, struct rte_mbuf *m, struct rte_tcp_hdr *th)
 {
 	uint8_t fl = th->tcp_flags;
 	struct sy_cookie_tuple t;
@@ -130,20 +172,20 @@ listen_input(struct sy_worker *w, struct rte_mbuf *m, struct rte_ipv4_hdr *ip,
 	uint32_t tsval, tsecr;
 
 	/* Handshake segments are trusted for what they set up: check them. */
-	if (!sy_ipv4_l4_cksum_ok(m)) {
+	if (!sy_l4_cksum_ok(m)) {
 		sy_drop(w, m, SY_DROP_TCP_BAD_CHECKSUM);
 		return;
 	}
 	if ((fl & (RTE_TCP_SYN_FLAG | RTE_TCP_ACK_FLAG | RTE_TCP_RST_FLAG | RTE_TCP_FIN_FLAG)) ==
 	    RTE_TCP_SYN_FLAG) {
-		syn_cookie_reply(w, m, ip, th);
+		syn_cookie_reply(w, m, th);
 		return;
 	}
 	if ((fl & (RTE_TCP_SYN_FLAG | RTE_TCP_RST_FLAG | RTE_TCP_ACK_FLAG)) != RTE_TCP_ACK_FLAG) {
 		sy_drop(w, m, SY_DROP_TCP_NO_FLOW);
 		return;
 	}
-	cookie_tuple(&t, ip, th);
+	cookie_tuple(&t, m, th);
 	if (!sy_cookie_check(sy_dp_cookie_keys(w->sh), &t, rte_be_to_cpu_32(th->sent_seq) - 1,
 			     rte_be_to_cpu_32(th->recv_ack) - 1, cookie_now(w), &syn)) {
 		/* Forged, stale, or a later segment of a connection we no
@@ -157,6 +199,8 @@ listen_input(struct sy_worker *w, struct rte_mbuf *m, struct rte_ipv4_hdr *ip,
 	sy_splice_open(w, m, &syn);
 }
 
+static void tcp6_input_owned(struct sy_worker *w, struct rte_mbuf *m);
+
 /* A TCP segment owned by this worker. */
 static void
 tcp_input_owned(struct sy_worker *w, struct rte_mbuf *m)
@@ -166,6 +210,10 @@ tcp_input_owned(struct sy_worker *w, struct rte_mbuf *m)
 	struct sy_conn *c;
 	bool from_client;
 
+	if (sy_seg_is_v6(m)) {
+		tcp6_input_owned(w, m);
+		return;
+	}
 	c = sy_flow_find(w, ip->src_addr, ip->dst_addr, th->src_port, th->dst_port, &from_client);
 	if (c != NULL) {
 		const struct sy_conn_ops *ops;
@@ -191,7 +239,40 @@ tcp_input_owned(struct sy_worker *w, struct rte_mbuf *m)
 			return;
 	}
 	if (sy_is_listen(w->sh, ip->dst_addr, th->dst_port)) {
-		listen_input(w, m, ip, th);
+		listen_input(w, m, th);
+		return;
+	}
+	sy_drop(w, m, SY_DROP_TCP_NO_FLOW);
+}
+
+/*
+ * An IPv6 segment owned by this worker: only client legs come in over IPv6
+ * (backends are reached over IPv4), so the IPv6 flow table or the listening
+ * side. The same connection ops as IPv4 from there on.
+ */
+static void
+tcp6_input_owned(struct sy_worker *w, struct rte_mbuf *m)
+{
+	const struct rte_ipv6_hdr *ip6 = rte_pktmbuf_mtod(m, const struct rte_ipv6_hdr *);
+	struct rte_tcp_hdr *th = (struct rte_tcp_hdr *)(ip6 + 1);
+	struct sy_flow_key6 k;
+	struct sy_conn *c;
+
+	sy_flow_key_v6(&k, ip6->src_addr, ip6->dst_addr, th->src_port, th->dst_port);
+	c = sy_flow_lookup6(w, &k);
+	if (c != NULL) {
+		const struct sy_conn_ops *ops = sy_conn_ops_of(c);
+		bool syn = (th->tcp_flags & (RTE_TCP_SYN_FLAG | RTE_TCP_ACK_FLAG)) == RTE_TCP_SYN_FLAG;
+
+		if (!syn || ops->syn == NULL) {
+			ops->segment(w, c, m, true);
+			return;
+		}
+		if (!ops->syn(w, c, m))
+			return;
+	}
+	if (sy_is_listen6(w->sh, ip6->dst_addr, th->dst_port)) {
+		listen_input(w, m, th);
 		return;
 	}
 	sy_drop(w, m, SY_DROP_TCP_NO_FLOW);
@@ -233,6 +314,41 @@ sy_tcp_input(struct sy_worker *w, uint16_t port, struct rte_mbuf *m)
 		return;
 	}
 	tcp_input_owned(w, m);
+}
+
+void
+sy_tcp6_input(struct sy_worker *w, uint16_t port, struct rte_mbuf *m)
+{
+	const struct rte_ipv6_hdr *ip6 = rte_pktmbuf_mtod(m, const struct rte_ipv6_hdr *);
+	struct rte_tcp_hdr *th;
+	unsigned owner, thl;
+
+	if (unlikely(m->data_len < sizeof(*ip6) + sizeof(*th))) {
+		sy_drop(w, m, SY_DROP_TCP_MALFORMED);
+		return;
+	}
+	th = (struct rte_tcp_hdr *)(ip6 + 1);
+	thl = (th->data_off >> 4) * 4u;
+	if (unlikely(thl < sizeof(*th) || m->data_len < sizeof(*ip6) + thl ||
+		     rte_be_to_cpu_16(ip6->payload_len) < thl)) {
+		sy_drop(w, m, SY_DROP_TCP_MALFORMED);
+		return;
+	}
+	/* The port it came in on: a link-local client is answered there. */
+	m->hash.usr = port;
+	if (w->sh->n_workers == 1)
+		owner = 0;
+	else
+		owner = client_owner6(w->sh, ip6->src_addr, th->src_port);
+	if (owner != w->id) {
+		if (rte_ring_mp_enqueue(w->sh->handoff[owner], m) != 0) {
+			sy_drop(w, m, SY_DROP_TCP_HANDOFF_FULL);
+			return;
+		}
+		w->counters.handoffs++;
+		return;
+	}
+	tcp6_input_owned(w, m);
 }
 
 unsigned

@@ -174,20 +174,20 @@ test_segments(void **state)
 		struct rte_mbuf *m = segment(pkt, payload, payload % 2 ? 23 : 2000);
 		struct rte_mbuf *last = rte_pktmbuf_lastseg(m);
 
-		assert_true(sy_ipv4_l4_cksum_ok(m));
+		assert_true(sy_l4_cksum_ok(m));
 		if (payload > 0) {
 			/* One payload bit wrong. */
 			uint8_t *b = rte_pktmbuf_mtod_offset(last, uint8_t *, last->data_len - 1);
 
 			*b ^= 0x10;
-			assert_false(sy_ipv4_l4_cksum_ok(m));
+			assert_false(sy_l4_cksum_ok(m));
 			/* The port's verdict is taken as it is. */
 			m->ol_flags |= RTE_MBUF_F_RX_L4_CKSUM_GOOD;
-			assert_true(sy_ipv4_l4_cksum_ok(m));
+			assert_true(sy_l4_cksum_ok(m));
 			*b ^= 0x10;
 			m->ol_flags = (m->ol_flags & ~RTE_MBUF_F_RX_L4_CKSUM_MASK) |
 				      RTE_MBUF_F_RX_L4_CKSUM_BAD;
-			assert_false(sy_ipv4_l4_cksum_ok(m));
+			assert_false(sy_l4_cksum_ok(m));
 		}
 		rte_pktmbuf_free(m);
 	}
@@ -196,7 +196,7 @@ test_segments(void **state)
 		struct rte_mbuf *m = segment(pkt, 5, 2000);
 
 		memset(rte_pktmbuf_append(m, 9), 0xab, 9);
-		assert_true(sy_ipv4_l4_cksum_ok(m));
+		assert_true(sy_l4_cksum_ok(m));
 		rte_pktmbuf_free(m);
 	}
 }

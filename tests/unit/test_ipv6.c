@@ -675,9 +675,16 @@ test_drops(void **state)
 	s = echo; s.eth_dst = &mac_other;
 	sy_eth_input(w0, 1, mk6(&s));
 	assert_int_equal(drops(SY_DROP_IPV6_OFF), 1);
+	/* TCP to the link-local address is no service; to a global one it
+	 * is TCP's (tcp/tcp.h, where this one is no connection). */
+	s = echo; s.proto = IPPROTO_TCP; s.dst = LL_P0;
+	sy_eth_input(w0, 0, mk6(&s));
+	assert_int_equal(drops(SY_DROP_IPV6_TCP_NOT_SERVED), 1);
 	s = echo; s.proto = IPPROTO_TCP;
 	sy_eth_input(w0, 0, mk6(&s));
 	assert_int_equal(drops(SY_DROP_IPV6_TCP_NOT_SERVED), 1);
+	assert_int_equal(drops(SY_DROP_TCP_NO_FLOW) + drops(SY_DROP_TCP_MALFORMED) +
+				 drops(SY_DROP_TCP_BAD_CHECKSUM), 1);
 	s = echo; s.proto = IPPROTO_UDP;
 	sy_eth_input(w0, 0, mk6(&s));
 	assert_int_equal(drops(SY_DROP_IPV6_UNSUPPORTED_PROTO), 1);

@@ -1,0 +1,101 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Splicing across the families (splice_xlate.h): an IPv6 client leg and an
+ * IPv4 backend leg. The IP header is replaced, not edited: IPv6's 40 bytes
+ * become IPv4's 20 on the way to the backend and the other way on the way
+ * back (the mbuf's headroom takes the 20 more). The TCP checksum covers a
+ * pseudo-header of the addresses and the length, so it is carried over by
+ * the difference of the two pseudo-headers' sums (RFC 1624) and then
+ * translated as any spliced segment is (sy_xlate_tcp4, on the IPv4 form).
+ * The MSS each side was told already leaves room for the longer header
+ * (splice.c, tcp_in.c), so a translated segment never outgrows its path.
+ */
+#include <string.h>
+
+#include <rte_byteorder.h>
+#include <rte_ip.h>
+#include <rte_mbuf.h>
+#include <rte_tcp.h>
+
+#include "net/cksum.h"
+#include "splice/splice_xlate.h"
+
+/* The TCP checksum with pseudo-header sum `from` replaced by `to`: RFC 1624
+ * eqn. 3, HC' = ~(~HC + ~m + m'). */
+static uint16_t
+cksum_rebase(uint16_t cksum, uint16_t from, uint16_t to)
+{
+	uint32_t s = (uint16_t)~cksum + (uint32_t)(uint16_t)~from + to;
+
+	s = (s & 0xffff) + (s >> 16);
+	s = (s & 0xffff) + (s >> 16);
+	return (uint16_t)~s;
+}
+
+int
+sy_xlate_6to4(struct rte_mbuf *m, const struct sy_xlate *x)
+{
+	struct rte_ipv6_hdr *ip6 = rte_pktmbuf_mtod(m, struct rte_ipv6_hdr *);
+	const uint16_t tcp_len = rte_be_to_cpu_16(ip6->payload_len);
+	const uint16_t from = sy_l3_phdr_sum(ip6, IPPROTO_TCP, tcp_len);
+	const uint8_t hop = ip6->hop_limits;
+	const uint8_t tc = (uint8_t)(rte_be_to_cpu_32(ip6->vtc_flow) >> 20);
+	struct rte_ipv4_hdr *ip;
+	struct rte_tcp_hdr *th;
+
+	if (m->data_len < sizeof(*ip6) + sizeof(*th))
+		return -1;
+	/* The IPv4 header takes the last 20 bytes of the IPv6 one. */
+	ip = (struct rte_ipv4_hdr *)rte_pktmbuf_adj(m, sizeof(*ip6) - sizeof(*ip));
+	memset(ip, 0, sizeof(*ip));
+	ip->version_ihl = RTE_IPV4_VHL_DEF;
+	ip->type_of_service = tc;
+	ip->total_length = rte_cpu_to_be_16((uint16_t)(sizeof(*ip) + tcp_len));
+	ip->fragment_offset = RTE_BE16(RTE_IPV4_HDR_DF_FLAG);
+	ip->time_to_live = hop;
+	ip->next_proto_id = IPPROTO_TCP;
+	ip->src_addr = x->src_ip;
+	ip->dst_addr = x->dst_ip;
+	ip->hdr_checksum = rte_ipv4_cksum(ip);
+	th = (struct rte_tcp_hdr *)(ip + 1);
+	th->cksum = cksum_rebase(th->cksum, from, sy_l3_phdr_sum(ip, IPPROTO_TCP, tcp_len));
+	m->l3_len = sizeof(*ip);
+	return sy_xlate_tcp4(ip, th, x);
+}
+
+int
+sy_xlate_4to6(struct rte_mbuf *m, const struct sy_xlate *x, const uint8_t src6[16],
+	      const uint8_t dst6[16])
+{
+	struct rte_ipv4_hdr *ip = rte_pktmbuf_mtod(m, struct rte_ipv4_hdr *);
+	const uint32_t ihl = rte_ipv4_hdr_len(ip);
+	struct rte_tcp_hdr *th = (struct rte_tcp_hdr *)((uint8_t *)ip + ihl);
+	uint16_t tcp_len, from;
+	struct rte_ipv6_hdr *ip6;
+	uint8_t ttl, tos;
+
+	if (sy_xlate_tcp4(ip, th, x) < 0)
+		return -1;
+	tcp_len = (uint16_t)(rte_be_to_cpu_16(ip->total_length) - ihl);
+	from = sy_l3_phdr_sum(ip, IPPROTO_TCP, tcp_len);
+	ttl = ip->time_to_live;
+	tos = ip->type_of_service;
+	/* 40 bytes where the IPv4 header (and any options) were. */
+	if (ihl < sizeof(*ip6)) {
+		ip6 = (struct rte_ipv6_hdr *)rte_pktmbuf_prepend(m, (uint16_t)(sizeof(*ip6) - ihl));
+		if (ip6 == NULL)
+			return -1;
+	} else {
+		ip6 = (struct rte_ipv6_hdr *)rte_pktmbuf_adj(m, (uint16_t)(ihl - sizeof(*ip6)));
+	}
+	ip6->vtc_flow = rte_cpu_to_be_32(6u << 28 | (uint32_t)tos << 20);
+	ip6->payload_len = rte_cpu_to_be_16(tcp_len);
+	ip6->proto = IPPROTO_TCP;
+	ip6->hop_limits = ttl;
+	memcpy(ip6->src_addr, src6, 16);
+	memcpy(ip6->dst_addr, dst6, 16);
+	th = (struct rte_tcp_hdr *)(ip6 + 1);
+	th->cksum = cksum_rebase(th->cksum, from, sy_l3_phdr_sum(ip6, IPPROTO_TCP, tcp_len));
+	m->l3_len = sizeof(*ip6);
+	return 0;
+}
