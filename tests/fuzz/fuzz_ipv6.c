@@ -21,8 +21,9 @@
  *
  * Checked: no crash or sanitizer report; every frame the router sends is
  * IPv6 carrying an echo reply, a neighbour advertisement or a neighbour
- * solicitation (an echo reply waits for its next hop's, net/nd.c), from one
- * of the port's addresses, with a length that matches the frame and a right
+ * solicitation (an echo reply waits for its next hop's, net/nd.c), or TCP
+ * (the port's address is a listen address: a SYN gets a cookie SYN-ACK),
+ * from one of the port's addresses, with a length that matches the frame and a right
  * checksum (computed here, byte by byte); once the worker is gone every
  * mbuf is back in the pool, the replies held for neighbour discovery too.
  */
@@ -36,6 +37,7 @@
 #include <rte_ether.h>
 #include <rte_ip.h>
 #include <rte_mbuf.h>
+#include <rte_tcp.h>
 
 #include "dp_env.h"
 #include "net/net.h"
@@ -61,15 +63,20 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
 	if (sy_test_dp_init(&d, "fuzz_ipv6", 1023) < 0)
 		abort();
 	memcpy(d.sh->ports[0].ipv6[0], ours, 16);
+	d.sh->ports[0].ipv6_prefix[0] = 64;
 	d.sh->ports[0].n_ipv6 = 1;
+	/* ...and serves TCP on it: a SYN gets a cookie. */
+	memcpy(d.sh->listen_ip6[0], ours, 16);
+	d.sh->n_listen6 = 1;
 	atexit(fini);
 	return 0;
 }
 
-/* The ones' complement sum, byte by byte (RFC 1071), of the ICMPv6
- * pseudo-header and message: 0xffff when the checksum in it is right. */
+/* The ones' complement sum, byte by byte (RFC 1071), of the pseudo-header
+ * (upper layer `proto`) and message: 0xffff when the checksum in it is
+ * right. */
 static uint16_t
-ref_sum(const uint8_t *src_dst, const uint8_t *msg, uint32_t len)
+ref_sum_proto(const uint8_t *src_dst, const uint8_t *msg, uint32_t len, uint8_t proto)
 {
 	uint32_t sum = 0, i;
 
@@ -77,12 +84,18 @@ ref_sum(const uint8_t *src_dst, const uint8_t *msg, uint32_t len)
 		sum += i % 2 == 0 ? (uint32_t)src_dst[i] << 8 : src_dst[i];
 	sum += len >> 16;
 	sum += len & 0xffff;
-	sum += IPPROTO_ICMPV6;
+	sum += proto;
 	for (i = 0; i < len; i++)
 		sum += i % 2 == 0 ? (uint32_t)msg[i] << 8 : msg[i];
 	while (sum >> 16)
 		sum = (sum & 0xffff) + (sum >> 16);
 	return (uint16_t)sum;
+}
+
+static uint16_t
+ref_sum(const uint8_t *src_dst, const uint8_t *msg, uint32_t len)
+{
+	return ref_sum_proto(src_dst, msg, len, IPPROTO_ICMPV6);
 }
 
 /* Where the ICMPv6 message starts, walking the extension headers as the
@@ -117,17 +130,34 @@ check_sent(struct rte_mbuf *m)
 
 	if (!rte_pktmbuf_is_contiguous(m) || m->pkt_len < sizeof(*eh) + 40 + 4 ||
 	    eh->ether_type != RTE_BE16(RTE_ETHER_TYPE_IPV6) || (ip[0] >> 4) != 6 ||
-	    ip[6] != IPPROTO_ICMPV6 || !rte_is_same_ether_addr(&eh->src_addr, &p->mac)) {
-		fprintf(stderr, "fuzz_ipv6: the router sent a frame that is not an ICMPv6 answer\n");
+	    (ip[6] != IPPROTO_ICMPV6 && ip[6] != IPPROTO_TCP) ||
+	    !rte_is_same_ether_addr(&eh->src_addr, &p->mac)) {
+		fprintf(stderr, "fuzz_ipv6: the router sent a frame that is not an ICMPv6 or TCP answer\n");
 		abort();
 	}
 	plen = (uint32_t)ip[4] << 8 | ip[5];
-	if (m->pkt_len != sizeof(*eh) + 40 + plen || ref_sum(ip + 8, ip + 40, plen) != 0xffff) {
+	if (m->pkt_len != sizeof(*eh) + 40 + plen ||
+	    ref_sum_proto(ip + 8, ip + 40, plen, ip[6]) != 0xffff) {
 		fprintf(stderr, "fuzz_ipv6: an answer's length or checksum is wrong\n");
 		abort();
 	}
-	if ((ip[40] != 129 && ip[40] != 135 && ip[40] != 136) || !sy_ipv6_is_ours(p, ip + 8)) {
-		fprintf(stderr, "fuzz_ipv6: an answer of type %u from an address not ours\n", ip[40]);
+	if (!sy_ipv6_is_ours(p, ip + 8)) {
+		fprintf(stderr, "fuzz_ipv6: an answer from an address not ours\n");
+		abort();
+	}
+	if (ip[6] == IPPROTO_TCP) {
+		/* A SYN cookie's SYN-ACK, or a RST: nothing else without a
+		 * connection. */
+		uint8_t fl = plen >= 20 ? ip[40 + 13] : 0;
+
+		if (fl != (RTE_TCP_SYN_FLAG | RTE_TCP_ACK_FLAG) && !(fl & RTE_TCP_RST_FLAG)) {
+			fprintf(stderr, "fuzz_ipv6: a TCP answer with flags 0x%02x\n", fl);
+			abort();
+		}
+		return;
+	}
+	if (ip[40] != 129 && ip[40] != 135 && ip[40] != 136) {
+		fprintf(stderr, "fuzz_ipv6: an answer of type %u\n", ip[40]);
 		abort();
 	}
 }
