@@ -3,7 +3,7 @@
  * libFuzzer entry for the data plane's IPv6 input (dataplane/net/ipv6.c,
  * icmp6.c): the fixed header, the extension-header walk, ICMPv6 echo and
  * neighbour discovery. One fresh worker of the in-process data plane per
- * input (tests/lib/dp_env.h), its client port given 2001:2::1/64. Built by
+ * input (tests/lib/dp_env.h), whose client port has 2001:2::1/64. Built by
  * meson with -Dfuzz=true and clang (tests/fuzz/meson.build), run in CI by
  * tools/test on the seeds in tests/fuzz/corpus/fuzz_ipv6/; by hand:
  *
@@ -62,12 +62,11 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
 	(void)argv;
 	if (sy_test_dp_init(&d, "fuzz_ipv6", 1023) < 0)
 		abort();
-	memcpy(d.sh->ports[0].ipv6[0], ours, 16);
-	d.sh->ports[0].ipv6_prefix[0] = 64;
-	d.sh->ports[0].n_ipv6 = 1;
-	/* ...and serves TCP on it: a SYN gets a cookie. */
-	memcpy(d.sh->listen_ip6[0], ours, 16);
-	d.sh->n_listen6 = 1;
+	/* The client port has 2001:2::1/64 (dp_env.h), routed and served
+	 * (a SYN gets a cookie). */
+	if (d.sh->ports[0].n_ipv6 != 1 || memcmp(d.sh->ports[0].ipv6[0], ours, 16) != 0 ||
+	    d.sh->n_listen6 != 1)
+		abort();
 	atexit(fini);
 	return 0;
 }

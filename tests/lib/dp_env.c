@@ -105,6 +105,8 @@ sy_test_dp_init(struct sy_test_dp *d, const char *name, unsigned n_mbufs)
 	snprintf(d->cfg.ports[0].name, SY_NAME_MAX, "client");
 	pa = &d->cfg.ports[0].ipv4[d->cfg.ports[0].n_ipv4++];
 	sy_prefix_parse(SY_TEST_VIP "/24", &pa->addr, &pa->prefix_len);
+	pa = &d->cfg.ports[0].ipv6[d->cfg.ports[0].n_ipv6++];
+	sy_prefix_parse(SY_TEST_VIP6 "/64", &pa->addr, &pa->prefix_len);
 	snprintf(d->cfg.ports[1].name, SY_NAME_MAX, "backend");
 	pa = &d->cfg.ports[1].ipv4[d->cfg.ports[1].n_ipv4++];
 	sy_prefix_parse(SY_TEST_SNAT "/24", &pa->addr, &pa->prefix_len);
@@ -160,6 +162,12 @@ sy_test_dp_worker(struct sy_test_dp *d)
 	learn_peer(d, SY_TEST_CLIENT, 0, &sy_test_mac_client);
 	learn_peer(d, SY_TEST_BACKEND, 1, &sy_test_mac_backend);
 	learn_peer(d, SY_TEST_DEAD, 1, &sy_test_mac_backend);
+	{
+		struct sy_addr c6;
+
+		sy_addr_parse(SY_TEST_CLIENT6, &c6);
+		sy_neigh_confirm(d->w, &d->w->nd, 0, c6.v6, &sy_test_mac_client);
+	}
 	return sy_arp_lookup(d->w, 0, sy_test_ip4(SY_TEST_CLIENT)) &&
 			       sy_arp_lookup(d->w, 1, sy_test_ip4(SY_TEST_BACKEND))
 		       ? 0

@@ -2,7 +2,7 @@
 /*
  * An in-process data plane for tests: EAL without hugepages or PCI, a
  * mempool, the shared state of a router with two ports ("client"
- * 198.18.0.1/24, "backend" 198.18.1.1/24), a generation compiled from a few
+ * 198.18.0.1/24 and 2001:2::1/64, "backend" 198.18.1.1/24), a generation compiled from a few
  * routes, and a fresh worker that already knows the peers' MACs. Frames go
  * in through the worker's real input (sy_eth_input, sy_splice_rx_burst) and
  * what it sends waits in w->txq[port].
@@ -29,6 +29,8 @@ struct sy_worker;
 struct sy_generation;
 
 #define SY_TEST_CLIENT "198.18.0.2"
+#define SY_TEST_CLIENT6 "2001:2::2"
+#define SY_TEST_VIP6 "2001:2::1"
 #define SY_TEST_VIP "198.18.0.1"
 #define SY_TEST_SNAT "198.18.1.1"
 #define SY_TEST_BACKEND "198.18.1.10"
@@ -54,8 +56,8 @@ struct sy_test_dp {
 int sy_test_dp_init(struct sy_test_dp *d, const char *name, unsigned n_mbufs);
 void sy_test_dp_fini(struct sy_test_dp *d);
 
-/* A fresh worker (d->w) holding d->gen, with the client's and every
- * backend's MAC learnt. Returns 0 or -1. */
+/* A fresh worker (d->w) holding d->gen, with the client's (both families)
+ * and every backend's MAC learnt. Returns 0 or -1. */
 int sy_test_dp_worker(struct sy_test_dp *d);
 /* Destroy it; returns the mbufs still out of the pool (0 = nothing leaked). */
 unsigned sy_test_dp_worker_free(struct sy_test_dp *d);

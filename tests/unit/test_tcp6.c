@@ -1,0 +1,451 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * TCP over IPv6 through a worker's real input path (sy_eth_input) with
+ * crafted frames, on the in-process data plane (tests/lib/dp_env.h: the
+ * client port has 2001:2::1/64, the backends are IPv4):
+ *   - SYN cookies over IPv6: the SYN-ACK's addresses, MSS (20 bytes less
+ *     than over IPv4) and checksum; the ACK opens a record whose IPv6
+ *     addresses are in the cold array; the same cookie from another address
+ *     is refused;
+ *   - a spliced connection across the families: the held request goes to
+ *     the IPv4 backend, the backend's answer comes back as IPv6, every
+ *     checksum checked against a reference computed here byte by byte (RFC
+ *     1071 over the pseudo-header of each family), sequence numbers and
+ *     timestamps translated as within IPv4, the backend SYN's MSS what the
+ *     IPv6 client can take over an IPv4 path;
+ *   - the router's own answer (503 for an unknown host) over IPv6.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <arpa/inet.h>
+
+#include <cmocka.h>
+#include <rte_ether.h>
+#include <rte_ip.h>
+#include <rte_mbuf.h>
+#include <rte_mempool.h>
+#include <rte_tcp.h>
+
+#include "conn/conn.h"
+#include "dp_env.h"
+#include "net/net.h"
+#include "tcp/tcp_opts.h"
+#include "test_eal.h"
+#include "worker.h"
+
+static struct sy_test_dp env;
+static struct sy_worker *w;
+
+static void
+ip6(const char *s, uint8_t out[16])
+{
+	assert_int_equal(inet_pton(AF_INET6, s, out), 1);
+}
+
+static uint32_t
+ip4(const char *s)
+{
+	return sy_test_ip4(s);
+}
+
+/* ---- the reference: RFC 1071 byte by byte, no code shared with routerd ---- */
+
+static uint32_t
+sum_bytes(uint32_t sum, const uint8_t *p, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		sum += i % 2 == 0 ? (uint32_t)p[i] << 8 : p[i];
+	return sum;
+}
+
+static uint16_t
+fold(uint32_t sum)
+{
+	while (sum >> 16)
+		sum = (sum & 0xffff) + (sum >> 16);
+	return (uint16_t)sum;
+}
+
+/* The TCP segment at tcp (len bytes) with its checksum field, under an
+ * IPv6 (v6) or IPv4 pseudo-header from the header at l3: 0xffff when right. */
+static uint16_t
+ref_tcp_sum(const uint8_t *l3, bool v6, const uint8_t *tcp, uint32_t len)
+{
+	uint32_t sum;
+
+	if (v6) {
+		sum = sum_bytes(0, l3 + 8, 32);
+		sum += len >> 16;
+		sum += len & 0xffff;
+	} else {
+		sum = sum_bytes(0, l3 + 12, 8);
+		sum += len;
+	}
+	sum += IPPROTO_TCP;
+	return fold(sum_bytes(sum, tcp, len));
+}
+
+/* ---- frames ---- */
+
+struct seg6 {
+	const char *src;
+	uint16_t sport, dport;
+	uint32_t seq, ack;
+	uint8_t flags;
+	const uint8_t *opts;
+	unsigned optlen;
+	const char *data;
+};
+
+/* A client segment over IPv6 to 2001:2::1, its checksum from the reference. */
+static struct rte_mbuf *
+mk6(const struct seg6 *s)
+{
+	unsigned len = s->data ? (unsigned)strlen(s->data) : 0;
+	unsigned tlen = 20 + s->optlen + len;
+	struct rte_mbuf *m = rte_pktmbuf_alloc(env.mp);
+	struct rte_ether_hdr *eh;
+	struct rte_ipv6_hdr *ip;
+	struct rte_tcp_hdr *th;
+	uint16_t c;
+
+	assert_non_null(m);
+	eh = (struct rte_ether_hdr *)rte_pktmbuf_append(m, (uint16_t)(sizeof(*eh) + 40 + tlen));
+	assert_non_null(eh);
+	eh->dst_addr = sy_test_mac_port[0];
+	eh->src_addr = sy_test_mac_client;
+	eh->ether_type = RTE_BE16(RTE_ETHER_TYPE_IPV6);
+	ip = (struct rte_ipv6_hdr *)(eh + 1);
+	memset(ip, 0, sizeof(*ip));
+	ip->vtc_flow = RTE_BE32(6u << 28);
+	ip->payload_len = rte_cpu_to_be_16((uint16_t)tlen);
+	ip->proto = IPPROTO_TCP;
+	ip->hop_limits = 64;
+	ip6(s->src, ip->src_addr);
+	ip6(SY_TEST_VIP6, ip->dst_addr);
+	th = (struct rte_tcp_hdr *)(ip + 1);
+	memset(th, 0, sizeof(*th));
+	th->src_port = rte_cpu_to_be_16(s->sport);
+	th->dst_port = rte_cpu_to_be_16(s->dport);
+	th->sent_seq = rte_cpu_to_be_32(s->seq);
+	th->recv_ack = rte_cpu_to_be_32(s->ack);
+	th->data_off = (uint8_t)(((20 + s->optlen) / 4) << 4);
+	th->tcp_flags = s->flags;
+	th->rx_win = RTE_BE16(502);
+	memcpy(th + 1, s->opts, s->optlen);
+	memcpy((uint8_t *)(th + 1) + s->optlen, s->data, len);
+	c = (uint16_t)~ref_tcp_sum((const uint8_t *)ip, true, (const uint8_t *)th, tlen);
+	th->cksum = rte_cpu_to_be_16(c);
+	return m;
+}
+
+/* A backend segment over IPv4 (checksums by dp_env, rte_ip's). */
+static struct rte_mbuf *
+mk4_backend(uint16_t dport, uint32_t seq, uint32_t ack, uint8_t flags, const uint8_t *opts,
+	    unsigned optlen, const char *data)
+{
+	struct sy_test_seg t = {
+		.saddr = ip4(SY_TEST_BACKEND), .daddr = ip4(SY_TEST_SNAT),
+		.sport = RTE_BE16(8080), .dport = dport,
+		.seq = seq, .ack = ack, .flags = flags, .win = 1000,
+		.opts = opts, .optlen = optlen,
+		.data = data, .len = data ? (unsigned)strlen(data) : 0,
+	};
+	struct rte_mbuf *m = sy_test_frame(env.mp, 1, &t);
+
+	assert_non_null(m);
+	return m;
+}
+
+/* What went out on port: its one frame, its family as expected, the TCP
+ * checksum right by the reference. Returns the TCP header; *l3 its IP header. */
+static struct rte_tcp_hdr *
+sent(unsigned port, bool v6, uint8_t **l3, uint32_t *payload, struct rte_mbuf **out)
+{
+	struct sy_txq *q = &w->txq[port];
+	struct rte_ether_hdr *eh;
+	struct rte_tcp_hdr *th;
+	uint32_t tlen, hl;
+
+	if (q->n != 1)
+		fail_msg("port %u: expected one frame to send, have %u", port, q->n);
+	*out = q->pkts[0];
+	q->n = 0;
+	assert_true(rte_pktmbuf_is_contiguous(*out));
+	eh = rte_pktmbuf_mtod(*out, struct rte_ether_hdr *);
+	assert_memory_equal(&eh->dst_addr, port == 0 ? &sy_test_mac_client : &sy_test_mac_backend, 6);
+	*l3 = (uint8_t *)(eh + 1);
+	if (v6) {
+		assert_int_equal(eh->ether_type, RTE_BE16(RTE_ETHER_TYPE_IPV6));
+		assert_int_equal((*l3)[0] >> 4, 6);
+		assert_int_equal((*l3)[6], IPPROTO_TCP);
+		tlen = (uint32_t)((*l3)[4] << 8 | (*l3)[5]);
+		hl = 40;
+	} else {
+		assert_int_equal(eh->ether_type, RTE_BE16(RTE_ETHER_TYPE_IPV4));
+		assert_int_equal((*l3)[0], 0x45);
+		assert_int_equal(fold(sum_bytes(0, *l3, 20)), 0xffff);
+		tlen = (uint32_t)((*l3)[2] << 8 | (*l3)[3]) - 20;
+		hl = 20;
+	}
+	assert_int_equal((*out)->pkt_len, sizeof(*eh) + hl + tlen);
+	th = (struct rte_tcp_hdr *)(*l3 + hl);
+	assert_int_equal(ref_tcp_sum(*l3, v6, (const uint8_t *)th, tlen), 0xffff);
+	*payload = tlen - (th->data_off >> 4) * 4u;
+	return th;
+}
+
+static void
+assert_addr6(const uint8_t *a, const char *want)
+{
+	uint8_t b[16];
+
+	ip6(want, b);
+	assert_memory_equal(a, b, 16);
+}
+
+static int
+group_setup(void **state)
+{
+	(void)state;
+	return sy_test_dp_init(&env, "test_tcp6", 2047);
+}
+
+static int
+group_teardown(void **state)
+{
+	(void)state;
+	sy_test_dp_fini(&env);
+	return 0;
+}
+
+static int
+setup(void **state)
+{
+	(void)state;
+	if (sy_test_dp_worker(&env) < 0)
+		return -1;
+	w = env.w;
+	return 0;
+}
+
+static int
+teardown(void **state)
+{
+	(void)state;
+	/* Every mbuf back in the pool: nothing held or leaked. */
+	assert_int_equal(sy_test_dp_worker_free(&env), 0);
+	w = NULL;
+	return 0;
+}
+
+static uint8_t syn_opts[20];
+
+/* SYN from src:sport, the cookie SYN-ACK checked; returns our ISN (the cookie)
+ * and *tsval_r, our SYN-ACK's TSval. */
+static uint32_t
+handshake6(const char *src, uint16_t sport, uint32_t isn_c, uint32_t *tsval_r)
+{
+	struct sy_tcp_syn_opts o = { .mss = 1460, .wscale = 7, .sack_ok = true, .ts_ok = true,
+				     .tsval = 1000 };
+	struct seg6 s = { src, sport, 80, isn_c, 0, RTE_TCP_SYN_FLAG, syn_opts, 0, NULL };
+	struct rte_tcp_hdr *th;
+	struct rte_mbuf *m;
+	uint32_t plen;
+	uint8_t *l3;
+
+	s.optlen = sy_tcp_write_syn_opts(syn_opts, &o);
+	sy_eth_input(w, 0, mk6(&s));
+	th = sent(0, true, &l3, &plen, &m);
+	assert_int_equal(th->tcp_flags, RTE_TCP_SYN_FLAG | RTE_TCP_ACK_FLAG);
+	assert_int_equal(rte_be_to_cpu_32(th->recv_ack), isn_c + 1);
+	assert_addr6(l3 + 8, SY_TEST_VIP6);
+	assert_addr6(l3 + 24, src);
+	assert_int_equal(rte_be_to_cpu_16(th->src_port), 80);
+	assert_int_equal(rte_be_to_cpu_16(th->dst_port), sport);
+	assert_int_equal(plen, 0);
+	assert_int_equal(sy_tcp_parse_syn_opts(th, &o), 0);
+	/* What a 1500-byte IPv6 packet carries: 1500 - 40 - 20. */
+	assert_int_equal(o.mss, 1440);
+	assert_true(o.sack_ok && o.ts_ok);
+	assert_int_equal(o.wscale, 7);
+	assert_int_equal(o.tsecr, 1000);
+	*tsval_r = o.tsval;
+	isn_c = rte_be_to_cpu_32(th->sent_seq);
+	rte_pktmbuf_free(m);
+	return isn_c;
+}
+
+static uint8_t ts_buf[12];
+static const uint8_t *
+ts_opt(uint32_t tsval, uint32_t tsecr)
+{
+	sy_tcp_write_ts_opt(ts_buf, tsval, tsecr);
+	return ts_buf;
+}
+
+/* The cookie opens a record only for the tuple it was made for. */
+static void
+test_cookie_v6(void **state)
+{
+	uint32_t tsval_r, isn_r = handshake6(SY_TEST_CLIENT6, 40000, 5000, &tsval_r);
+	struct seg6 s = { "2001:2::3", 40000, 80, 5001, isn_r + 1, RTE_TCP_ACK_FLAG,
+			  ts_opt(1001, tsval_r), 12, NULL };
+	struct sy_conn *c;
+	struct sy_flow_key6 k;
+	uint8_t a[16], b[16];
+
+	(void)state;
+	assert_int_equal(w->counters.flows_active, 0); /* nothing kept for a SYN */
+	/* Another address with the same numbers: the MAC covers all 16 bytes. */
+	sy_eth_input(w, 0, mk6(&s));
+	assert_int_equal(w->counters.drops[SY_DROP_TCP_COOKIE_INVALID], 1);
+	assert_int_equal(w->counters.flows_active, 0);
+
+	s.src = SY_TEST_CLIENT6;
+	sy_eth_input(w, 0, mk6(&s));
+	assert_int_equal(w->counters.flows_active, 1);
+	ip6(SY_TEST_CLIENT6, a);
+	ip6(SY_TEST_VIP6, b);
+	sy_flow_key_v6(&k, a, b, RTE_BE16(40000), RTE_BE16(80));
+	c = sy_flow_lookup6(w, &k);
+	assert_non_null(c);
+	assert_true(c->flags & SY_CF_CLIENT_V6);
+	assert_int_equal(c->state, SY_CONN_PEEK);
+	assert_memory_equal(sy_conn_v6_of(&w->tcp, c)->client, a, 16);
+	assert_memory_equal(sy_conn_v6_of(&w->tcp, c)->vip, b, 16);
+	assert_int_equal(c->client_ip, sy_addr6_fold(a));
+	/* The IPv4 record is what it was: two lines, the IPv6 side elsewhere. */
+	assert_int_equal(sizeof(struct sy_conn), 128);
+}
+
+/* An IPv6 client spliced to an IPv4 backend, both ways. */
+static void
+test_splice_across_families(void **state)
+{
+	const char *req = "GET /x HTTP/1.1\r\nHost: web.test\r\n\r\n";
+	const char *resp = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok";
+	uint32_t tsval_r, isn_r, isn_rb, plen, tsval, tsecr;
+	struct seg6 s;
+	struct sy_tcp_syn_opts o;
+	struct rte_tcp_hdr *th;
+	struct rte_mbuf *m;
+	uint16_t snat_port;
+	uint8_t *l3, opts[40];
+	unsigned olen;
+	const uint32_t isn_c = 0xfffffff0u, isn_b = 777;
+
+	(void)state;
+	isn_r = handshake6(SY_TEST_CLIENT6, 40001, isn_c, &tsval_r);
+	s = (struct seg6){ SY_TEST_CLIENT6, 40001, 80, isn_c + 1, isn_r + 1, RTE_TCP_ACK_FLAG,
+			   ts_opt(1001, tsval_r), 12, req };
+	sy_eth_input(w, 0, mk6(&s));
+
+	/* The backend SYN, over IPv4, with the MSS the IPv6 client takes. */
+	th = sent(1, false, &l3, &plen, &m);
+	assert_int_equal(th->tcp_flags, RTE_TCP_SYN_FLAG);
+	assert_int_equal(((const struct rte_ipv4_hdr *)l3)->dst_addr, ip4(SY_TEST_BACKEND));
+	assert_int_equal(sy_tcp_parse_syn_opts(th, &o), 0);
+	assert_int_equal(o.mss, 1440);
+	isn_rb = rte_be_to_cpu_32(th->sent_seq);
+	snat_port = th->src_port;
+	rte_pktmbuf_free(m);
+
+	{
+		struct sy_tcp_syn_opts bo = { .mss = 1460, .wscale = 7, .sack_ok = true,
+					      .ts_ok = true, .tsval = 50000, .tsecr = 1001 };
+
+		olen = sy_tcp_write_syn_opts(opts, &bo);
+	}
+	sy_eth_input(w, 1, mk4_backend(snat_port, isn_b, isn_rb + 1,
+				       RTE_TCP_SYN_FLAG | RTE_TCP_ACK_FLAG, opts, olen, NULL));
+	assert_int_equal(w->counters.conns_spliced, 1);
+
+	/* The held request, now IPv4 from our SNAT address, intact. */
+	th = sent(1, false, &l3, &plen, &m);
+	assert_int_equal(((const struct rte_ipv4_hdr *)l3)->src_addr, ip4(SY_TEST_SNAT));
+	assert_int_equal(((const struct rte_ipv4_hdr *)l3)->dst_addr, ip4(SY_TEST_BACKEND));
+	assert_int_equal(((const struct rte_ipv4_hdr *)l3)->time_to_live, 64);
+	assert_int_equal(th->src_port, snat_port);
+	assert_int_equal(rte_be_to_cpu_32(th->sent_seq), isn_rb + 1);
+	assert_int_equal(rte_be_to_cpu_32(th->recv_ack), isn_b + 1);
+	assert_int_equal(plen, strlen(req));
+	assert_memory_equal((const uint8_t *)th + (th->data_off >> 4) * 4, req, plen);
+	assert_true(sy_tcp_find_ts(th, &tsval, &tsecr));
+	assert_int_equal(tsecr, 50000);
+	rte_pktmbuf_free(m);
+
+	/* The answer: IPv6 from the listen address to the client, in the
+	 * client's sequence and timestamp spaces. */
+	sy_eth_input(w, 1, mk4_backend(snat_port, isn_b + 1, isn_rb + 1 + (uint32_t)strlen(req),
+				       RTE_TCP_ACK_FLAG | RTE_TCP_PSH_FLAG, ts_opt(50010, tsval), 12,
+				       resp));
+	th = sent(0, true, &l3, &plen, &m);
+	assert_addr6(l3 + 8, SY_TEST_VIP6);
+	assert_addr6(l3 + 24, SY_TEST_CLIENT6);
+	assert_int_equal(rte_be_to_cpu_16(th->src_port), 80);
+	assert_int_equal(rte_be_to_cpu_16(th->dst_port), 40001);
+	assert_int_equal(rte_be_to_cpu_32(th->sent_seq), isn_r + 1);
+	assert_int_equal(rte_be_to_cpu_32(th->recv_ack), isn_c + 1 + (uint32_t)strlen(req));
+	assert_true(sy_tcp_find_ts(th, &tsval, &tsecr));
+	assert_int_equal(tsval, tsval_r + 10);
+	assert_int_equal(tsecr, 1001);
+	assert_int_equal(plen, strlen(resp));
+	assert_memory_equal((const uint8_t *)th + (th->data_off >> 4) * 4, resp, plen);
+	rte_pktmbuf_free(m);
+
+	/* The client's ACK of it, and the record's end with a RST. */
+	s = (struct seg6){ SY_TEST_CLIENT6, 40001, 80, isn_c + 1 + (uint32_t)strlen(req),
+			   isn_r + 1 + (uint32_t)strlen(resp), RTE_TCP_ACK_FLAG,
+			   ts_opt(1002, tsval_r + 10), 12, NULL };
+	sy_eth_input(w, 0, mk6(&s));
+	th = sent(1, false, &l3, &plen, &m);
+	assert_int_equal(rte_be_to_cpu_32(th->recv_ack), isn_b + 1 + (uint32_t)strlen(resp));
+	rte_pktmbuf_free(m);
+	s.flags = RTE_TCP_RST_FLAG | RTE_TCP_ACK_FLAG;
+	sy_eth_input(w, 0, mk6(&s));
+	rte_pktmbuf_free(sent(1, false, &l3, &plen, &m) ? m : m);
+	w->now += env.sh->tsc_per_ms * 3000;
+	sy_conn_timers_run(w);
+	assert_int_equal(w->counters.flows_active, 0);
+	assert_int_equal(w->counters.drops[SY_DROP_SPLICE_XLATE_FAILED], 0);
+}
+
+/* The router's own answer reaches an IPv6 client. */
+static void
+test_answer_v6(void **state)
+{
+	uint32_t tsval_r, isn_r = handshake6(SY_TEST_CLIENT6, 40002, 100, &tsval_r), plen;
+	struct seg6 s = { SY_TEST_CLIENT6, 40002, 80, 101, isn_r + 1, RTE_TCP_ACK_FLAG,
+			  ts_opt(1001, tsval_r), 12, "GET / HTTP/1.1\r\nHost: nobody.test\r\n\r\n" };
+	struct rte_tcp_hdr *th;
+	struct rte_mbuf *m;
+	uint8_t *l3;
+
+	(void)state;
+	sy_eth_input(w, 0, mk6(&s));
+	th = sent(0, true, &l3, &plen, &m);
+	assert_addr6(l3 + 24, SY_TEST_CLIENT6);
+	assert_true(plen > 12);
+	assert_memory_equal((const uint8_t *)th + (th->data_off >> 4) * 4, "HTTP/1.1 503", 12);
+	rte_pktmbuf_free(m);
+	assert_int_equal(w->counters.conns_answered, 1);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_cookie_v6, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_splice_across_families, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_answer_v6, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, group_setup, group_teardown);
+}
