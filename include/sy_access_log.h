@@ -32,6 +32,8 @@ struct sy_access_rec {
 	uint32_t resp_us;    /* to the backend's response head (proxy), or SY_ALOG_NO_TIME */
 	uint32_t connect_us; /* from the first SYN to the backend's SYN-ACK (splice), or SY_ALOG_NO_TIME */
 	uint32_t client_ip, vip, backend_ip; /* network order; backend 0: none */
+	uint8_t client6[16], vip6[16]; /* an IPv6 client (v6 set): these instead */
+	uint8_t v6;
 	uint16_t client_port, vip_port, backend_port;
 	uint16_t status;     /* 0: none (a spliced connection: the backend's, unseen) */
 	uint8_t mode;        /* enum sy_alog_mode */

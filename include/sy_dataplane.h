@@ -180,6 +180,8 @@ struct sy_dp_conn {
 	const char *tls;         /* terminated here: handshake, open, failed */
 	uint32_t client_ip, listen_ip, backend_ip, snat_ip;
 	uint16_t client_port, listen_port, backend_port, snat_port;
+	bool v6;                 /* an IPv6 client leg: these instead of client_ip, listen_ip */
+	uint8_t client6[16], listen6[16];
 	uint32_t requests;       /* proxy: requests on this client connection */
 	uint32_t unacked;        /* proxy: bytes sent to the client, not yet acknowledged */
 	uint32_t queued;         /* ... and bytes waiting to be sent to it */

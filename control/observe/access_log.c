@@ -273,6 +273,17 @@ ip_port(char *buf, size_t len, uint32_t ip, uint16_t port_be)
 	snprintf(buf, len, "%s:%u", a, ntohs(port_be));
 }
 
+/* An IPv6 endpoint as URLs write it (RFC 3986): "[ADDR]:PORT", the address
+ * in its canonical text (RFC 5952, inet_ntop's). */
+static void
+ip6_port(char *buf, size_t len, const uint8_t ip[16], uint16_t port_be)
+{
+	char a[INET6_ADDRSTRLEN];
+
+	inet_ntop(AF_INET6, ip, a, sizeof(a));
+	snprintf(buf, len, "[%s]:%u", a, ntohs(port_be));
+}
+
 static void
 ms(char *buf, size_t len, uint32_t us)
 {
@@ -297,15 +308,21 @@ termination(const struct sy_access_rec *r)
 size_t
 sy_alog_format(const struct sy_access_rec *r, bool json, double when, char *buf, size_t len)
 {
-	char client[32], front[32], back[32], tc[16], tr[16], ta[16], date[64];
+	char client[INET6_ADDRSTRLEN + 8], front[INET6_ADDRSTRLEN + 8], back[32];
+	char tc[16], tr[16], ta[16], date[64];
 	long long msec = (long long)(when * 1000.0 + 0.5); /* 654.9999 ms is 655 */
 	time_t secs = (time_t)(msec / 1000);
 	int frac = (int)(msec % 1000);
 	struct tm tm;
 	int n;
 
-	ip_port(client, sizeof(client), r->client_ip, r->client_port);
-	ip_port(front, sizeof(front), r->vip, r->vip_port);
+	if (r->v6) {
+		ip6_port(client, sizeof(client), r->client6, r->client_port);
+		ip6_port(front, sizeof(front), r->vip6, r->vip_port);
+	} else {
+		ip_port(client, sizeof(client), r->client_ip, r->client_port);
+		ip_port(front, sizeof(front), r->vip, r->vip_port);
+	}
 	ip_port(back, sizeof(back), r->backend_ip, r->backend_port);
 	ms(tc, sizeof(tc), r->connect_us);
 	ms(tr, sizeof(tr), r->resp_us);

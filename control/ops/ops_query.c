@@ -413,6 +413,16 @@ endpoint_json(uint32_t ip, uint16_t port)
 	return json_sprintf("%s:%u", a, (unsigned)port);
 }
 
+/* "[ADDR]:PORT" of an IPv6 leg (RFC 5952 text, RFC 3986 brackets). */
+static json_t *
+endpoint6_json(const uint8_t ip[16], uint16_t port)
+{
+	char a[INET6_ADDRSTRLEN];
+
+	inet_ntop(AF_INET6, ip, a, sizeof(a));
+	return json_sprintf("[%s]:%u", a, (unsigned)port);
+}
+
 #define SY_CONNS_LIMIT_DEFAULT 1000
 #define SY_CONNS_LIMIT_MAX 1000000
 
@@ -451,8 +461,10 @@ sy_ops_conns(struct sy_router *r, const json_t *req)
 			json_array_append_new(list, json_pack(
 				"{s:I, s:s, s:o, s:o, s:o, s:o, s:s, s:s, s:s, s:s, s:s, s:I, s:I, s:I, s:I, s:I}",
 				"worker", (json_int_t)w, "kind", v[i].kind,
-				"client", endpoint_json(v[i].client_ip, v[i].client_port),
-				"listen", endpoint_json(v[i].listen_ip, v[i].listen_port),
+				"client", v[i].v6 ? endpoint6_json(v[i].client6, v[i].client_port)
+						  : endpoint_json(v[i].client_ip, v[i].client_port),
+				"listen", v[i].v6 ? endpoint6_json(v[i].listen6, v[i].listen_port)
+						  : endpoint_json(v[i].listen_ip, v[i].listen_port),
 				"backend", endpoint_json(v[i].backend_ip, v[i].backend_port),
 				"source", endpoint_json(v[i].snat_ip, v[i].snat_port),
 				"client_tcp", v[i].client_tcp, "backend_tcp", v[i].backend_tcp,

@@ -7,6 +7,7 @@
 
 #include "conn/conn_ops.h"
 #include "conn/conn_t.h"
+#include "conn/flow_table.h"
 #include "worker.h"
 
 static const char *
@@ -52,6 +53,13 @@ sy_conn_list(const struct sy_worker *w, uint64_t now, struct sy_dp_conn *out, un
 		 * zeros for the client leg. */
 		v->client_ip = rte_be_to_cpu_32(c->client_ip);
 		v->listen_ip = rte_be_to_cpu_32(c->vip);
+		if (c->flags & SY_CF_CLIENT_V6) {
+			const struct sy_conn_v6 *a = sy_conn_v6_of(&w->tcp, c);
+
+			v->v6 = true;
+			memcpy(v->client6, a->client, 16);
+			memcpy(v->listen6, a->vip, 16);
+		}
 		v->client_port = rte_be_to_cpu_16(c->client_port);
 		v->listen_port = rte_be_to_cpu_16(c->vip_port);
 		v->backend_ip = rte_be_to_cpu_32(c->backend_ip);

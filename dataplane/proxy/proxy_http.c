@@ -96,6 +96,11 @@ request_begin(struct sy_worker *w, struct sy_proxy *px, const struct sy_http_hea
 	r->client_port = px->c.dport;
 	r->vip = px->c.saddr;
 	r->vip_port = px->c.sport;
+	r->v6 = px->c.v6;
+	if (px->c.v6) {
+		memcpy(r->client6, px->c.daddr6, 16);
+		memcpy(r->vip6, px->c.saddr6, 16);
+	}
 	r->tls = px->tls != NULL;
 	if (h != NULL) {
 		sy_alog_text(r->method, sizeof(r->method), h->method, h->method_len);

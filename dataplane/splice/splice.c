@@ -598,6 +598,11 @@ sy_splice_log(struct sy_worker *w, struct sy_conn *c, bool spliced, uint16_t sta
 	r.client_port = c->client_port;
 	r.vip = c->vip;
 	r.vip_port = c->vip_port;
+	if (c->flags & SY_CF_CLIENT_V6) {
+		r.v6 = 1;
+		memcpy(r.client6, sy_conn_v6_of(&w->tcp, c)->client, 16);
+		memcpy(r.vip6, sy_conn_v6_of(&w->tcp, c)->vip, 16);
+	}
 	if (r.mode == SY_ALOG_SPLICE) {
 		r.backend_ip = c->backend_ip;
 		r.backend_port = c->backend_port;

@@ -36,12 +36,15 @@ P=passthrough.$LAB_DOMAIN
 t_setup t6 1
 C=$LAB_DIR/tls6
 # The client port gets an IPv6 address; no listen addresses: every port address is served.
-python3 - "$LAB_ROUTERD_CONFIG" "$R6" <<'PY' || t_fail "setup" "cannot give port client an IPv6 address"
+# The access log in JSON lines, to see how it writes IPv6 clients.
+ALOG=$LAB_DIR/access6.log
+python3 - "$LAB_ROUTERD_CONFIG" "$R6" "$ALOG" <<'PY' || t_fail "setup" "cannot give port client an IPv6 address"
 import json, sys
-p, addr = sys.argv[1:3]
+p, addr, alog = sys.argv[1:4]
 c = json.load(open(p))
 c["ports"][0]["ipv6"] = [addr + "/64"]
 c.setdefault("listen", {})["addresses"] = []
+c["access_log"] = {"to": alog, "format": "json"}
 json.dump(c, open(p, "w"), indent=1)
 PY
 t_start_routerd
@@ -268,7 +271,57 @@ c6 -k -o /dev/null -w '%{http_code}' --resolve "nobody.$P:443:$U" "https://nobod
 	t_fail "an unknown SNI over IPv6 (the default certificate): 503" "$(t_seen)" "$(why)"
 t_ok "unknown Host (HTTP) and unknown SNI (TLS) over IPv6: the router's own 503"
 
-# --- 8. stats -----------------------------------------------------------------------------
+# --- 8. IPv6 addresses as operators read them (RFC 5952 text, in brackets with a port) -----
+# A held keep-alive connection of each mode (holder.py), listed by `routerctl conns`.
+HOLDER="$SY_SRC/tests/integration/holder.py"
+hold() { # NAME HOST: its client port in PORT_<NAME>, its pid in PID_<NAME>
+	lab_spawn client "hold6-$1" python3 "$HOLDER" "$R6" "$2" "$LAB_DIR/hold6-$1.out" 60
+	local i port status
+	for i in $(seq 100); do
+		[ -s "$LAB_DIR/hold6-$1.out" ] && break
+		sleep 0.1
+	done
+	read -r port status <"$LAB_DIR/hold6-$1.out" 2>/dev/null ||
+		t_fail "a held IPv6 connection through $2" "$(cat "$LAB_DIR/hold6-$1.log" 2>/dev/null)"
+	[ "$status" = 200 ] || t_fail "a held IPv6 connection through $2 got 200" "status '$status'"
+	printf -v "PORT_$1" '%s' "$port"
+	eval "PID_$1=\$LAB_SPAWN_PID"
+}
+hold splice "plain.$D"
+hold proxy "px.$D"
+rctl conns -o json
+t_expect_rc 0 "routerctl conns -o json"
+t_json_expect "$T_OUT" "[c for c in d['conns'] if c['client'] == '[$C6]:$PORT_splice'
+ and c['listen'] == '[$R6]:80' and c['kind'] == 'spliced']" \
+	"routerctl conns: the spliced IPv6 connection as [$C6]:$PORT_splice -> [$R6]:80"
+t_json_expect "$T_OUT" "[c for c in d['conns'] if c['client'] == '[$C6]:$PORT_proxy'
+ and c['listen'] == '[$R6]:80' and c['kind'] == 'proxy' and c['client_tcp'] == 'established']" \
+	"routerctl conns: the proxied IPv6 connection as [$C6]:$PORT_proxy, established"
+rctl conns
+t_expect_out "spliced +\\[$C6\\]:$PORT_splice +\\[$R6\\]:80" "the conns table's spliced IPv6 line"
+kill "$PID_splice" "$PID_proxy" 2>/dev/null
+t_ok "routerctl conns lists IPv6 connections as [$C6]:PORT -> [$R6]:80, spliced and proxied"
+# The access log: JSON lines whose client and frontend are IPv6 endpoints.
+for i in $(seq 50); do
+	grep -q "\"client\": \"\\[$C6\\]:$PORT_proxy\"" "$ALOG" 2>/dev/null && break
+	sleep 0.1
+done
+t_run python3 - "$ALOG" "$C6" "$R6" "$PORT_splice" "$PORT_proxy" <<'PY'
+import json, sys
+path, c6, r6, ps, pp = sys.argv[1:6]
+recs = [json.loads(l) for l in open(path) if l.strip()]
+mine = [r for r in recs if r["client"].startswith("[%s]:" % c6)]
+assert mine, "no record with an IPv6 client among %d" % len(recs)
+assert all(r["frontend"] in ("[%s]:80" % r6, "[%s]:443" % r6) for r in mine), mine[:3]
+assert any(r["client"] == "[%s]:%s" % (c6, ps) for r in mine), "no record of the spliced one"
+assert any(r["client"] == "[%s]:%s" % (c6, pp) and r["status"] == 200 for r in mine), \
+    "no record of the proxied one"
+print(len(mine))
+PY
+t_expect_rc 0 "the access log's IPv6 records: $T_OUT"
+t_ok "access log: $T_OUT records of IPv6 clients as [$C6]:PORT, frontend [$R6]:80 or :443"
+
+# --- 9. stats -----------------------------------------------------------------------------
 stats
 t_json_expect "$STATS" 'd["total"]["drops"]["ipv6_tcp_not_served"] == 0' \
 	"stats: no IPv6 TCP segment dropped as ipv6_tcp_not_served"
