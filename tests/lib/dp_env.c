@@ -185,10 +185,11 @@ sy_test_dp_worker_free(struct sy_test_dp *d)
 struct rte_mbuf *
 sy_test_frame(struct rte_mempool *mp, unsigned port, const struct sy_test_seg *s)
 {
-	unsigned total = (unsigned)sizeof(struct rte_ether_hdr) + 20 + 20 + s->optlen + s->len;
+	const bool v6 = s->saddr6 != NULL;
+	const unsigned l3len = v6 ? 40 : 20;
+	unsigned total = (unsigned)sizeof(struct rte_ether_hdr) + l3len + 20 + s->optlen + s->len;
 	struct rte_mbuf *m = rte_pktmbuf_alloc(mp);
 	struct rte_ether_hdr *eh;
-	struct rte_ipv4_hdr *ip;
 	struct rte_tcp_hdr *th;
 
 	if (m == NULL || rte_pktmbuf_append(m, (uint16_t)total) == NULL) {
@@ -198,17 +199,8 @@ sy_test_frame(struct rte_mempool *mp, unsigned port, const struct sy_test_seg *s
 	eh = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
 	eh->dst_addr = sy_test_mac_port[port];
 	eh->src_addr = port == 0 ? sy_test_mac_client : sy_test_mac_backend;
-	eh->ether_type = RTE_BE16(RTE_ETHER_TYPE_IPV4);
-	ip = (struct rte_ipv4_hdr *)(eh + 1);
-	memset(ip, 0, sizeof(*ip));
-	ip->version_ihl = RTE_IPV4_VHL_DEF;
-	ip->total_length = rte_cpu_to_be_16((uint16_t)(total - sizeof(*eh)));
-	ip->time_to_live = 64;
-	ip->next_proto_id = IPPROTO_TCP;
-	ip->src_addr = s->saddr;
-	ip->dst_addr = s->daddr;
-	ip->hdr_checksum = rte_ipv4_cksum(ip);
-	th = (struct rte_tcp_hdr *)(ip + 1);
+	eh->ether_type = v6 ? RTE_BE16(RTE_ETHER_TYPE_IPV6) : RTE_BE16(RTE_ETHER_TYPE_IPV4);
+	th = (struct rte_tcp_hdr *)((uint8_t *)(eh + 1) + l3len);
 	memset(th, 0, sizeof(*th));
 	th->src_port = s->sport;
 	th->dst_port = s->dport;
@@ -221,6 +213,29 @@ sy_test_frame(struct rte_mempool *mp, unsigned port, const struct sy_test_seg *s
 		memcpy(th + 1, s->opts, s->optlen);
 	if (s->len)
 		memcpy((uint8_t *)(th + 1) + s->optlen, s->data, s->len);
-	th->cksum = rte_ipv4_udptcp_cksum(ip, th);
+	if (v6) {
+		struct rte_ipv6_hdr *ip6 = (struct rte_ipv6_hdr *)(eh + 1);
+
+		memset(ip6, 0, sizeof(*ip6));
+		ip6->vtc_flow = RTE_BE32(6u << 28);
+		ip6->payload_len = rte_cpu_to_be_16((uint16_t)(total - sizeof(*eh) - l3len));
+		ip6->proto = IPPROTO_TCP;
+		ip6->hop_limits = 64;
+		memcpy(ip6->src_addr, s->saddr6, 16);
+		memcpy(ip6->dst_addr, s->daddr6, 16);
+		th->cksum = rte_ipv6_udptcp_cksum(ip6, th);
+	} else {
+		struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(eh + 1);
+
+		memset(ip, 0, sizeof(*ip));
+		ip->version_ihl = RTE_IPV4_VHL_DEF;
+		ip->total_length = rte_cpu_to_be_16((uint16_t)(total - sizeof(*eh)));
+		ip->time_to_live = 64;
+		ip->next_proto_id = IPPROTO_TCP;
+		ip->src_addr = s->saddr;
+		ip->dst_addr = s->daddr;
+		ip->hdr_checksum = rte_ipv4_cksum(ip);
+		th->cksum = rte_ipv4_udptcp_cksum(ip, th);
+	}
 	return m;
 }

@@ -63,11 +63,13 @@ int sy_test_dp_worker(struct sy_test_dp *d);
 unsigned sy_test_dp_worker_free(struct sy_test_dp *d);
 
 /* A TCP segment as a peer sends it to the router's port `port` (0: client
- * side, 1: backend side): Ethernet from that side's peer MAC, IPv4, TCP with
+ * side, 1: backend side): Ethernet from that side's peer MAC, IPv4 (or IPv6
+ * with saddr6 and daddr6), TCP with
  * `opts` and `len` bytes of `data`, both checksums right. Addresses and ports
  * network order, numbers host order. NULL when the pool is empty. */
 struct sy_test_seg {
 	uint32_t saddr, daddr;
+	const uint8_t *saddr6, *daddr6; /* both set: an IPv6 segment instead */
 	uint16_t sport, dport;
 	uint32_t seq, ack;
 	uint8_t flags;

@@ -115,6 +115,8 @@ struct run {
 	struct var vars[MAX_VARS];
 	unsigned n_vars;
 	uint16_t client_port, listen_port;
+	bool v6;                /* client_family 6: the client leg is IPv6 */
+	uint8_t client6[16], vip6[16];
 	struct rte_mbuf *q[MAX_QUEUE];
 	uint8_t q_port[MAX_QUEUE];
 	double q_time[MAX_QUEUE];  /* script seconds when it was taken from the worker */
@@ -549,6 +551,28 @@ write_opts(struct run *r, const struct seg_line *s, uint8_t *o)
 	return n;
 }
 
+/* A frame's IP header (either family, from its ethertype), TCP header and
+ * payload length. */
+static const struct rte_tcp_hdr *
+frame_tcp(const uint8_t *fr, const uint8_t **l3, bool *v6, unsigned *plen)
+{
+	const struct rte_tcp_hdr *th;
+	unsigned l3len, tlen;
+
+	*l3 = fr + 14;
+	*v6 = fr[12] == 0x86 && fr[13] == 0xdd;
+	if (*v6) {
+		l3len = 40;
+		tlen = (unsigned)((*l3)[4] << 8 | (*l3)[5]);
+	} else {
+		l3len = rte_ipv4_hdr_len((const struct rte_ipv4_hdr *)*l3);
+		tlen = rte_be_to_cpu_16(((const struct rte_ipv4_hdr *)*l3)->total_length) - l3len;
+	}
+	th = (const struct rte_tcp_hdr *)(*l3 + l3len);
+	*plen = tlen - (th->data_off >> 4) * 4u;
+	return th;
+}
+
 static int
 inject(struct run *r, const struct seg_line *s, uint32_t shift, uint32_t ack_shift)
 {
@@ -582,6 +606,10 @@ inject(struct run *r, const struct seg_line *s, uint32_t shift, uint32_t ack_shi
 			.data = payload, .len = s->len,
 		};
 
+		if (port == 0 && r->v6) {
+			t.saddr6 = r->client6;
+			t.daddr6 = r->vip6;
+		}
 		if (s->len > sizeof(payload))
 			return fail(r, "a payload longer than %d bytes", MAX_DATA);
 		memset(payload, 'x', s->len);
@@ -591,10 +619,11 @@ inject(struct run *r, const struct seg_line *s, uint32_t shift, uint32_t ack_shi
 		if (m == NULL)
 			return fail(r, "out of mbufs");
 		if (s->bad_cksum) {
-			struct rte_ipv4_hdr *ip = rte_pktmbuf_mtod_offset(
-				m, struct rte_ipv4_hdr *, sizeof(struct rte_ether_hdr));
-			struct rte_tcp_hdr *th = (struct rte_tcp_hdr *)((uint8_t *)ip +
-									rte_ipv4_hdr_len(ip));
+			const uint8_t *l3;
+			unsigned plen;
+			bool v6;
+			struct rte_tcp_hdr *th = (struct rte_tcp_hdr *)(uintptr_t)frame_tcp(
+				rte_pktmbuf_mtod(m, const uint8_t *), &l3, &v6, &plen);
 
 			th->cksum ^= 0x0101;
 		}
@@ -621,24 +650,22 @@ static void
 trace(const struct run *r, const struct rte_mbuf *m, unsigned port)
 {
 	static uint8_t buf[MAX_FRAME];
-	const uint8_t *fr = flat(m, buf);
-	const struct rte_ipv4_hdr *ip;
+	const uint8_t *fr = flat(m, buf), *l3;
 	const struct rte_tcp_hdr *th;
 	const uint8_t *o;
 	unsigned olen, plen, i = 0, k;
 	uint32_t seq;
 	char fl[10], *f = fl;
 	static const char letters[] = "FSRPA UEW";
+	bool v6;
 
 	if (fr == NULL) {
 		fprintf(stderr, "#trace a frame of %u bytes\n", m->pkt_len);
 		return;
 	}
-	ip = (const struct rte_ipv4_hdr *)(fr + 14);
-	th = (const struct rte_tcp_hdr *)(ip + 1);
+	th = frame_tcp(fr, &l3, &v6, &plen);
 	o = (const uint8_t *)(th + 1);
 	olen = (th->data_off >> 4) * 4u - 20;
-	plen = rte_be_to_cpu_16(ip->total_length) - 40u - olen;
 	seq = rte_be_to_cpu_32(th->sent_seq);
 	for (k = 0; k < 8; k++)
 		if (th->tcp_flags & (1u << k))
@@ -646,7 +673,10 @@ trace(const struct run *r, const struct rte_mbuf *m, unsigned port)
 	*f = '\0';
 	fprintf(stderr, "#trace %.3f r>%c %s %" PRIu32 ":%" PRIu32 "(%u) ack %" PRIu32 " win %u <",
 		(double)(r->d->w->now - r->t0) / 1000.0 / (double)r->d->sh->tsc_per_ms,
-		port == 0 ? 'c' : ip->dst_addr == sy_test_ip4(SY_TEST_DEAD) ? 'd' : 'b', fl, seq,
+		port == 0 ? 'c'
+		: ((const struct rte_ipv4_hdr *)l3)->dst_addr == sy_test_ip4(SY_TEST_DEAD) ? 'd'
+											     : 'b',
+		fl, seq,
 		seq + plen, plen, rte_be_to_cpu_32(th->recv_ack), rte_be_to_cpu_16(th->rx_win));
 	while (i < olen && o[i] != 0) {
 		uint32_t a, b;
@@ -684,7 +714,7 @@ trace(const struct run *r, const struct rte_mbuf *m, unsigned port)
 	}
 	fprintf(stderr, ">");
 	if (plen > 0) {
-		const uint8_t *d = fr + 14 + 20 + 20 + olen;
+		const uint8_t *d = (const uint8_t *)(th + 1) + olen;
 		unsigned n = plen;
 
 		fprintf(stderr, " \"");
@@ -727,18 +757,16 @@ static void
 describe(const struct rte_mbuf *m, char *buf, size_t len)
 {
 	static uint8_t fbuf[MAX_FRAME];
-	const uint8_t *fr = flat(m, fbuf);
-	const struct rte_ipv4_hdr *ip;
+	const uint8_t *fr = flat(m, fbuf), *l3;
 	const struct rte_tcp_hdr *th;
 	unsigned plen;
+	bool v6;
 
 	if (fr == NULL) {
 		snprintf(buf, len, "a frame of %u bytes", m->pkt_len);
 		return;
 	}
-	ip = (const struct rte_ipv4_hdr *)(fr + 14);
-	th = (const struct rte_tcp_hdr *)(ip + 1);
-	plen = rte_be_to_cpu_16(ip->total_length) - 20 - (th->data_off >> 4) * 4u;
+	th = frame_tcp(fr, &l3, &v6, &plen);
 
 	snprintf(buf, len, "flags %#x seq %" PRIu32 " ack %" PRIu32 " win %u len %u to port %u",
 		 th->tcp_flags, rte_be_to_cpu_32(th->sent_seq), rte_be_to_cpu_32(th->recv_ack),
@@ -835,8 +863,10 @@ expect(struct run *r, const struct seg_line *s)
 	unsigned port = s->peer == PEER_CLIENT ? 0 : 1, i;
 	const struct rte_ipv4_hdr *ip;
 	const struct rte_tcp_hdr *th;
+	const uint8_t *l3 = NULL;
 	struct rte_mbuf *m = NULL;
 	unsigned plen, waited;
+	bool v6 = false;
 	char want[32], got[160];
 	double sent_at = 0;
 	int rc = 0;
@@ -872,20 +902,26 @@ expect(struct run *r, const struct seg_line *s)
 			rte_pktmbuf_free(m);
 			return fail(r, "a frame longer than %d bytes", MAX_FRAME);
 		}
-		ip = (const struct rte_ipv4_hdr *)(fr + 14);
+		th = frame_tcp(fr, &l3, &v6, &plen);
 	}
-	th = (const struct rte_tcp_hdr *)((const uint8_t *)ip + rte_ipv4_hdr_len(ip));
-	plen = rte_be_to_cpu_16(ip->total_length) - rte_ipv4_hdr_len(ip) - (th->data_off >> 4) * 4u;
+	ip = (const struct rte_ipv4_hdr *)l3;
 	describe(m, got, sizeof(got));
 	/* Not early either: sent at the line's time, give or take the tolerance
 	 * (what a later line's time says must not have come long before). */
 	if (sent_at * 1000.0 + r->tolerance_ms < r->now * 1000.0 - 1e-6)
 		rc = fail(r, "sent at %.3f s, before the line's %.3f s: %s", sent_at, r->now, got);
-	else if (rte_raw_cksum(ip, rte_ipv4_hdr_len(ip)) != 0xffff ||
-	    rte_ipv4_udptcp_cksum_verify(ip, th) != 0)
+	else if (v6 != (port == 0 && r->v6))
+		rc = fail(r, "an IPv%c segment where IPv%c was expected: %s", v6 ? '6' : '4',
+			  v6 ? '4' : '6', got);
+	else if (v6 && rte_ipv6_udptcp_cksum_verify((const struct rte_ipv6_hdr *)l3, th) != 0)
 		rc = fail(r, "bad checksum: %s", got);
-	else if (ip->dst_addr != sy_test_ip4(peer_ip[s->peer]) ||
-		 ip->src_addr != sy_test_ip4(port == 0 ? SY_TEST_VIP : SY_TEST_SNAT))
+	else if (v6 && (memcmp(l3 + 24, r->client6, 16) != 0 || memcmp(l3 + 8, r->vip6, 16) != 0))
+		rc = fail(r, "wrong addresses: %s", got);
+	else if (!v6 && (rte_raw_cksum(ip, rte_ipv4_hdr_len(ip)) != 0xffff ||
+			 rte_ipv4_udptcp_cksum_verify(ip, th) != 0))
+		rc = fail(r, "bad checksum: %s", got);
+	else if (!v6 && (ip->dst_addr != sy_test_ip4(peer_ip[s->peer]) ||
+			 ip->src_addr != sy_test_ip4(port == 0 ? SY_TEST_VIP : SY_TEST_SNAT)))
 		rc = fail(r, "wrong addresses: %s", got);
 	else if (port == 0 && (th->dst_port != rte_cpu_to_be_16(r->client_port) ||
 			       th->src_port != rte_cpu_to_be_16(r->listen_port)))
@@ -944,6 +980,24 @@ advance_to(struct run *r, double t)
 
 /* ---------------------------------------------------------- checks -- */
 
+/* The client's record, by its 4-tuple in the script's family. */
+static struct sy_conn *
+client_conn(struct run *r)
+{
+	bool from_client;
+
+	if (r->v6) {
+		struct sy_flow_key6 k;
+
+		sy_flow_key_v6(&k, r->client6, r->vip6, rte_cpu_to_be_16(r->client_port),
+			       rte_cpu_to_be_16(r->listen_port));
+		return sy_flow_lookup6(r->d->w, &k);
+	}
+	return sy_flow_find(r->d->w, sy_test_ip4(SY_TEST_CLIENT), sy_test_ip4(SY_TEST_VIP),
+			    rte_cpu_to_be_16(r->client_port), rte_cpu_to_be_16(r->listen_port),
+			    &from_client);
+}
+
 /* state client|backend == NAME: a proxied connection's TCP state on that
  * leg (tcb.h; a client leg's TIME_WAIT record, px_time_wait.c, is
  * TIME_WAIT), `none` when there is no such leg (no record, not proxied, no
@@ -960,15 +1014,12 @@ check_state(struct run *r, const char *p)
 	};
 	char leg[16], want[16];
 	const char *got = "none";
-	bool from_client;
 	struct sy_conn *c;
 
 	if (sscanf(p, "%15s == %15s", leg, want) != 2 ||
 	    (strcmp(leg, "client") != 0 && strcmp(leg, "backend") != 0))
 		return fail(r, "check state client|backend == NAME");
-	c = sy_flow_find(r->d->w, sy_test_ip4(SY_TEST_CLIENT), sy_test_ip4(SY_TEST_VIP),
-			 rte_cpu_to_be_16(r->client_port), rte_cpu_to_be_16(r->listen_port),
-			 &from_client);
+	c = client_conn(r);
 	if (c != NULL && c->state == SY_CONN_PROXY && c->px != NULL) {
 		const struct sy_tcb *t = leg[0] == 'c' ? &c->px->c : c->px->bc ? &c->px->b : NULL;
 
@@ -990,16 +1041,13 @@ check_window(struct run *r, const char *p)
 	char what[16], leg[16];
 	unsigned long long want, got;
 	const struct sy_tcb *t = NULL;
-	bool from_client;
 	struct sy_conn *c;
 
 	if (sscanf(p, "%15s %15s == %llu", what, leg, &want) != 3 ||
 	    (strcmp(what, "cwnd") != 0 && strcmp(what, "ssthresh") != 0) ||
 	    (strcmp(leg, "client") != 0 && strcmp(leg, "backend") != 0))
 		return fail(r, "check cwnd|ssthresh client|backend == BYTES");
-	c = sy_flow_find(r->d->w, sy_test_ip4(SY_TEST_CLIENT), sy_test_ip4(SY_TEST_VIP),
-			 rte_cpu_to_be_16(r->client_port), rte_cpu_to_be_16(r->listen_port),
-			 &from_client);
+	c = client_conn(r);
 	if (c != NULL && c->state == SY_CONN_PROXY && c->px != NULL)
 		t = leg[0] == 'c' ? &c->px->c : c->px->bc ? &c->px->b : NULL;
 	if (t == NULL)
@@ -1124,6 +1172,17 @@ run_line(struct run *r, char *line)
 	}
 	if (strncmp(p, "listen_port ", 12) == 0) {
 		r->listen_port = (uint16_t)atoi(p + 12);
+		return 0;
+	}
+	if (strcmp(p, "client_family 6") == 0) {
+		/* The client leg over IPv6: dp_env's 2001:2::2 to 2001:2::1. */
+		struct sy_addr a;
+
+		r->v6 = true;
+		sy_addr_parse(SY_TEST_CLIENT6, &a);
+		memcpy(r->client6, a.v6, 16);
+		sy_addr_parse(SY_TEST_VIP6, &a);
+		memcpy(r->vip6, a.v6, 16);
 		return 0;
 	}
 	if (strncmp(p, "cookie_clock ", 13) == 0)

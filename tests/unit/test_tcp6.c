@@ -13,7 +13,8 @@
  *     1071 over the pseudo-header of each family), sequence numbers and
  *     timestamps translated as within IPv4, the backend SYN's MSS what the
  *     IPv6 client can take over an IPv4 path;
- *   - the router's own answer (503 for an unknown host) over IPv6.
+ *   - the router's own answer (503 for an unknown host) over IPv6;
+ *   - a SYN behind extension headers, which are taken out before TCP.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -417,6 +418,58 @@ test_splice_across_families(void **state)
 	assert_int_equal(w->counters.drops[SY_DROP_SPLICE_XLATE_FAILED], 0);
 }
 
+/* A SYN behind a hop-by-hop and a destination options header: walked, taken
+ * out, and answered like any SYN (the SYN-ACK carries no extension headers). */
+static void
+test_syn_ext_headers(void **state)
+{
+	struct sy_tcp_syn_opts o = { .mss = 1460, .wscale = 7, .sack_ok = true, .ts_ok = true,
+				     .tsval = 1000 };
+	struct seg6 s = { SY_TEST_CLIENT6, 40003, 80, 9000, 0, RTE_TCP_SYN_FLAG, syn_opts, 0, NULL };
+	struct rte_mbuf *m, *in;
+	struct rte_tcp_hdr *th;
+	uint8_t *p, *l3;
+	uint32_t plen;
+
+	(void)state;
+	s.optlen = sy_tcp_write_syn_opts(syn_opts, &o);
+	in = mk6(&s);
+	/* 16 bytes of extension headers between the fixed header and TCP:
+	 * hop-by-hop (PadN) then destination options (PadN), 8 bytes each. */
+	p = (uint8_t *)rte_pktmbuf_prepend(in, 16);
+	if (p == NULL) {
+		fail_msg("no headroom");
+		return;
+	}
+	memmove(p, p + 16, sizeof(struct rte_ether_hdr) + 40);
+	l3 = p + sizeof(struct rte_ether_hdr);
+	{
+		uint8_t *ext = l3 + 40;
+		uint16_t pl = (uint16_t)((l3[4] << 8 | l3[5]) + 16);
+
+		l3[4] = (uint8_t)(pl >> 8);
+		l3[5] = (uint8_t)pl;
+		l3[6] = 0;   /* hop-by-hop first */
+		ext[0] = 60; /* then destination options */
+		ext[1] = 0;
+		ext[2] = 1;  /* PadN over the rest */
+		ext[3] = 4;
+		memset(ext + 4, 0, 4);
+		ext[8] = IPPROTO_TCP;
+		ext[9] = 0;
+		ext[10] = 1;
+		ext[11] = 4;
+		memset(ext + 12, 0, 4);
+	}
+	sy_eth_input(w, 0, in);
+	th = sent(0, true, &l3, &plen, &m);
+	assert_int_equal(l3[6], IPPROTO_TCP);
+	assert_int_equal(th->tcp_flags, RTE_TCP_SYN_FLAG | RTE_TCP_ACK_FLAG);
+	assert_int_equal(rte_be_to_cpu_32(th->recv_ack), 9001);
+	rte_pktmbuf_free(m);
+	assert_int_equal(w->counters.drops[SY_DROP_TCP_BAD_CHECKSUM], 0);
+}
+
 /* The router's own answer reaches an IPv6 client. */
 static void
 test_answer_v6(void **state)
@@ -445,6 +498,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_cookie_v6, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_splice_across_families, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_answer_v6, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_syn_ext_headers, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);
