@@ -260,7 +260,7 @@ sy_conn_free(struct sy_worker *w, struct sy_conn *c)
 {
 	struct sy_flow_key k;
 
-	if (c->flags & SY_CF_CLIENT_V6) {
+	if (sy_conn_client_v6(c)) {
 		sy_flow_del6(w, c);
 	} else {
 		sy_flow_key_v4(&k, c->client_ip, c->vip, c->client_port, c->vip_port);

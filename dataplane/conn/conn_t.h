@@ -89,18 +89,23 @@ struct sy_flow_key6 {
 } __attribute__((aligned(8)));
 
 /*
- * The IPv6 side of a record whose client leg is IPv6 (SY_CF_CLIENT_V6): a
- * cold array beside the records, same index, allocated only when a port has
- * an IPv6 address (conn/conn.h, sy_conn_v6). The record itself keeps its
- * IPv4 layout: its client_ip and vip hold 32-bit folds of these addresses,
- * which is all that load balancing and rate limiting key on, and an IPv4
- * flow reads the same cache lines as before.
+ * The IPv6 side of a record with an IPv6 leg (SY_CF_V6): a cold array beside
+ * the records, same index, allocated only when a port has an IPv6 address
+ * (conn/flow_table.h, sy_conn_v6_of). The record itself keeps its IPv4
+ * layout: for an IPv6 leg its address fields hold 32-bit folds of these
+ * (sy_addr6_fold), which is all that load balancing, rate limiting and the
+ * counters' slots key on, and an IPv4 flow reads the same cache lines as
+ * before.
  */
 struct sy_conn_v6 {
-	uint8_t client[16];    /* the client's address */
-	uint8_t vip[16];       /* the listen address it reached */
-	uint8_t client_nh[16]; /* the next hop towards it (client_if) */
+	uint8_t client[16];     /* SY_V6_CLIENT: the client's address */
+	uint8_t vip[16];        /* ... the listen address it reached */
+	uint8_t client_nh[16];  /* ... the next hop towards it (client_if) */
+	uint8_t backend[16];    /* SY_V6_BACKEND: the backend's address */
+	uint8_t snat[16];       /* ... our source address towards it */
+	uint8_t backend_nh[16]; /* ... the next hop towards it (backend_if) */
 };
+
 
 /* Client bytes held during PEEK and CONNECTING: a separate object so an
  * established connection does not pay for it. */
@@ -172,7 +177,11 @@ struct sy_conn_time_wait {
 #define SY_CF_BACKEND_KEY 0x10  /* backend leg findable: its SNAT port slot names it */
 #define SY_CF_SPLICED 0x20      /* deltas valid: translate (also in LINGER) */
 #define SY_CF_LB_COUNTED 0x40   /* counted in its backend's open connections (lb/lb.h) */
-#define SY_CF_CLIENT_V6 0x80    /* the client leg is IPv6: its addresses in struct sy_conn_v6 */
+#define SY_CF_V6 0x80           /* a leg is IPv6 (which: `v6`): its addresses in struct sy_conn_v6 */
+
+/* Which legs are IPv6 (sy_conn.v6), with SY_CF_V6 set: the per-packet path. */
+#define SY_V6_CLIENT 0x01
+#define SY_V6_BACKEND 0x02
 
 /*
  * The record of a connection: two cache lines, the first all that
@@ -189,7 +198,7 @@ struct sy_conn {
 	uint8_t win_shift_b; /* backend's window scale (0: none in force) */
 	uint8_t win_shift_r; /* ours towards the client (0: none in force) */
 	uint8_t client_if, backend_if; /* port indexes of the next hops */
-	uint8_t pad;
+	uint8_t v6;      /* SY_V6_*: the legs that are IPv6 (SY_CF_V6 says whether any is) */
 	/* Sequence and timestamp translation by the leg a segment arrives on
 	 * (enum sy_leg; docs/architecture.md 9.3, "Numbers to translate"): a
 	 * segment from leg L gets seq += seq_delta[L] and TSval += ts_delta[L], and its
@@ -257,5 +266,18 @@ _Static_assert(offsetof(struct sy_conn, vip_port) == offsetof(struct sy_conn, cl
 			       offsetof(struct sy_conn, client_port) + 4 &&
 		       offsetof(struct sy_conn, snat_port) == offsetof(struct sy_conn, client_port) + 6,
 	       "sy_conn: leg ports");
+
+/* The client leg, the backend leg is IPv6 (its addresses in struct sy_conn_v6). */
+static inline bool
+sy_conn_client_v6(const struct sy_conn *c)
+{
+	return (c->v6 & SY_V6_CLIENT) != 0;
+}
+
+static inline bool
+sy_conn_backend_v6(const struct sy_conn *c)
+{
+	return (c->v6 & SY_V6_BACKEND) != 0;
+}
 
 #endif

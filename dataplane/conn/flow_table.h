@@ -141,7 +141,7 @@ sy_flow_cache_find(const uint64_t *pair, hash_sig_t sig)
 }
 
 /*
- * IPv6 client legs (SY_CF_CLIENT_V6): their own hash, w->tcp.flows6, with
+ * IPv6 client legs (SY_V6_CLIENT): their own hash, w->tcp.flows6, with
  * 40-byte keys, so an IPv4 key stays 16 bytes; no cache in front (the burst
  * fast path is IPv4's). A record's IPv6 addresses are in the cold array
  * beside the records (struct sy_conn_v6, same index).
@@ -173,7 +173,7 @@ sy_addr6_fold(const uint8_t a[16])
 
 /* The record of an IPv6 client segment's tuple (as it arrives), or NULL. */
 struct sy_conn *sy_flow_lookup6(struct sy_worker *w, const struct sy_flow_key6 *k);
-/* Adds c (SY_CF_CLIENT_V6, its sy_conn_v6 and ports set) under its client
+/* Adds c (SY_V6_CLIENT, its sy_conn_v6 and ports set) under its client
  * tuple; 0 or the hash's error. */
 int sy_flow_add6(struct sy_worker *w, struct sy_conn *c);
 void sy_flow_del6(struct sy_worker *w, const struct sy_conn *c);

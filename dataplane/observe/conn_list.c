@@ -53,7 +53,7 @@ sy_conn_list(const struct sy_worker *w, uint64_t now, struct sy_dp_conn *out, un
 		 * zeros for the client leg. */
 		v->client_ip = rte_be_to_cpu_32(c->client_ip);
 		v->listen_ip = rte_be_to_cpu_32(c->vip);
-		if (c->flags & SY_CF_CLIENT_V6) {
+		if (sy_conn_client_v6(c)) {
 			const struct sy_conn_v6 *a = sy_conn_v6_of(&w->tcp, c);
 
 			v->v6 = true;

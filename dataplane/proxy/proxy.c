@@ -231,7 +231,7 @@ sy_proxy_start(struct sy_worker *w, struct sy_conn *c, bool tls)
 	px->c.dport = c->client_port;
 	px->c.out_if = c->client_if;
 	px->c.nh = c->client_nh;
-	if (c->flags & SY_CF_CLIENT_V6) {
+	if (sy_conn_client_v6(c)) {
 		const struct sy_conn_v6 *v6 = sy_conn_v6_of(&w->tcp, c);
 
 		px->c.v6 = true;

@@ -94,7 +94,7 @@ client_route(struct sy_worker *w, struct sy_conn *c, const struct rte_mbuf *m)
 	struct sy_fib_result fr;
 	struct sy_addr dst;
 
-	if (c->flags & SY_CF_CLIENT_V6) {
+	if (sy_conn_client_v6(c)) {
 		struct sy_conn_v6 *a = sy_conn_v6_of(&w->tcp, c);
 
 		dst.family = AF_INET6;
@@ -140,7 +140,8 @@ sy_splice_open(struct sy_worker *w, struct rte_mbuf *m, const struct sy_tcp_syn_
 		const struct rte_ipv6_hdr *ip6 = rte_pktmbuf_mtod(m, const struct rte_ipv6_hdr *);
 		struct sy_conn_v6 *a = sy_conn_v6_of(&w->tcp, c);
 
-		c->flags |= SY_CF_CLIENT_V6;
+		c->flags |= SY_CF_V6;
+		c->v6 |= SY_V6_CLIENT;
 		memcpy(a->client, ip6->src_addr, 16);
 		memcpy(a->vip, ip6->dst_addr, 16);
 		c->client_ip = sy_addr6_fold(a->client);
@@ -159,7 +160,8 @@ sy_splice_open(struct sy_worker *w, struct rte_mbuf *m, const struct sy_tcp_syn_
 
 		/* Not in the table: nothing to delete. */
 		c->client_ip = 0;
-		c->flags &= (uint8_t)~SY_CF_CLIENT_V6;
+		c->flags &= (uint8_t)~SY_CF_V6;
+		c->v6 = 0;
 		sy_conn_free(w, c);
 		sy_drop(w, m, why);
 		return;
@@ -174,7 +176,7 @@ sy_splice_open(struct sy_worker *w, struct rte_mbuf *m, const struct sy_tcp_syn_
 	/* What an IPv6 client may receive, as an IPv4 backend will send it:
 	 * with 20 bytes more of header, so no more than its port's MTU takes
 	 * (docs/architecture.md 9.3, MSS). */
-	if (c->flags & SY_CF_CLIENT_V6)
+	if (sy_conn_client_v6(c))
 		c->peek->mss = (uint16_t)RTE_MIN(c->peek->mss, w->sh->ports[c->client_if].mtu - 60);
 	c->peek->ws_c = syn->wscale;
 	c->peek->sack_ok = syn->sack_ok;
@@ -598,7 +600,7 @@ sy_splice_log(struct sy_worker *w, struct sy_conn *c, bool spliced, uint16_t sta
 	r.client_port = c->client_port;
 	r.vip = c->vip;
 	r.vip_port = c->vip_port;
-	if (c->flags & SY_CF_CLIENT_V6) {
+	if (sy_conn_client_v6(c)) {
 		r.v6 = 1;
 		memcpy(r.client6, sy_conn_v6_of(&w->tcp, c)->client, 16);
 		memcpy(r.vip6, sy_conn_v6_of(&w->tcp, c)->vip, 16);
@@ -780,7 +782,7 @@ xlate_send(struct sy_worker *w, struct sy_conn *c, struct rte_mbuf *m, bool to_b
 {
 	int rc;
 
-	if (likely(!(c->flags & SY_CF_CLIENT_V6)))
+	if (likely(!(c->flags & SY_CF_V6)))
 		rc = sy_xlate_tcp4(rte_pktmbuf_mtod(m, struct rte_ipv4_hdr *), tcp_hdr(m), x);
 	else if (to_backend)
 		rc = sy_xlate_6to4(m, x);
@@ -793,7 +795,7 @@ xlate_send(struct sy_worker *w, struct sy_conn *c, struct rte_mbuf *m, bool to_b
 	}
 	if (to_backend)
 		sy_ipv4_output_nh(w, m, c->backend_if, c->backend_nh);
-	else if (c->flags & SY_CF_CLIENT_V6)
+	else if (sy_conn_client_v6(c))
 		sy_ipv6_output_nh(w, m, c->client_if, sy_conn_v6_of(&w->tcp, c)->client_nh);
 	else
 		sy_ipv4_output_nh(w, m, c->client_if, c->client_nh);

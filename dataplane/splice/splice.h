@@ -95,7 +95,7 @@ sy_seg_on_leg(const struct sy_conn_tables *t, const struct sy_conn *c, enum sy_l
 		s->daddr = c->client_ip;
 		s->sport = c->vip_port;
 		s->dport = c->client_port;
-		if (c->flags & SY_CF_CLIENT_V6) {
+		if (sy_conn_client_v6(c)) {
 			const struct sy_conn_v6 *a = sy_conn_v6_of(t, c);
 
 			s->saddr6 = a->vip;

@@ -295,7 +295,7 @@ fast_conn_ok(const struct sy_conn *c, const uint8_t *f, unsigned leg)
 {
 	return c->state == SY_CONN_SPLICED &&
 	       /* An IPv6 client leg changes family on the way: splice.c. */
-	       !(c->flags & (SY_CF_FIN_CLIENT | SY_CF_FIN_BACKEND | SY_CF_CLIENT_V6)) &&
+	       !(c->flags & (SY_CF_FIN_CLIENT | SY_CF_FIN_BACKEND | SY_CF_V6)) &&
 	       leg_addrs(c, leg) == load64(f + OFF_ADDRS) &&
 	       leg_ports(c, leg) == load32(f + OFF_PORTS);
 }

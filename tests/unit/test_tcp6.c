@@ -317,7 +317,7 @@ test_cookie_v6(void **state)
 	sy_flow_key_v6(&k, a, b, RTE_BE16(40000), RTE_BE16(80));
 	c = sy_flow_lookup6(w, &k);
 	assert_non_null(c);
-	assert_true(c->flags & SY_CF_CLIENT_V6);
+	assert_true(sy_conn_client_v6(c));
 	assert_int_equal(c->state, SY_CONN_PEEK);
 	assert_memory_equal(sy_conn_v6_of(&w->tcp, c)->client, a, 16);
 	assert_memory_equal(sy_conn_v6_of(&w->tcp, c)->vip, b, 16);
