@@ -124,35 +124,20 @@ opts_check(const uint8_t *opt, unsigned n)
 	return 0;
 }
 
-int
-sy_xlate_tcp4(struct rte_ipv4_hdr *ip, struct rte_tcp_hdr *th, const struct sy_xlate *x)
+/*
+ * The TCP part of a translation: ports, seq, ack, window and the options,
+ * the checksum updated from tcp_acc (what the pseudo-header's change has
+ * already added) or, with offload, left as the caller sets it. The options
+ * were checked.
+ */
+static void
+xlate_tcp(uint8_t *t, unsigned hlen, const struct sy_xlate *x, uint32_t tcp_acc)
 {
-	uint8_t *t = (uint8_t *)th;
-	unsigned hlen = (unsigned)(th->data_off >> 4) * 4;
+	struct rte_tcp_hdr *th = (struct rte_tcp_hdr *)t;
 	const bool syn = (th->tcp_flags & RTE_TCP_SYN_FLAG) != 0;
 	const bool ack = (th->tcp_flags & RTE_TCP_ACK_FLAG) != 0;
-	uint32_t ip_acc = 0, tcp_acc = 0;
 	uint32_t *pacc = x->csum_offload ? NULL : &tcp_acc;
 	unsigned i;
-
-	if (hlen < sizeof(*th) || opts_check(t + sizeof(*th), hlen - sizeof(*th)) < 0)
-		return -1;
-
-	/* Addresses: in the IPv4 header and in the TCP pseudo-header. */
-	if (!x->csum_offload) {
-		uint8_t *ih = (uint8_t *)ip;
-		unsigned so = offsetof(struct rte_ipv4_hdr, src_addr);
-		uint32_t before = words_sum(ih, so, so + 8, true);
-
-		ip->src_addr = x->src_ip;
-		ip->dst_addr = x->dst_ip;
-		ip_acc = before + words_sum(ih, so, so + 8, false);
-		tcp_acc = ip_acc;
-		ip->hdr_checksum = csum_finish(ip->hdr_checksum, ip_acc);
-	} else {
-		ip->src_addr = x->src_ip;
-		ip->dst_addr = x->dst_ip;
-	}
 
 	field_set(t, TH_OFF_SPORT, &x->src_port, 2, pacc);
 	field_set(t, TH_OFF_DPORT, &x->dst_port, 2, pacc);
@@ -207,13 +192,54 @@ sy_xlate_tcp4(struct rte_ipv4_hdr *ip, struct rte_tcp_hdr *th, const struct sy_x
 		i += len;
 	}
 
+	if (!x->csum_offload)
+		th->cksum = csum_finish(th->cksum, tcp_acc);
+}
+
+int
+sy_xlate_tcp4(struct rte_ipv4_hdr *ip, struct rte_tcp_hdr *th, const struct sy_xlate *x)
+{
+	uint8_t *t = (uint8_t *)th;
+	unsigned hlen = (unsigned)(th->data_off >> 4) * 4;
+	uint32_t ip_acc = 0, tcp_acc = 0;
+
+	if (hlen < sizeof(*th) || opts_check(t + sizeof(*th), hlen - sizeof(*th)) < 0)
+		return -1;
+
+	/* Addresses: in the IPv4 header and in the TCP pseudo-header. */
+	if (!x->csum_offload) {
+		uint8_t *ih = (uint8_t *)ip;
+		unsigned so = offsetof(struct rte_ipv4_hdr, src_addr);
+		uint32_t before = words_sum(ih, so, so + 8, true);
+
+		ip->src_addr = x->src_ip;
+		ip->dst_addr = x->dst_ip;
+		ip_acc = before + words_sum(ih, so, so + 8, false);
+		tcp_acc = ip_acc;
+		ip->hdr_checksum = csum_finish(ip->hdr_checksum, ip_acc);
+	} else {
+		ip->src_addr = x->src_ip;
+		ip->dst_addr = x->dst_ip;
+	}
+
+	xlate_tcp(t, hlen, x, tcp_acc);
 	if (x->csum_offload) {
 		/* What the PMD expects with IP_CKSUM / TCP_CKSUM offload. */
 		ip->hdr_checksum = 0;
 		th->cksum = 0;
 		th->cksum = rte_ipv4_phdr_cksum(ip, 0);
-	} else {
-		th->cksum = csum_finish(th->cksum, tcp_acc);
 	}
+	return 0;
+}
+
+int
+sy_xlate_tcp_only(struct rte_tcp_hdr *th, const struct sy_xlate *x, uint32_t phdr_acc)
+{
+	uint8_t *t = (uint8_t *)th;
+	unsigned hlen = (unsigned)(th->data_off >> 4) * 4;
+
+	if (hlen < sizeof(*th) || opts_check(t + sizeof(*th), hlen - sizeof(*th)) < 0)
+		return -1;
+	xlate_tcp(t, hlen, x, phdr_acc);
 	return 0;
 }

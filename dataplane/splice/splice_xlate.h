@@ -54,6 +54,14 @@ struct sy_xlate {
  */
 int sy_xlate_tcp4(struct rte_ipv4_hdr *ip, struct rte_tcp_hdr *th, const struct sy_xlate *x);
 
+/* The TCP header's part of a translation alone (ports, seq, ack, window,
+ * options; x's addresses unused), for a caller that has changed the IP
+ * header itself: phdr_acc is what that did to the TCP pseudo-header, in
+ * RFC 1624's terms (the sum of ~old + new over its changed 16-bit words,
+ * big-endian values). x->csum_offload must be false. 0, or -1 for malformed
+ * options, with nothing changed. */
+int sy_xlate_tcp_only(struct rte_tcp_hdr *th, const struct sy_xlate *x, uint32_t phdr_acc);
+
 struct rte_mbuf;
 /*
  * Across the families (splice_xlate46.c): an IPv6 client leg's segment m
@@ -65,6 +73,10 @@ struct rte_mbuf;
  */
 int sy_xlate_6to4(struct rte_mbuf *m, const struct sy_xlate *x);
 int sy_xlate_4to6(struct rte_mbuf *m, const struct sy_xlate *x, const uint8_t src6[16],
+		  const uint8_t dst6[16]);
+/* Within IPv6: m's addresses become src6 and dst6, and its TCP header is
+ * translated by x. */
+int sy_xlate_6to6(struct rte_mbuf *m, const struct sy_xlate *x, const uint8_t src6[16],
 		  const uint8_t dst6[16]);
 
 /* win_out for win (docs/architecture.md 9.3, Window). */
