@@ -10,6 +10,14 @@ ROWS=()
 PHASES=() # measure: a -Dpoll_phases=true routerd's busy cycles by part, a line a run
 KPID=
 CPU_TICK=$(getconf CLK_TCK)
+# IPv6 on the lab's client link (perf/proxy --family 6, issue 36; 2001:2::/48 only): the
+# router's address (routerd's port "client", or the root end for a kernel proxy) and the
+# client namespace's. BENCH_URL_HOST: the router as a URL's host ("[2001:2::1]" for IPv6);
+# measure, start_haproxy and start_nginx send there (default the lab's IPv4 address).
+BENCH_ROUTER_IP6=2001:2::1
+BENCH_CLIENT_IP6=2001:2::2
+BENCH_URL_HOST=
+bench_url_host() { printf '%s' "${BENCH_URL_HOST:-$LAB_ROUTER_IP}"; }
 
 # The proxy the kernel runs (HAProxy, nginx): stop it and take the addresses back.
 stop_kernel_proxy() {
@@ -19,6 +27,7 @@ stop_kernel_proxy() {
 	fi
 	KPID=
 	ip addr flush dev "$LAB_IF_CLIENT" 2>/dev/null
+	sysctl -qw "net.ipv6.conf.$LAB_IF_CLIENT.disable_ipv6=1" 2>/dev/null # (kernel_addrs6)
 	ip addr flush dev "$LAB_IF_BACKEND" 2>/dev/null
 	return 0
 }
@@ -91,7 +100,7 @@ measure() {
 	o0=$(backend_opens)
 	t0=$(date +%s.%N)
 	out=$(lab_client taskset -c 0 wrk -t1 -c"$c" -d"${duration}s" --timeout 5s -s "$REPORT" \
-		"${hdr[@]}" "http://$LAB_ROUTER_IP/" | grep '^{' | tail -n 1)
+		"${hdr[@]}" "http://$(bench_url_host)/" | grep '^{' | tail -n 1)
 	t1=$(date +%s.%N)
 	o1=$(backend_opens)
 	[ -n "$out" ] || { sy_warn "$proxy $run: wrk printed no report"; return 1; }
@@ -205,13 +214,32 @@ kernel_addrs() {
 	ip addr add "$LAB_ROUTER_BACKEND_IP/24" dev "$LAB_IF_BACKEND" || return 1
 }
 
+# kernel_addrs6: the root end of the client link also gets the router's IPv6 address
+# (after kernel_addrs; no DAD, no router advertisements taken). stop_kernel_proxy turns
+# IPv6 off there again.
+kernel_addrs6() {
+	local dev=$LAB_IF_CLIENT
+	sysctl -qw "net.ipv6.conf.$dev.accept_dad=0" "net.ipv6.conf.$dev.accept_ra=0" \
+		"net.ipv6.conf.$dev.disable_ipv6=0" || return 1
+	ip -6 addr add "$BENCH_ROUTER_IP6/64" dev "$dev" nodad
+}
+
+# client_ipv6: the client namespace's end gets BENCH_CLIENT_IP6/64 (no DAD, no router
+# advertisements taken: the on-link /64 is its only IPv6 route), as tests/integration/tcp6.sh.
+client_ipv6() {
+	local dev=$LAB_IF_CLIENT_PEER
+	lab_client sysctl -qw "net.ipv6.conf.$dev.accept_dad=0" "net.ipv6.conf.$dev.accept_ra=0" \
+		"net.ipv6.conf.$dev.disable_ipv6=0" || return 1
+	lab_client ip -6 addr add "$BENCH_CLIENT_IP6/64" dev "$dev" nodad
+}
+
 # start_haproxy CFG-BODY HOST [GLOBAL-LINES [CURL-ARGS...]]: HAProxy (one thread, http mode)
 # on CPU 1 with the frontend and backends in CFG-BODY and GLOBAL-LINES added to its global
 # section (perf/tls: the TLS settings); waits until it answers: curl with CURL-ARGS from the
 # client namespace, by default http://<router address>/ with Host: HOST.
 start_haproxy() {
 	local d=$LAB_DIR/haproxy body=$1 host=$2 global=${3:-}
-	local -a check=(-H "Host: $host" "http://$LAB_ROUTER_IP/")
+	local -a check=(-g -H "Host: $host" "http://$(bench_url_host)/")
 	[ "$#" -gt 3 ] && check=("${@:4}")
 	mkdir -p "$d"
 	cat >"$d/haproxy.cfg" <<CFG
@@ -255,7 +283,7 @@ CFG
 	lab_spawn root nginx-proxy taskset -c 1 nginx -p "$d" -e "$d/error.log" -c "$d/nginx.conf" \
 		-g 'daemon off; master_process off;'
 	KPID=$LAB_SPAWN_PID
-	sy_poll 10 lab_client curl -sf -m 1 -H "Host: $2" "http://$LAB_ROUTER_IP/" ||
+	sy_poll 10 lab_client curl -gsf -m 1 -H "Host: $2" "http://$(bench_url_host)/" ||
 		sy_die "nginx does not answer (see $d/error.log)"
 }
 
