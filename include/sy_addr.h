@@ -39,6 +39,28 @@ sy_addr_eq(const struct sy_addr *a, const struct sy_addr *b)
 	return memcmp(a->v6, b->v6, 16) == 0;
 }
 
+/* 32 bits of an IPv6 address, mixed (a 64-bit multiply-xorshift over both
+ * halves): what stands for it where the data plane keys on 32 bits (a
+ * connection record's address fields, load-balancing slots, rate limits). */
+static inline uint32_t
+sy_addr6_fold(const uint8_t a[16])
+{
+	uint64_t x, y, h;
+
+	memcpy(&x, a, 8);
+	memcpy(&y, a + 8, 8);
+	h = (x ^ (y * 0x9e3779b97f4a7c15ull)) * 0xff51afd7ed558ccdull;
+	h ^= h >> 33;
+	return (uint32_t)h ^ (uint32_t)(h >> 32);
+}
+
+/* The address itself for IPv4 (network order), its fold for IPv6. */
+static inline uint32_t
+sy_addr_key32(const struct sy_addr *a)
+{
+	return a->family == AF_INET6 ? sy_addr6_fold(a->v6) : a->v4;
+}
+
 /* Parse "198.18.0.1" or "2001:db8::1". Returns 0 or -EINVAL. */
 int sy_addr_parse(const char *s, struct sy_addr *out);
 /* Parse "198.18.0.1/24" (a bare address means /32 or /128). Returns 0 or -EINVAL. */

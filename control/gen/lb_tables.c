@@ -303,7 +303,8 @@ sy_lb_tables_build(const struct sy_pool *p, unsigned workers)
 		for (i = 0; i < n; i++) {
 			const struct sy_endpoint *e = &p->endpoints[i];
 
-			keys[i] = ((uint64_t)e->addr.v4 << 16 | e->port) ^
+			/* An IPv6 address by its fold over all 16 bytes. */
+			keys[i] = ((uint64_t)sy_addr_key32(&e->addr) << 16 | e->port) ^
 				  ((uint64_t)e->addr.family << 48);
 		}
 		if (sy_lb_maglev_build(keys, w, n, maglev, maglev_len) < 0)

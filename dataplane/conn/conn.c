@@ -141,6 +141,9 @@ sy_conn_tables_init(struct sy_worker *w)
 		snprintf(name, sizeof(name), "sy_flows6_%u_%u", set, w->id);
 		hp6.name = name;
 		hp6.key_len = sizeof(struct sy_flow_key6);
+		/* A record may have two IPv6 keys: its client leg's and its
+		 * backend leg's. */
+		hp6.entries = 2 * flows;
 		t->flows6 = rte_hash_create(&hp6);
 		t->conn_v6 = rte_zmalloc_socket("sy_conn_v6", (size_t)flows * sizeof(*t->conn_v6),
 						RTE_CACHE_LINE_SIZE, (int)rte_socket_id());

@@ -89,20 +89,46 @@ sy_flow_del6(struct sy_worker *w, const struct sy_conn *c)
 	(void)rte_hash_del_key(w->tcp.flows6, &k);
 }
 
+/* An IPv6 backend leg's key: its tuple as the backend's segments carry it. */
+static void
+backend_key6(const struct sy_worker *w, const struct sy_conn *c, struct sy_flow_key6 *k)
+{
+	const struct sy_conn_v6 *a = sy_conn_v6_of(&w->tcp, c);
+
+	sy_flow_key_v6(k, a->backend, a->snat, c->backend_port, c->snat_port);
+}
+
 void
 sy_flow_backend_add(struct sy_worker *w, struct sy_conn *c)
 {
-	*sy_snat_slot(&w->tcp, c->snat_ip, c->snat_port) = c;
+	if (sy_conn_backend_v6(c)) {
+		struct sy_flow_key6 k;
+
+		backend_key6(w, c, &k);
+		/* Room for two keys a record (conn.c): not expected to fail;
+		 * if it did, the backend's segments would find nothing and the
+		 * connect would time out, counted. */
+		(void)rte_hash_add_key_data(w->tcp.flows6, &k, c);
+	} else {
+		*sy_snat_slot(&w->tcp, c->snat_ip, c->snat_port) = c;
+	}
 	c->flags |= SY_CF_BACKEND_KEY;
 }
 
 void
 sy_flow_backend_del(struct sy_worker *w, struct sy_conn *c)
 {
-	struct sy_conn **slot = sy_snat_slot(&w->tcp, c->snat_ip, c->snat_port);
+	if (sy_conn_backend_v6(c)) {
+		struct sy_flow_key6 k;
 
-	if (*slot == c)
-		*slot = NULL;
+		backend_key6(w, c, &k);
+		(void)rte_hash_del_key(w->tcp.flows6, &k);
+	} else {
+		struct sy_conn **slot = sy_snat_slot(&w->tcp, c->snat_ip, c->snat_port);
+
+		if (*slot == c)
+			*slot = NULL;
+	}
 	c->flags &= (uint8_t)~SY_CF_BACKEND_KEY;
 }
 

@@ -36,6 +36,7 @@
 
 #include "conn/conn_tables_t.h"
 #include "conn/snat.h"
+#include "sy_addr.h"
 
 struct sy_worker;
 
@@ -163,14 +164,6 @@ sy_flow_key_v6(struct sy_flow_key6 *k, const uint8_t saddr[16], const uint8_t da
 	k->zero = 0;
 }
 
-/* The 32 bits an IPv6 address is folded to in a record's client_ip or vip
- * (what load balancing and rate limits key on). */
-static inline uint32_t
-sy_addr6_fold(const uint8_t a[16])
-{
-	return rte_hash_crc(a, 16, 0x6a09e667);
-}
-
 /* The record of an IPv6 client segment's tuple (as it arrives), or NULL. */
 struct sy_conn *sy_flow_lookup6(struct sy_worker *w, const struct sy_flow_key6 *k);
 /* Adds c (SY_V6_CLIENT, its sy_conn_v6 and ports set) under its client
@@ -178,8 +171,10 @@ struct sy_conn *sy_flow_lookup6(struct sy_worker *w, const struct sy_flow_key6 *
 int sy_flow_add6(struct sy_worker *w, struct sy_conn *c);
 void sy_flow_del6(struct sy_worker *w, const struct sy_conn *c);
 
-/* Backend leg: c->snat_port (set) now finds c, or no longer does. Sets and
- * clears SY_CF_BACKEND_KEY. */
+/* Backend leg: c->snat_port (set) now finds c, or no longer does: through
+ * its SNAT port's slot, or for an IPv6 backend leg (SY_V6_BACKEND) through
+ * the IPv6 hash, keyed by the backend's tuple. Sets and clears
+ * SY_CF_BACKEND_KEY. */
 void sy_flow_backend_add(struct sy_worker *w, struct sy_conn *c);
 void sy_flow_backend_del(struct sy_worker *w, struct sy_conn *c);
 

@@ -43,3 +43,18 @@ sy_snat_put(struct sy_worker *w, uint32_t addr, uint16_t port)
 		port;
 	t->port_q[k].count++;
 }
+
+uint16_t
+sy_snat_get_index0(struct sy_worker *w, uint32_t *addr)
+{
+	struct sy_conn_tables *t = &w->tcp;
+	uint16_t p;
+
+	*addr = 0;
+	if (t->port_q[0].count == 0)
+		return 0;
+	p = t->ports[t->port_q[0].head];
+	t->port_q[0].head = (t->port_q[0].head + 1) % t->port_cap;
+	t->port_q[0].count--;
+	return p;
+}

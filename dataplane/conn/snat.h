@@ -71,6 +71,11 @@ sy_snat_slot(const struct sy_conn_tables *t, uint32_t addr, uint16_t port)
  * order) and *addr (network order), the next address index with a free port;
  * 0 when there is none (SNAT_PORTS_EXHAUSTED). */
 uint16_t sy_snat_get(struct sy_worker *w, const struct sy_dp_port *out, uint32_t *addr);
+/* A SNAT port (host order) from address index 0's free ports, for an IPv6
+ * backend leg, whose source is an IPv6 address of the port and whose tuple
+ * the IPv6 hash keeps (conn/flow_table.h); *addr is 0, which
+ * sy_snat_put gives back to index 0. 0 when there is none. */
+uint16_t sy_snat_get_index0(struct sy_worker *w, uint32_t *addr);
 /* The leg is gone: (addr, port) is free again (port in host order). */
 void sy_snat_put(struct sy_worker *w, uint32_t addr, uint16_t port);
 

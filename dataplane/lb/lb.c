@@ -91,7 +91,7 @@ hc_down(const struct sy_endpoint *e)
 static inline int
 passive_ejected(const struct sy_worker *w, const struct sy_endpoint *e)
 {
-	return w->now < w->tcp.lb_health[load_slot(e->addr.v4, rte_cpu_to_be_16(e->port))].until;
+	return w->now < w->tcp.lb_health[load_slot(sy_addr_key32(&e->addr), rte_cpu_to_be_16(e->port))].until;
 }
 
 /* Are p's passive ejections honoured on this worker? While at most
@@ -134,9 +134,11 @@ uint64_t
 sy_lb_cookie_token(const struct sy_endpoint *e)
 {
 	/* splitmix64's finalizer over (address, port, family): opaque, not
-	 * secret (it names an endpoint, it grants nothing). */
-	return sy_mix64(((uint64_t)e->addr.v4 << 16 | e->port) ^ ((uint64_t)e->addr.family << 56) ^
-			0x5377697463687964ull);
+	 * secret (it names an endpoint, it grants nothing). An IPv6 address
+	 * counts by its fold over all 16 bytes, so endpoints in one prefix
+	 * differ. */
+	return sy_mix64(((uint64_t)sy_addr_key32(&e->addr) << 16 | e->port) ^
+			((uint64_t)e->addr.family << 56) ^ 0x5377697463687964ull);
 }
 
 int
@@ -196,8 +198,8 @@ pick_p2c(const struct sy_pool *p, const struct sy_lb_tables *t, struct sy_worker
 	uint32_t a = pick_alias(t, p->n_endpoints, xorshift64(&w->tcp.rng));
 	uint32_t b = pick_alias(t, p->n_endpoints, xorshift64(&w->tcp.rng));
 	const struct sy_endpoint *ea = &p->endpoints[a], *eb = &p->endpoints[b];
-	uint64_t la = w->tcp.lb_load[load_slot(ea->addr.v4, rte_cpu_to_be_16(ea->port))] + 1;
-	uint64_t lb = w->tcp.lb_load[load_slot(eb->addr.v4, rte_cpu_to_be_16(eb->port))] + 1;
+	uint64_t la = w->tcp.lb_load[load_slot(sy_addr_key32(&ea->addr), rte_cpu_to_be_16(ea->port))] + 1;
+	uint64_t lb = w->tcp.lb_load[load_slot(sy_addr_key32(&eb->addr), rte_cpu_to_be_16(eb->port))] + 1;
 
 	return la * eb->weight <= lb * ea->weight ? a : b;
 }

@@ -255,6 +255,35 @@ sy_ipv6_input(struct sy_worker *w, uint16_t port, struct rte_mbuf *m)
 	}
 }
 
+static bool
+prefix_match(const uint8_t a[16], const uint8_t b[16], unsigned len)
+{
+	unsigned bytes = len / 8, bits = len % 8;
+
+	if (memcmp(a, b, bytes) != 0)
+		return false;
+	return bits == 0 || ((a[bytes] ^ b[bytes]) >> (8 - bits)) == 0;
+}
+
+void
+sy_ipv6_source_for(const struct sy_dp_port *p, const uint8_t dst[16], uint8_t out[16])
+{
+	unsigned i;
+
+	if (!(dst[0] == 0xfe && (dst[1] & 0xc0) == 0x80)) {
+		for (i = 0; i < p->n_ipv6; i++)
+			if (prefix_match(p->ipv6[i], dst, p->ipv6_prefix[i])) {
+				memcpy(out, p->ipv6[i], 16);
+				return;
+			}
+		if (p->n_ipv6 > 0) {
+			memcpy(out, p->ipv6[0], 16);
+			return;
+		}
+	}
+	sy_ipv6_link_local(&p->mac, out);
+}
+
 void
 sy_ipv6_output(struct sy_worker *w, uint16_t port, struct rte_mbuf *m)
 {

@@ -19,38 +19,6 @@ is_link_local(const uint8_t a[16])
 	return a[0] == 0xfe && (a[1] & 0xc0) == 0x80;
 }
 
-static bool
-prefix_match(const uint8_t a[16], const uint8_t b[16], unsigned len)
-{
-	unsigned bytes = len / 8, bits = len % 8;
-
-	if (memcmp(a, b, bytes) != 0)
-		return false;
-	return bits == 0 || ((a[bytes] ^ b[bytes]) >> (8 - bits)) == 0;
-}
-
-/* Our source address for a solicitation of `target`: the port's link-local
- * one for a link-local target, else the port address on the target's prefix
- * (so the neighbour answers, and learns, the address it talks to). */
-static void
-source_for(const struct sy_dp_port *p, const uint8_t target[16], uint8_t out[16])
-{
-	unsigned i;
-
-	if (!is_link_local(target)) {
-		for (i = 0; i < p->n_ipv6; i++)
-			if (prefix_match(p->ipv6[i], target, p->ipv6_prefix[i])) {
-				memcpy(out, p->ipv6[i], 16);
-				return;
-			}
-		if (p->n_ipv6 > 0) {
-			memcpy(out, p->ipv6[0], 16);
-			return;
-		}
-	}
-	sy_ipv6_link_local(&p->mac, out);
-}
-
 void
 sy_nd_solicit(struct sy_worker *w, uint16_t port, const uint8_t target[16],
 	      const struct rte_ether_addr *unicast)
@@ -79,7 +47,7 @@ sy_nd_solicit(struct sy_worker *w, uint16_t port, const uint8_t target[16],
 	ip6->payload_len = rte_cpu_to_be_16(sizeof(*ns));
 	ip6->proto = IPPROTO_ICMPV6;
 	ip6->hop_limits = SY_ND_HOP_LIMIT;
-	source_for(p, target, ip6->src_addr);
+	sy_ipv6_source_for(p, target, ip6->src_addr);
 	if (unicast != NULL) {
 		memcpy(ip6->dst_addr, target, 16);
 		to = *unicast;

@@ -56,6 +56,10 @@ void sy_ipv6_link_local(const struct rte_ether_addr *mac, uint8_t out[16]);
 /* `a` is one of port p's IPv6 addresses: configured, or its link-local one
  * (a port with no IPv6 address has none). */
 bool sy_ipv6_is_ours(const struct sy_dp_port *p, const uint8_t a[16]);
+/* Our source address on port p for a packet to dst: the link-local one for
+ * a link-local dst, else the port's address on dst's prefix, else its first
+ * (so the peer answers, and learns, the address it talks to). */
+void sy_ipv6_source_for(const struct sy_dp_port *p, const uint8_t dst[16], uint8_t out[16]);
 /* Route and send an IPv6 packet whose header is final (data at it): the
  * FIB (IPV6_NO_ROUTE), or for a link-local destination the port it came in
  * on, `port`; the ethernet header; neighbour discovery. */

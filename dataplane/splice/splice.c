@@ -662,6 +662,86 @@ connect_backend(struct sy_worker *w, struct sy_conn *c)
 	sy_tcp_send(w, &s);
 }
 
+/* The SNAT port of c's earlier try goes back (a retry to the other family,
+ * or to a port without that address index). */
+static void
+snat_release(struct sy_worker *w, struct sy_conn *c)
+{
+	if (c->snat_port != 0)
+		sy_snat_put(w, c->snat_ip, rte_be_to_cpu_16(c->snat_port));
+	c->snat_port = 0;
+}
+
+/*
+ * The backend leg's addresses for endpoint `ep`: the port the FIB sends it
+ * by, the router's own address on that port as the source (so the backend's
+ * replies come back to this port), a SNAT port, the next hop, and the MSS
+ * lowered to what that port carries. An IPv6 endpoint makes the leg IPv6
+ * (SY_V6_BACKEND): its addresses in the cold array, the record's 32-bit
+ * fields their folds, its SNAT port from address index 0's ports (its
+ * tuple is keyed in the IPv6 hash, conn/flow_table.h). 0, or why not.
+ */
+static enum sy_answer_reason
+backend_source(struct sy_worker *w, struct sy_conn *c, const struct sy_addr *ep)
+{
+	struct sy_fib_result fr;
+	const struct sy_dp_port *bp;
+	const bool v6 = ep->family == AF_INET6;
+
+	if (sy_fib_lookup(w->sh->fib, ep, &fr) < 0)
+		return SY_ANSWER_BACKEND_NO_ROUTE;
+	bp = &w->sh->ports[fr.port];
+	if (v6 ? bp->n_ipv6 == 0 : bp->n_ipv4 == 0)
+		return SY_ANSWER_BACKEND_NO_ROUTE;
+	if (v6 != sy_conn_backend_v6(c))
+		snat_release(w, c);
+	if (v6) {
+		struct sy_conn_v6 *a = sy_conn_v6_of(&w->tcp, c);
+
+		if (c->snat_port == 0) {
+			uint32_t unused;
+			uint16_t p = sy_snat_get_index0(w, &unused);
+
+			if (p == 0)
+				return SY_ANSWER_SNAT_PORTS_EXHAUSTED;
+			c->snat_port = rte_cpu_to_be_16(p);
+		}
+		memcpy(a->backend, ep->v6, 16);
+		sy_ipv6_source_for(bp, ep->v6, a->snat);
+		memcpy(a->backend_nh, fr.nexthop.v6, 16);
+		c->backend_ip = sy_addr6_fold(a->backend);
+		c->snat_ip = 0; /* its SNAT port is index 0's (conn/snat.h) */
+		c->flags |= SY_CF_V6;
+		c->v6 |= SY_V6_BACKEND;
+		c->backend_if = (uint8_t)fr.port;
+		c->peek->mss = RTE_MIN(c->peek->mss, (uint16_t)(bp->mtu - 60));
+		return 0;
+	}
+	c->v6 &= (uint8_t)~SY_V6_BACKEND;
+	if (c->v6 == 0)
+		c->flags &= (uint8_t)~SY_CF_V6;
+	c->backend_ip = ep->v4;
+	/* A retry keeps its (address index, port) when the port it leaves by
+	 * has that index too (conn/snat.h, source addresses). */
+	if (c->snat_port != 0 && sy_snat_index(&w->tcp, c->snat_ip) >= bp->n_ipv4)
+		snat_release(w, c);
+	if (c->snat_port == 0) {
+		uint16_t p = sy_snat_get(w, bp, &c->snat_ip);
+
+		if (p == 0)
+			return SY_ANSWER_SNAT_PORTS_EXHAUSTED;
+		c->snat_port = rte_cpu_to_be_16(p);
+	} else {
+		c->snat_ip = bp->ipv4[sy_snat_index(&w->tcp, c->snat_ip)];
+	}
+	c->backend_if = (uint8_t)fr.port;
+	c->backend_nh = fr.nexthop.v4;
+	/* A segment larger than the backend path allows must never be
+	 * produced (docs/architecture.md 9.3, MSS). */
+	c->peek->mss = RTE_MIN(c->peek->mss, (uint16_t)(bp->mtu - 40));
+	return 0;
+}
+
 static void
 bind_backend(struct sy_worker *w, struct sy_conn *c)
 {
@@ -675,8 +755,6 @@ bind_backend(struct sy_worker *w, struct sy_conn *c)
 		return;
 	}
 	i = sy_lb_pick(pool, w, c->client_ip, &c->peek->lb_first, c->peek->tries);
-	while (i >= 0 && pool->endpoints[i].addr.family != AF_INET)
-		i = sy_lb_pick(pool, w, c->client_ip, &c->peek->lb_first, ++c->peek->tries); /* IPv6: a later issue */
 	if (i < 0) {
 		/* No endpoint (left) to try: OpenShift answers 503. */
 		why = c->peek->tries == 0 ? SY_ANSWER_NO_ENDPOINT : SY_ANSWER_BACKEND_UNREACHABLE;
@@ -688,46 +766,14 @@ bind_backend(struct sy_worker *w, struct sy_conn *c)
 	}
 	if (c->flags & SY_CF_BACKEND_KEY)
 		sy_flow_backend_del(w, c);
-	sy_lb_load_set(w, c, pool->endpoints[i].addr.v4, rte_cpu_to_be_16(pool->endpoints[i].port));
-	c->backend_ip = pool->endpoints[i].addr.v4;
+	sy_lb_load_set(w, c, sy_addr_key32(&pool->endpoints[i].addr),
+		       rte_cpu_to_be_16(pool->endpoints[i].port));
 	c->backend_port = rte_cpu_to_be_16(pool->endpoints[i].port);
 	c->peek->be_slot = pool->endpoints[i].stat_slot;
-	/* The source address is the router's own on the port facing the
-	 * backend, so the backend's replies come back to this port. */
-	{
-		struct sy_fib_result fr;
-		struct sy_addr dst = sy_addr_v4(c->backend_ip);
-		const struct sy_dp_port *bp;
-
-		if (sy_fib_lookup(w->sh->fib, &dst, &fr) < 0 || w->sh->ports[fr.port].n_ipv4 == 0) {
-			sy_answer_start(w, c, c->proto == SY_CONN_HTTP ? 503 : 0,
-					SY_ANSWER_BACKEND_NO_ROUTE);
-			return;
-		}
-		bp = &w->sh->ports[fr.port];
-		/* A retry keeps its (address index, port) when the port it
-		 * leaves by has that index too (conn/snat.h, source addresses). */
-		if (c->snat_port != 0 && sy_snat_index(&w->tcp, c->snat_ip) >= bp->n_ipv4) {
-			sy_snat_put(w, c->snat_ip, rte_be_to_cpu_16(c->snat_port));
-			c->snat_port = 0;
-		}
-		if (c->snat_port == 0) {
-			uint16_t p = sy_snat_get(w, bp, &c->snat_ip);
-
-			if (p == 0) {
-				sy_answer_start(w, c, c->proto == SY_CONN_HTTP ? 503 : 0,
-						SY_ANSWER_SNAT_PORTS_EXHAUSTED);
-				return;
-			}
-			c->snat_port = rte_cpu_to_be_16(p);
-		} else {
-			c->snat_ip = bp->ipv4[sy_snat_index(&w->tcp, c->snat_ip)];
-		}
-		c->backend_if = (uint8_t)fr.port;
-		c->backend_nh = fr.nexthop.v4;
-		/* A segment larger than the backend path allows must never be
-		 * produced (docs/architecture.md 9.3, MSS). */
-		c->peek->mss = RTE_MIN(c->peek->mss, (uint16_t)(bp->mtu - 40));
+	why = backend_source(w, c, &pool->endpoints[i].addr);
+	if (why != 0) {
+		sy_answer_start(w, c, c->proto == SY_CONN_HTTP ? 503 : 0, why);
+		return;
 	}
 	/* The SNAT port is this record's alone: the backend leg cannot
 	 * collide (conn/snat.h). */
@@ -773,30 +819,48 @@ retry_backend(struct sy_worker *w, struct sy_conn *c)
 /*
  * Segment m of c, already accounted for, translated by x and sent to the
  * other leg: to the backend (to_backend) or to the client. Within IPv4 the
- * header is edited (splice_xlate.h); an IPv6 client leg's segments change
- * family on the way (splice_xlate46.c).
+ * header is edited (splice_xlate.h); with an IPv6 leg the segment changes
+ * family on the way, or is translated within IPv6 (splice_xlate46.c).
  */
 static void
 xlate_send(struct sy_worker *w, struct sy_conn *c, struct rte_mbuf *m, bool to_backend,
 	   const struct sy_xlate *x)
 {
+	const struct sy_conn_v6 *a;
+	bool in6, out6;
 	int rc;
 
-	if (likely(!(c->flags & SY_CF_V6)))
+	if (likely(!(c->flags & SY_CF_V6))) {
 		rc = sy_xlate_tcp4(rte_pktmbuf_mtod(m, struct rte_ipv4_hdr *), tcp_hdr(m), x);
-	else if (to_backend)
-		rc = sy_xlate_6to4(m, x);
+		if (unlikely(rc < 0)) {
+			sy_drop(w, m, SY_DROP_SPLICE_XLATE_FAILED);
+			return;
+		}
+		if (to_backend)
+			sy_ipv4_output_nh(w, m, c->backend_if, c->backend_nh);
+		else
+			sy_ipv4_output_nh(w, m, c->client_if, c->client_nh);
+		return;
+	}
+	a = sy_conn_v6_of(&w->tcp, c);
+	in6 = to_backend ? sy_conn_client_v6(c) : sy_conn_backend_v6(c);
+	out6 = to_backend ? sy_conn_backend_v6(c) : sy_conn_client_v6(c);
+	if (!out6)
+		rc = in6 ? sy_xlate_6to4(m, x)
+			 : sy_xlate_tcp4(rte_pktmbuf_mtod(m, struct rte_ipv4_hdr *), tcp_hdr(m), x);
+	else if (in6)
+		rc = sy_xlate_6to6(m, x, to_backend ? a->snat : a->vip, to_backend ? a->backend : a->client);
 	else
-		rc = sy_xlate_4to6(m, x, sy_conn_v6_of(&w->tcp, c)->vip,
-				   sy_conn_v6_of(&w->tcp, c)->client);
+		rc = sy_xlate_4to6(m, x, to_backend ? a->snat : a->vip, to_backend ? a->backend : a->client);
 	if (unlikely(rc < 0)) {
 		sy_drop(w, m, SY_DROP_SPLICE_XLATE_FAILED);
 		return;
 	}
-	if (to_backend)
+	if (out6)
+		sy_ipv6_output_nh(w, m, to_backend ? c->backend_if : c->client_if,
+				  to_backend ? a->backend_nh : a->client_nh);
+	else if (to_backend)
 		sy_ipv4_output_nh(w, m, c->backend_if, c->backend_nh);
-	else if (sy_conn_client_v6(c))
-		sy_ipv6_output_nh(w, m, c->client_if, sy_conn_v6_of(&w->tcp, c)->client_nh);
 	else
 		sy_ipv4_output_nh(w, m, c->client_if, c->client_nh);
 }

@@ -107,6 +107,13 @@ sy_seg_on_leg(const struct sy_conn_tables *t, const struct sy_conn *c, enum sy_l
 		s->daddr = c->backend_ip;
 		s->sport = c->snat_port;
 		s->dport = c->backend_port;
+		if (sy_conn_backend_v6(c)) {
+			const struct sy_conn_v6 *a = sy_conn_v6_of(t, c);
+
+			s->saddr6 = a->snat;
+			s->daddr6 = a->backend;
+			s->out_if = c->backend_if;
+		}
 	}
 }
 

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Splicing across the families (splice_xlate.h): an IPv6 client leg and an
- * IPv4 backend leg. The IP header is replaced, not edited: IPv6's 40 bytes
+ * Splicing with an IPv6 leg (splice_xlate.h). Across the families (an IPv6
+ * client and an IPv4 backend, or the other way) the IP header is replaced,
+ * not edited: IPv6's 40 bytes
  * become IPv4's 20 on the way to the backend and the other way on the way
  * back (the mbuf's headroom takes the 20 more). The TCP checksum covers a
  * pseudo-header of the addresses and the length, so it is carried over by
@@ -9,6 +10,8 @@
  * translated as any spliced segment is (sy_xlate_tcp4, on the IPv4 form).
  * The MSS each side was told already leaves room for the longer header
  * (splice.c, tcp_in.c), so a translated segment never outgrows its path.
+ * Within IPv6 the addresses are rewritten and the TCP part translated with
+ * the pseudo-header's change counted in (sy_xlate_6to6).
  */
 #include <string.h>
 
@@ -96,6 +99,35 @@ sy_xlate_4to6(struct rte_mbuf *m, const struct sy_xlate *x, const uint8_t src6[1
 	memcpy(ip6->dst_addr, dst6, 16);
 	th = (struct rte_tcp_hdr *)(ip6 + 1);
 	th->cksum = cksum_rebase(th->cksum, from, sy_l3_phdr_sum(ip6, IPPROTO_TCP, tcp_len));
+	m->l3_len = sizeof(*ip6);
+	return 0;
+}
+
+int
+sy_xlate_6to6(struct rte_mbuf *m, const struct sy_xlate *x, const uint8_t src6[16],
+	      const uint8_t dst6[16])
+{
+	struct rte_ipv6_hdr *ip6 = rte_pktmbuf_mtod(m, struct rte_ipv6_hdr *);
+	const uint16_t tcp_len = rte_be_to_cpu_16(ip6->payload_len);
+	struct rte_ipv6_hdr next = *ip6;
+	uint16_t from, to;
+
+	if (m->data_len < sizeof(*ip6) + sizeof(struct rte_tcp_hdr))
+		return -1;
+	memcpy(next.src_addr, src6, 16);
+	memcpy(next.dst_addr, dst6, 16);
+	from = sy_l3_phdr_sum(ip6, IPPROTO_TCP, tcp_len);
+	to = sy_l3_phdr_sum(&next, IPPROTO_TCP, tcp_len);
+	/* The pseudo-header's change first, as RFC 1624 counts it (over
+	 * big-endian word values: the sums above are in memory order, so
+	 * swapped on a little-endian host); the TCP header's own changes are
+	 * added to it. Nothing is written when the options are malformed. */
+	from = rte_be_to_cpu_16(from);
+	to = rte_be_to_cpu_16(to);
+	if (sy_xlate_tcp_only((struct rte_tcp_hdr *)(ip6 + 1), x, (uint16_t)~from + (uint32_t)to) < 0)
+		return -1;
+	memcpy(ip6->src_addr, src6, 16);
+	memcpy(ip6->dst_addr, dst6, 16);
 	m->l3_len = sizeof(*ip6);
 	return 0;
 }

@@ -19,8 +19,8 @@ struct sy_worker;
 /* An IPv4 TCP segment for us, data at the IPv4 header. Consumes m. */
 void sy_tcp_input(struct sy_worker *w, uint16_t port, struct rte_mbuf *m);
 /* An IPv6 TCP segment for us, data at the IPv6 header, its extension
- * headers stripped (net/ipv6.c). Every IPv6 segment is a client leg's:
- * backends are reached over IPv4. Consumes m. */
+ * headers stripped (net/ipv6.c): a client leg's, or an IPv6 backend leg's.
+ * Consumes m. */
 void sy_tcp6_input(struct sy_worker *w, uint16_t port, struct rte_mbuf *m);
 /* Segments handed to this worker by others. Returns how many. */
 unsigned sy_tcp_handoff_drain(struct sy_worker *w);

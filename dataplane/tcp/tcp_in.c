@@ -38,7 +38,7 @@ client_owner(const struct sy_dp_shared *sh, uint32_t client_ip, uint16_t client_
 }
 
 /* The 4-tuple of a segment as the client sent it, either family. */
-/* An IPv6 client's worker: every IPv6 segment is a client leg's. */
+/* An IPv6 client's worker (as client_owner: its address and port). */
 static inline unsigned
 client_owner6(const struct sy_dp_shared *sh, const uint8_t client[16], uint16_t client_port)
 {
@@ -246,9 +246,9 @@ tcp_input_owned(struct sy_worker *w, struct rte_mbuf *m)
 }
 
 /*
- * An IPv6 segment owned by this worker: only client legs come in over IPv6
- * (backends are reached over IPv4), so the IPv6 flow table or the listening
- * side. The same connection ops as IPv4 from there on.
+ * An IPv6 segment owned by this worker: a client leg's or an IPv6 backend
+ * leg's, both keyed in the IPv6 flow table by the tuple as it arrives, or
+ * the listening side. The same connection ops as IPv4 from there on.
  */
 static void
 tcp6_input_owned(struct sy_worker *w, struct rte_mbuf *m)
@@ -262,10 +262,15 @@ tcp6_input_owned(struct sy_worker *w, struct rte_mbuf *m)
 	c = sy_flow_lookup6(w, &k);
 	if (c != NULL) {
 		const struct sy_conn_ops *ops = sy_conn_ops_of(c);
-		bool syn = (th->tcp_flags & (RTE_TCP_SYN_FLAG | RTE_TCP_ACK_FLAG)) == RTE_TCP_SYN_FLAG;
+		/* The client's tuple, or else the backend leg's (the key was
+		 * one of the two). */
+		bool from_client = sy_conn_client_v6(c) && th->src_port == c->client_port &&
+				   memcmp(ip6->src_addr, sy_conn_v6_of(&w->tcp, c)->client, 16) == 0;
+		bool syn = from_client &&
+			   (th->tcp_flags & (RTE_TCP_SYN_FLAG | RTE_TCP_ACK_FLAG)) == RTE_TCP_SYN_FLAG;
 
 		if (!syn || ops->syn == NULL) {
-			ops->segment(w, c, m, true);
+			ops->segment(w, c, m, from_client);
 			return;
 		}
 		if (!ops->syn(w, c, m))
@@ -338,8 +343,10 @@ sy_tcp6_input(struct sy_worker *w, uint16_t port, struct rte_mbuf *m)
 	m->hash.usr = port;
 	if (w->sh->n_workers == 1)
 		owner = 0;
-	else
+	else if (sy_is_listen6(w->sh, ip6->dst_addr, th->dst_port))
 		owner = client_owner6(w->sh, ip6->src_addr, th->src_port);
+	else
+		owner = rte_be_to_cpu_16(th->dst_port) % w->sh->n_workers; /* a SNAT port */
 	if (owner != w->id) {
 		if (rte_ring_mp_enqueue(w->sh->handoff[owner], m) != 0) {
 			sy_drop(w, m, SY_DROP_TCP_HANDOFF_FULL);

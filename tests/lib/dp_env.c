@@ -110,6 +110,8 @@ sy_test_dp_init(struct sy_test_dp *d, const char *name, unsigned n_mbufs)
 	snprintf(d->cfg.ports[1].name, SY_NAME_MAX, "backend");
 	pa = &d->cfg.ports[1].ipv4[d->cfg.ports[1].n_ipv4++];
 	sy_prefix_parse(SY_TEST_SNAT "/24", &pa->addr, &pa->prefix_len);
+	pa = &d->cfg.ports[1].ipv6[d->cfg.ports[1].n_ipv6++];
+	sy_prefix_parse(SY_TEST_SNAT6 "/64", &pa->addr, &pa->prefix_len);
 	if (d->mp == NULL || sy_dp_shared_create(&d->cfg, d->mp, 1, &d->sh, err, sizeof(err)) < 0) {
 		fprintf(stderr, "%s: data plane: %s\n", name, d->mp ? err : "no mempool");
 		return -1;
@@ -120,6 +122,7 @@ sy_test_dp_init(struct sy_test_dp *d, const char *name, unsigned n_mbufs)
 	sy_store_init(&d->store);
 	put_route(&d->store, "web", "web.test", "s", SY_TEST_BACKEND);
 	put_route(&d->store, "dead", "dead.test", "dead", SY_TEST_DEAD);
+	put_route(&d->store, "web6", "web6.test", "s6", SY_TEST_BACKEND6);
 	/* Two path rules: the compiler proxies px.test (control/gen/compile.c). */
 	put_route_path(&d->store, "px-root", SY_TEST_PROXIED, "/", "s");
 	put_route_path(&d->store, "px-api", SY_TEST_PROXIED, "/api", "s");
@@ -167,6 +170,8 @@ sy_test_dp_worker(struct sy_test_dp *d)
 
 		sy_addr_parse(SY_TEST_CLIENT6, &c6);
 		sy_neigh_confirm(d->w, &d->w->nd, 0, c6.v6, &sy_test_mac_client);
+		sy_addr_parse(SY_TEST_BACKEND6, &c6);
+		sy_neigh_confirm(d->w, &d->w->nd, 1, c6.v6, &sy_test_mac_backend);
 	}
 	return sy_arp_lookup(d->w, 0, sy_test_ip4(SY_TEST_CLIENT)) &&
 			       sy_arp_lookup(d->w, 1, sy_test_ip4(SY_TEST_BACKEND))

@@ -2,7 +2,7 @@
 /*
  * An in-process data plane for tests: EAL without hugepages or PCI, a
  * mempool, the shared state of a router with two ports ("client"
- * 198.18.0.1/24 and 2001:2::1/64, "backend" 198.18.1.1/24), a generation compiled from a few
+ * 198.18.0.1/24 and 2001:2::1/64, "backend" 198.18.1.1/24 and 2001:2:1::1/64), a generation compiled from a few
  * routes, and a fresh worker that already knows the peers' MACs. Frames go
  * in through the worker's real input (sy_eth_input, sy_splice_rx_burst) and
  * what it sends waits in w->txq[port].
@@ -10,6 +10,7 @@
  * Routes (namespace t):
  *   web.test  -> service s    -> 198.18.1.10:8080
  *   dead.test -> service dead -> 198.18.1.12:8080 (a peer nobody plays)
+ *   web6.test -> service s6   -> [2001:2:1::10]:8080
  *   px.test   /    -> service s  (two path rules: the proxy mode)
  *             /api -> service s
  */
@@ -31,6 +32,8 @@ struct sy_generation;
 #define SY_TEST_CLIENT "198.18.0.2"
 #define SY_TEST_CLIENT6 "2001:2::2"
 #define SY_TEST_VIP6 "2001:2::1"
+#define SY_TEST_SNAT6 "2001:2:1::1"
+#define SY_TEST_BACKEND6 "2001:2:1::10"
 #define SY_TEST_VIP "198.18.0.1"
 #define SY_TEST_SNAT "198.18.1.1"
 #define SY_TEST_BACKEND "198.18.1.10"

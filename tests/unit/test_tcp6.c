@@ -14,7 +14,8 @@
  *     timestamps translated as within IPv4, the backend SYN's MSS what the
  *     IPv6 client can take over an IPv4 path;
  *   - the router's own answer (503 for an unknown host) over IPv6;
- *   - a SYN behind extension headers, which are taken out before TCP.
+ *   - a SYN behind extension headers, which are taken out before TCP;
+ *   - IPv6 backends: an IPv4 and an IPv6 client spliced to one.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -102,9 +103,11 @@ struct seg6 {
 	const uint8_t *opts;
 	unsigned optlen;
 	const char *data;
+	const char *dst; /* NULL: 2001:2::1, the client port's */
+	unsigned port;   /* 0: from the client side; 1: a backend's */
 };
 
-/* A client segment over IPv6 to 2001:2::1, its checksum from the reference. */
+/* A segment over IPv6 to the router, its checksum from the reference. */
 static struct rte_mbuf *
 mk6(const struct seg6 *s)
 {
@@ -119,8 +122,8 @@ mk6(const struct seg6 *s)
 	assert_non_null(m);
 	eh = (struct rte_ether_hdr *)rte_pktmbuf_append(m, (uint16_t)(sizeof(*eh) + 40 + tlen));
 	assert_non_null(eh);
-	eh->dst_addr = sy_test_mac_port[0];
-	eh->src_addr = sy_test_mac_client;
+	eh->dst_addr = sy_test_mac_port[s->port];
+	eh->src_addr = s->port == 0 ? sy_test_mac_client : sy_test_mac_backend;
 	eh->ether_type = RTE_BE16(RTE_ETHER_TYPE_IPV6);
 	ip = (struct rte_ipv6_hdr *)(eh + 1);
 	memset(ip, 0, sizeof(*ip));
@@ -129,7 +132,7 @@ mk6(const struct seg6 *s)
 	ip->proto = IPPROTO_TCP;
 	ip->hop_limits = 64;
 	ip6(s->src, ip->src_addr);
-	ip6(SY_TEST_VIP6, ip->dst_addr);
+	ip6(s->dst != NULL ? s->dst : SY_TEST_VIP6, ip->dst_addr);
 	th = (struct rte_tcp_hdr *)(ip + 1);
 	memset(th, 0, sizeof(*th));
 	th->src_port = rte_cpu_to_be_16(s->sport);
@@ -138,7 +141,7 @@ mk6(const struct seg6 *s)
 	th->recv_ack = rte_cpu_to_be_32(s->ack);
 	th->data_off = (uint8_t)(((20 + s->optlen) / 4) << 4);
 	th->tcp_flags = s->flags;
-	th->rx_win = RTE_BE16(502);
+	th->rx_win = RTE_BE16(s->port == 0 ? 502 : 1000);
 	memcpy(th + 1, s->opts, s->optlen);
 	memcpy((uint8_t *)(th + 1) + s->optlen, s->data, len);
 	c = (uint16_t)~ref_tcp_sum((const uint8_t *)ip, true, (const uint8_t *)th, tlen);
@@ -470,6 +473,135 @@ test_syn_ext_headers(void **state)
 	assert_int_equal(w->counters.drops[SY_DROP_TCP_BAD_CHECKSUM], 0);
 }
 
+/* One spliced exchange to web6.test's IPv6 backend [2001:2:1::10]:8080 from
+ * a client of either family: the backend SYN over IPv6 from our address on
+ * the backend port, the request, the response back in the client's family,
+ * every checksum right by the reference. */
+static void
+splice_to_v6_backend(bool client6, uint16_t sport)
+{
+	const char *req = "GET / HTTP/1.1\r\nHost: web6.test\r\n\r\n";
+	const char *resp = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok";
+	uint32_t tsval_r = 0, isn_r, isn_rb, plen, tsval, tsecr;
+	const uint32_t isn_c = 3000, isn_b = 0xfffffff0u; /* the backend's wraps */
+	struct sy_tcp_syn_opts o;
+	struct rte_tcp_hdr *th;
+	struct rte_mbuf *m;
+	uint16_t snat_port;
+	uint8_t *l3, opts[40];
+	unsigned olen;
+
+	if (client6) {
+		struct seg6 s;
+
+		isn_r = handshake6(SY_TEST_CLIENT6, sport, isn_c, &tsval_r);
+		s = (struct seg6){ SY_TEST_CLIENT6, sport, 80, isn_c + 1, isn_r + 1, RTE_TCP_ACK_FLAG,
+				   ts_opt(1001, tsval_r), 12, req };
+		sy_eth_input(w, 0, mk6(&s));
+	} else {
+		struct sy_tcp_syn_opts co = { .mss = 1460, .wscale = 7, .sack_ok = true,
+					      .ts_ok = true, .tsval = 1000 };
+		struct sy_test_seg t = { .saddr = ip4(SY_TEST_CLIENT), .daddr = ip4(SY_TEST_VIP),
+					 .sport = rte_cpu_to_be_16(sport), .dport = RTE_BE16(80),
+					 .seq = isn_c, .flags = RTE_TCP_SYN_FLAG, .win = 64240 };
+
+		t.optlen = sy_tcp_write_syn_opts(opts, &co);
+		t.opts = opts;
+		sy_eth_input(w, 0, sy_test_frame(env.mp, 0, &t));
+		th = sent(0, false, &l3, &plen, &m);
+		isn_r = rte_be_to_cpu_32(th->sent_seq);
+		assert_int_equal(sy_tcp_parse_syn_opts(th, &o), 0);
+		assert_int_equal(o.mss, 1460);
+		tsval_r = o.tsval;
+		rte_pktmbuf_free(m);
+		t = (struct sy_test_seg){ .saddr = ip4(SY_TEST_CLIENT), .daddr = ip4(SY_TEST_VIP),
+					  .sport = rte_cpu_to_be_16(sport), .dport = RTE_BE16(80),
+					  .seq = isn_c + 1, .ack = isn_r + 1, .flags = RTE_TCP_ACK_FLAG,
+					  .win = 502, .opts = ts_opt(1001, tsval_r), .optlen = 12,
+					  .data = req, .len = (unsigned)strlen(req) };
+		sy_eth_input(w, 0, sy_test_frame(env.mp, 0, &t));
+	}
+
+	/* The backend SYN: IPv6, from our address on the backend port, the
+	 * MSS what a 1500-byte IPv6 path carries. */
+	th = sent(1, true, &l3, &plen, &m);
+	assert_int_equal(th->tcp_flags, RTE_TCP_SYN_FLAG);
+	assert_addr6(l3 + 8, SY_TEST_SNAT6);
+	assert_addr6(l3 + 24, SY_TEST_BACKEND6);
+	assert_int_equal(rte_be_to_cpu_16(th->dst_port), 8080);
+	assert_int_equal(sy_tcp_parse_syn_opts(th, &o), 0);
+	assert_int_equal(o.mss, 1440);
+	isn_rb = rte_be_to_cpu_32(th->sent_seq);
+	snat_port = rte_be_to_cpu_16(th->src_port);
+	rte_pktmbuf_free(m);
+
+	{
+		struct sy_tcp_syn_opts bo = { .mss = 1440, .wscale = 7, .sack_ok = true,
+					      .ts_ok = true, .tsval = 50000, .tsecr = 1001 };
+
+		olen = sy_tcp_write_syn_opts(opts, &bo);
+	}
+	{
+		struct seg6 b = { SY_TEST_BACKEND6, 8080, snat_port, isn_b, isn_rb + 1,
+				  RTE_TCP_SYN_FLAG | RTE_TCP_ACK_FLAG, opts, olen, NULL,
+				  SY_TEST_SNAT6, 1 };
+
+		sy_eth_input(w, 1, mk6(&b));
+	}
+	assert_int_equal(w->counters.conns_spliced, 1);
+	th = sent(1, true, &l3, &plen, &m);
+	assert_addr6(l3 + 8, SY_TEST_SNAT6);
+	assert_int_equal(rte_be_to_cpu_16(th->src_port), snat_port);
+	assert_int_equal(rte_be_to_cpu_32(th->sent_seq), isn_rb + 1);
+	assert_int_equal(rte_be_to_cpu_32(th->recv_ack), isn_b + 1);
+	assert_int_equal(plen, strlen(req));
+	assert_memory_equal((const uint8_t *)th + (th->data_off >> 4) * 4, req, plen);
+	assert_true(sy_tcp_find_ts(th, &tsval, &tsecr));
+	assert_int_equal(tsecr, 50000);
+	rte_pktmbuf_free(m);
+
+	{
+		/* It echoes our backend leg's TSval. */
+		struct seg6 b = { SY_TEST_BACKEND6, 8080, snat_port, isn_b + 1,
+				  isn_rb + 1 + (uint32_t)strlen(req), RTE_TCP_ACK_FLAG | RTE_TCP_PSH_FLAG,
+				  ts_opt(50010, tsval), 12, resp, SY_TEST_SNAT6, 1 };
+
+		sy_eth_input(w, 1, mk6(&b));
+	}
+	th = sent(0, client6, &l3, &plen, &m);
+	if (client6) {
+		assert_addr6(l3 + 24, SY_TEST_CLIENT6);
+	} else {
+		assert_int_equal(((const struct rte_ipv4_hdr *)l3)->dst_addr, ip4(SY_TEST_CLIENT));
+		assert_int_equal(((const struct rte_ipv4_hdr *)l3)->src_addr, ip4(SY_TEST_VIP));
+	}
+	assert_int_equal(rte_be_to_cpu_16(th->dst_port), sport);
+	assert_int_equal(rte_be_to_cpu_32(th->sent_seq), isn_r + 1);
+	assert_int_equal(rte_be_to_cpu_32(th->recv_ack), isn_c + 1 + (uint32_t)strlen(req));
+	assert_true(sy_tcp_find_ts(th, &tsval, &tsecr));
+	assert_int_equal(tsval, tsval_r + 10);
+	assert_int_equal(tsecr, 1001);
+	assert_int_equal(plen, strlen(resp));
+	assert_memory_equal((const uint8_t *)th + (th->data_off >> 4) * 4, resp, plen);
+	rte_pktmbuf_free(m);
+	assert_int_equal(w->counters.drops[SY_DROP_SPLICE_XLATE_FAILED], 0);
+	assert_int_equal(w->counters.drops[SY_DROP_TCP_NO_FLOW], 0);
+}
+
+static void
+test_v4_client_v6_backend(void **state)
+{
+	(void)state;
+	splice_to_v6_backend(false, 40010);
+}
+
+static void
+test_v6_client_v6_backend(void **state)
+{
+	(void)state;
+	splice_to_v6_backend(true, 40011);
+}
+
 /* The router's own answer reaches an IPv6 client. */
 static void
 test_answer_v6(void **state)
@@ -499,6 +631,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_splice_across_families, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_answer_v6, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_syn_ext_headers, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_v4_client_v6_backend, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_v6_client_v6_backend, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);
