@@ -80,25 +80,30 @@ publish_state(const struct sy_health_target *t)
 		__atomic_store_n(&t->eps[i].ep->hc_down, down, __ATOMIC_RELAXED);
 }
 
+/* IPv4 before IPv6, then the address's bytes (network order sorts as the
+ * numbers do), then the port. */
 static int
-cmp_key(uint32_t ip_a, uint16_t port_a, uint32_t ip_b, uint16_t port_b)
+cmp_key(const struct sy_addr *a, uint16_t port_a, const struct sy_addr *b, uint16_t port_b)
 {
-	uint32_t a = ntohl(ip_a), b = ntohl(ip_b);
+	int c;
 
-	if (a != b)
-		return a < b ? -1 : 1;
+	if (a->family != b->family)
+		return a->family < b->family ? -1 : 1;
+	c = a->family == AF_INET6 ? memcmp(a->v6, b->v6, 16) : memcmp(&a->v4, &b->v4, 4);
+	if (c != 0)
+		return c < 0 ? -1 : 1;
 	return ntohs(port_a) < ntohs(port_b) ? -1 : ntohs(port_a) > ntohs(port_b);
 }
 
 /* Index of ip:port in h->t, or where it would go (*found false). */
 static size_t
-search(const struct sy_health *h, uint32_t ip, uint16_t port, bool *found)
+search(const struct sy_health *h, const struct sy_addr *addr, uint16_t port, bool *found)
 {
 	size_t lo = 0, hi = h->n;
 
 	while (lo < hi) {
 		size_t mid = (lo + hi) / 2;
-		int c = cmp_key(h->t[mid]->ip, h->t[mid]->port, ip, port);
+		int c = cmp_key(&h->t[mid]->addr, h->t[mid]->port, addr, port);
 
 		if (c == 0) {
 			*found = true;
@@ -125,10 +130,10 @@ sy_health_last_text(const struct sy_health_target *t, char *buf, size_t len)
 }
 
 const struct sy_health_target *
-sy_health_find(const struct sy_health *h, uint32_t ip, uint16_t port)
+sy_health_find(const struct sy_health *h, const struct sy_addr *addr, uint16_t port)
 {
 	bool found;
-	size_t i = search(h, ip, port, &found);
+	size_t i = search(h, addr, port, &found);
 
 	return found ? h->t[i] : NULL;
 }
@@ -151,11 +156,10 @@ target_from_pool(struct sy_health_target *t, const struct sy_pool *p)
 static struct sy_health_target *
 target_for(struct sy_health *h, const struct sy_pool *p, const struct sy_endpoint *e)
 {
-	uint32_t ip = e->addr.v4;
 	uint16_t port = htons(e->port);
 	struct sy_health_target *t;
 	bool found;
-	size_t i = search(h, ip, port, &found);
+	size_t i = search(h, &e->addr, port, &found);
 
 	if (found)
 		return h->t[i];
@@ -171,7 +175,7 @@ target_for(struct sy_health *h, const struct sy_pool *p, const struct sy_endpoin
 	t = calloc(1, sizeof(*t));
 	if (t == NULL)
 		return NULL;
-	t->ip = ip;
+	t->addr = e->addr;
 	t->port = port;
 	target_from_pool(t, p);
 	t->next_ms = 0; /* set by the next tick: within HC_FIRST_SPREAD_MS */
@@ -241,7 +245,7 @@ static void
 plan_put(struct sy_health *h, const struct sy_endpoint *e)
 {
 	bool found;
-	size_t i = search(h, e->addr.v4, htons(e->port), &found), k;
+	size_t i = search(h, &e->addr, htons(e->port), &found), k;
 	struct sy_health_target *t;
 
 	if (!found)
@@ -310,7 +314,7 @@ sy_health_plan(struct sy_health *h, const struct sy_generation *g, const struct 
 		for (i = 0; i < h->n_gone; i++) {
 			struct sy_health_target *t = h->gone[i];
 			bool found;
-			size_t at = search(h, t->ip, t->port, &found);
+			size_t at = search(h, &t->addr, t->port, &found);
 
 			if (!found || h->t[at] != t)
 				continue;
@@ -346,7 +350,7 @@ static void
 collect(struct sy_health *h, uint64_t now_ms)
 {
 	struct sy_hc_job *job;
-	char a[INET_ADDRSTRLEN];
+	char a[SY_ADDR_STRLEN];
 
 	while ((job = sy_dp_hc_collect()) != NULL) {
 		struct sy_health_target *t = job->owner;
@@ -360,7 +364,7 @@ collect(struct sy_health *h, uint64_t now_ms)
 		if (sy_health_observe(t, (enum sy_hc_result)job->result, job->status)) {
 			h->transitions++;
 			publish_state(t);
-			inet_ntop(AF_INET, &t->ip, a, sizeof(a));
+			sy_addr_format(&t->addr, a, sizeof(a));
 			RTE_LOG(NOTICE, USER1,
 				"health: %s:%u is %s (GET %s, Host %s: %s%s%.0u; %u in a row)\n", a,
 				ntohs(t->port), sy_health_state_name(t->state), t->path, t->host,
@@ -410,7 +414,7 @@ sy_health_tick(struct sy_health *h, uint64_t now_ms)
 			break; /* SY_HC_JOBS_MAX out: the rest when they come back */
 		job = h->free_jobs[--h->n_free];
 		memset(job, 0, sizeof(*job));
-		job->ip = t->ip;
+		job->addr = t->addr;
 		job->port = t->port;
 		job->timeout_ms = t->timeout_ms;
 		memcpy(job->path, t->path, sizeof(job->path));

@@ -63,8 +63,8 @@ struct sy_health_copy {
 };
 
 struct sy_health_target {
-	uint32_t ip;   /* network order */
-	uint16_t port; /* network order */
+	struct sy_addr addr; /* either family */
+	uint16_t port;       /* network order */
 	char path[SY_HC_PATH_MAX];
 	char host[SY_HC_HOST_MAX];
 	uint32_t interval_ms, timeout_ms, unhealthy_threshold, healthy_threshold;
@@ -115,9 +115,9 @@ int sy_health_plan(struct sy_health *h, const struct sy_generation *g,
 /* Send what is due, read what came back (now_ms: CLOCK_MONOTONIC). Returns
  * the milliseconds until the control loop should call again. */
 int sy_health_tick(struct sy_health *h, uint64_t now_ms);
-/* The target of ip:port (network order), or NULL. */
-const struct sy_health_target *sy_health_find(const struct sy_health *h, uint32_t ip,
-					      uint16_t port);
+/* The target of addr:port (port network order), or NULL. */
+const struct sy_health_target *sy_health_find(const struct sy_health *h,
+					      const struct sy_addr *addr, uint16_t port);
 const char *sy_health_state_name(enum sy_health_state s);
 /* t's last check as `status` and the status page say it: "none yet", the
  * status it answered, or why it failed ("refused", "timeout", ...). */

@@ -21,6 +21,9 @@ enum sy_alog_mode {
 	SY_ALOG_ANSWER,    /* a connection the splice path answered itself */
 };
 
+#define SY_ALOG_V6_CLIENT 0x01
+#define SY_ALOG_V6_BACKEND 0x02
+
 #define SY_ALOG_NO_REASON 0xff
 #define SY_ALOG_NO_TIME UINT32_MAX
 
@@ -32,8 +35,9 @@ struct sy_access_rec {
 	uint32_t resp_us;    /* to the backend's response head (proxy), or SY_ALOG_NO_TIME */
 	uint32_t connect_us; /* from the first SYN to the backend's SYN-ACK (splice), or SY_ALOG_NO_TIME */
 	uint32_t client_ip, vip, backend_ip; /* network order; backend 0: none */
-	uint8_t client6[16], vip6[16]; /* an IPv6 client (v6 set): these instead */
-	uint8_t v6;
+	uint8_t client6[16], vip6[16]; /* SY_ALOG_V6_CLIENT: these instead */
+	uint8_t backend6[16];          /* SY_ALOG_V6_BACKEND: this instead */
+	uint8_t v6;                    /* SY_ALOG_V6_*: the legs that are IPv6 */
 	uint16_t client_port, vip_port, backend_port;
 	uint16_t status;     /* 0: none (a spliced connection: the backend's, unseen) */
 	uint8_t mode;        /* enum sy_alog_mode */

@@ -104,8 +104,8 @@ enum sy_hc_result {
 };
 struct sy_hc_job {
 	/* The control thread's request. */
-	uint32_t ip;   /* network order */
-	uint16_t port; /* network order */
+	struct sy_addr addr; /* either family */
+	uint16_t port;       /* network order */
 	uint32_t timeout_ms;
 	char path[SY_HC_PATH_MAX];
 	char host[SY_HC_HOST_MAX];

@@ -776,7 +776,7 @@ health_check(struct sy_router *r, const char *when)
 					}
 					v = nv;
 				}
-				v[n++] = (struct hc_copy){ e->addr.v4, htons(e->port), e, 1 };
+				v[n++] = (struct hc_copy){ sy_addr_key32(&e->addr), htons(e->port), e, 1 };
 			}
 		}
 	if (n > 0)
@@ -801,7 +801,7 @@ health_check(struct sy_router *r, const char *when)
 		for (k = 0; bad == NULL && k < t->n_eps; k++) {
 			const struct hc_copy *c;
 
-			key = (struct hc_copy){ t->ip, t->port, t->eps[k].ep, 0 };
+			key = (struct hc_copy){ sy_addr_key32(&t->addr), t->port, t->eps[k].ep, 0 };
 			c = bsearch(&key, v, n, sizeof(*v), cmp_hc_copy);
 			if (c == NULL)
 				bad = "a target's copy is not in the generation";

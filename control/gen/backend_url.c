@@ -210,8 +210,50 @@ sy_backend_url_resolve(const char *url, struct sy_backend_url *out, char *why, s
 		return SY_BACKEND_URL_REFUSED;
 	}
 	if (*auth == '[') {
-		snprintf(why, whylen, "IPv6 backends are not reached by this router yet");
-		return SY_BACKEND_URL_REFUSED;
+		/* An IPv6 literal (RFC 3986 3.2.2): [ADDRESS], then :PORT or
+		 * nothing; zone identifiers are not for a backend. */
+		const char *close = memchr(auth, ']', (size_t)(end - auth));
+		char lit[INET6_ADDRSTRLEN + 1];
+		size_t n;
+
+		if (close == NULL || (close + 1 < end && close[1] != ':')) {
+			snprintf(why, whylen, "\"%.*s\" is not an IPv6 literal ([ADDRESS] or [ADDRESS]:PORT)",
+				 (int)(end - auth), auth);
+			return SY_BACKEND_URL_REFUSED;
+		}
+		n = (size_t)(close - auth - 1);
+		if (n == 0 || n >= sizeof(lit)) {
+			snprintf(why, whylen, "\"%.*s\" is not an IPv6 address", (int)n, auth + 1);
+			return SY_BACKEND_URL_REFUSED;
+		}
+		memcpy(lit, auth + 1, n);
+		lit[n] = '\0';
+		if (sy_addr_parse(lit, &out->addrs[0]) != 0 || out->addrs[0].family != AF_INET6) {
+			snprintf(why, whylen, "\"%s\" is not an IPv6 address", lit);
+			return SY_BACKEND_URL_REFUSED;
+		}
+		if (close + 1 < end) {
+			for (p = 0, c = close + 2; c < end; c++) {
+				if (*c < '0' || *c > '9' || p > 65535) {
+					p = 0;
+					break;
+				}
+				p = p * 10 + (unsigned long)(*c - '0');
+			}
+			if (close + 2 == end) /* "[addr]:": the scheme's port */
+				p = out->tls ? 443 : 80;
+			if (p == 0 || p > 65535) {
+				snprintf(why, whylen, "\"%.*s\" is not a port number",
+					 (int)(end - close - 2), close + 2);
+				return SY_BACKEND_URL_REFUSED;
+			}
+		}
+		out->port = (uint16_t)p;
+		/* The canonical text (RFC 5952): what resolve shows and TLS
+		 * matches against the certificate's IP addresses. */
+		sy_addr_format(&out->addrs[0], out->host, sizeof(out->host));
+		out->n_addrs = 1;
+		return SY_BACKEND_URL_OK;
 	}
 	colon = memchr(auth, ':', (size_t)(end - auth));
 	if (colon != NULL && colon + 1 < end) {

@@ -308,7 +308,7 @@ termination(const struct sy_access_rec *r)
 size_t
 sy_alog_format(const struct sy_access_rec *r, bool json, double when, char *buf, size_t len)
 {
-	char client[INET6_ADDRSTRLEN + 8], front[INET6_ADDRSTRLEN + 8], back[32];
+	char client[INET6_ADDRSTRLEN + 8], front[INET6_ADDRSTRLEN + 8], back[INET6_ADDRSTRLEN + 8];
 	char tc[16], tr[16], ta[16], date[64];
 	long long msec = (long long)(when * 1000.0 + 0.5); /* 654.9999 ms is 655 */
 	time_t secs = (time_t)(msec / 1000);
@@ -316,14 +316,17 @@ sy_alog_format(const struct sy_access_rec *r, bool json, double when, char *buf,
 	struct tm tm;
 	int n;
 
-	if (r->v6) {
+	if (r->v6 & SY_ALOG_V6_CLIENT) {
 		ip6_port(client, sizeof(client), r->client6, r->client_port);
 		ip6_port(front, sizeof(front), r->vip6, r->vip_port);
 	} else {
 		ip_port(client, sizeof(client), r->client_ip, r->client_port);
 		ip_port(front, sizeof(front), r->vip, r->vip_port);
 	}
-	ip_port(back, sizeof(back), r->backend_ip, r->backend_port);
+	if (r->v6 & SY_ALOG_V6_BACKEND)
+		ip6_port(back, sizeof(back), r->backend6, r->backend_port);
+	else
+		ip_port(back, sizeof(back), r->backend_ip, r->backend_port);
 	ms(tc, sizeof(tc), r->connect_us);
 	ms(tr, sizeof(tr), r->resp_us);
 	ms(ta, sizeof(ta), r->total_us);

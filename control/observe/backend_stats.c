@@ -19,14 +19,18 @@ worker_ctrs(unsigned w)
 	return sy_dp_backend_ctrs(w);
 }
 
-/* The name of an endpoint's slot: "address:port" (port in host order). */
+/* The name of an endpoint's slot: "address:port", "[address]:port" for
+ * IPv6 (port in host order). */
 static void
-endpoint_key(uint32_t ip, unsigned port, char *key, size_t len)
+endpoint_key(const struct sy_addr *addr, unsigned port, char *key, size_t len)
 {
-	char a[INET_ADDRSTRLEN];
+	char a[SY_ADDR_STRLEN];
 
-	inet_ntop(AF_INET, &ip, a, sizeof(a));
-	snprintf(key, len, "%s:%u", a, port);
+	sy_addr_format(addr, a, sizeof(a));
+	if (addr->family == AF_INET6)
+		snprintf(key, len, "[%s]:%u", a, port);
+	else
+		snprintf(key, len, "%s:%u", a, port);
 }
 
 /* Every endpoint copy a vhost's rules send to, once per rule (the unit the
@@ -56,17 +60,14 @@ sy_backend_stats_plan(struct sy_backend_stats *bs, const struct sy_generation *g
 	 * that stays keeps its slot), then those it dropped give theirs back. */
 	for (vi = 0; (vh = sy_gen_next_added(g, &vi)) != NULL;) {
 		FOR_EACH_RULE_ENDPOINT (vh, k, e, ep) {
-			char key[32];
+			char key[SY_ADDR_STRLEN + 8];
 
-			s = 0;
-			if (ep->addr.family == AF_INET) { /* IPv6: not routed to yet */
-				endpoint_key(ep->addr.v4, ep->port, key, sizeof(key));
-				s = sy_stat_slots_take(&bs->slots, key);
-			}
+			endpoint_key(&ep->addr, ep->port, key, sizeof(key));
+			s = sy_stat_slots_take(&bs->slots, key);
 			if (s == 0) {
 				bs->unslotted++;
 			} else {
-				bs->ip[s] = ep->addr.v4;
+				bs->ip[s] = sy_addr_key32(&ep->addr);
 				bs->port[s] = htons(ep->port);
 			}
 			/* A pool the live generation shares already has this
@@ -211,13 +212,13 @@ sy_backend_stats_get(const struct sy_backend_stats *bs, uint16_t slot, struct sy
 }
 
 int
-sy_backend_stats_of(const struct sy_backend_stats *bs, uint32_t ip, uint16_t port,
+sy_backend_stats_of(const struct sy_backend_stats *bs, const struct sy_addr *addr, uint16_t port,
 		    struct sy_backend_ctr *out)
 {
-	char key[32];
+	char key[SY_ADDR_STRLEN + 8];
 	void *v;
 
-	endpoint_key(ip, port, key, sizeof(key)); /* the name the plan gave its slot */
+	endpoint_key(addr, port, key, sizeof(key)); /* the name the plan gave its slot */
 	v = bs->slots.slot_of.slots != NULL ? sy_strmap_get(&bs->slots.slot_of, key) : NULL;
 	return sy_backend_stats_get(bs, (uint16_t)(uintptr_t)v, out);
 }

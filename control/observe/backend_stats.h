@@ -17,6 +17,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "sy_addr.h"
+
 #include "observe/stat_slots.h"
 #include "sy_backend_stats.h"
 
@@ -24,7 +26,7 @@ struct sy_generation;
 
 struct sy_backend_stats {
 	struct sy_stat_slots slots;       /* "address:port" -> slot, bases */
-	uint32_t ip[SY_BACKEND_STAT_SLOTS];   /* slot -> its address (network order) */
+	uint32_t ip[SY_BACKEND_STAT_SLOTS];   /* slot -> its address's key (sy_addr_key32) */
 	uint16_t port[SY_BACKEND_STAT_SLOTS]; /* ... and port (network order) */
 	uint64_t unslotted; /* endpoint copies (once per rule) of the live generation without a slot */
 };
@@ -41,7 +43,7 @@ void sy_backend_stats_metrics(FILE *f, const struct sy_backend_stats *bs);
 int sy_backend_stats_get(const struct sy_backend_stats *bs, uint16_t slot, struct sy_backend_ctr *out);
 /* The same by address (network order) and port: -ENOENT when the live
  * generation has no such endpoint with a slot. */
-int sy_backend_stats_of(const struct sy_backend_stats *bs, uint32_t ip, uint16_t port,
+int sy_backend_stats_of(const struct sy_backend_stats *bs, const struct sy_addr *addr, uint16_t port,
 			struct sy_backend_ctr *out);
 void sy_backend_stats_fini(struct sy_backend_stats *bs);
 

@@ -435,11 +435,13 @@ health_metrics(FILE *f, const struct sy_health *h)
 	sy_prom_head(f, "switchyard_health_check_up", "gauge",
 	     "1 while the endpoint's active health checks say it is up (healthy or not yet checked).");
 	for (i = 0; i < h->n; i++) {
-		char a[INET_ADDRSTRLEN];
+		char a[SY_ADDR_STRLEN];
+		const bool v6 = h->t[i]->addr.family == AF_INET6;
 
-		inet_ntop(AF_INET, &h->t[i]->ip, a, sizeof(a));
-		fprintf(f, "switchyard_health_check_up{endpoint=\"%s:%u\"} %d\n", a,
-			ntohs(h->t[i]->port), h->t[i]->state != SY_HEALTH_UNHEALTHY);
+		/* An IPv6 endpoint as URLs write it: [ADDR]:PORT (RFC 5952 text). */
+		sy_addr_format(&h->t[i]->addr, a, sizeof(a));
+		fprintf(f, "switchyard_health_check_up{endpoint=\"%s%s%s:%u\"} %d\n", v6 ? "[" : "", a,
+			v6 ? "]" : "", ntohs(h->t[i]->port), h->t[i]->state != SY_HEALTH_UNHEALTHY);
 	}
 }
 

@@ -146,9 +146,9 @@ backend_note(struct backends *bs, const struct sy_pool *p, const struct sy_endpo
 
 /* What the active checks say of a backend (the get endpoints shape). */
 static json_t *
-health_json(const struct sy_health *h, uint32_t ip, uint16_t port)
+health_json(const struct sy_health *h, const struct sy_addr *addr, uint16_t port)
 {
-	const struct sy_health_target *t = sy_health_find(h, ip, port);
+	const struct sy_health_target *t = sy_health_find(h, addr, port);
 	char last[32];
 
 	if (t == NULL)
@@ -172,18 +172,18 @@ backends_json(struct sy_router *r, const struct backends *bs)
 		struct sy_backend_ctr ctr;
 		json_t *svcs = json_array(), *o;
 		uint16_t port = htons(b->ep->port);
-		bool v4 = b->ep->addr.family == AF_INET;
 
 		for (k = 0; k < b->n_services; k++)
 			json_array_append_new(svcs, json_string(b->services[k]));
-		/* The data plane keys its counts by IPv4 address and port. */
-		if (v4 && r->dataplane_up)
-			sy_dp_endpoint_state(b->ep->addr.v4, port, &st);
+		/* The data plane keys its counts by address (an IPv6 one's fold,
+		 * sy_addr_key32) and port. */
+		if (r->dataplane_up)
+			sy_dp_endpoint_state(sy_addr_key32(&b->ep->addr), port, &st);
 		o = json_pack("{s:s, s:o, s:I, s:I, s:I, s:b, s:o}", "endpoint", b->key,
 			      "services", svcs, "open_connections", (json_int_t)st.open_connections, "connections",
 			      (json_int_t)st.connections, "ejected_workers",
 			      (json_int_t)st.ejected_workers, "hc_down", b->ep->hc_down != 0, "health",
-			      v4 ? health_json(&r->health, b->ep->addr.v4, port) : json_null());
+			      health_json(&r->health, &b->ep->addr, port));
 		json_object_set_new(o, "failures_in_a_row", json_integer((json_int_t)st.failures));
 		/* Proxied requests sent to it (its counter slot: backend_stats.h). */
 		sy_backend_stats_get(&r->backend_stats, b->ep->stat_slot, &ctr);

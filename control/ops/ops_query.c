@@ -28,9 +28,9 @@
 /* What the active checks say of ip:port (network order), or NULL when no
  * pool checks it. */
 static json_t *
-endpoint_health(const struct sy_health *h, uint32_t ip, uint16_t port)
+endpoint_health(const struct sy_health *h, const struct sy_addr *addr, uint16_t port)
 {
-	const struct sy_health_target *t = sy_health_find(h, ip, port);
+	const struct sy_health_target *t = sy_health_find(h, addr, port);
 	char last[32];
 
 	if (t == NULL)
@@ -57,8 +57,7 @@ endpoints_live(const struct sy_router *r, json_t *items)
 			json_array_foreach(json_object_get(subset, "addresses"), k, addr) {
 				struct sy_addr a;
 
-				if (sy_addr_parse(json_string_value(json_object_get(addr, "ip")), &a) < 0 ||
-				    a.family != AF_INET)
+				if (sy_addr_parse(json_string_value(json_object_get(addr, "ip")), &a) < 0)
 					continue;
 				json_array_foreach(json_object_get(subset, "ports"), l, port) {
 					struct sy_dp_endpoint_state st;
@@ -68,7 +67,7 @@ endpoints_live(const struct sy_router *r, json_t *items)
 
 					if (p < 1 || p > 65535)
 						continue;
-					sy_dp_endpoint_state(a.v4, htons((uint16_t)p), &st);
+					sy_dp_endpoint_state(sy_addr_key32(&a), htons((uint16_t)p), &st);
 					be = json_pack("{s:O, s:I, s:I, s:I, s:b, s:I, s:I}", "ip",
 						       json_object_get(addr, "ip"), "port", p,
 						       "open_connections", (json_int_t)st.open_connections,
@@ -77,9 +76,9 @@ endpoints_live(const struct sy_router *r, json_t *items)
 						       (json_int_t)st.ejected_workers, "failures_in_a_row",
 						       (json_int_t)st.failures);
 					/* Proxied requests sent to it (backend_stats.h). */
-					sy_backend_stats_of(&r->backend_stats, a.v4, (uint16_t)p, &ctr);
+					sy_backend_stats_of(&r->backend_stats, &a, (uint16_t)p, &ctr);
 					json_object_set_new(be, "requests", json_integer((json_int_t)ctr.tr.requests));
-					hj = endpoint_health(&r->health, a.v4, htons((uint16_t)p));
+					hj = endpoint_health(&r->health, &a, htons((uint16_t)p));
 					if (be != NULL && hj != NULL)
 						json_object_set_new(be, "health", hj);
 					json_array_append_new(list, be);

@@ -13,6 +13,7 @@
 #include <rte_mempool.h>
 
 #include "conn/conn.h"
+#include "net/net.h"
 #include "conn/conn_ops.h"
 #include "net/fib.h"
 #include "sy_backend_stats.h"
@@ -289,42 +290,61 @@ sy_conn_free(struct sy_worker *w, struct sy_conn *c)
 }
 
 int
-sy_backend_leg_open(struct sy_worker *w, uint32_t ip, uint16_t port, uint8_t state,
+sy_backend_leg_open(struct sy_worker *w, const struct sy_addr *ip, uint16_t port, uint8_t state,
 		    struct sy_tcb *t, struct sy_conn **out, uint16_t *mss)
 {
+	const bool v6 = ip->family == AF_INET6;
 	struct sy_fib_result fr;
-	struct sy_addr dst = sy_addr_v4(ip);
 	const struct sy_dp_port *bp;
 	struct sy_conn *bc;
 	uint16_t p;
 
-	if (sy_fib_lookup(w->sh->fib, &dst, &fr) < 0 || w->sh->ports[fr.port].n_ipv4 == 0)
+	if (sy_fib_lookup(w->sh->fib, ip, &fr) < 0 ||
+	    (v6 ? w->sh->ports[fr.port].n_ipv6 : w->sh->ports[fr.port].n_ipv4) == 0)
 		return SY_ANSWER_BACKEND_NO_ROUTE;
 	bc = sy_conn_alloc(w);
 	if (bc == NULL)
 		return SY_ANSWER_FLOW_TABLE_FULL; /* all flows_per_worker records in use */
 	bp = &w->sh->ports[fr.port];
-	p = sy_snat_get(w, bp, &bc->snat_ip);
+	/* An IPv6 leg: a port of address index 0 and our IPv6 address on
+	 * the backend's port (conn/snat.h, sy_snat_get_index0). */
+	p = v6 ? sy_snat_get_index0(w, &bc->snat_ip) : sy_snat_get(w, bp, &bc->snat_ip);
 	if (p == 0) {
 		sy_conn_free(w, bc);
 		return SY_ANSWER_SNAT_PORTS_EXHAUSTED;
 	}
 	bc->snat_port = rte_cpu_to_be_16(p);
-	bc->backend_ip = ip;
 	bc->backend_port = port;
 	bc->backend_if = (uint8_t)fr.port;
-	bc->backend_nh = fr.nexthop.v4;
 	bc->state = state;
 	bc->proto = SY_CONN_HTTP;
-	sy_flow_backend_add(w, bc);
 	memset(t, 0, sizeof(*t));
+	if (v6) {
+		struct sy_conn_v6 *a = sy_conn_v6_of(&w->tcp, bc);
+
+		memcpy(a->backend, ip->v6, 16);
+		sy_ipv6_source_for(bp, ip->v6, a->snat);
+		memcpy(a->backend_nh, fr.nexthop.v6, 16);
+		bc->backend_ip = sy_addr6_fold(a->backend);
+		bc->flags |= SY_CF_V6;
+		bc->v6 = SY_V6_BACKEND;
+		t->v6 = true;
+		memcpy(t->saddr6, a->snat, 16);
+		memcpy(t->daddr6, a->backend, 16);
+		memcpy(t->nh6, a->backend_nh, 16);
+		*mss = (uint16_t)(bp->mtu - 60);
+	} else {
+		bc->backend_ip = ip->v4;
+		bc->backend_nh = fr.nexthop.v4;
+		t->nh = fr.nexthop.v4;
+		*mss = (uint16_t)(bp->mtu - 40);
+	}
+	sy_flow_backend_add(w, bc);
 	t->saddr = bc->snat_ip;
-	t->daddr = ip;
+	t->daddr = bc->backend_ip;
 	t->sport = bc->snat_port;
 	t->dport = port;
 	t->out_if = fr.port;
-	t->nh = fr.nexthop.v4;
-	*mss = (uint16_t)(bp->mtu - 40);
 	*out = bc;
 	return 0;
 }

@@ -21,6 +21,7 @@
 #include "conn/flow_table.h"
 #include "conn/snat.h"
 #include "conn/timer_wheel.h"
+#include "sy_addr.h"
 
 struct sy_tcb;
 struct sy_worker;
@@ -63,14 +64,15 @@ void sy_peek_release_segments(struct sy_worker *w, struct sy_peek_buf *p);
 
 /*
  * A backend leg of our own TCP (the proxy's, a health check's): a record in
- * `state` for a connection to ip:port (network order), leaving by the port
- * the FIB names, from a SNAT source of that port (found by it: the backend's
- * replies come back to this worker), and t zeroed and addressed from it; the
+ * `state` for a connection to ip:port (port network order; either family),
+ * leaving by the port the FIB names, from a SNAT source of that port (found
+ * by it: the backend's replies come back to this worker), and t zeroed and
+ * addressed from it; the
  * caller links the record to its owner and sends the SYN (sy_tcb_connect,
  * with *mss). 0, or why not (an answer reason: backend_no_route,
  * flow_table_full, snat_ports_exhausted), with nothing kept.
  */
-int sy_backend_leg_open(struct sy_worker *w, uint32_t ip, uint16_t port, uint8_t state,
-			struct sy_tcb *t, struct sy_conn **out, uint16_t *mss);
+int sy_backend_leg_open(struct sy_worker *w, const struct sy_addr *ip, uint16_t port,
+			uint8_t state, struct sy_tcb *t, struct sy_conn **out, uint16_t *mss);
 
 #endif

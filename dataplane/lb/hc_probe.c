@@ -140,7 +140,7 @@ start(struct sy_worker *w, struct sy_hc_job *job)
 		return;
 	}
 	p = t->free;
-	why = sy_backend_leg_open(w, job->ip, job->port, SY_CONN_HEALTH_PROBE, &p->b, &bc, &mss);
+	why = sy_backend_leg_open(w, &job->addr, job->port, SY_CONN_HEALTH_PROBE, &p->b, &bc, &mss);
 	if (why != 0) {
 		refuse(w, job, why == SY_ANSWER_BACKEND_NO_ROUTE ? SY_HC_NO_ROUTE : SY_HC_NO_RESOURCES);
 		return;

@@ -65,7 +65,7 @@ px_backend_drop(struct sy_worker *w, struct sy_proxy *px)
  * tls_ctx is not NULL (tls_name: SNI and the name to verify). 0, or an
  * answer reason. */
 int
-px_backend_open(struct sy_worker *w, struct sy_proxy *px, uint32_t ip, uint16_t port,
+px_backend_open(struct sy_worker *w, struct sy_proxy *px, const struct sy_addr *ip, uint16_t port,
 		void *tls_ctx, const char *tls_name)
 {
 	struct sy_conn *bc;
@@ -74,10 +74,10 @@ px_backend_open(struct sy_worker *w, struct sy_proxy *px, uint32_t ip, uint16_t 
 
 	if (why != 0)
 		return why;
-	sy_lb_load_set(w, bc, ip, port);
+	sy_lb_load_set(w, bc, sy_addr_key32(ip), port);
 	bc->px = px;
 	px->bc = bc;
-	px->be_ip = ip;
+	px->be_ip = *ip;
 	px->be_port = port;
 	px->backend_idle = false;
 	px->leg_used = false;

@@ -97,14 +97,14 @@ struct sy_proxy {
 	/* Retrying the request in flight once (px_retry): where to (the pick's
 	 * next endpoint; 0 none), and whether it may go again after the
 	 * backend may have read it (an idempotent method). */
-	uint32_t alt_ip;
+	struct sy_addr alt_ip; /* family 0: none */
 	uint16_t alt_port;
 	uint16_t alt_stat_slot; /* its counters (sy_backend_stats.h) */
 	bool replay_idempotent;
 	uint8_t req_framing, resp_framing; /* enum sy_px_framing */
 	uint64_t req_left, resp_left;      /* LENGTH: body bytes still to forward */
 	struct sy_px_chunked req_chunk, resp_chunk;
-	uint32_t be_ip;     /* current backend endpoint (network order) */
+	struct sy_addr be_ip; /* current backend endpoint, either family */
 	uint16_t be_port;
 	uint64_t deadline;  /* TSC: the timeout of the current phase */
 	uint32_t requests;  /* on this client connection */

@@ -96,7 +96,7 @@ request_begin(struct sy_worker *w, struct sy_proxy *px, const struct sy_http_hea
 	r->client_port = px->c.dport;
 	r->vip = px->c.saddr;
 	r->vip_port = px->c.sport;
-	r->v6 = px->c.v6;
+	r->v6 = px->c.v6 ? SY_ALOG_V6_CLIENT : 0;
 	if (px->c.v6) {
 		memcpy(r->client6, px->c.daddr6, 16);
 		memcpy(r->vip6, px->c.saddr6, 16);
@@ -527,8 +527,12 @@ px_request_head(struct sy_worker *w, struct sy_proxy *px)
 			snprintf(px->log.route, sizeof(px->log.route), "%s %s",
 				 tg.rule->kind ? tg.rule->kind : "", tg.rule->object);
 		if (tg.status == 0) {
-			px->log.backend_ip = tg.ip;
+			px->log.backend_ip = sy_addr_key32(&tg.ip);
 			px->log.backend_port = tg.port;
+			if (tg.ip.family == AF_INET6) {
+				px->log.v6 |= SY_ALOG_V6_BACKEND;
+				memcpy(px->log.backend6, tg.ip.v6, 16);
+			}
 		}
 	}
 	if (tg.status == 0 && tg.set_cookie != NULL) {
@@ -556,15 +560,15 @@ px_request_head(struct sy_worker *w, struct sy_proxy *px)
 		if (k > 0 && (size_t)k < room)
 			px->resp_extra_len = (uint16_t)(px->resp_extra_len + k);
 	}
-	if (tg.status == 0 && !(px->bc != NULL && px->backend_idle && px->be_ip == tg.ip &&
+	if (tg.status == 0 && !(px->bc != NULL && px->backend_idle && sy_addr_eq(&px->be_ip, &tg.ip) &&
 				px->be_port == tg.port && px->btls_ctx == tg.tls_ctx)) {
 		int why;
 
 		px_backend_release(w, px); /* another endpoint's: to the pool */
-		if (tg.tls_ctx == NULL && px_idle_take(w, px, tg.ip, tg.port)) {
+		if (tg.tls_ctx == NULL && px_idle_take(w, px, &tg.ip, tg.port)) {
 			w->counters.proxy_backend_reused++;
 			w->counters.proxy_backend_pooled++;
-		} else if ((why = px_backend_open(w, px, tg.ip, tg.port, tg.tls_ctx, tg.tls_name)) != 0) {
+		} else if ((why = px_backend_open(w, px, &tg.ip, tg.port, tg.tls_ctx, tg.tls_name)) != 0) {
 			tg.status = 503;
 			tg.why = (enum sy_answer_reason)why;
 		}
@@ -636,7 +640,7 @@ px_request_head(struct sy_worker *w, struct sy_proxy *px)
 	px->be_stat_slot = tg.be_slot;
 	px->replay_idempotent = idempotent(&req);
 	if (req.framing == SY_PX_BODY_NONE && px->btls == NULL &&
-	    (px->replay_idempotent || (!px->leg_used && px->alt_ip != 0))) {
+	    (px->replay_idempotent || (!px->leg_used && px->alt_ip.family != 0))) {
 		struct rte_mbuf *copy = sy_mq_clone_range(&px->b.sndq, px->b.sndq.bytes - send_len,
 							  send_len, w->sh->pool);
 
@@ -744,7 +748,7 @@ static void
 px_backend_failed(struct sy_worker *w, struct sy_proxy *px, uint16_t status,
 		  enum sy_answer_reason why)
 {
-	sy_lb_report(w, px->be_ip, px->be_port, 0);
+	sy_lb_report(w, sy_addr_key32(&px->be_ip), px->be_port, 0);
 	px_backend_drop(w, px);
 	if (!px->resp_sent) {
 		if (px->req_state == SY_PX_REQ_BODY)
@@ -759,7 +763,7 @@ px_backend_failed(struct sy_worker *w, struct sy_proxy *px, uint16_t status,
 /* The request again, on a new connection to ip:port (the copy moves into
  * it, so a request goes again at most once). */
 static bool
-px_replay(struct sy_worker *w, struct sy_proxy *px, uint32_t ip, uint16_t port)
+px_replay(struct sy_worker *w, struct sy_proxy *px, const struct sy_addr *ip, uint16_t port)
 {
 	struct sy_mq r = px->replay;
 
@@ -790,8 +794,9 @@ px_replay(struct sy_worker *w, struct sy_proxy *px, uint32_t ip, uint16_t port)
 static bool
 px_retry(struct sy_worker *w, struct sy_proxy *px, bool delivered)
 {
-	uint32_t ip = px->alt_ip ? px->alt_ip : px->be_ip;
-	uint16_t port = px->alt_ip ? px->alt_port : px->be_port;
+	const bool alt = px->alt_ip.family != 0;
+	struct sy_addr ip = alt ? px->alt_ip : px->be_ip;
+	uint16_t port = alt ? px->alt_port : px->be_port;
 
 	if (px->replay.bytes == 0 || px->resp_sent)
 		return false;
@@ -801,15 +806,15 @@ px_retry(struct sy_worker *w, struct sy_proxy *px, bool delivered)
 	} else {
 		if (delivered && !px->replay_idempotent)
 			return false;
-		if (!delivered && px->alt_ip == 0)
+		if (!delivered && !alt)
 			return false; /* the same refusal again: answer it */
-		sy_lb_report(w, px->be_ip, px->be_port, 0);
+		sy_lb_report(w, sy_addr_key32(&px->be_ip), px->be_port, 0);
 		w->counters.backend_retries++;
-		if (px->alt_ip != 0)
+		if (alt)
 			px->be_stat_slot = px->alt_stat_slot; /* counted where it goes now */
 	}
-	px->alt_ip = 0;
-	return px_replay(w, px, ip, port);
+	px->alt_ip.family = 0;
+	return px_replay(w, px, &ip, port);
 }
 
 static bool
@@ -864,7 +869,7 @@ px_response_head(struct sy_worker *w, struct sy_proxy *px)
 	/* Outlier detection counts 5xx answers as failures (Envoy's
 	 * consecutive_5xx), everything else as a success. */
 	if (resp.status >= 200)
-		sy_lb_report(w, px->be_ip, px->be_port, resp.status < 500);
+		sy_lb_report(w, sy_addr_key32(&px->be_ip), px->be_port, resp.status < 500);
 	if ((px->resp_extra_len > 0 || px->resp_status != 0) && resp.status >= 200) {
 		/* Response filters: this head is rewritten (a copy); the
 		 * body still moves without one. */

@@ -22,7 +22,7 @@ struct rte_mbuf;
 /* Where a request goes: an endpoint, or the router's own answer. */
 struct px_target {
 	const struct sy_rule *rule; /* the rule it matched (this call only), or NULL */
-	uint32_t ip;        /* network order */
+	struct sy_addr ip;  /* the endpoint, either family */
 	uint16_t port;      /* network order */
 	uint16_t status;    /* != 0: answer this instead */
 	enum sy_answer_reason why;
@@ -32,7 +32,7 @@ struct px_target {
 	const char *set_cookie; /* sticky sessions: send this cookie (name) ... */
 	uint64_t cookie_tok;    /* ... with this token (lb/lb.h) */
 	const char *tls_name; /* ... and the name to verify (this call only), or NULL */
-	uint32_t alt_ip;    /* plain HTTP: the endpoint a failed connect retries (0: none) */
+	struct sy_addr alt_ip; /* plain HTTP: the endpoint a failed connect retries (family 0: none) */
 	uint16_t alt_port;
 	uint16_t be_slot, alt_slot; /* the two endpoints' counters (sy_backend_stats.h) */
 	char location[384]; /* a redirect's */
@@ -117,7 +117,7 @@ void px_step(struct sy_worker *w, struct sy_proxy *px);
 void px_request_end(struct sy_worker *w, struct sy_proxy *px);
 bool px_advance(struct sy_worker *w, struct sy_proxy *px);
 void px_deadline(struct sy_worker *w, struct sy_proxy *px);
-int px_backend_open(struct sy_worker *w, struct sy_proxy *px, uint32_t ip, uint16_t port,
+int px_backend_open(struct sy_worker *w, struct sy_proxy *px, const struct sy_addr *ip, uint16_t port,
 		    void *tls_ctx, const char *tls_name);
 void px_backend_drop(struct sy_worker *w, struct sy_proxy *px);
 /* The backend leg is done with this client: to the idle pool when it is
@@ -125,7 +125,8 @@ void px_backend_drop(struct sy_worker *w, struct sy_proxy *px);
 void px_backend_release(struct sy_worker *w, struct sy_proxy *px);
 /* An idle leg to ip:port (network order) from the pool into px (whose bc
  * is NULL): true when there was one. */
-bool px_idle_take(struct sy_worker *w, struct sy_proxy *px, uint32_t ip, uint16_t port);
+bool px_idle_take(struct sy_worker *w, struct sy_proxy *px, const struct sy_addr *ip,
+		  uint16_t port);
 /* px's client leg reached TIME_WAIT: the proxy state goes back to its
  * pool, the client record stays as a TIME_WAIT record (px_time_wait.c).
  * False when the worker holds time_wait_max already: nothing done. */

@@ -329,13 +329,11 @@ px_route(struct sy_worker *w, const struct sy_px_req *req, const uint8_t *head, 
 			out->cookie_tok = sy_lb_cookie_token(&rule->pool->endpoints[ep]);
 		}
 	}
-	while (ep >= 0 && rule->pool->endpoints[ep].addr.family != AF_INET)
-		ep = -1; /* IPv6 endpoints: a later issue */
 	if (ep < 0) {
 		answer(out, 503, rule->pool->needs_proxy ? SY_ANSWER_NEEDS_PROXY : SY_ANSWER_NO_ENDPOINT);
 		return;
 	}
-	out->ip = rule->pool->endpoints[ep].addr.v4;
+	out->ip = rule->pool->endpoints[ep].addr;
 	out->port = rte_cpu_to_be_16(rule->pool->endpoints[ep].port);
 	out->be_slot = rule->pool->endpoints[ep].stat_slot;
 	if (!rule->pool->endpoints[ep].tls && vh->tls != SY_TLS_REENCRYPT) {
@@ -345,9 +343,8 @@ px_route(struct sy_worker *w, const struct sy_px_req *req, const uint8_t *head, 
 		uint16_t f = (uint16_t)ep;
 		int alt = sy_lb_pick(rule->pool, w, client_ip, &f, 1);
 
-		if (alt >= 0 && alt != ep && rule->pool->endpoints[alt].addr.family == AF_INET &&
-		    !rule->pool->endpoints[alt].tls) {
-			out->alt_ip = rule->pool->endpoints[alt].addr.v4;
+		if (alt >= 0 && alt != ep && !rule->pool->endpoints[alt].tls) {
+			out->alt_ip = rule->pool->endpoints[alt].addr;
 			out->alt_port = rte_cpu_to_be_16(rule->pool->endpoints[alt].port);
 			out->alt_slot = rule->pool->endpoints[alt].stat_slot;
 		}

@@ -40,7 +40,7 @@ struct px_idle {
 	struct sy_conn *bc;
 	struct px_idle *next, **pprev; /* its endpoint's chain (newest first), or the free list */
 	uint64_t expires;              /* TSC: closed if not taken by then */
-	uint32_t ip;                   /* endpoint, network order */
+	struct sy_addr ip;             /* endpoint, either family */
 	uint16_t port;
 };
 
@@ -52,8 +52,9 @@ struct px_idle_pool {
 };
 
 static inline struct px_idle **
-chain_of(struct px_idle_pool *p, uint32_t ip, uint16_t port)
+chain_of(struct px_idle_pool *p, const struct sy_addr *addr, uint16_t port)
 {
+	uint32_t ip = sy_addr_key32(addr);
 	uint32_t h = (ip ^ ((uint32_t)port << 16) ^ (ip >> 13)) * 0x9e3779b1u;
 
 	return &p->chain[h >> 24 & (SY_PX_IDLE_BUCKETS - 1)];
@@ -167,7 +168,7 @@ px_backend_release(struct sy_worker *w, struct sy_proxy *px)
 	e->ip = px->be_ip;
 	e->port = px->be_port;
 	e->expires = w->now + sy_ms_to_tsc(w, SY_PROXY_IDLE_BACKEND_MS);
-	head = chain_of(p, e->ip, e->port);
+	head = chain_of(p, &e->ip, e->port);
 	e->next = *head;
 	if (e->next != NULL)
 		e->next->pprev = &e->next;
@@ -184,7 +185,7 @@ px_backend_release(struct sy_worker *w, struct sy_proxy *px)
 }
 
 bool
-px_idle_take(struct sy_worker *w, struct sy_proxy *px, uint32_t ip, uint16_t port)
+px_idle_take(struct sy_worker *w, struct sy_proxy *px, const struct sy_addr *ip, uint16_t port)
 {
 	struct px_idle_pool *p = w->tcp.idle;
 	struct px_idle *e;
@@ -193,7 +194,7 @@ px_idle_take(struct sy_worker *w, struct sy_proxy *px, uint32_t ip, uint16_t por
 	if (p == NULL || p->n_parked == 0)
 		return false;
 	for (e = *chain_of(p, ip, port); e != NULL; e = e->next)
-		if (e->ip == ip && e->port == port)
+		if (sy_addr_eq(&e->ip, ip) && e->port == port)
 			break;
 	if (e == NULL)
 		return false;
@@ -205,7 +206,7 @@ px_idle_take(struct sy_worker *w, struct sy_proxy *px, uint32_t ip, uint16_t por
 	bc->px = px;
 	bc->state = SY_CONN_PROXY_BE;
 	px->bc = bc;
-	px->be_ip = ip;
+	px->be_ip = *ip;
 	px->be_port = port;
 	px->backend_idle = false;
 	px->leg_used = true;

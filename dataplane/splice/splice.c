@@ -601,13 +601,17 @@ sy_splice_log(struct sy_worker *w, struct sy_conn *c, bool spliced, uint16_t sta
 	r.vip = c->vip;
 	r.vip_port = c->vip_port;
 	if (sy_conn_client_v6(c)) {
-		r.v6 = 1;
+		r.v6 = SY_ALOG_V6_CLIENT;
 		memcpy(r.client6, sy_conn_v6_of(&w->tcp, c)->client, 16);
 		memcpy(r.vip6, sy_conn_v6_of(&w->tcp, c)->vip, 16);
 	}
 	if (r.mode == SY_ALOG_SPLICE) {
 		r.backend_ip = c->backend_ip;
 		r.backend_port = c->backend_port;
+		if (sy_conn_backend_v6(c)) {
+			r.v6 |= SY_ALOG_V6_BACKEND;
+			memcpy(r.backend6, sy_conn_v6_of(&w->tcp, c)->backend, 16);
+		}
 	}
 	r.tls = c->proto == SY_CONN_TLS;
 	r.bytes_in = c->peek->bytes;

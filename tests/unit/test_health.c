@@ -123,7 +123,8 @@ test_plan(void **state)
 	/* Two routes check the endpoint (in two pools: their checks differ): one target. */
 	assert_int_equal(r.health.n, 1);
 	t = r.health.t[0];
-	assert_int_equal(t->ip, ip);
+	assert_int_equal(t->addr.family, AF_INET);
+	assert_int_equal(t->addr.v4, ip);
 	assert_int_equal(t->port, port);
 	assert_string_equal(t->path, "/healthz");
 	assert_string_equal(t->host, "contour-envoy-healthcheck");
@@ -131,8 +132,8 @@ test_plan(void **state)
 	assert_int_equal(t->unhealthy_threshold, 3);
 	assert_int_equal(t->healthy_threshold, 2);
 	assert_int_equal(t->n_eps, 2);
-	assert_ptr_equal(sy_health_find(&r.health, ip, port), t);
-	assert_null(sy_health_find(&r.health, ip, htons(8081)));
+	assert_ptr_equal(sy_health_find(&r.health, &t->addr, port), t);
+	assert_null(sy_health_find(&r.health, &t->addr, htons(8081)));
 
 	/* Down: both checked copies say so, the unchecked pool's does not. */
 	assert_true(sy_health_observe(t, SY_HC_ANSWERED, 503));

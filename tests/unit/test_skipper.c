@@ -632,10 +632,20 @@ test_backend_url_parse(void **state)
 		  "\"198.18.1\" is not an IPv4 address" },
 		{ "http://198.18.1.300", NULL, 80, SY_BACKEND_URL_REFUSED, false,
 		  "\"198.18.1.300\" is not an IPv4 address" },
-		{ "http://[2001:db8::1]:80", NULL, 0, SY_BACKEND_URL_REFUSED, false,
-		  "IPv6 backends are not reached by this router yet" },
-		{ "https://[2001:db8::1]", NULL, 0, SY_BACKEND_URL_REFUSED, true,
-		  "IPv6 backends are not reached by this router yet" },
+		/* IPv6 literals (RFC 3986 3.2.2), kept in RFC 5952's text. */
+		{ "http://[2001:2:1::10]:8080", "2001:2:1::10", 8080, 0, false, NULL, "2001:2:1::10" },
+		{ "https://[2001:2:1::10]", "2001:2:1::10", 443, 0, true, NULL, "2001:2:1::10" },
+		{ "http://[2001:2:1:0::A]:/x", "2001:2:1::a", 80, 0, false, NULL, "2001:2:1::a" },
+		{ "http://[2001:2::zz]:80", NULL, 0, SY_BACKEND_URL_REFUSED, false,
+		  "\"2001:2::zz\" is not an IPv6 address" },
+		{ "http://[198.18.1.10]", NULL, 0, SY_BACKEND_URL_REFUSED, false,
+		  "\"198.18.1.10\" is not an IPv6 address" },
+		{ "http://[2001:2::1", NULL, 0, SY_BACKEND_URL_REFUSED, false,
+		  "\"[2001:2::1\" is not an IPv6 literal" },
+		{ "http://[2001:2::1]80", NULL, 0, SY_BACKEND_URL_REFUSED, false,
+		  "\"[2001:2::1]80\" is not an IPv6 literal" },
+		{ "http://[2001:2::1]:99999", NULL, 0, SY_BACKEND_URL_REFUSED, false,
+		  "\"99999\" is not a port number" },
 		{ "http://u:p@198.18.1.10", NULL, 0, SY_BACKEND_URL_REFUSED, false,
 		  "credentials in the URL (user:password@) are not sent to the backend, by Skipper "
 		  "or this router: send an Authorization header with setRequestHeader instead" },
@@ -954,7 +964,7 @@ test_url_backends(void **state)
 			 LB_RG("cred", "cred.test",
 			       "{\"name\":\"web\",\"type\":\"network\",\"address\":\"http://u:p@198.18.1.10\"}") ","
 			 LB_RG("tls-v6", "tls-v6.test",
-			       "{\"name\":\"web\",\"type\":\"network\",\"address\":\"https://[2001:db8::1]\"}") ","
+			       "{\"name\":\"web\",\"type\":\"network\",\"address\":\"https://[2001:2:1::10]\"}") ","
 			 LB_RG("tls-gone", "tls-gone.test",
 			       "{\"name\":\"web\",\"type\":\"network\",\"address\":\"https://backend.invalid\"}") ","
 			 LB_RG("bare", "bare.test",
@@ -1016,13 +1026,14 @@ test_url_backends(void **state)
 			    "sent to the backend, by Skipper or this router: send an Authorization "
 			    "header with setRequestHeader instead; requests for it get 503");
 	json_decref(st);
-	/* A refused https URL is refused (needs_proxy_mode); an https name
-	 * that does not resolve has no endpoint, and resolve names the failed
-	 * lookup. */
-	assert_not_served(&r, "http://tls-v6.test/",
-			  "network backend https://[2001:db8::1]: IPv6 backends are not reached by "
-			  "this router yet; requests for it get 503");
-	assert_false(root_rule(&r, "tls-v6.test")->pool->backend_tls);
+	/* An https IPv6 literal is served: its one endpoint IPv6, over TLS;
+	 * an https name that does not resolve has no endpoint, and resolve
+	 * names the failed lookup. */
+	p = root_rule(&r, "tls-v6.test")->pool;
+	assert_true(p->backend_tls);
+	assert_int_equal(p->n_endpoints, 1);
+	assert_int_equal(p->endpoints[0].addr.family, AF_INET6);
+	assert_int_equal(p->endpoints[0].port, 443);
 	p = root_rule(&r, "tls-gone.test")->pool;
 	assert_true(p->backend_tls);
 	assert_int_equal(p->n_endpoints, 0);
