@@ -158,7 +158,8 @@ sy_tls_worker_fini(struct sy_worker *w)
 static int
 tls_name_check(SSL *ssl, const char *name)
 {
-	if (name[strspn(name, "0123456789.")] == '\0')
+	/* Dotted IPv4, or IPv6 text (a colon is never in a host name). */
+	if (name[strspn(name, "0123456789.")] == '\0' || strchr(name, ':') != NULL)
 		return X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(ssl), name) == 1 ? 0 : -1;
 	return SSL_set_tlsext_host_name(ssl, name) == 1 && SSL_set1_host(ssl, name) == 1 ? 0 : -1;
 }
