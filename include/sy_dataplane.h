@@ -182,6 +182,8 @@ struct sy_dp_conn {
 	uint16_t client_port, listen_port, backend_port, snat_port;
 	bool v6;                 /* an IPv6 client leg: these instead of client_ip, listen_ip */
 	uint8_t client6[16], listen6[16];
+	bool backend_v6;         /* an IPv6 backend leg: these instead of backend_ip, snat_ip */
+	uint8_t backend6[16], snat6[16];
 	uint32_t requests;       /* proxy: requests on this client connection */
 	uint32_t unacked;        /* proxy: bytes sent to the client, not yet acknowledged */
 	uint32_t queued;         /* ... and bytes waiting to be sent to it */

@@ -464,8 +464,10 @@ sy_ops_conns(struct sy_router *r, const json_t *req)
 						  : endpoint_json(v[i].client_ip, v[i].client_port),
 				"listen", v[i].v6 ? endpoint6_json(v[i].listen6, v[i].listen_port)
 						  : endpoint_json(v[i].listen_ip, v[i].listen_port),
-				"backend", endpoint_json(v[i].backend_ip, v[i].backend_port),
-				"source", endpoint_json(v[i].snat_ip, v[i].snat_port),
+				"backend", v[i].backend_v6 ? endpoint6_json(v[i].backend6, v[i].backend_port)
+						   : endpoint_json(v[i].backend_ip, v[i].backend_port),
+				"source", v[i].backend_v6 ? endpoint6_json(v[i].snat6, v[i].snat_port)
+						  : endpoint_json(v[i].snat_ip, v[i].snat_port),
 				"client_tcp", v[i].client_tcp, "backend_tcp", v[i].backend_tcp,
 				"request", v[i].request, "response", v[i].response, "tls", v[i].tls,
 				"requests", (json_int_t)v[i].requests, "unacked", (json_int_t)v[i].unacked,

@@ -60,6 +60,13 @@ sy_conn_list(const struct sy_worker *w, uint64_t now, struct sy_dp_conn *out, un
 			memcpy(v->client6, a->client, 16);
 			memcpy(v->listen6, a->vip, 16);
 		}
+		if (sy_conn_backend_v6(c)) {
+			const struct sy_conn_v6 *a = sy_conn_v6_of(&w->tcp, c);
+
+			v->backend_v6 = true;
+			memcpy(v->backend6, a->backend, 16);
+			memcpy(v->snat6, a->snat, 16);
+		}
 		v->client_port = rte_be_to_cpu_16(c->client_port);
 		v->listen_port = rte_be_to_cpu_16(c->vip_port);
 		v->backend_ip = rte_be_to_cpu_32(c->backend_ip);
