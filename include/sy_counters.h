@@ -46,6 +46,8 @@
 	X(ICMP6_TRUNCATED, "icmp6_truncated")                                  \
 	X(ICMP6_BAD_CHECKSUM, "icmp6_bad_checksum")                            \
 	X(ICMP6_UNSUPPORTED_TYPE, "icmp6_unsupported_type")                    \
+	X(ICMP6_PTB_NOT_OURS, "icmp6_ptb_not_ours") /* Packet Too Big quoting no TCP segment of ours */ \
+	X(ICMP6_PTB_NO_FLOW, "icmp6_ptb_no_flow")   /* ... for a connection we no longer have */ \
 	X(ND_MALFORMED, "nd_malformed")        /* hop limit not 255, short, a bad option */ \
 	X(ND_NOT_OURS, "nd_not_ours")          /* a solicitation for another node's address */ \
 	X(ND_ADVERT_IGNORED, "nd_advert_ignored") /* for no entry of ours, or no usable MAC */ \
@@ -167,6 +169,9 @@ extern const char *const sy_drop_reason_names[SY_DROP__COUNT];
 	X(icmp6_echo_replies)                                                  \
 	X(nd_adverts_sent) /* neighbour advertisements: answers and DAD defences */ \
 	X(nd_solicits_sent) /* neighbour solicitations for IPv6 next hops (net/nd.h) */ \
+	X(ptb_received)    /* ICMPv6 Packet Too Big for a connection of ours (tcp/tcp_pmtu.c) */ \
+	X(pmtu_lowered)    /* ... that lowered a proxied leg's MSS */ \
+	X(ptb_relayed)     /* ... passed on to a spliced connection's other endpoint */ \
 	X(syn_cookies_sent)                                                    \
 	X(conns_opened)    /* cookie validated: a connection record made */    \
 	X(conns_spliced)   /* backend answered, held bytes sent */             \

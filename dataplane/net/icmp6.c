@@ -19,8 +19,10 @@
 
 #include "net/nd.h"
 #include "net/net.h"
+#include "tcp/tcp.h"
 #include "worker.h"
 
+#define ICMP6_PACKET_TOO_BIG 2
 #define ICMP6_ECHO_REQUEST 128
 #define ICMP6_ECHO_REPLY 129
 uint16_t
@@ -234,6 +236,9 @@ sy_icmp6_input(struct sy_worker *w, uint16_t port, struct rte_mbuf *m, const str
 		return;
 	case SY_ND_ADVERT:
 		sy_nd_advert_input(w, port, m, len);
+		return;
+	case ICMP6_PACKET_TOO_BIG:
+		sy_tcp_ptb6_input(w, port, m, off, len);
 		return;
 	default:
 		sy_drop(w, m, SY_DROP_ICMP6_UNSUPPORTED_TYPE);

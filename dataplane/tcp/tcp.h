@@ -22,6 +22,15 @@ void sy_tcp_input(struct sy_worker *w, uint16_t port, struct rte_mbuf *m);
  * headers stripped (net/ipv6.c): a client leg's, or an IPv6 backend leg's.
  * Consumes m. */
 void sy_tcp6_input(struct sy_worker *w, uint16_t port, struct rte_mbuf *m);
+/* ICMPv6 Packet Too Big (net/icmp6.c; data at the IPv6 header, the message
+ * at off, len bytes, its checksum checked) for a segment of ours: the
+ * connection it quotes learns the path's MTU (tcp_pmtu.c), on its owner's
+ * worker. Consumes m. */
+void sy_tcp_ptb6_input(struct sy_worker *w, uint16_t port, struct rte_mbuf *m, uint32_t off,
+		       uint32_t len);
+/* The same message, handed over from another worker (m->hash.usr: the
+ * port, m->l3_len: where the message starts). */
+void sy_tcp_ptb6_handed_off(struct sy_worker *w, struct rte_mbuf *m);
 /* Segments handed to this worker by others. Returns how many. */
 unsigned sy_tcp_handoff_drain(struct sy_worker *w);
 

@@ -365,7 +365,15 @@ sy_tcp_handoff_drain(struct sy_worker *w)
 	unsigned n, i;
 
 	n = rte_ring_sc_dequeue_burst(w->sh->handoff[w->id], (void **)pkts, SY_RX_BURST, NULL);
-	for (i = 0; i < n; i++)
-		tcp_input_owned(w, pkts[i]);
+	for (i = 0; i < n; i++) {
+		const struct rte_ipv6_hdr *ip6 = rte_pktmbuf_mtod(pkts[i], const struct rte_ipv6_hdr *);
+
+		/* A Packet Too Big for one of this worker's connections
+		 * (tcp_pmtu.c), else a segment. */
+		if (sy_seg_is_v6(pkts[i]) && ip6->proto == IPPROTO_ICMPV6)
+			sy_tcp_ptb6_handed_off(w, pkts[i]);
+		else
+			tcp_input_owned(w, pkts[i]);
+	}
 	return n;
 }

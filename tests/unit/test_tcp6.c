@@ -15,7 +15,9 @@
  *     IPv6 client can take over an IPv4 path;
  *   - the router's own answer (503 for an unknown host) over IPv6;
  *   - a SYN behind extension headers, which are taken out before TCP;
- *   - IPv6 backends: an IPv4 and an IPv6 client spliced to one.
+ *   - IPv6 backends: an IPv4 and an IPv6 client spliced to one;
+ *   - Packet Too Big: passed on to a spliced connection's IPv4 endpoint as
+ *     "fragmentation needed", a proxied leg's MSS lowered.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -35,6 +37,7 @@
 #include "conn/conn.h"
 #include "dp_env.h"
 #include "net/net.h"
+#include "proxy/proxy.h"
 #include "tcp/tcp_opts.h"
 #include "test_eal.h"
 #include "worker.h"
@@ -602,6 +605,177 @@ test_v6_client_v6_backend(void **state)
 	splice_to_v6_backend(true, 40011);
 }
 
+/* An ICMPv6 Packet Too Big from a router on the client's side (2001:2::fe)
+ * to our address, quoting the first 60 bytes of a segment of ours. */
+static struct rte_mbuf *
+mk_ptb(uint32_t mtu, const uint8_t *quote, unsigned qlen)
+{
+	unsigned len = 8 + qlen;
+	struct rte_mbuf *m = rte_pktmbuf_alloc(env.mp);
+	struct rte_ether_hdr *eh;
+	struct rte_ipv6_hdr *ip;
+	uint8_t *icmp;
+	uint32_t sum;
+	uint16_t c;
+
+	assert_non_null(m);
+	eh = (struct rte_ether_hdr *)rte_pktmbuf_append(m, (uint16_t)(sizeof(*eh) + 40 + len));
+	assert_non_null(eh);
+	eh->dst_addr = sy_test_mac_port[0];
+	eh->src_addr = sy_test_mac_client;
+	eh->ether_type = RTE_BE16(RTE_ETHER_TYPE_IPV6);
+	ip = (struct rte_ipv6_hdr *)(eh + 1);
+	memset(ip, 0, sizeof(*ip));
+	ip->vtc_flow = RTE_BE32(6u << 28);
+	ip->payload_len = rte_cpu_to_be_16((uint16_t)len);
+	ip->proto = IPPROTO_ICMPV6;
+	ip->hop_limits = 255;
+	ip6("2001:2::fe", ip->src_addr);
+	ip6(SY_TEST_VIP6, ip->dst_addr);
+	icmp = (uint8_t *)(ip + 1);
+	memset(icmp, 0, 8);
+	icmp[0] = 2;
+	icmp[4] = (uint8_t)(mtu >> 24);
+	icmp[5] = (uint8_t)(mtu >> 16);
+	icmp[6] = (uint8_t)(mtu >> 8);
+	icmp[7] = (uint8_t)mtu;
+	memcpy(icmp + 8, quote, qlen);
+	sum = sum_bytes(0, ip->src_addr, 32) + (len & 0xffff) + IPPROTO_ICMPV6;
+	c = (uint16_t)~fold(sum_bytes(sum, icmp, len));
+	icmp[2] = (uint8_t)(c >> 8);
+	icmp[3] = (uint8_t)c;
+	return m;
+}
+
+/* A spliced connection, IPv6 client and IPv4 backend: a Packet Too Big for
+ * the backend's data on its way to the client is passed to the backend as
+ * ICMPv4 "fragmentation needed" with 20 bytes less, quoting its segment as
+ * it sent it; one for a connection we do not have, or quoting no TCP of
+ * ours, is dropped with its reason. */
+static void
+test_ptb_spliced(void **state)
+{
+	const char *req = "GET / HTTP/1.1\r\nHost: web.test\r\n\r\n";
+	const uint32_t isn_c = 700, isn_b = 90000;
+	uint32_t tsval_r, isn_r, isn_rb, plen, tsval, tsecr, sum;
+	uint8_t *l3, opts[40], quote[60];
+	struct sy_tcp_syn_opts o;
+	struct rte_tcp_hdr *th;
+	struct rte_mbuf *m;
+	uint16_t snat_port;
+	unsigned olen;
+	struct seg6 s;
+
+	(void)state;
+	isn_r = handshake6(SY_TEST_CLIENT6, 40020, isn_c, &tsval_r);
+	s = (struct seg6){ SY_TEST_CLIENT6, 40020, 80, isn_c + 1, isn_r + 1, RTE_TCP_ACK_FLAG,
+			   ts_opt(1001, tsval_r), 12, req };
+	sy_eth_input(w, 0, mk6(&s));
+	th = sent(1, false, &l3, &plen, &m);
+	assert_int_equal(sy_tcp_parse_syn_opts(th, &o), 0);
+	isn_rb = rte_be_to_cpu_32(th->sent_seq);
+	snat_port = th->src_port;
+	rte_pktmbuf_free(m);
+	{
+		struct sy_tcp_syn_opts bo = { .mss = 1460, .wscale = 7, .sack_ok = true,
+					      .ts_ok = true, .tsval = 50000, .tsecr = 1001 };
+
+		olen = sy_tcp_write_syn_opts(opts, &bo);
+	}
+	sy_eth_input(w, 1, mk4_backend(snat_port, isn_b, isn_rb + 1,
+				       RTE_TCP_SYN_FLAG | RTE_TCP_ACK_FLAG, opts, olen, NULL));
+	th = sent(1, false, &l3, &plen, &m); /* the request, on to the backend */
+	assert_true(sy_tcp_find_ts(th, &tsval, &tsecr));
+	rte_pktmbuf_free(m);
+	sy_eth_input(w, 1, mk4_backend(snat_port, isn_b + 1, isn_rb + 1 + (uint32_t)strlen(req),
+				       RTE_TCP_ACK_FLAG, ts_opt(50010, tsval), 12, "big"));
+	th = sent(0, true, &l3, &plen, &m); /* its answer, to the client over IPv6 */
+	assert_int_equal(rte_be_to_cpu_32(th->sent_seq), isn_r + 1);
+	memcpy(quote, l3, sizeof(quote)); /* what a router on the way would quote */
+	rte_pktmbuf_free(m);
+
+	sy_eth_input(w, 0, mk_ptb(1400, quote, sizeof(quote)));
+	assert_int_equal(w->counters.ptb_received, 1);
+	assert_int_equal(w->counters.ptb_relayed, 1);
+	{
+		struct sy_txq *q = &w->txq[1];
+		const uint8_t *ip, *icmp, *qip;
+
+		assert_int_equal(q->n, 1);
+		m = q->pkts[0];
+		q->n = 0;
+		ip = rte_pktmbuf_mtod_offset(m, const uint8_t *, sizeof(struct rte_ether_hdr));
+		assert_int_equal(ip[9], IPPROTO_ICMP);
+		assert_int_equal(fold(sum_bytes(0, ip, 20)), 0xffff);
+		assert_memory_equal(ip + 12, &(uint32_t){ ip4(SY_TEST_SNAT) }, 4);
+		assert_memory_equal(ip + 16, &(uint32_t){ ip4(SY_TEST_BACKEND) }, 4);
+		icmp = ip + 20;
+		assert_int_equal(icmp[0], 3); /* destination unreachable */
+		assert_int_equal(icmp[1], 4); /* fragmentation needed (RFC 1191) */
+		assert_int_equal(icmp[6] << 8 | icmp[7], 1380);
+		sum = sum_bytes(0, icmp, (ip[2] << 8 | ip[3]) - 20u);
+		assert_int_equal(fold(sum), 0xffff);
+		/* The backend's own segment: from it to our SNAT address, its
+		 * ports, its sequence number before translation. */
+		qip = icmp + 8;
+		assert_memory_equal(qip + 12, &(uint32_t){ ip4(SY_TEST_BACKEND) }, 4);
+		assert_memory_equal(qip + 16, &(uint32_t){ ip4(SY_TEST_SNAT) }, 4);
+		assert_int_equal(qip[20] << 8 | qip[21], 8080);
+		assert_memory_equal(qip + 22, &snat_port, 2);
+		assert_int_equal((uint32_t)qip[24] << 24 | qip[25] << 16 | qip[26] << 8 | qip[27],
+				 isn_b + 1);
+		rte_pktmbuf_free(m);
+	}
+
+	/* Quoting a port nobody uses: no connection. */
+	quote[40 + 3] ^= 1;
+	sy_eth_input(w, 0, mk_ptb(1400, quote, sizeof(quote)));
+	assert_int_equal(w->counters.drops[SY_DROP_ICMP6_PTB_NO_FLOW], 1);
+	/* Quoting UDP: nothing of ours. */
+	quote[6] = IPPROTO_UDP;
+	sy_eth_input(w, 0, mk_ptb(1400, quote, sizeof(quote)));
+	assert_int_equal(w->counters.drops[SY_DROP_ICMP6_PTB_NOT_OURS], 1);
+	assert_int_equal(w->counters.ptb_relayed, 1);
+	assert_int_equal(w->txq[0].n + w->txq[1].n, 0);
+}
+
+/* A proxied IPv6 client leg: a Packet Too Big lowers its MSS to the MTU
+ * less 60 (IPv6 and TCP headers) and its timestamp option's 12 bytes. */
+static void
+test_ptb_proxy(void **state)
+{
+	const char *req = "GET / HTTP/1.1\r\nHost: px.test\r\n\r\n";
+	uint32_t tsval_r, isn_r = handshake6(SY_TEST_CLIENT6, 40021, 100, &tsval_r), plen;
+	struct seg6 s = { SY_TEST_CLIENT6, 40021, 80, 101, isn_r + 1, RTE_TCP_ACK_FLAG,
+			  ts_opt(1001, tsval_r), 12, req };
+	struct sy_flow_key6 k;
+	struct sy_conn *c;
+	uint8_t *l3, quote[60], a[16], b[16];
+	struct rte_mbuf *m;
+
+	(void)state;
+	sy_eth_input(w, 0, mk6(&s));
+	sent(0, true, &l3, &plen, &m); /* our ACK of the request */
+	memcpy(quote, l3, sizeof(quote));
+	rte_pktmbuf_free(m);
+	w->txq[1].n = 0;
+	rte_pktmbuf_free(w->txq[1].pkts[0]); /* the backend SYN */
+	ip6(SY_TEST_CLIENT6, a);
+	ip6(SY_TEST_VIP6, b);
+	sy_flow_key_v6(&k, a, b, RTE_BE16(40021), RTE_BE16(80));
+	c = sy_flow_lookup6(w, &k);
+	assert_non_null(c);
+	assert_int_equal(c->state, SY_CONN_PROXY);
+	/* Payload a segment: 1440 less the timestamp option's 12 bytes. */
+	assert_int_equal(c->px->c.mss, 1428);
+	sy_eth_input(w, 0, mk_ptb(1400, quote, sizeof(quote)));
+	assert_int_equal(c->px->c.mss, 1400 - 60 - 12);
+	assert_int_equal(w->counters.pmtu_lowered, 1);
+	/* Below IPv6's minimum MTU: taken as 1280. */
+	sy_eth_input(w, 0, mk_ptb(600, quote, sizeof(quote)));
+	assert_int_equal(c->px->c.mss, 1280 - 60 - 12);
+}
+
 /* The router's own answer reaches an IPv6 client. */
 static void
 test_answer_v6(void **state)
@@ -633,6 +807,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_syn_ext_headers, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_v4_client_v6_backend, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_v6_client_v6_backend, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_ptb_spliced, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_ptb_proxy, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);
