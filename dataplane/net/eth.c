@@ -32,12 +32,13 @@ sy_eth_input(struct sy_worker *w, uint16_t port, struct rte_mbuf *m)
 	/* af_packet and tap see everything the kernel interface sees; only
 	 * frames for our MAC or broadcast (ARP requests) are ours, and the
 	 * VRRP group's when vrrp is on (vrrp/vrrp.h), and IPv6 multicast
-	 * (33:33:...: neighbour solicitations go to a group; net/ipv6.c
-	 * keeps only ours). */
+	 * carrying IPv6 (33:33:...: neighbour solicitations go to a group;
+	 * net/ipv6.c keeps only ours). */
 	if (unlikely(!rte_is_same_ether_addr(&eh->dst_addr, &p->mac) &&
 		     !rte_is_broadcast_ether_addr(&eh->dst_addr) &&
 		     !(w->sh->vrrp != NULL && sy_vrrp_is_group_mac(&eh->dst_addr)) &&
-		     !is_ipv6_multicast_mac(&eh->dst_addr))) {
+		     !(is_ipv6_multicast_mac(&eh->dst_addr) &&
+		       eh->ether_type == RTE_BE16(RTE_ETHER_TYPE_IPV6)))) {
 		sy_drop(w, m, SY_DROP_ETH_NOT_OURS);
 		return;
 	}
