@@ -297,6 +297,41 @@ ts_opt(uint32_t tsval, uint32_t tsecr)
 	return ts_buf;
 }
 
+/* The backend SYN the worker sent over IPv4 (one frame on port 1): its ISN,
+ * its SNAT port (network order), and the MSS it carries. */
+static uint16_t
+take_backend_syn4(uint32_t *isn_rb, uint16_t *snat_port)
+{
+	struct sy_tcp_syn_opts o;
+	struct rte_tcp_hdr *th;
+	struct rte_mbuf *m;
+	uint32_t plen;
+	uint8_t *l3;
+
+	th = sent(1, false, &l3, &plen, &m);
+	assert_int_equal(th->tcp_flags, RTE_TCP_SYN_FLAG);
+	assert_int_equal(((const struct rte_ipv4_hdr *)l3)->dst_addr, ip4(SY_TEST_BACKEND));
+	assert_int_equal(sy_tcp_parse_syn_opts(th, &o), 0);
+	*isn_rb = rte_be_to_cpu_32(th->sent_seq);
+	*snat_port = th->src_port;
+	rte_pktmbuf_free(m);
+	return o.mss;
+}
+
+/* The IPv4 backend's SYN-ACK to it: MSS 1460, window scale 7, SACK, its
+ * TS clock at 50000 echoing the client's 1001. */
+static void
+backend4_synack(uint16_t snat_port, uint32_t isn_b, uint32_t isn_rb)
+{
+	struct sy_tcp_syn_opts bo = { .mss = 1460, .wscale = 7, .sack_ok = true, .ts_ok = true,
+				      .tsval = 50000, .tsecr = 1001 };
+	uint8_t opts[40];
+	unsigned olen = sy_tcp_write_syn_opts(opts, &bo);
+
+	sy_eth_input(w, 1, mk4_backend(snat_port, isn_b, isn_rb + 1,
+				       RTE_TCP_SYN_FLAG | RTE_TCP_ACK_FLAG, opts, olen, NULL));
+}
+
 /* The cookie opens a record only for the tuple it was made for. */
 static void
 test_cookie_v6(void **state)
@@ -340,12 +375,10 @@ test_splice_across_families(void **state)
 	const char *resp = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok";
 	uint32_t tsval_r, isn_r, isn_rb, plen, tsval, tsecr;
 	struct seg6 s;
-	struct sy_tcp_syn_opts o;
 	struct rte_tcp_hdr *th;
 	struct rte_mbuf *m;
 	uint16_t snat_port;
-	uint8_t *l3, opts[40];
-	unsigned olen;
+	uint8_t *l3;
 	const uint32_t isn_c = 0xfffffff0u, isn_b = 777;
 
 	(void)state;
@@ -355,23 +388,8 @@ test_splice_across_families(void **state)
 	sy_eth_input(w, 0, mk6(&s));
 
 	/* The backend SYN, over IPv4, with the MSS the IPv6 client takes. */
-	th = sent(1, false, &l3, &plen, &m);
-	assert_int_equal(th->tcp_flags, RTE_TCP_SYN_FLAG);
-	assert_int_equal(((const struct rte_ipv4_hdr *)l3)->dst_addr, ip4(SY_TEST_BACKEND));
-	assert_int_equal(sy_tcp_parse_syn_opts(th, &o), 0);
-	assert_int_equal(o.mss, 1440);
-	isn_rb = rte_be_to_cpu_32(th->sent_seq);
-	snat_port = th->src_port;
-	rte_pktmbuf_free(m);
-
-	{
-		struct sy_tcp_syn_opts bo = { .mss = 1460, .wscale = 7, .sack_ok = true,
-					      .ts_ok = true, .tsval = 50000, .tsecr = 1001 };
-
-		olen = sy_tcp_write_syn_opts(opts, &bo);
-	}
-	sy_eth_input(w, 1, mk4_backend(snat_port, isn_b, isn_rb + 1,
-				       RTE_TCP_SYN_FLAG | RTE_TCP_ACK_FLAG, opts, olen, NULL));
+	assert_int_equal(take_backend_syn4(&isn_rb, &snat_port), 1440);
+	backend4_synack(snat_port, isn_b, isn_rb);
 	assert_int_equal(w->counters.conns_spliced, 1);
 
 	/* The held request, now IPv4 from our SNAT address, intact. */
@@ -658,12 +676,10 @@ test_ptb_spliced(void **state)
 	const char *req = "GET / HTTP/1.1\r\nHost: web.test\r\n\r\n";
 	const uint32_t isn_c = 700, isn_b = 90000;
 	uint32_t tsval_r, isn_r, isn_rb, plen, tsval, tsecr, sum;
-	uint8_t *l3, opts[40], quote[60];
-	struct sy_tcp_syn_opts o;
+	uint8_t *l3, quote[60];
 	struct rte_tcp_hdr *th;
 	struct rte_mbuf *m;
 	uint16_t snat_port;
-	unsigned olen;
 	struct seg6 s;
 
 	(void)state;
@@ -671,19 +687,8 @@ test_ptb_spliced(void **state)
 	s = (struct seg6){ SY_TEST_CLIENT6, 40020, 80, isn_c + 1, isn_r + 1, RTE_TCP_ACK_FLAG,
 			   ts_opt(1001, tsval_r), 12, req };
 	sy_eth_input(w, 0, mk6(&s));
-	th = sent(1, false, &l3, &plen, &m);
-	assert_int_equal(sy_tcp_parse_syn_opts(th, &o), 0);
-	isn_rb = rte_be_to_cpu_32(th->sent_seq);
-	snat_port = th->src_port;
-	rte_pktmbuf_free(m);
-	{
-		struct sy_tcp_syn_opts bo = { .mss = 1460, .wscale = 7, .sack_ok = true,
-					      .ts_ok = true, .tsval = 50000, .tsecr = 1001 };
-
-		olen = sy_tcp_write_syn_opts(opts, &bo);
-	}
-	sy_eth_input(w, 1, mk4_backend(snat_port, isn_b, isn_rb + 1,
-				       RTE_TCP_SYN_FLAG | RTE_TCP_ACK_FLAG, opts, olen, NULL));
+	take_backend_syn4(&isn_rb, &snat_port);
+	backend4_synack(snat_port, isn_b, isn_rb);
 	th = sent(1, false, &l3, &plen, &m); /* the request, on to the backend */
 	assert_true(sy_tcp_find_ts(th, &tsval, &tsecr));
 	rte_pktmbuf_free(m);
