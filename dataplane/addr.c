@@ -62,3 +62,16 @@ sy_addr_format(const struct sy_addr *a, char *buf, size_t size)
 		snprintf(buf, size, "-");
 	return buf;
 }
+
+const char *
+sy_addr_port_format(const struct sy_addr *a, unsigned port, char *buf, size_t size)
+{
+	char t[SY_ADDR_STRLEN];
+
+	sy_addr_format(a, t, sizeof(t));
+	if (a->family == AF_INET6)
+		snprintf(buf, size, "[%s]:%u", t, port);
+	else
+		snprintf(buf, size, "%s:%u", t, port);
+	return buf;
+}

@@ -65,6 +65,10 @@ sy_addr_key32(const struct sy_addr *a)
 int sy_addr_parse(const char *s, struct sy_addr *out);
 /* Parse "198.18.0.1/24" (a bare address means /32 or /128). Returns 0 or -EINVAL. */
 int sy_prefix_parse(const char *s, struct sy_addr *out, uint8_t *len);
+/* "ADDRESS:PORT", with an IPv6 address in brackets (RFC 3986 3.2.2), into
+ * buf (at least SY_ADDR_PORT_STRLEN bytes); port in host order. Returns buf. */
+#define SY_ADDR_PORT_STRLEN (SY_ADDR_STRLEN + 8)
+const char *sy_addr_port_format(const struct sy_addr *a, unsigned port, char *buf, size_t size);
 /* Write the text form into buf (at least SY_ADDR_STRLEN bytes); returns buf. */
 const char *sy_addr_format(const struct sy_addr *a, char *buf, size_t size);
 

@@ -24,13 +24,7 @@ worker_ctrs(unsigned w)
 static void
 endpoint_key(const struct sy_addr *addr, unsigned port, char *key, size_t len)
 {
-	char a[SY_ADDR_STRLEN];
-
-	sy_addr_format(addr, a, sizeof(a));
-	if (addr->family == AF_INET6)
-		snprintf(key, len, "[%s]:%u", a, port);
-	else
-		snprintf(key, len, "%s:%u", a, port);
+	sy_addr_port_format(addr, port, key, len);
 }
 
 /* Every endpoint copy a vhost's rules send to, once per rule (the unit the

@@ -37,9 +37,7 @@ cmp_vhost(const void *a, const void *b)
 static void
 endpoint_id(const struct sy_endpoint *e, char *buf, size_t len)
 {
-	char a[64];
-
-	snprintf(buf, len, "%s:%u", sy_addr_format(&e->addr, a, sizeof(a)), e->port);
+	sy_addr_port_format(&e->addr, e->port, buf, len);
 }
 
 static void

@@ -441,13 +441,12 @@ health_metrics(FILE *f, const struct sy_health *h)
 	sy_prom_head(f, "switchyard_health_check_up", "gauge",
 	     "1 while the endpoint's active health checks say it is up (healthy or not yet checked).");
 	for (i = 0; i < h->n; i++) {
-		char a[SY_ADDR_STRLEN];
-		const bool v6 = h->t[i]->addr.family == AF_INET6;
+		char a[SY_ADDR_PORT_STRLEN];
 
 		/* An IPv6 endpoint as URLs write it: [ADDR]:PORT (RFC 5952 text). */
-		sy_addr_format(&h->t[i]->addr, a, sizeof(a));
-		fprintf(f, "switchyard_health_check_up{endpoint=\"%s%s%s:%u\"} %d\n", v6 ? "[" : "", a,
-			v6 ? "]" : "", ntohs(h->t[i]->port), h->t[i]->state != SY_HEALTH_UNHEALTHY);
+		fprintf(f, "switchyard_health_check_up{endpoint=\"%s\"} %d\n",
+			sy_addr_port_format(&h->t[i]->addr, ntohs(h->t[i]->port), a, sizeof(a)),
+			h->t[i]->state != SY_HEALTH_UNHEALTHY);
 	}
 }
 

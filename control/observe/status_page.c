@@ -22,7 +22,7 @@
 
 /* One distinct backend met in the listed pools. The map's keys live here. */
 struct backend {
-	char key[64]; /* "198.18.1.10:80" */
+	char key[SY_ADDR_PORT_STRLEN]; /* "198.18.1.10:80", "[2001:2:1::10]:80" */
 	const struct sy_endpoint *ep;
 	const char *services[4]; /* "ns/name" of the first pools' services */
 	char svc_buf[4][128];
@@ -111,12 +111,11 @@ objects_json(const struct sy_router *r)
 static struct backend *
 backend_note(struct backends *bs, const struct sy_pool *p, const struct sy_endpoint *e)
 {
-	char addr[48], key[64], svc[128];
+	char key[SY_ADDR_PORT_STRLEN], svc[128];
 	struct backend *b;
 	unsigned i;
 
-	sy_addr_format(&e->addr, addr, sizeof(addr));
-	snprintf(key, sizeof(key), "%s:%u", addr, e->port);
+	sy_addr_port_format(&e->addr, e->port, key, sizeof(key));
 	b = sy_strmap_get(&bs->map, key);
 	if (b == NULL) {
 		bs->total_seen++;
