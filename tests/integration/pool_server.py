@@ -9,10 +9,15 @@ received: "path: <target>", then its headers (the forwarded headers the router a
 filters changed). /healthz answers 200, or the status written in HEALTH_FILE while that file
 exists (so a test can turn the health path to 503 and back), and counts the checks: /hcstats
 answers {"checks": n, "hosts": [Host headers seen]} as JSON. /peer answers the address the
-connection came from (the router's source address toward the backend)."""
+connection came from (the router's source address toward the backend). /blob/N answers N
+bytes (at most 64 MiB) from random.Random(N), the same every time, for a test to compare
+with what it computes itself. ADDR may be an IPv6 address (2001:2:1::10, no brackets): the
+server listens over IPv6 then."""
 import http.server
 import json
 import os
+import random
+import socket
 import sys
 
 NAME = (sys.argv[3] if len(sys.argv) > 3 else "pool-c").encode() + b"\n"
@@ -48,6 +53,11 @@ class Handler(http.server.BaseHTTPRequestHandler):
         if self.path == "/peer":
             self.answer(200, (self.client_address[0] + "\n").encode())
             return
+        if self.path.startswith("/blob/") and self.path[6:].isdigit():
+            n = int(self.path[6:])
+            if n <= 64 << 20:
+                self.answer(200, random.Random(n).randbytes(n))
+                return
         if self.path == "/hcstats":
             self.answer(200, json.dumps(CHECKS).encode())
             return
@@ -63,4 +73,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
         pass
 
 
-http.server.ThreadingHTTPServer((sys.argv[1], int(sys.argv[2])), Handler).serve_forever()
+class Server(http.server.ThreadingHTTPServer):
+    address_family = socket.AF_INET6 if ":" in sys.argv[1] else socket.AF_INET
+
+
+Server((sys.argv[1], int(sys.argv[2])), Handler).serve_forever()
