@@ -284,7 +284,7 @@ target_free(struct sy_health_target *t)
 		     (p) != NULL && (p)->hc != NULL && (k) < (p)->n_endpoints &&                   \
 		     ((e) = (struct sy_endpoint *)&(p)->endpoints[(k)], 1);                      \
 		     (k)++)                                                                     \
-			if ((e)->addr.family == AF_INET)
+			if ((e)->addr.family == AF_INET || (e)->addr.family == AF_INET6)
 
 int
 sy_health_plan(struct sy_health *h, const struct sy_generation *g, const struct sy_generation *prev)
