@@ -62,16 +62,8 @@ t_start_routerd
 MBUFS0=$(t_mbufs_in_use)
 
 # Both namespace ends: IPv6 on, no duplicate address detection, lab addresses only.
-lab_client sysctl -qw "net.ipv6.conf.$LAB_IF_CLIENT_PEER.disable_ipv6=0" \
-	"net.ipv6.conf.$LAB_IF_CLIENT_PEER.accept_dad=0" || t_fail "setup" "sysctl in $LAB_NS_CLIENT"
-lab_client ip -6 addr add "$C6/64" dev "$LAB_IF_CLIENT_PEER" nodad ||
-	t_fail "setup" "ip -6 addr add $C6/64 in $LAB_NS_CLIENT"
-lab_backend sysctl -qw "net.ipv6.conf.$LAB_IF_BACKEND_PEER.disable_ipv6=0" \
-	"net.ipv6.conf.$LAB_IF_BACKEND_PEER.accept_dad=0" || t_fail "setup" "sysctl in $LAB_NS_BACKEND"
-for a in "$B6A" "$B6B" "$B6H"; do
-	lab_backend ip -6 addr add "$a/64" dev "$LAB_IF_BACKEND_PEER" nodad ||
-		t_fail "setup" "ip -6 addr add $a/64 in $LAB_NS_BACKEND"
-done
+lab_ipv6 client "$C6/64"
+lab_ipv6 backend "$B6A/64" "$B6B/64" "$B6H/64"
 t_run lab_backend ip -6 route show default
 [ -z "$T_OUT" ] || t_fail "no default IPv6 route in $LAB_NS_BACKEND" "$(t_seen)"
 t_run lab_backend ip -6 addr show dev "$LAB_IF_BACKEND_PEER" scope global

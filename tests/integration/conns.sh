@@ -11,7 +11,6 @@ source "$(dirname "$0")/testlib.sh"
 t_setup cns 1
 t_start_routerd
 D=lab.switchyard.test
-HOLDER="$SY_SRC/tests/integration/holder.py"
 # check JSON PYEXPR WHAT: t_json_expect, and ok.
 check() { t_json_expect "$@"; t_ok "$3"; }
 # check_out REGEX WHAT: t_expect_out, and ok.
@@ -25,22 +24,8 @@ rctl conns
 t_expect_rc 0 "routerctl conns with no traffic"
 check_out '^No connections\.$' "routerctl conns with no traffic says so"
 
-# hold NAME HOST: a held connection through HOST; its client port in PORT_<NAME>.
-hold() {
-	lab_spawn client "hold-$1" python3 "$HOLDER" "$LAB_ROUTER_IP" "$2" "$LAB_DIR/hold-$1.out" 60
-	local i
-	for i in $(seq 100); do
-		[ -s "$LAB_DIR/hold-$1.out" ] && break
-		sleep 0.1
-	done
-	read -r port status <"$LAB_DIR/hold-$1.out" 2>/dev/null ||
-		t_fail "a held connection through $2" "$(cat "$LAB_DIR/hold-$1.log" 2>/dev/null)"
-	[ "$status" = 200 ] || t_fail "a held connection through $2 got 200" "status '$status'"
-	printf -v "PORT_$1" '%s' "$port"
-	eval "PID_$1=\$LAB_SPAWN_PID"
-}
-hold splice "plain.$D"
-hold proxy "web.$D"
+t_hold splice "$LAB_ROUTER_IP" "plain.$D"
+t_hold proxy "$LAB_ROUTER_IP" "web.$D"
 t_ok "two keep-alive connections held after one 200 each (client ports $PORT_splice, $PORT_proxy)"
 
 rctl conns -o json

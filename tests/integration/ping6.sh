@@ -34,11 +34,7 @@ t_start_routerd
 
 # The client end: IPv6 on, no duplicate address detection (its probes would delay the
 # address), the lab address.
-lab_client sysctl -qw "net.ipv6.conf.$LAB_IF_CLIENT_PEER.disable_ipv6=0" \
-	"net.ipv6.conf.$LAB_IF_CLIENT_PEER.accept_dad=0" ||
-	t_fail "setup" "sysctl in $LAB_NS_CLIENT"
-lab_client ip -6 addr add "$CLIENT6/64" dev "$LAB_IF_CLIENT_PEER" nodad ||
-	t_fail "setup" "ip -6 addr add $CLIENT6/64 in $LAB_NS_CLIENT"
+lab_ipv6 client "$CLIENT6/64"
 
 t_run lab_client ping -6 -c 5 -i 0.2 -W 2 "$ROUTER6"
 t_expect_rc 0 "ping -6 $ROUTER6 from $LAB_NS_CLIENT"
@@ -75,10 +71,7 @@ t_ok "ping -6 $UNUSED6 (owned by nobody) fails"
 # Off the link. The kernel's own solicitation for $ROUTER6 comes from $FAR6, which is not
 # on routerd's link, so routerd learns nothing from it: the reply to $FAR6 goes to the
 # route's gateway $GW6, which routerd must solicit itself (nd_solicits_sent).
-for a in "$GW6/64" "$FAR6/64" "$NOROUTE6/64"; do
-	lab_client ip -6 addr add "$a" dev "$LAB_IF_CLIENT_PEER" nodad ||
-		t_fail "setup" "ip -6 addr add $a in $LAB_NS_CLIENT"
-done
+lab_ipv6 client "$GW6/64" "$FAR6/64" "$NOROUTE6/64"
 t_run lab_client ping -6 -c 3 -i 0.2 -W 2 -I "$FAR6" "$ROUTER6"
 t_expect_rc 0 "ping -6 -I $FAR6 $ROUTER6 (answered through the gateway $GW6)"
 t_expect_out ' 0% packet loss' "ping -6 -I $FAR6 $ROUTER6: 0% loss"

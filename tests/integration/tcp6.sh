@@ -51,11 +51,7 @@ t_start_routerd
 MBUFS0=$(t_mbufs_in_use)
 
 # The client end: IPv6 on, no duplicate address detection, the lab address.
-lab_client sysctl -qw "net.ipv6.conf.$LAB_IF_CLIENT_PEER.disable_ipv6=0" \
-	"net.ipv6.conf.$LAB_IF_CLIENT_PEER.accept_dad=0" ||
-	t_fail "setup" "sysctl in $LAB_NS_CLIENT"
-lab_client ip -6 addr add "$C6/64" dev "$LAB_IF_CLIENT_PEER" nodad ||
-	t_fail "setup" "ip -6 addr add $C6/64 in $LAB_NS_CLIENT"
+lab_ipv6 client "$C6/64"
 
 # --- 1. ping -6 ----------------------------------------------------------------------------
 t_run lab_client ping -6 -c 3 -i 0.2 -W 2 "$R6"
@@ -69,23 +65,7 @@ t_expect_rc 0 "apply config/routes.yaml"
 t_plain_route
 # A third pool that echoes the request it got (pool_server.py on backend a, port 8082).
 t_backend_service c 8082 python3 "$SY_SRC/tests/integration/pool_server.py" "$LAB_BACKEND_A_IP" 8082
-rctl apply -f - <<EOF
-apiVersion: route.openshift.io/v1
-kind: Route
-metadata: {name: px-root, namespace: demo}
-spec: {host: px.$D, to: {kind: Service, name: a}, port: {targetPort: http}}
----
-apiVersion: route.openshift.io/v1
-kind: Route
-metadata: {name: px-api, namespace: demo}
-spec: {host: px.$D, path: /api, to: {kind: Service, name: b}, port: {targetPort: http}}
----
-apiVersion: route.openshift.io/v1
-kind: Route
-metadata: {name: px-v2, namespace: demo}
-spec: {host: px.$D, path: /api/v2, to: {kind: Service, name: c}, port: {targetPort: http}}
-EOF
-t_expect_rc 0 "apply px.$D: / -> a, /api -> b, /api/v2 -> c (path rules: proxied)"
+t_px_routes
 
 # An edge Route: a test CA and a leaf for edge6.$D signed by it (made here, nothing kept).
 mkdir -p "$C" || t_fail "certificates" "mkdir $C"
@@ -273,22 +253,8 @@ t_ok "unknown Host (HTTP) and unknown SNI (TLS) over IPv6: the router's own 503"
 
 # --- 8. IPv6 addresses as operators read them (RFC 5952 text, in brackets with a port) -----
 # A held keep-alive connection of each mode (holder.py), listed by `routerctl conns`.
-HOLDER="$SY_SRC/tests/integration/holder.py"
-hold() { # NAME HOST: its client port in PORT_<NAME>, its pid in PID_<NAME>
-	lab_spawn client "hold6-$1" python3 "$HOLDER" "$R6" "$2" "$LAB_DIR/hold6-$1.out" 60
-	local i port status
-	for i in $(seq 100); do
-		[ -s "$LAB_DIR/hold6-$1.out" ] && break
-		sleep 0.1
-	done
-	read -r port status <"$LAB_DIR/hold6-$1.out" 2>/dev/null ||
-		t_fail "a held IPv6 connection through $2" "$(cat "$LAB_DIR/hold6-$1.log" 2>/dev/null)"
-	[ "$status" = 200 ] || t_fail "a held IPv6 connection through $2 got 200" "status '$status'"
-	printf -v "PORT_$1" '%s' "$port"
-	eval "PID_$1=\$LAB_SPAWN_PID"
-}
-hold splice "plain.$D"
-hold proxy "px.$D"
+t_hold splice "$R6" "plain.$D"
+t_hold proxy "$R6" "px.$D"
 rctl conns -o json
 t_expect_rc 0 "routerctl conns -o json"
 t_json_expect "$T_OUT" "[c for c in d['conns'] if c['client'] == '[$C6]:$PORT_splice'

@@ -262,6 +262,65 @@ t_expect_mode() {
 	t_expect_out "^vhost: .*\\($2" "${1#*//} is carried in $2 mode"
 }
 
+# lab_ipv6 client|backend ADDR/LEN...: IPv6 on that namespace's end of its link to routerd,
+# duplicate address detection off (its probes would delay the address), the addresses added
+# nodad. Lab IPv6 addresses come from 2001:2::/48 only.
+lab_ipv6() {
+	local side=$1 ns ifc a
+	shift
+	case "$side" in
+	client) ns=$LAB_NS_CLIENT ifc=$LAB_IF_CLIENT_PEER ;;
+	backend) ns=$LAB_NS_BACKEND ifc=$LAB_IF_BACKEND_PEER ;;
+	*) t_fail "lab_ipv6: client or backend, not '$side'" ;;
+	esac
+	"lab_$side" sysctl -qw "net.ipv6.conf.$ifc.disable_ipv6=0" "net.ipv6.conf.$ifc.accept_dad=0" ||
+		t_fail "setup" "sysctl in $ns"
+	for a in "$@"; do
+		"lab_$side" ip -6 addr add "$a" dev "$ifc" nodad || t_fail "setup" "ip -6 addr add $a in $ns"
+	done
+}
+
+# t_hold NAME ADDR HOST: one keep-alive connection from the client namespace to ADDR:80,
+# held open after one exchange through HOST (holder.py); its client port in PORT_<NAME>,
+# its pid in PID_<NAME>: the connection a test looks for in `routerctl conns`.
+t_hold() {
+	local name=$1 addr=$2 host=$3 i port status
+	lab_spawn client "hold-$name" python3 "$SY_SRC/tests/integration/holder.py" "$addr" "$host" \
+		"$LAB_DIR/hold-$name.out" 60
+	for i in $(seq 100); do
+		[ -s "$LAB_DIR/hold-$name.out" ] && break
+		sleep 0.1
+	done
+	read -r port status <"$LAB_DIR/hold-$name.out" 2>/dev/null ||
+		t_fail "a held connection through $host" "$(cat "$LAB_DIR/hold-$name.log" 2>/dev/null)"
+	[ "$status" = 200 ] || t_fail "a held connection through $host got 200" "status '$status'"
+	printf -v "PORT_$name" '%s' "$port"
+	printf -v "PID_$name" '%s' "$LAB_SPAWN_PID"
+}
+
+# t_px_routes: px.$LAB_DOMAIN proxied by its path rules: / -> a, /api -> b, /api/v2 -> c
+# (pool c: a test's pool_server.py, t_backend_service c ...).
+t_px_routes() {
+	local D=$LAB_DOMAIN
+	rctl apply -f - <<EOF
+apiVersion: route.openshift.io/v1
+kind: Route
+metadata: {name: px-root, namespace: demo}
+spec: {host: px.$D, to: {kind: Service, name: a}, port: {targetPort: http}}
+---
+apiVersion: route.openshift.io/v1
+kind: Route
+metadata: {name: px-api, namespace: demo}
+spec: {host: px.$D, path: /api, to: {kind: Service, name: b}, port: {targetPort: http}}
+---
+apiVersion: route.openshift.io/v1
+kind: Route
+metadata: {name: px-v2, namespace: demo}
+spec: {host: px.$D, path: /api/v2, to: {kind: Service, name: c}, port: {targetPort: http}}
+EOF
+	t_expect_rc 0 "apply px.$D: / -> a, /api -> b, /api/v2 -> c (path rules: proxied)"
+}
+
 # t_backend_service NAME PORT CMD...: start CMD (a server listening on backend a's address,
 # PORT) in the backend namespace, wait until the port accepts, and apply a Service and
 # Endpoints NAME (namespace demo) for it, port name http.
