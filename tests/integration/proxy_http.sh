@@ -23,22 +23,8 @@ t_expect_rc 0 "apply config/routes.yaml"
 # A third pool: a Python server on backend a's address, port 8082 (pool_server.py).
 t_backend_service c 8082 python3 "$SY_SRC/tests/integration/pool_server.py" "$LAB_BACKEND_A_IP" 8082
 
+t_px_routes
 rctl apply -f - <<EOF
-apiVersion: route.openshift.io/v1
-kind: Route
-metadata: {name: px-root, namespace: demo}
-spec: {host: px.$D, to: {kind: Service, name: a}, port: {targetPort: http}}
----
-apiVersion: route.openshift.io/v1
-kind: Route
-metadata: {name: px-api, namespace: demo}
-spec: {host: px.$D, path: /api, to: {kind: Service, name: b}, port: {targetPort: http}}
----
-apiVersion: route.openshift.io/v1
-kind: Route
-metadata: {name: px-v2, namespace: demo}
-spec: {host: px.$D, path: /api/v2, to: {kind: Service, name: c}, port: {targetPort: http}}
----
 apiVersion: contour.heptio.com/v1beta1
 kind: IngressRoute
 metadata: {name: pxir, namespace: demo}
@@ -80,7 +66,7 @@ t_json_expect "$T_OUT" 'd["mode"] == "proxy" and d["binding"] == "request"' "res
 
 # A cold router: the first traffic is 64 clients at once, so 64 backend SYNs wait for one
 # ARP answer. None may be dropped for want of room (each would cost its request a 1 s SYN
-# retransmission: dataplane/net/arp.h, SY_ARP_PENDING_PER_NH).
+# retransmission: dataplane/net/neigh_t.h, SY_NEIGH_PENDING_PER_NH).
 t_run lab_client wrk -t1 -c64 -d2s --timeout 3s -s "$SY_SRC/tests/integration/wrk_report.lua" \
 	-H "Host: px.$D" -H "Connection: close" "http://$LAB_ROUTER_IP/"
 rep=$(printf '%s\n' "$T_OUT" | grep '^{' | tail -n 1)
