@@ -19,6 +19,15 @@
  * harness may advance (the lifecycle phase moves time 2 ms per poll so that
  * LINGER records expire as they would in production).
  *
+ * --family 6 (issue 36): the client side of every phase is IPv6 (the client
+ * port gets 2001:2::1/64, the client is 2001:2::2, its neighbour entry
+ * seeded as ARP's is and its solicitations answered), the backends stay
+ * IPv4: the worker splices across the families (splice_xlate46.c), on the
+ * per-packet path (splice_fast.c is IPv4's only). --family both runs each
+ * phase over IPv4 and then over IPv6 in the same process, on the same
+ * ports (the client port has both addresses for both rows), and prints the
+ * ratio IPv6 / IPv4 against the issue's "within 10% of IPv4".
+ *
  * Not a test: it prints numbers and verdicts and exits 0 unless the harness
  * itself failed (a generator check, a drop, a stall), which exits 1.
  */
@@ -55,10 +64,13 @@
 #include "gen/compile.h"
 #include "conn/conn.h"
 #include "net/arp.h"
+#include "net/nd.h"
+#include "net/neigh.h"
 #include "net/net.h"
 #include "port.h"
 #include "splice/splice.h"
 #include "store/store.h"
+#include "sy_addr.h"
 #include "sy_gen_slot.h"
 #include "sy_generation.h"
 #include "tcp/tcp_opts.h"
@@ -134,6 +146,9 @@ static struct {
 	uint64_t stream_pkts, syns, conns, macswap_pkts;
 	unsigned tp_secs, tp_runs;
 	bool memif; /* --port-kind memif: memif pairs instead of ring ports */
+	unsigned fam_mask; /* --family: bit 0 IPv4 rows, bit 1 IPv6 rows */
+	unsigned fi;       /* the family being measured: 0 IPv4, 1 IPv6 */
+	bool v6;           /* fi == 1: the client side speaks IPv6 */
 
 	/* DPDK */
 	uint64_t hz;
@@ -152,6 +167,7 @@ static struct {
 	struct sy_worker *w;
 	struct rte_ether_addr rmac[2], pmac[2];
 	uint32_t rip[2], pip[2]; /* router and peer addresses, network order */
+	uint8_t rip6[16], pip6[16]; /* the client port's IPv6 and the client's */
 	char prefix[64];
 
 	/* generator */
@@ -162,7 +178,7 @@ static struct {
 	uint16_t ip_id;
 	uint32_t lc_next_port;
 	uint64_t n_est, n_done, n_started, n_fwd_seen;
-	uint64_t unexpected, verify_err, gen_nombuf, gen_ring_full, arp_answered;
+	uint64_t unexpected, verify_err, gen_nombuf, gen_ring_full, arp_answered, nd_answered;
 	uint64_t sample;
 	struct rte_mbuf *q[2][BENCH_RING_SIZE];
 	unsigned nq[2];
@@ -179,12 +195,7 @@ static struct {
 	char tp_err[256];
 	/* best chunk (the figure used) and median chunk of each */
 	double macswap_cpp, macswap_med;
-	double fwd_cpp[4], fwd_med[4], fwd_wall_mpps[4], est_cpc[4], fwd_fast_share[4];
-	unsigned carried[4]; /* flows that carried traffic in (1) */
-	double syn_cps, syn_med, syn_wall;
-	double lc_cpc, lc_med, lc_wall, lc_avg_cpc;
 	char load[64];
-	uint64_t lc_done, lc_flows_end, lc_closed;
 	size_t sz_conn, conn_obj, peek_obj, peek_pool_total, mbuf_obj, worker_total;
 	/* (4) per table size: flows[i]'s table (table_size()) */
 	struct {
@@ -192,6 +203,17 @@ static struct {
 		size_t hash, conns, snat, cache;
 	} mem[4];
 } R;
+
+/* Results of (1), (2), (3), one set per client family (F[0] IPv4, F[1]
+ * IPv6); RF is the family being measured. */
+static struct famres {
+	double fwd_cpp[4], fwd_med[4], fwd_wall_mpps[4], est_cpc[4], fwd_fast_share[4];
+	unsigned carried[4]; /* flows that carried traffic in (1) */
+	double syn_cps, syn_med, syn_wall;
+	double lc_cpc, lc_med, lc_wall, lc_avg_cpc;
+	uint64_t lc_done, lc_flows_end, lc_closed;
+} F[2];
+#define RF F[B.fi]
 
 /* The flows_per_worker a run of n flows uses: n, at least the config's
  * minimum. */
@@ -355,17 +377,22 @@ struct seg_spec {
 	uint32_t tag;
 };
 
-/* A frame from the peer on `port` to the router, checksums complete. */
+/* A frame from the peer on `port` to the router, checksums complete. The
+ * client's, when the client side speaks IPv6 (B.v6): IPv6 from B.pip6 to
+ * B.rip6 (saddr and daddr unused), its TCP checksum over the IPv6
+ * pseudo-header. */
 static struct rte_mbuf *
 mk_seg(unsigned port, const struct seg_spec *s)
 {
 	struct rte_mbuf *m = rte_pktmbuf_alloc(B.pool);
 	struct rte_ether_hdr *eh;
 	struct rte_ipv4_hdr *ip;
+	struct rte_ipv6_hdr *ip6 = NULL;
 	struct rte_tcp_hdr *th;
 	uint8_t opts[40];
 	unsigned olen = 0;
 	uint16_t iplen;
+	const bool v6 = port == PORT_CLIENT && B.v6;
 
 	if (m == NULL) {
 		B.gen_nombuf++;
@@ -375,10 +402,24 @@ mk_seg(unsigned port, const struct seg_spec *s)
 		olen = sy_tcp_write_syn_opts(opts, s->syn);
 	else if (s->ts)
 		olen = sy_tcp_write_ts_opt(opts, s->tsval, s->tsecr);
-	iplen = (uint16_t)(sizeof(*ip) + sizeof(*th) + olen + s->len);
+	iplen = (uint16_t)((v6 ? sizeof(*ip6) : sizeof(*ip)) + sizeof(*th) + olen + s->len);
 	eh = (struct rte_ether_hdr *)rte_pktmbuf_append(m, (uint16_t)(sizeof(*eh) + iplen));
 	rte_ether_addr_copy(&B.rmac[port], &eh->dst_addr);
 	rte_ether_addr_copy(&B.pmac[port], &eh->src_addr);
+	if (v6) {
+		eh->ether_type = RTE_BE16(RTE_ETHER_TYPE_IPV6);
+		ip = NULL;
+		ip6 = (struct rte_ipv6_hdr *)(eh + 1);
+		memset(ip6, 0, sizeof(*ip6));
+		ip6->vtc_flow = RTE_BE32(6u << 28);
+		ip6->payload_len = rte_cpu_to_be_16((uint16_t)(iplen - sizeof(*ip6)));
+		ip6->proto = IPPROTO_TCP;
+		ip6->hop_limits = 64;
+		memcpy(ip6->src_addr, B.pip6, 16);
+		memcpy(ip6->dst_addr, B.rip6, 16);
+		th = (struct rte_tcp_hdr *)(ip6 + 1);
+		goto tcp;
+	}
 	eh->ether_type = RTE_BE16(RTE_ETHER_TYPE_IPV4);
 	ip = (struct rte_ipv4_hdr *)(eh + 1);
 	memset(ip, 0, sizeof(*ip));
@@ -391,6 +432,7 @@ mk_seg(unsigned port, const struct seg_spec *s)
 	ip->src_addr = s->saddr;
 	ip->dst_addr = s->daddr;
 	th = (struct rte_tcp_hdr *)(ip + 1);
+tcp:
 	th->src_port = s->sport;
 	th->dst_port = s->dport;
 	th->sent_seq = rte_cpu_to_be_32(s->seq);
@@ -411,13 +453,19 @@ mk_seg(unsigned port, const struct seg_spec *s)
 			memcpy(pl, &t, 4);
 		}
 	}
+	if (v6) {
+		th->cksum = rte_ipv6_udptcp_cksum(ip6, th);
+		return m;
+	}
 	ip->hdr_checksum = rte_ipv4_cksum(ip);
 	th->cksum = rte_ipv4_udptcp_cksum(ip, th);
 	return m;
 }
 
 struct tcpv {
+	bool v6;                  /* IPv6: ip6 set, ip NULL */
 	struct rte_ipv4_hdr *ip;
+	struct rte_ipv6_hdr *ip6;
 	struct rte_tcp_hdr *th;
 	const uint8_t *payload;
 	uint16_t plen;
@@ -431,15 +479,31 @@ parse_tcp(struct rte_mbuf *m, struct tcpv *v)
 	struct rte_ether_hdr *eh = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
 	unsigned ihl, thl, tl;
 
-	if (eh->ether_type != RTE_BE16(RTE_ETHER_TYPE_IPV4))
-		return -1;
-	v->ip = (struct rte_ipv4_hdr *)(eh + 1);
-	if (v->ip->next_proto_id != IPPROTO_TCP)
-		return -1;
-	ihl = rte_ipv4_hdr_len(v->ip);
-	v->th = (struct rte_tcp_hdr *)((uint8_t *)v->ip + ihl);
+	if (eh->ether_type == RTE_BE16(RTE_ETHER_TYPE_IPV6)) {
+		/* What the router sends over IPv6: the fixed header, TCP right
+		 * after it (no extension headers). */
+		v->v6 = true;
+		v->ip = NULL;
+		v->ip6 = (struct rte_ipv6_hdr *)(eh + 1);
+		if (m->data_len < sizeof(*eh) + sizeof(*v->ip6) + sizeof(*v->th) ||
+		    (rte_be_to_cpu_32(v->ip6->vtc_flow) >> 28) != 6 || v->ip6->proto != IPPROTO_TCP)
+			return -1;
+		ihl = sizeof(*v->ip6);
+		v->th = (struct rte_tcp_hdr *)(v->ip6 + 1);
+		tl = ihl + rte_be_to_cpu_16(v->ip6->payload_len);
+	} else {
+		if (eh->ether_type != RTE_BE16(RTE_ETHER_TYPE_IPV4))
+			return -1;
+		v->v6 = false;
+		v->ip6 = NULL;
+		v->ip = (struct rte_ipv4_hdr *)(eh + 1);
+		if (v->ip->next_proto_id != IPPROTO_TCP)
+			return -1;
+		ihl = rte_ipv4_hdr_len(v->ip);
+		v->th = (struct rte_tcp_hdr *)((uint8_t *)v->ip + ihl);
+		tl = rte_be_to_cpu_16(v->ip->total_length);
+	}
 	thl = (v->th->data_off >> 4) * 4u;
-	tl = rte_be_to_cpu_16(v->ip->total_length);
 	if (tl < ihl + thl || m->data_len < sizeof(*eh) + tl)
 		return -1;
 	v->payload = (const uint8_t *)v->th + thl;
@@ -465,6 +529,11 @@ check_sums(const struct tcpv *v)
 {
 	if ((++B.sample & 15) != 0)
 		return;
+	if (v->v6) {
+		if (rte_ipv6_udptcp_cksum_verify(v->ip6, v->th) != 0)
+			B.verify_err++;
+		return;
+	}
 	if (rte_raw_cksum(v->ip, rte_ipv4_hdr_len(v->ip)) != 0xffff ||
 	    rte_ipv4_udptcp_cksum_verify(v->ip, v->th) != 0)
 		B.verify_err++;
@@ -580,6 +649,60 @@ gen_arp(unsigned port, struct rte_mbuf *m)
 	return true;
 }
 
+/* The IPv6 client answers the router's neighbour solicitations for its
+ * address (a neighbour gone stale: RFC 4861 7.2.4), as the peers answer ARP.
+ * Any other ICMPv6 the router sends the client is a wrong frame. Returns
+ * whether m was ICMPv6. */
+static bool
+gen_nd(unsigned port, struct rte_mbuf *m)
+{
+	struct rte_ether_hdr *eh = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
+	struct rte_ipv6_hdr *ip6 = (struct rte_ipv6_hdr *)(eh + 1), *rip6;
+	const struct sy_nd_msg *ns = (const struct sy_nd_msg *)(ip6 + 1);
+	struct sy_nd_msg_ll *na;
+	struct rte_ether_hdr *reh;
+	struct rte_mbuf *r;
+
+	if (eh->ether_type != RTE_BE16(RTE_ETHER_TYPE_IPV6) || ip6->proto != IPPROTO_ICMPV6)
+		return false;
+	if (m->data_len < sizeof(*eh) + sizeof(*ip6) + sizeof(*ns) || ns->type != SY_ND_SOLICIT ||
+	    ip6->hop_limits != SY_ND_HOP_LIMIT || memcmp(ns->target, B.pip6, 16) != 0 ||
+	    rte_ipv6_udptcp_cksum_verify(ip6, ns) != 0) {
+		if (B.unexpected++ < 5)
+			fprintf(stderr, "splice_bench: unexpected ICMPv6 type %u at the client\n",
+				m->data_len > sizeof(*eh) + sizeof(*ip6) ? ns->type : 0);
+		return true;
+	}
+	r = rte_pktmbuf_alloc(B.pool);
+	if (r == NULL) {
+		B.gen_nombuf++;
+		return true;
+	}
+	reh = (struct rte_ether_hdr *)rte_pktmbuf_append(r, sizeof(*reh) + sizeof(*rip6) + sizeof(*na));
+	memset(reh, 0, sizeof(*reh) + sizeof(*rip6) + sizeof(*na));
+	rte_ether_addr_copy(&eh->src_addr, &reh->dst_addr);
+	rte_ether_addr_copy(&B.pmac[port], &reh->src_addr);
+	reh->ether_type = RTE_BE16(RTE_ETHER_TYPE_IPV6);
+	rip6 = (struct rte_ipv6_hdr *)(reh + 1);
+	rip6->vtc_flow = RTE_BE32(6u << 28);
+	rip6->payload_len = rte_cpu_to_be_16(sizeof(*na));
+	rip6->proto = IPPROTO_ICMPV6;
+	rip6->hop_limits = SY_ND_HOP_LIMIT;
+	memcpy(rip6->src_addr, B.pip6, 16);
+	memcpy(rip6->dst_addr, ip6->src_addr, 16);
+	na = (struct sy_nd_msg_ll *)(rip6 + 1);
+	na->msg.type = SY_ND_ADVERT;
+	na->msg.flags = SY_ND_FLAG_SOLICITED | SY_ND_FLAG_OVERRIDE;
+	memcpy(na->msg.target, B.pip6, 16);
+	na->opt_type = SY_ND_OPT_TARGET_LL;
+	na->opt_len = 1;
+	memcpy(na->mac, B.pmac[port].addr_bytes, sizeof(na->mac));
+	na->msg.cksum = rte_ipv6_udptcp_cksum(rip6, na);
+	gen_push(port, r);
+	B.nd_answered++;
+	return true;
+}
+
 /* ------------------------------------------------- the generator peers -- */
 
 static uint32_t
@@ -662,7 +785,7 @@ on_client_frame(struct rte_mbuf *m)
 	struct gconn *g;
 	uint32_t tsval, tsecr;
 
-	if (gen_arp(PORT_CLIENT, m))
+	if (gen_arp(PORT_CLIENT, m) || (B.v6 && gen_nd(PORT_CLIENT, m)))
 		return;
 	if (parse_tcp(m, &v) < 0) {
 		B.unexpected++;
@@ -671,8 +794,17 @@ on_client_frame(struct rte_mbuf *m)
 	cport = rte_be_to_cpu_16(v.th->dst_port);
 	g = &B.gc[cport];
 	check_sums(&v);
-	if (v.ip->src_addr != B.rip[PORT_CLIENT] || v.ip->dst_addr != B.pip[PORT_CLIENT] ||
-	    v.th->src_port != RTE_BE16(80))
+	if (v.v6 != B.v6 || v.th->src_port != RTE_BE16(80))
+		B.verify_err++;
+	else if (v.v6) {
+		/* From the listen address to the client, at the MAC its
+		 * neighbour entry holds. */
+		if (memcmp(v.ip6->src_addr, B.rip6, 16) != 0 ||
+		    memcmp(v.ip6->dst_addr, B.pip6, 16) != 0 ||
+		    !rte_is_same_ether_addr(&rte_pktmbuf_mtod(m, struct rte_ether_hdr *)->dst_addr,
+					    &B.pmac[PORT_CLIENT]))
+			B.verify_err++;
+	} else if (v.ip->src_addr != B.rip[PORT_CLIENT] || v.ip->dst_addr != B.pip[PORT_CLIENT])
 		B.verify_err++;
 	if (sy_tcp_find_ts(v.th, &tsval, &tsecr))
 		g->ts_r = tsval;
@@ -730,7 +862,8 @@ on_backend_frame(struct rte_mbuf *m)
 
 	if (gen_arp(PORT_BACKEND, m))
 		return;
-	if (parse_tcp(m, &v) < 0) {
+	/* The backends are IPv4 in every run. */
+	if (parse_tcp(m, &v) < 0 || v.v6) {
 		B.unexpected++;
 		return;
 	}
@@ -938,6 +1071,46 @@ generator_reset(void)
 	B.lc_next_port = CPORT_MIN;
 }
 
+/*
+ * The IPv6 client's side of neighbour discovery, once per fresh worker and
+ * outside the measured polls: the worker re-confirms the entry seeded (a
+ * unicast solicitation, as for a stale one), the client answers (gen_nd),
+ * the worker takes the advertisement through its real input. Any drop or a
+ * missing answer fails the harness.
+ */
+static int
+nd_check(void)
+{
+	struct rte_mbuf *pkts[8];
+	uint64_t answered = B.nd_answered, drops = drops_total(&B.w->counters);
+	unsigned n = 0, i, tries;
+
+	sy_nd_solicit(B.w, PORT_CLIENT, B.pip6, &B.pmac[PORT_CLIENT]);
+	for (tries = 0; n == 0 && tries < 1000; tries++) {
+		B.w->now = rte_rdtsc() + B.toff;
+		sy_worker_poll(B.w);
+		n = from_worker(PORT_CLIENT, pkts, RTE_DIM(pkts));
+	}
+	for (i = 0; i < n; i++)
+		if (!gen_nd(PORT_CLIENT, pkts[i]))
+			B.unexpected++;
+	rte_pktmbuf_free_bulk(pkts, n);
+	gen_flush();
+	for (tries = 0; tries < 1000 && worker_backlog(PORT_CLIENT) > 0; tries++) {
+		B.w->now = rte_rdtsc() + B.toff;
+		sy_worker_poll(B.w);
+	}
+	if (B.nd_answered != answered + 1 || worker_backlog(PORT_CLIENT) > 0 ||
+	    drops_total(&B.w->counters) != drops || sy_nd_lookup(B.w, PORT_CLIENT, B.pip6) == NULL) {
+		fail("neighbour discovery with the IPv6 client: %u frame(s) from the worker, %" PRIu64
+		     " solicitation(s) answered, %" PRIu64 " drop(s)",
+		     n, B.nd_answered - answered, drops_total(&B.w->counters) - drops);
+		report_drops("neighbour discovery");
+		return -1;
+	}
+	return 0;
+}
+
 /* A new worker (empty tables) that already knows both peers' MACs. */
 static int
 worker_fresh(void)
@@ -965,6 +1138,18 @@ worker_fresh(void)
 			fail("ARP seeding for port %u failed", p);
 			return -1;
 		}
+	}
+	/* The IPv6 client's neighbour entry, confirmed as an advertisement
+	 * would (net/neigh.h); a solicitation when it goes stale is answered
+	 * by gen_nd. */
+	if (B.fam_mask & 2) {
+		sy_neigh_confirm(B.w, &B.w->nd, PORT_CLIENT, B.pip6, &B.pmac[PORT_CLIENT]);
+		if (sy_nd_lookup(B.w, PORT_CLIENT, B.pip6) == NULL) {
+			fail("neighbour seeding for the IPv6 client failed");
+			return -1;
+		}
+		if (nd_check() < 0)
+			return -1;
 	}
 	generator_reset();
 	return 0;
@@ -1226,6 +1411,16 @@ setup(void)
 	B.pip[0] = a.v4;
 	(void)sy_addr_parse("198.18.1.10", &a);
 	B.pip[1] = a.v4;
+	if (B.fam_mask & 2) {
+		/* The client side over IPv6 (issue 36): lab addresses. */
+		struct sy_port_addr *pa = &B.cfg.ports[0].ipv6[B.cfg.ports[0].n_ipv6++];
+
+		(void)sy_prefix_parse("2001:2::1/64", &pa->addr, &pa->prefix_len);
+		(void)sy_addr_parse("2001:2::1", &a);
+		memcpy(B.rip6, a.v6, 16);
+		(void)sy_addr_parse("2001:2::2", &a);
+		memcpy(B.pip6, a.v6, 16);
+	}
 
 	rc = sy_dp_shared_create(&B.cfg, B.pool, 1, &B.sh, err, sizeof(err));
 	if (rc == 0)
@@ -1430,7 +1625,7 @@ phase_syn(void)
 				for (i = 0; i < n; i++) {
 					struct tcpv v;
 
-					if (parse_tcp(pkts[i], &v) < 0 ||
+					if (parse_tcp(pkts[i], &v) < 0 || v.v6 != B.v6 ||
 					    v.fl != (RTE_TCP_SYN_FLAG | RTE_TCP_ACK_FLAG)) {
 						B.unexpected++;
 						continue;
@@ -1444,9 +1639,9 @@ phase_syn(void)
 		chunk_add(&cs, (double)cyc / (double)got);
 		total += got;
 	}
-	R.syn_wall = (double)total / (wall_now() - t_start);
-	R.syn_cps = best(&cs);
-	R.syn_med = median(&cs);
+	RF.syn_wall = (double)total / (wall_now() - t_start);
+	RF.syn_cps = best(&cs);
+	RF.syn_med = median(&cs);
 	if (B.w->counters.syn_cookies_sent != total)
 		fail("SYN: %" PRIu64 " SYN-ACKs seen, worker counted %" PRIu64, total,
 		     B.w->counters.syn_cookies_sent);
@@ -1461,7 +1656,10 @@ phase_syn(void)
  * keys a million clients would bring), then `carried` of them, evenly
  * spread over the arena and the hash, given back for the spliced flows
  * establish() opens. The idle flows have no timer and no backend leg (the
- * SNAT ports are all the carried flows'); they go with the worker.
+ * SNAT ports are all the carried flows'); they go with the worker. With the
+ * client side over IPv6 the keys are IPv6 ones (client 2001:2::a00:0 + i),
+ * in the IPv6 hash the carried flows' go to, their addresses in the cold
+ * array, as splice.c opens a record.
  */
 static int
 fill_table(unsigned table, unsigned carried)
@@ -1482,6 +1680,22 @@ fill_table(unsigned table, unsigned carried)
 		c->client_port = RTE_BE16(1);
 		c->vip_port = RTE_BE16(80);
 		c->state = SY_CONN_LINGER;
+		if (B.v6) {
+			struct sy_conn_v6 *a = sy_conn_v6_of(&w->tcp, c);
+
+			c->flags |= SY_CF_V6;
+			c->v6 |= SY_V6_CLIENT;
+			memcpy(a->client, B.pip6, 12);
+			memcpy(a->client + 12, &c->client_ip, 4);
+			memcpy(a->vip, B.rip6, 16);
+			c->client_ip = sy_addr6_fold(a->client);
+			c->vip = sy_addr6_fold(a->vip);
+			if (sy_flow_add6(w, c) < 0) {
+				fail("fill: IPv6 flow %u of %u: the hash refused it", i, table);
+				return -1;
+			}
+			continue;
+		}
 		sy_flow_key_v4(&k, c->client_ip, c->vip, c->client_port, c->vip_port);
 		if (sy_flow_add(w, &k, c) < 0) {
 			fail("fill: flow %u of %u: the hash refused it", i, table);
@@ -1494,8 +1708,12 @@ fill_table(unsigned table, unsigned carried)
 		if (i % step != 0 || i / step >= carried)
 			continue;
 		c = &w->tcp.conns.rec[i];
-		sy_flow_key_v4(&k, c->client_ip, c->vip, c->client_port, c->vip_port);
-		sy_flow_del(w, &k, c);
+		if (B.v6) {
+			sy_flow_del6(w, c);
+		} else {
+			sy_flow_key_v4(&k, c->client_ip, c->vip, c->client_port, c->vip_port);
+			sy_flow_del(w, &k, c);
+		}
 		c->state = 0;
 		c->tnext = w->tcp.conns.free;
 		w->tcp.conns.free = c;
@@ -1604,13 +1822,13 @@ phase_forward(unsigned idx, unsigned table)
 	unsigned i, c, ic = 0, ib;
 	uint64_t total = 0, tx0, fast0, drops0;
 	double t_start;
-	int rc = establish(nflows, table, &R.est_cpc[idx]);
+	int rc = establish(nflows, table, &RF.est_cpc[idx]);
 
 	/* The other phases: the config's default table. */
 	B.sh->flows_per_worker = B.table_default;
 	if (rc < 0)
 		return;
-	R.carried[idx] = nflows;
+	RF.carried[idx] = nflows;
 	order = malloc(nflows * sizeof(*order));
 	if (order == NULL) {
 		fail("out of memory");
@@ -1648,11 +1866,11 @@ phase_forward(unsigned idx, unsigned table)
 		chunk_add(&cs, (double)cyc / (double)n);
 		total += n;
 	}
-	R.fwd_wall_mpps[idx] = (double)total / (wall_now() - t_start) / 1e6;
-	R.fwd_fast_share[idx] = (double)(B.w->counters.fast_forwarded - fast0) /
+	RF.fwd_wall_mpps[idx] = (double)total / (wall_now() - t_start) / 1e6;
+	RF.fwd_fast_share[idx] = (double)(B.w->counters.fast_forwarded - fast0) /
 				(double)(B.w->counters.tx_packets - tx0);
-	R.fwd_cpp[idx] = best(&cs);
-	R.fwd_med[idx] = median(&cs);
+	RF.fwd_cpp[idx] = best(&cs);
+	RF.fwd_med[idx] = median(&cs);
 	if (B.n_fwd_seen != B.w->counters.tx_packets - tx0)
 		fail("forward: generator saw %" PRIu64 " forwarded segments, worker sent %" PRIu64,
 		     B.n_fwd_seen, B.w->counters.tx_packets - tx0);
@@ -1736,16 +1954,16 @@ phase_lifecycle(void)
 				break;
 		}
 	}
-	R.lc_wall = (double)B.n_done / (wall_now() - t_start);
-	R.lc_cpc = best(&cs);
-	R.lc_med = median(&cs);
-	R.lc_avg_cpc = (double)all_cyc / (double)B.n_done;
-	R.lc_done = B.n_done;
-	R.lc_flows_end = B.w->counters.flows_active;
-	R.lc_closed = B.w->counters.conns_closed;
-	if (R.lc_flows_end != 0)
+	RF.lc_wall = (double)B.n_done / (wall_now() - t_start);
+	RF.lc_cpc = best(&cs);
+	RF.lc_med = median(&cs);
+	RF.lc_avg_cpc = (double)all_cyc / (double)B.n_done;
+	RF.lc_done = B.n_done;
+	RF.lc_flows_end = B.w->counters.flows_active;
+	RF.lc_closed = B.w->counters.conns_closed;
+	if (RF.lc_flows_end != 0)
 		fail("lifecycle: %" PRIu64 " flows still active after every LINGER ran out",
-		     R.lc_flows_end);
+		     RF.lc_flows_end);
 	report_drops("lifecycle");
 	(void)polls;
 }
@@ -1758,13 +1976,44 @@ row(const char *metric, const char *ours, const char *ref, const char *verdict)
 	printf("%-42s | %-24s | %-24s | %s\n", metric, ours, ref, verdict);
 }
 
+/* ", IPv6" after a figure's name, when the run has IPv6 rows. */
+static const char *
+fam_tag(unsigned f)
+{
+	if (B.fam_mask == 1)
+		return "";
+	return f == 1 ? ", IPv6" : ", IPv4";
+}
+
+/* IPv6 / IPv4 of a figure (--family both): r of the best chunks, med of
+ * the medians; `cycles`: r is cycles/packet's (target <= 1.10), else a
+ * rate's (target >= 0.90). */
+static char v6_summary[512]; /* each ratio and its verdict, for the line under the table */
+
+static void
+ratio_row(const char *what, double r, double med, bool cycles, unsigned *failed)
+{
+	char m[96], o[96], v[128];
+	bool ok = cycles ? r <= 1.10 : r >= 0.90;
+	size_t used = strlen(v6_summary);
+
+	snprintf(v6_summary + used, sizeof(v6_summary) - used, "%s%s %.2fx %s", used ? "; " : "",
+		 what, r, ok ? "PASS" : "FAIL");
+	snprintf(m, sizeof(m), "      %s IPv6 / IPv4 [%s]", what, cycles ? "cyc/pkt" : "rate");
+	snprintf(o, sizeof(o), "%.2fx (%.2fx)", r, med);
+	snprintf(v, sizeof(v), "%s (within 10%% of IPv4, issue 36)", ok ? "PASS" : "FAIL");
+	row(m, o, cycles ? "<= 1.10x" : ">= 0.90x", v);
+	if (!ok)
+		(*failed)++;
+}
+
 static void
 print_table(void)
 {
 	char o[96], r[96], v[128], m[96];
 	double tp = 0, tp_med = 0, tsc_mhz = (double)B.hz / 1e6;
 	struct chunkset tps = { .n = 0 };
-	unsigned i;
+	unsigned i, f, v6_fail = 0;
 	double peek_share = (double)R.peek_pool_total / SY_PEEK_BUFS;
 	time_t now = time(NULL);
 	char date[64];
@@ -1778,6 +2027,12 @@ print_table(void)
 	printf("core %u, TSC %.0f MHz, %s ports, %s, %s mode, load average at start %s\n",
 	       B.core, tsc_mhz, B.memif ? "net_memif" : "net_ring", B.huge ? "hugepages" : "no hugepages (--no-huge)",
 	       B.quick ? "quick" : "full", R.load);
+	if (B.fam_mask != 1)
+		printf("client side: %s; backends IPv4 198.18.1.10:80 (the IPv6 rows: spliced across"
+		       " the families, splice_xlate46.c)\n",
+		       B.fam_mask == 3 ? "IPv4 198.18.0.2 -> 198.18.0.1:80, then IPv6 2001:2::2 ->"
+					 " [2001:2::1]:80, each phase in turn, one worker, the same ports"
+				       : "IPv6 2001:2::2 -> [2001:2::1]:80");
 	printf("ours = TSC cycles inside sy_worker_poll (RX burst .. TX burst) per unit: best of %u"
 	       " chunks (median in brackets)\n\n",
 	       B.chunks);
@@ -1791,25 +2046,36 @@ print_table(void)
 	else
 		snprintf(r, sizeof(r), "testpmd: not run");
 	for (i = 0; i < B.n_flows; i++) {
-		if (R.fwd_cpp[i] <= 0)
-			continue;
-		if (R.carried[i] < B.flows[i])
-			snprintf(m, sizeof(m), "(1) fwd, %u flows (%u carry) [cyc/pkt]", B.flows[i],
-				 R.carried[i]);
-		else
-			snprintf(m, sizeof(m), "(1) fwd, %u flows [cycles/packet]", B.flows[i]);
-		snprintf(o, sizeof(o), "%.1f (%.1f)", R.fwd_cpp[i], R.fwd_med[i]);
-		if (R.tp_n > 0)
-			snprintf(v, sizeof(v), "%.1fx testpmd: %s (<= 3x)", R.fwd_cpp[i] / tp,
-				 R.fwd_cpp[i] / tp <= 3.0 ? "PASS" : "FAIL");
-		else
-			snprintf(v, sizeof(v), "-");
-		row(m, o, r, v);
-		snprintf(o, sizeof(o), "%.2f Mpps", (double)B.hz / R.fwd_cpp[i] / 1e6);
-		snprintf(v, sizeof(v), "wall %.2f Mpps incl. generator", R.fwd_wall_mpps[i]);
-		row("      same, per core", o, "", v);
-		snprintf(o, sizeof(o), "%.1f %%", 100.0 * R.fwd_fast_share[i]);
-		row("      of them by the burst fast path", o, "", "splice_fast.c; the rest per packet");
+		for (f = 0; f < 2; f++) {
+			const struct famres *X = &F[f];
+
+			if (!(B.fam_mask & (1u << f)) || X->fwd_cpp[i] <= 0)
+				continue;
+			if (X->carried[i] < B.flows[i])
+				snprintf(m, sizeof(m), "(1) fwd, %u flows (%u carry)%s [cyc/pkt]",
+					 B.flows[i], X->carried[i], fam_tag(f));
+			else
+				snprintf(m, sizeof(m), "(1) fwd, %u flows%s [cycles/packet]", B.flows[i],
+					 fam_tag(f));
+			snprintf(o, sizeof(o), "%.1f (%.1f)", X->fwd_cpp[i], X->fwd_med[i]);
+			if (R.tp_n > 0)
+				snprintf(v, sizeof(v), "%.1fx testpmd: %s (<= 3x)", X->fwd_cpp[i] / tp,
+					 X->fwd_cpp[i] / tp <= 3.0 ? "PASS" : "FAIL");
+			else
+				snprintf(v, sizeof(v), "-");
+			row(m, o, r, v);
+			snprintf(o, sizeof(o), "%.2f Mpps", (double)B.hz / X->fwd_cpp[i] / 1e6);
+			snprintf(v, sizeof(v), "wall %.2f Mpps incl. generator", X->fwd_wall_mpps[i]);
+			row("      same, per core", o, "", v);
+			snprintf(o, sizeof(o), "%.1f %%", 100.0 * X->fwd_fast_share[i]);
+			row("      of them by the burst fast path", o, "",
+			    "splice_fast.c; the rest per packet");
+		}
+		if (B.fam_mask == 3 && F[0].fwd_cpp[i] > 0 && F[1].fwd_cpp[i] > 0) {
+			snprintf(m, sizeof(m), "(1) %u fl.", B.flows[i]);
+			ratio_row(m, F[1].fwd_cpp[i] / F[0].fwd_cpp[i],
+				  F[1].fwd_med[i] / F[0].fwd_med[i], true, &v6_fail);
+		}
 	}
 	if (R.macswap_cpp > 0) {
 		snprintf(o, sizeof(o), "%.1f (%.1f)", R.macswap_cpp, R.macswap_med);
@@ -1827,35 +2093,55 @@ print_table(void)
 		    o, "(reference)", v);
 	}
 
-	if (R.syn_cps > 0) {
-		snprintf(o, sizeof(o), "%.2f M (%.0f cyc/SYN)", (double)B.hz / R.syn_cps / 1e6,
-			 R.syn_cps);
-		snprintf(v, sizeof(v), "%s; median %.2f M; wall %.2f M/s",
-			 (double)B.hz / R.syn_cps >= 5e6 ? "PASS" : "FAIL",
-			 (double)B.hz / R.syn_med / 1e6, R.syn_wall / 1e6);
-		row("(2) SYN-ACK cookies / s / core", o, ">= 5 M", v);
-	}
+	for (f = 0; f < 2; f++) {
+		const struct famres *X = &F[f];
 
-	if (R.lc_cpc > 0) {
-		snprintf(o, sizeof(o), "%.0f k (%.0f cyc/conn)", (double)B.hz / R.lc_cpc / 1e3,
-			 R.lc_cpc);
+		if (!(B.fam_mask & (1u << f)) || X->syn_cps <= 0)
+			continue;
+		snprintf(o, sizeof(o), "%.2f M (%.0f cyc/SYN)", (double)B.hz / X->syn_cps / 1e6,
+			 X->syn_cps);
+		snprintf(v, sizeof(v), "%s; median %.2f M; wall %.2f M/s",
+			 (double)B.hz / X->syn_cps >= 5e6 ? "PASS" : "FAIL",
+			 (double)B.hz / X->syn_med / 1e6, X->syn_wall / 1e6);
+		snprintf(m, sizeof(m), "(2) SYN-ACK cookies / s / core%s", fam_tag(f));
+		row(m, o, ">= 5 M", v);
+	}
+	if (B.fam_mask == 3 && F[0].syn_cps > 0 && F[1].syn_cps > 0)
+		ratio_row("(2)", F[0].syn_cps / F[1].syn_cps, F[0].syn_med / F[1].syn_med, false,
+			  &v6_fail);
+
+	for (f = 0; f < 2; f++) {
+		const struct famres *X = &F[f];
+
+		if (!(B.fam_mask & (1u << f)) || X->lc_cpc <= 0)
+			continue;
+		snprintf(o, sizeof(o), "%.0f k (%.0f cyc/conn)", (double)B.hz / X->lc_cpc / 1e3,
+			 X->lc_cpc);
 		snprintf(v, sizeof(v), "%s; median %.0f k; wall %.0f k/s",
-			 (double)B.hz / R.lc_cpc >= 3e5 ? "PASS" : "FAIL", (double)B.hz / R.lc_med / 1e3,
-			 R.lc_wall / 1e3);
-		row("(3) new spliced conns / s / core", o, ">= 300 k", v);
-		snprintf(o, sizeof(o), "%.0f cyc/conn", R.lc_avg_cpc);
-		snprintf(v, sizeof(v), "%" PRIu64 " conns; flows_active after: %" PRIu64, R.lc_done,
-			 R.lc_flows_end);
+			 (double)B.hz / X->lc_cpc >= 3e5 ? "PASS" : "FAIL", (double)B.hz / X->lc_med / 1e3,
+			 X->lc_wall / 1e3);
+		snprintf(m, sizeof(m), "(3) new spliced conns / s / core%s", fam_tag(f));
+		row(m, o, ">= 300 k", v);
+		snprintf(o, sizeof(o), "%.0f cyc/conn", X->lc_avg_cpc);
+		snprintf(v, sizeof(v), "%" PRIu64 " conns; flows_active after: %" PRIu64, X->lc_done,
+			 X->lc_flows_end);
 		row("      whole run incl. ramp, last LINGERs", o, "", v);
 	}
-	for (i = 0; i < B.n_flows; i++) {
-		if (R.est_cpc[i] <= 0)
-			continue;
-		snprintf(m, sizeof(m), "      open only, %u flows (no close)", R.carried[i]);
-		snprintf(o, sizeof(o), "%.0f cyc/conn", R.est_cpc[i]);
-		snprintf(v, sizeof(v), "%.0f k/s per core", (double)B.hz / R.est_cpc[i] / 1e3);
-		row(m, o, "", v);
-	}
+	if (B.fam_mask == 3 && F[0].lc_cpc > 0 && F[1].lc_cpc > 0)
+		ratio_row("(3)", F[0].lc_cpc / F[1].lc_cpc, F[0].lc_med / F[1].lc_med, false,
+			  &v6_fail);
+	for (i = 0; i < B.n_flows; i++)
+		for (f = 0; f < 2; f++) {
+			const struct famres *X = &F[f];
+
+			if (!(B.fam_mask & (1u << f)) || X->est_cpc[i] <= 0)
+				continue;
+			snprintf(m, sizeof(m), "      open only, %u flows (no close)%s", X->carried[i],
+				 fam_tag(f));
+			snprintf(o, sizeof(o), "%.0f cyc/conn", X->est_cpc[i]);
+			snprintf(v, sizeof(v), "%.0f k/s per core", (double)B.hz / X->est_cpc[i] / 1e3);
+			row(m, o, "", v);
+		}
 
 	for (i = 0; i < B.n_flows; i++) {
 		double n = R.mem[i].table;
@@ -1907,14 +2193,48 @@ print_table(void)
 	}
 	if (R.tp_err[0])
 		printf("\ntestpmd: %s\n", R.tp_err);
+	if (B.fam_mask == 3)
+		printf("\nIPv6 / IPv4 (issue 36: the IPv6 client side within 10%% of IPv4: cycles/packet"
+		       " <= 1.10x, rates >= 0.90x): %s: %s\n"
+		       "note: the IPv6 rows' spliced segments take the per-packet path (splice.c,"
+		       " splice_xlate46.c replacing the IP header across the families);\n"
+		       "      the burst fast path (splice_fast.c) is IPv4's only (\"of them by the burst"
+		       " fast path\" 0 %% for IPv6), so (1) is expected\n"
+		       "      slower over IPv6. The IPv4 rows ran with the client port dual-stack"
+		       " (2001:2::1/64 too: the worker's IPv6 hash and cold array allocated).\n",
+		       v6_summary, v6_fail ? "FAIL" : "PASS");
 	printf("generator checks: %" PRIu64 " translation/checksum errors, %" PRIu64
 	       " unexpected segments, %" PRIu64 " generator mbuf/ring shortfalls, %" PRIu64
-	       " ARP requests answered\n",
+	       " ARP requests answered",
 	       B.verify_err, B.unexpected, B.gen_nombuf + B.gen_ring_full, B.arp_answered);
+	if (B.fam_mask & 2)
+		printf(", %" PRIu64 " neighbour solicitations answered", B.nd_answered);
+	printf("\n");
 	fflush(stdout);
 }
 
 /* ---------------------------------------------------------------- main -- */
+
+/* Measure the client family f (0 IPv4, 1 IPv6) from now on, if --family
+ * asked for it. */
+static bool
+family_set(unsigned f)
+{
+	if (!(B.fam_mask & (1u << f)))
+		return false;
+	B.fi = f;
+	B.v6 = f == 1;
+	return true;
+}
+
+/* ", IPv6 clients" in the progress lines, when not the default. */
+static const char *
+fam_note(void)
+{
+	if (B.fam_mask == 1)
+		return "";
+	return B.v6 ? ", IPv6 clients" : ", IPv4 clients";
+}
 
 static void
 usage(const char *prog)
@@ -1922,7 +2242,7 @@ usage(const char *prog)
 	fprintf(stderr,
 		"usage: %s [--quick] [--core N] [--testpmd-main-core N] [--flows N[,N...]]\n"
 		"          [--huge] [--no-testpmd] [--testpmd PATH] [--only LIST]\n"
-		"          [--port-kind ring|memif]\n"
+		"          [--port-kind ring|memif] [--family 4|6|both]\n"
 		"  --quick            smoke run (a few seconds)\n"
 		"  --core N           core for the worker and for testpmd's forwarding (default 1)\n"
 		"  --testpmd-main-core N  testpmd's main (stats) core (default 0)\n"
@@ -1935,7 +2255,10 @@ usage(const char *prog)
 		"  --testpmd PATH     default /usr/bin/dpdk-testpmd\n"
 		"  --only LIST        some of macswap,syn,fwd,life (profiling)\n"
 		"  --port-kind KIND   ring (default): net_ring ports; memif: net_memif pairs,\n"
-		"                     testpmd on a memif pair too\n",
+		"                     testpmd on a memif pair too\n"
+		"  --family F         the client side of (1), (2), (3): 4 (default), 6 (IPv6\n"
+		"                     client 2001:2::2 to 2001:2::1, backends IPv4), or both:\n"
+		"                     each phase over IPv4 then IPv6, and the ratio\n",
 		prog, FLOWS_MAX, FWD_CARRY_MAX);
 }
 
@@ -1952,6 +2275,7 @@ parse_args(int argc, char **argv)
 		{ "testpmd", required_argument, NULL, 't' },
 		{ "only", required_argument, NULL, 'o' },
 		{ "port-kind", required_argument, NULL, 'k' },
+		{ "family", required_argument, NULL, 'F' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -1966,6 +2290,7 @@ parse_args(int argc, char **argv)
 	B.flows[2] = 1000000;
 	B.n_flows = 3;
 	B.do_macswap = B.do_syn = B.do_fwd = B.do_life = true;
+	B.fam_mask = 1;
 	while ((opt = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
 		switch (opt) {
 		case 'q':
@@ -2012,6 +2337,18 @@ parse_args(int argc, char **argv)
 			}
 			B.memif = strcmp(optarg, "memif") == 0;
 			break;
+		case 'F':
+			if (strcmp(optarg, "4") == 0)
+				B.fam_mask = 1;
+			else if (strcmp(optarg, "6") == 0)
+				B.fam_mask = 2;
+			else if (strcmp(optarg, "both") == 0)
+				B.fam_mask = 3;
+			else {
+				fprintf(stderr, "--family: 4, 6 or both\n");
+				return -1;
+			}
+			break;
 		case 'o':
 			B.do_macswap = strstr(optarg, "macswap") != NULL;
 			B.do_syn = strstr(optarg, "syn") != NULL;
@@ -2053,7 +2390,7 @@ main(int argc, char **argv)
 	char prefix[64], lcores[16], dir[128], mem[24];
 	char *eal[24];
 	int n = 0, rc;
-	unsigned i;
+	unsigned i, fam;
 
 	if (parse_args(argc, argv) < 0)
 		return 2;
@@ -2108,12 +2445,18 @@ main(int argc, char **argv)
 	/* The largest table twice (the worker's, and (4) building its own),
 	 * with room on top of what the bench needed with 32k flows. */
 	{
-		size_t big = 0;
+		size_t big = 0, v6 = 0;
 
 		for (i = 0; i < B.n_flows; i++)
 			if (sy_flow_mem_estimate(table_size(B.flows[i])) > big)
 				big = sy_flow_mem_estimate(table_size(B.flows[i]));
-		snprintf(mem, sizeof(mem), "%zu", (B.huge ? 512 : 1024) + 2 * (big >> 20) + 64);
+		/* IPv6 clients: the worker's second hash (room for two 40-byte
+		 * keys a record) and its cold array, under 256 B a flow. */
+		for (i = 0; (B.fam_mask & 2) && i < B.n_flows; i++)
+			if ((size_t)table_size(B.flows[i]) * 256 > v6)
+				v6 = (size_t)table_size(B.flows[i]) * 256;
+		snprintf(mem, sizeof(mem), "%zu",
+			 (B.huge ? 512 : 1024) + 2 * (big >> 20) + (v6 >> 20) + 64);
 	}
 	eal[n++] = "-m";
 	eal[n++] = mem;
@@ -2134,17 +2477,26 @@ main(int argc, char **argv)
 			fprintf(stderr, "splice_bench: reference macswap in the harness...\n");
 			phase_macswap();
 		}
-		if (B.do_syn) {
-			fprintf(stderr, "splice_bench: (2) SYN cookies...\n");
+		/* Each phase over each family asked for, IPv4 first. */
+		for (fam = 0; B.do_syn && fam < 2; fam++) {
+			if (!family_set(fam))
+				continue;
+			fprintf(stderr, "splice_bench: (2) SYN cookies%s...\n", fam_note());
 			phase_syn();
 		}
-		for (i = 0; B.do_fwd && i < B.n_flows && !B.failed; i++) {
-			fprintf(stderr, "splice_bench: (1) forwarding on %u established flows...\n",
-				B.flows[i]);
-			phase_forward(i, B.flows[i]);
-		}
-		if (B.do_life && !B.failed) {
-			fprintf(stderr, "splice_bench: (3) connection lifecycle...\n");
+		for (i = 0; B.do_fwd && i < B.n_flows && !B.failed; i++)
+			for (fam = 0; fam < 2 && !B.failed; fam++) {
+				if (!family_set(fam))
+					continue;
+				fprintf(stderr,
+					"splice_bench: (1) forwarding on %u established flows%s...\n",
+					B.flows[i], fam_note());
+				phase_forward(i, B.flows[i]);
+			}
+		for (fam = 0; B.do_life && fam < 2 && !B.failed; fam++) {
+			if (!family_set(fam))
+				continue;
+			fprintf(stderr, "splice_bench: (3) connection lifecycle%s...\n", fam_note());
 			phase_lifecycle();
 		}
 		print_table();
