@@ -161,7 +161,7 @@ sy_flow_key_v6(struct sy_flow_key6 *k, const uint8_t saddr[16], const uint8_t da
 	memcpy(k->daddr, daddr, 16);
 	k->sport = sport;
 	k->dport = dport;
-	k->zero = 0;
+	memset(k->zero, 0, sizeof(k->zero));
 }
 
 /* The record of an IPv6 client segment's tuple (as it arrives), or NULL. */

@@ -62,7 +62,9 @@ sy_ipv6_is_ours(const struct sy_dp_port *p, const uint8_t a[16])
 	for (i = 0; i < p->n_ipv6; i++)
 		if (memcmp(p->ipv6[i], a, 16) == 0)
 			return true;
-	if (p->n_ipv6 == 0)
+	/* Only a link-local address can be the MAC's (and making it costs
+	 * more than this test). */
+	if (p->n_ipv6 == 0 || a[0] != 0xfe || a[1] != 0x80)
 		return false;
 	sy_ipv6_link_local(&p->mac, ll);
 	return memcmp(ll, a, 16) == 0;
