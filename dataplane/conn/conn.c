@@ -103,21 +103,28 @@ sy_conn_tables_init(struct sy_worker *w)
 	t->peeks = rte_mempool_create(name, SY_PEEK_BUFS, sizeof(struct sy_peek_buf), 0, 0, NULL,
 				      NULL, NULL, NULL, (int)rte_socket_id(),
 				      RTE_MEMPOOL_F_SP_PUT | RTE_MEMPOOL_F_SC_GET);
-	/* Source address indexes: the most IPv4 addresses a port has. */
+	/* Source address indexes: the most IPv4 addresses a port has (the
+	 * rows of the port -> record array), and the most of either family
+	 * (the free-port FIFOs: an IPv6 leg of index k takes k's ports). */
 	t->n_src = 1;
+	t->n_fifo = 1;
 	t->n_src_addr = 0;
 	for (p = 0; p < w->sh->n_ports; p++) {
 		const struct sy_dp_port *dp = &w->sh->ports[p];
 
 		if (dp->n_ipv4 > t->n_src)
 			t->n_src = (uint8_t)dp->n_ipv4;
+		if (dp->n_ipv4 > t->n_fifo)
+			t->n_fifo = (uint8_t)dp->n_ipv4;
+		if (dp->n_ipv6 > t->n_fifo)
+			t->n_fifo = (uint8_t)dp->n_ipv6;
 		for (k = 0; k < dp->n_ipv4; k++) {
 			t->src_addr[t->n_src_addr] = dp->ipv4[k];
 			t->src_k[t->n_src_addr++] = (uint8_t)k;
 		}
 	}
 	t->port_cap = (65536 - SY_SNAT_PORT_MIN) / n + 1;
-	t->ports = rte_malloc("sy_snat_ports", (size_t)t->n_src * t->port_cap * sizeof(uint16_t), 0);
+	t->ports = rte_malloc("sy_snat_ports", (size_t)t->n_fifo * t->port_cap * sizeof(uint16_t), 0);
 	t->snat_row = sy_snat_slots(n);
 	t->snat_conn = rte_zmalloc_socket("sy_snat_conn",
 					  (size_t)t->n_src * t->snat_row * sizeof(*t->snat_conn),
@@ -159,7 +166,7 @@ sy_conn_tables_init(struct sy_worker *w)
 	    t->snat_conn == NULL || t->route_ctr == NULL || t->backend_ctr == NULL ||
 	    t->conn_stats == NULL || t->client_cache == NULL)
 		return -ENOMEM; /* the caller's sy_conn_tables_fini frees the rest */
-	for (k = 0; k < t->n_src; k++) {
+	for (k = 0; k < t->n_fifo; k++) {
 		uint16_t *q = t->ports + (size_t)k * t->port_cap;
 
 		t->port_q[k].head = 0;
@@ -273,7 +280,7 @@ sy_conn_free(struct sy_worker *w, struct sy_conn *c)
 	if (c->flags & SY_CF_BACKEND_KEY)
 		sy_flow_backend_del(w, c);
 	if (c->snat_port != 0)
-		sy_snat_put(w, c->snat_ip, rte_be_to_cpu_16(c->snat_port));
+		sy_snat_release(w, c);
 	sy_conn_timer_cancel(w, c);
 	sy_peek_free(w, c->peek);
 	c->peek = NULL;
@@ -306,9 +313,14 @@ sy_backend_leg_open(struct sy_worker *w, const struct sy_addr *ip, uint16_t port
 	if (bc == NULL)
 		return SY_ANSWER_FLOW_TABLE_FULL; /* all flows_per_worker records in use */
 	bp = &w->sh->ports[fr.port];
-	/* An IPv6 leg: a port of address index 0 and our IPv6 address on
-	 * the backend's port (conn/snat.h, sy_snat_get_index0). */
-	p = v6 ? sy_snat_get_index0(w, &bc->snat_ip) : sy_snat_get(w, bp, &bc->snat_ip);
+	if (v6) {
+		bc->flags |= SY_CF_V6;
+		bc->v6 = SY_V6_BACKEND;
+	}
+	/* An IPv6 leg: one of the port's IPv6 addresses, in turn, and a
+	 * port of its index (conn/snat.h, sy_snat_get6). */
+	p = v6 ? sy_snat_get6(w, bp, &sy_conn_v6_of(&w->tcp, bc)->snat_k)
+	       : sy_snat_get(w, bp, &bc->snat_ip);
 	if (p == 0) {
 		sy_conn_free(w, bc);
 		return SY_ANSWER_SNAT_PORTS_EXHAUSTED;
@@ -323,11 +335,9 @@ sy_backend_leg_open(struct sy_worker *w, const struct sy_addr *ip, uint16_t port
 		struct sy_conn_v6 *a = sy_conn_v6_of(&w->tcp, bc);
 
 		memcpy(a->backend, ip->v6, 16);
-		sy_ipv6_source_for(bp, ip->v6, a->snat);
+		memcpy(a->snat, bp->ipv6[a->snat_k], 16);
 		memcpy(a->backend_nh, fr.nexthop.v6, 16);
 		bc->backend_ip = sy_addr6_fold(a->backend);
-		bc->flags |= SY_CF_V6;
-		bc->v6 = SY_V6_BACKEND;
 		t->v6 = true;
 		memcpy(t->saddr6, a->snat, 16);
 		memcpy(t->daddr6, a->backend, 16);

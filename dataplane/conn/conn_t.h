@@ -108,6 +108,7 @@ struct sy_conn_v6 {
 	uint8_t backend[16];    /* SY_V6_BACKEND: the backend's address */
 	uint8_t snat[16];       /* ... our source address towards it */
 	uint8_t backend_nh[16]; /* ... the next hop towards it (backend_if) */
+	uint8_t snat_k;         /* ... the index of snat among its port's addresses (conn/snat.h) */
 };
 
 

@@ -82,6 +82,7 @@ struct sy_conn_tables {
 	struct rte_reciprocal snat_div; /* port / n_workers without a divide */
 	uint32_t snat_row;          /* slots per row: sy_snat_slots(n_workers) */
 	uint8_t n_src;              /* address indexes: the most IPv4 addresses a port has (>= 1) */
+	uint8_t n_fifo;             /* free-port FIFOs: the most addresses of either family a port has */
 	struct sy_conn_arena conns;
 	struct rte_mempool *peeks;
 	struct rte_mempool *proxies; /* struct sy_proxy (proxy/proxy.h) */
@@ -113,6 +114,7 @@ struct sy_conn_tables {
 		uint32_t head, count;
 	} port_q[SY_MAX_PORT_ADDRS]; /* each address index's FIFO in ports */
 	uint8_t src_next;       /* where the next leg's search starts */
+	uint8_t src_next6;      /* ... the next IPv6 leg's */
 	uint8_t n_src_addr;
 	uint32_t src_addr[SY_MAX_PORTS * SY_MAX_PORT_ADDRS]; /* every port address ... */
 	uint8_t src_k[SY_MAX_PORTS * SY_MAX_PORT_ADDRS];     /* ... and its index */

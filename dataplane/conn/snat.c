@@ -31,11 +31,10 @@ sy_snat_get(struct sy_worker *w, const struct sy_dp_port *out, uint32_t *addr)
 	return 0;
 }
 
-void
-sy_snat_put(struct sy_worker *w, uint32_t addr, uint16_t port)
+static void
+snat_put_k(struct sy_worker *w, unsigned k, uint16_t port)
 {
 	struct sy_conn_tables *t = &w->tcp;
-	unsigned k = sy_snat_index(t, addr);
 
 	if (t->port_q[k].count == t->port_cap)
 		return;
@@ -45,16 +44,34 @@ sy_snat_put(struct sy_worker *w, uint32_t addr, uint16_t port)
 }
 
 uint16_t
-sy_snat_get_index0(struct sy_worker *w, uint32_t *addr)
+sy_snat_get6(struct sy_worker *w, const struct sy_dp_port *out, uint8_t *k_out)
 {
 	struct sy_conn_tables *t = &w->tcp;
-	uint16_t p;
+	unsigned n_addr = RTE_MIN((unsigned)out->n_ipv6, (unsigned)t->n_fifo), i;
 
-	*addr = 0;
-	if (t->port_q[0].count == 0)
-		return 0;
-	p = t->ports[t->port_q[0].head];
-	t->port_q[0].head = (t->port_q[0].head + 1) % t->port_cap;
-	t->port_q[0].count--;
-	return p;
+	for (i = 0; i < n_addr; i++) {
+		unsigned k = (t->src_next6 + i) % n_addr;
+		uint16_t p;
+
+		if (t->port_q[k].count == 0)
+			continue;
+		p = t->ports[(size_t)k * t->port_cap + t->port_q[k].head];
+		t->port_q[k].head = (t->port_q[k].head + 1) % t->port_cap;
+		t->port_q[k].count--;
+		t->src_next6 = (uint8_t)((k + 1) % n_addr);
+		*k_out = (uint8_t)k;
+		return p;
+	}
+	return 0;
+}
+
+void
+sy_snat_release(struct sy_worker *w, const struct sy_conn *c)
+{
+	uint16_t port = rte_be_to_cpu_16(c->snat_port);
+
+	if (sy_conn_backend_v6(c))
+		snat_put_k(w, sy_conn_v6_of(&w->tcp, c)->snat_k, port);
+	else
+		snat_put_k(w, sy_snat_index(&w->tcp, c->snat_ip), port);
 }

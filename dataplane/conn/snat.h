@@ -5,8 +5,8 @@
  * ports are reused first-in first-out, so a port rests as long as possible
  * before it meets the same backend again (its TIME_WAIT).
  *
- * Source addresses: every IPv4 address of the port a backend leg leaves by
- * is a SNAT address (config `ports[].ipv4`). A leg's source is (address
+ * Source addresses: every address of the port a backend leg leaves by, of
+ * the backend's family, is a SNAT address (config `ports[].ipv4`, `ipv6`). A leg's source is (address
  * index k, port): k < that port's address count, a FIFO of free ports per
  * k, and the next leg starts at the next k, so a port rests k times longer
  * before it meets the same backend from the same address. With A addresses
@@ -71,12 +71,12 @@ sy_snat_slot(const struct sy_conn_tables *t, uint32_t addr, uint16_t port)
  * order) and *addr (network order), the next address index with a free port;
  * 0 when there is none (SNAT_PORTS_EXHAUSTED). */
 uint16_t sy_snat_get(struct sy_worker *w, const struct sy_dp_port *out, uint32_t *addr);
-/* A SNAT port (host order) from address index 0's free ports, for an IPv6
- * backend leg, whose source is an IPv6 address of the port and whose tuple
- * the IPv6 hash keeps (conn/flow_table.h); *addr is 0, which
- * sy_snat_put gives back to index 0. 0 when there is none. */
-uint16_t sy_snat_get_index0(struct sy_worker *w, uint32_t *addr);
-/* The leg is gone: (addr, port) is free again (port in host order). */
-void sy_snat_put(struct sy_worker *w, uint32_t addr, uint16_t port);
+/* The same for an IPv6 backend leg leaving by `out`: its IPv6 addresses
+ * taken in turn, *k the index of the one given (the source is
+ * out->ipv6[*k]; the leg's tuple is keyed in the IPv6 hash, conn/
+ * flow_table.h, not in the port -> record array). */
+uint16_t sy_snat_get6(struct sy_worker *w, const struct sy_dp_port *out, uint8_t *k);
+/* c's backend leg is gone: its (address index, port) is free again. */
+void sy_snat_release(struct sy_worker *w, const struct sy_conn *c);
 
 #endif

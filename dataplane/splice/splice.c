@@ -672,7 +672,7 @@ static void
 snat_release(struct sy_worker *w, struct sy_conn *c)
 {
 	if (c->snat_port != 0)
-		sy_snat_put(w, c->snat_ip, rte_be_to_cpu_16(c->snat_port));
+		sy_snat_release(w, c);
 	c->snat_port = 0;
 }
 
@@ -702,21 +702,24 @@ backend_source(struct sy_worker *w, struct sy_conn *c, const struct sy_addr *ep)
 	if (v6) {
 		struct sy_conn_v6 *a = sy_conn_v6_of(&w->tcp, c);
 
+		/* A retry keeps its (address index, port) when this port has
+		 * that index too, as over IPv4. */
+		if (c->snat_port != 0 && a->snat_k >= bp->n_ipv6)
+			snat_release(w, c);
+		c->flags |= SY_CF_V6;
+		c->v6 |= SY_V6_BACKEND;
 		if (c->snat_port == 0) {
-			uint32_t unused;
-			uint16_t p = sy_snat_get_index0(w, &unused);
+			uint16_t p = sy_snat_get6(w, bp, &a->snat_k);
 
 			if (p == 0)
 				return SY_ANSWER_SNAT_PORTS_EXHAUSTED;
 			c->snat_port = rte_cpu_to_be_16(p);
 		}
 		memcpy(a->backend, ep->v6, 16);
-		sy_ipv6_source_for(bp, ep->v6, a->snat);
+		memcpy(a->snat, bp->ipv6[a->snat_k], 16);
 		memcpy(a->backend_nh, fr.nexthop.v6, 16);
 		c->backend_ip = sy_addr6_fold(a->backend);
-		c->snat_ip = 0; /* its SNAT port is index 0's (conn/snat.h) */
-		c->flags |= SY_CF_V6;
-		c->v6 |= SY_V6_BACKEND;
+		c->snat_ip = 0; /* not in the port -> record array (conn/snat.h) */
 		c->backend_if = (uint8_t)fr.port;
 		c->peek->mss = RTE_MIN(c->peek->mss, (uint16_t)(bp->mtu - 60));
 		return 0;

@@ -112,6 +112,8 @@ sy_test_dp_init(struct sy_test_dp *d, const char *name, unsigned n_mbufs)
 	sy_prefix_parse(SY_TEST_SNAT "/24", &pa->addr, &pa->prefix_len);
 	pa = &d->cfg.ports[1].ipv6[d->cfg.ports[1].n_ipv6++];
 	sy_prefix_parse(SY_TEST_SNAT6 "/64", &pa->addr, &pa->prefix_len);
+	pa = &d->cfg.ports[1].ipv6[d->cfg.ports[1].n_ipv6++];
+	sy_prefix_parse(SY_TEST_SNAT6B "/64", &pa->addr, &pa->prefix_len);
 	if (d->mp == NULL || sy_dp_shared_create(&d->cfg, d->mp, 1, &d->sh, err, sizeof(err)) < 0) {
 		fprintf(stderr, "%s: data plane: %s\n", name, d->mp ? err : "no mempool");
 		return -1;

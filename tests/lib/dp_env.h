@@ -2,7 +2,8 @@
 /*
  * An in-process data plane for tests: EAL without hugepages or PCI, a
  * mempool, the shared state of a router with two ports ("client"
- * 198.18.0.1/24 and 2001:2::1/64, "backend" 198.18.1.1/24 and 2001:2:1::1/64), a generation compiled from a few
+ * 198.18.0.1/24 and 2001:2::1/64, "backend" 198.18.1.1/24, 2001:2:1::1/64 and
+ * 2001:2:1::2/64), a generation compiled from a few
  * routes, and a fresh worker that already knows the peers' MACs. Frames go
  * in through the worker's real input (sy_eth_input, sy_splice_rx_burst) and
  * what it sends waits in w->txq[port].
@@ -33,6 +34,7 @@ struct sy_generation;
 #define SY_TEST_CLIENT6 "2001:2::2"
 #define SY_TEST_VIP6 "2001:2::1"
 #define SY_TEST_SNAT6 "2001:2:1::1"
+#define SY_TEST_SNAT6B "2001:2:1::2" /* the backend port's second IPv6 address */
 #define SY_TEST_BACKEND6 "2001:2:1::10"
 #define SY_TEST_VIP "198.18.0.1"
 #define SY_TEST_SNAT "198.18.1.1"

@@ -145,8 +145,11 @@ mk6(const struct seg6 *s)
 	th->data_off = (uint8_t)(((20 + s->optlen) / 4) << 4);
 	th->tcp_flags = s->flags;
 	th->rx_win = RTE_BE16(s->port == 0 ? 502 : 1000);
-	memcpy(th + 1, s->opts, s->optlen);
-	memcpy((uint8_t *)(th + 1) + s->optlen, s->data, len);
+	/* (memcpy with a NULL source is undefined even for 0 bytes.) */
+	if (s->optlen > 0)
+		memcpy(th + 1, s->opts, s->optlen);
+	if (len > 0)
+		memcpy((uint8_t *)(th + 1) + s->optlen, s->data, len);
 	c = (uint16_t)~ref_tcp_sum((const uint8_t *)ip, true, (const uint8_t *)th, tlen);
 	th->cksum = rte_cpu_to_be_16(c);
 	return m;
@@ -781,6 +784,35 @@ test_ptb_proxy(void **state)
 	assert_int_equal(c->px->c.mss, 1280 - 60 - 12);
 }
 
+/* IPv6 backend legs take the backend port's IPv6 addresses in turn, as
+ * IPv4 legs take its IPv4 ones (conn/snat.h): two connections to web6.test,
+ * two sources. */
+static void
+test_v6_snat_addresses(void **state)
+{
+	const char *req = "GET / HTTP/1.1\r\nHost: web6.test\r\n\r\n";
+	const char *want[2] = { SY_TEST_SNAT6, SY_TEST_SNAT6B };
+	uint32_t tsval_r, isn_r, plen;
+	struct rte_tcp_hdr *th;
+	struct rte_mbuf *m;
+	uint8_t *l3;
+	unsigned i;
+
+	(void)state;
+	for (i = 0; i < 2; i++) {
+		struct seg6 s;
+
+		isn_r = handshake6(SY_TEST_CLIENT6, (uint16_t)(40030 + i), 100, &tsval_r);
+		s = (struct seg6){ SY_TEST_CLIENT6, (uint16_t)(40030 + i), 80, 101, isn_r + 1,
+				   RTE_TCP_ACK_FLAG, ts_opt(1001, tsval_r), 12, req };
+		sy_eth_input(w, 0, mk6(&s));
+		th = sent(1, true, &l3, &plen, &m);
+		assert_int_equal(th->tcp_flags, RTE_TCP_SYN_FLAG);
+		assert_addr6(l3 + 8, want[i]);
+		rte_pktmbuf_free(m);
+	}
+}
+
 /* The router's own answer reaches an IPv6 client. */
 static void
 test_answer_v6(void **state)
@@ -812,6 +844,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_syn_ext_headers, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_v4_client_v6_backend, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_v6_client_v6_backend, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_v6_snat_addresses, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ptb_spliced, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ptb_proxy, setup, teardown),
 	};
