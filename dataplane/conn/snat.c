@@ -7,28 +7,54 @@
 #include "conn/conn.h"
 #include "worker_t.h"
 
+/*
+ * A free port of the first of n_addr address indexes, from *next on, that
+ * has one; *k its index, and *next the index after it: the next leg starts
+ * from the next address, so each (address, port) rests as long as possible
+ * before it is used again. 0 when none has a free port.
+ */
+static uint16_t
+take_port(struct sy_conn_tables *t, unsigned n_addr, uint8_t *next, unsigned *k)
+{
+	unsigned i;
+
+	for (i = 0; i < n_addr; i++) {
+		uint16_t p;
+
+		*k = (*next + i) % n_addr;
+		if (t->port_q[*k].count == 0)
+			continue;
+		p = t->ports[(size_t)*k * t->port_cap + t->port_q[*k].head];
+		t->port_q[*k].head = (t->port_q[*k].head + 1) % t->port_cap;
+		t->port_q[*k].count--;
+		*next = (uint8_t)((*k + 1) % n_addr);
+		return p;
+	}
+	return 0;
+}
+
 uint16_t
 sy_snat_get(struct sy_worker *w, const struct sy_dp_port *out, uint32_t *addr)
 {
 	struct sy_conn_tables *t = &w->tcp;
-	unsigned n_addr = RTE_MIN((unsigned)out->n_ipv4, (unsigned)t->n_src), i;
+	unsigned k;
+	uint16_t p = take_port(t, RTE_MIN((unsigned)out->n_ipv4, (unsigned)t->n_src), &t->src_next, &k);
 
-	for (i = 0; i < n_addr; i++) {
-		unsigned k = (t->src_next + i) % n_addr;
-		uint16_t p;
-
-		if (t->port_q[k].count == 0)
-			continue;
-		p = t->ports[(size_t)k * t->port_cap + t->port_q[k].head];
-		t->port_q[k].head = (t->port_q[k].head + 1) % t->port_cap;
-		t->port_q[k].count--;
-		/* The next leg from the next address: each (address, port)
-		 * rests as long as possible before it is used again. */
-		t->src_next = (uint8_t)((k + 1) % n_addr);
+	if (p != 0)
 		*addr = out->ipv4[k];
-		return p;
-	}
-	return 0;
+	return p;
+}
+
+uint16_t
+sy_snat_get6(struct sy_worker *w, const struct sy_dp_port *out, uint8_t *k_out)
+{
+	struct sy_conn_tables *t = &w->tcp;
+	unsigned k;
+	uint16_t p = take_port(t, RTE_MIN((unsigned)out->n_ipv6, (unsigned)t->n_fifo), &t->src_next6, &k);
+
+	if (p != 0)
+		*k_out = (uint8_t)k;
+	return p;
 }
 
 static void
@@ -41,28 +67,6 @@ snat_put_k(struct sy_worker *w, unsigned k, uint16_t port)
 	t->ports[(size_t)k * t->port_cap + (t->port_q[k].head + t->port_q[k].count) % t->port_cap] =
 		port;
 	t->port_q[k].count++;
-}
-
-uint16_t
-sy_snat_get6(struct sy_worker *w, const struct sy_dp_port *out, uint8_t *k_out)
-{
-	struct sy_conn_tables *t = &w->tcp;
-	unsigned n_addr = RTE_MIN((unsigned)out->n_ipv6, (unsigned)t->n_fifo), i;
-
-	for (i = 0; i < n_addr; i++) {
-		unsigned k = (t->src_next6 + i) % n_addr;
-		uint16_t p;
-
-		if (t->port_q[k].count == 0)
-			continue;
-		p = t->ports[(size_t)k * t->port_cap + t->port_q[k].head];
-		t->port_q[k].head = (t->port_q[k].head + 1) % t->port_cap;
-		t->port_q[k].count--;
-		t->src_next6 = (uint8_t)((k + 1) % n_addr);
-		*k_out = (uint8_t)k;
-		return p;
-	}
-	return 0;
 }
 
 void
