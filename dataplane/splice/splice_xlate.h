@@ -67,7 +67,7 @@ struct rte_mbuf;
  * Across the families (splice_xlate46.c): an IPv6 client leg's segment m
  * (data at its IPv6 header, no extension headers) made the IPv4 segment x
  * describes, and an IPv4 backend segment made the IPv6 segment from src6 to
- * dst6 (x's addresses are then only the record's folds, replaced). Data at
+ * dst6 (x's addresses unused). Data at
  * the new IP header, m->l3_len set. Returns 0, or -1 when the TCP options
  * are malformed or the mbuf has no headroom (drop it).
  */

@@ -1,17 +1,15 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Splicing with an IPv6 leg (splice_xlate.h). Across the families (an IPv6
- * client and an IPv4 backend, or the other way) the IP header is replaced,
- * not edited: IPv6's 40 bytes
- * become IPv4's 20 on the way to the backend and the other way on the way
- * back (the mbuf's headroom takes the 20 more). The TCP checksum covers a
- * pseudo-header of the addresses and the length, so it is carried over by
- * the difference of the two pseudo-headers' sums (RFC 1624) and then
- * translated as any spliced segment is (sy_xlate_tcp4, on the IPv4 form).
- * The MSS each side was told already leaves room for the longer header
- * (splice.c, tcp_in.c), so a translated segment never outgrows its path.
- * Within IPv6 the addresses are rewritten and the TCP part translated with
- * the pseudo-header's change counted in (sy_xlate_6to6).
+ * leg and an IPv4 one) the IP header is replaced, not edited: IPv6's 40
+ * bytes become IPv4's 20 one way and the other way back (the mbuf's
+ * headroom takes the 20 more); within IPv6 the addresses are rewritten. The
+ * TCP checksum covers a pseudo-header of the addresses and the length: in
+ * all three the difference of the two pseudo-headers' sums (RFC 1624) is
+ * counted into the translation of the TCP header (sy_xlate_tcp_only) with
+ * its own changes. The MSS each side was told already leaves room for the
+ * longer header (splice.c, tcp_in.c), so a translated segment never
+ * outgrows its path.
  */
 #include <string.h>
 
@@ -23,16 +21,13 @@
 #include "net/cksum.h"
 #include "splice/splice_xlate.h"
 
-/* The TCP checksum with pseudo-header sum `from` replaced by `to`: RFC 1624
- * eqn. 3, HC' = ~(~HC + ~m + m'). */
-static uint16_t
-cksum_rebase(uint16_t cksum, uint16_t from, uint16_t to)
+/* The change from pseudo-header sum `from` to `to` as sy_xlate_tcp_only
+ * counts changes, ~m + m' over big-endian word values (RFC 1624 eqn. 3):
+ * the sums are in memory order, so swapped on a little-endian host. */
+static uint32_t
+phdr_change(uint16_t from, uint16_t to)
 {
-	uint32_t s = (uint16_t)~cksum + (uint32_t)(uint16_t)~from + to;
-
-	s = (s & 0xffff) + (s >> 16);
-	s = (s & 0xffff) + (s >> 16);
-	return (uint16_t)~s;
+	return (uint16_t)~rte_be_to_cpu_16(from) + (uint32_t)rte_be_to_cpu_16(to);
 }
 
 int
@@ -44,9 +39,8 @@ sy_xlate_6to4(struct rte_mbuf *m, const struct sy_xlate *x)
 	const uint8_t hop = ip6->hop_limits;
 	const uint8_t tc = (uint8_t)(rte_be_to_cpu_32(ip6->vtc_flow) >> 20);
 	struct rte_ipv4_hdr *ip;
-	struct rte_tcp_hdr *th;
 
-	if (m->data_len < sizeof(*ip6) + sizeof(*th))
+	if (m->data_len < sizeof(*ip6) + sizeof(struct rte_tcp_hdr))
 		return -1;
 	/* The IPv4 header takes the last 20 bytes of the IPv6 one. */
 	ip = (struct rte_ipv4_hdr *)rte_pktmbuf_adj(m, sizeof(*ip6) - sizeof(*ip));
@@ -60,10 +54,9 @@ sy_xlate_6to4(struct rte_mbuf *m, const struct sy_xlate *x)
 	ip->src_addr = x->src_ip;
 	ip->dst_addr = x->dst_ip;
 	ip->hdr_checksum = rte_ipv4_cksum(ip);
-	th = (struct rte_tcp_hdr *)(ip + 1);
-	th->cksum = cksum_rebase(th->cksum, from, sy_l3_phdr_sum(ip, IPPROTO_TCP, tcp_len));
 	m->l3_len = sizeof(*ip);
-	return sy_xlate_tcp4(ip, th, x);
+	return sy_xlate_tcp_only((struct rte_tcp_hdr *)(ip + 1), x,
+				 phdr_change(from, sy_l3_phdr_sum(ip, IPPROTO_TCP, tcp_len)));
 }
 
 int
@@ -72,17 +65,23 @@ sy_xlate_4to6(struct rte_mbuf *m, const struct sy_xlate *x, const uint8_t src6[1
 {
 	struct rte_ipv4_hdr *ip = rte_pktmbuf_mtod(m, struct rte_ipv4_hdr *);
 	const uint32_t ihl = rte_ipv4_hdr_len(ip);
-	struct rte_tcp_hdr *th = (struct rte_tcp_hdr *)((uint8_t *)ip + ihl);
-	uint16_t tcp_len, from;
-	struct rte_ipv6_hdr *ip6;
-	uint8_t ttl, tos;
+	const uint16_t tcp_len = (uint16_t)(rte_be_to_cpu_16(ip->total_length) - ihl);
+	struct rte_ipv6_hdr next, *ip6;
 
-	if (sy_xlate_tcp4(ip, th, x) < 0)
+	/* The new header first, to count its pseudo-header's change into the
+	 * TCP part's translation; nothing is written when the options are
+	 * malformed. */
+	memset(&next, 0, sizeof(next));
+	next.vtc_flow = rte_cpu_to_be_32(6u << 28 | (uint32_t)ip->type_of_service << 20);
+	next.payload_len = rte_cpu_to_be_16(tcp_len);
+	next.proto = IPPROTO_TCP;
+	next.hop_limits = ip->time_to_live;
+	memcpy(next.src_addr, src6, 16);
+	memcpy(next.dst_addr, dst6, 16);
+	if (sy_xlate_tcp_only((struct rte_tcp_hdr *)((uint8_t *)ip + ihl), x,
+			      phdr_change(sy_l3_phdr_sum(ip, IPPROTO_TCP, tcp_len),
+					  sy_l3_phdr_sum(&next, IPPROTO_TCP, tcp_len))) < 0)
 		return -1;
-	tcp_len = (uint16_t)(rte_be_to_cpu_16(ip->total_length) - ihl);
-	from = sy_l3_phdr_sum(ip, IPPROTO_TCP, tcp_len);
-	ttl = ip->time_to_live;
-	tos = ip->type_of_service;
 	/* 40 bytes where the IPv4 header (and any options) were. */
 	if (ihl < sizeof(*ip6)) {
 		ip6 = (struct rte_ipv6_hdr *)rte_pktmbuf_prepend(m, (uint16_t)(sizeof(*ip6) - ihl));
@@ -91,14 +90,7 @@ sy_xlate_4to6(struct rte_mbuf *m, const struct sy_xlate *x, const uint8_t src6[1
 	} else {
 		ip6 = (struct rte_ipv6_hdr *)rte_pktmbuf_adj(m, (uint16_t)(ihl - sizeof(*ip6)));
 	}
-	ip6->vtc_flow = rte_cpu_to_be_32(6u << 28 | (uint32_t)tos << 20);
-	ip6->payload_len = rte_cpu_to_be_16(tcp_len);
-	ip6->proto = IPPROTO_TCP;
-	ip6->hop_limits = ttl;
-	memcpy(ip6->src_addr, src6, 16);
-	memcpy(ip6->dst_addr, dst6, 16);
-	th = (struct rte_tcp_hdr *)(ip6 + 1);
-	th->cksum = cksum_rebase(th->cksum, from, sy_l3_phdr_sum(ip6, IPPROTO_TCP, tcp_len));
+	*ip6 = next;
 	m->l3_len = sizeof(*ip6);
 	return 0;
 }
@@ -118,13 +110,8 @@ sy_xlate_6to6(struct rte_mbuf *m, const struct sy_xlate *x, const uint8_t src6[1
 	memcpy(next.dst_addr, dst6, 16);
 	from = sy_l3_phdr_sum(ip6, IPPROTO_TCP, tcp_len);
 	to = sy_l3_phdr_sum(&next, IPPROTO_TCP, tcp_len);
-	/* The pseudo-header's change first, as RFC 1624 counts it (over
-	 * big-endian word values: the sums above are in memory order, so
-	 * swapped on a little-endian host); the TCP header's own changes are
-	 * added to it. Nothing is written when the options are malformed. */
-	from = rte_be_to_cpu_16(from);
-	to = rte_be_to_cpu_16(to);
-	if (sy_xlate_tcp_only((struct rte_tcp_hdr *)(ip6 + 1), x, (uint16_t)~from + (uint32_t)to) < 0)
+	/* Nothing is written when the options are malformed. */
+	if (sy_xlate_tcp_only((struct rte_tcp_hdr *)(ip6 + 1), x, phdr_change(from, to)) < 0)
 		return -1;
 	memcpy(ip6->src_addr, src6, 16);
 	memcpy(ip6->dst_addr, dst6, 16);
