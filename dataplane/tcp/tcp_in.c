@@ -199,7 +199,64 @@ listen_input(struct sy_worker *w, struct rte_mbuf *m, struct rte_tcp_hdr *th)
 	sy_splice_open(w, m, &syn);
 }
 
-static void tcp6_input_owned(struct sy_worker *w, struct rte_mbuf *m);
+/*
+ * A segment of connection c's (from its client leg or not): to the mode its
+ * state names (conn/conn_ops.h). False when it is for no connection any
+ * more: a new SYN on a tuple whose record is closing (a lingering splice, a
+ * proxied leg's TIME_WAIT), which that mode has let go of; the listening
+ * side takes it then.
+ */
+static bool
+conn_input(struct sy_worker *w, struct sy_conn *c, struct rte_mbuf *m,
+	   const struct rte_tcp_hdr *th, bool from_client)
+{
+	const struct sy_conn_ops *ops;
+	bool syn;
+
+	/* The common state without the table: a direct call, as before
+	 * there was one (conn/conn_ops.h, the hot path). */
+	if (likely(c->state == SY_CONN_SPLICED)) {
+		sy_splice_segment(w, c, m, from_client);
+		return true;
+	}
+	ops = sy_conn_ops_of(c);
+	syn = from_client &&
+	      (th->tcp_flags & (RTE_TCP_SYN_FLAG | RTE_TCP_ACK_FLAG)) == RTE_TCP_SYN_FLAG;
+	if (!syn || ops->syn == NULL) {
+		ops->segment(w, c, m, from_client);
+		return true;
+	}
+	return !ops->syn(w, c, m);
+}
+
+/*
+ * An IPv6 segment owned by this worker: a client leg's or an IPv6 backend
+ * leg's, both keyed in the IPv6 flow table by the tuple as it arrives, or
+ * the listening side.
+ */
+static void
+tcp6_input_owned(struct sy_worker *w, struct rte_mbuf *m)
+{
+	const struct rte_ipv6_hdr *ip6 = rte_pktmbuf_mtod(m, const struct rte_ipv6_hdr *);
+	struct rte_tcp_hdr *th = (struct rte_tcp_hdr *)(ip6 + 1);
+	struct sy_flow_key6 k;
+	struct sy_conn *c;
+
+	sy_flow_key_v6(&k, ip6->src_addr, ip6->dst_addr, th->src_port, th->dst_port);
+	c = sy_flow_lookup6(w, &k);
+	/* The client's tuple, or else the backend leg's (the key was one of
+	 * the two). */
+	if (c != NULL &&
+	    conn_input(w, c, m, th,
+		       sy_conn_client_v6(c) && th->src_port == c->client_port &&
+			       memcmp(ip6->src_addr, sy_conn_v6_of(&w->tcp, c)->client, 16) == 0))
+		return;
+	if (sy_is_listen6(w->sh, ip6->dst_addr, th->dst_port)) {
+		listen_input(w, m, th);
+		return;
+	}
+	sy_drop(w, m, SY_DROP_TCP_NO_FLOW);
+}
 
 /* A TCP segment owned by this worker. */
 static void
@@ -215,68 +272,9 @@ tcp_input_owned(struct sy_worker *w, struct rte_mbuf *m)
 		return;
 	}
 	c = sy_flow_find(w, ip->src_addr, ip->dst_addr, th->src_port, th->dst_port, &from_client);
-	if (c != NULL) {
-		const struct sy_conn_ops *ops;
-		bool syn;
-
-		/* The common state without the table: a direct call, as
-		 * before there was one (conn/conn_ops.h, the hot path). */
-		if (likely(c->state == SY_CONN_SPLICED)) {
-			sy_splice_segment(w, c, m, from_client);
-			return;
-		}
-		ops = sy_conn_ops_of(c);
-		syn = from_client && (th->tcp_flags & (RTE_TCP_SYN_FLAG | RTE_TCP_ACK_FLAG)) ==
-					     RTE_TCP_SYN_FLAG;
-		/* A new SYN on a tuple whose record is closing (a lingering
-		 * splice, a proxied leg's TIME_WAIT): its mode says whether
-		 * the old connection is over and this is a new one. */
-		if (!syn || ops->syn == NULL) {
-			ops->segment(w, c, m, from_client);
-			return;
-		}
-		if (!ops->syn(w, c, m))
-			return;
-	}
-	if (sy_is_listen(w->sh, ip->dst_addr, th->dst_port)) {
-		listen_input(w, m, th);
+	if (c != NULL && conn_input(w, c, m, th, from_client))
 		return;
-	}
-	sy_drop(w, m, SY_DROP_TCP_NO_FLOW);
-}
-
-/*
- * An IPv6 segment owned by this worker: a client leg's or an IPv6 backend
- * leg's, both keyed in the IPv6 flow table by the tuple as it arrives, or
- * the listening side. The same connection ops as IPv4 from there on.
- */
-static void
-tcp6_input_owned(struct sy_worker *w, struct rte_mbuf *m)
-{
-	const struct rte_ipv6_hdr *ip6 = rte_pktmbuf_mtod(m, const struct rte_ipv6_hdr *);
-	struct rte_tcp_hdr *th = (struct rte_tcp_hdr *)(ip6 + 1);
-	struct sy_flow_key6 k;
-	struct sy_conn *c;
-
-	sy_flow_key_v6(&k, ip6->src_addr, ip6->dst_addr, th->src_port, th->dst_port);
-	c = sy_flow_lookup6(w, &k);
-	if (c != NULL) {
-		const struct sy_conn_ops *ops = sy_conn_ops_of(c);
-		/* The client's tuple, or else the backend leg's (the key was
-		 * one of the two). */
-		bool from_client = sy_conn_client_v6(c) && th->src_port == c->client_port &&
-				   memcmp(ip6->src_addr, sy_conn_v6_of(&w->tcp, c)->client, 16) == 0;
-		bool syn = from_client &&
-			   (th->tcp_flags & (RTE_TCP_SYN_FLAG | RTE_TCP_ACK_FLAG)) == RTE_TCP_SYN_FLAG;
-
-		if (!syn || ops->syn == NULL) {
-			ops->segment(w, c, m, from_client);
-			return;
-		}
-		if (!ops->syn(w, c, m))
-			return;
-	}
-	if (sy_is_listen6(w->sh, ip6->dst_addr, th->dst_port)) {
+	if (sy_is_listen(w->sh, ip->dst_addr, th->dst_port)) {
 		listen_input(w, m, th);
 		return;
 	}
