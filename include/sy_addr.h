@@ -29,6 +29,14 @@ sy_addr_v4(uint32_t be)
 	return a;
 }
 
+static inline struct sy_addr
+sy_addr_v6(const uint8_t a[16])
+{
+	struct sy_addr r = { .family = AF_INET6 };
+	memcpy(r.v6, a, 16);
+	return r;
+}
+
 static inline bool
 sy_addr_eq(const struct sy_addr *a, const struct sy_addr *b)
 {

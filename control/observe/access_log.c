@@ -278,10 +278,9 @@ ip_port(char *buf, size_t len, uint32_t ip, uint16_t port_be)
 static void
 ip6_port(char *buf, size_t len, const uint8_t ip[16], uint16_t port_be)
 {
-	char a[INET6_ADDRSTRLEN];
+	struct sy_addr a = sy_addr_v6(ip);
 
-	inet_ntop(AF_INET6, ip, a, sizeof(a));
-	snprintf(buf, len, "[%s]:%u", a, ntohs(port_be));
+	sy_addr_port_format(&a, ntohs(port_be), buf, len);
 }
 
 static void

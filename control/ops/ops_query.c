@@ -416,10 +416,10 @@ endpoint_json(uint32_t ip, uint16_t port)
 static json_t *
 endpoint6_json(const uint8_t ip[16], uint16_t port)
 {
-	char a[INET6_ADDRSTRLEN];
+	struct sy_addr a = sy_addr_v6(ip);
+	char buf[SY_ADDR_PORT_STRLEN];
 
-	inet_ntop(AF_INET6, ip, a, sizeof(a));
-	return json_sprintf("[%s]:%u", a, (unsigned)port);
+	return json_string(sy_addr_port_format(&a, port, buf, sizeof(buf)));
 }
 
 #define SY_CONNS_LIMIT_DEFAULT 1000

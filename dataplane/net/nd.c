@@ -91,14 +91,13 @@ static bool
 nd_learnable(struct sy_worker *w, uint16_t port, const uint8_t a[16])
 {
 	const struct sy_dp_port *p = &w->sh->ports[port];
-	struct sy_addr dst = { .family = AF_INET6 };
+	struct sy_addr dst = sy_addr_v6(a);
 	struct sy_fib_result r;
 
 	if (a[0] == 0xff || sy_ipv6_is_ours(p, a))
 		return false;
 	if (is_link_local(a))
 		return true;
-	memcpy(dst.v6, a, 16);
 	return sy_fib_lookup(w->sh->fib, &dst, &r) == 0 && r.direct && r.port == port;
 }
 

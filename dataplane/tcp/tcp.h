@@ -22,6 +22,13 @@ void sy_tcp_input(struct sy_worker *w, uint16_t port, struct rte_mbuf *m);
  * headers stripped (net/ipv6.c): a client leg's, or an IPv6 backend leg's.
  * Consumes m. */
 void sy_tcp6_input(struct sy_worker *w, uint16_t port, struct rte_mbuf *m);
+struct sy_dp_shared;
+/* The worker that owns the IPv6 connection between our address and port
+ * and a peer's (network order): a client leg's worker by the client's
+ * address and port when ours is a listen address and port, else the SNAT
+ * port's (docs/architecture.md 4.3). */
+unsigned sy_tcp6_owner(const struct sy_dp_shared *sh, const uint8_t ours[16], uint16_t our_port,
+		       const uint8_t peer[16], uint16_t peer_port);
 /* ICMPv6 Packet Too Big (net/icmp6.c; data at the IPv6 header, the message
  * at off, len bytes, its checksum checked) for a segment of ours: the
  * connection it quotes learns the path's MTU (tcp_pmtu.c), on its owner's

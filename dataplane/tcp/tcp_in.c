@@ -38,13 +38,19 @@ client_owner(const struct sy_dp_shared *sh, uint32_t client_ip, uint16_t client_
 }
 
 /* The 4-tuple of a segment as the client sent it, either family. */
-/* An IPv6 client's worker (as client_owner: its address and port). */
-static inline unsigned
-client_owner6(const struct sy_dp_shared *sh, const uint8_t client[16], uint16_t client_port)
+unsigned
+sy_tcp6_owner(const struct sy_dp_shared *sh, const uint8_t ours[16], uint16_t our_port,
+	      const uint8_t peer[16], uint16_t peer_port)
 {
-	uint32_t h = rte_hash_crc(client, 16, 0x5eed);
+	uint32_t h;
 
-	return rte_hash_crc_2byte(client_port, h) % sh->n_workers;
+	if (sh->n_workers == 1)
+		return 0;
+	if (!sy_is_listen6(sh, ours, our_port))
+		return rte_be_to_cpu_16(our_port) % sh->n_workers; /* a SNAT port */
+	/* A client leg: its address and port, as client_owner. */
+	h = rte_hash_crc(peer, 16, 0x5eed);
+	return rte_hash_crc_2byte(peer_port, h) % sh->n_workers;
 }
 
 static void
@@ -54,10 +60,8 @@ cookie_tuple(struct sy_cookie_tuple *t, const struct rte_mbuf *m, const struct r
 	if (sy_seg_is_v6(m)) {
 		const struct rte_ipv6_hdr *ip6 = rte_pktmbuf_mtod(m, const struct rte_ipv6_hdr *);
 
-		t->saddr.family = AF_INET6;
-		t->daddr.family = AF_INET6;
-		memcpy(t->saddr.v6, ip6->src_addr, 16);
-		memcpy(t->daddr.v6, ip6->dst_addr, 16);
+		t->saddr = sy_addr_v6(ip6->src_addr);
+		t->daddr = sy_addr_v6(ip6->dst_addr);
 	} else {
 		const struct rte_ipv4_hdr *ip = rte_pktmbuf_mtod(m, const struct rte_ipv4_hdr *);
 
@@ -339,12 +343,7 @@ sy_tcp6_input(struct sy_worker *w, uint16_t port, struct rte_mbuf *m)
 	}
 	/* The port it came in on: a link-local client is answered there. */
 	m->hash.usr = port;
-	if (w->sh->n_workers == 1)
-		owner = 0;
-	else if (sy_is_listen6(w->sh, ip6->dst_addr, th->dst_port))
-		owner = client_owner6(w->sh, ip6->src_addr, th->src_port);
-	else
-		owner = rte_be_to_cpu_16(th->dst_port) % w->sh->n_workers; /* a SNAT port */
+	owner = sy_tcp6_owner(w->sh, ip6->dst_addr, th->dst_port, ip6->src_addr, th->src_port);
 	if (owner != w->id) {
 		if (rte_ring_mp_enqueue(w->sh->handoff[owner], m) != 0) {
 			sy_drop(w, m, SY_DROP_TCP_HANDOFF_FULL);

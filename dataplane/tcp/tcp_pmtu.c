@@ -22,7 +22,6 @@
 #include <string.h>
 
 #include <rte_byteorder.h>
-#include <rte_hash_crc.h>
 #include <rte_icmp.h>
 #include <rte_ip.h>
 #include <rte_mbuf.h>
@@ -53,19 +52,6 @@ struct ptb_quote {
 	uint32_t mtu;
 };
 
-/* The worker that owns the connection the quote names (tcp_in.c's rule). */
-static unsigned
-quote_owner(const struct sy_worker *w, const struct ptb_quote *q)
-{
-	uint32_t h;
-
-	if (w->sh->n_workers == 1)
-		return 0;
-	if (!sy_is_listen6(w->sh, q->ip6->src_addr, q->sport))
-		return rte_be_to_cpu_16(q->sport) % w->sh->n_workers; /* a SNAT port */
-	h = rte_hash_crc(q->ip6->dst_addr, 16, 0x5eed);
-	return rte_hash_crc_2byte(q->dport, h) % w->sh->n_workers;
-}
 
 /* Lower a TCB's MSS to what the path takes. Its mss counts payload only,
  * the timestamp option's 12 bytes already taken off (tcb_in.c), so here
@@ -278,7 +264,8 @@ sy_tcp_ptb6_input(struct sy_worker *w, uint16_t port, struct rte_mbuf *m, uint32
 		sy_drop(w, m, SY_DROP_ICMP6_PTB_NOT_OURS);
 		return;
 	}
-	owner = quote_owner(w, &q);
+	/* Our segment's source is ours, its destination the peer. */
+	owner = sy_tcp6_owner(w->sh, q.ip6->src_addr, q.sport, q.ip6->dst_addr, q.dport);
 	if (owner != w->id) {
 		/* The owner's hand-off ring: its drain tells an ICMPv6
 		 * message from a segment (sy_tcp_handoff_drain). */
