@@ -240,15 +240,17 @@ px_route(struct sy_worker *w, const struct sy_px_req *req, const uint8_t *head, 
 	if (tls != NULL) {
 		/* Terminated here: only vhosts terminated here are served
 		 * (plain-HTTP routes are not on 443, passthrough ones are
-		 * never decrypted), and a Host that names another vhost than
-		 * the SNI did gets 421 (RFC 9110 15.5.20): the certificate was
-		 * chosen for the SNI's name, and a client may not reuse the
-		 * connection for a name it does not cover. */
+		 * never decrypted). A Host that names another vhost than the
+		 * SNI did is served when this connection is what its vhost
+		 * would have negotiated and its certificate names the host
+		 * (browsers reuse connections so); otherwise 421 (RFC 9110
+		 * 15.5.20), and the client connects again with that name. */
 		if (vh->tls != SY_TLS_EDGE && vh->tls != SY_TLS_REENCRYPT) {
 			answer(out, g->no_route_status, SY_ANSWER_NO_ROUTE);
 			return;
 		}
-		if (tls->sni_len > 0 && sy_gen_find_vhost(g, tls->sni, tls->sni_len) != vh) {
+		if (!sy_tls_conn_serves(tls, g, vh, req->h.host,
+					sy_host_normalize_len(req->h.host, req->h.host_len))) {
 			answer(out, 421, SY_ANSWER_MISDIRECTED);
 			return;
 		}

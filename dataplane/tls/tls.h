@@ -30,7 +30,9 @@
 
 #include "tcp/mbuf_queue.h"
 
+struct sy_generation;
 struct sy_tcb;
+struct sy_vhost;
 struct sy_worker;
 
 #define SY_TLS_SNI_MAX 255
@@ -76,6 +78,12 @@ bool sy_tls_pump(struct sy_tls_conn *tc);
  * plaintext and the ciphertext queued). */
 uint32_t sy_tls_send_room(const struct sy_tls_conn *tc, uint32_t sndbuf);
 void sy_tls_free(struct sy_tls_conn *tc);
+/* Whether a request for `host` (len bytes, no port), whose vhost in g is vh
+ * (terminated here), may be served on this connection: the SNI's own vhost,
+ * or one on the same context whose certificate names the host (RFC 9110
+ * 4.3.3 connection reuse; tls_coalesce.c). False: answer 421. */
+bool sy_tls_conn_serves(const struct sy_tls_conn *tc, const struct sy_generation *g,
+			const struct sy_vhost *vh, const char *host, size_t len);
 
 /* Per worker: the session cache and the BIO method. */
 int sy_tls_worker_init(struct sy_worker *w);

@@ -31,6 +31,12 @@ sy_dp_tls_set_default(SSL_CTX *ctx)
 	tls_default_ctx = ctx;
 }
 
+SSL_CTX *
+sy_dp_tls_default_ctx(void)
+{
+	return tls_default_ctx;
+}
+
 /*
  * OpenSSL wants the thread's error queue empty before an I/O call, since
  * SSL_get_error reads it. ERR_clear_error walks all sixteen slots (~200 ns

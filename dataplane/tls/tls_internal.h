@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* What tls/'s files share (tls_ctx.c: contexts' callbacks, sessions;
- * tls_conn.c: connections over our TCP). */
+ * tls_conn.c: connections over our TCP; tls_coalesce.c: which hosts a
+ * connection carries). */
 #ifndef SY_TLS_INTERNAL_H
 #define SY_TLS_INTERNAL_H
 
@@ -18,5 +19,9 @@ struct sy_tls_worker {
 };
 
 void sy_tls_sessions_free(struct sy_tls_worker *tw);
+
+/* The router's default server context, every connection's first
+ * (sy_dp_tls_set_default, before the workers start). */
+SSL_CTX *sy_dp_tls_default_ctx(void);
 
 #endif

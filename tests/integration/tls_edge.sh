@@ -17,7 +17,10 @@
 #     minimumProtocolVersion "1.3": TLS 1.2 refused, TLS 1.3 served;
 #   - resumption: TLS 1.3 tickets (-sess_out / -sess_in, eight times) and TLS 1.2 (-reconnect,
 #     five times); both workers count resumptions (tickets from one resumed on the other);
-#   - a request whose Host names another TLS vhost than the SNI: 421;
+#   - a request whose Host names another TLS vhost than the SNI: 421 when the connection's
+#     certificate does not name it or its vhost has other TLS settings (another certificate,
+#     a TLS 1.3 floor); served (from its own route) when the same certificate and context
+#     cover it (RFC 9110 4.3.3 connection reuse);
 #   - passthrough (config/routes.yaml's, nginx's own certificate), edge and re-encrypt (to
 #     nginx's HTTPS, destinationCACertificate its certificate) on one :443; re-encrypt with a
 #     destinationCACertificate that did not sign the backend's: 502 (TLS_EDGE_REENCRYPT=0
@@ -434,6 +437,48 @@ t_run lab_client curl -sS -m 10 --http1.1 --cacert "$C/ca.pem" --resolve "a.edge
 	-H "Host: b.edge.$D" -o /dev/null -w '%{http_code}' "https://a.edge.$D/"
 [ "$T_OUT" = 421 ] || t_fail "SNI a.edge.$D with Host: b.edge.$D: 421 Misdirected Request" "$(t_seen)"
 t_ok "SNI a.edge with Host: b.edge: 421 Misdirected Request"
+# Connection reuse across names (RFC 9110 4.3.3): z.wild has a route of its own (backend b)
+# with the same wildcard certificate as x.wild, so the same server context; w13.wild has
+# that certificate too but a TLS 1.3 floor (another context). Over a connection made for
+# x.wild: Host z.wild is served from z.wild's route; w13.wild (other settings) and a.edge
+# (a name the certificate does not cover) get 421. Each on a connection that has just
+# served x.wild (two URLs, one connection: curl says it reused it).
+apply_yaml "apply z.wild (edge, the wildcard certificate, backend b) and w13.wild (the same certificate, TLS 1.3 floor)" \
+	"$(edge_route edge-wild-z "z.wild.$D" b "$C/wild.crt" "$C/wild.key"
+	tls_secret wild-tls "$C/wild.crt" "$C/wild.key")
+---
+apiVersion: contour.heptio.com/v1beta1
+kind: IngressRoute
+metadata: {name: w13, namespace: demo}
+spec:
+  virtualhost:
+    fqdn: w13.wild.$D
+    tls: {secretName: wild-tls, minimumProtocolVersion: \"1.3\"}
+  routes:
+  - match: /
+    services: [{name: b, port: 80}]"
+expect_https "z.wild.$D" / backend-b
+# reuse HOST: GET https://x.wild/ then, on the same connection, a request with Host: HOST;
+# T_OUT: the two status codes, and whether the second reused the connection (num_connects 0).
+reuse() {
+	local o=(-sS -m 10 --http1.1 --cacert "$C/ca.pem" --resolve "x.wild.$D:443:$R" -o /dev/null
+		-w '%{http_code} %{num_connects}\n')
+	t_run lab_client curl "${o[@]}" "https://x.wild.$D/" --next "${o[@]}" -H "Host: $1" "https://x.wild.$D/"
+}
+reuse "z.wild.$D"
+[ "$T_RC" -eq 0 ] && [ "$(printf '%s\n' "$T_OUT" | tr '\n' ' ')" = "200 1 200 0 " ] ||
+	t_fail "SNI x.wild, then Host: z.wild on the same connection (its certificate covers it, same context): 200" "$(t_seen)"
+t_run lab_client curl -sS -m 10 --http1.1 --cacert "$C/ca.pem" --resolve "x.wild.$D:443:$R" \
+	-H "Host: z.wild.$D" "https://x.wild.$D/"
+[ "$T_OUT" = backend-b ] || t_fail "SNI x.wild, Host: z.wild: z.wild's route (backend b) answers" "$(t_seen)"
+t_ok "connection reuse: SNI x.wild.$D, Host: z.wild.$D (same certificate and context) served by z.wild's route"
+reuse "w13.wild.$D"
+[ "$(printf '%s\n' "$T_OUT" | tr '\n' ' ')" = "200 1 421 0 " ] ||
+	t_fail "SNI x.wild, Host: w13.wild (same certificate, TLS 1.3 floor: another context): 421" "$(t_seen)"
+reuse "a.edge.$D"
+[ "$(printf '%s\n' "$T_OUT" | tr '\n' ' ')" = "200 1 421 0 " ] ||
+	t_fail "SNI x.wild, Host: a.edge (not a name of *.wild's certificate): 421" "$(t_seen)"
+t_ok "connection reuse refused with 421: a vhost with other TLS settings (w13.wild), a name the certificate does not cover (a.edge)"
 
 # --- 10. passthrough, edge (and re-encrypt) on one :443 ----------------------------------
 t_run lab_client curl -sS -m 10 --cacert "$LAB_DIR/nginx-a/tls.crt" --resolve "a.passthrough.$D:443:$R" \
