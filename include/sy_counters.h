@@ -124,7 +124,8 @@
 	X(LOOPBACK_LIMIT, "loopback_limit")     /* 500: loopback routes past SY_PX_LOOPBACK_MAX */ \
 	X(MISDIRECTED, "misdirected")           /* 421: Host names another vhost than the SNI */ \
 	X(BACKEND_TLS_FAILED, "backend_tls_failed") /* 502: the backend's certificate did not verify */ \
-	X(FLOW_TABLE_FULL, "flow_table_full")   /* 503: no record left for a proxied backend leg */
+	X(FLOW_TABLE_FULL, "flow_table_full")   /* 503: no record left for a proxied backend leg */ \
+	X(SOURCE_NOT_ALLOWED, "source_not_allowed") /* 403, or reset on passthrough: not in the route's ip_allowlist */
 
 enum sy_answer_reason {
 #define SY_X(sym, name) SY_ANSWER_##sym,

@@ -22,6 +22,7 @@
 #include <stdint.h>
 
 #include "sy_addr.h"
+#include "sy_source_allow.h"
 
 enum sy_tls_mode {
 	SY_TLS_NONE,
@@ -263,6 +264,16 @@ struct sy_rule_more {
 		const char *sticky_cookie;
 	};
 	const char *body; /* STATIC */
+	/* Edge policies of the route (OpenShift's haproxy.router.openshift.io/
+	 * annotations; docs/routing.md, "Edge policies"): NULL or 0 when it
+	 * sets none. allow: only these client addresses (ip_allowlist); hsts:
+	 * the Strict-Transport-Security value on responses over TLS
+	 * (hsts_header); server_timeout_ms: the server timeout, 504 past it
+	 * (timeout); tunnel_timeout_ms: an idle tunnel's (timeout-tunnel). */
+	const struct sy_source_allow *allow;
+	const char *hsts;
+	uint32_t server_timeout_ms;
+	uint32_t tunnel_timeout_ms;
 };
 
 struct sy_rule {
@@ -307,6 +318,11 @@ static inline const char *
 sy_rule_sticky_cookie(const struct sy_rule *r)
 {
 	return r->action == SY_ACTION_BACKEND && r->more != NULL ? r->more->sticky_cookie : NULL;
+}
+static inline const struct sy_source_allow *
+sy_rule_allow(const struct sy_rule *r)
+{
+	return r->more != NULL ? r->more->allow : NULL;
 }
 
 /* Forwarded headers toward the backend (the OpenShift router's

@@ -14,6 +14,7 @@
 #include "tls/tls_cert.h"
 #include "gen/gen_build.h"
 #include "gen/pool.h"
+#include "gen/source_allow.h"
 #include "kinds/kinds.h"
 #include "strmap.h"
 
@@ -240,6 +241,25 @@ build_preds(struct sy_arena *a, const struct sy_rule_in *in, struct sy_rule *rul
 	return 0;
 }
 
+/* A route's edge policies into its rule's block. HSTS only where TLS ends
+ * here (RFC 6797 7.2: never over plain HTTP; a passthrough route's
+ * responses are the backend's bytes). -1 on out of memory. */
+static int
+edge_policies(struct sy_arena *a, const struct sy_edge_policy_in *e, const struct sy_vhost *vh,
+	      struct sy_rule *rule)
+{
+	struct sy_rule_more *m = rule->more;
+
+	if (e->allow != NULL && (m->allow = sy_source_allow_build(a, e->allow)) == NULL)
+		return -1; /* the kind checked the text: only memory fails here */
+	if (e->hsts != NULL && (vh->tls == SY_TLS_EDGE || vh->tls == SY_TLS_REENCRYPT) &&
+	    (m->hsts = sy_arena_strdup(a, e->hsts)) == NULL)
+		return -1;
+	m->server_timeout_ms = e->server_timeout_ms;
+	m->tunnel_timeout_ms = e->tunnel_timeout_ms;
+	return 0;
+}
+
 /*
  * One vhost in arena a: the vhost, its host and rules (rs, sorted), rule i
  * sending to pools[i] (shared, control/gen/pool.c). NULL on out of memory (the
@@ -342,7 +362,7 @@ build_vhost_in(struct sy_arena *a, const char *host, struct sy_rule_in **rs,
 		rule->action = (uint8_t)rs[i]->action;
 		rule->status = rs[i]->status;
 		if (rs[i]->n_preds > 0 || rs[i]->n_filters > 0 || location != NULL || sticky != NULL ||
-		    rs[i]->body != NULL) {
+		    rs[i]->body != NULL || rs[i]->edge != NULL) {
 			rule->more = sy_arena_alloc(a, sizeof(*rule->more));
 			if (rule->more == NULL)
 				goto fail;
@@ -351,6 +371,8 @@ build_vhost_in(struct sy_arena *a, const char *host, struct sy_rule_in **rs,
 			else if (sticky != NULL)
 				rule->more->sticky_cookie = sy_arena_strdup(a, sticky);
 			rule->more->body = rs[i]->body ? sy_arena_strdup(a, rs[i]->body) : NULL;
+			if (rs[i]->edge != NULL && edge_policies(a, rs[i]->edge, vh, rule) < 0)
+				goto fail;
 		}
 		snprintf(who, sizeof(who), "%s/%s", rs[i]->o->ns, rs[i]->o->name);
 		rule->object = sy_arena_strdup(a, who);

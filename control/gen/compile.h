@@ -89,6 +89,16 @@ struct sy_filter_in {
 	const char *args; /* JSON array text */
 };
 
+/* A route's edge policies (OpenShift annotations, checked by the kind;
+ * sy_rule_more's fields of the same names): NULL or 0 for what it does not
+ * set. In cx->scratch. */
+struct sy_edge_policy_in {
+	const char *allow; /* source allowlist text (gen/source_allow.h) */
+	const char *hsts;  /* Strict-Transport-Security value */
+	uint32_t server_timeout_ms;
+	uint32_t tunnel_timeout_ms;
+};
+
 /* A rule a kind would serve, before claims across kinds are settled. All
  * strings must live until sy_compile returns (the objects' JSON does). */
 struct sy_rule_in {
@@ -139,6 +149,7 @@ struct sy_rule_in {
 	 * since when the route was not admitted, before this compile). */
 	const char *kind_note;
 	uint8_t fwd_policy;   /* enum sy_fwd_policy; DEFAULT: the config's */
+	const struct sy_edge_policy_in *edge; /* NULL: none (most routes) */
 };
 
 struct sy_arena;

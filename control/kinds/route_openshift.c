@@ -20,6 +20,7 @@
 #include "arena.h"
 #include "gen/compile.h"
 #include "kinds/label_selector.h"
+#include "kinds/route_edge_policy.h"
 #include "store/relations.h"
 #include "store/store.h"
 #include "fleet/fleet.h"
@@ -305,6 +306,10 @@ struct route_take {
 	enum sy_insecure_policy insecure;
 	enum sy_lb_strategy strategy;
 	uint8_t fwd_policy;
+	/* Edge policies (route_edge_policy.h): what applies, and what was
+	 * not applied and why (for the status); NULL: none. */
+	const struct sy_edge_policy_in *edge;
+	const char *edge_problem;
 	unsigned n_backends;
 	struct sy_backend_in backends[];
 };
@@ -600,10 +605,13 @@ set_route_status(struct route_in *r, const struct sy_compile_opts *opts, const c
 	const char *host = r->wildcard && spec_host ? spec_host : r->host;
 	json_t *cond, *st;
 
+	const char *problem = r->admitted && r->take != NULL ? r->take->edge_problem : NULL;
+
 	if (before_status != NULL && strcmp(before_status, status) == 0 && before_since != NULL)
 		since = before_since;
-	if (!opts->fleet && route_status_is(r->o->status, r, host, opts->router_name,
-					    wp && wp[0] ? wp : "None", status, since))
+	if (!opts->fleet && problem == NULL &&
+	    route_status_is(r->o->status, r, host, opts->router_name, wp && wp[0] ? wp : "None",
+			    status, since))
 		return;
 	cond = json_pack("{s:s, s:s, s:s}", "type", "Admitted", "status", status,
 			 "lastTransitionTime", since);
@@ -614,6 +622,26 @@ set_route_status(struct route_in *r, const struct sy_compile_opts *opts, const c
 	st = json_pack("{s:[{s:s, s:s, s:s, s:[o]}]}", "ingress", "host", host, "routerName",
 		       opts->router_name, "wildcardPolicy", wp && wp[0] ? wp : "None", "conditions",
 		       cond);
+	if (problem != NULL && st != NULL) {
+		/* Served, without what did not parse: say which (the
+		 * OpenShift router only logs it). */
+		const json_t *old = json_array_get(
+			json_object_get(json_array_get(json_object_get(r->o->status, "ingress"), 0),
+					"conditions"),
+			1);
+		const char *since2 = str_is(old, "type", "EdgePoliciesApplied") &&
+					     str_is(old, "message", problem) &&
+					     json_is_string(json_object_get(old, "lastTransitionTime"))
+					     ? json_string_value(json_object_get(old, "lastTransitionTime"))
+					     : opts->now;
+		json_t *c2 = json_pack("{s:s, s:s, s:s, s:s, s:s}", "type", "EdgePoliciesApplied",
+				       "status", "False", "reason", "InvalidAnnotation", "message",
+				       problem, "lastTransitionTime", since2);
+
+		json_array_append_new(json_object_get(json_array_get(json_object_get(st, "ingress"), 0),
+						      "conditions"),
+				      c2);
+	}
 	json_decref(r->o->status);
 	r->o->status = st;
 }
@@ -865,6 +893,10 @@ take_route(struct sy_compile_ctx *cx, struct route_in *ri)
 		t->fwd_policy = pol < 0 ? SY_FWD_DEFAULT : (uint8_t)pol;
 	}
 	t->strategy = balance(obj, t->tls);
+	if (sy_route_edge_policy(cx->scratch,
+				 json_object_get(json_object_get(obj, "metadata"), "annotations"), t->tls,
+				 &t->edge, &t->edge_problem) < 0)
+		oom = true;
 	if (t->tls != SY_TLS_PASSTHROUGH) {
 		const char *c = sticky_cookie(cx, ri->o);
 
@@ -1021,6 +1053,7 @@ compile_routes(struct sy_compile_ctx *cx)
 		r.insecure_status = 302; /* the HAProxy template's secure_redirect */
 		r.insecure = t->insecure;
 		r.fwd_policy = t->fwd_policy;
+		r.edge = t->edge;
 		r.strategy = t->strategy;
 		r.sticky_cookie = t->sticky_cookie;
 		r.target_port = t->target_port;

@@ -197,4 +197,11 @@ sy_flow_backend_lookup(const struct sy_conn_tables *t, uint32_t saddr, uint32_t 
 struct sy_conn *sy_flow_find(struct sy_worker *w, uint32_t saddr, uint32_t daddr, uint16_t sport,
 			     uint16_t dport, bool *from_client);
 
+/* A record's client address, either family (allowlists, logs). */
+static inline struct sy_addr
+sy_conn_client_addr(const struct sy_conn_tables *t, const struct sy_conn *c)
+{
+	return sy_conn_client_v6(c) ? sy_addr_v6(sy_conn_v6_of(t, c)->client) : sy_addr_v4(c->client_ip);
+}
+
 #endif

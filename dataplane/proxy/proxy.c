@@ -143,7 +143,7 @@ px_refresh_deadline(struct sy_worker *w, struct sy_proxy *px)
 		return;
 	ev |= px->b.events;
 	if (ev & (SY_TCB_EV_CONNECTED | SY_TCB_EV_DATA | SY_TCB_EV_SENT))
-		px->deadline = in_ms(w, SY_PROXY_TIMEOUT_SERVER_MS);
+		px->deadline = in_ms(w, px->server_ms);
 }
 
 /*
@@ -211,6 +211,8 @@ sy_proxy_start(struct sy_worker *w, struct sy_conn *c, bool tls)
 	px = obj;
 	memset(px, 0, sizeof(*px));
 	px->cc = c;
+	px->server_ms = SY_PROXY_TIMEOUT_SERVER_MS; /* each request sets its route's */
+	px->tunnel_ms = SY_PROXY_TIMEOUT_TUNNEL_MS;
 	memset(&a, 0, sizeof(a));
 	a.isn_c = p->isn_c;
 	a.isn_r = p->isn_r;

@@ -107,6 +107,10 @@ struct sy_proxy {
 	struct sy_addr be_ip; /* current backend endpoint, either family */
 	uint16_t be_port;
 	uint64_t deadline;  /* TSC: the timeout of the current phase */
+	/* The request in flight's server and tunnel timeouts (ms): the
+	 * route's (its timeout and timeout-tunnel annotations), else
+	 * SY_PROXY_TIMEOUT_SERVER_MS and SY_PROXY_TIMEOUT_TUNNEL_MS. */
+	uint32_t server_ms, tunnel_ms;
 	uint32_t requests;  /* on this client connection */
 	/* The response filters of the request in flight (proxy_filter.c),
 	 * copied out of the generation when it was routed: status() over the

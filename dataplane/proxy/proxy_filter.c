@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Skipper's filters, applied per request by the proxy (the compiler parsed
- * their arguments: sy_filter in sy_generation.h). Request side: setPath,
+ * their arguments: sy_filter in sy_generation.h), and a route's HSTS
+ * header (the OpenShift annotation hsts_header: sy_rule_more). Request side: setPath,
  * modPath, setRequestHeader rewrite the head sent to the backend;
  * ratelimit and clientRatelimit answer 429 past their rate. Response side:
  * setResponseHeader, responseCookie and status() over a backend's answer
@@ -297,6 +298,24 @@ static void
 rule_response_lines(struct sy_proxy *px, const struct sy_rule *rule, int pass, uint32_t *at)
 {
 	uint16_t i;
+
+	if (pass == 0 && px->tls != NULL && rule->more != NULL && rule->more->hsts != NULL) {
+		/* The route's hsts_header: over TLS only (RFC 6797 7.2), in
+		 * place of the backend's own, as the OpenShift router's
+		 * `http-response set-header` does. */
+		static const char name[] = "Strict-Transport-Security:";
+		size_t room = sizeof(px->resp_extra) - *at;
+		int n;
+
+		if (!response_header_replaced(px, (const uint8_t *)name, sizeof(name) - 1)) {
+			n = snprintf(px->resp_extra + *at, room, "Strict-Transport-Security: %s\r\n",
+				     rule->more->hsts);
+			if (n > 0 && (size_t)n < room) {
+				*at += (uint32_t)n;
+				px->resp_n_set++;
+			}
+		}
+	}
 
 	for (i = 0; i < rule->n_filters; i++) {
 		const struct sy_filter *f = &rule->more->filters[i];

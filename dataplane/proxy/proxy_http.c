@@ -431,7 +431,7 @@ idempotent(const struct sy_px_req *req)
  * or does not parse.
  */
 static bool
-px_loopback(struct sy_worker *w, struct sy_px_req *req, uint8_t *head, uint32_t client_ip,
+px_loopback(struct sy_worker *w, struct sy_px_req *req, uint8_t *head, const struct sy_addr *client,
 	    const struct sy_tls_conn *tls, struct px_target *tg)
 {
 	uint8_t *out = RTE_PER_LCORE(px_out);
@@ -448,7 +448,7 @@ px_loopback(struct sy_worker *w, struct sy_px_req *req, uint8_t *head, uint32_t 
 	if (sy_px_parse_request(head, len, SY_PROXY_HEAD_MAX, req) != SY_PX_MSG_DONE)
 		return false;
 	w->counters.proxy_loopbacks++;
-	px_route(w, req, head, client_ip, tls, tg);
+	px_route(w, req, head, client, tls, tg);
 	return true;
 }
 
@@ -463,6 +463,7 @@ px_request_head(struct sy_worker *w, struct sy_proxy *px)
 	uint32_t n, start = 0, fwd, send_len, consumed, loops;
 	const struct sy_rule *chain[SY_PX_LOOPBACK_MAX + 1];
 	const uint8_t *send;
+	struct sy_addr client;
 
 	if (in->bytes == 0 || px_client_closing(px))
 		return false;
@@ -503,11 +504,12 @@ px_request_head(struct sy_worker *w, struct sy_proxy *px)
 	px->req_left = req.length;
 	memset(&px->req_chunk, 0, sizeof(px->req_chunk));
 	consumed = req.h.head_len;
-	px_route(w, &req, head, px->cc->client_ip, px->tls, &tg);
+	client = px->c.v6 ? sy_addr_v6(px->c.daddr6) : sy_addr_v4(px->cc->client_ip);
+	px_route(w, &req, head, &client, px->tls, &tg);
 	chain[0] = tg.rule;
 	for (loops = 0; tg.status == 0 && tg.loopback; loops++) {
 		if (loops == SY_PX_LOOPBACK_MAX ||
-		    !px_loopback(w, &req, head, px->cc->client_ip, px->tls, &tg)) {
+		    !px_loopback(w, &req, head, &client, px->tls, &tg)) {
 			memset(&tg, 0, sizeof(tg));
 			tg.status = 500;
 			tg.why = SY_ANSWER_LOOPBACK_LIMIT;
@@ -519,6 +521,14 @@ px_request_head(struct sy_worker *w, struct sy_proxy *px)
 	}
 	/* Every rule the request took answers for the response (Skipper). */
 	px_filter_response_prepare(px, chain, loops + 1);
+	/* The route's timeouts for this exchange, copied (the rule goes with
+	 * its generation; the exchange may outlive it). */
+	px->server_ms = tg.rule != NULL && tg.rule->more != NULL && tg.rule->more->server_timeout_ms
+				? tg.rule->more->server_timeout_ms
+				: SY_PROXY_TIMEOUT_SERVER_MS;
+	px->tunnel_ms = tg.rule != NULL && tg.rule->more != NULL && tg.rule->more->tunnel_timeout_ms
+				? tg.rule->more->tunnel_timeout_ms
+				: SY_PROXY_TIMEOUT_TUNNEL_MS;
 	px->stat_slot = tg.rule != NULL ? tg.rule->stat_slot : 0;
 	/* The connection's active flow is its latest request's route's. */
 	sy_conn_stats_bind(w, px->cc, px->stat_slot);
@@ -652,7 +662,7 @@ px_request_head(struct sy_worker *w, struct sy_proxy *px)
 	px->req_state = req.framing == SY_PX_BODY_NONE ? SY_PX_REQ_DONE : SY_PX_REQ_BODY;
 	px->resp_state = SY_PX_RESP_HEAD;
 	px->deadline = in_ms(w, px->b.state == SY_TCPS_SYN_SENT ? SY_PROXY_TIMEOUT_CONNECT_MS :
-								   SY_PROXY_TIMEOUT_SERVER_MS);
+								   px->server_ms);
 	return true;
 }
 
@@ -913,7 +923,7 @@ px_response_head(struct sy_worker *w, struct sy_proxy *px)
 	if (resp.framing == SY_PX_BODY_TUNNEL) {
 		px->tunnel = true;
 		sy_tcb_keepalive(w, &px->b, SY_PROXY_KEEPALIVE_IDLE_MS);
-		px->deadline = in_ms(w, SY_PROXY_TIMEOUT_TUNNEL_MS);
+		px->deadline = in_ms(w, px->tunnel_ms);
 		return true;
 	}
 	if (resp.framing == SY_PX_BODY_NONE) {
@@ -992,7 +1002,7 @@ px_tunnel(struct sy_worker *w, struct sy_proxy *px)
 		progress = false;
 	}
 	if (progress)
-		px->deadline = in_ms(w, SY_PROXY_TIMEOUT_TUNNEL_MS);
+		px->deadline = in_ms(w, px->tunnel_ms);
 	return progress;
 }
 

@@ -131,11 +131,11 @@ bool px_idle_take(struct sy_worker *w, struct sy_proxy *px, const struct sy_addr
  * pool, the client record stays as a TIME_WAIT record (px_time_wait.c).
  * False when the worker holds time_wait_max already: nothing done. */
 bool px_time_wait_enter(struct sy_worker *w, struct sy_proxy *px);
-/* Route one parsed request through the worker's generation (client_ip:
- * network order, for clientRatelimit; tls: the connection's TLS, NULL for
- * plain HTTP). */
+/* Route one parsed request through the worker's generation (client: the
+ * client's address, for allowlists, clientRatelimit and the balancers;
+ * tls: the connection's TLS, NULL for plain HTTP). */
 void px_route(struct sy_worker *w, const struct sy_px_req *req, const uint8_t *head,
-	      uint32_t client_ip, const struct sy_tls_conn *tls, struct px_target *out);
+	      const struct sy_addr *client, const struct sy_tls_conn *tls, struct px_target *out);
 /* The value of the first header called name in a request head, or NULL. */
 const uint8_t *px_header_value(const uint8_t *head, uint32_t head_len, const char *name,
 			       uint32_t *vlen);

@@ -217,9 +217,10 @@ answer(struct px_target *out, uint16_t status, enum sy_answer_reason why)
 }
 
 void
-px_route(struct sy_worker *w, const struct sy_px_req *req, const uint8_t *head, uint32_t client_ip,
-	 const struct sy_tls_conn *tls, struct px_target *out)
+px_route(struct sy_worker *w, const struct sy_px_req *req, const uint8_t *head,
+	 const struct sy_addr *client, const struct sy_tls_conn *tls, struct px_target *out)
 {
+	uint32_t client_ip = sy_addr_key32(client);
 	const struct sy_generation *g = w->gen;
 	const struct sy_vhost *vh;
 	const struct sy_rule *rule = NULL;
@@ -293,6 +294,11 @@ px_route(struct sy_worker *w, const struct sy_px_req *req, const uint8_t *head, 
 		return;
 	}
 	out->rule = rule;
+	if (sy_rule_allow(rule) != NULL && !sy_source_allowed(sy_rule_allow(rule), client)) {
+		/* The route's ip_allowlist, before any backend is chosen. */
+		answer(out, 403, SY_ANSWER_SOURCE_NOT_ALLOWED);
+		return;
+	}
 	if (rule->n_filters > 0 &&
 	    px_filter_ratelimited(w, rule, head, req->h.head_len, client_ip, out))
 		return;

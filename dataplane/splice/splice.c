@@ -563,6 +563,17 @@ route_lookup(struct sy_worker *w, struct sy_conn *c, uint16_t *status, enum sy_a
 		return NULL;
 	c->peek->stat_slot = rule->stat_slot;
 	sy_conn_stats_bind(w, c, rule->stat_slot);
+	if (sy_rule_allow(rule) != NULL) {
+		/* The route's ip_allowlist, before any backend is chosen:
+		 * 403 on HTTP; a passthrough connection is reset. */
+		struct sy_addr src = sy_conn_client_addr(&w->tcp, c);
+
+		if (!sy_source_allowed(sy_rule_allow(rule), &src)) {
+			*status = 403;
+			*why = SY_ANSWER_SOURCE_NOT_ALLOWED;
+			return NULL;
+		}
+	}
 	if (rule->pool != NULL && rule->pool->backend_tls) {
 		/* The compiler leaves https:// backends to the proxy mode;
 		 * should one get here, it is not sent in plain text. */
@@ -758,7 +769,10 @@ bind_backend(struct sy_worker *w, struct sy_conn *c)
 	int i;
 
 	if (pool == NULL) {
-		sy_answer_start(w, c, c->proto == SY_CONN_TLS ? 0 : status, why);
+		if (c->proto == SY_CONN_TLS && why == SY_ANSWER_SOURCE_NOT_ALLOWED)
+			sy_conn_reset_client(w, c, why); /* as OpenShift's tcp-request reject */
+		else
+			sy_answer_start(w, c, c->proto == SY_CONN_TLS ? 0 : status, why);
 		return;
 	}
 	i = sy_lb_pick(pool, w, c->client_ip, &c->peek->lb_first, c->peek->tries);

@@ -1,0 +1,182 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * What operators set on an OpenShift Route's edge with annotations
+ * (haproxy.router.openshift.io/...; docs/routing.md, "Edge policies"):
+ *   ip_allowlist    space-separated addresses and prefixes; anyone else gets
+ *                   403 (the passthrough connection reset). ip_whitelist is
+ *                   the older name; ip_allowlist wins when both are set.
+ *   timeout         the server timeout (504 once it passes with no answer).
+ *   timeout-tunnel  an idle tunnel's (WebSocket after its 101).
+ *   hsts_header     Strict-Transport-Security on responses over TLS (edge
+ *                   and re-encrypt routes; others have no TLS of ours).
+ * The OpenShift router drops an invalid value silently and serves the route
+ * without it. So do we, but say so on the route's status: a condition
+ * naming the annotation and the value (route_openshift.c).
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "arena.h"
+#include "gen/source_allow.h"
+#include "kinds/route_edge_policy.h"
+
+#define ANN "haproxy.router.openshift.io/"
+#define HAPROXY_TIME_MAX 2147483647ull /* ms: HAProxy's bound for a timeout */
+
+int
+sy_haproxy_time_ms(const char *s, uint32_t *ms)
+{
+	unsigned long long v = 0, us;
+	const char *p = s;
+
+	if (s == NULL || !isdigit((unsigned char)*p))
+		return -1;
+	for (; isdigit((unsigned char)*p); p++) {
+		v = v * 10 + (unsigned long long)(*p - '0');
+		if (v > HAPROXY_TIME_MAX * 1000)
+			return -1;
+	}
+	/* In microseconds, then up to whole milliseconds. */
+	if (strcmp(p, "us") == 0)
+		us = v;
+	else if (*p == '\0' || strcmp(p, "ms") == 0)
+		us = v * 1000;
+	else if (strcmp(p, "s") == 0)
+		us = v * 1000000;
+	else if (strcmp(p, "m") == 0)
+		us = v * 60000000;
+	else if (strcmp(p, "h") == 0)
+		us = v * 3600000000ull;
+	else if (strcmp(p, "d") == 0)
+		us = v * 86400000000ull;
+	else
+		return -1;
+	if (v == 0 || (us + 999) / 1000 > HAPROXY_TIME_MAX)
+		return -1;
+	*ms = (uint32_t)((us + 999) / 1000);
+	return 0;
+}
+
+int
+sy_hsts_check(const char *s)
+{
+	bool max_age = false, subdomains = false, preload = false;
+	const char *p = s;
+
+	if (s == NULL)
+		return -1;
+	for (;;) {
+		size_t len;
+
+		while (*p == ' ' || *p == '\t')
+			p++;
+		len = strcspn(p, ";");
+		while (len > 0 && (p[len - 1] == ' ' || p[len - 1] == '\t'))
+			len--;
+		if (len > 8 && strncasecmp(p, "max-age=", 8) == 0 && !max_age) {
+			size_t i;
+
+			for (i = 8; i < len; i++)
+				if (!isdigit((unsigned char)p[i]))
+					return -1;
+			max_age = true;
+		} else if (len == 17 && strncasecmp(p, "includeSubDomains", 17) == 0 && !subdomains) {
+			subdomains = true;
+		} else if (len == 7 && strncasecmp(p, "preload", 7) == 0 && !preload) {
+			preload = true;
+		} else {
+			return -1; /* empty, unknown or repeated */
+		}
+		p = strchr(p, ';');
+		if (p == NULL)
+			break;
+		p++;
+	}
+	return max_age ? 0 : -1;
+}
+
+/* problem += "; " + the annotation's name and value, and why. */
+static int
+add_problem(struct sy_arena *a, const char **problem, const char *name, const char *value,
+	    const char *why)
+{
+	char buf[640];
+	char *s;
+
+	snprintf(buf, sizeof(buf), "%s%s" ANN "%s: Invalid value: \"%.200s\": %s",
+		 *problem ? *problem : "", *problem ? "; " : "", name, value, why);
+	if ((s = sy_arena_strdup(a, buf)) == NULL)
+		return -ENOMEM;
+	*problem = s;
+	return 0;
+}
+
+static const char *
+annotation(const json_t *ann, const char *name)
+{
+	char key[128];
+
+	snprintf(key, sizeof(key), ANN "%s", name);
+	return json_string_value(json_object_get(ann, key));
+}
+
+int
+sy_route_edge_policy(struct sy_arena *a, const json_t *ann, enum sy_tls_mode tls,
+		     const struct sy_edge_policy_in **out, const char **problem)
+{
+	struct sy_edge_policy_in e = { 0 };
+	const char *v, *name;
+	char bad[80];
+	int rc;
+
+	*out = NULL;
+	*problem = NULL;
+	if (!json_is_object(ann))
+		return 0;
+	name = annotation(ann, "ip_allowlist") ? "ip_allowlist" : "ip_whitelist";
+	v = annotation(ann, name);
+	if (v != NULL && v[strspn(v, " \t\r\n")] != '\0') {
+		rc = sy_source_allow_check(v, bad, sizeof(bad));
+		if (rc == 0)
+			e.allow = sy_arena_strdup(a, v);
+		else if (add_problem(a, problem, name, bad, "not an IP address or CIDR") < 0)
+			return -ENOMEM;
+		if (rc == 0 && e.allow == NULL)
+			return -ENOMEM;
+	}
+	if ((v = annotation(ann, "timeout")) != NULL && sy_haproxy_time_ms(v, &e.server_timeout_ms) < 0 &&
+	    add_problem(a, problem, "timeout", v,
+			"not a time (digits, then us, ms, s, m, h or d; at most 2147483647 ms)") < 0)
+		return -ENOMEM;
+	if ((v = annotation(ann, "timeout-tunnel")) != NULL &&
+	    sy_haproxy_time_ms(v, &e.tunnel_timeout_ms) < 0 &&
+	    add_problem(a, problem, "timeout-tunnel", v,
+			"not a time (digits, then us, ms, s, m, h or d; at most 2147483647 ms)") < 0)
+		return -ENOMEM;
+	if ((v = annotation(ann, "hsts_header")) != NULL &&
+	    (tls == SY_TLS_EDGE || tls == SY_TLS_REENCRYPT)) {
+		if (sy_hsts_check(v) == 0) {
+			if ((e.hsts = sy_arena_strdup(a, v)) == NULL)
+				return -ENOMEM;
+		} else if (add_problem(a, problem, "hsts_header", v,
+				       "max-age=<seconds> is required; includeSubDomains and preload "
+				       "may follow, separated by ';'") < 0) {
+			return -ENOMEM;
+		}
+	}
+	if (e.allow == NULL && e.hsts == NULL && e.server_timeout_ms == 0 && e.tunnel_timeout_ms == 0)
+		return 0;
+	{
+		struct sy_edge_policy_in *keep = sy_arena_alloc(a, sizeof(*keep));
+
+		if (keep == NULL)
+			return -ENOMEM;
+		*keep = e;
+		*out = keep;
+	}
+	return 0;
+}

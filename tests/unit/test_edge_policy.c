@@ -1,0 +1,302 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Edge policies of OpenShift Routes (issue 39; control/kinds/route_edge_policy.c,
+ * control/gen/source_allow.c, include/sy_source_allow.h): HAProxy's time format,
+ * the HSTS value's rules, allowlists of either family parsed and matched, and a
+ * compile: valid annotations reach the rule, an invalid one is not applied, the
+ * route is served and its status names the annotation and the value.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <arpa/inet.h>
+#include <cmocka.h>
+
+#include "arena.h"
+#include "gen/compile.h"
+#include "gen/source_allow.h"
+#include "kinds/route_edge_policy.h"
+#include "store/store.h"
+#include "test_eal.h"
+
+static void
+test_haproxy_time(void **state)
+{
+	uint32_t ms = 0;
+
+	(void)state;
+	assert_int_equal(sy_haproxy_time_ms("2s", &ms), 0);
+	assert_int_equal(ms, 2000);
+	assert_int_equal(sy_haproxy_time_ms("500", &ms), 0); /* no unit: ms */
+	assert_int_equal(ms, 500);
+	assert_int_equal(sy_haproxy_time_ms("250ms", &ms), 0);
+	assert_int_equal(ms, 250);
+	assert_int_equal(sy_haproxy_time_ms("1500us", &ms), 0); /* rounded up */
+	assert_int_equal(ms, 2);
+	assert_int_equal(sy_haproxy_time_ms("5m", &ms), 0);
+	assert_int_equal(ms, 300000);
+	assert_int_equal(sy_haproxy_time_ms("2h", &ms), 0);
+	assert_int_equal(ms, 7200000);
+	assert_int_equal(sy_haproxy_time_ms("24d", &ms), 0);
+	assert_int_equal(ms, 2073600000u);
+	ms = 7;
+	assert_int_equal(sy_haproxy_time_ms("25d", &ms), -1); /* past 2^31 - 1 ms */
+	assert_int_equal(sy_haproxy_time_ms("0", &ms), -1);
+	assert_int_equal(sy_haproxy_time_ms("0s", &ms), -1);
+	assert_int_equal(sy_haproxy_time_ms("2x", &ms), -1);
+	assert_int_equal(sy_haproxy_time_ms("s", &ms), -1);
+	assert_int_equal(sy_haproxy_time_ms("", &ms), -1);
+	assert_int_equal(sy_haproxy_time_ms(" 2s", &ms), -1);
+	assert_int_equal(sy_haproxy_time_ms("2 s", &ms), -1);
+	assert_int_equal(sy_haproxy_time_ms("-2s", &ms), -1);
+	assert_int_equal(sy_haproxy_time_ms("99999999999999999999", &ms), -1);
+	assert_int_equal(ms, 7); /* untouched by a refusal */
+}
+
+static void
+test_hsts_value(void **state)
+{
+	(void)state;
+	assert_int_equal(sy_hsts_check("max-age=31536000"), 0);
+	assert_int_equal(sy_hsts_check("max-age=31536000;includeSubDomains;preload"), 0);
+	assert_int_equal(sy_hsts_check("max-age=0 ; INCLUDESUBDOMAINS"), 0);
+	assert_int_equal(sy_hsts_check("preload; max-age=5"), 0);
+	assert_int_equal(sy_hsts_check("includeSubDomains"), -1); /* max-age is required */
+	assert_int_equal(sy_hsts_check("max-age="), -1);
+	assert_int_equal(sy_hsts_check("max-age=abc"), -1);
+	assert_int_equal(sy_hsts_check("max-age=1;;preload"), -1);
+	assert_int_equal(sy_hsts_check("max-age=1;"), -1);
+	assert_int_equal(sy_hsts_check("max-age=1;foo"), -1);
+	assert_int_equal(sy_hsts_check("max-age=1;preload;preload"), -1);
+	assert_int_equal(sy_hsts_check("max-age=1;max-age=2"), -1);
+	assert_int_equal(sy_hsts_check(""), -1);
+}
+
+static struct sy_addr
+addr(const char *s)
+{
+	struct sy_addr a;
+
+	assert_int_equal(sy_addr_parse(s, &a), 0);
+	return a;
+}
+
+static void
+test_source_allow(void **state)
+{
+	struct sy_arena *a = sy_arena_new();
+	const struct sy_source_allow *l;
+	struct sy_addr x;
+	char bad[80];
+
+	(void)state;
+	assert_non_null(a);
+	assert_int_equal(sy_source_allow_check("198.18.0.0/24 198.18.1.7\t2001:2::/48", bad, sizeof(bad)), 0);
+	assert_int_equal(sy_source_allow_check("198.18.0.0/24 198.18.0.0/33", bad, sizeof(bad)), -EINVAL);
+	assert_string_equal(bad, "198.18.0.0/33");
+	assert_int_equal(sy_source_allow_check("2001:2::zz", bad, sizeof(bad)), -EINVAL);
+	assert_string_equal(bad, "2001:2::zz");
+	assert_int_equal(sy_source_allow_check("198.18.0.1/24x", bad, sizeof(bad)), -EINVAL);
+	assert_int_equal(sy_source_allow_check("   ", bad, sizeof(bad)), -ENOENT);
+	assert_null(sy_source_allow_build(a, "198.18.0.1 nonsense"));
+
+	/* A host bit set in the prefix is masked off, as HAProxy's acl does. */
+	l = sy_source_allow_build(a, " 198.18.0.77/24 198.18.1.7 2001:2:0:1::/64 2001:2::5 ");
+	assert_non_null(l);
+	assert_int_equal(l->n4, 2);
+	assert_int_equal(l->n6, 2);
+	x = addr("198.18.0.1");
+	assert_true(sy_source_allowed(l, &x));
+	x = addr("198.18.0.255");
+	assert_true(sy_source_allowed(l, &x));
+	x = addr("198.18.1.7");
+	assert_true(sy_source_allowed(l, &x));
+	x = addr("198.18.1.8");
+	assert_false(sy_source_allowed(l, &x));
+	x = addr("198.19.0.1");
+	assert_false(sy_source_allowed(l, &x));
+	x = addr("2001:2:0:1::abcd");
+	assert_true(sy_source_allowed(l, &x));
+	x = addr("2001:2:0:2::1");
+	assert_false(sy_source_allowed(l, &x));
+	x = addr("2001:2::5");
+	assert_true(sy_source_allowed(l, &x));
+	x = addr("2001:2::6");
+	assert_false(sy_source_allowed(l, &x));
+	/* Odd prefix lengths compare the bits they have and no more. */
+	l = sy_source_allow_build(a, "198.18.0.0/15 2001:2::/47");
+	assert_non_null(l);
+	x = addr("198.19.200.1");
+	assert_true(sy_source_allowed(l, &x));
+	x = addr("198.20.0.1");
+	assert_false(sy_source_allowed(l, &x));
+	x = addr("2001:2:1::1"); /* the 47th bit is the third group's 15th */
+	assert_true(sy_source_allowed(l, &x));
+	x = addr("2001:2:2::1");
+	assert_false(sy_source_allowed(l, &x));
+	x = addr("2001:3::1");
+	assert_false(sy_source_allowed(l, &x));
+	/* An IPv4-only list refuses every IPv6 client, and /0 takes them all. */
+	l = sy_source_allow_build(a, "0.0.0.0/0");
+	x = addr("203.0.113.9");
+	assert_true(sy_source_allowed(l, &x));
+	x = addr("2001:2::1");
+	assert_false(sy_source_allowed(l, &x));
+	sy_arena_free(a);
+}
+
+static void
+put_route(struct sy_store *st, const char *name, const char *host, json_t *ann, json_t *tls)
+{
+	char uid[64];
+	json_t *obj = json_pack("{s:s, s:s, s:{s:s, s:s}, s:{s:s, s:{s:s}}}", "apiVersion",
+				"route.openshift.io/v1", "kind", "Route", "metadata", "name", name,
+				"namespace", "ns", "spec", "host", host, "to", "name", "svc");
+
+	if (ann != NULL)
+		json_object_set_new(json_object_get(obj, "metadata"), "annotations", ann);
+	if (tls != NULL)
+		json_object_set_new(json_object_get(obj, "spec"), "tls", tls);
+	snprintf(uid, sizeof(uid), "uid-%s", name);
+	sy_object_free(sy_store_put(st, sy_object_new(&sy_kind_route, "ns", name, obj,
+						       "2026-01-01T00:00:00Z", uid)));
+	json_decref(obj);
+}
+
+static const struct sy_rule *
+rule_of(const struct sy_generation *g, const char *host)
+{
+	const struct sy_vhost *vh = sy_gen_find_vhost(g, host, strlen(host));
+
+	assert_non_null(vh);
+	return &vh->rules[0];
+}
+
+/* The route's ingress conditions. */
+static const json_t *
+conditions(const struct sy_store *st, const char *name)
+{
+	const struct sy_object *o = sy_store_find(st, &sy_kind_route, "ns", name);
+
+	assert_non_null(o);
+	return json_object_get(json_array_get(json_object_get(o->status, "ingress"), 0), "conditions");
+}
+
+static void
+test_compile_annotations(void **state)
+{
+	static const struct sy_compile_opts opts = {
+		.routing_subdomain = "apps.test",
+		.router_name = "default",
+		.no_route_status = 503,
+		.now = "2026-01-01T00:00:00Z",
+	};
+	struct sy_store st;
+	struct sy_generation *g;
+	const struct sy_rule *r;
+	const json_t *c;
+	struct sy_addr x;
+
+	(void)state;
+	sy_store_init(&st);
+	put_route(&st, "good", "good.test",
+		  json_pack("{s:s, s:s, s:s, s:s}", "haproxy.router.openshift.io/ip_allowlist",
+			    "198.18.0.0/24 2001:2::/48", "haproxy.router.openshift.io/timeout", "2s",
+			    "haproxy.router.openshift.io/timeout-tunnel", "5m",
+			    "haproxy.router.openshift.io/hsts_header", "max-age=31536000;includeSubDomains"),
+		  json_pack("{s:s}", "termination", "edge"));
+	/* The older name; HSTS on a plain route means nothing (no TLS of ours). */
+	put_route(&st, "old", "old.test",
+		  json_pack("{s:s, s:s}", "haproxy.router.openshift.io/ip_whitelist", "198.18.5.5",
+			    "haproxy.router.openshift.io/hsts_header", "max-age=1"),
+		  NULL);
+	put_route(&st, "bad", "bad.test",
+		  json_pack("{s:s, s:s, s:s}", "haproxy.router.openshift.io/ip_allowlist",
+			    "198.18.0.0/24 10.0.0.300", "haproxy.router.openshift.io/timeout", "2x",
+			    "haproxy.router.openshift.io/hsts_header", "includeSubDomains"),
+		  json_pack("{s:s}", "termination", "edge"));
+	put_route(&st, "plain", "plain.test", NULL, NULL);
+	g = sy_compile(&st, &opts, 1);
+	assert_non_null(g);
+
+	r = rule_of(g, "good.test");
+	assert_non_null(r->more);
+	assert_non_null(r->more->allow);
+	x = addr("198.18.0.9");
+	assert_true(sy_source_allowed(r->more->allow, &x));
+	x = addr("198.18.1.9");
+	assert_false(sy_source_allowed(r->more->allow, &x));
+	x = addr("2001:2::9");
+	assert_true(sy_source_allowed(r->more->allow, &x));
+	assert_int_equal(r->more->server_timeout_ms, 2000);
+	assert_int_equal(r->more->tunnel_timeout_ms, 300000);
+	assert_string_equal(r->more->hsts, "max-age=31536000;includeSubDomains");
+	assert_int_equal(json_array_size(conditions(&st, "good")), 1);
+
+	/* An allowlist alone keeps a plain route spliced (checked at the
+	 * connection's first request); HSTS is not kept for it. */
+	r = rule_of(g, "old.test");
+	assert_non_null(sy_rule_allow(r));
+	assert_null(r->more->hsts);
+	assert_int_equal(sy_gen_find_vhost(g, "old.test", 8)->mode, SY_MODE_SPLICE);
+
+	/* Invalid values: not applied, the route served, the status says. */
+	r = rule_of(g, "bad.test");
+	assert_true(r->more == NULL ||
+		    (r->more->allow == NULL && r->more->server_timeout_ms == 0 && r->more->hsts == NULL));
+	c = conditions(&st, "bad");
+	assert_int_equal(json_array_size(c), 2);
+	assert_string_equal(json_string_value(json_object_get(json_array_get(c, 0), "status")), "True");
+	assert_string_equal(json_string_value(json_object_get(json_array_get(c, 1), "type")),
+			    "EdgePoliciesApplied");
+	assert_string_equal(json_string_value(json_object_get(json_array_get(c, 1), "status")), "False");
+	assert_string_equal(json_string_value(json_object_get(json_array_get(c, 1), "reason")),
+			    "InvalidAnnotation");
+	{
+		const char *m = json_string_value(json_object_get(json_array_get(c, 1), "message"));
+
+		assert_non_null(strstr(m, "haproxy.router.openshift.io/ip_allowlist: Invalid value: \"10.0.0.300\""));
+		assert_non_null(strstr(m, "haproxy.router.openshift.io/timeout: Invalid value: \"2x\""));
+		assert_non_null(strstr(m, "haproxy.router.openshift.io/hsts_header: Invalid value: \"includeSubDomains\""));
+	}
+	r = rule_of(g, "plain.test");
+	assert_null(r->more);
+	assert_int_equal(json_array_size(conditions(&st, "plain")), 1);
+	sy_generation_free(g);
+
+	/* Fixed: the condition goes on the next compile. */
+	put_route(&st, "bad", "bad.test",
+		  json_pack("{s:s}", "haproxy.router.openshift.io/timeout", "3s"),
+		  json_pack("{s:s}", "termination", "edge"));
+	g = sy_compile(&st, &opts, 2);
+	assert_non_null(g);
+	assert_int_equal(rule_of(g, "bad.test")->more->server_timeout_ms, 3000);
+	assert_int_equal(json_array_size(conditions(&st, "bad")), 1);
+	sy_generation_free(g);
+	sy_store_fini(&st);
+}
+
+int
+main(void)
+{
+	int rc;
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_haproxy_time),
+		cmocka_unit_test(test_hsts_value),
+		cmocka_unit_test(test_source_allow),
+		cmocka_unit_test(test_compile_annotations),
+	};
+
+	if (sy_test_eal_init("test_edge_policy") < 0) {
+		fprintf(stderr, "EAL init failed\n");
+		return 1;
+	}
+	rc = cmocka_run_group_tests(tests, NULL, NULL);
+	sy_test_eal_fini();
+	return rc;
+}
