@@ -324,6 +324,12 @@ build_vhost_in(struct sy_arena *a, const char *host, struct sy_rule_in **rs,
 		if (rs[i]->n_preds > 0 || rs[i]->methods != 0 || rs[i]->n_filters > 0 ||
 		    rs[i]->action != SY_ACTION_BACKEND)
 			plain_paths = false;
+	/* A route's server timeout is answered 504 when it passes, which
+	 * only the proxy mode can; a passthrough route keeps splice (there is
+	 * no HTTP to answer in). An allowlist is checked by either mode. */
+	for (i = 0; i < n; i++)
+		if (rs[i]->edge != NULL && rs[i]->edge->server_timeout_ms != 0)
+			plain_paths = false;
 	for (i = 0; i < n; i++)
 		if (pools[i]->needs_proxy || pools[i]->backend_tls)
 			reachable = false;

@@ -11,7 +11,8 @@ exists (so a test can turn the health path to 503 and back), and counts the chec
 answers {"checks": n, "hosts": [Host headers seen]} as JSON. /peer answers the address the
 connection came from (the router's source address toward the backend). /blob/N answers N
 bytes (at most 64 MiB) from random.Random(N), the same every time, for a test to compare
-with what it computes itself. ADDR may be an IPv6 address (2001:2:1::10, no brackets): the
+with what it computes itself. /slow/N answers "slow" after N seconds (at most 30): a
+backend slower than a route's timeout. ADDR may be an IPv6 address (2001:2:1::10, no brackets): the
 server listens over IPv6 then."""
 import http.server
 import json
@@ -19,6 +20,7 @@ import os
 import random
 import socket
 import sys
+import time
 
 NAME = (sys.argv[3] if len(sys.argv) > 3 else "pool-c").encode() + b"\n"
 HEALTH_FILE = sys.argv[4] if len(sys.argv) > 4 else None
@@ -58,6 +60,10 @@ class Handler(http.server.BaseHTTPRequestHandler):
             if n <= 64 << 20:
                 self.answer(200, random.Random(n).randbytes(n))
                 return
+        if self.path.startswith("/slow/") and self.path[6:].isdigit():
+            time.sleep(min(int(self.path[6:]), 30))
+            self.answer(200, b"slow\n")
+            return
         if self.path == "/hcstats":
             self.answer(200, json.dumps(CHECKS).encode())
             return

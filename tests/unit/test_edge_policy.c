@@ -221,6 +221,8 @@ test_compile_annotations(void **state)
 			    "haproxy.router.openshift.io/hsts_header", "includeSubDomains"),
 		  json_pack("{s:s}", "termination", "edge"));
 	put_route(&st, "plain", "plain.test", NULL, NULL);
+	put_route(&st, "slow", "slow.test", json_pack("{s:s}", "haproxy.router.openshift.io/timeout", "1s"),
+		  NULL);
 	g = sy_compile(&st, &opts, 1);
 	assert_non_null(g);
 
@@ -266,6 +268,10 @@ test_compile_annotations(void **state)
 	}
 	r = rule_of(g, "plain.test");
 	assert_null(r->more);
+	assert_int_equal(sy_gen_find_vhost(g, "plain.test", 10)->mode, SY_MODE_SPLICE);
+	/* A server timeout is answered 504 by the proxy mode: the route takes it. */
+	assert_int_equal(rule_of(g, "slow.test")->more->server_timeout_ms, 1000);
+	assert_int_equal(sy_gen_find_vhost(g, "slow.test", 9)->mode, SY_MODE_PROXY);
 	assert_int_equal(json_array_size(conditions(&st, "plain")), 1);
 	sy_generation_free(g);
 
