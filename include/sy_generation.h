@@ -231,6 +231,13 @@ enum sy_filter_type {
 	SY_FILTER_RATELIMIT,
 	SY_FILTER_CLIENT_RATELIMIT,
 	SY_FILTER_LOOPBACK, /* Skipper's loopback backend: route the changed request again */
+	/* OpenShift Routes (control/kinds/route_headers.c, route_edge_policy.c):
+	 * spec.httpHeaders' Delete actions (s[0] the name), and the
+	 * rewrite-target annotation (s[0] the route's path without its
+	 * trailing '/', s[1] the target). */
+	SY_FILTER_DELETE_REQUEST_HEADER,
+	SY_FILTER_DELETE_RESPONSE_HEADER,
+	SY_FILTER_REPLACE_PATH_PREFIX,
 	SY_FILTER_OTHER,
 };
 

@@ -9,6 +9,8 @@
  *   timeout-tunnel  an idle tunnel's (WebSocket after its 101).
  *   hsts_header     Strict-Transport-Security on responses over TLS (edge
  *                   and re-encrypt routes; others have no TLS of ours).
+ *   rewrite-target  the route's path replaced by this one in the request
+ *                   sent to the backend (a filter: the route is proxied).
  * The OpenShift router drops an invalid value silently and serves the route
  * without it. So do we, but say so on the route's status: a condition
  * naming the annotation and the value (route_openshift.c).
@@ -179,4 +181,38 @@ sy_route_edge_policy(struct sy_arena *a, const json_t *ann, enum sy_tls_mode tls
 		*out = keep;
 	}
 	return 0;
+}
+
+int
+sy_route_rewrite_target(struct sy_arena *a, const json_t *ann, const char *route_path,
+			enum sy_tls_mode tls, struct sy_filter_in *f, const char **problem)
+{
+	/* The OpenShift template's pattern for it: a path's characters
+	 * (RFC 3986 pchar and '/'), which keeps quotes and spaces out of the
+	 * HAProxy line it writes; here it keeps the request line well formed. */
+	static const char allowed[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+				      "._~/%!$&'()*+,;=:@-";
+	const char *v = json_is_object(ann) ? annotation(ann, "rewrite-target") : NULL;
+	size_t n = route_path != NULL ? strlen(route_path) : 0;
+	json_t *args;
+	char *text;
+
+	if (v == NULL || tls == SY_TLS_PASSTHROUGH)
+		return 0;
+	if (v[0] != '/' || strspn(v, allowed) != strlen(v))
+		return add_problem(a, problem, "rewrite-target", v,
+				   "a path: '/' first, then letters, digits and RFC 3986's path "
+				   "characters") < 0 ? -ENOMEM : 0;
+	while (n > 0 && route_path[n - 1] == '/')
+		n--; /* "/foo/" takes off "/foo": the '/' stays with the rest */
+	args = json_pack("[s#, s]", route_path ? route_path : "", (int)n, v);
+	text = args ? json_dumps(args, JSON_COMPACT) : NULL;
+	json_decref(args);
+	if (text == NULL)
+		return -ENOMEM;
+	f->type = SY_FILTER_REPLACE_PATH_PREFIX;
+	f->name = "rewrite-target";
+	f->args = sy_arena_strdup(a, text);
+	free(text);
+	return f->args != NULL ? 1 : -ENOMEM;
 }

@@ -24,6 +24,13 @@ struct sy_arena;
 int sy_route_edge_policy(struct sy_arena *a, const json_t *annotations, enum sy_tls_mode tls,
 			 const struct sy_edge_policy_in **out, const char **problem);
 
+/* The rewrite-target annotation of a route whose path is route_path ("" or
+ * NULL: none) as a filter in *f (SY_FILTER_REPLACE_PATH_PREFIX, strings in
+ * a): 1 when made, 0 when the route has none or it is not applicable
+ * (passthrough) or invalid (then *problem, as above, gets it), -ENOMEM. */
+int sy_route_rewrite_target(struct sy_arena *a, const json_t *annotations, const char *route_path,
+			    enum sy_tls_mode tls, struct sy_filter_in *f, const char **problem);
+
 /* HAProxy's time format, which the annotations use: digits, then us, ms,
  * s, m, h or d (none: ms). *ms rounded up to a whole millisecond; -1 when
  * it is not one, is 0 or passes HAProxy's bound (2^31 - 1 ms). */

@@ -21,6 +21,7 @@
 #include "gen/compile.h"
 #include "kinds/label_selector.h"
 #include "kinds/route_edge_policy.h"
+#include "kinds/route_headers.h"
 #include "store/relations.h"
 #include "store/store.h"
 #include "fleet/fleet.h"
@@ -282,6 +283,9 @@ validate_route(const json_t *obj, const char *who, struct sy_errors *errs)
 	if (tls != NULL && !json_is_null(tls) &&
 	    check_tls(tls, json_is_string(path) && json_string_length(path) > 0, who, errs) < 0)
 		bad = -1;
+	if (sy_route_headers_check(json_object_get(spec, "httpHeaders"),
+				   json_string_value(json_object_get(tls, "termination")), who, errs) < 0)
+		bad = -1;
 	return bad;
 }
 
@@ -310,6 +314,10 @@ struct route_take {
 	 * not applied and why (for the status); NULL: none. */
 	const struct sy_edge_policy_in *edge;
 	const char *edge_problem;
+	/* spec.httpHeaders.actions and rewrite-target, as the proxy's filters
+	 * (NULL: none). */
+	struct sy_filter_in *filters;
+	unsigned n_filters;
 	unsigned n_backends;
 	struct sy_backend_in backends[];
 };
@@ -897,6 +905,31 @@ take_route(struct sy_compile_ctx *cx, struct route_in *ri)
 				 json_object_get(json_object_get(obj, "metadata"), "annotations"), t->tls,
 				 &t->edge, &t->edge_problem) < 0)
 		oom = true;
+	{
+		const json_t *hh = json_object_get(spec, "httpHeaders");
+		const json_t *ann = json_object_get(json_object_get(obj, "metadata"), "annotations");
+		bool headers = json_object_size(json_object_get(hh, "actions")) > 0;
+		bool rewrite = json_is_string(json_object_get(ann, "haproxy.router.openshift.io/rewrite-target"));
+		int rc = 0;
+
+		t->filters = NULL;
+		t->n_filters = 0;
+		if ((headers || rewrite) &&
+		    (t->filters = sy_arena_alloc(cx->scratch, (SY_ROUTE_HEADER_FILTERS_MAX + 1) *
+								      sizeof(*t->filters))) == NULL)
+			oom = true;
+		if (t->filters != NULL && rewrite) {
+			rc = sy_route_rewrite_target(cx->scratch, ann, ri->path, t->tls, &t->filters[0],
+						     &t->edge_problem);
+			if (rc > 0)
+				t->n_filters = 1;
+		}
+		if (t->filters != NULL && headers && t->tls != SY_TLS_PASSTHROUGH &&
+		    sy_route_headers_take(cx->scratch, hh, t->filters, &t->n_filters) < 0)
+			rc = -ENOMEM;
+		if (rc < 0)
+			oom = true;
+	}
 	if (t->tls != SY_TLS_PASSTHROUGH) {
 		const char *c = sticky_cookie(cx, ri->o);
 
@@ -1054,6 +1087,8 @@ compile_routes(struct sy_compile_ctx *cx)
 		r.insecure = t->insecure;
 		r.fwd_policy = t->fwd_policy;
 		r.edge = t->edge;
+		r.filters = t->filters;
+		r.n_filters = t->n_filters;
 		r.strategy = t->strategy;
 		r.sticky_cookie = t->sticky_cookie;
 		r.target_port = t->target_port;

@@ -120,6 +120,10 @@ struct sy_proxy {
 	uint16_t resp_extra_len;
 	uint8_t resp_n_set;
 	char resp_extra[384];
+	/* Response headers the route deletes (spec.httpHeaders' Delete):
+	 * names, each ended by '\n'. */
+	uint16_t resp_del_len;
+	char resp_del[160];
 	/* TLS terminated on the client leg (tls/tls.h): &tls_conn, else NULL
 	 * and the HTTP layer reads and writes the TCP leg's queues. */
 	struct sy_tls_conn *tls;

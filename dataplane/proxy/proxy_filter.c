@@ -133,6 +133,8 @@ px_filter_rewrites_request(const struct sy_rule *rule, const struct sy_px_req *r
 		case SY_FILTER_SET_PATH:
 		case SY_FILTER_MOD_PATH:
 		case SY_FILTER_SET_REQUEST_HEADER:
+		case SY_FILTER_DELETE_REQUEST_HEADER:
+		case SY_FILTER_REPLACE_PATH_PREFIX:
 			return true;
 		default:
 			break;
@@ -152,7 +154,8 @@ put(uint8_t *out, uint32_t room, uint32_t *at, const void *p, size_t len)
 }
 
 /* Is the header line at line (name: value) one of the names the rule's
- * setRequestHeader filters set? Those go; the filters' lines replace them. */
+ * setRequestHeader filters set or its Delete actions delete? Those go; the
+ * set ones' lines replace them. */
 static bool
 request_header_replaced(const struct sy_rule *rule, const uint8_t *line, uint32_t len)
 {
@@ -166,13 +169,50 @@ request_header_replaced(const struct sy_rule *rule, const uint8_t *line, uint32_
 		const struct sy_filter *f = &rule->more->filters[i];
 		size_t n;
 
-		if (f->type != SY_FILTER_SET_REQUEST_HEADER || f->s[0] == NULL)
+		if ((f->type != SY_FILTER_SET_REQUEST_HEADER &&
+		     f->type != SY_FILTER_DELETE_REQUEST_HEADER) ||
+		    f->s[0] == NULL)
 			continue;
 		n = strlen(f->s[0]);
 		if (len > n && line[n] == ':' && strncasecmp((const char *)line, f->s[0], n) == 0)
 			return true;
 	}
 	return false;
+}
+
+/*
+ * OpenShift's rewrite-target: the route's path (prefix, without its
+ * trailing '/') taken off the request's path, the target put in its place,
+ * one '/' between them. With the route's path /foo: /foo, /foo/, /foo/bar
+ * become /, /, /bar under target "/" and /baz, /baz/, /baz/bar under
+ * "/baz" (the OpenShift documentation's table). A path the prefix does not
+ * start (it cannot, the rule matched) is left alone. The result's length
+ * in out (NUL-terminated), 0 when it does not fit.
+ */
+static uint32_t
+replace_prefix(const char *prefix, const char *target, const char *path, uint32_t plen, char *out,
+	       size_t room)
+{
+	size_t n = strlen(prefix), t = strlen(target);
+	const char *rest = path + n;
+	size_t rlen;
+
+	if (plen < n || memcmp(path, prefix, n) != 0) {
+		rest = path;
+		n = 0;
+		t = 0;
+	}
+	rlen = plen - n;
+	if (t > 0 && target[t - 1] == '/' && rlen > 0 && rest[0] == '/') {
+		rest++;
+		rlen--;
+	}
+	if (t + rlen + 1 > room || t + rlen == 0)
+		return 0;
+	memcpy(out, target, t);
+	memcpy(out + t, rest, rlen);
+	out[t + rlen] = '\0';
+	return (uint32_t)(t + rlen);
 }
 
 /*
@@ -203,6 +243,12 @@ rewrite_path(const struct sy_rule *rule, const char *target, uint32_t target_len
 				return 0;
 			memcpy(buf, f->s[0], n + 1);
 			plen = (uint32_t)n;
+		} else if (f->type == SY_FILTER_REPLACE_PATH_PREFIX && f->s[0] != NULL &&
+			   f->s[1] != NULL) {
+			if ((plen = replace_prefix(f->s[0], f->s[1], buf, plen, tmp, sizeof(tmp))) == 0 ||
+			    plen >= room)
+				return 0;
+			memcpy(buf, tmp, plen + 1);
 		} else if (f->type == SY_FILTER_MOD_PATH && f->regex != NULL && f->s[1] != NULL) {
 			pcre2_match_data *md = RTE_PER_LCORE(pxf_md);
 			PCRE2_SIZE outlen = sizeof(tmp);
@@ -274,7 +320,7 @@ px_filter_request(const struct sy_rule *rule, const struct sy_px_req *req, const
 /* ---------------------------------------------------------- responses -- */
 
 /* Does the backend's header line (name: value) have the name of one of the
- * first resp_n_set lines of resp_extra? */
+ * first resp_n_set lines of resp_extra, or of a header the route deletes? */
 static bool
 response_header_replaced(const struct sy_proxy *px, const uint8_t *line, uint32_t len)
 {
@@ -288,6 +334,14 @@ response_header_replaced(const struct sy_proxy *px, const uint8_t *line, uint32_
 		if (len > n && line[n] == ':' && strncasecmp((const char *)line, e, n) == 0)
 			return true;
 		e = strchr(e, '\n') + 1;
+	}
+	for (e = px->resp_del; e < px->resp_del + px->resp_del_len;) {
+		const char *nl = memchr(e, '\n', (size_t)(px->resp_del + px->resp_del_len - e));
+		size_t n = (size_t)(nl - e);
+
+		if (len > n && line[n] == ':' && strncasecmp((const char *)line, e, n) == 0)
+			return true;
+		e = nl + 1;
 	}
 	return false;
 }
@@ -322,6 +376,16 @@ rule_response_lines(struct sy_proxy *px, const struct sy_rule *rule, int pass, u
 		size_t room = sizeof(px->resp_extra) - *at;
 		int n = 0;
 
+		if (pass == 0 && f->type == SY_FILTER_DELETE_RESPONSE_HEADER && f->s[0] != NULL) {
+			size_t k = strlen(f->s[0]);
+
+			if (px->resp_del_len + k + 1 <= sizeof(px->resp_del)) {
+				memcpy(px->resp_del + px->resp_del_len, f->s[0], k);
+				px->resp_del[px->resp_del_len + k] = '\n';
+				px->resp_del_len = (uint16_t)(px->resp_del_len + k + 1);
+			}
+			continue;
+		}
 		if (pass == 0 && f->type == SY_FILTER_SET_RESPONSE_HEADER && f->s[0] != NULL) {
 			char name[128];
 			int k = snprintf(name, sizeof(name), "%s:", f->s[0]);
@@ -367,6 +431,7 @@ px_filter_response_prepare(struct sy_proxy *px, const struct sy_rule *const *rul
 	px->resp_status = 0;
 	px->resp_extra_len = 0;
 	px->resp_n_set = 0;
+	px->resp_del_len = 0;
 	for (r = 0; r < nr; r++)
 		if (rules[r] != NULL)
 			rule_response_lines(px, rules[r], 0, &at);

@@ -14,7 +14,10 @@
 #     (insecureEdgeTerminationPolicy Allow);
 #   - an invalid value (timeout "2x", ip_allowlist with a bad address): not applied, the route
 #     served, its status condition EdgePoliciesApplied False naming the annotation and value;
-#   - answers.source_not_allowed counts the refusals.
+#   - answers.source_not_allowed counts the refusals;
+#   - spec.httpHeaders.actions (request Set and Delete as the backend sees them, response Set
+#     and Delete as curl sees them) and rewrite-target on one route; a route setting Host
+#     refused at apply.
 T_NAME=edge_policy
 source "$(dirname "$0")/testlib.sh"
 
@@ -59,6 +62,44 @@ $(route hsts "hsts.$D" c "$A/hsts_header: 'max-age=31536000;includeSubDomains;pr
 $(route bad "bad.$D" c "$A/timeout: 2x, $A/ip_allowlist: '198.19.7.7 198.18.0.300'")
 EOF
 t_expect_rc 0 "apply Routes with edge-policy annotations"
+# spec.httpHeaders.actions and rewrite-target on one route: /api/... reaches the echoing
+# pool as /echo/...
+rctl apply -f - <<EOF
+apiVersion: route.openshift.io/v1
+kind: Route
+metadata:
+  name: headers
+  namespace: demo
+  annotations: {$A/rewrite-target: /echo}
+spec:
+  host: headers.$D
+  path: /api
+  to: {kind: Service, name: c}
+  port: {targetPort: http}
+  httpHeaders:
+    actions:
+      request:
+      - {name: X-Env, action: {type: Set, set: {value: prod}}}
+      - {name: X-Drop, action: {type: Delete}}
+      response:
+      - {name: Server, action: {type: Delete}}
+      - {name: X-Frame-Options, action: {type: Set, set: {value: DENY}}}
+EOF
+t_expect_rc 0 "apply a Route with spec.httpHeaders.actions and rewrite-target"
+# A header OpenShift keeps for itself: the apply refused, naming it.
+rctl apply -f - <<EOF
+apiVersion: route.openshift.io/v1
+kind: Route
+metadata: {name: sethost, namespace: demo}
+spec:
+  host: sethost.$D
+  to: {kind: Service, name: c}
+  httpHeaders: {actions: {request: [{name: Host, action: {type: Set, set: {value: evil.test}}}]}}
+EOF
+[ "$T_RC" -ne 0 ] && grep -q 'spec.httpHeaders.actions.request\[0\]' <<<"$T_OUT$T_ERR" &&
+	grep -q '"Host": the router does not let a route set or delete it' <<<"$T_OUT$T_ERR" ||
+	t_fail "a Route setting Host: the apply refused, naming the field and the header" "$(t_seen)"
+t_ok "spec.httpHeaders: setting Host refused at apply, by field and name"
 
 # get URL [curl args]: status code and body's first line into T_OUT ("CODE BODY").
 get() {
@@ -124,6 +165,16 @@ t_run lab_client curl -sS -m 10 --resolve "hsts.$D:80:$R" -D - -o /dev/null "htt
 grep -q '^HTTP/1.1 200' <<<"$T_OUT" && ! grep -qi '^Strict-Transport-Security' <<<"$T_OUT" ||
 	t_fail "hsts_header over plain HTTP (Allow): 200 without the header" "$(t_seen)"
 t_ok "hsts_header: sent over TLS as given, never over plain HTTP"
+
+# --- spec.httpHeaders.actions, rewrite-target -----------------------------------------------
+t_run lab_client curl -sS -m 10 --resolve "headers.$D:80:$R" -D "$LAB_DIR/hdrs" -H 'X-Drop: 1' \
+	-H 'X-Keep: 1' "http://headers.$D/api/x?q=1"
+grep -q '^path: /echo/x?q=1' <<<"$T_OUT" || t_fail "rewrite-target /echo: /api/x?q=1 reaches the backend as /echo/x?q=1" "$(t_seen)"
+grep -qi '^X-Env: prod' <<<"$T_OUT" && grep -qi '^X-Keep: 1' <<<"$T_OUT" && ! grep -qi '^X-Drop' <<<"$T_OUT" ||
+	t_fail "request actions: X-Env set, X-Drop deleted, X-Keep untouched (as the backend saw them)" "$(t_seen)"
+grep -qi '^X-Frame-Options: DENY' "$LAB_DIR/hdrs" && ! grep -qi '^Server:' "$LAB_DIR/hdrs" ||
+	t_fail "response actions: X-Frame-Options set, the backend's Server deleted" "$(cat "$LAB_DIR/hdrs")"
+t_ok "spec.httpHeaders.actions seen by the backend and the client; rewrite-target /api -> /echo"
 
 # --- invalid values -------------------------------------------------------------------------
 get "http://bad.$D/slow/2"

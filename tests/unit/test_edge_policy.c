@@ -15,12 +15,15 @@
 #include <string.h>
 
 #include <arpa/inet.h>
+#include <stdlib.h>
 #include <cmocka.h>
 
 #include "arena.h"
 #include "gen/compile.h"
 #include "gen/source_allow.h"
+#include "kinds/kinds.h"
 #include "kinds/route_edge_policy.h"
+#include "ops/errors.h"
 #include "store/store.h"
 #include "test_eal.h"
 
@@ -287,6 +290,145 @@ test_compile_annotations(void **state)
 	sy_store_fini(&st);
 }
 
+/* The route with spec.httpHeaders hh (JSON text) and termination term: the
+ * apply's errors as text ("" when it validates). */
+static char last_errors[2048];
+
+static const char *
+validate_headers(const char *hh, const char *term)
+{
+	json_t *obj = json_pack("{s:s, s:s, s:{s:s, s:s}, s:{s:s, s:{s:s}, s:o}}", "apiVersion",
+				"route.openshift.io/v1", "kind", "Route", "metadata", "name", "r",
+				"namespace", "ns", "spec", "host", "h.test", "to", "name", "svc",
+				"httpHeaders", json_loads(hh, 0, NULL));
+	struct sy_errors errs = { NULL };
+	size_t i, at = 0;
+
+	if (term != NULL)
+		json_object_set_new(json_object_get(obj, "spec"), "tls", json_pack("{s:s}", "termination", term));
+	sy_kind_route.validate(obj, "Route ns/r", &errs);
+	last_errors[0] = '\0';
+	for (i = 0; i < json_array_size(errs.list) && at < sizeof(last_errors); i++) {
+		const json_t *e = json_array_get(errs.list, i);
+
+		at += (size_t)snprintf(last_errors + at, sizeof(last_errors) - at, "%s: %s\n",
+				       json_string_value(json_object_get(e, "field")),
+				       json_string_value(json_object_get(e, "message")));
+	}
+	json_decref(errs.list);
+	json_decref(obj);
+	return last_errors;
+}
+
+#define SET(side, n, v) "{\"" side "\": [{\"name\": \"" n "\", \"action\": {\"type\": \"Set\", \"set\": {\"value\": \"" v "\"}}}]}"
+#define DEL(side, n) "{\"" side "\": [{\"name\": \"" n "\", \"action\": {\"type\": \"Delete\"}}]}"
+
+static void
+test_http_headers_validation(void **state)
+{
+	(void)state;
+	assert_string_equal(validate_headers("{\"actions\": " SET("request", "X-Env", "prod") "}", NULL), "");
+	assert_string_equal(validate_headers("{\"actions\": " DEL("response", "Server") "}", "edge"), "");
+	/* OpenShift's own names and the proxy's framing: refused by name. */
+	assert_non_null(strstr(validate_headers("{\"actions\": " SET("request", "Host", "x") "}", NULL),
+			       "\"Host\": the router does not let a route set or delete it"));
+	assert_non_null(strstr(validate_headers("{\"actions\": " DEL("response", "Set-Cookie") "}", NULL),
+			       "spec.httpHeaders.actions.response[0]"));
+	assert_non_null(strstr(validate_headers("{\"actions\": " SET("request", "Transfer-Encoding", "chunked") "}", NULL),
+			       "Forbidden"));
+	assert_non_null(strstr(validate_headers("{\"actions\": " SET("request", "bad name", "x") "}", NULL),
+			       "must be an HTTP header name"));
+	assert_non_null(strstr(validate_headers("{\"actions\": " SET("request", "X-A", "%[req.hdr(host)]") "}", NULL),
+			       "dynamic values"));
+	assert_non_null(strstr(validate_headers("{\"actions\": " SET("request", "X-A", "a\\r\\nX-B: 1") "}", NULL),
+			       "no line breaks"));
+	assert_non_null(strstr(validate_headers("{\"actions\": {\"request\": [{\"name\": \"X-A\", \"action\": {\"type\": \"Replace\"}}]}}", NULL),
+			       "supported values: \"Set\", \"Delete\""));
+	assert_non_null(strstr(validate_headers("{\"actions\": " SET("request", "X-A", "") "}", NULL),
+			       "action.set.value: Required"));
+	assert_non_null(strstr(validate_headers("{\"actions\": " SET("response", "X-A", "1") "}", "passthrough"),
+			       "passthrough routes"));
+}
+
+static void
+test_http_headers_and_rewrite_compile(void **state)
+{
+	static const struct sy_compile_opts opts = {
+		.routing_subdomain = "apps.test",
+		.router_name = "default",
+		.no_route_status = 503,
+		.now = "2026-01-01T00:00:00Z",
+	};
+	struct sy_store st;
+	struct sy_generation *g;
+	const struct sy_rule *r;
+	json_t *obj;
+	unsigned i, set_req = 0, del_req = 0, set_resp = 0, del_resp = 0, rewrite = 0;
+
+	(void)state;
+	sy_store_init(&st);
+	/* Set then Delete of X-Gone: the last wins (deleted); X-Env set. */
+	obj = json_pack("{s:s, s:s, s:{s:s, s:s, s:{s:s}}, s:{s:s, s:s, s:{s:s}, s:{s:{s:[{s:s, s:{s:s, s:{s:s}}}, {s:s, s:{s:s}}, {s:s, s:{s:s, s:{s:s}}}], s:[{s:s, s:{s:s}}]}}}}",
+			"apiVersion", "route.openshift.io/v1", "kind", "Route",
+			"metadata", "name", "hh", "namespace", "ns", "annotations",
+			"haproxy.router.openshift.io/rewrite-target", "/v2",
+			"spec", "host", "hh.test", "path", "/api/", "to", "name", "svc",
+			"httpHeaders", "actions", "request",
+			"name", "X-Gone", "action", "type", "Set", "set", "value", "1",
+			"name", "X-Gone", "action", "type", "Delete",
+			"name", "X-Env", "action", "type", "Set", "set", "value", "prod",
+			"response", "name", "Server", "action", "type", "Delete");
+	assert_non_null(obj);
+	sy_object_free(sy_store_put(&st, sy_object_new(&sy_kind_route, "ns", "hh", obj,
+						       "2026-01-01T00:00:00Z", "uid-hh")));
+	json_decref(obj);
+	put_route(&st, "rw-bad", "rwbad.test",
+		  json_pack("{s:s}", "haproxy.router.openshift.io/rewrite-target", "/a b"), NULL);
+	g = sy_compile(&st, &opts, 1);
+	assert_non_null(g);
+	r = rule_of(g, "hh.test");
+	assert_int_equal(sy_gen_find_vhost(g, "hh.test", 7)->mode, SY_MODE_PROXY);
+	for (i = 0; i < r->n_filters; i++) {
+		const struct sy_filter *f = &r->more->filters[i];
+
+		switch (f->type) {
+		case SY_FILTER_SET_REQUEST_HEADER:
+			assert_string_equal(f->s[0], "X-Env");
+			assert_string_equal(f->s[1], "prod");
+			set_req++;
+			break;
+		case SY_FILTER_DELETE_REQUEST_HEADER:
+			assert_string_equal(f->s[0], "X-Gone");
+			del_req++;
+			break;
+		case SY_FILTER_SET_RESPONSE_HEADER: set_resp++; break;
+		case SY_FILTER_DELETE_RESPONSE_HEADER:
+			assert_string_equal(f->s[0], "Server");
+			del_resp++;
+			break;
+		case SY_FILTER_REPLACE_PATH_PREFIX:
+			assert_string_equal(f->s[0], "/api"); /* the route's path without its '/' */
+			assert_string_equal(f->s[1], "/v2");
+			rewrite++;
+			break;
+		default: fail_msg("unexpected filter type %d", f->type);
+		}
+	}
+	assert_int_equal(set_req, 1);
+	assert_int_equal(del_req, 1);
+	assert_int_equal(set_resp, 0);
+	assert_int_equal(del_resp, 1);
+	assert_int_equal(rewrite, 1);
+	/* An invalid rewrite-target: not applied, on the status, served. */
+	r = rule_of(g, "rwbad.test");
+	assert_int_equal(r->n_filters, 0);
+	assert_non_null(strstr(json_string_value(json_object_get(json_array_get(conditions(&st, "rw-bad"), 1),
+							       "message")),
+			       "rewrite-target: Invalid value: \"/a b\""));
+	sy_generation_free(g);
+	sy_store_fini(&st);
+}
+
 int
 main(void)
 {
@@ -296,6 +438,8 @@ main(void)
 		cmocka_unit_test(test_hsts_value),
 		cmocka_unit_test(test_source_allow),
 		cmocka_unit_test(test_compile_annotations),
+		cmocka_unit_test(test_http_headers_validation),
+		cmocka_unit_test(test_http_headers_and_rewrite_compile),
 	};
 
 	if (sy_test_eal_init("test_edge_policy") < 0) {
