@@ -61,6 +61,48 @@ etcd_reply(void *arg, uint64_t id, json_t *reply)
 	sy_server_complete(arg, id, reply);
 }
 
+/*
+ * SIGTERM or SIGINT with drain_s: a graceful drain (dataplane/drain.c). The
+ * workers refuse new connections from now on and close idle ones; the
+ * control thread keeps serving (status shows the drain) and stops them once
+ * nothing is in flight or drain_s has passed. An operator, a service
+ * manager's stop timeout or a rolling restart then finds the downloads and
+ * requests it carried completed, not cut.
+ */
+static void
+drain_begin(struct sy_router *r, unsigned signo)
+{
+	r->draining = true;
+	r->drain_since_ms = sy_mono_ms();
+	r->drain_until_ms = r->drain_since_ms + (uint64_t)r->cfg.drain_s * 1000;
+	sy_dp_drain_begin();
+	r->drain_conns = sy_dp_conns_in_flight();
+	RTE_LOG(NOTICE, USER1,
+		"signal %u: draining: new connections refused, %u in flight get up to %u s "
+		"(drain_s); a second signal stops at once\n",
+		signo, r->drain_conns, r->cfg.drain_s);
+}
+
+/* Whether the drain is over: nothing in flight, or drain_s passed. */
+static bool
+drain_done(struct sy_router *r)
+{
+	uint64_t now = sy_mono_ms();
+
+	r->drain_conns = sy_dp_conns_in_flight();
+	if (r->drain_conns == 0) {
+		RTE_LOG(NOTICE, USER1, "drained in %.1f s: no connection left; shutting down\n",
+			(double)(now - r->drain_since_ms) / 1000.0);
+		return true;
+	}
+	if (now >= r->drain_until_ms) {
+		RTE_LOG(NOTICE, USER1, "drain_s (%u s) passed with %u connection(s) in flight: "
+			"shutting down\n", r->cfg.drain_s, r->drain_conns);
+		return true;
+	}
+	return false;
+}
+
 /* The control thread's loop: control socket, signals, reclaiming retired
  * generations. Returns when SIGINT or SIGTERM arrives. Nothing in it waits
  * for a peer: the control socket and the metrics address are served a
@@ -100,8 +142,9 @@ control_loop(struct sy_router *r, struct sy_server *srv, int sigfd, struct sy_me
 		if (srv_ms >= 0 && srv_ms < timeout)
 			timeout = srv_ms;
 		/* The access log's rings: emptied every turn, at least every
-		 * 100 ms (a ring holds 4096 records a worker). */
-		if (sy_alog_enabled() && timeout > 100)
+		 * 100 ms (a ring holds 4096 records a worker); a drain looks
+		 * at what is left as often. */
+		if ((sy_alog_enabled() || r->draining) && timeout > 100)
 			timeout = 100;
 
 		pfds[0] = (struct pollfd){ .fd = sigfd, .events = POLLIN };
@@ -115,10 +158,16 @@ control_loop(struct sy_router *r, struct sy_server *srv, int sigfd, struct sy_me
 			struct signalfd_siginfo si;
 
 			if (read(sigfd, &si, sizeof(si)) == sizeof(si)) {
-				RTE_LOG(NOTICE, USER1, "signal %u: shutting down\n", si.ssi_signo);
-				return;
+				if (r->draining || r->cfg.drain_s == 0) {
+					RTE_LOG(NOTICE, USER1, "signal %u: shutting down%s\n", si.ssi_signo,
+						r->draining ? " now (a second signal ends the drain)" : "");
+					return;
+				}
+				drain_begin(r, si.ssi_signo);
 			}
 		}
+		if (r->draining && drain_done(r))
+			return;
 		/* Every turn: requests that waited behind a reply, and
 		 * deadlines, need no event. */
 		sy_server_handle(srv, r, pfds + 1, rc > 0 ? n : 0, sy_mono_ms());

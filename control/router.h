@@ -38,6 +38,12 @@ struct sy_router {
 	uint64_t gen_id;     /* id of the live generation */
 	time_t started;
 	bool dataplane_up;   /* stats can be read */
+	/* A graceful drain (SIGTERM/SIGINT, drain_s; control/main.c): since
+	 * when and until when (sy_mono_ms), and the connections it waits for
+	 * at the last look. */
+	bool draining;
+	uint64_t drain_since_ms, drain_until_ms;
+	unsigned drain_conns;
 	struct sy_relations rel;     /* which objects meet (relations.h) */
 	struct sy_changes changes;   /* since the live generation (scope.h) */
 	bool verify_compiles;        /* SY_COMPILE_VERIFY=1: check each incremental one */

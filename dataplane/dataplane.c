@@ -28,6 +28,7 @@
 #include "port.h"
 #include "sy_dataplane.h"
 #include "conn/conn.h"
+#include "drain.h"
 #include "worker.h"
 #include "lb/lb.h"
 #include "observe/conn_list.h"
@@ -231,6 +232,24 @@ sy_dp_stop(void)
 		for (i = 0; i < dp.n_workers; i++)
 			(void)rte_rcu_qsbr_thread_unregister(dp.sh->slot->qs, i);
 	dp_teardown();
+}
+
+void
+sy_dp_drain_begin(void)
+{
+	if (dp.sh != NULL)
+		atomic_store_explicit(&dp.sh->draining, true, memory_order_relaxed);
+}
+
+unsigned
+sy_dp_conns_in_flight(void)
+{
+	unsigned i, n = 0;
+
+	for (i = 0; i < dp.n_workers; i++)
+		if (dp.workers[i] != NULL)
+			n += sy_worker_conns_in_flight(dp.workers[i]);
+	return n;
 }
 
 void

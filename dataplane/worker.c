@@ -23,6 +23,7 @@
 #include "splice/splice.h"
 #include "tcp/tcp.h"
 #include "vrrp/vrrp.h"
+#include "drain.h"
 #include "worker.h"
 #include "worker_conn.h"
 
@@ -458,6 +459,8 @@ sy_worker_poll(struct sy_worker *w)
 		w->arp.last_timer = w->now;
 		sy_neigh_timer(w);
 	}
+	if (unlikely(!w->drain_swept) && atomic_load_explicit(&sh->draining, memory_order_relaxed))
+		sy_worker_drain_sweep(w); /* once (drain.c) */
 
 	if (SY_POLL_PHASES)
 		w->phase.timers_end = phase_tsc();

@@ -124,6 +124,10 @@ struct sy_dp_shared {
 	uint8_t lb_max_ejected_pct; /* lb_max_ejected_percent (lb/lb.h) */
 	uint64_t tsc_per_ms;
 	atomic_bool stop; /* ctl: wo (sy_dp_stop), workers: ro */
+	/* A graceful drain is on (sy_dp_drain_begin; docs/operations.md,
+	 * "Stopping"): new connections refused, idle ones closed, the rest
+	 * finish. ctl: wo, workers: ro. */
+	atomic_bool draining;
 };
 
 struct sy_txq {
@@ -147,6 +151,7 @@ struct sy_worker {
 	struct sy_generation *gen;
 	struct sy_txq txq[SY_MAX_PORTS];
 	unsigned tx_held; /* frames the last poll kept for a later burst */
+	bool drain_swept; /* this worker closed its idle connections for the drain */
 	/* A -Dpoll_phases=true build's marks in this poll (TSC), added to the
 	 * poll_*_cycles counters by sy_worker_main when the poll was busy. */
 	struct {

@@ -27,6 +27,8 @@
  * The default keeps the tables of one worker near 8 MB, so a lab's 1 GB of
  * hugepages holds many workers; a million per worker needs about 220 MB
  * each (docs/operations.md, "Capacity"). */
+#define SY_DRAIN_S_DEFAULT 30
+#define SY_DRAIN_S_MAX 3600
 #define SY_FLOWS_PER_WORKER_DEFAULT 32768u
 #define SY_FLOWS_PER_WORKER_MIN 1024u
 #define SY_TX_DRAIN_US_MAX 1000u
@@ -160,6 +162,9 @@ struct sy_config {
 	char tls_ciphersuites[256];        /* TLS 1.3 suites */
 	uint16_t tls_min_version;          /* 0x0303 or 0x0304: the floor for every vhost */
 	uint32_t tls_ticket_rotate_s;      /* session ticket keys rotated this often */
+	/* SIGTERM / SIGINT: connections in flight get this long to finish
+	 * (dataplane/drain.c); 0: stop at once. */
+	uint32_t drain_s;
 	uint8_t tls_tickets;               /* TLS 1.3 tickets sent per handshake, <= SY_TLS_TICKETS_MAX */
 	uint8_t tcp_cc;                    /* enum sy_tcp_cc: for connections the proxy terminates */
 	bool lb_fail_closed;               /* every endpoint tried ejected: 503, not panic */

@@ -177,6 +177,7 @@ extern const char *const sy_drop_reason_names[SY_DROP__COUNT];
 	X(conns_opened)    /* cookie validated: a connection record made */    \
 	X(conns_spliced)   /* backend answered, held bytes sent */             \
 	X(conns_answered)  /* the router answered itself: `answers` says why */ \
+	X(conns_refused_draining) /* SYNs answered RST: a graceful drain was on (drain.c) */ \
 	X(conns_closed)    /* records freed */                                 \
 	X(flows_active)    /* gauge: connection records in use */              \
 	X(backend_retries) /* another endpoint tried after a failed connect */ \

@@ -48,6 +48,11 @@ int sy_dp_init(const struct sy_config *cfg, struct sy_gen_slot *slot, char *err,
 int sy_dp_start(void);
 /* Ask workers to stop, wait for them, stop and close ports, free dataplane state. */
 void sy_dp_stop(void);
+/* A graceful drain (dataplane/drain.c): from now on the workers refuse new
+ * connections and close idle ones; sy_dp_conns_in_flight says how many are
+ * left to finish (a count taken from the workers' records, a moment old). */
+void sy_dp_drain_begin(void);
+unsigned sy_dp_conns_in_flight(void);
 /* New SYN cookie secret (the previous one stays valid): call every
  * SY_DP_COOKIE_ROTATE_S seconds from the control thread. */
 #define SY_DP_COOKIE_ROTATE_S 180

@@ -485,6 +485,14 @@ parse_top(json_t *root, struct sy_config *cfg, char *err, size_t errlen)
 					    "(connection records per worker)",
 					    SY_FLOWS_PER_WORKER_MIN, SY_FLOWS_PER_WORKER_MAX);
 			cfg->flows_per_worker = (uint32_t)json_integer_value(val);
+		} else if (strcmp(key, "drain_s") == 0) {
+			if (!json_is_integer(val) || json_integer_value(val) < 0 ||
+			    json_integer_value(val) > SY_DRAIN_S_MAX)
+				return fail(err, errlen,
+					    "drain_s: must be an integer from 0 to %u (seconds a SIGTERM "
+					    "lets connections in flight finish; 0: exit at once)",
+					    SY_DRAIN_S_MAX);
+			cfg->drain_s = (uint32_t)json_integer_value(val);
 		} else if (strcmp(key, "tx_drain_us") == 0) {
 			if (json_is_string(val) && strcmp(json_string_value(val), "auto") == 0)
 				cfg->tx_drain_us = SY_TX_DRAIN_US_AUTO;
@@ -604,7 +612,7 @@ parse_top(json_t *root, struct sy_config *cfg, char *err, size_t errlen)
 			cfg->no_route_status = (uint16_t)json_integer_value(val);
 		} else {
 			return fail(err, errlen,
-				    "%s: unknown key (known: workers, idle, flows_per_worker, tx_drain_us, eal, control_socket, metrics, state_dir, "
+				    "%s: unknown key (known: workers, idle, flows_per_worker, drain_s, tx_drain_us, eal, control_socket, metrics, state_dir, "
 				    "ports, routes, listen, routing_subdomain, router_name, no_route_status, "
 				    "forwarded_headers, tls, tcp, lb_all_ejected, lb_max_ejected_percent, access_log, dns, "
 				    "allow_wildcard_routes, route_label_selector, namespace_label_selector, "
@@ -652,6 +660,7 @@ set_defaults(struct sy_config *cfg)
 	cfg->worker_lcores[0] = 1;
 	cfg->idle = SY_IDLE_BUSY;
 	cfg->flows_per_worker = SY_FLOWS_PER_WORKER_DEFAULT;
+	cfg->drain_s = SY_DRAIN_S_DEFAULT;
 	cfg->tx_drain_us = SY_TX_DRAIN_US_AUTO;
 	strcpy(cfg->control_socket, "/run/switchyard/routerd.sock");
 	strcpy(cfg->state_dir, "/var/lib/switchyard");

@@ -201,6 +201,17 @@ sy_ops_status(struct sy_router *r, const json_t *req)
 		json_object_set_new(reply, "tls", tls);
 	else
 		json_decref(tls);
+	/* A graceful drain on its way out (control/main.c). */
+	if (reply != NULL && r->draining) {
+		uint64_t now = sy_mono_ms();
+
+		json_object_set_new(
+			reply, "drain",
+			json_pack("{s:f, s:f, s:I}", "seconds", (double)(now - r->drain_since_ms) / 1000.0,
+				  "seconds_left",
+				  now < r->drain_until_ms ? (double)(r->drain_until_ms - now) / 1000.0 : 0.0,
+				  "connections", (json_int_t)r->drain_conns));
+	}
 	/* Where objects live: the journal, or etcd (control/etcd/sync.h). */
 	if (reply != NULL)
 		json_object_set_new(reply, "store", r->etcd ? sy_etcd_sync_status(r)

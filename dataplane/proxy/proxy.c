@@ -378,3 +378,19 @@ sy_proxy_worker_fini(struct sy_worker *w)
 	t->buckets = NULL;
 	px_idle_fini(w);
 }
+
+void
+sy_proxy_drain(struct sy_worker *w, struct sy_conn *c)
+{
+	struct sy_proxy *px = c->px;
+
+	if (px == NULL || px->tunnel || px->req_state != SY_PX_REQ_HEAD ||
+	    px->resp_state != SY_PX_RESP_NONE || px_cin(px)->bytes > 0 || px_client_closing(px))
+		return; /* busy: px_request_head made its response the last */
+	/* Between requests: the close a keep-alive timeout would make, now
+	 * (the client sees a FIN and opens its next connection elsewhere). */
+	px_client_close(px);
+	px_backend_release(w, px);
+	px->deadline = in_ms(w, SY_PROXY_TIMEOUT_CLIENT_MS);
+	px_step(w, px);
+}

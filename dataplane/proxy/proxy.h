@@ -164,6 +164,9 @@ int sy_proxy_start(struct sy_worker *w, struct sy_conn *c, bool tls);
 /* A segment for either leg's record. Consumes m. */
 void sy_proxy_segment(struct sy_worker *w, struct sy_conn *c, struct rte_mbuf *m,
 		      bool from_client);
+/* A graceful drain began (drain.c): close the client connection if it is
+ * idle between requests; one in an exchange closes after its response. */
+void sy_proxy_drain(struct sy_worker *w, struct sy_conn *c);
 /* The client record's timer fired. */
 void sy_proxy_timeout(struct sy_worker *w, struct sy_conn *c);
 /* sy_conn_free of a proxy record: free the proxy state and the other leg. */

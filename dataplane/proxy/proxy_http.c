@@ -499,7 +499,9 @@ px_request_head(struct sy_worker *w, struct sy_proxy *px)
 	px->requests++;
 	w->counters.proxy_requests++;
 	px->head_req = req.is_head;
-	px->close_after = !req.keep_alive;
+	/* Draining: this response is the connection's last. */
+	px->close_after = !req.keep_alive ||
+			  atomic_load_explicit(&w->sh->draining, memory_order_relaxed);
 	px->req_framing = (uint8_t)req.framing;
 	px->req_left = req.length;
 	memset(&px->req_chunk, 0, sizeof(px->req_chunk));
@@ -598,6 +600,8 @@ px_request_head(struct sy_worker *w, struct sy_proxy *px)
 	if (req.h.version_minor == 1 && !req.keep_alive && !req.upgrade) {
 		req.h.head_len = strip_connection(head, req.h.head_len);
 		say_close(px);
+	} else if (px->close_after && req.h.version_minor == 1 && !req.upgrade) {
+		say_close(px); /* draining: the client learns it with this response */
 	}
 	/* The head without leading empty lines and without its blank line,
 	 * then our headers, then the blank line. */

@@ -79,6 +79,45 @@ cookie_now(const struct sy_worker *w)
 }
 
 /*
+ * A segment of ours in the place of the one received (m, its TCP header th
+ * written already, total bytes from the IP header on): addresses swapped,
+ * lengths and checksums set, sent. Either family.
+ */
+static void
+reply_in_place(struct sy_worker *w, struct rte_mbuf *m, struct rte_tcp_hdr *th, uint16_t total)
+{
+	const uint32_t l3len = sy_seg_l3_len(m);
+
+	th->cksum = 0;
+	if (sy_seg_is_v6(m)) {
+		struct rte_ipv6_hdr *ip6 = rte_pktmbuf_mtod(m, struct rte_ipv6_hdr *);
+		uint8_t a[16];
+
+		memcpy(a, ip6->src_addr, 16);
+		memcpy(ip6->src_addr, ip6->dst_addr, 16);
+		memcpy(ip6->dst_addr, a, 16);
+		ip6->vtc_flow = rte_cpu_to_be_32(6u << 28);
+		ip6->payload_len = rte_cpu_to_be_16((uint16_t)(total - l3len));
+		ip6->hop_limits = SY_IPV4_DEFAULT_TTL;
+		th->cksum = (uint16_t)~sy_cksum_fold(sy_cksum_add(
+			sy_l3_phdr_sum(ip6, IPPROTO_TCP, total - l3len), th, total - l3len));
+		sy_ipv6_output(w, (uint16_t)m->hash.usr, m);
+	} else {
+		struct rte_ipv4_hdr *ip = rte_pktmbuf_mtod(m, struct rte_ipv4_hdr *);
+		uint32_t addr = ip->src_addr;
+
+		ip->src_addr = ip->dst_addr;
+		ip->dst_addr = addr;
+		ip->total_length = rte_cpu_to_be_16(total);
+		ip->time_to_live = SY_IPV4_DEFAULT_TTL;
+		ip->packet_id = 0;
+		ip->fragment_offset = RTE_BE16(RTE_IPV4_HDR_DF_FLAG);
+		th->cksum = rte_ipv4_udptcp_cksum(ip, th);
+		sy_ipv4_output(w, m);
+	}
+}
+
+/*
  * Answer a SYN with a cookie, no state kept (docs/architecture.md 9.4): the
  * SYN-ACK is the SYN's own mbuf turned around, which also keeps the cost of a
  * flood down to the packet itself.
@@ -135,34 +174,34 @@ syn_cookie_reply(struct sy_worker *w, struct rte_mbuf *m, struct rte_tcp_hdr *th
 		sy_drop(w, m, SY_DROP_NO_MBUF);
 		return;
 	}
-	th->cksum = 0;
 	w->counters.syn_cookies_sent++;
-	if (v6) {
-		struct rte_ipv6_hdr *ip6 = rte_pktmbuf_mtod(m, struct rte_ipv6_hdr *);
-		uint8_t a[16];
+	reply_in_place(w, m, th, total);
+}
 
-		memcpy(a, ip6->src_addr, 16);
-		memcpy(ip6->src_addr, ip6->dst_addr, 16);
-		memcpy(ip6->dst_addr, a, 16);
-		ip6->vtc_flow = rte_cpu_to_be_32(6u << 28);
-		ip6->payload_len = rte_cpu_to_be_16((uint16_t)(total - l3len));
-		ip6->hop_limits = SY_IPV4_DEFAULT_TTL;
-		th->cksum = (uint16_t)~sy_cksum_fold(sy_cksum_add(
-			sy_l3_phdr_sum(ip6, IPPROTO_TCP, total - l3len), th, total - l3len));
-		sy_ipv6_output(w, (uint16_t)m->hash.usr, m);
-	} else {
-		struct rte_ipv4_hdr *ip = rte_pktmbuf_mtod(m, struct rte_ipv4_hdr *);
-		uint32_t addr = ip->src_addr;
+/*
+ * A SYN while draining (drain.c): RST and ACK of it, in its own mbuf, so the
+ * client learns at once that this address takes no new connection here
+ * (RFC 9293 3.10.7.1: a closed port's answer to a SYN).
+ */
+static void
+syn_refuse_draining(struct sy_worker *w, struct rte_mbuf *m, struct rte_tcp_hdr *th)
+{
+	const uint32_t l3len = sy_seg_l3_len(m);
+	uint32_t ack = rte_be_to_cpu_32(th->sent_seq) + 1;
+	uint16_t port = th->src_port, total = (uint16_t)(l3len + sizeof(*th));
 
-		ip->src_addr = ip->dst_addr;
-		ip->dst_addr = addr;
-		ip->total_length = rte_cpu_to_be_16(total);
-		ip->time_to_live = SY_IPV4_DEFAULT_TTL;
-		ip->packet_id = 0;
-		ip->fragment_offset = RTE_BE16(RTE_IPV4_HDR_DF_FLAG);
-		th->cksum = rte_ipv4_udptcp_cksum(ip, th);
-		sy_ipv4_output(w, m);
-	}
+	th->src_port = th->dst_port;
+	th->dst_port = port;
+	th->sent_seq = 0;
+	th->recv_ack = rte_cpu_to_be_32(ack);
+	th->tcp_flags = RTE_TCP_RST_FLAG | RTE_TCP_ACK_FLAG;
+	th->rx_win = 0;
+	th->tcp_urp = 0;
+	th->data_off = (uint8_t)((sizeof(*th) / 4) << 4);
+	if (m->pkt_len > total)
+		rte_pktmbuf_trim(m, (uint16_t)(m->pkt_len - total));
+	w->counters.conns_refused_draining++;
+	reply_in_place(w, m, th, total);
 }
 
 /* A segment for a listen address with no connection: a SYN, or the ACK that
@@ -182,7 +221,10 @@ listen_input(struct sy_worker *w, struct rte_mbuf *m, struct rte_tcp_hdr *th)
 	}
 	if ((fl & (RTE_TCP_SYN_FLAG | RTE_TCP_ACK_FLAG | RTE_TCP_RST_FLAG | RTE_TCP_FIN_FLAG)) ==
 	    RTE_TCP_SYN_FLAG) {
-		syn_cookie_reply(w, m, th);
+		if (unlikely(atomic_load_explicit(&w->sh->draining, memory_order_relaxed)))
+			syn_refuse_draining(w, m, th);
+		else
+			syn_cookie_reply(w, m, th);
 		return;
 	}
 	if ((fl & (RTE_TCP_SYN_FLAG | RTE_TCP_RST_FLAG | RTE_TCP_ACK_FLAG)) != RTE_TCP_ACK_FLAG) {

@@ -488,6 +488,16 @@ rctl_print_status(FILE *out, const json_t *r)
 	fprintf(out, "%-21s%" JSON_INTEGER_FORMAT "\n", "generation:",
 		json_integer_value(json_object_get(r, "generation")));
 	fprintf(out, "%-21s%s\n", "uptime:", uptime);
+	{
+		const json_t *d = json_object_get(r, "drain");
+
+		if (json_is_object(d))
+			fprintf(out, "%-21s%.1f s, %.1f s left, %" JSON_INTEGER_FORMAT
+				     " connection(s) in flight\n",
+				"draining:", json_number_value(json_object_get(d, "seconds")),
+				json_number_value(json_object_get(d, "seconds_left")),
+				json_integer_value(json_object_get(d, "connections")));
+	}
 	fprintf(out, "%-21s%" JSON_INTEGER_FORMAT "\n", "retired generations:",
 		json_integer_value(json_object_get(r, "retired_generations")));
 	{

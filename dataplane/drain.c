@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * A graceful drain (docs/operations.md, "Stopping"): on SIGTERM or SIGINT the
+ * control thread sets sh->draining, then waits until no connection is in
+ * flight or drain_s has passed, and stops the workers (control/main.c).
+ * Meanwhile each worker
+ *   - refuses new connections: a SYN to a listen address gets a RST
+ *     (tcp/tcp_in.c; counted conns_refused_draining), so a client or a
+ *     front balancer retries elsewhere at once instead of waiting out a
+ *     SYN-ACK whose connection would be cut;
+ *   - closes, once, its proxied client connections that sit idle between
+ *     requests (the keep-alive close, early), and answers the next request
+ *     of a busy one with Connection: close (proxy_http.c);
+ *   - carries everything else to its end: spliced connections, requests and
+ *     responses in flight, handshakes whose cookie ACK arrives.
+ */
+#include <stdatomic.h>
+
+#include "conn/conn.h"
+#include "drain.h"
+#include "proxy/proxy.h"
+#include "worker.h"
+
+void
+sy_worker_drain_sweep(struct sy_worker *w)
+{
+	uint32_t i;
+
+	for (i = 0; i < w->tcp.conns.n; i++) {
+		struct sy_conn *c = &w->tcp.conns.rec[i];
+
+		if (c->state == SY_CONN_PROXY)
+			sy_proxy_drain(w, c);
+	}
+	w->drain_swept = true;
+}
+
+bool
+sy_conn_in_flight(uint8_t state)
+{
+	switch (state) {
+	case SY_CONN_PEEK:
+	case SY_CONN_CONNECTING:
+	case SY_CONN_SPLICED:
+	case SY_CONN_ANSWER:
+	case SY_CONN_PROXY:
+		return true;
+	default:
+		/* Closed ones lingering, backend legs (counted with their
+		 * client's), the idle pool, TIME_WAIT, health checks. */
+		return false;
+	}
+}
+
+unsigned
+sy_worker_conns_in_flight(const struct sy_worker *w)
+{
+	unsigned n = 0;
+	uint32_t i;
+
+	/* The control thread reads the worker's records as `routerctl conns`
+	 * does: one state byte each, read once; a count a record off is
+	 * corrected at the next look. */
+	for (i = 0; i < w->tcp.conns.n; i++)
+		if (sy_conn_in_flight(__atomic_load_n(&w->tcp.conns.rec[i].state, __ATOMIC_RELAXED)))
+			n++;
+	return n;
+}
