@@ -81,8 +81,8 @@ setup(void **state)
 	/* What the control thread publishes (sy_dp_vrrp_publish). */
 	t = calloc(1, sizeof(*t));
 	t->n = 2;
-	t->vip[0] = ip4("198.18.0.80");
-	t->vip[1] = ip4("198.18.0.81");
+	t->vip[0] = sy_addr_v4(ip4("198.18.0.80"));
+	t->vip[1] = sy_addr_v4(ip4("198.18.0.81"));
 	atomic_store(&sh->vrrp->vips, t);
 	return 0;
 }
@@ -300,7 +300,7 @@ test_dataplane(void **state)
 		struct sy_vrrp_vips *t = calloc(1, sizeof(*t)), *old;
 
 		t->n = 1;
-		t->vip[0] = ip4("198.18.0.80");
+		t->vip[0] = sy_addr_v4(ip4("198.18.0.80"));
 		old = (struct sy_vrrp_vips *)atomic_exchange(&sh->vrrp->vips, t);
 		free(old);
 	}
