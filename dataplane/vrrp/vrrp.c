@@ -98,7 +98,6 @@ sy_vrrp_create(const struct sy_config *cfg, struct sy_dp_shared *sh, unsigned se
 	v->interval_cs = (uint16_t)(c->advert_ms / 10);
 	v->self = sh->ports[c->port].ipv4[0];
 	v->ipv6 = sh->ports[c->port].n_ipv6 > 0;
-	sy_ipv6_link_local(&sh->ports[c->port].mac, v->self6);
 	v->tsc_per_us = sh->tsc_per_ms / 1000 ? sh->tsc_per_ms / 1000 : 1;
 	atomic_init(&v->vips, NULL);
 	snprintf(name, sizeof(name), "sy_vr_%u", set);
@@ -304,6 +303,10 @@ sync_vips(struct sy_worker *w, struct sy_vrrp *v, uint64_t now)
 			vr->vip.family = 0;
 			continue;
 		}
+		/* The port's MAC is known once it has started, before
+		 * worker 0 runs: its link-local address then. */
+		if (want.family == AF_INET6)
+			sy_ipv6_link_local(&w->sh->ports[v->port].mac, v->self6);
 		self = want.family == AF_INET6 ? sy_addr_v6(v->self6) : sy_addr_v4(v->self);
 		sy_vrrp_vr_init(vr, &want, &self, (uint8_t)(v->vrid_base + i),
 				sy_vrrp_priority(i, v->node, v->nodes), v->preempt, v->interval_cs);

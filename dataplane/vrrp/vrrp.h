@@ -190,7 +190,8 @@ struct sy_vrrp {
 	uint32_t self;
 	/* IPv6 VIPs: the port has an IPv6 address (without one it does not
 	 * speak IPv6, and the control thread refuses them); self6 is its
-	 * link-local address, the adverts' source. */
+	 * link-local address, the adverts' source (set by worker 0 when it
+	 * starts an IPv6 VIP: the MAC is not read yet at sy_vrrp_create). */
 	bool ipv6;
 	uint8_t self6[16];
 	/* The VIPs the control thread publishes (RCU: sy_dp_vrrp_publish);
