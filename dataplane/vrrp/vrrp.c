@@ -330,17 +330,38 @@ handle(struct sy_worker *w, struct sy_vrrp *v, const struct vrrp_post *p)
 	act(w, v, i, sy_vrrp_on_advert(&v->vr[i], &a, &p->src, now_us(v, p->tsc)));
 }
 
-/* A checked advert a from src: for a VIP of ours by its VRID and family,
- * naming that VIP; posted to worker 0 (or handled, on worker 0). Consumes m. */
-static void
-accept_advert(struct sy_worker *w, struct sy_vrrp *v, struct rte_mbuf *m,
-	      const struct sy_vrrp_advert *a, const struct sy_addr *src)
+/* Why sy_vrrp_parse refused, as the drop reason; hop_limit: the IPv6
+ * name for a bad TTL. */
+static enum sy_drop_reason
+refusal(enum sy_vrrp_bad bad, enum sy_drop_reason hop_limit)
 {
-	unsigned i = (unsigned)(a->vrid - v->vrid_base), k;
+	switch (bad) {
+	case SY_VRRP_BAD_TTL: return hop_limit;
+	case SY_VRRP_BAD_VERSION: return SY_DROP_VRRP_BAD_VERSION;
+	case SY_VRRP_BAD_LENGTH: return SY_DROP_VRRP_BAD_LENGTH;
+	case SY_VRRP_BAD_SOURCE: return SY_DROP_VRRP_BAD_SOURCE;
+	default: return SY_DROP_VRRP_BAD_CHECKSUM;
+	}
+}
+
+/* An advert a from src as parsed (bad: how; hop_limit: the family's name
+ * for a bad TTL): for a VIP of ours by its VRID and family, naming that
+ * VIP, it is posted to worker 0 (or handled, on worker 0). Consumes m. */
+static void
+accept_advert(struct sy_worker *w, struct sy_vrrp *v, struct rte_mbuf *m, enum sy_vrrp_bad bad,
+	      enum sy_drop_reason hop_limit, const struct sy_vrrp_advert *a,
+	      const struct sy_addr *src)
+{
 	uint32_t vip = 0;
 	uint64_t vip6[2] = { 0, 0 }, h[2];
 	struct vrrp_post p;
+	unsigned i, k;
 
+	if (bad != SY_VRRP_OK) {
+		sy_drop(w, m, refusal(bad, hop_limit));
+		return;
+	}
+	i = (unsigned)(a->vrid - v->vrid_base);
 	if (i < SY_VRRP_VIPS_MAX && a->vrid >= v->vrid_base) {
 		vip = atomic_load_explicit(&v->pub[i].vip, memory_order_relaxed);
 		vip6[0] = atomic_load_explicit(&v->pub[i].vip6[0], memory_order_relaxed);
@@ -381,58 +402,23 @@ accept_advert(struct sy_worker *w, struct sy_vrrp *v, struct rte_mbuf *m,
 		handle(w, v, &p);
 }
 
-/* Why sy_vrrp_parse refused, as the drop reason; hop_limit: the IPv6
- * name for a bad TTL. */
-static enum sy_drop_reason
-refusal(enum sy_vrrp_bad bad, enum sy_drop_reason hop_limit)
-{
-	switch (bad) {
-	case SY_VRRP_BAD_TTL: return hop_limit;
-	case SY_VRRP_BAD_VERSION: return SY_DROP_VRRP_BAD_VERSION;
-	case SY_VRRP_BAD_LENGTH: return SY_DROP_VRRP_BAD_LENGTH;
-	case SY_VRRP_BAD_SOURCE: return SY_DROP_VRRP_BAD_SOURCE;
-	default: return SY_DROP_VRRP_BAD_CHECKSUM;
-	}
-}
-
-void
-sy_vrrp_input(struct sy_worker *w, uint16_t port, struct rte_mbuf *m)
+/* An advert over IPv4 or IPv6 (six), data at the IP header, m->l3_len up
+ * to the VRRP message: on the vrrp port, in the first segment, checked
+ * (sy_vrrp_parse, sy_vrrp_parse6) and accepted or dropped. */
+static void
+input(struct sy_worker *w, uint16_t port, struct rte_mbuf *m, bool six)
 {
 	struct sy_vrrp *v = w->sh->vrrp;
 	const struct rte_ipv4_hdr *ip = rte_pktmbuf_mtod(m, const struct rte_ipv4_hdr *);
-	uint16_t hlen = m->l3_len, tlen = rte_be_to_cpu_16(ip->total_length);
-	struct sy_vrrp_advert a;
-	struct sy_addr src;
-	enum sy_vrrp_bad bad;
-
-	if (v == NULL || port != v->port) {
-		sy_drop(w, m, SY_DROP_VRRP_OFF);
-		return;
-	}
-	if (m->data_len < tlen) {
-		sy_drop(w, m, SY_DROP_VRRP_BAD_LENGTH); /* one segment: adverts are small */
-		return;
-	}
-	bad = sy_vrrp_parse((const uint8_t *)ip + hlen, (unsigned)(tlen - hlen), ip->src_addr,
-			    ip->dst_addr, ip->time_to_live, &a);
-	if (bad != SY_VRRP_OK) {
-		sy_drop(w, m, refusal(bad, SY_DROP_VRRP_BAD_TTL));
-		return;
-	}
-	src = sy_addr_v4(ip->src_addr);
-	accept_advert(w, v, m, &a, &src);
-}
-
-void
-sy_vrrp6_input(struct sy_worker *w, uint16_t port, struct rte_mbuf *m)
-{
-	struct sy_vrrp *v = w->sh->vrrp;
 	const struct rte_ipv6_hdr *ip6 = rte_pktmbuf_mtod(m, const struct rte_ipv6_hdr *);
-	uint32_t off = m->l3_len, tlen = sizeof(*ip6) + rte_be_to_cpu_16(ip6->payload_len);
+	uint32_t off = m->l3_len, tlen;
+	const uint8_t *msg = rte_pktmbuf_mtod_offset(m, const uint8_t *, off);
 	struct sy_vrrp_advert a;
 	struct sy_addr src;
 	enum sy_vrrp_bad bad;
 
+	tlen = six ? sizeof(*ip6) + rte_be_to_cpu_16(ip6->payload_len)
+		   : rte_be_to_cpu_16(ip->total_length);
 	if (v == NULL || port != v->port) {
 		sy_drop(w, m, SY_DROP_VRRP_OFF);
 		return;
@@ -441,14 +427,27 @@ sy_vrrp6_input(struct sy_worker *w, uint16_t port, struct rte_mbuf *m)
 		sy_drop(w, m, SY_DROP_VRRP_BAD_LENGTH); /* one segment: adverts are small */
 		return;
 	}
-	bad = sy_vrrp_parse6((const uint8_t *)ip6 + off, tlen - off, ip6->src_addr, ip6->dst_addr,
-			     ip6->hop_limits, &a);
-	if (bad != SY_VRRP_OK) {
-		sy_drop(w, m, refusal(bad, SY_DROP_VRRP_BAD_HOP_LIMIT));
-		return;
+	if (six) {
+		bad = sy_vrrp_parse6(msg, tlen - off, ip6->src_addr, ip6->dst_addr, ip6->hop_limits, &a);
+		src = sy_addr_v6(ip6->src_addr);
+	} else {
+		bad = sy_vrrp_parse(msg, tlen - off, ip->src_addr, ip->dst_addr, ip->time_to_live, &a);
+		src = sy_addr_v4(ip->src_addr);
 	}
-	src = sy_addr_v6(ip6->src_addr);
-	accept_advert(w, v, m, &a, &src);
+	accept_advert(w, v, m, bad, six ? SY_DROP_VRRP_BAD_HOP_LIMIT : SY_DROP_VRRP_BAD_TTL, &a,
+		      &src);
+}
+
+void
+sy_vrrp_input(struct sy_worker *w, uint16_t port, struct rte_mbuf *m)
+{
+	input(w, port, m, false);
+}
+
+void
+sy_vrrp6_input(struct sy_worker *w, uint16_t port, struct rte_mbuf *m)
+{
+	input(w, port, m, true);
 }
 
 bool

@@ -28,11 +28,7 @@ VIP6=2001:2::80
 VIP4=198.18.0.81
 C6=2001:2::2
 vl_init "v6$(($$ % 1000000))" "$N" || t_fail "setup" "bad lab id"
-_vrrp6_on_exit() {
-	[ "$1" -eq 0 ] && return 0
-	vl_dump_logs
-}
-LAB_ON_EXIT=_vrrp6_on_exit
+LAB_ON_EXIT=vl_on_exit
 lab_cleanup_on_exit
 vl_up || t_fail "lab up" "building the two-router lab failed (see the warnings above)"
 lab_ipv6 client "$C6/64"
@@ -114,14 +110,9 @@ for kind in bad_hop_limit bad_source; do
 	lab_client python3 "$SY_SRC/tests/integration/vrrp6_send.py" "$LAB_IF_CLIENT_PEER" "$kind" ||
 		t_fail "send a $kind IPv6 advert from the client"
 done
-deadline=$((SECONDS + 5))
-while :; do
-	t_run vl_ctl 1 stats -o json
-	t_json "$T_OUT" 'all(d["total"]["drops"]["vrrp_" + k] >= 1 for k in ["bad_hop_limit", "bad_source"])' |
-		grep -q true && break
-	[ "$SECONDS" -lt "$deadline" ] || t_fail "node 1 counts each malformed IPv6 advert" "drops: $(t_json "$T_OUT" '{k: v for k, v in d["total"]["drops"].items() if k.startswith("vrrp")}')"
-	sleep 0.2
-done
+vl_wait_drops 1 5 vrrp_bad_hop_limit vrrp_bad_source ||
+	t_fail "node 1 counts each malformed IPv6 advert" "drops: $VL_DROPS"
+t_run vl_ctl 1 stats -o json
 t_json_expect "$T_OUT" 'd["total"]["vrrp_adverts_received"] > 10 and d["total"]["vrrp_adverts_sent"] > 10' \
 	"stats: adverts sent and received"
 t_note "node 1 stats: $(t_json "$T_OUT" '{k: v for k, v in list(d["total"].items()) + list(d["total"]["drops"].items()) if k.startswith("vrrp")}')"

@@ -37,6 +37,22 @@ advert(uint8_t vrid, uint8_t prio)
 	return a;
 }
 
+/* What advert(7, 240) and advert6(7, 240) say on the wire (p) and once
+ * parsed (b), the address aside. */
+static void
+check_7_240(const uint8_t *p, const struct sy_vrrp_advert *b)
+{
+	assert_int_equal(p[0], 0x31); /* version 3, type 1 */
+	assert_int_equal(p[1], 7);
+	assert_int_equal(p[2], 240);
+	assert_int_equal(p[3], 1);
+	assert_int_equal(p[4] << 8 | p[5], 10); /* centiseconds */
+	assert_int_equal(b->vrid, 7);
+	assert_int_equal(b->priority, 240);
+	assert_int_equal(b->interval_cs, 10);
+	assert_int_equal(b->n_addrs, 1);
+}
+
 static void
 test_wire(void **state)
 {
@@ -47,16 +63,8 @@ test_wire(void **state)
 	(void)state;
 	n = sy_vrrp_encode(&a, A1, p, sizeof(p));
 	assert_int_equal(n, 12);
-	assert_int_equal(p[0], 0x31); /* version 3, type 1 */
-	assert_int_equal(p[1], 7);
-	assert_int_equal(p[2], 240);
-	assert_int_equal(p[3], 1);
-	assert_int_equal(p[4] << 8 | p[5], 10); /* centiseconds */
 	assert_int_equal(sy_vrrp_parse(p, n, A1, SY_VRRP_GROUP, 255, &b), SY_VRRP_OK);
-	assert_int_equal(b.vrid, 7);
-	assert_int_equal(b.priority, 240);
-	assert_int_equal(b.interval_cs, 10);
-	assert_int_equal(b.n_addrs, 1);
+	check_7_240(p, &b);
 	assert_true(b.addr[0] == VIP);
 	/* The checksum covers the pseudo-header: another source fails it. */
 	assert_int_equal(sy_vrrp_parse(p, n, A3, SY_VRRP_GROUP, 255, &b), SY_VRRP_BAD_CHECKSUM);
@@ -129,17 +137,9 @@ test_wire6(void **state)
 	(void)state;
 	n = sy_vrrp_encode6(&a, LL1, p, sizeof(p));
 	assert_int_equal(n, 24);
-	assert_int_equal(p[0], 0x31);
-	assert_int_equal(p[1], 7);
-	assert_int_equal(p[2], 240);
-	assert_int_equal(p[3], 1);
-	assert_int_equal(p[4] << 8 | p[5], 10);
 	assert_memory_equal(p + 8, VIP6, 16);
 	assert_int_equal(sy_vrrp_parse6(p, n, LL1, sy_vrrp_group6, 255, &b), SY_VRRP_OK);
-	assert_int_equal(b.vrid, 7);
-	assert_int_equal(b.priority, 240);
-	assert_int_equal(b.interval_cs, 10);
-	assert_int_equal(b.n_addrs, 1);
+	check_7_240(p, &b);
 	assert_memory_equal(b.addr6[0], VIP6, 16);
 	/* The checksum covers the IPv6 pseudo-header (RFC 8200 8.1): another
 	 * source, or another destination, fails it. */

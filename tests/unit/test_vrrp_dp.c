@@ -361,12 +361,6 @@ static const struct rte_ether_addr mac_all_nodes = { { 0x33, 0x33, 0, 0, 0, 0x01
 /* The peer's link-local address (node 0, whose MAC is mac_peer). */
 #define PEER_LL "fe80::aa:ff:fe00:c"
 
-static void
-in6(const char *s, uint8_t out[16])
-{
-	assert_int_equal(inet_pton(AF_INET6, s, out), 1);
-}
-
 /* An IPv6 frame from mac_client (mac_peer for next header 112) to eth_dst:
  * hop limit hop, msg (len bytes) after the fixed header; an ICMPv6
  * message gets its checksum. */
@@ -389,8 +383,8 @@ frame6(const struct rte_ether_addr *eth_dst, const char *src, const char *dst, u
 	ip->payload_len = rte_cpu_to_be_16(len);
 	ip->proto = proto;
 	ip->hop_limits = hop;
-	in6(src, ip->src_addr);
-	in6(dst, ip->dst_addr);
+	ip6(src, ip->src_addr);
+	ip6(dst, ip->dst_addr);
 	memcpy(ip + 1, msg, len);
 	/* The checksum's place: ICMPv6 at 2, TCP at 16; the sum is over
 	 * the pseudo-header with that field zero. */
@@ -411,8 +405,8 @@ mk_advert6(uint8_t vrid, uint8_t prio, const char *vip, const char *src, uint8_t
 	struct sy_vrrp_advert a = { .vrid = vrid, .priority = prio, .interval_cs = 10, .n_addrs = 1 };
 	uint8_t s6[16], v[24];
 
-	in6(vip, a.addr6[0]);
-	in6(src, s6);
+	ip6(vip, a.addr6[0]);
+	ip6(src, s6);
 	assert_int_equal(sy_vrrp_encode6(&a, s6, v, sizeof(v)), 24);
 	return frame6(&mac_group6, src, "ff02::12", hop, 112, v, sizeof(v));
 }
@@ -426,7 +420,7 @@ mk_ns6(const char *target, bool unicast)
 	char group[64];
 	uint8_t b[32] = { 135 }, t6[16];
 
-	in6(target, t6);
+	ip6(target, t6);
 	memcpy(b + 8, t6, 16);
 	b[24] = 1; /* source link-layer address */
 	b[25] = 1;
@@ -458,9 +452,9 @@ test_dataplane6(void **state)
 	unsigned i;
 
 	(void)state;
-	in6("2001:2::80", v80);
-	in6("2001:2::81", v81);
-	in6(PEER_LL, peer);
+	ip6("2001:2::80", v80);
+	ip6("2001:2::81", v81);
+	ip6(PEER_LL, peer);
 	sy_vrrp_poll(w);
 	assert_int_equal(sy_vrrp_vip6_state(sh->vrrp, v80), SY_VRRP_BACKUP);
 	assert_int_equal(sy_vrrp_vip6_state(sh->vrrp, v81), SY_VRRP_BACKUP);

@@ -146,6 +146,28 @@ vl_dump_logs() {
 	done
 }
 
+# vl_on_exit STATUS: a test's LAB_ON_EXIT hook: the routerds' logs when it failed.
+vl_on_exit() {
+	[ "$1" -eq 0 ] || vl_dump_logs
+}
+
+# vl_wait_drops NODE SECONDS REASON...: until routerd NODE's stats count every drop REASON
+# (e.g. vrrp_bad_ttl) at least once; status 1 at the deadline. VL_DROPS: its vrrp drop
+# counters as last read (JSON), for the failure message.
+vl_wait_drops() {
+	local n=$1 deadline=$((SECONDS + $2))
+	shift 2
+	while :; do
+		VL_DROPS=$(vl_ctl "$n" stats -o json 2>/dev/null | python3 -c '
+import json, sys
+d = json.load(sys.stdin)["total"]["drops"]
+print(json.dumps({k: v for k, v in d.items() if k.startswith("vrrp")}))
+sys.exit(0 if all(d.get(r, 0) >= 1 for r in sys.argv[1:]) else 1)' "$@") && return 0
+		[ "$SECONDS" -lt "$deadline" ] || return 1
+		sleep 0.2
+	done
+}
+
 # vl_stop_all: SIGTERM every running routerd and reap it; status 1 when a log has a
 # sanitizer report (VL_SAN_REPORT: the first one, for the failure message).
 vl_stop_all() {
