@@ -54,8 +54,11 @@ sy_vrrp_port_join(const struct sy_dp_port *p)
 		return;
 	/* A NIC filters multicast: ask for the group's MAC, or for every
 	 * multicast frame. net_af_packet on a veth has no filter (it sees
-	 * what the kernel interface sees) and refuses both: that is fine. */
-	rc = rte_eth_dev_set_mc_addr_list(p->port_id, &group, 1);
+	 * what the kernel interface sees) and refuses both: that is fine.
+	 * A port with IPv6 asks for every multicast frame first: IPv6 VIPs
+	 * want ff02::12 and each VIP's solicited-node group, which come and
+	 * go with the Router's VIPs. */
+	rc = p->n_ipv6 > 0 ? -ENOTSUP : rte_eth_dev_set_mc_addr_list(p->port_id, &group, 1);
 	if (rc == 0) {
 		SY_DP_LOG(INFO, "port %s: receives the VRRP group 01:00:5e:00:00:12", p->name);
 		return;

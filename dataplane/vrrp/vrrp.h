@@ -208,7 +208,9 @@ struct sy_vrrp {
 struct rte_ether_addr;
 /* 01:00:5e:00:00:12: the ethernet layer takes it when vrrp is on. */
 bool sy_vrrp_is_group_mac(const struct rte_ether_addr *a);
-/* Make the port receive the group's frames (a NIC's multicast filter). */
+/* Make the port receive the group's frames (a NIC's multicast filter; a
+ * port with IPv6: every multicast frame, for ff02::12 and the VIPs'
+ * solicited-node groups). */
 struct sy_dp_port;
 void sy_vrrp_port_join(const struct sy_dp_port *p);
 /* sh->vrrp from cfg->vrrp (NULL when off); `set` makes the ring's name
