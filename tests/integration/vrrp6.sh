@@ -12,7 +12,8 @@
 #     node 1's responder gives the IPv6 VIP;
 #   - SIGKILL (by PID) of node 0 with the client idle: node 1 takes the VIP over, and its
 #     unsolicited neighbour advertisements move the client's entry to node 1's MAC without
-#     the client asking; curl -6 works again; dig AAAA still answers it;
+#     the client asking; curl -6 works again; dig AAAA still answers it; node 0 restarted
+#     takes the VIP back (preemption) and the client's entry follows it;
 #   - adverts from the client with a bad hop limit and from a global address are dropped
 #     with their named counters; node 1 counts IPv6 adverts received and NAs sent.
 source "$(dirname "$0")/testlib.sh"
@@ -105,6 +106,21 @@ check_vip6 1
 [ "$(aaaa 1)" = "$VIP6" ] || t_fail "dig AAAA at node 1 still gives $VIP6 (node 1 serves it now)" "$(aaaa 1)"
 t_ok "SIGKILL of $VIP6's master: node 1 takes it over, its unsolicited NA moves the client's entry to node 1's MAC, curl -6 works, dig AAAA answers it"
 
+# --- preemption: node 0 comes back and takes its VIP again ---
+vl_start 0
+vl_wait 0 40 || t_fail "restart node 0" "$(tail -n 20 "$(vl_log 0)")"
+vl_wait_master "$VIP6" 0 10 || t_fail "node 0 (250, preempt) takes $VIP6 back" "$(vl_states "$VIP6")"
+[ "$(vl_states "$VIP6")" = "0:master 1:backup" ] || t_fail "node 1 is backup again" "$(vl_states "$VIP6")"
+moved=
+for k in $(seq 30); do
+	mac=$(lab_client ip -6 neigh show "$VIP6" | grep -o 'lladdr [0-9a-f:]*' | cut -d' ' -f2)
+	[ "$mac" = "$(vl_mac 0)" ] && { moved=1; break; }
+	sleep 0.1
+done
+[ -n "$moved" ] || t_fail "the client's entry for $VIP6 moves back to node 0's MAC" "ip -6 neigh: $(lab_client ip -6 neigh show "$VIP6")"
+check_vip6 0
+t_ok "node 0 restarted (journal): it takes $VIP6 back (preempt), its NA moves the client's entry back, curl -6 works"
+
 # --- malformed IPv6 adverts: dropped, each with its counter ---
 for kind in bad_hop_limit bad_source; do
 	lab_client python3 "$SY_SRC/tests/integration/vrrp6_send.py" "$LAB_IF_CLIENT_PEER" "$kind" ||
@@ -116,7 +132,7 @@ t_run vl_ctl 1 stats -o json
 t_json_expect "$T_OUT" 'd["total"]["vrrp_adverts_received"] > 10 and d["total"]["vrrp_adverts_sent"] > 10' \
 	"stats: adverts sent and received"
 t_note "node 1 stats: $(t_json "$T_OUT" '{k: v for k, v in list(d["total"].items()) + list(d["total"]["drops"].items()) if k.startswith("vrrp")}')"
-[ "$(vl_master "$VIP6")" = 1 ] || t_fail "the malformed adverts moved nothing" "$(vl_states "$VIP6")"
+[ "$(vl_master "$VIP6")" = 0 ] || t_fail "the malformed adverts moved nothing" "$(vl_states "$VIP6")"
 t_ok "malformed IPv6 adverts (hop limit, source not link-local) dropped and counted by name; no VIP moved"
 
 vl_stop_all || t_fail "no sanitizer report from the routerds" "$VL_SAN_REPORT"
