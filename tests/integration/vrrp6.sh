@@ -62,13 +62,26 @@ t_ok "routerctl status and metrics: the IPv6 VIP and its master's link-local add
 t_run lab_client ping -6 -c 3 -i 0.2 -W 2 "$VIP6"
 t_expect_rc 0 "ping -6 $VIP6"
 t_expect_out ' 0% packet loss' "ping -6 $VIP6: 0% loss"
+neigh_mac() { # the MAC of the client's neighbour entry for the VIP
+	lab_client ip -6 neigh show "$VIP6" | grep -o 'lladdr [0-9a-f:]*' | cut -d' ' -f2
+}
 check_vip6() { # NODE: curl -6 through the VIP works and the client's entry says NODE's MAC
-	local n=$1 mac
+	local n=$1
 	t_run lab_client curl -6 -sS -m 5 --resolve "$VL_ROUTE_HOST:80:[$VIP6]" "http://$VL_ROUTE_HOST/"
 	[ "$T_RC" = 0 ] && [ "$T_OUT" = backend-a ] || t_fail "curl -6 through $VIP6" "$(t_seen)"
-	mac=$(lab_client ip -6 neigh show "$VIP6" | grep -o 'lladdr [0-9a-f:]*' | cut -d' ' -f2)
-	[ "$mac" = "$(vl_mac "$n")" ] ||
+	[ "$(neigh_mac)" = "$(vl_mac "$n")" ] ||
 		t_fail "the client resolves $VIP6 to node $n's MAC $(vl_mac "$n")" "ip -6 neigh: $(lab_client ip -6 neigh show "$VIP6")"
+}
+# wait_neigh NODE WHY: within 3 s, with the client sending nothing, its entry for the VIP
+# says NODE's MAC: only unsolicited advertisements (Override set) can have moved it.
+wait_neigh() {
+	local k
+	for k in $(seq 30); do
+		[ "$(neigh_mac)" = "$(vl_mac "$1")" ] && return 0
+		sleep 0.1
+	done
+	t_fail "$2: the client's entry for $VIP6 moves to node $1's MAC $(vl_mac "$1")" \
+		"ip -6 neigh: $(lab_client ip -6 neigh show "$VIP6")"
 }
 check_vip6 0
 # The client solicited $VIP6 (ff02::1:ff00:80 reaches both nodes) and asked nothing else of
@@ -89,16 +102,7 @@ t0=$(date +%s.%N)
 vl_signal 0 KILL # by its PID (VL_PID[0]); returns once it has exited
 vl_wait_master "$VIP6" 1 5 || t_fail "node 1 (priority 240) is $VIP6's master after SIGKILL of node 0" "$(vl_states "$VIP6")"
 t1=$(date +%s.%N)
-# No traffic from the client since: only node 1's unsolicited advertisements (Override set)
-# can have moved its entry.
-moved=
-for k in $(seq 30); do
-	mac=$(lab_client ip -6 neigh show "$VIP6" | grep -o 'lladdr [0-9a-f:]*' | cut -d' ' -f2)
-	[ "$mac" = "$(vl_mac 1)" ] && { moved=1; break; }
-	sleep 0.1
-done
-[ -n "$moved" ] || t_fail "the client's neighbour entry for $VIP6 moves to node 1's MAC $(vl_mac 1) (unsolicited NA)" \
-	"ip -6 neigh: $(lab_client ip -6 neigh show "$VIP6")"
+wait_neigh 1 "node 1's unsolicited NA after the takeover"
 t_note "SIGKILL of node 0: node 1 master of $VIP6 after $(awk "BEGIN { printf \"%.2f\", $t1 - $t0 }") s; the client's entry: $(lab_client ip -6 neigh show "$VIP6")"
 t_run vl_ctl 1 stats -o json
 t_json_expect "$T_OUT" "d['total']['vrrp_nas_sent'] > $NAS0" "node 1 counts the unsolicited NAs it sent on takeover"
@@ -111,13 +115,7 @@ vl_start 0
 vl_wait 0 40 || t_fail "restart node 0" "$(tail -n 20 "$(vl_log 0)")"
 vl_wait_master "$VIP6" 0 10 || t_fail "node 0 (250, preempt) takes $VIP6 back" "$(vl_states "$VIP6")"
 [ "$(vl_states "$VIP6")" = "0:master 1:backup" ] || t_fail "node 1 is backup again" "$(vl_states "$VIP6")"
-moved=
-for k in $(seq 30); do
-	mac=$(lab_client ip -6 neigh show "$VIP6" | grep -o 'lladdr [0-9a-f:]*' | cut -d' ' -f2)
-	[ "$mac" = "$(vl_mac 0)" ] && { moved=1; break; }
-	sleep 0.1
-done
-[ -n "$moved" ] || t_fail "the client's entry for $VIP6 moves back to node 0's MAC" "ip -6 neigh: $(lab_client ip -6 neigh show "$VIP6")"
+wait_neigh 0 "node 0's unsolicited NA after taking the VIP back"
 check_vip6 0
 t_ok "node 0 restarted (journal): it takes $VIP6 back (preempt), its NA moves the client's entry back, curl -6 works"
 
