@@ -380,19 +380,33 @@ sy_dp_vrrp_status(unsigned i, struct sy_vrrp_status *out)
 {
 	const struct sy_vrrp *v = dp.sh != NULL ? dp.sh->vrrp : NULL;
 	const struct sy_vrrp_pub *p;
-	uint64_t seen;
+	uint64_t seen, h[2];
 
 	if (v == NULL || i >= SY_VRRP_VIPS_MAX)
 		return -ENOENT;
 	p = &v->pub[i];
 	memset(out, 0, sizeof(*out));
-	out->vip = atomic_load_explicit(&p->vip, memory_order_relaxed);
-	if (out->vip == 0)
-		return -ENOENT;
+	h[0] = atomic_load_explicit(&p->vip6[0], memory_order_relaxed);
+	h[1] = atomic_load_explicit(&p->vip6[1], memory_order_relaxed);
+	if ((h[0] | h[1]) != 0) {
+		out->vip.family = AF_INET6;
+		memcpy(out->vip.v6, h, 16);
+		h[0] = atomic_load_explicit(&p->master6[0], memory_order_relaxed);
+		h[1] = atomic_load_explicit(&p->master6[1], memory_order_relaxed);
+		if ((h[0] | h[1]) != 0) {
+			out->master.family = AF_INET6;
+			memcpy(out->master.v6, h, 16);
+		}
+	} else {
+		out->vip = sy_addr_v4(atomic_load_explicit(&p->vip, memory_order_relaxed));
+		if (out->vip.v4 == 0)
+			return -ENOENT;
+		out->master.v4 = atomic_load_explicit(&p->master, memory_order_relaxed);
+		out->master.family = out->master.v4 != 0 ? AF_INET : 0;
+	}
 	out->vrid = (uint8_t)(v->vrid_base + i);
 	out->priority = sy_vrrp_priority(i, v->node, v->nodes);
 	out->state = atomic_load_explicit(&p->state, memory_order_relaxed);
-	out->master = atomic_load_explicit(&p->master, memory_order_relaxed);
 	out->master_priority = atomic_load_explicit(&p->master_priority, memory_order_relaxed);
 	out->transitions = atomic_load_explicit(&p->transitions, memory_order_relaxed);
 	seen = atomic_load_explicit(&p->master_seen, memory_order_relaxed);

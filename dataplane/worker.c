@@ -154,8 +154,9 @@ sy_dp_shared_create(const struct sy_config *cfg, struct rte_mempool *pool, unsig
 				continue;
 			}
 			/* An IPv6 listen address is answered for (neighbour
-			 * discovery) only as a port's address: there is no
-			 * IPv6 VIP failover to make it ours otherwise. */
+			 * discovery) only as a port's address: an IPv6 VIP
+			 * is made ours by VIP failover (vrrp/vrrp.h) from a
+			 * Router's spec.vips, not by listen.addresses. */
 			for (j = 0; j < sh->n_ports; j++)
 				if (sy_ipv6_is_ours(&sh->ports[j], cfg->listen[i].v6))
 					break;

@@ -103,7 +103,7 @@ sy_is_listen(const struct sy_dp_shared *sh, uint32_t ip, uint16_t port)
 }
 
 /* An IPv6 listen address and port (network order): a port's address
- * (listen.addresses, or all of them). */
+ * (listen.addresses, or all of them), or a VIP we are master of. */
 static inline bool
 sy_is_listen6(const struct sy_dp_shared *sh, const uint8_t ip[16], uint16_t port)
 {
@@ -114,7 +114,8 @@ sy_is_listen6(const struct sy_dp_shared *sh, const uint8_t ip[16], uint16_t port
 	for (i = 0; i < sh->n_listen6; i++)
 		if (memcmp(sh->listen_ip6[i], ip, 16) == 0)
 			return true;
-	return false;
+	/* A VIP, only while this node is its master. */
+	return sh->vrrp != NULL && sy_vrrp_is_master6(sh->vrrp, ip);
 }
 
 /* Index of the port address that is `ip` (network order), or -1. */

@@ -72,6 +72,8 @@
 	X(DNS_MALFORMED, "dns_malformed")                                      \
 	X(VRRP_OFF, "vrrp_off")                /* an advert where vrrp is not configured */ \
 	X(VRRP_BAD_TTL, "vrrp_bad_ttl")        /* not 255: from off the segment */ \
+	X(VRRP_BAD_HOP_LIMIT, "vrrp_bad_hop_limit") /* IPv6, not 255: from off the segment */ \
+	X(VRRP_BAD_SOURCE, "vrrp_bad_source")  /* IPv6, not from a link-local address */ \
 	X(VRRP_BAD_VERSION, "vrrp_bad_version") /* not a v3 advertisement */ \
 	X(VRRP_BAD_LENGTH, "vrrp_bad_length")  /* length and address count disagree */ \
 	X(VRRP_BAD_CHECKSUM, "vrrp_bad_checksum")                              \
@@ -195,6 +197,7 @@ extern const char *const sy_drop_reason_names[SY_DROP__COUNT];
 	X(vrrp_adverts_sent)     /* VRRP advertisements (worker 0; vrrp/vrrp.h) */ \
 	X(vrrp_adverts_received) /* ... from peers, checked */                 \
 	X(vrrp_garps_sent)       /* gratuitous ARP for VIPs taken over */      \
+	X(vrrp_nas_sent)         /* unsolicited neighbour adverts for IPv6 VIPs taken over */ \
 	X(vrrp_transitions)      /* VIP state changes (init, backup, master) */ \
 	X(alog_records)    /* access log records put on the worker's ring */ \
 	X(alog_dropped)    /* ... not: the ring was full (the writer fell behind) */ \

@@ -3,7 +3,7 @@
  * The shard zones the data plane's DNS responder answers for (sy_dns.h,
  * dataplane/dns/dns.h): one per Router with a spec.dns, its spec.vips, IPv4
  * (A) and IPv6 (AAAA) apart (with vrrp on, the workers answer only the
- * active IPv4 ones: fleet/vips.c; IPv6 has no VRRP yet), built
+ * active ones of either family: fleet/vips.c), built
  * from the store after each compile and published to the workers only when
  * they changed (fleet.h).
  */

@@ -82,18 +82,21 @@ void sy_fleet_dns_publish(struct sy_router *r);
  * (JSON null when vrrp is off). */
 void sy_fleet_vips_publish(struct sy_router *r);
 /* An apply's check of Router `name` (obj as applied) against this
- * routerd's config: with vrrp on and name its router_name, an IPv6 VIP is
- * an "invalid" error naming spec.vips[i] (VRRP is IPv4 only). Returns 0 or
- * -1. */
+ * routerd's config: with vrrp on and name its router_name, a VIP of a
+ * family the vrrp port has no address of is an "invalid" error naming
+ * spec.vips[i] and the VIP. Returns 0 or -1. */
 int sy_fleet_vips_check(const struct sy_router *r, const json_t *obj, const char *name,
 			const char *who, struct sy_errors *errs);
 /* The VIPs of Router `name` as worker 0 gets them: VIP i of spec.vips in
- * slot i (VRID vrid_base + i), the first SY_VRRP_VIPS_MAX; an IPv6 one
- * leaves its slot empty (no virtual router): how many did into *n6, the
- * first one's index into *first6. No Router: none. */
+ * slot i (VRID vrid_base + i), the first SY_VRRP_VIPS_MAX, IPv4 or IPv6;
+ * one of a family `port` (the vrrp port; NULL: any) has no address of
+ * leaves its slot empty (no virtual router): how many did into *n_off, the
+ * first one's index into *first_off. No Router: none. */
 struct sy_vrrp_vips;
-void sy_fleet_router_vips(const struct sy_store *st, const char *name, struct sy_vrrp_vips *out,
-			  unsigned *n6, size_t *first6);
+struct sy_port_config;
+void sy_fleet_router_vips(const struct sy_store *st, const char *name,
+			  const struct sy_port_config *port, struct sy_vrrp_vips *out,
+			  unsigned *n_off, size_t *first_off);
 json_t *sy_fleet_vips_status(const struct sy_router *r);
 /* The Prometheus series of VIP failover (nothing when vrrp is off): per VIP,
  * 1 while this router is its master, its state changes, its master's last

@@ -200,11 +200,12 @@ sy_dns_answer(const uint8_t *q, unsigned qlen, const struct sy_dns_table *t, uin
 
 unsigned
 sy_dns_answer_active(const uint8_t *q, unsigned qlen, const struct sy_dns_table *t, uint32_t self,
-		     unsigned rot, bool (*active)(const void *ctx, uint32_t vip), const void *ctx,
+		     unsigned rot, bool (*active)(const void *ctx, const struct sy_addr *vip), const void *ctx,
 		     uint8_t *out, unsigned room)
 {
 	uint32_t vips[SY_DNS_VIPS_MAX];
-	unsigned n_vips = 0;
+	const uint8_t *vips6[SY_DNS_VIPS_MAX];
+	unsigned n_vips = 0, n_vips6 = 0;
 	struct dns_out o = { .p = out, .len = 0, .room = room < DNS_MAX_UDP ? room : DNS_MAX_UDP };
 	char name[SY_DNS_NAME_MAX + 2];
 	unsigned nlen = 0, qend, zat = 0, an = 0, ns = 0, ar = 0, i;
@@ -275,15 +276,20 @@ sy_dns_answer_active(const uint8_t *q, unsigned qlen, const struct sy_dns_table 
 			put_a(&o, DNS_HDR, self);
 			an++;
 		} else if (!at_apex && !is_ns1) {
-			/* Only the VIPs a master serves now (VIP failover).
-			 * The IPv6 ones have no VRRP yet (fleet/vips.c): no
-			 * master to follow, every one is answered. */
-			unsigned n_vips6 = z->n_vips6 < SY_DNS_VIPS_MAX ? z->n_vips6
-									: SY_DNS_VIPS_MAX;
+			/* Only the VIPs a master serves now (VIP failover),
+			 * of either family. */
+			for (i = 0; i < z->n_vips && i < SY_DNS_VIPS_MAX; i++) {
+				struct sy_addr a = sy_addr_v4(z->vips[i]);
 
-			for (i = 0; i < z->n_vips && i < SY_DNS_VIPS_MAX; i++)
-				if (active == NULL || active(ctx, z->vips[i]))
+				if (active == NULL || active(ctx, &a))
 					vips[n_vips++] = z->vips[i];
+			}
+			for (i = 0; i < z->n_vips6 && i < SY_DNS_VIPS_MAX; i++) {
+				struct sy_addr a = sy_addr_v6(z->vips6[i]);
+
+				if (active == NULL || active(ctx, &a))
+					vips6[n_vips6++] = z->vips6[i];
+			}
 			if (n_vips == 0 && n_vips6 == 0) {
 				rcode = RC_NXDOMAIN; /* no wildcard record: no such name */
 			} else {
@@ -296,7 +302,7 @@ sy_dns_answer_active(const uint8_t *q, unsigned qlen, const struct sy_dns_table 
 					}
 				if (qtype == T_AAAA || qtype == T_ANY)
 					for (i = 0; i < n_vips6; i++) {
-						put_aaaa(&o, DNS_HDR, z->vips6[(i + rot) % n_vips6]);
+						put_aaaa(&o, DNS_HDR, vips6[(i + rot) % n_vips6]);
 						an++;
 					}
 			}
@@ -323,17 +329,23 @@ sy_dns_answer_active(const uint8_t *q, unsigned qlen, const struct sy_dns_table 
  * node, or a peer heard within the master-down interval. VIPs of other
  * Routers (not ours to watch) are answered as published. */
 static bool
-dns_vip_active(const void *ctx, uint32_t vip)
+dns_vip_active(const void *ctx, const struct sy_addr *vip)
 {
 	const struct sy_worker *w = ctx;
 	const struct sy_vrrp *v = w->sh->vrrp;
-	unsigned i;
+	int i = -1;
+	unsigned k;
 
-	for (i = 0; i < SY_VRRP_VIPS_MAX; i++)
-		if (atomic_load_explicit(&v->pub[i].vip, memory_order_relaxed) == vip)
-			return w->now < atomic_load_explicit(&v->pub[i].active_until,
-							     memory_order_relaxed);
-	return true;
+	if (vip->family == AF_INET6) {
+		i = sy_vrrp_vip6_index(v, vip->v6);
+	} else {
+		for (k = 0; k < SY_VRRP_VIPS_MAX && i < 0; k++)
+			if (atomic_load_explicit(&v->pub[k].vip, memory_order_relaxed) == vip->v4)
+				i = (int)k;
+	}
+	if (i < 0)
+		return true;
+	return w->now < atomic_load_explicit(&v->pub[i].active_until, memory_order_relaxed);
 }
 
 void

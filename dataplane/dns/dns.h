@@ -7,8 +7,8 @@
  *   - a name below a zone, type A: every IPv4 VIP of the shard (the zone
  *     file's wildcard A records; with vrrp, only those a master serves:
  *     vrrp/vrrp.h), their order turned by one each answer (round robin);
- *     type AAAA: every IPv6 VIP alike (AAAA records; no VRRP for them yet,
- *     so all are answered); ANY: both; a type the shard has no VIP of:
+ *     type AAAA: every IPv6 VIP alike (AAAA records; with vrrp, only
+ *     those a master serves, as for A); ANY: both; a type the shard has no VIP of:
  *     NODATA (below); no VIP at all: NXDOMAIN (no wildcard record exists);
  *   - the zone's apex: SOA and NS (ns1.<zone>, whose A is the responder's
  *     own address); other types at the apex or below: NOERROR with no
@@ -42,12 +42,15 @@ void sy_udp_input(struct sy_worker *w, uint16_t port, struct rte_mbuf *m);
  * DPDK: the unit tests call it directly. */
 unsigned sy_dns_answer(const uint8_t *q, unsigned qlen, const struct sy_dns_table *t,
 		       uint32_t self, unsigned rot, uint8_t *out, unsigned room);
-/* The same with only the IPv4 VIPs active(ctx, vip) says a master serves
- * (VIP failover, vrrp/vrrp.h); active NULL: all of them. IPv6 VIPs are
- * always answered (no VRRP over IPv6 yet). A zone with no IPv4 VIP active
- * and no IPv6 VIP answers as one without VIPs (NXDOMAIN). */
+/* The same with only the VIPs active(ctx, vip) says a master serves (VIP
+ * failover, vrrp/vrrp.h), IPv4 (A) and IPv6 (AAAA) alike; active NULL: all
+ * of them. A zone with no VIP of either family active answers as one
+ * without VIPs (NXDOMAIN); one with only VIPs of the other family active
+ * answers NODATA. */
+struct sy_addr;
 unsigned sy_dns_answer_active(const uint8_t *q, unsigned qlen, const struct sy_dns_table *t,
-			      uint32_t self, unsigned rot, bool (*active)(const void *ctx, uint32_t vip),
+			      uint32_t self, unsigned rot,
+			      bool (*active)(const void *ctx, const struct sy_addr *vip),
 			      const void *ctx, uint8_t *out, unsigned room);
 
 #endif

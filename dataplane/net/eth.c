@@ -32,8 +32,9 @@ sy_eth_input(struct sy_worker *w, uint16_t port, struct rte_mbuf *m)
 	/* af_packet and tap see everything the kernel interface sees; only
 	 * frames for our MAC or broadcast (ARP requests) are ours, and the
 	 * VRRP group's when vrrp is on (vrrp/vrrp.h), and IPv6 multicast
-	 * carrying IPv6 (33:33:...: neighbour solicitations go to a group;
-	 * net/ipv6.c keeps only ours). */
+	 * carrying IPv6 (33:33:...: neighbour solicitations go to a group,
+	 * and VRRP over IPv6 to ff02::12's 33:33:00:00:00:12; net/ipv6.c
+	 * keeps only ours). */
 	if (unlikely(!rte_is_same_ether_addr(&eh->dst_addr, &p->mac) &&
 		     !rte_is_broadcast_ether_addr(&eh->dst_addr) &&
 		     !(w->sh->vrrp != NULL && sy_vrrp_is_group_mac(&eh->dst_addr)) &&

@@ -6,7 +6,8 @@
  * duplicate address probe for one of them is answered to all nodes, which
  * defends the address. Both are made in the query's buffer. An
  * advertisement goes to the MAC the solicitation names (or came from), so
- * answering needs no neighbour entry; an echo reply is routed like any
+ * answering needs no neighbour entry; an IPv6 VIP's solicitation is answered
+ * like one for the port's address while this node is its master; an echo reply is routed like any
  * packet of ours (sy_ipv6_output: FIB, neighbour discovery). Advertisements
  * and what solicitations teach about their senders are net/nd.c's.
  */
@@ -161,8 +162,15 @@ solicitation(struct sy_worker *w, uint16_t port, struct rte_mbuf *m, const struc
 		off += olen;
 	}
 	if (!sy_ipv6_is_ours(p, ns->target)) {
-		sy_drop(w, m, SY_DROP_ND_NOT_OURS);
-		return;
+		/* An IPv6 VIP (vrrp/vrrp.h) is ours only while we are its
+		 * master: the backup stays silent, as with ARP. */
+		const struct sy_vrrp *v = w->sh->vrrp;
+		int st = v != NULL && port == v->port ? sy_vrrp_vip6_state(v, ns->target) : -1;
+
+		if (st != SY_VRRP_MASTER) {
+			sy_drop(w, m, st < 0 ? SY_DROP_ND_NOT_OURS : SY_DROP_VRRP_VIP_NOT_MASTER);
+			return;
+		}
 	}
 	if (unlikely(rte_is_multicast_ether_addr(to))) {
 		sy_drop(w, m, SY_DROP_ND_MALFORMED);

@@ -9,6 +9,11 @@
  * A port speaks IPv6 only when its config gives it an IPv6 address. It then
  * also answers on the link-local address its MAC gives, because neighbour
  * discovery and hosts on the link use it.
+ *
+ * With vrrp on (vrrp/vrrp.h), the VRRP port also takes adverts to ff02::12
+ * (next header 112) and, while this node is master of an IPv6 VIP, the
+ * VIP and its solicited-node group; to a VIP another node holds is
+ * vrrp_vip_not_master, as for IPv4.
  */
 #include <string.h>
 
@@ -21,6 +26,7 @@
 #include "net/nd.h"
 #include "net/net.h"
 #include "tcp/tcp.h"
+#include "vrrp/vrrp.h"
 #include "worker.h"
 
 /* Extension headers we walk before giving up on a packet: a chain longer
@@ -105,6 +111,29 @@ is_martian_source(const struct sy_dp_port *p, const uint8_t a[16])
 	return a[0] == 0xff || memcmp(a, loopback, 16) == 0 || sy_ipv6_is_ours(p, a);
 }
 
+/* For a destination that is none of the port's own: the VRRP group, or a
+ * VIP this node is master of (or its solicited-node group), on the VRRP
+ * port is ours; else false and the reason to drop it in *why. */
+static bool
+vrrp_destination(const struct sy_worker *w, uint16_t port, const uint8_t dst[16],
+		 enum sy_drop_reason *why)
+{
+	const struct sy_vrrp *v = w->sh->vrrp;
+	int st;
+
+	*why = SY_DROP_IPV6_NOT_OURS;
+	if (v == NULL || port != v->port)
+		return false;
+	if (memcmp(dst, sy_vrrp_group6, 16) == 0 || sy_vrrp_master6_solicited(v, dst))
+		return true;
+	st = sy_vrrp_vip6_state(v, dst);
+	if (st == SY_VRRP_MASTER)
+		return true;
+	if (st >= 0)
+		*why = SY_DROP_VRRP_VIP_NOT_MASTER;
+	return false;
+}
+
 /*
  * The options of a hop-by-hop or destination options header (RFC 8200
  * 4.2): none of them means anything to us, so each is skipped, unless its
@@ -170,8 +199,12 @@ sy_ipv6_input(struct sy_worker *w, uint16_t port, struct rte_mbuf *m)
 		rte_pktmbuf_trim(m, (uint16_t)(m->pkt_len - tlen));
 	if (unlikely(!sy_ipv6_is_ours(p, ip6->dst_addr) && !is_our_solicited_node(p, ip6->dst_addr) &&
 		     !is_all_nodes(ip6->dst_addr))) {
-		sy_drop(w, m, SY_DROP_IPV6_NOT_OURS);
-		return;
+		enum sy_drop_reason why;
+
+		if (!vrrp_destination(w, port, ip6->dst_addr, &why)) {
+			sy_drop(w, m, why);
+			return;
+		}
 	}
 	if (unlikely(is_martian_source(p, ip6->src_addr))) {
 		sy_drop(w, m, SY_DROP_IPV6_MARTIAN_SOURCE);
@@ -214,6 +247,15 @@ sy_ipv6_input(struct sy_worker *w, uint16_t port, struct rte_mbuf *m)
 			}
 			m->l3_len = sizeof(*ip6);
 			sy_tcp6_input(w, port, m);
+			return;
+		case SY_IPPROTO_VRRP:
+			/* Adverts go to the group only (RFC 5798 5.1.2.2). */
+			if (unlikely(memcmp(ip6->dst_addr, sy_vrrp_group6, 16) != 0)) {
+				sy_drop(w, m, SY_DROP_IPV6_UNSUPPORTED_PROTO);
+				return;
+			}
+			m->l3_len = (uint16_t)off;
+			sy_vrrp6_input(w, port, m);
 			return;
 		case IPV6_EXT_FRAGMENT:
 			/* No reassembly, as for IPv4. */

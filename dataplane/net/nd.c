@@ -19,57 +19,86 @@ is_link_local(const uint8_t a[16])
 	return a[0] == 0xfe && (a[1] & 0xc0) == 0x80;
 }
 
-void
-sy_nd_solicit(struct sy_worker *w, uint16_t port, const uint8_t target[16],
-	      const struct rte_ether_addr *unicast)
+/* One message of ours with one link-layer address option (our MAC), from
+ * src to dst (whose MAC is `to`); false when no buffer was to be had
+ * (nothing was dropped yet, but the message is lost: the caller's timer
+ * sends another). */
+static bool
+nd_send(struct sy_worker *w, uint16_t port, uint8_t type, uint8_t flags, const uint8_t target[16],
+	const uint8_t src[16], const uint8_t dst[16], const struct rte_ether_addr *to)
 {
 	const struct sy_dp_port *p = &w->sh->ports[port];
 	struct rte_ipv6_hdr *ip6;
-	struct sy_nd_msg_ll *ns;
-	struct rte_ether_addr to;
+	struct sy_nd_msg_ll *msg;
 	struct rte_mbuf *m;
 
 	m = rte_pktmbuf_alloc(w->sh->pool);
 	if (unlikely(m == NULL)) {
-		/* Nothing was dropped yet, but the solicitation is lost: the
-		 * retry timer sends another one. */
 		w->counters.drops[SY_DROP_NO_MBUF]++;
-		return;
+		return false;
 	}
-	ip6 = (struct rte_ipv6_hdr *)rte_pktmbuf_append(m, sizeof(*ip6) + sizeof(*ns));
+	ip6 = (struct rte_ipv6_hdr *)rte_pktmbuf_append(m, sizeof(*ip6) + sizeof(*msg));
 	if (unlikely(ip6 == NULL)) {
 		rte_pktmbuf_free(m);
 		w->counters.drops[SY_DROP_NO_MBUF]++;
-		return;
+		return false;
 	}
-	memset(ip6, 0, sizeof(*ip6) + sizeof(*ns));
+	memset(ip6, 0, sizeof(*ip6) + sizeof(*msg));
 	ip6->vtc_flow = rte_cpu_to_be_32(6u << 28);
-	ip6->payload_len = rte_cpu_to_be_16(sizeof(*ns));
+	ip6->payload_len = rte_cpu_to_be_16(sizeof(*msg));
 	ip6->proto = IPPROTO_ICMPV6;
 	ip6->hop_limits = SY_ND_HOP_LIMIT;
-	sy_ipv6_source_for(p, target, ip6->src_addr);
+	memcpy(ip6->src_addr, src, 16);
+	memcpy(ip6->dst_addr, dst, 16);
+	msg = (struct sy_nd_msg_ll *)(ip6 + 1);
+	msg->msg.type = type;
+	msg->msg.flags = flags;
+	memcpy(msg->msg.target, target, 16);
+	/* A solicitation names its source's MAC, an advertisement its
+	 * target's: ours either way. */
+	msg->opt_type = type == SY_ND_SOLICIT ? SY_ND_OPT_SOURCE_LL : SY_ND_OPT_TARGET_LL;
+	msg->opt_len = 1;
+	memcpy(msg->mac, p->mac.addr_bytes, sizeof(msg->mac));
+	msg->msg.cksum = (uint16_t)~sy_icmp6_sum(m, sizeof(*ip6), sizeof(*msg));
+	sy_ipv6_send_to(w, port, m, to);
+	return true;
+}
+
+void
+sy_nd_solicit(struct sy_worker *w, uint16_t port, const uint8_t target[16],
+	      const struct rte_ether_addr *unicast)
+{
+	uint8_t src[16], dst[16];
+	struct rte_ether_addr to;
+
+	sy_ipv6_source_for(&w->sh->ports[port], target, src);
 	if (unicast != NULL) {
-		memcpy(ip6->dst_addr, target, 16);
+		memcpy(dst, target, 16);
 		to = *unicast;
 	} else {
 		/* ff02::1:ffXX:XXXX and its MAC 33:33:ff:XX:XX:XX (RFC 2464). */
 		static const uint8_t group[13] = { 0xff, 0x02, [11] = 0x01, [12] = 0xff };
 
-		memcpy(ip6->dst_addr, group, sizeof(group));
-		memcpy(ip6->dst_addr + 13, target + 13, 3);
+		memcpy(dst, group, sizeof(group));
+		memcpy(dst + 13, target + 13, 3);
 		to.addr_bytes[0] = 0x33;
 		to.addr_bytes[1] = 0x33;
-		memcpy(&to.addr_bytes[2], ip6->dst_addr + 12, 4);
+		memcpy(&to.addr_bytes[2], dst + 12, 4);
 	}
-	ns = (struct sy_nd_msg_ll *)(ip6 + 1);
-	ns->msg.type = SY_ND_SOLICIT;
-	memcpy(ns->msg.target, target, 16);
-	ns->opt_type = SY_ND_OPT_SOURCE_LL;
-	ns->opt_len = 1;
-	memcpy(ns->mac, p->mac.addr_bytes, sizeof(ns->mac));
-	ns->msg.cksum = (uint16_t)~sy_icmp6_sum(m, sizeof(*ip6), sizeof(*ns));
-	w->counters.nd_solicits_sent++;
-	sy_ipv6_send_to(w, port, m, &to);
+	if (nd_send(w, port, SY_ND_SOLICIT, 0, target, src, dst, &to))
+		w->counters.nd_solicits_sent++;
+}
+
+bool
+sy_nd_announce(struct sy_worker *w, uint16_t port, const uint8_t addr[16])
+{
+	static const uint8_t all_nodes[16] = { 0xff, 0x02, [15] = 0x01 };
+	static const struct rte_ether_addr all_nodes_mac = { { 0x33, 0x33, 0, 0, 0, 0x01 } };
+
+	/* RFC 4861 7.2.6: unsolicited (S clear), Override set so that every
+	 * cache replaces the old MAC, from the address itself to all nodes. */
+	return nd_send(w, port, SY_ND_ADVERT, SY_ND_FLAG_OVERRIDE, addr, addr, all_nodes,
+		       &all_nodes_mac);
 }
 
 void

@@ -54,6 +54,11 @@ void sy_nd_output(struct sy_worker *w, uint16_t port, const uint8_t addr[16], st
  * `unicast` when given (re-confirming a stale entry). Counted nd_solicits_sent. */
 void sy_nd_solicit(struct sy_worker *w, uint16_t port, const uint8_t target[16],
 		   const struct rte_ether_addr *unicast);
+/* An unsolicited advertisement of our address `addr` (a VIP just taken
+ * over, vrrp/vrrp.h) to all nodes, Override set, our MAC as the target's
+ * (RFC 4861 7.2.6): every neighbour that has addr cached moves it to us.
+ * False when no buffer was to be had. */
+bool sy_nd_announce(struct sy_worker *w, uint16_t port, const uint8_t addr[16]);
 /* MAC for (port, addr) if usable (reachable or stale), else NULL. */
 const struct rte_ether_addr *sy_nd_lookup(struct sy_worker *w, uint16_t port, const uint8_t addr[16]);
 /* What a solicitation for one of our addresses teaches: its sender `src` is

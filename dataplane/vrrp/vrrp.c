@@ -2,7 +2,8 @@
 /*
  * The workers' half of VIP failover (vrrp.h): adverts in on any worker,
  * checked there and posted to worker 0; worker 0 runs the state machines,
- * sends adverts and gratuitous ARP, and publishes each VIP's state.
+ * sends adverts and gratuitous ARP (IPv6: unsolicited neighbour
+ * advertisements), and publishes each VIP's state.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -18,16 +19,20 @@
 
 #include "dp_log.h"
 #include "net/arp.h"
+#include "net/nd.h"
+#include "net/net.h"
 #include "vrrp/vrrp.h"
 #include "worker.h"
 
 /* 01:00:5e:00:00:12, the group's MAC (RFC 5798 5.1.1.2). */
 static const struct rte_ether_addr vrrp_group_mac = { { 0x01, 0x00, 0x5e, 0x00, 0x00, 0x12 } };
+/* 33:33:00:00:00:12, ff02::12's (RFC 2464 7). */
+static const struct rte_ether_addr vrrp_group6_mac = { { 0x33, 0x33, 0x00, 0x00, 0x00, 0x12 } };
 
-/* A checked advert on its way to worker 0 (16 bytes: ring elements are a
+/* A checked advert on its way to worker 0 (32 bytes: ring elements are a
  * multiple of 4). */
 struct vrrp_post {
-	uint32_t src; /* network order */
+	struct sy_addr src; /* the sender's primary address, of the VIP's family */
 	uint8_t vrid, priority;
 	uint16_t interval_cs;
 	uint64_t tsc; /* when it arrived */
@@ -49,8 +54,11 @@ sy_vrrp_port_join(const struct sy_dp_port *p)
 		return;
 	/* A NIC filters multicast: ask for the group's MAC, or for every
 	 * multicast frame. net_af_packet on a veth has no filter (it sees
-	 * what the kernel interface sees) and refuses both: that is fine. */
-	rc = rte_eth_dev_set_mc_addr_list(p->port_id, &group, 1);
+	 * what the kernel interface sees) and refuses both: that is fine.
+	 * A port with IPv6 asks for every multicast frame first: IPv6 VIPs
+	 * want ff02::12 and each VIP's solicited-node group, which come and
+	 * go with the Router's VIPs. */
+	rc = p->n_ipv6 > 0 ? -ENOTSUP : rte_eth_dev_set_mc_addr_list(p->port_id, &group, 1);
 	if (rc == 0) {
 		SY_DP_LOG(INFO, "port %s: receives the VRRP group 01:00:5e:00:00:12", p->name);
 		return;
@@ -92,6 +100,7 @@ sy_vrrp_create(const struct sy_config *cfg, struct sy_dp_shared *sh, unsigned se
 	v->preempt = c->preempt;
 	v->interval_cs = (uint16_t)(c->advert_ms / 10);
 	v->self = sh->ports[c->port].ipv4[0];
+	v->ipv6 = sh->ports[c->port].n_ipv6 > 0;
 	v->tsc_per_us = sh->tsc_per_ms / 1000 ? sh->tsc_per_ms / 1000 : 1;
 	atomic_init(&v->vips, NULL);
 	snprintf(name, sizeof(name), "sy_vr_%u", set);
@@ -126,26 +135,18 @@ now_us(const struct sy_vrrp *v, uint64_t tsc)
 	return tsc / v->tsc_per_us;
 }
 
-static void
-send_advert(struct sy_worker *w, struct sy_vrrp *v, const struct sy_vrrp_vr *vr, uint8_t prio)
+/* The advert in m over IPv4: to 224.0.0.18 from our primary address. */
+static bool
+advert_frame4(struct sy_worker *w, struct sy_vrrp *v, struct rte_mbuf *m, struct sy_vrrp_advert *a,
+	      uint32_t vip)
 {
 	const unsigned vlen = SY_VRRP_HDR_LEN + 4;
-	struct sy_vrrp_advert a = { .vrid = vr->vrid, .priority = prio,
-				    .interval_cs = vr->interval_cs, .n_addrs = 1 };
 	struct rte_ether_hdr *eh;
 	struct rte_ipv4_hdr *ip;
-	struct rte_mbuf *m;
 
-	m = rte_pktmbuf_alloc(w->sh->pool);
-	if (unlikely(m == NULL)) {
-		w->counters.drops[SY_DROP_NO_MBUF]++; /* the next interval sends one */
-		return;
-	}
 	eh = (struct rte_ether_hdr *)rte_pktmbuf_append(m, sizeof(*eh) + sizeof(*ip) + vlen);
-	if (unlikely(eh == NULL)) {
-		sy_drop(w, m, SY_DROP_NO_MBUF);
-		return;
-	}
+	if (unlikely(eh == NULL))
+		return false;
 	rte_ether_addr_copy(&vrrp_group_mac, &eh->dst_addr);
 	rte_ether_addr_copy(&w->sh->ports[v->port].mac, &eh->src_addr);
 	eh->ether_type = RTE_BE16(RTE_ETHER_TYPE_IPV4);
@@ -159,12 +160,71 @@ send_advert(struct sy_worker *w, struct sy_vrrp *v, const struct sy_vrrp_vr *vr,
 	ip->src_addr = v->self;
 	ip->dst_addr = SY_VRRP_GROUP;
 	ip->hdr_checksum = rte_ipv4_cksum(ip);
-	a.addr[0] = vr->vip;
-	(void)sy_vrrp_encode(&a, v->self, (uint8_t *)(ip + 1), vlen);
+	a->addr[0] = vip;
+	(void)sy_vrrp_encode(a, v->self, (uint8_t *)(ip + 1), vlen);
 	m->l2_len = sizeof(*eh);
 	m->l3_len = sizeof(*ip);
 	sy_tx(w, v->port, m);
+	return true;
+}
+
+/* The advert in m over IPv6: to ff02::12 from our link-local address
+ * (RFC 5798 5.1.2). */
+static bool
+advert_frame6(struct sy_worker *w, struct sy_vrrp *v, struct rte_mbuf *m, struct sy_vrrp_advert *a,
+	      const uint8_t vip[16])
+{
+	const unsigned vlen = SY_VRRP_HDR_LEN + 16;
+	struct rte_ipv6_hdr *ip6;
+
+	ip6 = (struct rte_ipv6_hdr *)rte_pktmbuf_append(m, sizeof(*ip6) + vlen);
+	if (unlikely(ip6 == NULL))
+		return false;
+	memset(ip6, 0, sizeof(*ip6));
+	/* Traffic class network control, as for IPv4. */
+	ip6->vtc_flow = rte_cpu_to_be_32(6u << 28 | 0xc0u << 20);
+	ip6->payload_len = rte_cpu_to_be_16((uint16_t)vlen);
+	ip6->proto = SY_IPPROTO_VRRP;
+	ip6->hop_limits = SY_VRRP_HOP_LIMIT;
+	memcpy(ip6->src_addr, v->self6, 16);
+	memcpy(ip6->dst_addr, sy_vrrp_group6, 16);
+	memcpy(a->addr6[0], vip, 16);
+	(void)sy_vrrp_encode6(a, v->self6, (uint8_t *)(ip6 + 1), vlen);
+	sy_ipv6_send_to(w, v->port, m, &vrrp_group6_mac);
+	return true;
+}
+
+static void
+send_advert(struct sy_worker *w, struct sy_vrrp *v, const struct sy_vrrp_vr *vr, uint8_t prio)
+{
+	struct sy_vrrp_advert a = { .vrid = vr->vrid, .priority = prio,
+				    .interval_cs = vr->interval_cs, .n_addrs = 1 };
+	struct rte_mbuf *m;
+	bool sent;
+
+	m = rte_pktmbuf_alloc(w->sh->pool);
+	if (unlikely(m == NULL)) {
+		w->counters.drops[SY_DROP_NO_MBUF]++; /* the next interval sends one */
+		return;
+	}
+	sent = vr->vip.family == AF_INET6 ? advert_frame6(w, v, m, &a, vr->vip.v6)
+					  : advert_frame4(w, v, m, &a, vr->vip.v4);
+	if (unlikely(!sent)) {
+		sy_drop(w, m, SY_DROP_NO_MBUF);
+		return;
+	}
 	w->counters.vrrp_adverts_sent++;
+}
+
+/* An IPv6 address into the pub's two halves. */
+static void
+store6(_Atomic uint64_t h[2], const uint8_t a[16])
+{
+	uint64_t x[2];
+
+	sy_vrrp_halves(a, x);
+	atomic_store_explicit(&h[0], x[0], memory_order_relaxed);
+	atomic_store_explicit(&h[1], x[1], memory_order_relaxed);
 }
 
 /* What the other workers and the control thread see of VIP i. */
@@ -181,7 +241,10 @@ publish(struct sy_vrrp *v, unsigned i)
 		seen = vr->master_seen * v->tsc_per_us;
 		until = seen + sy_vrrp_master_down_us(vr) * v->tsc_per_us;
 	}
-	atomic_store_explicit(&p->master, vr->master, memory_order_relaxed);
+	if (vr->vip.family == AF_INET6)
+		store6(p->master6, vr->master.v6);
+	else
+		atomic_store_explicit(&p->master, vr->master.v4, memory_order_relaxed);
 	atomic_store_explicit(&p->master_priority, vr->master_priority, memory_order_relaxed);
 	atomic_store_explicit(&p->transitions, vr->transitions, memory_order_relaxed);
 	atomic_store_explicit(&p->master_seen, seen, memory_order_relaxed);
@@ -199,8 +262,13 @@ act(struct sy_worker *w, struct sy_vrrp *v, unsigned i, unsigned todo)
 	if (todo & SY_VRRP_DO_ADVERT0)
 		send_advert(w, v, vr, 0);
 	if (todo & SY_VRRP_DO_GARP) {
-		sy_arp_announce(w, v->port, vr->vip);
-		w->counters.vrrp_garps_sent++;
+		if (vr->vip.family == AF_INET6) {
+			if (sy_nd_announce(w, v->port, vr->vip.v6))
+				w->counters.vrrp_nas_sent++;
+		} else {
+			sy_arp_announce(w, v->port, vr->vip.v4);
+			w->counters.vrrp_garps_sent++;
+		}
 	}
 	if (todo & SY_VRRP_DO_CHANGED)
 		w->counters.vrrp_transitions++;
@@ -216,19 +284,34 @@ sync_vips(struct sy_worker *w, struct sy_vrrp *v, uint64_t now)
 	unsigned i;
 
 	for (i = 0; i < SY_VRRP_VIPS_MAX; i++) {
-		uint32_t want = t != NULL && i < t->n ? t->vip[i] : 0;
+		struct sy_addr want = { 0 }, self;
 		struct sy_vrrp_vr *vr = &v->vr[i];
+		static const uint8_t none6[16];
 
-		if (vr->vip == want)
+		if (t != NULL && i < t->n)
+			want = t->vip[i];
+		/* A port without IPv6 cannot carry an IPv6 VIP (the control
+		 * thread refuses one): its slot stays empty. */
+		if (want.family == AF_INET6 && !v->ipv6)
+			want.family = 0;
+		if (vr->vip.family == want.family &&
+		    (want.family == 0 || sy_addr_eq(&vr->vip, &want)))
 			continue;
-		if (vr->vip != 0)
+		if (vr->vip.family != 0)
 			act(w, v, i, sy_vrrp_stop(vr));
-		atomic_store_explicit(&v->pub[i].vip, want, memory_order_relaxed);
-		if (want == 0) {
-			vr->vip = 0;
+		atomic_store_explicit(&v->pub[i].vip, want.family == AF_INET ? want.v4 : 0,
+				      memory_order_relaxed);
+		store6(v->pub[i].vip6, want.family == AF_INET6 ? want.v6 : none6);
+		if (want.family == 0) {
+			vr->vip.family = 0;
 			continue;
 		}
-		sy_vrrp_vr_init(vr, want, v->self, (uint8_t)(v->vrid_base + i),
+		/* The port's MAC is known once it has started, before
+		 * worker 0 runs: its link-local address then. */
+		if (want.family == AF_INET6)
+			sy_ipv6_link_local(&w->sh->ports[v->port].mac, v->self6);
+		self = want.family == AF_INET6 ? sy_addr_v6(v->self6) : sy_addr_v4(v->self);
+		sy_vrrp_vr_init(vr, &want, &self, (uint8_t)(v->vrid_base + i),
 				sy_vrrp_priority(i, v->node, v->nodes), v->preempt, v->interval_cs);
 		act(w, v, i, sy_vrrp_start(vr, now));
 	}
@@ -241,60 +324,77 @@ handle(struct sy_worker *w, struct sy_vrrp *v, const struct vrrp_post *p)
 	struct sy_vrrp_advert a = { .vrid = p->vrid, .priority = p->priority,
 				    .interval_cs = p->interval_cs };
 
-	/* The slot may have changed VIP since the post was checked. */
-	if (i >= SY_VRRP_VIPS_MAX || v->vr[i].vip == 0) {
+	/* The slot may have changed VIP (or family) since the post was
+	 * checked. */
+	if (i >= SY_VRRP_VIPS_MAX || v->vr[i].vip.family != p->src.family) {
 		w->counters.drops[SY_DROP_VRRP_UNKNOWN_VRID]++;
 		return;
 	}
-	act(w, v, i, sy_vrrp_on_advert(&v->vr[i], &a, p->src, now_us(v, p->tsc)));
+	act(w, v, i, sy_vrrp_on_advert(&v->vr[i], &a, &p->src, now_us(v, p->tsc)));
 }
 
-void
-sy_vrrp_input(struct sy_worker *w, uint16_t port, struct rte_mbuf *m)
+/* Why sy_vrrp_parse refused, as the drop reason; hop_limit: the IPv6
+ * name for a bad TTL. */
+static enum sy_drop_reason
+refusal(enum sy_vrrp_bad bad, enum sy_drop_reason hop_limit)
 {
-	struct sy_vrrp *v = w->sh->vrrp;
-	const struct rte_ipv4_hdr *ip = rte_pktmbuf_mtod(m, const struct rte_ipv4_hdr *);
-	uint16_t hlen = m->l3_len, tlen = rte_be_to_cpu_16(ip->total_length);
-	struct sy_vrrp_advert a;
+	switch (bad) {
+	case SY_VRRP_BAD_TTL: return hop_limit;
+	case SY_VRRP_BAD_VERSION: return SY_DROP_VRRP_BAD_VERSION;
+	case SY_VRRP_BAD_LENGTH: return SY_DROP_VRRP_BAD_LENGTH;
+	case SY_VRRP_BAD_SOURCE: return SY_DROP_VRRP_BAD_SOURCE;
+	default: return SY_DROP_VRRP_BAD_CHECKSUM;
+	}
+}
+
+/* An advert a from src as parsed (bad: how; hop_limit: the family's name
+ * for a bad TTL): for a VIP of ours by its VRID and family, naming that
+ * VIP, it is posted to worker 0 (or handled, on worker 0). Consumes m. */
+static void
+accept_advert(struct sy_worker *w, struct sy_vrrp *v, struct rte_mbuf *m, enum sy_vrrp_bad bad,
+	      enum sy_drop_reason hop_limit, const struct sy_vrrp_advert *a,
+	      const struct sy_addr *src)
+{
+	uint32_t vip = 0;
+	uint64_t vip6[2] = { 0, 0 }, h[2];
 	struct vrrp_post p;
-	uint32_t vip;
 	unsigned i, k;
 
-	if (v == NULL || port != v->port) {
-		sy_drop(w, m, SY_DROP_VRRP_OFF);
+	if (bad != SY_VRRP_OK) {
+		sy_drop(w, m, refusal(bad, hop_limit));
 		return;
 	}
-	if (m->data_len < tlen) {
-		sy_drop(w, m, SY_DROP_VRRP_BAD_LENGTH); /* one segment: adverts are small */
-		return;
+	i = (unsigned)(a->vrid - v->vrid_base);
+	if (i < SY_VRRP_VIPS_MAX && a->vrid >= v->vrid_base) {
+		vip = atomic_load_explicit(&v->pub[i].vip, memory_order_relaxed);
+		vip6[0] = atomic_load_explicit(&v->pub[i].vip6[0], memory_order_relaxed);
+		vip6[1] = atomic_load_explicit(&v->pub[i].vip6[1], memory_order_relaxed);
 	}
-	switch (sy_vrrp_parse((const uint8_t *)ip + hlen, (unsigned)(tlen - hlen), ip->src_addr,
-			      ip->dst_addr, ip->time_to_live, &a)) {
-	case SY_VRRP_OK: break;
-	case SY_VRRP_BAD_TTL: sy_drop(w, m, SY_DROP_VRRP_BAD_TTL); return;
-	case SY_VRRP_BAD_VERSION: sy_drop(w, m, SY_DROP_VRRP_BAD_VERSION); return;
-	case SY_VRRP_BAD_LENGTH: sy_drop(w, m, SY_DROP_VRRP_BAD_LENGTH); return;
-	default: sy_drop(w, m, SY_DROP_VRRP_BAD_CHECKSUM); return;
-	}
-	i = (unsigned)(a.vrid - v->vrid_base);
-	vip = i < SY_VRRP_VIPS_MAX && a.vrid >= v->vrid_base
-		      ? atomic_load_explicit(&v->pub[i].vip, memory_order_relaxed)
-		      : 0;
-	if (vip == 0) {
+	/* None at that VRID, or one of the other family: a virtual router
+	 * has one family (RFC 5798), so this is not ours. */
+	if (src->family == AF_INET6 ? (vip6[0] | vip6[1]) == 0 : vip == 0) {
 		sy_drop(w, m, SY_DROP_VRRP_UNKNOWN_VRID);
 		return;
 	}
 	/* The peer must mean the same VIP by this VRID (RFC 5798 7.1 lets a
 	 * mismatch be dropped: two configs disagree, and following it would
 	 * hand over the wrong address). */
-	for (k = 0; k < a.n_addrs && a.addr[k] != vip; k++)
-		;
-	if (k == a.n_addrs) {
+	for (k = 0; k < a->n_addrs; k++) {
+		if (src->family != AF_INET6) {
+			if (a->addr[k] == vip)
+				break;
+			continue;
+		}
+		sy_vrrp_halves(a->addr6[k], h);
+		if (h[0] == vip6[0] && h[1] == vip6[1])
+			break;
+	}
+	if (k == a->n_addrs) {
 		sy_drop(w, m, SY_DROP_VRRP_ADDRESS_MISMATCH);
 		return;
 	}
-	p = (struct vrrp_post){ .src = ip->src_addr, .vrid = a.vrid, .priority = a.priority,
-				.interval_cs = a.interval_cs, .tsc = w->now };
+	p = (struct vrrp_post){ .src = *src, .vrid = a->vrid, .priority = a->priority,
+				.interval_cs = a->interval_cs, .tsc = w->now };
 	if (w->id != 0 && rte_ring_mp_enqueue_elem(v->rx, &p, sizeof(p)) != 0) {
 		sy_drop(w, m, SY_DROP_VRRP_RING_FULL);
 		return;
@@ -303,6 +403,74 @@ sy_vrrp_input(struct sy_worker *w, uint16_t port, struct rte_mbuf *m)
 	rte_pktmbuf_free(m); /* consumed */
 	if (w->id == 0)
 		handle(w, v, &p);
+}
+
+/* An advert over IPv4 or IPv6 (six), data at the IP header, m->l3_len up
+ * to the VRRP message: on the vrrp port, in the first segment, checked
+ * (sy_vrrp_parse, sy_vrrp_parse6) and accepted or dropped. */
+static void
+input(struct sy_worker *w, uint16_t port, struct rte_mbuf *m, bool six)
+{
+	struct sy_vrrp *v = w->sh->vrrp;
+	const struct rte_ipv4_hdr *ip = rte_pktmbuf_mtod(m, const struct rte_ipv4_hdr *);
+	const struct rte_ipv6_hdr *ip6 = rte_pktmbuf_mtod(m, const struct rte_ipv6_hdr *);
+	uint32_t off = m->l3_len, tlen;
+	const uint8_t *msg = rte_pktmbuf_mtod_offset(m, const uint8_t *, off);
+	struct sy_vrrp_advert a;
+	struct sy_addr src;
+	enum sy_vrrp_bad bad;
+
+	tlen = six ? sizeof(*ip6) + rte_be_to_cpu_16(ip6->payload_len)
+		   : rte_be_to_cpu_16(ip->total_length);
+	if (v == NULL || port != v->port) {
+		sy_drop(w, m, SY_DROP_VRRP_OFF);
+		return;
+	}
+	if (m->data_len < tlen || tlen < off) {
+		sy_drop(w, m, SY_DROP_VRRP_BAD_LENGTH); /* one segment: adverts are small */
+		return;
+	}
+	if (six) {
+		bad = sy_vrrp_parse6(msg, tlen - off, ip6->src_addr, ip6->dst_addr, ip6->hop_limits, &a);
+		src = sy_addr_v6(ip6->src_addr);
+	} else {
+		bad = sy_vrrp_parse(msg, tlen - off, ip->src_addr, ip->dst_addr, ip->time_to_live, &a);
+		src = sy_addr_v4(ip->src_addr);
+	}
+	accept_advert(w, v, m, bad, six ? SY_DROP_VRRP_BAD_HOP_LIMIT : SY_DROP_VRRP_BAD_TTL, &a,
+		      &src);
+}
+
+void
+sy_vrrp_input(struct sy_worker *w, uint16_t port, struct rte_mbuf *m)
+{
+	input(w, port, m, false);
+}
+
+void
+sy_vrrp6_input(struct sy_worker *w, uint16_t port, struct rte_mbuf *m)
+{
+	input(w, port, m, true);
+}
+
+bool
+sy_vrrp_master6_solicited(const struct sy_vrrp *v, const uint8_t group[16])
+{
+	static const uint8_t prefix[13] = { 0xff, 0x02, [11] = 0x01, [12] = 0xff };
+	unsigned i;
+
+	if (v == NULL || memcmp(group, prefix, sizeof(prefix)) != 0)
+		return false;
+	for (i = 0; i < SY_VRRP_VIPS_MAX; i++) {
+		uint64_t lo = atomic_load_explicit(&v->pub[i].vip6[1], memory_order_relaxed);
+		uint8_t b[8];
+
+		memcpy(b, &lo, 8);
+		if (lo != 0 && memcmp(b + 5, group + 13, 3) == 0 &&
+		    atomic_load_explicit(&v->pub[i].state, memory_order_relaxed) == SY_VRRP_MASTER)
+			return true;
+	}
+	return false;
 }
 
 unsigned
@@ -327,7 +495,7 @@ sy_vrrp_poll(struct sy_worker *w)
 	for (i = 0; i < SY_VRRP_VIPS_MAX; i++) {
 		unsigned todo;
 
-		if (v->vr[i].vip == 0)
+		if (v->vr[i].vip.family == 0)
 			continue;
 		todo = sy_vrrp_on_timer(&v->vr[i], now);
 		if (todo != 0) {
@@ -347,7 +515,7 @@ sy_vrrp_resign(struct sy_worker *w)
 	if (v == NULL)
 		return;
 	for (i = 0; i < SY_VRRP_VIPS_MAX; i++)
-		if (v->vr[i].vip != 0)
+		if (v->vr[i].vip.family != 0)
 			act(w, v, i, sy_vrrp_stop(&v->vr[i]));
 	sy_worker_tx_flush(w, v->port);
 }

@@ -30,12 +30,12 @@ sy_vrrp_priority(unsigned i, unsigned node, unsigned nodes)
 }
 
 void
-sy_vrrp_vr_init(struct sy_vrrp_vr *vr, uint32_t vip, uint32_t self, uint8_t vrid, uint8_t priority,
-		bool preempt, uint16_t interval_cs)
+sy_vrrp_vr_init(struct sy_vrrp_vr *vr, const struct sy_addr *vip, const struct sy_addr *self,
+		uint8_t vrid, uint8_t priority, bool preempt, uint16_t interval_cs)
 {
 	memset(vr, 0, sizeof(*vr));
-	vr->vip = vip;
-	vr->self = self;
+	vr->vip = *vip;
+	vr->self = *self;
 	vr->vrid = vrid;
 	vr->priority = priority;
 	vr->preempt = preempt;
@@ -74,9 +74,10 @@ to_master(struct sy_vrrp_vr *vr, uint64_t now)
 }
 
 static void
-learn_master(struct sy_vrrp_vr *vr, const struct sy_vrrp_advert *a, uint32_t src, uint64_t now)
+learn_master(struct sy_vrrp_vr *vr, const struct sy_vrrp_advert *a, const struct sy_addr *src,
+	     uint64_t now)
 {
-	vr->master = src;
+	vr->master = *src;
 	vr->master_priority = a->priority;
 	vr->master_interval_cs = a->interval_cs ? a->interval_cs : 1;
 	vr->master_seen = now;
@@ -91,7 +92,7 @@ sy_vrrp_start(struct sy_vrrp_vr *vr, uint64_t now)
 		return to_master(vr, now);
 	vr->state = SY_VRRP_BACKUP;
 	vr->transitions++;
-	vr->master = 0;
+	memset(&vr->master, 0, sizeof(vr->master));
 	vr->master_priority = 0;
 	vr->master_interval_cs = vr->interval_cs;
 	vr->down_at = now + sy_vrrp_master_down_us(vr);
@@ -99,17 +100,22 @@ sy_vrrp_start(struct sy_vrrp_vr *vr, uint64_t now)
 }
 
 /* RFC 5798 6.4.3: a master yields to a higher priority, or to an equal one
- * with the higher primary address (compared as numbers: host order). */
+ * with the higher primary address, compared as numbers: an IPv4 one in host
+ * order, an IPv6 one (link-local) byte by byte from the first, which is the
+ * same for 16 bytes in network order. */
 static bool
-beats_us(const struct sy_vrrp_vr *vr, uint8_t prio, uint32_t src)
+beats_us(const struct sy_vrrp_vr *vr, uint8_t prio, const struct sy_addr *src)
 {
 	if (prio != vr->priority)
 		return prio > vr->priority;
-	return rte_be_to_cpu_32(src) > rte_be_to_cpu_32(vr->self);
+	if (src->family == AF_INET6)
+		return memcmp(src->v6, vr->self.v6, 16) > 0;
+	return rte_be_to_cpu_32(src->v4) > rte_be_to_cpu_32(vr->self.v4);
 }
 
 unsigned
-sy_vrrp_on_advert(struct sy_vrrp_vr *vr, const struct sy_vrrp_advert *a, uint32_t src, uint64_t now)
+sy_vrrp_on_advert(struct sy_vrrp_vr *vr, const struct sy_vrrp_advert *a, const struct sy_addr *src,
+		  uint64_t now)
 {
 	switch (vr->state) {
 	case SY_VRRP_BACKUP:

@@ -19,7 +19,7 @@ import time
 
 
 def attempt(vip, host, body, ct, rt, conn):
-    s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    s = socket.socket(socket.AF_INET6 if ":" in vip else socket.AF_INET, socket.SOCK_STREAM)
     s.settimeout(ct)
     try:
         s.connect((vip, 80))

@@ -22,11 +22,7 @@ source "$(dirname "$0")/testlib.sh"
 source "$SY_SRC/tools/lib/vrrp_lab.sh"
 N=3
 vl_init "vr$(($$ % 1000000))" "$N" || t_fail "setup" "bad lab id"
-_vrrp_on_exit() {
-	[ "$1" -eq 0 ] && return 0
-	vl_dump_logs
-}
-LAB_ON_EXIT=_vrrp_on_exit
+LAB_ON_EXIT=vl_on_exit
 lab_cleanup_on_exit
 vl_up || t_fail "lab up" "building the three-router lab failed (see the warnings above)"
 t_ok "lab $LAB_ID up: client and backend bridges, $N routerd ports on each, nginx backend-a"
@@ -184,15 +180,9 @@ for kind in bad_ttl bad_version bad_length bad_checksum unknown_vrid address_mis
 	lab_client python3 "$SY_SRC/tests/integration/vrrp_send.py" "$LAB_CLIENT_IP" "$kind" ||
 		t_fail "send a $kind advert from the client"
 done
-deadline=$((SECONDS + 5))
-while :; do
-	t_run vl_ctl 2 stats -o json
-	t_json "$T_OUT" 'all(d["total"]["drops"]["vrrp_" + k] >= 1 for k in
-		["bad_ttl", "bad_version", "bad_length", "bad_checksum", "unknown_vrid", "address_mismatch"])' |
-		grep -q true && break
-	[ "$SECONDS" -lt "$deadline" ] || t_fail "node 2 counts each malformed advert" "drops: $(t_json "$T_OUT" '{k: v for k, v in d["total"]["drops"].items() if k.startswith("vrrp")}')"
-	sleep 0.2
-done
+vl_wait_drops 2 5 vrrp_bad_ttl vrrp_bad_version vrrp_bad_length vrrp_bad_checksum \
+	vrrp_unknown_vrid vrrp_address_mismatch || t_fail "node 2 counts each malformed advert" "drops: $VL_DROPS"
+t_run vl_ctl 2 stats -o json
 t_json_expect "$T_OUT" 'd["total"]["vrrp_adverts_sent"] > 10 and d["total"]["vrrp_adverts_received"] > 10 and d["total"]["vrrp_garps_sent"] >= 3' \
 	"stats: adverts sent and received, gratuitous ARPs"
 t_note "node 2 stats: $(t_json "$T_OUT" '{k: v for k, v in list(d["total"].items()) + list(d["total"]["drops"].items()) if k.startswith("vrrp")}')"

@@ -19,6 +19,7 @@
 #include <cmocka.h>
 
 #include "dns/dns.h"
+#include "sy_addr.h"
 #include "sy_dns.h"
 
 static struct sy_dns_table *
@@ -344,20 +345,32 @@ test_aaaa_sixteen(void **state)
 	free(t);
 }
 
-/* VIP failover: only the VIPs a master serves are answered (vrrp/vrrp.h). */
+/* VIP failover: only the VIPs a master serves are answered (vrrp/vrrp.h),
+ * IPv4 and IPv6 alike. */
 static bool
-only_81(const void *ctx, uint32_t vip)
+only_81(const void *ctx, const struct sy_addr *vip)
 {
+	struct sy_addr six;
+
 	(void)ctx;
-	return vip == inet_addr("198.18.0.81");
+	if (vip->family == AF_INET6)
+		return sy_addr_parse("2001:2::81", &six) == 0 && sy_addr_eq(vip, &six);
+	return vip->v4 == inet_addr("198.18.0.81");
 }
 
 static bool
-none(const void *ctx, uint32_t vip)
+none(const void *ctx, const struct sy_addr *vip)
 {
 	(void)ctx;
 	(void)vip;
 	return false;
+}
+
+static bool
+six_only(const void *ctx, const struct sy_addr *vip)
+{
+	(void)ctx;
+	return vip->family == AF_INET6;
 }
 
 static void
@@ -365,6 +378,8 @@ test_active_vips(void **state)
 {
 	struct sy_dns_table *t = table();
 	uint8_t q[600], a[600];
+	char six[16][INET6_ADDRSTRLEN];
+	uint16_t types[32];
 	uint32_t ips[16];
 	unsigned ql, n, rot;
 
@@ -381,17 +396,31 @@ test_active_vips(void **state)
 	n = sy_dns_answer_active(q, ql, t, inet_addr("198.18.0.1"), 0, none, NULL, a, sizeof(a));
 	assert_int_equal(rcode(a), 3);
 	assert_int_equal(count(a, 0), 0);
-	/* IPv6 VIPs have no VRRP: answered even with no IPv4 VIP active, and
-	 * the name is there (A is NODATA, not NXDOMAIN). */
+	/* IPv6 VIPs follow their masters as IPv4 ones do: AAAA has only the
+	 * active one, in every turn. */
 	ql = query(q, "www.dual.apps.test", 28, 0);
+	for (rot = 0; rot < 3; rot++) {
+		n = sy_dns_answer_active(q, ql, t, inet_addr("198.18.0.1"), rot, only_81, NULL, a,
+					 sizeof(a));
+		assert_int_equal(rcode(a), 0);
+		assert_int_equal(aaaa_records(a, n, ql, six, types), 1);
+		assert_string_equal(six[0], "2001:2::81");
+	}
+	/* None of either family active: as a shard without VIPs. */
 	n = sy_dns_answer_active(q, ql, t, inet_addr("198.18.0.1"), 0, none, NULL, a, sizeof(a));
-	assert_int_equal(rcode(a), 0);
-	assert_int_equal(count(a, 0), 2);
-	ql = query(q, "www.dual.apps.test", 1, 0);
-	n = sy_dns_answer_active(q, ql, t, inet_addr("198.18.0.1"), 0, none, NULL, a, sizeof(a));
+	assert_int_equal(rcode(a), 3);
+	assert_int_equal(count(a, 0), 0);
+	/* An IPv6 VIP active and no IPv4 one: the name is there, A is
+	 * NODATA (not NXDOMAIN) with the SOA. */
+	ql = query(q, "www.six.apps.test", 1, 0);
+	n = sy_dns_answer_active(q, ql, t, inet_addr("198.18.0.1"), 0, six_only, NULL, a, sizeof(a));
 	assert_int_equal(rcode(a), 0);
 	assert_int_equal(count(a, 0), 0);
 	assert_int_equal(count(a, 1), 1);
+	ql = query(q, "www.six.apps.test", 28, 0);
+	n = sy_dns_answer_active(q, ql, t, inet_addr("198.18.0.1"), 0, six_only, NULL, a, sizeof(a));
+	assert_int_equal(aaaa_records(a, n, ql, six, types), 1);
+	assert_string_equal(six[0], "2001:2::90");
 	free(t);
 }
 

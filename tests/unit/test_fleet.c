@@ -525,55 +525,78 @@ test_zone(void **state)
 	router_stop(&r);
 }
 
-/* VRRP is IPv4 only: with vrrp on, an apply giving this routerd's own
- * Router an IPv6 VIP is refused, naming the entry; other Routers may have
- * them. One that got in anyway (etcd, the journal) has no virtual router,
- * and the IPv4 VIPs after it keep their VRIDs. */
+/* VRRP fails IPv4 and IPv6 VIPs over alike (VRRPv3 over either), but the
+ * vrrp port must have an address of the VIP's family: with vrrp on, an
+ * apply giving this routerd's own Router an IPv6 VIP while the port has no
+ * IPv6 address is refused, naming the entry, the VIP and the port; other
+ * Routers may have them. One that got in anyway (etcd, the journal) has no
+ * virtual router, and the VIPs after it keep their VRIDs. With an IPv6
+ * address on the port, IPv6 VIPs take their slots like IPv4 ones. */
 #define CFG_VRRP \
 	"{\"routing_subdomain\":\"apps.test\",\"router_name\":\"shard1\",\"ports\":[{\"name\":" \
 	"\"c\",\"devargs\":\"x\",\"ipv4\":[\"198.18.0.1/24\"]}],\"vrrp\":{\"port\":\"c\"," \
 	"\"node\":0,\"nodes\":2}}"
+#define CFG_VRRP6 \
+	"{\"routing_subdomain\":\"apps.test\",\"router_name\":\"shard1\",\"ports\":[{\"name\":" \
+	"\"c\",\"devargs\":\"x\",\"ipv4\":[\"198.18.0.1/24\"],\"ipv6\":[\"2001:2::1/64\"]}]," \
+	"\"vrrp\":{\"port\":\"c\",\"node\":0,\"nodes\":2}}"
 
 static void
 test_vrrp_ipv6_vips(void **state)
 {
 	struct sy_router r;
 	struct sy_vrrp_vips v;
-	unsigned n6;
-	size_t first6 = 99;
+	struct sy_addr six;
+	unsigned n_off;
+	size_t first_off = 99;
 
 	router_start_with(&r, CFG_VRRP);
 	expect_error(apply(&r, T_ROUTER("shard1", "shard1.apps.example.test",
 					",\"vips\":[\"198.18.0.80\",\"2001:2::80\"]")),
 		     "invalid", "spec.vips[1]",
-		     "\"2001:2::80\" is an IPv6 address, and this routerd fails the VIPs of Router "
-		     "shard1 over with VRRP (config vrrp): VRRP over IPv6 is not supported yet");
+		     "\"2001:2::80\" is an IPv6 address, and port \"c\" (config vrrp.port), where "
+		     "this routerd fails the VIPs of Router shard1 over with VRRP, has no IPv6 "
+		     "address: give the port one (ports[].ipv6)");
 	assert_null(sy_store_find(&r.store, &sy_kind_router, "", "shard1"));
 	/* In one apply with other objects: none of them is kept either. */
 	expect_error(apply(&r, T_ROUTER("shard2", "shard2.apps.example.test", "") ","
 			       T_ROUTER("shard1", "shard1.apps.example.test", ",\"vips\":[\"2001:2::80\"]")),
-		     "invalid", "spec.vips[0]", "VRRP over IPv6 is not supported yet");
+		     "invalid", "spec.vips[0]", "has no IPv6 address");
 	assert_null(sy_store_find(&r.store, &sy_kind_router, "", "shard2"));
 	/* Another Router's IPv6 VIPs are not ours to fail over. */
 	ops_apply_ok(&r, T_ROUTER("shard2", "shard2.apps.example.test",
 				  ",\"vips\":[\"198.18.0.90\",\"2001:2::90\"]"));
 	ops_apply_ok(&r, T_ROUTER("shard1", "shard1.apps.example.test",
 				  ",\"vips\":[\"198.18.0.80\",\"198.18.0.81\"]"));
-	sy_fleet_router_vips(&r.store, "shard1", &v, &n6, &first6);
+	sy_fleet_router_vips(&r.store, "shard1", &r.cfg.ports[0], &v, &n_off, &first_off);
 	assert_int_equal(v.n, 2);
-	assert_int_equal(v.vip[1], inet_addr("198.18.0.81"));
-	assert_int_equal(n6, 0);
-	/* shard2 as its own routerd would take it: slot 1 empty, slot 2 (VRID
-	 * vrid_base + 2) still its second IPv4 VIP. */
+	assert_int_equal(v.vip[1].family, AF_INET);
+	assert_int_equal(v.vip[1].v4, inet_addr("198.18.0.81"));
+	assert_int_equal(n_off, 0);
+	/* shard2 as its own routerd would take it on this port: slot 1
+	 * empty, slot 2 (VRID vrid_base + 2) still its second IPv4 VIP. */
 	ops_apply_ok(&r, T_ROUTER("shard2", "shard2.apps.example.test",
 				  ",\"vips\":[\"198.18.0.90\",\"2001:2::90\",\"198.18.0.91\"]"));
-	sy_fleet_router_vips(&r.store, "shard2", &v, &n6, &first6);
+	sy_fleet_router_vips(&r.store, "shard2", &r.cfg.ports[0], &v, &n_off, &first_off);
 	assert_int_equal(v.n, 3);
-	assert_int_equal(v.vip[0], inet_addr("198.18.0.90"));
-	assert_int_equal(v.vip[1], 0);
-	assert_int_equal(v.vip[2], inet_addr("198.18.0.91"));
-	assert_int_equal(n6, 1);
-	assert_int_equal(first6, 1);
+	assert_int_equal(v.vip[0].v4, inet_addr("198.18.0.90"));
+	assert_int_equal(v.vip[1].family, 0);
+	assert_int_equal(v.vip[2].v4, inet_addr("198.18.0.91"));
+	assert_int_equal(n_off, 1);
+	assert_int_equal(first_off, 1);
+	router_stop(&r);
+
+	/* The port has an IPv6 address: IPv6 VIPs are accepted and take
+	 * their slots, in spec.vips order with the IPv4 ones. */
+	router_start_with(&r, CFG_VRRP6);
+	ops_apply_ok(&r, T_ROUTER("shard1", "shard1.apps.example.test",
+				  ",\"vips\":[\"198.18.0.80\",\"2001:2::80\"]"));
+	sy_fleet_router_vips(&r.store, "shard1", &r.cfg.ports[0], &v, &n_off, &first_off);
+	assert_int_equal(v.n, 2);
+	assert_int_equal(n_off, 0);
+	assert_int_equal(v.vip[0].family, AF_INET);
+	assert_int_equal(sy_addr_parse("2001:2::80", &six), 0);
+	assert_true(sy_addr_eq(&v.vip[1], &six));
 	router_stop(&r);
 	/* Without vrrp, our own Router may have them. */
 	router_start_with(&r, CFG_SCHED("round-robin"));

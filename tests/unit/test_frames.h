@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Helpers the data-plane unit tests share (test_l3.c, test_vrrp_dp.c):
- * addresses that must parse, port addresses for a hand-built config, and an
+ * Helpers the data-plane unit tests share (test_l3.c, test_ipv6.c,
+ * test_vrrp_dp.c): addresses that must parse, port addresses for a hand-built config, and an
  * ARP frame as a peer sends it. Include after cmocka.h.
  */
 #ifndef SY_TEST_FRAMES_H
@@ -9,6 +9,7 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <arpa/inet.h>
 
 #include <rte_arp.h>
 #include <rte_ether.h>
@@ -26,6 +27,13 @@ ip4(const char *s)
 
 	assert_int_equal(sy_addr_parse(s, &a), 0);
 	return a.v4;
+}
+
+/* An IPv6 address's 16 bytes; the test fails if it does not parse. */
+static inline void
+ip6(const char *s, uint8_t out[16])
+{
+	assert_int_equal(inet_pton(AF_INET6, s, out), 1);
 }
 
 static inline void

@@ -44,12 +44,6 @@ static const struct rte_ether_addr mac_other = { { 0x02, 0xbb, 0, 0, 0, 0x07 } }
 /* port 0's link-local address: fe80:: + modified EUI-64 of mac_p0 */
 #define LL_P0 "fe80::ff:fe00:1"
 
-static void
-ip6(const char *s, uint8_t out[16])
-{
-	assert_int_equal(inet_pton(AF_INET6, s, out), 1);
-}
-
 /* port 0 "client": 198.18.0.1/24, 2001:2::1/64 and 2001:2:0:1::1/64
  * port 1 "backend": 198.19.0.1/24, no IPv6
  * route 2001:2:5::/64 via 2001:2::fe on port 0 */

@@ -11,6 +11,17 @@
  * 255, our priority) and announce the VIP by gratuitous ARP; then ARP is
  * answered with our MAC and a SYN to the VIP gets a cookie; a resignation
  * sends priority 0; a VIP the control thread withdraws is released.
+ *
+ * The same node with IPv6 VIPs (2001:2::80 and ::81; the port has
+ * 2001:2::12/64): adverts to ff02::12 accepted from a link-local source;
+ * a bad hop limit, a global source, an unknown VRID, another VIP and an
+ * IPv4 advert for an IPv6 VIP's VRID dropped by name; no neighbour
+ * advertisement and no TCP for the VIP while backup; after master-down an
+ * advert over IPv6 (33:33:00:00:00:12, hop limit 255, from our link-local
+ * address, checksum over the pseudo-header) and an unsolicited neighbour
+ * advertisement (Override, not Solicited, to ff02::1, our MAC as the
+ * target's); then solicitations for the VIP are answered and a SYN to it
+ * gets a cookie.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -19,6 +30,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <arpa/inet.h>
 
 #include <cmocka.h>
 
@@ -29,6 +41,7 @@
 #include <rte_mempool.h>
 #include <rte_tcp.h>
 
+#include "net/nd.h"
 #include "net/net.h"
 #include "sy_counters.h"
 #include "test_eal.h"
@@ -49,13 +62,14 @@ static const struct rte_ether_addr mac_client = { { 0x02, 0xcc, 0, 0, 0, 0x02 } 
 static const struct rte_ether_addr mac_group = { { 0x01, 0x00, 0x5e, 0x00, 0x00, 0x12 } };
 static const struct rte_ether_addr mac_bcast = { { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff } };
 
+/* Node 1 of 3 on port 0 (and an IPv6 address there when six), the two
+ * VIPs published. */
 static int
-setup(void **state)
+node_setup(bool six, const struct sy_addr *vip0, const struct sy_addr *vip1)
 {
 	char err[256] = "";
 	struct sy_vrrp_vips *t;
 
-	(void)state;
 	memset(&cfg, 0, sizeof(cfg));
 	cfg.n_workers = 1;
 	cfg.n_ports = 2;
@@ -63,6 +77,12 @@ setup(void **state)
 	cfg.https_port = 443;
 	snprintf(cfg.ports[0].name, SY_NAME_MAX, "client");
 	add_port_addr(&cfg.ports[0], "198.18.0.12/24");
+	if (six) {
+		struct sy_port_addr *pa = &cfg.ports[0].ipv6[cfg.ports[0].n_ipv6++];
+
+		if (sy_prefix_parse("2001:2::12/64", &pa->addr, &pa->prefix_len) < 0)
+			return -1;
+	}
 	snprintf(cfg.ports[1].name, SY_NAME_MAX, "backend");
 	add_port_addr(&cfg.ports[1], "198.18.1.3/24");
 	cfg.listen[0] = (struct sy_addr){ .family = AF_INET, .v4 = ip4("198.18.0.12") };
@@ -81,10 +101,30 @@ setup(void **state)
 	/* What the control thread publishes (sy_dp_vrrp_publish). */
 	t = calloc(1, sizeof(*t));
 	t->n = 2;
-	t->vip[0] = ip4("198.18.0.80");
-	t->vip[1] = ip4("198.18.0.81");
+	t->vip[0] = *vip0;
+	t->vip[1] = *vip1;
 	atomic_store(&sh->vrrp->vips, t);
 	return 0;
+}
+
+static int
+setup(void **state)
+{
+	struct sy_addr a = sy_addr_v4(ip4("198.18.0.80")), b = sy_addr_v4(ip4("198.18.0.81"));
+
+	(void)state;
+	return node_setup(false, &a, &b);
+}
+
+static int
+setup6(void **state)
+{
+	struct sy_addr a, b;
+
+	(void)state;
+	if (sy_addr_parse("2001:2::80", &a) < 0 || sy_addr_parse("2001:2::81", &b) < 0)
+		return -1;
+	return node_setup(true, &a, &b);
 }
 
 static int
@@ -300,7 +340,7 @@ test_dataplane(void **state)
 		struct sy_vrrp_vips *t = calloc(1, sizeof(*t)), *old;
 
 		t->n = 1;
-		t->vip[0] = ip4("198.18.0.80");
+		t->vip[0] = sy_addr_v4(ip4("198.18.0.80"));
 		old = (struct sy_vrrp_vips *)atomic_exchange(&sh->vrrp->vips, t);
 		free(old);
 	}
@@ -312,6 +352,210 @@ test_dataplane(void **state)
 				       255, &a),
 			 SY_VRRP_OK);
 	assert_int_equal(a.priority, 0);
+	txq_clear();
+}
+
+/* ---- IPv6 VIPs ---- */
+static const struct rte_ether_addr mac_group6 = { { 0x33, 0x33, 0, 0, 0, 0x12 } };
+static const struct rte_ether_addr mac_all_nodes = { { 0x33, 0x33, 0, 0, 0, 0x01 } };
+/* The peer's link-local address (node 0, whose MAC is mac_peer). */
+#define PEER_LL "fe80::aa:ff:fe00:c"
+
+/* An IPv6 frame from mac_client (mac_peer for next header 112) to eth_dst:
+ * hop limit hop, msg (len bytes) after the fixed header; an ICMPv6
+ * message gets its checksum. */
+static struct rte_mbuf *
+frame6(const struct rte_ether_addr *eth_dst, const char *src, const char *dst, uint8_t hop,
+       uint8_t proto, const uint8_t *msg, uint16_t len)
+{
+	struct rte_mbuf *m = rte_pktmbuf_alloc(mp);
+	struct rte_ether_hdr *eh;
+	struct rte_ipv6_hdr *ip;
+
+	assert_non_null(m);
+	eh = (struct rte_ether_hdr *)rte_pktmbuf_append(m, (uint16_t)(14 + 40 + len));
+	eh->dst_addr = *eth_dst;
+	eh->src_addr = proto == 112 ? mac_peer : mac_client;
+	eh->ether_type = RTE_BE16(RTE_ETHER_TYPE_IPV6);
+	ip = (struct rte_ipv6_hdr *)(eh + 1);
+	memset(ip, 0, sizeof(*ip));
+	ip->vtc_flow = RTE_BE32(6u << 28);
+	ip->payload_len = rte_cpu_to_be_16(len);
+	ip->proto = proto;
+	ip->hop_limits = hop;
+	ip6(src, ip->src_addr);
+	ip6(dst, ip->dst_addr);
+	memcpy(ip + 1, msg, len);
+	/* The checksum's place: ICMPv6 at 2, TCP at 16; the sum is over
+	 * the pseudo-header with that field zero. */
+	if (proto == IPPROTO_ICMPV6 || proto == IPPROTO_TCP) {
+		uint8_t *ck = (uint8_t *)(ip + 1) + (proto == IPPROTO_TCP ? 16 : 2);
+		uint16_t c;
+
+		memset(ck, 0, 2);
+		c = rte_ipv6_udptcp_cksum(ip, ip + 1);
+		memcpy(ck, &c, 2);
+	}
+	return m;
+}
+
+static struct rte_mbuf *
+mk_advert6(uint8_t vrid, uint8_t prio, const char *vip, const char *src, uint8_t hop)
+{
+	struct sy_vrrp_advert a = { .vrid = vrid, .priority = prio, .interval_cs = 10, .n_addrs = 1 };
+	uint8_t s6[16], v[24];
+
+	ip6(vip, a.addr6[0]);
+	ip6(src, s6);
+	assert_int_equal(sy_vrrp_encode6(&a, s6, v, sizeof(v)), 24);
+	return frame6(&mac_group6, src, "ff02::12", hop, 112, v, sizeof(v));
+}
+
+/* A solicitation for target from the client, to its solicited-node group
+ * (or to the target itself when unicast). */
+static struct rte_mbuf *
+mk_ns6(const char *target, bool unicast)
+{
+	struct rte_ether_addr to = unicast ? mac_p0 : (struct rte_ether_addr){ { 0x33, 0x33, 0xff } };
+	char group[64];
+	uint8_t b[32] = { 135 }, t6[16];
+
+	ip6(target, t6);
+	memcpy(b + 8, t6, 16);
+	b[24] = 1; /* source link-layer address */
+	b[25] = 1;
+	memcpy(b + 26, mac_client.addr_bytes, 6);
+	snprintf(group, sizeof(group), "ff02::1:ff%02x:%02x%02x", t6[13], t6[14], t6[15]);
+	if (!unicast)
+		memcpy(&to.addr_bytes[3], t6 + 13, 3); /* 33:33:ff:XX:XX:XX */
+	return frame6(&to, "2001:2::2", unicast ? target : group, 255, IPPROTO_ICMPV6, b, sizeof(b));
+}
+
+static struct rte_mbuf *
+mk_syn6(const char *dst)
+{
+	struct rte_tcp_hdr th = { .src_port = RTE_BE16(40000), .dst_port = RTE_BE16(80),
+				  .sent_seq = RTE_BE32(1000), .data_off = 5 << 4,
+				  .tcp_flags = RTE_TCP_SYN_FLAG, .rx_win = RTE_BE16(65535) };
+
+	return frame6(&mac_p0, "2001:2::2", dst, 64, IPPROTO_TCP, (const uint8_t *)&th, sizeof(th));
+}
+
+static void
+test_dataplane6(void **state)
+{
+	uint64_t *drops = w->counters.drops;
+	uint8_t v80[16], v81[16], ll[16], peer[16];
+	bool saw_advert = false, saw_na = false;
+	struct sy_vrrp_advert a;
+	uint64_t h[2];
+	unsigned i;
+
+	(void)state;
+	ip6("2001:2::80", v80);
+	ip6("2001:2::81", v81);
+	ip6(PEER_LL, peer);
+	sy_vrrp_poll(w);
+	assert_int_equal(sy_vrrp_vip6_state(sh->vrrp, v80), SY_VRRP_BACKUP);
+	assert_int_equal(sy_vrrp_vip6_state(sh->vrrp, v81), SY_VRRP_BACKUP);
+	assert_int_equal(sy_vrrp_vip_state(sh->vrrp, ip4("198.18.0.80")), -1);
+
+	/* Each malformed or foreign advert: dropped, counted by name. */
+	sy_eth_input(w, 0, mk_advert6(1, 250, "2001:2::80", PEER_LL, 64));
+	assert_int_equal(drops[SY_DROP_VRRP_BAD_HOP_LIMIT], 1);
+	sy_eth_input(w, 0, mk_advert6(1, 250, "2001:2::80", "2001:2::11", 255));
+	assert_int_equal(drops[SY_DROP_VRRP_BAD_SOURCE], 1);
+	sy_eth_input(w, 0, mk_advert6(9, 250, "2001:2::80", PEER_LL, 255));
+	assert_int_equal(drops[SY_DROP_VRRP_UNKNOWN_VRID], 1);
+	sy_eth_input(w, 0, mk_advert6(1, 250, "2001:2::99", PEER_LL, 255));
+	assert_int_equal(drops[SY_DROP_VRRP_ADDRESS_MISMATCH], 1);
+	/* VRID 1 is an IPv6 virtual router: an IPv4 advert for it is not. */
+	sy_eth_input(w, 0, mk_advert(1, 250, "198.18.0.80", GOOD));
+	assert_int_equal(drops[SY_DROP_VRRP_UNKNOWN_VRID], 2);
+	assert_int_equal(w->counters.vrrp_adverts_received, 0);
+
+	/* Node 0's advert for ::80 (250 > our 240): it is the master. */
+	sy_eth_input(w, 0, mk_advert6(1, 250, "2001:2::80", PEER_LL, 255));
+	assert_int_equal(w->counters.vrrp_adverts_received, 1);
+	h[0] = atomic_load(&sh->vrrp->pub[0].master6[0]);
+	h[1] = atomic_load(&sh->vrrp->pub[0].master6[1]);
+	assert_memory_equal(h, peer, 16);
+
+	/* Not ours yet: no neighbour advertisement, no TCP. */
+	sy_eth_input(w, 0, mk_ns6("2001:2::81", false));
+	assert_int_equal(drops[SY_DROP_IPV6_NOT_OURS], 1); /* its group is not ours yet */
+	sy_eth_input(w, 0, mk_ns6("2001:2::81", true));
+	assert_int_equal(drops[SY_DROP_VRRP_VIP_NOT_MASTER], 1);
+	sy_eth_input(w, 0, mk_syn6("2001:2::81"));
+	assert_int_equal(drops[SY_DROP_VRRP_VIP_NOT_MASTER], 2);
+	assert_false(sy_is_listen6(sh, v81, RTE_BE16(80)));
+	assert_int_equal(w->txq[0].n, 0);
+
+	/* ::81 (ours at 250) hears nobody for its master-down interval. */
+	advance_ms(250);
+	sy_eth_input(w, 0, mk_advert6(1, 250, "2001:2::80", PEER_LL, 255));
+	advance_ms(60);
+	assert_int_equal(sy_vrrp_vip6_state(sh->vrrp, v80), SY_VRRP_BACKUP);
+	assert_int_equal(sy_vrrp_vip6_state(sh->vrrp, v81), SY_VRRP_MASTER);
+	sy_ipv6_link_local(&mac_p0, ll);
+	for (i = 0; i < w->txq[0].n; i++) {
+		const struct rte_ether_hdr *eh = rte_pktmbuf_mtod(w->txq[0].pkts[i], const void *);
+		const struct rte_ipv6_hdr *ip = (const struct rte_ipv6_hdr *)(eh + 1);
+		const struct sy_nd_msg_ll *na = (const struct sy_nd_msg_ll *)(ip + 1);
+
+		assert_true(rte_is_same_ether_addr(&eh->src_addr, &mac_p0));
+		assert_int_equal(eh->ether_type, RTE_BE16(RTE_ETHER_TYPE_IPV6));
+		assert_int_equal(ip->hop_limits, 255);
+		if (ip->proto == 112) {
+			assert_true(rte_is_same_ether_addr(&eh->dst_addr, &mac_group6));
+			assert_memory_equal(ip->src_addr, ll, 16);
+			assert_memory_equal(ip->dst_addr, sy_vrrp_group6, 16);
+			assert_int_equal(rte_be_to_cpu_16(ip->payload_len), 24);
+			assert_int_equal(sy_vrrp_parse6((const uint8_t *)(ip + 1), 24, ip->src_addr,
+							ip->dst_addr, ip->hop_limits, &a),
+					 SY_VRRP_OK);
+			assert_int_equal(a.vrid, 2);
+			assert_int_equal(a.priority, 250);
+			assert_memory_equal(a.addr6[0], v81, 16);
+			saw_advert = true;
+		} else {
+			assert_int_equal(ip->proto, IPPROTO_ICMPV6);
+			assert_true(rte_is_same_ether_addr(&eh->dst_addr, &mac_all_nodes));
+			assert_int_equal(ip->dst_addr[0], 0xff);
+			assert_int_equal(ip->dst_addr[15], 0x01);
+			assert_memory_equal(ip->src_addr, v81, 16);
+			assert_int_equal(na->msg.type, SY_ND_ADVERT);
+			assert_int_equal(na->msg.flags, SY_ND_FLAG_OVERRIDE); /* not solicited */
+			assert_memory_equal(na->msg.target, v81, 16);
+			assert_int_equal(na->opt_type, SY_ND_OPT_TARGET_LL);
+			assert_memory_equal(na->mac, mac_p0.addr_bytes, 6);
+			assert_int_equal(rte_ipv6_udptcp_cksum_verify(ip, na), 0);
+			saw_na = true;
+		}
+	}
+	assert_true(saw_advert && saw_na);
+	assert_int_equal(w->counters.vrrp_nas_sent, 1);
+	txq_clear();
+
+	/* Ours now: a solicitation to the VIP's group is answered with our
+	 * MAC, and a SYN gets a cookie. */
+	sy_eth_input(w, 0, mk_ns6("2001:2::81", false));
+	assert_int_equal(w->txq[0].n, 1);
+	{
+		const struct rte_ether_hdr *eh = rte_pktmbuf_mtod(w->txq[0].pkts[0], const void *);
+		const struct sy_nd_msg_ll *na =
+			(const struct sy_nd_msg_ll *)((const uint8_t *)(eh + 1) + 40);
+
+		assert_int_equal(na->msg.type, SY_ND_ADVERT);
+		assert_true(na->msg.flags & SY_ND_FLAG_SOLICITED);
+		assert_memory_equal(na->msg.target, v81, 16);
+		assert_memory_equal(na->mac, mac_p0.addr_bytes, 6);
+	}
+	txq_clear();
+	assert_true(sy_is_listen6(sh, v81, RTE_BE16(80)));
+	assert_false(sy_is_listen6(sh, v80, RTE_BE16(80)));
+	sy_eth_input(w, 0, mk_syn6("2001:2::81"));
+	assert_int_equal(w->counters.syn_cookies_sent, 1);
 	txq_clear();
 }
 
@@ -367,6 +611,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_dataplane, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_dataplane6, setup6, teardown),
 		cmocka_unit_test(test_off),
 	};
 

@@ -16,7 +16,10 @@
 # control socket, state directory and (routerd's default) --file-prefix; router_name shard1,
 # the route scheduler on (each routerd is a fleet of one that binds its routes itself),
 # dns.listen on its client address, and vrrp {port client, node i, nodes N}. The VIPs
-# come from the Router object applied to each (vl_apply_all).
+# come from the Router object applied to each (vl_apply_all). With VL_IPV6=1 (set before
+# vl_up) the client ports also get an IPv6 address (vl_ip6, 2001:2::11 on node 0 ...), so
+# IPv6 VIPs can fail over there (VRRPv3 over IPv6; the client namespace turns IPv6 on
+# itself, lab_ipv6).
 source "$SY_SRC/tools/lib/lab.sh"
 
 VL_VIPS_ALL=(198.18.0.80 198.18.0.81 198.18.0.82)
@@ -25,11 +28,20 @@ VL_ZONE=shard1.apps.lab.switchyard.test
 
 vl_ip() { printf '198.18.0.%d' $((11 + $1)); }     # node i's client address
 vl_bip() { printf '198.18.1.%d' $((2 + $1)); }     # node i's backend address
+vl_ip6() { printf '2001:2::%x' $((0x11 + $1)); }   # node i's client IPv6 address (VL_IPV6)
 vl_if() { printf 'sy%s%d%s' "$LAB_ID" "$1" "$2"; } # vl_if I c|b|cp|bp
 vl_sock() { printf '%s/n%d.sock' "$LAB_DIR" "$1"; }
 vl_log() { printf '%s/routerd-%d.log' "$LAB_DIR" "$1"; }
 vl_ctl() { local i=$1; shift; "$ROUTERCTL" -s "$(vl_sock "$i")" "$@"; }
 vl_mac() { cat "/sys/class/net/$(vl_if "$1" c)/address"; }
+# vl_ll I: node i's link-local address (its client MAC's modified EUI-64), the source of
+# its IPv6 adverts, in RFC 5952 form.
+vl_ll() {
+	python3 -c '
+import ipaddress, sys
+b = bytes.fromhex(sys.argv[1].replace(":", ""))
+print(ipaddress.IPv6Address(bytes([0xfe, 0x80] + [0] * 6 + [b[0] ^ 2, b[1], b[2], 0xff, 0xfe, b[3], b[4], b[5]])))' "$(vl_mac "$1")"
+}
 
 # vl_init ID NODES: names only (lab_init), ID at most 9 characters.
 vl_init() {
@@ -78,7 +90,8 @@ _vl_ns_pair() { # ROOT_END NS_END NS BRIDGE ADDR
 }
 
 _vl_config() { # I VIPS...
-	local i=$1
+	local i=$1 v6=
+	[ -z "${VL_IPV6:-}" ] || v6=" \"ipv6\": [\"$(vl_ip6 "$i")/64\"],"
 	cat >"$LAB_DIR/routerd-$i.json" <<EOF
 {
   "workers": ${VL_WORKERS:-1},
@@ -87,7 +100,7 @@ _vl_config() { # I VIPS...
   "control_socket": "$(vl_sock "$i")",
   "state_dir": "$LAB_DIR/state-$i",
   "ports": [
-    {"name": "client", "devargs": "net_af_packet0,iface=$(vl_if "$i" c)", "ipv4": ["$(vl_ip "$i")/24"], "mtu": 1500},
+    {"name": "client", "devargs": "net_af_packet0,iface=$(vl_if "$i" c)", "ipv4": ["$(vl_ip "$i")/24"],$v6 "mtu": 1500},
     {"name": "backend", "devargs": "net_af_packet1,iface=$(vl_if "$i" b)", "ipv4": ["$(vl_bip "$i")/24"], "mtu": 1500}
   ],
   "listen": {"addresses": ["$(vl_ip "$i")"], "http": 80, "https": 443},
@@ -130,6 +143,28 @@ vl_dump_logs() {
 		[ -s "$(vl_log "$i")" ] || continue
 		printf '# --- last 15 lines of routerd %d ---\n' "$i"
 		tail -n 15 "$(vl_log "$i")" | sed 's/^/# /'
+	done
+}
+
+# vl_on_exit STATUS: a test's LAB_ON_EXIT hook: the routerds' logs when it failed.
+vl_on_exit() {
+	[ "$1" -eq 0 ] || vl_dump_logs
+}
+
+# vl_wait_drops NODE SECONDS REASON...: until routerd NODE's stats count every drop REASON
+# (e.g. vrrp_bad_ttl) at least once; status 1 at the deadline. VL_DROPS: its vrrp drop
+# counters as last read (JSON), for the failure message.
+vl_wait_drops() {
+	local n=$1 deadline=$((SECONDS + $2))
+	shift 2
+	while :; do
+		VL_DROPS=$(vl_ctl "$n" stats -o json 2>/dev/null | python3 -c '
+import json, sys
+d = json.load(sys.stdin)["total"]["drops"]
+print(json.dumps({k: v for k, v in d.items() if k.startswith("vrrp")}))
+sys.exit(0 if all(d.get(r, 0) >= 1 for r in sys.argv[1:]) else 1)' "$@") && return 0
+		[ "$SECONDS" -lt "$deadline" ] || return 1
+		sleep 0.2
 	done
 }
 
