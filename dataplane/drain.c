@@ -3,12 +3,15 @@
  * A graceful drain (docs/operations.md, "Stopping"): on SIGTERM or SIGINT the
  * control thread sets sh->draining, then waits until no connection is in
  * flight or drain_s has passed, and stops the workers (control/main.c).
- * Meanwhile each worker
- *   - refuses new connections: a SYN to a listen address gets a RST
+ * Meanwhile
+ *   - worker 0 resigns the VIPs it is VRRP master of (priority 0 adverts)
+ *     and runs their state machines no more, so a peer takes them at once;
+ *     segments still arriving on them are taken (net/ipv4.c, ipv6.c);
+ *   - each worker refuses new connections: a SYN to a listen address gets a RST
  *     (tcp/tcp_in.c; counted conns_refused_draining), so a client or a
  *     front balancer retries elsewhere at once instead of waiting out a
  *     SYN-ACK whose connection would be cut;
- *   - closes, once, its proxied client connections that sit idle between
+ *   - and closes, once, its proxied client connections that sit idle between
  *     requests (the keep-alive close, early), and answers the next request
  *     of a busy one with Connection: close (proxy_http.c);
  *   - carries everything else to its end: spliced connections, requests and
@@ -19,12 +22,19 @@
 #include "conn/conn.h"
 #include "drain.h"
 #include "proxy/proxy.h"
+#include "vrrp/vrrp.h"
 #include "worker.h"
 
 void
 sy_worker_drain_sweep(struct sy_worker *w)
 {
 	uint32_t i;
+
+	/* First the VIPs (RFC 5798's priority 0 on shutdown): the standbys
+	 * take new connections while this node finishes its own. Worker 0
+	 * runs VRRP; it stops answering for the VIPs' state machines too. */
+	if (w->id == 0 && w->sh->vrrp != NULL)
+		sy_vrrp_resign(w);
 
 	for (i = 0; i < w->tcp.conns.n; i++) {
 		struct sy_conn *c = &w->tcp.conns.rec[i];

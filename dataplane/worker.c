@@ -426,8 +426,8 @@ sy_worker_poll(struct sy_worker *w)
 	work += sy_tcp_handoff_drain(w);
 	if (w->id == 0 && sh->hc_jobs != NULL)
 		work += sy_hc_drain(w); /* health checks to send (lb/hc_probe.h) */
-	if (w->id == 0 && sh->vrrp != NULL)
-		work += sy_vrrp_poll(w); /* VIP failover (vrrp/vrrp.h) */
+	if (w->id == 0 && sh->vrrp != NULL && !w->drain_swept)
+		work += sy_vrrp_poll(w); /* VIP failover (vrrp/vrrp.h); resigned when draining */
 
 	if (SY_POLL_PHASES) {
 		w->phase.rx_begin = phase_tsc();
@@ -560,7 +560,7 @@ sy_worker_main(void *arg)
 			sy_worker_tx_flush(w, p);
 	/* Hand the VIPs over now rather than after the standbys' master-down
 	 * interval (RFC 5798: priority 0 on shutdown). */
-	if (w->id == 0 && sh->vrrp != NULL)
+	if (w->id == 0 && sh->vrrp != NULL && !w->drain_swept)
 		sy_vrrp_resign(w);
 	if (qs != NULL)
 		rte_rcu_qsbr_thread_offline(qs, w->id);

@@ -15,7 +15,9 @@
 #     restarting the preferred nodes takes their VIPs back (preemption).
 #   - Malformed adverts from the client are dropped with their named counters.
 #   - 1 VIP over 3 nodes (active/passive): one master, two standbys; kill it, the next
-#     takes over, the third stays standby.
+#     takes over, the third stays standby; SIGTERM of that one with a connection in flight:
+#     it gives the VIP away at once (the third masters it while it still drains), then exits
+#     when drain_s passes.
 source "$(dirname "$0")/testlib.sh"
 
 [ "$(id -u)" -eq 0 ] || t_skip_all "needs root (network namespaces)"
@@ -207,6 +209,28 @@ awk "BEGIN { exit !($FAILOVER_S < 5) }" || t_fail "active/passive takeover withi
 [ "$(vl_states "${VIPS[0]}")" = "0:- 1:master 2:backup" ] || t_fail "node 1 masters, node 2 stands by" "$(vl_states "${VIPS[0]}")"
 check_vip 0 1
 t_ok "1 VIP over 3 nodes (active/passive): one master, two standbys; SIGKILL: node 1 takes over in $FAILOVER_S s, node 2 stays standby"
+
+# --- a drain gives the VIP away first ---
+# A connection held open to node 1 through the VIP (a request never sent: a PEEK record in
+# flight) keeps node 1 draining (drain_s 3); node 2 must be the VIP's master while node 1
+# still runs, not once it has exited.
+lab_client python3 -c 'import socket, sys, time; s = socket.create_connection((sys.argv[1], 80), 2); time.sleep(8)' \
+	"${VIPS[0]}" 2>/dev/null &
+holder=$!
+sleep 0.5
+pid1=${VL_PID[1]}
+kill -TERM "$pid1"
+vl_wait_master "${VIPS[0]}" 2 2 || t_fail "SIGTERM with a connection in flight: node 2 masters the VIP at once" "$(vl_states "${VIPS[0]}")"
+sy_pid_alive "$pid1" || t_fail "node 1 is still draining when node 2 has the VIP" "node 1 exited already"
+t_ok "SIGTERM of the master with a connection in flight: it resigns at once (node 2 masters ${VIPS[0]}) and drains"
+for k in $(seq 100); do sy_pid_alive "$pid1" || break; sleep 0.1; done
+sy_pid_alive "$pid1" && t_fail "node 1 exits when drain_s (3 s) passes" "still running after 10 s"
+grep -q 'drain_s (3 s) passed with 1 connection(s) in flight' "$(vl_log 1)" ||
+	t_fail "node 1 says drain_s passed with the connection in flight" "$(tail -n 8 "$(vl_log 1)")"
+VL_PID[1]=
+kill "$holder" 2>/dev/null
+wait "$holder" 2>/dev/null
+t_ok "node 1 exited when drain_s passed, saying so"
 
 vl_stop_all || t_fail "no sanitizer report from the routerds" "$VL_SAN_REPORT"
 t_ok "routerds stopped; no sanitizer report"

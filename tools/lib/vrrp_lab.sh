@@ -12,7 +12,8 @@
 #                                 +- syID0bp ==veth== syID0b  [routerd 0 "backend" 198.18.1.2]
 #                                 +- ...
 #
-# Every routerd: one worker (VL_WORKERS), the adaptive idle policy (N DPDK processes on 2 cores), its own
+# Every routerd: one worker (VL_WORKERS), the adaptive idle policy (N DPDK processes on 2 cores),
+# drain_s VL_DRAIN_S (default 3: a SIGTERM gives the VIPs away at once, then drains), its own
 # control socket, state directory and (routerd's default) --file-prefix; router_name shard1,
 # the route scheduler on (each routerd is a fleet of one that binds its routes itself),
 # dns.listen on its client address, and vrrp {port client, node i, nodes N}. The VIPs
@@ -96,6 +97,7 @@ _vl_config() { # I VIPS...
 {
   "workers": ${VL_WORKERS:-1},
   "idle": "adaptive",
+  "drain_s": ${VL_DRAIN_S:-3},
   "eal": ["--log-level=*:notice"],
   "control_socket": "$(vl_sock "$i")",
   "state_dir": "$LAB_DIR/state-$i",
