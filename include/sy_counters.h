@@ -127,7 +127,8 @@
 	X(MISDIRECTED, "misdirected")           /* 421: Host names another vhost than the SNI */ \
 	X(BACKEND_TLS_FAILED, "backend_tls_failed") /* 502: the backend's certificate did not verify */ \
 	X(FLOW_TABLE_FULL, "flow_table_full")   /* 503: no record left for a proxied backend leg */ \
-	X(SOURCE_NOT_ALLOWED, "source_not_allowed") /* 403, or reset on passthrough: not in the route's ip_allowlist */
+	X(SOURCE_NOT_ALLOWED, "source_not_allowed") /* 403, or reset on passthrough: not in the route's ip_allowlist */ \
+	X(SOURCE_CONN_LIMITED, "source_conn_limited") /* reset: past the route's rate-limit-connections for this source */
 
 enum sy_answer_reason {
 #define SY_X(sym, name) SY_ANSWER_##sym,
@@ -180,6 +181,7 @@ extern const char *const sy_drop_reason_names[SY_DROP__COUNT];
 	X(conns_spliced)   /* backend answered, held bytes sent */             \
 	X(conns_answered)  /* the router answered itself: `answers` says why */ \
 	X(conns_refused_draining) /* SYNs answered RST: a graceful drain was on (drain.c) */ \
+	X(src_limit_untracked) /* rate-limit-connections: a source's slot was another's, not limited (conn/src_limit.h) */ \
 	X(conns_closed)    /* records freed */                                 \
 	X(flows_active)    /* gauge: connection records in use */              \
 	X(backend_retries) /* another endpoint tried after a failed connect */ \

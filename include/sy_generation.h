@@ -281,6 +281,10 @@ struct sy_rule_more {
 	const char *hsts;
 	uint32_t server_timeout_ms;
 	uint32_t tunnel_timeout_ms;
+	/* rate-limit-connections (dataplane/conn/src_limit.h): per source
+	 * address, at most conn_max open connections, conn_rate_max new ones
+	 * in 3 s, http_rate_max requests in 10 s; 0: no limit. */
+	uint16_t conn_max, conn_rate_max, http_rate_max;
 };
 
 struct sy_rule {

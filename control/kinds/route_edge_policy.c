@@ -11,11 +11,15 @@
  *                   and re-encrypt routes; others have no TLS of ours).
  *   rewrite-target  the route's path replaced by this one in the request
  *                   sent to the backend (a filter: the route is proxied).
+ *   rate-limit-connections: "true", then .concurrent-tcp, .rate-tcp (in 3 s)
+ *                   and .rate-http (in 10 s): per source address; past one,
+ *                   the connection is reset (dataplane/conn/src_limit.h).
  * The OpenShift router drops an invalid value silently and serves the route
  * without it. So do we, but say so on the route's status: a condition
  * naming the annotation and the value (route_openshift.c).
  */
 #include <ctype.h>
+#include <stddef.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -101,6 +105,39 @@ sy_hsts_check(const char *s)
 	return max_age ? 0 : -1;
 }
 
+/* The template's isTrue: what strconv.ParseBool takes as true. */
+static bool
+is_true(const char *v)
+{
+	static const char *const yes[] = { "1", "t", "T", "TRUE", "true", "True" };
+	size_t i;
+
+	for (i = 0; i < sizeof(yes) / sizeof(yes[0]); i++)
+		if (strcmp(v, yes[i]) == 0)
+			return true;
+	return false;
+}
+
+/* A limit: the template's isInteger, and something a limit can be. */
+static int
+limit_value(const char *v, uint16_t *n)
+{
+	unsigned long x = 0;
+	const char *p;
+
+	if (*v == '\0' || strlen(v) > 5)
+		return -1;
+	for (p = v; *p; p++) {
+		if (!isdigit((unsigned char)*p))
+			return -1;
+		x = x * 10 + (unsigned long)(*p - '0');
+	}
+	if (x == 0 || x > 65535)
+		return -1;
+	*n = (uint16_t)x;
+	return 0;
+}
+
 /* problem += "; " + the annotation's name and value, and why. */
 static int
 add_problem(struct sy_arena *a, const char **problem, const char *name, const char *value,
@@ -170,7 +207,31 @@ sy_route_edge_policy(struct sy_arena *a, const json_t *ann, enum sy_tls_mode tls
 			return -ENOMEM;
 		}
 	}
-	if (e.allow == NULL && e.hsts == NULL && e.server_timeout_ms == 0 && e.tunnel_timeout_ms == 0)
+	if ((v = annotation(ann, "rate-limit-connections")) != NULL && is_true(v)) {
+		static const struct {
+			const char *name;
+			size_t off;
+		} limits[] = {
+			{ "rate-limit-connections.concurrent-tcp", offsetof(struct sy_edge_policy_in, conn_max) },
+			{ "rate-limit-connections.rate-tcp", offsetof(struct sy_edge_policy_in, conn_rate_max) },
+			{ "rate-limit-connections.rate-http", offsetof(struct sy_edge_policy_in, http_rate_max) },
+		};
+		size_t k;
+
+		for (k = 0; k < sizeof(limits) / sizeof(limits[0]); k++) {
+			uint16_t n;
+
+			if ((v = annotation(ann, limits[k].name)) == NULL)
+				continue;
+			if (limit_value(v, &n) == 0)
+				memcpy((char *)&e + limits[k].off, &n, sizeof(n));
+			else if (add_problem(a, problem, limits[k].name, v,
+					     "not a whole number from 1 to 65535") < 0)
+				return -ENOMEM;
+		}
+	}
+	if (e.allow == NULL && e.hsts == NULL && e.server_timeout_ms == 0 && e.tunnel_timeout_ms == 0 &&
+	    e.conn_max == 0 && e.conn_rate_max == 0 && e.http_rate_max == 0)
 		return 0;
 	{
 		struct sy_edge_policy_in *keep = sy_arena_alloc(a, sizeof(*keep));

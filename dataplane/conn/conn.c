@@ -13,6 +13,7 @@
 #include <rte_mempool.h>
 
 #include "conn/conn.h"
+#include "conn/src_limit.h"
 #include "net/net.h"
 #include "conn/conn_ops.h"
 #include "net/fib.h"
@@ -138,6 +139,8 @@ sy_conn_tables_init(struct sy_worker *w)
 					    RTE_CACHE_LINE_SIZE, (int)rte_socket_id());
 	t->conn_stats = rte_zmalloc_socket("sy_conn_stats", (size_t)flows * sizeof(*t->conn_stats),
 					   RTE_CACHE_LINE_SIZE, (int)rte_socket_id());
+	t->src_slots = rte_zmalloc_socket("sy_src_slots", SY_SRC_SLOTS * sizeof(*t->src_slots),
+					  RTE_CACHE_LINE_SIZE, (int)rte_socket_id());
 	/* IPv6 clients: a hash and a cold array of their own, only when a
 	 * port speaks IPv6. */
 	for (p = 0; p < w->sh->n_ports; p++)
@@ -164,7 +167,7 @@ sy_conn_tables_init(struct sy_worker *w)
 					     RTE_CACHE_LINE_SIZE, (int)rte_socket_id());
 	if (t->flows == NULL || rc != 0 || t->peeks == NULL || t->ports == NULL ||
 	    t->snat_conn == NULL || t->route_ctr == NULL || t->backend_ctr == NULL ||
-	    t->conn_stats == NULL || t->client_cache == NULL)
+	    t->conn_stats == NULL || t->src_slots == NULL || t->client_cache == NULL)
 		return -ENOMEM; /* the caller's sy_conn_tables_fini frees the rest */
 	for (k = 0; k < t->n_fifo; k++) {
 		uint16_t *q = t->ports + (size_t)k * t->port_cap;
@@ -216,6 +219,8 @@ sy_conn_tables_fini(struct sy_worker *w)
 	t->backend_ctr = NULL;
 	rte_free(t->conn_stats);
 	t->conn_stats = NULL;
+	rte_free(t->src_slots);
+	t->src_slots = NULL;
 	memset(t, 0, sizeof(*t));
 }
 struct sy_conn *

@@ -67,6 +67,7 @@ struct sy_conn_stat {
 	uint16_t backend_slot; /* spliced: its endpoint's counters; 0: none */
 	uint32_t isn_c;        /* spliced: the client's ISN */
 	uint32_t isn_r;        /* ... and ours towards the client */
+	uint32_t src_slot;     /* its source's slot + 1 in src_slots (conn/src_limit.h); 0: none */
 };
 
 /* A worker's tables, w->tcp (the field's name is older than conn/). Client keys in
@@ -108,6 +109,7 @@ struct sy_conn_tables {
 	struct sy_route_ctr *route_ctr; /* SY_ROUTE_STAT_SLOTS counters (sy_route_stats.h) */
 	struct sy_backend_ctr *backend_ctr; /* SY_BACKEND_STAT_SLOTS (sy_backend_stats.h) */
 	struct sy_conn_stat *conn_stats; /* one per record, same index (observe/conn_stats.h) */
+	struct sy_src_slot *src_slots; /* SY_SRC_SLOTS per-source limits (conn/src_limit.h) */
 	/* Source addresses (snat.h; cold: a leg's open and close, not its
 	 * packets, read these). */
 	struct {

@@ -2,6 +2,7 @@
 /* Route and backend counting over a connection's life (conn_stats.h). */
 #include <stdint.h>
 
+#include "conn/src_limit.h"
 #include "observe/conn_stats.h"
 #include "conn/conn_t.h"
 #include "sy_backend_stats.h"
@@ -65,4 +66,5 @@ sy_conn_stats_end(struct sy_worker *w, const struct sy_conn *c)
 		w->tcp.backend_ctr[cs->backend_slot].tr.bytes_out += down;
 	}
 	cs->route_slot = cs->backend_slot = 0;
+	sy_src_conn_end(w, cs); /* its source's open connections (conn/src_limit.h) */
 }

@@ -19,6 +19,7 @@
 #include "lb/lb.h"
 #include "observe/access_rec.h"
 #include "observe/conn_stats.h"
+#include "conn/src_limit.h"
 #include "proxy/proxy_internal.h"
 #include "sy_backend_stats.h"
 #include "sy_generation.h"
@@ -520,6 +521,18 @@ px_request_head(struct sy_worker *w, struct sy_proxy *px)
 			break;
 		}
 		chain[loops + 1] = tg.rule;
+	}
+	if (tg.status == 0 && tg.rule != NULL && tg.rule->more != NULL &&
+	    ((px->requests == 1 && !sy_src_conn_admit(w, px->cc, tg.rule, &client)) ||
+	     !sy_src_request_admit(w, tg.rule, &client))) {
+		/* rate-limit-connections: the OpenShift router's `tcp-request
+		 * content reject`, a connection closed without an answer. */
+		w->counters.answers[SY_ANSWER_SOURCE_CONN_LIMITED]++;
+		sy_mq_drop(in, in->bytes);
+		px_request_end(w, px);
+		px_backend_drop(w, px);
+		sy_tcb_abort(w, &px->c);
+		return true;
 	}
 	/* Every rule the request took answers for the response (Skipper). */
 	px_filter_response_prepare(px, chain, loops + 1);

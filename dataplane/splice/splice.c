@@ -14,6 +14,7 @@
 #include <rte_tcp.h>
 
 #include "conn/conn.h"
+#include "conn/src_limit.h"
 #include "conn/conn_ops.h"
 #include "lb/lb.h"
 #include "observe/access_rec.h"
@@ -574,6 +575,17 @@ route_lookup(struct sy_worker *w, struct sy_conn *c, uint16_t *status, enum sy_a
 			return NULL;
 		}
 	}
+	if (rule->more != NULL && (rule->more->conn_max != 0 || rule->more->conn_rate_max != 0)) {
+		/* rate-limit-connections: counted on the source from here
+		 * until the connection ends; past it, reset. */
+		struct sy_addr src = sy_conn_client_addr(&w->tcp, c);
+
+		if (!sy_src_conn_admit(w, c, rule, &src)) {
+			*status = 0;
+			*why = SY_ANSWER_SOURCE_CONN_LIMITED;
+			return NULL;
+		}
+	}
 	if (rule->pool != NULL && rule->pool->backend_tls) {
 		/* The compiler leaves https:// backends to the proxy mode;
 		 * should one get here, it is not sent in plain text. */
@@ -769,7 +781,8 @@ bind_backend(struct sy_worker *w, struct sy_conn *c)
 	int i;
 
 	if (pool == NULL) {
-		if (c->proto == SY_CONN_TLS && why == SY_ANSWER_SOURCE_NOT_ALLOWED)
+		if ((c->proto == SY_CONN_TLS && why == SY_ANSWER_SOURCE_NOT_ALLOWED) ||
+		    why == SY_ANSWER_SOURCE_CONN_LIMITED)
 			sy_conn_reset_client(w, c, why); /* as OpenShift's tcp-request reject */
 		else
 			sy_answer_start(w, c, c->proto == SY_CONN_TLS ? 0 : status, why);

@@ -15,6 +15,9 @@
 #   - an invalid value (timeout "2x", ip_allowlist with a bad address): not applied, the route
 #     served, its status condition EdgePoliciesApplied False naming the annotation and value;
 #   - answers.source_not_allowed counts the refusals;
+#   - rate-limit-connections: concurrent-tcp 2 (a third concurrent connection refused, served
+#     again after), rate-tcp 3 (of six connections in a row three served), rate-http 5 (a
+#     burst of 8 requests on one connection: 5 answered, then the connection closed);
 #   - spec.httpHeaders.actions (request Set and Delete as the backend sees them, response Set
 #     and Delete as curl sees them) and rewrite-target on one route; a route setting Host
 #     refused at apply.
@@ -60,6 +63,9 @@ $(route slow "slow.$D" c "$A/timeout: 1s")
 $(route patient "patient.$D" c "$A/timeout: 6s")
 $(route hsts "hsts.$D" c "$A/hsts_header: 'max-age=31536000;includeSubDomains;preload'" "" "{termination: edge, insecureEdgeTerminationPolicy: Allow}")
 $(route bad "bad.$D" c "$A/timeout: 2x, $A/ip_allowlist: '198.19.7.7 198.18.0.300'")
+$(route rl-conc "rl-conc.$D" c "$A/rate-limit-connections: 'true', $A/rate-limit-connections.concurrent-tcp: '2'")
+$(route rl-tcp "rl-tcp.$D" c "$A/rate-limit-connections: 'true', $A/rate-limit-connections.rate-tcp: '3'")
+$(route rl-http "rl-http.$D" c "$A/rate-limit-connections: 'true', $A/rate-limit-connections.rate-http: '5'")
 EOF
 t_expect_rc 0 "apply Routes with edge-policy annotations"
 # spec.httpHeaders.actions and rewrite-target on one route: /api/... reaches the echoing
@@ -175,6 +181,41 @@ grep -qi '^X-Env: prod' <<<"$T_OUT" && grep -qi '^X-Keep: 1' <<<"$T_OUT" && ! gr
 grep -qi '^X-Frame-Options: DENY' "$LAB_DIR/hdrs" && ! grep -qi '^Server:' "$LAB_DIR/hdrs" ||
 	t_fail "response actions: X-Frame-Options set, the backend's Server deleted" "$(cat "$LAB_DIR/hdrs")"
 t_ok "spec.httpHeaders.actions seen by the backend and the client; rewrite-target /api -> /echo"
+
+# --- rate-limit-connections ---------------------------------------------------------------
+before=$(rctl stats -o json >/dev/null; t_json "$T_OUT" 'd["total"]["answers"]["source_conn_limited"]')
+# concurrent-tcp 2: two slow requests in flight, a third connection reset, then served again.
+held=()
+for k in 1 2; do
+	lab_client curl -sS -m 10 --resolve "rl-conc.$D:80:$R" -o /dev/null "http://rl-conc.$D/slow/3" &
+	held+=($!)
+done
+sleep 1
+get "http://rl-conc.$D/"
+[ "$T_RC" -ne 0 ] || t_fail "concurrent-tcp 2: a third connection while two are open is refused" "$(t_seen)"
+wait "${held[@]}"
+get "http://rl-conc.$D/"
+[ "$T_OUT" = "200 pool-c" ] || t_fail "concurrent-tcp 2: served again once they closed" "$(t_seen)"
+t_ok "rate-limit-connections.concurrent-tcp 2: the third concurrent connection refused, served again after"
+# rate-tcp 3 (in 3 s): of six connections in a row, the first three served, the rest refused.
+seen=
+for k in 1 2 3 4 5 6; do
+	get "http://rl-tcp.$D/"
+	seen+="${T_OUT%% *} "
+done
+[ "$seen" = "200 200 200 000 000 000 " ] || t_fail "rate-tcp 3: three connections served, then refused" "codes: $seen"
+t_ok "rate-limit-connections.rate-tcp 3: $seen"
+# rate-http 5 (in 10 s): a burst of 8 requests on one keep-alive connection: 5 answered, then
+# the connection closed.
+t_run lab_client curl -sS -m 10 --resolve "rl-http.$D:80:$R" -w '%{http_code} ' \
+	$(for k in 1 2 3 4 5 6 7 8; do printf -- '-o /dev/null http://rl-http.%s/ ' "$D"; done)
+codes=$(grep -o '[0-9][0-9][0-9] ' <<<"$T_OUT" | tr -d '\n')
+[ "${codes:0:20}" = "200 200 200 200 200 " ] && ! grep -q '200 200 200 200 200 200' <<<"$codes" ||
+	t_fail "rate-http 5: a burst of 8 requests, 5 answered, then the connection closed" "codes: $codes; $(t_seen)"
+t_ok "rate-limit-connections.rate-http 5: a burst of 8 requests: $codes"
+after=$(rctl stats -o json >/dev/null; t_json "$T_OUT" 'd["total"]["answers"]["source_conn_limited"]')
+[ "$after" -ge $((before + 5)) ] || t_fail "answers.source_conn_limited counts the refusals" "$before -> $after"
+t_ok "answers.source_conn_limited: $before -> $after"
 
 # --- invalid values -------------------------------------------------------------------------
 get "http://bad.$D/slow/2"

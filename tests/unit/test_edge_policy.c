@@ -226,6 +226,21 @@ test_compile_annotations(void **state)
 	put_route(&st, "plain", "plain.test", NULL, NULL);
 	put_route(&st, "slow", "slow.test", json_pack("{s:s}", "haproxy.router.openshift.io/timeout", "1s"),
 		  NULL);
+	put_route(&st, "rl", "rl.test",
+		  json_pack("{s:s, s:s, s:s}", "haproxy.router.openshift.io/rate-limit-connections", "true",
+			    "haproxy.router.openshift.io/rate-limit-connections.concurrent-tcp", "2",
+			    "haproxy.router.openshift.io/rate-limit-connections.rate-tcp", "7"),
+		  NULL);
+	put_route(&st, "rlh", "rlh.test",
+		  json_pack("{s:s, s:s, s:s}", "haproxy.router.openshift.io/rate-limit-connections", "true",
+			    "haproxy.router.openshift.io/rate-limit-connections.rate-http", "5",
+			    "haproxy.router.openshift.io/rate-limit-connections.concurrent-tcp", "many"),
+		  NULL);
+	/* Not enabled: the numbers alone mean nothing (the template's isTrue). */
+	put_route(&st, "rloff", "rloff.test",
+		  json_pack("{s:s, s:s}", "haproxy.router.openshift.io/rate-limit-connections", "false",
+			    "haproxy.router.openshift.io/rate-limit-connections.concurrent-tcp", "2"),
+		  NULL);
 	g = sy_compile(&st, &opts, 1);
 	assert_non_null(g);
 
@@ -275,6 +290,19 @@ test_compile_annotations(void **state)
 	/* A server timeout is answered 504 by the proxy mode: the route takes it. */
 	assert_int_equal(rule_of(g, "slow.test")->more->server_timeout_ms, 1000);
 	assert_int_equal(sy_gen_find_vhost(g, "slow.test", 9)->mode, SY_MODE_PROXY);
+	/* Connection limits keep splice; a request rate takes the proxy. */
+	r = rule_of(g, "rl.test");
+	assert_int_equal(r->more->conn_max, 2);
+	assert_int_equal(r->more->conn_rate_max, 7);
+	assert_int_equal(r->more->http_rate_max, 0);
+	assert_int_equal(sy_gen_find_vhost(g, "rl.test", 7)->mode, SY_MODE_SPLICE);
+	r = rule_of(g, "rlh.test");
+	assert_int_equal(r->more->http_rate_max, 5);
+	assert_int_equal(r->more->conn_max, 0); /* "many": not applied, on the status */
+	assert_int_equal(sy_gen_find_vhost(g, "rlh.test", 8)->mode, SY_MODE_PROXY);
+	assert_non_null(strstr(json_string_value(json_object_get(json_array_get(conditions(&st, "rlh"), 1), "message")),
+			       "rate-limit-connections.concurrent-tcp: Invalid value: \"many\""));
+	assert_null(rule_of(g, "rloff.test")->more);
 	assert_int_equal(json_array_size(conditions(&st, "plain")), 1);
 	sy_generation_free(g);
 
