@@ -106,6 +106,29 @@ sy_flow_hash(const struct sy_flow_key *k)
 	return sy_flow_hash_v4(k->saddr, k->daddr, k->sport, k->dport);
 }
 
+/* The IPv6 table's hash (conn.c gives it rte_hash_crc too, over the
+ * 48-byte key) from the key's six words as a load sees them: the four of
+ * the addresses as they lie in an IPv6 header, (sport, dport, 0) and 0. */
+static inline hash_sig_t
+sy_flow_hash6_words(const uint64_t a[4], uint64_t ports)
+{
+#if defined(RTE_ARCH_X86_64) && defined(__SSE4_2__)
+	uint64_t h = SY_FLOW_HASH_INIT;
+	unsigned i;
+
+	for (i = 0; i < 4; i++)
+		h = _mm_crc32_u64(h, a[i]);
+	return (hash_sig_t)_mm_crc32_u64(_mm_crc32_u64(h, ports), 0);
+#else
+	hash_sig_t h = SY_FLOW_HASH_INIT;
+	unsigned i;
+
+	for (i = 0; i < 4; i++)
+		h = rte_hash_crc_8byte(a[i], h);
+	return rte_hash_crc_8byte(0, rte_hash_crc_8byte(ports, h));
+#endif
+}
+
 /* Client leg: the hash. */
 struct sy_conn *sy_flow_lookup(struct sy_worker *w, const struct sy_flow_key *k);
 /* Adds c under k (its client tuple) to the hash and the cache. */
@@ -142,10 +165,11 @@ sy_flow_cache_find(const uint64_t *pair, hash_sig_t sig)
 }
 
 /*
- * IPv6 client legs (SY_V6_CLIENT): their own hash, w->tcp.flows6, with
- * 40-byte keys, so an IPv4 key stays 16 bytes; no cache in front (the burst
- * fast path is IPv4's). A record's IPv6 addresses are in the cold array
- * beside the records (struct sy_conn_v6, same index).
+ * IPv6 legs (SY_V6_CLIENT, SY_V6_BACKEND): their own hash, w->tcp.flows6,
+ * with 48-byte keys, so an IPv4 key stays 16 bytes; no cache in front (the
+ * burst fast path hashes a burst's IPv6 keys itself, sy_flow_hash6_words).
+ * A record's IPv6 addresses are in the cold array beside the records
+ * (struct sy_conn_v6, same index).
  */
 static inline struct sy_conn_v6 *
 sy_conn_v6_of(const struct sy_conn_tables *t, const struct sy_conn *c)

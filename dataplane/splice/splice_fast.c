@@ -71,6 +71,7 @@
 #include <rte_tcp.h>
 
 #include "net/arp.h"
+#include "net/nd.h"
 #include "conn/conn.h"
 #include "net/net.h"
 #include "splice/splice.h"
@@ -92,6 +93,14 @@
 #define OFF_PORTS (FAST_L2 + FAST_L3)       /* source, destination port */
 #define OFF_DATA_OFF (FAST_L2 + FAST_L3 + 12) /* data offset, flags */
 
+/* The IPv6 layout: the same Ethernet header, a 40-byte IPv6 header with TCP
+ * as its next header (no extension headers), TCP. */
+#define FAST_L3_6 40u
+#define OFF6_PLEN (FAST_L2 + 4)                 /* payload length, next header, hop limit */
+#define OFF6_ADDRS (FAST_L2 + 8)                /* source, destination address */
+#define OFF6_PORTS (FAST_L2 + FAST_L3_6)        /* source, destination port */
+#define OFF6_DATA_OFF (FAST_L2 + FAST_L3_6 + 12) /* data offset, flags */
+
 /* The first option word of NOP NOP TS(10), and that layout's length. */
 #define FAST_TS_WORD RTE_BE32(0x0101080a)
 #define FAST_TS_HLEN (FAST_TH + 12)
@@ -103,6 +112,11 @@
 #define FRAG_PROTO_MASK RTE_BE32(0x3fff00ff)
 #define FRAG_PROTO_WANT RTE_BE32(IPPROTO_TCP)
 #define TTL_MASK RTE_BE32(0x0000ff00)
+/* IPv6: the ethertype and the version; next header TCP. */
+#define ETH_IP6_MASK RTE_BE32(0xfffff000)
+#define ETH_IP6_WANT RTE_BE32((RTE_ETHER_TYPE_IPV6 << 16) | (6u << 12))
+#define NH_MASK RTE_BE32(0x0000ff00)
+#define NH_WANT RTE_BE32(IPPROTO_TCP << 8)
 #define FLAGS_MASK \
 	RTE_BE16(RTE_TCP_SYN_FLAG | RTE_TCP_RST_FLAG | RTE_TCP_FIN_FLAG | RTE_TCP_ACK_FLAG)
 #define FLAGS_WANT RTE_BE16(RTE_TCP_ACK_FLAG)
@@ -112,6 +126,7 @@ enum fast_leg {
 	LEG_CLIENT = SY_LEG_CLIENT,   /* client -> listen address: the hash */
 	LEG_BACKEND = SY_LEG_BACKEND, /* backend -> SNAT address: the SNAT port's slot */
 	LEG_SLOW,                     /* sy_eth_input() */
+	LEG_V6,                       /* an IPv6 frame, either leg: the IPv6 hash */
 };
 
 static inline uint16_t
@@ -294,48 +309,129 @@ static inline bool
 fast_conn_ok(const struct sy_conn *c, const uint8_t *f, unsigned leg)
 {
 	return c->state == SY_CONN_SPLICED &&
-	       /* An IPv6 client leg changes family on the way: splice.c. */
+	       /* A record with an IPv6 leg: fast_conn46_ok. So is every
+	        * record an IPv6 frame (LEG_V6) found: its leg is never read
+	        * here. */
 	       !(c->flags & (SY_CF_FIN_CLIENT | SY_CF_FIN_BACKEND | SY_CF_V6)) &&
 	       leg_addrs(c, leg) == load64(f + OFF_ADDRS) &&
 	       leg_ports(c, leg) == load32(f + OFF_PORTS);
 }
 
 /*
- * Translate in place (docs/architecture.md 9.3, "Numbers to translate"): the
- * same result as sy_xlate_tcp4() with sy_xlate_from_leg(). Only for ACK
- * segments without SYN (fast_frame). Returns -1 when the options are
- * malformed.
- *
- * Either leg: seq and TSval forward by this leg's deltas, ack and TSecr back
- * by the other's (conn.h); backend leg: the window to our scale.
+ * Is this IPv6 frame one the fast path may take? The checks of sy_eth_input,
+ * sy_ipv6_input and sy_tcp6_input for the IPv6 layout above, as
+ * fast_frame's: to our MAC, version 6, TCP right after the fixed header (a
+ * frame with extension headers goes the per-packet way, which takes them
+ * out), the payload within the frame, the TCP header well-formed, flags ACK
+ * without SYN, RST or FIN. The hop limit is neither checked nor decremented,
+ * as on the per-packet path: the router is the segment's end point on
+ * either leg, not a hop between them (the IPv4 lane keeps the TTL too).
  */
-static inline int
-fast_xlate(const struct sy_conn *c, uint8_t *ip, unsigned thl, unsigned leg)
+static inline bool
+fast_frame6(uint64_t mac, const struct rte_mbuf *m)
 {
-	uint8_t *th = ip + FAST_L3;
-	const bool from_client = leg == LEG_CLIENT;
-	uint64_t a_new, tcp_acc;
-	uint32_t p_new;
-	uint16_t ip_d;
-	struct sy_xlate x;
+	const uint8_t *f = rte_pktmbuf_mtod(m, const uint8_t *);
+	unsigned thl, plen;
+	uint64_t bad;
 
-	if (thl != FAST_TH && (thl != FAST_TS_HLEN || load32(th + FAST_TH) != FAST_TS_WORD)) {
-		/* SACK blocks and other layouts: the general translation. */
-		sy_xlate_from_leg(c, (enum sy_leg)leg, &x);
-		return sy_xlate_tcp4((struct rte_ipv4_hdr *)ip, (struct rte_tcp_hdr *)th, &x);
+	if (unlikely(m->data_len < FAST_L2 + FAST_L3_6 + FAST_TH))
+		return false;
+	bad = ((load64(f) ^ mac) & MAC_MASK) |
+	      ((load32(f + OFF_ETHERTYPE) & ETH_IP6_MASK) ^ ETH_IP6_WANT) |
+	      ((load32(f + OFF6_PLEN) & NH_MASK) ^ NH_WANT) |
+	      ((load16(f + OFF6_DATA_OFF) & FLAGS_MASK) ^ FLAGS_WANT);
+	if (bad != 0)
+		return false;
+	plen = rte_be_to_cpu_16(load16(f + OFF6_PLEN));
+	thl = (f[OFF6_DATA_OFF] >> 4) * 4u;
+	return likely(thl >= FAST_TH && m->data_len >= FAST_L2 + FAST_L3_6 + thl && plen >= thl &&
+		      plen <= m->pkt_len - FAST_L2 - FAST_L3_6);
+}
+
+/* Stage 1 of an IPv6 frame: its flow-table key as it arrives (the tuple
+ * either leg's key is made of, conn/flow_table.c), and the key's hash from
+ * the words loaded for it. */
+static inline hash_sig_t
+fast_key6(struct sy_flow_key6 *k, const uint8_t *f)
+{
+	uint64_t words[6];
+
+	memcpy(words, f + OFF6_ADDRS, 32);
+	words[4] = load32(f + OFF6_PORTS);
+#if RTE_BYTE_ORDER == RTE_BIG_ENDIAN
+	words[4] <<= 32; /* ports, then zero */
+#endif
+	words[5] = 0;
+	memcpy(k, words, sizeof(*k));
+	return sy_flow_hash6_words(words, words[4]);
+}
+
+static inline bool
+same32(const uint8_t *a, const uint8_t *b)
+{
+	return ((load64(a) ^ load64(b)) | (load64(a + 8) ^ load64(b + 8)) |
+		(load64(a + 16) ^ load64(b + 16)) | (load64(a + 24) ^ load64(b + 24))) == 0;
+}
+
+/*
+ * fast_conn_ok for a record with an IPv6 leg (SY_CF_V6, which fast_conn_ok
+ * turns away): SPLICED, no FIN either way yet, and the segment its leg's
+ * field for field, in that leg's family. An IPv4 frame (*leg found by its
+ * port, as for any) must be on an IPv4 leg; an IPv6 one's key was either
+ * leg's, the client's tried first as sy_tcp6_input does, and *leg set.
+ */
+static inline bool
+fast_conn46_ok(const struct sy_conn_tables *t, const struct sy_conn *c, const uint8_t *f,
+	       unsigned *leg)
+{
+	const struct sy_conn_v6 *a;
+	uint32_t ports;
+
+	if (c->state != SY_CONN_SPLICED || !(c->flags & SY_CF_V6) ||
+	    (c->flags & (SY_CF_FIN_CLIENT | SY_CF_FIN_BACKEND)))
+		return false;
+	if (*leg != LEG_V6)
+		return !((c->v6 >> *leg) & 1) && leg_addrs(c, *leg) == load64(f + OFF_ADDRS) &&
+		       leg_ports(c, *leg) == load32(f + OFF_PORTS);
+	a = sy_conn_v6_of(t, c);
+	ports = load32(f + OFF6_PORTS);
+	if (sy_conn_client_v6(c) && leg_ports(c, LEG_CLIENT) == ports &&
+	    same32(a->client, f + OFF6_ADDRS)) {
+		*leg = LEG_CLIENT;
+		return true;
 	}
+	if (sy_conn_backend_v6(c) && leg_ports(c, LEG_BACKEND) == ports &&
+	    same32(a->backend, f + OFF6_ADDRS)) {
+		*leg = LEG_BACKEND;
+		return true;
+	}
+	return false;
+}
 
-	/* Addresses, in the IPv4 header and the TCP pseudo-header alike, and
-	 * ports: the other leg's, swapped. Their checksum change is the
-	 * record's (conn.h), negated the other way. */
-	a_new = swap_halves64(leg_addrs(c, !leg));
-	p_new = swap_halves32(leg_ports(c, !leg));
-	memcpy(ip + 12, &a_new, 8);
+/* The layouts translated inline: no TCP options, or NOP NOP TS as Linux and
+ * the BSDs send it; any other goes through the per-packet path's functions. */
+static inline bool
+fast_tcp_layout(const uint8_t *th, unsigned thl)
+{
+	return thl == FAST_TH || (thl == FAST_TS_HLEN && load32(th + FAST_TH) == FAST_TS_WORD);
+}
+
+/*
+ * The TCP header's part of a translation in place, for a layout
+ * fast_tcp_layout() accepts (docs/architecture.md 9.3, "Numbers to
+ * translate"): ports, and with the record's checksum change for them and
+ * the addresses (conn.h csum_tcp, negated the other way), seq and TSval
+ * forward by this leg's deltas, ack and TSecr back by the other's; backend
+ * leg: the window to our scale. Only for ACK segments without SYN.
+ */
+static inline void
+fast_xlate_tcp(const struct sy_conn *c, uint8_t *th, unsigned thl, unsigned leg)
+{
+	const bool from_client = leg == LEG_CLIENT;
+	uint64_t tcp_acc = from_client ? c->csum_tcp : (uint16_t)~c->csum_tcp;
+	uint32_t p_new = swap_halves32(leg_ports(c, !leg));
+
 	memcpy(th, &p_new, 4);
-	ip_d = from_client ? c->csum_ip : (uint16_t)~c->csum_ip;
-	tcp_acc = from_client ? c->csum_tcp : (uint16_t)~c->csum_tcp;
-	memcpy(ip + 10, &(uint16_t){ csum_apply16(load16(ip + 10), ip_d) }, 2);
-
 	tcp_acc += add32(th + 4, c->seq_delta[leg]);
 	tcp_acc += add32(th + 8, -c->seq_delta[!leg]);
 	if (thl == FAST_TS_HLEN) {
@@ -351,6 +447,35 @@ fast_xlate(const struct sy_conn *c, uint8_t *ip, unsigned thl, unsigned leg)
 		tcp_acc += (uint16_t)~old + (uint64_t)win;
 	}
 	memcpy(th + 16, &(uint16_t){ csum_apply(load16(th + 16), tcp_acc) }, 2);
+}
+
+/*
+ * Translate an IPv4 segment of an IPv4-only record in place: the same
+ * result as sy_xlate_tcp4() with sy_xlate_from_leg(). Returns -1 when the
+ * options are malformed.
+ */
+static inline int
+fast_xlate(const struct sy_conn *c, uint8_t *ip, unsigned thl, unsigned leg)
+{
+	uint8_t *th = ip + FAST_L3;
+	uint64_t a_new;
+	uint16_t ip_d;
+	struct sy_xlate x;
+
+	if (!fast_tcp_layout(th, thl)) {
+		/* SACK blocks and other layouts: the general translation. */
+		sy_xlate_from_leg(c, (enum sy_leg)leg, &x);
+		return sy_xlate_tcp4((struct rte_ipv4_hdr *)ip, (struct rte_tcp_hdr *)th, &x);
+	}
+
+	/* Addresses, in the IPv4 header and the TCP pseudo-header alike, and
+	 * ports: the other leg's, swapped. Their checksum change is the
+	 * record's (conn.h), negated the other way. */
+	a_new = swap_halves64(leg_addrs(c, !leg));
+	memcpy(ip + 12, &a_new, 8);
+	ip_d = leg == LEG_CLIENT ? c->csum_ip : (uint16_t)~c->csum_ip;
+	memcpy(ip + 10, &(uint16_t){ csum_apply16(load16(ip + 10), ip_d) }, 2);
+	fast_xlate_tcp(c, th, thl, leg);
 	return 0;
 }
 
@@ -362,23 +487,91 @@ prefetch_record(const struct sy_conn *c)
 }
 
 /* The Ethernet addresses towards a next hop, kept per output port for the
- * rest of the burst (ARP changes only on the slow path, which forgets them):
- * destination and source as the frame carries them. */
+ * rest of the burst (ARP and neighbour discovery change only on the slow
+ * path, which forgets them): destination and source as the frame carries
+ * them. One for IPv4 next hops, one for IPv6 ones. */
 struct nh_memo {
 	uint32_t ip;
 	uint8_t eth[2 * RTE_ETHER_ADDR_LEN];
 };
 
+struct nh_memo6 {
+	uint8_t ip[16];
+	uint8_t eth[2 * RTE_ETHER_ADDR_LEN];
+};
+
+/* Both, and which ports' entries are good. */
+struct nh_memos {
+	struct nh_memo v4[SY_MAX_PORTS];
+	struct nh_memo6 v6[SY_MAX_PORTS];
+	uint32_t ok4, ok6;
+};
+
+/* Frame f (data at its Ethernet header) to IPv4 next hop nh on port out:
+ * its Ethernet addresses, queued for TX. Always 1 (sent, or held by ARP). */
+static inline unsigned
+fast_send4(struct sy_worker *w, struct rte_mbuf *m, uint8_t *f, uint16_t out, uint32_t nh,
+	   struct nh_memos *mo)
+{
+	struct nh_memo *mm = &mo->v4[out];
+
+	if (unlikely(!(mo->ok4 & (1u << out)) || mm->ip != nh)) {
+		const struct rte_ether_addr *mac = sy_arp_lookup(w, out, nh);
+
+		if (mac == NULL) {
+			/* Unresolved: ARP holds it and asks, as on the slow path.
+			 * That may take over a table entry another port's memo
+			 * points at: forget them all. */
+			memset(f, 0, RTE_ETHER_ADDR_LEN);
+			memcpy(f + RTE_ETHER_ADDR_LEN, &w->sh->ports[out].mac, RTE_ETHER_ADDR_LEN);
+			sy_arp_output(w, out, nh, m);
+			mo->ok4 = 0;
+			return 1;
+		}
+		mm->ip = nh;
+		memcpy(mm->eth, mac, RTE_ETHER_ADDR_LEN);
+		memcpy(mm->eth + RTE_ETHER_ADDR_LEN, &w->sh->ports[out].mac, RTE_ETHER_ADDR_LEN);
+		mo->ok4 |= 1u << out;
+	}
+	memcpy(f, mm->eth, sizeof(mm->eth));
+	sy_tx(w, out, m);
+	return 1;
+}
+
+/* The same towards IPv6 next hop nh, through neighbour discovery. */
+static inline unsigned
+fast_send6(struct sy_worker *w, struct rte_mbuf *m, uint8_t *f, uint16_t out, const uint8_t nh[16],
+	   struct nh_memos *mo)
+{
+	struct nh_memo6 *mm = &mo->v6[out];
+
+	if (unlikely(!(mo->ok6 & (1u << out)) || memcmp(mm->ip, nh, 16) != 0)) {
+		const struct rte_ether_addr *mac = sy_nd_lookup(w, out, nh);
+
+		if (mac == NULL) {
+			memset(f, 0, RTE_ETHER_ADDR_LEN);
+			memcpy(f + RTE_ETHER_ADDR_LEN, &w->sh->ports[out].mac, RTE_ETHER_ADDR_LEN);
+			sy_nd_output(w, out, nh, m);
+			mo->ok6 = 0;
+			return 1;
+		}
+		memcpy(mm->ip, nh, 16);
+		memcpy(mm->eth, mac, RTE_ETHER_ADDR_LEN);
+		memcpy(mm->eth + RTE_ETHER_ADDR_LEN, &w->sh->ports[out].mac, RTE_ETHER_ADDR_LEN);
+		mo->ok6 |= 1u << out;
+	}
+	memcpy(f, mm->eth, sizeof(mm->eth));
+	sy_tx(w, out, m);
+	return 1;
+}
+
 /* Returns 1 when m was forwarded (or is held by ARP), 0 when dropped. */
 static inline unsigned
 fast_forward(struct sy_worker *w, struct sy_conn *c, struct rte_mbuf *m, unsigned leg,
-	     struct nh_memo *memo, uint32_t *memo_ok)
+	     struct nh_memos *mo)
 {
 	uint8_t *f = rte_pktmbuf_mtod(m, uint8_t *);
 	unsigned tlen = rte_be_to_cpu_16(load16(f + FAST_L2 + 2));
-	uint16_t out = leg == LEG_CLIENT ? c->backend_if : c->client_if;
-	uint32_t nh = leg == LEG_CLIENT ? c->backend_nh : c->client_nh;
-	struct nh_memo *mm = &memo[out];
 
 	c->last_seen = sy_conn_seen(w->now);
 	if (unlikely(fast_xlate(c, f + FAST_L2, (f[OFF_DATA_OFF] >> 4) * 4u, leg) < 0)) {
@@ -392,31 +585,113 @@ fast_forward(struct sy_worker *w, struct sy_conn *c, struct rte_mbuf *m, unsigne
 		rte_pktmbuf_trim(m, (uint16_t)(m->pkt_len - FAST_L2 - tlen));
 	m->tx_offload = rte_mbuf_tx_offload(FAST_L2, FAST_L3, 0, 0, 0, 0, 0);
 	m->ol_flags &= RTE_MBUF_F_INDIRECT | RTE_MBUF_F_EXTERNAL;
-	if (unlikely(!(*memo_ok & (1u << out)) || mm->ip != nh)) {
-		const struct rte_ether_addr *mac = sy_arp_lookup(w, out, nh);
+	if (leg == LEG_CLIENT)
+		return fast_send4(w, m, f, c->backend_if, c->backend_nh, mo);
+	return fast_send4(w, m, f, c->client_if, c->client_nh, mo);
+}
 
-		if (mac == NULL) {
-			/* Unresolved: ARP holds it and asks, as on the slow path.
-			 * That may take over a table entry another port's memo
-			 * points at: forget them all. */
-			memset(f, 0, RTE_ETHER_ADDR_LEN);
-			memcpy(f + RTE_ETHER_ADDR_LEN, &w->sh->ports[out].mac, RTE_ETHER_ADDR_LEN);
-			sy_arp_output(w, out, nh, m);
-			*memo_ok = 0;
-			return 1;
+/*
+ * A segment of a record with an IPv6 leg (SY_CF_V6), arriving on leg `leg`
+ * (in its family) and leaving on the other (in that one's): within IPv6 the
+ * addresses are rewritten in place; across the families the IP header is
+ * replaced (splice_xlate.h's layouts), 20 bytes shorter (6to4: the TCP
+ * header stays where it is, the Ethernet and IPv4 headers start 20 bytes
+ * later) or longer (4to6: 20 bytes of headroom taken). The TCP part as
+ * fast_xlate's, the record's csum_tcp counting the real addresses (conn.h);
+ * other option layouts through splice_xlate46.c's functions, as
+ * splice.c's xlate_send. The same result as the per-packet path.
+ * Returns 1 when m was forwarded (or is held by ARP / ND), 0 when dropped.
+ */
+static inline unsigned
+fast_forward46(struct sy_worker *w, struct sy_conn *c, struct rte_mbuf *m, unsigned leg,
+	       struct nh_memos *mo)
+{
+	const struct sy_conn_v6 *a = sy_conn_v6_of(&w->tcp, c);
+	const bool in6 = (c->v6 >> leg) & 1, out6 = (c->v6 >> !leg) & 1;
+	const bool to_backend = leg == LEG_CLIENT;
+	/* The other leg's (source, destination) pair is the new one, swapped. */
+	const uint8_t *src6 = to_backend ? a->snat : a->vip;
+	const uint8_t *dst6 = to_backend ? a->backend : a->client;
+	uint8_t *f = rte_pktmbuf_mtod(m, uint8_t *);
+	const unsigned l3 = in6 ? FAST_L3_6 : FAST_L3;
+	const unsigned tlen = in6 ? FAST_L3_6 + rte_be_to_cpu_16(load16(f + OFF6_PLEN))
+				  : rte_be_to_cpu_16(load16(f + FAST_L2 + 2));
+	const uint16_t tcp_len = (uint16_t)(tlen - l3);
+	uint8_t *th = f + FAST_L2 + l3;
+	const unsigned thl = (th[12] >> 4) * 4u;
+	uint16_t out = to_backend ? c->backend_if : c->client_if;
+
+	c->last_seen = sy_conn_seen(w->now);
+	/* As sy_ipv4_input / sy_ipv6_input leave it: padding cut. */
+	if (unlikely(m->pkt_len > FAST_L2 + tlen))
+		rte_pktmbuf_trim(m, (uint16_t)(m->pkt_len - FAST_L2 - tlen));
+	if (likely(fast_tcp_layout(th, thl))) {
+		if (in6 && out6) {
+			memcpy(f + OFF6_ADDRS, src6, 16);
+			memcpy(f + OFF6_ADDRS + 16, dst6, 16);
+		} else if (in6) {
+			/* 6to4: what the IPv4 header carries over, read before
+			 * it overwrites the IPv6 one's last 20 bytes. */
+			const uint8_t tc = (uint8_t)(rte_be_to_cpu_32(load32(f + FAST_L2)) >> 20);
+			const uint8_t hop = f[OFF6_PLEN + 3];
+
+			f = (uint8_t *)rte_pktmbuf_adj(m, FAST_L3_6 - FAST_L3);
+			sy_xlate_ipv4_hdr((struct rte_ipv4_hdr *)(f + FAST_L2), tc, hop, tcp_len,
+					  to_backend ? c->snat_ip : c->vip,
+					  to_backend ? c->backend_ip : c->client_ip);
+		} else {
+			/* 4to6 */
+			const uint8_t tos = f[FAST_L2 + 1], ttl = f[FAST_L2 + 8];
+
+			f = (uint8_t *)rte_pktmbuf_prepend(m, FAST_L3_6 - FAST_L3);
+			if (unlikely(f == NULL)) {
+				sy_drop(w, m, SY_DROP_SPLICE_XLATE_FAILED);
+				return 0;
+			}
+			sy_xlate_ipv6_hdr((struct rte_ipv6_hdr *)(f + FAST_L2), tos, ttl, tcp_len, src6,
+					  dst6);
 		}
-		mm->ip = nh;
-		memcpy(mm->eth, mac, RTE_ETHER_ADDR_LEN);
-		memcpy(mm->eth + RTE_ETHER_ADDR_LEN, &w->sh->ports[out].mac, RTE_ETHER_ADDR_LEN);
-		*memo_ok |= 1u << out;
+		fast_xlate_tcp(c, th, thl, leg);
+	} else {
+		/* SACK blocks and other layouts: the per-packet path's
+		 * translation, on the IP header. */
+		struct sy_xlate x;
+		int rc;
+
+		sy_xlate_from_leg(c, (enum sy_leg)leg, &x);
+		rte_pktmbuf_adj(m, FAST_L2);
+		if (!out6)
+			rc = sy_xlate_6to4(m, &x);
+		else if (in6)
+			rc = sy_xlate_6to6(m, &x, src6, dst6);
+		else
+			rc = sy_xlate_4to6(m, &x, src6, dst6);
+		if (unlikely(rc < 0)) {
+			sy_drop(w, m, SY_DROP_SPLICE_XLATE_FAILED);
+			return 0;
+		}
+		/* The Ethernet header's room: the 14 bytes just stepped over,
+		 * or after 4to6 what is left of the headroom they were part of. */
+		f = (uint8_t *)rte_pktmbuf_prepend(m, FAST_L2);
+		if (unlikely(f == NULL)) {
+			sy_drop(w, m, SY_DROP_NO_MBUF);
+			return 0;
+		}
 	}
-	memcpy(f, mm->eth, sizeof(mm->eth));
-	sy_tx(w, out, m);
-	return 1;
+	m->tx_offload = rte_mbuf_tx_offload(FAST_L2, out6 ? FAST_L3_6 : FAST_L3, 0, 0, 0, 0, 0);
+	m->ol_flags &= RTE_MBUF_F_INDIRECT | RTE_MBUF_F_EXTERNAL;
+	if (out6) {
+		memcpy(f + OFF_ETHERTYPE, &(uint16_t){ RTE_BE16(RTE_ETHER_TYPE_IPV6) }, 2);
+		return fast_send6(w, m, f, out, to_backend ? a->backend_nh : a->client_nh, mo);
+	}
+	memcpy(f + OFF_ETHERTYPE, &(uint16_t){ RTE_BE16(RTE_ETHER_TYPE_IPV4) }, 2);
+	return fast_send4(w, m, f, out, to_backend ? c->backend_nh : c->client_nh, mo);
 }
 
 /* Stage 2 for frame i (below): its record through the flow cache (the hash
- * when the cache does not have it) or its SNAT port's slot, prefetched. */
+ * when the cache does not have it), its SNAT port's slot or, for an IPv6
+ * frame, the IPv6 hash with the key stage 1 made; prefetched (an IPv6 leg's
+ * addresses too, in the cold array). */
 static inline void
 fast_resolve(struct sy_conn_tables *t, struct rte_mbuf *m, unsigned leg, void *where,
 	     hash_sig_t sig, struct sy_conn **conn)
@@ -440,6 +715,18 @@ fast_resolve(struct sy_conn_tables *t, struct rte_mbuf *m, unsigned leg, void *w
 		c = *(struct sy_conn *const *)where;
 		if (c == NULL)
 			return;
+	} else if (leg == LEG_V6) {
+		const uint8_t *a;
+		void *data;
+
+		if (rte_hash_lookup_with_hash_data(t->flows6, where, sig, &data) < 0)
+			return;
+		c = data;
+		/* 97 bytes wherever they fall: up to three lines. */
+		a = (const uint8_t *)sy_conn_v6_of(t, c);
+		rte_prefetch0(a);
+		rte_prefetch0(a + 48);
+		rte_prefetch0(a + 96);
 	} else {
 		return;
 	}
@@ -454,14 +741,21 @@ sy_splice_rx_burst(struct sy_worker *w, uint16_t port, struct rte_mbuf **pkts, u
 	const struct sy_dp_port *p = &sh->ports[port];
 	const uint64_t mac = mac_word(&p->mac);
 	struct sy_conn_tables *t = &w->tcp;
+	/* IPv6 frames: on a port with an IPv6 address (sy_ipv6_input drops the
+	 * rest), to a worker whose tables have IPv6 legs. */
+	const bool lane6 = t->flows6 != NULL && p->n_ipv6 != 0;
 	hash_sig_t sig[SY_RX_BURST];
-	void *where[SY_RX_BURST]; /* a client leg's cache pair, a backend leg's slot */
+	/* A client leg's cache pair, a backend leg's slot, an IPv6 frame's key. */
+	void *where[SY_RX_BURST];
 	struct sy_conn *conn[SY_RX_BURST];
 	uint8_t leg[SY_RX_BURST];
-	struct nh_memo memo[SY_MAX_PORTS];
-	uint32_t memo_ok = 0;
+	struct sy_flow_key6 key6[SY_RX_BURST];
+	struct nh_memos memo;
 	uint64_t bytes = 0;
 	unsigned i, fast = 0;
+
+	memo.ok4 = 0;
+	memo.ok6 = 0;
 
 	RTE_ASSERT(n <= SY_RX_BURST);
 	for (i = 0; i < n && i < FAST_PREFETCH_AHEAD; i++)
@@ -483,14 +777,21 @@ sy_splice_rx_burst(struct sy_worker *w, uint16_t port, struct rte_mbuf **pkts, u
 			unsigned j = i - 2 * FAST_RESOLVE_LAG;
 			struct sy_conn *c = conn[j];
 
+			unsigned lg = leg[j];
+
 			m = pkts[j];
 			if (c != NULL &&
-			    likely(fast_conn_ok(c, rte_pktmbuf_mtod(m, const uint8_t *), leg[j]))) {
-				fast += fast_forward(w, c, m, leg[j], memo, &memo_ok);
+			    likely(fast_conn_ok(c, rte_pktmbuf_mtod(m, const uint8_t *), lg))) {
+				fast += fast_forward(w, c, m, lg, &memo);
+			} else if (c != NULL &&
+				   fast_conn46_ok(t, c, rte_pktmbuf_mtod(m, const uint8_t *), &lg)) {
+				fast += fast_forward46(w, c, m, lg, &memo);
 			} else {
 				sy_eth_input(w, port, m);
-				/* It may have been ARP: look the next hops up again. */
-				memo_ok = 0;
+				/* It may have been ARP or ND: look the next hops
+				 * up again. */
+				memo.ok4 = 0;
+				memo.ok6 = 0;
 			}
 		}
 		/* Stage 1 for frame i. */
@@ -502,8 +803,14 @@ sy_splice_rx_burst(struct sy_worker *w, uint16_t port, struct rte_mbuf **pkts, u
 		bytes += m->pkt_len;
 		conn[i] = NULL;
 		leg[i] = LEG_SLOW;
-		if (!fast_frame(p, mac, m))
+		if (!fast_frame(p, mac, m)) {
+			if (lane6 && fast_frame6(mac, m)) {
+				leg[i] = LEG_V6;
+				where[i] = &key6[i];
+				sig[i] = fast_key6(&key6[i], rte_pktmbuf_mtod(m, const uint8_t *));
+			}
 			continue;
+		}
 		f = rte_pktmbuf_mtod(m, const uint8_t *);
 		dport = load16(f + OFF_PORTS + 2);
 		if (dport == sh->http_port || dport == sh->https_port) {

@@ -934,7 +934,7 @@ spliced_record(const char *client, uint16_t sport)
 	c->backend_if = 1;
 	c->client_nh = ip4(CLIENT);
 	c->backend_nh = ip4(BACKEND);
-	sy_conn_csum_deltas(c);
+	sy_conn_csum_deltas(&w->tcp, c);
 	sy_flow_key_v4(&k, c->client_ip, c->vip, c->client_port, c->vip_port);
 	assert_int_equal(sy_flow_add(w, &k, c), 0);
 	return c;
@@ -1075,7 +1075,7 @@ test_fast_path_csum_random(void **state)
 		c->ts_delta[SY_LEG_CLIENT] = r[7];
 		c->win_shift_b = (uint8_t)(r[5] % 15);
 		c->win_shift_r = (uint8_t)((r[5] >> 4) % 15);
-		sy_conn_csum_deltas(c);
+		sy_conn_csum_deltas(&w->tcp, c);
 		sy_flow_backend_add(w, c);
 
 		for (leg = 0; leg < 2; leg++) {
