@@ -18,24 +18,45 @@ sy_flow_lookup(struct sy_worker *w, const struct sy_flow_key *k)
 	return data;
 }
 
-int
-sy_flow_add(struct sy_worker *w, const struct sy_flow_key *k, struct sy_conn *c)
+/* c into the client-leg cache under sig: an empty slot of the pair, else
+ * the first (the record it held is still found through the hash). */
+static void
+cache_put(struct sy_conn_tables *t, hash_sig_t sig, const struct sy_conn *c)
 {
-	hash_sig_t sig = sy_flow_hash(k);
-	uint64_t *pair = sy_flow_cache_pair(&w->tcp, sig);
+	uint64_t *pair = sy_flow_cache_pair(t, sig);
 	uint64_t e = (uint64_t)(uintptr_t)c | sy_flow_cache_tag(sig);
-	int rc = rte_hash_add_key_with_hash_data(w->tcp.flows, k, sig, c);
 
-	if (rc < 0 || ((uintptr_t)c >> 48) != 0)
-		return rc;
-	/* An empty slot of the pair, else the first: the record it held is
-	 * still found through the hash. */
+	if (((uintptr_t)c >> 48) != 0)
+		return;
 	if (pair[0] == 0)
 		pair[0] = e;
 	else if (pair[1] == 0)
 		pair[1] = e;
 	else
 		pair[0] = e;
+}
+
+static void
+cache_drop(struct sy_conn_tables *t, hash_sig_t sig, const struct sy_conn *c)
+{
+	uint64_t *pair = sy_flow_cache_pair(t, sig);
+	uint64_t e = (uint64_t)(uintptr_t)c | sy_flow_cache_tag(sig);
+
+	if (pair[0] == e)
+		pair[0] = 0;
+	if (pair[1] == e)
+		pair[1] = 0;
+}
+
+int
+sy_flow_add(struct sy_worker *w, const struct sy_flow_key *k, struct sy_conn *c)
+{
+	hash_sig_t sig = sy_flow_hash(k);
+	int rc = rte_hash_add_key_with_hash_data(w->tcp.flows, k, sig, c);
+
+	if (rc < 0)
+		return rc;
+	cache_put(&w->tcp, sig, c);
 	return 0;
 }
 
@@ -43,13 +64,8 @@ void
 sy_flow_del(struct sy_worker *w, const struct sy_flow_key *k, const struct sy_conn *c)
 {
 	hash_sig_t sig = sy_flow_hash(k);
-	uint64_t *pair = sy_flow_cache_pair(&w->tcp, sig);
-	uint64_t e = (uint64_t)(uintptr_t)c | sy_flow_cache_tag(sig);
 
-	if (pair[0] == e)
-		pair[0] = 0;
-	if (pair[1] == e)
-		pair[1] = 0;
+	cache_drop(&w->tcp, sig, c);
 	(void)rte_hash_del_key_with_hash(w->tcp.flows, k, sig);
 }
 
@@ -61,6 +77,29 @@ sy_flow_lookup6(struct sy_worker *w, const struct sy_flow_key6 *k)
 	if (w->tcp.flows6 == NULL || rte_hash_lookup_data(w->tcp.flows6, k, &data) < 0)
 		return NULL;
 	return data;
+}
+
+/* An IPv6 key of c's into the hash and the client-leg cache (the burst
+ * fast path looks IPv6 keys up there too, conn/flow_table.h), or out. */
+static int
+key6_add(struct sy_worker *w, const struct sy_flow_key6 *k, struct sy_conn *c)
+{
+	hash_sig_t sig = sy_flow_hash6(k);
+	int rc = rte_hash_add_key_with_hash_data(w->tcp.flows6, k, sig, c);
+
+	if (rc < 0)
+		return rc;
+	cache_put(&w->tcp, sig, c);
+	return 0;
+}
+
+static void
+key6_del(struct sy_worker *w, const struct sy_flow_key6 *k, const struct sy_conn *c)
+{
+	hash_sig_t sig = sy_flow_hash6(k);
+
+	cache_drop(&w->tcp, sig, c);
+	(void)rte_hash_del_key_with_hash(w->tcp.flows6, k, sig);
 }
 
 static void
@@ -77,7 +116,7 @@ sy_flow_add6(struct sy_worker *w, struct sy_conn *c)
 	struct sy_flow_key6 k;
 
 	conn_key6(w, c, &k);
-	return rte_hash_add_key_data(w->tcp.flows6, &k, c);
+	return key6_add(w, &k, c);
 }
 
 void
@@ -86,7 +125,7 @@ sy_flow_del6(struct sy_worker *w, const struct sy_conn *c)
 	struct sy_flow_key6 k;
 
 	conn_key6(w, c, &k);
-	(void)rte_hash_del_key(w->tcp.flows6, &k);
+	key6_del(w, &k, c);
 }
 
 /* An IPv6 backend leg's key: its tuple as the backend's segments carry it. */
@@ -108,7 +147,7 @@ sy_flow_backend_add(struct sy_worker *w, struct sy_conn *c)
 		/* Room for two keys a record (conn.c): not expected to fail;
 		 * if it did, the backend's segments would find nothing and the
 		 * connect would time out, counted. */
-		(void)rte_hash_add_key_data(w->tcp.flows6, &k, c);
+		(void)key6_add(w, &k, c);
 	} else {
 		*sy_snat_slot(&w->tcp, c->snat_ip, c->snat_port) = c;
 	}
@@ -122,7 +161,7 @@ sy_flow_backend_del(struct sy_worker *w, struct sy_conn *c)
 		struct sy_flow_key6 k;
 
 		backend_key6(w, c, &k);
-		(void)rte_hash_del_key(w->tcp.flows6, &k);
+		key6_del(w, &k, c);
 	} else {
 		struct sy_conn **slot = sy_snat_slot(&w->tcp, c->snat_ip, c->snat_port);
 

@@ -13,8 +13,9 @@
  * In front of the hash, a client-leg cache for the established-flow fast
  * path (splice_fast.c): the key's hash picks a pair of slots, each holding a
  * record pointer tagged with 16 more bits of the hash. A burst's client
- * segments find their records with one load each instead of an rte_hash
- * lookup (bucket, then key store). It is only a hint: a tag that
+ * segments (and IPv6 segments of either leg, below) find their records with
+ * one load each instead of an rte_hash lookup (bucket, then key store). It
+ * is only a hint: a tag that
  * misses (the pair was full, or the record was evicted) goes to the hash,
  * and a record found through it is used only if its client tuple matches the
  * segment's field for field, as a hash key would. Records leave it when they
@@ -129,6 +130,15 @@ sy_flow_hash6_words(const uint64_t a[4], uint64_t ports)
 #endif
 }
 
+static inline hash_sig_t
+sy_flow_hash6(const struct sy_flow_key6 *k)
+{
+	uint64_t w[6];
+
+	memcpy(w, k, sizeof(w));
+	return sy_flow_hash6_words(w, w[4]);
+}
+
 /* Client leg: the hash. */
 struct sy_conn *sy_flow_lookup(struct sy_worker *w, const struct sy_flow_key *k);
 /* Adds c under k (its client tuple) to the hash and the cache. */
@@ -166,10 +176,13 @@ sy_flow_cache_find(const uint64_t *pair, hash_sig_t sig)
 
 /*
  * IPv6 legs (SY_V6_CLIENT, SY_V6_BACKEND): their own hash, w->tcp.flows6,
- * with 48-byte keys, so an IPv4 key stays 16 bytes; no cache in front (the
- * burst fast path hashes a burst's IPv6 keys itself, sy_flow_hash6_words).
- * A record's IPv6 addresses are in the cold array beside the records
- * (struct sy_conn_v6, same index).
+ * with 48-byte keys, so an IPv4 key stays 16 bytes. Both legs' keys are in
+ * the cache above too, under their IPv6 hash (the burst fast path looks an
+ * IPv6 segment's key up there as an IPv4 client segment's; what it finds is
+ * checked field for field, so a record of the other family under a tag is
+ * only a miss). A worker without IPv6 legs puts nothing of theirs there. A
+ * record's IPv6 addresses are in the cold array beside the records (struct
+ * sy_conn_v6, same index).
  */
 static inline struct sy_conn_v6 *
 sy_conn_v6_of(const struct sy_conn_tables *t, const struct sy_conn *c)

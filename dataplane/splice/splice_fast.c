@@ -63,6 +63,7 @@
  * same function the per-packet path uses.
  */
 #include <rte_byteorder.h>
+#include <rte_common.h>
 #include <rte_ether.h>
 #include <rte_hash.h>
 #include <rte_ip.h>
@@ -78,6 +79,10 @@
 #include "tcp/tcp.h"
 #include "worker.h"
 
+/* The helpers the IPv4 lane shares with the IPv6 one are always inlined:
+ * with two callers gcc otherwise calls them, and the IPv4 lane must cost
+ * what it did alone. The IPv6 lane's forwarding (fast_forward46) is never
+ * inlined, so the loop's code is the IPv4 lane's. */
 #define FAST_PREFETCH_AHEAD 4
 /* Frames between the stages (How, above). */
 #define FAST_RESOLVE_LAG 8u
@@ -320,32 +325,41 @@ fast_conn_ok(const struct sy_conn *c, const uint8_t *f, unsigned leg)
 /*
  * Is this IPv6 frame one the fast path may take? The checks of sy_eth_input,
  * sy_ipv6_input and sy_tcp6_input for the IPv6 layout above, as
- * fast_frame's: to our MAC, version 6, TCP right after the fixed header (a
+ * fast_frame's, in two parts: here (stage 1) what the frame's first cache
+ * line holds: to our MAC, version 6, TCP right after the fixed header (a
  * frame with extension headers goes the per-packet way, which takes them
- * out), the payload within the frame, the TCP header well-formed, flags ACK
- * without SYN, RST or FIN. The hop limit is neither checked nor decremented,
- * as on the per-packet path: the router is the segment's end point on
- * either leg, not a hop between them (the IPv4 lane keeps the TTL too).
+ * out), the payload within the frame; fast_tcp6_ok (stage 3) the TCP
+ * header's data offset and flags, which lie in the second line, prefetched
+ * meanwhile. The hop limit is neither checked nor decremented, as on the
+ * per-packet path: the router is the segment's end point on either leg,
+ * not a hop between them (the IPv4 lane keeps the TTL too).
  */
 static inline bool
 fast_frame6(uint64_t mac, const struct rte_mbuf *m)
 {
 	const uint8_t *f = rte_pktmbuf_mtod(m, const uint8_t *);
-	unsigned thl, plen;
 	uint64_t bad;
 
 	if (unlikely(m->data_len < FAST_L2 + FAST_L3_6 + FAST_TH))
 		return false;
 	bad = ((load64(f) ^ mac) & MAC_MASK) |
 	      ((load32(f + OFF_ETHERTYPE) & ETH_IP6_MASK) ^ ETH_IP6_WANT) |
-	      ((load32(f + OFF6_PLEN) & NH_MASK) ^ NH_WANT) |
-	      ((load16(f + OFF6_DATA_OFF) & FLAGS_MASK) ^ FLAGS_WANT);
-	if (bad != 0)
-		return false;
-	plen = rte_be_to_cpu_16(load16(f + OFF6_PLEN));
-	thl = (f[OFF6_DATA_OFF] >> 4) * 4u;
-	return likely(thl >= FAST_TH && m->data_len >= FAST_L2 + FAST_L3_6 + thl && plen >= thl &&
-		      plen <= m->pkt_len - FAST_L2 - FAST_L3_6);
+	      ((load32(f + OFF6_PLEN) & NH_MASK) ^ NH_WANT);
+	return bad == 0 &&
+	       rte_be_to_cpu_16(load16(f + OFF6_PLEN)) <= m->pkt_len - FAST_L2 - FAST_L3_6;
+}
+
+/* The rest of fast_frame6's checks: a well-formed TCP header within the
+ * payload and the first segment, flags ACK without SYN, RST or FIN. */
+static inline bool
+fast_tcp6_ok(const struct rte_mbuf *m)
+{
+	const uint8_t *f = rte_pktmbuf_mtod(m, const uint8_t *);
+	const unsigned thl = (f[OFF6_DATA_OFF] >> 4) * 4u;
+
+	return ((load16(f + OFF6_DATA_OFF) & FLAGS_MASK) ^ FLAGS_WANT) == 0 && thl >= FAST_TH &&
+	       m->data_len >= FAST_L2 + FAST_L3_6 + thl &&
+	       rte_be_to_cpu_16(load16(f + OFF6_PLEN)) >= thl;
 }
 
 /* Stage 1 of an IPv6 frame: its flow-table key as it arrives (the tuple
@@ -410,7 +424,7 @@ fast_conn46_ok(const struct sy_conn_tables *t, const struct sy_conn *c, const ui
 
 /* The layouts translated inline: no TCP options, or NOP NOP TS as Linux and
  * the BSDs send it; any other goes through the per-packet path's functions. */
-static inline bool
+static __rte_always_inline bool
 fast_tcp_layout(const uint8_t *th, unsigned thl)
 {
 	return thl == FAST_TH || (thl == FAST_TS_HLEN && load32(th + FAST_TH) == FAST_TS_WORD);
@@ -424,7 +438,7 @@ fast_tcp_layout(const uint8_t *th, unsigned thl)
  * forward by this leg's deltas, ack and TSecr back by the other's; backend
  * leg: the window to our scale. Only for ACK segments without SYN.
  */
-static inline void
+static __rte_always_inline void
 fast_xlate_tcp(const struct sy_conn *c, uint8_t *th, unsigned thl, unsigned leg)
 {
 	const bool from_client = leg == LEG_CLIENT;
@@ -454,7 +468,7 @@ fast_xlate_tcp(const struct sy_conn *c, uint8_t *th, unsigned thl, unsigned leg)
  * result as sy_xlate_tcp4() with sy_xlate_from_leg(). Returns -1 when the
  * options are malformed.
  */
-static inline int
+static __rte_always_inline int
 fast_xlate(const struct sy_conn *c, uint8_t *ip, unsigned thl, unsigned leg)
 {
 	uint8_t *th = ip + FAST_L3;
@@ -509,7 +523,7 @@ struct nh_memos {
 
 /* Frame f (data at its Ethernet header) to IPv4 next hop nh on port out:
  * its Ethernet addresses, queued for TX. Always 1 (sent, or held by ARP). */
-static inline unsigned
+static __rte_always_inline unsigned
 fast_send4(struct sy_worker *w, struct rte_mbuf *m, uint8_t *f, uint16_t out, uint32_t nh,
 	   struct nh_memos *mo)
 {
@@ -566,7 +580,7 @@ fast_send6(struct sy_worker *w, struct rte_mbuf *m, uint8_t *f, uint16_t out, co
 }
 
 /* Returns 1 when m was forwarded (or is held by ARP), 0 when dropped. */
-static inline unsigned
+static __rte_always_inline unsigned
 fast_forward(struct sy_worker *w, struct sy_conn *c, struct rte_mbuf *m, unsigned leg,
 	     struct nh_memos *mo)
 {
@@ -602,7 +616,7 @@ fast_forward(struct sy_worker *w, struct sy_conn *c, struct rte_mbuf *m, unsigne
  * splice.c's xlate_send. The same result as the per-packet path.
  * Returns 1 when m was forwarded (or is held by ARP / ND), 0 when dropped.
  */
-static inline unsigned
+static __rte_noinline unsigned
 fast_forward46(struct sy_worker *w, struct sy_conn *c, struct rte_mbuf *m, unsigned leg,
 	       struct nh_memos *mo)
 {
@@ -689,12 +703,12 @@ fast_forward46(struct sy_worker *w, struct sy_conn *c, struct rte_mbuf *m, unsig
 }
 
 /* Stage 2 for frame i (below): its record through the flow cache (the hash
- * when the cache does not have it), its SNAT port's slot or, for an IPv6
- * frame, the IPv6 hash with the key stage 1 made; prefetched (an IPv6 leg's
- * addresses too, in the cold array). */
+ * when the cache does not have it: the IPv6 one with key6, the key stage 1
+ * made, for an IPv6 frame) or its SNAT port's slot; prefetched (an IPv6
+ * leg's addresses too, in the cold array). */
 static inline void
 fast_resolve(struct sy_conn_tables *t, struct rte_mbuf *m, unsigned leg, void *where,
-	     hash_sig_t sig, struct sy_conn **conn)
+	     hash_sig_t sig, const struct sy_flow_key6 *key6, struct sy_conn **conn)
 {
 	struct sy_conn *c;
 
@@ -717,11 +731,15 @@ fast_resolve(struct sy_conn_tables *t, struct rte_mbuf *m, unsigned leg, void *w
 			return;
 	} else if (leg == LEG_V6) {
 		const uint8_t *a;
-		void *data;
 
-		if (rte_hash_lookup_with_hash_data(t->flows6, where, sig, &data) < 0)
-			return;
-		c = data;
+		c = sy_flow_cache_find(where, sig);
+		if (unlikely(c == NULL)) {
+			void *data;
+
+			if (rte_hash_lookup_with_hash_data(t->flows6, key6, sig, &data) < 0)
+				return;
+			c = data;
+		}
 		/* 97 bytes wherever they fall: up to three lines. */
 		a = (const uint8_t *)sy_conn_v6_of(t, c);
 		rte_prefetch0(a);
@@ -745,7 +763,7 @@ sy_splice_rx_burst(struct sy_worker *w, uint16_t port, struct rte_mbuf **pkts, u
 	 * rest), to a worker whose tables have IPv6 legs. */
 	const bool lane6 = t->flows6 != NULL && p->n_ipv6 != 0;
 	hash_sig_t sig[SY_RX_BURST];
-	/* A client leg's cache pair, a backend leg's slot, an IPv6 frame's key. */
+	/* A client leg's or an IPv6 frame's cache pair, a backend leg's slot. */
 	void *where[SY_RX_BURST];
 	struct sy_conn *conn[SY_RX_BURST];
 	uint8_t leg[SY_RX_BURST];
@@ -771,7 +789,7 @@ sy_splice_rx_burst(struct sy_worker *w, uint16_t port, struct rte_mbuf **pkts, u
 		if (i >= FAST_RESOLVE_LAG && i - FAST_RESOLVE_LAG < n) {
 			unsigned j = i - FAST_RESOLVE_LAG;
 
-			fast_resolve(t, pkts[j], leg[j], where[j], sig[j], &conn[j]);
+			fast_resolve(t, pkts[j], leg[j], where[j], sig[j], &key6[j], &conn[j]);
 		}
 		if (i >= 2 * FAST_RESOLVE_LAG) {
 			unsigned j = i - 2 * FAST_RESOLVE_LAG;
@@ -783,7 +801,7 @@ sy_splice_rx_burst(struct sy_worker *w, uint16_t port, struct rte_mbuf **pkts, u
 			if (c != NULL &&
 			    likely(fast_conn_ok(c, rte_pktmbuf_mtod(m, const uint8_t *), lg))) {
 				fast += fast_forward(w, c, m, lg, &memo);
-			} else if (c != NULL &&
+			} else if (c != NULL && (lg != LEG_V6 || fast_tcp6_ok(m)) &&
 				   fast_conn46_ok(t, c, rte_pktmbuf_mtod(m, const uint8_t *), &lg)) {
 				fast += fast_forward46(w, c, m, lg, &memo);
 			} else {
@@ -805,9 +823,11 @@ sy_splice_rx_burst(struct sy_worker *w, uint16_t port, struct rte_mbuf **pkts, u
 		leg[i] = LEG_SLOW;
 		if (!fast_frame(p, mac, m)) {
 			if (lane6 && fast_frame6(mac, m)) {
+				rte_prefetch0(rte_pktmbuf_mtod_offset(m, void *, RTE_CACHE_LINE_SIZE));
 				leg[i] = LEG_V6;
-				where[i] = &key6[i];
 				sig[i] = fast_key6(&key6[i], rte_pktmbuf_mtod(m, const uint8_t *));
+				where[i] = sy_flow_cache_pair(t, sig[i]);
+				rte_prefetch0(where[i]);
 			}
 			continue;
 		}

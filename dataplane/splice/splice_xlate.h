@@ -89,24 +89,34 @@ int sy_xlate_6to6(struct rte_mbuf *m, const struct sy_xlate *x, const uint8_t sr
  * IPv6 from IPv4 with the TOS and TTL as traffic class and hop limit, flow
  * label 0. tcp_len is the TCP segment's length (host order), the addresses
  * network order. Each writes the whole header (the IPv4 one with its
- * checksum): a caller reads what it carries over first, as the new header
+ * checksum, as rte_ipv4_cksum() would make it): a caller reads what it carries over first, as the new header
  * may overlap the old one.
  */
 static inline void
 sy_xlate_ipv4_hdr(struct rte_ipv4_hdr *ip, uint8_t tos, uint8_t ttl, uint16_t tcp_len,
 		  uint32_t src, uint32_t dst)
 {
+	const uint16_t len = (uint16_t)(sizeof(*ip) + tcp_len);
+	const uint32_t s4 = rte_be_to_cpu_32(src), d4 = rte_be_to_cpu_32(dst);
+	/* The checksum from the values, not read back from the header just
+	 * written in pieces of every size (a load over two of those stores
+	 * waits for both to retire): its 16-bit words, host order. */
+	uint32_t sum = ((uint32_t)RTE_IPV4_VHL_DEF << 8 | tos) + len + RTE_IPV4_HDR_DF_FLAG +
+		       ((uint32_t)ttl << 8 | IPPROTO_TCP) + (s4 >> 16) + (s4 & 0xffff) +
+		       (d4 >> 16) + (d4 & 0xffff);
+
+	sum = (sum & 0xffff) + (sum >> 16);
+	sum = (sum & 0xffff) + (sum >> 16);
 	ip->version_ihl = RTE_IPV4_VHL_DEF;
 	ip->type_of_service = tos;
-	ip->total_length = rte_cpu_to_be_16((uint16_t)(sizeof(*ip) + tcp_len));
+	ip->total_length = rte_cpu_to_be_16(len);
 	ip->packet_id = 0;
 	ip->fragment_offset = RTE_BE16(RTE_IPV4_HDR_DF_FLAG);
 	ip->time_to_live = ttl;
 	ip->next_proto_id = IPPROTO_TCP;
-	ip->hdr_checksum = 0;
+	ip->hdr_checksum = rte_cpu_to_be_16((uint16_t)~sum);
 	ip->src_addr = src;
 	ip->dst_addr = dst;
-	ip->hdr_checksum = rte_ipv4_cksum(ip);
 }
 
 static inline void
