@@ -6,11 +6,15 @@
  *
  * What it handles, and only that: an IPv4 frame to the port's own MAC with
  * a 20-byte IPv4 header (no IP options) whose checksum is right, TTL not 0,
- * not a fragment, TCP with a well-formed header, flags ACK without SYN, RST
- * or FIN (PSH, URG, ECE, CWR may be set), belonging to a connection in
- * SPLICED state on which neither side has sent a FIN yet. For those, it does
- * exactly what the per-packet path does (splice.c forward(): last_seen,
- * translation, next hop) and nothing else.
+ * not a fragment, or an IPv6 frame to it (on a port with an IPv6 address)
+ * whose fixed header is followed by TCP (no extension headers) and whose
+ * payload fits the frame; TCP with a well-formed header, flags ACK without
+ * SYN, RST or FIN (PSH, URG, ECE, CWR may be set), belonging to a
+ * connection in SPLICED state on which neither side has sent a FIN yet.
+ * Either leg of the connection may be of either family: 4to4, 6to6, 6to4,
+ * 4to6. For those, it does exactly what the per-packet path does (splice.c
+ * forward() and xlate_send(): last_seen, translation, next hop) and nothing
+ * else; the hop limit, like the TTL, is left as it came.
  *
  * Everything else goes to sy_eth_input() unchanged, in its place in the
  * burst: ARP, ICMP, broadcast frames, anything malformed (it is dropped
@@ -37,9 +41,14 @@
  *      where its record is: a client segment's hash (CRC-32C of the two
  *      words a flow key is made of, loaded straight from the headers) and
  *      its flow-cache pair, a backend segment's SNAT port slot; prefetch it.
+ *      A frame that is not IPv4's layout is tried as IPv6's (only then:
+ *      the IPv4 lane pays nothing for it): its 48-byte key written once,
+ *      hashed from the same words (CRC-32C, as the IPv6 hash does), and
+ *      its flow-cache pair prefetched (an IPv6 key of either leg is cached
+ *      there), with its TCP header's line.
  *   2. FAST_RESOLVE_LAG frames behind: read that pair (conn/flow_table.h: one load; a
- *      key the cache does not have goes to the hash) or slot, and prefetch
- *      the record.
+ *      key the cache does not have goes to the hash of its family) or slot,
+ *      and prefetch the record (and an IPv6 frame's cold IPv6 addresses).
  *   3. Twice that behind, in burst order: check the record (a frame earlier
  *      in the burst, on the slow path, may have closed or freed it, or
  *      reused it for another flow), translate in place with incremental
@@ -47,6 +56,10 @@
  *      TX. A frame without a usable record goes to sy_eth_input() here, so
  *      the order of a flow's segments is kept. What stage 2 read before
  *      such a frame ran can only be stale towards "not on the fast path".
+ *      A record with an IPv6 leg (SY_CF_V6) fails the IPv4 check and is
+ *      checked again for its families (fast_conn46_ok): an IPv4 frame on
+ *      an IPv4 leg, an IPv6 frame on an IPv6 leg (which one: the 16-byte
+ *      addresses and ports, the client leg's first, as sy_tcp6_input).
  *
  * Legs: a record keeps each leg's (source, destination) addresses and ports
  * as that leg's segments carry them (conn.h). A segment matches its leg with
@@ -59,8 +72,21 @@
  *
  * Translation: the common layouts are done inline on whole 32-bit words (no
  * TCP options, or NOP NOP TS as Linux and the BSDs send it); any other
- * option list (SACK blocks, odd offsets) goes through sy_xlate_tcp4(), the
- * same function the per-packet path uses.
+ * option list (SACK blocks, odd offsets) goes through sy_xlate_tcp4() or,
+ * with an IPv6 leg, splice_xlate46.c's functions, the ones the per-packet
+ * path uses.
+ *
+ * IPv6 legs: a record's IPv6 addresses are in the cold array
+ * (conn/conn_t.h, struct sy_conn_v6), each leg's pair as one 32-byte run,
+ * so the same "other leg's pair, swapped" holds; its csum_tcp counts them
+ * (the two families' pseudo-headers differ only in the addresses), so the
+ * TCP checksum changes by the record's number whichever families the legs
+ * are. Within IPv6 the addresses are rewritten in place; across the
+ * families the IP header is replaced by the layout splice_xlate.h builds
+ * for both paths (sy_xlate_ipv4_hdr, sy_xlate_ipv6_hdr), the frame 20 bytes
+ * shorter or longer, the TCP header left where it is. The next hop's
+ * Ethernet address comes from ARP or neighbour discovery by the outgoing
+ * leg's family.
  */
 #include <rte_byteorder.h>
 #include <rte_common.h>
