@@ -109,23 +109,21 @@ sy_flow_hash(const struct sy_flow_key *k)
 
 /* The IPv6 table's hash (conn.c gives it rte_hash_crc too, over the
  * 48-byte key) from the key's six words as a load sees them: the four of
- * the addresses as they lie in an IPv6 header, (sport, dport, 0) and 0. */
+ * the addresses as they lie in an IPv6 header (a0..a3), (sport, dport, 0)
+ * and 0. Words as values, not an array: splice_fast.c hashes what it
+ * loaded from the frame, kept in registers. */
 static inline hash_sig_t
-sy_flow_hash6_words(const uint64_t a[4], uint64_t ports)
+sy_flow_hash6_words(uint64_t a0, uint64_t a1, uint64_t a2, uint64_t a3, uint64_t ports)
 {
 #if defined(RTE_ARCH_X86_64) && defined(__SSE4_2__)
-	uint64_t h = SY_FLOW_HASH_INIT;
-	unsigned i;
+	uint64_t h = _mm_crc32_u64(_mm_crc32_u64(SY_FLOW_HASH_INIT, a0), a1);
 
-	for (i = 0; i < 4; i++)
-		h = _mm_crc32_u64(h, a[i]);
+	h = _mm_crc32_u64(_mm_crc32_u64(h, a2), a3);
 	return (hash_sig_t)_mm_crc32_u64(_mm_crc32_u64(h, ports), 0);
 #else
-	hash_sig_t h = SY_FLOW_HASH_INIT;
-	unsigned i;
+	hash_sig_t h = rte_hash_crc_8byte(a1, rte_hash_crc_8byte(a0, SY_FLOW_HASH_INIT));
 
-	for (i = 0; i < 4; i++)
-		h = rte_hash_crc_8byte(a[i], h);
+	h = rte_hash_crc_8byte(a3, rte_hash_crc_8byte(a2, h));
 	return rte_hash_crc_8byte(0, rte_hash_crc_8byte(ports, h));
 #endif
 }
@@ -136,7 +134,7 @@ sy_flow_hash6(const struct sy_flow_key6 *k)
 	uint64_t w[6];
 
 	memcpy(w, k, sizeof(w));
-	return sy_flow_hash6_words(w, w[4]);
+	return sy_flow_hash6_words(w[0], w[1], w[2], w[3], w[4]);
 }
 
 /* Client leg: the hash. */

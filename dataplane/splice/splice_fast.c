@@ -394,16 +394,23 @@ fast_tcp6_ok(const struct rte_mbuf *m)
 static inline hash_sig_t
 fast_key6(struct sy_flow_key6 *k, const uint8_t *f)
 {
-	uint64_t words[6];
+	const uint64_t a0 = load64(f + OFF6_ADDRS), a1 = load64(f + OFF6_ADDRS + 8);
+	const uint64_t a2 = load64(f + OFF6_ADDRS + 16), a3 = load64(f + OFF6_ADDRS + 24);
+	uint64_t pw = load32(f + OFF6_PORTS);
 
-	memcpy(words, f + OFF6_ADDRS, 32);
-	words[4] = load32(f + OFF6_PORTS);
 #if RTE_BYTE_ORDER == RTE_BIG_ENDIAN
-	words[4] <<= 32; /* ports, then zero */
+	pw <<= 32; /* ports, then zero */
 #endif
-	words[5] = 0;
-	memcpy(k, words, sizeof(*k));
-	return sy_flow_hash6_words(words, words[4]);
+	/* Stored as the words it is hashed from: the hash never reads the
+	 * key back (a wide load over narrower stores would wait for them). */
+	memcpy(k->saddr, &a0, 8);
+	memcpy(k->saddr + 8, &a1, 8);
+	memcpy(k->daddr, &a2, 8);
+	memcpy(k->daddr + 8, &a3, 8);
+	/* (sport, dport, zero[0]) then (zero[1], zero[2]). */
+	memcpy((uint8_t *)k + offsetof(struct sy_flow_key6, sport), &pw, 8);
+	memset((uint8_t *)k + offsetof(struct sy_flow_key6, zero[1]), 0, 8);
+	return sy_flow_hash6_words(a0, a1, a2, a3, pw);
 }
 
 static inline bool
