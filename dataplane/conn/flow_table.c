@@ -48,25 +48,39 @@ cache_drop(struct sy_conn_tables *t, hash_sig_t sig, const struct sy_conn *c)
 		pair[1] = 0;
 }
 
-int
-sy_flow_add(struct sy_worker *w, const struct sy_flow_key *k, struct sy_conn *c)
+/* A key of c's into hash h (its hash sig) and the client-leg cache, or out
+ * of both: an IPv4 client leg's, or an IPv6 leg's (the burst fast path
+ * looks IPv6 keys up in the cache too, conn/flow_table.h). */
+static int
+key_add(struct sy_conn_tables *t, struct rte_hash *h, const void *k, hash_sig_t sig,
+	struct sy_conn *c)
 {
-	hash_sig_t sig = sy_flow_hash(k);
-	int rc = rte_hash_add_key_with_hash_data(w->tcp.flows, k, sig, c);
+	int rc = rte_hash_add_key_with_hash_data(h, k, sig, c);
 
 	if (rc < 0)
 		return rc;
-	cache_put(&w->tcp, sig, c);
+	cache_put(t, sig, c);
 	return 0;
+}
+
+static void
+key_del(struct sy_conn_tables *t, struct rte_hash *h, const void *k, hash_sig_t sig,
+	const struct sy_conn *c)
+{
+	cache_drop(t, sig, c);
+	(void)rte_hash_del_key_with_hash(h, k, sig);
+}
+
+int
+sy_flow_add(struct sy_worker *w, const struct sy_flow_key *k, struct sy_conn *c)
+{
+	return key_add(&w->tcp, w->tcp.flows, k, sy_flow_hash(k), c);
 }
 
 void
 sy_flow_del(struct sy_worker *w, const struct sy_flow_key *k, const struct sy_conn *c)
 {
-	hash_sig_t sig = sy_flow_hash(k);
-
-	cache_drop(&w->tcp, sig, c);
-	(void)rte_hash_del_key_with_hash(w->tcp.flows, k, sig);
+	key_del(&w->tcp, w->tcp.flows, k, sy_flow_hash(k), c);
 }
 
 struct sy_conn *
@@ -77,29 +91,6 @@ sy_flow_lookup6(struct sy_worker *w, const struct sy_flow_key6 *k)
 	if (w->tcp.flows6 == NULL || rte_hash_lookup_data(w->tcp.flows6, k, &data) < 0)
 		return NULL;
 	return data;
-}
-
-/* An IPv6 key of c's into the hash and the client-leg cache (the burst
- * fast path looks IPv6 keys up there too, conn/flow_table.h), or out. */
-static int
-key6_add(struct sy_worker *w, const struct sy_flow_key6 *k, struct sy_conn *c)
-{
-	hash_sig_t sig = sy_flow_hash6(k);
-	int rc = rte_hash_add_key_with_hash_data(w->tcp.flows6, k, sig, c);
-
-	if (rc < 0)
-		return rc;
-	cache_put(&w->tcp, sig, c);
-	return 0;
-}
-
-static void
-key6_del(struct sy_worker *w, const struct sy_flow_key6 *k, const struct sy_conn *c)
-{
-	hash_sig_t sig = sy_flow_hash6(k);
-
-	cache_drop(&w->tcp, sig, c);
-	(void)rte_hash_del_key_with_hash(w->tcp.flows6, k, sig);
 }
 
 static void
@@ -116,7 +107,7 @@ sy_flow_add6(struct sy_worker *w, struct sy_conn *c)
 	struct sy_flow_key6 k;
 
 	conn_key6(w, c, &k);
-	return key6_add(w, &k, c);
+	return key_add(&w->tcp, w->tcp.flows6, &k, sy_flow_hash6(&k), c);
 }
 
 void
@@ -125,7 +116,7 @@ sy_flow_del6(struct sy_worker *w, const struct sy_conn *c)
 	struct sy_flow_key6 k;
 
 	conn_key6(w, c, &k);
-	key6_del(w, &k, c);
+	key_del(&w->tcp, w->tcp.flows6, &k, sy_flow_hash6(&k), c);
 }
 
 /* An IPv6 backend leg's key: its tuple as the backend's segments carry it. */
@@ -147,7 +138,7 @@ sy_flow_backend_add(struct sy_worker *w, struct sy_conn *c)
 		/* Room for two keys a record (conn.c): not expected to fail;
 		 * if it did, the backend's segments would find nothing and the
 		 * connect would time out, counted. */
-		(void)key6_add(w, &k, c);
+		(void)key_add(&w->tcp, w->tcp.flows6, &k, sy_flow_hash6(&k), c);
 	} else {
 		*sy_snat_slot(&w->tcp, c->snat_ip, c->snat_port) = c;
 	}
@@ -161,7 +152,7 @@ sy_flow_backend_del(struct sy_worker *w, struct sy_conn *c)
 		struct sy_flow_key6 k;
 
 		backend_key6(w, c, &k);
-		key6_del(w, &k, c);
+		key_del(&w->tcp, w->tcp.flows6, &k, sy_flow_hash6(&k), c);
 	} else {
 		struct sy_conn **slot = sy_snat_slot(&w->tcp, c->snat_ip, c->snat_port);
 

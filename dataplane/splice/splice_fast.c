@@ -533,79 +533,58 @@ prefetch_record(const struct sy_conn *c)
 	rte_prefetch0(c);
 }
 
-/* The Ethernet addresses towards a next hop, kept per output port for the
- * rest of the burst (ARP and neighbour discovery change only on the slow
- * path, which forgets them): destination and source as the frame carries
- * them. One for IPv4 next hops, one for IPv6 ones. */
+/* The Ethernet addresses towards a next hop, kept per output port and
+ * family for the rest of the burst (ARP and neighbour discovery change only
+ * on the slow path, which forgets them): destination and source as the
+ * frame carries them. */
 struct nh_memo {
-	uint32_t ip;
+	union {
+		uint32_t ip4;
+		uint8_t ip6[16];
+	};
 	uint8_t eth[2 * RTE_ETHER_ADDR_LEN];
 };
 
-struct nh_memo6 {
-	uint8_t ip[16];
-	uint8_t eth[2 * RTE_ETHER_ADDR_LEN];
-};
-
-/* Both, and which ports' entries are good. */
+/* Both families' (index: 1 for IPv6), and which ports' entries are good. */
 struct nh_memos {
-	struct nh_memo v4[SY_MAX_PORTS];
-	struct nh_memo6 v6[SY_MAX_PORTS];
-	uint32_t ok4, ok6;
+	struct nh_memo m[2][SY_MAX_PORTS];
+	uint32_t ok[2];
 };
 
-/* Frame f (data at its Ethernet header) to IPv4 next hop nh on port out:
- * its Ethernet addresses, queued for TX. Always 1 (sent, or held by ARP). */
+/* Frame f (data at its Ethernet header) to next hop nh4 (IPv4) or nh6
+ * (v6) on port out: its Ethernet addresses, queued for TX. Always 1 (sent,
+ * or held by ARP or neighbour discovery). */
 static __rte_always_inline unsigned
-fast_send4(struct sy_worker *w, struct rte_mbuf *m, uint8_t *f, uint16_t out, uint32_t nh,
-	   struct nh_memos *mo)
+fast_send(struct sy_worker *w, struct rte_mbuf *m, uint8_t *f, uint16_t out, bool v6,
+	  uint32_t nh4, const uint8_t *nh6, struct nh_memos *mo)
 {
-	struct nh_memo *mm = &mo->v4[out];
+	struct nh_memo *mm = &mo->m[v6][out];
 
-	if (unlikely(!(mo->ok4 & (1u << out)) || mm->ip != nh)) {
-		const struct rte_ether_addr *mac = sy_arp_lookup(w, out, nh);
+	if (unlikely(!(mo->ok[v6] & (1u << out)) ||
+		     (v6 ? memcmp(mm->ip6, nh6, 16) != 0 : mm->ip4 != nh4))) {
+		const struct rte_ether_addr *mac =
+			v6 ? sy_nd_lookup(w, out, nh6) : sy_arp_lookup(w, out, nh4);
 
 		if (mac == NULL) {
-			/* Unresolved: ARP holds it and asks, as on the slow path.
-			 * That may take over a table entry another port's memo
-			 * points at: forget them all. */
+			/* Unresolved: ARP or ND holds it and asks, as on the
+			 * slow path. That may take over a table entry another
+			 * port's memo points at: forget them all. */
 			memset(f, 0, RTE_ETHER_ADDR_LEN);
 			memcpy(f + RTE_ETHER_ADDR_LEN, &w->sh->ports[out].mac, RTE_ETHER_ADDR_LEN);
-			sy_arp_output(w, out, nh, m);
-			mo->ok4 = 0;
+			if (v6)
+				sy_nd_output(w, out, nh6, m);
+			else
+				sy_arp_output(w, out, nh4, m);
+			mo->ok[v6] = 0;
 			return 1;
 		}
-		mm->ip = nh;
+		if (v6)
+			memcpy(mm->ip6, nh6, 16);
+		else
+			mm->ip4 = nh4;
 		memcpy(mm->eth, mac, RTE_ETHER_ADDR_LEN);
 		memcpy(mm->eth + RTE_ETHER_ADDR_LEN, &w->sh->ports[out].mac, RTE_ETHER_ADDR_LEN);
-		mo->ok4 |= 1u << out;
-	}
-	memcpy(f, mm->eth, sizeof(mm->eth));
-	sy_tx(w, out, m);
-	return 1;
-}
-
-/* The same towards IPv6 next hop nh, through neighbour discovery. */
-static inline unsigned
-fast_send6(struct sy_worker *w, struct rte_mbuf *m, uint8_t *f, uint16_t out, const uint8_t nh[16],
-	   struct nh_memos *mo)
-{
-	struct nh_memo6 *mm = &mo->v6[out];
-
-	if (unlikely(!(mo->ok6 & (1u << out)) || memcmp(mm->ip, nh, 16) != 0)) {
-		const struct rte_ether_addr *mac = sy_nd_lookup(w, out, nh);
-
-		if (mac == NULL) {
-			memset(f, 0, RTE_ETHER_ADDR_LEN);
-			memcpy(f + RTE_ETHER_ADDR_LEN, &w->sh->ports[out].mac, RTE_ETHER_ADDR_LEN);
-			sy_nd_output(w, out, nh, m);
-			mo->ok6 = 0;
-			return 1;
-		}
-		memcpy(mm->ip, nh, 16);
-		memcpy(mm->eth, mac, RTE_ETHER_ADDR_LEN);
-		memcpy(mm->eth + RTE_ETHER_ADDR_LEN, &w->sh->ports[out].mac, RTE_ETHER_ADDR_LEN);
-		mo->ok6 |= 1u << out;
+		mo->ok[v6] |= 1u << out;
 	}
 	memcpy(f, mm->eth, sizeof(mm->eth));
 	sy_tx(w, out, m);
@@ -633,8 +612,8 @@ fast_forward(struct sy_worker *w, struct sy_conn *c, struct rte_mbuf *m, unsigne
 	m->tx_offload = rte_mbuf_tx_offload(FAST_L2, FAST_L3, 0, 0, 0, 0, 0);
 	m->ol_flags &= RTE_MBUF_F_INDIRECT | RTE_MBUF_F_EXTERNAL;
 	if (leg == LEG_CLIENT)
-		return fast_send4(w, m, f, c->backend_if, c->backend_nh, mo);
-	return fast_send4(w, m, f, c->client_if, c->client_nh, mo);
+		return fast_send(w, m, f, c->backend_if, false, c->backend_nh, NULL, mo);
+	return fast_send(w, m, f, c->client_if, false, c->client_nh, NULL, mo);
 }
 
 /*
@@ -727,12 +706,10 @@ fast_forward46(struct sy_worker *w, struct sy_conn *c, struct rte_mbuf *m, unsig
 	}
 	m->tx_offload = rte_mbuf_tx_offload(FAST_L2, out6 ? FAST_L3_6 : FAST_L3, 0, 0, 0, 0, 0);
 	m->ol_flags &= RTE_MBUF_F_INDIRECT | RTE_MBUF_F_EXTERNAL;
-	if (out6) {
-		memcpy(f + OFF_ETHERTYPE, &(uint16_t){ RTE_BE16(RTE_ETHER_TYPE_IPV6) }, 2);
-		return fast_send6(w, m, f, out, to_backend ? a->backend_nh : a->client_nh, mo);
-	}
-	memcpy(f + OFF_ETHERTYPE, &(uint16_t){ RTE_BE16(RTE_ETHER_TYPE_IPV4) }, 2);
-	return fast_send4(w, m, f, out, to_backend ? c->backend_nh : c->client_nh, mo);
+	memcpy(f + OFF_ETHERTYPE,
+	       &(uint16_t){ out6 ? RTE_BE16(RTE_ETHER_TYPE_IPV6) : RTE_BE16(RTE_ETHER_TYPE_IPV4) }, 2);
+	return fast_send(w, m, f, out, out6, to_backend ? c->backend_nh : c->client_nh,
+			 to_backend ? a->backend_nh : a->client_nh, mo);
 }
 
 /* Stage 2 for frame i (below): its record through the flow cache (the hash
@@ -805,8 +782,8 @@ sy_splice_rx_burst(struct sy_worker *w, uint16_t port, struct rte_mbuf **pkts, u
 	uint64_t bytes = 0;
 	unsigned i, fast = 0;
 
-	memo.ok4 = 0;
-	memo.ok6 = 0;
+	memo.ok[0] = 0;
+	memo.ok[1] = 0;
 
 	RTE_ASSERT(n <= SY_RX_BURST);
 	for (i = 0; i < n && i < FAST_PREFETCH_AHEAD; i++)
@@ -841,8 +818,8 @@ sy_splice_rx_burst(struct sy_worker *w, uint16_t port, struct rte_mbuf **pkts, u
 				sy_eth_input(w, port, m);
 				/* It may have been ARP or ND: look the next hops
 				 * up again. */
-				memo.ok4 = 0;
-				memo.ok6 = 0;
+				memo.ok[0] = 0;
+				memo.ok[1] = 0;
 			}
 		}
 		/* Stage 1 for frame i. */

@@ -1055,14 +1055,8 @@ test_fast_path_csum_random(void **state)
 		char client[32], backend[32];
 		struct sy_conn *c;
 		uint32_t r[8];
-		unsigned k;
 
-		for (k = 0; k < RTE_DIM(r); k++) {
-			rng ^= rng << 13;
-			rng ^= rng >> 7;
-			rng ^= rng << 17;
-			r[k] = (uint32_t)(rng >> 16);
-		}
+		sy_test_random_words(&rng, r, RTE_DIM(r));
 		snprintf(client, sizeof(client), "198.18.%u.%u", 2 + (r[0] & 0xff) % 250,
 			 (r[0] >> 8) & 0xff);
 		snprintf(backend, sizeof(backend), "198.19.%u.%u", r[1] & 0xff, (r[1] >> 8) & 0xff);

@@ -1016,14 +1016,8 @@ test_fast_path46_matches_slow(void **state)
 	for (i = 0; i < 60; i++) {
 		uint32_t r[6];
 		struct sy_conn *c;
-		unsigned k;
 
-		for (k = 0; k < RTE_DIM(r); k++) {
-			rng ^= rng << 13;
-			rng ^= rng >> 7;
-			rng ^= rng << 17;
-			r[k] = (uint32_t)(rng >> 16);
-		}
+		sy_test_random_words(&rng, r, RTE_DIM(r));
 		f = i % 3;
 		c = record46(fam[f][0], fam[f][1], r);
 		if (fam[f][0]) {
