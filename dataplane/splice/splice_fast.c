@@ -6,9 +6,9 @@
  *
  * What it handles, and only that: an IPv4 frame to the port's own MAC with
  * a 20-byte IPv4 header (no IP options) whose checksum is right, TTL not 0,
- * not a fragment, or an IPv6 frame to it (on a port with an IPv6 address)
- * whose fixed header is followed by TCP (no extension headers) and whose
- * payload fits the frame; TCP with a well-formed header, flags ACK without
+ * not a fragment, or an IPv6 frame to it and to one of the port's IPv6
+ * addresses whose fixed header is followed by TCP (no extension headers)
+ * and whose payload fits the frame; TCP with a well-formed header, flags ACK without
  * SYN, RST or FIN (PSH, URG, ECE, CWR may be set), belonging to a
  * connection in SPLICED state on which neither side has sent a FIN yet.
  * Either leg of the connection may be of either family: 4to4, 6to6, 6to4,
@@ -108,7 +108,7 @@
 /* The helpers the IPv4 lane shares with the IPv6 one are always inlined:
  * with two callers gcc otherwise calls them, and the IPv4 lane must cost
  * what it did alone. The IPv6 lane's forwarding (fast_forward46) is never
- * inlined, so the loop's code is the IPv4 lane's. */
+ * inlined, so the loop holds little of the IPv6 lane's code. */
 #define FAST_PREFETCH_AHEAD 4
 /* Frames between the stages (How, above). */
 #define FAST_RESOLVE_LAG 8u
@@ -373,6 +373,22 @@ fast_frame6(uint64_t mac, const struct rte_mbuf *m)
 	      ((load32(f + OFF6_PLEN) & NH_MASK) ^ NH_WANT);
 	return bad == 0 &&
 	       rte_be_to_cpu_16(load16(f + OFF6_PLEN)) <= m->pkt_len - FAST_L2 - FAST_L3_6;
+}
+
+/* The destination is one of port p's IPv6 addresses: sy_ipv6_input's rule,
+ * which is per port (IPv4's is any port's address). A record's leg has one
+ * of ours as its destination, but not necessarily this port's; the ones
+ * that are not go the per-packet way, to be dropped there. */
+static inline bool
+fast_ours6(const struct sy_dp_port *p, const uint8_t *dst)
+{
+	const uint64_t d0 = load64(dst), d1 = load64(dst + 8);
+	unsigned i;
+
+	for (i = 0; i < p->n_ipv6; i++)
+		if (((load64(p->ipv6[i]) ^ d0) | (load64(p->ipv6[i] + 8) ^ d1)) == 0)
+			return true;
+	return false;
 }
 
 /* The rest of fast_frame6's checks: a well-formed TCP header within the
@@ -832,7 +848,8 @@ sy_splice_rx_burst(struct sy_worker *w, uint16_t port, struct rte_mbuf **pkts, u
 		conn[i] = NULL;
 		leg[i] = LEG_SLOW;
 		if (!fast_frame(p, mac, m)) {
-			if (lane6 && fast_frame6(mac, m)) {
+			if (lane6 && fast_frame6(mac, m) &&
+			    fast_ours6(p, rte_pktmbuf_mtod_offset(m, const uint8_t *, OFF6_ADDRS + 16))) {
 				rte_prefetch0(rte_pktmbuf_mtod_offset(m, void *, RTE_CACHE_LINE_SIZE));
 				leg[i] = LEG_V6;
 				sig[i] = fast_key6(&key6[i], rte_pktmbuf_mtod(m, const uint8_t *));

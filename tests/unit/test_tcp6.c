@@ -1068,7 +1068,8 @@ test_fast_path46_matches_slow(void **state)
 /* An IPv6 segment with a hop-by-hop options header before TCP: left to the
  * per-packet path (which takes the header out), in its place in the burst
  * between two the fast path forwards; the same frames leave in the same
- * order. */
+ * order. A segment to an address of ours that is not its port's: left to
+ * the per-packet path, which drops it. */
 static void
 test_fast_path46_ext_header(void **state)
 {
@@ -1101,6 +1102,15 @@ test_fast_path46_ext_header(void **state)
 		rte_pktmbuf_free(w->txq[1].pkts[i]);
 	}
 	w->txq[1].n = 0;
+
+	/* The client leg's segment on the backend port, which does not have
+	 * the listen address: dropped as the per-packet path drops it. */
+	b[0] = leg_segment(c, 0, 2000, 2000, RTE_TCP_ACK_FLAG, NULL, 0, "data");
+	rte_pktmbuf_mtod(b[0], struct rte_ether_hdr *)->dst_addr = sy_test_mac_port[1];
+	fast0 = w->counters.drops[SY_DROP_IPV6_NOT_OURS];
+	sy_splice_rx_burst(w, 1, b, 1);
+	assert_int_equal(w->counters.drops[SY_DROP_IPV6_NOT_OURS], fast0 + 1);
+	assert_int_equal(w->txq[0].n + w->txq[1].n, 0);
 	sy_conn_free(w, c);
 	assert_int_equal(w->counters.drops[SY_DROP_SPLICE_XLATE_FAILED], 0);
 }
