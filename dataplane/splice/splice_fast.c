@@ -45,7 +45,7 @@
  *      the IPv4 lane pays nothing for it): its 48-byte key written once,
  *      hashed from the same words (CRC-32C, as the IPv6 hash does), and
  *      its flow-cache pair prefetched (an IPv6 key of either leg is cached
- *      there), with its TCP header's line.
+ *      there).
  *   2. FAST_RESOLVE_LAG frames behind: read that pair (conn/flow_table.h: one load; a
  *      key the cache does not have goes to the hash of its family) or slot,
  *      and prefetch the record (and an IPv6 frame's cold IPv6 addresses).
@@ -351,28 +351,35 @@ fast_conn_ok(const struct sy_conn *c, const uint8_t *f, unsigned leg)
 /*
  * Is this IPv6 frame one the fast path may take? The checks of sy_eth_input,
  * sy_ipv6_input and sy_tcp6_input for the IPv6 layout above, as
- * fast_frame's, in two parts: here (stage 1) what the frame's first cache
- * line holds: to our MAC, version 6, TCP right after the fixed header (a
+ * fast_frame's: to our MAC, version 6, TCP right after the fixed header (a
  * frame with extension headers goes the per-packet way, which takes them
- * out), the payload within the frame; fast_tcp6_ok (stage 3) the TCP
- * header's data offset and flags, which lie in the second line, prefetched
- * meanwhile. The hop limit is neither checked nor decremented, as on the
- * per-packet path: the router is the segment's end point on either leg,
- * not a hop between them (the IPv4 lane keeps the TTL too).
+ * out), the payload within the frame, a well-formed TCP header, flags ACK
+ * without SYN, RST or FIN. All here, in stage 1, although the TCP flags lie
+ * in the frame's second line: a handshake's segments must not cost a flow
+ * lookup before the per-packet path does its own. The hop limit is neither
+ * checked nor decremented, as on the per-packet path: the router is the
+ * segment's end point on either leg, not a hop between them (the IPv4 lane
+ * keeps the TTL too).
  */
 static inline bool
 fast_frame6(uint64_t mac, const struct rte_mbuf *m)
 {
 	const uint8_t *f = rte_pktmbuf_mtod(m, const uint8_t *);
+	unsigned thl, plen;
 	uint64_t bad;
 
 	if (unlikely(m->data_len < FAST_L2 + FAST_L3_6 + FAST_TH))
 		return false;
 	bad = ((load64(f) ^ mac) & MAC_MASK) |
 	      ((load32(f + OFF_ETHERTYPE) & ETH_IP6_MASK) ^ ETH_IP6_WANT) |
-	      ((load32(f + OFF6_PLEN) & NH_MASK) ^ NH_WANT);
-	return bad == 0 &&
-	       rte_be_to_cpu_16(load16(f + OFF6_PLEN)) <= m->pkt_len - FAST_L2 - FAST_L3_6;
+	      ((load32(f + OFF6_PLEN) & NH_MASK) ^ NH_WANT) |
+	      ((load16(f + OFF6_DATA_OFF) & FLAGS_MASK) ^ FLAGS_WANT);
+	if (bad != 0)
+		return false;
+	plen = rte_be_to_cpu_16(load16(f + OFF6_PLEN));
+	thl = (f[OFF6_DATA_OFF] >> 4) * 4u;
+	return likely(thl >= FAST_TH && m->data_len >= FAST_L2 + FAST_L3_6 + thl && plen >= thl &&
+		      plen <= m->pkt_len - FAST_L2 - FAST_L3_6);
 }
 
 /* The destination is one of port p's IPv6 addresses: sy_ipv6_input's rule,
@@ -389,19 +396,6 @@ fast_ours6(const struct sy_dp_port *p, const uint8_t *dst)
 		if (((load64(p->ipv6[i]) ^ d0) | (load64(p->ipv6[i] + 8) ^ d1)) == 0)
 			return true;
 	return false;
-}
-
-/* The rest of fast_frame6's checks: a well-formed TCP header within the
- * payload and the first segment, flags ACK without SYN, RST or FIN. */
-static inline bool
-fast_tcp6_ok(const struct rte_mbuf *m)
-{
-	const uint8_t *f = rte_pktmbuf_mtod(m, const uint8_t *);
-	const unsigned thl = (f[OFF6_DATA_OFF] >> 4) * 4u;
-
-	return ((load16(f + OFF6_DATA_OFF) & FLAGS_MASK) ^ FLAGS_WANT) == 0 && thl >= FAST_TH &&
-	       m->data_len >= FAST_L2 + FAST_L3_6 + thl &&
-	       rte_be_to_cpu_16(load16(f + OFF6_PLEN)) >= thl;
 }
 
 /* Stage 1 of an IPv6 frame: its flow-table key as it arrives (the tuple
@@ -827,7 +821,7 @@ sy_splice_rx_burst(struct sy_worker *w, uint16_t port, struct rte_mbuf **pkts, u
 			if (c != NULL &&
 			    likely(fast_conn_ok(c, rte_pktmbuf_mtod(m, const uint8_t *), lg))) {
 				fast += fast_forward(w, c, m, lg, &memo);
-			} else if (c != NULL && (lg != LEG_V6 || fast_tcp6_ok(m)) &&
+			} else if (c != NULL &&
 				   fast_conn46_ok(t, c, rte_pktmbuf_mtod(m, const uint8_t *), &lg)) {
 				fast += fast_forward46(w, c, m, lg, &memo);
 			} else {
@@ -850,7 +844,6 @@ sy_splice_rx_burst(struct sy_worker *w, uint16_t port, struct rte_mbuf **pkts, u
 		if (!fast_frame(p, mac, m)) {
 			if (lane6 && fast_frame6(mac, m) &&
 			    fast_ours6(p, rte_pktmbuf_mtod_offset(m, const uint8_t *, OFF6_ADDRS + 16))) {
-				rte_prefetch0(rte_pktmbuf_mtod_offset(m, void *, RTE_CACHE_LINE_SIZE));
 				leg[i] = LEG_V6;
 				sig[i] = fast_key6(&key6[i], rte_pktmbuf_mtod(m, const uint8_t *));
 				where[i] = sy_flow_cache_pair(t, sig[i]);
