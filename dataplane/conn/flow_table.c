@@ -140,7 +140,7 @@ sy_flow_backend_add(struct sy_worker *w, struct sy_conn *c)
 		 * connect would time out, counted. */
 		(void)key_add(&w->tcp, w->tcp.flows6, &k, sy_flow_hash6(&k), c);
 	} else {
-		*sy_snat_slot(&w->tcp, c->snat_ip, c->snat_port) = c;
+		*sy_snat_slot(&w->tcp, c->snat_ip, c->snat_port) = sy_snat_slot_value(c);
 	}
 	c->flags |= SY_CF_BACKEND_KEY;
 }
@@ -156,7 +156,7 @@ sy_flow_backend_del(struct sy_worker *w, struct sy_conn *c)
 	} else {
 		struct sy_conn **slot = sy_snat_slot(&w->tcp, c->snat_ip, c->snat_port);
 
-		if (*slot == c)
+		if (sy_snat_slot_conn(*slot) == c)
 			*slot = NULL;
 	}
 	c->flags &= (uint8_t)~SY_CF_BACKEND_KEY;

@@ -213,13 +213,34 @@ void sy_flow_del6(struct sy_worker *w, const struct sy_conn *c);
 void sy_flow_backend_add(struct sy_worker *w, struct sy_conn *c);
 void sy_flow_backend_del(struct sy_worker *w, struct sy_conn *c);
 
+/*
+ * What an IPv4 backend leg's SNAT port slot holds: its record's address,
+ * with bit 0 set when the record has an IPv6 leg (its client's): the burst
+ * fast path's hint to prefetch the record's IPv6 addresses (the cold array)
+ * with the record, before it can read the record's flags. Only a hint: the
+ * record's own flags decide. Records are 64-byte aligned, so bit 0 is free.
+ */
+#define SY_SNAT_SLOT_V6 ((uintptr_t)1)
+
+static inline struct sy_conn *
+sy_snat_slot_value(const struct sy_conn *c)
+{
+	return (struct sy_conn *)((uintptr_t)c | ((c->flags & SY_CF_V6) ? SY_SNAT_SLOT_V6 : 0));
+}
+
+static inline struct sy_conn *
+sy_snat_slot_conn(const struct sy_conn *v)
+{
+	return (struct sy_conn *)((uintptr_t)v & ~SY_SNAT_SLOT_V6);
+}
+
 /* The record whose backend leg is exactly (saddr:sport -> daddr:dport), all
  * network order, or NULL. No hashing: the address and port name the slot. */
 static inline struct sy_conn *
 sy_flow_backend_lookup(const struct sy_conn_tables *t, uint32_t saddr, uint32_t daddr,
 		       uint16_t sport, uint16_t dport)
 {
-	struct sy_conn *c = *sy_snat_slot(t, daddr, dport);
+	struct sy_conn *c = sy_snat_slot_conn(*sy_snat_slot(t, daddr, dport));
 
 	if (c != NULL && c->snat_port == dport && c->backend_port == sport &&
 	    c->backend_ip == saddr && c->snat_ip == daddr)

@@ -725,7 +725,8 @@ fast_forward46(struct sy_worker *w, struct sy_conn *c, struct rte_mbuf *m, unsig
 /* Stage 2 for frame i (below): its record through the flow cache (the hash
  * when the cache does not have it: the IPv6 one with key6, the key stage 1
  * made, for an IPv6 frame) or its SNAT port's slot; prefetched (an IPv6
- * leg's addresses too, in the cold array). */
+ * leg's addresses too, in the cold array: for an IPv4 backend segment the
+ * slot says whether its record has one, conn/flow_table.h). */
 static inline void
 fast_resolve(struct sy_conn_tables *t, struct rte_mbuf *m, unsigned leg, void *where,
 	     hash_sig_t sig, const struct sy_flow_key6 *key6, struct sy_conn **conn)
@@ -746,9 +747,19 @@ fast_resolve(struct sy_conn_tables *t, struct rte_mbuf *m, unsigned leg, void *w
 			c = data;
 		}
 	} else if (leg == LEG_BACKEND) {
-		c = *(struct sy_conn *const *)where;
+		const struct sy_conn *v = *(struct sy_conn *const *)where;
+
+		c = sy_snat_slot_conn(v);
 		if (c == NULL)
 			return;
+		/* 4to6: what the client's IPv6 leg needs (client, listen
+		 * address, next hop: the entry's first 48 bytes). */
+		if (unlikely((uintptr_t)v & SY_SNAT_SLOT_V6)) {
+			const uint8_t *a = (const uint8_t *)sy_conn_v6_of(t, c);
+
+			rte_prefetch0(a);
+			rte_prefetch0(a + 47);
+		}
 	} else if (leg == LEG_V6) {
 		const uint8_t *a;
 
