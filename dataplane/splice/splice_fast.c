@@ -48,7 +48,9 @@
  *      there).
  *   2. FAST_RESOLVE_LAG frames behind: read that pair (conn/flow_table.h: one load; a
  *      key the cache does not have goes to the hash of its family) or slot,
- *      and prefetch the record (and an IPv6 frame's cold IPv6 addresses).
+ *      and prefetch the record (and its cold IPv6 addresses for an IPv6
+ *      frame, or an IPv4 backend frame whose slot says the record has an
+ *      IPv6 leg: conn/flow_table.h, SY_SNAT_SLOT_V6).
  *   3. Twice that behind, in burst order: check the record (a frame earlier
  *      in the burst, on the slow path, may have closed or freed it, or
  *      reused it for another flow), translate in place with incremental
