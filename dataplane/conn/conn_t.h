@@ -111,6 +111,15 @@ struct sy_conn_v6 {
 	uint8_t snat_k;         /* ... the index of snat among its port's addresses (conn/snat.h) */
 };
 
+/* Each IPv6 leg's (source, destination) as its segments carry them, one
+ * 32-byte run, the client leg's first and the backend leg's 48 bytes on (as
+ * the record's IPv4 legs, conn.h below): the fast path compares and writes
+ * a leg's addresses as one block (splice_fast.c). */
+_Static_assert(offsetof(struct sy_conn_v6, vip) == offsetof(struct sy_conn_v6, client) + 16 &&
+		       offsetof(struct sy_conn_v6, snat) == offsetof(struct sy_conn_v6, backend) + 16 &&
+		       offsetof(struct sy_conn_v6, backend) == 48,
+	       "sy_conn_v6: leg addresses");
+
 
 /* Client bytes held during PEEK and CONNECTING: a separate object so an
  * established connection does not pay for it. */
@@ -184,9 +193,13 @@ struct sy_conn_time_wait {
 #define SY_CF_LB_COUNTED 0x40   /* counted in its backend's open connections (lb/lb.h) */
 #define SY_CF_V6 0x80           /* a leg is IPv6 (which: `v6`): its addresses in struct sy_conn_v6 */
 
-/* Which legs are IPv6 (sy_conn.v6), with SY_CF_V6 set: the per-packet path. */
+/* Which legs are IPv6 (sy_conn.v6), with SY_CF_V6 set: a leg's bit is
+ * 1 << its enum sy_leg (the fast path shifts by the leg). */
 #define SY_V6_CLIENT 0x01
 #define SY_V6_BACKEND 0x02
+
+_Static_assert(SY_V6_CLIENT == 1u << SY_LEG_CLIENT && SY_V6_BACKEND == 1u << SY_LEG_BACKEND,
+	       "sy_conn: a leg's IPv6 bit");
 
 /*
  * The record of a connection: two cache lines, the first all that
@@ -238,7 +251,9 @@ struct sy_conn {
 	 * client leg's addresses (IPv4 header) and addresses and ports (TCP)
 	 * into the backend leg's; the other way is its complement. Set with
 	 * the deltas (sy_conn_csum_deltas, splice.h): the fast path's part of
-	 * both checksums that does not depend on the segment. */
+	 * both checksums that does not depend on the segment. With an IPv6
+	 * leg (SY_CF_V6) csum_tcp counts that leg's real addresses (the two
+	 * families' pseudo-headers differ only in them) and csum_ip is unused. */
 	uint16_t csum_ip, csum_tcp;
 	/* -- end of what forwarding an established segment touches (64 B) -- */
 

@@ -18,39 +18,69 @@ sy_flow_lookup(struct sy_worker *w, const struct sy_flow_key *k)
 	return data;
 }
 
-int
-sy_flow_add(struct sy_worker *w, const struct sy_flow_key *k, struct sy_conn *c)
+/* c into the client-leg cache under sig: an empty slot of the pair, else
+ * the first (the record it held is still found through the hash). */
+static void
+cache_put(struct sy_conn_tables *t, hash_sig_t sig, const struct sy_conn *c)
 {
-	hash_sig_t sig = sy_flow_hash(k);
-	uint64_t *pair = sy_flow_cache_pair(&w->tcp, sig);
+	uint64_t *pair = sy_flow_cache_pair(t, sig);
 	uint64_t e = (uint64_t)(uintptr_t)c | sy_flow_cache_tag(sig);
-	int rc = rte_hash_add_key_with_hash_data(w->tcp.flows, k, sig, c);
 
-	if (rc < 0 || ((uintptr_t)c >> 48) != 0)
-		return rc;
-	/* An empty slot of the pair, else the first: the record it held is
-	 * still found through the hash. */
+	if (((uintptr_t)c >> 48) != 0)
+		return;
 	if (pair[0] == 0)
 		pair[0] = e;
 	else if (pair[1] == 0)
 		pair[1] = e;
 	else
 		pair[0] = e;
-	return 0;
 }
 
-void
-sy_flow_del(struct sy_worker *w, const struct sy_flow_key *k, const struct sy_conn *c)
+static void
+cache_drop(struct sy_conn_tables *t, hash_sig_t sig, const struct sy_conn *c)
 {
-	hash_sig_t sig = sy_flow_hash(k);
-	uint64_t *pair = sy_flow_cache_pair(&w->tcp, sig);
+	uint64_t *pair = sy_flow_cache_pair(t, sig);
 	uint64_t e = (uint64_t)(uintptr_t)c | sy_flow_cache_tag(sig);
 
 	if (pair[0] == e)
 		pair[0] = 0;
 	if (pair[1] == e)
 		pair[1] = 0;
-	(void)rte_hash_del_key_with_hash(w->tcp.flows, k, sig);
+}
+
+/* A key of c's into hash h (its hash sig) and the client-leg cache, or out
+ * of both: an IPv4 client leg's, or an IPv6 leg's (the burst fast path
+ * looks IPv6 keys up in the cache too, conn/flow_table.h). */
+static int
+key_add(struct sy_conn_tables *t, struct rte_hash *h, const void *k, hash_sig_t sig,
+	struct sy_conn *c)
+{
+	int rc = rte_hash_add_key_with_hash_data(h, k, sig, c);
+
+	if (rc < 0)
+		return rc;
+	cache_put(t, sig, c);
+	return 0;
+}
+
+static void
+key_del(struct sy_conn_tables *t, struct rte_hash *h, const void *k, hash_sig_t sig,
+	const struct sy_conn *c)
+{
+	cache_drop(t, sig, c);
+	(void)rte_hash_del_key_with_hash(h, k, sig);
+}
+
+int
+sy_flow_add(struct sy_worker *w, const struct sy_flow_key *k, struct sy_conn *c)
+{
+	return key_add(&w->tcp, w->tcp.flows, k, sy_flow_hash(k), c);
+}
+
+void
+sy_flow_del(struct sy_worker *w, const struct sy_flow_key *k, const struct sy_conn *c)
+{
+	key_del(&w->tcp, w->tcp.flows, k, sy_flow_hash(k), c);
 }
 
 struct sy_conn *
@@ -77,7 +107,7 @@ sy_flow_add6(struct sy_worker *w, struct sy_conn *c)
 	struct sy_flow_key6 k;
 
 	conn_key6(w, c, &k);
-	return rte_hash_add_key_data(w->tcp.flows6, &k, c);
+	return key_add(&w->tcp, w->tcp.flows6, &k, sy_flow_hash6(&k), c);
 }
 
 void
@@ -86,7 +116,7 @@ sy_flow_del6(struct sy_worker *w, const struct sy_conn *c)
 	struct sy_flow_key6 k;
 
 	conn_key6(w, c, &k);
-	(void)rte_hash_del_key(w->tcp.flows6, &k);
+	key_del(&w->tcp, w->tcp.flows6, &k, sy_flow_hash6(&k), c);
 }
 
 /* An IPv6 backend leg's key: its tuple as the backend's segments carry it. */
@@ -108,9 +138,9 @@ sy_flow_backend_add(struct sy_worker *w, struct sy_conn *c)
 		/* Room for two keys a record (conn.c): not expected to fail;
 		 * if it did, the backend's segments would find nothing and the
 		 * connect would time out, counted. */
-		(void)rte_hash_add_key_data(w->tcp.flows6, &k, c);
+		(void)key_add(&w->tcp, w->tcp.flows6, &k, sy_flow_hash6(&k), c);
 	} else {
-		*sy_snat_slot(&w->tcp, c->snat_ip, c->snat_port) = c;
+		*sy_snat_slot(&w->tcp, c->snat_ip, c->snat_port) = sy_snat_slot_value(c);
 	}
 	c->flags |= SY_CF_BACKEND_KEY;
 }
@@ -122,11 +152,11 @@ sy_flow_backend_del(struct sy_worker *w, struct sy_conn *c)
 		struct sy_flow_key6 k;
 
 		backend_key6(w, c, &k);
-		(void)rte_hash_del_key(w->tcp.flows6, &k);
+		key_del(&w->tcp, w->tcp.flows6, &k, sy_flow_hash6(&k), c);
 	} else {
 		struct sy_conn **slot = sy_snat_slot(&w->tcp, c->snat_ip, c->snat_port);
 
-		if (*slot == c)
+		if (sy_snat_slot_conn(*slot) == c)
 			*slot = NULL;
 	}
 	c->flags &= (uint8_t)~SY_CF_BACKEND_KEY;

@@ -13,8 +13,9 @@
  * In front of the hash, a client-leg cache for the established-flow fast
  * path (splice_fast.c): the key's hash picks a pair of slots, each holding a
  * record pointer tagged with 16 more bits of the hash. A burst's client
- * segments find their records with one load each instead of an rte_hash
- * lookup (bucket, then key store). It is only a hint: a tag that
+ * segments (and IPv6 segments of either leg, below) find their records with
+ * one load each instead of an rte_hash lookup (bucket, then key store). It
+ * is only a hint: a tag that
  * misses (the pair was full, or the record was evicted) goes to the hash,
  * and a record found through it is used only if its client tuple matches the
  * segment's field for field, as a hash key would. Records leave it when they
@@ -106,6 +107,36 @@ sy_flow_hash(const struct sy_flow_key *k)
 	return sy_flow_hash_v4(k->saddr, k->daddr, k->sport, k->dport);
 }
 
+/* The IPv6 table's hash (conn.c gives it rte_hash_crc too, over the
+ * 48-byte key) from the key's six words as a load sees them: the four of
+ * the addresses as they lie in an IPv6 header (a0..a3), (sport, dport, 0)
+ * and 0. Words as values, not an array: splice_fast.c hashes what it
+ * loaded from the frame, kept in registers. */
+static inline hash_sig_t
+sy_flow_hash6_words(uint64_t a0, uint64_t a1, uint64_t a2, uint64_t a3, uint64_t ports)
+{
+#if defined(RTE_ARCH_X86_64) && defined(__SSE4_2__)
+	uint64_t h = _mm_crc32_u64(_mm_crc32_u64(SY_FLOW_HASH_INIT, a0), a1);
+
+	h = _mm_crc32_u64(_mm_crc32_u64(h, a2), a3);
+	return (hash_sig_t)_mm_crc32_u64(_mm_crc32_u64(h, ports), 0);
+#else
+	hash_sig_t h = rte_hash_crc_8byte(a1, rte_hash_crc_8byte(a0, SY_FLOW_HASH_INIT));
+
+	h = rte_hash_crc_8byte(a3, rte_hash_crc_8byte(a2, h));
+	return rte_hash_crc_8byte(0, rte_hash_crc_8byte(ports, h));
+#endif
+}
+
+static inline hash_sig_t
+sy_flow_hash6(const struct sy_flow_key6 *k)
+{
+	uint64_t w[6];
+
+	memcpy(w, k, sizeof(w));
+	return sy_flow_hash6_words(w[0], w[1], w[2], w[3], w[4]);
+}
+
 /* Client leg: the hash. */
 struct sy_conn *sy_flow_lookup(struct sy_worker *w, const struct sy_flow_key *k);
 /* Adds c under k (its client tuple) to the hash and the cache. */
@@ -142,10 +173,14 @@ sy_flow_cache_find(const uint64_t *pair, hash_sig_t sig)
 }
 
 /*
- * IPv6 client legs (SY_V6_CLIENT): their own hash, w->tcp.flows6, with
- * 40-byte keys, so an IPv4 key stays 16 bytes; no cache in front (the burst
- * fast path is IPv4's). A record's IPv6 addresses are in the cold array
- * beside the records (struct sy_conn_v6, same index).
+ * IPv6 legs (SY_V6_CLIENT, SY_V6_BACKEND): their own hash, w->tcp.flows6,
+ * with 48-byte keys, so an IPv4 key stays 16 bytes. Both legs' keys are in
+ * the cache above too, under their IPv6 hash (the burst fast path looks an
+ * IPv6 segment's key up there as an IPv4 client segment's; what it finds is
+ * checked field for field, so a record of the other family under a tag is
+ * only a miss). A worker without IPv6 legs puts nothing of theirs there. A
+ * record's IPv6 addresses are in the cold array beside the records (struct
+ * sy_conn_v6, same index).
  */
 static inline struct sy_conn_v6 *
 sy_conn_v6_of(const struct sy_conn_tables *t, const struct sy_conn *c)
@@ -178,13 +213,34 @@ void sy_flow_del6(struct sy_worker *w, const struct sy_conn *c);
 void sy_flow_backend_add(struct sy_worker *w, struct sy_conn *c);
 void sy_flow_backend_del(struct sy_worker *w, struct sy_conn *c);
 
+/*
+ * What an IPv4 backend leg's SNAT port slot holds: its record's address,
+ * with bit 0 set when the record has an IPv6 leg (its client's): the burst
+ * fast path's hint to prefetch the record's IPv6 addresses (the cold array)
+ * with the record, before it can read the record's flags. Only a hint: the
+ * record's own flags decide. Records are 64-byte aligned, so bit 0 is free.
+ */
+#define SY_SNAT_SLOT_V6 ((uintptr_t)1)
+
+static inline struct sy_conn *
+sy_snat_slot_value(const struct sy_conn *c)
+{
+	return (struct sy_conn *)((uintptr_t)c | ((c->flags & SY_CF_V6) ? SY_SNAT_SLOT_V6 : 0));
+}
+
+static inline struct sy_conn *
+sy_snat_slot_conn(const struct sy_conn *v)
+{
+	return (struct sy_conn *)((uintptr_t)v & ~SY_SNAT_SLOT_V6);
+}
+
 /* The record whose backend leg is exactly (saddr:sport -> daddr:dport), all
  * network order, or NULL. No hashing: the address and port name the slot. */
 static inline struct sy_conn *
 sy_flow_backend_lookup(const struct sy_conn_tables *t, uint32_t saddr, uint32_t daddr,
 		       uint16_t sport, uint16_t dport)
 {
-	struct sy_conn *c = *sy_snat_slot(t, daddr, dport);
+	struct sy_conn *c = sy_snat_slot_conn(*sy_snat_slot(t, daddr, dport));
 
 	if (c != NULL && c->snat_port == dport && c->backend_port == sport &&
 	    c->backend_ip == saddr && c->snat_ip == daddr)

@@ -931,7 +931,7 @@ backend_established(struct sy_worker *w, struct sy_conn *c, struct rte_mbuf *syn
 	c->ts_delta[SY_LEG_BACKEND] = d_ts;
 	c->win_shift_b = ws_b;
 	c->win_shift_r = ws_r;
-	sy_conn_csum_deltas(c);
+	sy_conn_csum_deltas(&w->tcp, c);
 	c->flags |= SY_CF_SPLICED;
 	sy_xlate_to_backend(c, &x);
 	rte_pktmbuf_free(synack); /* the client had its handshake with us */

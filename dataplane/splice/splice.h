@@ -124,10 +124,28 @@ sy_csum_halves(uint32_t raw)
 	return (raw & 0xffff) + (raw >> 16);
 }
 
-/* c->csum_ip and c->csum_tcp from its tuples (conn.h). Ones' complement
- * sums do not depend on byte order (RFC 1071 2.(B)): raw words throughout. */
+/* Sum of the 16-bit words of n bytes of addresses, as they lie in memory,
+ * each complemented (the ~m of RFC 1624) or not. */
+static inline uint32_t
+sy_csum_addr_words(const uint8_t *p, unsigned n, bool complement)
+{
+	uint32_t s = 0;
+	unsigned i;
+
+	for (i = 0; i < n; i += 2) {
+		uint16_t v;
+
+		memcpy(&v, p + i, 2);
+		s += complement ? (uint16_t)~v : v;
+	}
+	return s;
+}
+
+/* c->csum_ip and c->csum_tcp from its tuples (conn.h); an IPv6 leg's
+ * addresses from t's cold array. Ones' complement sums do not depend on
+ * byte order (RFC 1071 2.(B)): raw words throughout. */
 static inline void
-sy_conn_csum_deltas(struct sy_conn *c)
+sy_conn_csum_deltas(const struct sy_conn_tables *t, struct sy_conn *c)
 {
 	uint32_t ip = sy_csum_halves(~c->client_ip) + sy_csum_halves(~c->vip) +
 		      sy_csum_halves(c->snat_ip) + sy_csum_halves(c->backend_ip);
@@ -135,8 +153,16 @@ sy_conn_csum_deltas(struct sy_conn *c)
 
 	ip = (ip & 0xffff) + (ip >> 16);
 	ip = (ip & 0xffff) + (ip >> 16);
-	tcp = ip + (uint16_t)~c->client_port + (uint16_t)~c->vip_port + c->snat_port +
-	      c->backend_port;
+	tcp = ip;
+	if (c->flags & SY_CF_V6) {
+		const struct sy_conn_v6 *a = sy_conn_v6_of(t, c);
+
+		tcp = sy_conn_client_v6(c) ? sy_csum_addr_words(a->client, 32, true)
+					   : sy_csum_halves(~c->client_ip) + sy_csum_halves(~c->vip);
+		tcp += sy_conn_backend_v6(c) ? sy_csum_addr_words(a->backend, 32, false)
+					     : sy_csum_halves(c->snat_ip) + sy_csum_halves(c->backend_ip);
+	}
+	tcp += (uint16_t)~c->client_port + (uint16_t)~c->vip_port + c->snat_port + c->backend_port;
 	tcp = (tcp & 0xffff) + (tcp >> 16);
 	tcp = (tcp & 0xffff) + (tcp >> 16);
 	c->csum_ip = (uint16_t)ip;

@@ -6,11 +6,15 @@
  *
  * What it handles, and only that: an IPv4 frame to the port's own MAC with
  * a 20-byte IPv4 header (no IP options) whose checksum is right, TTL not 0,
- * not a fragment, TCP with a well-formed header, flags ACK without SYN, RST
- * or FIN (PSH, URG, ECE, CWR may be set), belonging to a connection in
- * SPLICED state on which neither side has sent a FIN yet. For those, it does
- * exactly what the per-packet path does (splice.c forward(): last_seen,
- * translation, next hop) and nothing else.
+ * not a fragment, or an IPv6 frame to it and to one of the port's IPv6
+ * addresses whose fixed header is followed by TCP (no extension headers)
+ * and whose payload fits the frame; TCP with a well-formed header, flags ACK without
+ * SYN, RST or FIN (PSH, URG, ECE, CWR may be set), belonging to a
+ * connection in SPLICED state on which neither side has sent a FIN yet.
+ * Either leg of the connection may be of either family: 4to4, 6to6, 6to4,
+ * 4to6. For those, it does exactly what the per-packet path does (splice.c
+ * forward() and xlate_send(): last_seen, translation, next hop) and nothing
+ * else; the hop limit, like the TTL, is left as it came.
  *
  * Everything else goes to sy_eth_input() unchanged, in its place in the
  * burst: ARP, ICMP, broadcast frames, anything malformed (it is dropped
@@ -37,9 +41,16 @@
  *      where its record is: a client segment's hash (CRC-32C of the two
  *      words a flow key is made of, loaded straight from the headers) and
  *      its flow-cache pair, a backend segment's SNAT port slot; prefetch it.
+ *      A frame that is not IPv4's layout is tried as IPv6's (only then:
+ *      the IPv4 lane pays nothing for it): its 48-byte key written once,
+ *      hashed from the same words (CRC-32C, as the IPv6 hash does), and
+ *      its flow-cache pair prefetched (an IPv6 key of either leg is cached
+ *      there).
  *   2. FAST_RESOLVE_LAG frames behind: read that pair (conn/flow_table.h: one load; a
- *      key the cache does not have goes to the hash) or slot, and prefetch
- *      the record.
+ *      key the cache does not have goes to the hash of its family) or slot,
+ *      and prefetch the record (and its cold IPv6 addresses for an IPv6
+ *      frame, or an IPv4 backend frame whose slot says the record has an
+ *      IPv6 leg: conn/flow_table.h, SY_SNAT_SLOT_V6).
  *   3. Twice that behind, in burst order: check the record (a frame earlier
  *      in the burst, on the slow path, may have closed or freed it, or
  *      reused it for another flow), translate in place with incremental
@@ -47,6 +58,10 @@
  *      TX. A frame without a usable record goes to sy_eth_input() here, so
  *      the order of a flow's segments is kept. What stage 2 read before
  *      such a frame ran can only be stale towards "not on the fast path".
+ *      A record with an IPv6 leg (SY_CF_V6) fails the IPv4 check and is
+ *      checked again for its families (fast_conn46_ok): an IPv4 frame on
+ *      an IPv4 leg, an IPv6 frame on an IPv6 leg (which one: the 16-byte
+ *      addresses and ports, the client leg's first, as sy_tcp6_input).
  *
  * Legs: a record keeps each leg's (source, destination) addresses and ports
  * as that leg's segments carry them (conn.h). A segment matches its leg with
@@ -59,10 +74,24 @@
  *
  * Translation: the common layouts are done inline on whole 32-bit words (no
  * TCP options, or NOP NOP TS as Linux and the BSDs send it); any other
- * option list (SACK blocks, odd offsets) goes through sy_xlate_tcp4(), the
- * same function the per-packet path uses.
+ * option list (SACK blocks, odd offsets) goes through sy_xlate_tcp4() or,
+ * with an IPv6 leg, splice_xlate46.c's functions, the ones the per-packet
+ * path uses.
+ *
+ * IPv6 legs: a record's IPv6 addresses are in the cold array
+ * (conn/conn_t.h, struct sy_conn_v6), each leg's pair as one 32-byte run,
+ * so the same "other leg's pair, swapped" holds; its csum_tcp counts them
+ * (the two families' pseudo-headers differ only in the addresses), so the
+ * TCP checksum changes by the record's number whichever families the legs
+ * are. Within IPv6 the addresses are rewritten in place; across the
+ * families the IP header is replaced by the layout splice_xlate.h builds
+ * for both paths (sy_xlate_ipv4_hdr, sy_xlate_ipv6_hdr), the frame 20 bytes
+ * shorter or longer, the TCP header left where it is. The next hop's
+ * Ethernet address comes from ARP or neighbour discovery by the outgoing
+ * leg's family.
  */
 #include <rte_byteorder.h>
+#include <rte_common.h>
 #include <rte_ether.h>
 #include <rte_hash.h>
 #include <rte_ip.h>
@@ -71,12 +100,17 @@
 #include <rte_tcp.h>
 
 #include "net/arp.h"
+#include "net/nd.h"
 #include "conn/conn.h"
 #include "net/net.h"
 #include "splice/splice.h"
 #include "tcp/tcp.h"
 #include "worker.h"
 
+/* The helpers the IPv4 lane shares with the IPv6 one are always inlined:
+ * with two callers gcc otherwise calls them, and the IPv4 lane must cost
+ * what it did alone. The IPv6 lane's forwarding (fast_forward46) is never
+ * inlined, so the loop holds little of the IPv6 lane's code. */
 #define FAST_PREFETCH_AHEAD 4
 /* Frames between the stages (How, above). */
 #define FAST_RESOLVE_LAG 8u
@@ -92,6 +126,14 @@
 #define OFF_PORTS (FAST_L2 + FAST_L3)       /* source, destination port */
 #define OFF_DATA_OFF (FAST_L2 + FAST_L3 + 12) /* data offset, flags */
 
+/* The IPv6 layout: the same Ethernet header, a 40-byte IPv6 header with TCP
+ * as its next header (no extension headers), TCP. */
+#define FAST_L3_6 40u
+#define OFF6_PLEN (FAST_L2 + 4)                 /* payload length, next header, hop limit */
+#define OFF6_ADDRS (FAST_L2 + 8)                /* source, destination address */
+#define OFF6_PORTS (FAST_L2 + FAST_L3_6)        /* source, destination port */
+#define OFF6_DATA_OFF (FAST_L2 + FAST_L3_6 + 12) /* data offset, flags */
+
 /* The first option word of NOP NOP TS(10), and that layout's length. */
 #define FAST_TS_WORD RTE_BE32(0x0101080a)
 #define FAST_TS_HLEN (FAST_TH + 12)
@@ -103,6 +145,11 @@
 #define FRAG_PROTO_MASK RTE_BE32(0x3fff00ff)
 #define FRAG_PROTO_WANT RTE_BE32(IPPROTO_TCP)
 #define TTL_MASK RTE_BE32(0x0000ff00)
+/* IPv6: the ethertype and the version; next header TCP. */
+#define ETH_IP6_MASK RTE_BE32(0xfffff000)
+#define ETH_IP6_WANT RTE_BE32((RTE_ETHER_TYPE_IPV6 << 16) | (6u << 12))
+#define NH_MASK RTE_BE32(0x0000ff00)
+#define NH_WANT RTE_BE32(IPPROTO_TCP << 8)
 #define FLAGS_MASK \
 	RTE_BE16(RTE_TCP_SYN_FLAG | RTE_TCP_RST_FLAG | RTE_TCP_FIN_FLAG | RTE_TCP_ACK_FLAG)
 #define FLAGS_WANT RTE_BE16(RTE_TCP_ACK_FLAG)
@@ -112,6 +159,7 @@ enum fast_leg {
 	LEG_CLIENT = SY_LEG_CLIENT,   /* client -> listen address: the hash */
 	LEG_BACKEND = SY_LEG_BACKEND, /* backend -> SNAT address: the SNAT port's slot */
 	LEG_SLOW,                     /* sy_eth_input() */
+	LEG_V6,                       /* an IPv6 frame, either leg: the IPv6 hash */
 };
 
 static inline uint16_t
@@ -294,48 +342,155 @@ static inline bool
 fast_conn_ok(const struct sy_conn *c, const uint8_t *f, unsigned leg)
 {
 	return c->state == SY_CONN_SPLICED &&
-	       /* An IPv6 client leg changes family on the way: splice.c. */
+	       /* A record with an IPv6 leg: fast_conn46_ok. So is every
+	        * record an IPv6 frame (LEG_V6) found: its leg is never read
+	        * here. */
 	       !(c->flags & (SY_CF_FIN_CLIENT | SY_CF_FIN_BACKEND | SY_CF_V6)) &&
 	       leg_addrs(c, leg) == load64(f + OFF_ADDRS) &&
 	       leg_ports(c, leg) == load32(f + OFF_PORTS);
 }
 
 /*
- * Translate in place (docs/architecture.md 9.3, "Numbers to translate"): the
- * same result as sy_xlate_tcp4() with sy_xlate_from_leg(). Only for ACK
- * segments without SYN (fast_frame). Returns -1 when the options are
- * malformed.
- *
- * Either leg: seq and TSval forward by this leg's deltas, ack and TSecr back
- * by the other's (conn.h); backend leg: the window to our scale.
+ * Is this IPv6 frame one the fast path may take? The checks of sy_eth_input,
+ * sy_ipv6_input and sy_tcp6_input for the IPv6 layout above, as
+ * fast_frame's: to our MAC, version 6, TCP right after the fixed header (a
+ * frame with extension headers goes the per-packet way, which takes them
+ * out), the payload within the frame, a well-formed TCP header, flags ACK
+ * without SYN, RST or FIN. All here, in stage 1, although the TCP flags lie
+ * in the frame's second line: a handshake's segments must not cost a flow
+ * lookup before the per-packet path does its own. The hop limit is neither
+ * checked nor decremented, as on the per-packet path: the router is the
+ * segment's end point on either leg, not a hop between them (the IPv4 lane
+ * keeps the TTL too).
  */
-static inline int
-fast_xlate(const struct sy_conn *c, uint8_t *ip, unsigned thl, unsigned leg)
+static inline bool
+fast_frame6(uint64_t mac, const struct rte_mbuf *m)
 {
-	uint8_t *th = ip + FAST_L3;
-	const bool from_client = leg == LEG_CLIENT;
-	uint64_t a_new, tcp_acc;
-	uint32_t p_new;
-	uint16_t ip_d;
-	struct sy_xlate x;
+	const uint8_t *f = rte_pktmbuf_mtod(m, const uint8_t *);
+	unsigned thl, plen;
+	uint64_t bad;
 
-	if (thl != FAST_TH && (thl != FAST_TS_HLEN || load32(th + FAST_TH) != FAST_TS_WORD)) {
-		/* SACK blocks and other layouts: the general translation. */
-		sy_xlate_from_leg(c, (enum sy_leg)leg, &x);
-		return sy_xlate_tcp4((struct rte_ipv4_hdr *)ip, (struct rte_tcp_hdr *)th, &x);
+	if (unlikely(m->data_len < FAST_L2 + FAST_L3_6 + FAST_TH))
+		return false;
+	bad = ((load64(f) ^ mac) & MAC_MASK) |
+	      ((load32(f + OFF_ETHERTYPE) & ETH_IP6_MASK) ^ ETH_IP6_WANT) |
+	      ((load32(f + OFF6_PLEN) & NH_MASK) ^ NH_WANT) |
+	      ((load16(f + OFF6_DATA_OFF) & FLAGS_MASK) ^ FLAGS_WANT);
+	if (bad != 0)
+		return false;
+	plen = rte_be_to_cpu_16(load16(f + OFF6_PLEN));
+	thl = (f[OFF6_DATA_OFF] >> 4) * 4u;
+	return likely(thl >= FAST_TH && m->data_len >= FAST_L2 + FAST_L3_6 + thl && plen >= thl &&
+		      plen <= m->pkt_len - FAST_L2 - FAST_L3_6);
+}
+
+/* The destination is one of port p's IPv6 addresses: sy_ipv6_input's rule,
+ * which is per port (IPv4's is any port's address). A record's leg has one
+ * of ours as its destination, but not necessarily this port's; the ones
+ * that are not go the per-packet way, to be dropped there. */
+static inline bool
+fast_ours6(const struct sy_dp_port *p, const uint8_t *dst)
+{
+	const uint64_t d0 = load64(dst), d1 = load64(dst + 8);
+	unsigned i;
+
+	for (i = 0; i < p->n_ipv6; i++)
+		if (((load64(p->ipv6[i]) ^ d0) | (load64(p->ipv6[i] + 8) ^ d1)) == 0)
+			return true;
+	return false;
+}
+
+/* Stage 1 of an IPv6 frame: its flow-table key as it arrives (the tuple
+ * either leg's key is made of, conn/flow_table.c), and the key's hash from
+ * the words loaded for it. */
+static inline hash_sig_t
+fast_key6(struct sy_flow_key6 *k, const uint8_t *f)
+{
+	const uint64_t a0 = load64(f + OFF6_ADDRS), a1 = load64(f + OFF6_ADDRS + 8);
+	const uint64_t a2 = load64(f + OFF6_ADDRS + 16), a3 = load64(f + OFF6_ADDRS + 24);
+	uint64_t pw = load32(f + OFF6_PORTS);
+
+#if RTE_BYTE_ORDER == RTE_BIG_ENDIAN
+	pw <<= 32; /* ports, then zero */
+#endif
+	/* Stored as the words it is hashed from: the hash never reads the
+	 * key back (a wide load over narrower stores would wait for them). */
+	memcpy(k->saddr, &a0, 8);
+	memcpy(k->saddr + 8, &a1, 8);
+	memcpy(k->daddr, &a2, 8);
+	memcpy(k->daddr + 8, &a3, 8);
+	/* (sport, dport, zero[0]) then (zero[1], zero[2]). */
+	memcpy((uint8_t *)k + offsetof(struct sy_flow_key6, sport), &pw, 8);
+	memset((uint8_t *)k + offsetof(struct sy_flow_key6, zero[1]), 0, 8);
+	return sy_flow_hash6_words(a0, a1, a2, a3, pw);
+}
+
+static inline bool
+same32(const uint8_t *a, const uint8_t *b)
+{
+	return ((load64(a) ^ load64(b)) | (load64(a + 8) ^ load64(b + 8)) |
+		(load64(a + 16) ^ load64(b + 16)) | (load64(a + 24) ^ load64(b + 24))) == 0;
+}
+
+/*
+ * fast_conn_ok for a record with an IPv6 leg (SY_CF_V6, which fast_conn_ok
+ * turns away): SPLICED, no FIN either way yet, and the segment its leg's
+ * field for field, in that leg's family. An IPv4 frame (*leg found by its
+ * port, as for any) must be on an IPv4 leg; an IPv6 one's key was either
+ * leg's, the client's tried first as sy_tcp6_input does, and *leg set.
+ */
+static inline bool
+fast_conn46_ok(const struct sy_conn_tables *t, const struct sy_conn *c, const uint8_t *f,
+	       unsigned *leg)
+{
+	const struct sy_conn_v6 *a;
+	uint32_t ports;
+
+	if (c->state != SY_CONN_SPLICED || !(c->flags & SY_CF_V6) ||
+	    (c->flags & (SY_CF_FIN_CLIENT | SY_CF_FIN_BACKEND)))
+		return false;
+	if (*leg != LEG_V6)
+		return !((c->v6 >> *leg) & 1) && leg_addrs(c, *leg) == load64(f + OFF_ADDRS) &&
+		       leg_ports(c, *leg) == load32(f + OFF_PORTS);
+	a = sy_conn_v6_of(t, c);
+	ports = load32(f + OFF6_PORTS);
+	if (sy_conn_client_v6(c) && leg_ports(c, LEG_CLIENT) == ports &&
+	    same32(a->client, f + OFF6_ADDRS)) {
+		*leg = LEG_CLIENT;
+		return true;
 	}
+	if (sy_conn_backend_v6(c) && leg_ports(c, LEG_BACKEND) == ports &&
+	    same32(a->backend, f + OFF6_ADDRS)) {
+		*leg = LEG_BACKEND;
+		return true;
+	}
+	return false;
+}
 
-	/* Addresses, in the IPv4 header and the TCP pseudo-header alike, and
-	 * ports: the other leg's, swapped. Their checksum change is the
-	 * record's (conn.h), negated the other way. */
-	a_new = swap_halves64(leg_addrs(c, !leg));
-	p_new = swap_halves32(leg_ports(c, !leg));
-	memcpy(ip + 12, &a_new, 8);
+/* The layouts translated inline: no TCP options, or NOP NOP TS as Linux and
+ * the BSDs send it; any other goes through the per-packet path's functions. */
+static __rte_always_inline bool
+fast_tcp_layout(const uint8_t *th, unsigned thl)
+{
+	return thl == FAST_TH || (thl == FAST_TS_HLEN && load32(th + FAST_TH) == FAST_TS_WORD);
+}
+
+/*
+ * The TCP header's part of a translation in place, for a layout
+ * fast_tcp_layout() accepts (docs/architecture.md 9.3, "Numbers to
+ * translate"): ports, and with the record's checksum change for them and
+ * the addresses (conn.h csum_tcp, negated the other way), seq and TSval
+ * forward by this leg's deltas, ack and TSecr back by the other's; backend
+ * leg: the window to our scale. Only for ACK segments without SYN.
+ */
+static __rte_always_inline void
+fast_xlate_tcp(const struct sy_conn *c, uint8_t *th, unsigned thl, unsigned leg)
+{
+	const bool from_client = leg == LEG_CLIENT;
+	uint64_t tcp_acc = from_client ? c->csum_tcp : (uint16_t)~c->csum_tcp;
+	uint32_t p_new = swap_halves32(leg_ports(c, !leg));
+
 	memcpy(th, &p_new, 4);
-	ip_d = from_client ? c->csum_ip : (uint16_t)~c->csum_ip;
-	tcp_acc = from_client ? c->csum_tcp : (uint16_t)~c->csum_tcp;
-	memcpy(ip + 10, &(uint16_t){ csum_apply16(load16(ip + 10), ip_d) }, 2);
-
 	tcp_acc += add32(th + 4, c->seq_delta[leg]);
 	tcp_acc += add32(th + 8, -c->seq_delta[!leg]);
 	if (thl == FAST_TS_HLEN) {
@@ -351,6 +506,35 @@ fast_xlate(const struct sy_conn *c, uint8_t *ip, unsigned thl, unsigned leg)
 		tcp_acc += (uint16_t)~old + (uint64_t)win;
 	}
 	memcpy(th + 16, &(uint16_t){ csum_apply(load16(th + 16), tcp_acc) }, 2);
+}
+
+/*
+ * Translate an IPv4 segment of an IPv4-only record in place: the same
+ * result as sy_xlate_tcp4() with sy_xlate_from_leg(). Returns -1 when the
+ * options are malformed.
+ */
+static __rte_always_inline int
+fast_xlate(const struct sy_conn *c, uint8_t *ip, unsigned thl, unsigned leg)
+{
+	uint8_t *th = ip + FAST_L3;
+	uint64_t a_new;
+	uint16_t ip_d;
+	struct sy_xlate x;
+
+	if (!fast_tcp_layout(th, thl)) {
+		/* SACK blocks and other layouts: the general translation. */
+		sy_xlate_from_leg(c, (enum sy_leg)leg, &x);
+		return sy_xlate_tcp4((struct rte_ipv4_hdr *)ip, (struct rte_tcp_hdr *)th, &x);
+	}
+
+	/* Addresses, in the IPv4 header and the TCP pseudo-header alike, and
+	 * ports: the other leg's, swapped. Their checksum change is the
+	 * record's (conn.h), negated the other way. */
+	a_new = swap_halves64(leg_addrs(c, !leg));
+	memcpy(ip + 12, &a_new, 8);
+	ip_d = leg == LEG_CLIENT ? c->csum_ip : (uint16_t)~c->csum_ip;
+	memcpy(ip + 10, &(uint16_t){ csum_apply16(load16(ip + 10), ip_d) }, 2);
+	fast_xlate_tcp(c, th, thl, leg);
 	return 0;
 }
 
@@ -361,24 +545,71 @@ prefetch_record(const struct sy_conn *c)
 	rte_prefetch0(c);
 }
 
-/* The Ethernet addresses towards a next hop, kept per output port for the
- * rest of the burst (ARP changes only on the slow path, which forgets them):
- * destination and source as the frame carries them. */
+/* The Ethernet addresses towards a next hop, kept per output port and
+ * family for the rest of the burst (ARP and neighbour discovery change only
+ * on the slow path, which forgets them): destination and source as the
+ * frame carries them. */
 struct nh_memo {
-	uint32_t ip;
+	union {
+		uint32_t ip4;
+		uint8_t ip6[16];
+	};
 	uint8_t eth[2 * RTE_ETHER_ADDR_LEN];
 };
 
+/* Both families' (index: 1 for IPv6), and which ports' entries are good. */
+struct nh_memos {
+	struct nh_memo m[2][SY_MAX_PORTS];
+	uint32_t ok[2];
+};
+
+/* Frame f (data at its Ethernet header) to next hop nh4 (IPv4) or nh6
+ * (v6) on port out: its Ethernet addresses, queued for TX. Always 1 (sent,
+ * or held by ARP or neighbour discovery). */
+static __rte_always_inline unsigned
+fast_send(struct sy_worker *w, struct rte_mbuf *m, uint8_t *f, uint16_t out, bool v6,
+	  uint32_t nh4, const uint8_t *nh6, struct nh_memos *mo)
+{
+	struct nh_memo *mm = &mo->m[v6][out];
+
+	if (unlikely(!(mo->ok[v6] & (1u << out)) ||
+		     (v6 ? memcmp(mm->ip6, nh6, 16) != 0 : mm->ip4 != nh4))) {
+		const struct rte_ether_addr *mac =
+			v6 ? sy_nd_lookup(w, out, nh6) : sy_arp_lookup(w, out, nh4);
+
+		if (mac == NULL) {
+			/* Unresolved: ARP or ND holds it and asks, as on the
+			 * slow path. That may take over a table entry another
+			 * port's memo points at: forget them all. */
+			memset(f, 0, RTE_ETHER_ADDR_LEN);
+			memcpy(f + RTE_ETHER_ADDR_LEN, &w->sh->ports[out].mac, RTE_ETHER_ADDR_LEN);
+			if (v6)
+				sy_nd_output(w, out, nh6, m);
+			else
+				sy_arp_output(w, out, nh4, m);
+			mo->ok[v6] = 0;
+			return 1;
+		}
+		if (v6)
+			memcpy(mm->ip6, nh6, 16);
+		else
+			mm->ip4 = nh4;
+		memcpy(mm->eth, mac, RTE_ETHER_ADDR_LEN);
+		memcpy(mm->eth + RTE_ETHER_ADDR_LEN, &w->sh->ports[out].mac, RTE_ETHER_ADDR_LEN);
+		mo->ok[v6] |= 1u << out;
+	}
+	memcpy(f, mm->eth, sizeof(mm->eth));
+	sy_tx(w, out, m);
+	return 1;
+}
+
 /* Returns 1 when m was forwarded (or is held by ARP), 0 when dropped. */
-static inline unsigned
+static __rte_always_inline unsigned
 fast_forward(struct sy_worker *w, struct sy_conn *c, struct rte_mbuf *m, unsigned leg,
-	     struct nh_memo *memo, uint32_t *memo_ok)
+	     struct nh_memos *mo)
 {
 	uint8_t *f = rte_pktmbuf_mtod(m, uint8_t *);
 	unsigned tlen = rte_be_to_cpu_16(load16(f + FAST_L2 + 2));
-	uint16_t out = leg == LEG_CLIENT ? c->backend_if : c->client_if;
-	uint32_t nh = leg == LEG_CLIENT ? c->backend_nh : c->client_nh;
-	struct nh_memo *mm = &memo[out];
 
 	c->last_seen = sy_conn_seen(w->now);
 	if (unlikely(fast_xlate(c, f + FAST_L2, (f[OFF_DATA_OFF] >> 4) * 4u, leg) < 0)) {
@@ -392,34 +623,115 @@ fast_forward(struct sy_worker *w, struct sy_conn *c, struct rte_mbuf *m, unsigne
 		rte_pktmbuf_trim(m, (uint16_t)(m->pkt_len - FAST_L2 - tlen));
 	m->tx_offload = rte_mbuf_tx_offload(FAST_L2, FAST_L3, 0, 0, 0, 0, 0);
 	m->ol_flags &= RTE_MBUF_F_INDIRECT | RTE_MBUF_F_EXTERNAL;
-	if (unlikely(!(*memo_ok & (1u << out)) || mm->ip != nh)) {
-		const struct rte_ether_addr *mac = sy_arp_lookup(w, out, nh);
+	if (leg == LEG_CLIENT)
+		return fast_send(w, m, f, c->backend_if, false, c->backend_nh, NULL, mo);
+	return fast_send(w, m, f, c->client_if, false, c->client_nh, NULL, mo);
+}
 
-		if (mac == NULL) {
-			/* Unresolved: ARP holds it and asks, as on the slow path.
-			 * That may take over a table entry another port's memo
-			 * points at: forget them all. */
-			memset(f, 0, RTE_ETHER_ADDR_LEN);
-			memcpy(f + RTE_ETHER_ADDR_LEN, &w->sh->ports[out].mac, RTE_ETHER_ADDR_LEN);
-			sy_arp_output(w, out, nh, m);
-			*memo_ok = 0;
-			return 1;
+/*
+ * A segment of a record with an IPv6 leg (SY_CF_V6), arriving on leg `leg`
+ * (in its family) and leaving on the other (in that one's): within IPv6 the
+ * addresses are rewritten in place; across the families the IP header is
+ * replaced (splice_xlate.h's layouts), 20 bytes shorter (6to4: the TCP
+ * header stays where it is, the Ethernet and IPv4 headers start 20 bytes
+ * later) or longer (4to6: 20 bytes of headroom taken). The TCP part as
+ * fast_xlate's, the record's csum_tcp counting the real addresses (conn.h);
+ * other option layouts through splice_xlate46.c's functions, as
+ * splice.c's xlate_send. The same result as the per-packet path.
+ * Returns 1 when m was forwarded (or is held by ARP / ND), 0 when dropped.
+ */
+static __rte_noinline unsigned
+fast_forward46(struct sy_worker *w, struct sy_conn *c, struct rte_mbuf *m, unsigned leg,
+	       struct nh_memos *mo)
+{
+	const struct sy_conn_v6 *a = sy_conn_v6_of(&w->tcp, c);
+	const bool in6 = (c->v6 >> leg) & 1, out6 = (c->v6 >> !leg) & 1;
+	const bool to_backend = leg == LEG_CLIENT;
+	/* The other leg's (source, destination) pair is the new one, swapped. */
+	const uint8_t *src6 = to_backend ? a->snat : a->vip;
+	const uint8_t *dst6 = to_backend ? a->backend : a->client;
+	uint8_t *f = rte_pktmbuf_mtod(m, uint8_t *);
+	const unsigned l3 = in6 ? FAST_L3_6 : FAST_L3;
+	const unsigned tlen = in6 ? FAST_L3_6 + rte_be_to_cpu_16(load16(f + OFF6_PLEN))
+				  : rte_be_to_cpu_16(load16(f + FAST_L2 + 2));
+	const uint16_t tcp_len = (uint16_t)(tlen - l3);
+	uint8_t *th = f + FAST_L2 + l3;
+	const unsigned thl = (th[12] >> 4) * 4u;
+	uint16_t out = to_backend ? c->backend_if : c->client_if;
+
+	c->last_seen = sy_conn_seen(w->now);
+	/* As sy_ipv4_input / sy_ipv6_input leave it: padding cut. */
+	if (unlikely(m->pkt_len > FAST_L2 + tlen))
+		rte_pktmbuf_trim(m, (uint16_t)(m->pkt_len - FAST_L2 - tlen));
+	if (likely(fast_tcp_layout(th, thl))) {
+		if (in6 && out6) {
+			memcpy(f + OFF6_ADDRS, src6, 16);
+			memcpy(f + OFF6_ADDRS + 16, dst6, 16);
+		} else if (in6) {
+			/* 6to4: what the IPv4 header carries over, read before
+			 * it overwrites the IPv6 one's last 20 bytes. */
+			const uint8_t tc = (uint8_t)(rte_be_to_cpu_32(load32(f + FAST_L2)) >> 20);
+			const uint8_t hop = f[OFF6_PLEN + 3];
+
+			f = (uint8_t *)rte_pktmbuf_adj(m, FAST_L3_6 - FAST_L3);
+			sy_xlate_ipv4_hdr((struct rte_ipv4_hdr *)(f + FAST_L2), tc, hop, tcp_len,
+					  to_backend ? c->snat_ip : c->vip,
+					  to_backend ? c->backend_ip : c->client_ip);
+		} else {
+			/* 4to6 */
+			const uint8_t tos = f[FAST_L2 + 1], ttl = f[FAST_L2 + 8];
+
+			f = (uint8_t *)rte_pktmbuf_prepend(m, FAST_L3_6 - FAST_L3);
+			if (unlikely(f == NULL)) {
+				sy_drop(w, m, SY_DROP_SPLICE_XLATE_FAILED);
+				return 0;
+			}
+			sy_xlate_ipv6_hdr((struct rte_ipv6_hdr *)(f + FAST_L2), tos, ttl, tcp_len, src6,
+					  dst6);
 		}
-		mm->ip = nh;
-		memcpy(mm->eth, mac, RTE_ETHER_ADDR_LEN);
-		memcpy(mm->eth + RTE_ETHER_ADDR_LEN, &w->sh->ports[out].mac, RTE_ETHER_ADDR_LEN);
-		*memo_ok |= 1u << out;
+		fast_xlate_tcp(c, th, thl, leg);
+	} else {
+		/* SACK blocks and other layouts: the per-packet path's
+		 * translation, on the IP header. */
+		struct sy_xlate x;
+		int rc;
+
+		sy_xlate_from_leg(c, (enum sy_leg)leg, &x);
+		rte_pktmbuf_adj(m, FAST_L2);
+		if (!out6)
+			rc = sy_xlate_6to4(m, &x);
+		else if (in6)
+			rc = sy_xlate_6to6(m, &x, src6, dst6);
+		else
+			rc = sy_xlate_4to6(m, &x, src6, dst6);
+		if (unlikely(rc < 0)) {
+			sy_drop(w, m, SY_DROP_SPLICE_XLATE_FAILED);
+			return 0;
+		}
+		/* The Ethernet header's room: the 14 bytes just stepped over,
+		 * or after 4to6 what is left of the headroom they were part of. */
+		f = (uint8_t *)rte_pktmbuf_prepend(m, FAST_L2);
+		if (unlikely(f == NULL)) {
+			sy_drop(w, m, SY_DROP_NO_MBUF);
+			return 0;
+		}
 	}
-	memcpy(f, mm->eth, sizeof(mm->eth));
-	sy_tx(w, out, m);
-	return 1;
+	m->tx_offload = rte_mbuf_tx_offload(FAST_L2, out6 ? FAST_L3_6 : FAST_L3, 0, 0, 0, 0, 0);
+	m->ol_flags &= RTE_MBUF_F_INDIRECT | RTE_MBUF_F_EXTERNAL;
+	memcpy(f + OFF_ETHERTYPE,
+	       &(uint16_t){ out6 ? RTE_BE16(RTE_ETHER_TYPE_IPV6) : RTE_BE16(RTE_ETHER_TYPE_IPV4) }, 2);
+	return fast_send(w, m, f, out, out6, to_backend ? c->backend_nh : c->client_nh,
+			 to_backend ? a->backend_nh : a->client_nh, mo);
 }
 
 /* Stage 2 for frame i (below): its record through the flow cache (the hash
- * when the cache does not have it) or its SNAT port's slot, prefetched. */
+ * when the cache does not have it: the IPv6 one with key6, the key stage 1
+ * made, for an IPv6 frame) or its SNAT port's slot; prefetched (an IPv6
+ * leg's addresses too, in the cold array: for an IPv4 backend segment the
+ * slot says whether its record has one, conn/flow_table.h). */
 static inline void
 fast_resolve(struct sy_conn_tables *t, struct rte_mbuf *m, unsigned leg, void *where,
-	     hash_sig_t sig, struct sy_conn **conn)
+	     hash_sig_t sig, const struct sy_flow_key6 *key6, struct sy_conn **conn)
 {
 	struct sy_conn *c;
 
@@ -437,9 +749,35 @@ fast_resolve(struct sy_conn_tables *t, struct rte_mbuf *m, unsigned leg, void *w
 			c = data;
 		}
 	} else if (leg == LEG_BACKEND) {
-		c = *(struct sy_conn *const *)where;
+		const struct sy_conn *v = *(struct sy_conn *const *)where;
+
+		c = sy_snat_slot_conn(v);
 		if (c == NULL)
 			return;
+		/* 4to6: what the client's IPv6 leg needs (client, listen
+		 * address, next hop: the entry's first 48 bytes). */
+		if (unlikely((uintptr_t)v & SY_SNAT_SLOT_V6)) {
+			const uint8_t *a = (const uint8_t *)sy_conn_v6_of(t, c);
+
+			rte_prefetch0(a);
+			rte_prefetch0(a + 47);
+		}
+	} else if (leg == LEG_V6) {
+		const uint8_t *a;
+
+		c = sy_flow_cache_find(where, sig);
+		if (unlikely(c == NULL)) {
+			void *data;
+
+			if (rte_hash_lookup_with_hash_data(t->flows6, key6, sig, &data) < 0)
+				return;
+			c = data;
+		}
+		/* 97 bytes wherever they fall: up to three lines. */
+		a = (const uint8_t *)sy_conn_v6_of(t, c);
+		rte_prefetch0(a);
+		rte_prefetch0(a + 48);
+		rte_prefetch0(a + 96);
 	} else {
 		return;
 	}
@@ -454,14 +792,21 @@ sy_splice_rx_burst(struct sy_worker *w, uint16_t port, struct rte_mbuf **pkts, u
 	const struct sy_dp_port *p = &sh->ports[port];
 	const uint64_t mac = mac_word(&p->mac);
 	struct sy_conn_tables *t = &w->tcp;
+	/* IPv6 frames: on a port with an IPv6 address (sy_ipv6_input drops the
+	 * rest), to a worker whose tables have IPv6 legs. */
+	const bool lane6 = t->flows6 != NULL && p->n_ipv6 != 0;
 	hash_sig_t sig[SY_RX_BURST];
-	void *where[SY_RX_BURST]; /* a client leg's cache pair, a backend leg's slot */
+	/* A client leg's or an IPv6 frame's cache pair, a backend leg's slot. */
+	void *where[SY_RX_BURST];
 	struct sy_conn *conn[SY_RX_BURST];
 	uint8_t leg[SY_RX_BURST];
-	struct nh_memo memo[SY_MAX_PORTS];
-	uint32_t memo_ok = 0;
+	struct sy_flow_key6 key6[SY_RX_BURST];
+	struct nh_memos memo;
 	uint64_t bytes = 0;
 	unsigned i, fast = 0;
+
+	memo.ok[0] = 0;
+	memo.ok[1] = 0;
 
 	RTE_ASSERT(n <= SY_RX_BURST);
 	for (i = 0; i < n && i < FAST_PREFETCH_AHEAD; i++)
@@ -477,20 +822,27 @@ sy_splice_rx_burst(struct sy_worker *w, uint16_t port, struct rte_mbuf **pkts, u
 		if (i >= FAST_RESOLVE_LAG && i - FAST_RESOLVE_LAG < n) {
 			unsigned j = i - FAST_RESOLVE_LAG;
 
-			fast_resolve(t, pkts[j], leg[j], where[j], sig[j], &conn[j]);
+			fast_resolve(t, pkts[j], leg[j], where[j], sig[j], &key6[j], &conn[j]);
 		}
 		if (i >= 2 * FAST_RESOLVE_LAG) {
 			unsigned j = i - 2 * FAST_RESOLVE_LAG;
 			struct sy_conn *c = conn[j];
 
+			unsigned lg = leg[j];
+
 			m = pkts[j];
 			if (c != NULL &&
-			    likely(fast_conn_ok(c, rte_pktmbuf_mtod(m, const uint8_t *), leg[j]))) {
-				fast += fast_forward(w, c, m, leg[j], memo, &memo_ok);
+			    likely(fast_conn_ok(c, rte_pktmbuf_mtod(m, const uint8_t *), lg))) {
+				fast += fast_forward(w, c, m, lg, &memo);
+			} else if (c != NULL &&
+				   fast_conn46_ok(t, c, rte_pktmbuf_mtod(m, const uint8_t *), &lg)) {
+				fast += fast_forward46(w, c, m, lg, &memo);
 			} else {
 				sy_eth_input(w, port, m);
-				/* It may have been ARP: look the next hops up again. */
-				memo_ok = 0;
+				/* It may have been ARP or ND: look the next hops
+				 * up again. */
+				memo.ok[0] = 0;
+				memo.ok[1] = 0;
 			}
 		}
 		/* Stage 1 for frame i. */
@@ -502,8 +854,16 @@ sy_splice_rx_burst(struct sy_worker *w, uint16_t port, struct rte_mbuf **pkts, u
 		bytes += m->pkt_len;
 		conn[i] = NULL;
 		leg[i] = LEG_SLOW;
-		if (!fast_frame(p, mac, m))
+		if (!fast_frame(p, mac, m)) {
+			if (lane6 && fast_frame6(mac, m) &&
+			    fast_ours6(p, rte_pktmbuf_mtod_offset(m, const uint8_t *, OFF6_ADDRS + 16))) {
+				leg[i] = LEG_V6;
+				sig[i] = fast_key6(&key6[i], rte_pktmbuf_mtod(m, const uint8_t *));
+				where[i] = sy_flow_cache_pair(t, sig[i]);
+				rte_prefetch0(where[i]);
+			}
 			continue;
+		}
 		f = rte_pktmbuf_mtod(m, const uint8_t *);
 		dport = load16(f + OFF_PORTS + 2);
 		if (dport == sh->http_port || dport == sh->https_port) {

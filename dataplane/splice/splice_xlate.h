@@ -22,7 +22,9 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 
+#include <rte_byteorder.h>
 #include <rte_ip.h>
 #include <rte_tcp.h>
 
@@ -78,6 +80,56 @@ int sy_xlate_4to6(struct rte_mbuf *m, const struct sy_xlate *x, const uint8_t sr
  * translated by x. */
 int sy_xlate_6to6(struct rte_mbuf *m, const struct sy_xlate *x, const uint8_t src6[16],
 		  const uint8_t dst6[16]);
+
+/*
+ * The IP header a segment gets when it changes family, one layout for the
+ * per-packet path (splice_xlate46.c) and the burst fast path (splice_fast.c):
+ * IPv4 from IPv6 without options, not a fragment (DF: an IPv6 router never
+ * fragments, RFC 8200 5), ID 0, traffic class and hop limit carried over;
+ * IPv6 from IPv4 with the TOS and TTL as traffic class and hop limit, flow
+ * label 0. tcp_len is the TCP segment's length (host order), the addresses
+ * network order. Each writes the whole header (the IPv4 one with its
+ * checksum, as rte_ipv4_cksum() would make it): a caller reads what it carries over first, as the new header
+ * may overlap the old one.
+ */
+static inline void
+sy_xlate_ipv4_hdr(struct rte_ipv4_hdr *ip, uint8_t tos, uint8_t ttl, uint16_t tcp_len,
+		  uint32_t src, uint32_t dst)
+{
+	const uint16_t len = (uint16_t)(sizeof(*ip) + tcp_len);
+	const uint32_t s4 = rte_be_to_cpu_32(src), d4 = rte_be_to_cpu_32(dst);
+	/* The checksum from the values, not read back from the header just
+	 * written in pieces of every size (a load over two of those stores
+	 * waits for both to retire): its 16-bit words, host order. */
+	uint32_t sum = ((uint32_t)RTE_IPV4_VHL_DEF << 8 | tos) + len + RTE_IPV4_HDR_DF_FLAG +
+		       ((uint32_t)ttl << 8 | IPPROTO_TCP) + (s4 >> 16) + (s4 & 0xffff) +
+		       (d4 >> 16) + (d4 & 0xffff);
+
+	sum = (sum & 0xffff) + (sum >> 16);
+	sum = (sum & 0xffff) + (sum >> 16);
+	ip->version_ihl = RTE_IPV4_VHL_DEF;
+	ip->type_of_service = tos;
+	ip->total_length = rte_cpu_to_be_16(len);
+	ip->packet_id = 0;
+	ip->fragment_offset = RTE_BE16(RTE_IPV4_HDR_DF_FLAG);
+	ip->time_to_live = ttl;
+	ip->next_proto_id = IPPROTO_TCP;
+	ip->hdr_checksum = rte_cpu_to_be_16((uint16_t)~sum);
+	ip->src_addr = src;
+	ip->dst_addr = dst;
+}
+
+static inline void
+sy_xlate_ipv6_hdr(struct rte_ipv6_hdr *ip6, uint8_t tc, uint8_t hop, uint16_t tcp_len,
+		  const uint8_t src[16], const uint8_t dst[16])
+{
+	ip6->vtc_flow = rte_cpu_to_be_32(6u << 28 | (uint32_t)tc << 20);
+	ip6->payload_len = rte_cpu_to_be_16(tcp_len);
+	ip6->proto = IPPROTO_TCP;
+	ip6->hop_limits = hop;
+	memcpy(ip6->src_addr, src, 16);
+	memcpy(ip6->dst_addr, dst, 16);
+}
 
 /* win_out for win (docs/architecture.md 9.3, Window). */
 static inline uint16_t

@@ -44,16 +44,7 @@ sy_xlate_6to4(struct rte_mbuf *m, const struct sy_xlate *x)
 		return -1;
 	/* The IPv4 header takes the last 20 bytes of the IPv6 one. */
 	ip = (struct rte_ipv4_hdr *)rte_pktmbuf_adj(m, sizeof(*ip6) - sizeof(*ip));
-	memset(ip, 0, sizeof(*ip));
-	ip->version_ihl = RTE_IPV4_VHL_DEF;
-	ip->type_of_service = tc;
-	ip->total_length = rte_cpu_to_be_16((uint16_t)(sizeof(*ip) + tcp_len));
-	ip->fragment_offset = RTE_BE16(RTE_IPV4_HDR_DF_FLAG);
-	ip->time_to_live = hop;
-	ip->next_proto_id = IPPROTO_TCP;
-	ip->src_addr = x->src_ip;
-	ip->dst_addr = x->dst_ip;
-	ip->hdr_checksum = rte_ipv4_cksum(ip);
+	sy_xlate_ipv4_hdr(ip, tc, hop, tcp_len, x->src_ip, x->dst_ip);
 	m->l3_len = sizeof(*ip);
 	return sy_xlate_tcp_only((struct rte_tcp_hdr *)(ip + 1), x,
 				 phdr_change(from, sy_l3_phdr_sum(ip, IPPROTO_TCP, tcp_len)));
@@ -71,13 +62,7 @@ sy_xlate_4to6(struct rte_mbuf *m, const struct sy_xlate *x, const uint8_t src6[1
 	/* The new header first, to count its pseudo-header's change into the
 	 * TCP part's translation; nothing is written when the options are
 	 * malformed. */
-	memset(&next, 0, sizeof(next));
-	next.vtc_flow = rte_cpu_to_be_32(6u << 28 | (uint32_t)ip->type_of_service << 20);
-	next.payload_len = rte_cpu_to_be_16(tcp_len);
-	next.proto = IPPROTO_TCP;
-	next.hop_limits = ip->time_to_live;
-	memcpy(next.src_addr, src6, 16);
-	memcpy(next.dst_addr, dst6, 16);
+	sy_xlate_ipv6_hdr(&next, ip->type_of_service, ip->time_to_live, tcp_len, src6, dst6);
 	if (sy_xlate_tcp_only((struct rte_tcp_hdr *)((uint8_t *)ip + ihl), x,
 			      phdr_change(sy_l3_phdr_sum(ip, IPPROTO_TCP, tcp_len),
 					  sy_l3_phdr_sum(&next, IPPROTO_TCP, tcp_len))) < 0)

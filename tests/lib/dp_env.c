@@ -33,6 +33,19 @@ sy_test_ip4(const char *s)
 	return sy_addr_parse(s, &a) == 0 && a.family == AF_INET ? a.v4 : 0;
 }
 
+void
+sy_test_random_words(uint64_t *state, uint32_t *out, unsigned n)
+{
+	unsigned k;
+
+	for (k = 0; k < n; k++) {
+		*state ^= *state << 13;
+		*state ^= *state >> 7;
+		*state ^= *state << 17;
+		out[k] = (uint32_t)(*state >> 16);
+	}
+}
+
 static void
 put(struct sy_store *st, const struct sy_kind *kind, const char *name, json_t *obj)
 {

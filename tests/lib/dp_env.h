@@ -89,4 +89,8 @@ struct rte_mbuf *sy_test_frame(struct rte_mempool *mp, unsigned port, const stru
 /* A dotted quad in network order (0 if it does not parse). */
 uint32_t sy_test_ip4(const char *s);
 
+/* n pseudo-random words from *state (xorshift64 with a fixed seed in the
+ * caller: a failing random test reproduces). */
+void sy_test_random_words(uint64_t *state, uint32_t *out, unsigned n);
+
 #endif

@@ -934,7 +934,7 @@ spliced_record(const char *client, uint16_t sport)
 	c->backend_if = 1;
 	c->client_nh = ip4(CLIENT);
 	c->backend_nh = ip4(BACKEND);
-	sy_conn_csum_deltas(c);
+	sy_conn_csum_deltas(&w->tcp, c);
 	sy_flow_key_v4(&k, c->client_ip, c->vip, c->client_port, c->vip_port);
 	assert_int_equal(sy_flow_add(w, &k, c), 0);
 	return c;
@@ -1055,14 +1055,8 @@ test_fast_path_csum_random(void **state)
 		char client[32], backend[32];
 		struct sy_conn *c;
 		uint32_t r[8];
-		unsigned k;
 
-		for (k = 0; k < RTE_DIM(r); k++) {
-			rng ^= rng << 13;
-			rng ^= rng >> 7;
-			rng ^= rng << 17;
-			r[k] = (uint32_t)(rng >> 16);
-		}
+		sy_test_random_words(&rng, r, RTE_DIM(r));
 		snprintf(client, sizeof(client), "198.18.%u.%u", 2 + (r[0] & 0xff) % 250,
 			 (r[0] >> 8) & 0xff);
 		snprintf(backend, sizeof(backend), "198.19.%u.%u", r[1] & 0xff, (r[1] >> 8) & 0xff);
@@ -1075,7 +1069,7 @@ test_fast_path_csum_random(void **state)
 		c->ts_delta[SY_LEG_CLIENT] = r[7];
 		c->win_shift_b = (uint8_t)(r[5] % 15);
 		c->win_shift_r = (uint8_t)((r[5] >> 4) % 15);
-		sy_conn_csum_deltas(c);
+		sy_conn_csum_deltas(&w->tcp, c);
 		sy_flow_backend_add(w, c);
 
 		for (leg = 0; leg < 2; leg++) {

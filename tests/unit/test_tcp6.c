@@ -17,7 +17,11 @@
  *   - a SYN behind extension headers, which are taken out before TCP;
  *   - IPv6 backends: an IPv4 and an IPv6 client spliced to one;
  *   - Packet Too Big: passed on to a spliced connection's IPv4 endpoint as
- *     "fragmentation needed", a proxied leg's MSS lowered.
+ *     "fragmentation needed", a proxied leg's MSS lowered;
+ *   - the burst fast path (splice_fast.c) on spliced records with an IPv6
+ *     leg, 6to6, 6to4 and 4to6 both ways: byte for byte what the per-packet
+ *     path sends, checksums right by the reference; a frame with an
+ *     extension header left to the per-packet path.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -38,6 +42,7 @@
 #include "dp_env.h"
 #include "net/net.h"
 #include "proxy/proxy.h"
+#include "splice/splice.h"
 #include "tcp/tcp_opts.h"
 #include "test_eal.h"
 #include "worker.h"
@@ -445,6 +450,37 @@ test_splice_across_families(void **state)
 	assert_int_equal(w->counters.drops[SY_DROP_SPLICE_XLATE_FAILED], 0);
 }
 
+/* n 8-byte extension headers (n <= 2: hop-by-hop, then destination
+ * options, each PadN over the rest) between m's fixed IPv6 header and TCP. */
+static void
+insert_ext_headers(struct rte_mbuf *m, unsigned n)
+{
+	static const uint8_t type[2] = { 0, 60 };
+	uint8_t *p = (uint8_t *)rte_pktmbuf_prepend(m, (uint16_t)(8 * n)), *l3;
+	uint16_t pl;
+	unsigned i;
+
+	if (p == NULL) {
+		fail_msg("no headroom");
+		return;
+	}
+	memmove(p, p + 8 * n, sizeof(struct rte_ether_hdr) + 40);
+	l3 = p + sizeof(struct rte_ether_hdr);
+	pl = (uint16_t)((l3[4] << 8 | l3[5]) + 8 * n);
+	l3[4] = (uint8_t)(pl >> 8);
+	l3[5] = (uint8_t)pl;
+	l3[6] = type[0];
+	for (i = 0; i < n; i++) {
+		uint8_t *ext = l3 + 40 + 8 * i;
+
+		ext[0] = i + 1 < n ? type[i + 1] : IPPROTO_TCP;
+		ext[1] = 0;
+		ext[2] = 1;
+		ext[3] = 4;
+		memset(ext + 4, 0, 4);
+	}
+}
+
 /* A SYN behind a hop-by-hop and a destination options header: walked, taken
  * out, and answered like any SYN (the SYN-ACK carries no extension headers). */
 static void
@@ -455,39 +491,14 @@ test_syn_ext_headers(void **state)
 	struct seg6 s = { SY_TEST_CLIENT6, 40003, 80, 9000, 0, RTE_TCP_SYN_FLAG, syn_opts, 0, NULL };
 	struct rte_mbuf *m, *in;
 	struct rte_tcp_hdr *th;
-	uint8_t *p, *l3;
+	uint8_t *l3;
 	uint32_t plen;
 
 	(void)state;
 	s.optlen = sy_tcp_write_syn_opts(syn_opts, &o);
 	in = mk6(&s);
-	/* 16 bytes of extension headers between the fixed header and TCP:
-	 * hop-by-hop (PadN) then destination options (PadN), 8 bytes each. */
-	p = (uint8_t *)rte_pktmbuf_prepend(in, 16);
-	if (p == NULL) {
-		fail_msg("no headroom");
-		return;
-	}
-	memmove(p, p + 16, sizeof(struct rte_ether_hdr) + 40);
-	l3 = p + sizeof(struct rte_ether_hdr);
-	{
-		uint8_t *ext = l3 + 40;
-		uint16_t pl = (uint16_t)((l3[4] << 8 | l3[5]) + 16);
-
-		l3[4] = (uint8_t)(pl >> 8);
-		l3[5] = (uint8_t)pl;
-		l3[6] = 0;   /* hop-by-hop first */
-		ext[0] = 60; /* then destination options */
-		ext[1] = 0;
-		ext[2] = 1;  /* PadN over the rest */
-		ext[3] = 4;
-		memset(ext + 4, 0, 4);
-		ext[8] = IPPROTO_TCP;
-		ext[9] = 0;
-		ext[10] = 1;
-		ext[11] = 4;
-		memset(ext + 12, 0, 4);
-	}
+	/* A hop-by-hop then a destination options header. */
+	insert_ext_headers(in, 2);
 	sy_eth_input(w, 0, in);
 	th = sent(0, true, &l3, &plen, &m);
 	assert_int_equal(l3[6], IPPROTO_TCP);
@@ -834,6 +845,286 @@ test_answer_v6(void **state)
 	assert_int_equal(w->counters.conns_answered, 1);
 }
 
+/* ---- the burst fast path against the per-packet path ---- */
+
+/* A spliced record made by hand, as splice.c leaves one: the client leg
+ * IPv6 (client6) or IPv4, the backend leg likewise, ports, deltas and
+ * window scales from r. */
+static struct sy_conn *
+record46(bool client6, bool backend6, const uint32_t r[6])
+{
+	struct sy_conn *c = sy_conn_alloc(w);
+	const struct sy_dp_port *bp = &env.sh->ports[1];
+	struct sy_conn_v6 *a;
+
+	assert_non_null(c);
+	a = sy_conn_v6_of(&w->tcp, c);
+	memset(a, 0, sizeof(*a));
+	c->state = SY_CONN_SPLICED;
+	c->flags = SY_CF_SPLICED;
+	c->client_port = rte_cpu_to_be_16((uint16_t)(1024 + r[0] % 60000));
+	c->vip_port = RTE_BE16(80);
+	c->backend_port = rte_cpu_to_be_16((uint16_t)(1 + r[1] % 65535));
+	c->client_if = 0;
+	c->backend_if = 1;
+	if (client6) {
+		c->flags |= SY_CF_V6;
+		c->v6 |= SY_V6_CLIENT;
+		ip6(SY_TEST_CLIENT6, a->client);
+		ip6(SY_TEST_VIP6, a->vip);
+		memcpy(a->client_nh, a->client, 16);
+		c->client_ip = sy_addr6_fold(a->client);
+		c->vip = sy_addr6_fold(a->vip);
+	} else {
+		c->client_ip = ip4(SY_TEST_CLIENT);
+		c->vip = ip4(SY_TEST_VIP);
+		c->client_nh = c->client_ip;
+	}
+	if (backend6) {
+		c->flags |= SY_CF_V6;
+		c->v6 |= SY_V6_BACKEND;
+		c->snat_port = rte_cpu_to_be_16(sy_snat_get6(w, bp, &a->snat_k));
+		ip6(SY_TEST_BACKEND6, a->backend);
+		memcpy(a->snat, bp->ipv6[a->snat_k], 16);
+		memcpy(a->backend_nh, a->backend, 16);
+		c->backend_ip = sy_addr6_fold(a->backend);
+	} else {
+		c->snat_port = rte_cpu_to_be_16(sy_snat_get(w, bp, &c->snat_ip));
+		c->backend_ip = ip4(SY_TEST_BACKEND);
+		c->backend_nh = c->backend_ip;
+	}
+	assert_int_not_equal(c->snat_port, 0);
+	c->seq_delta[SY_LEG_CLIENT] = r[2];
+	c->seq_delta[SY_LEG_BACKEND] = r[3];
+	c->ts_delta[SY_LEG_CLIENT] = r[4];
+	c->ts_delta[SY_LEG_BACKEND] = r[5];
+	c->win_shift_b = (uint8_t)(r[1] % 15);
+	c->win_shift_r = (uint8_t)((r[1] >> 4) % 15);
+	sy_conn_csum_deltas(&w->tcp, c);
+	if (client6) {
+		assert_int_equal(sy_flow_add6(w, c), 0);
+	} else {
+		struct sy_flow_key k;
+
+		sy_flow_key_v4(&k, c->client_ip, c->vip, c->client_port, c->vip_port);
+		assert_int_equal(sy_flow_add(w, &k, c), 0);
+	}
+	sy_flow_backend_add(w, c);
+	return c;
+}
+
+/* A segment of c's leg `leg` (0 client, 1 backend) as its peer sends it,
+ * in that leg's family. */
+static struct rte_mbuf *
+leg_segment(const struct sy_conn *c, unsigned leg, uint32_t seq, uint32_t ack, uint8_t flags,
+	    const uint8_t *opts, unsigned optlen, const char *data)
+{
+	const struct sy_conn_v6 *a = sy_conn_v6_of(&w->tcp, c);
+	char snat6[INET6_ADDRSTRLEN];
+
+	if ((c->v6 >> leg) & 1) {
+		struct seg6 s = { leg == 0 ? SY_TEST_CLIENT6 : SY_TEST_BACKEND6,
+				  rte_be_to_cpu_16(leg == 0 ? c->client_port : c->backend_port),
+				  rte_be_to_cpu_16(leg == 0 ? c->vip_port : c->snat_port), seq, ack,
+				  flags, opts, optlen, data, NULL, leg };
+
+		if (leg == 1) {
+			assert_non_null(inet_ntop(AF_INET6, a->snat, snat6, sizeof(snat6)));
+			s.dst = snat6;
+		}
+		return mk6(&s);
+	}
+	{
+		struct sy_test_seg t = {
+			.saddr = leg == 0 ? c->client_ip : c->backend_ip,
+			.daddr = leg == 0 ? c->vip : c->snat_ip,
+			.sport = leg == 0 ? c->client_port : c->backend_port,
+			.dport = leg == 0 ? c->vip_port : c->snat_port,
+			.seq = seq, .ack = ack, .flags = flags, .win = 1000,
+			.opts = opts, .optlen = optlen,
+			.data = data, .len = data ? (unsigned)strlen(data) : 0,
+		};
+		struct rte_mbuf *m = sy_test_frame(env.mp, leg, &t);
+
+		assert_non_null(m);
+		return m;
+	}
+}
+
+/* The one frame on port's TX buffer, taken. */
+static struct rte_mbuf *
+take_one(unsigned port)
+{
+	struct sy_txq *q = &w->txq[port];
+
+	if (q->n != 1)
+		fail_msg("port %u: expected one frame to send, have %u", port, q->n);
+	q->n = 0;
+	return q->pkts[0];
+}
+
+/* The per-packet path's frame and the fast path's: the same bytes but for
+ * the checksum fields (0x0000 and 0xffff are one ones' complement value),
+ * the same lengths and flags, both checksums right by the reference. */
+static void
+assert_same_frame46(struct rte_mbuf *slow, struct rte_mbuf *fast)
+{
+	const uint8_t *ps = rte_pktmbuf_mtod(slow, const uint8_t *);
+	const uint8_t *pf = rte_pktmbuf_mtod(fast, const uint8_t *);
+	const bool v6 = ps[12] == 0x86 && ps[13] == 0xdd;
+	const unsigned hl = v6 ? 40 : 20, th = 14 + hl;
+	unsigned i;
+
+	assert_int_equal(slow->pkt_len, fast->pkt_len);
+	assert_int_equal(slow->data_len, fast->data_len);
+	assert_int_equal(slow->l2_len, fast->l2_len);
+	assert_int_equal(slow->l3_len, fast->l3_len);
+	assert_int_equal(slow->ol_flags, fast->ol_flags);
+	for (i = 0; i < slow->data_len; i++) {
+		if ((!v6 && (i == 14 + 10 || i == 14 + 11)) || i == th + 16 || i == th + 17)
+			continue;
+		if (ps[i] != pf[i])
+			fail_msg("byte %u differs: slow 0x%02x, fast 0x%02x", i, ps[i], pf[i]);
+	}
+	for (i = 0; i < 2; i++) {
+		const uint8_t *l3 = (i == 0 ? ps : pf) + 14;
+
+		if (!v6)
+			assert_int_equal(fold(sum_bytes(0, l3, 20)), 0xffff);
+		assert_int_equal(ref_tcp_sum(l3, v6, l3 + hl, slow->data_len - th), 0xffff);
+	}
+}
+
+/*
+ * Spliced records of each mix of families (6to6, 6to4 one way and 4to6 the
+ * other), random ports, deltas and window scales; segments of both legs
+ * with no options, NOP NOP TS (both inline) and SACK blocks (the per-packet
+ * path's translation), each sent once through sy_eth_input and once, a
+ * copy, through sy_splice_rx_burst: the fast path takes every one and sends
+ * what the per-packet path sends, its record found through the cache in
+ * front of the IPv6 hash or (every other one) the hash itself. The IPv6
+ * hash's hash as the fast path computes it is rte_hash_crc's over the key.
+ */
+static void
+test_fast_path46_matches_slow(void **state)
+{
+	static const bool fam[3][2] = { { true, true }, { true, false }, { false, true } };
+	uint64_t rng = 0x9e3779b97f4a7c15ull, fast0;
+	unsigned i, f, leg, kind;
+
+	(void)state;
+	for (i = 0; i < 60; i++) {
+		uint32_t r[6];
+		struct sy_conn *c;
+
+		sy_test_random_words(&rng, r, RTE_DIM(r));
+		f = i % 3;
+		c = record46(fam[f][0], fam[f][1], r);
+		if (fam[f][0]) {
+			const struct sy_conn_v6 *a = sy_conn_v6_of(&w->tcp, c);
+			struct sy_flow_key6 key;
+
+			sy_flow_key_v6(&key, a->client, a->vip, c->client_port, c->vip_port);
+			assert_int_equal(sy_flow_hash6(&key),
+					 rte_hash_crc(&key, sizeof(key), SY_FLOW_HASH_INIT));
+		}
+		for (leg = 0; leg < 2; leg++)
+			for (kind = 0; kind < 3; kind++) {
+				uint8_t opts[24] = { 1, 1, 5, 10 };
+				unsigned optlen = kind == 0 ? 0 : kind == 1 ? 12 : 24;
+				struct rte_mbuf *in, *copy, *slow, *fast;
+
+				if (kind == 1)
+					sy_tcp_write_ts_opt(opts, r[0] ^ r[5], r[1] ^ r[4]);
+				else if (kind == 2)
+					sy_tcp_write_ts_opt(opts + 12, r[2], r[3]);
+				in = leg_segment(c, leg, r[2] ^ r[3], r[4] ^ r[5],
+						 RTE_TCP_ACK_FLAG | (kind == 0 ? RTE_TCP_PSH_FLAG : 0),
+						 opts, optlen, kind == 1 ? NULL : "payload");
+				copy = rte_pktmbuf_copy(in, env.mp, 0, UINT32_MAX);
+				assert_non_null(copy);
+				/* Every other record found through the IPv6 hash,
+				 * not the cache in front of it. */
+				if (i % 2 == 1)
+					memset(w->tcp.client_cache, 0,
+					       ((size_t)w->tcp.cache_mask + 1) *
+						       sizeof(*w->tcp.client_cache));
+				sy_eth_input(w, (uint16_t)leg, in);
+				slow = take_one(!leg);
+				fast0 = w->counters.fast_forwarded;
+				sy_splice_rx_burst(w, (uint16_t)leg, &copy, 1);
+				assert_int_equal(w->counters.fast_forwarded, fast0 + 1);
+				fast = take_one(!leg);
+				assert_same_frame46(slow, fast);
+				rte_pktmbuf_free(slow);
+				rte_pktmbuf_free(fast);
+			}
+		if (!fam[f][1]) {
+			/* An IPv4 backend leg's slot: the record, marked as one
+			 * with an IPv6 leg (conn/flow_table.h), emptied with it. */
+			struct sy_conn **slot = sy_snat_slot(&w->tcp, c->snat_ip, c->snat_port);
+
+			assert_ptr_equal(*slot, (struct sy_conn *)((uintptr_t)c | SY_SNAT_SLOT_V6));
+			sy_conn_free(w, c);
+			assert_null(*slot);
+		} else {
+			sy_conn_free(w, c);
+		}
+	}
+	assert_int_equal(w->counters.drops[SY_DROP_SPLICE_XLATE_FAILED], 0);
+	assert_int_equal(w->counters.flows_active, 0);
+}
+
+/* An IPv6 segment with a hop-by-hop options header before TCP: left to the
+ * per-packet path (which takes the header out), in its place in the burst
+ * between two the fast path forwards; the same frames leave in the same
+ * order. A segment to an address of ours that is not its port's: left to
+ * the per-packet path, which drops it. */
+static void
+test_fast_path46_ext_header(void **state)
+{
+	const uint32_t r[6] = { 4242, 8080, 1, 2, 3, 4 };
+	struct sy_conn *c = record46(true, false, r);
+	struct rte_mbuf *b[3], *slow[3];
+	uint64_t fast0;
+	unsigned i;
+
+	(void)state;
+	for (i = 0; i < 3; i++) {
+		b[i] = leg_segment(c, 0, 1000 + i, 2000, RTE_TCP_ACK_FLAG, NULL, 0, "data");
+		if (i == 1)
+			insert_ext_headers(b[i], 1); /* hop-by-hop */
+	}
+	for (i = 0; i < 3; i++) {
+		struct rte_mbuf *copy = rte_pktmbuf_copy(b[i], env.mp, 0, UINT32_MAX);
+
+		assert_non_null(copy);
+		sy_eth_input(w, 0, copy);
+		slow[i] = take_one(1);
+	}
+	fast0 = w->counters.fast_forwarded;
+	sy_splice_rx_burst(w, 0, b, 3);
+	assert_int_equal(w->counters.fast_forwarded, fast0 + 2);
+	assert_int_equal(w->txq[1].n, 3);
+	for (i = 0; i < 3; i++) {
+		assert_same_frame46(slow[i], w->txq[1].pkts[i]);
+		rte_pktmbuf_free(slow[i]);
+		rte_pktmbuf_free(w->txq[1].pkts[i]);
+	}
+	w->txq[1].n = 0;
+
+	/* The client leg's segment on the backend port, which does not have
+	 * the listen address: dropped as the per-packet path drops it. */
+	b[0] = leg_segment(c, 0, 2000, 2000, RTE_TCP_ACK_FLAG, NULL, 0, "data");
+	rte_pktmbuf_mtod(b[0], struct rte_ether_hdr *)->dst_addr = sy_test_mac_port[1];
+	fast0 = w->counters.drops[SY_DROP_IPV6_NOT_OURS];
+	sy_splice_rx_burst(w, 1, b, 1);
+	assert_int_equal(w->counters.drops[SY_DROP_IPV6_NOT_OURS], fast0 + 1);
+	assert_int_equal(w->txq[0].n + w->txq[1].n, 0);
+	sy_conn_free(w, c);
+	assert_int_equal(w->counters.drops[SY_DROP_SPLICE_XLATE_FAILED], 0);
+}
+
 int
 main(void)
 {
@@ -847,6 +1138,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_v6_snat_addresses, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ptb_spliced, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ptb_proxy, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_fast_path46_matches_slow, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_fast_path46_ext_header, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);
