@@ -23,7 +23,8 @@
  * devargs), so
  * routerd's ARP entries stay right when pktgen takes the ports over.
  *
- * --family 6 (issue 36) makes the client IPv6 (2001:2:2::2 to the VIP 2001:2::1), and
+ * --family 6 (issue 36) makes the client IPv6 (2001:2:2::2 to the VIP 2001:2:2::1, the
+ * address of routerd's port it faces: IPv6 is taken on the receiving port only), and
  * --backend-family 6 the backend (2001:2:3::10, routerd's SNAT source then 2001:2:3::1):
  * 6to6 with both, 6to4 with --family 6 alone (the backend family defaults to 4). It
  * answers neighbour solicitations for its IPv6 addresses as it answers ARP, and its
@@ -495,7 +496,7 @@ usage(const char *prog)
 		"          [--mac0 MAC] [--mac1 MAC] [--family 4|6] [--backend-family 4|6]\n"
 		"EAL-ARGS must make two ports: 0 facing routerd's client-side memif port, 1 its\n"
 		"backend-side one. Addresses: client 198.18.2.2, VIP 198.18.0.1, backend\n"
-		"198.18.3.10:80; with --family 6 client 2001:2:2::2, VIP 2001:2::1, with\n"
+		"198.18.3.10:80; with --family 6 client 2001:2:2::2, VIP 2001:2:2::1, with\n"
 		"--backend-family 6 backend [2001:2:3::10]:80 (perf/pktgen.routerd.json,\n"
 		"perf/pktgen-routes.yaml).\n",
 		prog);
@@ -585,7 +586,7 @@ main(int argc, char **argv)
 		O.client_ip = (struct addr){ .v6 = 1 };
 		memcpy(O.client_ip.a6, O.client6, 16);
 		O.vip = (struct addr){ .v6 = 1 };
-		inet_pton(AF_INET6, "2001:2::1", O.vip.a6);
+		inet_pton(AF_INET6, "2001:2:2::1", O.vip.a6);
 	} else {
 		O.client_ip = (struct addr){ .v4 = O.client4 };
 		O.vip = (struct addr){ .v4 = RTE_IPV4(198, 18, 0, 1) };
