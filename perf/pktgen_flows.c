@@ -25,7 +25,8 @@
  *
  * --family 6 (issue 36) makes the client IPv6 (2001:2:2::2 to the VIP 2001:2:2::1, the
  * address of routerd's port it faces: IPv6 is taken on the receiving port only), and
- * --backend-family 6 the backend (2001:2:3::10, routerd's SNAT source then 2001:2:3::1):
+ * --backend-family 6 the backend (2001:2:3::10, routerd's SNAT sources then 2001:2:3::1
+ * and ::2 in turn):
  * 6to6 with both, 6to4 with --family 6 alone (the backend family defaults to 4). It
  * answers neighbour solicitations for its IPv6 addresses as it answers ARP, and its
  * IPv6 frames carry no extension headers, so routerd's TCP finds the header at 40 bytes.
