@@ -86,13 +86,13 @@ def ratios(p1, p2best, p2steps, flows):
             print(f"| {label} | {'n/a' if not v4 else ''} | {'n/a' if not v6 else ''} | - | not run |")
             continue
         r = v6[1] / max(v4[1], 1e-9)
-        print(f"| {label}: cycles/packet | {v4[1]:.0f} | {v6[1]:.0f} | {r:.2f} |"
+        print(f"| {label}: cycles/packet | {v4[1]:.0f} | {v6[1]:.0f} | {r:.3f} |"
               f" {'PASS' if r <= 1.10 else 'FAIL'} |")
         print(f"| {label}: forwarded pps | {m(v4[0])} | {m(v6[0])} | {v6[0] / max(v4[0], 1e-9):.2f} | - |")
     b4, b6 = p2best.get("4"), p2best.get("6")
     if b4 and b6:
         r = b6["cps"] / max(b4["cps"], 1e-9)
-        print(f"| P2 SYN cookies, best step: cycles/SYN | {b4['cps']:.0f} | {b6['cps']:.0f} | {r:.2f} |"
+        print(f"| P2 SYN cookies, best step: cycles/SYN | {b4['cps']:.0f} | {b6['cps']:.0f} | {r:.3f} |"
               f" {'PASS' if r <= 1.10 and b6['cookies'] > 0 else 'FAIL'} |")
         print(f"| P2 SYN cookies, best step: cookies/s | {m(b4['cookies'])} | {m(b6['cookies'])} |"
               f" {b6['cookies'] / max(b4['cookies'], 1e-9):.2f} | - |")
