@@ -229,7 +229,8 @@ def main():
     if a.family == "both":
         ratios(p1, p2best, p2steps, a.p1_flows.split())
     print("drop reasons (README.md, counters): tx_full = a TX ring to a memif peer was full (the peer,"
-          " pktgen on the shared CPU 0, did not drain it in time); eth_not_ours = a frame to another MAC."
+          " pktgen on the shared CPU 0, did not drain it in time); eth_not_ours = a frame to another MAC;"
+          " ipv6_off = an IPv6 frame on a port with no IPv6 address (the af_packet ports: a few of the lab's own)."
           " Every rate is what pktgen sent from one shared core; 'busy' is routerd's worker's share of"
           " its time with work, the headroom left.")
 
