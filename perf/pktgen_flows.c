@@ -23,9 +23,20 @@
  * devargs), so
  * routerd's ARP entries stay right when pktgen takes the ports over.
  *
+ * --family 6 (issue 36) makes the client IPv6 (2001:2:2::2 to the VIP 2001:2:2::1, the
+ * address of routerd's port it faces: IPv6 is taken on the receiving port only), and
+ * --backend-family 6 the backend (2001:2:3::10, routerd's SNAT sources then 2001:2:3::1
+ * and ::2 in turn):
+ * 6to6 with both, 6to4 with --family 6 alone (the backend family defaults to 4). It
+ * answers neighbour solicitations for its IPv6 addresses as it answers ARP, and its
+ * IPv6 frames carry no extension headers, so routerd's TCP finds the header at 40 bytes.
+ * Before writing, it checks every frame it wrote: TCP checksum over the family's
+ * pseudo-header, addresses and ports of the flow (a wrong pcap would measure drops).
+ *
  * Exit 0 when every flow is spliced, 1 otherwise (with what is missing on stderr).
  * Bounded: --timeout seconds (default 60).
  */
+#include <arpa/inet.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -46,8 +57,17 @@
 #define PAYLOAD 64
 #define RETRY_MS 500
 
+/* An address of either family: v4 in host order, v6 as on the wire. */
+struct addr {
+	uint8_t v6;
+	uint32_t v4;
+	uint8_t a6[16];
+};
+
 static struct {
-	uint32_t vip, client_ip, backend_ip; /* host order */
+	struct addr vip, client_ip, backend_ip;
+	uint32_t client4, backend4; /* ARP is answered for these whatever the families */
+	uint8_t client6[16], backend6[16]; /* and neighbour solicitations for these */
 	struct rte_ether_addr router_mac[2], my_mac[2];
 	const char *host, *out_client, *out_backend;
 	unsigned flows, timeout_s, port_base;
@@ -59,7 +79,7 @@ static struct flow {
 	uint8_t state;
 	uint64_t sent_at;
 	uint32_t isn_r;     /* the cookie */
-	uint32_t snat_ip;   /* backend leg, as routerd sends it (host order) */
+	struct addr snat_ip; /* backend leg, as routerd sends it */
 	uint16_t snat_port;
 	uint32_t req_end;   /* routerd's seq after the request on the backend leg */
 } *F;
@@ -93,27 +113,62 @@ req_len_of(unsigned i)
 	return request(b, sizeof(b), i);
 }
 
-/* A whole frame: Ethernet, IPv4, TCP (+ MSS option on SYNs), payload, checksums. */
+static int
+addr_eq(const struct addr *a, const struct addr *b)
+{
+	return a->v6 == b->v6 && (a->v6 ? memcmp(a->a6, b->a6, 16) == 0 : a->v4 == b->v4);
+}
+
+/* The packet's source or destination address as an addr (ip: its IPv4 or IPv6 header). */
+static struct addr
+addr_of(const void *ip, int v6, int dst)
+{
+	struct addr a = { .v6 = (uint8_t)v6 };
+
+	if (v6)
+		memcpy(a.a6, dst ? ((const struct rte_ipv6_hdr *)ip)->dst_addr
+				 : ((const struct rte_ipv6_hdr *)ip)->src_addr, 16);
+	else
+		a.v4 = rte_be_to_cpu_32(dst ? ((const struct rte_ipv4_hdr *)ip)->dst_addr
+					    : ((const struct rte_ipv4_hdr *)ip)->src_addr);
+	return a;
+}
+
+/* A whole frame: Ethernet, IPv4 or IPv6 (the addresses' family; no extension headers),
+ * TCP (+ MSS option on SYNs), payload, checksums. */
 static unsigned
-build(uint8_t *f, uint16_t port, uint32_t sip, uint32_t dip, uint16_t sport, uint16_t dport,
-      uint32_t seq, uint32_t ack, uint8_t flags, const void *data, unsigned len)
+build(uint8_t *f, uint16_t port, const struct addr *sip, const struct addr *dip, uint16_t sport,
+      uint16_t dport, uint32_t seq, uint32_t ack, uint8_t flags, const void *data, unsigned len)
 {
 	struct rte_ether_hdr *eh = (struct rte_ether_hdr *)f;
 	struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(eh + 1);
-	struct rte_tcp_hdr *th = (struct rte_tcp_hdr *)(ip + 1);
+	struct rte_ipv6_hdr *ip6 = (struct rte_ipv6_hdr *)(eh + 1);
+	unsigned l3 = sip->v6 ? sizeof(*ip6) : sizeof(*ip);
+	struct rte_tcp_hdr *th = (struct rte_tcp_hdr *)((uint8_t *)(eh + 1) + l3);
 	unsigned opt = (flags & RTE_TCP_SYN_FLAG) ? 4 : 0;
 	uint8_t *p = (uint8_t *)(th + 1);
 
 	eh->dst_addr = O.router_mac[port];
 	eh->src_addr = O.my_mac[port];
-	eh->ether_type = rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4);
-	memset(ip, 0, sizeof(*ip));
-	ip->version_ihl = RTE_IPV4_VHL_DEF;
-	ip->total_length = rte_cpu_to_be_16((uint16_t)(sizeof(*ip) + sizeof(*th) + opt + len));
-	ip->time_to_live = 64;
-	ip->next_proto_id = IPPROTO_TCP;
-	ip->src_addr = rte_cpu_to_be_32(sip);
-	ip->dst_addr = rte_cpu_to_be_32(dip);
+	if (sip->v6) {
+		eh->ether_type = rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV6);
+		memset(ip6, 0, sizeof(*ip6));
+		ip6->vtc_flow = rte_cpu_to_be_32(6u << 28);
+		ip6->payload_len = rte_cpu_to_be_16((uint16_t)(sizeof(*th) + opt + len));
+		ip6->proto = IPPROTO_TCP;
+		ip6->hop_limits = 64;
+		memcpy(ip6->src_addr, sip->a6, 16);
+		memcpy(ip6->dst_addr, dip->a6, 16);
+	} else {
+		eh->ether_type = rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4);
+		memset(ip, 0, sizeof(*ip));
+		ip->version_ihl = RTE_IPV4_VHL_DEF;
+		ip->total_length = rte_cpu_to_be_16((uint16_t)(sizeof(*ip) + sizeof(*th) + opt + len));
+		ip->time_to_live = 64;
+		ip->next_proto_id = IPPROTO_TCP;
+		ip->src_addr = rte_cpu_to_be_32(sip->v4);
+		ip->dst_addr = rte_cpu_to_be_32(dip->v4);
+	}
 	memset(th, 0, sizeof(*th));
 	th->src_port = rte_cpu_to_be_16(sport);
 	th->dst_port = rte_cpu_to_be_16(dport);
@@ -122,15 +177,19 @@ build(uint8_t *f, uint16_t port, uint32_t sip, uint32_t dip, uint16_t sport, uin
 	th->data_off = (uint8_t)(((sizeof(*th) + opt) / 4) << 4);
 	th->tcp_flags = flags;
 	th->rx_win = rte_cpu_to_be_16(65535);
-	if (opt) { /* MSS 1460 */
+	if (opt) { /* MSS 1460 (1440 would do for IPv6; routerd takes either) */
 		p[0] = 2, p[1] = 4, p[2] = 1460 >> 8, p[3] = 1460 & 0xff;
 		p += 4;
 	}
 	if (len)
 		memcpy(p, data, len);
-	ip->hdr_checksum = rte_ipv4_cksum(ip);
-	th->cksum = rte_ipv4_udptcp_cksum(ip, th);
-	return (unsigned)(sizeof(*eh) + sizeof(*ip) + sizeof(*th) + opt + len);
+	if (sip->v6) {
+		th->cksum = rte_ipv6_udptcp_cksum(ip6, th);
+	} else {
+		ip->hdr_checksum = rte_ipv4_cksum(ip);
+		th->cksum = rte_ipv4_udptcp_cksum(ip, th);
+	}
+	return (unsigned)(sizeof(*eh) + l3 + sizeof(*th) + opt + len);
 }
 
 static void
@@ -154,11 +213,11 @@ client_send(unsigned i)
 	uint16_t sport = (uint16_t)(O.port_base + i);
 
 	if (F[i].state == F_SYN) {
-		n = build(f, 0, O.client_ip, O.vip, sport, 80, isn_c(i), 0, RTE_TCP_SYN_FLAG, NULL, 0);
+		n = build(f, 0, &O.client_ip, &O.vip, sport, 80, isn_c(i), 0, RTE_TCP_SYN_FLAG, NULL, 0);
 	} else {
 		unsigned l = request(req, sizeof(req), i);
 
-		n = build(f, 0, O.client_ip, O.vip, sport, 80, isn_c(i) + 1, F[i].isn_r + 1,
+		n = build(f, 0, &O.client_ip, &O.vip, sport, 80, isn_c(i) + 1, F[i].isn_r + 1,
 			  RTE_TCP_ACK_FLAG | RTE_TCP_PSH_FLAG, req, l);
 	}
 	send_frame(0, f, n);
@@ -188,13 +247,46 @@ arp_answer(uint16_t port, struct rte_mbuf *m, uint32_t mine)
 		rte_pktmbuf_free(m);
 }
 
+/* A neighbour solicitation (ICMPv6 135, RFC 4861 4.3) for one of our addresses on this
+ * port: answered in place with a solicited advertisement (S and O set, our MAC as the
+ * target link-layer address), as arp_answer does for ARP. A duplicate address probe
+ * (from ::) is not routerd's and is left alone. */
+static void
+nd_answer(uint16_t port, struct rte_mbuf *m, const uint8_t *mine)
+{
+	struct rte_ether_hdr *eh = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
+	struct rte_ipv6_hdr *ip6 = (struct rte_ipv6_hdr *)(eh + 1);
+	uint8_t *icmp = (uint8_t *)(ip6 + 1); /* type, code, cksum, reserved, target */
+	static const uint8_t any[16];
+
+	if (m->data_len < sizeof(*eh) + sizeof(*ip6) + 24 || ip6->proto != IPPROTO_ICMPV6 ||
+	    icmp[0] != 135 || memcmp(icmp + 8, mine, 16) != 0 || memcmp(ip6->src_addr, any, 16) == 0) {
+		rte_pktmbuf_free(m);
+		return;
+	}
+	eh->dst_addr = eh->src_addr;
+	eh->src_addr = O.my_mac[port];
+	memcpy(ip6->dst_addr, ip6->src_addr, 16);
+	memcpy(ip6->src_addr, mine, 16);
+	ip6->hop_limits = 255;
+	ip6->payload_len = rte_cpu_to_be_16(32);
+	icmp[0] = 136, icmp[1] = 0, icmp[2] = icmp[3] = 0;
+	icmp[4] = 0x60, icmp[5] = icmp[6] = icmp[7] = 0; /* Solicited, Override */
+	icmp[24] = 2, icmp[25] = 1; /* target link-layer address */
+	memcpy(icmp + 26, &O.my_mac[port], RTE_ETHER_ADDR_LEN);
+	*(uint16_t *)(icmp + 2) = rte_ipv6_udptcp_cksum(ip6, icmp);
+	m->data_len = m->pkt_len = (uint32_t)(sizeof(*eh) + sizeof(*ip6) + 32);
+	if (rte_eth_tx_burst(port, 0, &m, 1) != 1)
+		rte_pktmbuf_free(m);
+}
+
 /* Port 0: SYN-ACKs for our client flows. */
 static void
-client_input(const struct rte_ipv4_hdr *ip, const struct rte_tcp_hdr *th)
+client_input(const struct addr *src, const struct rte_tcp_hdr *th)
 {
 	unsigned i = (unsigned)rte_be_to_cpu_16(th->dst_port) - O.port_base;
 
-	if (i >= O.flows || ip->src_addr != rte_cpu_to_be_32(O.vip))
+	if (i >= O.flows || !addr_eq(src, &O.vip))
 		return;
 	if ((th->tcp_flags & (RTE_TCP_SYN_FLAG | RTE_TCP_ACK_FLAG)) ==
 	    (RTE_TCP_SYN_FLAG | RTE_TCP_ACK_FLAG) && F[i].state == F_SYN) {
@@ -207,19 +299,20 @@ client_input(const struct rte_ipv4_hdr *ip, const struct rte_tcp_hdr *th)
 
 /* Port 1: routerd's SYNs to the backend, then the request it forwards. */
 static void
-backend_input(const struct rte_ipv4_hdr *ip, const struct rte_tcp_hdr *th, unsigned plen)
+backend_input(const struct addr *src, const struct addr *dst, const struct rte_tcp_hdr *th,
+	      unsigned plen)
 {
 	uint16_t sport = rte_be_to_cpu_16(th->src_port);
-	uint32_t sip = rte_be_to_cpu_32(ip->src_addr), seq = rte_be_to_cpu_32(th->sent_seq);
+	uint32_t seq = rte_be_to_cpu_32(th->sent_seq);
 	const char *data = (const char *)th + ((th->data_off >> 4) * 4);
 	uint8_t f[128];
 	unsigned i, n;
 
-	if (rte_be_to_cpu_16(th->dst_port) != 80 || ip->dst_addr != rte_cpu_to_be_32(O.backend_ip))
+	if (rte_be_to_cpu_16(th->dst_port) != 80 || !addr_eq(dst, &O.backend_ip))
 		return;
 	if (th->tcp_flags & RTE_TCP_SYN_FLAG) {
 		/* Same ISN on a retransmitted SYN: the answer is the same. */
-		n = build(f, 1, O.backend_ip, sip, 80, sport, isn_b(sport), seq + 1,
+		n = build(f, 1, &O.backend_ip, src, 80, sport, isn_b(sport), seq + 1,
 			  RTE_TCP_SYN_FLAG | RTE_TCP_ACK_FLAG, NULL, 0);
 		send_frame(1, f, n);
 		return;
@@ -229,7 +322,7 @@ backend_input(const struct rte_ipv4_hdr *ip, const struct rte_tcp_hdr *th, unsig
 	i = (unsigned)strtoul(data + 5, NULL, 10);
 	if (i >= O.flows || F[i].state == F_SPLICED)
 		return;
-	F[i].snat_ip = sip;
+	F[i].snat_ip = *src;
 	F[i].snat_port = sport;
 	F[i].req_end = seq + plen;
 	F[i].state = F_SPLICED;
@@ -240,23 +333,42 @@ input(uint16_t port, struct rte_mbuf *m)
 {
 	struct rte_ether_hdr *eh = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
 	const struct rte_ipv4_hdr *ip = (const struct rte_ipv4_hdr *)(eh + 1);
+	const struct rte_ipv6_hdr *ip6 = (const struct rte_ipv6_hdr *)(eh + 1);
 	const struct rte_tcp_hdr *th;
-	unsigned hl, tl;
+	struct addr src, dst;
+	unsigned hl, plen;
 
 	if (eh->ether_type == rte_cpu_to_be_16(RTE_ETHER_TYPE_ARP)) {
-		arp_answer(port, m, port == 0 ? O.client_ip : O.backend_ip);
+		arp_answer(port, m, port == 0 ? O.client4 : O.backend4);
 		return;
 	}
-	if (eh->ether_type != rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4) ||
-	    m->data_len < sizeof(*eh) + sizeof(*ip) + sizeof(*th) || ip->next_proto_id != IPPROTO_TCP)
-		goto out;
-	hl = (ip->version_ihl & 0xf) * 4u;
-	th = (const struct rte_tcp_hdr *)((const uint8_t *)ip + hl);
-	tl = rte_be_to_cpu_16(ip->total_length);
+	if (eh->ether_type == rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV6)) {
+		if (m->data_len < sizeof(*eh) + sizeof(*ip6))
+			goto out;
+		if (ip6->proto == IPPROTO_ICMPV6) {
+			nd_answer(port, m, port == 0 ? O.client6 : O.backend6);
+			return;
+		}
+		/* routerd sends no extension headers: TCP right after the fixed header. */
+		if (ip6->proto != IPPROTO_TCP || m->data_len < sizeof(*eh) + sizeof(*ip6) + sizeof(*th))
+			goto out;
+		th = (const struct rte_tcp_hdr *)(ip6 + 1);
+		plen = rte_be_to_cpu_16(ip6->payload_len) - (th->data_off >> 4) * 4u;
+		src = addr_of(ip6, 1, 0), dst = addr_of(ip6, 1, 1);
+	} else {
+		if (eh->ether_type != rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4) ||
+		    m->data_len < sizeof(*eh) + sizeof(*ip) + sizeof(*th) ||
+		    ip->next_proto_id != IPPROTO_TCP)
+			goto out;
+		hl = (ip->version_ihl & 0xf) * 4u;
+		th = (const struct rte_tcp_hdr *)((const uint8_t *)ip + hl);
+		plen = rte_be_to_cpu_16(ip->total_length) - hl - (th->data_off >> 4) * 4u;
+		src = addr_of(ip, 0, 0), dst = addr_of(ip, 0, 1);
+	}
 	if (port == 0)
-		client_input(ip, th);
+		client_input(&src, th);
 	else
-		backend_input(ip, th, tl - hl - (th->data_off >> 4) * 4u);
+		backend_input(&src, &dst, th, plen);
 out:
 	rte_pktmbuf_free(m);
 }
@@ -287,6 +399,50 @@ pcap_add(FILE *f, const uint8_t *frame, unsigned len)
 	}
 }
 
+/* A frame about to be written, read back as a receiver would: the family's ethertype,
+ * lengths, addresses, ports, and the TCP checksum verified over the pseudo-header. A
+ * frame routerd would drop (tcp_bad_checksum) would make the replay measure drops. */
+static void
+frame_check(const uint8_t *f, unsigned len, const struct addr *s, const struct addr *d,
+	    uint16_t sport, uint16_t dport)
+{
+	const struct rte_ether_hdr *eh = (const struct rte_ether_hdr *)f;
+	const void *ip = eh + 1;
+	const struct rte_tcp_hdr *th;
+	int ok;
+
+	if (s->v6) {
+		const struct rte_ipv6_hdr *ip6 = ip;
+
+		th = (const struct rte_tcp_hdr *)(ip6 + 1);
+		ok = eh->ether_type == rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV6) &&
+		     ip6->proto == IPPROTO_TCP && (rte_be_to_cpu_32(ip6->vtc_flow) >> 28) == 6 &&
+		     sizeof(*eh) + sizeof(*ip6) + rte_be_to_cpu_16(ip6->payload_len) == len &&
+		     rte_ipv6_udptcp_cksum_verify(ip6, th) == 0;
+	} else {
+		const struct rte_ipv4_hdr *ip4 = ip;
+
+		th = (const struct rte_tcp_hdr *)(ip4 + 1);
+		ok = eh->ether_type == rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4) &&
+		     ip4->next_proto_id == IPPROTO_TCP &&
+		     sizeof(*eh) + rte_be_to_cpu_16(ip4->total_length) == len &&
+		     rte_ipv4_cksum(ip4) == 0 && rte_ipv4_udptcp_cksum_verify(ip4, th) == 0;
+	}
+	if (!ok)
+		goto bad;
+	{
+		struct addr a = addr_of(ip, s->v6, 0), b = addr_of(ip, s->v6, 1);
+
+		if (addr_eq(&a, s) && addr_eq(&b, d) && rte_be_to_cpu_16(th->src_port) == sport &&
+		    rte_be_to_cpu_16(th->dst_port) == dport)
+			return;
+	}
+bad:
+	fprintf(stderr, "pktgen_flows: a frame of the pcap does not read back right (IPv%d, port %u)\n",
+		s->v6 ? 6 : 4, sport);
+	exit(1);
+}
+
 static void
 write_pcaps(void)
 {
@@ -308,11 +464,14 @@ write_pcaps(void)
 		struct flow *fl = &F[order[j]];
 
 		i = order[j];
-		n = build(f, 0, O.client_ip, O.vip, (uint16_t)(O.port_base + i), 80, isn_c(i) + 1 + req_len_of(i),
-			  fl->isn_r + 1, RTE_TCP_ACK_FLAG | RTE_TCP_PSH_FLAG, payload, PAYLOAD);
+		n = build(f, 0, &O.client_ip, &O.vip, (uint16_t)(O.port_base + i), 80,
+			  isn_c(i) + 1 + req_len_of(i), fl->isn_r + 1, RTE_TCP_ACK_FLAG | RTE_TCP_PSH_FLAG,
+			  payload, PAYLOAD);
+		frame_check(f, n, &O.client_ip, &O.vip, (uint16_t)(O.port_base + i), 80);
 		pcap_add(fc, f, n);
-		n = build(f, 1, O.backend_ip, fl->snat_ip, 80, fl->snat_port, isn_b(fl->snat_port) + 1,
+		n = build(f, 1, &O.backend_ip, &fl->snat_ip, 80, fl->snat_port, isn_b(fl->snat_port) + 1,
 			  fl->req_end, RTE_TCP_ACK_FLAG | RTE_TCP_PSH_FLAG, payload, PAYLOAD);
+		frame_check(f, n, &O.backend_ip, &fl->snat_ip, 80, fl->snat_port);
 		pcap_add(fb, f, n);
 	}
 	if (fclose(fc) != 0 || fclose(fb) != 0) {
@@ -335,10 +494,12 @@ usage(const char *prog)
 		"usage: %s EAL-ARGS -- --flows N --client-pcap PATH --backend-pcap PATH\n"
 		"          [--host NAME] [--timeout S] [--port-base P (client ports P.., default 1024)]\n"
 		"           [--router-mac0 MAC] [--router-mac1 MAC]\n"
-		"          [--mac0 MAC] [--mac1 MAC]\n"
+		"          [--mac0 MAC] [--mac1 MAC] [--family 4|6] [--backend-family 4|6]\n"
 		"EAL-ARGS must make two ports: 0 facing routerd's client-side memif port, 1 its\n"
 		"backend-side one. Addresses: client 198.18.2.2, VIP 198.18.0.1, backend\n"
-		"198.18.3.10:80 (perf/pktgen.routerd.json, perf/pktgen-routes.yaml).\n",
+		"198.18.3.10:80; with --family 6 client 2001:2:2::2, VIP 2001:2:2::1, with\n"
+		"--backend-family 6 backend [2001:2:3::10]:80 (perf/pktgen.routerd.json,\n"
+		"perf/pktgen-routes.yaml).\n",
 		prog);
 	exit(2);
 }
@@ -378,21 +539,24 @@ main(int argc, char **argv)
 		{ "router-mac1", required_argument, NULL, '1' },
 		{ "mac0", required_argument, NULL, 'x' },
 		{ "mac1", required_argument, NULL, 'y' },
+		{ "family", required_argument, NULL, 'f' },
+		{ "backend-family", required_argument, NULL, 'B' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct rte_mbuf *pkts[BURST];
 	unsigned next = 0, spliced = 0, i, inflight;
 	uint64_t deadline, last_retry = 0, retry;
 	uint16_t port, k, nb;
-	int c, ret;
+	int c, ret, family = 4, bfamily = 4;
 
 	ret = rte_eal_init(argc, argv);
 	if (ret < 0)
 		rte_exit(1, "EAL init failed\n");
 	argc -= ret, argv += ret;
-	O.vip = RTE_IPV4(198, 18, 0, 1);
-	O.client_ip = RTE_IPV4(198, 18, 2, 2);
-	O.backend_ip = RTE_IPV4(198, 18, 3, 10);
+	O.client4 = RTE_IPV4(198, 18, 2, 2);
+	O.backend4 = RTE_IPV4(198, 18, 3, 10);
+	inet_pton(AF_INET6, "2001:2:2::2", O.client6);
+	inet_pton(AF_INET6, "2001:2:3::10", O.backend6);
 	O.host = "bench.pktgen.test";
 	O.timeout_s = 60;
 	O.port_base = 1024;
@@ -412,8 +576,27 @@ main(int argc, char **argv)
 		case '1': if (parse_mac(optarg, &O.router_mac[1]) < 0) usage(argv[0]); break;
 		case 'x': if (parse_mac(optarg, &O.my_mac[0]) < 0) usage(argv[0]); break;
 		case 'y': if (parse_mac(optarg, &O.my_mac[1]) < 0) usage(argv[0]); break;
+		case 'f': family = atoi(optarg); break;
+		case 'B': bfamily = atoi(optarg); break;
 		default: usage(argv[0]);
 		}
+	}
+	if ((family != 4 && family != 6) || (bfamily != 4 && bfamily != 6))
+		usage(argv[0]);
+	if (family == 6) {
+		O.client_ip = (struct addr){ .v6 = 1 };
+		memcpy(O.client_ip.a6, O.client6, 16);
+		O.vip = (struct addr){ .v6 = 1 };
+		inet_pton(AF_INET6, "2001:2:2::1", O.vip.a6);
+	} else {
+		O.client_ip = (struct addr){ .v4 = O.client4 };
+		O.vip = (struct addr){ .v4 = RTE_IPV4(198, 18, 0, 1) };
+	}
+	if (bfamily == 6) {
+		O.backend_ip = (struct addr){ .v6 = 1 };
+		memcpy(O.backend_ip.a6, O.backend6, 16);
+	} else {
+		O.backend_ip = (struct addr){ .v4 = O.backend4 };
 	}
 	if (O.flows == 0 || O.port_base < 1024 || O.port_base + O.flows > 65536 || !O.out_client ||
 	    !O.out_backend)
@@ -473,7 +656,8 @@ main(int argc, char **argv)
 		return 1;
 	}
 	write_pcaps();
-	printf("pktgen_flows: %u flows spliced; %s, %s written\n", O.flows, O.out_client, O.out_backend);
+	printf("pktgen_flows: %u flows spliced (IPv%d client, IPv%d backend); %s, %s written and read back\n",
+	       O.flows, family, bfamily, O.out_client, O.out_backend);
 	rte_eth_dev_stop(0);
 	rte_eth_dev_stop(1);
 	rte_eal_cleanup();

@@ -8,6 +8,10 @@ Inputs (perf/pktgen writes them; a phase not run leaves its rows "not run"):
   P-end-N.json       p1-FLOWS)
   serve.tally        "ok tried flows_before flows_max flows_after rss_before rss_max rss_after"
   p1-FLOWS.flows     flows_active after pktgen_flows opened them
+With --family 6 or both (issue 36), the IPv6 runs' files have "-v6" after the phase
+(floor-v6, p2-v6, p1-v6-FLOWS; p1-v64-1000 for IPv6 clients to the IPv4 backend), and with
+both an "IPv6 / IPv4" table follows: routerd's cycles per unit of each IPv6 row over the
+IPv4 row of the same run, within 10 % (<= 1.10) to pass.
 Rates are per second of pktgen's sending time. routerd has one worker: per worker = total.
 Cycles are routerd's own busy_cycles (TSC cycles of loop iterations that had work).
 """
@@ -64,13 +68,55 @@ def drops_text(dr, base):
                      for k, v in sorted(dr.items(), key=lambda x: -x[1])) or "none"
 
 
+def ratios(p1, p2best, p2steps, flows):
+    """IPv6 / IPv4 (issue 36): routerd's cycles per unit over IPv6 against IPv4's in this
+    run, the rates beside them; a verdict per cycles row, within 10 % (<= 1.10)."""
+    print()
+    print("IPv6 / IPv4 (issue 36: within 10 % of IPv4), routerd's busy cycles per unit in this run"
+          " (the rates are what pktgen offered from a shared core: beside, not judged)")
+    print("| figure | IPv4 | IPv6 | IPv6 / IPv4 | verdict |")
+    print("|---|---|---|---|---|")
+    rows = []
+    for n in flows:
+        rows.append((f"P1 {int(n):,} flows, 6to6", p1.get(f"p1-{n}"), p1.get(f"p1-v6-{n}")))
+    rows.append(("P1 1,000 flows, 6to4 (IPv6 clients, IPv4 backend)", p1.get(f"p1-{flows[0]}"),
+                 p1.get("p1-v64-1000")))
+    for label, v4, v6 in rows:
+        if not v4 or not v6:
+            print(f"| {label} | {'n/a' if not v4 else ''} | {'n/a' if not v6 else ''} | - | not run |")
+            continue
+        r = v6[1] / max(v4[1], 1e-9)
+        print(f"| {label}: cycles/packet | {v4[1]:.0f} | {v6[1]:.0f} | {r:.3f} |"
+              f" {'PASS' if r <= 1.10 else 'FAIL'} |")
+        print(f"| {label}: forwarded pps | {m(v4[0])} | {m(v6[0])} | {v6[0] / max(v4[0], 1e-9):.2f} | - |")
+    b4, b6 = p2best.get("4"), p2best.get("6")
+    if b4 and b6:
+        r = b6["cps"] / max(b4["cps"], 1e-9)
+        print(f"| P2 SYN cookies, best step: cycles/SYN | {b4['cps']:.0f} | {b6['cps']:.0f} | {r:.3f} |"
+              f" {'PASS' if r <= 1.10 and b6['cookies'] > 0 else 'FAIL'} |")
+        print(f"| P2 SYN cookies, best step: cookies/s | {m(b4['cookies'])} | {m(b6['cookies'])} |"
+              f" {b6['cookies'] / max(b4['cookies'], 1e-9):.2f} | - |")
+        for rate, r4 in p2steps["4"].items():
+            r6 = p2steps["6"].get(rate)
+            if r6:
+                # At the low steps the worker is mostly idle and a poll's fixed cost
+                # weighs on each SYN: their cycles are shown, not judged.
+                print(f"| P2 step {rate} %: cookies/s (offered); cycles/SYN | {m(r4['cookies'])} ({m(r4['offered'])});"
+                      f" {r4['cps']:.0f} | {m(r6['cookies'])} ({m(r6['offered'])}); {r6['cps']:.0f} |"
+                      f" {r6['cookies'] / max(r4['cookies'], 1e-9):.2f}; {r6['cps'] / max(r4['cps'], 1e-9):.2f} | - |")
+    else:
+        print("| P2 SYN cookies | n/a | n/a | - | not run |")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--dir", required=True)
     ap.add_argument("--rates", required=True)
     ap.add_argument("--p1-flows", required=True)
     ap.add_argument("--quick", type=int, default=0)
+    ap.add_argument("--family", default="4", choices=["4", "6", "both"])
     a = ap.parse_args()
+    fams = ["4", "6"] if a.family == "both" else [a.family]
     d = a.dir
     w = (46, 36, 40)
 
@@ -79,69 +125,91 @@ def main():
 
     load_avg = " ".join(open("/proc/loadavg").read().split()[:3])
     print()
-    print(f"perf/pktgen{' --quick' if a.quick else ''}: {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())},"
+    print(f"perf/pktgen{' --quick' if a.quick else ''}{'' if a.family == '4' else ' --family ' + a.family}: {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())},"
           f" load average {load_avg}; routerd 1 worker on CPU 1 (idle adaptive), pktgen's 2 lcores"
           f" on CPU 0, net_memif (copy mode, 1024-slot rings)")
     line("metric", "routerd, from outside", "floor: dpdk-testpmd, same memif setup", "note")
     print("-" * 160)
 
-    # P1: forwarding of established spliced flows.
-    for n in a.p1_flows.split():
-        fl = steps(f"{d}/p1-floor-{n}.out")
-        cpp = testpmd_cpp(f"{d}/testpmd-io-{n}.log")
-        floor1_txt = (f"io: {m(fl[0]['rx'] / fl[0]['secs'])}pps, "
-                      + (f"{cpp:.0f} cyc/pkt" if cpp else "cyc/pkt n/a") if fl else "not run")
-        st = steps(f"{d}/p1-{n}.out")
+    # P1: forwarding of established spliced flows. Each set: (run name, floor's run and
+    # testpmd log names, row label).
+    p1_sets = []
+    for fam in fams:
+        for n in a.p1_flows.split():
+            if fam == "4":
+                p1_sets.append((f"p1-{n}", f"p1-floor-{n}", f"testpmd-io-{n}",
+                                f"P1 fwd, {int(n):,} spliced flows" + ("" if a.family == "4" else ", IPv4")))
+            else:
+                p1_sets.append((f"p1-v6-{n}", f"p1-floor-v6-{n}", f"testpmd-io-v6-{n}",
+                                f"P1 fwd, {int(n):,} spliced flows, IPv6 (6to6)"))
+        if fam == "6":
+            p1_sets.append(("p1-v64-1000", None, None, "P1 fwd, 1,000 spliced flows, IPv6 to IPv4"))
+    p1 = {}  # run -> (packets a second, cycles a packet), for the ratios
+    for run, floor, tlog, label in p1_sets:
+        fl = steps(f"{d}/{floor}.out") if floor else []
+        cpp = testpmd_cpp(f"{d}/{tlog}.log") if tlog else None
+        floor1_txt = ("-" if not floor else
+                      (f"io: {m(fl[0]['rx'] / fl[0]['secs'])}pps, "
+                       + (f"{cpp:.0f} cyc/pkt" if cpp else "cyc/pkt n/a") if fl else "not run"))
+        st = steps(f"{d}/{run}.out")
         if not st:
-            line(f"P1 fwd, {int(n):,} spliced flows", "not run", floor1_txt)
+            line(label, "not run", floor1_txt)
             continue
         st = st[0]
-        dd = delta(d, f"p1-{n}", 1)
+        dd = delta(d, run, 1)
         fwd = dd.get("tx_packets", 0)
         cyc = dd["busy_cycles"] + dd["idle_cycles"]
-        fp = f"{d}/p1-{n}.flows"
+        fp = f"{d}/{run}.flows"
         active = open(fp).read().strip() if os.path.exists(fp) else "?"
-        line(f"P1 fwd, {int(n):,} spliced flows", f"{m(fwd / st['secs'])}pps, {dd['busy_cycles'] / max(fwd, 1):.0f} cyc/pkt",
+        p1[run] = (fwd / st["secs"], dd["busy_cycles"] / max(fwd, 1))
+        line(label, f"{m(fwd / st['secs'])}pps, {dd['busy_cycles'] / max(fwd, 1):.0f} cyc/pkt",
              floor1_txt,
              f"offered {m(st['tx'] / st['secs'])}/s, back at pktgen {m(st['rx'] / st['secs'])}/s;"
              f" fast path {dd.get('fast_forwarded', 0) * 100 / max(fwd, 1):.0f} %; busy {dd['busy_cycles'] * 100 / max(cyc, 1):.0f} %;"
              f" flows_active {active}")
-        line("      drops", drops_text(dd["drops"], dd["rx_packets"]), "")
+        line("      drops", drops_text(dd["drops"], dd["rx_packets"]),
+             f"forwarded {fwd:,} of {dd['rx_packets']:,} received", "")
 
     # P2: cookies under a SYN flood, in rate steps; the floor is testpmd macswap.
-    fs = steps(f"{d}/floor.out")
-    cpp = testpmd_cpp(f"{d}/testpmd.log")
-    floor2_txt = (f"macswap: {m(fs[0]['rx'] / fs[0]['secs'])}pps, "
-                  + (f"{cpp:.0f} cyc/pkt" if cpp else "cyc/pkt n/a") if fs else "not run")
-    p2 = steps(f"{d}/p2.out")
-    rows = []
-    for i, st in enumerate(p2[1:], 2):  # step 1 is the ARP warm-up
-        dd = delta(d, "p2", i)
-        cyc = dd["busy_cycles"] + dd["idle_cycles"]
-        rows.append({"rate": st["rate"], "secs": st["secs"], "offered": st["tx"] / st["secs"],
-                     "cookies": dd["syn_cookies_sent"] / st["secs"],
-                     "cps": dd["busy_cycles"] / max(dd["syn_cookies_sent"], 1),
-                     "busy": dd["busy_cycles"] / cyc if cyc else 0, "back": st["rx"] / st["secs"],
-                     "drops": dd["drops"], "ndrops": sum(dd["drops"].values()), "nrx": dd["rx_packets"]})
-    if rows:
-        top = max(rows, key=lambda r: r["cookies"])
-        line("P2 SYN-ACK cookies / s / worker", f"{m(top['cookies'])}/s, {top['cps']:.0f} cyc/SYN", floor2_txt,
-             f"best step: {top['rate']} % of the link, {m(top['offered'])}/s offered, worker busy {top['busy'] * 100:.0f} %")
-        for r in rows:
-            line(f"  SYN step {r['rate']:>5} % ({r['secs']:.1f} s)",
-                 f"offered {m(r['offered'])}/s, cookies {m(r['cookies'])}/s",
-                 f"SYN-ACKs back {m(r['back'])}/s, busy {r['busy'] * 100:.0f} %",
-                 "drops: " + drops_text(r["drops"], r["nrx"]))
-        onset = next((r for r in rows if r["ndrops"] > 0.001 * max(r["nrx"], 1)), None)
-        if onset:
-            line("routerd starts to drop (> 0.1 % of rx)", f"at {m(onset['offered'])}/s offered",
-                 f"step {onset['rate']} %", "by reason: " + ", ".join(
-                     k for k, _ in sorted(onset["drops"].items(), key=lambda x: -x[1])))
+    p2best, p2steps = {}, {"4": {}, "6": {}}
+    for fam in fams:
+        sfx = "" if fam == "4" else "-v6"
+        lab = "" if a.family == "4" else f", IPv{fam}"
+        fs = steps(f"{d}/floor{sfx}.out")
+        cpp = testpmd_cpp(f"{d}/testpmd{sfx}.log")
+        floor2_txt = (f"macswap: {m(fs[0]['rx'] / fs[0]['secs'])}pps, "
+                      + (f"{cpp:.0f} cyc/pkt" if cpp else "cyc/pkt n/a") if fs else "not run")
+        p2 = steps(f"{d}/p2{sfx}.out")
+        rows = []
+        for i, st in enumerate(p2[1:], 2):  # step 1 is the ARP warm-up
+            dd = delta(d, f"p2{sfx}", i)
+            cyc = dd["busy_cycles"] + dd["idle_cycles"]
+            rows.append({"rate": st["rate"], "secs": st["secs"], "offered": st["tx"] / st["secs"],
+                         "cookies": dd["syn_cookies_sent"] / st["secs"],
+                         "cps": dd["busy_cycles"] / max(dd["syn_cookies_sent"], 1),
+                         "busy": dd["busy_cycles"] / cyc if cyc else 0, "back": st["rx"] / st["secs"],
+                         "drops": dd["drops"], "ndrops": sum(dd["drops"].values()), "nrx": dd["rx_packets"]})
+        if rows:
+            top = max(rows, key=lambda r: r["cookies"])
+            p2best[fam] = top
+            line("P2 SYN-ACK cookies / s / worker" + lab, f"{m(top['cookies'])}/s, {top['cps']:.0f} cyc/SYN", floor2_txt,
+                 f"best step: {top['rate']} % of the link, {m(top['offered'])}/s offered, worker busy {top['busy'] * 100:.0f} %")
+            for r in rows:
+                p2steps[fam][r["rate"]] = r
+                line(f"  SYN step {r['rate']:>5} % ({r['secs']:.1f} s)",
+                     f"offered {m(r['offered'])}/s, cookies {m(r['cookies'])}/s",
+                     f"SYN-ACKs back {m(r['back'])}/s, busy {r['busy'] * 100:.0f} %",
+                     "drops: " + drops_text(r["drops"], r["nrx"]))
+            onset = next((r for r in rows if r["ndrops"] > 0.001 * max(r["nrx"], 1)), None)
+            if onset:
+                line("routerd starts to drop (> 0.1 % of rx)" + lab, f"at {m(onset['offered'])}/s offered",
+                     f"step {onset['rate']} %", "by reason: " + ", ".join(
+                         k for k, _ in sorted(onset["drops"].items(), key=lambda x: -x[1])))
+            else:
+                line("routerd starts to drop (> 0.1 % of rx)" + lab, "not within the steps",
+                     f"up to {m(max(r['offered'] for r in rows))}/s offered", "")
         else:
-            line("routerd starts to drop (> 0.1 % of rx)", "not within the steps",
-                 f"up to {m(max(r['offered'] for r in rows))}/s offered", "")
-    else:
-        line("P2 SYN-ACK cookies / s / worker", "not run", floor2_txt)
+            line("P2 SYN-ACK cookies / s / worker" + lab, "not run", floor2_txt)
 
     line("P3 new spliced conns / s", "not measured from outside", "-",
          "pktgen cannot complete handshakes; pktgen_flows opens flows one way, not at rate."
@@ -158,8 +226,11 @@ def main():
              " (>= 99 %, flows and RSS back where they were)")
         line("      drops", drops_text(dd["drops"], dd["rx_packets"]), "")
         print(f"flood: {dd['syn_cookies_sent'] / st['secs']:.0f} SYN/s, legit {ok}/{tried}")
+    if a.family == "both":
+        ratios(p1, p2best, p2steps, a.p1_flows.split())
     print("drop reasons (README.md, counters): tx_full = a TX ring to a memif peer was full (the peer,"
-          " pktgen on the shared CPU 0, did not drain it in time); eth_not_ours = a frame to another MAC."
+          " pktgen on the shared CPU 0, did not drain it in time); eth_not_ours = a frame to another MAC;"
+          " ipv6_off = an IPv6 frame on a port with no IPv6 address (the af_packet ports: a few of the lab's own)."
           " Every rate is what pktgen sent from one shared core; 'busy' is routerd's worker's share of"
           " its time with work, the headroom left.")
 
