@@ -65,8 +65,8 @@ enum sy_conn_proto {
 /*
  * Flow-table key: a packet's (src, dst) as it arrives. 16 bytes, so rte_hash
  * compares it with its vector compare and hashes two words. The flow table
- * keeps one hash table per address family: IPv6 flows get their own table
- * with a 40-byte key when IPv6 forwarding arrives, without slowing this one.
+ * keeps one hash table per address family: IPv6 flows have their own, with
+ * the 48-byte struct sy_flow_key6, so this one stays as fast.
  */
 struct sy_flow_key {
 	uint32_t saddr; /* network order */
