@@ -16,34 +16,24 @@
 #include "conn/src_limit.h"
 #include "observe/conn_stats.h"
 #include "sy_generation.h"
+#include "sy_mix.h"
 #include "worker.h"
-
-static uint64_t
-mix64(uint64_t x)
-{
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdull;
-	x ^= x >> 33;
-	x *= 0xc4ceb9fe1a85ec53ull;
-	x ^= x >> 33;
-	return x;
-}
 
 static uint64_t
 src_key(uint16_t route_slot, const struct sy_addr *src)
 {
-	uint64_t k = mix64(((uint64_t)route_slot << 32) ^ src->family);
+	uint64_t k = sy_mix64(((uint64_t)route_slot << 32) ^ src->family);
 
 	if (src->family == AF_INET6) {
 		uint64_t a, b;
 
 		memcpy(&a, src->v6, 8);
 		memcpy(&b, src->v6 + 8, 8);
-		k = mix64(k ^ a) ^ b;
+		k = sy_mix64(k ^ a) ^ b;
 	} else {
 		k ^= src->v4;
 	}
-	return mix64(k) | 1; /* 0 marks a free slot */
+	return sy_mix64(k) | 1; /* 0 marks a free slot */
 }
 
 /* The slot for key, taking a free or expired one; NULL when it is another

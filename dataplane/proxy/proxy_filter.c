@@ -31,23 +31,13 @@
 
 #include "proxy/proxy_internal.h"
 #include "sy_generation.h"
+#include "sy_mix.h"
 #include "tcp/tcp.h"
 #include "worker.h"
 
 static RTE_DEFINE_PER_LCORE(pcre2_match_data *, pxf_md);
 
 /* ------------------------------------------------------------ limits -- */
-
-static uint64_t
-mix64(uint64_t x)
-{
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdull;
-	x ^= x >> 33;
-	x *= 0xc4ceb9fe1a85ec53ull;
-	x ^= x >> 33;
-	return x;
-}
 
 /* The client a clientRatelimit counts: the named header's value when the
  * filter names one (Skipper: "Authorization"), else the source address. */
@@ -59,7 +49,7 @@ client_key(const struct sy_filter *f, const uint8_t *head, uint32_t head_len, ui
 	uint64_t h = 0xcbf29ce484222325ull;
 
 	if (f->s[2] == NULL || (v = px_header_value(head, head_len, f->s[2], &len)) == NULL)
-		return mix64(client_ip ^ 0x9e3779b97f4a7c15ull);
+		return sy_mix64(client_ip ^ 0x9e3779b97f4a7c15ull);
 	while (len--) {
 		h ^= *v++;
 		h *= 0x100000001b3ull;
@@ -71,7 +61,7 @@ client_key(const struct sy_filter *f, const uint8_t *head, uint32_t head_len, ui
 static bool
 bucket_take(struct sy_worker *w, const struct sy_filter *f, uint64_t client)
 {
-	uint64_t key = mix64(f->key ^ client) | 1; /* 0 marks an empty slot */
+	uint64_t key = sy_mix64(f->key ^ client) | 1; /* 0 marks an empty slot */
 	struct px_bucket *b = &w->tcp.buckets[key & (SY_PX_BUCKETS - 1)];
 	uint64_t now = w->now / w->sh->tsc_per_ms;
 	double rate = f->n[0] / (double)f->period_ms; /* tokens per ms */

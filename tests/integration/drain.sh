@@ -43,20 +43,6 @@ spec: {host: px.$D, path: /p, to: {kind: Service, name: c}, port: {targetPort: h
 EOF
 	t_expect_rc 0 "apply routes dl (spliced) and px (proxied)"
 }
-# wait_exit SECS: wait for routerd to exit by itself; ROUTERD_STATUS its status or "timeout".
-wait_exit() {
-	local deadline=$((SECONDS + $1))
-	while sy_pid_alive "$ROUTERD_PID" && [ "$SECONDS" -lt "$deadline" ]; do sleep 0.05; done
-	if sy_pid_alive "$ROUTERD_PID"; then
-		ROUTERD_STATUS=timeout
-		kill -KILL "$ROUTERD_PID" 2>/dev/null
-		wait "$ROUTERD_PID" 2>/dev/null
-	else
-		wait "$ROUTERD_PID" 2>/dev/null
-		ROUTERD_STATUS=$?
-	fi
-	ROUTERD_PID=
-}
 
 # --- 1. SIGTERM during a download ---------------------------------------------------------
 N=$((20 << 20))
@@ -111,7 +97,7 @@ rc=$?
 have=$(sha256sum "$LAB_DIR/blob" | cut -d' ' -f1)
 [ "$have" = "$want" ] || t_fail "the 20 MiB arrived intact" "sha256 $have, want $want; $(stat -c %s "$LAB_DIR/blob") bytes"
 t_ok "the 20 MiB download completed intact across the drain"
-wait_exit 10
+lab_routerd_wait_exit 10
 took=$(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }')
 [ "$ROUTERD_STATUS" = 0 ] || t_fail "routerd exits 0 once drained" "status $ROUTERD_STATUS; $(tail -n 20 "$LAB_ROUTERD_LOG")"
 grep -q 'drained in' "$LAB_ROUTERD_LOG" || t_fail "routerd says it drained" "$(tail -n 20 "$LAB_ROUTERD_LOG")"
@@ -127,7 +113,7 @@ slow_pid=$!
 sleep 1
 t0=$EPOCHREALTIME
 kill -TERM "$ROUTERD_PID"
-wait_exit 10
+lab_routerd_wait_exit 10
 took=$(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }')
 [ "$ROUTERD_STATUS" = 0 ] || t_fail "drain_s passed: routerd exits 0" "status $ROUTERD_STATUS"
 awk -v t="$took" 'BEGIN { exit !(t >= 2.8 && t < 6) }' || t_fail "routerd exits when drain_s (3 s) passes" "after $took s"
@@ -149,7 +135,7 @@ sleep 0.5
 sy_pid_alive "$ROUTERD_PID" || t_fail "routerd still draining after the first signal" "it exited"
 t0=$EPOCHREALTIME
 kill -INT "$ROUTERD_PID"
-wait_exit 10
+lab_routerd_wait_exit 10
 took=$(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }')
 [ "$ROUTERD_STATUS" = 0 ] && awk -v t="$took" 'BEGIN { exit !(t < 3) }' ||
 	t_fail "a second signal: routerd exits 0 at once" "status $ROUTERD_STATUS after $took s"

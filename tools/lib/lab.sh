@@ -518,12 +518,20 @@ lab_routerd_wait() {
 # SECONDS (default 10). Sets ROUTERD_STATUS to its exit status, or to "timeout" (then it is
 # killed with SIGKILL). Returns 0 only on exit status 0.
 lab_routerd_stop() {
-	local secs=${1:-10} sig=${2:-TERM} deadline
+	local secs=${1:-10} sig=${2:-TERM}
 	ROUTERD_STATUS=
 	[ -n "$ROUTERD_PID" ] || return 1
-	deadline=$((SECONDS + secs))
 	kill -"$sig" "$ROUTERD_PID" 2>/dev/null
-	while sy_pid_alive "$ROUTERD_PID" && [ "$SECONDS" -lt "$deadline" ]; do sleep 0.1; done
+	lab_routerd_wait_exit "$secs"
+}
+
+# lab_routerd_wait_exit [SECS]: wait (default 10 s) for routerd to exit by itself, then
+# SIGKILL it; ROUTERD_STATUS its exit status, or "timeout". Returns 0 on exit status 0.
+lab_routerd_wait_exit() {
+	local deadline=$((SECONDS + ${1:-10}))
+	ROUTERD_STATUS=
+	[ -n "$ROUTERD_PID" ] || return 1
+	while sy_pid_alive "$ROUTERD_PID" && [ "$SECONDS" -lt "$deadline" ]; do sleep 0.05; done
 	if sy_pid_alive "$ROUTERD_PID"; then
 		ROUTERD_STATUS=timeout
 		kill -KILL "$ROUTERD_PID" 2>/dev/null
