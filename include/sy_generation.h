@@ -284,7 +284,7 @@ struct sy_rule_more {
 	/* rate-limit-connections (dataplane/conn/src_limit.h): per source
 	 * address, at most conn_max open connections, conn_rate_max new ones
 	 * in 3 s, http_rate_max requests in 10 s; 0: no limit. */
-	uint16_t conn_max, conn_rate_max, http_rate_max;
+	uint32_t conn_max, conn_rate_max, http_rate_max;
 };
 
 struct sy_rule {

@@ -97,7 +97,7 @@ struct sy_edge_policy_in {
 	const char *hsts;  /* Strict-Transport-Security value */
 	uint32_t server_timeout_ms;
 	uint32_t tunnel_timeout_ms;
-	uint16_t conn_max, conn_rate_max, http_rate_max; /* rate-limit-connections */
+	uint32_t conn_max, conn_rate_max, http_rate_max; /* rate-limit-connections */
 };
 
 /* A rule a kind would serve, before claims across kinds are settled. All

@@ -120,21 +120,21 @@ is_true(const char *v)
 
 /* A limit: the template's isInteger, and something a limit can be. */
 static int
-limit_value(const char *v, uint16_t *n)
+limit_value(const char *v, uint32_t *n)
 {
-	unsigned long x = 0;
+	unsigned long long x = 0;
 	const char *p;
 
-	if (*v == '\0' || strlen(v) > 5)
+	if (*v == '\0' || strlen(v) > 10)
 		return -1;
 	for (p = v; *p; p++) {
 		if (!isdigit((unsigned char)*p))
 			return -1;
-		x = x * 10 + (unsigned long)(*p - '0');
+		x = x * 10 + (unsigned long long)(*p - '0');
 	}
-	if (x == 0 || x > 65535)
+	if (x == 0 || x > 2147483647)
 		return -1;
-	*n = (uint16_t)x;
+	*n = (uint32_t)x;
 	return 0;
 }
 
@@ -219,14 +219,14 @@ sy_route_edge_policy(struct sy_arena *a, const json_t *ann, enum sy_tls_mode tls
 		size_t k;
 
 		for (k = 0; k < sizeof(limits) / sizeof(limits[0]); k++) {
-			uint16_t n;
+			uint32_t n;
 
 			if ((v = annotation(ann, limits[k].name)) == NULL)
 				continue;
 			if (limit_value(v, &n) == 0)
 				memcpy((char *)&e + limits[k].off, &n, sizeof(n));
 			else if (add_problem(a, problem, limits[k].name, v,
-					     "not a whole number from 1 to 65535") < 0)
+					     "not a whole number from 1 to 2147483647") < 0)
 				return -ENOMEM;
 		}
 	}
