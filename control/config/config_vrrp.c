@@ -68,10 +68,10 @@ sy_config_parse_vrrp(const json_t *v, struct sy_config *cfg, char *err, size_t e
 	pi = sy_config_port_index(cfg, port);
 	if (pi < 0)
 		return sy_config_fail(err, errlen, "vrrp.port: no port named \"%s\"", port);
-	if (cfg->ports[pi].n_ipv4 == 0 || cfg->ports[pi].ipv4[0].addr.family != AF_INET)
+	if (cfg->ports[pi].n_ipv4 == 0 && cfg->ports[pi].n_ipv6 == 0)
 		return sy_config_fail(err, errlen,
-			     "vrrp.port: port \"%s\" has no IPv4 address (its first one is the "
-			     "adverts' source)", port);
+			     "vrrp.port: port \"%s\" has no address (its first IPv4 one is the IPv4 "
+			     "adverts' source; IPv6 adverts come from its link-local address)", port);
 	if (json_object_get(v, "nodes") == NULL || json_object_get(v, "node") == NULL)
 		return sy_config_fail(err, errlen,
 			     "vrrp: \"node\" (this routerd, from 0) and \"nodes\" (how many share "

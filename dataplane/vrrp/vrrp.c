@@ -84,8 +84,9 @@ sy_vrrp_create(const struct sy_config *cfg, struct sy_dp_shared *sh, unsigned se
 	sh->vrrp = NULL;
 	if (!c->enabled)
 		return 0;
-	if (c->port >= sh->n_ports || sh->ports[c->port].n_ipv4 == 0) {
-		snprintf(err, errlen, "vrrp: port %u has no IPv4 address", c->port);
+	if (c->port >= sh->n_ports ||
+	    (sh->ports[c->port].n_ipv4 == 0 && sh->ports[c->port].n_ipv6 == 0)) {
+		snprintf(err, errlen, "vrrp: port %u has no address", c->port);
 		return -EINVAL;
 	}
 	v = rte_zmalloc("sy_vrrp", sizeof(*v), RTE_CACHE_LINE_SIZE);
@@ -99,7 +100,9 @@ sy_vrrp_create(const struct sy_config *cfg, struct sy_dp_shared *sh, unsigned se
 	v->vrid_base = c->vrid_base;
 	v->preempt = c->preempt;
 	v->interval_cs = (uint16_t)(c->advert_ms / 10);
-	v->self = sh->ports[c->port].ipv4[0];
+	/* The IPv4 adverts' source; an IPv6-only port has IPv6 VIPs only
+	 * (control/fleet/vips.c refuses the others). */
+	v->self = sh->ports[c->port].n_ipv4 > 0 ? sh->ports[c->port].ipv4[0] : 0;
 	v->ipv6 = sh->ports[c->port].n_ipv6 > 0;
 	v->tsc_per_us = sh->tsc_per_ms / 1000 ? sh->tsc_per_ms / 1000 : 1;
 	atomic_init(&v->vips, NULL);

@@ -101,6 +101,7 @@ test_defaults(void **state)
 	assert_int_equal(c.idle, SY_IDLE_BUSY);
 	assert_int_equal(c.flows_per_worker, SY_FLOWS_PER_WORKER_DEFAULT);
 	assert_int_equal(c.tx_drain_us, SY_TX_DRAIN_US_AUTO);
+	assert_int_equal(c.drain_s, SY_DRAIN_S_DEFAULT);
 	sy_config_free(&c);
 	assert_int_equal(sy_config_parse("{\"tx_drain_us\": \"auto\"}", &c, err, sizeof(err)), 0);
 	assert_int_equal(c.tx_drain_us, SY_TX_DRAIN_US_AUTO);
@@ -191,7 +192,9 @@ test_errors_name_the_key(void **state)
 		{ "{\"ports\": [{\"name\": \"c\", \"devargs\": \"x\", \"ipv4\": [\"198.18.0.1/24\"]}, {\"name\": \"n\", \"devargs\": \"y\"}], \"vrrp\": {\"node\": 0, \"nodes\": 3}}",
 		  "vrrp.port: required" },
 		{ "{\"ports\": [{\"name\": \"c\", \"devargs\": \"x\", \"ipv4\": [\"198.18.0.1/24\"]}, {\"name\": \"n\", \"devargs\": \"y\"}], \"vrrp\": {\"port\": \"n\", \"node\": 0, \"nodes\": 3}}",
-		  "vrrp.port: port \"n\" has no IPv4 address" },
+		  "vrrp.port: port \"n\" has no address" },
+		{ "{\"drain_s\": 3601}", "drain_s: must be an integer from 0 to 3600" },
+		{ "{\"drain_s\": \"30\"}", "drain_s: must be an integer" },
 		{ "{\"ports\": [{\"name\": \"c\", \"devargs\": \"x\", \"ipv4\": [\"198.18.0.1/24\"]}, {\"name\": \"n\", \"devargs\": \"y\"}], \"vrrp\": {\"port\": \"c\", \"nodes\": 3}}",
 		  "vrrp: \"node\"" },
 		{ "{\"ports\": [{\"name\": \"c\", \"devargs\": \"x\", \"ipv4\": [\"198.18.0.1/24\"]}, {\"name\": \"n\", \"devargs\": \"y\"}], \"vrrp\": {\"port\": \"c\", \"node\": 3, \"nodes\": 3}}",
@@ -262,6 +265,14 @@ test_vrrp(void **state)
 	assert_int_equal(c.vrrp.advert_ms, 1000);
 	assert_int_equal(c.vrrp.vrid_base, 50);
 	assert_false(c.vrrp.preempt);
+	sy_config_free(&c);
+	/* An IPv6-only port: VRRPv3 over IPv6 needs no IPv4 address. */
+	assert_int_equal(sy_config_parse("{\"ports\": [{\"name\": \"c\", \"devargs\": \"x\", "
+					 "\"ipv6\": [\"2001:2::3/64\"]}], \"vrrp\": {\"port\": "
+					 "\"c\", \"node\": 0, \"nodes\": 2}}",
+					 &c, err, sizeof(err)),
+			 0);
+	assert_true(c.vrrp.enabled);
 	sy_config_free(&c);
 }
 
