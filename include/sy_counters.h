@@ -188,6 +188,7 @@ extern const char *const sy_drop_reason_names[SY_DROP__COUNT];
 	X(lb_ejections)    /* endpoints ejected: consecutive failures (lb/lb.h) */ \
 	X(lb_ejected_avoided) /* picks that skipped an ejected endpoint */      \
 	X(lb_panic_picks)  /* picks that found only ejected endpoints: used anyway */ \
+	X(lb_all_full)     /* picks that found every endpoint at its pool's max_conns: 503 (lb/lb.c) */ \
 	X(lb_all_ejected)  /* ... refused instead (lb_all_ejected "fail"): 503 */ \
 	X(lb_eject_bound_ignored) /* picks of an ejected endpoint: too much of its pool is (lb/lb.h) */ \
 	X(lb_hc_down_avoided) /* picks that skipped an endpoint its health checks put down */ \

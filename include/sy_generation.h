@@ -179,6 +179,10 @@ struct sy_pool {
 	 * (n_endpoints, NULL for one reached in the clear); NULL otherwise. */
 	const char *const *tls_names;
 	struct sy_lb_tables *lb; /* the strategy's pick tables, or NULL */
+	/* Open connections an endpoint takes from a worker, at most (the
+	 * OpenShift annotation pod-concurrent-connections, HAProxy's per-server
+	 * maxconn; dataplane/lb/lb.c); 0: no bound. */
+	uint32_t max_conns;
 	const struct sy_health_check *hc; /* in the pool's block; NULL: no health check */
 	/* Control side (control/gen/pool.c): shared by rules, freed with the last. */
 	uint32_t refs;

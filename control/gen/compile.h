@@ -98,6 +98,7 @@ struct sy_edge_policy_in {
 	uint32_t server_timeout_ms;
 	uint32_t tunnel_timeout_ms;
 	uint32_t conn_max, conn_rate_max, http_rate_max; /* rate-limit-connections */
+	uint32_t pod_max_conns; /* pod-concurrent-connections: the pool's max_conns */
 };
 
 /* A rule a kind would serve, before claims across kinds are settled. All

@@ -293,6 +293,7 @@ build_pool(struct sy_store *st, const struct sy_rule_in *r, unsigned workers)
 	pool->arena = a;
 	pool->refs = 1;
 	pool->strategy = r->strategy;
+	pool->max_conns = r->edge != NULL ? r->edge->pod_max_conns : 0;
 	if (r->hc.path != NULL) {
 		struct sy_health_check *hc = sy_arena_alloc(a, sizeof(*hc));
 
@@ -431,8 +432,9 @@ pool_key(struct sy_pool_cache *pc, const struct sy_rule_in *r)
 	size_t len, i;
 	uint32_t j;
 
-	len = (size_t)snprintf(buf, sizeof(buf), "%d|%d|%zu:%s|%zu:%s|%u|%u|%u|%u|%s",
+	len = (size_t)snprintf(buf, sizeof(buf), "%d|%d|%u|%zu:%s|%zu:%s|%u|%u|%u|%u|%s",
 			       (int)r->weights, (int)r->strategy,
+			       r->edge != NULL ? r->edge->pod_max_conns : 0,
 			       r->hc.path ? strlen(r->hc.path) : 0, r->hc.path ? r->hc.path : "",
 			       r->hc.host ? strlen(r->hc.host) : 0, r->hc.host ? r->hc.host : "",
 			       r->hc.interval_s,

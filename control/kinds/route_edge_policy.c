@@ -11,6 +11,8 @@
  *                   and re-encrypt routes; others have no TLS of ours).
  *   rewrite-target  the route's path replaced by this one in the request
  *                   sent to the backend (a filter: the route is proxied).
+ *   pod-concurrent-connections  open connections an endpoint takes, at
+ *                   most (the pool's max_conns, dataplane/lb/lb.c).
  *   rate-limit-connections: "true", then .concurrent-tcp, .rate-tcp (in 3 s)
  *                   and .rate-http (in 10 s): per source address; past one,
  *                   the connection is reset (dataplane/conn/src_limit.h).
@@ -230,8 +232,13 @@ sy_route_edge_policy(struct sy_arena *a, const json_t *ann, enum sy_tls_mode tls
 				return -ENOMEM;
 		}
 	}
+	if ((v = annotation(ann, "pod-concurrent-connections")) != NULL &&
+	    limit_value(v, &e.pod_max_conns) < 0 &&
+	    add_problem(a, problem, "pod-concurrent-connections", v,
+			"not a whole number from 1 to 2147483647") < 0)
+		return -ENOMEM;
 	if (e.allow == NULL && e.hsts == NULL && e.server_timeout_ms == 0 && e.tunnel_timeout_ms == 0 &&
-	    e.conn_max == 0 && e.conn_rate_max == 0 && e.http_rate_max == 0)
+	    e.conn_max == 0 && e.conn_rate_max == 0 && e.http_rate_max == 0 && e.pod_max_conns == 0)
 		return 0;
 	{
 		struct sy_edge_policy_in *keep = sy_arena_alloc(a, sizeof(*keep));

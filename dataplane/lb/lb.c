@@ -130,6 +130,30 @@ ejected(const struct sy_pool *p, struct sy_worker *w, const struct sy_endpoint *
 	return 0;
 }
 
+/* At its pool's max_conns on this worker (pod-concurrent-connections). */
+static inline bool
+full(const struct sy_pool *p, const struct sy_worker *w, const struct sy_endpoint *e)
+{
+	return p->max_conns != 0 &&
+	       w->tcp.lb_load[load_slot(sy_addr_key32(&e->addr), rte_cpu_to_be_16(e->port))] >=
+		       p->max_conns;
+}
+
+/* Every endpoint with weight is full: nothing to send a new connection
+ * to. HAProxy queues it until timeout queue; we answer at once (503
+ * no_endpoint), which is what the queue ends in under sustained load. */
+static bool
+all_full(const struct sy_pool *p, struct sy_worker *w)
+{
+	uint32_t i;
+
+	for (i = 0; i < p->n_endpoints; i++)
+		if (p->endpoints[i].weight > 0 && !full(p, w, &p->endpoints[i]))
+			return false;
+	w->counters.lb_all_full++;
+	return true;
+}
+
 uint64_t
 sy_lb_cookie_token(const struct sy_endpoint *e)
 {
@@ -223,7 +247,7 @@ next_usable(const struct sy_pool *p, struct sy_worker *w, uint32_t i)
 	for (off = 1; off <= n; off++) {
 		const struct sy_endpoint *e = &p->endpoints[(i + off) % n];
 
-		if (e->weight > 0 && !ejected(p, w, e))
+		if (e->weight > 0 && !ejected(p, w, e) && !full(p, w, e))
 			return (int)((i + off) % n);
 	}
 	return -1;
@@ -237,6 +261,8 @@ sy_lb_pick(const struct sy_pool *p, struct sy_worker *w, uint32_t client_ip, uin
 	uint32_t i, n = p->n_endpoints;
 
 	if (p->total_weight == 0 || n == 0)
+		return -1;
+	if (p->max_conns != 0 && all_full(p, w))
 		return -1;
 	if (tries == 0) {
 		unsigned k;
@@ -257,7 +283,7 @@ sy_lb_pick(const struct sy_pool *p, struct sy_worker *w, uint32_t client_ip, uin
 			} else {
 				i = pick_alias(t, n, xorshift64(&w->tcp.rng));
 			}
-			if (!ejected(p, w, &p->endpoints[i]))
+			if (!ejected(p, w, &p->endpoints[i]) && !full(p, w, &p->endpoints[i]))
 				break;
 			if (k == SY_LB_EJECT_REPICKS) {
 				/* The strategy kept landing on ejected endpoints:
@@ -274,6 +300,10 @@ sy_lb_pick(const struct sy_pool *p, struct sy_worker *w, uint32_t client_ip, uin
 					return -1; /* 503: nothing healthy (config) */
 				}
 				w->counters.lb_panic_picks++;
+				/* Panic ignores ejections, never max_conns:
+				 * all_full said some endpoint has room. */
+				for (k = 0; full(p, w, &p->endpoints[i]) && k < n; k++)
+					i = (i + 1) % n;
 				break;
 			}
 			if (hc_down(&p->endpoints[i]))
@@ -291,8 +321,8 @@ sy_lb_pick(const struct sy_pool *p, struct sy_worker *w, uint32_t client_ip, uin
 		for (i = 1; i < n; i++) {
 			const struct sy_endpoint *e = &p->endpoints[(*first + i) % n];
 
-			if (e->weight == 0 || hc_down(e))
-				continue; /* nothing to send to, or known down */
+			if (e->weight == 0 || hc_down(e) || full(p, w, e))
+				continue; /* nothing to send to, known down, or at max_conns */
 			if (++seen == tries)
 				return (int)((*first + i) % n);
 		}

@@ -18,6 +18,8 @@
 #   - rate-limit-connections: concurrent-tcp 2 (a third concurrent connection refused, served
 #     again after), rate-tcp 3 (of six connections in a row three served), rate-http 5 (a
 #     burst of 8 requests on one connection: 5 answered, then the connection closed);
+#   - pod-concurrent-connections 1 on a one-endpoint route: a second concurrent connection
+#     503 (lb_all_full), served again after;
 #   - spec.httpHeaders.actions (request Set and Delete as the backend sees them, response Set
 #     and Delete as curl sees them) and rewrite-target on one route; a route setting Host
 #     refused at apply.
@@ -66,6 +68,7 @@ $(route bad "bad.$D" c "$A/timeout: 2x, $A/ip_allowlist: '198.19.7.7 198.18.0.30
 $(route rl-conc "rl-conc.$D" c "$A/rate-limit-connections: 'true', $A/rate-limit-connections.concurrent-tcp: '2'")
 $(route rl-tcp "rl-tcp.$D" c "$A/rate-limit-connections: 'true', $A/rate-limit-connections.rate-tcp: '3'")
 $(route rl-http "rl-http.$D" c "$A/rate-limit-connections: 'true', $A/rate-limit-connections.rate-http: '5'")
+$(route pod1 "pod1.$D" c "$A/pod-concurrent-connections: '1'")
 EOF
 t_expect_rc 0 "apply Routes with edge-policy annotations"
 # spec.httpHeaders.actions and rewrite-target on one route: /api/... reaches the echoing
@@ -216,6 +219,20 @@ t_ok "rate-limit-connections.rate-http 5: a burst of 8 requests: $codes"
 after=$(rctl stats -o json >/dev/null; t_json "$T_OUT" 'd["total"]["answers"]["source_conn_limited"]')
 [ "$after" -ge $((before + 5)) ] || t_fail "answers.source_conn_limited counts the refusals" "$before -> $after"
 t_ok "answers.source_conn_limited: $before -> $after"
+
+# --- pod-concurrent-connections ---------------------------------------------------------------
+# 1 with one endpoint: while a slow request holds it, the next connection gets 503; after, 200.
+lab_client curl -sS -m 10 --resolve "pod1.$D:80:$R" -o /dev/null "http://pod1.$D/slow/3" &
+held=$!
+sleep 1
+get "http://pod1.$D/"
+[ "${T_OUT%% *}" = 503 ] || t_fail "pod-concurrent-connections 1: a second connection while one is open gets 503" "$(t_seen)"
+wait "$held"
+get "http://pod1.$D/"
+[ "$T_OUT" = "200 pool-c" ] || t_fail "pod-concurrent-connections 1: served again once the first closed" "$(t_seen)"
+rctl stats -o json
+t_json_expect "$T_OUT" 'd["total"]["lb_all_full"] >= 1' "lb_all_full counts the pick that found the endpoint full"
+t_ok "pod-concurrent-connections 1: a second concurrent connection 503, served again after"
 
 # --- invalid values -------------------------------------------------------------------------
 get "http://bad.$D/slow/2"

@@ -519,6 +519,57 @@ test_eject_bound(void **state)
 	free(w);
 }
 
+/* pod-concurrent-connections (the pool's max_conns): an endpoint at it is
+ * not picked, by any strategy or retry; when all are, no pick (503). */
+static void
+test_max_conns(void **state)
+{
+	static const uint32_t wt[] = { 1, 1 };
+	static const enum sy_lb_strategy strategies[] = { SY_LB_RANDOM, SY_LB_ROUND_ROBIN,
+							  SY_LB_LEAST_REQUESTS, SY_LB_SOURCE };
+	struct sy_conn held[4];
+	unsigned s;
+
+	(void)state;
+	for (s = 0; s < sizeof(strategies) / sizeof(strategies[0]); s++) {
+		struct sy_worker *w = worker_new(0);
+		struct sy_pool *p = pool_new(2, wt, strategies[s]);
+		uint32_t i;
+		uint16_t first;
+
+		p->max_conns = 2;
+		memset(held, 0, sizeof(held));
+		/* Endpoint 0 at its bound: every pick is endpoint 1. */
+		for (i = 0; i < 2; i++) {
+			sy_lb_load_set(w, &held[i], p->endpoints[0].addr.v4,
+				       rte_cpu_to_be_16(p->endpoints[0].port));
+			held[i].backend_ip = p->endpoints[0].addr.v4;
+			held[i].backend_port = rte_cpu_to_be_16(p->endpoints[0].port);
+		}
+		for (i = 0; i < 200; i++)
+			assert_int_equal(sy_lb_pick(p, w, 0x0a000000u + i, &first, 0), 1);
+		/* A retry from endpoint 1 finds no other with room. */
+		first = 1;
+		assert_int_equal(sy_lb_pick(p, w, 0, &first, 1), -1);
+		/* Both at their bound: none, counted. */
+		for (i = 2; i < 4; i++) {
+			sy_lb_load_set(w, &held[i], p->endpoints[1].addr.v4,
+				       rte_cpu_to_be_16(p->endpoints[1].port));
+			held[i].backend_ip = p->endpoints[1].addr.v4;
+			held[i].backend_port = rte_cpu_to_be_16(p->endpoints[1].port);
+		}
+		assert_int_equal(sy_lb_pick(p, w, 0, &first, 0), -1);
+		assert_true(w->counters.lb_all_full >= 1);
+		/* One closes: room again. */
+		sy_lb_load_clear(w, &held[0]);
+		assert_int_equal(sy_lb_pick(p, w, 0, &first, 0), 0);
+		for (i = 1; i < 4; i++)
+			sy_lb_load_clear(w, &held[i]);
+		pool_free(p);
+		free(w);
+	}
+}
+
 /* A sticky cookie's token outlives routerd (clients keep it across a
  * restart or an upgrade): it is splitmix64's finalizer over the endpoint,
  * here computed apart, so a change of the mix (include/sy_mix.h) cannot
@@ -552,6 +603,7 @@ main(void)
 		cmocka_unit_test(test_pick_source), cmocka_unit_test(test_passive_health),
 		cmocka_unit_test(test_eject_bound),
 		cmocka_unit_test(test_cookie_token_stable),
+		cmocka_unit_test(test_max_conns),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
