@@ -47,9 +47,9 @@ sy_config_read_ca_file(const char *path, char *why, size_t whylen)
 	if (sk == NULL || sk_X509_num(sk) == 0 ||
 	    !(ERR_GET_LIB(e) == ERR_LIB_PEM && ERR_GET_REASON(e) == PEM_R_NO_START_LINE)) {
 		snprintf(why, whylen, "%s",
-			 sk != NULL && sk_X509_num(sk) > 0
-				 ? "a PEM block in it does not decode as a certificate"
-				 : "it holds no PEM certificate");
+			 ERR_GET_LIB(e) == ERR_LIB_PEM && ERR_GET_REASON(e) == PEM_R_NO_START_LINE
+				 ? "it holds no PEM certificate"
+				 : "a PEM block in it does not decode as a certificate");
 		sk_X509_pop_free(sk, X509_free);
 		return NULL;
 	}
