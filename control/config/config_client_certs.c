@@ -147,8 +147,8 @@ sy_config_parse_client_certs(const json_t *v, struct sy_config *cfg, char *err, 
 			rc = parse_patterns(val, cfg, err, errlen);
 		else
 			return sy_config_fail(err, errlen,
-					      KEY ".%s: unknown key (known: policy, ca_file, "
-					      "allowed_subject_patterns)", key);
+					      "tls.client_certificates.%s: unknown key (known: policy, "
+					      "ca_file, allowed_subject_patterns)", key);
 		if (rc < 0)
 			return rc;
 	}
