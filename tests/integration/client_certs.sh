@@ -13,6 +13,9 @@
 #       - a certificate from another CA (same subject): the handshake fails;
 #       - a certificate of the client CA whose subject (CN=mallory) matches no pattern: 403,
 #         counted as answers.client_cert_not_allowed;
+#       - TLS 1.2 without a certificate: the handshake fails too;
+#       - a TLS 1.3 session made with alice's certificate, resumed without it: the backend
+#         still sees her subject;
 #       - plain HTTP (insecureEdgeTerminationPolicy Allow) with forged headers: removed;
 #   - routerd restarted with policy Optional: no certificate 200 with X-SSL-Client-Verify: NONE
 #     and no X-SSL-Client-DN; alice's 200 with SUCCESS; the other CA's still fails.
@@ -119,27 +122,51 @@ alice=(--cert "$C/alice.crt" --key "$C/alice.key")
 # count NAME: how many header lines named NAME the backend saw (case-insensitive).
 count() { grep -ci "^$1:" <<<"$T_BODY"; }
 
-for h in "mtls.$D" "dflt.$D"; do
-	get "$h" "${alice[@]}" "${forged[@]}" "https://$h/echo"
-	[ "$T_CODE" = 200 ] || t_fail "$h, Required: alice's certificate served" "status $T_CODE; $(t_seen)"
+# alice_served WHAT HOST: alice's certificate gets 200, and the backend sees her subject and
+# SUCCESS once each, not the forged headers sent with them.
+alice_served() {
+	get "$2" "${alice[@]}" "${forged[@]}" "https://$2/echo"
+	[ "$T_CODE" = 200 ] || t_fail "$1: alice's certificate served" "status $T_CODE; $(t_seen)"
 	grep -qx 'X-SSL-Client-DN: /O=Switchyard test/CN=alice' <<<"$T_BODY" &&
 		grep -qx 'X-SSL-Client-Verify: SUCCESS' <<<"$T_BODY" ||
-		t_fail "$h: the backend sees alice's verified subject" "backend saw: $T_BODY"
+		t_fail "$1: the backend sees alice's verified subject" "backend saw: $T_BODY"
 	[ "$(count X-SSL-Client-DN)" = 1 ] && [ "$(count X-SSL-Client-Verify)" = 1 ] &&
 		! grep -qi forged <<<"$T_BODY" ||
-		t_fail "$h: the client's own X-SSL-Client-* headers are removed" "backend saw: $T_BODY"
-	t_ok "$h, Required, alice: 200, X-SSL-Client-DN /O=Switchyard test/CN=alice, SUCCESS; forged headers removed"
-
-	get "$h" "https://$h/echo"
+		t_fail "$1: the client's own X-SSL-Client-* headers are removed" "backend saw: $T_BODY"
+	t_ok "$1, alice: 200, X-SSL-Client-DN /O=Switchyard test/CN=alice, SUCCESS; forged headers removed"
+}
+# no_handshake WHAT HOST [CURL ARGS]: the TLS handshake fails (no HTTP status at all).
+no_handshake() {
+	local what=$1 host=$2
+	shift 2
+	get "$host" "$@" "https://$host/echo"
 	[ "$T_RC" -ne 0 ] && [ "$T_CODE" = 000 ] ||
-		t_fail "$h, Required: no certificate, no handshake" "status $T_CODE; $(t_seen)"
-	t_ok "$h, Required, no certificate: the handshake fails (curl exit $T_RC: ${T_ERR:0:100})"
+		t_fail "$what: no handshake" "status $T_CODE; $(t_seen)"
+	t_ok "$what: the handshake fails (curl exit $T_RC: ${T_ERR:0:100})"
+}
+other_ca=(--cert "$C/alice-other.crt" --key "$C/alice-other.key")
 
-	get "$h" --cert "$C/alice-other.crt" --key "$C/alice-other.key" "https://$h/echo"
-	[ "$T_RC" -ne 0 ] && [ "$T_CODE" = 000 ] ||
-		t_fail "$h, Required: a certificate from another CA, no handshake" "status $T_CODE; $(t_seen)"
-	t_ok "$h, Required, another CA's certificate: the handshake fails (curl exit $T_RC: ${T_ERR:0:100})"
+for h in "mtls.$D" "dflt.$D"; do
+	alice_served "$h, Required" "$h"
+	no_handshake "$h, Required, no certificate" "$h"
+	no_handshake "$h, Required, another CA's certificate" "$h" "${other_ca[@]}"
 done
+
+no_handshake "mtls.$D, Required, TLS 1.2, no certificate" "mtls.$D" --tls-max 1.2
+
+# Resumption: a TLS 1.3 session made with alice's certificate resumes without her presenting
+# it again (the ticket carries it), and the backend still sees her subject.
+# s_client reads to the end (-ign_eof) so that it has the ticket before it writes -sess_out.
+resume() { # ARGS...: s_client to mtls with a GET /echo, into T_OUT
+	t_run lab_client timeout 10 sh -c "printf 'GET /echo HTTP/1.1\r\nHost: mtls.$D\r\nConnection: close\r\n\r\n' |
+		openssl s_client -connect $R:443 -servername mtls.$D -tls1_3 -CAfile $C/server-ca.pem -ign_eof $*"
+}
+resume -cert "$C/alice.crt" -key "$C/alice.key" -sess_out "$C/alice.sess"
+[ -s "$C/alice.sess" ] || t_fail "TLS 1.3: s_client -sess_out keeps alice's session" "$(t_seen)"
+resume -sess_in "$C/alice.sess"
+grep -q '^Reused, TLSv1\.3' <<<"$T_OUT" && grep -Eq '^X-SSL-Client-DN: /O=Switchyard test/CN=alice'$'\r''?$' <<<"$T_OUT" ||
+	t_fail "a resumed session keeps alice's subject for the backend" "$(t_seen)"
+t_ok "TLS 1.3 resumption without the certificate: Reused, the backend still sees X-SSL-Client-DN of alice"
 
 rctl stats -o json
 before=$(t_json "$T_OUT" 'd["total"]["answers"].get("client_cert_not_allowed", 0)')
@@ -174,14 +201,7 @@ done
 	[ "$(count X-SSL-Client-DN)" = 0 ] ||
 	t_fail "Optional, no certificate: 200, X-SSL-Client-Verify NONE, no DN" "status $T_CODE; backend saw: $T_BODY; $(t_seen)"
 t_ok "Optional, no certificate: 200, X-SSL-Client-Verify: NONE, no X-SSL-Client-DN"
-get "mtls.$D" "${alice[@]}" "${forged[@]}" "https://mtls.$D/echo"
-[ "$T_CODE" = 200 ] && grep -qx 'X-SSL-Client-DN: /O=Switchyard test/CN=alice' <<<"$T_BODY" &&
-	grep -qx 'X-SSL-Client-Verify: SUCCESS' <<<"$T_BODY" && ! grep -qi forged <<<"$T_BODY" ||
-	t_fail "Optional, alice: 200 with her subject" "status $T_CODE; backend saw: $T_BODY"
-t_ok "Optional, alice: 200, X-SSL-Client-DN /O=Switchyard test/CN=alice, SUCCESS"
-get "mtls.$D" --cert "$C/alice-other.crt" --key "$C/alice-other.key" "https://mtls.$D/echo"
-[ "$T_RC" -ne 0 ] && [ "$T_CODE" = 000 ] ||
-	t_fail "Optional: a certificate from another CA, no handshake" "status $T_CODE; $(t_seen)"
-t_ok "Optional, another CA's certificate: the handshake fails (curl exit $T_RC)"
+alice_served "Optional" "mtls.$D"
+no_handshake "Optional, another CA's certificate" "mtls.$D" "${other_ca[@]}"
 
 t_finish
