@@ -73,6 +73,29 @@ c.setdefault("tls", {})["client_certificates"] = {
 json.dump(c, open(p, "w"), indent=1)
 PY
 }
+# refused JSON WANT: routerd with the lab config's tls.client_certificates set to JSON does
+# not start, and says WANT (the key and the value).
+refused() {
+	python3 - "$LAB_ROUTERD_CONFIG" "$LAB_DIR/bad.json" "$1" <<'PY' || t_fail "write a bad config" "$1"
+import json, sys
+c = json.load(open(sys.argv[1]))
+c.setdefault("tls", {})["client_certificates"] = json.loads(sys.argv[3])
+json.dump(c, open(sys.argv[2], "w"), indent=1)
+PY
+	t_run timeout 20 "$ROUTERD" -c "$LAB_DIR/bad.json"
+	[ "$T_RC" -ne 0 ] && [ "$T_RC" -ne 124 ] && grep -qF -- "$2" <<<"$T_OUT$T_ERR" ||
+		t_fail "routerd refuses tls.client_certificates $1, saying: $2" "$(t_seen)"
+	t_ok "routerd does not start with $1: \"${2}\""
+}
+refused '{"policy": "Sometimes", "ca_file": "'"$C/client-ca.pem"'"}' \
+	'tls.client_certificates.policy: "Sometimes" is not "Required" or "Optional"'
+refused '{"policy": "Required", "ca_file": "'"$C/missing.pem"'"}' \
+	"tls.client_certificates.ca_file: \"$C/missing.pem\": cannot read it"
+refused '{"policy": "Required", "ca_file": "'"$C/alice.csr"'"}' \
+	"tls.client_certificates.ca_file: \"$C/alice.csr\": it holds no PEM certificate"
+refused '{"policy": "Required", "ca_file": "'"$C/client-ca.pem"'", "allowed_subject_patterns": ["CN=(alice"]}' \
+	'tls.client_certificates.allowed_subject_patterns[0]: "CN=(alice" is not a regular expression'
+
 client_certs Required
 t_start_routerd "routerd started with tls.client_certificates policy Required"
 t_backend_service c 8082 python3 "$SY_SRC/tests/integration/pool_server.py" "$LAB_BACKEND_A_IP" 8082
