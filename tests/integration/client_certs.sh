@@ -62,26 +62,25 @@ t_run openssl verify -CAfile "$C/client-ca.pem" "$C/alice.crt" "$C/mallory.crt"
 t_expect_rc 0 "the client leaves verify against the client CA"
 t_ok "certificates made: client CA, another CA, a server certificate, alice, mallory, alice by the other CA"
 
-# client_certs POLICY: the lab config's tls.client_certificates (before routerd starts).
-client_certs() {
-	python3 - "$LAB_ROUTERD_CONFIG" "$1" "$C/client-ca.pem" <<'PY' || t_fail "set tls.client_certificates" "$1"
-import json, sys
-p, policy, ca = sys.argv[1:4]
-c = json.load(open(p))
-c.setdefault("tls", {})["client_certificates"] = {
-    "policy": policy, "ca_file": ca, "allowed_subject_patterns": ["CN=alice$"]}
-json.dump(c, open(p, "w"), indent=1)
-PY
-}
-# refused JSON WANT: routerd with the lab config's tls.client_certificates set to JSON does
-# not start, and says WANT (the key and the value).
-refused() {
-	python3 - "$LAB_ROUTERD_CONFIG" "$LAB_DIR/bad.json" "$1" <<'PY' || t_fail "write a bad config" "$1"
+# with_client_certs JSON OUT: the lab config with tls.client_certificates set to JSON, into
+# the file OUT.
+with_client_certs() {
+	python3 - "$LAB_ROUTERD_CONFIG" "$2" "$1" <<'PY' || t_fail "set tls.client_certificates" "$1"
 import json, sys
 c = json.load(open(sys.argv[1]))
 c.setdefault("tls", {})["client_certificates"] = json.loads(sys.argv[3])
 json.dump(c, open(sys.argv[2], "w"), indent=1)
 PY
+}
+# client_certs POLICY: the lab config's tls.client_certificates (before routerd starts).
+client_certs() {
+	with_client_certs '{"policy": "'"$1"'", "ca_file": "'"$C/client-ca.pem"'",
+		"allowed_subject_patterns": ["CN=alice$"]}' "$LAB_ROUTERD_CONFIG"
+}
+# refused JSON WANT: routerd with the lab config's tls.client_certificates set to JSON does
+# not start, and says WANT (the key and the value).
+refused() {
+	with_client_certs "$1" "$LAB_DIR/bad.json"
 	t_run timeout 20 "$ROUTERD" -c "$LAB_DIR/bad.json"
 	[ "$T_RC" -ne 0 ] && [ "$T_RC" -ne 124 ] && grep -qF -- "$2" <<<"$T_OUT$T_ERR" ||
 		t_fail "routerd refuses tls.client_certificates $1, saying: $2" "$(t_seen)"
