@@ -20,6 +20,14 @@
 #define SY_MAX_LISTEN 8
 #define SY_MAX_EAL_ARGS 32
 #define SY_TLS_TICKETS_MAX 8 /* tls.tickets */
+#define SY_MAX_CLIENT_SUBJECT_PATTERNS 16 /* tls.client_certificates.allowed_subject_patterns */
+
+/* tls.client_certificates.policy (control/tls/tls_client_ca.h). */
+enum sy_client_cert_policy {
+	SY_CLIENT_CERT_OFF = 0, /* no certificate asked for */
+	SY_CLIENT_CERT_REQUIRED,
+	SY_CLIENT_CERT_OPTIONAL,
+};
 #define SY_NAME_MAX 32
 #define SY_MAX_ROOT_NAMESPACES 64
 
@@ -162,6 +170,12 @@ struct sy_config {
 	char tls_ciphersuites[256];        /* TLS 1.3 suites */
 	uint16_t tls_min_version;          /* 0x0303 or 0x0304: the floor for every vhost */
 	uint32_t tls_ticket_rotate_s;      /* session ticket keys rotated this often */
+	/* tls.client_certificates (config_client_certs.c): enum sy_client_cert_policy,
+	 * the CAs a client's certificate must chain to, and the subjects let in. */
+	uint8_t tls_client_cert_policy;
+	char tls_client_ca_file[256];
+	char *tls_client_subject_patterns[SY_MAX_CLIENT_SUBJECT_PATTERNS]; /* owned */
+	unsigned n_tls_client_subject_patterns;
 	/* SIGTERM / SIGINT: connections in flight get this long to finish
 	 * (dataplane/drain.c); 0: stop at once. */
 	uint32_t drain_s;

@@ -128,7 +128,8 @@
 	X(BACKEND_TLS_FAILED, "backend_tls_failed") /* 502: the backend's certificate did not verify */ \
 	X(FLOW_TABLE_FULL, "flow_table_full")   /* 503: no record left for a proxied backend leg */ \
 	X(SOURCE_NOT_ALLOWED, "source_not_allowed") /* 403, or reset on passthrough: not in the route's ip_allowlist */ \
-	X(SOURCE_CONN_LIMITED, "source_conn_limited") /* reset: past the route's rate-limit-connections for this source */
+	X(SOURCE_CONN_LIMITED, "source_conn_limited") /* reset: past the route's rate-limit-connections for this source */ \
+	X(CLIENT_CERT_NOT_ALLOWED, "client_cert_not_allowed") /* 403: a verified client certificate whose subject matches no allowed_subject_patterns */
 
 enum sy_answer_reason {
 #define SY_X(sym, name) SY_ANSWER_##sym,

@@ -73,6 +73,16 @@ void sy_dp_tls_set_default(struct ssl_ctx_st *ctx);
 /* New session ticket key (the two before it still open tickets): call
  * every cfg->tls_ticket_rotate_s seconds from the control thread. */
 void sy_dp_tls_rotate_ticket_keys(void);
+/* Client certificates (dataplane/tls/tls_client_cert.h): the subject
+ * patterns the control thread compiled (control/tls/tls_client_ca.c),
+ * read-only for the workers; 0 patterns: every verified subject is let in. */
+struct pcre2_real_code_8;
+struct sy_tls_client_policy {
+	unsigned n_patterns;
+	struct pcre2_real_code_8 *patterns[SY_MAX_CLIENT_SUBJECT_PATTERNS];
+};
+/* Before the workers start; NULL: client certificates off. */
+void sy_dp_tls_client_policy_set(const struct sy_tls_client_policy *p);
 /* Counters of worker i (live, read-only for the caller). */
 const struct sy_worker_counters *sy_dp_worker_counters(unsigned i);
 /* What the workers know of backend endpoint ip:port (network order), for

@@ -16,6 +16,7 @@
 #include "fleet/scheduler.h"
 #include "kinds/label_selector.h"
 #include "sy_config.h"
+#include "config/config_client_certs.h"
 #include "config/config_error.h"
 #include "config/config_vrrp.h"
 #include "sy_generation.h"
@@ -344,7 +345,7 @@ parse_listen(json_t *v, struct sy_config *cfg, char *err, size_t errlen)
 
 /* "tls": {"default_certificate": PEM file, "backend_ca": PEM file, "ocsp_dir": dir,
  * "ocsp_rescan_s": N, "ciphers": ..., "ciphersuites": ..., "min_version": "1.2" | "1.3",
- * "ticket_key_rotate_s": N, "tickets": N} */
+ * "ticket_key_rotate_s": N, "tickets": N, "client_certificates": {...}} */
 static int
 parse_tls(json_t *val, struct sy_config *cfg, char *err, size_t errlen)
 {
@@ -399,11 +400,13 @@ parse_tls(json_t *val, struct sy_config *cfg, char *err, size_t errlen)
 				return fail(err, errlen, "tls.tickets: must be an integer from 0 to %d",
 					    SY_TLS_TICKETS_MAX);
 			cfg->tls_tickets = (uint8_t)json_integer_value(v);
+		} else if (strcmp(key, "client_certificates") == 0) {
+			rc = sy_config_parse_client_certs(v, cfg, err, errlen);
 		} else {
 			return fail(err, errlen,
 				    "tls.%s: unknown key (known: default_certificate, backend_ca, "
 				    "ocsp_dir, ocsp_rescan_s, ciphers, ciphersuites, min_version, "
-				    "ticket_key_rotate_s, tickets)", key);
+				    "ticket_key_rotate_s, tickets, client_certificates)", key);
 		}
 		if (rc < 0)
 			return rc;
@@ -751,6 +754,9 @@ sy_config_free(struct sy_config *cfg)
 	for (i = 0; i < cfg->n_ingressroute_root_namespaces; i++)
 		free(cfg->ingressroute_root_namespaces[i]);
 	cfg->n_ingressroute_root_namespaces = 0;
+	for (i = 0; i < cfg->n_tls_client_subject_patterns; i++)
+		free(cfg->tls_client_subject_patterns[i]);
+	cfg->n_tls_client_subject_patterns = 0;
 }
 
 int

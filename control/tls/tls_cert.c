@@ -28,6 +28,7 @@
 #include "sy_config.h"
 #include "sy_dataplane.h"
 #include "tls/tls_cert.h"
+#include "tls/tls_client_ca.h"
 #include "tls/tls_policy.h"
 #include "tls/tls_ocsp.h"
 
@@ -354,6 +355,7 @@ make_ctx(X509 *x, EVP_PKEY *k, STACK_OF(X509) *sk, uint16_t min_version)
 	    (T.suites[0] && SSL_CTX_set_ciphersuites(ctx, T.suites) != 1))
 		goto fail;
 	sy_tls_server_policy(ctx, T.tickets);
+	sy_tls_client_ca_apply(ctx); /* the same for every context (tls_client_ca.h) */
 	sy_dp_tls_ctx_prepare(ctx);
 	return ctx;
 fail:
@@ -779,6 +781,10 @@ sy_tls_setup(const struct sy_config *cfg, char *err, size_t errlen)
 					cfg->tls_backend_ca, "");
 		sy_tls_ctx_put(probe);
 	}
+	/* Before the default context is made: it asks for client
+	 * certificates as every other does. */
+	if (sy_tls_client_ca_setup(cfg, err, errlen) < 0)
+		return -1;
 	if (cfg->tls_default_certificate[0]) {
 		T.def.generated = 0;
 		return load_default(cfg->tls_default_certificate, err, errlen);
@@ -811,6 +817,7 @@ sy_tls_teardown(void)
 	free(T.backend_ca);
 	T.backend_ca = NULL;
 	sy_ocsp_fini();
+	sy_tls_client_ca_teardown();
 	checked_fini();
 	/* Every vhost and pool gave its contexts back before (sy_router_fini). */
 	sy_strmap_fini(&T.cache);

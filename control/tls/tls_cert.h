@@ -3,7 +3,8 @@
  * tls/: the control thread's TLS (the workers' is dataplane/tls/). One
  * concept per file: tls_cert.c (this header: certificates checked and their
  * server contexts shared), tls_ocsp.c (stapled OCSP responses),
- * tls_policy.c (protocol versions and ciphers, for both planes).
+ * tls_policy.c (protocol versions and ciphers, for both planes),
+ * tls_client_ca.c (client certificates asked for and verified).
  *
  * Certificates for TLS termination (issue 14), on the control thread: check
  * what a route or a Secret gives (PEM that parses, a key that matches, dates,

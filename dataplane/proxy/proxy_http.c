@@ -24,6 +24,7 @@
 #include "sy_backend_stats.h"
 #include "sy_generation.h"
 #include "sy_route_stats.h"
+#include "tls/tls_client_cert.h"
 #include "worker.h"
 
 /* A head being parsed or rewritten: one per lcore, not on the stack. */
@@ -364,16 +365,42 @@ forwarded_headers(const struct sy_proxy *px, const struct sy_px_req *req, uint8_
 	return o.ok && o.p < o.end ? (uint32_t)(o.p - out) : 0;
 }
 
+/* With tls.client_certificates: the verified subject of the client's
+ * certificate (tls_client_cert.h's form), and whether there was one, as
+ * the OpenShift router's X-SSL-Client-* headers; whatever the forwarded
+ * policy (the client's own are removed in any case, strip_header). */
+static uint32_t
+client_cert_headers(const struct sy_proxy *px, char *out, size_t room)
+{
+	struct hdr_out o = { out, out + room, true };
+	char dn[SY_TLS_CLIENT_DN_MAX];
+	size_t n;
+
+	if (px->tls == NULL || !sy_dp_tls_client_certs_on())
+		return 0;
+	n = sy_tls_client_dn(px->tls, dn, sizeof(dn));
+	if (n > 0) {
+		PUT_LIT(&o, "X-SSL-Client-DN: ");
+		put_mem(&o, dn, n);
+		PUT_LIT(&o, "\r\nX-SSL-Client-Verify: SUCCESS\r\n");
+	} else {
+		PUT_LIT(&o, "X-SSL-Client-Verify: NONE\r\n");
+	}
+	return o.ok && o.p < o.end ? (uint32_t)(o.p - out) : 0;
+}
+
 /*
- * A client's "Connection: close" is about its own connection (hop-by-hop,
- * RFC 9110 7.6.1): an HTTP/1.1 backend leg without it stays open for the
- * idle pool. Removes the head's Connection lines in place; returns the new
- * head length.
+ * Removes the head's lines of header `name` (with its colon, as "Connection:")
+ * in place; returns the new head length. A client's "Connection: close" is
+ * about its own connection (hop-by-hop, RFC 9110 7.6.1): an HTTP/1.1 backend
+ * leg without it stays open for the idle pool. The client-certificate headers
+ * are ours to set: a client's would pass for a verified certificate.
  */
 static uint32_t
-strip_connection(uint8_t *head, uint32_t head_len)
+strip_header(uint8_t *head, uint32_t head_len, const char *name)
 {
 	uint8_t *end = head + head_len, *p = memchr(head, '\n', head_len);
+	size_t n = strlen(name);
 
 	if (p == NULL)
 		return head_len;
@@ -381,7 +408,7 @@ strip_connection(uint8_t *head, uint32_t head_len)
 		uint8_t *nl = memchr(p, '\n', (size_t)(end - p));
 		size_t len = nl ? (size_t)(nl - p + 1) : (size_t)(end - p);
 
-		if (len > 11 && strncasecmp((const char *)p, "Connection:", 11) == 0) {
+		if (len > n && strncasecmp((const char *)p, name, n) == 0) {
 			memmove(p, p + len, (size_t)(end - p - len));
 			end -= len;
 			continue;
@@ -610,8 +637,14 @@ px_request_head(struct sy_worker *w, struct sy_proxy *px)
 		return true;
 	}
 	px->backend_idle = false;
+	if (sy_dp_tls_client_certs_on()) {
+		/* Never trusted from a client (plain HTTP ones too): the
+		 * backend reads these as the router's word. */
+		req.h.head_len = strip_header(head, req.h.head_len, "X-SSL-Client-DN:");
+		req.h.head_len = strip_header(head, req.h.head_len, "X-SSL-Client-Verify:");
+	}
 	if (req.h.version_minor == 1 && !req.keep_alive && !req.upgrade) {
-		req.h.head_len = strip_connection(head, req.h.head_len);
+		req.h.head_len = strip_header(head, req.h.head_len, "Connection:");
 		say_close(px);
 	} else if (px->close_after && req.h.version_minor == 1 && !req.upgrade) {
 		say_close(px); /* draining: the client learns it with this response */
@@ -634,6 +667,7 @@ px_request_head(struct sy_worker *w, struct sy_proxy *px)
 			return true;
 		}
 		fwd = forwarded_headers(px, &req, tg.rule->fwd_policy, (char *)out + len, room - len);
+		fwd += client_cert_headers(px, (char *)out + len + fwd, room - len - fwd);
 		memcpy(out + len + fwd, "\r\n", 2);
 		send = out;
 		send_len = len + fwd + 2;
@@ -641,6 +675,8 @@ px_request_head(struct sy_worker *w, struct sy_proxy *px)
 		fwd = forwarded_headers(px, &req, tg.rule ? tg.rule->fwd_policy : SY_FWD_APPEND,
 					(char *)head + req.h.head_len,
 					sizeof(RTE_PER_LCORE(px_head)) - req.h.head_len);
+		fwd += client_cert_headers(px, (char *)head + req.h.head_len + fwd,
+					   sizeof(RTE_PER_LCORE(px_head)) - req.h.head_len - fwd);
 		memmove(head + req.h.head_len - 2, head + req.h.head_len, fwd);
 		memcpy(head + req.h.head_len - 2 + fwd, "\r\n", 2);
 		send = head + start;

@@ -20,6 +20,7 @@
 #include "lb/lb.h"
 #include "proxy/proxy_internal.h"
 #include "sy_generation.h"
+#include "tls/tls_client_cert.h"
 #include "worker.h"
 
 /* One match-data block per lcore, made once (the data path does not
@@ -229,6 +230,13 @@ px_route(struct sy_worker *w, const struct sy_px_req *req, const uint8_t *head,
 	int ep;
 
 	memset(out, 0, sizeof(*out));
+	if (tls != NULL && tls->client_cert == SY_TLS_CLIENT_CERT_REFUSED) {
+		/* tls.client_certificates.allowed_subject_patterns: every
+		 * request of the connection, whatever its route (the OpenShift
+		 * router's frontend-wide `http-request deny`). */
+		answer(out, 403, SY_ANSWER_CLIENT_CERT_NOT_ALLOWED);
+		return;
+	}
 	if (g == NULL) {
 		answer(out, 503, SY_ANSWER_NO_ROUTE);
 		return;

@@ -59,6 +59,7 @@ struct sy_tls_conn {
 	bool close_wanted; /* the proxy closes: close_notify after `out`, then FIN */
 	bool closed;       /* close_notify queued and FIN asked */
 	bool backend;      /* we are the client (re-encrypt, https:// backends) */
+	uint8_t client_cert; /* enum sy_tls_client_cert, once the handshake is done */
 	uint8_t sni_len;
 	char sni[SY_TLS_SNI_MAX + 1]; /* lower case, no trailing dot; "" without SNI */
 };

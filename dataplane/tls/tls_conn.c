@@ -17,6 +17,7 @@
 
 #include "tcp/tcb.h"
 #include "tls/tls.h"
+#include "tls/tls_client_cert.h"
 #include "tls/tls_internal.h"
 #include "worker.h"
 
@@ -260,6 +261,8 @@ tls_handshake(struct sy_tls_conn *tc)
 			return true;
 		}
 		tc->w->counters.tls_handshakes++;
+		if (sy_dp_tls_client_certs_on())
+			sy_tls_client_cert_judge(tc);
 		if (SSL_session_reused(tc->ssl))
 			tc->w->counters.tls_resumptions++;
 		return true;

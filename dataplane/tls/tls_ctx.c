@@ -259,6 +259,12 @@ client_hello_cb(SSL *s, int *alert, void *arg)
 			*alert = SSL_AD_INTERNAL_ERROR;
 			return SSL_CLIENT_HELLO_ERROR;
 		}
+		/* SSL_set_SSL_CTX carries the certificate, not the verify
+		 * mode: the SSL keeps the default context's. Every context
+		 * is made with the same (tls.client_certificates), and the
+		 * vhost's is the one that counts. */
+		if (vh->term != NULL && vh->term->ctx != NULL)
+			SSL_set_verify(s, SSL_CTX_get_verify_mode(vh->term->ctx), NULL);
 		if (vh->min_tls_version >= 0x0304)
 			SSL_set_min_proto_version(s, TLS1_3_VERSION);
 	}

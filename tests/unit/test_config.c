@@ -6,11 +6,14 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
 #include "config/eal_args.h"
+#include "tls/tls_cert.h"
 #include "sy_config.h"
 #include "sy_dataplane.h"
 #include "sy_generation.h"
@@ -232,6 +235,123 @@ test_errors_name_the_key(void **state)
 	}
 }
 
+/* tls.client_certificates: a good one read whole; a bad policy, CA file or
+ * pattern refused with the key and the value. */
+static void
+write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+static void
+test_client_certificates(void **state)
+{
+	char dir[] = "/tmp/sy-test-config-XXXXXX", good[64], notpem[64], broken[64], json[1024];
+	char *crt = NULL, *key = NULL, *cut;
+	struct sy_config c;
+	char err[512] = "";
+	size_t i;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	assert_int_equal(sy_tls_self_signed("Test", "test client CA", NULL, -60, 3600, &crt, &key), 0);
+	snprintf(good, sizeof(good), "%s/ca.pem", dir);
+	snprintf(notpem, sizeof(notpem), "%s/notpem.txt", dir);
+	snprintf(broken, sizeof(broken), "%s/broken.pem", dir);
+	write_file(good, crt);
+	write_file(notpem, "not a certificate\n");
+	/* A certificate block with its body cut short: not one. */
+	cut = strdup(crt);
+	assert_non_null(cut);
+	memcpy(strstr(cut, "\n") + 1, "AAAA", 4);
+	write_file(broken, cut);
+
+	snprintf(json, sizeof(json),
+		 "{\"tls\": {\"client_certificates\": {\"policy\": \"Required\", \"ca_file\": \"%s\","
+		 " \"allowed_subject_patterns\": [\"^/O=Test/CN=\", \"CN=other$\"]}}}", good);
+	if (sy_config_parse(json, &c, err, sizeof(err)) != 0)
+		fail_msg("%s refused: %s", json, err);
+	assert_int_equal(c.tls_client_cert_policy, SY_CLIENT_CERT_REQUIRED);
+	assert_string_equal(c.tls_client_ca_file, good);
+	assert_int_equal(c.n_tls_client_subject_patterns, 2);
+	assert_string_equal(c.tls_client_subject_patterns[1], "CN=other$");
+	sy_config_free(&c);
+	snprintf(json, sizeof(json),
+		 "{\"tls\": {\"client_certificates\": {\"policy\": \"Optional\", \"ca_file\": \"%s\"}}}",
+		 good);
+	assert_int_equal(sy_config_parse(json, &c, err, sizeof(err)), 0);
+	assert_int_equal(c.tls_client_cert_policy, SY_CLIENT_CERT_OPTIONAL);
+	assert_int_equal(c.n_tls_client_subject_patterns, 0);
+	sy_config_free(&c);
+	assert_int_equal(sy_config_parse("{}", &c, err, sizeof(err)), 0);
+	assert_int_equal(c.tls_client_cert_policy, SY_CLIENT_CERT_OFF);
+	sy_config_free(&c);
+
+	{
+		const struct {
+			const char *body; /* inside client_certificates; %s: the good CA file */
+			const char *must_contain;
+		} cases[] = {
+			{ "\"policy\": \"Required\", \"ca_file\": \"%s\", \"verify_depth\": 3",
+			  "tls.client_certificates.verify_depth: unknown key" },
+			{ "\"policy\": \"required\", \"ca_file\": \"%s\"",
+			  "tls.client_certificates.policy: \"required\" is not \"Required\" or \"Optional\"" },
+			{ "\"policy\": \"None\", \"ca_file\": \"%s\"",
+			  "tls.client_certificates.policy: \"None\" is not" },
+			{ "\"ca_file\": \"%s\"", "tls.client_certificates.policy: required" },
+			{ "\"policy\": \"Required\"", "tls.client_certificates.ca_file: required" },
+			{ "\"policy\": \"Required\", \"ca_file\": \"/nonexistent/ca.pem\"",
+			  "tls.client_certificates.ca_file: \"/nonexistent/ca.pem\": cannot read it" },
+			{ "\"policy\": \"Required\", \"ca_file\": \"%s\", \"allowed_subject_patterns\": [\"^/CN=ok\", \"(\"]",
+			  "tls.client_certificates.allowed_subject_patterns[1]: \"(\" is not a regular expression" },
+			{ "\"policy\": \"Required\", \"ca_file\": \"%s\", \"allowed_subject_patterns\": \"CN=x\"",
+			  "tls.client_certificates.allowed_subject_patterns: must be a list" },
+		};
+
+		for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+			char body[512];
+
+			snprintf(body, sizeof(body), cases[i].body, good);
+			snprintf(json, sizeof(json), "{\"tls\": {\"client_certificates\": {%s}}}", body);
+			if (sy_config_parse(json, &c, err, sizeof(err)) != -EINVAL)
+				fail_msg("config %s was accepted", json);
+			if (strstr(err, cases[i].must_contain) == NULL)
+				fail_msg("config %s: error \"%s\" does not mention \"%s\"", json, err,
+					 cases[i].must_contain);
+		}
+	}
+	{
+		const char *files[2] = { notpem, broken };
+		const char *why[2] = { "it holds no PEM certificate",
+				      "a PEM block in it does not decode as a certificate" };
+
+		for (i = 0; i < 2; i++) {
+			char want[128];
+
+			snprintf(json, sizeof(json),
+				 "{\"tls\": {\"client_certificates\": {\"policy\": \"Optional\", \"ca_file\": \"%s\"}}}",
+				 files[i]);
+			snprintf(want, sizeof(want), "tls.client_certificates.ca_file: \"%s\": %s", files[i],
+				 why[i]);
+			if (sy_config_parse(json, &c, err, sizeof(err)) != -EINVAL)
+				fail_msg("config %s was accepted", json);
+			if (strstr(err, want) == NULL)
+				fail_msg("config %s: error \"%s\" does not mention \"%s\"", json, err, want);
+		}
+	}
+	unlink(good);
+	unlink(notpem);
+	unlink(broken);
+	rmdir(dir);
+	free(cut);
+	free(crt);
+	free(key);
+}
+
 /* vrrp: the defaults, and what an operator sets. */
 static void
 test_vrrp(void **state)
@@ -376,6 +496,7 @@ main(void)
 		cmocka_unit_test(test_defaults),
 		cmocka_unit_test(test_tx_drain_auto),
 		cmocka_unit_test(test_errors_name_the_key),
+		cmocka_unit_test(test_client_certificates),
 		cmocka_unit_test(test_vrrp),
 		cmocka_unit_test(test_eal_args),
 		cmocka_unit_test(test_memif_port),
