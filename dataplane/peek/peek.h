@@ -89,4 +89,24 @@ struct sy_tls_hello {
 enum sy_peek_status sy_tls_peek(const struct sy_frag *frags, unsigned n_frags, uint32_t max_len,
 				struct sy_tls_hello *out);
 
+/*
+ * The PROXY protocol header (HAProxy's, versions 1 and 2) at the start of
+ * the stream, from a front load balancer (proxy_proto.c). DONE with its
+ * length in out->len and, when it carries one, the client's address and
+ * port (family AF_INET or AF_INET6, addresses in network order, ports in
+ * host order). MORE: not all of it is held yet; BAD: the stream does not
+ * start with a valid header (the connection is closed).
+ */
+#define SY_PP_V1_MAX 107  /* version 1, CRLF included */
+#define SY_PP_MAX_LEN 536 /* version 2, TLVs included: what we hold for it */
+struct sy_pp_info {
+	uint32_t len;   /* header bytes, to take off the stream */
+	bool has_addr;  /* false: LOCAL or UNKNOWN, the connection's own address stands */
+	uint8_t family;
+	uint8_t src[16], dst[16];
+	uint16_t sport, dport;
+};
+enum sy_peek_status sy_proxy_proto_peek(const struct sy_frag *frags, unsigned n_frags,
+					struct sy_pp_info *out);
+
 #endif

@@ -25,6 +25,9 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <arpa/inet.h>
+#include <sys/socket.h>
+
 #include <cmocka.h>
 
 #include "peek/peek.h"
@@ -34,11 +37,12 @@
 #define ALL_CUTS_MAX 2200
 #define CUT_STEP 97
 
-enum peek_kind { PEEK_HTTP, PEEK_TLS };
+enum peek_kind { PEEK_HTTP, PEEK_TLS, PEEK_PP };
 
 union peek_res {
 	struct sy_http_head http;
 	struct sy_tls_hello tls;
+	struct sy_pp_info pp;
 };
 
 static size_t page_size;
@@ -97,6 +101,8 @@ peek(enum peek_kind kind, const struct sy_frag *frags, unsigned n, uint32_t max_
 	memset(res, 0xa5, sizeof(*res)); /* outputs must not depend on what was there */
 	if (kind == PEEK_HTTP)
 		return sy_http_peek(frags, n, max_len, &res->http);
+	if (kind == PEEK_PP)
+		return sy_proxy_proto_peek(frags, n, &res->pp);
 	return sy_tls_peek(frags, n, max_len, &res->tls);
 }
 
@@ -166,6 +172,14 @@ same_res(enum peek_kind kind, const union peek_res *a, const union peek_res *b, 
 		    memcmp(x->path, y->path, x->path_len + 1) || x->head_len != y->head_len)
 			fail_msg("%s: HTTP result differs: %s %s %s / %s %s %s", how, x->method,
 				 x->host, x->path, y->method, y->host, y->path);
+	} else if (kind == PEEK_PP) {
+		const struct sy_pp_info *x = &a->pp, *y = &b->pp;
+
+		if (x->len != y->len || x->has_addr != y->has_addr ||
+		    (x->has_addr && (x->family != y->family || memcmp(x->src, y->src, 16) ||
+				     memcmp(x->dst, y->dst, 16) || x->sport != y->sport ||
+				     x->dport != y->dport)))
+			fail_msg("%s: PROXY header result differs (len %u / %u)", how, x->len, y->len);
 	} else {
 		const struct sy_tls_hello *x = &a->tls, *y = &b->tls;
 
@@ -201,6 +215,8 @@ check(enum peek_kind kind, const void *in_, size_t len, uint32_t max_len,
 
 	st = run_whole(kind, in, len, max_len, ref);
 	expect_st(st, want, "whole, len", len);
+	if (st == SY_PEEK_DONE && kind == PEEK_PP && done_at == 0)
+		done_at = ref->pp.len;
 	if (st == SY_PEEK_DONE && kind == PEEK_HTTP) {
 		if (done_at == 0)
 			done_at = ref->http.head_len;
@@ -1233,6 +1249,129 @@ test_tls_openssl_capture(void **state)
 	assert_int_equal(r.tls.hello_len, 314);
 }
 
+/* ================= PROXY protocol ================= */
+
+static void
+pp_ok(const void *in, size_t len, uint32_t hdr_len, int family, const char *src, uint16_t sport)
+{
+	union peek_res r;
+
+	check(PEEK_PP, in, len, BIG_MAX, SY_PEEK_DONE, hdr_len, &r);
+	assert_int_equal(r.pp.len, hdr_len);
+	assert_int_equal(r.pp.has_addr, src != NULL);
+	if (src != NULL) {
+		uint8_t a[16] = { 0 };
+
+		assert_int_equal(r.pp.family, family);
+		assert_int_equal(inet_pton(family, src, a), 1);
+		assert_memory_equal(r.pp.src, a, family == AF_INET ? 4 : 16);
+		assert_int_equal(r.pp.sport, sport);
+	}
+}
+
+static void
+pp_bad(const void *in, size_t len)
+{
+	union peek_res r;
+
+	check(PEEK_PP, in, len, BIG_MAX, SY_PEEK_BAD, 0, &r);
+}
+
+#define PP_OK_LIT(lit, fam, src, sport) pp_ok(lit, sizeof(lit) - 1, sizeof(lit) - 1, fam, src, sport)
+
+static void
+test_pp_v1(void **state)
+{
+	static const char req[] = "PROXY TCP4 198.19.7.7 198.18.0.1 5555 80\r\nGET / HTTP/1.1\r\n";
+
+	(void)state;
+	PP_OK_LIT("PROXY TCP4 198.19.7.7 198.18.0.1 5555 80\r\n", AF_INET, "198.19.7.7", 5555);
+	PP_OK_LIT("PROXY TCP6 2001:2::7 2001:2::1 65535 443\r\n", AF_INET6, "2001:2::7", 65535);
+	PP_OK_LIT("PROXY UNKNOWN\r\n", AF_INET, NULL, 0);
+	PP_OK_LIT("PROXY UNKNOWN 2001:2::7 2001:2::1 1 2\r\n", AF_INET, NULL, 0);
+	/* What follows the header is the connection's own: not read. */
+	pp_ok(req, sizeof(req) - 1, 42, AF_INET, "198.19.7.7", 5555);
+	/* Broken fields, each refused. */
+	pp_bad("PROXY TCP4 198.19.7.300 198.18.0.1 5555 80\r\n", 44);
+	pp_bad("PROXY TCP4 2001:2::7 198.18.0.1 5555 80\r\n", 42);
+	pp_bad("PROXY TCP4 198.19.7.7 198.18.0.1 65536 80\r\n", 44);
+	pp_bad("PROXY TCP4 198.19.7.7 198.18.0.1 05555 80\r\n", 44);
+	pp_bad("PROXY TCP4 198.19.7.7  198.18.0.1 5555 80\r\n", 43);
+	pp_bad("PROXY TCP4 198.19.7.7 198.18.0.1 5555 80\n", 41);
+	pp_bad("PROXY TCP4 198.19.7.7 198.18.0.1 5555 80 9\r\n", 44);
+	pp_bad("PROXY UDP4 198.19.7.7 198.18.0.1 5555 80\r\n", 42);
+	pp_bad("PROXY TCP4 198.19.7.7 198.18.0.1 -1 80\r\n", 40);
+	pp_bad("GET / HTTP/1.1\r\nHost: a\r\n\r\n", 27);
+	pp_bad("\x16\x03\x01\x00\x05hello", 10);
+	{
+		/* No CRLF within 107 bytes. */
+		char longer[160];
+
+		memset(longer, 'x', sizeof(longer));
+		memcpy(longer, "PROXY UNKNOWN ", 14);
+		pp_bad(longer, sizeof(longer));
+	}
+}
+
+/* A version 2 header: signature, ver_cmd, fam, length, body. */
+static size_t
+pp_v2(uint8_t *out, uint8_t ver_cmd, uint8_t fam, const uint8_t *body, uint16_t blen)
+{
+	static const uint8_t sig[12] = { 0x0d, 0x0a, 0x0d, 0x0a, 0x00, 0x0d,
+					 0x0a, 0x51, 0x55, 0x49, 0x54, 0x0a };
+
+	memcpy(out, sig, 12);
+	out[12] = ver_cmd;
+	out[13] = fam;
+	out[14] = (uint8_t)(blen >> 8);
+	out[15] = (uint8_t)blen;
+	memcpy(out + 16, body, blen);
+	return 16u + blen;
+}
+
+static void
+test_pp_v2(void **state)
+{
+	uint8_t buf[700], body[600];
+	size_t n;
+
+	(void)state;
+	/* TCP over IPv4: 198.19.7.7:5555 -> 198.18.0.1:80, then a TLV. */
+	memcpy(body, "\xc6\x13\x07\x07\xc6\x12\x00\x01\x15\xb3\x00\x50", 12);
+	memcpy(body + 12, "\x04\x00\x03" "abc", 6); /* PP2_TYPE_NOOP, 3 bytes */
+	n = pp_v2(buf, 0x21, 0x11, body, 18);
+	pp_ok(buf, n, (uint32_t)n, AF_INET, "198.19.7.7", 5555);
+	/* TCP over IPv6. */
+	memset(body, 0, 36);
+	memcpy(body, "\x20\x01\x00\x02", 4);
+	body[15] = 7;
+	memcpy(body + 16, "\x20\x01\x00\x02", 4);
+	body[31] = 1;
+	body[32] = 0x01;
+	body[33] = 0xbb;
+	body[35] = 80;
+	n = pp_v2(buf, 0x21, 0x21, body, 36);
+	pp_ok(buf, n, (uint32_t)n, AF_INET6, "2001:2::7", 443);
+	/* LOCAL (a health check): no address; AF_UNIX with PROXY: none we use. */
+	n = pp_v2(buf, 0x20, 0x00, body, 0);
+	pp_ok(buf, n, (uint32_t)n, AF_INET, NULL, 0);
+	memset(body, 'u', 216);
+	n = pp_v2(buf, 0x21, 0x31, body, 216);
+	pp_ok(buf, n, (uint32_t)n, AF_INET, NULL, 0);
+	/* Refused: version 1 in a v2 header, an unknown command, a length
+	 * past what we hold, an IPv4 block shorter than its addresses. */
+	n = pp_v2(buf, 0x11, 0x11, body, 12);
+	pp_bad(buf, n);
+	n = pp_v2(buf, 0x22, 0x11, body, 12);
+	pp_bad(buf, n);
+	n = pp_v2(buf, 0x21, 0x11, body, 12);
+	buf[14] = 0x02; /* 512 + 12 bytes claimed */
+	buf[15] = 0x10;
+	pp_bad(buf, n);
+	n = pp_v2(buf, 0x21, 0x11, body, 8);
+	pp_bad(buf, n);
+}
+
 int
 main(void)
 {
@@ -1262,6 +1401,8 @@ main(void)
 		cmocka_unit_test(test_tls_too_big),
 		cmocka_unit_test(test_tls_trailing),
 		cmocka_unit_test(test_tls_openssl_capture),
+		cmocka_unit_test(test_pp_v1),
+		cmocka_unit_test(test_pp_v2),
 	};
 
 	page_size = (size_t)sysconf(_SC_PAGESIZE);
