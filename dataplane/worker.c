@@ -179,6 +179,17 @@ sy_dp_shared_create(const struct sy_config *cfg, struct rte_mempool *pool, unsig
 				memcpy(sh->listen_ip6[sh->n_listen6++], sh->ports[i].ipv6[j], 16);
 		}
 	}
+	sh->pp_on = cfg->proxy_protocol;
+	for (i = 0; i < cfg->n_pp_from; i++) {
+		if (cfg->pp_from[i].family == AF_INET)
+			sy_prefix4_set(&sh->pp_from4[sh->pp_from.n4++], cfg->pp_from[i].v4,
+				       cfg->pp_from_len[i]);
+		else
+			sy_prefix6_set(&sh->pp_from6[sh->pp_from.n6++], cfg->pp_from[i].v6,
+				       cfg->pp_from_len[i]);
+	}
+	sh->pp_from.v4 = sh->pp_from4;
+	sh->pp_from.v6 = sh->pp_from6;
 	sh->http_port = rte_cpu_to_be_16(cfg->http_port ? cfg->http_port : 80);
 	sh->https_port = rte_cpu_to_be_16(cfg->https_port ? cfg->https_port : 443);
 	sh->mss_max = 1460;

@@ -25,6 +25,7 @@
 #include "conn/conn_tables_t.h"
 #include "net/neigh_t.h"
 #include "sy_config.h"
+#include "sy_source_allow.h"
 #include "sy_counters.h"
 #include "tcp/tcp_isn.h"
 #include "tcp/tcp_syncookie_t.h"
@@ -91,6 +92,12 @@ struct sy_dp_shared {
 	uint8_t listen_ip6[SY_MAX_LISTEN + SY_MAX_PORTS * SY_MAX_PORT_ADDRS][16];
 	unsigned n_listen6;
 	uint16_t http_port, https_port;
+	/* listen.proxy_protocol (peek/proxy_proto.c): expected before the
+	 * bytes of connections from pp_from (n4 + n6 == 0: from every source). */
+	bool pp_on;
+	struct sy_source_allow pp_from;
+	struct sy_prefix4 pp_from4[SY_PP_FROM_MAX];
+	struct sy_prefix6 pp_from6[SY_PP_FROM_MAX];
 	uint16_t mss_max; /* MSS we announce at most: smallest port MTU - 40 */
 	struct rte_ring *handoff[SY_MAX_WORKERS]; /* segments for their owner */
 	/* Active health checks (sy_dataplane.h): jobs to worker 0, results

@@ -35,6 +35,7 @@ enum sy_client_cert_policy {
  * The default keeps the tables of one worker near 8 MB, so a lab's 1 GB of
  * hugepages holds many workers; a million per worker needs about 220 MB
  * each (docs/operations.md, "Capacity"). */
+#define SY_PP_FROM_MAX 16 /* listen.proxy_protocol.from prefixes */
 #define SY_DRAIN_S_DEFAULT 30
 #define SY_DRAIN_S_MAX 3600
 #define SY_FLOWS_PER_WORKER_DEFAULT 32768u
@@ -145,6 +146,14 @@ struct sy_config {
 	unsigned n_routes;
 	struct sy_addr listen[SY_MAX_LISTEN]; /* addresses served; empty = all port addresses */
 	unsigned n_listen;
+	/* listen.proxy_protocol: connections start with a PROXY protocol
+	 * header (dataplane/peek/proxy_proto.c); with pp_from, only those
+	 * from these prefixes (a front balancer's), others are served as they
+	 * come. */
+	bool proxy_protocol;
+	struct sy_addr pp_from[SY_PP_FROM_MAX];
+	uint8_t pp_from_len[SY_PP_FROM_MAX];
+	unsigned n_pp_from;
 	uint16_t http_port;  /* default 80 */
 	uint16_t https_port; /* default 443 */
 	char routing_subdomain[254];

@@ -17,6 +17,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include <arpa/inet.h>
+
 #include "sy_addr.h"
 
 struct sy_prefix4 {
@@ -34,6 +36,27 @@ struct sy_source_allow {
 	const struct sy_prefix6 *v6;
 	uint32_t n4, n6;
 };
+
+/* A prefix from an address and a length (host bits dropped). */
+static inline void
+sy_prefix4_set(struct sy_prefix4 *p, uint32_t addr, uint8_t len)
+{
+	p->mask = len == 0 ? 0 : htonl(~0u << (32 - len));
+	p->addr = addr & p->mask;
+}
+
+static inline void
+sy_prefix6_set(struct sy_prefix6 *p, const uint8_t addr[16], uint8_t len)
+{
+	unsigned i;
+
+	for (i = 0; i < 16; i++) {
+		int keep = (int)len - 8 * (int)i;
+
+		p->addr[i] = keep >= 8 ? addr[i] : keep <= 0 ? 0 : (uint8_t)(addr[i] & (0xff00 >> keep));
+	}
+	p->len = len;
+}
 
 static inline bool
 sy_prefix6_has(const struct sy_prefix6 *p, const uint8_t a[16])

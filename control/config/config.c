@@ -309,6 +309,44 @@ parse_access_log(const json_t *val, struct sy_config *cfg, char *err, size_t err
 	return 0;
 }
 
+/* "proxy_protocol": true | false | {"from": ["CIDR", ...]}: a PROXY protocol
+ * header before every connection's bytes, or only before those from the
+ * prefixes given (a front balancer's; the rest come straight). */
+static int
+parse_proxy_protocol(json_t *val, struct sy_config *cfg, char *err, size_t errlen)
+{
+	const char *key;
+	json_t *v, *from;
+	size_t i;
+
+	if (json_is_boolean(val)) {
+		cfg->proxy_protocol = json_is_true(val);
+		cfg->n_pp_from = 0;
+		return 0;
+	}
+	if (!json_is_object(val))
+		return fail(err, errlen,
+			    "listen.proxy_protocol: must be true, false or {\"from\": [\"CIDR\", ...]}");
+	json_object_foreach(val, key, v)
+		if (strcmp(key, "from") != 0)
+			return fail(err, errlen, "listen.proxy_protocol.%s: unknown key (known: from)", key);
+	from = json_object_get(val, "from");
+	if (!json_is_array(from) || json_array_size(from) == 0 ||
+	    json_array_size(from) > SY_PP_FROM_MAX)
+		return fail(err, errlen,
+			    "listen.proxy_protocol.from: must be a list of 1 to %d addresses or CIDRs",
+			    SY_PP_FROM_MAX);
+	json_array_foreach(from, i, v)
+		if (!json_is_string(v) ||
+		    sy_prefix_parse(json_string_value(v), &cfg->pp_from[i], &cfg->pp_from_len[i]) < 0)
+			return fail(err, errlen,
+				    "listen.proxy_protocol.from[%zu]: \"%s\" is not an address or CIDR", i,
+				    json_is_string(v) ? json_string_value(v) : "?");
+	cfg->n_pp_from = (unsigned)json_array_size(from);
+	cfg->proxy_protocol = true;
+	return 0;
+}
+
 static int
 parse_listen(json_t *v, struct sy_config *cfg, char *err, size_t errlen)
 {
@@ -334,8 +372,12 @@ parse_listen(json_t *v, struct sy_config *cfg, char *err, size_t errlen)
 				if (!json_is_string(a) || sy_addr_parse(json_string_value(a), &cfg->listen[i]) < 0)
 					return fail(err, errlen, "listen.addresses[%zu]: not an IP address", i);
 			cfg->n_listen = (unsigned)json_array_size(val);
+		} else if (strcmp(key, "proxy_protocol") == 0) {
+			rc = parse_proxy_protocol(val, cfg, err, errlen);
 		} else {
-			return fail(err, errlen, "listen.%s: unknown key (known: addresses, http, https)", key);
+			return fail(err, errlen,
+				    "listen.%s: unknown key (known: addresses, http, https, proxy_protocol)",
+				    key);
 		}
 		if (rc < 0)
 			return rc;

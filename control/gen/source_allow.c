@@ -100,26 +100,14 @@ fill_entry(void *ctx, const char *e, size_t len)
 {
 	struct fill_ctx *f = ctx;
 	struct sy_addr a;
-	uint8_t plen, i;
+	uint8_t plen;
 
 	if (entry_prefix(e, len, &a, &plen) != 0)
 		return -EINVAL;
-	if (a.family == AF_INET) {
-		uint32_t mask = plen == 0 ? 0 : htonl(~0u << (32 - plen));
-
-		f->v4[f->n4].mask = mask;
-		f->v4[f->n4].addr = a.v4 & mask;
-		f->n4++;
-		return 0;
-	}
-	for (i = 0; i < 16; i++) {
-		int keep = (int)plen - 8 * i;
-
-		f->v6[f->n6].addr[i] = keep >= 8 ? a.v6[i] :
-				       keep <= 0 ? 0 : (uint8_t)(a.v6[i] & (0xff00 >> keep));
-	}
-	f->v6[f->n6].len = plen;
-	f->n6++;
+	if (a.family == AF_INET)
+		sy_prefix4_set(&f->v4[f->n4++], a.v4, plen);
+	else
+		sy_prefix6_set(&f->v6[f->n6++], a.v6, plen);
 	return 0;
 }
 
