@@ -23,6 +23,9 @@ enum sy_alog_mode {
 
 #define SY_ALOG_V6_CLIENT 0x01
 #define SY_ALOG_V6_BACKEND 0x02
+/* The listen address is IPv6 (vip6). Apart from the client's: a PROXY
+ * protocol header may name a client of the other family. */
+#define SY_ALOG_V6_VIP 0x04
 
 #define SY_ALOG_NO_REASON 0xff
 #define SY_ALOG_NO_TIME UINT32_MAX
@@ -35,7 +38,7 @@ struct sy_access_rec {
 	uint32_t resp_us;    /* to the backend's response head (proxy), or SY_ALOG_NO_TIME */
 	uint32_t connect_us; /* from the first SYN to the backend's SYN-ACK (splice), or SY_ALOG_NO_TIME */
 	uint32_t client_ip, vip, backend_ip; /* network order; backend 0: none */
-	uint8_t client6[16], vip6[16]; /* SY_ALOG_V6_CLIENT: these instead */
+	uint8_t client6[16], vip6[16]; /* SY_ALOG_V6_CLIENT, _VIP: these instead */
 	uint8_t backend6[16];          /* SY_ALOG_V6_BACKEND: this instead */
 	uint8_t v6;                    /* SY_ALOG_V6_*: the legs that are IPv6 */
 	uint16_t client_port, vip_port, backend_port;

@@ -129,6 +129,7 @@
 	X(FLOW_TABLE_FULL, "flow_table_full")   /* 503: no record left for a proxied backend leg */ \
 	X(SOURCE_NOT_ALLOWED, "source_not_allowed") /* 403, or reset on passthrough: not in the route's ip_allowlist */ \
 	X(SOURCE_CONN_LIMITED, "source_conn_limited") /* reset: past the route's rate-limit-connections for this source */ \
+	X(PROXY_PROTOCOL_BAD, "proxy_protocol_bad") /* reset: no valid PROXY protocol header first (listen.proxy_protocol) */ \
 	X(CLIENT_CERT_NOT_ALLOWED, "client_cert_not_allowed") /* 403: a verified client certificate whose subject matches no allowed_subject_patterns */
 
 enum sy_answer_reason {
@@ -182,6 +183,7 @@ extern const char *const sy_drop_reason_names[SY_DROP__COUNT];
 	X(conns_spliced)   /* backend answered, held bytes sent */             \
 	X(conns_answered)  /* the router answered itself: `answers` says why */ \
 	X(conns_refused_draining) /* SYNs answered RST: a graceful drain was on (drain.c) */ \
+	X(proxy_protocol_headers) /* PROXY protocol headers read (listen.proxy_protocol) */ \
 	X(src_limit_untracked) /* rate-limit-connections: a source's slot was another's, not limited (conn/src_limit.h) */ \
 	X(conns_closed)    /* records freed */                                 \
 	X(flows_active)    /* gauge: connection records in use */              \

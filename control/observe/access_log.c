@@ -315,13 +315,14 @@ sy_alog_format(const struct sy_access_rec *r, bool json, double when, char *buf,
 	struct tm tm;
 	int n;
 
-	if (r->v6 & SY_ALOG_V6_CLIENT) {
+	if (r->v6 & SY_ALOG_V6_CLIENT)
 		ip6_port(client, sizeof(client), r->client6, r->client_port);
-		ip6_port(front, sizeof(front), r->vip6, r->vip_port);
-	} else {
+	else
 		ip_port(client, sizeof(client), r->client_ip, r->client_port);
+	if (r->v6 & SY_ALOG_V6_VIP)
+		ip6_port(front, sizeof(front), r->vip6, r->vip_port);
+	else
 		ip_port(front, sizeof(front), r->vip, r->vip_port);
-	}
 	if (r->v6 & SY_ALOG_V6_BACKEND)
 		ip6_port(back, sizeof(back), r->backend6, r->backend_port);
 	else

@@ -141,6 +141,10 @@ sy_conn_tables_init(struct sy_worker *w)
 					   RTE_CACHE_LINE_SIZE, (int)rte_socket_id());
 	t->src_slots = rte_zmalloc_socket("sy_src_slots", SY_SRC_SLOTS * sizeof(*t->src_slots),
 					  RTE_CACHE_LINE_SIZE, (int)rte_socket_id());
+	if (w->sh->pp_on &&
+	    (t->pp_src = rte_zmalloc_socket("sy_pp_src", (size_t)flows * sizeof(*t->pp_src),
+					    RTE_CACHE_LINE_SIZE, (int)rte_socket_id())) == NULL)
+		return -ENOMEM;
 	/* IPv6 clients: a hash and a cold array of their own, only when a
 	 * port speaks IPv6. */
 	for (p = 0; p < w->sh->n_ports; p++)
@@ -221,6 +225,8 @@ sy_conn_tables_fini(struct sy_worker *w)
 	t->conn_stats = NULL;
 	rte_free(t->src_slots);
 	t->src_slots = NULL;
+	rte_free(t->pp_src);
+	t->pp_src = NULL;
 	memset(t, 0, sizeof(*t));
 }
 struct sy_conn *
@@ -289,6 +295,8 @@ sy_conn_free(struct sy_worker *w, struct sy_conn *c)
 	sy_conn_timer_cancel(w, c);
 	sy_peek_free(w, c->peek);
 	c->peek = NULL;
+	if (w->tcp.pp_src != NULL)
+		w->tcp.pp_src[c - w->tcp.conns.rec].set = false;
 	/* What the mode holds for c: its state, the other leg, the counts
 	 * (conn/conn_ops.h, release). */
 	sy_conn_ops_of(c)->release(w, c);

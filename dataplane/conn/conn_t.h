@@ -164,9 +164,16 @@ struct sy_peek_buf {
 	 * from may be gone by the retransmission). */
 	uint8_t answer_custom;
 	uint8_t answer_empty; /* close with a bare FIN: nothing to say */
+	/* listen.proxy_protocol: a header is expected first (SY_PP_WANTED)
+	 * or was read (SY_PP_READ: pp_skip bytes of it, which the peekers,
+	 * the backend and the proxy never see). */
+	uint8_t pp_state;
+	uint16_t pp_skip;
 	char answer_location[384];
 	char answer_body[256];
 };
+
+enum sy_pp_state { SY_PP_NONE, SY_PP_WANTED, SY_PP_READ };
 
 /*
  * What a proxied client leg keeps in TIME_WAIT (proxy/px_time_wait.c), in

@@ -24,6 +24,8 @@
 
 #include <stdint.h>
 
+#include "sy_addr.h"
+
 #include <rte_reciprocal.h>
 
 #include "conn/conn_t.h"
@@ -70,6 +72,15 @@ struct sy_conn_stat {
 	uint32_t src_slot;     /* its source's slot + 1 in src_slots (conn/src_limit.h); 0: none */
 };
 
+/* The client as a PROXY protocol header named it (listen.proxy_protocol;
+ * peek/proxy_proto.c), in place of the connection's own source: one per
+ * record, same index, only when the config asks for the header. */
+struct sy_pp_src {
+	struct sy_addr addr;
+	uint16_t port;   /* network order */
+	bool set;
+};
+
 /* A worker's tables, w->tcp (the field's name is older than conn/). Client keys in
  * the flow table: one per connection record (the rte_hash is created with
  * flows_per_worker entries). */
@@ -110,6 +121,7 @@ struct sy_conn_tables {
 	struct sy_backend_ctr *backend_ctr; /* SY_BACKEND_STAT_SLOTS (sy_backend_stats.h) */
 	struct sy_conn_stat *conn_stats; /* one per record, same index (observe/conn_stats.h) */
 	struct sy_src_slot *src_slots; /* SY_SRC_SLOTS per-source limits (conn/src_limit.h) */
+	struct sy_pp_src *pp_src; /* one per record, same index; NULL without proxy_protocol */
 	/* Source addresses (snat.h; cold: a leg's open and close, not its
 	 * packets, read these). */
 	struct {

@@ -37,6 +37,7 @@
 
 #include "conn/conn_tables_t.h"
 #include "conn/snat.h"
+#include "sy_access_log.h"
 #include "sy_addr.h"
 
 struct sy_worker;
@@ -253,11 +254,34 @@ sy_flow_backend_lookup(const struct sy_conn_tables *t, uint32_t saddr, uint32_t 
 struct sy_conn *sy_flow_find(struct sy_worker *w, uint32_t saddr, uint32_t daddr, uint16_t sport,
 			     uint16_t dport, bool *from_client);
 
-/* A record's client address, either family (allowlists, logs). */
+/* A record's client address, either family (allowlists, rate limits, logs,
+ * X-Forwarded-For): the one a PROXY protocol header named, if any, else the
+ * connection's own. */
 static inline struct sy_addr
 sy_conn_client_addr(const struct sy_conn_tables *t, const struct sy_conn *c)
 {
+	if (t->pp_src != NULL && t->pp_src[c - t->conns.rec].set)
+		return t->pp_src[c - t->conns.rec].addr;
 	return sy_conn_client_v6(c) ? sy_addr_v6(sy_conn_v6_of(t, c)->client) : sy_addr_v4(c->client_ip);
+}
+
+/* An access log record's client, as a PROXY protocol header named it
+ * (when one did): address and port in the record's fields. */
+static inline void
+sy_alog_pp_client(const struct sy_conn_tables *t, const struct sy_conn *c, struct sy_access_rec *r)
+{
+	const struct sy_pp_src *s = t->pp_src != NULL ? &t->pp_src[c - t->conns.rec] : NULL;
+
+	if (s == NULL || !s->set)
+		return;
+	r->client_port = s->port;
+	if (s->addr.family == AF_INET6) {
+		r->v6 |= SY_ALOG_V6_CLIENT;
+		memcpy(r->client6, s->addr.v6, 16);
+	} else {
+		r->v6 &= (uint8_t)~SY_ALOG_V6_CLIENT;
+		r->client_ip = s->addr.v4;
+	}
 }
 
 #endif

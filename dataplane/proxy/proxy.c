@@ -211,6 +211,7 @@ sy_proxy_start(struct sy_worker *w, struct sy_conn *c, bool tls)
 	px = obj;
 	memset(px, 0, sizeof(*px));
 	px->cc = c;
+	px->client = sy_conn_client_addr(&w->tcp, c);
 	px->server_ms = SY_PROXY_TIMEOUT_SERVER_MS; /* each request sets its route's */
 	px->tunnel_ms = SY_PROXY_TIMEOUT_TUNNEL_MS;
 	memset(&a, 0, sizeof(a));
@@ -261,6 +262,12 @@ sy_proxy_start(struct sy_worker *w, struct sy_conn *c, bool tls)
 		sy_tcb_input(w, &px->c, p->seg[i]);
 	for (i = 0; i < p->n_ooo; i++)
 		sy_tcb_input(w, &px->c, p->ooo[i]);
+	if (p->pp_state == SY_PP_READ) {
+		/* The PROXY protocol header (splice.c, pp_read) is the
+		 * balancer's: neither HTTP nor TLS sees it. */
+		sy_mq_drop(&px->c.rcvq, p->pp_skip);
+		sy_tcb_consumed(w, &px->c);
+	}
 	p->n_seg = 0;
 	p->n_ooo = 0;
 	sy_peek_free(w, p);

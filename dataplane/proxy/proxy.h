@@ -82,6 +82,9 @@ enum sy_proxy_resp_state {
 
 struct sy_proxy {
 	struct sy_conn *cc; /* client record */
+	/* The client: its connection's source, or the one a PROXY protocol
+	 * header named (conn/flow_table.h, sy_conn_client_addr). */
+	struct sy_addr client;
 	struct sy_conn *bc; /* backend record, or NULL */
 	struct sy_tcb c, b;
 	uint8_t req_state, resp_state;

@@ -19,6 +19,7 @@
 #include "lb/lb.h"
 #include "observe/access_rec.h"
 #include "observe/conn_stats.h"
+#include "conn/flow_table.h"
 #include "conn/src_limit.h"
 #include "proxy/proxy_internal.h"
 #include "sy_backend_stats.h"
@@ -98,11 +99,12 @@ request_begin(struct sy_worker *w, struct sy_proxy *px, const struct sy_http_hea
 	r->client_port = px->c.dport;
 	r->vip = px->c.saddr;
 	r->vip_port = px->c.sport;
-	r->v6 = px->c.v6 ? SY_ALOG_V6_CLIENT : 0;
+	r->v6 = px->c.v6 ? SY_ALOG_V6_CLIENT | SY_ALOG_V6_VIP : 0;
 	if (px->c.v6) {
 		memcpy(r->client6, px->c.daddr6, 16);
 		memcpy(r->vip6, px->c.saddr6, 16);
 	}
+	sy_alog_pp_client(&w->tcp, px->cc, r);
 	r->tls = px->tls != NULL;
 	if (h != NULL) {
 		sy_alog_text(r->method, sizeof(r->method), h->method, h->method_len);
@@ -321,11 +323,11 @@ put_client(struct hdr_out *o, const struct sy_proxy *px)
 {
 	char buf[INET6_ADDRSTRLEN];
 
-	if (!px->c.v6) {
-		put_ipv4(o, (const uint8_t *)&px->cc->client_ip);
+	if (px->client.family == AF_INET) {
+		put_ipv4(o, (const uint8_t *)&px->client.v4);
 		return;
 	}
-	if (inet_ntop(AF_INET6, px->c.daddr6, buf, sizeof(buf)) == NULL)
+	if (inet_ntop(AF_INET6, px->client.v6, buf, sizeof(buf)) == NULL)
 		buf[0] = '\0';
 	put_str(o, buf);
 }
@@ -349,7 +351,7 @@ forwarded_headers(const struct sy_proxy *px, const struct sy_px_req *req, uint8_
 	put_str(&o, proto);
 	PUT_LIT(&o, "\r\nForwarded: for=");
 	/* RFC 7239 6: an IPv6 node is "[...]", quoted. */
-	if (px->c.v6) {
+	if (px->client.family == AF_INET6) {
 		PUT_LIT(&o, "\"[");
 		put_client(&o, px);
 		PUT_LIT(&o, "]\"");
@@ -534,7 +536,7 @@ px_request_head(struct sy_worker *w, struct sy_proxy *px)
 	px->req_left = req.length;
 	memset(&px->req_chunk, 0, sizeof(px->req_chunk));
 	consumed = req.h.head_len;
-	client = px->c.v6 ? sy_addr_v6(px->c.daddr6) : sy_addr_v4(px->cc->client_ip);
+	client = px->client;
 	px_route(w, &req, head, &client, px->tls, &tg);
 	chain[0] = tg.rule;
 	for (loops = 0; tg.status == 0 && tg.loopback; loops++) {

@@ -170,6 +170,14 @@ sy_splice_open(struct sy_worker *w, struct rte_mbuf *m, const struct sy_tcp_syn_
 	client_route(w, c, m);
 	c->state = SY_CONN_PEEK;
 	c->proto = th->dst_port == w->sh->https_port ? SY_CONN_TLS : SY_CONN_HTTP;
+	if (w->sh->pp_on) {
+		/* A front balancer's connection starts with a PROXY protocol
+		 * header (all of them, or those from listen.proxy_protocol.from). */
+		struct sy_addr src = sy_conn_client_addr(&w->tcp, c);
+
+		if (w->sh->pp_from.n4 + w->sh->pp_from.n6 == 0 || sy_source_allowed(&w->sh->pp_from, &src))
+			c->peek->pp_state = SY_PP_WANTED;
+	}
 	c->peek->isn_c = rte_be_to_cpu_32(th->sent_seq) - 1;
 	c->peek->isn_r = rte_be_to_cpu_32(th->recv_ack) - 1;
 	c->peek->peek_next = c->peek->isn_c + 1;
@@ -310,11 +318,14 @@ peek_hold(struct sy_worker *w, struct sy_conn *c, struct rte_mbuf *m)
 	return true;
 }
 
-/* The held payload as fragments for the peekers. */
+/* The held payload as fragments for the peekers (past a PROXY protocol
+ * header once it is read). */
 static unsigned
 peek_frags(const struct sy_peek_buf *p, struct sy_frag *f, unsigned max, bool *fin)
 {
 	unsigned i, n = 0;
+
+	uint32_t skip = p->pp_state == SY_PP_READ ? p->pp_skip : 0;
 
 	*fin = false;
 	for (i = 0; i < p->n_seg && n < max; i++) {
@@ -325,6 +336,14 @@ peek_frags(const struct sy_peek_buf *p, struct sy_frag *f, unsigned max, bool *f
 
 		if (th->tcp_flags & RTE_TCP_FIN_FLAG)
 			*fin = true;
+		/* A PROXY protocol header read already is not the stream's. */
+		if (skip > 0) {
+			uint32_t k = RTE_MIN(skip, len);
+
+			off += k;
+			len -= k;
+			skip -= k;
+		}
 		/* Walk a chained mbuf segment by segment. */
 		for (; m != NULL && len > 0 && n < max; m = m->next) {
 			uint32_t take;
@@ -374,6 +393,41 @@ wants_termination(const struct sy_worker *w, const struct sy_tls_hello *hello)
 	return vh == NULL || vh->tls != SY_TLS_PASSTHROUGH;
 }
 
+/*
+ * The PROXY protocol header a front balancer sent first (listen.
+ * proxy_protocol): the client it names becomes the connection's for
+ * allowlists, limits, logs and X-Forwarded-For (conn/flow_table.h,
+ * sy_conn_client_addr), and its bytes are skipped from here on. A
+ * connection that should carry one and does not is reset, as HAProxy's
+ * accept-proxy closes it: a client must not pass for the balancer.
+ */
+static enum sy_peek_status
+pp_read(struct sy_worker *w, struct sy_conn *c, const struct sy_frag *f, unsigned n, bool fin)
+{
+	struct sy_pp_info pp;
+	enum sy_peek_status st = sy_proxy_proto_peek(f, n, &pp);
+
+	if (st == SY_PEEK_MORE && !fin && c->peek->bytes < SY_PP_MAX_LEN)
+		return SY_PEEK_MORE;
+	if (st != SY_PEEK_DONE) {
+		sy_conn_reset_client(w, c, SY_ANSWER_PROXY_PROTOCOL_BAD);
+		return SY_PEEK_BAD;
+	}
+	c->peek->pp_state = SY_PP_READ;
+	c->peek->pp_skip = (uint16_t)pp.len;
+	w->counters.proxy_protocol_headers++;
+	if (pp.has_addr) {
+		struct sy_pp_src *s = &w->tcp.pp_src[c - w->tcp.conns.rec];
+		uint32_t v4;
+
+		memcpy(&v4, pp.src, 4);
+		s->addr = pp.family == AF_INET6 ? sy_addr_v6(pp.src) : sy_addr_v4(v4);
+		s->port = rte_cpu_to_be_16(pp.sport);
+		s->set = true;
+	}
+	return SY_PEEK_DONE;
+}
+
 /* Look at what is held: bind, answer, or keep waiting. */
 static void
 peek_try(struct sy_worker *w, struct sy_conn *c)
@@ -386,6 +440,17 @@ peek_try(struct sy_worker *w, struct sy_conn *c)
 	if (fin && c->peek->bytes == 0) {
 		sy_answer_close(w, c);
 		return;
+	}
+	if (c->peek->pp_state == SY_PP_WANTED) {
+		switch (pp_read(w, c, f, n, fin)) {
+		case SY_PEEK_DONE:
+			n = peek_frags(c->peek, f, RTE_DIM(f), &fin);
+			break;
+		case SY_PEEK_MORE:
+			return;
+		default:
+			return; /* refused: reset */
+		}
 	}
 	if (c->proto == SY_CONN_HTTP) {
 		struct sy_http_head h;
@@ -624,10 +689,11 @@ sy_splice_log(struct sy_worker *w, struct sy_conn *c, bool spliced, uint16_t sta
 	r.vip = c->vip;
 	r.vip_port = c->vip_port;
 	if (sy_conn_client_v6(c)) {
-		r.v6 = SY_ALOG_V6_CLIENT;
+		r.v6 = SY_ALOG_V6_CLIENT | SY_ALOG_V6_VIP;
 		memcpy(r.client6, sy_conn_v6_of(&w->tcp, c)->client, 16);
 		memcpy(r.vip6, sy_conn_v6_of(&w->tcp, c)->vip, 16);
 	}
+	sy_alog_pp_client(&w->tcp, c, &r);
 	if (r.mode == SY_ALOG_SPLICE) {
 		r.backend_ip = c->backend_ip;
 		r.backend_port = c->backend_port;
@@ -821,7 +887,10 @@ bind_backend(struct sy_worker *w, struct sy_conn *c)
 					 c->snat_port, c->backend_port);
 	c->peek->tsval_rb = sy_backend_tsval(&w->sh->leg_clock, w->now, c->snat_ip, c->backend_ip);
 	c->peek->stale_acks = 0;
-	c->seq_delta[SY_LEG_CLIENT] = c->peek->isn_rb - c->peek->isn_c;
+	/* A PROXY protocol header's bytes are the balancer's, not the
+	 * backend's: the client's stream maps to the backend's past them. */
+	c->seq_delta[SY_LEG_CLIENT] = c->peek->isn_rb - c->peek->isn_c -
+				      (c->peek->pp_state == SY_PP_READ ? c->peek->pp_skip : 0);
 	c->ts_delta[SY_LEG_CLIENT] = c->peek->ts_ok ? c->peek->tsval_rb - c->peek->ts_first : 0;
 	if (c->state == SY_CONN_PEEK)
 		c->peek->connect_deadline = w->now + sy_ms_to_tsc(w, SY_CONNECT_TIMEOUT_MS);
@@ -937,7 +1006,19 @@ backend_established(struct sy_worker *w, struct sy_conn *c, struct rte_mbuf *syn
 	rte_pktmbuf_free(synack); /* the client had its handshake with us */
 
 	/* The held segments, in order; the first one's ACK (of our cookie)
-	 * translates into the ACK of the backend's SYN-ACK. */
+	 * translates into the ACK of the backend's SYN-ACK. A PROXY protocol
+	 * header is cut off their front (a segment it filled goes as an ACK). */
+	{
+		uint32_t skip = p->pp_state == SY_PP_READ ? p->pp_skip : 0;
+
+		for (i = 0; i < p->n_seg && skip > 0; i++) {
+			uint32_t k = RTE_MIN(skip, tcp_payload_len(p->seg[i]));
+
+			if (k > 0)
+				trim_front(p->seg[i], k);
+			skip -= k;
+		}
+	}
 	for (i = 0; i < p->n_seg; i++) {
 		struct rte_mbuf *m = p->seg[i];
 		struct rte_tcp_hdr *sth = tcp_hdr(m);
