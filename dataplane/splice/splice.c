@@ -854,7 +854,13 @@ bind_backend(struct sy_worker *w, struct sy_conn *c)
 			sy_answer_start(w, c, c->proto == SY_CONN_TLS ? 0 : status, why);
 		return;
 	}
-	i = sy_lb_pick(pool, w, c->client_ip, &c->peek->lb_first, c->peek->tries);
+	{
+		/* Source affinity by the client a PROXY protocol header named,
+		 * if one did (the fold of an IPv6 one, as c->client_ip is). */
+		struct sy_addr src = sy_conn_client_addr(&w->tcp, c);
+
+		i = sy_lb_pick(pool, w, sy_addr_key32(&src), &c->peek->lb_first, c->peek->tries);
+	}
 	if (i < 0) {
 		/* No endpoint (left) to try: OpenShift answers 503. */
 		why = c->peek->tries == 0 ? SY_ANSWER_NO_ENDPOINT : SY_ANSWER_BACKEND_UNREACHABLE;
