@@ -70,6 +70,7 @@ struct sy_conn_stat {
 	uint32_t isn_c;        /* spliced: the client's ISN */
 	uint32_t isn_r;        /* ... and ours towards the client */
 	uint32_t src_slot;     /* its source's slot + 1 in src_slots (conn/src_limit.h); 0: none */
+	uint32_t idle_ms;      /* spliced: its route's timeout-tunnel; 0: SY_IDLE_TIMEOUT_MS */
 };
 
 /* The client as a PROXY protocol header named it (listen.proxy_protocol;

@@ -208,6 +208,17 @@ sy_splice_open(struct sy_worker *w, struct rte_mbuf *m, const struct sy_tcp_syn_
 	sy_splice_segment(w, c, m, true);
 }
 
+/* A spliced connection's idle timeout: its route's timeout-tunnel (an
+ * OpenShift annotation: passthrough and other spliced routes), or
+ * SY_IDLE_TIMEOUT_MS. */
+static uint64_t
+splice_idle_ms(struct sy_worker *w, const struct sy_conn *c)
+{
+	const struct sy_conn_stat *cs = sy_conn_stat(w, c);
+
+	return cs != NULL && cs->idle_ms != 0 ? cs->idle_ms : SY_IDLE_TIMEOUT_MS;
+}
+
 /* ---------------------------------------------------------------- peek -- */
 
 /*
@@ -629,6 +640,13 @@ route_lookup(struct sy_worker *w, struct sy_conn *c, uint16_t *status, enum sy_a
 		return NULL;
 	c->peek->stat_slot = rule->stat_slot;
 	sy_conn_stats_bind(w, c, rule->stat_slot);
+	{
+		/* The route's timeout-tunnel, kept for the connection's life. */
+		struct sy_conn_stat *cs = sy_conn_stat(w, c);
+
+		if (cs != NULL)
+			cs->idle_ms = rule->more != NULL ? rule->more->tunnel_timeout_ms : 0;
+	}
 	if (sy_rule_allow(rule) != NULL) {
 		/* The route's ip_allowlist, before any backend is chosen:
 		 * 403 on HTTP; a passthrough connection is reset. */
@@ -1044,7 +1062,7 @@ backend_established(struct sy_worker *w, struct sy_conn *c, struct rte_mbuf *syn
 	c->state = SY_CONN_SPLICED;
 	c->last_seen = sy_conn_seen(w->now);
 	w->counters.conns_spliced++;
-	timer_in(w, c, (c->flags & SY_CF_FIN_CLIENT) ? SY_HALF_CLOSED_TIMEOUT_MS : SY_IDLE_TIMEOUT_MS);
+	timer_in(w, c, (c->flags & SY_CF_FIN_CLIENT) ? SY_HALF_CLOSED_TIMEOUT_MS : splice_idle_ms(w, c));
 }
 
 /* ------------------------------------------------------------ forward -- */
@@ -1269,7 +1287,7 @@ sy_splice_timeout(struct sy_worker *w, struct sy_conn *c)
 	case SY_CONN_SPLICED:
 		idle = sy_ms_to_tsc(w, (c->flags & (SY_CF_FIN_CLIENT | SY_CF_FIN_BACKEND))
 					       ? SY_HALF_CLOSED_TIMEOUT_MS
-					       : SY_IDLE_TIMEOUT_MS);
+					       : splice_idle_ms(w, c));
 		since = (uint64_t)(uint32_t)(sy_conn_seen(w->now) - c->last_seen) << SY_CONN_SEEN_SHIFT;
 		if (since < idle) {
 			/* Traffic since the timer was set: re-arm from it rather

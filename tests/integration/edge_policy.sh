@@ -18,6 +18,8 @@
 #   - rate-limit-connections: concurrent-tcp 2 (a third concurrent connection refused, served
 #     again after), rate-tcp 3 (of six connections in a row three served), rate-http 5 (a
 #     burst of 8 requests on one connection: 5 answered, then the connection closed);
+#   - timeout-tunnel 2s on a spliced route: a keep-alive connection idle 3.5 s is dropped,
+#     kept without it;
 #   - pod-concurrent-connections 1 on a one-endpoint route: a second concurrent connection
 #     503 (lb_all_full), served again after;
 #   - spec.httpHeaders.actions (request Set and Delete as the backend sees them, response Set
@@ -69,6 +71,8 @@ $(route rl-conc "rl-conc.$D" c "$A/rate-limit-connections: 'true', $A/rate-limit
 $(route rl-tcp "rl-tcp.$D" c "$A/rate-limit-connections: 'true', $A/rate-limit-connections.rate-tcp: '3'")
 $(route rl-http "rl-http.$D" c "$A/rate-limit-connections: 'true', $A/rate-limit-connections.rate-http: '5'")
 $(route pod1 "pod1.$D" c "$A/pod-concurrent-connections: '1'")
+$(route tt "tt.$D" a "$A/timeout-tunnel: 2s")
+$(route tt-none "tt-none.$D" a "")
 EOF
 t_expect_rc 0 "apply Routes with edge-policy annotations"
 # spec.httpHeaders.actions and rewrite-target on one route: /api/... reaches the echoing
@@ -233,6 +237,33 @@ get "http://pod1.$D/"
 rctl stats -o json
 t_json_expect "$T_OUT" 'd["total"]["lb_all_full"] >= 1' "lb_all_full counts the pick that found the endpoint full"
 t_ok "pod-concurrent-connections 1: a second concurrent connection 503, served again after"
+
+# --- timeout-tunnel on a spliced route ------------------------------------------------------
+# keepalive HOST: one request, then 3.5 s idle, then another on the same connection; T_OUT
+# how many of the two were answered. timeout-tunnel 2s forgets the connection meanwhile.
+keepalive() {
+	t_run lab_client /usr/bin/python3 - "$R" "$1" <<'PY'
+import socket, sys, time
+s = socket.create_connection((sys.argv[1], 80), timeout=3)
+req = b"GET / HTTP/1.1\r\nHost: %s\r\n\r\n" % sys.argv[2].encode()
+answered = 0
+for k in range(2):
+    if k:
+        time.sleep(3.5)
+    try:
+        s.sendall(req)
+        if b"HTTP/1.1 200" in s.recv(65536):
+            answered += 1
+    except OSError:
+        pass
+print(answered)
+PY
+}
+keepalive "tt-none.$D"
+[ "$T_OUT" = 2 ] || t_fail "a spliced keep-alive connection idle 3.5 s, default idle timeout: both answered" "$(t_seen)"
+keepalive "tt.$D"
+[ "$T_OUT" = 1 ] || t_fail "timeout-tunnel 2s: the connection idle 3.5 s is gone, the second request unanswered" "$(t_seen)"
+t_ok "timeout-tunnel 2s on a spliced route: a connection idle 3.5 s is dropped (default: kept)"
 
 # --- invalid values -------------------------------------------------------------------------
 get "http://bad.$D/slow/2"
