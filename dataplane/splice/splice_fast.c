@@ -147,7 +147,7 @@
 #define TTL_MASK RTE_BE32(0x0000ff00)
 /* IPv6: the ethertype and the version; next header TCP. */
 #define ETH_IP6_MASK RTE_BE32(0xfffff000)
-#define ETH_IP6_WANT RTE_BE32((RTE_ETHER_TYPE_IPV6 << 16) | (6u << 12))
+#define ETH_IP6_WANT RTE_BE32(((uint32_t)RTE_ETHER_TYPE_IPV6 << 16) | (6u << 12))
 #define NH_MASK RTE_BE32(0x0000ff00)
 #define NH_WANT RTE_BE32(IPPROTO_TCP << 8)
 #define FLAGS_MASK \
