@@ -235,6 +235,14 @@ trim_front(struct rte_mbuf *m, uint32_t n)
 
 	memmove(l3 + n, l3, hl);
 	rte_pktmbuf_adj(m, (uint16_t)n);
+	if (n & 7) {
+		/* Back to the alignment the frame had (n bytes of headroom
+		 * were just made): the headers' structs want it. */
+		uint8_t *d = rte_pktmbuf_mtod(m, uint8_t *);
+
+		memmove(d - (n & 7), d, m->data_len);
+		m->data_off = (uint16_t)(m->data_off - (n & 7));
+	}
 	th = tcp_hdr(m);
 	if (sy_seg_is_v6(m)) {
 		struct rte_ipv6_hdr *ip6 = rte_pktmbuf_mtod(m, struct rte_ipv6_hdr *);
