@@ -17,32 +17,8 @@ source "$(dirname "$0")/testlib.sh"
 t_setup drn 1
 D=lab.switchyard.test
 R=$LAB_ROUTER_IP
-drain_s() { # N: the lab config's drain_s
-	python3 - "$LAB_ROUTERD_CONFIG" "$1" <<'PY'
-import json, sys
-c = json.load(open(sys.argv[1]))
-c["drain_s"] = int(sys.argv[2])
-json.dump(c, open(sys.argv[1], "w"), indent=1)
-PY
-}
-# routes: the pool c behind a spliced route (dl) and a proxied one (path rule: px).
-routes() {
-	rctl apply -f "$SY_SRC/config/routes.yaml"
-	t_expect_rc 0 "apply config/routes.yaml"
-	t_backend_service c 8082 python3 "$SY_SRC/tests/integration/pool_server.py" "$LAB_BACKEND_A_IP" 8082
-	rctl apply -f - <<EOF
-apiVersion: route.openshift.io/v1
-kind: Route
-metadata: {name: dl, namespace: demo}
-spec: {host: dl.$D, to: {kind: Service, name: c}, port: {targetPort: http}}
----
-apiVersion: route.openshift.io/v1
-kind: Route
-metadata: {name: px, namespace: demo}
-spec: {host: px.$D, path: /p, to: {kind: Service, name: c}, port: {targetPort: http}}
-EOF
-	t_expect_rc 0 "apply routes dl (spliced) and px (proxied)"
-}
+drain_s() { t_config_set drain_s "$1"; } # N
+routes() { t_pool_routes "dl.$D" "px.$D" /p; }
 
 # --- 1. SIGTERM during a download ---------------------------------------------------------
 N=$((20 << 20))

@@ -29,20 +29,8 @@ json.dump(c, open(sys.argv[1], "w"), indent=1)
 PY
 }
 routes() {
-	rctl apply -f "$SY_SRC/config/routes.yaml"
-	t_expect_rc 0 "apply config/routes.yaml"
-	t_backend_service c 8082 python3 "$SY_SRC/tests/integration/pool_server.py" "$LAB_BACKEND_A_IP" 8082
+	t_pool_routes "sp.$D" "px.$D" /echo
 	rctl apply -f - <<EOF
-apiVersion: route.openshift.io/v1
-kind: Route
-metadata: {name: sp, namespace: demo}
-spec: {host: sp.$D, to: {kind: Service, name: c}, port: {targetPort: http}}
----
-apiVersion: route.openshift.io/v1
-kind: Route
-metadata: {name: px, namespace: demo}
-spec: {host: px.$D, path: /echo, to: {kind: Service, name: c}, port: {targetPort: http}}
----
 apiVersion: route.openshift.io/v1
 kind: Route
 metadata:
@@ -56,7 +44,7 @@ kind: Route
 metadata: {name: edge, namespace: demo}
 spec: {host: edge.$D, to: {kind: Service, name: c}, port: {targetPort: http}, tls: {termination: edge}}
 EOF
-	t_expect_rc 0 "apply routes sp (spliced), px (proxied), allow (allowlist 198.19.7.7), edge (TLS)"
+	t_expect_rc 0 "apply routes allow (allowlist 198.19.7.7) and edge (TLS)"
 }
 # send HEADER HOST PATH: raw bytes to R:80 from the client namespace: HEADER (python bytes
 # literal, '' for none) then a GET; T_OUT the response, or "RESET"/"CLOSED".

@@ -347,6 +347,27 @@ EOF
 	t_expect_rc 0 "apply Service and Endpoints $name (port $port)"
 }
 
+# t_pool_routes SPLICED-HOST PROXIED-HOST PROXIED-PATH: config/routes.yaml, the echoing pool
+# c (pool_server.py on backend a's address, port 8082), and two OpenShift Routes to it: one
+# spliced (host only), one proxied (a path rule).
+t_pool_routes() {
+	rctl apply -f "$SY_SRC/config/routes.yaml"
+	t_expect_rc 0 "apply config/routes.yaml"
+	t_backend_service c 8082 python3 "$SY_SRC/tests/integration/pool_server.py" "$LAB_BACKEND_A_IP" 8082
+	rctl apply -f - <<EOF
+apiVersion: route.openshift.io/v1
+kind: Route
+metadata: {name: spliced, namespace: demo}
+spec: {host: $1, to: {kind: Service, name: c}, port: {targetPort: http}}
+---
+apiVersion: route.openshift.io/v1
+kind: Route
+metadata: {name: proxied, namespace: demo}
+spec: {host: $2, path: $3, to: {kind: Service, name: c}, port: {targetPort: http}}
+EOF
+	t_expect_rc 0 "apply routes $1 (spliced) and $2$3 (proxied) to the pool"
+}
+
 # t_finish: stop routerd with SIGTERM, check the log, print the plan. Call at the end.
 t_finish() {
 	if [ -n "$ROUTERD_PID" ]; then
