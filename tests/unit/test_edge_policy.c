@@ -89,12 +89,19 @@ addr(const char *s)
 	return a;
 }
 
+static bool
+allowed(const struct sy_source_allow *l, const char *a)
+{
+	struct sy_addr x = addr(a);
+
+	return sy_source_allowed(l, &x);
+}
+
 static void
 test_source_allow(void **state)
 {
 	struct sy_arena *a = sy_arena_new();
 	const struct sy_source_allow *l;
-	struct sy_addr x;
 	char bad[80];
 
 	(void)state;
@@ -113,43 +120,27 @@ test_source_allow(void **state)
 	assert_non_null(l);
 	assert_int_equal(l->n4, 2);
 	assert_int_equal(l->n6, 2);
-	x = addr("198.18.0.1");
-	assert_true(sy_source_allowed(l, &x));
-	x = addr("198.18.0.255");
-	assert_true(sy_source_allowed(l, &x));
-	x = addr("198.18.1.7");
-	assert_true(sy_source_allowed(l, &x));
-	x = addr("198.18.1.8");
-	assert_false(sy_source_allowed(l, &x));
-	x = addr("198.19.0.1");
-	assert_false(sy_source_allowed(l, &x));
-	x = addr("2001:2:0:1::abcd");
-	assert_true(sy_source_allowed(l, &x));
-	x = addr("2001:2:0:2::1");
-	assert_false(sy_source_allowed(l, &x));
-	x = addr("2001:2::5");
-	assert_true(sy_source_allowed(l, &x));
-	x = addr("2001:2::6");
-	assert_false(sy_source_allowed(l, &x));
+	assert_true(allowed(l, "198.18.0.1"));
+	assert_true(allowed(l, "198.18.0.255"));
+	assert_true(allowed(l, "198.18.1.7"));
+	assert_false(allowed(l, "198.18.1.8"));
+	assert_false(allowed(l, "198.19.0.1"));
+	assert_true(allowed(l, "2001:2:0:1::abcd"));
+	assert_false(allowed(l, "2001:2:0:2::1"));
+	assert_true(allowed(l, "2001:2::5"));
+	assert_false(allowed(l, "2001:2::6"));
 	/* Odd prefix lengths compare the bits they have and no more. */
 	l = sy_source_allow_build(a, "198.18.0.0/15 2001:2::/47");
 	assert_non_null(l);
-	x = addr("198.19.200.1");
-	assert_true(sy_source_allowed(l, &x));
-	x = addr("198.20.0.1");
-	assert_false(sy_source_allowed(l, &x));
-	x = addr("2001:2:1::1"); /* the 47th bit is the third group's 15th */
-	assert_true(sy_source_allowed(l, &x));
-	x = addr("2001:2:2::1");
-	assert_false(sy_source_allowed(l, &x));
-	x = addr("2001:3::1");
-	assert_false(sy_source_allowed(l, &x));
+	assert_true(allowed(l, "198.19.200.1"));
+	assert_false(allowed(l, "198.20.0.1"));
+	assert_true(allowed(l, "2001:2:1::1"));
+	assert_false(allowed(l, "2001:2:2::1"));
+	assert_false(allowed(l, "2001:3::1"));
 	/* An IPv4-only list refuses every IPv6 client, and /0 takes them all. */
 	l = sy_source_allow_build(a, "0.0.0.0/0");
-	x = addr("203.0.113.9");
-	assert_true(sy_source_allowed(l, &x));
-	x = addr("2001:2::1");
-	assert_false(sy_source_allowed(l, &x));
+	assert_true(allowed(l, "203.0.113.9"));
+	assert_false(allowed(l, "2001:2::1"));
 	sy_arena_free(a);
 }
 
@@ -203,7 +194,6 @@ test_compile_annotations(void **state)
 	struct sy_generation *g;
 	const struct sy_rule *r;
 	const json_t *c;
-	struct sy_addr x;
 
 	(void)state;
 	sy_store_init(&st);
@@ -247,12 +237,9 @@ test_compile_annotations(void **state)
 	r = rule_of(g, "good.test");
 	assert_non_null(r->more);
 	assert_non_null(r->more->allow);
-	x = addr("198.18.0.9");
-	assert_true(sy_source_allowed(r->more->allow, &x));
-	x = addr("198.18.1.9");
-	assert_false(sy_source_allowed(r->more->allow, &x));
-	x = addr("2001:2::9");
-	assert_true(sy_source_allowed(r->more->allow, &x));
+	assert_true(allowed(r->more->allow, "198.18.0.9"));
+	assert_false(allowed(r->more->allow, "198.18.1.9"));
+	assert_true(allowed(r->more->allow, "2001:2::9"));
 	assert_int_equal(r->more->server_timeout_ms, 2000);
 	assert_int_equal(r->more->tunnel_timeout_ms, 300000);
 	assert_string_equal(r->more->hsts, "max-age=31536000;includeSubDomains");
