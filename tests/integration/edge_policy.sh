@@ -68,6 +68,7 @@ $(route patient "patient.$D" c "$A/timeout: 6s")
 $(route hsts "hsts.$D" c "$A/hsts_header: 'max-age=31536000;includeSubDomains;preload'" "" "{termination: edge, insecureEdgeTerminationPolicy: Allow}")
 $(route bad "bad.$D" c "$A/timeout: 2x, $A/ip_allowlist: '198.19.7.7 198.18.0.300'")
 $(route rl-conc "rl-conc.$D" c "$A/rate-limit-connections: 'true', $A/rate-limit-connections.concurrent-tcp: '2'")
+$(route rl-conc-px "rl-conc-px.$D" c "$A/rate-limit-connections: 'true', $A/rate-limit-connections.concurrent-tcp: '1'" /slow)
 $(route rl-tcp "rl-tcp.$D" c "$A/rate-limit-connections: 'true', $A/rate-limit-connections.rate-tcp: '3'")
 $(route rl-http "rl-http.$D" c "$A/rate-limit-connections: 'true', $A/rate-limit-connections.rate-http: '5'")
 $(route pod1 "pod1.$D" c "$A/pod-concurrent-connections: '1'")
@@ -204,6 +205,19 @@ wait "${held[@]}"
 get "http://rl-conc.$D/"
 [ "$T_OUT" = "200 pool-c" ] || t_fail "concurrent-tcp 2: served again once they closed" "$(t_seen)"
 t_ok "rate-limit-connections.concurrent-tcp 2: the third concurrent connection refused, served again after"
+# The same on a proxied route (a path rule), concurrent-tcp 1: counted from the first request
+# until the connection ends, then the source's count is back (no leak across connections).
+lab_client curl -sS -m 10 --resolve "rl-conc-px.$D:80:$R" -o /dev/null "http://rl-conc-px.$D/slow/3" &
+held=$!
+sleep 1
+get "http://rl-conc-px.$D/slow/0"
+[ "$T_RC" -ne 0 ] || t_fail "proxied, concurrent-tcp 1: a second connection while one is open is refused" "$(t_seen)"
+wait "$held"
+for k in 1 2 3; do
+	get "http://rl-conc-px.$D/slow/0"
+	[ "$T_OUT" = "200 slow" ] || t_fail "proxied, concurrent-tcp 1: connections one after another served ($k)" "$(t_seen)"
+done
+t_ok "rate-limit-connections.concurrent-tcp 1 on a proxied route: the second concurrent refused; one after another served"
 # rate-tcp 3 (in 3 s): of six connections in a row, the first three served, the rest refused.
 seen=
 for k in 1 2 3 4 5 6; do
