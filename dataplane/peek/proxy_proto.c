@@ -135,9 +135,9 @@ parse_v1(struct sy_peek_cur *c, struct sy_pp_info *out)
 			if (b == '\r') {
 				b = cur_next(c);
 				if (b < 0)
-					return SY_PEEK_MORE;
-				if (b != '\n')
-					return SY_PEEK_BAD;
+					return c->pos >= SY_PP_V1_MAX ? SY_PEEK_BAD : SY_PEEK_MORE;
+				if (b != '\n' || c->pos > SY_PP_V1_MAX)
+					return SY_PEEK_BAD; /* 107 bytes, CRLF included */
 				break;
 			}
 			if (b == '\n' || c->pos >= SY_PP_V1_MAX)

@@ -1304,12 +1304,18 @@ test_pp_v1(void **state)
 	pp_bad("GET / HTTP/1.1\r\nHost: a\r\n\r\n", 27);
 	pp_bad("\x16\x03\x01\x00\x05hello", 10);
 	{
-		/* No CRLF within 107 bytes. */
+		/* No CRLF within 107 bytes; the CRLF ending at byte 107 and at
+		 * byte 108 (one past the specification's bound). */
 		char longer[160];
 
 		memset(longer, 'x', sizeof(longer));
 		memcpy(longer, "PROXY UNKNOWN ", 14);
 		pp_bad(longer, sizeof(longer));
+		memcpy(longer + 105, "\r\n", 2);
+		pp_ok(longer, 107, 107, AF_INET, NULL, 0);
+		memcpy(longer + 105, "xx", 2);
+		memcpy(longer + 106, "\r\n", 2);
+		pp_bad(longer, 108);
 	}
 }
 
