@@ -144,6 +144,13 @@ test_source_allow(void **state)
 	sy_arena_free(a);
 }
 
+static const struct sy_compile_opts opts = {
+	.routing_subdomain = "apps.test",
+	.router_name = "default",
+	.no_route_status = 503,
+	.now = "2026-01-01T00:00:00Z",
+};
+
 static void
 put_route(struct sy_store *st, const char *name, const char *host, json_t *ann, json_t *tls)
 {
@@ -184,12 +191,6 @@ conditions(const struct sy_store *st, const char *name)
 static void
 test_compile_annotations(void **state)
 {
-	static const struct sy_compile_opts opts = {
-		.routing_subdomain = "apps.test",
-		.router_name = "default",
-		.no_route_status = 503,
-		.now = "2026-01-01T00:00:00Z",
-	};
 	struct sy_store st;
 	struct sy_generation *g;
 	const struct sy_rule *r;
@@ -210,7 +211,7 @@ test_compile_annotations(void **state)
 		  NULL);
 	put_route(&st, "bad", "bad.test",
 		  json_pack("{s:s, s:s, s:s}", "haproxy.router.openshift.io/ip_allowlist",
-			    "198.18.0.0/24 10.0.0.300", "haproxy.router.openshift.io/timeout", "2x",
+			    "198.18.0.0/24 198.18.0.300", "haproxy.router.openshift.io/timeout", "2x",
 			    "haproxy.router.openshift.io/hsts_header", "includeSubDomains"),
 		  json_pack("{s:s}", "termination", "edge"));
 	put_route(&st, "plain", "plain.test", NULL, NULL);
@@ -267,7 +268,7 @@ test_compile_annotations(void **state)
 	{
 		const char *m = json_string_value(json_object_get(json_array_get(c, 1), "message"));
 
-		assert_non_null(strstr(m, "haproxy.router.openshift.io/ip_allowlist: Invalid value: \"10.0.0.300\""));
+		assert_non_null(strstr(m, "haproxy.router.openshift.io/ip_allowlist: Invalid value: \"198.18.0.300\""));
 		assert_non_null(strstr(m, "haproxy.router.openshift.io/timeout: Invalid value: \"2x\""));
 		assert_non_null(strstr(m, "haproxy.router.openshift.io/hsts_header: Invalid value: \"includeSubDomains\""));
 	}
@@ -368,12 +369,6 @@ test_http_headers_validation(void **state)
 static void
 test_http_headers_and_rewrite_compile(void **state)
 {
-	static const struct sy_compile_opts opts = {
-		.routing_subdomain = "apps.test",
-		.router_name = "default",
-		.no_route_status = 503,
-		.now = "2026-01-01T00:00:00Z",
-	};
 	struct sy_store st;
 	struct sy_generation *g;
 	const struct sy_rule *r;
