@@ -547,7 +547,7 @@ test_max_conns(void **state)
 			held[i].backend_port = rte_cpu_to_be_16(p->endpoints[0].port);
 		}
 		for (i = 0; i < 200; i++)
-			assert_int_equal(sy_lb_pick(p, w, 0x0a000000u + i, &first, 0), 1);
+			assert_int_equal(sy_lb_pick(p, w, 0x000012c6u | (i << 24), &first, 0), 1); /* 198.18.0.i */
 		/* A retry from endpoint 1 finds no other with room. */
 		first = 1;
 		assert_int_equal(sy_lb_pick(p, w, 0, &first, 1), -1);
