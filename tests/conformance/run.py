@@ -31,6 +31,7 @@ FEATURE_KINDS = {
     "Route": "routes.route.openshift.io",
     "Service": "services",
     "Endpoints": "endpoints",
+    "EndpointSlice": "endpointslices",
     "IngressRoute": "ingressroutes",
     "ContourRoute": "routes.contour.heptio.com",
     "RouteGroup": "routegroups",
@@ -48,6 +49,7 @@ OBJECT_FEATURES = {
     ("v1", "Namespace"): "Namespace",
     ("v1", "Service"): "Service",
     ("v1", "Endpoints"): "Endpoints",
+    ("discovery.k8s.io/v1", "EndpointSlice"): "EndpointSlice",
 }
 BASE_CONFIG = {"workers": 1, "idle": "adaptive", "eal": ["--log-level=*:error"]}
 DEFAULT_TOLERANCE = 0.02
