@@ -87,7 +87,8 @@ class Routerd:
             return
         self.stop()
         if self.lab is not None:
-            cfg.update(self.lab.routerd_config())
+            for k, v in self.lab.routerd_config().items():
+                cfg[k] = dict(cfg[k], **v) if isinstance(cfg.get(k), dict) else v
         self.dir = tempfile.mkdtemp(prefix="sy-conformance-")
         cfg["control_socket"] = os.path.join(self.dir, "routerd.sock")
         cfg["state_dir"] = os.path.join(self.dir, "state")
