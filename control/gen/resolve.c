@@ -116,6 +116,11 @@ predicate_text(const struct sy_predicate *p)
 		[SY_PRED_HOST_REGEXP] = "Host",	       [SY_PRED_TRAFFIC] = "Traffic",
 		[SY_PRED_TRUE] = "True",	       [SY_PRED_JWT_ALL_KV] = "JWTPayloadAllKV",
 		[SY_PRED_JWT_ANY_KV] = "JWTPayloadAnyKV",
+		[SY_PRED_HEADER_PRESENT] = "HeaderPresent",
+		[SY_PRED_HEADER_ABSENT] = "HeaderAbsent",
+		[SY_PRED_HEADER_NOT_REGEXP] = "HeaderNotRegexp",
+		[SY_PRED_QUERY] = "QueryParam",
+		[SY_PRED_QUERY_REGEXP] = "QueryParamRegexp",
 	};
 	char buf[2048];
 	uint32_t i;
@@ -123,11 +128,18 @@ predicate_text(const struct sy_predicate *p)
 	snprintf(buf, sizeof(buf), "%s(", names[p->type]);
 	switch (p->type) {
 	case SY_PRED_HEADER:
+	case SY_PRED_QUERY:
 		append_quoted(buf, sizeof(buf), p->name, '"');
 		snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf), ", ");
 		append_quoted(buf, sizeof(buf), p->value, '"');
 		break;
+	case SY_PRED_HEADER_PRESENT:
+	case SY_PRED_HEADER_ABSENT:
+		append_quoted(buf, sizeof(buf), p->name, '"');
+		break;
 	case SY_PRED_HEADER_REGEXP:
+	case SY_PRED_HEADER_NOT_REGEXP:
+	case SY_PRED_QUERY_REGEXP:
 	case SY_PRED_COOKIE:
 		append_quoted(buf, sizeof(buf), p->name, '"');
 		snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf), ", ");
