@@ -14,6 +14,9 @@
  *   i<ns>/<name>   an IngressRoute itself, or one it delegates to (meets i)
  *   s<ns>/<name>   reads Service / Endpoints ns/name (met by their changes)
  *   t<ns>/<name>   reads Secret ns/name (met by its changes)
+ *   c<class>       an Ingress of IngressClass <class>; "c" alone: one naming
+ *                  no class (the default class's). Met by IngressClass
+ *                  changes (scope.c's C seed), never by other Ingresses
  *   b<ns>/<route>  a RouteBinding of Route ns/route (an index for
  *                  control/fleet/serving.c; meets nothing: bindings do
  *                  not compile, a change of one compiles everything)
@@ -38,6 +41,7 @@ enum {
 	SY_REL_SERVICE = 's',
 	SY_REL_SECRET = 't',
 	SY_REL_BINDING = 'b',
+	SY_REL_CLASS = 'c',
 };
 
 /* One key and the objects that state it. Most keys (a host) have one
