@@ -234,7 +234,7 @@ expand(struct walk *w, struct sy_store *st, const char *key)
 			push(w, o);
 		break;
 	}
-	default: /* s, t, c: reading a Service or Secret joins nothing */
+	default: /* s, t, c, k: reading a Service or Secret joins nothing */
 		break;
 	}
 }

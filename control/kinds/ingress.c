@@ -362,13 +362,51 @@ class_of(const struct sy_object *o)
 	return c ? c : "";
 }
 
+/* Is one of our IngressClasses the default class? From the relations index
+ * (key k: every class) when there is one, else from the store: either way
+ * without walking every object when there are no classes. */
 static bool
-is_ours(struct sy_compile_ctx *cx, const struct sy_object *o, bool default_ours)
+default_class_ours(struct sy_compile_ctx *cx)
+{
+	const struct sy_relations *rel = cx->opts->rel;
+	struct sy_object **classes;
+	size_t n = 0, i;
+	bool yes = false;
+
+	if (rel != NULL) {
+		static const char key[] = { SY_REL_INGRESSCLASSES, '\0' };
+		struct sy_rel_key *rk = (struct sy_rel_key *)sy_relations_get(rel, key);
+		uint32_t j;
+
+		for (j = 0; rk != NULL && j < rk->n && !yes; j++) {
+			struct sy_object *c = sy_rel_objs(rk)[j];
+
+			yes = sy_store_warm(cx->st, c) == 0 && sy_ingressclass_ours(c, cx->opts->cfg) &&
+			      sy_ingressclass_is_default(c);
+		}
+		return yes;
+	}
+	if (sy_store_count(cx->st, &sy_kind_ingressclass) == 0)
+		return false;
+	classes = sy_store_list(cx->st, &sy_kind_ingressclass, NULL, &n);
+	for (i = 0; classes != NULL && i < n && !yes; i++)
+		yes = sy_ingressclass_ours(classes[i], cx->opts->cfg) &&
+		      sy_ingressclass_is_default(classes[i]);
+	free(classes);
+	return yes;
+}
+
+/* -1: not known yet (default_class_ours is asked once, if needed). */
+static bool
+is_ours(struct sy_compile_ctx *cx, const struct sy_object *o, int *default_ours)
 {
 	const char *c = class_of(o);
 
-	if (c[0] == '\0')
-		return default_ours;
+	if (c[0] == '\0') {
+		if (*default_ours < 0)
+			*default_ours = default_class_ours(cx);
+		return *default_ours > 0;
+	}
 	return sy_ingressclass_ours(sy_store_find(cx->st, &sy_kind_ingressclass, "", c),
 				    cx->opts->cfg);
 }
@@ -622,28 +660,32 @@ cmp_age(const void *a, const void *b)
 static int
 compile_ingresses(struct sy_compile_ctx *cx)
 {
-	size_t n = 0, nc = 0, i, j, n_ours = 0, n_tls = 0;
+	size_t n = 0, i, j, n_ours = 0, n_tls = 0;
 	const json_t *t;
 	struct sy_object **objs = sy_compile_list(cx, &sy_kind_ingress, &n);
-	struct sy_object **classes = sy_store_list(cx->st, &sy_kind_ingressclass, NULL, &nc);
-	struct sy_object **ours = calloc(n ? n : 1, sizeof(*ours));
-	struct ing_cx ic = { .cx = cx, .seen = json_object(), .tls = json_object() };
-	bool default_ours = false;
-	json_t *lb = lb_ips(cx);
+	struct sy_object **ours = NULL;
+	struct ing_cx ic = { .cx = cx };
+	int default_ours = -1;
+	json_t *lb = NULL;
 
-	if (objs == NULL || classes == NULL || ours == NULL || ic.seen == NULL || ic.tls == NULL ||
-	    lb == NULL) {
+	if (objs == NULL)
+		return -ENOMEM;
+	if (n == 0) {
+		free(objs); /* most routers: nothing more to look up */
+		return 0;
+	}
+	ours = calloc(n, sizeof(*ours));
+	ic.seen = json_object();
+	ic.tls = json_object();
+	lb = lb_ips(cx);
+	if (ours == NULL || ic.seen == NULL || ic.tls == NULL || lb == NULL) {
 		ic.rc = -ENOMEM;
 		goto out;
 	}
-	for (i = 0; i < nc; i++)
-		if (sy_ingressclass_ours(classes[i], cx->opts->cfg) &&
-		    sy_ingressclass_is_default(classes[i]))
-			default_ours = true;
 	for (i = 0; i < n; i++) {
 		json_decref(objs[i]->status);
 		objs[i]->status = NULL;
-		if (!is_ours(cx, objs[i], default_ours))
+		if (!is_ours(cx, objs[i], &default_ours))
 			continue; /* another controller's: no status, no rules */
 		objs[i]->status = json_pack("{s:{s:O}}", "loadBalancer", "ingress", lb);
 		if (objs[i]->status == NULL) {
@@ -676,7 +718,6 @@ out:
 	json_decref(ic.seen);
 	json_decref(ic.tls);
 	free(ours);
-	free(classes);
 	free(objs);
 	return ic.rc;
 }

@@ -13,6 +13,7 @@
 
 #include "kinds.h"
 #include "kind_util.h"
+#include "store/relations.h"
 #include "store/store.h"
 #include "sy_config.h"
 
@@ -89,6 +90,17 @@ sy_ingressclass_is_default(const struct sy_object *c)
 	return v != NULL && strcmp(v, "true") == 0;
 }
 
+/* Every class under one key, so that ingress.c finds the default classes
+ * in the relations index instead of walking the whole store. */
+static void
+ingressclass_relations(const struct sy_object *o, const struct sy_compile_opts *opts,
+		       struct sy_rel_keys *out)
+{
+	(void)o;
+	(void)opts;
+	sy_rel_add(out, SY_REL_INGRESSCLASSES, "%s", "");
+}
+
 const struct sy_kind sy_kind_ingressclass = {
 	.kind = "IngressClass",
 	.group = "networking.k8s.io",
@@ -97,4 +109,5 @@ const struct sy_kind sy_kind_ingressclass = {
 					"ingressclasses.networking.k8s.io", NULL },
 	.cluster_scoped = true,
 	.validate = validate_ingressclass,
+	.relations = ingressclass_relations,
 };
