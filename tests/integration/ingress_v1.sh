@@ -7,7 +7,7 @@
 # what no rule matches and for hosts no object names; TLS terminated with the Ingress's
 # Secret (curl -k --resolve, the certificate's subject checked), plain HTTP to it served, and
 # redirected with 308 under switchyard.io/ssl-redirect; status.loadBalancer.ingress naming
-# the router's address.
+# the router's address; routerctl get ingress / ingressclass print kubectl's columns.
 T_NAME=ingress_v1
 source "$(dirname "$0")/testlib.sh"
 
@@ -171,5 +171,15 @@ rctl get ingress paths -n demo -o json
 t_json_expect "$T_OUT" '"'"$R"'" in [e.get("ip") for e in d["status"]["loadBalancer"]["ingress"]]' \
 	"status.loadBalancer.ingress names the router's address $R"
 t_ok "status.loadBalancer.ingress: $(t_json "$T_OUT" 'd["status"]["loadBalancer"]["ingress"]')"
+
+rctl get ingress -n demo
+t_expect_out '^NAME +CLASS +HOSTS +ADDRESS +PORTS +AGE' "get ingress: kubectl's columns NAME CLASS HOSTS ADDRESS PORTS AGE"
+t_expect_out "^secure +<none> +secure\.$D +$R +80, 443 " "get ingress: secure (no class named, TLS: 80, 443)"
+t_expect_out "^paths +switchyard +x\.$D +$R +80 " "get ingress: paths (class switchyard, port 80)"
+t_expect_out "^theirs +nginx +theirs\.$D +80 " "get ingress: theirs (another class: no address)"
+rctl get ingressclass
+t_expect_out '^NAME +CONTROLLER +PARAMETERS +AGE' "get ingressclass: NAME CONTROLLER PARAMETERS AGE"
+t_expect_out '^switchyard +switchyard\.io/ingress-controller +<none> ' "get ingressclass: ours"
+t_ok "routerctl get ingress / ingressclass: kubectl's tables"
 
 t_finish
