@@ -18,6 +18,8 @@ const struct sy_kind *const sy_kinds[] = {
 	&sy_kind_routegroup,
 	&sy_kind_router,
 	&sy_kind_routebinding,
+	&sy_kind_ingressclass,
+	&sy_kind_ingress,
 	NULL,
 };
 

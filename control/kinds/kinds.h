@@ -79,6 +79,8 @@ extern const struct sy_kind sy_kind_secret;
 extern const struct sy_kind sy_kind_ingressroute_contour;
 extern const struct sy_kind sy_kind_route_contour;
 extern const struct sy_kind sy_kind_routegroup;
+extern const struct sy_kind sy_kind_ingress;
+extern const struct sy_kind sy_kind_ingressclass;
 
 /* control/kinds/secret.c: a kubernetes.io/tls Secret whose tls.crt and
  * tls.key parse as PEM (what Contour keeps in its cache). */
@@ -88,6 +90,13 @@ struct sy_arena;
 struct sy_pem;
 enum sy_cert_problem sy_secret_tls_check(const struct sy_object *secret, const char *host,
 					 struct sy_arena *a, const struct sy_pem **out);
+
+/* control/kinds/ingress_class.c: IngressClass c (warm) is ours (its
+ * spec.controller is cfg's ingress_controller; NULL cfg: the default). */
+struct sy_config;
+bool sy_ingressclass_ours(const struct sy_object *c, const struct sy_config *cfg);
+/* It carries ingressclass.kubernetes.io/is-default-class: "true". */
+bool sy_ingressclass_is_default(const struct sy_object *c);
 
 /* Every kind this router knows, NULL-terminated. */
 extern const struct sy_kind *const sy_kinds[];

@@ -39,6 +39,8 @@ FEATURE_KINDS = {
     "RouteGroup": "routegroups",
     "Secret": "secrets",
     "Namespace": "namespaces",
+    "Ingress": "ingresses",
+    "IngressClass": "ingressclasses",
 }
 # apiVersion/kind of an object -> feature name.
 OBJECT_FEATURES = {
@@ -51,6 +53,8 @@ OBJECT_FEATURES = {
     ("v1", "Namespace"): "Namespace",
     ("v1", "Service"): "Service",
     ("v1", "Endpoints"): "Endpoints",
+    ("networking.k8s.io/v1", "Ingress"): "Ingress",
+    ("networking.k8s.io/v1", "IngressClass"): "IngressClass",
     ("discovery.k8s.io/v1", "EndpointSlice"): "EndpointSlice",
 }
 BASE_CONFIG = {"workers": 1, "idle": "adaptive", "eal": ["--log-level=*:error"]}
@@ -300,7 +304,7 @@ def resolve_key(ctx, key):
     if kind is None:
         kinds = ctx.applied.get("%s/%s" % (ns, name)) or ["Route"]
         # Prefer a routing kind when the same ns/name names several objects.
-        for k in ("Route", "IngressRoute", "RouteGroup"):
+        for k in ("Route", "IngressRoute", "RouteGroup", "Ingress"):
             if k in kinds:
                 kind = k
                 break
@@ -474,7 +478,10 @@ def check_status(ctx, key, want):
         for p in want["errors"]:
             if not re.search(p, text):
                 ctx.fail("%s: status.errors %r do not match /%s/" % (key, text, p))
-    if "status" in want and not subset(status, want["status"]):
+    if "status" in want and want["status"] is None:
+        if status:
+            ctx.fail("%s: status %s, want none" % (key, json.dumps(status)))
+    elif "status" in want and not subset(status, want["status"]):
         ctx.fail("%s: status %s does not contain %s" % (key, json.dumps(status),
                                                         json.dumps(want["status"])))
 
