@@ -457,25 +457,35 @@ build_listener(struct sy_gw_set *set, struct sy_gw_gateway *gw, const json_t *j,
 		l->programmed = false;
 }
 
-int
-sy_gw_set_build(struct sy_compile_ctx *cx, struct sy_gw_set *set)
+/* Is GatewayClass `name` ours? */
+static bool
+class_ours(struct sy_gw_set *set, const char *name)
 {
-	size_t nc = 0, ng = 0, i, j;
-	struct sy_object **classes = NULL, **gws = NULL;
-	json_t *ours = json_object();
-	int rc = 0;
+	struct sy_object *c = sy_store_find(set->cx->st, &sy_kind_gateway_class, "", name);
 
-	memset(set, 0, sizeof(*set));
-	set->cx = cx;
-	set->controller = sy_gw_controller(cx);
-	/* GatewayClasses: few, cluster-scoped, compile nothing of their own
-	 * (a change to one compiles everything): their statuses are written
-	 * here, on every compile, the same way. */
+	return c != NULL &&
+	       strcmp(jstr(json_object_get(c->obj, "spec"), "controllerName"), set->controller) == 0;
+}
+
+/*
+ * GatewayClasses: few, cluster-scoped, compiling nothing of their own (a
+ * change to one compiles everything): their statuses, which depend on
+ * themselves and the config alone, are written by full compiles. An
+ * incremental compile (a scope) neither lists them nor lists anything
+ * else of the whole store: it must stay as cheap as the change.
+ */
+static int
+class_statuses(struct sy_gw_set *set)
+{
+	struct sy_compile_ctx *cx = set->cx;
+	struct sy_object **classes;
+	size_t nc = 0, i;
+
+	if (cx->scope != NULL || sy_store_count(cx->st, &sy_kind_gateway_class) == 0)
+		return 0;
 	classes = sy_store_list(cx->st, &sy_kind_gateway_class, NULL, &nc);
-	if (classes == NULL || ours == NULL) {
-		rc = -ENOMEM;
-		goto out;
-	}
+	if (classes == NULL)
+		return -ENOMEM;
 	for (i = 0; i < nc; i++) {
 		struct sy_object *c = classes[i];
 		const json_t *spec = json_object_get(c->obj, "spec");
@@ -483,7 +493,6 @@ sy_gw_set_build(struct sy_compile_ctx *cx, struct sy_gw_set *set)
 
 		if (strcmp(jstr(spec, "controllerName"), set->controller) != 0)
 			continue; /* another controller's: no status from us */
-		json_object_set_new(ours, c->name, json_true());
 		prev = json_object_get(c->status, "conditions");
 		conds = json_array();
 		json_array_append_new(conds, sy_gw_condition(prev, "Accepted", true, "Accepted",
@@ -492,6 +501,22 @@ sy_gw_set_build(struct sy_compile_ctx *cx, struct sy_gw_set *set)
 		json_decref(c->status);
 		c->status = json_pack("{s:o}", "conditions", conds);
 	}
+	free(classes);
+	return 0;
+}
+
+int
+sy_gw_set_build(struct sy_compile_ctx *cx, struct sy_gw_set *set)
+{
+	size_t ng = 0, i, j;
+	struct sy_object **gws = NULL;
+	int rc;
+
+	memset(set, 0, sizeof(*set));
+	set->cx = cx;
+	set->controller = sy_gw_controller(cx);
+	if ((rc = class_statuses(set)) < 0)
+		return rc;
 	gws = sy_compile_list(cx, &sy_kind_gateway, &ng);
 	set->gws = calloc(ng ? ng : 1, sizeof(*set->gws));
 	if (gws == NULL || set->gws == NULL) {
@@ -503,7 +528,7 @@ sy_gw_set_build(struct sy_compile_ctx *cx, struct sy_gw_set *set)
 		const json_t *ls = json_object_get(spec, "listeners");
 		struct sy_gw_gateway *gw = &set->gws[set->n];
 
-		if (json_object_get(ours, jstr(spec, "gatewayClassName")) == NULL)
+		if (!class_ours(set, jstr(spec, "gatewayClassName")))
 			continue; /* not ours (or its class is missing): left alone */
 		gw->o = gws[i];
 		gw->n_ls = json_array_size(ls);
@@ -517,9 +542,7 @@ sy_gw_set_build(struct sy_compile_ctx *cx, struct sy_gw_set *set)
 		set->n++;
 	}
 out:
-	free(classes);
 	free(gws);
-	json_decref(ours);
 	return rc;
 }
 

@@ -74,6 +74,8 @@ sy_gw_ref_granted(const struct sy_store *st, const char *from_kind, const char *
 
 	if (strcmp(from_ns, to_ns) == 0)
 		return true;
+	if (sy_store_count(st, &sy_kind_reference_grant) == 0)
+		return false; /* no store walk for the common case */
 	gs = sy_store_list(st, &sy_kind_reference_grant, to_ns, &n);
 	for (i = 0; gs != NULL && i < n && !ok; i++) {
 		const json_t *spec = json_object_get(gs[i]->obj, "spec");
