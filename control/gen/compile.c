@@ -208,8 +208,7 @@ build_preds(struct sy_arena *a, const struct sy_rule_in *in, struct sy_rule *rul
 			p->kv = kv;
 			p->n_kv = pi->n_kv;
 		}
-		if ((p->type == SY_PRED_HEADER_REGEXP || p->type == SY_PRED_COOKIE ||
-		     p->type == SY_PRED_PATH_REGEXP || p->type == SY_PRED_HOST_REGEXP) &&
+		if (sy_pred_is_regex(p->type) &&
 		    p->value != NULL) {
 			int err;
 			PCRE2_SIZE off;
@@ -613,6 +612,7 @@ sy_compile_scoped(struct sy_store *st, const struct sy_compile_opts *opts, uint6
 
 	*err = -ENOMEM;
 	sy_pool_cache_init(&pc, opts->cfg ? opts->cfg->n_workers : 0);
+	pc.rel = opts->rel;
 	cx.scratch = sy_arena_new();
 	if (cx.scratch == NULL || trial == NULL)
 		goto fail;

@@ -24,9 +24,10 @@
  */
 void
 sy_changes_note(struct sy_changes *ch, const struct sy_kind *kind, const char *ns,
-		const char *name, struct sy_rel_keys *old_keys)
+		const char *name, struct sy_rel_keys *old_keys, const struct sy_object *now)
 {
 	size_t i;
+	uint32_t j;
 
 	if (ch->full)
 		return;
@@ -44,6 +45,10 @@ sy_changes_note(struct sy_changes *ch, const struct sy_kind *kind, const char *n
 		sy_rel_add(&ch->seeds, 'N', "%s", name);
 	else if (kind == &sy_kind_routebinding)
 		sy_rel_add(&ch->seeds, 'B', "%s/%s", ns, name);
+	else if (kind == &sy_kind_endpointslice)
+		/* its Service's readers, before (old_keys) and now */
+		for (j = 0; now != NULL && j < now->n_rel; j++)
+			sy_rel_add(&ch->seeds, now->rel[j]->key[0], "%s", now->rel[j]->key + 1);
 	else
 		ch->full = true;
 	if (ch->seeds.err < 0)
@@ -164,6 +169,7 @@ expand(struct walk *w, struct sy_store *st, const char *key)
 		push_key(w, SY_REL_DELEGATION, name);
 		break;
 	case 'S':
+	case SY_REL_SLICE: /* a seed only: slices do not compile */
 		push_key(w, SY_REL_SERVICE, name);
 		break;
 	case 'T':

@@ -9,6 +9,7 @@
  *                                   a trailing '/' ignored)
  *   path RegularExpression       -> "/" + SY_PRED_PATH_REGEXP, anchored ^(?:re)$
  *   headers Exact / RegularExpr. -> SY_PRED_HEADER / SY_PRED_HEADER_REGEXP (anchored)
+ *   queryParams Exact / RegularExpr. -> SY_PRED_QUERY / SY_PRED_QUERY_REGEXP (anchored)
  *   method                       -> sy_rule_in.methods
  *   filters                      -> SY_FILTER_* (set/remove headers, URL rewrite);
  *                                   RequestRedirect -> the rule's own answer
@@ -786,7 +787,6 @@ emit_match(struct sy_compile_ctx *cx, const struct hr_rule *hr, const json_t *ru
 		n_h++;
 	}
 	json_array_foreach(json_object_get(m, "queryParams"), i, e) {
-#ifdef HR_QUERY_PREDS
 		bool re = strcmp(json_object_get(e, "type") ? jstr(e, "type") : "Exact",
 				 "RegularExpression") == 0;
 
@@ -795,15 +795,6 @@ emit_match(struct sy_compile_ctx *cx, const struct hr_rule *hr, const json_t *ru
 		r.preds[r.n_preds].type = re ? SY_PRED_QUERY_REGEXP : SY_PRED_QUERY;
 		r.preds[r.n_preds].name = jstr(e, "name");
 		r.preds[r.n_preds++].value = re ? anchored(cx, jstr(e, "value")) : jstr(e, "value");
-#else
-		if (n_q == 0 && r.n_filters < SY_RULE_FILTERS_MAX) {
-			r.filters[r.n_filters].type = SY_FILTER_OTHER;
-			r.filters[r.n_filters].name = "queryParams";
-			r.filters[r.n_filters++].args = "[\"queryParams\"]";
-			json_array_append_new(notes, json_sprintf(
-				"rule %zu: queryParams matches are not supported: requests get 503", ri));
-		}
-#endif
 		n_q++;
 	}
 	if (json_is_string(json_object_get(m, "method")))

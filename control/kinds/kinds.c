@@ -10,6 +10,7 @@
 const struct sy_kind *const sy_kinds[] = {
 	&sy_kind_service,
 	&sy_kind_endpoints,
+	&sy_kind_endpointslice,
 	&sy_kind_route,
 	&sy_kind_namespace,
 	&sy_kind_secret,

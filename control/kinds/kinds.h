@@ -70,6 +70,9 @@ const json_t *sy_apply_batch_find(const struct sy_apply_batch *b, const struct s
 
 extern const struct sy_kind sy_kind_service;
 extern const struct sy_kind sy_kind_endpoints;
+extern const struct sy_kind sy_kind_endpointslice;
+/* The label that joins an EndpointSlice to its Service. */
+#define SY_SLICE_SERVICE_LABEL "kubernetes.io/service-name"
 extern const struct sy_kind sy_kind_route;
 extern const struct sy_kind sy_kind_namespace;
 extern const struct sy_kind sy_kind_secret;

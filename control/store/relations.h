@@ -13,6 +13,9 @@
  *   w<domain>      a wildcard route for *.<domain> (meets u and w <domain>)
  *   i<ns>/<name>   an IngressRoute itself, or one it delegates to (meets i)
  *   s<ns>/<name>   reads Service / Endpoints ns/name (met by their changes)
+ *   e<ns>/<name>   an EndpointSlice of Service ns/name (an index for
+ *                  control/gen/service_endpoints.c; as a seed, what reads
+ *                  the Service)
  *   t<ns>/<name>   reads Secret ns/name (met by its changes)
  *   b<ns>/<route>  a RouteBinding of Route ns/route (an index for
  *                  control/fleet/serving.c; meets nothing: bindings do
@@ -36,6 +39,7 @@ enum {
 	SY_REL_WILDCARD = 'w',
 	SY_REL_DELEGATION = 'i',
 	SY_REL_SERVICE = 's',
+	SY_REL_SLICE = 'e',
 	SY_REL_SECRET = 't',
 	SY_REL_BINDING = 'b',
 };
