@@ -764,3 +764,35 @@ sy_gw_attach(struct sy_gw_set *set, const json_t *ref, unsigned kind, const char
 	}
 	return 0;
 }
+
+void
+sy_gw_route_displaced(struct sy_compile_ctx *cx, const struct sy_rule_in *rule, const char *host,
+		      const struct sy_object *winner)
+{
+	const json_t *p;
+	char note[512];
+	size_t i, j;
+
+	(void)cx;
+	/* The spec has no reason for a host another system serves: the
+	 * route stays Accepted for its other hosts; the message says which
+	 * host it does not get, and who has it. */
+	snprintf(note, sizeof(note), "host \"%s\" is served by %s%s%s %s%s%s (an older claim)",
+		 host[0] ? host : "*", winner->kind->kind, winner->kind->group[0] ? "." : "",
+		 winner->kind->group, winner->ns, winner->ns[0] ? "/" : "", winner->name);
+	json_array_foreach(json_object_get(rule->o->status, "parents"), i, p) {
+		json_t *c;
+
+		json_array_foreach(json_object_get(p, "conditions"), j, c) {
+			const char *msg = jstr(c, "message");
+			char *m = NULL;
+
+			if (strcmp(jstr(c, "type"), "Accepted") != 0 || strstr(msg, note) != NULL)
+				continue;
+			if (asprintf(&m, "%s%s%s", msg, msg[0] ? "; " : "", note) < 0)
+				continue;
+			json_object_set_new(c, "message", json_string(m));
+			free(m);
+		}
+	}
+}

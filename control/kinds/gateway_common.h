@@ -158,6 +158,12 @@ int sy_gw_check_hostnames(const json_t *hosts, const char *who, struct sy_errors
 /* The metadata.generation JSON value, or NULL. */
 const json_t *sy_gw_generation(const struct sy_object *o);
 
+/* A route kind's `displaced`: another kind's older claim took a host of
+ * the route; its parents' Accepted messages say so. */
+struct sy_rule_in;
+void sy_gw_route_displaced(struct sy_compile_ctx *cx, const struct sy_rule_in *rule,
+			   const char *host, const struct sy_object *winner);
+
 /* Compile entry points of the route kinds, run by the Gateway compile. */
 int sy_httproute_compile_all(struct sy_gw_set *set);
 int sy_tlsroute_compile_all(struct sy_gw_set *set);

@@ -1061,4 +1061,5 @@ const struct sy_kind sy_kind_httproute = {
 	.validate = validate_httproute,
 	.compile = compile_httproutes_noop,
 	.relations = httproute_relations,
+	.displaced = sy_gw_route_displaced,
 };

@@ -226,4 +226,5 @@ const struct sy_kind sy_kind_tlsroute = {
 	.validate = validate_tlsroute,
 	.compile = compile_tlsroutes_noop,
 	.relations = tlsroute_relations,
+	.displaced = sy_gw_route_displaced,
 };
