@@ -757,8 +757,8 @@ static const struct column *const columns[] = {
 	/* The Gateway API CRDs' printer columns, and the routes' parents. */
 	[LAYOUT_GATEWAYCLASS] = (const struct column[]){ TEXT("CONTROLLER", "spec.controllerName"),
 							 MAKE("ACCEPTED", gw_class_accepted), AGE,
-							 TEXT_OR("DESCRIPTION", "spec.description",
-								 "<none>"),
+							 { "DESCRIPTION", COL_WIDE, "spec.description",
+							   "<none>", true, NULL, NULL },
 							 END },
 	[LAYOUT_GATEWAY] = (const struct column[]){ TEXT("CLASS", "spec.gatewayClassName"),
 						    MAKE("PROGRAMMED", gw_programmed),
