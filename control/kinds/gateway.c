@@ -225,6 +225,7 @@ const struct sy_kind sy_kind_gateway = {
 					       "gateway.networking.k8s.io/v1beta1", NULL },
 	.names = (const char *const[]){ "gateway", "gateways", "gtw",
 					"gateways.gateway.networking.k8s.io", NULL },
+	.generation = true,
 	.validate = validate_gateway,
 	.compile = compile_gateway_api,
 	.relations = gateway_relations,

@@ -37,5 +37,6 @@ const struct sy_kind sy_kind_gateway_class = {
 	.names = (const char *const[]){ "gatewayclass", "gatewayclasses", "gc",
 					"gatewayclasses.gateway.networking.k8s.io", NULL },
 	.cluster_scoped = true,
+	.generation = true,
 	.validate = validate_gateway_class,
 };

@@ -1058,6 +1058,7 @@ const struct sy_kind sy_kind_httproute = {
 					       "gateway.networking.k8s.io/v1beta1", NULL },
 	.names = (const char *const[]){ "httproute", "httproutes",
 					"httproutes.gateway.networking.k8s.io", NULL },
+	.generation = true,
 	.validate = validate_httproute,
 	.compile = compile_httproutes_noop,
 	.relations = httproute_relations,

@@ -107,5 +107,6 @@ const struct sy_kind sy_kind_reference_grant = {
 					       "gateway.networking.k8s.io/v1", NULL },
 	.names = (const char *const[]){ "referencegrant", "referencegrants", "refgrant",
 					"referencegrants.gateway.networking.k8s.io", NULL },
+	.generation = true,
 	.validate = validate_reference_grant,
 };

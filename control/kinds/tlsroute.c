@@ -223,6 +223,7 @@ const struct sy_kind sy_kind_tlsroute = {
 					       "gateway.networking.k8s.io/v1alpha3", NULL },
 	.names = (const char *const[]){ "tlsroute", "tlsroutes",
 					"tlsroutes.gateway.networking.k8s.io", NULL },
+	.generation = true,
 	.validate = validate_tlsroute,
 	.compile = compile_tlsroutes_noop,
 	.relations = tlsroute_relations,
