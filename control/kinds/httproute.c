@@ -850,10 +850,36 @@ emit_match(struct sy_compile_ctx *cx, const struct hr_rule *hr, const json_t *ru
 	return 0;
 }
 
+/* A programmed HTTPS listener of any of our Gateways that covers host
+ * (its hostname is host or a wildcard over it; none: any host), or NULL.
+ * All Gateways share routerd's ports: one vhost per host, terminated when
+ * any HTTPS listener takes the host. */
+static const struct sy_gw_listener *
+https_cover(const struct sy_gw_set *set, const char *host)
+{
+	char out[SY_GW_HOST_MAX];
+	size_t i, j;
+
+	for (i = 0; i < set->n; i++)
+		for (j = 0; j < set->gws[i].n_ls; j++) {
+			const struct sy_gw_listener *l = &set->gws[i].ls[j];
+
+			if (l->proto == SY_GW_HTTPS && l->programmed &&
+			    (l->hostname == NULL ||
+			     (host[0] != '\0' && sy_gw_host_intersect(l->hostname, host, out, sizeof(out)) &&
+			      strcmp(out, host) == 0)))
+				return l;
+		}
+	return NULL;
+}
+
 /* The attachments' hosts, each once, with the listeners that serve it
- * (programmed ones only). */
+ * (programmed ones only). A host this route takes over plain HTTP only
+ * that an HTTPS listener (of another route) terminates: that listener's
+ * certificate, the route's rules served over both. */
 static size_t
-hosts_of(const struct sy_gw_attach *at, size_t n_at, struct hr_host *hs)
+hosts_of(const struct sy_gw_set *set, const struct sy_gw_attach *at, size_t n_at,
+	 struct hr_host *hs)
 {
 	size_t n = 0, i, j;
 
@@ -877,6 +903,9 @@ hosts_of(const struct sy_gw_attach *at, size_t n_at, struct hr_host *hs)
 			hs[j].https_l = l;
 		}
 	}
+	for (j = 0; j < n; j++)
+		if (!hs[j].https && (hs[j].https_l = https_cover(set, hs[j].host)) != NULL)
+			hs[j].https = true;
 	return n;
 }
 
@@ -936,7 +965,7 @@ compile_one(struct sy_gw_set *set, struct sy_object *o, size_t rank)
 		if (hr[i].note[0] != '\0')
 			json_object_set_new(notes, hr[i].note, json_true());
 	}
-	nh = hosts_of(at, n_at, hs);
+	nh = hosts_of(set, at, n_at, hs);
 	for (j = 0; j < nh; j++)
 		json_array_foreach(rules, i, rule) {
 			const json_t *ms = json_object_get(rule, "matches");
