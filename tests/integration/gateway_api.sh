@@ -6,7 +6,7 @@
 # PortUnavailable), and an HTTPRoute with a header match (x-canary: yes -> b), weights
 # (a/b 1:1, then a alone when b's weight is 0), a RequestHeaderModifier (set, remove: seen
 # by the echoing backend) and a RequestRedirect (301 with its Location); statuses and
-# routerctl's tables.
+# routerctl's tables; a TLSRoute on a Passthrough listener, b's certificate verified.
 T_NAME=gateway_api
 source "$(dirname "$0")/testlib.sh"
 
@@ -140,5 +140,41 @@ t_expect_rc 0 "apply an HTTPRoute to a Service that does not exist"
 t_run lab_client curl -s -o /dev/null -w '%{http_code}' -m 10 -H "Host: broken.$D" "http://$LAB_ROUTER_IP/"
 [ "$T_OUT" = 500 ] || t_fail "a rule whose backends are all invalid answers 500" "seen: $(t_seen)"
 t_ok "outside the listener's hostname: not served; no valid backend: 500"
+
+# TLSRoute on a Passthrough listener (routerd's HTTPS port): spliced by SNI, still
+# encrypted; the client verifies backend b's own certificate. The config's OpenShift Route
+# for that host goes first (an older claim would keep it).
+rctl delete route secure-b -n demo
+t_expect_rc 0 "delete the OpenShift Route demo/secure-b"
+rctl apply -f - <<EOF
+apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {name: tls, namespace: demo}
+spec:
+  gatewayClassName: switchyard
+  listeners:
+  - name: tls
+    port: 443
+    protocol: TLS
+    hostname: "*.passthrough.$D"
+    tls: {mode: Passthrough}
+---
+apiVersion: gateway.networking.k8s.io/v1alpha2
+kind: TLSRoute
+metadata: {name: b, namespace: demo}
+spec:
+  parentRefs: [{name: tls}]
+  hostnames: [b.passthrough.$D]
+  rules: [{backendRefs: [{name: b, port: 443}]}]
+EOF
+t_expect_rc 0 "apply a Passthrough Gateway and a TLSRoute"
+rctl get tlsroute b -n demo -o json
+t_json_expect "$T_OUT" '[(c["type"], c["status"]) for c in d["status"]["parents"][0]["conditions"]] == [("Accepted", "True"), ("ResolvedRefs", "True")]' \
+	"TLSRoute: Accepted and ResolvedRefs"
+host=b.passthrough.$D
+t_run lab_client curl -sS -m 10 --cacert "$LAB_DIR/nginx-b/tls.crt" --resolve "$host:443:$LAB_ROUTER_IP" "https://$host/"
+[ "$T_RC" -eq 0 ] && [ "$T_OUT" = "backend-b" ] ||
+	t_fail "https://$host/ through the TLSRoute: backend-b, its certificate verified" "seen: $(t_seen)"
+t_ok "TLSRoute: SNI $host spliced to b's own TLS"
 
 t_finish
