@@ -5,6 +5,7 @@
 
 #include "kinds.h"
 #include "fleet/fleet.h"
+#include "gateway_common.h"
 
 const struct sy_kind *const sy_kinds[] = {
 	&sy_kind_service,
@@ -20,6 +21,11 @@ const struct sy_kind *const sy_kinds[] = {
 	&sy_kind_routebinding,
 	&sy_kind_ingressclass,
 	&sy_kind_ingress,
+	&sy_kind_gateway_class,
+	&sy_kind_gateway,
+	&sy_kind_httproute,
+	&sy_kind_reference_grant,
+	&sy_kind_tlsroute,
 	NULL,
 };
 

@@ -30,6 +30,10 @@ struct sy_kind {
 	const char *const *api_versions;  /* NULL-terminated, accepted on apply */
 	const char *const *names;         /* NULL-terminated lower-case aliases for get/delete */
 	bool cluster_scoped;              /* no namespace (Namespace); stored under "" */
+	/* Keeps metadata.generation as the API server does: 1 on create, one
+	 * more on each change of spec (Gateway API statuses report it as
+	 * observedGeneration). Other kinds store none. */
+	bool generation;
 	/* Check one object; add errors naming fields (JSON paths) to errs.
 	 * `who` is "Kind namespace/name" for messages. Returns 0 or -1. */
 	int (*validate)(const json_t *obj, const char *who, struct sy_errors *errs);
