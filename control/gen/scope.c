@@ -1,10 +1,13 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "fleet/fleet.h"
 #include "gen/scope.h"
+#include "kinds/gateway_common.h"
 #include "store/store.h"
 
 /*
@@ -19,12 +22,34 @@
  *                        class is ours may have changed)
  *   B<ns>/<name>         a RouteBinding: the Route it binds now (its b key), the
  *                        old version's b key being among old_keys
+ *   G<ns>/<name>         a Gateway: the routes naming it (p<ns>/<name>): its
+ *                        listeners decide where they attach. A route's
+ *                        change does not pull its Gateway's other routes
+ *                        (p meets nothing): attachedRoutes, the one thing
+ *                        of a Gateway's status routes decide, is counted at
+ *                        `get` (gateway_common.c, sy_gw_status_live)
  * and b<ns>/<route> (a binding's key, relations.h) pulls in that Route: a
  * binding decides the route's status.phase and dns and whether this router
  * serves it, nothing else (Routers' status.routes is counted at `get`), so a
  * scheduler binding 100,000 routes recompiles them a txn at a time instead
  * of compiling everything for each.
  */
+/* Does a Gateway state the x key (an HTTPS listener), in its old keys or
+ * as it is now? */
+static bool
+gw_https(const struct sy_rel_keys *old_keys, const struct sy_object *now)
+{
+	size_t i;
+
+	for (i = 0; old_keys != NULL && i < old_keys->n; i++)
+		if (old_keys->keys[i][0] == SY_REL_GW_HTTPS)
+			return true;
+	for (i = 0; now != NULL && i < now->n_rel; i++)
+		if (now->rel[i]->key[0] == SY_REL_GW_HTTPS)
+			return true;
+	return false;
+}
+
 void
 sy_changes_note(struct sy_changes *ch, const struct sy_kind *kind, const char *ns,
 		const char *name, struct sy_rel_keys *old_keys, const struct sy_object *now)
@@ -38,8 +63,18 @@ sy_changes_note(struct sy_changes *ch, const struct sy_kind *kind, const char *n
 	ch->seeds.dups = true;
 	for (i = 0; old_keys != NULL && i < old_keys->n; i++)
 		sy_rel_add(&ch->seeds, old_keys->keys[i][0], "%s", old_keys->keys[i] + 1);
+	if (kind == &sy_kind_gateway && (gw_https(old_keys, NULL) || gw_https(NULL, now))) {
+		/* An HTTPS listener terminates the hosts it covers for every
+		 * Gateway's routes (httproute.c https_cover): no key says whose. */
+		ch->full = true;
+		return;
+	}
 	if (kind->compile != NULL && kind->relations != NULL)
 		sy_rel_add(&ch->seeds, 'o', "%s/%s/%s", kind->kind, ns, name);
+	if (kind == &sy_kind_gateway)
+		sy_rel_add(&ch->seeds, 'G', "%s/%s", ns, name);
+	else if (kind->compile != NULL && kind->relations != NULL)
+		; /* its o seed */
 	else if (kind == &sy_kind_service || kind == &sy_kind_endpoints)
 		sy_rel_add(&ch->seeds, 'S', "%s/%s", ns, name);
 	else if (kind == &sy_kind_secret)
@@ -177,8 +212,27 @@ expand(struct walk *w, struct sy_store *st, const char *key)
 	case SY_REL_SLICE: /* a seed only: slices do not compile */
 		push_key(w, SY_REL_SERVICE, name);
 		break;
-	case 'T':
+	case 'T': {
+		char tkey[512];
+		const struct sy_rel_key *rk;
+		uint32_t i;
+
 		push_key(w, SY_REL_SECRET, name);
+		/* A Gateway's certificate decides whether its HTTPS listener is
+		 * programmed, which the hosts of its routes and of other
+		 * Gateways' routes read (as a Gateway change: compile all). */
+		snprintf(tkey, sizeof(tkey), "%c%s", SY_REL_SECRET, name);
+		rk = sy_relations_get(w->rel, tkey);
+		for (i = 0; rk != NULL && i < rk->n && w->err == 0; i++)
+			if (sy_rel_objs((struct sy_rel_key *)rk)[i]->kind == &sy_kind_gateway)
+				w->err = -E2BIG;
+		break;
+	}
+	case SY_REL_GW_HOSTS:
+		push_key(w, SY_REL_GW_HOSTS, name);
+		break;
+	case 'G':
+		push_key(w, SY_REL_GW_PARENT, name);
 		break;
 	case 'C':
 		push_key(w, SY_REL_CLASS, name);
@@ -240,7 +294,7 @@ expand(struct walk *w, struct sy_store *st, const char *key)
 			push(w, o);
 		break;
 	}
-	default: /* s, t, c, k: reading a Service or Secret joins nothing */
+	default: /* s, t, c, k, p, q, x: reading a Service or Secret joins nothing */
 		break;
 	}
 }

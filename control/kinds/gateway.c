@@ -7,9 +7,12 @@
  * HTTP on listen.http, HTTPS (Terminate) and TLS (Passthrough) on
  * listen.https; any other port is not programmed (PortUnavailable).
  *
- * Its compile runs the whole Gateway API: builds the listeners
- * (gateway_common.c), has HTTPRoutes and TLSRoutes attach and add their
- * rules, then writes the Gateways' statuses with their attached routes.
+ * Its compile runs the Gateway API: builds the listeners of all our
+ * Gateways (gateway_common.c: few, whatever the scope), has the HTTPRoutes
+ * and TLSRoutes of the compile (all, or the scope's) attach and add their
+ * rules, then writes the statuses of the compile's Gateways. Their
+ * listeners' attachedRoutes are counted at `get` (sy_gw_status_live), so
+ * that one route's change compiles that route alone.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -196,26 +199,37 @@ compile_gateway_api(struct sy_compile_ctx *cx)
 	return rc;
 }
 
-/* The shared Gateway API key, its listeners' hosts ("" for a listener
- * without one: the default vhost) and its certificates' Secrets. */
+/*
+ * Its own keys (g: it meets the routes that take their hosts from its
+ * listeners; q: the index of every Gateway; x: an HTTPS listener), its
+ * listeners' hosts ("" for a listener without one: the default vhost) and
+ * its certificates' Secrets. Routes naming it state p (relations.h): a
+ * change of it pulls them (scope.c's G seed), a change of one of them does
+ * not pull it nor its other routes.
+ */
 static void
 gateway_relations(const struct sy_object *o, const struct sy_compile_opts *opts,
 		  struct sy_rel_keys *out)
 {
 	const json_t *l, *r;
 	size_t i, j;
+	bool https = false;
 
 	(void)opts;
-	sy_rel_add(out, SY_REL_DELEGATION, "%s", SY_GW_REL_KEY);
+	sy_rel_add(out, SY_REL_GW_HOSTS, "%s/%s", o->ns, o->name);
+	sy_rel_add(out, SY_REL_GATEWAYS, "%s", "");
 	json_array_foreach(json_object_get(json_object_get(o->obj, "spec"), "listeners"), i, l) {
 		const json_t *refs = json_object_get(json_object_get(l, "tls"), "certificateRefs");
 
+		https = https || strcmp(jstr(l, "protocol"), "HTTPS") == 0;
 		sy_rel_add_host(out, jstr(l, "hostname"));
 		json_array_foreach(refs, j, r)
 			sy_rel_add(out, SY_REL_SECRET, "%s/%s",
 				   json_object_get(r, "namespace") ? jstr(r, "namespace") : o->ns,
 				   jstr(r, "name"));
 	}
+	if (https)
+		sy_rel_add(out, SY_REL_GW_HTTPS, "%s", "");
 }
 
 const struct sy_kind sy_kind_gateway = {

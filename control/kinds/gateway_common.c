@@ -13,6 +13,7 @@
 #include "arena.h"
 #include "gateway_common.h"
 #include "gen/compile.h"
+#include "store/relations.h"
 #include "store/store.h"
 
 const char *
@@ -505,8 +506,54 @@ class_statuses(struct sy_gw_set *set)
 	return 0;
 }
 
-int
-sy_gw_set_build(struct sy_compile_ctx *cx, struct sy_gw_set *set)
+/* Every Gateway, sorted as the store sorts (https_cover takes the first
+ * listener that covers a host): from the relations index (key q) when
+ * there is one, so that a scoped compile does not walk the store. */
+static struct sy_object **
+all_gateways(struct sy_compile_ctx *cx, size_t *n)
+{
+	const struct sy_relations *rel = cx->opts ? cx->opts->rel : NULL;
+	static const char key[] = { SY_REL_GATEWAYS, '\0' };
+	struct sy_rel_key *rk;
+	struct sy_object **arr;
+	uint32_t i;
+	size_t k = 0;
+
+	*n = 0;
+	if (rel == NULL)
+		return sy_store_list(cx->st, &sy_kind_gateway, NULL, n);
+	rk = (struct sy_rel_key *)sy_relations_get(rel, key);
+	arr = malloc(((rk ? rk->n : 0) + 1) * sizeof(*arr));
+	if (arr == NULL)
+		return NULL;
+	for (i = 0; rk != NULL && i < rk->n; i++)
+		if (sy_store_warm(cx->st, sy_rel_objs(rk)[i]) == 0)
+			arr[k++] = sy_rel_objs(rk)[i];
+	sy_store_sort(arr, k);
+	*n = k;
+	return arr;
+}
+
+/* Is o one of the objects this compile compiles? */
+static bool
+compiling(const struct sy_compile_ctx *cx, const struct sy_object *o)
+{
+	size_t i;
+
+	if (cx->scope == NULL)
+		return true;
+	for (i = 0; i < cx->scope->n; i++)
+		if (cx->scope->objs[i] == o)
+			return true;
+	return false;
+}
+
+/* The listeners of all our Gateways, whatever the scope: a route reads
+ * those its parentRefs name (and any HTTPS listener covering its hosts),
+ * and Gateways are few. Their statuses are written for the compile's
+ * Gateways only (gw->status). */
+static int
+set_build(struct sy_compile_ctx *cx, struct sy_gw_set *set, bool statuses)
 {
 	size_t ng = 0, i, j;
 	struct sy_object **gws = NULL;
@@ -515,9 +562,10 @@ sy_gw_set_build(struct sy_compile_ctx *cx, struct sy_gw_set *set)
 	memset(set, 0, sizeof(*set));
 	set->cx = cx;
 	set->controller = sy_gw_controller(cx);
-	if ((rc = class_statuses(set)) < 0)
+	if (statuses && (rc = class_statuses(set)) < 0)
 		return rc;
-	gws = sy_compile_list(cx, &sy_kind_gateway, &ng);
+	rc = 0;
+	gws = all_gateways(cx, &ng);
 	set->gws = calloc(ng ? ng : 1, sizeof(*set->gws));
 	if (gws == NULL || set->gws == NULL) {
 		rc = -ENOMEM;
@@ -531,6 +579,7 @@ sy_gw_set_build(struct sy_compile_ctx *cx, struct sy_gw_set *set)
 		if (!class_ours(set, jstr(spec, "gatewayClassName")))
 			continue; /* not ours (or its class is missing): left alone */
 		gw->o = gws[i];
+		gw->status = statuses && compiling(cx, gws[i]);
 		gw->n_ls = json_array_size(ls);
 		gw->ls = sy_arena_alloc(cx->scratch, (gw->n_ls ? gw->n_ls : 1) * sizeof(*gw->ls));
 		if (gw->ls == NULL) {
@@ -544,6 +593,12 @@ sy_gw_set_build(struct sy_compile_ctx *cx, struct sy_gw_set *set)
 out:
 	free(gws);
 	return rc;
+}
+
+int
+sy_gw_set_build(struct sy_compile_ctx *cx, struct sy_gw_set *set)
+{
+	return set_build(cx, set, true);
 }
 
 void
@@ -588,8 +643,13 @@ sy_gw_set_status(struct sy_gw_set *set)
 	for (i = 0; i < set->n; i++) {
 		struct sy_gw_gateway *gw = &set->gws[i];
 		const json_t *gen = sy_gw_generation(gw->o);
-		json_t *ls = json_array(), *conds = json_array(), *st;
+		json_t *ls, *conds, *st;
 		size_t n_acc = 0, n_prog = 0;
+
+		if (!gw->status)
+			continue; /* not in this compile's scope: unchanged */
+		ls = json_array();
+		conds = json_array();
 
 		for (j = 0; j < gw->n_ls; j++) {
 			const struct sy_gw_listener *l = &gw->ls[j];
@@ -614,10 +674,10 @@ sy_gw_set_status(struct sy_gw_set *set)
 				lc, sy_gw_condition(prev, "ResolvedRefs", l->refs_reason == NULL,
 						    l->refs_reason ? l->refs_reason : "ResolvedRefs",
 						    l->refs_reason ? l->refs_msg : "", now, gen));
+			/* attachedRoutes: added at `get` (sy_gw_status_live) */
 			json_array_append_new(
-				ls, json_pack("{s:s, s:o, s:I, s:o}", "name", l->name, "supportedKinds",
-					      supported_kinds(l), "attachedRoutes",
-					      (json_int_t)l->attached, "conditions", lc));
+				ls, json_pack("{s:s, s:o, s:o}", "name", l->name, "supportedKinds",
+					      supported_kinds(l), "conditions", lc));
 		}
 		{
 			const json_t *prev = json_object_get(gw->o->status, "conditions");
@@ -795,4 +855,165 @@ sy_gw_route_displaced(struct sy_compile_ctx *cx, const struct sy_rule_in *rule, 
 			free(m);
 		}
 	}
+}
+
+/* ---------------------------------------------------------- relations -- */
+
+void
+sy_gw_route_relations(const struct sy_object *o, struct sy_rel_keys *out)
+{
+	const json_t *spec = json_object_get(o->obj, "spec");
+	const json_t *hosts = json_object_get(spec, "hostnames"), *h, *ref;
+	bool from_listeners = json_array_size(hosts) == 0;
+	size_t i;
+
+	json_array_foreach(hosts, i, h)
+		if (json_is_string(h)) {
+			sy_rel_add_host(out, json_string_value(h));
+			/* a wildcard meets a narrower listener hostname: the
+			 * host it serves there is the listener's */
+			from_listeners = from_listeners || json_string_value(h)[0] == '*';
+		}
+	json_array_foreach(json_object_get(spec, "parentRefs"), i, ref) {
+		const char *group = json_object_get(ref, "group") ? jstr(ref, "group") : SY_GW_GROUP;
+		const char *kind = json_object_get(ref, "kind") ? jstr(ref, "kind") : "Gateway";
+		const char *ns = json_object_get(ref, "namespace") ? jstr(ref, "namespace") : o->ns;
+
+		if (strcmp(group, SY_GW_GROUP) != 0 || strcmp(kind, "Gateway") != 0)
+			continue; /* not a Gateway: no status, nothing read */
+		sy_rel_add(out, SY_REL_GW_PARENT, "%s/%s", ns, jstr(ref, "name"));
+		if (from_listeners)
+			sy_rel_add(out, SY_REL_GW_HOSTS, "%s/%s", ns, jstr(ref, "name"));
+	}
+}
+
+/* ------------------------------------------------------ attachedRoutes -- */
+
+/* The attachments one route makes, as its kind's compile makes them
+ * (httproute.c, tlsroute.c compile_one: parentRefs in order, at most 32
+ * Gateways of ours, 64 attachments in all): each listener it attaches to
+ * counts it once (sy_gw_attach). */
+#define LIVE_ATTACH_MAX 64
+#define LIVE_PARENTS_MAX 32
+
+static void
+count_route(struct sy_gw_set *set, const struct sy_object *o, unsigned kind,
+	    struct sy_gw_attach *at)
+{
+	const json_t *spec = json_object_get(o->obj, "spec"), *ref;
+	size_t i, n_at = 0, n_ps = 0;
+
+	json_array_foreach(json_object_get(spec, "parentRefs"), i, ref) {
+		const char *reason = NULL;
+		char msg[256];
+		int got;
+
+		if (n_ps >= LIVE_PARENTS_MAX)
+			break;
+		got = sy_gw_attach(set, ref, kind, o->ns, json_object_get(spec, "hostnames"),
+				   at + n_at, LIVE_ATTACH_MAX - n_at, &reason, msg, sizeof(msg));
+		if (got < 0)
+			continue;
+		n_at += (size_t)got;
+		n_ps++;
+	}
+}
+
+/* Count the routes naming gw (key p<ns>/<name>) on gw's listeners. */
+static void
+count_gateway(struct sy_gw_set *set, struct sy_gw_gateway *gw, struct sy_gw_attach *at)
+{
+	const struct sy_relations *rel = set->cx->opts->rel;
+	struct sy_store *st = set->cx->st;
+	size_t i;
+
+	for (i = 0; i < gw->n_ls; i++)
+		gw->ls[i].attached = 0;
+	if (rel != NULL) {
+		char *key = NULL;
+		struct sy_rel_key *rk;
+		uint32_t j;
+
+		if (asprintf(&key, "%c%s/%s", SY_REL_GW_PARENT, gw->o->ns, gw->o->name) < 0)
+			return;
+		rk = (struct sy_rel_key *)sy_relations_get(rel, key);
+		free(key);
+		for (j = 0; rk != NULL && j < rk->n; j++) {
+			struct sy_object *o = sy_rel_objs(rk)[j];
+
+			if (sy_store_warm(st, o) != 0)
+				continue;
+			if (o->kind == &sy_kind_httproute)
+				count_route(set, o, SY_GW_KIND_HTTPROUTE, at);
+			else if (o->kind == &sy_kind_tlsroute)
+				count_route(set, o, SY_GW_KIND_TLSROUTE, at);
+		}
+		return;
+	}
+	{
+		static const struct {
+			const struct sy_kind *kind;
+			unsigned bit;
+		} kinds[] = { { &sy_kind_httproute, SY_GW_KIND_HTTPROUTE },
+			      { &sy_kind_tlsroute, SY_GW_KIND_TLSROUTE } };
+		size_t k;
+
+		for (k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++) {
+			size_t n = 0;
+			struct sy_object **rs;
+
+			if (sy_store_count(st, kinds[k].kind) == 0)
+				continue;
+			rs = sy_store_list(st, kinds[k].kind, NULL, &n);
+			for (i = 0; rs != NULL && i < n; i++)
+				count_route(set, rs[i], kinds[k].bit, at);
+			free(rs);
+		}
+	}
+}
+
+void
+sy_gw_status_live(struct sy_store *st, const struct sy_compile_opts *opts, json_t *items)
+{
+	struct sy_compile_ctx cx = { .st = st, .opts = opts };
+	struct sy_gw_attach *at = calloc(LIVE_ATTACH_MAX, sizeof(*at));
+	struct sy_gw_set set;
+	const json_t *item;
+	size_t i, j, k;
+
+	memset(&set, 0, sizeof(set));
+	cx.scratch = sy_arena_new();
+	if (at == NULL || cx.scratch == NULL || set_build(&cx, &set, false) < 0)
+		goto out;
+	json_array_foreach(items, i, item) {
+		const json_t *md = json_object_get(item, "metadata");
+		const char *ns = jstr(md, "namespace"), *name = jstr(md, "name");
+		json_t *ls = json_object_get(json_object_get(item, "status"), "listeners"), *l, *copy;
+		struct sy_gw_gateway *gw = NULL;
+
+		for (j = 0; j < set.n && gw == NULL; j++)
+			if (strcmp(set.gws[j].o->ns, ns) == 0 && strcmp(set.gws[j].o->name, name) == 0)
+				gw = &set.gws[j];
+		if (gw == NULL || !json_is_array(ls))
+			continue; /* not ours: no status from us */
+		/* the view shares the stored status: counts go in a copy */
+		copy = json_deep_copy(json_object_get(item, "status"));
+		if (copy == NULL)
+			continue;
+		json_object_set_new((json_t *)item, "status", copy);
+		ls = json_object_get(copy, "listeners");
+		count_gateway(&set, gw, at);
+		json_array_foreach(ls, j, l)
+			for (k = 0; k < gw->n_ls; k++)
+				if (strcmp(jstr(l, "name"), gw->ls[k].name) == 0) {
+					json_object_set_new(l, "attachedRoutes",
+							    json_integer(gw->ls[k].attached));
+					break;
+				}
+	}
+out:
+	sy_gw_set_fini(&set);
+	free(at);
+	if (cx.scratch != NULL)
+		sy_arena_free(cx.scratch);
 }

@@ -8,9 +8,14 @@
  * kind attach and emit through it, then writes the Gateways' statuses with
  * the attached route counts (gateway.c).
  *
- * Every Gateway API object states one shared relations key (SY_GW_REL_KEY):
- * a change to any of them recompiles all of them, since a route's hosts come
- * from its Gateways' listeners and a Gateway's status counts its routes.
+ * Relations (control/store/relations.h): a route states a p key per
+ * Gateway it names, which meets nothing (a route reads its Gateways'
+ * listeners, as it reads a Service), so one route's change compiles that
+ * route alone; a Gateway's change pulls the routes naming it (scope.c's G
+ * seed). Every compile builds the listeners of all our Gateways from the
+ * store (few), and the one part of a Gateway's status its routes decide,
+ * status.listeners[].attachedRoutes, is counted at `get`
+ * (sy_gw_status_live), as Routers' status.routes is.
  */
 #ifndef SY_GATEWAY_COMMON_H
 #define SY_GATEWAY_COMMON_H
@@ -23,8 +28,6 @@
 #include "kinds.h"
 
 #define SY_GW_GROUP "gateway.networking.k8s.io"
-/* A SY_REL_DELEGATION key every Gateway API object states. */
-#define SY_GW_REL_KEY "gateway.networking.k8s.io"
 #define SY_GW_LISTENERS_MAX 64
 #define SY_GW_HOST_MAX 254
 
@@ -72,11 +75,12 @@ struct sy_gw_listener {
 	bool bad_kinds; /* allowedRoutes.kinds named a kind we do not serve */
 	const struct sy_pem *pem; /* Terminate: the certificate (cx->scratch) */
 	const char *secret;       /* "ns/name" of that certificate's Secret */
-	long attached;            /* routes attached (status.listeners[].attachedRoutes) */
+	long attached;            /* routes attached (counted by sy_gw_status_live) */
 };
 
 struct sy_gw_gateway {
 	struct sy_object *o;
+	bool status; /* in this compile: its status is written */
 	struct sy_gw_listener *ls;
 	size_t n_ls;
 };
@@ -103,8 +107,20 @@ const char *sy_gw_controller(const struct sy_compile_ctx *cx);
  * Gateways' listeners checked. 0 or -ENOMEM. */
 int sy_gw_set_build(struct sy_compile_ctx *cx, struct sy_gw_set *set);
 void sy_gw_set_fini(struct sy_gw_set *set);
-/* Write every Gateway's status (after routes attached). */
+/* Write the status of every Gateway of the compile (all, or the scope's). */
 void sy_gw_set_status(struct sy_gw_set *set);
+
+/* `get`: items (the views of Gateways) get status.listeners[].attachedRoutes,
+ * counted from the routes naming each (rel's p keys, or the store when rel
+ * is NULL) as the compile attaches them. */
+struct sy_relations;
+void sy_gw_status_live(struct sy_store *st, const struct sy_compile_opts *opts, json_t *items);
+
+/* A route kind's relations: its hostnames (h), the Gateways it names (p),
+ * and g for those when it takes hosts from their listeners (no hostnames,
+ * or a wildcard one). */
+struct sy_rel_keys;
+void sy_gw_route_relations(const struct sy_object *o, struct sy_rel_keys *out);
 
 /*
  * Attach parentRef ref of a route (kind bit, namespace route_ns, hostnames

@@ -201,14 +201,11 @@ tlsroute_relations(const struct sy_object *o, const struct sy_compile_opts *opts
 		   struct sy_rel_keys *out)
 {
 	const json_t *spec = json_object_get(o->obj, "spec");
-	const json_t *h, *rule, *b;
+	const json_t *rule, *b;
 	size_t i, j;
 
 	(void)opts;
-	sy_rel_add(out, SY_REL_DELEGATION, "%s", SY_GW_REL_KEY);
-	json_array_foreach(json_object_get(spec, "hostnames"), i, h)
-		if (json_is_string(h))
-			sy_rel_add_host(out, json_string_value(h));
+	sy_gw_route_relations(o, out);
 	json_array_foreach(json_object_get(spec, "rules"), i, rule)
 		json_array_foreach(json_object_get(rule, "backendRefs"), j, b)
 			sy_rel_add(out, SY_REL_SERVICE, "%s/%s",

@@ -13,6 +13,7 @@
 #include "etcd/cache.h"
 #include "etcd/sync.h"
 #include "health.h"
+#include "kinds/gateway_common.h"
 #include "router.h"
 #include "ops/stream_conn.h"
 #include "tls/tls_cert.h"
@@ -155,6 +156,14 @@ sy_ops_get(struct sy_router *r, const json_t *req)
 		endpoints_live(r, items);
 	if (kind == &sy_kind_router)
 		routers_live(r, items);
+	if (kind == &sy_kind_gateway) {
+		/* status.listeners[].attachedRoutes: counted now, never stored */
+		struct sy_compile_opts opts;
+		char now[32];
+
+		sy_router_compile_opts(r, &opts, now);
+		sy_gw_status_live(&r->store, &opts, items);
+	}
 	return json_pack("{s:b, s:s, s:o}", "ok", 1, "kind", kind->kind, "items", items);
 }
 

@@ -26,6 +26,21 @@
  *   b<ns>/<route>  a RouteBinding of Route ns/route (an index for
  *                  control/fleet/serving.c; meets nothing: bindings do
  *                  not compile, a change of one compiles everything)
+ *   p<ns>/<name>   a Gateway API route naming Gateway ns/name in a parentRef
+ *                  (meets nothing: a route reads its Gateways' listeners as
+ *                  a route reads a Service; a Gateway change seeds G and
+ *                  pulls these, scope.c)
+ *   g<ns>/<name>   Gateway ns/name itself, and each of its routes that take
+ *                  their hosts from its listeners (no spec.hostnames, or a
+ *                  wildcard one a narrower listener hostname cuts down):
+ *                  they meet (g), since such a route serves the vhosts of
+ *                  the listener hostnames the Gateway states (h keys)
+ *   q              every Gateway (an index for gateway_common.c, which
+ *                  builds the listeners of all our Gateways in every
+ *                  compile; meets nothing)
+ *   x              a Gateway with an HTTPS listener (meets nothing; a
+ *                  change of one compiles everything: HTTPS listeners
+ *                  cover the hosts of other Gateways' routes)
  */
 #ifndef SY_RELATIONS_H
 #define SY_RELATIONS_H
@@ -50,6 +65,10 @@ enum {
 	SY_REL_BINDING = 'b',
 	SY_REL_CLASS = 'c',
 	SY_REL_INGRESSCLASSES = 'k',
+	SY_REL_GW_PARENT = 'p',
+	SY_REL_GW_HOSTS = 'g',
+	SY_REL_GATEWAYS = 'q',
+	SY_REL_GW_HTTPS = 'x',
 };
 
 /* One key and the objects that state it. Most keys (a host) have one
