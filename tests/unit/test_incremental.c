@@ -324,6 +324,116 @@ test_gateway_api_changes(void **state)
 	router_stop(&r);
 }
 
+/* Gateway ns1/<name>'s listener <i>'s attachedRoutes as `get` reports it. */
+static long
+gw_attached(struct sy_router *r, const char *name, size_t i)
+{
+	char req[160];
+	json_t *rep, *st;
+	long n;
+
+	snprintf(req, sizeof(req),
+		 "{\"op\":\"get\",\"kind\":\"gateway\",\"namespace\":\"ns1\",\"name\":\"%s\"}", name);
+	rep = ops_call(r, req);
+	st = json_object_get(json_array_get(json_object_get(rep, "items"), 0), "status");
+	n = (long)json_integer_value(
+		json_object_get(json_array_get(json_object_get(st, "listeners"), i), "attachedRoutes"));
+	json_decref(rep);
+	return n;
+}
+
+#define GW_ROUTE(name, host, parent, section, svc)                                                \
+	"{\"apiVersion\":\"gateway.networking.k8s.io/v1\",\"kind\":\"HTTPRoute\",\"metadata\":"    \
+	"{\"name\":\"" name "\",\"namespace\":\"ns1\"},\"spec\":{\"hostnames\":[\"" host "\"],"   \
+	"\"parentRefs\":[{\"name\":\"" parent "\"" section "}],\"rules\":[{\"backendRefs\":"      \
+	"[{\"name\":\"" svc "\",\"port\":80}]}]}}"
+
+/*
+ * One HTTPRoute with hostnames changed compiles that route alone (not its
+ * Gateway, nor the Gateway's other routes), and the Gateway's
+ * attachedRoutes, counted at get, follow; a Gateway's change compiles its
+ * own routes, not another Gateway's. Every compile is checked against a
+ * full one (SY_COMPILE_VERIFY), statuses included.
+ */
+static void
+test_gateway_api_route_scope(void **state)
+{
+	struct sy_router r;
+	char buf[64];
+
+	(void)state;
+	router_start(&r);
+	load_many(&r);
+	ops_apply_ok(&r, "{\"apiVersion\":\"gateway.networking.k8s.io/v1\",\"kind\":\"GatewayClass\","
+		  "\"metadata\":{\"name\":\"sy\"},\"spec\":{\"controllerName\":"
+		  "\"switchyard.io/gateway-controller\"}}");
+	ops_apply_ok(&r, "{\"apiVersion\":\"gateway.networking.k8s.io/v1\",\"kind\":\"Gateway\","
+		  "\"metadata\":{\"name\":\"gw\",\"namespace\":\"ns1\"},\"spec\":{\"gatewayClassName\":"
+		  "\"sy\",\"listeners\":[{\"name\":\"http\",\"port\":80,\"protocol\":\"HTTP\"},"
+		  "{\"name\":\"other\",\"port\":80,\"protocol\":\"HTTP\",\"hostname\":\"*.other.test\"}]}}");
+	ops_apply_ok(&r, "{\"apiVersion\":\"gateway.networking.k8s.io/v1\",\"kind\":\"Gateway\","
+		  "\"metadata\":{\"name\":\"gw2\",\"namespace\":\"ns1\"},\"spec\":{\"gatewayClassName\":"
+		  "\"sy\",\"listeners\":[{\"name\":\"http\",\"port\":80,\"protocol\":\"HTTP\"}]}}");
+	ops_apply_ok(&r, GW_ROUTE("a", "a.gw.test", "gw", "", "s1"));
+	expect_incremental(&r, 1);
+	ops_apply_ok(&r, GW_ROUTE("b", "b.gw.test", "gw", "", "s1"));
+	expect_incremental(&r, 1);
+	ops_apply_ok(&r, GW_ROUTE("c", "c.gw.test", "gw2", "", "s1"));
+	expect_incremental(&r, 1);
+	assert_int_equal(gw_attached(&r, "gw", 0), 2);
+	assert_int_equal(gw_attached(&r, "gw", 1), 0);
+	assert_int_equal(gw_attached(&r, "gw2", 0), 1);
+	/* a's backend changes: a alone */
+	ops_apply_ok(&r, GW_ROUTE("a", "a.gw.test", "gw", "", "s2"));
+	expect_incremental(&r, 1);
+	assert_string_equal(backend_of(&r, "http://a.gw.test/", buf, sizeof(buf)), "198.18.1.12");
+	/* a names a listener its host does not fit: detached, still a alone */
+	ops_apply_ok(&r, GW_ROUTE("a", "a.gw.test", "gw", ",\"sectionName\":\"other\"", "s2"));
+	expect_incremental(&r, 1);
+	assert_string_equal(ops_resolve_object(&r, "http://a.gw.test/", buf, sizeof(buf)), "(none)");
+	assert_int_equal(gw_attached(&r, "gw", 0), 1);
+	assert_int_equal(gw_attached(&r, "gw", 1), 0);
+	/* now one that fits it */
+	ops_apply_ok(&r, GW_ROUTE("a", "a.other.test", "gw", ",\"sectionName\":\"other\"", "s2"));
+	expect_incremental(&r, 1);
+	assert_string_equal(ops_resolve_object(&r, "http://a.other.test/", buf, sizeof(buf)), "ns1/a");
+	assert_int_equal(gw_attached(&r, "gw", 0), 1);
+	assert_int_equal(gw_attached(&r, "gw", 1), 1);
+	json_decref(ops_call(&r, "{\"op\":\"delete\",\"kind\":\"httproute\",\"namespace\":\"ns1\",\"name\":\"b\"}"));
+	expect_incremental(&r, 1);
+	assert_int_equal(gw_attached(&r, "gw", 0), 0);
+	assert_int_equal(gw_attached(&r, "gw2", 0), 1);
+	/* gw's listener goes: its routes (a) recompile with it, not gw2's c
+	 * (gw2 itself is in: its listener, as gw's, states the default
+	 * vhost's host) */
+	ops_apply_ok(&r, "{\"apiVersion\":\"gateway.networking.k8s.io/v1\",\"kind\":\"Gateway\","
+		  "\"metadata\":{\"name\":\"gw\",\"namespace\":\"ns1\"},\"spec\":{\"gatewayClassName\":"
+		  "\"sy\",\"listeners\":[{\"name\":\"http\",\"port\":80,\"protocol\":\"HTTP\"}]}}");
+	expect_incremental(&r, 3);
+	assert_string_equal(ops_resolve_object(&r, "http://a.other.test/", buf, sizeof(buf)), "(none)");
+	assert_string_equal(ops_resolve_object(&r, "http://c.gw.test/", buf, sizeof(buf)), "ns1/c");
+	assert_int_equal(gw_attached(&r, "gw", 0), 0);
+	/* A wildcard route under a narrower listener serves the listener's
+	 * host, which another route names: a change of that one compiles the
+	 * wildcard route too (through the Gateway's host and g key). */
+	ops_apply_ok(&r, "{\"apiVersion\":\"gateway.networking.k8s.io/v1\",\"kind\":\"Gateway\","
+		  "\"metadata\":{\"name\":\"gw3\",\"namespace\":\"ns1\"},\"spec\":{\"gatewayClassName\":"
+		  "\"sy\",\"listeners\":[{\"name\":\"narrow\",\"port\":80,\"protocol\":\"HTTP\","
+		  "\"hostname\":\"x.wild.test\"}]}}");
+	ops_apply_ok(&r, GW_ROUTE("w", "*.wild.test", "gw3", "", "s1"));
+	ops_apply_ok(&r, GW_ROUTE("x", "x.wild.test", "gw3", "", "s3"));
+	expect_incremental(&r, 3);
+	assert_string_equal(ops_resolve_object(&r, "http://x.wild.test/", buf, sizeof(buf)), "ns1/w");
+	assert_int_equal(gw_attached(&r, "gw3", 0), 2);
+	ops_apply_ok(&r, GW_ROUTE("x", "x.wild.test", "gw3", "", "s4"));
+	expect_incremental(&r, 3);
+	json_decref(ops_call(&r, "{\"op\":\"delete\",\"kind\":\"httproute\",\"namespace\":\"ns1\",\"name\":\"w\"}"));
+	expect_incremental(&r, 3);
+	assert_string_equal(ops_resolve_object(&r, "http://x.wild.test/", buf, sizeof(buf)), "ns1/x");
+	assert_int_equal(gw_attached(&r, "gw3", 0), 1);
+	router_stop(&r);
+}
+
 /* ns/name's status as the router reports it (get), printed compactly. */
 static char *
 route_status_text(struct sy_router *r, const char *ns, const char *name)
@@ -492,6 +602,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_status_kept_and_followed, fresh_state, remove_state),
 		cmocka_unit_test_setup_teardown(test_ingress_class_changes, fresh_state, remove_state),
 		cmocka_unit_test_setup_teardown(test_gateway_api_changes, fresh_state, remove_state),
+		cmocka_unit_test_setup_teardown(test_gateway_api_route_scope, fresh_state,
+						remove_state),
 	};
 
 	/* Every incremental compile is checked against a full one. */
