@@ -508,11 +508,13 @@ class_statuses(struct sy_gw_set *set)
 
 /* Every Gateway, sorted as the store sorts (https_cover takes the first
  * listener that covers a host): from the relations index (key q) when
- * there is one, so that a scoped compile does not walk the store. */
+ * there is one and `indexed` (a scoped compile, a get: they must not walk
+ * the store), else from the store (a full compile: it walks it anyway, and
+ * stays right should an object have missed the index). */
 static struct sy_object **
-all_gateways(struct sy_compile_ctx *cx, size_t *n)
+all_gateways(struct sy_compile_ctx *cx, bool indexed, size_t *n)
 {
-	const struct sy_relations *rel = cx->opts ? cx->opts->rel : NULL;
+	const struct sy_relations *rel = indexed && cx->opts ? cx->opts->rel : NULL;
 	static const char key[] = { SY_REL_GATEWAYS, '\0' };
 	struct sy_rel_key *rk;
 	struct sy_object **arr;
@@ -565,7 +567,7 @@ set_build(struct sy_compile_ctx *cx, struct sy_gw_set *set, bool statuses)
 	if (statuses && (rc = class_statuses(set)) < 0)
 		return rc;
 	rc = 0;
-	gws = all_gateways(cx, &ng);
+	gws = all_gateways(cx, cx->scope != NULL || !statuses, &ng);
 	set->gws = calloc(ng ? ng : 1, sizeof(*set->gws));
 	if (gws == NULL || set->gws == NULL) {
 		rc = -ENOMEM;
