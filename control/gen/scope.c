@@ -10,12 +10,29 @@
 #include "kinds/gateway_common.h"
 #include "store/store.h"
 
+/* Does a Gateway state the x key (an HTTPS listener), in its old keys or
+ * as it is now? */
+static bool
+gw_https(const struct sy_rel_keys *old_keys, const struct sy_object *now)
+{
+	size_t i;
+
+	for (i = 0; old_keys != NULL && i < old_keys->n; i++)
+		if (old_keys->keys[i][0] == SY_REL_GW_HTTPS)
+			return true;
+	for (i = 0; now != NULL && i < now->n_rel; i++)
+		if (now->rel[i]->key[0] == SY_REL_GW_HTTPS)
+			return true;
+	return false;
+}
+
 /*
  * Seeds are keys in relations.h's form plus these, which name a change
  * rather than a claim:
  *   o<kind>/<ns>/<name>  an object of a compiling kind (pulled in if it exists)
  *   S<ns>/<name>         a Service or Endpoints: objects with s<ns>/<name>
- *   T<ns>/<name>         a Secret: objects with t<ns>/<name>
+ *   T<ns>/<name>         a Secret: objects with t<ns>/<name>; one a Gateway
+ *                        reads compiles everything (-E2BIG: see expand)
  *   N<name>              a Namespace (labels: sharding): all its objects
  *   C<name>              an IngressClass: the Ingresses naming it (c<name>)
  *                        and those naming none (c: whether a default
@@ -34,22 +51,6 @@
  * scheduler binding 100,000 routes recompiles them a txn at a time instead
  * of compiling everything for each.
  */
-/* Does a Gateway state the x key (an HTTPS listener), in its old keys or
- * as it is now? */
-static bool
-gw_https(const struct sy_rel_keys *old_keys, const struct sy_object *now)
-{
-	size_t i;
-
-	for (i = 0; old_keys != NULL && i < old_keys->n; i++)
-		if (old_keys->keys[i][0] == SY_REL_GW_HTTPS)
-			return true;
-	for (i = 0; now != NULL && i < now->n_rel; i++)
-		if (now->rel[i]->key[0] == SY_REL_GW_HTTPS)
-			return true;
-	return false;
-}
-
 void
 sy_changes_note(struct sy_changes *ch, const struct sy_kind *kind, const char *ns,
 		const char *name, struct sy_rel_keys *old_keys, const struct sy_object *now)
