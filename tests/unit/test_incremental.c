@@ -591,6 +591,8 @@ main(void)
 {
 	int rc;
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_gateway_api_route_scope, fresh_state,
+						remove_state),
 		cmocka_unit_test_setup_teardown(test_one_route_change, fresh_state, remove_state),
 		cmocka_unit_test_setup_teardown(test_host_takeover_and_readmission, fresh_state,
 						remove_state),
@@ -602,8 +604,6 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_status_kept_and_followed, fresh_state, remove_state),
 		cmocka_unit_test_setup_teardown(test_ingress_class_changes, fresh_state, remove_state),
 		cmocka_unit_test_setup_teardown(test_gateway_api_changes, fresh_state, remove_state),
-		cmocka_unit_test_setup_teardown(test_gateway_api_route_scope, fresh_state,
-						remove_state),
 	};
 
 	/* Every incremental compile is checked against a full one. */
