@@ -15,6 +15,7 @@
 #include "etcd/sync.h"
 #include "fleet/fleet.h"
 #include "fleet/scheduler.h"
+#include "kinds/gateway_common.h"
 #include "router.h"
 
 /* etcd takes at most this many operations in one txn (its --max-txn-ops):
@@ -515,8 +516,24 @@ object_status_op(struct sy_router *r, struct status_ops *so, const struct sy_obj
 	if (sy_etcd_status_key(r->cfg.store.prefix, r->cfg.router_name, o->kind, o->ns, o->name,
 			       k, sizeof(k)) < 0)
 		return;
-	text = o->status && status_is_ours(r, o) ? json_dumps(o->status, JSON_COMPACT | JSON_SORT_KEYS)
-						 : NULL;
+	if (o->kind == &sy_kind_gateway && o->status != NULL) {
+		/* with its listeners' attachedRoutes, counted as `get` counts
+		 * them (never stored: gateway_common.h) */
+		json_t *items = json_array();
+		struct sy_compile_opts opts;
+		char now[32];
+
+		json_array_append_new(items, sy_object_view(o));
+		sy_router_compile_opts(r, &opts, now);
+		sy_gw_status_live(&r->store, &opts, items);
+		text = json_dumps(json_object_get(json_array_get(items, 0), "status"),
+				  JSON_COMPACT | JSON_SORT_KEYS);
+		json_decref(items);
+	} else {
+		text = o->status && status_is_ours(r, o)
+			       ? json_dumps(o->status, JSON_COMPACT | JSON_SORT_KEYS)
+			       : NULL;
+	}
 	status_op(r->etcd, so, k, text);
 	free(text);
 }

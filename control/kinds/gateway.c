@@ -183,11 +183,30 @@ validate_gateway(const json_t *obj, const char *who, struct sy_errors *errs)
 
 /* ------------------------------------------------------------- compile -- */
 
+/* Does the scope hold a Gateway API object that compiles (a Gateway, a
+ * route)? Without one, nothing here changes: the listeners are not built. */
+static bool
+scope_has_gateway_api(const struct sy_compile_ctx *cx)
+{
+	size_t i;
+
+	for (i = 0; i < cx->scope->n; i++)
+		if (cx->scope->objs[i]->kind == &sy_kind_gateway ||
+		    cx->scope->objs[i]->kind == &sy_kind_httproute ||
+		    cx->scope->objs[i]->kind == &sy_kind_tlsroute)
+			return true;
+	return false;
+}
+
 static int
 compile_gateway_api(struct sy_compile_ctx *cx)
 {
 	struct sy_gw_set set;
-	int rc = sy_gw_set_build(cx, &set);
+	int rc;
+
+	if (cx->scope != NULL && !scope_has_gateway_api(cx))
+		return 0;
+	rc = sy_gw_set_build(cx, &set);
 
 	if (rc == 0)
 		rc = sy_httproute_compile_all(&set);
