@@ -72,6 +72,13 @@ sy_changes_note(struct sy_changes *ch, const struct sy_kind *kind, const char *n
 	}
 	if (kind->compile != NULL && kind->relations != NULL)
 		sy_rel_add(&ch->seeds, 'o', "%s/%s/%s", kind->kind, ns, name);
+	if ((kind == &sy_kind_httproute || kind == &sy_kind_tlsroute) && now == NULL)
+		/* A route gone: its Gateways compile (nothing of theirs
+		 * changes, but the compile warms them, and the etcd status
+		 * write-back then writes their attachedRoutes, etcd/sync.c). */
+		for (i = 0; old_keys != NULL && i < old_keys->n; i++)
+			if (old_keys->keys[i][0] == SY_REL_GW_PARENT)
+				sy_rel_add(&ch->seeds, 'o', "Gateway/%s", old_keys->keys[i] + 1);
 	if (kind == &sy_kind_gateway)
 		sy_rel_add(&ch->seeds, 'G', "%s/%s", ns, name);
 	else if (kind->compile != NULL && kind->relations != NULL)
