@@ -1,8 +1,13 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
+#include <ctype.h>
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "contour_common.h"
+#include "gen/compile.h"
+#include "store/store.h"
 
 enum sy_lb_strategy
 sy_contour_strategy(const char *s)
@@ -109,4 +114,110 @@ sy_contour_check_lb(const json_t *o, const char *base, const struct sy_contour_l
 	if (sy_contour_check_health(json_object_get(o, d->hc_key), who, f, errs, d->hc_min_int) < 0)
 		bad = -1;
 	return bad;
+}
+
+bool
+sy_contour_root_allowed(const struct sy_compile_opts *opts, const char *ns)
+{
+	const struct sy_config *cfg = opts->cfg;
+	unsigned i;
+
+	/* ingressroute_root_namespaces unset (or no config: unit tests): any. */
+	if (cfg == NULL || cfg->n_ingressroute_root_namespaces == 0)
+		return true;
+	for (i = 0; i < cfg->n_ingressroute_root_namespaces; i++)
+		if (cfg->ingressroute_root_namespaces[i] != NULL &&
+		    strcmp(cfg->ingressroute_root_namespaces[i], ns) == 0)
+			return true;
+	return false;
+}
+
+bool
+sy_contour_blank(const char *s)
+{
+	if (s == NULL)
+		return true;
+	for (; *s; s++)
+		if (!isspace((unsigned char)*s))
+			return false;
+	return true;
+}
+
+static int
+cmp_string_ptr(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* One group of roots sharing fqdn: say so to each. */
+static int
+mark_group(struct sy_object *const *objs, const json_t *list, const char *fqdn, const char *plural,
+	   void (*mark)(void *arg, size_t i, const char *msg), void *arg)
+{
+	size_t n = json_array_size(list), j, off;
+	char **names = calloc(n, sizeof(*names));
+	char msg[1024];
+	const json_t *v;
+	int rc = 0;
+
+	if (names == NULL)
+		return -ENOMEM;
+	json_array_foreach(list, j, v) {
+		const struct sy_object *o = objs[json_integer_value(v)];
+
+		if (asprintf(&names[j], "%s/%s", o->ns, o->name) < 0) {
+			names[j] = NULL;
+			rc = -ENOMEM;
+		}
+	}
+	if (rc == 0) {
+		qsort(names, n, sizeof(*names), cmp_string_ptr);
+		off = (size_t)snprintf(msg, sizeof(msg), "fqdn \"%s\" is used in multiple %s: ", fqdn,
+				       plural);
+		for (j = 0; j < n && off < sizeof(msg); j++)
+			off += (size_t)snprintf(msg + off, sizeof(msg) - off, "%s%s", j ? ", " : "",
+						names[j]);
+		json_array_foreach(list, j, v)
+			mark(arg, (size_t)json_integer_value(v), msg);
+	}
+	for (j = 0; j < n; j++)
+		free(names[j]);
+	free(names);
+	return rc;
+}
+
+int
+sy_contour_mark_duplicates(struct sy_object *const *objs, char *const *fqdns, size_t n,
+			   const char *plural,
+			   void (*mark)(void *arg, size_t i, const char *msg), void *arg)
+{
+	json_t *by_fqdn = json_object(); /* fqdn -> [index] */
+	const char *fqdn;
+	json_t *list;
+	size_t i;
+	int rc = 0;
+
+	if (by_fqdn == NULL)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		if (fqdns[i] == NULL)
+			continue;
+		list = json_object_get(by_fqdn, fqdns[i]);
+		if (list == NULL) {
+			list = json_array();
+			if (list == NULL || json_object_set_new(by_fqdn, fqdns[i], list) < 0) {
+				json_decref(by_fqdn);
+				return -ENOMEM;
+			}
+		}
+		if (json_array_append_new(list, json_integer((json_int_t)i)) < 0) {
+			json_decref(by_fqdn);
+			return -ENOMEM;
+		}
+	}
+	json_object_foreach(by_fqdn, fqdn, list)
+		if (json_array_size(list) > 1 && rc == 0)
+			rc = mark_group(objs, list, fqdn, plural, mark, arg);
+	json_decref(by_fqdn);
+	return rc;
 }

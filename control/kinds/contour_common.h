@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* What Contour's two kinds (IngressRoute v1beta1, Route v1alpha1) share. */
+/* What Contour's kinds (IngressRoute v1beta1, HTTPProxy v1, Route v1alpha1) share. */
 #ifndef SY_CONTOUR_COMMON_H
 #define SY_CONTOUR_COMMON_H
 
@@ -40,5 +40,24 @@ int sy_contour_check_lb(const json_t *o, const char *base, const struct sy_conto
  * (Contour v0.15 internal/envoy/healthcheck.go; the Route CRD draft says an
  * interval of 5 s, v0.15's code 10 s). */
 void sy_contour_health(const json_t *hc, uint32_t interval_s, struct sy_health_check *out);
+
+struct sy_compile_opts;
+struct sy_object;
+
+/* Roots may live in ns: the config's ingressroute_root_namespaces (Contour's
+ * --root-namespaces, for IngressRoute and HTTPProxy alike) lists it, or is
+ * empty (any namespace). */
+bool sy_contour_root_allowed(const struct sy_compile_opts *opts, const char *ns);
+/* NULL, "" or only white space (Contour's isBlank). */
+bool sy_contour_blank(const char *s);
+/* builder.go validIngressRoutes / validHTTPProxies: an fqdn on more than
+ * one root makes every one of them invalid (no oldest-wins: contour#601,
+ * PR#7268 closed). fqdns[i] is objs[i]'s lower-cased fqdn, NULL for a
+ * non-root. For each root of such a group, mark(arg, i, msg) with msg
+ * "fqdn \"x\" is used in multiple <plural>: ns/a, ns/b" (sorted, as
+ * Contour). 0 or -ENOMEM. */
+int sy_contour_mark_duplicates(struct sy_object *const *objs, char *const *fqdns, size_t n,
+			       const char *plural,
+			       void (*mark)(void *arg, size_t i, const char *msg), void *arg);
 
 #endif

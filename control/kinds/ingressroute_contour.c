@@ -685,31 +685,6 @@ process_tcpproxy(struct ir_ctx *ic, struct ir_state *st, struct ir_state **visit
 	set_status(st, "valid", "valid IngressRoute");
 }
 
-static bool
-root_namespace_allowed(const struct sy_compile_opts *opts, const char *ns)
-{
-	const struct sy_config *cfg = opts->cfg;
-	unsigned i;
-
-	/* --ingressroute-root-namespaces unset (or no config: unit tests): any. */
-	if (cfg == NULL || cfg->n_ingressroute_root_namespaces == 0)
-		return true;
-	for (i = 0; i < cfg->n_ingressroute_root_namespaces; i++)
-		if (cfg->ingressroute_root_namespaces[i] != NULL &&
-		    strcmp(cfg->ingressroute_root_namespaces[i], ns) == 0)
-			return true;
-	return false;
-}
-
-static bool
-is_blank(const char *s)
-{
-	for (; *s; s++)
-		if (!isspace((unsigned char)*s))
-			return false;
-	return true;
-}
-
 /* builder.go computeIngressRoute, for one root. */
 static void
 compute_root(struct ir_ctx *ic, struct ir_state *st, struct ir_state **visited)
@@ -723,11 +698,11 @@ compute_root(struct ir_ctx *ic, struct ir_state *st, struct ir_state **visited)
 	bool passthrough = false;
 
 	memset(&root, 0, sizeof(root));
-	if (!root_namespace_allowed(ic->cx->opts, st->o->ns)) {
+	if (!sy_contour_root_allowed(ic->cx->opts, st->o->ns)) {
 		set_status(st, "invalid", "root IngressRoute cannot be defined in this namespace");
 		return;
 	}
-	if (fqdn == NULL || is_blank(fqdn)) {
+	if (fqdn == NULL || sy_contour_blank(fqdn)) {
 		set_status(st, "invalid", "Spec.VirtualHost.Fqdn must be specified");
 		return;
 	}
@@ -744,7 +719,7 @@ compute_root(struct ir_ctx *ic, struct ir_state *st, struct ir_state **visited)
 		bool ok = false;
 		enum sy_cert_problem why = SY_CERT_BAD_CERT;
 
-		if (secret != NULL && !is_blank(secret)) {
+		if (secret != NULL && !sy_contour_blank(secret)) {
 			snprintf(ns, sizeof(ns), "%.*s", slash ? (int)(slash - secret) : 255,
 				 slash ? secret : st->o->ns);
 			if (slash != NULL && strcmp(ns, st->o->ns) != 0) {
@@ -774,7 +749,7 @@ compute_root(struct ir_ctx *ic, struct ir_state *st, struct ir_state **visited)
 			}
 		}
 		/* passthrough: no secretName and tls.passthrough true */
-		passthrough = (secret == NULL || is_blank(secret)) &&
+		passthrough = (secret == NULL || sy_contour_blank(secret)) &&
 			      json_is_true(json_object_get(tls, "passthrough"));
 		if (!ok && !passthrough) {
 			/* v1.0 stops here; v0.15 went on serving port 80
@@ -807,73 +782,31 @@ compute_root(struct ir_ctx *ic, struct ir_state *st, struct ir_state **visited)
 	set_status(st, "valid", "valid IngressRoute");
 }
 
-static int
-cmp_string_ptr(const void *a, const void *b)
+static void
+mark_dup(void *arg, size_t i, const char *msg)
 {
-	return strcmp(*(char *const *)a, *(char *const *)b);
+	struct ir_ctx *ic = arg;
+
+	ic->s[i].dup = true;
+	set_status(&ic->s[i], "invalid", "%s", msg);
 }
 
-/* builder.go validIngressRoutes: an fqdn on more than one root makes every
- * one of them invalid (no oldest-wins: contour#601, PR#7268 closed). */
+/* builder.go validIngressRoutes: roots sharing an fqdn are all invalid. */
 static int
-mark_duplicates(struct ir_ctx *ic)
+mark_duplicates(struct ir_ctx *ic, struct sy_object **objs)
 {
-	json_t *by_fqdn = json_object(); /* fqdn -> [index] */
-	const char *fqdn;
-	json_t *list;
+	char **fqdns = calloc(ic->n ? ic->n : 1, sizeof(*fqdns));
 	size_t i;
+	int rc;
 
-	if (by_fqdn == NULL)
-		return -ENOMEM;
-	for (i = 0; i < ic->n; i++) {
-		if (!ic->s[i].root)
-			continue;
-		list = json_object_get(by_fqdn, ic->s[i].fqdn);
-		if (list == NULL) {
-			list = json_array();
-			json_object_set_new(by_fqdn, ic->s[i].fqdn, list);
-		}
-		json_array_append_new(list, json_integer((json_int_t)i));
-	}
-	json_object_foreach(by_fqdn, fqdn, list) {
-		size_t n = json_array_size(list), j, off = 0;
-		char **names;
-		char msg[512];
-		json_t *v;
-
-		if (n < 2)
-			continue;
-		names = calloc(n, sizeof(*names));
-		if (names == NULL) {
-			json_decref(by_fqdn);
-			return -ENOMEM;
-		}
-		json_array_foreach(list, j, v) {
-			struct ir_state *st = &ic->s[json_integer_value(v)];
-
-			if (asprintf(&names[j], "%s/%s", st->o->ns, st->o->name) < 0)
-				names[j] = NULL;
-		}
-		for (j = 0; j < n; j++)
-			if (names[j] == NULL)
-				ic->rc = -ENOMEM;
-		if (ic->rc == 0) {
-			qsort(names, n, sizeof(*names), cmp_string_ptr); /* sorted, as Contour */
-			off = (size_t)snprintf(msg, sizeof(msg),
-					       "fqdn \"%s\" is used in multiple IngressRoutes: ", fqdn);
-			for (j = 0; j < n && off < sizeof(msg); j++)
-				off += (size_t)snprintf(msg + off, sizeof(msg) - off, "%s%s",
-							j ? ", " : "", names[j]);
-			json_array_foreach(list, j, v) {
-				ic->s[json_integer_value(v)].dup = true;
-				set_status(&ic->s[json_integer_value(v)], "invalid", "%s", msg);
-			}
-		}
-		for (j = 0; j < n; j++)
-			free(names[j]);
-		free(names);
-	}
-	json_decref(by_fqdn);
+	if (fqdns == NULL)
+		return ic->rc = -ENOMEM;
+	for (i = 0; i < ic->n; i++)
+		fqdns[i] = ic->s[i].root ? ic->s[i].fqdn : NULL;
+	rc = sy_contour_mark_duplicates(objs, fqdns, ic->n, "IngressRoutes", mark_dup, ic);
+	free(fqdns);
+	if (rc < 0)
+		ic->rc = rc;
 	return ic->rc;
 }
 
@@ -934,7 +867,7 @@ compile_ingressroutes(struct sy_compile_ctx *cx)
 		json_object_set_new(ic.index, key, json_integer((json_int_t)i));
 	}
 	/* (1) one fqdn, several roots: all invalid */
-	if (mark_duplicates(&ic) < 0)
+	if (mark_duplicates(&ic, objs) < 0)
 		goto out;
 	/* (3) roots in namespace/name order (Contour walked a Go map: any
 	 * order; "first status wins" makes the order matter, so fix one). */
