@@ -20,6 +20,10 @@ sy_contour_strategy(const char *s)
 		return SY_LB_RANDOM;
 	if (strcmp(s, "Cookie") == 0)
 		return SY_LB_COOKIE;
+	/* HTTPProxy: hashed on the client's address (the hash policies'
+	 * headers and query parameters are not carried). */
+	if (strcmp(s, "RequestHash") == 0)
+		return SY_LB_CONSISTENT_HASH;
 	return SY_LB_ROUND_ROBIN;
 }
 

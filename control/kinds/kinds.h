@@ -74,6 +74,7 @@ extern const struct sy_kind sy_kind_route;
 extern const struct sy_kind sy_kind_namespace;
 extern const struct sy_kind sy_kind_secret;
 extern const struct sy_kind sy_kind_ingressroute_contour;
+extern const struct sy_kind sy_kind_httpproxy_contour;
 extern const struct sy_kind sy_kind_route_contour;
 extern const struct sy_kind sy_kind_routegroup;
 
