@@ -209,7 +209,23 @@ enum sy_pred_type {
 	SY_PRED_TRUE,          /* always: Skipper's priority padding */
 	SY_PRED_JWT_ALL_KV,    /* kv pairs: every one in the JWT payload (not verified) */
 	SY_PRED_JWT_ANY_KV,    /* kv pairs: any one of them */
+	/* Gateway API and HTTPProxy conditions (include/sy_query.h for the
+	 * query's parameters): */
+	SY_PRED_HEADER_PRESENT,    /* name: the header is there */
+	SY_PRED_HEADER_ABSENT,     /* name: the header is not there */
+	SY_PRED_HEADER_NOT_REGEXP, /* name, regex: there, and its value does not match */
+	SY_PRED_QUERY,             /* name, value: the parameter is there with exactly value */
+	SY_PRED_QUERY_REGEXP,      /* name, regex: the parameter is there and matches */
 };
+
+/* The predicates whose value is a regex (compiled into `regex`). */
+static inline bool
+sy_pred_is_regex(enum sy_pred_type t)
+{
+	return t == SY_PRED_HEADER_REGEXP || t == SY_PRED_COOKIE || t == SY_PRED_PATH_REGEXP ||
+	       t == SY_PRED_HOST_REGEXP || t == SY_PRED_HEADER_NOT_REGEXP ||
+	       t == SY_PRED_QUERY_REGEXP;
+}
 
 struct sy_predicate {
 	enum sy_pred_type type;

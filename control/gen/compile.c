@@ -208,8 +208,7 @@ build_preds(struct sy_arena *a, const struct sy_rule_in *in, struct sy_rule *rul
 			p->kv = kv;
 			p->n_kv = pi->n_kv;
 		}
-		if ((p->type == SY_PRED_HEADER_REGEXP || p->type == SY_PRED_COOKIE ||
-		     p->type == SY_PRED_PATH_REGEXP || p->type == SY_PRED_HOST_REGEXP) &&
+		if (sy_pred_is_regex(p->type) &&
 		    p->value != NULL) {
 			int err;
 			PCRE2_SIZE off;

@@ -116,6 +116,11 @@ predicate_text(const struct sy_predicate *p)
 		[SY_PRED_HOST_REGEXP] = "Host",	       [SY_PRED_TRAFFIC] = "Traffic",
 		[SY_PRED_TRUE] = "True",	       [SY_PRED_JWT_ALL_KV] = "JWTPayloadAllKV",
 		[SY_PRED_JWT_ANY_KV] = "JWTPayloadAnyKV",
+		[SY_PRED_HEADER_PRESENT] = "HeaderPresent",
+		[SY_PRED_HEADER_ABSENT] = "HeaderAbsent",
+		[SY_PRED_HEADER_NOT_REGEXP] = "HeaderNotRegexp",
+		[SY_PRED_QUERY] = "QueryParam",
+		[SY_PRED_QUERY_REGEXP] = "QueryParamRegexp",
 	};
 	char buf[2048];
 	uint32_t i;
@@ -123,11 +128,18 @@ predicate_text(const struct sy_predicate *p)
 	snprintf(buf, sizeof(buf), "%s(", names[p->type]);
 	switch (p->type) {
 	case SY_PRED_HEADER:
+	case SY_PRED_QUERY:
 		append_quoted(buf, sizeof(buf), p->name, '"');
 		snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf), ", ");
 		append_quoted(buf, sizeof(buf), p->value, '"');
 		break;
+	case SY_PRED_HEADER_PRESENT:
+	case SY_PRED_HEADER_ABSENT:
+		append_quoted(buf, sizeof(buf), p->name, '"');
+		break;
 	case SY_PRED_HEADER_REGEXP:
+	case SY_PRED_HEADER_NOT_REGEXP:
+	case SY_PRED_QUERY_REGEXP:
 	case SY_PRED_COOKIE:
 		append_quoted(buf, sizeof(buf), p->name, '"');
 		snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf), ", ");
@@ -410,6 +422,64 @@ proxy_note(const struct sy_vhost *vh, const struct sy_rule *rule)
 	       "request is routed on its own";
 }
 
+/*
+ * Plain HTTP to a vhost that terminates or passes TLS: what the data plane
+ * answers before any backend (splice.c route_lookup, proxy_route.c), or 0
+ * when the request is served. A proxied vhost whose own policy allows plain
+ * HTTP leaves it to the matched rule's (Contour's permitInsecure is per
+ * route); everything else follows the vhost's.
+ */
+static uint16_t
+insecure_answer(const struct sy_generation *g, const struct sy_vhost *vh,
+		const struct sy_rule *rule, const char *host, const char *path, json_t *reply)
+{
+	/* splice.c wants_proxy: only a proxied vhost that allows plain HTTP
+	 * hands it to the proxy; the splice path decides for the others. */
+	bool proxied = vh->mode == SY_MODE_PROXY && vh->insecure == SY_INSECURE_ALLOW;
+	enum sy_insecure_policy pol = (enum sy_insecure_policy)vh->insecure;
+	bool redirect, refuse;
+	char loc[2600];
+
+	if (vh->tls == SY_TLS_NONE)
+		return 0;
+	if (proxied) {
+		if (rule != NULL)
+			pol = (enum sy_insecure_policy)rule->insecure;
+		redirect = pol == SY_INSECURE_REDIRECT && vh->tls != SY_TLS_PASSTHROUGH;
+		refuse = !redirect && pol != SY_INSECURE_ALLOW;
+	} else {
+		redirect = pol == SY_INSECURE_REDIRECT;
+		refuse = !redirect && (pol != SY_INSECURE_ALLOW || vh->tls == SY_TLS_PASSTHROUGH);
+	}
+	if (redirect) {
+		uint16_t st = vh->insecure_status ? vh->insecure_status : 302;
+
+		snprintf(loc, sizeof(loc), "https://%.*s%s",
+			 (int)sy_host_normalize_len(host, strlen(host)), host, path);
+		json_object_set_new(reply, "action", json_string("redirect"));
+		json_object_set_new(reply, "status", json_integer(st));
+		json_object_set_new(reply, "location", json_string(loc));
+		json_object_set_new(reply, "reason",
+				    json_string("plain HTTP to a TLS vhost whose insecure policy is "
+						"Redirect: the router answers with the https:// URL"));
+		return st;
+	}
+	if (refuse) {
+		/* the proxy answers 503, the splice path the no-route status */
+		uint16_t st = proxied ? 503 : g->no_route_status;
+
+		json_object_set_new(reply, "action", json_string("none"));
+		json_object_set_new(reply, "status", json_integer(st));
+		json_object_set_new(reply, "reason",
+				    json_string(vh->tls == SY_TLS_PASSTHROUGH
+							? "plain HTTP to a TLS passthrough vhost is not served"
+							: "plain HTTP to a TLS vhost whose insecure policy is "
+							  "None is not served"));
+		return st;
+	}
+	return 0;
+}
+
 const char *const sy_match_names[] = {
 	[SY_PATH_PREFIX] = "prefix",
 	[SY_PATH_EXACT] = "exact",
@@ -464,6 +534,18 @@ sy_ops_resolve(struct sy_router *r, const json_t *req)
 		for (primary = 0; primary < n && hits[primary].share <= 0; primary++)
 			;
 		rule = primary < n ? hits[primary].rule : NULL;
+	}
+	if (vh != NULL && strcasecmp(u.scheme, "http") == 0 &&
+	    insecure_answer(g, vh, rule, host, u.path, reply) != 0) {
+		json_object_set_new(reply, "match", json_boolean(rule != NULL));
+		json_object_set_new(reply, "vhost", json_string(vh->host));
+		json_object_set_new(reply, "mode",
+				    json_string(vh->mode == SY_MODE_SPLICE ? "splice" : "proxy"));
+		json_object_set_new(reply, "tls", json_string(sy_tls_names[vh->tls]));
+		json_object_set_new(reply, "kind", rule ? json_string(rule->kind) : json_null());
+		json_object_set_new(reply, "object", rule ? json_string(rule->object) : json_null());
+		json_object_set_new(reply, "services", json_array());
+		return reply;
 	}
 	if (rule == NULL) {
 		if (vh == NULL)

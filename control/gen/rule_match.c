@@ -14,6 +14,7 @@
 #include <pcre2.h>
 
 #include "gen/rule_match.h"
+#include "sy_query.h"
 
 uint32_t
 sy_rm_method_bit(const char *m, bool any_case)
@@ -234,6 +235,27 @@ sy_rm_rule_matches(const struct sy_rule *r, const struct sy_rm_request *q)
 		case SY_PRED_JWT_ANY_KV:
 			ok = jwt_matches(p, q->headers);
 			break;
+		case SY_PRED_HEADER_PRESENT:
+			ok = sy_rm_header(q->headers, p->name) != NULL;
+			break;
+		case SY_PRED_HEADER_ABSENT:
+			ok = sy_rm_header(q->headers, p->name) == NULL;
+			break;
+		case SY_PRED_HEADER_NOT_REGEXP:
+			v = sy_rm_header(q->headers, p->name);
+			ok = v != NULL && p->regex != NULL && !re_match(p, v, strlen(v));
+			break;
+		case SY_PRED_QUERY:
+		case SY_PRED_QUERY_REGEXP: {
+			size_t ql;
+			const char *qv = sy_query_param(q->path, strlen(q->path), p->name, &ql);
+
+			ok = qv != NULL && (p->type == SY_PRED_QUERY
+						    ? p->value != NULL && ql == strlen(p->value) &&
+							      memcmp(qv, p->value, ql) == 0
+						    : re_match(p, qv, ql));
+			break;
+		}
 		case SY_PRED_TRAFFIC: /* the walk accounts for it */
 		case SY_PRED_TRUE:
 		default:

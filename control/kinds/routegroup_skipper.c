@@ -635,6 +635,17 @@ apply_predicate(struct rule_build *rb, const struct sy_eskip_call *c, char *err,
 		return add_pred(rb, n[0] == 'P' ? SY_PRED_PATH_REGEXP : SY_PRED_HOST_REGEXP, NULL,
 				keep(c->args[0].text), err, errlen);
 	}
+	if (strcmp(n, "QueryParam") == 0) {
+		/* QueryParam("name"): present; QueryParam("name", "regexp"). An
+		 * empty regex matches any value, so one predicate says both. */
+		if (c->n_args < 1 || c->n_args > 2 || !arg_is_text(c, 0) ||
+		    (c->n_args == 2 && !arg_is_text(c, 1)))
+			goto bad_args;
+		if (c->n_args == 2 && !regex_ok(c->args[1].text, err, errlen))
+			return -1;
+		return add_pred(rb, SY_PRED_QUERY_REGEXP, keep(c->args[0].text),
+				c->n_args == 2 ? keep(c->args[1].text) : "", err, errlen);
+	}
 	if (strcmp(n, "JWTPayloadAllKV") == 0 || strcmp(n, "JWTPayloadAnyKV") == 0) {
 		struct sy_pred_in *p;
 

@@ -20,6 +20,7 @@
 #include "lb/lb.h"
 #include "proxy/proxy_internal.h"
 #include "sy_generation.h"
+#include "sy_query.h"
 #include "tls/tls_client_cert.h"
 #include "worker.h"
 
@@ -177,6 +178,26 @@ pred_holds(struct sy_worker *w, const struct sy_predicate *p, const struct sy_px
 	}
 	case SY_PRED_TRUE:
 		return true;
+	case SY_PRED_HEADER_PRESENT:
+		return px_header_value(head, req->h.head_len, p->name, &len) != NULL;
+	case SY_PRED_HEADER_ABSENT:
+		return px_header_value(head, req->h.head_len, p->name, &len) == NULL;
+	case SY_PRED_HEADER_NOT_REGEXP:
+		v = px_header_value(head, req->h.head_len, p->name, &len);
+		return v != NULL && p->regex != NULL && !re_match(p, v, len);
+	case SY_PRED_QUERY: {
+		size_t ql;
+		const char *qv = sy_query_param(req->h.path, req->h.path_len, p->name, &ql);
+
+		return qv != NULL && p->value != NULL && ql == strlen(p->value) &&
+		       memcmp(qv, p->value, ql) == 0;
+	}
+	case SY_PRED_QUERY_REGEXP: {
+		size_t ql;
+		const char *qv = sy_query_param(req->h.path, req->h.path_len, p->name, &ql);
+
+		return qv != NULL && re_match(p, (const uint8_t *)qv, ql);
+	}
 	default:
 		/* JWT payload predicates are resolve-only for now
 		 * (docs/operations.md, "Limits today"): they never match on

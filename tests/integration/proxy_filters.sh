@@ -79,6 +79,11 @@ spec:
     filters: ['setPath("/echo/after-loopback")', 'setRequestHeader("X-Looped", "yes")', 'setResponseHeader("X-Chain", "inner")', 'setResponseHeader("X-Inner", "i")', 'responseCookie("inner", "1")', 'status(201)']
   - pathSubtree: /spin
     backends: [{backendName: again}]
+  - pathSubtree: /qp
+    filters: ['setPath("/echo/plain")']
+  - pathSubtree: /qp
+    predicates: ['QueryParam("canary", "^yes$")']
+    filters: ['setPath("/echo/canary")']
 EOF
 t_expect_rc 0 "apply a RouteGroup with one route per filter"
 rctl resolve "http://filters.$D/set/x" -o json
@@ -96,6 +101,20 @@ t_expect_out '^path: /echo/set-to\?q=1' "setPath: the backend gets /echo/set-to,
 get "/mod/abc?z=2"
 t_expect_out '^path: /echo/abc\?z=2' "modPath: ^/mod/(\\w+) -> /echo/\$1, the query kept"
 t_ok "setPath and modPath rewrite the path the backend gets; the query stays"
+
+# QueryParam("canary", "^yes$") on the data path: the parameter's raw value, the first of
+# its name; no parameter, another value or the name inside another name: the other rule.
+get "/qp?canary=yes"
+t_expect_out '^path: /echo/canary\?canary=yes' "QueryParam: canary=yes takes the predicate's rule"
+get "/qp?x=1&canary=yes&canary=no"
+t_expect_out '^path: /echo/canary\?' "QueryParam: the first canary counts"
+get "/qp?canary=no"
+t_expect_out '^path: /echo/plain\?canary=no' "QueryParam: canary=no takes the plain rule"
+get "/qp?notcanary=yes"
+t_expect_out '^path: /echo/plain\?' "QueryParam: a longer name is another parameter"
+get "/qp"
+t_expect_out '^path: /echo/plain' "QueryParam: no query takes the plain rule"
+t_ok "query parameter predicates choose the rule per request on the data path"
 
 # A loopback backend: /old/x becomes /new/x (modPath) and is routed again, from the top:
 # the /new route's filters apply (setPath, setRequestHeader) and its backend answers. On

@@ -399,7 +399,11 @@ test_predicates(void **state)
 			     "{\"path\":\"/jwt\",\"predicates\":[\"JWTPayloadAllKV(\\\"iss\\\", \\\"https://accounts.google.com\\\", "
 			     "\\\"email\\\", \\\"important@example.org\\\")\"],\"backends\":[{\"backendName\":\"b\"}]},"
 			     "{\"path\":\"/jwt\",\"predicates\":[\"JWTPayloadAnyKV(\\\"iss\\\", \\\"https://accounts.google.com\\\", "
-			     "\\\"iss\\\", \\\"https://accounts.github.com\\\")\"],\"backends\":[{\"backendName\":\"c\"}]}]}"));
+			     "\\\"iss\\\", \\\"https://accounts.github.com\\\")\"],\"backends\":[{\"backendName\":\"c\"}]},"
+			     "{\"pathSubtree\":\"/qp\"},"
+			     "{\"pathSubtree\":\"/qp\",\"predicates\":[\"QueryParam(\\\"k\\\")\"],\"backends\":[{\"backendName\":\"b\"}]},"
+			     "{\"pathSubtree\":\"/qp\",\"predicates\":[\"QueryParam(\\\"v\\\", /^a+$/)\"],"
+			     "\"backends\":[{\"backendName\":\"c\"}]}]}"));
 	assert_string_equal(resolve_service(&r, "http://q.test/m", "GET", NULL, buf, sizeof(buf)), "a");
 	assert_string_equal(resolve_service(&r, "http://q.test/m", "POST", NULL, buf, sizeof(buf)), "b");
 	assert_string_equal(resolve_service(&r, "http://q.test/m/x", "PUT", NULL, buf, sizeof(buf)), "b");
@@ -420,6 +424,14 @@ test_predicates(void **state)
 	assert_string_equal(resolve_service(&r, "http://q.test/jwt", NULL, "{\"Authorization\":\"Bearer x.y\"}",
 					    buf, sizeof(buf)), "a");
 	assert_string_equal(resolve_service(&r, "http://q.test/jwt", NULL, NULL, buf, sizeof(buf)), "a");
+	/* QueryParam("k"): present, with or without a value; QueryParam("v", /^a+$/) */
+	assert_string_equal(resolve_service(&r, "http://q.test/qp", NULL, NULL, buf, sizeof(buf)), "a");
+	assert_string_equal(resolve_service(&r, "http://q.test/qp?k", NULL, NULL, buf, sizeof(buf)), "b");
+	assert_string_equal(resolve_service(&r, "http://q.test/qp/x?x=1&k=2", NULL, NULL, buf, sizeof(buf)), "b");
+	assert_string_equal(resolve_service(&r, "http://q.test/qp?kk=1&xk=2", NULL, NULL, buf, sizeof(buf)), "a");
+	assert_string_equal(resolve_service(&r, "http://q.test/qp?v=aaa", NULL, NULL, buf, sizeof(buf)), "c");
+	assert_string_equal(resolve_service(&r, "http://q.test/qp?v=ab", NULL, NULL, buf, sizeof(buf)), "a");
+	assert_string_equal(resolve_service(&r, "http://q.test/qp#?k=1", NULL, NULL, buf, sizeof(buf)), "a");
 	router_stop(&r);
 }
 
