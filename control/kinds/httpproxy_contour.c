@@ -38,6 +38,7 @@
 #include "arena.h"
 #include "contour_common.h"
 #include "gen/compile.h"
+#include "gen/regex_quote.h"
 #include "kind_util.h"
 #include "kinds.h"
 #include "store/relations.h"
@@ -46,20 +47,6 @@
 /* Field paths in messages ("spec.routes[2].conditions[0].header.name")
  * are built in fixed buffers; one cut short is still a readable message. */
 #pragma GCC diagnostic ignored "-Wformat-truncation"
-
-/* TEMPORARY until main's "predicates:" commit: removed at the merge. */
-#define SY_PRED_HEADER_PRESENT SY_PRED_HEADER_REGEXP
-#define SY_PRED_HEADER_ABSENT SY_PRED_HEADER_REGEXP
-#define SY_PRED_HEADER_NOT_REGEXP SY_PRED_HEADER_REGEXP
-#define SY_PRED_QUERY SY_PRED_HEADER
-#define SY_PRED_QUERY_REGEXP SY_PRED_HEADER_REGEXP
-static char *
-sy_regex_quote(const char *s)
-{
-	char *q;
-
-	return asprintf(&q, "\\Q%s\\E", s) < 0 ? NULL : q;
-}
 
 #define HP_DEPTH_MAX 64        /* include chain length we follow */
 #define HP_VISITS_MAX 100000   /* proxies processed per compile (diamonds multiply) */
@@ -862,7 +849,7 @@ args_text(struct hp_ctx *hc, json_t *args)
 	return out;
 }
 
-/* The regex text for a literal (PCRE2's \Q...\E; a "\E" inside is split). */
+/* The regex text for a literal, in cx->scratch. */
 static char *
 quote(struct hp_ctx *hc, const char *s)
 {
