@@ -87,6 +87,11 @@ struct sy_pem;
 enum sy_cert_problem sy_secret_tls_check(const struct sy_object *secret, const char *host,
 					 struct sy_arena *a, const struct sy_pem **out);
 
+/* A Secret's value for key (stringData, else data decoded), NUL-terminated,
+ * in a; NULL when it has none (or it is empty). */
+const char *sy_secret_value(const struct sy_object *secret, const char *key, struct sy_arena *a,
+			    size_t *len);
+
 /* Every kind this router knows, NULL-terminated. */
 extern const struct sy_kind *const sy_kinds[];
 

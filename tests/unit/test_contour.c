@@ -20,6 +20,7 @@
 
 #include <cmocka.h>
 #include <openssl/evp.h>
+#include <openssl/ssl.h>
 
 #include "gen/compile.h"
 #include "router.h"
@@ -1166,10 +1167,34 @@ test_hp_tls(void **state)
 				  "'clientValidation':{'caSecret':'ca'}}},'routes':[{'services':[{'name':'app','port':80}]}]}"));
 	expect_hp(&r, "t", "foreign", "invalid", "SecretNotValid",
 		  "Spec.VirtualHost.TLS Secret \"other/good\" is invalid: Secret not found");
-	expect_hp(&r, "t", "mtls", "invalid", "ClientValidationNotSupported",
-		  "Spec.VirtualHost.TLS client validation is not supported by this router: client "
-		  "certificates are checked per listener (tls.client_certificates)");
+	expect_hp(&r, "t", "mtls", "invalid", "ClientValidationInvalid",
+		  "Spec.VirtualHost.TLS client validation is invalid: invalid CA Secret \"t/ca\": "
+		  "Secret not found");
 	EXPECT_RESOLVE(&r, "https://malformed.test/", "(none)");
+	/* an Opaque Secret whose ca.crt is not PEM, then one that is */
+	APPLY(&r, "{'apiVersion':'v1','kind':'Secret','metadata':{'name':'ca','namespace':'t'},"
+		  "'type':'Opaque','data':{'ca.crt':'bm90IGEgY2VydA=='}}");
+	expect_hp(&r, "t", "mtls", "invalid", "ClientValidationInvalid",
+		  "Spec.VirtualHost.TLS client validation is invalid: invalid CA Secret \"t/ca\": "
+		  "invalid CA certificate bundle: failed to locate certificate");
+	APPLYF(&r, "{'apiVersion':'v1','kind':'Secret','metadata':{'name':'ca','namespace':'t'},"
+		   "'type':'Opaque','data':{'ca.crt':'%s'}}", crt_b64);
+	expect_hp(&r, "t", "mtls", "valid", NULL, NULL);
+	vh = vhost(&r, "malformed.test");
+	assert_non_null(vh);
+	assert_true(vh->term->client_ca);
+	/* its own context: a certificate required, these CAs asked for */
+	assert_int_equal(SSL_CTX_get_verify_mode(vh->term->ctx),
+			 SSL_VERIFY_PEER | SSL_VERIFY_FAIL_IF_NO_PEER_CERT);
+	assert_int_equal(sk_X509_NAME_num(SSL_CTX_get_client_CA_list(vh->term->ctx)), 1);
+	assert_ptr_not_equal(vh->term->ctx, vhost(&r, "secure.test")->term->ctx);
+	assert_false(vhost(&r, "secure.test")->term->client_ca);
+	/* what is not done is refused, not ignored */
+	expect_error(call(&r, "{'op':'apply','objects':[" HP("t", "skip", "{'virtualhost':{'fqdn':"
+		     "'skip.test','tls':{'secretName':'good','clientValidation':{'caSecret':'ca',"
+		     "'skipClientCertValidation':true}}},'routes':[]}") "]}"),
+		     "invalid", "spec.virtualhost.tls.clientValidation",
+		     "\"skipClientCertValidation\" is not supported");
 	router_stop(&r);
 }
 
