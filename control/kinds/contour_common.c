@@ -4,9 +4,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "contour_common.h"
 #include "gen/compile.h"
+#include "kinds.h"
+#include "store/relations.h"
 #include "store/store.h"
 
 enum sy_lb_strategy
@@ -224,4 +227,114 @@ sy_contour_mark_duplicates(struct sy_object *const *objs, char *const *fqdns, si
 			rc = mark_group(objs, list, fqdn, plural, mark, arg);
 	json_decref(by_fqdn);
 	return rc;
+}
+
+int
+sy_contour_check_bool(const json_t *v, const char *who, const char *field, struct sy_errors *errs)
+{
+	if (v != NULL && !json_is_null(v) && !json_is_boolean(v))
+		return sy_err_add(errs, "invalid", who, field, "must be true or false");
+	return 0;
+}
+
+int
+sy_contour_check_opt_string(const json_t *v, const char *who, const char *field,
+			    struct sy_errors *errs)
+{
+	if (v != NULL && !json_is_null(v) && !json_is_string(v))
+		return sy_err_add(errs, "invalid", who, field, "must be a string");
+	return 0;
+}
+
+void
+sy_contour_equal_if_unweighted(struct sy_backend_in *b, unsigned n)
+{
+	unsigned i;
+
+	for (i = 0; i < n; i++)
+		if (b[i].weight > 0)
+			return;
+	for (i = 0; i < n; i++)
+		b[i].weight = 1;
+}
+
+/* The object of a kind's per-object state (its first member). */
+static const struct sy_object *
+state_object(const void *state)
+{
+	return *(struct sy_object *const *)state;
+}
+
+void
+sy_contour_cycle_text(const void *const *chain, size_t depth, const void *dest, char *buf,
+		      size_t len)
+{
+	size_t i, off = 0;
+
+	buf[0] = '\0';
+	for (i = 0; i < depth && off < len; i++)
+		off += (size_t)snprintf(buf + off, len - off, "%s/%s -> ", state_object(chain[i])->ns,
+					state_object(chain[i])->name);
+	if (off < len)
+		snprintf(buf + off, len - off, "%s/%s", state_object(dest)->ns,
+			 state_object(dest)->name);
+}
+
+void
+sy_contour_rel_secret(const struct sy_object *o, const char *secret, struct sy_rel_keys *out)
+{
+	if (secret != NULL && strchr(secret, '/') != NULL)
+		sy_rel_add(out, SY_REL_SECRET, "%s", secret);
+	else if (secret != NULL)
+		sy_rel_add(out, SY_REL_SECRET, "%s/%s", o->ns, secret);
+}
+
+void
+sy_contour_rel_services(const struct sy_object *o, const json_t *svcs, struct sy_rel_keys *out)
+{
+	const json_t *svc;
+	size_t i;
+
+	json_array_foreach(svcs, i, svc)
+		if (json_is_string(json_object_get(svc, "name")))
+			sy_rel_add(out, SY_REL_SERVICE, "%s/%s", o->ns,
+				   json_string_value(json_object_get(svc, "name")));
+}
+
+void
+sy_contour_rel_ref(const struct sy_object *o, const json_t *ref, struct sy_rel_keys *out)
+{
+	const char *ns = json_string_value(json_object_get(ref, "namespace"));
+
+	if (json_is_string(json_object_get(ref, "name")))
+		sy_rel_add(out, SY_REL_DELEGATION, "%s/%s", ns && ns[0] ? ns : o->ns,
+			   json_string_value(json_object_get(ref, "name")));
+}
+
+void
+sy_contour_displaced(struct sy_compile_ctx *cx, const struct sy_kind *kind,
+		     const struct sy_object *rule_o, const char *host,
+		     const struct sy_object *winner,
+		     void (*status)(struct sy_object *o, const char *desc))
+{
+	size_t n = 0, i;
+	struct sy_object **objs = sy_compile_list(cx, kind, &n);
+	char desc[512];
+
+	if (objs == NULL)
+		return;
+	snprintf(desc, sizeof(desc), "fqdn \"%s\" is claimed by %s %s/%s (older)", host,
+		 winner->kind->kind, winner->ns, winner->name);
+	for (i = 0; i < n; i++) {
+		const char *fqdn = json_string_value(json_object_get(
+			json_object_get(json_object_get(objs[i]->obj, "spec"), "virtualhost"), "fqdn"));
+		const char *cur = json_string_value(json_object_get(objs[i]->status, "currentStatus"));
+
+		if (fqdn == NULL || strcasecmp(fqdn, host) != 0)
+			continue;
+		if (objs[i] != rule_o && (cur == NULL || strcmp(cur, "valid") != 0))
+			continue;
+		status(objs[i], desc);
+	}
+	free(objs);
 }

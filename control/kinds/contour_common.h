@@ -60,4 +60,45 @@ int sy_contour_mark_duplicates(struct sy_object *const *objs, char *const *fqdns
 			       const char *plural,
 			       void (*mark)(void *arg, size_t i, const char *msg), void *arg);
 
+/* Field checks both kinds' schemas make: true/false, a string; absent or
+ * null is fine. 0, or -1 with the error added. */
+int sy_contour_check_bool(const json_t *v, const char *who, const char *field,
+			  struct sy_errors *errs);
+int sy_contour_check_opt_string(const json_t *v, const char *who, const char *field,
+				struct sy_errors *errs);
+
+struct sy_backend_in;
+/* internal/envoy/route.go weightedClusters: when no backend has a weight,
+ * all get 1 (equal shares); otherwise those without one get none. */
+void sy_contour_equal_if_unweighted(struct sy_backend_in *b, unsigned n);
+
+/* "ns/a -> ns/b -> ns/c" into buf: a delegation chain that comes back to
+ * dest. chain[i] points at a kind's per-object state whose first member is
+ * its struct sy_object * (both kinds' states begin so). */
+void sy_contour_cycle_text(const void *const *chain, size_t depth, const void *dest, char *buf,
+			   size_t len);
+
+struct sy_rel_keys;
+/* Relations (store/relations.h) of both kinds: a Secret named "name" or
+ * "ns/name" (NULL: none), each service name of a services[] list (in o's
+ * namespace), and a reference {name, namespace} to another object of the
+ * kind (the delegation key; the namespace defaults to o's). */
+void sy_contour_rel_secret(const struct sy_object *o, const char *secret, struct sy_rel_keys *out);
+void sy_contour_rel_services(const struct sy_object *o, const json_t *svcs,
+			     struct sy_rel_keys *out);
+void sy_contour_rel_ref(const struct sy_object *o, const json_t *ref, struct sy_rel_keys *out);
+
+struct sy_compile_ctx;
+struct sy_kind;
+/*
+ * A kind's `displaced`: another kind's older claim took host. Each of the
+ * kind's roots whose fqdn is host (rule_o itself, and any other still
+ * valid; duplicates say so already) gets status(o, desc) with desc
+ * "fqdn \"host\" is claimed by Kind ns/name (older)".
+ */
+void sy_contour_displaced(struct sy_compile_ctx *cx, const struct sy_kind *kind,
+			  const struct sy_object *rule_o, const char *host,
+			  const struct sy_object *winner,
+			  void (*status)(struct sy_object *o, const char *desc));
+
 #endif

@@ -78,22 +78,6 @@ present(const json_t *v)
 	return v != NULL && !json_is_null(v);
 }
 
-static int
-check_bool(const json_t *v, const char *who, const char *field, struct sy_errors *errs)
-{
-	if (present(v) && !json_is_boolean(v))
-		return sy_err_add(errs, "invalid", who, field, "must be true or false");
-	return 0;
-}
-
-static int
-check_opt_string(const json_t *v, const char *who, const char *field, struct sy_errors *errs)
-{
-	if (present(v) && !json_is_string(v))
-		return sy_err_add(errs, "invalid", who, field, "must be a string");
-	return 0;
-}
-
 /* Only these keys in object o. */
 static int
 check_keys(const json_t *o, const char *const *keys, const char *who, const char *base,
@@ -226,7 +210,7 @@ check_header_cond(const json_t *h, const char *who, const char *base, struct sy_
 		}
 	}
 	snprintf(f, sizeof(f), "%s.ignoreCase", base);
-	if (check_bool(json_object_get(h, "ignoreCase"), who, f, errs) < 0)
+	if (sy_contour_check_bool(json_object_get(h, "ignoreCase"), who, f, errs) < 0)
 		bad = -1;
 	if (bad == 0 && n != 1)
 		bad = sy_err_add(errs, "invalid", who, base,
@@ -267,12 +251,12 @@ check_query_cond(const json_t *q, const char *who, const char *base, struct sy_e
 			n++;
 	}
 	snprintf(f, sizeof(f), "%s.present", base);
-	if (check_bool(json_object_get(q, "present"), who, f, errs) < 0)
+	if (sy_contour_check_bool(json_object_get(q, "present"), who, f, errs) < 0)
 		bad = -1;
 	else if (json_is_true(json_object_get(q, "present")))
 		n++;
 	snprintf(f, sizeof(f), "%s.ignoreCase", base);
-	if (check_bool(json_object_get(q, "ignoreCase"), who, f, errs) < 0)
+	if (sy_contour_check_bool(json_object_get(q, "ignoreCase"), who, f, errs) < 0)
 		bad = -1;
 	if (bad == 0 && n != 1)
 		bad = sy_err_add(errs, "invalid", who, base,
@@ -418,7 +402,7 @@ check_services(const json_t *svcs, const char *who, const char *base, struct sy_
 						 ? " (negative weight)"
 						 : "");
 		snprintf(f, sizeof(f), "%s[%zu].mirror", base, i);
-		if (check_bool(json_object_get(s, "mirror"), who, f, errs) < 0)
+		if (sy_contour_check_bool(json_object_get(s, "mirror"), who, f, errs) < 0)
 			bad = -1;
 		if (json_is_true(json_object_get(s, "mirror")))
 			mirrors++;
@@ -604,9 +588,9 @@ check_route(const json_t *rt, size_t i, const char *who, struct sy_errors *errs)
 		bad = -1;
 	if (check_services(json_object_get(rt, "services"), who, SUB("services"), errs) < 0)
 		bad = -1;
-	if (check_bool(json_object_get(rt, "permitInsecure"), who, SUB("permitInsecure"), errs) < 0)
+	if (sy_contour_check_bool(json_object_get(rt, "permitInsecure"), who, SUB("permitInsecure"), errs) < 0)
 		bad = -1;
-	if (check_bool(json_object_get(rt, "enableWebsockets"), who, SUB("enableWebsockets"), errs) < 0)
+	if (sy_contour_check_bool(json_object_get(rt, "enableWebsockets"), who, SUB("enableWebsockets"), errs) < 0)
 		bad = -1;
 	if (check_rewrite(json_object_get(rt, "pathRewritePolicy"), who, SUB("pathRewritePolicy"),
 			  errs) < 0)
@@ -644,7 +628,7 @@ check_include_ref(const json_t *inc, bool conds, const char *who, const char *ba
 	if (sy_kind_check_string(json_object_get(inc, "name"), who, f, errs) < 0)
 		bad = -1;
 	snprintf(f, sizeof(f), "%s.namespace", base);
-	if (check_opt_string(json_object_get(inc, "namespace"), who, f, errs) < 0)
+	if (sy_contour_check_opt_string(json_object_get(inc, "namespace"), who, f, errs) < 0)
 		bad = -1;
 	snprintf(f, sizeof(f), "%s.conditions", base);
 	if (conds && check_conditions(json_object_get(inc, "conditions"), true, who, f, errs) < 0)
@@ -663,16 +647,16 @@ check_vhost(const json_t *vh, const char *who, struct sy_errors *errs)
 	if (!json_is_object(vh))
 		return sy_err_add(errs, "invalid", who, "spec.virtualhost", "must be an object");
 	/* A blank fqdn is not a schema error: Contour says so in status. */
-	if (check_opt_string(json_object_get(vh, "fqdn"), who, "spec.virtualhost.fqdn", errs) < 0)
+	if (sy_contour_check_opt_string(json_object_get(vh, "fqdn"), who, "spec.virtualhost.fqdn", errs) < 0)
 		bad = -1;
 	if (!present(tls))
 		return bad;
 	if (!json_is_object(tls))
 		return sy_err_add(errs, "invalid", who, "spec.virtualhost.tls", "must be an object");
-	if (check_opt_string(json_object_get(tls, "secretName"), who,
+	if (sy_contour_check_opt_string(json_object_get(tls, "secretName"), who,
 			     "spec.virtualhost.tls.secretName", errs) < 0)
 		bad = -1;
-	if (check_bool(json_object_get(tls, "passthrough"), who, "spec.virtualhost.tls.passthrough",
+	if (sy_contour_check_bool(json_object_get(tls, "passthrough"), who, "spec.virtualhost.tls.passthrough",
 		       errs) < 0)
 		bad = -1;
 	/* The v1 CRD's enum ("1.2", "1.3"; empty: the default, 1.2). */
@@ -686,7 +670,7 @@ check_vhost(const json_t *vh, const char *who, struct sy_errors *errs)
 		if (!json_is_object(cv))
 			bad = sy_err_add(errs, "invalid", who, "spec.virtualhost.tls.clientValidation",
 					 "must be an object");
-		else if (check_opt_string(json_object_get(cv, "caSecret"), who,
+		else if (sy_contour_check_opt_string(json_object_get(cv, "caSecret"), who,
 					  "spec.virtualhost.tls.clientValidation.caSecret", errs) < 0)
 			bad = -1;
 		if (json_is_object(cv)) {
@@ -763,7 +747,7 @@ struct hp_error {
 
 /* One HTTPProxy during a compile. */
 struct hp_state {
-	struct sy_object *o;
+	struct sy_object *o; /* first: sy_contour_cycle_text reads it so */
 	bool root;
 	bool orphan;   /* no vhost, not (yet) included from a root */
 	bool dup;      /* fqdn shared with another root */
@@ -1285,11 +1269,7 @@ route_rule(struct hp_ctx *hc, struct hp_state *st, const json_t *route, struct h
 		r.n_filters = 0;
 		return pend_add(hc, &r) < 0 ? -1 : 0;
 	}
-	/* internal/envoy/route.go weightedClusters: no weight set anywhere
-	 * is equal shares; otherwise a service without one gets none. */
-	if (total == 0)
-		for (i = 0; i < r.n_backends; i++)
-			r.backends[i].weight = 1;
+	sy_contour_equal_if_unweighted(r.backends, r.n_backends);
 	r.target_port = r.backends[0].target_port;
 	r.weights = SY_WEIGHTS_PER_SERVICE;
 	strategy = json_string_value(json_object_get(lb, "strategy"));
@@ -1315,21 +1295,6 @@ route_rule(struct hp_ctx *hc, struct hp_state *st, const json_t *route, struct h
 		}
 	}
 	return pend_add(hc, &r) < 0 ? -1 : 0;
-}
-
-/* "a -> b -> c" for a cycle message. */
-static void
-cycle_path(struct hp_state **visited, size_t depth, const struct hp_state *dest, char *buf,
-	   size_t len)
-{
-	size_t i, off = 0;
-
-	buf[0] = '\0';
-	for (i = 0; i < depth && off < len; i++)
-		off += (size_t)snprintf(buf + off, len - off, "%s/%s -> ", visited[i]->o->ns,
-					visited[i]->o->name);
-	if (off < len)
-		snprintf(buf + off, len - off, "%s/%s", dest->o->ns, dest->o->name);
 }
 
 static bool
@@ -1379,7 +1344,7 @@ compute_routes(struct hp_ctx *hc, struct hp_state *st, struct hp_conds *cs,
 		if (visited[i] == st) {
 			char path[800];
 
-			cycle_path(visited, depth, st, path, sizeof(path));
+			sy_contour_cycle_text((const void *const *)visited, depth, st, path, sizeof(path));
 			add_error(st, "IncludeError", "IncludeCreatesCycle",
 				  "include creates an include cycle: %s", path);
 			return;
@@ -1470,9 +1435,7 @@ tcpproxy_rule(struct hp_ctx *hc, struct hp_state *st, const json_t *tcp, const s
 		r.backends[r.n_backends++].weight = (uint32_t)weight;
 		total += (uint64_t)weight;
 	}
-	if (total == 0)
-		for (i = 0; i < r.n_backends; i++)
-			r.backends[i].weight = 1;
+	sy_contour_equal_if_unweighted(r.backends, r.n_backends);
 	r.o = st->o;
 	r.host = strdup(root->host);
 	r.path = "/";
@@ -1533,7 +1496,7 @@ process_tcpproxy(struct hp_ctx *hc, struct hp_state *st, struct hp_state **visit
 		if (visited[j] == dest) {
 			char path[800];
 
-			cycle_path(visited, depth, dest, path, sizeof(path));
+			sy_contour_cycle_text((const void *const *)visited, depth, dest, path, sizeof(path));
 			add_error(st, "TCPProxyIncludeError", "IncludeCreatesCycle",
 				  "include creates a cycle: %s", path);
 			return;
@@ -1886,70 +1849,28 @@ out:
  * other roots' hosts.
  */
 static void
+hp_status_displaced(struct sy_object *o, const char *desc)
+{
+	struct hp_state st;
+	json_t *s;
+
+	memset(&st, 0, sizeof(st));
+	st.o = o;
+	add_error(&st, "VirtualHostError", "DuplicateVhost", "%s", desc);
+	s = status_json(&st);
+	if (s != NULL) {
+		json_decref(o->status);
+		o->status = s;
+	}
+	free(st.errs[0].message);
+}
+
+static void
 hp_displaced(struct sy_compile_ctx *cx, const struct sy_rule_in *rule, const char *host,
 	     const struct sy_object *winner)
 {
-	size_t n = 0, i;
-	struct sy_object **objs = sy_compile_list(cx, &sy_kind_httpproxy_contour, &n);
-	struct hp_state st;
-
-	(void)rule;
-	if (objs == NULL)
-		return;
-	for (i = 0; i < n; i++) {
-		const char *fqdn = json_string_value(json_object_get(
-			json_object_get(json_object_get(objs[i]->obj, "spec"), "virtualhost"), "fqdn"));
-		const char *cur = json_string_value(json_object_get(objs[i]->status, "currentStatus"));
-		json_t *s;
-
-		if (fqdn == NULL || strcasecmp(fqdn, host) != 0 || cur == NULL ||
-		    strcmp(cur, "valid") != 0)
-			continue;
-		memset(&st, 0, sizeof(st));
-		st.o = objs[i];
-		add_error(&st, "VirtualHostError", "DuplicateVhost",
-			  "fqdn \"%s\" is claimed by %s %s/%s (older)", host, winner->kind->kind,
-			  winner->ns, winner->name);
-		s = status_json(&st);
-		if (s != NULL) {
-			json_decref(objs[i]->status);
-			objs[i]->status = s;
-		}
-		free(st.errs[0].message);
-	}
-	free(objs);
-}
-
-/* A reference {name, namespace} as a delegation key. */
-static void
-rel_include(const struct sy_object *o, const json_t *inc, struct sy_rel_keys *out)
-{
-	const char *ns = json_string_value(json_object_get(inc, "namespace"));
-
-	if (json_is_string(json_object_get(inc, "name")))
-		sy_rel_add(out, SY_REL_DELEGATION, "%s/%s", ns && ns[0] ? ns : o->ns,
-			   json_string_value(json_object_get(inc, "name")));
-}
-
-static void
-rel_services(const struct sy_object *o, const json_t *svcs, struct sy_rel_keys *out)
-{
-	const json_t *svc;
-	size_t i;
-
-	json_array_foreach(svcs, i, svc)
-		if (json_is_string(json_object_get(svc, "name")))
-			sy_rel_add(out, SY_REL_SERVICE, "%s/%s", o->ns,
-				   json_string_value(json_object_get(svc, "name")));
-}
-
-static void
-rel_secret(const struct sy_object *o, const char *secret, struct sy_rel_keys *out)
-{
-	if (secret != NULL && strchr(secret, '/') != NULL)
-		sy_rel_add(out, SY_REL_SECRET, "%s", secret);
-	else if (secret != NULL)
-		sy_rel_add(out, SY_REL_SECRET, "%s/%s", o->ns, secret);
+	sy_contour_displaced(cx, &sy_kind_httpproxy_contour, rule->o, host, winner,
+			     hp_status_displaced);
 }
 
 /* A root's fqdn and Secrets; its include links (the DAG joins roots and
@@ -1969,18 +1890,18 @@ hp_relations(const struct sy_object *o, const struct sy_compile_opts *opts,
 	(void)opts;
 	if (fqdn != NULL)
 		sy_rel_add_host(out, fqdn);
-	rel_secret(o, json_string_value(json_object_get(tls, "secretName")), out);
-	rel_secret(o,
+	sy_contour_rel_secret(o, json_string_value(json_object_get(tls, "secretName")), out);
+	sy_contour_rel_secret(o,
 		   json_string_value(json_object_get(json_object_get(tls, "clientValidation"),
 						     "caSecret")),
 		   out);
 	sy_rel_add(out, SY_REL_DELEGATION, "%s/%s", o->ns, o->name);
 	json_array_foreach(json_object_get(spec, "includes"), i, v)
-		rel_include(o, v, out);
+		sy_contour_rel_ref(o, v, out);
 	json_array_foreach(json_object_get(spec, "routes"), i, v)
-		rel_services(o, json_object_get(v, "services"), out);
-	rel_include(o, json_object_get(tcp, "include"), out);
-	rel_services(o, json_object_get(tcp, "services"), out);
+		sy_contour_rel_services(o, json_object_get(v, "services"), out);
+	sy_contour_rel_ref(o, json_object_get(tcp, "include"), out);
+	sy_contour_rel_services(o, json_object_get(tcp, "services"), out);
 }
 
 const struct sy_kind sy_kind_httpproxy_contour = {

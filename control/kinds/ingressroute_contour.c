@@ -62,22 +62,6 @@ in_list(const char *s, const char *const *list)
 }
 
 static int
-check_bool(const json_t *v, const char *who, const char *field, struct sy_errors *errs)
-{
-	if (v != NULL && !json_is_null(v) && !json_is_boolean(v))
-		return sy_err_add(errs, "invalid", who, field, "must be true or false");
-	return 0;
-}
-
-static int
-check_opt_string(const json_t *v, const char *who, const char *field, struct sy_errors *errs)
-{
-	if (v != NULL && !json_is_null(v) && !json_is_string(v))
-		return sy_err_add(errs, "invalid", who, field, "must be a string");
-	return 0;
-}
-
-static int
 check_delegate(const json_t *d, const char *who, const char *base, struct sy_errors *errs)
 {
 	char f[192];
@@ -89,7 +73,7 @@ check_delegate(const json_t *d, const char *who, const char *base, struct sy_err
 	if (sy_kind_check_string(json_object_get(d, "name"), who, f, errs) < 0)
 		bad = -1;
 	snprintf(f, sizeof(f), "%s.namespace", base);
-	if (check_opt_string(json_object_get(d, "namespace"), who, f, errs) < 0)
+	if (sy_contour_check_opt_string(json_object_get(d, "namespace"), who, f, errs) < 0)
 		bad = -1;
 	return bad;
 }
@@ -162,13 +146,13 @@ check_route(const json_t *rt, size_t i, const char *who, struct sy_errors *errs)
 	if (d != NULL && !json_is_null(d) && check_delegate(d, who, f, errs) < 0)
 		bad = -1;
 	snprintf(f, sizeof(f), "%s.permitInsecure", base);
-	if (check_bool(json_object_get(rt, "permitInsecure"), who, f, errs) < 0)
+	if (sy_contour_check_bool(json_object_get(rt, "permitInsecure"), who, f, errs) < 0)
 		bad = -1;
 	snprintf(f, sizeof(f), "%s.enableWebsockets", base);
-	if (check_bool(json_object_get(rt, "enableWebsockets"), who, f, errs) < 0)
+	if (sy_contour_check_bool(json_object_get(rt, "enableWebsockets"), who, f, errs) < 0)
 		bad = -1;
 	snprintf(f, sizeof(f), "%s.prefixRewrite", base);
-	if (check_opt_string(json_object_get(rt, "prefixRewrite"), who, f, errs) < 0)
+	if (sy_contour_check_opt_string(json_object_get(rt, "prefixRewrite"), who, f, errs) < 0)
 		bad = -1;
 	if (sy_contour_check_lb(rt, base, &ir_lb, who, errs) < 0)
 		bad = -1;
@@ -185,16 +169,16 @@ check_vhost(const json_t *vh, const char *who, struct sy_errors *errs)
 	if (!json_is_object(vh))
 		return sy_err_add(errs, "invalid", who, "spec.virtualhost", "must be an object");
 	/* A blank fqdn is not a schema error: Contour says so in status. */
-	if (check_opt_string(json_object_get(vh, "fqdn"), who, "spec.virtualhost.fqdn", errs) < 0)
+	if (sy_contour_check_opt_string(json_object_get(vh, "fqdn"), who, "spec.virtualhost.fqdn", errs) < 0)
 		bad = -1;
 	if (tls == NULL || json_is_null(tls))
 		return bad;
 	if (!json_is_object(tls))
 		return sy_err_add(errs, "invalid", who, "spec.virtualhost.tls", "must be an object");
-	if (check_opt_string(json_object_get(tls, "secretName"), who,
+	if (sy_contour_check_opt_string(json_object_get(tls, "secretName"), who,
 			     "spec.virtualhost.tls.secretName", errs) < 0)
 		bad = -1;
-	if (check_bool(json_object_get(tls, "passthrough"), who, "spec.virtualhost.tls.passthrough",
+	if (sy_contour_check_bool(json_object_get(tls, "passthrough"), who, "spec.virtualhost.tls.passthrough",
 		       errs) < 0)
 		bad = -1;
 	/* The v1beta1 CRD's enum. */
@@ -249,7 +233,7 @@ validate_ingressroute(const json_t *obj, const char *who, struct sy_errors *errs
 
 /* One IngressRoute during a compile. */
 struct ir_state {
-	struct sy_object *o;
+	struct sy_object *o;   /* first: sy_contour_cycle_text reads it so */
 	const char *current;   /* "valid" / "invalid" / "orphaned"; NULL: none yet */
 	char desc[512];
 	bool root;
@@ -437,9 +421,7 @@ route_rule(struct ir_ctx *ic, struct ir_state *st, const json_t *route, const st
 	}
 	/* internal/envoy/route.go weightedClusters: no weight set anywhere
 	 * means equal shares; otherwise unset ones get 0 (contour#477, PR#487). */
-	if (total == 0)
-		for (i = 0; i < r.n_backends; i++)
-			r.backends[i].weight = 1;
+	sy_contour_equal_if_unweighted(r.backends, r.n_backends);
 	/* A pool has one strategy and one health check: the first service that
 	 * sets one wins, then the route, then the spec (the design document's
 	 * "defaults for all services"). */
@@ -483,22 +465,6 @@ route_rule(struct ir_ctx *ic, struct ir_state *st, const json_t *route, const st
 	if (add_or_replace(ic, &r) < 0)
 		ic->rc = -ENOMEM;
 	return 0;
-}
-
-/* "a -> b -> c" for a cycle message. */
-static void
-cycle_path(struct ir_ctx *ic, struct ir_state **visited, size_t depth, const struct ir_state *dest,
-	   char *buf, size_t len)
-{
-	size_t i, off = 0;
-
-	buf[0] = '\0';
-	for (i = 0; i < depth && off < len; i++)
-		off += (size_t)snprintf(buf + off, len - off, "%s/%s -> ", visited[i]->o->ns,
-					visited[i]->o->name);
-	if (off < len)
-		snprintf(buf + off, len - off, "%s/%s", dest->o->ns, dest->o->name);
-	(void)ic;
 }
 
 /* Follow a delegate {name, namespace}: NULL when there is no such
@@ -587,7 +553,7 @@ process_routes(struct ir_ctx *ic, struct ir_state *st, const char *prefix,
 				char path[400];
 
 				/* reported on the object that closes the cycle */
-				cycle_path(ic, visited, depth, dest, path, sizeof(path));
+				sy_contour_cycle_text((const void *const *)visited, depth, dest, path, sizeof(path));
 				set_status(st, "invalid", "route creates a delegation cycle: %s", path);
 				return;
 			}
@@ -623,9 +589,7 @@ tcpproxy_rule(struct ir_ctx *ic, struct ir_state *st, const json_t *tcp, const s
 		r.backends[r.n_backends++].weight = weight > 0 ? (uint32_t)weight : 0;
 		total += weight > 0 ? (uint64_t)weight : 0;
 	}
-	if (total == 0)
-		for (i = 0; i < r.n_backends; i++)
-			r.backends[i].weight = 1;
+	sy_contour_equal_if_unweighted(r.backends, r.n_backends);
 	r.o = st->o;
 	r.host = strdup(root->host);
 	r.path = "/";
@@ -676,7 +640,7 @@ process_tcpproxy(struct ir_ctx *ic, struct ir_state *st, struct ir_state **visit
 			if (visited[j] == dest) {
 				char path[400];
 
-				cycle_path(ic, visited, depth, dest, path, sizeof(path));
+				sy_contour_cycle_text((const void *const *)visited, depth, dest, path, sizeof(path));
 				set_status(st, "invalid", "tcpproxy creates a delegation cycle: %s", path);
 				return;
 			}
@@ -903,34 +867,18 @@ out:
  * may serve other roots' hosts.
  */
 static void
+ir_status_displaced(struct sy_object *o, const char *desc)
+{
+	json_decref(o->status);
+	o->status = json_pack("{s:s, s:s}", "currentStatus", "invalid", "description", desc);
+}
+
+static void
 ir_displaced(struct sy_compile_ctx *cx, const struct sy_rule_in *rule, const char *host,
 	     const struct sy_object *winner)
 {
-	struct sy_object *o = rule->o;
-	size_t n = 0, i;
-	struct sy_object **objs = sy_compile_list(cx, &sy_kind_ingressroute_contour, &n);
-	char desc[512];
-
-	if (objs == NULL)
-		return;
-	snprintf(desc, sizeof(desc), "fqdn \"%s\" is claimed by %s %s/%s (older)", host,
-		 winner->kind->kind, winner->ns, winner->name);
-	for (i = 0; i < n; i++) {
-		const char *fqdn = json_string_value(json_object_get(
-			json_object_get(json_object_get(objs[i]->obj, "spec"), "virtualhost"), "fqdn"));
-		const char *cur;
-
-		if (fqdn == NULL || strcasecmp(fqdn, host) != 0)
-			continue;
-		/* only the root that holds the host; duplicate roots say so already */
-		cur = json_string_value(json_object_get(objs[i]->status, "currentStatus"));
-		if (objs[i] != o && (cur == NULL || strcmp(cur, "valid") != 0))
-			continue;
-		json_decref(objs[i]->status);
-		objs[i]->status = json_pack("{s:s, s:s}", "currentStatus", "invalid", "description",
-					    desc);
-	}
-	free(objs);
+	sy_contour_displaced(cx, &sy_kind_ingressroute_contour, rule->o, host, winner,
+			     ir_status_displaced);
 }
 
 /* Delegation (itself, and every object it delegates to), services of
@@ -938,20 +886,8 @@ ir_displaced(struct sy_compile_ctx *cx, const struct sy_rule_in *rule, const cha
 static void
 ir_relations_routes(const struct sy_object *o, const json_t *entry, struct sy_rel_keys *out)
 {
-	const json_t *d = json_object_get(entry, "delegate");
-	const json_t *svc;
-	size_t i;
-
-	if (json_is_string(json_object_get(d, "name"))) {
-		const char *ns = json_string_value(json_object_get(d, "namespace"));
-
-		sy_rel_add(out, SY_REL_DELEGATION, "%s/%s", ns && ns[0] ? ns : o->ns,
-			   json_string_value(json_object_get(d, "name")));
-	}
-	json_array_foreach(json_object_get(entry, "services"), i, svc)
-		if (json_is_string(json_object_get(svc, "name")))
-			sy_rel_add(out, SY_REL_SERVICE, "%s/%s", o->ns,
-				   json_string_value(json_object_get(svc, "name")));
+	sy_contour_rel_ref(o, json_object_get(entry, "delegate"), out);
+	sy_contour_rel_services(o, json_object_get(entry, "services"), out);
 }
 
 /* A root's fqdn and TLS Secret; its delegation links (the DAG joins roots
@@ -971,10 +907,7 @@ ir_relations(const struct sy_object *o, const struct sy_compile_opts *opts,
 	(void)opts;
 	if (fqdn != NULL)
 		sy_rel_add_host(out, fqdn);
-	if (secret != NULL && strchr(secret, '/') != NULL)
-		sy_rel_add(out, SY_REL_SECRET, "%s", secret);
-	else if (secret != NULL)
-		sy_rel_add(out, SY_REL_SECRET, "%s/%s", o->ns, secret);
+	sy_contour_rel_secret(o, secret, out);
 	sy_rel_add(out, SY_REL_DELEGATION, "%s/%s", o->ns, o->name);
 	json_array_foreach(json_object_get(spec, "routes"), i, rt)
 		ir_relations_routes(o, rt, out);
