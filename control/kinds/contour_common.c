@@ -8,6 +8,7 @@
 
 #include "contour_common.h"
 #include "gen/compile.h"
+#include "kind_util.h"
 #include "kinds.h"
 #include "store/relations.h"
 #include "store/store.h"
@@ -337,4 +338,111 @@ sy_contour_displaced(struct sy_compile_ctx *cx, const struct sy_kind *kind,
 		status(objs[i], desc);
 	}
 	free(objs);
+}
+
+int
+sy_contour_check_ref(const json_t *ref, const char *who, const char *base, struct sy_errors *errs)
+{
+	char f[192];
+	int bad = 0;
+
+	if (!json_is_object(ref))
+		return sy_err_add(errs, "invalid", who, base, "must be an object");
+	snprintf(f, sizeof(f), "%s.name", base);
+	if (sy_kind_check_string(json_object_get(ref, "name"), who, f, errs) < 0)
+		bad = -1;
+	snprintf(f, sizeof(f), "%s.namespace", base);
+	if (sy_contour_check_opt_string(json_object_get(ref, "namespace"), who, f, errs) < 0)
+		bad = -1;
+	return bad;
+}
+
+/* One services[] entry's port and weight. */
+static int
+check_port_weight(const json_t *s, bool ranges, const char *who, const char *base,
+		  struct sy_errors *errs)
+{
+	const json_t *port = json_object_get(s, "port");
+	const json_t *weight = json_object_get(s, "weight");
+	json_int_t p = json_integer_value(port), w = json_integer_value(weight);
+	char f[256];
+	int bad = 0;
+
+	snprintf(f, sizeof(f), "%s.port", base);
+	if (port == NULL)
+		bad = sy_err_add(errs, "invalid", who, f, "required");
+	else if (!json_is_integer(port))
+		bad = sy_err_add(errs, "invalid", who, f, "must be an integer");
+	else if (ranges && (p < 1 || p > 65535))
+		bad = sy_err_add(errs, "invalid", who, f,
+				 "must be an integer between 1 and 65535, not %lld", (long long)p);
+	snprintf(f, sizeof(f), "%s.weight", base);
+	if (weight == NULL || json_is_null(weight))
+		return bad;
+	if (!json_is_integer(weight) || w > UINT32_MAX / 16)
+		bad = sy_err_add(errs, "invalid", who, f, "must be an integer");
+	else if (ranges && w < 0)
+		bad = sy_err_add(errs, "invalid", who, f,
+				 "must be an integer greater than or equal to zero, not %lld",
+				 (long long)w);
+	return bad;
+}
+
+int
+sy_contour_check_services(const json_t *svcs, const struct sy_contour_svc_rules *rules,
+			  const char *who, const char *base, struct sy_errors *errs)
+{
+	const json_t *s;
+	size_t i;
+	char f[192], n[200];
+	int bad = 0;
+
+	if (svcs == NULL || json_is_null(svcs))
+		return 0;
+	if (!json_is_array(svcs))
+		return sy_err_add(errs, "invalid", who, base, "must be a list");
+	if (json_array_size(svcs) > SY_RULE_BACKENDS_MAX)
+		return sy_err_add(errs, "invalid", who, base, "at most %d services per route",
+				  SY_RULE_BACKENDS_MAX);
+	json_array_foreach(svcs, i, s) {
+		snprintf(f, sizeof(f), "%s[%zu]", base, i);
+		if (!json_is_object(s)) {
+			bad = sy_err_add(errs, "invalid", who, f, "must be an object");
+			continue;
+		}
+		snprintf(n, sizeof(n), "%s.name", f);
+		if (sy_kind_check_string(json_object_get(s, "name"), who, n, errs) < 0)
+			bad = -1;
+		if (check_port_weight(s, rules->ranges, who, f, errs) < 0)
+			bad = -1;
+		if (rules->each != NULL && rules->each(s, f, who, errs, rules->arg) < 0)
+			bad = -1;
+	}
+	return bad;
+}
+
+const json_t *
+sy_contour_tcp_rule(struct sy_store *st, const char *ns, const json_t *svcs, struct sy_rule_in *r)
+{
+	const json_t *svc;
+	size_t i;
+
+	json_array_foreach(svcs, i, svc) {
+		const char *name = json_string_value(json_object_get(svc, "name"));
+		json_int_t port = json_integer_value(json_object_get(svc, "port"));
+		json_int_t weight = json_integer_value(json_object_get(svc, "weight"));
+
+		if (port < 1 || port > 65535 || !sy_service_has_port(st, ns, name, port))
+			return svc;
+		r->backends[r->n_backends].service = name;
+		r->backends[r->n_backends].target_port = json_object_get(svc, "port");
+		r->backends[r->n_backends++].weight = weight > 0 ? (uint32_t)weight : 0;
+	}
+	sy_contour_equal_if_unweighted(r->backends, r->n_backends);
+	r->path = "/";
+	r->match = SY_PATH_PREFIX;
+	r->target_port = json_object_get(json_array_get(svcs, 0), "port");
+	r->weights = SY_WEIGHTS_PER_SERVICE;
+	r->strategy = SY_LB_ROUND_ROBIN;
+	return NULL;
 }

@@ -67,6 +67,26 @@ int sy_contour_check_bool(const json_t *v, const char *who, const char *field,
 int sy_contour_check_opt_string(const json_t *v, const char *who, const char *field,
 				struct sy_errors *errs);
 
+/* A reference {name (required), namespace} to another object of the kind:
+ * an IngressRoute's delegate, an HTTPProxy's include. */
+int sy_contour_check_ref(const json_t *ref, const char *who, const char *base,
+			 struct sy_errors *errs);
+/* How services[] entries are checked beyond name, port and weight. */
+struct sy_contour_svc_rules {
+	/* HTTPProxy's CRD: port 1-65535 and weight >= 0 are schema errors;
+	 * IngressRoute reports them in status instead. */
+	bool ranges;
+	/* The kind's own fields of one entry (field base "...services[i]");
+	 * 0 or -1. NULL: none. */
+	int (*each)(const json_t *svc, const char *base, const char *who, struct sy_errors *errs,
+		    void *arg);
+	void *arg;
+};
+/* services[] of a route or a tcpproxy: at most SY_RULE_BACKENDS_MAX objects
+ * with a name, an integer port and an optional integer weight. */
+int sy_contour_check_services(const json_t *svcs, const struct sy_contour_svc_rules *rules,
+			      const char *who, const char *base, struct sy_errors *errs);
+
 struct sy_backend_in;
 /* internal/envoy/route.go weightedClusters: when no backend has a weight,
  * all get 1 (equal shares); otherwise those without one get none. */
@@ -77,6 +97,14 @@ void sy_contour_equal_if_unweighted(struct sy_backend_in *b, unsigned n);
  * its struct sy_object * (both kinds' states begin so). */
 void sy_contour_cycle_text(const void *const *chain, size_t depth, const void *dest, char *buf,
 			   size_t len);
+
+struct sy_rule_in;
+struct sy_store;
+/* A tcpproxy's rule, but for its host and TLS: services (in namespace ns,
+ * by port number) as weighted backends of a "/" rule, round robin. NULL,
+ * or the first entry whose Service or port does not exist. */
+const json_t *sy_contour_tcp_rule(struct sy_store *st, const char *ns, const json_t *svcs,
+				  struct sy_rule_in *r);
 
 struct sy_rel_keys;
 /* Relations (store/relations.h) of both kinds: a Secret named "name" or

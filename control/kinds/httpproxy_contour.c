@@ -356,57 +356,28 @@ check_conditions(const json_t *conds, bool include, const char *who, const char 
 	return bad;
 }
 
-/* services[] of a route or a tcpproxy. */
+/* A service's mirror flag; more than one mirror is counted in *arg. */
+static int
+check_service_mirror(const json_t *svc, const char *base, const char *who, struct sy_errors *errs,
+		     void *arg)
+{
+	char f[256];
+
+	snprintf(f, sizeof(f), "%s.mirror", base);
+	if (json_is_true(json_object_get(svc, "mirror")))
+		(*(int *)arg)++;
+	return sy_contour_check_bool(json_object_get(svc, "mirror"), who, f, errs);
+}
+
+/* services[] of a route or a tcpproxy: the CRD's ranges at apply. */
 static int
 check_services(const json_t *svcs, const char *who, const char *base, struct sy_errors *errs)
 {
-	const json_t *s;
-	size_t i;
-	char f[192];
-	int bad = 0, mirrors = 0;
+	int mirrors = 0;
+	struct sy_contour_svc_rules rules = { .ranges = true, .each = check_service_mirror,
+					      .arg = &mirrors };
+	int bad = sy_contour_check_services(svcs, &rules, who, base, errs);
 
-	if (!present(svcs))
-		return 0;
-	if (!json_is_array(svcs))
-		return sy_err_add(errs, "invalid", who, base, "must be a list");
-	if (json_array_size(svcs) > SY_RULE_BACKENDS_MAX)
-		return sy_err_add(errs, "invalid", who, base, "at most %d services per route",
-				  SY_RULE_BACKENDS_MAX);
-	json_array_foreach(svcs, i, s) {
-		const json_t *port = json_object_get(s, "port");
-		const json_t *weight = json_object_get(s, "weight");
-
-		snprintf(f, sizeof(f), "%s[%zu]", base, i);
-		if (!json_is_object(s)) {
-			bad = sy_err_add(errs, "invalid", who, f, "must be an object");
-			continue;
-		}
-		snprintf(f, sizeof(f), "%s[%zu].name", base, i);
-		if (sy_kind_check_string(json_object_get(s, "name"), who, f, errs) < 0)
-			bad = -1;
-		/* The CRD: minimum 1, maximum 65535. */
-		snprintf(f, sizeof(f), "%s[%zu].port", base, i);
-		if (port == NULL)
-			bad = sy_err_add(errs, "invalid", who, f, "required");
-		else if (!json_is_integer(port) || json_integer_value(port) < 1 ||
-			 json_integer_value(port) > 65535)
-			bad = sy_err_add(errs, "invalid", who, f,
-					 "must be an integer between 1 and 65535, not %s",
-					 json_is_integer(port) ? "out of range" : "a non-integer");
-		snprintf(f, sizeof(f), "%s[%zu].weight", base, i);
-		if (present(weight) && (!json_is_integer(weight) || json_integer_value(weight) < 0 ||
-					json_integer_value(weight) > UINT32_MAX / 16))
-			bad = sy_err_add(errs, "invalid", who, f,
-					 "must be an integer greater than or equal to zero%s",
-					 json_is_integer(weight) && json_integer_value(weight) < 0
-						 ? " (negative weight)"
-						 : "");
-		snprintf(f, sizeof(f), "%s[%zu].mirror", base, i);
-		if (sy_contour_check_bool(json_object_get(s, "mirror"), who, f, errs) < 0)
-			bad = -1;
-		if (json_is_true(json_object_get(s, "mirror")))
-			mirrors++;
-	}
 	if (mirrors > 1)
 		bad = sy_err_add(errs, "invalid", who, base,
 				 "only one service per route may be nominated as mirror");
@@ -615,25 +586,16 @@ check_route(const json_t *rt, size_t i, const char *who, struct sy_errors *errs)
 	return bad;
 }
 
+/* An include {name, namespace, conditions}. */
 static int
-check_include_ref(const json_t *inc, bool conds, const char *who, const char *base,
-		  struct sy_errors *errs)
+check_include(const json_t *inc, const char *who, const char *base, struct sy_errors *errs)
 {
 	char f[192];
-	int bad = 0;
 
-	if (!json_is_object(inc))
-		return sy_err_add(errs, "invalid", who, base, "must be an object");
-	snprintf(f, sizeof(f), "%s.name", base);
-	if (sy_kind_check_string(json_object_get(inc, "name"), who, f, errs) < 0)
-		bad = -1;
-	snprintf(f, sizeof(f), "%s.namespace", base);
-	if (sy_contour_check_opt_string(json_object_get(inc, "namespace"), who, f, errs) < 0)
-		bad = -1;
 	snprintf(f, sizeof(f), "%s.conditions", base);
-	if (conds && check_conditions(json_object_get(inc, "conditions"), true, who, f, errs) < 0)
-		bad = -1;
-	return bad;
+	if (sy_contour_check_ref(inc, who, base, errs) < 0)
+		return -1;
+	return check_conditions(json_object_get(inc, "conditions"), true, who, f, errs);
 }
 
 static int
@@ -717,7 +679,7 @@ validate_httpproxy(const json_t *obj, const char *who, struct sy_errors *errs)
 		bad = sy_err_add(errs, "invalid", who, "spec.includes", "must be a list");
 	json_array_foreach(includes, i, v) {
 		snprintf(f, sizeof(f), "spec.includes[%zu]", i);
-		if (check_include_ref(v, true, who, f, errs) < 0)
+		if (check_include(v, who, f, errs) < 0)
 			bad = -1;
 	}
 	if (present(tcp)) {
@@ -728,7 +690,7 @@ validate_httpproxy(const json_t *obj, const char *who, struct sy_errors *errs)
 		else if (check_services(json_object_get(tcp, "services"), who,
 					"spec.tcpproxy.services", errs) < 0 ||
 			 (present(inc) &&
-			  check_include_ref(inc, false, who, "spec.tcpproxy.include", errs) < 0) ||
+			  sy_contour_check_ref(inc, who, "spec.tcpproxy.include", errs) < 0) ||
 			 check_lb_policy(json_object_get(tcp, "loadBalancerPolicy"), who,
 					 "spec.tcpproxy.loadBalancerPolicy", errs) < 0)
 			bad = -1;
@@ -1174,7 +1136,6 @@ route_rule(struct hp_ctx *hc, struct hp_state *st, const json_t *route, struct h
 	char prefix[1024];
 	struct sy_rule_in r;
 	size_t i, j, n0 = cs->n;
-	uint64_t total = 0;
 	int rc;
 
 	if (json_array_size(svcs) == 0) {
@@ -1256,7 +1217,6 @@ route_rule(struct hp_ctx *hc, struct hp_state *st, const json_t *route, struct h
 		r.backends[r.n_backends].service = name;
 		r.backends[r.n_backends].target_port = json_object_get(svc, "port");
 		r.backends[r.n_backends++].weight = (uint32_t)weight;
-		total += (uint64_t)weight;
 	}
 	r.o = st->o;
 	r.host = strdup(root->host);
@@ -1411,42 +1371,25 @@ compute_routes(struct hp_ctx *hc, struct hp_state *st, struct hp_conds *cs,
 static int __attribute__((noinline))
 tcpproxy_rule(struct hp_ctx *hc, struct hp_state *st, const json_t *tcp, const struct hp_root *root)
 {
-	const json_t *svcs = json_object_get(tcp, "services");
-	const json_t *svc;
 	struct sy_rule_in r;
-	uint64_t total = 0;
-	size_t i;
+	const json_t *bad;
 
 	memset(&r, 0, sizeof(r));
-	json_array_foreach(svcs, i, svc) {
-		const char *name = json_string_value(json_object_get(svc, "name"));
-		json_int_t port = json_integer_value(json_object_get(svc, "port"));
-		json_int_t weight = json_integer_value(json_object_get(svc, "weight"));
-
-		if (!sy_service_has_port(hc->cx->st, st->o->ns, name, port)) {
-			add_error(st, "TCPProxyError", "ServiceUnresolvedReference",
-				  "Spec.TCPProxy unresolved service reference: service \"%s/%s\" not "
-				  "found",
-				  st->o->ns, name);
-			return -1;
-		}
-		r.backends[r.n_backends].service = name;
-		r.backends[r.n_backends].target_port = json_object_get(svc, "port");
-		r.backends[r.n_backends++].weight = (uint32_t)weight;
-		total += (uint64_t)weight;
+	bad = sy_contour_tcp_rule(hc->cx->st, st->o->ns, json_object_get(tcp, "services"), &r);
+	if (bad != NULL) {
+		add_error(st, "TCPProxyError", "ServiceUnresolvedReference",
+			  "Spec.TCPProxy unresolved service reference: service \"%s/%s\" not found",
+			  st->o->ns, json_string_value(json_object_get(bad, "name")));
+		return -1;
 	}
-	sy_contour_equal_if_unweighted(r.backends, r.n_backends);
 	r.o = st->o;
 	r.host = strdup(root->host);
-	r.path = "/";
-	r.match = SY_PATH_PREFIX;
 	root_tls(&r, root, NULL);
-	r.target_port = r.backends[0].target_port;
-	r.weights = SY_WEIGHTS_PER_SERVICE;
+	/* Contour: Cookie and RequestHash are not for TCP (ignored). */
 	r.strategy = sy_contour_strategy(json_string_value(
 		json_object_get(json_object_get(tcp, "loadBalancerPolicy"), "strategy")));
 	if (r.strategy == SY_LB_COOKIE || r.strategy == SY_LB_CONSISTENT_HASH)
-		r.strategy = SY_LB_ROUND_ROBIN; /* Contour: not for TCP; ignored */
+		r.strategy = SY_LB_ROUND_ROBIN;
 	return pend_add(hc, &r);
 }
 

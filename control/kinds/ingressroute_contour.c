@@ -61,21 +61,13 @@ in_list(const char *s, const char *const *list)
 	return false;
 }
 
+/* A service's strategy and health check (v1beta1 has them per service). */
 static int
-check_delegate(const json_t *d, const char *who, const char *base, struct sy_errors *errs)
+check_service_lb(const json_t *svc, const char *base, const char *who, struct sy_errors *errs,
+		 void *arg)
 {
-	char f[192];
-	int bad = 0;
-
-	if (!json_is_object(d))
-		return sy_err_add(errs, "invalid", who, base, "must be an object");
-	snprintf(f, sizeof(f), "%s.name", base);
-	if (sy_kind_check_string(json_object_get(d, "name"), who, f, errs) < 0)
-		bad = -1;
-	snprintf(f, sizeof(f), "%s.namespace", base);
-	if (sy_contour_check_opt_string(json_object_get(d, "namespace"), who, f, errs) < 0)
-		bad = -1;
-	return bad;
+	(void)arg;
+	return sy_contour_check_lb(svc, base, &ir_lb, who, errs);
 }
 
 /* services[] of a route or a tcpproxy. Port range and negative weights are
@@ -83,44 +75,9 @@ check_delegate(const json_t *d, const char *who, const char *base, struct sy_err
 static int
 check_services(const json_t *svcs, const char *who, const char *base, struct sy_errors *errs)
 {
-	const json_t *s;
-	size_t i;
-	char f[192];
-	int bad = 0;
+	static const struct sy_contour_svc_rules rules = { .each = check_service_lb };
 
-	if (svcs == NULL || json_is_null(svcs))
-		return 0;
-	if (!json_is_array(svcs))
-		return sy_err_add(errs, "invalid", who, base, "must be a list");
-	if (json_array_size(svcs) > SY_RULE_BACKENDS_MAX)
-		return sy_err_add(errs, "invalid", who, base, "at most %d services per route",
-				  SY_RULE_BACKENDS_MAX);
-	json_array_foreach(svcs, i, s) {
-		const json_t *port = json_object_get(s, "port");
-		const json_t *weight = json_object_get(s, "weight");
-
-		snprintf(f, sizeof(f), "%s[%zu]", base, i);
-		if (!json_is_object(s)) {
-			bad = sy_err_add(errs, "invalid", who, f, "must be an object");
-			continue;
-		}
-		snprintf(f, sizeof(f), "%s[%zu].name", base, i);
-		if (sy_kind_check_string(json_object_get(s, "name"), who, f, errs) < 0)
-			bad = -1;
-		snprintf(f, sizeof(f), "%s[%zu].port", base, i);
-		if (port == NULL)
-			bad = sy_err_add(errs, "invalid", who, f, "required");
-		else if (!json_is_integer(port))
-			bad = sy_err_add(errs, "invalid", who, f, "must be an integer");
-		snprintf(f, sizeof(f), "%s[%zu].weight", base, i);
-		if (weight != NULL && !json_is_null(weight) &&
-		    (!json_is_integer(weight) || json_integer_value(weight) > UINT32_MAX / 16))
-			bad = sy_err_add(errs, "invalid", who, f, "must be an integer");
-		snprintf(f, sizeof(f), "%s[%zu]", base, i);
-		if (sy_contour_check_lb(s, f, &ir_lb, who, errs) < 0)
-			bad = -1;
-	}
-	return bad;
+	return sy_contour_check_services(svcs, &rules, who, base, errs);
 }
 
 static int
@@ -143,7 +100,7 @@ check_route(const json_t *rt, size_t i, const char *who, struct sy_errors *errs)
 	if (check_services(json_object_get(rt, "services"), who, f, errs) < 0)
 		bad = -1;
 	snprintf(f, sizeof(f), "%s.delegate", base);
-	if (d != NULL && !json_is_null(d) && check_delegate(d, who, f, errs) < 0)
+	if (d != NULL && !json_is_null(d) && sy_contour_check_ref(d, who, f, errs) < 0)
 		bad = -1;
 	snprintf(f, sizeof(f), "%s.permitInsecure", base);
 	if (sy_contour_check_bool(json_object_get(rt, "permitInsecure"), who, f, errs) < 0)
@@ -221,7 +178,7 @@ validate_ingressroute(const json_t *obj, const char *who, struct sy_errors *errs
 		else if (check_services(json_object_get(tcp, "services"), who,
 					"spec.tcpproxy.services", errs) < 0 ||
 			 (d != NULL && !json_is_null(d) &&
-			  check_delegate(d, who, "spec.tcpproxy.delegate", errs) < 0))
+			  sy_contour_check_ref(d, who, "spec.tcpproxy.delegate", errs) < 0))
 			bad = -1;
 	}
 	if (sy_contour_check_lb(spec, "spec", &ir_lb, who, errs) < 0)
@@ -382,7 +339,6 @@ route_rule(struct ir_ctx *ic, struct ir_state *st, const json_t *route, const st
 	const char *strategy = NULL;
 	const json_t *hc = NULL;
 	struct sy_rule_in r;
-	uint64_t total = 0;
 	size_t i;
 
 	memset(&r, 0, sizeof(r));
@@ -413,7 +369,6 @@ route_rule(struct ir_ctx *ic, struct ir_state *st, const json_t *route, const st
 		r.backends[r.n_backends].service = name;
 		r.backends[r.n_backends].target_port = json_object_get(svc, "port");
 		r.backends[r.n_backends++].weight = (uint32_t)weight;
-		total += (uint64_t)weight;
 		if (strategy == NULL)
 			strategy = json_string_value(json_object_get(svc, "strategy"));
 		if (hc == NULL && json_is_object(json_object_get(svc, "healthCheck")))
@@ -567,40 +522,23 @@ process_routes(struct ir_ctx *ic, struct ir_state *st, const char *prefix,
 static int __attribute__((noinline))
 tcpproxy_rule(struct ir_ctx *ic, struct ir_state *st, const json_t *tcp, const struct ir_root *root)
 {
-	const json_t *svcs = json_object_get(tcp, "services");
-	const json_t *svc;
 	struct sy_rule_in r;
-	uint64_t total = 0;
-	size_t i;
+	const json_t *bad;
 
 	memset(&r, 0, sizeof(r));
-	json_array_foreach(svcs, i, svc) {
-		const char *name = json_string_value(json_object_get(svc, "name"));
-		json_int_t port = json_integer_value(json_object_get(svc, "port"));
-		json_int_t weight = json_integer_value(json_object_get(svc, "weight"));
-
-		if (port < 1 || port > 65535 || !sy_service_has_port(ic->cx->st, st->o->ns, name, port)) {
-			set_status(st, "invalid", "tcpproxy: service %s/%s/%lld: not found", st->o->ns,
-				   name, (long long)port);
-			return -1;
-		}
-		r.backends[r.n_backends].service = name;
-		r.backends[r.n_backends].target_port = json_object_get(svc, "port");
-		r.backends[r.n_backends++].weight = weight > 0 ? (uint32_t)weight : 0;
-		total += weight > 0 ? (uint64_t)weight : 0;
+	bad = sy_contour_tcp_rule(ic->cx->st, st->o->ns, json_object_get(tcp, "services"), &r);
+	if (bad != NULL) {
+		set_status(st, "invalid", "tcpproxy: service %s/%s/%lld: not found", st->o->ns,
+			   json_string_value(json_object_get(bad, "name")),
+			   (long long)json_integer_value(json_object_get(bad, "port")));
+		return -1;
 	}
-	sy_contour_equal_if_unweighted(r.backends, r.n_backends);
 	r.o = st->o;
 	r.host = strdup(root->host);
-	r.path = "/";
-	r.match = SY_PATH_PREFIX;
 	r.tls = root->tls;
 	r.tls_secret = root->tls_secret;
 	r.pem = root->pem;
 	r.min_tls_version = root->min_tls_version;
-	r.target_port = json_object_get(json_array_get(svcs, 0), "port");
-	r.weights = SY_WEIGHTS_PER_SERVICE;
-	r.strategy = SY_LB_ROUND_ROBIN;
 	if (add_or_replace(ic, &r) < 0)
 		ic->rc = -ENOMEM;
 	return 0;
