@@ -446,3 +446,29 @@ sy_contour_tcp_rule(struct sy_store *st, const char *ns, const json_t *svcs, str
 	r->strategy = SY_LB_ROUND_ROBIN;
 	return NULL;
 }
+
+int
+sy_contour_take(const struct sy_object *o, size_t i, json_t *index, bool *root, char **fqdn)
+{
+	const json_t *vh = json_object_get(json_object_get(o->obj, "spec"), "virtualhost");
+	char key[512];
+
+	*root = json_is_object(vh);
+	*fqdn = NULL;
+	/* Duplicates are found case-insensitively (contour#3230). */
+	if (*root && (*fqdn = sy_lower_dup(json_string_value(json_object_get(vh, "fqdn")))) == NULL)
+		return -ENOMEM;
+	snprintf(key, sizeof(key), "%s/%s", o->ns, o->name);
+	return json_object_set_new(index, key, json_integer((json_int_t)i)) < 0 ? -ENOMEM : 0;
+}
+
+long
+sy_contour_find(const json_t *index, const char *ns, const char *name)
+{
+	char key[512];
+	const json_t *v;
+
+	snprintf(key, sizeof(key), "%s/%s", ns, name);
+	v = json_object_get(index, key);
+	return v != NULL ? (long)json_integer_value(v) : -1;
+}

@@ -116,6 +116,13 @@ void sy_contour_rel_services(const struct sy_object *o, const json_t *svcs,
 			     struct sy_rel_keys *out);
 void sy_contour_rel_ref(const struct sy_object *o, const json_t *ref, struct sy_rel_keys *out);
 
+/* One object of a kind's compile: whether it is a root (has
+ * spec.virtualhost) and its fqdn lower-cased (malloc'd; NULL for others),
+ * and its place i under "ns/name" in index. 0, or -ENOMEM. */
+int sy_contour_take(const struct sy_object *o, size_t i, json_t *index, bool *root, char **fqdn);
+/* The place of ns/name in index, or -1. */
+long sy_contour_find(const json_t *index, const char *ns, const char *name);
+
 struct sy_compile_ctx;
 struct sy_kind;
 /*

@@ -35,9 +35,6 @@
 #include <string.h>
 #include <strings.h>
 
-#define PCRE2_CODE_UNIT_WIDTH 8
-#include <pcre2.h>
-
 #include "arena.h"
 #include "contour_common.h"
 #include "gen/compile.h"
@@ -102,18 +99,11 @@ check_keys(const json_t *o, const char *const *keys, const char *who, const char
 static int
 check_regex(const char *re, const char *who, const char *field, struct sy_errors *errs)
 {
-	int code;
-	PCRE2_SIZE off;
-	pcre2_code *c = pcre2_compile((PCRE2_SPTR)re, PCRE2_ZERO_TERMINATED, 0, &code, &off, NULL);
-	PCRE2_UCHAR buf[256];
+	char why[300];
 
-	if (c != NULL) {
-		pcre2_code_free(c);
+	if (sy_kind_regex_ok(re, why, sizeof(why)))
 		return 0;
-	}
-	pcre2_get_error_message(code, buf, sizeof(buf));
-	return sy_err_add(errs, "invalid", who, field, "\"%s\" is not a valid regex: %s", re,
-			  (const char *)buf);
+	return sy_err_add(errs, "invalid", who, field, "\"%s\" is not a valid regex: %s", re, why);
 }
 
 /* Go's time.ParseDuration, as Contour's timeout and retry fields take it
@@ -769,12 +759,9 @@ add_error(struct hp_state *st, const char *type, const char *reason, const char 
 static struct hp_state *
 find_hp(struct hp_ctx *hc, const char *ns, const char *name)
 {
-	char key[512];
-	const json_t *v;
+	long i = sy_contour_find(hc->index, ns, name);
 
-	snprintf(key, sizeof(key), "%s/%s", ns, name);
-	v = json_object_get(hc->index, key);
-	return v ? &hc->s[json_integer_value(v)] : NULL;
+	return i >= 0 ? &hc->s[i] : NULL;
 }
 
 static char *
@@ -1736,26 +1723,15 @@ compile_httpproxies(struct sy_compile_ctx *cx)
 		goto out;
 	}
 	for (i = 0; i < hc.n; i++) {
-		const json_t *vh = json_object_get(json_object_get(objs[i]->obj, "spec"), "virtualhost");
-		char key[512];
-
 		hc.s[i].o = objs[i];
-		hc.s[i].root = json_is_object(vh);
-		/* every proxy without a vhost starts orphaned until a root
-		 * includes it */
-		hc.s[i].orphan = !hc.s[i].root;
-		if (hc.s[i].root) {
-			/* Duplicates are found case-insensitively (contour#3230). */
-			hc.s[i].fqdn = sy_lower_dup(json_string_value(json_object_get(vh, "fqdn")));
-			if (hc.s[i].fqdn == NULL) {
-				hc.rc = -ENOMEM;
-				goto out;
-			}
-			/* a blank fqdn is its own error, not a duplicate */
-			fqdns[i] = sy_contour_blank(hc.s[i].fqdn) ? NULL : hc.s[i].fqdn;
+		if (sy_contour_take(objs[i], i, hc.index, &hc.s[i].root, &hc.s[i].fqdn) < 0) {
+			hc.rc = -ENOMEM;
+			goto out;
 		}
-		snprintf(key, sizeof(key), "%s/%s", objs[i]->ns, objs[i]->name);
-		json_object_set_new(hc.index, key, json_integer((json_int_t)i));
+		/* every proxy without a vhost starts orphaned until a root
+		 * includes it; a blank fqdn is its own error, not a duplicate */
+		hc.s[i].orphan = !hc.s[i].root;
+		fqdns[i] = hc.s[i].root && !sy_contour_blank(hc.s[i].fqdn) ? hc.s[i].fqdn : NULL;
 	}
 	/* validHTTPProxies: one fqdn, several roots: all invalid */
 	if ((hc.rc = sy_contour_mark_duplicates(objs, fqdns, hc.n, "HTTPProxies", mark_dup, &hc)) < 0)

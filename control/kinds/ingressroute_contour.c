@@ -262,12 +262,9 @@ set_status(struct ir_state *st, const char *current, const char *fmt, ...)
 static struct ir_state *
 find_ir(struct ir_ctx *ic, const char *ns, const char *name)
 {
-	char key[512];
-	const json_t *v;
+	long i = sy_contour_find(ic->index, ns, name);
 
-	snprintf(key, sizeof(key), "%s/%s", ns, name);
-	v = json_object_get(ic->index, key);
-	return v ? &ic->s[json_integer_value(v)] : NULL;
+	return i >= 0 ? &ic->s[i] : NULL;
 }
 
 /* Contour v0.15 builder.go matchesPathPrefix: segment-aware. */
@@ -750,23 +747,13 @@ compile_ingressroutes(struct sy_compile_ctx *cx)
 		goto out;
 	}
 	for (i = 0; i < ic.n; i++) {
-		const json_t *vh = json_object_get(json_object_get(objs[i]->obj, "spec"), "virtualhost");
-		char key[512];
-
 		ic.s[i].o = objs[i];
-		ic.s[i].root = json_is_object(vh);
+		if (sy_contour_take(objs[i], i, ic.index, &ic.s[i].root, &ic.s[i].fqdn) < 0) {
+			ic.rc = -ENOMEM;
+			goto out;
+		}
 		/* (2) every delegate starts orphaned until a root reaches it */
 		ic.s[i].orphan = !ic.s[i].root;
-		if (ic.s[i].root) {
-			/* Duplicates are found case-insensitively (contour#3230). */
-			ic.s[i].fqdn = sy_lower_dup(json_string_value(json_object_get(vh, "fqdn")));
-			if (ic.s[i].fqdn == NULL) {
-				ic.rc = -ENOMEM;
-				goto out;
-			}
-		}
-		snprintf(key, sizeof(key), "%s/%s", objs[i]->ns, objs[i]->name);
-		json_object_set_new(ic.index, key, json_integer((json_int_t)i));
 	}
 	/* (1) one fqdn, several roots: all invalid */
 	if (mark_duplicates(&ic, objs) < 0)
