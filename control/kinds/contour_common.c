@@ -472,3 +472,27 @@ sy_contour_find(const json_t *index, const char *ns, const char *name)
 	v = json_object_get(index, key);
 	return v != NULL ? (long)json_integer_value(v) : -1;
 }
+
+int
+sy_contour_check_vhost(const json_t *vh, const char *who, struct sy_errors *errs)
+{
+	const json_t *tls = json_object_get(vh, "tls");
+	int bad = 0;
+
+	if (!json_is_object(vh))
+		return sy_err_add(errs, "invalid", who, "spec.virtualhost", "must be an object");
+	if (sy_contour_check_opt_string(json_object_get(vh, "fqdn"), who, "spec.virtualhost.fqdn",
+					errs) < 0)
+		bad = -1;
+	if (tls == NULL || json_is_null(tls))
+		return bad;
+	if (!json_is_object(tls))
+		return sy_err_add(errs, "invalid", who, "spec.virtualhost.tls", "must be an object");
+	if (sy_contour_check_opt_string(json_object_get(tls, "secretName"), who,
+					"spec.virtualhost.tls.secretName", errs) < 0)
+		bad = -1;
+	if (sy_contour_check_bool(json_object_get(tls, "passthrough"), who,
+				  "spec.virtualhost.tls.passthrough", errs) < 0)
+		bad = -1;
+	return bad;
+}

@@ -71,6 +71,10 @@ int sy_contour_check_opt_string(const json_t *v, const char *who, const char *fi
  * an IngressRoute's delegate, an HTTPProxy's include. */
 int sy_contour_check_ref(const json_t *ref, const char *who, const char *base,
 			 struct sy_errors *errs);
+/* spec.virtualhost's common schema: an object, fqdn a string (a blank one
+ * is a status, not a schema error), tls an object with secretName a string
+ * and passthrough a bool. 0, or -1 with the errors added. */
+int sy_contour_check_vhost(const json_t *vh, const char *who, struct sy_errors *errs);
 /* How services[] entries are checked beyond name, port and weight. */
 struct sy_contour_svc_rules {
 	/* HTTPProxy's CRD: port 1-65535 and weight >= 0 are schema errors;

@@ -549,9 +549,11 @@ check_route(const json_t *rt, size_t i, const char *who, struct sy_errors *errs)
 		bad = -1;
 	if (check_services(json_object_get(rt, "services"), who, SUB("services"), errs) < 0)
 		bad = -1;
-	if (sy_contour_check_bool(json_object_get(rt, "permitInsecure"), who, SUB("permitInsecure"), errs) < 0)
+	if (sy_contour_check_bool(json_object_get(rt, "permitInsecure"), who, SUB("permitInsecure"),
+				  errs) < 0)
 		bad = -1;
-	if (sy_contour_check_bool(json_object_get(rt, "enableWebsockets"), who, SUB("enableWebsockets"), errs) < 0)
+	if (sy_contour_check_bool(json_object_get(rt, "enableWebsockets"), who,
+				  SUB("enableWebsockets"), errs) < 0)
 		bad = -1;
 	if (check_rewrite(json_object_get(rt, "pathRewritePolicy"), who, SUB("pathRewritePolicy"),
 			  errs) < 0)
@@ -596,21 +598,10 @@ check_vhost(const json_t *vh, const char *who, struct sy_errors *errs)
 	const json_t *cv = json_object_get(tls, "clientValidation");
 	int bad = 0;
 
-	if (!json_is_object(vh))
-		return sy_err_add(errs, "invalid", who, "spec.virtualhost", "must be an object");
-	/* A blank fqdn is not a schema error: Contour says so in status. */
-	if (sy_contour_check_opt_string(json_object_get(vh, "fqdn"), who, "spec.virtualhost.fqdn", errs) < 0)
-		bad = -1;
-	if (!present(tls))
-		return bad;
+	if (sy_contour_check_vhost(vh, who, errs) < 0)
+		return -1;
 	if (!json_is_object(tls))
-		return sy_err_add(errs, "invalid", who, "spec.virtualhost.tls", "must be an object");
-	if (sy_contour_check_opt_string(json_object_get(tls, "secretName"), who,
-			     "spec.virtualhost.tls.secretName", errs) < 0)
-		bad = -1;
-	if (sy_contour_check_bool(json_object_get(tls, "passthrough"), who, "spec.virtualhost.tls.passthrough",
-		       errs) < 0)
-		bad = -1;
+		return bad;
 	/* The v1 CRD's enum ("1.2", "1.3"; empty: the default, 1.2). */
 	if (present(mpv) && !(json_is_string(mpv) && (json_string_length(mpv) == 0 ||
 						     strcmp(json_string_value(mpv), "1.2") == 0 ||

@@ -123,21 +123,10 @@ check_vhost(const json_t *vh, const char *who, struct sy_errors *errs)
 	const json_t *mpv = json_object_get(tls, "minimumProtocolVersion");
 	int bad = 0;
 
-	if (!json_is_object(vh))
-		return sy_err_add(errs, "invalid", who, "spec.virtualhost", "must be an object");
-	/* A blank fqdn is not a schema error: Contour says so in status. */
-	if (sy_contour_check_opt_string(json_object_get(vh, "fqdn"), who, "spec.virtualhost.fqdn", errs) < 0)
-		bad = -1;
-	if (tls == NULL || json_is_null(tls))
-		return bad;
+	if (sy_contour_check_vhost(vh, who, errs) < 0)
+		return -1;
 	if (!json_is_object(tls))
-		return sy_err_add(errs, "invalid", who, "spec.virtualhost.tls", "must be an object");
-	if (sy_contour_check_opt_string(json_object_get(tls, "secretName"), who,
-			     "spec.virtualhost.tls.secretName", errs) < 0)
-		bad = -1;
-	if (sy_contour_check_bool(json_object_get(tls, "passthrough"), who, "spec.virtualhost.tls.passthrough",
-		       errs) < 0)
-		bad = -1;
+		return bad;
 	/* The v1beta1 CRD's enum. */
 	if (mpv != NULL && !json_is_null(mpv) &&
 	    !(json_is_string(mpv) && (json_string_length(mpv) == 0 ||
