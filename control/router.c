@@ -92,7 +92,7 @@ sy_router_put(struct sy_router *r, struct sy_object *o)
 			o->name);
 		r->changes.full = true;
 	}
-	sy_changes_note(&r->changes, o->kind, o->ns, o->name, &old_keys);
+	sy_changes_note(&r->changes, o->kind, o->ns, o->name, &old_keys, o);
 	sy_rel_keys_fini(&old_keys);
 	if (o->kind == &sy_kind_router) {
 		fleet_refresh(r);
@@ -110,7 +110,7 @@ sy_router_remove(struct sy_router *r, const struct sy_kind *kind, const char *ns
 	if (o == NULL)
 		return -ENOENT;
 	sy_relations_remove(&r->rel, o, &old_keys);
-	sy_changes_note(&r->changes, kind, o->ns, o->name, &old_keys);
+	sy_changes_note(&r->changes, kind, o->ns, o->name, &old_keys, NULL);
 	sy_rel_keys_fini(&old_keys);
 	sy_object_free(o);
 	if (kind == &sy_kind_router) {

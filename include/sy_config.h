@@ -30,6 +30,8 @@ enum sy_client_cert_policy {
 };
 #define SY_NAME_MAX 32
 #define SY_MAX_ROOT_NAMESPACES 64
+/* config ingress_controller's default: IngressClass spec.controller of our classes */
+#define SY_INGRESS_CONTROLLER_DEFAULT "switchyard.io/ingress-controller"
 
 /* Connection records (flow-table entries) per worker: flows_per_worker.
  * The default keeps the tables of one worker near 8 MB, so a lab's 1 GB of
@@ -136,8 +138,11 @@ struct sy_config {
 	char access_log_to[256];
 	bool access_log_json;
 	/* The DNS responder for the shard zones (dataplane/dns/dns.h): one of
-	 * the ports' IPv4 addresses (network order); 0: off. */
+	 * the ports' IPv4 addresses (network order; 0: none) and one of their
+	 * IPv6 addresses (dns_listen6_on); off when neither is set. */
 	uint32_t dns_listen;
+	uint8_t dns_listen6[16];
+	bool dns_listen6_on;
 	struct sy_vrrp_config vrrp;
 	char state_dir[256];
 	struct sy_port_config ports[SY_MAX_PORTS];
@@ -158,6 +163,9 @@ struct sy_config {
 	uint16_t https_port; /* default 443 */
 	char routing_subdomain[254];
 	char router_name[64]; /* name in route statuses; default "default" */
+	/* Gateway API: the GatewayClass spec.controllerName this router
+	 * implements (default "switchyard.io/gateway-controller"). */
+	char gateway_controller[254];
 	uint16_t no_route_status; /* HTTP status for an unknown host: 503 (OpenShift) or 404 */
 	uint8_t forwarded_headers; /* enum sy_fwd_policy: the proxy's default (append) */
 	/* Route semantics (the route-semantics issue) */
@@ -170,6 +178,9 @@ struct sy_config {
 	uint32_t scheduler_retry_s;    /* unscheduled routes are tried again this often */
 	char *ingressroute_root_namespaces[SY_MAX_ROOT_NAMESPACES]; /* empty: any */
 	unsigned n_ingressroute_root_namespaces;
+	/* Kubernetes Ingress v1 (control/kinds/ingress.c): the IngressClasses
+	 * whose spec.controller is this are ours. */
+	char ingress_controller[251];
 	/* TLS termination (control/tls/tls_cert.h). */
 	char tls_default_certificate[256]; /* PEM file, certificate and key; "": generated */
 	char tls_backend_ca[256];          /* CAs for https:// URL backends; "": the system's */

@@ -14,6 +14,7 @@
 
 #include "etcd/store_config.h"
 #include "fleet/scheduler.h"
+#include "kinds/kinds.h"
 #include "kinds/label_selector.h"
 #include "sy_config.h"
 #include "config/config_client_certs.h"
@@ -44,6 +45,35 @@ copy_string(json_t *v, const char *key, char *dst, size_t dstlen, char *err, siz
 	if (strlen(s) >= dstlen)
 		return fail(err, errlen, "%s: longer than %zu characters", key, dstlen - 1);
 	strcpy(dst, s);
+	return 0;
+}
+
+/*
+ * "ingress_controller": what an IngressClass's spec.controller must say for
+ * the class to be ours. Kubernetes wants a domain-prefixed path of at most
+ * 250 characters ("example.com/ingress"): a class naming anything else
+ * could never be applied, so neither may the router's own setting.
+ */
+static int
+parse_ingress_controller(json_t *v, struct sy_config *cfg, char *err, size_t errlen)
+{
+	const char *s = json_string_value(v), *slash;
+	char domain[254];
+
+	if (s == NULL || strlen(s) > 250)
+		return fail(err, errlen, "ingress_controller: must be a string of at most 250 characters");
+	slash = strchr(s, '/');
+	if (slash == NULL || slash == s || slash[1] == '\0' || (size_t)(slash - s) >= sizeof(domain))
+		return fail(err, errlen,
+			    "ingress_controller: \"%s\" is not a domain-prefixed path (such as "
+			    "\"example.com/ingress-controller\")", s);
+	memcpy(domain, s, (size_t)(slash - s));
+	domain[slash - s] = '\0';
+	if (!sy_dns1123_subdomain(domain))
+		return fail(err, errlen,
+			    "ingress_controller: \"%s\": the domain \"%s\" is not a lower-case DNS "
+			    "name", s, domain);
+	strcpy(cfg->ingress_controller, s);
 	return 0;
 }
 
@@ -242,14 +272,15 @@ parse_metrics(const json_t *val, struct sy_config *cfg, char *err, size_t errlen
 	return 0;
 }
 
-/* "dns": {"listen": "ADDR"}: the address the data plane answers DNS on
- * (port 53, UDP); one of the ports' (checked once they are all read). */
+/* "dns": {"listen": "ADDR" | ["ADDR", "ADDR"]}: the addresses the data
+ * plane answers DNS on (port 53, UDP): at most one of each family, each one
+ * of the ports' (checked once they are all read). */
 static int
 parse_dns(const json_t *val, struct sy_config *cfg, char *err, size_t errlen)
 {
-	const char *key, *a;
-	const json_t *v;
-	struct sy_addr addr;
+	const char *key;
+	const json_t *v, *listen, *one;
+	size_t i;
 
 	if (!json_is_object(val))
 		return fail(err, errlen, "dns: must be an object, e.g. {\"listen\": \"198.18.0.1\"}");
@@ -257,27 +288,70 @@ parse_dns(const json_t *val, struct sy_config *cfg, char *err, size_t errlen)
 		if (strcmp(key, "listen") != 0)
 			return fail(err, errlen, "dns.%s: unknown key (known: listen)", key);
 	}
-	a = json_string_value(json_object_get(val, "listen"));
-	if (a == NULL || sy_addr_parse(a, &addr) < 0 || addr.family != AF_INET)
-		return fail(err, errlen, "dns.listen: must be an IPv4 address of one of the ports");
-	cfg->dns_listen = addr.v4;
+	listen = json_object_get(val, "listen");
+	if (json_is_string(listen)) {
+		one = listen;
+		listen = NULL;
+	} else if (json_is_array(listen) && json_array_size(listen) >= 1 &&
+		   json_array_size(listen) <= 2) {
+		one = NULL;
+	} else {
+		return fail(err, errlen, "dns.listen: must be an address of one of the ports, or a "
+					 "list of two (one IPv4, one IPv6)");
+	}
+	for (i = 0; one != NULL || i < json_array_size(listen); i++) {
+		const json_t *e = one != NULL ? one : json_array_get(listen, i);
+		const char *a = json_string_value(e);
+		struct sy_addr addr;
+
+		if (a == NULL || sy_addr_parse(a, &addr) < 0)
+			return fail(err, errlen, "dns.listen: \"%s\" is not an IPv4 or IPv6 address",
+				    a ? a : "(not a string)");
+		if (addr.family == AF_INET) {
+			if (cfg->dns_listen != 0)
+				return fail(err, errlen, "dns.listen: two IPv4 addresses (at most one "
+							 "of each family)");
+			cfg->dns_listen = addr.v4;
+		} else {
+			if (cfg->dns_listen6_on)
+				return fail(err, errlen, "dns.listen: two IPv6 addresses (at most one "
+							 "of each family)");
+			memcpy(cfg->dns_listen6, addr.v6, 16);
+			cfg->dns_listen6_on = true;
+		}
+		if (one != NULL)
+			break;
+	}
 	return 0;
 }
 
-/* dns.listen is one of the ports' addresses: the workers only take what is
- * sent to theirs. */
+/* Each dns.listen address is one of the ports' addresses: the workers only
+ * take what is sent to theirs. */
 static int
 check_dns(const struct sy_config *cfg, char *err, size_t errlen)
 {
 	unsigned i, j;
+	bool v4 = cfg->dns_listen == 0, v6 = !cfg->dns_listen6_on;
 
-	if (cfg->dns_listen == 0)
-		return 0;
-	for (i = 0; i < cfg->n_ports; i++)
+	for (i = 0; i < cfg->n_ports; i++) {
 		for (j = 0; j < cfg->ports[i].n_ipv4; j++)
 			if (cfg->ports[i].ipv4[j].addr.v4 == cfg->dns_listen)
-				return 0;
-	return fail(err, errlen, "dns.listen: not an address of any port (ports[].ipv4)");
+				v4 = true;
+		for (j = 0; j < cfg->ports[i].n_ipv6; j++)
+			if (memcmp(cfg->ports[i].ipv6[j].addr.v6, cfg->dns_listen6, 16) == 0)
+				v6 = true;
+	}
+	if (!v4)
+		return fail(err, errlen, "dns.listen: not an address of any port (ports[].ipv4)");
+	if (!v6) {
+		char a[SY_ADDR_STRLEN];
+		struct sy_addr x = sy_addr_v6(cfg->dns_listen6);
+
+		sy_addr_format(&x, a, sizeof(a));
+		return fail(err, errlen, "dns.listen: %s is not an address of any port (ports[].ipv6)",
+			    a);
+	}
+	return 0;
 }
 
 /* "access_log": {"to": "/path" | "syslog", "format": "haproxy" | "json"}. */
@@ -581,6 +655,14 @@ parse_top(json_t *root, struct sy_config *cfg, char *err, size_t errlen)
 					 err, errlen);
 		} else if (strcmp(key, "router_name") == 0) {
 			rc = copy_string(val, key, cfg->router_name, sizeof(cfg->router_name), err, errlen);
+		} else if (strcmp(key, "gateway_controller") == 0) {
+			if (!json_is_string(val) || json_string_length(val) == 0 ||
+			    strchr(json_string_value(val), '/') == NULL)
+				return fail(err, errlen,
+					    "gateway_controller: must be a domain-prefixed path, e.g. "
+					    "\"switchyard.io/gateway-controller\"");
+			rc = copy_string(val, key, cfg->gateway_controller,
+					 sizeof(cfg->gateway_controller), err, errlen);
 		} else if (strcmp(key, "allow_wildcard_routes") == 0) {
 			if (!json_is_boolean(val))
 				return fail(err, errlen, "allow_wildcard_routes: must be true or false");
@@ -620,6 +702,8 @@ parse_top(json_t *root, struct sy_config *cfg, char *err, size_t errlen)
 				cfg->ingressroute_root_namespaces[cfg->n_ingressroute_root_namespaces++] =
 					strdup(json_string_value(a));
 			}
+		} else if (strcmp(key, "ingress_controller") == 0) {
+			rc = parse_ingress_controller(val, cfg, err, errlen);
 		} else if (strcmp(key, "forwarded_headers") == 0) {
 			int pol = json_is_string(val) ? sy_fwd_policy_parse(json_string_value(val)) : -1;
 
@@ -658,11 +742,11 @@ parse_top(json_t *root, struct sy_config *cfg, char *err, size_t errlen)
 		} else {
 			return fail(err, errlen,
 				    "%s: unknown key (known: workers, idle, flows_per_worker, drain_s, tx_drain_us, eal, control_socket, metrics, state_dir, "
-				    "ports, routes, listen, routing_subdomain, router_name, no_route_status, "
+				    "ports, routes, listen, routing_subdomain, router_name, gateway_controller, no_route_status, "
 				    "forwarded_headers, tls, tcp, lb_all_ejected, lb_max_ejected_percent, access_log, dns, "
 				    "allow_wildcard_routes, route_label_selector, namespace_label_selector, "
 				    "ingressroute_root_namespaces, scheduler, scheduler_strategy, "
-				    "scheduler_retry_s, store, vrrp)",
+				    "scheduler_retry_s, store, vrrp, ingress_controller)",
 				    key);
 		}
 		if (rc < 0)
@@ -713,6 +797,8 @@ set_defaults(struct sy_config *cfg)
 	cfg->https_port = 443;
 	strcpy(cfg->routing_subdomain, "apps.switchyard.local");
 	strcpy(cfg->router_name, "default");
+	strcpy(cfg->ingress_controller, SY_INGRESS_CONTROLLER_DEFAULT);
+	strcpy(cfg->gateway_controller, "switchyard.io/gateway-controller");
 	strcpy(cfg->scheduler_strategy, "round-robin");
 	cfg->scheduler_retry_s = 10;
 	sy_store_config_defaults(&cfg->store);

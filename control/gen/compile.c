@@ -616,6 +616,7 @@ sy_compile_scoped(struct sy_store *st, const struct sy_compile_opts *opts, uint6
 
 	*err = -ENOMEM;
 	sy_pool_cache_init(&pc, opts->cfg ? opts->cfg->n_workers : 0);
+	pc.rel = opts->rel;
 	cx.scratch = sy_arena_new();
 	if (cx.scratch == NULL || trial == NULL)
 		goto fail;

@@ -59,6 +59,9 @@ enum sy_weight_mode {
 
 struct sy_backend_in {
 	const char *service; /* in the namespace of the rule's object; with urls: the backend's name */
+	/* The Service's namespace when it is not the rule object's (a Gateway
+	 * API backendRef a ReferenceGrant allows); NULL: the object's. */
+	const char *ns;
 	/* Endpoints written into the route (Skipper network and lb backends)
 	 * instead of the Service's: control/gen/pool.c takes them from here.
 	 * NULL for a Service. */

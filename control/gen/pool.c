@@ -8,6 +8,7 @@
 #include "gen/backend_url.h"
 #include "gen/lb_tables.h"
 #include "gen/pool.h"
+#include "gen/service_endpoints.h"
 #include "tls/tls_cert.h"
 
 /* One endpoint while pools are being built. */
@@ -75,44 +76,127 @@ port_matches(const json_t *ep, const json_t *target, const json_t *svc_ports)
 	return false;
 }
 
-/* Every ready (address, port) of service ns/name that the target port selects. */
-static size_t
-collect_endpoints(struct sy_store *st, const char *ns, const char *name, const json_t *target,
-		  struct ep_tmp **out)
+/* The namespace of rule r's backend i: its own (a Gateway API backendRef
+ * to another namespace), else the rule object's. */
+static const char *
+backend_ns(const struct sy_rule_in *r, size_t i)
 {
-	struct sy_object *eps = sy_store_find(st, &sy_kind_endpoints, ns, name);
-	struct sy_object *svc = sy_store_find(st, &sy_kind_service, ns, name);
-	const json_t *svc_ports = svc ? json_object_get(json_object_get(svc->obj, "spec"), "ports") : NULL;
-	const json_t *subset, *addr, *port;
-	size_t i, j, k, n = 0, cap = 0;
+	return r->backends[i].ns != NULL ? r->backends[i].ns : r->o->ns;
+}
 
-	*out = NULL;
-	if (eps == NULL)
-		return 0;
-	json_array_foreach(json_object_get(eps->obj, "subsets"), i, subset) {
-		json_array_foreach(json_object_get(subset, "ports"), k, port) {
-			if (!port_matches(port, target, svc_ports))
+struct collect {
+	const json_t *target, *svc_ports;
+	struct ep_tmp *out;
+	size_t n, cap;
+	unsigned groups;
+};
+
+/* One group of addresses: each (address, port) the target port selects,
+ * ports first as Endpoints subsets always were (the pool's order decides
+ * round robin's and Maglev's places). */
+static void
+collect_group(void *arg, const char *const *ips, size_t n_ips, const json_t *ports)
+{
+	struct collect *c = arg;
+	const json_t *port;
+	size_t j, k;
+
+	c->groups++;
+
+	json_array_foreach(ports, k, port) {
+		if (!port_matches(port, c->target, c->svc_ports))
+			continue;
+		for (j = 0; j < n_ips; j++) {
+			struct ep_tmp e = { .split = 1 };
+
+			if (sy_addr_parse(ips[j], &e.addr) < 0)
 				continue;
-			json_array_foreach(json_object_get(subset, "addresses"), j, addr) {
-				struct ep_tmp e = { .split = 1 };
+			e.port = (uint16_t)json_integer_value(json_object_get(port, "port"));
+			if (c->n == c->cap) {
+				size_t cap = c->cap ? c->cap * 2 : 8;
+				struct ep_tmp *grown = realloc(c->out, cap * sizeof(*grown));
 
-				if (sy_addr_parse(json_string_value(json_object_get(addr, "ip")), &e.addr) < 0)
-					continue;
-				e.port = (uint16_t)json_integer_value(json_object_get(port, "port"));
-				if (n == cap) {
-					struct ep_tmp *grown;
-
-					cap = cap ? cap * 2 : 8;
-					grown = realloc(*out, cap * sizeof(**out));
-					if (grown == NULL)
-						return n;
-					*out = grown;
-				}
-				(*out)[n++] = e;
+				if (grown == NULL)
+					return;
+				c->out = grown;
+				c->cap = cap;
 			}
+			c->out[c->n++] = e;
 		}
 	}
-	return n;
+}
+
+static int
+ep_cmp(const struct ep_tmp *a, const struct ep_tmp *b)
+{
+	if (a->addr.family != b->addr.family)
+		return a->addr.family < b->addr.family ? -1 : 1;
+	if (a->addr.family == AF_INET && a->addr.v4 != b->addr.v4)
+		return a->addr.v4 < b->addr.v4 ? -1 : 1;
+	if (a->addr.family != AF_INET && memcmp(a->addr.v6, b->addr.v6, 16) != 0)
+		return memcmp(a->addr.v6, b->addr.v6, 16);
+	return a->port < b->port ? -1 : a->port > b->port;
+}
+
+static const struct ep_tmp *ep_sort_base;
+
+static int
+ep_index_cmp(const void *x, const void *y)
+{
+	size_t i = *(const size_t *)x, j = *(const size_t *)y;
+	int c = ep_cmp(&ep_sort_base[i], &ep_sort_base[j]);
+
+	return c != 0 ? c : (i < j ? -1 : i > j);
+}
+
+/* An address a Service lists in two groups (two slices while one replaces
+ * the other) is taken once, at its first place: sorted by (address, port,
+ * place), every later equal one goes. O(n log n): services run to
+ * thousands of endpoints. */
+static size_t
+drop_repeats(struct ep_tmp *e, size_t n)
+{
+	size_t *idx = malloc(n * sizeof(*idx));
+	bool *gone = calloc(n, sizeof(*gone));
+	size_t i, k = 0;
+
+	if (idx == NULL || gone == NULL) {
+		free(idx);
+		free(gone);
+		return n;
+	}
+	for (i = 0; i < n; i++)
+		idx[i] = i;
+	ep_sort_base = e;
+	qsort(idx, n, sizeof(*idx), ep_index_cmp);
+	for (i = 1; i < n; i++)
+		if (ep_cmp(&e[idx[i - 1]], &e[idx[i]]) == 0)
+			gone[idx[i]] = true;
+	for (i = 0; i < n; i++)
+		if (!gone[i])
+			e[k++] = e[i];
+	free(idx);
+	free(gone);
+	return k;
+}
+
+/* Every ready (address, port) of service ns/name that the target port
+ * selects, from its EndpointSlices or its Endpoints (gen/service_endpoints.h). */
+static size_t
+collect_endpoints(struct sy_store *st, const struct sy_relations *rel, const char *ns,
+		  const char *name, const json_t *target, struct ep_tmp **out)
+{
+	struct sy_object *svc = sy_store_find(st, &sy_kind_service, ns, name);
+	struct collect c = {
+		.target = target,
+		.svc_ports = svc ? json_object_get(json_object_get(svc->obj, "spec"), "ports") : NULL,
+	};
+
+	sy_service_endpoints_each(st, rel, ns, name, collect_group, &c);
+	if (c.groups > 1 && c.n > 1)
+		c.n = drop_repeats(c.out, c.n);
+	*out = c.out;
+	return c.n;
 }
 
 /*
@@ -233,7 +317,8 @@ url_backend_copy(struct sy_arena *a, const struct sy_url_backend *ub)
  * URL's part split over its name's addresses. One reference (the caller's).
  */
 static struct sy_pool *
-build_pool(struct sy_store *st, const struct sy_rule_in *r, unsigned workers)
+build_pool(struct sy_store *st, const struct sy_relations *rel, const struct sy_rule_in *r,
+	   unsigned workers)
 {
 	struct ep_tmp *eps[SY_RULE_BACKENDS_MAX] = { NULL };
 	size_t n_eps[SY_RULE_BACKENDS_MAX] = { 0 };
@@ -255,7 +340,7 @@ build_pool(struct sy_store *st, const struct sy_rule_in *r, unsigned workers)
 	for (i = 0; i < nb; i++) {
 		n_eps[i] = r->backends[i].urls != NULL
 				   ? url_endpoints(r->backends[i].urls, &eps[i], &uo[i])
-				   : collect_endpoints(st, r->o->ns, r->backends[i].service,
+				   : collect_endpoints(st, rel, backend_ns(r, i), r->backends[i].service,
 						       r->backends[i].target_port
 							       ? r->backends[i].target_port
 							       : r->target_port,
@@ -269,7 +354,8 @@ build_pool(struct sy_store *st, const struct sy_rule_in *r, unsigned workers)
 	/* Everything in one block of its exact size. */
 	size = round16(sizeof(*pool)) + round16((nb ? nb : 1) * sizeof(*pool->services));
 	for (i = 0; i < nb; i++) {
-		size += round16(strlen(r->o->ns) + 1) + round16(strlen(r->backends[i].service) + 1);
+		size += round16(strlen(backend_ns(r, i)) + 1) +
+			round16(strlen(r->backends[i].service) + 1);
 		size += url_backend_size(r->backends[i].urls);
 		if (uo[i].rank > 0)
 			size += round16(strlen(uo[i].problem) + 1);
@@ -315,7 +401,7 @@ build_pool(struct sy_store *st, const struct sy_rule_in *r, unsigned workers)
 
 		pool->needs_proxy |= uo[i].refused;
 		pool->backend_tls |= uo[i].tls;
-		pool->services[i].ns = sy_arena_strdup(a, r->o->ns);
+		pool->services[i].ns = sy_arena_strdup(a, backend_ns(r, i));
 		pool->services[i].name = sy_arena_strdup(a, name);
 		pool->services[i].weight = w;
 		pool->services[i].n_endpoints = (uint32_t)n_eps[i];
@@ -451,6 +537,9 @@ pool_key(struct sy_pool_cache *pc, const struct sy_rule_in *r)
 		len += (size_t)snprintf(buf + len, sizeof(buf) - len, "|%zu:%s=%u",
 					strlen(r->backends[i].service), r->backends[i].service,
 					r->backends[i].weight);
+		if (r->backends[i].ns != NULL && len < sizeof(buf))
+			len += (size_t)snprintf(buf + len, sizeof(buf) - len, "~%zu:%s",
+						strlen(r->backends[i].ns), r->backends[i].ns);
 		if (len < sizeof(buf))
 			len += key_port(buf + len, sizeof(buf) - len, port);
 		if (ub == NULL || len >= sizeof(buf))
@@ -500,7 +589,7 @@ sy_pool_get(struct sy_pool_cache *pc, struct sy_store *st, const struct sy_rule_
 		p->refs++;
 		return p;
 	}
-	p = build_pool(st, r, pc->workers);
+	p = build_pool(st, pc->rel, r, pc->workers);
 	if (p == NULL)
 		return NULL;
 	live_bytes += p->bytes;

@@ -27,6 +27,9 @@ struct sy_pool_cache {
 	struct sy_strmap by_key; /* key -> struct sy_pool */
 	struct sy_arena *keys;   /* the keys' bytes */
 	unsigned workers;        /* the router's workers (round robin's places) */
+	/* The router's relations index (a Service's EndpointSlices), or NULL:
+	 * they are searched in the namespace. */
+	const struct sy_relations *rel;
 };
 
 /* workers: how many the router runs (0: as many as it could). */

@@ -14,6 +14,9 @@
  *   S<ns>/<name>         a Service or Endpoints: objects with s<ns>/<name>
  *   T<ns>/<name>         a Secret: objects with t<ns>/<name>
  *   N<name>              a Namespace (labels: sharding): all its objects
+ *   C<name>              an IngressClass: the Ingresses naming it (c<name>)
+ *                        and those naming none (c: whether a default
+ *                        class is ours may have changed)
  *   B<ns>/<name>         a RouteBinding: the Route it binds now (its b key), the
  *                        old version's b key being among old_keys
  * and b<ns>/<route> (a binding's key, relations.h) pulls in that Route: a
@@ -24,9 +27,10 @@
  */
 void
 sy_changes_note(struct sy_changes *ch, const struct sy_kind *kind, const char *ns,
-		const char *name, struct sy_rel_keys *old_keys)
+		const char *name, struct sy_rel_keys *old_keys, const struct sy_object *now)
 {
 	size_t i;
+	uint32_t j;
 
 	if (ch->full)
 		return;
@@ -44,6 +48,12 @@ sy_changes_note(struct sy_changes *ch, const struct sy_kind *kind, const char *n
 		sy_rel_add(&ch->seeds, 'N', "%s", name);
 	else if (kind == &sy_kind_routebinding)
 		sy_rel_add(&ch->seeds, 'B', "%s/%s", ns, name);
+	else if (kind == &sy_kind_endpointslice)
+		/* its Service's readers, before (old_keys) and now */
+		for (j = 0; now != NULL && j < now->n_rel; j++)
+			sy_rel_add(&ch->seeds, now->rel[j]->key[0], "%s", now->rel[j]->key + 1);
+	else if (kind == &sy_kind_ingressclass)
+		sy_rel_add(&ch->seeds, 'C', "%s", name);
 	else
 		ch->full = true;
 	if (ch->seeds.err < 0)
@@ -164,10 +174,15 @@ expand(struct walk *w, struct sy_store *st, const char *key)
 		push_key(w, SY_REL_DELEGATION, name);
 		break;
 	case 'S':
+	case SY_REL_SLICE: /* a seed only: slices do not compile */
 		push_key(w, SY_REL_SERVICE, name);
 		break;
 	case 'T':
 		push_key(w, SY_REL_SECRET, name);
+		break;
+	case 'C':
+		push_key(w, SY_REL_CLASS, name);
+		push_key(w, SY_REL_CLASS, "");
 		break;
 	case 'N': {
 		size_t n = 0, i;
@@ -225,7 +240,7 @@ expand(struct walk *w, struct sy_store *st, const char *key)
 			push(w, o);
 		break;
 	}
-	default: /* s, t: reading a Service or Secret joins nothing */
+	default: /* s, t, c, k: reading a Service or Secret joins nothing */
 		break;
 	}
 }

@@ -31,9 +31,10 @@ struct sy_changes {
 
 /* Note that kind/ns/name changed (applied or deleted). `old_keys` are the
  * keys the replaced or deleted version had (relations_remove's `keep`); the
- * new version, if any, is in the store and indexed already. */
+ * new version `now` (NULL on delete) is in the store and indexed already
+ * (an EndpointSlice's keys name the Service whose readers it changes). */
 void sy_changes_note(struct sy_changes *ch, const struct sy_kind *kind, const char *ns,
-		     const char *name, struct sy_rel_keys *old_keys);
+		     const char *name, struct sy_rel_keys *old_keys, const struct sy_object *now);
 void sy_changes_reset(struct sy_changes *ch);
 
 struct sy_scope {

@@ -5,10 +5,12 @@
 
 #include "kinds.h"
 #include "fleet/fleet.h"
+#include "gateway_common.h"
 
 const struct sy_kind *const sy_kinds[] = {
 	&sy_kind_service,
 	&sy_kind_endpoints,
+	&sy_kind_endpointslice,
 	&sy_kind_route,
 	&sy_kind_namespace,
 	&sy_kind_secret,
@@ -18,6 +20,13 @@ const struct sy_kind *const sy_kinds[] = {
 	&sy_kind_routegroup,
 	&sy_kind_router,
 	&sy_kind_routebinding,
+	&sy_kind_ingressclass,
+	&sy_kind_ingress,
+	&sy_kind_gateway_class,
+	&sy_kind_gateway,
+	&sy_kind_httproute,
+	&sy_kind_reference_grant,
+	&sy_kind_tlsroute,
 	NULL,
 };
 

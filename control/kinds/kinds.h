@@ -30,6 +30,10 @@ struct sy_kind {
 	const char *const *api_versions;  /* NULL-terminated, accepted on apply */
 	const char *const *names;         /* NULL-terminated lower-case aliases for get/delete */
 	bool cluster_scoped;              /* no namespace (Namespace); stored under "" */
+	/* Keeps metadata.generation as the API server does: 1 on create, one
+	 * more on each change of spec (Gateway API statuses report it as
+	 * observedGeneration). Other kinds store none. */
+	bool generation;
 	/* Check one object; add errors naming fields (JSON paths) to errs.
 	 * `who` is "Kind namespace/name" for messages. Returns 0 or -1. */
 	int (*validate)(const json_t *obj, const char *who, struct sy_errors *errs);
@@ -70,6 +74,9 @@ const json_t *sy_apply_batch_find(const struct sy_apply_batch *b, const struct s
 
 extern const struct sy_kind sy_kind_service;
 extern const struct sy_kind sy_kind_endpoints;
+extern const struct sy_kind sy_kind_endpointslice;
+/* The label that joins an EndpointSlice to its Service. */
+#define SY_SLICE_SERVICE_LABEL "kubernetes.io/service-name"
 extern const struct sy_kind sy_kind_route;
 extern const struct sy_kind sy_kind_namespace;
 extern const struct sy_kind sy_kind_secret;
@@ -77,6 +84,8 @@ extern const struct sy_kind sy_kind_ingressroute_contour;
 extern const struct sy_kind sy_kind_httpproxy_contour;
 extern const struct sy_kind sy_kind_route_contour;
 extern const struct sy_kind sy_kind_routegroup;
+extern const struct sy_kind sy_kind_ingress;
+extern const struct sy_kind sy_kind_ingressclass;
 
 /* control/kinds/secret.c: a kubernetes.io/tls Secret whose tls.crt and
  * tls.key parse as PEM (what Contour keeps in its cache). */
@@ -91,6 +100,12 @@ enum sy_cert_problem sy_secret_tls_check(const struct sy_object *secret, const c
  * in a; NULL when it has none (or it is empty). */
 const char *sy_secret_value(const struct sy_object *secret, const char *key, struct sy_arena *a,
 			    size_t *len);
+/* control/kinds/ingress_class.c: IngressClass c (warm) is ours (its
+ * spec.controller is cfg's ingress_controller; NULL cfg: the default). */
+struct sy_config;
+bool sy_ingressclass_ours(const struct sy_object *c, const struct sy_config *cfg);
+/* It carries ingressclass.kubernetes.io/is-default-class: "true". */
+bool sy_ingressclass_is_default(const struct sy_object *c);
 
 /* Every kind this router knows, NULL-terminated. */
 extern const struct sy_kind *const sy_kinds[];

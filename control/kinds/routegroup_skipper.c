@@ -39,6 +39,7 @@
 #include "kinds.h"
 #include "store/relations.h"
 #include "gen/rule_match.h"
+#include "gen/service_endpoints.h"
 
 /* ---------------------------------------------------------- validation -- */
 
@@ -743,20 +744,47 @@ bad_args:
 	return -1;
 }
 
+/* The addresses of the groups (Endpoints subsets, EndpointSlices) that
+ * serve the Service port named pname / targeting `target`. */
+struct rg_port_count {
+	const char *pname;
+	json_int_t target;
+	int n;
+};
+
+static void
+count_group(void *arg, const char *const *ips, size_t n_ips, const json_t *ports)
+{
+	struct rg_port_count *c = arg;
+	const json_t *ep;
+	bool match = false;
+	size_t j;
+
+	(void)ips;
+	json_array_foreach(ports, j, ep) {
+		const char *en = json_string_value(rg_get(ep, "name"));
+
+		if ((c->pname && en && strcmp(c->pname, en) == 0) ||
+		    json_integer_value(rg_get(ep, "port")) == c->target ||
+		    (c->pname == NULL && en == NULL))
+			match = true;
+	}
+	if (match)
+		c->n += (int)n_ips;
+}
+
 /* Ready endpoint addresses of the Service port `port` (by number) in ns:
  * -1 when the Service is missing or has no such port (err says which, with
  * Skipper's words), else the count. */
 static int
-service_endpoints(struct sy_store *st, const char *ns, const char *svc, json_int_t port, char *err,
-		  size_t errlen)
+service_endpoints(struct sy_compile_ctx *cx, const char *ns, const char *svc, json_int_t port,
+		  char *err, size_t errlen)
 {
-	struct sy_object *s = sy_store_find(st, &sy_kind_service, ns, svc);
-	struct sy_object *e = sy_store_find(st, &sy_kind_endpoints, ns, svc);
-	const json_t *sp = NULL, *p, *subset, *ep;
-	const char *type, *pname;
-	json_int_t target;
-	size_t i, j;
-	int n = 0;
+	struct sy_object *s = sy_store_find(cx->st, &sy_kind_service, ns, svc);
+	const json_t *sp = NULL, *p;
+	struct rg_port_count c = { 0 };
+	const char *type;
+	size_t i;
 
 	if (s == NULL) {
 		snprintf(err, errlen, "service not found: %s/%s", ns, svc);
@@ -774,25 +802,12 @@ service_endpoints(struct sy_store *st, const char *ns, const char *svc, json_int
 		snprintf(err, errlen, "target port not found: %s:%lld", svc, (long long)port);
 		return -1;
 	}
-	pname = json_string_value(rg_get(sp, "name"));
-	target = json_is_integer(rg_get(sp, "targetPort"))
-			 ? json_integer_value(rg_get(sp, "targetPort"))
-			 : port;
-	json_array_foreach(rg_get(e ? e->obj : NULL, "subsets"), i, subset) {
-		bool match = false;
-
-		json_array_foreach(rg_get(subset, "ports"), j, ep) {
-			const char *en = json_string_value(rg_get(ep, "name"));
-
-			if ((pname && en && strcmp(pname, en) == 0) ||
-			    json_integer_value(rg_get(ep, "port")) == target ||
-			    (pname == NULL && en == NULL))
-				match = true;
-		}
-		if (match)
-			n += (int)json_array_size(rg_get(subset, "addresses"));
-	}
-	return n;
+	c.pname = json_string_value(rg_get(sp, "name"));
+	c.target = json_is_integer(rg_get(sp, "targetPort"))
+			   ? json_integer_value(rg_get(sp, "targetPort"))
+			   : port;
+	sy_service_endpoints_each(cx->st, cx->opts->rel, ns, svc, count_group, &c);
+	return c.n;
 }
 
 /*
@@ -910,7 +925,7 @@ make_rule(struct rg_ctx *g, const json_t *route, const json_t *be, double traffi
 	/* Backend (routegroup.go applyBackend). */
 	if (type[0] == '\0' || strcmp(type, "service") == 0) {
 		const json_t *port = rg_get(be, "servicePort");
-		int n = service_endpoints(g->cx->st, g->o->ns, jstr(be, "serviceName"),
+		int n = service_endpoints(g->cx, g->o->ns, jstr(be, "serviceName"),
 					  json_integer_value(port), err, errlen);
 
 		if (n < 0)

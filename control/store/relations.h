@@ -13,7 +13,16 @@
  *   w<domain>      a wildcard route for *.<domain> (meets u and w <domain>)
  *   i<ns>/<name>   an IngressRoute itself, or one it delegates to (meets i)
  *   s<ns>/<name>   reads Service / Endpoints ns/name (met by their changes)
+ *   e<ns>/<name>   an EndpointSlice of Service ns/name (an index for
+ *                  control/gen/service_endpoints.c; as a seed, what reads
+ *                  the Service)
  *   t<ns>/<name>   reads Secret ns/name (met by its changes)
+ *   c<class>       an Ingress of IngressClass <class>; "c" alone: one naming
+ *                  no class (the default class's). Met by IngressClass
+ *                  changes (scope.c's C seed), never by other Ingresses
+ *   k              every IngressClass (an index for control/kinds/ingress.c,
+ *                  which looks for our default class without walking the
+ *                  store; meets nothing: classes do not compile)
  *   b<ns>/<route>  a RouteBinding of Route ns/route (an index for
  *                  control/fleet/serving.c; meets nothing: bindings do
  *                  not compile, a change of one compiles everything)
@@ -36,8 +45,11 @@ enum {
 	SY_REL_WILDCARD = 'w',
 	SY_REL_DELEGATION = 'i',
 	SY_REL_SERVICE = 's',
+	SY_REL_SLICE = 'e',
 	SY_REL_SECRET = 't',
 	SY_REL_BINDING = 'b',
+	SY_REL_CLASS = 'c',
+	SY_REL_INGRESSCLASSES = 'k',
 };
 
 /* One key and the objects that state it. Most keys (a host) have one

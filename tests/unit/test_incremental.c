@@ -274,6 +274,56 @@ test_wildcard_and_default_come_and_go(void **state)
 	router_stop(&r);
 }
 
+/*
+ * Gateway API objects share one relations key (control/kinds/gateway_common.h):
+ * a change to a route or a Gateway recompiles the Gateway API objects and their
+ * hosts, not the 200 Routes beside them; a listener's hostname moving takes the
+ * route's host with it (the old one rebuilt too).
+ */
+static void
+test_gateway_api_changes(void **state)
+{
+	struct sy_router r;
+	char buf[64];
+
+	(void)state;
+	router_start(&r);
+	load_many(&r);
+	ops_apply_ok(&r, "{\"apiVersion\":\"gateway.networking.k8s.io/v1\",\"kind\":\"GatewayClass\","
+		  "\"metadata\":{\"name\":\"sy\"},\"spec\":{\"controllerName\":"
+		  "\"switchyard.io/gateway-controller\"}}");
+	ops_apply_ok(&r, "{\"apiVersion\":\"gateway.networking.k8s.io/v1\",\"kind\":\"Gateway\","
+		  "\"metadata\":{\"name\":\"gw\",\"namespace\":\"ns1\"},\"spec\":{\"gatewayClassName\":"
+		  "\"sy\",\"listeners\":[{\"name\":\"http\",\"port\":80,\"protocol\":\"HTTP\","
+		  "\"hostname\":\"gw1.apps.test\"}]}}");
+	expect_incremental(&r, 1);
+	ops_apply_ok(&r, "{\"apiVersion\":\"gateway.networking.k8s.io/v1\",\"kind\":\"HTTPRoute\","
+		  "\"metadata\":{\"name\":\"web\",\"namespace\":\"ns1\"},\"spec\":{\"parentRefs\":"
+		  "[{\"name\":\"gw\"}],\"rules\":[{\"backendRefs\":[{\"name\":\"s1\",\"port\":80}]}]}}");
+	expect_incremental(&r, 2);
+	assert_string_equal(ops_resolve_object(&r, "http://gw1.apps.test/", buf, sizeof(buf)), "ns1/web");
+	assert_string_equal(backend_of(&r, "http://gw1.apps.test/", buf, sizeof(buf)), "198.18.1.11");
+	ops_apply_ok(&r, "{\"apiVersion\":\"gateway.networking.k8s.io/v1\",\"kind\":\"HTTPRoute\","
+		  "\"metadata\":{\"name\":\"web\",\"namespace\":\"ns1\"},\"spec\":{\"parentRefs\":"
+		  "[{\"name\":\"gw\"}],\"rules\":[{\"backendRefs\":[{\"name\":\"s2\",\"port\":80}]}]}}");
+	expect_incremental(&r, 2);
+	assert_string_equal(backend_of(&r, "http://gw1.apps.test/", buf, sizeof(buf)), "198.18.1.12");
+	ops_apply_ok(&r, "{\"apiVersion\":\"gateway.networking.k8s.io/v1\",\"kind\":\"Gateway\","
+		  "\"metadata\":{\"name\":\"gw\",\"namespace\":\"ns1\"},\"spec\":{\"gatewayClassName\":"
+		  "\"sy\",\"listeners\":[{\"name\":\"http\",\"port\":80,\"protocol\":\"HTTP\","
+		  "\"hostname\":\"gw2.apps.test\"}]}}");
+	expect_incremental(&r, 2);
+	assert_string_equal(ops_resolve_object(&r, "http://gw2.apps.test/", buf, sizeof(buf)), "ns1/web");
+	assert_string_equal(ops_resolve_object(&r, "http://gw1.apps.test/", buf, sizeof(buf)), "(none)");
+	/* the route's Service gets a new endpoint: the route recompiles (with
+	 * its Gateway, and the 10 Routes of ns1 on s2) */
+	ops_apply_ok(&r, T_EPS("ns1", "s2", "198.18.1.99"));
+	expect_incremental(&r, 12);
+	assert_string_equal(backend_of(&r, "http://gw2.apps.test/", buf, sizeof(buf)), "198.18.1.99");
+	assert_string_equal(backend_of(&r, "http://r1.ns1.apps.test/", buf, sizeof(buf)), "198.18.1.11");
+	router_stop(&r);
+}
+
 /* ns/name's status as the router reports it (get), printed compactly. */
 static char *
 route_status_text(struct sy_router *r, const char *ns, const char *name)
@@ -358,6 +408,74 @@ test_status_kept_and_followed(void **state)
 	router_stop(&r);
 }
 
+#define T_ICLASS(name, ctl, dflt) \
+	"{\"apiVersion\":\"networking.k8s.io/v1\",\"kind\":\"IngressClass\",\"metadata\":{\"name\":\"" name "\"" \
+	dflt "},\"spec\":{\"controller\":\"" ctl "\"}}"
+#define T_DEFAULT_CLASS ",\"annotations\":{\"ingressclass.kubernetes.io/is-default-class\":\"true\"}"
+/* An Ingress in ns0: class ("" for none), host -> service. */
+#define T_INGRESS(name, cls, host, svc) \
+	"{\"apiVersion\":\"networking.k8s.io/v1\",\"kind\":\"Ingress\",\"metadata\":{\"name\":\"" name "\"," \
+	"\"namespace\":\"ns0\"},\"spec\":{" cls "\"rules\":[{\"host\":\"" host "\",\"http\":{\"paths\":[" \
+	"{\"path\":\"/\",\"pathType\":\"Prefix\",\"backend\":{\"service\":{\"name\":\"" svc "\",\"port\":" \
+	"{\"number\":80}}}}]}}]}}"
+
+/*
+ * IngressClasses compile nothing, but decide which Ingresses are served: a
+ * change of one recompiles the Ingresses that name it and those that name
+ * no class (scope.c's C seed, relations key c), not everything, and the
+ * result is what a full compile gives (SY_COMPILE_VERIFY).
+ */
+static void
+test_ingress_class_changes(void **state)
+{
+	struct sy_router r;
+	char buf[64];
+
+	(void)state;
+	router_start(&r);
+	load_many(&r);
+	ops_apply_ok(&r, T_ICLASS("sy", "switchyard.io/ingress-controller", ""));
+	ops_apply_ok(&r, T_INGRESS("a", "\"ingressClassName\":\"sy\",", "a.ing.test", "s1"));
+	expect_incremental(&r, 1);
+	ops_apply_ok(&r, T_INGRESS("b", "", "b.ing.test", "s2"));
+	ops_apply_ok(&r, T_INGRESS("c", "\"ingressClassName\":\"other\",", "c.ing.test", "s3"));
+	/* younger than Route r5 of load_many: displaced from its host */
+	ops_apply_ok(&r, T_INGRESS("d", "\"ingressClassName\":\"sy\",", "r5.ns0.apps.test", "s4"));
+	expect_incremental(&r, 2);
+	assert_string_equal(ops_resolve_object(&r, "http://a.ing.test/", buf, sizeof(buf)), "ns0/a");
+	assert_string_equal(ops_resolve_object(&r, "http://b.ing.test/", buf, sizeof(buf)), "(none)");
+	assert_string_equal(ops_resolve_object(&r, "http://c.ing.test/", buf, sizeof(buf)), "(none)");
+	assert_string_equal(ops_resolve_object(&r, "http://r5.ns0.apps.test/", buf, sizeof(buf)), "ns0/r5");
+	/* sy becomes the default: a, d (naming it), b (naming none) and
+	 * Route r5 (on d's host) are compiled, not c nor the other routes */
+	ops_apply_ok(&r, T_ICLASS("sy", "switchyard.io/ingress-controller", T_DEFAULT_CLASS));
+	expect_incremental(&r, 4);
+	assert_string_equal(ops_resolve_object(&r, "http://b.ing.test/", buf, sizeof(buf)), "ns0/b");
+	assert_string_equal(backend_of(&r, "http://b.ing.test/", buf, sizeof(buf)), "198.18.0.12");
+	/* a class named by c appears: c and b */
+	ops_apply_ok(&r, T_ICLASS("other", "switchyard.io/ingress-controller", ""));
+	expect_incremental(&r, 2);
+	assert_string_equal(ops_resolve_object(&r, "http://c.ing.test/", buf, sizeof(buf)), "ns0/c");
+	/* sy goes to another controller: a, b, d are dropped */
+	ops_apply_ok(&r, T_ICLASS("sy", "example.com/other", T_DEFAULT_CLASS));
+	expect_incremental(&r, 4);
+	assert_string_equal(ops_resolve_object(&r, "http://a.ing.test/", buf, sizeof(buf)), "(none)");
+	assert_string_equal(ops_resolve_object(&r, "http://b.ing.test/", buf, sizeof(buf)), "(none)");
+	assert_string_equal(ops_resolve_object(&r, "http://c.ing.test/", buf, sizeof(buf)), "ns0/c");
+	assert_string_equal(ops_resolve_object(&r, "http://r5.ns0.apps.test/", buf, sizeof(buf)), "ns0/r5");
+	/* deleting a class: its Ingresses (and those naming none) */
+	json_decref(ops_call(&r, "{\"op\":\"delete\",\"kind\":\"ingressclass\",\"name\":\"other\"}"));
+	expect_incremental(&r, 2);
+	assert_string_equal(ops_resolve_object(&r, "http://c.ing.test/", buf, sizeof(buf)), "(none)");
+	/* an Ingress moving to a class that is ours again */
+	ops_apply_ok(&r, T_ICLASS("sy", "switchyard.io/ingress-controller", ""));
+	ops_apply_ok(&r, T_INGRESS("c", "\"ingressClassName\":\"sy\",", "c.ing.test", "s3"));
+	expect_incremental(&r, 1);
+	assert_string_equal(ops_resolve_object(&r, "http://c.ing.test/", buf, sizeof(buf)), "ns0/c");
+	assert_string_equal(ops_resolve_object(&r, "http://b.ing.test/", buf, sizeof(buf)), "(none)");
+	router_stop(&r);
+}
+
 /*
  * HTTPProxy includes across namespaces: a one-object change to the child
  * (its service, its conditions), to the root (an include's prefix), a
@@ -422,6 +540,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_wildcard_and_default_come_and_go, fresh_state,
 						remove_state),
 		cmocka_unit_test_setup_teardown(test_status_kept_and_followed, fresh_state, remove_state),
+		cmocka_unit_test_setup_teardown(test_ingress_class_changes, fresh_state, remove_state),
+		cmocka_unit_test_setup_teardown(test_gateway_api_changes, fresh_state, remove_state),
 		cmocka_unit_test_setup_teardown(test_httpproxy_includes, fresh_state, remove_state),
 	};
 

@@ -253,6 +253,122 @@ add_endpoint(FILE *f, size_t *shown, int *more, const char *ip, const json_t *po
 		fprintf(f, "%s:%" JSON_INTEGER_FORMAT, ip, json_integer_value(port));
 }
 
+/* An EndpointSlice's port numbers, as kubectl prints them ("80,443";
+ * "<unset>" for none). */
+static char *
+slice_ports(const json_t *slice)
+{
+	const json_t *port;
+	char *buf = NULL;
+	size_t len = 0, i;
+	FILE *f;
+
+	if (json_array_size(json_object_get(slice, "ports")) == 0)
+		return strdup("<unset>");
+	f = open_memstream(&buf, &len);
+	if (f == NULL)
+		return NULL;
+	json_array_foreach(json_object_get(slice, "ports"), i, port)
+		fprintf(f, "%s%" JSON_INTEGER_FORMAT, i ? "," : "",
+			json_integer_value(json_object_get(port, "port")));
+	if (fclose(f) != 0) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+/* kubectl's Ingress columns (printIngress): the rules' hosts ("*" for a
+ * rule without one; three, then "+ N more..."), the status's addresses, and
+ * "80" or "80, 443" with tls. */
+static char *
+ingress_hosts(const json_t *ing)
+{
+	const json_t *rules = at(ing, "spec.rules"), *r;
+	char *buf = NULL;
+	size_t len = 0, i, n = json_array_size(rules);
+	FILE *f;
+
+	if (n == 0)
+		return strdup("*");
+	f = open_memstream(&buf, &len);
+	if (f == NULL)
+		return NULL;
+	json_array_foreach(rules, i, r) {
+		const char *h = json_string_value(json_object_get(r, "host"));
+
+		if (i == 3) {
+			fprintf(f, " + %zu more...", n - 3);
+			break;
+		}
+		fprintf(f, "%s%s", i ? "," : "", h && h[0] ? h : "*");
+	}
+	if (fclose(f) != 0) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+static char *
+ingress_address(const json_t *ing)
+{
+	const json_t *e;
+	char *buf = NULL;
+	size_t len = 0, i;
+	FILE *f = open_memstream(&buf, &len);
+
+	if (f == NULL)
+		return NULL;
+	json_array_foreach(at(ing, "status.loadBalancer.ingress"), i, e) {
+		const char *a = json_string_value(json_object_get(e, "ip"));
+
+		if (a == NULL)
+			a = json_string_value(json_object_get(e, "hostname"));
+		fprintf(f, "%s%s", i ? "," : "", a ? a : "");
+	}
+	if (fclose(f) != 0) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+static char *
+ingress_ports(const json_t *ing)
+{
+	return strdup(json_array_size(at(ing, "spec.tls")) > 0 ? "80, 443" : "80");
+}
+
+static char *
+slice_endpoints(const json_t *slice)
+{
+	const json_t *ep;
+	char *buf = NULL;
+	size_t len = 0, i, n = json_array_size(json_object_get(slice, "endpoints"));
+	FILE *f;
+
+	if (n == 0)
+		return strdup("<unset>");
+	f = open_memstream(&buf, &len);
+	if (f == NULL)
+		return NULL;
+	json_array_foreach(json_object_get(slice, "endpoints"), i, ep) {
+		const char *a = json_string_value(json_array_get(json_object_get(ep, "addresses"), 0));
+
+		if (i == 3) {
+			fprintf(f, " + %zu more...", n - 3);
+			break;
+		}
+		fprintf(f, "%s%s", i ? "," : "", a ? a : "");
+	}
+	if (fclose(f) != 0) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
 char *
 rctl_endpoints_list(const json_t *ep)
 {
@@ -361,6 +477,88 @@ rctl_routegroup_hosts(const json_t *rg)
 	return buf;
 }
 
+/* Gateway API (gateway.networking.k8s.io): the status of a condition of a
+ * conditions list ("Unknown" when absent), as kubectl's printer columns
+ * show them. */
+static const char *
+condition_status(const json_t *conds, const char *type)
+{
+	const json_t *c;
+	size_t i;
+
+	json_array_foreach(conds, i, c)
+		if (str_at(c, "type") != NULL && strcmp(str_at(c, "type"), type) == 0 &&
+		    str_at(c, "status") != NULL)
+			return str_at(c, "status");
+	return "Unknown";
+}
+
+static char *
+gw_class_accepted(const json_t *o)
+{
+	return strdup(condition_status(at(o, "status.conditions"), "Accepted"));
+}
+
+static char *
+gw_programmed(const json_t *o)
+{
+	return strdup(condition_status(at(o, "status.conditions"), "Programmed"));
+}
+
+/* A route's hostnames ("*" when it has none: every host its listeners take). */
+static char *
+gw_route_hostnames(const json_t *o)
+{
+	const json_t *h;
+	char *buf = NULL;
+	size_t len = 0, i;
+	FILE *f;
+
+	if (json_array_size(at(o, "spec.hostnames")) == 0)
+		return strdup("*");
+	f = open_memstream(&buf, &len);
+	if (f == NULL)
+		return NULL;
+	json_array_foreach(at(o, "spec.hostnames"), i, h)
+		fprintf(f, "%s%s", i ? "," : "", json_is_string(h) ? json_string_value(h) : "");
+	if (fclose(f) != 0) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+/* "accepted/parents" over the route's status.parents[] (ours). */
+static char *
+gw_route_parents(const json_t *o)
+{
+	const json_t *p;
+	size_t i, ok = 0;
+	char *s = NULL;
+
+	json_array_foreach(at(o, "status.parents"), i, p)
+		ok += strcmp(condition_status(json_object_get(p, "conditions"), "Accepted"), "True") == 0;
+	if (asprintf(&s, "%zu/%zu", ok, json_array_size(at(o, "status.parents"))) < 0)
+		return NULL;
+	return s;
+}
+
+/* The listeners' attached routes, summed. */
+static char *
+gw_attached(const json_t *o)
+{
+	const json_t *l;
+	size_t i;
+	json_int_t n = 0;
+	char *s = NULL;
+
+	json_array_foreach(at(o, "status.listeners"), i, l)
+		n += json_integer_value(json_object_get(l, "attachedRoutes"));
+	if (asprintf(&s, "%lld", (long long)n) < 0)
+		return NULL;
+	return s;
+}
+
 size_t
 rctl_secret_data_count(const json_t *secret)
 {
@@ -375,11 +573,17 @@ enum kind_layout {
 	LAYOUT_ROUTEBINDING,
 	LAYOUT_SERVICE,
 	LAYOUT_ENDPOINTS,
+	LAYOUT_ENDPOINTSLICE,
+	LAYOUT_INGRESS,
+	LAYOUT_INGRESSCLASS,
 	LAYOUT_INGRESSROUTE,
 	LAYOUT_CONTOUR_ROUTE,
 	LAYOUT_ROUTEGROUP,
 	LAYOUT_SECRET,
 	LAYOUT_NAMESPACE,
+	LAYOUT_GATEWAYCLASS,
+	LAYOUT_GATEWAY,
+	LAYOUT_GATEWAY_ROUTE, /* HTTPRoute, TLSRoute */
 	LAYOUT_OTHER,
 };
 
@@ -419,6 +623,12 @@ layout_of(const char *kind, const json_t *items)
 		return LAYOUT_SERVICE;
 	if (strcmp(kind, "Endpoints") == 0)
 		return LAYOUT_ENDPOINTS;
+	if (strcmp(kind, "EndpointSlice") == 0)
+		return LAYOUT_ENDPOINTSLICE;
+	if (strcmp(kind, "Ingress") == 0)
+		return LAYOUT_INGRESS;
+	if (strcmp(kind, "IngressClass") == 0)
+		return LAYOUT_INGRESSCLASS;
 	if (strcmp(kind, "IngressRoute") == 0)
 		return LAYOUT_INGRESSROUTE;
 	if (strcmp(kind, "RouteGroup") == 0)
@@ -427,6 +637,12 @@ layout_of(const char *kind, const json_t *items)
 		return LAYOUT_SECRET;
 	if (strcmp(kind, "Namespace") == 0)
 		return LAYOUT_NAMESPACE;
+	if (strcmp(kind, "GatewayClass") == 0)
+		return LAYOUT_GATEWAYCLASS;
+	if (strcmp(kind, "Gateway") == 0)
+		return LAYOUT_GATEWAY;
+	if (strcmp(kind, "HTTPRoute") == 0 || strcmp(kind, "TLSRoute") == 0)
+		return LAYOUT_GATEWAY_ROUTE;
 	return LAYOUT_OTHER;
 }
 
@@ -646,6 +862,20 @@ static const struct column *const columns[] = {
 						    MAKE_WIDE("SELECTOR", service_selector), END },
 	[LAYOUT_ENDPOINTS] = (const struct column[]){ MAKE("ENDPOINTS", rctl_endpoints_list), AGE,
 						      END },
+	/* kubectl's: ports by number, the first addresses of the endpoints */
+	[LAYOUT_ENDPOINTSLICE] = (const struct column[]){ TEXT("ADDRESSTYPE", "addressType"),
+							  MAKE("PORTS", slice_ports),
+							  MAKE("ENDPOINTS", slice_endpoints), AGE,
+							  END },
+	/* kubectl's */
+	[LAYOUT_INGRESS] = (const struct column[]){ TEXT_OR("CLASS", "spec.ingressClassName", "<none>"),
+						    MAKE("HOSTS", ingress_hosts),
+						    MAKE("ADDRESS", ingress_address),
+						    MAKE("PORTS", ingress_ports), AGE, END },
+	[LAYOUT_INGRESSCLASS] = (const struct column[]){ TEXT("CONTROLLER", "spec.controller"),
+							 TEXT_OR("PARAMETERS", "spec.parameters.name",
+								 "<none>"),
+							 AGE, END },
 	/* Contour's CRD printer columns (no AGE among them). */
 	[LAYOUT_INGRESSROUTE] = (const struct column[]){ TEXT("FQDN", "spec.virtualhost.fqdn"),
 							 TEXT("TLS SECRET",
@@ -663,6 +893,18 @@ static const struct column *const columns[] = {
 	[LAYOUT_SECRET] = (const struct column[]){ TEXT_OR("TYPE", "type", "Opaque"),
 						   SHOW("DATA", show_secret_data), AGE, END },
 	[LAYOUT_NAMESPACE] = (const struct column[]){ MAKE("LABELS", rctl_labels), AGE, END },
+	/* The Gateway API CRDs' printer columns, and the routes' parents. */
+	[LAYOUT_GATEWAYCLASS] = (const struct column[]){ TEXT("CONTROLLER", "spec.controllerName"),
+							 MAKE("ACCEPTED", gw_class_accepted), AGE,
+							 { "DESCRIPTION", COL_WIDE, "spec.description",
+							   "<none>", true, NULL, NULL },
+							 END },
+	[LAYOUT_GATEWAY] = (const struct column[]){ TEXT("CLASS", "spec.gatewayClassName"),
+						    MAKE("PROGRAMMED", gw_programmed),
+						    MAKE("ROUTES", gw_attached), AGE, END },
+	[LAYOUT_GATEWAY_ROUTE] = (const struct column[]){ MAKE("HOSTNAMES", gw_route_hostnames),
+							  MAKE("ACCEPTED", gw_route_parents), AGE,
+							  END },
 	[LAYOUT_OTHER] = (const struct column[]){ AGE, END },
 };
 
@@ -704,7 +946,8 @@ rctl_get_table(const char *kind, const json_t *items, const struct rctl_get_opts
 	char age[32];
 	struct cell_ctx cx = { .age = age };
 	/* Namespaces and Routers are not namespaced. */
-	bool with_ns = o->with_namespace && layout != LAYOUT_NAMESPACE && layout != LAYOUT_ROUTER;
+	bool with_ns = o->with_namespace && layout != LAYOUT_NAMESPACE && layout != LAYOUT_ROUTER &&
+		       layout != LAYOUT_INGRESSCLASS && layout != LAYOUT_GATEWAYCLASS;
 
 	if (with_ns)
 		h[nh++] = "NAMESPACE";
