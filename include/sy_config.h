@@ -163,6 +163,9 @@ struct sy_config {
 	uint16_t https_port; /* default 443 */
 	char routing_subdomain[254];
 	char router_name[64]; /* name in route statuses; default "default" */
+	/* Gateway API: the GatewayClass spec.controllerName this router
+	 * implements (default "switchyard.io/gateway-controller"). */
+	char gateway_controller[254];
 	uint16_t no_route_status; /* HTTP status for an unknown host: 503 (OpenShift) or 404 */
 	uint8_t forwarded_headers; /* enum sy_fwd_policy: the proxy's default (append) */
 	/* Route semantics (the route-semantics issue) */

@@ -655,6 +655,14 @@ parse_top(json_t *root, struct sy_config *cfg, char *err, size_t errlen)
 					 err, errlen);
 		} else if (strcmp(key, "router_name") == 0) {
 			rc = copy_string(val, key, cfg->router_name, sizeof(cfg->router_name), err, errlen);
+		} else if (strcmp(key, "gateway_controller") == 0) {
+			if (!json_is_string(val) || json_string_length(val) == 0 ||
+			    strchr(json_string_value(val), '/') == NULL)
+				return fail(err, errlen,
+					    "gateway_controller: must be a domain-prefixed path, e.g. "
+					    "\"switchyard.io/gateway-controller\"");
+			rc = copy_string(val, key, cfg->gateway_controller,
+					 sizeof(cfg->gateway_controller), err, errlen);
 		} else if (strcmp(key, "allow_wildcard_routes") == 0) {
 			if (!json_is_boolean(val))
 				return fail(err, errlen, "allow_wildcard_routes: must be true or false");
@@ -734,7 +742,7 @@ parse_top(json_t *root, struct sy_config *cfg, char *err, size_t errlen)
 		} else {
 			return fail(err, errlen,
 				    "%s: unknown key (known: workers, idle, flows_per_worker, drain_s, tx_drain_us, eal, control_socket, metrics, state_dir, "
-				    "ports, routes, listen, routing_subdomain, router_name, no_route_status, "
+				    "ports, routes, listen, routing_subdomain, router_name, gateway_controller, no_route_status, "
 				    "forwarded_headers, tls, tcp, lb_all_ejected, lb_max_ejected_percent, access_log, dns, "
 				    "allow_wildcard_routes, route_label_selector, namespace_label_selector, "
 				    "ingressroute_root_namespaces, scheduler, scheduler_strategy, "
@@ -790,6 +798,7 @@ set_defaults(struct sy_config *cfg)
 	strcpy(cfg->routing_subdomain, "apps.switchyard.local");
 	strcpy(cfg->router_name, "default");
 	strcpy(cfg->ingress_controller, SY_INGRESS_CONTROLLER_DEFAULT);
+	strcpy(cfg->gateway_controller, "switchyard.io/gateway-controller");
 	strcpy(cfg->scheduler_strategy, "round-robin");
 	cfg->scheduler_retry_s = 10;
 	sy_store_config_defaults(&cfg->store);

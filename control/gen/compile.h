@@ -59,6 +59,9 @@ enum sy_weight_mode {
 
 struct sy_backend_in {
 	const char *service; /* in the namespace of the rule's object; with urls: the backend's name */
+	/* The Service's namespace when it is not the rule object's (a Gateway
+	 * API backendRef a ReferenceGrant allows); NULL: the object's. */
+	const char *ns;
 	/* Endpoints written into the route (Skipper network and lb backends)
 	 * instead of the Service's: control/gen/pool.c takes them from here.
 	 * NULL for a Service. */
@@ -139,6 +142,11 @@ struct sy_rule_in {
 	const char *dest_ca;
 	size_t dest_ca_len;
 	const char *backend_verify_name;
+	/* Edge: the CAs (PEM) a client's certificate must chain to, on this
+	 * vhost alone (an HTTPProxy's clientValidation); NULL: none of its
+	 * own (tls.client_certificates still applies). */
+	const char *client_ca;
+	size_t client_ca_len;
 	uint16_t min_tls_version;
 	const json_t *target_port; /* service port (name or number); NULL: every port */
 	struct sy_backend_in backends[SY_RULE_BACKENDS_MAX];

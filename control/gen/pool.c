@@ -76,6 +76,14 @@ port_matches(const json_t *ep, const json_t *target, const json_t *svc_ports)
 	return false;
 }
 
+/* The namespace of rule r's backend i: its own (a Gateway API backendRef
+ * to another namespace), else the rule object's. */
+static const char *
+backend_ns(const struct sy_rule_in *r, size_t i)
+{
+	return r->backends[i].ns != NULL ? r->backends[i].ns : r->o->ns;
+}
+
 struct collect {
 	const json_t *target, *svc_ports;
 	struct ep_tmp *out;
@@ -332,7 +340,7 @@ build_pool(struct sy_store *st, const struct sy_relations *rel, const struct sy_
 	for (i = 0; i < nb; i++) {
 		n_eps[i] = r->backends[i].urls != NULL
 				   ? url_endpoints(r->backends[i].urls, &eps[i], &uo[i])
-				   : collect_endpoints(st, rel, r->o->ns, r->backends[i].service,
+				   : collect_endpoints(st, rel, backend_ns(r, i), r->backends[i].service,
 						       r->backends[i].target_port
 							       ? r->backends[i].target_port
 							       : r->target_port,
@@ -346,7 +354,8 @@ build_pool(struct sy_store *st, const struct sy_relations *rel, const struct sy_
 	/* Everything in one block of its exact size. */
 	size = round16(sizeof(*pool)) + round16((nb ? nb : 1) * sizeof(*pool->services));
 	for (i = 0; i < nb; i++) {
-		size += round16(strlen(r->o->ns) + 1) + round16(strlen(r->backends[i].service) + 1);
+		size += round16(strlen(backend_ns(r, i)) + 1) +
+			round16(strlen(r->backends[i].service) + 1);
 		size += url_backend_size(r->backends[i].urls);
 		if (uo[i].rank > 0)
 			size += round16(strlen(uo[i].problem) + 1);
@@ -392,7 +401,7 @@ build_pool(struct sy_store *st, const struct sy_relations *rel, const struct sy_
 
 		pool->needs_proxy |= uo[i].refused;
 		pool->backend_tls |= uo[i].tls;
-		pool->services[i].ns = sy_arena_strdup(a, r->o->ns);
+		pool->services[i].ns = sy_arena_strdup(a, backend_ns(r, i));
 		pool->services[i].name = sy_arena_strdup(a, name);
 		pool->services[i].weight = w;
 		pool->services[i].n_endpoints = (uint32_t)n_eps[i];
@@ -528,6 +537,9 @@ pool_key(struct sy_pool_cache *pc, const struct sy_rule_in *r)
 		len += (size_t)snprintf(buf + len, sizeof(buf) - len, "|%zu:%s=%u",
 					strlen(r->backends[i].service), r->backends[i].service,
 					r->backends[i].weight);
+		if (r->backends[i].ns != NULL && len < sizeof(buf))
+			len += (size_t)snprintf(buf + len, sizeof(buf) - len, "~%zu:%s",
+						strlen(r->backends[i].ns), r->backends[i].ns);
 		if (len < sizeof(buf))
 			len += key_port(buf + len, sizeof(buf) - len, port);
 		if (ub == NULL || len >= sizeof(buf))

@@ -5,6 +5,7 @@
 
 #include "kinds.h"
 #include "fleet/fleet.h"
+#include "gateway_common.h"
 
 const struct sy_kind *const sy_kinds[] = {
 	&sy_kind_service,
@@ -14,12 +15,18 @@ const struct sy_kind *const sy_kinds[] = {
 	&sy_kind_namespace,
 	&sy_kind_secret,
 	&sy_kind_ingressroute_contour,
+	&sy_kind_httpproxy_contour,
 	&sy_kind_route_contour,
 	&sy_kind_routegroup,
 	&sy_kind_router,
 	&sy_kind_routebinding,
 	&sy_kind_ingressclass,
 	&sy_kind_ingress,
+	&sy_kind_gateway_class,
+	&sy_kind_gateway,
+	&sy_kind_httproute,
+	&sy_kind_reference_grant,
+	&sy_kind_tlsroute,
 	NULL,
 };
 

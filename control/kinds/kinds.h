@@ -30,6 +30,10 @@ struct sy_kind {
 	const char *const *api_versions;  /* NULL-terminated, accepted on apply */
 	const char *const *names;         /* NULL-terminated lower-case aliases for get/delete */
 	bool cluster_scoped;              /* no namespace (Namespace); stored under "" */
+	/* Keeps metadata.generation as the API server does: 1 on create, one
+	 * more on each change of spec (Gateway API statuses report it as
+	 * observedGeneration). Other kinds store none. */
+	bool generation;
 	/* Check one object; add errors naming fields (JSON paths) to errs.
 	 * `who` is "Kind namespace/name" for messages. Returns 0 or -1. */
 	int (*validate)(const json_t *obj, const char *who, struct sy_errors *errs);
@@ -77,6 +81,7 @@ extern const struct sy_kind sy_kind_route;
 extern const struct sy_kind sy_kind_namespace;
 extern const struct sy_kind sy_kind_secret;
 extern const struct sy_kind sy_kind_ingressroute_contour;
+extern const struct sy_kind sy_kind_httpproxy_contour;
 extern const struct sy_kind sy_kind_route_contour;
 extern const struct sy_kind sy_kind_routegroup;
 extern const struct sy_kind sy_kind_ingress;
@@ -91,6 +96,10 @@ struct sy_pem;
 enum sy_cert_problem sy_secret_tls_check(const struct sy_object *secret, const char *host,
 					 struct sy_arena *a, const struct sy_pem **out);
 
+/* A Secret's value for key (stringData, else data decoded), NUL-terminated,
+ * in a; NULL when it has none (or it is empty). */
+const char *sy_secret_value(const struct sy_object *secret, const char *key, struct sy_arena *a,
+			    size_t *len);
 /* control/kinds/ingress_class.c: IngressClass c (warm) is ours (its
  * spec.controller is cfg's ingress_controller; NULL cfg: the default). */
 struct sy_config;

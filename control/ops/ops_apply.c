@@ -143,6 +143,17 @@ clean_copy(const json_t *o, const struct staged *s, const struct sy_object *exis
 	}
 	json_object_set_new(md, "creationTimestamp", json_string(ts));
 	json_object_set_new(md, "uid", json_string(uid));
+	if (s->kind->generation) {
+		const json_t *was = existing ? json_object_get(json_object_get(existing->obj, "metadata"),
+							       "generation")
+					     : NULL;
+		json_int_t gen = json_is_integer(was) ? json_integer_value(was) : 0;
+
+		if (gen == 0 || !json_equal(json_object_get(existing->obj, "spec"),
+					    json_object_get(c, "spec")))
+			gen++;
+		json_object_set_new(md, "generation", json_integer(gen));
+	}
 	return c;
 }
 

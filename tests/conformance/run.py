@@ -35,18 +35,25 @@ FEATURE_KINDS = {
     "Endpoints": "endpoints",
     "EndpointSlice": "endpointslices",
     "IngressRoute": "ingressroutes",
+    "HTTPProxy": "httpproxies",
     "ContourRoute": "routes.contour.heptio.com",
     "RouteGroup": "routegroups",
     "Secret": "secrets",
     "Namespace": "namespaces",
     "Ingress": "ingresses",
     "IngressClass": "ingressclasses",
+    "GatewayClass": "gatewayclasses",
+    "Gateway": "gateways",
+    "HTTPRoute": "httproutes",
+    "ReferenceGrant": "referencegrants",
+    "TLSRoute": "tlsroutes",
 }
 # apiVersion/kind of an object -> feature name.
 OBJECT_FEATURES = {
     ("route.openshift.io/v1", "Route"): "Route",
     ("v1", "Route"): "Route",
     ("contour.heptio.com/v1beta1", "IngressRoute"): "IngressRoute",
+    ("projectcontour.io/v1", "HTTPProxy"): "HTTPProxy",
     ("contour.heptio.com/v1alpha1", "Route"): "ContourRoute",
     ("zalando.org/v1", "RouteGroup"): "RouteGroup",
     ("v1", "Secret"): "Secret",
@@ -56,6 +63,12 @@ OBJECT_FEATURES = {
     ("networking.k8s.io/v1", "Ingress"): "Ingress",
     ("networking.k8s.io/v1", "IngressClass"): "IngressClass",
     ("discovery.k8s.io/v1", "EndpointSlice"): "EndpointSlice",
+    ("gateway.networking.k8s.io/v1", "GatewayClass"): "GatewayClass",
+    ("gateway.networking.k8s.io/v1", "Gateway"): "Gateway",
+    ("gateway.networking.k8s.io/v1", "HTTPRoute"): "HTTPRoute",
+    ("gateway.networking.k8s.io/v1beta1", "ReferenceGrant"): "ReferenceGrant",
+    ("gateway.networking.k8s.io/v1", "ReferenceGrant"): "ReferenceGrant",
+    ("gateway.networking.k8s.io/v1alpha2", "TLSRoute"): "TLSRoute",
 }
 BASE_CONFIG = {"workers": 1, "idle": "adaptive", "eal": ["--log-level=*:error"]}
 DEFAULT_TOLERANCE = 0.02
@@ -304,7 +317,7 @@ def resolve_key(ctx, key):
     if kind is None:
         kinds = ctx.applied.get("%s/%s" % (ns, name)) or ["Route"]
         # Prefer a routing kind when the same ns/name names several objects.
-        for k in ("Route", "IngressRoute", "RouteGroup", "Ingress"):
+        for k in ("Route", "IngressRoute", "HTTPProxy", "RouteGroup", "Ingress"):
             if k in kinds:
                 kind = k
                 break
@@ -478,6 +491,8 @@ def check_status(ctx, key, want):
         for p in want["errors"]:
             if not re.search(p, text):
                 ctx.fail("%s: status.errors %r do not match /%s/" % (key, text, p))
+    if want.get("status_absent") and status:
+        ctx.fail("%s: expected no status, got %s" % (key, json.dumps(status)))
     if "status" in want and want["status"] is None:
         if status:
             ctx.fail("%s: status %s, want none" % (key, json.dumps(status)))
@@ -592,6 +607,9 @@ def do_apply(ctx, objs, each):
             msg = "%s: %s%s" % (who, e.get("field") + ": " if e.get("field") else "",
                                 e.get("message"))
             ctx.rejections.setdefault(who, []).append(msg)
+            if len(b) == 1 and who != ref_text(b[0]):
+                # cluster-scoped kinds: the router names them without a namespace
+                ctx.rejections.setdefault(ref_text(b[0]), []).append(msg)
         if len(b) > 1:  # all or nothing: every object of the batch is rejected
             for o in b:
                 ctx.rejections.setdefault(ref_text(o), ["(rejected with the batch)"])

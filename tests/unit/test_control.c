@@ -136,7 +136,7 @@ test_bad_requests_change_nothing(void **state)
 	expect_error(ops_call(&r, "{\"noop\":1}"), "bad_request", "op", NULL);
 	expect_error(ops_call(&r, "{\"op\":\"launch\"}"), "unknown_op", "op", "launch");
 	expect_error(ops_call(&r, "{\"op\":\"apply\"}"), "bad_request", "objects", NULL);
-	expect_error(ops_call(&r, "{\"op\":\"get\",\"kind\":\"gateways\"}"), "unknown_kind", "kind", "gateways");
+	expect_error(ops_call(&r, "{\"op\":\"get\",\"kind\":\"widgets\"}"), "unknown_kind", "kind", "widgets");
 	expect_error(ops_call(&r, "{\"op\":\"apply\",\"objects\":[{\"apiVersion\":\"v9\",\"kind\":\"Gateway\","
 			      "\"metadata\":{\"name\":\"g\"}}]}"),
 		     "unknown_kind", "kind", "Gateway");

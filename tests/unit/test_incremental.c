@@ -274,6 +274,56 @@ test_wildcard_and_default_come_and_go(void **state)
 	router_stop(&r);
 }
 
+/*
+ * Gateway API objects share one relations key (control/kinds/gateway_common.h):
+ * a change to a route or a Gateway recompiles the Gateway API objects and their
+ * hosts, not the 200 Routes beside them; a listener's hostname moving takes the
+ * route's host with it (the old one rebuilt too).
+ */
+static void
+test_gateway_api_changes(void **state)
+{
+	struct sy_router r;
+	char buf[64];
+
+	(void)state;
+	router_start(&r);
+	load_many(&r);
+	ops_apply_ok(&r, "{\"apiVersion\":\"gateway.networking.k8s.io/v1\",\"kind\":\"GatewayClass\","
+		  "\"metadata\":{\"name\":\"sy\"},\"spec\":{\"controllerName\":"
+		  "\"switchyard.io/gateway-controller\"}}");
+	ops_apply_ok(&r, "{\"apiVersion\":\"gateway.networking.k8s.io/v1\",\"kind\":\"Gateway\","
+		  "\"metadata\":{\"name\":\"gw\",\"namespace\":\"ns1\"},\"spec\":{\"gatewayClassName\":"
+		  "\"sy\",\"listeners\":[{\"name\":\"http\",\"port\":80,\"protocol\":\"HTTP\","
+		  "\"hostname\":\"gw1.apps.test\"}]}}");
+	expect_incremental(&r, 1);
+	ops_apply_ok(&r, "{\"apiVersion\":\"gateway.networking.k8s.io/v1\",\"kind\":\"HTTPRoute\","
+		  "\"metadata\":{\"name\":\"web\",\"namespace\":\"ns1\"},\"spec\":{\"parentRefs\":"
+		  "[{\"name\":\"gw\"}],\"rules\":[{\"backendRefs\":[{\"name\":\"s1\",\"port\":80}]}]}}");
+	expect_incremental(&r, 2);
+	assert_string_equal(ops_resolve_object(&r, "http://gw1.apps.test/", buf, sizeof(buf)), "ns1/web");
+	assert_string_equal(backend_of(&r, "http://gw1.apps.test/", buf, sizeof(buf)), "198.18.1.11");
+	ops_apply_ok(&r, "{\"apiVersion\":\"gateway.networking.k8s.io/v1\",\"kind\":\"HTTPRoute\","
+		  "\"metadata\":{\"name\":\"web\",\"namespace\":\"ns1\"},\"spec\":{\"parentRefs\":"
+		  "[{\"name\":\"gw\"}],\"rules\":[{\"backendRefs\":[{\"name\":\"s2\",\"port\":80}]}]}}");
+	expect_incremental(&r, 2);
+	assert_string_equal(backend_of(&r, "http://gw1.apps.test/", buf, sizeof(buf)), "198.18.1.12");
+	ops_apply_ok(&r, "{\"apiVersion\":\"gateway.networking.k8s.io/v1\",\"kind\":\"Gateway\","
+		  "\"metadata\":{\"name\":\"gw\",\"namespace\":\"ns1\"},\"spec\":{\"gatewayClassName\":"
+		  "\"sy\",\"listeners\":[{\"name\":\"http\",\"port\":80,\"protocol\":\"HTTP\","
+		  "\"hostname\":\"gw2.apps.test\"}]}}");
+	expect_incremental(&r, 2);
+	assert_string_equal(ops_resolve_object(&r, "http://gw2.apps.test/", buf, sizeof(buf)), "ns1/web");
+	assert_string_equal(ops_resolve_object(&r, "http://gw1.apps.test/", buf, sizeof(buf)), "(none)");
+	/* the route's Service gets a new endpoint: the route recompiles (with
+	 * its Gateway, and the 10 Routes of ns1 on s2) */
+	ops_apply_ok(&r, T_EPS("ns1", "s2", "198.18.1.99"));
+	expect_incremental(&r, 12);
+	assert_string_equal(backend_of(&r, "http://gw2.apps.test/", buf, sizeof(buf)), "198.18.1.99");
+	assert_string_equal(backend_of(&r, "http://r1.ns1.apps.test/", buf, sizeof(buf)), "198.18.1.11");
+	router_stop(&r);
+}
+
 /* ns/name's status as the router reports it (get), printed compactly. */
 static char *
 route_status_text(struct sy_router *r, const char *ns, const char *name)
@@ -426,6 +476,56 @@ test_ingress_class_changes(void **state)
 	router_stop(&r);
 }
 
+/*
+ * HTTPProxy includes across namespaces: a one-object change to the child
+ * (its service, its conditions), to the root (an include's prefix), a
+ * child leaving (the root's include is then not found) and coming back
+ * each compile as in full (SY_COMPILE_VERIFY), touching the root and child.
+ */
+#define HPX(ns, name, spec)                                                                     \
+	"{\"apiVersion\":\"projectcontour.io/v1\",\"kind\":\"HTTPProxy\",\"metadata\":{\"name\":\"" \
+	name "\",\"namespace\":\"" ns "\"},\"spec\":" spec "}"
+#define HPX_ROOT(prefix)                                                                        \
+	HPX("ns0", "root", "{\"virtualhost\":{\"fqdn\":\"hp.test\"},\"includes\":[{\"name\":"     \
+			   "\"child\",\"namespace\":\"ns1\",\"conditions\":[{\"prefix\":\"" prefix "\"}]}]}")
+#define HPX_CHILD(svc, prefix)                                                                  \
+	HPX("ns1", "child", "{\"routes\":[{\"conditions\":[{\"prefix\":\"" prefix "\"}],"         \
+			    "\"services\":[{\"name\":\"" svc "\",\"port\":80}]}]}")
+
+static void
+test_httpproxy_includes(void **state)
+{
+	struct sy_router r;
+	char buf[64];
+	json_t *rep;
+
+	(void)state;
+	router_start(&r);
+	load_many(&r);
+	ops_apply_ok(&r, HPX_ROOT("/app") "," HPX_CHILD("s1", "/"));
+	expect_incremental(&r, 2);
+	assert_string_equal(backend_of(&r, "http://hp.test/app/x", buf, sizeof(buf)), "198.18.1.11");
+	assert_string_equal(backend_of(&r, "http://hp.test/other", buf, sizeof(buf)), "");
+	ops_apply_ok(&r, HPX_CHILD("s3", "/"));
+	expect_incremental(&r, 2);
+	assert_string_equal(backend_of(&r, "http://hp.test/app/x", buf, sizeof(buf)), "198.18.1.13");
+	ops_apply_ok(&r, HPX_CHILD("s3", "/v2"));
+	expect_incremental(&r, 2);
+	assert_string_equal(backend_of(&r, "http://hp.test/app/x", buf, sizeof(buf)), "");
+	assert_string_equal(backend_of(&r, "http://hp.test/app/v2/x", buf, sizeof(buf)), "198.18.1.13");
+	ops_apply_ok(&r, HPX_ROOT("/api"));
+	expect_incremental(&r, 2);
+	assert_string_equal(backend_of(&r, "http://hp.test/api/v2/x", buf, sizeof(buf)), "198.18.1.13");
+	rep = ops_call(&r, "{\"op\":\"delete\",\"kind\":\"httpproxy\",\"namespace\":\"ns1\",\"name\":\"child\"}");
+	assert_true(reply_ok(rep));
+	json_decref(rep);
+	assert_string_equal(backend_of(&r, "http://hp.test/api/v2/x", buf, sizeof(buf)), "");
+	ops_apply_ok(&r, HPX_CHILD("s2", "/"));
+	expect_incremental(&r, 2);
+	assert_string_equal(backend_of(&r, "http://hp.test/api/x", buf, sizeof(buf)), "198.18.1.12");
+	router_stop(&r);
+}
+
 int
 main(void)
 {
@@ -441,6 +541,8 @@ main(void)
 						remove_state),
 		cmocka_unit_test_setup_teardown(test_status_kept_and_followed, fresh_state, remove_state),
 		cmocka_unit_test_setup_teardown(test_ingress_class_changes, fresh_state, remove_state),
+		cmocka_unit_test_setup_teardown(test_gateway_api_changes, fresh_state, remove_state),
+		cmocka_unit_test_setup_teardown(test_httpproxy_includes, fresh_state, remove_state),
 	};
 
 	/* Every incremental compile is checked against a full one. */

@@ -477,6 +477,88 @@ rctl_routegroup_hosts(const json_t *rg)
 	return buf;
 }
 
+/* Gateway API (gateway.networking.k8s.io): the status of a condition of a
+ * conditions list ("Unknown" when absent), as kubectl's printer columns
+ * show them. */
+static const char *
+condition_status(const json_t *conds, const char *type)
+{
+	const json_t *c;
+	size_t i;
+
+	json_array_foreach(conds, i, c)
+		if (str_at(c, "type") != NULL && strcmp(str_at(c, "type"), type) == 0 &&
+		    str_at(c, "status") != NULL)
+			return str_at(c, "status");
+	return "Unknown";
+}
+
+static char *
+gw_class_accepted(const json_t *o)
+{
+	return strdup(condition_status(at(o, "status.conditions"), "Accepted"));
+}
+
+static char *
+gw_programmed(const json_t *o)
+{
+	return strdup(condition_status(at(o, "status.conditions"), "Programmed"));
+}
+
+/* A route's hostnames ("*" when it has none: every host its listeners take). */
+static char *
+gw_route_hostnames(const json_t *o)
+{
+	const json_t *h;
+	char *buf = NULL;
+	size_t len = 0, i;
+	FILE *f;
+
+	if (json_array_size(at(o, "spec.hostnames")) == 0)
+		return strdup("*");
+	f = open_memstream(&buf, &len);
+	if (f == NULL)
+		return NULL;
+	json_array_foreach(at(o, "spec.hostnames"), i, h)
+		fprintf(f, "%s%s", i ? "," : "", json_is_string(h) ? json_string_value(h) : "");
+	if (fclose(f) != 0) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+/* "accepted/parents" over the route's status.parents[] (ours). */
+static char *
+gw_route_parents(const json_t *o)
+{
+	const json_t *p;
+	size_t i, ok = 0;
+	char *s = NULL;
+
+	json_array_foreach(at(o, "status.parents"), i, p)
+		ok += strcmp(condition_status(json_object_get(p, "conditions"), "Accepted"), "True") == 0;
+	if (asprintf(&s, "%zu/%zu", ok, json_array_size(at(o, "status.parents"))) < 0)
+		return NULL;
+	return s;
+}
+
+/* The listeners' attached routes, summed. */
+static char *
+gw_attached(const json_t *o)
+{
+	const json_t *l;
+	size_t i;
+	json_int_t n = 0;
+	char *s = NULL;
+
+	json_array_foreach(at(o, "status.listeners"), i, l)
+		n += json_integer_value(json_object_get(l, "attachedRoutes"));
+	if (asprintf(&s, "%lld", (long long)n) < 0)
+		return NULL;
+	return s;
+}
+
 size_t
 rctl_secret_data_count(const json_t *secret)
 {
@@ -499,6 +581,9 @@ enum kind_layout {
 	LAYOUT_ROUTEGROUP,
 	LAYOUT_SECRET,
 	LAYOUT_NAMESPACE,
+	LAYOUT_GATEWAYCLASS,
+	LAYOUT_GATEWAY,
+	LAYOUT_GATEWAY_ROUTE, /* HTTPRoute, TLSRoute */
 	LAYOUT_OTHER,
 };
 
@@ -552,6 +637,12 @@ layout_of(const char *kind, const json_t *items)
 		return LAYOUT_SECRET;
 	if (strcmp(kind, "Namespace") == 0)
 		return LAYOUT_NAMESPACE;
+	if (strcmp(kind, "GatewayClass") == 0)
+		return LAYOUT_GATEWAYCLASS;
+	if (strcmp(kind, "Gateway") == 0)
+		return LAYOUT_GATEWAY;
+	if (strcmp(kind, "HTTPRoute") == 0 || strcmp(kind, "TLSRoute") == 0)
+		return LAYOUT_GATEWAY_ROUTE;
 	return LAYOUT_OTHER;
 }
 
@@ -802,6 +893,18 @@ static const struct column *const columns[] = {
 	[LAYOUT_SECRET] = (const struct column[]){ TEXT_OR("TYPE", "type", "Opaque"),
 						   SHOW("DATA", show_secret_data), AGE, END },
 	[LAYOUT_NAMESPACE] = (const struct column[]){ MAKE("LABELS", rctl_labels), AGE, END },
+	/* The Gateway API CRDs' printer columns, and the routes' parents. */
+	[LAYOUT_GATEWAYCLASS] = (const struct column[]){ TEXT("CONTROLLER", "spec.controllerName"),
+							 MAKE("ACCEPTED", gw_class_accepted), AGE,
+							 { "DESCRIPTION", COL_WIDE, "spec.description",
+							   "<none>", true, NULL, NULL },
+							 END },
+	[LAYOUT_GATEWAY] = (const struct column[]){ TEXT("CLASS", "spec.gatewayClassName"),
+						    MAKE("PROGRAMMED", gw_programmed),
+						    MAKE("ROUTES", gw_attached), AGE, END },
+	[LAYOUT_GATEWAY_ROUTE] = (const struct column[]){ MAKE("HOSTNAMES", gw_route_hostnames),
+							  MAKE("ACCEPTED", gw_route_parents), AGE,
+							  END },
 	[LAYOUT_OTHER] = (const struct column[]){ AGE, END },
 };
 
@@ -844,7 +947,7 @@ rctl_get_table(const char *kind, const json_t *items, const struct rctl_get_opts
 	struct cell_ctx cx = { .age = age };
 	/* Namespaces and Routers are not namespaced. */
 	bool with_ns = o->with_namespace && layout != LAYOUT_NAMESPACE && layout != LAYOUT_ROUTER &&
-		       layout != LAYOUT_INGRESSCLASS;
+		       layout != LAYOUT_INGRESSCLASS && layout != LAYOUT_GATEWAYCLASS;
 
 	if (with_ns)
 		h[nh++] = "NAMESPACE";

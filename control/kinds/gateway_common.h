@@ -1,0 +1,171 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Gateway API (gateway.networking.k8s.io) pieces the kinds share: which
+ * GatewayClasses are ours (spec.controllerName == config gateway_controller),
+ * the listeners of our Gateways as this compile sees them, and how a route's
+ * parentRef attaches to them (sectionName, port, allowedRoutes, hostname
+ * intersection). The Gateway kind's compile builds the set, has every route
+ * kind attach and emit through it, then writes the Gateways' statuses with
+ * the attached route counts (gateway.c).
+ *
+ * Every Gateway API object states one shared relations key (SY_GW_REL_KEY):
+ * a change to any of them recompiles all of them, since a route's hosts come
+ * from its Gateways' listeners and a Gateway's status counts its routes.
+ */
+#ifndef SY_GATEWAY_COMMON_H
+#define SY_GATEWAY_COMMON_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <jansson.h>
+
+#include "kinds.h"
+
+#define SY_GW_GROUP "gateway.networking.k8s.io"
+/* A SY_REL_DELEGATION key every Gateway API object states. */
+#define SY_GW_REL_KEY "gateway.networking.k8s.io"
+#define SY_GW_LISTENERS_MAX 64
+#define SY_GW_HOST_MAX 254
+
+extern const struct sy_kind sy_kind_gateway_class;
+extern const struct sy_kind sy_kind_gateway;
+extern const struct sy_kind sy_kind_httproute;
+extern const struct sy_kind sy_kind_reference_grant;
+extern const struct sy_kind sy_kind_tlsroute;
+
+enum sy_gw_proto {
+	SY_GW_HTTP,
+	SY_GW_HTTPS,
+	SY_GW_TLS,
+	SY_GW_PROTO_OTHER,
+};
+
+enum sy_gw_from {
+	SY_GW_FROM_SAME,
+	SY_GW_FROM_ALL,
+	SY_GW_FROM_SELECTOR,
+};
+
+/* Route kinds a listener takes (bits). */
+#define SY_GW_KIND_HTTPROUTE 1u
+#define SY_GW_KIND_TLSROUTE 2u
+
+struct sy_compile_ctx;
+struct sy_pem;
+
+struct sy_gw_listener {
+	const char *name;
+	const char *hostname; /* lower case; NULL: any host */
+	long port;
+	enum sy_gw_proto proto;
+	bool passthrough;     /* TLS mode Passthrough */
+	enum sy_gw_from from;
+	const json_t *selector; /* allowedRoutes.namespaces.selector */
+	unsigned kinds;         /* SY_GW_KIND_* it takes */
+	bool accepted, programmed;
+	/* Why not (NULL when accepted / resolved), for its conditions. */
+	const char *accepted_reason;
+	char accepted_msg[256];
+	const char *refs_reason;
+	char refs_msg[256];
+	bool bad_kinds; /* allowedRoutes.kinds named a kind we do not serve */
+	const struct sy_pem *pem; /* Terminate: the certificate (cx->scratch) */
+	const char *secret;       /* "ns/name" of that certificate's Secret */
+	long attached;            /* routes attached (status.listeners[].attachedRoutes) */
+};
+
+struct sy_gw_gateway {
+	struct sy_object *o;
+	struct sy_gw_listener *ls;
+	size_t n_ls;
+};
+
+struct sy_gw_set {
+	struct sy_compile_ctx *cx;
+	const char *controller; /* config gateway_controller */
+	struct sy_gw_gateway *gws;
+	size_t n;
+};
+
+/* One listener a parentRef attached to, and the host it serves there (the
+ * intersection of the listener's hostname and the route's). */
+struct sy_gw_attach {
+	const struct sy_gw_gateway *gw;
+	struct sy_gw_listener *l;
+	char host[SY_GW_HOST_MAX]; /* "" : any host */
+};
+
+/* The controller name this compile serves. */
+const char *sy_gw_controller(const struct sy_compile_ctx *cx);
+
+/* Build the set from the store: statuses of GatewayClasses written, our
+ * Gateways' listeners checked. 0 or -ENOMEM. */
+int sy_gw_set_build(struct sy_compile_ctx *cx, struct sy_gw_set *set);
+void sy_gw_set_fini(struct sy_gw_set *set);
+/* Write every Gateway's status (after routes attached). */
+void sy_gw_set_status(struct sy_gw_set *set);
+
+/*
+ * Attach parentRef ref of a route (kind bit, namespace route_ns, hostnames
+ * a JSON list or NULL) to the set's listeners. Returns how many
+ * attachments it wrote to out (at most max), or -1 when the parentRef is
+ * not a Gateway of ours (no status for it). *reason / msg say why none
+ * when 0 is returned: NoMatchingParent, NotAllowedByListeners,
+ * NoMatchingListenerHostname.
+ */
+int sy_gw_attach(struct sy_gw_set *set, const json_t *ref, unsigned kind, const char *route_ns,
+		 const json_t *hostnames, struct sy_gw_attach *out, size_t max,
+		 const char **reason, char *msg, size_t msglen);
+
+/* The route's parentRef as status.parents[].parentRef shows it (defaults
+ * filled in). New reference. */
+json_t *sy_gw_parent_ref(const json_t *ref, const char *route_ns);
+
+/* Intersect a listener's hostname (NULL: any) with a route's ("" or NULL:
+ * any); the result in out ("" : any). false when they do not meet. */
+bool sy_gw_host_intersect(const char *listener, const char *route, char *out, size_t len);
+
+/* Hostname field check (RFC 1123, an optional leading "*."). */
+bool sy_gw_hostname_valid(const char *h);
+
+/* A condition {type, status, reason, message, lastTransitionTime,
+ * observedGeneration}: the time is kept from prev (the same type in the
+ * previous conditions list) when its status did not change. New reference. */
+json_t *sy_gw_condition(const json_t *prev, const char *type, bool ok, const char *reason,
+			const char *message, const char *now, const json_t *generation);
+
+/* May an object of (from_kind, from_ns) reference (to_group, to_kind,
+ * to_ns/to_name)? Same namespace always; else a ReferenceGrant in to_ns
+ * must allow it (reference_grant.c). */
+bool sy_gw_ref_granted(const struct sy_store *st, const char *from_kind, const char *from_ns,
+		       const char *to_group, const char *to_kind, const char *to_ns,
+		       const char *to_name);
+
+/* A Kubernetes LabelSelector object ({matchLabels, matchExpressions})
+ * against labels. Errors (checked at apply by sy_gw_selector_check) match
+ * nothing. */
+bool sy_gw_selector_matches(const json_t *sel, const json_t *labels);
+int sy_gw_selector_check(const json_t *sel, const char *who, const char *field,
+			 struct sy_errors *errs);
+
+/* Shared small checks (each adds an "invalid" error naming field). */
+int sy_gw_check_name(const json_t *v, bool required, const char *who, const char *field,
+		     struct sy_errors *errs);
+int sy_gw_check_parent_refs(const json_t *refs, const char *who, struct sy_errors *errs);
+int sy_gw_check_hostnames(const json_t *hosts, const char *who, struct sy_errors *errs);
+
+/* The metadata.generation JSON value, or NULL. */
+const json_t *sy_gw_generation(const struct sy_object *o);
+
+/* A route kind's `displaced`: another kind's older claim took a host of
+ * the route; its parents' Accepted messages say so. */
+struct sy_rule_in;
+void sy_gw_route_displaced(struct sy_compile_ctx *cx, const struct sy_rule_in *rule,
+			   const char *host, const struct sy_object *winner);
+
+/* Compile entry points of the route kinds, run by the Gateway compile. */
+int sy_httproute_compile_all(struct sy_gw_set *set);
+int sy_tlsroute_compile_all(struct sy_gw_set *set);
+
+#endif
