@@ -15,6 +15,7 @@ const struct sy_kind *const sy_kinds[] = {
 	&sy_kind_namespace,
 	&sy_kind_secret,
 	&sy_kind_ingressroute_contour,
+	&sy_kind_httpproxy_contour,
 	&sy_kind_route_contour,
 	&sy_kind_routegroup,
 	&sy_kind_router,

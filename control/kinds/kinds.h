@@ -81,6 +81,7 @@ extern const struct sy_kind sy_kind_route;
 extern const struct sy_kind sy_kind_namespace;
 extern const struct sy_kind sy_kind_secret;
 extern const struct sy_kind sy_kind_ingressroute_contour;
+extern const struct sy_kind sy_kind_httpproxy_contour;
 extern const struct sy_kind sy_kind_route_contour;
 extern const struct sy_kind sy_kind_routegroup;
 extern const struct sy_kind sy_kind_ingress;
@@ -95,6 +96,10 @@ struct sy_pem;
 enum sy_cert_problem sy_secret_tls_check(const struct sy_object *secret, const char *host,
 					 struct sy_arena *a, const struct sy_pem **out);
 
+/* A Secret's value for key (stringData, else data decoded), NUL-terminated,
+ * in a; NULL when it has none (or it is empty). */
+const char *sy_secret_value(const struct sy_object *secret, const char *key, struct sy_arena *a,
+			    size_t *len);
 /* control/kinds/ingress_class.c: IngressClass c (warm) is ours (its
  * spec.controller is cfg's ingress_controller; NULL cfg: the default). */
 struct sy_config;

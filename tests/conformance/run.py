@@ -35,6 +35,7 @@ FEATURE_KINDS = {
     "Endpoints": "endpoints",
     "EndpointSlice": "endpointslices",
     "IngressRoute": "ingressroutes",
+    "HTTPProxy": "httpproxies",
     "ContourRoute": "routes.contour.heptio.com",
     "RouteGroup": "routegroups",
     "Secret": "secrets",
@@ -52,6 +53,7 @@ OBJECT_FEATURES = {
     ("route.openshift.io/v1", "Route"): "Route",
     ("v1", "Route"): "Route",
     ("contour.heptio.com/v1beta1", "IngressRoute"): "IngressRoute",
+    ("projectcontour.io/v1", "HTTPProxy"): "HTTPProxy",
     ("contour.heptio.com/v1alpha1", "Route"): "ContourRoute",
     ("zalando.org/v1", "RouteGroup"): "RouteGroup",
     ("v1", "Secret"): "Secret",
@@ -315,7 +317,7 @@ def resolve_key(ctx, key):
     if kind is None:
         kinds = ctx.applied.get("%s/%s" % (ns, name)) or ["Route"]
         # Prefer a routing kind when the same ns/name names several objects.
-        for k in ("Route", "IngressRoute", "RouteGroup", "Ingress"):
+        for k in ("Route", "IngressRoute", "HTTPProxy", "RouteGroup", "Ingress"):
             if k in kinds:
                 kind = k
                 break

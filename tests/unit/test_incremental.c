@@ -588,6 +588,56 @@ test_ingress_class_changes(void **state)
 	router_stop(&r);
 }
 
+/*
+ * HTTPProxy includes across namespaces: a one-object change to the child
+ * (its service, its conditions), to the root (an include's prefix), a
+ * child leaving (the root's include is then not found) and coming back
+ * each compile as in full (SY_COMPILE_VERIFY), touching the root and child.
+ */
+#define HPX(ns, name, spec)                                                                     \
+	"{\"apiVersion\":\"projectcontour.io/v1\",\"kind\":\"HTTPProxy\",\"metadata\":{\"name\":\"" \
+	name "\",\"namespace\":\"" ns "\"},\"spec\":" spec "}"
+#define HPX_ROOT(prefix)                                                                        \
+	HPX("ns0", "root", "{\"virtualhost\":{\"fqdn\":\"hp.test\"},\"includes\":[{\"name\":"     \
+			   "\"child\",\"namespace\":\"ns1\",\"conditions\":[{\"prefix\":\"" prefix "\"}]}]}")
+#define HPX_CHILD(svc, prefix)                                                                  \
+	HPX("ns1", "child", "{\"routes\":[{\"conditions\":[{\"prefix\":\"" prefix "\"}],"         \
+			    "\"services\":[{\"name\":\"" svc "\",\"port\":80}]}]}")
+
+static void
+test_httpproxy_includes(void **state)
+{
+	struct sy_router r;
+	char buf[64];
+	json_t *rep;
+
+	(void)state;
+	router_start(&r);
+	load_many(&r);
+	ops_apply_ok(&r, HPX_ROOT("/app") "," HPX_CHILD("s1", "/"));
+	expect_incremental(&r, 2);
+	assert_string_equal(backend_of(&r, "http://hp.test/app/x", buf, sizeof(buf)), "198.18.1.11");
+	assert_string_equal(backend_of(&r, "http://hp.test/other", buf, sizeof(buf)), "");
+	ops_apply_ok(&r, HPX_CHILD("s3", "/"));
+	expect_incremental(&r, 2);
+	assert_string_equal(backend_of(&r, "http://hp.test/app/x", buf, sizeof(buf)), "198.18.1.13");
+	ops_apply_ok(&r, HPX_CHILD("s3", "/v2"));
+	expect_incremental(&r, 2);
+	assert_string_equal(backend_of(&r, "http://hp.test/app/x", buf, sizeof(buf)), "");
+	assert_string_equal(backend_of(&r, "http://hp.test/app/v2/x", buf, sizeof(buf)), "198.18.1.13");
+	ops_apply_ok(&r, HPX_ROOT("/api"));
+	expect_incremental(&r, 2);
+	assert_string_equal(backend_of(&r, "http://hp.test/api/v2/x", buf, sizeof(buf)), "198.18.1.13");
+	rep = ops_call(&r, "{\"op\":\"delete\",\"kind\":\"httpproxy\",\"namespace\":\"ns1\",\"name\":\"child\"}");
+	assert_true(reply_ok(rep));
+	json_decref(rep);
+	assert_string_equal(backend_of(&r, "http://hp.test/api/v2/x", buf, sizeof(buf)), "");
+	ops_apply_ok(&r, HPX_CHILD("s2", "/"));
+	expect_incremental(&r, 2);
+	assert_string_equal(backend_of(&r, "http://hp.test/api/x", buf, sizeof(buf)), "198.18.1.12");
+	router_stop(&r);
+}
+
 int
 main(void)
 {
@@ -606,6 +656,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_status_kept_and_followed, fresh_state, remove_state),
 		cmocka_unit_test_setup_teardown(test_ingress_class_changes, fresh_state, remove_state),
 		cmocka_unit_test_setup_teardown(test_gateway_api_changes, fresh_state, remove_state),
+		cmocka_unit_test_setup_teardown(test_httpproxy_includes, fresh_state, remove_state),
 	};
 
 	/* Every incremental compile is checked against a full one. */
