@@ -90,7 +90,9 @@ sy_dp_shared_create(const struct sy_config *cfg, struct rte_mempool *pool, unsig
 	sh->tcp_cc = cfg->tcp_cc;
 	sh->lb_fail_closed = cfg->lb_fail_closed;
 	sh->lb_max_ejected_pct = cfg->lb_max_ejected_percent;
-	sh->dns_addr = cfg->dns_listen;
+	sh->dns_self.v4 = cfg->dns_listen;
+	sh->dns_self.v6_on = cfg->dns_listen6_on;
+	memcpy(sh->dns_self.v6, cfg->dns_listen6, 16);
 	atomic_init(&sh->dns_zones, NULL);
 	sh->tsc_per_ms = rte_get_tsc_hz() / 1000;
 	if (sh->tsc_per_ms == 0)

@@ -23,6 +23,7 @@
 #include <rte_ether.h>
 
 #include "conn/conn_tables_t.h"
+#include "dns/dns.h"
 #include "net/neigh_t.h"
 #include "sy_config.h"
 #include "sy_source_allow.h"
@@ -106,10 +107,10 @@ struct sy_dp_shared {
 	/* The access log (observe/access_rec.h): each worker's ring of
 	 * records for the control thread, or NULL (the log is off). */
 	struct rte_ring *alog[SY_MAX_WORKERS];
-	/* The DNS responder (dns/dns.h): its address (network order; 0: off)
-	 * and the shard zones it answers for (ctl: publishes, sy_dp_dns_publish;
-	 * workers: read at each query). */
-	uint32_t dns_addr;
+	/* The DNS responder (dns/dns.h): its addresses (IPv4 network order,
+	 * 0: none; IPv6 when v6_on) and the shard zones it answers for (ctl:
+	 * publishes, sy_dp_dns_publish; workers: read at each query). */
+	struct sy_dns_self dns_self;
 	_Atomic(const struct sy_dns_table *) dns_zones;
 	/* VIP failover (vrrp/vrrp.h), or NULL (vrrp not configured). */
 	struct sy_vrrp *vrrp;

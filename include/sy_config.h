@@ -136,8 +136,11 @@ struct sy_config {
 	char access_log_to[256];
 	bool access_log_json;
 	/* The DNS responder for the shard zones (dataplane/dns/dns.h): one of
-	 * the ports' IPv4 addresses (network order); 0: off. */
+	 * the ports' IPv4 addresses (network order; 0: none) and one of their
+	 * IPv6 addresses (dns_listen6_on); off when neither is set. */
 	uint32_t dns_listen;
+	uint8_t dns_listen6[16];
+	bool dns_listen6_on;
 	struct sy_vrrp_config vrrp;
 	char state_dir[256];
 	struct sy_port_config ports[SY_MAX_PORTS];

@@ -242,14 +242,15 @@ parse_metrics(const json_t *val, struct sy_config *cfg, char *err, size_t errlen
 	return 0;
 }
 
-/* "dns": {"listen": "ADDR"}: the address the data plane answers DNS on
- * (port 53, UDP); one of the ports' (checked once they are all read). */
+/* "dns": {"listen": "ADDR" | ["ADDR", "ADDR"]}: the addresses the data
+ * plane answers DNS on (port 53, UDP): at most one of each family, each one
+ * of the ports' (checked once they are all read). */
 static int
 parse_dns(const json_t *val, struct sy_config *cfg, char *err, size_t errlen)
 {
-	const char *key, *a;
-	const json_t *v;
-	struct sy_addr addr;
+	const char *key;
+	const json_t *v, *listen, *one;
+	size_t i;
 
 	if (!json_is_object(val))
 		return fail(err, errlen, "dns: must be an object, e.g. {\"listen\": \"198.18.0.1\"}");
@@ -257,27 +258,70 @@ parse_dns(const json_t *val, struct sy_config *cfg, char *err, size_t errlen)
 		if (strcmp(key, "listen") != 0)
 			return fail(err, errlen, "dns.%s: unknown key (known: listen)", key);
 	}
-	a = json_string_value(json_object_get(val, "listen"));
-	if (a == NULL || sy_addr_parse(a, &addr) < 0 || addr.family != AF_INET)
-		return fail(err, errlen, "dns.listen: must be an IPv4 address of one of the ports");
-	cfg->dns_listen = addr.v4;
+	listen = json_object_get(val, "listen");
+	if (json_is_string(listen)) {
+		one = listen;
+		listen = NULL;
+	} else if (json_is_array(listen) && json_array_size(listen) >= 1 &&
+		   json_array_size(listen) <= 2) {
+		one = NULL;
+	} else {
+		return fail(err, errlen, "dns.listen: must be an address of one of the ports, or a "
+					 "list of two (one IPv4, one IPv6)");
+	}
+	for (i = 0; one != NULL || i < json_array_size(listen); i++) {
+		const json_t *e = one != NULL ? one : json_array_get(listen, i);
+		const char *a = json_string_value(e);
+		struct sy_addr addr;
+
+		if (a == NULL || sy_addr_parse(a, &addr) < 0)
+			return fail(err, errlen, "dns.listen: \"%s\" is not an IPv4 or IPv6 address",
+				    a ? a : "(not a string)");
+		if (addr.family == AF_INET) {
+			if (cfg->dns_listen != 0)
+				return fail(err, errlen, "dns.listen: two IPv4 addresses (at most one "
+							 "of each family)");
+			cfg->dns_listen = addr.v4;
+		} else {
+			if (cfg->dns_listen6_on)
+				return fail(err, errlen, "dns.listen: two IPv6 addresses (at most one "
+							 "of each family)");
+			memcpy(cfg->dns_listen6, addr.v6, 16);
+			cfg->dns_listen6_on = true;
+		}
+		if (one != NULL)
+			break;
+	}
 	return 0;
 }
 
-/* dns.listen is one of the ports' addresses: the workers only take what is
- * sent to theirs. */
+/* Each dns.listen address is one of the ports' addresses: the workers only
+ * take what is sent to theirs. */
 static int
 check_dns(const struct sy_config *cfg, char *err, size_t errlen)
 {
 	unsigned i, j;
+	bool v4 = cfg->dns_listen == 0, v6 = !cfg->dns_listen6_on;
 
-	if (cfg->dns_listen == 0)
-		return 0;
-	for (i = 0; i < cfg->n_ports; i++)
+	for (i = 0; i < cfg->n_ports; i++) {
 		for (j = 0; j < cfg->ports[i].n_ipv4; j++)
 			if (cfg->ports[i].ipv4[j].addr.v4 == cfg->dns_listen)
-				return 0;
-	return fail(err, errlen, "dns.listen: not an address of any port (ports[].ipv4)");
+				v4 = true;
+		for (j = 0; j < cfg->ports[i].n_ipv6; j++)
+			if (memcmp(cfg->ports[i].ipv6[j].addr.v6, cfg->dns_listen6, 16) == 0)
+				v6 = true;
+	}
+	if (!v4)
+		return fail(err, errlen, "dns.listen: not an address of any port (ports[].ipv4)");
+	if (!v6) {
+		char a[SY_ADDR_STRLEN];
+		struct sy_addr x = sy_addr_v6(cfg->dns_listen6);
+
+		sy_addr_format(&x, a, sizeof(a));
+		return fail(err, errlen, "dns.listen: %s is not an address of any port (ports[].ipv6)",
+			    a);
+	}
+	return 0;
 }
 
 /* "access_log": {"to": "/path" | "syslog", "format": "haproxy" | "json"}. */

@@ -81,7 +81,7 @@ sy_fleet_dns_publish(struct sy_router *r)
 {
 	struct sy_dns_table *t;
 
-	if (r->cfg.dns_listen == 0 || !r->dataplane_up)
+	if ((r->cfg.dns_listen == 0 && !r->cfg.dns_listen6_on) || !r->dataplane_up)
 		return;
 	t = sy_fleet_dns_table(&r->store, (uint32_t)r->gen_id);
 	if (t == NULL)

@@ -195,11 +195,14 @@ unsigned
 sy_dns_answer(const uint8_t *q, unsigned qlen, const struct sy_dns_table *t, uint32_t self,
 	      unsigned rot, uint8_t *out, unsigned room)
 {
-	return sy_dns_answer_active(q, qlen, t, self, rot, NULL, NULL, out, room);
+	struct sy_dns_self s = { .v4 = self };
+
+	return sy_dns_answer_active(q, qlen, t, &s, rot, NULL, NULL, out, room);
 }
 
 unsigned
-sy_dns_answer_active(const uint8_t *q, unsigned qlen, const struct sy_dns_table *t, uint32_t self,
+sy_dns_answer_active(const uint8_t *q, unsigned qlen, const struct sy_dns_table *t,
+		     const struct sy_dns_self *self,
 		     unsigned rot, bool (*active)(const void *ctx, const struct sy_addr *vip), const void *ctx,
 		     uint8_t *out, unsigned room)
 {
@@ -272,10 +275,17 @@ sy_dns_answer_active(const uint8_t *q, unsigned qlen, const struct sy_dns_table 
 			}
 			an++;
 		}
-		if (is_ns1 && (qtype == T_A || qtype == T_ANY)) {
-			put_a(&o, DNS_HDR, self);
-			an++;
-		} else if (!at_apex && !is_ns1) {
+		if (is_ns1) {
+			/* the responder's own addresses, the family asked */
+			if ((qtype == T_A || qtype == T_ANY) && self->v4 != 0) {
+				put_a(&o, DNS_HDR, self->v4);
+				an++;
+			}
+			if ((qtype == T_AAAA || qtype == T_ANY) && self->v6_on) {
+				put_aaaa(&o, DNS_HDR, self->v6);
+				an++;
+			}
+		} else if (!at_apex) {
 			/* Only the VIPs a master serves now (VIP failover),
 			 * of either family. */
 			for (i = 0; i < z->n_vips && i < SY_DNS_VIPS_MAX; i++) {
@@ -348,6 +358,32 @@ dns_vip_active(const void *ctx, const struct sy_addr *vip)
 	return w->now < atomic_load_explicit(&v->pub[i].active_until, memory_order_relaxed);
 }
 
+/* The answer to the query in the UDP datagram at uh (plen bytes after
+ * its header) into reply, counted by its rcode; its length, or 0: drop it. */
+static unsigned
+answer_query(struct sy_worker *w, const struct rte_udp_hdr *uh, unsigned plen,
+	     uint8_t reply[DNS_MAX_UDP])
+{
+	const struct sy_dp_shared *sh = w->sh;
+	const struct sy_dns_table *t;
+	unsigned n;
+
+	w->counters.dns_queries++;
+	t = atomic_load_explicit(&sh->dns_zones, memory_order_acquire);
+	n = sy_dns_answer_active((const uint8_t *)(uh + 1), plen, t, &sh->dns_self,
+				 (unsigned)w->counters.dns_queries, sh->vrrp ? dns_vip_active : NULL,
+				 w, reply, DNS_MAX_UDP);
+	if (n == 0)
+		return 0;
+	switch (reply[3] & 0x0f) {
+	case RC_NOERROR: w->counters.dns_noerror++; break;
+	case RC_NXDOMAIN: w->counters.dns_nxdomain++; break;
+	case RC_REFUSED: w->counters.dns_refused++; break;
+	default: w->counters.dns_errors++; break;
+	}
+	return n;
+}
+
 void
 sy_udp_input(struct sy_worker *w, uint16_t port, struct rte_mbuf *m)
 {
@@ -356,13 +392,12 @@ sy_udp_input(struct sy_worker *w, uint16_t port, struct rte_mbuf *m)
 	uint16_t hlen = m->l3_len, ulen;
 	struct rte_udp_hdr *uh;
 	uint8_t reply[DNS_MAX_UDP];
-	const struct sy_dns_table *t;
 	unsigned n, plen;
 	uint32_t src;
 	uint16_t sport;
 
 	(void)port;
-	if (sh->dns_addr == 0 || ip->dst_addr != sh->dns_addr ||
+	if (sh->dns_self.v4 == 0 || ip->dst_addr != sh->dns_self.v4 ||
 	    m->data_len < hlen + sizeof(*uh)) {
 		sy_drop(w, m, SY_DROP_UDP_NO_SERVICE);
 		return;
@@ -381,20 +416,10 @@ sy_udp_input(struct sy_worker *w, uint16_t port, struct rte_mbuf *m)
 		return;
 	}
 	plen = ulen - sizeof(*uh);
-	w->counters.dns_queries++;
-	t = atomic_load_explicit(&sh->dns_zones, memory_order_acquire);
-	n = sy_dns_answer_active((const uint8_t *)(uh + 1), plen, t, sh->dns_addr,
-				 (unsigned)w->counters.dns_queries, sh->vrrp ? dns_vip_active : NULL,
-				 w, reply, sizeof(reply));
+	n = answer_query(w, uh, plen, reply);
 	if (n == 0) {
 		sy_drop(w, m, SY_DROP_DNS_MALFORMED);
 		return;
-	}
-	switch (reply[3] & 0x0f) {
-	case RC_NOERROR: w->counters.dns_noerror++; break;
-	case RC_NXDOMAIN: w->counters.dns_nxdomain++; break;
-	case RC_REFUSED: w->counters.dns_refused++; break;
-	default: w->counters.dns_errors++; break;
 	}
 	/* The answer in the query's place: no IP options, the addresses and
 	 * ports swapped. */
@@ -422,4 +447,77 @@ sy_udp_input(struct sy_worker *w, uint16_t port, struct rte_mbuf *m)
 	uh->dgram_cksum = rte_ipv4_udptcp_cksum(ip, uh);
 	m->l3_len = hlen;
 	sy_ipv4_output(w, m);
+}
+
+void
+sy_udp6_input(struct sy_worker *w, uint16_t port, struct rte_mbuf *m)
+{
+	const struct sy_dp_shared *sh = w->sh;
+	struct rte_ipv6_hdr *ip6 = rte_pktmbuf_mtod(m, struct rte_ipv6_hdr *);
+	uint16_t off = m->l3_len, ulen;
+	struct rte_udp_hdr *uh;
+	uint8_t reply[DNS_MAX_UDP], src[16];
+	unsigned n;
+	uint16_t sport;
+
+	if (!sh->dns_self.v6_on || memcmp(ip6->dst_addr, sh->dns_self.v6, 16) != 0 ||
+	    m->nb_segs != 1 || m->data_len < off + sizeof(*uh)) {
+		sy_drop(w, m, SY_DROP_UDP_NO_SERVICE);
+		return;
+	}
+	uh = rte_pktmbuf_mtod_offset(m, struct rte_udp_hdr *, off);
+	if (uh->dst_port != RTE_BE16(53)) {
+		sy_drop(w, m, SY_DROP_UDP_NO_SERVICE);
+		return;
+	}
+	/* The fixed header only from here (extension headers dropped): the
+	 * checksum's pseudo-header and the answer both want UDP right after
+	 * it. */
+	if (off > sizeof(*ip6)) {
+		uint16_t ext = (uint16_t)(off - sizeof(*ip6));
+
+		memmove((uint8_t *)ip6 + ext, ip6, sizeof(*ip6));
+		rte_pktmbuf_adj(m, ext);
+		ip6 = rte_pktmbuf_mtod(m, struct rte_ipv6_hdr *);
+		ip6->payload_len =
+			rte_cpu_to_be_16((uint16_t)(rte_be_to_cpu_16(ip6->payload_len) - ext));
+		ip6->proto = IPPROTO_UDP;
+		off = sizeof(*ip6);
+		uh = rte_pktmbuf_mtod_offset(m, struct rte_udp_hdr *, off);
+	}
+	ulen = rte_be_to_cpu_16(uh->dgram_len);
+	/* The datagram is the whole payload; a checksum is required over
+	 * IPv6 (RFC 8200 8.1: a zero one is dropped). */
+	if (ulen < sizeof(*uh) || ulen != rte_be_to_cpu_16(ip6->payload_len) ||
+	    off + ulen > m->data_len || uh->dgram_cksum == 0 ||
+	    rte_ipv6_udptcp_cksum_verify(ip6, uh) != 0) {
+		sy_drop(w, m, SY_DROP_DNS_MALFORMED);
+		return;
+	}
+	n = answer_query(w, uh, ulen - sizeof(*uh), reply);
+	if (n == 0) {
+		sy_drop(w, m, SY_DROP_DNS_MALFORMED);
+		return;
+	}
+	/* The answer in the query's place, addresses and ports swapped. */
+	if (rte_pktmbuf_trim(m, (uint16_t)(m->pkt_len - off - sizeof(*uh))) != 0 ||
+	    rte_pktmbuf_append(m, (uint16_t)n) == NULL) {
+		sy_drop(w, m, SY_DROP_NO_MBUF);
+		return;
+	}
+	uh = rte_pktmbuf_mtod_offset(m, struct rte_udp_hdr *, off);
+	memcpy(uh + 1, reply, n);
+	sport = uh->src_port;
+	uh->src_port = uh->dst_port;
+	uh->dst_port = sport;
+	uh->dgram_len = rte_cpu_to_be_16((uint16_t)(sizeof(*uh) + n));
+	memcpy(src, ip6->src_addr, 16);
+	memcpy(ip6->src_addr, ip6->dst_addr, 16);
+	memcpy(ip6->dst_addr, src, 16);
+	ip6->payload_len = uh->dgram_len;
+	ip6->hop_limits = SY_IPV4_DEFAULT_TTL; /* 64, as icmp6.c's answers */
+	uh->dgram_cksum = 0;
+	uh->dgram_cksum = rte_ipv6_udptcp_cksum(ip6, uh);
+	m->l3_len = sizeof(*ip6);
+	sy_ipv6_output(w, port, m);
 }

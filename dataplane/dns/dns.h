@@ -10,9 +10,9 @@
  *     type AAAA: every IPv6 VIP alike (AAAA records; with vrrp, only
  *     those a master serves, as for A); ANY: both; a type the shard has no VIP of:
  *     NODATA (below); no VIP at all: NXDOMAIN (no wildcard record exists);
- *   - the zone's apex: SOA and NS (ns1.<zone>, whose A is the responder's
- *     own address); other types at the apex or below: NOERROR with no
- *     answer and the SOA (RFC 2308 NODATA);
+ *   - the zone's apex: SOA and NS (ns1.<zone>, whose A and AAAA are the
+ *     responder's own addresses); other types at the apex or below: NOERROR
+ *     with no answer and the SOA (RFC 2308 NODATA);
  *   - a name in no zone: REFUSED (we are not its server, and no resolver);
  *   - not a standard query: NOTIMP; malformed: FORMERR when the header is
  *     readable, else dropped (dns_malformed). Responses (QR set) and
@@ -35,6 +35,18 @@ struct sy_dns_table;
 /* A UDP datagram to one of our addresses (data at the IPv4 header,
  * m->l3_len set): the DNS responder's, or dropped (udp_no_service). */
 void sy_udp_input(struct sy_worker *w, uint16_t port, struct rte_mbuf *m);
+/* The same over IPv6 (data at the IPv6 header, m->l3_len: it and its
+ * extension headers): answered from the same zones, the answer routed back
+ * from the address asked (dns.listen's IPv6 address). */
+void sy_udp6_input(struct sy_worker *w, uint16_t port, struct rte_mbuf *m);
+
+/* The responder's own addresses: ns1.<zone>'s A (v4, network order; 0:
+ * none) and AAAA (v6 when v6_on). */
+struct sy_dns_self {
+	uint32_t v4;
+	bool v6_on;
+	uint8_t v6[16];
+};
 
 /* The answer to query q (qlen bytes) into out (room bytes, >= 512), from
  * table t (NULL: no zones) with the responder's address `self` (network
@@ -49,7 +61,7 @@ unsigned sy_dns_answer(const uint8_t *q, unsigned qlen, const struct sy_dns_tabl
  * answers NODATA. */
 struct sy_addr;
 unsigned sy_dns_answer_active(const uint8_t *q, unsigned qlen, const struct sy_dns_table *t,
-			      uint32_t self, unsigned rot,
+			      const struct sy_dns_self *self, unsigned rot,
 			      bool (*active)(const void *ctx, const struct sy_addr *vip),
 			      const void *ctx, uint8_t *out, unsigned room);
 

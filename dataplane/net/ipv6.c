@@ -22,6 +22,7 @@
 #include <rte_ip.h>
 #include <rte_mbuf.h>
 
+#include "dns/dns.h"
 #include "net/fib.h"
 #include "net/nd.h"
 #include "net/net.h"
@@ -250,6 +251,16 @@ sy_ipv6_input(struct sy_worker *w, uint16_t port, struct rte_mbuf *m)
 			}
 			m->l3_len = sizeof(*ip6);
 			sy_tcp6_input(w, port, m);
+			return;
+		case IPPROTO_UDP:
+			/* The DNS responder's (dns/dns.h), on a unicast
+			 * address of ours only. */
+			if (unlikely(ip6->dst_addr[0] == 0xff)) {
+				sy_drop(w, m, SY_DROP_UDP_NO_SERVICE);
+				return;
+			}
+			m->l3_len = (uint16_t)off;
+			sy_udp6_input(w, port, m);
 			return;
 		case SY_IPPROTO_VRRP:
 			/* Adverts go to the group only (RFC 5798 5.1.2.2). */

@@ -23,7 +23,9 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+sys.dont_write_bytecode = True  # no __pycache__ beside the sources
 import peers  # noqa: E402  (translation of peer-cases.json)
+import lab as lab_mode  # noqa: E402  (--lab: the data plane checked against resolve)
 
 # The kind a feature name needs, as the `get` op spells it. A feature is supported
 # when `get` answers anything but unknown_kind.
@@ -31,6 +33,7 @@ FEATURE_KINDS = {
     "Route": "routes.route.openshift.io",
     "Service": "services",
     "Endpoints": "endpoints",
+    "EndpointSlice": "endpointslices",
     "IngressRoute": "ingressroutes",
     "ContourRoute": "routes.contour.heptio.com",
     "RouteGroup": "routegroups",
@@ -59,6 +62,7 @@ OBJECT_FEATURES = {
     ("gateway.networking.k8s.io/v1beta1", "ReferenceGrant"): "ReferenceGrant",
     ("gateway.networking.k8s.io/v1", "ReferenceGrant"): "ReferenceGrant",
     ("gateway.networking.k8s.io/v1alpha2", "TLSRoute"): "TLSRoute",
+    ("discovery.k8s.io/v1", "EndpointSlice"): "EndpointSlice",
 }
 BASE_CONFIG = {"workers": 1, "idle": "adaptive", "eal": ["--log-level=*:error"]}
 DEFAULT_TOLERANCE = 0.02
@@ -77,9 +81,10 @@ class SetupError(Exception):
 class Routerd:
     """One routerd at a time, restarted when a case needs another config."""
 
-    def __init__(self, path, verbose):
+    def __init__(self, path, verbose, lab=None):
         self.path = path
         self.verbose = verbose
+        self.lab = lab  # lab_mode.Lab with --lab: routerd gets its ports
         self.proc = None
         self.config = None
         self.dir = None
@@ -94,6 +99,9 @@ class Routerd:
         if self.proc is not None and self.proc.poll() is None and cfg == self.config:
             return
         self.stop()
+        if self.lab is not None:
+            for k, v in self.lab.routerd_config().items():
+                cfg[k] = dict(cfg[k], **v) if isinstance(cfg.get(k), dict) else v
         self.dir = tempfile.mkdtemp(prefix="sy-conformance-")
         cfg["control_socket"] = os.path.join(self.dir, "routerd.sock")
         cfg["state_dir"] = os.path.join(self.dir, "state")
@@ -107,6 +115,8 @@ class Routerd:
             try:
                 self.proc = subprocess.Popen([self.path, "-c", path], stdout=self.log,
                                              stderr=subprocess.STDOUT, start_new_session=True)
+                if self.lab is not None:
+                    self.lab.track(self.proc.pid, "routerd")
                 break
             except OSError as e:
                 if attempt == 59:
@@ -141,6 +151,8 @@ class Routerd:
         self.supported = {}
 
     def request(self, req):
+        if self.lab is not None and req.get("op") == "apply":
+            req = dict(req, objects=self.lab.map_objects(req.get("objects") or []))
         self.file.write((json.dumps(req) + "\n").encode())
         self.file.flush()
         line = self.file.readline()
@@ -152,6 +164,8 @@ class Routerd:
                 tail = self.log.read()[-3000:]
             raise SetupError("routerd closed the control connection (crashed?); log tail:\n"
                              + tail)
+        if self.lab is not None:
+            return json.loads(self.lab.unmap_text(line.decode()))
         return json.loads(line)
 
     def supports(self, feature):
@@ -282,6 +296,7 @@ class Ctx:
         self.rejections = {}  # "Kind ns/name" -> [messages]
         self.applied = {}  # "ns/name" -> [kinds], for keys without a kind
         self.failures = []
+        self.lab = {"checked": 0, "agreed": 0, "not_checked": []}  # --lab only
 
     def fail(self, msg):
         self.failures.append(msg)
@@ -487,7 +502,7 @@ def check_resolve(ctx, url, want, tolerance):
     what = "resolve %s%s" % (want.get("method", "") + " " if "method" in want else "", url)
     if not r.get("ok"):
         ctx.fail("%s: error %s" % (what, (r.get("error") or {}).get("message")))
-        return
+        return None
     if "object" in want:
         got = r.get("object")
         if got != want["object"]:
@@ -537,6 +552,26 @@ def check_resolve(ctx, url, want, tolerance):
             ctx.fail("%s: %s %s, want %s" % (what, f, json.dumps(r.get(f)), json.dumps(want[f])))
     if "reply" in want and not subset(r, want["reply"]):
         ctx.fail("%s: reply %s does not contain %s" % (what, json.dumps(r), json.dumps(want["reply"])))
+    return r
+
+
+def check_outside(ctx, url, want, r):
+    """--lab: send the request through the data plane and compare with resolve's answer r."""
+    if r is None:
+        return
+    full = url if "://" in url else "http://" + url
+    what = "%s%s" % (want.get("method", "") + " " if "method" in want else "", full)
+    verdict, text = ctx.rd.lab.check(url, want, r)
+    if verdict == "unchecked":
+        ctx.lab["not_checked"].append("%s: %s" % (what, text))
+        return
+    ctx.lab["checked"] += 1
+    if verdict == "agree":
+        ctx.lab["agreed"] += 1
+        if ctx.rd.verbose:
+            ctx.lab.setdefault("notes", []).append("lab %s: %s" % (what, text))
+    else:
+        ctx.fail("lab: %s: %s" % (what, text))
 
 
 def do_apply(ctx, objs, each):
@@ -579,8 +614,10 @@ def do_delete(ctx, key):
         ctx.fail("delete %s: %s" % (key, (r.get("error") or {}).get("message")))
 
 
-def run_case(rd, case):
-    """Returns ('pass'|'fail'|'skip', detail)."""
+def run_case(rd, case, lab_out=None):
+    """Returns ('pass'|'fail'|'skip', detail). With --lab, lab_out gets the counts of the
+    resolve answers checked from outside ("checked", "agreed", "not_checked": [reasons])."""
+    ctx = None
     try:
         rd.ensure(case.get("config"))
         for f in case_features(case):
@@ -604,7 +641,9 @@ def run_case(rd, case):
             res = exp.get("resolve") or {}
             items = res.items() if isinstance(res, dict) else [(x["url"], x) for x in res]
             for url, want in items:
-                check_resolve(ctx, url, want, tol)
+                r = check_resolve(ctx, url, want, tol)
+                if rd.lab is not None:
+                    check_outside(ctx, url, want, r)
             mc = exp.get("match_count")
             if mc:
                 n = 0
@@ -617,9 +656,12 @@ def run_case(rd, case):
                     ctx.failures[j] = "step %d: %s" % (i + 1, ctx.failures[j])
         if ctx.failures:
             return "fail", ctx.failures
-        return "pass", []
+        return "pass", ctx.lab.get("notes", [])
     except Skip as e:
         return "skip", [str(e)]
+    finally:
+        if lab_out is not None and ctx is not None:
+            lab_out.update(ctx.lab)
 
 
 # ------------------------------------------------------------------------- main --
@@ -659,6 +701,9 @@ def main():
     ap.add_argument("--repeat", type=int, default=1, metavar="N",
                     help="run the whole suite N times, each on a fresh routerd (new state "
                          "directory); a counted failure in any run fails (default 1)")
+    ap.add_argument("--lab", action="store_true",
+                    help="routerd with real ports in a namespace lab: every resolve answer "
+                         "checked is also sent through the data plane and compared")
     ap.add_argument("-v", "--verbose", action="store_true")
     a = ap.parse_args()
     if a.repeat < 1:
@@ -688,13 +733,41 @@ def main():
             fit_list = set(json.load(fh).get("cases", []))
 
     only = re.compile(a.only) if a.only else None
+    lab = None
+    if a.lab:
+        src = os.environ.get("SY_SRC", os.path.dirname(os.path.dirname(HERE)))
+        lab = lab_mode.Lab(src, a.verbose)
+        runs = [c for c in project + [p for p in peer_cases if p["fits"]]
+                if not only or only.search(c["id"])]
+        # SIGTERM (meson's timeout) and SIGHUP leave through the finally below: the lab
+        # goes with every process it started.
+        for sig in (signal.SIGTERM, signal.SIGHUP):
+            signal.signal(sig, lambda n, f: sys.exit(128 + n))
+        try:
+            lab.map_cases(runs)
+            lab.up()
+            print("# lab %s: routerd's ports on %s / %s; %d endpoint addresses mapped to "
+                  "lab addresses, %d backend listeners" % (
+                      lab.id, lab.env["LAB_IF_CLIENT"], lab.env["LAB_IF_BACKEND"],
+                      len(lab.fwd), len(lab.listen)))
+            sys.stdout.flush()
+            return suites(a, project, peer_cases, fit_list, only, lab)
+        except lab_mode.LabError as e:
+            print("run.py: lab: %s" % e, file=sys.stderr)
+            return 2
+        finally:
+            lab.down()
+    return suites(a, project, peer_cases, fit_list, only, None)
+
+
+def suites(a, project, peer_cases, fit_list, only, lab):
     results, rc = [], 0
     for rep in range(1, a.repeat + 1):
         if a.repeat > 1:
             print("# run %d of %d" % (rep, a.repeat))
             sys.stdout.flush()
         t0 = time.monotonic()
-        run = run_suite(a, project, peer_cases, fit_list, only)
+        run = run_suite(a, project, peer_cases, fit_list, only, lab)
         if run is None:
             return 2
         for r in run:
@@ -726,19 +799,22 @@ def main():
     return rc
 
 
-def run_suite(a, project, peer_cases, fit_list, only):
+def run_suite(a, project, peer_cases, fit_list, only, lab=None):
     """Every case once, on a routerd of its own (started here, stopped at the end, so the
     next run starts from an empty state directory). The results, or None on a setup
     problem."""
-    rd = Routerd(a.routerd, a.verbose)
+    rd = Routerd(a.routerd, a.verbose, lab)
     results = []
     try:
         for c in project:
             if only and not only.search(c["id"]):
                 continue
-            st, detail = run_case(rd, c)
+            lab_out = {} if lab else None
+            st, detail = run_case(rd, c, lab_out)
             results.append({"id": c["id"], "group": "project", "feature": c.get("feature", ""),
                             "result": st, "detail": detail})
+            if lab_out and st != "skip":
+                results[-1]["lab"] = lab_out
             report_line(results[-1], a.verbose)
         for pc in peer_cases:
             if only and not only.search(pc["id"]):
@@ -748,10 +824,13 @@ def run_suite(a, project, peer_cases, fit_list, only):
                                 "fits": False, "detail": ["does not fit: " + pc["reason"]]})
                 report_line(results[-1], a.verbose)
                 continue
-            st, detail = run_case(rd, pc)
+            lab_out = {} if lab else None
+            st, detail = run_case(rd, pc, lab_out)
             results.append({"id": pc["id"], "group": "peer:" + pc["peer"], "result": st,
                             "fits": True, "allow_listed": pc["id"] in fit_list,
                             "detail": detail, "notes": pc.get("reason", "")})
+            if lab_out and st != "skip":
+                results[-1]["lab"] = lab_out
             report_line(results[-1], a.verbose)
     except SetupError as e:
         print("run.py: %s" % e, file=sys.stderr)
@@ -767,6 +846,9 @@ def report_line(r, verbose):
     if r["result"] == "skip":
         line += "  (%s)" % r["detail"][0]
     print(line)
+    if verbose and r.get("lab"):
+        for n in r["lab"].get("not_checked") or []:
+            print("       - not checked from outside: " + n)
     if r["result"] == "fail" or (verbose and r["detail"] and r["result"] != "skip"):
         for d in r["detail"][:12]:
             print("       - " + d)
@@ -780,10 +862,15 @@ def summary(results):
     for r in results:
         if r["group"] not in groups:
             groups.append(r["group"])
+    lab = any("lab" in r for r in results)
+    # --lab: resolve answers checked from outside (through the data plane), those that
+    # agreed, and those not checked from outside (the reasons are listed below the table).
+    fmt = "%-20s %5s %7s %7s %8s %12s" + (" %11s %9s %12s" if lab else "")
+    head = ["GROUP", "RUN", "PASSED", "FAILED", "SKIPPED", "NOT-FITTING"]
     print()
-    print("%-20s %5s %7s %7s %8s %12s" % ("GROUP", "RUN", "PASSED", "FAILED", "SKIPPED",
-                                          "NOT-FITTING"))
-    tot = [0, 0, 0, 0, 0]
+    print(fmt % tuple(head + (["DP-CHECKED", "DP-AGREED", "NOT-CHECKED"] if lab else [])))
+    fmt = fmt.replace("s", "d").replace("%-20d", "%-20s")
+    tot = [0] * (8 if lab else 5)
     for g in groups:
         rs = [r for r in results if r["group"] == g]
         row = [len([r for r in rs if r["result"] != "skip"]),
@@ -791,9 +878,25 @@ def summary(results):
                len([r for r in rs if r["result"] == "fail"]),
                len([r for r in rs if r["result"] == "skip" and r.get("fits", True)]),
                len([r for r in rs if r.get("fits") is False])]
+        if lab:
+            row += [sum(r.get("lab", {}).get("checked", 0) for r in rs),
+                    sum(r.get("lab", {}).get("agreed", 0) for r in rs),
+                    sum(len(r.get("lab", {}).get("not_checked", [])) for r in rs)]
         tot = [a + b for a, b in zip(tot, row)]
-        print("%-20s %5d %7d %7d %8d %12d" % tuple([g] + row))
-    print("%-20s %5d %7d %7d %8d %12d" % tuple(["total"] + tot))
+        print(fmt % tuple([g] + row))
+    print(fmt % tuple(["total"] + tot))
+    if lab:
+        reasons = {}
+        for r in results:
+            for n in r.get("lab", {}).get("not_checked", []):
+                why = n.split(": ", 1)[1] if ": " in n else n
+                why = re.sub(r"(?<=\(not an IPv4 address of the inputs\)): .*", "", why)
+                reasons.setdefault(why, []).append(r["id"])
+        for why, ids in sorted(reasons.items()):
+            print("not checked from outside (%d): %s: %s" % (len(ids), why,
+                                                            ", ".join(sorted(set(ids)))))
+        print("lab: %d resolve answers checked from outside, %d agreed, %d disagreed, "
+              "%d not checked from outside" % (tot[5], tot[6], tot[5] - tot[6], tot[7]))
     bad = [r["id"] for r in results if r["result"] == "fail" and
            (r["group"] == "project" or r.get("allow_listed"))]
     regress = [r["id"] for r in results if r["result"] != "pass" and r.get("allow_listed")]

@@ -18,7 +18,8 @@ c = json.load(open(p))
 c["router_name"] = "shard1"
 c["scheduler"] = True
 c["scheduler_retry_s"] = 2
-c["dns"] = {"listen": "198.18.0.1"}
+c["dns"] = {"listen": ["198.18.0.1", "2001:2::1"]}
+c["ports"][0]["ipv6"] = ["2001:2::1/64"]
 json.dump(c, open(p, "w"), indent=1)
 PY
 t_start_routerd
@@ -233,5 +234,25 @@ dq "x.shard3.apps.$D" A +short
 rctl stats -o json
 t_json_expect "$T_OUT" 'd["total"]["dns_queries"] >= 8 and d["total"]["dns_refused"] >= 1 and d["total"]["dns_noerror"] >= 7' "stats count the DNS queries by answer"
 t_ok "DNS responder: shard VIPs by dig (A, AAAA, ANY), SOA (aa), NODATA, REFUSED outside; a new Router answered at once"
+
+# The same responder over IPv6 (dns.listen's second address, 2001:2::1 on the client port):
+# the same zones, ns1's AAAA the address asked, REFUSED outside; dig checks the UDP checksum.
+lab_ipv6 client "2001:2::2/64"
+dq6() { t_run lab_client dig -6 +time=2 +tries=2 +norecurse @2001:2::1 "$@"; }
+dq6 "www.$S1" A +short
+t_expect_rc 0 "dig -6 @2001:2::1 www.$S1 A"
+[ "$(sort <<<"$T_OUT" | tr '\n' ' ')" = "198.18.0.80 198.18.0.81 " ] ||
+	t_fail "over IPv6: www.$S1's two VIPs" "seen: $(t_seen)"
+dq6 "www.$S1" AAAA +short
+[ "$T_OUT" = 2001:2::80 ] || t_fail "over IPv6: www.$S1 AAAA" "seen: $(t_seen)"
+dq6 "ns1.$S1" AAAA +short
+[ "$T_OUT" = 2001:2::1 ] || t_fail "over IPv6: ns1.$S1 AAAA is the responder's IPv6 address" "seen: $(t_seen)"
+dq6 "ns1.$S1" A +short
+[ "$T_OUT" = 198.18.0.1 ] || t_fail "ns1.$S1 A is the responder's IPv4 address" "seen: $(t_seen)"
+dq6 "$S1" SOA
+t_expect_out 'flags: qr aa' "over IPv6: the apex's SOA, authoritative"
+dq6 www.example.com A
+t_expect_out 'status: REFUSED' "over IPv6: a name in no shard zone: REFUSED"
+t_ok "DNS responder over IPv6: A, AAAA, ns1's A and AAAA, SOA, REFUSED from dig -6"
 
 t_finish

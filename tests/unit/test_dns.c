@@ -376,6 +376,7 @@ six_only(const void *ctx, const struct sy_addr *vip)
 static void
 test_active_vips(void **state)
 {
+	const struct sy_dns_self self4 = { .v4 = inet_addr("198.18.0.1") };
 	struct sy_dns_table *t = table();
 	uint8_t q[600], a[600];
 	char six[16][INET6_ADDRSTRLEN];
@@ -386,41 +387,82 @@ test_active_vips(void **state)
 	(void)state;
 	ql = query(q, "www.shard1.apps.test", 1, 0);
 	for (rot = 0; rot < 3; rot++) {
-		n = sy_dns_answer_active(q, ql, t, inet_addr("198.18.0.1"), rot, only_81, NULL, a,
+		n = sy_dns_answer_active(q, ql, t, &self4, rot, only_81, NULL, a,
 					 sizeof(a));
 		assert_int_equal(rcode(a), 0);
 		assert_int_equal(a_records(a, n, ql, ips), 1);
 		assert_true(ips[0] == inet_addr("198.18.0.81"));
 	}
 	/* None active: as a shard without VIPs. */
-	n = sy_dns_answer_active(q, ql, t, inet_addr("198.18.0.1"), 0, none, NULL, a, sizeof(a));
+	n = sy_dns_answer_active(q, ql, t, &self4, 0, none, NULL, a, sizeof(a));
 	assert_int_equal(rcode(a), 3);
 	assert_int_equal(count(a, 0), 0);
 	/* IPv6 VIPs follow their masters as IPv4 ones do: AAAA has only the
 	 * active one, in every turn. */
 	ql = query(q, "www.dual.apps.test", 28, 0);
 	for (rot = 0; rot < 3; rot++) {
-		n = sy_dns_answer_active(q, ql, t, inet_addr("198.18.0.1"), rot, only_81, NULL, a,
+		n = sy_dns_answer_active(q, ql, t, &self4, rot, only_81, NULL, a,
 					 sizeof(a));
 		assert_int_equal(rcode(a), 0);
 		assert_int_equal(aaaa_records(a, n, ql, six, types), 1);
 		assert_string_equal(six[0], "2001:2::81");
 	}
 	/* None of either family active: as a shard without VIPs. */
-	n = sy_dns_answer_active(q, ql, t, inet_addr("198.18.0.1"), 0, none, NULL, a, sizeof(a));
+	n = sy_dns_answer_active(q, ql, t, &self4, 0, none, NULL, a, sizeof(a));
 	assert_int_equal(rcode(a), 3);
 	assert_int_equal(count(a, 0), 0);
 	/* An IPv6 VIP active and no IPv4 one: the name is there, A is
 	 * NODATA (not NXDOMAIN) with the SOA. */
 	ql = query(q, "www.six.apps.test", 1, 0);
-	n = sy_dns_answer_active(q, ql, t, inet_addr("198.18.0.1"), 0, six_only, NULL, a, sizeof(a));
+	n = sy_dns_answer_active(q, ql, t, &self4, 0, six_only, NULL, a, sizeof(a));
 	assert_int_equal(rcode(a), 0);
 	assert_int_equal(count(a, 0), 0);
 	assert_int_equal(count(a, 1), 1);
 	ql = query(q, "www.six.apps.test", 28, 0);
-	n = sy_dns_answer_active(q, ql, t, inet_addr("198.18.0.1"), 0, six_only, NULL, a, sizeof(a));
+	n = sy_dns_answer_active(q, ql, t, &self4, 0, six_only, NULL, a, sizeof(a));
 	assert_int_equal(aaaa_records(a, n, ql, six, types), 1);
 	assert_string_equal(six[0], "2001:2::90");
+	free(t);
+}
+
+/* ns1.<zone> names the responder's own addresses, of the family asked:
+ * an IPv6-only responder answers AAAA and NODATA for A, a dual one both. */
+static void
+test_ns1_families(void **state)
+{
+	struct sy_dns_table *t = table();
+	struct sy_dns_self six = { .v6_on = true }, dual = { .v4 = inet_addr("198.18.0.1"),
+							       .v6_on = true };
+	uint8_t q[600], a[600];
+	char addrs[16][INET6_ADDRSTRLEN];
+	uint16_t types[32];
+	uint32_t ips[16];
+	unsigned ql, n;
+
+	(void)state;
+	assert_int_equal(inet_pton(AF_INET6, "2001:2::53", six.v6), 1);
+	memcpy(dual.v6, six.v6, 16);
+	ql = query(q, "ns1.shard1.apps.test", 28, 0);
+	n = sy_dns_answer_active(q, ql, t, &six, 0, NULL, NULL, a, sizeof(a));
+	assert_int_equal(rcode(a), 0);
+	assert_int_equal(aaaa_records(a, n, ql, addrs, types), 1);
+	assert_string_equal(addrs[0], "2001:2::53");
+	ql = query(q, "ns1.shard1.apps.test", 1, 0);
+	n = sy_dns_answer_active(q, ql, t, &six, 0, NULL, NULL, a, sizeof(a));
+	assert_int_equal(rcode(a), 0);
+	assert_int_equal(count(a, 0), 0); /* NODATA: no IPv4 address */
+	assert_int_equal(count(a, 1), 1);
+	ql = query(q, "ns1.shard1.apps.test", 255, 0);
+	n = sy_dns_answer_active(q, ql, t, &dual, 0, NULL, NULL, a, sizeof(a));
+	assert_int_equal(count(a, 0), 2);
+	assert_int_equal(aaaa_records(a, n, ql, addrs, types), 1);
+	assert_int_equal(types[0], 1);
+	assert_int_equal(types[1], 28);
+	assert_string_equal(addrs[0], "2001:2::53");
+	ql = query(q, "ns1.shard1.apps.test", 1, 0);
+	n = sy_dns_answer_active(q, ql, t, &dual, 0, NULL, NULL, a, sizeof(a));
+	assert_int_equal(a_records(a, n, ql, ips), 1);
+	assert_int_equal(ips[0], inet_addr("198.18.0.1"));
 	free(t);
 }
 
@@ -432,6 +474,7 @@ main(void)
 		cmocka_unit_test(test_aaaa),
 		cmocka_unit_test(test_aaaa_sixteen),
 		cmocka_unit_test(test_active_vips),
+		cmocka_unit_test(test_ns1_families),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -64,6 +64,15 @@ apply_bad(struct sy_router *r, const char *obj, const char *field, const char *m
 }
 
 static void
+delete_ok(struct sy_router *r, const char *req)
+{
+	json_t *rep = ops_call(r, req);
+
+	assert_true(reply_ok(rep));
+	json_decref(rep);
+}
+
+static void
 test_slices_serve(void **state)
 {
 	struct sy_router r;
@@ -132,8 +141,8 @@ test_slices_serve(void **state)
 	assert_string_equal(endpoints_of(&r, "http://webp.test/", buf, sizeof(buf)), "198.18.9.11:8080");
 
 	/* the last slices gone: the Endpoints serve again */
-	assert_true(reply_ok(ops_call(&r, "{\"op\":\"delete\",\"kind\":\"EndpointSlice\",\"namespace\":\"s\",\"name\":\"web-a\"}")));
-	assert_true(reply_ok(ops_call(&r, "{\"op\":\"delete\",\"kind\":\"endpointslices\",\"namespace\":\"s\",\"name\":\"web-b\"}")));
+	delete_ok(&r, "{\"op\":\"delete\",\"kind\":\"EndpointSlice\",\"namespace\":\"s\",\"name\":\"web-a\"}");
+	delete_ok(&r, "{\"op\":\"delete\",\"kind\":\"endpointslices\",\"namespace\":\"s\",\"name\":\"web-b\"}");
 	assert_string_equal(endpoints_of(&r, "http://web.test/", buf, sizeof(buf)), "198.18.9.1:8080");
 	router_stop(&r);
 	unsetenv("SY_COMPILE_VERIFY");

@@ -253,6 +253,61 @@ add_endpoint(FILE *f, size_t *shown, int *more, const char *ip, const json_t *po
 		fprintf(f, "%s:%" JSON_INTEGER_FORMAT, ip, json_integer_value(port));
 }
 
+/* An EndpointSlice's port numbers, as kubectl prints them ("80,443";
+ * "<unset>" for none). */
+static char *
+slice_ports(const json_t *slice)
+{
+	const json_t *port;
+	char *buf = NULL;
+	size_t len = 0, i;
+	FILE *f;
+
+	if (json_array_size(json_object_get(slice, "ports")) == 0)
+		return strdup("<unset>");
+	f = open_memstream(&buf, &len);
+	if (f == NULL)
+		return NULL;
+	json_array_foreach(json_object_get(slice, "ports"), i, port)
+		fprintf(f, "%s%" JSON_INTEGER_FORMAT, i ? "," : "",
+			json_integer_value(json_object_get(port, "port")));
+	if (fclose(f) != 0) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+/* Its endpoints' first addresses: three, then "+ N more..." (kubectl). */
+static char *
+slice_endpoints(const json_t *slice)
+{
+	const json_t *ep;
+	char *buf = NULL;
+	size_t len = 0, i, n = json_array_size(json_object_get(slice, "endpoints"));
+	FILE *f;
+
+	if (n == 0)
+		return strdup("<unset>");
+	f = open_memstream(&buf, &len);
+	if (f == NULL)
+		return NULL;
+	json_array_foreach(json_object_get(slice, "endpoints"), i, ep) {
+		const char *a = json_string_value(json_array_get(json_object_get(ep, "addresses"), 0));
+
+		if (i == 3) {
+			fprintf(f, " + %zu more...", n - 3);
+			break;
+		}
+		fprintf(f, "%s%s", i ? "," : "", a ? a : "");
+	}
+	if (fclose(f) != 0) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
 char *
 rctl_endpoints_list(const json_t *ep)
 {
@@ -457,6 +512,7 @@ enum kind_layout {
 	LAYOUT_ROUTEBINDING,
 	LAYOUT_SERVICE,
 	LAYOUT_ENDPOINTS,
+	LAYOUT_ENDPOINTSLICE,
 	LAYOUT_INGRESSROUTE,
 	LAYOUT_CONTOUR_ROUTE,
 	LAYOUT_ROUTEGROUP,
@@ -504,6 +560,8 @@ layout_of(const char *kind, const json_t *items)
 		return LAYOUT_SERVICE;
 	if (strcmp(kind, "Endpoints") == 0)
 		return LAYOUT_ENDPOINTS;
+	if (strcmp(kind, "EndpointSlice") == 0)
+		return LAYOUT_ENDPOINTSLICE;
 	if (strcmp(kind, "IngressRoute") == 0)
 		return LAYOUT_INGRESSROUTE;
 	if (strcmp(kind, "RouteGroup") == 0)
@@ -737,6 +795,11 @@ static const struct column *const columns[] = {
 						    MAKE_WIDE("SELECTOR", service_selector), END },
 	[LAYOUT_ENDPOINTS] = (const struct column[]){ MAKE("ENDPOINTS", rctl_endpoints_list), AGE,
 						      END },
+	/* kubectl's: ports by number, the first addresses of the endpoints */
+	[LAYOUT_ENDPOINTSLICE] = (const struct column[]){ TEXT("ADDRESSTYPE", "addressType"),
+							  MAKE("PORTS", slice_ports),
+							  MAKE("ENDPOINTS", slice_endpoints), AGE,
+							  END },
 	/* Contour's CRD printer columns (no AGE among them). */
 	[LAYOUT_INGRESSROUTE] = (const struct column[]){ TEXT("FQDN", "spec.virtualhost.fqdn"),
 							 TEXT("TLS SECRET",
