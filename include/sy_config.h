@@ -30,6 +30,8 @@ enum sy_client_cert_policy {
 };
 #define SY_NAME_MAX 32
 #define SY_MAX_ROOT_NAMESPACES 64
+/* config ingress_controller's default: IngressClass spec.controller of our classes */
+#define SY_INGRESS_CONTROLLER_DEFAULT "switchyard.io/ingress-controller"
 
 /* Connection records (flow-table entries) per worker: flows_per_worker.
  * The default keeps the tables of one worker near 8 MB, so a lab's 1 GB of
@@ -176,6 +178,9 @@ struct sy_config {
 	uint32_t scheduler_retry_s;    /* unscheduled routes are tried again this often */
 	char *ingressroute_root_namespaces[SY_MAX_ROOT_NAMESPACES]; /* empty: any */
 	unsigned n_ingressroute_root_namespaces;
+	/* Kubernetes Ingress v1 (control/kinds/ingress.c): the IngressClasses
+	 * whose spec.controller is this are ours. */
+	char ingress_controller[251];
 	/* TLS termination (control/tls/tls_cert.h). */
 	char tls_default_certificate[256]; /* PEM file, certificate and key; "": generated */
 	char tls_backend_ca[256];          /* CAs for https:// URL backends; "": the system's */

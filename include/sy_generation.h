@@ -408,6 +408,11 @@ struct sy_vhost_tls {
 	 * router's `verify required ca-file` does). */
 	void *backend_ctx;
 	const char *backend_name;
+	/* ctx asks for client certificates of this vhost's own CAs (an
+	 * HTTPProxy's clientValidation): served only on connections whose
+	 * handshake was on ctx (tls_coalesce.c), never by a Host header on a
+	 * connection made for another name or without SNI. */
+	bool client_ca;
 };
 
 struct sy_vhost {

@@ -14,6 +14,7 @@
 
 #include "etcd/store_config.h"
 #include "fleet/scheduler.h"
+#include "kinds/kinds.h"
 #include "kinds/label_selector.h"
 #include "sy_config.h"
 #include "config/config_client_certs.h"
@@ -44,6 +45,35 @@ copy_string(json_t *v, const char *key, char *dst, size_t dstlen, char *err, siz
 	if (strlen(s) >= dstlen)
 		return fail(err, errlen, "%s: longer than %zu characters", key, dstlen - 1);
 	strcpy(dst, s);
+	return 0;
+}
+
+/*
+ * "ingress_controller": what an IngressClass's spec.controller must say for
+ * the class to be ours. Kubernetes wants a domain-prefixed path of at most
+ * 250 characters ("example.com/ingress"): a class naming anything else
+ * could never be applied, so neither may the router's own setting.
+ */
+static int
+parse_ingress_controller(json_t *v, struct sy_config *cfg, char *err, size_t errlen)
+{
+	const char *s = json_string_value(v), *slash;
+	char domain[254];
+
+	if (s == NULL || strlen(s) > 250)
+		return fail(err, errlen, "ingress_controller: must be a string of at most 250 characters");
+	slash = strchr(s, '/');
+	if (slash == NULL || slash == s || slash[1] == '\0' || (size_t)(slash - s) >= sizeof(domain))
+		return fail(err, errlen,
+			    "ingress_controller: \"%s\" is not a domain-prefixed path (such as "
+			    "\"example.com/ingress-controller\")", s);
+	memcpy(domain, s, (size_t)(slash - s));
+	domain[slash - s] = '\0';
+	if (!sy_dns1123_subdomain(domain))
+		return fail(err, errlen,
+			    "ingress_controller: \"%s\": the domain \"%s\" is not a lower-case DNS "
+			    "name", s, domain);
+	strcpy(cfg->ingress_controller, s);
 	return 0;
 }
 
@@ -672,6 +702,8 @@ parse_top(json_t *root, struct sy_config *cfg, char *err, size_t errlen)
 				cfg->ingressroute_root_namespaces[cfg->n_ingressroute_root_namespaces++] =
 					strdup(json_string_value(a));
 			}
+		} else if (strcmp(key, "ingress_controller") == 0) {
+			rc = parse_ingress_controller(val, cfg, err, errlen);
 		} else if (strcmp(key, "forwarded_headers") == 0) {
 			int pol = json_is_string(val) ? sy_fwd_policy_parse(json_string_value(val)) : -1;
 
@@ -714,7 +746,7 @@ parse_top(json_t *root, struct sy_config *cfg, char *err, size_t errlen)
 				    "forwarded_headers, tls, tcp, lb_all_ejected, lb_max_ejected_percent, access_log, dns, "
 				    "allow_wildcard_routes, route_label_selector, namespace_label_selector, "
 				    "ingressroute_root_namespaces, scheduler, scheduler_strategy, "
-				    "scheduler_retry_s, store, vrrp)",
+				    "scheduler_retry_s, store, vrrp, ingress_controller)",
 				    key);
 		}
 		if (rc < 0)
@@ -765,6 +797,7 @@ set_defaults(struct sy_config *cfg)
 	cfg->https_port = 443;
 	strcpy(cfg->routing_subdomain, "apps.switchyard.local");
 	strcpy(cfg->router_name, "default");
+	strcpy(cfg->ingress_controller, SY_INGRESS_CONTROLLER_DEFAULT);
 	strcpy(cfg->gateway_controller, "switchyard.io/gateway-controller");
 	strcpy(cfg->scheduler_strategy, "round-robin");
 	cfg->scheduler_retry_s = 10;

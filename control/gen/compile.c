@@ -321,6 +321,7 @@ build_vhost_in(struct sy_arena *a, const char *host, struct sy_rule_in **rs,
 		vh->term->backend_name = vh->tls == SY_TLS_REENCRYPT && rs[0]->backend_verify_name
 						 ? sy_arena_strdup(a, rs[0]->backend_verify_name)
 						 : NULL;
+		vh->term->client_ca = vh->tls == SY_TLS_EDGE && rs[0]->client_ca != NULL;
 	}
 	for (i = 0; i < n; i++)
 		if (rs[i]->n_preds > 0 || rs[i]->methods != 0 || rs[i]->n_filters > 0 ||
@@ -431,7 +432,10 @@ build_vhost(struct sy_arena *trial, struct sy_pool_cache *pc, struct sy_store *s
 	if ((vh->tls == SY_TLS_EDGE || vh->tls == SY_TLS_REENCRYPT) && rs[0]->pem != NULL)
 		/* The kind checked the certificate; NULL here only when
 		 * OpenSSL has no memory: the default certificate then. */
-		vh->term->ctx = sy_tls_ctx_get(rs[0]->pem, vh->min_tls_version);
+		vh->term->ctx = rs[0]->client_ca != NULL
+					? sy_tls_ctx_get_client_ca(rs[0]->pem, vh->min_tls_version,
+								   rs[0]->client_ca, rs[0]->client_ca_len)
+					: sy_tls_ctx_get(rs[0]->pem, vh->min_tls_version);
 	if (vh->tls == SY_TLS_REENCRYPT)
 		/* NULL only when OpenSSL has no memory: requests get 503. */
 		vh->term->backend_ctx = sy_tls_client_ctx_get(rs[0]->dest_ca, rs[0]->dest_ca_len);

@@ -142,6 +142,11 @@ struct sy_rule_in {
 	const char *dest_ca;
 	size_t dest_ca_len;
 	const char *backend_verify_name;
+	/* Edge: the CAs (PEM) a client's certificate must chain to, on this
+	 * vhost alone (an HTTPProxy's clientValidation); NULL: none of its
+	 * own (tls.client_certificates still applies). */
+	const char *client_ca;
+	size_t client_ca_len;
 	uint16_t min_tls_version;
 	const json_t *target_port; /* service port (name or number); NULL: every port */
 	struct sy_backend_in backends[SY_RULE_BACKENDS_MAX];

@@ -14,6 +14,9 @@
  *   S<ns>/<name>         a Service or Endpoints: objects with s<ns>/<name>
  *   T<ns>/<name>         a Secret: objects with t<ns>/<name>
  *   N<name>              a Namespace (labels: sharding): all its objects
+ *   C<name>              an IngressClass: the Ingresses naming it (c<name>)
+ *                        and those naming none (c: whether a default
+ *                        class is ours may have changed)
  *   B<ns>/<name>         a RouteBinding: the Route it binds now (its b key), the
  *                        old version's b key being among old_keys
  * and b<ns>/<route> (a binding's key, relations.h) pulls in that Route: a
@@ -49,6 +52,8 @@ sy_changes_note(struct sy_changes *ch, const struct sy_kind *kind, const char *n
 		/* its Service's readers, before (old_keys) and now */
 		for (j = 0; now != NULL && j < now->n_rel; j++)
 			sy_rel_add(&ch->seeds, now->rel[j]->key[0], "%s", now->rel[j]->key + 1);
+	else if (kind == &sy_kind_ingressclass)
+		sy_rel_add(&ch->seeds, 'C', "%s", name);
 	else
 		ch->full = true;
 	if (ch->seeds.err < 0)
@@ -175,6 +180,10 @@ expand(struct walk *w, struct sy_store *st, const char *key)
 	case 'T':
 		push_key(w, SY_REL_SECRET, name);
 		break;
+	case 'C':
+		push_key(w, SY_REL_CLASS, name);
+		push_key(w, SY_REL_CLASS, "");
+		break;
 	case 'N': {
 		size_t n = 0, i;
 		struct sy_object **all = sy_store_list(st, NULL, name, &n);
@@ -231,7 +240,7 @@ expand(struct walk *w, struct sy_store *st, const char *key)
 			push(w, o);
 		break;
 	}
-	default: /* s, t: reading a Service or Secret joins nothing */
+	default: /* s, t, c, k: reading a Service or Secret joins nothing */
 		break;
 	}
 }

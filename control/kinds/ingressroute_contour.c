@@ -61,37 +61,13 @@ in_list(const char *s, const char *const *list)
 	return false;
 }
 
+/* A service's strategy and health check (v1beta1 has them per service). */
 static int
-check_bool(const json_t *v, const char *who, const char *field, struct sy_errors *errs)
+check_service_lb(const json_t *svc, const char *base, const char *who, struct sy_errors *errs,
+		 void *arg)
 {
-	if (v != NULL && !json_is_null(v) && !json_is_boolean(v))
-		return sy_err_add(errs, "invalid", who, field, "must be true or false");
-	return 0;
-}
-
-static int
-check_opt_string(const json_t *v, const char *who, const char *field, struct sy_errors *errs)
-{
-	if (v != NULL && !json_is_null(v) && !json_is_string(v))
-		return sy_err_add(errs, "invalid", who, field, "must be a string");
-	return 0;
-}
-
-static int
-check_delegate(const json_t *d, const char *who, const char *base, struct sy_errors *errs)
-{
-	char f[192];
-	int bad = 0;
-
-	if (!json_is_object(d))
-		return sy_err_add(errs, "invalid", who, base, "must be an object");
-	snprintf(f, sizeof(f), "%s.name", base);
-	if (sy_kind_check_string(json_object_get(d, "name"), who, f, errs) < 0)
-		bad = -1;
-	snprintf(f, sizeof(f), "%s.namespace", base);
-	if (check_opt_string(json_object_get(d, "namespace"), who, f, errs) < 0)
-		bad = -1;
-	return bad;
+	(void)arg;
+	return sy_contour_check_lb(svc, base, &ir_lb, who, errs);
 }
 
 /* services[] of a route or a tcpproxy. Port range and negative weights are
@@ -99,44 +75,9 @@ check_delegate(const json_t *d, const char *who, const char *base, struct sy_err
 static int
 check_services(const json_t *svcs, const char *who, const char *base, struct sy_errors *errs)
 {
-	const json_t *s;
-	size_t i;
-	char f[192];
-	int bad = 0;
+	static const struct sy_contour_svc_rules rules = { .each = check_service_lb };
 
-	if (svcs == NULL || json_is_null(svcs))
-		return 0;
-	if (!json_is_array(svcs))
-		return sy_err_add(errs, "invalid", who, base, "must be a list");
-	if (json_array_size(svcs) > SY_RULE_BACKENDS_MAX)
-		return sy_err_add(errs, "invalid", who, base, "at most %d services per route",
-				  SY_RULE_BACKENDS_MAX);
-	json_array_foreach(svcs, i, s) {
-		const json_t *port = json_object_get(s, "port");
-		const json_t *weight = json_object_get(s, "weight");
-
-		snprintf(f, sizeof(f), "%s[%zu]", base, i);
-		if (!json_is_object(s)) {
-			bad = sy_err_add(errs, "invalid", who, f, "must be an object");
-			continue;
-		}
-		snprintf(f, sizeof(f), "%s[%zu].name", base, i);
-		if (sy_kind_check_string(json_object_get(s, "name"), who, f, errs) < 0)
-			bad = -1;
-		snprintf(f, sizeof(f), "%s[%zu].port", base, i);
-		if (port == NULL)
-			bad = sy_err_add(errs, "invalid", who, f, "required");
-		else if (!json_is_integer(port))
-			bad = sy_err_add(errs, "invalid", who, f, "must be an integer");
-		snprintf(f, sizeof(f), "%s[%zu].weight", base, i);
-		if (weight != NULL && !json_is_null(weight) &&
-		    (!json_is_integer(weight) || json_integer_value(weight) > UINT32_MAX / 16))
-			bad = sy_err_add(errs, "invalid", who, f, "must be an integer");
-		snprintf(f, sizeof(f), "%s[%zu]", base, i);
-		if (sy_contour_check_lb(s, f, &ir_lb, who, errs) < 0)
-			bad = -1;
-	}
-	return bad;
+	return sy_contour_check_services(svcs, &rules, who, base, errs);
 }
 
 static int
@@ -159,16 +100,16 @@ check_route(const json_t *rt, size_t i, const char *who, struct sy_errors *errs)
 	if (check_services(json_object_get(rt, "services"), who, f, errs) < 0)
 		bad = -1;
 	snprintf(f, sizeof(f), "%s.delegate", base);
-	if (d != NULL && !json_is_null(d) && check_delegate(d, who, f, errs) < 0)
+	if (d != NULL && !json_is_null(d) && sy_contour_check_ref(d, who, f, errs) < 0)
 		bad = -1;
 	snprintf(f, sizeof(f), "%s.permitInsecure", base);
-	if (check_bool(json_object_get(rt, "permitInsecure"), who, f, errs) < 0)
+	if (sy_contour_check_bool(json_object_get(rt, "permitInsecure"), who, f, errs) < 0)
 		bad = -1;
 	snprintf(f, sizeof(f), "%s.enableWebsockets", base);
-	if (check_bool(json_object_get(rt, "enableWebsockets"), who, f, errs) < 0)
+	if (sy_contour_check_bool(json_object_get(rt, "enableWebsockets"), who, f, errs) < 0)
 		bad = -1;
 	snprintf(f, sizeof(f), "%s.prefixRewrite", base);
-	if (check_opt_string(json_object_get(rt, "prefixRewrite"), who, f, errs) < 0)
+	if (sy_contour_check_opt_string(json_object_get(rt, "prefixRewrite"), who, f, errs) < 0)
 		bad = -1;
 	if (sy_contour_check_lb(rt, base, &ir_lb, who, errs) < 0)
 		bad = -1;
@@ -182,21 +123,10 @@ check_vhost(const json_t *vh, const char *who, struct sy_errors *errs)
 	const json_t *mpv = json_object_get(tls, "minimumProtocolVersion");
 	int bad = 0;
 
-	if (!json_is_object(vh))
-		return sy_err_add(errs, "invalid", who, "spec.virtualhost", "must be an object");
-	/* A blank fqdn is not a schema error: Contour says so in status. */
-	if (check_opt_string(json_object_get(vh, "fqdn"), who, "spec.virtualhost.fqdn", errs) < 0)
-		bad = -1;
-	if (tls == NULL || json_is_null(tls))
-		return bad;
+	if (sy_contour_check_vhost(vh, who, errs) < 0)
+		return -1;
 	if (!json_is_object(tls))
-		return sy_err_add(errs, "invalid", who, "spec.virtualhost.tls", "must be an object");
-	if (check_opt_string(json_object_get(tls, "secretName"), who,
-			     "spec.virtualhost.tls.secretName", errs) < 0)
-		bad = -1;
-	if (check_bool(json_object_get(tls, "passthrough"), who, "spec.virtualhost.tls.passthrough",
-		       errs) < 0)
-		bad = -1;
+		return bad;
 	/* The v1beta1 CRD's enum. */
 	if (mpv != NULL && !json_is_null(mpv) &&
 	    !(json_is_string(mpv) && (json_string_length(mpv) == 0 ||
@@ -237,7 +167,7 @@ validate_ingressroute(const json_t *obj, const char *who, struct sy_errors *errs
 		else if (check_services(json_object_get(tcp, "services"), who,
 					"spec.tcpproxy.services", errs) < 0 ||
 			 (d != NULL && !json_is_null(d) &&
-			  check_delegate(d, who, "spec.tcpproxy.delegate", errs) < 0))
+			  sy_contour_check_ref(d, who, "spec.tcpproxy.delegate", errs) < 0))
 			bad = -1;
 	}
 	if (sy_contour_check_lb(spec, "spec", &ir_lb, who, errs) < 0)
@@ -249,7 +179,7 @@ validate_ingressroute(const json_t *obj, const char *who, struct sy_errors *errs
 
 /* One IngressRoute during a compile. */
 struct ir_state {
-	struct sy_object *o;
+	struct sy_object *o;   /* first: sy_contour_cycle_text reads it so */
 	const char *current;   /* "valid" / "invalid" / "orphaned"; NULL: none yet */
 	char desc[512];
 	bool root;
@@ -321,12 +251,9 @@ set_status(struct ir_state *st, const char *current, const char *fmt, ...)
 static struct ir_state *
 find_ir(struct ir_ctx *ic, const char *ns, const char *name)
 {
-	char key[512];
-	const json_t *v;
+	long i = sy_contour_find(ic->index, ns, name);
 
-	snprintf(key, sizeof(key), "%s/%s", ns, name);
-	v = json_object_get(ic->index, key);
-	return v ? &ic->s[json_integer_value(v)] : NULL;
+	return i >= 0 ? &ic->s[i] : NULL;
 }
 
 /* Contour v0.15 builder.go matchesPathPrefix: segment-aware. */
@@ -398,7 +325,6 @@ route_rule(struct ir_ctx *ic, struct ir_state *st, const json_t *route, const st
 	const char *strategy = NULL;
 	const json_t *hc = NULL;
 	struct sy_rule_in r;
-	uint64_t total = 0;
 	size_t i;
 
 	memset(&r, 0, sizeof(r));
@@ -429,7 +355,6 @@ route_rule(struct ir_ctx *ic, struct ir_state *st, const json_t *route, const st
 		r.backends[r.n_backends].service = name;
 		r.backends[r.n_backends].target_port = json_object_get(svc, "port");
 		r.backends[r.n_backends++].weight = (uint32_t)weight;
-		total += (uint64_t)weight;
 		if (strategy == NULL)
 			strategy = json_string_value(json_object_get(svc, "strategy"));
 		if (hc == NULL && json_is_object(json_object_get(svc, "healthCheck")))
@@ -437,9 +362,7 @@ route_rule(struct ir_ctx *ic, struct ir_state *st, const json_t *route, const st
 	}
 	/* internal/envoy/route.go weightedClusters: no weight set anywhere
 	 * means equal shares; otherwise unset ones get 0 (contour#477, PR#487). */
-	if (total == 0)
-		for (i = 0; i < r.n_backends; i++)
-			r.backends[i].weight = 1;
+	sy_contour_equal_if_unweighted(r.backends, r.n_backends);
 	/* A pool has one strategy and one health check: the first service that
 	 * sets one wins, then the route, then the spec (the design document's
 	 * "defaults for all services"). */
@@ -483,22 +406,6 @@ route_rule(struct ir_ctx *ic, struct ir_state *st, const json_t *route, const st
 	if (add_or_replace(ic, &r) < 0)
 		ic->rc = -ENOMEM;
 	return 0;
-}
-
-/* "a -> b -> c" for a cycle message. */
-static void
-cycle_path(struct ir_ctx *ic, struct ir_state **visited, size_t depth, const struct ir_state *dest,
-	   char *buf, size_t len)
-{
-	size_t i, off = 0;
-
-	buf[0] = '\0';
-	for (i = 0; i < depth && off < len; i++)
-		off += (size_t)snprintf(buf + off, len - off, "%s/%s -> ", visited[i]->o->ns,
-					visited[i]->o->name);
-	if (off < len)
-		snprintf(buf + off, len - off, "%s/%s", dest->o->ns, dest->o->name);
-	(void)ic;
 }
 
 /* Follow a delegate {name, namespace}: NULL when there is no such
@@ -587,7 +494,7 @@ process_routes(struct ir_ctx *ic, struct ir_state *st, const char *prefix,
 				char path[400];
 
 				/* reported on the object that closes the cycle */
-				cycle_path(ic, visited, depth, dest, path, sizeof(path));
+				sy_contour_cycle_text((const void *const *)visited, depth, dest, path, sizeof(path));
 				set_status(st, "invalid", "route creates a delegation cycle: %s", path);
 				return;
 			}
@@ -601,42 +508,23 @@ process_routes(struct ir_ctx *ic, struct ir_state *st, const char *prefix,
 static int __attribute__((noinline))
 tcpproxy_rule(struct ir_ctx *ic, struct ir_state *st, const json_t *tcp, const struct ir_root *root)
 {
-	const json_t *svcs = json_object_get(tcp, "services");
-	const json_t *svc;
 	struct sy_rule_in r;
-	uint64_t total = 0;
-	size_t i;
+	const json_t *bad;
 
 	memset(&r, 0, sizeof(r));
-	json_array_foreach(svcs, i, svc) {
-		const char *name = json_string_value(json_object_get(svc, "name"));
-		json_int_t port = json_integer_value(json_object_get(svc, "port"));
-		json_int_t weight = json_integer_value(json_object_get(svc, "weight"));
-
-		if (port < 1 || port > 65535 || !sy_service_has_port(ic->cx->st, st->o->ns, name, port)) {
-			set_status(st, "invalid", "tcpproxy: service %s/%s/%lld: not found", st->o->ns,
-				   name, (long long)port);
-			return -1;
-		}
-		r.backends[r.n_backends].service = name;
-		r.backends[r.n_backends].target_port = json_object_get(svc, "port");
-		r.backends[r.n_backends++].weight = weight > 0 ? (uint32_t)weight : 0;
-		total += weight > 0 ? (uint64_t)weight : 0;
+	bad = sy_contour_tcp_rule(ic->cx->st, st->o->ns, json_object_get(tcp, "services"), &r);
+	if (bad != NULL) {
+		set_status(st, "invalid", "tcpproxy: service %s/%s/%lld: not found", st->o->ns,
+			   json_string_value(json_object_get(bad, "name")),
+			   (long long)json_integer_value(json_object_get(bad, "port")));
+		return -1;
 	}
-	if (total == 0)
-		for (i = 0; i < r.n_backends; i++)
-			r.backends[i].weight = 1;
 	r.o = st->o;
 	r.host = strdup(root->host);
-	r.path = "/";
-	r.match = SY_PATH_PREFIX;
 	r.tls = root->tls;
 	r.tls_secret = root->tls_secret;
 	r.pem = root->pem;
 	r.min_tls_version = root->min_tls_version;
-	r.target_port = json_object_get(json_array_get(svcs, 0), "port");
-	r.weights = SY_WEIGHTS_PER_SERVICE;
-	r.strategy = SY_LB_ROUND_ROBIN;
 	if (add_or_replace(ic, &r) < 0)
 		ic->rc = -ENOMEM;
 	return 0;
@@ -676,38 +564,13 @@ process_tcpproxy(struct ir_ctx *ic, struct ir_state *st, struct ir_state **visit
 			if (visited[j] == dest) {
 				char path[400];
 
-				cycle_path(ic, visited, depth, dest, path, sizeof(path));
+				sy_contour_cycle_text((const void *const *)visited, depth, dest, path, sizeof(path));
 				set_status(st, "invalid", "tcpproxy creates a delegation cycle: %s", path);
 				return;
 			}
 		process_tcpproxy(ic, dest, visited, depth, root);
 	}
 	set_status(st, "valid", "valid IngressRoute");
-}
-
-static bool
-root_namespace_allowed(const struct sy_compile_opts *opts, const char *ns)
-{
-	const struct sy_config *cfg = opts->cfg;
-	unsigned i;
-
-	/* --ingressroute-root-namespaces unset (or no config: unit tests): any. */
-	if (cfg == NULL || cfg->n_ingressroute_root_namespaces == 0)
-		return true;
-	for (i = 0; i < cfg->n_ingressroute_root_namespaces; i++)
-		if (cfg->ingressroute_root_namespaces[i] != NULL &&
-		    strcmp(cfg->ingressroute_root_namespaces[i], ns) == 0)
-			return true;
-	return false;
-}
-
-static bool
-is_blank(const char *s)
-{
-	for (; *s; s++)
-		if (!isspace((unsigned char)*s))
-			return false;
-	return true;
 }
 
 /* builder.go computeIngressRoute, for one root. */
@@ -723,11 +586,11 @@ compute_root(struct ir_ctx *ic, struct ir_state *st, struct ir_state **visited)
 	bool passthrough = false;
 
 	memset(&root, 0, sizeof(root));
-	if (!root_namespace_allowed(ic->cx->opts, st->o->ns)) {
+	if (!sy_contour_root_allowed(ic->cx->opts, st->o->ns)) {
 		set_status(st, "invalid", "root IngressRoute cannot be defined in this namespace");
 		return;
 	}
-	if (fqdn == NULL || is_blank(fqdn)) {
+	if (fqdn == NULL || sy_contour_blank(fqdn)) {
 		set_status(st, "invalid", "Spec.VirtualHost.Fqdn must be specified");
 		return;
 	}
@@ -744,7 +607,7 @@ compute_root(struct ir_ctx *ic, struct ir_state *st, struct ir_state **visited)
 		bool ok = false;
 		enum sy_cert_problem why = SY_CERT_BAD_CERT;
 
-		if (secret != NULL && !is_blank(secret)) {
+		if (secret != NULL && !sy_contour_blank(secret)) {
 			snprintf(ns, sizeof(ns), "%.*s", slash ? (int)(slash - secret) : 255,
 				 slash ? secret : st->o->ns);
 			if (slash != NULL && strcmp(ns, st->o->ns) != 0) {
@@ -774,7 +637,7 @@ compute_root(struct ir_ctx *ic, struct ir_state *st, struct ir_state **visited)
 			}
 		}
 		/* passthrough: no secretName and tls.passthrough true */
-		passthrough = (secret == NULL || is_blank(secret)) &&
+		passthrough = (secret == NULL || sy_contour_blank(secret)) &&
 			      json_is_true(json_object_get(tls, "passthrough"));
 		if (!ok && !passthrough) {
 			/* v1.0 stops here; v0.15 went on serving port 80
@@ -807,73 +670,31 @@ compute_root(struct ir_ctx *ic, struct ir_state *st, struct ir_state **visited)
 	set_status(st, "valid", "valid IngressRoute");
 }
 
-static int
-cmp_string_ptr(const void *a, const void *b)
+static void
+mark_dup(void *arg, size_t i, const char *msg)
 {
-	return strcmp(*(char *const *)a, *(char *const *)b);
+	struct ir_ctx *ic = arg;
+
+	ic->s[i].dup = true;
+	set_status(&ic->s[i], "invalid", "%s", msg);
 }
 
-/* builder.go validIngressRoutes: an fqdn on more than one root makes every
- * one of them invalid (no oldest-wins: contour#601, PR#7268 closed). */
+/* builder.go validIngressRoutes: roots sharing an fqdn are all invalid. */
 static int
-mark_duplicates(struct ir_ctx *ic)
+mark_duplicates(struct ir_ctx *ic, struct sy_object **objs)
 {
-	json_t *by_fqdn = json_object(); /* fqdn -> [index] */
-	const char *fqdn;
-	json_t *list;
+	char **fqdns = calloc(ic->n ? ic->n : 1, sizeof(*fqdns));
 	size_t i;
+	int rc;
 
-	if (by_fqdn == NULL)
-		return -ENOMEM;
-	for (i = 0; i < ic->n; i++) {
-		if (!ic->s[i].root)
-			continue;
-		list = json_object_get(by_fqdn, ic->s[i].fqdn);
-		if (list == NULL) {
-			list = json_array();
-			json_object_set_new(by_fqdn, ic->s[i].fqdn, list);
-		}
-		json_array_append_new(list, json_integer((json_int_t)i));
-	}
-	json_object_foreach(by_fqdn, fqdn, list) {
-		size_t n = json_array_size(list), j, off = 0;
-		char **names;
-		char msg[512];
-		json_t *v;
-
-		if (n < 2)
-			continue;
-		names = calloc(n, sizeof(*names));
-		if (names == NULL) {
-			json_decref(by_fqdn);
-			return -ENOMEM;
-		}
-		json_array_foreach(list, j, v) {
-			struct ir_state *st = &ic->s[json_integer_value(v)];
-
-			if (asprintf(&names[j], "%s/%s", st->o->ns, st->o->name) < 0)
-				names[j] = NULL;
-		}
-		for (j = 0; j < n; j++)
-			if (names[j] == NULL)
-				ic->rc = -ENOMEM;
-		if (ic->rc == 0) {
-			qsort(names, n, sizeof(*names), cmp_string_ptr); /* sorted, as Contour */
-			off = (size_t)snprintf(msg, sizeof(msg),
-					       "fqdn \"%s\" is used in multiple IngressRoutes: ", fqdn);
-			for (j = 0; j < n && off < sizeof(msg); j++)
-				off += (size_t)snprintf(msg + off, sizeof(msg) - off, "%s%s",
-							j ? ", " : "", names[j]);
-			json_array_foreach(list, j, v) {
-				ic->s[json_integer_value(v)].dup = true;
-				set_status(&ic->s[json_integer_value(v)], "invalid", "%s", msg);
-			}
-		}
-		for (j = 0; j < n; j++)
-			free(names[j]);
-		free(names);
-	}
-	json_decref(by_fqdn);
+	if (fqdns == NULL)
+		return ic->rc = -ENOMEM;
+	for (i = 0; i < ic->n; i++)
+		fqdns[i] = ic->s[i].root ? ic->s[i].fqdn : NULL;
+	rc = sy_contour_mark_duplicates(objs, fqdns, ic->n, "IngressRoutes", mark_dup, ic);
+	free(fqdns);
+	if (rc < 0)
+		ic->rc = rc;
 	return ic->rc;
 }
 
@@ -915,26 +736,16 @@ compile_ingressroutes(struct sy_compile_ctx *cx)
 		goto out;
 	}
 	for (i = 0; i < ic.n; i++) {
-		const json_t *vh = json_object_get(json_object_get(objs[i]->obj, "spec"), "virtualhost");
-		char key[512];
-
 		ic.s[i].o = objs[i];
-		ic.s[i].root = json_is_object(vh);
+		if (sy_contour_take(objs[i], i, ic.index, &ic.s[i].root, &ic.s[i].fqdn) < 0) {
+			ic.rc = -ENOMEM;
+			goto out;
+		}
 		/* (2) every delegate starts orphaned until a root reaches it */
 		ic.s[i].orphan = !ic.s[i].root;
-		if (ic.s[i].root) {
-			/* Duplicates are found case-insensitively (contour#3230). */
-			ic.s[i].fqdn = sy_lower_dup(json_string_value(json_object_get(vh, "fqdn")));
-			if (ic.s[i].fqdn == NULL) {
-				ic.rc = -ENOMEM;
-				goto out;
-			}
-		}
-		snprintf(key, sizeof(key), "%s/%s", objs[i]->ns, objs[i]->name);
-		json_object_set_new(ic.index, key, json_integer((json_int_t)i));
 	}
 	/* (1) one fqdn, several roots: all invalid */
-	if (mark_duplicates(&ic) < 0)
+	if (mark_duplicates(&ic, objs) < 0)
 		goto out;
 	/* (3) roots in namespace/name order (Contour walked a Go map: any
 	 * order; "first status wins" makes the order matter, so fix one). */
@@ -970,34 +781,18 @@ out:
  * may serve other roots' hosts.
  */
 static void
+ir_status_displaced(struct sy_object *o, const char *desc)
+{
+	json_decref(o->status);
+	o->status = json_pack("{s:s, s:s}", "currentStatus", "invalid", "description", desc);
+}
+
+static void
 ir_displaced(struct sy_compile_ctx *cx, const struct sy_rule_in *rule, const char *host,
 	     const struct sy_object *winner)
 {
-	struct sy_object *o = rule->o;
-	size_t n = 0, i;
-	struct sy_object **objs = sy_compile_list(cx, &sy_kind_ingressroute_contour, &n);
-	char desc[512];
-
-	if (objs == NULL)
-		return;
-	snprintf(desc, sizeof(desc), "fqdn \"%s\" is claimed by %s %s/%s (older)", host,
-		 winner->kind->kind, winner->ns, winner->name);
-	for (i = 0; i < n; i++) {
-		const char *fqdn = json_string_value(json_object_get(
-			json_object_get(json_object_get(objs[i]->obj, "spec"), "virtualhost"), "fqdn"));
-		const char *cur;
-
-		if (fqdn == NULL || strcasecmp(fqdn, host) != 0)
-			continue;
-		/* only the root that holds the host; duplicate roots say so already */
-		cur = json_string_value(json_object_get(objs[i]->status, "currentStatus"));
-		if (objs[i] != o && (cur == NULL || strcmp(cur, "valid") != 0))
-			continue;
-		json_decref(objs[i]->status);
-		objs[i]->status = json_pack("{s:s, s:s}", "currentStatus", "invalid", "description",
-					    desc);
-	}
-	free(objs);
+	sy_contour_displaced(cx, &sy_kind_ingressroute_contour, rule->o, host, winner,
+			     ir_status_displaced);
 }
 
 /* Delegation (itself, and every object it delegates to), services of
@@ -1005,20 +800,8 @@ ir_displaced(struct sy_compile_ctx *cx, const struct sy_rule_in *rule, const cha
 static void
 ir_relations_routes(const struct sy_object *o, const json_t *entry, struct sy_rel_keys *out)
 {
-	const json_t *d = json_object_get(entry, "delegate");
-	const json_t *svc;
-	size_t i;
-
-	if (json_is_string(json_object_get(d, "name"))) {
-		const char *ns = json_string_value(json_object_get(d, "namespace"));
-
-		sy_rel_add(out, SY_REL_DELEGATION, "%s/%s", ns && ns[0] ? ns : o->ns,
-			   json_string_value(json_object_get(d, "name")));
-	}
-	json_array_foreach(json_object_get(entry, "services"), i, svc)
-		if (json_is_string(json_object_get(svc, "name")))
-			sy_rel_add(out, SY_REL_SERVICE, "%s/%s", o->ns,
-				   json_string_value(json_object_get(svc, "name")));
+	sy_contour_rel_ref(o, json_object_get(entry, "delegate"), out);
+	sy_contour_rel_services(o, json_object_get(entry, "services"), out);
 }
 
 /* A root's fqdn and TLS Secret; its delegation links (the DAG joins roots
@@ -1038,10 +821,7 @@ ir_relations(const struct sy_object *o, const struct sy_compile_opts *opts,
 	(void)opts;
 	if (fqdn != NULL)
 		sy_rel_add_host(out, fqdn);
-	if (secret != NULL && strchr(secret, '/') != NULL)
-		sy_rel_add(out, SY_REL_SECRET, "%s", secret);
-	else if (secret != NULL)
-		sy_rel_add(out, SY_REL_SECRET, "%s/%s", o->ns, secret);
+	sy_contour_rel_secret(o, secret, out);
 	sy_rel_add(out, SY_REL_DELEGATION, "%s/%s", o->ns, o->name);
 	json_array_foreach(json_object_get(spec, "routes"), i, rt)
 		ir_relations_routes(o, rt, out);

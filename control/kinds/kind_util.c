@@ -3,6 +3,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define PCRE2_CODE_UNIT_WIDTH 8
+#include <pcre2.h>
+
 #include "kind_util.h"
 #include "store/store.h"
 
@@ -63,4 +66,21 @@ sy_lower_dup(const char *s)
 	for (p = out; p && *p; p++)
 		*p = (char)tolower((unsigned char)*p);
 	return out;
+}
+
+bool
+sy_kind_regex_ok(const char *re, char *why, size_t len)
+{
+	int code;
+	PCRE2_SIZE off;
+	pcre2_code *c = pcre2_compile((PCRE2_SPTR)re, PCRE2_ZERO_TERMINATED, 0, &code, &off, NULL);
+	PCRE2_UCHAR buf[256];
+
+	if (c != NULL) {
+		pcre2_code_free(c);
+		return true;
+	}
+	pcre2_get_error_message(code, buf, sizeof(buf));
+	snprintf(why, len, "%s", (const char *)buf);
+	return false;
 }

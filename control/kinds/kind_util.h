@@ -22,6 +22,8 @@ int sy_kind_check_string(const json_t *v, const char *who, const char *field,
  * lookupHTTPService and the Route CRD's upstreams need it. */
 struct sy_store;
 bool sy_service_has_port(struct sy_store *st, const char *ns, const char *name, json_int_t port);
+/* Does re compile (PCRE2)? If not, PCRE2's reason in why. */
+bool sy_kind_regex_ok(const char *re, char *why, size_t len);
 /* A lower-case malloc'd copy ("" for NULL). */
 char *sy_lower_dup(const char *s);
 

@@ -81,8 +81,11 @@ extern const struct sy_kind sy_kind_route;
 extern const struct sy_kind sy_kind_namespace;
 extern const struct sy_kind sy_kind_secret;
 extern const struct sy_kind sy_kind_ingressroute_contour;
+extern const struct sy_kind sy_kind_httpproxy_contour;
 extern const struct sy_kind sy_kind_route_contour;
 extern const struct sy_kind sy_kind_routegroup;
+extern const struct sy_kind sy_kind_ingress;
+extern const struct sy_kind sy_kind_ingressclass;
 
 /* control/kinds/secret.c: a kubernetes.io/tls Secret whose tls.crt and
  * tls.key parse as PEM (what Contour keeps in its cache). */
@@ -92,6 +95,17 @@ struct sy_arena;
 struct sy_pem;
 enum sy_cert_problem sy_secret_tls_check(const struct sy_object *secret, const char *host,
 					 struct sy_arena *a, const struct sy_pem **out);
+
+/* A Secret's value for key (stringData, else data decoded), NUL-terminated,
+ * in a; NULL when it has none (or it is empty). */
+const char *sy_secret_value(const struct sy_object *secret, const char *key, struct sy_arena *a,
+			    size_t *len);
+/* control/kinds/ingress_class.c: IngressClass c (warm) is ours (its
+ * spec.controller is cfg's ingress_controller; NULL cfg: the default). */
+struct sy_config;
+bool sy_ingressclass_ours(const struct sy_object *c, const struct sy_config *cfg);
+/* It carries ingressclass.kubernetes.io/is-default-class: "true". */
+bool sy_ingressclass_is_default(const struct sy_object *c);
 
 /* Every kind this router knows, NULL-terminated. */
 extern const struct sy_kind *const sy_kinds[];

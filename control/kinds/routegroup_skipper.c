@@ -511,17 +511,11 @@ traffic_calc(const json_t *refs, double *value, int *balance, uint32_t *weight)
 static bool
 regex_ok(const char *re, char *err, size_t errlen)
 {
-	int code;
-	PCRE2_SIZE off;
-	pcre2_code *c = pcre2_compile((PCRE2_SPTR)re, PCRE2_ZERO_TERMINATED, 0, &code, &off, NULL);
-	PCRE2_UCHAR buf[256];
+	char why[256];
 
-	if (c != NULL) {
-		pcre2_code_free(c);
+	if (sy_kind_regex_ok(re, why, sizeof(why)))
 		return true;
-	}
-	pcre2_get_error_message(code, buf, sizeof(buf));
-	snprintf(err, errlen, "error parsing regexp: %s: `%s`", (const char *)buf, re);
+	snprintf(err, errlen, "error parsing regexp: %s: `%s`", why, re);
 	return false;
 }
 

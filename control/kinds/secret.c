@@ -184,6 +184,13 @@ value_in(struct sy_arena *a, const json_t *obj, const char *key, size_t *len)
 	return out;
 }
 
+const char *
+sy_secret_value(const struct sy_object *secret, const char *key, struct sy_arena *a, size_t *len)
+{
+	*len = 0;
+	return secret != NULL ? value_in(a, secret->obj, key, len) : NULL;
+}
+
 enum sy_cert_problem
 sy_secret_tls_check(const struct sy_object *secret, const char *host, struct sy_arena *a,
 		    const struct sy_pem **out)

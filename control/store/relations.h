@@ -17,6 +17,12 @@
  *                  control/gen/service_endpoints.c; as a seed, what reads
  *                  the Service)
  *   t<ns>/<name>   reads Secret ns/name (met by its changes)
+ *   c<class>       an Ingress of IngressClass <class>; "c" alone: one naming
+ *                  no class (the default class's). Met by IngressClass
+ *                  changes (scope.c's C seed), never by other Ingresses
+ *   k              every IngressClass (an index for control/kinds/ingress.c,
+ *                  which looks for our default class without walking the
+ *                  store; meets nothing: classes do not compile)
  *   b<ns>/<route>  a RouteBinding of Route ns/route (an index for
  *                  control/fleet/serving.c; meets nothing: bindings do
  *                  not compile, a change of one compiles everything)
@@ -42,6 +48,8 @@ enum {
 	SY_REL_SLICE = 'e',
 	SY_REL_SECRET = 't',
 	SY_REL_BINDING = 'b',
+	SY_REL_CLASS = 'c',
+	SY_REL_INGRESSCLASSES = 'k',
 };
 
 /* One key and the objects that state it. Most keys (a host) have one

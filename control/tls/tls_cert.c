@@ -145,7 +145,7 @@ read_chain(const char *pem, size_t len, bool skip_first)
 }
 
 static void digest_hex(const struct sy_pem *p, uint16_t min_version, uint64_t epoch,
-		       char out[65]);
+		       const char *client_ca, size_t client_ca_len, char out[65]);
 
 /*
  * The certificate of bytes p already checked (one reference for the caller),
@@ -160,12 +160,12 @@ known_cert(const struct sy_pem *p, char sum[65])
 	struct checked *c;
 	X509 *x = NULL;
 
-	digest_hex(p, T.floor, sy_ocsp_epoch(), sum);
+	digest_hex(p, T.floor, sy_ocsp_epoch(), NULL, 0, sum);
 	e = sy_strmap_get(&T.cache, sum);
 	if (e != NULL)
 		x = SSL_CTX_get0_certificate(e->ctx);
 	if (x == NULL) {
-		digest_hex(p, 0, 0, sum);
+		digest_hex(p, 0, 0, NULL, 0, sum);
 		c = sy_strmap_get(&T.checked, sum);
 		x = c != NULL ? c->x : NULL;
 	}
@@ -304,13 +304,15 @@ sy_cert_problem_text(enum sy_cert_problem p)
 /* The cache key: what makes the context, and the OCSP staple epoch (a
  * server context carries its staple, tls_ocsp.h; clients pass 0). */
 static void
-digest_hex(const struct sy_pem *p, uint16_t min_version, uint64_t epoch, char out[65])
+digest_hex(const struct sy_pem *p, uint16_t min_version, uint64_t epoch, const char *client_ca,
+	   size_t client_ca_len, char out[65])
 {
 	unsigned char md[32];
 	unsigned int n = 0;
 	EVP_MD_CTX *c = EVP_MD_CTX_new();
 	uint8_t v[10] = { (uint8_t)(min_version >> 8), (uint8_t)min_version };
-	uint64_t lens[3] = { p->crt_len, p->key_len, p->ca ? p->ca_len : 0 };
+	uint64_t lens[4] = { p->crt_len, p->key_len, p->ca ? p->ca_len : 0,
+			     client_ca ? client_ca_len : 0 };
 	int i;
 
 	memcpy(v + 2, &epoch, sizeof(epoch));
@@ -323,6 +325,8 @@ digest_hex(const struct sy_pem *p, uint16_t min_version, uint64_t epoch, char ou
 		EVP_DigestUpdate(c, p->key, p->key_len);
 		if (p->ca != NULL)
 			EVP_DigestUpdate(c, p->ca, p->ca_len);
+		if (client_ca != NULL)
+			EVP_DigestUpdate(c, client_ca, client_ca_len);
 		EVP_DigestFinal_ex(c, md, &n);
 	}
 	EVP_MD_CTX_free(c);
@@ -334,6 +338,47 @@ static int
 proto_of(uint16_t v)
 {
 	return v >= 0x0304 ? TLS1_3_VERSION : TLS1_2_VERSION;
+}
+
+/*
+ * A vhost's own client CAs (an HTTPProxy's clientValidation): a certificate
+ * is required and must chain to one of cas (taken); the CertificateRequest
+ * names them. Sessions made on this context resume on it alone (its own
+ * session id context, from the CAs' digest): a ticket from a vhost that
+ * asked for no certificate must not skip this one's check. 0 or -1.
+ */
+static int
+own_client_cas(SSL_CTX *ctx, STACK_OF(X509) *cas, const char *digest)
+{
+	X509_STORE *store = X509_STORE_new();
+	STACK_OF(X509_NAME) *names = sk_X509_NAME_new_null();
+	char sid[32];
+	int i, rc = -1;
+
+	if (store == NULL || names == NULL || sk_X509_num(cas) == 0)
+		goto out;
+	for (i = 0; i < sk_X509_num(cas); i++) {
+		X509_NAME *name = X509_NAME_dup(X509_get_subject_name(sk_X509_value(cas, i)));
+
+		if (X509_STORE_add_cert(store, sk_X509_value(cas, i)) != 1 || name == NULL ||
+		    !sk_X509_NAME_push(names, name)) {
+			X509_NAME_free(name);
+			goto out;
+		}
+	}
+	SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER | SSL_VERIFY_FAIL_IF_NO_PEER_CERT, NULL);
+	if (SSL_CTX_set1_verify_cert_store(ctx, store) != 1)
+		goto out;
+	SSL_CTX_set_client_CA_list(ctx, names);
+	names = NULL; /* the context's now */
+	snprintf(sid, sizeof(sid), "switchyard-ca-%.16s", digest);
+	rc = SSL_CTX_set_session_id_context(ctx, (const unsigned char *)sid,
+					    (unsigned int)strlen(sid)) == 1 ? 0 : -1;
+out:
+	X509_STORE_free(store); /* the context holds its own reference */
+	sk_X509_NAME_pop_free(names, X509_NAME_free);
+	sk_X509_pop_free(cas, X509_free);
+	return rc;
 }
 
 /* A server context for cert x, key k, chain sk (taken), or NULL. */
@@ -377,6 +422,24 @@ ensure_index(void)
 SSL_CTX *
 sy_tls_ctx_get(const struct sy_pem *p, uint16_t min_version)
 {
+	return sy_tls_ctx_get_client_ca(p, min_version, NULL, 0);
+}
+
+int
+sy_tls_ca_count(const char *pem, size_t len)
+{
+	STACK_OF(X509) *sk = read_chain(pem, len, false);
+	int n = sk != NULL ? sk_X509_num(sk) : -1;
+
+	sk_X509_pop_free(sk, X509_free);
+	ERR_clear_error();
+	return n;
+}
+
+SSL_CTX *
+sy_tls_ctx_get_client_ca(const struct sy_pem *p, uint16_t min_version, const char *client_ca,
+			 size_t client_ca_len)
+{
 	struct tls_entry *e;
 	char key[65];
 	X509 *x;
@@ -386,7 +449,7 @@ sy_tls_ctx_get(const struct sy_pem *p, uint16_t min_version)
 	ensure_index();
 	if (min_version < T.floor)
 		min_version = T.floor;
-	digest_hex(p, min_version, sy_ocsp_epoch(), key);
+	digest_hex(p, min_version, sy_ocsp_epoch(), client_ca, client_ca_len, key);
 	e = sy_strmap_get(&T.cache, key);
 	if (e != NULL) {
 		e->uses++;
@@ -413,6 +476,11 @@ sy_tls_ctx_get(const struct sy_pem *p, uint16_t min_version)
 		goto fail;
 	e->ctx = make_ctx(x, k, sk, min_version);
 	sk = NULL;
+	if (e->ctx != NULL && client_ca != NULL &&
+	    own_client_cas(e->ctx, read_chain(client_ca, client_ca_len, false), key) < 0) {
+		SSL_CTX_free(e->ctx);
+		e->ctx = NULL;
+	}
 	if (e->ctx == NULL) {
 		free(e);
 		goto fail;
@@ -473,7 +541,7 @@ sy_tls_client_ctx_get(const char *ca, size_t ca_len)
 	/* Cached with server contexts: "client" stands where a certificate
 	 * would be, which no PEM is. */
 	ensure_index();
-	digest_hex(&p, 0, 0, key);
+	digest_hex(&p, 0, 0, NULL, 0, key);
 	e = sy_strmap_get(&T.cache, key);
 	if (e != NULL) {
 		e->uses++;

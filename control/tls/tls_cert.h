@@ -62,6 +62,13 @@ const char *sy_cert_problem_text(enum sy_cert_problem p);
  * does not make one (sy_cert_check says why).
  */
 SSL_CTX *sy_tls_ctx_get(const struct sy_pem *p, uint16_t min_version);
+/* The same for a vhost with client CAs of its own (client_ca: PEM, one or
+ * more certificates; an HTTPProxy's clientValidation.caSecret): clients
+ * must present a certificate that chains to one of them. */
+SSL_CTX *sy_tls_ctx_get_client_ca(const struct sy_pem *p, uint16_t min_version,
+				  const char *client_ca, size_t client_ca_len);
+/* How many certificates PEM holds (0: none), -1 when it does not parse. */
+int sy_tls_ca_count(const char *pem, size_t len);
 void sy_tls_ctx_put(SSL_CTX *ctx);
 /* The client context towards backends that verifies their chain against
  * ca (PEM; NULL: the system's trust store), one reference for the caller

@@ -29,6 +29,11 @@ sy_tls_conn_serves(const struct sy_tls_conn *tc, const struct sy_generation *g,
 	const SSL_CTX *want;
 	X509 *cert;
 
+	want = vh->term != NULL && vh->term->ctx != NULL ? vh->term->ctx : sy_dp_tls_default_ctx();
+	/* A vhost with client CAs of its own: only the handshake on its
+	 * context checked the client's certificate. */
+	if (vh->term != NULL && vh->term->client_ca && want != SSL_get_SSL_CTX(tc->ssl))
+		return false;
 	/* No SNI: the client took the default certificate for whatever it
 	 * asks (an IP address in the URL, an old client); as before. */
 	if (tc->sni_len == 0)
@@ -37,7 +42,6 @@ sy_tls_conn_serves(const struct sy_tls_conn *tc, const struct sy_generation *g,
 	if (sy_gen_find_vhost(g, tc->sni, tc->sni_len) == vh)
 		return true;
 	/* Another vhost: it needs the context this connection is on ... */
-	want = vh->term != NULL && vh->term->ctx != NULL ? vh->term->ctx : sy_dp_tls_default_ctx();
 	if (want != SSL_get_SSL_CTX(tc->ssl))
 		return false;
 	/* ... the floor the callback would have set for it (a vhost on the

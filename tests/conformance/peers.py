@@ -537,8 +537,10 @@ def ir_root_namespaces(c):
 
 
 def hp_case(c):
-    raise NoFit("HTTPProxy (projectcontour.io/v1) is not a Switchyard kind (only IngressRoute "
-                "v1beta1 and the v1alpha1 Route design)")
+    # cases/httpproxy.json pins the same behaviours in v1.2x's words.
+    raise NoFit("pins Contour v1.0's HTTPProxy status strings ('valid HTTPProxy', 'include "
+                "creates a delegation cycle'); HTTPProxy here writes v1.2x's (the Valid "
+                "condition, cases/httpproxy.json)")
 
 
 # ----------------------------------------------------------------------- Skipper --

@@ -35,10 +35,13 @@ FEATURE_KINDS = {
     "Endpoints": "endpoints",
     "EndpointSlice": "endpointslices",
     "IngressRoute": "ingressroutes",
+    "HTTPProxy": "httpproxies",
     "ContourRoute": "routes.contour.heptio.com",
     "RouteGroup": "routegroups",
     "Secret": "secrets",
     "Namespace": "namespaces",
+    "Ingress": "ingresses",
+    "IngressClass": "ingressclasses",
     "GatewayClass": "gatewayclasses",
     "Gateway": "gateways",
     "HTTPRoute": "httproutes",
@@ -50,19 +53,22 @@ OBJECT_FEATURES = {
     ("route.openshift.io/v1", "Route"): "Route",
     ("v1", "Route"): "Route",
     ("contour.heptio.com/v1beta1", "IngressRoute"): "IngressRoute",
+    ("projectcontour.io/v1", "HTTPProxy"): "HTTPProxy",
     ("contour.heptio.com/v1alpha1", "Route"): "ContourRoute",
     ("zalando.org/v1", "RouteGroup"): "RouteGroup",
     ("v1", "Secret"): "Secret",
     ("v1", "Namespace"): "Namespace",
     ("v1", "Service"): "Service",
     ("v1", "Endpoints"): "Endpoints",
+    ("networking.k8s.io/v1", "Ingress"): "Ingress",
+    ("networking.k8s.io/v1", "IngressClass"): "IngressClass",
+    ("discovery.k8s.io/v1", "EndpointSlice"): "EndpointSlice",
     ("gateway.networking.k8s.io/v1", "GatewayClass"): "GatewayClass",
     ("gateway.networking.k8s.io/v1", "Gateway"): "Gateway",
     ("gateway.networking.k8s.io/v1", "HTTPRoute"): "HTTPRoute",
     ("gateway.networking.k8s.io/v1beta1", "ReferenceGrant"): "ReferenceGrant",
     ("gateway.networking.k8s.io/v1", "ReferenceGrant"): "ReferenceGrant",
     ("gateway.networking.k8s.io/v1alpha2", "TLSRoute"): "TLSRoute",
-    ("discovery.k8s.io/v1", "EndpointSlice"): "EndpointSlice",
 }
 BASE_CONFIG = {"workers": 1, "idle": "adaptive", "eal": ["--log-level=*:error"]}
 DEFAULT_TOLERANCE = 0.02
@@ -311,7 +317,7 @@ def resolve_key(ctx, key):
     if kind is None:
         kinds = ctx.applied.get("%s/%s" % (ns, name)) or ["Route"]
         # Prefer a routing kind when the same ns/name names several objects.
-        for k in ("Route", "IngressRoute", "RouteGroup"):
+        for k in ("Route", "IngressRoute", "HTTPProxy", "RouteGroup", "Ingress"):
             if k in kinds:
                 kind = k
                 break
@@ -487,7 +493,10 @@ def check_status(ctx, key, want):
                 ctx.fail("%s: status.errors %r do not match /%s/" % (key, text, p))
     if want.get("status_absent") and status:
         ctx.fail("%s: expected no status, got %s" % (key, json.dumps(status)))
-    if "status" in want and not subset(status, want["status"]):
+    if "status" in want and want["status"] is None:
+        if status:
+            ctx.fail("%s: status %s, want none" % (key, json.dumps(status)))
+    elif "status" in want and not subset(status, want["status"]):
         ctx.fail("%s: status %s does not contain %s" % (key, json.dumps(status),
                                                         json.dumps(want["status"])))
 

@@ -20,6 +20,7 @@
 
 #include <cmocka.h>
 #include <openssl/evp.h>
+#include <openssl/ssl.h>
 
 #include "gen/compile.h"
 #include "router.h"
@@ -782,6 +783,439 @@ test_route_contour(void **state)
 	router_stop(&r);
 }
 
+/* ---------------------------------------------------------- HTTPProxy -- */
+
+/* An HTTPProxy; spec the whole spec. */
+#define HP(ns, name, spec)                                                                    \
+	"{'apiVersion':'projectcontour.io/v1','kind':'HTTPProxy','metadata':{'name':'" name \
+	"','namespace':'" ns "'},'spec':" spec "}"
+#define HP_VALID "Valid HTTPProxy"
+#define HP_ERRORS "At least one error present, see Errors for details"
+#define HP_ORPHANED "this HTTPProxy is not part of a delegation chain from a root HTTPProxy"
+
+/* The proxy's status: currentStatus, and (unless NULL) the one error's
+ * reason and message under the Valid condition, as Contour v1.2x writes. */
+static void
+expect_hp(struct sy_router *r, const char *ns, const char *name, const char *current,
+	  const char *reason, const char *message)
+{
+	json_t *rep = call(r, "{'op':'get','kind':'httpproxy','namespace':'%s','name':'%s'}", ns, name);
+	const json_t *st = json_object_get(json_array_get(json_object_get(rep, "items"), 0), "status");
+	const json_t *cond = json_array_get(json_object_get(st, "conditions"), 0);
+	const json_t *e;
+	char *dump = json_dumps(rep, 0);
+	size_t i;
+	bool found = reason == NULL;
+
+	if (strcmp(json_string_value(json_object_get(st, "currentStatus")) ?: "", current) != 0)
+		fail_msg("%s/%s: expected %s, got %s", ns, name, current, dump);
+	if (strcmp(current, "valid") == 0) {
+		assert_string_equal(json_string_value(json_object_get(st, "description")), HP_VALID);
+		assert_string_equal(json_string_value(json_object_get(cond, "type")), "Valid");
+		assert_string_equal(json_string_value(json_object_get(cond, "status")), "True");
+		assert_string_equal(json_string_value(json_object_get(cond, "message")), HP_VALID);
+	} else {
+		assert_string_equal(json_string_value(json_object_get(st, "description")),
+				    strcmp(current, "orphaned") == 0 ? HP_ORPHANED : HP_ERRORS);
+		assert_string_equal(json_string_value(json_object_get(cond, "status")), "False");
+		assert_string_equal(json_string_value(json_object_get(cond, "reason")), "ErrorPresent");
+	}
+	json_array_foreach(json_object_get(cond, "errors"), i, e)
+		if (reason != NULL && strcmp(json_string_value(json_object_get(e, "reason")), reason) == 0 &&
+		    strcmp(json_string_value(json_object_get(e, "message")), message) == 0)
+			found = true;
+	if (!found)
+		fail_msg("%s/%s: expected error %s \"%s\", got %s", ns, name, reason, message, dump);
+	free(dump);
+	json_decref(rep);
+}
+
+/* resolve's answer for url (the caller's). */
+static json_t *
+resolve(struct sy_router *r, const char *url, const char *headers)
+{
+	if (headers != NULL)
+		return call(r, "{'op':'resolve','url':'%s','headers':%s}", url, headers);
+	return call(r, "{'op':'resolve','url':'%s'}", url);
+}
+
+static void
+test_hp_apply_include_resolve(void **state)
+{
+	static const char *const spellings[] = { "httpproxy", "httpproxies", "proxy", "proxies",
+						 "HTTPProxy", "httpproxy.projectcontour.io" };
+	struct sy_router r;
+	json_t *rep;
+	size_t i;
+
+	router_start(&r);
+	APPLY(&r, SVC("web", "home", 80) "," EPS("web", "home", "198.18.2.10") ","
+		  SVC("blog", "posts", 80) "," EPS("blog", "posts", "198.18.2.11") ","
+		  HP("web", "root", "{'virtualhost':{'fqdn':'Www.HP.test'},"
+				    "'includes':[{'name':'blog','namespace':'blog','conditions':[{'prefix':'/blog'}]}],"
+				    "'routes':[{'services':[{'name':'home','port':80}]}]}") ","
+		  HP("blog", "blog", "{'routes':[{'conditions':[{'prefix':'/'}],"
+				     "'pathRewritePolicy':{'replacePrefix':[{'replacement':'/'}]},"
+				     "'services':[{'name':'posts','port':80}]},"
+				     "{'conditions':[{'prefix':'/admin'}],'services':[{'name':'posts','port':80}],"
+				     "'requestHeadersPolicy':{'set':[{'name':'X-Admin','value':'1'}],'remove':['Cookie']}}]}"));
+	for (i = 0; i < sizeof(spellings) / sizeof(spellings[0]); i++) {
+		rep = call(&r, "{'op':'get','kind':'%s'}", spellings[i]);
+		assert_true(reply_ok(rep));
+		assert_string_equal(json_string_value(json_object_get(rep, "kind")), "HTTPProxy");
+		assert_int_equal(json_array_size(json_object_get(rep, "items")), 2);
+		json_decref(rep);
+	}
+	expect_hp(&r, "web", "root", "valid", NULL, NULL);
+	expect_hp(&r, "blog", "blog", "valid", NULL, NULL);
+	/* the include's prefix comes before the child's routes */
+	EXPECT_RESOLVE(&r, "http://www.hp.test/blog/2020", "blog/blog");
+	EXPECT_RESOLVE(&r, "http://www.hp.test/blog", "blog/blog");
+	EXPECT_RESOLVE(&r, "http://www.hp.test/blogs", "web/root");
+	EXPECT_RESOLVE(&r, "http://www.hp.test/", "web/root");
+	rep = resolve(&r, "http://www.hp.test/blog/2020", NULL);
+	assert_string_equal(json_string_value(json_object_get(rep, "kind")), "HTTPProxy");
+	assert_string_equal(json_string_value(json_object_get(json_object_get(rep, "rule"), "path")),
+			    "/blog");
+	{
+		char *d = json_dumps(json_object_get(rep, "filters"), JSON_COMPACT);
+
+		/* the whole matched prefix, the include's with it, is replaced */
+		assert_non_null(strstr(d, "pathRewritePolicy(\\\"/blog\\\", \\\"/\\\")"));
+		free(d);
+	}
+	json_decref(rep);
+	rep = resolve(&r, "http://www.hp.test/blog/admin/x", NULL);
+	assert_string_equal(json_string_value(json_object_get(json_object_get(rep, "rule"), "path")),
+			    "/blog/admin");
+	{
+		char *d = json_dumps(json_object_get(rep, "filters"), JSON_COMPACT);
+
+		assert_non_null(strstr(d, "requestHeadersPolicy.set(\\\"X-Admin\\\", \\\"1\\\")"));
+		assert_non_null(strstr(d, "requestHeadersPolicy.remove(\\\"Cookie\\\")"));
+		assert_null(strstr(d, "pathRewritePolicy"));
+		free(d);
+	}
+	json_decref(rep);
+	/* the child without its root: orphaned, and nothing served */
+	rep = call(&r, "{'op':'delete','kind':'proxy','namespace':'web','name':'root'}");
+	assert_true(reply_ok(rep));
+	json_decref(rep);
+	expect_hp(&r, "blog", "blog", "orphaned", "Orphaned", HP_ORPHANED);
+	EXPECT_RESOLVE(&r, "http://www.hp.test/blog/2020", "(none)");
+	router_stop(&r);
+}
+
+static void
+test_hp_validation(void **state)
+{
+	struct sy_router r;
+
+#define HP_REFUSED(spec, field, part)                                                      \
+	expect_error(call(&r, "{'op':'apply','objects':[" HP("a", "x", spec) "]}"), "invalid", \
+		     field, part)
+	router_start(&r);
+	HP_REFUSED("{'routes':[{'conditions':[{'prefx':'/'}],'services':[{'name':'s','port':80}]}]}",
+		   "spec.routes[0].conditions[0]", "unknown field \"prefx\"");
+	HP_REFUSED("{'routes':[{'conditions':[{'prefix':'api'}],'services':[{'name':'s','port':80}]}]}",
+		   "spec.routes[0].conditions[0].prefix", "must start with /, \"api\" was supplied");
+	HP_REFUSED("{'includes':[{'name':'c','conditions':[{'prefix':'api'}]}]}",
+		   "spec.includes[0].conditions[0].prefix", "must start with /");
+	HP_REFUSED("{'routes':[{'conditions':[{'regex':'/a(b'}],'services':[{'name':'s','port':80}]}]}",
+		   "spec.routes[0].conditions[0].regex", "\"/a(b\" is not a valid regex");
+	HP_REFUSED("{'routes':[{'conditions':[{'queryParameter':{'name':'q','regex':'[x'}}],"
+		   "'services':[{'name':'s','port':80}]}]}",
+		   "spec.routes[0].conditions[0].queryParameter.regex", "not a valid regex");
+	HP_REFUSED("{'routes':[{'services':[{'name':'s','port':80,'weight':-1}]}]}",
+		   "spec.routes[0].services[0].weight", "greater than or equal to zero");
+	HP_REFUSED("{'routes':[{'services':[{'name':'s','port':70000}]}]}",
+		   "spec.routes[0].services[0].port", "between 1 and 65535");
+	HP_REFUSED("{'routes':[{'services':[{'name':'s','port':0}]}]}",
+		   "spec.routes[0].services[0].port", "between 1 and 65535");
+	HP_REFUSED("{'routes':[{'conditions':[{'prefix':'/a'},{'prefix':'/b'}],"
+		   "'services':[{'name':'s','port':80}]}]}",
+		   "spec.routes[0].conditions", "more than one prefix");
+	HP_REFUSED("{'routes':[{'conditions':[{'header':{'name':'x','exact':'a','contains':'b'}}],"
+		   "'services':[{'name':'s','port':80}]}]}",
+		   "spec.routes[0].conditions[0].header", "exactly one of");
+	HP_REFUSED("{'routes':[{'conditions':[{'header':{'name':'x','regex':'a'}}],"
+		   "'services':[{'name':'s','port':80}]}]}",
+		   "spec.routes[0].conditions[0].header", "unknown field \"regex\"");
+	HP_REFUSED("{'routes':[{'loadBalancerPolicy':{'strategy':'Fastest'},"
+		   "'services':[{'name':'s','port':80}]}]}",
+		   "spec.routes[0].loadBalancerPolicy.strategy", "not \"Fastest\"");
+	HP_REFUSED("{'routes':[{'timeoutPolicy':{'response':'soon'},'services':[{'name':'s','port':80}]}]}",
+		   "spec.routes[0].timeoutPolicy.response", "not \"soon\"");
+	HP_REFUSED("{'routes':[{'healthCheckPolicy':{'intervalSeconds':5},'services':[{'name':'s','port':80}]}]}",
+		   "spec.routes[0].healthCheckPolicy.path", "required");
+	HP_REFUSED("{'routes':[{'services':[{'name':'s','port':80,'mirror':true},"
+		   "{'name':'t','port':80,'mirror':true}]}]}",
+		   "spec.routes[0].services", "only one service per route may be nominated as mirror");
+	HP_REFUSED("{'virtualhost':{'fqdn':'x.test','tls':{'secretName':'s','minimumProtocolVersion':'1.1'}},"
+		   "'routes':[]}",
+		   "spec.virtualhost.tls.minimumProtocolVersion", "\"1.2\" or \"1.3\"");
+	HP_REFUSED("{'routes':[{'pathRewritePolicy':{'replacePrefix':[{'replacement':'x'}]},"
+		   "'services':[{'name':'s','port':80}]}]}",
+		   "spec.routes[0].pathRewritePolicy.replacePrefix[0].replacement", "starting with");
+	HP_REFUSED("{'routes':[{'responseHeadersPolicy':{'set':[{'name':'Host','value':'x'}]},"
+		   "'services':[{'name':'s','port':80}]}]}",
+		   "spec.routes[0].responseHeadersPolicy.set[0].name", "Host");
+#undef HP_REFUSED
+	router_stop(&r);
+}
+
+static void
+test_hp_statuses(void **state)
+{
+	struct sy_router r;
+	json_t *rep;
+
+	router_start(&r);
+	APPLY(&r, SVC("roots", "kuard", 8080) "," EPS("roots", "kuard", "198.18.3.1") ","
+		  /* fqdn on two roots: both invalid */
+		  HP("roots", "a", "{'virtualhost':{'fqdn':'dup.test'},'routes':[{'services':[{'name':'kuard','port':8080}]}]}") ","
+		  HP("roots", "b", "{'virtualhost':{'fqdn':'DUP.test'},'routes':[{'services':[{'name':'kuard','port':8080}]}]}") ","
+		  /* include of a missing proxy: 502 on its conditions, the rest served */
+		  HP("roots", "missing", "{'virtualhost':{'fqdn':'missing.test'},"
+					 "'includes':[{'name':'nope','conditions':[{'prefix':'/x'}]}],"
+					 "'routes':[{'services':[{'name':'kuard','port':8080}]}]}") ","
+		  /* a root including a root */
+		  HP("roots", "rr", "{'virtualhost':{'fqdn':'rr.test'},'includes':[{'name':'a'}]}") ","
+		  /* a cycle: parent -> child -> child */
+		  HP("roots", "parent", "{'virtualhost':{'fqdn':'cycle.test'},"
+					"'includes':[{'name':'child','conditions':[{'prefix':'/foo'}]}]}") ","
+		  HP("roots", "child", "{'includes':[{'name':'child','conditions':[{'prefix':'/bar'}]}],"
+				       "'routes':[{'services':[{'name':'kuard','port':8080}]}]}") ","
+		  HP("roots", "blank", "{'virtualhost':{'fqdn':' '},'routes':[{'services':[{'name':'kuard','port':8080}]}]}") ","
+		  HP("roots", "empty", "{'virtualhost':{'fqdn':'empty.test'}}") ","
+		  HP("roots", "nosvc", "{'virtualhost':{'fqdn':'nosvc.test'},"
+				       "'routes':[{'services':[{'name':'home','port':8080}]}]}") ","
+		  HP("roots", "badport", "{'virtualhost':{'fqdn':'badport.test'},"
+					 "'routes':[{'services':[{'name':'kuard','port':9999}]}]}") ","
+		  HP("roots", "dupinc", "{'virtualhost':{'fqdn':'dupinc.test'},'includes':["
+					"{'name':'child','conditions':[{'prefix':'/a'}]},"
+					"{'name':'other','conditions':[{'prefix':'/a'}]}]}") ","
+		  HP("roots", "lonely", "{'routes':[{'services':[{'name':'kuard','port':8080}]}]}"));
+	expect_hp(&r, "roots", "a", "invalid", "DuplicateVhost",
+		  "fqdn \"dup.test\" is used in multiple HTTPProxies: roots/a, roots/b");
+	expect_hp(&r, "roots", "b", "invalid", "DuplicateVhost",
+		  "fqdn \"dup.test\" is used in multiple HTTPProxies: roots/a, roots/b");
+	EXPECT_RESOLVE(&r, "http://dup.test/", "(none)");
+	expect_hp(&r, "roots", "missing", "invalid", "IncludeNotFound", "include roots/nope not found");
+	rep = resolve(&r, "http://missing.test/x/y", NULL);
+	assert_string_equal(json_string_value(json_object_get(rep, "action")), "static");
+	assert_int_equal(json_integer_value(json_object_get(rep, "status")), 502);
+	json_decref(rep);
+	EXPECT_RESOLVE(&r, "http://missing.test/", "roots/missing");
+	expect_hp(&r, "roots", "rr", "invalid", "RootIncludesRoot",
+		  "root httpproxy cannot include another root httpproxy");
+	expect_hp(&r, "roots", "parent", "valid", NULL, NULL);
+	expect_hp(&r, "roots", "child", "invalid", "IncludeCreatesCycle",
+		  "include creates an include cycle: roots/parent -> roots/child -> roots/child");
+	expect_hp(&r, "roots", "blank", "invalid", "FQDNNotSpecified",
+		  "Spec.VirtualHost.Fqdn must be specified");
+	expect_hp(&r, "roots", "empty", "invalid", "NothingDefined",
+		  "HTTPProxy.Spec must have at least one Route, Include, or a TCPProxy");
+	expect_hp(&r, "roots", "nosvc", "invalid", "ServiceUnresolvedReference",
+		  "Spec.Routes unresolved service reference: service \"roots/home\" not found");
+	rep = resolve(&r, "http://nosvc.test/", NULL);
+	assert_int_equal(json_integer_value(json_object_get(rep, "status")), 503);
+	json_decref(rep);
+	expect_hp(&r, "roots", "badport", "invalid", "ServiceUnresolvedReference",
+		  "Spec.Routes unresolved service reference: port \"9999\" on service \"roots/kuard\" "
+		  "not matched");
+	expect_hp(&r, "roots", "dupinc", "invalid", "DuplicateMatchConditions",
+		  "duplicate conditions defined on an include");
+	expect_hp(&r, "roots", "lonely", "orphaned", "Orphaned", HP_ORPHANED);
+	router_stop(&r);
+	/* roots only in the listed namespaces */
+	router_start_with(&r, "{\"ingressroute_root_namespaces\": [\"roots\"]}");
+	APPLY(&r, SVC("apps", "kuard", 8080) ","
+		  HP("apps", "outside", "{'virtualhost':{'fqdn':'outside.test'},"
+					"'routes':[{'services':[{'name':'kuard','port':8080}]}]}"));
+	expect_hp(&r, "apps", "outside", "invalid", "RootProxyNotAllowedInNamespace",
+		  "root HTTPProxy cannot be defined in this namespace");
+	EXPECT_RESOLVE(&r, "http://outside.test/", "(none)");
+	router_stop(&r);
+}
+
+static void
+test_hp_weights_policies(void **state)
+{
+	struct sy_router r;
+	const struct sy_pool *pool;
+	json_t *rep;
+
+	router_start(&r);
+	APPLY(&r, SVC("w", "s1", 80) "," EPS("w", "s1", "198.18.4.1") ","
+		  SVC("w", "s2", 80) "," EPS("w", "s2", "198.18.4.2") ","
+		  SVC("w", "s3", 80) "," EPS("w", "s3", "198.18.4.3") ","
+		  HP("w", "split", "{'virtualhost':{'fqdn':'split.test'},'routes':["
+				   "{'services':[{'name':'s1','port':80,'weight':80},{'name':'s2','port':80,'weight':20},"
+				   "{'name':'s3','port':80}]},"
+				   "{'conditions':[{'prefix':'/even'}],'services':[{'name':'s1','port':80},{'name':'s2','port':80}]},"
+				   "{'conditions':[{'prefix':'/lb'}],'loadBalancerPolicy':{'strategy':'WeightedLeastRequest'},"
+				   "'timeoutPolicy':{'response':'1500ms'},"
+				   "'healthCheckPolicy':{'path':'/healthz','intervalSeconds':7},"
+				   "'services':[{'name':'s1','port':80},{'name':'s3','port':80,'mirror':true}]},"
+				   "{'conditions':[{'exact':'/exact'}],'services':[{'name':'s3','port':80}]}]}"));
+	expect_hp(&r, "w", "split", "valid", NULL, NULL);
+	/* Contour weightedClusters: with weights set, an unset one gets none */
+	ASSERT_NEAR(resolve_share(&r, "http://split.test/", "s1"), 0.8);
+	ASSERT_NEAR(resolve_share(&r, "http://split.test/", "s2"), 0.2);
+	/* none set: equal */
+	ASSERT_NEAR(resolve_share(&r, "http://split.test/even", "s1"), 0.5);
+	ASSERT_NEAR(resolve_share(&r, "http://split.test/even", "s2"), 0.5);
+	pool = pool_for(&r, "split.test", "/lb/x");
+	assert_int_equal(pool->strategy, SY_LB_WEIGHTED_LEAST_REQUEST);
+	assert_non_null(pool->hc);
+	assert_string_equal(pool->hc->path, "/healthz");
+	assert_int_equal(pool->hc->interval_s, 7);
+	/* the mirror gets no traffic (the data plane cannot copy requests) */
+	rep = resolve(&r, "http://split.test/lb/x", NULL);
+	{
+		char *d = json_dumps(rep, JSON_COMPACT);
+
+		assert_null(strstr(d, "\"s3\""));
+		free(d);
+	}
+	json_decref(rep);
+	{
+		struct sy_generation *g = sy_gen_acquire(&r.slot);
+		const struct sy_vhost *vh = sy_gen_find_vhost(g, "split.test", 10);
+		const struct sy_rule *rule = sy_vhost_match_path(vh, "/lb/x", 5);
+
+		assert_non_null(rule->more);
+		assert_int_equal(rule->more->server_timeout_ms, 1500);
+	}
+	EXPECT_RESOLVE(&r, "http://split.test/exact", "w/split");
+	rep = resolve(&r, "http://split.test/exact/no", NULL);
+	assert_string_equal(json_string_value(json_object_get(json_object_get(rep, "rule"), "path")), "/");
+	json_decref(rep);
+	router_stop(&r);
+}
+
+static void
+test_hp_tls(void **state)
+{
+	struct sy_router r;
+	const struct sy_vhost *vh;
+	json_t *rep;
+
+	router_start(&r);
+	APPLYF(&r, SVC("t", "app", 80) "," EPS("t", "app", "198.18.8.1") ","
+		   TLS_SECRET("t", "good", "%s", "%s") ","
+		   HP("t", "secure", "{'virtualhost':{'fqdn':'secure.test','tls':{'secretName':'good'}},"
+				     "'routes':[{'services':[{'name':'app','port':80}]},"
+				     "{'conditions':[{'prefix':'/open'}],'permitInsecure':true,"
+				     "'services':[{'name':'app','port':80}]}]}") ","
+		   HP("t", "tls13", "{'virtualhost':{'fqdn':'tls13.test','tls':{'secretName':'good',"
+				    "'minimumProtocolVersion':'1.3'}},'routes':[{'services':[{'name':'app','port':80}]}]}") ","
+		   HP("t", "nosecret", "{'virtualhost':{'fqdn':'open.test','tls':{'secretName':'gone'}},"
+				       "'routes':[{'services':[{'name':'app','port':80}]}]}") ","
+		   HP("t", "foreign", "{'virtualhost':{'fqdn':'open.test','tls':{'secretName':'other/good'}},"
+				      "'routes':[{'services':[{'name':'app','port':80}]}]}") ","
+		   HP("t", "both", "{'virtualhost':{'fqdn':'malformed.test','tls':{'secretName':'good','passthrough':true}},"
+				   "'routes':[{'services':[{'name':'app','port':80}]}]}") ","
+		   HP("t", "mtls", "{'virtualhost':{'fqdn':'malformed.test','tls':{'secretName':'good',"
+				   "'clientValidation':{'caSecret':'ca'}}},'routes':[{'services':[{'name':'app','port':80}]}]}") ","
+		   HP("t", "pass", "{'virtualhost':{'fqdn':'pass.test','tls':{'passthrough':true}},"
+				   "'tcpproxy':{'services':[{'name':'app','port':80}]}}") ","
+		   HP("t", "plaintcp", "{'virtualhost':{'fqdn':'plain.test'},"
+				       "'tcpproxy':{'services':[{'name':'app','port':80}]}}"),
+	       crt_b64, key_b64);
+	expect_hp(&r, "t", "secure", "valid", NULL, NULL);
+	vh = vhost(&r, "secure.test");
+	assert_non_null(vh);
+	assert_int_equal(vh->tls, SY_TLS_EDGE);
+	assert_string_equal(vh->term->secret, "t/good");
+	/* v1's default minimum is TLS 1.2 */
+	assert_int_equal(vh->min_tls_version, 0x0303);
+	assert_int_equal(vhost(&r, "tls13.test")->min_tls_version, 0x0304);
+	/* plain HTTP: 301 to https, unless the route permits it */
+	rep = resolve(&r, "http://secure.test/x", NULL);
+	assert_string_equal(json_string_value(json_object_get(rep, "action")), "redirect");
+	assert_int_equal(json_integer_value(json_object_get(rep, "status")), 301);
+	json_decref(rep);
+	rep = resolve(&r, "http://secure.test/open/x", NULL);
+	assert_string_equal(json_string_value(json_object_get(rep, "action")), "backend");
+	json_decref(rep);
+	expect_hp(&r, "t", "nosecret", "invalid", "DuplicateVhost",
+		  "fqdn \"open.test\" is used in multiple HTTPProxies: t/foreign, t/nosecret");
+	expect_hp(&r, "t", "both", "invalid", "DuplicateVhost",
+		  "fqdn \"malformed.test\" is used in multiple HTTPProxies: t/both, t/mtls");
+	assert_int_equal(vhost(&r, "pass.test")->tls, SY_TLS_PASSTHROUGH);
+	expect_hp(&r, "t", "pass", "valid", NULL, NULL);
+	expect_hp(&r, "t", "plaintcp", "invalid", "TLSMustBeConfigured",
+		  "Spec.TCPProxy requires that either Spec.TLS.Passthrough or Spec.TLS.SecretName be set");
+	/* one at a time, each its own error */
+	rep = call(&r, "{'op':'delete','kind':'httpproxy','namespace':'t','name':'foreign'}");
+	json_decref(rep);
+	rep = call(&r, "{'op':'delete','kind':'httpproxy','namespace':'t','name':'mtls'}");
+	json_decref(rep);
+	expect_hp(&r, "t", "nosecret", "invalid", "SecretNotValid",
+		  "Spec.VirtualHost.TLS Secret \"gone\" is invalid: Secret not found");
+	expect_hp(&r, "t", "both", "invalid", "TLSConfigNotValid",
+		  "Spec.VirtualHost.TLS: both Passthrough and SecretName were specified");
+	rep = call(&r, "{'op':'delete','kind':'httpproxy','namespace':'t','name':'nosecret'}");
+	json_decref(rep);
+	rep = call(&r, "{'op':'delete','kind':'httpproxy','namespace':'t','name':'both'}");
+	json_decref(rep);
+	APPLY(&r, HP("t", "foreign", "{'virtualhost':{'fqdn':'open.test','tls':{'secretName':'other/good'}},"
+				     "'routes':[{'services':[{'name':'app','port':80}]}]}") ","
+		  HP("t", "mtls", "{'virtualhost':{'fqdn':'malformed.test','tls':{'secretName':'good',"
+				  "'clientValidation':{'caSecret':'ca'}}},'routes':[{'services':[{'name':'app','port':80}]}]}"));
+	expect_hp(&r, "t", "foreign", "invalid", "SecretNotValid",
+		  "Spec.VirtualHost.TLS Secret \"other/good\" is invalid: Secret not found");
+	expect_hp(&r, "t", "mtls", "invalid", "ClientValidationInvalid",
+		  "Spec.VirtualHost.TLS client validation is invalid: invalid CA Secret \"t/ca\": "
+		  "Secret not found");
+	EXPECT_RESOLVE(&r, "https://malformed.test/", "(none)");
+	/* an Opaque Secret whose ca.crt is not PEM, then one that is */
+	APPLY(&r, "{'apiVersion':'v1','kind':'Secret','metadata':{'name':'ca','namespace':'t'},"
+		  "'type':'Opaque','data':{'ca.crt':'bm90IGEgY2VydA=='}}");
+	expect_hp(&r, "t", "mtls", "invalid", "ClientValidationInvalid",
+		  "Spec.VirtualHost.TLS client validation is invalid: invalid CA Secret \"t/ca\": "
+		  "invalid CA certificate bundle: failed to locate certificate");
+	APPLYF(&r, "{'apiVersion':'v1','kind':'Secret','metadata':{'name':'ca','namespace':'t'},"
+		   "'type':'Opaque','data':{'ca.crt':'%s'}}", crt_b64);
+	expect_hp(&r, "t", "mtls", "valid", NULL, NULL);
+	vh = vhost(&r, "malformed.test");
+	assert_non_null(vh);
+	assert_true(vh->term->client_ca);
+	/* its own context: a certificate required, these CAs asked for */
+	assert_int_equal(SSL_CTX_get_verify_mode(vh->term->ctx),
+			 SSL_VERIFY_PEER | SSL_VERIFY_FAIL_IF_NO_PEER_CERT);
+	assert_int_equal(sk_X509_NAME_num(SSL_CTX_get_client_CA_list(vh->term->ctx)), 1);
+	assert_ptr_not_equal(vh->term->ctx, vhost(&r, "secure.test")->term->ctx);
+	assert_false(vhost(&r, "secure.test")->term->client_ca);
+	/* what is not done is refused, not ignored */
+	expect_error(call(&r, "{'op':'apply','objects':[" HP("t", "skip", "{'virtualhost':{'fqdn':"
+		     "'skip.test','tls':{'secretName':'good','clientValidation':{'caSecret':'ca',"
+		     "'skipClientCertValidation':true}}},'routes':[]}") "]}"),
+		     "invalid", "spec.virtualhost.tls.clientValidation",
+		     "\"skipClientCertValidation\" is not supported");
+	router_stop(&r);
+}
+
+/* Against another kind's older claim of the host, the root says who has it. */
+static void
+test_hp_displaced(void **state)
+{
+	struct sy_router r;
+
+	router_start(&r);
+	APPLY(&r, SVC("os", "www", 8080) "," SVC("c", "www", 8080) ","
+		  OSROUTE("os", "first", "2019-01-01T00:00:00Z", "taken.test", "www") ","
+		  "{'apiVersion':'projectcontour.io/v1','kind':'HTTPProxy','metadata':{'name':'late',"
+		  "'namespace':'c','creationTimestamp':'2021-01-01T00:00:00Z'},'spec':{'virtualhost':"
+		  "{'fqdn':'taken.test'},'routes':[{'services':[{'name':'www','port':8080}]}]}}");
+	expect_hp(&r, "c", "late", "invalid", "DuplicateVhost",
+		  "fqdn \"taken.test\" is claimed by Route os/first (older)");
+	EXPECT_RESOLVE(&r, "http://taken.test/", "os/first");
+	router_stop(&r);
+}
+
 int
 main(void)
 {
@@ -797,6 +1231,12 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_ir_tls, fresh_state, remove_state),
 		cmocka_unit_test_setup_teardown(test_cross_kind_claims, fresh_state, remove_state),
 		cmocka_unit_test_setup_teardown(test_route_contour, fresh_state, remove_state),
+		cmocka_unit_test_setup_teardown(test_hp_apply_include_resolve, fresh_state, remove_state),
+		cmocka_unit_test_setup_teardown(test_hp_validation, fresh_state, remove_state),
+		cmocka_unit_test_setup_teardown(test_hp_statuses, fresh_state, remove_state),
+		cmocka_unit_test_setup_teardown(test_hp_weights_policies, fresh_state, remove_state),
+		cmocka_unit_test_setup_teardown(test_hp_tls, fresh_state, remove_state),
+		cmocka_unit_test_setup_teardown(test_hp_displaced, fresh_state, remove_state),
 	};
 
 	if (sy_test_eal_init("test_contour") < 0) {

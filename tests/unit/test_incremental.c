@@ -408,6 +408,124 @@ test_status_kept_and_followed(void **state)
 	router_stop(&r);
 }
 
+#define T_ICLASS(name, ctl, dflt) \
+	"{\"apiVersion\":\"networking.k8s.io/v1\",\"kind\":\"IngressClass\",\"metadata\":{\"name\":\"" name "\"" \
+	dflt "},\"spec\":{\"controller\":\"" ctl "\"}}"
+#define T_DEFAULT_CLASS ",\"annotations\":{\"ingressclass.kubernetes.io/is-default-class\":\"true\"}"
+/* An Ingress in ns0: class ("" for none), host -> service. */
+#define T_INGRESS(name, cls, host, svc) \
+	"{\"apiVersion\":\"networking.k8s.io/v1\",\"kind\":\"Ingress\",\"metadata\":{\"name\":\"" name "\"," \
+	"\"namespace\":\"ns0\"},\"spec\":{" cls "\"rules\":[{\"host\":\"" host "\",\"http\":{\"paths\":[" \
+	"{\"path\":\"/\",\"pathType\":\"Prefix\",\"backend\":{\"service\":{\"name\":\"" svc "\",\"port\":" \
+	"{\"number\":80}}}}]}}]}}"
+
+/*
+ * IngressClasses compile nothing, but decide which Ingresses are served: a
+ * change of one recompiles the Ingresses that name it and those that name
+ * no class (scope.c's C seed, relations key c), not everything, and the
+ * result is what a full compile gives (SY_COMPILE_VERIFY).
+ */
+static void
+test_ingress_class_changes(void **state)
+{
+	struct sy_router r;
+	char buf[64];
+
+	(void)state;
+	router_start(&r);
+	load_many(&r);
+	ops_apply_ok(&r, T_ICLASS("sy", "switchyard.io/ingress-controller", ""));
+	ops_apply_ok(&r, T_INGRESS("a", "\"ingressClassName\":\"sy\",", "a.ing.test", "s1"));
+	expect_incremental(&r, 1);
+	ops_apply_ok(&r, T_INGRESS("b", "", "b.ing.test", "s2"));
+	ops_apply_ok(&r, T_INGRESS("c", "\"ingressClassName\":\"other\",", "c.ing.test", "s3"));
+	/* younger than Route r5 of load_many: displaced from its host */
+	ops_apply_ok(&r, T_INGRESS("d", "\"ingressClassName\":\"sy\",", "r5.ns0.apps.test", "s4"));
+	expect_incremental(&r, 2);
+	assert_string_equal(ops_resolve_object(&r, "http://a.ing.test/", buf, sizeof(buf)), "ns0/a");
+	assert_string_equal(ops_resolve_object(&r, "http://b.ing.test/", buf, sizeof(buf)), "(none)");
+	assert_string_equal(ops_resolve_object(&r, "http://c.ing.test/", buf, sizeof(buf)), "(none)");
+	assert_string_equal(ops_resolve_object(&r, "http://r5.ns0.apps.test/", buf, sizeof(buf)), "ns0/r5");
+	/* sy becomes the default: a, d (naming it), b (naming none) and
+	 * Route r5 (on d's host) are compiled, not c nor the other routes */
+	ops_apply_ok(&r, T_ICLASS("sy", "switchyard.io/ingress-controller", T_DEFAULT_CLASS));
+	expect_incremental(&r, 4);
+	assert_string_equal(ops_resolve_object(&r, "http://b.ing.test/", buf, sizeof(buf)), "ns0/b");
+	assert_string_equal(backend_of(&r, "http://b.ing.test/", buf, sizeof(buf)), "198.18.0.12");
+	/* a class named by c appears: c and b */
+	ops_apply_ok(&r, T_ICLASS("other", "switchyard.io/ingress-controller", ""));
+	expect_incremental(&r, 2);
+	assert_string_equal(ops_resolve_object(&r, "http://c.ing.test/", buf, sizeof(buf)), "ns0/c");
+	/* sy goes to another controller: a, b, d are dropped */
+	ops_apply_ok(&r, T_ICLASS("sy", "example.com/other", T_DEFAULT_CLASS));
+	expect_incremental(&r, 4);
+	assert_string_equal(ops_resolve_object(&r, "http://a.ing.test/", buf, sizeof(buf)), "(none)");
+	assert_string_equal(ops_resolve_object(&r, "http://b.ing.test/", buf, sizeof(buf)), "(none)");
+	assert_string_equal(ops_resolve_object(&r, "http://c.ing.test/", buf, sizeof(buf)), "ns0/c");
+	assert_string_equal(ops_resolve_object(&r, "http://r5.ns0.apps.test/", buf, sizeof(buf)), "ns0/r5");
+	/* deleting a class: its Ingresses (and those naming none) */
+	json_decref(ops_call(&r, "{\"op\":\"delete\",\"kind\":\"ingressclass\",\"name\":\"other\"}"));
+	expect_incremental(&r, 2);
+	assert_string_equal(ops_resolve_object(&r, "http://c.ing.test/", buf, sizeof(buf)), "(none)");
+	/* an Ingress moving to a class that is ours again */
+	ops_apply_ok(&r, T_ICLASS("sy", "switchyard.io/ingress-controller", ""));
+	ops_apply_ok(&r, T_INGRESS("c", "\"ingressClassName\":\"sy\",", "c.ing.test", "s3"));
+	expect_incremental(&r, 1);
+	assert_string_equal(ops_resolve_object(&r, "http://c.ing.test/", buf, sizeof(buf)), "ns0/c");
+	assert_string_equal(ops_resolve_object(&r, "http://b.ing.test/", buf, sizeof(buf)), "(none)");
+	router_stop(&r);
+}
+
+/*
+ * HTTPProxy includes across namespaces: a one-object change to the child
+ * (its service, its conditions), to the root (an include's prefix), a
+ * child leaving (the root's include is then not found) and coming back
+ * each compile as in full (SY_COMPILE_VERIFY), touching the root and child.
+ */
+#define HPX(ns, name, spec)                                                                     \
+	"{\"apiVersion\":\"projectcontour.io/v1\",\"kind\":\"HTTPProxy\",\"metadata\":{\"name\":\"" \
+	name "\",\"namespace\":\"" ns "\"},\"spec\":" spec "}"
+#define HPX_ROOT(prefix)                                                                        \
+	HPX("ns0", "root", "{\"virtualhost\":{\"fqdn\":\"hp.test\"},\"includes\":[{\"name\":"     \
+			   "\"child\",\"namespace\":\"ns1\",\"conditions\":[{\"prefix\":\"" prefix "\"}]}]}")
+#define HPX_CHILD(svc, prefix)                                                                  \
+	HPX("ns1", "child", "{\"routes\":[{\"conditions\":[{\"prefix\":\"" prefix "\"}],"         \
+			    "\"services\":[{\"name\":\"" svc "\",\"port\":80}]}]}")
+
+static void
+test_httpproxy_includes(void **state)
+{
+	struct sy_router r;
+	char buf[64];
+	json_t *rep;
+
+	(void)state;
+	router_start(&r);
+	load_many(&r);
+	ops_apply_ok(&r, HPX_ROOT("/app") "," HPX_CHILD("s1", "/"));
+	expect_incremental(&r, 2);
+	assert_string_equal(backend_of(&r, "http://hp.test/app/x", buf, sizeof(buf)), "198.18.1.11");
+	assert_string_equal(backend_of(&r, "http://hp.test/other", buf, sizeof(buf)), "");
+	ops_apply_ok(&r, HPX_CHILD("s3", "/"));
+	expect_incremental(&r, 2);
+	assert_string_equal(backend_of(&r, "http://hp.test/app/x", buf, sizeof(buf)), "198.18.1.13");
+	ops_apply_ok(&r, HPX_CHILD("s3", "/v2"));
+	expect_incremental(&r, 2);
+	assert_string_equal(backend_of(&r, "http://hp.test/app/x", buf, sizeof(buf)), "");
+	assert_string_equal(backend_of(&r, "http://hp.test/app/v2/x", buf, sizeof(buf)), "198.18.1.13");
+	ops_apply_ok(&r, HPX_ROOT("/api"));
+	expect_incremental(&r, 2);
+	assert_string_equal(backend_of(&r, "http://hp.test/api/v2/x", buf, sizeof(buf)), "198.18.1.13");
+	rep = ops_call(&r, "{\"op\":\"delete\",\"kind\":\"httpproxy\",\"namespace\":\"ns1\",\"name\":\"child\"}");
+	assert_true(reply_ok(rep));
+	json_decref(rep);
+	assert_string_equal(backend_of(&r, "http://hp.test/api/v2/x", buf, sizeof(buf)), "");
+	ops_apply_ok(&r, HPX_CHILD("s2", "/"));
+	expect_incremental(&r, 2);
+	assert_string_equal(backend_of(&r, "http://hp.test/api/x", buf, sizeof(buf)), "198.18.1.12");
+	router_stop(&r);
+}
+
 int
 main(void)
 {
@@ -422,7 +540,9 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_wildcard_and_default_come_and_go, fresh_state,
 						remove_state),
 		cmocka_unit_test_setup_teardown(test_status_kept_and_followed, fresh_state, remove_state),
+		cmocka_unit_test_setup_teardown(test_ingress_class_changes, fresh_state, remove_state),
 		cmocka_unit_test_setup_teardown(test_gateway_api_changes, fresh_state, remove_state),
+		cmocka_unit_test_setup_teardown(test_httpproxy_includes, fresh_state, remove_state),
 	};
 
 	/* Every incremental compile is checked against a full one. */

@@ -278,7 +278,68 @@ slice_ports(const json_t *slice)
 	return buf;
 }
 
-/* Its endpoints' first addresses: three, then "+ N more..." (kubectl). */
+/* kubectl's Ingress columns (printIngress): the rules' hosts ("*" for a
+ * rule without one; three, then "+ N more..."), the status's addresses, and
+ * "80" or "80, 443" with tls. */
+static char *
+ingress_hosts(const json_t *ing)
+{
+	const json_t *rules = at(ing, "spec.rules"), *r;
+	char *buf = NULL;
+	size_t len = 0, i, n = json_array_size(rules);
+	FILE *f;
+
+	if (n == 0)
+		return strdup("*");
+	f = open_memstream(&buf, &len);
+	if (f == NULL)
+		return NULL;
+	json_array_foreach(rules, i, r) {
+		const char *h = json_string_value(json_object_get(r, "host"));
+
+		if (i == 3) {
+			fprintf(f, " + %zu more...", n - 3);
+			break;
+		}
+		fprintf(f, "%s%s", i ? "," : "", h && h[0] ? h : "*");
+	}
+	if (fclose(f) != 0) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+static char *
+ingress_address(const json_t *ing)
+{
+	const json_t *e;
+	char *buf = NULL;
+	size_t len = 0, i;
+	FILE *f = open_memstream(&buf, &len);
+
+	if (f == NULL)
+		return NULL;
+	json_array_foreach(at(ing, "status.loadBalancer.ingress"), i, e) {
+		const char *a = json_string_value(json_object_get(e, "ip"));
+
+		if (a == NULL)
+			a = json_string_value(json_object_get(e, "hostname"));
+		fprintf(f, "%s%s", i ? "," : "", a ? a : "");
+	}
+	if (fclose(f) != 0) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+static char *
+ingress_ports(const json_t *ing)
+{
+	return strdup(json_array_size(at(ing, "spec.tls")) > 0 ? "80, 443" : "80");
+}
+
 static char *
 slice_endpoints(const json_t *slice)
 {
@@ -513,6 +574,8 @@ enum kind_layout {
 	LAYOUT_SERVICE,
 	LAYOUT_ENDPOINTS,
 	LAYOUT_ENDPOINTSLICE,
+	LAYOUT_INGRESS,
+	LAYOUT_INGRESSCLASS,
 	LAYOUT_INGRESSROUTE,
 	LAYOUT_CONTOUR_ROUTE,
 	LAYOUT_ROUTEGROUP,
@@ -562,6 +625,10 @@ layout_of(const char *kind, const json_t *items)
 		return LAYOUT_ENDPOINTS;
 	if (strcmp(kind, "EndpointSlice") == 0)
 		return LAYOUT_ENDPOINTSLICE;
+	if (strcmp(kind, "Ingress") == 0)
+		return LAYOUT_INGRESS;
+	if (strcmp(kind, "IngressClass") == 0)
+		return LAYOUT_INGRESSCLASS;
 	if (strcmp(kind, "IngressRoute") == 0)
 		return LAYOUT_INGRESSROUTE;
 	if (strcmp(kind, "RouteGroup") == 0)
@@ -800,6 +867,15 @@ static const struct column *const columns[] = {
 							  MAKE("PORTS", slice_ports),
 							  MAKE("ENDPOINTS", slice_endpoints), AGE,
 							  END },
+	/* kubectl's */
+	[LAYOUT_INGRESS] = (const struct column[]){ TEXT_OR("CLASS", "spec.ingressClassName", "<none>"),
+						    MAKE("HOSTS", ingress_hosts),
+						    MAKE("ADDRESS", ingress_address),
+						    MAKE("PORTS", ingress_ports), AGE, END },
+	[LAYOUT_INGRESSCLASS] = (const struct column[]){ TEXT("CONTROLLER", "spec.controller"),
+							 TEXT_OR("PARAMETERS", "spec.parameters.name",
+								 "<none>"),
+							 AGE, END },
 	/* Contour's CRD printer columns (no AGE among them). */
 	[LAYOUT_INGRESSROUTE] = (const struct column[]){ TEXT("FQDN", "spec.virtualhost.fqdn"),
 							 TEXT("TLS SECRET",
@@ -871,7 +947,7 @@ rctl_get_table(const char *kind, const json_t *items, const struct rctl_get_opts
 	struct cell_ctx cx = { .age = age };
 	/* Namespaces and Routers are not namespaced. */
 	bool with_ns = o->with_namespace && layout != LAYOUT_NAMESPACE && layout != LAYOUT_ROUTER &&
-		       layout != LAYOUT_GATEWAYCLASS;
+		       layout != LAYOUT_INGRESSCLASS && layout != LAYOUT_GATEWAYCLASS;
 
 	if (with_ns)
 		h[nh++] = "NAMESPACE";
