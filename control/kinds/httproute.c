@@ -598,7 +598,9 @@ resolve_rule(struct sy_compile_ctx *cx, struct sy_object *o, const json_t *rule,
 				 "filter %s is not supported: requests for this rule get 503", type);
 		}
 	}
-	if (hr->redirect != NULL) {
+	if (hr->redirect != NULL && hr->note[0] != '\0') {
+		hr->redirect = NULL; /* 503 below, as the data plane answers */
+	} else if (hr->redirect != NULL) {
 		r->action = SY_ACTION_REDIRECT;
 		return 0;
 	}
@@ -643,17 +645,25 @@ resolve_rule(struct sy_compile_ctx *cx, struct sy_object *o, const json_t *rule,
 		r->backends[r->n_backends].target_port = json_object_get(b, "port");
 		r->n_backends++;
 	}
+	if (hr->note[0] != '\0') {
+		/* A filter this router does not apply: the data plane answers
+		 * 503 for the rule (SY_FILTER_OTHER); said so as the rule's own
+		 * answer too, so that resolve tells what requests get. */
+		r->action = SY_ACTION_STATIC;
+		r->status = 503;
+		return 0;
+	}
 	if (r->n_backends > 0) {
 		r->target_port = r->backends[0].target_port;
 		return 0;
 	}
 	/* "If all entries in BackendRefs are invalid, and there are also no
 	 * filters specified in this route rule, all traffic which matches this
-	 * rule MUST receive a 500 status code"; none given answers so too. */
+	 * rule MUST receive a 500 status code"; none given answers so too.
+	 * No body of ours: the data plane's own page for the status. */
 	(void)n_refs;
 	r->action = SY_ACTION_STATIC;
 	r->status = 500;
-	r->body = "";
 	return 0;
 }
 
@@ -840,7 +850,6 @@ emit_match(struct sy_compile_ctx *cx, const struct hr_rule *hr, const json_t *ru
 			}
 			r.action = SY_ACTION_STATIC;
 			r.status = 503;
-			r.body = "";
 			json_array_append_new(notes, json_sprintf("rule %zu: %s", ri, note));
 		}
 	}

@@ -324,6 +324,37 @@ test_incremental_changes(void **state)
 	router_stop(&r);
 }
 
+/* A listener is served only on routerd's own ports, as the config names
+ * them (listen.http): there Programmed, elsewhere PortUnavailable. */
+static void
+test_listener_ports(void **state)
+{
+	struct sy_router r;
+	char buf[64];
+	json_t *rep;
+	char *dump;
+
+	(void)state;
+	router_start_with(&r, "{\"listen\": {\"http\": 8080}}");
+	ops_apply_ok(&r, T_BASE ","
+		     "{\"apiVersion\":\"gateway.networking.k8s.io/v1\",\"kind\":\"Gateway\",\"metadata\":"
+		     "{\"name\":\"gw\",\"namespace\":\"gw\"},\"spec\":{\"gatewayClassName\":\"sy\","
+		     "\"listeners\":[{\"name\":\"a\",\"port\":8080,\"protocol\":\"HTTP\",\"hostname\":"
+		     "\"a.test\"},{\"name\":\"b\",\"port\":80,\"protocol\":\"HTTP\",\"hostname\":\"b.test\"}]}}");
+	ops_apply_ok(&r, T_HR("x", "\"rules\":[{\"backendRefs\":[{\"name\":\"a\",\"port\":80}]}]"));
+	assert_string_equal(ops_resolve_object(&r, "http://a.test/", buf, sizeof(buf)), "gw/x");
+	assert_string_equal(ops_resolve_object(&r, "http://b.test/", buf, sizeof(buf)), "(none)");
+	rep = ops_call(&r, "{\"op\":\"get\",\"kind\":\"gateway\",\"namespace\":\"gw\",\"name\":\"gw\"}");
+	dump = json_dumps(json_object_get(json_array_get(json_object_get(rep, "items"), 0), "status"),
+			  JSON_COMPACT | JSON_SORT_KEYS);
+	assert_non_null(strstr(dump, "\"reason\":\"PortUnavailable\""));
+	assert_non_null(strstr(dump, "port 80 is not routerd's HTTP port (config listen.http)"));
+	assert_non_null(strstr(dump, "\"attachedRoutes\":1"));
+	free(dump);
+	json_decref(rep);
+	router_stop(&r);
+}
+
 int
 main(void)
 {
@@ -334,6 +365,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_compile_precedence, fresh_state, remove_state),
 		cmocka_unit_test_setup_teardown(test_compile_answers, fresh_state, remove_state),
 		cmocka_unit_test_setup_teardown(test_incremental_changes, fresh_state, remove_state),
+		cmocka_unit_test_setup_teardown(test_listener_ports, fresh_state, remove_state),
 	};
 
 	setenv("SY_COMPILE_VERIFY", "1", 1);
