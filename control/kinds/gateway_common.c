@@ -862,12 +862,21 @@ sy_gw_route_displaced(struct sy_compile_ctx *cx, const struct sy_rule_in *rule, 
 /* ---------------------------------------------------------- relations -- */
 
 void
-sy_gw_route_relations(const struct sy_object *o, struct sy_rel_keys *out)
+sy_gw_route_relations(const struct sy_object *o, const struct sy_compile_opts *opts,
+		      struct sy_rel_keys *out)
 {
 	const json_t *spec = json_object_get(o->obj, "spec");
-	const json_t *hosts = json_object_get(spec, "hostnames"), *h, *ref;
+	const json_t *hosts = json_object_get(spec, "hostnames"), *h, *ref, *rule, *b;
 	bool from_listeners = json_array_size(hosts) == 0;
-	size_t i;
+	size_t i, j;
+
+	(void)opts;
+	/* the Services of its backendRefs (both route kinds write them so) */
+	json_array_foreach(json_object_get(spec, "rules"), i, rule)
+		json_array_foreach(json_object_get(rule, "backendRefs"), j, b)
+			sy_rel_add(out, SY_REL_SERVICE, "%s/%s",
+				   json_object_get(b, "namespace") ? jstr(b, "namespace") : o->ns,
+				   jstr(b, "name"));
 
 	json_array_foreach(hosts, i, h)
 		if (json_is_string(h)) {
@@ -887,6 +896,16 @@ sy_gw_route_relations(const struct sy_object *o, struct sy_rel_keys *out)
 		if (from_listeners)
 			sy_rel_add(out, SY_REL_GW_HOSTS, "%s/%s", ns, jstr(ref, "name"));
 	}
+}
+
+/* The route kinds are compiled by the Gateway compile (gateway.c); their
+ * own compile only makes their objects part of a scope (control/gen/scope.c
+ * pushes objects of compiling kinds). */
+int
+sy_gw_route_compile_noop(struct sy_compile_ctx *cx)
+{
+	(void)cx;
+	return 0;
 }
 
 /* ------------------------------------------------------ attachedRoutes -- */

@@ -116,11 +116,15 @@ void sy_gw_set_status(struct sy_gw_set *set);
 struct sy_relations;
 void sy_gw_status_live(struct sy_store *st, const struct sy_compile_opts *opts, json_t *items);
 
-/* A route kind's relations: its hostnames (h), the Gateways it names (p),
- * and g for those when it takes hosts from their listeners (no hostnames,
- * or a wildcard one). */
+/* A route kind's relations (HTTPRoute, TLSRoute): its hostnames (h), the
+ * Gateways it names (p), g for those when it takes hosts from their
+ * listeners (no hostnames, or a wildcard one), and its backendRefs'
+ * Services (s). */
 struct sy_rel_keys;
-void sy_gw_route_relations(const struct sy_object *o, struct sy_rel_keys *out);
+void sy_gw_route_relations(const struct sy_object *o, const struct sy_compile_opts *opts,
+			   struct sy_rel_keys *out);
+/* A route kind's compile: nothing (the Gateway compile does the work). */
+int sy_gw_route_compile_noop(struct sy_compile_ctx *cx);
 
 /*
  * Attach parentRef ref of a route (kind bit, namespace route_ns, hostnames

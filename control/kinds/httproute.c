@@ -1058,34 +1058,6 @@ sy_httproute_compile_all(struct sy_gw_set *set)
 	return rc;
 }
 
-/* The Gateway compile does the work (gateway.c); this kind's compile only
- * makes its objects part of a scope (control/gen/scope.c pushes objects of
- * compiling kinds). */
-static int
-compile_httproutes_noop(struct sy_compile_ctx *cx)
-{
-	(void)cx;
-	return 0;
-}
-
-/* Its hostnames, its Gateways (sy_gw_route_relations) and its Services. */
-static void
-httproute_relations(const struct sy_object *o, const struct sy_compile_opts *opts,
-		    struct sy_rel_keys *out)
-{
-	const json_t *spec = json_object_get(o->obj, "spec");
-	const json_t *rule, *b;
-	size_t i, j;
-
-	(void)opts;
-	sy_gw_route_relations(o, out);
-	json_array_foreach(json_object_get(spec, "rules"), i, rule)
-		json_array_foreach(json_object_get(rule, "backendRefs"), j, b)
-			sy_rel_add(out, SY_REL_SERVICE, "%s/%s",
-				   json_object_get(b, "namespace") ? jstr(b, "namespace") : o->ns,
-				   jstr(b, "name"));
-}
-
 const struct sy_kind sy_kind_httproute = {
 	.kind = "HTTPRoute",
 	.group = SY_GW_GROUP,
@@ -1095,7 +1067,7 @@ const struct sy_kind sy_kind_httproute = {
 					"httproutes.gateway.networking.k8s.io", NULL },
 	.generation = true,
 	.validate = validate_httproute,
-	.compile = compile_httproutes_noop,
-	.relations = httproute_relations,
+	.compile = sy_gw_route_compile_noop,
+	.relations = sy_gw_route_relations,
 	.displaced = sy_gw_route_displaced,
 };

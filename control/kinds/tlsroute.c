@@ -188,31 +188,6 @@ sy_tlsroute_compile_all(struct sy_gw_set *set)
 	return rc;
 }
 
-/* Compiled by the Gateway compile (gateway.c); see httproute.c. */
-static int
-compile_tlsroutes_noop(struct sy_compile_ctx *cx)
-{
-	(void)cx;
-	return 0;
-}
-
-static void
-tlsroute_relations(const struct sy_object *o, const struct sy_compile_opts *opts,
-		   struct sy_rel_keys *out)
-{
-	const json_t *spec = json_object_get(o->obj, "spec");
-	const json_t *rule, *b;
-	size_t i, j;
-
-	(void)opts;
-	sy_gw_route_relations(o, out);
-	json_array_foreach(json_object_get(spec, "rules"), i, rule)
-		json_array_foreach(json_object_get(rule, "backendRefs"), j, b)
-			sy_rel_add(out, SY_REL_SERVICE, "%s/%s",
-				   json_object_get(b, "namespace") ? jstr(b, "namespace") : o->ns,
-				   jstr(b, "name"));
-}
-
 const struct sy_kind sy_kind_tlsroute = {
 	.kind = "TLSRoute",
 	.group = SY_GW_GROUP,
@@ -222,7 +197,7 @@ const struct sy_kind sy_kind_tlsroute = {
 					"tlsroutes.gateway.networking.k8s.io", NULL },
 	.generation = true,
 	.validate = validate_tlsroute,
-	.compile = compile_tlsroutes_noop,
-	.relations = tlsroute_relations,
+	.compile = sy_gw_route_compile_noop,
+	.relations = sy_gw_route_relations,
 	.displaced = sy_gw_route_displaced,
 };
