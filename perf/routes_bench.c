@@ -158,6 +158,9 @@ enum rkind { K_OPENSHIFT, K_IR, K_RG, K_HP, K_HR, K_ING, K_N };
 static const char *const kind_label[K_N] = { "OpenShift Route", "Contour IngressRoute",
 					     "Skipper RouteGroup", "Contour HTTPProxy",
 					     "Gateway API HTTPRoute", "Ingress v1" };
+static const char *const kind_plural[K_N] = { "OpenShift Routes", "Contour IngressRoutes",
+					      "Skipper RouteGroups", "Contour HTTPProxies",
+					      "Gateway API HTTPRoutes", "Ingresses (v1)" };
 static const char *const kind_short[K_N] = { "OS", "IR", "RG", "HP", "HR", "Ing" };
 static const char *const kind_api[K_N] = { "route.openshift.io/v1", "contour.heptio.com/v1beta1",
 					   "zalando.org/v1", "projectcontour.io/v1",
@@ -2034,7 +2037,7 @@ print_table(const struct res *xs, unsigned n)
 
 		if (!B.kind_on[k])
 			continue;
-		snprintf(label, sizeof(label), "    routes: %ss (%s)", kind_label[k], kind_short[k]);
+		snprintf(label, sizeof(label), "    routes: %s (%s)", kind_plural[k], kind_short[k]);
 		printf(ROWF, label);
 		for (i = 0; i < n; i++)
 			printf(" | %*zu", COLW, xs[i].by_kind[k]);
@@ -2061,7 +2064,7 @@ print_table(const struct res *xs, unsigned n)
 		if (!B.kind_on[k])
 			continue;
 		row_kind = (enum rkind)k;
-		snprintf(label, sizeof(label), "      stage 1: %ss [ms]", kind_label[k]);
+		snprintf(label, sizeof(label), "      stage 1: %s [ms]", kind_plural[k]);
 		row(label, xs, n, g_s1_k, "%.1f", "", "");
 	}
 	row("      stage 2: claims, vhosts, pools [ms]", xs, n, g_s2, "%.1f", "", "");
