@@ -473,8 +473,14 @@ sy_etcd_cache_status(const struct sy_router *r)
 	 * change arriving meanwhile waits at most; wall time, stretched when
 	 * the machine runs something else on the control thread's CPU), the
 	 * most CPU one took serialize_slice_max_cpu_ms; printing: a print is in
-	 * progress; restarted: prints dropped because the store changed. */
-	return json_pack("{s:s, s:I, s:I, s:I, s:b, s:b, s:f, s:f, s:f, s:I, s:I, s:s?}", "path",
+	 * progress; restarted: prints dropped because the store changed;
+	 * next_write_in_ms: how long a change now waits for its write at the
+	 * least (a slow write is not repeated sooner than ten times what it
+	 * took; 0: not held back). */
+	uint64_t now = sy_mono_ms();
+	json_int_t next_in = c->due_ms > now ? (json_int_t)(c->due_ms - now) : 0;
+
+	return json_pack("{s:s, s:I, s:I, s:I, s:b, s:b, s:f, s:f, s:f, s:I, s:I, s:I, s:s?}", "path",
 			 c->path,
 			 "loaded_at_start", (json_int_t)c->loaded, "objects_written",
 			 (json_int_t)c->written, "written_at", (json_int_t)c->written_at, "current",
@@ -483,7 +489,7 @@ sy_etcd_cache_status(const struct sy_router *r)
 			 "serialize_slice_max_ms", c->serialize_slice_max_ms,
 			 "serialize_slice_max_cpu_ms", c->serialize_slice_max_cpu_ms, "serialize_slices",
 			 (json_int_t)c->serialize_slices, "restarted", (json_int_t)c->restarted,
-			 "last_error", c->last_error[0] ? c->last_error : NULL);
+			 "next_write_in_ms", next_in, "last_error", c->last_error[0] ? c->last_error : NULL);
 }
 
 void
