@@ -258,6 +258,12 @@ enum sy_filter_type {
 	SY_FILTER_DELETE_REQUEST_HEADER,
 	SY_FILTER_DELETE_RESPONSE_HEADER,
 	SY_FILTER_REPLACE_PATH_PREFIX,
+	/* A header line added beside any of the same name (s[0] name, s[1]
+	 * value): Gateway API's RequestHeaderModifier/ResponseHeaderModifier
+	 * `add`, Skipper's appendRequestHeader/appendResponseHeader. A second
+	 * line of a name is the comma-joined value (RFC 9110 5.3). */
+	SY_FILTER_APPEND_REQUEST_HEADER,
+	SY_FILTER_APPEND_RESPONSE_HEADER,
 	SY_FILTER_OTHER,
 };
 

@@ -11,7 +11,7 @@
  *   headers Exact / RegularExpr. -> SY_PRED_HEADER / SY_PRED_HEADER_REGEXP (anchored)
  *   queryParams Exact / RegularExpr. -> SY_PRED_QUERY / SY_PRED_QUERY_REGEXP (anchored)
  *   method                       -> sy_rule_in.methods
- *   filters                      -> SY_FILTER_* (set/remove headers, URL rewrite);
+ *   filters                      -> SY_FILTER_* (set/add/remove headers, URL rewrite);
  *                                   RequestRedirect -> the rule's own answer
  *   backendRefs (weights)        -> SY_WEIGHTS_PER_SERVICE; none valid -> 500
  *
@@ -528,8 +528,7 @@ add_filter(struct sy_compile_ctx *cx, struct sy_rule_in *r, enum sy_filter_type 
 }
 
 static void
-header_filters(struct sy_compile_ctx *cx, struct hr_rule *hr, const json_t *hm, bool request,
-	       const char *fname)
+header_filters(struct sy_compile_ctx *cx, struct hr_rule *hr, const json_t *hm, bool request)
 {
 	struct sy_rule_in *r = &hr->base;
 	const json_t *e;
@@ -545,16 +544,11 @@ header_filters(struct sy_compile_ctx *cx, struct hr_rule *hr, const json_t *hm, 
 			   request ? "removeRequestHeader" : "removeResponseHeader",
 			   args2(cx, json_string_value(json_array_get(json_object_get(hm, "remove"), i)),
 				 NULL));
-	if (json_array_size(json_object_get(hm, "add")) > 0) {
-		/* The data plane replaces a header (set) or drops it; it has no
-		 * append. Refusing beats a wrong header: requests get 503. */
-		add_filter(cx, r, SY_FILTER_OTHER, request ? "RequestHeaderModifier.add"
-							   : "ResponseHeaderModifier.add",
-			   args2(cx, fname, NULL));
-		snprintf(hr->note, sizeof(hr->note),
-			 "%s add is not supported (only set and remove): requests for this rule "
-			 "get 503", fname);
-	}
+	json_array_foreach(json_object_get(hm, "add"), i, e)
+		add_filter(cx, r,
+			   request ? SY_FILTER_APPEND_REQUEST_HEADER : SY_FILTER_APPEND_RESPONSE_HEADER,
+			   request ? "appendRequestHeader" : "appendResponseHeader",
+			   args2(cx, jstr(e, "name"), jstr(e, "value")));
 }
 
 /* The rule's filters (except a redirect: built per host) and backends. */
@@ -575,9 +569,9 @@ resolve_rule(struct sy_compile_ctx *cx, struct sy_object *o, const json_t *rule,
 		const char *type = jstr(f, "type");
 
 		if (strcmp(type, "RequestHeaderModifier") == 0) {
-			header_filters(cx, hr, json_object_get(f, "requestHeaderModifier"), true, type);
+			header_filters(cx, hr, json_object_get(f, "requestHeaderModifier"), true);
 		} else if (strcmp(type, "ResponseHeaderModifier") == 0) {
-			header_filters(cx, hr, json_object_get(f, "responseHeaderModifier"), false, type);
+			header_filters(cx, hr, json_object_get(f, "responseHeaderModifier"), false);
 		} else if (strcmp(type, "RequestRedirect") == 0) {
 			hr->redirect = json_object_get(f, "requestRedirect");
 		} else if (strcmp(type, "URLRewrite") == 0) {

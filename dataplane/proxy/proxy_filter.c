@@ -124,6 +124,7 @@ px_filter_rewrites_request(const struct sy_rule *rule, const struct sy_px_req *r
 		case SY_FILTER_MOD_PATH:
 		case SY_FILTER_SET_REQUEST_HEADER:
 		case SY_FILTER_DELETE_REQUEST_HEADER:
+		case SY_FILTER_APPEND_REQUEST_HEADER:
 		case SY_FILTER_REPLACE_PATH_PREFIX:
 			return true;
 		default:
@@ -294,10 +295,13 @@ px_filter_request(const struct sy_rule *rule, const struct sy_px_req *req, const
 			return 0;
 		p += len;
 	}
+	/* Then the set lines and the appended ones, in the rule's order. */
 	for (i = 0; i < rule->n_filters; i++) {
 		const struct sy_filter *f = &rule->more->filters[i];
 
-		if (f->type != SY_FILTER_SET_REQUEST_HEADER || f->s[0] == NULL)
+		if ((f->type != SY_FILTER_SET_REQUEST_HEADER &&
+		     f->type != SY_FILTER_APPEND_REQUEST_HEADER) ||
+		    f->s[0] == NULL)
 			continue;
 		if (!put(out, room, &at, f->s[0], strlen(f->s[0])) || !put(out, room, &at, ": ", 2) ||
 		    !put(out, room, &at, f->s[1] ? f->s[1] : "", f->s[1] ? strlen(f->s[1]) : 0) ||
@@ -337,7 +341,9 @@ response_header_replaced(const struct sy_proxy *px, const uint8_t *line, uint32_
 }
 
 /* One rule's response filters of one pass (0: setResponseHeader, 1:
- * responseCookie and status) appended to resp_extra at *at. */
+ * appended headers, responseCookie and status) appended to resp_extra at
+ * *at. The appended lines come after the first resp_n_set, so they replace
+ * nothing of the backend's. */
 static void
 rule_response_lines(struct sy_proxy *px, const struct sy_rule *rule, int pass, uint32_t *at)
 {
@@ -386,6 +392,10 @@ rule_response_lines(struct sy_proxy *px, const struct sy_rule *rule, int pass, u
 				     f->s[1] ? f->s[1] : "");
 			if (n > 0 && (size_t)n < room)
 				px->resp_n_set++;
+		} else if (pass == 1 && f->type == SY_FILTER_APPEND_RESPONSE_HEADER &&
+			   f->s[0] != NULL) {
+			n = snprintf(px->resp_extra + *at, room, "%s: %s\r\n", f->s[0],
+				     f->s[1] ? f->s[1] : "");
 		} else if (pass == 1 && f->type == SY_FILTER_RESPONSE_COOKIE && f->s[0] != NULL) {
 			if (f->n[2] > 0)
 				n = snprintf(px->resp_extra + *at, room,

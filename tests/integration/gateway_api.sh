@@ -4,8 +4,8 @@
 # backends a and b, the echoing pool c): a GatewayClass of ours, a Gateway whose HTTP
 # listener is routerd's HTTP port (another on a port routerd does not listen on:
 # PortUnavailable), and an HTTPRoute with a header match (x-canary: yes -> b), weights
-# (a/b 1:1, then a alone when b's weight is 0), a RequestHeaderModifier (set, remove: seen
-# by the echoing backend) and a RequestRedirect (301 with its Location); statuses and
+# (a/b 1:1, then a alone when b's weight is 0), a RequestHeaderModifier (set, add, remove: seen
+# by the echoing backend), a ResponseHeaderModifier add and a RequestRedirect (301 with its Location); statuses and
 # routerctl's tables; a TLSRoute on a Passthrough listener, b's certificate verified.
 T_NAME=gateway_api
 source "$(dirname "$0")/testlib.sh"
@@ -35,7 +35,11 @@ spec:
     - type: RequestHeaderModifier
       requestHeaderModifier:
         set: [{name: X-Test, value: one}]
+        add: [{name: X-Add, value: two}]
         remove: [X-Drop]
+    - type: ResponseHeaderModifier
+      responseHeaderModifier:
+        add: [{name: X-Resp-Add, value: three}]
     backendRefs: [{name: c, port: 8082}]
   - matches: [{path: {type: Exact, value: /old}}]
     filters:
@@ -96,13 +100,17 @@ t_ok "a header match picks its rule (x-canary: yes -> b)"
 
 # RequestHeaderModifier: the echoing backend sees X-Test set (the client's replaced) and
 # X-Drop gone.
-get /echo/x -H "X-Test: client" -H "X-Drop: 1" -H "X-Keep: 2"
+get /echo/x -H "X-Test: client" -H "X-Drop: 1" -H "X-Keep: 2" -H "X-Add: client"
 t_expect_out '^HTTP/1.1 200' "echo: 200"
 t_expect_out '^X-Test: one' "RequestHeaderModifier set: X-Test: one"
 grep -qi '^X-Test: client' <<<"$T_OUT" && t_fail "set replaces the client's X-Test" "$T_OUT"
 grep -qi '^X-Drop:' <<<"$T_OUT" && t_fail "remove: X-Drop does not reach the backend" "$T_OUT"
 t_expect_out '^X-Keep: 2' "other headers pass"
-t_ok "RequestHeaderModifier: set replaces, remove drops"
+# add: the client's X-Add stays and the route's is added beside it (the echo shows both).
+t_expect_out '^X-Add: client' "RequestHeaderModifier add keeps the client's X-Add"
+t_expect_out '^X-Add: two' "RequestHeaderModifier add: X-Add: two"
+t_expect_out '^X-Resp-Add: three' "ResponseHeaderModifier add: X-Resp-Add: three"
+t_ok "RequestHeaderModifier: set replaces, add appends, remove drops; ResponseHeaderModifier add"
 
 # RequestRedirect: 301 to the fixed Location.
 get /old

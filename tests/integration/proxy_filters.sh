@@ -57,9 +57,9 @@ spec:
   - pathSubtree: /mod
     filters: ['modPath("^/mod/(\\\\w+)", "/echo/\$1")']
   - pathSubtree: /hdr
-    filters: ['setRequestHeader("X-Test", "one")', 'setPath("/echo")']
+    filters: ['setRequestHeader("X-Test", "one")', 'appendRequestHeader("X-App", "route")', 'dropRequestHeader("X-Drop")', 'setPath("/echo")']
   - pathSubtree: /resp
-    filters: ['status(203)', 'setResponseHeader("Content-Type", "text/x-switchyard")', 'setResponseHeader("X-Served-By", "switchyard")', 'responseCookie("canary", "A")']
+    filters: ['status(203)', 'setResponseHeader("Content-Type", "text/x-switchyard")', 'setResponseHeader("X-Served-By", "switchyard")', 'responseCookie("canary", "A")', 'appendResponseHeader("X-Appended", "a1")', 'dropResponseHeader("Server")']
   - pathSubtree: /limited
     filters: ['ratelimit(3, "1m")']
   - pathSubtree: /client
@@ -231,14 +231,17 @@ if grep -Eq 'https://[^ ]*: .*(requests for it get 503|adds no endpoint)' <<<"$T
 fi
 t_ok "host-name backends resolved at compile time (spliced when nothing else needs the proxy); https over TLS verified for the URL's host (200; another name 502); an unresolved name 503, named by resolve and describe"
 
-get "/hdr" -H "X-Test: zero"
+get "/hdr" -H "X-Test: zero" -H "X-App: client" -H "X-Drop: 1"
 t_expect_out '^path: /echo$' "setRequestHeader route: setPath too"
 t_expect_out '^X-Test: one' "setRequestHeader: the backend gets X-Test: one"
 grep -q '^X-Test: zero' <<<"$T_OUT" &&
 	t_fail "setRequestHeader replaces the client's header" "seen: $(t_seen)"
 [ "$(printf '%s\n' "$T_OUT" | grep -c '^X-Forwarded-For:')" = 1 ] ||
 	t_fail "a rewritten head still gets the forwarded headers once" "seen: $(t_seen)"
-t_ok "setRequestHeader replaces the client's header; forwarded headers still added"
+t_expect_out '^X-App: client' "appendRequestHeader keeps the client's X-App"
+t_expect_out '^X-App: route' "appendRequestHeader adds X-App: route beside it"
+grep -qi '^X-Drop:' <<<"$T_OUT" && t_fail "dropRequestHeader: X-Drop does not reach the backend" "seen: $(t_seen)"
+t_ok "setRequestHeader replaces the client's header, appendRequestHeader adds beside it, dropRequestHeader drops; forwarded headers still added"
 
 get "/resp"
 t_expect_out '^HTTP/1.1 203 ' "status(203) over the backend's 200"
@@ -248,7 +251,9 @@ t_expect_out '^Set-Cookie: canary=A; Path=/' "responseCookie sets canary=A"
 	grep -q '^Content-Type: text/x-switchyard' <<<"$T_OUT" ||
 	t_fail "setResponseHeader replaces the backend's Content-Type" "seen: $(t_seen)"
 t_expect_out '^pool-c' "the body is the backend's"
-t_ok "status(), setResponseHeader (added and replacing) and responseCookie on the backend's response"
+t_expect_out '^X-Appended: a1' "appendResponseHeader adds X-Appended"
+grep -qi '^Server:' <<<"$T_OUT" && t_fail "dropResponseHeader drops the backend's Server" "seen: $(t_seen)"
+t_ok "status(), setResponseHeader (added and replacing), appendResponseHeader, dropResponseHeader and responseCookie on the backend's response"
 
 # ratelimit(3, "1m"): five requests on one connection, the last two get 429.
 five=()
