@@ -15,6 +15,7 @@
 #include "router.h"
 #include "gen/rule_match.h"
 #include "sy_generation.h"
+#include "sy_redirect.h"
 
 const char *const sy_tls_names[] = {
 	[SY_TLS_NONE] = "none",
@@ -61,6 +62,47 @@ parse_url(const char *url, struct url_parts *u)
 }
 
 #define HITS_MAX 64
+
+/*
+ * A redirect's Location for this request, as the data plane makes it
+ * (proxy_route.c): a fixed one as it is; a template (sy_redirect.h) with
+ * the request's host and its path under the rule's setPath and prefix
+ * replacement (the path filters a redirect rule can carry), then its query.
+ */
+static void
+rule_location(const struct sy_rule *r, const char *host, const char *target, char *out,
+	      size_t room)
+{
+	const char *loc = sy_rule_location(r), *q = strchr(target, '?');
+	char path[2048], tmp[2048];
+	uint32_t plen = (uint32_t)(q ? (size_t)(q - target) : strlen(target));
+	uint16_t i;
+
+	if (!sy_location_is_template(loc)) {
+		snprintf(out, room, "%s", loc ? loc : "");
+		return;
+	}
+	if (plen >= sizeof(path)) {
+		out[0] = '\0';
+		return;
+	}
+	memcpy(path, target, plen);
+	path[plen] = '\0';
+	for (i = 0; i < r->n_filters; i++) {
+		const struct sy_filter *f = &r->more->filters[i];
+
+		if (f->type == SY_FILTER_SET_PATH && f->s[0] != NULL) {
+			plen = (uint32_t)snprintf(path, sizeof(path), "%s", f->s[0]);
+		} else if (f->type == SY_FILTER_REPLACE_PATH_PREFIX && f->s[0] != NULL &&
+			   f->s[1] != NULL) {
+			plen = sy_path_replace_prefix(f->s[0], f->s[1], path, plen, tmp, sizeof(tmp));
+			memcpy(path, tmp, plen + 1);
+		}
+	}
+	if (plen == 0 || sy_location_expand(loc, host, sy_host_normalize_len(host, strlen(host)), path,
+					    plen, q ? q : "", q ? strlen(q) : 0, out, room) == 0)
+		out[0] = '\0';
+}
 
 /* Skipper's eskip quoting of a string argument. */
 static void
@@ -630,7 +672,10 @@ sy_ops_resolve(struct sy_router *r, const json_t *req)
 	}
 	if (rule->action == SY_ACTION_REDIRECT) {
 		json_object_set_new(reply, "status", json_integer(rule->status));
-		json_object_set_new(reply, "location", json_string(sy_rule_location(rule) ? sy_rule_location(rule) : ""));
+		char loc[2600];
+
+		rule_location(rule, host, u.path, loc, sizeof(loc));
+		json_object_set_new(reply, "location", json_string(loc));
 	} else if (rule->action == SY_ACTION_STATIC && rule_note(rule, "<loopback>") == NULL) {
 		json_object_set_new(reply, "status", json_integer(rule->status));
 		json_object_set_new(reply, "body", sy_rule_body(rule) ? json_string(sy_rule_body(rule)) : json_null());

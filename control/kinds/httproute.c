@@ -34,6 +34,7 @@
 #include "arena.h"
 #include "gateway_common.h"
 #include "gen/compile.h"
+#include "sy_redirect.h"
 #include "store/relations.h"
 #include "store/store.h"
 
@@ -661,52 +662,30 @@ resolve_rule(struct sy_compile_ctx *cx, struct sy_object *o, const json_t *rule,
 	return 0;
 }
 
-/* The request path of a match when it is one path (Exact), else NULL. */
-static const char *
-exact_path(const json_t *m)
-{
-	const json_t *p = json_object_get(m, "path");
-
-	return p != NULL && strcmp(jstr(p, "type"), "Exact") == 0 ? jstr(p, "value") : NULL;
-}
-
 /*
- * A RequestRedirect's Location, when it does not depend on the request:
- * the data plane answers a fixed Location. Scheme and port default to the
- * listener's, the hostname to the rule's host, the path to the request's:
- * known only for an Exact match (or a ReplaceFullPath). NULL (why in note)
- * otherwise.
+ * A RequestRedirect's Location (a template, sy_redirect.h, when it depends
+ * on the request). Scheme and port default to the listener's; the hostname
+ * to the request's (fixed when the rule's host is a name); the path to the
+ * request's, with its query: ReplaceFullPath fixes it, ReplacePrefixMatch
+ * replaces the match's prefix (a filter of the rule, added by emit_match).
  */
 static const char *
-redirect_location(struct sy_compile_ctx *cx, const json_t *rr, const json_t *m, const char *host,
-		  const struct sy_gw_listener *l, char *note, size_t notelen)
+redirect_location(struct sy_compile_ctx *cx, const json_t *rr, const char *host,
+		  const struct sy_gw_listener *l)
 {
 	const char *scheme = json_object_get(rr, "scheme") ? jstr(rr, "scheme")
 			     : l->proto == SY_GW_HTTP ? "http" : "https";
 	const char *h = json_object_get(rr, "hostname") ? jstr(rr, "hostname") : host;
 	const json_t *pm = json_object_get(rr, "path"), *port = json_object_get(rr, "port");
-	const char *ex = exact_path(m);
 	long p;
 	char path[1100], portbuf[16] = "", out[1400];
 
-	if (h[0] == '\0' || h[0] == '*') {
-		snprintf(note, notelen, "RequestRedirect without hostname on a host the route "
-					"does not name exactly: the Location would need the "
-					"request's Host (not supported): requests get 503");
-		return NULL;
-	}
-	if (strcmp(jstr(pm, "type"), "ReplaceFullPath") == 0) {
+	if (h[0] == '\0' || h[0] == '*')
+		h = SY_LOC_HOST_S;
+	if (strcmp(jstr(pm, "type"), "ReplaceFullPath") == 0)
 		snprintf(path, sizeof(path), "%s", jstr(pm, "replaceFullPath"));
-	} else if (ex != NULL && strcmp(jstr(pm, "type"), "ReplacePrefixMatch") == 0) {
-		snprintf(path, sizeof(path), "%s", jstr(pm, "replacePrefixMatch"));
-	} else if (ex != NULL) {
-		snprintf(path, sizeof(path), "%s", ex);
-	} else {
-		snprintf(note, notelen, "RequestRedirect keeping the request's path under a "
-					"prefix or regex match is not supported (the Location "
-					"is fixed): requests get 503");
-		return NULL;
-	}
+	else
+		snprintf(path, sizeof(path), "%s", SY_LOC_PATH_S);
 	/* the port: the filter's; else the scheme's well-known one when the
 	 * filter names a scheme; else the listener's */
 	p = port ? (long)json_integer_value(port) : json_object_get(rr, "scheme") ? 0 : l->port;
@@ -739,7 +718,7 @@ struct hr_host {
 
 static int
 emit_match(struct sy_compile_ctx *cx, const struct hr_rule *hr, const json_t *rule,
-	   const json_t *m, int prio_rank, const struct hr_host *hh, json_t *notes, size_t ri)
+	   const json_t *m, int prio_rank, const struct hr_host *hh)
 {
 	struct sy_rule_in r = hr->base;
 	const json_t *p = json_object_get(m, "path"), *e;
@@ -749,7 +728,6 @@ emit_match(struct sy_compile_ctx *cx, const struct hr_rule *hr, const json_t *ru
 	size_t i;
 	bool regex = false;
 	char *path = NULL;
-	char note[256] = "";
 
 	/* room of our own: filters differ per match (ReplacePrefixMatch) */
 	r.preds = NULL;
@@ -803,14 +781,17 @@ emit_match(struct sy_compile_ctx *cx, const struct hr_rule *hr, const json_t *ru
 	}
 	if (json_is_string(json_object_get(m, "method")))
 		r.methods = sy_http_method_bit(jstr(m, "method"), strlen(jstr(m, "method")));
-	/* URLRewrite ReplacePrefixMatch: this match's prefix (validation
-	 * allows it only with one PathPrefix match) goes; "/" as "" so that
-	 * the replacement keeps the path's own leading '/' */
+	/* URLRewrite's and RequestRedirect's ReplacePrefixMatch: this match's
+	 * prefix (validation allows it only with one PathPrefix match) goes;
+	 * "/" as "" so that the replacement keeps the path's own leading '/' */
 	json_array_foreach(json_object_get(rule, "filters"), i, e) {
 		const json_t *pm = json_object_get(json_object_get(e, "urlRewrite"), "path");
 
-		if (strcmp(jstr(e, "type"), "URLRewrite") != 0 ||
-		    strcmp(jstr(pm, "type"), "ReplacePrefixMatch") != 0 ||
+		if (strcmp(jstr(e, "type"), "RequestRedirect") == 0)
+			pm = json_object_get(json_object_get(e, "requestRedirect"), "path");
+		else if (strcmp(jstr(e, "type"), "URLRewrite") != 0)
+			continue;
+		if (strcmp(jstr(pm, "type"), "ReplacePrefixMatch") != 0 ||
 		    r.n_filters >= SY_RULE_FILTERS_MAX || r.match != SY_PATH_PREFIX || regex)
 			continue;
 		r.filters[r.n_filters].type = SY_FILTER_REPLACE_PATH_PREFIX;
@@ -835,17 +816,9 @@ emit_match(struct sy_compile_ctx *cx, const struct hr_rule *hr, const json_t *ru
 		const json_t *sc = json_object_get(hr->redirect, "statusCode");
 
 		r.status = sc ? (uint16_t)json_integer_value(sc) : 302;
-		r.location = redirect_location(cx, hr->redirect, m, hh->host, l, note, sizeof(note));
-		if (r.location == NULL) {
-			if (r.n_filters < SY_RULE_FILTERS_MAX) {
-				r.filters[r.n_filters].type = SY_FILTER_OTHER;
-				r.filters[r.n_filters].name = "RequestRedirect";
-				r.filters[r.n_filters++].args = "[\"RequestRedirect\"]";
-			}
-			r.action = SY_ACTION_STATIC;
-			r.status = 503;
-			json_array_append_new(notes, json_sprintf("rule %zu: %s", ri, note));
-		}
+		r.location = redirect_location(cx, hr->redirect, hh->host, l);
+		if (r.location == NULL)
+			return -ENOMEM;
 	}
 	r.host = strdup(hh->host);
 	if (r.host == NULL || sy_compile_add_rule(cx, &r) < 0)
@@ -972,19 +945,12 @@ compile_one(struct sy_gw_set *set, struct sy_object *o, size_t rank)
 	for (j = 0; j < nh; j++)
 		json_array_foreach(rules, i, rule) {
 			const json_t *ms = json_object_get(rule, "matches");
-			json_t *rnotes = json_array();
 
 			if (json_array_size(ms) == 0)
-				rc = emit_match(cx, &hr[i], rule, NULL, (int)(rank * 16 + i), &hs[j],
-						rnotes, i);
+				rc = emit_match(cx, &hr[i], rule, NULL, (int)(rank * 16 + i), &hs[j]);
 			json_array_foreach(ms, k, m)
 				if (rc == 0)
-					rc = emit_match(cx, &hr[i], rule, m, (int)(rank * 16 + i), &hs[j],
-							rnotes, i);
-			for (k = 0; k < json_array_size(rnotes); k++)
-				json_object_set(notes, json_string_value(json_array_get(rnotes, k)),
-						json_true());
-			json_decref(rnotes);
+					rc = emit_match(cx, &hr[i], rule, m, (int)(rank * 16 + i), &hs[j]);
 			if (rc < 0)
 				goto out;
 		}

@@ -32,6 +32,7 @@
 #include "proxy/proxy_internal.h"
 #include "sy_generation.h"
 #include "sy_mix.h"
+#include "sy_redirect.h"
 #include "tcp/tcp.h"
 #include "worker.h"
 
@@ -172,49 +173,14 @@ request_header_replaced(const struct sy_rule *rule, const uint8_t *line, uint32_
 }
 
 /*
- * OpenShift's rewrite-target: the route's path (prefix, without its
- * trailing '/') taken off the request's path, the target put in its place,
- * one '/' between them. With the route's path /foo: /foo, /foo/, /foo/bar
- * become /, /, /bar under target "/" and /baz, /baz/, /baz/bar under
- * "/baz" (the OpenShift documentation's table). A path the prefix does not
- * start (it cannot, the rule matched) is left alone. The result's length
- * in out (NUL-terminated), 0 when it does not fit.
- */
-static uint32_t
-replace_prefix(const char *prefix, const char *target, const char *path, uint32_t plen, char *out,
-	       size_t room)
-{
-	size_t n = strlen(prefix), t = strlen(target);
-	const char *rest = path + n;
-	size_t rlen;
-
-	if (plen < n || memcmp(path, prefix, n) != 0) {
-		rest = path;
-		n = 0;
-		t = 0;
-	}
-	rlen = plen - n;
-	if (t > 0 && target[t - 1] == '/' && rlen > 0 && rest[0] == '/') {
-		rest++;
-		rlen--;
-	}
-	if (t + rlen + 1 > room || t + rlen == 0)
-		return 0;
-	memcpy(out, target, t);
-	memcpy(out + t, rest, rlen);
-	out[t + rlen] = '\0';
-	return (uint32_t)(t + rlen);
-}
-
-/*
  * The path the backend gets: setPath replaces it, modPath replaces every
  * match of its regex (Go's ReplaceAllString, $1 for groups: PCRE2's
  * substitute takes the same), in the rule's order. The query stays.
  * Returns the path's length in buf, 0 when it would not fit.
  */
-static uint32_t
-rewrite_path(const struct sy_rule *rule, const char *target, uint32_t target_len, char *buf,
-	     uint32_t room, uint32_t *query_at)
+uint32_t
+px_filter_path(const struct sy_rule *rule, const char *target, uint32_t target_len, char *buf,
+	       uint32_t room, uint32_t *query_at)
 {
 	const char *q = memchr(target, '?', target_len);
 	uint32_t plen = q ? (uint32_t)(q - target) : target_len, i;
@@ -236,7 +202,8 @@ rewrite_path(const struct sy_rule *rule, const char *target, uint32_t target_len
 			plen = (uint32_t)n;
 		} else if (f->type == SY_FILTER_REPLACE_PATH_PREFIX && f->s[0] != NULL &&
 			   f->s[1] != NULL) {
-			if ((plen = replace_prefix(f->s[0], f->s[1], buf, plen, tmp, sizeof(tmp))) == 0 ||
+			if ((plen = sy_path_replace_prefix(f->s[0], f->s[1], buf, plen, tmp,
+							   sizeof(tmp))) == 0 ||
 			    plen >= room)
 				return 0;
 			memcpy(buf, tmp, plen + 1);
@@ -280,7 +247,7 @@ px_filter_request(const struct sy_rule *rule, const struct sy_px_req *req, const
 	if (eol == NULL)
 		return 0;
 	/* The request line, origin-form: the Host header says the rest. */
-	plen = rewrite_path(rule, req->h.path, req->h.path_len, path, sizeof(path), &qat);
+	plen = px_filter_path(rule, req->h.path, req->h.path_len, path, sizeof(path), &qat);
 	if (plen == 0 || !put(out, room, &at, req->h.method, req->h.method_len) ||
 	    !put(out, room, &at, " ", 1) || !put(out, room, &at, path, plen) ||
 	    !put(out, room, &at, req->h.path + qat, req->h.path_len - qat) ||

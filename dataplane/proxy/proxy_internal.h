@@ -151,6 +151,12 @@ bool px_filter_rewrites_request(const struct sy_rule *rule, const struct sy_px_r
  * it does not fit in room. */
 uint32_t px_filter_request(const struct sy_rule *rule, const struct sy_px_req *req,
 			   const uint8_t *head, uint32_t start, uint8_t *out, uint32_t room);
+/* The path a request target becomes under the rule's path filters
+ * (setPath, modPath, a prefix replaced), without the query: its length in
+ * buf (NUL-terminated; 0: it does not fit room), the query's start in
+ * target at *query_at. */
+uint32_t px_filter_path(const struct sy_rule *rule, const char *target, uint32_t target_len,
+			char *buf, uint32_t room, uint32_t *query_at);
 /* Copy the response filters of the rules a request took into px: rules[0]
  * matched the client's request, each next one the request a loopback
  * backend routed again (n 0: none). */

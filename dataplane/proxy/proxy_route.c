@@ -21,6 +21,7 @@
 #include "proxy/proxy_internal.h"
 #include "sy_generation.h"
 #include "sy_query.h"
+#include "sy_redirect.h"
 #include "tls/tls_client_cert.h"
 #include "worker.h"
 
@@ -346,8 +347,25 @@ px_route(struct sy_worker *w, const struct sy_px_req *req, const uint8_t *head,
 		return; /* proxy_http.c routes the filtered request again */
 	if (rule->action != SY_ACTION_BACKEND) {
 		answer(out, rule->status ? rule->status : 404, SY_ANSWER_RULE_ANSWER);
-		snprintf(out->location, sizeof(out->location), "%s",
-			 sy_rule_location(rule) ? sy_rule_location(rule) : "");
+		if (sy_location_is_template(sy_rule_location(rule))) {
+			/* The request's host and path (after the rule's
+			 * prefix replacement) in it (sy_redirect.h). */
+			char path[SY_PEEK_PATH_MAX + 1];
+			uint32_t qat, plen = px_filter_path(rule, req->h.path, req->h.path_len,
+							    path, sizeof(path), &qat);
+
+			if (plen == 0 ||
+			    sy_location_expand(sy_rule_location(rule), req->h.host,
+					       sy_host_normalize_len(req->h.host, req->h.host_len),
+					       path, plen, req->h.path + qat, req->h.path_len - qat,
+					       out->location, sizeof(out->location)) == 0) {
+				answer(out, 414, SY_ANSWER_RULE_ANSWER);
+				out->location[0] = '\0';
+			}
+		} else {
+			snprintf(out->location, sizeof(out->location), "%s",
+				 sy_rule_location(rule) ? sy_rule_location(rule) : "");
+		}
 		snprintf(out->body, sizeof(out->body), "%s",
 			 rule->action == SY_ACTION_STATIC && sy_rule_body(rule) ? sy_rule_body(rule) : "");
 		return;
