@@ -10,8 +10,8 @@
 #include "kinds/gateway_common.h"
 #include "store/store.h"
 
-/* Does a Gateway state the x key (an HTTPS listener), in its old keys or
- * as it is now? */
+/* Does a Gateway state the x key (an HTTPS listener without a hostname),
+ * in its old keys or as it is now? */
 static bool
 gw_https(const struct sy_rel_keys *old_keys, const struct sy_object *now)
 {
@@ -34,6 +34,8 @@ gw_https(const struct sy_rel_keys *old_keys, const struct sy_object *now)
  *   T<ns>/<name>         a Secret: objects with t<ns>/<name>; one a Gateway
  *                        reads compiles everything (-E2BIG: see expand)
  *   N<name>              a Namespace (labels: sharding): all its objects
+ *   R<ns>                a ReferenceGrant of namespace ns: what reads the
+ *                        grants of ns (r<ns>)
  *   C<name>              an IngressClass: the Ingresses naming it (c<name>)
  *                        and those naming none (c: whether a default
  *                        class is ours may have changed)
@@ -65,8 +67,10 @@ sy_changes_note(struct sy_changes *ch, const struct sy_kind *kind, const char *n
 	for (i = 0; old_keys != NULL && i < old_keys->n; i++)
 		sy_rel_add(&ch->seeds, old_keys->keys[i][0], "%s", old_keys->keys[i] + 1);
 	if (kind == &sy_kind_gateway && (gw_https(old_keys, NULL) || gw_https(NULL, now))) {
-		/* An HTTPS listener terminates the hosts it covers for every
-		 * Gateway's routes (httproute.c https_cover): no key says whose. */
+		/* An HTTPS listener without a hostname terminates every host of
+		 * every Gateway's routes (httproute.c https_cover). One with
+		 * hostnames pulls the routes on them through its h and y keys
+		 * as the walk expands it. */
 		ch->full = true;
 		return;
 	}
@@ -97,6 +101,8 @@ sy_changes_note(struct sy_changes *ch, const struct sy_kind *kind, const char *n
 			sy_rel_add(&ch->seeds, now->rel[j]->key[0], "%s", now->rel[j]->key + 1);
 	else if (kind == &sy_kind_ingressclass)
 		sy_rel_add(&ch->seeds, 'C', "%s", name);
+	else if (kind == &sy_kind_reference_grant)
+		sy_rel_add(&ch->seeds, 'R', "%s", ns);
 	else
 		ch->full = true;
 	if (ch->seeds.err < 0)
@@ -182,6 +188,17 @@ add_host(struct walk *w, const char *host)
 		w->err = -ENOMEM;
 }
 
+/* The routes naming Gateway gw (p keys): a change of what its listeners
+ * read (a certificate, a grant) is a change of the Gateway for them. */
+static void
+push_gateway_routes(struct walk *w, const struct sy_object *gw)
+{
+	char gname[512];
+
+	snprintf(gname, sizeof(gname), "%s/%s", gw->ns, gw->name);
+	push_key(w, SY_REL_GW_PARENT, gname);
+}
+
 /* "<ns>/<name>": the namespace into ns, the name returned (NULL: no '/'). */
 static const char *
 split_ns(const char *s, char *ns, size_t len)
@@ -228,12 +245,46 @@ expand(struct walk *w, struct sy_store *st, const char *key)
 		push_key(w, SY_REL_SECRET, name);
 		/* A Gateway's certificate decides whether its HTTPS listener is
 		 * programmed, which the hosts of its routes and of other
-		 * Gateways' routes read (as a Gateway change: compile all). */
+		 * Gateways' routes read: as a Gateway change, its routes (p) and,
+		 * through its own keys as the walk expands it, the routes on the
+		 * hosts it covers; everything for a listener without hostname. */
 		snprintf(tkey, sizeof(tkey), "%c%s", SY_REL_SECRET, name);
 		rk = sy_relations_get(w->rel, tkey);
-		for (i = 0; rk != NULL && i < rk->n && w->err == 0; i++)
-			if (sy_rel_objs((struct sy_rel_key *)rk)[i]->kind == &sy_kind_gateway)
+		for (i = 0; rk != NULL && i < rk->n && w->err == 0; i++) {
+			const struct sy_object *gw = sy_rel_objs((struct sy_rel_key *)rk)[i];
+
+			if (gw->kind != &sy_kind_gateway)
+				continue;
+			if (gw_https(NULL, gw))
 				w->err = -E2BIG;
+			else
+				push_gateway_routes(w, gw);
+		}
+		break;
+	}
+	case SY_REL_GW_WILD:
+		push_key(w, SY_REL_GW_COVER, name);
+		break;
+	case 'R': {
+		/* what reads the grants of namespace name: routes, and Gateways
+		 * whose certificates are there (with their routes, as for T) */
+		char rkey[512];
+		const struct sy_rel_key *rk;
+		uint32_t i;
+
+		push_key(w, SY_REL_GRANT, name);
+		snprintf(rkey, sizeof(rkey), "%c%s", SY_REL_GRANT, name);
+		rk = sy_relations_get(w->rel, rkey);
+		for (i = 0; rk != NULL && i < rk->n && w->err == 0; i++) {
+			const struct sy_object *gw = sy_rel_objs((struct sy_rel_key *)rk)[i];
+
+			if (gw->kind != &sy_kind_gateway)
+				continue;
+			if (gw_https(NULL, gw))
+				w->err = -E2BIG;
+			else
+				push_gateway_routes(w, gw);
+		}
 		break;
 	}
 	case SY_REL_GW_HOSTS:
@@ -302,7 +353,7 @@ expand(struct walk *w, struct sy_store *st, const char *key)
 			push(w, o);
 		break;
 	}
-	default: /* s, t, c, k, p, q, x: reading a Service or Secret joins nothing */
+	default: /* s, t, c, k, p, q, x, v, r: reading a Service or Secret joins nothing */
 		break;
 	}
 }

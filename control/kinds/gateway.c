@@ -220,9 +220,10 @@ compile_gateway_api(struct sy_compile_ctx *cx)
 
 /*
  * Its own keys (g: it meets the routes that take their hosts from its
- * listeners; q: the index of every Gateway; x: an HTTPS listener), its
- * listeners' hosts ("" for a listener without one: the default vhost) and
- * its certificates' Secrets. Routes naming it state p (relations.h): a
+ * listeners; q: the index of every Gateway; x: an HTTPS listener without a
+ * hostname; y: a wildcard HTTPS listener's domain), its listeners' hosts
+ * ("" for a listener without one: the default vhost), its certificates'
+ * Secrets and, for those in other namespaces, their ReferenceGrants (r). Routes naming it state p (relations.h): a
  * change of it pulls them (scope.c's G seed), a change of one of them does
  * not pull it nor its other routes.
  */
@@ -240,12 +241,21 @@ gateway_relations(const struct sy_object *o, const struct sy_compile_opts *opts,
 	json_array_foreach(json_object_get(json_object_get(o->obj, "spec"), "listeners"), i, l) {
 		const json_t *refs = json_object_get(json_object_get(l, "tls"), "certificateRefs");
 
-		https = https || strcmp(jstr(l, "protocol"), "HTTPS") == 0;
-		sy_rel_add_host(out, jstr(l, "hostname"));
-		json_array_foreach(refs, j, r)
-			sy_rel_add(out, SY_REL_SECRET, "%s/%s",
-				   json_object_get(r, "namespace") ? jstr(r, "namespace") : o->ns,
-				   jstr(r, "name"));
+		const char *hn = jstr(l, "hostname");
+
+		if (strcmp(jstr(l, "protocol"), "HTTPS") == 0) {
+			https = https || hn[0] == '\0';
+			if (hn[0] == '*' && hn[1] == '.')
+				sy_rel_add(out, SY_REL_GW_WILD, "%s", hn + 2);
+		}
+		sy_rel_add_host(out, hn);
+		json_array_foreach(refs, j, r) {
+			const char *ns = json_object_get(r, "namespace") ? jstr(r, "namespace") : o->ns;
+
+			sy_rel_add(out, SY_REL_SECRET, "%s/%s", ns, jstr(r, "name"));
+			if (strcmp(ns, o->ns) != 0)
+				sy_rel_add(out, SY_REL_GRANT, "%s", ns);
+		}
 	}
 	if (https)
 		sy_rel_add(out, SY_REL_GW_HTTPS, "%s", "");

@@ -871,16 +871,28 @@ sy_gw_route_relations(const struct sy_object *o, const struct sy_compile_opts *o
 	size_t i, j;
 
 	(void)opts;
-	/* the Services of its backendRefs (both route kinds write them so) */
+	/* the Services of its backendRefs (both route kinds write them so),
+	 * and the ReferenceGrants of other namespaces that allow them */
 	json_array_foreach(json_object_get(spec, "rules"), i, rule)
-		json_array_foreach(json_object_get(rule, "backendRefs"), j, b)
-			sy_rel_add(out, SY_REL_SERVICE, "%s/%s",
-				   json_object_get(b, "namespace") ? jstr(b, "namespace") : o->ns,
-				   jstr(b, "name"));
+		json_array_foreach(json_object_get(rule, "backendRefs"), j, b) {
+			const char *ns = json_object_get(b, "namespace") ? jstr(b, "namespace") : o->ns;
+
+			sy_rel_add(out, SY_REL_SERVICE, "%s/%s", ns, jstr(b, "name"));
+			if (strcmp(ns, o->ns) != 0)
+				sy_rel_add(out, SY_REL_GRANT, "%s", ns);
+		}
 
 	json_array_foreach(hosts, i, h)
 		if (json_is_string(h)) {
+			const char *dot = strchr(json_string_value(h), '.');
+
 			sy_rel_add_host(out, json_string_value(h));
+			/* an HTTPS listener *.<domain> terminates it for every
+			 * domain above it (sy_gw_host_intersect: any number of
+			 * labels) */
+			for (; json_string_value(h)[0] != '*' && dot != NULL && dot[1] != '\0';
+			     dot = strchr(dot + 1, '.'))
+				sy_rel_add(out, SY_REL_GW_COVER, "%s", dot + 1);
 			/* a wildcard meets a narrower listener hostname: the
 			 * host it serves there is the listener's */
 			from_listeners = from_listeners || json_string_value(h)[0] == '*';

@@ -38,9 +38,24 @@
  *   q              every Gateway (an index for gateway_common.c, which
  *                  builds the listeners of all our Gateways in every
  *                  compile; meets nothing)
- *   x              a Gateway with an HTTPS listener (meets nothing; a
- *                  change of one compiles everything: HTTPS listeners
- *                  cover the hosts of other Gateways' routes)
+ *   x              a Gateway with an HTTPS listener without a hostname
+ *                  (meets nothing; a change of one compiles everything:
+ *                  such a listener terminates every host of every
+ *                  Gateway's routes). One with hostnames states their h
+ *                  keys and, for a wildcard *.<domain>, y<domain>
+ *   y<domain>      a Gateway with an HTTPS listener *.<domain>: when it is
+ *                  in a scope, the Gateway API routes with a host
+ *                  directly under <domain> (v<domain>) come too, since the
+ *                  listener terminates their hosts (httproute.c
+ *                  https_cover)
+ *   v<domain>      a Gateway API route with a host under <domain>, one key
+ *                  for each domain above the host (meets nothing by
+ *                  itself: a route's change must not pull the Gateways
+ *                  covering it, only the reverse)
+ *   r<ns>          reads a ReferenceGrant of namespace ns: a route with a
+ *                  backendRef, or a Gateway with a certificateRef, into
+ *                  another namespace (meets nothing; a ReferenceGrant's
+ *                  change seeds R<ns>, scope.c)
  */
 #ifndef SY_RELATIONS_H
 #define SY_RELATIONS_H
@@ -69,6 +84,9 @@ enum {
 	SY_REL_GW_HOSTS = 'g',
 	SY_REL_GATEWAYS = 'q',
 	SY_REL_GW_HTTPS = 'x',
+	SY_REL_GW_WILD = 'y',
+	SY_REL_GW_COVER = 'v',
+	SY_REL_GRANT = 'r',
 };
 
 /* One key and the objects that state it. Most keys (a host) have one

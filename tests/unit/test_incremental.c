@@ -17,6 +17,7 @@
 
 #include "gen/compile.h"
 #include "router.h"
+#include "test_certs.h"
 #include "test_eal.h"
 #include "test_router.h"
 
@@ -436,6 +437,130 @@ test_gateway_api_route_scope(void **state)
 	router_stop(&r);
 }
 
+/* The TLS mode of host's vhost (-1: no vhost). */
+static int
+vhost_tls(struct sy_router *r, const char *host)
+{
+	const struct sy_generation *g = sy_gen_acquire(&r->slot);
+	const struct sy_vhost *vh = sy_gen_find_vhost(g, host, strlen(host));
+
+	return vh ? (int)vh->tls : -1;
+}
+
+#define GW_HTTPS(name, listeners)                                                                 \
+	"{\"apiVersion\":\"gateway.networking.k8s.io/v1\",\"kind\":\"Gateway\",\"metadata\":"      \
+	"{\"name\":\"" name "\",\"namespace\":\"ns1\"},\"spec\":{\"gatewayClassName\":\"sy\","     \
+	"\"listeners\":[" listeners "]}}"
+#define GW_TLS_LISTENER(lname, host, secret_ns)                                                   \
+	"{\"name\":\"" lname "\",\"port\":443,\"protocol\":\"HTTPS\",\"hostname\":\"" host "\","     \
+	"\"tls\":{\"mode\":\"Terminate\",\"certificateRefs\":[{\"name\":\"cert\""                    \
+	secret_ns "}]}}"
+#define GW_GRANT(ns, from_ns)                                                                     \
+	"{\"apiVersion\":\"gateway.networking.k8s.io/v1beta1\",\"kind\":\"ReferenceGrant\","       \
+	"\"metadata\":{\"name\":\"g\",\"namespace\":\"" ns "\"},\"spec\":{\"from\":[{\"group\":"     \
+	"\"gateway.networking.k8s.io\",\"kind\":\"HTTPRoute\",\"namespace\":\"" from_ns "\"},"       \
+	"{\"group\":\"gateway.networking.k8s.io\",\"kind\":\"Gateway\",\"namespace\":\"" from_ns    \
+	"\"}],\"to\":[{\"group\":\"\",\"kind\":\"Service\"},{\"group\":\"\",\"kind\":\"Secret\"}]}}"
+
+/* The Secret cert in namespace ns (the shared test certificate). */
+static void
+apply_cert(struct sy_router *r, const char *ns)
+{
+	char *req = NULL;
+
+	assert_true(asprintf(&req,
+			     "{\"apiVersion\":\"v1\",\"kind\":\"Secret\",\"metadata\":{\"name\":\"cert\","
+			     "\"namespace\":\"%s\"},\"type\":\"kubernetes.io/tls\",\"data\":{\"tls.crt\":"
+			     "\"%s\",\"tls.key\":\"%s\"}}", ns, crt_b64, key_b64) > 0);
+	ops_apply_ok(r, req);
+	free(req);
+}
+
+/*
+ * An HTTPS listener with hostnames, its certificate's Secret and a
+ * ReferenceGrant change compile what they cover, not the store: the routes
+ * (of any Gateway) on the listener's hosts, *.<domain> covering the hosts
+ * directly under it; the Gateway's own routes; the routes and Gateways
+ * reading the grants of the grant's namespace. An HTTPS listener without
+ * a hostname still compiles everything (it covers every host). Every
+ * compile is checked against a full one (SY_COMPILE_VERIFY).
+ */
+static void
+test_gateway_api_https_scope(void **state)
+{
+	struct sy_router r;
+	char buf[64];
+
+	(void)state;
+	router_start(&r);
+	load_many(&r);
+	ops_apply_ok(&r, "{\"apiVersion\":\"gateway.networking.k8s.io/v1\",\"kind\":\"GatewayClass\","
+		  "\"metadata\":{\"name\":\"sy\"},\"spec\":{\"controllerName\":"
+		  "\"switchyard.io/gateway-controller\"}}");
+	apply_cert(&r, "ns1");
+	apply_cert(&r, "ns2");
+	ops_apply_ok(&r, GW_HTTPS("plain", "{\"name\":\"http\",\"port\":80,\"protocol\":\"HTTP\"}"));
+	ops_apply_ok(&r, GW_ROUTE("a", "a.sec.test", "plain", "", "s1"));
+	ops_apply_ok(&r, GW_ROUTE("b", "b.sec.test", "plain", "", "s1"));
+	ops_apply_ok(&r, GW_ROUTE("deep", "x.y.sec.test", "plain", "", "s1"));
+	ops_apply_ok(&r, GW_ROUTE("o", "o.other.test", "plain", "", "s1"));
+	assert_int_equal(vhost_tls(&r, "a.sec.test"), SY_TLS_NONE);
+	/* a Gateway with HTTPS *.sec.test: it, a, b and deep (their hosts
+	 * now terminated; a wildcard listener covers any depth), not o */
+	ops_apply_ok(&r, GW_HTTPS("tls", GW_TLS_LISTENER("wild", "*.sec.test", "")));
+	expect_incremental(&r, 4);
+	assert_int_equal(vhost_tls(&r, "a.sec.test"), SY_TLS_EDGE);
+	assert_int_equal(vhost_tls(&r, "b.sec.test"), SY_TLS_EDGE);
+	assert_int_equal(vhost_tls(&r, "x.y.sec.test"), SY_TLS_EDGE);
+	assert_int_equal(vhost_tls(&r, "o.other.test"), SY_TLS_NONE);
+	/* its listener narrowed to one host: b's and deep's vhosts back to
+	 * plain HTTP */
+	ops_apply_ok(&r, GW_HTTPS("tls", GW_TLS_LISTENER("one", "a.sec.test", "")));
+	expect_incremental(&r, 4);
+	assert_int_equal(vhost_tls(&r, "x.y.sec.test"), SY_TLS_NONE);
+	assert_int_equal(vhost_tls(&r, "a.sec.test"), SY_TLS_EDGE);
+	assert_int_equal(vhost_tls(&r, "b.sec.test"), SY_TLS_NONE);
+	/* a route's change does not pull the Gateway that covers it (nor b) */
+	ops_apply_ok(&r, GW_ROUTE("b", "b.sec.test", "plain", "", "s2"));
+	expect_incremental(&r, 1);
+	/* the certificate's Secret changed: the Gateway and a */
+	apply_cert(&r, "ns1");
+	ops_apply_ok(&r, "{\"apiVersion\":\"v1\",\"kind\":\"Secret\",\"metadata\":{\"name\":\"cert\","
+		  "\"namespace\":\"ns1\"},\"type\":\"Opaque\",\"data\":{}}");
+	expect_incremental(&r, 3);
+	assert_int_equal(vhost_tls(&r, "a.sec.test"), SY_TLS_NONE);
+	apply_cert(&r, "ns1");
+	expect_incremental(&r, 3);
+	assert_int_equal(vhost_tls(&r, "a.sec.test"), SY_TLS_EDGE);
+	/* a certificate of another namespace: programmed once a grant there
+	 * allows it; the grant's change compiles the Gateway and its covered
+	 * route (and c, which reads ns2's grants for its backend) */
+	ops_apply_ok(&r, GW_HTTPS("tls", GW_TLS_LISTENER("one", "a.sec.test",
+							   ",\"namespace\":\"ns2\"")));
+	assert_int_equal(vhost_tls(&r, "a.sec.test"), SY_TLS_NONE);
+	ops_apply_ok(&r, "{\"apiVersion\":\"gateway.networking.k8s.io/v1\",\"kind\":\"HTTPRoute\","
+		  "\"metadata\":{\"name\":\"c\",\"namespace\":\"ns1\"},\"spec\":{\"hostnames\":"
+		  "[\"c.cross.test\"],\"parentRefs\":[{\"name\":\"plain\"}],\"rules\":[{\"backendRefs\":"
+		  "[{\"name\":\"s3\",\"namespace\":\"ns2\",\"port\":80}]}]}}");
+	assert_string_equal(backend_of(&r, "http://c.cross.test/", buf, sizeof(buf)), "");
+	ops_apply_ok(&r, GW_GRANT("ns2", "ns1"));
+	expect_incremental(&r, 4);
+	assert_int_equal(vhost_tls(&r, "a.sec.test"), SY_TLS_EDGE);
+	assert_string_equal(backend_of(&r, "http://c.cross.test/", buf, sizeof(buf)), "198.18.2.13");
+	json_decref(ops_call(&r, "{\"op\":\"delete\",\"kind\":\"referencegrant\",\"namespace\":\"ns2\","
+			     "\"name\":\"g\"}"));
+	expect_incremental(&r, 4);
+	assert_int_equal(vhost_tls(&r, "a.sec.test"), SY_TLS_NONE);
+	assert_string_equal(backend_of(&r, "http://c.cross.test/", buf, sizeof(buf)), "");
+	/* an HTTPS listener without a hostname covers every host: all */
+	ops_apply_ok(&r, GW_HTTPS("tls", "{\"name\":\"any\",\"port\":443,\"protocol\":\"HTTPS\","
+					 "\"tls\":{\"mode\":\"Terminate\",\"certificateRefs\":"
+					 "[{\"name\":\"cert\"}]}}"));
+	assert_false(r.last_compile_incremental);
+	assert_int_equal(vhost_tls(&r, "o.other.test"), SY_TLS_EDGE);
+	router_stop(&r);
+}
+
 /* ns/name's status as the router reports it (get), printed compactly. */
 static char *
 route_status_text(struct sy_router *r, const char *ns, const char *name)
@@ -656,6 +781,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_status_kept_and_followed, fresh_state, remove_state),
 		cmocka_unit_test_setup_teardown(test_ingress_class_changes, fresh_state, remove_state),
 		cmocka_unit_test_setup_teardown(test_gateway_api_changes, fresh_state, remove_state),
+		cmocka_unit_test_setup_teardown(test_gateway_api_https_scope, fresh_state,
+						remove_state),
 		cmocka_unit_test_setup_teardown(test_httpproxy_includes, fresh_state, remove_state),
 	};
 
