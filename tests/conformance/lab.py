@@ -311,17 +311,12 @@ class Lab:
             return {"backend": sorted(set(names))}
         return "action %s" % action
 
-    def curl(self, url, want):
-        """Send the request from the client namespace to routerd's client address.
-        Returns {"status", "headers": {lower name: value}, "body"} or {"error"}."""
+    def curl_command(self, url, want, hfile, bfile):
+        """The curl command line for the request (run in the client namespace)."""
         u = urllib.parse.urlsplit(url)
         scheme = u.scheme.lower()
         port = 443 if scheme == "https" else 80
-        hfile, bfile = os.path.join(self.curl_dir, "h"), os.path.join(self.curl_dir, "b")
-        for f in (hfile, bfile):
-            if os.path.exists(f):
-                os.unlink(f)
-        cmd = ["ip", "netns", "exec", self.env["LAB_NS_CLIENT"], "curl", "-sS", "-g",
+        cmd = ["ip", "netns", "exec", self.env.get("LAB_NS_CLIENT", "?"), "curl", "-sS", "-g",
                "--path-as-is", "-m", "5", "-k", "-D", hfile, "-o", bfile, "-w", "%{http_code}"]
         host = u.hostname or ""
         if re.fullmatch(r"[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?", host) and \
@@ -335,8 +330,20 @@ class Lab:
         elif method != "GET":
             cmd += ["-X", method]
         for k, v in (want.get("headers") or {}).items():
-            cmd += ["-H", "%s: %s" % (k, v)]
+            # curl drops a header given as "Name:" or "Name: " (that form removes one
+            # of its own); "Name;" sends it with an empty value.
+            cmd += ["-H", "%s: %s" % (k, v) if str(v).strip() else "%s;" % k]
         cmd.append(url)
+        return cmd
+
+    def curl(self, url, want):
+        """Send the request from the client namespace to routerd's client address.
+        Returns {"status", "headers": {lower name: value}, "body"} or {"error"}."""
+        hfile, bfile = os.path.join(self.curl_dir, "h"), os.path.join(self.curl_dir, "b")
+        for f in (hfile, bfile):
+            if os.path.exists(f):
+                os.unlink(f)
+        cmd = self.curl_command(url, want, hfile, bfile)
         p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         code = p.stdout.strip()
         if p.returncode != 0 or not code.isdigit() or code == "000":
