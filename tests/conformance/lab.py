@@ -289,6 +289,9 @@ class Lab:
             e = {"status": r.get("status")}
             if r.get("body") is not None:
                 e["body"] = r.get("body")
+            elif (want.get("method") or "GET").upper() != "HEAD":
+                # No body of the rule's: the router's own page for the status.
+                e["own_page"] = True
             return e
         if action == "none":
             return {"status": r.get("status")}
@@ -396,6 +399,11 @@ class Lab:
         if "body" in exp and got["body"] != exp["body"] and \
                 got["body"].rstrip("\n") != exp["body"].rstrip("\n"):
             ok = False
+        if exp.get("own_page") and not (
+                got["headers"].get("content-type", "").startswith("text/html") and
+                "<h1>%d " % got["status"] in got["body"]):
+            did += " %s body %r" % (got["headers"].get("content-type"), got["body"][:80])
+            ok = False
         if "backend" in exp:
             if not 200 <= got["status"] < 300 or got["headers"].get("x-backend") not in exp["backend"]:
                 ok = False
@@ -415,4 +423,6 @@ class Lab:
                                             for e in r.get("endpoints") or [])
         if a == "static" and r.get("body") is not None:
             s += " body %r" % r.get("body")
+        elif a == "static":
+            s += " body null (the router's own page)"
         return s

@@ -96,6 +96,19 @@ ST = {"action": "static", "status": 410, "body": "gone", "match": True}
 ok(verdict(ST, dict(ans(410), body="gone\n"))[0] == "agree" and
    verdict(ST, dict(ans(410), body="other"))[0] == "disagree",
    "static: status and body")
+PAGE = "<html><body><h1>502 Bad Gateway</h1></body></html>\n"
+EMPTY = {"action": "static", "status": 502, "body": "", "match": True}
+ok(verdict(EMPTY, ans(502))[0] == "agree" and
+   verdict(EMPTY, dict(ans(502, **{"content-type": "text/html"}), body=PAGE))[0] == "disagree",
+   "static with an empty body: an empty answer, not the router's page (hp-service-missing)")
+OWN = {"action": "static", "status": 502, "body": None, "match": True}
+ok(verdict(OWN, dict(ans(502, **{"content-type": "text/html"}), body=PAGE))[0] == "agree" and
+   verdict(OWN, dict(ans(502, **{"content-type": "text/plain"})))[0] == "disagree" and
+   verdict(OWN, dict(ans(502, **{"content-type": "text/html"}), body=PAGE.replace("502", "503")))[0]
+   == "disagree",
+   "static without a body: the router's own page for that status")
+ok(verdict(OWN, ans(502), want={"method": "HEAD"})[0] == "agree",
+   "static without a body, HEAD: the status alone")
 PT = {"action": "backend", "status": 503, "tls": "passthrough", "match": True, "endpoints": []}
 ok(verdict(PT, {"error": "reset"}, "https://h.test/")[0] == "agree" and
    verdict(PT, ans(503), "https://h.test/")[0] == "disagree",
