@@ -272,6 +272,10 @@ class Lab:
                 return "re-encrypt: the lab backend's certificate is not the route's destination CA"
             if tls not in ("edge", "passthrough"):
                 return "https:// to a vhost without TLS (tls %s)" % tls
+            if r.get("client_certificate") == "required" and not want.get("client_cert"):
+                # Without a certificate the handshake fails: no HTTP answer at all.
+                return {"no_http": True, "why": "a client certificate is required, none sent",
+                        "error_re": r"certificate|alert|handshake"}
         split = [s for s in r.get("split") or [] if (s.get("share") or 0) > 0]
         if len(split) > 1:
             # One request shows one of the rules: checked when each of them is a backend
@@ -298,7 +302,8 @@ class Lab:
         if action == "backend":
             if r.get("status") is not None and r.get("tls") == "passthrough" and scheme == "https":
                 # The router cannot answer inside the client's TLS: no HTTP answer at all.
-                return {"no_http": True}
+                return {"no_http": True, "why": "passthrough: the router cannot answer inside "
+                        "the client's TLS"}
             if r.get("status") is not None:
                 return {"status": r.get("status")}
             eps = r.get("endpoints") or []
@@ -314,8 +319,9 @@ class Lab:
             return {"backend": sorted(set(names))}
         return "action %s" % action
 
-    def curl_command(self, url, want, hfile, bfile):
-        """The curl command line for the request (run in the client namespace)."""
+    def curl_command(self, url, want, hfile, bfile, cert=None):
+        """The curl command line for the request (run in the client namespace); cert:
+        (certificate file, key file) to present when the server asks for one."""
         u = urllib.parse.urlsplit(url)
         scheme = u.scheme.lower()
         port = 443 if scheme == "https" else 80
@@ -332,6 +338,8 @@ class Lab:
             cmd.append("-I")
         elif method != "GET":
             cmd += ["-X", method]
+        if cert:
+            cmd += ["--cert", cert[0], "--key", cert[1]]
         for k, v in (want.get("headers") or {}).items():
             # curl drops a header given as "Name:" or "Name: " (that form removes one
             # of its own); "Name;" sends it with an empty value.
@@ -346,7 +354,16 @@ class Lab:
         for f in (hfile, bfile):
             if os.path.exists(f):
                 os.unlink(f)
-        cmd = self.curl_command(url, want, hfile, bfile)
+        cert = None
+        if want.get("client_cert_pem"):
+            # run.py put the PEMs of the case's Secret here (want["client_cert"])
+            cert = (os.path.join(self.curl_dir, "client.crt"),
+                    os.path.join(self.curl_dir, "client.key"))
+            for path, pem in zip(cert, want["client_cert_pem"]):
+                fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+                with os.fdopen(fd, "wb") as f:
+                    f.write(pem)
+        cmd = self.curl_command(url, want, hfile, bfile, cert)
         p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         code = p.stdout.strip()
         if p.returncode != 0 or not code.isdigit() or code == "000":
@@ -377,11 +394,11 @@ class Lab:
         got = self.curl(full, want)
         said = self._said(r)
         if exp.get("no_http"):
-            if "error" in got:
-                return "agree", "resolve said %s (passthrough); the data plane gave %s" % (
-                    said, got["error"])
-            return "disagree", "resolve said %s (passthrough: no HTTP answer); the data plane " \
-                "answered %d" % (said, got["status"])
+            if "error" in got and re.search(exp.get("error_re", ""), got["error"]):
+                return "agree", "resolve said %s (%s); the data plane gave %s" % (
+                    said, exp["why"], got["error"])
+            return "disagree", "resolve said %s (%s: no HTTP answer); the data plane " \
+                "answered %s" % (said, exp["why"], got.get("error") or got.get("status"))
         if "error" in got:
             return "disagree", "resolve said %s; the data plane gave %s" % (said, got["error"])
         did = "%d" % got["status"]

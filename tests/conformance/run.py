@@ -8,6 +8,7 @@ Exit status: 0 when every project case passed or was skipped and every peer case
 in peer-fit.json passed; 1 otherwise; 2 on a usage or setup problem.
 """
 import argparse
+import base64
 import copy
 import glob
 import json
@@ -594,12 +595,33 @@ def check_resolve(ctx, url, want, tolerance):
     return r
 
 
+def client_cert_pems(ctx, ref):
+    """(certificate PEM, key PEM) of the case's kubernetes.io/tls Secret "ns/name" (a
+    resolve expectation's client_cert: what the lab's curl presents), or why not."""
+    for st in ctx.case.get("steps") or []:
+        for o in st.get("apply") or []:
+            md = o.get("metadata") or {}
+            if o.get("kind") == "Secret" and "%s/%s" % (md.get("namespace"), md.get("name")) == ref:
+                data = o.get("data") or {}
+                try:
+                    return (base64.b64decode(data["tls.crt"]), base64.b64decode(data["tls.key"]))
+                except (KeyError, TypeError, ValueError) as e:
+                    return "no usable tls.crt/tls.key (%s)" % e
+    return "no such Secret among the case's inputs"
+
+
 def check_outside(ctx, url, want, r):
     """--lab: send the request through the data plane and compare with resolve's answer r."""
     if r is None:
         return
     full = url if "://" in url else "http://" + url
     what = "%s%s" % (want.get("method", "") + " " if "method" in want else "", full)
+    if want.get("client_cert"):
+        pems = client_cert_pems(ctx, want["client_cert"])
+        if isinstance(pems, str):
+            ctx.fail("lab: %s: client_cert %s: %s" % (what, want["client_cert"], pems))
+            return
+        want = dict(want, client_cert_pem=pems)
     verdict, text = ctx.rd.lab.check(url, want, r)
     if verdict == "unchecked":
         ctx.lab["not_checked"].append("%s: %s" % (what, text))

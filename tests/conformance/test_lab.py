@@ -109,6 +109,20 @@ ok(verdict(OWN, dict(ans(502, **{"content-type": "text/html"}), body=PAGE))[0] =
    "static without a body: the router's own page for that status")
 ok(verdict(OWN, ans(502), want={"method": "HEAD"})[0] == "agree",
    "static without a body, HEAD: the status alone")
+MTLS = dict(BE, tls="edge", client_certificate="required")
+alert = {"error": "no HTTP answer (curl exit 56: tlsv13 alert certificate required)"}
+ok(verdict(MTLS, alert, "https://h.test/")[0] == "agree" and
+   verdict(MTLS, ans(200, **{"x-backend": "10.2.4.8:8080"}), "https://h.test/")[0] == "disagree" and
+   verdict(MTLS, {"error": "no HTTP answer (curl exit 28: timed out)"}, "https://h.test/")[0]
+   == "disagree",
+   "client certificate required, none sent: the handshake is refused, nothing else agrees")
+cw = {"client_cert": "t/cert", "client_cert_pem": (b"c", b"k")}
+ok(verdict(MTLS, ans(200, **{"x-backend": "10.2.4.8:8080"}), "https://h.test/", cw)[0] == "agree"
+   and verdict(MTLS, alert, "https://h.test/", cw)[0] == "disagree",
+   "client certificate required and sent: compared as any backend answer")
+cmd = lab.curl_command("https://h.test/", cw, "h", "b", ("c.pem", "k.pem"))
+ok(cmd[cmd.index("--cert") + 1] == "c.pem" and cmd[cmd.index("--key") + 1] == "k.pem",
+   "the client certificate is given to curl", cmd)
 PT = {"action": "backend", "status": 503, "tls": "passthrough", "match": True, "endpoints": []}
 ok(verdict(PT, {"error": "reset"}, "https://h.test/")[0] == "agree" and
    verdict(PT, ans(503), "https://h.test/")[0] == "disagree",
