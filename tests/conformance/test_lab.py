@@ -165,7 +165,8 @@ def headers_received(want):
             pass
     t = threading.Thread(target=serve)
     t.start()
-    subprocess.run(["curl", "-sS", "-m", "5", "-o", "/dev/null"] + sum([["-H", h] for h in hs], []) +
+    args = sum([["-H", h] for h in hs], [])
+    subprocess.run(["curl", "-sS", "-m", "5", "-o", "/dev/null"] + args +
                    ["http://127.0.0.1:%d/" % srv.getsockname()[1]],
                    stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     t.join()
