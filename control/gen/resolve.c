@@ -616,6 +616,11 @@ sy_ops_resolve(struct sy_router *r, const json_t *req)
 	json_object_set_new(reply, "vhost", json_string(vh->host));
 	json_object_set_new(reply, "mode", json_string(vh->mode == SY_MODE_SPLICE ? "splice" : "proxy"));
 	json_object_set_new(reply, "tls", json_string(sy_tls_names[vh->tls]));
+	if (vh->term != NULL && vh->term->client_ca && strcasecmp(u.scheme, "https") == 0)
+		/* An HTTPProxy's clientValidation: the handshake fails without a
+		 * certificate of the vhost's CAs (tls_cert.c), so only a client
+		 * that has one gets the answer below. */
+		json_object_set_new(reply, "client_certificate", json_string("required"));
 	if (vh->mode == SY_MODE_PROXY) {
 		json_object_set_new(reply, "binding", json_string("request"));
 		json_object_set_new(reply, "note", json_string(proxy_note(vh, rule)));

@@ -144,7 +144,8 @@ px_request_end(struct sy_worker *w, struct sy_proxy *px)
 }
 
 /* The router's own answer, queued to the client; `close` ends the
- * connection after it. */
+ * connection after it. custom_body: a static rule's body, sent as it is
+ * even when empty (resolve reports it so); NULL: our page for the status. */
 static void
 px_answer(struct sy_worker *w, struct sy_proxy *px, uint16_t status, enum sy_answer_reason why,
 	  const char *location, const char *custom_body, bool close)
@@ -155,7 +156,7 @@ px_answer(struct sy_worker *w, struct sy_proxy *px, uint16_t status, enum sy_ans
 
 	if (location != NULL && location[0]) {
 		body[0] = '\0';
-	} else if (custom_body != NULL && custom_body[0]) {
+	} else if (custom_body != NULL) {
 		snprintf(body, sizeof(body), "%s", custom_body);
 		type = "text/plain";
 	} else {
@@ -634,7 +635,8 @@ px_request_head(struct sy_worker *w, struct sy_proxy *px)
 		/* The body, if any, is read and dropped (REQ_BODY with no
 		 * backend leg), so the next request can be found. */
 		px->req_state = req.framing == SY_PX_BODY_NONE ? SY_PX_REQ_DONE : SY_PX_REQ_BODY;
-		px_answer(w, px, tg.status, tg.why, tg.location, tg.body, px->close_after);
+		px_answer(w, px, tg.status, tg.why, tg.location, tg.rule_body ? tg.body : NULL,
+			  px->close_after);
 		px_client_consumed(w, px);
 		return true;
 	}

@@ -37,6 +37,9 @@ struct px_target {
 	uint16_t be_slot, alt_slot; /* the two endpoints' counters (sy_backend_stats.h) */
 	char location[384]; /* a redirect's */
 	char body[256];     /* a static answer's */
+	/* The rule gave the answer a body, possibly empty (an HTTPProxy's
+	 * direct response, as Envoy's): sent as it is, no page of ours. */
+	bool rule_body;
 };
 
 /*

@@ -368,6 +368,7 @@ px_route(struct sy_worker *w, const struct sy_px_req *req, const uint8_t *head,
 		}
 		snprintf(out->body, sizeof(out->body), "%s",
 			 rule->action == SY_ACTION_STATIC && sy_rule_body(rule) ? sy_rule_body(rule) : "");
+		out->rule_body = rule->action == SY_ACTION_STATIC && sy_rule_body(rule) != NULL;
 		return;
 	}
 	ep = -1;

@@ -272,6 +272,10 @@ class Lab:
                 return "re-encrypt: the lab backend's certificate is not the route's destination CA"
             if tls not in ("edge", "passthrough"):
                 return "https:// to a vhost without TLS (tls %s)" % tls
+            if r.get("client_certificate") == "required" and not want.get("client_cert"):
+                # Without a certificate the handshake fails: no HTTP answer at all.
+                return {"no_http": True, "why": "a client certificate is required, none sent",
+                        "error_re": r"certificate|alert|handshake"}
         split = [s for s in r.get("split") or [] if (s.get("share") or 0) > 0]
         if len(split) > 1:
             # One request shows one of the rules: checked when each of them is a backend
@@ -289,13 +293,17 @@ class Lab:
             e = {"status": r.get("status")}
             if r.get("body") is not None:
                 e["body"] = r.get("body")
+            elif (want.get("method") or "GET").upper() != "HEAD":
+                # No body of the rule's: the router's own page for the status.
+                e["own_page"] = True
             return e
         if action == "none":
             return {"status": r.get("status")}
         if action == "backend":
             if r.get("status") is not None and r.get("tls") == "passthrough" and scheme == "https":
                 # The router cannot answer inside the client's TLS: no HTTP answer at all.
-                return {"no_http": True}
+                return {"no_http": True, "why": "passthrough: the router cannot answer inside "
+                        "the client's TLS"}
             if r.get("status") is not None:
                 return {"status": r.get("status")}
             eps = r.get("endpoints") or []
@@ -311,17 +319,13 @@ class Lab:
             return {"backend": sorted(set(names))}
         return "action %s" % action
 
-    def curl(self, url, want):
-        """Send the request from the client namespace to routerd's client address.
-        Returns {"status", "headers": {lower name: value}, "body"} or {"error"}."""
+    def curl_command(self, url, want, hfile, bfile, cert=None):
+        """The curl command line for the request (run in the client namespace); cert:
+        (certificate file, key file) to present when the server asks for one."""
         u = urllib.parse.urlsplit(url)
         scheme = u.scheme.lower()
         port = 443 if scheme == "https" else 80
-        hfile, bfile = os.path.join(self.curl_dir, "h"), os.path.join(self.curl_dir, "b")
-        for f in (hfile, bfile):
-            if os.path.exists(f):
-                os.unlink(f)
-        cmd = ["ip", "netns", "exec", self.env["LAB_NS_CLIENT"], "curl", "-sS", "-g",
+        cmd = ["ip", "netns", "exec", self.env.get("LAB_NS_CLIENT", "?"), "curl", "-sS", "-g",
                "--path-as-is", "-m", "5", "-k", "-D", hfile, "-o", bfile, "-w", "%{http_code}"]
         host = u.hostname or ""
         if re.fullmatch(r"[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?", host) and \
@@ -334,9 +338,32 @@ class Lab:
             cmd.append("-I")
         elif method != "GET":
             cmd += ["-X", method]
+        if cert:
+            cmd += ["--cert", cert[0], "--key", cert[1]]
         for k, v in (want.get("headers") or {}).items():
-            cmd += ["-H", "%s: %s" % (k, v)]
+            # curl drops a header given as "Name:" or "Name: " (that form removes one
+            # of its own); "Name;" sends it with an empty value.
+            cmd += ["-H", "%s: %s" % (k, v) if str(v).strip() else "%s;" % k]
         cmd.append(url)
+        return cmd
+
+    def curl(self, url, want):
+        """Send the request from the client namespace to routerd's client address.
+        Returns {"status", "headers": {lower name: value}, "body"} or {"error"}."""
+        hfile, bfile = os.path.join(self.curl_dir, "h"), os.path.join(self.curl_dir, "b")
+        for f in (hfile, bfile):
+            if os.path.exists(f):
+                os.unlink(f)
+        cert = None
+        if want.get("client_cert_pem"):
+            # run.py put the PEMs of the case's Secret here (want["client_cert"])
+            cert = (os.path.join(self.curl_dir, "client.crt"),
+                    os.path.join(self.curl_dir, "client.key"))
+            for path, pem in zip(cert, want["client_cert_pem"]):
+                fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+                with os.fdopen(fd, "wb") as f:
+                    f.write(pem)
+        cmd = self.curl_command(url, want, hfile, bfile, cert)
         p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         code = p.stdout.strip()
         if p.returncode != 0 or not code.isdigit() or code == "000":
@@ -367,11 +394,11 @@ class Lab:
         got = self.curl(full, want)
         said = self._said(r)
         if exp.get("no_http"):
-            if "error" in got:
-                return "agree", "resolve said %s (passthrough); the data plane gave %s" % (
-                    said, got["error"])
-            return "disagree", "resolve said %s (passthrough: no HTTP answer); the data plane " \
-                "answered %d" % (said, got["status"])
+            if "error" in got and re.search(exp.get("error_re", ""), got["error"]):
+                return "agree", "resolve said %s (%s); the data plane gave %s" % (
+                    said, exp["why"], got["error"])
+            return "disagree", "resolve said %s (%s: no HTTP answer); the data plane " \
+                "answered %s" % (said, exp["why"], got.get("error") or got.get("status"))
         if "error" in got:
             return "disagree", "resolve said %s; the data plane gave %s" % (said, got["error"])
         did = "%d" % got["status"]
@@ -388,6 +415,11 @@ class Lab:
             ok = False
         if "body" in exp and got["body"] != exp["body"] and \
                 got["body"].rstrip("\n") != exp["body"].rstrip("\n"):
+            ok = False
+        if exp.get("own_page") and not (
+                got["headers"].get("content-type", "").startswith("text/html") and
+                "<h1>%d " % got["status"] in got["body"]):
+            did += " %s body %r" % (got["headers"].get("content-type"), got["body"][:80])
             ok = False
         if "backend" in exp:
             if not 200 <= got["status"] < 300 or got["headers"].get("x-backend") not in exp["backend"]:
@@ -408,4 +440,6 @@ class Lab:
                                             for e in r.get("endpoints") or [])
         if a == "static" and r.get("body") is not None:
             s += " body %r" % r.get("body")
+        elif a == "static":
+            s += " body null (the router's own page)"
         return s

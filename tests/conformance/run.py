@@ -8,6 +8,7 @@ Exit status: 0 when every project case passed or was skipped and every peer case
 in peer-fit.json passed; 1 otherwise; 2 on a usage or setup problem.
 """
 import argparse
+import base64
 import copy
 import glob
 import json
@@ -98,6 +99,22 @@ class Routerd:
         self.file = None
         self.log = None
         self.supported = {}
+        self.written = {}
+
+    def router_addresses(self):
+        """The addresses this routerd was given, as an Ingress's status.loadBalancer.ingress
+        lists them (control/kinds/ingress.c lb_ips, no Router object): the config's
+        `listen` addresses, else its ports' ([] without --lab: no ports, no listen)."""
+        cfg = self.written or {}
+        addrs = list((cfg.get("listen") or {}).get("addresses") or [])
+        if not addrs:
+            for p in cfg.get("ports") or []:
+                addrs += [a.split("/")[0] for a in (p.get("ipv4") or []) + (p.get("ipv6") or [])]
+        out = []
+        for a in addrs:
+            if {"ip": a} not in out:
+                out.append({"ip": a})
+        return out
 
     def ensure(self, extra):
         cfg = dict(BASE_CONFIG)
@@ -108,6 +125,7 @@ class Routerd:
         if self.lab is not None:
             for k, v in self.lab.routerd_config().items():
                 cfg[k] = dict(cfg[k], **v) if isinstance(cfg.get(k), dict) else v
+        self.written = cfg
         self.dir = tempfile.mkdtemp(prefix="sy-conformance-")
         cfg["control_socket"] = os.path.join(self.dir, "routerd.sock")
         cfg["state_dir"] = os.path.join(self.dir, "state")
@@ -402,6 +420,19 @@ def check_invalid_or_rejected(ctx, key, pats):
             ctx.fail("%s: %r does not match /%s/" % (key, text, p))
 
 
+def router_addresses(ctx, want):
+    """want with every "$router_addresses" replaced by the addresses this routerd was given
+    (an Ingress's status.loadBalancer.ingress: [] without --lab, the lab's listen address
+    with it): expectations about the router's own addresses hold in both modes."""
+    if want == "$router_addresses":
+        return ctx.rd.router_addresses()
+    if isinstance(want, dict):
+        return {k: router_addresses(ctx, v) for k, v in want.items()}
+    if isinstance(want, list):
+        return [router_addresses(ctx, v) for v in want]
+    return want
+
+
 def check_status(ctx, key, want):
     if "invalid_or_rejected" in want:
         check_invalid_or_rejected(ctx, key, want["invalid_or_rejected"])
@@ -496,9 +527,9 @@ def check_status(ctx, key, want):
     if "status" in want and want["status"] is None:
         if status:
             ctx.fail("%s: status %s, want none" % (key, json.dumps(status)))
-    elif "status" in want and not subset(status, want["status"]):
-        ctx.fail("%s: status %s does not contain %s" % (key, json.dumps(status),
-                                                        json.dumps(want["status"])))
+    elif "status" in want and not subset(status, router_addresses(ctx, want["status"])):
+        ctx.fail("%s: status %s does not contain %s" % (
+            key, json.dumps(status), json.dumps(router_addresses(ctx, want["status"]))))
 
 
 def check_resolve(ctx, url, want, tolerance):
@@ -564,12 +595,33 @@ def check_resolve(ctx, url, want, tolerance):
     return r
 
 
+def client_cert_pems(ctx, ref):
+    """(certificate PEM, key PEM) of the case's kubernetes.io/tls Secret "ns/name" (a
+    resolve expectation's client_cert: what the lab's curl presents), or why not."""
+    for st in ctx.case.get("steps") or []:
+        for o in st.get("apply") or []:
+            md = o.get("metadata") or {}
+            if o.get("kind") == "Secret" and "%s/%s" % (md.get("namespace"), md.get("name")) == ref:
+                data = o.get("data") or {}
+                try:
+                    return (base64.b64decode(data["tls.crt"]), base64.b64decode(data["tls.key"]))
+                except (KeyError, TypeError, ValueError) as e:
+                    return "no usable tls.crt/tls.key (%s)" % e
+    return "no such Secret among the case's inputs"
+
+
 def check_outside(ctx, url, want, r):
     """--lab: send the request through the data plane and compare with resolve's answer r."""
     if r is None:
         return
     full = url if "://" in url else "http://" + url
     what = "%s%s" % (want.get("method", "") + " " if "method" in want else "", full)
+    if want.get("client_cert"):
+        pems = client_cert_pems(ctx, want["client_cert"])
+        if isinstance(pems, str):
+            ctx.fail("lab: %s: client_cert %s: %s" % (what, want["client_cert"], pems))
+            return
+        want = dict(want, client_cert_pem=pems)
     verdict, text = ctx.rd.lab.check(url, want, r)
     if verdict == "unchecked":
         ctx.lab["not_checked"].append("%s: %s" % (what, text))

@@ -4,7 +4,11 @@
 to lab addresses and back, and the comparison of a data-plane answer with a resolve answer
 (curl replaced by canned answers), including the disagreements it must report. TAP."""
 import os
+import shutil
+import socket
+import subprocess
 import sys
+import threading
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.dont_write_bytecode = True
@@ -92,6 +96,33 @@ ST = {"action": "static", "status": 410, "body": "gone", "match": True}
 ok(verdict(ST, dict(ans(410), body="gone\n"))[0] == "agree" and
    verdict(ST, dict(ans(410), body="other"))[0] == "disagree",
    "static: status and body")
+PAGE = "<html><body><h1>502 Bad Gateway</h1></body></html>\n"
+EMPTY = {"action": "static", "status": 502, "body": "", "match": True}
+ok(verdict(EMPTY, ans(502))[0] == "agree" and
+   verdict(EMPTY, dict(ans(502, **{"content-type": "text/html"}), body=PAGE))[0] == "disagree",
+   "static with an empty body: an empty answer, not the router's page (hp-service-missing)")
+OWN = {"action": "static", "status": 502, "body": None, "match": True}
+ok(verdict(OWN, dict(ans(502, **{"content-type": "text/html"}), body=PAGE))[0] == "agree" and
+   verdict(OWN, dict(ans(502, **{"content-type": "text/plain"})))[0] == "disagree" and
+   verdict(OWN, dict(ans(502, **{"content-type": "text/html"}), body=PAGE.replace("502", "503")))[0]
+   == "disagree",
+   "static without a body: the router's own page for that status")
+ok(verdict(OWN, ans(502), want={"method": "HEAD"})[0] == "agree",
+   "static without a body, HEAD: the status alone")
+MTLS = dict(BE, tls="edge", client_certificate="required")
+alert = {"error": "no HTTP answer (curl exit 56: tlsv13 alert certificate required)"}
+ok(verdict(MTLS, alert, "https://h.test/")[0] == "agree" and
+   verdict(MTLS, ans(200, **{"x-backend": "10.2.4.8:8080"}), "https://h.test/")[0] == "disagree" and
+   verdict(MTLS, {"error": "no HTTP answer (curl exit 28: timed out)"}, "https://h.test/")[0]
+   == "disagree",
+   "client certificate required, none sent: the handshake is refused, nothing else agrees")
+cw = {"client_cert": "t/cert", "client_cert_pem": (b"c", b"k")}
+ok(verdict(MTLS, ans(200, **{"x-backend": "10.2.4.8:8080"}), "https://h.test/", cw)[0] == "agree"
+   and verdict(MTLS, alert, "https://h.test/", cw)[0] == "disagree",
+   "client certificate required and sent: compared as any backend answer")
+cmd = lab.curl_command("https://h.test/", cw, "h", "b", ("c.pem", "k.pem"))
+ok(cmd[cmd.index("--cert") + 1] == "c.pem" and cmd[cmd.index("--key") + 1] == "k.pem",
+   "the client certificate is given to curl", cmd)
 PT = {"action": "backend", "status": 503, "tls": "passthrough", "match": True, "endpoints": []}
 ok(verdict(PT, {"error": "reset"}, "https://h.test/")[0] == "agree" and
    verdict(PT, ans(503), "https://h.test/")[0] == "disagree",
@@ -104,5 +135,50 @@ SPLIT = dict(BE, split=[{"share": 0.5, "action": "backend", "services": [{"endpo
                         {"share": 0.5, "action": "backend", "services": [{"endpoints": 0}]}])
 ok(verdict(SPLIT, ans(200))[0] == "unchecked",
    "a split with a rule without endpoints is not checked from outside")
+
+
+def headers_received(want):
+    """The request head curl sends with the -H arguments of the lab's command line for want
+    (to a one-shot server on 127.0.0.1): what the data plane would see."""
+    cmd = lab.curl_command("http://h.test/", want, "/dev/null", "/dev/null")
+    hs = [a for i, a in enumerate(cmd) if i > 0 and cmd[i - 1] == "-H"]
+    srv = socket.socket()
+    srv.bind(("127.0.0.1", 0))
+    srv.listen(1)
+    srv.settimeout(5)
+    got = []
+
+    def serve():
+        try:
+            c, _ = srv.accept()
+            c.settimeout(5)
+            data = b""
+            while b"\r\n\r\n" not in data:
+                d = c.recv(4096)
+                if not d:
+                    break
+                data += d
+            got.append(data.decode("latin-1"))
+            c.sendall(b"HTTP/1.1 204 No Content\r\nConnection: close\r\n\r\n")
+            c.close()
+        except OSError:
+            pass
+    t = threading.Thread(target=serve)
+    t.start()
+    args = sum([["-H", h] for h in hs], [])
+    subprocess.run(["curl", "-sS", "-m", "5", "-o", "/dev/null"] + args +
+                   ["http://127.0.0.1:%d/" % srv.getsockname()[1]],
+                   stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    t.join()
+    srv.close()
+    return [ln.lower() for ln in (got[0] if got else "").split("\r\n")]
+
+
+if shutil.which("curl"):
+    seen = headers_received({"headers": {"x-debug": "", "x-other": "1"}})
+    ok("x-debug:" in seen and "x-other: 1" in seen,
+       "a header with an empty value is sent (hp-header-present: curl drops \"x-debug: \")", seen)
+else:
+    ok(True, "# SKIP no curl")
 print("1..%d" % N)
 sys.exit(1 if FAILED else 0)
