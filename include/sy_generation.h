@@ -284,6 +284,34 @@ struct sy_filter {
 	uint64_t key;
 };
 
+/* Which backend answers a route's retry policy sends again (Envoy's
+ * retry_on, as Contour's retryPolicy.retryOn names them). */
+enum sy_retry_on {
+	SY_RETRY_5XX = 1 << 0,           /* 5xx: any 5xx */
+	SY_RETRY_GATEWAY_ERROR = 1 << 1, /* gateway-error: 502, 503, 504 */
+	SY_RETRY_4XX = 1 << 2,           /* retriable-4xx: 409 */
+	SY_RETRY_CODES = 1 << 3,         /* retriable-status-codes: retry_codes */
+};
+#define SY_RETRY_CODES_MAX 4
+
+/* Does a route's retry policy send a response of this status again? */
+static inline bool
+sy_retry_status(uint8_t on, const uint16_t *codes, uint16_t status)
+{
+	unsigned i;
+
+	if ((on & SY_RETRY_5XX) && status >= 500 && status < 600)
+		return true;
+	if ((on & SY_RETRY_GATEWAY_ERROR) && status >= 502 && status <= 504)
+		return true;
+	if ((on & SY_RETRY_4XX) && status == 409)
+		return true;
+	for (i = 0; (on & SY_RETRY_CODES) && i < SY_RETRY_CODES_MAX; i++)
+		if (codes[i] == status)
+			return true;
+	return false;
+}
+
 /* What few rules have: predicates, filters, an answer of the router's own
  * (redirect, static) or a sticky cookie. Apart, in the vhost's block, so
  * that a million plain rules are one cache line each. */
@@ -311,6 +339,12 @@ struct sy_rule_more {
 	 * address, at most conn_max open connections, conn_rate_max new ones
 	 * in 3 s, http_rate_max requests in 10 s; 0: no limit. */
 	uint32_t conn_max, conn_rate_max, http_rate_max;
+	/* Contour's retryPolicy: a request answered with a status retry_on
+	 * names (enum sy_retry_on; SY_RETRY_CODES: one of retry_codes) goes
+	 * again, at most retry_count times (0: no policy). */
+	uint8_t retry_count;
+	uint8_t retry_on;
+	uint16_t retry_codes[SY_RETRY_CODES_MAX];
 };
 
 struct sy_rule {

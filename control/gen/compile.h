@@ -102,6 +102,9 @@ struct sy_edge_policy_in {
 	uint32_t tunnel_timeout_ms;
 	uint32_t conn_max, conn_rate_max, http_rate_max; /* rate-limit-connections */
 	uint32_t pod_max_conns; /* pod-concurrent-connections: the pool's max_conns */
+	uint8_t retry_count;    /* Contour's retryPolicy (sy_rule_more); 0: none */
+	uint8_t retry_on;
+	uint16_t retry_codes[SY_RETRY_CODES_MAX];
 };
 
 /* A rule a kind would serve, before claims across kinds are settled. All

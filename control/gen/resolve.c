@@ -63,6 +63,26 @@ parse_url(const char *url, struct url_parts *u)
 
 #define HITS_MAX 64
 
+/* A route's retry policy as resolve shows it: {"count", "on", "codes"}. */
+static json_t *
+retry_json(const struct sy_rule_more *m)
+{
+	json_t *on = json_array(), *codes = json_array();
+	unsigned i;
+
+	if (m->retry_on & SY_RETRY_5XX)
+		json_array_append_new(on, json_string("5xx"));
+	if (m->retry_on & SY_RETRY_GATEWAY_ERROR)
+		json_array_append_new(on, json_string("gateway-error"));
+	if (m->retry_on & SY_RETRY_4XX)
+		json_array_append_new(on, json_string("retriable-4xx"));
+	if (m->retry_on & SY_RETRY_CODES)
+		json_array_append_new(on, json_string("retriable-status-codes"));
+	for (i = 0; i < SY_RETRY_CODES_MAX && m->retry_codes[i] != 0; i++)
+		json_array_append_new(codes, json_integer(m->retry_codes[i]));
+	return json_pack("{s:i, s:o, s:o}", "count", m->retry_count, "on", on, "codes", codes);
+}
+
 /*
  * A redirect's Location for this request, as the data plane makes it
  * (proxy_route.c): a fixed one as it is; a template (sy_redirect.h) with
@@ -654,6 +674,8 @@ sy_ops_resolve(struct sy_router *r, const json_t *req)
 	if (rule->action == SY_ACTION_BACKEND)
 		json_object_set_new(reply, "strategy",
 				    json_string(sy_lb_strategy_name(rule->pool->strategy)));
+	if (rule->action == SY_ACTION_BACKEND && rule->more != NULL && rule->more->retry_count != 0)
+		json_object_set_new(reply, "retry", retry_json(rule->more));
 	ub = rule_url_backend(rule);
 	if (ub != NULL)
 		json_object_set_new(reply, "backend", url_backend_json(ub));

@@ -24,9 +24,10 @@
  *    skipClientCertValidation, optionalClientCertificate,
  *    forwardClientCertificate and certificateRevocationList are refused at
  *    apply (not done);
- *  - retryPolicy and mirror services are validated; the data plane neither
- *    retries nor mirrors, so a mirror service gets no traffic and
- *    `routerctl resolve` shows no retry (docs/routing.md).
+ *  - retryPolicy: a response whose status retryOn names (5xx by default)
+ *    sends the request again, up to count times (route_retry); mirror
+ *    services are validated, not mirrored: a mirror service gets no
+ *    traffic (docs/routing.md).
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -514,6 +515,45 @@ check_timeouts(const json_t *tp, const char *who, const char *base, struct sy_er
 	return bad;
 }
 
+/*
+ * retryOn's values as SY_RETRY_* bits into *on (NULL: check only); -1 for
+ * a value Envoy does not know. reset and connect-failure are what the
+ * proxy retries anyway (once, before any response: proxy_http.c px_retry);
+ * refused-stream, retriable-headers and the gRPC ones need HTTP/2 or
+ * headers this router does not read: accepted, without effect.
+ */
+static int
+retry_on(const json_t *list, uint8_t *on)
+{
+	static const struct {
+		const char *name;
+		uint8_t bit;
+	} names[] = {
+		{ "5xx", SY_RETRY_5XX },
+		{ "gateway-error", SY_RETRY_GATEWAY_ERROR },
+		{ "retriable-4xx", SY_RETRY_4XX },
+		{ "retriable-status-codes", SY_RETRY_CODES },
+		{ "reset", 0 }, { "connect-failure", 0 }, { "refused-stream", 0 },
+		{ "retriable-headers", 0 }, { "cancelled", 0 }, { "deadline-exceeded", 0 },
+		{ "internal", 0 }, { "resource-exhausted", 0 }, { "unavailable", 0 },
+	};
+	const json_t *v;
+	size_t i, k;
+
+	if (!json_is_array(list))
+		return -1;
+	json_array_foreach(list, i, v) {
+		for (k = 0; k < sizeof(names) / sizeof(names[0]); k++)
+			if (json_is_string(v) && strcmp(json_string_value(v), names[k].name) == 0)
+				break;
+		if (k == sizeof(names) / sizeof(names[0]))
+			return -1;
+		if (on != NULL)
+			*on |= names[k].bit;
+	}
+	return 0;
+}
+
 static int
 check_retry(const json_t *rp, const char *who, const char *base, struct sy_errors *errs)
 {
@@ -532,6 +572,26 @@ check_retry(const json_t *rp, const char *who, const char *base, struct sy_error
 	snprintf(f, sizeof(f), "%s.perTryTimeout", base);
 	if (check_duration(json_object_get(rp, "perTryTimeout"), who, f, errs) < 0)
 		bad = -1;
+	snprintf(f, sizeof(f), "%s.retryOn", base);
+	if (present(json_object_get(rp, "retryOn")) && retry_on(json_object_get(rp, "retryOn"), NULL) < 0)
+		bad = sy_err_add(errs, "invalid", who, f,
+				 "must be a list of 5xx, gateway-error, reset, connect-failure, "
+				 "retriable-4xx, refused-stream, retriable-status-codes, "
+				 "retriable-headers, cancelled, deadline-exceeded, internal, "
+				 "resource-exhausted or unavailable");
+	snprintf(f, sizeof(f), "%s.retriableStatusCodes", base);
+	if (present(json_object_get(rp, "retriableStatusCodes"))) {
+		const json_t *codes = json_object_get(rp, "retriableStatusCodes"), *c;
+		size_t i;
+
+		if (!json_is_array(codes) || json_array_size(codes) > SY_RETRY_CODES_MAX)
+			bad = sy_err_add(errs, "invalid", who, f, "must be a list of at most %d status codes",
+					 SY_RETRY_CODES_MAX);
+		json_array_foreach(codes, i, c)
+			if (!json_is_integer(c) || json_integer_value(c) < 100 ||
+			    json_integer_value(c) > 599)
+				bad = sy_err_add(errs, "invalid", who, f, "must be status codes 100-599");
+	}
 	return bad;
 }
 
@@ -1101,6 +1161,48 @@ direct_response(struct hp_ctx *hc, struct hp_state *st, const struct hp_conds *c
  * the proxy's routes are to be dropped (Contour's `return nil`), with the
  * error in st's status.
  */
+/* The route's edge policies, zeroed, in the compile's scratch. */
+static struct sy_edge_policy_in *
+edge_of(struct hp_ctx *hc)
+{
+	return sy_arena_alloc(hc->cx->scratch, sizeof(struct sy_edge_policy_in));
+}
+
+/*
+ * retryPolicy (Contour's internal/dag: count defaults to 1, retryOn to
+ * 5xx): the statuses that send a request again, and how many times (at
+ * most 255 here). perTryTimeout is not applied: each try has the route's
+ * server timeout. -1 on out of memory.
+ */
+static int
+route_retry(struct hp_ctx *hc, const json_t *rp, struct sy_rule_in *r)
+{
+	struct sy_edge_policy_in *e;
+	const json_t *count = json_object_get(rp, "count"), *codes, *c;
+	json_int_t n = json_is_integer(count) && json_integer_value(count) > 0 ? json_integer_value(count)
+									     : 1;
+	uint8_t on = 0;
+	size_t i;
+
+	if (json_is_array(json_object_get(rp, "retryOn")) &&
+	    json_array_size(json_object_get(rp, "retryOn")) > 0)
+		(void)retry_on(json_object_get(rp, "retryOn"), &on);
+	else
+		on = SY_RETRY_5XX;
+	if (on == 0)
+		return 0; /* only values that need nothing more of us */
+	if (r->edge == NULL && (r->edge = edge_of(hc)) == NULL)
+		return -1;
+	e = (struct sy_edge_policy_in *)r->edge;
+	e->retry_count = (uint8_t)(n > 255 ? 255 : n);
+	e->retry_on = on;
+	codes = json_object_get(rp, "retriableStatusCodes");
+	json_array_foreach(codes, i, c)
+		if (i < SY_RETRY_CODES_MAX)
+			e->retry_codes[i] = (uint16_t)json_integer_value(c);
+	return 0;
+}
+
 static int __attribute__((noinline))
 route_rule(struct hp_ctx *hc, struct hp_state *st, const json_t *route, struct hp_conds *cs,
 	   const struct hp_root *root)
@@ -1219,19 +1321,19 @@ route_rule(struct hp_ctx *hc, struct hp_state *st, const json_t *route, struct h
 		sy_contour_health(json_object_get(route, "healthCheckPolicy"), 5, &r.hc);
 	if (json_is_string(json_object_get(tp, "response"))) {
 		uint64_t ms = 0;
-		struct sy_edge_policy_in *e;
 
 		/* "infinity" (0): the router's own server timeout. */
 		if (parse_duration(json_string_value(json_object_get(tp, "response")), &ms) == 0 &&
 		    ms > 0) {
-			e = sy_arena_alloc(hc->cx->scratch, sizeof(*e));
-			if (e == NULL)
+			if (r.edge == NULL && (r.edge = edge_of(hc)) == NULL)
 				return hc->rc = -ENOMEM;
-			memset(e, 0, sizeof(*e));
-			e->server_timeout_ms = ms > UINT32_MAX ? UINT32_MAX : (uint32_t)ms;
-			r.edge = e;
+			((struct sy_edge_policy_in *)r.edge)->server_timeout_ms =
+				ms > UINT32_MAX ? UINT32_MAX : (uint32_t)ms;
 		}
 	}
+	if (json_is_object(json_object_get(route, "retryPolicy")) &&
+	    route_retry(hc, json_object_get(route, "retryPolicy"), &r) < 0)
+		return hc->rc = -ENOMEM;
 	return pend_add(hc, &r) < 0 ? -1 : 0;
 }
 

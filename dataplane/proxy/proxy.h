@@ -23,6 +23,7 @@
 
 #include "proxy/px_msg.h"
 #include "sy_access_log.h"
+#include "sy_generation.h"
 #include "tcp/tcb.h"
 #include "tls/tls.h"
 
@@ -104,6 +105,11 @@ struct sy_proxy {
 	uint16_t alt_port;
 	uint16_t alt_stat_slot; /* its counters (sy_backend_stats.h) */
 	bool replay_idempotent;
+	/* The route's retry policy for the request in flight (sy_rule_more,
+	 * copied: the exchange may outlive its generation): tries left, and
+	 * the statuses that use one. */
+	uint8_t retries_left, retry_on;
+	uint16_t retry_codes[SY_RETRY_CODES_MAX];
 	uint8_t req_framing, resp_framing; /* enum sy_px_framing */
 	uint64_t req_left, resp_left;      /* LENGTH: body bytes still to forward */
 	struct sy_px_chunked req_chunk, resp_chunk;

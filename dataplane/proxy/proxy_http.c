@@ -574,6 +574,12 @@ px_request_head(struct sy_worker *w, struct sy_proxy *px)
 	px->tunnel_ms = tg.rule != NULL && tg.rule->more != NULL && tg.rule->more->tunnel_timeout_ms
 				? tg.rule->more->tunnel_timeout_ms
 				: SY_PROXY_TIMEOUT_TUNNEL_MS;
+	px->retries_left = 0;
+	if (tg.rule != NULL && tg.rule->more != NULL && tg.rule->more->retry_count != 0) {
+		px->retries_left = tg.rule->more->retry_count;
+		px->retry_on = tg.rule->more->retry_on;
+		memcpy(px->retry_codes, tg.rule->more->retry_codes, sizeof(px->retry_codes));
+	}
 	px->stat_slot = tg.rule != NULL ? tg.rule->stat_slot : 0;
 	/* The connection's active flow is its latest request's route's. */
 	sy_conn_stats_bind(w, px->cc, px->stat_slot);
@@ -699,7 +705,9 @@ px_request_head(struct sy_worker *w, struct sy_proxy *px)
 	/* A copy to send again (px_retry): a request without a body, in the
 	 * clear, that can go again, to a kept leg the backend may be
 	 * closing (idempotent only), or to a new one that may be refused
-	 * (any method: a refused connect delivered nothing). */
+	 * (any method: a refused connect delivered nothing), or that its
+	 * route's retry policy may send again on the backend's answer (any
+	 * method, as Envoy's retry_on does). */
 	sy_mq_free(&px->replay);
 	px->alt_ip = tg.alt_ip;
 	px->alt_port = tg.alt_port;
@@ -707,7 +715,8 @@ px_request_head(struct sy_worker *w, struct sy_proxy *px)
 	px->be_stat_slot = tg.be_slot;
 	px->replay_idempotent = idempotent(&req);
 	if (req.framing == SY_PX_BODY_NONE && px->btls == NULL &&
-	    (px->replay_idempotent || (!px->leg_used && px->alt_ip.family != 0))) {
+	    (px->replay_idempotent || px->retries_left > 0 ||
+	     (!px->leg_used && px->alt_ip.family != 0))) {
 		struct rte_mbuf *copy = sy_mq_clone_range(&px->b.sndq, px->b.sndq.bytes - send_len,
 							  send_len, w->sh->pool);
 
@@ -884,6 +893,37 @@ px_retry(struct sy_worker *w, struct sy_proxy *px, bool delivered)
 	return px_replay(w, px, &ip, port);
 }
 
+/*
+ * The route's retry policy (Contour's retryPolicy): a response whose
+ * status it names is dropped with its connection and the request goes
+ * again, to the pick's next endpoint, then back and forth between the two,
+ * up to the policy's count. Passive health hears of the answer as of any
+ * (a 5xx is a failure). True when it went again.
+ */
+static bool
+px_retry_status(struct sy_worker *w, struct sy_proxy *px, uint16_t status)
+{
+	struct sy_addr ip = px->alt_ip.family != 0 ? px->alt_ip : px->be_ip;
+	uint16_t port = px->alt_ip.family != 0 ? px->alt_port : px->be_port;
+	uint16_t slot = px->alt_ip.family != 0 ? px->alt_stat_slot : px->be_stat_slot;
+
+	if (px->retries_left == 0 || px->replay.bytes == 0 || px->resp_sent ||
+	    !sy_retry_status(px->retry_on, px->retry_codes, status))
+		return false;
+	sy_lb_report(w, sy_addr_key32(&px->be_ip), px->be_port, status < 500);
+	px->retries_left--;
+	/* the next try's alternative: the endpoint that answered this one */
+	px->alt_ip = px->be_ip;
+	px->alt_port = px->be_port;
+	px->alt_stat_slot = px->be_stat_slot;
+	px->be_stat_slot = slot;
+	w->counters.proxy_status_retries++;
+	if (!px_replay(w, px, &ip, port))
+		return false;
+	px->deadline = in_ms(w, SY_PROXY_TIMEOUT_CONNECT_MS);
+	return true;
+}
+
 static bool
 px_response_head(struct sy_worker *w, struct sy_proxy *px)
 {
@@ -921,14 +961,16 @@ px_response_head(struct sy_worker *w, struct sy_proxy *px)
 		}
 		return false;
 	}
-	sy_mq_free(&px->replay); /* it answers */
 	n = RTE_MIN(in->bytes, (uint32_t)SY_PROXY_HEAD_MAX);
 	sy_mq_copy(in, 0, n, head);
 	st = sy_px_parse_response(head, n, SY_PROXY_HEAD_MAX, px->head_req, false, &resp);
 	if (st == SY_PX_MSG_MORE && (px_backend_fin(px) || b->state == SY_TCPS_CLOSED))
 		st = SY_PX_MSG_BAD;
 	if (st == SY_PX_MSG_MORE)
-		return false;
+		return false; /* a copy to send again stays until the status is known */
+	if (st == SY_PX_MSG_DONE && px_retry_status(w, px, resp.status))
+		return true;
+	sy_mq_free(&px->replay); /* it answers */
 	if (st != SY_PX_MSG_DONE) {
 		px_backend_failed(w, px, 502, SY_ANSWER_BACKEND_BROKEN);
 		return true;

@@ -203,4 +203,56 @@ t_run lab_client sh -c "printf 'GET / HTTP/1.1\r\nHost: hp.$D\r\nConnection: clo
 t_expect_out '^Reused' "hp's session resumes on hp (the check above can fail)"
 t_ok "sessions of another vhost do not skip the client certificate check"
 
+# retryPolicy: service e answers /healthz with the status in its health file, a (nginx) with
+# 200, round robin between them. Passive health ejects an endpoint after 5 failures (5xx) in
+# a row, so the 5xx part sends e 3 requests; the rest uses 429, which it counts a success.
+echo 503 > "$LAB_DIR/e.health"
+t_backend_service e 8085 python3 "$SY_SRC/tests/integration/pool_server.py" "$LAB_BACKEND_A_IP" 8085 \
+	pool-e "$LAB_DIR/e.health"
+retry_proxy() { # retry_proxy NAME POLICY
+	rctl apply -f - <<EOF
+apiVersion: projectcontour.io/v1
+kind: HTTPProxy
+metadata: {name: $1, namespace: demo}
+spec:
+  virtualhost: {fqdn: $1.$D}
+  routes:
+  - conditions: [{prefix: /healthz}]
+    services: [{name: a, port: 80}, {name: e, port: 8085}]
+    loadBalancerPolicy: {strategy: RoundRobin}
+    $2
+EOF
+	t_expect_rc 0 "apply HTTPProxy $1"
+}
+statuses() { # statuses HOST N: N answers' status codes, one per line
+	t_run lab_client sh -c "for i in \$(seq $2); do curl -s -o /dev/null -w '%{http_code}\\n' -m 5 \
+		-H 'Host: $1.$D' http://$LAB_ROUTER_IP/healthz; done"
+}
+retries() { # retries: routerd's proxy_status_retries
+	rctl stats -o json
+	t_json "$T_OUT" 'd["total"]["proxy_status_retries"]'
+}
+retry_proxy retry5xx "retryPolicy: {count: 1}"
+retry_proxy noretry ""
+retry_proxy retrycodes "retryPolicy: {count: 2, retryOn: [retriable-status-codes], retriableStatusCodes: [429]}"
+r0=$(retries)
+statuses retry5xx 6
+[ "$(grep -c '^200$' <<<"$T_OUT")" = 6 ] ||
+	t_fail "retryPolicy (5xx by default): every request answered 200 (e's 503 sent again to a)" "$T_OUT"
+r1=$(retries)
+[ $((r1 - r0)) -ge 2 ] || t_fail "the 503s were sent again (proxy_status_retries $r0 -> $r1)" ""
+echo 429 > "$LAB_DIR/e.health"
+statuses noretry 20
+n429=$(grep -c '^429$' <<<"$T_OUT")
+[ "$n429" -ge 5 ] || t_fail "without a retryPolicy e's 429s reach the client (the checks can fail)" "$T_OUT"
+statuses retrycodes 20
+[ "$(grep -c '^200$' <<<"$T_OUT")" = 20 ] ||
+	t_fail "retriableStatusCodes [429]: every request answered 200" "$T_OUT"
+r2=$(retries)
+[ $((r2 - r1)) -ge 5 ] || t_fail "the 429s were sent again (proxy_status_retries $r1 -> $r2)" ""
+rctl resolve "http://retrycodes.$D/healthz" -o json
+t_json_expect "$T_OUT" 'd["retry"] == {"count": 2, "on": ["retriable-status-codes"], "codes": [429]}' \
+	"resolve shows the retry policy"
+t_ok "retryPolicy: 503s (default retryOn) and 429s (retriableStatusCodes) sent again, all answered 200 ($((r1 - r0)) and $((r2 - r1)) retries); without it $n429 of 20 got e's 429"
+
 t_finish
