@@ -199,6 +199,34 @@ push_gateway_routes(struct walk *w, const struct sy_object *gw)
 	push_key(w, SY_REL_GW_PARENT, gname);
 }
 
+/*
+ * The Gateways among the objects stating <type><name> (which read what
+ * changed: a certificate, a grant): as for a change of the Gateway, their
+ * routes (p) come, and through the Gateway's own keys as the walk expands
+ * it the routes on the hosts it covers; everything when one has an HTTPS
+ * listener without a hostname (it covers every host).
+ */
+static void
+push_readers_gateways(struct walk *w, char type, const char *name)
+{
+	char key[512];
+	const struct sy_rel_key *rk;
+	uint32_t i;
+
+	snprintf(key, sizeof(key), "%c%s", type, name);
+	rk = sy_relations_get(w->rel, key);
+	for (i = 0; rk != NULL && i < rk->n && w->err == 0; i++) {
+		const struct sy_object *gw = sy_rel_objs((struct sy_rel_key *)rk)[i];
+
+		if (gw->kind != &sy_kind_gateway)
+			continue;
+		if (gw_https(NULL, gw))
+			w->err = -E2BIG;
+		else
+			push_gateway_routes(w, gw);
+	}
+}
+
 /* "<ns>/<name>": the namespace into ns, the name returned (NULL: no '/'). */
 static const char *
 split_ns(const char *s, char *ns, size_t len)
@@ -237,56 +265,22 @@ expand(struct walk *w, struct sy_store *st, const char *key)
 	case SY_REL_SLICE: /* a seed only: slices do not compile */
 		push_key(w, SY_REL_SERVICE, name);
 		break;
-	case 'T': {
-		char tkey[512];
-		const struct sy_rel_key *rk;
-		uint32_t i;
-
-		push_key(w, SY_REL_SECRET, name);
+	case 'T':
 		/* A Gateway's certificate decides whether its HTTPS listener is
 		 * programmed, which the hosts of its routes and of other
-		 * Gateways' routes read: as a Gateway change, its routes (p) and,
-		 * through its own keys as the walk expands it, the routes on the
-		 * hosts it covers; everything for a listener without hostname. */
-		snprintf(tkey, sizeof(tkey), "%c%s", SY_REL_SECRET, name);
-		rk = sy_relations_get(w->rel, tkey);
-		for (i = 0; rk != NULL && i < rk->n && w->err == 0; i++) {
-			const struct sy_object *gw = sy_rel_objs((struct sy_rel_key *)rk)[i];
-
-			if (gw->kind != &sy_kind_gateway)
-				continue;
-			if (gw_https(NULL, gw))
-				w->err = -E2BIG;
-			else
-				push_gateway_routes(w, gw);
-		}
+		 * Gateways' routes read. */
+		push_key(w, SY_REL_SECRET, name);
+		push_readers_gateways(w, SY_REL_SECRET, name);
 		break;
-	}
 	case SY_REL_GW_WILD:
 		push_key(w, SY_REL_GW_COVER, name);
 		break;
-	case 'R': {
+	case 'R':
 		/* what reads the grants of namespace name: routes, and Gateways
-		 * whose certificates are there (with their routes, as for T) */
-		char rkey[512];
-		const struct sy_rel_key *rk;
-		uint32_t i;
-
+		 * whose certificates are there */
 		push_key(w, SY_REL_GRANT, name);
-		snprintf(rkey, sizeof(rkey), "%c%s", SY_REL_GRANT, name);
-		rk = sy_relations_get(w->rel, rkey);
-		for (i = 0; rk != NULL && i < rk->n && w->err == 0; i++) {
-			const struct sy_object *gw = sy_rel_objs((struct sy_rel_key *)rk)[i];
-
-			if (gw->kind != &sy_kind_gateway)
-				continue;
-			if (gw_https(NULL, gw))
-				w->err = -E2BIG;
-			else
-				push_gateway_routes(w, gw);
-		}
+		push_readers_gateways(w, SY_REL_GRANT, name);
 		break;
-	}
 	case SY_REL_GW_HOSTS:
 		push_key(w, SY_REL_GW_HOSTS, name);
 		break;

@@ -275,6 +275,15 @@ test_wildcard_and_default_come_and_go(void **state)
 	router_stop(&r);
 }
 
+/* GatewayClass sy, ours (the config's default gateway_controller). */
+static void
+apply_gateway_class(struct sy_router *r)
+{
+	ops_apply_ok(r, "{\"apiVersion\":\"gateway.networking.k8s.io/v1\",\"kind\":\"GatewayClass\","
+		     "\"metadata\":{\"name\":\"sy\"},\"spec\":{\"controllerName\":"
+		     "\"switchyard.io/gateway-controller\"}}");
+}
+
 /*
  * Gateway API objects share one relations key (control/kinds/gateway_common.h):
  * a change to a route or a Gateway recompiles the Gateway API objects and their
@@ -290,9 +299,7 @@ test_gateway_api_changes(void **state)
 	(void)state;
 	router_start(&r);
 	load_many(&r);
-	ops_apply_ok(&r, "{\"apiVersion\":\"gateway.networking.k8s.io/v1\",\"kind\":\"GatewayClass\","
-		  "\"metadata\":{\"name\":\"sy\"},\"spec\":{\"controllerName\":"
-		  "\"switchyard.io/gateway-controller\"}}");
+	apply_gateway_class(&r);
 	ops_apply_ok(&r, "{\"apiVersion\":\"gateway.networking.k8s.io/v1\",\"kind\":\"Gateway\","
 		  "\"metadata\":{\"name\":\"gw\",\"namespace\":\"ns1\"},\"spec\":{\"gatewayClassName\":"
 		  "\"sy\",\"listeners\":[{\"name\":\"http\",\"port\":80,\"protocol\":\"HTTP\","
@@ -365,9 +372,7 @@ test_gateway_api_route_scope(void **state)
 	(void)state;
 	router_start(&r);
 	load_many(&r);
-	ops_apply_ok(&r, "{\"apiVersion\":\"gateway.networking.k8s.io/v1\",\"kind\":\"GatewayClass\","
-		  "\"metadata\":{\"name\":\"sy\"},\"spec\":{\"controllerName\":"
-		  "\"switchyard.io/gateway-controller\"}}");
+	apply_gateway_class(&r);
 	ops_apply_ok(&r, "{\"apiVersion\":\"gateway.networking.k8s.io/v1\",\"kind\":\"Gateway\","
 		  "\"metadata\":{\"name\":\"gw\",\"namespace\":\"ns1\"},\"spec\":{\"gatewayClassName\":"
 		  "\"sy\",\"listeners\":[{\"name\":\"http\",\"port\":80,\"protocol\":\"HTTP\"},"
@@ -494,9 +499,7 @@ test_gateway_api_https_scope(void **state)
 	(void)state;
 	router_start(&r);
 	load_many(&r);
-	ops_apply_ok(&r, "{\"apiVersion\":\"gateway.networking.k8s.io/v1\",\"kind\":\"GatewayClass\","
-		  "\"metadata\":{\"name\":\"sy\"},\"spec\":{\"controllerName\":"
-		  "\"switchyard.io/gateway-controller\"}}");
+	apply_gateway_class(&r);
 	apply_cert(&r, "ns1");
 	apply_cert(&r, "ns2");
 	ops_apply_ok(&r, GW_HTTPS("plain", "{\"name\":\"http\",\"port\":80,\"protocol\":\"HTTP\"}"));
