@@ -1291,14 +1291,12 @@ lookup_check(const struct sy_generation *g, const struct qset *s)
 static void
 compile_opts(struct sy_router *r, struct sy_compile_opts *o, char *now, size_t len)
 {
-	sy_now_rfc3339(now, len);
-	memset(o, 0, sizeof(*o));
-	o->routing_subdomain = r->cfg.routing_subdomain;
-	o->router_name = r->cfg.router_name;
-	o->allow_wildcard_routes = r->cfg.allow_wildcard_routes;
-	o->cfg = &r->cfg;
-	o->no_route_status = r->cfg.no_route_status;
-	o->now = now;
+	/* routerd's own, the relations index included: without it a compile
+	 * takes other paths (a Service's EndpointSlices found by listing the
+	 * store), and the figure would not be routerd's. */
+	if (len < 32)
+		abort();
+	sy_router_compile_opts(r, o, now);
 }
 
 /* (a) load every object through the apply op. */
