@@ -112,10 +112,16 @@ rule_location(const struct sy_rule *r, const char *host, const char *target, cha
 		const struct sy_filter *f = &r->more->filters[i];
 
 		if (f->type == SY_FILTER_SET_PATH && f->s[0] != NULL) {
-			plen = (uint32_t)snprintf(path, sizeof(path), "%s", f->s[0]);
+			plen = (uint32_t)strlen(f->s[0]);
+			if (plen >= sizeof(path))
+				plen = 0; /* does not fit: as the data plane, no Location */
+			else
+				memcpy(path, f->s[0], plen + 1);
 		} else if (f->type == SY_FILTER_REPLACE_PATH_PREFIX && f->s[0] != NULL &&
 			   f->s[1] != NULL) {
 			plen = sy_path_replace_prefix(f->s[0], f->s[1], path, plen, tmp, sizeof(tmp));
+			if (plen == 0)
+				break; /* does not fit: no Location */
 			memcpy(path, tmp, plen + 1);
 		}
 	}

@@ -1161,11 +1161,14 @@ direct_response(struct hp_ctx *hc, struct hp_state *st, const struct hp_conds *c
  * the proxy's routes are to be dropped (Contour's `return nil`), with the
  * error in st's status.
  */
-/* The route's edge policies, zeroed, in the compile's scratch. */
+/* The route's edge policies: *e, made (zeroed, in the compile's scratch)
+ * the first time one is set. NULL on out of memory. */
 static struct sy_edge_policy_in *
-edge_of(struct hp_ctx *hc)
+edge_of(struct hp_ctx *hc, struct sy_edge_policy_in **e)
 {
-	return sy_arena_alloc(hc->cx->scratch, sizeof(struct sy_edge_policy_in));
+	if (*e == NULL)
+		*e = sy_arena_alloc(hc->cx->scratch, sizeof(**e));
+	return *e;
 }
 
 /*
@@ -1175,7 +1178,7 @@ edge_of(struct hp_ctx *hc)
  * server timeout. -1 on out of memory.
  */
 static int
-route_retry(struct hp_ctx *hc, const json_t *rp, struct sy_rule_in *r)
+route_retry(struct hp_ctx *hc, const json_t *rp, struct sy_edge_policy_in **edge)
 {
 	struct sy_edge_policy_in *e;
 	const json_t *count = json_object_get(rp, "count"), *codes, *c;
@@ -1191,9 +1194,8 @@ route_retry(struct hp_ctx *hc, const json_t *rp, struct sy_rule_in *r)
 		on = SY_RETRY_5XX;
 	if (on == 0)
 		return 0; /* only values that need nothing more of us */
-	if (r->edge == NULL && (r->edge = edge_of(hc)) == NULL)
+	if ((e = edge_of(hc, edge)) == NULL)
 		return -1;
-	e = (struct sy_edge_policy_in *)r->edge;
 	e->retry_count = (uint8_t)(n > 255 ? 255 : n);
 	e->retry_on = on;
 	codes = json_object_get(rp, "retriableStatusCodes");
@@ -1215,6 +1217,7 @@ route_rule(struct hp_ctx *hc, struct hp_state *st, const json_t *route, struct h
 	const char *repl, *strategy;
 	char prefix[1024];
 	struct sy_rule_in r;
+	struct sy_edge_policy_in *edge = NULL; /* r.edge, once a policy is set */
 	size_t i, j, n0 = cs->n;
 	int rc;
 
@@ -1325,15 +1328,15 @@ route_rule(struct hp_ctx *hc, struct hp_state *st, const json_t *route, struct h
 		/* "infinity" (0): the router's own server timeout. */
 		if (parse_duration(json_string_value(json_object_get(tp, "response")), &ms) == 0 &&
 		    ms > 0) {
-			if (r.edge == NULL && (r.edge = edge_of(hc)) == NULL)
+			if (edge_of(hc, &edge) == NULL)
 				return hc->rc = -ENOMEM;
-			((struct sy_edge_policy_in *)r.edge)->server_timeout_ms =
-				ms > UINT32_MAX ? UINT32_MAX : (uint32_t)ms;
+			edge->server_timeout_ms = ms > UINT32_MAX ? UINT32_MAX : (uint32_t)ms;
 		}
 	}
 	if (json_is_object(json_object_get(route, "retryPolicy")) &&
-	    route_retry(hc, json_object_get(route, "retryPolicy"), &r) < 0)
+	    route_retry(hc, json_object_get(route, "retryPolicy"), &edge) < 0)
 		return hc->rc = -ENOMEM;
+	r.edge = edge;
 	return pend_add(hc, &r) < 0 ? -1 : 0;
 }
 

@@ -28,37 +28,37 @@ def ok(cond, what, detail=""):
 
 
 EPS = {"apiVersion": "v1", "kind": "Endpoints", "metadata": {"namespace": "a", "name": "s"},
-       "subsets": [{"addresses": [{"ip": "10.2.4.8"}, {"ip": "fd00::1"}],
-                    "notReadyAddresses": [{"ip": "172.16.0.9"}],
+       "subsets": [{"addresses": [{"ip": "198.18.4.8"}, {"ip": "2001:2::1"}],
+                    "notReadyAddresses": [{"ip": "198.18.0.9"}],
                     "ports": [{"name": "http", "port": 8080}, {"port": 80}]}]}
 RG = {"apiVersion": "zalando.org/v1", "kind": "RouteGroup",
       "metadata": {"namespace": "a", "name": "rg"},
-      "spec": {"backends": [{"name": "n", "type": "network", "address": "HTTP://10.2.4.8"},
+      "spec": {"backends": [{"name": "n", "type": "network", "address": "HTTP://198.18.4.8"},
                             {"name": "l", "type": "lb",
-                             "endpoints": ["https://10.9.9.9:8443/x", "http://app.example.invalid"]}]}}
+                             "endpoints": ["https://198.18.9.9:8443/x", "http://app.example.invalid"]}]}}
 
 lab = lab_mode.Lab("/nonexistent")
 lab.map_cases([{"steps": [{"apply": [EPS, RG]}]}])
-ok(sorted(lab.fwd) == ["10.2.4.8", "10.9.9.9", "172.16.0.9"],
+ok(sorted(lab.fwd) == ["198.18.0.9", "198.18.4.8", "198.18.9.9"],
    "every IPv4 endpoint address of the inputs is mapped (IPv6 and host names are not)", lab.fwd)
 ok(all(a.startswith("198.19.") for a in lab.rev), "lab addresses are in 198.19.0.0/16", lab.rev)
-ok(sorted(lab.listen) == [("10.2.4.8", 80), ("10.2.4.8", 8080), ("10.9.9.9", 8443),
-                          ("172.16.0.9", 80), ("172.16.0.9", 8080)],
+ok(sorted(lab.listen) == [("198.18.0.9", 80), ("198.18.0.9", 8080), ("198.18.4.8", 80),
+                          ("198.18.4.8", 8080), ("198.18.9.9", 8443)],
    "a listener per (address, port) the inputs name", sorted(lab.listen))
 m = lab.map_objects([EPS, RG])
-ok(m[0]["subsets"][0]["addresses"][0]["ip"] == lab.fwd["10.2.4.8"] and
-   m[0]["subsets"][0]["addresses"][1]["ip"] == "fd00::1" and
-   m[0]["subsets"][0]["notReadyAddresses"][0]["ip"] == lab.fwd["172.16.0.9"],
+ok(m[0]["subsets"][0]["addresses"][0]["ip"] == lab.fwd["198.18.4.8"] and
+   m[0]["subsets"][0]["addresses"][1]["ip"] == "2001:2::1" and
+   m[0]["subsets"][0]["notReadyAddresses"][0]["ip"] == lab.fwd["198.18.0.9"],
    "Endpoints addresses rewritten to lab addresses", m[0])
-ok(EPS["subsets"][0]["addresses"][0]["ip"] == "10.2.4.8", "the case's own object is untouched")
-ok(m[1]["spec"]["backends"][0]["address"] == "HTTP://" + lab.fwd["10.2.4.8"] and
-   m[1]["spec"]["backends"][1]["endpoints"] == ["https://%s:8443/x" % lab.fwd["10.9.9.9"],
+ok(EPS["subsets"][0]["addresses"][0]["ip"] == "198.18.4.8", "the case's own object is untouched")
+ok(m[1]["spec"]["backends"][0]["address"] == "HTTP://" + lab.fwd["198.18.4.8"] and
+   m[1]["spec"]["backends"][1]["endpoints"] == ["https://%s:8443/x" % lab.fwd["198.18.9.9"],
                                                 "http://app.example.invalid"],
    "RouteGroup URLs rewritten, the rest of each URL kept", m[1]["spec"]["backends"])
-t = '{"endpoints":[{"address":"%s","port":8080}],"x":"%s9"}' % (lab.fwd["10.2.4.8"],
-                                                                lab.fwd["10.2.4.8"])
-ok(lab.unmap_text(t) == '{"endpoints":[{"address":"10.2.4.8","port":8080}],"x":"%s9"}'
-   % lab.fwd["10.2.4.8"], "replies mapped back, whole addresses only", lab.unmap_text(t))
+t = '{"endpoints":[{"address":"%s","port":8080}],"x":"%s9"}' % (lab.fwd["198.18.4.8"],
+                                                                lab.fwd["198.18.4.8"])
+ok(lab.unmap_text(t) == '{"endpoints":[{"address":"198.18.4.8","port":8080}],"x":"%s9"}'
+   % lab.fwd["198.18.4.8"], "replies mapped back, whole addresses only", lab.unmap_text(t))
 try:
     lab_mode.Lab("/x").map_cases([{"steps": [{"apply": [{"kind": "Endpoints", "subsets": [
         {"addresses": [{"ip": "198.19.1.1"}], "ports": [{"port": 80}]}]}]}]}])
@@ -73,11 +73,11 @@ def verdict(reply, answer, url="http://h.test/p", want=None):
 
 
 BE = {"action": "backend", "status": None, "tls": "none", "match": True,
-      "endpoints": [{"address": "10.2.4.8", "port": 8080, "share": 1.0}]}
+      "endpoints": [{"address": "198.18.4.8", "port": 8080, "share": 1.0}]}
 ans = lambda st, **h: {"status": st, "headers": h, "body": ""}  # noqa: E731
-ok(verdict(BE, ans(200, **{"x-backend": "10.2.4.8:8080"}))[0] == "agree",
+ok(verdict(BE, ans(200, **{"x-backend": "198.18.4.8:8080"}))[0] == "agree",
    "backend: a 2xx from a listed endpoint agrees")
-ok(verdict(BE, ans(200, **{"x-backend": "10.2.4.8:80"}))[0] == "disagree",
+ok(verdict(BE, ans(200, **{"x-backend": "198.18.4.8:80"}))[0] == "disagree",
    "backend: another endpoint disagrees")
 ok(verdict(BE, ans(302, location="https://h.test/p"))[0] == "disagree",
    "backend: a redirect disagrees (the OpenShift edge Redirect bug)")
@@ -112,12 +112,12 @@ ok(verdict(OWN, ans(502), want={"method": "HEAD"})[0] == "agree",
 MTLS = dict(BE, tls="edge", client_certificate="required")
 alert = {"error": "no HTTP answer (curl exit 56: tlsv13 alert certificate required)"}
 ok(verdict(MTLS, alert, "https://h.test/")[0] == "agree" and
-   verdict(MTLS, ans(200, **{"x-backend": "10.2.4.8:8080"}), "https://h.test/")[0] == "disagree" and
+   verdict(MTLS, ans(200, **{"x-backend": "198.18.4.8:8080"}), "https://h.test/")[0] == "disagree" and
    verdict(MTLS, {"error": "no HTTP answer (curl exit 28: timed out)"}, "https://h.test/")[0]
    == "disagree",
    "client certificate required, none sent: the handshake is refused, nothing else agrees")
 cw = {"client_cert": "t/cert", "client_cert_pem": (b"c", b"k")}
-ok(verdict(MTLS, ans(200, **{"x-backend": "10.2.4.8:8080"}), "https://h.test/", cw)[0] == "agree"
+ok(verdict(MTLS, ans(200, **{"x-backend": "198.18.4.8:8080"}), "https://h.test/", cw)[0] == "agree"
    and verdict(MTLS, alert, "https://h.test/", cw)[0] == "disagree",
    "client certificate required and sent: compared as any backend answer")
 cmd = lab.curl_command("https://h.test/", cw, "h", "b", ("c.pem", "k.pem"))
@@ -129,7 +129,7 @@ ok(verdict(PT, {"error": "reset"}, "https://h.test/")[0] == "agree" and
    "passthrough without a backend: no HTTP answer")
 ok(verdict(dict(BE, tls="reencrypt"), ans(200), "https://h.test/")[0] == "unchecked",
    "re-encrypt over https is not checked from outside")
-ok(verdict(dict(BE, endpoints=[{"address": "fd00::1", "port": 80}]), ans(200))[0] == "unchecked",
+ok(verdict(dict(BE, endpoints=[{"address": "2001:2::1", "port": 80}]), ans(200))[0] == "unchecked",
    "an endpoint the lab does not map is not checked from outside")
 SPLIT = dict(BE, split=[{"share": 0.5, "action": "backend", "services": [{"endpoints": 1}]},
                         {"share": 0.5, "action": "backend", "services": [{"endpoints": 0}]}])
