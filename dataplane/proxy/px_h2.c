@@ -548,8 +548,6 @@ px_h2_step(struct sy_worker *w, struct sy_proxy *px)
 			moved |= px_h2s_run(h2, ex);
 		moved |= h2_send(h2);
 	} while (moved && ++rounds < 64 && px->c.state != SY_TCPS_CLOSED);
-	if (px->tls != NULL)
-		sy_tls_pump(px->tls);
 	h2_sweep(h2);
 	if (h2->n_streams > 0)
 		h2->idle_since = 0;
@@ -564,6 +562,10 @@ px_h2_step(struct sy_worker *w, struct sy_proxy *px)
 		/* A client that stops reading is not waited for forever. */
 		px->deadline = px_in_ms(w, SY_PROXY_TIMEOUT_CLIENT_MS);
 	}
+	/* Last: TLS seals what the session wrote, and the close_notify of
+	 * a close just decided (the FIN follows it). */
+	if (px->tls != NULL)
+		sy_tls_pump(px->tls);
 }
 
 uint64_t

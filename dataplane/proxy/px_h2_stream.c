@@ -163,8 +163,10 @@ hb_put(struct px_h2 *h2, const char *p1, size_t l1, const char *p2, size_t l2, c
 		return 0;
 	}
 	memcpy(b->hb + b->hb_len, p1, l1);
-	memcpy(b->hb + b->hb_len + l1, p2, l2);
-	memcpy(b->hb + b->hb_len + l1 + l2, p3, l3);
+	if (l2 > 0)
+		memcpy(b->hb + b->hb_len + l1, p2, l2);
+	if (l3 > 0)
+		memcpy(b->hb + b->hb_len + l1 + l2, p3, l3);
 	b->hb_len += (uint32_t)(l1 + l2 + l3);
 	return at;
 }
