@@ -285,12 +285,14 @@ for how in "--http2-prior-knowledge http" "--http2 https"; do
 done
 
 # h2load: 2000 requests, 4 connections, 10 streams each at a time.
-for scheme in http https; do
+for how in "http h2c" "https h2"; do
+	set -- $how
+	scheme=$1
 	t_run lab_client h2load -n 2000 -c 4 -m 10 "$scheme://$H/a"
 	t_expect_rc 0 "h2load $scheme"
 	grep -Eq '^requests: 2000 total, 2000 started, 2000 done, 2000 succeeded, 0 failed, 0 errored' <<<"$T_OUT" &&
-		grep -Eq '^status codes: 2000 2xx' <<<"$T_OUT" && grep -Eq '^Application protocol: h2c?$' <<<"$T_OUT" ||
-		t_fail "h2load -n 2000 -c 4 -m 10 ($scheme): 2000 succeeded over h2, all 2xx" "seen: $(t_seen)"
+		grep -Eq '^status codes: 2000 2xx' <<<"$T_OUT" && grep -Eq "^Application protocol: $2\$" <<<"$T_OUT" ||
+		t_fail "h2load -n 2000 -c 4 -m 10 ($scheme): 2000 succeeded over $2, all 2xx" "seen: $(t_seen)"
 	t_ok "h2load -n 2000 -c 4 -m 10 ($scheme, $(grep -Eo '^Application protocol: .*' <<<"$T_OUT")): 2000 succeeded, all 2xx"
 done
 
