@@ -11,6 +11,8 @@
 #     curl --http2 over TLS: ALPN h2, version 2; curl --http1.1 over TLS: ALPN http/1.1, 1.1;
 #   - nghttp: /a and /b as two streams of one connection (h2c, then TLS), each answered 200
 #     by its own backend (X-Backend and the body);
+#   - what an HTTP/1.1 backend gets from a stream (pool c's echo): path, Host from
+#     :authority, no pseudo-header; from routerd X-Forwarded-For/-Host/-Proto and Forwarded;
 #   - an unknown host over h2: 404 (no_route_status 404); the Redirect policy over h2: 302
 #     with Location https://redir.<domain>/p?q=1;
 #   - a 1 MB POST arrives intact (the sink's sha256), a 10 MB download arrives intact
@@ -252,6 +254,25 @@ for scheme in http https; do
 			t_fail "nghttp ($scheme): h2_conns +1, h2_streams +2" "before: $c0 $s0, after: $c1 $s1"
 	fi
 	t_ok "nghttp ($scheme): two streams on one connection routed by path to a and b ($got)"
+done
+
+# What the HTTP/1.1 backend gets from an h2 stream (pool c's echo): the request line's
+# path, Host from :authority, no pseudo-header; from routerd (as for HTTP/1.1) the
+# X-Forwarded-* and Forwarded headers, proto http on h2c and https over TLS.
+for how in "--http2-prior-knowledge http" "--http2 https"; do
+	set -- $how
+	get "$1" "$2://$H/blob/echo?x=1"
+	grep -q '^path: /blob/echo?x=1$' <<<"$T_OUT" && grep -Eqi "^host: $H\$" <<<"$T_OUT" &&
+		! grep -q '^:' <<<"$T_OUT" && [ "$(tail -n 1 <<<"$T_OUT")" = "200 2" ] ||
+		t_fail "h2 ($2) to an HTTP/1.1 backend: its path, Host from :authority, no pseudo-header" "seen: $(t_seen)"
+	if [ "$H2_PROXY" = routerd ]; then
+		for want in "X-Forwarded-For: $LAB_CLIENT_IP" "X-Forwarded-Host: $H" "X-Forwarded-Proto: $2" \
+			"Forwarded: for=$LAB_CLIENT_IP;host=$H;proto=$2"; do
+			grep -qi "^$want"$'\r\?$' <<<"$T_OUT" ||
+				t_fail "h2 ($2): the backend gets '$want', as for HTTP/1.1" "seen: $(t_seen)"
+		done
+	fi
+	t_ok "h2 ($2) to the HTTP/1.1 backend: path and Host as sent$([ "$H2_PROXY" = routerd ] && echo ", X-Forwarded-For/-Host/-Proto $2, Forwarded")"
 done
 
 # The router's own answers over h2: an unknown host, the Redirect policy.
