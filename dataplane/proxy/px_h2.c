@@ -94,6 +94,7 @@ px_h2_alloc(struct px_h2 *h2, size_t n)
 		return NULL;
 	h->size = n;
 	h2->mem += n;
+	h2->w->counters.h2_mem_bytes += n;
 	return h + 1;
 }
 
@@ -106,6 +107,7 @@ px_h2_free_mem(struct px_h2 *h2, void *p)
 		return;
 	h = (struct h2_mem_hdr *)p - 1;
 	h2->mem -= h->size;
+	h2->w->counters.h2_mem_bytes -= h->size;
 	raw_free(h);
 }
 
@@ -400,6 +402,7 @@ h2_start(struct sy_worker *w, struct sy_proxy *px)
 		goto fail;
 	}
 	px->h2 = h2;
+	w->counters.h2_mem_bytes += sizeof(*h2);
 	px->deadline = 0; /* the session's idle timeout and the streams' from here on */
 	w->counters.h2_conns++;
 	return true;
@@ -650,6 +653,7 @@ px_h2_free(struct sy_worker *w, struct sy_proxy *px)
 	while (h2->streams != NULL)
 		px_h2s_free(h2, h2->streams);
 	px_h2_free_mem(h2, h2->blk.hb);
+	w->counters.h2_mem_bytes -= sizeof(*h2);
 	raw_free(h2);
 	px->h2 = NULL;
 }
