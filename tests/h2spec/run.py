@@ -1116,7 +1116,7 @@ def _(c):
 
 @case("8.1/5", "trailers after DATA are accepted")
 def _(c):
-    c.send_frames(c.headers(1, c.req_headers("POST", c.opts.post_path), end_stream=False),
+    c.send_frames(c.headers(1, c.req_headers("POST"), end_stream=False),
                   DataFrame(1, data=b"test"),
                   c.headers(1, [("x-trailer", "test")], end_stream=True))
     h, _ = read_response(c, 1)
@@ -1425,7 +1425,7 @@ def _(c):
 
 @case("attacks/6", "empty DATA flood: GOAWAY ENHANCE_YOUR_CALM", timeout=8)
 def _(c):
-    c.send_frames(c.headers(1, c.req_headers("POST", c.opts.post_path), end_stream=False))
+    c.send_frames(c.headers(1, c.req_headers("POST"), end_stream=False))
     return want_calm(c, "empty DATA flood", lambda i: raw(DATA, 0, 1, b""),
                      4 * c.opts.flood_burst + 100, chunk=100)
 
