@@ -15,6 +15,7 @@
 #include "conn/conn.h"
 #include "dp_log.h"
 #include "net/neigh.h"
+#include "proxy/px_h2.h"
 #include "lb/hc_probe.h"
 #include "sy_access_log.h"
 #include "sy_dataplane.h"
@@ -88,6 +89,7 @@ sy_dp_shared_create(const struct sy_config *cfg, struct rte_mempool *pool, unsig
 	sh->flows_per_worker =
 		cfg->flows_per_worker != 0 ? cfg->flows_per_worker : SY_FLOWS_PER_WORKER_DEFAULT;
 	sh->tcp_cc = cfg->tcp_cc;
+	sy_dp_h2_configure(&cfg->h2);
 	sh->lb_fail_closed = cfg->lb_fail_closed;
 	sh->lb_max_ejected_pct = cfg->lb_max_ejected_percent;
 	sh->dns_self.v4 = cfg->dns_listen;

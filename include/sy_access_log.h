@@ -47,6 +47,7 @@ struct sy_access_rec {
 	uint8_t why;         /* enum sy_answer_reason of the router's own answer, or SY_ALOG_NO_REASON */
 	uint8_t worker;
 	uint8_t tls;         /* 1: TLS (terminated, or passthrough by SNI) */
+	uint8_t version;     /* the request's HTTP version x 10 (10, 11, 20), 0 unknown (splice) */
 	char method[12];
 	char host[64];       /* Host or SNI as the client sent it, truncated */
 	char route[64];      /* the rule's object, "Kind ns/name", truncated; "" none */

@@ -113,6 +113,24 @@ struct sy_vrrp_config {
 	bool preempt;
 };
 
+/* "http2" (control/config/config_h2.c, dataplane/proxy/px_h2.c): HTTP/2
+ * towards clients (ALPN h2 on terminated vhosts, h2c with prior knowledge
+ * on the plain listener) and the limits each connection lives under. */
+struct sy_h2_config {
+	bool enabled;
+	uint32_t max_concurrent_streams;  /* SETTINGS_MAX_CONCURRENT_STREAMS */
+	uint32_t max_header_list_size;    /* a header block, CONTINUATIONs included */
+	uint32_t header_table_size;       /* the HPACK table the client may make us keep */
+	uint32_t initial_window_size;     /* per stream, for request bodies */
+	uint32_t max_frame_size;
+	/* Token buckets per connection: streams the client resets (rapid
+	 * reset, CVE-2023-44487), and frames that cost work and carry no
+	 * request (SETTINGS, PING, PRIORITY, WINDOW_UPDATE, empty DATA). */
+	uint32_t reset_burst, reset_per_second;
+	uint32_t flood_burst, flood_per_second;
+	uint32_t idle_timeout_ms;         /* no stream open this long: GOAWAY */
+};
+
 struct sy_config {
 	/* Worker lcore ids (the main lcore is 0, the control thread). */
 	unsigned worker_lcores[SY_MAX_WORKERS];
@@ -206,6 +224,7 @@ struct sy_config {
 	 * it (and always one endpoint) is ejected on a worker (lb/lb.h). */
 	uint8_t lb_max_ejected_percent;
 	struct sy_store_config store;
+	struct sy_h2_config h2;
 };
 
 /*

@@ -240,6 +240,14 @@ extern const char *const sy_drop_reason_names[SY_DROP__COUNT];
 	X(proxy_time_wait_full) /* TIME_WAIT with no record: the worker's cap was reached */ \
 	X(proxy_time_wait_acks) /* ACKs a TIME_WAIT record sent (a retransmitted FIN) */ \
 	X(proxy_time_wait_reused) /* a newer SYN took a TIME_WAIT tuple over (RFC 6191) */ \
+	X(h2_conns)        /* connections that spoke HTTP/2 (ALPN h2 or h2c) */ \
+	X(h2_streams)      /* streams opened by clients (each one request) */ \
+	X(h2_streams_refused) /* RST_STREAM REFUSED_STREAM: over the limit, or no exchange state free */ \
+	X(h2_goaway_rapid_reset) /* GOAWAY ENHANCE_YOUR_CALM: streams reset past http2.reset_* */ \
+	X(h2_goaway_flood) /* GOAWAY ENHANCE_YOUR_CALM: control frames past http2.flood_* */ \
+	X(h2_header_list_too_large) /* GOAWAY: a header block past http2.max_header_list_size */ \
+	X(h2_protocol_errors) /* connections ended by a protocol error (GOAWAY from nghttp2) */ \
+	X(h2_no_memory)    /* a session over its memory bound: GOAWAY, closed */ \
 	X(tls_handshakes)  /* TLS handshakes completed (terminated here) */    \
 	X(tls_resumptions) /* of them, resumed (ticket or session ID) */       \
 	X(tls_handshake_failures) /* refused: bad ClientHello, version, ciphers */ \

@@ -18,6 +18,7 @@
 #include "kinds/label_selector.h"
 #include "sy_config.h"
 #include "config/config_client_certs.h"
+#include "config/config_h2.h"
 #include "config/config_error.h"
 #include "config/config_vrrp.h"
 #include "sy_generation.h"
@@ -715,6 +716,8 @@ parse_top(json_t *root, struct sy_config *cfg, char *err, size_t errlen)
 			rc = parse_tls(val, cfg, err, errlen);
 		} else if (strcmp(key, "tcp") == 0) {
 			rc = parse_tcp(val, cfg, err, errlen);
+		} else if (strcmp(key, "http2") == 0) {
+			rc = sy_config_parse_h2(val, cfg, err, errlen);
 		} else if (strcmp(key, "lb_all_ejected") == 0) {
 			const char *s = json_string_value(val);
 
@@ -743,7 +746,7 @@ parse_top(json_t *root, struct sy_config *cfg, char *err, size_t errlen)
 			return fail(err, errlen,
 				    "%s: unknown key (known: workers, idle, flows_per_worker, drain_s, tx_drain_us, eal, control_socket, metrics, state_dir, "
 				    "ports, routes, listen, routing_subdomain, router_name, gateway_controller, no_route_status, "
-				    "forwarded_headers, tls, tcp, lb_all_ejected, lb_max_ejected_percent, access_log, dns, "
+				    "forwarded_headers, tls, tcp, http2, lb_all_ejected, lb_max_ejected_percent, access_log, dns, "
 				    "allow_wildcard_routes, route_label_selector, namespace_label_selector, "
 				    "ingressroute_root_namespaces, scheduler, scheduler_strategy, "
 				    "scheduler_retry_s, store, vrrp, ingress_controller)",
@@ -816,6 +819,7 @@ set_defaults(struct sy_config *cfg)
 	cfg->tls_tickets = 1;
 	cfg->tls_ocsp_rescan_s = 60;
 	cfg->tcp_cc = SY_TCP_CC_CUBIC;
+	sy_config_h2_defaults(&cfg->h2);
 }
 
 int

@@ -304,6 +304,23 @@ termination(const struct sy_access_rec *r)
 	return r->why < SY_ANSWER__COUNT ? sy_answer_reason_names[r->why] : "--";
 }
 
+/* The request's protocol as HAProxy's %HV says it; "-" where the router
+ * did not read it (a spliced connection). */
+static const char *
+protocol(const struct sy_access_rec *r)
+{
+	switch (r->version) {
+	case 20:
+		return "HTTP/2.0";
+	case 11:
+		return "HTTP/1.1";
+	case 10:
+		return "HTTP/1.0";
+	default:
+		return "-";
+	}
+}
+
 size_t
 sy_alog_format(const struct sy_access_rec *r, bool json, double when, char *buf, size_t len)
 {
@@ -338,7 +355,7 @@ sy_alog_format(const struct sy_access_rec *r, bool json, double when, char *buf,
 		n = (int)strftime(date, sizeof(date), "%Y-%m-%dT%H:%M:%S", &tm);
 		snprintf(date + n, sizeof(date) - (size_t)n, ".%03dZ", frac);
 		o = json_pack("{s:s, s:s, s:s, s:s, s:s, s:o, s:o, s:o, s:o, s:I, s:I, s:s, s:s, "
-			      "s:b, s:s, s:s, s:s, s:i}",
+			      "s:b, s:s, s:s, s:s, s:s, s:i}",
 			      "time", date, "client", client, "frontend", front, "route",
 			      r->route[0] ? r->route : "-", "backend", back, "connect_ms",
 			      r->connect_us == SY_ALOG_NO_TIME ? json_null() : json_real(r->connect_us / 1e3),
@@ -350,7 +367,7 @@ sy_alog_format(const struct sy_access_rec *r, bool json, double when, char *buf,
 			      (json_int_t)r->bytes_out, "bytes_in", (json_int_t)r->bytes_in,
 			      "termination", termination(r), "mode", mode_name(r->mode), "tls",
 			      r->tls != 0, "host", r->host, "method", r->method, "target", r->target,
-			      "worker", (int)r->worker);
+			      "protocol", protocol(r), "worker", (int)r->worker);
 		s = o ? json_dumps(o, JSON_COMPACT) : NULL;
 		n = snprintf(buf, len, "%s", s ? s : "{}");
 		free(s);
@@ -365,12 +382,12 @@ sy_alog_format(const struct sy_access_rec *r, bool json, double when, char *buf,
 			snprintf(status, sizeof(status), "%u", r->status);
 		else
 			snprintf(status, sizeof(status), "-");
-		n = snprintf(buf, len, "%s [%s] %s %s %s %s/%s/%s %s %llu %llu %s %s%s {%s} \"%s %s\"",
+		n = snprintf(buf, len, "%s [%s] %s %s %s %s/%s/%s %s %llu %llu %s %s%s {%s} \"%s %s%s\"",
 			     client, date, front, r->route[0] ? r->route : "-", back, tc, tr, ta,
 			     status, (unsigned long long)r->bytes_out,
 			     (unsigned long long)r->bytes_in, termination(r), mode_name(r->mode),
 			     r->tls ? "+tls" : "", r->host, r->method[0] ? r->method : "-",
-			     r->target[0] ? r->target : "-");
+			     r->target[0] ? r->target : "-", r->version == 20 ? " HTTP/2.0" : "");
 	}
 	if (n < 0)
 		return 0;

@@ -109,4 +109,14 @@ struct sy_pp_info {
 enum sy_peek_status sy_proxy_proto_peek(const struct sy_frag *frags, unsigned n_frags,
 					struct sy_pp_info *out);
 
+/*
+ * The HTTP/2 connection preface a client with prior knowledge sends first
+ * on the plain listener (RFC 9113 3.3 and 3.4), h2c_peek.c: DONE when the
+ * stream starts with all SY_H2_PREFACE_LEN bytes of it, MORE while what is
+ * held is a prefix of it, NOT_MINE otherwise (HTTP/1.x: sy_http_peek's).
+ */
+#define SY_H2_PREFACE "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"
+#define SY_H2_PREFACE_LEN 24
+enum sy_peek_status sy_h2c_preface_peek(const struct sy_frag *frags, unsigned n_frags);
+
 #endif

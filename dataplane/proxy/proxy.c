@@ -30,12 +30,6 @@
 #include "tcp/tcp_seq.h"
 #include "worker.h"
 
-static inline uint64_t
-in_ms(const struct sy_worker *w, uint64_t ms)
-{
-	return w->now + sy_ms_to_tsc(w, ms);
-}
-
 /* ---------------------------------------------------------------- legs -- */
 
 /* The backend leg goes (RST: its last response was read, or it failed):
@@ -109,8 +103,13 @@ px_arm(struct sy_worker *w, struct sy_proxy *px)
 		if (t != 0 && (when == 0 || t < when))
 			when = t;
 	}
+	if (px->h2 != NULL) {
+		t = px_h2_next_timer(w, px);
+		if (t != 0 && (when == 0 || t < when))
+			when = t;
+	}
 	if (when == 0)
-		when = in_ms(w, SY_PROXY_TIMEOUT_CLIENT_MS);
+		when = px_in_ms(w, SY_PROXY_TIMEOUT_CLIENT_MS);
 	sy_conn_timer_set(w, px->cc, when);
 }
 
@@ -132,7 +131,7 @@ px_finish(struct sy_worker *w, struct sy_proxy *px)
  * The other phases keep their deadline whole (http-request bounds the
  * time to a complete head, keep-alive the wait for the next one).
  */
-static void
+void
 px_refresh_deadline(struct sy_worker *w, struct sy_proxy *px)
 {
 	uint8_t ev = px->c.events;
@@ -143,31 +142,14 @@ px_refresh_deadline(struct sy_worker *w, struct sy_proxy *px)
 		return;
 	ev |= px->b.events;
 	if (ev & (SY_TCB_EV_CONNECTED | SY_TCB_EV_DATA | SY_TCB_EV_SENT))
-		px->deadline = in_ms(w, px->server_ms);
+		px->deadline = px_in_ms(w, px->server_ms);
 }
 
-/*
- * After anything happened on either leg: make all the progress there is,
- * send what the windows allow, close what is finished, re-arm the timer.
- */
-void
-px_step(struct sy_worker *w, struct sy_proxy *px)
+/* What every step ends with, HTTP/1.x or h2: send what the windows allow,
+ * close what is finished, re-arm the timer. */
+static void
+px_step_end(struct sy_worker *w, struct sy_proxy *px)
 {
-	unsigned rounds = 0;
-	bool moved;
-
-	/* TLS moves bytes between the TCP leg and the plaintext queues the
-	 * HTTP layer uses; each side's progress may let the other go on. */
-	do {
-		moved = px->tls != NULL && sy_tls_pump(px->tls);
-		if (px->btls != NULL)
-			moved |= sy_tls_pump(px->btls);
-		moved |= px_advance(w, px);
-	} while (moved && ++rounds < 64);
-	if (px->tls != NULL)
-		sy_tls_pump(px->tls);
-	if (px->btls != NULL)
-		sy_tls_pump(px->btls);
 	/* A kept leg the backend closed (its keep-alive timeout) or reset
 	 * is no use for the next request: it goes now, with a RST in place
 	 * of the ACK of its FIN. */
@@ -193,6 +175,46 @@ px_step(struct sy_worker *w, struct sy_proxy *px)
 		return;
 	}
 	px_arm(w, px);
+}
+
+/*
+ * After anything happened on either leg: make all the progress there is,
+ * send what the windows allow, close what is finished, re-arm the timer.
+ * An h2 stream's exchange has no timer or client leg of its own: its
+ * connection steps (px_h2.c), it and its siblings.
+ */
+void
+px_step(struct sy_worker *w, struct sy_proxy *px)
+{
+	unsigned rounds = 0;
+	bool moved;
+
+	if (px->parent != NULL)
+		px = px->parent;
+	if (px->h2 != NULL) {
+		px_h2_step(w, px);
+		px_step_end(w, px);
+		return;
+	}
+	/* TLS moves bytes between the TCP leg and the plaintext queues the
+	 * HTTP layer uses; each side's progress may let the other go on. */
+	do {
+		moved = px->tls != NULL && sy_tls_pump(px->tls);
+		if (px->btls != NULL)
+			moved |= sy_tls_pump(px->btls);
+		/* Before its first request: h2 (ALPN, or the h2c preface)? */
+		if (!px->h2_decided && px_h2_detect(w, px)) {
+			px_h2_step(w, px);
+			px_step_end(w, px);
+			return;
+		}
+		moved |= px_advance(w, px);
+	} while (moved && ++rounds < 64);
+	if (px->tls != NULL)
+		sy_tls_pump(px->tls);
+	if (px->btls != NULL)
+		sy_tls_pump(px->btls);
+	px_step_end(w, px);
 }
 
 int
@@ -255,7 +277,7 @@ sy_proxy_start(struct sy_worker *w, struct sy_conn *c, bool tls)
 	w->counters.conns_proxied++;
 	px->req_state = SY_PX_REQ_HEAD;
 	px->resp_state = SY_PX_RESP_NONE;
-	px->deadline = in_ms(w, SY_PROXY_TIMEOUT_HTTP_REQUEST_MS);
+	px->deadline = px_in_ms(w, SY_PROXY_TIMEOUT_HTTP_REQUEST_MS);
 	/* The bytes PEEK held, in order, then the out-of-order ones: the
 	 * connection's first segments as our TCP would have seen them. */
 	for (i = 0; i < p->n_seg; i++)
@@ -312,7 +334,9 @@ sy_proxy_timeout(struct sy_worker *w, struct sy_conn *c)
 	sy_tcb_timers(w, &px->c);
 	if (px->bc != NULL)
 		sy_tcb_timers(w, &px->b);
-	if (px->deadline != 0 && px->deadline <= w->now)
+	if (px->h2 != NULL)
+		px_h2_timers(w, px);
+	else if (px->deadline != 0 && px->deadline <= w->now)
 		px_deadline(w, px);
 	if (c->state != SY_CONN_PROXY || c->px != px)
 		return;
@@ -333,11 +357,23 @@ sy_proxy_release(struct sy_worker *w, struct sy_conn *c)
 			px->bc = NULL;
 		return;
 	}
-	/* A request still in flight (a tunnel, a connection that ended
-	 * mid-exchange) is logged as far as it got; the connection leaves
-	 * its route (its record may live on in TIME_WAIT). */
+	/* Every stream's exchange first: they log, and their backend legs
+	 * go, as a connection's own would. */
+	if (px->h2 != NULL)
+		px_h2_free(w, px);
 	px_request_end(w, px);
 	sy_conn_stats_end(w, c);
+	px_state_free(w, px);
+}
+
+/* A request still in flight (a tunnel, a connection that ended
+ * mid-exchange) is logged as far as it got; the backend leg is freed (the
+ * connection leaves its route before: its record may live on in
+ * TIME_WAIT). */
+void
+px_state_free(struct sy_worker *w, struct sy_proxy *px)
+{
+	px_request_end(w, px);
 	if (px->bc != NULL) {
 		struct sy_conn *bc = px->bc;
 
@@ -349,9 +385,16 @@ sy_proxy_release(struct sy_worker *w, struct sy_conn *c)
 	if (px->btls != NULL)
 		sy_tls_free(px->btls);
 	sy_mq_free(&px->replay);
-	if (px->tls != NULL)
-		sy_tls_free(px->tls);
-	sy_tcb_release(&px->c);
+	if (px->strm != NULL) {
+		/* A stream's exchange: its client leg is the pipe; the
+		 * connection's TLS is the connection's. */
+		sy_mq_free(&px->strm->in);
+		sy_mq_free(&px->strm->out);
+	} else {
+		if (px->tls != NULL)
+			sy_tls_free(px->tls);
+		sy_tcb_release(&px->c);
+	}
 	rte_mempool_put(w->tcp.proxies, px);
 }
 
@@ -391,6 +434,11 @@ sy_proxy_drain(struct sy_worker *w, struct sy_conn *c)
 {
 	struct sy_proxy *px = c->px;
 
+	if (px != NULL && px->h2 != NULL) {
+		px_h2_drain(w, px);
+		px_step(w, px);
+		return;
+	}
 	if (px == NULL || px->tunnel || px->req_state != SY_PX_REQ_HEAD ||
 	    px->resp_state != SY_PX_RESP_NONE || px_cin(px)->bytes > 0 || px_client_closing(px))
 		return; /* busy: px_request_head made its response the last */
@@ -398,6 +446,6 @@ sy_proxy_drain(struct sy_worker *w, struct sy_conn *c)
 	 * (the client sees a FIN and opens its next connection elsewhere). */
 	px_client_close(px);
 	px_backend_release(w, px);
-	px->deadline = in_ms(w, SY_PROXY_TIMEOUT_CLIENT_MS);
+	px->deadline = px_in_ms(w, SY_PROXY_TIMEOUT_CLIENT_MS);
 	px_step(w, px);
 }

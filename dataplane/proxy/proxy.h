@@ -21,6 +21,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "proxy/px_h2.h"
 #include "proxy/px_msg.h"
 #include "sy_access_log.h"
 #include "sy_generation.h"
@@ -155,6 +156,15 @@ struct sy_proxy {
 	uint16_t be_stat_slot; /* the endpoint it was sent to (sy_backend_stats.h), 0 none */
 	uint64_t t_queued;
 	uint32_t backend_us, router_us;
+	/* HTTP/2 (px_h2.h). On the connection: h2, its session once it
+	 * speaks h2; h2_decided once it is known whether it does. On one
+	 * stream's exchange: parent, the connection, and strm, the pipe that
+	 * is its client leg (&strm_s). */
+	struct px_h2 *h2;
+	bool h2_decided;
+	struct sy_proxy *parent;
+	struct px_h2_stream *strm;
+	struct px_h2_stream strm_s;
 };
 
 /* A worker's ratelimit token bucket (proxy_filter.c). */

@@ -33,12 +33,6 @@ static RTE_DEFINE_PER_LCORE(uint8_t[SY_PROXY_HEAD_MAX + 1024], px_head);
 /* A head rewritten by filters (proxy_filter.c): room for added lines. */
 static RTE_DEFINE_PER_LCORE(uint8_t[SY_PROXY_HEAD_MAX + 2048], px_out);
 
-static inline uint64_t
-in_ms(const struct sy_worker *w, uint64_t ms)
-{
-	return w->now + sy_ms_to_tsc(w, ms);
-}
-
 static const char *
 reason_phrase(uint16_t status)
 {
@@ -107,6 +101,7 @@ request_begin(struct sy_worker *w, struct sy_proxy *px, const struct sy_http_hea
 	sy_alog_pp_client(&w->tcp, px->cc, r);
 	r->tls = px->tls != NULL;
 	if (h != NULL) {
+		r->version = px->strm != NULL ? 20 : (uint8_t)(10 + h->version_minor);
 		sy_alog_text(r->method, sizeof(r->method), h->method, h->method_len);
 		sy_alog_text(r->host, sizeof(r->host), h->host, h->host_len);
 		sy_alog_text(r->target, sizeof(r->target), h->path, h->path_len);
@@ -226,10 +221,10 @@ px_exchange_done(struct sy_worker *w, struct sy_proxy *px)
 	if (px->close_after) {
 		px_client_close(px);
 		px_backend_release(w, px);
-		px->deadline = in_ms(w, SY_PROXY_TIMEOUT_CLIENT_MS);
+		px->deadline = px_in_ms(w, SY_PROXY_TIMEOUT_CLIENT_MS);
 		return;
 	}
-	px->deadline = in_ms(w, SY_PROXY_TIMEOUT_KEEP_ALIVE_MS);
+	px->deadline = px_in_ms(w, SY_PROXY_TIMEOUT_KEEP_ALIVE_MS);
 }
 
 /*
@@ -561,7 +556,7 @@ px_request_head(struct sy_worker *w, struct sy_proxy *px)
 		sy_mq_drop(in, in->bytes);
 		px_request_end(w, px);
 		px_backend_drop(w, px);
-		sy_tcb_abort(w, &px->c);
+		px_client_abort(w, px);
 		return true;
 	}
 	/* Every rule the request took answers for the response (Skipper). */
@@ -727,7 +722,7 @@ px_request_head(struct sy_worker *w, struct sy_proxy *px)
 	px_client_consumed(w, px);
 	px->req_state = req.framing == SY_PX_BODY_NONE ? SY_PX_REQ_DONE : SY_PX_REQ_BODY;
 	px->resp_state = SY_PX_RESP_HEAD;
-	px->deadline = in_ms(w, px->b.state == SY_TCPS_SYN_SENT ? SY_PROXY_TIMEOUT_CONNECT_MS :
+	px->deadline = px_in_ms(w, px->b.state == SY_TCPS_SYN_SENT ? SY_PROXY_TIMEOUT_CONNECT_MS :
 								   px->server_ms);
 	return true;
 }
@@ -833,7 +828,7 @@ px_backend_failed(struct sy_worker *w, struct sy_proxy *px, uint16_t status,
 		return;
 	}
 	/* Part of the response went out: the client must see it cut. */
-	sy_tcb_abort(w, &px->c);
+	px_client_abort(w, px);
 }
 
 /* The request again, on a new connection to ip:port (the copy moves into
@@ -851,7 +846,7 @@ px_replay(struct sy_worker *w, struct sy_proxy *px, const struct sy_addr *ip, ui
 		return false;
 	}
 	w->counters.proxy_backend_replays++;
-	px->deadline = in_ms(w, SY_PROXY_TIMEOUT_CONNECT_MS);
+	px->deadline = px_in_ms(w, SY_PROXY_TIMEOUT_CONNECT_MS);
 	return true;
 }
 
@@ -920,7 +915,7 @@ px_retry_status(struct sy_worker *w, struct sy_proxy *px, uint16_t status)
 	w->counters.proxy_status_retries++;
 	if (!px_replay(w, px, &ip, port))
 		return false;
-	px->deadline = in_ms(w, SY_PROXY_TIMEOUT_CONNECT_MS);
+	px->deadline = px_in_ms(w, SY_PROXY_TIMEOUT_CONNECT_MS);
 	return true;
 }
 
@@ -1022,7 +1017,7 @@ px_response_head(struct sy_worker *w, struct sy_proxy *px)
 	if (resp.framing == SY_PX_BODY_TUNNEL) {
 		px->tunnel = true;
 		sy_tcb_keepalive(w, &px->b, SY_PROXY_KEEPALIVE_IDLE_MS);
-		px->deadline = in_ms(w, px->tunnel_ms);
+		px->deadline = px_in_ms(w, px->tunnel_ms);
 		return true;
 	}
 	if (resp.framing == SY_PX_BODY_NONE) {
@@ -1097,11 +1092,11 @@ px_tunnel(struct sy_worker *w, struct sy_proxy *px)
 	if (px_backend_fin(px) && px_bin(px)->bytes == 0 && !px_client_closing(px))
 		px_client_close(px);
 	if (px->b.state == SY_TCPS_CLOSED && !px_client_closing(px)) {
-		sy_tcb_abort(w, &px->c);
+		px_client_abort(w, px);
 		progress = false;
 	}
 	if (progress)
-		px->deadline = in_ms(w, px->tunnel_ms);
+		px->deadline = px_in_ms(w, px->tunnel_ms);
 	return progress;
 }
 
@@ -1149,14 +1144,14 @@ px_deadline(struct sy_worker *w, struct sy_proxy *px)
 		if (px->tls != NULL && px->tls->state == SY_TLS_HANDSHAKE)
 			w->counters.tls_handshake_timeouts++;
 		px_backend_drop(w, px);
-		sy_tcb_abort(w, &px->c);
+		px_client_abort(w, px);
 		return;
 	}
 	switch (px->resp_state) {
 	case SY_PX_RESP_HEAD:
 		/* Not connected in the connect timeout: the next endpoint. */
 		if (px->bc != NULL && px->b.state == SY_TCPS_SYN_SENT && px_retry(w, px, false)) {
-			px->deadline = in_ms(w, SY_PROXY_TIMEOUT_CONNECT_MS);
+			px->deadline = px_in_ms(w, SY_PROXY_TIMEOUT_CONNECT_MS);
 			return;
 		}
 		/* fall through */
@@ -1179,5 +1174,5 @@ px_deadline(struct sy_worker *w, struct sy_proxy *px)
 	 * our FIN waits behind) is aborted then, not probed forever. */
 	px_client_close(px);
 	px_backend_release(w, px);
-	px->deadline = in_ms(w, SY_PROXY_TIMEOUT_CLIENT_MS);
+	px->deadline = px_in_ms(w, SY_PROXY_TIMEOUT_CLIENT_MS);
 }

@@ -12,6 +12,7 @@
 #include "sy_counters.h"
 #include "tcp/tcb.h"
 #include "tls/tls.h"
+#include "worker.h"
 
 struct sy_generation;
 struct sy_worker;
@@ -99,13 +100,51 @@ px_s_close(struct sy_tcb *t, struct sy_tls_conn *tls)
 		sy_tcb_close(t);
 }
 
-#define px_cin(px) px_s_in(&(px)->c, (px)->tls)
-#define px_cout(px) px_s_out(&(px)->c, (px)->tls)
-#define px_client_fin(px) px_s_fin(&(px)->c, (px)->tls)
-#define px_client_closing(px) px_s_closing(&(px)->c, (px)->tls)
-#define px_client_room(px) px_s_room(&(px)->c, (px)->tls)
-#define px_client_consumed(w, px) px_s_consumed(w, &(px)->c, (px)->tls)
-#define px_client_close(px) px_s_close(&(px)->c, (px)->tls)
+/* The client leg: the connection's (TCP, or TLS over it), or for one h2
+ * stream's exchange the pipe px_h2_stream.c fills and drains (px_h2.h). */
+#define SY_PX_H2_PIPE_MAX (64 * 1024) /* a stream's response bytes the session has not taken */
+static inline uint32_t
+px_pipe_room(const struct px_h2_stream *s)
+{
+	return s->out.bytes < SY_PX_H2_PIPE_MAX ? SY_PX_H2_PIPE_MAX - s->out.bytes : 0;
+}
+#define px_cin(px) ((px)->strm != NULL ? &(px)->strm->in : px_s_in(&(px)->c, (px)->tls))
+#define px_cout(px) ((px)->strm != NULL ? &(px)->strm->out : px_s_out(&(px)->c, (px)->tls))
+#define px_client_fin(px) ((px)->strm != NULL ? (px)->strm->in_fin : px_s_fin(&(px)->c, (px)->tls))
+#define px_client_closing(px) \
+	((px)->strm != NULL ? (px)->strm->out_closed : px_s_closing(&(px)->c, (px)->tls))
+#define px_client_room(px) \
+	((px)->strm != NULL ? px_pipe_room((px)->strm) : px_s_room(&(px)->c, (px)->tls))
+/* A pipe's taken bytes are seen by the session (px_h2_stream.c). */
+#define px_client_consumed(w, px)                                  \
+	do {                                                       \
+		if ((px)->strm == NULL)                            \
+			px_s_consumed(w, &(px)->c, (px)->tls);     \
+	} while (0)
+#define px_client_close(px)                                        \
+	do {                                                       \
+		if ((px)->strm != NULL)                            \
+			(px)->strm->out_closed = true;             \
+		else                                               \
+			px_s_close(&(px)->c, (px)->tls);           \
+	} while (0)
+
+/* The client leg fails: RST (a stream: the session resets it). */
+static inline void
+px_client_abort(struct sy_worker *w, struct sy_proxy *px)
+{
+	if (px->strm != NULL)
+		px->c.state = SY_TCPS_CLOSED;
+	else
+		sy_tcb_abort(w, &px->c);
+}
+
+static inline uint64_t
+px_in_ms(const struct sy_worker *w, uint64_t ms)
+{
+	return w->now + sy_ms_to_tsc(w, ms);
+}
+
 #define px_bin(px) px_s_in(&(px)->b, (px)->btls)
 #define px_bout(px) px_s_out(&(px)->b, (px)->btls)
 #define px_backend_fin(px) px_s_fin(&(px)->b, (px)->btls)
@@ -115,6 +154,12 @@ px_s_close(struct sy_tcb *t, struct sy_tls_conn *tls)
 #define px_backend_close(px) px_s_close(&(px)->b, (px)->btls)
 
 void px_step(struct sy_worker *w, struct sy_proxy *px);
+/* The deadline measures silence while a response is awaited or carried
+ * (proxy.c). */
+void px_refresh_deadline(struct sy_worker *w, struct sy_proxy *px);
+/* The proxy state goes back to the worker's pool with all it holds but
+ * the client leg's record (proxy.c; an h2 stream's exchange has none). */
+void px_state_free(struct sy_worker *w, struct sy_proxy *px);
 /* The request in flight (if there is one) is over: counted on its route
  * (sy_route_stats.h), logged (observe/access_rec.h). */
 void px_request_end(struct sy_worker *w, struct sy_proxy *px);

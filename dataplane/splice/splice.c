@@ -24,6 +24,7 @@
 #include "observe/conn_stats.h"
 #include "peek/peek.h"
 #include "proxy/proxy.h"
+#include "proxy/px_h2.h"
 #include "splice/splice.h"
 #include "sy_generation.h"
 #include "sy_route_stats.h"
@@ -474,6 +475,18 @@ peek_try(struct sy_worker *w, struct sy_conn *c)
 	if (c->proto == SY_CONN_HTTP) {
 		struct sy_http_head h;
 
+		/* h2c with prior knowledge: no Host to splice by, each stream
+		 * names its own; the proxy serves it (proxy/px_h2.h). */
+		if (sy_dp_h2_on()) {
+			st = sy_h2c_preface_peek(f, n);
+			if (st == SY_PEEK_MORE && !fin)
+				return;
+			if (st == SY_PEEK_DONE) {
+				if (sy_proxy_start(w, c, false) < 0)
+					sy_conn_reset_client(w, c, SY_ANSWER_PROXY_BUSY);
+				return;
+			}
+		}
 		st = sy_http_peek(f, n, SY_HTTP_HEAD_MAX, &h);
 		switch (st) {
 		case SY_PEEK_DONE:

@@ -19,6 +19,7 @@
 
 #include <rte_malloc.h>
 
+#include "proxy/px_h2.h"
 #include "sy_dataplane.h"
 #include "sy_generation.h"
 #include "tls/tls.h"
@@ -271,12 +272,14 @@ client_hello_cb(SSL *s, int *alert, void *arg)
 	return SSL_CLIENT_HELLO_SUCCESS;
 }
 
-/* HTTP/1.1 only, until HTTP/2 exists: a client offering h2 alone gets no
- * ALPN answer and speaks HTTP/1.1 (RFC 7301 3.2 lets the server ignore). */
+/* h2 first when the client offers it and routerd serves it (proxy/px_h2.h),
+ * else http/1.1; a client offering neither gets no ALPN answer and speaks
+ * HTTP/1.1 (RFC 7301 3.2 lets the server ignore). */
 static int
 alpn_cb(SSL *s, const unsigned char **out, unsigned char *outlen, const unsigned char *in,
 	unsigned int inlen, void *arg)
 {
+	const unsigned char *h1 = NULL;
 	unsigned i = 0;
 
 	(void)s;
@@ -286,12 +289,19 @@ alpn_cb(SSL *s, const unsigned char **out, unsigned char *outlen, const unsigned
 
 		if (i + 1 + n > inlen)
 			break;
-		if (n == 8 && memcmp(in + i + 1, "http/1.1", 8) == 0) {
+		if (n == 2 && memcmp(in + i + 1, "h2", 2) == 0 && sy_dp_h2_on()) {
 			*out = in + i + 1;
-			*outlen = 8;
+			*outlen = 2;
 			return SSL_TLSEXT_ERR_OK;
 		}
+		if (n == 8 && memcmp(in + i + 1, "http/1.1", 8) == 0 && h1 == NULL)
+			h1 = in + i + 1;
 		i += 1 + n;
+	}
+	if (h1 != NULL) {
+		*out = h1;
+		*outlen = 8;
+		return SSL_TLSEXT_ERR_OK;
 	}
 	return SSL_TLSEXT_ERR_NOACK;
 }

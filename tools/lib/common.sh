@@ -14,7 +14,7 @@ SY_PACKAGES=(meson ninja-build pkg-config gcc libdpdk-dev dpdk libjansson-dev li
 	libnuma-dev libcmocka-dev libyaml-dev libpcre2-dev libzstd-dev nginx-light curl iproute2 ethtool
 	iputils-ping openssl python3 procps wrk nghttp2-client prometheus graphviz clang libclang-rt-14-dev
 	chromium bind9-utils bind9-dnsutils libcurl4-openssl-dev etcd-server etcd-client
-	dpkg-dev systemd man-db mandoc)
+	dpkg-dev systemd man-db mandoc libnghttp2-dev python3-h2 python3-hyperframe python3-grpcio haproxy)
 
 sy_log() { printf '%s %s\n' "${SY_LOG_TAG:-[switchyard]}" "$*" >&2; }
 sy_warn() { printf '%s warning: %s\n' "${SY_LOG_TAG:-[switchyard]}" "$*" >&2; }

@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* What px_h2.c (the session) and px_h2_stream.c (a stream's exchange)
+ * share. */
+#ifndef SY_PX_H2_INTERNAL_H
+#define SY_PX_H2_INTERNAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <nghttp2/nghttp2.h>
+
+#include "proxy/proxy.h"
+#include "sy_config.h"
+
+/* The header block being received (one at a time on a connection: HEADERS
+ * and its CONTINUATIONs are never interleaved with other frames). The
+ * request's pseudo-headers and regular fields are kept in hb as they come,
+ * the regular ones as HTTP/1.1 field lines, then written out as one
+ * HTTP/1.1 head at END_HEADERS. */
+struct px_h2_block {
+	char *hb;                 /* from the session's allocator, SY_PROXY_HEAD_MAX */
+	uint32_t hb_len;
+	uint32_t wire;            /* HEADERS + CONTINUATION bytes, frame headers included */
+	uint32_t fields;          /* decoded: name + value + 32 a field (RFC 9113 6.5.2) */
+	uint32_t method, method_len, path, path_len, auth, auth_len; /* offsets in hb */
+	uint32_t pseudo_end;      /* the field lines start here */
+	bool has_auth, has_cl, too_big, over;
+};
+
+struct px_h2 {
+	nghttp2_session *s;
+	struct sy_worker *w;      /* the worker, for the callbacks of this step */
+	struct sy_proxy *px;      /* the connection */
+	struct sy_proxy *streams; /* the exchanges, linked by strm->next and prev */
+	uint32_t n_streams;
+	uint32_t begun;           /* streams opened so far */
+	size_t mem;               /* bytes nghttp2 holds for this session */
+	double reset_tokens, flood_tokens;
+	uint64_t bucket_tsc;
+	uint64_t idle_since;      /* TSC: the last stream closed (n_streams 0) */
+	struct px_h2_block blk;
+	bool fatal;               /* a GOAWAY for an error is queued: close after it */
+	bool draining;            /* a graceful GOAWAY: no new streams */
+};
+
+/* routerd's http2 config (px_h2.c). */
+extern struct sy_h2_config px_h2_cfg;
+
+/* The session's allocator (bounded: px_h2.c). */
+void *px_h2_alloc(struct px_h2 *h2, size_t n);
+void px_h2_free_mem(struct px_h2 *h2, void *p);
+
+/* A connection error: GOAWAY with code, counted, the connection closes
+ * once it is sent. */
+void px_h2_fail(struct px_h2 *h2, uint32_t code, uint64_t *counter);
+
+/* px_h2_stream.c: nghttp2's callbacks for one stream, and the exchange. */
+int px_h2s_begin(struct px_h2 *h2, const nghttp2_frame *frame);
+int px_h2s_header(struct px_h2 *h2, const nghttp2_frame *frame, const uint8_t *name, size_t nlen,
+		  const uint8_t *value, size_t vlen);
+int px_h2s_headers_done(struct px_h2 *h2, const nghttp2_frame *frame);
+int px_h2s_data(struct px_h2 *h2, int32_t id, const uint8_t *data, size_t len);
+void px_h2s_end_stream(struct px_h2 *h2, int32_t id);
+/* Run one stream's exchange, then carry what it did to the session:
+ * window credit for the body it took, its response's HEADERS, DATA
+ * resumed. True when anything moved. */
+bool px_h2s_run(struct px_h2 *h2, struct sy_proxy *ex);
+/* The exchange goes (its stream closed, or the connection did). */
+void px_h2s_free(struct px_h2 *h2, struct sy_proxy *ex);
+
+#endif
