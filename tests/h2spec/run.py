@@ -120,6 +120,8 @@ class Conn:
         self.log = []
         self.seen = []  # every frame read
         self.responses = {}  # stream -> what collect() gathered
+        self.win_conn = 65535  # the server's connection window for our DATA, before sending
+        self.win_inc = {}  # stream -> the WINDOW_UPDATE increments the server gave it
         s = socket.create_connection((opts.host, opts.port),
                                      timeout=max(0.1, deadline - time.monotonic()))
         s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
@@ -218,6 +220,12 @@ class Conn:
         body, self.buf = self.buf[9:9 + n], self.buf[9 + n:]
         f.parse_body(memoryview(body))
         self.seen.append(f)
+        if isinstance(f, WindowUpdateFrame):
+            if f.stream_id == 0:
+                self.win_conn += f.window_increment
+            else:
+                self.win_inc[f.stream_id] = self.win_inc.get(f.stream_id, 0) + \
+                    f.window_increment
         if self.opts.verbose > 1:
             self.log.append("< " + describe(f))
         # keep the server sending: give back what its DATA used
@@ -1073,28 +1081,20 @@ def _(c):
     c.send_frames(c.headers(1, c.req_headers("POST", c.opts.post_path,
                                              [("content-length", str(len(body)))]),
                             end_stream=False))
-    # send within the server's windows: 65535 each at first, WINDOW_UPDATEs after
-    conn_win = stream_win = 65535
+    # send within the server's windows (its WINDOW_UPDATEs counted by read_frame, those of
+    # the handshake included)
     init = c.setting(S_INITIAL_WINDOW_SIZE, 65535)
-    stream_win = init
     off, mfs, hdrs, resp = 0, c.setting(S_MAX_FRAME_SIZE, 16384), None, b""
     try:
         while off < len(body):
-            n = min(mfs, conn_win, stream_win, len(body) - off)
+            n = min(mfs, c.win_conn - off, init + c.win_inc.get(1, 0) - off, len(body) - off)
             if n > 0:
                 c.send_frames(DataFrame(1, data=body[off:off + n],
                                         flags=["END_STREAM"] if off + n == len(body) else []))
                 off += n
-                conn_win -= n
-                stream_win -= n
                 continue
             f = c.read_frame()
-            if isinstance(f, WindowUpdateFrame):
-                if f.stream_id == 0:
-                    conn_win += f.window_increment
-                elif f.stream_id == 1:
-                    stream_win += f.window_increment
-            elif isinstance(f, (RstStreamFrame, GoAwayFrame)):
+            if isinstance(f, (RstStreamFrame, GoAwayFrame)):
                 raise Fail("%s after %d of %d octets" % (describe(f), off, len(body)))
             elif isinstance(f, HeadersFrame) and f.stream_id == 1:
                 raise Fail("answered after %d of %d octets (no WINDOW_UPDATE?)" %
