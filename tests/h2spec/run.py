@@ -294,6 +294,9 @@ def want_stream_error(c, stream, *codes, unanswered=False):
     try:
         while True:
             f = c.read_frame()
+            if (isinstance(f, RstStreamFrame) and f.error_code == E["NO_ERROR"] and
+                    "NO_ERROR" not in codes):
+                continue  # RFC 9113 8.1: a complete response asks us to stop sending
             if isinstance(f, GoAwayFrame) or (isinstance(f, RstStreamFrame) and
                                               f.stream_id == stream):
                 kind = "GOAWAY" if isinstance(f, GoAwayFrame) else "RST_STREAM"
