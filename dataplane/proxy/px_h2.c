@@ -292,6 +292,25 @@ on_data_chunk(nghttp2_session *s, uint8_t flags, int32_t id, const uint8_t *data
 	return px_h2s_data(ud, id, data, len);
 }
 
+/* RFC 9113 8.1: a complete response before the whole request: the client
+ * is asked to stop sending (RST_STREAM NO_ERROR) once the END_STREAM is
+ * out, as nghttpx and Envoy do; it would otherwise wait for windows that
+ * no one opens. */
+static int
+on_frame_send(nghttp2_session *s, const nghttp2_frame *frame, void *ud)
+{
+	struct sy_proxy *ex;
+
+	(void)ud;
+	if ((frame->hd.type != NGHTTP2_DATA && frame->hd.type != NGHTTP2_HEADERS) ||
+	    !(frame->hd.flags & NGHTTP2_FLAG_END_STREAM))
+		return 0;
+	ex = nghttp2_session_get_stream_user_data(s, frame->hd.stream_id);
+	if (ex != NULL && !ex->strm->in_fin)
+		nghttp2_submit_rst_stream(s, NGHTTP2_FLAG_NONE, frame->hd.stream_id, NGHTTP2_NO_ERROR);
+	return 0;
+}
+
 static int
 on_stream_close(nghttp2_session *s, int32_t id, uint32_t code, void *ud)
 {
@@ -329,6 +348,7 @@ sy_dp_h2_configure(const struct sy_h2_config *cfg)
 	nghttp2_session_callbacks_set_on_frame_recv_callback(h2_cbs, on_frame_recv);
 	nghttp2_session_callbacks_set_on_data_chunk_recv_callback(h2_cbs, on_data_chunk);
 	nghttp2_session_callbacks_set_on_stream_close_callback(h2_cbs, on_stream_close);
+	nghttp2_session_callbacks_set_on_frame_send_callback(h2_cbs, on_frame_send);
 	/* The window opens as the exchange takes a body, not as nghttp2
 	 * reads it: a slow backend slows its client, nothing piles up. */
 	nghttp2_option_set_no_auto_window_update(h2_opt, 1);
