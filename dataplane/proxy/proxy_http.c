@@ -149,6 +149,8 @@ px_answer(struct sy_worker *w, struct sy_proxy *px, uint16_t status, enum sy_ans
 	const char *type = "text/html", *extra = px->resp_extra;
 	int n, extra_len = px->resp_extra_len;
 
+	if (px->strm != NULL)
+		px->strm->own_answer = true; /* a gRPC stream gets it as a gRPC status */
 	if (location != NULL && location[0]) {
 		body[0] = '\0';
 	} else if (custom_body != NULL) {

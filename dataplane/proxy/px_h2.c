@@ -337,13 +337,17 @@ on_data_chunk(nghttp2_session *s, uint8_t flags, int32_t id, const uint8_t *data
 static int
 on_frame_send(nghttp2_session *s, const nghttp2_frame *frame, void *ud)
 {
+	struct px_h2 *h2 = ud;
 	struct sy_proxy *ex;
 
-	if (frame->hd.type == NGHTTP2_DATA) {
-		struct px_h2 *h2 = ud;
-
-		if (h2->wu_credit < 2 * 1024)
-			h2->wu_credit += 2;
+	if (frame->hd.type == NGHTTP2_DATA && h2->wu_credit < 2 * 1024)
+		h2->wu_credit += 2;
+	if (frame->hd.type == NGHTTP2_GOAWAY && frame->goaway.error_code != NGHTTP2_NO_ERROR &&
+	    !h2->fatal && !h2->nghttp2_ended) {
+		/* nghttp2's own answer to a connection error (ours are
+		 * counted where they are decided). */
+		h2->nghttp2_ended = true;
+		h2->w->counters.h2_protocol_errors++;
 	}
 	if ((frame->hd.type != NGHTTP2_DATA && frame->hd.type != NGHTTP2_HEADERS) ||
 	    !(frame->hd.flags & NGHTTP2_FLAG_END_STREAM))
@@ -521,11 +525,6 @@ h2_recv(struct px_h2 *h2)
 			break;
 		}
 		used += (uint32_t)rv;
-	}
-	if (!h2->fatal && !h2->draining && !h2->nghttp2_ended && !nghttp2_session_want_read(h2->s)) {
-		/* nghttp2 answered a connection error with its GOAWAY. */
-		h2->nghttp2_ended = true;
-		h2->w->counters.h2_protocol_errors++;
 	}
 	sy_mq_drop(in, used);
 	px_client_consumed(h2->w, px);

@@ -47,6 +47,8 @@ struct px_h2_stream {
 	bool head_sent;    /* the response's HEADERS are submitted */
 	bool deferred;     /* its DATA waits for more of `out` */
 	bool eof;          /* all of the response body went to nghttp2 */
+	bool grpc;         /* the request's content-type is application/grpc[+...] */
+	bool own_answer;   /* the response is the router's own (proxy_http.c, px_answer) */
 	uint8_t framing;   /* the response body's (enum sy_px_framing) */
 	uint8_t dc_state;  /* chunked response: where the decoder is */
 	uint64_t left;     /* LENGTH: body bytes still to come; chunked: of this chunk */

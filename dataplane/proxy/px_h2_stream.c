@@ -15,6 +15,7 @@
  */
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #include <rte_mempool.h>
 
@@ -239,6 +240,9 @@ px_h2s_header(struct px_h2 *h2, const nghttp2_frame *frame, const uint8_t *name,
 		return 0; /* "trailers", nghttp2 checked: hop-by-hop */
 	if (name_is(name, nlen, "content-length"))
 		b->has_cl = true;
+	if (name_is(name, nlen, "content-type") && vlen >= 16 &&
+	    strncasecmp(v, "application/grpc", 16) == 0 && (vlen == 16 || v[16] == '+' || v[16] == ';'))
+		ex->strm->grpc = true;
 	hb_put(h2, n, nlen, ": ", 2, v, vlen);
 	hb_put(h2, "\r\n", 2, NULL, 0, NULL, 0);
 	return 0;
@@ -596,6 +600,67 @@ hop_by_hop(const char *n, size_t len)
 
 #define H2_RESP_FIELDS_MAX 128
 
+/* The gRPC status for an HTTP status (gRPC's "HTTP to gRPC Status Code
+ * Mapping", as Envoy applies it). */
+static unsigned
+grpc_status_of(uint16_t status)
+{
+	switch (status) {
+	case 400:
+		return 13; /* INTERNAL */
+	case 401:
+		return 16; /* UNAUTHENTICATED */
+	case 403:
+		return 7; /* PERMISSION_DENIED */
+	case 404:
+		return 12; /* UNIMPLEMENTED */
+	case 429:
+	case 502:
+	case 503:
+	case 504:
+		return 14; /* UNAVAILABLE */
+	default:
+		return 2; /* UNKNOWN */
+	}
+}
+
+/*
+ * The router's own error answer to a gRPC request (no route, no endpoint,
+ * a backend that failed before its response head, a timeout) as a gRPC
+ * client can read it: a trailers-only response, HTTP 200 with grpc-status
+ * and grpc-message, as Envoy sends (a gRPC client reads an HTML 503 as
+ * "protocol error", not as UNAVAILABLE it may retry).
+ */
+static bool
+grpc_answer(struct px_h2 *h2, struct sy_proxy *ex, const struct sy_px_resp *resp)
+{
+	struct px_h2_stream *st = ex->strm;
+	char code[4], msg[32];
+	uint32_t drop;
+	nghttp2_nv nv[4];
+	int n;
+
+	snprintf(code, sizeof(code), "%u", grpc_status_of(resp->status));
+	n = snprintf(msg, sizeof(msg), "routerd: HTTP status %u", resp->status % 1000u);
+	nv[0] = (nghttp2_nv){ (uint8_t *)":status", (uint8_t *)"200", 7, 3, NGHTTP2_NV_FLAG_NONE };
+	nv[1] = (nghttp2_nv){ (uint8_t *)"content-type", (uint8_t *)"application/grpc", 12, 16,
+			      NGHTTP2_NV_FLAG_NONE };
+	nv[2] = (nghttp2_nv){ (uint8_t *)"grpc-status", (uint8_t *)code, 11, strlen(code),
+			      NGHTTP2_NV_FLAG_NONE };
+	nv[3] = (nghttp2_nv){ (uint8_t *)"grpc-message", (uint8_t *)msg, 12, (size_t)n,
+			      NGHTTP2_NV_FLAG_NONE };
+	/* Its body (our page) goes: the answer was queued whole. */
+	drop = resp->head_len + (resp->framing == SY_PX_BODY_LENGTH ? (uint32_t)resp->length : 0);
+	sy_mq_drop(&st->out, drop < st->out.bytes ? drop : st->out.bytes);
+	if (nghttp2_submit_response(h2->s, st->id, nv, RTE_DIM(nv), NULL) != 0) {
+		px_client_abort(h2->w, ex);
+		return true;
+	}
+	st->head_sent = true;
+	st->eof = true;
+	return true;
+}
+
 /* The exchange's response head, if all of it is in `out`: HEADERS. */
 static bool
 response_head(struct px_h2 *h2, struct sy_proxy *ex)
@@ -628,6 +693,8 @@ again:
 		sy_mq_drop(&st->out, resp.head_len);
 		goto again;
 	}
+	if (st->grpc && st->own_answer && resp.status >= 300)
+		return grpc_answer(h2, ex, &resp);
 	snprintf(status, sizeof(status), "%03u", resp.status % 1000u);
 	nv[k++] = (nghttp2_nv){ (uint8_t *)":status", (uint8_t *)status, 7, 3, NGHTTP2_NV_FLAG_NONE };
 	/* The status line, then "name: value" lines to the blank one. */

@@ -402,6 +402,23 @@ if ! t_flows_zero 10; then
 fi
 t_ok "every connection freed after its client left (flows_active 0)"
 
+# gRPC clients read the router's own errors as gRPC statuses (a trailers-only response,
+# HTTP 200 with grpc-status, as Envoy sends), not as an HTML page: a route with no endpoint
+# (503) is UNAVAILABLE, an unknown host (404 here) UNIMPLEMENTED.
+rctl apply -f - <<EOF
+apiVersion: route.openshift.io/v1
+kind: Route
+metadata: {name: grpc-none, namespace: demo}
+spec: {host: grpc.$D, to: {kind: Service, name: nowhere}}
+EOF
+t_expect_rc 0 "apply grpc.$D (a service with no endpoints)"
+t_run lab_client /usr/bin/python3 "$SY_SRC/tests/integration/grpc_call.py" "$R:80" "grpc.$D" /t.Svc/Call
+t_json_expect "$T_OUT" 'd["code"] == "UNAVAILABLE" and "503" in d["details"]' \
+	"grpc (python3-grpcio) to a route with no endpoint: UNAVAILABLE"
+t_run lab_client /usr/bin/python3 "$SY_SRC/tests/integration/grpc_call.py" "$R:80" "nohost.$D" /t.Svc/Call
+t_json_expect "$T_OUT" 'd["code"] == "UNIMPLEMENTED"' "grpc to an unknown host: UNIMPLEMENTED (HTTP 404)"
+t_ok "gRPC over h2c: the router's own 503 and 404 reach a grpcio client as UNAVAILABLE and UNIMPLEMENTED"
+
 rctl stats -o json
 t_json_expect "$T_OUT" 'd["total"]["h2_protocol_errors"] == 0 and d["total"]["h2_conns"] >= 8' \
 	"h2 counters: connections counted, no protocol error from curl, nghttp, h2load"
