@@ -64,10 +64,21 @@ struct h2_mem_hdr {
 	size_t pad;
 };
 
+/* Under ASan (gcc says so with __SANITIZE_ADDRESS__, clang with
+ * __has_feature) every block comes from malloc, so a use after free of
+ * nghttp2's memory is seen; the free lists would hide it. */
+#if defined(__SANITIZE_ADDRESS__)
+#define PX_H2_SANITIZED 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define PX_H2_SANITIZED 1
+#endif
+#endif
+
 static void *
 raw_alloc(size_t n)
 {
-#if defined(__SANITIZE_ADDRESS__)
+#ifdef PX_H2_SANITIZED
 	return malloc(n); /* ASan sees each allocation as it is made */
 #else
 	return sy_tls_mem_malloc(n, __FILE__, __LINE__);
@@ -77,7 +88,7 @@ raw_alloc(size_t n)
 static void
 raw_free(void *p)
 {
-#if defined(__SANITIZE_ADDRESS__)
+#ifdef PX_H2_SANITIZED
 	free(p);
 #else
 	sy_tls_mem_free(p, __FILE__, __LINE__);

@@ -51,6 +51,11 @@ struct px_h2_stream {
 	bool own_answer;   /* the response is the router's own (proxy_http.c, px_answer) */
 	uint8_t framing;   /* the response body's (enum sy_px_framing) */
 	uint8_t dc_state;  /* chunked response: where the decoder is */
+	/* A chunked response's trailer section, kept until its end to go
+	 * out as the stream's trailers (HEADERS after the DATA): field lines,
+	 * from the session's allocator. */
+	char *trl;
+	uint16_t trl_len;
 	uint64_t left;     /* LENGTH: body bytes still to come; chunked: of this chunk */
 	uint64_t in_total; /* bytes ever put in `in` */
 	uint64_t in_taken; /* of them, seen taken by the exchange */

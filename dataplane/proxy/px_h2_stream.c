@@ -470,10 +470,26 @@ out_chunk_size(const struct sy_mq *q, uint32_t len)
 	return v;
 }
 
+#define H2_TRAILERS_MAX 2048 /* a response's trailer section we carry (gRPC's is ~100 B) */
+
+/* Keep a trailer line (without its CRLF) for the stream's trailers; one
+ * past H2_TRAILERS_MAX is dropped. */
+static void
+trailer_keep(struct px_h2 *h2, struct px_h2_stream *st, uint32_t len)
+{
+	if (len == 0 || len + 2 > (uint32_t)(H2_TRAILERS_MAX - st->trl_len))
+		return;
+	if (st->trl == NULL && (st->trl = px_h2_alloc(h2, H2_TRAILERS_MAX)) == NULL)
+		return;
+	sy_mq_copy(&st->out, 0, len, st->trl + st->trl_len);
+	memcpy(st->trl + st->trl_len + len, "\r\n", 2);
+	st->trl_len = (uint16_t)(st->trl_len + len + 2);
+}
+
 /* Decode a chunked body from `out` into buf (the exchange checked its
- * framing: px_msg.c). */
+ * framing: px_msg.c); its trailer lines are kept (trailer_keep). */
 static size_t
-dechunk(struct px_h2_stream *st, uint8_t *buf, size_t room, bool *eof)
+dechunk(struct px_h2 *h2, struct px_h2_stream *st, uint8_t *buf, size_t room, bool *eof)
 {
 	size_t n = 0;
 
@@ -517,6 +533,7 @@ dechunk(struct px_h2_stream *st, uint8_t *buf, size_t room, bool *eof)
 			len = out_line(&st->out, &used);
 			if (len < 0)
 				return n;
+			trailer_keep(h2, st, (uint32_t)len);
 			sy_mq_drop(&st->out, used);
 			if (len == 0)
 				st->dc_state = DC_DONE;
@@ -529,10 +546,53 @@ dechunk(struct px_h2_stream *st, uint8_t *buf, size_t room, bool *eof)
 	return n;
 }
 
+static bool hop_by_hop(const char *n, size_t len);
+
+/* The kept trailer lines as the stream's trailers (HEADERS with
+ * END_STREAM after the last DATA): gRPC's grpc-status and grpc-message
+ * from a chunked HTTP/1.1 response. 0, or nghttp2's error (then the DATA
+ * ends the stream itself). */
+static int
+submit_trailers(struct px_h2 *h2, struct px_h2_stream *st)
+{
+	nghttp2_nv nv[32];
+	char names[H2_TRAILERS_MAX];
+	const char *p = st->trl, *end = st->trl + st->trl_len;
+	size_t k = 0, nn = 0;
+	int rv;
+
+	while (p < end && k < RTE_DIM(nv)) {
+		const char *eol = memchr(p, '\r', (size_t)(end - p));
+		const char *colon = memchr(p, ':', (size_t)(eol - p));
+		const char *v;
+		size_t nl, i;
+
+		if (eol == NULL || colon == NULL)
+			break;
+		nl = (size_t)(colon - p);
+		for (v = colon + 1; v < eol && (*v == ' ' || *v == '\t'); v++)
+			;
+		if (nl > 0 && !hop_by_hop(p, nl) && !(nl == 14 && strncasecmp(p, "content-length", 14) == 0)) {
+			for (i = 0; i < nl; i++)
+				names[nn + i] = (char)(p[i] >= 'A' && p[i] <= 'Z' ? p[i] + 32 : p[i]);
+			nv[k++] = (nghttp2_nv){ (uint8_t *)names + nn, (uint8_t *)(uintptr_t)v, nl,
+						(size_t)(eol - v), NGHTTP2_NV_FLAG_NONE };
+			nn += nl;
+		}
+		p = eol + 2;
+	}
+	rv = k > 0 ? nghttp2_submit_trailer(h2->s, st->id, nv, k) : -1;
+	px_h2_free_mem(h2, st->trl);
+	st->trl = NULL;
+	st->trl_len = 0;
+	return rv;
+}
+
 static ssize_t
 read_body(nghttp2_session *s, int32_t id, uint8_t *buf, size_t length, uint32_t *flags,
 	  nghttp2_data_source *src, void *ud)
 {
+	struct px_h2 *h2 = ud;
 	struct sy_proxy *ex = src->ptr;
 	struct px_h2_stream *st = ex->strm;
 	bool eof = false;
@@ -540,7 +600,6 @@ read_body(nghttp2_session *s, int32_t id, uint8_t *buf, size_t length, uint32_t 
 
 	(void)s;
 	(void)id;
-	(void)ud;
 	if (ex->c.state == SY_TCPS_CLOSED)
 		return NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE; /* RST_STREAM */
 	switch (st->framing) {
@@ -556,7 +615,7 @@ read_body(nghttp2_session *s, int32_t id, uint8_t *buf, size_t length, uint32_t 
 		eof = st->left == 0;
 		break;
 	case SY_PX_BODY_CHUNKED:
-		n = dechunk(st, buf, length, &eof);
+		n = dechunk(h2, st, buf, length, &eof);
 		if (st->dc_state == DC_DONE)
 			eof = true;
 		break;
@@ -572,6 +631,8 @@ read_body(nghttp2_session *s, int32_t id, uint8_t *buf, size_t length, uint32_t 
 	if (eof) {
 		*flags |= NGHTTP2_DATA_FLAG_EOF;
 		st->eof = true;
+		if (st->trl_len > 0 && submit_trailers(h2, st) == 0)
+			*flags |= NGHTTP2_DATA_FLAG_NO_END_STREAM; /* the trailers end it */
 		return (ssize_t)n;
 	}
 	if (n == 0) {
@@ -821,6 +882,8 @@ px_h2s_free(struct px_h2 *h2, struct sy_proxy *ex)
 		st->next->strm->prev = st->prev;
 	h2->n_streams--;
 	h2->w->counters.h2_streams_open--;
+	px_h2_free_mem(h2, st->trl);
+	st->trl = NULL;
 	if (h2->s != NULL && !st->closed)
 		nghttp2_session_set_stream_user_data(h2->s, st->id, NULL);
 	px_backend_release(h2->w, ex);

@@ -136,6 +136,7 @@ $(service sink 8080)
 $(route h2-a "$H" /a a Allow)
 $(route h2-b "$H" /b b Allow)
 $(route h2-blob "$H" /blob c Allow)
+$(route h2-trl "$H" /trailers c Allow)
 $(route h2-up "$H" /up sink Allow)
 $(route h2-redir "$RD" "" a Redirect)
 EOF
@@ -256,6 +257,19 @@ for scheme in http https; do
 	fi
 	t_ok "nghttp ($scheme): two streams on one connection routed by path to a and b ($got)"
 done
+
+# A chunked HTTP/1.1 response's trailer section reaches the h2 client as the stream's
+# trailers: a HEADERS frame after the DATA, ending the stream (what gRPC's grpc-status rides).
+if [ "$H2_PROXY" = routerd ]; then
+	t_run lab_client nghttp -v -t 10 "http://$H/trailers"
+	t_expect_rc 0 "nghttp http://$H/trailers"
+	trl=$(awk '/recv DATA frame/ {d=1} d && /recv \(stream_id=13\) grpc-(status|message)/ {print $(NF-1), $NF}' <<<"$T_OUT" | tr '\n' ' ')
+	[ "$trl" = "grpc-status: 0 grpc-message: fine " ] &&
+		grep -q 'recv HEADERS frame <length=[0-9]*, flags=0x05, stream_id=13>' <<<"$T_OUT" ||
+		t_fail "a chunked response's trailers as the stream's trailers (after the DATA, END_STREAM)" \
+			"seen: '$trl'; $(t_seen)"
+	t_ok "chunked HTTP/1.1 trailers carried as h2 trailers: $trl"
+fi
 
 # What the HTTP/1.1 backend gets from an h2 stream (pool c's echo): the request line's
 # path, Host from :authority, no pseudo-header; from routerd (as for HTTP/1.1) the

@@ -12,7 +12,8 @@ answers {"checks": n, "hosts": [Host headers seen]} as JSON. /peer answers the a
 connection came from (the router's source address toward the backend). /blob/N answers N
 bytes (at most 64 MiB) from random.Random(N), the same every time, for a test to compare
 with what it computes itself. /slow/N answers "slow" after N seconds (at most 30): a
-backend slower than a route's timeout. ADDR may be an IPv6 address (2001:2:1::10, no brackets): the
+backend slower than a route's timeout. /trailers answers "trailers" chunked, with the
+trailer fields grpc-status: 0 and grpc-message: fine (what a gRPC backend ends with). ADDR may be an IPv6 address (2001:2:1::10, no brackets): the
 server listens over IPv6 then."""
 import http.server
 import json
@@ -63,6 +64,14 @@ class Handler(http.server.BaseHTTPRequestHandler):
         if self.path.startswith("/slow/") and self.path[6:].isdigit():
             time.sleep(min(int(self.path[6:]), 30))
             self.answer(200, b"slow\n")
+            return
+        if self.path == "/trailers":
+            self.send_response(200)
+            self.send_header("Content-Type", "text/plain")
+            self.send_header("Transfer-Encoding", "chunked")
+            self.send_header("Trailer", "grpc-status, grpc-message")
+            self.end_headers()
+            self.wfile.write(b"9\r\ntrailers\n\r\n0\r\ngrpc-status: 0\r\ngrpc-message: fine\r\n\r\n")
             return
         if self.path == "/hcstats":
             self.answer(200, json.dumps(CHECKS).encode())
