@@ -199,7 +199,9 @@ struct sy_dp_conn {
 	uint8_t client6[16], listen6[16];
 	bool backend_v6;         /* an IPv6 backend leg: these instead of backend_ip, snat_ip */
 	uint8_t backend6[16], snat6[16];
-	uint32_t requests;       /* proxy: requests on this client connection */
+	const char *protocol;    /* proxy: "HTTP/1.1", or "HTTP/2.0" once it speaks h2 */
+	uint32_t requests;       /* proxy: requests on this client connection (h2: its streams) */
+	uint32_t streams;        /* proxy over h2: the streams open now */
 	uint32_t unacked;        /* proxy: bytes sent to the client, not yet acknowledged */
 	uint32_t queued;         /* ... and bytes waiting to be sent to it */
 	int64_t timer_ms;        /* until the record's timer fires; -1: none */

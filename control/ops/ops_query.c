@@ -478,7 +478,7 @@ sy_ops_conns(struct sy_router *r, const json_t *req)
 		n = sy_dp_conns(w, v, (unsigned)limit - total);
 		for (i = 0; i < n; i++)
 			json_array_append_new(list, json_pack(
-				"{s:I, s:s, s:o, s:o, s:o, s:o, s:s, s:s, s:s, s:s, s:s, s:I, s:I, s:I, s:I, s:I}",
+				"{s:I, s:s, s:o, s:o, s:o, s:o, s:s, s:s, s:s, s:s, s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:I}",
 				"worker", (json_int_t)w, "kind", v[i].kind,
 				"client", v[i].v6 ? endpoint6_json(v[i].client6, v[i].client_port)
 						  : endpoint_json(v[i].client_ip, v[i].client_port),
@@ -490,7 +490,9 @@ sy_ops_conns(struct sy_router *r, const json_t *req)
 						  : endpoint_json(v[i].snat_ip, v[i].snat_port),
 				"client_tcp", v[i].client_tcp, "backend_tcp", v[i].backend_tcp,
 				"request", v[i].request, "response", v[i].response, "tls", v[i].tls,
-				"requests", (json_int_t)v[i].requests, "unacked", (json_int_t)v[i].unacked,
+				"protocol", v[i].protocol ? v[i].protocol : "",
+				"requests", (json_int_t)v[i].requests, "streams", (json_int_t)v[i].streams,
+				"unacked", (json_int_t)v[i].unacked,
 				"queued", (json_int_t)v[i].queued, "timer_ms", (json_int_t)v[i].timer_ms,
 				"deadline_ms", (json_int_t)v[i].deadline_ms));
 		total += n;

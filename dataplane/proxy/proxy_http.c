@@ -416,6 +416,16 @@ strip_header(uint8_t *head, uint32_t head_len, const char *name)
 	return (uint32_t)(end - head);
 }
 
+/* The request asks to upgrade to h2c (its Upgrade names h2c alone). */
+static bool
+upgrade_is_h2c(const uint8_t *head, uint32_t head_len)
+{
+	uint32_t len;
+	const uint8_t *v = px_header_value(head, head_len, "Upgrade", &len);
+
+	return v != NULL && len == 3 && strncasecmp((const char *)v, "h2c", 3) == 0;
+}
+
 /* The client asked to close: its response says so (RFC 9112 9.6), in place
  * of whatever Connection header the backend's has, as a response filter's
  * header would (the first of the replacing lines). */
@@ -648,7 +658,19 @@ px_request_head(struct sy_worker *w, struct sy_proxy *px)
 		req.h.head_len = strip_header(head, req.h.head_len, "X-SSL-Client-DN:");
 		req.h.head_len = strip_header(head, req.h.head_len, "X-SSL-Client-Verify:");
 	}
-	if (req.h.version_minor == 1 && !req.keep_alive && !req.upgrade) {
+	if (req.upgrade && upgrade_is_h2c(head, req.h.head_len)) {
+		/* An h2c Upgrade (RFC 7540 3.2; RFC 9113 dropped it) is
+		 * declined: answered in HTTP/1.1, as RFC 9110 7.8 lets a
+		 * server. A backend that speaks h2c must not see it and
+		 * switch: the connection's later requests would bypass
+		 * routing. HTTP/2 here is ALPN h2 or h2c with prior knowledge. */
+		req.h.head_len = strip_header(head, req.h.head_len, "Upgrade:");
+		req.h.head_len = strip_header(head, req.h.head_len, "HTTP2-Settings:");
+		req.h.head_len = strip_header(head, req.h.head_len, "Connection:");
+		req.upgrade = false;
+		if (!req.keep_alive)
+			say_close(px);
+	} else if (req.h.version_minor == 1 && !req.keep_alive && !req.upgrade) {
 		req.h.head_len = strip_header(head, req.h.head_len, "Connection:");
 		say_close(px);
 	} else if (px->close_after && req.h.version_minor == 1 && !req.upgrade) {

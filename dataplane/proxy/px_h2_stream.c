@@ -132,6 +132,7 @@ px_h2s_begin(struct px_h2 *h2, const nghttp2_frame *frame)
 	/* The first stream is the connection's first request: admitted
 	 * against the route's connection limits once (px_request_head). */
 	ex->requests = h2->begun++;
+	px->requests++; /* routerctl conns: the connection's streams so far */
 	ex->strm->next = h2->streams;
 	if (h2->streams != NULL)
 		h2->streams->strm->prev = ex;

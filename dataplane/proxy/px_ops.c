@@ -135,6 +135,8 @@ proxy_describe(const struct sy_worker *w, uint64_t now, const struct sy_conn *c,
 	v->response = response_name(px->resp_state);
 	v->tls = tls_name(px->tls);
 	v->requests = px->requests;
+	v->protocol = px->h2 != NULL || px->parent != NULL ? "HTTP/2.0" : "HTTP/1.1";
+	v->streams = px_h2_streams(px);
 	v->unacked = px->c.snd_max - px->c.snd_una;
 	v->queued = px->c.sndq.bytes > v->unacked ? px->c.sndq.bytes - v->unacked : 0;
 	v->deadline_ms = sy_dp_ms_until(w, now, px->deadline);

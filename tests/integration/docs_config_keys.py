@@ -6,7 +6,7 @@ docs/configuration.md, and every row there names a key routerd accepts.
 The keys come from the parser itself. Each object of the config is parsed by a function
 that refuses an unknown key with "PREFIX.%s: unknown key (known: a, b, c)"; those lists,
 with their prefixes, are the accepted keys (control/config/config.c, control/config/config_vrrp.c,
-control/config/config_client_certs.c, control/etcd/store_config.c). So that the lists cannot drift from what the parser does,
+control/config/config_client_certs.c, control/config/config_h2.c, control/etcd/store_config.c). So that the lists cannot drift from what the parser does,
 every name the parsers compare a key with (strcmp(key, "x"), json_object_get(o, "x"),
 a `known[]` array, int_key(o, "x", ...), tls_file(o, "x", ...)) must be in some list, and
 every key used by the config files in the tree (config/*.json, perf/*.json) must be
@@ -24,7 +24,7 @@ from docs_tap import Tap, source_dir
 SRC = source_dir()
 
 PARSERS = ["control/config/config.c", "control/config/config_vrrp.c", "control/config/config_client_certs.c",
-           "control/etcd/store_config.c"]
+           "control/config/config_h2.c", "control/etcd/store_config.c"]
 # Parsers whose message prefix is a "%s" filled at run time: the function says which object.
 PREFIX_OF_FUNCTION = {"parse_top": "", "parse_port": "ports[]."}
 

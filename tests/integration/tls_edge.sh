@@ -330,7 +330,8 @@ expect_https "allow.edge.$D" /x backend-b
 t_ok "insecureEdgeTerminationPolicy Allow: plain HTTP 200 and https 200"
 # The route's sticky-session cookie (OpenShift's default) is Secure over TLS only.
 https "allow.edge.$D" /x -D -
-ck=$(printf '%s\n' "$T_OUT" | tr -d '\r' | grep -i '^Set-Cookie:')
+# Over https curl speaks h2, whose field names are lowercase (RFC 9113 8.2.1).
+ck=$(printf '%s\n' "$T_OUT" | tr -d '\r' | grep -i '^Set-Cookie:' | sed 's/^set-cookie:/Set-Cookie:/I')
 [[ $ck =~ ^Set-Cookie:\ [0-9a-f]{32}=[0-9a-f]{16}\;\ path=/\;\ HttpOnly\;\ Secure$ ]] ||
 	t_fail "https://allow.edge.$D/x sets the route's cookie, HttpOnly and Secure" "seen: '$ck'; $(t_seen)"
 http "allow.edge.$D" /x -D -
