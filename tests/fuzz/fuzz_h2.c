@@ -118,6 +118,10 @@ struct fz {
 
 static struct sy_test_dp d;
 static struct fz fzs;
+/* What the client read (FUZZ_H2_TRACE: its frames are counted). */
+static uint8_t crx[1 << 20];
+static uint32_t crx_len;
+static bool trace;
 
 /* The backend's answers. "" is none (the stream waits for its timeout);
  * a response that ends in CLOSE is followed by the backend's FIN. */
@@ -173,6 +177,8 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
 
 /* ------------------------------------------------------------ segments -- */
 
+static bool drain(struct fz *f);
+
 static void
 send_raw(struct fz *f, struct end *e, uint8_t flags, uint32_t seq, const void *data, unsigned len,
 	 const uint8_t *opts, unsigned optlen)
@@ -198,6 +204,7 @@ send_raw(struct fz *f, struct end *e, uint8_t flags, uint32_t seq, const void *d
 	if (!(flags & RTE_TCP_RST_FLAG))
 		e->need_ack = false;
 	sy_splice_rx_burst(d.w, client ? 0 : 1, &m, 1);
+	drain(f); /* what it answers, before its TX queue fills */
 }
 
 /* Send what is queued and fits the router's window, MSS at a time, and
@@ -478,6 +485,10 @@ inspect(struct fz *f, unsigned p, struct rte_mbuf *m)
 		} else if (e->state != R_DONE && n > RCV_MAX - e->rlen) {
 			n = RCV_MAX - e->rlen;
 		}
+		if (p == 0 && trace && n <= sizeof(crx) - crx_len) {
+			memcpy(crx + crx_len, payload + skip, n);
+			crx_len += n;
+		}
 		if (p == 1 && e->state != R_DONE) {
 			memcpy(e->rbuf + e->rlen, payload + skip, n);
 			e->rlen += n;
@@ -674,6 +685,38 @@ handshake(struct fz *f)
 	pump(f);
 }
 
+/* The frames the router sent the client, by type (FUZZ_H2_TRACE). */
+static void
+trace_frames(void)
+{
+	static const char *const names[10] = { "DATA", "HEADERS", "PRIORITY", "RST_STREAM",
+					       "SETTINGS", "PUSH_PROMISE", "PING", "GOAWAY",
+					       "WINDOW_UPDATE", "CONTINUATION" };
+	unsigned count[10] = { 0 }, i;
+	uint32_t at = 0, goaway = UINT32_MAX;
+
+	while (at + 9 <= crx_len) {
+		uint32_t len = (uint32_t)crx[at] << 16 | (uint32_t)crx[at + 1] << 8 | crx[at + 2];
+		uint8_t type = crx[at + 3];
+
+		if (at + 9 + len > crx_len)
+			break;
+		if (type < 10)
+			count[type]++;
+		if (type == 7 && len >= 8)
+			goaway = (uint32_t)crx[at + 13] << 24 | (uint32_t)crx[at + 14] << 16 |
+				 (uint32_t)crx[at + 15] << 8 | crx[at + 16];
+		at += 9 + len;
+	}
+	fprintf(stderr, "  client read %u bytes:", crx_len);
+	for (i = 0; i < 10; i++)
+		if (count[i])
+			fprintf(stderr, " %s %u", names[i], count[i]);
+	if (goaway != UINT32_MAX)
+		fprintf(stderr, " (GOAWAY code %u)", goaway);
+	fprintf(stderr, "\n");
+}
+
 /* The records still in use, for the report of a flow that never ends. */
 static void
 dump_records(void)
@@ -741,6 +784,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	f->n_be = 0;
 	f->newest = -1;
 	f->requests = 0;
+	trace = getenv("FUZZ_H2_TRACE") != NULL;
+	crx_len = 0;
 	f->sel = data[0];
 	f->step = data[1];
 	if (sy_test_dp_worker(&d) < 0)
@@ -752,7 +797,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	handshake(f);
 	while (operation(f, &in, &left))
 		;
-	if (getenv("FUZZ_H2_TRACE") != NULL) {
+	if (trace) {
 		const struct sy_worker_counters *c = &d.w->counters;
 
 		fprintf(stderr,
@@ -765,6 +810,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			(unsigned long)c->h2_protocol_errors, (unsigned long)c->h2_no_memory,
 			(unsigned long)c->proxy_requests, (unsigned long)c->proxy_backend_conns,
 			f->requests, (unsigned long)c->flows_active);
+		trace_frames();
 	}
 	teardown(f);
 	drain(f);
