@@ -99,6 +99,7 @@ struct end {
 	uint8_t snd[SND_MAX];
 	/* backend: the requests it reads */
 	uint32_t rlen;
+	bool rnew;        /* rbuf has bytes not looked at yet */
 	uint8_t state;    /* R_HEAD, R_LENGTH, R_CHUNKED, R_DONE */
 	uint64_t body_left;
 	struct sy_px_chunked ck;
@@ -297,6 +298,7 @@ backend_open(struct fz *f, struct end *e, uint16_t port, uint32_t seq, uint16_t 
 		return NULL;
 	memset(e, 0, offsetof(struct end, snd));
 	e->rlen = 0;
+	e->rnew = false;
 	e->state = R_HEAD;
 	e->body_left = 0;
 	memset(&e->ck, 0, sizeof(e->ck));
@@ -472,7 +474,9 @@ inspect(struct fz *f, unsigned p, struct rte_mbuf *m)
 			e->una = ack;
 		e->rwnd = rte_be_to_cpu_16(th->rx_win);
 	}
-	if (plen > 0 || (fl & (RTE_TCP_FIN_FLAG | RTE_TCP_SYN_FLAG)))
+	/* Data, or a segment not where we are (a keep-alive probe is one
+	 * byte back): an ACK says where. */
+	if (plen > 0 || (fl & (RTE_TCP_FIN_FLAG | RTE_TCP_SYN_FLAG)) || seq != e->rcv)
 		e->need_ack = true;
 	/* In order, and (the client) inside the window we gave. */
 	if (plen > 0 && (int32_t)(seq - e->rcv) <= 0 && (int32_t)(seq + plen - e->rcv) > 0 &&
@@ -492,6 +496,7 @@ inspect(struct fz *f, unsigned p, struct rte_mbuf *m)
 		if (p == 1 && e->state != R_DONE) {
 			memcpy(e->rbuf + e->rlen, payload + skip, n);
 			e->rlen += n;
+			e->rnew = true;
 		}
 		e->rcv += n;
 		if (n < plen - skip)
@@ -548,8 +553,10 @@ end_output(struct fz *f, struct end *e)
 			 sizeof(mss));
 		return true;
 	}
-	if (e != &f->client)
+	if (e->rnew) {
+		e->rnew = false;
 		backend_read(f, e);
+	}
 	send_pending(f, e);
 	if (snd_end(e) != before)
 		return true;
@@ -625,7 +632,7 @@ operation(struct fz *f, const uint8_t **in, size_t *left)
 	*left -= 3;
 	ms = steps_ms[op[0] & 7];
 	if (ms > 0)
-		advance(f, ms, ms > 31000 ? 1000 : ms > 3000 ? 50 : SY_WHEEL_TICK_MS);
+		advance(f, ms, ms > 31000 ? 1000 : ms > 3000 ? 100 : ms > 20 ? 10 : SY_WHEEL_TICK_MS);
 	c->win = wins[(op[0] >> 3) & 7];
 	len = (uint32_t)(op[1] | op[2] << 8) & 0x7ff;
 	if (len > *left)
