@@ -34,9 +34,10 @@
  *               with the new window)
  *         2     client: the payload, then FIN
  *         3     backend, the newest leg: FIN (c1 bit 0 clear) or RST
- *   c1-2 payload length (11 bits), taken from the input
+ *   c1-2 payload length (11 bits), taken from the input (3: none)
  *
- * FUZZ_H2_TRACE=1 prints what each input reached (counters) before teardown.
+ * FUZZ_H2_TRACE=1 prints what each input reached (counters, and the frames
+ * the client read by type) before teardown.
  *
  * Checked: no crash or sanitizer report; every segment the router sends is
  * IPv4/TCP with right checksums and its headers inside the frame; after the
