@@ -5,7 +5,9 @@
  * plain listener, every stream an exchange of the HTTP/1.1 proxy towards
  * px.test's service. One fresh worker of the in-process data plane per input
  * (tests/lib/dp_env.h), on a virtual clock, as fuzz_tcp_input.c; http2 on
- * with routerd's defaults (sy_config_h2_defaults). Built by meson with
+ * with routerd's defaults (sy_config_h2_defaults) but for the reset and
+ * flood bursts (RESET_BURST, FLOOD_BURST: small enough to be emptied by an
+ * input). Built by meson with
  * -Dfuzz=true and clang (tests/fuzz/meson.build), run in CI on the seeds in
  * tests/fuzz/corpus/fuzz_h2/ (made by tests/fuzz/fuzz_h2_seeds.py with
  * python3-h2); by hand:
@@ -78,6 +80,9 @@
 #define SND_MAX (64 * 1024)
 /* What the backend holds of a request it has not framed yet. */
 #define RCV_MAX (SY_PROXY_HEAD_MAX + 1024)
+/* The http2 budgets of the session (the rest is routerd's defaults). */
+#define RESET_BURST 10
+#define FLOOD_BURST 50
 /* ACKs and answers in a row before the harness stops to look (a loop). */
 #define PUMP_MAX 4096
 
@@ -168,8 +173,12 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
 	(void)argv;
 	if (sy_test_dp_init(&d, "fuzz_h2", 4095) < 0)
 		abort();
-	/* dp_env's config has http2 off (zeroed): routerd's defaults. */
+	/* dp_env's config has http2 off (zeroed): routerd's defaults, but
+	 * budgets an input of a few KiB can empty (the default flood burst
+	 * is 1000 frames, 9 KiB at least; -max_len is 8 KiB in CI). */
 	sy_config_h2_defaults(&h2);
+	h2.reset_burst = RESET_BURST;
+	h2.flood_burst = FLOOD_BURST;
 	sy_dp_h2_configure(&h2);
 	if (!sy_dp_h2_on())
 		abort();

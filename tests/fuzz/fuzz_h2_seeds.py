@@ -148,6 +148,22 @@ def seeds():
     out["backend_close"] = seed(R_LENGTH, 0, [op(pre + a), op(step_ms=20),
                                               op(what=3, aux=0), op(c.data_to_send(), step_ms=20),
                                               op(what=3, aux=1), op(step_ms=31000)])
+    # Rapid reset (CVE-2023-44487): more streams opened and reset at once
+    # than the harness's reset burst (fuzz_h2.c RESET_BURST, 10).
+    c, pre = client()
+    ops = [op(pre)]
+    for sid in range(1, 2 * 14, 2):
+        c.send_headers(sid, req("GET", "/api"), end_stream=True)
+        c.reset_stream(sid)
+        ops.append(op(c.data_to_send()))
+    out["rapid_reset"] = seed(R_LENGTH, 0, ops + [op(step_ms=300)])
+
+    # A PING flood past the flood burst (FLOOD_BURST, 50).
+    c, pre = client()
+    for i in range(60):
+        c.ping(b"%08d" % i)
+    out["ping_flood"] = seed(R_LENGTH, 0, [op(pre), op(c.data_to_send()[:2000]),
+                                           op(step_ms=20)])
     return out
 
 
