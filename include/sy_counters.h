@@ -248,6 +248,8 @@ extern const char *const sy_drop_reason_names[SY_DROP__COUNT];
 	X(h2_header_list_too_large) /* GOAWAY: a header block past http2.max_header_list_size */ \
 	X(h2_protocol_errors) /* connections ended by a protocol error (GOAWAY from nghttp2) */ \
 	X(h2_no_memory)    /* a session over its memory bound: GOAWAY, closed */ \
+	X(h2_mem_bytes)    /* gauge: bytes the worker's h2 sessions hold (nghttp2's and ours) */ \
+	X(h2_streams_open) /* gauge: streams open now, each with its exchange's proxy state */ \
 	X(tls_handshakes)  /* TLS handshakes completed (terminated here) */    \
 	X(tls_resumptions) /* of them, resumed (ticket or session ID) */       \
 	X(tls_handshake_failures) /* refused: bad ClientHello, version, ciphers */ \

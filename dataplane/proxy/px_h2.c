@@ -5,9 +5,11 @@
  * nghttp2 has to send, and enforces the limits of routerd's "http2" config
  * (docs/configuration.md), each with a counter:
  *
- * - concurrent streams: SETTINGS_MAX_CONCURRENT_STREAMS, nghttp2 refuses
- *   past it (RST_STREAM REFUSED_STREAM); a stream with no exchange state
- *   free is refused the same way (h2_streams_refused);
+ * - concurrent streams: SETTINGS_MAX_CONCURRENT_STREAMS. Past it nghttp2
+ *   refuses a stream (RST_STREAM REFUSED_STREAM) until the client has
+ *   acknowledged the limit, and ends the connection (GOAWAY PROTOCOL_ERROR,
+ *   h2_protocol_errors) after; a stream with no exchange state free, or
+ *   one during a drain, is refused (h2_streams_refused);
  * - the header block: its bytes on the wire (HEADERS and CONTINUATION
  *   frames, their 9-byte headers included, so empty CONTINUATIONs count)
  *   past max_header_list_size end the connection (GOAWAY
@@ -17,9 +19,9 @@
  * - streams the client resets, a token bucket (reset_burst, refilled at
  *   reset_per_second): rapid reset, CVE-2023-44487 (h2_goaway_rapid_reset);
  * - frames that cost work and carry no request, a second bucket (SETTINGS,
- *   PING, PRIORITY, empty DATA without END_STREAM): h2_goaway_flood.
- *   WINDOW_UPDATE is left out: a client reading a large body sends one per
- *   window it opens, and nghttp2 bounds the acknowledgements it queues;
+ *   PING, PRIORITY, empty DATA without END_STREAM, and WINDOW_UPDATE past
+ *   two for each DATA frame we sent: a client reading a large body sends
+ *   one per window it opens, and that costs it nothing): h2_goaway_flood;
  * - the HPACK table (header_table_size), windows, frame size: settings
  *   nghttp2 enforces (COMPRESSION_ERROR, FLOW_CONTROL_ERROR, ...);
  * - memory: nghttp2's allocations come from the workers' allocator
@@ -94,6 +96,7 @@ px_h2_alloc(struct px_h2 *h2, size_t n)
 		return NULL;
 	h->size = n;
 	h2->mem += n;
+	h2->w->counters.h2_mem_bytes += n;
 	return h + 1;
 }
 
@@ -106,6 +109,7 @@ px_h2_free_mem(struct px_h2 *h2, void *p)
 		return;
 	h = (struct h2_mem_hdr *)p - 1;
 	h2->mem -= h->size;
+	h2->w->counters.h2_mem_bytes -= h->size;
 	raw_free(h);
 }
 
@@ -200,6 +204,29 @@ flood_spend(struct px_h2 *h2)
 
 /* ---------------------------------------------------------- callbacks -- */
 
+/* A HEADERS on stream id: false when RFC 9113 5.1.1 makes it a connection
+ * error (an id below one opened since, never opened itself: it is closed
+ * without having been used, and nghttp2 would ignore it). */
+static bool
+stream_id_ok(struct px_h2 *h2, int32_t id)
+{
+	const uint32_t dim = RTE_DIM(h2->opened);
+	uint32_t i;
+
+	if ((id & 1) == 0 || nghttp2_session_find_stream(h2->s, id) != NULL)
+		return true; /* nghttp2's to judge */
+	if (id > h2->max_id) {
+		h2->max_id = id;
+		h2->opened[h2->n_opened++ % dim] = id;
+		return true;
+	}
+	for (i = 0; i < dim && i < h2->n_opened; i++)
+		if (h2->opened[i] == id)
+			return true; /* closed after use: STREAM_CLOSED, nghttp2's */
+	/* Never opened, unless older than the ids remembered (not judged). */
+	return h2->n_opened >= dim && id < h2->opened[h2->n_opened % dim];
+}
+
 static int
 on_begin_frame(nghttp2_session *s, const nghttp2_frame_hd *hd, void *ud)
 {
@@ -208,8 +235,13 @@ on_begin_frame(nghttp2_session *s, const nghttp2_frame_hd *hd, void *ud)
 	(void)s;
 	if (h2->fatal)
 		return NGHTTP2_ERR_CALLBACK_FAILURE;
-	if (hd->type == NGHTTP2_HEADERS)
+	if (hd->type == NGHTTP2_HEADERS) {
 		h2->blk.wire = 0;
+		if (!stream_id_ok(h2, hd->stream_id)) {
+			px_h2_fail(h2, NGHTTP2_PROTOCOL_ERROR, &h2->w->counters.h2_protocol_errors);
+			return NGHTTP2_ERR_CALLBACK_FAILURE;
+		}
+	}
 	if (hd->type == NGHTTP2_HEADERS || hd->type == NGHTTP2_CONTINUATION) {
 		h2->blk.wire += 9 + (uint32_t)hd->length;
 		if (h2->blk.wire > px_h2_cfg.max_header_list_size) {
@@ -267,6 +299,12 @@ on_frame_recv(nghttp2_session *s, const nghttp2_frame *frame, void *ud)
 	case NGHTTP2_PRIORITY:
 		rv = flood_spend(h2);
 		break;
+	case NGHTTP2_WINDOW_UPDATE:
+		if (h2->wu_credit > 0)
+			h2->wu_credit--;
+		else
+			rv = flood_spend(h2);
+		break;
 	case NGHTTP2_RST_STREAM:
 		buckets_refill(h2);
 		if (h2->reset_tokens < 1.0) {
@@ -301,7 +339,12 @@ on_frame_send(nghttp2_session *s, const nghttp2_frame *frame, void *ud)
 {
 	struct sy_proxy *ex;
 
-	(void)ud;
+	if (frame->hd.type == NGHTTP2_DATA) {
+		struct px_h2 *h2 = ud;
+
+		if (h2->wu_credit < 2 * 1024)
+			h2->wu_credit += 2;
+	}
 	if ((frame->hd.type != NGHTTP2_DATA && frame->hd.type != NGHTTP2_HEADERS) ||
 	    !(frame->hd.flags & NGHTTP2_FLAG_END_STREAM))
 		return 0;
@@ -400,6 +443,7 @@ h2_start(struct sy_worker *w, struct sy_proxy *px)
 		goto fail;
 	}
 	px->h2 = h2;
+	w->counters.h2_mem_bytes += sizeof(*h2);
 	px->deadline = 0; /* the session's idle timeout and the streams' from here on */
 	w->counters.h2_conns++;
 	return true;
@@ -478,6 +522,11 @@ h2_recv(struct px_h2 *h2)
 		}
 		used += (uint32_t)rv;
 	}
+	if (!h2->fatal && !h2->draining && !h2->nghttp2_ended && !nghttp2_session_want_read(h2->s)) {
+		/* nghttp2 answered a connection error with its GOAWAY. */
+		h2->nghttp2_ended = true;
+		h2->w->counters.h2_protocol_errors++;
+	}
 	sy_mq_drop(in, used);
 	px_client_consumed(h2->w, px);
 	return used > 0;
@@ -548,8 +597,6 @@ px_h2_step(struct sy_worker *w, struct sy_proxy *px)
 			moved |= px_h2s_run(h2, ex);
 		moved |= h2_send(h2);
 	} while (moved && ++rounds < 64 && px->c.state != SY_TCPS_CLOSED);
-	if (px->tls != NULL)
-		sy_tls_pump(px->tls);
 	h2_sweep(h2);
 	if (h2->n_streams > 0)
 		h2->idle_since = 0;
@@ -564,6 +611,10 @@ px_h2_step(struct sy_worker *w, struct sy_proxy *px)
 		/* A client that stops reading is not waited for forever. */
 		px->deadline = px_in_ms(w, SY_PROXY_TIMEOUT_CLIENT_MS);
 	}
+	/* Last: TLS seals what the session wrote, and the close_notify of
+	 * a close just decided (the FIN follows it). */
+	if (px->tls != NULL)
+		sy_tls_pump(px->tls);
 }
 
 uint64_t
@@ -648,6 +699,7 @@ px_h2_free(struct sy_worker *w, struct sy_proxy *px)
 	while (h2->streams != NULL)
 		px_h2s_free(h2, h2->streams);
 	px_h2_free_mem(h2, h2->blk.hb);
+	w->counters.h2_mem_bytes -= sizeof(*h2);
 	raw_free(h2);
 	px->h2 = NULL;
 }

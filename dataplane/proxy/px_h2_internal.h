@@ -39,6 +39,16 @@ struct px_h2 {
 	uint64_t bucket_tsc;
 	uint64_t idle_since;      /* TSC: the last stream closed (n_streams 0) */
 	struct px_h2_block blk;
+	/* RFC 9113 5.1.1: a HEADERS below the highest stream id opened, on
+	 * an id never opened, is a connection error (nghttp2 ignores it):
+	 * the highest id, and the last ids opened (older ones: not judged). */
+	int32_t max_id;
+	int32_t opened[32];
+	uint32_t n_opened;
+	/* WINDOW_UPDATEs the client may send without spending the flood
+	 * bucket: two for each DATA frame we sent (what reading it needs). */
+	uint32_t wu_credit;
+	bool nghttp2_ended;       /* counted: nghttp2 ended the session itself */
 	bool fatal;               /* a GOAWAY for an error is queued: close after it */
 	bool draining;            /* a graceful GOAWAY: no new streams */
 };

@@ -138,6 +138,7 @@ px_h2s_begin(struct px_h2 *h2, const nghttp2_frame *frame)
 		h2->streams->strm->prev = ex;
 	h2->streams = ex;
 	h2->n_streams++;
+	w->counters.h2_streams_open++;
 	nghttp2_session_set_stream_user_data(h2->s, id, ex);
 	w->counters.h2_streams++;
 	return 0;
@@ -163,8 +164,10 @@ hb_put(struct px_h2 *h2, const char *p1, size_t l1, const char *p2, size_t l2, c
 		return 0;
 	}
 	memcpy(b->hb + b->hb_len, p1, l1);
-	memcpy(b->hb + b->hb_len + l1, p2, l2);
-	memcpy(b->hb + b->hb_len + l1 + l2, p3, l3);
+	if (l2 > 0)
+		memcpy(b->hb + b->hb_len + l1, p2, l2);
+	if (l3 > 0)
+		memcpy(b->hb + b->hb_len + l1 + l2, p3, l3);
 	b->hb_len += (uint32_t)(l1 + l2 + l3);
 	return at;
 }
@@ -750,6 +753,7 @@ px_h2s_free(struct px_h2 *h2, struct sy_proxy *ex)
 	if (st->next != NULL)
 		st->next->strm->prev = st->prev;
 	h2->n_streams--;
+	h2->w->counters.h2_streams_open--;
 	if (h2->s != NULL && !st->closed)
 		nghttp2_session_set_stream_user_data(h2->s, st->id, NULL);
 	px_backend_release(h2->w, ex);

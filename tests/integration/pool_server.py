@@ -81,6 +81,9 @@ class Handler(http.server.BaseHTTPRequestHandler):
 
 class Server(http.server.ThreadingHTTPServer):
     address_family = socket.AF_INET6 if ":" in sys.argv[1] else socket.AF_INET
+    # socketserver's listen backlog is 5: a burst of connections (perf/h2's hundreds of
+    # streams held open, each its own backend connection) would wait for SYN retransmissions.
+    request_queue_size = 256
 
 
 Server((sys.argv[1], int(sys.argv[2])), Handler).serve_forever()

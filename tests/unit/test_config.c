@@ -120,6 +120,21 @@ test_defaults(void **state)
 	assert_string_equal(c.router_name, "default");
 	assert_string_equal(c.control_socket, "/run/switchyard/routerd.sock");
 	assert_int_equal(c.tcp_cc, SY_TCP_CC_CUBIC);
+	/* http2: on, with nghttp2's and HAProxy's limits. */
+	assert_true(c.h2.enabled);
+	assert_int_equal(c.h2.max_concurrent_streams, 100);
+	assert_int_equal(c.h2.max_header_list_size, 65536);
+	assert_int_equal(c.h2.reset_per_second, 33);
+	assert_int_equal(c.h2.idle_timeout_ms, 300000);
+	sy_config_free(&c);
+	assert_int_equal(sy_config_parse("{\"http2\": {\"enabled\": false, \"max_concurrent_streams\": 7, "
+					 "\"flood_burst\": 50}}",
+					 &c, err, sizeof(err)),
+			 0);
+	assert_false(c.h2.enabled);
+	assert_int_equal(c.h2.max_concurrent_streams, 7);
+	assert_int_equal(c.h2.flood_burst, 50);
+	assert_int_equal(c.h2.reset_burst, 100); /* the others keep their defaults */
 }
 
 /* Each bad config is rejected with a message naming the key. */
@@ -180,6 +195,13 @@ test_errors_name_the_key(void **state)
 		  "tcp.congestion_control: must be \"cubic\" or \"newreno\"" },
 		{ "{\"tcp\": {\"cc\": \"cubic\"}}", "tcp.cc: unknown key" },
 		{ "{\"tcp\": \"cubic\"}", "tcp: must be an object" },
+		{ "{\"http2\": {\"max_concurrent_streams\": 0}}",
+		  "http2.max_concurrent_streams: must be an integer from 1 to 1000" },
+		{ "{\"http2\": {\"max_frame_size\": 1000}}",
+		  "http2.max_frame_size: must be an integer from 16384 to 16777215" },
+		{ "{\"http2\": {\"enabled\": 1}}", "http2.enabled: must be true or false" },
+		{ "{\"http2\": {\"push\": true}}", "http2.push: unknown key" },
+		{ "{\"http2\": true}", "http2: must be an object" },
 		{ "{\"lb_all_ejected\": \"open\"}", "lb_all_ejected: must be \"panic\"" },
 		{ "{\"lb_max_ejected_percent\": 101}", "lb_max_ejected_percent: must be an integer from 0 to 100" },
 		{ "{\"dns\": {\"listen\": \"198.18.9.9\"}}", "dns.listen: not an address of any port" },
