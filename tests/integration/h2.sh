@@ -85,29 +85,8 @@ spawn_backend c 8082 /usr/bin/python3 "$SY_SRC/tests/integration/pool_server.py"
 spawn_backend sink 8080 /usr/bin/python3 "$SY_SRC/tests/integration/upload_sink.py" "$A_IP" 8080
 t_ok "pool c (:8082) and the upload sink (:8080) on backend a's address"
 
-# ind N FILE: FILE indented by N spaces (a PEM in a YAML block scalar).
-ind() { sed "s/^/$(printf '%*s' "$1" '')/" "$2"; }
 # route NAME HOST PATH SERVICE POLICY: an OpenShift edge Route with the certificate inline.
-route() {
-	cat <<EOF
----
-apiVersion: route.openshift.io/v1
-kind: Route
-metadata: {name: $1, namespace: demo}
-spec:
-  host: $2
-${3:+  path: $3
-}  to: {kind: Service, name: $4}
-  port: {targetPort: http}
-  tls:
-    termination: edge
-    insecureEdgeTerminationPolicy: $5
-    certificate: |
-$(ind 6 "$C/tls.crt")
-    key: |
-$(ind 6 "$C/tls.key")
-EOF
-}
+route() { t_edge_route "$1" "$2" "$3" "$4" "$5" "$C/tls.crt" "$C/tls.key"; }
 # service NAME PORT: a Service and its Endpoints on backend a's address.
 service() {
 	cat <<EOF

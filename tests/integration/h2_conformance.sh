@@ -32,29 +32,9 @@ mkdir -p "$C" || t_fail "setup" "mkdir $C"
 t_run openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 2 \
 	-subj "/CN=$H" -addext "subjectAltName=DNS:$H" -keyout "$C/h2.key" -out "$C/h2.crt"
 t_expect_rc 0 "make a certificate for $H"
-ind() { sed "s/^/$(printf '%*s' "$1" '')/" "$2"; }
 # h2_route NAME PATH SERVICE: an edge Route on $H (plain HTTP allowed too), the certificate
 # inline.
-h2_route() {
-	cat <<EOF
----
-apiVersion: route.openshift.io/v1
-kind: Route
-metadata: {name: $1, namespace: demo}
-spec:
-  host: $H
-  path: $2
-  to: {kind: Service, name: $3}
-  port: {targetPort: http}
-  tls:
-    termination: edge
-    insecureEdgeTerminationPolicy: Allow
-    certificate: |
-$(ind 6 "$C/h2.crt")
-    key: |
-$(ind 6 "$C/h2.key")
-EOF
-}
+h2_route() { t_edge_route "$1" "$H" "$2" "$3" Allow "$C/h2.crt" "$C/h2.key"; }
 lab_spawn backend sink python3 "$SY_SRC/tests/integration/upload_sink.py" "$LAB_BACKEND_A_IP" 8080
 {
 	lab_service_a_yaml

@@ -321,6 +321,31 @@ EOF
 	t_expect_rc 0 "apply px.$D: / -> a, /api -> b, /api/v2 -> c (path rules: proxied)"
 }
 
+# t_edge_route NAME HOST PATH SERVICE POLICY CRT KEY: an OpenShift Route (namespace demo)
+# with edge termination on HOST (PATH "" for none) to SERVICE's port named http, its
+# insecureEdgeTerminationPolicy POLICY, the certificate and key files inline (YAML on stdout).
+_t_indent() { sed "s/^/$(printf '%*s' "$1" '')/" "$2"; } # N FILE: its lines indented by N
+t_edge_route() {
+	cat <<EOF
+---
+apiVersion: route.openshift.io/v1
+kind: Route
+metadata: {name: $1, namespace: demo}
+spec:
+  host: $2
+${3:+  path: $3
+}  to: {kind: Service, name: $4}
+  port: {targetPort: http}
+  tls:
+    termination: edge
+    insecureEdgeTerminationPolicy: $5
+    certificate: |
+$(_t_indent 6 "$6")
+    key: |
+$(_t_indent 6 "$7")
+EOF
+}
+
 # t_backend_service NAME PORT CMD...: start CMD (a server listening on backend a's address,
 # PORT) in the backend namespace, wait until the port accepts, and apply a Service and
 # Endpoints NAME (namespace demo) for it, port name http.
