@@ -237,6 +237,17 @@ for scheme in http https; do
 	t_ok "nghttp ($scheme): two streams on one connection routed by path to a and b ($got)"
 done
 
+# Connection coalescing (RFC 9113 9.1.1): a stream for another host the connection's
+# certificate covers, with the same TLS settings, is served on it, not answered 421.
+if [ "$H2_PROXY" = routerd ]; then
+	t_run lab_client nghttp -v -t 10 -H ":authority: $RD" "https://$H/x"
+	grep -q 'recv (stream_id=13) :status: 200' <<<"$T_OUT" &&
+		grep -q 'recv (stream_id=13) x-backend: a' <<<"$T_OUT" ||
+		t_fail "a stream for $RD on a connection to $H (one certificate covers both): 200 from a" \
+			"$(t_seen)"
+	t_ok "coalescing: a stream for $RD on the TLS connection to $H (SNI $H) served, 200 from a"
+fi
+
 # A chunked HTTP/1.1 response's trailer section reaches the h2 client as the stream's
 # trailers: a HEADERS frame after the DATA, ending the stream (what gRPC's grpc-status rides).
 if [ "$H2_PROXY" = routerd ]; then
