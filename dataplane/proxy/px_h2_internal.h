@@ -33,7 +33,6 @@ struct px_h2 {
 	struct sy_proxy *px;      /* the connection */
 	struct sy_proxy *streams; /* the exchanges, linked by strm->next and prev */
 	uint32_t n_streams;
-	uint32_t begun;           /* streams opened so far */
 	size_t mem;               /* bytes nghttp2 holds for this session */
 	double reset_tokens, flood_tokens;
 	uint64_t bucket_tsc;

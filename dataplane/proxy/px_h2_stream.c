@@ -132,8 +132,7 @@ px_h2s_begin(struct px_h2 *h2, const nghttp2_frame *frame)
 	ex->deadline = px_in_ms(w, SY_PROXY_TIMEOUT_HTTP_REQUEST_MS);
 	/* The first stream is the connection's first request: admitted
 	 * against the route's connection limits once (px_request_head). */
-	ex->requests = h2->begun++;
-	px->requests++; /* routerctl conns: the connection's streams so far */
+	ex->requests = px->requests++; /* the connection's: its streams so far (routerctl conns) */
 	ex->strm->next = h2->streams;
 	if (h2->streams != NULL)
 		h2->streams->strm->prev = ex;
