@@ -214,10 +214,16 @@ t_ok "1 VIP over 3 nodes (active/passive): one master, two standbys; SIGKILL: no
 # A connection held open to node 1 through the VIP (a request never sent: a PEEK record in
 # flight) keeps node 1 draining (drain_s 3); node 2 must be the VIP's master while node 1
 # still runs, not once it has exited.
-lab_client python3 -c 'import socket, sys, time; s = socket.create_connection((sys.argv[1], 80), 2); time.sleep(8)' \
-	"${VIPS[0]}" 2>/dev/null &
-holder=$!
-sleep 0.5
+# The holder says when it is connected (a file): a fixed pause lost the race on a loaded
+# CI machine, where node 1 was signalled before the handshake and drained with none.
+held=$LAB_DIR/vip-held
+lab_spawn client vip-holder python3 -c 'import socket, sys, time
+s = socket.create_connection((sys.argv[1], 80), 5)
+open(sys.argv[2], "w").close()
+time.sleep(12)' "${VIPS[0]}" "$held"
+holder=$LAB_SPAWN_PID
+for k in $(seq 100); do [ -e "$held" ] && break; sleep 0.1; done
+[ -e "$held" ] || t_fail "a client holds a connection to node 1 through ${VIPS[0]}" "$(cat "$LAB_DIR/vip-holder.log")"
 pid1=${VL_PID[1]}
 kill -TERM "$pid1"
 vl_wait_master "${VIPS[0]}" 2 2 || t_fail "SIGTERM with a connection in flight: node 2 masters the VIP at once" "$(vl_states "${VIPS[0]}")"
