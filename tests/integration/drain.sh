@@ -86,7 +86,8 @@ t_start_routerd "routerd started again (drain_s 3)"
 routes
 lab_client curl -sS -m 40 --resolve "dl.$D:80:$R" -o /dev/null "http://dl.$D/slow/30" 2>/dev/null &
 slow_pid=$!
-sleep 1
+sy_poll 10 t_in_flight 1 || t_fail "the slow request is in flight before the signal" "$(lab_routerctl conns 2>&1)"
+sleep 0.3 # its request sent, not just its handshake
 t0=$EPOCHREALTIME
 kill -TERM "$ROUTERD_PID"
 lab_routerd_wait_exit 10
@@ -105,7 +106,8 @@ t_start_routerd "routerd started again (drain_s 30)"
 routes
 lab_client curl -sS -m 40 --resolve "dl.$D:80:$R" -o /dev/null "http://dl.$D/slow/30" 2>/dev/null &
 slow_pid=$!
-sleep 1
+sy_poll 10 t_in_flight 1 || t_fail "the slow request is in flight before the signal" "$(lab_routerctl conns 2>&1)"
+sleep 0.3 # its request sent, not just its handshake
 kill -TERM "$ROUTERD_PID"
 sleep 0.5
 sy_pid_alive "$ROUTERD_PID" || t_fail "routerd still draining after the first signal" "it exited"

@@ -49,6 +49,14 @@ t_seen() { printf 'exit %s; stdout: %s; stderr: %s' "$T_RC" "${T_OUT:0:1500}" "$
 # rctl ARGS...: routerctl on this test's socket, through t_run.
 rctl() { t_run "$ROUTERCTL" -s "$LAB_SOCKET" "$@"; }
 
+# t_in_flight N: routerd holds at least N live connections (`routerctl conns`).
+# A test that signals routerd "with a request in flight" waits for this, not a fixed pause:
+# on a loaded machine the client may not have connected yet.
+t_in_flight() {
+	"$ROUTERCTL" -s "$LAB_SOCKET" conns -o json 2>/dev/null |
+		python3 -c 'import json, sys; sys.exit(json.load(sys.stdin)["flows_active"] < int(sys.argv[1]))' "$1"
+}
+
 # poll_until SECONDS CMD...: CMD until it succeeds, SECONDS at most; WAITED = seconds taken.
 poll_until() {
 	local t0 deadline
