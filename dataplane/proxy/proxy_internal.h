@@ -133,8 +133,10 @@ px_pipe_room(const struct px_h2_stream *s)
 static inline void
 px_client_abort(struct sy_worker *w, struct sy_proxy *px)
 {
-	if (px->strm != NULL)
+	if (px->strm != NULL) {
 		px->c.state = SY_TCPS_CLOSED;
+		px->strm->aborted = true;
+	}
 	else
 		sy_tcb_abort(w, &px->c);
 }

@@ -41,12 +41,8 @@
 #include "proxy/proxy_internal.h"
 #include "proxy/px_h2.h"
 #include "proxy/px_h2_internal.h"
-#include "tls/tls_alloc.h"
 #include "worker.h"
 
-/* nghttp2's own state per session: its HPACK tables (4 KiB each way by
- * default), ~300 bytes a stream, the frames it queues. */
-#define SY_H2_MEM_MAX (1024 * 1024)
 /* The connection's receive window: request bodies of all streams together
  * (each stream's is initial_window_size). */
 #define SY_H2_CONN_WINDOW (1024 * 1024)
@@ -55,121 +51,6 @@ struct sy_h2_config px_h2_cfg;
 static bool h2_on;
 static nghttp2_session_callbacks *h2_cbs;
 static nghttp2_option *h2_opt;
-
-/* ------------------------------------------------------------- memory -- */
-
-/* A header before each block keeps its size, for the session's count. */
-struct h2_mem_hdr {
-	size_t size;
-	size_t pad;
-};
-
-/* Under ASan (gcc says so with __SANITIZE_ADDRESS__, clang with
- * __has_feature) every block comes from malloc, so a use after free of
- * nghttp2's memory is seen; the free lists would hide it. */
-#if defined(__SANITIZE_ADDRESS__)
-#define PX_H2_SANITIZED 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define PX_H2_SANITIZED 1
-#endif
-#endif
-
-static void *
-raw_alloc(size_t n)
-{
-#ifdef PX_H2_SANITIZED
-	return malloc(n); /* ASan sees each allocation as it is made */
-#else
-	return sy_tls_mem_malloc(n, __FILE__, __LINE__);
-#endif
-}
-
-static void
-raw_free(void *p)
-{
-#ifdef PX_H2_SANITIZED
-	free(p);
-#else
-	sy_tls_mem_free(p, __FILE__, __LINE__);
-#endif
-}
-
-void *
-px_h2_alloc(struct px_h2 *h2, size_t n)
-{
-	struct h2_mem_hdr *h;
-
-	if (h2->mem + n > SY_H2_MEM_MAX)
-		return NULL;
-	h = raw_alloc(sizeof(*h) + n);
-	if (h == NULL)
-		return NULL;
-	h->size = n;
-	h2->mem += n;
-	h2->w->counters.h2_mem_bytes += n;
-	return h + 1;
-}
-
-void
-px_h2_free_mem(struct px_h2 *h2, void *p)
-{
-	struct h2_mem_hdr *h;
-
-	if (p == NULL)
-		return;
-	h = (struct h2_mem_hdr *)p - 1;
-	h2->mem -= h->size;
-	h2->w->counters.h2_mem_bytes -= h->size;
-	raw_free(h);
-}
-
-static void *
-mem_malloc(size_t n, void *ud)
-{
-	return px_h2_alloc(ud, n);
-}
-
-static void
-mem_free(void *p, void *ud)
-{
-	px_h2_free_mem(ud, p);
-}
-
-static void *
-mem_calloc(size_t nmemb, size_t size, void *ud)
-{
-	void *p;
-
-	if (size != 0 && nmemb > SY_H2_MEM_MAX / size)
-		return NULL;
-	p = px_h2_alloc(ud, nmemb * size);
-	if (p != NULL)
-		memset(p, 0, nmemb * size);
-	return p;
-}
-
-static void *
-mem_realloc(void *p, size_t n, void *ud)
-{
-	struct px_h2 *h2 = ud;
-	void *q;
-	size_t old;
-
-	if (p == NULL)
-		return px_h2_alloc(h2, n);
-	if (n == 0) {
-		px_h2_free_mem(h2, p);
-		return NULL;
-	}
-	old = ((struct h2_mem_hdr *)p - 1)->size;
-	q = px_h2_alloc(h2, n);
-	if (q == NULL)
-		return NULL;
-	memcpy(q, p, old < n ? old : n);
-	px_h2_free_mem(h2, p);
-	return q;
-}
 
 /* ------------------------------------------------------------- limits -- */
 
@@ -429,7 +310,7 @@ h2_start(struct sy_worker *w, struct sy_proxy *px)
 		{ NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE, px_h2_cfg.initial_window_size },
 		{ NGHTTP2_SETTINGS_MAX_FRAME_SIZE, px_h2_cfg.max_frame_size },
 	};
-	struct px_h2 *h2 = raw_alloc(sizeof(*h2));
+	struct px_h2 *h2 = px_h2_raw_alloc(sizeof(*h2));
 	nghttp2_mem mem;
 
 	if (h2 == NULL)
@@ -441,20 +322,17 @@ h2_start(struct sy_worker *w, struct sy_proxy *px)
 	h2->flood_tokens = px_h2_cfg.flood_burst;
 	h2->bucket_tsc = w->now;
 	h2->idle_since = w->now;
-	mem.mem_user_data = h2;
-	mem.malloc = mem_malloc;
-	mem.free = mem_free;
-	mem.calloc = mem_calloc;
-	mem.realloc = mem_realloc;
+	h2->mem.w = w;
+	px_h2_mem_hooks(&mem, &h2->mem);
 	if (nghttp2_session_server_new3(&h2->s, h2_cbs, h2, h2_opt, &mem) != 0) {
-		raw_free(h2);
+		px_h2_raw_free(h2);
 		goto fail;
 	}
 	if (nghttp2_submit_settings(h2->s, NGHTTP2_FLAG_NONE, iv, 5) != 0 ||
 	    nghttp2_session_set_local_window_size(h2->s, NGHTTP2_FLAG_NONE, 0, SY_H2_CONN_WINDOW) !=
 		    0) {
 		nghttp2_session_del(h2->s);
-		raw_free(h2);
+		px_h2_raw_free(h2);
 		goto fail;
 	}
 	px->h2 = h2;
@@ -710,7 +588,7 @@ px_h2_free(struct sy_worker *w, struct sy_proxy *px)
 		px_h2s_free(h2, h2->streams);
 	px_h2_free_mem(h2, h2->blk.hb);
 	w->counters.h2_mem_bytes -= sizeof(*h2);
-	raw_free(h2);
+	px_h2_raw_free(h2);
 	px->h2 = NULL;
 }
 

@@ -30,6 +30,7 @@ struct sy_h2_config;
 struct sy_proxy;
 struct sy_worker;
 struct px_h2;
+struct px_h2_mem;
 
 /* An exchange's pipe: what its client leg is when it carries one h2
  * stream. in: the request as HTTP/1.1 (px_h2_stream.c writes, the
@@ -37,6 +38,7 @@ struct px_h2;
  * px_h2_stream.c reads). */
 struct px_h2_stream {
 	struct sy_mq in, out;
+	struct px_h2_mem *mem; /* its session's allocator (trl) */
 	int32_t id;
 	bool in_fin;       /* the client ended the stream: all of the request is in `in` */
 	bool out_closed;   /* the exchange closed its side (no more in `out`) */
@@ -48,6 +50,7 @@ struct px_h2_stream {
 	bool deferred;     /* its DATA waits for more of `out` */
 	bool eof;          /* all of the response body went to nghttp2 */
 	bool grpc;         /* the request's content-type is application/grpc[+...] */
+	bool aborted;      /* the exchange failed: the stream is reset */
 	bool own_answer;   /* the response is the router's own (proxy_http.c, px_answer) */
 	uint8_t framing;   /* the response body's (enum sy_px_framing) */
 	uint8_t dc_state;  /* chunked response: where the decoder is */

@@ -27,13 +27,32 @@ struct px_h2_block {
 	bool has_auth, has_cl, too_big, over;
 };
 
+/* nghttp2's own state per session: its HPACK tables (4 KiB each way by
+ * default), ~300 bytes a stream, the frames it queues. */
+#define SY_H2_MEM_MAX (1024 * 1024)
+
+/* A chunked body in a pipe's `out`: where the decoder is (px_h2_body.c). */
+enum {
+	DC_SIZE,     /* a chunk-size line */
+	DC_DATA,     /* chunk data, `left` bytes of it */
+	DC_DATA_END, /* the CRLF after it */
+	DC_TRAILER,  /* trailer lines, to the empty one */
+	DC_DONE,
+};
+
+/* A session's memory account (px_h2_mem.c). */
+struct px_h2_mem {
+	struct sy_worker *w;
+	size_t used;              /* bytes nghttp2 holds for this session */
+};
+
 struct px_h2 {
 	nghttp2_session *s;
 	struct sy_worker *w;      /* the worker, for the callbacks of this step */
 	struct sy_proxy *px;      /* the connection */
 	struct sy_proxy *streams; /* the exchanges, linked by strm->next and prev */
 	uint32_t n_streams;
-	size_t mem;               /* bytes nghttp2 holds for this session */
+	struct px_h2_mem mem;
 	double reset_tokens, flood_tokens;
 	uint64_t bucket_tsc;
 	uint64_t idle_since;      /* TSC: the last stream closed (n_streams 0) */
@@ -55,13 +74,48 @@ struct px_h2 {
 /* routerd's http2 config (px_h2.c). */
 extern struct sy_h2_config px_h2_cfg;
 
-/* The session's allocator (bounded: px_h2.c). */
-void *px_h2_alloc(struct px_h2 *h2, size_t n);
-void px_h2_free_mem(struct px_h2 *h2, void *p);
+/* The workers' allocator, uncounted (a session's own struct). */
+void *px_h2_raw_alloc(size_t n);
+void px_h2_raw_free(void *p);
+/* A session's allocator, counted and bounded at SY_H2_MEM_MAX; hooks:
+ * nghttp2's, over it. */
+void *px_h2_mem_alloc(struct px_h2_mem *m, size_t n);
+void px_h2_mem_free(struct px_h2_mem *m, void *p);
+void px_h2_mem_hooks(nghttp2_mem *mem, struct px_h2_mem *m);
+
+static inline void *
+px_h2_alloc(struct px_h2 *h2, size_t n)
+{
+	return px_h2_mem_alloc(&h2->mem, n);
+}
+
+static inline void
+px_h2_free_mem(struct px_h2 *h2, void *p)
+{
+	px_h2_mem_free(&h2->mem, p);
+}
 
 /* A connection error: GOAWAY with code, counted, the connection closes
  * once it is sent. */
 void px_h2_fail(struct px_h2 *h2, uint32_t code, uint64_t *counter);
+
+/* px_h2_body.c: an HTTP/1.1 message in a pipe's `out` as h2 frames. The
+ * data source of a stream whose body is in st->out (src->ptr: st; its
+ * framing, left and dc_state set from the head): DATA, then the kept
+ * trailers as HEADERS. */
+ssize_t px_h2_read_body(nghttp2_session *s, int32_t id, uint8_t *buf, size_t length,
+			uint32_t *flags, nghttp2_data_source *src, void *ud);
+/* Connection-specific fields (RFC 9113 8.2.2) an HTTP/1.1 message may
+ * carry and an h2 one must not. */
+bool px_h2_hop_by_hop(const char *n, size_t len);
+/* A field the caller leaves out (or carries otherwise). */
+typedef bool (*px_h2_field_skip)(const char *name, size_t len);
+/* The field lines of an HTTP/1.1 head from byte `at` to its blank line as
+ * h2 fields in nv[k..max): names lowercased into `names` (head_len bytes
+ * of room), values pointing into head; connection-specific ones and those
+ * skip says left out. The new count. */
+size_t px_h2_head_fields(const uint8_t *head, uint32_t at, uint32_t head_len, nghttp2_nv *nv,
+			 size_t k, size_t max, char *names, px_h2_field_skip skip);
 
 /* px_h2_stream.c: nghttp2's callbacks for one stream, and the exchange. */
 int px_h2s_begin(struct px_h2 *h2, const nghttp2_frame *frame);

@@ -26,15 +26,6 @@
 #include "proxy/px_msg.h"
 #include "worker.h"
 
-/* A chunked response body: where the decoder is. */
-enum {
-	DC_SIZE,     /* a chunk-size line */
-	DC_DATA,     /* chunk data, `left` bytes of it */
-	DC_DATA_END, /* the CRLF after it */
-	DC_TRAILER,  /* trailer lines, to the empty one */
-	DC_DONE,
-};
-
 static struct sy_proxy *
 stream_ex(struct px_h2 *h2, int32_t id)
 {
@@ -111,6 +102,7 @@ px_h2s_begin(struct px_h2 *h2, const nghttp2_frame *frame)
 	sy_mq_init(&ex->strm->in);
 	sy_mq_init(&ex->strm->out);
 	ex->strm->id = id;
+	ex->strm->mem = &h2->mem;
 	/* The connection's client, addresses and TLS, for routing, the
 	 * access log and X-Forwarded-*; its own client leg is the pipe. */
 	ex->cc = px->cc;
@@ -425,239 +417,6 @@ px_h2s_end_stream(struct px_h2 *h2, int32_t id)
 
 /* ---------------------------------------------------------- responses -- */
 
-/* A line of `out` at its start (a chunk size or a trailer): its length
- * without the CRLF, or -1 while it is not all there. */
-static int
-out_line(const struct sy_mq *q, uint32_t *used)
-{
-	char buf[SY_PX_CHUNK_LINE_MAX + 2];
-	uint32_t n = q->bytes < sizeof(buf) ? q->bytes : (uint32_t)sizeof(buf);
-	const char *lf;
-
-	if (n == 0)
-		return -1;
-	sy_mq_copy(q, 0, n, buf);
-	lf = memchr(buf, '\n', n);
-	if (lf == NULL)
-		return -1;
-	*used = (uint32_t)(lf - buf + 1);
-	return (int)(lf - buf) - (lf > buf && lf[-1] == '\r' ? 1 : 0);
-}
-
-static uint64_t
-out_chunk_size(const struct sy_mq *q, uint32_t len)
-{
-	char buf[SY_PX_CHUNK_DIGITS_MAX + 1];
-	uint32_t n = len < sizeof(buf) ? len : (uint32_t)sizeof(buf), i;
-	uint64_t v = 0;
-
-	sy_mq_copy(q, 0, n, buf);
-	for (i = 0; i < n; i++) {
-		char c = buf[i];
-		unsigned d;
-
-		if (c >= '0' && c <= '9')
-			d = (unsigned)(c - '0');
-		else if (c >= 'a' && c <= 'f')
-			d = (unsigned)(c - 'a' + 10);
-		else if (c >= 'A' && c <= 'F')
-			d = (unsigned)(c - 'A' + 10);
-		else
-			break;
-		v = v * 16 + d;
-	}
-	return v;
-}
-
-#define H2_TRAILERS_MAX 2048 /* a response's trailer section we carry (gRPC's is ~100 B) */
-
-/* Keep a trailer line (without its CRLF) for the stream's trailers; one
- * past H2_TRAILERS_MAX is dropped. */
-static void
-trailer_keep(struct px_h2 *h2, struct px_h2_stream *st, uint32_t len)
-{
-	if (len == 0 || len + 2 > (uint32_t)(H2_TRAILERS_MAX - st->trl_len))
-		return;
-	if (st->trl == NULL && (st->trl = px_h2_alloc(h2, H2_TRAILERS_MAX)) == NULL)
-		return;
-	sy_mq_copy(&st->out, 0, len, st->trl + st->trl_len);
-	memcpy(st->trl + st->trl_len + len, "\r\n", 2);
-	st->trl_len = (uint16_t)(st->trl_len + len + 2);
-}
-
-/* Decode a chunked body from `out` into buf (the exchange checked its
- * framing: px_msg.c); its trailer lines are kept (trailer_keep). */
-static size_t
-dechunk(struct px_h2 *h2, struct px_h2_stream *st, uint8_t *buf, size_t room, bool *eof)
-{
-	size_t n = 0;
-
-	while (n < room) {
-		uint32_t used = 0;
-		int len;
-
-		switch (st->dc_state) {
-		case DC_SIZE:
-			len = out_line(&st->out, &used);
-			if (len < 0)
-				return n;
-			st->left = out_chunk_size(&st->out, (uint32_t)len);
-			sy_mq_drop(&st->out, used);
-			st->dc_state = st->left > 0 ? DC_DATA : DC_TRAILER;
-			break;
-		case DC_DATA: {
-			uint64_t k = st->left;
-
-			if (k > room - n)
-				k = room - n;
-			if (k > st->out.bytes)
-				k = st->out.bytes;
-			if (k == 0)
-				return n;
-			sy_mq_copy(&st->out, 0, (uint32_t)k, buf + n);
-			sy_mq_drop(&st->out, (uint32_t)k);
-			n += k;
-			st->left -= k;
-			if (st->left == 0)
-				st->dc_state = DC_DATA_END;
-			break;
-		}
-		case DC_DATA_END:
-			if (st->out.bytes < 2)
-				return n;
-			sy_mq_drop(&st->out, 2);
-			st->dc_state = DC_SIZE;
-			break;
-		case DC_TRAILER:
-			len = out_line(&st->out, &used);
-			if (len < 0)
-				return n;
-			trailer_keep(h2, st, (uint32_t)len);
-			sy_mq_drop(&st->out, used);
-			if (len == 0)
-				st->dc_state = DC_DONE;
-			break;
-		default:
-			*eof = true;
-			return n;
-		}
-	}
-	return n;
-}
-
-static bool hop_by_hop(const char *n, size_t len);
-
-/* The kept trailer lines as the stream's trailers (HEADERS with
- * END_STREAM after the last DATA): gRPC's grpc-status and grpc-message
- * from a chunked HTTP/1.1 response. 0, or nghttp2's error (then the DATA
- * ends the stream itself). */
-static int
-submit_trailers(struct px_h2 *h2, struct px_h2_stream *st)
-{
-	nghttp2_nv nv[32];
-	char names[H2_TRAILERS_MAX];
-	const char *p = st->trl, *end = st->trl + st->trl_len;
-	size_t k = 0, nn = 0;
-	int rv;
-
-	while (p < end && k < RTE_DIM(nv)) {
-		const char *eol = memchr(p, '\r', (size_t)(end - p));
-		const char *colon = memchr(p, ':', (size_t)(eol - p));
-		const char *v;
-		size_t nl, i;
-
-		if (eol == NULL || colon == NULL)
-			break;
-		nl = (size_t)(colon - p);
-		for (v = colon + 1; v < eol && (*v == ' ' || *v == '\t'); v++)
-			;
-		if (nl > 0 && !hop_by_hop(p, nl) && !(nl == 14 && strncasecmp(p, "content-length", 14) == 0)) {
-			for (i = 0; i < nl; i++)
-				names[nn + i] = (char)(p[i] >= 'A' && p[i] <= 'Z' ? p[i] + 32 : p[i]);
-			nv[k++] = (nghttp2_nv){ (uint8_t *)names + nn, (uint8_t *)(uintptr_t)v, nl,
-						(size_t)(eol - v), NGHTTP2_NV_FLAG_NONE };
-			nn += nl;
-		}
-		p = eol + 2;
-	}
-	rv = k > 0 ? nghttp2_submit_trailer(h2->s, st->id, nv, k) : -1;
-	px_h2_free_mem(h2, st->trl);
-	st->trl = NULL;
-	st->trl_len = 0;
-	return rv;
-}
-
-static ssize_t
-read_body(nghttp2_session *s, int32_t id, uint8_t *buf, size_t length, uint32_t *flags,
-	  nghttp2_data_source *src, void *ud)
-{
-	struct px_h2 *h2 = ud;
-	struct sy_proxy *ex = src->ptr;
-	struct px_h2_stream *st = ex->strm;
-	bool eof = false;
-	size_t n = 0;
-
-	(void)s;
-	(void)id;
-	if (ex->c.state == SY_TCPS_CLOSED)
-		return NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE; /* RST_STREAM */
-	switch (st->framing) {
-	case SY_PX_BODY_LENGTH:
-		n = length;
-		if (n > st->out.bytes)
-			n = st->out.bytes;
-		if (n > st->left)
-			n = (size_t)st->left;
-		sy_mq_copy(&st->out, 0, (uint32_t)n, buf);
-		sy_mq_drop(&st->out, (uint32_t)n);
-		st->left -= n;
-		eof = st->left == 0;
-		break;
-	case SY_PX_BODY_CHUNKED:
-		n = dechunk(h2, st, buf, length, &eof);
-		if (st->dc_state == DC_DONE)
-			eof = true;
-		break;
-	default: /* read to the backend's close */
-		n = length;
-		if (n > st->out.bytes)
-			n = st->out.bytes;
-		sy_mq_copy(&st->out, 0, (uint32_t)n, buf);
-		sy_mq_drop(&st->out, (uint32_t)n);
-		eof = st->out.bytes == 0 && st->out_closed;
-		break;
-	}
-	if (eof) {
-		*flags |= NGHTTP2_DATA_FLAG_EOF;
-		st->eof = true;
-		if (st->trl_len > 0 && submit_trailers(h2, st) == 0)
-			*flags |= NGHTTP2_DATA_FLAG_NO_END_STREAM; /* the trailers end it */
-		return (ssize_t)n;
-	}
-	if (n == 0) {
-		if (st->out_closed)
-			return NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE; /* cut short */
-		st->deferred = true;
-		return NGHTTP2_ERR_DEFERRED;
-	}
-	return (ssize_t)n;
-}
-
-/* Connection-specific fields (RFC 9113 8.2.2) an HTTP/1.1 response may
- * carry and an h2 one must not. */
-static bool
-hop_by_hop(const char *n, size_t len)
-{
-	static const char *const names[] = { "connection", "keep-alive", "proxy-connection",
-					     "transfer-encoding", "upgrade", "te" };
-	size_t i;
-
-	for (i = 0; i < RTE_DIM(names); i++)
-		if (len == strlen(names[i]) && strncasecmp(n, names[i], len) == 0)
-			return true;
-	return false;
-}
-
 #define H2_RESP_FIELDS_MAX 128
 
 /* The gRPC status for an HTTP status (gRPC's "HTTP to gRPC Status Code
@@ -732,7 +491,7 @@ response_head(struct px_h2 *h2, struct sy_proxy *ex)
 	nghttp2_data_provider prd;
 	struct sy_px_resp resp;
 	enum sy_px_msg_status ps;
-	uint32_t len, at, nn = 0;
+	uint32_t len, at;
 	size_t k = 0;
 	bool body;
 
@@ -759,41 +518,15 @@ again:
 	nv[k++] = (nghttp2_nv){ (uint8_t *)":status", (uint8_t *)status, 7, 3, NGHTTP2_NV_FLAG_NONE };
 	/* The status line, then "name: value" lines to the blank one. */
 	at = (uint32_t)((const uint8_t *)memchr(head, '\n', resp.head_len) - head) + 1;
-	while (at + 2 < resp.head_len && k < RTE_DIM(nv)) {
-		const uint8_t *eol = memchr(head + at, '\n', resp.head_len - at);
-		const uint8_t *colon = memchr(head + at, ':', (size_t)(eol - (head + at)));
-		uint32_t end = (uint32_t)(eol - head), nl, vs, ve, i;
-
-		if (colon == NULL)
-			break;
-		nl = (uint32_t)(colon - (head + at));
-		vs = (uint32_t)(colon - head) + 1;
-		ve = end > 0 && head[end - 1] == '\r' ? end - 1 : end;
-		while (vs < ve && (head[vs] == ' ' || head[vs] == '\t'))
-			vs++;
-		while (ve > vs && (head[ve - 1] == ' ' || head[ve - 1] == '\t'))
-			ve--;
-		if (!hop_by_hop((const char *)head + at, nl)) {
-			/* h2 field names are lowercase (RFC 9113 8.2.1). */
-			for (i = 0; i < nl; i++) {
-				char c = (char)head[at + i];
-
-				names[nn + i] = (char)(c >= 'A' && c <= 'Z' ? c + 32 : c);
-			}
-			nv[k++] = (nghttp2_nv){ (uint8_t *)names + nn, head + vs, nl, ve - vs,
-						NGHTTP2_NV_FLAG_NONE };
-			nn += nl;
-		}
-		at = end + 1;
-	}
+	k = px_h2_head_fields(head, at, resp.head_len, nv, k, RTE_DIM(nv), names, NULL);
 	sy_mq_drop(&st->out, resp.head_len);
 	st->framing = (uint8_t)resp.framing;
 	st->left = resp.length;
 	st->dc_state = DC_SIZE;
 	body = resp.framing != SY_PX_BODY_NONE &&
 	       !(resp.framing == SY_PX_BODY_LENGTH && resp.length == 0);
-	prd.source.ptr = ex;
-	prd.read_callback = read_body;
+	prd.source.ptr = st;
+	prd.read_callback = px_h2_read_body;
 	if (nghttp2_submit_response(h2->s, st->id, nv, k, body ? &prd : NULL) != 0) {
 		px_client_abort(h2->w, ex);
 		return true;
