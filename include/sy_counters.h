@@ -250,6 +250,10 @@ extern const char *const sy_drop_reason_names[SY_DROP__COUNT];
 	X(h2_no_memory)    /* a session over its memory bound: GOAWAY, closed */ \
 	X(h2_mem_bytes)    /* gauge: bytes the worker's h2 sessions hold (nghttp2's and ours) */ \
 	X(h2_streams_open) /* gauge: streams open now, each with its exchange's proxy state */ \
+	X(h2_backend_conns) /* backend legs that spoke HTTP/2 (h2c annotation, ALPN h2) */ \
+	X(h2_backend_streams) /* requests sent to backends as h2 streams */  \
+	X(h2_backend_resets) /* of them, reset or refused by the backend before their end */ \
+	X(h2_backend_errors) /* backend h2 sessions ended by a protocol error */ \
 	X(tls_handshakes)  /* TLS handshakes completed (terminated here) */    \
 	X(tls_resumptions) /* of them, resumed (ticket or session ID) */       \
 	X(tls_handshake_failures) /* refused: bad ClientHello, version, ciphers */ \

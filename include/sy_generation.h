@@ -85,6 +85,15 @@ struct sy_url_backend {
 	const char *algorithm; /* LB: Skipper's name, e.g. "roundRobin"; NULL for NETWORK */
 };
 
+/* The protocol a Service port's endpoints speak (Contour's
+ * upstream-protocol annotations; dataplane/proxy/px_h2_backend.h). */
+enum sy_be_proto {
+	SY_BE_HTTP1 = 0, /* HTTP/1.1, the default */
+	SY_BE_H2C,       /* h2 with prior knowledge, in the clear */
+	SY_BE_H2,        /* h2 over TLS (ALPN h2, else HTTP/1.1) */
+	SY_BE_TLS,       /* HTTP/1.1 over TLS */
+};
+
 struct sy_pool_service {
 	const char *ns;
 	const char *name;     /* the Service; a URL backend: its name (RouteGroup backends[].name) */
@@ -96,6 +105,7 @@ struct sy_pool_service {
 	 * router refuses, then a name that did not resolve); NULL when all
 	 * are. */
 	const char *problem;
+	uint8_t proto; /* enum sy_be_proto */
 };
 
 /* Load-balancing strategy (Contour's strategy, Skipper's lb algorithm). */

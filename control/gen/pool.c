@@ -9,6 +9,7 @@
 #include "gen/lb_tables.h"
 #include "gen/pool.h"
 #include "gen/service_endpoints.h"
+#include "gen/upstream_protocol.h"
 #include "tls/tls_cert.h"
 
 /* One endpoint while pools are being built. */
@@ -411,6 +412,14 @@ build_pool(struct sy_store *st, const struct sy_relations *rel, const struct sy_
 		if (uo[i].rank > 0 &&
 		    (pool->services[i].problem = sy_arena_strdup(a, uo[i].problem)) == NULL)
 			goto fail;
+		if (r->backends[i].urls == NULL) {
+			const struct sy_object *svc =
+				sy_store_find(st, &sy_kind_service, backend_ns(r, i), name);
+
+			pool->services[i].proto = sy_upstream_protocol(
+				svc ? svc->obj : NULL, r->backends[i].target_port ? r->backends[i].target_port
+										 : r->target_port);
+		}
 		per_ep[i] = n_eps[i] ? (double)w / units[i] : 0;
 		if (per_ep[i] > max_per_ep)
 			max_per_ep = per_ep[i];

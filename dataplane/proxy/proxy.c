@@ -25,6 +25,7 @@
 #include "observe/conn_stats.h"
 #include "proxy/proxy.h"
 #include "proxy/proxy_internal.h"
+#include "proxy/px_h2_backend.h"
 #include "sy_generation.h"
 #include "tcp/tcp_opts.h"
 #include "tcp/tcp_seq.h"
@@ -43,6 +44,7 @@ px_backend_drop(struct sy_worker *w, struct sy_proxy *px)
 	if (bc == NULL)
 		return;
 	sy_tcb_abort(w, &px->b);
+	px_h2b_free(w, px);
 	if (px->btls != NULL) {
 		sy_tls_free(px->btls);
 		px->btls = NULL;
@@ -56,11 +58,12 @@ px_backend_drop(struct sy_worker *w, struct sy_proxy *px)
 }
 
 /* Open a backend leg to ip:port (network order), with TLS over it when
- * tls_ctx is not NULL (tls_name: SNI and the name to verify). 0, or an
+ * tls_ctx is not NULL (tls_name: SNI and the name to verify), speaking
+ * proto (enum sy_be_proto: h2c has its session from the start). 0, or an
  * answer reason. */
 int
 px_backend_open(struct sy_worker *w, struct sy_proxy *px, const struct sy_addr *ip, uint16_t port,
-		void *tls_ctx, const char *tls_name)
+		void *tls_ctx, const char *tls_name, uint8_t proto)
 {
 	struct sy_conn *bc;
 	uint16_t mss;
@@ -83,7 +86,24 @@ px_backend_open(struct sy_worker *w, struct sy_proxy *px, const struct sy_addr *
 		px->btls_ctx = tls_ctx;
 		sy_tls_connect(w, px->btls, &px->b, tls_ctx, tls_name);
 	}
+	px->be_proto = proto;
+	if (proto == SY_BE_H2C && !px_h2b_start(w, px)) {
+		px_backend_drop(w, px);
+		return SY_ANSWER_PROXY_BUSY;
+	}
 	return 0;
+}
+
+bool
+px_backend_pump(struct sy_worker *w, struct sy_proxy *px)
+{
+	bool moved = false;
+
+	if (px->btls != NULL)
+		moved = sy_tls_pump(px->btls);
+	if (px->bh2 != NULL)
+		moved |= px_h2b_pump(w, px);
+	return moved;
 }
 
 /* ----------------------------------------------------------- lifecycle -- */
@@ -200,8 +220,7 @@ px_step(struct sy_worker *w, struct sy_proxy *px)
 	 * HTTP layer uses; each side's progress may let the other go on. */
 	do {
 		moved = px->tls != NULL && sy_tls_pump(px->tls);
-		if (px->btls != NULL)
-			moved |= sy_tls_pump(px->btls);
+		moved |= px_backend_pump(w, px);
 		/* Before its first request: h2 (ALPN, or the h2c preface)? */
 		if (!px->h2_decided && px_h2_detect(w, px)) {
 			px_h2_step(w, px);
@@ -212,6 +231,8 @@ px_step(struct sy_worker *w, struct sy_proxy *px)
 	} while (moved && ++rounds < 64);
 	if (px->tls != NULL)
 		sy_tls_pump(px->tls);
+	if (px->bh2 != NULL)
+		px_h2b_pump(w, px);
 	if (px->btls != NULL)
 		sy_tls_pump(px->btls);
 	px_step_end(w, px);

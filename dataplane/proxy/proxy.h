@@ -165,6 +165,12 @@ struct sy_proxy {
 	struct sy_proxy *parent;
 	struct px_h2_stream *strm;
 	struct px_h2_stream strm_s;
+	/* An h2 backend leg (px_h2_backend.h): its session, and the pipe
+	 * that is the exchange's backend leg (in bh2), or NULL for HTTP/1.1;
+	 * be_proto: what the leg was opened for (enum sy_be_proto). */
+	struct px_h2b *bh2;
+	struct px_h2_stream *bpipe;
+	uint8_t be_proto;
 };
 
 /* A worker's ratelimit token bucket (proxy_filter.c). */

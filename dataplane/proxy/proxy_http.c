@@ -33,8 +33,8 @@ static RTE_DEFINE_PER_LCORE(uint8_t[SY_PROXY_HEAD_MAX + 1024], px_head);
 /* A head rewritten by filters (proxy_filter.c): room for added lines. */
 static RTE_DEFINE_PER_LCORE(uint8_t[SY_PROXY_HEAD_MAX + 2048], px_out);
 
-static const char *
-reason_phrase(uint16_t status)
+const char *
+px_reason_phrase(uint16_t status)
 {
 	switch (status) {
 	case 200: return "OK";
@@ -158,7 +158,7 @@ px_answer(struct sy_worker *w, struct sy_proxy *px, uint16_t status, enum sy_ans
 		type = "text/plain";
 	} else {
 		snprintf(body, sizeof(body), "<html><body><h1>%u %s</h1></body></html>\n", status,
-			 reason_phrase(status));
+			 px_reason_phrase(status));
 	}
 	/* The matched rule's response filters and a 429's Retry-After
 	 * (resp_extra) go on the router's own answers too; say_close's line
@@ -175,7 +175,7 @@ px_answer(struct sy_worker *w, struct sy_proxy *px, uint16_t status, enum sy_ans
 		     "HTTP/1.1 %u %s\r\n%s%s%sContent-Type: %s\r\nContent-Length: %zu\r\n"
 		     "Cache-Control: private, max-age=0, no-cache, no-store\r\n%.*s"
 		     "Connection: %s\r\n\r\n%s",
-		     status, reason_phrase(status), location && location[0] ? "Location: " : "",
+		     status, px_reason_phrase(status), location && location[0] ? "Location: " : "",
 		     location ? location : "", location && location[0] ? "\r\n" : "", type,
 		     px->head_req ? (size_t)0 : strlen(body), extra_len, extra,
 		     close ? "close" : "keep-alive", px->head_req ? "" : body);
@@ -629,14 +629,16 @@ px_request_head(struct sy_worker *w, struct sy_proxy *px)
 			px->resp_extra_len = (uint16_t)(px->resp_extra_len + k);
 	}
 	if (tg.status == 0 && !(px->bc != NULL && px->backend_idle && sy_addr_eq(&px->be_ip, &tg.ip) &&
-				px->be_port == tg.port && px->btls_ctx == tg.tls_ctx)) {
+				px->be_port == tg.port && px->btls_ctx == tg.tls_ctx &&
+				px->be_proto == tg.proto)) {
 		int why;
 
 		px_backend_release(w, px); /* another endpoint's: to the pool */
-		if (tg.tls_ctx == NULL && px_idle_take(w, px, &tg.ip, tg.port)) {
+		if (tg.tls_ctx == NULL && tg.proto == SY_BE_HTTP1 && px_idle_take(w, px, &tg.ip, tg.port)) {
 			w->counters.proxy_backend_reused++;
 			w->counters.proxy_backend_pooled++;
-		} else if ((why = px_backend_open(w, px, &tg.ip, tg.port, tg.tls_ctx, tg.tls_name)) != 0) {
+		} else if ((why = px_backend_open(w, px, &tg.ip, tg.port, tg.tls_ctx, tg.tls_name,
+						  tg.proto)) != 0) {
 			tg.status = 503;
 			tg.why = (enum sy_answer_reason)why;
 		}
@@ -864,8 +866,8 @@ px_replay(struct sy_worker *w, struct sy_proxy *px, const struct sy_addr *ip, ui
 
 	sy_mq_init(&px->replay); /* px_backend_drop frees a replay */
 	px_backend_drop(w, px);
-	if (px_backend_open(w, px, ip, port, NULL, NULL) != 0 ||
-	    sy_mq_move(&px->b.sndq, &r, r.bytes, w->sh->pool) < 0) {
+	if (px_backend_open(w, px, ip, port, NULL, NULL, px->be_proto) != 0 ||
+	    sy_mq_move(px_bout(px), &r, r.bytes, w->sh->pool) < 0) {
 		sy_mq_free(&r);
 		return false;
 	}
@@ -1003,7 +1005,7 @@ px_response_head(struct sy_worker *w, struct sy_proxy *px)
 		 * body still moves without one. */
 		uint8_t *out = RTE_PER_LCORE(px_out);
 		uint32_t len = px_filter_response(px, head, resp.head_len, resp.version_minor,
-						  reason_phrase(px->resp_status), out,
+						  px_reason_phrase(px->resp_status), out,
 						  sizeof(RTE_PER_LCORE(px_out)));
 
 		if (len == 0) {

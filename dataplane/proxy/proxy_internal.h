@@ -36,6 +36,7 @@ struct px_target {
 	struct sy_addr alt_ip; /* plain HTTP: the endpoint a failed connect retries (family 0: none) */
 	uint16_t alt_port;
 	uint16_t be_slot, alt_slot; /* the two endpoints' counters (sy_backend_stats.h) */
+	uint8_t proto;      /* the endpoint's service port speaks it (enum sy_be_proto) */
 	char location[384]; /* a redirect's */
 	char body[256];     /* a static answer's */
 	/* The rule gave the answer a body, possibly empty (an HTTPProxy's
@@ -147,15 +148,35 @@ px_in_ms(const struct sy_worker *w, uint64_t ms)
 	return w->now + sy_ms_to_tsc(w, ms);
 }
 
-#define px_bin(px) px_s_in(&(px)->b, (px)->btls)
-#define px_bout(px) px_s_out(&(px)->b, (px)->btls)
-#define px_backend_fin(px) px_s_fin(&(px)->b, (px)->btls)
-#define px_backend_closing(px) px_s_closing(&(px)->b, (px)->btls)
-#define px_backend_room(px) px_s_room(&(px)->b, (px)->btls)
-#define px_backend_consumed(w, px) px_s_consumed(w, &(px)->b, (px)->btls)
-#define px_backend_close(px) px_s_close(&(px)->b, (px)->btls)
+/* The backend leg: TCP (or TLS over it), or for an h2 backend the pipe
+ * px_h2_backend.c carries over its session: `in` the response, `out` the
+ * request, in_fin the leg can carry no more. */
+#define px_bin(px) ((px)->bpipe != NULL ? &(px)->bpipe->in : px_s_in(&(px)->b, (px)->btls))
+#define px_bout(px) ((px)->bpipe != NULL ? &(px)->bpipe->out : px_s_out(&(px)->b, (px)->btls))
+#define px_backend_fin(px) ((px)->bpipe != NULL ? (px)->bpipe->in_fin : px_s_fin(&(px)->b, (px)->btls))
+#define px_backend_closing(px) \
+	((px)->bpipe != NULL ? (px)->bpipe->out_closed : px_s_closing(&(px)->b, (px)->btls))
+#define px_backend_room(px) \
+	((px)->bpipe != NULL ? px_pipe_room((px)->bpipe) : px_s_room(&(px)->b, (px)->btls))
+#define px_backend_consumed(w, px)                                 \
+	do {                                                       \
+		if ((px)->bpipe == NULL)                           \
+			px_s_consumed(w, &(px)->b, (px)->btls);    \
+	} while (0)
+#define px_backend_close(px)                                       \
+	do {                                                       \
+		if ((px)->bpipe != NULL)                           \
+			(px)->bpipe->out_closed = true;            \
+		else                                               \
+			px_s_close(&(px)->b, (px)->btls);          \
+	} while (0)
+/* Both TLS and an h2 session move bytes between the backend's TCP leg and
+ * the queues the exchange uses (proxy.c). */
+bool px_backend_pump(struct sy_worker *w, struct sy_proxy *px);
 
 void px_step(struct sy_worker *w, struct sy_proxy *px);
+/* A status code's reason phrase, for a status line we write. */
+const char *px_reason_phrase(uint16_t status);
 /* The deadline measures silence while a response is awaited or carried
  * (proxy.c). */
 void px_refresh_deadline(struct sy_worker *w, struct sy_proxy *px);
@@ -168,7 +189,7 @@ void px_request_end(struct sy_worker *w, struct sy_proxy *px);
 bool px_advance(struct sy_worker *w, struct sy_proxy *px);
 void px_deadline(struct sy_worker *w, struct sy_proxy *px);
 int px_backend_open(struct sy_worker *w, struct sy_proxy *px, const struct sy_addr *ip, uint16_t port,
-		    void *tls_ctx, const char *tls_name);
+		    void *tls_ctx, const char *tls_name, uint8_t proto);
 void px_backend_drop(struct sy_worker *w, struct sy_proxy *px);
 /* The backend leg is done with this client: to the idle pool when it is
  * clean and kept alive, else dropped (px_idle.c). */

@@ -392,6 +392,7 @@ px_route(struct sy_worker *w, const struct sy_px_req *req, const uint8_t *head,
 	out->ip = rule->pool->endpoints[ep].addr;
 	out->port = rte_cpu_to_be_16(rule->pool->endpoints[ep].port);
 	out->be_slot = rule->pool->endpoints[ep].stat_slot;
+	out->proto = rule->pool->services[rule->pool->endpoints[ep].service].proto;
 	if (!rule->pool->endpoints[ep].tls && vh->tls != SY_TLS_REENCRYPT) {
 		/* Where the request goes if this endpoint refuses it (or
 		 * drops it unanswered): the strategy's retry, the next

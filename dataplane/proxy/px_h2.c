@@ -40,6 +40,7 @@
 #include "proxy/proxy.h"
 #include "proxy/proxy_internal.h"
 #include "proxy/px_h2.h"
+#include "proxy/px_h2_backend.h"
 #include "proxy/px_h2_internal.h"
 #include "worker.h"
 
@@ -273,6 +274,9 @@ sy_dp_h2_configure(const struct sy_h2_config *cfg)
 {
 	px_h2_cfg = *cfg;
 	h2_on = cfg->enabled;
+	/* h2 to backends, whatever is said of clients (without its
+	 * callbacks an h2 leg fails to open: h2_no_memory). */
+	px_h2b_configure();
 	if (!h2_on || h2_cbs != NULL)
 		return;
 	/* Shared by every session on every worker: read only from here on

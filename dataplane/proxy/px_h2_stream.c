@@ -22,6 +22,7 @@
 #include "proxy/proxy.h"
 #include "proxy/proxy_internal.h"
 #include "proxy/px_h2.h"
+#include "proxy/px_h2_backend.h"
 #include "proxy/px_h2_internal.h"
 #include "proxy/px_msg.h"
 #include "worker.h"
@@ -550,10 +551,12 @@ px_h2s_run(struct px_h2 *h2, struct sy_proxy *ex)
 	/* The exchange, as px_step runs a connection's, without a client
 	 * leg of its own to send on. */
 	do {
-		m = ex->btls != NULL && sy_tls_pump(ex->btls);
+		m = px_backend_pump(w, ex);
 		m |= px_advance(w, ex);
 		moved |= m;
 	} while (m && ++rounds < 64);
+	if (ex->bh2 != NULL)
+		px_h2b_pump(w, ex);
 	if (ex->btls != NULL)
 		sy_tls_pump(ex->btls);
 	if (ex->bc != NULL && ex->backend_idle &&

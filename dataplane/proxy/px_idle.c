@@ -134,8 +134,9 @@ parkable(const struct sy_proxy *px)
 	const struct sy_tcb *b = &px->b;
 
 	/* A TLS leg is not pooled: its session is bound to the route that
-	 * opened it (CA, name), and a parked record has no TLS state. */
-	return px->bc != NULL && px->backend_idle && px->btls == NULL &&
+	 * opened it (CA, name), and a parked record has no TLS state; nor is
+	 * an h2 one (its session is not in the record either). */
+	return px->bc != NULL && px->backend_idle && px->btls == NULL && px->bh2 == NULL &&
 	       b->state == SY_TCPS_ESTABLISHED &&
 	       !(b->flags & (SY_TCB_F_FIN_RCVD | SY_TCB_F_FIN_QUEUED | SY_TCB_F_RECOVERY)) &&
 	       b->rcvq.bytes == 0 && b->sndq.bytes == 0 && b->n_ooo == 0 && b->snd_una == b->snd_max;
