@@ -17,8 +17,12 @@
 #     route answers 200);
 #   - the counters: h2_backend_conns and h2_backend_streams counted, no h2_protocol_errors;
 #     every connection freed once the clients are gone.
-# The pair itself, without routerd: grpc_client.py TARGET AUTHORITY all against
-# grpc_server.py ADDR PORT prints eight lines with "ok":true.
+# GRPC_PROXY=haproxy runs the same client assertions against Debian's HAProxy in routerd's
+# place (proto h2 to the server): the test's check of itself while routerd spoke only
+# HTTP/1.1 to backends; routerd's own checks (counters, connections) are skipped then.
+# First the pair without routerd (the client in the backend namespace straight to the
+# server, all eight calls), so that a later failure is routerd's. grpc_client.py prints
+# {"mode": ..., "code": ..., "details": ..., "replies": [...], "ok": ...} a line per call.
 T_NAME=grpc
 source "$(dirname "$0")/testlib.sh"
 
@@ -26,6 +30,12 @@ for c in openssl curl; do
 	command -v "$c" >/dev/null || t_skip_all "$c is not installed"
 done
 /usr/bin/python3 -c 'import grpc' 2>/dev/null || t_skip_all "python3-grpcio is not installed"
+GRPC_PROXY=${GRPC_PROXY:-routerd}
+case $GRPC_PROXY in
+routerd) ;;
+haproxy) command -v haproxy >/dev/null || t_skip_all "GRPC_PROXY=haproxy: haproxy is not installed" ;;
+*) t_fail "setup" "GRPC_PROXY: routerd or haproxy, not '$GRPC_PROXY'" ;;
+esac
 
 t_setup grpc 1
 D=$LAB_DOMAIN
@@ -37,6 +47,38 @@ C=$LAB_DIR/grpctls
 PORT=50051
 SERVER=$SY_SRC/tests/integration/grpc_server.py
 CLIENT=$SY_SRC/tests/integration/grpc_client.py
+
+# grpc_call TARGET AUTHORITY MODE [--tls CAFILE]: grpc_client.py in the client namespace,
+# T_OUT its JSON lines.
+grpc_call() { t_run lab_client /usr/bin/python3 "$CLIENT" "$@"; }
+# grpc_line MODE: the JSON line of MODE in T_OUT.
+grpc_line() { grep -m 1 "^{\"mode\":\"$1\"," <<<"$T_OUT"; }
+# grpc_expect MODE PYEXPR WHAT: MODE's line is there and PYEXPR over it (d) is true.
+grpc_expect() {
+	local line
+	line=$(grpc_line "$1") || t_fail "$3" "no line for $1" "seen: $(t_seen)"
+	t_json_expect "$line" "$2" "$3"
+}
+# grpc_expect_all HOW: T_OUT is grpc_client.py's `all`, every call what t.Echo answers.
+grpc_expect_all() {
+	local how=$1
+	grpc_expect unary 'd["code"] == "OK" and d["replies"] == ["cprg olleh"]' "$how: unary, the request reversed"
+	grpc_expect server_stream 'd["code"] == "OK" and d["replies"] == ["msg-%d" % i for i in range(5)]' \
+		"$how: server streaming, msg-0..msg-4"
+	grpc_expect client_stream 'd["code"] == "OK" and d["replies"] == ["4:10"]' \
+		"$how: client streaming, 4 messages of 10 bytes counted"
+	grpc_expect bidi 'd["code"] == "OK" and d["replies"] == ["A", "BB", "CCC", "DDDD", "EEEEE"]' \
+		"$how: bidi, each message's reply read before the next is sent"
+	grpc_expect not_found 'd["code"] == "NOT_FOUND" and d["details"] == "no such thing"' \
+		"$how: NOT_FOUND carried through with its details"
+	grpc_expect meta 'd["code"] == "OK" and d["replies"][0].startswith("probe-") and d["initial"].get("x-head") == "yes" and d["trailing"].get("x-trail") == "yes"' \
+		"$how: x-probe reaches the server, x-head (initial) and x-trail (trailing) come back"
+	grpc_expect large_unary 'd["code"] == "OK" and d["bytes"] == 1 << 20 and d["intact"]' \
+		"$how: 1 MiB each way in one unary call, intact"
+	grpc_expect large_stream 'd["code"] == "OK" and d["count"] == 200 and d["intact"]' \
+		"$how: 200 messages of 16 KiB in one server stream, intact"
+	[ "$T_RC" = 0 ] || t_fail "$how: grpc_client.py all exits 0" "seen: $(t_seen)"
+}
 
 # One self-signed certificate for the edge Route (the client checks it: --tls CAFILE).
 mkdir -p "$C" || t_fail "setup" "mkdir $C"
@@ -51,6 +93,12 @@ sy_poll 10 grep -qx ready "$LAB_DIR/grpc.log" &&
 	sy_poll 5 lab_backend /usr/bin/python3 -c "import socket; socket.create_connection(('$A_IP', $PORT), 1)" ||
 	t_fail "setup" "grpc_server.py does not accept on $A_IP:$PORT" "$(cat "$LAB_DIR/grpc.log")"
 t_ok "grpc_server.py (t.Echo) serving h2c on $A_IP:$PORT (pid $GRPC_PID)"
+
+# The pair without routerd: the client in the backend namespace straight to the server (h2c),
+# so that a failure further on is routerd's, not the server's or the client's.
+t_run lab_backend /usr/bin/python3 "$CLIENT" "$A_IP:$PORT" "$H" all
+grpc_expect_all "direct to grpc_server.py (no routerd)"
+t_ok "grpc_client.py all straight to grpc_server.py in the backend namespace: eight calls as expected"
 
 # h2c_service NAME ANNOTATION VALUE: a Service (namespace demo) with one port named grpc,
 # annotated ANNOTATION: VALUE, and its Endpoints on backend a's address.
@@ -96,48 +144,52 @@ $(_t_indent 6 "$C/tls.key")
 EOF
 }
 
-t_start_routerd
-rctl apply -f "$SY_SRC/config/routes.yaml"
-t_expect_rc 0 "apply config/routes.yaml (Services a and b, web.$D)"
-rctl apply -f - <<EOF
+if [ "$GRPC_PROXY" = routerd ]; then
+	t_start_routerd
+	rctl apply -f "$SY_SRC/config/routes.yaml"
+	t_expect_rc 0 "apply config/routes.yaml (Services a and b, web.$D)"
+	rctl apply -f - <<EOF
 $(h2c_service grpc-echo projectcontour.io/upstream-protocol.h2c grpc)
 $(grpc_route grpc-echo "$H" grpc-echo edge)
 $(h2c_service grpc-old contour.heptio.com/upstream-protocol.h2c "$PORT")
 $(grpc_route grpc-old "$HOLD" grpc-old)
 EOF
-t_expect_rc 0 "apply Services grpc-echo (projectcontour.io/upstream-protocol.h2c: grpc) and grpc-old (contour.heptio.com/upstream-protocol.h2c: \"$PORT\"), Routes $H (edge TLS) and $HOLD"
-
-# grpc_call TARGET AUTHORITY MODE [--tls CAFILE]: grpc_client.py in the client namespace,
-# T_OUT its JSON lines.
-grpc_call() { t_run lab_client /usr/bin/python3 "$CLIENT" "$@"; }
-# grpc_line MODE: the JSON line of MODE in T_OUT.
-grpc_line() { grep -m 1 "^{\"mode\":\"$1\"," <<<"$T_OUT"; }
-# grpc_expect MODE PYEXPR WHAT: MODE's line is there and PYEXPR over it (d) is true.
-grpc_expect() {
-	local line
-	line=$(grpc_line "$1") || t_fail "$3" "no line for $1" "seen: $(t_seen)"
-	t_json_expect "$line" "$2" "$3"
-}
-# grpc_expect_all HOW: T_OUT is grpc_client.py's `all`, every call what t.Echo answers.
-grpc_expect_all() {
-	local how=$1
-	grpc_expect unary 'd["code"] == "OK" and d["replies"] == ["cprg olleh"]' "$how: unary, the request reversed"
-	grpc_expect server_stream 'd["code"] == "OK" and d["replies"] == ["msg-%d" % i for i in range(5)]' \
-		"$how: server streaming, msg-0..msg-4"
-	grpc_expect client_stream 'd["code"] == "OK" and d["replies"] == ["4:10"]' \
-		"$how: client streaming, 4 messages of 10 bytes counted"
-	grpc_expect bidi 'd["code"] == "OK" and d["replies"] == ["A", "BB", "CCC", "DDDD", "EEEEE"]' \
-		"$how: bidi, each message's reply read before the next is sent"
-	grpc_expect not_found 'd["code"] == "NOT_FOUND" and d["details"] == "no such thing"' \
-		"$how: NOT_FOUND carried through with its details"
-	grpc_expect meta 'd["code"] == "OK" and d["replies"][0].startswith("probe-") and d["initial"].get("x-head") == "yes" and d["trailing"].get("x-trail") == "yes"' \
-		"$how: x-probe reaches the server, x-head (initial) and x-trail (trailing) come back"
-	grpc_expect large_unary 'd["code"] == "OK" and d["bytes"] == 1 << 20 and d["intact"]' \
-		"$how: 1 MiB each way in one unary call, intact"
-	grpc_expect large_stream 'd["code"] == "OK" and d["count"] == 200 and d["intact"]' \
-		"$how: 200 messages of 16 KiB in one server stream, intact"
-	[ "$T_RC" = 0 ] || t_fail "$how: grpc_client.py all exits 0" "seen: $(t_seen)"
-}
+	t_expect_rc 0 "apply Services grpc-echo (projectcontour.io/upstream-protocol.h2c: grpc) and grpc-old (contour.heptio.com/upstream-protocol.h2c: \"$PORT\"), Routes $H (edge TLS) and $HOLD"
+else
+	# HAProxy in routerd's place (as h2.sh's H2_PROXY=haproxy): the root ends get the
+	# router's addresses, the same routes in its config, HTTP/2 to the gRPC server (proto h2).
+	for dev in "$LAB_IF_CLIENT" "$LAB_IF_BACKEND"; do
+		sysctl -qw "net.ipv4.conf.$dev.arp_ignore=0" || t_fail "setup" "arp_ignore on $dev"
+	done
+	ip addr add "$R/24" dev "$LAB_IF_CLIENT" && ip addr add "$LAB_ROUTER_BACKEND_IP/24" dev "$LAB_IF_BACKEND" ||
+		t_fail "setup" "addresses on the root ends"
+	cat "$C/tls.crt" "$C/tls.key" >"$C/tls.pem"
+	cat >"$LAB_DIR/haproxy.cfg" <<CFG
+global
+    maxconn 4000
+defaults
+    mode http
+    timeout connect 5s
+    timeout client 30s
+    timeout server 30s
+frontend fe
+    bind $R:80
+    bind $R:443 ssl crt $C/tls.pem alpn h2,http/1.1
+    use_backend grpc if { req.hdr(host),field(1,:) -i $H $HOLD }
+    use_backend a if { req.hdr(host),field(1,:) -i web.$D }
+    default_backend none
+backend none
+    http-request return status 404 content-type text/plain string "no route"
+backend grpc
+    server g $A_IP:$PORT proto h2
+backend a
+    server a $A_IP:80
+CFG
+	lab_spawn root haproxy haproxy -db -f "$LAB_DIR/haproxy.cfg"
+	sy_poll 10 lab_client curl -sf -m 1 -H "Host: web.$D" "http://$R/" ||
+		t_fail "HAProxy answers" "$(cat "$LAB_DIR/haproxy.log")"
+	t_ok "HAProxy $(haproxy -v | head -n 1 | awk '{print $3}') in routerd's place, the same routes"
+fi
 
 # ALPN: routerd chooses h2 on the edge Route (gRPC would refuse anything else).
 t_run lab_client openssl s_client -connect "$R:443" -servername "$H" -alpn h2 -CAfile "$C/tls.crt" </dev/null
@@ -170,10 +222,12 @@ grpc_expect bidi 'd["code"] == "OK" and d["replies"] == ["A", "BB", "CCC", "DDDD
 t_ok "$HOLD, the old annotation naming the port by number: unary and bidi"
 
 # counters read now (before the server stops): gRPC reached the backend in HTTP/2.
-rctl stats -o json
-t_expect_rc 0 "routerctl stats -o json"
-STATS=$T_OUT
-t_note "h2 counters: $(t_json "$STATS" '{k: v for k, v in d["total"].items() if k.startswith("h2_")}')"
+if [ "$GRPC_PROXY" = routerd ]; then
+	rctl stats -o json
+	t_expect_rc 0 "routerctl stats -o json"
+	STATS=$T_OUT
+	t_note "h2 counters: $(t_json "$STATS" '{k: v for k, v in d["total"].items() if k.startswith("h2_")}')"
+fi
 
 # The server gone: a call is UNAVAILABLE (routerd's 502/503, or its trailers-only answer).
 kill "$GRPC_PID" 2>/dev/null
@@ -186,10 +240,17 @@ for how in "$R:443 $H --tls $C/tls.crt" "$R:80 $H" "$R:80 $HOLD"; do
 	grpc_call "$1" "$2" unary "${@:3}"
 	grpc_expect unary 'd["code"] == "UNAVAILABLE"' "the server stopped: a unary call ($1, $2) gets UNAVAILABLE"
 done
-kill -0 "$ROUTERD_PID" 2>/dev/null || t_fail "routerd still running after the backend went away"
+[ "$GRPC_PROXY" != routerd ] || kill -0 "$ROUTERD_PID" 2>/dev/null ||
+	t_fail "routerd still running after the backend went away"
 t_run lab_client curl -sS -m 5 -o /dev/null -w '%{http_code}' -H "Host: web.$D" "http://$R/"
-[ "$T_OUT" = 200 ] || t_fail "routerd still serves: web.$D answers curl 200" "seen: $(t_seen)"
+[ "$T_OUT" = 200 ] || t_fail "$GRPC_PROXY still serves: web.$D answers curl 200" "seen: $(t_seen)"
 t_ok "the server stopped: UNAVAILABLE over TLS and h2c, for both Services; web.$D still answers 200"
+
+# The rest is routerd's own (its counters and connections).
+if [ "$GRPC_PROXY" != routerd ]; then
+	t_finish
+	exit 0
+fi
 
 # The backend side of HTTP/2 counted: connections to the h2c backend, a stream for each call
 # (at least the 18 that succeeded above: 8 over TLS, 8 over h2c, unary and bidi to $HOLD).
