@@ -1,0 +1,273 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# grpc: gRPC end to end through routerd to a real grpcio server (issue 37). The server,
+# grpc_server.py (service t.Echo, raw bytes messages), listens h2c on backend a's address,
+# port 50051; Service grpc-echo names that port `grpc` and is annotated
+# projectcontour.io/upstream-protocol.h2c: grpc, so routerd speaks HTTP/2 with prior
+# knowledge to it. The client, grpc_client.py in the client namespace (one JSON line a call):
+#   - over edge TLS (ALPN h2, routerd's certificate checked against a CA made at run time):
+#     unary, server streaming, client streaming, bidi (send one, read its reply, send the
+#     next: only a stream carried both ways at once completes), NOT_FOUND with its details,
+#     request metadata to the server and initial and trailing metadata back, 1 MiB each way
+#     in one call, 200 messages of 16 KiB in one stream (flow control, many DATA frames);
+#   - the same over h2c on port 80 (the Route's insecure policy Allow);
+#   - Service grpc-old with the old spelling, contour.heptio.com/upstream-protocol.h2c:
+#     "50051" (the port by number): a unary call;
+#   - the server stopped: a call gets UNAVAILABLE, routerd still serves (curl to another
+#     route answers 200);
+#   - the counters: h2_backend_conns and h2_backend_streams counted, no h2_protocol_errors;
+#     every connection freed once the clients are gone.
+# GRPC_PROXY=haproxy runs the same client assertions against Debian's HAProxy in routerd's
+# place (proto h2 to the server): the test's check of itself while routerd spoke only
+# HTTP/1.1 to backends; routerd's own checks (counters, connections) are skipped then.
+# First the pair without routerd (the client in the backend namespace straight to the
+# server, all eight calls), so that a later failure is routerd's. grpc_client.py prints
+# {"mode": ..., "code": ..., "details": ..., "replies": [...], "ok": ...} a line per call.
+T_NAME=grpc
+source "$(dirname "$0")/testlib.sh"
+
+for c in openssl curl; do
+	command -v "$c" >/dev/null || t_skip_all "$c is not installed"
+done
+/usr/bin/python3 -c 'import grpc' 2>/dev/null || t_skip_all "python3-grpcio is not installed"
+GRPC_PROXY=${GRPC_PROXY:-routerd}
+case $GRPC_PROXY in
+routerd) ;;
+haproxy) command -v haproxy >/dev/null || t_skip_all "GRPC_PROXY=haproxy: haproxy is not installed" ;;
+*) t_fail "setup" "GRPC_PROXY: routerd or haproxy, not '$GRPC_PROXY'" ;;
+esac
+
+t_setup grpc 1
+D=$LAB_DOMAIN
+R=$LAB_ROUTER_IP
+A_IP=$LAB_BACKEND_A_IP
+H=grpc.$D
+HOLD=grpc-old.$D
+C=$LAB_DIR/grpctls
+PORT=50051
+SERVER=$SY_SRC/tests/integration/grpc_server.py
+CLIENT=$SY_SRC/tests/integration/grpc_client.py
+
+# grpc_call TARGET AUTHORITY MODE [--tls CAFILE]: grpc_client.py in the client namespace,
+# T_OUT its JSON lines.
+grpc_call() { t_run lab_client /usr/bin/python3 "$CLIENT" "$@"; }
+# grpc_line MODE: the JSON line of MODE in T_OUT.
+grpc_line() { grep -m 1 "^{\"mode\":\"$1\"," <<<"$T_OUT"; }
+# grpc_expect MODE PYEXPR WHAT: MODE's line is there and PYEXPR over it (d) is true.
+grpc_expect() {
+	local line
+	line=$(grpc_line "$1") || t_fail "$3" "no line for $1" "seen: $(t_seen)"
+	t_json_expect "$line" "$2" "$3"
+}
+# grpc_expect_all HOW: T_OUT is grpc_client.py's `all`, every call what t.Echo answers.
+grpc_expect_all() {
+	local how=$1
+	grpc_expect unary 'd["code"] == "OK" and d["replies"] == ["cprg olleh"]' "$how: unary, the request reversed"
+	grpc_expect server_stream 'd["code"] == "OK" and d["replies"] == ["msg-%d" % i for i in range(5)]' \
+		"$how: server streaming, msg-0..msg-4"
+	grpc_expect client_stream 'd["code"] == "OK" and d["replies"] == ["4:10"]' \
+		"$how: client streaming, 4 messages of 10 bytes counted"
+	grpc_expect bidi 'd["code"] == "OK" and d["replies"] == ["A", "BB", "CCC", "DDDD", "EEEEE"]' \
+		"$how: bidi, each message's reply read before the next is sent"
+	grpc_expect not_found 'd["code"] == "NOT_FOUND" and d["details"] == "no such thing"' \
+		"$how: NOT_FOUND carried through with its details"
+	grpc_expect meta 'd["code"] == "OK" and d["replies"][0].startswith("probe-") and d["initial"].get("x-head") == "yes" and d["trailing"].get("x-trail") == "yes"' \
+		"$how: x-probe reaches the server, x-head (initial) and x-trail (trailing) come back"
+	grpc_expect large_unary 'd["code"] == "OK" and d["bytes"] == 1 << 20 and d["intact"]' \
+		"$how: 1 MiB each way in one unary call, intact"
+	grpc_expect large_stream 'd["code"] == "OK" and d["count"] == 200 and d["intact"]' \
+		"$how: 200 messages of 16 KiB in one server stream, intact"
+	[ "$T_RC" = 0 ] || t_fail "$how: grpc_client.py all exits 0" "seen: $(t_seen)"
+}
+
+# One self-signed certificate for the edge Route (the client checks it: --tls CAFILE).
+mkdir -p "$C" || t_fail "setup" "mkdir $C"
+t_run openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 2 \
+	-subj "/CN=$H" -addext "subjectAltName=DNS:$H" -keyout "$C/tls.key" -out "$C/tls.crt"
+t_expect_rc 0 "a certificate for $H"
+
+# The gRPC server on backend a's address; "ready" in its log once it serves.
+lab_spawn backend grpc /usr/bin/python3 "$SERVER" "$A_IP" "$PORT"
+GRPC_PID=$LAB_SPAWN_PID
+sy_poll 10 grep -qx ready "$LAB_DIR/grpc.log" &&
+	sy_poll 5 lab_backend /usr/bin/python3 -c "import socket; socket.create_connection(('$A_IP', $PORT), 1)" ||
+	t_fail "setup" "grpc_server.py does not accept on $A_IP:$PORT" "$(cat "$LAB_DIR/grpc.log")"
+t_ok "grpc_server.py (t.Echo) serving h2c on $A_IP:$PORT (pid $GRPC_PID)"
+
+# The pair without routerd: the client in the backend namespace straight to the server (h2c),
+# so that a failure further on is routerd's, not the server's or the client's.
+t_run lab_backend /usr/bin/python3 "$CLIENT" "$A_IP:$PORT" "$H" all
+grpc_expect_all "direct to grpc_server.py (no routerd)"
+t_ok "grpc_client.py all straight to grpc_server.py in the backend namespace: eight calls as expected"
+
+# h2c_service NAME ANNOTATION VALUE: a Service (namespace demo) with one port named grpc,
+# annotated ANNOTATION: VALUE, and its Endpoints on backend a's address.
+h2c_service() {
+	cat <<EOF
+---
+apiVersion: v1
+kind: Service
+metadata:
+  name: $1
+  namespace: demo
+  annotations: {$2: "$3"}
+spec: {ports: [{name: grpc, port: $PORT, targetPort: $PORT}]}
+---
+apiVersion: v1
+kind: Endpoints
+metadata: {name: $1, namespace: demo}
+subsets: [{addresses: [{ip: $A_IP}], ports: [{name: grpc, port: $PORT}]}]
+EOF
+}
+# grpc_route NAME HOST SERVICE [edge]: an OpenShift Route to SERVICE's port grpc; with
+# "edge", TLS terminated by routerd with the certificate above, plain HTTP (h2c) allowed.
+grpc_route() {
+	cat <<EOF
+---
+apiVersion: route.openshift.io/v1
+kind: Route
+metadata: {name: $1, namespace: demo}
+spec:
+  host: $2
+  to: {kind: Service, name: $3}
+  port: {targetPort: grpc}
+EOF
+	[ "${4:-}" = edge ] || return 0
+	cat <<EOF
+  tls:
+    termination: edge
+    insecureEdgeTerminationPolicy: Allow
+    certificate: |
+$(_t_indent 6 "$C/tls.crt")
+    key: |
+$(_t_indent 6 "$C/tls.key")
+EOF
+}
+
+if [ "$GRPC_PROXY" = routerd ]; then
+	t_start_routerd
+	rctl apply -f "$SY_SRC/config/routes.yaml"
+	t_expect_rc 0 "apply config/routes.yaml (Services a and b, web.$D)"
+	rctl apply -f - <<EOF
+$(h2c_service grpc-echo projectcontour.io/upstream-protocol.h2c grpc)
+$(grpc_route grpc-echo "$H" grpc-echo edge)
+$(h2c_service grpc-old contour.heptio.com/upstream-protocol.h2c "$PORT")
+$(grpc_route grpc-old "$HOLD" grpc-old)
+EOF
+	t_expect_rc 0 "apply Services grpc-echo (projectcontour.io/upstream-protocol.h2c: grpc) and grpc-old (contour.heptio.com/upstream-protocol.h2c: \"$PORT\"), Routes $H (edge TLS) and $HOLD"
+else
+	# HAProxy in routerd's place (as h2.sh's H2_PROXY=haproxy): the root ends get the
+	# router's addresses, the same routes in its config, HTTP/2 to the gRPC server (proto h2).
+	for dev in "$LAB_IF_CLIENT" "$LAB_IF_BACKEND"; do
+		sysctl -qw "net.ipv4.conf.$dev.arp_ignore=0" || t_fail "setup" "arp_ignore on $dev"
+	done
+	ip addr add "$R/24" dev "$LAB_IF_CLIENT" && ip addr add "$LAB_ROUTER_BACKEND_IP/24" dev "$LAB_IF_BACKEND" ||
+		t_fail "setup" "addresses on the root ends"
+	cat "$C/tls.crt" "$C/tls.key" >"$C/tls.pem"
+	cat >"$LAB_DIR/haproxy.cfg" <<CFG
+global
+    maxconn 4000
+defaults
+    mode http
+    timeout connect 5s
+    timeout client 30s
+    timeout server 30s
+frontend fe
+    bind $R:80
+    bind $R:443 ssl crt $C/tls.pem alpn h2,http/1.1
+    use_backend grpc if { req.hdr(host),field(1,:) -i $H $HOLD }
+    use_backend a if { req.hdr(host),field(1,:) -i web.$D }
+    default_backend none
+backend none
+    http-request return status 404 content-type text/plain string "no route"
+backend grpc
+    server g $A_IP:$PORT proto h2
+backend a
+    server a $A_IP:80
+CFG
+	lab_spawn root haproxy haproxy -db -f "$LAB_DIR/haproxy.cfg"
+	sy_poll 10 lab_client curl -sf -m 1 -H "Host: web.$D" "http://$R/" ||
+		t_fail "HAProxy answers" "$(cat "$LAB_DIR/haproxy.log")"
+	t_ok "HAProxy $(haproxy -v | head -n 1 | awk '{print $3}') in routerd's place, the same routes"
+fi
+
+# ALPN: routerd chooses h2 on the edge Route (gRPC would refuse anything else); polled, the
+# first time, until the Route's certificate is served.
+alpn_h2() {
+	t_run lab_client openssl s_client -connect "$R:443" -servername "$H" -alpn h2 -CAfile "$C/tls.crt" </dev/null
+	grep -q '^ALPN protocol: h2$' <<<"$T_OUT" && grep -q 'Verify return code: 0 (ok)' <<<"$T_OUT"
+}
+poll_until 10 alpn_h2 || t_fail "TLS to $H offering h2: ALPN h2, the certificate verified" "seen: $(t_seen)"
+t_ok "TLS to $H: ALPN h2, the certificate verified against the run's CA"
+
+# The routes compiled and the backend reached (until then: UNIMPLEMENTED, or whatever a
+# backend that does not get HTTP/2 makes of the call).
+if ! sy_poll 15 lab_client /usr/bin/python3 "$CLIENT" "$R:443" "$H" unary --tls "$C/tls.crt"; then
+	grpc_call "$R:443" "$H" unary --tls "$C/tls.crt"
+	t_fail "a unary call over TLS through $H to the h2c backend" "seen: $(t_seen)" \
+		"grpc_server.py's log: $(tail -n 5 "$LAB_DIR/grpc.log")"
+fi
+
+grpc_call "$R:443" "$H" all --tls "$C/tls.crt"
+grpc_expect_all "TLS (ALPN h2)"
+t_ok "TLS (ALPN h2) to $H: unary, server/client streaming, bidi interleaved, NOT_FOUND and its details, metadata both ways and trailers, 1 MiB unary, 200 x 16 KiB stream"
+
+grpc_call "$R:80" "$H" all
+grpc_expect_all "h2c (port 80)"
+t_ok "h2c with prior knowledge (port 80) to $H: the same eight calls"
+
+grpc_call "$R:80" "$HOLD" unary
+grpc_expect unary 'd["code"] == "OK" and d["replies"] == ["cprg olleh"]' \
+	"$HOLD (contour.heptio.com/upstream-protocol.h2c: \"$PORT\"): unary"
+grpc_call "$R:80" "$HOLD" bidi
+grpc_expect bidi 'd["code"] == "OK" and d["replies"] == ["A", "BB", "CCC", "DDDD", "EEEEE"]' \
+	"$HOLD: bidi"
+t_ok "$HOLD, the old annotation naming the port by number: unary and bidi"
+
+# counters read now (before the server stops): gRPC reached the backend in HTTP/2.
+if [ "$GRPC_PROXY" = routerd ]; then
+	rctl stats -o json
+	t_expect_rc 0 "routerctl stats -o json"
+	STATS=$T_OUT
+	t_note "h2 counters: $(t_json "$STATS" '{k: v for k, v in d["total"].items() if k.startswith("h2_")}')"
+fi
+
+# The server gone: a call is UNAVAILABLE (routerd's 502/503, or its trailers-only answer).
+kill "$GRPC_PID" 2>/dev/null
+port_closed() { ! lab_backend /usr/bin/python3 -c "import socket; socket.create_connection(('$A_IP', $PORT), 1)"; }
+sy_poll 10 port_closed ||
+	t_fail "grpc_server.py stopped (SIGTERM)" "$A_IP:$PORT still accepts"
+t_ok "grpc_server.py stopped: $A_IP:$PORT refuses"
+for how in "$R:443 $H --tls $C/tls.crt" "$R:80 $H" "$R:80 $HOLD"; do
+	set -- $how
+	grpc_call "$1" "$2" unary "${@:3}"
+	grpc_expect unary 'd["code"] == "UNAVAILABLE"' "the server stopped: a unary call ($1, $2) gets UNAVAILABLE"
+done
+[ "$GRPC_PROXY" != routerd ] || kill -0 "$ROUTERD_PID" 2>/dev/null ||
+	t_fail "routerd still running after the backend went away"
+t_run lab_client curl -sS -m 5 -o /dev/null -w '%{http_code}' -H "Host: web.$D" "http://$R/"
+[ "$T_OUT" = 200 ] || t_fail "$GRPC_PROXY still serves: web.$D answers curl 200" "seen: $(t_seen)"
+t_ok "the server stopped: UNAVAILABLE over TLS and h2c, for both Services; web.$D still answers 200"
+
+# The rest is routerd's own (its counters and connections).
+if [ "$GRPC_PROXY" != routerd ]; then
+	t_finish
+	exit 0
+fi
+
+# The backend side of HTTP/2 counted: connections to the h2c backend, a stream for each call
+# (at least the 18 that succeeded above: 8 over TLS, 8 over h2c, unary and bidi to $HOLD).
+t_json_expect "$STATS" '"h2_backend_conns" in d["total"] and "h2_backend_streams" in d["total"]' \
+	"routerctl stats: the counters h2_backend_conns and h2_backend_streams exist"
+t_json_expect "$STATS" 'd["total"]["h2_backend_conns"] > 0 and d["total"]["h2_backend_streams"] >= 18' \
+	"h2_backend_conns > 0, h2_backend_streams >= 18 (the calls that reached grpc_server.py)"
+t_json_expect "$STATS" 'd["total"]["h2_protocol_errors"] == 0' "no h2_protocol_errors"
+t_ok "counters: h2_backend_conns $(t_json "$STATS" 'd["total"]["h2_backend_conns"]'), h2_backend_streams $(t_json "$STATS" 'd["total"]["h2_backend_streams"]'), no h2 protocol error"
+
+# Every connection freed once the clients are gone (parked backend legs live 4 s).
+if ! t_flows_zero 10; then
+	rctl conns
+	t_fail "every connection freed within 10 s of the clients leaving" "still listed: $T_OUT"
+fi
+t_ok "every connection freed (flows_active 0)"
+t_finish
