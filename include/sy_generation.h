@@ -188,6 +188,11 @@ struct sy_pool {
 	/* backend_tls: the name each endpoint's certificate must carry
 	 * (n_endpoints, NULL for one reached in the clear); NULL otherwise. */
 	const char *const *tls_names;
+	/* Services annotated upstream-protocol.tls or .h2: their endpoints
+	 * are reached over TLS with this context, which checks no
+	 * certificate (Contour's default without upstream validation);
+	 * NULL when none is, or it could not be built (503 backend_tls). */
+	void *svc_tls_ctx;
 	struct sy_lb_tables *lb; /* the strategy's pick tables, or NULL */
 	/* Open connections an endpoint takes from a worker, at most (the
 	 * OpenShift annotation pod-concurrent-connections, HAProxy's per-server

@@ -483,6 +483,11 @@ build_pool(struct sy_store *st, const struct sy_relations *rel, const struct sy_
 	 * backend_tls rather than send in the clear). */
 	if (pool->backend_tls)
 		pool->tls_ctx = sy_tls_url_backend_ctx_get();
+	for (i = 0; i < nb; i++)
+		if (pool->services[i].proto == SY_BE_H2 || pool->services[i].proto == SY_BE_TLS) {
+			pool->svc_tls_ctx = sy_tls_upstream_ctx_get();
+			break;
+		}
 	/* The strategy's tables (NULL: the workers pick by a linear weighted
 	 * random walk, as they can without them). */
 	pool->lb = sy_lb_tables_build(pool, workers);
@@ -618,6 +623,8 @@ sy_pool_put(const struct sy_pool *cp)
 	live_bytes -= p->bytes;
 	if (p->tls_ctx != NULL)
 		sy_tls_ctx_put(p->tls_ctx); /* open connections hold their own */
+	if (p->svc_tls_ctx != NULL)
+		sy_tls_ctx_put(p->svc_tls_ctx);
 	sy_lb_tables_free(p->lb);
 	sy_arena_free(p->arena);
 }

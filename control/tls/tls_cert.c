@@ -530,10 +530,13 @@ sy_tls_ctx_put(SSL_CTX *ctx)
 	SSL_CTX_free(ctx);
 }
 
-SSL_CTX *
-sy_tls_client_ctx_get(const char *ca, size_t ca_len)
+/* A client context, cached: verifying the backend's chain against ca (or
+ * the system's store), or (verify false) checking nothing. */
+static SSL_CTX *
+client_ctx_get(const char *ca, size_t ca_len, bool verify)
 {
-	struct sy_pem p = { .crt = "client", .crt_len = 6, .ca = ca, .ca_len = ca ? ca_len : 0 };
+	struct sy_pem p = { .crt = verify ? "client" : "client-noverify", .crt_len = verify ? 6 : 15,
+			    .ca = ca, .ca_len = ca ? ca_len : 0 };
 	struct tls_entry *e;
 	char key[65];
 	SSL_CTX *ctx;
@@ -552,10 +555,12 @@ sy_tls_client_ctx_get(const char *ca, size_t ca_len)
 	if (ctx == NULL)
 		goto fail;
 	SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION);
-	SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER, NULL);
+	SSL_CTX_set_verify(ctx, verify ? SSL_VERIFY_PEER : SSL_VERIFY_NONE, NULL);
 	SSL_CTX_set_mode(ctx, SSL_MODE_RELEASE_BUFFERS);
 	SSL_CTX_set_options(ctx, SSL_OP_NO_RENEGOTIATION | SSL_OP_NO_COMPRESSION);
-	if (ca != NULL && ca_len > 0) {
+	if (!verify) {
+		/* nothing to trust */
+	} else if (ca != NULL && ca_len > 0) {
 		STACK_OF(X509) *sk = read_chain(ca, ca_len, false);
 		X509_STORE *store = SSL_CTX_get_cert_store(ctx);
 		int i, n = sk ? sk_X509_num(sk) : 0;
@@ -588,9 +593,21 @@ fail:
 }
 
 SSL_CTX *
+sy_tls_client_ctx_get(const char *ca, size_t ca_len)
+{
+	return client_ctx_get(ca, ca_len, true);
+}
+
+SSL_CTX *
 sy_tls_url_backend_ctx_get(void)
 {
 	return sy_tls_client_ctx_get(T.backend_ca, T.backend_ca_len);
+}
+
+SSL_CTX *
+sy_tls_upstream_ctx_get(void)
+{
+	return client_ctx_get(NULL, 0, false);
 }
 
 size_t

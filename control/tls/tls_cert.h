@@ -80,6 +80,10 @@ SSL_CTX *sy_tls_client_ctx_get(const char *ca, size_t ca_len);
  * Skipper's Go transport does with the system's roots. One reference for
  * the caller. */
 SSL_CTX *sy_tls_url_backend_ctx_get(void);
+/* The client context towards Service ports annotated upstream-protocol.tls
+ * or .h2 (Contour's): TLS that checks no certificate, as Contour's Envoy
+ * does without an upstream validation. One reference for the caller. */
+SSL_CTX *sy_tls_upstream_ctx_get(void);
 /* Contexts cached, for stats and tests. */
 size_t sy_tls_ctx_cached(void);
 

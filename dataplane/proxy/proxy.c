@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <openssl/ssl.h>
 #include <rte_byteorder.h>
 #include <rte_ip.h>
 #include <rte_malloc.h>
@@ -85,9 +86,13 @@ px_backend_open(struct sy_worker *w, struct sy_proxy *px, const struct sy_addr *
 		px->btls = &px->btls_conn;
 		px->btls_ctx = tls_ctx;
 		sy_tls_connect(w, px->btls, &px->b, tls_ctx, tls_name);
+		/* h2 if the backend offers it, else HTTP/1.1 on this leg
+		 * (px_h2_backend.c decides once the handshake is done). */
+		if (proto == SY_BE_H2 && px->btls->ssl != NULL)
+			SSL_set_alpn_protos(px->btls->ssl, (const unsigned char *)"\x02h2\x08http/1.1", 12);
 	}
 	px->be_proto = proto;
-	if (proto == SY_BE_H2C && !px_h2b_start(w, px)) {
+	if ((proto == SY_BE_H2C || (proto == SY_BE_H2 && px->btls != NULL)) && !px_h2b_start(w, px)) {
 		px_backend_drop(w, px);
 		return SY_ANSWER_PROXY_BUSY;
 	}

@@ -559,6 +559,8 @@ px_request_head(struct sy_worker *w, struct sy_proxy *px)
 		}
 		chain[loops + 1] = tg.rule;
 	}
+	if (tg.proto == SY_BE_H2 && (req.upgrade || req.is_connect))
+		tg.proto = SY_BE_TLS; /* a tunnel: HTTP/1.1 (no ALPN h2) */
 	if (tg.status == 0 && tg.rule != NULL && tg.rule->more != NULL &&
 	    ((px->requests == 1 && !sy_src_conn_admit(w, px->cc, tg.rule, &client)) ||
 	     !sy_src_request_admit(w, tg.rule, &client))) {

@@ -393,6 +393,17 @@ px_route(struct sy_worker *w, const struct sy_px_req *req, const uint8_t *head,
 	out->port = rte_cpu_to_be_16(rule->pool->endpoints[ep].port);
 	out->be_slot = rule->pool->endpoints[ep].stat_slot;
 	out->proto = rule->pool->services[rule->pool->endpoints[ep].service].proto;
+	if (out->proto == SY_BE_H2 || out->proto == SY_BE_TLS) {
+		/* A Service port annotated upstream-protocol.h2 or .tls: TLS
+		 * to its endpoints, their certificates not checked (as
+		 * Contour, unless told to). */
+		if (rule->pool->svc_tls_ctx == NULL) {
+			answer(out, 503, SY_ANSWER_BACKEND_TLS);
+			return;
+		}
+		out->tls_ctx = rule->pool->svc_tls_ctx;
+		return;
+	}
 	if (!rule->pool->endpoints[ep].tls && vh->tls != SY_TLS_REENCRYPT) {
 		/* Where the request goes if this endpoint refuses it (or
 		 * drops it unanswered): the strategy's retry, the next
@@ -415,6 +426,7 @@ px_route(struct sy_worker *w, const struct sy_px_req *req, const uint8_t *head,
 		}
 		out->tls_ctx = rule->pool->tls_ctx;
 		out->tls_name = rule->pool->tls_names ? rule->pool->tls_names[ep] : NULL;
+		out->proto = SY_BE_H2; /* by ALPN, if the backend offers it */
 		return;
 	}
 	if (vh->tls == SY_TLS_REENCRYPT) {
@@ -424,5 +436,6 @@ px_route(struct sy_worker *w, const struct sy_px_req *req, const uint8_t *head,
 		}
 		out->tls_ctx = vh->term->backend_ctx;
 		out->tls_name = vh->term->backend_name;
+		out->proto = SY_BE_H2; /* by ALPN, if the backend offers it */
 	}
 }

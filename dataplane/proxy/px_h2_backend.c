@@ -20,6 +20,9 @@
  * head the exchange answers 502 or sends the request again as it does for
  * an HTTP/1.1 leg; after, the client's response is cut.
  *
+ * Over TLS the session waits for the handshake: ALPN h2, it goes on; else
+ * the pipe dissolves into the TLS queues and the leg is HTTP/1.1.
+ *
  * Memory: nghttp2 takes it from the workers' allocator, bounded per session
  * (px_h2_mem.c). The session stops reading the connection while the pipe
  * holds H2B_IN_MAX bytes the exchange has not taken: the TCP window closes,
@@ -30,6 +33,7 @@
 #include <strings.h>
 
 #include <nghttp2/nghttp2.h>
+#include <openssl/ssl.h>
 #include <rte_common.h>
 #include <rte_per_lcore.h>
 
@@ -64,6 +68,7 @@ struct px_h2b {
 	bool has_cl;       /* the response head has a content-length */
 	bool ended;        /* the response's END_STREAM came */
 	bool goaway;       /* the backend takes no new stream */
+	bool alpn_wait;    /* TLS: the handshake says whether the backend speaks h2 */
 };
 
 static nghttp2_session_callbacks *h2b_cbs;
@@ -439,6 +444,41 @@ h2b_send(struct px_h2b *hb)
 	return moved;
 }
 
+/* ALPN did not pick h2: the leg is an HTTP/1.1 one over TLS from here on.
+ * The pipe's request goes to TLS as it is, and the pipe goes (px_bin and
+ * px_bout are TLS's queues again). */
+static void
+dissolve(struct sy_worker *w, struct sy_proxy *px)
+{
+	struct px_h2b *hb = px->bh2;
+
+	if (hb->pipe.out.bytes > 0 &&
+	    sy_mq_move(&px->btls->out, &hb->pipe.out, hb->pipe.out.bytes, w->sh->pool) < 0)
+		px_s_close(&px->b, px->btls); /* the request is lost: 502 */
+	w->counters.h2_backend_conns--; /* it never spoke h2 */
+	px_h2b_free(w, px);
+}
+
+/* TLS: wait for the handshake, then h2 or HTTP/1.1 by what ALPN picked.
+ * False while the leg can not go on yet. */
+static bool
+alpn_decided(struct sy_worker *w, struct sy_proxy *px)
+{
+	struct px_h2b *hb = px->bh2;
+	const unsigned char *sel = NULL;
+	unsigned len = 0;
+
+	if (px->btls->state != SY_TLS_OPEN)
+		return false; /* handshaking; failed: the exchange answers 502 */
+	SSL_get0_alpn_selected(px->btls->ssl, &sel, &len);
+	if (len != 2 || memcmp(sel, "h2", 2) != 0) {
+		dissolve(w, px);
+		return false;
+	}
+	hb->alpn_wait = false;
+	return true;
+}
+
 bool
 px_h2b_pump(struct sy_worker *w, struct sy_proxy *px)
 {
@@ -447,6 +487,8 @@ px_h2b_pump(struct sy_worker *w, struct sy_proxy *px)
 	bool moved = false;
 
 	hb->w = w;
+	if (hb->alpn_wait && !alpn_decided(w, px))
+		return px->bh2 == NULL; /* dissolved: the exchange goes on */
 	if (!p->in_fin) {
 		if (!hb->in_stream && !p->eof)
 			moved |= request_discard(hb);
@@ -504,6 +546,7 @@ px_h2b_start(struct sy_worker *w, struct sy_proxy *px)
 	sy_mq_init(&hb->pipe.out);
 	hb->pipe.mem = &hb->mem;
 	hb->pipe.eof = true; /* no request body owed */
+	hb->alpn_wait = px->btls != NULL;
 	px_h2_mem_hooks(&mem, &hb->mem);
 	if (nghttp2_session_client_new3(&hb->s, h2b_cbs, hb, NULL, &mem) != 0) {
 		px_h2_raw_free(hb);
