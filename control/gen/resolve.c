@@ -11,6 +11,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "gen/upstream_protocol.h"
 #include "gen/lb_tables.h"
 #include "router.h"
 #include "gen/rule_match.h"
@@ -338,6 +339,8 @@ add_pool(const struct sy_pool *pool, double share, json_t *services, json_t *end
 		if (ps->urls != NULL)
 			json_object_set_new(e, "type",
 					    json_string(url_backend_types[ps->urls->type]));
+		/* What the router speaks to it (upstream-protocol annotations). */
+		json_object_set_new(e, "protocol", json_string(sy_be_proto_name(ps->proto)));
 		json_array_append_new(services, e);
 		free(id);
 	}

@@ -90,6 +90,17 @@ service_port(const json_t *svc, const json_t *target)
 	return NULL;
 }
 
+const char *
+sy_be_proto_name(uint8_t proto)
+{
+	switch (proto) {
+	case SY_BE_H2C: return "h2c";
+	case SY_BE_H2: return "h2";
+	case SY_BE_TLS: return "tls";
+	default: return "http/1.1";
+	}
+}
+
 uint8_t
 sy_upstream_protocol(const json_t *svc, const json_t *target)
 {
