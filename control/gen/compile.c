@@ -344,6 +344,13 @@ build_vhost_in(struct sy_arena *a, const char *host, struct sy_rule_in **rs,
 	for (i = 0; i < n; i++)
 		if (pools[i]->needs_proxy || pools[i]->backend_tls)
 			reachable = false;
+	/* A Service port that speaks h2 or TLS (upstream-protocol
+	 * annotations) gets what the client sends converted: the proxy's. A
+	 * passthrough route splices the client's TLS whatever they say. */
+	for (i = 0; i < n; i++)
+		for (uint32_t k = 0; k < pools[i]->n_services; k++)
+			if (pools[i]->services[k].proto != SY_BE_HTTP1 && vh->tls != SY_TLS_PASSTHROUGH)
+				plain_paths = false;
 	/* Contour's Cookie strategy asks for stickiness by cookie, which only
 	 * a proxied vhost can set and read. */
 	for (i = 0; i < n; i++)

@@ -127,9 +127,11 @@ test_no_target(void **state)
 			 SY_BE_HTTP1);
 }
 
-/* The protocol resolve says the route's service speaks. */
+/* The protocol resolve says the route's service speaks, and the vhost's
+ * mode: an h2c service is proxied (an HTTP/1.1 client's bytes must not be
+ * spliced to it). */
 static char *
-resolved_protocol(struct sy_router *r, const char *url)
+resolved_protocol(struct sy_router *r, const char *url, const char *mode)
 {
 	char req[256];
 	json_t *rep, *svc;
@@ -146,6 +148,7 @@ resolved_protocol(struct sy_router *r, const char *url)
 		fail_msg("resolve %s: no services[0].protocol: %s", url, d);
 	}
 	p = strdup(json_string_value(json_object_get(svc, "protocol")));
+	assert_string_equal(json_string_value(json_object_get(rep, "mode")), mode);
 	json_decref(rep);
 	return p;
 }
@@ -168,15 +171,15 @@ test_resolve_and_change(void **state)
 		     "{\"apiVersion\":\"v1\",\"kind\":\"Endpoints\",\"metadata\":{\"name\":\"g\","
 		     "\"namespace\":\"demo\"},\"subsets\":[{\"addresses\":[{\"ip\":\"198.18.1.10\"}],"
 		     "\"ports\":[{\"name\":\"grpc\",\"port\":50051}]}]}," T_ROUTE("demo", "g", "g.apps.test", "g"));
-	p = resolved_protocol(&r, "http://g.apps.test/");
+	p = resolved_protocol(&r, "http://g.apps.test/", "proxy");
 	assert_string_equal(p, "h2c");
 	free(p);
 	ops_apply_ok(&r, GRPC_SVC("{}"));
-	p = resolved_protocol(&r, "http://g.apps.test/");
+	p = resolved_protocol(&r, "http://g.apps.test/", "splice");
 	assert_string_equal(p, "http/1.1");
 	free(p);
 	ops_apply_ok(&r, GRPC_SVC("{\"contour.heptio.com/upstream-protocol.h2\":\"50051\"}"));
-	p = resolved_protocol(&r, "http://g.apps.test/");
+	p = resolved_protocol(&r, "http://g.apps.test/", "proxy");
 	assert_string_equal(p, "h2");
 	free(p);
 	router_stop(&r);
