@@ -636,7 +636,7 @@ px_request_head(struct sy_worker *w, struct sy_proxy *px)
 		int why;
 
 		px_backend_release(w, px); /* another endpoint's: to the pool */
-		if (tg.tls_ctx == NULL && tg.proto == SY_BE_HTTP1 && px_idle_take(w, px, &tg.ip, tg.port)) {
+		if (tg.tls_ctx == NULL && px_idle_take(w, px, &tg.ip, tg.port, tg.proto)) {
 			w->counters.proxy_backend_reused++;
 			w->counters.proxy_backend_pooled++;
 		} else if ((why = px_backend_open(w, px, &tg.ip, tg.port, tg.tls_ctx, tg.tls_name,
@@ -740,8 +740,8 @@ px_request_head(struct sy_worker *w, struct sy_proxy *px)
 	if (req.framing == SY_PX_BODY_NONE && px->btls == NULL &&
 	    (px->replay_idempotent || px->retries_left > 0 ||
 	     (!px->leg_used && px->alt_ip.family != 0))) {
-		struct rte_mbuf *copy = sy_mq_clone_range(&px->b.sndq, px->b.sndq.bytes - send_len,
-							  send_len, w->sh->pool);
+		struct sy_mq *q = px_bout(px); /* the TCP leg's, or an h2 leg's pipe */
+		struct rte_mbuf *copy = sy_mq_clone_range(q, q->bytes - send_len, send_len, w->sh->pool);
 
 		if (copy != NULL) /* else no retry: the failure is answered */
 			sy_mq_append(&px->replay, copy);

@@ -194,10 +194,11 @@ void px_backend_drop(struct sy_worker *w, struct sy_proxy *px);
 /* The backend leg is done with this client: to the idle pool when it is
  * clean and kept alive, else dropped (px_idle.c). */
 void px_backend_release(struct sy_worker *w, struct sy_proxy *px);
-/* An idle leg to ip:port (network order) from the pool into px (whose bc
- * is NULL): true when there was one. */
+/* An idle leg to ip:port (network order) that speaks proto (HTTP/1.1 or
+ * h2c: an h2c one brings its session) from the pool into px (whose bc is
+ * NULL): true when there was one. */
 bool px_idle_take(struct sy_worker *w, struct sy_proxy *px, const struct sy_addr *ip,
-		  uint16_t port);
+		  uint16_t port, uint8_t proto);
 /* px's client leg reached TIME_WAIT: the proxy state goes back to its
  * pool, the client record stays as a TIME_WAIT record (px_time_wait.c).
  * False when the worker holds time_wait_max already: nothing done. */

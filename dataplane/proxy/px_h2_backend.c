@@ -571,12 +571,8 @@ fail:
 }
 
 void
-px_h2b_free(struct sy_worker *w, struct sy_proxy *px)
+px_h2b_session_free(struct sy_worker *w, struct px_h2b *hb)
 {
-	struct px_h2b *hb = px->bh2;
-
-	if (hb == NULL)
-		return;
 	hb->w = w;
 	nghttp2_session_del(hb->s);
 	px_h2_mem_free(&hb->mem, hb->hb);
@@ -585,6 +581,32 @@ px_h2b_free(struct sy_worker *w, struct sy_proxy *px)
 	sy_mq_free(&hb->pipe.out);
 	w->counters.h2_mem_bytes -= sizeof(*hb);
 	px_h2_raw_free(hb);
+}
+
+void
+px_h2b_free(struct sy_worker *w, struct sy_proxy *px)
+{
+	if (px->bh2 == NULL)
+		return;
+	px_h2b_session_free(w, px->bh2);
 	px->bh2 = NULL;
 	px->bpipe = NULL;
+}
+
+bool
+px_h2b_parkable(const struct sy_proxy *px)
+{
+	const struct px_h2b *hb = px->bh2;
+
+	return !hb->in_stream && !hb->alpn_wait && !hb->goaway && !hb->pipe.in_fin &&
+	       hb->pipe.eof && hb->pipe.in.bytes == 0 && hb->pipe.out.bytes == 0 &&
+	       !nghttp2_session_want_write(hb->s);
+}
+
+void
+px_h2b_adopt(struct sy_proxy *px, struct px_h2b *hb)
+{
+	hb->px = px;
+	px->bh2 = hb;
+	px->bpipe = &hb->pipe;
 }

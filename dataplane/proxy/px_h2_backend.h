@@ -34,4 +34,12 @@ bool px_h2b_pump(struct sy_worker *w, struct sy_proxy *px);
 /* The leg goes: the session and the pipe. */
 void px_h2b_free(struct sy_worker *w, struct sy_proxy *px);
 
+/* The idle pool (px_idle.c) keeps an h2c leg's session with its TCB: is
+ * it clean to park (no stream, nothing owed either way)? A parked one is
+ * freed alone (session_free), or taken by another exchange (adopt). */
+struct px_h2b;
+bool px_h2b_parkable(const struct sy_proxy *px);
+void px_h2b_session_free(struct sy_worker *w, struct px_h2b *hb);
+void px_h2b_adopt(struct sy_proxy *px, struct px_h2b *hb);
+
 #endif

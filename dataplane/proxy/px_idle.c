@@ -30,6 +30,7 @@
 #include "net/cksum.h"
 #include "proxy/proxy.h"
 #include "proxy/proxy_internal.h"
+#include "proxy/px_h2_backend.h"
 #include "conn/conn.h"
 #include "worker.h"
 
@@ -38,6 +39,7 @@
 struct px_idle {
 	struct sy_tcb b;
 	struct sy_conn *bc;
+	struct px_h2b *bh2;            /* an h2c leg's session (px_h2_backend.h), or NULL */
 	struct px_idle *next, **pprev; /* its endpoint's chain (newest first), or the free list */
 	uint64_t expires;              /* TSC: closed if not taken by then */
 	struct sy_addr ip;             /* endpoint, either family */
@@ -134,9 +136,10 @@ parkable(const struct sy_proxy *px)
 	const struct sy_tcb *b = &px->b;
 
 	/* A TLS leg is not pooled: its session is bound to the route that
-	 * opened it (CA, name), and a parked record has no TLS state; nor is
-	 * an h2 one (its session is not in the record either). */
-	return px->bc != NULL && px->backend_idle && px->btls == NULL && px->bh2 == NULL &&
+	 * opened it (CA, name), and a parked record has no TLS state. An h2c
+	 * leg's session parks with it when it owes nothing either way. */
+	return px->bc != NULL && px->backend_idle && px->btls == NULL &&
+	       (px->bh2 == NULL || px_h2b_parkable(px)) &&
 	       b->state == SY_TCPS_ESTABLISHED &&
 	       !(b->flags & (SY_TCB_F_FIN_RCVD | SY_TCB_F_FIN_QUEUED | SY_TCB_F_RECOVERY)) &&
 	       b->rcvq.bytes == 0 && b->sndq.bytes == 0 && b->n_ooo == 0 && b->snd_una == b->snd_max;
@@ -164,6 +167,9 @@ px_backend_release(struct sy_worker *w, struct sy_proxy *px)
 	p->free = e->next;
 	e->b = px->b; /* the queues are empty: nothing is shared */
 	memset(&px->b, 0, sizeof(px->b));
+	e->bh2 = px->bh2;
+	px->bh2 = NULL;
+	px->bpipe = NULL;
 	e->b.events = 0;
 	e->bc = bc;
 	e->ip = px->be_ip;
@@ -186,7 +192,8 @@ px_backend_release(struct sy_worker *w, struct sy_proxy *px)
 }
 
 bool
-px_idle_take(struct sy_worker *w, struct sy_proxy *px, const struct sy_addr *ip, uint16_t port)
+px_idle_take(struct sy_worker *w, struct sy_proxy *px, const struct sy_addr *ip, uint16_t port,
+	     uint8_t proto)
 {
 	struct px_idle_pool *p = w->tcp.idle;
 	struct px_idle *e;
@@ -195,7 +202,8 @@ px_idle_take(struct sy_worker *w, struct sy_proxy *px, const struct sy_addr *ip,
 	if (p == NULL || p->n_parked == 0)
 		return false;
 	for (e = *chain_of(p, ip, port); e != NULL; e = e->next)
-		if (sy_addr_eq(&e->ip, ip) && e->port == port)
+		if (sy_addr_eq(&e->ip, ip) && e->port == port &&
+		    (e->bh2 != NULL) == (proto == SY_BE_H2C))
 			break;
 	if (e == NULL)
 		return false;
@@ -211,6 +219,10 @@ px_idle_take(struct sy_worker *w, struct sy_proxy *px, const struct sy_addr *ip,
 	px->be_port = port;
 	px->backend_idle = false;
 	px->leg_used = true;
+	px->be_proto = proto;
+	if (e->bh2 != NULL)
+		px_h2b_adopt(px, e->bh2);
+	e->bh2 = NULL;
 	unpark(p, e);
 	return true;
 }
@@ -281,5 +293,8 @@ sy_proxy_idle_release(struct sy_worker *w, struct sy_conn *bc)
 	if (e == NULL)
 		return;
 	sy_tcb_release(&e->b);
+	if (e->bh2 != NULL)
+		px_h2b_session_free(w, e->bh2);
+	e->bh2 = NULL;
 	unpark(p, e);
 }
