@@ -182,10 +182,11 @@ drop_repeats(struct ep_tmp *e, size_t n)
 }
 
 /* Every ready (address, port) of service ns/name that the target port
- * selects, from its EndpointSlices or its Endpoints (gen/service_endpoints.h). */
+ * selects, from its EndpointSlices or its Endpoints (gen/service_endpoints.h),
+ * and the protocol that port speaks (gen/upstream_protocol.h). */
 static size_t
 collect_endpoints(struct sy_store *st, const struct sy_relations *rel, const char *ns,
-		  const char *name, const json_t *target, struct ep_tmp **out)
+		  const char *name, const json_t *target, struct ep_tmp **out, uint8_t *proto)
 {
 	struct sy_object *svc = sy_store_find(st, &sy_kind_service, ns, name);
 	struct collect c = {
@@ -193,6 +194,7 @@ collect_endpoints(struct sy_store *st, const struct sy_relations *rel, const cha
 		.svc_ports = svc ? json_object_get(json_object_get(svc->obj, "spec"), "ports") : NULL,
 	};
 
+	*proto = sy_upstream_protocol(svc ? svc->obj : NULL, target);
 	sy_service_endpoints_each(st, rel, ns, name, collect_group, &c);
 	if (c.groups > 1 && c.n > 1)
 		c.n = drop_repeats(c.out, c.n);
@@ -324,6 +326,7 @@ build_pool(struct sy_store *st, const struct sy_relations *rel, const struct sy_
 	struct ep_tmp *eps[SY_RULE_BACKENDS_MAX] = { NULL };
 	size_t n_eps[SY_RULE_BACKENDS_MAX] = { 0 };
 	struct url_outcome uo[SY_RULE_BACKENDS_MAX];
+	uint8_t proto[SY_RULE_BACKENDS_MAX] = { 0 }; /* enum sy_be_proto */
 	size_t nb = r->n_backends, i, j, total_eps = 0, k = 0, size;
 	/* units: what a service's weight is spread over, its endpoints
 	 * counted as 1/split each (so a URL counts once). */
@@ -345,7 +348,7 @@ build_pool(struct sy_store *st, const struct sy_relations *rel, const struct sy_
 						       r->backends[i].target_port
 							       ? r->backends[i].target_port
 							       : r->target_port,
-						       &eps[i]);
+						       &eps[i], &proto[i]);
 		for (j = 0; j < n_eps[i]; j++) {
 			units[i] += 1.0 / eps[i][j].split;
 			if (eps[i][j].split > 1)
@@ -412,14 +415,7 @@ build_pool(struct sy_store *st, const struct sy_relations *rel, const struct sy_
 		if (uo[i].rank > 0 &&
 		    (pool->services[i].problem = sy_arena_strdup(a, uo[i].problem)) == NULL)
 			goto fail;
-		if (r->backends[i].urls == NULL) {
-			const struct sy_object *svc =
-				sy_store_find(st, &sy_kind_service, backend_ns(r, i), name);
-
-			pool->services[i].proto = sy_upstream_protocol(
-				svc ? svc->obj : NULL, r->backends[i].target_port ? r->backends[i].target_port
-										 : r->target_port);
-		}
+		pool->services[i].proto = proto[i];
 		per_ep[i] = n_eps[i] ? (double)w / units[i] : 0;
 		if (per_ep[i] > max_per_ep)
 			max_per_ep = per_ep[i];
