@@ -137,12 +137,19 @@ parkable(const struct sy_proxy *px)
 
 	/* A TLS leg is not pooled: its session is bound to the route that
 	 * opened it (CA, name), and a parked record has no TLS state. An h2c
-	 * leg's session parks with it when it owes nothing either way. */
-	return px->bc != NULL && px->backend_idle && px->btls == NULL &&
-	       (px->bh2 == NULL || px_h2b_parkable(px)) &&
-	       b->state == SY_TCPS_ESTABLISHED &&
-	       !(b->flags & (SY_TCB_F_FIN_RCVD | SY_TCB_F_FIN_QUEUED | SY_TCB_F_RECOVERY)) &&
-	       b->rcvq.bytes == 0 && b->sndq.bytes == 0 && b->n_ooo == 0 && b->snd_una == b->snd_max;
+	 * leg's session parks with it when it owes nothing either way; its
+	 * last frames may still be unacknowledged (a SETTINGS ACK sent after
+	 * the response came, which the backend acknowledges late: a delayed
+	 * ACK), and the parked record's TCB retransmits them if need be (its
+	 * timers run: sy_proxy_idle_timeout). */
+	if (px->bc == NULL || !px->backend_idle || px->btls != NULL ||
+	    b->state != SY_TCPS_ESTABLISHED ||
+	    (b->flags & (SY_TCB_F_FIN_RCVD | SY_TCB_F_FIN_QUEUED | SY_TCB_F_RECOVERY)) ||
+	    b->rcvq.bytes != 0 || b->n_ooo != 0)
+		return false;
+	if (px->bh2 != NULL)
+		return px_h2b_parkable(px);
+	return b->sndq.bytes == 0 && b->snd_una == b->snd_max;
 }
 
 void
@@ -165,7 +172,7 @@ px_backend_release(struct sy_worker *w, struct sy_proxy *px)
 	}
 	e = p->free;
 	p->free = e->next;
-	e->b = px->b; /* the queues are empty: nothing is shared */
+	e->b = px->b; /* its queues move with it (an h2c leg's frames in flight) */
 	memset(&px->b, 0, sizeof(px->b));
 	e->bh2 = px->bh2;
 	px->bh2 = NULL;

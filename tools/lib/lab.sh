@@ -293,8 +293,9 @@ _lab_cert() { # NAME OUTBASE
 }
 
 # One nginx backend: NAME ADDR BODY CERT-NAME. HTTP on :80 and HTTPS on :443 (a certificate
-# for CERT-NAME): BODY on every path, "ok" on /health, 2 MiB of random bytes on /big.bin
-# (the same file is $LAB_DIR/nginx-NAME/www/big.bin, to compare).
+# for CERT-NAME), and HTTP/2 on :8090 (h2c, prior knowledge) and :8443 (TLS, ALPN h2) for
+# routerd's h2 backends: BODY on every path, "ok" on /health, 2 MiB of random bytes on
+# /big.bin (the same file is $LAB_DIR/nginx-NAME/www/big.bin, to compare).
 _lab_nginx() {
 	local name=$1 addr=$2 body=$3 cn=$4 d=$LAB_DIR/nginx-$1 pid
 	mkdir -p "$d/tmp" "$d/www"
@@ -307,7 +308,8 @@ pid $d/nginx.pid;
 error_log $d/error.log notice;
 events { worker_connections 256; }
 http {
-    access_log $d/access.log;
+    log_format proto '\$remote_addr "\$request" \$status \$body_bytes_sent \$server_port';
+    access_log $d/access.log proto;
     client_body_temp_path $d/tmp/body;
     proxy_temp_path $d/tmp/proxy;
     fastcgi_temp_path $d/tmp/fastcgi;
@@ -318,6 +320,8 @@ http {
     server {
         listen $addr:80;
         listen $addr:443 ssl;
+        listen $addr:8090 http2;
+        listen $addr:8443 ssl http2;
         server_name $cn;
         ssl_certificate $d/tls.crt;
         ssl_certificate_key $d/tls.key;

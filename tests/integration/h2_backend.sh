@@ -1,0 +1,220 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# h2_backend: HTTP/2 to backends (issue 37; docs/architecture.md, "HTTP/2 to backends";
+# docs/routing.md, "Backend protocols"), with nginx as the backend (the lab's nginx a
+# listens for h2c on :8090 and for TLS with ALPN h2 on :8443, HTTP/1.1 on :80 and :443),
+# and curl, HTTP/1.1 and h2, as the client. nginx's access log says which protocol each
+# request reached it in, and on which port.
+#
+#   - A Service port annotated projectcontour.io/upstream-protocol.h2c: HTTP/1.1 and h2
+#     clients get nginx's answers, the requests reach nginx as HTTP/2.0 on :8090: GET,
+#     HEAD (no body), a POST with a content-length body and a chunked one, 2 MiB down
+#     intact; the vhost is proxied, never spliced (resolve says protocol h2c, mode proxy).
+#   - The leg is pooled: 20 separate client connections, each one request, reach nginx on
+#     fewer backend connections than requests (h2_backend_conns < h2_backend_streams).
+#   - upstream-protocol.h2 (TLS, ALPN h2, nginx's certificate not checked): HTTP/2.0 on
+#     :8443; upstream-protocol.tls: HTTP/1.1 over TLS on :443; a re-encrypt Route to :443
+#     (nginx offers no h2 there) stays HTTP/1.1, one to :8443 speaks h2 (ALPN).
+#   - The annotation taken away (one Service changed): HTTP/1.1 on :80 again.
+#   - A backend that stops: 502/503 for the client, routerd serves on.
+T_NAME=h2_backend
+source "$(dirname "$0")/testlib.sh"
+
+command -v curl >/dev/null || t_skip_all "curl is not installed"
+t_setup h2b 1
+D=$LAB_DOMAIN
+R=$LAB_ROUTER_IP
+A=$LAB_BACKEND_A_IP
+NLOG=$LAB_DIR/nginx-a/access.log
+t_start_routerd
+rctl apply -f "$SY_SRC/config/routes.yaml"
+t_expect_rc 0 "apply config/routes.yaml"
+
+# svc NAME PORT-NAME PORT ANNOTATIONS(yaml flow map): a Service on nginx a's PORT and its
+# Endpoints, and a plain Route NAME.$D to it.
+svc() {
+	rctl apply -f - <<EOF
+apiVersion: v1
+kind: Service
+metadata: {name: $1, namespace: demo, annotations: $4}
+spec: {ports: [{name: $2, port: $3}]}
+---
+apiVersion: v1
+kind: Endpoints
+metadata: {name: $1, namespace: demo}
+subsets: [{addresses: [{ip: $A}], ports: [{name: $2, port: $3}]}]
+---
+apiVersion: route.openshift.io/v1
+kind: Route
+metadata: {name: $1, namespace: demo}
+spec: {host: $1.$D, to: {kind: Service, name: $1}, port: {targetPort: $2}}
+EOF
+	t_expect_rc 0 "apply Service, Endpoints and Route $1 (port $3, annotations $4)"
+}
+
+# get HOST PATH [CURL ARGS...]: curl through routerd; T_OUT the body, then " CODE VERSION".
+get() {
+	local host=$1 path=$2
+	shift 2
+	t_run lab_client curl -sS -m 10 --resolve "$host:80:$R" -w ' %{http_code} %{http_version}' "$@" \
+		"http://$host$path"
+}
+
+# nginx_saw PATTERN WHAT: nginx a's access log has a line matching PATTERN (extended regex).
+nginx_saw() {
+	sy_poll 3 grep -Eq "$1" "$NLOG" || t_fail "$2" "no line matching $1 in nginx a's log:" "$(tail -n 5 "$NLOG")"
+}
+
+# --- h2c --------------------------------------------------------------------------------
+svc h2c h2c 8090 '{projectcontour.io/upstream-protocol.h2c: h2c}'
+rctl resolve "http://h2c.$D/" -o json
+t_json_expect "$T_OUT" 'd["mode"] == "proxy" and d["services"][0]["protocol"] == "h2c"' \
+	"resolve: the h2c Service's route is proxied and speaks h2c"
+get "h2c.$D" /h2c-get --http1.1
+[ "$T_OUT" = "backend-a
+ 200 1.1" ] || t_fail "HTTP/1.1 GET to the h2c backend: backend-a" "$(t_seen)"
+nginx_saw '"GET /h2c-get HTTP/2.0" 200 [0-9]+ 8090$' "nginx got the GET as HTTP/2.0 on :8090"
+get "h2c.$D" /h2c-h2 --http2-prior-knowledge
+[ "$T_OUT" = "backend-a
+ 200 2" ] || t_fail "h2c client to the h2c backend: backend-a over h2" "$(t_seen)"
+nginx_saw '"GET /h2c-h2 HTTP/2.0" 200' "nginx got the h2 client's GET as HTTP/2.0"
+get "h2c.$D" /h2c-head --http1.1 -I
+grep -q "^HTTP/1.1 200" <<<"$T_OUT" || t_fail "HEAD through the h2c backend: 200" "$(t_seen)"
+nginx_saw '"HEAD /h2c-head HTTP/2.0" 200 0' "nginx got the HEAD as HTTP/2.0"
+t_ok "h2c backend: GET (HTTP/1.1 and h2 clients) and HEAD reach nginx as HTTP/2.0 on :8090"
+
+head -c 100000 /dev/urandom >"$LAB_DIR/up.bin"
+get "h2c.$D" /h2c-post --http1.1 --data-binary "@$LAB_DIR/up.bin"
+[ "$T_OUT" = "backend-a
+ 200 1.1" ] || t_fail "POST of 100 kB (content-length) to the h2c backend" "$(t_seen)"
+nginx_saw '"POST /h2c-post HTTP/2.0" 200' "nginx got the POST as HTTP/2.0"
+get "h2c.$D" /h2c-chunked --http1.1 -H 'Transfer-Encoding: chunked' --data-binary "@$LAB_DIR/up.bin"
+[ "$T_OUT" = "backend-a
+ 200 1.1" ] || t_fail "chunked POST of 100 kB to the h2c backend" "$(t_seen)"
+nginx_saw '"POST /h2c-chunked HTTP/2.0" 200' "nginx got the chunked POST as HTTP/2.0"
+want=$(sha256sum <"$LAB_DIR/nginx-a/www/big.bin" | cut -d' ' -f1)
+for how in --http1.1 --http2-prior-knowledge; do
+	t_run lab_client curl -sS -m 20 --resolve "h2c.$D:80:$R" "$how" -o - "http://h2c.$D/big.bin"
+	[ "$T_RC" = 0 ] || t_fail "2 MiB from the h2c backend ($how)" "$(t_seen)"
+	got=$(lab_client curl -sS -m 20 --resolve "h2c.$D:80:$R" "$how" "http://h2c.$D/big.bin" | sha256sum | cut -d' ' -f1)
+	[ "$got" = "$want" ] || t_fail "2 MiB from the h2c backend intact ($how)" "sha256 $got, want $want"
+done
+t_ok "h2c backend: POST with a content-length and a chunked body, 2 MiB down intact (HTTP/1.1 and h2 clients)"
+
+rctl stats -o json
+c0=$(t_json "$T_OUT" 'd["total"]["h2_backend_conns"]')
+s0=$(t_json "$T_OUT" 'd["total"]["h2_backend_streams"]')
+for i in $(seq 20); do
+	get "h2c.$D" "/pooled-$i" --http1.1
+	[ "$T_OUT" = "backend-a
+ 200 1.1" ] || t_fail "request $i of 20 through the h2c backend" "$(t_seen)"
+done
+rctl stats -o json
+c1=$(t_json "$T_OUT" 'd["total"]["h2_backend_conns"]')
+s1=$(t_json "$T_OUT" 'd["total"]["h2_backend_streams"]')
+t_note "20 client connections: h2_backend_streams +$((s1 - s0)), h2_backend_conns +$((c1 - c0)); pool: $(t_json "$T_OUT" '{k: v for k, v in d["total"].items() if k.startswith("proxy_idle") or k.startswith("proxy_backend")}')"
+[ $((s1 - s0)) -ge 20 ] && [ $((c1 - c0)) -lt 10 ] ||
+	t_fail "20 client connections reuse pooled h2c legs" "streams +$((s1 - s0)), conns +$((c1 - c0))"
+t_ok "pooled: 20 client connections, $((s1 - s0)) streams on $((c1 - c0)) new h2c connection(s)"
+
+# --- TLS: .h2 (ALPN), .tls, re-encrypt ----------------------------------------------------
+svc h2tls h2tls 8443 '{projectcontour.io/upstream-protocol.h2: "8443"}'
+get "h2tls.$D" /h2tls-get --http1.1
+[ "$T_OUT" = "backend-a
+ 200 1.1" ] || t_fail "GET to the .h2 (TLS) backend" "$(t_seen)"
+nginx_saw '"GET /h2tls-get HTTP/2.0" 200 [0-9]+ 8443$' "nginx got it as HTTP/2.0 over TLS on :8443"
+svc tls1 https 443 '{contour.heptio.com/upstream-protocol.tls: https}'
+get "tls1.$D" /tls-get --http1.1
+[ "$T_OUT" = "backend-a
+ 200 1.1" ] || t_fail "GET to the .tls backend" "$(t_seen)"
+nginx_saw '"GET /tls-get HTTP/1.1" 200 [0-9]+ 443$' "nginx got it as HTTP/1.1 over TLS on :443"
+# An .h2 Service on a port whose TLS offers no h2: ALPN picks http/1.1, the leg stays 1.1.
+svc h2no https 443 '{projectcontour.io/upstream-protocol.h2: https}'
+get "h2no.$D" /h2no-get --http1.1
+[ "$T_OUT" = "backend-a
+ 200 1.1" ] || t_fail "GET to an .h2 Service whose backend offers no h2" "$(t_seen)"
+nginx_saw '"GET /h2no-get HTTP/1.1" 200 [0-9]+ 443$' "ALPN without h2: HTTP/1.1 over TLS on :443"
+t_ok "upstream-protocol.h2: HTTP/2 over TLS where ALPN gives it (:8443), HTTP/1.1 where not (:443); .tls: HTTP/1.1 over TLS"
+
+# Re-encrypt Routes check the backend's certificate (nginx a's own, as destinationCA) and
+# offer h2 by ALPN.
+CA=$(cat "$LAB_DIR/nginx-a/tls.crt")
+CN=$(openssl x509 -noout -subject -nameopt multiline <"$LAB_DIR/nginx-a/tls.crt" | sed -n 's/^ *commonName *= *//p')
+openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 2 \
+	-subj "/CN=reenc.$D" -addext "subjectAltName=DNS:reenc.$D,DNS:reenc2.$D" \
+	-keyout "$LAB_DIR/reenc.key" -out "$LAB_DIR/reenc.crt" >/dev/null 2>&1 || t_fail "openssl req" ""
+reenc() { # NAME PORT
+	rctl apply -f - <<EOF
+apiVersion: v1
+kind: Service
+metadata: {name: $1, namespace: demo}
+spec: {ports: [{name: https, port: $2}]}
+---
+apiVersion: v1
+kind: Endpoints
+metadata: {name: $1, namespace: demo}
+subsets: [{addresses: [{ip: $A}], ports: [{name: https, port: $2}]}]
+---
+apiVersion: route.openshift.io/v1
+kind: Route
+metadata: {name: $1, namespace: demo}
+spec:
+  host: $1.$D
+  to: {kind: Service, name: $1}
+  tls:
+    termination: reencrypt
+    certificate: |
+$(sed 's/^/      /' "$LAB_DIR/reenc.crt")
+    key: |
+$(sed 's/^/      /' "$LAB_DIR/reenc.key")
+    destinationCACertificate: |
+$(sed 's/^/      /' <<<"$CA")
+EOF
+	t_expect_rc 0 "apply re-encrypt Route $1 to nginx a :$2"
+}
+reenc reenc 8443
+reenc reenc2 443
+for pair in reenc:8443:HTTP/2.0 reenc2:443:HTTP/1.1; do
+	IFS=: read -r name port proto <<<"$pair"
+	t_run lab_client curl -sS -m 10 -k --resolve "$name.$D:443:$R" -w ' %{http_code}' "https://$name.$D/$name-get"
+	[ "$T_OUT" = "backend-a
+ 200" ] || t_fail "re-encrypt $name.$D (nginx a :$port, certificate for $CN)" "$(t_seen)"
+	nginx_saw "\"GET /$name-get $proto\" 200 [0-9]+ $port\$" "re-encrypt to :$port reaches nginx as $proto"
+done
+t_ok "re-encrypt: ALPN h2 to nginx's :8443 (HTTP/2.0), HTTP/1.1 to :443 (no h2 offered); the certificate checked either way"
+
+# --- the annotation goes: HTTP/1.1 again ----------------------------------------------------
+rctl apply -f - <<EOF
+apiVersion: v1
+kind: Service
+metadata: {name: h2c, namespace: demo}
+spec: {ports: [{name: h2c, port: 80}]}
+---
+apiVersion: v1
+kind: Endpoints
+metadata: {name: h2c, namespace: demo}
+subsets: [{addresses: [{ip: $A}], ports: [{name: h2c, port: 80}]}]
+EOF
+t_expect_rc 0 "the h2c Service without its annotation, on port 80"
+get "h2c.$D" /after-change --http1.1
+[ "$T_OUT" = "backend-a
+ 200 1.1" ] || t_fail "GET after the change" "$(t_seen)"
+nginx_saw '"GET /after-change HTTP/1.1" 200 [0-9]+ 80$' "HTTP/1.1 on :80 after the change"
+t_ok "one Service changed: its route speaks HTTP/1.1 to :80 again"
+
+# --- a backend that is not there -------------------------------------------------------------
+svc gone h2c 8099 '{projectcontour.io/upstream-protocol.h2c: "8099"}'
+get "gone.$D" /nothing --http1.1
+grep -Eq ' (502|503) 1.1$' <<<"$T_OUT" || t_fail "an h2c backend that refuses: 502 or 503" "$(t_seen)"
+gone_code=$(tail -n 1 <<<"$T_OUT")
+get "h2tls.$D" /still --http1.1
+[ "$T_OUT" = "backend-a
+ 200 1.1" ] || t_fail "routerd serves on" "$(t_seen)"
+t_ok "an h2c backend that refuses connections:${gone_code}, routerd serves on"
+
+rctl stats -o json
+t_json_expect "$T_OUT" 'd["total"]["h2_backend_errors"] == 0 and d["total"]["h2_no_memory"] == 0' \
+	"no h2 backend session error, no h2 memory failure"
+t_flows_zero 15 || t_fail "every flow freed within 15 s" "$(t_json "$T_OUT" 'd["total"]["flows_active"]')"
+t_ok "no backend session error; every flow freed"
+t_finish
