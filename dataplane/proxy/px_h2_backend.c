@@ -604,6 +604,15 @@ px_h2b_parkable(const struct sy_proxy *px)
 }
 
 void
+px_h2b_park(struct px_h2b *hb)
+{
+	/* The head buffer comes back with the next response. */
+	px_h2_mem_free(&hb->mem, hb->hb);
+	hb->hb = NULL;
+	hb->hb_len = 0;
+}
+
+void
 px_h2b_adopt(struct sy_proxy *px, struct px_h2b *hb)
 {
 	hb->px = px;

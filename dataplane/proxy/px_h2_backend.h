@@ -41,5 +41,7 @@ struct px_h2b;
 bool px_h2b_parkable(const struct sy_proxy *px);
 void px_h2b_session_free(struct sy_worker *w, struct px_h2b *hb);
 void px_h2b_adopt(struct sy_proxy *px, struct px_h2b *hb);
+/* Parking: what the session needs only while a response comes goes. */
+void px_h2b_park(struct px_h2b *hb);
 
 #endif

@@ -175,6 +175,8 @@ px_backend_release(struct sy_worker *w, struct sy_proxy *px)
 	e->b = px->b; /* its queues move with it (an h2c leg's frames in flight) */
 	memset(&px->b, 0, sizeof(px->b));
 	e->bh2 = px->bh2;
+	if (e->bh2 != NULL)
+		px_h2b_park(e->bh2);
 	px->bh2 = NULL;
 	px->bpipe = NULL;
 	e->b.events = 0;
