@@ -14,7 +14,8 @@
 #     fewer backend connections than requests (h2_backend_conns < h2_backend_streams).
 #   - upstream-protocol.h2 (TLS, ALPN h2, nginx's certificate not checked): HTTP/2.0 on
 #     :8443; upstream-protocol.tls: HTTP/1.1 over TLS on :443; a re-encrypt Route to :443
-#     (nginx offers no h2 there) stays HTTP/1.1, one to :8443 speaks h2 (ALPN).
+#     (nginx offers no h2 there) stays HTTP/1.1, one to :8443 speaks h2 (ALPN); so do a
+#     RouteGroup's https:// backends (tls.backend_ca checks nginx's certificate).
 #   - The annotation taken away (one Service changed): HTTP/1.1 on :80 again.
 #   - A backend that stops: 502/503 for the client, routerd serves on.
 T_NAME=h2_backend
@@ -26,6 +27,11 @@ D=$LAB_DOMAIN
 R=$LAB_ROUTER_IP
 A=$LAB_BACKEND_A_IP
 NLOG=$LAB_DIR/nginx-a/access.log
+# RouteGroup https:// backends (below) are verified against tls.backend_ca, here nginx a's
+# self-signed certificate for a.passthrough.$D, a name routerd's own hosts file gives.
+LAB_HOSTS_FILE=$LAB_DIR/hosts
+printf '127.0.0.1 localhost\n%s a.passthrough.%s\n' "$A" "$D" >"$LAB_HOSTS_FILE"
+t_config_set tls "{\"backend_ca\": \"$LAB_DIR/nginx-a/tls.crt\"}"
 t_start_routerd
 rctl apply -f "$SY_SRC/config/routes.yaml"
 t_expect_rc 0 "apply config/routes.yaml"
@@ -182,6 +188,33 @@ for pair in reenc:8443:HTTP/2.0 reenc2:443:HTTP/1.1; do
 	nginx_saw "\"GET /$name-get $proto\" 200 [0-9]+ $port\$" "re-encrypt to :$port reaches nginx as $proto"
 done
 t_ok "re-encrypt: ALPN h2 to nginx's :8443 (HTTP/2.0), HTTP/1.1 to :443 (no h2 offered); the certificate checked either way"
+
+# RouteGroup https:// backends offer h2 by ALPN too (their certificates checked as ever).
+rctl apply -f - <<EOF
+apiVersion: zalando.org/v1
+kind: RouteGroup
+metadata: {name: urls, namespace: demo}
+spec:
+  hosts: [urls.$D]
+  backends:
+  - {name: h2, type: network, address: "https://a.passthrough.$D:8443"}
+  - {name: h1, type: network, address: "https://a.passthrough.$D"}
+  defaultBackends: [{backendName: h2}]
+  routes:
+  - pathSubtree: /
+  - pathSubtree: /h1
+    backends: [{backendName: h1}]
+EOF
+t_expect_rc 0 "apply RouteGroup urls.$D with https:// backends on nginx a's :8443 and :443"
+get "urls.$D" /url-h2 --http1.1
+[ "$T_OUT" = "backend-a
+ 200 1.1" ] || t_fail "RouteGroup https:// backend on :8443" "$(t_seen)"
+nginx_saw '"GET /url-h2 HTTP/2.0" 200 [0-9]+ 8443$' "RouteGroup https:// to :8443 reaches nginx as HTTP/2.0"
+get "urls.$D" /h1/x --http1.1
+[ "$T_OUT" = "backend-a
+ 200 1.1" ] || t_fail "RouteGroup https:// backend on :443" "$(t_seen)"
+nginx_saw '"GET /h1/x HTTP/1.1" 200 [0-9]+ 443$' "RouteGroup https:// to :443 stays HTTP/1.1"
+t_ok "RouteGroup https:// backends: h2 by ALPN to :8443, HTTP/1.1 to :443"
 
 # --- the annotation goes: HTTP/1.1 again ----------------------------------------------------
 rctl apply -f - <<EOF
