@@ -12,9 +12,8 @@
 #     in one call, 200 messages of 16 KiB in one stream (flow control, many DATA frames);
 #   - the same over h2c on port 80 (the Route's insecure policy Allow);
 #   - Service grpc-old with the old spelling, contour.heptio.com/upstream-protocol.h2c:
-#     "50051" (the port by number): unary and bidi (its Route is the host alone, which
-#     routerd splices: the client's h2c bytes go through as they are; the test notes the
-#     mode routerctl resolve says);
+#     "50051" (the port by number): unary and bidi (its Route has the path /t.Echo/, so
+#     routerctl resolve says proxy: a Route of the host alone it calls splice);
 #   - the server stopped: a call gets UNAVAILABLE, routerd still serves (curl to another
 #     route answers 200);
 #   - TLS to the backend: a second grpc_server.py, --tls, on port 50052 with a certificate
@@ -305,6 +304,7 @@ $(h2c_service grpc-echo projectcontour.io/upstream-protocol.h2c grpc)
 $(grpc_route grpc-echo "$H" grpc-echo edge)
 $(h2c_service grpc-old contour.heptio.com/upstream-protocol.h2c "$PORT")
 $(grpc_route grpc-old "$HOLD" grpc-old)
+  path: /t.Echo/
 EOF
 	t_expect_rc 0 "apply Services grpc-echo (projectcontour.io/upstream-protocol.h2c: grpc) and grpc-old (contour.heptio.com/upstream-protocol.h2c: \"$PORT\"), Routes $H (edge TLS) and $HOLD"
 	rctl apply -f - <<EOF
@@ -398,8 +398,8 @@ grpc_expect bidi 'd["code"] == "OK" and d["replies"] == ["A", "BB", "CCC", "DDDD
 	"$HOLD: bidi"
 t_ok "$HOLD, the old annotation naming the port by number: unary and bidi"
 if [ "$GRPC_PROXY" = routerd ]; then
-	rctl resolve "http://$HOLD/" -o json
-	t_note "$HOLD (host-only Route): routerctl resolve says mode $(t_json "$T_OUT" 'd.get("mode")')"
+	rctl resolve "http://$HOLD/t.Echo/Unary" -o json
+	t_json_expect "$T_OUT" 'd.get("mode") == "proxy"' "$HOLD (path /t.Echo/): proxied (routerctl resolve)"
 fi
 
 # --- TLS to the backends -----------------------------------------------------------------
@@ -449,9 +449,10 @@ tlsweb_200() {
 # tlsweb_check HOST PATH: curl gets tls_web.py's body through HOST, the server saw the request
 # over TLS, not in h2, and (routerd) h2_backend_conns did not move.
 tlsweb_check() {
-	local host=$1 path=$2 seen body
+	local host=$1 path=$2 seen body lines
 	h2_conns
 	BEFORE=$H2_CONNS
+	lines=$(wc -l <"$LAB_DIR/tls-web.log")
 	if ! poll_until 15 tlsweb_200 "$host" "$path"; then
 		seen=$(t_seen)
 		[ "$GRPC_PROXY" = routerd ] && rctl resolve "http://$host$path" -o json
@@ -462,7 +463,7 @@ tlsweb_check() {
 	body=$(head -n 1 <<<"$T_OUT")
 	[[ $body =~ ^tls-web\ TLSv1\.[23]\ alpn=(None|http/1\.1)$ ]] ||
 		t_fail "$host: the body is tls-web's, over TLS 1.2 or 1.3, ALPN not h2" "body: $body" "$(t_seen)"
-	grep -Eq "^TLSv1\.[23] alpn=(None|http/1\.1) GET $path\$" "$LAB_DIR/tls-web.log" ||
+	tail -n +$((lines + 1)) "$LAB_DIR/tls-web.log" | grep -Eq "^TLSv1\.[23] alpn=(None|http/1\.1) GET $path\$" ||
 		t_fail "tls_web.py logged GET $path over TLS" "its log: $(tail -n 5 "$LAB_DIR/tls-web.log")"
 	if [ "$GRPC_PROXY" = routerd ]; then
 		h2_conns
