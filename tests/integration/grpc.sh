@@ -349,6 +349,9 @@ frontend fe
 backend none
     http-request return status 404 content-type text/plain string "no route"
 backend grpc
+    # A new connection per request: after the server stops, an idle one reused at that
+    # moment had the call reset (UNKNOWN "Stream removed") rather than refused (503).
+    http-reuse never
     server g $A_IP:$PORT proto h2
 backend grpcs
     server g $A_IP:$TLS_PORT ssl verify none alpn h2,http/1.1
