@@ -1,10 +1,12 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: BSD-3-Clause
 """A gRPC server for the lab (python3-grpcio, Debian's interpreter), without protoc: a generic
-handler whose messages are raw bytes (no (de)serializers). Insecure, so h2c with prior
-knowledge: what routerd speaks to a Service port annotated upstream-protocol.h2c.
+handler whose messages are raw bytes (no (de)serializers). Insecure by default, so h2c with
+prior knowledge: what routerd speaks to a Service port annotated upstream-protocol.h2c. With
+--tls, TLS with the certificate chain CERT and its key KEY (grpcio's TLS server selects h2 by
+ALPN): what routerd reaches for upstream-protocol.h2 and for re-encrypt Routes.
 
-  grpc_server.py ADDR PORT
+  grpc_server.py ADDR PORT [--tls CERT KEY]
 
 Service t.Echo:
   Unary         the request's bytes reversed
@@ -75,9 +77,16 @@ MAX_MSG = 4 * 1024 * 1024
 
 
 def main():
-    if len(sys.argv) != 3:
-        sys.exit("usage: grpc_server.py ADDR PORT")
+    if len(sys.argv) not in (3, 6) or (len(sys.argv) == 6 and sys.argv[3] != "--tls"):
+        sys.exit("usage: grpc_server.py ADDR PORT [--tls CERT KEY]")
     addr, port = sys.argv[1], int(sys.argv[2])
+    creds = None
+    if len(sys.argv) == 6:
+        with open(sys.argv[4], "rb") as f:
+            chain = f.read()
+        with open(sys.argv[5], "rb") as f:
+            key = f.read()
+        creds = grpc.ssl_server_credentials(((key, chain),))
     server = grpc.server(futures.ThreadPoolExecutor(max_workers=16),
                          options=[("grpc.max_receive_message_length", MAX_MSG),
                                   ("grpc.max_send_message_length", MAX_MSG),
@@ -85,7 +94,10 @@ def main():
     server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler("t.Echo", HANDLERS),))
     host = "[%s]" % addr if ":" in addr else addr
     try:
-        bound = server.add_insecure_port("%s:%d" % (host, port))
+        if creds is None:
+            bound = server.add_insecure_port("%s:%d" % (host, port))
+        else:
+            bound = server.add_secure_port("%s:%d" % (host, port), creds)
     except RuntimeError as e:
         bound = e
     if bound != port:
