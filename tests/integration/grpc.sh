@@ -23,7 +23,7 @@
 #       calls; h2_backend_conns rises (ALPN chose h2 and the leg spoke it);
 #     - reencrypt Route reenc-grpc.$D (destinationCACertificate the test CA) to Service
 #       grpc-reenc, not annotated: unary and bidi; h2_backend_conns rises;
-#   - Service tls-web annotated upstream-protocol.tls: "8443", to a python3 HTTPS server
+#   - Service tls-web annotated upstream-protocol.tls: "9443", to a python3 HTTPS server
 #     (self-signed certificate; it offers ALPN h2 and http/1.1 and says in its body and log
 #     the TLS version and the ALPN chosen), Route tlsweb.$D with path /web (proxied): curl
 #     200 with the server's body, TLS seen and h2 not chosen; h2_backend_conns unchanged
@@ -63,7 +63,7 @@ HR=reenc-grpc.$D
 HT=tlsweb.$D
 HTP=tlsweb-plain.$D
 TLS_PORT=50052
-WEB_PORT=8443
+WEB_PORT=9443 # (nginx a has :8443: its TLS h2 listener)
 C=$LAB_DIR/grpctls
 PORT=50051
 SERVER=$SY_SRC/tests/integration/grpc_server.py
