@@ -211,6 +211,12 @@ int sy_gw_check_filter(const json_t *flt, const char *base, bool prefix_ok, cons
 int sy_gw_check_backend_ref(const json_t *b, const char *base, const char *who,
 			    struct sy_errors *errs);
 bool sy_gw_regex_ok(const char *re, char *why, size_t len);
+/* Rule i's backendRefs. */
+int sy_gw_check_backend_refs(const json_t *bs, size_t i, const char *who, struct sy_errors *errs);
+/* A route's spec: parentRefs, hostnames, at most 16 rules, each by check. */
+int sy_gw_validate_http_route(const json_t *obj, const char *who, struct sy_errors *errs,
+			      int (*check)(const json_t *rule, size_t i, const char *who,
+					   struct sy_errors *errs));
 
 /* Compile entry points of the route kinds, run by the Gateway compile. */
 int sy_httproute_compile_all(struct sy_gw_set *set);

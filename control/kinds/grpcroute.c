@@ -27,7 +27,6 @@
 #include "gen/compile.h"
 #include "sy_generation.h"
 
-#define GR_RULES_MAX 16 /* as HTTPRoute's (httproute.c compile_one) */
 #define GR_MATCHES_MAX 8
 #define GR_FILTERS_MAX 16
 #define GR_NAME_MAX 1024
@@ -180,40 +179,13 @@ check_rule(const json_t *rule, size_t i, const char *who, struct sy_errors *errs
 			bad = -1;
 		}
 	}
-	snprintf(base, sizeof(base), "spec.rules[%zu].backendRefs", i);
-	if (bs != NULL && (!json_is_array(bs) || json_array_size(bs) > SY_RULE_BACKENDS_MAX))
-		return sy_err_add(errs, "invalid", who, base, "must be a list of at most %d",
-				  SY_RULE_BACKENDS_MAX);
-	json_array_foreach(bs, j, e) {
-		snprintf(base, sizeof(base), "spec.rules[%zu].backendRefs[%zu]", i, j);
-		if (sy_gw_check_backend_ref(e, base, who, errs) < 0)
-			bad = -1;
-	}
-	return bad;
+	return sy_gw_check_backend_refs(bs, i, who, errs) < 0 ? -1 : bad;
 }
 
 static int
 validate_grpcroute(const json_t *obj, const char *who, struct sy_errors *errs)
 {
-	const json_t *spec = json_object_get(obj, "spec");
-	const json_t *rules, *r;
-	size_t i;
-	int bad = 0;
-
-	if (!json_is_object(spec))
-		return sy_err_add(errs, "invalid", who, "spec", "required");
-	if (sy_gw_check_parent_refs(json_object_get(spec, "parentRefs"), who, errs) < 0)
-		bad = -1;
-	if (sy_gw_check_hostnames(json_object_get(spec, "hostnames"), who, errs) < 0)
-		bad = -1;
-	rules = json_object_get(spec, "rules");
-	if (rules != NULL && (!json_is_array(rules) || json_array_size(rules) > GR_RULES_MAX))
-		return sy_err_add(errs, "invalid", who, "spec.rules",
-				  "must be a list of at most %d rules", GR_RULES_MAX);
-	json_array_foreach(rules, i, r)
-		if (check_rule(r, i, who, errs) < 0)
-			bad = -1;
-	return bad;
+	return sy_gw_validate_http_route(obj, who, errs, check_rule);
 }
 
 /* ------------------------------------------------------------- compile -- */

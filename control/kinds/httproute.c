@@ -428,6 +428,17 @@ check_rule(const json_t *rule, size_t i, const char *who, struct sy_errors *errs
 			return sy_err_add(errs, "invalid", who, base,
 					  "RequestRedirect and backendRefs cannot both be set");
 	}
+	return sy_gw_check_backend_refs(bs, i, who, errs) < 0 ? -1 : bad;
+}
+
+int
+sy_gw_check_backend_refs(const json_t *bs, size_t i, const char *who, struct sy_errors *errs)
+{
+	const json_t *e;
+	char base[160];
+	size_t j;
+	int bad = 0;
+
 	snprintf(base, sizeof(base), "spec.rules[%zu].backendRefs", i);
 	if (bs != NULL && (!json_is_array(bs) || json_array_size(bs) > SY_RULE_BACKENDS_MAX))
 		return sy_err_add(errs, "invalid", who, base, "must be a list of at most %d",
@@ -440,8 +451,10 @@ check_rule(const json_t *rule, size_t i, const char *who, struct sy_errors *errs
 	return bad;
 }
 
-static int
-validate_httproute(const json_t *obj, const char *who, struct sy_errors *errs)
+int
+sy_gw_validate_http_route(const json_t *obj, const char *who, struct sy_errors *errs,
+			  int (*check)(const json_t *rule, size_t i, const char *who,
+				       struct sy_errors *errs))
 {
 	const json_t *spec = json_object_get(obj, "spec");
 	const json_t *rules, *r;
@@ -459,9 +472,15 @@ validate_httproute(const json_t *obj, const char *who, struct sy_errors *errs)
 		return sy_err_add(errs, "invalid", who, "spec.rules",
 				  "must be a list of at most %d rules", HR_RULES_MAX);
 	json_array_foreach(rules, i, r)
-		if (check_rule(r, i, who, errs) < 0)
+		if (check(r, i, who, errs) < 0)
 			bad = -1;
 	return bad;
+}
+
+static int
+validate_httproute(const json_t *obj, const char *who, struct sy_errors *errs)
+{
+	return sy_gw_validate_http_route(obj, who, errs, check_rule);
 }
 
 /* ------------------------------------------------------------- compile -- */
