@@ -70,6 +70,10 @@ struct sy_backend_in {
 	/* This backend's service port when it is not the rule's target_port
 	 * (Contour: each service of a route names its own); NULL: the rule's. */
 	const json_t *target_port;
+	/* The protocol its endpoints speak (enum sy_be_proto) when the kind
+	 * says (GRPCRoute: h2c); 0: by the Service's annotations and the port's
+	 * appProtocol (gen/upstream_protocol.h). */
+	uint8_t proto;
 };
 
 #define SY_RULE_PREDS_MAX 16

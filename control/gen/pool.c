@@ -415,7 +415,7 @@ build_pool(struct sy_store *st, const struct sy_relations *rel, const struct sy_
 		if (uo[i].rank > 0 &&
 		    (pool->services[i].problem = sy_arena_strdup(a, uo[i].problem)) == NULL)
 			goto fail;
-		pool->services[i].proto = proto[i];
+		pool->services[i].proto = r->backends[i].proto ? r->backends[i].proto : proto[i];
 		per_ep[i] = n_eps[i] ? (double)w / units[i] : 0;
 		if (per_ep[i] > max_per_ep)
 			max_per_ep = per_ep[i];
@@ -550,6 +550,10 @@ pool_key(struct sy_pool_cache *pc, const struct sy_rule_in *r)
 		if (r->backends[i].ns != NULL && len < sizeof(buf))
 			len += (size_t)snprintf(buf + len, sizeof(buf) - len, "~%zu:%s",
 						strlen(r->backends[i].ns), r->backends[i].ns);
+		/* the kind's protocol (GRPCRoute: h2c) makes another pool */
+		if (r->backends[i].proto != 0 && len < sizeof(buf))
+			len += (size_t)snprintf(buf + len, sizeof(buf) - len, "^%u",
+						(unsigned)r->backends[i].proto);
 		if (len < sizeof(buf))
 			len += key_port(buf + len, sizeof(buf) - len, port);
 		if (ub == NULL || len >= sizeof(buf))

@@ -76,7 +76,8 @@ sy_changes_note(struct sy_changes *ch, const struct sy_kind *kind, const char *n
 	}
 	if (kind->compile != NULL && kind->relations != NULL)
 		sy_rel_add(&ch->seeds, 'o', "%s/%s/%s", kind->kind, ns, name);
-	if ((kind == &sy_kind_httproute || kind == &sy_kind_tlsroute) && now == NULL)
+	if ((kind == &sy_kind_httproute || kind == &sy_kind_grpcroute ||
+	     kind == &sy_kind_tlsroute) && now == NULL)
 		/* A route gone: its Gateways compile (nothing of theirs
 		 * changes, but the compile warms them, and the etcd status
 		 * write-back then writes their attachedRoutes, etcd/sync.c). */

@@ -9,7 +9,9 @@
  *
  * and the same under contour.heptio.com/, the older spelling. The value
  * names the Service's ports by name or number, comma-separated (blanks
- * around the items are ignored). A port in none of them speaks HTTP/1.1.
+ * around the items are ignored). A port in none of them speaks HTTP/1.1,
+ * unless its appProtocol is kubernetes.io/h2c (Gateway API's standard
+ * way, GEP-1911): then h2c. The annotations win over appProtocol.
  */
 #include <stdbool.h>
 #include <stdio.h>
@@ -110,26 +112,28 @@ sy_upstream_protocol(const json_t *svc, const json_t *target)
 	} kinds[] = { { "h2c", SY_BE_H2C }, { "h2", SY_BE_H2 }, { "tls", SY_BE_TLS } };
 	static const char *const prefixes[] = { "projectcontour.io", "contour.heptio.com" };
 	const json_t *ann, *sp;
-	const char *name;
+	const char *name, *v;
 	json_int_t number;
 	size_t i, j;
 
 	if (svc == NULL)
 		return SY_BE_HTTP1;
 	ann = json_object_get(json_object_get(svc, "metadata"), "annotations");
-	if (!json_is_object(ann) || (sp = service_port(svc, target)) == NULL)
+	if ((sp = service_port(svc, target)) == NULL)
 		return SY_BE_HTTP1;
 	name = json_string_value(json_object_get(sp, "name"));
 	number = json_integer_value(json_object_get(sp, "port"));
 	for (i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
 		for (j = 0; j < sizeof(prefixes) / sizeof(prefixes[0]); j++) {
 			char key[64];
-			const char *v;
 
 			snprintf(key, sizeof(key), "%s/upstream-protocol.%s", prefixes[j], kinds[i].suffix);
 			v = json_string_value(json_object_get(ann, key));
 			if (v != NULL && listed(v, name, number))
 				return kinds[i].proto;
 		}
+	v = json_string_value(json_object_get(sp, "appProtocol"));
+	if (v != NULL && strcmp(v, "kubernetes.io/h2c") == 0)
+		return SY_BE_H2C;
 	return SY_BE_HTTP1;
 }

@@ -193,6 +193,7 @@ scope_has_gateway_api(const struct sy_compile_ctx *cx)
 	for (i = 0; i < cx->scope->n; i++)
 		if (cx->scope->objs[i]->kind == &sy_kind_gateway ||
 		    cx->scope->objs[i]->kind == &sy_kind_httproute ||
+		    cx->scope->objs[i]->kind == &sy_kind_grpcroute ||
 		    cx->scope->objs[i]->kind == &sy_kind_tlsroute)
 			return true;
 	return false;
@@ -210,6 +211,8 @@ compile_gateway_api(struct sy_compile_ctx *cx)
 
 	if (rc == 0)
 		rc = sy_httproute_compile_all(&set);
+	if (rc == 0)
+		rc = sy_grpcroute_compile_all(&set);
 	if (rc == 0)
 		rc = sy_tlsroute_compile_all(&set);
 	if (rc == 0)

@@ -404,18 +404,21 @@ build_listener(struct sy_gw_set *set, struct sy_gw_gateway *gw, const json_t *j,
 	if (json_array_size(kinds) == 0) {
 		l->kinds = l->proto == SY_GW_TLS ? SY_GW_KIND_TLSROUTE
 			   : l->proto == SY_GW_PROTO_OTHER ? 0
-							   : SY_GW_KIND_HTTPROUTE;
+							   : SY_GW_KIND_HTTPROUTE | SY_GW_KIND_GRPCROUTE;
 	} else {
 		json_array_foreach(kinds, i, k) {
 			const char *g = json_object_get(k, "group") ? jstr(k, "group") : SY_GW_GROUP;
 			const char *kn = jstr(k, "kind");
 			unsigned bit = strcmp(g, SY_GW_GROUP) != 0 ? 0
 				       : strcmp(kn, "HTTPRoute") == 0 ? SY_GW_KIND_HTTPROUTE
+				       : strcmp(kn, "GRPCRoute") == 0 ? SY_GW_KIND_GRPCROUTE
 				       : strcmp(kn, "TLSRoute") == 0 ? SY_GW_KIND_TLSROUTE
 								     : 0;
 
-			/* HTTPRoutes on HTTP(S), TLSRoutes on TLS listeners */
-			if (bit == SY_GW_KIND_HTTPROUTE && l->proto == SY_GW_TLS)
+			/* HTTP- and GRPCRoutes on HTTP(S), TLSRoutes on TLS
+			 * listeners */
+			if ((bit == SY_GW_KIND_HTTPROUTE || bit == SY_GW_KIND_GRPCROUTE) &&
+			    l->proto == SY_GW_TLS)
 				bit = 0;
 			if (bit == SY_GW_KIND_TLSROUTE && l->proto != SY_GW_TLS)
 				bit = 0;
@@ -618,6 +621,9 @@ supported_kinds(const struct sy_gw_listener *l)
 	if (l->kinds & SY_GW_KIND_HTTPROUTE)
 		json_array_append_new(a, json_pack("{s:s, s:s}", "group", SY_GW_GROUP, "kind",
 						   "HTTPRoute"));
+	if (l->kinds & SY_GW_KIND_GRPCROUTE)
+		json_array_append_new(a, json_pack("{s:s, s:s}", "group", SY_GW_GROUP, "kind",
+						   "GRPCRoute"));
 	if (l->kinds & SY_GW_KIND_TLSROUTE)
 		json_array_append_new(a, json_pack("{s:s, s:s}", "group", SY_GW_GROUP, "kind",
 						   "TLSRoute"));
@@ -978,6 +984,8 @@ count_gateway(struct sy_gw_set *set, struct sy_gw_gateway *gw, struct sy_gw_atta
 				continue;
 			if (o->kind == &sy_kind_httproute)
 				count_route(set, o, SY_GW_KIND_HTTPROUTE, at);
+			else if (o->kind == &sy_kind_grpcroute)
+				count_route(set, o, SY_GW_KIND_GRPCROUTE, at);
 			else if (o->kind == &sy_kind_tlsroute)
 				count_route(set, o, SY_GW_KIND_TLSROUTE, at);
 		}
@@ -988,6 +996,7 @@ count_gateway(struct sy_gw_set *set, struct sy_gw_gateway *gw, struct sy_gw_atta
 			const struct sy_kind *kind;
 			unsigned bit;
 		} kinds[] = { { &sy_kind_httproute, SY_GW_KIND_HTTPROUTE },
+			      { &sy_kind_grpcroute, SY_GW_KIND_GRPCROUTE },
 			      { &sy_kind_tlsroute, SY_GW_KIND_TLSROUTE } };
 		size_t k;
 

@@ -22,6 +22,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include <jansson.h>
 
@@ -34,6 +35,7 @@
 extern const struct sy_kind sy_kind_gateway_class;
 extern const struct sy_kind sy_kind_gateway;
 extern const struct sy_kind sy_kind_httproute;
+extern const struct sy_kind sy_kind_grpcroute;
 extern const struct sy_kind sy_kind_reference_grant;
 extern const struct sy_kind sy_kind_tlsroute;
 
@@ -53,6 +55,7 @@ enum sy_gw_from {
 /* Route kinds a listener takes (bits). */
 #define SY_GW_KIND_HTTPROUTE 1u
 #define SY_GW_KIND_TLSROUTE 2u
+#define SY_GW_KIND_GRPCROUTE 4u
 
 struct sy_compile_ctx;
 struct sy_pem;
@@ -184,8 +187,40 @@ struct sy_rule_in;
 void sy_gw_route_displaced(struct sy_compile_ctx *cx, const struct sy_rule_in *rule,
 			   const char *host, const struct sy_object *winner);
 
+/*
+ * The HTTP route kinds (HTTPRoute, GRPCRoute) share attachment, hosts,
+ * filters, backendRefs and statuses (httproute.c); a kind says what
+ * differs. rules: the route's spec.rules in HTTPRoute's form (a new
+ * reference; GRPCRoute turns its method matches into path matches), NULL
+ * for spec.rules as they are.
+ */
+struct sy_gw_http_kind {
+	const struct sy_kind *kind;
+	unsigned bit;  /* SY_GW_KIND_* */
+	uint8_t proto; /* its backends' enum sy_be_proto; 0: the Service's */
+	json_t *(*rules)(const json_t *spec);
+};
+int sy_gw_http_compile_all(struct sy_gw_set *set, const struct sy_gw_http_kind *k);
+
+/* HTTPRoute's checks the other HTTP route kinds share (httproute.c); each
+ * adds an "invalid" error naming base's field. */
+int sy_gw_check_kv_matches(const json_t *l, const char *base, bool header, const char *who,
+			   struct sy_errors *errs);
+int sy_gw_check_filter(const json_t *flt, const char *base, bool prefix_ok, const char *who,
+		       struct sy_errors *errs);
+int sy_gw_check_backend_ref(const json_t *b, const char *base, const char *who,
+			    struct sy_errors *errs);
+bool sy_gw_regex_ok(const char *re, char *why, size_t len);
+/* Rule i's backendRefs. */
+int sy_gw_check_backend_refs(const json_t *bs, size_t i, const char *who, struct sy_errors *errs);
+/* A route's spec: parentRefs, hostnames, at most 16 rules, each by check. */
+int sy_gw_validate_http_route(const json_t *obj, const char *who, struct sy_errors *errs,
+			      int (*check)(const json_t *rule, size_t i, const char *who,
+					   struct sy_errors *errs));
+
 /* Compile entry points of the route kinds, run by the Gateway compile. */
 int sy_httproute_compile_all(struct sy_gw_set *set);
+int sy_grpcroute_compile_all(struct sy_gw_set *set);
 int sy_tlsroute_compile_all(struct sy_gw_set *set);
 
 #endif

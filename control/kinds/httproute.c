@@ -34,6 +34,8 @@
 #include "arena.h"
 #include "gateway_common.h"
 #include "gen/compile.h"
+#include "gen/upstream_protocol.h"
+#include "sy_generation.h"
 #include "sy_redirect.h"
 #include "store/relations.h"
 #include "store/store.h"
@@ -53,8 +55,8 @@ jstr(const json_t *o, const char *k)
 
 /* ---------------------------------------------------------- validation -- */
 
-static bool
-regex_ok(const char *re, char *why, size_t len)
+bool
+sy_gw_regex_ok(const char *re, char *why, size_t len)
 {
 	int err;
 	PCRE2_SIZE off;
@@ -91,8 +93,8 @@ header_value_ok(const char *s)
 }
 
 /* headers / queryParams of a match: [{type, name, value}]. */
-static int
-check_kv_matches(const json_t *l, const char *base, bool header, const char *who,
+int
+sy_gw_check_kv_matches(const json_t *l, const char *base, bool header, const char *who,
 		 struct sy_errors *errs)
 {
 	const json_t *m;
@@ -122,7 +124,7 @@ check_kv_matches(const json_t *l, const char *base, bool header, const char *who
 		if (!json_is_string(json_object_get(m, "value")) ||
 		    json_string_length(json_object_get(m, "value")) == 0)
 			return sy_err_add(errs, "invalid", who, f, "required");
-		if (strcmp(type, "RegularExpression") == 0 && !regex_ok(jstr(m, "value"), why,
+		if (strcmp(type, "RegularExpression") == 0 && !sy_gw_regex_ok(jstr(m, "value"), why,
 									sizeof(why)))
 			return sy_err_add(errs, "invalid", who, f, "\"%s\": not a regular expression: %s",
 					  jstr(m, "value"), why);
@@ -154,7 +156,7 @@ check_match(const json_t *m, const char *base, const char *who, struct sy_errors
 				  json_string_length(v) > 1024))
 			return sy_err_add(errs, "invalid", who, f, "must be a string of 1 to 1024 bytes");
 		if (strcmp(type, "RegularExpression") == 0) {
-			if (v != NULL && !regex_ok(json_string_value(v), why, sizeof(why)))
+			if (v != NULL && !sy_gw_regex_ok(json_string_value(v), why, sizeof(why)))
 				return sy_err_add(errs, "invalid", who, f,
 						  "\"%s\": not a regular expression: %s",
 						  json_string_value(v), why);
@@ -171,10 +173,10 @@ check_match(const json_t *m, const char *base, const char *who, struct sy_errors
 		}
 	}
 	snprintf(f, sizeof(f), "%s.headers", base);
-	if (check_kv_matches(json_object_get(m, "headers"), f, true, who, errs) < 0)
+	if (sy_gw_check_kv_matches(json_object_get(m, "headers"), f, true, who, errs) < 0)
 		return -1;
 	snprintf(f, sizeof(f), "%s.queryParams", base);
-	if (check_kv_matches(json_object_get(m, "queryParams"), f, false, who, errs) < 0)
+	if (sy_gw_check_kv_matches(json_object_get(m, "queryParams"), f, false, who, errs) < 0)
 		return -1;
 	snprintf(f, sizeof(f), "%s.method", base);
 	if (meth != NULL && (!json_is_string(meth) ||
@@ -260,8 +262,8 @@ check_path_modifier(const json_t *p, const char *base, bool prefix_ok, const cha
 	return 0;
 }
 
-static int
-check_filter(const json_t *flt, const char *base, bool prefix_ok, const char *who,
+int
+sy_gw_check_filter(const json_t *flt, const char *base, bool prefix_ok, const char *who,
 	     struct sy_errors *errs)
 {
 	const char *type = jstr(flt, "type");
@@ -350,8 +352,8 @@ check_filter(const json_t *flt, const char *base, bool prefix_ok, const char *wh
 			  type);
 }
 
-static int
-check_backend_ref(const json_t *b, const char *base, const char *who, struct sy_errors *errs)
+int
+sy_gw_check_backend_ref(const json_t *b, const char *base, const char *who, struct sy_errors *errs)
 {
 	const json_t *w = json_object_get(b, "weight"), *port = json_object_get(b, "port");
 	const char *kind = json_object_get(b, "kind") ? jstr(b, "kind") : "Service";
@@ -413,7 +415,7 @@ check_rule(const json_t *rule, size_t i, const char *who, struct sy_errors *errs
 
 		json_array_foreach(fs, j, e) {
 			snprintf(base, sizeof(base), "spec.rules[%zu].filters[%zu]", i, j);
-			if (check_filter(e, base, prefix_ok, who, errs) < 0)
+			if (sy_gw_check_filter(e, base, prefix_ok, who, errs) < 0)
 				bad = -1;
 			n_redirect += strcmp(jstr(e, "type"), "RequestRedirect") == 0;
 			n_rewrite += strcmp(jstr(e, "type"), "URLRewrite") == 0;
@@ -426,20 +428,33 @@ check_rule(const json_t *rule, size_t i, const char *who, struct sy_errors *errs
 			return sy_err_add(errs, "invalid", who, base,
 					  "RequestRedirect and backendRefs cannot both be set");
 	}
+	return sy_gw_check_backend_refs(bs, i, who, errs) < 0 ? -1 : bad;
+}
+
+int
+sy_gw_check_backend_refs(const json_t *bs, size_t i, const char *who, struct sy_errors *errs)
+{
+	const json_t *e;
+	char base[160];
+	size_t j;
+	int bad = 0;
+
 	snprintf(base, sizeof(base), "spec.rules[%zu].backendRefs", i);
 	if (bs != NULL && (!json_is_array(bs) || json_array_size(bs) > SY_RULE_BACKENDS_MAX))
 		return sy_err_add(errs, "invalid", who, base, "must be a list of at most %d",
 				  SY_RULE_BACKENDS_MAX);
 	json_array_foreach(bs, j, e) {
 		snprintf(base, sizeof(base), "spec.rules[%zu].backendRefs[%zu]", i, j);
-		if (check_backend_ref(e, base, who, errs) < 0)
+		if (sy_gw_check_backend_ref(e, base, who, errs) < 0)
 			bad = -1;
 	}
 	return bad;
 }
 
-static int
-validate_httproute(const json_t *obj, const char *who, struct sy_errors *errs)
+int
+sy_gw_validate_http_route(const json_t *obj, const char *who, struct sy_errors *errs,
+			  int (*check)(const json_t *rule, size_t i, const char *who,
+				       struct sy_errors *errs))
 {
 	const json_t *spec = json_object_get(obj, "spec");
 	const json_t *rules, *r;
@@ -457,9 +472,15 @@ validate_httproute(const json_t *obj, const char *who, struct sy_errors *errs)
 		return sy_err_add(errs, "invalid", who, "spec.rules",
 				  "must be a list of at most %d rules", HR_RULES_MAX);
 	json_array_foreach(rules, i, r)
-		if (check_rule(r, i, who, errs) < 0)
+		if (check(r, i, who, errs) < 0)
 			bad = -1;
 	return bad;
+}
+
+static int
+validate_httproute(const json_t *obj, const char *who, struct sy_errors *errs)
+{
+	return sy_gw_validate_http_route(obj, who, errs, check_rule);
 }
 
 /* ------------------------------------------------------------- compile -- */
@@ -554,7 +575,8 @@ header_filters(struct sy_compile_ctx *cx, struct hr_rule *hr, const json_t *hm, 
 
 /* The rule's filters (except a redirect: built per host) and backends. */
 static int
-resolve_rule(struct sy_compile_ctx *cx, struct sy_object *o, const json_t *rule, struct hr_rule *hr)
+resolve_rule(struct sy_compile_ctx *cx, const struct sy_gw_http_kind *k, struct sy_object *o,
+	     const json_t *rule, struct hr_rule *hr)
 {
 	struct sy_rule_in *r = &hr->base;
 	const json_t *f, *b;
@@ -605,6 +627,7 @@ resolve_rule(struct sy_compile_ctx *cx, struct sy_object *o, const json_t *rule,
 		const char *ns = json_object_get(b, "namespace") ? jstr(b, "namespace") : o->ns;
 		const char *name = jstr(b, "name");
 		const json_t *w = json_object_get(b, "weight");
+		const struct sy_object *svc;
 
 		if (group[0] != '\0' || strcmp(kind, "Service") != 0) {
 			if (hr->refs_reason == NULL) {
@@ -615,7 +638,7 @@ resolve_rule(struct sy_compile_ctx *cx, struct sy_object *o, const json_t *rule,
 			}
 			continue;
 		}
-		if (!sy_gw_ref_granted(cx->st, "HTTPRoute", o->ns, "", "Service", ns, name)) {
+		if (!sy_gw_ref_granted(cx->st, k->kind->kind, o->ns, "", "Service", ns, name)) {
 			if (hr->refs_reason == NULL) {
 				hr->refs_reason = "RefNotPermitted";
 				snprintf(hr->refs_msg, sizeof(hr->refs_msg),
@@ -624,7 +647,7 @@ resolve_rule(struct sy_compile_ctx *cx, struct sy_object *o, const json_t *rule,
 			}
 			continue;
 		}
-		if (sy_store_find(cx->st, &sy_kind_service, ns, name) == NULL) {
+		if ((svc = sy_store_find(cx->st, &sy_kind_service, ns, name)) == NULL) {
 			if (hr->refs_reason == NULL) {
 				hr->refs_reason = "BackendNotFound";
 				snprintf(hr->refs_msg, sizeof(hr->refs_msg),
@@ -638,6 +661,13 @@ resolve_rule(struct sy_compile_ctx *cx, struct sy_object *o, const json_t *rule,
 		r->backends[r->n_backends].ns = strcmp(ns, o->ns) != 0 ? ns : NULL;
 		r->backends[r->n_backends].weight = w ? (uint32_t)json_integer_value(w) : 1;
 		r->backends[r->n_backends].target_port = json_object_get(b, "port");
+		/* the kind's protocol (GRPCRoute: h2c), unless the Service's
+		 * annotation says h2 over TLS */
+		r->backends[r->n_backends].proto =
+			k->proto != 0 && sy_upstream_protocol(svc->obj, json_object_get(b, "port")) !=
+						 SY_BE_H2
+				? k->proto
+				: 0;
 		r->n_backends++;
 	}
 	if (hr->note[0] != '\0') {
@@ -740,7 +770,11 @@ emit_match(struct sy_compile_ctx *cx, const struct hr_rule *hr, const json_t *ru
 		r.filters[r.n_filters++] = hr->base.filters[k];
 	if (strcmp(ptype, "Exact") == 0) {
 		r.match = SY_PATH_EXACT;
-		r.path = pval;
+		/* a copy: a kind's rules (GRPCRoute's) may be built for the
+		 * compile and gone after it */
+		r.path = sdup(cx, pval);
+		if (r.path == NULL)
+			return -ENOMEM;
 	} else if (strcmp(ptype, "RegularExpression") == 0) {
 		r.match = SY_PATH_PREFIX;
 		r.path = "/";
@@ -893,12 +927,16 @@ struct hr_parent {
 };
 
 static int
-compile_one(struct sy_gw_set *set, struct sy_object *o, size_t rank)
+compile_one(struct sy_gw_set *set, const struct sy_gw_http_kind *kd, struct sy_object *o,
+	    size_t rank)
 {
 	struct sy_compile_ctx *cx = set->cx;
 	const json_t *spec = json_object_get(o->obj, "spec");
 	const json_t *refs = json_object_get(spec, "parentRefs");
-	const json_t *rules = json_object_get(spec, "rules"), *ref, *rule, *m;
+	/* a kind's own rules live for this call: what the rules keep of them
+	 * is copied (emit_match) or is the object's (json_copy is shallow) */
+	json_t *rules = kd->rules ? kd->rules(spec) : json_incref(json_object_get(spec, "rules"));
+	const json_t *ref, *rule, *m;
 	struct sy_gw_attach *at = calloc(HR_ATTACH_MAX, sizeof(*at));
 	struct hr_host *hs = calloc(HR_ATTACH_MAX, sizeof(*hs));
 	struct hr_parent ps[32];
@@ -919,7 +957,7 @@ compile_one(struct sy_gw_set *set, struct sy_object *o, size_t rank)
 		if (n_ps >= sizeof(ps) / sizeof(ps[0]))
 			break;
 		p->reason = NULL;
-		got = sy_gw_attach(set, ref, SY_GW_KIND_HTTPROUTE, o->ns,
+		got = sy_gw_attach(set, ref, kd->bit, o->ns,
 				   json_object_get(spec, "hostnames"), at + n_at, HR_ATTACH_MAX - n_at,
 				   &p->reason, p->msg, sizeof(p->msg));
 		if (got < 0)
@@ -932,7 +970,7 @@ compile_one(struct sy_gw_set *set, struct sy_object *o, size_t rank)
 	if (n_ps == 0)
 		goto status;
 	json_array_foreach(rules, i, rule) {
-		if ((rc = resolve_rule(cx, o, rule, &hr[i])) < 0)
+		if ((rc = resolve_rule(cx, kd, o, rule, &hr[i])) < 0)
 			goto out;
 		if (refs_reason == NULL && hr[i].refs_reason != NULL) {
 			refs_reason = hr[i].refs_reason;
@@ -990,16 +1028,17 @@ out:
 	free(at);
 	free(hs);
 	free(hr);
+	json_decref(rules);
 	json_decref(notes);
 	json_decref(parents);
 	return rc;
 }
 
 int
-sy_httproute_compile_all(struct sy_gw_set *set)
+sy_gw_http_compile_all(struct sy_gw_set *set, const struct sy_gw_http_kind *k)
 {
 	size_t n = 0, i;
-	struct sy_object **objs = sy_compile_list(set->cx, &sy_kind_httproute, &n);
+	struct sy_object **objs = sy_compile_list(set->cx, k->kind, &n);
 	struct hr_route *rs = calloc(n ? n : 1, sizeof(*rs));
 	int rc = 0;
 
@@ -1012,10 +1051,19 @@ sy_httproute_compile_all(struct sy_gw_set *set)
 		rs[i].o = objs[i];
 	qsort(rs, n, sizeof(*rs), cmp_route);
 	for (i = 0; i < n && rc == 0; i++)
-		rc = compile_one(set, rs[i].o, i);
+		rc = compile_one(set, k, rs[i].o, i);
 	free(objs);
 	free(rs);
 	return rc;
+}
+
+int
+sy_httproute_compile_all(struct sy_gw_set *set)
+{
+	static const struct sy_gw_http_kind k = { &sy_kind_httproute, SY_GW_KIND_HTTPROUTE, 0,
+						  NULL };
+
+	return sy_gw_http_compile_all(set, &k);
 }
 
 const struct sy_kind sy_kind_httproute = {

@@ -25,6 +25,7 @@ const struct sy_kind *const sy_kinds[] = {
 	&sy_kind_gateway_class,
 	&sy_kind_gateway,
 	&sy_kind_httproute,
+	&sy_kind_grpcroute,
 	&sy_kind_reference_grant,
 	&sy_kind_tlsroute,
 	NULL,

@@ -172,7 +172,8 @@ case("gatewayclass-controller-config", "config gateway_controller names the cont
 GW_OK = {"status": {"conditions": [cond("Accepted", True, "Accepted"),
                                    cond("Programmed", True, "Programmed")],
                     "listeners": [{"name": "http", "attachedRoutes": 1,
-                                   "supportedKinds": [{"group": G, "kind": "HTTPRoute"}],
+                                   "supportedKinds": [{"group": G, "kind": "HTTPRoute"},
+                                                      {"group": G, "kind": "GRPCRoute"}],
                                    "conditions": [cond("Accepted", True, "Accepted"),
                                                   cond("Programmed", True, "Programmed"),
                                                   cond("ResolvedRefs", True, "ResolvedRefs")]}]}}
@@ -1063,6 +1064,63 @@ case("tlsroute-invalid-no-matching-listener-hostname", "tlsroute-invalid-no-matc
      {"statuses": {"TLSRoute %s/r" % NS: route_status(
          parent("gateway-tlsroute", accepted=(False, "NoMatchingListenerHostname")))}},
      feature="TLSRoute")
+
+# --------------------------------------------------------------- GRPCRoute
+def grpc_route(name, rules, hosts=("grpc.example.com",)):
+    return route(name, {"hostnames": list(hosts), "rules": rules}, kind="GRPCRoute")
+
+
+def gm(service=None, method=None, typ=None):
+    m = {}
+    if typ:
+        m["type"] = typ
+    if service:
+        m["service"] = service
+    if method:
+        m["method"] = method
+    return {"method": m}
+
+
+case("grpcroute-exact-method-matching", "grpcroute-exact-method-matching: service and method "
+     "Exact pick the backend; the backends speak h2c",
+     base() + [gateway(), grpc_route("exact", [
+         {"matches": [gm("switchyard.Echo", "Get")], "backendRefs": [be(V1)]},
+         {"matches": [gm("switchyard.Echo")], "backendRefs": [be(V2)]},
+         {"matches": [gm(method="Put")], "backendRefs": [be(V3)]}])],
+     {"statuses": {"GRPCRoute %s/exact" % NS: route_status(parent())},
+      "resolve": [res("http://grpc.example.com/switchyard.Echo/Get", r_of("exact"), V1,
+                      method="POST", reply={"services": [{"protocol": "h2c"}]}),
+                  res("http://grpc.example.com/switchyard.Echo/List", r_of("exact"), V2,
+                      method="POST"),
+                  res("http://grpc.example.com/other.Svc/Put", r_of("exact"), V3, method="POST"),
+                  res("http://grpc.example.com/other.Svc/Get", None, method="POST")]},
+     feature="GRPCRoute")
+case("grpcroute-regex-and-headers", "GRPCRoute RegularExpression method matches (an absent "
+     "part any name) and header matches",
+     base() + [gateway(), grpc_route("re", [
+         {"matches": [gm("switchyard\\.E.*", typ="RegularExpression")], "backendRefs": [be(V1)]},
+         {"matches": [hdr(version="two")], "backendRefs": [be(V2)]}])],
+     {"resolve": [res("http://grpc.example.com/switchyard.Echo/Get", r_of("re"), V1,
+                      method="POST"),
+                  res("http://grpc.example.com/x.Y/Z", r_of("re"), V2, method="POST",
+                      headers={"version": "two"}),
+                  res("http://grpc.example.com/x.Y/Z", None, method="POST")]},
+     feature="GRPCRoute")
+case("grpcroute-listener-kinds", "a listener whose allowedRoutes.kinds names HTTPRoute only: "
+     "a GRPCRoute is NotAllowedByListeners",
+     base() + [gateway(listeners=[listener(allowedRoutes={"namespaces": {"from": "Same"},
+                                                          "kinds": [{"kind": "HTTPRoute"}]})]),
+               grpc_route("g", [{"backendRefs": [be(V1)]}])],
+     {"statuses": {"GRPCRoute %s/g" % NS: route_status(
+         parent(accepted=(False, "NotAllowedByListeners")))},
+      "resolve": [res("http://grpc.example.com/a.B/C", None, method="POST")]},
+     feature="GRPCRoute")
+case("bad-grpcroute-method", "a GRPCRoute method match without service or method: refused "
+     "naming the field",
+     base() + [gateway(), grpc_route("bad", [{"matches": [{"method": {"type": "Exact"}}]}])],
+     {"statuses": {"GRPCRoute %s/bad" % NS: {"rejected": [
+         r"spec\.rules\[0\]\.matches\[0\]\.method: one of service and method is required"]}}},
+     feature="GRPCRoute")
 
 OS_ROUTE = {"apiVersion": "route.openshift.io/v1", "kind": "Route",
             "metadata": {"namespace": NS, "name": "old", "creationTimestamp": "2020-01-01T00:00:00Z"},

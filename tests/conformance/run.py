@@ -46,6 +46,7 @@ FEATURE_KINDS = {
     "GatewayClass": "gatewayclasses",
     "Gateway": "gateways",
     "HTTPRoute": "httproutes",
+    "GRPCRoute": "grpcroutes",
     "ReferenceGrant": "referencegrants",
     "TLSRoute": "tlsroutes",
 }
@@ -67,6 +68,7 @@ OBJECT_FEATURES = {
     ("gateway.networking.k8s.io/v1", "GatewayClass"): "GatewayClass",
     ("gateway.networking.k8s.io/v1", "Gateway"): "Gateway",
     ("gateway.networking.k8s.io/v1", "HTTPRoute"): "HTTPRoute",
+    ("gateway.networking.k8s.io/v1", "GRPCRoute"): "GRPCRoute",
     ("gateway.networking.k8s.io/v1beta1", "ReferenceGrant"): "ReferenceGrant",
     ("gateway.networking.k8s.io/v1", "ReferenceGrant"): "ReferenceGrant",
     ("gateway.networking.k8s.io/v1alpha2", "TLSRoute"): "TLSRoute",

@@ -83,6 +83,24 @@ rctl get gateways -n demo
 t_expect_out '^gw +switchyard +True +1 ' "routerctl get gateways: class, programmed, attached routes"
 rctl get httproutes -n demo
 t_expect_out "^web +gw.$D +1/1 " "routerctl get httproutes: hostnames, parents accepted"
+rctl apply -f - <<EOF
+apiVersion: gateway.networking.k8s.io/v1
+kind: GRPCRoute
+metadata: {name: rpc, namespace: demo}
+spec:
+  parentRefs: [{name: gw}]
+  hostnames: [grpc.$D]
+  rules:
+  - matches: [{method: {service: t.Echo}}]
+    backendRefs: [{name: a, port: 80}]
+EOF
+t_expect_rc 0 "apply a GRPCRoute"
+rctl get grpcroutes -n demo
+t_expect_out "^rpc +grpc.$D +1/1 " "routerctl get grpcroutes: hostnames, parents accepted"
+rctl resolve http://grpc.$D/t.Echo/Say -o json
+t_json_expect "$T_OUT" 'd["services"][0]["protocol"] == "h2c"' "GRPCRoute: its backend speaks h2c"
+rctl delete grpcroute rpc -n demo
+t_expect_rc 0 "delete the GRPCRoute"
 t_ok "statuses in the Gateway API's shape; routerctl tables"
 
 get() { # get PATH [curl args]: status line, headers and body in T_OUT

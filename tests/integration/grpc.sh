@@ -499,6 +499,61 @@ grpc_expect bidi 'd["code"] == "OK" and d["replies"] == ["A", "BB", "CCC", "DDDD
 h2_conns_rose "$HR (reencrypt)"
 t_ok "$HR, reencrypt Route to an unannotated Service: ALPN h2 to grpc_server.py --tls, unary and bidi${H2_CONNS:+, h2_backend_conns $BEFORE -> $H2_CONNS}"
 
+# A Gateway API GRPCRoute (routerd only): grpcroute.$D on an HTTP listener, two methods of
+# t.Echo matched, to a Service without any annotation: a GRPCRoute's backends speak h2c.
+# A method no rule matches gets the router's no-route answer (no_route_status, 503 here:
+# gRPC reads it as UNAVAILABLE; with 404 it would be UNIMPLEMENTED).
+if [ "$GRPC_PROXY" = routerd ]; then
+	HGR=grpcroute.$D
+	rctl apply -f - <<EOF
+apiVersion: gateway.networking.k8s.io/v1
+kind: GatewayClass
+metadata: {name: switchyard}
+spec: {controllerName: switchyard.io/gateway-controller}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {name: gw, namespace: demo}
+spec:
+  gatewayClassName: switchyard
+  listeners: [{name: http, port: 80, protocol: HTTP}]
+---
+apiVersion: v1
+kind: Service
+metadata: {name: grpc-gw, namespace: demo}
+spec: {ports: [{name: grpc, port: $PORT, targetPort: $PORT}]}
+---
+apiVersion: v1
+kind: Endpoints
+metadata: {name: grpc-gw, namespace: demo}
+subsets: [{addresses: [{ip: $A_IP}], ports: [{name: grpc, port: $PORT}]}]
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: GRPCRoute
+metadata: {name: echo, namespace: demo}
+spec:
+  parentRefs: [{name: gw}]
+  hostnames: [$HGR]
+  rules:
+  - matches: [{method: {service: t.Echo, method: Unary}}, {method: {service: t.Echo, method: Bidi}}]
+    backendRefs: [{name: grpc-gw, port: $PORT}]
+EOF
+	t_expect_rc 0 "apply a Gateway, Service grpc-gw (no annotation) and GRPCRoute echo ($HGR: t.Echo Unary and Bidi)"
+	if ! sy_poll 15 lab_client /usr/bin/python3 "$CLIENT" "$R:80" "$HGR" unary; then
+		grpc_call "$R:80" "$HGR" unary
+		t_fail "GRPCRoute: a unary call over h2c through $HGR" "seen: $(t_seen)"
+	fi
+	grpc_call "$R:80" "$HGR" unary
+	grpc_expect unary 'd["code"] == "OK" and d["replies"] == ["cprg olleh"]' "GRPCRoute $HGR: unary"
+	grpc_call "$R:80" "$HGR" bidi
+	grpc_expect bidi 'd["code"] == "OK" and d["replies"] == ["A", "BB", "CCC", "DDDD", "EEEEE"]' \
+		"GRPCRoute $HGR: bidi"
+	grpc_call "$R:80" "$HGR" server_stream
+	grpc_expect server_stream 'd["code"] == "UNAVAILABLE" and "503" in d["details"]' \
+		"GRPCRoute $HGR: ServerStream, matched by no rule, gets the router's no-route 503 (UNAVAILABLE)"
+	t_ok "GRPCRoute $HGR over h2c to an unannotated Service: unary and bidi; a method not matched the no-route 503"
+fi
+
 # counters read now (before the server stops): gRPC reached the backend in HTTP/2.
 if [ "$GRPC_PROXY" = routerd ]; then
 	rctl stats -o json

@@ -355,6 +355,108 @@ test_listener_ports(void **state)
 	router_stop(&r);
 }
 
+#define T_GR(name, spec) \
+	"{\"apiVersion\":\"gateway.networking.k8s.io/v1\",\"kind\":\"GRPCRoute\",\"metadata\":{\"name\":\"" name \
+	"\",\"namespace\":\"gw\"},\"spec\":{\"parentRefs\":[{\"name\":\"gw\"}]," spec "}}"
+
+/* GRPCRoute: method matches become paths, its backends speak h2c, its
+ * statuses and the listener's attachedRoutes are HTTPRoute's, bad matches
+ * are refused naming the field. */
+static void
+test_grpcroute(void **state)
+{
+	struct sy_router r;
+	json_t *rep, *st;
+	char buf[64], *dump;
+
+	(void)state;
+	router_start(&r);
+	expect_refused(&r, T_GR("bad", "\"rules\":[{\"matches\":[{\"method\":{\"type\":\"Exact\"}}]}]"),
+		       "GRPCRoute gw/bad", "spec.rules[0].matches[0].method", "service and method");
+	expect_refused(&r, T_GR("bad", "\"rules\":[{\"matches\":[{\"method\":{\"service\":\"a/b\"}}]}]"),
+		       "GRPCRoute gw/bad", "spec.rules[0].matches[0].method.service", "\"a/b\"");
+	expect_refused(&r, T_GR("bad", "\"rules\":[{\"matches\":[{},{\"method\":{\"method\":\"9x\"}}]}]"),
+		       "GRPCRoute gw/bad", "spec.rules[0].matches[1].method.method", "\"9x\"");
+	expect_refused(&r, T_GR("bad", "\"rules\":[{\"matches\":[{\"method\":{\"type\":\"RegularExpression\","
+				       "\"method\":\"(\"}}]}]"),
+		       "GRPCRoute gw/bad", "spec.rules[0].matches[0].method.method", "regular expression");
+	expect_refused(&r, T_GR("bad", "\"rules\":[{\"filters\":[{\"type\":\"URLRewrite\"}]}]"),
+		       "GRPCRoute gw/bad", "spec.rules[0].filters[0].type", "\"URLRewrite\"");
+	expect_refused(&r, T_GR("bad", "\"rules\":[{\"matches\":[{\"headers\":[{\"name\":\"x\"}]}]}]"),
+		       "GRPCRoute gw/bad", "spec.rules[0].matches[0].headers[0].value", "required");
+	ops_apply_ok(&r, T_BASE "," T_GW(""));
+	/* a: pkg.Svc/Get exactly, and any method Put (by regex); b: the rest
+	 * of pkg.Svc, and x-v: 2 on any path */
+	ops_apply_ok(&r, T_GR("g", "\"hostnames\":[\"grpc.test\"],\"rules\":["
+				   "{\"matches\":[{\"method\":{\"service\":\"pkg.Svc\",\"method\":\"Get\"}},"
+				   "{\"method\":{\"method\":\"Put\"}}],"
+				   "\"backendRefs\":[{\"name\":\"a\",\"port\":80}]},"
+				   "{\"matches\":[{\"method\":{\"service\":\"pkg.Svc\"}},"
+				   "{\"headers\":[{\"name\":\"x-v\",\"value\":\"2\"}]}],"
+				   "\"backendRefs\":[{\"name\":\"b\",\"port\":80}]},"
+				   "{\"matches\":[{\"method\":{\"type\":\"RegularExpression\","
+				   "\"service\":\"re\\\\.S.*\",\"method\":\"Do|Go\"}}],"
+				   "\"backendRefs\":[{\"name\":\"a\",\"port\":80}]}]"));
+	assert_string_equal(service_of(&r, "POST", "http://grpc.test/pkg.Svc/Get", NULL, NULL, buf,
+				       sizeof(buf)), "a");
+	assert_string_equal(service_of(&r, "POST", "http://grpc.test/other.Svc/Put", NULL, NULL, buf,
+				       sizeof(buf)), "a");
+	assert_string_equal(service_of(&r, "POST", "http://grpc.test/pkg.Svc/List", NULL, NULL, buf,
+				       sizeof(buf)), "b");
+	assert_string_equal(service_of(&r, "POST", "http://grpc.test/x.Y/Z", "X-V", "2", buf,
+				       sizeof(buf)), "b");
+	assert_string_equal(service_of(&r, "POST", "http://grpc.test/re.Svc/Go", NULL, NULL, buf,
+				       sizeof(buf)), "a");
+	/* not matched: no rule, the router's 404 */
+	rep = resolve(&r, "POST", "http://grpc.test/x.Y/Z", NULL, NULL);
+	assert_true(json_object_get(rep, "object") == NULL ||
+		    json_is_null(json_object_get(rep, "object")));
+	json_decref(rep);
+	rep = resolve(&r, "POST", "http://grpc.test/re.Svc/Went", NULL, NULL);
+	assert_true(json_object_get(rep, "object") == NULL ||
+		    json_is_null(json_object_get(rep, "object")));
+	json_decref(rep);
+	rep = resolve(&r, "POST", "http://grpc.test/pkg.Svc/Get", NULL, NULL);
+	assert_string_equal(json_string_value(json_object_get(
+				    json_array_get(json_object_get(rep, "services"), 0), "protocol")),
+			    "h2c");
+	json_decref(rep);
+	/* an HTTPRoute to the same Service keeps HTTP/1.1: another pool */
+	ops_apply_ok(&r, T_HR("h", "\"hostnames\":[\"http.test\"],"
+				   "\"rules\":[{\"backendRefs\":[{\"name\":\"a\",\"port\":80}]}]"));
+	rep = resolve(&r, "GET", "http://http.test/", NULL, NULL);
+	assert_string_equal(json_string_value(json_object_get(
+				    json_array_get(json_object_get(rep, "services"), 0), "protocol")),
+			    "http/1.1");
+	json_decref(rep);
+	rep = ops_call(&r, "{\"op\":\"get\",\"kind\":\"grpcroutes\",\"namespace\":\"gw\",\"name\":\"g\"}");
+	st = json_object_get(json_array_get(json_object_get(rep, "items"), 0), "status");
+	dump = json_dumps(st, JSON_COMPACT | JSON_SORT_KEYS);
+	assert_non_null(strstr(dump, "\"reason\":\"Accepted\",\"status\":\"True\",\"type\":\"Accepted\""));
+	assert_non_null(strstr(dump, "\"reason\":\"ResolvedRefs\",\"status\":\"True\",\"type\":\"ResolvedRefs\""));
+	free(dump);
+	json_decref(rep);
+	/* a backend that is not there */
+	ops_apply_ok(&r, T_GR("g", "\"hostnames\":[\"grpc.test\"],"
+				   "\"rules\":[{\"backendRefs\":[{\"name\":\"nope\",\"port\":80}]}]"));
+	rep = ops_call(&r, "{\"op\":\"get\",\"kind\":\"grpcroute\",\"namespace\":\"gw\",\"name\":\"g\"}");
+	st = json_object_get(json_array_get(json_object_get(rep, "items"), 0), "status");
+	dump = json_dumps(st, JSON_COMPACT | JSON_SORT_KEYS);
+	assert_non_null(strstr(dump, "\"reason\":\"BackendNotFound\""));
+	free(dump);
+	json_decref(rep);
+	/* the listener counts both routes; its supportedKinds name GRPCRoute */
+	rep = ops_call(&r, "{\"op\":\"get\",\"kind\":\"gateway\",\"namespace\":\"gw\",\"name\":\"gw\"}");
+	st = json_array_get(json_object_get(json_object_get(json_array_get(json_object_get(rep, "items"),
+									   0), "status"), "listeners"), 0);
+	assert_int_equal(json_integer_value(json_object_get(st, "attachedRoutes")), 2);
+	dump = json_dumps(json_object_get(st, "supportedKinds"), JSON_COMPACT);
+	assert_non_null(strstr(dump, "GRPCRoute"));
+	free(dump);
+	json_decref(rep);
+	router_stop(&r);
+}
+
 int
 main(void)
 {
@@ -366,6 +468,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_compile_answers, fresh_state, remove_state),
 		cmocka_unit_test_setup_teardown(test_incremental_changes, fresh_state, remove_state),
 		cmocka_unit_test_setup_teardown(test_listener_ports, fresh_state, remove_state),
+		cmocka_unit_test_setup_teardown(test_grpcroute, fresh_state, remove_state),
 	};
 
 	setenv("SY_COMPILE_VERIFY", "1", 1);

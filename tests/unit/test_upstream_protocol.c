@@ -109,6 +109,29 @@ test_kinds_and_spellings(void **state)
 	assert_string_equal(sy_be_proto_name(SY_BE_HTTP1), "http/1.1");
 }
 
+/* A port's appProtocol kubernetes.io/h2c (GEP-1911) speaks h2c; the
+ * annotations win over it. */
+static void
+test_app_protocol(void **state)
+{
+	json_t *svc = json_loads("{\"kind\":\"Service\",\"metadata\":{\"name\":\"s\"},"
+				 "\"spec\":{\"ports\":[{\"name\":\"grpc\",\"port\":50051,"
+				 "\"appProtocol\":\"kubernetes.io/h2c\"},{\"name\":\"http\","
+				 "\"port\":80,\"appProtocol\":\"http\"}]}}", 0, NULL);
+	json_t *grpc = json_string("grpc"), *http = json_string("http");
+
+	(void)state;
+	assert_non_null(svc);
+	assert_int_equal(sy_upstream_protocol(svc, grpc), SY_BE_H2C);
+	assert_int_equal(sy_upstream_protocol(svc, http), SY_BE_HTTP1);
+	json_object_set_new(json_object_get(svc, "metadata"), "annotations",
+			    json_pack("{s:s}", "projectcontour.io/upstream-protocol.h2", "grpc"));
+	assert_int_equal(sy_upstream_protocol(svc, grpc), SY_BE_H2);
+	json_decref(grpc);
+	json_decref(http);
+	json_decref(svc);
+}
+
 static void
 test_no_target(void **state)
 {
@@ -192,6 +215,7 @@ main(void)
 		cmocka_unit_test(test_none),
 		cmocka_unit_test(test_h2c_by_name_and_number),
 		cmocka_unit_test(test_kinds_and_spellings),
+		cmocka_unit_test(test_app_protocol),
 		cmocka_unit_test(test_no_target),
 		cmocka_unit_test_setup_teardown(test_resolve_and_change, fresh_state, remove_state),
 	};

@@ -583,7 +583,7 @@ enum kind_layout {
 	LAYOUT_NAMESPACE,
 	LAYOUT_GATEWAYCLASS,
 	LAYOUT_GATEWAY,
-	LAYOUT_GATEWAY_ROUTE, /* HTTPRoute, TLSRoute */
+	LAYOUT_GATEWAY_ROUTE, /* HTTPRoute, GRPCRoute, TLSRoute */
 	LAYOUT_OTHER,
 };
 
@@ -641,7 +641,8 @@ layout_of(const char *kind, const json_t *items)
 		return LAYOUT_GATEWAYCLASS;
 	if (strcmp(kind, "Gateway") == 0)
 		return LAYOUT_GATEWAY;
-	if (strcmp(kind, "HTTPRoute") == 0 || strcmp(kind, "TLSRoute") == 0)
+	if (strcmp(kind, "HTTPRoute") == 0 || strcmp(kind, "GRPCRoute") == 0 ||
+	    strcmp(kind, "TLSRoute") == 0)
 		return LAYOUT_GATEWAY_ROUTE;
 	return LAYOUT_OTHER;
 }
