@@ -39,8 +39,9 @@
  *       The backend leg L is c2 >> 3: 0 the newest, k the (k-1)th slot.
  *   c1-2 payload length (11 bits), taken from the input (0, 2: none)
  *
- * FUZZ_H2_TRACE=1 prints what each input reached (counters) before
- * teardown.
+ * FUZZ_H2_TRACE=1 prints what each input reached (counters, what each
+ * client read, the frames each backend leg read) before teardown; =2 also
+ * every segment the router sends.
  *
  * Checked: no crash or sanitizer report; every segment the router sends is
  * IPv4/TCP with right checksums and its headers inside the frame; after the
@@ -116,27 +117,34 @@ struct fz {
 static struct sy_test_dp d;
 static struct fz fzs;
 static bool trace;
+static bool trace_segs; /* FUZZ_H2_TRACE=2: every segment the router sends */
 
 /* The clients' requests, to h2c.test. */
 #define H "Host: " SY_TEST_H2C "\r\n"
-static const char *const canned[] = {
-	"GET / HTTP/1.1\r\n" H "User-Agent: fz\r\n\r\n",
-	"HEAD /api HTTP/1.1\r\n" H "\r\n",
-	"POST /up HTTP/1.1\r\n" H "Content-Type: text/plain\r\nContent-Length: 11\r\n\r\nhello world",
-	"POST /ck HTTP/1.1\r\n" H "Transfer-Encoding: chunked\r\nTE: trailers\r\n\r\n"
-	"5\r\nhello\r\n6;x=y\r\n world\r\n0\r\nX-Checksum: abc\r\nX-Other: 1\r\n\r\n",
-	"POST /pkg.Svc/Call HTTP/1.1\r\n" H "Content-Type: application/grpc\r\nTE: trailers\r\n"
-	"Content-Length: 10\r\n\r\n\x00\x00\x00\x00\x05hello",
-	"POST /exp HTTP/1.1\r\n" H "Expect: 100-continue\r\nContent-Length: 4\r\n\r\nbody",
-	"GET /close HTTP/1.1\r\n" H "Connection: close\r\n\r\n",
-	"GET /a HTTP/1.1\r\n" H "\r\nGET /b HTTP/1.1\r\n" H "Accept: */*\r\n\r\n",
-	"GET /old HTTP/1.0\r\n" H "\r\n",
-	"POST /big HTTP/1.1\r\n" H "Content-Length: 30000\r\n\r\n", /* + BIG_BODY bytes */
-	"OPTIONS * HTTP/1.1\r\n" H "\r\n",
-	"GET /cookie HTTP/1.1\r\n" H "Cookie: a=1\r\nCookie: b=2\r\nX-Long: "
-	"0123456789012345678901234567890123456789012345678901234567890123456789\r\n\r\n",
+/* Each with its length: the gRPC one holds NULs. */
+#define R(s) { s, sizeof(s) - 1 }
+static const struct {
+	const char *text;
+	uint32_t len;
+} canned[] = {
+	R("GET / HTTP/1.1\r\n" H "User-Agent: fz\r\n\r\n"),
+	R("HEAD /api HTTP/1.1\r\n" H "\r\n"),
+	R("POST /up HTTP/1.1\r\n" H "Content-Type: text/plain\r\nContent-Length: 11\r\n\r\nhello world"),
+	R("POST /ck HTTP/1.1\r\n" H "Transfer-Encoding: chunked\r\nTE: trailers\r\n\r\n"
+	"5\r\nhello\r\n6;x=y\r\n world\r\n0\r\nX-Checksum: abc\r\nX-Other: 1\r\n\r\n"),
+	R("POST /pkg.Svc/Call HTTP/1.1\r\n" H "Content-Type: application/grpc\r\nTE: trailers\r\n"
+	"Content-Length: 10\r\n\r\n\x00\x00\x00\x00\x05hello"),
+	R("POST /exp HTTP/1.1\r\n" H "Expect: 100-continue\r\nContent-Length: 4\r\n\r\nbody"),
+	R("GET /close HTTP/1.1\r\n" H "Connection: close\r\n\r\n"),
+	R("GET /a HTTP/1.1\r\n" H "\r\nGET /b HTTP/1.1\r\n" H "Accept: */*\r\n\r\n"),
+	R("GET /old HTTP/1.0\r\n" H "\r\n"),
+	R("POST /big HTTP/1.1\r\n" H "Content-Length: 30000\r\n\r\n"), /* + BIG_BODY bytes */
+	R("OPTIONS * HTTP/1.1\r\n" H "\r\n"),
+	R("GET /cookie HTTP/1.1\r\n" H "Cookie: a=1\r\nCookie: b=2\r\nX-Long: "
+	"0123456789012345678901234567890123456789012345678901234567890123456789\r\n\r\n"),
 };
 #undef H
+#undef R
 #define N_CANNED (sizeof(canned) / sizeof(canned[0]))
 #define BIG_REQ 9
 #define BIG_BODY 30000
@@ -347,6 +355,11 @@ inspect(struct fz *f, unsigned p, struct rte_mbuf *m)
 	payload = (const uint8_t *)th + thl;
 	seq = rte_be_to_cpu_32(th->sent_seq);
 	fl = th->tcp_flags;
+	if (trace_segs)
+		fprintf(stderr, "  t=%lu ms %s %u -> %u flags %#x seq %u ack %u win %u len %u\n",
+			(unsigned long)(d.w->now / d.w->sh->tsc_per_ms % 1000000), p ? "be" : "cl",
+			rte_be_to_cpu_16(th->src_port), rte_be_to_cpu_16(th->dst_port), fl, seq,
+			rte_be_to_cpu_32(th->recv_ack), rte_be_to_cpu_16(th->rx_win), plen);
 	if (p == 0) {
 		unsigned k = rte_be_to_cpu_16(th->dst_port) - CLIENT_PORT;
 
@@ -591,7 +604,7 @@ operation(struct fz *f, const uint8_t **in, size_t *left)
 			unsigned k = op[1] % N_CANNED;
 
 			e->win = win;
-			queue(e, canned[k], (uint32_t)strlen(canned[k]));
+			queue(e, canned[k].text, canned[k].len);
 			if (k == BIG_REQ) {
 				static uint8_t big[BIG_BODY];
 
@@ -647,6 +660,59 @@ operation(struct fz *f, const uint8_t **in, size_t *left)
 	*left -= len;
 	pump(f);
 	return true;
+}
+
+/* What a client read (FUZZ_H2_TRACE), its first bytes, escaped. */
+static void
+trace_client(unsigned k, const struct end *e)
+{
+	uint64_t i, n = RTE_MIN(e->got, (uint64_t)sizeof(e->rx));
+
+	fprintf(stderr, "  client %u read %lu bytes: ", k, (unsigned long)e->got);
+	for (i = 0; i < n; i++) {
+		uint8_t ch = e->rx[i];
+
+		if (ch == '\n')
+			fprintf(stderr, "\\n");
+		else if (ch >= 0x20 && ch < 0x7f && ch != '\\')
+			fputc(ch, stderr);
+		else if (ch != '\r')
+			fprintf(stderr, "\\x%02x", ch);
+	}
+	fprintf(stderr, "\n");
+}
+
+/* The frames a backend leg read (FUZZ_H2_TRACE): after the preface, by
+ * type and stream, as far as its first bytes go. */
+static void
+trace_backend(unsigned k, const struct end *e)
+{
+	static const char *const names[10] = { "DATA", "HEADERS", "PRIORITY", "RST_STREAM",
+					       "SETTINGS", "PUSH_PROMISE", "PING", "GOAWAY",
+					       "WINDOW_UPDATE", "CONTINUATION" };
+	uint64_t n = RTE_MIN(e->got, (uint64_t)sizeof(e->rx)), at = SY_H2_PREFACE_LEN;
+
+	fprintf(stderr, "  backend leg %u (port %u) read %lu bytes:", k, e->rport,
+		(unsigned long)e->got);
+	if (n < at || memcmp(e->rx, SY_H2_PREFACE, SY_H2_PREFACE_LEN) != 0) {
+		fprintf(stderr, " no h2 preface\n");
+		return;
+	}
+	fprintf(stderr, " preface");
+	while (at + 9 <= n) {
+		uint32_t len = (uint32_t)e->rx[at] << 16 | (uint32_t)e->rx[at + 1] << 8 |
+			       e->rx[at + 2];
+		uint8_t type = e->rx[at + 3], flags = e->rx[at + 4];
+		uint32_t sid = ((uint32_t)e->rx[at + 5] << 24 | (uint32_t)e->rx[at + 6] << 16 |
+				(uint32_t)e->rx[at + 7] << 8 | e->rx[at + 8]) & 0x7fffffff;
+
+		fprintf(stderr, " %s", type < 10 ? names[type] : "?");
+		fprintf(stderr, "(%u,%#x,%u)", sid, flags, len);
+		if (type == 7 && len >= 8 && at + 17 <= n)
+			fprintf(stderr, "[code %u]", (unsigned)e->rx[at + 16]);
+		at += 9 + len;
+	}
+	fprintf(stderr, "\n");
 }
 
 /* The records still in use, for the report of a flow that never ends. */
@@ -721,6 +787,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	f->newest = -1;
 	f->requests = 0;
 	trace = getenv("FUZZ_H2_TRACE") != NULL;
+	trace_segs = trace && strcmp(getenv("FUZZ_H2_TRACE"), "2") == 0;
 	if (sy_test_dp_worker(&d) < 0)
 		abort();
 	/* The same phase on every run (fuzz_tcp_input.c). */
@@ -745,13 +812,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			(unsigned long)c->h2_mem_bytes, (unsigned long)c->flows_active);
 		for (i = 0; i < N_CLIENT; i++)
 			if (f->client[i].up)
-				fprintf(stderr, "  client %u read %lu bytes: %.*s\n", i,
-					(unsigned long)f->client[i].got,
-					(int)RTE_MIN(f->client[i].got, sizeof(f->client[i].rx)),
-					(const char *)f->client[i].rx);
+				trace_client(i, &f->client[i]);
 		for (i = 0; i < f->n_be; i++)
-			fprintf(stderr, "  backend leg %u (port %u) read %lu bytes\n", i,
-				f->be[i].rport, (unsigned long)f->be[i].got);
+			trace_backend(i, &f->be[i]);
 	}
 	teardown(f);
 	drain(f);

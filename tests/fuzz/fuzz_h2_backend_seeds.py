@@ -248,7 +248,8 @@ def seeds():
         control(CLIENT_FIN, 0, step_ms=20) +
         request(GET, client=2, step_ms=20) +
         backend(HeadersFrame(3, data=e1.encode([(":status", "200"), ("content-length", "1")]),
-                             flags=["END_HEADERS", "END_STREAM"]).serialize(), leg=1) +
+                             flags=["END_HEADERS"]).serialize() +
+                data(3, b"c", end_stream=True), leg=1) +
         control(CLIENT_FIN, 2, step_ms=20) +
         wait(3000) +
         wait(31000))
