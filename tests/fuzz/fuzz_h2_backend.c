@@ -29,14 +29,18 @@
  *
  * Input: operations of 3 bytes and their payload:
  *
- *   c0  bits 0-2 clock step before it (0 to 301 s), bits 3-5 a window
- *       (0 to 65535) for the side the operation is on, bits 6-7 what:
+ *   c0  bits 0-2 clock step before it (0 to 301 s), bits 3-5 the window
+ *       (65535, 0, 1, 100, 1000 to 32768) of the side the operation is
+ *       on (clients: 0, 3; the backend's legs, new ones too: 1), bits 6-7
+ *       what:
  *         0  client c2 & 3 sends request canned[c1 % N] (no payload)
  *         1  backend leg L sends the payload
  *         2  c1 & 3: 0 backend leg L FIN, 1 its RST, 2 client c2 & 3 FIN,
  *            3 its RST (no payload)
  *         3  client (c2 >> 3) & 3 sends the payload (raw bytes)
- *       The backend leg L is c2 >> 3: 0 the newest, k the (k-1)th slot.
+ *       The backend leg L is c2 >> 3: 0 the newest, k slot (k - 1) modulo
+ *       the slots used. A client or leg that sent its FIN or RST sends no
+ *       more (the operation is a clock step).
  *   c1-2 payload length (11 bits), taken from the input (0, 2: none)
  *
  * FUZZ_H2_TRACE=1 prints what each input reached (counters, what each
@@ -111,6 +115,7 @@ struct fz {
 	struct end be[N_BACKEND];
 	unsigned n_be; /* slots used */
 	int newest;    /* the newest backend leg, -1 none */
+	uint16_t be_win; /* the window of the backend's legs, new ones too */
 	unsigned requests;
 };
 
@@ -322,7 +327,6 @@ static void
 inspect(struct fz *f, unsigned p, struct rte_mbuf *m)
 {
 	static uint8_t buf[RTE_MBUF_DEFAULT_BUF_SIZE * 64];
-	static uint16_t be_win = 65535; /* a new leg's window: the last one given */
 	const struct rte_ether_hdr *eh;
 	const struct rte_ipv4_hdr *ip;
 	const struct rte_tcp_hdr *th;
@@ -375,12 +379,11 @@ inspect(struct fz *f, unsigned p, struct rte_mbuf *m)
 				e->syn_pending = true; /* again: the SYN-ACK again */
 			else
 				backend_open(f, e, rte_be_to_cpu_16(th->src_port), seq,
-					     rte_be_to_cpu_16(th->rx_win), be_win);
+					     rte_be_to_cpu_16(th->rx_win), f->be_win);
 			return;
 		}
 		if (e == NULL)
 			return; /* an older leg's last words */
-		be_win = e->win;
 	}
 	if (e->dead)
 		return;
@@ -539,6 +542,7 @@ client(struct fz *f, unsigned k)
 	if (c->up)
 		return c->dead || c->fin_sent ? NULL : c;
 	c->up = true;
+	c->win = 65535;
 	c->lport = (uint16_t)(CLIENT_PORT + k);
 	c->rport = 80;
 	c->base = c->una = c->nxt = CLIENT_ISN + 1;
@@ -617,6 +621,7 @@ operation(struct fz *f, const uint8_t **in, size_t *left)
 		len = 0;
 		break;
 	case 1:
+		f->be_win = win;
 		for (i = 0; i < f->n_be; i++)
 			set_win(&f->be[i], win);
 		e = backend(f, op[2] >> 3);
@@ -785,6 +790,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		end_reset(&f->be[i], false);
 	f->n_be = 0;
 	f->newest = -1;
+	f->be_win = 65535;
 	f->requests = 0;
 	trace = getenv("FUZZ_H2_TRACE") != NULL;
 	trace_segs = trace && strcmp(getenv("FUZZ_H2_TRACE"), "2") == 0;
