@@ -48,7 +48,8 @@
  * every segment the router sends.
  *
  * Checked: no crash or sanitizer report; every segment the router sends is
- * IPv4/TCP with right checksums and its headers inside the frame; after the
+ * IPv4/TCP with right checksums and its headers inside the frame; what a
+ * client read starts as an HTTP/1.x response; after the
  * input, every leg reset and the clock run on, the flow table is empty
  * (flows_active 0: parked legs too), no h2 session is left (h2_mem_bytes 0)
  * and, the worker gone, every mbuf is back in the pool.
@@ -69,6 +70,7 @@
 #include "dp_env.h"
 #include "proxy/proxy.h"
 #include "proxy/px_h2.h"
+#include "proxy/px_msg.h"
 #include "conn/conn.h"
 #include "splice/splice.h"
 #include "worker.h"
@@ -107,7 +109,7 @@ struct end {
 	bool need_ack;
 	uint64_t got;     /* bytes the router sent us, in order */
 	uint8_t snd[SND_MAX];
-	uint8_t rx[4096]; /* the first bytes it read (FUZZ_H2_TRACE) */
+	uint8_t rx[4096]; /* the first bytes it read */
 };
 
 struct fz {
@@ -415,7 +417,7 @@ inspect(struct fz *f, unsigned p, struct rte_mbuf *m)
 
 		if (n > e->win)
 			n = e->win;
-		if (trace && e->got < sizeof(e->rx))
+		if (e->got < sizeof(e->rx))
 			memcpy(e->rx + e->got, payload + skip,
 			       RTE_MIN((uint64_t)n, sizeof(e->rx) - e->got));
 		e->rcv += n;
@@ -821,6 +823,20 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				trace_client(i, &f->client[i]);
 		for (i = 0; i < f->n_be; i++)
 			trace_backend(i, &f->be[i]);
+	}
+	/* Whatever the backend said, an HTTP/1.1 client reads HTTP/1.x: its
+	 * first response head (as far as it came) is one. */
+	for (i = 0; i < N_CLIENT; i++) {
+		const struct end *c = &f->client[i];
+		uint32_t n = (uint32_t)RTE_MIN(c->got, (uint64_t)sizeof(c->rx));
+		struct sy_px_resp r;
+
+		if (n > 0 && (memcmp(c->rx, "HTTP/1.", RTE_MIN(n, 7u)) != 0 ||
+			      sy_px_parse_response(c->rx, n, SY_PROXY_HEAD_MAX, false, false, &r) < 0)) {
+			trace_client(i, c);
+			fprintf(stderr, "fuzz_h2_backend: client %u read no HTTP/1.x response\n", i);
+			abort();
+		}
 	}
 	teardown(f);
 	drain(f);
