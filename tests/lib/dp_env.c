@@ -90,6 +90,24 @@ put_route(struct sy_store *st, const char *name, const char *host, const char *s
 	put_route_path(st, name, host, NULL, svc);
 }
 
+/* A Service of one port, 8080 named "h2c", that speaks h2 with prior
+ * knowledge (Contour's upstream-protocol.h2c annotation naming that port). */
+static void
+put_h2c_service(struct sy_store *st, const char *name)
+{
+	json_t *obj = json_pack("{s:s, s:s, s:{s:[{s:s, s:i, s:i}]}}", "apiVersion", "v1", "kind",
+				"Service", "spec", "ports", "name", "h2c", "port", 8080,
+				"targetPort", 8080);
+
+	json_object_set_new(obj, "metadata",
+			    json_pack("{s:s, s:s, s:{s:s, s:s}}", "name", name, "namespace", "t",
+				      "annotations", "haproxy.router.openshift.io/disable_cookies",
+				      "true", "projectcontour.io/upstream-protocol.h2c", "h2c"));
+	sy_object_free(sy_store_put(st, sy_object_new(&sy_kind_service, "t", name, obj,
+						      "2026-01-01T00:00:00Z", name)));
+	json_decref(obj);
+}
+
 int
 sy_test_dp_init(struct sy_test_dp *d, const char *name, unsigned n_mbufs)
 {
@@ -141,6 +159,9 @@ sy_test_dp_init(struct sy_test_dp *d, const char *name, unsigned n_mbufs)
 	/* Two path rules: the compiler proxies px.test (control/gen/compile.c). */
 	put_route_path(&d->store, "px-root", SY_TEST_PROXIED, "/", "s");
 	put_route_path(&d->store, "px-api", SY_TEST_PROXIED, "/api", "s");
+	/* One rule, but its Service port speaks h2c: proxied all the same. */
+	put_h2c_service(&d->store, "g");
+	put_route(&d->store, "h2c", SY_TEST_H2C, "g", SY_TEST_BACKEND);
 	d->gen = sy_compile(&d->store, &opts, 1);
 	if (d->gen == NULL) {
 		fprintf(stderr, "%s: the test routes do not compile\n", name);

@@ -14,6 +14,8 @@
  *   web6.test -> service s6   -> [2001:2:1::10]:8080
  *   px.test   /    -> service s  (two path rules: the proxy mode)
  *             /api -> service s
+ *   h2c.test  -> service g    -> 198.18.1.10:8080 over h2c (its Service port is
+ *                                annotated projectcontour.io/upstream-protocol.h2c)
  */
 #ifndef SY_TEST_DP_ENV_H
 #define SY_TEST_DP_ENV_H
@@ -41,6 +43,7 @@ struct sy_generation;
 #define SY_TEST_BACKEND "198.18.1.10"
 #define SY_TEST_DEAD "198.18.1.12"
 #define SY_TEST_PROXIED "px.test"  /* proxied: path rules / and /api */
+#define SY_TEST_H2C "h2c.test"     /* proxied, h2c to the backend */
 
 extern const struct rte_ether_addr sy_test_mac_port[2];  /* the router's ports */
 extern const struct rte_ether_addr sy_test_mac_client;
