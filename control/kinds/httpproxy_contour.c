@@ -48,7 +48,9 @@
 
 /* Field paths in messages ("spec.routes[2].conditions[0].header.name")
  * are built in fixed buffers; one cut short is still a readable message. */
+#if defined(__GNUC__) && !defined(__clang__) /* clang has no such warning */
 #pragma GCC diagnostic ignored "-Wformat-truncation"
+#endif
 
 #define HP_DEPTH_MAX 64        /* include chain length we follow */
 #define HP_VISITS_MAX 100000   /* proxies processed per compile (diamonds multiply) */
