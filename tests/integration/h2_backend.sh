@@ -2,19 +2,19 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # h2_backend: HTTP/2 to backends (issue 37; docs/architecture.md, "HTTP/2 to backends";
 # docs/routing.md, "Backend protocols"), with nginx as the backend (the lab's nginx a
-# listens for h2c on :8090 and for TLS with ALPN h2 on :8443, HTTP/1.1 on :80 and :443),
+# listens for h2c on :18080 and for TLS with ALPN h2 on :18443, HTTP/1.1 on :80 and :443),
 # and curl, HTTP/1.1 and h2, as the client. nginx's access log says which protocol each
 # request reached it in, and on which port.
 #
 #   - A Service port annotated projectcontour.io/upstream-protocol.h2c: HTTP/1.1 and h2
-#     clients get nginx's answers, the requests reach nginx as HTTP/2.0 on :8090: GET,
+#     clients get nginx's answers, the requests reach nginx as HTTP/2.0 on :18080: GET,
 #     HEAD (no body), a POST with a content-length body and a chunked one, 2 MiB down
 #     intact; the vhost is proxied, never spliced (resolve says protocol h2c, mode proxy).
 #   - The leg is pooled: 20 separate client connections, each one request, reach nginx on
 #     fewer backend connections than requests (h2_backend_conns < h2_backend_streams).
 #   - upstream-protocol.h2 (TLS, ALPN h2, nginx's certificate not checked): HTTP/2.0 on
-#     :8443; upstream-protocol.tls: HTTP/1.1 over TLS on :443; a re-encrypt Route to :443
-#     (nginx offers no h2 there) stays HTTP/1.1, one to :8443 speaks h2 (ALPN); so do a
+#     :18443; upstream-protocol.tls: HTTP/1.1 over TLS on :443; a re-encrypt Route to :443
+#     (nginx offers no h2 there) stays HTTP/1.1, one to :18443 speaks h2 (ALPN); so do a
 #     RouteGroup's https:// backends (tls.backend_ca checks nginx's certificate).
 #   - The annotation taken away (one Service changed): HTTP/1.1 on :80 again.
 #   - A backend that stops: 502/503 for the client, routerd serves on.
@@ -72,14 +72,14 @@ nginx_saw() {
 }
 
 # --- h2c --------------------------------------------------------------------------------
-svc h2c h2c 8090 '{projectcontour.io/upstream-protocol.h2c: h2c}'
+svc h2c h2c 18080 '{projectcontour.io/upstream-protocol.h2c: h2c}'
 rctl resolve "http://h2c.$D/" -o json
 t_json_expect "$T_OUT" 'd["mode"] == "proxy" and d["services"][0]["protocol"] == "h2c"' \
 	"resolve: the h2c Service's route is proxied and speaks h2c"
 get "h2c.$D" /h2c-get --http1.1
 [ "$T_OUT" = "backend-a
  200 1.1" ] || t_fail "HTTP/1.1 GET to the h2c backend: backend-a" "$(t_seen)"
-nginx_saw '"GET /h2c-get HTTP/2.0" 200 [0-9]+ 8090$' "nginx got the GET as HTTP/2.0 on :8090"
+nginx_saw '"GET /h2c-get HTTP/2.0" 200 [0-9]+ 18080$' "nginx got the GET as HTTP/2.0 on :18080"
 get "h2c.$D" /h2c-h2 --http2-prior-knowledge
 [ "$T_OUT" = "backend-a
  200 2" ] || t_fail "h2c client to the h2c backend: backend-a over h2" "$(t_seen)"
@@ -87,7 +87,7 @@ nginx_saw '"GET /h2c-h2 HTTP/2.0" 200' "nginx got the h2 client's GET as HTTP/2.
 get "h2c.$D" /h2c-head --http1.1 -I
 grep -q "^HTTP/1.1 200" <<<"$T_OUT" || t_fail "HEAD through the h2c backend: 200" "$(t_seen)"
 nginx_saw '"HEAD /h2c-head HTTP/2.0" 200 0' "nginx got the HEAD as HTTP/2.0"
-t_ok "h2c backend: GET (HTTP/1.1 and h2 clients) and HEAD reach nginx as HTTP/2.0 on :8090"
+t_ok "h2c backend: GET (HTTP/1.1 and h2 clients) and HEAD reach nginx as HTTP/2.0 on :18080"
 
 head -c 100000 /dev/urandom >"$LAB_DIR/up.bin"
 get "h2c.$D" /h2c-post --http1.1 --data-binary "@$LAB_DIR/up.bin"
@@ -124,11 +124,11 @@ t_note "20 client connections: h2_backend_streams +$((s1 - s0)), h2_backend_conn
 t_ok "pooled: 20 client connections, $((s1 - s0)) streams on $((c1 - c0)) new h2c connection(s)"
 
 # --- TLS: .h2 (ALPN), .tls, re-encrypt ----------------------------------------------------
-svc h2tls h2tls 8443 '{projectcontour.io/upstream-protocol.h2: "8443"}'
+svc h2tls h2tls 18443 '{projectcontour.io/upstream-protocol.h2: "18443"}'
 get "h2tls.$D" /h2tls-get --http1.1
 [ "$T_OUT" = "backend-a
  200 1.1" ] || t_fail "GET to the .h2 (TLS) backend" "$(t_seen)"
-nginx_saw '"GET /h2tls-get HTTP/2.0" 200 [0-9]+ 8443$' "nginx got it as HTTP/2.0 over TLS on :8443"
+nginx_saw '"GET /h2tls-get HTTP/2.0" 200 [0-9]+ 18443$' "nginx got it as HTTP/2.0 over TLS on :18443"
 svc tls1 https 443 '{contour.heptio.com/upstream-protocol.tls: https}'
 get "tls1.$D" /tls-get --http1.1
 [ "$T_OUT" = "backend-a
@@ -140,7 +140,7 @@ get "h2no.$D" /h2no-get --http1.1
 [ "$T_OUT" = "backend-a
  200 1.1" ] || t_fail "GET to an .h2 Service whose backend offers no h2" "$(t_seen)"
 nginx_saw '"GET /h2no-get HTTP/1.1" 200 [0-9]+ 443$' "ALPN without h2: HTTP/1.1 over TLS on :443"
-t_ok "upstream-protocol.h2: HTTP/2 over TLS where ALPN gives it (:8443), HTTP/1.1 where not (:443); .tls: HTTP/1.1 over TLS"
+t_ok "upstream-protocol.h2: HTTP/2 over TLS where ALPN gives it (:18443), HTTP/1.1 where not (:443); .tls: HTTP/1.1 over TLS"
 
 # Re-encrypt Routes check the backend's certificate (nginx a's own, as destinationCA) and
 # offer h2 by ALPN.
@@ -178,16 +178,16 @@ $(sed 's/^/      /' <<<"$CA")
 EOF
 	t_expect_rc 0 "apply re-encrypt Route $1 to nginx a :$2"
 }
-reenc reenc 8443
+reenc reenc 18443
 reenc reenc2 443
-for pair in reenc:8443:HTTP/2.0 reenc2:443:HTTP/1.1; do
+for pair in reenc:18443:HTTP/2.0 reenc2:443:HTTP/1.1; do
 	IFS=: read -r name port proto <<<"$pair"
 	t_run lab_client curl -sS -m 10 -k --resolve "$name.$D:443:$R" -w ' %{http_code}' "https://$name.$D/$name-get"
 	[ "$T_OUT" = "backend-a
  200" ] || t_fail "re-encrypt $name.$D (nginx a :$port, certificate for $CN)" "$(t_seen)"
 	nginx_saw "\"GET /$name-get $proto\" 200 [0-9]+ $port\$" "re-encrypt to :$port reaches nginx as $proto"
 done
-t_ok "re-encrypt: ALPN h2 to nginx's :8443 (HTTP/2.0), HTTP/1.1 to :443 (no h2 offered); the certificate checked either way"
+t_ok "re-encrypt: ALPN h2 to nginx's :18443 (HTTP/2.0), HTTP/1.1 to :443 (no h2 offered); the certificate checked either way"
 
 # RouteGroup https:// backends offer h2 by ALPN too (their certificates checked as ever).
 rctl apply -f - <<EOF
@@ -197,7 +197,7 @@ metadata: {name: urls, namespace: demo}
 spec:
   hosts: [urls.$D]
   backends:
-  - {name: h2, type: network, address: "https://a.passthrough.$D:8443"}
+  - {name: h2, type: network, address: "https://a.passthrough.$D:18443"}
   - {name: h1, type: network, address: "https://a.passthrough.$D"}
   defaultBackends: [{backendName: h2}]
   routes:
@@ -205,16 +205,16 @@ spec:
   - pathSubtree: /h1
     backends: [{backendName: h1}]
 EOF
-t_expect_rc 0 "apply RouteGroup urls.$D with https:// backends on nginx a's :8443 and :443"
+t_expect_rc 0 "apply RouteGroup urls.$D with https:// backends on nginx a's :18443 and :443"
 get "urls.$D" /url-h2 --http1.1
 [ "$T_OUT" = "backend-a
- 200 1.1" ] || t_fail "RouteGroup https:// backend on :8443" "$(t_seen)"
-nginx_saw '"GET /url-h2 HTTP/2.0" 200 [0-9]+ 8443$' "RouteGroup https:// to :8443 reaches nginx as HTTP/2.0"
+ 200 1.1" ] || t_fail "RouteGroup https:// backend on :18443" "$(t_seen)"
+nginx_saw '"GET /url-h2 HTTP/2.0" 200 [0-9]+ 18443$' "RouteGroup https:// to :18443 reaches nginx as HTTP/2.0"
 get "urls.$D" /h1/x --http1.1
 [ "$T_OUT" = "backend-a
  200 1.1" ] || t_fail "RouteGroup https:// backend on :443" "$(t_seen)"
 nginx_saw '"GET /h1/x HTTP/1.1" 200 [0-9]+ 443$' "RouteGroup https:// to :443 stays HTTP/1.1"
-t_ok "RouteGroup https:// backends: h2 by ALPN to :8443, HTTP/1.1 to :443"
+t_ok "RouteGroup https:// backends: h2 by ALPN to :18443, HTTP/1.1 to :443"
 
 # --- the annotation goes: HTTP/1.1 again ----------------------------------------------------
 rctl apply -f - <<EOF

@@ -293,7 +293,7 @@ _lab_cert() { # NAME OUTBASE
 }
 
 # One nginx backend: NAME ADDR BODY CERT-NAME. HTTP on :80 and HTTPS on :443 (a certificate
-# for CERT-NAME), and HTTP/2 on :8090 (h2c, prior knowledge) and :8443 (TLS, ALPN h2) for
+# for CERT-NAME), and HTTP/2 on :18080 (h2c, prior knowledge) and :18443 (TLS, ALPN h2) for
 # routerd's h2 backends: BODY on every path, "ok" on /health, 2 MiB of random bytes on
 # /big.bin (the same file is $LAB_DIR/nginx-NAME/www/big.bin, to compare).
 _lab_nginx() {
@@ -320,8 +320,8 @@ http {
     server {
         listen $addr:80;
         listen $addr:443 ssl;
-        listen $addr:8090 http2;
-        listen $addr:8443 ssl http2;
+        listen $addr:18080 http2;
+        listen $addr:18443 ssl http2;
         server_name $cn;
         ssl_certificate $d/tls.crt;
         ssl_certificate_key $d/tls.key;
