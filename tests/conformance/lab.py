@@ -31,6 +31,19 @@ LAB_ADDR_RE = re.compile(r"(?<![0-9.])198\.19\.[0-9]{1,3}\.[0-9]{1,3}(?![0-9])")
 IPV4_RE = r"[0-9]{1,3}(?:\.[0-9]{1,3}){3}"
 
 
+
+def action_protocols(r):
+    """The protocols resolve says the answer's services speak (http/1.1 when unsaid)."""
+    svcs = list(r.get("services") or [])
+    for sp in r.get("split") or []:
+        svcs += sp.get("services") or []
+    return {v.get("protocol") or "http/1.1" for v in svcs}
+
+
+def action_speaks_h2(r):
+    """A backend answer whose services are not all HTTP/1.1 in the clear."""
+    return r.get("action") == "backend" and action_protocols(r) - {"http/1.1"} != set()
+
 class LabError(Exception):
     pass
 
@@ -276,6 +289,10 @@ class Lab:
                 # Without a certificate the handshake fails: no HTTP answer at all.
                 return {"no_http": True, "why": "a client certificate is required, none sent",
                         "error_re": r"certificate|alert|handshake"}
+        if action_speaks_h2(r):
+            return "a backend spoken to in h2 or TLS (protocol %s: a GRPCRoute, an " \
+                "upstream-protocol annotation): the lab's echo backends speak HTTP/1.1" % \
+                ", ".join(sorted(action_protocols(r)))
         split = [s for s in r.get("split") or [] if (s.get("share") or 0) > 0]
         if len(split) > 1:
             # One request shows one of the rules: checked when each of them is a backend

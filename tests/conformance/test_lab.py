@@ -131,6 +131,10 @@ ok(verdict(dict(BE, tls="reencrypt"), ans(200), "https://h.test/")[0] == "unchec
    "re-encrypt over https is not checked from outside")
 ok(verdict(dict(BE, endpoints=[{"address": "2001:2::1", "port": 80}]), ans(200))[0] == "unchecked",
    "an endpoint the lab does not map is not checked from outside")
+ok(verdict(dict(BE, services=[{"protocol": "h2c", "endpoints": 1}]), ans(200))[0] == "unchecked" and
+   verdict(dict(BE, services=[{"protocol": "http/1.1", "endpoints": 1}]),
+           ans(200, **{"x-backend": "198.18.4.8:8080"}))[0] != "unchecked",
+   "a backend spoken to in h2c (GRPCRoute) is not checked from outside; HTTP/1.1 is")
 SPLIT = dict(BE, split=[{"share": 0.5, "action": "backend", "services": [{"endpoints": 1}]},
                         {"share": 0.5, "action": "backend", "services": [{"endpoints": 0}]}])
 ok(verdict(SPLIT, ans(200))[0] == "unchecked",
