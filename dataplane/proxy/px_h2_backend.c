@@ -95,12 +95,6 @@ pipe_put(struct px_h2b *hb, const void *p, uint32_t len)
 	}
 }
 
-static bool
-name_is(const uint8_t *name, size_t nlen, const char *s)
-{
-	return nlen == strlen(s) && strncasecmp((const char *)name, s, nlen) == 0;
-}
-
 /* ---------------------------------------------------------- responses -- */
 
 static int
@@ -125,7 +119,7 @@ on_header(nghttp2_session *s, const nghttp2_frame *frame, const uint8_t *name, s
 	(void)flags;
 	if (frame->hd.stream_id != hb->pipe.id)
 		return 0;
-	if (name_is(name, nlen, ":status")) {
+	if (px_h2_name_is(name, nlen, ":status")) {
 		hb->status = vlen == 3 ? (uint16_t)((value[0] - '0') * 100 + (value[1] - '0') * 10 +
 						    (value[2] - '0'))
 				       : 0;
@@ -133,7 +127,7 @@ on_header(nghttp2_session *s, const nghttp2_frame *frame, const uint8_t *name, s
 	}
 	if (nlen > 0 && name[0] == ':')
 		return 0;
-	if (name_is(name, nlen, "content-length")) {
+	if (px_h2_name_is(name, nlen, "content-length")) {
 		if (hb->head_done)
 			return 0; /* in trailers: meaningless */
 		hb->has_cl = true;

@@ -6,6 +6,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 
 #include <nghttp2/nghttp2.h>
 
@@ -39,6 +40,13 @@ enum {
 	DC_TRAILER,  /* trailer lines, to the empty one */
 	DC_DONE,
 };
+
+/* A field name nghttp2 gave (lowercase: it checks) is s. */
+static inline bool
+px_h2_name_is(const uint8_t *name, size_t nlen, const char *s)
+{
+	return nlen == strlen(s) && memcmp(name, s, nlen) == 0;
+}
 
 /* A session's memory account (px_h2_mem.c). */
 struct px_h2_mem {

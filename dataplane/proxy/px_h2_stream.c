@@ -165,12 +165,6 @@ hb_put(struct px_h2 *h2, const char *p1, size_t l1, const char *p2, size_t l2, c
 	return at;
 }
 
-static bool
-name_is(const uint8_t *name, size_t nlen, const char *s)
-{
-	return nlen == strlen(s) && memcmp(name, s, nlen) == 0;
-}
-
 int
 px_h2s_header(struct px_h2 *h2, const nghttp2_frame *frame, const uint8_t *name, size_t nlen,
 	      const uint8_t *value, size_t vlen)
@@ -193,7 +187,7 @@ px_h2s_header(struct px_h2 *h2, const nghttp2_frame *frame, const uint8_t *name,
 	if (frame->headers.cat != NGHTTP2_HCAT_REQUEST) {
 		/* Trailers go to a chunked body's trailer section; with a
 		 * content-length there is none to put them in. */
-		if (ex->strm->trailers && !name_is(name, nlen, "content-length")) {
+		if (ex->strm->trailers && !px_h2_name_is(name, nlen, "content-length")) {
 			char line[SY_PX_CHUNK_LINE_MAX];
 			int len = snprintf(line, sizeof(line), "%.*s: %.*s\r\n", (int)nlen, n,
 					   (int)vlen, v);
@@ -206,13 +200,13 @@ px_h2s_header(struct px_h2 *h2, const nghttp2_frame *frame, const uint8_t *name,
 	if (nlen > 0 && name[0] == ':') {
 		uint32_t at = hb_put(h2, v, vlen, NULL, 0, NULL, 0);
 
-		if (name_is(name, nlen, ":method")) {
+		if (px_h2_name_is(name, nlen, ":method")) {
 			b->method = at;
 			b->method_len = (uint32_t)vlen;
-		} else if (name_is(name, nlen, ":path")) {
+		} else if (px_h2_name_is(name, nlen, ":path")) {
 			b->path = at;
 			b->path_len = (uint32_t)vlen;
-		} else if (name_is(name, nlen, ":authority")) {
+		} else if (px_h2_name_is(name, nlen, ":authority")) {
 			b->auth = at;
 			b->auth_len = (uint32_t)vlen;
 			b->has_auth = true;
@@ -220,7 +214,7 @@ px_h2s_header(struct px_h2 *h2, const nghttp2_frame *frame, const uint8_t *name,
 		b->pseudo_end = b->hb_len;
 		return 0; /* :scheme: the connection says it (X-Forwarded-Proto) */
 	}
-	if (name_is(name, nlen, "host")) {
+	if (px_h2_name_is(name, nlen, "host")) {
 		if (b->has_auth)
 			return 0; /* RFC 9113 8.3.1: :authority wins */
 		b->auth = hb_put(h2, v, vlen, NULL, 0, NULL, 0);
@@ -228,11 +222,11 @@ px_h2s_header(struct px_h2 *h2, const nghttp2_frame *frame, const uint8_t *name,
 		b->has_auth = true;
 		return 0;
 	}
-	if (name_is(name, nlen, "te"))
+	if (px_h2_name_is(name, nlen, "te"))
 		return 0; /* "trailers", nghttp2 checked: hop-by-hop */
-	if (name_is(name, nlen, "content-length"))
+	if (px_h2_name_is(name, nlen, "content-length"))
 		b->has_cl = true;
-	if (name_is(name, nlen, "content-type") && vlen >= 16 &&
+	if (px_h2_name_is(name, nlen, "content-type") && vlen >= 16 &&
 	    strncasecmp(v, "application/grpc", 16) == 0 && (vlen == 16 || v[16] == '+' || v[16] == ';'))
 		ex->strm->grpc = true;
 	hb_put(h2, n, nlen, ": ", 2, v, vlen);
