@@ -189,6 +189,11 @@ extern const char *const sy_drop_reason_names[SY_DROP__COUNT];
 	X(flows_active)    /* gauge: connection records in use */              \
 	X(backend_retries) /* another endpoint tried after a failed connect */ \
 	X(proxy_status_retries) /* requests sent again on a status the route's retryPolicy names */ \
+	X(proxy_mirror_requests) /* requests copied to a route's mirror (proxy/px_mirror.c) */ \
+	X(proxy_mirror_answered) /* ... whose mirror answered with a status line (the answer is dropped) */ \
+	X(proxy_mirror_failed)   /* ... whose mirror leg failed: refused, reset, silent past its timeout */ \
+	X(proxy_mirror_skipped)  /* mirrors not sent: no endpoint, no free leg, a tunnel, not HTTP/1.1 in the clear */ \
+	X(proxy_mirror_dropped)  /* mirrors given up mid-request: the body outran the leg, or the request was cut */ \
 	X(lb_ejections)    /* endpoints ejected: consecutive failures (lb/lb.h) */ \
 	X(lb_ejected_avoided) /* picks that skipped an ejected endpoint */      \
 	X(lb_panic_picks)  /* picks that found only ejected endpoints: used anyway */ \

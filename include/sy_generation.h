@@ -327,6 +327,16 @@ sy_retry_status(uint8_t on, const uint16_t *codes, uint16_t status)
 	return false;
 }
 
+/* A request mirror of a rule: a copy of per_10k of each 10,000 requests
+ * goes to an endpoint of pool, its answer dropped
+ * (dataplane/proxy/px_mirror.h). The pool is the rule's vhost's reference,
+ * given back with it (gen_build.c). */
+#define SY_RULE_MIRRORS_MAX 4
+struct sy_mirror {
+	const struct sy_pool *pool;
+	uint16_t per_10k;
+};
+
 /* What few rules have: predicates, filters, an answer of the router's own
  * (redirect, static) or a sticky cookie. Apart, in the vhost's block, so
  * that a million plain rules are one cache line each. */
@@ -360,6 +370,10 @@ struct sy_rule_more {
 	uint8_t retry_count;
 	uint8_t retry_on;
 	uint16_t retry_codes[SY_RETRY_CODES_MAX];
+	/* Request mirrors (Gateway API's RequestMirror, Contour's mirror
+	 * service): n_mirrors of them, each with its own pool. */
+	uint8_t n_mirrors;
+	const struct sy_mirror *mirrors;
 };
 
 struct sy_rule {

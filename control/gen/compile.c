@@ -265,14 +265,69 @@ edge_policies(struct sy_arena *a, const struct sy_edge_policy_in *e, const struc
 	return 0;
 }
 
+/* A rule's mirrors, their pools taken (one reference each, the vhost's). */
+static int
+rule_mirrors(struct sy_arena *a, const struct sy_edge_policy_in *e, const struct sy_pool **mpools,
+	     struct sy_rule *rule)
+{
+	struct sy_mirror *m = sy_arena_alloc(a, e->n_mirrors * sizeof(*m));
+	unsigned k;
+
+	if (m == NULL)
+		return -1;
+	for (k = 0; k < e->n_mirrors; k++) {
+		m[k].pool = mpools[k];
+		m[k].per_10k = e->mirror_per_10k[k];
+	}
+	rule->more->mirrors = m;
+	rule->more->n_mirrors = (uint8_t)e->n_mirrors;
+	return 0;
+}
+
+/* The pools of rule r's mirrors into out (SY_RULE_MIRRORS_MAX of them,
+ * NULL past its own): each its backend alone, as a rule with that one
+ * backend would have it, without the rule's strategy, health checks or
+ * connection bound (they are about its own backends). -1 on out of
+ * memory, those taken left in out for the caller to give back. */
+static int
+mirror_pools(struct sy_pool_cache *pc, struct sy_store *st, const struct sy_rule_in *r,
+	     const struct sy_pool **out)
+{
+	struct sy_rule_in *m;
+	unsigned k;
+	int rc = 0;
+
+	if (r->edge == NULL || r->edge->n_mirrors == 0)
+		return 0;
+	if ((m = malloc(sizeof(*m))) == NULL)
+		return -1;
+	*m = *r;
+	m->edge = NULL;
+	memset(&m->hc, 0, sizeof(m->hc));
+	m->strategy = SY_LB_DEFAULT;
+	m->sticky_cookie = NULL;
+	m->weights = SY_WEIGHTS_PER_SERVICE;
+	m->n_backends = 1;
+	for (k = 0; k < r->edge->n_mirrors && rc == 0; k++) {
+		m->backends[0] = r->edge->mirrors[k];
+		m->backends[0].weight = 1;
+		m->target_port = m->backends[0].target_port;
+		if ((out[k] = sy_pool_get(pc, st, m)) == NULL)
+			rc = -1;
+	}
+	free(m);
+	return rc;
+}
+
 /*
  * One vhost in arena a: the vhost, its host and rules (rs, sorted), rule i
- * sending to pools[i] (shared, control/gen/pool.c). NULL on out of memory (the
+ * sending to pools[i] (shared, control/gen/pool.c) and mirroring to
+ * mpools[i * SY_RULE_MIRRORS_MAX + k]. NULL on out of memory (the
  * caller frees a).
  */
 static struct sy_vhost *
 build_vhost_in(struct sy_arena *a, const char *host, struct sy_rule_in **rs,
-	       const struct sy_pool **pools, size_t n)
+	       const struct sy_pool **pools, const struct sy_pool **mpools, size_t n)
 {
 	struct sy_vhost *vh = sy_arena_alloc(a, sizeof(*vh));
 	size_t i;
@@ -332,14 +387,14 @@ build_vhost_in(struct sy_arena *a, const char *host, struct sy_rule_in **rs,
 			plain_paths = false;
 	/* A route's server timeout is answered 504 when it passes, its
 	 * rate-http counts every request of a keep-alive connection, and its
-	 * retry policy reads each response's status, which only the proxy
-	 * mode can; a passthrough route keeps splice (there is
+	 * retry policy reads each response's status and its mirrors copy
+	 * each request, which only the proxy mode can; a passthrough route keeps splice (there is
 	 * no HTTP to answer in). An allowlist and the connection limits are
 	 * checked by either mode. */
 	for (i = 0; i < n; i++)
 		if (rs[i]->edge != NULL &&
 		    (rs[i]->edge->server_timeout_ms != 0 || rs[i]->edge->http_rate_max != 0 ||
-		     rs[i]->edge->retry_count != 0))
+		     rs[i]->edge->retry_count != 0 || rs[i]->edge->n_mirrors != 0))
 			plain_paths = false;
 	for (i = 0; i < n; i++)
 		if (pools[i]->needs_proxy || pools[i]->backend_tls)
@@ -397,6 +452,9 @@ build_vhost_in(struct sy_arena *a, const char *host, struct sy_rule_in **rs,
 			rule->more->body = rs[i]->body ? sy_arena_strdup(a, rs[i]->body) : NULL;
 			if (rs[i]->edge != NULL && edge_policies(a, rs[i]->edge, vh, rule) < 0)
 				goto fail;
+			if (rs[i]->edge != NULL && rs[i]->edge->n_mirrors > 0 &&
+			    rule_mirrors(a, rs[i]->edge, &mpools[i * SY_RULE_MIRRORS_MAX], rule) < 0)
+				goto fail;
 		}
 		snprintf(who, sizeof(who), "%s/%s", rs[i]->o->ns, rs[i]->o->name);
 		rule->object = sy_arena_strdup(a, who);
@@ -422,23 +480,30 @@ build_vhost(struct sy_arena *trial, struct sy_pool_cache *pc, struct sy_store *s
 	    const char *host, struct sy_rule_in **rs, size_t n)
 {
 	const struct sy_pool **pools = calloc(n ? n : 1, sizeof(*pools));
+	const struct sy_pool **mpools = NULL;
 	struct sy_arena *a = NULL;
 	struct sy_vhost *vh = NULL;
 	size_t i, size;
+	bool mirrors = false;
 
 	if (pools == NULL)
 		return NULL;
 	qsort(rs, n, sizeof(*rs), cmp_rule_path);
 	for (i = 0; i < n; i++)
-		if ((pools[i] = sy_pool_get(pc, st, rs[i])) == NULL)
+		mirrors |= rs[i]->edge != NULL && rs[i]->edge->n_mirrors > 0;
+	if (mirrors && (mpools = calloc(n * SY_RULE_MIRRORS_MAX, sizeof(*mpools))) == NULL)
+		goto fail;
+	for (i = 0; i < n; i++)
+		if ((pools[i] = sy_pool_get(pc, st, rs[i])) == NULL ||
+		    (mpools != NULL && mirror_pools(pc, st, rs[i], &mpools[i * SY_RULE_MIRRORS_MAX]) < 0))
 			goto fail;
-	vh = build_vhost_in(trial, host, rs, pools, n);
+	vh = build_vhost_in(trial, host, rs, pools, mpools, n);
 	size = vh ? sy_arena_used(trial) : 0;
 	sy_arena_reset(trial);
 	if (vh == NULL)
 		goto fail;
 	a = sy_arena_new_exact(size);
-	vh = a ? build_vhost_in(a, host, rs, pools, n) : NULL;
+	vh = a ? build_vhost_in(a, host, rs, pools, mpools, n) : NULL;
 	if (vh == NULL)
 		goto fail;
 	if ((vh->tls == SY_TLS_EDGE || vh->tls == SY_TLS_REENCRYPT) && rs[0]->pem != NULL)
@@ -452,12 +517,16 @@ build_vhost(struct sy_arena *trial, struct sy_pool_cache *pc, struct sy_store *s
 		/* NULL only when OpenSSL has no memory: requests get 503. */
 		vh->term->backend_ctx = sy_tls_client_ctx_get(rs[0]->dest_ca, rs[0]->dest_ca_len);
 	free(pools);
+	free(mpools);
 	return vh;
 fail:
 	sy_arena_free(a);
-	for (i = 0; i < n && pools[i] != NULL; i++)
-		sy_pool_put(pools[i]);
+	for (i = 0; i < n; i++)
+		sy_pool_put(pools[i]); /* NULL: none taken */
+	for (i = 0; mpools != NULL && i < n * SY_RULE_MIRRORS_MAX; i++)
+		sy_pool_put(mpools[i]);
 	free(pools);
+	free(mpools);
 	return NULL;
 }
 

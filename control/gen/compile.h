@@ -109,6 +109,12 @@ struct sy_edge_policy_in {
 	uint8_t retry_count;    /* Contour's retryPolicy (sy_rule_more); 0: none */
 	uint8_t retry_on;
 	uint16_t retry_codes[SY_RETRY_CODES_MAX];
+	/* Request mirrors (sy_rule_more.mirrors): each one backend, its pool
+	 * built as a one-backend rule's, and the share of the requests copied
+	 * to it, in 1/10000. */
+	struct sy_backend_in mirrors[SY_RULE_MIRRORS_MAX];
+	uint16_t mirror_per_10k[SY_RULE_MIRRORS_MAX];
+	unsigned n_mirrors;
 };
 
 /* A rule a kind would serve, before claims across kinds are settled. All

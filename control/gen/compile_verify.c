@@ -95,6 +95,10 @@ dump_generation(const struct sy_generation *g)
 				fprintf(f, "  filter %s %s\n", r->more->filters[k].name, r->more->filters[k].args);
 			if (r->action == SY_ACTION_BACKEND)
 				dump_pool(f, r->pool);
+			for (k = 0; r->more != NULL && k < r->more->n_mirrors; k++) {
+				fprintf(f, "  mirror %u\n", r->more->mirrors[k].per_10k);
+				dump_pool(f, r->more->mirrors[k].pool);
+			}
 		}
 	}
 	fclose(f);

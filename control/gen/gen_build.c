@@ -70,8 +70,13 @@ sy_vhost_free(struct sy_vhost *vh)
 
 	if (vh == NULL)
 		return;
-	for (i = 0; i < vh->n_rules; i++)
+	for (i = 0; i < vh->n_rules; i++) {
+		const struct sy_rule_more *m = vh->rules[i].more;
+
 		sy_pool_put(vh->rules[i].pool);
+		for (unsigned k = 0; m != NULL && k < m->n_mirrors; k++)
+			sy_pool_put(m->mirrors[k].pool);
+	}
 	if (vh->term != NULL) {
 		sy_tls_ctx_put(vh->term->ctx);
 		sy_tls_ctx_put(vh->term->backend_ctx);

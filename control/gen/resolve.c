@@ -377,6 +377,26 @@ strip_ids(json_t *services)
 		json_object_del(e, "id");
 }
 
+/* A rule's request mirrors: what share of the requests each copies, to
+ * which services and endpoints (the answers are dropped). */
+static json_t *
+mirrors_json(const struct sy_rule_more *m)
+{
+	json_t *out = json_array();
+	unsigned k;
+
+	for (k = 0; k < m->n_mirrors; k++) {
+		json_t *services = json_array(), *endpoints = json_array();
+
+		add_pool(m->mirrors[k].pool, 1.0, services, endpoints);
+		strip_ids(services);
+		json_array_append_new(out, json_pack("{s:f, s:o, s:o}", "share",
+						     m->mirrors[k].per_10k / 10000.0, "services", services,
+						     "endpoints", endpoints));
+	}
+	return out;
+}
+
 static json_t *
 rule_filters(const struct sy_rule *r)
 {
@@ -685,6 +705,8 @@ sy_ops_resolve(struct sy_router *r, const json_t *req)
 				    json_string(sy_lb_strategy_name(rule->pool->strategy)));
 	if (rule->action == SY_ACTION_BACKEND && rule->more != NULL && rule->more->retry_count != 0)
 		json_object_set_new(reply, "retry", retry_json(rule->more));
+	if (rule->action == SY_ACTION_BACKEND && rule->more != NULL && rule->more->n_mirrors > 0)
+		json_object_set_new(reply, "mirrors", mirrors_json(rule->more));
 	ub = rule_url_backend(rule);
 	if (ub != NULL)
 		json_object_set_new(reply, "backend", url_backend_json(ub));

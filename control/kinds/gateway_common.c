@@ -867,6 +867,20 @@ sy_gw_route_displaced(struct sy_compile_ctx *cx, const struct sy_rule_in *rule, 
 
 /* ---------------------------------------------------------- relations -- */
 
+/* The Service a backendRef reads, and the ReferenceGrants of its namespace
+ * when it is another's. */
+static void
+backend_ref_relations(const struct sy_object *o, const json_t *b, struct sy_rel_keys *out)
+{
+	const char *ns = json_object_get(b, "namespace") ? jstr(b, "namespace") : o->ns;
+
+	if (!json_is_object(b))
+		return;
+	sy_rel_add(out, SY_REL_SERVICE, "%s/%s", ns, jstr(b, "name"));
+	if (strcmp(ns, o->ns) != 0)
+		sy_rel_add(out, SY_REL_GRANT, "%s", ns);
+}
+
 void
 sy_gw_route_relations(const struct sy_object *o, const struct sy_compile_opts *opts,
 		      struct sy_rel_keys *out)
@@ -879,14 +893,16 @@ sy_gw_route_relations(const struct sy_object *o, const struct sy_compile_opts *o
 	(void)opts;
 	/* the Services of its backendRefs (both route kinds write them so),
 	 * and the ReferenceGrants of other namespaces that allow them */
-	json_array_foreach(json_object_get(spec, "rules"), i, rule)
-		json_array_foreach(json_object_get(rule, "backendRefs"), j, b) {
-			const char *ns = json_object_get(b, "namespace") ? jstr(b, "namespace") : o->ns;
-
-			sy_rel_add(out, SY_REL_SERVICE, "%s/%s", ns, jstr(b, "name"));
-			if (strcmp(ns, o->ns) != 0)
-				sy_rel_add(out, SY_REL_GRANT, "%s", ns);
-		}
+	json_array_foreach(json_object_get(spec, "rules"), i, rule) {
+		json_array_foreach(json_object_get(rule, "backendRefs"), j, b)
+			backend_ref_relations(o, b, out);
+		/* a RequestMirror's backend is read as a backendRef is */
+		json_array_foreach(json_object_get(rule, "filters"), j, b)
+			if (strcmp(jstr(b, "type"), "RequestMirror") == 0)
+				backend_ref_relations(
+					o, json_object_get(json_object_get(b, "requestMirror"), "backendRef"),
+					out);
+	}
 
 	json_array_foreach(hosts, i, h)
 		if (json_is_string(h)) {

@@ -1295,10 +1295,22 @@ route_rule(struct hp_ctx *hc, struct hp_state *st, const json_t *route, struct h
 				  (long long)port, st->o->ns, name);
 			continue;
 		}
-		/* A mirror gets a copy of the traffic in Contour; the data
-		 * plane cannot copy, so it gets none (docs/routing.md). */
-		if (json_is_true(json_object_get(svc, "mirror")))
+		/* A mirror gets a copy of the requests (validated: one per
+		 * route), none of its own; its weight is the share copied,
+		 * in percent (Contour's mirror weight: 100 without one). */
+		if (json_is_true(json_object_get(svc, "mirror"))) {
+			uint16_t pct = weight > 0 && weight < 100 ? (uint16_t)weight : 100;
+
+			if (edge_of(hc, &edge) == NULL)
+				return hc->rc = -ENOMEM;
+			memset(&edge->mirrors[0], 0, sizeof(edge->mirrors[0]));
+			edge->mirrors[0].service = name;
+			edge->mirrors[0].target_port = json_object_get(svc, "port");
+			edge->mirrors[0].weight = 1;
+			edge->mirror_per_10k[0] = (uint16_t)(pct * 100);
+			edge->n_mirrors = 1;
 			continue;
+		}
 		r.backends[r.n_backends].service = name;
 		r.backends[r.n_backends].target_port = json_object_get(svc, "port");
 		r.backends[r.n_backends++].weight = (uint32_t)weight;

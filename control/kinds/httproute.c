@@ -262,6 +262,51 @@ check_path_modifier(const json_t *p, const char *base, bool prefix_ok, const cha
 	return 0;
 }
 
+/* A RequestMirror's requestMirror: its backendRef as a backendRef is
+ * checked (without weight), and at most one of percent (0-100) and
+ * fraction (numerator <= denominator, denominator > 0). */
+static int
+check_request_mirror(const json_t *rm, const char *base, const char *who, struct sy_errors *errs)
+{
+	const json_t *pct = json_object_get(rm, "percent"), *fr = json_object_get(rm, "fraction");
+	const json_t *b = json_object_get(rm, "backendRef");
+	char f[192];
+
+	if (!json_is_object(rm))
+		return sy_err_add(errs, "invalid", who, base,
+				  "requestMirror: required for this filter type");
+	snprintf(f, sizeof(f), "%s.requestMirror.backendRef", base);
+	if (b == NULL)
+		return sy_err_add(errs, "invalid", who, f, "required");
+	if (json_object_get(b, "weight") != NULL)
+		return sy_err_add(errs, "invalid", who, f, "weight: not a field of a mirror's backendRef");
+	if (sy_gw_check_backend_ref(b, f, who, errs) < 0)
+		return -1;
+	snprintf(f, sizeof(f), "%s.requestMirror", base);
+	if (pct != NULL && fr != NULL)
+		return sy_err_add(errs, "invalid", who, f, "only one of percent and fraction may be set");
+	snprintf(f, sizeof(f), "%s.requestMirror.percent", base);
+	if (pct != NULL && (!json_is_integer(pct) || json_integer_value(pct) < 0 ||
+			    json_integer_value(pct) > 100))
+		return sy_err_add(errs, "invalid", who, f, "must be an integer from 0 to 100");
+	if (fr != NULL) {
+		const json_t *num = json_object_get(fr, "numerator");
+		const json_t *den = json_object_get(fr, "denominator");
+
+		snprintf(f, sizeof(f), "%s.requestMirror.fraction.numerator", base);
+		if (!json_is_integer(num) || json_integer_value(num) < 0)
+			return sy_err_add(errs, "invalid", who, f, "must be an integer of 0 or more");
+		snprintf(f, sizeof(f), "%s.requestMirror.fraction.denominator", base);
+		if (den != NULL && (!json_is_integer(den) || json_integer_value(den) < 1))
+			return sy_err_add(errs, "invalid", who, f, "must be an integer of 1 or more");
+		if (json_integer_value(num) > (den != NULL ? json_integer_value(den) : 100))
+			return sy_err_add(errs, "invalid", who, f,
+					  "must not be less than the numerator (%lld)",
+					  (long long)json_integer_value(num));
+	}
+	return 0;
+}
+
 int
 sy_gw_check_filter(const json_t *flt, const char *base, bool prefix_ok, const char *who,
 	     struct sy_errors *errs)
@@ -330,16 +375,8 @@ sy_gw_check_filter(const json_t *flt, const char *base, bool prefix_ok, const ch
 		snprintf(f, sizeof(f), "%s.urlRewrite", base);
 		return check_path_modifier(json_object_get(uw, "path"), f, prefix_ok, who, errs);
 	}
-	if (strcmp(type, "RequestMirror") == 0) {
-		const json_t *rm = json_object_get(flt, "requestMirror");
-
-		snprintf(f, sizeof(f), "%s.requestMirror.backendRef.name", base);
-		if (!json_is_object(rm))
-			return sy_err_add(errs, "invalid", who, base,
-					  "requestMirror: required for this filter type");
-		return sy_gw_check_name(json_object_get(json_object_get(rm, "backendRef"), "name"),
-					true, who, f, errs);
-	}
+	if (strcmp(type, "RequestMirror") == 0)
+		return check_request_mirror(json_object_get(flt, "requestMirror"), base, who, errs);
 	if (strcmp(type, "ExtensionRef") == 0) {
 		snprintf(f, sizeof(f), "%s.extensionRef", base);
 		if (!json_is_object(json_object_get(flt, "extensionRef")))
@@ -514,6 +551,7 @@ struct hr_rule {
 	char refs_msg[256];
 	char note[256];           /* a filter this router cannot apply */
 	const json_t *redirect;   /* requestRedirect, built per host and match */
+	struct sy_edge_policy_in *edge; /* base.edge, once a mirror is set */
 };
 
 static char *
@@ -573,6 +611,108 @@ header_filters(struct sy_compile_ctx *cx, struct hr_rule *hr, const json_t *hm, 
 			   args2(cx, jstr(e, "name"), jstr(e, "value")));
 }
 
+/*
+ * A backendRef (of the rule's backends, or a mirror's) into *out: true when
+ * it names a Service this route may reach (a ReferenceGrant for another
+ * namespace) that exists; else the rule's ResolvedRefs reason (the first
+ * one) says why not.
+ */
+static bool
+resolve_ref(struct sy_compile_ctx *cx, const struct sy_gw_http_kind *k, const struct sy_object *o,
+	    const json_t *b, struct hr_rule *hr, struct sy_backend_in *out)
+{
+	const char *group = jstr(b, "group");
+	const char *kind = json_object_get(b, "kind") ? jstr(b, "kind") : "Service";
+	const char *ns = json_object_get(b, "namespace") ? jstr(b, "namespace") : o->ns;
+	const char *name = jstr(b, "name");
+	const struct sy_object *svc;
+
+	if (group[0] != '\0' || strcmp(kind, "Service") != 0) {
+		if (hr->refs_reason == NULL) {
+			hr->refs_reason = "InvalidKind";
+			snprintf(hr->refs_msg, sizeof(hr->refs_msg),
+				 "backendRef %s%s%s %s: only Services are served", group,
+				 group[0] ? "/" : "", kind, name);
+		}
+		return false;
+	}
+	if (!sy_gw_ref_granted(cx->st, k->kind->kind, o->ns, "", "Service", ns, name)) {
+		if (hr->refs_reason == NULL) {
+			hr->refs_reason = "RefNotPermitted";
+			snprintf(hr->refs_msg, sizeof(hr->refs_msg),
+				 "backendRef Service %s/%s: no ReferenceGrant in \"%s\" allows "
+				 "it", ns, name, ns);
+		}
+		return false;
+	}
+	if ((svc = sy_store_find(cx->st, &sy_kind_service, ns, name)) == NULL) {
+		if (hr->refs_reason == NULL) {
+			hr->refs_reason = "BackendNotFound";
+			snprintf(hr->refs_msg, sizeof(hr->refs_msg),
+				 "backendRef Service %s/%s not found", ns, name);
+		}
+		return false;
+	}
+	memset(out, 0, sizeof(*out));
+	out->service = name;
+	out->ns = strcmp(ns, o->ns) != 0 ? ns : NULL;
+	out->weight = 1;
+	out->target_port = json_object_get(b, "port");
+	/* the kind's protocol (GRPCRoute: h2c), unless the Service's
+	 * annotation says h2 over TLS */
+	out->proto = k->proto != 0 && sy_upstream_protocol(svc->obj, json_object_get(b, "port")) != SY_BE_H2
+			     ? k->proto
+			     : 0;
+	return true;
+}
+
+/* A RequestMirror filter: its backend, and the share of the requests it
+ * copies (percent, or fraction: 100 % without either), in the rule's edge
+ * policies. An unresolved backendRef mirrors nothing and says why in
+ * ResolvedRefs, as a backendRef does. -1 on out of memory. */
+static int
+request_mirror(struct sy_compile_ctx *cx, const struct sy_gw_http_kind *k, const struct sy_object *o,
+	       const json_t *rm, struct hr_rule *hr)
+{
+	struct sy_rule_in *r = &hr->base;
+	const json_t *pct = json_object_get(rm, "percent"), *fr = json_object_get(rm, "fraction");
+	struct sy_backend_in be;
+	uint64_t per_10k = 10000;
+
+	if (!resolve_ref(cx, k, o, json_object_get(rm, "backendRef"), hr, &be))
+		return 0;
+	if (hr->edge == NULL) {
+		if ((hr->edge = sy_arena_alloc(cx->scratch, sizeof(*hr->edge))) == NULL)
+			return -1;
+		memset(hr->edge, 0, sizeof(*hr->edge));
+		r->edge = hr->edge;
+	}
+	if (hr->edge->n_mirrors == SY_RULE_MIRRORS_MAX) {
+		if (hr->refs_reason == NULL) {
+			hr->refs_reason = "UnsupportedValue";
+			snprintf(hr->refs_msg, sizeof(hr->refs_msg),
+				 "more than %d RequestMirror filters in a rule: the others mirror nothing",
+				 SY_RULE_MIRRORS_MAX);
+		}
+		return 0;
+	}
+	if (pct != NULL)
+		per_10k = (uint64_t)json_integer_value(pct) * 100;
+	else if (fr != NULL) {
+		uint64_t den = json_object_get(fr, "denominator")
+				       ? (uint64_t)json_integer_value(json_object_get(fr, "denominator"))
+				       : 100;
+
+		per_10k = den ? (uint64_t)json_integer_value(json_object_get(fr, "numerator")) * 10000 / den
+			      : 0;
+	}
+	if (per_10k == 0)
+		return 0; /* 0 %: no copies */
+	hr->edge->mirrors[hr->edge->n_mirrors] = be;
+	hr->edge->mirror_per_10k[hr->edge->n_mirrors++] = (uint16_t)(per_10k > 10000 ? 10000 : per_10k);
+	return 0;
+}
+
 /* The rule's filters (except a redirect: built per host) and backends. */
 static int
 resolve_rule(struct sy_compile_ctx *cx, const struct sy_gw_http_kind *k, struct sy_object *o,
@@ -608,8 +748,10 @@ resolve_rule(struct sy_compile_ctx *cx, const struct sy_gw_http_kind *k, struct 
 				add_filter(cx, r, SY_FILTER_SET_PATH, "setPath",
 					   args2(cx, jstr(p, "replaceFullPath"), NULL));
 			/* ReplacePrefixMatch: per match (its prefix), in emit */
+		} else if (strcmp(type, "RequestMirror") == 0) {
+			/* with the backends, below */
 		} else {
-			/* RequestMirror, ExtensionRef: not done here */
+			/* ExtensionRef: not done here */
 			add_filter(cx, r, SY_FILTER_OTHER, sdup(cx, type), args2(cx, type, NULL));
 			snprintf(hr->note, sizeof(hr->note),
 				 "filter %s is not supported: requests for this rule get 503", type);
@@ -622,54 +764,19 @@ resolve_rule(struct sy_compile_ctx *cx, const struct sy_gw_http_kind *k, struct 
 		return 0;
 	}
 	json_array_foreach(json_object_get(rule, "backendRefs"), i, b) {
-		const char *group = jstr(b, "group");
-		const char *kind = json_object_get(b, "kind") ? jstr(b, "kind") : "Service";
-		const char *ns = json_object_get(b, "namespace") ? jstr(b, "namespace") : o->ns;
-		const char *name = jstr(b, "name");
 		const json_t *w = json_object_get(b, "weight");
-		const struct sy_object *svc;
 
-		if (group[0] != '\0' || strcmp(kind, "Service") != 0) {
-			if (hr->refs_reason == NULL) {
-				hr->refs_reason = "InvalidKind";
-				snprintf(hr->refs_msg, sizeof(hr->refs_msg),
-					 "backendRef %s%s%s %s: only Services are served", group,
-					 group[0] ? "/" : "", kind, name);
-			}
+		if (!resolve_ref(cx, k, o, b, hr, &r->backends[r->n_backends]))
 			continue;
-		}
-		if (!sy_gw_ref_granted(cx->st, k->kind->kind, o->ns, "", "Service", ns, name)) {
-			if (hr->refs_reason == NULL) {
-				hr->refs_reason = "RefNotPermitted";
-				snprintf(hr->refs_msg, sizeof(hr->refs_msg),
-					 "backendRef Service %s/%s: no ReferenceGrant in \"%s\" allows "
-					 "it", ns, name, ns);
-			}
-			continue;
-		}
-		if ((svc = sy_store_find(cx->st, &sy_kind_service, ns, name)) == NULL) {
-			if (hr->refs_reason == NULL) {
-				hr->refs_reason = "BackendNotFound";
-				snprintf(hr->refs_msg, sizeof(hr->refs_msg),
-					 "backendRef Service %s/%s not found", ns, name);
-			}
-			continue;
-		}
 		if (w != NULL && json_integer_value(w) == 0)
 			continue; /* weight 0: no traffic */
-		r->backends[r->n_backends].service = name;
-		r->backends[r->n_backends].ns = strcmp(ns, o->ns) != 0 ? ns : NULL;
 		r->backends[r->n_backends].weight = w ? (uint32_t)json_integer_value(w) : 1;
-		r->backends[r->n_backends].target_port = json_object_get(b, "port");
-		/* the kind's protocol (GRPCRoute: h2c), unless the Service's
-		 * annotation says h2 over TLS */
-		r->backends[r->n_backends].proto =
-			k->proto != 0 && sy_upstream_protocol(svc->obj, json_object_get(b, "port")) !=
-						 SY_BE_H2
-				? k->proto
-				: 0;
 		r->n_backends++;
 	}
+	json_array_foreach(json_object_get(rule, "filters"), i, f)
+		if (strcmp(jstr(f, "type"), "RequestMirror") == 0 &&
+		    request_mirror(cx, k, o, json_object_get(f, "requestMirror"), hr) < 0)
+			return -ENOMEM;
 	if (hr->note[0] != '\0') {
 		/* A filter this router does not apply: the data plane answers
 		 * 503 for the rule (SY_FILTER_OTHER); said so as the rule's own

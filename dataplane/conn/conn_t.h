@@ -24,6 +24,7 @@ struct rte_mbuf;
 struct sy_proxy;
 struct px_idle;
 struct sy_hc_probe;
+struct px_mirror;
 
 enum sy_conn_state {
 	SY_CONN_PEEK = 1,    /* holding the client's first bytes, unacknowledged */
@@ -36,6 +37,7 @@ enum sy_conn_state {
 	SY_CONN_PROXY_IDLE,  /* a backend leg parked in the worker's idle pool (proxy/px_idle.c) */
 	SY_CONN_PROXY_TIME_WAIT, /* a proxied client leg in TIME_WAIT: `tw` only (proxy/px_time_wait.c) */
 	SY_CONN_HEALTH_PROBE, /* an active health check's connection (lb/hc_probe.h) */
+	SY_CONN_PROXY_MIRROR, /* a request mirror's leg (proxy/px_mirror.h) */
 	SY_CONN_STATES       /* how many: the size of the ops table (conn/conn_ops.h) */
 };
 
@@ -269,8 +271,13 @@ struct sy_conn {
 
 	struct sy_peek_buf *peek; /* PEEK, CONNECTING and ANSWER only */
 	struct sy_proxy *px;      /* PROXY and PROXY_BE: the shared proxy state */
-	struct px_idle *idle;     /* PROXY_IDLE: its slot in the idle pool */
-	struct sy_hc_probe *probe; /* HEALTH_PROBE: its slot in the probe table */
+	/* The owner of a record that is a backend leg alone, by its state
+	 * (one at a time: 128 bytes hold no more pointers). */
+	union {
+		struct px_idle *idle;       /* PROXY_IDLE: its slot in the idle pool */
+		struct sy_hc_probe *probe;  /* HEALTH_PROBE: its slot in the probe table */
+		struct px_mirror *mirror;   /* PROXY_MIRROR: its leg (proxy/px_mirror.c) */
+	};
 
 	/* -- timer wheel -- */
 	uint64_t expire; /* TSC */

@@ -24,6 +24,7 @@ kind_name(uint8_t s)
 		[SY_CONN_PROXY_IDLE] = "proxy-idle",
 		[SY_CONN_PROXY_TIME_WAIT] = "proxy-time-wait",
 		[SY_CONN_HEALTH_PROBE] = "health-probe",
+		[SY_CONN_PROXY_MIRROR] = "proxy-mirror",
 	};
 
 	return SY_DP_NAME_OF(names, s);

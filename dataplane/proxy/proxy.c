@@ -27,6 +27,7 @@
 #include "proxy/proxy.h"
 #include "proxy/proxy_internal.h"
 #include "proxy/px_h2_backend.h"
+#include "proxy/px_mirror.h"
 #include "sy_generation.h"
 #include "tcp/tcp_opts.h"
 #include "tcp/tcp_seq.h"
@@ -400,6 +401,7 @@ void
 px_state_free(struct sy_worker *w, struct sy_proxy *px)
 {
 	px_request_end(w, px);
+	px_mirror_detach(w, px, false); /* a request cut short is not mirrored whole */
 	if (px->bc != NULL) {
 		struct sy_conn *bc = px->bc;
 
@@ -437,7 +439,7 @@ sy_proxy_worker_init(struct sy_worker *w)
 					RTE_MEMPOOL_F_SP_PUT | RTE_MEMPOOL_F_SC_GET);
 	t->buckets = rte_zmalloc_socket("sy_px_buckets", SY_PX_BUCKETS * sizeof(*t->buckets),
 					RTE_CACHE_LINE_SIZE, (int)rte_socket_id());
-	if (t->proxies == NULL || t->buckets == NULL || px_idle_init(w) < 0)
+	if (t->proxies == NULL || t->buckets == NULL || px_idle_init(w) < 0 || px_mirror_init(w) < 0)
 		return -ENOMEM;
 	t->time_wait_max = sy_conn_tables_flows(w) / SY_PX_TIME_WAIT_SHARE;
 	return 0;
@@ -453,6 +455,7 @@ sy_proxy_worker_fini(struct sy_worker *w)
 	rte_free(t->buckets);
 	t->buckets = NULL;
 	px_idle_fini(w);
+	px_mirror_fini(w);
 }
 
 void

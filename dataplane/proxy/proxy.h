@@ -28,6 +28,7 @@
 #include "tcp/tcb.h"
 #include "tls/tls.h"
 
+struct px_mirror;
 struct rte_mbuf;
 struct sy_conn;
 struct sy_worker;
@@ -111,6 +112,9 @@ struct sy_proxy {
 	 * the statuses that use one. */
 	uint8_t retries_left, retry_on;
 	uint16_t retry_codes[SY_RETRY_CODES_MAX];
+	/* The request in flight's mirror legs still fed its body (px_mirror.h;
+	 * NULL: none, or it has the whole request and goes on alone). */
+	struct px_mirror *mirror[SY_RULE_MIRRORS_MAX];
 	uint8_t req_framing, resp_framing; /* enum sy_px_framing */
 	uint64_t req_left, resp_left;      /* LENGTH: body bytes still to forward */
 	struct sy_px_chunked req_chunk, resp_chunk;

@@ -22,6 +22,7 @@
 #include "conn/flow_table.h"
 #include "conn/src_limit.h"
 #include "proxy/proxy_internal.h"
+#include "proxy/px_mirror.h"
 #include "sy_backend_stats.h"
 #include "sy_generation.h"
 #include "sy_route_stats.h"
@@ -396,8 +397,8 @@ client_cert_headers(const struct sy_proxy *px, char *out, size_t room)
  * leg without it stays open for the idle pool. The client-certificate headers
  * are ours to set: a client's would pass for a verified certificate.
  */
-static uint32_t
-strip_header(uint8_t *head, uint32_t head_len, const char *name)
+uint32_t
+px_strip_header(uint8_t *head, uint32_t head_len, const char *name)
 {
 	uint8_t *end = head + head_len, *p = memchr(head, '\n', head_len);
 	size_t n = strlen(name);
@@ -534,6 +535,7 @@ px_request_head(struct sy_worker *w, struct sy_proxy *px)
 		return true;
 	}
 	request_begin(w, px, &req.h);
+	px_mirror_detach(w, px, false); /* none of the last request's is still fed */
 	px->requests++;
 	w->counters.proxy_requests++;
 	px->head_req = req.is_head;
@@ -661,8 +663,8 @@ px_request_head(struct sy_worker *w, struct sy_proxy *px)
 	if (sy_dp_tls_client_certs_on()) {
 		/* Never trusted from a client (plain HTTP ones too): the
 		 * backend reads these as the router's word. */
-		req.h.head_len = strip_header(head, req.h.head_len, "X-SSL-Client-DN:");
-		req.h.head_len = strip_header(head, req.h.head_len, "X-SSL-Client-Verify:");
+		req.h.head_len = px_strip_header(head, req.h.head_len, "X-SSL-Client-DN:");
+		req.h.head_len = px_strip_header(head, req.h.head_len, "X-SSL-Client-Verify:");
 	}
 	if (req.upgrade && upgrade_is_h2c(head, req.h.head_len)) {
 		/* An h2c Upgrade (RFC 7540 3.2; RFC 9113 dropped it) is
@@ -670,14 +672,14 @@ px_request_head(struct sy_worker *w, struct sy_proxy *px)
 		 * server. A backend that speaks h2c must not see it and
 		 * switch: the connection's later requests would bypass
 		 * routing. HTTP/2 here is ALPN h2 or h2c with prior knowledge. */
-		req.h.head_len = strip_header(head, req.h.head_len, "Upgrade:");
-		req.h.head_len = strip_header(head, req.h.head_len, "HTTP2-Settings:");
-		req.h.head_len = strip_header(head, req.h.head_len, "Connection:");
+		req.h.head_len = px_strip_header(head, req.h.head_len, "Upgrade:");
+		req.h.head_len = px_strip_header(head, req.h.head_len, "HTTP2-Settings:");
+		req.h.head_len = px_strip_header(head, req.h.head_len, "Connection:");
 		req.upgrade = false;
 		if (!req.keep_alive)
 			say_close(px);
 	} else if (req.h.version_minor == 1 && !req.keep_alive && !req.upgrade) {
-		req.h.head_len = strip_header(head, req.h.head_len, "Connection:");
+		req.h.head_len = px_strip_header(head, req.h.head_len, "Connection:");
 		say_close(px);
 	} else if (px->close_after && req.h.version_minor == 1 && !req.upgrade) {
 		say_close(px); /* draining: the client learns it with this response */
@@ -722,6 +724,11 @@ px_request_head(struct sy_worker *w, struct sy_proxy *px)
 		px_answer(w, px, 503, SY_ANSWER_PROXY_BUSY, NULL, NULL, true);
 		return true;
 	}
+	/* A copy for the rule's mirrors (not of a tunnel: its bytes after
+	 * the head are no request). */
+	if (tg.rule != NULL && tg.rule->more != NULL && tg.rule->more->n_mirrors > 0 &&
+	    !req.upgrade && !req.is_connect)
+		px_mirror_start(w, px, tg.rule, send, send_len, req.framing == SY_PX_BODY_NONE);
 	/* Queued for the backend: the router's part of the request is done. */
 	px->t_queued = rte_rdtsc();
 	px->router_us = sy_alog_tsc_us(w, px->t_queued - w->now);
@@ -817,6 +824,7 @@ px_request_body(struct sy_worker *w, struct sy_proxy *px)
 	take = body_bytes(in, avail, px->req_framing, &px->req_left, &px->req_chunk, &done);
 	if (take < 0) {
 		/* A broken chunked body: nothing after it can be trusted. */
+		px_mirror_detach(w, px, false);
 		px_backend_drop(w, px);
 		sy_mq_drop(in, in->bytes);
 		px->req_state = SY_PX_REQ_DONE;
@@ -828,6 +836,7 @@ px_request_body(struct sy_worker *w, struct sy_proxy *px)
 	}
 	if (take == 0 && !done)
 		return false;
+	px_mirror_body(w, px, in, (uint32_t)take);
 	if (px->bc == NULL || px->resp_state == SY_PX_RESP_OWN ||
 	    (px->b.state != SY_TCPS_ESTABLISHED && px->b.state != SY_TCPS_SYN_SENT))
 		sy_mq_drop(in, (uint32_t)take); /* a body nobody will read */
@@ -837,6 +846,7 @@ px_request_body(struct sy_worker *w, struct sy_proxy *px)
 	px_client_consumed(w, px);
 	if (done) {
 		px->req_state = SY_PX_REQ_DONE;
+		px_mirror_detach(w, px, true);
 		if (px->resp_state == SY_PX_RESP_NONE)
 			px_exchange_done(w, px); /* the response went first */
 	}

@@ -175,6 +175,10 @@ px_in_ms(const struct sy_worker *w, uint64_t ms)
 bool px_backend_pump(struct sy_worker *w, struct sy_proxy *px);
 
 void px_step(struct sy_worker *w, struct sy_proxy *px);
+/* The head (head_len bytes from its request or status line) without its
+ * header lines called name (with the colon: "Connection:"); its new
+ * length (proxy_http.c). */
+uint32_t px_strip_header(uint8_t *head, uint32_t head_len, const char *name);
 /* A status code's reason phrase, for a status line we write. */
 const char *px_reason_phrase(uint16_t status);
 /* The deadline measures silence while a response is awaited or carried

@@ -16,6 +16,7 @@
 #include "observe/conn_list.h"
 #include "observe/conn_stats.h"
 #include "proxy/proxy.h"
+#include "proxy/px_mirror.h"
 #include "sy_dataplane.h"
 #include "tcp/tcb.h"
 #include "tls/tls.h"
@@ -32,7 +33,7 @@ proxy_release(struct sy_worker *w, struct sy_conn *c)
 	sy_conn_stats_end(w, c);
 	if (c->px != NULL)
 		sy_proxy_release(w, c);
-	if (c->idle != NULL)
+	if (c->state == SY_CONN_PROXY_IDLE && c->idle != NULL)
 		sy_proxy_idle_release(w, c);
 	if (c->state == SY_CONN_PROXY_TIME_WAIT)
 		sy_proxy_time_wait_release(w, c);
@@ -182,4 +183,5 @@ sy_proxy_register_ops(void)
 	sy_conn_ops_register(SY_CONN_PROXY_BE, &backend_ops);
 	sy_conn_ops_register(SY_CONN_PROXY_IDLE, &idle_ops);
 	sy_conn_ops_register(SY_CONN_PROXY_TIME_WAIT, &time_wait_ops);
+	px_mirror_register_ops();
 }

@@ -1051,7 +1051,7 @@ test_hp_weights_policies(void **state)
 				   "{'conditions':[{'prefix':'/lb'}],'loadBalancerPolicy':{'strategy':'WeightedLeastRequest'},"
 				   "'timeoutPolicy':{'response':'1500ms'},"
 				   "'healthCheckPolicy':{'path':'/healthz','intervalSeconds':7},"
-				   "'services':[{'name':'s1','port':80},{'name':'s3','port':80,'mirror':true}]},"
+				   "'services':[{'name':'s1','port':80},{'name':'s3','port':80,'mirror':true,'weight':10}]},"
 				   "{'conditions':[{'exact':'/exact'}],'services':[{'name':'s3','port':80}]}]}"));
 	expect_hp(&r, "w", "split", "valid", NULL, NULL);
 	/* Contour weightedClusters: with weights set, an unset one gets none */
@@ -1065,12 +1065,19 @@ test_hp_weights_policies(void **state)
 	assert_non_null(pool->hc);
 	assert_string_equal(pool->hc->path, "/healthz");
 	assert_int_equal(pool->hc->interval_s, 7);
-	/* the mirror gets no traffic (the data plane cannot copy requests) */
+	/* the mirror gets no traffic of its own, and a copy of a tenth of
+	 * the requests (its weight: the percentage mirrored) */
 	rep = resolve(&r, "http://split.test/lb/x", NULL);
 	{
-		char *d = json_dumps(rep, JSON_COMPACT);
+		char *d = json_dumps(json_object_get(rep, "services"), JSON_COMPACT);
+		const json_t *m = json_array_get(json_object_get(rep, "mirrors"), 0);
 
 		assert_null(strstr(d, "\"s3\""));
+		free(d);
+		assert_non_null(m);
+		ASSERT_NEAR(json_real_value(json_object_get(m, "share")), 0.1);
+		d = json_dumps(json_object_get(m, "endpoints"), JSON_COMPACT);
+		assert_non_null(strstr(d, "198.18.4.3"));
 		free(d);
 	}
 	json_decref(rep);

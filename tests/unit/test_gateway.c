@@ -324,6 +324,95 @@ test_incremental_changes(void **state)
 	router_stop(&r);
 }
 
+/* RequestMirror: refused when malformed, naming the field; compiled to a
+ * mirror with its share (resolve shows it, the vhost is proxied); a mirror
+ * whose Service is missing mirrors nothing and says so in ResolvedRefs;
+ * the mirror Service's endpoints change the route (relations). */
+static void
+test_request_mirror(void **state)
+{
+	struct sy_router r;
+	json_t *rep, *m;
+	char *dump;
+
+#define MIRROR_HR(name, mirror) \
+	T_HR(name, "\"hostnames\":[\"m.example.com\"],\"rules\":[{\"backendRefs\":[{\"name\":\"a\"," \
+		   "\"port\":80}],\"filters\":[{\"type\":\"RequestMirror\",\"requestMirror\":" mirror "}]}]")
+	(void)state;
+	router_start(&r);
+	ops_apply_ok(&r, T_BASE "," T_GW(""));
+	expect_refused(&r, MIRROR_HR("bad", "{\"backendRef\":{\"name\":\"b\",\"port\":80},\"percent\":101}"),
+		       "HTTPRoute gw/bad", "spec.rules[0].filters[0].requestMirror.percent", "0 to 100");
+	expect_refused(&r,
+		       MIRROR_HR("bad", "{\"backendRef\":{\"name\":\"b\",\"port\":80},"
+					"\"fraction\":{\"numerator\":3,\"denominator\":2}}"),
+		       "HTTPRoute gw/bad", "spec.rules[0].filters[0].requestMirror.fraction.denominator",
+		       "numerator");
+	expect_refused(&r,
+		       MIRROR_HR("bad", "{\"backendRef\":{\"name\":\"b\",\"port\":80},\"percent\":5,"
+					"\"fraction\":{\"numerator\":1}}"),
+		       "HTTPRoute gw/bad", "spec.rules[0].filters[0].requestMirror", "only one of");
+	expect_refused(&r, MIRROR_HR("bad", "{\"backendRef\":{\"name\":\"b\"}}"), "HTTPRoute gw/bad",
+		       "spec.rules[0].filters[0].requestMirror.backendRef.port", "required");
+	/* a quarter of the requests to b, all of them to a */
+	ops_apply_ok(&r, MIRROR_HR("m", "{\"backendRef\":{\"name\":\"b\",\"port\":80},\"percent\":25}"));
+	rep = resolve(&r, "GET", "http://m.example.com/x", NULL, NULL);
+	assert_string_equal(json_string_value(json_object_get(rep, "mode")), "proxy");
+	assert_string_equal(json_string_value(json_object_get(json_array_get(
+				    json_object_get(rep, "services"), 0), "name")), "a");
+	assert_int_equal(json_array_size(json_object_get(rep, "services")), 1);
+	m = json_array_get(json_object_get(rep, "mirrors"), 0);
+	assert_non_null(m);
+	assert_true(json_real_value(json_object_get(m, "share")) > 0.249 &&
+		    json_real_value(json_object_get(m, "share")) < 0.251);
+	dump = json_dumps(m, JSON_COMPACT);
+	assert_non_null(strstr(dump, "\"address\":\"198.18.3.2\""));
+	assert_non_null(strstr(dump, "\"name\":\"b\""));
+	free(dump);
+	json_decref(rep);
+	/* the mirror's endpoints move: the route follows (incremental) */
+	ops_apply_ok(&r, T_EPS(GW_NS, "b", "198.18.3.9"));
+	assert_true(r.last_compile_incremental);
+	rep = resolve(&r, "GET", "http://m.example.com/x", NULL, NULL);
+	dump = json_dumps(json_object_get(rep, "mirrors"), JSON_COMPACT);
+	assert_non_null(strstr(dump, "\"address\":\"198.18.3.9\""));
+	free(dump);
+	json_decref(rep);
+	/* fraction 1/8 */
+	ops_apply_ok(&r, MIRROR_HR("m", "{\"backendRef\":{\"name\":\"b\",\"port\":80},"
+					"\"fraction\":{\"numerator\":1,\"denominator\":8}}"));
+	rep = resolve(&r, "GET", "http://m.example.com/x", NULL, NULL);
+	m = json_array_get(json_object_get(rep, "mirrors"), 0);
+	assert_true(json_real_value(json_object_get(m, "share")) > 0.124 &&
+		    json_real_value(json_object_get(m, "share")) < 0.126);
+	json_decref(rep);
+	/* a missing mirror Service: no mirror, the route still served, and
+	 * ResolvedRefs says why */
+	ops_apply_ok(&r, MIRROR_HR("m", "{\"backendRef\":{\"name\":\"nope\",\"port\":80}}"));
+	rep = resolve(&r, "GET", "http://m.example.com/x", NULL, NULL);
+	assert_null(json_object_get(rep, "mirrors"));
+	assert_string_equal(json_string_value(json_object_get(rep, "action")), "backend");
+	json_decref(rep);
+	rep = ops_call(&r, "{\"op\":\"get\",\"kind\":\"httproute\",\"namespace\":\"gw\",\"name\":\"m\"}");
+	dump = json_dumps(json_object_get(json_array_get(json_object_get(rep, "items"), 0), "status"),
+			  JSON_COMPACT | JSON_SORT_KEYS);
+	assert_non_null(strstr(dump, "\"reason\":\"BackendNotFound\""));
+	assert_non_null(strstr(dump, "nope"));
+	free(dump);
+	json_decref(rep);
+	/* the Service appears: the route's mirror comes with it */
+	ops_apply_ok(&r, T_SVC(GW_NS, "nope") "," T_EPS(GW_NS, "nope", "198.18.3.7"));
+	assert_true(r.last_compile_incremental);
+	rep = resolve(&r, "GET", "http://m.example.com/x", NULL, NULL);
+	dump = json_dumps(json_object_get(rep, "mirrors"), JSON_COMPACT);
+	assert_non_null(strstr(dump, "\"address\":\"198.18.3.7\""));
+	assert_non_null(strstr(dump, "\"share\":1.0"));
+	free(dump);
+	json_decref(rep);
+#undef MIRROR_HR
+	router_stop(&r);
+}
+
 /* A listener is served only on routerd's own ports, as the config names
  * them (listen.http): there Programmed, elsewhere PortUnavailable. */
 static void
@@ -469,6 +558,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_incremental_changes, fresh_state, remove_state),
 		cmocka_unit_test_setup_teardown(test_listener_ports, fresh_state, remove_state),
 		cmocka_unit_test_setup_teardown(test_grpcroute, fresh_state, remove_state),
+		cmocka_unit_test_setup_teardown(test_request_mirror, fresh_state, remove_state),
 	};
 
 	setenv("SY_COMPILE_VERIFY", "1", 1);
