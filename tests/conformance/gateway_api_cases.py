@@ -721,14 +721,14 @@ case("httproute-rewrite-path", "httproute-rewrite-path: ReplacePrefixMatch, Repl
              'replacePrefixMatch("/strip-prefix", "/")']),
          res("/host", r_of("rewrite-path"), V1, filters=[
              'setRequestHeader("Host", "rewrite.example")'])]})
-case("httproute-request-mirror-unsupported", "RequestMirror: accepted, not done: the rule "
-     "answers 503 and resolve says why",
+case("httproute-request-mirror", "RequestMirror (the suite's HTTPRouteRequestMirror): the "
+     "traffic to v1, a copy of every request to v2, its answer dropped",
      base() + [gateway(), route("mirror", {"rules": [{"filters": [
          {"type": "RequestMirror", "requestMirror": {"backendRef": {"name": V2, "port": 8080}}}],
          "backendRefs": [be(V1)]}]})],
-     {"resolve": [res("/", r_of("mirror"), action="static", status=503, reply={
-         "filters": ['RequestMirror("RequestMirror")'],
-         "note": "proxy: a filter this router does not apply: requests for this rule get 503"})]})
+     {"resolve": [res("/", r_of("mirror"), V1, reply={"mode": "proxy", "mirrors": [{
+         "share": 1.0, "endpoints": [{"address": "198.18.2.2", "port": 3000,
+                                      "service": "gateway-conformance-infra/" + V2}]}]})]})
 
 # ---------------------------------------------------------------- precedence
 OLD = route("aaa-old", {"hostnames": ["prec.test"], "rules": [
