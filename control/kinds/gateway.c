@@ -226,11 +226,11 @@ compile_gateway_api(struct sy_compile_ctx *cx)
  * listeners; q: the index of every Gateway; n: its class's name, for a
  * change of the class; x: an HTTPS listener without a hostname; l: a
  * listener of protocol HTTP; y: a wildcard HTTPS listener's domain), its
- * listeners' hosts
- * ("" for a listener without one: the default vhost), its certificates'
- * Secrets and, for those in other namespaces, their ReferenceGrants (r). Routes naming it state p (relations.h): a
- * change of it pulls them (scope.c's G seed), a change of one of them does
- * not pull it nor its other routes.
+ * listeners' hosts ("" for a listener without one: the default vhost), its
+ * certificates' Secrets and, for those in other namespaces, their
+ * ReferenceGrants (r). Routes naming it state p (relations.h): a change of
+ * it pulls them (scope.c's G seed), a change of one of them does not pull
+ * it nor its other routes.
  */
 static void
 gateway_relations(const struct sy_object *o, const struct sy_compile_opts *opts,
