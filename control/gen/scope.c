@@ -31,8 +31,8 @@ gw_https(const struct sy_rel_keys *old_keys, const struct sy_object *now)
  * rather than a claim:
  *   o<kind>/<ns>/<name>  an object of a compiling kind (pulled in if it exists)
  *   S<ns>/<name>         a Service or Endpoints: objects with s<ns>/<name>
- *   T<ns>/<name>         a Secret: objects with t<ns>/<name>; one a Gateway
- *                        reads compiles everything (-E2BIG: see expand)
+ *   T<ns>/<name>         a Secret: objects with t<ns>/<name>, and the routes
+ *                        of the Gateways among them (see expand)
  *   N<name>              a Namespace (labels: sharding): all its objects
  *   R<ns>                a ReferenceGrant of namespace ns: what reads the
  *                        grants of ns (r<ns>)
@@ -41,6 +41,21 @@ gw_https(const struct sy_rel_keys *old_keys, const struct sy_object *now)
  *                        class is ours may have changed)
  *   B<ns>/<name>         a RouteBinding: the Route it binds now (its b key), the
  *                        old version's b key being among old_keys
+ *   K<name>              a GatewayClass: the Gateways naming it (n<name>),
+ *                        which become ours or stop being ours as its
+ *                        controllerName changes, and, as for their own
+ *                        change, their routes (p) and, for one with an
+ *                        HTTPS listener without a hostname, what X pulls
+ *   X                    a Gateway with an HTTPS listener without a
+ *                        hostname changed (or what it reads: a
+ *                        certificate, a grant, its class): such a listener
+ *                        terminates every host a route serves over plain
+ *                        HTTP only (httproute.c https_cover), so the
+ *                        routes of every Gateway with an HTTP listener (l)
+ *                        come; those of the others are all served by
+ *                        their own HTTPS or TLS listeners, which it does
+ *                        not override. The routes' keys then pull what
+ *                        shares their hosts
  *   G<ns>/<name>         a Gateway: the routes naming it (p<ns>/<name>): its
  *                        listeners decide where they attach. A route's
  *                        change does not pull its Gateway's other routes
@@ -66,14 +81,13 @@ sy_changes_note(struct sy_changes *ch, const struct sy_kind *kind, const char *n
 	ch->seeds.dups = true;
 	for (i = 0; old_keys != NULL && i < old_keys->n; i++)
 		sy_rel_add(&ch->seeds, old_keys->keys[i][0], "%s", old_keys->keys[i] + 1);
-	if (kind == &sy_kind_gateway && (gw_https(old_keys, NULL) || gw_https(NULL, now))) {
-		/* An HTTPS listener without a hostname terminates every host of
-		 * every Gateway's routes (httproute.c https_cover). One with
-		 * hostnames pulls the routes on them through its h and y keys
-		 * as the walk expands it. */
-		ch->full = true;
-		return;
-	}
+	if (kind == &sy_kind_gateway && (gw_https(old_keys, NULL) || gw_https(NULL, now)))
+		/* An HTTPS listener without a hostname terminates the hosts
+		 * any route serves over plain HTTP only (httproute.c
+		 * https_cover): the X seed. One with hostnames pulls the
+		 * routes on them through its h and y keys as the walk expands
+		 * it. */
+		sy_rel_add(&ch->seeds, 'X', "%s", "");
 	if (kind->compile != NULL && kind->relations != NULL)
 		sy_rel_add(&ch->seeds, 'o', "%s/%s/%s", kind->kind, ns, name);
 	if ((kind == &sy_kind_httproute || kind == &sy_kind_grpcroute ||
@@ -86,6 +100,8 @@ sy_changes_note(struct sy_changes *ch, const struct sy_kind *kind, const char *n
 				sy_rel_add(&ch->seeds, 'o', "Gateway/%s", old_keys->keys[i] + 1);
 	if (kind == &sy_kind_gateway)
 		sy_rel_add(&ch->seeds, 'G', "%s/%s", ns, name);
+	else if (kind == &sy_kind_gateway_class)
+		sy_rel_add(&ch->seeds, 'K', "%s", name);
 	else if (kind->compile != NULL && kind->relations != NULL)
 		; /* its o seed */
 	else if (kind == &sy_kind_service || kind == &sy_kind_endpoints)
@@ -123,6 +139,7 @@ struct walk {
 	uint32_t mark;
 	size_t limit;
 	int err;
+	bool covered; /* the X seed's routes are in */
 };
 
 static void
@@ -201,11 +218,31 @@ push_gateway_routes(struct walk *w, const struct sy_object *gw)
 }
 
 /*
+ * The X seed: the routes a hostless HTTPS listener may terminate (those of
+ * every Gateway with an HTTP listener, l), once a walk. Gateways are few;
+ * their routes are what a change of such a listener really affects.
+ */
+static void
+push_https_covered(struct walk *w)
+{
+	static const char key[] = { SY_REL_GW_PLAIN, '\0' };
+	const struct sy_rel_key *rk;
+	uint32_t i;
+
+	if (w->covered)
+		return;
+	w->covered = true;
+	rk = sy_relations_get(w->rel, key);
+	for (i = 0; rk != NULL && i < rk->n && w->err == 0; i++)
+		push_gateway_routes(w, sy_rel_objs((struct sy_rel_key *)rk)[i]);
+}
+
+/*
  * The Gateways among the objects stating <type><name> (which read what
- * changed: a certificate, a grant): as for a change of the Gateway, their
- * routes (p) come, and through the Gateway's own keys as the walk expands
- * it the routes on the hosts it covers; everything when one has an HTTPS
- * listener without a hostname (it covers every host).
+ * changed: a certificate, a grant, their class): as for a change of the
+ * Gateway, their routes (p) come, and through the Gateway's own keys as
+ * the walk expands it the routes on the hosts it covers; for one with an
+ * HTTPS listener without a hostname, what the X seed pulls.
  */
 static void
 push_readers_gateways(struct walk *w, char type, const char *name)
@@ -221,10 +258,9 @@ push_readers_gateways(struct walk *w, char type, const char *name)
 
 		if (gw->kind != &sy_kind_gateway)
 			continue;
+		push_gateway_routes(w, gw);
 		if (gw_https(NULL, gw))
-			w->err = -E2BIG;
-		else
-			push_gateway_routes(w, gw);
+			push_https_covered(w);
 	}
 }
 
@@ -288,6 +324,15 @@ expand(struct walk *w, struct sy_store *st, const char *key)
 	case 'G':
 		push_key(w, SY_REL_GW_PARENT, name);
 		break;
+	case 'X':
+		push_https_covered(w);
+		break;
+	case 'K':
+		/* the class itself (its status) and its Gateways, then their
+		 * routes */
+		push_key(w, SY_REL_GW_CLASS, name);
+		push_readers_gateways(w, SY_REL_GW_CLASS, name);
+		break;
 	case 'C':
 		push_key(w, SY_REL_CLASS, name);
 		push_key(w, SY_REL_CLASS, "");
@@ -348,7 +393,7 @@ expand(struct walk *w, struct sy_store *st, const char *key)
 			push(w, o);
 		break;
 	}
-	default: /* s, t, c, k, p, q, x, v, r: reading a Service or Secret joins nothing */
+	default: /* s, t, c, k, p, q, x, l, n, v, r: reading a Service or Secret joins nothing */
 		break;
 	}
 }

@@ -223,12 +223,14 @@ compile_gateway_api(struct sy_compile_ctx *cx)
 
 /*
  * Its own keys (g: it meets the routes that take their hosts from its
- * listeners; q: the index of every Gateway; x: an HTTPS listener without a
- * hostname; y: a wildcard HTTPS listener's domain), its listeners' hosts
- * ("" for a listener without one: the default vhost), its certificates'
- * Secrets and, for those in other namespaces, their ReferenceGrants (r). Routes naming it state p (relations.h): a
- * change of it pulls them (scope.c's G seed), a change of one of them does
- * not pull it nor its other routes.
+ * listeners; q: the index of every Gateway; n: its class's name, for a
+ * change of the class; x: an HTTPS listener without a hostname; l: a
+ * listener of protocol HTTP; y: a wildcard HTTPS listener's domain), its
+ * listeners' hosts ("" for a listener without one: the default vhost), its
+ * certificates' Secrets and, for those in other namespaces, their
+ * ReferenceGrants (r). Routes naming it state p (relations.h): a change of
+ * it pulls them (scope.c's G seed), a change of one of them does not pull
+ * it nor its other routes.
  */
 static void
 gateway_relations(const struct sy_object *o, const struct sy_compile_opts *opts,
@@ -236,16 +238,19 @@ gateway_relations(const struct sy_object *o, const struct sy_compile_opts *opts,
 {
 	const json_t *l, *r;
 	size_t i, j;
-	bool https = false;
+	bool https = false, plain = false;
 
 	(void)opts;
 	sy_rel_add(out, SY_REL_GW_HOSTS, "%s/%s", o->ns, o->name);
 	sy_rel_add(out, SY_REL_GATEWAYS, "%s", "");
+	sy_rel_add(out, SY_REL_GW_CLASS, "%s",
+		   jstr(json_object_get(o->obj, "spec"), "gatewayClassName"));
 	json_array_foreach(json_object_get(json_object_get(o->obj, "spec"), "listeners"), i, l) {
 		const json_t *refs = json_object_get(json_object_get(l, "tls"), "certificateRefs");
 
 		const char *hn = jstr(l, "hostname");
 
+		plain = plain || strcmp(jstr(l, "protocol"), "HTTP") == 0;
 		if (strcmp(jstr(l, "protocol"), "HTTPS") == 0) {
 			https = https || hn[0] == '\0';
 			if (hn[0] == '*' && hn[1] == '.')
@@ -262,6 +267,8 @@ gateway_relations(const struct sy_object *o, const struct sy_compile_opts *opts,
 	}
 	if (https)
 		sy_rel_add(out, SY_REL_GW_HTTPS, "%s", "");
+	if (plain)
+		sy_rel_add(out, SY_REL_GW_PLAIN, "%s", "");
 }
 
 const struct sy_kind sy_kind_gateway = {

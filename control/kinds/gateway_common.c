@@ -471,44 +471,6 @@ class_ours(struct sy_gw_set *set, const char *name)
 	       strcmp(jstr(json_object_get(c->obj, "spec"), "controllerName"), set->controller) == 0;
 }
 
-/*
- * GatewayClasses: few, cluster-scoped, compiling nothing of their own (a
- * change to one compiles everything): their statuses, which depend on
- * themselves and the config alone, are written by full compiles. An
- * incremental compile (a scope) neither lists them nor lists anything
- * else of the whole store: it must stay as cheap as the change.
- */
-static int
-class_statuses(struct sy_gw_set *set)
-{
-	struct sy_compile_ctx *cx = set->cx;
-	struct sy_object **classes;
-	size_t nc = 0, i;
-
-	if (cx->scope != NULL || sy_store_count(cx->st, &sy_kind_gateway_class) == 0)
-		return 0;
-	classes = sy_store_list(cx->st, &sy_kind_gateway_class, NULL, &nc);
-	if (classes == NULL)
-		return -ENOMEM;
-	for (i = 0; i < nc; i++) {
-		struct sy_object *c = classes[i];
-		const json_t *spec = json_object_get(c->obj, "spec");
-		json_t *conds, *prev;
-
-		if (strcmp(jstr(spec, "controllerName"), set->controller) != 0)
-			continue; /* another controller's: no status from us */
-		prev = json_object_get(c->status, "conditions");
-		conds = json_array();
-		json_array_append_new(conds, sy_gw_condition(prev, "Accepted", true, "Accepted",
-							     "handled by this router", cx->opts->now,
-							     sy_gw_generation(c)));
-		json_decref(c->status);
-		c->status = json_pack("{s:o}", "conditions", conds);
-	}
-	free(classes);
-	return 0;
-}
-
 /* Every Gateway, sorted as the store sorts (https_cover takes the first
  * listener that covers a host): from the relations index (key q) when
  * there is one and `indexed` (a scoped compile, a get: they must not walk
@@ -562,14 +524,11 @@ set_build(struct sy_compile_ctx *cx, struct sy_gw_set *set, bool statuses)
 {
 	size_t ng = 0, i, j;
 	struct sy_object **gws = NULL;
-	int rc;
+	int rc = 0;
 
 	memset(set, 0, sizeof(*set));
 	set->cx = cx;
 	set->controller = sy_gw_controller(cx);
-	if (statuses && (rc = class_statuses(set)) < 0)
-		return rc;
-	rc = 0;
 	gws = all_gateways(cx, cx->scope != NULL || !statuses, &ng);
 	set->gws = calloc(ng ? ng : 1, sizeof(*set->gws));
 	if (gws == NULL || set->gws == NULL) {

@@ -106,8 +106,9 @@ struct sy_gw_attach {
 /* The controller name this compile serves. */
 const char *sy_gw_controller(const struct sy_compile_ctx *cx);
 
-/* Build the set from the store: statuses of GatewayClasses written, our
- * Gateways' listeners checked. 0 or -ENOMEM. */
+/* Build the set from the store: our Gateways' listeners checked (the
+ * GatewayClasses' statuses are their own compile's, gateway_class.c).
+ * 0 or -ENOMEM. */
 int sy_gw_set_build(struct sy_compile_ctx *cx, struct sy_gw_set *set);
 void sy_gw_set_fini(struct sy_gw_set *set);
 /* Write the status of every Gateway of the compile (all, or the scope's). */

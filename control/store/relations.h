@@ -39,10 +39,23 @@
  *                  builds the listeners of all our Gateways in every
  *                  compile; meets nothing)
  *   x              a Gateway with an HTTPS listener without a hostname
- *                  (meets nothing; a change of one compiles everything:
- *                  such a listener terminates every host of every
- *                  Gateway's routes). One with hostnames states their h
- *                  keys and, for a wildcard *.<domain>, y<domain>
+ *                  (meets nothing). Such a listener terminates every host
+ *                  any route serves over plain HTTP only (httproute.c
+ *                  https_cover): a change of the Gateway (or of what its
+ *                  listeners read: certificate, grant, class) seeds X,
+ *                  which pulls the routes of every Gateway stating l
+ *                  (scope.c), not the store. One with hostnames states
+ *                  their h keys and, for a wildcard *.<domain>, y<domain>
+ *   l              a Gateway with a listener of protocol HTTP (an index
+ *                  for scope.c's X seed: the routes of Gateways without
+ *                  one are all served by their own HTTPS or TLS
+ *                  listeners, which no other listener covers; meets
+ *                  nothing)
+ *   n<class>       a Gateway whose spec.gatewayClassName is <class>, and
+ *                  GatewayClass <class> itself (meets nothing: Gateways of
+ *                  one class do not read each other; a GatewayClass's
+ *                  change seeds K<class>, which pulls them and their
+ *                  routes, scope.c)
  *   y<domain>      a Gateway with an HTTPS listener *.<domain>: when it is
  *                  in a scope, the Gateway API routes with a host
  *                  directly under <domain> (v<domain>) come too, since the
@@ -87,6 +100,8 @@ enum {
 	SY_REL_GW_WILD = 'y',
 	SY_REL_GW_COVER = 'v',
 	SY_REL_GRANT = 'r',
+	SY_REL_GW_PLAIN = 'l',
+	SY_REL_GW_CLASS = 'n',
 };
 
 /* One key and the objects that state it. Most keys (a host) have one

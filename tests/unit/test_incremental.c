@@ -467,6 +467,17 @@ vhost_tls(struct sy_router *r, const char *host)
 	"{\"group\":\"gateway.networking.k8s.io\",\"kind\":\"Gateway\",\"namespace\":\"" from_ns    \
 	"\"}],\"to\":[{\"group\":\"\",\"kind\":\"Service\"},{\"group\":\"\",\"kind\":\"Secret\"}]}}"
 
+#define GW_ANY_LISTENER                                                                           \
+	"{\"name\":\"any\",\"port\":443,\"protocol\":\"HTTPS\",\"tls\":{\"mode\":"                 \
+	"\"Terminate\",\"certificateRefs\":[{\"name\":\"cert\"}]}}"
+#define GW_OF_CLASS(name, cls, listeners)                                                         \
+	"{\"apiVersion\":\"gateway.networking.k8s.io/v1\",\"kind\":\"Gateway\",\"metadata\":"      \
+	"{\"name\":\"" name "\",\"namespace\":\"ns1\"},\"spec\":{\"gatewayClassName\":\"" cls    \
+	"\",\"listeners\":[" listeners "]}}"
+#define GW_HTTP_LISTENER(lname, host)                                                             \
+	"{\"name\":\"" lname "\",\"port\":80,\"protocol\":\"HTTP\",\"hostname\":\"" host "\"}"
+#define OURS "switchyard.io/gateway-controller"
+
 /* The Secret cert in namespace ns (the shared test certificate). */
 static void
 apply_cert(struct sy_router *r, const char *ns)
@@ -487,8 +498,9 @@ apply_cert(struct sy_router *r, const char *ns)
  * (of any Gateway) on the listener's hosts, *.<domain> covering the hosts
  * directly under it; the Gateway's own routes; the routes and Gateways
  * reading the grants of the grant's namespace. An HTTPS listener without
- * a hostname still compiles everything (it covers every host). Every
- * compile is checked against a full one (SY_COMPILE_VERIFY).
+ * a hostname compiles the routes of the Gateways with an HTTP listener
+ * (it covers their hosts), not the store. Every compile is checked
+ * against a full one (SY_COMPILE_VERIFY).
  */
 static void
 test_gateway_api_https_scope(void **state)
@@ -555,12 +567,176 @@ test_gateway_api_https_scope(void **state)
 	expect_incremental(&r, 4);
 	assert_int_equal(vhost_tls(&r, "a.sec.test"), SY_TLS_NONE);
 	assert_string_equal(backend_of(&r, "http://c.cross.test/", buf, sizeof(buf)), "");
-	/* an HTTPS listener without a hostname covers every host: all */
-	ops_apply_ok(&r, GW_HTTPS("tls", "{\"name\":\"any\",\"port\":443,\"protocol\":\"HTTPS\","
-					 "\"tls\":{\"mode\":\"Terminate\",\"certificateRefs\":"
-					 "[{\"name\":\"cert\"}]}}"));
-	assert_false(r.last_compile_incremental);
+	/* an HTTPS listener without a hostname covers every host of the
+	 * routes of Gateways with an HTTP listener: tls, plain's routes a,
+	 * b, deep, o, c, and plain (its hostless listener shares tls's
+	 * default vhost), not the 200 Routes */
+	ops_apply_ok(&r, GW_HTTPS("tls", GW_ANY_LISTENER));
+	expect_incremental(&r, 7);
 	assert_int_equal(vhost_tls(&r, "o.other.test"), SY_TLS_EDGE);
+	router_stop(&r);
+}
+
+/* GatewayClass name with controller and description (to make a change). */
+static void
+apply_class(struct sy_router *r, const char *name, const char *controller, const char *desc)
+{
+	char *req = NULL;
+
+	assert_true(asprintf(&req,
+			     "{\"apiVersion\":\"gateway.networking.k8s.io/v1\",\"kind\":"
+			     "\"GatewayClass\",\"metadata\":{\"name\":\"%s\"},\"spec\":"
+			     "{\"controllerName\":\"%s\",\"description\":\"%s\"}}",
+			     name, controller, desc) > 0);
+	ops_apply_ok(r, req);
+	free(req);
+}
+
+/* Is GatewayClass name's status Accepted (by us)? */
+static bool
+class_accepted(struct sy_router *r, const char *name)
+{
+	char req[160];
+	json_t *rep, *c;
+	bool ok;
+
+	snprintf(req, sizeof(req), "{\"op\":\"get\",\"kind\":\"gatewayclass\",\"name\":\"%s\"}",
+		 name);
+	rep = ops_call(r, req);
+	c = json_array_get(json_object_get(json_object_get(json_array_get(
+				   json_object_get(rep, "items"), 0), "status"), "conditions"), 0);
+	ok = c != NULL && strcmp(json_string_value(json_object_get(c, "type")), "Accepted") == 0 &&
+	     strcmp(json_string_value(json_object_get(c, "status")), "True") == 0;
+	json_decref(rep);
+	return ok;
+}
+
+/*
+ * A GatewayClass's change compiles the Gateways naming it and their routes
+ * (scope.c's K seed, relations key n), not the other classes' Gateways nor
+ * the 200 Routes; a class whose controllerName moves away from us or back
+ * takes its Gateways' routes off the router and back. Every compile is
+ * checked against a full one (SY_COMPILE_VERIFY), statuses included.
+ */
+static void
+test_gateway_class_scope(void **state)
+{
+	struct sy_router r;
+	char buf[64];
+
+	(void)state;
+	router_start(&r);
+	load_many(&r);
+	apply_class(&r, "sy", OURS, "one");
+	apply_class(&r, "b", OURS, "one");
+	ops_apply_ok(&r, GW_OF_CLASS("gwa", "sy", GW_HTTP_LISTENER("http", "*.a.test")));
+	ops_apply_ok(&r, GW_OF_CLASS("gwb", "b", GW_HTTP_LISTENER("http", "*.b.test")));
+	ops_apply_ok(&r, GW_OF_CLASS("gwc", "b", GW_HTTP_LISTENER("http", "*.c.test")));
+	ops_apply_ok(&r, GW_ROUTE("ra1", "x.a.test", "gwa", "", "s1"));
+	ops_apply_ok(&r, GW_ROUTE("ra2", "y.a.test", "gwa", "", "s1"));
+	ops_apply_ok(&r, GW_ROUTE("rb1", "x.b.test", "gwb", "", "s1"));
+	ops_apply_ok(&r, GW_ROUTE("rb2", "y.b.test", "gwb", "", "s1"));
+	ops_apply_ok(&r, GW_ROUTE("rb3", "z.b.test", "gwb", "", "s1"));
+	ops_apply_ok(&r, GW_ROUTE("rc1", "x.c.test", "gwc", "", "s1"));
+	assert_string_equal(ops_resolve_object(&r, "http://x.b.test/", buf, sizeof(buf)), "ns1/rb1");
+	assert_true(class_accepted(&r, "b"));
+	/* class sy changes: sy, gwa, ra1, ra2 */
+	apply_class(&r, "sy", OURS, "two");
+	expect_incremental(&r, 4);
+	assert_int_equal(r.last_compile_objects, 4);
+	/* class b goes to another controller: b, gwb, gwc and their four
+	 * routes, which leave the router */
+	apply_class(&r, "b", "example.com/other", "one");
+	expect_incremental(&r, 7);
+	assert_int_equal(r.last_compile_objects, 7);
+	assert_string_equal(ops_resolve_object(&r, "http://x.b.test/", buf, sizeof(buf)), "(none)");
+	assert_string_equal(ops_resolve_object(&r, "http://x.c.test/", buf, sizeof(buf)), "(none)");
+	assert_string_equal(ops_resolve_object(&r, "http://x.a.test/", buf, sizeof(buf)), "ns1/ra1");
+	/* and back: they return, the class Accepted again */
+	apply_class(&r, "b", OURS, "one");
+	expect_incremental(&r, 7);
+	assert_string_equal(ops_resolve_object(&r, "http://z.b.test/", buf, sizeof(buf)), "ns1/rb3");
+	assert_string_equal(ops_resolve_object(&r, "http://x.c.test/", buf, sizeof(buf)), "ns1/rc1");
+	assert_true(class_accepted(&r, "b"));
+	/* class sy deleted: gwa and its routes, off the router */
+	json_decref(ops_call(&r, "{\"op\":\"delete\",\"kind\":\"gatewayclass\",\"name\":\"sy\"}"));
+	expect_incremental(&r, 3);
+	assert_string_equal(ops_resolve_object(&r, "http://x.a.test/", buf, sizeof(buf)), "(none)");
+	assert_string_equal(ops_resolve_object(&r, "http://x.b.test/", buf, sizeof(buf)), "ns1/rb1");
+	/* a class no Gateway names: itself alone (its status) */
+	apply_class(&r, "lonely", OURS, "one");
+	expect_incremental(&r, 1);
+	assert_true(class_accepted(&r, "lonely"));
+	/* sy again, another controller's: gwa stays off */
+	apply_class(&r, "sy", "example.com/other", "one");
+	expect_incremental(&r, 4);
+	assert_string_equal(ops_resolve_object(&r, "http://x.a.test/", buf, sizeof(buf)), "(none)");
+	assert_false(class_accepted(&r, "sy"));
+	router_stop(&r);
+}
+
+/*
+ * A Gateway with an HTTPS listener without a hostname terminates the hosts
+ * of every route served over plain HTTP only (httproute.c https_cover): a
+ * change of it, of its certificate or of its class compiles the routes of
+ * the Gateways with an HTTP listener (scope.c's X seed), not those of a
+ * Gateway with HTTPS listeners only, nor the 200 Routes. Every compile is
+ * checked against a full one (SY_COMPILE_VERIFY).
+ */
+static void
+test_gateway_api_hostless_https_scope(void **state)
+{
+	struct sy_router r;
+
+	(void)state;
+	router_start(&r);
+	load_many(&r);
+	apply_gateway_class(&r);
+	apply_class(&r, "edge", OURS, "one");
+	apply_cert(&r, "ns1");
+	ops_apply_ok(&r, GW_HTTPS("plain", "{\"name\":\"http\",\"port\":80,\"protocol\":\"HTTP\"}"));
+	ops_apply_ok(&r, GW_ROUTE("a", "a.p.test", "plain", "", "s1"));
+	ops_apply_ok(&r, GW_ROUTE("b", "b.p.test", "plain", "", "s1"));
+	ops_apply_ok(&r, GW_HTTPS("tlsonly", GW_TLS_LISTENER("one", "t1.t.test", "") ","
+					     GW_TLS_LISTENER("two", "t2.t.test", "")));
+	ops_apply_ok(&r, GW_ROUTE("t1", "t1.t.test", "tlsonly", "", "s1"));
+	ops_apply_ok(&r, GW_ROUTE("t2", "t2.t.test", "tlsonly", "", "s1"));
+	assert_int_equal(vhost_tls(&r, "a.p.test"), SY_TLS_NONE);
+	assert_int_equal(vhost_tls(&r, "t1.t.test"), SY_TLS_EDGE);
+	/* the hostless HTTPS Gateway comes: it, plain (their listeners share
+	 * the default vhost) and plain's routes a, b */
+	ops_apply_ok(&r, GW_OF_CLASS("any", "edge", GW_ANY_LISTENER));
+	expect_incremental(&r, 4);
+	assert_int_equal(r.last_compile_objects, 4);
+	assert_int_equal(vhost_tls(&r, "a.p.test"), SY_TLS_EDGE);
+	assert_int_equal(vhost_tls(&r, "b.p.test"), SY_TLS_EDGE);
+	assert_int_equal(vhost_tls(&r, "r1.ns1.apps.test"), SY_TLS_NONE);
+	/* changed (a second listener's name): the same four */
+	ops_apply_ok(&r, GW_OF_CLASS("any", "edge", GW_ANY_LISTENER ","
+					  GW_HTTP_LISTENER("h", "h.any.test")));
+	expect_incremental(&r, 4);
+	/* the certificate both HTTPS Gateways read goes bad: any, tlsonly,
+	 * their routes (t1, t2; a, b through any's listener) and plain */
+	ops_apply_ok(&r, "{\"apiVersion\":\"v1\",\"kind\":\"Secret\",\"metadata\":{\"name\":\"cert\","
+		  "\"namespace\":\"ns1\"},\"type\":\"Opaque\",\"data\":{}}");
+	expect_incremental(&r, 7);
+	assert_int_equal(vhost_tls(&r, "a.p.test"), SY_TLS_NONE);
+	apply_cert(&r, "ns1");
+	expect_incremental(&r, 7);
+	assert_int_equal(vhost_tls(&r, "a.p.test"), SY_TLS_EDGE);
+	/* its class goes to another controller: edge, any, plain, a, b */
+	apply_class(&r, "edge", "example.com/other", "one");
+	expect_incremental(&r, 5);
+	assert_int_equal(vhost_tls(&r, "a.p.test"), SY_TLS_NONE);
+	apply_class(&r, "edge", OURS, "one");
+	expect_incremental(&r, 5);
+	assert_int_equal(vhost_tls(&r, "a.p.test"), SY_TLS_EDGE);
+	/* gone: plain and its routes */
+	json_decref(ops_call(&r, "{\"op\":\"delete\",\"kind\":\"gateway\",\"namespace\":\"ns1\","
+			     "\"name\":\"any\"}"));
+	expect_incremental(&r, 3);
+	assert_int_equal(vhost_tls(&r, "a.p.test"), SY_TLS_NONE);
+	assert_int_equal(vhost_tls(&r, "t2.t.test"), SY_TLS_EDGE);
 	router_stop(&r);
 }
 
@@ -785,6 +961,9 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_ingress_class_changes, fresh_state, remove_state),
 		cmocka_unit_test_setup_teardown(test_gateway_api_changes, fresh_state, remove_state),
 		cmocka_unit_test_setup_teardown(test_gateway_api_https_scope, fresh_state,
+						remove_state),
+		cmocka_unit_test_setup_teardown(test_gateway_class_scope, fresh_state, remove_state),
+		cmocka_unit_test_setup_teardown(test_gateway_api_hostless_https_scope, fresh_state,
 						remove_state),
 		cmocka_unit_test_setup_teardown(test_httpproxy_includes, fresh_state, remove_state),
 	};
