@@ -16,6 +16,8 @@
 #include "conn/src_limit.h"
 #include "net/net.h"
 #include "conn/conn_ops.h"
+#include "drop.h"
+#include "net/cksum.h"
 #include "net/fib.h"
 #include "sy_backend_stats.h"
 #include "sy_route_stats.h"
@@ -307,6 +309,19 @@ sy_conn_free(struct sy_worker *w, struct sy_conn *c)
 	w->tcp.conns.free = c;
 	w->counters.flows_active--;
 	w->counters.conns_closed++;
+}
+
+bool
+sy_backend_leg_input(struct sy_worker *w, struct sy_conn *c, struct sy_tcb *t, struct rte_mbuf *m)
+{
+	if (!sy_l4_cksum_ok(m)) {
+		sy_drop(w, m, SY_DROP_TCP_BAD_CHECKSUM);
+		return false;
+	}
+	c->last_seen = sy_conn_seen(w->now);
+	sy_tcb_input(w, t, m);
+	sy_tcb_stale_ack_retry(w, t);
+	return true;
 }
 
 int

@@ -13,6 +13,7 @@
 #ifndef SY_CONN_H
 #define SY_CONN_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -23,6 +24,7 @@
 #include "conn/timer_wheel.h"
 #include "sy_addr.h"
 
+struct rte_mbuf;
 struct sy_tcb;
 struct sy_worker;
 
@@ -74,5 +76,10 @@ void sy_peek_release_segments(struct sy_worker *w, struct sy_peek_buf *p);
  */
 int sy_backend_leg_open(struct sy_worker *w, const struct sy_addr *ip, uint16_t port,
 			uint8_t state, struct sy_tcb *t, struct sy_conn **out, uint16_t *mss);
+/* A segment m (data at the IP header) for such a leg, record c, TCB t: its
+ * checksum checked (else dropped, counted), c seen, m fed to t (and a SYN
+ * answered by a stale ACK sent again). false: m was dropped. Consumes m. */
+bool sy_backend_leg_input(struct sy_worker *w, struct sy_conn *c, struct sy_tcb *t,
+			  struct rte_mbuf *m);
 
 #endif

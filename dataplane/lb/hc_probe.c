@@ -17,7 +17,6 @@
 #include "conn/conn_ops.h"
 #include "lb/hc_probe.h"
 #include "lb/lb.h"
-#include "net/cksum.h"
 #include "net/fib.h"
 #include "observe/conn_stats.h"
 #include "sy_dataplane.h"
@@ -258,14 +257,8 @@ sy_hc_segment(struct sy_worker *w, struct sy_conn *c, struct rte_mbuf *m)
 		sy_drop(w, m, SY_DROP_TCP_UNEXPECTED);
 		return;
 	}
-	if (!sy_l4_cksum_ok(m)) {
-		sy_drop(w, m, SY_DROP_TCP_BAD_CHECKSUM);
-		return;
-	}
-	c->last_seen = sy_conn_seen(w->now);
-	sy_tcb_input(w, &p->b, m);
-	sy_tcb_stale_ack_retry(w, &p->b);
-	step(w, p);
+	if (sy_backend_leg_input(w, c, &p->b, m))
+		step(w, p);
 }
 
 void

@@ -22,7 +22,6 @@
 #include "conn/conn.h"
 #include "conn/conn_ops.h"
 #include "lb/lb.h"
-#include "net/cksum.h"
 #include "observe/conn_stats.h"
 #include "proxy/proxy.h"
 #include "proxy/proxy_internal.h"
@@ -325,14 +324,8 @@ mirror_segment(struct sy_worker *w, struct sy_conn *c, struct rte_mbuf *m, bool 
 		sy_drop(w, m, SY_DROP_TCP_UNEXPECTED);
 		return;
 	}
-	if (!sy_l4_cksum_ok(m)) {
-		sy_drop(w, m, SY_DROP_TCP_BAD_CHECKSUM);
-		return;
-	}
-	c->last_seen = sy_conn_seen(w->now);
-	sy_tcb_input(w, &mr->t, m);
-	sy_tcb_stale_ack_retry(w, &mr->t);
-	step(w, mr);
+	if (sy_backend_leg_input(w, c, &mr->t, m))
+		step(w, mr);
 }
 
 static void
