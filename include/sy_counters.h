@@ -189,6 +189,7 @@ extern const char *const sy_drop_reason_names[SY_DROP__COUNT];
 	X(flows_active)    /* gauge: connection records in use */              \
 	X(backend_retries) /* another endpoint tried after a failed connect */ \
 	X(proxy_status_retries) /* requests sent again on a status the route's retryPolicy names */ \
+	X(proxy_per_try_timeouts) /* tries without a response head in the route's perTryTimeout */ \
 	X(lb_ejections)    /* endpoints ejected: consecutive failures (lb/lb.h) */ \
 	X(lb_ejected_avoided) /* picks that skipped an ejected endpoint */      \
 	X(lb_panic_picks)  /* picks that found only ejected endpoints: used anyway */ \

@@ -360,6 +360,14 @@ struct sy_rule_more {
 	uint8_t retry_count;
 	uint8_t retry_on;
 	uint16_t retry_codes[SY_RETRY_CODES_MAX];
+	/* Contour's retryPolicy.perTryTimeout (Envoy's per_try_timeout): each
+	 * try, the first included, gets its response head within it or is
+	 * abandoned (tried again while retry_count allows, else 504); and
+	 * timeoutPolicy.idle (Envoy's route idle_timeout): an exchange
+	 * silent both ways that long is cut (504 before a response head).
+	 * 0: none. */
+	uint32_t per_try_timeout_ms;
+	uint32_t idle_timeout_ms;
 };
 
 struct sy_rule {

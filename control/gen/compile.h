@@ -109,6 +109,8 @@ struct sy_edge_policy_in {
 	uint8_t retry_count;    /* Contour's retryPolicy (sy_rule_more); 0: none */
 	uint8_t retry_on;
 	uint16_t retry_codes[SY_RETRY_CODES_MAX];
+	uint32_t per_try_timeout_ms; /* retryPolicy.perTryTimeout; 0: none */
+	uint32_t idle_timeout_ms;    /* timeoutPolicy.idle; 0: none */
 };
 
 /* A rule a kind would serve, before claims across kinds are settled. All
