@@ -867,7 +867,8 @@ px_backend_failed(struct sy_worker *w, struct sy_proxy *px, uint16_t status,
 }
 
 /* The request again, on a new connection to ip:port (the copy moves into
- * it, so a request goes again at most once). */
+ * it, so a request goes again at most once, unless the route's retry
+ * policy has tries left: then a copy of it stays). */
 static bool
 px_replay(struct sy_worker *w, struct sy_proxy *px, const struct sy_addr *ip, uint16_t port)
 {
@@ -875,6 +876,14 @@ px_replay(struct sy_worker *w, struct sy_proxy *px, const struct sy_addr *ip, ui
 
 	sy_mq_init(&px->replay); /* px_backend_drop frees a replay */
 	px_backend_drop(w, px);
+	if (px->retries_left > 0 && r.bytes > 0) {
+		/* The route's retry policy has tries left: a copy for the
+		 * next (px_try_again); without one it is answered. */
+		struct rte_mbuf *copy = sy_mq_clone_range(&r, 0, r.bytes, w->sh->pool);
+
+		if (copy != NULL)
+			sy_mq_append(&px->replay, copy);
+	}
 	if (px_backend_open(w, px, ip, port, NULL, NULL, px->be_proto) != 0 ||
 	    sy_mq_move(px_bout(px), &r, r.bytes, w->sh->pool) < 0) {
 		sy_mq_free(&r);
