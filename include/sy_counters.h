@@ -194,6 +194,7 @@ extern const char *const sy_drop_reason_names[SY_DROP__COUNT];
 	X(proxy_mirror_failed)   /* ... whose mirror leg failed: refused, reset, silent past its timeout */ \
 	X(proxy_mirror_skipped)  /* mirrors not sent: no endpoint, no free leg, a tunnel, not HTTP/1.1 in the clear */ \
 	X(proxy_mirror_dropped)  /* mirrors given up mid-request: the body outran the leg, or the request was cut */ \
+	X(proxy_per_try_timeouts) /* tries without a response head in the route's perTryTimeout */ \
 	X(lb_ejections)    /* endpoints ejected: consecutive failures (lb/lb.h) */ \
 	X(lb_ejected_avoided) /* picks that skipped an ejected endpoint */      \
 	X(lb_panic_picks)  /* picks that found only ejected endpoints: used anyway */ \

@@ -374,6 +374,14 @@ struct sy_rule_more {
 	 * service): n_mirrors of them, each with its own pool. */
 	uint8_t n_mirrors;
 	const struct sy_mirror *mirrors;
+	/* Contour's retryPolicy.perTryTimeout (Envoy's per_try_timeout): each
+	 * try, the first included, gets its response head within it or is
+	 * abandoned (tried again while retry_count allows, else 504); and
+	 * timeoutPolicy.idle (Envoy's route idle_timeout): an exchange
+	 * silent both ways that long is cut (504 before a response head).
+	 * 0: none. */
+	uint32_t per_try_timeout_ms;
+	uint32_t idle_timeout_ms;
 };
 
 struct sy_rule {

@@ -262,6 +262,8 @@ edge_policies(struct sy_arena *a, const struct sy_edge_policy_in *e, const struc
 	m->retry_count = e->retry_count;
 	m->retry_on = e->retry_on;
 	memcpy(m->retry_codes, e->retry_codes, sizeof(m->retry_codes));
+	m->per_try_timeout_ms = e->per_try_timeout_ms;
+	m->idle_timeout_ms = e->idle_timeout_ms;
 	return 0;
 }
 
@@ -385,16 +387,17 @@ build_vhost_in(struct sy_arena *a, const char *host, struct sy_rule_in **rs,
 		if (rs[i]->n_preds > 0 || rs[i]->methods != 0 || rs[i]->n_filters > 0 ||
 		    rs[i]->action != SY_ACTION_BACKEND)
 			plain_paths = false;
-	/* A route's server timeout is answered 504 when it passes, its
-	 * rate-http counts every request of a keep-alive connection, and its
-	 * retry policy reads each response's status and its mirrors copy
-	 * each request, which only the proxy mode can; a passthrough route keeps splice (there is
+	/* A route's server, per-try and idle timeouts are answered 504 when
+	 * they pass, its rate-http counts every request of a keep-alive
+	 * connection, its retry policy reads each response's status and its
+	 * mirrors copy each request, which only the proxy mode can; a passthrough route keeps splice (there is
 	 * no HTTP to answer in). An allowlist and the connection limits are
 	 * checked by either mode. */
 	for (i = 0; i < n; i++)
 		if (rs[i]->edge != NULL &&
 		    (rs[i]->edge->server_timeout_ms != 0 || rs[i]->edge->http_rate_max != 0 ||
-		     rs[i]->edge->retry_count != 0 || rs[i]->edge->n_mirrors != 0))
+		     rs[i]->edge->retry_count != 0 || rs[i]->edge->per_try_timeout_ms != 0 ||
+		     rs[i]->edge->idle_timeout_ms != 0 || rs[i]->edge->n_mirrors != 0))
 			plain_paths = false;
 	for (i = 0; i < n; i++)
 		if (pools[i]->needs_proxy || pools[i]->backend_tls)

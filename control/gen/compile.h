@@ -115,6 +115,8 @@ struct sy_edge_policy_in {
 	struct sy_backend_in mirrors[SY_RULE_MIRRORS_MAX];
 	uint16_t mirror_per_10k[SY_RULE_MIRRORS_MAX];
 	unsigned n_mirrors;
+	uint32_t per_try_timeout_ms; /* retryPolicy.perTryTimeout; 0: none */
+	uint32_t idle_timeout_ms;    /* timeoutPolicy.idle; 0: none */
 };
 
 /* A rule a kind would serve, before claims across kinds are settled. All

@@ -64,11 +64,12 @@ parse_url(const char *url, struct url_parts *u)
 
 #define HITS_MAX 64
 
-/* A route's retry policy as resolve shows it: {"count", "on", "codes"}. */
+/* A route's retry policy as resolve shows it: {"count", "on", "codes"},
+ * and "per_try_timeout_ms" when it has one. */
 static json_t *
 retry_json(const struct sy_rule_more *m)
 {
-	json_t *on = json_array(), *codes = json_array();
+	json_t *on = json_array(), *codes = json_array(), *o;
 	unsigned i;
 
 	if (m->retry_on & SY_RETRY_5XX)
@@ -81,7 +82,12 @@ retry_json(const struct sy_rule_more *m)
 		json_array_append_new(on, json_string("retriable-status-codes"));
 	for (i = 0; i < SY_RETRY_CODES_MAX && m->retry_codes[i] != 0; i++)
 		json_array_append_new(codes, json_integer(m->retry_codes[i]));
-	return json_pack("{s:i, s:o, s:o}", "count", m->retry_count, "on", on, "codes", codes);
+	o = json_pack("{s:i, s:o, s:o}", "count", m->retry_count, "on", on, "codes", codes);
+
+	/* perTryTimeout: each try's time to its response head */
+	if (o != NULL && m->per_try_timeout_ms != 0)
+		json_object_set_new(o, "per_try_timeout_ms", json_integer(m->per_try_timeout_ms));
+	return o;
 }
 
 /*
@@ -703,10 +709,14 @@ sy_ops_resolve(struct sy_router *r, const json_t *req)
 	if (rule->action == SY_ACTION_BACKEND)
 		json_object_set_new(reply, "strategy",
 				    json_string(sy_lb_strategy_name(rule->pool->strategy)));
-	if (rule->action == SY_ACTION_BACKEND && rule->more != NULL && rule->more->retry_count != 0)
+	if (rule->action == SY_ACTION_BACKEND && rule->more != NULL &&
+	    (rule->more->retry_count != 0 || rule->more->per_try_timeout_ms != 0))
 		json_object_set_new(reply, "retry", retry_json(rule->more));
 	if (rule->action == SY_ACTION_BACKEND && rule->more != NULL && rule->more->n_mirrors > 0)
 		json_object_set_new(reply, "mirrors", mirrors_json(rule->more));
+	/* timeoutPolicy.idle: how long the exchange may be silent both ways */
+	if (rule->action == SY_ACTION_BACKEND && rule->more != NULL && rule->more->idle_timeout_ms != 0)
+		json_object_set_new(reply, "idle_timeout_ms", json_integer(rule->more->idle_timeout_ms));
 	ub = rule_url_backend(rule);
 	if (ub != NULL)
 		json_object_set_new(reply, "backend", url_backend_json(ub));

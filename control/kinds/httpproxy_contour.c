@@ -1173,11 +1173,25 @@ edge_of(struct hp_ctx *hc, struct sy_edge_policy_in **e)
 	return *e;
 }
 
+/* A duration field as the rule keeps it (ms, at most UINT32_MAX): 0 when
+ * it is absent, "0s" (Contour: as if unset) or "infinity" (no limit). */
+static uint32_t
+duration_field(const json_t *v)
+{
+	uint64_t ms = 0;
+
+	if (!json_is_string(v) || parse_duration(json_string_value(v), &ms) < 0)
+		return 0;
+	return ms > UINT32_MAX ? UINT32_MAX : (uint32_t)ms;
+}
+
 /*
  * retryPolicy (Contour's internal/dag: count defaults to 1, retryOn to
  * 5xx): the statuses that send a request again, and how many times (at
- * most 255 here). perTryTimeout is not applied: each try has the route's
- * server timeout. -1 on out of memory.
+ * most 255 here); perTryTimeout (Envoy's per_try_timeout): each try's
+ * time to its response head, a try past it abandoned and, while the
+ * count allows, tried again (Envoy retries a per-try timeout whatever
+ * retryOn says). -1 on out of memory.
  */
 static int
 route_retry(struct hp_ctx *hc, const json_t *rp, struct sy_edge_policy_in **edge)
@@ -1194,6 +1208,13 @@ route_retry(struct hp_ctx *hc, const json_t *rp, struct sy_edge_policy_in **edge
 		(void)retry_on(json_object_get(rp, "retryOn"), &on);
 	else
 		on = SY_RETRY_5XX;
+	if (duration_field(json_object_get(rp, "perTryTimeout")) != 0) {
+		if ((e = edge_of(hc, edge)) == NULL)
+			return -1;
+		e->per_try_timeout_ms = duration_field(json_object_get(rp, "perTryTimeout"));
+		/* a try cut by it goes again whatever retryOn names */
+		e->retry_count = (uint8_t)(n > 255 ? 255 : n);
+	}
 	if (on == 0)
 		return 0; /* only values that need nothing more of us */
 	if ((e = edge_of(hc, edge)) == NULL)
@@ -1346,6 +1367,13 @@ route_rule(struct hp_ctx *hc, struct hp_state *st, const json_t *route, struct h
 				return hc->rc = -ENOMEM;
 			edge->server_timeout_ms = ms > UINT32_MAX ? UINT32_MAX : (uint32_t)ms;
 		}
+	}
+	/* timeoutPolicy.idle (Envoy's route idle_timeout): the exchange cut
+	 * after that long silent both ways; "infinity": the router's own. */
+	if (duration_field(json_object_get(tp, "idle")) != 0) {
+		if (edge_of(hc, &edge) == NULL)
+			return hc->rc = -ENOMEM;
+		edge->idle_timeout_ms = duration_field(json_object_get(tp, "idle"));
 	}
 	if (json_is_object(json_object_get(route, "retryPolicy")) &&
 	    route_retry(hc, json_object_get(route, "retryPolicy"), &edge) < 0)

@@ -151,11 +151,14 @@ px_finish(struct sy_worker *w, struct sy_proxy *px)
 /*
  * While a response is awaited or carried, the deadline measures silence,
  * not the exchange: the connect timeout until the backend answers our SYN,
- * then the server timeout from the last byte either leg moved (data in,
- * data acknowledged). A 100 MB download to a slow client takes as long as
- * it takes; a backend that stops mid-body is cut after the server timeout.
- * The other phases keep their deadline whole (http-request bounds the
- * time to a complete head, keep-alive the wait for the next one).
+ * then the server timeout (or the route's shorter idle timeout,
+ * px_silence_ms) from the last byte either leg moved (data in, data
+ * acknowledged). A 100 MB download to a slow client takes as long as it
+ * takes; a backend that stops mid-body is cut after the server timeout.
+ * Until the response head, the try's perTryTimeout bounds it whatever
+ * moves (px_try_cap). The other phases keep their deadline whole
+ * (http-request bounds the time to a complete head, keep-alive the wait
+ * for the next one).
  */
 void
 px_refresh_deadline(struct sy_worker *w, struct sy_proxy *px)
@@ -164,11 +167,12 @@ px_refresh_deadline(struct sy_worker *w, struct sy_proxy *px)
 
 	if (px->resp_state != SY_PX_RESP_HEAD && px->resp_state != SY_PX_RESP_BODY)
 		return;
-	if (px->bc == NULL || px->b.state == SY_TCPS_SYN_SENT)
-		return;
-	ev |= px->b.events;
-	if (ev & (SY_TCB_EV_CONNECTED | SY_TCB_EV_DATA | SY_TCB_EV_SENT))
-		px->deadline = px_in_ms(w, px->server_ms);
+	if (px->bc != NULL && px->b.state != SY_TCPS_SYN_SENT) {
+		ev |= px->b.events;
+		if (ev & (SY_TCB_EV_CONNECTED | SY_TCB_EV_DATA | SY_TCB_EV_SENT))
+			px->deadline = px_in_ms(w, px_silence_ms(px));
+	}
+	px_try_cap(px);
 }
 
 /* What every step ends with, HTTP/1.x or h2: send what the windows allow,

@@ -125,6 +125,11 @@ struct sy_proxy {
 	 * route's (its timeout and timeout-tunnel annotations), else
 	 * SY_PROXY_TIMEOUT_SERVER_MS and SY_PROXY_TIMEOUT_TUNNEL_MS. */
 	uint32_t server_ms, tunnel_ms;
+	/* The route's timeoutPolicy.idle and retryPolicy.perTryTimeout (ms,
+	 * 0: none), copied too; try_deadline: TSC by which the try in flight
+	 * must have its response head (0: none running). */
+	uint32_t idle_ms, per_try_ms;
+	uint64_t try_deadline;
 	uint32_t requests;  /* on this client connection */
 	/* The response filters of the request in flight (proxy_filter.c),
 	 * copied out of the generation when it was routed: status() over the

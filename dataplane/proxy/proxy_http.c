@@ -585,6 +585,9 @@ px_request_head(struct sy_worker *w, struct sy_proxy *px)
 	px->tunnel_ms = tg.rule != NULL && tg.rule->more != NULL && tg.rule->more->tunnel_timeout_ms
 				? tg.rule->more->tunnel_timeout_ms
 				: SY_PROXY_TIMEOUT_TUNNEL_MS;
+	px->idle_ms = tg.rule != NULL && tg.rule->more != NULL ? tg.rule->more->idle_timeout_ms : 0;
+	px->per_try_ms = tg.rule != NULL && tg.rule->more != NULL ? tg.rule->more->per_try_timeout_ms : 0;
+	px->try_deadline = 0;
 	px->retries_left = 0;
 	if (tg.rule != NULL && tg.rule->more != NULL && tg.rule->more->retry_count != 0) {
 		px->retries_left = tg.rule->more->retry_count;
@@ -758,7 +761,9 @@ px_request_head(struct sy_worker *w, struct sy_proxy *px)
 	px->req_state = req.framing == SY_PX_BODY_NONE ? SY_PX_REQ_DONE : SY_PX_REQ_BODY;
 	px->resp_state = SY_PX_RESP_HEAD;
 	px->deadline = px_in_ms(w, px->b.state == SY_TCPS_SYN_SENT ? SY_PROXY_TIMEOUT_CONNECT_MS :
-								   px->server_ms);
+								   px_silence_ms(px));
+	if (px->req_state == SY_PX_REQ_DONE)
+		px_try_arm(w, px);
 	return true;
 }
 
@@ -849,6 +854,8 @@ px_request_body(struct sy_worker *w, struct sy_proxy *px)
 		px_mirror_detach(w, px, true);
 		if (px->resp_state == SY_PX_RESP_NONE)
 			px_exchange_done(w, px); /* the response went first */
+		else
+			px_try_arm(w, px);
 	}
 	return true;
 }
@@ -870,7 +877,8 @@ px_backend_failed(struct sy_worker *w, struct sy_proxy *px, uint16_t status,
 }
 
 /* The request again, on a new connection to ip:port (the copy moves into
- * it, so a request goes again at most once). */
+ * it, so a request goes again at most once, unless the route's retry
+ * policy has tries left: then a copy of it stays). */
 static bool
 px_replay(struct sy_worker *w, struct sy_proxy *px, const struct sy_addr *ip, uint16_t port)
 {
@@ -878,6 +886,14 @@ px_replay(struct sy_worker *w, struct sy_proxy *px, const struct sy_addr *ip, ui
 
 	sy_mq_init(&px->replay); /* px_backend_drop frees a replay */
 	px_backend_drop(w, px);
+	if (px->retries_left > 0 && r.bytes > 0) {
+		/* The route's retry policy has tries left: a copy for the
+		 * next (px_try_again); without one it is answered. */
+		struct rte_mbuf *copy = sy_mq_clone_range(&r, 0, r.bytes, w->sh->pool);
+
+		if (copy != NULL)
+			sy_mq_append(&px->replay, copy);
+	}
 	if (px_backend_open(w, px, ip, port, NULL, NULL, px->be_proto) != 0 ||
 	    sy_mq_move(px_bout(px), &r, r.bytes, w->sh->pool) < 0) {
 		sy_mq_free(&r);
@@ -885,6 +901,7 @@ px_replay(struct sy_worker *w, struct sy_proxy *px, const struct sy_addr *ip, ui
 	}
 	w->counters.proxy_backend_replays++;
 	px->deadline = px_in_ms(w, SY_PROXY_TIMEOUT_CONNECT_MS);
+	px_try_arm(w, px); /* a new try (a replay is a whole request) */
 	return true;
 }
 
@@ -927,34 +944,45 @@ px_retry(struct sy_worker *w, struct sy_proxy *px, bool delivered)
 }
 
 /*
- * The route's retry policy (Contour's retryPolicy): a response whose
- * status it names is dropped with its connection and the request goes
- * again, to the pick's next endpoint, then back and forth between the two,
- * up to the policy's count. Passive health hears of the answer as of any
- * (a 5xx is a failure). True when it went again.
+ * The route's retry policy (Contour's retryPolicy): the try in flight is
+ * dropped with its connection and the request goes again, to the pick's
+ * next endpoint, then back and forth between the two, up to the policy's
+ * count. True when it went again.
  */
 static bool
-px_retry_status(struct sy_worker *w, struct sy_proxy *px, uint16_t status)
+px_try_again(struct sy_worker *w, struct sy_proxy *px)
 {
 	struct sy_addr ip = px->alt_ip.family != 0 ? px->alt_ip : px->be_ip;
 	uint16_t port = px->alt_ip.family != 0 ? px->alt_port : px->be_port;
 	uint16_t slot = px->alt_ip.family != 0 ? px->alt_stat_slot : px->be_stat_slot;
 
-	if (px->retries_left == 0 || px->replay.bytes == 0 || px->resp_sent ||
-	    !sy_retry_status(px->retry_on, px->retry_codes, status))
+	if (px->retries_left == 0 || px->replay.bytes == 0 || px->resp_sent)
 		return false;
-	sy_lb_report(w, sy_addr_key32(&px->be_ip), px->be_port, status < 500);
 	px->retries_left--;
-	/* the next try's alternative: the endpoint that answered this one */
+	/* the next try's alternative: the endpoint that had this one */
 	px->alt_ip = px->be_ip;
 	px->alt_port = px->be_port;
 	px->alt_stat_slot = px->be_stat_slot;
 	px->be_stat_slot = slot;
-	w->counters.proxy_status_retries++;
 	if (!px_replay(w, px, &ip, port))
 		return false;
 	px->deadline = px_in_ms(w, SY_PROXY_TIMEOUT_CONNECT_MS);
+	px_try_cap(px);
 	return true;
+}
+
+/* A response whose status the retry policy names: the request again
+ * (px_try_again). Passive health hears of the answer as of any (a 5xx is
+ * a failure). True when it went again. */
+static bool
+px_retry_status(struct sy_worker *w, struct sy_proxy *px, uint16_t status)
+{
+	if (px->retries_left == 0 || px->replay.bytes == 0 || px->resp_sent ||
+	    !sy_retry_status(px->retry_on, px->retry_codes, status))
+		return false;
+	sy_lb_report(w, sy_addr_key32(&px->be_ip), px->be_port, status < 500);
+	w->counters.proxy_status_retries++;
+	return px_try_again(w, px);
 }
 
 static bool
@@ -1187,6 +1215,20 @@ px_deadline(struct sy_worker *w, struct sy_proxy *px)
 	}
 	switch (px->resp_state) {
 	case SY_PX_RESP_HEAD:
+		if (px->try_deadline != 0 && px->try_deadline <= w->now && !px->resp_sent) {
+			/* perTryTimeout: no response head in time. The try
+			 * is abandoned (a failure to passive health) and the
+			 * request goes again while the count allows (Envoy
+			 * retries a per-try timeout whatever retryOn says);
+			 * else 504. */
+			w->counters.proxy_per_try_timeouts++;
+			px->try_deadline = 0;
+			sy_lb_report(w, sy_addr_key32(&px->be_ip), px->be_port, 0);
+			if (px_try_again(w, px))
+				return;
+			px_backend_failed(w, px, 504, SY_ANSWER_BACKEND_TIMEOUT);
+			return;
+		}
 		/* Not connected in the connect timeout: the next endpoint. */
 		if (px->bc != NULL && px->b.state == SY_TCPS_SYN_SENT && px_retry(w, px, false)) {
 			px->deadline = px_in_ms(w, SY_PROXY_TIMEOUT_CONNECT_MS);

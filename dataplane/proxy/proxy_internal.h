@@ -148,6 +148,35 @@ px_in_ms(const struct sy_worker *w, uint64_t ms)
 	return w->now + sy_ms_to_tsc(w, ms);
 }
 
+/* How long an exchange may stay silent while its response is awaited or
+ * carried: the server timeout, or the route's idle timeout (Contour's
+ * timeoutPolicy.idle) when that is shorter. */
+static inline uint32_t
+px_silence_ms(const struct sy_proxy *px)
+{
+	return px->idle_ms != 0 && px->idle_ms < px->server_ms ? px->idle_ms : px->server_ms;
+}
+
+/* The try in flight's perTryTimeout bounds the deadline until its response
+ * head arrives (a 1xx head ends the try: the request cannot go again). */
+static inline void
+px_try_cap(struct sy_proxy *px)
+{
+	if (px->try_deadline != 0 && px->resp_state == SY_PX_RESP_HEAD && !px->resp_sent &&
+	    (px->deadline == 0 || px->try_deadline < px->deadline))
+		px->deadline = px->try_deadline;
+}
+
+/* A try starts once the whole request is on its way (Envoy arms
+ * per_try_timeout when the request is complete): its clock, if the
+ * route has a perTryTimeout. */
+static inline void
+px_try_arm(struct sy_worker *w, struct sy_proxy *px)
+{
+	px->try_deadline = px->per_try_ms != 0 ? px_in_ms(w, px->per_try_ms) : 0;
+	px_try_cap(px);
+}
+
 /* The backend leg: TCP (or TLS over it), or for an h2 backend the pipe
  * px_h2_backend.c carries over its session: `in` the response, `out` the
  * request, in_fin the leg can carry no more. */

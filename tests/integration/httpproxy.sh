@@ -11,6 +11,8 @@
 # curl with a certificate that CA signed; without one, or with one another CA signed, the
 # handshake fails; its name as Host on a connection made for hp (or without SNI) gets 421;
 # the CertificateRequest names that CA, and hp's does not ask for a certificate at all.
+# Then retryPolicy (statuses sent again; perTryTimeout: a slow try abandoned and retried, 504
+# when none is in time) and timeoutPolicy.idle (a response silent mid-body cut).
 T_NAME=httpproxy
 source "$(dirname "$0")/testlib.sh"
 
@@ -254,5 +256,76 @@ rctl resolve "http://retrycodes.$D/healthz" -o json
 t_json_expect "$T_OUT" 'd["retry"] == {"count": 2, "on": ["retriable-status-codes"], "codes": [429]}' \
 	"resolve shows the retry policy"
 t_ok "retryPolicy: 503s (default retryOn) and 429s (retriableStatusCodes) sent again, all answered 200 ($((r1 - r0)) and $((r2 - r1)) retries); without it $n429 of 20 got e's 429"
+
+# retryPolicy.perTryTimeout and timeoutPolicy.idle (Envoy's per_try_timeout and route
+# idle_timeout) on the echoing pool c: /slowonce/N answers the first request for a target
+# after N s and the next at once; /stall/N sends the head and half the body, the rest after N
+# s. Route ctl (response: 20s, proxied too) is what the same requests get without them. The
+# margins are wide: a loaded 2-core machine.
+timeouts_proxy() { # timeouts_proxy NAME POLICY
+	rctl apply -f - <<EOF
+apiVersion: projectcontour.io/v1
+kind: HTTPProxy
+metadata: {name: $1, namespace: demo}
+spec:
+  virtualhost: {fqdn: $1.$D}
+  routes:
+  - services: [{name: c, port: 8082}]
+    $2
+EOF
+	t_expect_rc 0 "apply HTTPProxy $1"
+}
+timed() { # timed HOST PATH: T_OUT "status seconds" of one request (at most 15 s)
+	t_run lab_client curl -s -o /dev/null -m 15 -w '%{http_code} %{time_total}' \
+		-H "Host: $1.$D" "http://$LAB_ROUTER_IP$2"
+}
+under() { awk -v t="$1" -v m="$2" 'BEGIN { exit !(t < m) }'; } # under SECONDS MAX
+per_try() { # per_try: routerd's proxy_per_try_timeouts
+	rctl stats -o json
+	t_json "$T_OUT" 'd["total"]["proxy_per_try_timeouts"]'
+}
+timeouts_proxy pertry "retryPolicy: {count: 2, perTryTimeout: 1s}"
+timeouts_proxy idle "timeoutPolicy: {idle: 1s}"
+timeouts_proxy ctl "timeoutPolicy: {response: 20s}"
+rctl resolve "http://pertry.$D/" -o json
+t_json_expect "$T_OUT" 'd["mode"] == "proxy" and d["retry"]["per_try_timeout_ms"] == 1000' \
+	"resolve shows the perTryTimeout"
+rctl resolve "http://idle.$D/" -o json
+t_json_expect "$T_OUT" 'd["mode"] == "proxy" and d["idle_timeout_ms"] == 1000' "resolve shows the idle timeout"
+
+p0=$(per_try)
+timed pertry "/slowonce/3?pertry"
+read -r st secs <<<"$T_OUT"
+[ "$st" = 200 ] && under "$secs" 2.7 ||
+	t_fail "perTryTimeout 1s: the slow first try abandoned, the retry answered 200 well under 3 s" "$(t_seen)"
+p1=$(per_try)
+[ $((p1 - p0)) -ge 1 ] || t_fail "the abandoned try is counted (proxy_per_try_timeouts $p0 -> $p1)" ""
+timed ctl "/slowonce/3?ctl"
+read -r st2 secs2 <<<"$T_OUT"
+[ "$st2" = 200 ] && ! under "$secs2" 2.9 ||
+	t_fail "without a perTryTimeout the same request waits for the slow answer (>= 3 s)" "$(t_seen)"
+t_ok "perTryTimeout 1s: 200 in $secs s through a retry (proxy_per_try_timeouts +$((p1 - p0))); without it $secs2 s"
+
+# Every try too slow: three tries of 1 s (count 2), then 504.
+timed pertry "/slow/8"
+read -r st secs <<<"$T_OUT"
+p2=$(per_try)
+[ "$st" = 504 ] && under "$secs" 6 ||
+	t_fail "perTryTimeout: every try too slow, 504 once the retries are spent (~3 s)" "$(t_seen)"
+[ $((p2 - p1)) -ge 3 ] || t_fail "each of the three tries is counted (proxy_per_try_timeouts $p1 -> $p2)" ""
+t_ok "perTryTimeout with no try in time: 504 in $secs s after $((p2 - p1)) tries"
+
+# idle 1s: a response that stops mid-body for 6 s is cut after about 1 s of silence (not
+# the 20 s or 30 s server timeout); the control route carries it whole after 6 s.
+timed idle "/stall/6"
+rc=$T_RC
+read -r st secs <<<"$T_OUT"
+[ "$st" = 200 ] && [ "$rc" != 0 ] && under "$secs" 4.5 ||
+	t_fail "idle 1s: the stalled body is cut (curl fails) in under 4.5 s" "$(t_seen)"
+timed ctl "/stall/6"
+read -r st2 secs2 <<<"$T_OUT"
+[ "$st2" = 200 ] && [ "$T_RC" = 0 ] && ! under "$secs2" 5.9 ||
+	t_fail "without an idle timeout the stalled body arrives whole after 6 s" "$(t_seen)"
+t_ok "timeoutPolicy.idle 1s: a body silent 6 s cut after $secs s (curl exit $rc); without it whole in $secs2 s"
 
 t_finish

@@ -12,7 +12,11 @@ answers {"checks": n, "hosts": [Host headers seen]} as JSON. /peer answers the a
 connection came from (the router's source address toward the backend). /blob/N answers N
 bytes (at most 64 MiB) from random.Random(N), the same every time, for a test to compare
 with what it computes itself. /slow/N answers "slow" after N seconds (at most 30): a
-backend slower than a route's timeout. /trailers answers "trailers" chunked, with the
+backend slower than a route's timeout. /slowonce/N (any query) answers its first request
+after N seconds and every later one for the same target at once: a try that a route's
+perTryTimeout abandons, and its retry answered. /stall/N sends the head of a 10-byte body and
+5 bytes of it, then the rest after N seconds (at most 30): a response that stops mid-body.
+/trailers answers "trailers" chunked, with the
 trailer fields grpc-status: 0 and grpc-message: fine (what a gRPC backend ends with). ADDR may be an IPv6 address (2001:2:1::10, no brackets): the
 server listens over IPv6 then."""
 import http.server
@@ -21,11 +25,14 @@ import os
 import random
 import socket
 import sys
+import threading
 import time
 
 NAME = (sys.argv[3] if len(sys.argv) > 3 else "pool-c").encode() + b"\n"
 HEALTH_FILE = sys.argv[4] if len(sys.argv) > 4 else None
 CHECKS = {"checks": 0, "hosts": []}
+SEEN = set()  # /slowonce targets asked for already
+SEEN_LOCK = threading.Lock()
 
 
 class Handler(http.server.BaseHTTPRequestHandler):
@@ -64,6 +71,28 @@ class Handler(http.server.BaseHTTPRequestHandler):
         if self.path.startswith("/slow/") and self.path[6:].isdigit():
             time.sleep(min(int(self.path[6:]), 30))
             self.answer(200, b"slow\n")
+            return
+        if self.path.startswith("/slowonce/"):
+            n = self.path[10:].split("?")[0]
+            with SEEN_LOCK:
+                first = self.path not in SEEN
+                SEEN.add(self.path)
+            if first and n.isdigit():
+                time.sleep(min(int(n), 30))
+            self.answer(200, b"slow\n" if first else b"fast\n")
+            return
+        if self.path.startswith("/stall/") and self.path[7:].isdigit():
+            self.send_response(200)
+            self.send_header("Content-Type", "text/plain")
+            self.send_header("Content-Length", "10")
+            self.end_headers()
+            try:
+                self.wfile.write(b"stall")
+                self.wfile.flush()
+                time.sleep(min(int(self.path[7:]), 30))
+                self.wfile.write(b"ended")
+            except OSError:
+                pass  # the router cut it
             return
         if self.path == "/trailers":
             self.send_response(200)

@@ -1096,6 +1096,92 @@ test_hp_weights_policies(void **state)
 	router_stop(&r);
 }
 
+/* A rule of host h matching path p, in the current generation. */
+static const struct sy_rule *
+rule_at(struct sy_router *r, struct sy_generation **g, const char *h, const char *p)
+{
+	const struct sy_vhost *vh;
+
+	*g = sy_gen_acquire(&r->slot);
+	vh = sy_gen_find_vhost(*g, h, strlen(h));
+	assert_non_null(vh);
+	return sy_vhost_match_path(vh, p, strlen(p));
+}
+
+/*
+ * timeoutPolicy.idle and retryPolicy.perTryTimeout reach the rule (Envoy's
+ * route idle_timeout and per_try_timeout, applied by the proxy): ms, 0 for
+ * "infinity" and "0s" (Contour: as if unset); either takes the proxy mode;
+ * a perTryTimeout keeps the retry count even when retryOn names nothing
+ * the proxy reads (Envoy retries a per-try timeout whatever retryOn says).
+ */
+static void
+test_hp_idle_per_try(void **state)
+{
+	struct sy_router r;
+	struct sy_generation *g;
+	const struct sy_rule *rule;
+	json_t *rep, *retry;
+
+	(void)state;
+	router_start(&r);
+	APPLY(&r, SVC("w", "s1", 80) "," EPS("w", "s1", "198.18.4.1") ","
+		  HP("w", "tp", "{'virtualhost':{'fqdn':'tp.test'},'routes':["
+				"{'conditions':[{'prefix':'/idle'}],'timeoutPolicy':{'response':'5s','idle':'2s'},"
+				"'services':[{'name':'s1','port':80}]},"
+				"{'conditions':[{'prefix':'/try'}],'retryPolicy':{'count':2,'perTryTimeout':'1500ms'},"
+				"'services':[{'name':'s1','port':80}]},"
+				"{'conditions':[{'prefix':'/reset'}],'retryPolicy':{'perTryTimeout':'1m','retryOn':['reset']},"
+				"'services':[{'name':'s1','port':80}]},"
+				"{'services':[{'name':'s1','port':80}]}]}") ","
+		  HP("w", "inf", "{'virtualhost':{'fqdn':'inf.test'},'routes':["
+				 "{'timeoutPolicy':{'idle':'infinity'},'retryPolicy':{'perTryTimeout':'0s','retryOn':['reset']},"
+				 "'services':[{'name':'s1','port':80}]}]}"));
+	expect_hp(&r, "w", "tp", "valid", NULL, NULL);
+	expect_hp(&r, "w", "inf", "valid", NULL, NULL);
+
+	rule = rule_at(&r, &g, "tp.test", "/idle/x");
+	assert_non_null(rule->more);
+	assert_int_equal(rule->more->idle_timeout_ms, 2000);
+	assert_int_equal(rule->more->server_timeout_ms, 5000);
+	assert_int_equal(rule->more->per_try_timeout_ms, 0);
+	rule = sy_vhost_match_path(sy_gen_find_vhost(g, "tp.test", 7), "/try", 4);
+	assert_non_null(rule->more);
+	assert_int_equal(rule->more->per_try_timeout_ms, 1500);
+	assert_int_equal(rule->more->retry_count, 2);
+	assert_int_equal(rule->more->retry_on, SY_RETRY_5XX);
+	assert_int_equal(rule->more->idle_timeout_ms, 0);
+	rule = sy_vhost_match_path(sy_gen_find_vhost(g, "tp.test", 7), "/reset", 6);
+	assert_non_null(rule->more);
+	assert_int_equal(rule->more->per_try_timeout_ms, 60000);
+	assert_int_equal(rule->more->retry_count, 1); /* Contour's default count */
+	assert_int_equal(rule->more->retry_on, 0);
+	/* "infinity" and "0s": nothing for the proxy, the vhost may splice */
+	rule = sy_vhost_match_path(sy_gen_find_vhost(g, "inf.test", 8), "/", 1);
+	assert_true(rule->more == NULL ||
+		    (rule->more->idle_timeout_ms == 0 && rule->more->per_try_timeout_ms == 0 &&
+		     rule->more->retry_count == 0));
+
+	rep = resolve(&r, "http://tp.test/idle", NULL);
+	assert_string_equal(json_string_value(json_object_get(rep, "mode")), "proxy");
+	assert_int_equal(json_integer_value(json_object_get(rep, "idle_timeout_ms")), 2000);
+	assert_null(json_object_get(rep, "retry"));
+	json_decref(rep);
+	rep = resolve(&r, "http://tp.test/try", NULL);
+	retry = json_object_get(rep, "retry");
+	assert_non_null(retry);
+	assert_int_equal(json_integer_value(json_object_get(retry, "per_try_timeout_ms")), 1500);
+	assert_int_equal(json_integer_value(json_object_get(retry, "count")), 2);
+	assert_null(json_object_get(rep, "idle_timeout_ms"));
+	json_decref(rep);
+	rep = resolve(&r, "http://inf.test/", NULL);
+	assert_string_equal(json_string_value(json_object_get(rep, "mode")), "splice");
+	assert_null(json_object_get(rep, "retry"));
+	assert_null(json_object_get(rep, "idle_timeout_ms"));
+	json_decref(rep);
+	router_stop(&r);
+}
+
 static void
 test_hp_tls(void **state)
 {
@@ -1236,6 +1322,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_hp_validation, fresh_state, remove_state),
 		cmocka_unit_test_setup_teardown(test_hp_statuses, fresh_state, remove_state),
 		cmocka_unit_test_setup_teardown(test_hp_weights_policies, fresh_state, remove_state),
+		cmocka_unit_test_setup_teardown(test_hp_idle_per_try, fresh_state, remove_state),
 		cmocka_unit_test_setup_teardown(test_hp_tls, fresh_state, remove_state),
 		cmocka_unit_test_setup_teardown(test_hp_displaced, fresh_state, remove_state),
 	};
