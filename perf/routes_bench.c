@@ -65,6 +65,7 @@
 #include "fleet/fleet.h"
 #include "gen/compile.h"
 #include "gen/gen_mem.h"
+#include "gen/pool.h"
 #include "kinds/contour_common.h"
 #include "kinds/kinds.h"
 #include "router.h"
@@ -254,6 +255,83 @@ heap_bytes(void)
 	/* Generation blocks and the store's packs and records live outside
 	 * malloc (control/region_heap.h). */
 	return mi.uordblks + mi.hblkhd + sy_gen_mem_bytes() + sy_store_heap_bytes();
+}
+
+/*
+ * Where the store's and the generation's bytes go (SY_BENCH_MEM=1): a
+ * walk of the store and the relations index, per kind, each block as
+ * its heap rounds it. For finding what to cut; not a figure of the table.
+ */
+static size_t
+round16(size_t n)
+{
+	return (n + 15) & ~(size_t)15;
+}
+
+static void
+mem_breakdown(const struct sy_router *r, size_t routes)
+{
+	struct {
+		const char *name;
+		size_t n, rec, obj, status, rel_arr;
+	} k[SY_STORE_KINDS_MAX + 1];
+	unsigned nk = 0, i;
+	size_t b, keys = 0, key_bytes = 0, many = 0, slot = 0;
+	const char *key;
+	void *v;
+	const struct sy_generation *g = sy_gen_acquire((struct sy_gen_slot *)&r->slot);
+
+	memset(k, 0, sizeof(k));
+	for (b = 0; b < r->store.n_buckets; b++) {
+		const struct sy_object *o;
+
+		for (o = r->store.buckets[b]; o != NULL; o = o->hnext) {
+			for (i = 0; i < nk && k[i].name != o->kind->names[0]; i++)
+				;
+			if (i == nk && nk < SY_STORE_KINDS_MAX) {
+				k[nk++].name = o->kind->names[0];
+				if (getenv("SY_BENCH_MEM_SAMPLES") != NULL) {
+					json_t *st = sy_unpack_status(&o->packed);
+					char *t = st ? json_dumps(st, JSON_COMPACT) : NULL;
+					size_t len;
+					const char *ot = sy_unpack_object_text(&o->packed, &len);
+
+					fprintf(stderr, "sample: %.*s\nsample-status: %s\n",
+						(int)(ot ? len : 0), ot ? ot : "", t ? t : "");
+					free(t);
+					json_decref(st);
+				}
+			}
+			k[i].n++;
+			k[i].rec += round16(sizeof(*o) + strlen(o->ns) + 1 + strlen(o->name) + 1);
+			k[i].obj += o->packed.obj_len;
+			k[i].status += o->packed.status_len;
+			k[i].rel_arr += o->rel != o->rel_inline && o->rel != NULL ?
+						malloc_usable_size(o->rel) + 8 : 0;
+		}
+	}
+	fprintf(stderr, "mem: per route (%zu routes): kind, objects, record, packed object, "
+		"packed status (unrounded), rel arrays\n", routes);
+	for (i = 0; i < nk; i++)
+		fprintf(stderr, "mem:   %-16s %8zu  %6.1f %6.1f %6.1f %6.1f   (a one: %.0f %.0f %.0f)\n",
+			k[i].name, k[i].n, (double)k[i].rec / routes, (double)k[i].obj / routes,
+			(double)k[i].status / routes, (double)k[i].rel_arr / routes,
+			(double)k[i].rec / k[i].n, (double)k[i].obj / k[i].n,
+			(double)k[i].status / k[i].n);
+	while (sy_strmap_next(&r->rel.index, &slot, &key, &v)) {
+		const struct sy_rel_key *rk = v;
+
+		keys++;
+		key_bytes += round16(sizeof(*rk) + strlen(rk->key) + 1);
+		if (rk->cap > 1)
+			many += round16(rk->cap * sizeof(void *));
+	}
+	fprintf(stderr, "mem: store buckets %.1f; store heap %.1f; relations: %zu keys, "
+		"slots %.1f, keys %.1f, arrays %.1f; gen %.1f (vhosts %u, rules %u; pools %.1f)\n",
+		(double)r->store.n_buckets * 8 / routes, (double)sy_store_heap_bytes() / routes,
+		keys, (double)(r->rel.index.mask + 1) * 16 / routes, (double)key_bytes / routes,
+		(double)many / routes, (double)g->bytes / routes, g->n_vhosts, g->n_rules,
+		(double)sy_pool_live_bytes() / routes);
 }
 
 static size_t
@@ -1819,6 +1897,8 @@ run_size(struct res *x)
 	x->heap_delta = heap_bytes() - heap0;
 	x->rss_delta = rss_bytes() - rss0;
 	x->gen_bytes = sy_gen_acquire(&r.slot)->bytes;
+	if (getenv("SY_BENCH_MEM") != NULL)
+		mem_breakdown(&r, x->routes);
 	if (!x->via_journal && !B.guard) {
 		/* What a restart costs with these objects in the journal (not
 		 * for the guard: it reads no restart). */

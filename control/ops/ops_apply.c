@@ -114,7 +114,7 @@ clean_copy(const json_t *o, const struct staged *s, const struct sy_object *exis
 	json_t *c = json_copy((json_t *)o);
 	json_t *md = json_copy(json_object_get(c, "metadata"));
 	const char *ts, *uid;
-	char created[SY_RFC3339_LEN], newuid[SY_UID_LEN];
+	char created[SY_RFC3339_LEN], newuid[SY_UID_LEN], exuid[SY_UID_LEN];
 
 	if (c != NULL && md != NULL)
 		json_object_set_new(c, "metadata", md);
@@ -134,7 +134,7 @@ clean_copy(const json_t *o, const struct staged *s, const struct sy_object *exis
 	if (existing != NULL) {
 		ts = json_string_value(
 			json_object_get(json_object_get(existing->obj, "metadata"), "creationTimestamp"));
-		uid = existing->uid;
+		uid = sy_object_uid(existing, exuid);
 	}
 	if (ts == NULL || uid == NULL) {
 		sy_age_stamp(clock, sy_wall_ms(), created, newuid);
@@ -240,6 +240,7 @@ static int
 commit(struct sy_router *r, const struct sy_kind *const *kinds, json_t *const *objs,
        const int64_t *revs, const struct printed *texts, size_t n)
 {
+	char uid[SY_UID_LEN];
 	size_t i;
 
 	for (i = 0; i < n; i++) {
@@ -255,7 +256,7 @@ commit(struct sy_router *r, const struct sy_kind *const *kinds, json_t *const *o
 			(void)sy_pack_object_text(texts[i].text, texts[i].len, &o->packed);
 		/* After a restart the clock resumes after every stamp the
 		 * journal holds, even if the wall clock went back. */
-		sy_age_observe(&r->clock, o->uid);
+		sy_age_observe(&r->clock, sy_object_uid(o, uid));
 		old = sy_router_put(r, o);
 		if (old != NULL) {
 			o->status = json_incref(old->status);

@@ -147,6 +147,39 @@ hex_nibble(char ch)
 	return -1;
 }
 
+bool
+sy_uid_pack(const char *uid, uint8_t out[SY_UID_BIN_LEN])
+{
+	int i, k = 0;
+
+	if (strlen(uid) != 36)
+		return false;
+	for (i = 0; i < 36; i++) {
+		int hi, lo;
+
+		if (i == 8 || i == 13 || i == 18 || i == 23) {
+			if (uid[i] != '-')
+				return false;
+			continue;
+		}
+		hi = hex_nibble(uid[i]);
+		lo = hex_nibble(uid[++i]);
+		if (hi < 0 || lo < 0)
+			return false;
+		out[k++] = (uint8_t)(hi << 4 | lo);
+	}
+	return true;
+}
+
+void
+sy_uid_unpack(const uint8_t b[SY_UID_BIN_LEN], char uid[SY_UID_LEN])
+{
+	snprintf(uid, SY_UID_LEN,
+		 "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", b[0], b[1],
+		 b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14],
+		 b[15]);
+}
+
 void
 sy_age_observe(struct sy_age_clock *c, const char *uid)
 {
@@ -206,9 +239,17 @@ sy_object_age_cmp(const struct sy_object *a, const struct sy_object *b)
 		return a->created.sec < b->created.sec ? -1 : 1;
 	if (a->created.nsec != b->created.nsec)
 		return a->created.nsec < b->created.nsec ? -1 : 1;
-	/* Go compares strings byte by byte, as strcmp does. */
-	if ((c = cmp_str(a->uid, b->uid)) != 0)
-		return c;
+	/* Go compares strings byte by byte, as strcmp does; two uids kept
+	 * as bytes compare the same by memcmp (sy_uid_pack). */
+	if (!a->uid_text && !b->uid_text)
+		c = memcmp(a->uid_bin, b->uid_bin, SY_UID_BIN_LEN);
+	else {
+		char ua[SY_UID_LEN], ub[SY_UID_LEN];
+
+		c = strcmp(sy_object_uid(a, ua), sy_object_uid(b, ub));
+	}
+	if (c != 0)
+		return (c > 0) - (c < 0);
 	/* The same age and uid: objects written by hand (or copied). Still
 	 * a total order, so that no decision depends on the order in which
 	 * a compile happened to read them. */

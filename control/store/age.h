@@ -21,6 +21,7 @@
 #ifndef SY_AGE_H
 #define SY_AGE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -32,6 +33,7 @@ struct sy_time {
 
 #define SY_RFC3339_LEN 32 /* room for what sy_rfc3339_format writes */
 #define SY_UID_LEN 40     /* room for a uid (36 characters and the NUL) */
+#define SY_UID_BIN_LEN 16 /* a UUID's bytes */
 
 /* "2026-01-02T03:04:05Z", "...05.25Z", "...05+02:00": 0 and *t, or -EINVAL
  * (what decoding says when an applied creationTimestamp is refused). */
@@ -56,6 +58,12 @@ void sy_age_stamp(struct sy_age_clock *c, uint64_t now_ms, char created[SY_RFC33
  * uid): the stamps given after it sort after it, whatever the wall clock
  * says after a restart. Uids that are not UUIDv7 are ignored. */
 void sy_age_observe(struct sy_age_clock *c, const char *uid);
+/* A uid in its lower-case 8-4-4-4-12 form (what sy_age_stamp writes, and
+ * Kubernetes) as its 16 bytes: true, or false for any other text (kept as
+ * text). Such uids compare by memcmp of the bytes as their texts do by
+ * strcmp. sy_uid_unpack writes the text back, the same. */
+bool sy_uid_pack(const char *uid, uint8_t out[SY_UID_BIN_LEN]);
+void sy_uid_unpack(const uint8_t b[SY_UID_BIN_LEN], char uid[SY_UID_LEN]);
 /* The wall clock in Unix milliseconds. */
 uint64_t sy_wall_ms(void);
 /* CLOCK_MONOTONIC in milliseconds: for timers, which must not jump. */

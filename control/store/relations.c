@@ -5,7 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "region_heap.h"
+
 #include "gen/compile.h"
+#include "store/pack.h"
 #include "store/relations.h"
 #include "store/store.h"
 
@@ -74,6 +77,42 @@ sy_rel_keys_fini(struct sy_rel_keys *k)
 	memset(k, 0, sizeof(*k));
 }
 
+/*
+ * Keys and their object arrays live as long as the objects that state
+ * them, a million or more of each: they come from the store's heap
+ * (region_heap.h), as the objects' records do. glibc's 8-byte header and
+ * its rounding made a host key (16 bytes and some 35 of name) an 80-byte
+ * chunk; here it is 64 (perf/README.md, "routes": 1M routes of six kinds).
+ */
+static size_t
+rel_key_size(const char *key)
+{
+	return sizeof(struct sy_rel_key) + strlen(key) + 1;
+}
+
+/* The few long arrays (a Gateway's routes, a Service's) stay in malloc,
+ * where the region heap would put them anyway, and where malloc's
+ * statistics count them (the region heap counts its own blocks only). */
+static struct sy_object **
+objs_alloc(uint32_t cap)
+{
+	size_t size = cap * sizeof(struct sy_object *);
+
+	return size <= SY_REGION_HEAP_SMALL_MAX ? sy_region_alloc(&sy_store_heap, size) :
+						  malloc(size);
+}
+
+static void
+objs_free(struct sy_object **objs, uint32_t cap)
+{
+	size_t size = cap * sizeof(*objs);
+
+	if (size <= SY_REGION_HEAP_SMALL_MAX)
+		sy_region_free(&sy_store_heap, objs, size);
+	else
+		free(objs);
+}
+
 static int
 index_one(struct sy_relations *rel, struct sy_object *o, char *key)
 {
@@ -82,7 +121,7 @@ index_one(struct sy_relations *rel, struct sy_object *o, char *key)
 	if (rk == NULL) {
 		size_t len = strlen(key) + 1;
 
-		rk = calloc(1, sizeof(*rk) + len);
+		rk = sy_region_alloc(&sy_store_heap, sizeof(*rk) + len);
 		if (rk == NULL) {
 			free(key);
 			return -ENOMEM;
@@ -90,14 +129,14 @@ index_one(struct sy_relations *rel, struct sy_object *o, char *key)
 		memcpy(rk->key, key, len);
 		if (sy_strmap_put(&rel->index, rk->key, rk) < 0) {
 			free(key);
-			free(rk);
+			sy_region_free(&sy_store_heap, rk, sizeof(*rk) + len);
 			return -ENOMEM;
 		}
 	}
 	free(key);
 	if (rk->n == 1 && rk->cap <= 1) {
 		/* A second object: move to an array. */
-		struct sy_object **many = malloc(4 * sizeof(*many));
+		struct sy_object **many = objs_alloc(4);
 
 		if (many == NULL)
 			return -ENOMEM;
@@ -106,10 +145,12 @@ index_one(struct sy_relations *rel, struct sy_object *o, char *key)
 		rk->cap = 4;
 	} else if (rk->cap > 1 && rk->n == rk->cap) {
 		uint32_t cap = rk->cap * 2;
-		struct sy_object **grown = realloc(rk->u.many, cap * sizeof(*grown));
+		struct sy_object **grown = objs_alloc(cap);
 
 		if (grown == NULL)
 			return -ENOMEM;
+		memcpy(grown, rk->u.many, rk->n * sizeof(*grown));
+		objs_free(rk->u.many, rk->cap);
 		rk->u.many = grown;
 		rk->cap = cap;
 	}
@@ -122,8 +163,8 @@ static void
 rel_key_free(struct sy_rel_key *rk)
 {
 	if (rk->cap > 1)
-		free(rk->u.many);
-	free(rk);
+		objs_free(rk->u.many, rk->cap);
+	sy_region_free(&sy_store_heap, rk, rel_key_size(rk->key));
 }
 
 int

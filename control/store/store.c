@@ -453,24 +453,46 @@ struct sy_object *
 sy_object_new(const struct sy_kind *kind, const char *ns, const char *name, json_t *obj,
 	      const char *created, const char *uid)
 {
-	size_t lns = strlen(ns) + 1, lname = strlen(name) + 1;
-	/* The names live in the same allocation (a million objects: two
-	 * mallocs fewer each). */
-	struct sy_object *o = sy_region_alloc(&sy_store_heap, sizeof(*o) + lns + lname);
+	size_t lns = strlen(ns) + 1, lname = strlen(name) + 1, luid = 0;
+	uint8_t bin[SY_UID_BIN_LEN];
+	bool text;
+	struct sy_object *o;
 
+	if (uid == NULL)
+		uid = "";
+	text = !sy_uid_pack(uid, bin);
+	if (text)
+		luid = strnlen(uid, SY_UID_LEN - 1) + 1;
+	/* The names (and a uid that is not a UUID) live in the same
+	 * allocation (a million objects: two mallocs fewer each). */
+	o = sy_region_alloc(&sy_store_heap, sizeof(*o) + lns + lname + luid);
 	if (o == NULL)
 		return NULL;
 	o->kind = kind;
 	memcpy(o->ns, ns, lns);
 	o->name = o->ns + lns;
 	memcpy(o->name, name, lname);
+	o->uid_text = text;
+	if (text) {
+		memcpy(o->name + lname, uid, luid - 1);
+		o->name[lname + luid - 1] = '\0';
+	} else
+		memcpy(o->uid_bin, bin, sizeof(bin));
 	o->obj = json_incref(obj);
 	/* Stored objects were validated (or stamped) on apply: a time that
 	 * does not parse cannot get here, and would only count as oldest. */
 	if (created == NULL || sy_rfc3339_parse(created, &o->created) < 0)
 		o->created = (struct sy_time){ 0, 0 };
-	snprintf(o->uid, sizeof(o->uid), "%s", uid ? uid : "");
 	return o;
+}
+
+const char *
+sy_object_uid(const struct sy_object *o, char buf[SY_UID_LEN])
+{
+	if (o->uid_text)
+		return o->name + strlen(o->name) + 1;
+	sy_uid_unpack(o->uid_bin, buf);
+	return buf;
 }
 
 void
@@ -483,7 +505,11 @@ sy_object_free(struct sy_object *o)
 	sy_packed_free(&o->packed);
 	if (o->rel != o->rel_inline)
 		free(o->rel);
-	sy_region_free(&sy_store_heap, o, sizeof(*o) + strlen(o->ns) + 1 + strlen(o->name) + 1);
+	size_t lname = strlen(o->name) + 1;
+
+	sy_region_free(&sy_store_heap, o,
+		       sizeof(*o) + strlen(o->ns) + 1 + lname +
+			       (o->uid_text ? strlen(o->name + lname) + 1 : 0));
 }
 
 json_t *

@@ -380,6 +380,45 @@ test_clock(void **state)
 	assert_true(strcmp(uid[6], "ffffffff") < 0);
 }
 
+/* A record keeps a UUID's uid as its 16 bytes and any other as text: both
+ * read back as applied, and ages compare as the texts do, whatever the form
+ * of each (store.h, uid_bin). */
+static void
+test_uid_forms(void **state)
+{
+	static const char *const uids[] = {
+		"019b76da-abe7-7000-8000-0123456789ab", /* stamped */
+		"019b76da-abe7-7000-8000-0123456789ac",
+		"0a9b76da-abe7-7000-8000-0123456789ab",
+		"019b76da-abe7-7000-8000-0123456789AB", /* upper case: text */
+		"019b76da-abe7-7000-8000",              /* short: text */
+		"etcd-42",                              /* etcd's: text */
+		"",
+		"fffffffffffffffffffffffffffffffffffffff", /* 39 characters */
+	};
+	enum { N = sizeof(uids) / sizeof(uids[0]) };
+	struct sy_object *o[N];
+	char buf[SY_UID_LEN];
+	size_t i, j;
+
+	for (i = 0; i < N; i++) {
+		o[i] = sy_object_new(&sy_kind_route, "ns", "r", NULL, "2026-01-01T00:00:00Z",
+				     uids[i]);
+		assert_non_null(o[i]);
+		assert_string_equal(sy_object_uid(o[i], buf), uids[i]);
+		assert_int_equal(o[i]->uid_text, i >= 3);
+	}
+	for (i = 0; i < N; i++)
+		for (j = 0; j < N; j++) {
+			int want = strcmp(uids[i], uids[j]), got = sy_object_age_cmp(o[i], o[j]);
+
+			if (want != 0 && (want < 0) != (got < 0))
+				fail_msg("%s against %s: %d", uids[i], uids[j], got);
+		}
+	for (i = 0; i < N; i++)
+		sy_object_free(o[i]);
+}
+
 /* RFC 3339 as applied: offsets and fractions are instants, bad forms refused. */
 static void
 test_rfc3339(void **state)
@@ -564,6 +603,7 @@ main(void)
 	enum { N_FAMILIES = sizeof(families) / sizeof(families[0]) };
 	struct CMUnitTest tests[5 + N_FAMILIES] = {
 		cmocka_unit_test(test_clock),
+		cmocka_unit_test(test_uid_forms),
 		cmocka_unit_test(test_rfc3339),
 		cmocka_unit_test_setup_teardown(test_imported_keep_their_order, fresh_state, remove_state),
 		cmocka_unit_test_setup_teardown(test_restart_resumes_the_clock, fresh_state, remove_state),
