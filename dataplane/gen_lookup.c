@@ -197,12 +197,22 @@ sy_gen_find_vhost(const struct sy_generation *g, const char *host, size_t len)
 		return vh;
 	/* An exact host beats a wildcard; a wildcard covers exactly one more
 	 * label (OpenShift's Subdomain policy: *.example.com serves
-	 * a.example.com, not a.b.example.com). */
+	 * a.example.com, not a.b.example.com), unless it is a deep one
+	 * (Gateway API's: any number of labels), found by the longer
+	 * suffixes after: the most specific wildcard wins. */
 	dot = g->n_wildcard_vhosts > 0 ? memchr(host, '.', len) : NULL;
 	if (dot != NULL && dot != host) {
-		vh = find_exact(g, dot + 1, len - (size_t)(dot + 1 - host), true);
+		const char *d = dot + 1, *end = host + len;
+
+		vh = find_exact(g, d, (size_t)(end - d), true);
 		if (vh != NULL)
 			return vh;
+		while (g->n_deep_wildcard_vhosts > 0 && d < end &&
+		       (d = memchr(d, '.', (size_t)(end - d))) != NULL && ++d < end) {
+			vh = find_exact(g, d, (size_t)(end - d), true);
+			if (vh != NULL && vh->wild_deep)
+				return vh;
+		}
 	}
 	/* Last, the default vhost "" (rules that match any host, such as a
 	 * Skipper RouteGroup without hosts), if there is one. */

@@ -509,6 +509,10 @@ struct sy_vhost {
 	bool bind_by_first_path;
 	uint16_t insecure_status; /* REDIRECT: 302 (OpenShift) or 301 (Contour); 0 = 302 */
 	uint16_t min_tls_version; /* 0x0301 TLS 1.0 ... 0x0304 TLS 1.3; 0 = default */
+	/* A wildcard that covers any number of labels (Gateway API's:
+	 * *.example.com serves a.b.example.com), not exactly one (OpenShift's
+	 * Subdomain policy, Contour's and Skipper's). */
+	bool wild_deep;
 	/* Certificate and backend TLS (edge, re-encrypt, a named Secret), or
 	 * NULL. */
 	struct sy_vhost_tls *term;
@@ -572,6 +576,7 @@ struct sy_generation {
 	/* Wildcard ("*.domain") and default ("") vhosts among them: a lookup
 	 * that misses probes for those only when there are some. */
 	uint32_t n_wildcard_vhosts;
+	uint32_t n_deep_wildcard_vhosts; /* of them, wild_deep: lookups try deeper suffixes */
 	uint32_t n_default_vhosts;
 	uint16_t no_route_status; /* what an unknown host gets (503 or 404) */
 	size_t bytes;             /* memory held, for stats */

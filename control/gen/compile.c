@@ -350,6 +350,7 @@ build_vhost_in(struct sy_arena *a, const char *host, struct sy_rule_in **rs,
 			vh->insecure = SY_INSECURE_ALLOW;
 	vh->insecure_status = rs[0]->insecure_status;
 	vh->min_tls_version = rs[0]->min_tls_version;
+	vh->wild_deep = host[0] == '*' && rs[0]->wild_deep;
 	/* A lookup reads the vhost, its host, the rules' paths and the head of
 	 * each rule it tries (path, length, match: sy_rule's first 16 bytes):
 	 * laid out in that order right after the vhost, they share as few

@@ -170,6 +170,9 @@ struct sy_rule_in {
 	enum sy_lb_strategy strategy;
 	struct sy_health_check hc;   /* hc.path NULL: none */
 	bool displaced;       /* set by the compiler: another kind owns the host */
+	/* A wildcard host covers any number of labels (Gateway API's), not
+	 * exactly one (sy_vhost.wild_deep). */
+	bool wild_deep;
 	/* What the kind wants its displaced() to know, in cx->scratch (OpenShift:
 	 * since when the route was not admitted, before this compile). */
 	const char *kind_note;

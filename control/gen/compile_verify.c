@@ -70,14 +70,15 @@ dump_generation(const struct sy_generation *g)
 	while ((vh = sy_gen_next_vhost(g, &i)) != NULL && n < g->n_vhosts)
 		all[n++] = vh;
 	qsort(all, n, sizeof(*all), cmp_vhost);
-	fprintf(f, "vhosts %u (wildcards %u, default %u) rules %u no_route %u\n", g->n_vhosts,
-		g->n_wildcard_vhosts, g->n_default_vhosts, g->n_rules, g->no_route_status);
+	fprintf(f, "vhosts %u (wildcards %u, deep %u, default %u) rules %u no_route %u\n", g->n_vhosts,
+		g->n_wildcard_vhosts, g->n_deep_wildcard_vhosts, g->n_default_vhosts, g->n_rules,
+		g->no_route_status);
 	for (i = 0; i < n; i++) {
 		vh = all[i];
-		fprintf(f, "vhost '%s' tls=%d mode=%d insecure=%d/%u secret=%s min=%u first_path=%d\n",
+		fprintf(f, "vhost '%s' tls=%d mode=%d insecure=%d/%u secret=%s min=%u first_path=%d deep=%d\n",
 			vh->host, (int)vh->tls, (int)vh->mode, (int)vh->insecure,
 			vh->insecure_status, vh->term && vh->term->secret ? vh->term->secret : "-",
-			vh->min_tls_version, (int)vh->bind_by_first_path);
+			vh->min_tls_version, (int)vh->bind_by_first_path, (int)vh->wild_deep);
 		for (j = 0; j < vh->n_rules; j++) {
 			const struct sy_rule *r = &vh->rules[j];
 

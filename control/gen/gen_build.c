@@ -123,8 +123,11 @@ count_kind(struct sy_generation *g, const struct sy_vhost *vh, int d)
 {
 	if (vh->host_len == 0)
 		g->n_default_vhosts += (uint32_t)d;
-	else if (vh->host[0] == '*')
+	else if (vh->host[0] == '*') {
 		g->n_wildcard_vhosts += (uint32_t)d;
+		if (vh->wild_deep)
+			g->n_deep_wildcard_vhosts += (uint32_t)d;
+	}
 }
 
 static void
@@ -156,6 +159,7 @@ sy_gen_begin(struct sy_generation *prev, uint64_t id, size_t expected, uint16_t 
 		g->n_vhosts = prev->n_vhosts;
 		g->n_rules = prev->n_rules;
 		g->n_wildcard_vhosts = prev->n_wildcard_vhosts;
+		g->n_deep_wildcard_vhosts = prev->n_deep_wildcard_vhosts;
 		g->n_default_vhosts = prev->n_default_vhosts;
 		g->retire->vhost_bytes = prev->retire->vhost_bytes;
 		g->chunks = malloc(g->n_chunks * sizeof(*g->chunks));

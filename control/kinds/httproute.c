@@ -962,6 +962,7 @@ emit_match(struct sy_compile_ctx *cx, const struct hr_rule *hr, const json_t *ru
 			return -ENOMEM;
 	}
 	r.host = strdup(hh->host);
+	r.wild_deep = true; /* "*.example.com" covers any number of labels */
 	if (r.host == NULL || sy_compile_add_rule(cx, &r) < 0)
 		return -ENOMEM;
 	return 0;

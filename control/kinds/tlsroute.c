@@ -142,6 +142,7 @@ compile_one(struct sy_gw_set *set, struct sy_object *o)
 			    base.n_backends == 0)
 				continue;
 			r.host = strdup(at[j].host);
+			r.wild_deep = true; /* Gateway API: any number of labels */
 			if (r.host == NULL || sy_compile_add_rule(cx, &r) < 0) {
 				rc = -ENOMEM;
 				goto out;

@@ -482,7 +482,7 @@ def lhm_route(name, sections, backend):
 
 
 case("httproute-listener-hostname-matching", "httproute-listener-hostname-matching: "
-     "sectionName picks listeners; exact hosts over wildcards (one label: see routing.md)",
+     "sectionName picks listeners; exact hosts over wildcards; a wildcard covers any number of labels",
      base() + [LHM_GW, lhm_route("backend-v1", ["listener-1"], V1),
                lhm_route("backend-v2", ["listener-2"], V2),
                lhm_route("backend-v3", ["listener-3", "listener-4"], V3)],
@@ -491,6 +491,8 @@ case("httproute-listener-hostname-matching", "httproute-listener-hostname-matchi
                   res("http://baz.bar.com/", r_of("backend-v3"), V3),
                   res("http://boo.bar.com/", r_of("backend-v3"), V3),
                   res("http://prefix.foo.com/", r_of("backend-v3"), V3),
+                  res("http://multiple.prefixes.bar.com/", r_of("backend-v3"), V3),
+                  res("http://multiple.prefixes.foo.com/", r_of("backend-v3"), V3),
                   res("http://foo.com/", None), res("http://no.matching.host/", None)],
       "statuses": {"HTTPRoute %s/backend-v3" % NS: route_status(
           parent("httproute-listener-hostname-matching", section="listener-3"),

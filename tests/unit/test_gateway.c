@@ -413,6 +413,42 @@ test_request_mirror(void **state)
 	router_stop(&r);
 }
 
+/* Gateway API's wildcards cover any number of labels (the suite's
+ * HTTPRouteListenerHostnameMatching: multiple.prefixes.bar.com under
+ * *.bar.com), the most specific wildcard winning; an OpenShift Subdomain
+ * wildcard still covers exactly one. */
+static void
+test_deep_wildcards(void **state)
+{
+	struct sy_router r;
+	char buf[64];
+
+	(void)state;
+	router_start_with(&r, "{\"allow_wildcard_routes\": true}");
+	ops_apply_ok(&r, T_BASE "," T_GW(",\"hostname\":\"*.deep.test\""));
+	ops_apply_ok(&r, T_HR("x", "\"rules\":[{\"backendRefs\":[{\"name\":\"a\",\"port\":80}]}]"));
+	ops_apply_ok(&r, T_HR("y", "\"hostnames\":[\"*.y.deep.test\"],\"rules\":[{\"backendRefs\":"
+				   "[{\"name\":\"b\",\"port\":80}]}]"));
+	assert_string_equal(ops_resolve_object(&r, "http://a.deep.test/", buf, sizeof(buf)), "gw/x");
+	assert_string_equal(ops_resolve_object(&r, "http://multiple.prefixes.deep.test/", buf, sizeof(buf)),
+			    "gw/x");
+	assert_string_equal(ops_resolve_object(&r, "http://a.y.deep.test/", buf, sizeof(buf)), "gw/y");
+	assert_string_equal(ops_resolve_object(&r, "http://b.a.y.deep.test/", buf, sizeof(buf)), "gw/y");
+	assert_string_equal(ops_resolve_object(&r, "http://deep.test/", buf, sizeof(buf)), "(none)");
+	assert_int_equal(sy_gen_acquire(&r.slot)->n_deep_wildcard_vhosts, 2);
+	/* an OpenShift wildcard route: one label */
+	ops_apply_ok(&r, "{\"apiVersion\":\"route.openshift.io/v1\",\"kind\":\"Route\",\"metadata\":{\"name\":"
+			 "\"w\",\"namespace\":\"gw\"},\"spec\":{\"host\":\"www.os.test\",\"wildcardPolicy\":"
+			 "\"Subdomain\",\"to\":{\"kind\":\"Service\",\"name\":\"a\"}}}");
+	assert_string_equal(ops_resolve_object(&r, "http://a.os.test/", buf, sizeof(buf)), "gw/w");
+	assert_string_equal(ops_resolve_object(&r, "http://a.b.os.test/", buf, sizeof(buf)), "(none)");
+	/* the Gateway goes: no deep wildcard left */
+	json_decref(ops_call(&r, "{\"op\":\"delete\",\"kind\":\"gateway\",\"namespace\":\"gw\",\"name\":\"gw\"}"));
+	assert_int_equal(sy_gen_acquire(&r.slot)->n_deep_wildcard_vhosts, 0);
+	assert_string_equal(ops_resolve_object(&r, "http://b.a.y.deep.test/", buf, sizeof(buf)), "(none)");
+	router_stop(&r);
+}
+
 /* A listener is served only on routerd's own ports, as the config names
  * them (listen.http): there Programmed, elsewhere PortUnavailable. */
 static void
@@ -559,6 +595,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_listener_ports, fresh_state, remove_state),
 		cmocka_unit_test_setup_teardown(test_grpcroute, fresh_state, remove_state),
 		cmocka_unit_test_setup_teardown(test_request_mirror, fresh_state, remove_state),
+		cmocka_unit_test_setup_teardown(test_deep_wildcards, fresh_state, remove_state),
 	};
 
 	setenv("SY_COMPILE_VERIFY", "1", 1);
