@@ -50,19 +50,7 @@ EOF
 }
 
 rctl apply -f - <<EOF
-apiVersion: gateway.networking.k8s.io/v1
-kind: GatewayClass
-metadata: {name: switchyard}
-spec: {controllerName: switchyard.io/gateway-controller}
----
-apiVersion: gateway.networking.k8s.io/v1
-kind: Gateway
-metadata: {name: gw, namespace: demo}
-spec:
-  gatewayClassName: switchyard
-  listeners:
-  - {name: http, port: 80, protocol: HTTP, hostname: "*.$D"}
-  - {name: elsewhere, port: 8080, protocol: HTTP}
+$(t_gateway_yaml "{name: http, port: 80, protocol: HTTP, hostname: \"*.$D\"}" "{name: elsewhere, port: 8080, protocol: HTTP}")
 EOF
 t_expect_rc 0 "apply a GatewayClass and a Gateway"
 route 1

@@ -506,18 +506,7 @@ t_ok "$HR, reencrypt Route to an unannotated Service: ALPN h2 to grpc_server.py 
 if [ "$GRPC_PROXY" = routerd ]; then
 	HGR=grpcroute.$D
 	rctl apply -f - <<EOF
-apiVersion: gateway.networking.k8s.io/v1
-kind: GatewayClass
-metadata: {name: switchyard}
-spec: {controllerName: switchyard.io/gateway-controller}
----
-apiVersion: gateway.networking.k8s.io/v1
-kind: Gateway
-metadata: {name: gw, namespace: demo}
-spec:
-  gatewayClassName: switchyard
-  listeners: [{name: http, port: 80, protocol: HTTP}]
----
+$(t_gateway_yaml "{name: http, port: 80, protocol: HTTP}")
 apiVersion: v1
 kind: Service
 metadata: {name: grpc-gw, namespace: demo}

@@ -44,19 +44,7 @@ kind: Endpoints
 metadata: {name: refused, namespace: demo}
 subsets: [{addresses: [{ip: $A}], ports: [{name: http, port: 8097}]}]
 ---
-apiVersion: gateway.networking.k8s.io/v1
-kind: GatewayClass
-metadata: {name: switchyard}
-spec: {controllerName: switchyard.io/gateway-controller}
----
-apiVersion: gateway.networking.k8s.io/v1
-kind: Gateway
-metadata: {name: gw, namespace: demo}
-spec:
-  gatewayClassName: switchyard
-  listeners:
-  - {name: http, port: 80, protocol: HTTP, hostname: "*.$D"}
----
+$(t_gateway_yaml "{name: http, port: 80, protocol: HTTP, hostname: \"*.$D\"}")
 apiVersion: gateway.networking.k8s.io/v1
 kind: HTTPRoute
 metadata: {name: mirrored, namespace: demo}

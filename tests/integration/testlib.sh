@@ -354,6 +354,27 @@ $(_t_indent 6 "$7")
 EOF
 }
 
+# t_gateway_yaml LISTENER...: YAML documents (each ending in ---) for a GatewayClass of ours
+# (switchyard) and the Gateway demo/gw with these listeners (YAML flow maps, such as
+# "{name: http, port: 80, protocol: HTTP}"), to put in front of a test's own objects.
+t_gateway_yaml() {
+	cat <<EOF
+apiVersion: gateway.networking.k8s.io/v1
+kind: GatewayClass
+metadata: {name: switchyard}
+spec: {controllerName: switchyard.io/gateway-controller}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {name: gw, namespace: demo}
+spec:
+  gatewayClassName: switchyard
+  listeners:
+EOF
+	printf '  - %s\n' "$@"
+	printf -- '---\n'
+}
+
 # t_backend_service NAME PORT CMD...: start CMD (a server listening on backend a's address,
 # PORT) in the backend namespace, wait until the port accepts, and apply a Service and
 # Endpoints NAME (namespace demo) for it, port name http.
