@@ -338,7 +338,10 @@ mirror_timeout(struct sy_worker *w, struct sy_conn *c)
 		return;
 	}
 	if (w->now >= m->deadline) {
-		w->counters.proxy_mirror_failed++;
+		/* Silent: a failure, unless it answered and only kept the
+		 * connection open past our Connection: close. */
+		if (!m->answered)
+			w->counters.proxy_mirror_failed++;
 		end(w, m);
 		return;
 	}
