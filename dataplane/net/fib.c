@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <stdatomic.h>
 #include <stdio.h>
+#include <string.h>
 
 #include <rte_byteorder.h>
 #include <rte_errno.h>
@@ -20,6 +21,50 @@
  * groups, a /128 thirteen. */
 #define SY_FIB6_TBL8S 2048
 
+/* The IPv6 prefix into the scan list (struct sy_fib), longest first; the
+ * same prefix again takes the new next hop, as rte_lpm6_add does. Past
+ * SY_FIB6_SCAN_MAX distinct prefixes the list is given up for rte_lpm6. */
+static void
+scan6_add(struct sy_fib *fib, const uint8_t addr[16], uint8_t len, uint32_t idx)
+{
+	struct sy_fib6_prefix e = { .nh = idx };
+	unsigned i, k;
+
+	for (k = 0; k < 2; k++) {
+		unsigned bits = len > 64 * k ? len - 64 * k : 0;
+		uint64_t host_mask = bits >= 64 ? ~0ull : bits == 0 ? 0 : ~0ull << (64 - bits);
+		uint64_t a;
+
+		e.mask[k] = rte_cpu_to_be_64(host_mask);
+		memcpy(&a, addr + 8 * k, 8);
+		e.addr[k] = a & e.mask[k];
+	}
+	if (fib->n_scan6 > SY_FIB6_SCAN_MAX)
+		return;
+	for (i = 0; i < fib->n_scan6; i++)
+		if (fib->scan6[i].addr[0] == e.addr[0] && fib->scan6[i].addr[1] == e.addr[1] &&
+		    fib->scan6[i].mask[0] == e.mask[0] && fib->scan6[i].mask[1] == e.mask[1]) {
+			fib->scan6[i].nh = idx;
+			return;
+		}
+	if (fib->n_scan6 == SY_FIB6_SCAN_MAX) {
+		fib->n_scan6++; /* too many: rte_lpm6 from now on */
+		return;
+	}
+	/* Longer masks first: the first match is the longest. */
+	for (i = fib->n_scan6; i > 0; i--) {
+		const struct sy_fib6_prefix *p = &fib->scan6[i - 1];
+		unsigned plen = (unsigned)__builtin_popcountll(p->mask[0]) +
+				(unsigned)__builtin_popcountll(p->mask[1]);
+
+		if (plen >= len)
+			break;
+		fib->scan6[i] = *p;
+	}
+	fib->scan6[i] = e;
+	fib->n_scan6++;
+}
+
 /* Either family: rte_lpm for IPv4, rte_lpm6 for IPv6, one next-hop array. */
 static int
 fib_add(struct sy_fib *fib, const struct sy_addr *prefix, uint8_t len, const struct sy_fib_nh *nh)
@@ -30,10 +75,21 @@ fib_add(struct sy_fib *fib, const struct sy_addr *prefix, uint8_t len, const str
 	if (idx >= SY_FIB_MAX_NH)
 		return -ENOSPC;
 	fib->nh[idx] = *nh;
+	/* rte_lpm and rte_lpm6 take depths from 1: a default route (/0) is
+	 * the family's fallback, asked when they have no match. */
+	if (len == 0) {
+		fib->default_nh[prefix->family == AF_INET6] = idx + 1;
+		if (prefix->family == AF_INET6)
+			scan6_add(fib, prefix->v6, len, idx);
+		fib->n_nh++;
+		return 0;
+	}
 	/* rte_lpm wants host order; both mask the prefix themselves. */
-	if (prefix->family == AF_INET6)
+	if (prefix->family == AF_INET6) {
 		rc = rte_lpm6_add(fib->lpm6, prefix->v6, len, idx);
-	else
+		if (rc == 0)
+			scan6_add(fib, prefix->v6, len, idx);
+	} else
 		rc = rte_lpm_add(fib->lpm4, rte_be_to_cpu_32(prefix->v4), len, idx);
 	if (rc < 0)
 		return rc;
@@ -178,11 +234,33 @@ sy_fib_lookup(const struct sy_fib *fib, const struct sy_addr *dst, struct sy_fib
 	uint32_t idx;
 
 	if (dst->family == AF_INET) {
-		if (rte_lpm_lookup(fib->lpm4, rte_be_to_cpu_32(dst->v4), &idx) != 0)
-			return -ENETUNREACH;
+		if (rte_lpm_lookup(fib->lpm4, rte_be_to_cpu_32(dst->v4), &idx) != 0) {
+			if (fib->default_nh[0] == 0)
+				return -ENETUNREACH;
+			idx = fib->default_nh[0] - 1;
+		}
 	} else if (dst->family == AF_INET6) {
-		if (rte_lpm6_lookup(fib->lpm6, dst->v6, &idx) != 0)
-			return -ENETUNREACH;
+		if (fib->n_scan6 <= SY_FIB6_SCAN_MAX) {
+			uint64_t d0, d1;
+			unsigned i;
+
+			memcpy(&d0, dst->v6, 8);
+			memcpy(&d1, dst->v6 + 8, 8);
+			for (i = 0; i < fib->n_scan6; i++) {
+				const struct sy_fib6_prefix *p = &fib->scan6[i];
+
+				if (((d0 & p->mask[0]) ^ p->addr[0]) == 0 &&
+				    ((d1 & p->mask[1]) ^ p->addr[1]) == 0)
+					break;
+			}
+			if (i == fib->n_scan6)
+				return -ENETUNREACH;
+			idx = fib->scan6[i].nh;
+		} else if (rte_lpm6_lookup(fib->lpm6, dst->v6, &idx) != 0) {
+			if (fib->default_nh[1] == 0)
+				return -ENETUNREACH;
+			idx = fib->default_nh[1] - 1;
+		}
 	} else {
 		return -EAFNOSUPPORT;
 	}

@@ -30,11 +30,31 @@ struct sy_fib_result {
 
 #define SY_FIB_MAX_NH (2 * SY_MAX_PORTS * SY_MAX_PORT_ADDRS + SY_MAX_STATIC_ROUTES)
 
+/* An IPv6 prefix as two masked 64-bit words (as they lie in memory). */
+struct sy_fib6_prefix {
+	uint64_t addr[2], mask[2];
+	uint32_t nh; /* index into nh[] */
+};
+/* Up to this many IPv6 prefixes, a lookup scans them, longest first. */
+#define SY_FIB6_SCAN_MAX 8
+
 struct sy_fib {
 	struct rte_lpm *lpm4;
 	struct rte_lpm6 *lpm6;
 	struct sy_fib_nh nh[SY_FIB_MAX_NH]; /* rte_lpm next hop = index here */
 	unsigned n_nh;
+	/* The IPv6 prefixes, longest first, while there are at most
+	 * SY_FIB6_SCAN_MAX of them (n_scan6 > SY_FIB6_SCAN_MAX: rte_lpm6 is
+	 * asked instead). A router host has a few connected prefixes and a
+	 * default route; rte_lpm6 walks a level per byte past the first 24
+	 * bits, six dependent loads for a /64, where the scan is a few
+	 * masked compares on one or two cache lines (every SYN-ACK and
+	 * answer of the per-packet path looks its destination up). */
+	struct sy_fib6_prefix scan6[SY_FIB6_SCAN_MAX];
+	unsigned n_scan6;
+	/* The default route (/0) of IPv4 [0] and IPv6 [1]: its index in nh[]
+	 * plus 1, 0 for none (rte_lpm and rte_lpm6 take no /0). */
+	uint32_t default_nh[2];
 };
 
 /* Build from the ports' ipv4 and ipv6 CIDRs and cfg->routes. Returns 0 or -errno and a

@@ -737,12 +737,120 @@ test_fib_config(void **state)
 	assert_int_equal(sy_fib_lookup(fib, &a, &r), 0);
 	assert_int_equal(r.port, 0);
 	assert_true(r.direct);
+	assert_int_equal(sy_addr_parse("198.19.77.1", &a), 0);
+	assert_int_equal(sy_fib_lookup(fib, &a, &r), -ENETUNREACH);
 	sy_fib_free(fib);
 
+	/* A default route: what nothing longer takes (rte_lpm has no /0). */
+	c.n_routes = 2;
+	c.routes[1] = c.routes[0];
+	assert_int_equal(sy_prefix_parse("0.0.0.0/0", &c.routes[1].prefix,
+					 &c.routes[1].prefix_len), 0);
+	assert_int_equal(sy_fib_create(&c, &fib, err, sizeof(err)), 0);
+	assert_int_equal(sy_fib_lookup(fib, &a, &r), 0);
+	assert_int_equal(r.port, 1);
+	assert_false(r.direct);
+	assert_int_equal(r.nexthop.v4, ip4("198.19.0.2"));
+	assert_int_equal(sy_addr_parse("198.18.0.9", &a), 0);
+	assert_int_equal(sy_fib_lookup(fib, &a, &r), 0);
+	assert_int_equal(r.port, 0);
+	assert_true(r.direct);
+	sy_fib_free(fib);
+
+	c.n_routes = 1;
 	c.routes[0].port = 5;
 	assert_int_equal(sy_fib_create(&c, &fib, err, sizeof(err)), -EINVAL);
 	assert_null(fib);
 	assert_non_null(strstr(err, "route 0"));
+}
+
+/* IPv6 next hops, the same with a few prefixes (the scan, struct sy_fib)
+ * as with many (rte_lpm6): longest prefix first, a connected prefix over a
+ * static route for the same prefix, the default route last. */
+static void
+check_route6(const struct sy_fib *fib, const char *dst, unsigned port, const char *nexthop)
+{
+	struct sy_addr a, want;
+	struct sy_fib_result r;
+
+	assert_int_equal(sy_addr_parse(dst, &a), 0);
+	if (nexthop == NULL) {
+		assert_int_equal(sy_fib_lookup(fib, &a, &r), -ENETUNREACH);
+		return;
+	}
+	assert_int_equal(sy_fib_lookup(fib, &a, &r), 0);
+	assert_int_equal(sy_addr_parse(nexthop, &want), 0);
+	assert_int_equal(r.port, port);
+	assert_int_equal(r.direct, sy_addr_eq(&want, &a));
+	assert_memory_equal(r.nexthop.v6, want.v6, 16);
+}
+
+static void
+fib6_cases(const struct sy_config *c, bool scanned, bool with_default)
+{
+	struct sy_fib *fib;
+	char err[256] = "";
+
+	if (sy_fib_create(c, &fib, err, sizeof(err)) != 0)
+		fail_msg("sy_fib_create: %s", err);
+	assert_int_equal(fib->n_scan6 <= SY_FIB6_SCAN_MAX, scanned);
+	check_route6(fib, "2001:2::9", 0, "2001:2::9");                 /* connected /64 */
+	check_route6(fib, "2001:2:0:1::5", 1, "2001:2:0:1::5");         /* connected /64 */
+	check_route6(fib, "2001:2:0:80::1", 0, "2001:2::fe");           /* the /48 */
+	check_route6(fib, "2001:2:0:81::1", 1, "2001:2:0:1::fe");       /* the /64 in it */
+	check_route6(fib, "2001:2:0:81::77", 0, "2001:2::77");          /* the /128 in that */
+	check_route6(fib, "2001:2:0:ff00::1", 0, "2001:2::fe");
+	check_route6(fib, "2001:2:1::1", 1, with_default ? "2001:2:0:1::1" : NULL);
+	check_route6(fib, "2001:3::1", 1, with_default ? "2001:2:0:1::1" : NULL);
+	check_route6(fib, "198.18.0.9", 0, NULL); /* no IPv4 here */
+	sy_fib_free(fib);
+}
+
+static void
+add_route_to(struct sy_config *c, const char *prefix, const char *via, unsigned port)
+{
+	struct sy_static_route *r = &c->routes[c->n_routes++];
+
+	memset(r, 0, sizeof(*r));
+	assert_int_equal(sy_prefix_parse(prefix, &r->prefix, &r->prefix_len), 0);
+	if (via != NULL)
+		assert_int_equal(sy_addr_parse(via, &r->via), 0);
+	r->port = port;
+}
+
+static void
+test_fib6_scan_and_lpm6(void **state)
+{
+	static struct sy_config c;
+	unsigned i;
+
+	(void)state;
+	memset(&c, 0, sizeof(c));
+	c.n_ports = 2;
+	snprintf(c.ports[0].name, SY_NAME_MAX, "client");
+	snprintf(c.ports[1].name, SY_NAME_MAX, "backend");
+	assert_int_equal(sy_prefix_parse("2001:2::1/64", &c.ports[0].ipv6[0].addr,
+					 &c.ports[0].ipv6[0].prefix_len), 0);
+	assert_int_equal(sy_prefix_parse("2001:2:0:1::1/64", &c.ports[1].ipv6[0].addr,
+					 &c.ports[1].ipv6[0].prefix_len), 0);
+	c.ports[0].n_ipv6 = c.ports[1].n_ipv6 = 1;
+	/* A static route for port 1's own prefix: the connected one wins. */
+	add_route_to(&c, "2001:2:0:1::/64", "2001:2::fe", 0);
+	add_route_to(&c, "2001:2::/48", "2001:2::fe", 0);
+	add_route_to(&c, "2001:2:0:81::/64", "2001:2:0:1::fe", 1);
+	add_route_to(&c, "2001:2:0:81::77/128", "2001:2::77", 0);
+	fib6_cases(&c, true, false);
+	add_route_to(&c, "::/0", "2001:2:0:1::1", 1);
+	fib6_cases(&c, true, true);
+	/* Prefixes that take none of those destinations, until the scan
+	 * gives way to rte_lpm6: the same answers. */
+	for (i = 0; i < SY_FIB6_SCAN_MAX; i++) {
+		char pfx[64];
+
+		snprintf(pfx, sizeof(pfx), "2001:2:%x::/48", 0x100 + i);
+		add_route_to(&c, pfx, "2001:2::fe", 0);
+	}
+	fib6_cases(&c, false, true);
 }
 
 int
@@ -764,6 +872,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_fib, setup, teardown),
 		/* Alone: a DIR-24-8 table is 64 MB, two do not fit in -m 128. */
 		cmocka_unit_test(test_fib_config),
+		cmocka_unit_test(test_fib6_scan_and_lpm6),
 	};
 
 	return cmocka_run_group_tests_name("l3", tests, group_setup, group_teardown);
