@@ -1690,7 +1690,7 @@ fill_table(unsigned table, unsigned carried)
 			memcpy(a->vip, B.rip6, 16);
 			c->client_ip = sy_addr6_fold(a->client);
 			c->vip = sy_addr6_fold(a->vip);
-			if (sy_flow_add6(w, c) < 0) {
+			if (sy_flow_add6(w, c, a->client, a->vip) < 0) {
 				fail("fill: IPv6 flow %u of %u: the hash refused it", i, table);
 				return -1;
 			}

@@ -102,11 +102,12 @@ conn_key6(const struct sy_worker *w, const struct sy_conn *c, struct sy_flow_key
 }
 
 int
-sy_flow_add6(struct sy_worker *w, struct sy_conn *c)
+sy_flow_add6(struct sy_worker *w, struct sy_conn *c, const uint8_t client[16],
+	     const uint8_t vip[16])
 {
 	struct sy_flow_key6 k;
 
-	conn_key6(w, c, &k);
+	sy_flow_key_v6(&k, client, vip, c->client_port, c->vip_port);
 	return key_add(&w->tcp, w->tcp.flows6, &k, sy_flow_hash6(&k), c);
 }
 

@@ -148,7 +148,7 @@ sy_splice_open(struct sy_worker *w, struct rte_mbuf *m, const struct sy_tcp_syn_
 		memcpy(a->vip, ip6->dst_addr, 16);
 		c->client_ip = sy_addr6_fold(a->client);
 		c->vip = sy_addr6_fold(a->vip);
-		rc = c->peek != NULL ? sy_flow_add6(w, c) : 0;
+		rc = c->peek != NULL ? sy_flow_add6(w, c, ip6->src_addr, ip6->dst_addr) : 0;
 	} else {
 		c->client_ip = ip->src_addr;
 		c->vip = ip->dst_addr;

@@ -902,7 +902,9 @@ record46(bool client6, bool backend6, const uint32_t r[6])
 	c->win_shift_r = (uint8_t)((r[1] >> 4) % 15);
 	sy_conn_csum_deltas(&w->tcp, c);
 	if (client6) {
-		assert_int_equal(sy_flow_add6(w, c), 0);
+		const struct sy_conn_v6 *v6 = sy_conn_v6_of(&w->tcp, c);
+
+		assert_int_equal(sy_flow_add6(w, c, v6->client, v6->vip), 0);
 	} else {
 		struct sy_flow_key k;
 
