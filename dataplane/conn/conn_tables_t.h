@@ -89,6 +89,10 @@ struct sy_pp_src {
 struct sy_conn_tables {
 	struct rte_hash *flows;   /* client 4-tuple -> record */
 	struct rte_hash *flows6;  /* IPv6 client 4-tuple -> record; NULL without IPv6 */
+	/* IPv6 backend legs' 4-tuples -> record (IPv4's are the SNAT slots):
+	 * a table apart, so that the client table, which every SYN looks
+	 * up, is no larger than IPv4's (flow_table.h, sy_flow6_find). */
+	struct rte_hash *flows6_b;
 	struct sy_conn_v6 *conn_v6; /* one per record, same index; NULL without IPv6 */
 	uint64_t *client_cache;   /* cache_mask + 1 tagged record pointers (flow_table.h) */
 	uint32_t cache_mask;      /* sy_flow_cache_slots(flows_per_worker) - 1 */

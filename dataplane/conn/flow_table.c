@@ -86,11 +86,7 @@ sy_flow_del(struct sy_worker *w, const struct sy_flow_key *k, const struct sy_co
 struct sy_conn *
 sy_flow_lookup6(struct sy_worker *w, const struct sy_flow_key6 *k)
 {
-	void *data;
-
-	if (w->tcp.flows6 == NULL || rte_hash_lookup_data(w->tcp.flows6, k, &data) < 0)
-		return NULL;
-	return data;
+	return w->tcp.flows6 == NULL ? NULL : sy_flow6_find(&w->tcp, k, sy_flow_hash6(k));
 }
 
 static void
@@ -139,7 +135,7 @@ sy_flow_backend_add(struct sy_worker *w, struct sy_conn *c)
 		/* Room for two keys a record (conn.c): not expected to fail;
 		 * if it did, the backend's segments would find nothing and the
 		 * connect would time out, counted. */
-		(void)key_add(&w->tcp, w->tcp.flows6, &k, sy_flow_hash6(&k), c);
+		(void)key_add(&w->tcp, w->tcp.flows6_b, &k, sy_flow_hash6(&k), c);
 	} else {
 		*sy_snat_slot(&w->tcp, c->snat_ip, c->snat_port) = sy_snat_slot_value(c);
 	}
@@ -153,7 +149,7 @@ sy_flow_backend_del(struct sy_worker *w, struct sy_conn *c)
 		struct sy_flow_key6 k;
 
 		backend_key6(w, c, &k);
-		key_del(&w->tcp, w->tcp.flows6, &k, sy_flow_hash6(&k), c);
+		key_del(&w->tcp, w->tcp.flows6_b, &k, sy_flow_hash6(&k), c);
 	} else {
 		struct sy_conn **slot = sy_snat_slot(&w->tcp, c->snat_ip, c->snat_port);
 

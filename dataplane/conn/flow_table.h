@@ -222,7 +222,26 @@ sy_flow_key_v6(struct sy_flow_key6 *k, const uint8_t saddr[16], const uint8_t da
 #endif
 }
 
-/* The record of an IPv6 client segment's tuple (as it arrives), or NULL. */
+/* The record of an IPv6 segment's tuple k (as it arrives; sig its
+ * sy_flow_hash6), either leg's, or NULL. A backend leg's destination port
+ * is a SNAT port, never below SY_SNAT_PORT_MIN: a tuple to such a port is
+ * tried as a backend leg's first (as IPv4's SNAT slot is), then as a
+ * client's; one to a lower port, a listen port (every SYN to 80 or 443),
+ * costs the client table's lookup alone. */
+static inline struct sy_conn *
+sy_flow6_find(const struct sy_conn_tables *t, const struct sy_flow_key6 *k, hash_sig_t sig)
+{
+	void *data;
+
+	if (rte_be_to_cpu_16(k->dport) >= SY_SNAT_PORT_MIN &&
+	    rte_hash_lookup_with_hash_data(t->flows6_b, k, sig, &data) >= 0)
+		return data;
+	if (rte_hash_lookup_with_hash_data(t->flows6, k, sig, &data) >= 0)
+		return data;
+	return NULL;
+}
+
+/* The record of an IPv6 segment's tuple (as it arrives), or NULL. */
 struct sy_conn *sy_flow_lookup6(struct sy_worker *w, const struct sy_flow_key6 *k);
 /* Adds c (SY_V6_CLIENT, ports set) under its client tuple, whose addresses
  * are given as the segment that opens it carries them (client, vip):

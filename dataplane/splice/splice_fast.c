@@ -766,13 +766,8 @@ fast_resolve(struct sy_conn_tables *t, struct rte_mbuf *m, unsigned leg, void *w
 		const uint8_t *a;
 
 		c = sy_flow_cache_find(where, sig);
-		if (unlikely(c == NULL)) {
-			void *data;
-
-			if (rte_hash_lookup_with_hash_data(t->flows6, key6, sig, &data) < 0)
-				return;
-			c = data;
-		}
+		if (unlikely(c == NULL) && (c = sy_flow6_find(t, key6, sig)) == NULL)
+			return;
 		/* 97 bytes wherever they fall: up to three lines. */
 		a = (const uint8_t *)sy_conn_v6_of(t, c);
 		rte_prefetch0(a);
