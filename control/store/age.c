@@ -121,8 +121,13 @@ sy_age_stamp(struct sy_age_clock *c, uint64_t now_ms, char created[SY_RFC3339_LE
 	seq = c->seq;
 	/* The random bits only keep uids of different routers apart; one
 	 * router's are unique by millisecond and counter. */
-	if (getrandom(b + 10, 6, GRND_NONBLOCK) != 6)
-		memset(b + 10, 0, 6);
+	if (c->rnd_used == 0 || (size_t)c->rnd_used + 6 > sizeof(c->rnd)) {
+		if (getrandom(c->rnd, sizeof(c->rnd), GRND_NONBLOCK) != (ssize_t)sizeof(c->rnd))
+			memset(c->rnd, 0, sizeof(c->rnd));
+		c->rnd_used = 0;
+	}
+	memcpy(b + 10, c->rnd + c->rnd_used, 6);
+	c->rnd_used = (uint16_t)(c->rnd_used + 6);
 	for (i = 0; i < 6; i++)
 		b[i] = (uint8_t)(ms >> (40 - 8 * i));
 	b[6] = (uint8_t)(0x70 | ((seq >> 26) & 0x0f));
@@ -130,11 +135,24 @@ sy_age_stamp(struct sy_age_clock *c, uint64_t now_ms, char created[SY_RFC3339_LE
 	b[8] = (uint8_t)(0x80 | ((seq >> 12) & 0x3f));
 	b[9] = (uint8_t)(seq >> 4);
 	b[10] = (uint8_t)(((seq & 0x0f) << 4) | (b[10] & 0x0f));
-	snprintf(uid, SY_UID_LEN,
-		 "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", b[0], b[1],
-		 b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14],
-		 b[15]);
-	sy_rfc3339_format((int64_t)(ms / 1000), created, SY_RFC3339_LEN);
+	/* 8-4-4-4-12 hex digits: a table, not snprintf's 16 conversions. */
+	{
+		static const char hex[] = "0123456789abcdef";
+		char *u = uid;
+
+		for (i = 0; i < 16; i++) {
+			if (i == 4 || i == 6 || i == 8 || i == 10)
+				*u++ = '-';
+			*u++ = hex[b[i] >> 4];
+			*u++ = hex[b[i] & 0x0f];
+		}
+		*u = '\0';
+	}
+	if (c->text_sec != (int64_t)(ms / 1000) + 1) {
+		sy_rfc3339_format((int64_t)(ms / 1000), c->text, sizeof(c->text));
+		c->text_sec = (int64_t)(ms / 1000) + 1;
+	}
+	memcpy(created, c->text, SY_RFC3339_LEN);
 }
 
 static int

@@ -46,6 +46,14 @@ void sy_rfc3339_format(int64_t sec, char *buf, size_t len);
 struct sy_age_clock {
 	uint64_t last_ms; /* the millisecond of the last stamp given or seen */
 	uint32_t seq;     /* the counter within it */
+	/* Random bytes for the uids, drawn 512 at a time (a getrandom call
+	 * an object was 2.5 % of a batch apply), and the creationTimestamp
+	 * text of the second last stamped (a batch is stamped in one or
+	 * two seconds): both only save work, a zeroed clock starts them. */
+	uint16_t rnd_used;
+	uint8_t rnd[512];
+	int64_t text_sec; /* the second `text` holds, + 1 (0: none) */
+	char text[SY_RFC3339_LEN];
 };
 
 /* Stamp a new object: its creationTimestamp and uid, both after every stamp

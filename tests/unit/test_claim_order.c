@@ -364,6 +364,25 @@ test_clock(void **state)
 	assert_int_equal(uid[0][14], '7');
 	assert_non_null(strchr("89ab", uid[0][19]));
 	assert_memory_equal(uid[0], "019b76da-abe7-", 14); /* 0x019b76daabe7 = t + 999 */
+	/* Past the random pool's refills (85 uids a pool): each uid after the
+	 * last, their random tails not one value, the second's text reused
+	 * only within its second. */
+	{
+		char prev[SY_UID_LEN], cur[SY_UID_LEN], when[SY_RFC3339_LEN];
+		bool tails_differ = false;
+		int k;
+
+		sy_age_stamp(&c, t + 2000, when, prev);
+		for (k = 0; k < 300; k++) {
+			sy_age_stamp(&c, t + 2000 + (uint64_t)k * 5, when, cur);
+			assert_true(strcmp(prev, cur) < 0);
+			if (strcmp(prev + 24, cur + 24) != 0)
+				tails_differ = true;
+			memcpy(prev, cur, sizeof(prev));
+		}
+		assert_true(tails_differ);
+		assert_string_equal(when, "2026-01-01T00:00:03Z"); /* t + 3495 ms */
+	}
 	/* A clock that has seen a uid (journal replay) stamps after it, even
 	 * with a wall clock an hour behind. */
 	sy_age_observe(&other, uid[4]);
