@@ -48,14 +48,21 @@ static const struct rte_ether_addr mac_peer2 = { { 0x02, 0xaa, 0, 0, 0, 0x02 } }
 static const struct rte_ether_addr mac_bcast = { { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff } };
 
 static void
-add_route(const char *prefix, const char *via, unsigned port)
+add_route_to(struct sy_config *c, const char *prefix, const char *via, unsigned port)
 {
-	struct sy_static_route *r = &cfg.routes[cfg.n_routes++];
+	struct sy_static_route *r = &c->routes[c->n_routes++];
 
+	memset(r, 0, sizeof(*r));
 	assert_int_equal(sy_prefix_parse(prefix, &r->prefix, &r->prefix_len), 0);
 	if (via != NULL)
 		assert_int_equal(sy_addr_parse(via, &r->via), 0);
 	r->port = port;
+}
+
+static void
+add_route(const char *prefix, const char *via, unsigned port)
+{
+	add_route_to(&cfg, prefix, via, port);
 }
 
 /* port 0 "client": 198.18.0.1/24 and 198.18.1.1/24
@@ -806,17 +813,6 @@ fib6_cases(const struct sy_config *c, bool scanned, bool with_default)
 	sy_fib_free(fib);
 }
 
-static void
-add_route_to(struct sy_config *c, const char *prefix, const char *via, unsigned port)
-{
-	struct sy_static_route *r = &c->routes[c->n_routes++];
-
-	memset(r, 0, sizeof(*r));
-	assert_int_equal(sy_prefix_parse(prefix, &r->prefix, &r->prefix_len), 0);
-	if (via != NULL)
-		assert_int_equal(sy_addr_parse(via, &r->via), 0);
-	r->port = port;
-}
 
 static void
 test_fib6_scan_and_lpm6(void **state)
