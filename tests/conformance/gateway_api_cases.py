@@ -618,16 +618,13 @@ RHM = route("request-header-modifier", {"rules": [
                                                {"name": "X-Header-Add", "value": "add-appends-values"}]}}],
      "backendRefs": [be(V1)]}]})
 RHMO = r_of("request-header-modifier")
-case("httproute-request-header-modifier", "httproute-request-header-modifier: set and remove "
-     "become the proxy's setRequestHeader / removeRequestHeader; add is not supported (503, "
-     "said in status)",
+case("httproute-request-header-modifier", "httproute-request-header-modifier: set, add and "
+     "remove become the proxy's setRequestHeader / appendRequestHeader / removeRequestHeader",
      base() + [gateway(), RHM],
      {"resolve": [
          res("/set", RHMO, V1, filters=['setRequestHeader("X-Header-Set", "set-overwrites-values")']),
          res("/remove", RHMO, V1, filters=['removeRequestHeader("X-Header-Remove")']),
-         res("/add", RHMO, action="static", status=503, reply={
-             "filters": ['RequestHeaderModifier.add("RequestHeaderModifier")'],
-             "note": "proxy: a filter this router does not apply: requests for this rule get 503"})],
+         res("/add", RHMO, V1, filters=['appendRequestHeader("X-Header-Add", "add-appends-values")'])],
       "statuses": {"HTTPRoute %s/request-header-modifier" % NS: {"status": {"parents": [{
           "conditions": [{"type": "Accepted", "status": "True"}, {"type": "ResolvedRefs"}]}]}}}})
 RSM = route("response-header-modifier", {"rules": [
@@ -688,8 +685,8 @@ case("httproute-redirect-port-and-scheme", "httproute-redirect-port-and-scheme: 
                       action="redirect", location="https://example.org/scheme-and-port-443"),
                   res("http://example.org/scheme-and-port-8443", r_of("redirect-port-and-scheme"),
                       action="redirect", location="https://example.org:8443/scheme-and-port-8443")]})
-case("httproute-redirect-path", "httproute-redirect-path: ReplaceFullPath (fixed Location); a "
-     "prefix redirect keeping the request's path is not supported (503, said in status)",
+case("httproute-redirect-path", "httproute-redirect-path: ReplaceFullPath (fixed Location); "
+     "ReplacePrefixMatch replaces the matched prefix of the request's path, its query kept",
      base() + [gateway(), route("redirect-path", {"hostnames": ["example.org"], "rules": [
          {"matches": [pp("/full")], "filters": [
              {"type": "RequestRedirect", "requestRedirect": {"path": {
@@ -701,8 +698,32 @@ case("httproute-redirect-path", "httproute-redirect-path: ReplaceFullPath (fixed
                       action="redirect", status=302,
                       location="http://example.org/full-path-replacement"),
                   res("http://example.org/original-prefix/lemon", r_of("redirect-path"),
-                      action="static", status=503)],
+                      action="redirect", status=302,
+                      location="http://example.org/replacement-prefix/lemon"),
+                  res("http://example.org/original-prefix", r_of("redirect-path"),
+                      action="redirect", status=302,
+                      location="http://example.org/replacement-prefix"),
+                  res("http://example.org/original-prefix/a/b?x=1&y=2", r_of("redirect-path"),
+                      action="redirect", status=302,
+                      location="http://example.org/replacement-prefix/a/b?x=1&y=2")],
       "statuses": {"HTTPRoute %s/redirect-path" % NS: {"status": {"parents": [{"conditions": [
+          {"type": "Accepted", "status": "True"}, {"type": "ResolvedRefs", "status": "True"}]}]}}}})
+case("httproute-redirect-request-host", "RequestRedirect on a route without hostnames: the "
+     "Location takes the request's host (its port cut) and path, the scheme the filter's",
+     base() + [gateway(), route("redirect-any-host", {"rules": [
+         {"matches": [pp("/secure")], "filters": [
+             {"type": "RequestRedirect", "requestRedirect": {"scheme": "https", "statusCode": 301}}]},
+         {"matches": [pp("/re/[a-z]+", "RegularExpression")], "filters": [
+             {"type": "RequestRedirect", "requestRedirect": {"hostname": "fixed.example",
+                                                             "port": 8443, "scheme": "https"}}]}]})],
+     {"resolve": [res("http://shop.example/secure/cart?id=7", r_of("redirect-any-host"),
+                      action="redirect", status=301,
+                      location="https://shop.example/secure/cart?id=7"),
+                  res("http://other.example:8080/secure", r_of("redirect-any-host"),
+                      action="redirect", status=301, location="https://other.example/secure"),
+                  res("http://shop.example/re/abc", r_of("redirect-any-host"), action="redirect",
+                      status=302, location="https://fixed.example:8443/re/abc")],
+      "statuses": {"HTTPRoute %s/redirect-any-host" % NS: {"status": {"parents": [{"conditions": [
           {"type": "Accepted", "status": "True"}, {"type": "ResolvedRefs", "status": "True"}]}]}}}})
 RW = route("rewrite-path", {"rules": [
     {"matches": [pp("/prefix/one")], "filters": [{"type": "URLRewrite", "urlRewrite": {"path": {
@@ -728,9 +749,55 @@ case("httproute-request-mirror", "RequestMirror (the suite's HTTPRouteRequestMir
      base() + [gateway(), route("mirror", {"rules": [{"filters": [
          {"type": "RequestMirror", "requestMirror": {"backendRef": {"name": V2, "port": 8080}}}],
          "backendRefs": [be(V1)]}]})],
-     {"resolve": [res("/", r_of("mirror"), V1, reply={"mode": "proxy", "mirrors": [{
-         "share": 1.0, "endpoints": [{"address": "198.18.2.2", "port": 3000,
-                                      "service": "gateway-conformance-infra/" + V2}]}]})]})
+     {"resolve": [res("/", r_of("mirror"), {NS + "/" + V1: 1.0}, action="backend", reply={
+         "mode": "proxy", "mirrors": [{"share": 1.0, "endpoints": [
+             {"address": "198.18.2.2", "port": 3000, "service": NS + "/" + V2}]}]})]})
+
+
+def mirror(backend, **share):
+    m = {"backendRef": {"name": backend, "port": 8080}}
+    m.update(share)
+    return {"type": "RequestMirror", "requestMirror": m}
+
+
+def mirrored(url, obj, mirrors, **kw):
+    return res(url, obj, {NS + "/" + V1: 1.0}, action="backend", reply={"mirrors": mirrors}, **kw)
+
+
+case("httproute-request-multiple-mirrors", "RequestMirror twice in a rule (the suite's "
+     "HTTPRouteRequestMultipleMirrors): the traffic to v1, every request copied to v2 and to v3",
+     base() + [gateway(), route("multi-mirror", {"rules": [
+         {"filters": [mirror(V2), mirror(V3)], "backendRefs": [be(V1)]}]})],
+     {"resolve": [mirrored("/multi", r_of("multi-mirror"), [
+         {"share": 1.0, "endpoints": [{"address": "198.18.2.2", "port": 3000,
+                                       "service": NS + "/" + V2}]},
+         {"share": 1.0, "endpoints": [{"address": "198.18.2.3", "port": 3000,
+                                       "service": NS + "/" + V3}]}])]})
+case("httproute-request-percentage-mirror", "RequestMirror with percent and fraction (the "
+     "suite's HTTPRouteRequestPercentageMirror): 20 %, 1/2, and 35 % beside a "
+     "RequestHeaderModifier",
+     base() + [gateway(), route("percent-mirror", {"rules": [
+         {"matches": [pp("/percent-mirror")], "filters": [mirror(V2, percent=20)],
+          "backendRefs": [be(V1)]},
+         {"matches": [pp("/percent-mirror-fraction")],
+          "filters": [mirror(V2, fraction={"numerator": 1, "denominator": 2})],
+          "backendRefs": [be(V1)]},
+         {"matches": [pp("/percent-mirror-and-modify-headers")], "filters": [
+             {"type": "RequestHeaderModifier", "requestHeaderModifier": {"set": [
+                 {"name": "X-Header-Set", "value": "set-overwrites-values"}]}},
+             mirror(V2, percent=35)], "backendRefs": [be(V1)]}]})],
+     {"resolve": [
+         mirrored("/percent-mirror", r_of("percent-mirror"), [{"share": 0.2}]),
+         mirrored("/percent-mirror-fraction", r_of("percent-mirror"), [{"share": 0.5}]),
+         mirrored("/percent-mirror-and-modify-headers", r_of("percent-mirror"), [{"share": 0.35}],
+                  filters=['setRequestHeader("X-Header-Set", "set-overwrites-values")'])]})
+case("httproute-request-mirror-invalid", "RequestMirror with percent 101: refused at apply, "
+     "naming the field",
+     base() + [gateway(), route("bad", {"rules": [
+         {"filters": [mirror(V2, percent=101)], "backendRefs": [be(V1)]}]})],
+     {"statuses": {"HTTPRoute %s/bad" % NS: {"rejected": [
+         "HTTPRoute %s/bad: spec\\.rules\\[0\\]\\.filters\\[0\\]\\.requestMirror\\.percent: "
+         "must be an integer from 0 to 100" % NS]}}})
 
 # ---------------------------------------------------------------- precedence
 OLD = route("aaa-old", {"hostnames": ["prec.test"], "rules": [
@@ -826,17 +893,19 @@ RH = route("rewrite-host", {"hostnames": ["rewrite.example"], "rules": [
             "set": [{"name": "X-Header-Set", "value": "set-overwrites-values"}],
             "add": [{"name": "X-Header-Add", "value": "header-val-1"}],
             "remove": ["X-Header-Remove"]}}], "backendRefs": [be(V2)]}]})
-case("httproute-rewrite-host", "httproute-rewrite-host: the Host the backend gets; the rule "
-     "that also adds a header is not served (add: 503)",
+case("httproute-rewrite-host", "httproute-rewrite-host: the Host the backend gets, with header "
+     "set, remove and add on the same rule",
      base() + [gateway(), RH],
      {"resolve": [res("http://rewrite.example/one", r_of("rewrite-host"), V1,
                       filters=['setRequestHeader("Host", "one.example.org")']),
                   res("http://rewrite.example/two", r_of("rewrite-host"), V2,
                       filters=['setRequestHeader("Host", "example.org")']),
                   res("http://rewrite.example/rewrite-host-and-modify-headers",
-                      r_of("rewrite-host"), action="static", status=503, reply={
-                          "note": "proxy: a filter this router does not apply: requests for "
-                                  "this rule get 503"})]})
+                      r_of("rewrite-host"), V2, filters=[
+                          'setRequestHeader("Host", "test.example.org")',
+                          'setRequestHeader("X-Header-Set", "set-overwrites-values")',
+                          'removeRequestHeader("X-Header-Remove")',
+                          'appendRequestHeader("X-Header-Add", "header-val-1")'])]})
 case("httproute-simple-same-namespace", "httproute-simple-same-namespace: Accepted, "
      "ResolvedRefs, served",
      base() + [gateway(), route("gateway-conformance-infra-test", {"rules": [
