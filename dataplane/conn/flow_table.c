@@ -132,9 +132,9 @@ sy_flow_backend_add(struct sy_worker *w, struct sy_conn *c)
 		struct sy_flow_key6 k;
 
 		backend_key6(w, c, &k);
-		/* Room for two keys a record (conn.c): not expected to fail;
-		 * if it did, the backend's segments would find nothing and the
-		 * connect would time out, counted. */
+		/* The backend-leg hash has room for a key a record (conn.c):
+		 * not expected to fail; if it did, the backend's segments would
+		 * find nothing and the connect would time out, counted. */
 		(void)key_add(&w->tcp, w->tcp.flows6_b, &k, sy_flow_hash6(&k), c);
 	} else {
 		*sy_snat_slot(&w->tcp, c->snat_ip, c->snat_port) = sy_snat_slot_value(c);
