@@ -259,7 +259,9 @@ extern const char *const sy_drop_reason_names[SY_DROP__COUNT];
 	X(h2_backend_conns) /* backend legs that spoke HTTP/2 (h2c annotation, ALPN h2) */ \
 	X(h2_backend_streams) /* requests sent to backends as h2 streams */  \
 	X(h2_backend_resets) /* of them, reset or refused by the backend before their end */ \
+	X(h2_backend_streams_shared) /* of them, put on an h2c connection carrying others */ \
 	X(h2_backend_errors) /* backend h2 sessions ended by a protocol error */ \
+	X(h2_backend_carriers_full) /* h2c connections not opened: SY_PX_H2C_MAX in use */ \
 	X(tls_handshakes)  /* TLS handshakes completed (terminated here) */    \
 	X(tls_resumptions) /* of them, resumed (ticket or session ID) */       \
 	X(tls_handshake_failures) /* refused: bad ClientHello, version, ciphers */ \

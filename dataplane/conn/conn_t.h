@@ -25,6 +25,7 @@ struct sy_proxy;
 struct px_idle;
 struct sy_hc_probe;
 struct px_mirror;
+struct px_h2b;
 
 enum sy_conn_state {
 	SY_CONN_PEEK = 1,    /* holding the client's first bytes, unacknowledged */
@@ -38,6 +39,7 @@ enum sy_conn_state {
 	SY_CONN_PROXY_TIME_WAIT, /* a proxied client leg in TIME_WAIT: `tw` only (proxy/px_time_wait.c) */
 	SY_CONN_HEALTH_PROBE, /* an active health check's connection (lb/hc_probe.h) */
 	SY_CONN_PROXY_MIRROR, /* a request mirror's leg (proxy/px_mirror.h) */
+	SY_CONN_PROXY_H2,     /* an h2c connection carrying exchanges' streams (proxy/px_h2_backend.h) */
 	SY_CONN_STATES       /* how many: the size of the ops table (conn/conn_ops.h) */
 };
 
@@ -277,6 +279,7 @@ struct sy_conn {
 		struct px_idle *idle;       /* PROXY_IDLE: its slot in the idle pool */
 		struct sy_hc_probe *probe;  /* HEALTH_PROBE: its slot in the probe table */
 		struct px_mirror *mirror;   /* PROXY_MIRROR: its leg (proxy/px_mirror.c) */
+		struct px_h2b *h2c;         /* PROXY_H2: its session (proxy/px_h2_backend.c) */
 	};
 
 	/* -- timer wheel -- */

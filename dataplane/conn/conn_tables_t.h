@@ -37,6 +37,7 @@ struct rte_mempool;
 struct px_bucket;
 struct px_idle_pool;
 struct px_mirror_table;
+struct px_h2c_table;
 struct sy_hc_table;
 struct sy_tls_worker;
 struct sy_route_ctr;
@@ -114,6 +115,7 @@ struct sy_conn_tables {
 	struct px_idle_pool *idle; /* idle backend connections (proxy/px_idle.c) */
 	struct sy_hc_table *hc;    /* health check probes, worker 0 only (lb/hc_probe.c) */
 	struct px_mirror_table *mirror; /* request mirrors' legs (proxy/px_mirror.c) */
+	struct px_h2c_table *h2c;       /* h2c carriers by endpoint (proxy/px_h2_backend.c) */
 	uint32_t n_time_wait;   /* records in SY_CONN_PROXY_TIME_WAIT (proxy/px_time_wait.c) */
 	uint32_t time_wait_max; /* at most that many: flows / SY_PX_TIME_WAIT_SHARE (tests lower it) */
 	struct sy_tls_worker *tls; /* TLS sessions and BIO (tls/tls_internal.h) */

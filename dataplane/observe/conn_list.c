@@ -25,6 +25,7 @@ kind_name(uint8_t s)
 		[SY_CONN_PROXY_TIME_WAIT] = "proxy-time-wait",
 		[SY_CONN_HEALTH_PROBE] = "health-probe",
 		[SY_CONN_PROXY_MIRROR] = "proxy-mirror",
+		[SY_CONN_PROXY_H2] = "proxy-h2",
 	};
 
 	return SY_DP_NAME_OF(names, s);

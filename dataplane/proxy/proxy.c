@@ -43,8 +43,12 @@ px_backend_drop(struct sy_worker *w, struct sy_proxy *px)
 	struct sy_conn *bc = px->bc;
 
 	sy_mq_free(&px->replay);
-	if (bc == NULL)
+	if (bc == NULL) {
+		/* A stream on an h2c carrier: it goes, the carrier stays. */
+		px_h2b_free(w, px);
+		px->backend_idle = false;
 		return;
+	}
 	sy_tcb_abort(w, &px->b);
 	px_h2b_free(w, px);
 	if (px->btls != NULL) {
@@ -69,8 +73,13 @@ px_backend_open(struct sy_worker *w, struct sy_proxy *px, const struct sy_addr *
 {
 	struct sy_conn *bc;
 	uint16_t mss;
-	int why = sy_backend_leg_open(w, ip, port, SY_CONN_PROXY_BE, &px->b, &bc, &mss);
+	int why;
 
+	/* h2c: a stream on a connection of the worker's to that endpoint
+	 * (px_h2_backend.h, carriers), not a leg of its own. */
+	if (proto == SY_BE_H2C && tls_ctx == NULL)
+		return px_h2b_join(w, px, ip, port);
+	why = sy_backend_leg_open(w, ip, port, SY_CONN_PROXY_BE, &px->b, &bc, &mss);
 	if (why != 0)
 		return why;
 	sy_lb_load_set(w, bc, sy_addr_key32(ip), port);
@@ -93,7 +102,7 @@ px_backend_open(struct sy_worker *w, struct sy_proxy *px, const struct sy_addr *
 			SSL_set_alpn_protos(px->btls->ssl, (const unsigned char *)"\x02h2\x08http/1.1", 12);
 	}
 	px->be_proto = proto;
-	if ((proto == SY_BE_H2C || (proto == SY_BE_H2 && px->btls != NULL)) && !px_h2b_start(w, px)) {
+	if (proto == SY_BE_H2 && px->btls != NULL && !px_h2b_start(w, px)) {
 		px_backend_drop(w, px);
 		return SY_ANSWER_PROXY_BUSY;
 	}
@@ -171,6 +180,8 @@ px_refresh_deadline(struct sy_worker *w, struct sy_proxy *px)
 		ev |= px->b.events;
 		if (ev & (SY_TCB_EV_CONNECTED | SY_TCB_EV_DATA | SY_TCB_EV_SENT))
 			px->deadline = px_in_ms(w, px_silence_ms(px));
+	} else if (px->bc == NULL && px->bh2 != NULL && px_h2b_take_activity(px)) {
+		px->deadline = px_in_ms(w, px_silence_ms(px)); /* its stream moved */
 	}
 	px_try_cap(px);
 }
@@ -221,19 +232,31 @@ px_step(struct sy_worker *w, struct sy_proxy *px)
 
 	if (px->parent != NULL)
 		px = px->parent;
+	if (px->in_step) {
+		px->step_again = true;
+		return;
+	}
+	px->in_step = true;
 	if (px->h2 != NULL) {
-		px_h2_step(w, px);
+		do {
+			px->step_again = false;
+			px_h2_step(w, px);
+		} while (px->step_again && ++rounds < 16);
+		px->in_step = false;
 		px_step_end(w, px);
 		return;
 	}
 	/* TLS moves bytes between the TCP leg and the plaintext queues the
 	 * HTTP layer uses; each side's progress may let the other go on. */
 	do {
-		moved = px->tls != NULL && sy_tls_pump(px->tls);
+		moved = px->step_again;
+		px->step_again = false;
+		moved |= px->tls != NULL && sy_tls_pump(px->tls);
 		moved |= px_backend_pump(w, px);
 		/* Before its first request: h2 (ALPN, or the h2c preface)? */
 		if (!px->h2_decided && px_h2_detect(w, px)) {
 			px_h2_step(w, px);
+			px->in_step = false;
 			px_step_end(w, px);
 			return;
 		}
@@ -245,6 +268,7 @@ px_step(struct sy_worker *w, struct sy_proxy *px)
 		px_h2b_pump(w, px);
 	if (px->btls != NULL)
 		sy_tls_pump(px->btls);
+	px->in_step = false;
 	px_step_end(w, px);
 }
 
@@ -406,6 +430,7 @@ px_state_free(struct sy_worker *w, struct sy_proxy *px)
 {
 	px_request_end(w, px);
 	px_mirror_detach(w, px, false); /* a request cut short is not mirrored whole */
+	px_h2b_free(w, px); /* its stream (reset if open), or its own session */
 	if (px->bc != NULL) {
 		struct sy_conn *bc = px->bc;
 
@@ -443,7 +468,8 @@ sy_proxy_worker_init(struct sy_worker *w)
 					RTE_MEMPOOL_F_SP_PUT | RTE_MEMPOOL_F_SC_GET);
 	t->buckets = rte_zmalloc_socket("sy_px_buckets", SY_PX_BUCKETS * sizeof(*t->buckets),
 					RTE_CACHE_LINE_SIZE, (int)rte_socket_id());
-	if (t->proxies == NULL || t->buckets == NULL || px_idle_init(w) < 0 || px_mirror_init(w) < 0)
+	if (t->proxies == NULL || t->buckets == NULL || px_idle_init(w) < 0 || px_mirror_init(w) < 0 ||
+	    px_h2b_worker_init(w) < 0)
 		return -ENOMEM;
 	t->time_wait_max = sy_conn_tables_flows(w) / SY_PX_TIME_WAIT_SHARE;
 	return 0;
@@ -460,6 +486,7 @@ sy_proxy_worker_fini(struct sy_worker *w)
 	t->buckets = NULL;
 	px_idle_fini(w);
 	px_mirror_fini(w);
+	px_h2b_worker_fini(w);
 }
 
 void

@@ -174,12 +174,18 @@ struct sy_proxy {
 	struct sy_proxy *parent;
 	struct px_h2_stream *strm;
 	struct px_h2_stream strm_s;
-	/* An h2 backend leg (px_h2_backend.h): its session, and the pipe
-	 * that is the exchange's backend leg (in bh2), or NULL for HTTP/1.1;
-	 * be_proto: what the leg was opened for (enum sy_be_proto). */
-	struct px_h2b *bh2;
+	/* An h2 backend leg (px_h2_backend.h): the exchange's stream, and
+	 * its pipe that is the exchange's backend leg, or NULL for HTTP/1.1.
+	 * On an h2c carrier the exchange has no TCP leg (bc NULL); over TLS
+	 * the session rides its own (bc, b, btls). be_proto: what the leg
+	 * was opened for (enum sy_be_proto). */
+	struct px_h2b_strm *bh2;
 	struct px_h2_stream *bpipe;
 	uint8_t be_proto;
+	/* px_step is running for this connection: a step asked meanwhile
+	 * (an h2c carrier waking one of its exchanges) makes it go round
+	 * again instead of nesting. */
+	bool in_step, step_again;
 };
 
 /* A worker's ratelimit token bucket (proxy_filter.c). */

@@ -203,8 +203,10 @@ static void
 px_backend_settle(struct sy_worker *w, struct sy_proxy *px)
 {
 	sy_mq_free(&px->replay);
-	if (px->bc == NULL)
+	if (px->bc == NULL) {
+		px_h2b_free(w, px); /* a stream on an h2c carrier: done with */
 		return;
+	}
 	if (px->backend_reusable && px->b.state == SY_TCPS_ESTABLISHED && px_bin(px)->bytes == 0) {
 		px->backend_idle = true;
 		px->leg_used = true;
@@ -641,7 +643,8 @@ px_request_head(struct sy_worker *w, struct sy_proxy *px)
 		int why;
 
 		px_backend_release(w, px); /* another endpoint's: to the pool */
-		if (tg.tls_ctx == NULL && px_idle_take(w, px, &tg.ip, tg.port, tg.proto)) {
+		if (tg.tls_ctx == NULL && tg.proto != SY_BE_H2C &&
+		    px_idle_take(w, px, &tg.ip, tg.port, tg.proto)) {
 			w->counters.proxy_backend_reused++;
 			w->counters.proxy_backend_pooled++;
 		} else if ((why = px_backend_open(w, px, &tg.ip, tg.port, tg.tls_ctx, tg.tls_name,
@@ -760,8 +763,8 @@ px_request_head(struct sy_worker *w, struct sy_proxy *px)
 	px_client_consumed(w, px);
 	px->req_state = req.framing == SY_PX_BODY_NONE ? SY_PX_REQ_DONE : SY_PX_REQ_BODY;
 	px->resp_state = SY_PX_RESP_HEAD;
-	px->deadline = px_in_ms(w, px->b.state == SY_TCPS_SYN_SENT ? SY_PROXY_TIMEOUT_CONNECT_MS :
-								   px_silence_ms(px));
+	px->deadline = px_in_ms(w, px_backend_state(px) == SY_TCPS_SYN_SENT ? SY_PROXY_TIMEOUT_CONNECT_MS :
+									       px_silence_ms(px));
 	if (px->req_state == SY_PX_REQ_DONE)
 		px_try_arm(w, px);
 	return true;
@@ -821,8 +824,8 @@ px_request_body(struct sy_worker *w, struct sy_proxy *px)
 	bool done;
 	int64_t take;
 
-	if (px->bc != NULL && px->resp_state != SY_PX_RESP_OWN &&
-	    (px->b.state == SY_TCPS_ESTABLISHED || px->b.state == SY_TCPS_SYN_SENT))
+	if (px_has_backend(px) && px->resp_state != SY_PX_RESP_OWN &&
+	    (px_backend_state(px) == SY_TCPS_ESTABLISHED || px_backend_state(px) == SY_TCPS_SYN_SENT))
 		avail = RTE_MIN(avail, px_backend_room(px));
 	if (avail == 0)
 		return false;
@@ -842,8 +845,8 @@ px_request_body(struct sy_worker *w, struct sy_proxy *px)
 	if (take == 0 && !done)
 		return false;
 	px_mirror_body(w, px, in, (uint32_t)take);
-	if (px->bc == NULL || px->resp_state == SY_PX_RESP_OWN ||
-	    (px->b.state != SY_TCPS_ESTABLISHED && px->b.state != SY_TCPS_SYN_SENT))
+	if (!px_has_backend(px) || px->resp_state == SY_PX_RESP_OWN ||
+	    (px_backend_state(px) != SY_TCPS_ESTABLISHED && px_backend_state(px) != SY_TCPS_SYN_SENT))
 		sy_mq_drop(in, (uint32_t)take); /* a body nobody will read */
 	else if (sy_mq_move(px_bout(px), in, (uint32_t)take, w->sh->pool) < 0)
 		return false;
@@ -989,14 +992,14 @@ static bool
 px_response_head(struct sy_worker *w, struct sy_proxy *px)
 {
 	uint8_t *head = RTE_PER_LCORE(px_head);
-	struct sy_tcb *b = &px->b;
-	struct sy_mq *in = px_bin(px);
+	struct sy_mq *in;
 	struct sy_px_resp resp;
 	enum sy_px_msg_status st;
 	uint32_t n;
 
-	if (px->bc == NULL)
+	if (!px_has_backend(px))
 		return false;
+	in = px_bin(px);
 	if (px->btls != NULL && px->btls->state == SY_TLS_FAILED) {
 		/* The backend's certificate did not verify (or its TLS
 		 * failed): never a byte of the request in the clear. */
@@ -1004,18 +1007,19 @@ px_response_head(struct sy_worker *w, struct sy_proxy *px)
 		return true;
 	}
 	if (in->bytes == 0) {
-		if (b->events & SY_TCB_EV_REFUSED) {
+		if (px_backend_refused(px)) {
 			if (px_retry(w, px, false))
 				return true;
 			px_backend_failed(w, px, 503, SY_ANSWER_BACKEND_UNREACHABLE);
 			return true;
 		}
-		if (b->state == SY_TCPS_CLOSED || px_backend_fin(px)) {
+		if (px_backend_state(px) == SY_TCPS_CLOSED || px_backend_fin(px)) {
 			/* Closed or reset before a byte of the response: the
 			 * request again if that is safe (px_retry); else 502.
 			 * A SYN never acknowledged (its retries gave up)
-			 * delivered nothing. */
-			if (px_retry(w, px, b->snd_una != b->iss))
+			 * delivered nothing; nor did an h2 stream the backend
+			 * refused. */
+			if (px_retry(w, px, px_backend_delivered(px)))
 				return true;
 			px_backend_failed(w, px, 502, SY_ANSWER_BACKEND_BROKEN);
 			return true;
@@ -1025,7 +1029,7 @@ px_response_head(struct sy_worker *w, struct sy_proxy *px)
 	n = RTE_MIN(in->bytes, (uint32_t)SY_PROXY_HEAD_MAX);
 	sy_mq_copy(in, 0, n, head);
 	st = sy_px_parse_response(head, n, SY_PROXY_HEAD_MAX, px->head_req, false, &resp);
-	if (st == SY_PX_MSG_MORE && (px_backend_fin(px) || b->state == SY_TCPS_CLOSED))
+	if (st == SY_PX_MSG_MORE && (px_backend_fin(px) || px_backend_state(px) == SY_TCPS_CLOSED))
 		st = SY_PX_MSG_BAD;
 	if (st == SY_PX_MSG_MORE)
 		return false; /* a copy to send again stays until the status is known */
@@ -1082,7 +1086,8 @@ px_response_head(struct sy_worker *w, struct sy_proxy *px)
 	memset(&px->resp_chunk, 0, sizeof(px->resp_chunk));
 	if (resp.framing == SY_PX_BODY_TUNNEL) {
 		px->tunnel = true;
-		sy_tcb_keepalive(w, &px->b, SY_PROXY_KEEPALIVE_IDLE_MS);
+		if (px->bc != NULL)
+			sy_tcb_keepalive(w, &px->b, SY_PROXY_KEEPALIVE_IDLE_MS);
 		px->deadline = px_in_ms(w, px->tunnel_ms);
 		return true;
 	}
@@ -1097,23 +1102,23 @@ px_response_head(struct sy_worker *w, struct sy_proxy *px)
 static bool
 px_response_body(struct sy_worker *w, struct sy_proxy *px)
 {
-	struct sy_tcb *b = &px->b;
-	struct sy_mq *in = px_bin(px);
+	struct sy_mq *in;
 	uint32_t avail;
 	bool done;
 	int64_t take;
 
-	if (px->bc == NULL)
+	if (!px_has_backend(px))
 		return false;
+	in = px_bin(px);
 	avail = RTE_MIN(in->bytes, px_client_room(px));
 	if (px->resp_framing == SY_PX_BODY_CLOSE &&
-	    (b->state == SY_TCPS_CLOSED || px_backend_fin(px)) && in->bytes == 0) {
+	    (px_backend_state(px) == SY_TCPS_CLOSED || px_backend_fin(px)) && in->bytes == 0) {
 		px->close_after = true;
 		px_response_done(w, px, false);
 		return true;
 	}
 	if (avail == 0) {
-		if (b->state == SY_TCPS_CLOSED || (px_backend_fin(px) && in->bytes == 0)) {
+		if (px_backend_state(px) == SY_TCPS_CLOSED || (px_backend_fin(px) && in->bytes == 0)) {
 			/* The backend went before the end of the body. */
 			px_backend_failed(w, px, 502, SY_ANSWER_BACKEND_BROKEN);
 			return true;
@@ -1141,7 +1146,7 @@ px_tunnel(struct sy_worker *w, struct sy_proxy *px)
 	bool progress = false;
 	uint32_t n;
 
-	if (px->bc == NULL)
+	if (!px_has_backend(px))
 		return false;
 	n = RTE_MIN(px_cin(px)->bytes, px_backend_room(px));
 	if (n > 0 && sy_mq_move(px_bout(px), px_cin(px), n, w->sh->pool) == 0) {
@@ -1157,7 +1162,7 @@ px_tunnel(struct sy_worker *w, struct sy_proxy *px)
 		px_backend_close(px);
 	if (px_backend_fin(px) && px_bin(px)->bytes == 0 && !px_client_closing(px))
 		px_client_close(px);
-	if (px->b.state == SY_TCPS_CLOSED && !px_client_closing(px)) {
+	if (px_backend_state(px) == SY_TCPS_CLOSED && !px_client_closing(px)) {
 		px_client_abort(w, px);
 		progress = false;
 	}
@@ -1230,7 +1235,8 @@ px_deadline(struct sy_worker *w, struct sy_proxy *px)
 			return;
 		}
 		/* Not connected in the connect timeout: the next endpoint. */
-		if (px->bc != NULL && px->b.state == SY_TCPS_SYN_SENT && px_retry(w, px, false)) {
+		if (px_has_backend(px) && px_backend_state(px) == SY_TCPS_SYN_SENT &&
+		    px_retry(w, px, false)) {
 			px->deadline = px_in_ms(w, SY_PROXY_TIMEOUT_CONNECT_MS);
 			return;
 		}

@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "proxy/proxy.h"
+#include "proxy/px_h2_backend.h"
 #include "proxy/px_msg.h"
 #include "sy_counters.h"
 #include "tcp/tcb.h"
@@ -199,6 +200,36 @@ px_try_arm(struct sy_worker *w, struct sy_proxy *px)
 		else                                               \
 			px_s_close(&(px)->b, (px)->btls);          \
 	} while (0)
+/* Whether the exchange has a backend leg, and what state it is in: its own
+ * TCB's, or for a stream on an h2c carrier (bc NULL) the carrier's
+ * (px_h2_backend.h). */
+static inline bool
+px_has_backend(const struct sy_proxy *px)
+{
+	return px->bc != NULL || px->bh2 != NULL;
+}
+
+static inline uint8_t
+px_backend_state(const struct sy_proxy *px)
+{
+	return px->bc != NULL ? px->b.state : px_h2b_state(px);
+}
+
+/* Its connection was refused (RST to the SYN). */
+static inline bool
+px_backend_refused(const struct sy_proxy *px)
+{
+	return px->bc != NULL ? (px->b.events & SY_TCB_EV_REFUSED) != 0 : px_h2b_refused(px);
+}
+
+/* The request may have reached the backend: any byte of it acknowledged
+ * (a SYN alone delivers nothing), or its stream begun and not refused. */
+static inline bool
+px_backend_delivered(const struct sy_proxy *px)
+{
+	return px->bc != NULL ? px->b.snd_una != px->b.iss : px_h2b_delivered(px);
+}
+
 /* Both TLS and an h2 session move bytes between the backend's TCP leg and
  * the queues the exchange uses (proxy.c). */
 bool px_backend_pump(struct sy_worker *w, struct sy_proxy *px);

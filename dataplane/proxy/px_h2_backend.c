@@ -1,10 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * An h2 backend leg (px_h2_backend.h): an nghttp2 client session between
- * the exchange's pipe (HTTP/1.1 both ways) and the leg's TCP or TLS
- * connection.
+ * h2 backend legs (px_h2_backend.h): nghttp2 client sessions between the
+ * exchanges' pipes (HTTP/1.1 both ways) and a TCP or TLS connection.
  *
- * Requests: the pipe's `out` holds what the exchange sends, head then body,
+ * Requests: a pipe's `out` holds what its exchange sends, head then body,
  * as it would send it to an HTTP/1.1 backend. A whole head becomes the
  * stream's HEADERS (:authority from Host, :scheme from the leg, the
  * connection-specific fields left out, "te: trailers" for gRPC, which
@@ -16,17 +15,29 @@
  * else chunked, so that trailers (gRPC's grpc-status) ride in the chunked
  * trailer section to an h2 client of ours (px_h2_stream.c turns them back
  * into HEADERS) or to an HTTP/1.1 one. A response cut short (RST_STREAM,
- * GOAWAY, the connection lost) ends the leg (the pipe's in_fin): before its
- * head the exchange answers 502 or sends the request again as it does for
- * an HTTP/1.1 leg; after, the client's response is cut.
+ * GOAWAY, the connection lost) ends the pipe (in_fin): before its head the
+ * exchange answers 502 or sends the request again as it does for an
+ * HTTP/1.1 leg; after, the client's response is cut.
+ *
+ * Carriers (h2c): the session owns its TCP leg and record. Its segments
+ * and timers come here; after each, the exchanges whose streams moved are
+ * stepped (a wake list, walked after the session has read what there
+ * was: never from inside nghttp2's callbacks). An exchange that writes to
+ * its pipe pumps the carrier itself; a pump already running (the exchange
+ * is being stepped by it) goes round again instead of nesting.
+ *
+ * Flow control is per stream: nghttp2 returns no window by itself
+ * (no_auto_window_update). The connection's window goes back as DATA is
+ * read into a pipe; a stream's only once its exchange has taken the pipe
+ * below H2B_IN_MAX. A slow client thus stops its own stream at its window
+ * (H2B_STREAM_WINDOW) and never the others on the connection.
  *
  * Over TLS the session waits for the handshake: ALPN h2, it goes on; else
  * the pipe dissolves into the TLS queues and the leg is HTTP/1.1.
  *
  * Memory: nghttp2 takes it from the workers' allocator, bounded per session
- * (px_h2_mem.c). The session stops reading the connection while the pipe
- * holds H2B_IN_MAX bytes the exchange has not taken: the TCP window closes,
- * and the backend's flow control holds the rest.
+ * (px_h2_mem.c); a stream's own buffers are counted on its stream, which
+ * may outlive the session.
  */
 #include <stdio.h>
 #include <string.h>
@@ -35,8 +46,14 @@
 #include <nghttp2/nghttp2.h>
 #include <openssl/ssl.h>
 #include <rte_common.h>
+#include <rte_malloc.h>
 #include <rte_per_lcore.h>
 
+#include "conn/conn.h"
+#include "conn/conn_ops.h"
+#include "conn/timer_wheel.h"
+#include "lb/lb.h"
+#include "observe/conn_stats.h"
 #include "proxy/proxy.h"
 #include "proxy/proxy_internal.h"
 #include "proxy/px_h2.h"
@@ -45,54 +62,145 @@
 #include "proxy/px_msg.h"
 #include "worker.h"
 
-#define H2B_IN_MAX (256 * 1024)        /* response bytes in the pipe: reading pauses */
+#define H2B_IN_MAX (256 * 1024)        /* response bytes in a pipe: its window waits */
 #define H2B_STREAM_WINDOW (256 * 1024) /* a response's receive window */
-#define H2B_CONN_WINDOW (1024 * 1024)
+#define H2B_CONN_WINDOW (16 * 1024 * 1024)
 #define H2B_FIELDS_MAX 128
+#define H2C_BUCKETS 256 /* endpoint chains: a power of two */
 
+struct px_h2b;
+
+/* One exchange's stream: the pipe that is its backend leg. */
+struct px_h2b_strm {
+	struct px_h2b *sess;     /* NULL once the session is gone */
+	struct sy_proxy *px;
+	struct px_h2_stream pipe;
+	struct px_h2_mem mem;    /* hb and the pipe's trailers */
+	/* The response head's field lines, then its trailers', as HTTP/1.1
+	 * (SY_PROXY_HEAD_MAX). */
+	char *hb;
+	uint32_t hb_len;
+	uint32_t unacked;        /* DATA read into the pipe, its window not given back */
+	uint16_t status;
+	bool in_stream;          /* pipe.id is open */
+	bool head_done;          /* the final response head is in pipe.in */
+	bool resp_body;          /* ... with a body to come */
+	bool resp_chunked;       /* ... sent chunked */
+	bool has_cl;             /* the response head has a content-length */
+	bool ended;              /* the response's END_STREAM came */
+	bool sent;               /* its HEADERS were submitted */
+	bool refused;            /* the backend did not process it (RFC 9113 8.7) */
+	bool unopened;           /* its connection never opened */
+	bool activity;           /* anything moved since the exchange last asked */
+	bool woken;              /* on its session's wake list */
+	struct px_h2b_strm *next, **pprev; /* its session's streams */
+	struct px_h2b_strm *wake_next;
+};
+
+/* A session. Owned (TLS): owner's leg carries it, one stream at a time.
+ * A carrier (h2c): its own TCP leg and record, streams of any exchange. */
 struct px_h2b {
 	nghttp2_session *s;
 	struct px_h2_mem mem;
 	struct sy_worker *w;
-	struct sy_proxy *px;
-	struct px_h2_stream pipe; /* the exchange's backend leg (px->bpipe) */
-	/* The response head's field lines, then its trailers', as HTTP/1.1
-	 * (SY_PROXY_HEAD_MAX, from the session's allocator). */
-	char *hb;
-	uint32_t hb_len;
-	uint16_t status;
-	bool in_stream;    /* pipe.id is open */
-	bool head_done;    /* the final response head is in pipe.in */
-	bool resp_body;    /* ... with a body to come */
-	bool resp_chunked; /* ... sent chunked */
-	bool has_cl;       /* the response head has a content-length */
-	bool ended;        /* the response's END_STREAM came */
-	bool goaway;       /* the backend takes no new stream */
-	bool alpn_wait;    /* TLS: the handshake says whether the backend speaks h2 */
+	struct sy_proxy *owner;   /* the exchange whose leg it is; NULL: a carrier */
+	struct px_h2b_strm *strms;
+	uint32_t n_strms;
+	bool goaway;              /* the backend takes no new stream */
+	bool alpn_wait;           /* TLS: the handshake says whether the backend speaks h2 */
+	/* A carrier's: */
+	struct sy_tcb b;
+	struct sy_conn *bc;
+	struct sy_addr ip;
+	uint16_t port;
+	bool chained;             /* in its endpoint's chain: takes streams */
+	bool established;         /* its connection opened once */
+	bool dead;                /* it ends once this pump is over */
+	bool pumping, again;
+	uint64_t connect_by;      /* TSC: opened by then, or it fails */
+	uint64_t idle_since;      /* TSC: its last stream went (n_strms 0) */
+	struct px_h2b *next, **pprev;
+	struct px_h2b_strm *wake;
+};
+
+struct px_h2c_table {
+	uint32_t n;
+	struct px_h2b *chain[H2C_BUCKETS];
 };
 
 static nghttp2_session_callbacks *h2b_cbs;
+static nghttp2_option *h2b_opts;
 /* A request head being converted: one per lcore, not on the stack. */
 static RTE_DEFINE_PER_LCORE(uint8_t[SY_PROXY_HEAD_MAX], h2b_head);
 static RTE_DEFINE_PER_LCORE(char[SY_PROXY_HEAD_MAX], h2b_names);
 
-/* The leg can carry no more: the exchange sees its backend finished. */
-static void
-leg_over(struct px_h2b *hb)
+static void carrier_end(struct sy_worker *w, struct px_h2b *hb);
+
+/* The TCP leg and TLS under a session. */
+static inline struct sy_tcb *
+leg_tcb(struct px_h2b *hb)
 {
-	hb->pipe.in_fin = true;
+	return hb->owner != NULL ? &hb->owner->b : &hb->b;
+}
+
+static inline struct sy_tls_conn *
+leg_tls(struct px_h2b *hb)
+{
+	return hb->owner != NULL ? hb->owner->btls : NULL;
+}
+
+static struct px_h2b_strm *
+strm_of(struct px_h2b *hb, int32_t id)
+{
+	return id > 0 ? nghttp2_session_get_stream_user_data(hb->s, id) : NULL;
+}
+
+/* Its exchange steps once the session has read what there was. */
+static void
+wake(struct px_h2b_strm *st)
+{
+	st->activity = true;
+	if (st->woken || st->sess == NULL)
+		return;
+	st->woken = true;
+	st->wake_next = st->sess->wake;
+	st->sess->wake = st;
+}
+
+static void
+unwake(struct px_h2b_strm *st)
+{
+	struct px_h2b_strm **pp;
+
+	if (!st->woken || st->sess == NULL)
+		return;
+	for (pp = &st->sess->wake; *pp != NULL; pp = &(*pp)->wake_next)
+		if (*pp == st) {
+			*pp = st->wake_next;
+			break;
+		}
+	st->woken = false;
+}
+
+/* The stream can carry no more: the exchange sees its backend finished. */
+static void
+leg_over(struct px_h2b_strm *st)
+{
+	st->pipe.in_fin = true;
+	wake(st);
 }
 
 /* Bytes for the exchange; without mbufs the response is cut. */
 static void
-pipe_put(struct px_h2b *hb, const void *p, uint32_t len)
+pipe_put(struct px_h2b_strm *st, struct sy_worker *w, const void *p, uint32_t len)
 {
-	if (len == 0 || hb->pipe.in_fin)
+	if (len == 0 || st->pipe.in_fin)
 		return;
-	if (sy_mq_append_bytes(&hb->pipe.in, p, len, hb->w->sh->pool) != 0) {
-		hb->w->counters.h2_no_memory++;
-		leg_over(hb);
+	if (sy_mq_append_bytes(&st->pipe.in, p, len, w->sh->pool) != 0) {
+		w->counters.h2_no_memory++;
+		leg_over(st);
 	}
+	wake(st);
 }
 
 /* ---------------------------------------------------------- responses -- */
@@ -100,11 +208,11 @@ pipe_put(struct px_h2b *hb, const void *p, uint32_t len)
 static int
 on_begin_headers(nghttp2_session *s, const nghttp2_frame *frame, void *ud)
 {
-	struct px_h2b *hb = ud;
+	struct px_h2b_strm *st = strm_of(ud, frame->hd.stream_id);
 
 	(void)s;
-	if (frame->hd.stream_id == hb->pipe.id)
-		hb->hb_len = 0;
+	if (st != NULL)
+		st->hb_len = 0;
 	return 0;
 }
 
@@ -112,15 +220,15 @@ static int
 on_header(nghttp2_session *s, const nghttp2_frame *frame, const uint8_t *name, size_t nlen,
 	  const uint8_t *value, size_t vlen, uint8_t flags, void *ud)
 {
-	struct px_h2b *hb = ud;
+	struct px_h2b_strm *st = strm_of(ud, frame->hd.stream_id);
 	int n;
 
 	(void)s;
 	(void)flags;
-	if (frame->hd.stream_id != hb->pipe.id)
-		return 0;
+	if (st == NULL)
+		return 0; /* its exchange is gone: the stream was reset */
 	if (px_h2_name_is(name, nlen, ":status")) {
-		hb->status = vlen == 3 ? (uint16_t)((value[0] - '0') * 100 + (value[1] - '0') * 10 +
+		st->status = vlen == 3 ? (uint16_t)((value[0] - '0') * 100 + (value[1] - '0') * 10 +
 						    (value[2] - '0'))
 				       : 0;
 		return 0;
@@ -128,102 +236,127 @@ on_header(nghttp2_session *s, const nghttp2_frame *frame, const uint8_t *name, s
 	if (nlen > 0 && name[0] == ':')
 		return 0;
 	if (px_h2_name_is(name, nlen, "content-length")) {
-		if (hb->head_done)
+		if (st->head_done)
 			return 0; /* in trailers: meaningless */
-		hb->has_cl = true;
+		st->has_cl = true;
 	}
-	if (hb->hb == NULL && (hb->hb = px_h2_mem_alloc(&hb->mem, SY_PROXY_HEAD_MAX)) == NULL)
+	if (st->hb == NULL && (st->hb = px_h2_mem_alloc(&st->mem, SY_PROXY_HEAD_MAX)) == NULL)
 		return NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE;
-	n = snprintf(hb->hb + hb->hb_len, SY_PROXY_HEAD_MAX - hb->hb_len, "%.*s: %.*s\r\n",
+	n = snprintf(st->hb + st->hb_len, SY_PROXY_HEAD_MAX - st->hb_len, "%.*s: %.*s\r\n",
 		     (int)nlen, (const char *)name, (int)vlen, (const char *)value);
-	if (n < 0 || (uint32_t)n >= SY_PROXY_HEAD_MAX - hb->hb_len)
-		return NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE; /* RST_STREAM: the leg ends */
-	hb->hb_len += (uint32_t)n;
+	if (n < 0 || (uint32_t)n >= SY_PROXY_HEAD_MAX - st->hb_len)
+		return NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE; /* RST_STREAM: the stream ends */
+	st->hb_len += (uint32_t)n;
 	return 0;
 }
 
 /* The response's head into the pipe, as HTTP/1.1; `end`: END_STREAM came
  * with it. */
 static void
-response_head(struct px_h2b *hb, bool end)
+response_head(struct px_h2b_strm *st, struct sy_worker *w, bool end)
 {
 	char line[96];
 	int n;
 
-	if (hb->status < 100 || hb->status > 999) {
-		leg_over(hb); /* nghttp2 checked :status; 3 digits */
+	if (st->status < 100 || st->status > 999) {
+		leg_over(st); /* nghttp2 checked :status; 3 digits */
 		return;
 	}
-	n = snprintf(line, sizeof(line), "HTTP/1.1 %03u %s\r\n", hb->status,
-		     px_reason_phrase(hb->status));
-	pipe_put(hb, line, (uint32_t)n);
-	pipe_put(hb, hb->hb, hb->hb_len);
-	hb->hb_len = 0;
-	if (hb->status < 200) {
-		pipe_put(hb, "\r\n", 2); /* 100 Continue and the like: the final one follows */
+	n = snprintf(line, sizeof(line), "HTTP/1.1 %03u %s\r\n", st->status,
+		     px_reason_phrase(st->status));
+	pipe_put(st, w, line, (uint32_t)n);
+	pipe_put(st, w, st->hb, st->hb_len);
+	st->hb_len = 0;
+	if (st->status < 200) {
+		pipe_put(st, w, "\r\n", 2); /* 100 Continue and the like: the final one follows */
 		return;
 	}
-	hb->head_done = true;
-	if (hb->pipe.is_head || hb->status == 204 || hb->status == 304) {
+	st->head_done = true;
+	if (st->pipe.is_head || st->status == 204 || st->status == 304) {
 		/* No body, whatever content-length says (RFC 9110 6.4.1). */
 	} else if (end) {
-		if (!hb->has_cl)
-			pipe_put(hb, "content-length: 0\r\n", 19);
-	} else if (!hb->has_cl) {
+		if (!st->has_cl)
+			pipe_put(st, w, "content-length: 0\r\n", 19);
+	} else if (!st->has_cl) {
 		/* Chunked: the body's end is its last chunk, trailers ride
 		 * in its trailer section. */
-		pipe_put(hb, "transfer-encoding: chunked\r\n", 28);
-		hb->resp_chunked = true;
-		hb->resp_body = true;
+		pipe_put(st, w, "transfer-encoding: chunked\r\n", 28);
+		st->resp_chunked = true;
+		st->resp_body = true;
 	} else {
-		hb->resp_body = true;
+		st->resp_body = true;
 	}
-	pipe_put(hb, "\r\n", 2);
+	pipe_put(st, w, "\r\n", 2);
 }
 
 /* END_STREAM: a chunked body's last chunk, with the trailers received. */
 static void
-response_end(struct px_h2b *hb)
+response_end(struct px_h2b_strm *st, struct sy_worker *w)
 {
-	hb->ended = true;
-	if (!hb->head_done) {
-		leg_over(hb); /* only 1xx heads: no response */
+	st->ended = true;
+	if (!st->head_done) {
+		leg_over(st); /* only 1xx heads: no response */
 		return;
 	}
-	if (hb->resp_chunked) {
-		pipe_put(hb, "0\r\n", 3);
-		pipe_put(hb, hb->hb, hb->hb_len);
-		pipe_put(hb, "\r\n", 2);
+	if (st->resp_chunked) {
+		pipe_put(st, w, "0\r\n", 3);
+		pipe_put(st, w, st->hb, st->hb_len);
+		pipe_put(st, w, "\r\n", 2);
 	}
-	hb->hb_len = 0;
-	if (hb->goaway)
-		leg_over(hb); /* after this response: no next stream */
+	st->hb_len = 0;
+	/* An owned leg after a GOAWAY: no next stream on it. */
+	if (st->sess->goaway && st->sess->owner != NULL)
+		leg_over(st);
+	wake(st);
+}
+
+/* A carrier takes no more streams (GOAWAY, failure): out of its chain. */
+static void
+unchain(struct px_h2b *hb)
+{
+	if (!hb->chained)
+		return;
+	*hb->pprev = hb->next;
+	if (hb->next != NULL)
+		hb->next->pprev = hb->pprev;
+	hb->next = NULL;
+	hb->pprev = NULL;
+	hb->chained = false;
 }
 
 static int
 on_frame_recv(nghttp2_session *s, const nghttp2_frame *frame, void *ud)
 {
 	struct px_h2b *hb = ud;
+	struct px_h2b_strm *st = strm_of(hb, frame->hd.stream_id);
 	bool end = (frame->hd.flags & NGHTTP2_FLAG_END_STREAM) != 0;
 
 	(void)s;
 	switch (frame->hd.type) {
 	case NGHTTP2_HEADERS:
-		if (frame->hd.stream_id != hb->pipe.id)
+		if (st == NULL)
 			break;
-		if (!hb->head_done)
-			response_head(hb, end);
+		if (!st->head_done)
+			response_head(st, hb->w, end);
 		if (end)
-			response_end(hb);
+			response_end(st, hb->w);
 		break;
 	case NGHTTP2_DATA:
-		if (end && frame->hd.stream_id == hb->pipe.id)
-			response_end(hb);
+		if (end && st != NULL)
+			response_end(st, hb->w);
 		break;
 	case NGHTTP2_GOAWAY:
+		/* Streams above its last id are closed by nghttp2 (refused);
+		 * those below finish. */
 		hb->goaway = true;
-		if (!hb->in_stream)
-			leg_over(hb);
+		unchain(hb);
+		/* A stream not yet begun never will be here: it goes again,
+		 * on another connection. */
+		for (st = hb->strms; st != NULL; st = st->next)
+			if (!st->in_stream && !st->pipe.in_fin) {
+				st->refused = !st->sent;
+				leg_over(st);
+			}
 		break;
 	default:
 		break;
@@ -236,20 +369,24 @@ on_data_chunk(nghttp2_session *s, uint8_t flags, int32_t id, const uint8_t *data
 	      void *ud)
 {
 	struct px_h2b *hb = ud;
+	struct px_h2b_strm *st = strm_of(hb, id);
 
-	(void)s;
 	(void)flags;
-	if (id != hb->pipe.id || !hb->resp_body || len == 0)
+	/* The connection's window comes back at once: what a stream may
+	 * hold is bounded by its own. */
+	nghttp2_session_consume_connection(s, len);
+	if (st == NULL || !st->resp_body || len == 0)
 		return 0;
-	if (hb->resp_chunked) {
+	st->unacked += (uint32_t)len;
+	if (st->resp_chunked) {
 		char size[24];
 		int n = snprintf(size, sizeof(size), "%zx\r\n", len);
 
-		pipe_put(hb, size, (uint32_t)n);
-		pipe_put(hb, data, (uint32_t)len);
-		pipe_put(hb, "\r\n", 2);
+		pipe_put(st, hb->w, size, (uint32_t)n);
+		pipe_put(st, hb->w, data, (uint32_t)len);
+		pipe_put(st, hb->w, "\r\n", 2);
 	} else {
-		pipe_put(hb, data, (uint32_t)len);
+		pipe_put(st, hb->w, data, (uint32_t)len);
 	}
 	return 0;
 }
@@ -258,17 +395,22 @@ static int
 on_stream_close(nghttp2_session *s, int32_t id, uint32_t code, void *ud)
 {
 	struct px_h2b *hb = ud;
+	struct px_h2b_strm *st = strm_of(hb, id);
 
 	(void)s;
-	(void)code;
-	if (id != hb->pipe.id)
+	if (st == NULL)
 		return 0;
-	hb->in_stream = false;
-	if (!hb->ended) {
-		/* Reset or refused before its end: the response is cut. */
+	st->in_stream = false;
+	if (!st->ended) {
+		/* Reset or refused before its end: the response is cut. A
+		 * stream the backend refused (or a GOAWAY left out) was not
+		 * processed: it may go again, any method (RFC 9113 8.7). */
+		if (code == NGHTTP2_REFUSED_STREAM)
+			st->refused = true;
 		hb->w->counters.h2_backend_resets++;
-		leg_over(hb);
+		leg_over(st);
 	}
+	wake(st);
 	return 0;
 }
 
@@ -283,16 +425,16 @@ request_skip(const char *name, size_t len)
 }
 
 /* A whole request head in the pipe: its stream. True when one began (or
- * the leg ended for it). */
+ * the stream ended for it). */
 static bool
-request_start(struct px_h2b *hb)
+request_start(struct px_h2b *hb, struct px_h2b_strm *st)
 {
-	struct px_h2_stream *p = &hb->pipe;
+	struct px_h2_stream *p = &st->pipe;
 	uint8_t *head = RTE_PER_LCORE(h2b_head);
 	nghttp2_nv nv[H2B_FIELDS_MAX + 5];
 	nghttp2_data_provider prd;
 	struct sy_px_req req;
-	enum sy_px_msg_status st;
+	enum sy_px_msg_status status;
 	uint32_t len = p->out.bytes < SY_PROXY_HEAD_MAX ? p->out.bytes : SY_PROXY_HEAD_MAX;
 	const uint8_t *eol;
 	size_t k = 0, i;
@@ -300,17 +442,17 @@ request_start(struct px_h2b *hb)
 	int32_t id;
 
 	sy_mq_copy(&p->out, 0, len, head);
-	st = sy_px_parse_request(head, len, SY_PROXY_HEAD_MAX, &req);
-	if (st == SY_PX_MSG_MORE && len < SY_PROXY_HEAD_MAX)
+	status = sy_px_parse_request(head, len, SY_PROXY_HEAD_MAX, &req);
+	if (status == SY_PX_MSG_MORE && len < SY_PROXY_HEAD_MAX)
 		return false;
-	if (st != SY_PX_MSG_DONE || req.is_connect || req.upgrade) {
+	if (status != SY_PX_MSG_DONE || req.is_connect || req.upgrade) {
 		/* Ours, so not malformed; a tunnel h2 does not carry here. */
-		leg_over(hb);
+		leg_over(st);
 		return true;
 	}
 	nv[k++] = (nghttp2_nv){ (uint8_t *)":method", (uint8_t *)req.h.method, 7, req.h.method_len,
 				NGHTTP2_NV_FLAG_NONE };
-	nv[k++] = hb->px->btls != NULL
+	nv[k++] = leg_tls(hb) != NULL
 			  ? (nghttp2_nv){ (uint8_t *)":scheme", (uint8_t *)"https", 7, 5, NGHTTP2_NV_FLAG_NONE }
 			  : (nghttp2_nv){ (uint8_t *)":scheme", (uint8_t *)"http", 7, 4, NGHTTP2_NV_FLAG_NONE };
 	if (req.h.host_len > 0)
@@ -337,18 +479,21 @@ request_start(struct px_h2b *hb)
 	prd.source.ptr = p;
 	prd.read_callback = px_h2_read_body;
 	/* nghttp2 copies the fields: head and names may go. */
-	id = nghttp2_submit_request(hb->s, NULL, nv, k, body ? &prd : NULL, NULL);
+	id = nghttp2_submit_request(hb->s, NULL, nv, k, body ? &prd : NULL, st);
 	sy_mq_drop(&p->out, req.h.head_len);
 	if (id < 0) {
-		leg_over(hb); /* no stream id left, or no memory */
+		leg_over(st); /* no stream id left, or no memory */
 		return true;
 	}
 	p->id = id;
-	hb->in_stream = true;
-	hb->head_done = hb->resp_body = hb->resp_chunked = hb->has_cl = hb->ended = false;
-	hb->status = 0;
-	hb->hb_len = 0;
+	st->in_stream = true;
+	st->sent = true;
+	st->head_done = st->resp_body = st->resp_chunked = st->has_cl = st->ended = false;
+	st->status = 0;
+	st->hb_len = 0;
 	hb->w->counters.h2_backend_streams++;
+	if (hb->owner == NULL && hb->n_strms > 1)
+		hb->w->counters.h2_backend_streams_shared++;
 	return true;
 }
 
@@ -356,9 +501,9 @@ request_start(struct px_h2b *hb)
  * closed the stream first): read to its end and dropped, so the next
  * request is found where it starts. */
 static bool
-request_discard(struct px_h2b *hb)
+request_discard(struct px_h2b *hb, struct px_h2b_strm *st)
 {
-	struct px_h2_stream *p = &hb->pipe;
+	struct px_h2_stream *p = &st->pipe;
 	nghttp2_data_source src = { .ptr = p };
 	uint8_t scratch[4096];
 	bool moved = false;
@@ -375,79 +520,170 @@ request_discard(struct px_h2b *hb)
 	return moved;
 }
 
+/* What a stream's exchange put in its pipe: its request's HEADERS, the
+ * rest of its body; its window back once it took what it was given. */
+static bool
+stream_requests(struct px_h2b *hb, struct px_h2b_strm *st)
+{
+	struct px_h2_stream *p = &st->pipe;
+	bool moved = false;
+
+	if (!p->in_fin) {
+		if (!st->in_stream && !p->eof)
+			moved |= request_discard(hb, st);
+		if (!st->in_stream && p->eof && p->out.bytes > 0 && !hb->goaway)
+			moved |= request_start(hb, st);
+		else if (st->in_stream && p->deferred && (p->out.bytes > 0 || p->out_closed)) {
+			p->deferred = false;
+			nghttp2_session_resume_data(hb->s, p->id);
+			moved = true;
+		}
+	}
+	if (st->unacked > 0 && st->in_stream && p->in.bytes < H2B_IN_MAX) {
+		nghttp2_session_consume_stream(hb->s, p->id, st->unacked);
+		st->unacked = 0;
+		moved = true;
+	}
+	return moved;
+}
+
 /* ---------------------------------------------------------------- I/O -- */
 
-/* The backend's bytes into nghttp2, while the pipe has room. */
+/* The backend's bytes into nghttp2. False, and the session failed, on a
+ * protocol error. */
 static bool
-h2b_recv(struct px_h2b *hb)
+h2b_recv(struct px_h2b *hb, bool *moved)
 {
-	struct sy_proxy *px = hb->px;
-	struct sy_mq *in = px_s_in(&px->b, px->btls);
+	struct sy_tcb *t = leg_tcb(hb);
+	struct sy_tls_conn *tls = leg_tls(hb);
+	struct sy_mq *in = px_s_in(t, tls);
 	struct sy_frag f[16];
 	uint32_t used = 0;
 	unsigned n, i;
 
-	if (in->bytes == 0 || hb->pipe.in.bytes >= H2B_IN_MAX)
-		return false;
+	if (in->bytes == 0)
+		return true;
 	n = sy_mq_frags(in, 0, in->bytes, f, RTE_DIM(f));
-	for (i = 0; i < n && hb->pipe.in.bytes < H2B_IN_MAX; i++) {
+	for (i = 0; i < n; i++) {
 		ssize_t rv = nghttp2_session_mem_recv(hb->s, f[i].data, f[i].len);
 
 		if (rv < 0) {
 			hb->w->counters.h2_backend_errors++;
-			leg_over(hb);
-			used = in->bytes;
-			break;
+			sy_mq_drop(in, in->bytes);
+			px_s_consumed(hb->w, t, tls);
+			*moved = true;
+			return false;
 		}
 		used += (uint32_t)rv;
 	}
 	sy_mq_drop(in, used);
-	px_s_consumed(hb->w, &px->b, px->btls);
-	return used > 0;
+	px_s_consumed(hb->w, t, tls);
+	*moved |= used > 0;
+	return true;
 }
 
-/* nghttp2's frames to the backend, while the leg has room. */
+/* nghttp2's frames to the backend, while the leg has room. False, and the
+ * session failed, when a frame was lost. */
 static bool
-h2b_send(struct px_h2b *hb)
+h2b_send(struct px_h2b *hb, bool *moved)
 {
-	struct sy_proxy *px = hb->px;
-	bool moved = false;
+	struct sy_tcb *t = leg_tcb(hb);
+	struct sy_tls_conn *tls = leg_tls(hb);
 
-	while (px_s_room(&px->b, px->btls) > 0 && !px_s_closing(&px->b, px->btls)) {
+	while (px_s_room(t, tls) > 0 && !px_s_closing(t, tls)) {
 		const uint8_t *p;
 		ssize_t n = nghttp2_session_mem_send(hb->s, &p);
 
 		if (n <= 0) {
 			if (n < 0) {
 				hb->w->counters.h2_no_memory++;
-				leg_over(hb);
+				return false;
 			}
 			break;
 		}
-		if (sy_mq_append_bytes(px_s_out(&px->b, px->btls), p, (uint32_t)n, hb->w->sh->pool) !=
-		    0) {
+		if (sy_mq_append_bytes(px_s_out(t, tls), p, (uint32_t)n, hb->w->sh->pool) != 0) {
 			/* A frame lost: the session is no longer what the
 			 * backend sees. */
 			hb->w->counters.h2_no_memory++;
-			leg_over(hb);
-			px_s_close(&px->b, px->btls);
-			break;
+			px_s_close(t, tls);
+			return false;
 		}
-		moved = true;
+		*moved = true;
 	}
-	return moved;
+	return true;
 }
 
+/* The connection under the session ended (or the session failed): no
+ * stream goes on. */
+static bool
+leg_ended(struct px_h2b *hb)
+{
+	struct sy_tcb *t = leg_tcb(hb);
+	struct sy_tls_conn *tls = leg_tls(hb);
+
+	return px_s_in(t, tls)->bytes == 0 &&
+	       (t->state == SY_TCPS_CLOSED || px_s_fin(t, tls) ||
+		(!nghttp2_session_want_read(hb->s) && !nghttp2_session_want_write(hb->s)));
+}
+
+/* Every stream of a session ends (its connection is gone, or it failed). */
+static void
+streams_over(struct px_h2b *hb)
+{
+	struct px_h2b_strm *st;
+
+	for (st = hb->strms; st != NULL; st = st->next) {
+		if (!hb->established)
+			st->unopened = true; /* nothing was delivered */
+		if (!st->pipe.in_fin)
+			leg_over(st);
+	}
+}
+
+/* A carrier can go on no more: its streams are over (their exchanges are
+ * woken), and it ends once the pump that steps them is done. */
+static void
+carrier_fail(struct px_h2b *hb)
+{
+	hb->dead = true;
+	unchain(hb);
+	streams_over(hb);
+}
+
+/* Read, write, give windows back. False when the session can go on no
+ * more (its streams are over). */
+static bool
+session_io(struct px_h2b *hb, bool *moved)
+{
+	struct px_h2b_strm *st;
+	bool ok;
+
+	for (st = hb->strms; st != NULL; st = st->next)
+		*moved |= stream_requests(hb, st);
+	ok = h2b_recv(hb, moved);
+	/* What the read closed or drained: windows, resumed bodies. */
+	for (st = hb->strms; ok && st != NULL; st = st->next)
+		*moved |= stream_requests(hb, st);
+	ok = ok && h2b_send(hb, moved);
+	if (!ok || leg_ended(hb)) {
+		streams_over(hb);
+		return false;
+	}
+	return true;
+}
+
+/* -------------------------------------------------- owned (TLS) legs -- */
+
 /* ALPN did not pick h2: the leg is an HTTP/1.1 one over TLS from here on.
- * The pipe's request goes to TLS as it is, and the pipe goes (px_bin and
- * px_bout are TLS's queues again). */
+ * The pipe's request goes to TLS as it is, and the session goes (px_bin
+ * and px_bout are TLS's queues again). */
 static void
 dissolve(struct sy_worker *w, struct sy_proxy *px)
 {
-	struct px_h2b *hb = px->bh2;
+	struct px_h2b_strm *st = px->bh2;
 
-	if (hb->pipe.out.bytes > 0 &&
-	    sy_mq_move(&px->btls->out, &hb->pipe.out, hb->pipe.out.bytes, w->sh->pool) < 0)
+	if (st->pipe.out.bytes > 0 &&
+	    sy_mq_move(&px->btls->out, &st->pipe.out, st->pipe.out.bytes, w->sh->pool) < 0)
 		px_s_close(&px->b, px->btls); /* the request is lost: 502 */
 	w->counters.h2_backend_conns--; /* it never spoke h2 */
 	px_h2b_free(w, px);
@@ -458,7 +694,7 @@ dissolve(struct sy_worker *w, struct sy_proxy *px)
 static bool
 alpn_decided(struct sy_worker *w, struct sy_proxy *px)
 {
-	struct px_h2b *hb = px->bh2;
+	struct px_h2b *hb = px->bh2->sess;
 	const unsigned char *sel = NULL;
 	unsigned len = 0;
 
@@ -473,55 +709,250 @@ alpn_decided(struct sy_worker *w, struct sy_proxy *px)
 	return true;
 }
 
-bool
-px_h2b_pump(struct sy_worker *w, struct sy_proxy *px)
+static bool
+owned_pump(struct sy_worker *w, struct sy_proxy *px, struct px_h2b *hb)
 {
-	struct px_h2b *hb = px->bh2;
-	struct px_h2_stream *p = &hb->pipe;
 	bool moved = false;
 
-	hb->w = w;
 	if (hb->alpn_wait && !alpn_decided(w, px))
 		return px->bh2 == NULL; /* dissolved: the exchange goes on */
-	if (!p->in_fin) {
-		if (!hb->in_stream && !p->eof)
-			moved |= request_discard(hb);
-		if (!hb->in_stream && p->eof && p->out.bytes > 0 && !hb->goaway)
-			moved |= request_start(hb);
-		else if (hb->in_stream && p->deferred && (p->out.bytes > 0 || p->out_closed)) {
-			p->deferred = false;
-			nghttp2_session_resume_data(hb->s, p->id);
-			moved = true;
-		}
-	}
-	moved |= h2b_recv(hb);
-	moved |= h2b_send(hb);
-	if (!p->in_fin && px_s_in(&px->b, px->btls)->bytes == 0 &&
-	    (px->b.state == SY_TCPS_CLOSED || px_s_fin(&px->b, px->btls) ||
-	     (!nghttp2_session_want_read(hb->s) && !nghttp2_session_want_write(hb->s))))
-		leg_over(hb); /* the connection ended: a response in flight is cut */
+	hb->established = true;
+	if (!session_io(hb, &moved) && !px->bh2->pipe.in_fin)
+		leg_over(px->bh2);
+	hb->wake = NULL; /* its one stream is px's, being stepped */
+	px->bh2->woken = false;
 	return moved;
 }
 
-/* -------------------------------------------------------------- setup -- */
+/* --------------------------------------------------------- carriers -- */
+
+static struct px_h2b **
+chain_of(struct px_h2c_table *t, const struct sy_addr *addr, uint16_t port)
+{
+	uint32_t ip = sy_addr_key32(addr);
+	uint32_t h = (ip ^ ((uint32_t)port << 16) ^ (ip >> 13)) * 0x9e3779b1u;
+
+	return &t->chain[h >> 24 & (H2C_BUCKETS - 1)];
+}
+
+/* The streams a carrier may have open: the backend's
+ * SETTINGS_MAX_CONCURRENT_STREAMS (100 until its SETTINGS come, as RFC
+ * 9113 6.5.2 advises), at most ours. */
+static uint32_t
+carrier_room(const struct px_h2b *hb)
+{
+	uint32_t max = nghttp2_session_get_remote_settings(hb->s,
+							   NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS);
+
+	if (max > SY_PX_H2C_STREAMS_MAX)
+		max = SY_PX_H2C_STREAMS_MAX;
+	return hb->n_strms < max ? max - hb->n_strms : 0;
+}
+
+/* The carrier's timer: its TCP timers, the connect deadline, the idle
+ * close. */
+static void
+carrier_arm(struct sy_worker *w, struct px_h2b *hb)
+{
+	uint64_t when = 0, t = sy_tcb_next_timer(&hb->b);
+
+	if (!hb->established)
+		when = hb->connect_by;
+	else if (hb->n_strms == 0)
+		when = hb->idle_since + sy_ms_to_tsc(w, SY_PROXY_IDLE_BACKEND_MS);
+	if (t != 0 && (when == 0 || t < when))
+		when = t;
+	if (when == 0)
+		when = w->now + sy_ms_to_tsc(w, SY_PROXY_IDLE_BACKEND_MS);
+	sy_conn_timer_set(w, hb->bc, when);
+}
+
+/*
+ * Read and write what there is, then step the exchanges whose streams
+ * moved; again while stepping them gave the session more to do. `self`:
+ * the stream whose exchange asked (being stepped: not stepped again).
+ * True when anything moved for self's exchange.
+ */
+static bool
+carrier_pump(struct sy_worker *w, struct px_h2b *hb, struct px_h2b_strm *self)
+{
+	unsigned rounds = 0;
+	bool moved = false, self_moved = false;
+
+	if (hb->pumping) {
+		hb->again = true;
+		return false;
+	}
+	hb->pumping = true;
+	hb->w = w;
+	do {
+		struct px_h2b_strm *st;
+
+		hb->again = false;
+		if (hb->b.state == SY_TCPS_ESTABLISHED)
+			hb->established = true;
+		if (!hb->dead && !session_io(hb, &moved))
+			carrier_fail(hb);
+		while ((st = hb->wake) != NULL) {
+			hb->wake = st->wake_next;
+			st->woken = false;
+			if (st == self) {
+				self_moved = true;
+				continue;
+			}
+			if (st->px != NULL)
+				px_step(w, st->px); /* may let go of st */
+		}
+	} while (hb->again && !hb->dead && ++rounds < 16);
+	hb->pumping = false;
+	if (hb->dead) {
+		carrier_end(w, hb);
+		return true;
+	}
+	sy_tcb_output(w, &hb->b);
+	hb->b.events = 0;
+	carrier_arm(w, hb);
+	return self_moved || moved;
+}
+
+/* Let go of a carrier: its streams see it gone, its connection is reset
+ * (the backend keeps no TIME_WAIT for it), its record and session go. */
+static void
+carrier_end(struct sy_worker *w, struct px_h2b *hb)
+{
+	struct px_h2c_table *t = w->tcp.h2c;
+	struct px_h2b_strm *st;
+	struct sy_conn *bc = hb->bc;
+
+	unchain(hb);
+	streams_over(hb);
+	/* Their exchanges find it out when they step (they were woken). */
+	while ((st = hb->strms) != NULL) {
+		hb->strms = st->next;
+		st->next = NULL;
+		st->pprev = NULL;
+		st->woken = false;
+		st->sess = NULL;
+	}
+	for (st = hb->wake; st != NULL; st = st->wake_next)
+		st->woken = false;
+	hb->wake = NULL;
+	hb->n_strms = 0;
+	if (bc != NULL) {
+		bc->h2c = NULL;
+		hb->bc = NULL;
+		sy_tcb_abort(w, &hb->b);
+		sy_tcb_release(&hb->b);
+		sy_conn_free(w, bc);
+	}
+	nghttp2_session_del(hb->s);
+	w->counters.h2_mem_bytes -= sizeof(*hb);
+	t->n--;
+	px_h2_raw_free(hb);
+}
+
+/* The carrier's segment, timer and release (conn/conn_ops.h). */
+static void
+carrier_segment(struct sy_worker *w, struct sy_conn *c, struct rte_mbuf *m, bool from_client)
+{
+	struct px_h2b *hb = c->h2c;
+
+	if (from_client || hb == NULL) {
+		sy_drop(w, m, SY_DROP_TCP_UNEXPECTED);
+		return;
+	}
+	if (sy_backend_leg_input(w, c, &hb->b, m))
+		carrier_pump(w, hb, NULL);
+}
+
+static void
+carrier_timeout(struct sy_worker *w, struct sy_conn *c)
+{
+	struct px_h2b *hb = c->h2c;
+
+	if (hb == NULL) {
+		sy_conn_free(w, c);
+		return;
+	}
+	sy_tcb_timers(w, &hb->b);
+	if (!hb->established && hb->b.state != SY_TCPS_ESTABLISHED && w->now >= hb->connect_by) {
+		carrier_fail(hb); /* not connected in the connect timeout */
+	} else if (hb->established && hb->n_strms == 0 &&
+		   w->now >= hb->idle_since + sy_ms_to_tsc(w, SY_PROXY_IDLE_BACKEND_MS)) {
+		w->counters.proxy_idle_expired++;
+		carrier_fail(hb);
+	}
+	carrier_pump(w, hb, NULL);
+}
+
+static void
+carrier_release(struct sy_worker *w, struct sy_conn *c)
+{
+	struct px_h2b *hb = c->h2c;
+
+	sy_lb_load_clear(w, c);
+	sy_conn_stats_end(w, c);
+	c->h2c = NULL;
+	if (hb == NULL)
+		return;
+	/* The worker stops (sy_conn_free_all), or the flow table lets go
+	 * of it: the record is already going. */
+	hb->bc = NULL;
+	sy_tcb_release(&hb->b);
+	carrier_end(w, hb);
+}
+
+static const struct sy_conn_ops carrier_ops = {
+	.segment = carrier_segment,
+	.timeout = carrier_timeout,
+	.release = carrier_release,
+};
+
+/* ------------------------------------------------------------ setup -- */
+
+void
+px_h2b_register_ops(void)
+{
+	sy_conn_ops_register(SY_CONN_PROXY_H2, &carrier_ops);
+}
 
 int
 px_h2b_configure(void)
 {
 	if (h2b_cbs != NULL)
 		return 0;
-	if (nghttp2_session_callbacks_new(&h2b_cbs) != 0)
+	if (nghttp2_session_callbacks_new(&h2b_cbs) != 0 || nghttp2_option_new(&h2b_opts) != 0)
 		return -1;
 	nghttp2_session_callbacks_set_on_begin_headers_callback(h2b_cbs, on_begin_headers);
 	nghttp2_session_callbacks_set_on_header_callback(h2b_cbs, on_header);
 	nghttp2_session_callbacks_set_on_frame_recv_callback(h2b_cbs, on_frame_recv);
 	nghttp2_session_callbacks_set_on_data_chunk_recv_callback(h2b_cbs, on_data_chunk);
 	nghttp2_session_callbacks_set_on_stream_close_callback(h2b_cbs, on_stream_close);
+	/* Windows go back as pipes drain (stream_requests), not as DATA
+	 * is read. */
+	nghttp2_option_set_no_auto_window_update(h2b_opts, 1);
 	return 0;
 }
 
-bool
-px_h2b_start(struct sy_worker *w, struct sy_proxy *px)
+int
+px_h2b_worker_init(struct sy_worker *w)
+{
+	w->tcp.h2c = rte_zmalloc_socket("sy_px_h2c", sizeof(struct px_h2c_table),
+					RTE_CACHE_LINE_SIZE, (int)rte_socket_id());
+	return w->tcp.h2c != NULL ? 0 : -1;
+}
+
+void
+px_h2b_worker_fini(struct sy_worker *w)
+{
+	/* Carriers are records: sy_conn_free_all freed them. */
+	rte_free(w->tcp.h2c);
+	w->tcp.h2c = NULL;
+}
+
+/* A session and its first settings; NULL (counted) without memory. */
+static struct px_h2b *
+session_new(struct sy_worker *w, struct sy_proxy *owner)
 {
 	nghttp2_settings_entry iv[] = {
 		{ NGHTTP2_SETTINGS_ENABLE_PUSH, 0 },
@@ -534,15 +965,10 @@ px_h2b_start(struct sy_worker *w, struct sy_proxy *px)
 		goto fail;
 	memset(hb, 0, sizeof(*hb));
 	hb->w = w;
-	hb->px = px;
+	hb->owner = owner;
 	hb->mem.w = w;
-	sy_mq_init(&hb->pipe.in);
-	sy_mq_init(&hb->pipe.out);
-	hb->pipe.mem = &hb->mem;
-	hb->pipe.eof = true; /* no request body owed */
-	hb->alpn_wait = px->btls != NULL;
 	px_h2_mem_hooks(&mem, &hb->mem);
-	if (nghttp2_session_client_new3(&hb->s, h2b_cbs, hb, NULL, &mem) != 0) {
+	if (nghttp2_session_client_new3(&hb->s, h2b_cbs, hb, h2b_opts, &mem) != 0) {
 		px_h2_raw_free(hb);
 		goto fail;
 	}
@@ -554,62 +980,238 @@ px_h2b_start(struct sy_worker *w, struct sy_proxy *px)
 		px_h2_raw_free(hb);
 		goto fail;
 	}
-	px->bh2 = hb;
-	px->bpipe = &hb->pipe;
 	w->counters.h2_mem_bytes += sizeof(*hb);
 	w->counters.h2_backend_conns++;
-	return true;
+	return hb;
 fail:
 	w->counters.h2_no_memory++;
-	return false;
+	return NULL;
 }
 
-void
-px_h2b_session_free(struct sy_worker *w, struct px_h2b *hb)
+/* px's stream on hb. */
+static struct px_h2b_strm *
+stream_new(struct sy_worker *w, struct px_h2b *hb, struct sy_proxy *px)
 {
+	struct px_h2b_strm *st = px_h2_raw_alloc(sizeof(*st));
+
+	if (st == NULL) {
+		w->counters.h2_no_memory++;
+		return NULL;
+	}
+	memset(st, 0, sizeof(*st));
+	st->sess = hb;
+	st->px = px;
+	st->mem.w = w;
+	sy_mq_init(&st->pipe.in);
+	sy_mq_init(&st->pipe.out);
+	st->pipe.mem = &st->mem;
+	st->pipe.eof = true; /* no request body owed */
+	st->next = hb->strms;
+	if (st->next != NULL)
+		st->next->pprev = &st->next;
+	st->pprev = &hb->strms;
+	hb->strms = st;
+	hb->n_strms++;
+	px->bh2 = st;
+	px->bpipe = &st->pipe;
+	w->counters.h2_mem_bytes += sizeof(*st);
+	return st;
+}
+
+bool
+px_h2b_start(struct sy_worker *w, struct sy_proxy *px)
+{
+	struct px_h2b *hb = session_new(w, px);
+
+	if (hb == NULL)
+		return false;
+	hb->alpn_wait = px->btls != NULL;
+	if (stream_new(w, hb, px) == NULL) {
+		nghttp2_session_del(hb->s);
+		w->counters.h2_mem_bytes -= sizeof(*hb);
+		px_h2_raw_free(hb);
+		return false;
+	}
+	return true;
+}
+
+/* A new carrier to ip:port: its connection opened. 0 or an answer reason. */
+static int
+carrier_open(struct sy_worker *w, const struct sy_addr *ip, uint16_t port, struct px_h2b **out)
+{
+	struct px_h2c_table *t = w->tcp.h2c;
+	struct px_h2b *hb, **head;
+	struct sy_conn *bc;
+	uint16_t mss;
+	int why;
+
+	if (t == NULL || t->n >= SY_PX_H2C_MAX) {
+		w->counters.h2_backend_carriers_full++;
+		return SY_ANSWER_PROXY_BUSY;
+	}
+	if ((hb = session_new(w, NULL)) == NULL)
+		return SY_ANSWER_PROXY_BUSY;
+	why = sy_backend_leg_open(w, ip, port, SY_CONN_PROXY_H2, &hb->b, &bc, &mss);
+	if (why != 0) {
+		w->counters.h2_backend_conns--;
+		nghttp2_session_del(hb->s);
+		w->counters.h2_mem_bytes -= sizeof(*hb);
+		px_h2_raw_free(hb);
+		return why;
+	}
+	t->n++;
+	sy_lb_load_set(w, bc, sy_addr_key32(ip), port);
+	bc->h2c = hb;
+	hb->bc = bc;
+	hb->ip = *ip;
+	hb->port = port;
+	hb->connect_by = w->now + sy_ms_to_tsc(w, SY_PROXY_TIMEOUT_CONNECT_MS);
+	hb->idle_since = w->now;
+	sy_tcb_connect(w, &hb->b, mss, SY_PROXY_RCVBUF);
+	w->counters.proxy_backend_conns++;
+	head = chain_of(t, ip, port);
+	hb->next = *head;
+	if (hb->next != NULL)
+		hb->next->pprev = &hb->next;
+	hb->pprev = head;
+	*head = hb;
+	hb->chained = true;
+	*out = hb;
+	return 0;
+}
+
+int
+px_h2b_join(struct sy_worker *w, struct sy_proxy *px, const struct sy_addr *ip, uint16_t port)
+{
+	struct px_h2c_table *t = w->tcp.h2c;
+	struct px_h2b *hb = NULL;
+	int why;
+
+	if (t != NULL)
+		for (hb = *chain_of(t, ip, port); hb != NULL; hb = hb->next)
+			if (sy_addr_eq(&hb->ip, ip) && hb->port == port && !hb->goaway &&
+			    !hb->dead && carrier_room(hb) > 0)
+				break;
+	px->be_ip = *ip;
+	px->be_port = port;
+	px->backend_idle = false;
+	px->be_proto = SY_BE_H2C;
+	if (hb != NULL) {
+		/* Its connection is up (or coming): the request is as good as
+		 * on a kept leg, so a refusal sends it again (px_retry). */
+		px->leg_used = true;
+		w->counters.proxy_backend_reused++;
+	} else {
+		px->leg_used = false;
+		if ((why = carrier_open(w, ip, port, &hb)) != 0)
+			return why;
+	}
+	if (stream_new(w, hb, px) == NULL) {
+		if (hb->n_strms == 0)
+			hb->idle_since = w->now;
+		return SY_ANSWER_PROXY_BUSY;
+	}
+	return 0;
+}
+
+bool
+px_h2b_pump(struct sy_worker *w, struct sy_proxy *px)
+{
+	struct px_h2b_strm *st = px->bh2;
+	struct px_h2b *hb = st->sess;
+
+	if (hb == NULL)
+		return false; /* its carrier is gone: the pipe said so */
 	hb->w = w;
-	nghttp2_session_del(hb->s);
-	px_h2_mem_free(&hb->mem, hb->hb);
-	px_h2_mem_free(&hb->mem, hb->pipe.trl);
-	sy_mq_free(&hb->pipe.in);
-	sy_mq_free(&hb->pipe.out);
-	w->counters.h2_mem_bytes -= sizeof(*hb);
-	px_h2_raw_free(hb);
+	st->mem.w = w;
+	if (hb->owner != NULL)
+		return owned_pump(w, px, hb);
+	return carrier_pump(w, hb, st);
 }
 
 void
 px_h2b_free(struct sy_worker *w, struct sy_proxy *px)
 {
-	if (px->bh2 == NULL)
+	struct px_h2b_strm *st = px->bh2;
+	struct px_h2b *hb;
+
+	if (st == NULL)
 		return;
-	px_h2b_session_free(w, px->bh2);
 	px->bh2 = NULL;
 	px->bpipe = NULL;
+	st->mem.w = w;
+	if ((hb = st->sess) != NULL) {
+		hb->w = w;
+		unwake(st);
+		if (st->in_stream) {
+			/* Its exchange is gone mid-response: the backend
+			 * stops sending it. */
+			nghttp2_submit_rst_stream(hb->s, NGHTTP2_FLAG_NONE, st->pipe.id,
+						  NGHTTP2_CANCEL);
+			nghttp2_session_set_stream_user_data(hb->s, st->pipe.id, NULL);
+		}
+		*st->pprev = st->next;
+		if (st->next != NULL)
+			st->next->pprev = st->pprev;
+		hb->n_strms--;
+		if (hb->owner != NULL) {
+			nghttp2_session_del(hb->s);
+			w->counters.h2_mem_bytes -= sizeof(*hb);
+			px_h2_raw_free(hb);
+		} else {
+			if (hb->n_strms == 0)
+				hb->idle_since = w->now;
+			/* Its RST_STREAM, or the idle timer: the carrier
+			 * runs on its own timer, now (never from here,
+			 * inside whatever let go of the stream), or goes
+			 * round again if it is running. */
+			if (hb->pumping)
+				hb->again = true;
+			else if (hb->bc != NULL)
+				sy_conn_timer_set(w, hb->bc, w->now);
+		}
+	}
+	px_h2_mem_free(&st->mem, st->hb);
+	px_h2_mem_free(&st->mem, st->pipe.trl);
+	sy_mq_free(&st->pipe.in);
+	sy_mq_free(&st->pipe.out);
+	w->counters.h2_mem_bytes -= sizeof(*st);
+	px_h2_raw_free(st);
+}
+
+uint8_t
+px_h2b_state(const struct sy_proxy *px)
+{
+	const struct px_h2b_strm *st = px->bh2;
+
+	if (st == NULL || st->sess == NULL)
+		return SY_TCPS_CLOSED;
+	return leg_tcb(st->sess)->state;
 }
 
 bool
-px_h2b_parkable(const struct sy_proxy *px)
+px_h2b_refused(const struct sy_proxy *px)
 {
-	const struct px_h2b *hb = px->bh2;
+	const struct px_h2b_strm *st = px->bh2;
 
-	return !hb->in_stream && !hb->alpn_wait && !hb->goaway && !hb->pipe.in_fin &&
-	       hb->pipe.eof && hb->pipe.in.bytes == 0 && hb->pipe.out.bytes == 0 &&
-	       !nghttp2_session_want_write(hb->s);
+	return st != NULL && st->unopened;
 }
 
-void
-px_h2b_park(struct px_h2b *hb)
+bool
+px_h2b_delivered(const struct sy_proxy *px)
 {
-	/* The head buffer comes back with the next response. */
-	px_h2_mem_free(&hb->mem, hb->hb);
-	hb->hb = NULL;
-	hb->hb_len = 0;
+	const struct px_h2b_strm *st = px->bh2;
+
+	return st != NULL && st->sent && !st->refused && !st->unopened;
 }
 
-void
-px_h2b_adopt(struct sy_proxy *px, struct px_h2b *hb)
+bool
+px_h2b_take_activity(struct sy_proxy *px)
 {
-	hb->px = px;
-	px->bh2 = hb;
-	px->bpipe = &hb->pipe;
+	struct px_h2b_strm *st = px->bh2;
+	bool a = st != NULL && st->activity;
+
+	if (st != NULL)
+		st->activity = false;
+	return a;
 }

@@ -4,44 +4,74 @@
  * with prior knowledge to a Service port annotated
  * projectcontour.io/upstream-protocol.h2c, h2 over TLS where ALPN picks it.
  *
- * The exchange does not change. Its backend leg is a pipe (struct
- * px_h2_stream, as an h2 client's stream is its client leg): the exchange
- * writes its request into it as HTTP/1.1 and reads the response from it as
- * HTTP/1.1, chunked with its trailers. px_h2_backend.c carries the pipe
- * over an nghttp2 client session on the leg's TCP (or TLS) connection: the
- * request head as HEADERS, its body as DATA (px_h2_body.c), the response's
- * HEADERS, DATA and trailers back as HTTP/1.1. One stream at a time: the
- * exchange sends its next request once the last response is read, as it
- * does on an HTTP/1.1 leg, and a kept leg carries it as the next stream.
+ * The exchange does not change. Its backend leg is a pipe (the `pipe` of
+ * its struct px_h2b_strm, as an h2 client's stream is its client leg): the
+ * exchange writes its request into it as HTTP/1.1 and reads the response
+ * from it as HTTP/1.1, chunked with its trailers. px_h2_backend.c carries
+ * the pipe as one stream of an nghttp2 client session: the request head as
+ * HEADERS, its body as DATA (px_h2_body.c), the response's HEADERS, DATA
+ * and trailers back as HTTP/1.1.
+ *
+ * Two kinds of session:
+ *  - an h2c connection is a carrier, a record of its own
+ *    (SY_CONN_PROXY_H2): it owns its TCP leg and carries the streams of
+ *    every exchange of the worker sent to its endpoint, up to the
+ *    backend's SETTINGS_MAX_CONCURRENT_STREAMS (at most
+ *    SY_PX_H2C_STREAMS_MAX); the exchange has the pipe and no TCP leg
+ *    (px->bc NULL). Idle carriers stay SY_PROXY_IDLE_BACKEND_MS.
+ *  - h2 over TLS stays the exchange's own leg (px->b, px->btls, the
+ *    session beside them), one stream at a time: its TLS state is bound
+ *    to the route that opened it (CA, name).
  */
 #ifndef SY_PX_H2_BACKEND_H
 #define SY_PX_H2_BACKEND_H
 
 #include <stdbool.h>
+#include <stdint.h>
+
+#include "sy_addr.h"
 
 struct sy_proxy;
 struct sy_worker;
 
-/* The nghttp2 callbacks every backend session shares: before workers run. */
+/* A worker's carriers: at most this many at once (each a flow record, a
+ * TCB and an nghttp2 session), and streams on each. */
+#define SY_PX_H2C_MAX 256
+#define SY_PX_H2C_STREAMS_MAX 100
+
+/* The nghttp2 callbacks every backend session shares, the carriers' record
+ * operations: before workers run. */
 int px_h2b_configure(void);
-/* px's backend leg was just opened (px->b, px->btls): it speaks h2 from
- * here on. False (counted: h2_no_memory) when there is no memory for it;
- * the caller drops the leg. */
+void px_h2b_register_ops(void);
+/* The worker's carrier table (with the proxy's tables); fini after every
+ * record is freed. */
+int px_h2b_worker_init(struct sy_worker *w);
+void px_h2b_worker_fini(struct sy_worker *w);
+
+/* px's backend leg was just opened over TLS (px->b, px->btls): it speaks
+ * h2 if ALPN says so. False (counted: h2_no_memory) when there is no
+ * memory for it; the caller drops the leg. */
 bool px_h2b_start(struct sy_worker *w, struct sy_proxy *px);
+/* A stream for px on a carrier to ip:port (network order): one that has
+ * room, else a new connection. 0, or an answer reason (enum
+ * sy_answer_reason). */
+int px_h2b_join(struct sy_worker *w, struct sy_proxy *px, const struct sy_addr *ip, uint16_t port);
 /* Move what there is: the pipe's request into frames, the backend's
  * frames into the pipe. True when anything moved. */
 bool px_h2b_pump(struct sy_worker *w, struct sy_proxy *px);
-/* The leg goes: the session and the pipe. */
+/* The exchange lets go of its stream (reset if still open), and of the
+ * session if it is its own. */
 void px_h2b_free(struct sy_worker *w, struct sy_proxy *px);
 
-/* The idle pool (px_idle.c) keeps an h2c leg's session with its TCB: is
- * it clean to park (no stream, nothing owed either way)? A parked one is
- * freed alone (session_free), or taken by another exchange (adopt). */
-struct px_h2b;
-bool px_h2b_parkable(const struct sy_proxy *px);
-void px_h2b_session_free(struct sy_worker *w, struct px_h2b *hb);
-void px_h2b_adopt(struct sy_proxy *px, struct px_h2b *hb);
-/* Parking: what the session needs only while a response comes goes. */
-void px_h2b_park(struct px_h2b *hb);
+/* What the exchange knows of a stream on a carrier, in place of its own
+ * TCB's: the carrier's TCP state (SY_TCPS_CLOSED once it is gone);
+ * refused: the connection never opened; delivered: the request may have
+ * reached the backend (false after REFUSED_STREAM or a GOAWAY that did
+ * not cover it, RFC 9113 8.7: safe to send again); activity: anything
+ * moved on it since the last ask (the exchange's silence deadline). */
+uint8_t px_h2b_state(const struct sy_proxy *px);
+bool px_h2b_refused(const struct sy_proxy *px);
+bool px_h2b_delivered(const struct sy_proxy *px);
+bool px_h2b_take_activity(struct sy_proxy *px);
 
 #endif

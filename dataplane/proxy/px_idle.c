@@ -30,7 +30,6 @@
 #include "net/cksum.h"
 #include "proxy/proxy.h"
 #include "proxy/proxy_internal.h"
-#include "proxy/px_h2_backend.h"
 #include "conn/conn.h"
 #include "worker.h"
 
@@ -39,7 +38,6 @@
 struct px_idle {
 	struct sy_tcb b;
 	struct sy_conn *bc;
-	struct px_h2b *bh2;            /* an h2c leg's session (px_h2_backend.h), or NULL */
 	struct px_idle *next, **pprev; /* its endpoint's chain (newest first), or the free list */
 	uint64_t expires;              /* TSC: closed if not taken by then */
 	struct sy_addr ip;             /* endpoint, either family */
@@ -136,19 +134,14 @@ parkable(const struct sy_proxy *px)
 	const struct sy_tcb *b = &px->b;
 
 	/* A TLS leg is not pooled: its session is bound to the route that
-	 * opened it (CA, name), and a parked record has no TLS state. An h2c
-	 * leg's session parks with it when it owes nothing either way; its
-	 * last frames may still be unacknowledged (a SETTINGS ACK sent after
-	 * the response came, which the backend acknowledges late: a delayed
-	 * ACK), and the parked record's TCB retransmits them if need be (its
-	 * timers run: sy_proxy_idle_timeout). */
-	if (px->bc == NULL || !px->backend_idle || px->btls != NULL ||
+	 * opened it (CA, name), and a parked record has no TLS state. An h2
+	 * leg is never here: h2c connections are carriers of their own
+	 * (px_h2_backend.h), and h2 rides TLS. */
+	if (px->bc == NULL || !px->backend_idle || px->btls != NULL || px->bh2 != NULL ||
 	    b->state != SY_TCPS_ESTABLISHED ||
 	    (b->flags & (SY_TCB_F_FIN_RCVD | SY_TCB_F_FIN_QUEUED | SY_TCB_F_RECOVERY)) ||
 	    b->rcvq.bytes != 0 || b->n_ooo != 0)
 		return false;
-	if (px->bh2 != NULL)
-		return px_h2b_parkable(px);
 	return b->sndq.bytes == 0 && b->snd_una == b->snd_max;
 }
 
@@ -172,13 +165,8 @@ px_backend_release(struct sy_worker *w, struct sy_proxy *px)
 	}
 	e = p->free;
 	p->free = e->next;
-	e->b = px->b; /* its queues move with it (an h2c leg's frames in flight) */
+	e->b = px->b;
 	memset(&px->b, 0, sizeof(px->b));
-	e->bh2 = px->bh2;
-	if (e->bh2 != NULL)
-		px_h2b_park(e->bh2);
-	px->bh2 = NULL;
-	px->bpipe = NULL;
 	e->b.events = 0;
 	e->bc = bc;
 	e->ip = px->be_ip;
@@ -208,11 +196,10 @@ px_idle_take(struct sy_worker *w, struct sy_proxy *px, const struct sy_addr *ip,
 	struct px_idle *e;
 	struct sy_conn *bc;
 
-	if (p == NULL || p->n_parked == 0)
-		return false;
+	if (p == NULL || p->n_parked == 0 || proto == SY_BE_H2C)
+		return false; /* h2c: a stream on a carrier (px_h2b_join) */
 	for (e = *chain_of(p, ip, port); e != NULL; e = e->next)
-		if (sy_addr_eq(&e->ip, ip) && e->port == port &&
-		    (e->bh2 != NULL) == (proto == SY_BE_H2C))
+		if (sy_addr_eq(&e->ip, ip) && e->port == port)
 			break;
 	if (e == NULL)
 		return false;
@@ -229,9 +216,6 @@ px_idle_take(struct sy_worker *w, struct sy_proxy *px, const struct sy_addr *ip,
 	px->backend_idle = false;
 	px->leg_used = true;
 	px->be_proto = proto;
-	if (e->bh2 != NULL)
-		px_h2b_adopt(px, e->bh2);
-	e->bh2 = NULL;
 	unpark(p, e);
 	return true;
 }
@@ -302,8 +286,5 @@ sy_proxy_idle_release(struct sy_worker *w, struct sy_conn *bc)
 	if (e == NULL)
 		return;
 	sy_tcb_release(&e->b);
-	if (e->bh2 != NULL)
-		px_h2b_session_free(w, e->bh2);
-	e->bh2 = NULL;
 	unpark(p, e);
 }

@@ -16,6 +16,8 @@
 #include "observe/conn_list.h"
 #include "observe/conn_stats.h"
 #include "proxy/proxy.h"
+#include "proxy/proxy_internal.h"
+#include "proxy/px_h2_backend.h"
 #include "proxy/px_mirror.h"
 #include "sy_dataplane.h"
 #include "tcp/tcb.h"
@@ -131,7 +133,7 @@ proxy_describe(const struct sy_worker *w, uint64_t now, const struct sy_conn *c,
 	if (px == NULL)
 		return;
 	v->client_tcp = tcp_name(px->c.state);
-	v->backend_tcp = px->b.state != SY_TCPS_CLOSED ? tcp_name(px->b.state) : "";
+	v->backend_tcp = px_backend_state(px) != SY_TCPS_CLOSED ? tcp_name(px_backend_state(px)) : "";
 	v->request = request_name(px->req_state);
 	v->response = response_name(px->resp_state);
 	v->tls = tls_name(px->tls);
@@ -184,4 +186,5 @@ sy_proxy_register_ops(void)
 	sy_conn_ops_register(SY_CONN_PROXY_IDLE, &idle_ops);
 	sy_conn_ops_register(SY_CONN_PROXY_TIME_WAIT, &time_wait_ops);
 	px_mirror_register_ops();
+	px_h2b_register_ops();
 }
