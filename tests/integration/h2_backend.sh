@@ -12,6 +12,10 @@
 #     intact; the vhost is proxied, never spliced (resolve says protocol h2c, mode proxy).
 #   - The leg is pooled: 20 separate client connections, each one request, reach nginx on
 #     fewer backend connections than requests (h2_backend_conns < h2_backend_streams).
+#   - Streams of many clients share a connection: h2load's 16 clients x 10 streams reach
+#     nginx on at most 2 connections (100 streams each); a slow reader's download stalls
+#     only its own stream (another at full speed finishes beside it on the same connection),
+#     and its reset leaves the connection serving.
 #   - upstream-protocol.h2 (TLS, ALPN h2, nginx's certificate not checked): HTTP/2.0 on
 #     :18443; upstream-protocol.tls: HTTP/1.1 over TLS on :443; a re-encrypt Route to :443
 #     (nginx offers no h2 there) stays HTTP/1.1, one to :18443 speaks h2 (ALPN); so do a
@@ -122,6 +126,69 @@ t_note "20 client connections: h2_backend_streams +$((s1 - s0)), h2_backend_conn
 [ $((s1 - s0)) -ge 20 ] && [ $((c1 - c0)) -lt 10 ] ||
 	t_fail "20 client connections reuse pooled h2c legs" "streams +$((s1 - s0)), conns +$((c1 - c0))"
 t_ok "pooled: 20 client connections, $((s1 - s0)) streams on $((c1 - c0)) new h2c connection(s)"
+
+# --- many clients' streams on one h2c connection ---------------------------------------------
+# h2load, 16 h2 clients with 10 streams each at once (160 streams), through routerd's one
+# worker to nginx's :18080: each backend connection carries up to 100 streams (nginx allows
+# 128), so nginx sees at most 2 connections from routerd, not one a client request. 960
+# requests: below nginx's keepalive_requests (1000), after which it ends a connection.
+established_18080() {
+	lab_backend ss -Htn state established "( sport = :18080 )" | wc -l
+}
+rctl stats -o json
+c0=$(t_json "$T_OUT" 'd["total"]["h2_backend_conns"]')
+sh0=$(t_json "$T_OUT" 'd["total"]["h2_backend_streams_shared"]')
+t_run lab_client timeout 60 h2load -c 16 -m 10 -n 960 --connect-to "$R:80" "http://h2c.$D/mux"
+echo "$T_OUT" | grep -q '960 succeeded, 0 failed' || t_fail "h2load: 960 requests, 16 clients x 10 streams, through the h2c backend" "$(t_seen)"
+during=$(established_18080)
+rctl stats -o json
+c1=$(t_json "$T_OUT" 'd["total"]["h2_backend_conns"]')
+sh1=$(t_json "$T_OUT" 'd["total"]["h2_backend_streams_shared"]')
+t_note "h2load 16 x 10: h2_backend_conns +$((c1 - c0)), h2_backend_streams_shared +$((sh1 - sh0)), nginx's established :18080 connections after it: $during"
+[ $((c1 - c0)) -le 2 ] && [ "$during" -le 2 ] ||
+	t_fail "160 concurrent streams on at most 2 h2c connections" "conns +$((c1 - c0)), nginx sees $during"
+[ $((sh1 - sh0)) -ge 900 ] ||
+	t_fail "most of the 960 streams shared a connection with others" "h2_backend_streams_shared +$((sh1 - sh0))"
+t_ok "multiplexed: 960 requests from 16 h2 clients x 10 streams on $((c1 - c0)) new h2c connection(s) (nginx sees $during)"
+
+# Past nginx's keepalive_requests it sends GOAWAY: the streams it did not take (above the
+# GOAWAY's last stream id) go again on a new connection, and every request is answered.
+rctl stats -o json
+c0=$(t_json "$T_OUT" 'd["total"]["h2_backend_conns"]')
+t_run lab_client timeout 60 h2load -c 16 -m 10 -n 3200 --connect-to "$R:80" "http://h2c.$D/goaway"
+echo "$T_OUT" | grep -q '3200 succeeded, 0 failed' || t_fail "h2load: 3200 requests across nginx's GOAWAYs" "$(t_seen)"
+rctl stats -o json
+c1=$(t_json "$T_OUT" 'd["total"]["h2_backend_conns"]')
+[ $((c1 - c0)) -ge 3 ] || t_fail "nginx ended connections after 1000 requests each" "h2_backend_conns +$((c1 - c0))"
+t_ok "3200 requests across nginx's GOAWAYs (after 1000 requests a connection): all answered, on $((c1 - c0)) new connections"
+
+# A client that reads slowly stops only its own stream: a 2 MiB download at 64 kB/s and one
+# at full speed on the same connection; the fast one finishes while the slow one goes on,
+# and the slow one's end (its client gone: RST_STREAM) leaves the connection serving.
+# The slow one gives up after 4 s (curl -m: it resets its stream, routerd resets the
+# backend's).
+lab_client curl -sS -m 4 --resolve "h2c.$D:80:$R" --http2-prior-knowledge --limit-rate 64k \
+	-o /dev/null "http://h2c.$D/big.bin" 2>/dev/null &
+slow=$!
+sleep 1
+rctl stats -o json
+c0=$(t_json "$T_OUT" 'd["total"]["h2_backend_conns"]')
+t0=$(date +%s%N)
+got=$(lab_client curl -sS -m 20 --resolve "h2c.$D:80:$R" --http2-prior-knowledge "http://h2c.$D/big.bin" | sha256sum | cut -d' ' -f1)
+ms=$((($(date +%s%N) - t0) / 1000000))
+kill -0 "$slow" 2>/dev/null || t_fail "the slow download still runs while the fast one is done" "it ended first"
+[ "$got" = "$want" ] || t_fail "2 MiB at full speed beside a slow reader, intact" "sha256 $got, want $want"
+rctl stats -o json
+c1=$(t_json "$T_OUT" 'd["total"]["h2_backend_conns"]')
+[ $((c1 - c0)) -eq 0 ] || t_fail "both downloads rode the open h2c connection" "h2_backend_conns +$((c1 - c0))"
+wait "$slow" 2>/dev/null
+get "h2c.$D" /after-reset --http1.1
+[ "$T_OUT" = "backend-a
+ 200 1.1" ] || t_fail "a request after the slow client's stream was reset" "$(t_seen)"
+rctl stats -o json
+c1=$(t_json "$T_OUT" 'd["total"]["h2_backend_conns"]')
+[ $((c1 - c0)) -eq 0 ] || t_fail "the connection serves on after one stream's reset" "h2_backend_conns +$((c1 - c0))"
+t_ok "a slow reader stops only its stream: 2 MiB beside it in $ms ms on the same connection, which serves on after its reset"
 
 # --- TLS: .h2 (ALPN), .tls, re-encrypt ----------------------------------------------------
 svc h2tls h2tls 18443 '{projectcontour.io/upstream-protocol.h2: "18443"}'
@@ -248,6 +315,6 @@ t_ok "an h2c backend that refuses connections:${gone_code}, routerd serves on"
 rctl stats -o json
 t_json_expect "$T_OUT" 'd["total"]["h2_backend_errors"] == 0 and d["total"]["h2_no_memory"] == 0' \
 	"no h2 backend session error, no h2 memory failure"
-t_flows_zero 15 || t_fail "every flow freed within 15 s" "$(t_json "$T_OUT" 'd["total"]["flows_active"]')"
+t_flows_zero 15 || t_fail "every flow freed within 15 s" "$(t_json "$T_OUT" 'd["total"]["flows_active"]')" "$(rctl conns 2>&1; echo "$T_OUT")"
 t_ok "no backend session error; every flow freed"
 t_finish
