@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * libFuzzer entry for HTTP/2 to backends (dataplane/proxy/px_h2_backend.c,
- * px_h2_body.c, and the idle pool's parked h2c legs, px_idle.c): HTTP/1.1
+ * px_h2_body.c, and the h2c connections that carry many clients' streams): HTTP/1.1
  * clients on the plain listener send canned requests to h2c.test, whose
  * Service port is annotated projectcontour.io/upstream-protocol.h2c
  * (tests/lib/dp_env.h), and the backend's byte stream, what routerd's
@@ -25,7 +25,8 @@
  * sends with the window the input chooses. The backend (198.18.1.10:8080)
  * accepts every SYN of the router and reads (and ACKs) whatever it is sent;
  * what it sends back on a leg is the input's: raw h2 frames. A new leg's
- * first stream is 1, the next request on it stream 3, and so on.
+ * first stream is 1, the next request on it (any client's: clients sending
+ * at once share a connection) stream 3, and so on.
  *
  * Input: operations of 3 bytes and their payload:
  *
@@ -51,7 +52,7 @@
  * IPv4/TCP with right checksums and its headers inside the frame; what a
  * client read starts as an HTTP/1.x response; after the
  * input, every leg reset and the clock run on, the flow table is empty
- * (flows_active 0: parked legs too), no h2 session is left (h2_mem_bytes 0)
+ * (flows_active 0: idle h2c connections too), no h2 session is left (h2_mem_bytes 0)
  * and, the worker gone, every mbuf is back in the pool.
  */
 #include <stdbool.h>

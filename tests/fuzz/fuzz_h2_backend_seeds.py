@@ -7,7 +7,8 @@ operations (tests/fuzz/fuzz_h2_backend.c, "Input").
 
     /usr/bin/python3 tests/fuzz/fuzz_h2_backend_seeds.py tests/fuzz/corpus/fuzz_h2_backend
 
-A backend leg's first request is its stream 1, the next one on it stream 3.
+A backend connection's first request is its stream 1, the next one on it
+(the same client's or another's: connections carry many clients' streams) stream 3.
 """
 import os
 import sys
@@ -229,28 +230,40 @@ def seeds():
         request(GET, step_ms=20) +
         wait(300))
 
-    # Two clients at once (two legs), then the first closes: its leg parks
-    # with its session and the third client's request takes it (stream 3).
+    # Two clients at once: one connection carries both (streams 1 and 3),
+    # answered out of order; the first client closes, and the third
+    # client's request is stream 5 of the same connection.
     fresh_encoder()
-    e1 = hpack.Encoder()
-    e2 = hpack.Encoder()
-    out["two_legs_pooled"] = (
+    out["two_clients_one_leg"] = (
         request(GET, client=0) +
         request(OPTIONS, client=1) +
-        backend(HELLO + HeadersFrame(1, data=e2.encode([(":status", "200"),
-                                                        ("content-length", "1")]),
-                                     flags=["END_HEADERS"]).serialize() +
-                data(1, b"b", end_stream=True), leg=2) +
-        backend(HELLO + HeadersFrame(1, data=e1.encode([(":status", "200"),
-                                                        ("content-length", "1")]),
-                                     flags=["END_HEADERS"]).serialize() +
+        backend(HELLO + headers(3, [(":status", "200"), ("content-length", "1")]) +
+                data(3, b"b", end_stream=True) +
+                headers(1, [(":status", "200"), ("content-length", "1")]) +
                 data(1, b"a", end_stream=True), leg=1) +
         control(CLIENT_FIN, 0, step_ms=20) +
         request(GET, client=2, step_ms=20) +
-        backend(HeadersFrame(3, data=e1.encode([(":status", "200"), ("content-length", "1")]),
-                             flags=["END_HEADERS"]).serialize() +
-                data(3, b"c", end_stream=True), leg=1) +
+        backend(headers(5, [(":status", "200"), ("content-length", "1")]) +
+                data(5, b"c", end_stream=True), leg=1) +
         control(CLIENT_FIN, 2, step_ms=20) +
+        wait(3000) +
+        wait(31000))
+
+    # Two streams on one connection, one reset by the backend mid-body,
+    # the other finished after it; then a GOAWAY that leaves out a third
+    # (sent again on a new connection).
+    fresh_encoder()
+    out["reset_one_of_two"] = (
+        request(GET, client=0) +
+        request(GET, client=1) +
+        backend(HELLO + headers(1, [(":status", "200")]) + data(1, b"part") +
+                RstStreamFrame(1, error_code=2).serialize() +
+                headers(3, [(":status", "200"), ("content-length", "2")]) +
+                data(3, b"ok", end_stream=True), leg=1) +
+        request(GET, client=2, step_ms=20) +
+        backend(GoAwayFrame(0, last_stream_id=3).serialize(), leg=1, step_ms=20) +
+        backend(HELLO + headers(1, [(":status", "200"), ("content-length", "1")]) +
+                data(1, b"n", end_stream=True), leg=0, step_ms=20) +
         wait(3000) +
         wait(31000))
 
