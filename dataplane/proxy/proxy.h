@@ -111,6 +111,9 @@ struct sy_proxy {
 	 * copied: the exchange may outlive its generation): tries left, and
 	 * the statuses that use one. */
 	uint8_t retries_left, retry_on;
+	/* An h2 stream refused unprocessed goes again this many more times
+	 * (SY_PX_H2_UNPROCESSED_RETRIES, px_retry). */
+	uint8_t unprocessed_left;
 	uint16_t retry_codes[SY_RETRY_CODES_MAX];
 	/* The request in flight's mirror legs still fed its body (px_mirror.h;
 	 * NULL: none, or it has the whole request and goes on alone). */

@@ -591,6 +591,7 @@ px_request_head(struct sy_worker *w, struct sy_proxy *px)
 	px->per_try_ms = tg.rule != NULL && tg.rule->more != NULL ? tg.rule->more->per_try_timeout_ms : 0;
 	px->try_deadline = 0;
 	px->retries_left = 0;
+	px->unprocessed_left = SY_PX_H2_UNPROCESSED_RETRIES;
 	if (tg.rule != NULL && tg.rule->more != NULL && tg.rule->more->retry_count != 0) {
 		px->retries_left = tg.rule->more->retry_count;
 		px->retry_on = tg.rule->more->retry_on;
@@ -889,9 +890,11 @@ px_replay(struct sy_worker *w, struct sy_proxy *px, const struct sy_addr *ip, ui
 
 	sy_mq_init(&px->replay); /* px_backend_drop frees a replay */
 	px_backend_drop(w, px);
-	if (px->retries_left > 0 && r.bytes > 0) {
-		/* The route's retry policy has tries left: a copy for the
-		 * next (px_try_again); without one it is answered. */
+	if ((px->retries_left > 0 || (px->be_proto == SY_BE_H2C && px->unprocessed_left > 0)) &&
+	    r.bytes > 0) {
+		/* The route's retry policy has tries left, or an h2 stream
+		 * may be refused unprocessed again: a copy for the next
+		 * (px_try_again, px_retry); without one it is answered. */
 		struct rte_mbuf *copy = sy_mq_clone_range(&r, 0, r.bytes, w->sh->pool);
 
 		if (copy != NULL)
@@ -929,6 +932,19 @@ px_retry(struct sy_worker *w, struct sy_proxy *px, bool delivered)
 
 	if (px->replay.bytes == 0 || px->resp_sent)
 		return false;
+	if (px->bh2 != NULL && px_h2b_unprocessed(px)) {
+		/* The backend refused the stream before processing it
+		 * (REFUSED_STREAM, a GOAWAY that left it out): the same
+		 * endpoint again on another stream, whatever the method
+		 * (RFC 9113 8.7); a few times, not against the budget of
+		 * failures. */
+		if (px->unprocessed_left == 0)
+			return false;
+		px->unprocessed_left--;
+		ip = px->be_ip;
+		port = px->be_port;
+		return px_replay(w, px, &ip, port);
+	}
 	if (px->leg_used) {
 		ip = px->be_ip; /* the endpoint is fine: its connection was not */
 		port = px->be_port;

@@ -106,6 +106,7 @@ struct px_h2b {
 	struct sy_proxy *owner;   /* the exchange whose leg it is; NULL: a carrier */
 	struct px_h2b_strm *strms;
 	uint32_t n_strms;
+	uint32_t n_joined;        /* a carrier's streams in all (SY_PX_H2C_REQUESTS_MAX) */
 	bool goaway;              /* the backend takes no new stream */
 	bool alpn_wait;           /* TLS: the handshake says whether the backend speaks h2 */
 	/* A carrier's: */
@@ -746,6 +747,8 @@ carrier_room(const struct px_h2b *hb)
 
 	if (max > SY_PX_H2C_STREAMS_MAX)
 		max = SY_PX_H2C_STREAMS_MAX;
+	if (hb->n_joined >= SY_PX_H2C_REQUESTS_MAX)
+		return 0;
 	return hb->n_strms < max ? max - hb->n_strms : 0;
 }
 
@@ -881,6 +884,8 @@ carrier_timeout(struct sy_worker *w, struct sy_conn *c)
 		   w->now >= hb->idle_since + sy_ms_to_tsc(w, SY_PROXY_IDLE_BACKEND_MS)) {
 		w->counters.proxy_idle_expired++;
 		carrier_fail(hb);
+	} else if (!hb->chained && hb->n_strms == 0) {
+		carrier_fail(hb); /* retired (its requests, a GOAWAY) and done */
 	}
 	carrier_pump(w, hb, NULL);
 }
@@ -1012,6 +1017,8 @@ stream_new(struct sy_worker *w, struct px_h2b *hb, struct sy_proxy *px)
 	st->pprev = &hb->strms;
 	hb->strms = st;
 	hb->n_strms++;
+	if (hb->owner == NULL && ++hb->n_joined >= SY_PX_H2C_REQUESTS_MAX)
+		unchain(hb); /* its last: it closes once these are done */
 	px->bh2 = st;
 	px->bpipe = &st->pipe;
 	w->counters.h2_mem_bytes += sizeof(*st);
@@ -1203,6 +1210,14 @@ px_h2b_delivered(const struct sy_proxy *px)
 	const struct px_h2b_strm *st = px->bh2;
 
 	return st != NULL && st->sent && !st->refused && !st->unopened;
+}
+
+bool
+px_h2b_unprocessed(const struct sy_proxy *px)
+{
+	const struct px_h2b_strm *st = px->bh2;
+
+	return st != NULL && st->refused;
 }
 
 bool

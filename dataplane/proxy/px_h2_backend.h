@@ -38,6 +38,16 @@ struct sy_worker;
  * TCB and an nghttp2 session), and streams on each. */
 #define SY_PX_H2C_MAX 256
 #define SY_PX_H2C_STREAMS_MAX 100
+/* Streams a carrier begins in all, then it takes no more and closes once
+ * empty: nginx ends an h2 connection after 1000 requests
+ * (keepalive_requests) with a GOAWAY that refuses the streams sent past
+ * it; stopping first spares those a second trip (Envoy's
+ * max_requests_per_connection, HAProxy's max-reuse). */
+#define SY_PX_H2C_REQUESTS_MAX 1000
+/* A request whose stream the backend refused unprocessed (REFUSED_STREAM,
+ * or a GOAWAY that left it out) goes again this many times at most, on
+ * another stream, whatever its method (RFC 9113 8.7). */
+#define SY_PX_H2_UNPROCESSED_RETRIES 3
 
 /* The nghttp2 callbacks every backend session shares, the carriers' record
  * operations: before workers run. */
@@ -72,6 +82,8 @@ void px_h2b_free(struct sy_worker *w, struct sy_proxy *px);
 uint8_t px_h2b_state(const struct sy_proxy *px);
 bool px_h2b_refused(const struct sy_proxy *px);
 bool px_h2b_delivered(const struct sy_proxy *px);
+/* The backend refused the stream unprocessed. */
+bool px_h2b_unprocessed(const struct sy_proxy *px);
 bool px_h2b_take_activity(struct sy_proxy *px);
 
 #endif
