@@ -13,7 +13,9 @@
 #   - The leg is pooled: 20 separate client connections, each one request, reach nginx on
 #     fewer backend connections than requests (h2_backend_conns < h2_backend_streams).
 #   - Streams of many clients share a connection: h2load's 16 clients x 10 streams reach
-#     nginx on at most 2 connections (100 streams each); a slow reader's download stalls
+#     nginx on at most 2 connections (100 streams each), 1000 streams a connection at most;
+#     a backend's GOAWAY (a second nginx, keepalive_requests 250) refuses the streams past
+#     its last, which go again, so every request is answered; a slow reader's download stalls
 #     only its own stream (another at full speed finishes beside it on the same connection),
 #     and its reset leaves the connection serving.
 #   - upstream-protocol.h2 (TLS, ALPN h2, nginx's certificate not checked): HTTP/2.0 on
@@ -151,16 +153,61 @@ t_note "h2load 16 x 10: h2_backend_conns +$((c1 - c0)), h2_backend_streams_share
 	t_fail "most of the 960 streams shared a connection with others" "h2_backend_streams_shared +$((sh1 - sh0))"
 t_ok "multiplexed: 960 requests from 16 h2 clients x 10 streams on $((c1 - c0)) new h2c connection(s) (nginx sees $during)"
 
-# Past nginx's keepalive_requests it sends GOAWAY: the streams it did not take (above the
-# GOAWAY's last stream id) go again on a new connection, and every request is answered.
+# A connection carries at most 1000 streams (SY_PX_H2C_REQUESTS_MAX: nginx's
+# keepalive_requests), then closes once they are done: 3200 requests take at least 4.
 rctl stats -o json
 c0=$(t_json "$T_OUT" 'd["total"]["h2_backend_conns"]')
-t_run lab_client timeout 60 h2load -c 16 -m 10 -n 3200 --connect-to "$R:80" "http://h2c.$D/goaway"
-echo "$T_OUT" | grep -q '3200 succeeded, 0 failed' || t_fail "h2load: 3200 requests across nginx's GOAWAYs" "$(t_seen)"
+r0=$(t_json "$T_OUT" 'd["total"]["h2_backend_resets"]')
+t_run lab_client timeout 60 h2load -c 16 -m 10 -n 3200 --connect-to "$R:80" "http://h2c.$D/many"
+echo "$T_OUT" | grep -q '3200 succeeded, 0 failed' || t_fail "h2load: 3200 requests through the h2c backend" "$(t_seen)"
 rctl stats -o json
 c1=$(t_json "$T_OUT" 'd["total"]["h2_backend_conns"]')
-[ $((c1 - c0)) -ge 3 ] || t_fail "nginx ended connections after 1000 requests each" "h2_backend_conns +$((c1 - c0))"
-t_ok "3200 requests across nginx's GOAWAYs (after 1000 requests a connection): all answered, on $((c1 - c0)) new connections"
+r1=$(t_json "$T_OUT" 'd["total"]["h2_backend_resets"]')
+[ $((c1 - c0)) -ge 3 ] && [ $((r1 - r0)) -eq 0 ] ||
+	t_fail "1000 streams a connection, none refused by nginx" "conns +$((c1 - c0)), resets +$((r1 - r0))"
+t_ok "3200 requests on $((c1 - c0)) new connections of at most 1000 streams each, none refused"
+
+# A backend that ends its connections sooner (a second nginx on :18081 with
+# keepalive_requests 250): its GOAWAY refuses the streams sent past its last one, and
+# those go again on a new connection (more than once if need be: a refusal is not a failure
+# of the request's); every request is answered.
+n2=$LAB_DIR/nginx-goaway
+mkdir -p "$n2/tmp"
+cat >"$n2/nginx.conf" <<EOF
+pid $n2/nginx.pid;
+error_log $n2/error.log notice;
+events { worker_connections 256; }
+http {
+    access_log off;
+    client_body_temp_path $n2/tmp/body;
+    proxy_temp_path $n2/tmp/proxy;
+    fastcgi_temp_path $n2/tmp/fastcgi;
+    uwsgi_temp_path $n2/tmp/uwsgi;
+    scgi_temp_path $n2/tmp/scgi;
+    keepalive_requests 250;
+    server {
+        listen $A:18081 http2;
+        location / { return 200 "goaway-backend\n"; }
+    }
+}
+EOF
+setsid ip netns exec "$LAB_NS_BACKEND" nginx -p "$n2" -e "$n2/error.log" -c "$n2/nginx.conf" \
+	-g 'daemon off; master_process off;' </dev/null >>"$n2/stdout.log" 2>&1 &
+lab_track $! nginx-goaway
+sy_poll 10 lab_backend curl -sf --http2-prior-knowledge --max-time 1 "http://$A:18081/" >/dev/null ||
+	t_fail "the second nginx (keepalive_requests 250) answers on :18081" "$(cat "$n2/error.log")"
+svc goaway h2c 18081 '{projectcontour.io/upstream-protocol.h2c: h2c}'
+rctl stats -o json
+c0=$(t_json "$T_OUT" 'd["total"]["h2_backend_conns"]')
+r0=$(t_json "$T_OUT" 'd["total"]["h2_backend_resets"]')
+t_run lab_client timeout 60 h2load -c 16 -m 10 -n 3200 --connect-to "$R:80" "http://goaway.$D/again"
+echo "$T_OUT" | grep -q '3200 succeeded, 0 failed' || t_fail "h2load: 3200 requests across GOAWAYs" "$(t_seen)"
+rctl stats -o json
+c1=$(t_json "$T_OUT" 'd["total"]["h2_backend_conns"]')
+r1=$(t_json "$T_OUT" 'd["total"]["h2_backend_resets"]')
+t_note "across GOAWAYs: h2_backend_conns +$((c1 - c0)), streams refused and sent again +$((r1 - r0))"
+[ $((c1 - c0)) -ge 12 ] || t_fail "the backend ended its connections after 250 requests" "h2_backend_conns +$((c1 - c0))"
+t_ok "3200 requests across GOAWAYs (after 250 requests a connection): all answered; $((r1 - r0)) refused streams sent again"
 
 # A client that reads slowly stops only its own stream: a 2 MiB download at 64 kB/s and one
 # at full speed on the same connection; the fast one finishes while the slow one goes on,
