@@ -78,7 +78,10 @@ px_backend_open(struct sy_worker *w, struct sy_proxy *px, const struct sy_addr *
 	/* h2c: a stream on a connection of the worker's to that endpoint
 	 * (px_h2_backend.h, carriers), not a leg of its own. */
 	if (proto == SY_BE_H2C && tls_ctx == NULL)
-		return px_h2b_join(w, px, ip, port);
+		return px_h2b_join(w, px, ip, port, NULL, NULL);
+	if (proto == SY_BE_H2 && tls_ctx != NULL &&
+	    (why = px_h2b_join(w, px, ip, port, tls_ctx, tls_name)) != -ENOENT)
+		return why; /* on a TLS connection already speaking h2, or not at all */
 	why = sy_backend_leg_open(w, ip, port, SY_CONN_PROXY_BE, &px->b, &bc, &mss);
 	if (why != 0)
 		return why;
@@ -102,7 +105,7 @@ px_backend_open(struct sy_worker *w, struct sy_proxy *px, const struct sy_addr *
 			SSL_set_alpn_protos(px->btls->ssl, (const unsigned char *)"\x02h2\x08http/1.1", 12);
 	}
 	px->be_proto = proto;
-	if (proto == SY_BE_H2 && px->btls != NULL && !px_h2b_start(w, px)) {
+	if (proto == SY_BE_H2 && px->btls != NULL && !px_h2b_start(w, px, tls_name)) {
 		px_backend_drop(w, px);
 		return SY_ANSWER_PROXY_BUSY;
 	}

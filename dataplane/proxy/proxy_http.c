@@ -751,7 +751,7 @@ px_request_head(struct sy_worker *w, struct sy_proxy *px)
 	px->alt_stat_slot = tg.alt_slot;
 	px->be_stat_slot = tg.be_slot;
 	px->replay_idempotent = idempotent(&req);
-	if (req.framing == SY_PX_BODY_NONE && px->btls == NULL &&
+	if (req.framing == SY_PX_BODY_NONE && px->btls == NULL && !px_h2b_tls(px) &&
 	    (px->replay_idempotent || px->retries_left > 0 ||
 	     (!px->leg_used && px->alt_ip.family != 0))) {
 		struct sy_mq *q = px_bout(px); /* the TCP leg's, or an h2 leg's pipe */

@@ -39,6 +39,7 @@
  * (px_h2_mem.c); a stream's own buffers are counted on its stream, which
  * may outlive the session.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
@@ -114,6 +115,14 @@ struct px_h2b {
 	struct sy_conn *bc;
 	struct sy_addr ip;
 	uint16_t port;
+	/* TLS (h2 by ALPN): the connection's, the client context and name
+	 * it was verified with (a stream joins only for the same), and
+	 * whether there is one. An owned leg keeps its name here until it
+	 * becomes a carrier. */
+	bool has_tls;
+	struct sy_tls_conn tls;
+	const void *tls_ctx;
+	char tls_name[SY_TLS_SNI_MAX + 1];
 	bool chained;             /* in its endpoint's chain: takes streams */
 	bool established;         /* its connection opened once */
 	bool dead;                /* it ends once this pump is over */
@@ -147,7 +156,9 @@ leg_tcb(struct px_h2b *hb)
 static inline struct sy_tls_conn *
 leg_tls(struct px_h2b *hb)
 {
-	return hb->owner != NULL ? hb->owner->btls : NULL;
+	if (hb->owner != NULL)
+		return hb->owner->btls;
+	return hb->has_tls ? &hb->tls : NULL;
 }
 
 static struct px_h2b_strm *
@@ -656,9 +667,14 @@ carrier_fail(struct px_h2b *hb)
 static bool
 session_io(struct px_h2b *hb, bool *moved)
 {
+	struct sy_tls_conn *tls = hb->owner == NULL ? leg_tls(hb) : NULL;
 	struct px_h2b_strm *st;
 	bool ok;
 
+	/* A carrier's TLS: records in, before the session reads. (An owned
+	 * leg's is its exchange's to pump.) */
+	if (tls != NULL)
+		*moved |= sy_tls_pump(tls);
 	for (st = hb->strms; st != NULL; st = st->next)
 		*moved |= stream_requests(hb, st);
 	ok = h2b_recv(hb, moved);
@@ -666,7 +682,9 @@ session_io(struct px_h2b *hb, bool *moved)
 	for (st = hb->strms; ok && st != NULL; st = st->next)
 		*moved |= stream_requests(hb, st);
 	ok = ok && h2b_send(hb, moved);
-	if (!ok || leg_ended(hb)) {
+	if (tls != NULL)
+		*moved |= sy_tls_pump(tls); /* what the session wrote, sealed */
+	if (!ok || leg_ended(hb) || (tls != NULL && tls->state == SY_TLS_FAILED)) {
 		streams_over(hb);
 		return false;
 	}
@@ -710,6 +728,9 @@ alpn_decided(struct sy_worker *w, struct sy_proxy *px)
 	return true;
 }
 
+static bool carrier_promote(struct sy_worker *w, struct sy_proxy *px, struct px_h2b *hb);
+static bool carrier_pump(struct sy_worker *w, struct px_h2b *hb, struct px_h2b_strm *self);
+
 static bool
 owned_pump(struct sy_worker *w, struct sy_proxy *px, struct px_h2b *hb)
 {
@@ -718,6 +739,10 @@ owned_pump(struct sy_worker *w, struct sy_proxy *px, struct px_h2b *hb)
 	if (hb->alpn_wait && !alpn_decided(w, px))
 		return px->bh2 == NULL; /* dissolved: the exchange goes on */
 	hb->established = true;
+	/* It speaks h2: the connection becomes one the worker's exchanges
+	 * share (its TCB, TLS and record move to the session). */
+	if (carrier_promote(w, px, hb))
+		return carrier_pump(w, hb, px->bh2) || true;
 	if (!session_io(hb, &moved) && !px->bh2->pipe.in_fin)
 		leg_over(px->bh2);
 	hb->wake = NULL; /* its one stream is px's, being stepped */
@@ -841,6 +866,10 @@ carrier_end(struct sy_worker *w, struct px_h2b *hb)
 		st->woken = false;
 	hb->wake = NULL;
 	hb->n_strms = 0;
+	if (hb->has_tls) {
+		sy_tls_free(&hb->tls); /* no close_notify: the connection is reset */
+		hb->has_tls = false;
+	}
 	if (bc != NULL) {
 		bc->h2c = NULL;
 		hb->bc = NULL;
@@ -1026,13 +1055,14 @@ stream_new(struct sy_worker *w, struct px_h2b *hb, struct sy_proxy *px)
 }
 
 bool
-px_h2b_start(struct sy_worker *w, struct sy_proxy *px)
+px_h2b_start(struct sy_worker *w, struct sy_proxy *px, const char *tls_name)
 {
 	struct px_h2b *hb = session_new(w, px);
 
 	if (hb == NULL)
 		return false;
 	hb->alpn_wait = px->btls != NULL;
+	snprintf(hb->tls_name, sizeof(hb->tls_name), "%s", tls_name != NULL ? tls_name : "");
 	if (stream_new(w, hb, px) == NULL) {
 		nghttp2_session_del(hb->s);
 		w->counters.h2_mem_bytes -= sizeof(*hb);
@@ -1042,12 +1072,26 @@ px_h2b_start(struct sy_worker *w, struct sy_proxy *px)
 	return true;
 }
 
+/* A carrier takes streams: into its endpoint's chain. */
+static void
+chain(struct px_h2c_table *t, struct px_h2b *hb)
+{
+	struct px_h2b **head = chain_of(t, &hb->ip, hb->port);
+
+	hb->next = *head;
+	if (hb->next != NULL)
+		hb->next->pprev = &hb->next;
+	hb->pprev = head;
+	*head = hb;
+	hb->chained = true;
+}
+
 /* A new carrier to ip:port: its connection opened. 0 or an answer reason. */
 static int
 carrier_open(struct sy_worker *w, const struct sy_addr *ip, uint16_t port, struct px_h2b **out)
 {
 	struct px_h2c_table *t = w->tcp.h2c;
-	struct px_h2b *hb, **head;
+	struct px_h2b *hb;
 	struct sy_conn *bc;
 	uint16_t mss;
 	int why;
@@ -1076,33 +1120,71 @@ carrier_open(struct sy_worker *w, const struct sy_addr *ip, uint16_t port, struc
 	hb->idle_since = w->now;
 	sy_tcb_connect(w, &hb->b, mss, SY_PROXY_RCVBUF);
 	w->counters.proxy_backend_conns++;
-	head = chain_of(t, ip, port);
-	hb->next = *head;
-	if (hb->next != NULL)
-		hb->next->pprev = &hb->next;
-	hb->pprev = head;
-	*head = hb;
-	hb->chained = true;
+	chain(t, hb);
 	*out = hb;
 	return 0;
 }
 
+/* An exchange's own TLS leg whose ALPN said h2: its TCB, TLS and record
+ * move into the session, which becomes a carrier others join; the
+ * exchange keeps its stream. False (it stays the exchange's, one stream
+ * at a time) when the worker has SY_PX_H2C_MAX carriers. */
+static bool
+carrier_promote(struct sy_worker *w, struct sy_proxy *px, struct px_h2b *hb)
+{
+	struct px_h2c_table *t = w->tcp.h2c;
+	struct sy_conn *bc = px->bc;
+
+	if (t == NULL || bc == NULL || px->btls == NULL || t->n >= SY_PX_H2C_MAX)
+		return false;
+	t->n++;
+	hb->b = px->b; /* its queues move with it */
+	memset(&px->b, 0, sizeof(px->b));
+	sy_tls_conn_move(&hb->tls, px->btls, &hb->b);
+	hb->has_tls = true;
+	hb->tls_ctx = px->btls_ctx;
+	px->btls = NULL;
+	px->btls_ctx = NULL;
+	bc->px = NULL;
+	bc->h2c = hb;
+	bc->state = SY_CONN_PROXY_H2;
+	hb->bc = bc;
+	px->bc = NULL;
+	px->backend_idle = false;
+	hb->ip = px->be_ip;
+	hb->port = px->be_port;
+	hb->owner = NULL;
+	hb->established = true;
+	hb->idle_since = w->now;
+	hb->n_joined = hb->n_strms;
+	chain(t, hb);
+	return true;
+}
+
 int
-px_h2b_join(struct sy_worker *w, struct sy_proxy *px, const struct sy_addr *ip, uint16_t port)
+px_h2b_join(struct sy_worker *w, struct sy_proxy *px, const struct sy_addr *ip, uint16_t port,
+	    const void *tls_ctx, const char *tls_name)
 {
 	struct px_h2c_table *t = w->tcp.h2c;
 	struct px_h2b *hb = NULL;
 	int why;
 
+	if (tls_name == NULL)
+		tls_name = "";
 	if (t != NULL)
 		for (hb = *chain_of(t, ip, port); hb != NULL; hb = hb->next)
 			if (sy_addr_eq(&hb->ip, ip) && hb->port == port && !hb->goaway &&
-			    !hb->dead && carrier_room(hb) > 0)
+			    !hb->dead && hb->has_tls == (tls_ctx != NULL) &&
+			    (tls_ctx == NULL ||
+			     (hb->tls_ctx == tls_ctx && strcmp(hb->tls_name, tls_name) == 0)) &&
+			    carrier_room(hb) > 0)
 				break;
+	if (hb == NULL && tls_ctx != NULL)
+		return -ENOENT; /* TLS: the caller opens a leg of its own (ALPN decides) */
 	px->be_ip = *ip;
 	px->be_port = port;
 	px->backend_idle = false;
-	px->be_proto = SY_BE_H2C;
+	px->be_proto = tls_ctx != NULL ? SY_BE_H2 : SY_BE_H2C;
 	if (hb != NULL) {
 		/* Its connection is up (or coming): the request is as good as
 		 * on a kept leg, so a refusal sends it again (px_retry). */
@@ -1210,6 +1292,14 @@ px_h2b_delivered(const struct sy_proxy *px)
 	const struct px_h2b_strm *st = px->bh2;
 
 	return st != NULL && st->sent && !st->refused && !st->unopened;
+}
+
+bool
+px_h2b_tls(const struct sy_proxy *px)
+{
+	const struct px_h2b_strm *st = px->bh2;
+
+	return st != NULL && st->sess != NULL && leg_tls(st->sess) != NULL;
 }
 
 bool

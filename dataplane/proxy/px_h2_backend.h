@@ -19,9 +19,11 @@
  *    backend's SETTINGS_MAX_CONCURRENT_STREAMS (at most
  *    SY_PX_H2C_STREAMS_MAX); the exchange has the pipe and no TCP leg
  *    (px->bc NULL). Idle carriers stay SY_PROXY_IDLE_BACKEND_MS.
- *  - h2 over TLS stays the exchange's own leg (px->b, px->btls, the
- *    session beside them), one stream at a time: its TLS state is bound
- *    to the route that opened it (CA, name).
+ *  - h2 over TLS begins as the exchange's own leg (px->b, px->btls, the
+ *    session beside them): ALPN decides whether it speaks h2 at all.
+ *    Once it does, the leg becomes a carrier too, joined only by streams
+ *    whose route verifies the backend the same way (client context and
+ *    name).
  */
 #ifndef SY_PX_H2_BACKEND_H
 #define SY_PX_H2_BACKEND_H
@@ -61,11 +63,14 @@ void px_h2b_worker_fini(struct sy_worker *w);
 /* px's backend leg was just opened over TLS (px->b, px->btls): it speaks
  * h2 if ALPN says so. False (counted: h2_no_memory) when there is no
  * memory for it; the caller drops the leg. */
-bool px_h2b_start(struct sy_worker *w, struct sy_proxy *px);
-/* A stream for px on a carrier to ip:port (network order): one that has
- * room, else a new connection. 0, or an answer reason (enum
- * sy_answer_reason). */
-int px_h2b_join(struct sy_worker *w, struct sy_proxy *px, const struct sy_addr *ip, uint16_t port);
+bool px_h2b_start(struct sy_worker *w, struct sy_proxy *px, const char *tls_name);
+/* A stream for px on a carrier to ip:port (network order) that has room.
+ * h2c (tls_ctx NULL): else a new connection; 0, or an answer reason (enum
+ * sy_answer_reason). TLS: only one verified with tls_ctx and tls_name;
+ * -ENOENT when there is none (the caller opens a leg of its own, which
+ * becomes a carrier once ALPN says h2). */
+int px_h2b_join(struct sy_worker *w, struct sy_proxy *px, const struct sy_addr *ip, uint16_t port,
+		const void *tls_ctx, const char *tls_name);
 /* Move what there is: the pipe's request into frames, the backend's
  * frames into the pipe. True when anything moved. */
 bool px_h2b_pump(struct sy_worker *w, struct sy_proxy *px);
@@ -82,6 +87,8 @@ void px_h2b_free(struct sy_worker *w, struct sy_proxy *px);
 uint8_t px_h2b_state(const struct sy_proxy *px);
 bool px_h2b_refused(const struct sy_proxy *px);
 bool px_h2b_delivered(const struct sy_proxy *px);
+/* The stream rides TLS (a carrier of h2 by ALPN). */
+bool px_h2b_tls(const struct sy_proxy *px);
 /* The backend refused the stream unprocessed. */
 bool px_h2b_unprocessed(const struct sy_proxy *px);
 bool px_h2b_take_activity(struct sy_proxy *px);

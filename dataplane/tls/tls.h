@@ -79,6 +79,10 @@ bool sy_tls_pump(struct sy_tls_conn *tc);
  * plaintext and the ciphertext queued). */
 uint32_t sy_tls_send_room(const struct sy_tls_conn *tc, uint32_t sndbuf);
 void sy_tls_free(struct sy_tls_conn *tc);
+/* The connection's TLS moves to dst, over the TCP leg t (its TCB moved
+ * there too: an h2 backend leg becoming a shared connection,
+ * proxy/px_h2_backend.c); src is left empty. */
+void sy_tls_conn_move(struct sy_tls_conn *dst, struct sy_tls_conn *src, struct sy_tcb *t);
 /* Whether a request for `host` (len bytes, no port), whose vhost in g is vh
  * (terminated here), may be served on this connection: the SNI's own vhost,
  * or one on the same context whose certificate names the host (RFC 9110

@@ -399,6 +399,21 @@ sy_tls_send_room(const struct sy_tls_conn *tc, uint32_t sndbuf)
 }
 
 void
+sy_tls_conn_move(struct sy_tls_conn *dst, struct sy_tls_conn *src, struct sy_tcb *t)
+{
+	*dst = *src;
+	dst->t = t;
+	if (dst->ssl != NULL) {
+		/* The BIO and the callbacks find the connection by these. */
+		BIO_set_data(SSL_get_rbio(dst->ssl), dst);
+		SSL_set_app_data(dst->ssl, dst);
+	}
+	memset(src, 0, sizeof(*src));
+	sy_mq_init(&src->in);
+	sy_mq_init(&src->out);
+}
+
+void
 sy_tls_free(struct sy_tls_conn *tc)
 {
 	if (tc->ssl != NULL) {

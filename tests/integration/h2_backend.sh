@@ -256,6 +256,26 @@ get "h2no.$D" /h2no-get --http1.1
 nginx_saw '"GET /h2no-get HTTP/1.1" 200 [0-9]+ 443$' "ALPN without h2: HTTP/1.1 over TLS on :443"
 t_ok "upstream-protocol.h2: HTTP/2 over TLS where ALPN gives it (:18443), HTTP/1.1 where not (:443); .tls: HTTP/1.1 over TLS"
 
+# Over TLS too: once ALPN has said h2, the connection is shared by the streams of every
+# route that verifies the backend the same way. (Until then each new leg is an exchange's
+# own: streams that arrive during the first handshake open legs of their own, each shared
+# once it speaks h2; hence the warm-up request.) 4 h2 clients x 10 streams at once, 960
+# requests: all on the warm connection.
+get "h2tls.$D" /warm-tls --http1.1
+rctl stats -o json
+c0=$(t_json "$T_OUT" 'd["total"]["h2_backend_conns"]')
+sh0=$(t_json "$T_OUT" 'd["total"]["h2_backend_streams_shared"]')
+t_run lab_client timeout 60 h2load -c 4 -m 10 -n 960 --connect-to "$R:80" "http://h2tls.$D/mux-tls"
+echo "$T_OUT" | grep -q '960 succeeded, 0 failed' || t_fail "h2load: 960 requests through the .h2 (TLS) backend" "$(t_seen)"
+tls_during=$(lab_backend ss -Htn state established "( sport = :18443 )" | wc -l)
+rctl stats -o json
+c1=$(t_json "$T_OUT" 'd["total"]["h2_backend_conns"]')
+sh1=$(t_json "$T_OUT" 'd["total"]["h2_backend_streams_shared"]')
+[ $((c1 - c0)) -eq 0 ] && [ "$tls_during" -le 1 ] && [ $((sh1 - sh0)) -ge 900 ] ||
+	t_fail "40 concurrent streams on the one TLS h2 connection" \
+		"conns +$((c1 - c0)), nginx sees $tls_during on :18443, shared +$((sh1 - sh0))"
+t_ok "multiplexed over TLS: 960 requests from 4 h2 clients x 10 streams on the warm connection (nginx sees $tls_during)"
+
 # Re-encrypt Routes check the backend's certificate (nginx a's own, as destinationCA) and
 # offer h2 by ALPN.
 CA=$(cat "$LAB_DIR/nginx-a/tls.crt")
