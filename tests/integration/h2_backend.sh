@@ -129,6 +129,26 @@ t_note "20 client connections: h2_backend_streams +$((s1 - s0)), h2_backend_conn
 	t_fail "20 client connections reuse pooled h2c legs" "streams +$((s1 - s0)), conns +$((c1 - c0))"
 t_ok "pooled: 20 client connections, $((s1 - s0)) streams on $((c1 - c0)) new h2c connection(s)"
 
+# h2_counters: routerd's h2 backend counters now, "conns shared resets", into H2C.
+h2_counters() {
+	rctl stats -o json
+	H2C=$(t_json "$T_OUT" '" ".join(str(d["total"][k]) for k in ("h2_backend_conns", "h2_backend_streams_shared", "h2_backend_resets"))')
+}
+
+# h2load_through CLIENTS STREAMS REQUESTS URL WHAT: h2load through routerd, every request
+# answered 2xx (else the test fails with WHAT); the counters' growth over the run in
+# D_CONNS, D_SHARED, D_RESETS.
+h2load_through() {
+	local before
+	h2_counters
+	before=$H2C
+	t_run lab_client timeout 60 h2load -c "$1" -m "$2" -n "$3" --connect-to "$R:80" "$4"
+	echo "$T_OUT" | grep -q "$3 succeeded, 0 failed" || t_fail "h2load: $5" "$(t_seen)"
+	h2_counters
+	read -r D_CONNS D_SHARED D_RESETS < <(paste -d' ' <(tr ' ' '\n' <<<"$H2C") <(tr ' ' '\n' <<<"$before") |
+		awk '{printf "%d ", $1 - $2}')
+}
+
 # --- many clients' streams on one h2c connection ---------------------------------------------
 # h2load, 16 h2 clients with 10 streams each at once (160 streams), through routerd's one
 # worker to nginx's :18080: each backend connection carries up to 100 streams (nginx allows
@@ -137,35 +157,21 @@ t_ok "pooled: 20 client connections, $((s1 - s0)) streams on $((c1 - c0)) new h2
 established_18080() {
 	lab_backend ss -Htn state established "( sport = :18080 )" | wc -l
 }
-rctl stats -o json
-c0=$(t_json "$T_OUT" 'd["total"]["h2_backend_conns"]')
-sh0=$(t_json "$T_OUT" 'd["total"]["h2_backend_streams_shared"]')
-t_run lab_client timeout 60 h2load -c 16 -m 10 -n 960 --connect-to "$R:80" "http://h2c.$D/mux"
-echo "$T_OUT" | grep -q '960 succeeded, 0 failed' || t_fail "h2load: 960 requests, 16 clients x 10 streams, through the h2c backend" "$(t_seen)"
+h2load_through 16 10 960 "http://h2c.$D/mux" "960 requests, 16 clients x 10 streams, through the h2c backend"
 during=$(established_18080)
-rctl stats -o json
-c1=$(t_json "$T_OUT" 'd["total"]["h2_backend_conns"]')
-sh1=$(t_json "$T_OUT" 'd["total"]["h2_backend_streams_shared"]')
-t_note "h2load 16 x 10: h2_backend_conns +$((c1 - c0)), h2_backend_streams_shared +$((sh1 - sh0)), nginx's established :18080 connections after it: $during"
-[ $((c1 - c0)) -le 2 ] && [ "$during" -le 2 ] ||
-	t_fail "160 concurrent streams on at most 2 h2c connections" "conns +$((c1 - c0)), nginx sees $during"
-[ $((sh1 - sh0)) -ge 900 ] ||
-	t_fail "most of the 960 streams shared a connection with others" "h2_backend_streams_shared +$((sh1 - sh0))"
-t_ok "multiplexed: 960 requests from 16 h2 clients x 10 streams on $((c1 - c0)) new h2c connection(s) (nginx sees $during)"
+t_note "h2load 16 x 10: h2_backend_conns +$D_CONNS, h2_backend_streams_shared +$D_SHARED, nginx's established :18080 connections after it: $during"
+[ "$D_CONNS" -le 2 ] && [ "$during" -le 2 ] ||
+	t_fail "160 concurrent streams on at most 2 h2c connections" "conns +$D_CONNS, nginx sees $during"
+[ "$D_SHARED" -ge 900 ] ||
+	t_fail "most of the 960 streams shared a connection with others" "h2_backend_streams_shared +$D_SHARED"
+t_ok "multiplexed: 960 requests from 16 h2 clients x 10 streams on $D_CONNS new h2c connection(s) (nginx sees $during)"
 
 # A connection carries at most 1000 streams (SY_PX_H2C_REQUESTS_MAX: nginx's
 # keepalive_requests), then closes once they are done: 3200 requests take at least 4.
-rctl stats -o json
-c0=$(t_json "$T_OUT" 'd["total"]["h2_backend_conns"]')
-r0=$(t_json "$T_OUT" 'd["total"]["h2_backend_resets"]')
-t_run lab_client timeout 60 h2load -c 16 -m 10 -n 3200 --connect-to "$R:80" "http://h2c.$D/many"
-echo "$T_OUT" | grep -q '3200 succeeded, 0 failed' || t_fail "h2load: 3200 requests through the h2c backend" "$(t_seen)"
-rctl stats -o json
-c1=$(t_json "$T_OUT" 'd["total"]["h2_backend_conns"]')
-r1=$(t_json "$T_OUT" 'd["total"]["h2_backend_resets"]')
-[ $((c1 - c0)) -ge 3 ] && [ $((r1 - r0)) -eq 0 ] ||
-	t_fail "1000 streams a connection, none refused by nginx" "conns +$((c1 - c0)), resets +$((r1 - r0))"
-t_ok "3200 requests on $((c1 - c0)) new connections of at most 1000 streams each, none refused"
+h2load_through 16 10 3200 "http://h2c.$D/many" "3200 requests through the h2c backend"
+[ "$D_CONNS" -ge 3 ] && [ "$D_RESETS" -eq 0 ] ||
+	t_fail "1000 streams a connection, none refused by nginx" "conns +$D_CONNS, resets +$D_RESETS"
+t_ok "3200 requests on $D_CONNS new connections of at most 1000 streams each, none refused"
 
 # A backend that ends its connections sooner (a second nginx on :18081 with
 # keepalive_requests 250): its GOAWAY refuses the streams sent past its last one, and
@@ -197,17 +203,10 @@ lab_track $! nginx-goaway
 sy_poll 10 lab_backend curl -sf --http2-prior-knowledge --max-time 1 "http://$A:18081/" >/dev/null ||
 	t_fail "the second nginx (keepalive_requests 250) answers on :18081" "$(cat "$n2/error.log")"
 svc goaway h2c 18081 '{projectcontour.io/upstream-protocol.h2c: h2c}'
-rctl stats -o json
-c0=$(t_json "$T_OUT" 'd["total"]["h2_backend_conns"]')
-r0=$(t_json "$T_OUT" 'd["total"]["h2_backend_resets"]')
-t_run lab_client timeout 60 h2load -c 16 -m 10 -n 3200 --connect-to "$R:80" "http://goaway.$D/again"
-echo "$T_OUT" | grep -q '3200 succeeded, 0 failed' || t_fail "h2load: 3200 requests across GOAWAYs" "$(t_seen)"
-rctl stats -o json
-c1=$(t_json "$T_OUT" 'd["total"]["h2_backend_conns"]')
-r1=$(t_json "$T_OUT" 'd["total"]["h2_backend_resets"]')
-t_note "across GOAWAYs: h2_backend_conns +$((c1 - c0)), streams refused and sent again +$((r1 - r0))"
-[ $((c1 - c0)) -ge 12 ] || t_fail "the backend ended its connections after 250 requests" "h2_backend_conns +$((c1 - c0))"
-t_ok "3200 requests across GOAWAYs (after 250 requests a connection): all answered; $((r1 - r0)) refused streams sent again"
+h2load_through 16 10 3200 "http://goaway.$D/again" "3200 requests across GOAWAYs"
+t_note "across GOAWAYs: h2_backend_conns +$D_CONNS, streams refused and sent again +$D_RESETS"
+[ "$D_CONNS" -ge 12 ] || t_fail "the backend ended its connections after 250 requests" "h2_backend_conns +$D_CONNS"
+t_ok "3200 requests across GOAWAYs (after 250 requests a connection): all answered; $D_RESETS refused streams sent again"
 
 # A client that reads slowly stops only its own stream: a 2 MiB download at 64 kB/s and one
 # at full speed on the same connection; the fast one finishes while the slow one goes on,
@@ -262,18 +261,11 @@ t_ok "upstream-protocol.h2: HTTP/2 over TLS where ALPN gives it (:18443), HTTP/1
 # once it speaks h2; hence the warm-up request.) 4 h2 clients x 10 streams at once, 960
 # requests: all on the warm connection.
 get "h2tls.$D" /warm-tls --http1.1
-rctl stats -o json
-c0=$(t_json "$T_OUT" 'd["total"]["h2_backend_conns"]')
-sh0=$(t_json "$T_OUT" 'd["total"]["h2_backend_streams_shared"]')
-t_run lab_client timeout 60 h2load -c 4 -m 10 -n 960 --connect-to "$R:80" "http://h2tls.$D/mux-tls"
-echo "$T_OUT" | grep -q '960 succeeded, 0 failed' || t_fail "h2load: 960 requests through the .h2 (TLS) backend" "$(t_seen)"
+h2load_through 4 10 960 "http://h2tls.$D/mux-tls" "960 requests through the .h2 (TLS) backend"
 tls_during=$(lab_backend ss -Htn state established "( sport = :18443 )" | wc -l)
-rctl stats -o json
-c1=$(t_json "$T_OUT" 'd["total"]["h2_backend_conns"]')
-sh1=$(t_json "$T_OUT" 'd["total"]["h2_backend_streams_shared"]')
-[ $((c1 - c0)) -eq 0 ] && [ "$tls_during" -le 1 ] && [ $((sh1 - sh0)) -ge 900 ] ||
+[ "$D_CONNS" -eq 0 ] && [ "$tls_during" -le 1 ] && [ "$D_SHARED" -ge 900 ] ||
 	t_fail "40 concurrent streams on the one TLS h2 connection" \
-		"conns +$((c1 - c0)), nginx sees $tls_during on :18443, shared +$((sh1 - sh0))"
+		"conns +$D_CONNS, nginx sees $tls_during on :18443, shared +$D_SHARED"
 t_ok "multiplexed over TLS: 960 requests from 4 h2 clients x 10 streams on the warm connection (nginx sees $tls_during)"
 
 # Re-encrypt Routes check the backend's certificate (nginx a's own, as destinationCA) and
