@@ -49,6 +49,19 @@ sy_lb_load_set(struct sy_worker *w, struct sy_conn *c, uint32_t ip, uint16_t por
 }
 
 void
+sy_lb_load_stream(struct sy_worker *w, uint32_t ip, uint16_t port, bool begin)
+{
+	uint32_t slot = load_slot(ip, port);
+
+	if (begin) {
+		w->tcp.lb_load[slot]++;
+		w->tcp.lb_opened[slot]++;
+	} else {
+		w->tcp.lb_load[slot]--;
+	}
+}
+
+void
 sy_lb_load_clear(struct sy_worker *w, struct sy_conn *c)
 {
 	if (!(c->flags & SY_CF_LB_COUNTED))

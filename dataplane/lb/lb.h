@@ -15,7 +15,8 @@
  * Open backend connections per endpoint are counted per worker in a small
  * table keyed by a hash of (address, port) (collisions share a count: an
  * approximation P2C tolerates); a record counts from the moment it names
- * its backend until it is freed (sy_lb_load_set / sy_lb_load_clear).
+ * its backend until it is freed (sy_lb_load_set / sy_lb_load_clear); on
+ * a shared h2 connection, each stream counts instead (sy_lb_load_stream).
  */
 #ifndef SY_LB_H
 #define SY_LB_H
@@ -57,5 +58,10 @@ uint32_t sy_lb_slot(uint32_t ip, uint16_t port);
 void sy_lb_load_set(struct sy_worker *w, struct sy_conn *c, uint32_t ip, uint16_t port);
 /* c is freed: its count goes. */
 void sy_lb_load_clear(struct sy_worker *w, struct sy_conn *c);
+/* A stream on a shared h2 backend connection to ip:port (network order)
+ * begins, or ends: it counts as a connection does (least connections,
+ * max_conns), the connection itself not at all, as HAProxy counts an h2
+ * server's streams. */
+void sy_lb_load_stream(struct sy_worker *w, uint32_t ip, uint16_t port, bool begin);
 
 #endif

@@ -93,9 +93,12 @@ struct px_h2b_strm {
 	bool refused;            /* the backend did not process it (RFC 9113 8.7) */
 	bool unopened;           /* its connection never opened */
 	bool activity;           /* anything moved since the exchange last asked */
+	bool lb_counted;         /* counted on its endpoint's load (carriers' streams) */
 	bool woken;              /* on its session's wake list */
 	struct px_h2b_strm *next, **pprev; /* its session's streams */
 	struct px_h2b_strm *wake_next;
+	struct sy_addr lb_ip;    /* the endpoint it is counted on */
+	uint16_t lb_port;
 };
 
 /* A session. Owned (TLS): owner's leg carries it, one stream at a time.
@@ -192,6 +195,28 @@ unwake(struct px_h2b_strm *st)
 			break;
 		}
 	st->woken = false;
+}
+
+/* A carrier's stream counts on its endpoint's load while its exchange
+ * holds it (lb.h: as HAProxy counts an h2 server's streams). */
+static void
+lb_count(struct sy_worker *w, struct px_h2b_strm *st, const struct sy_addr *ip, uint16_t port)
+{
+	if (st->lb_counted)
+		return;
+	st->lb_ip = *ip;
+	st->lb_port = port;
+	st->lb_counted = true;
+	sy_lb_load_stream(w, sy_addr_key32(ip), port, true);
+}
+
+static void
+lb_uncount(struct sy_worker *w, struct px_h2b_strm *st)
+{
+	if (!st->lb_counted)
+		return;
+	st->lb_counted = false;
+	sy_lb_load_stream(w, sy_addr_key32(&st->lb_ip), st->lb_port, false);
 }
 
 /* The stream can carry no more: the exchange sees its backend finished. */
@@ -741,8 +766,10 @@ owned_pump(struct sy_worker *w, struct sy_proxy *px, struct px_h2b *hb)
 	hb->established = true;
 	/* It speaks h2: the connection becomes one the worker's exchanges
 	 * share (its TCB, TLS and record move to the session). */
-	if (carrier_promote(w, px, hb))
-		return carrier_pump(w, hb, px->bh2) || true;
+	if (carrier_promote(w, px, hb)) {
+		carrier_pump(w, hb, px->bh2);
+		return true;
+	}
 	if (!session_io(hb, &moved) && !px->bh2->pipe.in_fin)
 		leg_over(px->bh2);
 	hb->wake = NULL; /* its one stream is px's, being stepped */
@@ -839,7 +866,10 @@ carrier_pump(struct sy_worker *w, struct px_h2b *hb, struct px_h2b_strm *self)
 	}
 	sy_tcb_output(w, &hb->b);
 	hb->b.events = 0;
-	carrier_arm(w, hb);
+	if (hb->again)
+		sy_conn_timer_set(w, hb->bc, w->now); /* more to do: soon, not nested deeper */
+	else
+		carrier_arm(w, hb);
 	return self_moved || moved;
 }
 
@@ -1046,8 +1076,11 @@ stream_new(struct sy_worker *w, struct px_h2b *hb, struct sy_proxy *px)
 	st->pprev = &hb->strms;
 	hb->strms = st;
 	hb->n_strms++;
-	if (hb->owner == NULL && ++hb->n_joined >= SY_PX_H2C_REQUESTS_MAX)
-		unchain(hb); /* its last: it closes once these are done */
+	if (hb->owner == NULL) {
+		lb_count(w, st, &hb->ip, hb->port);
+		if (++hb->n_joined >= SY_PX_H2C_REQUESTS_MAX)
+			unchain(hb); /* its last: it closes once these are done */
+	}
 	px->bh2 = st;
 	px->bpipe = &st->pipe;
 	w->counters.h2_mem_bytes += sizeof(*st);
@@ -1111,8 +1144,7 @@ carrier_open(struct sy_worker *w, const struct sy_addr *ip, uint16_t port, struc
 		return why;
 	}
 	t->n++;
-	sy_lb_load_set(w, bc, sy_addr_key32(ip), port);
-	bc->h2c = hb;
+	bc->h2c = hb; /* counted on the endpoint's load by its streams, not itself */
 	hb->bc = bc;
 	hb->ip = *ip;
 	hb->port = port;
@@ -1148,6 +1180,9 @@ carrier_promote(struct sy_worker *w, struct sy_proxy *px, struct px_h2b *hb)
 	bc->px = NULL;
 	bc->h2c = hb;
 	bc->state = SY_CONN_PROXY_H2;
+	sy_lb_load_clear(w, bc); /* its streams count from here */
+	if (hb->strms != NULL)
+		lb_count(w, hb->strms, &px->be_ip, px->be_port);
 	hb->bc = bc;
 	px->bc = NULL;
 	px->backend_idle = false;
@@ -1260,6 +1295,7 @@ px_h2b_free(struct sy_worker *w, struct sy_proxy *px)
 				sy_conn_timer_set(w, hb->bc, w->now);
 		}
 	}
+	lb_uncount(w, st);
 	px_h2_mem_free(&st->mem, st->hb);
 	px_h2_mem_free(&st->mem, st->pipe.trl);
 	sy_mq_free(&st->pipe.in);

@@ -14,7 +14,8 @@
 #     fewer backend connections than requests (h2_backend_conns < h2_backend_streams).
 #   - Streams of many clients share a connection: h2load's 16 clients x 10 streams reach
 #     nginx on at most 2 connections (100 streams each), 1000 streams a connection at most;
-#     a backend's GOAWAY (a second nginx, keepalive_requests 250) refuses the streams past
+#     each stream counts on its endpoint's load (pod-concurrent-connections 5: 503 for the
+#     streams over it); a backend's GOAWAY (a second nginx, keepalive_requests 250) refuses the streams past
 #     its last, which go again, so every request is answered; a slow reader's download stalls
 #     only its own stream (another at full speed finishes beside it on the same connection),
 #     and its reset leaves the connection serving.
@@ -165,6 +166,24 @@ t_note "h2load 16 x 10: h2_backend_conns +$D_CONNS, h2_backend_streams_shared +$
 [ "$D_SHARED" -ge 900 ] ||
 	t_fail "most of the 960 streams shared a connection with others" "h2_backend_streams_shared +$D_SHARED"
 t_ok "multiplexed: 960 requests from 16 h2 clients x 10 streams on $D_CONNS new h2c connection(s) (nginx sees $during)"
+
+# Each stream counts on its endpoint's load as a connection would (HAProxy counts an h2
+# server's streams): a route whose endpoints take at most 5 at once
+# (pod-concurrent-connections) answers 503 to what is over, though one connection carries
+# them all.
+rctl apply -f - <<EOF
+apiVersion: route.openshift.io/v1
+kind: Route
+metadata: {name: h2cmax, namespace: demo, annotations: {haproxy.router.openshift.io/pod-concurrent-connections: "5"}}
+spec: {host: h2cmax.$D, to: {kind: Service, name: h2c}, port: {targetPort: h2c}}
+EOF
+t_expect_rc 0 "apply Route h2cmax (pod-concurrent-connections 5) to the h2c Service"
+t_run lab_client timeout 60 h2load -c 16 -m 10 -n 960 --connect-to "$R:80" "http://h2cmax.$D/max"
+ok2=$(sed -nE 's/^status codes: ([0-9]+) 2xx.*/\1/p' <<<"$T_OUT")
+bad5=$(sed -nE 's/^status codes: .* ([0-9]+) 5xx.*/\1/p' <<<"$T_OUT")
+[ "${ok2:-0}" -gt 0 ] && [ "${bad5:-0}" -gt 0 ] ||
+	t_fail "160 concurrent streams to endpoints that take 5: some answered, the rest 503" "$(t_seen)"
+t_ok "streams count as connections: 160 at once to endpoints taking 5 each: $ok2 answered 2xx, $bad5 got 5xx"
 
 # A connection carries at most 1000 streams (SY_PX_H2C_REQUESTS_MAX: nginx's
 # keepalive_requests), then closes once they are done: 3200 requests take at least 4.
