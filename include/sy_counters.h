@@ -229,6 +229,7 @@ extern const char *const sy_drop_reason_names[SY_DROP__COUNT];
 	X(proxy_backend_pooled) /* of them, on one taken from the worker's idle pool */ \
 	X(proxy_backend_parked) /* backend connections put in the idle pool */ \
 	X(proxy_backend_replays) /* requests sent again: a kept connection closed unanswered */ \
+	X(proxy_replay_too_big) /* requests past SY_PX_REPLAY_MAX: no copy kept to send again */ \
 	X(proxy_idle_expired) /* idle pool: closed unused (SY_PROXY_IDLE_BACKEND_MS) */ \
 	X(proxy_idle_closed_by_backend) /* idle pool: the backend closed or spoke */ \
 	X(proxy_idle_full) /* idle pool full: a reusable connection closed */ \

@@ -39,6 +39,23 @@ struct sy_worker;
 #define SY_PROXY_HEAD_MAX (16 * 1024)  /* request and response heads */
 #define SY_PROXY_TARGET_MAX 8192       /* request target (414 past it) */
 #define SY_PX_LOOPBACK_MAX 9           /* loopback routes one request may take (Skipper's) */
+/* A request kept to send again (px_retry, px_try_again in proxy_http.c):
+ * its head and body as they went to the backend, kept while they stay
+ * within SY_PX_REPLAY_MAX bytes and SY_PX_REPLAY_SEGS_MAX mbufs; past
+ * either the copy goes (counted: proxy_replay_too_big) and a failure of
+ * that request is answered, as one that could not go again. A retry needs
+ * the whole request so far, and a proxy bounds what it holds for that:
+ * HAProxy retries only a request that fits its buffer (tune.bufsize,
+ * 16 KiB by default), Envoy buffers one up to its per-connection buffer
+ * limit. 64 KiB takes any head (SY_PROXY_HEAD_MAX) with the bodies worth a
+ * second trip (forms, JSON calls, gRPC unary requests). The copy is
+ * indirect mbufs on the bytes sent, never copied bytes, but it holds those
+ * mbufs until the response head comes: 64 KiB is 32 to 45 of them (2 KiB
+ * buffers, 1448-byte segments) and as many indirect ones, and the segment
+ * bound keeps a client sending tiny segments from pinning an mbuf every
+ * few bytes. */
+#define SY_PX_REPLAY_MAX (64 * 1024)
+#define SY_PX_REPLAY_SEGS_MAX 128
 
 /* Timeouts, named as the OpenShift router's (ROUTER_DEFAULT_*_TIMEOUT,
  * HAProxy's timeout client/server/connect/http-request/http-keep-alive/
@@ -100,6 +117,7 @@ struct sy_proxy {
 	bool backend_keep_alive; /* the response in flight: the backend keeps the connection */
 	bool leg_used;      /* the backend leg carried an exchange before this request */
 	struct sy_mq replay; /* the request again: px_retry (proxy_http.c) */
+	uint16_t replay_segs; /* its mbufs (SY_PX_REPLAY_SEGS_MAX), while replay.bytes > 0 */
 	/* Retrying the request in flight once (px_retry): where to (the pick's
 	 * next endpoint; 0 none), and whether it may go again after the
 	 * backend may have read it (an idempotent method). */

@@ -739,26 +739,43 @@ px_request_head(struct sy_worker *w, struct sy_proxy *px)
 	/* Queued for the backend: the router's part of the request is done. */
 	px->t_queued = rte_rdtsc();
 	px->router_us = sy_alog_tsc_us(w, px->t_queued - w->now);
-	/* A copy to send again (px_retry): a request without a body, in the
-	 * clear, that can go again, to a kept leg the backend may be
-	 * closing (idempotent only), or to a new one that may be refused
-	 * (any method: a refused connect delivered nothing), or that its
-	 * route's retry policy may send again on the backend's answer (any
-	 * method, as Envoy's retry_on does). */
+	/* A copy to send again (px_retry): of a request that can go again,
+	 * to a kept leg the backend may be closing (idempotent only), or to
+	 * a new one that may be refused (any method: a refused connect
+	 * delivered nothing), or that its route's retry policy may send
+	 * again on the backend's answer (any method, as Envoy's retry_on
+	 * does), or on an h2c stream the backend may refuse unprocessed (any
+	 * method, RFC 9113 8.7). The head now; the body as it follows it to
+	 * the backend (px_request_body), while the whole stays within
+	 * SY_PX_REPLAY_MAX (a content-length past it: no copy at all).
+	 *
+	 * Not over TLS (a leg of its own, or an h2 carrier over TLS): a
+	 * replay opens its leg with px_backend_open(..., NULL, NULL, ...),
+	 * in the clear. The name the backend's certificate is checked
+	 * against (px_target's tls_name) is the generation's, which the
+	 * exchange may outlive, and is not kept past routing; sending the
+	 * request again over TLS would need it copied into the exchange and
+	 * the client context held with it, for every exchange. Until then a
+	 * TLS leg's failure is answered. */
 	sy_mq_free(&px->replay);
 	px->alt_ip = tg.alt_ip;
 	px->alt_port = tg.alt_port;
 	px->alt_stat_slot = tg.alt_slot;
 	px->be_stat_slot = tg.be_slot;
 	px->replay_idempotent = idempotent(&req);
-	if (req.framing == SY_PX_BODY_NONE && px->btls == NULL && !px_h2b_tls(px) &&
+	if (px->btls == NULL && !px_h2b_tls(px) &&
 	    (px->replay_idempotent || px->retries_left > 0 ||
-	     (!px->leg_used && px->alt_ip.family != 0))) {
+	     (!px->leg_used && px->alt_ip.family != 0) || px->bh2 != NULL)) {
 		struct sy_mq *q = px_bout(px); /* the TCP leg's, or an h2 leg's pipe */
-		struct rte_mbuf *copy = sy_mq_clone_range(q, q->bytes - send_len, send_len, w->sh->pool);
+		struct rte_mbuf *copy;
 
-		if (copy != NULL) /* else no retry: the failure is answered */
+		if (req.framing == SY_PX_BODY_LENGTH && req.length > SY_PX_REPLAY_MAX - send_len) {
+			w->counters.proxy_replay_too_big++;
+		} else if ((copy = sy_mq_clone_range(q, q->bytes - send_len, send_len, w->sh->pool)) !=
+			   NULL) { /* else no retry: the failure is answered */
 			sy_mq_append(&px->replay, copy);
+			px->replay_segs = copy->nb_segs;
+		}
 	}
 	sy_mq_drop(in, consumed);
 	px_client_consumed(w, px);
@@ -817,16 +834,64 @@ body_bytes(const struct sy_mq *q, uint32_t avail, uint8_t framing, uint64_t *lef
 	}
 }
 
+/* The request's copy to send again (px->replay) goes: it outgrew its
+ * bounds, a failure of the request is answered. */
+static void
+replay_too_big(struct sy_worker *w, struct sy_proxy *px)
+{
+	sy_mq_free(&px->replay);
+	w->counters.proxy_replay_too_big++;
+}
+
+/* The first n bytes of `in`, body bytes on their way to the backend: a
+ * copy of them for the request's copy to send again, if one is kept and
+ * it stays within SY_PX_REPLAY_MAX bytes and SY_PX_REPLAY_SEGS_MAX mbufs
+ * with them (else the copy goes); NULL when none. The caller appends it
+ * once the bytes have moved, so the copy is always what the backend was
+ * sent: the body as the exchange forwards it, chunked framing and all. */
+static struct rte_mbuf *
+replay_body(struct sy_worker *w, struct sy_proxy *px, struct sy_mq *in, uint32_t n)
+{
+	struct rte_mbuf *copy;
+
+	if (px->replay.bytes == 0 || n == 0)
+		return NULL;
+	if (n > SY_PX_REPLAY_MAX - px->replay.bytes) {
+		replay_too_big(w, px);
+		return NULL;
+	}
+	copy = sy_mq_clone_range(in, 0, n, w->sh->pool);
+	if (copy == NULL) {
+		sy_mq_free(&px->replay); /* no mbufs: no retry, the failure is answered */
+		return NULL;
+	}
+	if (px->replay_segs + copy->nb_segs > SY_PX_REPLAY_SEGS_MAX) {
+		rte_pktmbuf_free(copy);
+		replay_too_big(w, px);
+		return NULL;
+	}
+	return copy;
+}
+
 static bool
 px_request_body(struct sy_worker *w, struct sy_proxy *px)
 {
 	struct sy_mq *in = px_cin(px);
 	uint32_t avail = in->bytes;
-	bool done;
+	struct rte_mbuf *copy;
+	bool done, to_backend;
 	int64_t take;
 
-	if (px_has_backend(px) && px->resp_state != SY_PX_RESP_OWN &&
-	    (px_backend_state(px) == SY_TCPS_ESTABLISHED || px_backend_state(px) == SY_TCPS_SYN_SENT))
+	to_backend = px_has_backend(px) && px->resp_state != SY_PX_RESP_OWN &&
+		     (px_backend_state(px) == SY_TCPS_ESTABLISHED ||
+		      px_backend_state(px) == SY_TCPS_SYN_SENT);
+	if (!to_backend && px->replay.bytes > 0 && px_has_backend(px) &&
+	    px->resp_state == SY_PX_RESP_HEAD)
+		/* The leg failed and a copy is kept: px_response_head sends
+		 * it again (or answers) before another byte of the body
+		 * moves, so none is dropped that the copy lacks. */
+		return false;
+	if (to_backend)
 		avail = RTE_MIN(avail, px_backend_room(px));
 	if (avail == 0)
 		return false;
@@ -846,11 +911,19 @@ px_request_body(struct sy_worker *w, struct sy_proxy *px)
 	if (take == 0 && !done)
 		return false;
 	px_mirror_body(w, px, in, (uint32_t)take);
-	if (!px_has_backend(px) || px->resp_state == SY_PX_RESP_OWN ||
-	    (px_backend_state(px) != SY_TCPS_ESTABLISHED && px_backend_state(px) != SY_TCPS_SYN_SENT))
+	if (!to_backend) {
 		sy_mq_drop(in, (uint32_t)take); /* a body nobody will read */
-	else if (sy_mq_move(px_bout(px), in, (uint32_t)take, w->sh->pool) < 0)
-		return false;
+	} else {
+		copy = replay_body(w, px, in, (uint32_t)take);
+		if (sy_mq_move(px_bout(px), in, (uint32_t)take, w->sh->pool) < 0) {
+			rte_pktmbuf_free(copy);
+			return false;
+		}
+		if (copy != NULL) {
+			sy_mq_append(&px->replay, copy);
+			px->replay_segs = (uint16_t)(px->replay_segs + copy->nb_segs);
+		}
+	}
 	px->log.bytes_in += (uint64_t)take;
 	px_client_consumed(w, px);
 	if (done) {
@@ -882,11 +955,15 @@ px_backend_failed(struct sy_worker *w, struct sy_proxy *px, uint16_t status,
 
 /* The request again, on a new connection to ip:port (the copy moves into
  * it, so a request goes again at most once, unless the route's retry
- * policy has tries left: then a copy of it stays). */
+ * policy has tries left: then a copy of it stays). The copy is all that
+ * was sent of the request: with its body still coming from the client,
+ * the rest follows it on the new leg (px_request_body), and goes on into
+ * the copy kept, if there is one. */
 static bool
 px_replay(struct sy_worker *w, struct sy_proxy *px, const struct sy_addr *ip, uint16_t port)
 {
 	struct sy_mq r = px->replay;
+	uint16_t segs = px->replay_segs;
 
 	sy_mq_init(&px->replay); /* px_backend_drop frees a replay */
 	px_backend_drop(w, px);
@@ -897,8 +974,10 @@ px_replay(struct sy_worker *w, struct sy_proxy *px, const struct sy_addr *ip, ui
 		 * (px_try_again, px_retry); without one it is answered. */
 		struct rte_mbuf *copy = sy_mq_clone_range(&r, 0, r.bytes, w->sh->pool);
 
-		if (copy != NULL)
+		if (copy != NULL) {
 			sy_mq_append(&px->replay, copy);
+			px->replay_segs = segs;
+		}
 	}
 	if (px_backend_open(w, px, ip, port, NULL, NULL, px->be_proto) != 0 ||
 	    sy_mq_move(px_bout(px), &r, r.bytes, w->sh->pool) < 0) {
@@ -907,7 +986,12 @@ px_replay(struct sy_worker *w, struct sy_proxy *px, const struct sy_addr *ip, ui
 	}
 	w->counters.proxy_backend_replays++;
 	px->deadline = px_in_ms(w, SY_PROXY_TIMEOUT_CONNECT_MS);
-	px_try_arm(w, px); /* a new try (a replay is a whole request) */
+	/* A new try; its clock starts once the whole request is on its way
+	 * (px_request_body arms it when the body is). */
+	if (px->req_state == SY_PX_REQ_DONE)
+		px_try_arm(w, px);
+	else
+		px->try_deadline = 0;
 	return true;
 }
 
@@ -946,6 +1030,12 @@ px_retry(struct sy_worker *w, struct sy_proxy *px, bool delivered)
 		return px_replay(w, px, &ip, port);
 	}
 	if (px->leg_used) {
+		/* A kept leg (or a shared h2 connection) the backend closed
+		 * or reset: only a request that may go twice, or that the
+		 * route's retry policy sends again (the copy may have been
+		 * kept for an unprocessed refusal alone). */
+		if (!px->replay_idempotent && px->retries_left == 0)
+			return false;
 		ip = px->be_ip; /* the endpoint is fine: its connection was not */
 		port = px->be_port;
 	} else {
