@@ -16,7 +16,9 @@
 #     nginx on at most 2 connections (100 streams each), 1000 streams a connection at most;
 #     each stream counts on its endpoint's load (pod-concurrent-connections 5: 503 for the
 #     streams over it); a backend's GOAWAY (a second nginx, keepalive_requests 250) refuses the streams past
-#     its last, which go again, so every request is answered; a slow reader's download stalls
+#     its last, which go again, so every request is answered, POSTs with their bodies too
+#     (a copy of what was sent, within 64 KiB; larger ones keep none, are counted, and a
+#     refused one is answered 502 without anything hanging); a slow reader's download stalls
 #     only its own stream (another at full speed finishes beside it on the same connection),
 #     and its reset leaves the connection serving.
 #   - upstream-protocol.h2 (TLS, ALPN h2, nginx's certificate not checked): HTTP/2.0 on
@@ -40,6 +42,7 @@ LAB_HOSTS_FILE=$LAB_DIR/hosts
 printf '127.0.0.1 localhost\n%s a.passthrough.%s\n' "$A" "$D" >"$LAB_HOSTS_FILE"
 t_config_set tls "{\"backend_ca\": \"$LAB_DIR/nginx-a/tls.crt\"}"
 t_start_routerd
+MBUFS0=$(t_mbufs_in_use)
 rctl apply -f "$SY_SRC/config/routes.yaml"
 t_expect_rc 0 "apply config/routes.yaml"
 
@@ -130,24 +133,32 @@ t_note "20 client connections: h2_backend_streams +$((s1 - s0)), h2_backend_conn
 	t_fail "20 client connections reuse pooled h2c legs" "streams +$((s1 - s0)), conns +$((c1 - c0))"
 t_ok "pooled: 20 client connections, $((s1 - s0)) streams on $((c1 - c0)) new h2c connection(s)"
 
-# h2_counters: routerd's h2 backend counters now, "conns shared resets", into H2C.
+# h2_counters: routerd's h2 backend counters now, "conns shared resets replays too_big",
+# into H2C.
 h2_counters() {
 	rctl stats -o json
-	H2C=$(t_json "$T_OUT" '" ".join(str(d["total"][k]) for k in ("h2_backend_conns", "h2_backend_streams_shared", "h2_backend_resets"))')
+	H2C=$(t_json "$T_OUT" '" ".join(str(d["total"][k]) for k in ("h2_backend_conns", "h2_backend_streams_shared", "h2_backend_resets", "proxy_backend_replays", "proxy_replay_too_big"))')
 }
 
-# h2load_through CLIENTS STREAMS REQUESTS URL WHAT: h2load through routerd, every request
-# answered 2xx (else the test fails with WHAT); the counters' growth over the run in
-# D_CONNS, D_SHARED, D_RESETS.
+# h2_deltas BEFORE: the counters' growth since BEFORE (an H2C) in D_CONNS, D_SHARED,
+# D_RESETS, D_REPLAYS, D_TOO_BIG.
+h2_deltas() {
+	h2_counters
+	read -r D_CONNS D_SHARED D_RESETS D_REPLAYS D_TOO_BIG < <(paste -d' ' <(tr ' ' '\n' <<<"$H2C") <(tr ' ' '\n' <<<"$1") |
+		awk '{printf "%d ", $1 - $2}')
+}
+
+# h2load_through CLIENTS STREAMS REQUESTS URL WHAT [H2LOAD ARGS...]: h2load through
+# routerd, every request answered 2xx (else the test fails with WHAT); the counters' growth
+# over the run in D_* (h2_deltas).
 h2load_through() {
-	local before
+	local before c=$1 m=$2 n=$3 url=$4 what=$5
+	shift 5
 	h2_counters
 	before=$H2C
-	t_run lab_client timeout 60 h2load -c "$1" -m "$2" -n "$3" --connect-to "$R:80" "$4"
-	echo "$T_OUT" | grep -q "$3 succeeded, 0 failed" || t_fail "h2load: $5" "$(t_seen)"
-	h2_counters
-	read -r D_CONNS D_SHARED D_RESETS < <(paste -d' ' <(tr ' ' '\n' <<<"$H2C") <(tr ' ' '\n' <<<"$before") |
-		awk '{printf "%d ", $1 - $2}')
+	t_run lab_client timeout 60 h2load -c "$c" -m "$m" -n "$n" --connect-to "$R:80" "$@" "$url"
+	echo "$T_OUT" | grep -q "$n succeeded, 0 failed" || t_fail "h2load: $what" "$(t_seen)"
+	h2_deltas "$before"
 }
 
 # --- many clients' streams on one h2c connection ---------------------------------------------
@@ -213,6 +224,10 @@ http {
     server {
         listen $A:18081 http2;
         location / { return 200 "goaway-backend\n"; }
+        # Reads a request's whole body before it answers (proxy_pass buffers it),
+        # as a gRPC server reads a unary call's message: no answer frees the
+        # router's copy of the request before the body has all gone.
+        location /read-body/ { proxy_pass http://$A:80/; }
     }
 }
 EOF
@@ -226,6 +241,51 @@ h2load_through 16 10 3200 "http://goaway.$D/again" "3200 requests across GOAWAYs
 t_note "across GOAWAYs: h2_backend_conns +$D_CONNS, streams refused and sent again +$D_RESETS"
 [ "$D_CONNS" -ge 12 ] || t_fail "the backend ended its connections after 250 requests" "h2_backend_conns +$D_CONNS"
 t_ok "3200 requests across GOAWAYs (after 250 requests a connection): all answered; $D_RESETS refused streams sent again"
+
+# Requests with a body go again too (RFC 9113 8.7 lets any method go again on a refused
+# stream; every gRPC call is a POST): the router keeps a copy of what it has sent of a
+# request, head and body, while it stays within SY_PX_REPLAY_MAX (64 KiB). 1000 POSTs of
+# 2 KiB across the second nginx's GOAWAYs (16 clients x 10 streams: refused streams on
+# each of its 4 or more connections), to a location that reads each body to its
+# content-length before it answers (a short or long one would be refused): every one
+# answered 2xx, refused ones sent again (proxy_backend_replays), no copy too big to keep.
+head -c 2048 /dev/urandom >"$LAB_DIR/post2k.bin"
+h2load_through 16 10 1000 "http://goaway.$D/read-body/post" "1000 POSTs of 2 KiB across GOAWAYs" -d "$LAB_DIR/post2k.bin"
+t_note "POSTs of 2 KiB across GOAWAYs: h2_backend_conns +$D_CONNS, h2_backend_resets +$D_RESETS, proxy_backend_replays +$D_REPLAYS, proxy_replay_too_big +$D_TOO_BIG"
+[ "$D_CONNS" -ge 4 ] || t_fail "the backend ended its connections after 250 requests (POSTs)" "h2_backend_conns +$D_CONNS"
+[ "$D_RESETS" -gt 0 ] && [ "$D_REPLAYS" -gt 0 ] ||
+	t_fail "POSTs whose streams a GOAWAY refused were sent again" "h2_backend_resets +$D_RESETS, proxy_backend_replays +$D_REPLAYS"
+[ "$D_TOO_BIG" -eq 0 ] || t_fail "a 2 KiB POST's copy is within the bound" "proxy_replay_too_big +$D_TOO_BIG"
+t_ok "1000 POSTs of 2 KiB across GOAWAYs: all 2xx; $D_REPLAYS sent again with their bodies ($D_RESETS streams refused or reset)"
+
+# A body past the bound keeps no copy (counted: proxy_replay_too_big): a stream of such a
+# POST that a GOAWAY refuses is answered 502, as before bodies were kept, and nothing
+# waits for a copy that is not there. 400 POSTs of 100 kB (a content-length: known too
+# big from the head), 4 clients x 10 streams: every one answered, 2xx or 5xx, none timed
+# out; each counted once.
+h2_counters
+before=$H2C
+t_run lab_client timeout 90 h2load -c 4 -m 10 -n 400 --connect-to "$R:80" -d "$LAB_DIR/up.bin" "http://goaway.$D/big-post"
+ran=$(t_seen)
+ok2=$(sed -nE 's/^status codes: ([0-9]+) 2xx.*/\1/p' <<<"$T_OUT")
+bad4=$(sed -nE 's/^status codes: .* ([0-9]+) 4xx.*/\1/p' <<<"$T_OUT")
+bad5=$(sed -nE 's/^status codes: .* ([0-9]+) 5xx.*/\1/p' <<<"$T_OUT")
+grep -Eq '400 done, [0-9]+ succeeded, [0-9]+ failed, 0 errored, 0 timeout' <<<"$T_OUT" &&
+	[ "${bad4:-1}" -eq 0 ] && [ $((${ok2:-0} + ${bad5:-0})) -eq 400 ] ||
+	t_fail "400 POSTs of 100 kB across GOAWAYs: each answered 2xx or 5xx, none timed out" "$ran"
+h2_deltas "$before"
+t_note "POSTs of 100 kB across GOAWAYs: $ok2 2xx, $bad5 5xx; h2_backend_resets +$D_RESETS, proxy_backend_replays +$D_REPLAYS, proxy_replay_too_big +$D_TOO_BIG"
+[ "$D_TOO_BIG" -eq 400 ] || t_fail "each 100 kB POST counted too big to keep once" "proxy_replay_too_big +$D_TOO_BIG"
+# A chunked body (no content-length) outgrows the bound as it goes: the copy goes then
+# (to a location that reads the whole body before it answers).
+h2_counters
+before=$H2C
+get "goaway.$D" /read-body/big-chunked --http1.1 -H 'Transfer-Encoding: chunked' -H 'Expect:' \
+	--data-binary "@$LAB_DIR/up.bin"
+grep -Eq ' (200|502) 1.1$' <<<"$T_OUT" || t_fail "a chunked POST of 100 kB through the GOAWAYing backend" "$(t_seen)"
+h2_deltas "$before"
+[ "$D_TOO_BIG" -eq 1 ] || t_fail "a chunked 100 kB POST's copy dropped once past the bound" "proxy_replay_too_big +$D_TOO_BIG"
+t_ok "POSTs past the bound keep no copy: 400 of 100 kB answered ($ok2 2xx, $bad5 5xx), none timed out; a chunked one dropped its copy as it outgrew the bound"
 
 # A client that reads slowly stops only its own stream: a 2 MiB download at 64 kB/s and one
 # at full speed on the same connection; the fast one finishes while the slow one goes on,
@@ -395,4 +455,5 @@ t_json_expect "$T_OUT" 'd["total"]["h2_backend_errors"] == 0 and d["total"]["h2_
 	"no h2 backend session error, no h2 memory failure"
 t_flows_zero 15 || t_fail "every flow freed within 15 s" "$(t_json "$T_OUT" 'd["total"]["flows_active"]')" "$(rctl conns 2>&1; echo "$T_OUT")"
 t_ok "no backend session error; every flow freed"
+t_mbufs_back "$MBUFS0" "after every exchange of this test (the copies kept to send requests again included)"
 t_finish
