@@ -1142,6 +1142,15 @@ px_response_head(struct sy_worker *w, struct sy_proxy *px)
 	if (st == SY_PX_MSG_DONE && px_retry_status(w, px, resp.status))
 		return true;
 	sy_mq_free(&px->replay); /* it answers */
+	if (!px_has_backend(px)) {
+		/* The retry policy dropped this try's leg, the answer in
+		 * `in` with it, and could not open another (px_replay):
+		 * answered as a leg that cannot be opened is. */
+		if (px->req_state == SY_PX_REQ_BODY)
+			px->close_after = true;
+		px_answer(w, px, 503, SY_ANSWER_PROXY_BUSY, NULL, NULL, px->close_after);
+		return true;
+	}
 	if (st != SY_PX_MSG_DONE) {
 		px_backend_failed(w, px, 502, SY_ANSWER_BACKEND_BROKEN);
 		return true;
