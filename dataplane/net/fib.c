@@ -86,7 +86,7 @@ fib_add(struct sy_fib *fib, const struct sy_addr *prefix, uint8_t len, const str
 	}
 	/* rte_lpm wants host order; both mask the prefix themselves. */
 	if (prefix->family == AF_INET6) {
-		rc = rte_lpm6_add(fib->lpm6, prefix->v6, len, idx);
+		rc = fib->lpm6 != NULL ? rte_lpm6_add(fib->lpm6, prefix->v6, len, idx) : 0;
 		if (rc == 0)
 			scan6_add(fib, prefix->v6, len, idx);
 	} else
@@ -139,6 +139,20 @@ add_connected(struct sy_fib *fib, const struct sy_port_config *pc, unsigned port
 	return 0;
 }
 
+/* The IPv6 prefixes cfg gives the FIB, the default route and repeats
+ * included: at least as many as the scan list will hold. */
+static unsigned
+ipv6_prefixes(const struct sy_config *cfg)
+{
+	unsigned i, n = 0;
+
+	for (i = 0; i < cfg->n_routes; i++)
+		n += cfg->routes[i].prefix.family == AF_INET6;
+	for (i = 0; i < cfg->n_ports; i++)
+		n += cfg->ports[i].n_ipv6;
+	return n;
+}
+
 int
 sy_fib_create(const struct sy_config *cfg, struct sy_fib **out, char *err, size_t errlen)
 {
@@ -171,9 +185,14 @@ sy_fib_create(const struct sy_config *cfg, struct sy_fib **out, char *err, size_
 		snprintf(err, errlen, "fib: rte_lpm_create: %s", rte_strerror(rte_errno));
 		goto fail;
 	}
+	/* rte_lpm6 only when the scan cannot hold every IPv6 prefix: its
+	 * first level alone is 2^24 entries, 64 MB of hugepage memory that a
+	 * router with a few IPv6 prefixes (or none) would never read, and
+	 * that a small -m (the etcd and fleet benchmarks' 128 MB) cannot
+	 * give beside rte_lpm's own 64 MB. */
 	snprintf(name, sizeof(name), "sy_fib6_%u", atomic_fetch_add(&seq, 1));
-	fib->lpm6 = rte_lpm6_create(name, SOCKET_ID_ANY, &lc6);
-	if (fib->lpm6 == NULL) {
+	if (ipv6_prefixes(cfg) > SY_FIB6_SCAN_MAX &&
+	    (fib->lpm6 = rte_lpm6_create(name, SOCKET_ID_ANY, &lc6)) == NULL) {
 		rc = -rte_errno;
 		snprintf(err, errlen, "fib: rte_lpm6_create: %s", rte_strerror(rte_errno));
 		goto fail;
@@ -223,7 +242,8 @@ sy_fib_free(struct sy_fib *fib)
 	if (fib == NULL)
 		return;
 	rte_lpm_free(fib->lpm4);
-	rte_lpm6_free(fib->lpm6);
+	if (fib->lpm6 != NULL)
+		rte_lpm6_free(fib->lpm6);
 	rte_free(fib);
 }
 

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The FIB: connected prefixes of every port plus the configured static
- * routes, IPv4 on rte_lpm and IPv6 on rte_lpm6. Built once at init from struct sy_config and read-only
- * afterwards, so every worker reads it without synchronization.
+ * routes, IPv4 on rte_lpm; IPv6 on a short scan list, or on rte_lpm6 past
+ * SY_FIB6_SCAN_MAX prefixes. Built once at init from struct sy_config and
+ * read-only afterwards, so every worker reads it without synchronization.
  */
 #ifndef SY_FIB_H
 #define SY_FIB_H
@@ -40,7 +41,7 @@ struct sy_fib6_prefix {
 
 struct sy_fib {
 	struct rte_lpm *lpm4;
-	struct rte_lpm6 *lpm6;
+	struct rte_lpm6 *lpm6; /* NULL while the scan below holds every IPv6 prefix */
 	struct sy_fib_nh nh[SY_FIB_MAX_NH]; /* rte_lpm next hop = index here */
 	unsigned n_nh;
 	/* The IPv6 prefixes, longest first, while there are at most

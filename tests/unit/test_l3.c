@@ -801,6 +801,8 @@ fib6_cases(const struct sy_config *c, bool scanned, bool with_default)
 	if (sy_fib_create(c, &fib, err, sizeof(err)) != 0)
 		fail_msg("sy_fib_create: %s", err);
 	assert_int_equal(fib->n_scan6 <= SY_FIB6_SCAN_MAX, scanned);
+	/* rte_lpm6's 64 MB only when the scan cannot do. */
+	assert_int_equal(fib->lpm6 == NULL, scanned);
 	check_route6(fib, "2001:2::9", 0, "2001:2::9");                 /* connected /64 */
 	check_route6(fib, "2001:2:0:1::5", 1, "2001:2:0:1::5");         /* connected /64 */
 	check_route6(fib, "2001:2:0:80::1", 0, "2001:2::fe");           /* the /48 */
