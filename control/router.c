@@ -11,6 +11,7 @@
 #include "etcd/sync.h"
 #include "fleet/fleet.h"
 #include "router.h"
+#include "store/tree_heap.h"
 
 void
 sy_now_rfc3339(char *buf, size_t len)
@@ -246,6 +247,7 @@ sy_router_load(struct sy_router *r, char *err, size_t errlen)
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
+	sy_tree_heap_prewarm(); /* the first change's trees: no page faults */
 	if (r->cfg.store.etcd) {
 		/* Objects come from etcd (control/etcd/sync.h): the first
 		 * generation is the local copy of the last run (etcd/cache.h),

@@ -55,6 +55,9 @@ struct sy_tree_heap_stats {
 	bool enabled;         /* false under AddressSanitizer */
 };
 void sy_tree_heap_stats(struct sy_tree_heap_stats *s);
+/* Map and touch the chunks kept for small requests now, at start, so that
+ * the first change does not wait for the kernel's pages. */
+void sy_tree_heap_prewarm(void);
 /* Whether p is a block of the tree heap (for tests and assertions). */
 bool sy_tree_heap_owns(const void *p);
 

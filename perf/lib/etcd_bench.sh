@@ -9,7 +9,7 @@
 #                      compaction every 100,000 revisions). Dies on failure.
 #   etcd_bench_routerd NAME SCHEDULER
 #                      a routerd without data-plane ports on that etcd (prefix $EB_PREFIX):
-#                      config $LAB_DIR/NAME.json, 1 worker, adaptive idle, --no-huge -m 128,
+#                      config $LAB_DIR/NAME.json, 1 worker, adaptive idle, --no-huge -m 256,
 #                      its own --file-prefix, socket $LAB_DIR/NAME.sock, state dir
 #                      $LAB_DIR/NAME-state, log $LAB_DIR/NAME.log; "scheduler": SCHEDULER
 #                      (true/false). Tracked by PID (lab_track); sets EB_PID. routerd adds
@@ -42,7 +42,7 @@ etcd_bench_routerd() {
 	mkdir -p "$LAB_DIR/$name-state"
 	cat >"$cfg" <<EOF
 {"workers": 1, "idle": "adaptive", "flows_per_worker": 1024,
- "eal": ["--log-level=*:notice", "--no-huge", "--no-shconf", "-m", "128",
+ "eal": ["--log-level=*:notice", "--no-huge", "--no-shconf", "-m", "256",
          "--file-prefix", "sy-$LAB_ID-$name"],
  "control_socket": "$LAB_DIR/$name.sock", "state_dir": "$LAB_DIR/$name-state",
  "router_name": "$name", "scheduler": $2, "scheduler_retry_s": 10,
