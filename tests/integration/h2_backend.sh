@@ -252,7 +252,11 @@ t_ok "3200 requests across GOAWAYs (after 250 requests a connection): all answer
 head -c 2048 /dev/urandom >"$LAB_DIR/post2k.bin"
 h2load_through 16 10 1000 "http://goaway.$D/read-body/post" "1000 POSTs of 2 KiB across GOAWAYs" -d "$LAB_DIR/post2k.bin"
 t_note "POSTs of 2 KiB across GOAWAYs: h2_backend_conns +$D_CONNS, h2_backend_resets +$D_RESETS, proxy_backend_replays +$D_REPLAYS, proxy_replay_too_big +$D_TOO_BIG"
-[ "$D_CONNS" -ge 4 ] || t_fail "the backend ended its connections after 250 requests (POSTs)" "h2_backend_conns +$D_CONNS"
+# At least 2 new connections: one takes 250 requests and the streams in flight at its
+# GOAWAY (up to 100), and the connection left from the run above fewer than that; not a
+# count of 4 (1000 / 250): how many a connection ends with depends on that leftover and on
+# the streams in flight (CI saw 3).
+[ "$D_CONNS" -ge 2 ] || t_fail "the backend ended its connections after 250 requests (POSTs)" "h2_backend_conns +$D_CONNS"
 [ "$D_RESETS" -gt 0 ] && [ "$D_REPLAYS" -gt 0 ] ||
 	t_fail "POSTs whose streams a GOAWAY refused were sent again" "h2_backend_resets +$D_RESETS, proxy_backend_replays +$D_REPLAYS"
 [ "$D_TOO_BIG" -eq 0 ] || t_fail "a 2 KiB POST's copy is within the bound" "proxy_replay_too_big +$D_TOO_BIG"
