@@ -431,21 +431,27 @@ upgrade_is_h2c(const uint8_t *head, uint32_t head_len)
 	return v != NULL && len == 3 && strncasecmp((const char *)v, "h2c", 3) == 0;
 }
 
-/* The client asked to close: its response says so (RFC 9112 9.6), in place
- * of whatever Connection header the backend's has, as a response filter's
- * header would (the first of the replacing lines). */
+/* The response's Connection header, set by the router in place of
+ * whatever the backend's says, as a response filter's header would be
+ * (the first of the replacing lines). */
 static void
-say_close(struct sy_proxy *px)
+say_connection(struct sy_proxy *px, const char *line)
 {
-	static const char line[] = "Connection: close\r\n";
-	const size_t n = sizeof(line) - 1;
+	const size_t n = strlen(line);
 
 	if (px->resp_extra_len + n > sizeof(px->resp_extra))
-		return; /* the router closes anyway */
+		return; /* the router closes anyway (close), or the client does */
 	memmove(px->resp_extra + n, px->resp_extra, px->resp_extra_len);
 	memcpy(px->resp_extra, line, n);
 	px->resp_extra_len = (uint16_t)(px->resp_extra_len + n);
 	px->resp_n_set++;
+}
+
+/* The client asked to close: its response says so (RFC 9112 9.6). */
+static void
+say_close(struct sy_proxy *px)
+{
+	say_connection(px, "Connection: close\r\n");
 }
 
 /* Methods a client may send again on its own (RFC 9110 9.2.2): a request
@@ -1094,6 +1100,23 @@ px_retry_status(struct sy_worker *w, struct sy_proxy *px, uint16_t status)
 	return px_try_again(w, px);
 }
 
+/*
+ * A final response the backend closes its leg after, to a client that
+ * keeps its connection: true when the client's can stay. Its body must end
+ * by its own framing (a body read until the close ends the client's
+ * connection too) and the request must be whole: a body still coming
+ * would have to be read to its end and dropped to find the next request,
+ * and with the backend gone the client is better told by the close.
+ */
+static bool
+leg_closes_alone(const struct sy_proxy *px, const struct sy_px_resp *resp)
+{
+	return !resp->keep_alive && resp->status >= 200 && !px->close_after &&
+	       px->parent == NULL && px->req_state == SY_PX_REQ_DONE &&
+	       (resp->framing == SY_PX_BODY_LENGTH || resp->framing == SY_PX_BODY_CHUNKED ||
+		resp->framing == SY_PX_BODY_NONE);
+}
+
 static bool
 px_response_head(struct sy_worker *w, struct sy_proxy *px)
 {
@@ -1102,6 +1125,7 @@ px_response_head(struct sy_worker *w, struct sy_proxy *px)
 	struct sy_px_resp resp;
 	enum sy_px_msg_status st;
 	uint32_t n;
+	bool client_stays = false;
 
 	if (!px_has_backend(px))
 		return false;
@@ -1159,6 +1183,15 @@ px_response_head(struct sy_worker *w, struct sy_proxy *px)
 	 * consecutive_5xx), everything else as a success. */
 	if (resp.status >= 200)
 		sy_lb_report(w, sy_addr_key32(&px->be_ip), px->be_port, resp.status < 500);
+	if (leg_closes_alone(px, &resp)) {
+		/* The backend closes its leg after this response (its
+		 * keepalive_requests, its keep-alive timeout, an HTTP/1.0
+		 * server): the leg goes (px_backend_settle), the client's
+		 * connection stays, as HAProxy and Envoy keep theirs. Its
+		 * response says keep-alive in place of the backend's close. */
+		say_connection(px, "Connection: keep-alive\r\n");
+		client_stays = true;
+	}
 	if ((px->resp_extra_len > 0 || px->resp_status != 0) && resp.status >= 200) {
 		/* Response filters: this head is rewritten (a copy); the
 		 * body still moves without one. */
@@ -1193,7 +1226,7 @@ px_response_head(struct sy_worker *w, struct sy_proxy *px)
 	px_backend_consumed(w, px);
 	if (resp.status >= 100 && resp.status < 200 && resp.status != 101)
 		return true; /* 100 Continue and friends: the real head follows */
-	if (!resp.keep_alive)
+	if (!resp.keep_alive && !client_stays)
 		px->close_after = true;
 	px->backend_keep_alive = resp.keep_alive;
 	px->resp_framing = (uint8_t)resp.framing;

@@ -16,6 +16,9 @@ backend slower than a route's timeout. /slowonce/N (any query) answers its first
 after N seconds and every later one for the same target at once: a try that a route's
 perTryTimeout abandons, and its retry answered. /stall/N sends the head of a 10-byte body and
 5 bytes of it, then the rest after N seconds (at most 30): a response that stops mid-body.
+A target ending in /closing answers NAME
+with "Connection: close" and closes (a backend at its keepalive_requests); one ending in
+/closing-eof the same without a Content-Length (the body ends at the close).
 /trailers answers "trailers" chunked, with the
 trailer fields grpc-status: 0 and grpc-message: fine (what a gRPC backend ends with). ADDR may be an IPv6 address (2001:2:1::10, no brackets): the
 server listens over IPv6 then."""
@@ -101,6 +104,26 @@ class Handler(http.server.BaseHTTPRequestHandler):
             self.send_header("Trailer", "grpc-status, grpc-message")
             self.end_headers()
             self.wfile.write(b"9\r\ntrailers\n\r\n0\r\ngrpc-status: 0\r\ngrpc-message: fine\r\n\r\n")
+            return
+        if self.path.endswith("/closing"):
+            # NAME with "Connection: close", then the close: a backend done with its
+            # connection after this response (nginx at its keepalive_requests).
+            self.send_response(200)
+            self.send_header("Content-Type", "text/plain")
+            self.send_header("Content-Length", str(len(NAME)))
+            self.send_header("Connection", "close")
+            self.end_headers()
+            self.wfile.write(NAME)
+            self.close_connection = True
+            return
+        if self.path.endswith("/closing-eof"):
+            # NAME with no length: the body ends where the connection does.
+            self.send_response(200)
+            self.send_header("Content-Type", "text/plain")
+            self.send_header("Connection", "close")
+            self.end_headers()
+            self.wfile.write(NAME)
+            self.close_connection = True
             return
         if self.path == "/hcstats":
             self.answer(200, json.dumps(CHECKS).encode())

@@ -108,6 +108,22 @@ t_run lab_client curl -s -m 10 -H "Host: pxrg.$D" -X POST -d x "http://$LAB_ROUT
 [ "$T_OUT" = pool-c ] || t_fail "RouteGroup: POST /api goes to c (methods)" "seen: $(t_seen)"
 t_ok "Skipper RouteGroup: Header predicate and methods decided per request on one connection"
 
+# A backend that closes its connection after a response (nginx at its keepalive_requests,
+# 1000 by default: the wrk run above brings pooled legs near it) closes the leg, not the
+# client's connection, when the body ends by its length: the next request on the same
+# connection reaches another pool. A body that ends at the backend's close ends the
+# client's connection too (its end is the close), so the request after it connects again.
+t_run lab_client curl -s -m 10 -H "Host: px.$D" -w ' %{num_connects}\n' \
+	"http://$LAB_ROUTER_IP/api/v2/closing" "http://$LAB_ROUTER_IP/" \
+	"http://$LAB_ROUTER_IP/api/v2/closing-eof" "http://$LAB_ROUTER_IP/"
+[ "$(printf '%s' "$T_OUT" | tr '\n' ' ')" = "pool-c  1 backend-a  0 pool-c  0 backend-a  1" ] ||
+	t_fail "a backend's Connection: close ends its leg, not the client's keep-alive connection" \
+		"expected: pool-c 1, backend-a 0, pool-c 0, backend-a 1 (body, connections made); seen: $(t_seen)"
+t_run lab_client curl -si -m 10 -H "Host: px.$D" "http://$LAB_ROUTER_IP/api/v2/closing"
+t_expect_out '^Connection: keep-alive' "the response to a client that keeps its connection says keep-alive"
+t_expect_no_out '^Connection: close' "the backend's Connection: close is not passed on"
+t_ok "a backend's close after a length-framed response closes its leg only; one read to the close closes the client's"
+
 # Forwarded headers, as the backend sees them.
 t_run lab_client curl -s -m 10 -H "Host: px.$D" "http://$LAB_ROUTER_IP/api/v2/echo"
 t_expect_out "X-Forwarded-For: $LAB_CLIENT_IP" "X-Forwarded-For carries the client's address"
