@@ -882,8 +882,10 @@ replay_body(struct sy_worker *w, struct sy_proxy *px, struct sy_mq *in, uint32_t
 static bool
 px_request_body(struct sy_worker *w, struct sy_proxy *px)
 {
-	struct sy_mq *in = px_cin(px);
+	struct sy_mq *in = px_cin(px), *out;
 	uint32_t avail = in->bytes;
+	struct sy_px_chunked chunk = px->req_chunk;
+	uint64_t left = px->req_left;
 	struct rte_mbuf *copy;
 	bool done, to_backend;
 	int64_t take;
@@ -901,7 +903,10 @@ px_request_body(struct sy_worker *w, struct sy_proxy *px)
 		avail = RTE_MIN(avail, px_backend_room(px));
 	if (avail == 0)
 		return false;
-	take = body_bytes(in, avail, px->req_framing, &px->req_left, &px->req_chunk, &done);
+	/* The framing's state advances on copies, kept only once the bytes
+	 * have moved: a move that fails for want of mbufs is tried again
+	 * from the same place. */
+	take = body_bytes(in, avail, px->req_framing, &left, &chunk, &done);
 	if (take < 0) {
 		/* A broken chunked body: nothing after it can be trusted. */
 		px_mirror_detach(w, px, false);
@@ -916,12 +921,13 @@ px_request_body(struct sy_worker *w, struct sy_proxy *px)
 	}
 	if (take == 0 && !done)
 		return false;
-	px_mirror_body(w, px, in, (uint32_t)take);
 	if (!to_backend) {
+		px_mirror_body(w, px, in, 0, (uint32_t)take);
 		sy_mq_drop(in, (uint32_t)take); /* a body nobody will read */
 	} else {
+		out = px_bout(px);
 		copy = replay_body(w, px, in, (uint32_t)take);
-		if (sy_mq_move(px_bout(px), in, (uint32_t)take, w->sh->pool) < 0) {
+		if (sy_mq_move(out, in, (uint32_t)take, w->sh->pool) < 0) {
 			rte_pktmbuf_free(copy);
 			return false;
 		}
@@ -929,7 +935,12 @@ px_request_body(struct sy_worker *w, struct sy_proxy *px)
 			sy_mq_append(&px->replay, copy);
 			px->replay_segs = (uint16_t)(px->replay_segs + copy->nb_segs);
 		}
+		/* The mirrors' copies from where the bytes went: the move
+		 * is what can fail. */
+		px_mirror_body(w, px, out, out->bytes - (uint32_t)take, (uint32_t)take);
 	}
+	px->req_left = left;
+	px->req_chunk = chunk;
 	px->log.bytes_in += (uint64_t)take;
 	px_client_consumed(w, px);
 	if (done) {
@@ -1254,6 +1265,8 @@ px_response_body(struct sy_worker *w, struct sy_proxy *px)
 	uint32_t avail;
 	bool done;
 	int64_t take;
+	struct sy_px_chunked chunk;
+	uint64_t left;
 
 	if (!px_has_backend(px))
 		return false;
@@ -1273,13 +1286,17 @@ px_response_body(struct sy_worker *w, struct sy_proxy *px)
 		}
 		return false;
 	}
-	take = body_bytes(in, avail, px->resp_framing, &px->resp_left, &px->resp_chunk, &done);
+	left = px->resp_left;
+	chunk = px->resp_chunk;
+	take = body_bytes(in, avail, px->resp_framing, &left, &chunk, &done);
 	if (take < 0) {
 		px_backend_failed(w, px, 502, SY_ANSWER_BACKEND_BROKEN);
 		return true;
 	}
 	if (take > 0 && sy_mq_move(px_cout(px), in, (uint32_t)take, w->sh->pool) < 0)
-		return false;
+		return false; /* the framing's state kept: tried again from here */
+	px->resp_left = left;
+	px->resp_chunk = chunk;
 	px->log.bytes_out += (uint64_t)take;
 	px_backend_consumed(w, px);
 	if (done)

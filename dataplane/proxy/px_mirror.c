@@ -263,7 +263,8 @@ px_mirror_start(struct sy_worker *w, struct sy_proxy *px, const struct sy_rule *
 }
 
 void
-px_mirror_body(struct sy_worker *w, struct sy_proxy *px, struct sy_mq *q, uint32_t n)
+px_mirror_body(struct sy_worker *w, struct sy_proxy *px, struct sy_mq *q, uint32_t off,
+	       uint32_t n)
 {
 	unsigned i;
 
@@ -276,7 +277,7 @@ px_mirror_body(struct sy_worker *w, struct sy_proxy *px, struct sy_mq *q, uint32
 		if (m == NULL)
 			continue;
 		if (m->t.sndq.bytes + n > SY_PX_MIRROR_QUEUE ||
-		    (copy = sy_mq_clone_range(q, 0, n, w->sh->pool)) == NULL) {
+		    (copy = sy_mq_clone_range(q, off, n, w->sh->pool)) == NULL) {
 			/* It cannot keep up (or no mbufs): given up, never
 			 * waited for. */
 			w->counters.proxy_mirror_dropped++;

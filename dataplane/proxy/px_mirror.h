@@ -39,9 +39,10 @@ void px_mirror_fini(struct sy_worker *w);
  * that samples it. whole: the request has no body. */
 void px_mirror_start(struct sy_worker *w, struct sy_proxy *px, const struct sy_rule *rule,
 		     const uint8_t *head, uint32_t len, bool whole);
-/* The first n bytes of q are the request's body, about to be forwarded:
- * a copy to each mirror still attached. */
-void px_mirror_body(struct sy_worker *w, struct sy_proxy *px, struct sy_mq *q, uint32_t n);
+/* The n bytes of q from off are the request's body, forwarded (or
+ * dropped): a copy to each mirror still attached. */
+void px_mirror_body(struct sy_worker *w, struct sy_proxy *px, struct sy_mq *q, uint32_t off,
+		    uint32_t n);
 /* The request is over for the exchange: complete (its last byte went to
  * the mirrors, which now read their answers alone) or cut (they are given
  * up: a partial request must not reach a backend as if whole). */

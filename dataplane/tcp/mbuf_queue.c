@@ -82,19 +82,24 @@ sy_mq_free(struct sy_mq *q)
 	sy_mq_init(q);
 }
 
+/* mi, a fresh mbuf, made an indirect one for `len` bytes of m from `start`. */
+static struct rte_mbuf *
+attach_to(struct rte_mbuf *mi, struct rte_mbuf *m, uint32_t start, uint32_t len)
+{
+	rte_pktmbuf_attach(mi, m);
+	mi->data_off = (uint16_t)(mi->data_off + start);
+	mi->data_len = (uint16_t)len;
+	mi->pkt_len = len;
+	return mi;
+}
+
 /* An indirect mbuf for `len` bytes of m from `start`. */
 static struct rte_mbuf *
 attach_part(struct rte_mbuf *m, uint32_t start, uint32_t len, struct rte_mempool *pool)
 {
 	struct rte_mbuf *mi = rte_pktmbuf_alloc(pool);
 
-	if (mi == NULL)
-		return NULL;
-	rte_pktmbuf_attach(mi, m);
-	mi->data_off = (uint16_t)(mi->data_off + start);
-	mi->data_len = (uint16_t)len;
-	mi->pkt_len = len;
-	return mi;
+	return mi == NULL ? NULL : attach_to(mi, m, start, len);
 }
 
 struct rte_mbuf *
@@ -146,28 +151,42 @@ sy_mq_clone_range(struct sy_mq *q, uint32_t off, uint32_t len, struct rte_mempoo
 int
 sy_mq_move(struct sy_mq *dst, struct sy_mq *src, uint32_t n, struct rte_mempool *pool)
 {
-	struct rte_mbuf *part;
+	struct rte_mbuf *spare[2], *part;
+	const struct rte_mbuf *m;
+	unsigned need = 0, used = 0;
+	uint32_t left, off;
 
 	n = RTE_MIN(n, src->bytes);
 	if (n == 0)
 		return 0;
+	/* The parts it takes, at most two (the first segment's and the
+	 * last's), taken before anything moves: all of it moves or none, so
+	 * a caller that tries again later (a request body's framing, counted
+	 * as it moves) finds the bytes where they were. */
+	for (m = src->head, off = src->off, left = n; left > 0; m = m->next, off = 0) {
+		uint32_t room = m->data_len - off;
+
+		if (off != 0 || left < room)
+			need++;
+		left -= RTE_MIN(left, room);
+	}
+	if (need > 0 && rte_pktmbuf_alloc_bulk(pool, spare, need) != 0)
+		return -ENOBUFS;
 	/* A consumed front of the first segment: that segment travels as an
 	 * indirect part (its own data_off is shared with nothing else). */
 	while (n > 0) {
-		struct rte_mbuf *m = src->head;
-		uint32_t room = m->data_len - src->off;
+		struct rte_mbuf *h = src->head;
+		uint32_t room = h->data_len - src->off;
 
 		if (src->off == 0 && n >= room) {
 			/* The whole segment moves. */
 			unlink_head(src);
 			src->bytes -= room;
 			n -= room;
-			sy_mq_append(dst, m);
+			sy_mq_append(dst, h);
 			continue;
 		}
-		part = attach_part(m, src->off, RTE_MIN(n, room), pool);
-		if (part == NULL)
-			return -ENOBUFS;
+		part = attach_to(spare[used++], h, src->off, RTE_MIN(n, room));
 		sy_mq_append(dst, part);
 		sy_mq_drop(src, part->data_len);
 		n -= part->data_len;

@@ -124,6 +124,8 @@ struct run {
 	bool drop_checked[SY_DROP__COUNT]; /* drops the script expects */
 	bool trace;             /* SCENARIO_TRACE: print what the worker sends */
 	unsigned tolerance_ms;  /* how late (or early) an outbound segment may be */
+	struct rte_mbuf **held; /* mbufs_spare: the pool's mbufs the script holds */
+	unsigned n_held;
 	char err[512];
 };
 
@@ -1153,6 +1155,36 @@ congestion_control(struct run *r, const char *name)
 	return 0;
 }
 
+/* The mbufs a script held (mbufs_spare) back in the pool. */
+static void
+mbufs_release(struct run *r)
+{
+	while (r->n_held > 0)
+		rte_pktmbuf_free(r->held[--r->n_held]);
+}
+
+/* mbufs_spare N: all of the pool's free mbufs but N held by the script, so
+ * the worker runs out where a test wants it to (an inbound segment takes
+ * one); mbufs_spare all: given back. */
+static int
+mbufs_spare(struct run *r, const char *arg)
+{
+	struct rte_mbuf *m;
+	unsigned keep;
+
+	mbufs_release(r);
+	if (strcmp(arg, "all") == 0)
+		return 0;
+	keep = (unsigned)atoi(arg);
+	if (r->held == NULL && (r->held = calloc(r->d->n_mbufs, sizeof(*r->held))) == NULL)
+		return fail(r, "mbufs_spare: no memory");
+	while (r->n_held < r->d->n_mbufs && (m = rte_pktmbuf_alloc(r->d->mp)) != NULL)
+		r->held[r->n_held++] = m;
+	while (keep-- > 0 && r->n_held > 0)
+		rte_pktmbuf_free(r->held[--r->n_held]);
+	return 0;
+}
+
 static int
 run_line(struct run *r, char *line)
 {
@@ -1202,6 +1234,8 @@ run_line(struct run *r, char *line)
 		r->d->sh->ports[1].tx_multi_seg = false;
 		return 0;
 	}
+	if (strncmp(p, "mbufs_spare ", 12) == 0)
+		return mbufs_spare(r, p + 12);
 	if (strcmp(p, "new_backend_leg") == 0) {
 		/* The next segment to a backend opens another leg: it binds
 		 * $snat anew (the old leg's port is forgotten). */
@@ -1317,6 +1351,8 @@ run_file(struct sy_test_dp *d, const char *file, char *err, size_t errlen)
 		if (d->w->counters.drops[i] != 0 && !r.drop_checked[i])
 			rc = fail(&r, "%" PRIu64 " segments dropped as %s (say so with 'check drop')",
 				  d->w->counters.drops[i], sy_drop_reason_names[i]);
+	mbufs_release(&r);
+	free(r.held);
 	for (i = 0; i < r.nq; i++)
 		rte_pktmbuf_free(r.q[i]);
 	leaked = sy_test_dp_worker_free(d);

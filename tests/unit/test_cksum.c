@@ -6,6 +6,7 @@
  * (dataplane/tcp/mbuf_queue.h), whose walk starts where the last one began,
  * against the bytes that were queued, while the front is acknowledged away.
  */
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -271,6 +272,88 @@ test_clone_range_walks_on(void **state)
 	assert_int_equal(rte_mempool_in_use_count(mp), 0);
 }
 
+/* A queue of three 1000-byte segments of stream, its front at off. */
+static void
+three_segments(struct sy_mq *q, const uint8_t *stream, uint32_t off)
+{
+	unsigned i;
+
+	sy_mq_init(q);
+	for (i = 0; i < 3; i++) {
+		struct rte_mbuf *m = rte_pktmbuf_alloc(mp);
+		char *d;
+
+		assert_non_null(m);
+		d = rte_pktmbuf_append(m, 1000);
+		assert_non_null(d);
+		memcpy(d, stream + i * 1000, 1000);
+		sy_mq_append(q, m);
+	}
+	sy_mq_drop(q, off);
+}
+
+/* All of the pool's free mbufs but `keep` taken, into held; their count. */
+static unsigned
+hold_all_but(struct rte_mbuf **held, unsigned keep)
+{
+	unsigned n = 0;
+
+	while ((held[n] = rte_pktmbuf_alloc(mp)) != NULL)
+		n++;
+	while (keep-- > 0 && n > 0)
+		rte_pktmbuf_free(held[--n]);
+	return n;
+}
+
+/* A move that needs more parts than the pool has moves nothing (the proxy
+ * counts a request body's framing as its bytes move, and tries a failed
+ * move again from the same place); with the parts it moves all of it. */
+static void
+test_move_all_or_nothing(void **state)
+{
+	static struct rte_mbuf *held[NB_MBUF];
+	static uint8_t stream[3000], got[3000];
+	const struct {
+		uint32_t off, n;
+		unsigned parts;
+	} cases[] = {
+		{ 0, 2500, 1 },   /* two whole segments, then part of the third */
+		{ 200, 2500, 2 }, /* part of the first, the second, part of the third */
+		{ 200, 300, 1 },  /* inside the first */
+	};
+	unsigned c, n, i;
+
+	(void)state;
+	fill(stream, sizeof(stream));
+	for (c = 0; c < RTE_DIM(cases); c++) {
+		struct sy_mq q, dst;
+
+		three_segments(&q, stream, cases[c].off);
+		sy_mq_init(&dst);
+		n = hold_all_but(held, cases[c].parts - 1);
+		assert_int_equal(sy_mq_move(&dst, &q, cases[c].n, mp), -ENOBUFS);
+		assert_int_equal(dst.bytes, 0);
+		assert_int_equal(q.bytes, 3000 - cases[c].off);
+		sy_mq_copy(&q, 0, q.bytes, got);
+		assert_memory_equal(got, stream + cases[c].off, q.bytes);
+		for (i = 0; i < n; i++)
+			rte_pktmbuf_free(held[i]);
+		n = hold_all_but(held, cases[c].parts);
+		assert_int_equal(sy_mq_move(&dst, &q, cases[c].n, mp), 0);
+		assert_int_equal(dst.bytes, cases[c].n);
+		assert_int_equal(q.bytes, 3000 - cases[c].off - cases[c].n);
+		sy_mq_copy(&dst, 0, dst.bytes, got);
+		assert_memory_equal(got, stream + cases[c].off, cases[c].n);
+		sy_mq_copy(&q, 0, q.bytes, got);
+		assert_memory_equal(got, stream + cases[c].off + cases[c].n, q.bytes);
+		for (i = 0; i < n; i++)
+			rte_pktmbuf_free(held[i]);
+		sy_mq_free(&q);
+		sy_mq_free(&dst);
+	}
+	assert_int_equal(rte_mempool_in_use_count(mp), 0);
+}
+
 static int
 setup(void **state)
 {
@@ -298,6 +381,7 @@ main(void)
 		cmocka_unit_test(test_chains),
 		cmocka_unit_test(test_segments),
 		cmocka_unit_test(test_clone_range_walks_on),
+		cmocka_unit_test(test_move_all_or_nothing),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
