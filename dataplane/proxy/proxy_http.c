@@ -1117,7 +1117,10 @@ px_retry_status(struct sy_worker *w, struct sy_proxy *px, uint16_t status)
  * by its own framing (a body read until the close ends the client's
  * connection too) and the request must be whole: a body still coming
  * would have to be read to its end and dropped to find the next request,
- * and with the backend gone the client is better told by the close.
+ * and with the backend gone the client is better told by the close. An
+ * HTTP/1.x client's connection only: an h2 stream's exchange (parent set)
+ * ends with its response whatever the backend says, and its connection
+ * never sees the backend's Connection header (px_h2_body.c drops it).
  */
 static bool
 leg_closes_alone(const struct sy_proxy *px, const struct sy_px_resp *resp)
