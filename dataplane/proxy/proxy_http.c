@@ -753,24 +753,15 @@ px_request_head(struct sy_worker *w, struct sy_proxy *px)
 	 * does), or on an h2c stream the backend may refuse unprocessed (any
 	 * method, RFC 9113 8.7). The head now; the body as it follows it to
 	 * the backend (px_request_body), while the whole stays within
-	 * SY_PX_REPLAY_MAX (a content-length past it: no copy at all).
-	 *
-	 * Not over TLS (a leg of its own, or an h2 carrier over TLS): a
-	 * replay opens its leg with px_backend_open(..., NULL, NULL, ...),
-	 * in the clear. The name the backend's certificate is checked
-	 * against (px_target's tls_name) is the generation's, which the
-	 * exchange may outlive, and is not kept past routing; sending the
-	 * request again over TLS would need it copied into the exchange and
-	 * the client context held with it, for every exchange. Until then a
-	 * TLS leg's failure is answered. */
+	 * SY_PX_REPLAY_MAX (a content-length past it: no copy at all). Over
+	 * TLS too: the new leg is opened like the old one (tls_again). */
 	sy_mq_free(&px->replay);
 	px->alt_ip = tg.alt_ip;
 	px->alt_port = tg.alt_port;
 	px->alt_stat_slot = tg.alt_slot;
 	px->be_stat_slot = tg.be_slot;
 	px->replay_idempotent = idempotent(&req);
-	if (px->btls == NULL && !px_h2b_tls(px) &&
-	    (px->replay_idempotent || px->retries_left > 0 ||
+	if ((px->replay_idempotent || px->retries_left > 0 ||
 	     (!px->leg_used && px->alt_ip.family != 0) || px->bh2 != NULL)) {
 		struct sy_mq *q = px_bout(px); /* the TCP leg's, or an h2 leg's pipe */
 		struct rte_mbuf *copy;
@@ -970,6 +961,52 @@ px_backend_failed(struct sy_worker *w, struct sy_proxy *px, uint16_t status,
 	px_client_abort(w, px);
 }
 
+/*
+ * The TLS of the leg a request goes again like (px_replay): the client
+ * context and the name the old leg was opened with. The name routing gave
+ * (px_target's tls_name) is the generation's, which the exchange may
+ * outlive, so it is read back from the old leg's SSL (sy_tls_conn_name) or
+ * its h2 carrier; and the context is held (SSL_CTX_up_ref, an atomic
+ * count, as SSL_new takes one) while the old leg goes, since its SSL may
+ * hold the last reference once the generation that made the context is
+ * gone.
+ */
+struct tls_again {
+	SSL_CTX *ctx; /* NULL: in the clear */
+	char name[SY_TLS_SNI_MAX + 1];
+};
+
+/* False when the leg speaks TLS whose context cannot be known: then the
+ * request does not go again (never in the clear in its place). */
+static bool
+tls_again_keep(const struct sy_proxy *px, struct tls_again *ta)
+{
+	const void *ctx = NULL;
+	const char *name = NULL;
+
+	ta->ctx = NULL;
+	ta->name[0] = '\0';
+	if (px_h2b_tls(px, &ctx, &name)) {
+		snprintf(ta->name, sizeof(ta->name), "%s", name);
+	} else if (px->btls != NULL) {
+		ctx = px->btls_ctx;
+		sy_tls_conn_name(px->btls, ta->name, sizeof(ta->name));
+	} else {
+		return true;
+	}
+	if (ctx == NULL || SSL_CTX_up_ref((SSL_CTX *)(uintptr_t)ctx) != 1)
+		return false;
+	ta->ctx = (SSL_CTX *)(uintptr_t)ctx;
+	return true;
+}
+
+static void
+tls_again_done(struct tls_again *ta)
+{
+	SSL_CTX_free(ta->ctx); /* NULL: nothing */
+	ta->ctx = NULL;
+}
+
 /* The request again, on a new connection to ip:port (the copy moves into
  * it, so a request goes again at most once, unless the route's retry
  * policy has tries left: then a copy of it stays). The copy is all that
@@ -981,7 +1018,11 @@ px_replay(struct sy_worker *w, struct sy_proxy *px, const struct sy_addr *ip, ui
 {
 	struct sy_mq r = px->replay;
 	uint16_t segs = px->replay_segs;
+	struct tls_again ta;
+	int why;
 
+	if (!tls_again_keep(px, &ta))
+		return false;
 	sy_mq_init(&px->replay); /* px_backend_drop frees a replay */
 	px_backend_drop(w, px);
 	if ((px->retries_left > 0 || (px->be_proto == SY_BE_H2C && px->unprocessed_left > 0)) &&
@@ -996,8 +1037,9 @@ px_replay(struct sy_worker *w, struct sy_proxy *px, const struct sy_addr *ip, ui
 			px->replay_segs = segs;
 		}
 	}
-	if (px_backend_open(w, px, ip, port, NULL, NULL, px->be_proto) != 0 ||
-	    sy_mq_move(px_bout(px), &r, r.bytes, w->sh->pool) < 0) {
+	why = px_backend_open(w, px, ip, port, ta.ctx, ta.name, px->be_proto);
+	tls_again_done(&ta); /* the new leg's SSL holds its own reference */
+	if (why != 0 || sy_mq_move(px_bout(px), &r, r.bytes, w->sh->pool) < 0) {
 		sy_mq_free(&r);
 		return false;
 	}

@@ -239,6 +239,44 @@ answer(struct px_target *out, uint16_t status, enum sy_answer_reason why)
 	out->why = why;
 }
 
+/* Endpoints a and b of a pool are reached the same way: the same protocol,
+ * both in the clear or both over TLS, and, for https:// URLs, their
+ * certificates checked for the same name. (Re-encrypt routes and
+ * upstream-protocol.tls Services have one context and name for all.) */
+static bool
+same_way(const struct sy_pool *p, int a, int b)
+{
+	const struct sy_endpoint *ea = &p->endpoints[a], *eb = &p->endpoints[b];
+	const char *na, *nb;
+
+	if (p->services[ea->service].proto != p->services[eb->service].proto || ea->tls != eb->tls)
+		return false;
+	if (!ea->tls)
+		return true;
+	na = p->tls_names != NULL ? p->tls_names[a] : NULL;
+	nb = p->tls_names != NULL ? p->tls_names[b] : NULL;
+	return na == nb || (na != NULL && nb != NULL && strcmp(na, nb) == 0);
+}
+
+/* Where the request goes if endpoint ep refuses it (or drops it
+ * unanswered; proxy_http.c, px_retry): the strategy's retry, the next
+ * endpoint with weight that is not down, when it is reached the same way,
+ * since the request goes again over a leg opened like the first one
+ * (px_replay). */
+static void
+route_alt(struct sy_worker *w, const struct sy_pool *p, uint32_t client_ip, int ep,
+	  struct px_target *out)
+{
+	uint16_t f = (uint16_t)ep;
+	int alt = sy_lb_pick(p, w, client_ip, &f, 1);
+
+	if (alt < 0 || alt == ep || !same_way(p, ep, alt))
+		return;
+	out->alt_ip = p->endpoints[alt].addr;
+	out->alt_port = rte_cpu_to_be_16(p->endpoints[alt].port);
+	out->alt_slot = p->endpoints[alt].stat_slot;
+}
+
 void
 px_route(struct sy_worker *w, const struct sy_px_req *req, const uint8_t *head,
 	 const struct sy_addr *client, const struct sy_tls_conn *tls, struct px_target *out)
@@ -393,6 +431,7 @@ px_route(struct sy_worker *w, const struct sy_px_req *req, const uint8_t *head,
 	out->port = rte_cpu_to_be_16(rule->pool->endpoints[ep].port);
 	out->be_slot = rule->pool->endpoints[ep].stat_slot;
 	out->proto = rule->pool->services[rule->pool->endpoints[ep].service].proto;
+	route_alt(w, rule->pool, client_ip, ep, out);
 	if (out->proto == SY_BE_H2 || out->proto == SY_BE_TLS) {
 		/* A Service port annotated upstream-protocol.h2 or .tls: TLS
 		 * to its endpoints, their certificates not checked (as
@@ -403,19 +442,6 @@ px_route(struct sy_worker *w, const struct sy_px_req *req, const uint8_t *head,
 		}
 		out->tls_ctx = rule->pool->svc_tls_ctx;
 		return;
-	}
-	if (!rule->pool->endpoints[ep].tls && vh->tls != SY_TLS_REENCRYPT) {
-		/* Where the request goes if this endpoint refuses it (or
-		 * drops it unanswered): the strategy's retry, the next
-		 * endpoint with weight that is not down. */
-		uint16_t f = (uint16_t)ep;
-		int alt = sy_lb_pick(rule->pool, w, client_ip, &f, 1);
-
-		if (alt >= 0 && alt != ep && !rule->pool->endpoints[alt].tls) {
-			out->alt_ip = rule->pool->endpoints[alt].addr;
-			out->alt_port = rte_cpu_to_be_16(rule->pool->endpoints[alt].port);
-			out->alt_slot = rule->pool->endpoints[alt].stat_slot;
-		}
 	}
 	if (rule->pool->endpoints[ep].tls) {
 		/* An https:// URL: TLS to it, its certificate checked for the

@@ -1331,11 +1331,18 @@ px_h2b_delivered(const struct sy_proxy *px)
 }
 
 bool
-px_h2b_tls(const struct sy_proxy *px)
+px_h2b_tls(const struct sy_proxy *px, const void **ctx, const char **name)
 {
 	const struct px_h2b_strm *st = px->bh2;
+	struct px_h2b *hb;
 
-	return st != NULL && st->sess != NULL && leg_tls(st->sess) != NULL;
+	if (st == NULL || (hb = st->sess) == NULL || leg_tls(hb) == NULL)
+		return false;
+	/* An exchange's own leg waiting on ALPN keeps the context until it
+	 * becomes a carrier (carrier_promote). */
+	*ctx = hb->owner != NULL ? hb->owner->btls_ctx : hb->tls_ctx;
+	*name = hb->tls_name;
+	return true;
 }
 
 bool

@@ -87,8 +87,10 @@ void px_h2b_free(struct sy_worker *w, struct sy_proxy *px);
 uint8_t px_h2b_state(const struct sy_proxy *px);
 bool px_h2b_refused(const struct sy_proxy *px);
 bool px_h2b_delivered(const struct sy_proxy *px);
-/* The stream rides TLS (a carrier of h2 by ALPN). */
-bool px_h2b_tls(const struct sy_proxy *px);
+/* The stream rides TLS (a carrier of h2 by ALPN): true, with the client
+ * context and the name its connection was opened with (for a request sent
+ * again: px_replay, proxy_http.c). */
+bool px_h2b_tls(const struct sy_proxy *px, const void **ctx, const char **name);
 /* The backend refused the stream unprocessed. */
 bool px_h2b_unprocessed(const struct sy_proxy *px);
 bool px_h2b_take_activity(struct sy_proxy *px);

@@ -83,6 +83,11 @@ void sy_tls_free(struct sy_tls_conn *tc);
  * there too: an h2 backend leg becoming a shared connection,
  * proxy/px_h2_backend.c); src is left empty. */
 void sy_tls_conn_move(struct sy_tls_conn *dst, struct sy_tls_conn *src, struct sy_tcb *t);
+/* The name a backend leg was opened with (sy_tls_connect's: the host name
+ * its certificate is checked against and its SNI, or an IP address's
+ * text), into buf; "" when it had none. For opening another leg like it: a
+ * request sent again (proxy/proxy_http.c, px_replay). */
+void sy_tls_conn_name(const struct sy_tls_conn *tc, char *buf, size_t len);
 /* Whether a request for `host` (len bytes, no port), whose vhost in g is vh
  * (terminated here), may be served on this connection: the SNI's own vhost,
  * or one on the same context whose certificate names the host (RFC 9110

@@ -6,6 +6,7 @@
  * mbufs of the worker's pool (one copy: the decryption's output), and the
  * proxy's plaintext is gathered into records of up to 16 KB.
  */
+#include <stdio.h>
 #include <string.h>
 
 #include <openssl/err.h>
@@ -225,6 +226,28 @@ sy_tls_connect(struct sy_worker *w, struct sy_tls_conn *tc, struct sy_tcb *t, SS
 	       const char *name)
 {
 	return tls_start(w, tc, t, ctx, true, name);
+}
+
+/* Read back from where tls_name_check put it: the SSL's own verification
+ * parameters hold the host name (SSL_set1_host) or the IP address. */
+void
+sy_tls_conn_name(const struct sy_tls_conn *tc, char *buf, size_t len)
+{
+	X509_VERIFY_PARAM *vp;
+	const char *host;
+	char *ip;
+
+	if (len == 0)
+		return;
+	buf[0] = '\0';
+	if (tc->ssl == NULL || (vp = SSL_get0_param(tc->ssl)) == NULL)
+		return;
+	if ((host = X509_VERIFY_PARAM_get0_host(vp, 0)) != NULL) {
+		snprintf(buf, len, "%s", host);
+	} else if ((ip = X509_VERIFY_PARAM_get1_ip_asc(vp)) != NULL) {
+		snprintf(buf, len, "%s", ip);
+		OPENSSL_free(ip);
+	}
 }
 
 /* The handshake or a record went wrong: OpenSSL queued its alert (through

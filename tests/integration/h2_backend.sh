@@ -25,6 +25,11 @@
 #     :18443; upstream-protocol.tls: HTTP/1.1 over TLS on :443; a re-encrypt Route to :443
 #     (nginx offers no h2 there) stays HTTP/1.1, one to :18443 speaks h2 (ALPN); so do a
 #     RouteGroup's https:// backends (tls.backend_ca checks nginx's certificate).
+#   - Requests go again over TLS as in the clear: refused streams of the second nginx's TLS
+#     listener (:18444) on new TLS connections, all 1000 POSTs 2xx; with a TLS backend of
+#     our own (pool_server.py --tls) that closes a kept connection unanswered, a GET goes
+#     again on a new TLS leg and a POST is answered 502; a refusing endpoint's requests go
+#     to the other one.
 #   - The annotation taken away (one Service changed): HTTP/1.1 on :80 again.
 #   - A backend that stops: 502/503 for the client, routerd serves on.
 T_NAME=h2_backend
@@ -150,7 +155,7 @@ h2_deltas() {
 
 # h2load_through CLIENTS STREAMS REQUESTS URL WHAT [H2LOAD ARGS...]: h2load through
 # routerd, every request answered 2xx (else the test fails with WHAT); the counters' growth
-# over the run in D_* (h2_deltas).
+# over the run in D_* (h2_deltas), h2load's output in H2LOAD_OUT.
 h2load_through() {
 	local before c=$1 m=$2 n=$3 url=$4 what=$5
 	shift 5
@@ -158,6 +163,7 @@ h2load_through() {
 	before=$H2C
 	t_run lab_client timeout 60 h2load -c "$c" -m "$m" -n "$n" --connect-to "$R:80" "$@" "$url"
 	echo "$T_OUT" | grep -q "$n succeeded, 0 failed" || t_fail "h2load: $what" "$(t_seen)"
+	H2LOAD_OUT=$T_OUT
 	h2_deltas "$before"
 }
 
@@ -203,7 +209,7 @@ h2load_through 16 10 3200 "http://h2c.$D/many" "3200 requests through the h2c ba
 	t_fail "1000 streams a connection, none refused by nginx" "conns +$D_CONNS, resets +$D_RESETS"
 t_ok "3200 requests on $D_CONNS new connections of at most 1000 streams each, none refused"
 
-# A backend that ends its connections sooner (a second nginx on :18081 with
+# A backend that ends its connections sooner (a second nginx on :18081, and :18444 over TLS, with
 # keepalive_requests 250): its GOAWAY refuses the streams sent past its last one, and
 # those go again on a new connection (more than once if need be: a refusal is not a failure
 # of the request's); every request is answered.
@@ -223,6 +229,9 @@ http {
     keepalive_requests 250;
     server {
         listen $A:18081 http2;
+        listen $A:18444 ssl http2;
+        ssl_certificate $LAB_DIR/nginx-a/tls.crt;
+        ssl_certificate_key $LAB_DIR/nginx-a/tls.key;
         location / { return 200 "goaway-backend\n"; }
         # Reads a request's whole body before it answers (proxy_pass buffers it),
         # as a gRPC server reads a unary call's message: no answer frees the
@@ -261,6 +270,17 @@ t_note "POSTs of 2 KiB across GOAWAYs: h2_backend_conns +$D_CONNS, h2_backend_re
 	t_fail "POSTs whose streams a GOAWAY refused were sent again" "h2_backend_resets +$D_RESETS, proxy_backend_replays +$D_REPLAYS"
 [ "$D_TOO_BIG" -eq 0 ] || t_fail "a 2 KiB POST's copy is within the bound" "proxy_replay_too_big +$D_TOO_BIG"
 t_ok "1000 POSTs of 2 KiB across GOAWAYs: all 2xx; $D_REPLAYS sent again with their bodies ($D_RESETS streams refused or reset)"
+
+# The same over TLS (upstream-protocol.h2: ALPN h2 to the second nginx's :18444): a
+# refused stream goes again on a connection opened like its own (px_replay keeps the
+# carrier's client context and name), so every POST is answered 2xx here too.
+svc goawaytls h2tls 18444 '{projectcontour.io/upstream-protocol.h2: "18444"}'
+h2load_through 16 10 1000 "http://goawaytls.$D/read-body/post" "1000 POSTs of 2 KiB across GOAWAYs over TLS" -d "$LAB_DIR/post2k.bin"
+t_note "over TLS: h2_backend_conns +$D_CONNS, h2_backend_resets +$D_RESETS, proxy_backend_replays +$D_REPLAYS"
+grep -q "status codes: 1000 2xx" <<<"$H2LOAD_OUT" || t_fail "1000 POSTs of 2 KiB across GOAWAYs over TLS: all 2xx" "$H2LOAD_OUT"
+[ "$D_RESETS" -gt 0 ] && [ "$D_REPLAYS" -gt 0 ] ||
+	t_fail "POSTs whose streams a GOAWAY refused over TLS were sent again" "h2_backend_resets +$D_RESETS, proxy_backend_replays +$D_REPLAYS"
+t_ok "1000 POSTs of 2 KiB across GOAWAYs over TLS: all 2xx; $D_REPLAYS sent again on TLS connections ($D_RESETS streams refused or reset)"
 
 # A body past the bound keeps no copy (counted: proxy_replay_too_big): a stream of such a
 # POST that a GOAWAY refuses is answered 502, as before bodies were kept, and nothing
@@ -337,6 +357,61 @@ get "h2no.$D" /h2no-get --http1.1
  200 1.1" ] || t_fail "GET to an .h2 Service whose backend offers no h2" "$(t_seen)"
 nginx_saw '"GET /h2no-get HTTP/1.1" 200 [0-9]+ 443$' "ALPN without h2: HTTP/1.1 over TLS on :443"
 t_ok "upstream-protocol.h2: HTTP/2 over TLS where ALPN gives it (:18443), HTTP/1.1 where not (:443); .tls: HTTP/1.1 over TLS"
+
+# A request goes again over TLS as it does in the clear (px_replay opens the new leg with
+# the old one's client context and name). A TLS backend of our own (pool_server.py --tls,
+# nginx a's certificate) on :19443 whose /dropnext marks its connection: the next request
+# on it is read and left unanswered, the connection closed (an idle timeout that closes a
+# kept connection as a request arrives). On one client connection: a GET after it goes
+# again on a new TLS leg and is answered; a POST after it (curl -d: both are POSTs) may
+# have been processed, so it is answered 502 (not sent twice).
+lab_spawn backend pool-tls python3 "$SY_SRC/tests/integration/pool_server.py" --tls \
+	"$LAB_DIR/nginx-a/tls.crt" "$LAB_DIR/nginx-a/tls.key" "$A" 19443 pool-tls
+sy_poll 10 lab_backend curl -skf -m 1 -o /dev/null "https://$A:19443/" ||
+	t_fail "setup" "pool_server.py --tls does not answer https://$A:19443/" "$(cat "$LAB_DIR/pool-tls.log" 2>/dev/null)"
+svc droptls https 19443 '{projectcontour.io/upstream-protocol.tls: https}'
+dropped() {
+	lab_backend curl -skf -m 2 "https://$A:19443/dropstats" |
+		python3 -c 'import json, sys; print(json.load(sys.stdin)["dropped"])'
+}
+h2_counters
+before=$H2C
+t_run lab_client curl -sS -m 10 --resolve "droptls.$D:80:$R" -w ' %{http_code}/%{num_connects}\n' \
+	"http://droptls.$D/a/dropnext" "http://droptls.$D/b"
+[ "$T_OUT" = "pool-tls
+ 200/1
+pool-tls
+ 200/0" ] || t_fail "a GET on a kept TLS leg the backend closes unanswered goes again on a new one" "$(t_seen)"
+h2_deltas "$before"
+[ "$(dropped)" = 1 ] && [ "$D_REPLAYS" -eq 1 ] ||
+	t_fail "the backend dropped the GET once and routerd sent it again once" \
+		"dropped $(dropped), proxy_backend_replays +$D_REPLAYS"
+t_run lab_client curl -sS -m 10 --resolve "droptls.$D:80:$R" -w ' %{http_code}\n' \
+	"http://droptls.$D/c/dropnext" -d x=1 "http://droptls.$D/d"
+[ "$(sed -n 2p <<<"$T_OUT")" = " 200" ] && tail -n 1 <<<"$T_OUT" | grep -q ' 502$' && [ "$(dropped)" = 2 ] ||
+	t_fail "a POST on a kept TLS leg the backend drops is answered 502, not sent twice" "$(t_seen)" "dropped $(dropped)"
+# A new TLS leg refused: the pick's other endpoint, as in the clear. Endpoints on backend b
+# (nothing listens on its :19443: a reset) and a; 20 requests, each on a client connection
+# of its own, all answered by a, some after a refusal (backend_retries).
+rctl apply -f - <<EOF
+apiVersion: v1
+kind: Endpoints
+metadata: {name: droptls, namespace: demo}
+subsets: [{addresses: [{ip: $LAB_BACKEND_B_IP}, {ip: $A}], ports: [{name: https, port: 19443}]}]
+EOF
+t_expect_rc 0 "apply Endpoints droptls: backend b (nothing on :19443) and a"
+rctl stats -o json
+retries0=$(t_json "$T_OUT" 'd["total"]["backend_retries"]')
+for i in $(seq 20); do
+	get "droptls.$D" "/refused-$i" --http1.1
+	[ "$T_OUT" = "pool-tls
+ 200 1.1" ] || t_fail "request $i of 20 to a TLS pool with a refusing endpoint" "$(t_seen)" "$("$ROUTERCTL" -s "$LAB_SOCKET" stats -o json | grep -v '": 0,\?$')"
+done
+rctl stats -o json
+retries1=$(t_json "$T_OUT" 'd["total"]["backend_retries"]')
+[ $((retries1 - retries0)) -ge 1 ] || t_fail "a refused TLS leg's request went to the other endpoint" \
+	"backend_retries +$((retries1 - retries0))"
+t_ok "over TLS, requests go again: a GET on a kept leg closed unanswered (once, on a new leg), a POST there answered 502, 20 of 20 answered past a refusing endpoint (backend_retries +$((retries1 - retries0)))"
 
 # Over TLS too: once ALPN has said h2, the connection is shared by the streams of every
 # route that verifies the backend the same way. (Until then each new leg is an exchange's

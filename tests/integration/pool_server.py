@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """A backend pool of our own for the proxy and load-balancing tests:
 
-    pool_server.py ADDR PORT [NAME [HEALTH_FILE]]
+    pool_server.py [--tls CRT KEY] ADDR PORT [NAME [HEALTH_FILE]]
 
 Answers every GET or POST with NAME (default "pool-c"), and under /echo with the request it
 received: "path: <target>", then its headers (the forwarded headers the router added, what
@@ -20,20 +20,33 @@ A target ending in /closing answers NAME
 with "Connection: close" and closes (a backend at its keepalive_requests); one ending in
 /closing-eof the same without a Content-Length (the body ends at the close).
 /trailers answers "trailers" chunked, with the
-trailer fields grpc-status: 0 and grpc-message: fine (what a gRPC backend ends with). ADDR may be an IPv6 address (2001:2:1::10, no brackets): the
-server listens over IPv6 then."""
+trailer fields grpc-status: 0 and grpc-message: fine (what a gRPC backend ends with).
+A target ending in /dropnext answers NAME and keeps the connection, but the next request on
+that connection is read and left unanswered, the connection closed (a backend whose idle
+timeout closes a kept connection just as a request arrives); /dropstats answers how many
+were, {"dropped": n}. ADDR may be an IPv6 address (2001:2:1::10, no brackets): the
+server listens over IPv6 then. With --tls it speaks TLS (ALPN http/1.1) with that
+certificate and key."""
 import http.server
 import json
 import os
 import random
 import socket
+import ssl
 import sys
 import threading
 import time
 
-NAME = (sys.argv[3] if len(sys.argv) > 3 else "pool-c").encode() + b"\n"
-HEALTH_FILE = sys.argv[4] if len(sys.argv) > 4 else None
+ARGS = sys.argv[1:]
+TLS = None
+if "--tls" in ARGS:
+    i = ARGS.index("--tls")
+    TLS = ARGS[i + 1:i + 3]
+    del ARGS[i:i + 3]
+NAME = (ARGS[2] if len(ARGS) > 2 else "pool-c").encode() + b"\n"
+HEALTH_FILE = ARGS[3] if len(ARGS) > 3 else None
 CHECKS = {"checks": 0, "hosts": []}
+DROPS = {"dropped": 0}
 SEEN = set()  # /slowonce targets asked for already
 SEEN_LOCK = threading.Lock()
 
@@ -52,6 +65,16 @@ class Handler(http.server.BaseHTTPRequestHandler):
         n = int(self.headers.get("Content-Length") or 0)
         if n:
             self.rfile.read(n)
+        if getattr(self, "drop_next", False):
+            with SEEN_LOCK:
+                DROPS["dropped"] += 1
+            self.close_connection = True
+            return
+        if self.path.endswith("/dropnext"):
+            self.drop_next = True
+        if self.path == "/dropstats":
+            self.answer(200, json.dumps(DROPS).encode())
+            return
         if self.path == "/healthz":
             CHECKS["checks"] += 1
             host = self.headers.get("Host") or ""
@@ -141,10 +164,16 @@ class Handler(http.server.BaseHTTPRequestHandler):
 
 
 class Server(http.server.ThreadingHTTPServer):
-    address_family = socket.AF_INET6 if ":" in sys.argv[1] else socket.AF_INET
+    address_family = socket.AF_INET6 if ":" in ARGS[0] else socket.AF_INET
     # socketserver's listen backlog is 5: a burst of connections (perf/h2's hundreds of
     # streams held open, each its own backend connection) would wait for SYN retransmissions.
     request_queue_size = 256
 
 
-Server((sys.argv[1], int(sys.argv[2])), Handler).serve_forever()
+SRV = Server((ARGS[0], int(ARGS[1])), Handler)
+if TLS is not None:
+    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    ctx.load_cert_chain(TLS[0], TLS[1])
+    ctx.set_alpn_protocols(["http/1.1"])
+    SRV.socket = ctx.wrap_socket(SRV.socket, server_side=True)
+SRV.serve_forever()
