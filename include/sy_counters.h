@@ -263,6 +263,7 @@ extern const char *const sy_drop_reason_names[SY_DROP__COUNT];
 	X(h2_backend_streams_shared) /* of them, put on an h2c connection carrying others */ \
 	X(h2_backend_errors) /* backend h2 sessions ended by a protocol error */ \
 	X(h2_backend_carriers_full) /* h2c connections not opened: SY_PX_H2C_MAX in use */ \
+	X(h2_backend_alpn_fallbacks) /* streams that joined a TLS leg whose ALPN then said http/1.1: sent again on legs of their own */ \
 	X(tls_handshakes)  /* TLS handshakes completed (terminated here) */    \
 	X(tls_resumptions) /* of them, resumed (ticket or session ID) */       \
 	X(tls_handshake_failures) /* refused: bad ClientHello, version, ciphers */ \

@@ -1025,7 +1025,8 @@ px_replay(struct sy_worker *w, struct sy_proxy *px, const struct sy_addr *ip, ui
 		return false;
 	sy_mq_init(&px->replay); /* px_backend_drop frees a replay */
 	px_backend_drop(w, px);
-	if ((px->retries_left > 0 || (px->be_proto == SY_BE_H2C && px->unprocessed_left > 0)) &&
+	if ((px->retries_left > 0 ||
+	     ((px->be_proto == SY_BE_H2C || px->be_proto == SY_BE_H2) && px->unprocessed_left > 0)) &&
 	    r.bytes > 0) {
 		/* The route's retry policy has tries left, or an h2 stream
 		 * may be refused unprocessed again: a copy for the next

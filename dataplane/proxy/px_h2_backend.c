@@ -33,7 +33,14 @@
  * (H2B_STREAM_WINDOW) and never the others on the connection.
  *
  * Over TLS the session waits for the handshake: ALPN h2, it goes on; else
- * the pipe dissolves into the TLS queues and the leg is HTTP/1.1.
+ * the pipe dissolves into the TLS queues and the leg is HTTP/1.1. A leg
+ * still handshaking is offered to the exchanges that want the same
+ * endpoint the same way (pending, in its endpoint's chain): the first that
+ * joins makes it a carrier then, and the carrier waits for ALPN itself;
+ * if that says http/1.1, every stream on it is refused unprocessed and
+ * goes again on a leg of its own, and the endpoint is remembered for a
+ * while as one that does not speak h2 (no_h2), whose new legs nobody waits
+ * on.
  *
  * Memory: nghttp2 takes it from the workers' allocator, bounded per session
  * (px_h2_mem.c); a stream's own buffers are counted on its stream, which
@@ -68,6 +75,8 @@
 #define H2B_CONN_WINDOW (16 * 1024 * 1024)
 #define H2B_FIELDS_MAX 128
 #define H2C_BUCKETS 256 /* endpoint chains: a power of two */
+#define H2B_NO_H2_SLOTS 64 /* endpoints remembered as not speaking h2: a power of two */
+#define H2B_NO_H2_MS 10000 /* ... for this long after their ALPN said so */
 
 struct px_h2b;
 
@@ -126,7 +135,8 @@ struct px_h2b {
 	struct sy_tls_conn tls;
 	const void *tls_ctx;
 	char tls_name[SY_TLS_SNI_MAX + 1];
-	bool chained;             /* in its endpoint's chain: takes streams */
+	bool chained;             /* in its endpoint's chain: takes streams (an
+				   * owned leg: pending, see carrier_takes) */
 	bool established;         /* its connection opened once */
 	bool dead;                /* it ends once this pump is over */
 	bool pumping, again;
@@ -136,9 +146,20 @@ struct px_h2b {
 	struct px_h2b_strm *wake;
 };
 
+/* An endpoint whose TLS picked http/1.1 by ALPN, with that client context:
+ * until `until` (TSC), a new leg to it is not offered to others while it
+ * handshakes. Direct-mapped: a collision forgets the older one. */
+struct px_h2b_no_h2 {
+	struct sy_addr ip;
+	uint16_t port;
+	const void *ctx;
+	uint64_t until;
+};
+
 struct px_h2c_table {
 	uint32_t n;
 	struct px_h2b *chain[H2C_BUCKETS];
+	struct px_h2b_no_h2 no_h2[H2B_NO_H2_SLOTS];
 };
 
 static nghttp2_session_callbacks *h2b_cbs;
@@ -148,6 +169,7 @@ static RTE_DEFINE_PER_LCORE(uint8_t[SY_PROXY_HEAD_MAX], h2b_head);
 static RTE_DEFINE_PER_LCORE(char[SY_PROXY_HEAD_MAX], h2b_names);
 
 static void carrier_end(struct sy_worker *w, struct px_h2b *hb);
+static void chain(struct px_h2c_table *t, struct px_h2b *hb);
 
 /* The TCP leg and TLS under a session. */
 static inline struct sy_tcb *
@@ -716,6 +738,56 @@ session_io(struct px_h2b *hb, bool *moved)
 	return true;
 }
 
+/* ------------------------------------------- endpoints without h2 -- */
+
+static uint32_t
+endpoint_hash(const struct sy_addr *addr, uint16_t port)
+{
+	uint32_t ip = sy_addr_key32(addr);
+
+	return (ip ^ ((uint32_t)port << 16) ^ (ip >> 13)) * 0x9e3779b1u;
+}
+
+static struct px_h2b_no_h2 *
+no_h2_slot(struct px_h2c_table *t, const struct sy_addr *ip, uint16_t port)
+{
+	return &t->no_h2[endpoint_hash(ip, port) >> 24 & (H2B_NO_H2_SLOTS - 1)];
+}
+
+static struct px_h2b **chain_of(struct px_h2c_table *t, const struct sy_addr *addr, uint16_t port);
+
+/* The leg to ip:port with ctx heard http/1.1 from ALPN. The other legs to
+ * it still handshaking take no more streams either: what this one's
+ * streams send again would only be refused there too. */
+static void
+no_h2_note(struct sy_worker *w, const struct sy_addr *ip, uint16_t port, const void *ctx)
+{
+	struct px_h2c_table *t = w->tcp.h2c;
+	struct px_h2b_no_h2 *e;
+	struct px_h2b *hb, *next;
+
+	if (t == NULL)
+		return;
+	e = no_h2_slot(t, ip, port);
+	e->ip = *ip;
+	e->port = port;
+	e->ctx = ctx;
+	e->until = w->now + sy_ms_to_tsc(w, H2B_NO_H2_MS);
+	for (hb = *chain_of(t, ip, port); hb != NULL; hb = next) {
+		next = hb->next;
+		if (hb->alpn_wait && hb->tls_ctx == ctx && hb->port == port && sy_addr_eq(&hb->ip, ip))
+			unchain(hb);
+	}
+}
+
+static bool
+no_h2_known(struct sy_worker *w, const struct sy_addr *ip, uint16_t port, const void *ctx)
+{
+	const struct px_h2b_no_h2 *e = no_h2_slot(w->tcp.h2c, ip, port);
+
+	return e->until > w->now && e->ctx == ctx && e->port == port && sy_addr_eq(&e->ip, ip);
+}
+
 /* -------------------------------------------------- owned (TLS) legs -- */
 
 /* ALPN did not pick h2: the leg is an HTTP/1.1 one over TLS from here on.
@@ -725,6 +797,8 @@ static void
 dissolve(struct sy_worker *w, struct sy_proxy *px)
 {
 	struct px_h2b_strm *st = px->bh2;
+
+	no_h2_note(w, &px->be_ip, px->be_port, px->btls_ctx);
 
 	if (st->pipe.out.bytes > 0 &&
 	    sy_mq_move(&px->btls->out, &st->pipe.out, st->pipe.out.bytes, w->sh->pool) < 0)
@@ -770,6 +844,7 @@ owned_pump(struct sy_worker *w, struct sy_proxy *px, struct px_h2b *hb)
 		carrier_pump(w, hb, px->bh2);
 		return true;
 	}
+	unchain(hb); /* no room for another carrier: it stays px's alone */
 	if (!session_io(hb, &moved) && !px->bh2->pipe.in_fin)
 		leg_over(px->bh2);
 	hb->wake = NULL; /* its one stream is px's, being stepped */
@@ -782,10 +857,7 @@ owned_pump(struct sy_worker *w, struct sy_proxy *px, struct px_h2b *hb)
 static struct px_h2b **
 chain_of(struct px_h2c_table *t, const struct sy_addr *addr, uint16_t port)
 {
-	uint32_t ip = sy_addr_key32(addr);
-	uint32_t h = (ip ^ ((uint32_t)port << 16) ^ (ip >> 13)) * 0x9e3779b1u;
-
-	return &t->chain[h >> 24 & (H2C_BUCKETS - 1)];
+	return &t->chain[endpoint_hash(addr, port) >> 24 & (H2C_BUCKETS - 1)];
 }
 
 /* The streams a carrier may have open: the backend's
@@ -823,6 +895,49 @@ carrier_arm(struct sy_worker *w, struct px_h2b *hb)
 }
 
 /*
+ * A carrier made while its TLS handshake ran (streams joined a pending leg,
+ * px_h2b_join): it waits for ALPN. h2: true, the session goes on. Else
+ * false: still handshaking, or it ended (dead): its TLS failed or its
+ * connection went, or ALPN picked http/1.1, and then every stream on it is
+ * refused unprocessed (RFC 9113 8.7: nothing of it was sent) and goes again
+ * on a leg of its own (px_retry, proxy_http.c), no longer offered to others
+ * (no_h2).
+ */
+static bool
+carrier_alpn(struct sy_worker *w, struct px_h2b *hb, bool *moved)
+{
+	struct sy_tls_conn *tls = &hb->tls;
+	const unsigned char *sel = NULL;
+	unsigned len = 0;
+	struct px_h2b_strm *st;
+
+	*moved |= sy_tls_pump(tls);
+	if (tls->state == SY_TLS_HANDSHAKE && !leg_ended(hb))
+		return false;
+	if (tls->state != SY_TLS_OPEN) {
+		carrier_fail(hb); /* its streams answer as for a failed leg */
+		return false;
+	}
+	SSL_get0_alpn_selected(tls->ssl, &sel, &len);
+	if (len == 2 && memcmp(sel, "h2", 2) == 0) {
+		hb->alpn_wait = false;
+		return true;
+	}
+	no_h2_note(w, &hb->ip, hb->port, hb->tls_ctx);
+	w->counters.h2_backend_conns--; /* it never spoke h2 */
+	for (st = hb->strms; st != NULL; st = st->next) {
+		st->refused = true;
+		w->counters.h2_backend_alpn_fallbacks++;
+		if (!st->pipe.in_fin)
+			leg_over(st);
+	}
+	hb->dead = true;
+	unchain(hb);
+	*moved = true;
+	return false;
+}
+
+/*
  * Read and write what there is, then step the exchanges whose streams
  * moved; again while stepping them gave the session more to do. `self`:
  * the stream whose exchange asked (being stepped: not stepped again).
@@ -846,7 +961,8 @@ carrier_pump(struct sy_worker *w, struct px_h2b *hb, struct px_h2b_strm *self)
 		hb->again = false;
 		if (hb->b.state == SY_TCPS_ESTABLISHED)
 			hb->established = true;
-		if (!hb->dead && !session_io(hb, &moved))
+		if (!hb->dead && (!hb->alpn_wait || carrier_alpn(w, hb, &moved)) &&
+		    !session_io(hb, &moved))
 			carrier_fail(hb);
 		while ((st = hb->wake) != NULL) {
 			hb->wake = st->wake_next;
@@ -1095,6 +1211,9 @@ px_h2b_start(struct sy_worker *w, struct sy_proxy *px, const char *tls_name)
 	if (hb == NULL)
 		return false;
 	hb->alpn_wait = px->btls != NULL;
+	hb->ip = px->be_ip;
+	hb->port = px->be_port;
+	hb->tls_ctx = px->btls_ctx;
 	snprintf(hb->tls_name, sizeof(hb->tls_name), "%s", tls_name != NULL ? tls_name : "");
 	if (stream_new(w, hb, px) == NULL) {
 		nghttp2_session_del(hb->s);
@@ -1102,6 +1221,11 @@ px_h2b_start(struct sy_worker *w, struct sy_proxy *px, const char *tls_name)
 		px_h2_raw_free(hb);
 		return false;
 	}
+	/* Pending: the exchanges that want this endpoint the same way while
+	 * it handshakes join it (px_h2b_join), rather than each opening a leg
+	 * of its own; not where ALPN said http/1.1 lately. */
+	if (hb->alpn_wait && w->tcp.h2c != NULL && !no_h2_known(w, &hb->ip, hb->port, hb->tls_ctx))
+		chain(w->tcp.h2c, hb);
 	return true;
 }
 
@@ -1157,10 +1281,12 @@ carrier_open(struct sy_worker *w, const struct sy_addr *ip, uint16_t port, struc
 	return 0;
 }
 
-/* An exchange's own TLS leg whose ALPN said h2: its TCB, TLS and record
- * move into the session, which becomes a carrier others join; the
- * exchange keeps its stream. False (it stays the exchange's, one stream
- * at a time) when the worker has SY_PX_H2C_MAX carriers. */
+/* An exchange's own TLS leg whose ALPN said h2, or a pending one another
+ * exchange joins (ALPN still to come: the carrier waits for it,
+ * carrier_alpn): its TCB, TLS and record move into the session, which
+ * becomes a carrier others join; the exchange keeps its stream. False (it
+ * stays the exchange's, one stream at a time) when the worker has
+ * SY_PX_H2C_MAX carriers. */
 static bool
 carrier_promote(struct sy_worker *w, struct sy_proxy *px, struct px_h2b *hb)
 {
@@ -1189,11 +1315,32 @@ carrier_promote(struct sy_worker *w, struct sy_proxy *px, struct px_h2b *hb)
 	hb->ip = px->be_ip;
 	hb->port = px->be_port;
 	hb->owner = NULL;
-	hb->established = true;
+	/* Before ALPN the connection may not be up yet: the carrier's
+	 * connect timeout holds from here (carrier_timeout). */
+	hb->established = !hb->alpn_wait || hb->b.state == SY_TCPS_ESTABLISHED;
+	hb->connect_by = w->now + sy_ms_to_tsc(w, SY_PROXY_TIMEOUT_CONNECT_MS);
 	hb->idle_since = w->now;
 	hb->n_joined = hb->n_strms;
-	chain(t, hb);
+	if (!hb->chained)
+		chain(t, hb);
 	return true;
+}
+
+/* hb takes a stream for ip:port, in the clear (tls_ctx NULL) or over TLS
+ * checked with tls_ctx for tls_name: a carrier, or a pending exchange's
+ * leg still handshaking (owner set). */
+static bool
+carrier_takes(const struct px_h2b *hb, const struct sy_addr *ip, uint16_t port, const void *tls_ctx,
+	      const char *tls_name)
+{
+	if (!sy_addr_eq(&hb->ip, ip) || hb->port != port || hb->goaway || hb->dead)
+		return false;
+	if (tls_ctx == NULL ? hb->has_tls || hb->owner != NULL
+			    : hb->tls_ctx != tls_ctx || strcmp(hb->tls_name, tls_name) != 0)
+		return false;
+	if (hb->owner != NULL && !hb->alpn_wait)
+		return false;
+	return carrier_room(hb) > 0;
 }
 
 int
@@ -1208,12 +1355,15 @@ px_h2b_join(struct sy_worker *w, struct sy_proxy *px, const struct sy_addr *ip, 
 		tls_name = "";
 	if (t != NULL)
 		for (hb = *chain_of(t, ip, port); hb != NULL; hb = hb->next)
-			if (sy_addr_eq(&hb->ip, ip) && hb->port == port && !hb->goaway &&
-			    !hb->dead && hb->has_tls == (tls_ctx != NULL) &&
-			    (tls_ctx == NULL ||
-			     (hb->tls_ctx == tls_ctx && strcmp(hb->tls_name, tls_name) == 0)) &&
-			    carrier_room(hb) > 0)
+			if (carrier_takes(hb, ip, port, tls_ctx, tls_name))
 				break;
+	if (hb != NULL && hb->owner != NULL) {
+		/* A pending leg: a carrier from now on, ALPN to come. */
+		if (carrier_promote(w, hb->owner, hb))
+			sy_conn_timer_set(w, hb->bc, w->now); /* it pumps on its own */
+		else
+			hb = NULL;
+	}
 	if (hb == NULL && tls_ctx != NULL)
 		return -ENOENT; /* TLS: the caller opens a leg of its own (ALPN decides) */
 	px->be_ip = *ip;
@@ -1279,6 +1429,7 @@ px_h2b_free(struct sy_worker *w, struct sy_proxy *px)
 			st->next->pprev = st->pprev;
 		hb->n_strms--;
 		if (hb->owner != NULL) {
+			unchain(hb); /* pending: nobody joined it */
 			nghttp2_session_del(hb->s);
 			w->counters.h2_mem_bytes -= sizeof(*hb);
 			px_h2_raw_free(hb);
@@ -1338,9 +1489,7 @@ px_h2b_tls(const struct sy_proxy *px, const void **ctx, const char **name)
 
 	if (st == NULL || (hb = st->sess) == NULL || leg_tls(hb) == NULL)
 		return false;
-	/* An exchange's own leg waiting on ALPN keeps the context until it
-	 * becomes a carrier (carrier_promote). */
-	*ctx = hb->owner != NULL ? hb->owner->btls_ctx : hb->tls_ctx;
+	*ctx = hb->tls_ctx;
 	*name = hb->tls_name;
 	return true;
 }

@@ -25,6 +25,9 @@
 #     :18443; upstream-protocol.tls: HTTP/1.1 over TLS on :443; a re-encrypt Route to :443
 #     (nginx offers no h2 there) stays HTTP/1.1, one to :18443 speaks h2 (ALPN); so do a
 #     RouteGroup's https:// backends (tls.backend_ca checks nginx's certificate).
+#   - A cold TLS h2 backend (the second nginx's :18445): 160 streams at once during the first
+#     handshake share it (at most 2 connections); one whose ALPN says http/1.1 (:18446):
+#     the streams that joined it go again on legs of their own, all 160 POSTs 2xx.
 #   - Requests go again over TLS as in the clear: refused streams of the second nginx's TLS
 #     listener (:18444) on new TLS connections, all 1000 POSTs 2xx; with a TLS backend of
 #     our own (pool_server.py --tls) that closes a kept connection unanswered, a GET goes
@@ -162,7 +165,7 @@ h2load_through() {
 	h2_counters
 	before=$H2C
 	t_run lab_client timeout 60 h2load -c "$c" -m "$m" -n "$n" --connect-to "$R:80" "$@" "$url"
-	echo "$T_OUT" | grep -q "$n succeeded, 0 failed" || t_fail "h2load: $what" "$(t_seen)"
+	echo "$T_OUT" | grep -q "$n succeeded, 0 failed" || t_fail "h2load: $what" "$(t_seen)" "$("$ROUTERCTL" -s "$LAB_SOCKET" stats -o json | grep -v '": 0,\?$' | grep -A80 '"total"')"
 	H2LOAD_OUT=$T_OUT
 	h2_deltas "$before"
 }
@@ -218,7 +221,7 @@ mkdir -p "$n2/tmp"
 cat >"$n2/nginx.conf" <<EOF
 pid $n2/nginx.pid;
 error_log $n2/error.log notice;
-events { worker_connections 256; }
+events { worker_connections 1024; } # 160 TLS legs at once, each with its connection to :80
 http {
     access_log off;
     client_body_temp_path $n2/tmp/body;
@@ -230,6 +233,8 @@ http {
     server {
         listen $A:18081 http2;
         listen $A:18444 ssl http2;
+        listen $A:18445 ssl http2;
+        listen $A:18446 ssl;
         ssl_certificate $LAB_DIR/nginx-a/tls.crt;
         ssl_certificate_key $LAB_DIR/nginx-a/tls.key;
         location / { return 200 "goaway-backend\n"; }
@@ -270,6 +275,35 @@ t_note "POSTs of 2 KiB across GOAWAYs: h2_backend_conns +$D_CONNS, h2_backend_re
 	t_fail "POSTs whose streams a GOAWAY refused were sent again" "h2_backend_resets +$D_RESETS, proxy_backend_replays +$D_REPLAYS"
 [ "$D_TOO_BIG" -eq 0 ] || t_fail "a 2 KiB POST's copy is within the bound" "proxy_replay_too_big +$D_TOO_BIG"
 t_ok "1000 POSTs of 2 KiB across GOAWAYs: all 2xx; $D_REPLAYS sent again with their bodies ($D_RESETS streams refused or reset)"
+
+# Streams that arrive while the first TLS handshake to an endpoint runs wait for it rather
+# than each opening a leg of its own: the leg is offered to them while it handshakes
+# (pending), the first to join makes it a carrier, and once ALPN says h2 they all ride it.
+# 160 streams at once (h2load 16 x 10) to the second nginx's :18445, which no connection
+# of routerd's has reached yet: a connection or two, not one a stream (160 before).
+svc coldtls h2tls 18445 '{projectcontour.io/upstream-protocol.h2: "18445"}'
+h2load_through 16 10 160 "http://coldtls.$D/cold" "160 streams at once to a TLS h2 backend not yet connected"
+cold_during=$(lab_backend ss -Htn state established "( sport = :18445 )" | wc -l)
+cold_conns=$D_CONNS
+t_note "cold TLS burst: h2_backend_conns +$D_CONNS, streams shared +$D_SHARED, nginx sees $cold_during on :18445"
+[ "$D_CONNS" -le 2 ] && [ "$cold_during" -le 2 ] && [ "$D_SHARED" -ge 100 ] ||
+	t_fail "160 streams during the first TLS handshake share its connection" \
+		"h2_backend_conns +$D_CONNS, nginx sees $cold_during on :18445, shared +$D_SHARED"
+# When that handshake's ALPN says http/1.1 (the second nginx's :18446 offers no h2), the
+# streams that joined it are refused unprocessed and each goes again on a leg of its own,
+# POSTs with their bodies: 160 POSTs of 2 KiB at once, all 2xx, the fallbacks counted.
+svc notls2 h2tls 18446 '{projectcontour.io/upstream-protocol.h2: "18446"}'
+rctl stats -o json
+fb0=$(t_json "$T_OUT" 'd["total"]["h2_backend_alpn_fallbacks"]')
+h2load_through 16 10 160 "http://notls2.$D/read-body/fallback" "160 POSTs at once to a TLS backend without h2" -d "$LAB_DIR/post2k.bin"
+grep -q "status codes: 160 2xx" <<<"$H2LOAD_OUT" || t_fail "160 POSTs to a TLS backend without h2: all 2xx" "$H2LOAD_OUT"
+rctl stats -o json
+fb1=$(t_json "$T_OUT" 'd["total"]["h2_backend_alpn_fallbacks"]')
+t_note "ALPN http/1.1 under a burst: h2_backend_alpn_fallbacks +$((fb1 - fb0)), proxy_backend_replays +$D_REPLAYS"
+[ $((fb1 - fb0)) -ge 1 ] && [ "$D_REPLAYS" -ge $((fb1 - fb0)) ] ||
+	t_fail "streams that joined a leg whose ALPN said http/1.1 went again on legs of their own" \
+		"h2_backend_alpn_fallbacks +$((fb1 - fb0)), proxy_backend_replays +$D_REPLAYS"
+t_ok "a cold TLS h2 backend: 160 streams during its first handshake on $cold_conns connection(s); where ALPN says http/1.1, the $((fb1 - fb0)) streams that joined went again on legs of their own, all 160 POSTs 2xx"
 
 # The same over TLS (upstream-protocol.h2: ALPN h2 to the second nginx's :18444): a
 # refused stream goes again on a connection opened like its own (px_replay keeps the
@@ -414,10 +448,8 @@ retries1=$(t_json "$T_OUT" 'd["total"]["backend_retries"]')
 t_ok "over TLS, requests go again: a GET on a kept leg closed unanswered (once, on a new leg), a POST there answered 502, 20 of 20 answered past a refusing endpoint (backend_retries +$((retries1 - retries0)))"
 
 # Over TLS too: once ALPN has said h2, the connection is shared by the streams of every
-# route that verifies the backend the same way. (Until then each new leg is an exchange's
-# own: streams that arrive during the first handshake open legs of their own, each shared
-# once it speaks h2; hence the warm-up request.) 4 h2 clients x 10 streams at once, 960
-# requests: all on the warm connection.
+# route that verifies the backend the same way. 4 h2 clients x 10 streams at once after a
+# warm-up request, 960 requests: all on the warm connection.
 get "h2tls.$D" /warm-tls --http1.1
 h2load_through 4 10 960 "http://h2tls.$D/mux-tls" "960 requests through the .h2 (TLS) backend"
 tls_during=$(lab_backend ss -Htn state established "( sport = :18443 )" | wc -l)
