@@ -192,13 +192,17 @@ px_try_arm(struct sy_worker *w, struct sy_proxy *px)
 	do {                                                       \
 		if ((px)->bpipe == NULL)                           \
 			px_s_consumed(w, &(px)->b, (px)->btls);    \
+		else                                               \
+			px_h2b_touch(px);                          \
 	} while (0)
 #define px_backend_close(px)                                       \
 	do {                                                       \
-		if ((px)->bpipe != NULL)                           \
+		if ((px)->bpipe != NULL) {                         \
 			(px)->bpipe->out_closed = true;            \
-		else                                               \
+			px_h2b_touch(px);                          \
+		} else {                                           \
 			px_s_close(&(px)->b, (px)->btls);          \
+		}                                                  \
 	} while (0)
 /* Whether the exchange has a backend leg, and what state it is in: its own
  * TCB's, or for a stream on an h2c carrier (bc NULL) the carrier's

@@ -74,6 +74,9 @@ int px_h2b_join(struct sy_worker *w, struct sy_proxy *px, const struct sy_addr *
 /* Move what there is: the pipe's request into frames, the backend's
  * frames into the pipe. True when anything moved. */
 bool px_h2b_pump(struct sy_worker *w, struct sy_proxy *px);
+/* The exchange read from or closed its pipe: the session looks at the
+ * stream on its next pass (its window, its end). */
+void px_h2b_touch(struct sy_proxy *px);
 /* The exchange lets go of its stream (reset if still open), and of the
  * session if it is its own. */
 void px_h2b_free(struct sy_worker *w, struct sy_proxy *px);
