@@ -12,7 +12,8 @@
  * then sends, which makes the flow SPLICED. It answers ARP for both addresses.
  *
  * Then it writes two pcaps (perf/pktgen passes them as pktgen -s 0:... -s 1:...):
- *   client.pcap   one 64-byte-payload data segment per flow, client -> VIP, with the
+ *   client.pcap   one data segment per flow (64 bytes of payload; --payload N: N, up to
+ *                 PAYLOAD_MAX), client -> VIP, with the
  *                 sequence number after the request and the cookie's ack
  *   backend.pcap  one per flow, backend -> routerd's SNAT address and port, acking the
  *                 request
@@ -54,7 +55,8 @@
 
 #define BURST 32
 #define WINDOW 256      /* handshakes in flight */
-#define PAYLOAD 64
+#define PAYLOAD 64      /* the replayed segments' payload, unless --payload */
+#define PAYLOAD_MAX 160 /* the frame buffer holds the headers and this */
 #define RETRY_MS 500
 
 /* An address of either family: v4 in host order, v6 as on the wire. */
@@ -70,7 +72,7 @@ static struct {
 	uint8_t client6[16], backend6[16]; /* and neighbour solicitations for these */
 	struct rte_ether_addr router_mac[2], my_mac[2];
 	const char *host, *out_client, *out_backend;
-	unsigned flows, timeout_s, port_base;
+	unsigned flows, timeout_s, port_base, payload;
 } O;
 
 enum { F_NONE, F_SYN, F_REQ, F_SPLICED };
@@ -448,7 +450,7 @@ write_pcaps(void)
 {
 	unsigned *order = malloc(O.flows * sizeof(*order)), i, j, n;
 	FILE *fc = pcap_open(O.out_client), *fb = pcap_open(O.out_backend);
-	uint8_t payload[PAYLOAD], f[256];
+	uint8_t payload[PAYLOAD_MAX], f[256];
 
 	memset(payload, 'x', sizeof(payload));
 	for (i = 0; i < O.flows; i++)
@@ -466,11 +468,11 @@ write_pcaps(void)
 		i = order[j];
 		n = build(f, 0, &O.client_ip, &O.vip, (uint16_t)(O.port_base + i), 80,
 			  isn_c(i) + 1 + req_len_of(i), fl->isn_r + 1, RTE_TCP_ACK_FLAG | RTE_TCP_PSH_FLAG,
-			  payload, PAYLOAD);
+			  payload, O.payload);
 		frame_check(f, n, &O.client_ip, &O.vip, (uint16_t)(O.port_base + i), 80);
 		pcap_add(fc, f, n);
 		n = build(f, 1, &O.backend_ip, &fl->snat_ip, 80, fl->snat_port, isn_b(fl->snat_port) + 1,
-			  fl->req_end, RTE_TCP_ACK_FLAG | RTE_TCP_PSH_FLAG, payload, PAYLOAD);
+			  fl->req_end, RTE_TCP_ACK_FLAG | RTE_TCP_PSH_FLAG, payload, O.payload);
 		frame_check(f, n, &O.backend_ip, &fl->snat_ip, 80, fl->snat_port);
 		pcap_add(fb, f, n);
 	}
@@ -495,6 +497,7 @@ usage(const char *prog)
 		"          [--host NAME] [--timeout S] [--port-base P (client ports P.., default 1024)]\n"
 		"           [--router-mac0 MAC] [--router-mac1 MAC]\n"
 		"          [--mac0 MAC] [--mac1 MAC] [--family 4|6] [--backend-family 4|6]\n"
+		"          [--payload N (the replayed segments' payload bytes, 1-160, default 64)]\n"
 		"EAL-ARGS must make two ports: 0 facing routerd's client-side memif port, 1 its\n"
 		"backend-side one. Addresses: client 198.18.2.2, VIP 198.18.0.1, backend\n"
 		"198.18.3.10:80; with --family 6 client 2001:2:2::2, VIP 2001:2:2::1, with\n"
@@ -541,6 +544,7 @@ main(int argc, char **argv)
 		{ "mac1", required_argument, NULL, 'y' },
 		{ "family", required_argument, NULL, 'f' },
 		{ "backend-family", required_argument, NULL, 'B' },
+		{ "payload", required_argument, NULL, 'P' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct rte_mbuf *pkts[BURST];
@@ -560,6 +564,7 @@ main(int argc, char **argv)
 	O.host = "bench.pktgen.test";
 	O.timeout_s = 60;
 	O.port_base = 1024;
+	O.payload = PAYLOAD;
 	parse_mac("02:53:59:00:02:01", &O.router_mac[0]);
 	parse_mac("02:53:59:00:03:01", &O.router_mac[1]);
 	parse_mac("02:53:59:00:02:02", &O.my_mac[0]);
@@ -578,10 +583,12 @@ main(int argc, char **argv)
 		case 'y': if (parse_mac(optarg, &O.my_mac[1]) < 0) usage(argv[0]); break;
 		case 'f': family = atoi(optarg); break;
 		case 'B': bfamily = atoi(optarg); break;
+		case 'P': O.payload = (unsigned)atoi(optarg); break;
 		default: usage(argv[0]);
 		}
 	}
-	if ((family != 4 && family != 6) || (bfamily != 4 && bfamily != 6))
+	if ((family != 4 && family != 6) || (bfamily != 4 && bfamily != 6) || O.payload == 0 ||
+	    O.payload > PAYLOAD_MAX)
 		usage(argv[0]);
 	if (family == 6) {
 		O.client_ip = (struct addr){ .v6 = 1 };

@@ -9,7 +9,8 @@ Inputs (perf/pktgen writes them; a phase not run leaves its rows "not run"):
   serve.tally        "ok tried flows_before flows_max flows_after rss_before rss_max rss_after"
   p1-FLOWS.flows     flows_active after pktgen_flows opened them
 With --family 6 or both (issue 36), the IPv6 runs' files have "-v6" after the phase
-(floor-v6, p2-v6, p1-v6-FLOWS; p1-v64-1000 for IPv6 clients to the IPv4 backend), and with
+(floor-v6, p2-v6, p1-v6-FLOWS; p1-v64-1000 for IPv6 clients to the IPv4 backend;
+p1-eq-FLOWS for IPv4 flows whose frames are the IPv6 ones' size), and with
 both an "IPv6 / IPv4" table follows: routerd's cycles per unit of each IPv6 row over the
 IPv4 row of the same run, within 10 % (<= 1.10) to pass.
 Rates are per second of pktgen's sending time. routerd has one worker: per worker = total.
@@ -79,8 +80,13 @@ def ratios(p1, p2best, p2steps, flows, p2rounds):
     rows = []
     for n in flows:
         rows.append((f"P1 {int(n):,} flows, 6to6", p1.get(f"p1-{n}"), p1.get(f"p1-v6-{n}")))
+    # Frame for frame: IPv4 segments with 20 more bytes of data, the IPv6 frames' size.
+    rows.append((f"P1 {int(flows[0]):,} flows, 6to6 against IPv4 frames of the IPv6 size",
+                 p1.get(f"p1-eq-{flows[0]}"), p1.get(f"p1-v6-{flows[0]}")))
     rows.append(("P1 1,000 flows, 6to4 (IPv6 clients, IPv4 backend)", p1.get(f"p1-{flows[0]}"),
                  p1.get("p1-v64-1000")))
+    rows.append(("P1 1,000 flows, 6to4 against IPv4 frames of the IPv6 size (its client side's)",
+                 p1.get(f"p1-eq-{flows[0]}"), p1.get("p1-v64-1000")))
     for label, v4, v6 in rows:
         if not v4 or not v6:
             print(f"| {label} | {'n/a' if not v4 else ''} | {'n/a' if not v6 else ''} | - | not run |")
@@ -194,6 +200,10 @@ def main():
                                 f"P1 fwd, {int(n):,} spliced flows, IPv6 (6to6)"))
         if fam == "6":
             p1_sets.append(("p1-v64-1000", None, None, "P1 fwd, 1,000 spliced flows, IPv6 to IPv4"))
+    if len(fams) == 2:
+        n0 = a.p1_flows.split()[0]
+        p1_sets.append((f"p1-eq-{n0}", None, None,
+                        f"P1 fwd, {int(n0):,} spliced flows, IPv4 at the IPv6 frame's size"))
     p1 = {}  # run -> (packets a second, cycles a packet), for the ratios
     for run, floor, tlog, label in p1_sets:
         fl = steps(f"{d}/{floor}.out") if floor else []
