@@ -995,13 +995,10 @@ carrier_alpn(struct sy_worker *w, struct px_h2b *hb, bool *moved)
 	no_h2_note(w, &hb->ip, hb->port, hb->tls_ctx);
 	w->counters.h2_backend_conns--; /* it never spoke h2 */
 	for (st = hb->strms; st != NULL; st = st->next) {
-		st->refused = true;
+		st->refused = true; /* then ended as any failed carrier's */
 		w->counters.h2_backend_alpn_fallbacks++;
-		if (!st->pipe.in_fin)
-			leg_over(st);
 	}
-	hb->dead = true;
-	unchain(hb);
+	carrier_fail(hb);
 	*moved = true;
 	return false;
 }
