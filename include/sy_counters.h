@@ -162,6 +162,10 @@ extern const char *const sy_drop_reason_names[SY_DROP__COUNT];
 	X(loops)                                                               \
 	X(busy_loops)  /* loop iterations that had work */                    \
 	X(tx_bursts)   /* TX calls to the ports' drivers (tx_packets / tx_bursts: frames per call) */ \
+	/* TSC cycles inside those calls, always counted (two TSC reads a call). \
+	 * With kernel-socket ports (af_packet, af_xdp, tap) this is mostly the \
+	 * kernel transmitting the frames, which a NIC does in hardware. */     \
+	X(tx_call_cycles)                                                      \
 	/* Where busy loops' cycles went, in a -Dpoll_phases=true build only (0	\
 	 * otherwise); the five add up to busy_cycles. */                      \
 	X(poll_pre_cycles)   /* rings: neighbour updates, hand-offs, health checks, VRRP */ \

@@ -41,6 +41,15 @@ proc_cpu_ticks() { # PID: utime + stime
 	echo $((${12} + ${13}))
 }
 
+proc_sys_ticks() { # PID: stime alone, the kernel's work on the process's behalf
+	local st
+	st=$(cat "/proc/$1/stat" 2>/dev/null) || { echo 0; return; }
+	st=${st##*) }
+	# shellcheck disable=SC2086 # split into fields on purpose
+	set -- $st
+	echo "${13}"
+}
+
 # vcpu_noise CPU: one line on how often CPU is taken away from a spinning thread (2 s of
 # $BUILD/perf/vcpu_gaps): on a VM, what runs meanwhile empties the caches, and a proxy's
 # costs per unit grow with it (perf/README.md, "tls", 2026-11-27 afternoon).
