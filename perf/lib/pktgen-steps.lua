@@ -3,7 +3,9 @@
 -- pktgen counted in each, then quit. Everything comes from the environment, so one script
 -- serves every phase (perf/README.md, "pktgen"):
 --   PG_SETUP     a command file (pktgen CLI lines) loaded first: addresses, range, pcap
---   PG_STEPS     "RATE:SECONDS ..." (RATE in % of the port's link speed, as `set 0 rate`)
+--   PG_STEPS     "RATE:SECONDS ..." (RATE in % of the port's link speed, as `set 0 rate`;
+--                "A/B": port 0 at A %, port 1 at B %, for equal frame rates on ports whose
+--                frames differ in size: pktgen paces a pcap by its mean frame's wire size)
 --   PG_PORTS     the ports to start and count (default "0")
 --   PG_HOOK      a shell command with one %s: run with "begin-N" / "end-N" around step N
 --                (perf/pktgen snapshots routerd's counters there)
@@ -58,12 +60,18 @@ if setup then pktgen.load(setup) end
 log("setup done")
 
 local steps = {}
-for r, s in string.gmatch(os.getenv("PG_STEPS") or "100:5", "([%d.]+):(%d+)") do
+for r, s in string.gmatch(os.getenv("PG_STEPS") or "100:5", "([%d./]+):(%d+)") do
 	steps[#steps + 1] = { rate = r, secs = tonumber(s) }
 end
 
 for i, st in ipairs(steps) do
-	pktgen.set(ports, "rate", st.rate)
+	local a, b = string.match(st.rate, "^([%d.]+)/([%d.]+)$")
+	if a then
+		pktgen.set("0", "rate", a)
+		pktgen.set("1", "rate", b)
+	else
+		pktgen.set(ports, "rate", st.rate)
+	end
 	pktgen.clr()
 	-- pktgen refreshes its port counters about once a second: wait for a fresh
 	-- snapshot before and after each step.
