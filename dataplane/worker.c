@@ -459,12 +459,17 @@ sy_worker_poll(struct sy_worker *w)
 
 		if (pid == SY_PORT_NONE)
 			continue;
-		rx_t0 = phase_tsc();
+		rx_t0 = rte_rdtsc();
 		n = rte_eth_rx_burst(pid, w->queue, pkts, SY_RX_BURST);
-		if (SY_POLL_PHASES)
-			w->phase.rx_calls += phase_tsc() - rx_t0;
-		if (n == 0)
+		if (n == 0) {
+			if (SY_POLL_PHASES)
+				w->phase.rx_calls += rte_rdtsc() - rx_t0;
 			continue;
+		}
+		rx_t0 = rte_rdtsc() - rx_t0;
+		w->counters.rx_call_cycles += rx_t0;
+		if (SY_POLL_PHASES)
+			w->phase.rx_calls += rx_t0;
 		work += n;
 		w->counters.rx_packets += n;
 		/* Established spliced segments directly, the rest through

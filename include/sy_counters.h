@@ -166,6 +166,10 @@ extern const char *const sy_drop_reason_names[SY_DROP__COUNT];
 	 * With kernel-socket ports (af_packet, af_xdp, tap) this is mostly the \
 	 * kernel transmitting the frames, which a NIC does in hardware. */     \
 	X(tx_call_cycles)                                                      \
+	/* TSC cycles inside the drivers' RX calls that returned frames, always \
+	 * counted: the driver's own work (memif and af_packet copy every frame) \
+	 * that busy_cycles - rx_call_cycles - tx_call_cycles leaves out. */     \
+	X(rx_call_cycles)                                                      \
 	/* Where busy loops' cycles went, in a -Dpoll_phases=true build only (0	\
 	 * otherwise); the five add up to busy_cycles. */                      \
 	X(poll_pre_cycles)   /* rings: neighbour updates, hand-offs, health checks, VRRP */ \
