@@ -42,9 +42,10 @@
  *      words a flow key is made of, loaded straight from the headers) and
  *      its flow-cache pair, a backend segment's SNAT port slot; prefetch it.
  *      A frame that is not IPv4's layout is tried as IPv6's (only then:
- *      the IPv4 lane pays nothing for it): its 48-byte key written once,
- *      hashed from the same words (CRC-32C, as the IPv6 hash does), and
- *      its flow-cache pair prefetched (an IPv6 key of either leg is cached
+ *      the IPv4 lane pays nothing for it): its 48-byte key hashed from
+ *      the words loaded from the headers (CRC-32C, as the IPv6 hash does;
+ *      the key is written out only if the cache misses), and its
+ *      flow-cache pair prefetched (an IPv6 key of either leg is cached
  *      there).
  *   2. FAST_RESOLVE_LAG frames behind: read that pair (conn/flow_table.h: one load; a
  *      key the cache does not have goes to the hash of its family) or slot,
@@ -400,29 +401,37 @@ fast_ours6(const struct sy_dp_port *p, const uint8_t *dst)
 	return false;
 }
 
-/* Stage 1 of an IPv6 frame: its flow-table key as it arrives (the tuple
- * either leg's key is made of, conn/flow_table.c), and the key's hash from
- * the words loaded for it. */
-static inline hash_sig_t
+/* An IPv6 frame's flow-table key as it arrives (the tuple either leg's key
+ * is made of, conn/flow_table.c), for the hash when the cache misses. */
+static inline void
 fast_key6(struct sy_flow_key6 *k, const uint8_t *f)
 {
-	const uint64_t a0 = load64(f + OFF6_ADDRS), a1 = load64(f + OFF6_ADDRS + 8);
-	const uint64_t a2 = load64(f + OFF6_ADDRS + 16), a3 = load64(f + OFF6_ADDRS + 24);
 	uint64_t pw = load32(f + OFF6_PORTS);
 
 #if RTE_BYTE_ORDER == RTE_BIG_ENDIAN
 	pw <<= 32; /* ports, then zero */
 #endif
-	/* Stored as the words it is hashed from: the hash never reads the
-	 * key back (a wide load over narrower stores would wait for them). */
-	memcpy(k->saddr, &a0, 8);
-	memcpy(k->saddr + 8, &a1, 8);
-	memcpy(k->daddr, &a2, 8);
-	memcpy(k->daddr + 8, &a3, 8);
+	/* In the 8-byte words rte_hash's compares read back. */
+	memcpy(k->saddr, f + OFF6_ADDRS, 16);
+	memcpy(k->daddr, f + OFF6_ADDRS + 16, 16);
 	/* (sport, dport, zero[0]) then (zero[1], zero[2]). */
 	memcpy((uint8_t *)k + offsetof(struct sy_flow_key6, sport), &pw, 8);
 	memset((uint8_t *)k + offsetof(struct sy_flow_key6, zero[1]), 0, 8);
-	return sy_flow_hash6_words(a0, a1, a2, a3, pw);
+}
+
+/* Stage 1 of an IPv6 frame: the hash of its key, from the words loaded for
+ * it. The key itself is written only when the cache misses (fast_resolve):
+ * writing 48 bytes a frame for the rare miss cost every frame its stores. */
+static inline hash_sig_t
+fast_hash6(const uint8_t *f)
+{
+	uint64_t pw = load32(f + OFF6_PORTS);
+
+#if RTE_BYTE_ORDER == RTE_BIG_ENDIAN
+	pw <<= 32;
+#endif
+	return sy_flow_hash6_words(load64(f + OFF6_ADDRS), load64(f + OFF6_ADDRS + 8),
+				   load64(f + OFF6_ADDRS + 16), load64(f + OFF6_ADDRS + 24), pw);
 }
 
 static inline bool
@@ -725,13 +734,13 @@ fast_forward46(struct sy_worker *w, struct sy_conn *c, struct rte_mbuf *m, unsig
 }
 
 /* Stage 2 for frame i (below): its record through the flow cache (the hash
- * when the cache does not have it: the IPv6 one with key6, the key stage 1
- * made, for an IPv6 frame) or its SNAT port's slot; prefetched (an IPv6
+ * when the cache does not have it: the IPv6 one, with the key made here from
+ * the frame, for an IPv6 frame) or its SNAT port's slot; prefetched (an IPv6
  * leg's addresses too, in the cold array: for an IPv4 backend segment the
  * slot says whether its record has one, conn/flow_table.h). */
 static inline void
 fast_resolve(struct sy_conn_tables *t, struct rte_mbuf *m, unsigned leg, void *where,
-	     hash_sig_t sig, const struct sy_flow_key6 *key6, struct sy_conn **conn)
+	     hash_sig_t sig, struct sy_conn **conn)
 {
 	struct sy_conn *c;
 
@@ -766,8 +775,13 @@ fast_resolve(struct sy_conn_tables *t, struct rte_mbuf *m, unsigned leg, void *w
 		const uint8_t *a;
 
 		c = sy_flow_cache_find(where, sig);
-		if (unlikely(c == NULL) && (c = sy_flow6_find(t, key6, sig)) == NULL)
-			return;
+		if (unlikely(c == NULL)) {
+			struct sy_flow_key6 k;
+
+			fast_key6(&k, rte_pktmbuf_mtod(m, const uint8_t *));
+			if ((c = sy_flow6_find(t, &k, sig)) == NULL)
+				return;
+		}
 		/* 97 bytes wherever they fall: up to three lines. */
 		a = (const uint8_t *)sy_conn_v6_of(t, c);
 		rte_prefetch0(a);
@@ -795,7 +809,6 @@ sy_splice_rx_burst(struct sy_worker *w, uint16_t port, struct rte_mbuf **pkts, u
 	void *where[SY_RX_BURST];
 	struct sy_conn *conn[SY_RX_BURST];
 	uint8_t leg[SY_RX_BURST];
-	struct sy_flow_key6 key6[SY_RX_BURST];
 	struct nh_memos memo;
 	uint64_t bytes = 0;
 	unsigned i, fast = 0;
@@ -817,7 +830,7 @@ sy_splice_rx_burst(struct sy_worker *w, uint16_t port, struct rte_mbuf **pkts, u
 		if (i >= FAST_RESOLVE_LAG && i - FAST_RESOLVE_LAG < n) {
 			unsigned j = i - FAST_RESOLVE_LAG;
 
-			fast_resolve(t, pkts[j], leg[j], where[j], sig[j], &key6[j], &conn[j]);
+			fast_resolve(t, pkts[j], leg[j], where[j], sig[j], &conn[j]);
 		}
 		if (i >= 2 * FAST_RESOLVE_LAG) {
 			unsigned j = i - 2 * FAST_RESOLVE_LAG;
@@ -853,7 +866,7 @@ sy_splice_rx_burst(struct sy_worker *w, uint16_t port, struct rte_mbuf **pkts, u
 			if (lane6 && fast_frame6(mac, m) &&
 			    fast_ours6(p, rte_pktmbuf_mtod_offset(m, const uint8_t *, OFF6_ADDRS + 16))) {
 				leg[i] = LEG_V6;
-				sig[i] = fast_key6(&key6[i], rte_pktmbuf_mtod(m, const uint8_t *));
+				sig[i] = fast_hash6(rte_pktmbuf_mtod(m, const uint8_t *));
 				where[i] = sy_flow_cache_pair(t, sig[i]);
 				rte_prefetch0(where[i]);
 			}
