@@ -401,17 +401,26 @@ fast_ours6(const struct sy_dp_port *p, const uint8_t *dst)
 	return false;
 }
 
-/* An IPv6 frame's flow-table key as it arrives (the tuple either leg's key
- * is made of, conn/flow_table.c), for the hash when the cache misses. */
-static inline void
-fast_key6(struct sy_flow_key6 *k, const uint8_t *f)
+/* The key's fifth word, (sport, dport, zero[0]) as a load sees it. */
+static inline uint64_t
+fast_ports6_word(const uint8_t *f)
 {
 	uint64_t pw = load32(f + OFF6_PORTS);
 
 #if RTE_BYTE_ORDER == RTE_BIG_ENDIAN
 	pw <<= 32; /* ports, then zero */
 #endif
-	/* In the 8-byte words rte_hash's compares read back. */
+	return pw;
+}
+
+/* An IPv6 frame's flow-table key as it arrives (the tuple either leg's key
+ * is made of, conn/flow_table.c), for the hash when the cache misses. */
+static inline void
+fast_key6(struct sy_flow_key6 *k, const uint8_t *f)
+{
+	const uint64_t pw = fast_ports6_word(f);
+
+	/* 16-byte copies: rte_hash compares a 48-byte key in 16-byte loads. */
 	memcpy(k->saddr, f + OFF6_ADDRS, 16);
 	memcpy(k->daddr, f + OFF6_ADDRS + 16, 16);
 	/* (sport, dport, zero[0]) then (zero[1], zero[2]). */
@@ -425,13 +434,9 @@ fast_key6(struct sy_flow_key6 *k, const uint8_t *f)
 static inline hash_sig_t
 fast_hash6(const uint8_t *f)
 {
-	uint64_t pw = load32(f + OFF6_PORTS);
-
-#if RTE_BYTE_ORDER == RTE_BIG_ENDIAN
-	pw <<= 32;
-#endif
 	return sy_flow_hash6_words(load64(f + OFF6_ADDRS), load64(f + OFF6_ADDRS + 8),
-				   load64(f + OFF6_ADDRS + 16), load64(f + OFF6_ADDRS + 24), pw);
+				   load64(f + OFF6_ADDRS + 16), load64(f + OFF6_ADDRS + 24),
+				   fast_ports6_word(f));
 }
 
 static inline bool

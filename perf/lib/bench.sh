@@ -32,22 +32,24 @@ stop_kernel_proxy() {
 	return 0
 }
 
-proc_cpu_ticks() { # PID: utime + stime
+# proc_ticks PID: "UTIME STIME" of /proc/PID/stat, in clock ticks ("0 0" when gone).
+proc_ticks() {
 	local st
-	st=$(cat "/proc/$1/stat" 2>/dev/null) || { echo 0; return; }
+	st=$(cat "/proc/$1/stat" 2>/dev/null) || { echo 0 0; return; }
 	st=${st##*) }
 	# shellcheck disable=SC2086 # split into fields on purpose
 	set -- $st
-	echo $((${12} + ${13}))
+	echo "${12} ${13}"
 }
-
+proc_cpu_ticks() { # PID: utime + stime
+	local u s
+	read -r u s <<<"$(proc_ticks "$1")"
+	echo $((u + s))
+}
 proc_sys_ticks() { # PID: stime alone, the kernel's work on the process's behalf
-	local st
-	st=$(cat "/proc/$1/stat" 2>/dev/null) || { echo 0; return; }
-	st=${st##*) }
-	# shellcheck disable=SC2086 # split into fields on purpose
-	set -- $st
-	echo "${13}"
+	local u s
+	read -r u s <<<"$(proc_ticks "$1")"
+	echo "$s"
 }
 
 # vcpu_noise CPU: one line on how often CPU is taken away from a spinning thread (2 s of
