@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <rte_cycles.h>
+
 #include "observe/access_log.h"
 #include "observe/backend_stats.h"
 #include "observe/graph.h"
@@ -365,10 +367,13 @@ sy_ops_stats(struct sy_router *r, const json_t *req)
 	if (!r->dataplane_up || sy_dp_mbufs(&mb) < 0)
 		memset(&mb, 0, sizeof(mb));
 	sy_alog_counts(&alog_written, &alog_dropped, &alog_pending);
-	return json_pack("{s:b, s:I, s:I, s:o, s:o, s:o, s:{s:I, s:I, s:I}, s:o, s:{s:o, s:o}, "
+	/* tsc_hz: the rate the *_cycles counters tick at, so that a reader
+	 * turns them into time without guessing it from a wall clock. */
+	return json_pack("{s:b, s:I, s:I, s:I, s:o, s:o, s:o, s:{s:I, s:I, s:I}, s:o, s:{s:o, s:o}, "
 			 "s:{s:b, s:I, s:I, s:I}}", "ok", 1,
 			 "generation", (json_int_t)r->gen_id, "generation_bytes",
-			 (json_int_t)(g ? g->bytes : 0), "workers", workers, "total",
+			 (json_int_t)(g ? g->bytes : 0), "tsc_hz", (json_int_t)rte_get_tsc_hz(),
+			 "workers", workers, "total",
 			 counters_json(&sum), "ports", ports, "mbufs", "total", (json_int_t)mb.total,
 			 "in_use", (json_int_t)mb.in_use, "quarantined", (json_int_t)mb.quarantined,
 			 "health_checks", health_summary(&r->health), "control_servers",

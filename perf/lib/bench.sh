@@ -85,6 +85,15 @@ core_ticks() {
 	awk -v c="cpu$1" '$1 == c { b = $2 + $3 + $4 + $7 + $8 + $9; print b, b + $5 + $6 }' /proc/stat
 }
 
+# routerd_tsc_hz: the rate routerd's cycle counters tick at (`routerctl stats`' tsc_hz).
+# Cycles over a run become time by it, not by busy + idle over the run's wall time: the
+# counters are read around the run, so that window is longer than the wall time measured
+# (by the readings themselves, some 0.2 s: a quarter of a quick perf/h2 run, whose busy
+# time per request it understated by as much, 2026-12-01).
+routerd_tsc_hz() {
+	lab_routerctl stats -o json | python3 -c 'import json,sys; print(json.load(sys.stdin)["tsc_hz"])'
+}
+
 # routerd_cycles: worker 0's busy and idle cycles, busy loops, RX and TX packets, TX calls,
 # then its busy polls' parts (all 0 unless routerd was built with -Dpoll_phases=true).
 routerd_cycles() {
@@ -97,13 +106,14 @@ routerd_cycles() {
 # HOST the requests go round SY_WRK_MIX's (Host, path) pairs (wrk_report.lua).
 measure() {
 	local proxy=$1 run=$2 c=$3 mode=$4 host=${5:-} out tw cpu0 cpu1 b0 b1 i0 i1 t0 t1 o0 o1
-	local l0 l1 r0 r1 x0 x1 k0 k1 ph0 ph1 line
+	local l0 l1 r0 r1 x0 x1 k0 k1 ph0 ph1 line hz=
 	local -a hdr=()
 	[ -n "$host" ] && hdr+=(-H "Host: $host")
 	[ "$mode" = close ] && hdr+=(-H 'Connection: close')
 	tw=$(tw_count)
 	if [ "${proxy#routerd}" != "$proxy" ]; then # routerd, routerd proxy, routerd splice
 		read -r b0 i0 l0 r0 x0 k0 ph0 < <(routerd_cycles)
+		hz=$(routerd_tsc_hz)
 		cpu0=$(proc_cpu_ticks "$ROUTERD_PID")
 	else
 		cpu0=$(proc_cpu_ticks "$KPID")
@@ -125,10 +135,10 @@ measure() {
 	mapfile -t made < <(python3 - "$proxy" "$run" "$c" "$mode" "$out" "$tw" "$cpu0" "$cpu1" "$CPU_TICK" \
 		"$t0" "$t1" "${b0:-}" "${b1:-0}" "${i0:-0}" "${i1:-0}" "$o0" "$o1" \
 		"${l0:-0}" "${l1:-0}" "${r0:-0}" "${r1:-0}" "${x0:-0}" "${x1:-0}" "${k0:-0}" "${k1:-0}" \
-		"${ph0:-0 0 0 0 0}" "${ph1:-0 0 0 0 0}" <<'PY'
+		"${ph0:-0 0 0 0 0}" "${ph1:-0 0 0 0 0}" "${hz:-0}" <<'PY'
 import json, sys
 (proxy, run, c, mode, out, tw, cpu0, cpu1, tick, t0, t1, b0, b1, i0, i1, o0, o1,
- l0, l1, r0, r1, x0, x1, k0, k1, ph0, ph1) = sys.argv[1:]
+ l0, l1, r0, r1, x0, x1, k0, k1, ph0, ph1, tsc_hz) = sys.argv[1:]
 d = json.loads(out)
 req = max(d["requests"], 1)
 opens = int(o1) - int(o0)  # by the proxy, and by nothing else in the lab during the run
@@ -136,8 +146,8 @@ rate = d["requests"] / (d["duration_us"] / 1e6)
 errs = d["connect"] + d["read"] + d["write"] + d["timeout"]
 proc = (int(cpu1) - int(cpu0)) / int(tick) / req * 1e6
 if b0:
-    busy, idle, wall = int(b1) - int(b0), int(i1) - int(i0), float(t1) - float(t0)
-    hz = (busy + idle) / wall  # every loop cycle is busy or idle
+    busy, idle = int(b1) - int(b0), int(i1) - int(i0)
+    hz = int(tsc_hz)  # routerd_tsc_hz
     load = busy / max(busy + idle, 1)
     polls, rx, tx = int(l1) - int(l0), int(r1) - int(r0), int(x1) - int(x0)
     # Packets per request both ways, and how many arrive per busy poll: a poll's fixed

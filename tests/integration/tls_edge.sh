@@ -432,6 +432,25 @@ rctl stats -o json
 t_json_expect "$T_OUT" 'all((w["tls_handshake_cycles"] > 0 or w["tls_handshakes"] + w["tls_backend_handshakes"] == 0) and w["tls_handshake_cycles"] <= w["busy_cycles"] for w in d["workers"]) and sum(w["tls_handshake_cycles"] for w in d["workers"]) > 0' \
 	"tls_handshake_cycles: counted on each worker that made handshakes, within its busy cycles"
 t_ok "tls_handshake_cycles counted within busy_cycles on each worker ($(t_json "$T_OUT" '" ".join(str(w["tls_handshake_cycles"]) for w in d["workers"])'))"
+# tsc_hz: the rate the cycle counters tick at. Every cycle of a worker's loop is busy or idle,
+# so over about a second of wall time worker 0's busy + idle cycles divided by tsc_hz are
+# that second (within what the two readings' own time adds or takes).
+hz_span=$(python3 - "$ROUTERCTL" "$LAB_SOCKET" <<'PY'
+import json, subprocess, sys, time
+def read():
+    d = json.loads(subprocess.run([sys.argv[1], "-s", sys.argv[2], "stats", "-o", "json"],
+                                  check=True, capture_output=True, text=True).stdout)
+    w = d["workers"][0]
+    return time.monotonic(), w["busy_cycles"] + w["idle_cycles"], d["tsc_hz"]
+t0, c0, hz = read()
+time.sleep(1.0)
+t1, c1, _ = read()
+print(hz, f"{(c1 - c0) / hz:.3f}", f"{t1 - t0:.3f}")
+PY
+)
+python3 -c 'import sys; hz, span, wall = map(float, sys.argv[1:4]); sys.exit(not (hz >= 1e8 and 0.8 * wall <= span <= 1.2 * wall))' $hz_span ||
+	t_fail "stats tsc_hz: worker 0's busy + idle cycles over a second, by tsc_hz, are that second" "tsc_hz, cycles / tsc_hz, wall seconds: $hz_span"
+t_ok "stats tsc_hz is the counters' rate (tsc_hz, busy + idle cycles / tsc_hz, wall: $hz_span)"
 
 # --- 9. Host of another TLS vhost than the SNI -------------------------------------------
 t_run lab_client curl -sS -m 10 --http1.1 --cacert "$C/ca.pem" --resolve "a.edge.$D:443:$R" \
