@@ -2449,11 +2449,12 @@ main(int argc, char **argv)
 		for (i = 0; i < B.n_flows; i++)
 			if (sy_flow_mem_estimate(table_size(B.flows[i])) > big)
 				big = sy_flow_mem_estimate(table_size(B.flows[i]));
-		/* IPv6 clients: the worker's second hash (room for two 40-byte
-		 * keys a record) and its cold array, under 256 B a flow. */
+		/* IPv6 clients: the worker's two IPv6 hashes (a 48-byte key
+		 * each a record) and its cold array (128 B a record), under
+		 * 384 B a flow. */
 		for (i = 0; (B.fam_mask & 2) && i < B.n_flows; i++)
-			if ((size_t)table_size(B.flows[i]) * 256 > v6)
-				v6 = (size_t)table_size(B.flows[i]) * 256;
+			if ((size_t)table_size(B.flows[i]) * 384 > v6)
+				v6 = (size_t)table_size(B.flows[i]) * 384;
 		snprintf(mem, sizeof(mem), "%zu",
 			 (B.huge ? 512 : 1024) + 2 * (big >> 20) + (v6 >> 20) + 64);
 	}

@@ -81,9 +81,9 @@
  *
  * IPv6 legs: a record's IPv6 addresses are in the cold array
  * (conn/conn_t.h, struct sy_conn_v6), each leg's pair as one 32-byte run,
- * so the same "other leg's pair, swapped" holds; its csum_tcp counts them
- * (the two families' pseudo-headers differ only in the addresses), so the
- * TCP checksum changes by the record's number whichever families the legs
+ * a line a leg, so the same "other leg's pair, swapped" holds; its
+ * csum_tcp counts them (the two families' pseudo-headers differ only in
+ * the addresses), so the TCP checksum changes by the record's number whichever families the legs
  * are. Within IPv6 the addresses are rewritten in place; across the
  * families the IP header is replaced by the layout splice_xlate.h builds
  * for both paths (sy_xlate_ipv4_hdr, sy_xlate_ipv6_hdr), the frame 20 bytes
@@ -769,13 +769,9 @@ fast_resolve(struct sy_conn_tables *t, struct rte_mbuf *m, unsigned leg, void *w
 		if (c == NULL)
 			return;
 		/* 4to6: what the client's IPv6 leg needs (client, listen
-		 * address, next hop: the entry's first 48 bytes). */
-		if (unlikely((uintptr_t)v & SY_SNAT_SLOT_V6)) {
-			const uint8_t *a = (const uint8_t *)sy_conn_v6_of(t, c);
-
-			rte_prefetch0(a);
-			rte_prefetch0(a + 47);
-		}
+		 * address, next hop: the entry's first line). */
+		if (unlikely((uintptr_t)v & SY_SNAT_SLOT_V6))
+			rte_prefetch0(sy_conn_v6_of(t, c));
 	} else if (leg == LEG_V6) {
 		const uint8_t *a;
 
@@ -787,11 +783,13 @@ fast_resolve(struct sy_conn_tables *t, struct rte_mbuf *m, unsigned leg, void *w
 			if ((c = sy_flow6_find(t, &k, sig)) == NULL)
 				return;
 		}
-		/* 97 bytes wherever they fall: up to three lines. */
+		/* Both legs' lines (conn_t.h): 6to6 compares one and
+		 * writes the other. Which legs are IPv6 the record says, and
+		 * it is not here yet: 6to4 pays a prefetch for the backend
+		 * leg's line, not a wait. */
 		a = (const uint8_t *)sy_conn_v6_of(t, c);
 		rte_prefetch0(a);
-		rte_prefetch0(a + 48);
-		rte_prefetch0(a + 96);
+		rte_prefetch0(a + 64);
 	} else {
 		return;
 	}
