@@ -106,9 +106,10 @@ sy_conn_tables_init(struct sy_worker *w)
 	t->peeks = rte_mempool_create(name, SY_PEEK_BUFS, sizeof(struct sy_peek_buf), 0, 0, NULL,
 				      NULL, NULL, NULL, (int)rte_socket_id(),
 				      RTE_MEMPOOL_F_SP_PUT | RTE_MEMPOOL_F_SC_GET);
-	/* Source address indexes: the most IPv4 addresses a port has (the
-	 * rows of the port -> record array), and the most of either family
-	 * (the free-port FIFOs: an IPv6 leg of index k takes k's ports). */
+	/* Source address indexes: the most IPv4 addresses a port has (what
+	 * sy_snat_index searches), and the most of either family (the
+	 * free-port FIFOs and the rows of the port -> record array: an IPv6
+	 * leg of index k takes k's ports and k's row, snat.h). */
 	t->n_src = 1;
 	t->n_fifo = 1;
 	t->n_src_addr = 0;
@@ -130,7 +131,7 @@ sy_conn_tables_init(struct sy_worker *w)
 	t->ports = rte_malloc("sy_snat_ports", (size_t)t->n_fifo * t->port_cap * sizeof(uint16_t), 0);
 	t->snat_row = sy_snat_slots(n);
 	t->snat_conn = rte_zmalloc_socket("sy_snat_conn",
-					  (size_t)t->n_src * t->snat_row * sizeof(*t->snat_conn),
+					  (size_t)t->n_fifo * t->snat_row * sizeof(*t->snat_conn),
 					  RTE_CACHE_LINE_SIZE, (int)rte_socket_id());
 	t->snat_div = rte_reciprocal_value(n);
 	t->route_ctr = rte_zmalloc_socket("sy_route_ctr",

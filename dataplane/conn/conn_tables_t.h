@@ -90,9 +90,10 @@ struct sy_pp_src {
 struct sy_conn_tables {
 	struct rte_hash *flows;   /* client 4-tuple -> record */
 	struct rte_hash *flows6;  /* IPv6 client 4-tuple -> record; NULL without IPv6 */
-	/* IPv6 backend legs' 4-tuples -> record (IPv4's are the SNAT slots):
-	 * a table apart, so that the client table, which every SYN looks
-	 * up, is no larger than IPv4's (flow_table.h, sy_flow6_find). */
+	/* IPv6 backend legs' 4-tuples -> record, for the per-packet path (the
+	 * fast path finds them in the SNAT slots, as IPv4's): a table apart,
+	 * so that the client table, which every SYN looks up, is no larger
+	 * than IPv4's (flow_table.h, sy_flow6_find). */
 	struct rte_hash *flows6_b;
 	struct sy_conn_v6 *conn_v6; /* one per record, same index; NULL without IPv6 */
 	uint64_t *client_cache;   /* cache_mask + 1 tagged record pointers (flow_table.h) */
@@ -101,7 +102,7 @@ struct sy_conn_tables {
 	struct rte_reciprocal snat_div; /* port / n_workers without a divide */
 	uint32_t snat_row;          /* slots per row: sy_snat_slots(n_workers) */
 	uint8_t n_src;              /* address indexes: the most IPv4 addresses a port has (>= 1) */
-	uint8_t n_fifo;             /* free-port FIFOs: the most addresses of either family a port has */
+	uint8_t n_fifo;             /* free-port FIFOs and snat_conn rows: the most addresses of either family a port has */
 	struct sy_conn_arena conns;
 	struct rte_mempool *peeks;
 	struct rte_mempool *proxies; /* struct sy_proxy (proxy/proxy.h) */

@@ -49,8 +49,8 @@ cache_drop(struct sy_conn_tables *t, hash_sig_t sig, const struct sy_conn *c)
 }
 
 /* A key of c's into hash h (its hash sig) and the client-leg cache, or out
- * of both: an IPv4 client leg's, or an IPv6 leg's (the burst fast path
- * looks IPv6 keys up in the cache too, conn/flow_table.h). */
+ * of both: an IPv4 or IPv6 client leg's (the burst fast path looks IPv6
+ * client keys up in the cache too, conn/flow_table.h). */
 static int
 key_add(struct sy_conn_tables *t, struct rte_hash *h, const void *k, hash_sig_t sig,
 	struct sy_conn *c)
@@ -134,8 +134,12 @@ sy_flow_backend_add(struct sy_worker *w, struct sy_conn *c)
 		backend_key6(w, c, &k);
 		/* The backend-leg hash has room for a key a record (conn.c):
 		 * not expected to fail; if it did, the backend's segments would
-		 * find nothing and the connect would time out, counted. */
-		(void)key_add(&w->tcp, w->tcp.flows6_b, &k, sy_flow_hash6(&k), c);
+		 * find nothing and the connect would time out, counted. Not in
+		 * the client-leg cache: the fast path finds the leg in its SNAT
+		 * slot, as an IPv4 one (snat.h). */
+		if (rte_hash_add_key_with_hash_data(w->tcp.flows6_b, &k, sy_flow_hash6(&k), c) == 0)
+			*sy_snat_slot_k(&w->tcp, sy_conn_v6_of(&w->tcp, c)->snat_k, c->snat_port) =
+				sy_snat_slot_value(c);
 	} else {
 		*sy_snat_slot(&w->tcp, c->snat_ip, c->snat_port) = sy_snat_slot_value(c);
 	}
@@ -145,17 +149,19 @@ sy_flow_backend_add(struct sy_worker *w, struct sy_conn *c)
 void
 sy_flow_backend_del(struct sy_worker *w, struct sy_conn *c)
 {
+	struct sy_conn **slot;
+
 	if (sy_conn_backend_v6(c)) {
 		struct sy_flow_key6 k;
 
 		backend_key6(w, c, &k);
-		key_del(&w->tcp, w->tcp.flows6_b, &k, sy_flow_hash6(&k), c);
+		(void)rte_hash_del_key_with_hash(w->tcp.flows6_b, &k, sy_flow_hash6(&k));
+		slot = sy_snat_slot_k(&w->tcp, sy_conn_v6_of(&w->tcp, c)->snat_k, c->snat_port);
 	} else {
-		struct sy_conn **slot = sy_snat_slot(&w->tcp, c->snat_ip, c->snat_port);
-
-		if (sy_snat_slot_conn(*slot) == c)
-			*slot = NULL;
+		slot = sy_snat_slot(&w->tcp, c->snat_ip, c->snat_port);
 	}
+	if (sy_snat_slot_conn(*slot) == c)
+		*slot = NULL;
 	c->flags &= (uint8_t)~SY_CF_BACKEND_KEY;
 }
 

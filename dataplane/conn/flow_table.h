@@ -13,7 +13,7 @@
  * In front of the hash, a client-leg cache for the established-flow fast
  * path (splice_fast.c): the key's hash picks a pair of slots, each holding a
  * record pointer tagged with 16 more bits of the hash. A burst's client
- * segments (and IPv6 segments of either leg, below) find their records with
+ * segments (IPv6 ones too, below) find their records with
  * one load each instead of an rte_hash lookup (bucket, then key store). It
  * is only a hint: a tag that
  * misses (the pair was full, or the record was evicted) goes to the hash,
@@ -175,14 +175,16 @@ sy_flow_cache_find(const uint64_t *pair, hash_sig_t sig)
 }
 
 /*
- * IPv6 legs (SY_V6_CLIENT, SY_V6_BACKEND): their own hash, w->tcp.flows6,
- * with 48-byte keys, so an IPv4 key stays 16 bytes. Both legs' keys are in
- * the cache above too, under their IPv6 hash (the burst fast path looks an
- * IPv6 segment's key up there as an IPv4 client segment's; what it finds is
- * checked field for field, so a record of the other family under a tag is
- * only a miss). A worker without IPv6 legs puts nothing of theirs there. A
- * record's IPv6 addresses are in the cold array beside the records (struct
- * sy_conn_v6, same index).
+ * IPv6 legs (SY_V6_CLIENT, SY_V6_BACKEND): their own hashes, w->tcp.flows6
+ * (client legs) and flows6_b (backend legs), with 48-byte keys, so an IPv4
+ * key stays 16 bytes. A client leg's key is in the cache above too, under
+ * its IPv6 hash (the burst fast path looks an IPv6 client segment's key up
+ * there as an IPv4 one's; what it finds is checked field for field, so a
+ * record of the other family under a tag is only a miss). A backend leg is
+ * also in its SNAT slot (snat.h, row snat_k), where the fast path finds it
+ * without hashing, as an IPv4 backend leg. A worker without IPv6 legs puts
+ * nothing of theirs anywhere. A record's IPv6 addresses are in the cold
+ * array beside the records (struct sy_conn_v6, same index).
  */
 static inline struct sy_conn_v6 *
 sy_conn_v6_of(const struct sy_conn_tables *t, const struct sy_conn *c)
@@ -288,8 +290,10 @@ sy_flow_backend_lookup(const struct sy_conn_tables *t, uint32_t saddr, uint32_t 
 {
 	struct sy_conn *c = sy_snat_slot_conn(*sy_snat_slot(t, daddr, dport));
 
+	/* The slot may hold an IPv6 leg of the same index and port, whose
+	 * address fields are only folds (conn_t.h): never this segment's. */
 	if (c != NULL && c->snat_port == dport && c->backend_port == sport &&
-	    c->backend_ip == saddr && c->snat_ip == daddr)
+	    c->backend_ip == saddr && c->snat_ip == daddr && !sy_conn_backend_v6(c))
 		return c;
 	return NULL;
 }

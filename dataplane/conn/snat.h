@@ -11,8 +11,9 @@
  * k, and the next leg starts at the next k, so a port rests k times longer
  * before it meets the same backend from the same address. With A addresses
  * on the backend port a worker holds A x (65536 - 1024) / n_workers legs.
- * The port -> record array has a row per index; a backend segment's
- * destination address names its row (sy_snat_index).
+ * The port -> record array has a row per index, of either family; a backend
+ * segment's destination address names its row (sy_snat_index for IPv4, the
+ * address's place among its port's IPv6 addresses for IPv6).
  */
 #ifndef SY_SNAT_H
 #define SY_SNAT_H
@@ -54,17 +55,26 @@ sy_snat_index(const struct sy_conn_tables *t, uint32_t addr)
 	return 0;
 }
 
-/* The slot of backend leg (addr, port) (network order) in snat_conn: with
- * one address a port (n_src 1), row 0 and the port alone, as before there
- * were rows (every backend segment of the fast path comes here). */
+/* The slot of the backend leg of address index k and SNAT port `port`
+ * (network order) in snat_conn. Row k serves both families: an IPv4 leg of
+ * index k and an IPv6 one take k's ports from one FIFO, so a (k, port) is
+ * one leg's at a time. An IPv6 leg's k is its snat_k (conn_t.h), the index
+ * of its source among its port's IPv6 addresses: the burst fast path finds
+ * it from a backend's segment by the destination address's place there. */
+static inline struct sy_conn **
+sy_snat_slot_k(const struct sy_conn_tables *t, unsigned k, uint16_t port)
+{
+	return &t->snat_conn[(size_t)k * t->snat_row +
+			     rte_reciprocal_divide(rte_be_to_cpu_16(port), t->snat_div)];
+}
+
+/* The slot of IPv4 backend leg (addr, port) (network order): with one
+ * address a port (n_src 1), row 0 and the port alone, as before there were
+ * rows (every backend segment of the fast path comes here). */
 static inline struct sy_conn **
 sy_snat_slot(const struct sy_conn_tables *t, uint32_t addr, uint16_t port)
 {
-	struct sy_conn **row = t->snat_conn;
-
-	if (unlikely(t->n_src != 1))
-		row += (size_t)sy_snat_index(t, addr) * t->snat_row;
-	return &row[rte_reciprocal_divide(rte_be_to_cpu_16(port), t->snat_div)];
+	return sy_snat_slot_k(t, likely(t->n_src == 1) ? 0 : sy_snat_index(t, addr), port);
 }
 
 /* A source for a backend leg leaving by port `out`: the SNAT port (host
@@ -73,8 +83,9 @@ sy_snat_slot(const struct sy_conn_tables *t, uint32_t addr, uint16_t port)
 uint16_t sy_snat_get(struct sy_worker *w, const struct sy_dp_port *out, uint32_t *addr);
 /* The same for an IPv6 backend leg leaving by `out`: its IPv6 addresses
  * taken in turn, *k the index of the one given (the source is
- * out->ipv6[*k]; the leg's tuple is keyed in the IPv6 hash, conn/
- * flow_table.h, not in the port -> record array). */
+ * out->ipv6[*k]; the fast path finds the leg through row *k of the
+ * port -> record array, the per-packet path through its tuple in the IPv6
+ * backend hash, conn/flow_table.h). */
 uint16_t sy_snat_get6(struct sy_worker *w, const struct sy_dp_port *out, uint8_t *k);
 /* c's backend leg is gone: its (address index, port) is free again. */
 void sy_snat_release(struct sy_worker *w, const struct sy_conn *c);

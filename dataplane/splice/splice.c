@@ -810,8 +810,9 @@ snat_release(struct sy_worker *w, struct sy_conn *c)
  * replies come back to this port), a SNAT port, the next hop, and the MSS
  * lowered to what that port carries. An IPv6 endpoint makes the leg IPv6
  * (SY_V6_BACKEND): its addresses in the cold array, the record's 32-bit
- * fields their folds, its SNAT port from address index 0's ports (its
- * tuple is keyed in the IPv6 hash, conn/flow_table.h). 0, or why not.
+ * fields their folds, its SNAT port from its address index's ports (found
+ * by that index's SNAT slot and by its tuple in the IPv6 backend hash,
+ * conn/flow_table.h). 0, or why not.
  */
 static enum sy_answer_reason
 backend_source(struct sy_worker *w, struct sy_conn *c, const struct sy_addr *ep)
@@ -847,7 +848,7 @@ backend_source(struct sy_worker *w, struct sy_conn *c, const struct sy_addr *ep)
 		memcpy(a->snat, bp->ipv6[a->snat_k], 16);
 		memcpy(a->backend_nh, fr.nexthop.v6, 16);
 		c->backend_ip = sy_addr6_fold(a->backend);
-		c->snat_ip = 0; /* not in the port -> record array (conn/snat.h) */
+		c->snat_ip = 0; /* its SNAT slot is row snat_k's (conn/snat.h) */
 		c->backend_if = (uint8_t)fr.port;
 		c->peek->mss = RTE_MIN(c->peek->mss, (uint16_t)(bp->mtu - 60));
 		return 0;

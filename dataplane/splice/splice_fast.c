@@ -42,11 +42,12 @@
  *      words a flow key is made of, loaded straight from the headers) and
  *      its flow-cache pair, a backend segment's SNAT port slot; prefetch it.
  *      A frame that is not IPv4's layout is tried as IPv6's (only then:
- *      the IPv4 lane pays nothing for it): its 48-byte key hashed from
- *      the words loaded from the headers (CRC-32C, as the IPv6 hash does;
- *      the key is written out only if the cache misses), and its
- *      flow-cache pair prefetched (an IPv6 key of either leg is cached
- *      there).
+ *      the IPv4 lane pays nothing for it), the same way: to a SNAT port,
+ *      its slot (the row of the destination's index among the port's
+ *      IPv6 addresses, conn/snat.h); else its 48-byte key hashed from the
+ *      words loaded from the headers (CRC-32C, as the IPv6 hash does; the
+ *      key is written out only if the cache misses) and its flow-cache
+ *      pair.
  *   2. FAST_RESOLVE_LAG frames behind: read that pair (conn/flow_table.h: one load; a
  *      key the cache does not have goes to the hash of its family) or slot,
  *      and prefetch the record (and its cold IPv6 addresses for an IPv6
@@ -161,6 +162,7 @@ enum fast_leg {
 	LEG_BACKEND = SY_LEG_BACKEND, /* backend -> SNAT address: the SNAT port's slot */
 	LEG_SLOW,                     /* sy_eth_input() */
 	LEG_V6,                       /* an IPv6 frame, either leg: the IPv6 hash */
+	LEG_V6_SNAT,                  /* an IPv6 frame to a SNAT port: that port's slot */
 };
 
 static inline uint16_t
@@ -336,16 +338,16 @@ fast_frame(const struct sy_dp_port *p, uint64_t mac, const struct rte_mbuf *m)
 	return ck == RTE_MBUF_F_RX_IP_CKSUM_GOOD;
 }
 
-/* The record, if the segment still belongs on the fast path: SPLICED, no
- * FIN either way yet, both legs IPv4, and the segment is its leg's, field
- * for field. */
+/* The record, if the segment still belongs on the fast path: an IPv4
+ * frame (an IPv6 one's record, whichever family it is, is
+ * fast_conn46_ok's: a cache tag or a SNAT slot shared with an IPv4 leg may
+ * have found an IPv4 record for it), SPLICED, no FIN either way yet, both
+ * legs IPv4, and the segment is its leg's, field for field. */
 static inline bool
 fast_conn_ok(const struct sy_conn *c, const uint8_t *f, unsigned leg)
 {
-	return c->state == SY_CONN_SPLICED &&
-	       /* A record with an IPv6 leg: fast_conn46_ok. So is every
-	        * record an IPv6 frame (LEG_V6) found: its leg is never read
-	        * here. */
+	return leg <= LEG_BACKEND && c->state == SY_CONN_SPLICED &&
+	       /* A record with an IPv6 leg: fast_conn46_ok. */
 	       !(c->flags & (SY_CF_FIN_CLIENT | SY_CF_FIN_BACKEND | SY_CF_V6)) &&
 	       leg_addrs(c, leg) == load64(f + OFF_ADDRS) &&
 	       leg_ports(c, leg) == load32(f + OFF_PORTS);
@@ -388,8 +390,10 @@ fast_frame6(uint64_t mac, const struct rte_mbuf *m)
 /* The destination is one of port p's IPv6 addresses: sy_ipv6_input's rule,
  * which is per port (IPv4's is any port's address). A record's leg has one
  * of ours as its destination, but not necessarily this port's; the ones
- * that are not go the per-packet way, to be dropped there. */
-static inline bool
+ * that are not go the per-packet way, to be dropped there. Returns 1 + the
+ * address's index among the port's (a backend leg's snat_k, conn/snat.h),
+ * 0 when it is none of them. */
+static inline unsigned
 fast_ours6(const struct sy_dp_port *p, const uint8_t *dst)
 {
 	const uint64_t d0 = load64(dst), d1 = load64(dst + 8);
@@ -397,8 +401,8 @@ fast_ours6(const struct sy_dp_port *p, const uint8_t *dst)
 
 	for (i = 0; i < p->n_ipv6; i++)
 		if (((load64(p->ipv6[i]) ^ d0) | (load64(p->ipv6[i] + 8) ^ d1)) == 0)
-			return true;
-	return false;
+			return i + 1;
+	return 0;
 }
 
 /* The key's fifth word, (sport, dport, zero[0]) as a load sees it. */
@@ -450,8 +454,10 @@ same32(const uint8_t *a, const uint8_t *b)
  * fast_conn_ok for a record with an IPv6 leg (SY_CF_V6, which fast_conn_ok
  * turns away): SPLICED, no FIN either way yet, and the segment its leg's
  * field for field, in that leg's family. An IPv4 frame (*leg found by its
- * port, as for any) must be on an IPv4 leg; an IPv6 one's key was either
- * leg's, the client's tried first as sy_tcp6_input does, and *leg set.
+ * port, as for any) must be on an IPv4 leg; an IPv6 one found through its
+ * SNAT slot (LEG_V6_SNAT) on the backend leg; one found through its key
+ * was either leg's, the client's tried first as sy_tcp6_input does. *leg is
+ * set to the leg.
  */
 static inline bool
 fast_conn46_ok(const struct sy_conn_tables *t, const struct sy_conn *c, const uint8_t *f,
@@ -463,12 +469,12 @@ fast_conn46_ok(const struct sy_conn_tables *t, const struct sy_conn *c, const ui
 	if (c->state != SY_CONN_SPLICED || !(c->flags & SY_CF_V6) ||
 	    (c->flags & (SY_CF_FIN_CLIENT | SY_CF_FIN_BACKEND)))
 		return false;
-	if (*leg != LEG_V6)
+	if (*leg <= LEG_BACKEND)
 		return !((c->v6 >> *leg) & 1) && leg_addrs(c, *leg) == load64(f + OFF_ADDRS) &&
 		       leg_ports(c, *leg) == load32(f + OFF_PORTS);
 	a = sy_conn_v6_of(t, c);
 	ports = load32(f + OFF6_PORTS);
-	if (sy_conn_client_v6(c) && leg_ports(c, LEG_CLIENT) == ports &&
+	if (*leg == LEG_V6 && sy_conn_client_v6(c) && leg_ports(c, LEG_CLIENT) == ports &&
 	    same32(a->client, f + OFF6_ADDRS)) {
 		*leg = LEG_CLIENT;
 		return true;
@@ -772,11 +778,14 @@ fast_resolve(struct sy_conn_tables *t, struct rte_mbuf *m, unsigned leg, void *w
 		 * address, next hop: the entry's first line). */
 		if (unlikely((uintptr_t)v & SY_SNAT_SLOT_V6))
 			rte_prefetch0(sy_conn_v6_of(t, c));
-	} else if (leg == LEG_V6) {
+	} else if (leg == LEG_V6 || leg == LEG_V6_SNAT) {
 		const uint8_t *a;
 
-		c = sy_flow_cache_find(where, sig);
-		if (unlikely(c == NULL)) {
+		if (leg == LEG_V6_SNAT) {
+			c = sy_snat_slot_conn(*(struct sy_conn *const *)where);
+			if (c == NULL)
+				return;
+		} else if (unlikely((c = sy_flow_cache_find(where, sig)) == NULL)) {
 			struct sy_flow_key6 k;
 
 			fast_key6(&k, rte_pktmbuf_mtod(m, const uint8_t *));
@@ -865,17 +874,29 @@ sy_splice_rx_burst(struct sy_worker *w, uint16_t port, struct rte_mbuf **pkts, u
 		bytes += m->pkt_len;
 		conn[i] = NULL;
 		leg[i] = LEG_SLOW;
+		f = rte_pktmbuf_mtod(m, const uint8_t *);
 		if (!fast_frame(p, mac, m)) {
-			if (lane6 && fast_frame6(mac, m) &&
-			    fast_ours6(p, rte_pktmbuf_mtod_offset(m, const uint8_t *, OFF6_ADDRS + 16))) {
+			unsigned a6;
+
+			if (!lane6 || !fast_frame6(mac, m) ||
+			    (a6 = fast_ours6(p, f + OFF6_ADDRS + 16)) == 0)
+				continue;
+			/* As an IPv4 frame: to a SNAT port (not a listen port),
+			 * the slot of that port and of the address's index; else
+			 * the key's hash and its cache pair. */
+			dport = load16(f + OFF6_PORTS + 2);
+			if (dport != sh->http_port && dport != sh->https_port &&
+			    rte_be_to_cpu_16(dport) >= SY_SNAT_PORT_MIN) {
+				leg[i] = LEG_V6_SNAT;
+				where[i] = sy_snat_slot_k(t, a6 - 1, dport);
+			} else {
 				leg[i] = LEG_V6;
-				sig[i] = fast_hash6(rte_pktmbuf_mtod(m, const uint8_t *));
+				sig[i] = fast_hash6(f);
 				where[i] = sy_flow_cache_pair(t, sig[i]);
-				rte_prefetch0(where[i]);
 			}
+			rte_prefetch0(where[i]);
 			continue;
 		}
-		f = rte_pktmbuf_mtod(m, const uint8_t *);
 		dport = load16(f + OFF_PORTS + 2);
 		if (dport == sh->http_port || dport == sh->https_port) {
 			/* A client leg if a record has this tuple as its client

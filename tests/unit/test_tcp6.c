@@ -1004,15 +1004,16 @@ assert_same_frame46(struct rte_mbuf *slow, struct rte_mbuf *fast)
  * path's translation), each sent once through sy_eth_input and once, a
  * copy, through sy_splice_rx_burst: the fast path takes every one and sends
  * what the per-packet path sends, its record found through the cache in
- * front of the IPv6 hash or (every other one) the hash itself. The IPv6
- * hash's hash as the fast path computes it is rte_hash_crc's over the key.
+ * front of the IPv6 hash or (every other one) the hash itself, an IPv6
+ * backend leg's through its SNAT slot. The IPv6 hash's hash as the fast
+ * path computes it is rte_hash_crc's over the key.
  */
 static void
 test_fast_path46_matches_slow(void **state)
 {
 	static const bool fam[3][2] = { { true, true }, { true, false }, { false, true } };
 	uint64_t rng = 0x9e3779b97f4a7c15ull, fast0;
-	unsigned i, f, leg, kind;
+	unsigned i, f, leg, kind, seen_k = 0;
 
 	(void)state;
 	for (i = 0; i < 60; i++) {
@@ -1070,11 +1071,74 @@ test_fast_path46_matches_slow(void **state)
 			sy_conn_free(w, c);
 			assert_null(*slot);
 		} else {
+			/* An IPv6 backend leg's: the row of its source's index
+			 * (both of the port's addresses are used, in turn), where
+			 * the fast path found it above; emptied with it. */
+			const uint8_t k = sy_conn_v6_of(&w->tcp, c)->snat_k;
+			struct sy_conn **slot = sy_snat_slot_k(&w->tcp, k, c->snat_port);
+
+			assert_ptr_equal(*slot, (struct sy_conn *)((uintptr_t)c | SY_SNAT_SLOT_V6));
+			seen_k |= 1u << k;
 			sy_conn_free(w, c);
+			assert_null(*slot);
 		}
 	}
+	assert_int_equal(seen_k, 3);
 	assert_int_equal(w->counters.drops[SY_DROP_SPLICE_XLATE_FAILED], 0);
 	assert_int_equal(w->counters.flows_active, 0);
+}
+
+/*
+ * An IPv6 segment to a SNAT port whose slot holds another leg than its own:
+ * an IPv4 leg of the same address index and port (the two families take
+ * an index's ports from one FIFO, conn/snat.h), of a record with an IPv6
+ * client or of an IPv4-only one, or an IPv6 leg to another backend. The
+ * fast path finds that record and must not take the segment for it: the
+ * per-packet path has it, and drops it (no connection of its own).
+ */
+static void
+test_fast_path6_snat_slot_other_leg(void **state)
+{
+	static const bool fam[3][2] = { { true, false }, { false, false }, { true, true } };
+	const struct sy_dp_port *bp = &env.sh->ports[1];
+	uint64_t rng = 0x2545f4914f6cdd1dull;
+	unsigned f;
+
+	(void)state;
+	for (f = 0; f < 3; f++) {
+		uint32_t r[6];
+		struct sy_conn *c;
+		struct rte_mbuf *m;
+		char dst[INET6_ADDRSTRLEN];
+		unsigned k, d;
+		uint64_t fast0 = w->counters.fast_forwarded, dropped = 0;
+		struct seg6 s;
+
+		sy_test_random_words(&rng, r, RTE_DIM(r));
+		c = record46(fam[f][0], fam[f][1], r);
+		k = fam[f][1] ? sy_conn_v6_of(&w->tcp, c)->snat_k : sy_snat_index(&w->tcp, c->snat_ip);
+		assert_true(k < bp->n_ipv6);
+		assert_non_null(inet_ntop(AF_INET6, bp->ipv6[k], dst, sizeof(dst)));
+		/* From the IPv6 backend, but another port of it than the leg's. */
+		s = (struct seg6){ SY_TEST_BACKEND6,
+				   (uint16_t)(rte_be_to_cpu_16(c->backend_port) % 65535 + 1),
+				   rte_be_to_cpu_16(c->snat_port), r[2], r[3], RTE_TCP_ACK_FLAG,
+				   NULL, 0, "payload", dst, 1 };
+		m = mk6(&s);
+		assert_ptr_equal(sy_snat_slot_conn(*sy_snat_slot_k(&w->tcp, k, c->snat_port)), c);
+		for (d = 0; d < SY_DROP__COUNT; d++)
+			dropped -= w->counters.drops[d];
+		sy_splice_rx_burst(w, 1, &m, 1);
+		for (d = 0; d < SY_DROP__COUNT; d++)
+			dropped += w->counters.drops[d];
+		assert_int_equal(w->counters.fast_forwarded, fast0);
+		assert_int_equal(w->txq[0].n, 0);
+		/* The per-packet path's: dropped, or answered with a reset. */
+		assert_int_equal(dropped + w->txq[1].n, 1);
+		if (w->txq[1].n != 0)
+			rte_pktmbuf_free(take_one(1));
+		sy_conn_free(w, c);
+	}
 }
 
 /* An IPv6 segment with a hop-by-hop options header before TCP: left to the
@@ -1142,6 +1206,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_ptb_proxy, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fast_path46_matches_slow, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fast_path46_ext_header, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_fast_path6_snat_slot_other_leg, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);
