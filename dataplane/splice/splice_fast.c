@@ -41,8 +41,9 @@
  *      where its record is: a client segment's hash (CRC-32C of the two
  *      words a flow key is made of, loaded straight from the headers) and
  *      its flow-cache pair, a backend segment's SNAT port slot; prefetch it.
- *      A frame that is not IPv4's layout is tried as IPv6's (only then:
- *      the IPv4 lane pays nothing for it), the same way: to a SNAT port,
+ *      An IPv6 frame (by its ethertype, on a port and worker with IPv6
+ *      legs: the IPv4 lane pays that compare, and an IPv6 frame no IPv4
+ *      checks) is classified the same way: to a SNAT port,
  *      its slot (the row of the destination's index among the port's
  *      IPv6 addresses, conn/snat.h); else its 48-byte key hashed from the
  *      words loaded from the headers (CRC-32C, as the IPv6 hash does; the
@@ -558,6 +559,18 @@ fast_xlate(const struct sy_conn *c, uint8_t *ip, unsigned thl, unsigned leg)
 	return 0;
 }
 
+/* A frame's headers: its first line, and the second, where an IPv6 frame's
+ * TCP header (its flags, read in stage 1) and an IPv4 one's timestamp
+ * option lie. */
+static inline void
+fast_prefetch_frame(const struct rte_mbuf *m)
+{
+	const uint8_t *f = rte_pktmbuf_mtod(m, const uint8_t *);
+
+	rte_prefetch0(f);
+	rte_prefetch0(f + RTE_CACHE_LINE_SIZE);
+}
+
 /* A record's forwarding fields: its first line (conn.h). */
 static inline void
 prefetch_record(const struct sy_conn *c)
@@ -830,7 +843,7 @@ sy_splice_rx_burst(struct sy_worker *w, uint16_t port, struct rte_mbuf **pkts, u
 
 	RTE_ASSERT(n <= SY_RX_BURST);
 	for (i = 0; i < n && i < FAST_PREFETCH_AHEAD; i++)
-		rte_prefetch0(rte_pktmbuf_mtod(pkts[i], void *));
+		fast_prefetch_frame(pkts[i]);
 
 	for (i = 0; i < n + 2 * FAST_RESOLVE_LAG; i++) {
 		struct rte_mbuf *m;
@@ -870,15 +883,15 @@ sy_splice_rx_burst(struct sy_worker *w, uint16_t port, struct rte_mbuf **pkts, u
 			continue;
 		m = pkts[i];
 		if (i + FAST_PREFETCH_AHEAD < n)
-			rte_prefetch0(rte_pktmbuf_mtod(pkts[i + FAST_PREFETCH_AHEAD], void *));
+			fast_prefetch_frame(pkts[i + FAST_PREFETCH_AHEAD]);
 		bytes += m->pkt_len;
 		conn[i] = NULL;
 		leg[i] = LEG_SLOW;
 		f = rte_pktmbuf_mtod(m, const uint8_t *);
-		if (!fast_frame(p, mac, m)) {
+		if (lane6 && load16(f + OFF_ETHERTYPE) == RTE_BE16(RTE_ETHER_TYPE_IPV6)) {
 			unsigned a6;
 
-			if (!lane6 || !fast_frame6(mac, m) ||
+			if (!fast_frame6(mac, m) ||
 			    (a6 = fast_ours6(p, f + OFF6_ADDRS + 16)) == 0)
 				continue;
 			/* As an IPv4 frame: to a SNAT port (not a listen port),
@@ -897,6 +910,8 @@ sy_splice_rx_burst(struct sy_worker *w, uint16_t port, struct rte_mbuf **pkts, u
 			rte_prefetch0(where[i]);
 			continue;
 		}
+		if (!fast_frame(p, mac, m))
+			continue;
 		dport = load16(f + OFF_PORTS + 2);
 		if (dport == sh->http_port || dport == sh->https_port) {
 			/* A client leg if a record has this tuple as its client
