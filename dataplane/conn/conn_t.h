@@ -270,7 +270,10 @@ struct sy_conn {
 	 * the deltas (sy_conn_csum_deltas, splice.h): the fast path's part of
 	 * both checksums that does not depend on the segment. With an IPv6
 	 * leg (SY_CF_V6) csum_tcp counts that leg's real addresses (the two
-	 * families' pseudo-headers differ only in them) and csum_ip is unused. */
+	 * families' pseudo-headers differ only in them); csum_ip is, with one
+	 * leg of each family, the part of the checksum of the IPv4 header
+	 * built towards the IPv4 leg that the connection fixes
+	 * (splice_xlate.h, sy_xlate_ipv4_sum_base), and with both IPv6 unused. */
 	uint16_t csum_ip, csum_tcp;
 	/* -- end of what forwarding an established segment touches (64 B) -- */
 

@@ -166,6 +166,12 @@ sy_conn_csum_deltas(const struct sy_conn_tables *t, struct sy_conn *c)
 	tcp = (tcp & 0xffff) + (tcp >> 16);
 	tcp = (tcp & 0xffff) + (tcp >> 16);
 	c->csum_ip = (uint16_t)ip;
+	if ((c->flags & SY_CF_V6) && sy_conn_client_v6(c) != sy_conn_backend_v6(c))
+		/* Across the families the IPv4 header is built, not edited:
+		 * towards the IPv4 leg, its checksum's part this connection
+		 * fixes (conn_t.h). */
+		c->csum_ip = sy_conn_client_v6(c) ? sy_xlate_ipv4_sum_base(c->snat_ip, c->backend_ip)
+						  : sy_xlate_ipv4_sum_base(c->vip, c->client_ip);
 	c->csum_tcp = (uint16_t)tcp;
 }
 

@@ -707,9 +707,9 @@ fast_forward46(struct sy_worker *w, struct sy_conn *c, struct rte_mbuf *m, unsig
 			const uint8_t hop = f[OFF6_PLEN + 3];
 
 			f = (uint8_t *)rte_pktmbuf_adj(m, FAST_L3_6 - FAST_L3);
-			sy_xlate_ipv4_hdr((struct rte_ipv4_hdr *)(f + FAST_L2), tc, hop, tcp_len,
-					  to_backend ? c->snat_ip : c->vip,
-					  to_backend ? c->backend_ip : c->client_ip);
+			sy_xlate_ipv4_hdr_base((struct rte_ipv4_hdr *)(f + FAST_L2), tc, hop, tcp_len,
+					       to_backend ? c->snat_ip : c->vip,
+					       to_backend ? c->backend_ip : c->client_ip, c->csum_ip);
 		} else {
 			/* 4to6 */
 			const uint8_t tos = f[FAST_L2 + 1], ttl = f[FAST_L2 + 8];

@@ -92,18 +92,34 @@ int sy_xlate_6to6(struct rte_mbuf *m, const struct sy_xlate *x, const uint8_t sr
  * checksum, as rte_ipv4_cksum() would make it): a caller reads what it carries over first, as the new header
  * may overlap the old one.
  */
+/* The part of sy_xlate_ipv4_hdr's checksum sum that a connection's
+ * direction fixes: its addresses (network order) and the header's constants
+ * (version and length, DF, protocol), folded to 16 bits, host order. The
+ * fast path keeps it in the record (conn_t.h, csum_ip) and adds what each
+ * segment brings (sy_xlate_ipv4_hdr_base). */
+static inline uint16_t
+sy_xlate_ipv4_sum_base(uint32_t src, uint32_t dst)
+{
+	const uint32_t s4 = rte_be_to_cpu_32(src), d4 = rte_be_to_cpu_32(dst);
+	uint32_t sum = ((uint32_t)RTE_IPV4_VHL_DEF << 8) + RTE_IPV4_HDR_DF_FLAG + IPPROTO_TCP +
+		       (s4 >> 16) + (s4 & 0xffff) + (d4 >> 16) + (d4 & 0xffff);
+
+	sum = (sum & 0xffff) + (sum >> 16);
+	sum = (sum & 0xffff) + (sum >> 16);
+	return (uint16_t)sum;
+}
+
+/* sy_xlate_ipv4_hdr with the connection's part of the checksum sum given
+ * (sy_xlate_ipv4_sum_base(src, dst)). */
 static inline void
-sy_xlate_ipv4_hdr(struct rte_ipv4_hdr *ip, uint8_t tos, uint8_t ttl, uint16_t tcp_len,
-		  uint32_t src, uint32_t dst)
+sy_xlate_ipv4_hdr_base(struct rte_ipv4_hdr *ip, uint8_t tos, uint8_t ttl, uint16_t tcp_len,
+		       uint32_t src, uint32_t dst, uint16_t base)
 {
 	const uint16_t len = (uint16_t)(sizeof(*ip) + tcp_len);
-	const uint32_t s4 = rte_be_to_cpu_32(src), d4 = rte_be_to_cpu_32(dst);
 	/* The checksum from the values, not read back from the header just
 	 * written in pieces of every size (a load over two of those stores
 	 * waits for both to retire): its 16-bit words, host order. */
-	uint32_t sum = ((uint32_t)RTE_IPV4_VHL_DEF << 8 | tos) + len + RTE_IPV4_HDR_DF_FLAG +
-		       ((uint32_t)ttl << 8 | IPPROTO_TCP) + (s4 >> 16) + (s4 & 0xffff) +
-		       (d4 >> 16) + (d4 & 0xffff);
+	uint32_t sum = (uint32_t)base + tos + len + ((uint32_t)ttl << 8);
 
 	sum = (sum & 0xffff) + (sum >> 16);
 	sum = (sum & 0xffff) + (sum >> 16);
@@ -117,6 +133,13 @@ sy_xlate_ipv4_hdr(struct rte_ipv4_hdr *ip, uint8_t tos, uint8_t ttl, uint16_t tc
 	ip->hdr_checksum = rte_cpu_to_be_16((uint16_t)~sum);
 	ip->src_addr = src;
 	ip->dst_addr = dst;
+}
+
+static inline void
+sy_xlate_ipv4_hdr(struct rte_ipv4_hdr *ip, uint8_t tos, uint8_t ttl, uint16_t tcp_len,
+		  uint32_t src, uint32_t dst)
+{
+	sy_xlate_ipv4_hdr_base(ip, tos, ttl, tcp_len, src, dst, sy_xlate_ipv4_sum_base(src, dst));
 }
 
 static inline void
