@@ -1258,6 +1258,23 @@ backend_family_set(unsigned f)
 	atomic_store(&B.slot.live, B.gen[B.b6]);
 }
 
+/* Port pc's IPv6 address `router` (a /64) and its peer's `peer` there. */
+static void
+port_ipv6(struct sy_port_config *pc, const char *router, const char *peer, uint8_t rip[16],
+	  uint8_t pip[16])
+{
+	struct sy_port_addr *pa = &pc->ipv6[pc->n_ipv6++];
+	char cidr[64];
+	struct sy_addr a;
+
+	snprintf(cidr, sizeof(cidr), "%s/64", router);
+	(void)sy_prefix_parse(cidr, &pa->addr, &pa->prefix_len);
+	(void)sy_addr_parse(router, &a);
+	memcpy(rip, a.v6, 16);
+	(void)sy_addr_parse(peer, &a);
+	memcpy(pip, a.v6, 16);
+}
+
 static void
 port_config(struct sy_port_config *pc, const char *name, const char *dev, const char *cidr)
 {
@@ -1463,26 +1480,12 @@ setup(void)
 	B.pip[0] = a.v4;
 	(void)sy_addr_parse("198.18.1.10", &a);
 	B.pip[1] = a.v4;
-	if (B.fam_mask & 2) {
-		/* The client side over IPv6 (issue 36): lab addresses. */
-		struct sy_port_addr *pa = &B.cfg.ports[0].ipv6[B.cfg.ports[0].n_ipv6++];
-
-		(void)sy_prefix_parse("2001:2::1/64", &pa->addr, &pa->prefix_len);
-		(void)sy_addr_parse("2001:2::1", &a);
-		memcpy(B.rip6, a.v6, 16);
-		(void)sy_addr_parse("2001:2::2", &a);
-		memcpy(B.pip6, a.v6, 16);
-	}
-	if (B.b_fam == 6 || (B.b_fam == 0 && (B.fam_mask & 2))) {
-		/* The backend side over IPv6 in some phase (--backend-family). */
-		struct sy_port_addr *pa = &B.cfg.ports[1].ipv6[B.cfg.ports[1].n_ipv6++];
-
-		(void)sy_prefix_parse("2001:2:1::1/64", &pa->addr, &pa->prefix_len);
-		(void)sy_addr_parse("2001:2:1::1", &a);
-		memcpy(B.rip6b, a.v6, 16);
-		(void)sy_addr_parse("2001:2:1::10", &a);
-		memcpy(B.pip6b, a.v6, 16);
-	}
+	/* The client side over IPv6 (issue 36), the backend side in some
+	 * phase (--backend-family): lab addresses. */
+	if (B.fam_mask & 2)
+		port_ipv6(&B.cfg.ports[0], "2001:2::1", "2001:2::2", B.rip6, B.pip6);
+	if (B.b_fam == 6 || (B.b_fam == 0 && (B.fam_mask & 2)))
+		port_ipv6(&B.cfg.ports[1], "2001:2:1::1", "2001:2:1::10", B.rip6b, B.pip6b);
 
 	rc = sy_dp_shared_create(&B.cfg, B.pool, 1, &B.sh, err, sizeof(err));
 	if (rc == 0)
