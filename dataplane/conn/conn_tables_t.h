@@ -47,6 +47,7 @@ struct sy_backend_ctr;
 #define SY_SNAT_PORT_MIN 1024
 #define SY_WHEEL_SLOTS 4096        /* power of two */
 #define SY_WHEEL_TICK_MS 2         /* horizon: 8 s; later expiries re-queue */
+#define SY_PX_OUT_MAX 32           /* h2 connections a burst batches output for: SY_RX_BURST */
 
 /*
  * The records: a worker's own array of flows_per_worker, each on its own two
@@ -117,6 +118,11 @@ struct sy_conn_tables {
 	struct sy_hc_table *hc;    /* health check probes, worker 0 only (lb/hc_probe.c) */
 	struct px_mirror_table *mirror; /* request mirrors' legs (proxy/px_mirror.c) */
 	struct px_h2c_table *h2c;       /* h2c carriers by endpoint (proxy/px_h2_backend.c) */
+	/* h2 connections whose client output waits for the end of the RX
+	 * burst being read (proxy/px_out.c); px_out_open: one is being read. */
+	struct sy_proxy *px_out[SY_PX_OUT_MAX];
+	uint8_t n_px_out;
+	bool px_out_open;
 	uint32_t n_time_wait;   /* records in SY_CONN_PROXY_TIME_WAIT (proxy/px_time_wait.c) */
 	uint32_t time_wait_max; /* at most that many: flows / SY_PX_TIME_WAIT_SHARE (tests lower it) */
 	struct sy_tls_worker *tls; /* TLS sessions and BIO (tls/tls_internal.h) */

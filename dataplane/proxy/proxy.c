@@ -126,9 +126,8 @@ px_backend_pump(struct sy_worker *w, struct sy_proxy *px)
 
 /* ----------------------------------------------------------- lifecycle -- */
 
-/* Arm the client record's timer at the earliest of both legs' timers and
- * the phase's deadline. */
-static void
+/* proxy_internal.h */
+void
 px_arm(struct sy_worker *w, struct sy_proxy *px)
 {
 	uint64_t when = px->deadline, t;
@@ -202,7 +201,16 @@ px_step_end(struct sy_worker *w, struct sy_proxy *px)
 		px_backend_drop(w, px);
 	if (px->bc != NULL)
 		sy_tcb_output(w, &px->b);
-	sy_tcb_output(w, &px->c);
+	/* An h2 connection's responses come in one by one, each with its
+	 * backend's segment: sent at the end of the burst, those of one
+	 * burst share a segment (and a TLS record). */
+	if (!px_out_defer(w, px)) {
+		if (px->seal_later) {
+			px->seal_later = false;
+			sy_tls_pump(px->tls);
+		}
+		sy_tcb_output(w, &px->c);
+	}
 	px_refresh_deadline(w, px);
 	px->c.events = 0;
 	if (px->bc != NULL)
@@ -431,6 +439,8 @@ sy_proxy_release(struct sy_worker *w, struct sy_conn *c)
 void
 px_state_free(struct sy_worker *w, struct sy_proxy *px)
 {
+	if (px->out_queued)
+		px_out_forget(w, px);
 	px_request_end(w, px);
 	px_mirror_detach(w, px, false); /* a request cut short is not mirrored whole */
 	px_h2b_free(w, px); /* its stream (reset if open), or its own session */

@@ -207,6 +207,10 @@ struct sy_proxy {
 	 * (an h2c carrier waking one of its exchanges) makes it go round
 	 * again instead of nesting. */
 	bool in_step, step_again;
+	/* An h2 connection's client output waits for the end of the RX burst
+	 * (px_out.c): out_queued, it is in the worker's list; seal_later, its
+	 * last TLS seal was left for then too. */
+	bool out_queued, seal_later;
 };
 
 /* A worker's ratelimit token bucket (proxy_filter.c). */
@@ -228,6 +232,11 @@ void sy_proxy_segment(struct sy_worker *w, struct sy_conn *c, struct rte_mbuf *m
 /* A graceful drain began (drain.c): close the client connection if it is
  * idle between requests; one in an exchange closes after its response. */
 void sy_proxy_drain(struct sy_worker *w, struct sy_conn *c);
+/* An RX burst is read between these (splice/splice_fast.c): the h2
+ * connections it steps send once, at the end, what all its frames made them
+ * write (px_out.c). */
+void sy_proxy_out_open(struct sy_worker *w);
+void sy_proxy_out_flush(struct sy_worker *w);
 /* The client record's timer fired. */
 void sy_proxy_timeout(struct sy_worker *w, struct sy_conn *c);
 /* sy_conn_free of a proxy record: free the proxy state and the other leg. */

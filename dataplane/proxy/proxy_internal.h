@@ -248,6 +248,15 @@ const char *px_reason_phrase(uint16_t status);
 /* The deadline measures silence while a response is awaited or carried
  * (proxy.c). */
 void px_refresh_deadline(struct sy_worker *w, struct sy_proxy *px);
+/* Arm the client record's timer at the earliest of both legs' timers and
+ * the phase's deadline (proxy.c). */
+void px_arm(struct sy_worker *w, struct sy_proxy *px);
+/* Within an RX burst (px_out.c): true when px's client output may wait for
+ * its end (an h2 connection, open, not closing); px_out_defer queues it
+ * (false: it could not, send now); px_out_forget takes a freed one out. */
+bool px_out_deferrable(const struct sy_worker *w, const struct sy_proxy *px);
+bool px_out_defer(struct sy_worker *w, struct sy_proxy *px);
+void px_out_forget(struct sy_worker *w, struct sy_proxy *px);
 /* The proxy state goes back to the worker's pool with all it holds but
  * the client leg's record (proxy.c; an h2 stream's exchange has none). */
 void px_state_free(struct sy_worker *w, struct sy_proxy *px);

@@ -504,9 +504,15 @@ px_h2_step(struct sy_worker *w, struct sy_proxy *px)
 		px->deadline = px_in_ms(w, SY_PROXY_TIMEOUT_CLIENT_MS);
 	}
 	/* Last: TLS seals what the session wrote, and the close_notify of
-	 * a close just decided (the FIN follows it). */
-	if (px->tls != NULL)
-		sy_tls_pump(px->tls);
+	 * a close just decided (the FIN follows it); within an RX burst, an
+	 * open connection's seal waits for its end (px_out.c), so that the
+	 * burst's responses share a record. */
+	if (px->tls != NULL) {
+		if (px_out_deferrable(w, px))
+			px->seal_later = true;
+		else
+			sy_tls_pump(px->tls);
+	}
 }
 
 uint64_t

@@ -106,6 +106,7 @@
 #include "net/nd.h"
 #include "conn/conn.h"
 #include "net/net.h"
+#include "proxy/proxy.h"
 #include "splice/splice.h"
 #include "tcp/tcp.h"
 #include "worker.h"
@@ -840,6 +841,7 @@ sy_splice_rx_burst(struct sy_worker *w, uint16_t port, struct rte_mbuf **pkts, u
 
 	memo.ok[0] = 0;
 	memo.ok[1] = 0;
+	sy_proxy_out_open(w);
 
 	RTE_ASSERT(n <= SY_RX_BURST);
 	for (i = 0; i < n && i < FAST_PREFETCH_AHEAD; i++)
@@ -938,6 +940,10 @@ sy_splice_rx_burst(struct sy_worker *w, uint16_t port, struct rte_mbuf **pkts, u
 			rte_prefetch0(where[i]);
 		}
 	}
+	/* What the burst's frames made h2 connections write (proxy/px_out.c). */
+	if (t->n_px_out != 0)
+		sy_proxy_out_flush(w);
+	t->px_out_open = false;
 	w->counters.rx_bytes += bytes;
 	w->counters.fast_forwarded += fast;
 }
