@@ -300,6 +300,17 @@ full:
 	return 0;
 }
 
+/* len bytes of p at head[*n] (SY_PROXY_HEAD_MAX bytes), when they fit. */
+static bool
+head_put(char *head, int *n, const char *p, uint32_t len)
+{
+	if (len > SY_PROXY_HEAD_MAX - (uint32_t)*n)
+		return false;
+	memcpy(head + *n, p, len);
+	*n += (int)len;
+	return true;
+}
+
 int
 px_h2s_headers_done(struct px_h2 *h2, const nghttp2_frame *frame)
 {
@@ -323,18 +334,17 @@ px_h2s_headers_done(struct px_h2 *h2, const nghttp2_frame *frame)
 		answer(h2, ex, 501);
 		goto out;
 	}
-	n = snprintf(head, sizeof(head), "%.*s %.*s HTTP/1.1\r\n", (int)b->method_len, m,
-		     (int)b->path_len, b->hb + b->path);
-	if (n < 0 || (size_t)n >= sizeof(head))
+	/* The request line and host, copied (snprintf cost a request 1 %
+	 * of routerd's time, perf/journal/h2.md). */
+	n = 0;
+	if (!head_put(head, &n, m, b->method_len) || !head_put(head, &n, " ", 1) ||
+	    !head_put(head, &n, b->hb + b->path, b->path_len) ||
+	    !head_put(head, &n, " HTTP/1.1\r\n", 11))
 		goto big;
-	if (b->has_auth) {
-		int k = snprintf(head + n, sizeof(head) - (size_t)n, "host: %.*s\r\n",
-				 (int)b->auth_len, b->hb + b->auth);
-
-		if (k < 0 || (size_t)k >= sizeof(head) - (size_t)n)
-			goto big;
-		n += k;
-	}
+	if (b->has_auth && (!head_put(head, &n, "host: ", 6) ||
+			    !head_put(head, &n, b->hb + b->auth, b->auth_len) ||
+			    !head_put(head, &n, "\r\n", 2)))
+		goto big;
 	n += (int)head_fields(b, head + n, (uint32_t)(sizeof(head) - (size_t)n), &fits);
 	if (!fits)
 		goto big;
