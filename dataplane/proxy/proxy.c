@@ -226,7 +226,8 @@ px_step_end(struct sy_worker *w, struct sy_proxy *px)
 		px_finish(w, px);
 		return;
 	}
-	px_arm(w, px);
+	if (!px->out_queued)
+		px_arm(w, px); /* else once its output went (px_out.c) */
 }
 
 /*
