@@ -483,7 +483,10 @@ px_h2_step(struct sy_worker *w, struct sy_proxy *px)
 	do {
 		struct sy_proxy *ex;
 
-		moved = px->tls != NULL && sy_tls_pump(px->tls);
+		/* Within an RX burst an open connection seals once, at its
+		 * end (px_out.c): here only what came in is read. */
+		moved = px->tls != NULL && (px_out_deferrable(w, px) ? sy_tls_pump_in(px->tls)
+								     : sy_tls_pump(px->tls));
 		moved |= h2_recv(h2);
 		for (ex = h2->streams; ex != NULL; ex = ex->strm->next)
 			moved |= px_h2s_run(h2, ex);

@@ -75,6 +75,10 @@ int sy_tls_connect(struct sy_worker *w, struct sy_tls_conn *tc, struct sy_tcb *t
 /* Move bytes: ciphertext in -> handshake / plaintext in; plaintext out ->
  * records out; close_notify and FIN when asked. True when anything moved. */
 bool sy_tls_pump(struct sy_tls_conn *tc);
+/* sy_tls_pump's inbound half, on an open connection: ciphertext in ->
+ * plaintext in, nothing sealed (a caller that seals once later: the h2
+ * session within an RX burst, proxy/px_out.c). */
+bool sy_tls_pump_in(struct sy_tls_conn *tc);
 /* Bytes the proxy may still queue on `out` (bounded by sndbuf over both the
  * plaintext and the ciphertext queued). */
 uint32_t sy_tls_send_room(const struct sy_tls_conn *tc, uint32_t sndbuf);

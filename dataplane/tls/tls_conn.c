@@ -386,6 +386,21 @@ tls_write(struct sy_tls_conn *tc, uint32_t sndbuf)
 }
 
 bool
+sy_tls_pump_in(struct sy_tls_conn *tc)
+{
+	uint32_t rcv = tc->t->rcvq.bytes, snd = tc->t->sndq.bytes;
+	bool moved = false;
+
+	if (tc->state != SY_TLS_OPEN)
+		return sy_tls_pump(tc);
+	moved = tls_read(tc);
+	if (tc->t->rcvq.bytes != rcv)
+		sy_tcb_consumed(tc->w, tc->t);
+	/* What reading wrote itself (a KeyUpdate's answer) counts. */
+	return moved || tc->t->sndq.bytes != snd;
+}
+
+bool
 sy_tls_pump(struct sy_tls_conn *tc)
 {
 	uint32_t rcv = tc->t->rcvq.bytes, snd = tc->t->sndq.bytes;
