@@ -25,10 +25,13 @@ struct hdr {
 	bool tab; /* an HTAB after the colon */
 };
 
+/* s: a lowercase name. The first letter is compared before the call (a
+ * response's Date is not Host, its Server not Expect). */
 static bool
 name_is(const struct hdr *h, const char *s)
 {
-	return h->name_len == strlen(s) && strncasecmp((const char *)h->name, s, h->name_len) == 0;
+	return h->name_len == strlen(s) && (h->name[0] | 0x20) == s[0] &&
+	       strncasecmp((const char *)h->name, s, h->name_len) == 0;
 }
 
 /* RFC 9110 5.6.2 tchar. */
@@ -324,7 +327,7 @@ read_headers(const uint8_t *p, uint32_t end, uint32_t pos, struct framing *fr)
 			fr->has_host = true;
 			fr->host = h.value;
 			fr->host_len = h.value_len;
-		} else if (name_is(&h, "forwarded") || (h.name_len > 12 &&
+		} else if (name_is(&h, "forwarded") || (h.name_len > 12 && (h.name[0] | 0x20) == 'x' &&
 			 strncasecmp((const char *)h.name, "x-forwarded-", 12) == 0))
 			fr->forwarded = true;
 	}
