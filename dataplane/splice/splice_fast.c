@@ -360,10 +360,8 @@ fast_conn_ok(const struct sy_conn *c, const uint8_t *f, unsigned leg)
  * sy_ipv6_input and sy_tcp6_input for the IPv6 layout above, as
  * fast_frame's: to our MAC, version 6, TCP right after the fixed header (a
  * frame with extension headers goes the per-packet way, which takes them
- * out), the payload within the frame, a well-formed TCP header, flags ACK
- * without SYN, RST or FIN. All here, in stage 1, although the TCP flags lie
- * in the frame's second line: a handshake's segments must not cost a flow
- * lookup before the per-packet path does its own. The hop limit is neither
+ * out); then (fast_tcp6, below) the payload within the frame, a well-formed
+ * TCP header, flags ACK without SYN, RST or FIN. The hop limit is neither
  * checked nor decremented, as on the per-packet path: the router is the
  * segment's end point on either leg, not a hop between them (the IPv4 lane
  * keeps the TTL too).
@@ -372,16 +370,30 @@ static inline bool
 fast_frame6(uint64_t mac, const struct rte_mbuf *m)
 {
 	const uint8_t *f = rte_pktmbuf_mtod(m, const uint8_t *);
-	unsigned thl, plen;
 	uint64_t bad;
 
 	if (unlikely(m->data_len < FAST_L2 + FAST_L3_6 + FAST_TH))
 		return false;
 	bad = ((load64(f) ^ mac) & MAC_MASK) |
 	      ((load32(f + OFF_ETHERTYPE) & ETH_IP6_MASK) ^ ETH_IP6_WANT) |
-	      ((load32(f + OFF6_PLEN) & NH_MASK) ^ NH_WANT) |
-	      ((load16(f + OFF6_DATA_OFF) & FLAGS_MASK) ^ FLAGS_WANT);
-	if (bad != 0)
+	      ((load32(f + OFF6_PLEN) & NH_MASK) ^ NH_WANT);
+	return bad == 0;
+}
+
+/* The rest of fast_frame's rule for an IPv6 frame: its TCP header's flags
+ * and lengths, in the frame's second cache line (the IPv6 header ends at
+ * byte 54). A backend leg's frame (to a SNAT port) has it checked in stage
+ * 3, when the line has long arrived: in stage 1 it was the one wait an
+ * IPv6 frame had beyond an IPv4 one's, its line just written by the peer's
+ * core (perf/journal/pktgen.md). A frame to a listen port has it checked
+ * in stage 1, so that a SYN flood costs no lookup. */
+static inline bool
+fast_tcp6(const struct rte_mbuf *m)
+{
+	const uint8_t *f = rte_pktmbuf_mtod(m, const uint8_t *);
+	unsigned thl, plen;
+
+	if ((load16(f + OFF6_DATA_OFF) & FLAGS_MASK) != FLAGS_WANT)
 		return false;
 	plen = rte_be_to_cpu_16(load16(f + OFF6_PLEN));
 	thl = (f[OFF6_DATA_OFF] >> 4) * 4u;
@@ -869,7 +881,7 @@ sy_splice_rx_burst(struct sy_worker *w, uint16_t port, struct rte_mbuf **pkts, u
 			if (c != NULL &&
 			    likely(fast_conn_ok(c, rte_pktmbuf_mtod(m, const uint8_t *), lg))) {
 				fast += fast_forward(w, c, m, lg, &memo);
-			} else if (c != NULL &&
+			} else if (c != NULL && (lg != LEG_V6_SNAT || fast_tcp6(m)) &&
 				   fast_conn46_ok(t, c, rte_pktmbuf_mtod(m, const uint8_t *), &lg)) {
 				fast += fast_forward46(w, c, m, lg, &memo);
 			} else {
@@ -902,8 +914,10 @@ sy_splice_rx_burst(struct sy_worker *w, uint16_t port, struct rte_mbuf **pkts, u
 			dport = load16(f + OFF6_PORTS + 2);
 			if (dport != sh->http_port && dport != sh->https_port &&
 			    rte_be_to_cpu_16(dport) >= SY_SNAT_PORT_MIN) {
-				leg[i] = LEG_V6_SNAT;
+				leg[i] = LEG_V6_SNAT; /* fast_tcp6 in stage 3 */
 				where[i] = sy_snat_slot_k(t, a6 - 1, dport);
+			} else if (!fast_tcp6(m)) {
+				continue;
 			} else {
 				leg[i] = LEG_V6;
 				sig[i] = fast_hash6(f);
