@@ -6,7 +6,7 @@
 # every request it gets (method, path, body length and sha256, Connection header).
 #
 #   - An HTTPRoute rule with a RequestMirror (100 %): GETs from HTTP/1.1 and h2 clients, a
-#     POST of 300 kB with a content-length and one chunked: the client gets nginx a's
+#     POST of 200 kB with a content-length and one chunked: the client gets nginx a's
 #     answer; the mirror gets the same request, body intact (sha256), with
 #     "Connection: close"; proxy_mirror_requests and proxy_mirror_answered count them.
 #   - percent 50 over 40 requests: between 8 and 32 reach the mirror (binomial, p = 0.5).
@@ -93,7 +93,8 @@ mirrored() {
 import json, sys
 rs = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
 sys.exit(0 if any(eval(sys.argv[2], {"r": r}) for r in rs) else 1)' "$MLOG" "$1" ||
-		t_fail "$2" "no record with $1 in the mirror's log:" "$(tail -n 5 "$MLOG")"
+		t_fail "$2" "no record with $1 in the mirror's log:" "$(tail -n 5 "$MLOG")" \
+			"mirror counters: $(mirror_counters)"
 }
 count_mirrored() { # PREFIX: how many records' paths start with it
 	python3 -c '
@@ -115,17 +116,22 @@ for how in --http1.1 --http2-prior-knowledge; do
 	mirrored "r[\"method\"] == \"GET\" and r[\"path\"] == \"/get${how#--}\" and r[\"connection\"] == \"close\" and r[\"length\"] == 0" \
 		"the mirror got the GET ($how) with Connection: close"
 done
-head -c 300000 /dev/urandom >"$LAB_DIR/up.bin"
+# 200 kB: many windows, and under the 256 KiB a mirror may lag behind before it is given
+# up (SY_PX_MIRROR_QUEUE, dataplane/proxy/px_mirror.h). A body over it reaches the mirror
+# only when the sink keeps up with nginx, which is the host's timing, not routerd's rule
+# (300 kB failed so about one run in ten, proxy_mirror_dropped 1); the bound itself is
+# the non-reading mirror's case below.
+head -c 200000 /dev/urandom >"$LAB_DIR/up.bin"
 sum=$(sha256sum <"$LAB_DIR/up.bin" | cut -d' ' -f1)
 get /post-length --http1.1 --data-binary "@$LAB_DIR/up.bin"
 [ "$T_OUT" = "backend-a
- 200" ] || t_fail "POST of 300 kB through the mirrored rule" "$(t_seen)"
-mirrored "r[\"path\"] == \"/post-length\" and r[\"length\"] == 300000 and r[\"sha256\"] == \"$sum\"" \
-	"the mirror got the 300 kB POST whole"
+ 200" ] || t_fail "POST of 200 kB through the mirrored rule" "$(t_seen)"
+mirrored "r[\"path\"] == \"/post-length\" and r[\"length\"] == 200000 and r[\"sha256\"] == \"$sum\"" \
+	"the mirror got the 200 kB POST whole"
 get /post-chunked --http1.1 -H 'Transfer-Encoding: chunked' --data-binary "@$LAB_DIR/up.bin"
 [ "$T_OUT" = "backend-a
- 200" ] || t_fail "chunked POST of 300 kB through the mirrored rule" "$(t_seen)"
-mirrored "r[\"path\"] == \"/post-chunked\" and r[\"framing\"] == \"chunked\" and r[\"length\"] == 300000 and r[\"sha256\"] == \"$sum\"" \
+ 200" ] || t_fail "chunked POST of 200 kB through the mirrored rule" "$(t_seen)"
+mirrored "r[\"path\"] == \"/post-chunked\" and r[\"framing\"] == \"chunked\" and r[\"length\"] == 200000 and r[\"sha256\"] == \"$sum\"" \
 	"the mirror got the chunked POST whole"
 grep -Eq '"POST /post-length HTTP/1.1" 200' "$LAB_DIR/nginx-a/access.log" ||
 	t_fail "nginx a (the route's backend) got the POST too" "$(tail -n 3 "$LAB_DIR/nginx-a/access.log")"
@@ -133,7 +139,7 @@ sy_poll 5 at_least proxy_mirror_answered $((ans0 + 4)) ||
 	t_fail "the mirror's four answers counted (proxy_mirror_answered)" "$(mirror_counters)"
 at_least proxy_mirror_requests $((req0 + 4)) ||
 	t_fail "four requests mirrored (proxy_mirror_requests)" "$(mirror_counters)"
-t_ok "RequestMirror: GETs (HTTP/1.1 and h2 clients) and 300 kB POSTs (length, chunked) reach the mirror whole with Connection: close; the client gets nginx a's answers"
+t_ok "RequestMirror: GETs (HTTP/1.1 and h2 clients) and 200 kB POSTs (length, chunked) reach the mirror whole with Connection: close; the client gets nginx a's answers"
 
 for i in $(seq 40); do
 	get "/half/$i" --http1.1
