@@ -204,13 +204,8 @@ px_step_end(struct sy_worker *w, struct sy_proxy *px)
 	/* An h2 connection's responses come in one by one, each with its
 	 * backend's segment: sent at the end of the burst, those of one
 	 * burst share a segment (and a TLS record). */
-	if (!px_out_defer(w, px)) {
-		if (px->seal_later) {
-			px->seal_later = false;
-			sy_tls_pump(px->tls);
-		}
-		sy_tcb_output(w, &px->c);
-	}
+	if (!px_out_defer(w, px))
+		px_out_send(w, px);
 	px_refresh_deadline(w, px);
 	px->c.events = 0;
 	if (px->bc != NULL)

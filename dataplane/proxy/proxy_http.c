@@ -255,23 +255,6 @@ px_response_done(struct sy_worker *w, struct sy_proxy *px, bool backend_reusable
 /* A bounded writer for the headers made per request: printf's format
  * parsing was 2 % of a keep-alive proxy worker's time (perf record). ok
  * turns false once anything did not fit. */
-struct hdr_out {
-	char *p, *end;
-	bool ok;
-};
-
-static void
-put_mem(struct hdr_out *o, const char *s, size_t n)
-{
-	if ((size_t)(o->end - o->p) < n) {
-		o->ok = false;
-		return;
-	}
-	memcpy(o->p, s, n);
-	o->p += n;
-}
-#define PUT_LIT(o, lit) put_mem((o), (lit), sizeof(lit) - 1)
-
 static void
 put_str(struct hdr_out *o, const char *s)
 {

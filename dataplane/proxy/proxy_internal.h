@@ -6,6 +6,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "proxy/proxy.h"
 #include "proxy/px_h2_backend.h"
@@ -248,6 +249,25 @@ const char *px_reason_phrase(uint16_t status);
 /* The deadline measures silence while a response is awaited or carried
  * (proxy.c). */
 void px_refresh_deadline(struct sy_worker *w, struct sy_proxy *px);
+/* A bounded writer of header text: ok goes false (and stays) once something
+ * did not fit; what did not fit is not written. */
+struct hdr_out {
+	char *p, *end;
+	bool ok;
+};
+
+static inline void
+put_mem(struct hdr_out *o, const char *s, size_t n)
+{
+	if (!o->ok || (size_t)(o->end - o->p) < n) {
+		o->ok = false;
+		return;
+	}
+	memcpy(o->p, s, n);
+	o->p += n;
+}
+#define PUT_LIT(o, lit) put_mem((o), (lit), sizeof(lit) - 1)
+
 /* Arm the client record's timer at the earliest of both legs' timers and
  * the phase's deadline (proxy.c). */
 void px_arm(struct sy_worker *w, struct sy_proxy *px);
@@ -256,6 +276,8 @@ void px_arm(struct sy_worker *w, struct sy_proxy *px);
  * (false: it could not, send now); px_out_forget takes a freed one out. */
 bool px_out_deferrable(const struct sy_worker *w, const struct sy_proxy *px);
 bool px_out_defer(struct sy_worker *w, struct sy_proxy *px);
+/* Seal (a TLS seal left for later) and send px's client output, now. */
+void px_out_send(struct sy_worker *w, struct sy_proxy *px);
 void px_out_forget(struct sy_worker *w, struct sy_proxy *px);
 /* The proxy state goes back to the worker's pool with all it holds but
  * the client leg's record (proxy.c; an h2 stream's exchange has none). */

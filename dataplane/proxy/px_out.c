@@ -69,6 +69,16 @@ px_out_forget(struct sy_worker *w, struct sy_proxy *px)
 }
 
 void
+px_out_send(struct sy_worker *w, struct sy_proxy *px)
+{
+	if (px->seal_later) {
+		px->seal_later = false;
+		sy_tls_pump(px->tls);
+	}
+	sy_tcb_output(w, &px->c);
+}
+
+void
 sy_proxy_out_flush(struct sy_worker *w)
 {
 	struct sy_conn_tables *t = &w->tcp;
@@ -83,11 +93,7 @@ sy_proxy_out_flush(struct sy_worker *w)
 		if (px == NULL)
 			continue;
 		px->out_queued = false;
-		if (px->seal_later) {
-			px->seal_later = false;
-			sy_tls_pump(px->tls);
-		}
-		sy_tcb_output(w, &px->c);
+		px_out_send(w, px);
 		px_arm(w, px);
 	}
 	t->n_px_out = 0;
