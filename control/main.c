@@ -75,22 +75,25 @@ drain_begin(struct sy_router *r, unsigned signo)
 	r->draining = true;
 	r->drain_since_ms = sy_mono_ms();
 	r->drain_until_ms = r->drain_since_ms + (uint64_t)r->cfg.drain_s * 1000;
-	sy_dp_drain_begin();
+	r->drain_handover_ms = r->drain_since_ms + sy_dp_drain_begin();
 	r->drain_conns = sy_dp_conns_in_flight();
 	RTE_LOG(NOTICE, USER1,
-		"signal %u: draining: new connections refused, %u in flight get up to %u s "
+		"signal %u: draining: new connections refused (on the VIPs given away, taken "
+		"for %lu ms while a standby takes them over), %u in flight get up to %u s "
 		"(drain_s); a second signal stops at once\n",
-		signo, r->drain_conns, r->cfg.drain_s);
+		signo, (unsigned long)(r->drain_handover_ms - r->drain_since_ms), r->drain_conns,
+		r->cfg.drain_s);
 }
 
-/* Whether the drain is over: nothing in flight, or drain_s passed. */
+/* Whether the drain is over: nothing in flight and the VIPs handed over, or
+ * drain_s passed. */
 static bool
 drain_done(struct sy_router *r)
 {
 	uint64_t now = sy_mono_ms();
 
 	r->drain_conns = sy_dp_conns_in_flight();
-	if (r->drain_conns == 0) {
+	if (r->drain_conns == 0 && now >= r->drain_handover_ms) {
 		RTE_LOG(NOTICE, USER1, "drained in %.1f s: no connection left; shutting down\n",
 			(double)(now - r->drain_since_ms) / 1000.0);
 		return true;

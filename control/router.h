@@ -43,6 +43,9 @@ struct sy_router {
 	 * at the last look. */
 	bool draining;
 	uint64_t drain_since_ms, drain_until_ms;
+	/* Not before then, even with nothing in flight: the VIPs it gave away
+	 * have surely found their standby (sy_dp_drain_begin). */
+	uint64_t drain_handover_ms;
 	unsigned drain_conns;
 	struct sy_relations rel;     /* which objects meet (relations.h) */
 	struct sy_changes changes;   /* since the live generation (scope.h) */

@@ -234,11 +234,17 @@ sy_dp_stop(void)
 	dp_teardown();
 }
 
-void
+unsigned
 sy_dp_drain_begin(void)
 {
-	if (dp.sh != NULL)
-		atomic_store_explicit(&dp.sh->draining, true, memory_order_relaxed);
+	unsigned handover_ms;
+
+	if (dp.sh == NULL)
+		return 0;
+	/* Before the flag: worker 0 resigns the VIPs as soon as it sees it. */
+	handover_ms = sy_vrrp_handover_ms(dp.sh->vrrp);
+	atomic_store_explicit(&dp.sh->draining, true, memory_order_relaxed);
+	return handover_ms;
 }
 
 unsigned

@@ -6,11 +6,15 @@
  * Meanwhile
  *   - worker 0 resigns the VIPs it is VRRP master of (priority 0 adverts)
  *     and runs their state machines no more, so a peer takes them at once;
- *     segments still arriving on them are taken (net/ipv4.c, ipv6.c);
+ *     what still arrives on them is taken (sy_vip_taken, worker.h);
  *   - each worker refuses new connections: a SYN to a listen address gets a RST
  *     (tcp/tcp_in.c; counted conns_refused_draining), so a client or a
  *     front balancer retries elsewhere at once instead of waiting out a
- *     SYN-ACK whose connection would be cut;
+ *     SYN-ACK whose connection would be cut; but a SYN to a VIP is taken
+ *     (conns_taken_draining_vip): its client still reaches us only because
+ *     its ARP cache has not yet heard the standby, and it has no elsewhere.
+ *     The drain lasts the VIPs' master-down interval at least
+ *     (sy_dp_drain_begin), so a standby surely has them when we exit;
  *   - and closes, once, its proxied client connections that sit idle between
  *     requests (the keep-alive close, early), and answers the next request
  *     of a busy one with Connection: close (proxy_http.c);

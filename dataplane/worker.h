@@ -87,6 +87,19 @@ sy_ms_to_tsc(const struct sy_worker *w, uint64_t ms)
 	return w->sh->tsc_per_ms * ms;
 }
 
+/*
+ * Whether a VIP in VRRP state st (sy_vrrp_vip_state, -1: not a VIP) is ours:
+ * while we are its master, or, for a drain, while its clients' ARP and
+ * neighbour caches still name us though we gave it away (drain.c): what
+ * reaches us on it then is taken, new connections included.
+ */
+static inline bool
+sy_vip_taken(const struct sy_dp_shared *sh, int st)
+{
+	return st == SY_VRRP_MASTER ||
+	       (st >= 0 && atomic_load_explicit(&sh->draining, memory_order_relaxed));
+}
+
 /* A TCP service address: where clients connect (network order). */
 static inline bool
 sy_is_listen(const struct sy_dp_shared *sh, uint32_t ip, uint16_t port)
@@ -98,12 +111,11 @@ sy_is_listen(const struct sy_dp_shared *sh, uint32_t ip, uint16_t port)
 	for (i = 0; i < sh->n_listen; i++)
 		if (sh->listen_ip[i] == ip)
 			return true;
-	/* A VIP, only while this node is its master. */
-	return sh->vrrp != NULL && sy_vrrp_is_master(sh->vrrp, ip);
+	return sy_vip_taken(sh, sy_vrrp_vip_state(sh->vrrp, ip));
 }
 
 /* An IPv6 listen address and port (network order): a port's address
- * (listen.addresses, or all of them), or a VIP we are master of. */
+ * (listen.addresses, or all of them), or a VIP while it is ours. */
 static inline bool
 sy_is_listen6(const struct sy_dp_shared *sh, const uint8_t ip[16], uint16_t port)
 {
@@ -114,8 +126,7 @@ sy_is_listen6(const struct sy_dp_shared *sh, const uint8_t ip[16], uint16_t port
 	for (i = 0; i < sh->n_listen6; i++)
 		if (memcmp(sh->listen_ip6[i], ip, 16) == 0)
 			return true;
-	/* A VIP, only while this node is its master. */
-	return sh->vrrp != NULL && sy_vrrp_is_master6(sh->vrrp, ip);
+	return sy_vip_taken(sh, sy_vrrp_vip6_state(sh->vrrp, ip));
 }
 
 /* Index of the port address that is `ip` (network order), or -1. */

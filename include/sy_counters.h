@@ -191,6 +191,7 @@ extern const char *const sy_drop_reason_names[SY_DROP__COUNT];
 	X(conns_spliced)   /* backend answered, held bytes sent */             \
 	X(conns_answered)  /* the router answered itself: `answers` says why */ \
 	X(conns_refused_draining) /* SYNs answered RST: a graceful drain was on (drain.c) */ \
+	X(conns_taken_draining_vip) /* SYNs to a VIP given away, taken: a drain was on (tcp_in.c) */ \
 	X(proxy_protocol_headers) /* PROXY protocol headers read (listen.proxy_protocol) */ \
 	X(src_limit_untracked) /* rate-limit-connections: a source's slot was another's, not limited (conn/src_limit.h) */ \
 	X(conns_closed)    /* records freed */                                 \

@@ -50,8 +50,12 @@ int sy_dp_start(void);
 void sy_dp_stop(void);
 /* A graceful drain (dataplane/drain.c): from now on the workers refuse new
  * connections and close idle ones; sy_dp_conns_in_flight says how many are
- * left to finish (a count taken from the workers' records, a moment old). */
-void sy_dp_drain_begin(void);
+ * left to finish (a count taken from the workers' records, a moment old).
+ * Returns how many milliseconds the drain lasts at least: while this node
+ * was master of a VIP, a standby takes it over within Master_Down_Interval,
+ * and until then clients still reach this node through their ARP caches
+ * (0 without VIPs mastered). */
+unsigned sy_dp_drain_begin(void);
 unsigned sy_dp_conns_in_flight(void);
 /* New SYN cookie secret (the previous one stays valid): call every
  * SY_DP_COOKIE_ROTATE_S seconds from the control thread. */

@@ -97,13 +97,11 @@ sy_ipv4_input(struct sy_worker *w, uint16_t port, struct rte_mbuf *m)
 		return;
 	}
 	/* We are not a forwarder. A VIP is ours while we are its master, or
-	 * while a drain lets the connections still arriving on it finish
-	 * (dataplane/drain.c: it gave the VIPs away first). */
+	 * while a drain takes what still arrives on it (sy_vip_taken). */
 	if (unlikely(!ipv4_is_local(w->sh, ip->dst_addr))) {
 		int st = sy_vrrp_vip_state(w->sh->vrrp, ip->dst_addr);
 
-		if (st != SY_VRRP_MASTER &&
-		    !(st >= 0 && atomic_load_explicit(&w->sh->draining, memory_order_relaxed))) {
+		if (!sy_vip_taken(w->sh, st)) {
 			sy_drop(w, m, st < 0 ? SY_DROP_IPV4_NOT_OURS : SY_DROP_VRRP_VIP_NOT_MASTER);
 			return;
 		}

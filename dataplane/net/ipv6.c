@@ -128,10 +128,8 @@ vrrp_destination(const struct sy_worker *w, uint16_t port, const uint8_t dst[16]
 	if (memcmp(dst, sy_vrrp_group6, 16) == 0 || sy_vrrp_master6_solicited(v, dst))
 		return true;
 	st = sy_vrrp_vip6_state(v, dst);
-	/* Draining, the VIPs are given away but the connections still
-	 * arriving on them finish here (dataplane/drain.c). */
-	if (st == SY_VRRP_MASTER ||
-	    (st >= 0 && atomic_load_explicit(&w->sh->draining, memory_order_relaxed)))
+	/* Its master, or draining (sy_vip_taken). */
+	if (sy_vip_taken(w->sh, st))
 		return true;
 	if (st >= 0)
 		*why = SY_DROP_VRRP_VIP_NOT_MASTER;

@@ -27,6 +27,7 @@
 #include "tcp/tcp_out.h"
 #include "tcp/tcp_seg.h"
 #include "tcp/tcp_syncookie.h"
+#include "vrrp/vrrp.h"
 #include "worker.h"
 
 static inline unsigned
@@ -204,6 +205,26 @@ syn_refuse_draining(struct sy_worker *w, struct rte_mbuf *m, struct rte_tcp_hdr 
 	reply_in_place(w, m, th, total);
 }
 
+/*
+ * Whether a SYN is to one of the VRRP VIPs. Draining, those are given away
+ * (drain.c) but clients whose ARP or neighbour caches still point here keep
+ * arriving until the standby's gratuitous ARP: they cannot retry elsewhere,
+ * so a RST would fail them. Their connections are taken, and the drain lasts
+ * until a standby surely has the VIPs (sy_dp_drain_begin).
+ */
+static bool
+syn_to_vip(const struct sy_worker *w, const struct rte_mbuf *m)
+{
+	const struct sy_vrrp *v = w->sh->vrrp;
+
+	if (v == NULL)
+		return false;
+	if (sy_seg_is_v6(m))
+		return sy_vrrp_vip6_state(
+			       v, rte_pktmbuf_mtod(m, const struct rte_ipv6_hdr *)->dst_addr) >= 0;
+	return sy_vrrp_vip_state(v, rte_pktmbuf_mtod(m, const struct rte_ipv4_hdr *)->dst_addr) >= 0;
+}
+
 /* A segment for a listen address with no connection: a SYN, or the ACK that
  * completes a cookie handshake (possibly with the first data). */
 static void
@@ -221,10 +242,14 @@ listen_input(struct sy_worker *w, struct rte_mbuf *m, struct rte_tcp_hdr *th)
 	}
 	if ((fl & (RTE_TCP_SYN_FLAG | RTE_TCP_ACK_FLAG | RTE_TCP_RST_FLAG | RTE_TCP_FIN_FLAG)) ==
 	    RTE_TCP_SYN_FLAG) {
-		if (unlikely(atomic_load_explicit(&w->sh->draining, memory_order_relaxed)))
-			syn_refuse_draining(w, m, th);
-		else
-			syn_cookie_reply(w, m, th);
+		if (unlikely(atomic_load_explicit(&w->sh->draining, memory_order_relaxed))) {
+			if (!syn_to_vip(w, m)) {
+				syn_refuse_draining(w, m, th);
+				return;
+			}
+			w->counters.conns_taken_draining_vip++;
+		}
+		syn_cookie_reply(w, m, th);
 		return;
 	}
 	if ((fl & (RTE_TCP_SYN_FLAG | RTE_TCP_RST_FLAG | RTE_TCP_ACK_FLAG)) != RTE_TCP_ACK_FLAG) {

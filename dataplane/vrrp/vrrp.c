@@ -522,3 +522,18 @@ sy_vrrp_resign(struct sy_worker *w)
 			act(w, v, i, sy_vrrp_stop(&v->vr[i]));
 	sy_worker_tx_flush(w, v->port);
 }
+
+unsigned
+sy_vrrp_handover_ms(const struct sy_vrrp *v)
+{
+	unsigned i;
+
+	if (v == NULL)
+		return 0;
+	for (i = 0; i < SY_VRRP_VIPS_MAX; i++)
+		if (atomic_load_explicit(&v->pub[i].state, memory_order_relaxed) == SY_VRRP_MASTER)
+			/* 3 adverts and a skew of under one: the standbys' wait
+			 * if the priority 0 advert is lost. */
+			return 4u * v->interval_cs * 10u;
+	return 0;
+}

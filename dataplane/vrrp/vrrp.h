@@ -228,6 +228,11 @@ unsigned sy_vrrp_poll(struct sy_worker *w);
 /* Worker 0, leaving: resign every VIP it is master of (priority 0 adverts,
  * sent now), so a standby takes over at once. */
 void sy_vrrp_resign(struct sy_worker *w);
+/* How long after resigning a standby has surely taken this node's VIPs
+ * (Master_Down_Interval, in ms; any thread), 0 when it is master of none.
+ * Until then clients whose ARP or neighbour caches still point here keep
+ * arriving: a drain lasts at least this long and takes their connections. */
+unsigned sy_vrrp_handover_ms(const struct sy_vrrp *v);
 
 /* The state of VIP ip (network order), or -1 when it is none of ours. */
 static inline int

@@ -22,6 +22,12 @@
  * advertisement (Override, not Solicited, to ff02::1, our MAC as the
  * target's); then solicitations for the VIP are answered and a SYN to it
  * gets a cookie.
+ *
+ * A drain on the master of both VIPs (drain.c, docs/operations.md
+ * "Stopping"): it lasts at least the master-down interval; the sweep
+ * resigns both (two adverts); then a SYN to a VIP is still taken (a
+ * cookie: the client's ARP still names us) while one to the node's own
+ * address gets a RST, each counted.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -45,6 +51,7 @@
 #include "net/net.h"
 #include "sy_counters.h"
 #include "test_eal.h"
+#include "drain.h"
 #include "test_frames.h"
 #include "vrrp/vrrp.h"
 #include "worker.h"
@@ -559,6 +566,48 @@ test_dataplane6(void **state)
 	txq_clear();
 }
 
+/* A drain on a node that masters both VIPs. */
+static void
+test_drain(void **state)
+{
+	uint64_t adverts;
+
+	(void)state;
+	sy_vrrp_poll(w);
+	assert_int_equal(sy_vrrp_handover_ms(sh->vrrp), 0); /* backup of both */
+	advance_ms(400);                                     /* nobody else advertises */
+	assert_int_equal(sy_vrrp_vip_state(sh->vrrp, ip4("198.18.0.81")), SY_VRRP_MASTER);
+	/* Master_Down_Interval for 100 ms adverts, skew rounded up to one. */
+	assert_int_equal(sy_vrrp_handover_ms(sh->vrrp), 400);
+	txq_clear();
+
+	/* The sweep resigns both and sends the priority 0 adverts at once
+	 * (flushed to the port, so only counted here). */
+	adverts = w->counters.vrrp_adverts_sent;
+	atomic_store(&sh->draining, true);
+	sy_worker_drain_sweep(w);
+	assert_int_equal(sy_vrrp_vip_state(sh->vrrp, ip4("198.18.0.80")), SY_VRRP_INIT);
+	assert_int_equal(sy_vrrp_vip_state(sh->vrrp, ip4("198.18.0.81")), SY_VRRP_INIT);
+	assert_int_equal(w->counters.vrrp_adverts_sent, adverts + 2);
+	assert_int_equal(sy_vrrp_handover_ms(sh->vrrp), 0);
+	/* Given away, still taken: a cookie, not a RST. */
+	assert_true(sy_is_listen(sh, ip4("198.18.0.81"), RTE_BE16(80)));
+	sy_eth_input(w, 0, mk_syn("198.18.0.81"));
+	assert_int_equal(w->counters.conns_taken_draining_vip, 1);
+	assert_int_equal(w->counters.syn_cookies_sent, 1);
+	assert_int_equal(w->counters.conns_refused_draining, 0);
+	txq_clear(); /* the client's MAC asked for (sy_ipv4_output) */
+	/* The node's own address: refused. */
+	sy_eth_input(w, 0, mk_syn("198.18.0.12"));
+	assert_int_equal(w->counters.conns_refused_draining, 1);
+	assert_int_equal(w->counters.syn_cookies_sent, 1);
+	assert_int_equal(w->counters.conns_taken_draining_vip, 1);
+	txq_clear();
+	/* Once the drain is over (not draining), the VIP is not ours. */
+	atomic_store(&sh->draining, false);
+	assert_false(sy_is_listen(sh, ip4("198.18.0.81"), RTE_BE16(80)));
+}
+
 /* Without vrrp the group MAC is not ours, as before. */
 static void
 test_off(void **state)
@@ -612,6 +661,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_dataplane, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_dataplane6, setup6, teardown),
+		cmocka_unit_test_setup_teardown(test_drain, setup, teardown),
 		cmocka_unit_test(test_off),
 	};
 
