@@ -15,7 +15,10 @@
 #     the client asking; curl -6 works again; dig AAAA still answers it; node 0 restarted
 #     takes the VIP back (preemption) and the client's entry follows it;
 #   - adverts from the client with a bad hop limit and from a global address are dropped
-#     with their named counters; node 1 counts IPv6 adverts received and NAs sent.
+#     with their named counters; node 1 counts IPv6 adverts received and NAs sent;
+#   - SIGTERM of node 0 under a probe of new connections to the IPv6 VIP: no attempt fails
+#     (node 0 resigns, takes what still reaches it until the client's entry follows node
+#     1's NA, and drains the master-down interval; docs/operations.md "Stopping").
 source "$(dirname "$0")/testlib.sh"
 
 [ "$(id -u)" -eq 0 ] || t_skip_all "needs root (network namespaces)"
@@ -132,6 +135,16 @@ t_json_expect "$T_OUT" 'd["total"]["vrrp_adverts_received"] > 10 and d["total"][
 t_note "node 1 stats: $(t_json "$T_OUT" '{k: v for k, v in list(d["total"].items()) + list(d["total"]["drops"].items()) if k.startswith("vrrp")}')"
 [ "$(vl_master "$VIP6")" = 0 ] || t_fail "the malformed adverts moved nothing" "$(vl_states "$VIP6")"
 t_ok "malformed IPv6 adverts (hop limit, source not link-local) dropped and counted by name; no VIP moved"
+
+# --- a planned stop: SIGTERM of node 0 while the client opens connection after connection ---
+vl_failover "$VIP6" 0 TERM || t_fail "the probe reaches $VIP6 before the signal" "$(cat "$VL_FAILOVER_LOG")"
+t_note "SIGTERM of node 0: $VL_FAILOVER_FAILS failed attempts; outage $VL_FAILOVER_GAP s"
+[ "$VL_FAILOVER_FAILS" -eq 0 ] || t_fail "SIGTERM of $VIP6's master: no failed attempt" \
+	"signal at $(cat "$VL_FAILOVER_LOG.signalled"); probe: $(tail -n 12 "$VL_FAILOVER_LOG")"
+vl_wait_master "$VIP6" 1 5 || t_fail "node 1 is $VIP6's master after node 0's SIGTERM" "$(vl_states "$VIP6")"
+wait_neigh 1 "node 1's unsolicited NA after node 0 resigned"
+check_vip6 1
+t_ok "SIGTERM of $VIP6's master: no connection attempt failed (outage $VL_FAILOVER_GAP s), node 1 holds it, the client's entry is node 1's MAC, curl -6 works"
 
 vl_stop_all || t_fail "no sanitizer report from the routerds" "$VL_SAN_REPORT"
 t_ok "routerds stopped; no sanitizer report"
