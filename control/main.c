@@ -77,12 +77,15 @@ drain_begin(struct sy_router *r, unsigned signo)
 	r->drain_until_ms = r->drain_since_ms + (uint64_t)r->cfg.drain_s * 1000;
 	r->drain_handover_ms = r->drain_since_ms + sy_dp_drain_begin();
 	r->drain_conns = sy_dp_conns_in_flight();
+	if (r->drain_handover_ms > r->drain_since_ms)
+		RTE_LOG(NOTICE, USER1,
+			"signal %u: VIPs resigned; on them new connections are taken for %lu ms "
+			"at least, while a standby takes them over\n",
+			signo, (unsigned long)(r->drain_handover_ms - r->drain_since_ms));
 	RTE_LOG(NOTICE, USER1,
-		"signal %u: draining: new connections refused (on the VIPs given away, taken "
-		"for %lu ms while a standby takes them over), %u in flight get up to %u s "
+		"signal %u: draining: new connections refused, %u in flight get up to %u s "
 		"(drain_s); a second signal stops at once\n",
-		signo, (unsigned long)(r->drain_handover_ms - r->drain_since_ms), r->drain_conns,
-		r->cfg.drain_s);
+		signo, r->drain_conns, r->cfg.drain_s);
 }
 
 /* Whether the drain is over: nothing in flight and the VIPs handed over, or
