@@ -102,8 +102,12 @@ drain_done(struct sy_router *r)
 		return true;
 	}
 	if (now >= r->drain_until_ms) {
-		RTE_LOG(NOTICE, USER1, "drain_s (%u s) passed with %u connection(s) in flight: "
-			"shutting down\n", r->cfg.drain_s, r->drain_conns);
+		if (r->drain_conns == 0)
+			RTE_LOG(NOTICE, USER1, "drain_s (%u s) passed before the VIPs' master-down "
+				"interval: shutting down\n", r->cfg.drain_s);
+		else
+			RTE_LOG(NOTICE, USER1, "drain_s (%u s) passed with %u connection(s) in "
+				"flight: shutting down\n", r->cfg.drain_s, r->drain_conns);
 		return true;
 	}
 	return false;
