@@ -16,8 +16,8 @@
 #     takes the VIP back (preemption) and the client's entry follows it;
 #   - adverts from the client with a bad hop limit and from a global address are dropped
 #     with their named counters; node 1 counts IPv6 adverts received and NAs sent;
-#   - SIGTERM of node 0 under a probe of new connections to the IPv6 VIP: no attempt fails
-#     (node 0 resigns, takes what still reaches it until the client's entry follows node
+#   - SIGTERM of node 0 under a probe of new connections to the IPv6 VIP: no attempt is
+#     refused or unanswered (node 0 resigns, takes what still reaches it until the client's entry follows node
 #     1's NA, and drains the master-down interval; docs/operations.md "Stopping").
 source "$(dirname "$0")/testlib.sh"
 
@@ -139,12 +139,14 @@ t_ok "malformed IPv6 adverts (hop limit, source not link-local) dropped and coun
 # --- a planned stop: SIGTERM of node 0 while the client opens connection after connection ---
 vl_failover "$VIP6" 0 TERM || t_fail "the probe reaches $VIP6 before the signal" "$(cat "$VL_FAILOVER_LOG")"
 t_note "SIGTERM of node 0: $VL_FAILOVER_FAILS failed attempts; outage $VL_FAILOVER_GAP s"
-[ "$VL_FAILOVER_FAILS" -eq 0 ] || t_fail "SIGTERM of $VIP6's master: no failed attempt" \
-	"signal at $(cat "$VL_FAILOVER_LOG.signalled"); probe: $(tail -n 12 "$VL_FAILOVER_LOG")"
+# As vrrp.sh's: at most a handshake whose ACK crossed node 1's NA (vl_failover_lost).
+lost=$(vl_failover_lost)
+[ "$lost" -eq 0 ] && [ "$VL_FAILOVER_FAILS" -le 1 ] || t_fail "SIGTERM of $VIP6's master: no attempt refused or unanswered" \
+	"$VL_FAILOVER_FAILS failed, $lost refused or unanswered; signal at $(cat "$VL_FAILOVER_LOG.signalled"); probe: $(tail -n 12 "$VL_FAILOVER_LOG")"
 vl_wait_master "$VIP6" 1 5 || t_fail "node 1 is $VIP6's master after node 0's SIGTERM" "$(vl_states "$VIP6")"
 wait_neigh 1 "node 1's unsolicited NA after node 0 resigned"
 check_vip6 1
-t_ok "SIGTERM of $VIP6's master: no connection attempt failed (outage $VL_FAILOVER_GAP s), node 1 holds it, the client's entry is node 1's MAC, curl -6 works"
+t_ok "SIGTERM of $VIP6's master: $VL_FAILOVER_FAILS attempt(s) failed, none refused or unanswered (outage $VL_FAILOVER_GAP s), node 1 holds it, the client's entry is node 1's MAC, curl -6 works"
 
 vl_stop_all || t_fail "no sanitizer report from the routerds" "$VL_SAN_REPORT"
 t_ok "routerds stopped; no sanitizer report"

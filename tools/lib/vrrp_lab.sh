@@ -300,12 +300,22 @@ vl_wait_master() {
 # vl_probe ARGS...: tests/integration/vip_probe.py in the client namespace.
 vl_probe() { lab_client python3 "$SY_SRC/tests/integration/vip_probe.py" "$@"; }
 
+# vl_failover_lost: after vl_failover, its failed attempts that were refused (a RST) or
+# never answered (no handshake). One whose handshake completed and whose request then
+# went unanswered is not among them: its ACK crossed the standby's gratuitous ARP and
+# reached a node that never saw its SYN (each node has its own cookie secret).
+#
 # vl_failover VIP NODE SIG: probe VIP from the client (at most 15 s), signal its owner NODE
 # once the probe has seen the VIP work three times, and wait for the first new connection
 # that succeeds after the outage the signal causes. VL_FAILOVER_S: seconds from the signal
 # to the end of that connection (empty: none succeeded); VL_FAILOVER_FAILS: attempts that
 # failed in between; VL_FAILOVER_GAP: the outage (below); VL_FAILOVER_LOG: the probe's log. Returns 1 when the probe never saw
 # the VIP work before the signal.
+vl_failover_lost() {
+	awk -v t0="$(cat "$VL_FAILOVER_LOG.signalled")" \
+		'$1 > t0 && $3 == "fail" && !($4 == "timeout" && $5 != "-") { n++ } END { print n + 0 }' \
+		"$VL_FAILOVER_LOG"
+}
 vl_failover() {
 	local vip=$1 n=$2 sig=$3 log mark pp t0 k
 	log=$LAB_DIR/probe-$vip-$n-$sig-$RANDOM.log
