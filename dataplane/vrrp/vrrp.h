@@ -290,12 +290,6 @@ sy_vrrp_vip6_state(const struct sy_vrrp *v, const uint8_t ip[16])
 	return i < 0 ? -1 : atomic_load_explicit(&v->pub[i].state, memory_order_relaxed);
 }
 
-static inline bool
-sy_vrrp_is_master6(const struct sy_vrrp *v, const uint8_t ip[16])
-{
-	return sy_vrrp_vip6_state(v, ip) == SY_VRRP_MASTER;
-}
-
 /* group is the solicited-node group (ff02::1:ffXX:XXXX) of an IPv6 VIP we
  * are master of: neighbour solicitations for it arrive there. */
 bool sy_vrrp_master6_solicited(const struct sy_vrrp *v, const uint8_t group[16]);
