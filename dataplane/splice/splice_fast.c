@@ -91,10 +91,10 @@
  * for both paths (sy_xlate_ipv4_hdr, sy_xlate_ipv6_hdr), the frame 20 bytes
  * shorter or longer, the TCP header left where it is. The next hop's
  * Ethernet address comes from ARP or neighbour discovery by the outgoing
- * leg's family. Both legs IPv6 with an inline layout (6to6, the common
- * dual-stack case) has a lane of its own inlined into the burst loop,
- * fast_forward66: through fast_forward46's general code it cost 58 cycles
- * a packet where IPv4 costs 52, inline 50 (perf/journal/splice_bench.md).
+ * leg's family. An IPv6 frame with an inline layout has a lane of its own
+ * inlined into the burst loop, fast_forward6: through fast_forward46's
+ * general code 6to6 cost 58 cycles a packet where IPv4 costs 52, inline 50
+ * (perf/journal/splice_bench.md).
  */
 #include <rte_byteorder.h>
 #include <rte_common.h>
@@ -686,7 +686,9 @@ fast_forward(struct sy_worker *w, struct sy_conn *c, struct rte_mbuf *m, unsigne
  * later) or longer (4to6: 20 bytes of headroom taken). The TCP part as
  * fast_xlate's, the record's csum_tcp counting the real addresses (conn.h);
  * other option layouts through splice_xlate46.c's functions, as
- * splice.c's xlate_send. The same result as the per-packet path.
+ * splice.c's xlate_send. The same result as the per-packet path. An IPv6
+ * frame with a layout fast_tcp_layout() takes goes fast_forward6's way
+ * (inline, below) before it comes here.
  * Returns 1 when m was forwarded (or is held by ARP / ND), 0 when dropped.
  */
 static __rte_noinline unsigned
@@ -712,32 +714,16 @@ fast_forward46(struct sy_worker *w, struct sy_conn *c, struct rte_mbuf *m, unsig
 	/* As sy_ipv4_input / sy_ipv6_input leave it: padding cut. */
 	if (unlikely(m->pkt_len > FAST_L2 + tlen))
 		rte_pktmbuf_trim(m, (uint16_t)(m->pkt_len - FAST_L2 - tlen));
-	if (likely(fast_tcp_layout(th, thl))) {
-		if (in6 && out6) {
-			memcpy(f + OFF6_ADDRS, src6, 16);
-			memcpy(f + OFF6_ADDRS + 16, dst6, 16);
-		} else if (in6) {
-			/* 6to4: what the IPv4 header carries over, read before
-			 * it overwrites the IPv6 one's last 20 bytes. */
-			const uint8_t tc = (uint8_t)(rte_be_to_cpu_32(load32(f + FAST_L2)) >> 20);
-			const uint8_t hop = f[OFF6_PLEN + 3];
+	if (likely(!in6 && fast_tcp_layout(th, thl))) {
+		/* 4to6 (an IPv6 frame's inline layouts took fast_forward6). */
+		const uint8_t tos = f[FAST_L2 + 1], ttl = f[FAST_L2 + 8];
 
-			f = (uint8_t *)rte_pktmbuf_adj(m, FAST_L3_6 - FAST_L3);
-			sy_xlate_ipv4_hdr_base((struct rte_ipv4_hdr *)(f + FAST_L2), tc, hop, tcp_len,
-					       to_backend ? c->snat_ip : c->vip,
-					       to_backend ? c->backend_ip : c->client_ip, c->csum_ip);
-		} else {
-			/* 4to6 */
-			const uint8_t tos = f[FAST_L2 + 1], ttl = f[FAST_L2 + 8];
-
-			f = (uint8_t *)rte_pktmbuf_prepend(m, FAST_L3_6 - FAST_L3);
-			if (unlikely(f == NULL)) {
-				sy_drop(w, m, SY_DROP_SPLICE_XLATE_FAILED);
-				return 0;
-			}
-			sy_xlate_ipv6_hdr((struct rte_ipv6_hdr *)(f + FAST_L2), tos, ttl, tcp_len, src6,
-					  dst6);
+		f = (uint8_t *)rte_pktmbuf_prepend(m, FAST_L3_6 - FAST_L3);
+		if (unlikely(f == NULL)) {
+			sy_drop(w, m, SY_DROP_SPLICE_XLATE_FAILED);
+			return 0;
 		}
+		sy_xlate_ipv6_hdr((struct rte_ipv6_hdr *)(f + FAST_L2), tos, ttl, tcp_len, src6, dst6);
 		fast_xlate_tcp(c, th, thl, leg);
 	} else {
 		/* SACK blocks and other layouts: the per-packet path's
@@ -774,36 +760,51 @@ fast_forward46(struct sy_worker *w, struct sy_conn *c, struct rte_mbuf *m, unsig
 }
 
 /*
- * fast_forward46's commonest case, inline: both legs IPv6 and a layout
- * fast_tcp_layout() takes. The addresses are rewritten in place (the other
- * leg's pair, swapped, one 32-byte run) and the TCP header as fast_xlate's;
- * the Ethernet type stays. Returns -1 for any other case (fast_forward46
- * then), else as fast_forward46.
+ * fast_forward46 for an IPv6 frame with a layout fast_tcp_layout() takes,
+ * inline: to an IPv6 leg (6to6) the addresses are rewritten in place (the
+ * other leg's pair, swapped, one 32-byte run), to an IPv4 one (6to4) the
+ * IPv4 header replaces the IPv6 one's last 20 bytes; the TCP header as
+ * fast_xlate's. Returns -1 for any other case (fast_forward46 then), else
+ * as fast_forward46.
  */
 static __rte_always_inline int
-fast_forward66(struct sy_worker *w, struct sy_conn *c, struct rte_mbuf *m, unsigned leg,
-	       struct nh_memos *mo)
+fast_forward6(struct sy_worker *w, struct sy_conn *c, struct rte_mbuf *m, unsigned leg,
+	      struct nh_memos *mo)
 {
 	const struct sy_conn_v6 *a = sy_conn_v6_of(&w->tcp, c);
 	const bool to_backend = leg == LEG_CLIENT;
+	const bool out6 = (c->v6 >> !leg) & 1;
 	uint8_t *f = rte_pktmbuf_mtod(m, uint8_t *);
 	uint8_t *th = f + FAST_L2 + FAST_L3_6;
 	const unsigned thl = (th[12] >> 4) * 4u;
-	const unsigned tlen = FAST_L3_6 + rte_be_to_cpu_16(load16(f + OFF6_PLEN));
+	const uint16_t tcp_len = rte_be_to_cpu_16(load16(f + OFF6_PLEN));
 
-	if (c->v6 != (SY_V6_CLIENT | SY_V6_BACKEND) || !fast_tcp_layout(th, thl))
+	if (!((c->v6 >> leg) & 1) || !fast_tcp_layout(th, thl))
 		return -1;
 	c->last_seen = sy_conn_seen(w->now);
-	if (unlikely(m->pkt_len > FAST_L2 + tlen))
-		rte_pktmbuf_trim(m, (uint16_t)(m->pkt_len - FAST_L2 - tlen));
-	memcpy(f + OFF6_ADDRS, to_backend ? a->snat : a->vip, 16);
-	memcpy(f + OFF6_ADDRS + 16, to_backend ? a->backend : a->client, 16);
+	if (unlikely(m->pkt_len > FAST_L2 + FAST_L3_6 + tcp_len))
+		rte_pktmbuf_trim(m, (uint16_t)(m->pkt_len - FAST_L2 - FAST_L3_6 - tcp_len));
+	if (out6) {
+		memcpy(f + OFF6_ADDRS, to_backend ? a->snat : a->vip, 16);
+		memcpy(f + OFF6_ADDRS + 16, to_backend ? a->backend : a->client, 16);
+	} else {
+		/* What the IPv4 header carries over, read before it
+		 * overwrites the IPv6 one's last 20 bytes. */
+		const uint8_t tc = (uint8_t)(rte_be_to_cpu_32(load32(f + FAST_L2)) >> 20);
+		const uint8_t hop = f[OFF6_PLEN + 3];
+
+		f = (uint8_t *)rte_pktmbuf_adj(m, FAST_L3_6 - FAST_L3);
+		sy_xlate_ipv4_hdr_base((struct rte_ipv4_hdr *)(f + FAST_L2), tc, hop, tcp_len,
+				       to_backend ? c->snat_ip : c->vip,
+				       to_backend ? c->backend_ip : c->client_ip, c->csum_ip);
+		memcpy(f + OFF_ETHERTYPE, &(uint16_t){ RTE_BE16(RTE_ETHER_TYPE_IPV4) }, 2);
+	}
 	fast_xlate_tcp(c, th, thl, leg);
-	m->tx_offload = rte_mbuf_tx_offload(FAST_L2, FAST_L3_6, 0, 0, 0, 0, 0);
+	m->tx_offload = rte_mbuf_tx_offload(FAST_L2, out6 ? FAST_L3_6 : FAST_L3, 0, 0, 0, 0, 0);
 	m->ol_flags &= RTE_MBUF_F_INDIRECT | RTE_MBUF_F_EXTERNAL;
 	if (to_backend)
-		return (int)fast_send(w, m, f, c->backend_if, true, 0, a->backend_nh, mo);
-	return (int)fast_send(w, m, f, c->client_if, true, 0, a->client_nh, mo);
+		return (int)fast_send(w, m, f, c->backend_if, out6, c->backend_nh, a->backend_nh, mo);
+	return (int)fast_send(w, m, f, c->client_if, out6, c->client_nh, a->client_nh, mo);
 }
 
 /* Stage 2 for frame i (below): its record through the flow cache (the hash
@@ -919,7 +920,7 @@ sy_splice_rx_burst(struct sy_worker *w, uint16_t port, struct rte_mbuf **pkts, u
 				fast += fast_forward(w, c, m, lg, &memo);
 			} else if (c != NULL && (lg != LEG_V6_SNAT || fast_tcp6(m)) &&
 				   fast_conn46_ok(t, c, rte_pktmbuf_mtod(m, const uint8_t *), &lg)) {
-				int r = fast_forward66(w, c, m, lg, &memo);
+				int r = fast_forward6(w, c, m, lg, &memo);
 
 				fast += r >= 0 ? (unsigned)r : fast_forward46(w, c, m, lg, &memo);
 			} else {
