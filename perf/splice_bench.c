@@ -158,6 +158,9 @@ static struct {
 	bool v6;           /* fi == 1: the client side speaks IPv6 */
 	bool b6;           /* the backend side speaks IPv6 (the phase being measured) */
 	int b_fam;         /* --backend-family: 4, 6, or 0 (same: the client side's) */
+	unsigned fwd_burst; /* --fwd-burst: frames a port a poll in (1) (default 32) */
+	size_t evict_bytes; /* --fwd-evict: bytes written between polls in (1) */
+	uint8_t *evict;
 
 	/* DPDK */
 	uint64_t hz;
@@ -1078,6 +1081,20 @@ poll_measured(void)
 	return t1 - t0;
 }
 
+/* --fwd-evict: what the worker's core does between two polls outside
+ * (the memif driver's copies of other frames, a nap in which the host
+ * runs something else on the core) as writes to a buffer of that size, so
+ * that a poll finds some of its lines gone, as routerd's do at P1's
+ * equal rates (perf/pktgen). Not counted: it is outside poll_measured. */
+static void
+evict_caches(void)
+{
+	size_t i;
+
+	for (i = 0; i < B.evict_bytes; i += RTE_CACHE_LINE_SIZE)
+		B.evict[i]++;
+}
+
 static uint64_t
 drops_total(const struct sy_worker_counters *c)
 {
@@ -1843,8 +1860,8 @@ stream_fill(const uint16_t *order, unsigned nflows, unsigned *ic, unsigned *ib)
 {
 	unsigned i;
 
-	if (worker_backlog(PORT_CLIENT) < BENCH_BURST)
-		for (i = 0; i < BENCH_BURST; i++) {
+	if (worker_backlog(PORT_CLIENT) < B.fwd_burst)
+		for (i = 0; i < B.fwd_burst; i++) {
 			uint16_t cport = order[*ic];
 			struct gconn *g = &B.gc[cport];
 			uint32_t ack = g->isn_r + 1 + g->b_off;
@@ -1861,8 +1878,8 @@ stream_fill(const uint16_t *order, unsigned nflows, unsigned *ic, unsigned *ib)
 			*ic = *ic + 1 == nflows ? 0 : *ic + 1;
 			gen_push(PORT_CLIENT, mk_seg(PORT_CLIENT, &s));
 		}
-	if (worker_backlog(PORT_BACKEND) < BENCH_BURST)
-		for (i = 0; i < BENCH_BURST; i++) {
+	if (worker_backlog(PORT_BACKEND) < B.fwd_burst)
+		for (i = 0; i < B.fwd_burst; i++) {
 			uint16_t cport = order[*ib];
 			struct gconn *g = &B.gc[cport];
 			uint32_t seq = g->isn_b + 1 + g->b_off;
@@ -1928,6 +1945,7 @@ phase_forward(unsigned idx, unsigned table)
 
 		while (B.w->counters.tx_packets - t0 < B.stream_pkts / B.chunks) {
 			stream_fill(order, nflows, &ic, &ib);
+			evict_caches();
 			cyc += poll_measured();
 			(void)gen_drain();
 		}
@@ -2325,6 +2343,7 @@ usage(const char *prog)
 		"usage: %s [--quick] [--core N] [--testpmd-main-core N] [--flows N[,N...]]\n"
 		"          [--huge] [--no-testpmd] [--testpmd PATH] [--only LIST]\n"
 		"          [--port-kind ring|memif] [--family 4|6|both] [--backend-family 4|6]\n"
+		"          [--fwd-burst N] [--fwd-evict KB]\n"
 		"  --quick            smoke run (a few seconds)\n"
 		"  --core N           core for the worker and for testpmd's forwarding (default 1)\n"
 		"  --testpmd-main-core N  testpmd's main (stats) core (default 0)\n"
@@ -2343,8 +2362,12 @@ usage(const char *prog)
 		"                     over IPv4 then IPv6, and the ratio\n"
 		"  --backend-family F the backend side: 4 (default, 198.18.1.10), 6\n"
 		"                     ([2001:2:1::10]), or same: the client side's in each\n"
-		"                     phase (with --family both: 4to4 against 6to6)\n",
-		prog, FLOWS_MAX, FWD_CARRY_MAX);
+		"                     phase (with --family both: 4to4 against 6to6)\n"
+		"  --fwd-burst N      (1): N segments a port a poll (default %u; P1 outside\n"
+		"                     sees a few at its equal rates)\n"
+		"  --fwd-evict KB     (1): write KB kilobytes between polls, uncounted, so that\n"
+		"                     a poll finds caches as a napping worker does (default 0)\n",
+		prog, FLOWS_MAX, FWD_CARRY_MAX, BENCH_BURST);
 }
 
 static int
@@ -2362,6 +2385,8 @@ parse_args(int argc, char **argv)
 		{ "port-kind", required_argument, NULL, 'k' },
 		{ "family", required_argument, NULL, 'F' },
 		{ "backend-family", required_argument, NULL, 'B' },
+		{ "fwd-burst", required_argument, NULL, 'b' },
+		{ "fwd-evict", required_argument, NULL, 'e' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -2378,6 +2403,7 @@ parse_args(int argc, char **argv)
 	B.do_macswap = B.do_syn = B.do_fwd = B.do_life = true;
 	B.fam_mask = 1;
 	B.b_fam = 4;
+	B.fwd_burst = BENCH_BURST;
 	while ((opt = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
 		switch (opt) {
 		case 'q':
@@ -2446,6 +2472,27 @@ parse_args(int argc, char **argv)
 				return -1;
 			}
 			break;
+		case 'b':
+			B.fwd_burst = (unsigned)atoi(optarg);
+			if (B.fwd_burst < 1 || B.fwd_burst > BENCH_BURST) {
+				fprintf(stderr, "--fwd-burst: 1..%u\n", BENCH_BURST);
+				return -1;
+			}
+			break;
+		case 'e': {
+			long kb = atol(optarg);
+
+			if (kb < 0 || kb > 1 << 20) {
+				fprintf(stderr, "--fwd-evict: 0..%u KB\n", 1u << 20);
+				return -1;
+			}
+			B.evict_bytes = (size_t)kb * 1024;
+			if (B.evict_bytes != 0 && (B.evict = calloc(1, B.evict_bytes)) == NULL) {
+				fprintf(stderr, "--fwd-evict: out of memory\n");
+				return -1;
+			}
+			break;
+		}
 		case 'o':
 			B.do_macswap = strstr(optarg, "macswap") != NULL;
 			B.do_syn = strstr(optarg, "syn") != NULL;
