@@ -40,6 +40,7 @@
 #include <arpa/inet.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -249,16 +250,44 @@ arp_answer(uint16_t port, struct rte_mbuf *m, uint32_t mine)
 		rte_pktmbuf_free(m);
 }
 
+/* Write into m, whose Ethernet header's destination is set, an advertisement of `mine`
+ * (ICMPv6 136) from port's MAC to dst: Solicited and Override set, our MAC as the target
+ * link-layer address; and send it. */
+static void
+nd_advertise(uint16_t port, struct rte_mbuf *m, const uint8_t *mine, const uint8_t *dst)
+{
+	struct rte_ether_hdr *eh = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
+	struct rte_ipv6_hdr *ip6 = (struct rte_ipv6_hdr *)(eh + 1);
+	uint8_t *icmp = (uint8_t *)(ip6 + 1); /* type, code, cksum, reserved, target */
+
+	eh->src_addr = O.my_mac[port];
+	eh->ether_type = RTE_BE16(RTE_ETHER_TYPE_IPV6);
+	ip6->vtc_flow = RTE_BE32(6u << 28);
+	ip6->proto = IPPROTO_ICMPV6;
+	memmove(ip6->dst_addr, dst, 16);
+	memcpy(ip6->src_addr, mine, 16);
+	ip6->hop_limits = 255;
+	ip6->payload_len = rte_cpu_to_be_16(32);
+	icmp[0] = 136, icmp[1] = 0, icmp[2] = icmp[3] = 0;
+	icmp[4] = 0x60, icmp[5] = icmp[6] = icmp[7] = 0; /* Solicited, Override */
+	memcpy(icmp + 8, mine, 16);
+	icmp[24] = 2, icmp[25] = 1; /* target link-layer address */
+	memcpy(icmp + 26, &O.my_mac[port], RTE_ETHER_ADDR_LEN);
+	*(uint16_t *)(icmp + 2) = rte_ipv6_udptcp_cksum(ip6, icmp);
+	m->data_len = m->pkt_len = (uint32_t)(sizeof(*eh) + sizeof(*ip6) + 32);
+	if (rte_eth_tx_burst(port, 0, &m, 1) != 1)
+		rte_pktmbuf_free(m);
+}
+
 /* A neighbour solicitation (ICMPv6 135, RFC 4861 4.3) for one of our addresses on this
- * port: answered in place with a solicited advertisement (S and O set, our MAC as the
- * target link-layer address), as arp_answer does for ARP. A duplicate address probe
- * (from ::) is not routerd's and is left alone. */
+ * port: answered in place with a solicited advertisement, as arp_answer does for ARP. A
+ * duplicate address probe (from ::) is not routerd's and is left alone. */
 static void
 nd_answer(uint16_t port, struct rte_mbuf *m, const uint8_t *mine)
 {
 	struct rte_ether_hdr *eh = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
 	struct rte_ipv6_hdr *ip6 = (struct rte_ipv6_hdr *)(eh + 1);
-	uint8_t *icmp = (uint8_t *)(ip6 + 1); /* type, code, cksum, reserved, target */
+	uint8_t *icmp = (uint8_t *)(ip6 + 1);
 	static const uint8_t any[16];
 
 	if (m->data_len < sizeof(*eh) + sizeof(*ip6) + 24 || ip6->proto != IPPROTO_ICMPV6 ||
@@ -267,19 +296,34 @@ nd_answer(uint16_t port, struct rte_mbuf *m, const uint8_t *mine)
 		return;
 	}
 	eh->dst_addr = eh->src_addr;
-	eh->src_addr = O.my_mac[port];
-	memcpy(ip6->dst_addr, ip6->src_addr, 16);
-	memcpy(ip6->src_addr, mine, 16);
-	ip6->hop_limits = 255;
-	ip6->payload_len = rte_cpu_to_be_16(32);
-	icmp[0] = 136, icmp[1] = 0, icmp[2] = icmp[3] = 0;
-	icmp[4] = 0x60, icmp[5] = icmp[6] = icmp[7] = 0; /* Solicited, Override */
-	icmp[24] = 2, icmp[25] = 1; /* target link-layer address */
-	memcpy(icmp + 26, &O.my_mac[port], RTE_ETHER_ADDR_LEN);
-	*(uint16_t *)(icmp + 2) = rte_ipv6_udptcp_cksum(ip6, icmp);
-	m->data_len = m->pkt_len = (uint32_t)(sizeof(*eh) + sizeof(*ip6) + 32);
-	if (rte_eth_tx_burst(port, 0, &m, 1) != 1)
-		rte_pktmbuf_free(m);
+	nd_advertise(port, m, mine, ip6->src_addr);
+}
+
+/*
+ * --announce: an advertisement of each IPv6 address to routerd's address on its port,
+ * as if routerd had asked. pktgen answers ARP but not neighbour solicitations, so while
+ * it replays, routerd's entries for these addresses are the ones this process confirmed
+ * when it opened the flows, and they expire 5 minutes later (SY_NEIGH_REACHABLE_MS, then
+ * SY_NEIGH_STALE_TIMEOUT_MS unanswered): every frame to them is then dropped
+ * (nd_pending_full). perf/pktgen runs this before each IPv6 replay.
+ */
+static void
+nd_announce(void)
+{
+	static const char *const router6[2] = { "2001:2:2::1", "2001:2:3::1" };
+	const uint8_t *mine[2] = { O.client6, O.backend6 };
+	uint16_t port;
+
+	for (port = 0; port < 2; port++) {
+		struct rte_mbuf *m = rte_pktmbuf_alloc(pool);
+		uint8_t dst[16];
+
+		if (m == NULL)
+			rte_exit(1, "out of mbufs\n");
+		inet_pton(AF_INET6, router6[port], dst);
+		rte_pktmbuf_mtod(m, struct rte_ether_hdr *)->dst_addr = O.router_mac[port];
+		nd_advertise(port, m, mine[port], dst);
+	}
 }
 
 /* Port 0: SYN-ACKs for our client flows. */
@@ -498,12 +542,14 @@ usage(const char *prog)
 		"           [--router-mac0 MAC] [--router-mac1 MAC]\n"
 		"          [--mac0 MAC] [--mac1 MAC] [--family 4|6] [--backend-family 4|6]\n"
 		"          [--payload N (the replayed segments' payload bytes, 1-160, default 64)]\n"
+		"       %s EAL-ARGS -- --announce (advertise the IPv6 client and backend to\n"
+		"          routerd, which pktgen does not answer for, and exit)\n"
 		"EAL-ARGS must make two ports: 0 facing routerd's client-side memif port, 1 its\n"
 		"backend-side one. Addresses: client 198.18.2.2, VIP 198.18.0.1, backend\n"
 		"198.18.3.10:80; with --family 6 client 2001:2:2::2, VIP 2001:2:2::1, with\n"
 		"--backend-family 6 backend [2001:2:3::10]:80 (perf/pktgen.routerd.json,\n"
 		"perf/pktgen-routes.yaml).\n",
-		prog);
+		prog, prog);
 	exit(2);
 }
 
@@ -545,6 +591,7 @@ main(int argc, char **argv)
 		{ "family", required_argument, NULL, 'f' },
 		{ "backend-family", required_argument, NULL, 'B' },
 		{ "payload", required_argument, NULL, 'P' },
+		{ "announce", no_argument, NULL, 'A' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct rte_mbuf *pkts[BURST];
@@ -552,6 +599,7 @@ main(int argc, char **argv)
 	uint64_t deadline, last_retry = 0, retry;
 	uint16_t port, k, nb;
 	int c, ret, family = 4, bfamily = 4;
+	bool announce = false;
 
 	ret = rte_eal_init(argc, argv);
 	if (ret < 0)
@@ -584,6 +632,7 @@ main(int argc, char **argv)
 		case 'f': family = atoi(optarg); break;
 		case 'B': bfamily = atoi(optarg); break;
 		case 'P': O.payload = (unsigned)atoi(optarg); break;
+		case 'A': announce = true; break;
 		default: usage(argv[0]);
 		}
 	}
@@ -605,12 +654,12 @@ main(int argc, char **argv)
 	} else {
 		O.backend_ip = (struct addr){ .v4 = O.backend4 };
 	}
-	if (O.flows == 0 || O.port_base < 1024 || O.port_base + O.flows > 65536 || !O.out_client ||
-	    !O.out_backend)
+	if (!announce && (O.flows == 0 || O.port_base < 1024 || O.port_base + O.flows > 65536 || !O.out_client ||
+	    !O.out_backend))
 		usage(argv[0]);
 	if (rte_eth_dev_count_avail() != 2)
 		rte_exit(1, "need exactly 2 ports (two --vdev net_memif...,role=client)\n");
-	F = calloc(O.flows, sizeof(*F));
+	F = calloc(O.flows + 1, sizeof(*F));
 	pool = rte_pktmbuf_pool_create("flows", 8191, 256, 0, RTE_MBUF_DEFAULT_BUF_SIZE,
 				       (int)rte_socket_id());
 	if (F == NULL || pool == NULL)
@@ -618,6 +667,21 @@ main(int argc, char **argv)
 	port_init(0);
 	port_init(1);
 	hz = rte_get_tsc_hz();
+	if (announce) {
+		nd_announce();
+		/* A moment for routerd to take them, answering what it asks meanwhile. */
+		for (deadline = rte_rdtsc() + hz / 5; rte_rdtsc() < deadline;)
+			for (port = 0; port < 2; port++) {
+				nb = rte_eth_rx_burst(port, 0, pkts, BURST);
+				for (k = 0; k < nb; k++)
+					input(port, pkts[k]);
+			}
+		printf("pktgen_flows: %s and %s announced to routerd\n", "2001:2:2::2", "2001:2:3::10");
+		rte_eth_dev_stop(0);
+		rte_eth_dev_stop(1);
+		rte_eal_cleanup();
+		return 0;
+	}
 	retry = hz * RETRY_MS / 1000;
 	deadline = rte_rdtsc() + hz * O.timeout_s;
 	inflight = 0;
