@@ -18,24 +18,6 @@ sy_flow_lookup(struct sy_worker *w, const struct sy_flow_key *k)
 	return data;
 }
 
-/* c into the client-leg cache under sig: an empty slot of the pair, else
- * the first (the record it held is still found through the hash). */
-static void
-cache_put(struct sy_conn_tables *t, hash_sig_t sig, const struct sy_conn *c)
-{
-	uint64_t *pair = sy_flow_cache_pair(t, sig);
-	uint64_t e = (uint64_t)(uintptr_t)c | sy_flow_cache_tag(sig);
-
-	if (((uintptr_t)c >> 48) != 0)
-		return;
-	if (pair[0] == 0)
-		pair[0] = e;
-	else if (pair[1] == 0)
-		pair[1] = e;
-	else
-		pair[0] = e;
-}
-
 static void
 cache_drop(struct sy_conn_tables *t, hash_sig_t sig, const struct sy_conn *c)
 {
@@ -59,7 +41,7 @@ key_add(struct sy_conn_tables *t, struct rte_hash *h, const void *k, hash_sig_t 
 
 	if (rc < 0)
 		return rc;
-	cache_put(t, sig, c);
+	sy_flow_cache_put(sy_flow_cache_pair(t, sig), sig, c);
 	return 0;
 }
 

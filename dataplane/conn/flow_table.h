@@ -18,8 +18,11 @@
  * is only a hint: a tag that
  * misses (the pair was full, or the record was evicted) goes to the hash,
  * and a record found through it is used only if its client tuple matches the
- * segment's field for field, as a hash key would. Records leave it when they
- * are freed, so it never points at a free record.
+ * segment's field for field, as a hash key would. The fast path puts a
+ * record it found through the hash, and whose client tuple matched, back in
+ * its pair (sy_flow_cache_put): a flow a later one evicted comes back on its
+ * next segment instead of paying the hash on every segment it has left.
+ * Records leave it when they are freed, so it never points at a free record.
  */
 #ifndef SY_FLOW_TABLE_H
 #define SY_FLOW_TABLE_H
@@ -146,19 +149,52 @@ int sy_flow_add(struct sy_worker *w, const struct sy_flow_key *k, struct sy_conn
 /* Removes c, under k, from both. */
 void sy_flow_del(struct sy_worker *w, const struct sy_flow_key *k, const struct sy_conn *c);
 
+/* The pair a key's hash picks: its low bits. CRC-32C is linear over GF(2),
+ * so keys that differ in the client port alone reach them through a linear
+ * map; for IPv4 keys its rank over the low 17 bits is 15, and one client's
+ * consecutive ports fill both slots of the pairs they use, two by two. The
+ * next flows to land there evict them, and the fast path puts them back
+ * (sy_flow_cache_put) when it finds them through the hash. Mixing the hash
+ * first (a multiply) spread such keys at random instead: more pairs with
+ * three or more, 25-45 cycles a packet more at 100,000 flows in process
+ * (perf/journal/splice_bench.md). */
+static inline uint32_t
+sy_flow_cache_index(const struct sy_conn_tables *t, hash_sig_t sig)
+{
+	return sig & (t->cache_mask >> 1);
+}
+
 /* The cache pair for a key's hash, and what a slot holds: the record's
  * address in the low 48 bits (user-space addresses fit), 16 bits of the hash
  * that did not pick the pair above them. */
 static inline uint64_t *
 sy_flow_cache_pair(const struct sy_conn_tables *t, hash_sig_t sig)
 {
-	return &t->client_cache[(sig * 2u) & t->cache_mask];
+	return &t->client_cache[2 * (size_t)sy_flow_cache_index(t, sig)];
 }
 
 static inline uint64_t
 sy_flow_cache_tag(hash_sig_t sig)
 {
 	return (uint64_t)(sig >> 16) << 48;
+}
+
+/* c into pair under sig: an empty slot, else the first (the record it held
+ * is still found through the hash, and comes back on its next segment). A
+ * record above the 48 bits a slot holds is left out: only the hash has it. */
+static inline void
+sy_flow_cache_put(uint64_t *pair, hash_sig_t sig, const struct sy_conn *c)
+{
+	uint64_t e = (uint64_t)(uintptr_t)c | sy_flow_cache_tag(sig);
+
+	if (((uintptr_t)c >> 48) != 0)
+		return;
+	if (pair[0] == 0)
+		pair[0] = e;
+	else if (pair[1] == 0)
+		pair[1] = e;
+	else
+		pair[0] = e;
 }
 
 /* The record in pair whose tag is sig's, or NULL. */

@@ -119,6 +119,8 @@
  * what it did alone. The IPv6 lane's forwarding (fast_forward46) is never
  * inlined, so the loop holds little of the IPv6 lane's code. */
 #define FAST_PREFETCH_AHEAD 4
+/* sy_splice_rx_burst keeps a bit a frame in one word. */
+_Static_assert(SY_RX_BURST <= 64, "a burst's frames fit a 64-bit mask");
 /* Frames between the stages (How, above). */
 #define FAST_RESOLVE_LAG 8u
 
@@ -811,11 +813,14 @@ fast_forward6(struct sy_worker *w, struct sy_conn *c, struct rte_mbuf *m, unsign
  * when the cache does not have it: the IPv6 one, with the key made here from
  * the frame, for an IPv6 frame) or its SNAT port's slot; prefetched (an IPv6
  * leg's addresses too, in the cold array: for an IPv4 backend segment the
- * slot says whether its record has one, conn/flow_table.h). */
-static inline void
+ * slot says whether its record has one, conn/flow_table.h). Returns true when
+ * the record came from the hash, not the cache: stage 3 puts it back in its
+ * pair if it is the segment's client leg. */
+static inline bool
 fast_resolve(struct sy_conn_tables *t, struct rte_mbuf *m, unsigned leg, void *where,
 	     hash_sig_t sig, struct sy_conn **conn)
 {
+	bool hashed = false;
 	struct sy_conn *c;
 
 	if (leg == LEG_CLIENT) {
@@ -828,15 +833,16 @@ fast_resolve(struct sy_conn_tables *t, struct rte_mbuf *m, unsigned leg, void *w
 			sy_flow_key_v4(&k, load32(f + OFF_ADDRS), load32(f + OFF_ADDRS + 4),
 				       load16(f + OFF_PORTS), load16(f + OFF_PORTS + 2));
 			if (rte_hash_lookup_with_hash_data(t->flows, &k, sig, &data) < 0)
-				return;
+				return false;
 			c = data;
+			hashed = true;
 		}
 	} else if (leg == LEG_BACKEND) {
 		const struct sy_conn *v = *(struct sy_conn *const *)where;
 
 		c = sy_snat_slot_conn(v);
 		if (c == NULL)
-			return;
+			return false;
 		/* 4to6: what the client's IPv6 leg needs (client, listen
 		 * address, next hop: the entry's first line). */
 		if (unlikely((uintptr_t)v & SY_SNAT_SLOT_V6))
@@ -847,13 +853,14 @@ fast_resolve(struct sy_conn_tables *t, struct rte_mbuf *m, unsigned leg, void *w
 		if (leg == LEG_V6_SNAT) {
 			c = sy_snat_slot_conn(*(struct sy_conn *const *)where);
 			if (c == NULL)
-				return;
+				return false;
 		} else if (unlikely((c = sy_flow_cache_find(where, sig)) == NULL)) {
 			struct sy_flow_key6 k;
 
 			fast_key6(&k, rte_pktmbuf_mtod(m, const uint8_t *));
 			if ((c = sy_flow6_find(t, &k, sig)) == NULL)
-				return;
+				return false;
+			hashed = true;
 		}
 		/* Both legs' lines (conn_t.h): 6to6 compares one and
 		 * writes the other. Which legs are IPv6 the record says, and
@@ -863,10 +870,11 @@ fast_resolve(struct sy_conn_tables *t, struct rte_mbuf *m, unsigned leg, void *w
 		rte_prefetch0(a);
 		rte_prefetch0(a + 64);
 	} else {
-		return;
+		return false;
 	}
 	*conn = c;
 	prefetch_record(c);
+	return hashed;
 }
 
 void
@@ -884,6 +892,8 @@ sy_splice_rx_burst(struct sy_worker *w, uint16_t port, struct rte_mbuf **pkts, u
 	void *where[SY_RX_BURST];
 	struct sy_conn *conn[SY_RX_BURST];
 	uint8_t leg[SY_RX_BURST];
+	/* Frames whose record came from the hash (fast_resolve), a bit each. */
+	uint64_t hashed = 0;
 	struct nh_memos memo;
 	uint64_t bytes = 0;
 	unsigned i, fast = 0;
@@ -906,7 +916,8 @@ sy_splice_rx_burst(struct sy_worker *w, uint16_t port, struct rte_mbuf **pkts, u
 		if (i >= FAST_RESOLVE_LAG && i - FAST_RESOLVE_LAG < n) {
 			unsigned j = i - FAST_RESOLVE_LAG;
 
-			fast_resolve(t, pkts[j], leg[j], where[j], sig[j], &conn[j]);
+			if (unlikely(fast_resolve(t, pkts[j], leg[j], where[j], sig[j], &conn[j])))
+				hashed |= 1ull << j;
 		}
 		if (i >= 2 * FAST_RESOLVE_LAG) {
 			unsigned j = i - 2 * FAST_RESOLVE_LAG;
@@ -917,10 +928,21 @@ sy_splice_rx_burst(struct sy_worker *w, uint16_t port, struct rte_mbuf **pkts, u
 			m = pkts[j];
 			if (c != NULL &&
 			    likely(fast_conn_ok(c, rte_pktmbuf_mtod(m, const uint8_t *), lg))) {
+				/* Found through the hash: its client leg back
+				 * in the cache (only client legs hash there). */
+				if (unlikely((hashed >> j) & 1))
+					sy_flow_cache_put(where[j], sig[j], c);
 				fast += fast_forward(w, c, m, lg, &memo);
 			} else if (c != NULL && (lg != LEG_V6_SNAT || fast_tcp6(m)) &&
 				   fast_conn46_ok(t, c, rte_pktmbuf_mtod(m, const uint8_t *), &lg)) {
-				int r = fast_forward6(w, c, m, lg, &memo);
+				int r;
+
+				/* An IPv6 frame found through the hash may be
+				 * a backend leg's: only a client leg's goes
+				 * back in the cache, under its client key. */
+				if (unlikely((hashed >> j) & 1) && lg == LEG_CLIENT)
+					sy_flow_cache_put(where[j], sig[j], c);
+				r = fast_forward6(w, c, m, lg, &memo);
 
 				fast += r >= 0 ? (unsigned)r : fast_forward46(w, c, m, lg, &memo);
 			} else {

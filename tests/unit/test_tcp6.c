@@ -997,6 +997,24 @@ assert_same_frame46(struct rte_mbuf *slow, struct rte_mbuf *fast)
 	}
 }
 
+/* What the client-leg cache holds under c's client key (v6: an IPv6 one). */
+static const struct sy_conn *
+client_cached(const struct sy_conn *c, bool v6)
+{
+	hash_sig_t sig;
+
+	if (v6) {
+		const struct sy_conn_v6 *a = sy_conn_v6_of(&w->tcp, c);
+		struct sy_flow_key6 key;
+
+		sy_flow_key_v6(&key, a->client, a->vip, c->client_port, c->vip_port);
+		sig = sy_flow_hash6(&key);
+	} else {
+		sig = sy_flow_hash_v4(c->client_ip, c->vip, c->client_port, c->vip_port);
+	}
+	return sy_flow_cache_find(sy_flow_cache_pair(&w->tcp, sig), sig);
+}
+
 /*
  * Spliced records of each mix of families (6to6, 6to4 one way and 4to6 the
  * other), random ports, deltas and window scales; segments of both legs
@@ -1004,8 +1022,9 @@ assert_same_frame46(struct rte_mbuf *slow, struct rte_mbuf *fast)
  * path's translation), each sent once through sy_eth_input and once, a
  * copy, through sy_splice_rx_burst: the fast path takes every one and sends
  * what the per-packet path sends, its record found through the cache in
- * front of the IPv6 hash or (every other one) the hash itself, an IPv6
- * backend leg's through its SNAT slot. The IPv6 hash's hash as the fast
+ * front of the IPv6 hash or (every other one) the hash itself, which puts
+ * a client leg back in the cache, an IPv6 backend leg's through its SNAT
+ * slot. The IPv6 hash's hash as the fast
  * path computes it is rte_hash_crc's over the key.
  */
 static void
@@ -1057,6 +1076,11 @@ test_fast_path46_matches_slow(void **state)
 				fast0 = w->counters.fast_forwarded;
 				sy_splice_rx_burst(w, (uint16_t)leg, &copy, 1);
 				assert_int_equal(w->counters.fast_forwarded, fast0 + 1);
+				/* A client leg the hash found is back in the
+				 * cache (conn/flow_table.h), under its key's
+				 * hash, of its family. */
+				if (leg == 0)
+					assert_ptr_equal(client_cached(c, fam[f][0]), c);
 				fast = take_one(!leg);
 				assert_same_frame46(slow, fast);
 				rte_pktmbuf_free(slow);
