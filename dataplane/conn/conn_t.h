@@ -19,6 +19,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 struct rte_mbuf;
 struct sy_proxy;
@@ -106,29 +107,31 @@ _Static_assert(sizeof(struct sy_flow_key6) == 48, "sy_flow_key6: a length rte_ha
  * before.
  */
 struct sy_conn_v6 {
-	/* Line 0: the client leg, all that an IPv6 client's segments need
-	 * when the backend leg is IPv4 (6to4 and 4to6: one line a segment). */
+	/* Line 0: both legs' addresses, all that a spliced segment compares
+	 * and writes when its legs' next hops are their peers (on-link). */
 	uint8_t client[16];     /* SY_V6_CLIENT: the client's address */
 	uint8_t vip[16];        /* ... the listen address it reached */
-	uint8_t client_nh[16];  /* ... the next hop towards it (client_if) */
-	/* Line 1: the backend leg. */
-	uint8_t backend[16] __attribute__((aligned(64))); /* SY_V6_BACKEND: the backend's address */
+	uint8_t backend[16];    /* SY_V6_BACKEND: the backend's address */
 	uint8_t snat[16];       /* ... our source address towards it */
-	uint8_t backend_nh[16]; /* ... the next hop towards it (backend_if) */
-	uint8_t snat_k;         /* ... the index of snat among its port's addresses (conn/snat.h) */
+	/* Line 1: the next hops, read on the fast path only for a leg whose
+	 * next hop is a gateway (SY_V6_CLIENT_GW, SY_V6_BACKEND_GW). */
+	uint8_t client_nh[16] __attribute__((aligned(64))); /* towards the client (client_if) */
+	uint8_t backend_nh[16]; /* towards the backend (backend_if) */
+	uint8_t snat_k;         /* the index of snat among its port's addresses (conn/snat.h) */
 } __attribute__((aligned(64)));
 
-/* Each IPv6 leg's (source, destination) as its segments carry them, one
- * 32-byte run with its next hop after it, a line a leg (as the record's
- * IPv4 legs, conn.h below): the fast path compares and writes a leg's
- * addresses as one block (splice_fast.c), and prefetches the lines of the
- * legs it touches. 97 bytes end to end at any offset had touched three
- * lines where 6to4 needs one. */
-_Static_assert(offsetof(struct sy_conn_v6, vip) == offsetof(struct sy_conn_v6, client) + 16 &&
-		       offsetof(struct sy_conn_v6, snat) == offsetof(struct sy_conn_v6, backend) + 16 &&
-		       offsetof(struct sy_conn_v6, client) == 0 &&
-		       offsetof(struct sy_conn_v6, backend) == 64 && sizeof(struct sy_conn_v6) == 128,
-	       "sy_conn_v6: a line a leg");
+/* Each IPv6 leg's (source, destination) as its segments carry them is one
+ * 32-byte run, and both legs share one line: the fast path compares one
+ * leg's run and writes the other's (splice_fast.c), so a 6to6 segment
+ * touches the record's line and this one, a 6to4 or 4to6 one the same.
+ * The next hops had each been beside its leg's run, a line a leg: three
+ * lines a 6to6 segment where IPv4 takes one (perf/journal/pktgen.md). */
+_Static_assert(offsetof(struct sy_conn_v6, client) == 0 &&
+		       offsetof(struct sy_conn_v6, vip) == 16 &&
+		       offsetof(struct sy_conn_v6, backend) == 32 &&
+		       offsetof(struct sy_conn_v6, snat) == 48 &&
+		       offsetof(struct sy_conn_v6, client_nh) == 64 && sizeof(struct sy_conn_v6) == 128,
+	       "sy_conn_v6: both legs' addresses in line 0");
 
 
 /* Client bytes held during PEEK and CONNECTING: a separate object so an
@@ -214,6 +217,12 @@ struct sy_conn_time_wait {
  * 1 << its enum sy_leg (the fast path shifts by the leg). */
 #define SY_V6_CLIENT 0x01
 #define SY_V6_BACKEND 0x02
+/* An IPv6 leg whose next hop is not its peer (a gateway): its next hop is
+ * struct sy_conn_v6's client_nh / backend_nh, in the line the fast path
+ * otherwise leaves alone (sy_conn_v6_set_nh, sy_conn_v6_nh). */
+#define SY_V6_CLIENT_GW 0x04
+#define SY_V6_BACKEND_GW 0x08
+#define SY_V6_LEGS (SY_V6_CLIENT | SY_V6_BACKEND)
 
 _Static_assert(SY_V6_CLIENT == 1u << SY_LEG_CLIENT && SY_V6_BACKEND == 1u << SY_LEG_BACKEND,
 	       "sy_conn: a leg's IPv6 bit");
@@ -324,6 +333,31 @@ static inline bool
 sy_conn_backend_v6(const struct sy_conn *c)
 {
 	return (c->v6 & SY_V6_BACKEND) != 0;
+}
+
+/* Sets an IPv6 leg's next hop (its peer's address already set) and
+ * whether it is a gateway. */
+static inline void
+sy_conn_v6_set_nh(struct sy_conn *c, struct sy_conn_v6 *a, enum sy_leg leg, const uint8_t *nh)
+{
+	const uint8_t gw = (uint8_t)(SY_V6_CLIENT_GW << leg);
+	uint8_t *to = leg == SY_LEG_CLIENT ? a->client_nh : a->backend_nh;
+
+	memcpy(to, nh, 16);
+	if (memcmp(nh, leg == SY_LEG_CLIENT ? a->client : a->backend, 16) != 0)
+		c->v6 |= gw;
+	else
+		c->v6 &= (uint8_t)~gw;
+}
+
+/* An IPv6 leg's next hop: its peer's address (line 0) unless it is a
+ * gateway (line 1). */
+static inline const uint8_t *
+sy_conn_v6_nh(const struct sy_conn *c, const struct sy_conn_v6 *a, unsigned leg)
+{
+	if (c->v6 & (SY_V6_CLIENT_GW << leg))
+		return leg == SY_LEG_CLIENT ? a->client_nh : a->backend_nh;
+	return leg == SY_LEG_CLIENT ? a->client : a->backend;
 }
 
 #endif

@@ -101,11 +101,11 @@ client_route(struct sy_worker *w, struct sy_conn *c, const struct rte_mbuf *m)
 
 		dst.family = AF_INET6;
 		memcpy(dst.v6, a->client, 16);
-		memcpy(a->client_nh, a->client, 16);
+		sy_conn_v6_set_nh(c, a, SY_LEG_CLIENT, a->client);
 		c->client_if = (uint8_t)m->hash.usr;
 		if (sy_fib_lookup(w->sh->fib, &dst, &fr) == 0) {
 			c->client_if = (uint8_t)fr.port;
-			memcpy(a->client_nh, fr.nexthop.v6, 16);
+			sy_conn_v6_set_nh(c, a, SY_LEG_CLIENT, fr.nexthop.v6);
 		}
 		return;
 	}
@@ -846,15 +846,15 @@ backend_source(struct sy_worker *w, struct sy_conn *c, const struct sy_addr *ep)
 		}
 		memcpy(a->backend, ep->v6, 16);
 		memcpy(a->snat, bp->ipv6[a->snat_k], 16);
-		memcpy(a->backend_nh, fr.nexthop.v6, 16);
+		sy_conn_v6_set_nh(c, a, SY_LEG_BACKEND, fr.nexthop.v6);
 		c->backend_ip = sy_addr6_fold(a->backend);
 		c->snat_ip = 0; /* its SNAT slot is row snat_k's (conn/snat.h) */
 		c->backend_if = (uint8_t)fr.port;
 		c->peek->mss = RTE_MIN(c->peek->mss, (uint16_t)(bp->mtu - 60));
 		return 0;
 	}
-	c->v6 &= (uint8_t)~SY_V6_BACKEND;
-	if (c->v6 == 0)
+	c->v6 &= (uint8_t)~(SY_V6_BACKEND | SY_V6_BACKEND_GW);
+	if ((c->v6 & SY_V6_LEGS) == 0)
 		c->flags &= (uint8_t)~SY_CF_V6;
 	c->backend_ip = ep->v4;
 	/* A retry keeps its (address index, port) when the port it leaves by

@@ -83,7 +83,9 @@
  *
  * IPv6 legs: a record's IPv6 addresses are in the cold array
  * (conn/conn_t.h, struct sy_conn_v6), each leg's pair as one 32-byte run,
- * a line a leg, so the same "other leg's pair, swapped" holds; its
+ * both legs' in one line, so the same "other leg's pair, swapped" holds
+ * (a leg's next hop is its peer unless SY_V6_*_GW says it is in the next
+ * line: on-link legs, the usual case, touch one line of it); its
  * csum_tcp counts them (the two families' pseudo-headers differ only in
  * the addresses), so the TCP checksum changes by the record's number whichever families the legs
  * are. Within IPv6 the addresses are rewritten in place; across the
@@ -758,7 +760,7 @@ fast_forward46(struct sy_worker *w, struct sy_conn *c, struct rte_mbuf *m, unsig
 	memcpy(f + OFF_ETHERTYPE,
 	       &(uint16_t){ out6 ? RTE_BE16(RTE_ETHER_TYPE_IPV6) : RTE_BE16(RTE_ETHER_TYPE_IPV4) }, 2);
 	return fast_send(w, m, f, out, out6, to_backend ? c->backend_nh : c->client_nh,
-			 to_backend ? a->backend_nh : a->client_nh, mo);
+			 out6 ? sy_conn_v6_nh(c, a, !leg) : NULL, mo);
 }
 
 /*
@@ -805,8 +807,10 @@ fast_forward6(struct sy_worker *w, struct sy_conn *c, struct rte_mbuf *m, unsign
 	m->tx_offload = rte_mbuf_tx_offload(FAST_L2, out6 ? FAST_L3_6 : FAST_L3, 0, 0, 0, 0, 0);
 	m->ol_flags &= RTE_MBUF_F_INDIRECT | RTE_MBUF_F_EXTERNAL;
 	if (to_backend)
-		return (int)fast_send(w, m, f, c->backend_if, out6, c->backend_nh, a->backend_nh, mo);
-	return (int)fast_send(w, m, f, c->client_if, out6, c->client_nh, a->client_nh, mo);
+		return (int)fast_send(w, m, f, c->backend_if, out6, c->backend_nh,
+				      out6 ? sy_conn_v6_nh(c, a, SY_LEG_BACKEND) : NULL, mo);
+	return (int)fast_send(w, m, f, c->client_if, out6, c->client_nh,
+			      out6 ? sy_conn_v6_nh(c, a, SY_LEG_CLIENT) : NULL, mo);
 }
 
 /* Stage 2 for frame i (below): its record through the flow cache (the hash
@@ -844,7 +848,8 @@ fast_resolve(struct sy_conn_tables *t, struct rte_mbuf *m, unsigned leg, void *w
 		if (c == NULL)
 			return false;
 		/* 4to6: what the client's IPv6 leg needs (client, listen
-		 * address, next hop: the entry's first line). */
+		 * address, and the next hop when that is the client: the
+		 * entry's first line). */
 		if (unlikely((uintptr_t)v & SY_SNAT_SLOT_V6))
 			rte_prefetch0(sy_conn_v6_of(t, c));
 	} else if (leg == LEG_V6 || leg == LEG_V6_SNAT) {
@@ -862,13 +867,11 @@ fast_resolve(struct sy_conn_tables *t, struct rte_mbuf *m, unsigned leg, void *w
 				return false;
 			hashed = true;
 		}
-		/* Both legs' lines (conn_t.h): 6to6 compares one and
-		 * writes the other. Which legs are IPv6 the record says, and
-		 * it is not here yet: 6to4 pays a prefetch for the backend
-		 * leg's line, not a wait. */
+		/* Both legs' addresses, one line (conn_t.h): 6to6 compares
+		 * one leg's and writes the other's. A gateway next hop, in
+		 * the next line, is waited for in stage 3. */
 		a = (const uint8_t *)sy_conn_v6_of(t, c);
 		rte_prefetch0(a);
-		rte_prefetch0(a + 64);
 	} else {
 		return false;
 	}

@@ -40,6 +40,7 @@
 
 #include "conn/conn.h"
 #include "dp_env.h"
+#include "net/neigh.h"
 #include "net/net.h"
 #include "proxy/proxy.h"
 #include "splice/splice.h"
@@ -847,11 +848,18 @@ test_answer_v6(void **state)
 
 /* ---- the burst fast path against the per-packet path ---- */
 
+/* The gateways of test_fast_path46_matches_slow's IPv6 legs that have one,
+ * a port each, and their MAC. */
+#define GW6_CLIENT "2001:2::fe"
+#define GW6_BACKEND "2001:2:1::fe"
+static const struct rte_ether_addr mac_gw = { { 0x02, 0xee, 0, 0, 0, 0x01 } };
+
 /* A spliced record made by hand, as splice.c leaves one: the client leg
  * IPv6 (client6) or IPv4, the backend leg likewise, ports, deltas and
- * window scales from r. */
+ * window scales from r; an IPv6 leg's next hop its peer, or with gw the
+ * gateway of its port (GW6_*). */
 static struct sy_conn *
-record46(bool client6, bool backend6, const uint32_t r[6])
+record46(bool client6, bool backend6, const uint32_t r[6], bool gw)
 {
 	struct sy_conn *c = sy_conn_alloc(w);
 	const struct sy_dp_port *bp = &env.sh->ports[1];
@@ -872,7 +880,14 @@ record46(bool client6, bool backend6, const uint32_t r[6])
 		c->v6 |= SY_V6_CLIENT;
 		ip6(SY_TEST_CLIENT6, a->client);
 		ip6(SY_TEST_VIP6, a->vip);
-		memcpy(a->client_nh, a->client, 16);
+		if (gw) {
+			uint8_t nh[16];
+
+			ip6(GW6_CLIENT, nh);
+			sy_conn_v6_set_nh(c, a, SY_LEG_CLIENT, nh);
+		} else {
+			sy_conn_v6_set_nh(c, a, SY_LEG_CLIENT, a->client);
+		}
 		c->client_ip = sy_addr6_fold(a->client);
 		c->vip = sy_addr6_fold(a->vip);
 	} else {
@@ -886,7 +901,14 @@ record46(bool client6, bool backend6, const uint32_t r[6])
 		c->snat_port = rte_cpu_to_be_16(sy_snat_get6(w, bp, &a->snat_k));
 		ip6(SY_TEST_BACKEND6, a->backend);
 		memcpy(a->snat, bp->ipv6[a->snat_k], 16);
-		memcpy(a->backend_nh, a->backend, 16);
+		if (gw) {
+			uint8_t nh[16];
+
+			ip6(GW6_BACKEND, nh);
+			sy_conn_v6_set_nh(c, a, SY_LEG_BACKEND, nh);
+		} else {
+			sy_conn_v6_set_nh(c, a, SY_LEG_BACKEND, a->backend);
+		}
 		c->backend_ip = sy_addr6_fold(a->backend);
 	} else {
 		c->snat_port = rte_cpu_to_be_16(sy_snat_get(w, bp, &c->snat_ip));
@@ -1025,7 +1047,9 @@ client_cached(const struct sy_conn *c, bool v6)
  * front of the IPv6 hash or (every other one) the hash itself, which puts
  * a client leg back in the cache, an IPv6 backend leg's through its SNAT
  * slot. The IPv6 hash's hash as the fast
- * path computes it is rte_hash_crc's over the key.
+ * path computes it is rte_hash_crc's over the key. In every other pair of
+ * records the IPv6 legs' next hops are gateways (SY_V6_*_GW): both paths
+ * send to the gateway's MAC, not the peer's.
  */
 static void
 test_fast_path46_matches_slow(void **state)
@@ -1033,15 +1057,21 @@ test_fast_path46_matches_slow(void **state)
 	static const bool fam[3][2] = { { true, true }, { true, false }, { false, true } };
 	uint64_t rng = 0x9e3779b97f4a7c15ull, fast0;
 	unsigned i, f, leg, kind, seen_k = 0;
+	struct sy_addr g;
 
 	(void)state;
+	assert_int_equal(sy_addr_parse(GW6_CLIENT, &g), 0);
+	sy_neigh_confirm(w, &w->nd, 0, g.v6, &mac_gw);
+	assert_int_equal(sy_addr_parse(GW6_BACKEND, &g), 0);
+	sy_neigh_confirm(w, &w->nd, 1, g.v6, &mac_gw);
 	for (i = 0; i < 60; i++) {
+		const bool gw = (i / 2) % 2 == 1;
 		uint32_t r[6];
 		struct sy_conn *c;
 
 		sy_test_random_words(&rng, r, RTE_DIM(r));
 		f = i % 3;
-		c = record46(fam[f][0], fam[f][1], r);
+		c = record46(fam[f][0], fam[f][1], r, gw);
 		if (fam[f][0]) {
 			const struct sy_conn_v6 *a = sy_conn_v6_of(&w->tcp, c);
 			struct sy_flow_key6 key;
@@ -1083,6 +1113,13 @@ test_fast_path46_matches_slow(void **state)
 					assert_ptr_equal(client_cached(c, fam[f][0]), c);
 				fast = take_one(!leg);
 				assert_same_frame46(slow, fast);
+				/* To an IPv6 leg: its gateway's MAC, or its peer's. */
+				if ((c->v6 >> !leg) & 1)
+					assert_memory_equal(rte_pktmbuf_mtod(fast, uint8_t *),
+							    gw ? &mac_gw
+							    : leg == 0 ? &sy_test_mac_backend
+								       : &sy_test_mac_client,
+							    RTE_ETHER_ADDR_LEN);
 				rte_pktmbuf_free(slow);
 				rte_pktmbuf_free(fast);
 			}
@@ -1139,7 +1176,7 @@ test_fast_path6_snat_slot_other_leg(void **state)
 		struct seg6 s;
 
 		sy_test_random_words(&rng, r, RTE_DIM(r));
-		c = record46(fam[f][0], fam[f][1], r);
+		c = record46(fam[f][0], fam[f][1], r, false);
 		k = fam[f][1] ? sy_conn_v6_of(&w->tcp, c)->snat_k : sy_snat_index(&w->tcp, c->snat_ip);
 		assert_true(k < bp->n_ipv6);
 		assert_non_null(inet_ntop(AF_INET6, bp->ipv6[k], dst, sizeof(dst)));
@@ -1174,7 +1211,7 @@ static void
 test_fast_path46_ext_header(void **state)
 {
 	const uint32_t r[6] = { 4242, 8080, 1, 2, 3, 4 };
-	struct sy_conn *c = record46(true, false, r);
+	struct sy_conn *c = record46(true, false, r, false);
 	struct rte_mbuf *b[3], *slow[3];
 	uint64_t fast0;
 	unsigned i;
