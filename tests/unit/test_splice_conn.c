@@ -1045,6 +1045,64 @@ test_flow_cache_pair_overflow(void **state)
 }
 
 /*
+ * A flow the cache lost, whose pair has an empty slot, with two segments in
+ * one burst: both find it through the hash (the second is resolved before
+ * the first is forwarded), and it goes back once. A second copy in the
+ * other slot would evict the pair's other flow for nothing.
+ */
+static void
+test_flow_cache_put_once(void **state)
+{
+	static const char *const clients[] = { "198.18.0.2", "198.18.0.3" };
+	uint32_t target = sy_flow_cache_index(&w->tcp, client_sig(clients[0], 1024));
+	struct {
+		const char *ip;
+		uint16_t port;
+	} f[2];
+	struct sy_conn *c[2];
+	struct rte_mbuf *b[2];
+	uint64_t *pair;
+	unsigned i, a, p, n = 0;
+
+	(void)state;
+	for (a = 0; a < RTE_DIM(clients) && n < 2; a++)
+		for (p = 1024; p < 65536 && n < 2; p++)
+			if (sy_flow_cache_index(&w->tcp, client_sig(clients[a], (uint16_t)p)) ==
+			    target) {
+				f[n].ip = clients[a];
+				f[n++].port = (uint16_t)p;
+			}
+	assert_int_equal(n, 2);
+	for (i = 0; i < 2; i++)
+		c[i] = spliced_record(f[i].ip, f[i].port);
+	pair = sy_flow_cache_pair(&w->tcp, client_sig(f[0].ip, f[0].port));
+	/* The second flow lost from the cache, its slot empty. */
+	for (i = 0; i < 2; i++)
+		if ((pair[i] & ((1ull << 48) - 1)) == (uintptr_t)c[1])
+			pair[i] = 0;
+	assert_null(sy_flow_cache_find(pair, client_sig(f[1].ip, f[1].port)));
+	assert_ptr_equal(sy_flow_cache_find(pair, client_sig(f[0].ip, f[0].port)), c[0]);
+
+	for (i = 0; i < 2; i++) {
+		struct seg sg = { f[1].ip, VIP, f[1].port, 80, 1000 + i, 2000,
+				  RTE_TCP_ACK_FLAG, 500, NULL, 0, "x" };
+
+		b[i] = mk_seg(&sg, 0);
+	}
+	w->counters.fast_forwarded = 0;
+	sy_splice_rx_burst(w, 0, b, 2);
+	assert_int_equal(w->counters.fast_forwarded, 2);
+	for (i = 0; i < w->txq[1].n; i++)
+		rte_pktmbuf_free(w->txq[1].pkts[i]);
+	w->txq[1].n = 0;
+	/* Both flows in the pair, once each. */
+	assert_ptr_equal(sy_flow_cache_find(pair, client_sig(f[1].ip, f[1].port)), c[1]);
+	assert_ptr_equal(sy_flow_cache_find(pair, client_sig(f[0].ip, f[0].port)), c[0]);
+	assert_true(pair[0] != pair[1]);
+	assert_int_equal(drops_total(), 0);
+}
+
+/*
  * Sets of flows as perf/pktgen's P1 opens them: 512 from one client on
  * consecutive ports, then as many from each of two other clients. The CRC
  * is linear, so two such sets use the same pairs or none in common; with
@@ -1665,6 +1723,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_fast_path_arp_unresolved, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_flow_cache_pair_overflow, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_flow_cache_refill_after_eviction, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_flow_cache_put_once, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fast_path_csum_random, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_flow_table_full, setup_1024, teardown_flows),
 		cmocka_unit_test_setup_teardown(test_flows_past_snat_ports, setup_70000,
