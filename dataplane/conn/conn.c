@@ -159,7 +159,6 @@ sy_conn_tables_init(struct sy_worker *w)
 		snprintf(name, sizeof(name), "sy_flows6_%u_%u", set, w->id);
 		hp6.name = name;
 		hp6.key_len = sizeof(struct sy_flow_key6);
-		hp6.hash_func = sy_flow_hash6_func; /* = sy_flow_hash6() */
 		/* A record may have two IPv6 keys, its client leg's and its
 		 * backend leg's: a table each, of a key a record. One table of
 		 * two (as before) had twice the buckets for every SYN's lookup

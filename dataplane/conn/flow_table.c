@@ -165,11 +165,3 @@ sy_flow_find(struct sy_worker *w, uint32_t saddr, uint32_t daddr, uint16_t sport
 	*from_client = true;
 	return sy_flow_lookup(w, &k);
 }
-
-uint32_t
-sy_flow_hash6_func(const void *key, uint32_t key_len, uint32_t init_val)
-{
-	RTE_SET_USED(key_len);
-	RTE_SET_USED(init_val);
-	return sy_flow_hash6(key);
-}

@@ -112,42 +112,35 @@ sy_flow_hash(const struct sy_flow_key *k)
 	return sy_flow_hash_v4(k->saddr, k->daddr, k->sport, k->dport);
 }
 
-/* The IPv6 tables' hash, from the key's words as a load sees them: the four
- * of the addresses as they lie in an IPv6 header (a0..a3: source high, low,
- * destination high, low) and (sport, dport, 0). Words as values, not an
- * array: splice_fast.c hashes what it loaded from the frame, kept in
- * registers. Each address half folded onto the other address's first, then
- * three CRC steps: the fast path waits for this hash before it can read
- * the cache (a CRC step takes 3 cycles and each needs the last), and the
- * six steps of rte_hash_crc over the 48-byte key had been 18 cycles of it
- * where IPv4's key takes 6. Two tuples whose addresses XOR alike share a
- * hash: the tables and the cache compare the whole tuple, so that costs a
- * slot, not a wrong match. conn.c gives the tables this hash
- * (sy_flow_hash6_func), so rte_hash_hash() agrees. */
+/* The IPv6 table's hash (conn.c gives it rte_hash_crc too, over the
+ * 48-byte key) from the key's six words as a load sees them: the four of
+ * the addresses as they lie in an IPv6 header (a0..a3), (sport, dport, 0)
+ * and 0. Words as values, not an array: splice_fast.c hashes what it
+ * loaded from the frame, kept in registers. */
 static inline hash_sig_t
 sy_flow_hash6_words(uint64_t a0, uint64_t a1, uint64_t a2, uint64_t a3, uint64_t ports)
 {
 #if defined(RTE_ARCH_X86_64) && defined(__SSE4_2__)
-	uint64_t h = _mm_crc32_u64(_mm_crc32_u64(SY_FLOW_HASH_INIT, a0 ^ a2), a1 ^ a3);
+	uint64_t h = _mm_crc32_u64(_mm_crc32_u64(SY_FLOW_HASH_INIT, a0), a1);
 
-	return (hash_sig_t)_mm_crc32_u64(h, ports);
+	h = _mm_crc32_u64(_mm_crc32_u64(h, a2), a3);
+	return (hash_sig_t)_mm_crc32_u64(_mm_crc32_u64(h, ports), 0);
 #else
-	return rte_hash_crc_8byte(ports, rte_hash_crc_8byte(a1 ^ a3, rte_hash_crc_8byte(a0 ^ a2,
-										     SY_FLOW_HASH_INIT)));
+	hash_sig_t h = rte_hash_crc_8byte(a1, rte_hash_crc_8byte(a0, SY_FLOW_HASH_INIT));
+
+	h = rte_hash_crc_8byte(a3, rte_hash_crc_8byte(a2, h));
+	return rte_hash_crc_8byte(0, rte_hash_crc_8byte(ports, h));
 #endif
 }
 
 static inline hash_sig_t
 sy_flow_hash6(const struct sy_flow_key6 *k)
 {
-	uint64_t w[5];
+	uint64_t w[6];
 
 	memcpy(w, k, sizeof(w));
 	return sy_flow_hash6_words(w[0], w[1], w[2], w[3], w[4]);
 }
-
-/* sy_flow_hash6 as rte_hash calls a table's hash function (conn.c). */
-uint32_t sy_flow_hash6_func(const void *key, uint32_t key_len, uint32_t init_val);
 
 /* Client leg: the hash. */
 struct sy_conn *sy_flow_lookup(struct sy_worker *w, const struct sy_flow_key *k);
