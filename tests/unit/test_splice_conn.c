@@ -949,6 +949,45 @@ client_sig(const char *client, uint16_t sport)
 	return sy_flow_hash(&k);
 }
 
+/* Client segments b[0..n) through the burst fast path: all taken, and
+ * what they made on the backend port freed. */
+static void
+fast_burst_all(struct rte_mbuf **b, uint16_t n)
+{
+	unsigned j;
+
+	w->counters.fast_forwarded = 0;
+	sy_splice_rx_burst(w, 0, b, n);
+	assert_int_equal(w->counters.fast_forwarded, n);
+	for (j = 0; j < w->txq[1].n; j++)
+		rte_pktmbuf_free(w->txq[1].pkts[j]);
+	w->txq[1].n = 0;
+}
+
+/* A flow: a client and its port. */
+struct flow4 {
+	const char *ip;
+	uint16_t port;
+};
+
+/* n flows from clients[] (in order, ports from 1024 up) whose client keys
+ * pick the same cache pair as (clients[0], 1024). */
+static void
+flows_on_one_pair(const char *const *clients, unsigned n_clients, struct flow4 *f, unsigned n)
+{
+	uint32_t target = sy_flow_cache_index(&w->tcp, client_sig(clients[0], 1024));
+	unsigned a, p, k = 0;
+
+	for (a = 0; a < n_clients && k < n; a++)
+		for (p = 1024; p < 65536 && k < n; p++)
+			if (sy_flow_cache_index(&w->tcp, client_sig(clients[a], (uint16_t)p)) ==
+			    target) {
+				f[k].ip = clients[a];
+				f[k++].port = (uint16_t)p;
+			}
+	assert_int_equal(k, n);
+}
+
 /*
  * The client-leg cache (conn/flow_table.h) holds two records per pair. Three flows
  * whose keys share a pair: two are in the cache, the third only in the
@@ -961,15 +1000,11 @@ test_flow_cache_pair_overflow(void **state)
 {
 	static const char *const clients[] = { "198.18.0.2", "198.18.0.3", "198.18.0.4",
 						"198.18.0.5" };
-	struct {
-		const char *ip;
-		uint16_t port;
-	} f[3];
-	uint32_t target = sy_flow_cache_index(&w->tcp, client_sig(clients[0], 1024));
+	struct flow4 f[3];
 	struct sy_conn *c[3];
 	struct rte_mbuf *b[3];
 	const uint64_t *pair;
-	unsigned i, a, p, n = 0, in_cache = 0, missing = 3;
+	unsigned i, p, in_cache = 0, missing = 3;
 
 	(void)state;
 	/* The fast path hashes from the tuple's values; the table hashes the
@@ -985,14 +1020,7 @@ test_flow_cache_pair_overflow(void **state)
 		assert_int_equal(sy_flow_hash_v4(k.saddr, k.daddr, k.sport, k.dport),
 				 sy_flow_hash(&k));
 	}
-	for (a = 0; a < RTE_DIM(clients) && n < 3; a++)
-		for (p = 1024; p < 65536 && n < 3; p++)
-			if (sy_flow_cache_index(&w->tcp, client_sig(clients[a], (uint16_t)p)) ==
-			    target) {
-				f[n].ip = clients[a];
-				f[n++].port = (uint16_t)p;
-			}
-	assert_int_equal(n, 3);
+	flows_on_one_pair(clients, RTE_DIM(clients), f, 3);
 	for (i = 0; i < 3; i++)
 		c[i] = spliced_record(f[i].ip, f[i].port);
 	pair = sy_flow_cache_pair(&w->tcp, client_sig(f[0].ip, f[0].port));
@@ -1054,25 +1082,14 @@ static void
 test_flow_cache_put_once(void **state)
 {
 	static const char *const clients[] = { "198.18.0.2", "198.18.0.3" };
-	uint32_t target = sy_flow_cache_index(&w->tcp, client_sig(clients[0], 1024));
-	struct {
-		const char *ip;
-		uint16_t port;
-	} f[2];
+	struct flow4 f[2];
 	struct sy_conn *c[2];
 	struct rte_mbuf *b[2];
 	uint64_t *pair;
-	unsigned i, a, p, n = 0;
+	unsigned i;
 
 	(void)state;
-	for (a = 0; a < RTE_DIM(clients) && n < 2; a++)
-		for (p = 1024; p < 65536 && n < 2; p++)
-			if (sy_flow_cache_index(&w->tcp, client_sig(clients[a], (uint16_t)p)) ==
-			    target) {
-				f[n].ip = clients[a];
-				f[n++].port = (uint16_t)p;
-			}
-	assert_int_equal(n, 2);
+	flows_on_one_pair(clients, RTE_DIM(clients), f, 2);
 	for (i = 0; i < 2; i++)
 		c[i] = spliced_record(f[i].ip, f[i].port);
 	pair = sy_flow_cache_pair(&w->tcp, client_sig(f[0].ip, f[0].port));
@@ -1089,12 +1106,7 @@ test_flow_cache_put_once(void **state)
 
 		b[i] = mk_seg(&sg, 0);
 	}
-	w->counters.fast_forwarded = 0;
-	sy_splice_rx_burst(w, 0, b, 2);
-	assert_int_equal(w->counters.fast_forwarded, 2);
-	for (i = 0; i < w->txq[1].n; i++)
-		rte_pktmbuf_free(w->txq[1].pkts[i]);
-	w->txq[1].n = 0;
+	fast_burst_all(b, 2);
 	/* Both flows in the pair, once each. */
 	assert_ptr_equal(sy_flow_cache_find(pair, client_sig(f[1].ip, f[1].port)), c[1]);
 	assert_ptr_equal(sy_flow_cache_find(pair, client_sig(f[0].ip, f[0].port)), c[0]);
@@ -1156,12 +1168,7 @@ test_flow_cache_refill_after_eviction(void **state)
 
 			b[j] = mk_seg(&sg, 0);
 		}
-		w->counters.fast_forwarded = 0;
-		sy_splice_rx_burst(w, 0, b, 32);
-		assert_int_equal(w->counters.fast_forwarded, 32);
-		for (j = 0; j < w->txq[1].n; j++)
-			rte_pktmbuf_free(w->txq[1].pkts[j]);
-		w->txq[1].n = 0;
+		fast_burst_all(b, 32);
 	}
 	for (in_cache = 0, i = 0; i < SET; i++) {
 		hash_sig_t sig = client_sig(CLIENT, (uint16_t)(PORT + i));

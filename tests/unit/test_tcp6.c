@@ -854,6 +854,19 @@ test_answer_v6(void **state)
 #define GW6_BACKEND "2001:2:1::fe"
 static const struct rte_ether_addr mac_gw = { { 0x02, 0xee, 0, 0, 0, 0x01 } };
 
+/* An IPv6 leg's next hop: gateway gw, or with NULL its peer. */
+static void
+set_nh6(struct sy_conn *c, struct sy_conn_v6 *a, enum sy_leg leg, const char *gw)
+{
+	uint8_t nh[16];
+
+	if (gw != NULL)
+		ip6(gw, nh);
+	else
+		memcpy(nh, leg == SY_LEG_CLIENT ? a->client : a->backend, 16);
+	sy_conn_v6_set_nh(c, a, leg, nh);
+}
+
 /* A spliced record made by hand, as splice.c leaves one: the client leg
  * IPv6 (client6) or IPv4, the backend leg likewise, ports, deltas and
  * window scales from r; an IPv6 leg's next hop its peer, or with gw the
@@ -880,14 +893,7 @@ record46(bool client6, bool backend6, const uint32_t r[6], bool gw)
 		c->v6 |= SY_V6_CLIENT;
 		ip6(SY_TEST_CLIENT6, a->client);
 		ip6(SY_TEST_VIP6, a->vip);
-		if (gw) {
-			uint8_t nh[16];
-
-			ip6(GW6_CLIENT, nh);
-			sy_conn_v6_set_nh(c, a, SY_LEG_CLIENT, nh);
-		} else {
-			sy_conn_v6_set_nh(c, a, SY_LEG_CLIENT, a->client);
-		}
+		set_nh6(c, a, SY_LEG_CLIENT, gw ? GW6_CLIENT : NULL);
 		c->client_ip = sy_addr6_fold(a->client);
 		c->vip = sy_addr6_fold(a->vip);
 	} else {
@@ -901,14 +907,7 @@ record46(bool client6, bool backend6, const uint32_t r[6], bool gw)
 		c->snat_port = rte_cpu_to_be_16(sy_snat_get6(w, bp, &a->snat_k));
 		ip6(SY_TEST_BACKEND6, a->backend);
 		memcpy(a->snat, bp->ipv6[a->snat_k], 16);
-		if (gw) {
-			uint8_t nh[16];
-
-			ip6(GW6_BACKEND, nh);
-			sy_conn_v6_set_nh(c, a, SY_LEG_BACKEND, nh);
-		} else {
-			sy_conn_v6_set_nh(c, a, SY_LEG_BACKEND, a->backend);
-		}
+		set_nh6(c, a, SY_LEG_BACKEND, gw ? GW6_BACKEND : NULL);
 		c->backend_ip = sy_addr6_fold(a->backend);
 	} else {
 		c->snat_port = rte_cpu_to_be_16(sy_snat_get(w, bp, &c->snat_ip));
