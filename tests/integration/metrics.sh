@@ -44,21 +44,14 @@ spec:
 EOF
 t_expect_rc 0 "apply an IngressRoute root and an orphaned one"
 
-# metric NAME{LABELS} from the scrape in $1 (0 when absent)
+# metric NAME{LABELS} from the scrape in $1 (0 when absent). awk, not python: the test reads
+# about 50 values, and starting python3 for each made the test take 57 s; it takes 8 now.
 value() {
-	python3 - "$1" "$2" <<'PY'
-import sys
-text, want = sys.argv[1], sys.argv[2]
-for line in text.splitlines():
-    if line.startswith("#"):
-        continue
-    name, _, v = line.rpartition(" ")
-    if name == want:
-        print(v)
-        break
-else:
-    print(0)
-PY
+	awk -v want="$2" '
+		/^#/ { next }
+		{ i = match($0, / [^ ]*$/) }
+		i && substr($0, 1, i - 1) == want { print substr($0, i + 1); found = 1; exit }
+		END { if (!found) print 0 }' <<<"$1"
 }
 
 t_run curl -sf -m 5 "$URL"

@@ -10,19 +10,26 @@ SY_LOG_TAG="[${T_NAME:-$(basename "$0" .sh)}]"
 source "$SY_SRC/tools/lib/lab.sh"
 
 T_NUM=0
+T_T0=${EPOCHREALTIME/./}
 T_OUT=
 T_ERR=
 T_RC=0
 
 t_note() { printf '# %s\n' "$*"; }
+# _t_at: seconds since the test began, to a tenth ("12.3"); every result line carries it, so
+# that a test log says where a slow test spends its time.
+_t_at() {
+	local us=$((${EPOCHREALTIME/./} - T_T0))
+	printf '%d.%d' $((us / 1000000)) $((us / 100000 % 10))
+}
 t_ok() {
 	T_NUM=$((T_NUM + 1))
-	printf 'ok %d - %s\n' "$T_NUM" "$*"
+	printf 'ok %d - %s [%s s]\n' "$T_NUM" "$*" "$(_t_at)"
 }
 # t_fail WHAT [DETAIL...]: report the first failed assertion and stop the test.
 t_fail() {
 	T_NUM=$((T_NUM + 1))
-	printf 'not ok %d - %s\n' "$T_NUM" "$1"
+	printf 'not ok %d - %s [%s s]\n' "$T_NUM" "$1" "$(_t_at)"
 	shift
 	local l
 	for l in "$@"; do printf '#   %s\n' "$l"; done

@@ -5,6 +5,16 @@
 # The source tree: the directory above tools/.
 SY_SRC=${SY_SRC:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
 
+# Debian's programs ahead of whatever else is on PATH: the project runs on Debian's packages
+# (SY_PACKAGES). On this workplace a pyenv shim came first for python3; it took 350 ms a
+# start against Debian's 30 ms, the tests start python3 thousands of times (the metrics test
+# spent 49 of its 57 s starting it), and its interpreter lacks python3-h2 and python3-grpcio.
+case ":$PATH:" in
+:/usr/bin:/bin:*) ;;
+*) PATH=/usr/bin:/bin:/usr/sbin:/sbin:$PATH ;;
+esac
+export PATH
+
 # Everything the project needs on a fresh Debian 12 machine, to build, test and run the lab
 # (chromium: the status page is checked in it, headless, by tests/integration/status_page.sh;
 # dpkg-dev, systemd, man-db and mandoc: tools/package builds the .deb with dpkg-shlibdeps,
