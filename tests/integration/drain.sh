@@ -100,8 +100,7 @@ awk -v t="$took" 'BEGIN { exit !(t >= 2.8 && t < 6) }' || t_fail "routerd exits 
 grep -q 'drain_s (3 s) passed with 1 connection(s) in flight' "$LAB_ROUTERD_LOG" ||
 	t_fail "routerd says drain_s passed with the connection it left" "$(tail -n 10 "$LAB_ROUTERD_LOG")"
 t_ok "drain_s 3 with a 30 s request in flight: exited 0 after ${took} s, saying so"
-kill "$slow_pid" 2>/dev/null
-wait "$slow_pid" 2>/dev/null
+t_stop_bg "$slow_pid"
 
 # --- 3. a second signal ends it -------------------------------------------------------------
 drain_s 30
@@ -121,7 +120,6 @@ took=$(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }')
 [ "$ROUTERD_STATUS" = 0 ] && awk -v t="$took" 'BEGIN { exit !(t < 3) }' ||
 	t_fail "a second signal: routerd exits 0 at once" "status $ROUTERD_STATUS after $took s"
 t_ok "a second signal ended the drain: exited 0 after ${took} s"
-kill "$slow_pid" 2>/dev/null
-wait "$slow_pid" 2>/dev/null
+t_stop_bg "$slow_pid"
 
 t_finish

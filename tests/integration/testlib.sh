@@ -64,6 +64,16 @@ t_in_flight() {
 		python3 -c 'import json, sys; sys.exit(json.load(sys.stdin)["flows_active"] < int(sys.argv[1]))' "$1"
 }
 
+# t_stop_bg PID: stop a background `lab_client CMD &` (or lab_backend): the subshell that `&`
+# forked and CMD, its child (both by PID; ours). Killing the subshell alone leaves CMD running
+# with the test's output open, and meson waits for that: a curl -m 40 kept the drain test
+# 39 s past its last line.
+t_stop_bg() {
+	kill "$1" $(ps -o pid= --ppid "$1" 2>/dev/null) 2>/dev/null
+	wait "$1" 2>/dev/null
+	return 0
+}
+
 # poll_until SECONDS CMD...: CMD until it succeeds, SECONDS at most; WAITED = seconds taken.
 poll_until() {
 	local t0 deadline
