@@ -34,6 +34,8 @@
  * IPv4 rows 4to6. --backend-family same: the client side's in each phase,
  * so --family both compares 6to6 with 4to4 (the backend port dual-stack
  * for both, as the client port).
+ * --client-gateway: the client is behind a gateway (a static route), as
+ * P1's clients are: an IPv6 leg's next hop is then not its peer.
  *
  * Not a test: it prints numbers and verdicts and exits 0 unless the harness
  * itself failed (a generator check, a drop, a stall), which exits 1.
@@ -161,6 +163,7 @@ static struct {
 	unsigned fwd_burst; /* --fwd-burst: frames a port a poll in (1) (default 32) */
 	size_t evict_bytes; /* --fwd-evict: bytes written between polls in (1) */
 	bool fwd_no_ts;     /* --fwd-no-ts: (1)'s segments without the timestamp option */
+	bool client_gw;     /* --client-gateway: the client behind a gateway (nb4, nb6) */
 	uint8_t *evict;
 
 	/* DPDK */
@@ -641,6 +644,25 @@ gen_flush(void)
 }
 
 /* An ARP frame from the peer on `port` to the router. */
+/* --client-gateway: the client (198.18.128.2, 2001:2:80::2) is behind a
+ * gateway on the client port (198.18.0.254, 2001:2::fe, the client's MAC),
+ * as P1's clients are behind 198.18.2.2 and 2001:2:2::2 (perf/pktgen): the
+ * gateway is the neighbour the router resolves. */
+static uint32_t gw4;
+static uint8_t gw6[16];
+
+/* The neighbour the router resolves on port: the peer, or its gateway. */
+static inline uint32_t
+nb4(unsigned port)
+{
+	return B.client_gw && port == PORT_CLIENT ? gw4 : B.pip[port];
+}
+
+static inline const uint8_t *
+nb6(unsigned port)
+{
+	return B.client_gw && port == PORT_CLIENT ? gw6 : peer6(port);
+}
 static struct rte_mbuf *
 mk_arp(unsigned port, uint16_t op, uint32_t tip)
 {
@@ -663,7 +685,7 @@ mk_arp(unsigned port, uint16_t op, uint32_t tip)
 	a->arp_plen = 4;
 	a->arp_opcode = rte_cpu_to_be_16(op);
 	rte_ether_addr_copy(&B.pmac[port], &a->arp_data.arp_sha);
-	a->arp_data.arp_sip = B.pip[port];
+	a->arp_data.arp_sip = nb4(port);
 	rte_ether_addr_copy(&B.rmac[port], &a->arp_data.arp_tha);
 	a->arp_data.arp_tip = tip;
 	return m;
@@ -678,7 +700,7 @@ gen_arp(unsigned port, struct rte_mbuf *m)
 
 	if (eh->ether_type != RTE_BE16(RTE_ETHER_TYPE_ARP))
 		return false;
-	if (a->arp_opcode == RTE_BE16(RTE_ARP_OP_REQUEST) && a->arp_data.arp_tip == B.pip[port]) {
+	if (a->arp_opcode == RTE_BE16(RTE_ARP_OP_REQUEST) && a->arp_data.arp_tip == nb4(port)) {
 		gen_push(port, mk_arp(port, RTE_ARP_OP_REPLY, a->arp_data.arp_sip));
 		B.arp_answered++;
 	}
@@ -703,7 +725,7 @@ gen_nd(unsigned port, struct rte_mbuf *m)
 	if (eh->ether_type != RTE_BE16(RTE_ETHER_TYPE_IPV6) || ip6->proto != IPPROTO_ICMPV6)
 		return false;
 	if (m->data_len < sizeof(*eh) + sizeof(*ip6) + sizeof(*ns) || ns->type != SY_ND_SOLICIT ||
-	    ip6->hop_limits != SY_ND_HOP_LIMIT || memcmp(ns->target, peer6(port), 16) != 0 ||
+	    ip6->hop_limits != SY_ND_HOP_LIMIT || memcmp(ns->target, nb6(port), 16) != 0 ||
 	    rte_ipv6_udptcp_cksum_verify(ip6, ns) != 0) {
 		if (B.unexpected++ < 5)
 			fprintf(stderr, "splice_bench: unexpected ICMPv6 type %u at the %s\n",
@@ -726,12 +748,12 @@ gen_nd(unsigned port, struct rte_mbuf *m)
 	rip6->payload_len = rte_cpu_to_be_16(sizeof(*na));
 	rip6->proto = IPPROTO_ICMPV6;
 	rip6->hop_limits = SY_ND_HOP_LIMIT;
-	memcpy(rip6->src_addr, peer6(port), 16);
+	memcpy(rip6->src_addr, nb6(port), 16);
 	memcpy(rip6->dst_addr, ip6->src_addr, 16);
 	na = (struct sy_nd_msg_ll *)(rip6 + 1);
 	na->msg.type = SY_ND_ADVERT;
 	na->msg.flags = SY_ND_FLAG_SOLICITED | SY_ND_FLAG_OVERRIDE;
-	memcpy(na->msg.target, peer6(port), 16);
+	memcpy(na->msg.target, nb6(port), 16);
 	na->opt_type = SY_ND_OPT_TARGET_LL;
 	na->opt_len = 1;
 	memcpy(na->mac, B.pmac[port].addr_bytes, sizeof(na->mac));
@@ -1149,12 +1171,12 @@ nd_check(unsigned port)
 	uint64_t answered = B.nd_answered, drops = drops_total(&B.w->counters);
 	unsigned n = 0, i, tries;
 
-	sy_neigh_confirm(B.w, &B.w->nd, (uint16_t)port, peer6(port), &B.pmac[port]);
-	if (sy_nd_lookup(B.w, (uint16_t)port, peer6(port)) == NULL) {
+	sy_neigh_confirm(B.w, &B.w->nd, (uint16_t)port, nb6(port), &B.pmac[port]);
+	if (sy_nd_lookup(B.w, (uint16_t)port, nb6(port)) == NULL) {
 		fail("neighbour seeding for the IPv6 %s failed", who);
 		return -1;
 	}
-	sy_nd_solicit(B.w, (uint16_t)port, peer6(port), &B.pmac[port]);
+	sy_nd_solicit(B.w, (uint16_t)port, nb6(port), &B.pmac[port]);
 	for (tries = 0; n == 0 && tries < 1000; tries++) {
 		B.w->now = rte_rdtsc() + B.toff;
 		sy_worker_poll(B.w);
@@ -1171,7 +1193,7 @@ nd_check(unsigned port)
 	}
 	if (B.nd_answered != answered + 1 || worker_backlog(port) > 0 ||
 	    drops_total(&B.w->counters) != drops ||
-	    sy_nd_lookup(B.w, (uint16_t)port, peer6(port)) == NULL) {
+	    sy_nd_lookup(B.w, (uint16_t)port, nb6(port)) == NULL) {
 		fail("neighbour discovery with the IPv6 %s: %u frame(s) from the worker, %" PRIu64
 		     " solicitation(s) answered, %" PRIu64 " drop(s)",
 		     who, n, B.nd_answered - answered, drops_total(&B.w->counters) - drops);
@@ -1204,7 +1226,7 @@ worker_fresh(void)
 		if (m == NULL)
 			return -1;
 		sy_eth_input(B.w, (uint16_t)p, m);
-		if (sy_arp_lookup(B.w, (uint16_t)p, B.pip[p]) == NULL) {
+		if (sy_arp_lookup(B.w, (uint16_t)p, nb4(p)) == NULL) {
 			fail("ARP seeding for port %u failed", p);
 			return -1;
 		}
@@ -1496,14 +1518,29 @@ setup(void)
 	B.rip[0] = a.v4;
 	(void)sy_addr_parse("198.18.1.1", &a);
 	B.rip[1] = a.v4;
-	(void)sy_addr_parse("198.18.0.2", &a);
+	(void)sy_addr_parse(B.client_gw ? "198.18.128.2" : "198.18.0.2", &a);
 	B.pip[0] = a.v4;
+	(void)sy_addr_parse("198.18.0.254", &a);
+	gw4 = a.v4;
+	(void)sy_addr_parse("2001:2::fe", &a);
+	memcpy(gw6, a.v6, 16);
+	if (B.client_gw) {
+		struct sy_static_route *r = &B.cfg.routes[B.cfg.n_routes++];
+
+		(void)sy_prefix_parse("198.18.128.0/17", &r->prefix, &r->prefix_len);
+		(void)sy_addr_parse("198.18.0.254", &r->via);
+		r->port = 0;
+		r = &B.cfg.routes[B.cfg.n_routes++];
+		(void)sy_prefix_parse("2001:2:80::/48", &r->prefix, &r->prefix_len);
+		(void)sy_addr_parse("2001:2::fe", &r->via);
+		r->port = 0;
+	}
 	(void)sy_addr_parse("198.18.1.10", &a);
 	B.pip[1] = a.v4;
 	/* The client side over IPv6 (issue 36), the backend side in some
 	 * phase (--backend-family): lab addresses. */
 	if (B.fam_mask & 2)
-		port_ipv6(&B.cfg.ports[0], "2001:2::1", "2001:2::2", B.rip6, B.pip6);
+		port_ipv6(&B.cfg.ports[0], "2001:2::1", B.client_gw ? "2001:2:80::2" : "2001:2::2", B.rip6, B.pip6);
 	if (B.b_fam == 6 || (B.b_fam == 0 && (B.fam_mask & 2)))
 		port_ipv6(&B.cfg.ports[1], "2001:2:1::1", "2001:2:1::10", B.rip6b, B.pip6b);
 
@@ -2359,7 +2396,7 @@ usage(const char *prog)
 		"usage: %s [--quick] [--core N] [--testpmd-main-core N] [--flows N[,N...]]\n"
 		"          [--huge] [--no-testpmd] [--testpmd PATH] [--only LIST]\n"
 		"          [--port-kind ring|memif] [--family 4|6|both] [--backend-family 4|6]\n"
-		"          [--fwd-burst N] [--fwd-evict KB] [--fwd-no-ts]\n"
+		"          [--fwd-burst N] [--fwd-evict KB] [--fwd-no-ts] [--client-gateway]\n"
 		"  --quick            smoke run (a few seconds)\n"
 		"  --core N           core for the worker and for testpmd's forwarding (default 1)\n"
 		"  --testpmd-main-core N  testpmd's main (stats) core (default 0)\n"
@@ -2385,7 +2422,10 @@ usage(const char *prog)
 		"                     a poll finds caches as a napping worker does (default 0)\n"
 		"  --fwd-no-ts        (1): data segments without the timestamp option, as\n"
 		"                     perf/pktgen's P1 replays them (an IPv4 frame's headers\n"
-		"                     then end in its first cache line, an IPv6 one's do not)\n",
+		"                     then end in its first cache line, an IPv6 one's do not)\n"
+		"  --client-gateway   the client behind a gateway on the client port, as\n"
+		"                     P1's are (198.18.128.2 via 198.18.0.254, 2001:2:80::2\n"
+		"                     via 2001:2::fe): the router's next hop is not the peer\n",
 		prog, FLOWS_MAX, FWD_CARRY_MAX, BENCH_BURST);
 }
 
@@ -2407,6 +2447,7 @@ parse_args(int argc, char **argv)
 		{ "fwd-burst", required_argument, NULL, 'b' },
 		{ "fwd-evict", required_argument, NULL, 'e' },
 		{ "fwd-no-ts", no_argument, NULL, 'T' },
+		{ "client-gateway", no_argument, NULL, 'G' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -2515,6 +2556,9 @@ parse_args(int argc, char **argv)
 		}
 		case 'T':
 			B.fwd_no_ts = true;
+			break;
+		case 'G':
+			B.client_gw = true;
 			break;
 		case 'o':
 			B.do_macswap = strstr(optarg, "macswap") != NULL;

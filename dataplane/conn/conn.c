@@ -370,7 +370,7 @@ sy_backend_leg_open(struct sy_worker *w, const struct sy_addr *ip, uint16_t port
 
 		memcpy(a->backend, ip->v6, 16);
 		memcpy(a->snat, bp->ipv6[a->snat_k], 16);
-		sy_conn_v6_set_nh(bc, a, SY_LEG_BACKEND, fr.nexthop.v6);
+		sy_conn_v6_set_nh(bc, a, SY_LEG_BACKEND, fr.nexthop.v6, fr.nh_id + 1);
 		bc->backend_ip = sy_addr6_fold(a->backend);
 		t->v6 = true;
 		memcpy(t->saddr6, a->snat, 16);

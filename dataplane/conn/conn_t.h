@@ -219,7 +219,8 @@ struct sy_conn_time_wait {
 #define SY_V6_BACKEND 0x02
 /* An IPv6 leg whose next hop is not its peer (a gateway): its next hop is
  * struct sy_conn_v6's client_nh / backend_nh, in the line the fast path
- * otherwise leaves alone (sy_conn_v6_set_nh, sy_conn_v6_nh). */
+ * otherwise leaves alone, and, when it came from the FIB, the FIB's entry
+ * for it in the leg's IPv4 next-hop field (sy_conn_v6_set_nh, sy_conn_v6_nh). */
 #define SY_V6_CLIENT_GW 0x04
 #define SY_V6_BACKEND_GW 0x08
 #define SY_V6_LEGS (SY_V6_CLIENT | SY_V6_BACKEND)
@@ -270,7 +271,9 @@ struct sy_conn {
 	uint16_t client_port, vip_port;
 	uint16_t backend_port, snat_port;
 	/* Next hops, from the FIB once (it does not change while routerd
-	 * runs): the address ARP resolves on client_if / backend_if. */
+	 * runs): the address ARP resolves on client_if / backend_if. An IPv6
+	 * leg through a gateway keeps the FIB's entry of the route here
+	 * instead, plus 1 (0: none; sy_conn_v6_set_nh). */
 	uint32_t client_nh, backend_nh;
 	uint32_t last_seen;  /* sy_conn_seen() of the last packet either way (idle timeout) */
 	/* The checksum change, ~m + m' folded to 16 bits, of translating the
@@ -336,22 +339,33 @@ sy_conn_backend_v6(const struct sy_conn *c)
 }
 
 /* Sets an IPv6 leg's next hop (its peer's address already set) and
- * whether it is a gateway. */
+ * whether it is a gateway. fib_nh: the FIB's entry for a gateway plus 1
+ * (struct sy_fib_result's nh_id + 1), 0 for none. The fast path reads a
+ * gateway's address from the FIB's entries, a few hot lines every flow
+ * shares, rather than from line 1 of the leg's cold array: at 100,000
+ * flows in process that line cost IPv6 about 40 cycles a packet (clients
+ * behind a gateway, as P1's are; perf/journal/splice_bench.md). Line 1
+ * keeps the address too, for the other readers. */
 static inline void
-sy_conn_v6_set_nh(struct sy_conn *c, struct sy_conn_v6 *a, enum sy_leg leg, const uint8_t *nh)
+sy_conn_v6_set_nh(struct sy_conn *c, struct sy_conn_v6 *a, enum sy_leg leg, const uint8_t *nh,
+		  uint32_t fib_nh)
 {
 	const uint8_t gw = (uint8_t)(SY_V6_CLIENT_GW << leg);
 	uint8_t *to = leg == SY_LEG_CLIENT ? a->client_nh : a->backend_nh;
+	uint32_t *id = leg == SY_LEG_CLIENT ? &c->client_nh : &c->backend_nh;
 
 	memcpy(to, nh, 16);
-	if (memcmp(nh, leg == SY_LEG_CLIENT ? a->client : a->backend, 16) != 0)
+	if (memcmp(nh, leg == SY_LEG_CLIENT ? a->client : a->backend, 16) != 0) {
 		c->v6 |= gw;
-	else
+		*id = fib_nh;
+	} else {
 		c->v6 &= (uint8_t)~gw;
+		*id = 0;
+	}
 }
 
 /* An IPv6 leg's next hop: its peer's address (line 0) unless it is a
- * gateway (line 1). */
+ * gateway (line 1; the fast path looks in the FIB first). */
 static inline const uint8_t *
 sy_conn_v6_nh(const struct sy_conn *c, const struct sy_conn_v6 *a, unsigned leg)
 {

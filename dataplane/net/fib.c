@@ -288,5 +288,6 @@ sy_fib_lookup(const struct sy_fib *fib, const struct sy_addr *dst, struct sy_fib
 	res->port = nh->port;
 	res->direct = nh->gw.family == 0;
 	res->nexthop = res->direct ? *dst : nh->gw;
+	res->nh_id = idx;
 	return 0;
 }

@@ -27,6 +27,7 @@ struct sy_fib_result {
 	uint16_t port;        /* index into sy_config.ports */
 	bool direct;          /* on-link: nexthop == destination */
 	struct sy_addr nexthop; /* address to resolve (ARP, neighbour discovery) */
+	uint32_t nh_id;         /* the route's entry: nexthop is fib->nh[nh_id].gw unless direct */
 };
 
 #define SY_FIB_MAX_NH (2 * SY_MAX_PORTS * SY_MAX_PORT_ADDRS + SY_MAX_STATIC_ROUTES)

@@ -101,11 +101,11 @@ client_route(struct sy_worker *w, struct sy_conn *c, const struct rte_mbuf *m)
 
 		dst.family = AF_INET6;
 		memcpy(dst.v6, a->client, 16);
-		sy_conn_v6_set_nh(c, a, SY_LEG_CLIENT, a->client);
+		sy_conn_v6_set_nh(c, a, SY_LEG_CLIENT, a->client, 0);
 		c->client_if = (uint8_t)m->hash.usr;
 		if (sy_fib_lookup(w->sh->fib, &dst, &fr) == 0) {
 			c->client_if = (uint8_t)fr.port;
-			sy_conn_v6_set_nh(c, a, SY_LEG_CLIENT, fr.nexthop.v6);
+			sy_conn_v6_set_nh(c, a, SY_LEG_CLIENT, fr.nexthop.v6, fr.nh_id + 1);
 		}
 		return;
 	}
@@ -846,7 +846,7 @@ backend_source(struct sy_worker *w, struct sy_conn *c, const struct sy_addr *ep)
 		}
 		memcpy(a->backend, ep->v6, 16);
 		memcpy(a->snat, bp->ipv6[a->snat_k], 16);
-		sy_conn_v6_set_nh(c, a, SY_LEG_BACKEND, fr.nexthop.v6);
+		sy_conn_v6_set_nh(c, a, SY_LEG_BACKEND, fr.nexthop.v6, fr.nh_id + 1);
 		c->backend_ip = sy_addr6_fold(a->backend);
 		c->snat_ip = 0; /* its SNAT slot is row snat_k's (conn/snat.h) */
 		c->backend_if = (uint8_t)fr.port;

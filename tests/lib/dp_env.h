@@ -37,6 +37,13 @@ struct sy_generation;
 #define SY_TEST_VIP6 "2001:2::1"
 #define SY_TEST_SNAT6 "2001:2:1::1"
 #define SY_TEST_SNAT6B "2001:2:1::2" /* the backend port's second IPv6 address */
+/* Static routes through a gateway on each port (IPv6): clients in
+ * SY_TEST_ROUTED6_CLIENT behind SY_TEST_GW6_CLIENT, backends in
+ * SY_TEST_ROUTED6_BACKEND behind SY_TEST_GW6_BACKEND. */
+#define SY_TEST_GW6_CLIENT "2001:2::fe"
+#define SY_TEST_GW6_BACKEND "2001:2:1::fe"
+#define SY_TEST_ROUTED6_CLIENT "2001:2:80::/48"
+#define SY_TEST_ROUTED6_BACKEND "2001:2:81::/48"
 #define SY_TEST_BACKEND6 "2001:2:1::10"
 #define SY_TEST_VIP "198.18.0.1"
 #define SY_TEST_SNAT "198.18.1.1"

@@ -40,6 +40,7 @@
 
 #include "conn/conn.h"
 #include "dp_env.h"
+#include "net/fib.h"
 #include "net/neigh.h"
 #include "net/net.h"
 #include "proxy/proxy.h"
@@ -849,30 +850,57 @@ test_answer_v6(void **state)
 /* ---- the burst fast path against the per-packet path ---- */
 
 /* The gateways of test_fast_path46_matches_slow's IPv6 legs that have one,
- * a port each, and their MAC. */
-#define GW6_CLIENT "2001:2::fe"
-#define GW6_BACKEND "2001:2:1::fe"
+ * a port each (the test config's static routes go through them,
+ * tests/lib/dp_env.h), and their MAC. */
+#define GW6_CLIENT SY_TEST_GW6_CLIENT
+#define GW6_BACKEND SY_TEST_GW6_BACKEND
 static const struct rte_ether_addr mac_gw = { { 0x02, 0xee, 0, 0, 0, 0x01 } };
 
-/* An IPv6 leg's next hop: gateway gw, or with NULL its peer. */
-static void
-set_nh6(struct sy_conn *c, struct sy_conn_v6 *a, enum sy_leg leg, const char *gw)
+/* How record46 sets an IPv6 leg's next hop: its peer; a gateway with the
+ * FIB's entry for it, as splice.c sets one from a route; or a gateway
+ * without one (the fast path then reads the record's cold line). */
+enum nh6_kind { NH6_PEER, NH6_GW_FIB, NH6_GW_LINE };
+
+/* The FIB's entry (nh_id + 1) of the static route through gateway gw. */
+static uint32_t
+fib_nh_of(const char *routed, const char *gw)
 {
+	struct sy_fib_result fr;
+	struct sy_addr dst, g;
+
+	assert_int_equal(sy_prefix_parse(routed, &dst, &(uint8_t){ 0 }), 0);
+	dst.v6[15] = 1;
+	assert_int_equal(sy_fib_lookup(env.sh->fib, &dst, &fr), 0);
+	assert_int_equal(sy_addr_parse(gw, &g), 0);
+	assert_false(fr.direct);
+	assert_memory_equal(fr.nexthop.v6, g.v6, 16);
+	return fr.nh_id + 1;
+}
+
+/* An IPv6 leg's next hop, of that kind (its port's gateway, GW6_*). */
+static void
+set_nh6(struct sy_conn *c, struct sy_conn_v6 *a, enum sy_leg leg, enum nh6_kind kind)
+{
+	const char *gw = leg == SY_LEG_CLIENT ? GW6_CLIENT : GW6_BACKEND;
 	uint8_t nh[16];
 
-	if (gw != NULL)
-		ip6(gw, nh);
-	else
-		memcpy(nh, leg == SY_LEG_CLIENT ? a->client : a->backend, 16);
-	sy_conn_v6_set_nh(c, a, leg, nh);
+	if (kind == NH6_PEER) {
+		sy_conn_v6_set_nh(c, a, leg, leg == SY_LEG_CLIENT ? a->client : a->backend, 0);
+		return;
+	}
+	ip6(gw, nh);
+	sy_conn_v6_set_nh(c, a, leg, nh,
+			  kind == NH6_GW_LINE ? 0
+					      : fib_nh_of(leg == SY_LEG_CLIENT ? SY_TEST_ROUTED6_CLIENT
+									       : SY_TEST_ROUTED6_BACKEND,
+							  gw));
 }
 
 /* A spliced record made by hand, as splice.c leaves one: the client leg
  * IPv6 (client6) or IPv4, the backend leg likewise, ports, deltas and
- * window scales from r; an IPv6 leg's next hop its peer, or with gw the
- * gateway of its port (GW6_*). */
+ * window scales from r; an IPv6 leg's next hop as gw says (set_nh6). */
 static struct sy_conn *
-record46(bool client6, bool backend6, const uint32_t r[6], bool gw)
+record46(bool client6, bool backend6, const uint32_t r[6], enum nh6_kind gw)
 {
 	struct sy_conn *c = sy_conn_alloc(w);
 	const struct sy_dp_port *bp = &env.sh->ports[1];
@@ -893,7 +921,7 @@ record46(bool client6, bool backend6, const uint32_t r[6], bool gw)
 		c->v6 |= SY_V6_CLIENT;
 		ip6(SY_TEST_CLIENT6, a->client);
 		ip6(SY_TEST_VIP6, a->vip);
-		set_nh6(c, a, SY_LEG_CLIENT, gw ? GW6_CLIENT : NULL);
+		set_nh6(c, a, SY_LEG_CLIENT, gw);
 		c->client_ip = sy_addr6_fold(a->client);
 		c->vip = sy_addr6_fold(a->vip);
 	} else {
@@ -907,7 +935,7 @@ record46(bool client6, bool backend6, const uint32_t r[6], bool gw)
 		c->snat_port = rte_cpu_to_be_16(sy_snat_get6(w, bp, &a->snat_k));
 		ip6(SY_TEST_BACKEND6, a->backend);
 		memcpy(a->snat, bp->ipv6[a->snat_k], 16);
-		set_nh6(c, a, SY_LEG_BACKEND, gw ? GW6_BACKEND : NULL);
+		set_nh6(c, a, SY_LEG_BACKEND, gw);
 		c->backend_ip = sy_addr6_fold(a->backend);
 	} else {
 		c->snat_port = rte_cpu_to_be_16(sy_snat_get(w, bp, &c->snat_ip));
@@ -1047,8 +1075,9 @@ client_cached(const struct sy_conn *c, bool v6)
  * a client leg back in the cache, an IPv6 backend leg's through its SNAT
  * slot. The IPv6 hash's hash as the fast
  * path computes it is rte_hash_crc's over the key. In every other pair of
- * records the IPv6 legs' next hops are gateways (SY_V6_*_GW): both paths
- * send to the gateway's MAC, not the peer's.
+ * records the IPv6 legs' next hops are gateways (SY_V6_*_GW), half of them
+ * with the FIB's entry for the gateway (as splice.c sets them), half
+ * without: both paths send to the gateway's MAC, not the peer's.
  */
 static void
 test_fast_path46_matches_slow(void **state)
@@ -1064,13 +1093,18 @@ test_fast_path46_matches_slow(void **state)
 	assert_int_equal(sy_addr_parse(GW6_BACKEND, &g), 0);
 	sy_neigh_confirm(w, &w->nd, 1, g.v6, &mac_gw);
 	for (i = 0; i < 60; i++) {
-		const bool gw = (i / 2) % 2 == 1;
+		/* Pairs of records: peers, gateways from the FIB, peers,
+		 * gateways without a FIB entry. */
+		const enum nh6_kind nk = (i / 2) % 4 == 1 ? NH6_GW_FIB
+					 : (i / 2) % 4 == 3 ? NH6_GW_LINE
+							    : NH6_PEER;
+		const bool gw = nk != NH6_PEER;
 		uint32_t r[6];
 		struct sy_conn *c;
 
 		sy_test_random_words(&rng, r, RTE_DIM(r));
 		f = i % 3;
-		c = record46(fam[f][0], fam[f][1], r, gw);
+		c = record46(fam[f][0], fam[f][1], r, nk);
 		if (fam[f][0]) {
 			const struct sy_conn_v6 *a = sy_conn_v6_of(&w->tcp, c);
 			struct sy_flow_key6 key;
@@ -1175,7 +1209,7 @@ test_fast_path6_snat_slot_other_leg(void **state)
 		struct seg6 s;
 
 		sy_test_random_words(&rng, r, RTE_DIM(r));
-		c = record46(fam[f][0], fam[f][1], r, false);
+		c = record46(fam[f][0], fam[f][1], r, NH6_PEER);
 		k = fam[f][1] ? sy_conn_v6_of(&w->tcp, c)->snat_k : sy_snat_index(&w->tcp, c->snat_ip);
 		assert_true(k < bp->n_ipv6);
 		assert_non_null(inet_ntop(AF_INET6, bp->ipv6[k], dst, sizeof(dst)));
@@ -1210,7 +1244,7 @@ static void
 test_fast_path46_ext_header(void **state)
 {
 	const uint32_t r[6] = { 4242, 8080, 1, 2, 3, 4 };
-	struct sy_conn *c = record46(true, false, r, false);
+	struct sy_conn *c = record46(true, false, r, NH6_PEER);
 	struct rte_mbuf *b[3], *slow[3];
 	uint64_t fast0;
 	unsigned i;
