@@ -643,11 +643,12 @@ gen_flush(void)
 	}
 }
 
-/* An ARP frame from the peer on `port` to the router. */
 /* --client-gateway: the client (198.18.128.2, 2001:2:80::2) is behind a
  * gateway on the client port (198.18.0.254, 2001:2::fe, the client's MAC),
  * as P1's clients are behind 198.18.2.2 and 2001:2:2::2 (perf/pktgen): the
  * gateway is the neighbour the router resolves. */
+#define CLIENT_GW4 "198.18.0.254"
+#define CLIENT_GW6 "2001:2::fe"
 static uint32_t gw4;
 static uint8_t gw6[16];
 
@@ -663,6 +664,8 @@ nb6(unsigned port)
 {
 	return B.client_gw && port == PORT_CLIENT ? gw6 : peer6(port);
 }
+
+/* An ARP frame from the peer on `port` to the router. */
 static struct rte_mbuf *
 mk_arp(unsigned port, uint16_t op, uint32_t tip)
 {
@@ -1317,6 +1320,17 @@ port_ipv6(struct sy_port_config *pc, const char *router, const char *peer, uint8
 	memcpy(pip, a.v6, 16);
 }
 
+/* A static route on the client port: prefix through gateway via. */
+static void
+client_route(const char *prefix, const char *via)
+{
+	struct sy_static_route *r = &B.cfg.routes[B.cfg.n_routes++];
+
+	(void)sy_prefix_parse(prefix, &r->prefix, &r->prefix_len);
+	(void)sy_addr_parse(via, &r->via);
+	r->port = PORT_CLIENT;
+}
+
 static void
 port_config(struct sy_port_config *pc, const char *name, const char *dev, const char *cidr)
 {
@@ -1520,27 +1534,21 @@ setup(void)
 	B.rip[1] = a.v4;
 	(void)sy_addr_parse(B.client_gw ? "198.18.128.2" : "198.18.0.2", &a);
 	B.pip[0] = a.v4;
-	(void)sy_addr_parse("198.18.0.254", &a);
+	(void)sy_addr_parse(CLIENT_GW4, &a);
 	gw4 = a.v4;
-	(void)sy_addr_parse("2001:2::fe", &a);
+	(void)sy_addr_parse(CLIENT_GW6, &a);
 	memcpy(gw6, a.v6, 16);
 	if (B.client_gw) {
-		struct sy_static_route *r = &B.cfg.routes[B.cfg.n_routes++];
-
-		(void)sy_prefix_parse("198.18.128.0/17", &r->prefix, &r->prefix_len);
-		(void)sy_addr_parse("198.18.0.254", &r->via);
-		r->port = 0;
-		r = &B.cfg.routes[B.cfg.n_routes++];
-		(void)sy_prefix_parse("2001:2:80::/48", &r->prefix, &r->prefix_len);
-		(void)sy_addr_parse("2001:2::fe", &r->via);
-		r->port = 0;
+		client_route("198.18.128.0/17", CLIENT_GW4);
+		client_route("2001:2:80::/48", CLIENT_GW6);
 	}
 	(void)sy_addr_parse("198.18.1.10", &a);
 	B.pip[1] = a.v4;
 	/* The client side over IPv6 (issue 36), the backend side in some
 	 * phase (--backend-family): lab addresses. */
 	if (B.fam_mask & 2)
-		port_ipv6(&B.cfg.ports[0], "2001:2::1", B.client_gw ? "2001:2:80::2" : "2001:2::2", B.rip6, B.pip6);
+		port_ipv6(&B.cfg.ports[0], "2001:2::1", B.client_gw ? "2001:2:80::2" : "2001:2::2",
+			  B.rip6, B.pip6);
 	if (B.b_fam == 6 || (B.b_fam == 0 && (B.fam_mask & 2)))
 		port_ipv6(&B.cfg.ports[1], "2001:2:1::1", "2001:2:1::10", B.rip6b, B.pip6b);
 

@@ -110,7 +110,7 @@ put_h2c_service(struct sy_store *st, const char *name)
 
 /* A static route for prefix through gateway gw on port (the FIB's). */
 static void
-static_route6(struct sy_config *cfg, const char *prefix, const char *gw, unsigned port)
+static_route(struct sy_config *cfg, const char *prefix, const char *gw, unsigned port)
 {
 	struct sy_static_route *r = &cfg->routes[cfg->n_routes++];
 
@@ -156,8 +156,8 @@ sy_test_dp_init(struct sy_test_dp *d, const char *name, unsigned n_mbufs)
 	sy_prefix_parse(SY_TEST_SNAT6 "/64", &pa->addr, &pa->prefix_len);
 	pa = &d->cfg.ports[1].ipv6[d->cfg.ports[1].n_ipv6++];
 	sy_prefix_parse(SY_TEST_SNAT6B "/64", &pa->addr, &pa->prefix_len);
-	static_route6(&d->cfg, SY_TEST_ROUTED6_CLIENT, SY_TEST_GW6_CLIENT, 0);
-	static_route6(&d->cfg, SY_TEST_ROUTED6_BACKEND, SY_TEST_GW6_BACKEND, 1);
+	static_route(&d->cfg, SY_TEST_ROUTED6_CLIENT, SY_TEST_GW6_CLIENT, 0);
+	static_route(&d->cfg, SY_TEST_ROUTED6_BACKEND, SY_TEST_GW6_BACKEND, 1);
 	if (d->mp == NULL || sy_dp_shared_create(&d->cfg, d->mp, 1, &d->sh, err, sizeof(err)) < 0) {
 		fprintf(stderr, "%s: data plane: %s\n", name, d->mp ? err : "no mempool");
 		return -1;
