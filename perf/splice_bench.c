@@ -164,6 +164,8 @@ static struct {
 	size_t evict_bytes; /* --fwd-evict: bytes written between polls in (1) */
 	bool fwd_no_ts;     /* --fwd-no-ts: (1)'s segments without the timestamp option */
 	bool client_gw;     /* --client-gateway: the client behind a gateway (nb4, nb6) */
+	unsigned fwd_carry; /* --fwd-carry: flows that carry (1)'s traffic (0: as many as fit) */
+	bool fwd_in_order;  /* --fwd-in-order: (1)'s flows in port order, as P1's pcaps */
 	uint8_t *evict;
 
 	/* DPDK */
@@ -645,8 +647,9 @@ gen_flush(void)
 
 /* --client-gateway: the client (198.18.128.2, 2001:2:80::2) is behind a
  * gateway on the client port (198.18.0.254, 2001:2::fe, the client's MAC),
- * as P1's clients are behind 198.18.2.2 and 2001:2:2::2 (perf/pktgen): the
- * gateway is the neighbour the router resolves. */
+ * as P2's SYN flood is behind 198.18.2.2 and 2001:2:2::2 (perf/pktgen; P1's
+ * clients are those two addresses, on-link): the gateway is the neighbour
+ * the router resolves. */
 #define CLIENT_GW4 "198.18.0.254"
 #define CLIENT_GW6 "2001:2::fe"
 static uint32_t gw4;
@@ -1951,7 +1954,8 @@ static void
 phase_forward(unsigned idx, unsigned table)
 {
 	struct chunkset cs = { .n = 0 }, os = { .n = 0 };
-	unsigned nflows = table < FWD_CARRY_MAX ? table : FWD_CARRY_MAX;
+	const unsigned carry = B.fwd_carry != 0 ? B.fwd_carry : FWD_CARRY_MAX;
+	unsigned nflows = table < carry ? table : carry;
 	uint16_t *order;
 	unsigned i, c, ic = 0, ib;
 	uint64_t total = 0, tx0, fast0, drops0;
@@ -1969,10 +1973,11 @@ phase_forward(unsigned idx, unsigned table)
 		return;
 	}
 	/* Flows in random order, so neither the records nor the hash buckets
-	 * are walked in the order they were allocated. */
+	 * are walked in the order they were allocated (--fwd-in-order: in
+	 * port order, as perf/pktgen's pcaps are). */
 	for (i = 0; i < nflows; i++)
 		order[i] = (uint16_t)(CPORT_MIN + i);
-	for (i = nflows - 1; i > 0; i--) {
+	for (i = nflows - 1; !B.fwd_in_order && i > 0; i--) {
 		unsigned j = (unsigned)(xrand() % (i + 1));
 		uint16_t t = order[i];
 
@@ -2405,6 +2410,7 @@ usage(const char *prog)
 		"          [--huge] [--no-testpmd] [--testpmd PATH] [--only LIST]\n"
 		"          [--port-kind ring|memif] [--family 4|6|both] [--backend-family 4|6]\n"
 		"          [--fwd-burst N] [--fwd-evict KB] [--fwd-no-ts] [--client-gateway]\n"
+		"          [--fwd-carry N] [--fwd-in-order]\n"
 		"  --quick            smoke run (a few seconds)\n"
 		"  --core N           core for the worker and for testpmd's forwarding (default 1)\n"
 		"  --testpmd-main-core N  testpmd's main (stats) core (default 0)\n"
@@ -2431,9 +2437,16 @@ usage(const char *prog)
 		"  --fwd-no-ts        (1): data segments without the timestamp option, as\n"
 		"                     perf/pktgen's P1 replays them (an IPv4 frame's headers\n"
 		"                     then end in its first cache line, an IPv6 one's do not)\n"
-		"  --client-gateway   the client behind a gateway on the client port, as\n"
-		"                     P1's are (198.18.128.2 via 198.18.0.254, 2001:2:80::2\n"
-		"                     via 2001:2::fe): the router's next hop is not the peer\n",
+		"  --client-gateway   the client behind a gateway on the client port, as a\n"
+		"                     router's clients mostly are (198.18.128.2 via\n"
+		"                     198.18.0.254, 2001:2:80::2 via 2001:2::fe): the\n"
+		"                     router's next hop is not the peer (perf/pktgen's P1\n"
+		"                     clients are on-link)\n"
+		"  --fwd-carry N      (1): N flows carry traffic (default: as many as fit),\n"
+		"                     the rest of the table idle: --flows 65536 --fwd-carry\n"
+		"                     1000 is perf/pktgen P1's table (flows_per_worker 65536)\n"
+		"  --fwd-in-order     (1): the flows' segments in port order, as P1's pcaps\n"
+		"                     replay them (default: random order)\n",
 		prog, FLOWS_MAX, FWD_CARRY_MAX, BENCH_BURST);
 }
 
@@ -2456,6 +2469,8 @@ parse_args(int argc, char **argv)
 		{ "fwd-evict", required_argument, NULL, 'e' },
 		{ "fwd-no-ts", no_argument, NULL, 'T' },
 		{ "client-gateway", no_argument, NULL, 'G' },
+		{ "fwd-carry", required_argument, NULL, 'C' },
+		{ "fwd-in-order", no_argument, NULL, 'O' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -2564,6 +2579,16 @@ parse_args(int argc, char **argv)
 		}
 		case 'T':
 			B.fwd_no_ts = true;
+			break;
+		case 'C':
+			B.fwd_carry = (unsigned)atoi(optarg);
+			if (B.fwd_carry < 1 || B.fwd_carry > FWD_CARRY_MAX) {
+				fprintf(stderr, "--fwd-carry: 1..%u\n", FWD_CARRY_MAX);
+				return -1;
+			}
+			break;
+		case 'O':
+			B.fwd_in_order = true;
 			break;
 		case 'G':
 			B.client_gw = true;
