@@ -41,7 +41,7 @@ sy_worker_drain_sweep(struct sy_worker *w)
 		sy_vrrp_resign(w);
 
 	for (i = 0; i < w->tcp.conns.n; i++) {
-		struct sy_conn *c = &w->tcp.conns.rec[i];
+		struct sy_conn *c = sy_conn_at(&w->tcp.conns, i);
 
 		if (c->state == SY_CONN_PROXY)
 			sy_proxy_drain(w, c);
@@ -76,7 +76,7 @@ sy_worker_conns_in_flight(const struct sy_worker *w)
 	 * does: one state byte each, read once; a count a record off is
 	 * corrected at the next look. */
 	for (i = 0; i < w->tcp.conns.n; i++)
-		if (sy_conn_in_flight(__atomic_load_n(&w->tcp.conns.rec[i].state, __ATOMIC_RELAXED)))
+		if (sy_conn_in_flight(__atomic_load_n(&sy_conn_at(&w->tcp.conns, i)->state, __ATOMIC_RELAXED)))
 			n++;
 	return n;
 }

@@ -220,6 +220,7 @@ static struct {
 	struct {
 		unsigned table;
 		size_t hash, conns, snat, cache;
+		size_t conns6; /* the arena with an IPv6 port: each record's IPv6 side in its slot */
 	} mem[4];
 } R;
 
@@ -1404,9 +1405,14 @@ measure_memory(unsigned idx, unsigned table)
 
 	/* The records, as conn/conn.c allocates them. */
 	before = heap_used();
-	if (sy_conn_arena_init(&arena, table, (int)rte_socket_id()) == 0) {
+	if (sy_conn_arena_init(&arena, table, false, (int)rte_socket_id()) == 0) {
 		R.mem[idx].conns = heap_used() - before;
 		R.conn_obj = sizeof(struct sy_conn);
+		sy_conn_arena_fini(&arena);
+	}
+	before = heap_used();
+	if (sy_conn_arena_init(&arena, table, true, (int)rte_socket_id()) == 0) {
+		R.mem[idx].conns6 = heap_used() - before;
 		sy_conn_arena_fini(&arena);
 	}
 	before = heap_used();
@@ -1844,7 +1850,7 @@ fill_table(unsigned table, unsigned carried)
 	for (i = table; i-- > 0 && back < carried;) {
 		if (i % step != 0 || i / step >= carried)
 			continue;
-		c = &w->tcp.conns.rec[i];
+		c = sy_conn_at(&w->tcp.conns, i);
 		if (B.v6) {
 			sy_flow_del6(w, c);
 		} else {
@@ -2320,6 +2326,9 @@ print_table(void)
 		snprintf(o, sizeof(o), "%.0f B", conn_share);
 		snprintf(v, sizeof(v), "sizeof(struct sy_conn) %zu, aligned to a cache line", R.sz_conn);
 		row("      record (conn arena / flows)", o, "", v);
+		snprintf(o, sizeof(o), "%.0f B", (double)R.mem[i].conns6 / n);
+		row("      same, with an IPv6 port", o, "",
+		    "the record and its IPv6 side (struct sy_conn_v6) in one slot; not in the sum");
 		snprintf(o, sizeof(o), "%.0f B", per_key);
 		snprintf(v, sizeof(v), "rte_hash %.1f MB / %u entries, key %zu B",
 			 (double)R.mem[i].hash / 1048576.0, R.mem[i].table, sizeof(struct sy_flow_key));

@@ -25,22 +25,24 @@
 #include "worker_t.h"
 
 int
-sy_conn_arena_init(struct sy_conn_arena *a, uint32_t n, int socket)
+sy_conn_arena_init(struct sy_conn_arena *a, uint32_t n, bool v6, int socket)
 {
 	uint32_t i;
 
-	a->rec = rte_zmalloc_socket("sy_conns", (size_t)n * sizeof(struct sy_conn),
-				    RTE_CACHE_LINE_SIZE, socket);
+	a->shift = v6 ? 8 : 7;
+	a->mem = rte_zmalloc_socket("sy_conns", (size_t)n << a->shift, RTE_CACHE_LINE_SIZE, socket);
 	a->free = NULL;
 	a->n = 0;
-	if (a->rec == NULL)
+	if (a->mem == NULL)
 		return -ENOMEM;
 	a->n = n;
 	/* The first records first: a lightly loaded worker keeps its few
 	 * records together. */
 	for (i = n; i-- > 0;) {
-		a->rec[i].tnext = a->free;
-		a->free = &a->rec[i];
+		struct sy_conn *c = sy_conn_at(a, i);
+
+		c->tnext = a->free;
+		a->free = c;
 	}
 	return 0;
 }
@@ -48,8 +50,8 @@ sy_conn_arena_init(struct sy_conn_arena *a, uint32_t n, int socket)
 void
 sy_conn_arena_fini(struct sy_conn_arena *a)
 {
-	rte_free(a->rec);
-	a->rec = NULL;
+	rte_free(a->mem);
+	a->mem = NULL;
 	a->free = NULL;
 	a->n = 0;
 }
@@ -95,12 +97,17 @@ sy_conn_tables_init(struct sy_worker *w)
 		.extra_flag = RTE_HASH_EXTRA_FLAGS_EXT_TABLE,
 	};
 	unsigned n = w->sh->n_workers, p, k, set = __atomic_fetch_add(&seq, 1, __ATOMIC_RELAXED);
+	bool v6 = false;
 	int rc;
 
+	/* IPv6 clients or backends: a hash of their own, and each record's
+	 * IPv6 side beside it, only when a port speaks IPv6. */
+	for (p = 0; p < w->sh->n_ports; p++)
+		v6 |= w->sh->ports[p].n_ipv6 > 0;
 	snprintf(name, sizeof(name), "sy_flows_%u_%u", set, w->id);
 	hp.name = name;
 	t->flows = rte_hash_create(&hp);
-	rc = sy_conn_arena_init(&t->conns, flows, (int)rte_socket_id());
+	rc = sy_conn_arena_init(&t->conns, flows, v6, (int)rte_socket_id());
 	snprintf(name, sizeof(name), "sy_peek_%u_%u", set, w->id);
 	/* No per-lcore cache: only this worker gets and puts. */
 	t->peeks = rte_mempool_create(name, SY_PEEK_BUFS, sizeof(struct sy_peek_buf), 0, 0, NULL,
@@ -148,12 +155,7 @@ sy_conn_tables_init(struct sy_worker *w)
 	    (t->pp_src = rte_zmalloc_socket("sy_pp_src", (size_t)flows * sizeof(*t->pp_src),
 					    RTE_CACHE_LINE_SIZE, (int)rte_socket_id())) == NULL)
 		return -ENOMEM;
-	/* IPv6 clients: a hash and a cold array of their own, only when a
-	 * port speaks IPv6. */
-	for (p = 0; p < w->sh->n_ports; p++)
-		if (w->sh->ports[p].n_ipv6 > 0)
-			break;
-	if (p < w->sh->n_ports) {
+	if (v6) {
 		struct rte_hash_parameters hp6 = hp;
 
 		snprintf(name, sizeof(name), "sy_flows6_%u_%u", set, w->id);
@@ -167,9 +169,7 @@ sy_conn_tables_init(struct sy_worker *w)
 		t->flows6 = rte_hash_create(&hp6);
 		snprintf(name, sizeof(name), "sy_flows6b_%u_%u", set, w->id);
 		t->flows6_b = rte_hash_create(&hp6);
-		t->conn_v6 = rte_zmalloc_socket("sy_conn_v6", (size_t)flows * sizeof(*t->conn_v6),
-						RTE_CACHE_LINE_SIZE, (int)rte_socket_id());
-		if (t->flows6 == NULL || t->flows6_b == NULL || t->conn_v6 == NULL)
+		if (t->flows6 == NULL || t->flows6_b == NULL)
 			return -ENOMEM;
 	}
 	t->cache_mask = sy_flow_cache_slots(flows) - 1;
@@ -219,7 +219,6 @@ sy_conn_tables_fini(struct sy_worker *w)
 	rte_hash_free(t->flows);
 	rte_hash_free(t->flows6);
 	rte_hash_free(t->flows6_b);
-	rte_free(t->conn_v6);
 	sy_conn_arena_fini(&t->conns);
 	rte_mempool_free(t->peeks);
 	rte_free(t->ports);
@@ -304,7 +303,7 @@ sy_conn_free(struct sy_worker *w, struct sy_conn *c)
 	sy_peek_free(w, c->peek);
 	c->peek = NULL;
 	if (w->tcp.pp_src != NULL)
-		w->tcp.pp_src[c - w->tcp.conns.rec].set = false;
+		w->tcp.pp_src[sy_conn_index(&w->tcp.conns, c)].set = false;
 	/* What the mode holds for c: its state, the other leg, the counts
 	 * (conn/conn_ops.h, release). */
 	sy_conn_ops_of(c)->release(w, c);

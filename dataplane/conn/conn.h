@@ -28,8 +28,9 @@ struct rte_mbuf;
 struct sy_tcb;
 struct sy_worker;
 
-/* n records, all free, on socket's memory. Returns 0, or -ENOMEM. */
-int sy_conn_arena_init(struct sy_conn_arena *a, uint32_t n, int socket);
+/* n records, all free, on socket's memory, each with its IPv6 side when v6
+ * (conn_tables_t.h). Returns 0, or -ENOMEM. */
+int sy_conn_arena_init(struct sy_conn_arena *a, uint32_t n, bool v6, int socket);
 void sy_conn_arena_fini(struct sy_conn_arena *a);
 
 /* Records a worker has: flows_per_worker, or the default. */

@@ -98,9 +98,10 @@ struct sy_flow_key6 {
 _Static_assert(sizeof(struct sy_flow_key6) == 48, "sy_flow_key6: a length rte_hash compares fast");
 
 /*
- * The IPv6 side of a record with an IPv6 leg (SY_CF_V6): a cold array beside
- * the records, same index, allocated only when a port has an IPv6 address
- * (conn/flow_table.h, sy_conn_v6_of). The record itself keeps its IPv4
+ * The IPv6 side of a record with an IPv6 leg (SY_CF_V6): the two lines after
+ * the record, in its slot of the arena, which has them only when a port has
+ * an IPv6 address (conn/conn_tables_t.h; conn/flow_table.h, sy_conn_v6_of).
+ * The record itself keeps its IPv4
  * layout: for an IPv6 leg its address fields hold 32-bit folds of these
  * (sy_addr6_fold), which is all that load balancing, rate limiting and the
  * counters' slots key on, and an IPv4 flow reads the same cache lines as
@@ -342,9 +343,10 @@ sy_conn_backend_v6(const struct sy_conn *c)
  * whether it is a gateway. fib_nh: the FIB's entry for a gateway plus 1
  * (struct sy_fib_result's nh_id + 1), 0 for none. The fast path reads a
  * gateway's address from the FIB's entries, a few hot lines every flow
- * shares, rather than from line 1 of the leg's cold array: at 100,000
+ * shares, rather than from line 1 of the record's IPv6 side: at 100,000
  * flows in process that line cost IPv6 about 40 cycles a packet (clients
- * behind a gateway, as P1's are; perf/journal/splice_bench.md). Line 1
+ * behind a gateway: splice_bench --client-gateway,
+ * perf/journal/splice_bench.md). Line 1
  * keeps the address too, for the other readers. */
 static inline void
 sy_conn_v6_set_nh(struct sy_conn *c, struct sy_conn_v6 *a, enum sy_leg leg, const uint8_t *nh,

@@ -57,12 +57,41 @@ struct sy_backend_ctr;
  * across line boundaries, so a forwarded segment reads two lines of its
  * record instead of one, or with cache alignment costs 192 bytes a record.
  * One worker allocates and frees, so a list head is all the pool needs.
+ *
+ * With IPv6 (a port with an IPv6 address), each record's IPv6 side (struct
+ * sy_conn_v6: both legs' addresses, then the next hops) follows it in a
+ * slot of 256 bytes, where it had been in an array of its own. A spliced
+ * IPv6 segment reads a line of each, and in another array they were two
+ * cache misses far apart: with 1,000 flows active among 65,536 (perf/pktgen
+ * P1's table), in random order, the IPv6 segment cost 1.5 times IPv4's in
+ * process and the worker's profile stalled on the second prefetch (too
+ * many misses in flight); beside each other the record's line brings its
+ * neighbour (perf/journal/splice_bench.md, 2026-12-02). The memory is the
+ * same: the array had a line pair for every record too. An IPv4 record
+ * still reads its one line; without IPv6 the slots are the records alone.
  */
 struct sy_conn_arena {
-	struct sy_conn *rec;  /* n records */
+	uint8_t *mem;         /* n slots of 1 << shift bytes, a record first in each */
 	struct sy_conn *free; /* free records, through tnext */
 	uint32_t n;
+	uint32_t shift;       /* 7: the record alone; 8: the record and its sy_conn_v6 */
 };
+
+/* Record i, and a record's index (for the arrays beside the records). */
+static inline struct sy_conn *
+sy_conn_at(const struct sy_conn_arena *a, uint32_t i)
+{
+	return (struct sy_conn *)(void *)(a->mem + ((size_t)i << a->shift));
+}
+
+static inline uint32_t
+sy_conn_index(const struct sy_conn_arena *a, const struct sy_conn *c)
+{
+	return (uint32_t)(((uintptr_t)c - (uintptr_t)a->mem) >> a->shift);
+}
+_Static_assert(sizeof(struct sy_conn) == 1u << 7 &&
+		       sizeof(struct sy_conn) + sizeof(struct sy_conn_v6) == 1u << 8,
+	       "sy_conn_arena: a record's slot, alone or with its IPv6 side");
 
 /* What a client connection is counted on (observe/conn_stats.h, which
  * keeps it): one entry a record, same index, in a cold array beside the
@@ -96,7 +125,6 @@ struct sy_conn_tables {
 	 * so that the client table, which every SYN looks up, is no larger
 	 * than IPv4's (flow_table.h, sy_flow6_find). */
 	struct rte_hash *flows6_b;
-	struct sy_conn_v6 *conn_v6; /* one per record, same index; NULL without IPv6 */
 	uint64_t *client_cache;   /* cache_mask + 1 tagged record pointers (flow_table.h) */
 	uint32_t cache_mask;      /* sy_flow_cache_slots(flows_per_worker) - 1 */
 	struct sy_conn **snat_conn; /* (address index, port slot) -> record (backend leg) */

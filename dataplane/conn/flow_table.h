@@ -221,13 +221,16 @@ sy_flow_cache_find(const uint64_t *pair, hash_sig_t sig)
  * record of the other family under a tag is only a miss). A backend leg is
  * also in its SNAT slot (snat.h, row snat_k), where the fast path finds it
  * without hashing, as an IPv4 backend leg. A worker without IPv6 legs puts
- * nothing of theirs anywhere. A record's IPv6 addresses are in the cold
- * array beside the records (struct sy_conn_v6, same index).
+ * nothing of theirs anywhere. A record's IPv6 addresses are in its IPv6
+ * side (struct sy_conn_v6), right after it in its slot of the arena, which
+ * has that room only when a port speaks IPv6 (conn/conn_tables_t.h).
  */
 static inline struct sy_conn_v6 *
 sy_conn_v6_of(const struct sy_conn_tables *t, const struct sy_conn *c)
 {
-	return &t->conn_v6[c - t->conns.rec];
+	RTE_ASSERT(t->conns.shift == 8);
+	(void)t;
+	return (struct sy_conn_v6 *)(uintptr_t)(c + 1);
 }
 
 /* The key in three 16-byte stores, the ports and padding composed in a
@@ -285,7 +288,7 @@ sy_flow6_find(const struct sy_conn_tables *t, const struct sy_flow_key6 *k, hash
 struct sy_conn *sy_flow_lookup6(struct sy_worker *w, const struct sy_flow_key6 *k);
 /* Adds c (SY_V6_CLIENT, ports set) under its client tuple, whose addresses
  * are given as the segment that opens it carries them (client, vip):
- * read from the frame, still in cache, not back from the record's cold
+ * read from the frame, still in cache, not back from the record's
  * sy_conn_v6 line, just written and not there yet (a miss on every new
  * IPv6 connection, measured). 0 or the hash's error. */
 int sy_flow_add6(struct sy_worker *w, struct sy_conn *c, const uint8_t client[16],
@@ -347,8 +350,8 @@ struct sy_conn *sy_flow_find(struct sy_worker *w, uint32_t saddr, uint32_t daddr
 static inline struct sy_addr
 sy_conn_client_addr(const struct sy_conn_tables *t, const struct sy_conn *c)
 {
-	if (t->pp_src != NULL && t->pp_src[c - t->conns.rec].set)
-		return t->pp_src[c - t->conns.rec].addr;
+	if (t->pp_src != NULL && t->pp_src[sy_conn_index(&t->conns, c)].set)
+		return t->pp_src[sy_conn_index(&t->conns, c)].addr;
 	return sy_conn_client_v6(c) ? sy_addr_v6(sy_conn_v6_of(t, c)->client) : sy_addr_v4(c->client_ip);
 }
 
@@ -357,7 +360,7 @@ sy_conn_client_addr(const struct sy_conn_tables *t, const struct sy_conn *c)
 static inline void
 sy_alog_pp_client(const struct sy_conn_tables *t, const struct sy_conn *c, struct sy_access_rec *r)
 {
-	const struct sy_pp_src *s = t->pp_src != NULL ? &t->pp_src[c - t->conns.rec] : NULL;
+	const struct sy_pp_src *s = t->pp_src != NULL ? &t->pp_src[sy_conn_index(&t->conns, c)] : NULL;
 
 	if (s == NULL || !s->set)
 		return;

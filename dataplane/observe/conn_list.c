@@ -38,7 +38,7 @@ sy_conn_list(const struct sy_worker *w, uint64_t now, struct sy_dp_conn *out, un
 	uint32_t i;
 
 	for (i = 0; i < w->tcp.conns.n && n < max; i++) {
-		const struct sy_conn *c = &w->tcp.conns.rec[i];
+		const struct sy_conn *c = sy_conn_at(&w->tcp.conns, i);
 		struct sy_dp_conn *v = &out[n];
 		const struct sy_conn_ops *ops;
 		/* Read once: the worker may change it meanwhile. */

@@ -30,9 +30,10 @@ struct sy_conn;
 static inline struct sy_conn_stat *
 sy_conn_stat(struct sy_worker *w, const struct sy_conn *c)
 {
-	size_t i = (size_t)(c - w->tcp.conns.rec);
+	const uint8_t *mem = w->tcp.conns.mem;
+	size_t i = sy_conn_index(&w->tcp.conns, c);
 
-	if (w->tcp.conn_stats == NULL || c < w->tcp.conns.rec || i >= w->tcp.conns.n)
+	if (w->tcp.conn_stats == NULL || (const uint8_t *)c < mem || i >= w->tcp.conns.n)
 		return NULL;
 	return &w->tcp.conn_stats[i];
 }

@@ -437,7 +437,7 @@ pp_read(struct sy_worker *w, struct sy_conn *c, const struct sy_frag *f, unsigne
 	c->peek->pp_skip = (uint16_t)pp.len;
 	w->counters.proxy_protocol_headers++;
 	if (pp.has_addr) {
-		struct sy_pp_src *s = &w->tcp.pp_src[c - w->tcp.conns.rec];
+		struct sy_pp_src *s = &w->tcp.pp_src[sy_conn_index(&w->tcp.conns, c)];
 		uint32_t v4;
 
 		memcpy(&v4, pp.src, 4);
@@ -809,7 +809,7 @@ snat_release(struct sy_worker *w, struct sy_conn *c)
  * by, the router's own address on that port as the source (so the backend's
  * replies come back to this port), a SNAT port, the next hop, and the MSS
  * lowered to what that port carries. An IPv6 endpoint makes the leg IPv6
- * (SY_V6_BACKEND): its addresses in the cold array, the record's 32-bit
+ * (SY_V6_BACKEND): its addresses in the record's IPv6 side, its 32-bit
  * fields their folds, its SNAT port from its address index's ports (found
  * by that index's SNAT slot and by its tuple in the IPv6 backend hash,
  * conn/flow_table.h). 0, or why not.

@@ -83,7 +83,7 @@ sy_xlate_to_client(const struct sy_conn *c, struct sy_xlate *x)
 }
 
 /* A segment of the router's own on one leg of c (tcp_out.h): zeroed, with
- * that leg's addresses (an IPv6 client leg's from t's cold array) and
+ * that leg's addresses (an IPv6 client leg's from the record's IPv6 side) and
  * ports, the router as the sender. */
 static inline void
 sy_seg_on_leg(const struct sy_conn_tables *t, const struct sy_conn *c, enum sy_leg leg,
@@ -142,7 +142,7 @@ sy_csum_addr_words(const uint8_t *p, unsigned n, bool complement)
 }
 
 /* c->csum_ip and c->csum_tcp from its tuples (conn.h); an IPv6 leg's
- * addresses from t's cold array. Ones' complement sums do not depend on
+ * addresses from the record's IPv6 side. Ones' complement sums do not depend on
  * byte order (RFC 1071 2.(B)): raw words throughout. */
 static inline void
 sy_conn_csum_deltas(const struct sy_conn_tables *t, struct sy_conn *c)

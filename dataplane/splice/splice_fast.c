@@ -51,7 +51,7 @@
  *      pair.
  *   2. FAST_RESOLVE_LAG frames behind: read that pair (conn/flow_table.h: one load; a
  *      key the cache does not have goes to the hash of its family) or slot,
- *      and prefetch the record (and its cold IPv6 addresses for an IPv6
+ *      and prefetch the record (and its IPv6 side, the next line, for an IPv6
  *      frame, or an IPv4 backend frame whose slot says the record has an
  *      IPv6 leg: conn/flow_table.h, SY_SNAT_SLOT_V6).
  *   3. Twice that behind, in burst order: check the record (a frame earlier
@@ -81,8 +81,10 @@
  * with an IPv6 leg, splice_xlate46.c's functions, the ones the per-packet
  * path uses.
  *
- * IPv6 legs: a record's IPv6 addresses are in the cold array
- * (conn/conn_t.h, struct sy_conn_v6), each leg's pair as one 32-byte run,
+ * IPv6 legs: a record's IPv6 addresses are in its IPv6 side, the lines after
+ * it (conn/conn_t.h, struct sy_conn_v6; conn/conn_tables_t.h: one slot, so
+ * that the two lines a segment reads are neighbours, not two misses apart),
+ * each leg's pair as one 32-byte run,
  * both legs' in one line, so the same "other leg's pair, swapped" holds
  * (a leg's next hop is its peer unless SY_V6_*_GW says it is in the next
  * line: on-link legs, the usual case, touch one line of it); its
@@ -659,7 +661,7 @@ fast_send(struct sy_worker *w, struct rte_mbuf *m, uint8_t *f, uint16_t out, boo
 
 /* An IPv6 leg's next hop: a gateway's address from the FIB's entry for it
  * when the record has one (sy_conn_v6_set_nh: a few lines every flow shares,
- * where line 1 of the leg's cold array is one a flow, cold at 100,000
+ * where line 1 of the record's IPv6 side is one a flow, cold at 100,000
  * flows), else sy_conn_v6_nh. */
 static __rte_always_inline const uint8_t *
 fast_nh6(const struct sy_worker *w, const struct sy_conn *c, const struct sy_conn_v6 *a,
@@ -832,7 +834,7 @@ fast_forward6(struct sy_worker *w, struct sy_conn *c, struct rte_mbuf *m, unsign
 /* Stage 2 for frame i (below): its record through the flow cache (the hash
  * when the cache does not have it: the IPv6 one, with the key made here from
  * the frame, for an IPv6 frame) or its SNAT port's slot; prefetched (an IPv6
- * leg's addresses too, in the cold array: for an IPv4 backend segment the
+ * leg's addresses too, in the record's IPv6 side: for an IPv4 backend segment the
  * slot says whether its record has one, conn/flow_table.h). Returns true when
  * the record came from the hash, not the cache: stage 3 puts it back in its
  * pair if it is the segment's client leg. */

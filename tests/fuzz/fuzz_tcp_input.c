@@ -437,7 +437,7 @@ dump_records(void)
 	unsigned i;
 
 	for (i = 0; i < w->tcp.conns.n; i++) {
-		const struct sy_conn *c = &w->tcp.conns.rec[i];
+		const struct sy_conn *c = sy_conn_at(&w->tcp.conns, i);
 		const struct sy_proxy *px = c->px;
 
 		if (c->state == 0 || c->state > SY_CONN_PROXY_BE)

@@ -5,7 +5,7 @@
  * client port has 2001:2::1/64, the backends are IPv4):
  *   - SYN cookies over IPv6: the SYN-ACK's addresses, MSS (20 bytes less
  *     than over IPv4) and checksum; the ACK opens a record whose IPv6
- *     addresses are in the cold array; the same cookie from another address
+ *     addresses are in its IPv6 side; the same cookie from another address
  *     is refused;
  *   - a spliced connection across the families: the held request goes to
  *     the IPv4 backend, the backend's answer comes back as IPv6, every
