@@ -230,7 +230,7 @@ sy_conn_v6_of(const struct sy_conn_tables *t, const struct sy_conn *c)
 {
 	RTE_ASSERT(t->conns.shift == 8);
 	(void)t;
-	return (struct sy_conn_v6 *)(uintptr_t)(c + 1);
+	return (struct sy_conn_v6 *)((uintptr_t)c ^ sizeof(*c));
 }
 
 /* The key in three 16-byte stores, the ports and padding composed in a
