@@ -1808,7 +1808,8 @@ static int
 fill_table(unsigned table, unsigned carried)
 {
 	struct sy_worker *w = B.w;
-	unsigned i, step = table / carried, back = 0;
+	/* --fwd-in-order: side by side, as P1 opens its flows one after another. */
+	unsigned i, step = B.fwd_in_order ? 1 : table / carried, back = 0;
 	struct sy_flow_key k;
 	struct sy_conn *c;
 

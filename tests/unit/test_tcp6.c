@@ -21,13 +21,16 @@
  *   - the burst fast path (splice_fast.c) on spliced records with an IPv6
  *     leg, 6to6, 6to4 and 4to6 both ways: byte for byte what the per-packet
  *     path sends, checksums right by the reference; a frame with an
- *     extension header left to the per-packet path.
+ *     extension header left to the per-packet path;
+ *   - the record arena's slots with an IPv6 port: each record's IPv6 side
+ *     in the other half of its slot, overlapping no record.
  */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <arpa/inet.h>
 
@@ -1285,6 +1288,45 @@ test_fast_path46_ext_header(void **state)
 	assert_int_equal(w->counters.drops[SY_DROP_SPLICE_XLATE_FAILED], 0);
 }
 
+/* The arena with an IPv6 port (conn/conn_tables_t.h): each record's IPv6
+ * side is the other half of its 256-byte slot, record first in even slots,
+ * IPv6 side first in odd ones. Every index round-trips; every IPv6 side is
+ * its record's address XOR 128, inside the slot and overlapping no record;
+ * filling every IPv6 side leaves every record as it was. */
+static void
+test_arena_v6_sides(void **state)
+{
+	const struct sy_conn_arena *a = &w->tcp.conns;
+	uint8_t *copy;
+	uint32_t i;
+
+	(void)state;
+	assert_int_equal(a->shift, 8);
+	assert_int_equal((uintptr_t)a->mem % 256, 0);
+	copy = malloc((size_t)a->n * sizeof(struct sy_conn));
+	assert_non_null(copy);
+	for (i = 0; i < a->n; i++) {
+		struct sy_conn *c = sy_conn_at(a, i);
+		const uint8_t *v6 = (const uint8_t *)sy_conn_v6_of(&w->tcp, c);
+		const size_t off = (size_t)((const uint8_t *)c - a->mem);
+
+		assert_int_equal(sy_conn_index(a, c), i);
+		assert_int_equal(off / 256, i);
+		assert_int_equal(off % 256, (i & 1) ? 128 : 0);
+		assert_int_equal((size_t)(v6 - a->mem) / 256, i);
+		assert_int_equal((size_t)(v6 - a->mem) % 256, (i & 1) ? 0 : 128);
+		memcpy(copy + (size_t)i * sizeof(*c), c, sizeof(*c));
+	}
+	for (i = 0; i < a->n; i++)
+		memset(sy_conn_v6_of(&w->tcp, sy_conn_at(a, i)), 0xa5, sizeof(struct sy_conn_v6));
+	for (i = 0; i < a->n; i++)
+		assert_memory_equal(copy + (size_t)i * sizeof(struct sy_conn), sy_conn_at(a, i),
+				    sizeof(struct sy_conn));
+	for (i = 0; i < a->n; i++)
+		memset(sy_conn_v6_of(&w->tcp, sy_conn_at(a, i)), 0, sizeof(struct sy_conn_v6));
+	free(copy);
+}
+
 int
 main(void)
 {
@@ -1301,6 +1343,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_fast_path46_matches_slow, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fast_path46_ext_header, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fast_path6_snat_slot_other_leg, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_arena_v6_sides, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);
