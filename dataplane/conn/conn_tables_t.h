@@ -59,16 +59,17 @@ struct sy_backend_ctr;
  * One worker allocates and frees, so a list head is all the pool needs.
  *
  * With IPv6 (a port with an IPv6 address), each record's IPv6 side (struct
- * sy_conn_v6: both legs' addresses, then the next hops) follows it in a
- * slot of 256 bytes, where it had been in an array of its own. A spliced
- * IPv6 segment reads a line of each, and in another array they were two
- * cache misses far apart: with 1,000 flows active among 65,536 (perf/pktgen
- * P1's table), in random order, the IPv6 segment cost 1.5 times IPv4's in
- * process and the worker's profile stalled on the second prefetch (too
- * many misses in flight); beside each other the record's line brings its
- * neighbour (perf/journal/splice_bench.md, 2026-12-02). The memory is the
+ * sy_conn_v6: both legs' addresses, then the next hops) shares a slot of
+ * 256 bytes with it (sy_conn_at: the order alternates), where it had been
+ * in an array of its own. A spliced IPv6 segment reads a line of each, and
+ * in another array they were two cache misses far apart: with 1,000 flows
+ * active among 65,536 (perf/pktgen P1's table), in random order, the IPv6
+ * segment cost 1.24-1.6 times IPv4's in process and the worker's profile
+ * stalled on the second prefetch (too many misses in flight); in one slot,
+ * 1.06-1.17 (perf/journal/splice_bench.md, 2026-12-02). The memory is the
  * same: the array had a line pair for every record too. An IPv4 record
- * still reads its one line; without IPv6 the slots are the records alone.
+ * still reads its one line, in twice the span: at 100,000 flows in process
+ * that cost it 3-4 %. Without IPv6 the slots are the records alone.
  */
 struct sy_conn_arena {
 	uint8_t *mem;         /* n slots of 1 << shift bytes (aligned to that) */
