@@ -75,8 +75,11 @@ sy_worker_conns_in_flight(const struct sy_worker *w)
 	/* The control thread reads the worker's records as `routerctl conns`
 	 * does: one state byte each, read once; a count a record off is
 	 * corrected at the next look. */
-	for (i = 0; i < w->tcp.conns.n; i++)
-		if (sy_conn_in_flight(__atomic_load_n(&sy_conn_at(&w->tcp.conns, i)->state, __ATOMIC_RELAXED)))
+	for (i = 0; i < w->tcp.conns.n; i++) {
+		const struct sy_conn *c = sy_conn_at(&w->tcp.conns, i);
+
+		if (sy_conn_in_flight(__atomic_load_n(&c->state, __ATOMIC_RELAXED)))
 			n++;
+	}
 	return n;
 }

@@ -30,7 +30,6 @@ sy_conn_arena_init(struct sy_conn_arena *a, uint32_t n, bool v6, int socket)
 	uint32_t i;
 
 	a->shift = v6 ? 8 : 7;
-	a->odd = v6 ? 1 : 0;
 	a->mem = rte_zmalloc_socket("sy_conns", (size_t)n << a->shift, 1u << a->shift, socket);
 	a->free = NULL;
 	a->n = 0;

@@ -76,7 +76,6 @@ struct sy_conn_arena {
 	struct sy_conn *free; /* free records, through tnext */
 	uint32_t n;
 	uint32_t shift;       /* 7: the record alone; 8: the record and its sy_conn_v6 */
-	uint32_t odd;         /* 1 with IPv6: odd slots hold the IPv6 side first */
 };
 
 /* Record i, and a record's index (for the arrays beside the records). With
@@ -89,8 +88,10 @@ struct sy_conn_arena {
 static inline struct sy_conn *
 sy_conn_at(const struct sy_conn_arena *a, uint32_t i)
 {
+	const uint32_t odd = a->shift - 7; /* 1 with the IPv6 sides: odd slots swap */
+
 	return (struct sy_conn *)(void *)(a->mem + ((size_t)i << a->shift) +
-					  ((size_t)(i & a->odd) << 7));
+					  ((size_t)(i & odd) << 7));
 }
 
 static inline uint32_t

@@ -344,14 +344,24 @@ sy_flow_backend_lookup(const struct sy_conn_tables *t, uint32_t saddr, uint32_t 
 struct sy_conn *sy_flow_find(struct sy_worker *w, uint32_t saddr, uint32_t daddr, uint16_t sport,
 			     uint16_t dport, bool *from_client);
 
+/* What a PROXY protocol header said of c's client, when the config asks
+ * for the header (listen.proxy_protocol), else NULL. */
+static inline const struct sy_pp_src *
+sy_conn_pp_src(const struct sy_conn_tables *t, const struct sy_conn *c)
+{
+	return t->pp_src != NULL ? &t->pp_src[sy_conn_index(&t->conns, c)] : NULL;
+}
+
 /* A record's client address, either family (allowlists, rate limits, logs,
  * X-Forwarded-For): the one a PROXY protocol header named, if any, else the
  * connection's own. */
 static inline struct sy_addr
 sy_conn_client_addr(const struct sy_conn_tables *t, const struct sy_conn *c)
 {
-	if (t->pp_src != NULL && t->pp_src[sy_conn_index(&t->conns, c)].set)
-		return t->pp_src[sy_conn_index(&t->conns, c)].addr;
+	const struct sy_pp_src *s = sy_conn_pp_src(t, c);
+
+	if (s != NULL && s->set)
+		return s->addr;
 	return sy_conn_client_v6(c) ? sy_addr_v6(sy_conn_v6_of(t, c)->client) : sy_addr_v4(c->client_ip);
 }
 
@@ -360,7 +370,7 @@ sy_conn_client_addr(const struct sy_conn_tables *t, const struct sy_conn *c)
 static inline void
 sy_alog_pp_client(const struct sy_conn_tables *t, const struct sy_conn *c, struct sy_access_rec *r)
 {
-	const struct sy_pp_src *s = t->pp_src != NULL ? &t->pp_src[sy_conn_index(&t->conns, c)] : NULL;
+	const struct sy_pp_src *s = sy_conn_pp_src(t, c);
 
 	if (s == NULL || !s->set)
 		return;
