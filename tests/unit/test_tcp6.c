@@ -1186,6 +1186,62 @@ test_fast_path46_matches_slow(void **state)
 }
 
 /*
+ * A segment of a record's IPv6 leg, to the other port's MAC: IPv6 takes only
+ * the receiving port's own addresses (sy_ipv6_input; no weak host as over
+ * IPv4), so the fast path must leave it to the per-packet path, which drops
+ * it as not ours, though its tuple is the leg's field for field. The fast
+ * path checks the destination against the port's first address before any
+ * other (splice_fast.c, fast_ours6): the client leg's is port 0's first,
+ * the backend leg's either of port 1's, neither of which the other port has.
+ */
+static void
+test_fast_path6_other_ports_address(void **state)
+{
+	uint64_t rng = 0x9e3779b97f4a7c15ull;
+	unsigned i, leg;
+
+	(void)state;
+	for (i = 0; i < 4; i++) {
+		uint32_t r[6];
+		struct sy_conn *c;
+
+		sy_test_random_words(&rng, r, RTE_DIM(r));
+		c = record46(true, true, r, NH6_PEER);
+		for (leg = 0; leg < 2; leg++) {
+			const struct sy_conn_v6 *a = sy_conn_v6_of(&w->tcp, c);
+			const uint64_t fast0 = w->counters.fast_forwarded;
+			const uint64_t not_ours0 = w->counters.drops[SY_DROP_IPV6_NOT_OURS];
+			char dst[INET6_ADDRSTRLEN];
+			struct rte_mbuf *m, *right;
+
+			assert_non_null(inet_ntop(AF_INET6, leg == 0 ? a->vip : a->snat, dst,
+						  sizeof(dst)));
+			{
+				struct seg6 s = {
+					leg == 0 ? SY_TEST_CLIENT6 : SY_TEST_BACKEND6,
+					rte_be_to_cpu_16(leg == 0 ? c->client_port : c->backend_port),
+					rte_be_to_cpu_16(leg == 0 ? c->vip_port : c->snat_port),
+					r[2], r[3], RTE_TCP_ACK_FLAG, NULL, 0, "payload", dst, !leg
+				};
+
+				m = mk6(&s);
+				s.port = leg;
+				right = mk6(&s);
+			}
+			sy_splice_rx_burst(w, (uint16_t)!leg, &m, 1);
+			assert_int_equal(w->counters.fast_forwarded, fast0);
+			assert_int_equal(w->counters.drops[SY_DROP_IPV6_NOT_OURS], not_ours0 + 1);
+			assert_int_equal(w->txq[0].n + w->txq[1].n, 0);
+			/* The same segment on its own port: forwarded, fast. */
+			sy_splice_rx_burst(w, (uint16_t)leg, &right, 1);
+			assert_int_equal(w->counters.fast_forwarded, fast0 + 1);
+			rte_pktmbuf_free(take_one(!leg));
+		}
+		sy_conn_free(w, c);
+	}
+}
+
+/*
  * An IPv6 segment to a SNAT port whose slot holds another leg than its own:
  * an IPv4 leg of the same address index and port (the two families take
  * an index's ports from one FIFO, conn/snat.h), of a record with an IPv6
@@ -1343,6 +1399,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_fast_path46_matches_slow, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fast_path46_ext_header, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fast_path6_snat_slot_other_leg, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_fast_path6_other_ports_address, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_arena_v6_sides, setup, teardown),
 	};
 
