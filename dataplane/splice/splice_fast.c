@@ -417,7 +417,7 @@ fast_tcp6(const struct rte_mbuf *m)
 /* 16 and 32 bytes equal: an IPv6 address, a leg's (source, destination)
  * pair. In 16-byte registers where the machine has them: a 6to6 segment
  * compares three addresses and a pair, and as 8-byte words that was about
- * a fifth of the instructions it has beyond an IPv4 one's (callgrind,
+ * two fifths of the instructions it had beyond an IPv4 one's (callgrind,
  * perf/journal/splice_bench.md). */
 #if defined(RTE_ARCH_X86_64) && defined(__SSE4_1__)
 static inline __m128i
