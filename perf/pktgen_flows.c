@@ -31,6 +31,11 @@
  * 6to6 with both, 6to4 with --family 6 alone (the backend family defaults to 4). It
  * answers neighbour solicitations for its IPv6 addresses as it answers ARP, and its
  * IPv6 frames carry no extension headers, so routerd's TCP finds the header at 40 bytes.
+ * --pair 1 takes the lab's second memif pair instead (perf/pktgen --only p1x: routerd's
+ * ports "pktgen-b" and "pktgen-b-backend"): every address and MAC above with its third
+ * octet (its third group over IPv6) two higher, client 198.18.4.2 or 2001:2:4::2 to the
+ * VIP 198.18.0.1 or 2001:2:4::1, backend 198.18.5.10 or 2001:2:5::10, so that one pktgen
+ * can replay an IPv4 set on one pair and an IPv6 set on the other, in turns.
  * Before writing, it checks every frame it wrote: TCP checksum over the family's
  * pseudo-header, addresses and ports of the flow (a wrong pcap would measure drops).
  *
@@ -71,6 +76,7 @@ static struct {
 	struct addr vip, client_ip, backend_ip;
 	uint32_t client4, backend4; /* ARP is answered for these whatever the families */
 	uint8_t client6[16], backend6[16]; /* and neighbour solicitations for these */
+	uint8_t vip6[16], router6[2][16];  /* routerd's IPv6 addresses on the pair's ports */
 	struct rte_ether_addr router_mac[2], my_mac[2];
 	const char *host, *out_client, *out_backend;
 	unsigned flows, timeout_s, port_base, payload;
@@ -310,19 +316,16 @@ nd_answer(uint16_t port, struct rte_mbuf *m, const uint8_t *mine)
 static void
 nd_announce(void)
 {
-	static const char *const router6[2] = { "2001:2:2::1", "2001:2:3::1" };
 	const uint8_t *mine[2] = { O.client6, O.backend6 };
 	uint16_t port;
 
 	for (port = 0; port < 2; port++) {
 		struct rte_mbuf *m = rte_pktmbuf_alloc(pool);
-		uint8_t dst[16];
 
 		if (m == NULL)
 			rte_exit(1, "out of mbufs\n");
-		inet_pton(AF_INET6, router6[port], dst);
 		rte_pktmbuf_mtod(m, struct rte_ether_hdr *)->dst_addr = O.router_mac[port];
-		nd_advertise(port, m, mine[port], dst);
+		nd_advertise(port, m, mine[port], O.router6[port]);
 	}
 }
 
@@ -542,8 +545,10 @@ usage(const char *prog)
 		"           [--router-mac0 MAC] [--router-mac1 MAC]\n"
 		"          [--mac0 MAC] [--mac1 MAC] [--family 4|6] [--backend-family 4|6]\n"
 		"          [--payload N (the replayed segments' payload bytes, 1-160, default 64)]\n"
-		"       %s EAL-ARGS -- --announce (advertise the IPv6 client and backend to\n"
-		"          routerd, which pktgen does not answer for, and exit)\n"
+		"          [--pair 0|1 (the lab's memif pair: 1 adds 2 to every address's third\n"
+		"          octet or group and MAC's fifth byte; default 0)]\n"
+		"       %s EAL-ARGS -- [--pair 0|1] --announce (advertise the IPv6 client and\n"
+		"          backend to routerd, which pktgen does not answer for, and exit)\n"
 		"EAL-ARGS must make two ports: 0 facing routerd's client-side memif port, 1 its\n"
 		"backend-side one. Addresses: client 198.18.2.2, VIP 198.18.0.1, backend\n"
 		"198.18.3.10:80; with --family 6 client 2001:2:2::2, VIP 2001:2:2::1, with\n"
@@ -551,6 +556,37 @@ usage(const char *prog)
 		"perf/pktgen-routes.yaml).\n",
 		prog, prog);
 	exit(2);
+}
+
+/*
+ * The lab's addresses of memif pair PAIR (perf/pktgen.routerd.json): pair 0 is routerd's
+ * ports "pktgen" (198.18.2.0/24, 2001:2:2::/64) and "pktgen-backend" (198.18.3.0/24,
+ * 2001:2:3::/64), pair 1 "pktgen-b" and "pktgen-b-backend", two higher. The IPv4 VIP is
+ * 198.18.0.1 on both (routerd takes IPv4 to any of its addresses on any port); the IPv6
+ * VIP is routerd's address on the client-side port (IPv6 is taken on the receiving port
+ * only). MACs given on the command line (MACS_GIVEN) stay.
+ */
+static void
+lab_pair_addresses(unsigned pair, unsigned macs_given)
+{
+	const uint8_t cnet = (uint8_t)(2 + 2 * pair), bnet = (uint8_t)(3 + 2 * pair);
+	struct rte_ether_addr *mac[4] = { &O.router_mac[0], &O.router_mac[1], &O.my_mac[0], &O.my_mac[1] };
+	const uint8_t mac_net[4] = { cnet, bnet, cnet, bnet }, mac_host[4] = { 1, 1, 2, 2 };
+	uint8_t *a6[6] = { O.client6, O.backend6, O.vip6, O.router6[0], O.router6[1], NULL };
+	const uint8_t a6_net[5] = { cnet, bnet, cnet, cnet, bnet }, a6_host[5] = { 2, 0x10, 1, 1, 1 };
+	unsigned k;
+
+	O.client4 = RTE_IPV4(198, 18, cnet, 2);
+	O.backend4 = RTE_IPV4(198, 18, bnet, 10);
+	for (k = 0; a6[k] != NULL; k++) { /* 2001:2:NET::HOST */
+		memset(a6[k], 0, 16);
+		a6[k][0] = 0x20, a6[k][1] = 0x01, a6[k][3] = 0x02;
+		a6[k][5] = a6_net[k];
+		a6[k][15] = a6_host[k];
+	}
+	for (k = 0; k < 4; k++) /* 02:53:59:00:NET:HOST */
+		if (!(macs_given & (1u << k)))
+			*mac[k] = (struct rte_ether_addr){ { 0x02, 0x53, 0x59, 0x00, mac_net[k], mac_host[k] } };
 }
 
 static void
@@ -592,31 +628,26 @@ main(int argc, char **argv)
 		{ "backend-family", required_argument, NULL, 'B' },
 		{ "payload", required_argument, NULL, 'P' },
 		{ "announce", no_argument, NULL, 'A' },
+		{ "pair", required_argument, NULL, 'R' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct rte_mbuf *pkts[BURST];
 	unsigned next = 0, spliced = 0, i, inflight;
 	uint64_t deadline, last_retry = 0, retry;
 	uint16_t port, k, nb;
-	int c, ret, family = 4, bfamily = 4;
+	int c, ret, family = 4, bfamily = 4, pair = 0;
+	unsigned macs_given = 0; /* bit k: the k-th of router-mac0, router-mac1, mac0, mac1 */
+	char a6[INET6_ADDRSTRLEN];
 	bool announce = false;
 
 	ret = rte_eal_init(argc, argv);
 	if (ret < 0)
 		rte_exit(1, "EAL init failed\n");
 	argc -= ret, argv += ret;
-	O.client4 = RTE_IPV4(198, 18, 2, 2);
-	O.backend4 = RTE_IPV4(198, 18, 3, 10);
-	inet_pton(AF_INET6, "2001:2:2::2", O.client6);
-	inet_pton(AF_INET6, "2001:2:3::10", O.backend6);
 	O.host = "bench.pktgen.test";
 	O.timeout_s = 60;
 	O.port_base = 1024;
 	O.payload = PAYLOAD;
-	parse_mac("02:53:59:00:02:01", &O.router_mac[0]);
-	parse_mac("02:53:59:00:03:01", &O.router_mac[1]);
-	parse_mac("02:53:59:00:02:02", &O.my_mac[0]);
-	parse_mac("02:53:59:00:03:02", &O.my_mac[1]);
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (c) {
 		case 'n': O.flows = (unsigned)atoi(optarg); break;
@@ -625,10 +656,11 @@ main(int argc, char **argv)
 		case 'H': O.host = optarg; break;
 		case 't': O.timeout_s = (unsigned)atoi(optarg); break;
 		case 'p': O.port_base = (unsigned)atoi(optarg); break;
-		case '0': if (parse_mac(optarg, &O.router_mac[0]) < 0) usage(argv[0]); break;
-		case '1': if (parse_mac(optarg, &O.router_mac[1]) < 0) usage(argv[0]); break;
-		case 'x': if (parse_mac(optarg, &O.my_mac[0]) < 0) usage(argv[0]); break;
-		case 'y': if (parse_mac(optarg, &O.my_mac[1]) < 0) usage(argv[0]); break;
+		case '0': if (parse_mac(optarg, &O.router_mac[0]) < 0) usage(argv[0]); macs_given |= 1; break;
+		case '1': if (parse_mac(optarg, &O.router_mac[1]) < 0) usage(argv[0]); macs_given |= 2; break;
+		case 'x': if (parse_mac(optarg, &O.my_mac[0]) < 0) usage(argv[0]); macs_given |= 4; break;
+		case 'y': if (parse_mac(optarg, &O.my_mac[1]) < 0) usage(argv[0]); macs_given |= 8; break;
+		case 'R': pair = atoi(optarg); break;
 		case 'f': family = atoi(optarg); break;
 		case 'B': bfamily = atoi(optarg); break;
 		case 'P': O.payload = (unsigned)atoi(optarg); break;
@@ -637,13 +669,14 @@ main(int argc, char **argv)
 		}
 	}
 	if ((family != 4 && family != 6) || (bfamily != 4 && bfamily != 6) || O.payload == 0 ||
-	    O.payload > PAYLOAD_MAX)
+	    O.payload > PAYLOAD_MAX || (pair != 0 && pair != 1))
 		usage(argv[0]);
+	lab_pair_addresses((unsigned)pair, macs_given);
 	if (family == 6) {
 		O.client_ip = (struct addr){ .v6 = 1 };
 		memcpy(O.client_ip.a6, O.client6, 16);
 		O.vip = (struct addr){ .v6 = 1 };
-		inet_pton(AF_INET6, "2001:2:2::1", O.vip.a6);
+		memcpy(O.vip.a6, O.vip6, 16);
 	} else {
 		O.client_ip = (struct addr){ .v4 = O.client4 };
 		O.vip = (struct addr){ .v4 = RTE_IPV4(198, 18, 0, 1) };
@@ -676,7 +709,8 @@ main(int argc, char **argv)
 				for (k = 0; k < nb; k++)
 					input(port, pkts[k]);
 			}
-		printf("pktgen_flows: %s and %s announced to routerd\n", "2001:2:2::2", "2001:2:3::10");
+		printf("pktgen_flows: %s and ", inet_ntop(AF_INET6, O.client6, a6, sizeof(a6)));
+		printf("%s announced to routerd\n", inet_ntop(AF_INET6, O.backend6, a6, sizeof(a6)));
 		rte_eth_dev_stop(0);
 		rte_eth_dev_stop(1);
 		rte_eal_cleanup();

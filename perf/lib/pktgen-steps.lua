@@ -5,7 +5,9 @@
 --   PG_SETUP     a command file (pktgen CLI lines) loaded first: addresses, range, pcap
 --   PG_STEPS     "RATE:SECONDS ..." (RATE in % of the port's link speed, as `set 0 rate`;
 --                "A/B": port 0 at A %, port 1 at B %, for equal frame rates on ports whose
---                frames differ in size: pktgen paces a pcap by its mean frame's wire size)
+--                frames differ in size: pktgen paces a pcap by its mean frame's wire size;
+--                "P-Q@A/B": ports P and Q alone, P at A % and Q at B %, the others idle:
+--                P1's interleaved runs send on one memif pair, then the other, in turns)
 --   PG_PORTS     the ports to start and count (default "0")
 --   PG_HOOK      a shell command with one %s: run with "begin-N" / "end-N" around step N
 --                (perf/pktgen snapshots routerd's counters there)
@@ -35,10 +37,17 @@ local function exists(path)
 	return f ~= nil
 end
 
--- Sum of pktgen's port counters over the ports we drive.
-local function counts()
+-- Sum of pktgen's port counters over the ports of a step (PORTS: "0", "0-1", "2-3").
+local function counts(pl)
 	local tx, rx = 0, 0
-	for p in string.gmatch(ports, "%d+") do
+	local lo, hi = string.match(pl, "^(%d+)-(%d+)$")
+	local list = {}
+	if lo then
+		for p = tonumber(lo), tonumber(hi) do list[#list + 1] = tostring(p) end
+	else
+		for p in string.gmatch(pl, "%d+") do list[#list + 1] = p end
+	end
+	for _, p in ipairs(list) do
 		local s = pktgen.portStats(p, "port")[tonumber(p)]
 		tx = tx + s.opackets
 		rx = rx + s.ipackets
@@ -60,17 +69,24 @@ if setup then pktgen.load(setup) end
 log("setup done")
 
 local steps = {}
-for r, s in string.gmatch(os.getenv("PG_STEPS") or "100:5", "([%d./]+):(%d+)") do
+for r, s in string.gmatch(os.getenv("PG_STEPS") or "100:5", "([%d./@-]+):(%d+)") do
 	steps[#steps + 1] = { rate = r, secs = tonumber(s) }
 end
 
 for i, st in ipairs(steps) do
-	local a, b = string.match(st.rate, "^([%d.]+)/([%d.]+)$")
-	if a then
-		pktgen.set("0", "rate", a)
-		pktgen.set("1", "rate", b)
+	local sp = ports
+	local p, q, rate = string.match(st.rate, "^(%d+)-(%d+)@(.+)$")
+	if p then
+		sp = p .. "-" .. q
 	else
-		pktgen.set(ports, "rate", st.rate)
+		p, q, rate = "0", "1", st.rate
+	end
+	local a, b = string.match(rate, "^([%d.]+)/([%d.]+)$")
+	if a then
+		pktgen.set(p, "rate", a)
+		pktgen.set(q, "rate", b)
+	else
+		pktgen.set(sp, "rate", rate)
 	end
 	pktgen.clr()
 	-- pktgen refreshes its port counters about once a second: wait for a fresh
@@ -78,8 +94,8 @@ for i, st in ipairs(steps) do
 	pktgen.delay(1200)
 	if hook then os.execute(string.format(hook, "begin-" .. i)) end
 	local t0 = now()
-	local tx0, rx0 = counts()
-	pktgen.start(ports)
+	local tx0, rx0 = counts(sp)
+	pktgen.start(sp)
 	if stop_file and i == #steps then
 		local waited = 0
 		while not exists(stop_file) and waited < st.secs * 1000 do
@@ -89,11 +105,11 @@ for i, st in ipairs(steps) do
 	else
 		pktgen.delay(st.secs * 1000)
 	end
-	pktgen.stop(ports)
+	pktgen.stop(sp)
 	local t1 = now()
 	-- In-flight frames land within a few ms; then one counter refresh.
 	pktgen.delay(1200)
-	local tx1, rx1 = counts()
+	local tx1, rx1 = counts(sp)
 	if hook then os.execute(string.format(hook, "end-" .. i)) end
 	log("step %d rate %s secs %.3f tx %d rx %d", i, st.rate, t1 - t0, tx1 - tx0, rx1 - rx0)
 end

@@ -14,6 +14,8 @@ p1-eq-FLOWS for IPv4 flows whose frames are the IPv6 ones' size, p1-aa-FLOWS for
 second IPv4 set of p1-FLOWS's kind: the setup's own spread between two like sets), and with
 both an "IPv6 / IPv4" table follows: routerd's cycles per unit of each IPv6 row over the
 IPv4 row of the same run, within 10 % (<= 1.10) to pass.
+P1x (--family both): p1x-46, p1x-64, p1x-44, each one pktgen run whose odd steps sent on
+memif pair A and even steps on pair B (perf/pktgen, "P1x"); see p1x_table.
 Rates are per second of pktgen's sending time. routerd has one worker: per worker = total.
 Cycles are routerd's own busy_cycles (TSC cycles of loop iterations that had work).
 """
@@ -240,6 +242,70 @@ def p2_rounds(d, n, p2steps):
     return out if len(out) > 1 else []
 
 
+def quartiles(xs):
+    xs = sorted(xs)
+    return xs[len(xs) // 4], xs[(3 * len(xs)) // 4]
+
+
+def p1x_turns(d, run):
+    """A P1x run's turns: [(pair, routerd's own cycles a packet or None, forwarded all)],
+    step 1 on pair A, step 2 on B, and so on."""
+    out = []
+    for i, _ in enumerate(steps(f"{d}/{run}.out"), 1):
+        dd = delta(d, run, i)
+        fwd = dd.get("tx_packets", 0)
+        out.append(("AB"[(i - 1) % 2], own(dd, fwd), forwarded_all(dd, fwd) and fwd > 0))
+    return out
+
+
+def p1x_ratios(turns):
+    """Each B turn over the mean of the A turns either side of it (the one before alone
+    for the last): a slow drift over the run then weighs on both sides alike. Turns where
+    routerd forwarded less than 99 % of what it received are left out."""
+    r = []
+    for k in range(1, len(turns), 2):
+        _, b, okb = turns[k]
+        near = [turns[j] for j in (k - 1, k + 1) if j < len(turns)]
+        a = [x[1] for x in near if x[2] and x[1] is not None]
+        if okb and b is not None and a:
+            r.append(b / (sum(a) / len(a)))
+    return r
+
+
+def p1x_table(d, n_turns):
+    """P1x: IPv6 / IPv4 from turns within one pktgen run. p1x-46's B/A ratios are the
+    family's times the pairs' (f*p), p1x-64's are p/f: f = sqrt(r46 / r64) and
+    p = sqrt(r46 * r64), which p1x-44 (IPv4 on both pairs) reads directly: the floor.
+    Judged: f <= 1.10."""
+    runs = {}
+    for run in ("p1x-46", "p1x-64", "p1x-44"):
+        if os.path.exists(f"{d}/{run}.out") and steps(f"{d}/{run}.out"):
+            runs[run] = p1x_turns(d, run)
+    if not runs:
+        return
+    print()
+    print(f"P1x: the families in turns within one pktgen run (1,000 flows a set, 1 M frames/s a port,"
+          f" {n_turns} turns a pair), routerd's own cycles a packet (busy less the memif driver's calls)")
+    names = {"p1x-46": "A IPv4, B IPv6", "p1x-64": "A IPv6, B IPv4", "p1x-44": "A IPv4, B IPv4 (floor)"}
+    med = {}
+    for run, t in runs.items():
+        r = p1x_ratios(t)
+        left = sum(1 for x in t if not x[2])
+        print(f"| {run} ({names[run]}) | turns A: " + " ".join(f"{x[1]:.0f}" if x[1] is not None else "-" for x in t[0::2])
+              + " | B: " + " ".join(f"{x[1]:.0f}" if x[1] is not None else "-" for x in t[1::2])
+              + (f" | B / A: median {median(r):.3f}, quartiles {quartiles(r)[0]:.3f}-{quartiles(r)[1]:.3f},"
+                 f" {len(r)} turns" if r else " | B / A: no turn to judge")
+              + (f"; {left} turns left out (< 99 % forwarded)" if left else "") + " |")
+        if r:
+            med[run] = median(r)
+    if "p1x-46" in med and "p1x-64" in med:
+        f = (med["p1x-46"] / med["p1x-64"]) ** 0.5
+        pr = (med["p1x-46"] * med["p1x-64"]) ** 0.5
+        floor = f"; IPv4 on both (p1x-44) reads {med['p1x-44']:.3f}" if "p1x-44" in med else ""
+        print(f"| P1x 6to6 / IPv4 at 1,000 flows, sqrt(p1x-46 / p1x-64) | {f:.3f} | the pairs' own difference,"
+              f" sqrt(p1x-46 * p1x-64): {pr:.3f}{floor} | within 10 %: {'PASS' if f <= 1.10 else 'FAIL'} |")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--dir", required=True)
@@ -249,6 +315,7 @@ def main():
     ap.add_argument("--family", default="4", choices=["4", "6", "both"])
     ap.add_argument("--p2-rounds", type=int, default=1)
     ap.add_argument("--p1-rounds", type=int, default=1)
+    ap.add_argument("--p1x-turns", type=int, default=0)
     a = ap.parse_args()
     fams = ["4", "6"] if a.family == "both" else [a.family]
     d = a.dir
@@ -396,6 +463,7 @@ def main():
                 if row:
                     p1eqr.setdefault(run, []).append(row)
         ratios(p1, p1eq, p1eqr, p2best, p2steps, a.p1_flows.split(), p2_rounds(d, a.p2_rounds, p2steps))
+        p1x_table(d, a.p1x_turns)
     print("drop reasons (README.md, counters): tx_full = a TX ring to a memif peer was full (the peer,"
           " pktgen on the shared CPU 0, did not drain it in time); eth_not_ours = a frame to another MAC;"
           " ipv6_off = an IPv6 frame on a port with no IPv6 address (the af_packet ports: a few of the lab's own)."
