@@ -62,8 +62,8 @@
  *      the order of a flow's segments is kept. What stage 2 read before
  *      such a frame ran can only be stale towards "not on the fast path".
  *      A record with an IPv6 leg (SY_CF_V6) fails the IPv4 check and is
- *      checked again for its families (fast_conn46_ok): an IPv4 frame on
- *      an IPv4 leg, an IPv6 frame on an IPv6 leg (which one: the 16-byte
+ *      checked again for its families (fast_conn4to6_ok, fast_conn6_ok):
+ *      an IPv4 frame on an IPv4 leg, an IPv6 frame on an IPv6 leg (which one: the 16-byte
  *      addresses and ports, the client leg's first, as sy_tcp6_input).
  *
  * Legs: a record keeps each leg's (source, destination) addresses and ports
@@ -96,9 +96,10 @@
  * shorter or longer, the TCP header left where it is. The next hop's
  * Ethernet address comes from ARP or neighbour discovery by the outgoing
  * leg's family. An IPv6 frame with an inline layout has a lane of its own
- * inlined into the burst loop, fast_forward6: through fast_forward46's
+ * inlined into the burst loop, fast_forward6to6: through fast_forward46's
  * general code 6to6 cost 58 cycles a packet where IPv4 costs 52, inline 50
- * (perf/journal/splice_bench.md).
+ * (perf/journal/splice_bench.md). 6to4 and 4to6 have functions of their
+ * own (fast_forward6to4, fast_forward4to6), called.
  */
 #include <rte_byteorder.h>
 #include <rte_common.h>
@@ -355,14 +356,14 @@ fast_frame(const struct sy_dp_port *p, uint64_t mac, const struct rte_mbuf *m)
 
 /* The record, if the segment still belongs on the fast path: an IPv4
  * frame (an IPv6 one's record, whichever family it is, is
- * fast_conn46_ok's: a cache tag or a SNAT slot shared with an IPv4 leg may
+ * fast_conn6_ok's or fast_conn4to6_ok's: a cache tag or a SNAT slot shared with an IPv4 leg may
  * have found an IPv4 record for it), SPLICED, no FIN either way yet, both
  * legs IPv4, and the segment is its leg's, field for field. */
 static inline bool
 fast_conn_ok(const struct sy_conn *c, const uint8_t *f, unsigned leg)
 {
 	return leg <= LEG_BACKEND && c->state == SY_CONN_SPLICED &&
-	       /* A record with an IPv6 leg: fast_conn46_ok. */
+	       /* A record with an IPv6 leg: fast_conn6_ok, fast_conn4to6_ok. */
 	       !(c->flags & (SY_CF_FIN_CLIENT | SY_CF_FIN_BACKEND | SY_CF_V6)) &&
 	       leg_addrs(c, leg) == load64(f + OFF_ADDRS) &&
 	       leg_ports(c, leg) == load32(f + OFF_PORTS);
@@ -516,40 +517,50 @@ fast_hash6(const uint8_t *f)
 }
 
 /*
- * fast_conn_ok for a record with an IPv6 leg (SY_CF_V6, which fast_conn_ok
- * turns away): SPLICED, no FIN either way yet, and the segment its leg's
- * field for field, in that leg's family. An IPv4 frame (*leg found by its
- * port, as for any) must be on an IPv4 leg; an IPv6 one found through its
- * SNAT slot (LEG_V6_SNAT) on the backend leg; one found through its key
- * was either leg's, the client's tried first as sy_tcp6_input does. *leg is
- * set to the leg.
+ * fast_conn_ok for an IPv6 frame, whose record has an IPv6 leg (SY_CF_V6,
+ * which fast_conn_ok turns away): SPLICED, no FIN either way yet, and the
+ * segment its IPv6 leg's field for field. One found through its SNAT slot
+ * (LEG_V6_SNAT, its TCP header not yet checked: fast_tcp6) is the backend
+ * leg's; one found through its key (LEG_V6) was either leg's, the client's
+ * tried first as sy_tcp6_input does. *leg is set to the leg. Returns the
+ * record's IPv6 side, which the lane then reads, or NULL.
  */
-static inline bool
-fast_conn46_ok(const struct sy_conn_tables *t, const struct sy_conn *c, const uint8_t *f,
-	       unsigned *leg)
+static inline const struct sy_conn_v6 *
+fast_conn6_ok(const struct sy_conn_tables *t, const struct sy_conn *c, const struct rte_mbuf *m,
+	      unsigned *leg)
 {
+	const uint8_t *f = rte_pktmbuf_mtod(m, const uint8_t *);
 	const struct sy_conn_v6 *a;
 	uint32_t ports;
 
-	if (c->state != SY_CONN_SPLICED || !(c->flags & SY_CF_V6) ||
-	    (c->flags & (SY_CF_FIN_CLIENT | SY_CF_FIN_BACKEND)))
-		return false;
-	if (*leg <= LEG_BACKEND)
-		return !((c->v6 >> *leg) & 1) && leg_addrs(c, *leg) == load64(f + OFF_ADDRS) &&
-		       leg_ports(c, *leg) == load32(f + OFF_PORTS);
+	if (c->state != SY_CONN_SPLICED ||
+	    (c->flags & (SY_CF_V6 | SY_CF_FIN_CLIENT | SY_CF_FIN_BACKEND)) != SY_CF_V6 ||
+	    (*leg == LEG_V6_SNAT && !fast_tcp6(m)))
+		return NULL;
 	a = sy_conn_v6_of(t, c);
 	ports = load32(f + OFF6_PORTS);
 	if (*leg == LEG_V6 && sy_conn_client_v6(c) && leg_ports(c, LEG_CLIENT) == ports &&
 	    same32(a->client, f + OFF6_ADDRS)) {
 		*leg = LEG_CLIENT;
-		return true;
+		return a;
 	}
 	if (sy_conn_backend_v6(c) && leg_ports(c, LEG_BACKEND) == ports &&
 	    same32(a->backend, f + OFF6_ADDRS)) {
 		*leg = LEG_BACKEND;
-		return true;
+		return a;
 	}
-	return false;
+	return NULL;
+}
+
+/* fast_conn_ok for an IPv4 frame whose record has an IPv6 leg: the frame
+ * on the record's IPv4 leg (4to6). */
+static inline bool
+fast_conn4to6_ok(const struct sy_conn *c, const uint8_t *f, unsigned leg)
+{
+	return leg <= LEG_BACKEND && c->state == SY_CONN_SPLICED &&
+	       (c->flags & (SY_CF_V6 | SY_CF_FIN_CLIENT | SY_CF_FIN_BACKEND)) == SY_CF_V6 &&
+	       !((c->v6 >> leg) & 1) && leg_addrs(c, leg) == load64(f + OFF_ADDRS) &&
+	       leg_ports(c, leg) == load32(f + OFF_PORTS);
 }
 
 /* The layouts translated inline: no TCP options, or NOP NOP TS as Linux and
@@ -744,7 +755,7 @@ fast_forward(struct sy_worker *w, struct sy_conn *c, struct rte_mbuf *m, unsigne
  * A segment of a record with an IPv6 leg (SY_CF_V6), arriving on leg `leg`
  * (in its family) and leaving on the other (in that one's), with a TCP
  * option layout the inline lanes do not take (SACK blocks, odd offsets;
- * fast_forward6 and fast_forward4to6 have the rest): splice_xlate46.c's
+ * fast_forward6to6, fast_forward6to4 and fast_forward4to6 have the rest): splice_xlate46.c's
  * translations on the IP header, as splice.c's xlate_send. Within IPv6 the
  * addresses are rewritten in place; across the families the IP header is
  * replaced (splice_xlate.h's layouts), 20 bytes shorter (6to4: the TCP
@@ -803,7 +814,7 @@ fast_forward46(struct sy_worker *w, struct sy_conn *c, struct rte_mbuf *m, unsig
 
 /*
  * An IPv4 segment on the IPv4 leg of a record whose other leg is IPv6
- * (4to6; fast_conn46_ok said which leg), with a layout fast_tcp_layout()
+ * (4to6; fast_conn4to6_ok said which leg), with a layout fast_tcp_layout()
  * takes: the IPv6 header written over the IPv4 one and 20 bytes of
  * headroom (the TCP header stays where it is), the TCP header as
  * fast_xlate's. fast_forward46's general setup (both families, both
@@ -855,54 +866,82 @@ fast_forward4to6(struct sy_worker *w, struct sy_conn *c, struct rte_mbuf *m, uns
 }
 
 /*
- * fast_forward46 for an IPv6 frame with a layout fast_tcp_layout() takes,
- * inline: to an IPv6 leg (6to6) the addresses are rewritten in place (the
- * other leg's pair, swapped, one 32-byte run), to an IPv4 one (6to4) the
- * IPv4 header replaces the IPv6 one's last 20 bytes; the TCP header as
- * fast_xlate's. Returns -1 for any other layout (fast_forward46 then),
- * else as fast_forward46.
+ * An IPv6 segment to an IPv6 leg (6to6; fast_conn6_ok matched it and gave
+ * the record's IPv6 side, a) with a layout fast_tcp_layout() takes, inline:
+ * the addresses rewritten in place (the other leg's pair, swapped, one
+ * 32-byte run), the TCP header as fast_xlate's. Both legs' family is known
+ * here, so nothing below asks it again (when one function took 6to4 too,
+ * its family tests and a second lookup of the record's IPv6 side were about
+ * a third of what a 6to6 segment ran beyond an IPv4 one: callgrind,
+ * perf/journal/splice_bench.md). Returns -1 for any other layout
+ * (fast_forward46 then), else as fast_forward46.
  */
 static __rte_always_inline int
-fast_forward6(struct sy_worker *w, struct sy_conn *c, struct rte_mbuf *m, unsigned leg,
-	      struct nh_memos *mo)
+fast_forward6to6(struct sy_worker *w, struct sy_conn *c, const struct sy_conn_v6 *a,
+		 struct rte_mbuf *m, unsigned leg, struct nh_memos *mo)
 {
-	const struct sy_conn_v6 *a = sy_conn_v6_of(&w->tcp, c);
-	const bool to_backend = leg == LEG_CLIENT;
-	const bool out6 = (c->v6 >> !leg) & 1;
 	uint8_t *f = rte_pktmbuf_mtod(m, uint8_t *);
 	uint8_t *th = f + FAST_L2 + FAST_L3_6;
 	const unsigned thl = (th[12] >> 4) * 4u;
 	const uint16_t tcp_len = rte_be_to_cpu_16(load16(f + OFF6_PLEN));
 
-	/* (An IPv6 frame: fast_conn46_ok matched it to an IPv6 leg.) */
 	if (!fast_tcp_layout(th, thl))
 		return -1;
 	c->last_seen = sy_conn_seen(w->now);
 	if (unlikely(m->pkt_len > FAST_L2 + FAST_L3_6 + tcp_len))
 		rte_pktmbuf_trim(m, (uint16_t)(m->pkt_len - FAST_L2 - FAST_L3_6 - tcp_len));
-	if (out6) {
-		memcpy(f + OFF6_ADDRS, to_backend ? a->snat : a->vip, 16);
-		memcpy(f + OFF6_ADDRS + 16, to_backend ? a->backend : a->client, 16);
-	} else {
-		/* What the IPv4 header carries over, read before it
-		 * overwrites the IPv6 one's last 20 bytes. */
-		const uint8_t tc = (uint8_t)(rte_be_to_cpu_32(load32(f + FAST_L2)) >> 20);
-		const uint8_t hop = f[OFF6_PLEN + 3];
-
-		f = (uint8_t *)rte_pktmbuf_adj(m, FAST_L3_6 - FAST_L3);
-		sy_xlate_ipv4_hdr_base((struct rte_ipv4_hdr *)(f + FAST_L2), tc, hop, tcp_len,
-				       to_backend ? c->snat_ip : c->vip,
-				       to_backend ? c->backend_ip : c->client_ip, c->csum_ip);
-		memcpy(f + OFF_ETHERTYPE, &(uint16_t){ RTE_BE16(RTE_ETHER_TYPE_IPV4) }, 2);
+	m->tx_offload = rte_mbuf_tx_offload(FAST_L2, FAST_L3_6, 0, 0, 0, 0, 0);
+	m->ol_flags &= RTE_MBUF_F_INDIRECT | RTE_MBUF_F_EXTERNAL;
+	if (leg == LEG_CLIENT) {
+		memcpy(f + OFF6_ADDRS, a->snat, 16);
+		memcpy(f + OFF6_ADDRS + 16, a->backend, 16);
+		fast_xlate_tcp(c, th, thl, LEG_CLIENT);
+		return (int)fast_send(w, m, f, c->backend_if, true, 0,
+				      fast_nh6(w, c, a, SY_LEG_BACKEND), mo);
 	}
+	memcpy(f + OFF6_ADDRS, a->vip, 16);
+	memcpy(f + OFF6_ADDRS + 16, a->client, 16);
+	fast_xlate_tcp(c, th, thl, LEG_BACKEND);
+	return (int)fast_send(w, m, f, c->client_if, true, 0, fast_nh6(w, c, a, SY_LEG_CLIENT), mo);
+}
+
+/*
+ * An IPv6 segment to an IPv4 leg (6to4) with a layout fast_tcp_layout()
+ * takes: the IPv4 header written over the IPv6 one's last 20 bytes (the TCP
+ * header stays where it is), the TCP header as fast_xlate's. Not inlined, as
+ * fast_forward4to6. Returns -1 for any other layout (fast_forward46 then),
+ * else as fast_forward46.
+ */
+static __rte_noinline int
+fast_forward6to4(struct sy_worker *w, struct sy_conn *c, struct rte_mbuf *m, unsigned leg,
+		 struct nh_memos *mo)
+{
+	const bool to_backend = leg == LEG_CLIENT;
+	uint8_t *f = rte_pktmbuf_mtod(m, uint8_t *);
+	uint8_t *th = f + FAST_L2 + FAST_L3_6;
+	const unsigned thl = (th[12] >> 4) * 4u;
+	const uint16_t tcp_len = rte_be_to_cpu_16(load16(f + OFF6_PLEN));
+	/* What the IPv4 header carries over, read before it overwrites the
+	 * IPv6 one's last 20 bytes. */
+	const uint8_t tc = (uint8_t)(rte_be_to_cpu_32(load32(f + FAST_L2)) >> 20);
+	const uint8_t hop = f[OFF6_PLEN + 3];
+
+	if (!fast_tcp_layout(th, thl))
+		return -1;
+	c->last_seen = sy_conn_seen(w->now);
+	if (unlikely(m->pkt_len > FAST_L2 + FAST_L3_6 + tcp_len))
+		rte_pktmbuf_trim(m, (uint16_t)(m->pkt_len - FAST_L2 - FAST_L3_6 - tcp_len));
+	f = (uint8_t *)rte_pktmbuf_adj(m, FAST_L3_6 - FAST_L3);
+	sy_xlate_ipv4_hdr_base((struct rte_ipv4_hdr *)(f + FAST_L2), tc, hop, tcp_len,
+			       to_backend ? c->snat_ip : c->vip,
+			       to_backend ? c->backend_ip : c->client_ip, c->csum_ip);
+	memcpy(f + OFF_ETHERTYPE, &(uint16_t){ RTE_BE16(RTE_ETHER_TYPE_IPV4) }, 2);
 	fast_xlate_tcp(c, th, thl, leg);
-	m->tx_offload = rte_mbuf_tx_offload(FAST_L2, out6 ? FAST_L3_6 : FAST_L3, 0, 0, 0, 0, 0);
+	m->tx_offload = rte_mbuf_tx_offload(FAST_L2, FAST_L3, 0, 0, 0, 0, 0);
 	m->ol_flags &= RTE_MBUF_F_INDIRECT | RTE_MBUF_F_EXTERNAL;
 	if (to_backend)
-		return (int)fast_send(w, m, f, c->backend_if, out6, c->backend_nh,
-				      out6 ? fast_nh6(w, c, a, SY_LEG_BACKEND) : NULL, mo);
-	return (int)fast_send(w, m, f, c->client_if, out6, c->client_nh,
-			      out6 ? fast_nh6(w, c, a, SY_LEG_CLIENT) : NULL, mo);
+		return (int)fast_send(w, m, f, c->backend_if, false, c->backend_nh, NULL, mo);
+	return (int)fast_send(w, m, f, c->client_if, false, c->client_nh, NULL, mo);
 }
 
 /* Stage 2 for frame i (below): its record through the flow cache (the hash
@@ -1018,30 +1057,34 @@ sy_splice_rx_burst(struct sy_worker *w, uint16_t port, struct rte_mbuf **pkts, u
 			unsigned j = i - 2 * FAST_RESOLVE_LAG;
 			struct sy_conn *c = conn[j];
 
+			const struct sy_conn_v6 *a6;
 			unsigned lg = leg[j];
+			int r;
 
 			m = pkts[j];
-			if (c != NULL &&
-			    likely(fast_conn_ok(c, rte_pktmbuf_mtod(m, const uint8_t *), lg))) {
+			f = rte_pktmbuf_mtod(m, const uint8_t *);
+			if (c != NULL && likely(fast_conn_ok(c, f, lg))) {
 				/* Found through the hash: its client leg back
 				 * in the cache (only client legs hash there). */
 				if (unlikely((hashed >> j) & 1))
 					sy_flow_cache_put(where[j], sig[j], c);
 				fast += fast_forward(w, c, m, lg, &memo);
-			} else if (c != NULL && (lg != LEG_V6_SNAT || fast_tcp6(m)) &&
-				   fast_conn46_ok(t, c, rte_pktmbuf_mtod(m, const uint8_t *), &lg)) {
-				/* The frame's family, before fast_conn46_ok
-				 * named its leg. */
-				const bool frame6 = leg[j] >= LEG_V6;
-				int r;
-
+			} else if (c != NULL && lg >= LEG_V6 &&
+				   (a6 = fast_conn6_ok(t, c, m, &lg)) != NULL) {
 				/* An IPv6 frame found through the hash may be
 				 * a backend leg's: only a client leg's goes
 				 * back in the cache, under its client key. */
 				if (unlikely((hashed >> j) & 1) && lg == LEG_CLIENT)
 					sy_flow_cache_put(where[j], sig[j], c);
-				r = frame6 ? fast_forward6(w, c, m, lg, &memo)
-					   : fast_forward4to6(w, c, m, lg, &memo);
+				r = (c->v6 >> !lg) & 1 ? fast_forward6to6(w, c, a6, m, lg, &memo)
+						       : fast_forward6to4(w, c, m, lg, &memo);
+				fast += r >= 0 ? (unsigned)r : fast_forward46(w, c, m, lg, &memo);
+			} else if (c != NULL && fast_conn4to6_ok(c, f, lg)) {
+				/* An IPv4 frame on a record's IPv4 leg, the
+				 * other IPv6. */
+				if (unlikely((hashed >> j) & 1))
+					sy_flow_cache_put(where[j], sig[j], c);
+				r = fast_forward4to6(w, c, m, lg, &memo);
 				fast += r >= 0 ? (unsigned)r : fast_forward46(w, c, m, lg, &memo);
 			} else {
 				sy_eth_input(w, port, m);
