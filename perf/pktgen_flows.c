@@ -256,15 +256,18 @@ arp_answer(uint16_t port, struct rte_mbuf *m, uint32_t mine)
 		rte_pktmbuf_free(m);
 }
 
-/* Write into m, whose Ethernet header's destination is set, an advertisement of `mine`
- * (ICMPv6 136) from port's MAC to dst: Solicited and Override set, our MAC as the target
- * link-layer address; and send it. */
+/* Write into m, whose Ethernet header's destination is set, a neighbour discovery
+ * message from `mine` (port's MAC) to dst about `target`, with our MAC as its one option,
+ * and send it: an advertisement (ICMPv6 136, Solicited and Override set, the target
+ * link-layer address) or a solicitation (135, the source link-layer address). */
 static void
-nd_advertise(uint16_t port, struct rte_mbuf *m, const uint8_t *mine, const uint8_t *dst)
+nd_send(uint16_t port, struct rte_mbuf *m, uint8_t type, const uint8_t *mine, const uint8_t *dst,
+	const uint8_t *target)
 {
 	struct rte_ether_hdr *eh = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
 	struct rte_ipv6_hdr *ip6 = (struct rte_ipv6_hdr *)(eh + 1);
 	uint8_t *icmp = (uint8_t *)(ip6 + 1); /* type, code, cksum, reserved, target */
+	const bool advert = type == 136;
 
 	eh->src_addr = O.my_mac[port];
 	eh->ether_type = RTE_BE16(RTE_ETHER_TYPE_IPV6);
@@ -274,10 +277,10 @@ nd_advertise(uint16_t port, struct rte_mbuf *m, const uint8_t *mine, const uint8
 	memcpy(ip6->src_addr, mine, 16);
 	ip6->hop_limits = 255;
 	ip6->payload_len = rte_cpu_to_be_16(32);
-	icmp[0] = 136, icmp[1] = 0, icmp[2] = icmp[3] = 0;
-	icmp[4] = 0x60, icmp[5] = icmp[6] = icmp[7] = 0; /* Solicited, Override */
-	memcpy(icmp + 8, mine, 16);
-	icmp[24] = 2, icmp[25] = 1; /* target link-layer address */
+	icmp[0] = type, icmp[1] = 0, icmp[2] = icmp[3] = 0;
+	icmp[4] = advert ? 0x60 : 0, icmp[5] = icmp[6] = icmp[7] = 0; /* Solicited, Override */
+	memmove(icmp + 8, target, 16);
+	icmp[24] = advert ? 2 : 1, icmp[25] = 1; /* target / source link-layer address */
 	memcpy(icmp + 26, &O.my_mac[port], RTE_ETHER_ADDR_LEN);
 	*(uint16_t *)(icmp + 2) = rte_ipv6_udptcp_cksum(ip6, icmp);
 	m->data_len = m->pkt_len = (uint32_t)(sizeof(*eh) + sizeof(*ip6) + 32);
@@ -302,7 +305,7 @@ nd_answer(uint16_t port, struct rte_mbuf *m, const uint8_t *mine)
 		return;
 	}
 	eh->dst_addr = eh->src_addr;
-	nd_advertise(port, m, mine, ip6->src_addr);
+	nd_send(port, m, 136, mine, ip6->src_addr, mine);
 }
 
 /*
@@ -311,7 +314,10 @@ nd_answer(uint16_t port, struct rte_mbuf *m, const uint8_t *mine)
  * it replays, routerd's entries for these addresses are the ones this process confirmed
  * when it opened the flows, and they expire 5 minutes later (SY_NEIGH_REACHABLE_MS, then
  * SY_NEIGH_STALE_TIMEOUT_MS unanswered): every frame to them is then dropped
- * (nd_pending_full). perf/pktgen runs this before each IPv6 replay.
+ * (nd_pending_full). perf/pktgen runs this before each IPv6 replay. An advertisement
+ * only updates an entry routerd has (RFC 4861 7.2.5), and routerd drops an entry whose
+ * probes went unanswered: first a solicitation of routerd's address, whose source
+ * link-layer option makes routerd learn ours (7.2.3) whether it had an entry or not.
  */
 static void
 nd_announce(void)
@@ -322,10 +328,14 @@ nd_announce(void)
 	for (port = 0; port < 2; port++) {
 		struct rte_mbuf *m = rte_pktmbuf_alloc(pool);
 
-		if (m == NULL)
+		struct rte_mbuf *m2 = rte_pktmbuf_alloc(pool);
+
+		if (m == NULL || m2 == NULL)
 			rte_exit(1, "out of mbufs\n");
 		rte_pktmbuf_mtod(m, struct rte_ether_hdr *)->dst_addr = O.router_mac[port];
-		nd_advertise(port, m, mine[port], O.router6[port]);
+		nd_send(port, m, 135, mine[port], O.router6[port], O.router6[port]);
+		rte_pktmbuf_mtod(m2, struct rte_ether_hdr *)->dst_addr = O.router_mac[port];
+		nd_send(port, m2, 136, mine[port], O.router6[port], mine[port]);
 	}
 }
 
