@@ -62,9 +62,10 @@
  *      the order of a flow's segments is kept. What stage 2 read before
  *      such a frame ran can only be stale towards "not on the fast path".
  *      A record with an IPv6 leg (SY_CF_V6) fails the IPv4 check and is
- *      checked again for its families (fast_conn4to6_ok, fast_conn6_ok):
- *      an IPv4 frame on an IPv4 leg, an IPv6 frame on an IPv6 leg (which one: the 16-byte
- *      addresses and ports, the client leg's first, as sy_tcp6_input).
+ *      checked again by the frame's family: an IPv4 frame on an IPv4 leg
+ *      (fast_conn4to6_ok), an IPv6 frame on an IPv6 leg (fast_conn6_ok;
+ *      which one: the 16-byte addresses and ports, the client leg's first,
+ *      as sy_tcp6_input).
  *
  * Legs: a record keeps each leg's (source, destination) addresses and ports
  * as that leg's segments carry them (conn.h). A segment matches its leg with
