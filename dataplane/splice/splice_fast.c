@@ -356,10 +356,10 @@ fast_frame(const struct sy_dp_port *p, uint64_t mac, const struct rte_mbuf *m)
 }
 
 /* The record, if the segment still belongs on the fast path: an IPv4
- * frame (an IPv6 one's record, whichever family it is, is
- * fast_conn6_ok's or fast_conn4to6_ok's: a cache tag or a SNAT slot shared with an IPv4 leg may
- * have found an IPv4 record for it), SPLICED, no FIN either way yet, both
- * legs IPv4, and the segment is its leg's, field for field. */
+ * frame (an IPv6 one's record, whichever family it is, is fast_conn6_ok's:
+ * a cache tag or a SNAT slot shared with an IPv4 leg may have found an IPv4
+ * record for it), SPLICED, no FIN either way yet, both legs IPv4 (else
+ * fast_conn4to6_ok), and the segment is its leg's, field for field. */
 static inline bool
 fast_conn_ok(const struct sy_conn *c, const uint8_t *f, unsigned leg)
 {
@@ -756,8 +756,8 @@ fast_forward(struct sy_worker *w, struct sy_conn *c, struct rte_mbuf *m, unsigne
  * A segment of a record with an IPv6 leg (SY_CF_V6), arriving on leg `leg`
  * (in its family) and leaving on the other (in that one's), with a TCP
  * option layout the inline lanes do not take (SACK blocks, odd offsets;
- * fast_forward6to6, fast_forward6to4 and fast_forward4to6 have the rest): splice_xlate46.c's
- * translations on the IP header, as splice.c's xlate_send. Within IPv6 the
+ * fast_forward6to6, fast_forward6to4 and fast_forward4to6 have the rest):
+ * splice_xlate46.c's translations on the IP header, as splice.c's xlate_send. Within IPv6 the
  * addresses are rewritten in place; across the families the IP header is
  * replaced (splice_xlate.h's layouts), 20 bytes shorter (6to4: the TCP
  * header stays where it is, the Ethernet and IPv4 headers start 20 bytes
@@ -867,6 +867,28 @@ fast_forward4to6(struct sy_worker *w, struct sy_conn *c, struct rte_mbuf *m, uns
 }
 
 /*
+ * What both lanes of an IPv6 frame do first: false for a TCP option layout
+ * they do not take (fast_forward46 then); else the record's clock and the
+ * frame's padding cut, *thl and *tcp_len set.
+ */
+static __rte_always_inline bool
+fast_begin6(struct sy_worker *w, struct sy_conn *c, struct rte_mbuf *m, unsigned *thl,
+	    uint16_t *tcp_len)
+{
+	const uint8_t *f = rte_pktmbuf_mtod(m, const uint8_t *);
+	const uint8_t *th = f + FAST_L2 + FAST_L3_6;
+
+	*thl = (th[12] >> 4) * 4u;
+	*tcp_len = rte_be_to_cpu_16(load16(f + OFF6_PLEN));
+	if (!fast_tcp_layout(th, *thl))
+		return false;
+	c->last_seen = sy_conn_seen(w->now);
+	if (unlikely(m->pkt_len > FAST_L2 + FAST_L3_6 + *tcp_len))
+		rte_pktmbuf_trim(m, (uint16_t)(m->pkt_len - FAST_L2 - FAST_L3_6 - *tcp_len));
+	return true;
+}
+
+/*
  * An IPv6 segment to an IPv6 leg (6to6; fast_conn6_ok matched it and gave
  * the record's IPv6 side, a) with a layout fast_tcp_layout() takes, inline:
  * the addresses rewritten in place (the other leg's pair, swapped, one
@@ -883,14 +905,11 @@ fast_forward6to6(struct sy_worker *w, struct sy_conn *c, const struct sy_conn_v6
 {
 	uint8_t *f = rte_pktmbuf_mtod(m, uint8_t *);
 	uint8_t *th = f + FAST_L2 + FAST_L3_6;
-	const unsigned thl = (th[12] >> 4) * 4u;
-	const uint16_t tcp_len = rte_be_to_cpu_16(load16(f + OFF6_PLEN));
+	unsigned thl;
+	uint16_t tcp_len;
 
-	if (!fast_tcp_layout(th, thl))
+	if (!fast_begin6(w, c, m, &thl, &tcp_len))
 		return -1;
-	c->last_seen = sy_conn_seen(w->now);
-	if (unlikely(m->pkt_len > FAST_L2 + FAST_L3_6 + tcp_len))
-		rte_pktmbuf_trim(m, (uint16_t)(m->pkt_len - FAST_L2 - FAST_L3_6 - tcp_len));
 	m->tx_offload = rte_mbuf_tx_offload(FAST_L2, FAST_L3_6, 0, 0, 0, 0, 0);
 	m->ol_flags &= RTE_MBUF_F_INDIRECT | RTE_MBUF_F_EXTERNAL;
 	if (leg == LEG_CLIENT) {
@@ -920,18 +939,15 @@ fast_forward6to4(struct sy_worker *w, struct sy_conn *c, struct rte_mbuf *m, uns
 	const bool to_backend = leg == LEG_CLIENT;
 	uint8_t *f = rte_pktmbuf_mtod(m, uint8_t *);
 	uint8_t *th = f + FAST_L2 + FAST_L3_6;
-	const unsigned thl = (th[12] >> 4) * 4u;
-	const uint16_t tcp_len = rte_be_to_cpu_16(load16(f + OFF6_PLEN));
 	/* What the IPv4 header carries over, read before it overwrites the
 	 * IPv6 one's last 20 bytes. */
 	const uint8_t tc = (uint8_t)(rte_be_to_cpu_32(load32(f + FAST_L2)) >> 20);
 	const uint8_t hop = f[OFF6_PLEN + 3];
+	unsigned thl;
+	uint16_t tcp_len;
 
-	if (!fast_tcp_layout(th, thl))
+	if (!fast_begin6(w, c, m, &thl, &tcp_len))
 		return -1;
-	c->last_seen = sy_conn_seen(w->now);
-	if (unlikely(m->pkt_len > FAST_L2 + FAST_L3_6 + tcp_len))
-		rte_pktmbuf_trim(m, (uint16_t)(m->pkt_len - FAST_L2 - FAST_L3_6 - tcp_len));
 	f = (uint8_t *)rte_pktmbuf_adj(m, FAST_L3_6 - FAST_L3);
 	sy_xlate_ipv4_hdr_base((struct rte_ipv4_hdr *)(f + FAST_L2), tc, hop, tcp_len,
 			       to_backend ? c->snat_ip : c->vip,

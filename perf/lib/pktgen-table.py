@@ -14,7 +14,7 @@ p1-eq-FLOWS for IPv4 flows whose frames are the IPv6 ones' size, p1-aa-FLOWS for
 second IPv4 set of p1-FLOWS's kind: the setup's own spread between two like sets), and with
 both an "IPv6 / IPv4" table follows: routerd's cycles per unit of each IPv6 row over the
 IPv4 row of the same run, within 10 % (<= 1.10) to pass.
-P1x (--family both): p1x-46, p1x-64, p1x-44, each one pktgen run whose odd steps sent on
+P1x (--family both): p1x-46, p1x-64, p1x-44, p1x-e46, p1x-e64, each one pktgen run whose odd steps sent on
 memif pair A and even steps on pair B (perf/pktgen, "P1x"); see p1x_table.
 Rates are per second of pktgen's sending time. routerd has one worker: per worker = total.
 Cycles are routerd's own busy_cycles (TSC cycles of loop iterations that had work).
