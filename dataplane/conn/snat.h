@@ -11,6 +11,10 @@
  * k, and the next leg starts at the next k, so a port rests k times longer
  * before it meets the same backend from the same address. With A addresses
  * on the backend port a worker holds A x (65536 - 1024) / n_workers legs.
+ * The FIFO is the index's, not the address's: the k-th address of every
+ * port, of either family, takes ports from it (a port number names one leg
+ * of the row at a time, below), so with backends behind several ports A is
+ * the most any of them has, and their legs share those ports.
  * The port -> record array has a row per index, of either family; a backend
  * segment's destination address names its row (sy_snat_index for IPv4, the
  * address's place among its port's IPv6 addresses for IPv6).

@@ -272,22 +272,23 @@ def p1x_ratios(turns):
     return r
 
 
-def p1x_table(d, n_turns):
+def p1x_table(d, n_turns, n_flows):
     """P1x: IPv6 / IPv4 from turns within one pktgen run. p1x-46's B/A ratios are the
     family's times the pairs' (f*p), p1x-64's are p/f: f = sqrt(r46 / r64) and
     p = sqrt(r46 * r64), which p1x-44 (IPv4 on both pairs) reads directly: the floor.
     Judged: f <= 1.10."""
     runs = {}
-    for run in ("p1x-46", "p1x-64", "p1x-44", "p1x-e46", "p1x-e64"):
+    for run in ("p1x-46", "p1x-64", "p1x-44", "p1x-e46", "p1x-e64", "p1x-t46", "p1x-t64"):
         if os.path.exists(f"{d}/{run}.out") and steps(f"{d}/{run}.out"):
             runs[run] = p1x_turns(d, run)
     if not runs:
         return
     print()
-    print(f"P1x: the families in turns within one pktgen run (1,000 flows a set, 1 M frames/s a port,"
+    print(f"P1x: the families in turns within one pktgen run ({n_flows:,} flows a set, 1 M frames/s a port,"
           f" {n_turns} turns a pair), routerd's own cycles a packet (busy less the memif driver's calls)")
     names = {"p1x-46": "A IPv4, B IPv6", "p1x-64": "A IPv6, B IPv4", "p1x-44": "A IPv4, B IPv4 (floor)",
-             "p1x-e46": "A IPv4 of 138 B, B IPv6", "p1x-e64": "A IPv6, B IPv4 of 138 B"}
+             "p1x-e46": "A IPv4 of 138 B, B IPv6", "p1x-e64": "A IPv6, B IPv4 of 138 B",
+             "p1x-t46": "A IPv4, B 6to4", "p1x-t64": "A 6to4, B IPv4"}
     med = {}
     for run, t in runs.items():
         r = p1x_ratios(t)
@@ -303,13 +304,18 @@ def p1x_table(d, n_turns):
         f = (med["p1x-46"] / med["p1x-64"]) ** 0.5
         pr = (med["p1x-46"] * med["p1x-64"]) ** 0.5
         floor = f"; IPv4 on both (p1x-44) reads {med['p1x-44']:.3f}" if "p1x-44" in med else ""
-        print(f"| P1x 6to6 / IPv4 at 1,000 flows, sqrt(p1x-46 / p1x-64) | {f:.3f} | the pairs' own difference,"
+        print(f"| P1x 6to6 / IPv4 at {n_flows:,} flows, sqrt(p1x-46 / p1x-64) | {f:.3f} | the pairs' own difference,"
               f" sqrt(p1x-46 * p1x-64): {pr:.3f}{floor} | within 10 %: {'PASS' if f <= 1.10 else 'FAIL'} |")
     if "p1x-e46" in med and "p1x-e64" in med:
         f = (med["p1x-e46"] / med["p1x-e64"]) ** 0.5
         pr = (med["p1x-e46"] * med["p1x-e64"]) ** 0.5
         print(f"| P1x 6to6 / IPv4 frames of its size (138 B), sqrt(p1x-e46 / p1x-e64) | {f:.3f} | the pairs'"
               f" own difference: {pr:.3f} | within 10 %: {'PASS' if f <= 1.10 else 'FAIL'} |")
+    if "p1x-t46" in med and "p1x-t64" in med:
+        f = (med["p1x-t46"] / med["p1x-t64"]) ** 0.5
+        pr = (med["p1x-t46"] * med["p1x-t64"]) ** 0.5
+        print(f"| P1x 6to4 (IPv6 clients, IPv4 backend) / IPv4 at {n_flows:,} flows, sqrt(p1x-t46 / p1x-t64)"
+              f" | {f:.3f} | the pairs' own difference: {pr:.3f} | within 10 %: {'PASS' if f <= 1.10 else 'FAIL'} |")
 
 
 def main():
@@ -322,6 +328,7 @@ def main():
     ap.add_argument("--p2-rounds", type=int, default=1)
     ap.add_argument("--p1-rounds", type=int, default=1)
     ap.add_argument("--p1x-turns", type=int, default=0)
+    ap.add_argument("--p1x-flows", type=int, default=1000)
     a = ap.parse_args()
     fams = ["4", "6"] if a.family == "both" else [a.family]
     d = a.dir
@@ -469,7 +476,7 @@ def main():
                 if row:
                     p1eqr.setdefault(run, []).append(row)
         ratios(p1, p1eq, p1eqr, p2best, p2steps, a.p1_flows.split(), p2_rounds(d, a.p2_rounds, p2steps))
-        p1x_table(d, a.p1x_turns)
+        p1x_table(d, a.p1x_turns, a.p1x_flows)
     print("drop reasons (README.md, counters): tx_full = a TX ring to a memif peer was full (the peer,"
           " pktgen on the shared CPU 0, did not drain it in time); eth_not_ours = a frame to another MAC;"
           " ipv6_off = an IPv6 frame on a port with no IPv6 address (the af_packet ports: a few of the lab's own)."
