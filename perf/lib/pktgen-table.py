@@ -300,23 +300,19 @@ def p1x_table(d, n_turns, n_flows):
               + (f"; {left} turns left out (< 99 % forwarded)" if left else "") + " |")
         if r:
             med[run] = median(r)
-    if "p1x-46" in med and "p1x-64" in med:
-        f = (med["p1x-46"] / med["p1x-64"]) ** 0.5
-        pr = (med["p1x-46"] * med["p1x-64"]) ** 0.5
-        floor = f"; IPv4 on both (p1x-44) reads {med['p1x-44']:.3f}" if "p1x-44" in med else ""
-        print(f"| P1x 6to6 / IPv4 at {n_flows:,} flows, sqrt(p1x-46 / p1x-64) | {f:.3f} | the pairs' own difference,"
-              f" sqrt(p1x-46 * p1x-64): {pr:.3f}{floor} | within 10 %: {'PASS' if f <= 1.10 else 'FAIL'} |")
-    if "p1x-e46" in med and "p1x-e64" in med:
-        f = (med["p1x-e46"] / med["p1x-e64"]) ** 0.5
-        pr = (med["p1x-e46"] * med["p1x-e64"]) ** 0.5
-        print(f"| P1x 6to6 / IPv4 frames of its size (138 B), sqrt(p1x-e46 / p1x-e64) | {f:.3f} | the pairs'"
-              f" own difference: {pr:.3f} | within 10 %: {'PASS' if f <= 1.10 else 'FAIL'} |")
-    if "p1x-t46" in med and "p1x-t64" in med:
-        f = (med["p1x-t46"] / med["p1x-t64"]) ** 0.5
-        pr = (med["p1x-t46"] * med["p1x-t64"]) ** 0.5
-        print(f"| P1x 6to4 (IPv6 clients, IPv4 backend) / IPv4 at {n_flows:,} flows, sqrt(p1x-t46 / p1x-t64)"
-              f" | {f:.3f} | the pairs' own difference: {pr:.3f} | within 10 %: {'PASS' if f <= 1.10 else 'FAIL'} |")
+    def pair_row(label, one, other, beside=""):
+        """The family's ratio from two runs with the sets on swapped pairs (one / other), the
+        pairs' own difference (their product) beside it, and the verdict."""
+        if one in med and other in med:
+            f = (med[one] / med[other]) ** 0.5
+            pr = (med[one] * med[other]) ** 0.5
+            print(f"| P1x {label}, sqrt({one} / {other}) | {f:.3f} | the pairs' own difference: {pr:.3f}{beside}"
+                  f" | within 10 %: {'PASS' if f <= 1.10 else 'FAIL'} |")
 
+    pair_row(f"6to6 / IPv4 at {n_flows:,} flows", "p1x-46", "p1x-64",
+             f"; IPv4 on both (p1x-44) reads {med['p1x-44']:.3f}" if "p1x-44" in med else "")
+    pair_row("6to6 / IPv4 frames of its size (138 B)", "p1x-e46", "p1x-e64")
+    pair_row(f"6to4 (IPv6 clients, IPv4 backend) / IPv4 at {n_flows:,} flows", "p1x-t46", "p1x-t64")
 
 def main():
     ap = argparse.ArgumentParser()
