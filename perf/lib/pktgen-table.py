@@ -293,8 +293,10 @@ def p1x_table(d, n_turns, n_flows):
     for run, t in runs.items():
         r = p1x_ratios(t)
         left = sum(1 for x in t if not x[2])
-        print(f"| {run} ({names[run]}) | turns A: " + " ".join(f"{x[1]:.0f}" if x[1] is not None else "-" for x in t[0::2])
-              + " | B: " + " ".join(f"{x[1]:.0f}" if x[1] is not None else "-" for x in t[1::2])
+        # A turn left out prints "-": its cycles a packet divide by what little it
+        # forwarded (a snapshotted VM's TSC jump once printed 1.9e9 there).
+        shown = lambda xs: " ".join(f"{x[1]:.0f}" if x[1] is not None and x[2] else "-" for x in xs)
+        print(f"| {run} ({names[run]}) | turns A: " + shown(t[0::2]) + " | B: " + shown(t[1::2])
               + (f" | B / A: median {median(r):.3f}, quartiles {quartiles(r)[0]:.3f}-{quartiles(r)[1]:.3f},"
                  f" {len(r)} turns" if r else " | B / A: no turn to judge")
               + (f"; {left} turns left out (< 99 % forwarded)" if left else "") + " |")
