@@ -7,7 +7,9 @@
 --                "A/B": port 0 at A %, port 1 at B %, for equal frame rates on ports whose
 --                frames differ in size: pktgen paces a pcap by its mean frame's wire size;
 --                "P-Q@A/B": ports P and Q alone, P at A % and Q at B %, the others idle:
---                P1's interleaved runs send on one memif pair, then the other, in turns)
+--                P1's interleaved runs send on one memif pair, then the other, in turns;
+--                "P@R": port P alone at R %, the others idle: P2x's floods, port 0's
+--                then port 2's)
 --   PG_PORTS     the ports to start and count (default "0")
 --   PG_HOOK      a shell command with one %s: run with "begin-N" / "end-N" around step N
 --                (perf/pktgen snapshots routerd's counters there)
@@ -76,8 +78,11 @@ end
 for i, st in ipairs(steps) do
 	local sp = ports
 	local p, q, rate = string.match(st.rate, "^(%d+)-(%d+)@(.+)$")
+	local single, single_rate = string.match(st.rate, "^(%d+)@([%d.]+)$")
 	if p then
 		sp = p .. "-" .. q
+	elseif single then
+		sp, p, q, rate = single, single, single, single_rate
 	else
 		p, q, rate = "0", "1", st.rate
 	end

@@ -15,7 +15,8 @@ second IPv4 set of p1-FLOWS's kind: the setup's own spread between two like sets
 both an "IPv6 / IPv4" table follows: routerd's cycles per unit of each IPv6 row over the
 IPv4 row of the same run, within 10 % (<= 1.10) to pass.
 P1x (--family both): p1x-46, p1x-64, p1x-44, p1x-e46, p1x-e64, each one pktgen run whose odd steps sent on
-memif pair A and even steps on pair B (perf/pktgen, "P1x"); see p1x_table.
+memif pair A and even steps on pair B (perf/pktgen, "P1x"); see p1x_table. P2x: p2x-46, p2x-64,
+p2x-44, p2x-e46, p2x-e64, the same for SYN floods after two warm-up steps; see p2x_table.
 Rates are per second of pktgen's sending time. routerd has one worker: per worker = total.
 Cycles are routerd's own busy_cycles (TSC cycles of loop iterations that had work).
 """
@@ -247,24 +248,33 @@ def quartiles(xs):
     return xs[len(xs) // 4], xs[(3 * len(xs)) // 4]
 
 
-def p1x_turns(d, run):
-    """A P1x run's turns: [(pair, routerd's own cycles a packet or None, forwarded all)],
-    step 1 on pair A, step 2 on B, and so on."""
+def interleaved_turns(d, run, unit, skip=0, want_rate=None):
+    """An interleaved run's turns (P1x, P2x): [(pair, routerd's own cycles a unit or None,
+    usable)], the first turn after `skip` warm-up steps on pair A, the next on B, and so
+    on. unit(dd) counts what a turn's cycles are divided by (packets forwarded, SYN
+    cookies sent). A turn is usable when routerd handled at least 99 % of what it received
+    and, given want_rate, pktgen offered at least 95 % of it (a turn it could not keep up
+    in had smaller bursts, which cost more a packet)."""
     out = []
-    for i, _ in enumerate(steps(f"{d}/{run}.out"), 1):
+    for i, st in enumerate(steps(f"{d}/{run}.out"), 1):
+        if i <= skip:
+            continue
         dd = delta(d, run, i)
-        fwd = dd.get("tx_packets", 0)
-        out.append(("AB"[(i - 1) % 2], own(dd, fwd), forwarded_all(dd, fwd) and fwd > 0))
+        n = unit(dd)
+        ok = forwarded_all(dd, n) and n > 0
+        if want_rate is not None:
+            ok = ok and st["tx"] / max(st["secs"], 1e-9) >= 0.95 * want_rate
+        out.append(("AB"[(i - skip - 1) % 2], own(dd, n), ok, st["tx"] / max(st["secs"], 1e-9)))
     return out
 
 
-def p1x_ratios(turns):
+def interleaved_ratios(turns):
     """Each B turn over the mean of the A turns either side of it (the one before alone
-    for the last): a slow drift over the run then weighs on both sides alike. Turns where
-    routerd forwarded less than 99 % of what it received are left out."""
+    for the last): a slow drift over the run then weighs on both sides alike. Turns not
+    usable (interleaved_turns) are left out."""
     r = []
     for k in range(1, len(turns), 2):
-        _, b, okb = turns[k]
+        _, b, okb, _ = turns[k]
         near = [turns[j] for j in (k - 1, k + 1) if j < len(turns)]
         a = [x[1] for x in near if x[2] and x[1] is not None]
         if okb and b is not None and a:
@@ -272,49 +282,83 @@ def p1x_ratios(turns):
     return r
 
 
+def interleaved_table(runs, names, rate_text=False):
+    """One row a run: its turns' own cycles a unit, A's and B's, and the median of B / A.
+    Returns {run: median}."""
+    med = {}
+    for run, t in runs.items():
+        r = interleaved_ratios(t)
+        left = sum(1 for x in t if not x[2])
+        # A turn left out prints "-": its cycles a packet divide by what little it
+        # forwarded (a snapshotted VM's TSC jump once printed 1.9e9 there).
+        shown = lambda xs: " ".join(f"{x[1]:.0f}" if x[1] is not None and x[2] else "-" for x in xs)
+        offered = ""
+        if rate_text and t:
+            lo, hi = min(x[3] for x in t), max(x[3] for x in t)
+            offered = f"; pktgen offered {m(lo)}-{m(hi)}/s a turn"
+        print(f"| {run} ({names[run]}) | turns A: " + shown(t[0::2]) + " | B: " + shown(t[1::2])
+              + (f" | B / A: median {median(r):.3f}, quartiles {quartiles(r)[0]:.3f}-{quartiles(r)[1]:.3f},"
+                 f" {len(r)} turns" if r else " | B / A: no turn to judge")
+              + (f"; {left} turns left out" if left else "") + offered + " |")
+        if r:
+            med[run] = median(r)
+    return med
+
+
+def pair_row(med, label, one, other, beside=""):
+    """The family's ratio from two runs with the families on swapped pairs (one / other):
+    one's B / A ratios are the family's times the pairs' (f*p), other's are p/f, so
+    f = sqrt(one / other) and the pairs' own difference p = sqrt(one * other), printed
+    beside it (the 44 run reads it directly); judged f <= 1.10."""
+    if one in med and other in med:
+        f = (med[one] / med[other]) ** 0.5
+        pr = (med[one] * med[other]) ** 0.5
+        print(f"| {label}, sqrt({one} / {other}) | {f:.3f} | the pairs' own difference: {pr:.3f}{beside}"
+              f" | within 10 %: {'PASS' if f <= 1.10 else 'FAIL'} |")
+
+
+def runs_present(d, names, unit, skip=0, want_rate=None):
+    return {run: interleaved_turns(d, run, unit, skip, want_rate) for run in names
+            if os.path.exists(f"{d}/{run}.out") and steps(f"{d}/{run}.out")}
+
+
 def p1x_table(d, n_turns, n_flows):
-    """P1x: IPv6 / IPv4 from turns within one pktgen run. p1x-46's B/A ratios are the
-    family's times the pairs' (f*p), p1x-64's are p/f: f = sqrt(r46 / r64) and
-    p = sqrt(r46 * r64), which p1x-44 (IPv4 on both pairs) reads directly: the floor.
-    Judged: f <= 1.10."""
-    runs = {}
-    for run in ("p1x-46", "p1x-64", "p1x-44", "p1x-e46", "p1x-e64", "p1x-t46", "p1x-t64"):
-        if os.path.exists(f"{d}/{run}.out") and steps(f"{d}/{run}.out"):
-            runs[run] = p1x_turns(d, run)
+    """P1x: IPv6 / IPv4 from turns within one pktgen run, a turn's unit the packets
+    routerd forwarded."""
+    names = {"p1x-46": "A IPv4, B IPv6", "p1x-64": "A IPv6, B IPv4", "p1x-44": "A IPv4, B IPv4 (floor)",
+             "p1x-e46": "A IPv4 of 138 B, B IPv6", "p1x-e64": "A IPv6, B IPv4 of 138 B",
+             "p1x-t46": "A IPv4, B 6to4", "p1x-t64": "A 6to4, B IPv4"}
+    runs = runs_present(d, names, lambda dd: dd.get("tx_packets", 0))
     if not runs:
         return
     print()
     print(f"P1x: the families in turns within one pktgen run ({n_flows:,} flows a set, 1 M frames/s a port,"
           f" {n_turns} turns a pair), routerd's own cycles a packet (busy less the memif driver's calls)")
-    names = {"p1x-46": "A IPv4, B IPv6", "p1x-64": "A IPv6, B IPv4", "p1x-44": "A IPv4, B IPv4 (floor)",
-             "p1x-e46": "A IPv4 of 138 B, B IPv6", "p1x-e64": "A IPv6, B IPv4 of 138 B",
-             "p1x-t46": "A IPv4, B 6to4", "p1x-t64": "A 6to4, B IPv4"}
-    med = {}
-    for run, t in runs.items():
-        r = p1x_ratios(t)
-        left = sum(1 for x in t if not x[2])
-        # A turn left out prints "-": its cycles a packet divide by what little it
-        # forwarded (a snapshotted VM's TSC jump once printed 1.9e9 there).
-        shown = lambda xs: " ".join(f"{x[1]:.0f}" if x[1] is not None and x[2] else "-" for x in xs)
-        print(f"| {run} ({names[run]}) | turns A: " + shown(t[0::2]) + " | B: " + shown(t[1::2])
-              + (f" | B / A: median {median(r):.3f}, quartiles {quartiles(r)[0]:.3f}-{quartiles(r)[1]:.3f},"
-                 f" {len(r)} turns" if r else " | B / A: no turn to judge")
-              + (f"; {left} turns left out (< 99 % forwarded)" if left else "") + " |")
-        if r:
-            med[run] = median(r)
-    def pair_row(label, one, other, beside=""):
-        """The family's ratio from two runs with the sets on swapped pairs (one / other), the
-        pairs' own difference (their product) beside it, and the verdict."""
-        if one in med and other in med:
-            f = (med[one] / med[other]) ** 0.5
-            pr = (med[one] * med[other]) ** 0.5
-            print(f"| P1x {label}, sqrt({one} / {other}) | {f:.3f} | the pairs' own difference: {pr:.3f}{beside}"
-                  f" | within 10 %: {'PASS' if f <= 1.10 else 'FAIL'} |")
-
-    pair_row(f"6to6 / IPv4 at {n_flows:,} flows", "p1x-46", "p1x-64",
+    med = interleaved_table(runs, names)
+    pair_row(med, f"P1x 6to6 / IPv4 at {n_flows:,} flows", "p1x-46", "p1x-64",
              f"; IPv4 on both (p1x-44) reads {med['p1x-44']:.3f}" if "p1x-44" in med else "")
-    pair_row("6to6 / IPv4 frames of its size (138 B)", "p1x-e46", "p1x-e64")
-    pair_row(f"6to4 (IPv6 clients, IPv4 backend) / IPv4 at {n_flows:,} flows", "p1x-t46", "p1x-t64")
+    pair_row(med, "P1x 6to6 / IPv4 frames of its size (138 B)", "p1x-e46", "p1x-e64")
+    pair_row(med, f"P1x 6to4 (IPv6 clients, IPv4 backend) / IPv4 at {n_flows:,} flows", "p1x-t46", "p1x-t64")
+
+
+def p2x_table(d, n_turns, pps):
+    """P2x: IPv6 / IPv4 SYN floods in turns within one pktgen run, at one SYN rate, a
+    turn's unit the SYN cookies routerd sent; the first two steps warm up."""
+    names = {"p2x-46": "A IPv4, B IPv6", "p2x-64": "A IPv6, B IPv4", "p2x-44": "A IPv4, B IPv4 (floor)",
+             "p2x-e46": "A IPv4 of 78 B, B IPv6", "p2x-e64": "A IPv6, B IPv4 of 78 B"}
+    runs = runs_present(d, names, lambda dd: dd.get("syn_cookies_sent", 0), skip=2, want_rate=pps)
+    if not runs:
+        return
+    print()
+    print(f"P2x: the families' SYN floods in turns within one pktgen run ({m(pps)} SYN/s offered a turn,"
+          f" {n_turns} turns a pair), routerd's own cycles a SYN (busy less the memif driver's calls);"
+          " a turn is left out when routerd answered less than 99 % of what it received or pktgen"
+          " offered less than 95 % of the rate")
+    med = interleaved_table(runs, names, rate_text=True)
+    pair_row(med, "P2x SYN cookies, IPv6 / IPv4 (64-byte SYNs)", "p2x-46", "p2x-64",
+             f"; IPv4 on both (p2x-44) reads {med['p2x-44']:.3f}" if "p2x-44" in med else "")
+    pair_row(med, "P2x SYN cookies, IPv6 / IPv4 SYNs of its size (78 B)", "p2x-e46", "p2x-e64")
+
 
 def main():
     ap = argparse.ArgumentParser()
@@ -327,6 +371,8 @@ def main():
     ap.add_argument("--p1-rounds", type=int, default=1)
     ap.add_argument("--p1x-turns", type=int, default=0)
     ap.add_argument("--p1x-flows", type=int, default=1000)
+    ap.add_argument("--p2x-turns", type=int, default=0)
+    ap.add_argument("--p2x-pps", type=int, default=500000)
     a = ap.parse_args()
     fams = ["4", "6"] if a.family == "both" else [a.family]
     d = a.dir
@@ -475,6 +521,7 @@ def main():
                     p1eqr.setdefault(run, []).append(row)
         ratios(p1, p1eq, p1eqr, p2best, p2steps, a.p1_flows.split(), p2_rounds(d, a.p2_rounds, p2steps))
         p1x_table(d, a.p1x_turns, a.p1x_flows)
+        p2x_table(d, a.p2x_turns, a.p2x_pps)
     print("drop reasons (README.md, counters): tx_full = a TX ring to a memif peer was full (the peer,"
           " pktgen on the shared CPU 0, did not drain it in time); eth_not_ours = a frame to another MAC;"
           " ipv6_off = an IPv6 frame on a port with no IPv6 address (the af_packet ports: a few of the lab's own)."
