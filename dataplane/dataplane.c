@@ -279,24 +279,33 @@ sy_dp_worker_counters(unsigned i)
 	return &dp.workers[i]->counters;
 }
 
+uint64_t
+sy_dp_worker_clock(unsigned i)
+{
+	if (i >= dp.n_workers)
+		return 0;
+	return rte_rdtsc() - atomic_load_explicit(&dp.workers[i]->clock_skip, memory_order_relaxed);
+}
+
 unsigned
 sy_dp_conns(unsigned i, struct sy_dp_conn *out, unsigned max)
 {
 	if (i >= dp.n_workers)
 		return 0;
-	return sy_conn_list(dp.workers[i], rte_rdtsc(), out, max);
+	return sy_conn_list(dp.workers[i], sy_dp_worker_clock(i), out, max);
 }
 
 void
 sy_dp_endpoint_state(uint32_t ip, uint16_t port, struct sy_dp_endpoint_state *out)
 {
 	uint32_t slot = sy_lb_slot(ip, port);
-	uint64_t now = rte_rdtsc();
 	unsigned i;
 
 	memset(out, 0, sizeof(*out));
 	for (i = 0; i < dp.n_workers; i++) {
 		const struct sy_conn_tables *t = &dp.workers[i]->tcp;
+		/* Each worker's ejections are on its own clock. */
+		const uint64_t now = sy_dp_worker_clock(i);
 
 		out->open_connections += t->lb_load[slot];
 		out->connections += t->lb_opened[slot];
@@ -415,10 +424,11 @@ sy_dp_vrrp_status(unsigned i, struct sy_vrrp_status *out)
 	out->state = atomic_load_explicit(&p->state, memory_order_relaxed);
 	out->master_priority = atomic_load_explicit(&p->master_priority, memory_order_relaxed);
 	out->transitions = atomic_load_explicit(&p->transitions, memory_order_relaxed);
+	/* On worker 0's clock: it runs VRRP (worker.c). */
 	seen = atomic_load_explicit(&p->master_seen, memory_order_relaxed);
 	out->master_seen_ms_ago = out->state == SY_VRRP_MASTER ? 0
 				  : seen == 0			 ? UINT64_MAX
-								 : (rte_rdtsc() - seen) / dp.sh->tsc_per_ms;
+								 : (sy_dp_worker_clock(0) - seen) / dp.sh->tsc_per_ms;
 	return 0;
 }
 

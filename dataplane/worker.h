@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include <rte_branch_prediction.h>
+#include <rte_cycles.h>
 #include <rte_mbuf.h>
 
 #include "drop.h"
@@ -85,6 +86,27 @@ static inline uint64_t
 sy_ms_to_tsc(const struct sy_worker *w, uint64_t ms)
 {
 	return w->sh->tsc_per_ms * ms;
+}
+
+/* The top of a loop iteration: w->now from the TSC read there, a jump left
+ * out and counted (worker_clock.h). */
+static inline void
+sy_worker_clock_tick(struct sy_worker *w, uint64_t tsc)
+{
+	if (unlikely(sy_clock_tick(&w->clock, tsc,
+				   sy_ms_to_tsc(w, SY_CLOCK_STEP_MAX_MS)))) {
+		w->counters.clock_jumps++;
+		atomic_store_explicit(&w->clock_skip, w->clock.skip, memory_order_relaxed);
+	}
+	w->now = w->clock.now;
+}
+
+/* The worker's clock now, within an iteration (w->now is its top): for a
+ * time measured against w->now or a stamp taken from it. */
+static inline uint64_t
+sy_worker_clock_read(const struct sy_worker *w)
+{
+	return rte_rdtsc() - w->clock.skip;
 }
 
 /*

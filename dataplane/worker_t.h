@@ -28,6 +28,7 @@
 #include "sy_config.h"
 #include "sy_source_allow.h"
 #include "sy_counters.h"
+#include "worker_clock.h"
 #include "tcp/tcp_isn.h"
 #include "tcp/tcp_syncookie_t.h"
 
@@ -153,7 +154,11 @@ struct sy_worker {
 	unsigned lcore;
 	uint16_t queue;
 	struct sy_dp_shared *sh; /* read-only */
-	uint64_t now;            /* TSC at the top of this loop iteration */
+	uint64_t now;            /* the worker's clock at the top of this loop
+	                          * iteration: the TSC less what jumps left
+	                          * out (worker_clock.h) */
+	struct sy_clock clock;   /* worker: rw; what `now` is kept from */
+	_Atomic uint64_t clock_skip; /* worker: wo (on a jump), ctl: ro: clock.skip */
 	/* The generation held for the current burst; NULL between bursts. The
 	 * splice path reads it; nothing may keep it past the iteration. */
 	struct sy_generation *gen;

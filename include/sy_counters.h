@@ -161,6 +161,7 @@ extern const char *const sy_drop_reason_names[SY_DROP__COUNT];
 	X(idle_cycles) /* TSC cycles of empty polls and sleeps */              \
 	X(loops)                                                               \
 	X(busy_loops)  /* loop iterations that had work */                    \
+	X(clock_jumps) /* TSC steps between two polls beyond SY_CLOCK_STEP_MAX_MS, or backwards, left out of the worker's clock (worker_clock.h) */ \
 	X(tx_bursts)   /* TX calls to the ports' drivers (tx_packets / tx_bursts: frames per call) */ \
 	/* TSC cycles inside those calls, always counted (two TSC reads a call). \
 	 * With kernel-socket ports (af_packet, af_xdp, tap) this is mostly the \

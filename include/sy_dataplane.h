@@ -62,6 +62,12 @@ unsigned sy_dp_conns_in_flight(void);
 #define SY_DP_COOKIE_ROTATE_S 180
 void sy_dp_rotate_cookie_secret(void);
 unsigned sy_dp_n_workers(void);
+/* Worker i's clock now (dataplane/worker_clock.h): the TSC less what jumps
+ * of it (a VM resumed from a snapshot) left out. The worker's stamps (a
+ * connection's last segment, an access log record, VRRP's master_seen) are
+ * on that clock, so ages are taken against this, not rte_rdtsc(). 0 when
+ * there is no such worker. */
+uint64_t sy_dp_worker_clock(unsigned i);
 /* TLS termination (dataplane/tls/tls.h). A server context the control
  * thread built gets the workers' callbacks: certificate by SNI, ALPN, session
  * tickets and the per-worker session cache. */

@@ -407,8 +407,9 @@ sy_alog_drain(void)
 		return 0;
 	reopen_if_rotated();
 	clock_gettime(CLOCK_REALTIME, &now);
-	tsc = rte_rdtsc();
 	for (w = 0; w < sy_dp_n_workers(); w++) {
+		/* The worker's stamps are on its clock (sy_dp_worker_clock). */
+		tsc = sy_dp_worker_clock(w);
 		while ((n = sy_dp_alog_take(w, recs, ALOG_BATCH)) > 0) {
 			for (i = 0; i < n; i++) {
 				/* Its time: now, less how long ago its TSC was. */

@@ -219,6 +219,9 @@ static const struct counter_meta counters[] = {
 	C(rx_bytes, "switchyard_received_bytes_total", "counter", "Bytes received by the workers."),
 	C(tx_packets, "switchyard_transmitted_packets_total", "counter", "Packets sent by the workers."),
 	C(tx_bytes, "switchyard_transmitted_bytes_total", "counter", "Bytes sent by the workers."),
+	C(clock_jumps, "switchyard_worker_clock_jumps_total", "counter",
+	  "TSC jumps between two polls (over 5 s, or backwards: a VM resumed from a snapshot or "
+	  "migrated) that the workers' clocks took as 5 s or nothing, so that no timer fired early."),
 	C(arp_requests_sent, "switchyard_arp_requests_sent_total", "counter", "ARP requests sent."),
 	C(arp_replies_sent, "switchyard_arp_replies_sent_total", "counter", "ARP replies sent."),
 	C(icmp_echo_replies, "switchyard_icmp_echo_replies_total", "counter", "ICMP echo replies sent."),

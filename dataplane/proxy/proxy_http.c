@@ -726,7 +726,7 @@ px_request_head(struct sy_worker *w, struct sy_proxy *px)
 	    !req.upgrade && !req.is_connect)
 		px_mirror_start(w, px, tg.rule, send, send_len, req.framing == SY_PX_BODY_NONE);
 	/* Queued for the backend: the router's part of the request is done. */
-	px->t_queued = rte_rdtsc();
+	px->t_queued = sy_worker_clock_read(w);
 	px->router_us = sy_alog_tsc_us(w, px->t_queued - w->now);
 	/* A copy to send again (px_retry): of a request that can go again,
 	 * to a kept leg the backend may be closing (idempotent only), or to

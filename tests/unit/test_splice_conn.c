@@ -578,6 +578,67 @@ open_spliced(uint16_t sport, uint32_t isn_c, uint32_t isn_b, uint32_t *isn_r, ui
 	return snat;
 }
 
+/*
+ * A VM resumed from a snapshot with its TSC 5 days ahead (perf/journal/
+ * pktgen.md, 2026-12-03): the worker's clock takes that step as
+ * SY_CLOCK_STEP_MAX_MS (worker_clock.h), so a spliced connection idle for
+ * seconds in fact stays open, and its idle timeout (SY_IDLE_TIMEOUT_MS)
+ * still runs on the clock from there (test_tsc_jump_raw_closes: the step
+ * taken raw).
+ */
+static void
+test_tsc_jump_keeps_spliced(void **state)
+{
+	const uint64_t ms = sh->tsc_per_ms, days5 = 5 * 86400000ull * ms;
+	uint32_t isn_r, tsval_r;
+	uint64_t tsc;
+	unsigned i;
+
+	open_spliced(40021, 5000, 9000, &isn_r, &tsval_r);
+	assert_int_equal(w->counters.flows_active, 1);
+	/* These tests move w->now by hand: the clock starts from it. */
+	sy_clock_init(&w->clock, w->now);
+	tsc = w->now + days5;
+	sy_worker_clock_tick(w, tsc);
+	sy_conn_timers_run(w);
+	assert_int_equal(w->counters.clock_jumps, 1);
+	assert_true(w->now == tsc - days5 + SY_CLOCK_STEP_MAX_MS * ms);
+	assert_true(atomic_load(&w->clock_skip) == days5 - SY_CLOCK_STEP_MAX_MS * ms);
+	assert_int_equal(w->counters.flows_active, 1);
+	expect_nothing_sent();
+
+	/* Then idle, polled every second: open at 295 s, closed by 305. */
+	for (i = 0; i < 290; i++) {
+		tsc += 1000 * ms;
+		sy_worker_clock_tick(w, tsc);
+		sy_conn_timers_run(w);
+	}
+	assert_int_equal(w->counters.flows_active, 1);
+	for (i = 0; i < 10; i++) {
+		tsc += 1000 * ms;
+		sy_worker_clock_tick(w, tsc);
+		sy_conn_timers_run(w);
+	}
+	assert_int_equal(w->counters.flows_active, 0);
+	assert_int_equal(w->counters.clock_jumps, 1);
+	expect_nothing_sent();
+	assert_int_equal(drops_total(), 0);
+}
+
+/* test_tsc_jump_keeps_spliced's control: the same 5 days taken raw, as
+ * routerd took them before its clock, close the connection. */
+static void
+test_tsc_jump_raw_closes(void **state)
+{
+	uint32_t isn_r, tsval_r;
+
+	open_spliced(40022, 6000, 19000, &isn_r, &tsval_r);
+	assert_int_equal(w->counters.flows_active, 1);
+	advance_ms(5 * 86400000ull);
+	assert_int_equal(w->counters.flows_active, 0);
+	expect_nothing_sent();
+}
+
 /* Frames sent on each port, moved out of the TX buffers. */
 struct sent {
 	struct rte_mbuf *m[2][64];
@@ -1722,6 +1783,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_splice_lifecycle_wraps, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unknown_host_answer, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_forged_ack, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_tsc_jump_keeps_spliced, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_tsc_jump_raw_closes, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_client_closes_empty, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_backend_tuple_reuse, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_backend_stale_ack, setup, teardown),
