@@ -93,6 +93,13 @@ def median(xs):
     return xs[len(xs) // 2] if len(xs) % 2 else (xs[len(xs) // 2 - 1] + xs[len(xs) // 2]) / 2
 
 
+# P2's full-rate figures are shown, not judged: at full rate pktgen offers each family what
+# it manages from its shared core (2.14 M IPv4 and 0.92 M IPv6 SYNs a second in one run),
+# and routerd's cycles a SYN fall as the rate grows, so they compare two loads. P2x judges
+# the families at one SYN rate (p2x_table).
+P2_UNJUDGED = "- (unequal loads: P2x judges P2 at one rate)"
+
+
 def ratios(p1, p1eq, p1eqr, p2best, p2steps, flows, p2rounds):
     """IPv6 / IPv4 (issue 36): routerd's cycles per unit over IPv6 against IPv4's in this
     run, the rates beside them; a verdict per cycles row, within 10 % (<= 1.10). P1 is
@@ -127,7 +134,12 @@ def ratios(p1, p1eq, p1eqr, p2best, p2steps, flows, p2rounds):
         names[aa] = (f"p1-{flows[0]}", f"p1-aa-{flows[0]}")
 
     def verdict(label, x):
-        return "- (the setup's floor)" if label == aa else ("PASS" if x <= 1.10 else "FAIL")
+        if label == aa:
+            return "- (the setup's floor)"
+        if "6to4" in label:
+            # As P1x's 6to4 row (pair_row): printed, not held to the target.
+            return f"- ({'within' if x <= 1.10 else 'not within'} 10 %; a translation, not IPv6 end to end)"
+        return "PASS" if x <= 1.10 else "FAIL"
 
     for label, v4, v6 in rows:
         if not v4 or not v6:
@@ -169,7 +181,7 @@ def ratios(p1, p1eq, p1eqr, p2best, p2steps, flows, p2rounds):
         r = b6["cps"] / max(b4["cps"], 1e-9)
         # With rounds (perf/pktgen runs the full-rate step again in alternating order) the
         # verdict is their median's; this pair is the first round.
-        judged = "see the median below" if p2rounds else ("PASS" if r <= 1.10 and b6["cookies"] > 0 else "FAIL")
+        judged = "- (see the rounds below)" if p2rounds else P2_UNJUDGED
         print(f"| P2 SYN cookies, best step: cycles/SYN | {b4['cps']:.0f} | {b6['cps']:.0f} | {r:.3f} |"
               f" {judged} |")
         print(f"| P2 SYN cookies, best step: cookies/s | {m(b4['cookies'])} | {m(b6['cookies'])} |"
@@ -198,12 +210,11 @@ def ratios(p1, p1eq, p1eqr, p2best, p2steps, flows, p2rounds):
                   + (f"; {r6['cps'] / max(e4['cps'], 1e-9):.3f}" if e4 else "") + " | - |")
         print(f"| P2 SYN cookies at full rate, median of {len(rs)} rounds in alternating order: cycles/SYN,"
               f" IPv4 SYNs of 64 bytes | | | {median(rs):.3f} (from {min(rs):.2f} to {max(rs):.2f}) |"
-              f" {'PASS' if median(rs) <= 1.10 else 'FAIL'} (the frames differ: 64 and 78 bytes) |")
+              f" {P2_UNJUDGED} |")
         if eq:
             print(f"| P2 SYN cookies at full rate, median of {len(eq)} rounds: cycles/SYN, IPv4 SYNs at the IPv6"
                   f" SYN's 78 bytes (24 of payload) | | | {median(eq):.3f} (from {min(eq):.2f} to {max(eq):.2f}) |"
-                  f" {'PASS' if median(eq) <= 1.10 else 'FAIL'} (routerd's IPv6 path against its IPv4 one,"
-                  f" frame for frame) |")
+                  f" {P2_UNJUDGED} |")
         # As P1's: routerd's own cycles a SYN, less the memif driver's RX and TX calls,
         # which copy every frame (a 78-byte SYN and its SYN-ACK cost more to copy than
         # 64-byte ones whatever routerd does with them).
@@ -213,7 +224,7 @@ def ratios(p1, p1eq, p1eqr, p2best, p2steps, flows, p2rounds):
             print(f"| P2 SYN cookies at full rate, median of {len(ro)} rounds: routerd's own cycles a SYN"
                   f" (less the driver's RX and TX calls), IPv4 SYNs of 64 bytes | | |"
                   f" {median(ro):.3f} (from {min(ro):.2f} to {max(ro):.2f}) |"
-                  f" {'PASS' if median(ro) <= 1.10 else 'FAIL'} |")
+                  f" {P2_UNJUDGED} |")
 
 
 def p2_full_rate(d, run):
@@ -305,16 +316,19 @@ def interleaved_table(runs, names, rate_text=False):
     return med
 
 
-def pair_row(med, label, one, other, beside=""):
+def pair_row(med, label, one, other, beside="", unjudged=None):
     """The family's ratio from two runs with the families on swapped pairs (one / other):
     one's B / A ratios are the family's times the pairs' (f*p), other's are p/f, so
     f = sqrt(one / other) and the pairs' own difference p = sqrt(one * other), printed
-    beside it (the 44 run reads it directly); judged f <= 1.10."""
+    beside it (the 44 run reads it directly); judged f <= 1.10, unless `unjudged` says
+    why the target does not apply (then whether it is within 10 % is still printed)."""
     if one in med and other in med:
         f = (med[one] / med[other]) ** 0.5
         pr = (med[one] * med[other]) ** 0.5
+        v = ('PASS' if f <= 1.10 else 'FAIL') if unjudged is None else \
+            f"{'yes' if f <= 1.10 else 'no'}; not the target's: {unjudged}"
         print(f"| {label}, sqrt({one} / {other}) | {f:.3f} | the pairs' own difference: {pr:.3f}{beside}"
-              f" | within 10 %: {'PASS' if f <= 1.10 else 'FAIL'} |")
+              f" | within 10 %: {v} |")
 
 
 def runs_present(d, names, unit, skip=0, want_rate=None):
@@ -338,7 +352,11 @@ def p1x_table(d, n_turns, n_flows):
     pair_row(med, f"P1x 6to6 / IPv4 at {n_flows:,} flows", "p1x-46", "p1x-64",
              f"; IPv4 on both (p1x-44) reads {med['p1x-44']:.3f}" if "p1x-44" in med else "")
     pair_row(med, "P1x 6to6 / IPv4 frames of its size (138 B)", "p1x-e46", "p1x-e64")
-    pair_row(med, f"P1x 6to4 (IPv6 clients, IPv4 backend) / IPv4 at {n_flows:,} flows", "p1x-t46", "p1x-t64")
+    # Issue 36's target is IPv6 frames end to end; a 6to4 flow is IPv6 on one leg and IPv4
+    # on the other, and every segment gets a new IP header: its cost is printed and
+    # planned for (docs/operations.md, Capacity), not held to the target.
+    pair_row(med, f"P1x 6to4 (IPv6 clients, IPv4 backend) / IPv4 at {n_flows:,} flows", "p1x-t46", "p1x-t64",
+             unjudged="a translation, not IPv6 end to end (docs/operations.md, Capacity)")
 
 
 def p2x_table(d, n_turns, pps):
