@@ -327,7 +327,7 @@ sy_worker_create(struct sy_dp_shared *sh, unsigned id, unsigned lcore)
 	w->lcore = lcore;
 	w->queue = (uint16_t)id;
 	w->sh = sh;
-	sy_clock_init(&w->clock, rte_rdtsc());
+	sy_clock_init(&w->clock, rte_rdtsc(), sy_ms_to_tsc(w, SY_CLOCK_STEP_MAX_MS));
 	w->now = w->clock.now;
 	sy_neigh_init(&w->arp, AF_INET);
 	sy_neigh_init(&w->nd, AF_INET6);
@@ -553,7 +553,6 @@ sy_worker_main(void *arg)
 	struct rte_rcu_qsbr *qs = sh->slot ? sh->slot->qs : NULL;
 	unsigned sleep_us = SY_IDLE_SLEEP_MIN_US;
 	unsigned empty = 0;
-	const uint64_t max_step = sy_ms_to_tsc(w, SY_CLOCK_STEP_MAX_MS);
 
 	SY_DP_LOG(INFO, "worker %u running on lcore %u (queue %u)", w->id, w->lcore, w->queue);
 	if (qs != NULL)
@@ -579,7 +578,7 @@ sy_worker_main(void *arg)
 			sleep_us = SY_IDLE_SLEEP_MIN_US;
 			/* A jump within the iteration (worker_clock.h) is not
 			 * work: bounded as the clock bounds it. */
-			w->counters.busy_cycles += sy_clock_step(t0, t1, max_step);
+			w->counters.busy_cycles += sy_clock_step(t0, t1, w->clock.max_step);
 			w->counters.busy_loops++;
 			if (SY_POLL_PHASES)
 				phase_count(w, t0, t1);
@@ -608,7 +607,7 @@ sy_worker_main(void *arg)
 			if (sleep_us < SY_IDLE_SLEEP_MAX_US)
 				sleep_us = RTE_MIN(sleep_us * 2, (unsigned)SY_IDLE_SLEEP_MAX_US);
 		}
-		w->counters.idle_cycles += sy_clock_step(t0, rte_rdtsc(), max_step);
+		w->counters.idle_cycles += sy_clock_step(t0, rte_rdtsc(), w->clock.max_step);
 	}
 
 	/* Frames held for company (tx_drain_us) go now: a stopping worker

@@ -93,8 +93,7 @@ sy_ms_to_tsc(const struct sy_worker *w, uint64_t ms)
 static inline void
 sy_worker_clock_tick(struct sy_worker *w, uint64_t tsc)
 {
-	if (unlikely(sy_clock_tick(&w->clock, tsc,
-				   sy_ms_to_tsc(w, SY_CLOCK_STEP_MAX_MS)))) {
+	if (unlikely(sy_clock_tick(&w->clock, tsc))) {
 		w->counters.clock_jumps++;
 		atomic_store_explicit(&w->clock_skip, w->clock.skip, memory_order_relaxed);
 	}

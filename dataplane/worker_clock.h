@@ -45,27 +45,29 @@ sy_clock_step(uint64_t from, uint64_t to, uint64_t max)
 	return (int64_t)step < 0 ? 0 : max;
 }
 
-/* The clock's state: its reading, the TSC it was last taken from, and how
- * much TSC it has left out (TSC - now, modulo 2^64). */
+/* The clock's state: its reading, the TSC it was last taken from, how much
+ * TSC it has left out (TSC - now, modulo 2^64), and its bound in TSC. */
 struct sy_clock {
 	uint64_t now;
 	uint64_t tsc;
 	uint64_t skip;
+	uint64_t max_step;
 };
 
 static inline void
-sy_clock_init(struct sy_clock *c, uint64_t tsc)
+sy_clock_init(struct sy_clock *c, uint64_t tsc, uint64_t max_step)
 {
 	c->now = tsc;
 	c->tsc = tsc;
 	c->skip = 0;
+	c->max_step = max_step;
 }
 
 /* The clock at TSC tsc; true when the step was a jump (skip changed). */
 static inline bool
-sy_clock_tick(struct sy_clock *c, uint64_t tsc, uint64_t max)
+sy_clock_tick(struct sy_clock *c, uint64_t tsc)
 {
-	const uint64_t step = sy_clock_step(c->tsc, tsc, max);
+	const uint64_t step = sy_clock_step(c->tsc, tsc, c->max_step);
 	const bool jumped = step != tsc - c->tsc;
 
 	c->now += step;

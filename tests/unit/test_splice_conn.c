@@ -597,7 +597,7 @@ test_tsc_jump_keeps_spliced(void **state)
 	open_spliced(40021, 5000, 9000, &isn_r, &tsval_r);
 	assert_int_equal(w->counters.flows_active, 1);
 	/* These tests move w->now by hand: the clock starts from it. */
-	sy_clock_init(&w->clock, w->now);
+	sy_clock_init(&w->clock, w->now, SY_CLOCK_STEP_MAX_MS * ms);
 	tsc = w->now + days5;
 	sy_worker_clock_tick(w, tsc);
 	sy_conn_timers_run(w);

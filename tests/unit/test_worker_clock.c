@@ -42,26 +42,26 @@ test_tick(void **state)
 	uint64_t tsc = t0, i;
 
 	(void)state;
-	sy_clock_init(&c, t0);
+	sy_clock_init(&c, t0, MAX);
 	/* Polls a millisecond apart, and a nap of 4.9 s: the TSC itself. */
 	for (i = 0; i < 1000; i++) {
 		tsc += MS;
-		assert_false(sy_clock_tick(&c, tsc, MAX));
+		assert_false(sy_clock_tick(&c, tsc));
 		assert_int_equal(c.now, tsc);
 	}
 	tsc += MAX - 1;
-	assert_false(sy_clock_tick(&c, tsc, MAX));
+	assert_false(sy_clock_tick(&c, tsc));
 	assert_int_equal(c.now, tsc);
 	assert_int_equal(c.skip, 0);
 
 	/* Resumed from a snapshot 5 days on: the bound, the rest skipped. */
 	tsc += 5 * DAY;
-	assert_true(sy_clock_tick(&c, tsc, MAX));
+	assert_true(sy_clock_tick(&c, tsc));
 	assert_int_equal(c.now, tsc - 5 * DAY + MAX);
 	assert_int_equal(c.skip, 5 * DAY - MAX);
 	/* From there, the TSC less the skip. */
 	tsc += 3 * MS;
-	assert_false(sy_clock_tick(&c, tsc, MAX));
+	assert_false(sy_clock_tick(&c, tsc));
 	assert_int_equal(c.now, tsc - (5 * DAY - MAX));
 	assert_int_equal(c.skip, 5 * DAY - MAX);
 
@@ -71,10 +71,10 @@ test_tick(void **state)
 		const uint64_t before = c.now;
 
 		tsc -= 3600000ull * MS;
-		assert_true(sy_clock_tick(&c, tsc, MAX));
+		assert_true(sy_clock_tick(&c, tsc));
 		assert_int_equal(c.now, before);
 		tsc += MS;
-		assert_false(sy_clock_tick(&c, tsc, MAX));
+		assert_false(sy_clock_tick(&c, tsc));
 		assert_int_equal(c.now, before + MS);
 		/* skip, modulo 2^64, still maps the TSC to the clock. */
 		assert_int_equal(tsc - c.skip, c.now);
